@@ -1,0 +1,136 @@
+// JSON shapes the sidecar speaks. The dashboard (renderer/) and CLI clients import these with
+// `import type` only, so this file must stay free of runtime code and Node imports.
+
+export const VERSION_LABEL = 'v0.3.5';
+
+/** Every error the sidecar returns, 4xx or 5xx. */
+export interface ApiErrorBody {
+  error: { code: string; message: string };
+}
+
+/** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */
+export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopping' | 'stopped' | 'error';
+
+export interface BridgeStateEvent {
+  state: BridgeState;
+  previous: BridgeState;
+  /** Epoch seconds with a fractional part. */
+  ts: number;
+  reason?: string;
+}
+
+export type NoteKind =
+  | 'input_transcript'
+  | 'output_transcript'
+  | 'note'
+  | 'tool_call'
+  | 'state'
+  | 'say'
+  | 'frame'
+  | 'notification';
+
+/** One entry of the notes log (`GET /notes`, `/events`, the per-call JSONL file). */
+export interface NoteEvent {
+  id: string;
+  /** Epoch seconds with a fractional part. */
+  ts: number;
+  kind: NoteKind;
+  speaker?: string;
+  text: string;
+  callId?: string;
+}
+
+export const NOTIFY_MODES = ['voice', 'dm', 'channel', 'webhook', 'auto', 'all'] as const;
+export type NotifyMode = (typeof NOTIFY_MODES)[number];
+export type DeliveryMode = Exclude<NotifyMode, 'auto' | 'all'>;
+
+export interface NotifyRequest {
+  text: string;
+  mode?: NotifyMode;
+  title?: string;
+  source?: string;
+  urgent?: boolean;
+}
+
+/** Per-mode outcome. `ok` delivered; the others say why not. */
+export type DeliveryStatus = 'ok' | 'unavailable' | 'error' | 'throttled' | 'skipped';
+
+export interface DeliveryOutcome {
+  status: DeliveryStatus;
+  /** voice only: the text was queued for the model's next turn. */
+  queued?: boolean;
+  detail?: string;
+  message_id?: string;
+}
+
+export interface NotifyResult {
+  status: 'ok' | 'partial' | 'error';
+  /** The mode that delivered (first success for auto; `all` when mode was all and something delivered). */
+  channel: DeliveryMode | 'all' | null;
+  results: Partial<Record<DeliveryMode, DeliveryOutcome>>;
+  notified_at: number;
+}
+
+export type ScheduleState = 'scheduled' | 'delivering' | 'delivered' | 'failed' | 'cancelled';
+
+export interface ScheduledNotification {
+  id: string;
+  text: string;
+  mode: NotifyMode;
+  title?: string;
+  source?: string;
+  delay_seconds: number;
+  fire_at_epoch: number;
+  created_at: number;
+  state: ScheduleState;
+  attempts: number;
+  last_error?: string;
+  delivered_at?: number;
+}
+
+export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'error';
+
+export interface LatencySummary {
+  count: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
+}
+
+export interface LevelReading {
+  rms: number;
+  peak: number;
+}
+
+export interface HealthReport {
+  status: 'ok';
+  version: string;
+  uptime_s: number;
+  pid: number;
+  node: string;
+  bridge: {
+    state: BridgeState;
+    reason?: string;
+    call_id?: string;
+    since: number;
+  };
+  connections: {
+    discord: ConnectionState;
+    model: ConnectionState;
+  };
+  audio: {
+    opus: string | null;
+    input_level?: LevelReading;
+    output_level?: LevelReading;
+  };
+  metrics: Record<string, number | LatencySummary>;
+  memory: { rss_mb: number; heap_used_mb: number };
+}
+
+/** Server-sent events on `GET /events`: `event:` is the `type`, `data:` the JSON of `data`. */
+export type SidecarEvent =
+  | { type: 'state'; data: BridgeStateEvent }
+  | { type: 'note'; data: NoteEvent }
+  | { type: 'metrics'; data: HealthReport['metrics'] }
+  | { type: 'levels'; data: { input: LevelReading; output: LevelReading; speaking: string[] } }
+  | { type: 'schedule'; data: { entries: ScheduledNotification[] } };

@@ -1,0 +1,135 @@
+// The seams between core modules. The bridge depends on these interfaces, never on a concrete
+// platform or provider, so a second model provider (OpenAI Realtime) or a fake plugs in unchanged.
+import type { EventEmitter } from 'node:events';
+import type { ConnectionState, NoteEvent } from './api-types.ts';
+
+/** Samples per 20 ms frame at 48 kHz; a stereo frame holds twice this many Int16 values. */
+export const FRAME_SAMPLES_48K = 960;
+export const FRAME_MS = 20;
+
+// ---------------------------------------------------------------------------------------------
+// Discord side (implemented in main/core/voice/, faked in test/fakes/discord/)
+
+export interface VoiceTarget {
+  guildId: string;
+  channelId: string;
+}
+
+/** Pull source for playback: called once per 20 ms by the player's clock. */
+export interface PlaybackSource {
+  /**
+   * Fill `out` (960 interleaved stereo frames = 1920 Int16 at 48 kHz) with the next 20 ms.
+   * Must always fill (silence when nothing is buffered) so the player never goes idle mid-call.
+   */
+  readFrame(out: Int16Array): void;
+}
+
+export interface VoiceChannelEvents {
+  /** 20 ms of decoded audio from one allowed speaker: 48 kHz stereo interleaved s16, 1920 values. */
+  pcm: [speakerId: string, pcm48kStereo: Int16Array];
+  speakingStart: [speakerId: string];
+  speakingEnd: [speakerId: string];
+  state: [state: ConnectionState, reason?: string];
+  /** The owner left the voice channel the bot is in. */
+  ownerLeft: [];
+}
+
+export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
+  readonly state: ConnectionState;
+  /** Name of the Opus library in use (for /health), null before first use. */
+  readonly opusLibrary: string | null;
+  /** Join the explicit target, or the voice channel the owner is in. */
+  join(target?: VoiceTarget): Promise<VoiceTarget>;
+  leave(): Promise<void>;
+  /** Start continuous playback pulled from `source` until stopPlayback/leave. */
+  startPlayback(source: PlaybackSource): void;
+  stopPlayback(): void;
+}
+
+export interface SentMessage {
+  messageId: string;
+  channelId: string;
+}
+
+/** Text delivery through the bot (notifications, hand-offs). Mentions are always disabled. */
+export interface DiscordTextPort {
+  sendDirectMessage(userId: string, text: string): Promise<SentMessage>;
+  postToChannel(channelId: string, text: string): Promise<SentMessage>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live model side (implemented in main/core/model/, faked in test/fakes/gemini/)
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+export interface ToolCallResult {
+  id: string;
+  name: string;
+  /** The JSON sent back to the model: `{ result }` on success or `{ error: { code, message } }`. */
+  response: Record<string, unknown>;
+}
+
+export interface FrameSendResult {
+  status: 'sent' | 'dropped';
+  /** Why a frame was dropped (e.g. `rate_limited`: a newer frame replaced it within the 1 fps window). */
+  reason?: string;
+  width?: number;
+  height?: number;
+  bytes?: number;
+}
+
+export interface LiveModelEvents {
+  /** Model speech: 24 kHz mono s16. */
+  audio: [pcm24kMono: Int16Array];
+  inputTranscript: [text: string];
+  outputTranscript: [text: string];
+  toolCall: [call: ToolCallRequest];
+  toolCallCancelled: [ids: string[]];
+  /** The model stopped its reply because the user spoke (barge-in): flush playback now. */
+  interrupted: [];
+  turnComplete: [];
+  state: [state: ConnectionState, reason?: string];
+}
+
+export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
+  readonly state: ConnectionState;
+  readonly model: string;
+  /** 16 kHz mono s16 speech from the voice gate. */
+  sendAudio(pcm16kMono: Int16Array): void;
+  /** The voice gate closed: the user stopped talking. */
+  endAudioInput(): void;
+  /** Text the model speaks in its next turn (/say, voice-mode notifications). */
+  sendText(text: string): void;
+  /** An image (JPEG, PNG or WebP bytes) for the model to see. */
+  sendFrame(image: Buffer): Promise<FrameSendResult>;
+  sendToolResult(result: ToolCallResult): void;
+  close(): Promise<void>;
+}
+
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface LiveModelConnectOptions {
+  tools: ToolDeclaration[];
+  systemInstruction?: string;
+}
+
+export interface LiveModelProvider {
+  readonly name: string;
+  connect(options: LiveModelConnectOptions): Promise<LiveModelSession>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notes
+
+export interface NotesSink {
+  append(event: Omit<NoteEvent, 'id' | 'ts'> & { ts?: number }): NoteEvent;
+}
