@@ -1,0 +1,21 @@
+// Every sidecar error leaves as `{ "error": { "code", "message" } }`. Route handlers throw HttpError
+// for client mistakes; anything else is a bug and becomes a 500 with a generic message.
+import type { ApiErrorBody } from '../api-types.ts';
+
+export class HttpError extends Error {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+
+  constructor(statusCode: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'HttpError';
+    this.statusCode = statusCode;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+export function errorBody(code: string, message: string): ApiErrorBody {
+  return { error: { code, message } };
+}
