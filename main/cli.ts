@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// Headless entry and thin CLI clients. `live-voice-bridge` with no command runs headless.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './core/config/index.ts';
+import { createLogger } from './core/log/logger.ts';
+import { startCore } from './core/core.ts';
+import { callSidecar, errorMessageOf, SidecarUnavailableError } from './cli/sidecar-client.ts';
+
+const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
+
+Usage:
+  live-voice-bridge [headless]                 run the core and the sidecar (prints the dashboard login URL)
+  live-voice-bridge health                     print GET /health
+  live-voice-bridge say "text"                 the model speaks this in its next turn
+  live-voice-bridge notify [--mode M] [--title T] "text"
+                                               deliver a notification (M: voice, dm, channel, webhook, auto, all)
+  live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --list | schedule --cancel ID
+  live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
+  live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
+  live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
+
+Configuration comes from the environment and ./.env (see README). Exit codes: 0 ok, 1 the sidecar
+answered with an error, 2 bad usage or configuration, 3 the sidecar is not running.`;
+
+function loadCliConfig(): Config {
+  return loadConfig({ env: process.env, envFile: path.resolve('.env') });
+}
+
+async function runHeadless(): Promise<number> {
+  const config = loadCliConfig();
+  const { redactText } = await loadRedactor();
+  const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText });
+  const core = await startCore({ config, logger });
+  process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      core.stop().then(
+        () => resolve(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+}
+
+/** The pattern redactor lives with the helper tools; the logger uses the same one. */
+async function loadRedactor(): Promise<{ redactText?: (text: string) => string }> {
+  const helpers = path.join(import.meta.dirname, 'core/tools/helpers/index' + path.extname(import.meta.filename));
+  if (!existsSync(helpers)) return {};
+  const mod = (await import(helpers)) as { redactText?: (text: string) => string };
+  return { redactText: mod.redactText };
+}
+
+async function printSidecar(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown): Promise<number> {
+  const response = await callSidecar(loadCliConfig(), method, route, body);
+  if (response.status >= 400) {
+    process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
+    return 1;
+  }
+  process.stdout.write(JSON.stringify(response.body, null, 2) + '\n');
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'headless', ...rest] = argv;
+  switch (command) {
+    case 'headless':
+      return runHeadless();
+    case 'health':
+      return printSidecar('GET', '/health');
+    case 'say': {
+      const text = rest.join(' ').trim();
+      if (!text) throw new UsageError('say needs the text to speak');
+      return printSidecar('GET', `/say?text=${encodeURIComponent(text)}`);
+    }
+    case 'notify': {
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' } } });
+      const text = positionals.join(' ').trim();
+      if (!text) throw new UsageError('notify needs the text to deliver');
+      return printSidecar('POST', '/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' });
+    }
+    case 'schedule': {
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' } } });
+      if (values.list) return printSidecar('GET', '/schedule');
+      if (values.cancel) return printSidecar('DELETE', `/schedule/${encodeURIComponent(values.cancel)}`);
+      const text = positionals.join(' ').trim();
+      if (!text || values.in === undefined) throw new UsageError('schedule needs --in SECONDS and the text (or --list / --cancel ID)');
+      return printSidecar('POST', '/schedule', { text, delay_seconds: Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli' });
+    }
+    case 'dashboard': {
+      const response = await callSidecar(loadCliConfig(), 'POST', '/login/url');
+      if (response.status >= 400) throw new Error(errorMessageOf(response.body));
+      process.stdout.write(`${(response.body as { url: string }).url}\n`);
+      return 0;
+    }
+    case 'tool': {
+      const cliToolModule = './core/tools/cli-tool.ts';
+      const mod = (await import(cliToolModule)) as {
+        runToolCommand: (argv: string[], io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }) => Promise<number>;
+      };
+      return mod.runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    }
+    case 'demo': {
+      // The demo lives with the fakes under test/; a packaged app does not ship it.
+      const demoModule = '../test/demo/run-demo.ts';
+      const mod = (await import(demoModule)) as { runDemo: (argv: string[]) => Promise<number> };
+      return mod.runDemo(rest);
+    }
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof UsageError) {
+      process.stderr.write(`live-voice-bridge: ${err.message}\n${err instanceof UsageError ? '\n' + USAGE + '\n' : ''}`);
+      process.exit(2);
+    }
+    if (err instanceof SidecarUnavailableError) {
+      process.stderr.write(`live-voice-bridge: ${err.message}\n`);
+      process.exit(3);
+    }
+    process.stderr.write(`live-voice-bridge: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

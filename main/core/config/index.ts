@@ -1,0 +1,246 @@
+// The one configuration loader. Sources, highest precedence first: the settings store (choices
+// the user made in the app), the process environment, a `.env` file (headless mode), defaults.
+// Every value is validated; a bad value is a startup error that names the variable and never
+// echoes a secret.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
+
+export { CONFIG_VARIABLES, type VariableName, type VariableSpec } from './variables.ts';
+
+export interface Config {
+  discord: {
+    botToken?: string;
+    ownerId?: string;
+    allowedSpeakers: string[];
+    guildId?: string;
+    voiceChannelId?: string;
+    textChannelId?: string;
+    leaveWhenOwnerLeaves: boolean;
+    apiBaseUrl?: string;
+  };
+  gemini: {
+    apiKey?: string;
+    model: string;
+    fallbackModels: string[];
+    baseUrl?: string;
+    apiVersion: string;
+    voice: string;
+    personaFile?: string;
+  };
+  sidecar: {
+    host: string;
+    port: number;
+    allowRemote: boolean;
+    token?: string;
+  };
+  paths: {
+    agentHome: string;
+    /** `<agent home>/voice-users`: schedule, notes, token, sfx, hand-offs, delegates. */
+    voiceUsers: string;
+  };
+  notify: {
+    sfxEnabled: boolean;
+    webhookAgentNotify?: string;
+    webhookThrottleSeconds: number;
+  };
+  audio: { inputChunkMs: number };
+  delegate: { command: string[]; cwd?: string };
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Names of the variables whose values are secrets, resolved (for the logger's redactor). */
+  secretValues: string[];
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Path of a `.env` file to read (headless mode). Missing file is fine; unreadable is an error. */
+  envFile?: string;
+  /** Values from the settings store, keyed by canonical variable name. */
+  settings?: Partial<Record<VariableName, string>>;
+}
+
+type Source = { label: string; values: Record<string, string | undefined> };
+
+const SNOWFLAKE = /^\d{17,20}$/;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
+
+function readEnvFile(file: string): Record<string, string> {
+  try {
+    return parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError([`cannot read ${file}: ${(err as Error).message}`]);
+  }
+}
+
+function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(homedir(), p.slice(1)) : p;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const sources: Source[] = [
+    { label: 'settings', values: options.settings ?? {} },
+    { label: 'environment', values: options.env ?? process.env },
+  ];
+  if (options.envFile) sources.push({ label: options.envFile, values: readEnvFile(options.envFile) });
+
+  const problems: string[] = [];
+  const raw = new Map<string, string>();
+  for (const spec of CONFIG_VARIABLES as readonly VariableSpec[]) {
+    const value = lookup(spec, sources);
+    if (value !== undefined) raw.set(spec.name, value);
+    else if (spec.default !== undefined) raw.set(spec.name, spec.default);
+  }
+
+  const specOf = new Map((CONFIG_VARIABLES as readonly VariableSpec[]).map((s) => [s.name, s]));
+  const get = (name: VariableName): string | undefined => raw.get(name);
+
+  type Parsed<T> = { value: T } | { error: string };
+  const ok = <T,>(value: T): Parsed<T> => ({ value });
+  const fail = (error: string): Parsed<never> => ({ error });
+
+  function parse<T>(name: VariableName, convert: (value: string, spec: VariableSpec) => Parsed<T>): T | undefined {
+    const value = get(name);
+    if (value === undefined) return undefined;
+    const out = convert(value, specOf.get(name)!);
+    if ('error' in out) {
+      problems.push(`${name}: ${out.error}`);
+      return undefined;
+    }
+    return out.value;
+  }
+
+  const asString = (name: VariableName) => parse(name, (v) => ok(v));
+  const asUrl = (name: VariableName) =>
+    parse(name, (v, spec) => {
+      try {
+        const url = new URL(v);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('must be an http(s) URL');
+        return ok(url.toString().replace(/\/$/, ''));
+      } catch {
+        return fail(isSecretKind(spec.kind) ? 'is not a valid URL (value hidden)' : `is not a valid URL: ${JSON.stringify(v)}`);
+      }
+    });
+  const asNumber = (name: VariableName, integer: boolean) =>
+    parse(name, (v, spec) => {
+      const n = Number(v.trim());
+      if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) return fail(`must be ${integer ? 'an integer' : 'a number'}, got ${JSON.stringify(v)}`);
+      if (spec.min !== undefined && n < spec.min) return fail(`must be ≥ ${spec.min}, got ${n}`);
+      if (spec.max !== undefined && n > spec.max) return fail(`must be ≤ ${spec.max}, got ${n}`);
+      return ok(n);
+    });
+  const asBool = (name: VariableName) =>
+    parse(name, (v) => {
+      const word = v.trim().toLowerCase();
+      if (TRUE_WORDS.has(word)) return ok(true);
+      if (FALSE_WORDS.has(word)) return ok(false);
+      return fail(`must be true or false, got ${JSON.stringify(v)}`);
+    });
+  const asList = (name: VariableName) => parse(name, (v) => ok(v.split(',').map((s) => s.trim()).filter(Boolean)));
+  const asSnowflake = (name: VariableName) =>
+    parse(name, (v) => (SNOWFLAKE.test(v.trim()) ? ok(v.trim()) : fail(`must be a Discord id (17–20 digits), got ${JSON.stringify(v)}`)));
+  const asSnowflakeList = (name: VariableName) =>
+    parse(name, (v) => {
+      const ids = v.split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = ids.filter((id) => !SNOWFLAKE.test(id));
+      return bad.length ? fail(`must be comma-separated Discord ids; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`) : ok(ids);
+    });
+
+  const ownerId = asSnowflake('DISCORD_VOICE_LIVE_USER_ID');
+  const allowed = asSnowflakeList('DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS');
+  const host = asString('DISCORD_VOICE_LIVE_HOST')!.trim();
+  const allowRemote = asBool('DISCORD_VOICE_LIVE_ALLOW_REMOTE') ?? false;
+  const sidecarToken = asString('DISCORD_VOICE_LIVE_SIDECAR_TOKEN');
+  if (sidecarToken !== undefined && sidecarToken.length < 16) problems.push('DISCORD_VOICE_LIVE_SIDECAR_TOKEN: must be at least 16 characters (value hidden)');
+  if (!isLoopbackHost(host) && !(allowRemote && sidecarToken)) {
+    problems.push(`DISCORD_VOICE_LIVE_HOST: ${JSON.stringify(host)} is not a loopback address; set DISCORD_VOICE_LIVE_SIDECAR_TOKEN and DISCORD_VOICE_LIVE_ALLOW_REMOTE=true to expose the sidecar`);
+  }
+  const logLevel = asString('DISCORD_VOICE_LIVE_LOG_LEVEL')!.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+
+  const agentHome = path.resolve(expandHome(asString('HERMES_HOME')!.trim()));
+  const personaFile = asString('DISCORD_VOICE_LIVE_PERSONA_FILE');
+  const delegateCwd = asString('DISCORD_VOICE_LIVE_DELEGATE_CWD');
+
+  const config: Config = {
+    discord: {
+      botToken: asString('DISCORD_BOT_TOKEN'),
+      ownerId,
+      allowedSpeakers: allowed ?? (ownerId ? [ownerId] : []),
+      guildId: asSnowflake('DISCORD_VOICE_LIVE_GUILD_ID'),
+      voiceChannelId: asSnowflake('DISCORD_VOICE_LIVE_CHANNEL_ID'),
+      textChannelId: asSnowflake('DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID'),
+      leaveWhenOwnerLeaves: asBool('DISCORD_VOICE_LIVE_LEAVE_WHEN_OWNER_LEAVES') ?? true,
+      apiBaseUrl: asUrl('DISCORD_API_BASE_URL'),
+    },
+    gemini: {
+      apiKey: asString('GEMINI_API_KEY'),
+      model: asString('GEMINI_MODEL')!.trim(),
+      fallbackModels: asList('GEMINI_LIVE_MODEL_FALLBACKS') ?? [],
+      baseUrl: asUrl('GEMINI_LIVE_BASE_URL'),
+      apiVersion: asString('GEMINI_LIVE_API_VERSION')!.trim(),
+      voice: asString('DISCORD_VOICE_LIVE_VOICE')!.trim(),
+      personaFile: personaFile ? path.resolve(expandHome(personaFile)) : undefined,
+    },
+    sidecar: {
+      host,
+      port: asNumber('DISCORD_VOICE_LIVE_PORT', true) ?? 18943,
+      allowRemote,
+      token: sidecarToken,
+    },
+    paths: { agentHome, voiceUsers: path.join(agentHome, 'voice-users') },
+    notify: {
+      sfxEnabled: asBool('DISCORD_VOICE_LIVE_SFX_ENABLED') ?? true,
+      webhookAgentNotify: asUrl('DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY'),
+      webhookThrottleSeconds: asNumber('DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS', false) ?? 2,
+    },
+    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
+    delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined },
+    logLevel: logLevel as Config['logLevel'],
+    secretValues: (CONFIG_VARIABLES as readonly VariableSpec[])
+      .filter((s) => isSecretKind(s.kind))
+      .map((s) => raw.get(s.name))
+      .filter((v): v is string => typeof v === 'string' && v.length >= 8),
+  };
+
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+function lookup(spec: VariableSpec, sources: Source[]): string | undefined {
+  for (const source of sources) {
+    for (const name of [spec.name, ...(spec.aliases ?? [])]) {
+      const value = source.values[name];
+      // An empty variable means "unset", as shells commonly export empty placeholders.
+      if (value !== undefined && value.trim() !== '') return value;
+    }
+  }
+  return undefined;
+}
+
+/** Markdown table of every variable, for README/docs (`node scripts/config-table.ts`). */
+export function configTableMarkdown(): string {
+  const rows = (CONFIG_VARIABLES as readonly VariableSpec[]).map((s) => {
+    const names = [s.name, ...(s.aliases ?? [])].map((n) => `\`${n}\``).join(' / ');
+    const def = s.default === undefined ? '—' : `\`${s.default}\``;
+    return `| ${names} | ${def} | ${isSecretKind(s.kind) ? 'secret; ' : ''}${s.description} |`;
+  });
+  return ['| variable | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');
+}

@@ -1,0 +1,66 @@
+// Every setting the product reads, in one table: canonical env name, accepted aliases, default,
+// whether it is a secret, and what it means. The loader, the README's configuration table and the
+// settings UI all derive from this list, so a variable cannot be documented in one place and
+// read differently in another.
+
+export type VariableKind = 'string' | 'secret' | 'url' | 'secretUrl' | 'int' | 'number' | 'bool' | 'list' | 'path' | 'snowflake' | 'snowflakeList';
+
+export interface VariableSpec {
+  /** Canonical name (the `DISCORD_VOICE_LIVE_` spelling where the product owns the name). */
+  name: string;
+  /** Also accepted; the spec writes our prefix as `PLATFORM_VOICE_LIVE_`. Earlier entries win. */
+  aliases?: string[];
+  kind: VariableKind;
+  default?: string;
+  min?: number;
+  max?: number;
+  description: string;
+}
+
+const PREFIX = 'DISCORD_VOICE_LIVE_';
+const SPEC_PREFIX = 'PLATFORM_VOICE_LIVE_';
+
+function own(suffix: string, spec: Omit<VariableSpec, 'name' | 'aliases'>): VariableSpec {
+  return { name: PREFIX + suffix, aliases: [SPEC_PREFIX + suffix], ...spec };
+}
+
+export const CONFIG_VARIABLES = [
+  { name: 'DISCORD_BOT_TOKEN', kind: 'secret', description: 'Discord bot token used to log in.' },
+  own('USER_ID', { kind: 'snowflake', description: 'Discord user id of the owner: the person the bot follows into voice and DMs.' }),
+  own('ALLOWED_SPEAKERS', { kind: 'snowflakeList', description: 'Comma-separated user ids whose voice reaches the model. Default: the owner only.' }),
+  own('GUILD_ID', { kind: 'snowflake', description: 'Guild to join when no owner voice state is known (with CHANNEL_ID).' }),
+  own('CHANNEL_ID', { kind: 'snowflake', description: 'Voice channel to join explicitly instead of following the owner.' }),
+  own('TEXT_CHANNEL_ID', { kind: 'snowflake', description: 'Text channel for `channel` notifications (voice log / notes channel).' }),
+  own('LEAVE_WHEN_OWNER_LEAVES', { kind: 'bool', default: 'true', description: 'End the call when the owner leaves the voice channel.' }),
+  { name: 'DISCORD_API_BASE_URL', kind: 'url', description: 'Discord REST base override (tests, proxies), e.g. http://127.0.0.1:PORT/api.' },
+  { name: 'GEMINI_API_KEY', aliases: ['GOOGLE_API_KEY'], kind: 'secret', description: 'Gemini API key.' },
+  { name: 'GEMINI_MODEL', kind: 'string', default: 'gemini-3.8-live', description: 'Live model id.' },
+  {
+    name: 'GEMINI_LIVE_MODEL_FALLBACKS',
+    kind: 'list',
+    default: 'gemini-3.1-flash-live-preview,gemini-2.5-flash-native-audio-preview-12-2025',
+    description: 'Models tried in order when the primary is unknown or unavailable.',
+  },
+  { name: 'GEMINI_LIVE_BASE_URL', kind: 'url', description: 'Gemini Live endpoint override (tests, proxies), e.g. http://127.0.0.1:PORT.' },
+  { name: 'GEMINI_LIVE_API_VERSION', kind: 'string', default: 'v1beta', description: 'Gemini API version used in the Live path.' },
+  own('VOICE', { kind: 'string', default: 'Kore', description: 'Prebuilt voice the model speaks with.' }),
+  own('PERSONA_FILE', { kind: 'path', description: 'File holding the system instruction (persona). Default: built-in persona.' }),
+  own('HOST', { kind: 'string', default: '127.0.0.1', description: 'Sidecar bind address. Non-loopback needs a configured token and ALLOW_REMOTE=true.' }),
+  own('PORT', { kind: 'int', default: '18943', min: 1, max: 65535, description: 'Sidecar port.' }),
+  own('ALLOW_REMOTE', { kind: 'bool', default: 'false', description: 'Allow a non-loopback HOST (only with SIDECAR_TOKEN set).' }),
+  own('SIDECAR_TOKEN', { kind: 'secret', description: 'Bearer token for the sidecar. Default: generated into <agent home>/voice-users/sidecar.token (mode 0600).' }),
+  { name: 'HERMES_HOME', kind: 'path', default: '~/.hermes', description: 'Agent home. Our files live in <agent home>/voice-users/.' },
+  own('SFX_ENABLED', { kind: 'bool', default: 'true', description: 'Play the notification sound into the call on each delivered notification.' }),
+  own('WEBHOOK_AGENT_NOTIFY', { kind: 'secretUrl', description: 'Webhook URL for agent.notify events (never logged).' }),
+  own('WEBHOOK_THROTTLE_SECONDS', { kind: 'number', default: '2', min: 0, max: 3600, description: 'Minimum gap between webhook events of one class (urgent bypasses).' }),
+  own('INPUT_CHUNK_MS', { kind: 'int', default: '40', min: 20, max: 40, description: 'Size of each audio chunk sent to the model, in ms.' }),
+  own('DELEGATE_COMMAND', { kind: 'list', description: 'Delegate command as comma-separated argv (no shell), for local_delegate_execute.' }),
+  own('DELEGATE_CWD', { kind: 'path', description: 'Working folder for delegate sessions. Default: <agent home>.' }),
+  own('LOG_LEVEL', { kind: 'string', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace.' }),
+] as const satisfies readonly VariableSpec[];
+
+export type VariableName = (typeof CONFIG_VARIABLES)[number]['name'];
+
+export function isSecretKind(kind: VariableKind): boolean {
+  return kind === 'secret' || kind === 'secretUrl';
+}

@@ -1,0 +1,74 @@
+// pino with secrets scrubbed before a line is written. Two layers: exact known secret values from
+// the configuration (always), and a pattern redactor (the same one `sora_redact` uses) for secrets
+// that arrive at run time inside strings (tokens in URLs, webhook URLs in error messages).
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+export interface CreateLoggerOptions {
+  level?: string;
+  /** Values that must never appear in a log line (tokens, keys, webhook URLs from config). */
+  secrets?: readonly string[];
+  /** Pattern redactor for strings (tokens, JWTs, webhook URLs found at run time). */
+  redactText?: (text: string) => string;
+  /** Where lines go: default stderr (headless). The Electron shell passes a log file stream. */
+  destination?: DestinationStream;
+  name?: string;
+}
+
+/** Object keys whose values are secrets whatever they hold. */
+const SECRET_KEYS = /^(authorization|token|bot_?token|api_?key|apikey|secret|password|webhook(_?url)?|cookie|set-cookie)$/i;
+
+export function createScrubber(secrets: readonly string[], redactText?: (text: string) => string): (text: string) => string {
+  const known = [...new Set(secrets.filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);
+  return (text: string) => {
+    let out = text;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
+    return redactText ? redactText(out) : out;
+  };
+}
+
+function scrubValue(value: unknown, scrub: (text: string) => string, depth: number): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    return { type: value.name, message: scrub(value.message), stack: value.stack ? scrub(value.stack) : undefined, code: (value as NodeJS.ErrnoException).code };
+  }
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrub, depth + 1));
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[key] = SECRET_KEYS.test(key) ? '[REDACTED]' : scrubValue(v, scrub, depth + 1);
+  return out;
+}
+
+export function createLogger(options: CreateLoggerOptions = {}): Logger {
+  const scrub = createScrubber(options.secrets ?? [], options.redactText);
+  return pino(
+    {
+      name: options.name ?? 'live-voice-bridge',
+      level: options.level ?? 'info',
+      base: { pid: process.pid },
+      formatters: {
+        log: (object) => scrubValue(object, scrub, 0) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          // Message strings (and printf-style arguments) are scrubbed too, not only the merged object.
+          const scrubbed = args.map((a) => (typeof a === 'string' ? scrub(a) : a)) as typeof args;
+          method.apply(this, scrubbed);
+        },
+      },
+    },
+    options.destination ?? pino.destination({ fd: 2, sync: true }),
+  );
+}
+
+/** A child logger per module: `moduleLogger(root, 'sidecar')`. */
+export function moduleLogger(root: Logger, module: string): Logger {
+  return root.child({ module });
+}
+
+/** A logger that writes nothing (tests, library use). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

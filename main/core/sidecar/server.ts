@@ -1,0 +1,144 @@
+// The sidecar HTTP server: fastify on a loopback address with the security layer applied to every
+// route, uniform JSON errors, 404/405 that say what exists, and no CORS at all.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { errorBody, HttpError } from './errors.ts';
+import { allowedHosts, createSecurityHook } from './security.ts';
+import { DashboardSessions } from './sessions.ts';
+
+export const JSON_BODY_LIMIT = 64 * 1024;
+export const IMAGE_BODY_LIMIT = 8 * 1024 * 1024;
+export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'application/octet-stream'];
+
+export type RouteRegistrar = (app: FastifyInstance) => void;
+
+export interface SidecarOptions {
+  host: string;
+  port: number;
+  token: string;
+  logger: Logger;
+  routes: RouteRegistrar[];
+  /** Accept this host:port in Host headers too (non-loopback bind, explicitly allowed). */
+  extraHosts?: string[];
+  sessions?: DashboardSessions;
+}
+
+export interface Sidecar {
+  app: FastifyInstance;
+  sessions: DashboardSessions;
+  /** Base URL clients use, e.g. http://127.0.0.1:18943 */
+  url: string;
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `/schedule/:id` → a regex matching concrete paths, for the 405 lookup. */
+function routePattern(url: string): RegExp {
+  const body = url
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}
+
+export function createSidecar(options: SidecarOptions): Sidecar {
+  const sessions = options.sessions ?? new DashboardSessions();
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    // Per-request logs would put every /say text's URL in the log; refusals are logged on purpose instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: JSON_BODY_LIMIT,
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true,
+  });
+
+  // Raw image bodies for POST /frame; their own, larger limit.
+  app.addContentTypeParser(IMAGE_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: IMAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+  const knownRoutes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url === '*') return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const existing = knownRoutes.find((r) => r.pattern.source === routePattern(route.url).source);
+    if (existing) methods.forEach((m) => existing.methods.add(m));
+    else knownRoutes.push({ pattern: routePattern(route.url), methods: new Set(methods) });
+  });
+
+  let hosts = allowedHosts(options.port, options.extraHosts);
+  app.addHook('onRequest', createSecurityHook({ allowedHosts: () => hosts, token: options.token, sessions }));
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const match = knownRoutes.find((r) => r.pattern.test(path));
+    if (match) {
+      const allow = [...match.methods].filter((m) => m !== 'HEAD').sort().join(', ');
+      return reply.code(405).header('allow', allow).send(errorBody('method_not_allowed', `${request.method} is not allowed here; use ${allow}`));
+    }
+    return reply.code(404).send(errorBody('not_found', `no route ${request.method} ${path}`));
+  });
+
+  app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      if (error.statusCode === 401 || error.statusCode === 403) request.log.warn({ code: error.code, url: request.url.split('?')[0] }, 'sidecar request refused');
+      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.message));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send(errorBody(clientErrorCode(error), clientErrorMessage(error)));
+    }
+    request.log.error({ err: error, url: request.url.split('?')[0] }, 'sidecar route failed');
+    return reply.code(500).send(errorBody('internal_error', 'the sidecar hit an unexpected error; see its log'));
+  });
+
+  for (const register of options.routes) register(app);
+
+  const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const sidecar: Sidecar = {
+    app,
+    sessions,
+    url: `http://${displayHost}:${options.port}`,
+    async listen() {
+      await app.listen({ host: options.host, port: options.port });
+      const address = app.server.address();
+      if (address && typeof address === 'object' && options.port === 0) {
+        // Port 0 (tests): learn the real port, and accept it in Host checks.
+        sidecar.url = `http://${displayHost}:${address.port}`;
+        hosts = allowedHosts(address.port, options.extraHosts);
+      }
+    },
+    async close() {
+      await app.close();
+    },
+  };
+  return sidecar;
+}
+
+function clientErrorCode(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'payload_too_large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported_media_type';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'empty_body';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'invalid_json';
+    case 'FST_ERR_VALIDATION':
+      return 'invalid_request';
+    default:
+      return error instanceof SyntaxError ? 'invalid_json' : 'bad_request';
+  }
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'unsupported Content-Type for this route';
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'request body is too large';
+  return error.message;
+}
