@@ -52,6 +52,9 @@ export function createSidecar(options: SidecarOptions): Sidecar {
     return503OnClosing: true,
   });
 
+  // Bodies are JSON or images only: text/plain and forms are what a cross-site page can send without a
+  // preflight, so they are refused (415) rather than parsed.
+  app.removeContentTypeParser('text/plain');
   // Raw image bodies for POST /frame; their own, larger limit.
   app.addContentTypeParser(IMAGE_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: IMAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
 
