@@ -23,7 +23,7 @@ export function rawRequest(options: {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown = undefined;
+          let json: unknown;
           try {
             json = text ? JSON.parse(text) : undefined;
           } catch {

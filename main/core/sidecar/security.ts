@@ -5,7 +5,7 @@
 // Routes opt out of (3) only with `config: { public: true }` (health, login, the dashboard shell).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.ts';
-import { DashboardSessions, parseCookies, SESSION_COOKIE } from './sessions.ts';
+import { parseCookies, SESSION_COOKIE, type DashboardSessions } from './sessions.ts';
 import { secretsEqual } from './token.ts';
 
 export interface SecurityOptions {
