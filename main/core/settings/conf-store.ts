@@ -1,0 +1,84 @@
+// Headless settings: a `conf` JSON file (atomic writes, JSON Schema on every write) in a folder the
+// caller picks, usually `<agent home>/voice-users`. The Electron shell uses electron-store, which is
+// the same `conf` underneath, through the same `settingsStoreSchema()`.
+import { renameSync } from 'node:fs';
+import path from 'node:path';
+import Conf from 'conf';
+import type { Logger } from 'pino';
+import { settingsValuesJsonSchema } from './schema.ts';
+import type { SecretVault } from './secret-policy.ts';
+import { KeyValueSettingsStore, type SettingsBacking } from './store.ts';
+
+export const SETTINGS_FILE_NAME = 'settings';
+
+/** Per-key JSON Schema for the settings file (conf/electron-store `schema` option). */
+export function settingsStoreSchema(): Record<string, Record<string, unknown>> {
+  return {
+    values: { type: 'object', properties: settingsValuesJsonSchema() },
+    secrets: { type: 'object', additionalProperties: { type: 'string' } },
+    secretBackend: { type: 'string' },
+    desktop: { type: 'object' },
+  };
+}
+
+/** The subset of a conf instance the store uses, so electron-store instances fit too. */
+export interface ConfLike {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  readonly path: string;
+}
+
+export function backingFromConf(store: ConfLike): SettingsBacking {
+  return {
+    get: (key) => store.get(key),
+    set: (key, value) => store.set(key, value),
+    delete: (key) => store.delete(key),
+  };
+}
+
+/**
+ * Open a conf-style store; if the file on disk breaks its schema (hand edit, older version), keep
+ * it aside as `<file>.invalid-<time>` and start from an empty store instead of refusing to start.
+ */
+export function openConfTolerantly<T extends ConfLike>(open: () => T, file: string, logger?: Logger): T {
+  try {
+    return open();
+  } catch (err) {
+    const aside = `${file}.invalid-${Date.now()}`;
+    try {
+      renameSync(file, aside);
+    } catch {
+      throw err;
+    }
+    logger?.warn({ file: aside, reason: (err as Error).message }, 'settings file was invalid; kept it aside and started with defaults');
+    return open();
+  }
+}
+
+export interface ConfSettingsStoreOptions {
+  /** Folder of `settings.json`. */
+  dir: string;
+  vault?: SecretVault;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+}
+
+export function createConfSettingsStore(options: ConfSettingsStoreOptions): KeyValueSettingsStore {
+  const open = () =>
+    new Conf<Record<string, unknown>>({
+      projectName: 'live-voice-bridge',
+      cwd: options.dir,
+      configName: SETTINGS_FILE_NAME,
+      schema: settingsStoreSchema(),
+      // Settings written by a newer or older version are validated by zod on read, not migrated.
+      projectVersion: undefined,
+    });
+  const conf = openConfTolerantly(open as () => ConfLike & Conf<Record<string, unknown>>, path.join(options.dir, `${SETTINGS_FILE_NAME}.json`), options.logger);
+  return new KeyValueSettingsStore({
+    backing: backingFromConf(conf),
+    vault: options.vault,
+    env: options.env,
+    onRejected: (keys) => options.logger?.warn({ keys }, 'ignored invalid settings'),
+  });
+}

@@ -1,0 +1,150 @@
+// What the user can change from the dashboard or the tray, and how each choice maps onto the one
+// configuration table (config/variables.ts). Settings are a source for `loadConfig({ settings })`;
+// they never bypass its validation. Secrets are a separate, write-only family: the API accepts
+// them, reports whether each is set, and never returns a value.
+import { z } from 'zod';
+import type { Config, VariableName } from '../config/index.ts';
+
+const SNOWFLAKE = /^\d{17,20}$/;
+const snowflake = z.string().trim().regex(SNOWFLAKE, 'must be a Discord id (17–20 digits)');
+
+const VALUE_FIELDS = {
+  model: z.string().trim().min(1).max(120),
+  voice: z.string().trim().min(1).max(60),
+  personaFile: z.string().trim().min(1).max(1024),
+  ownerId: snowflake,
+  allowedSpeakers: z.array(snowflake).max(50),
+  guildId: snowflake,
+  voiceChannelId: snowflake,
+  textChannelId: snowflake,
+  sfxEnabled: z.boolean(),
+  sidecarPort: z.number().int().min(1024).max(65535),
+};
+
+/** Non-secret settings, all optional: an absent key means "use the environment or the default". */
+export const SettingsValuesSchema = z.object(VALUE_FIELDS).partial().strict();
+export type SettingsValues = z.infer<typeof SettingsValuesSchema>;
+export type SettingKey = keyof SettingsValues;
+
+export const SECRET_KEYS = ['discordBotToken', 'geminiApiKey', 'webhookUrl'] as const;
+export type SecretKey = (typeof SECRET_KEYS)[number];
+
+/** A secret as the user types it: trimmed, bounded, and a URL where the variable is a URL. */
+export const SecretValueSchemas = {
+  discordBotToken: z.string().trim().min(20).max(200).regex(/^\S+$/, 'must not contain spaces'),
+  geminiApiKey: z.string().trim().min(10).max(200).regex(/^\S+$/, 'must not contain spaces'),
+  webhookUrl: z
+    .string()
+    .trim()
+    .max(2048)
+    .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), 'must be an http(s) URL'),
+} as const satisfies Record<SecretKey, z.ZodType<string>>;
+
+/** Desktop-only preferences (the tray and window), never sent over the sidecar. */
+export const DesktopPrefsSchema = z.object({
+  notificationsPaused: z.boolean().default(false),
+  startAtLogin: z.boolean().default(false),
+  screenshotShortcut: z.string().trim().min(1).max(60).default('CommandOrControl+Shift+F'),
+  shownTrayNotice: z.boolean().default(false),
+});
+export type DesktopPrefs = z.infer<typeof DesktopPrefsSchema>;
+
+/** Which config variable each setting feeds, and how its value is written as a string. */
+export const SETTING_VARIABLES = {
+  model: 'GEMINI_MODEL',
+  voice: 'DISCORD_VOICE_LIVE_VOICE',
+  personaFile: 'DISCORD_VOICE_LIVE_PERSONA_FILE',
+  ownerId: 'DISCORD_VOICE_LIVE_USER_ID',
+  allowedSpeakers: 'DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS',
+  guildId: 'DISCORD_VOICE_LIVE_GUILD_ID',
+  voiceChannelId: 'DISCORD_VOICE_LIVE_CHANNEL_ID',
+  textChannelId: 'DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID',
+  sfxEnabled: 'DISCORD_VOICE_LIVE_SFX_ENABLED',
+  sidecarPort: 'DISCORD_VOICE_LIVE_PORT',
+} as const satisfies Record<SettingKey, VariableName>;
+
+export const SECRET_VARIABLES = {
+  discordBotToken: 'DISCORD_BOT_TOKEN',
+  geminiApiKey: 'GEMINI_API_KEY',
+  webhookUrl: 'DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY',
+} as const satisfies Record<SecretKey, VariableName>;
+
+/**
+ * A change request: `null` clears a value (back to environment/default); an absent key is left
+ * alone. Secrets are write-only: a string stores it, `null` deletes it.
+ */
+export const SettingsPatchSchema = z
+  .object({
+    values: z.object(nullableFields(VALUE_FIELDS)).strict(),
+    secrets: z
+      .object({
+        discordBotToken: SecretValueSchemas.discordBotToken.nullable(),
+        geminiApiKey: SecretValueSchemas.geminiApiKey.nullable(),
+        webhookUrl: SecretValueSchemas.webhookUrl.nullable(),
+      })
+      .partial()
+      .strict(),
+  })
+  .partial()
+  .strict();
+export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+function nullableFields<T extends Record<string, z.ZodType>>(fields: T): { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> } {
+  return Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.nullable().optional()])) as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> };
+}
+
+/** Settings as config-loader input: canonical variable name → string, the way env would carry it. */
+export function settingsToConfigValues(values: SettingsValues, secrets: Partial<Record<SecretKey, string>> = {}): Partial<Record<VariableName, string>> {
+  const out: Partial<Record<VariableName, string>> = {};
+  for (const key of Object.keys(SETTING_VARIABLES) as SettingKey[]) {
+    const value = values[key];
+    if (value === undefined) continue;
+    out[SETTING_VARIABLES[key]] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  for (const key of SECRET_KEYS) {
+    const value = secrets[key];
+    if (value !== undefined) out[SECRET_VARIABLES[key]] = value;
+  }
+  return out;
+}
+
+/**
+ * Read back whatever a settings file holds, keeping each valid key and naming each bad one:
+ * a hand-edited or older file must not stop the app from starting.
+ */
+export function parseStoredValues(raw: unknown): { values: SettingsValues; rejected: string[] } {
+  const values: Record<string, unknown> = {};
+  const rejected: string[] = [];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { values: {}, rejected: raw === undefined ? [] : ['(whole file)'] };
+  for (const [key, value] of Object.entries(raw)) {
+    const schema = (VALUE_FIELDS as Record<string, z.ZodType | undefined>)[key];
+    const parsed = schema?.safeParse(value);
+    if (parsed?.success && parsed.data !== undefined) values[key] = parsed.data;
+    else rejected.push(key);
+  }
+  return { values: values as SettingsValues, rejected };
+}
+
+/** JSON Schema for the stored values, so electron-store/conf refuse a bad write at the file layer too. */
+export function settingsValuesJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(SettingsValuesSchema, { io: 'input' }) as { properties?: Record<string, unknown> };
+  return schema.properties ?? {};
+}
+
+/** The running configuration seen through the settings lens (what a blank field currently means). */
+export function configToSettingsValues(config: Config): SettingsValues {
+  const values: SettingsValues = {
+    model: config.gemini.model,
+    voice: config.gemini.voice,
+    personaFile: config.gemini.personaFile,
+    ownerId: config.discord.ownerId,
+    allowedSpeakers: config.discord.allowedSpeakers,
+    guildId: config.discord.guildId,
+    voiceChannelId: config.discord.voiceChannelId,
+    textChannelId: config.discord.textChannelId,
+    sfxEnabled: config.notify.sfxEnabled,
+    sidecarPort: config.sidecar.port,
+  };
+  for (const key of Object.keys(values) as SettingKey[]) if (values[key] === undefined) delete values[key];
+  return values;
+}

@@ -1,0 +1,76 @@
+// GET/PUT /settings over a real loopback socket, through the real security layer.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../main/core/log/logger.ts';
+import { createConfSettingsStore } from '../../../main/core/settings/conf-store.ts';
+import { registerSettingsRoutes } from '../../../main/core/sidecar/routes/settings.ts';
+import { createSidecar, type Sidecar } from '../../../main/core/sidecar/server.ts';
+
+const TOKEN = 'test-token-' + 'a'.repeat(32);
+let dir: string;
+let sidecar: Sidecar;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'lvb-settings-routes-'));
+  const store = createConfSettingsStore({ dir, env: {} });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger: silentLogger(),
+    routes: [(app) => registerSettingsRoutes(app, { store, effective: () => ({ model: 'gemini-3.8-live', sidecarPort: 18943 }) })],
+  });
+  await sidecar.listen();
+});
+afterAll(async () => {
+  await sidecar.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (method: string, body?: unknown, auth = true) =>
+  fetch(`${sidecar.url}/settings`, {
+    method,
+    headers: { ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+describe('/settings', () => {
+  it('needs auth', async () => {
+    const res = await call('GET', undefined, false);
+    expect(res.status).toBe(401);
+  });
+
+  it('GET shows stored values, effective values and secret states', async () => {
+    const res = await call('GET');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: 'restart', secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
+  });
+
+  it('PUT saves values and GET returns them', async () => {
+    const put = await call('PUT', { values: { voice: 'Puck', allowedSpeakers: ['123456789012345678'] } });
+    expect(put.status).toBe(200);
+    const body = await (await call('GET')).json();
+    expect(body.values).toEqual({ voice: 'Puck', allowedSpeakers: ['123456789012345678'] });
+  });
+
+  it('PUT with bad input answers 400 with a readable message', async () => {
+    const res = await call('PUT', { values: { sidecarPort: 'x' } });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.code).toBe('invalid_settings');
+    expect(body.error.message).toContain('sidecarPort');
+    expect((await call('PUT', [1, 2])).status).toBe(400);
+  });
+
+  it('PUT of a secret in headless mode answers 409 and explains', async () => {
+    const res = await call('PUT', { secrets: { geminiApiKey: 'k'.repeat(30) } });
+    expect(res.status).toBe(409);
+    const body = await res.json();
+    expect(body.error).toMatchObject({ code: 'secrets_unavailable' });
+    expect(body.error.message).toMatch(/plain text/);
+    expect(JSON.stringify(body)).not.toContain('k'.repeat(30));
+  });
+});
