@@ -1,0 +1,54 @@
+// Small shared seams of the notification system: the clock, the live-call voice hook and the
+// input error that routes map to 400 and tools to `invalid_args`-like failures.
+
+/** Injectable time source (epoch milliseconds), so tests drive the scheduler and throttling. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** The live call's text hook. Exists only while a bridge is live; looked up at delivery time. */
+export interface VoiceDelivery {
+  /** Queue `text` for the model to speak in its next turn; false when the session cannot take it now. */
+  speakNextTurn(text: string): boolean;
+}
+
+/** Wait `ms`; resolves early (never rejects) when `signal` aborts. Injectable so tests skip real waits. */
+export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: SleepFn = (ms, signal) =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+/** Bad input to the notification system. `code` is stable and shown to clients. */
+export class NotifyInputError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'NotifyInputError';
+    this.code = code;
+  }
+}
+
+/** A schedule or delegate operation on something that does not exist (404) or cannot change (409). */
+export class NotifyStateError extends Error {
+  readonly code: 'not_found' | 'conflict';
+  constructor(code: 'not_found' | 'conflict', message: string) {
+    super(message);
+    this.name = 'NotifyStateError';
+    this.code = code;
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

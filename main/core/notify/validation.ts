@@ -1,0 +1,74 @@
+// Input rules shared by the tools, the sidecar routes and the CLI, written once in zod. Each field
+// maps to a stable error code so a client sees `empty_text` or `bad_delay`, not a zod dump.
+import { z } from 'zod';
+import { NOTIFY_MODES, type NotifyMode, type NotifyRequest } from '../api-types.ts';
+import { NotifyInputError } from './types.ts';
+
+/** Longest notification text accepted. Discord posts are cut to 2000 characters at formatting time. */
+export const MAX_TEXT_CHARS = 8000;
+export const MAX_TITLE_CHARS = 200;
+export const MAX_SOURCE_CHARS = 100;
+/** Scheduling bounds: now up to 30 days ahead. */
+export const MAX_DELAY_SECONDS = 30 * 24 * 3600;
+
+export const notifyTextSchema = z.string().trim().min(1, 'text is required').max(MAX_TEXT_CHARS, `text is longer than ${MAX_TEXT_CHARS} characters`);
+export const notifyModeSchema = z.enum(NOTIFY_MODES, { error: `mode must be one of ${NOTIFY_MODES.join(', ')}` });
+export const titleSchema = z.string().trim().max(MAX_TITLE_CHARS);
+export const sourceSchema = z.string().trim().max(MAX_SOURCE_CHARS);
+export const delaySchema = z
+  .number({ error: 'delay_seconds must be a number' })
+  .finite('delay_seconds must be finite')
+  .min(0, 'delay_seconds must not be negative')
+  .max(MAX_DELAY_SECONDS, `delay_seconds must be at most ${MAX_DELAY_SECONDS} (30 days)`);
+
+export const notifyRequestSchema = z.object({
+  text: notifyTextSchema,
+  mode: notifyModeSchema.default('auto'),
+  title: titleSchema.optional(),
+  source: sourceSchema.optional(),
+  urgent: z.boolean().optional(),
+});
+
+export const scheduleRequestSchema = z.object({
+  text: notifyTextSchema,
+  delay_seconds: delaySchema,
+  mode: notifyModeSchema.default('auto'),
+  title: titleSchema.optional(),
+  source: sourceSchema.optional(),
+});
+
+export type ValidNotifyRequest = NotifyRequest & { mode: NotifyMode };
+export type ScheduleRequest = z.output<typeof scheduleRequestSchema>;
+
+const FIELD_CODES: Record<string, string> = {
+  text: 'empty_text',
+  mode: 'unknown_mode',
+  title: 'bad_title',
+  source: 'bad_source',
+  urgent: 'bad_urgent',
+  delay_seconds: 'bad_delay',
+};
+
+/** Parse with `schema`; on failure throw NotifyInputError whose code names the first bad field. */
+export function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new NotifyInputError('invalid_request', 'expected a JSON object');
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = String(issue.path[0] ?? '');
+  let code = FIELD_CODES[field] ?? 'invalid_request';
+  if (field === 'text' && issue.code === 'too_big') code = 'text_too_long';
+  if (field === 'text' && issue.code === 'invalid_type' && (raw as Record<string, unknown>).text !== undefined) code = 'bad_text';
+  const message = field === 'text' && code === 'empty_text' ? 'text is required' : `${field || 'request'}: ${issue.message}`;
+  throw new NotifyInputError(code, message);
+}
+
+export function parseNotifyRequest(raw: unknown): ValidNotifyRequest {
+  return parseOrThrow(notifyRequestSchema, raw);
+}
+
+export function parseScheduleRequest(raw: unknown): ScheduleRequest {
+  return parseOrThrow(scheduleRequestSchema, raw);
+}
