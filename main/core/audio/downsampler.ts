@@ -1,0 +1,94 @@
+// 48 kHz stereo (Discord) -> 16 kHz mono (model input): downmix, then a decimate-by-3 FIR that only
+// computes the samples it keeps (the polyphase form of decimation). Streaming: the filter history,
+// the decimation phase and even half a stereo pair survive between calls, so any chunking gives the
+// same output bit for bit.
+import { designLowPass, kaiserBeta } from './fir-design.ts';
+import { ReusableInt16Output, toInt16 } from './pcm.ts';
+
+const INPUT_RATE = 48_000;
+const FACTOR = 3;
+/** 157 taps, Kaiser beta for 100 dB: passband flat to < 0.001 dB up to 7 kHz, >= 100 dB from 9 kHz. */
+export const DOWNSAMPLER_TAPS = 157;
+export const DOWNSAMPLER_PASSBAND_HZ = 7_000;
+/** Inputs at or above this frequency alias into 0-7 kHz; the filter is >= 90 dB down there. */
+export const DOWNSAMPLER_STOPBAND_HZ = 9_000;
+
+export function designDownsamplerTaps(): Float64Array {
+  return designLowPass({ sampleRate: INPUT_RATE, cutoffHz: 8_000, taps: DOWNSAMPLER_TAPS, beta: kaiserBeta(100), gain: 1 });
+}
+
+export class Downsampler48kStereoTo16kMono {
+  /** Filter delay: (taps - 1) / 2 input samples at 48 kHz. */
+  readonly groupDelayMs = ((DOWNSAMPLER_TAPS - 1) / 2 / INPUT_RATE) * 1000;
+  /** First half of the symmetric taps including the centre; the loop folds the mirror image. */
+  readonly #half: Float32Array;
+  /** Mono history written twice (i and i + N) so the newest N samples are always contiguous. */
+  readonly #hist = new Float32Array(2 * DOWNSAMPLER_TAPS);
+  #pos = 0;
+  #phase = 0;
+  #pendingLeft = 0;
+  #hasPendingLeft = false;
+  readonly #out = new ReusableInt16Output();
+
+  constructor() {
+    const taps = designDownsamplerTaps();
+    this.#half = Float32Array.from(taps.subarray(0, (DOWNSAMPLER_TAPS + 1) / 2));
+  }
+
+  /**
+   * Feed interleaved 48 kHz stereo s16 (any length, even an odd number of values); returns the 16 kHz
+   * mono s16 produced so far. The result is a view into a reused buffer: valid until the next call.
+   */
+  process(pcm48kStereo: Int16Array): Int16Array {
+    const n = pcm48kStereo.length;
+    const out = this.#out.ensure(Math.ceil((n / 2 + 1 + this.#phase) / FACTOR) + 1);
+    let produced = 0;
+    let i = 0;
+    if (this.#hasPendingLeft && n > 0) {
+      this.#hasPendingLeft = false;
+      if (this.#push((this.#pendingLeft + pcm48kStereo[0]!) * 0.5)) out[produced++] = toInt16(this.#filter());
+      i = 1;
+    }
+    for (; i + 1 < n; i += 2) {
+      if (this.#push((pcm48kStereo[i]! + pcm48kStereo[i + 1]!) * 0.5)) out[produced++] = toInt16(this.#filter());
+    }
+    if (i < n) {
+      this.#pendingLeft = pcm48kStereo[i]!;
+      this.#hasPendingLeft = true;
+    }
+    return this.#out.view(produced);
+  }
+
+  /** Forget all history (silence in, as if freshly constructed). */
+  reset(): void {
+    this.#hist.fill(0);
+    this.#pos = 0;
+    this.#phase = 0;
+    this.#hasPendingLeft = false;
+  }
+
+  /** Append one mono sample; true when a decimated output is due. */
+  #push(mono: number): boolean {
+    const hist = this.#hist;
+    hist[this.#pos] = mono;
+    hist[this.#pos + DOWNSAMPLER_TAPS] = mono;
+    if (++this.#pos === DOWNSAMPLER_TAPS) this.#pos = 0;
+    if (++this.#phase === FACTOR) {
+      this.#phase = 0;
+      return true;
+    }
+    return false;
+  }
+
+  /** Symmetric FIR over the newest N samples (oldest at #pos). */
+  #filter(): number {
+    const hist = this.#hist;
+    const half = this.#half;
+    const start = this.#pos;
+    const last = start + DOWNSAMPLER_TAPS - 1;
+    const centre = half.length - 1;
+    let acc = half[centre]! * hist[start + centre]!;
+    for (let k = 0; k < centre; k++) acc += half[k]! * (hist[start + k]! + hist[last - k]!);
+    return acc;
+  }
+}
