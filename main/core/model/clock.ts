@@ -1,0 +1,80 @@
+// Time is injected so rate limits, backoff and switch-over deadlines can be tested without waiting
+// on the wall clock (the machine is shared and noisy; tests never assert real durations).
+
+export interface TimerHandle {
+  readonly id: number;
+}
+
+export interface Clock {
+  /** Milliseconds, monotonic within one clock. */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle | null | undefined): void;
+}
+
+let nextTimerId = 1;
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setTimeout(fn, ms) {
+    const timer = setTimeout(fn, Math.max(0, ms));
+    timer.unref?.();
+    const handle = { id: nextTimerId++, timer };
+    return handle;
+  },
+  clearTimeout(handle) {
+    if (handle) clearTimeout((handle as TimerHandle & { timer: ReturnType<typeof setTimeout> }).timer);
+  },
+};
+
+/**
+ * A clock that only moves when told to. Timers fire synchronously inside `advance()` in due order.
+ * Exported from core (not test/) because the demo and benchmarks may drive it too.
+ */
+export class ManualClock implements Clock {
+  #now: number;
+  #timers = new Map<number, { due: number; fn: () => void }>();
+
+  constructor(start = 0) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const id = nextTimerId++;
+    this.#timers.set(id, { due: this.#now + Math.max(0, ms), fn });
+    return { id };
+  }
+
+  clearTimeout(handle: TimerHandle | null | undefined): void {
+    if (handle) this.#timers.delete(handle.id);
+  }
+
+  /** Move time forward, firing every timer that falls due on the way. */
+  advance(ms: number): void {
+    const end = this.#now + ms;
+    for (;;) {
+      let nextId = -1;
+      let nextDue = Infinity;
+      for (const [id, timer] of this.#timers) {
+        if (timer.due <= end && timer.due < nextDue) {
+          nextDue = timer.due;
+          nextId = id;
+        }
+      }
+      if (nextId < 0) break;
+      const timer = this.#timers.get(nextId)!;
+      this.#timers.delete(nextId);
+      this.#now = Math.max(this.#now, timer.due);
+      timer.fn();
+    }
+    this.#now = end;
+  }
+
+  get pendingTimers(): number {
+    return this.#timers.size;
+  }
+}

@@ -1,0 +1,103 @@
+// One WebSocket to BidiGenerateContent, through the official SDK. A conversation may span several
+// of these (goAway switch-over, reconnects); gemini-session.ts owns that story, this file only
+// opens, forwards and closes one socket and remembers how it ended.
+import type { GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from '@google/genai';
+
+export interface ConnectionHandlers {
+  onMessage(message: LiveServerMessage, connection: GeminiConnection): void;
+  /** Only for connections that finished setup; a failed open rejects `open()` instead. */
+  onClose(code: number, reason: string, connection: GeminiConnection): void;
+}
+
+/** Why an open failed, with the close code when the server sent one. The key is never in here. */
+export class ConnectFailure extends Error {
+  readonly code: number | null;
+  readonly reason: string;
+  constructor(code: number | null, reason: string) {
+    super(code === null ? reason : `closed ${code}: ${reason}`);
+    this.name = 'ConnectFailure';
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+export class GeminiConnection {
+  readonly id: number;
+  readonly model: string;
+  #session: Session | null = null;
+  #ready = false;
+  #closedByUs = false;
+  #closed = false;
+  #closeCode: number | null = null;
+  #closeReason = '';
+  #errorMessage = '';
+  readonly #handlers: ConnectionHandlers;
+
+  private constructor(id: number, model: string, handlers: ConnectionHandlers) {
+    this.id = id;
+    this.model = model;
+    this.#handlers = handlers;
+  }
+
+  /** Resolves after `setupComplete` (SDK behaviour), rejects with ConnectFailure otherwise. */
+  static async open(
+    ai: GoogleGenAI,
+    id: number,
+    model: string,
+    config: LiveConnectConfig,
+    handlers: ConnectionHandlers,
+    scrub: (text: string) => string,
+  ): Promise<GeminiConnection> {
+    const connection = new GeminiConnection(id, model, handlers);
+    try {
+      connection.#session = await ai.live.connect({
+        model,
+        config,
+        callbacks: {
+          onmessage: (message) => handlers.onMessage(message, connection),
+          onerror: (event) => {
+            connection.#errorMessage = scrub(String((event as { message?: unknown }).message ?? 'WebSocket error'));
+          },
+          onclose: (event) => connection.#onClose(event.code, scrub(String(event.reason ?? ''))),
+        },
+      });
+    } catch (err) {
+      const reason = connection.#closeReason || connection.#errorMessage || scrub(err instanceof Error ? err.message : String(err));
+      throw new ConnectFailure(connection.#closeCode, reason);
+    }
+    if (connection.#closed) throw new ConnectFailure(connection.#closeCode, connection.#closeReason || 'closed during setup');
+    connection.#ready = true;
+    return connection;
+  }
+
+  get isOpen(): boolean {
+    return this.#ready && !this.#closed;
+  }
+
+  get closedByUs(): boolean {
+    return this.#closedByUs;
+  }
+
+  /** The SDK's Session; throws nothing when the socket is already gone (ws drops late sends). */
+  get sdk(): Session | null {
+    return this.isOpen ? this.#session : null;
+  }
+
+  close(): void {
+    if (this.#closed || this.#closedByUs) return;
+    this.#closedByUs = true;
+    try {
+      this.#session?.close();
+    } catch {
+      // already closed underneath us: nothing to release
+    }
+  }
+
+  #onClose(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closeCode = code;
+    this.#closeReason = reason;
+    if (this.#ready) this.#handlers.onClose(code, reason, this);
+  }
+}

@@ -1,0 +1,81 @@
+// Gemini Live provider.
+//
+// Why the official @google/genai live client and not `ws` directly: SDK 3.1.0 covers everything
+// this provider needs (verified against the fake and in node_modules):
+// - `sessionResumption.handle`, `contextWindowCompression`, transcription and tool declarations
+//   all go into `setup` through LiveConnectConfig;
+// - every server message (including `goAway` and `sessionResumptionUpdate`) reaches `onmessage`
+//   unfiltered, parsed from text OR binary frames (`handleWebSocketMessage` accepts string,
+//   Buffer, ArrayBuffer and Blob);
+// - each `ai.live.connect()` is an independent socket, so the next connection can be opened while
+//   the old one still runs (goAway switch-over);
+// - `connect()` resolves only after `setupComplete` and rejects with the close code and reason,
+//   which is what model fallback and key errors need;
+// - `httpOptions.baseUrl`/`apiVersion` point it at a local fake or a proxy.
+// What it costs: one object + JSON.stringify per audio chunk, which `ws` would cost us too.
+import { GoogleGenAI } from '@google/genai';
+import type { Logger } from 'pino';
+import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../ports.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { defaultInjectedText } from './gemini-setup.ts';
+import { GeminiLiveSession, type BackoffOptions } from './gemini-session.ts';
+
+export interface GeminiProviderOptions {
+  apiKey: string;
+  model: string;
+  fallbackModels?: readonly string[];
+  voice: string;
+  /** e.g. http://127.0.0.1:PORT for the fake (http → ws, anything else → wss). */
+  baseUrl?: string;
+  /** Path version; the SDK 3.x default is `v1`, the documented Live path is `v1beta`. */
+  apiVersion?: string;
+  logger: Logger;
+  clock?: Clock;
+  backoff?: Partial<BackoffOptions>;
+  /** Wording around injected text; default asks the model to say it, not answer it. */
+  formatInjectedText?: (text: string) => string;
+  switchMarginMs?: number;
+  drainMs?: number;
+  replyWaitMs?: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 10_000, maxAttempts: 8 };
+
+/** Removes the key (and any `key=`/`access_token=` query value) from text that may reach a log. */
+export function createKeyScrubber(apiKey: string): (text: string) => string {
+  return (text) => {
+    let out = text.replace(/([?&](?:key|access_token)=)[^&\s"']+/g, '$1[REDACTED]');
+    if (apiKey.length >= 4) out = out.split(apiKey).join('[REDACTED]');
+    return out;
+  };
+}
+
+export function createGeminiProvider(options: GeminiProviderOptions): LiveModelProvider {
+  const httpOptions: { baseUrl?: string; apiVersion: string } = { apiVersion: options.apiVersion ?? 'v1beta' };
+  if (options.baseUrl) httpOptions.baseUrl = options.baseUrl;
+  const ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
+  const models = [...new Set([options.model, ...(options.fallbackModels ?? [])].filter(Boolean))];
+  const logger = options.logger.child({ module: 'gemini' });
+  return {
+    name: 'gemini',
+    async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
+      const session = new GeminiLiveSession({
+        ai,
+        models,
+        voice: options.voice,
+        systemInstruction: connect.systemInstruction,
+        tools: connect.tools,
+        logger,
+        clock: options.clock ?? systemClock,
+        scrub: createKeyScrubber(options.apiKey),
+        backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+        formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
+        switchMarginMs: options.switchMarginMs ?? 2000,
+        drainMs: options.drainMs ?? 5000,
+        replyWaitMs: options.replyWaitMs,
+      });
+      await session.start();
+      return session;
+    },
+  };
+}
