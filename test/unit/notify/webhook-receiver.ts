@@ -1,0 +1,65 @@
+// A local HTTP receiver on 127.0.0.1 standing in for a Discord webhook: records every POST body
+// and answers from a script (status, headers, body, or hang), default 204.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedReply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Never answer (to exercise timeouts); the socket is destroyed when the receiver closes. */
+  hang?: boolean;
+}
+
+export interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  json: unknown;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: Received[];
+  script: ScriptedReply[];
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: Received[] = [];
+  const script: ScriptedReply[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let json: unknown = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = text;
+      }
+      received.push({ path: req.url ?? '', headers: req.headers, json });
+      const reply = script.shift() ?? { status: 204 };
+      if (reply.hang) {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(reply.status ?? 204, reply.headers ?? {});
+      res.end(reply.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    // Shaped like a Discord webhook URL; the id/token are obviously fake and built at run time.
+    url: `http://127.0.0.1:${port}/api/webhooks/${'1'.repeat(18)}/${'fake-token-'.repeat(3)}`,
+    received,
+    script,
+    async close() {
+      for (const res of hanging) res.socket?.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
