@@ -1,0 +1,133 @@
+// Fake Discord REST (API v10, JSON only): just what discord.js needs to log in plus the message
+// routes the bridge uses. Every posted message is recorded with its raw JSON body so tests can
+// assert on exactly what would have reached Discord.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { snowflake, type FakeWorld } from './world.ts';
+
+export interface RecordedMessage {
+  id: string;
+  channelId: string;
+  /** Set when the channel is a DM: the user who receives it. */
+  dmRecipientId: string | null;
+  content: string;
+  /** The JSON body exactly as the client sent it (content, allowed_mentions, ...). */
+  body: Record<string, unknown>;
+  receivedAt: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+}
+
+/** Discord's limit on `content` (characters). */
+export const MESSAGE_CONTENT_LIMIT = 2000;
+
+export interface RestServer {
+  readonly server: Server;
+  readonly apiBaseUrl: string;
+  readonly messages: RecordedMessage[];
+  readonly requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startRestServer(world: FakeWorld, botToken: string, gatewayUrl: () => string): Promise<RestServer> {
+  const messages: RecordedMessage[] = [];
+  const requests: RecordedRequest[] = [];
+
+  function send(res: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+  const notFound = (res: ServerResponse) => send(res, 404, { message: '404: Not Found', code: 0 });
+
+  async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (chunks.length === 0) return {};
+    try {
+      const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname.replace(/^\/api\/v10/, '');
+    const method = req.method ?? 'GET';
+    requests.push({ method, path });
+    if (!url.pathname.startsWith('/api/v10/')) return notFound(res);
+    if (req.headers.authorization !== `Bot ${botToken}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
+
+    if (method === 'GET' && path === '/gateway/bot') {
+      return send(res, 200, { url: gatewayUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
+    }
+    if (method === 'GET' && path === '/gateway') return send(res, 200, { url: gatewayUrl() });
+    if (method === 'GET' && path === '/users/@me') return send(res, 200, world.userJson(world.bot));
+    if (method === 'POST' && path === '/users/@me/channels') {
+      const body = await readJson(req);
+      const recipient = typeof body?.recipient_id === 'string' ? world.users.get(body.recipient_id) : undefined;
+      if (!recipient || recipient.bot) return send(res, 400, { message: 'Invalid Recipient(s)', code: 50033 });
+      return send(res, 200, world.channelJson(world.dmChannelFor(recipient.id)));
+    }
+    const channelMatch = /^\/channels\/(\d+)(\/messages)?$/.exec(path);
+    if (channelMatch) {
+      const channel = world.findChannel(channelMatch[1]);
+      if (!channel) return send(res, 404, { message: 'Unknown Channel', code: 10003 });
+      if (method === 'GET' && !channelMatch[2]) return send(res, 200, world.channelJson(channel));
+      if (method === 'POST' && channelMatch[2]) {
+        if (channel.type === 2) return send(res, 400, { message: 'Cannot send messages in a voice channel', code: 50008 });
+        const body = await readJson(req);
+        if (!body) return send(res, 400, { message: '400: Bad Request', code: 0 });
+        const content = typeof body.content === 'string' ? body.content : '';
+        if (content.length === 0) return send(res, 400, { message: 'Cannot send an empty message', code: 50006 });
+        if (content.length > MESSAGE_CONTENT_LIMIT) {
+          return send(res, 400, {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_CONTENT_LIMIT} or fewer in length.` }] } },
+          });
+        }
+        const message: RecordedMessage = { id: snowflake(), channelId: channel.id, dmRecipientId: channel.recipientId ?? null, content, body, receivedAt: Date.now() };
+        messages.push(message);
+        return send(res, 200, {
+          id: message.id,
+          channel_id: channel.id,
+          type: 0,
+          content,
+          author: world.userJson(world.bot),
+          timestamp: new Date(message.receivedAt).toISOString(),
+          edited_timestamp: null,
+          tts: false,
+          mention_everyone: false,
+          mentions: [],
+          mention_roles: [],
+          attachments: [],
+          embeds: [],
+          pinned: false,
+        });
+      }
+    }
+    return notFound(res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => send(res, 500, { message: '500: Internal Server Error', code: 0 }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    apiBaseUrl: `http://127.0.0.1:${port}/api`,
+    messages,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
