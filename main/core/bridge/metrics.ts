@@ -1,0 +1,74 @@
+// Call metrics kept cheaply enough for the 20 ms path: plain counters and fixed-bucket latency
+// histograms (0.25 ms buckets up to 2 s, one Uint32Array each), so recording never allocates.
+import type { LatencySummary } from '../api-types.ts';
+
+const BUCKET_MS = 0.25;
+const BUCKETS = 8000; // 2 s; slower samples land in the last bucket
+
+export class LatencyHistogram {
+  readonly #counts = new Uint32Array(BUCKETS);
+  #total = 0;
+
+  record(ms: number): void {
+    const bucket = ms <= 0 ? 0 : Math.min(BUCKETS - 1, Math.floor(ms / BUCKET_MS));
+    this.#counts[bucket]! += 1;
+    this.#total += 1;
+  }
+
+  get count(): number {
+    return this.#total;
+  }
+
+  /** Upper edge of the bucket holding the q-quantile, in ms; null when empty. */
+  quantile(q: number): number | null {
+    if (this.#total === 0) return null;
+    const rank = Math.max(1, Math.ceil(q * this.#total));
+    let seen = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      seen += this.#counts[i]!;
+      if (seen >= rank) return (i + 1) * BUCKET_MS;
+    }
+    return BUCKETS * BUCKET_MS;
+  }
+
+  summary(): LatencySummary {
+    return { count: this.#total, p50_ms: this.quantile(0.5), p95_ms: this.quantile(0.95), p99_ms: this.quantile(0.99) };
+  }
+
+  reset(): void {
+    this.#counts.fill(0);
+    this.#total = 0;
+  }
+}
+
+export class CallMetrics {
+  framesIn = 0;
+  framesOut = 0;
+  bytesToModel = 0;
+  bytesFromModel = 0;
+  droppedFrames = 0;
+  reconnects = 0;
+  interrupts = 0;
+  framesSent = 0;
+  framesDropped = 0;
+  readonly ingress = new LatencyHistogram();
+  readonly egress = new LatencyHistogram();
+  readonly bargeIn = new LatencyHistogram();
+
+  snapshot(): Record<string, number | LatencySummary> {
+    return {
+      frames_in: this.framesIn,
+      frames_out: this.framesOut,
+      bytes_to_model: this.bytesToModel,
+      bytes_from_model: this.bytesFromModel,
+      dropped_frames: this.droppedFrames,
+      reconnects: this.reconnects,
+      interrupts: this.interrupts,
+      image_frames_sent: this.framesSent,
+      image_frames_dropped: this.framesDropped,
+      ingress_latency: this.ingress.summary(),
+      egress_latency: this.egress.summary(),
+      barge_in_latency: this.bargeIn.summary(),
+    };
+  }
+}

@@ -1,0 +1,40 @@
+// What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
+import type { BridgeState, ConnectionState, LevelReading } from '../api-types.ts';
+import type { FrameSendResult, VoiceTarget } from '../ports.ts';
+
+export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed';
+
+/** A refusal the caller can act on (mapped to 409/503 by the routes), not a crash. */
+export class BridgeError extends Error {
+  readonly code: BridgeErrorCode;
+  constructor(code: BridgeErrorCode, message: string) {
+    super(message);
+    this.name = 'BridgeError';
+    this.code = code;
+  }
+}
+
+export interface BridgeStatus {
+  state: BridgeState;
+  reason?: string;
+  callId?: string;
+  /** Epoch seconds of the last transition. */
+  since: number;
+  target?: VoiceTarget;
+  connections: { discord: ConnectionState; model: ConnectionState };
+  opus: string | null;
+  levels: { input: LevelReading; output: LevelReading };
+  speaking: string[];
+}
+
+export interface BridgeControl {
+  status(): BridgeStatus;
+  /** Start a call; resolves once connected. BridgeError('already_active') when a call is live. */
+  start(target?: VoiceTarget): Promise<BridgeStatus>;
+  /** End the call; idempotent (returns the status after stopping, or the idle status). */
+  stop(reason?: string): Promise<{ stopped: boolean; status: BridgeStatus }>;
+  /** Queue text for the model to speak in its next turn. BridgeError('no_call') without a live call. */
+  say(text: string, source?: string): void;
+  sendFrame(image: Buffer): Promise<FrameSendResult>;
+  metrics(): Record<string, unknown>;
+}

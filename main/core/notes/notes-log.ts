@@ -1,0 +1,80 @@
+// The notes log: every transcript event and note of a call, appended synchronously to a per-call
+// JSONL file (so a crash loses nothing already said) and kept in a bounded ring for /notes and
+// /events. Appends are a few per second at most, never per audio frame, so a sync write is cheap.
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { NoteEvent } from '../api-types.ts';
+import type { EventHub } from '../event-hub.ts';
+import type { NotesSink } from '../ports.ts';
+
+export const NOTES_RING_SIZE = 1000;
+
+export interface NotesLogOptions {
+  /** `<agent home>/voice-users/notes` */
+  dir: string;
+  hub?: EventHub;
+  ringSize?: number;
+  now?: () => number;
+}
+
+export class NotesLog implements NotesSink {
+  readonly #dir: string;
+  readonly #hub?: EventHub;
+  readonly #ring: NoteEvent[] = [];
+  readonly #ringSize: number;
+  readonly #now: () => number;
+  #fd: number | null = null;
+  #callId: string | undefined;
+  #file: string | undefined;
+  #seq = 0;
+
+  constructor(options: NotesLogOptions) {
+    this.#dir = options.dir;
+    this.#hub = options.hub;
+    this.#ringSize = options.ringSize ?? NOTES_RING_SIZE;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Route following events to `<dir>/<callId>.jsonl`. */
+  startCall(callId: string): string {
+    this.endCall();
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    this.#callId = callId;
+    this.#file = path.join(this.#dir, `${callId}.jsonl`);
+    this.#fd = openSync(this.#file, 'a', 0o600);
+    return this.#file;
+  }
+
+  endCall(): void {
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+    this.#callId = undefined;
+  }
+
+  get currentFile(): string | undefined {
+    return this.#file;
+  }
+
+  append(input: Omit<NoteEvent, 'id' | 'ts'> & { ts?: number }): NoteEvent {
+    const ts = input.ts ?? this.#now() / 1000;
+    this.#seq += 1;
+    const event: NoteEvent = {
+      id: `${Math.floor(ts * 1000).toString(36)}-${this.#seq.toString(36)}`,
+      ts,
+      kind: input.kind,
+      ...(input.speaker ? { speaker: input.speaker } : {}),
+      text: input.text,
+      ...((input.callId ?? this.#callId) ? { callId: input.callId ?? this.#callId } : {}),
+    };
+    this.#ring.push(event);
+    if (this.#ring.length > this.#ringSize) this.#ring.splice(0, this.#ring.length - this.#ringSize);
+    if (this.#fd !== null) writeSync(this.#fd, JSON.stringify(event) + '\n');
+    this.#hub?.publish({ type: 'note', data: event });
+    return event;
+  }
+
+  /** The most recent `limit` events, newest last. */
+  recent(limit: number): NoteEvent[] {
+    return this.#ring.slice(Math.max(0, this.#ring.length - limit));
+  }
+}

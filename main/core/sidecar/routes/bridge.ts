@@ -1,0 +1,120 @@
+// Call routes: POST /join, GET /stop, GET /leave, GET /say, POST /frame, GET /notes.
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { NoteEvent } from '../../api-types.ts';
+import { BridgeError, type BridgeControl } from '../../bridge/types.ts';
+import { sniffImageKind } from '../../model/frame-converter.ts';
+import { HttpError } from '../errors.ts';
+import type { RouteModule } from '../route-types.ts';
+import { IMAGE_BODY_LIMIT } from '../server.ts';
+
+export const SAY_MAX_CHARS = 2000;
+export const NOTES_DEFAULT_LIMIT = 50;
+export const NOTES_MAX_LIMIT = 500;
+
+export interface BridgeRouteDeps {
+  bridge: BridgeControl;
+  notes: { recent(limit: number): NoteEvent[] };
+}
+
+const Snowflake = z.string().regex(/^\d{17,20}$/, 'must be a Discord id');
+const JoinBody = z
+  .object({ guild_id: Snowflake.optional(), channel_id: Snowflake.optional() })
+  .strict()
+  .refine((b) => (b.guild_id === undefined) === (b.channel_id === undefined), 'give both guild_id and channel_id, or neither');
+const SayQuery = z.object({ text: z.string().optional() });
+const NotesQuery = z.object({ limit: z.string().optional() });
+
+/** BridgeError → the HTTP answer a client can act on. */
+export function bridgeHttpError(err: unknown): unknown {
+  if (!(err instanceof BridgeError)) return err;
+  switch (err.code) {
+    case 'already_active':
+    case 'no_call':
+      return new HttpError(409, err.code, err.message);
+    case 'not_configured':
+      return new HttpError(503, err.code, err.message);
+    case 'join_failed':
+    case 'model_failed':
+      return new HttpError(502, err.code, err.message);
+  }
+}
+
+async function readFrameBody(request: FastifyRequest): Promise<Buffer> {
+  if (request.isMultipart()) {
+    const file = await request.file({ limits: { fileSize: IMAGE_BODY_LIMIT, files: 1 } });
+    if (!file) throw new HttpError(400, 'missing_image', 'multipart body has no file part');
+    const bytes = await file.toBuffer();
+    if (file.file.truncated) throw new HttpError(413, 'payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`);
+    return bytes;
+  }
+  if (!Buffer.isBuffer(request.body)) {
+    throw new HttpError(415, 'unsupported_media_type', 'send the image as the raw body (Content-Type: image/png, image/jpeg or image/webp) or as multipart/form-data');
+  }
+  return request.body;
+}
+
+export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) => {
+  const { bridge } = deps;
+
+  app.post('/join', async (request) => {
+    const body = JoinBody.safeParse(request.body ?? {});
+    if (!body.success) throw new HttpError(400, 'invalid_request', z.prettifyError(body.error));
+    const target = body.data.guild_id && body.data.channel_id ? { guildId: body.data.guild_id, channelId: body.data.channel_id } : undefined;
+    try {
+      return await bridge.start(target);
+    } catch (err) {
+      throw bridgeHttpError(err);
+    }
+  });
+
+  const stop = async () => bridge.stop('requested by sidecar');
+  app.get('/stop', stop);
+  app.get('/leave', stop);
+
+  app.get('/say', async (request) => {
+    const query = SayQuery.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'invalid_request', 'give text once, as a string');
+    const text = (query.data.text ?? '').trim();
+    if (!text) throw new HttpError(400, 'empty_text', 'query parameter text is required');
+    if (text.length > SAY_MAX_CHARS) throw new HttpError(413, 'text_too_long', `text is longer than ${SAY_MAX_CHARS} characters`);
+    try {
+      bridge.say(text, 'sidecar');
+    } catch (err) {
+      throw bridgeHttpError(err);
+    }
+    return { status: 'queued', chars: text.length };
+  });
+
+  app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: IMAGE_BODY_LIMIT, files: 1, fields: 4 } });
+    scope.post('/frame', async (request) => {
+      const bytes = await readFrameBody(request);
+      if (bytes.length === 0) throw new HttpError(400, 'empty_body', 'no image bytes in the request');
+      // The type is decided by the bytes; a Content-Type header is only a claim.
+      const kind = sniffImageKind(bytes);
+      if (!kind) throw new HttpError(415, 'unsupported_image', 'the body is not a JPEG, PNG or WebP image');
+      if (bridge.status().state !== 'connected') throw new HttpError(409, 'no_call', 'no live call to send the frame to');
+      try {
+        return { ...(await bridge.sendFrame(bytes)), input_type: kind };
+      } catch (err) {
+        throw bridgeHttpError(err);
+      }
+    });
+  });
+
+  app.get('/notes', async (request) => {
+    const query = NotesQuery.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'invalid_limit', 'give limit once, as an integer');
+    const raw = query.data.limit;
+    let limit = NOTES_DEFAULT_LIMIT;
+    if (raw !== undefined) {
+      limit = Number(raw);
+      if (!/^\d+$/.test(raw) || limit < 1 || limit > NOTES_MAX_LIMIT) {
+        throw new HttpError(400, 'invalid_limit', `limit must be an integer from 1 to ${NOTES_MAX_LIMIT}`);
+      }
+    }
+    return { notes: deps.notes.recent(limit) };
+  });
+};

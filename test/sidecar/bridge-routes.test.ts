@@ -1,0 +1,154 @@
+// Route-level input validation for the call routes. The bridge behind them is a small in-memory
+// BridgeControl so each error path can be reached deterministically; the end-to-end test drives
+// the real bridge on the fakes.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeError, type BridgeControl, type BridgeStatus } from '../../main/core/bridge/types.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+import { NotesLog } from '../../main/core/notes/notes-log.ts';
+import type { FrameSendResult, VoiceTarget } from '../../main/core/ports.ts';
+import { registerBridgeRoutes } from '../../main/core/sidecar/routes/bridge.ts';
+import { createSidecar, type Sidecar } from '../../main/core/sidecar/server.ts';
+import { errorCode, rawRequest } from '../helpers/http.ts';
+
+class ScriptedBridge implements BridgeControl {
+  state: BridgeStatus['state'] = 'idle';
+  said: string[] = [];
+  frames: Buffer[] = [];
+  status(): BridgeStatus {
+    return { state: this.state, since: 0, connections: { discord: 'disconnected', model: 'disconnected' }, opus: null, levels: { input: { rms: 0, peak: 0 }, output: { rms: 0, peak: 0 } }, speaking: [] };
+  }
+  async start(_target?: VoiceTarget): Promise<BridgeStatus> {
+    if (this.state === 'connected') throw new BridgeError('already_active', 'a call is already connected');
+    this.state = 'connected';
+    return this.status();
+  }
+  async stop() {
+    const stopped = this.state === 'connected';
+    this.state = stopped ? 'stopped' : this.state;
+    return { stopped, status: this.status() };
+  }
+  say(text: string): void {
+    if (this.state !== 'connected') throw new BridgeError('no_call', 'no live call');
+    this.said.push(text);
+  }
+  async sendFrame(image: Buffer): Promise<FrameSendResult> {
+    this.frames.push(image);
+    return { status: 'sent', width: 10, height: 10, bytes: image.length };
+  }
+  metrics() {
+    return {};
+  }
+}
+
+let sidecar: Sidecar;
+let port: number;
+const bridge = new ScriptedBridge();
+const notes = new NotesLog({ dir: mkdtempSync(path.join(tmpdir(), 'lvb-notes-')) });
+const TOKEN = 'test-token-'.padEnd(40, 'x');
+const auth = { authorization: `Bearer ${TOKEN}` };
+let png: Buffer;
+
+beforeAll(async () => {
+  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerBridgeRoutes(app, { bridge, notes })] });
+  await sidecar.listen();
+  port = Number(new URL(sidecar.url).port);
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
+});
+afterAll(async () => sidecar.close());
+
+const get = (p: string) => rawRequest({ port, path: p, headers: auth });
+
+describe('call routes: bad input gets a clear 4xx JSON error', () => {
+  it('/say without a call → 409 no_call; empty → 400; too long → 413; repeated param → 400', async () => {
+    bridge.state = 'idle';
+    expect(errorCode(await get('/say?text=hello'))).toBe('no_call');
+    expect((await get('/say?text=hello')).status).toBe(409);
+    const empty = await get('/say?text=%20%20');
+    expect([empty.status, errorCode(empty)]).toEqual([400, 'empty_text']);
+    const missing = await get('/say');
+    expect([missing.status, errorCode(missing)]).toEqual([400, 'empty_text']);
+    const long = await get(`/say?text=${'a'.repeat(2001)}`);
+    expect([long.status, errorCode(long)]).toEqual([413, 'text_too_long']);
+    const twice = await get('/say?text=a&text=b');
+    expect(twice.status).toBe(400);
+  });
+
+  it('/say during a call queues the text', async () => {
+    bridge.state = 'connected';
+    const res = await get('/say?text=Stand-up%20in%20five');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'queued', chars: 16 });
+    expect(bridge.said.at(-1)).toBe('Stand-up in five');
+  });
+
+  it('/join twice → 409 already_active; malformed body → 400', async () => {
+    bridge.state = 'idle';
+    const first = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    expect(first.status).toBe(200);
+    const second = await rawRequest({ port, method: 'POST', path: '/join', headers: auth });
+    expect([second.status, errorCode(second)]).toEqual([409, 'already_active']);
+    const half = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: '{"guild_id":"123456789012345678"}' });
+    expect([half.status, errorCode(half)]).toEqual([400, 'invalid_request']);
+    const notId = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: '{"guild_id":"x","channel_id":"y"}' });
+    expect(notId.status).toBe(400);
+  });
+
+  it('/stop and /leave are idempotent', async () => {
+    bridge.state = 'connected';
+    expect((await get('/stop')).json).toMatchObject({ stopped: true });
+    expect((await get('/leave')).json).toMatchObject({ stopped: false, status: { state: 'stopped' } });
+  });
+
+  it('/frame checks the bytes, not the header: text labelled image/png → 415; empty → 400; no call → 409', async () => {
+    bridge.state = 'connected';
+    const fake = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: 'definitely not a png' });
+    expect([fake.status, errorCode(fake)]).toEqual([415, 'unsupported_image']);
+    const empty = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: Buffer.alloc(0) });
+    expect(empty.status).toBe(400);
+    const json = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    expect([json.status, errorCode(json)]).toEqual([415, 'unsupported_media_type']);
+    bridge.state = 'idle';
+    const idle = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: png });
+    expect([idle.status, errorCode(idle)]).toEqual([409, 'no_call']);
+  });
+
+  it('/frame over 8 MiB → 413', async () => {
+    bridge.state = 'connected';
+    const big = Buffer.concat([png, Buffer.alloc(8 * 1024 * 1024)]);
+    const res = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: big });
+    expect([res.status, errorCode(res)]).toEqual([413, 'payload_too_large']);
+  });
+
+  it('/frame accepts a raw PNG and a multipart upload', async () => {
+    bridge.state = 'connected';
+    const raw = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: png });
+    expect(raw.status).toBe(200);
+    expect(raw.json).toMatchObject({ status: 'sent', input_type: 'png' });
+    const boundary = 'lvbboundary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="frame"; filename="s.png"\r\nContent-Type: image/png\r\n\r\n`),
+      png,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const multi = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    expect(multi.status).toBe(200);
+    expect(bridge.frames.at(-1)!.equals(png)).toBe(true);
+  });
+
+  it('/notes: default 50, newest last, bounds checked', async () => {
+    for (let i = 0; i < 60; i++) notes.append({ kind: 'note', text: `note ${i}` });
+    const res = await get('/notes');
+    const list = (res.json as { notes: { text: string }[] }).notes;
+    expect(list).toHaveLength(50);
+    expect(list.at(-1)!.text).toBe('note 59');
+    expect((await get('/notes?limit=2')).json).toMatchObject({ notes: [{ text: 'note 58' }, { text: 'note 59' }] });
+    for (const bad of ['0', '501', 'ten', '1.5', '-1']) {
+      const r = await get(`/notes?limit=${bad}`);
+      expect([r.status, errorCode(r)]).toEqual([400, 'invalid_limit']);
+    }
+  });
+});
