@@ -115,6 +115,14 @@ export function retryAfterMs(header: string | null, body: unknown, nowMs: number
   return null;
 }
 
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
 type Attempt = { kind: 'ok'; status: number } | { kind: 'retry'; detail: string; waitMs?: number } | { kind: 'fail'; detail: string };
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
@@ -150,13 +158,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const detail = name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : `network error${typeof code === 'string' ? ` (${code})` : ''}`;
       return { kind: 'retry', detail };
     }
-    let parsed: unknown = null;
     const text = await response.text().catch(() => '');
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
+    const parsed = parseJsonOrNull(text);
     if (response.ok) return { kind: 'ok', status: response.status };
     if (response.status === 429) {
       const wait = retryAfterMs(response.headers.get('retry-after'), parsed, clock.now());

@@ -1,0 +1,256 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NotifyRequest, NotifyResult, SidecarEvent } from '../../../main/core/api-types.ts';
+import { EventHub } from '../../../main/core/event-hub.ts';
+import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
+import { createScheduler, type SchedulerOptions } from '../../../main/core/notify/scheduler.ts';
+
+const logger = pino({ level: 'silent' });
+const T0 = 1_800_000_000_000;
+
+let home: string;
+let file: string;
+let t: number;
+let delivered: NotifyRequest[];
+let nextResults: NotifyResult['status'][];
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(tmpdir(), 'lvb-sched-'));
+  file = scheduleFilePath(home);
+  t = T0;
+  delivered = [];
+  nextResults = [];
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const clock = { now: () => t };
+const notifier = {
+  async deliver(req: NotifyRequest): Promise<NotifyResult> {
+    delivered.push(req);
+    const status = nextResults.shift() ?? 'ok';
+    const results: NotifyResult['results'] =
+      status === 'ok'
+        ? { voice: { status: 'unavailable', queued: false, detail: 'no live call' }, dm: { status: 'ok', message_id: '1' } }
+        : status === 'partial'
+          ? { voice: { status: 'unavailable', queued: false, detail: 'no live call' }, dm: { status: 'ok', message_id: '1' }, channel: { status: 'ok' }, webhook: { status: 'ok' } }
+          : { dm: { status: 'error', detail: 'Discord 503' }, webhook: { status: 'unavailable', detail: 'no webhook URL configured' } };
+    return { status, channel: status === 'error' ? null : 'dm', results, notified_at: t / 1000 };
+  },
+};
+
+function make(over: Partial<SchedulerOptions> = {}) {
+  return createScheduler({ file, notifier, clock, logger, ...over });
+}
+
+async function fileRecords(): Promise<Record<string, unknown>[]> {
+  const text = await readFile(file, 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  return text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('schedule, list, cancel', () => {
+  it('persists one JSON line per entry under voice-users and lists it', async () => {
+    const s = make();
+    const entry = await s.schedule({ text: 'Drink water', delay_seconds: 90, mode: 'dm', title: 'Reminder' });
+    expect(entry.id).toMatch(/^n-[0-9a-f]{12}$/);
+    expect(entry.fire_at_epoch).toBe(T0 / 1000 + 90);
+    expect(file).toBe(path.join(home, 'voice-users', 'notifications-schedule.jsonl'));
+    const [record] = await fileRecords();
+    expect(record).toEqual({
+      id: entry.id,
+      text: 'Drink water',
+      mode: 'dm',
+      title: 'Reminder',
+      delay_seconds: 90,
+      fire_at_epoch: T0 / 1000 + 90,
+      created_at: T0 / 1000,
+      state: 'scheduled',
+      attempts: 0,
+      updated_at: T0 / 1000,
+    });
+    expect(await s.list()).toEqual([entry]);
+  });
+
+  it('fires when due (not before), then keeps the entry as delivered', async () => {
+    const hub = new EventHub();
+    const events: SidecarEvent[] = [];
+    hub.subscribe((e) => events.push(e));
+    const s = make({ hub });
+    const entry = await s.schedule({ text: 'Stretch', delay_seconds: 10 });
+    t += 9_000;
+    expect(await s.tick()).toBe(0);
+    expect(delivered).toEqual([]);
+    t += 1_000;
+    expect(await s.tick()).toBe(1);
+    expect(delivered).toEqual([{ text: 'Stretch', mode: 'auto', title: undefined, source: 'scheduler' }]);
+    const [record] = await fileRecords();
+    expect(record).toMatchObject({ id: entry.id, state: 'delivered', attempts: 1, delivered_at: T0 / 1000 + 10 });
+    expect(record).not.toHaveProperty('claim');
+    expect(await s.tick()).toBe(0); // never twice
+    const states = events.map((e) => (e.type === 'schedule' ? e.data.entries[0]?.state : null));
+    expect(states).toEqual(['scheduled', 'delivering', 'delivered']);
+  });
+
+  it('cancel marks the entry cancelled so it never fires; unknown or finished ids are refused', async () => {
+    const s = make();
+    const entry = await s.schedule({ text: 'Call mum', delay_seconds: 5 });
+    const cancelled = await s.cancel(entry.id);
+    expect(cancelled.state).toBe('cancelled');
+    t += 60_000;
+    expect(await s.tick()).toBe(0);
+    expect(delivered).toEqual([]);
+    await expect(s.cancel(entry.id)).rejects.toMatchObject({ code: 'conflict', message: `notification ${entry.id} is already cancelled` });
+    await expect(s.cancel('n-000000000000')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('rejects bad input with clear codes', async () => {
+    const s = make();
+    const cases: [unknown, string][] = [
+      [{ delay_seconds: 5 }, 'empty_text'],
+      [{ text: '  ', delay_seconds: 5 }, 'empty_text'],
+      [{ text: 'x', delay_seconds: -1 }, 'bad_delay'],
+      [{ text: 'x', delay_seconds: Number.NaN }, 'bad_delay'],
+      [{ text: 'x', delay_seconds: Number.POSITIVE_INFINITY }, 'bad_delay'],
+      [{ text: 'x', delay_seconds: 31 * 24 * 3600 }, 'bad_delay'],
+      [{ text: 'x', delay_seconds: '5' }, 'bad_delay'],
+      [{ text: 'x' }, 'bad_delay'],
+      [{ text: 'x', delay_seconds: 5, mode: 'pigeon' }, 'unknown_mode'],
+      [null, 'invalid_request'],
+    ];
+    for (const [input, code] of cases) await expect(s.schedule(input), JSON.stringify(input)).rejects.toMatchObject({ code });
+    expect(await s.list()).toEqual([]);
+  });
+});
+
+describe('restarts, retries and damage', () => {
+  it('a new scheduler on the same file fires entries overdue after downtime, oldest first', async () => {
+    const a = make();
+    const late = await a.schedule({ text: 'second', delay_seconds: 20 });
+    const early = await a.schedule({ text: 'first', delay_seconds: 10 });
+    await a.stop();
+    t += 3_600_000; // the app was down for an hour
+    const b = make();
+    expect(await b.tick()).toBe(2);
+    expect(delivered.map((d) => d.text)).toEqual(['first', 'second']);
+    const states = Object.fromEntries((await b.list()).map((e) => [e.id, e.state]));
+    expect(states).toEqual({ [early.id]: 'delivered', [late.id]: 'delivered' });
+  });
+
+  it('retries a failed delivery with backoff, then marks it failed with the reason', async () => {
+    const s = make({ maxAttempts: 3, retryBaseSeconds: 30 });
+    const entry = await s.schedule({ text: 'Meeting', delay_seconds: 0 });
+    nextResults = ['error', 'error', 'error'];
+    expect(await s.tick()).toBe(1);
+    let [view] = await s.list();
+    expect(view).toMatchObject({ state: 'scheduled', attempts: 1, next_attempt_at: T0 / 1000 + 30, last_error: 'dm: error (Discord 503); webhook: unavailable (no webhook URL configured)' });
+    t += 29_000;
+    expect(await s.tick()).toBe(0);
+    t += 1_000;
+    expect(await s.tick()).toBe(1);
+    [view] = await s.list();
+    expect(view).toMatchObject({ state: 'scheduled', attempts: 2, next_attempt_at: T0 / 1000 + 30 + 60 });
+    t += 60_000;
+    expect(await s.tick()).toBe(1);
+    [view] = await s.list();
+    expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 3, last_error: 'dm: error (Discord 503); webhook: unavailable (no webhook URL configured) (after 3 attempts)' });
+    expect(view!.next_attempt_at).toBeUndefined();
+    t += 3_600_000;
+    expect(await s.tick()).toBe(0);
+    expect(delivered).toHaveLength(3);
+  });
+
+  it('a retry that then succeeds is delivered once', async () => {
+    const s = make();
+    await s.schedule({ text: 'x', delay_seconds: 0 });
+    nextResults = ['error', 'ok'];
+    await s.tick();
+    t += 30_000;
+    await s.tick();
+    const [view] = await s.list();
+    expect(view).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(view!.last_error).toBeUndefined();
+  });
+
+  it('partial delivery (all mode) counts as delivered and records what failed', async () => {
+    const s = make();
+    await s.schedule({ text: 'x', delay_seconds: 0, mode: 'all' });
+    nextResults = ['partial'];
+    await s.tick();
+    const [view] = await s.list();
+    expect(view).toMatchObject({ state: 'delivered', last_error: 'partial: voice: unavailable (no live call)' });
+  });
+
+  it('ignores and repairs a torn last line; sets aside a corrupt middle line', async () => {
+    const s0 = make();
+    const a = await s0.schedule({ text: 'kept A', delay_seconds: 100 });
+    const b = await s0.schedule({ text: 'kept B', delay_seconds: 100 });
+    const [lineA, lineB] = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    const torn = lineB!.slice(0, 25);
+    await writeFile(file, `${lineA}\n{not json at all\n${lineB}\n${torn}`);
+    const s = make();
+    expect((await s.list()).map((e) => e.id)).toEqual([a.id, b.id]);
+    await s.start();
+    await s.stop();
+    const records = await fileRecords();
+    expect(records.map((r) => r.id)).toEqual([a.id, b.id]);
+    expect(await readFile(`${file}.rejected`, 'utf8')).toBe('{not json at all\n');
+  });
+
+  it('an entry claimed by a process that died is marked failed (interrupted), never re-sent', async () => {
+    const s0 = make();
+    const entry = await s0.schedule({ text: 'maybe sent', delay_seconds: 0 });
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const record = JSON.parse((await readFile(file, 'utf8')).trim()) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify({ ...record, state: 'delivering', attempts: 1, claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 } }) + '\n');
+    const s = make();
+    expect(await s.tick()).toBe(0);
+    expect(delivered).toEqual([]);
+    const [view] = await s.list();
+    expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 1 });
+    expect(view!.last_error).toMatch(/^interrupted during delivery attempt 1/);
+  });
+
+  it('a live claim by another process is left alone until its lease expires', async () => {
+    const s0 = make();
+    await s0.schedule({ text: 'in flight elsewhere', delay_seconds: 0 });
+    const record = JSON.parse((await readFile(file, 'utf8')).trim()) as Record<string, unknown>;
+    // process.ppid is alive for the whole test.
+    await writeFile(file, JSON.stringify({ ...record, state: 'delivering', attempts: 1, claim: { owner: `${process.ppid}:beef`, pid: process.ppid, lease_until: T0 / 1000 + 600 } }) + '\n');
+    const s = make();
+    await s.tick();
+    expect((await s.list())[0]!.state).toBe('delivering');
+    t += 601_000;
+    await s.tick();
+    expect((await s.list())[0]!.state).toBe('failed');
+    expect(delivered).toEqual([]);
+  });
+
+  it('prunes finished entries after the retention period', async () => {
+    const s = make({ retentionSeconds: 3600 });
+    const done = await s.schedule({ text: 'old', delay_seconds: 0 });
+    await s.tick();
+    t += 3_601_000;
+    const fresh = await s.schedule({ text: 'new', delay_seconds: 100 });
+    expect((await s.list()).map((e) => e.id)).toEqual([fresh.id]);
+    expect(done.id).not.toBe(fresh.id);
+  });
+
+  it('start() polls on its own and fires a due entry; stop() ends polling', async () => {
+    const s = make({ pollMs: 20 });
+    await s.schedule({ text: 'polled', delay_seconds: 1 });
+    await s.start();
+    t += 1_000;
+    for (let i = 0; i < 200 && delivered.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await s.stop();
+    expect(delivered.map((d) => d.text)).toEqual(['polled']);
+    await s.schedule({ text: 'after stop', delay_seconds: 0 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(delivered).toHaveLength(1);
+  });
+});
