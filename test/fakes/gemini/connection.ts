@@ -1,0 +1,369 @@
+// One client connection as the fake Gemini Live service sees it: everything the client sends is
+// recorded (decoded), and the test or demo scripts what the "model" sends back, in the message
+// shapes of the public BidiGenerateContent protocol (protocols.md §1.4-1.5).
+import { EventEmitter } from 'node:events';
+import type { WebSocket } from 'ws';
+import { base64ToPcm, concatPcm, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface RecordedAudio {
+  pcm: Int16Array;
+  /** From the chunk's MIME type (`audio/pcm;rate=16000` → 16000). */
+  rate: number | null;
+  mimeType: string;
+}
+
+export interface RecordedFrame {
+  data: Buffer;
+  mimeType: string;
+}
+
+export interface FunctionResponseRecord {
+  id?: string;
+  name?: string;
+  response?: JsonObject;
+}
+
+export interface ReplyScript {
+  /** 24 kHz PCM to speak; default a 440 Hz tone of `toneMs`. */
+  pcm?: Int16Array;
+  toneMs?: number;
+  /** Output transcription, spread over the audio chunks word by word. */
+  transcript?: string;
+  /** Sent first, as the transcription of what the user said. */
+  inputTranscript?: string;
+  /** Audio per message (the real service sends tens of ms per chunk). */
+  chunkMs?: number;
+  /** Wall time between chunks; less than chunkMs means faster than real time (the service does this). */
+  paceMs?: number;
+  delayMs?: number;
+  /** End with generationComplete + turnComplete (default true). */
+  complete?: boolean;
+}
+
+export type ReplyOutcome = 'complete' | 'interrupted' | 'closed';
+
+export interface FakeConnectionHooks {
+  framing: 'binary' | 'text';
+  /** The fake service's session store: called to mint handles and log history. */
+  issueHandle(connection: FakeGeminiConnection): string;
+  recordHistory(connection: FakeGeminiConnection, role: 'user' | 'model', text: string): void;
+  defaults: { chunkMs: number; paceMs: number };
+  /** RMS above which incoming audio during a reply counts as barge-in (null: never). */
+  bargeInRms: number | null;
+}
+
+export interface FakeConnectionEvents {
+  message: [message: JsonObject];
+  close: [code: number, reason: string];
+}
+
+export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
+  readonly index: number;
+  readonly path: string;
+  readonly apiVersion: string;
+  readonly key: string | null;
+  /** Request headers of the upgrade (user-agent, x-goog-api-client …). */
+  readonly headers: Record<string, string | string[] | undefined>;
+  setup: JsonObject | null = null;
+  model: string | null = null;
+  /** Conversation id in the fake's session store; the same across resumed connections. */
+  sessionId: string | null = null;
+  resumedWithHandle: string | null = null;
+  readonly received: JsonObject[] = [];
+  readonly audio: RecordedAudio[] = [];
+  readonly frames: RecordedFrame[] = [];
+  readonly texts: string[] = [];
+  readonly clientContents: JsonObject[] = [];
+  readonly toolResponses: FunctionResponseRecord[] = [];
+  readonly contextUpdates: JsonObject[] = [];
+  audioStreamEnds = 0;
+  /** Everything this connection sent to the client, in order. */
+  readonly sent: JsonObject[] = [];
+  readonly issuedHandles: string[] = [];
+  closeCode: number | null = null;
+  closeReason = '';
+  closedBy: 'server' | 'client' | null = null;
+  /** Audio samples received since the last model turn started (what an auto-reply answers). */
+  samplesSinceTurn = 0;
+  #replyActive: { stop: (outcome: ReplyOutcome) => void } | null = null;
+  #toolWaiters = new Map<string, (response: FunctionResponseRecord) => void>();
+  #timers = new Set<ReturnType<typeof setTimeout>>();
+  readonly #socket: WebSocket;
+  readonly #hooks: FakeConnectionHooks;
+
+  constructor(
+    socket: WebSocket,
+    init: { index: number; path: string; apiVersion: string; key: string | null; headers: Record<string, string | string[] | undefined> },
+    hooks: FakeConnectionHooks,
+  ) {
+    super();
+    this.#socket = socket;
+    this.#hooks = hooks;
+    this.index = init.index;
+    this.path = init.path;
+    this.apiVersion = init.apiVersion;
+    this.key = init.key;
+    this.headers = init.headers;
+    socket.on('close', (code, reason) => {
+      if (this.closeCode === null) {
+        this.closeCode = code;
+        this.closeReason = reason.toString();
+        this.closedBy ??= 'client';
+      }
+      for (const timer of this.#timers) clearTimeout(timer);
+      this.#timers.clear();
+      this.#replyActive?.stop('closed');
+      this.emit('close', code, this.closeReason);
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.#socket.readyState === this.#socket.OPEN;
+  }
+
+  get replying(): boolean {
+    return this.#replyActive !== null;
+  }
+
+  /** All input audio of this connection, concatenated. */
+  inputPcm(): Int16Array {
+    return concatPcm(this.audio.map((a) => a.pcm));
+  }
+
+  get inputSamples(): number {
+    return this.audio.reduce((n, a) => n + a.pcm.length, 0);
+  }
+
+  // --- what the client sent (called by the server) -----------------------------------------
+
+  /** Records one post-setup client message and reacts like the service would. */
+  handleClientMessage(message: JsonObject): void {
+    this.received.push(message);
+    const realtime = message.realtimeInput as JsonObject | undefined;
+    if (realtime) this.#onRealtimeInput(realtime);
+    const content = message.clientContent as JsonObject | undefined;
+    if (content) {
+      this.clientContents.push(content);
+      // Gemini 3.8: `turnComplete: true` unconditionally interrupts an active generation.
+      if (content.turnComplete === true && this.#replyActive) this.interrupt();
+      for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
+        for (const part of (turn.parts as JsonObject[] | undefined) ?? []) {
+          if (typeof part.text === 'string') this.#hooks.recordHistory(this, 'user', part.text);
+        }
+      }
+    }
+    const toolResponse = message.toolResponse as JsonObject | undefined;
+    if (toolResponse) {
+      for (const response of (toolResponse.functionResponses as FunctionResponseRecord[] | undefined) ?? []) {
+        this.toolResponses.push(response);
+        if (response.id) {
+          const waiter = this.#toolWaiters.get(response.id);
+          this.#toolWaiters.delete(response.id);
+          waiter?.(response);
+        }
+      }
+    }
+    if (message.contextUpdate) this.contextUpdates.push(message.contextUpdate as JsonObject);
+    this.emit('message', message);
+  }
+
+  #onRealtimeInput(realtime: JsonObject): void {
+    const audio = realtime.audio as { data?: string; mimeType?: string } | undefined;
+    if (audio?.data) {
+      const pcm = base64ToPcm(audio.data);
+      this.audio.push({ pcm, rate: rateOf(audio.mimeType), mimeType: audio.mimeType ?? '' });
+      this.samplesSinceTurn += pcm.length;
+      // Automatic VAD with START_OF_ACTIVITY_INTERRUPTS: loud input cuts the model off.
+      if (this.#replyActive && this.#hooks.bargeInRms !== null && rms(pcm) > this.#hooks.bargeInRms) this.interrupt();
+    }
+    for (const chunk of (realtime.mediaChunks as { data?: string; mimeType?: string }[] | undefined) ?? []) {
+      if (chunk.mimeType?.startsWith('image/') && chunk.data) this.frames.push({ data: Buffer.from(chunk.data, 'base64'), mimeType: chunk.mimeType });
+      else if (chunk.data) this.audio.push({ pcm: base64ToPcm(chunk.data), rate: rateOf(chunk.mimeType), mimeType: chunk.mimeType ?? '' });
+    }
+    const video = realtime.video as { data?: string; mimeType?: string } | undefined;
+    if (video?.data) this.frames.push({ data: Buffer.from(video.data, 'base64'), mimeType: video.mimeType ?? '' });
+    if (typeof realtime.text === 'string') {
+      this.texts.push(realtime.text);
+      this.#hooks.recordHistory(this, 'user', realtime.text);
+    }
+    if (realtime.audioStreamEnd === true) this.audioStreamEnds++;
+  }
+
+  // --- what the "model" sends --------------------------------------------------------------
+
+  send(message: JsonObject): void {
+    if (!this.isOpen) return;
+    this.sent.push(message);
+    const json = JSON.stringify(message);
+    this.#socket.send(this.#hooks.framing === 'binary' ? Buffer.from(json) : json);
+  }
+
+  /**
+   * Speak: input transcription (optional), then audio chunks with the output transcription spread
+   * over them, then generationComplete + turnComplete and a fresh resumption handle. Resolves with
+   * how the turn ended (barge-in, clientContent and close all stop it).
+   */
+  reply(script: ReplyScript = {}): Promise<ReplyOutcome> {
+    this.#replyActive?.stop('interrupted');
+    const chunkMs = script.chunkMs ?? this.#hooks.defaults.chunkMs;
+    const paceMs = script.paceMs ?? this.#hooks.defaults.paceMs;
+    const pcm = script.pcm ?? tone(script.toneMs ?? 400);
+    const samplesPerChunk = Math.max(1, Math.round((MODEL_OUTPUT_RATE * chunkMs) / 1000));
+    const chunkCount = Math.max(1, Math.ceil(pcm.length / samplesPerChunk));
+    const words = script.transcript ? script.transcript.split(/(?<=\s)/) : [];
+    this.samplesSinceTurn = 0;
+    return new Promise<ReplyOutcome>((resolve) => {
+      let index = 0;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const active = {
+        stop: (outcome: ReplyOutcome) => {
+          if (timer) this.#clear(timer);
+          if (this.#replyActive === active) this.#replyActive = null;
+          resolve(outcome);
+        },
+      };
+      this.#replyActive = active;
+      const step = (): void => {
+        timer = null;
+        if (this.#replyActive !== active) return;
+        if (index === 0) {
+          if (script.inputTranscript) this.send({ serverContent: { inputTranscription: { text: script.inputTranscript, finished: true } } });
+          // Mid-generation the session is not resumable (protocols.md §1.5).
+          if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
+          if (script.transcript) this.#hooks.recordHistory(this, 'model', script.transcript);
+        }
+        if (index < chunkCount) {
+          const chunk = pcm.subarray(index * samplesPerChunk, Math.min(pcm.length, (index + 1) * samplesPerChunk));
+          this.send({ serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: `audio/pcm;rate=${MODEL_OUTPUT_RATE}`, data: pcmToBase64(chunk) } }] } } });
+          const from = Math.floor((index * words.length) / chunkCount);
+          const to = Math.floor(((index + 1) * words.length) / chunkCount);
+          if (to > from) this.send({ serverContent: { outputTranscription: { text: words.slice(from, to).join('') } } });
+          index++;
+          timer = this.#later(step, paceMs);
+          return;
+        }
+        if (script.complete !== false) {
+          this.send({ serverContent: { generationComplete: true } });
+          this.send({ serverContent: { turnComplete: true } });
+          this.send({ usageMetadata: { promptTokenCount: 10, responseTokenCount: chunkCount, totalTokenCount: 10 + chunkCount } });
+          if (this.#resumable) this.resumptionUpdate();
+        }
+        active.stop('complete');
+      };
+      timer = this.#later(step, script.delayMs ?? 0);
+    });
+  }
+
+  /** The model stops (barge-in): `interrupted`, then `turnComplete` (no generationComplete). */
+  interrupt(): void {
+    const active = this.#replyActive;
+    this.#replyActive = null;
+    active?.stop('interrupted');
+    this.send({ serverContent: { interrupted: true } });
+    this.send({ serverContent: { turnComplete: true } });
+    if (this.#resumable) this.resumptionUpdate();
+  }
+
+  turnComplete(): void {
+    this.send({ serverContent: { turnComplete: true } });
+  }
+
+  /** Sends a toolCall and resolves with the client's matching functionResponses (by id). */
+  async toolCall(calls: { id?: string; name: string; args?: JsonObject }[], timeoutMs = 10_000): Promise<FunctionResponseRecord[]> {
+    const withIds = calls.map((call, i) => ({ id: call.id ?? `call-${this.index}-${Date.now().toString(36)}-${i}`, name: call.name, args: call.args ?? {} }));
+    const waits = withIds.map(
+      (call) =>
+        new Promise<FunctionResponseRecord>((resolve, reject) => {
+          const timer = this.#later(() => reject(new Error(`no toolResponse for ${call.id} within ${timeoutMs} ms`)), timeoutMs);
+          this.#toolWaiters.set(call.id, (response) => {
+            this.#clear(timer);
+            resolve(response);
+          });
+        }),
+    );
+    if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
+    this.send({ toolCall: { functionCalls: withIds } });
+    return Promise.all(waits);
+  }
+
+  cancelToolCalls(ids: string[]): void {
+    for (const id of ids) this.#toolWaiters.delete(id);
+    this.send({ toolCallCancellation: { ids } });
+  }
+
+  /** Issues (and returns) a new resumable handle for this conversation. */
+  resumptionUpdate(): string {
+    const handle = this.#hooks.issueHandle(this);
+    this.issuedHandles.push(handle);
+    this.send({ sessionResumptionUpdate: { newHandle: handle, resumable: true } });
+    return handle;
+  }
+
+  /** `goAway { timeLeft }`, then (by default) a close when the time is up, as the service does. */
+  goAway(timeLeftMs: number, options: { closeAfter?: boolean; code?: number; reason?: string } = {}): void {
+    this.send({ goAway: { timeLeft: `${(timeLeftMs / 1000).toFixed(3).replace(/\.?0+$/, '')}s` } });
+    if (options.closeAfter !== false) this.#later(() => this.close(options.code ?? 1000, options.reason ?? 'Connection lifetime reached.'), timeLeftMs);
+  }
+
+  /** Close with a code and reason (1007/1008/1011 like the service, 1000 after goAway). */
+  close(code = 1011, reason = 'Internal error occurred.'): void {
+    if (this.closeCode === null && this.isOpen) {
+      this.closeCode = code;
+      this.closeReason = reason;
+      this.closedBy = 'server';
+    }
+    this.#socket.close(code, reason);
+  }
+
+  /** Drop the TCP connection without a close frame (client sees 1006). */
+  drop(): void {
+    if (this.closeCode === null) {
+      this.closeCode = 1006;
+      this.closedBy = 'server';
+    }
+    this.#socket.terminate();
+  }
+
+  /** Resolves when `predicate` holds, re-checked after every client message. */
+  waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!predicate()) return;
+        cleanup();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`fake gemini connection ${this.index}: timed out waiting for ${what}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.off('message', check);
+        this.off('close', check);
+      };
+      this.on('message', check);
+      this.on('close', check);
+    });
+  }
+
+  get #resumable(): boolean {
+    return Boolean(this.setup && 'sessionResumption' in this.setup);
+  }
+
+  #later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      fn();
+    }, ms);
+    this.#timers.add(timer);
+    return timer;
+  }
+
+  #clear(timer: ReturnType<typeof setTimeout>): void {
+    clearTimeout(timer);
+    this.#timers.delete(timer);
+  }
+}

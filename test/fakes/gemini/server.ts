@@ -1,0 +1,276 @@
+// A protocol-faithful fake of the Gemini Live service (BidiGenerateContent over a plain ws://
+// socket on 127.0.0.1). It follows the public protocol, not our client's habits:
+// - the path is `/ws/google.ai.generativelanguage.<v1|v1beta|v1alpha>.GenerativeService.
+//   BidiGenerateContent[Constrained]` with any number of leading slashes (the SDK sends `//ws/…`),
+//   the key in `?key=` (or `?access_token=`); anything else gets an HTTP 404 at upgrade;
+// - the first message must be `setup`; a bad key closes 1007, an unknown model 1008, an unknown
+//   resumption handle 1008; otherwise `{"setupComplete":{}}`;
+// - server messages are JSON in binary frames by default (what the service is reported to send;
+//   `framing: 'text'` switches to text frames);
+// - sessions that asked for `sessionResumption` get handles; a resumed connection continues the
+//   same conversation record (history, session id).
+// Usable from vitest and from plain Node scripts (demo, latency benchmark).
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject, type ReplyScript } from './connection.ts';
+
+export const KNOWN_LIVE_MODELS = [
+  'gemini-3.8-live',
+  'gemini-3.8-live-extended-thinking',
+  'gemini-3.1-flash-live-preview',
+  'gemini-2.5-flash-native-audio-preview-12-2025',
+] as const;
+
+const PATH_RE = /^\/+ws\/google\.ai\.generativelanguage\.(v1|v1beta|v1alpha)\.GenerativeService\.BidiGenerateContent(Constrained)?$/;
+
+export interface AutoReplyOptions extends Omit<ReplyScript, 'transcript' | 'inputTranscript'> {
+  /** What the model "says" to user audio (default: a short fixed sentence). */
+  transcript?: string;
+  /** Transcription of the user's audio (default: "(N ms of speech)"). */
+  inputTranscript?: string;
+  /** Answer injected text (clientContent turnComplete / realtime text) by saying it. Default true. */
+  speakInjectedText?: boolean;
+}
+
+export interface FakeGeminiOptions {
+  port?: number;
+  /** Only these keys are accepted; default: any non-empty key. */
+  validKeys?: readonly string[];
+  models?: readonly string[];
+  framing?: 'binary' | 'text';
+  /** When set, the fake answers user audio (on audioStreamEnd) and injected text by itself. */
+  autoReply?: AutoReplyOptions | false;
+  /** Audio per server message and the wall time between messages (default 40 ms / 20 ms). */
+  chunkMs?: number;
+  paceMs?: number;
+  /** RMS of incoming audio that interrupts a reply in progress; null disables barge-in. Default 2000. */
+  bargeInRms?: number | null;
+  /** Send `goAway` this long after setup, then close `goAwayTimeLeftMs` later. */
+  connectionLifetimeMs?: number;
+  goAwayTimeLeftMs?: number;
+  /** Delay before `setupComplete` (latency benchmark realism). */
+  setupDelayMs?: number;
+}
+
+export interface FakeSessionRecord {
+  id: string;
+  history: { role: 'user' | 'model'; text: string; connection: number }[];
+  connections: number[];
+}
+
+export interface FakeGeminiEvents {
+  connection: [connection: FakeGeminiConnection];
+  setup: [connection: FakeGeminiConnection];
+}
+
+export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
+  /** Base URL for `httpOptions.baseUrl` / GEMINI_LIVE_BASE_URL. */
+  readonly url: string;
+  readonly port: number;
+  /** Every upgrade request, accepted or not: the number a retry storm would inflate. */
+  upgradeAttempts = 0;
+  readonly connections: FakeGeminiConnection[] = [];
+  readonly sessions = new Map<string, FakeSessionRecord>();
+  readonly #handles = new Map<string, string>();
+  readonly #server: Server;
+  readonly #wss: WebSocketServer;
+  readonly #options: FakeGeminiOptions;
+  #nextSession = 1;
+  #nextHandle = 1;
+
+  constructor(server: Server, wss: WebSocketServer, options: FakeGeminiOptions) {
+    super();
+    this.#server = server;
+    this.#wss = wss;
+    this.#options = options;
+    this.port = (server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Connections that completed setup (i.e. the client got setupComplete). */
+  get established(): FakeGeminiConnection[] {
+    return this.connections.filter((c) => c.sessionId !== null);
+  }
+
+  /** Resolves with the n-th (0-based) connection that completed setup. */
+  connection(n: number, timeoutMs = 10_000): Promise<FakeGeminiConnection> {
+    const found = this.established[n];
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('setup', check);
+        reject(new Error(`fake gemini: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`));
+      }, timeoutMs);
+      const check = (): void => {
+        const c = this.established[n];
+        if (!c) return;
+        clearTimeout(timer);
+        this.off('setup', check);
+        resolve(c);
+      };
+      this.on('setup', check);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#wss.clients) client.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.upgradeAttempts++;
+    // Split by hand: `new URL('//ws/…', base)` would read `ws` as a host (protocol-relative URL).
+    const raw = req.url ?? '/';
+    const queryAt = raw.indexOf('?');
+    const pathname = queryAt < 0 ? raw : raw.slice(0, queryAt);
+    const query = new URLSearchParams(queryAt < 0 ? '' : raw.slice(queryAt + 1));
+    const match = PATH_RE.exec(pathname);
+    if (!match) {
+      socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const key = query.get('key') ?? query.get('access_token');
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, match[1]!, pathname, key));
+  }
+
+  #hooks(): FakeConnectionHooks {
+    return {
+      framing: this.#options.framing ?? 'binary',
+      defaults: { chunkMs: this.#options.chunkMs ?? 40, paceMs: this.#options.paceMs ?? 20 },
+      bargeInRms: this.#options.bargeInRms === undefined ? 2000 : this.#options.bargeInRms,
+      issueHandle: (connection) => {
+        const handle = `fake-handle-${connection.sessionId}-${this.#nextHandle++}`;
+        this.#handles.set(handle, connection.sessionId!);
+        return handle;
+      },
+      recordHistory: (connection, role, text) => {
+        const session = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
+        session?.history.push({ role, text, connection: connection.index });
+      },
+    };
+  }
+
+  #accept(ws: WebSocket, req: IncomingMessage, apiVersion: string, path: string, key: string | null): void {
+    const connection = new FakeGeminiConnection(
+      ws,
+      { index: this.connections.length, path, apiVersion, key, headers: { ...req.headers } },
+      this.#hooks(),
+    );
+    this.connections.push(connection);
+    this.emit('connection', connection);
+    ws.on('message', (data) => {
+      let message: JsonObject;
+      try {
+        message = JSON.parse(data.toString()) as JsonObject;
+      } catch {
+        connection.close(1007, 'Request contains an invalid argument.');
+        return;
+      }
+      if (!connection.setup) this.#onSetup(connection, message);
+      else {
+        connection.handleClientMessage(message);
+        this.#autoReply(connection, message);
+      }
+    });
+  }
+
+  #onSetup(connection: FakeGeminiConnection, message: JsonObject): void {
+    const setup = message.setup as JsonObject | undefined;
+    if (!setup || Object.keys(message).length !== 1) {
+      connection.close(1007, 'Request contains an invalid argument.');
+      return;
+    }
+    connection.setup = setup;
+    const valid = this.#options.validKeys;
+    if (!connection.key || (valid && !valid.includes(connection.key))) {
+      connection.close(1007, 'API key not valid. Please pass a valid API key.');
+      return;
+    }
+    const model = typeof setup.model === 'string' ? setup.model.replace(/^models\//, '') : '';
+    connection.model = model;
+    if (!(this.#options.models ?? KNOWN_LIVE_MODELS).includes(model)) {
+      connection.close(1008, `models/${model} is not found for API version ${connection.apiVersion}, or is not supported for bidiGenerateContent.`);
+      return;
+    }
+    const resumption = setup.sessionResumption as { handle?: string } | undefined;
+    let session: FakeSessionRecord | undefined;
+    if (resumption?.handle) {
+      const id = this.#handles.get(resumption.handle);
+      session = id ? this.sessions.get(id) : undefined;
+      if (!session) {
+        connection.close(1008, 'Invalid session resumption handle.');
+        return;
+      }
+      connection.resumedWithHandle = resumption.handle;
+    } else {
+      session = { id: `s${this.#nextSession++}`, history: [], connections: [] };
+      this.sessions.set(session.id, session);
+    }
+    session.connections.push(connection.index);
+    const finish = (): void => {
+      if (!connection.isOpen) return;
+      connection.sessionId = session.id;
+      connection.send({ setupComplete: {} });
+      this.emit('setup', connection);
+      if (resumption) connection.resumptionUpdate();
+      const lifetime = this.#options.connectionLifetimeMs;
+      if (lifetime !== undefined) {
+        const timer = setTimeout(() => connection.goAway(this.#options.goAwayTimeLeftMs ?? 2000), lifetime);
+        connection.once('close', () => clearTimeout(timer));
+      }
+    };
+    if (this.#options.setupDelayMs) setTimeout(finish, this.#options.setupDelayMs);
+    else finish();
+  }
+
+  #autoReply(connection: FakeGeminiConnection, message: JsonObject): void {
+    const auto = this.#options.autoReply;
+    if (!auto) return;
+    const realtime = message.realtimeInput as JsonObject | undefined;
+    const content = message.clientContent as JsonObject | undefined;
+    if (realtime?.audioStreamEnd === true && connection.samplesSinceTurn > 0 && !connection.replying) {
+      const ms = Math.round(connection.samplesSinceTurn / 16);
+      const inputTranscript = auto.inputTranscript ?? `(${ms} ms of speech)`;
+      this.#recordUser(connection, inputTranscript);
+      void connection.reply({ ...auto, inputTranscript, transcript: auto.transcript ?? 'Hello from the fake model.' });
+      return;
+    }
+    if (auto.speakInjectedText === false) return;
+    let injected: string | null = null;
+    if (typeof realtime?.text === 'string') injected = realtime.text;
+    if (content?.turnComplete === true) {
+      const texts: string[] = [];
+      for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
+        for (const part of (turn.parts as JsonObject[] | undefined) ?? []) if (typeof part.text === 'string') texts.push(part.text);
+      }
+      injected = texts.join(' ');
+    }
+    if (injected) void connection.reply({ ...auto, transcript: injected, inputTranscript: undefined });
+  }
+
+  #recordUser(connection: FakeGeminiConnection, text: string): void {
+    const session = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
+    session?.history.push({ role: 'user', text, connection: connection.index });
+  }
+}
+
+export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
+  const server = createServer((_req, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } }));
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const fake = new FakeGemini(server, wss, options);
+  server.on('upgrade', (req, socket, head) => fake.handleUpgrade(req, socket, head));
+  return fake;
+}
