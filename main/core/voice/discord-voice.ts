@@ -1,0 +1,315 @@
+// The Discord side of the bridge on real discord.js + @discordjs/voice: log in, join the owner's
+// voice channel, deliver allowed speakers' audio as 48 kHz stereo PCM, play one continuous pulled
+// source, send text, and survive voice socket drops without ever storming the gateway.
+import { EventEmitter } from 'node:events';
+import {
+  entersState,
+  joinVoiceChannel,
+  VoiceConnectionDisconnectReason,
+  VoiceConnectionStatus,
+  type VoiceConnection,
+  type VoiceConnectionState,
+} from '@discordjs/voice';
+import { Client, Events, GatewayIntentBits, type VoiceState } from 'discord.js';
+import type { Logger } from 'pino';
+import type { ConnectionState } from '../api-types.ts';
+import type { DiscordTextPort, PlaybackSource, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
+import { ContinuousPlayback } from './playback.ts';
+import { SpeakerReceiver } from './receive.ts';
+import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
+import { DiscordText } from './text.ts';
+
+/** Voice close codes after which rejoining cannot help (opcodes-and-status-codes.mdx). */
+const FATAL_VOICE_CLOSE_CODES: Record<number, string> = {
+  4004: 'voice authentication failed',
+  4016: 'unknown voice encryption mode',
+  4017: 'Discord requires DAVE end-to-end encryption (close 4017)',
+  4021: 'voice disconnected: rate limited',
+  4022: 'voice disconnected: call terminated',
+};
+
+export interface DiscordVoiceOptions {
+  token: string;
+  /** The owner (DISCORD_VOICE_LIVE_USER_ID): followed into voice, allowed to speak by default. */
+  ownerId: string;
+  /** Users whose audio is delivered (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS); default [ownerId]. */
+  allowedSpeakers?: string[];
+  /** REST base override, e.g. http://127.0.0.1:PORT/api (tests, proxies). */
+  apiBaseUrl?: string;
+  /** Explicit target; otherwise join() follows the owner. */
+  guildId?: string;
+  channelId?: string;
+  /** Leave the channel when the owner leaves it (default false: only `ownerLeft` is emitted). */
+  leaveWhenOwnerLeaves?: boolean;
+  /** DAVE E2EE (default true; Discord requires it since 2026-03-01). */
+  daveEncryption?: boolean;
+  /** Force an Opus library (default: @discordjs/opus, falling back to opusscript). */
+  opusLibrary?: OpusLibraryName;
+  logger: Logger;
+  /** Rejoin back-off and budget (defaults: 4 rejoins, 0.5 s doubling to 8 s). */
+  rejoin?: Partial<RejoinPolicy>;
+  /** How long a join or a reconnect may take before it counts as failed (default 20 s). */
+  readyTimeoutMs?: number;
+  /** After a 4014 close, how long to wait for Discord to move us before rejoining (default 5 s). */
+  disconnectGraceMs?: number;
+}
+
+export interface DiscordVoiceAdapter extends VoiceChannelPort, DiscordTextPort {
+  /** The reason of the last `error`/`disconnected` state, if any. */
+  readonly stateReason: string | undefined;
+  readonly target: VoiceTarget | null;
+  readonly botUserId: string | null;
+  login(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVoiceAdapter {
+  state: ConnectionState = 'disconnected';
+  stateReason: string | undefined;
+  target: VoiceTarget | null = null;
+  #options: DiscordVoiceOptions;
+  #log: Logger;
+  #client: Client;
+  #text: DiscordText;
+  #opus: OpusFactory | null = null;
+  #allowed: Set<string>;
+  #connection: VoiceConnection | null = null;
+  #guard: RejoinGuard | null = null;
+  #receiver: SpeakerReceiver | null = null;
+  #playback: ContinuousPlayback | null = null;
+  #source: PlaybackSource | null = null;
+  #wasReady = false;
+  #recoveryTimer: NodeJS.Timeout | null = null;
+  #loggedIn: Promise<void> | null = null;
+
+  constructor(options: DiscordVoiceOptions) {
+    super();
+    this.#options = options;
+    this.#log = options.logger.child({ module: 'discord-voice' });
+    this.#allowed = new Set(options.allowedSpeakers?.length ? options.allowedSpeakers : [options.ownerId]);
+    this.#client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
+      rest: options.apiBaseUrl ? { api: options.apiBaseUrl } : {},
+    });
+    this.#client.on(Events.Error, (error) => this.#log.warn({ err: error }, 'discord client error'));
+    this.#client.on(Events.VoiceStateUpdate, (before, after) => this.#onVoiceStateUpdate(before, after));
+    this.#text = new DiscordText(() => this.#client.rest);
+  }
+
+  get opusLibrary(): string | null {
+    return this.#opus?.library ?? null;
+  }
+
+  get botUserId(): string | null {
+    return this.#client.user?.id ?? null;
+  }
+
+  login(): Promise<void> {
+    this.#loggedIn ??= (async () => {
+      const ready = new Promise<void>((resolve) => this.#client.once(Events.ClientReady, () => resolve()));
+      await this.#client.login(this.#options.token);
+      await ready;
+      this.#log.info({ user: this.#client.user?.id }, 'discord client ready');
+    })();
+    return this.#loggedIn;
+  }
+
+  async join(target?: VoiceTarget): Promise<VoiceTarget> {
+    await this.login();
+    const resolved = target ?? this.#resolveTarget();
+    if (this.#connection) await this.leave();
+    const guild = this.#client.guilds.cache.get(resolved.guildId);
+    if (!guild) throw new Error(`the bot is not in guild ${resolved.guildId}`);
+    this.#opus ??= loadOpus(this.#options.opusLibrary);
+    this.target = resolved;
+    this.#wasReady = false;
+    this.#setState('connecting');
+
+    // Deferred: the guard gives up from inside the library's sendPayload call, where destroying the
+    // connection re-entrantly would leave it in an inconsistent state.
+    const guard = new RejoinGuard({ ...DEFAULT_REJOIN_POLICY, ...this.#options.rejoin }, (reason) => setImmediate(() => this.#fail(reason)));
+    this.#guard = guard;
+    const connection = joinVoiceChannel({
+      guildId: resolved.guildId,
+      channelId: resolved.channelId,
+      adapterCreator: guard.wrap(guild.voiceAdapterCreator),
+      selfDeaf: false,
+      selfMute: false,
+      daveEncryption: this.#options.daveEncryption ?? true,
+    });
+    this.#connection = connection;
+    connection.on('error', (error) => this.#log.warn({ err: error }, 'voice connection error'));
+    connection.on('stateChange', (before, after) => this.#onConnectionState(connection, before, after));
+
+    const opus = this.#opus;
+    this.#receiver = new SpeakerReceiver(connection.receiver, {
+      isAllowed: (userId) => this.#allowed.has(userId) && userId !== this.#client.user?.id,
+      opus,
+      logger: this.#log,
+      sink: {
+        pcm: (speakerId, frame) => this.emit('pcm', speakerId, frame),
+        speakingStart: (speakerId) => this.emit('speakingStart', speakerId),
+        speakingEnd: (speakerId) => this.emit('speakingEnd', speakerId),
+      },
+    });
+    this.#playback = new ContinuousPlayback(opus, this.#log);
+    connection.subscribe(this.#playback.player);
+    if (this.#source) this.#playback.start(this.#source);
+
+    try {
+      await entersState(connection, VoiceConnectionStatus.Ready, this.#options.readyTimeoutMs ?? 20_000);
+    } catch (error) {
+      const reason = this.stateReason ?? `voice join did not complete: ${(error as Error).message}`;
+      this.#teardown();
+      this.#setState('error', reason);
+      throw new Error(reason);
+    }
+    return resolved;
+  }
+
+  async leave(): Promise<void> {
+    this.#teardown();
+    this.#setState('disconnected', 'left');
+  }
+
+  startPlayback(source: PlaybackSource): void {
+    this.#source = source;
+    this.#playback?.start(source);
+  }
+
+  stopPlayback(): void {
+    this.#source = null;
+    this.#playback?.stop();
+  }
+
+  sendDirectMessage(userId: string, text: string): Promise<SentMessage> {
+    return this.login().then(() => this.#text.sendDirectMessage(userId, text));
+  }
+
+  postToChannel(channelId: string, text: string): Promise<SentMessage> {
+    return this.login().then(() => this.#text.postToChannel(channelId, text));
+  }
+
+  async destroy(): Promise<void> {
+    this.#teardown();
+    this.#setState('disconnected', 'destroyed');
+    await this.#client.destroy();
+  }
+
+  #resolveTarget(): VoiceTarget {
+    const { guildId, channelId, ownerId } = this.#options;
+    if (guildId && channelId) return { guildId, channelId };
+    for (const guild of this.#client.guilds.cache.values()) {
+      if (guildId && guild.id !== guildId) continue;
+      const ownerChannel = guild.voiceStates.cache.get(ownerId)?.channelId;
+      if (ownerChannel) return { guildId: guild.id, channelId: ownerChannel };
+    }
+    throw new Error('the owner is not in a voice channel the bot can see');
+  }
+
+  #setState(state: ConnectionState, reason?: string): void {
+    if (this.state === state && this.stateReason === reason) return;
+    this.state = state;
+    this.stateReason = reason;
+    this.#log.info({ state, reason }, 'voice state');
+    this.emit('state', state, reason);
+  }
+
+  #onConnectionState(connection: VoiceConnection, before: VoiceConnectionState, after: VoiceConnectionState): void {
+    if (connection !== this.#connection) return;
+    this.#watchNetworking(before, after);
+    this.#clearRecovery();
+    switch (after.status) {
+      case VoiceConnectionStatus.Ready:
+        this.#wasReady = true;
+        this.#guard?.markReady();
+        this.#setState('connected');
+        return;
+      case VoiceConnectionStatus.Signalling:
+      case VoiceConnectionStatus.Connecting:
+        this.#guard?.markUnstable();
+        if (this.#wasReady) this.#setState('reconnecting');
+        // A rejoin that never completes (lost payload, dead server) counts as a failure.
+        this.#scheduleRecovery(this.#options.readyTimeoutMs ?? 20_000);
+        return;
+      case VoiceConnectionStatus.Disconnected:
+        this.#guard?.markUnstable();
+        if (this.#guard?.stoppedReason) return;
+        if (this.#wasReady) this.#setState('reconnecting', 'voice disconnected');
+        // 4014 may be a move by Discord (new dispatches follow); give it a moment, then rejoin.
+        this.#scheduleRecovery(
+          after.reason === VoiceConnectionDisconnectReason.WebSocketClose ? (this.#options.disconnectGraceMs ?? 5_000) : 1_000,
+        );
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Hook each new Networking's close code: some codes mean "stop", not "rejoin". */
+  #watchNetworking(before: VoiceConnectionState, after: VoiceConnectionState): void {
+    const networking = 'networking' in after ? after.networking : undefined;
+    const previous = 'networking' in before ? before.networking : undefined;
+    if (!networking || networking === previous) return;
+    networking.once('close', (code: number) => {
+      if (this.#connection === null) return;
+      const fatal = FATAL_VOICE_CLOSE_CODES[code];
+      this.#log.info({ code }, 'voice socket closed');
+      if (fatal) this.#fail(fatal);
+    });
+  }
+
+  #scheduleRecovery(afterMs: number): void {
+    const connection = this.#connection;
+    this.#recoveryTimer = setTimeout(() => {
+      this.#recoveryTimer = null;
+      if (!connection || connection !== this.#connection || this.#guard?.stoppedReason) return;
+      if (connection.state.status === VoiceConnectionStatus.Ready) return;
+      this.#log.info({ status: connection.state.status }, 'voice connection not ready; rejoining');
+      // Goes through the guard: counted, backed off, refused once the budget is spent.
+      if (!connection.rejoin() && !this.#guard?.stoppedReason) this.#fail('voice rejoin failed: gateway unavailable');
+    }, afterMs);
+  }
+
+  #clearRecovery(): void {
+    if (this.#recoveryTimer) clearTimeout(this.#recoveryTimer);
+    this.#recoveryTimer = null;
+  }
+
+  /** Stop for good with a clear reason: no more rejoins until the next join(). */
+  #fail(reason: string): void {
+    if (!this.#connection) return;
+    this.#log.warn({ reason }, 'voice stopped');
+    this.#guard?.stop(reason);
+    this.#teardown();
+    this.#setState('error', reason);
+  }
+
+  #teardown(): void {
+    this.#clearRecovery();
+    this.#receiver?.close();
+    this.#receiver = null;
+    this.#playback?.stop();
+    this.#playback = null;
+    const connection = this.#connection;
+    this.#connection = null;
+    if (connection && connection.state.status !== VoiceConnectionStatus.Destroyed) connection.destroy();
+    this.#guard?.dispose();
+    this.#guard = null;
+  }
+
+  #onVoiceStateUpdate(before: VoiceState, after: VoiceState): void {
+    const channelId = this.target?.channelId;
+    if (!this.#connection || !channelId || after.id !== this.#options.ownerId) return;
+    if (before.channelId === channelId && after.channelId !== channelId) {
+      this.#log.info('owner left the voice channel');
+      this.emit('ownerLeft');
+      if (this.#options.leaveWhenOwnerLeaves) void this.leave();
+    }
+  }
+}
+
+export function createDiscordVoice(options: DiscordVoiceOptions): DiscordVoiceAdapter {
+  return new DiscordVoice(options);
+}

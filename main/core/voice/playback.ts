@@ -1,0 +1,90 @@
+// Continuous playback pulled from a PlaybackSource on the player's own 20 ms clock. The resource
+// is an object-mode stream of ready Opus packets (StreamType.Opus: no prism transcoding graph)
+// whose `_read` asks the source for exactly one 20 ms frame and encodes it. With highWaterMark 1
+// at most one encoded frame (20 ms) waits ahead of the player, so a flush of the source (barge-in)
+// is heard within a frame, and the source always fills (silence when empty), so the player never
+// misses frames and never goes Idle mid-call (AudioPlayer stops after maxMissedFrames).
+import { Readable } from 'node:stream';
+import {
+  AudioPlayerStatus,
+  createAudioPlayer,
+  createAudioResource,
+  NoSubscriberBehavior,
+  StreamType,
+  type AudioPlayer,
+  type AudioResource,
+} from '@discordjs/voice';
+import type { Logger } from 'pino';
+import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
+import type { OpusCodec, OpusFactory } from './opus.ts';
+
+/** Reads one frame per `_read` and encodes it; never ends on its own. */
+class PulledOpusStream extends Readable {
+  #source: PlaybackSource;
+  #codec: OpusCodec;
+  #frame = new Int16Array(FRAME_SAMPLES_48K * 2);
+  #frameBytes = Buffer.from(this.#frame.buffer);
+
+  constructor(source: PlaybackSource, codec: OpusCodec) {
+    super({ objectMode: true, highWaterMark: 1 });
+    this.#source = source;
+    this.#codec = codec;
+  }
+
+  override _read(): void {
+    try {
+      this.#source.readFrame(this.#frame);
+      this.push(this.#codec.encode(this.#frameBytes));
+    } catch (error) {
+      this.destroy(error as Error);
+    }
+  }
+}
+
+export class ContinuousPlayback {
+  readonly player: AudioPlayer;
+  #opus: OpusFactory;
+  #codec: OpusCodec | null = null;
+  #stream: PulledOpusStream | null = null;
+  #resource: AudioResource | null = null;
+  #log: Logger;
+
+  constructor(opus: OpusFactory, logger: Logger) {
+    this.#opus = opus;
+    this.#log = logger;
+    // Pause while no connection is Ready (reconnects): the source is not drained meanwhile.
+    this.player = createAudioPlayer({ behaviors: { noSubscriber: NoSubscriberBehavior.Pause, maxMissedFrames: 50 } });
+    this.player.on('error', (error) => {
+      this.#log.warn({ err: error }, 'voice playback failed');
+      this.#release();
+    });
+  }
+
+  get playing(): boolean {
+    return this.#resource !== null && this.player.state.status !== AudioPlayerStatus.Idle;
+  }
+
+  start(source: PlaybackSource): void {
+    this.stop();
+    // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
+    this.#codec = this.#opus.create();
+    this.#stream = new PulledOpusStream(source, this.#codec);
+    this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
+    this.player.play(this.#resource);
+  }
+
+  /** Immediate stop (barge-in): no trailing padding frames; the one queued frame is dropped. */
+  stop(): void {
+    if (!this.#resource) return;
+    this.player.stop(true);
+    this.#release();
+  }
+
+  #release(): void {
+    this.#stream?.destroy();
+    this.#codec?.destroy();
+    this.#stream = null;
+    this.#codec = null;
+    this.#resource = null;
+  }
+}

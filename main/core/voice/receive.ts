@@ -1,0 +1,123 @@
+// Per-speaker receive: subscribe to each allowed speaker's Opus stream, decode to 48 kHz stereo
+// PCM, and resubscribe when a stream dies (@discordjs/voice destroys a subscription on any
+// transport or DAVE decrypt error, VoiceReceiver.ts:196-207).
+import { EndBehaviorType, type AudioReceiveStream, type VoiceReceiver } from '@discordjs/voice';
+import type { Logger } from 'pino';
+import { FRAME_SAMPLES_48K } from '../ports.ts';
+import type { OpusCodec, OpusFactory } from './opus.ts';
+
+const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
+const FRAME_BYTES = FRAME_VALUES * 2;
+/** Resubscribes allowed per speaker per second: a stream that dies at once every time is not retried in a loop. */
+const MAX_RESUBSCRIBES_PER_SECOND = 5;
+
+export interface ReceiveSink {
+  pcm(speakerId: string, frame: Int16Array): void;
+  speakingStart(speakerId: string): void;
+  speakingEnd(speakerId: string): void;
+}
+
+interface Speaker {
+  codec: OpusCodec;
+  /** Reused for every frame of this speaker: listeners must copy what they keep. */
+  frame: Int16Array;
+  frameBytes: Buffer;
+  stream: AudioReceiveStream | null;
+  resubscribes: number[];
+  decodeErrors: number;
+}
+
+export class SpeakerReceiver {
+  #receiver: VoiceReceiver;
+  #isAllowed: (userId: string) => boolean;
+  #opus: OpusFactory;
+  #sink: ReceiveSink;
+  #log: Logger;
+  #speakers = new Map<string, Speaker>();
+  #closed = false;
+  #onStart = (userId: string) => {
+    if (!this.#isAllowed(userId)) return;
+    this.#subscribe(userId);
+    this.#sink.speakingStart(userId);
+  };
+  #onEnd = (userId: string) => {
+    if (this.#isAllowed(userId)) this.#sink.speakingEnd(userId);
+  };
+
+  constructor(receiver: VoiceReceiver, options: { isAllowed: (userId: string) => boolean; opus: OpusFactory; sink: ReceiveSink; logger: Logger }) {
+    this.#receiver = receiver;
+    this.#isAllowed = options.isAllowed;
+    this.#opus = options.opus;
+    this.#sink = options.sink;
+    this.#log = options.logger;
+    // `start` fires on the first packet of a burst, before the receiver looks for a subscription,
+    // so subscribing here still delivers that first packet.
+    receiver.speaking.on('start', this.#onStart);
+    receiver.speaking.on('end', this.#onEnd);
+  }
+
+  /** Decode errors per speaker (corrupt packets are skipped, never fatal). */
+  decodeErrors(userId: string): number {
+    return this.#speakers.get(userId)?.decodeErrors ?? 0;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#receiver.speaking.off('start', this.#onStart);
+    this.#receiver.speaking.off('end', this.#onEnd);
+    for (const speaker of this.#speakers.values()) {
+      speaker.stream?.destroy();
+      speaker.codec.destroy();
+    }
+    this.#speakers.clear();
+  }
+
+  #speaker(userId: string): Speaker {
+    let speaker = this.#speakers.get(userId);
+    if (!speaker) {
+      const frame = new Int16Array(FRAME_VALUES);
+      speaker = { codec: this.#opus.create(), frame, frameBytes: Buffer.from(frame.buffer), stream: null, resubscribes: [], decodeErrors: 0 };
+      this.#speakers.set(userId, speaker);
+    }
+    return speaker;
+  }
+
+  #subscribe(userId: string): void {
+    const speaker = this.#speaker(userId);
+    if (this.#closed || speaker.stream) return;
+    // Manual end: one long-lived stream per speaker; speaking start/end come from the SpeakingMap.
+    const stream = this.#receiver.subscribe(userId, { end: { behavior: EndBehaviorType.Manual } });
+    speaker.stream = stream;
+    stream.on('data', (packet: Buffer) => this.#decode(userId, speaker, packet));
+    stream.on('error', (error: Error) => this.#log.warn({ err: error, userId }, 'voice receive stream failed; resubscribing'));
+    stream.on('close', () => {
+      if (speaker.stream === stream) speaker.stream = null;
+      this.#resubscribeIfSpeaking(userId, speaker);
+    });
+  }
+
+  #resubscribeIfSpeaking(userId: string, speaker: Speaker): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    speaker.resubscribes = speaker.resubscribes.filter((t) => now - t < 1000);
+    // Otherwise the next speaking `start` resubscribes.
+    if (!this.#receiver.speaking.users.has(userId) || speaker.resubscribes.length >= MAX_RESUBSCRIBES_PER_SECOND) return;
+    speaker.resubscribes.push(now);
+    setImmediate(() => this.#subscribe(userId));
+  }
+
+  #decode(userId: string, speaker: Speaker, packet: Buffer): void {
+    let pcm: Buffer;
+    try {
+      pcm = speaker.codec.decode(packet);
+    } catch {
+      speaker.decodeErrors += 1;
+      return;
+    }
+    // Discord sends 20 ms packets; a longer one is delivered as several 20 ms frames.
+    for (let offset = 0; offset + FRAME_BYTES <= pcm.length; offset += FRAME_BYTES) {
+      pcm.copy(speaker.frameBytes, 0, offset, offset + FRAME_BYTES);
+      this.#sink.pcm(userId, speaker.frame);
+    }
+  }
+}

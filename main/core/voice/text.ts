@@ -1,0 +1,74 @@
+// Text delivery through the bot's REST client: DMs and channel posts. Mentions are always
+// disabled (`allowed_mentions: { parse: [] }`) so a notification can never ping @everyone or a
+// role, and long text is split to fit Discord's 2000-character message limit.
+import type { REST } from 'discord.js';
+import { Routes } from 'discord.js';
+import { z } from 'zod';
+import type { DiscordTextPort, SentMessage } from '../ports.ts';
+
+export const DISCORD_MESSAGE_LIMIT = 2000;
+/** A notification longer than this many messages is truncated rather than flooding the channel. */
+export const MAX_MESSAGE_PARTS = 4;
+const TRUNCATION_MARK = '\n… (truncated)';
+
+const messageResponse = z.object({ id: z.string(), channel_id: z.string() });
+const channelResponse = z.object({ id: z.string() });
+
+/**
+ * Split `text` into Discord-sized parts, preferring line breaks, then spaces, then a hard cut.
+ * At most `maxParts` parts; the last one ends with a truncation mark when text was dropped.
+ */
+export function splitMessage(text: string, limit = DISCORD_MESSAGE_LIMIT, maxParts = MAX_MESSAGE_PARTS): string[] {
+  const parts: string[] = [];
+  let rest = text.trim();
+  while (rest.length > 0 && parts.length < maxParts) {
+    if (rest.length <= limit) {
+      parts.push(rest);
+      rest = '';
+      break;
+    }
+    let cut = rest.lastIndexOf('\n', limit);
+    if (cut < limit / 2) cut = rest.lastIndexOf(' ', limit);
+    if (cut < limit / 2) cut = limit;
+    parts.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest.length > 0) {
+    const last = parts[parts.length - 1];
+    parts[parts.length - 1] = last.slice(0, limit - TRUNCATION_MARK.length).trimEnd() + TRUNCATION_MARK;
+  }
+  return parts;
+}
+
+export class DiscordText implements DiscordTextPort {
+  #rest: () => REST;
+  #dmChannels = new Map<string, string>();
+
+  /** `rest` is read lazily: the client's REST instance exists before login but needs its token. */
+  constructor(rest: () => REST) {
+    this.#rest = rest;
+  }
+
+  async sendDirectMessage(userId: string, text: string): Promise<SentMessage> {
+    let channelId = this.#dmChannels.get(userId);
+    if (!channelId) {
+      const channel = channelResponse.parse(await this.#rest().post(Routes.userChannels(), { body: { recipient_id: userId } }));
+      channelId = channel.id;
+      this.#dmChannels.set(userId, channelId);
+    }
+    return this.postToChannel(channelId, text);
+  }
+
+  /** Posts every part in order; returns the first message (the one a link should point to). */
+  async postToChannel(channelId: string, text: string): Promise<SentMessage> {
+    const parts = splitMessage(text);
+    if (parts.length === 0) throw new Error('cannot send an empty Discord message');
+    let first: SentMessage | null = null;
+    for (const content of parts) {
+      const raw = await this.#rest().post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } } });
+      const message = messageResponse.parse(raw);
+      first ??= { messageId: message.id, channelId: message.channel_id };
+    }
+    return first as SentMessage;
+  }
+}
