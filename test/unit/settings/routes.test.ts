@@ -29,6 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+type Json = { values?: unknown; error?: { code: string; message: string } };
 const call = (method: string, body?: unknown, auth = true) =>
   fetch(`${sidecar.url}/settings`, {
     method,
@@ -45,32 +46,32 @@ describe('/settings', () => {
   it('GET shows stored values, effective values and secret states', async () => {
     const res = await call('GET');
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as Json;
     expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: 'restart', secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
   });
 
   it('PUT saves values and GET returns them', async () => {
     const put = await call('PUT', { values: { voice: 'Puck', allowedSpeakers: ['123456789012345678'] } });
     expect(put.status).toBe(200);
-    const body = await (await call('GET')).json();
+    const body = (await (await call('GET')).json()) as Json;
     expect(body.values).toEqual({ voice: 'Puck', allowedSpeakers: ['123456789012345678'] });
   });
 
   it('PUT with bad input answers 400 with a readable message', async () => {
     const res = await call('PUT', { values: { sidecarPort: 'x' } });
     expect(res.status).toBe(400);
-    const body = await res.json();
-    expect(body.error.code).toBe('invalid_settings');
-    expect(body.error.message).toContain('sidecarPort');
+    const body = (await res.json()) as Json;
+    expect(body.error?.code).toBe('invalid_settings');
+    expect(body.error?.message).toContain('sidecarPort');
     expect((await call('PUT', [1, 2])).status).toBe(400);
   });
 
   it('PUT of a secret in headless mode answers 409 and explains', async () => {
     const res = await call('PUT', { secrets: { geminiApiKey: 'k'.repeat(30) } });
     expect(res.status).toBe(409);
-    const body = await res.json();
+    const body = (await res.json()) as Json;
     expect(body.error).toMatchObject({ code: 'secrets_unavailable' });
-    expect(body.error.message).toMatch(/plain text/);
+    expect(body.error?.message).toMatch(/plain text/);
     expect(JSON.stringify(body)).not.toContain('k'.repeat(30));
   });
 });

@@ -1,0 +1,245 @@
+// Electron main process: the composition root of the desktop shell. Order matters:
+// single-instance lock first, then config and the core (in-process), and only once our own
+// sidecar listens does the dashboard window load its one-time login URL.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { app, dialog, globalShortcut, Notification, shell } from 'electron';
+import type { BrowserWindow } from 'electron';
+import type { Logger } from 'pino';
+import { VERSION_LABEL } from '../core/api-types.ts';
+import { ConfigError, loadConfig } from '../core/config/index.ts';
+import { startCore, type CoreHandle } from '../core/core.ts';
+import { configToSettingsValues } from '../core/settings/schema.ts';
+import { registerSettingsRoutes } from '../core/sidecar/routes/settings.ts';
+import { autostartMethod, HIDDEN_ARG } from './autostart.ts';
+import { DeliveryWatcher } from './delivery-watch.ts';
+import { createElectronSettingsStore } from './electron-settings.ts';
+import { registerIpcHandlers } from './ipc.ts';
+import { createAppLogger, logsFolder } from './logging.ts';
+import { capturePrimaryScreen } from './screenshot.ts';
+import { applyShortcut } from './shortcut.ts';
+import { SidecarClient } from './sidecar-client.ts';
+import { AppTray } from './tray.ts';
+import type { TrayAction, TrayState } from './tray-menu.ts';
+import { closeAction, shouldNotifyNatively } from './window-policy.ts';
+import { createDashboardWindow } from './window.ts';
+
+const APP_ID = 'com.livevoicebridge.app';
+const appRoot = app.getAppPath();
+const resourcesDir = path.join(appRoot, 'resources');
+const preloadPath = path.join(appRoot, 'dist', 'preload', 'preload.cjs');
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.setAppUserModelId(APP_ID);
+  void app.whenReady().then(start, (err: unknown) => fail('startup failed', err));
+}
+
+function fail(title: string, err: unknown): void {
+  dialog.showErrorBox(`Live Voice Bridge: ${title}`, err instanceof Error ? err.message : String(err));
+  app.exit(1);
+}
+
+async function start(): Promise<void> {
+  const bootLogger = createAppLogger({ level: 'info', secrets: [] });
+  const settings = createElectronSettingsStore(bootLogger);
+  let prefs = settings.desktopPrefs();
+
+  let config;
+  try {
+    config = loadConfig({ env: process.env, settings: await settings.configValues() });
+  } catch (err) {
+    if (err instanceof ConfigError) return fail('configuration problem', err);
+    throw err;
+  }
+  const logger: Logger = createAppLogger({ level: config.logLevel, secrets: config.secretValues });
+
+  const state: TrayState = {
+    bridge: 'unknown',
+    sidecar: 'starting',
+    notificationsPaused: prefs.notificationsPaused,
+    startAtLogin: prefs.startAtLogin,
+    startAtLoginSupported: autostart().kind !== 'unsupported',
+    shortcut: null,
+    port: config.sidecar.port,
+  };
+  let quitting = false;
+  let window: BrowserWindow | null = null;
+  let core: CoreHandle | null = null;
+  let client: SidecarClient | null = null;
+  const tray = new AppTray(resourcesDir, (action) => void onTrayAction(action), () => showDashboard());
+  const render = () => tray.render(state);
+  render();
+
+  const notify = (title: string, body: string) => {
+    if (Notification.isSupported()) new Notification({ title, body, silent: true }).show();
+  };
+
+  try {
+    const loadedConfig = config;
+    core = await startCore({
+      config,
+      logger,
+      extraRoutes: [(fastify) => registerSettingsRoutes(fastify, { store: settings, effective: () => configToSettingsValues(loadedConfig) })],
+    });
+  } catch (err) {
+    state.sidecar = 'failed';
+    state.problem = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.sidecar.port} is in use` : 'see the log';
+    render();
+    logger.error({ err }, 'core failed to start');
+    return;
+  }
+  const running = core;
+  client = new SidecarClient({ baseUrl: running.sidecarUrl, token: running.token });
+  state.sidecar = 'listening';
+  render();
+
+  registerIpcHandlers({
+    logger,
+    dashboardWindow: () => window,
+    sidecarUrl: () => running.sidecarUrl,
+    handlers: {
+      'lvb:capture-screenshot': () => capturePrimaryScreen(),
+      'lvb:app-version': async () => `${app.getVersion()} (${VERSION_LABEL})`,
+      'lvb:open-logs-folder': async () => {
+        const error = await shell.openPath(logsFolder());
+        return error ? { ok: false, error } : { ok: true };
+      },
+    },
+  });
+
+  // The tray follows /events like any other client.
+  const events = new AbortController();
+  const deliveries = new DeliveryWatcher();
+  void client.followEvents(
+    (event) => {
+      if (event.type === 'state') {
+        state.bridge = event.data.state;
+        state.problem = event.data.reason;
+        render();
+      } else if (event.type === 'schedule') {
+        for (const entry of deliveries.observe(event.data.entries)) {
+          const visible = window !== null && !window.isDestroyed() && window.isVisible() && !window.isMinimized();
+          if (shouldNotifyNatively({ windowVisible: visible, paused: state.notificationsPaused, alreadyNotified: false })) notify(entry.title ?? 'Notification delivered', entry.text);
+        }
+      }
+    },
+    events.signal,
+    (up) => {
+      if (!up) logger.warn('lost the sidecar event stream; retrying');
+    },
+  );
+
+  const shortcut = applyShortcut(globalShortcut, prefs.screenshotShortcut, null, () => void pushScreenshot());
+  state.shortcut = shortcut.active;
+  if (shortcut.error) logger.warn({ reason: shortcut.error }, 'screenshot shortcut not registered');
+  render();
+
+  function showDashboard(): void {
+    if (!window || window.isDestroyed()) {
+      window = createDashboardWindow({ preloadPath, iconPath: path.join(resourcesDir, 'icon.png'), sidecarUrl: running.sidecarUrl, logger });
+      window.on('close', (event) => {
+        const action = closeAction({ quitting, shownTrayNotice: prefs.shownTrayNotice });
+        if (action === 'close') return;
+        event.preventDefault();
+        window?.hide();
+        if (action === 'hide-with-notice') {
+          prefs = settings.updateDesktopPrefs({ shownTrayNotice: true });
+          notify('Live Voice Bridge is still running', 'It lives in the tray now; use the tray icon to open the dashboard or quit.');
+        }
+      });
+      // A fresh one-time login URL: the nonce becomes an HttpOnly session cookie for this window.
+      void window.loadURL(running.loginUrl());
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+  }
+
+  async function pushScreenshot(): Promise<void> {
+    const shot = await capturePrimaryScreen();
+    if (!shot.ok) return notify('Screenshot not sent', shot.error);
+    try {
+      await client!.pushFrame(shot.data, shot.mime);
+      notify('Screenshot sent', `${shot.width}×${shot.height} frame pushed to the model.`);
+    } catch (err) {
+      notify('Screenshot not sent', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async function onTrayAction(action: TrayAction): Promise<void> {
+    try {
+      switch (action) {
+        case 'join':
+          await client!.join();
+          return;
+        case 'leave':
+          await client!.leave();
+          return;
+        case 'push-screenshot':
+          return await pushScreenshot();
+        case 'open-dashboard':
+          return showDashboard();
+        case 'toggle-notifications':
+          prefs = settings.updateDesktopPrefs({ notificationsPaused: !prefs.notificationsPaused });
+          state.notificationsPaused = prefs.notificationsPaused;
+          return render();
+        case 'toggle-start-at-login':
+          setStartAtLogin(!prefs.startAtLogin);
+          prefs = settings.updateDesktopPrefs({ startAtLogin: !prefs.startAtLogin });
+          state.startAtLogin = prefs.startAtLogin;
+          return render();
+        case 'quit':
+          app.quit();
+          return;
+      }
+    } catch (err) {
+      notify('Live Voice Bridge', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  app.on('second-instance', () => showDashboard());
+  // A tray app keeps running with no window open.
+  app.on('window-all-closed', () => undefined);
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  app.on('will-quit', (event) => {
+    globalShortcut.unregisterAll();
+    if (!core) return;
+    event.preventDefault();
+    events.abort();
+    const stopping = core;
+    core = null;
+    stopping.stop().finally(() => {
+      tray.destroy();
+      app.quit();
+    });
+  });
+
+  if (!process.argv.includes(HIDDEN_ARG)) showDashboard();
+}
+
+function autostart() {
+  return autostartMethod({
+    platform: process.platform,
+    execPath: process.execPath,
+    appImage: process.env.APPIMAGE,
+    configHome: process.env.XDG_CONFIG_HOME || path.join(homedir(), '.config'),
+    isPackaged: app.isPackaged,
+  });
+}
+
+function setStartAtLogin(enabled: boolean): void {
+  const method = autostart();
+  if (method.kind === 'login-item') app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_ARG] });
+  else if (method.kind === 'xdg') {
+    if (enabled) {
+      mkdirSync(path.dirname(method.file), { recursive: true });
+      writeFileSync(method.file, method.contents, { mode: 0o644 });
+    } else rmSync(method.file, { force: true });
+  }
+}
