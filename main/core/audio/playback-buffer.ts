@@ -1,0 +1,366 @@
+// The jitter buffer between the model's bursty 24 kHz replies and Discord's 20 ms pull clock.
+//
+// It stores the model's 24 kHz mono (a quarter of the memory of 48 kHz stereo) and upsamples on the
+// clock, 480 samples per frame, so the interpolator runs continuously: gaps, the end of a turn and
+// the barge-in fade all pass through the same filter state, with no clicks at the edges.
+//
+// Turns: audio written after endTurn()/startTurn() (or into an idle buffer) opens a new turn.
+// interrupt() fades out within one frame, discards the turn's buffered audio and makes the turn
+// sticky-silent: late audio of that turn is dropped until endTurn() (Gemini: `turnComplete`, which
+// follows `interrupted`) or startTurn() (a provider that announces new responses) lifts it.
+import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
+import { LevelMeter } from './level-meter.ts';
+import { softLimit, toInt16 } from './pcm.ts';
+import { HalfbandInterpolator2x } from './upsampler.ts';
+
+const IN_RATE = 24_000;
+const IN_PER_MS = IN_RATE / 1000;
+const IN_FRAME = FRAME_SAMPLES_48K / 2; // 480 samples = 20 ms at 24 kHz
+const OUT_VALUES = FRAME_SAMPLES_48K * 2;
+const FRAME_MS = 20;
+const MAX_EFFECTS = 4;
+
+export type PlaybackTurnState = 'idle' | 'active' | 'ending' | 'interrupted';
+
+export interface PlaybackBufferOptions {
+  /** Ring size to start with; grows (doubling) as a long reply is buffered. Default 10 s. */
+  initialCapacityMs?: number;
+  /** Hard cap on buffered audio; more is dropped and counted. Default 120 s. */
+  maxBufferedMs?: number;
+  /** Upper bound of the adaptive start margin added after underruns. Default 100 ms. */
+  maxMarginMs?: number;
+  /** Barge-in fade length, 1-20 ms. Default 10 ms. */
+  fadeMs?: number;
+  /** Clean frames after which the margin shrinks by one frame again. Default 250 (5 s). */
+  marginDecayFrames?: number;
+}
+
+export interface PlaybackStats {
+  turnState: PlaybackTurnState;
+  bufferedMs: number;
+  /** Frames handed to the player (always one per clock tick). */
+  framesRead: number;
+  /** Of those, frames that carried model speech. */
+  framesPlayed: number;
+  /** Mid-turn frames where the buffer ran dry before the turn ended. */
+  underruns: number;
+  /** Current start margin on top of the first 20 ms frame. */
+  marginMs: number;
+  /** Speech of the current (or last) turn handed to the player, ms. */
+  turnPlayedMs: number;
+  turns: number;
+  interrupts: number;
+  /** Late audio of an interrupted turn that was dropped, ms. */
+  droppedLateMs: number;
+  /** Audio dropped because maxBufferedMs was exceeded, ms. */
+  overflowDroppedMs: number;
+  activeEffects: number;
+  effectsReplaced: number;
+}
+
+export class PlaybackBuffer implements PlaybackSource {
+  /** Output levels of every frame read. */
+  readonly meter = new LevelMeter();
+  readonly groupDelayMs: number;
+
+  readonly #maxSamples: number;
+  readonly #maxMarginSamples: number;
+  readonly #fadeValues: number; // mono output samples at 48 kHz
+  readonly #marginDecayFrames: number;
+
+  #ring: Int16Array;
+  #read = 0;
+  #fill = 0;
+  #turn: PlaybackTurnState = 'idle';
+  #playing = false;
+  #marginSamples = 0;
+  #cleanFrames = 0;
+  /** Samples of an ended turn still queued ahead of the current turn's audio. */
+  #previousTurnTail = 0;
+  #turnPlayed = 0;
+
+  readonly #interp = new HalfbandInterpolator2x();
+  /** True once the interpolator holds only zeros, so silence can skip the filter. */
+  #interpQuiet = true;
+  readonly #mono = new Float32Array(FRAME_SAMPLES_48K);
+  readonly #fade = new Float32Array(FRAME_SAMPLES_48K);
+  #fadePending = false;
+  readonly #mix = new Float32Array(OUT_VALUES);
+
+  readonly #fxClip: (Int16Array | null)[] = new Array<Int16Array | null>(MAX_EFFECTS).fill(null);
+  readonly #fxPos = new Int32Array(MAX_EFFECTS);
+  readonly #fxGain = new Float64Array(MAX_EFFECTS);
+  #fxActive = 0;
+
+  #framesRead = 0;
+  #framesPlayed = 0;
+  #underruns = 0;
+  #turns = 0;
+  #interrupts = 0;
+  #droppedLate = 0;
+  #overflowDropped = 0;
+  #effectsReplaced = 0;
+
+  constructor(options: PlaybackBufferOptions = {}) {
+    const fadeMs = options.fadeMs ?? 10;
+    if (!(fadeMs >= 1 && fadeMs <= FRAME_MS)) throw new RangeError('fadeMs must be 1-20');
+    this.#fadeValues = Math.round(fadeMs * 48);
+    this.#maxSamples = Math.round((options.maxBufferedMs ?? 120_000) * IN_PER_MS);
+    this.#maxMarginSamples = Math.round((options.maxMarginMs ?? 100) * IN_PER_MS);
+    this.#marginDecayFrames = Math.max(1, Math.floor(options.marginDecayFrames ?? 250));
+    this.#ring = new Int16Array(Math.min(this.#maxSamples, Math.round((options.initialCapacityMs ?? 10_000) * IN_PER_MS)));
+    this.groupDelayMs = this.#interp.groupDelayMs;
+  }
+
+  get turnState(): PlaybackTurnState {
+    return this.#turn;
+  }
+
+  /** Queue model speech (24 kHz mono s16, any length; copied). Dropped while the turn is interrupted. */
+  write(pcm24kMono: Int16Array): void {
+    const n = pcm24kMono.length;
+    if (n === 0) return;
+    if (this.#turn === 'interrupted') {
+      this.#droppedLate += n;
+      return;
+    }
+    if (this.#turn !== 'active') {
+      this.#previousTurnTail = this.#turn === 'ending' ? this.#fill : 0;
+      this.#turn = 'active';
+      this.#turnPlayed = 0;
+      this.#turns++;
+    }
+    const accepted = this.#makeRoom(n);
+    if (accepted < n) this.#overflowDropped += n - accepted;
+    const ring = this.#ring;
+    let w = (this.#read + this.#fill) % ring.length;
+    for (let i = 0; i < accepted; i++) {
+      ring[w] = pcm24kMono[i]!;
+      if (++w === ring.length) w = 0;
+    }
+    this.#fill += accepted;
+  }
+
+  /** The model finished its turn: play what is buffered to the end; the next write starts a new turn. */
+  endTurn(): void {
+    if (this.#turn === 'interrupted') this.#turn = 'idle';
+    else if (this.#turn === 'active') this.#turn = this.#fill > 0 ? 'ending' : 'idle';
+  }
+
+  /** A new turn begins: lifts the barge-in silence; audio still queued from an active turn plays out first. */
+  startTurn(): void {
+    this.endTurn();
+  }
+
+  /**
+   * Barge-in: fade out within the next frame, discard the turn's buffered audio and drop any more of
+   * it until endTurn()/startTurn(). Returns how much of the turn was handed to the player.
+   */
+  interrupt(): { playedMs: number } {
+    if (this.#turn === 'idle' && this.#fill === 0) return { playedMs: 0 };
+    this.#interrupts++;
+    if (!this.#fadePending) this.#prepareFade();
+    this.#fill = 0;
+    this.#read = 0;
+    this.#playing = false;
+    this.#previousTurnTail = 0;
+    this.#interp.reset();
+    this.#interpQuiet = true;
+    // An ended turn has no more audio coming; only an active one needs the sticky silence.
+    this.#turn = this.#turn === 'ending' ? 'idle' : 'interrupted';
+    return { playedMs: this.#turnPlayed / IN_PER_MS };
+  }
+
+  /**
+   * Mix a short sound effect (48 kHz interleaved stereo s16) over whatever plays, from the next frame.
+   * The clip is referenced, not copied: do not modify it while it plays. Effects survive interrupt().
+   */
+  mixEffect(clip48kStereo: Int16Array, gain = 1): void {
+    if (!(Number.isFinite(gain) && gain >= 0 && gain <= 4)) throw new RangeError('gain must be 0-4');
+    if (clip48kStereo.length < 2) return;
+    let slot = this.#fxClip.indexOf(null);
+    if (slot < 0) {
+      // Replace the effect that has played longest.
+      slot = 0;
+      for (let s = 1; s < MAX_EFFECTS; s++) if (this.#fxPos[s]! > this.#fxPos[slot]!) slot = s;
+      this.#effectsReplaced++;
+    } else this.#fxActive++;
+    this.#fxClip[slot] = clip48kStereo;
+    this.#fxPos[slot] = 0;
+    this.#fxGain[slot] = gain;
+  }
+
+  /** PlaybackSource: always fills 20 ms (1920 values), with silence when there is nothing to play. */
+  readFrame(out: Int16Array): void {
+    if (out.length !== OUT_VALUES) throw new RangeError(`readFrame needs ${OUT_VALUES} values, got ${out.length}`);
+    this.#framesRead++;
+    let mono = this.#mono;
+    if (this.#fadePending) {
+      this.#fadePending = false;
+      mono = this.#fade;
+    } else if (this.#shouldPlay()) {
+      this.#playSpeech();
+    } else {
+      this.#runSilence(mono);
+    }
+    this.#render(mono, out);
+    this.meter.measure(out);
+  }
+
+  /** Forget everything (leaving the call): buffered audio, turn state, effects. Counters are kept. */
+  reset(): void {
+    this.#fill = 0;
+    this.#read = 0;
+    this.#playing = false;
+    this.#turn = 'idle';
+    this.#previousTurnTail = 0;
+    this.#fadePending = false;
+    this.#interp.reset();
+    this.#interpQuiet = true;
+    this.#fxClip.fill(null);
+    this.#fxActive = 0;
+  }
+
+  stats(): PlaybackStats {
+    return {
+      turnState: this.#turn,
+      bufferedMs: this.#fill / IN_PER_MS,
+      framesRead: this.#framesRead,
+      framesPlayed: this.#framesPlayed,
+      underruns: this.#underruns,
+      marginMs: this.#marginSamples / IN_PER_MS,
+      turnPlayedMs: this.#turnPlayed / IN_PER_MS,
+      turns: this.#turns,
+      interrupts: this.#interrupts,
+      droppedLateMs: this.#droppedLate / IN_PER_MS,
+      overflowDroppedMs: this.#overflowDropped / IN_PER_MS,
+      activeEffects: this.#fxActive,
+      effectsReplaced: this.#effectsReplaced,
+    };
+  }
+
+  /** Start on the first whole frame (plus the adaptive margin); an ending turn plays out whatever is left. */
+  #shouldPlay(): boolean {
+    if (this.#fill === 0) {
+      if (this.#playing && this.#turn === 'active') this.#noteUnderrun();
+      if (this.#turn === 'ending') this.#turn = 'idle';
+      this.#playing = false;
+      return false;
+    }
+    if (!this.#playing) {
+      const ready = this.#fill >= IN_FRAME + this.#marginSamples || this.#turn === 'ending' || this.#previousTurnTail > 0;
+      if (!ready) return false;
+      this.#playing = true;
+    }
+    return true;
+  }
+
+  #playSpeech(): void {
+    const take = Math.min(IN_FRAME, this.#fill);
+    if (take < IN_FRAME && this.#turn === 'active') {
+      // Ran dry mid-turn: play what there is (the filter runs on into silence), then wait for more.
+      this.#noteUnderrun();
+      this.#playing = false;
+    } else if (++this.#cleanFrames >= this.#marginDecayFrames && this.#marginSamples > 0) {
+      this.#cleanFrames = 0;
+      this.#marginSamples = Math.max(0, this.#marginSamples - IN_FRAME);
+    }
+    this.#consume(take, this.#mono, 0);
+    if (take < IN_FRAME) this.#interp.run(null, 0, IN_FRAME - take, this.#mono, 2 * take);
+    this.#interpQuiet = false;
+    this.#framesPlayed++;
+    if (this.#fill === 0 && this.#turn === 'ending') {
+      this.#turn = 'idle';
+      this.#playing = false;
+    }
+  }
+
+  /** Each underrun adds one frame of start margin (up to the cap); clean playback removes it again. */
+  #noteUnderrun(): void {
+    this.#underruns++;
+    this.#cleanFrames = 0;
+    this.#marginSamples = Math.min(this.#maxMarginSamples, this.#marginSamples + IN_FRAME);
+  }
+
+  /** Upsample `count` buffered samples into `dest` and account them to the right turn. */
+  #consume(count: number, dest: Float32Array, destOffset: number): void {
+    const ring = this.#ring;
+    const first = Math.min(count, ring.length - this.#read);
+    this.#interp.run(ring, this.#read, first, dest, destOffset);
+    if (count > first) this.#interp.run(ring, 0, count - first, dest, destOffset + 2 * first);
+    this.#read = (this.#read + count) % ring.length;
+    this.#fill -= count;
+    const fromPrevious = Math.min(count, this.#previousTurnTail);
+    this.#previousTurnTail -= fromPrevious;
+    this.#turnPlayed += count - fromPrevious;
+  }
+
+  /** Silence still runs through the filter until its tail has left (then it is exact zeros). */
+  #runSilence(mono: Float32Array): void {
+    if (this.#interpQuiet) {
+      mono.fill(0);
+      return;
+    }
+    this.#interp.run(null, 0, IN_FRAME, mono, 0);
+    this.#interpQuiet = true; // 480 zeros flush the 54-sample filter span: its history is all zeros now
+  }
+
+  /** The next `fadeMs` of the stream under a raised-cosine ramp, then exact zeros. */
+  #prepareFade(): void {
+    const fade = this.#fade;
+    const inputSamples = this.#fadeValues / 2;
+    const fromRing = this.#playing ? Math.min(inputSamples, this.#fill) : 0;
+    if (fromRing > 0) this.#consume(fromRing, fade, 0);
+    this.#interp.run(null, 0, inputSamples - fromRing, fade, 2 * fromRing);
+    for (let i = 0; i < this.#fadeValues; i++) fade[i] = fade[i]! * 0.5 * (1 + Math.cos((Math.PI * i) / this.#fadeValues));
+    fade.fill(0, this.#fadeValues);
+    this.#fadePending = true;
+  }
+
+  /** Mono speech to stereo, plus effects; the soft limiter only engages while an effect plays. */
+  #render(mono: Float32Array, out: Int16Array): void {
+    if (this.#fxActive === 0) {
+      for (let i = 0, o = 0; i < FRAME_SAMPLES_48K; i++, o += 2) {
+        const s = toInt16(mono[i]!);
+        out[o] = s;
+        out[o + 1] = s;
+      }
+      return;
+    }
+    const mix = this.#mix;
+    for (let i = 0, o = 0; i < FRAME_SAMPLES_48K; i++, o += 2) {
+      mix[o] = mono[i]!;
+      mix[o + 1] = mono[i]!;
+    }
+    for (let s = 0; s < MAX_EFFECTS; s++) {
+      const clip = this.#fxClip[s];
+      if (clip === null || clip === undefined) continue;
+      const pos = this.#fxPos[s]!;
+      const gain = this.#fxGain[s]!;
+      const n = Math.min(OUT_VALUES, (clip.length & ~1) - pos);
+      for (let k = 0; k < n; k++) mix[k] = mix[k]! + clip[pos + k]! * gain;
+      if (pos + n >= (clip.length & ~1)) {
+        this.#fxClip[s] = null;
+        this.#fxActive--;
+      } else this.#fxPos[s] = pos + n;
+    }
+    for (let k = 0; k < OUT_VALUES; k++) out[k] = toInt16(softLimit(mix[k]!));
+  }
+
+  /** Make room for `n` more samples (growing the ring, warm-up only); returns how many fit. */
+  #makeRoom(n: number): number {
+    const needed = this.#fill + n;
+    if (needed <= this.#ring.length) return n;
+    const capacity = Math.min(this.#maxSamples, Math.max(needed, this.#ring.length * 2));
+    if (capacity > this.#ring.length) {
+      const next = new Int16Array(capacity);
+      for (let i = 0, r = this.#read; i < this.#fill; i++) {
+        next[i] = this.#ring[r]!;
+        if (++r === this.#ring.length) r = 0;
+      }
+      this.#ring = next;
+      this.#read = 0;
+    }
+    return Math.min(n, this.#ring.length - this.#fill);
+  }
+}

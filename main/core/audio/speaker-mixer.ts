@@ -1,0 +1,157 @@
+// Mixes the allowed speakers' 20 ms receive frames into one stream on the bridge's 20 ms clock.
+//
+// Mix at 48 kHz stereo, then downsample once (Downsampler48kStereoTo16kMono on the mixer output):
+// the resampler is linear, so resampling the sum equals summing the resampled speakers, at 1/N of
+// the cost and with one filter state instead of one per speaker that would have to be created,
+// flushed and discarded as people start and stop talking. It also puts the (non-linear) limiter
+// before the anti-alias filter, so limiter harmonics above 8 kHz are filtered rather than aliased.
+import { FRAME_SAMPLES_48K } from '../ports.ts';
+import { softLimit, toInt16 } from './pcm.ts';
+
+const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
+
+export interface SpeakerMixerOptions {
+  /** Frames queued per speaker before the oldest is dropped (bounds added latency). Default 5 (100 ms). */
+  maxQueueFrames?: number;
+  /** Ticks without a packet after which a speaker with an empty queue is forgotten. Default 50 (1 s). */
+  idleTicks?: number;
+}
+
+export interface SpeakerMixerStats {
+  speakers: number;
+  mixedFrames: number;
+  /** Oldest frames dropped because a speaker's queue was full (packets arriving faster than the clock). */
+  droppedFrames: number;
+  /** Ticks where a known speaker had nothing queued and contributed silence. */
+  starvedTicks: number;
+  /** Frames whose length was not 1920 values (padded with silence or truncated). */
+  malformedFrames: number;
+}
+
+class SpeakerQueue {
+  id = '';
+  readonly slots: Int16Array[];
+  head = 0;
+  count = 0;
+  lastPushTick = 0;
+
+  constructor(capacity: number) {
+    this.slots = Array.from({ length: capacity }, () => new Int16Array(FRAME_VALUES));
+  }
+}
+
+export class SpeakerMixer {
+  readonly #maxQueue: number;
+  readonly #idleTicks: number;
+  /** Active speakers: an array for allocation-free iteration, a map for lookup. */
+  readonly #active: SpeakerQueue[] = [];
+  readonly #byId = new Map<string, SpeakerQueue>();
+  /** Queues of departed speakers, kept for reuse so a returning speaker allocates nothing. */
+  readonly #pool: SpeakerQueue[] = [];
+  readonly #sum = new Float64Array(FRAME_VALUES);
+  readonly #out = new Int16Array(FRAME_VALUES);
+  #tick = 0;
+  #mixed = 0;
+  #dropped = 0;
+  #starved = 0;
+  #malformed = 0;
+
+  constructor(options: SpeakerMixerOptions = {}) {
+    this.#maxQueue = Math.max(1, Math.floor(options.maxQueueFrames ?? 5));
+    this.#idleTicks = Math.max(1, Math.floor(options.idleTicks ?? 50));
+  }
+
+  /** Queue one 20 ms 48 kHz stereo frame (copied; the caller may reuse its buffer). */
+  push(speakerId: string, frame: Int16Array): void {
+    let q = this.#byId.get(speakerId);
+    if (q === undefined) {
+      q = this.#pool.pop() ?? new SpeakerQueue(this.#maxQueue);
+      q.id = speakerId;
+      q.head = 0;
+      q.count = 0;
+      this.#byId.set(speakerId, q);
+      this.#active.push(q);
+    }
+    q.lastPushTick = this.#tick;
+    if (q.count === this.#maxQueue) {
+      q.head = (q.head + 1) % this.#maxQueue;
+      q.count--;
+      this.#dropped++;
+    }
+    const slot = q.slots[(q.head + q.count) % this.#maxQueue]!;
+    if (frame.length === FRAME_VALUES) slot.set(frame);
+    else {
+      this.#malformed++;
+      const n = Math.min(frame.length, FRAME_VALUES);
+      slot.set(n === frame.length ? frame : frame.subarray(0, n));
+      slot.fill(0, n);
+    }
+    q.count++;
+  }
+
+  /**
+   * Advance the 20 ms clock: take one frame from every speaker that has one and mix them. Returns a
+   * reused 1920-value 48 kHz stereo buffer (valid until the next call), or null when nobody had a
+   * frame queued (feed the voice gate silence for that tick). Never returns a stale frame.
+   */
+  mixNext(): Int16Array | null {
+    this.#tick++;
+    const sum = this.#sum;
+    const out = this.#out;
+    let contributors = 0;
+    let only: Int16Array | null = null;
+    for (let s = this.#active.length - 1; s >= 0; s--) {
+      const q = this.#active[s]!;
+      if (q.count === 0) {
+        if (this.#tick - q.lastPushTick > this.#idleTicks) this.#forget(s);
+        else this.#starved++;
+        continue;
+      }
+      const frame = q.slots[q.head]!;
+      q.head = (q.head + 1) % this.#maxQueue;
+      q.count--;
+      if (contributors === 0) {
+        only = frame;
+        for (let i = 0; i < FRAME_VALUES; i++) sum[i] = frame[i]!;
+      } else {
+        for (let i = 0; i < FRAME_VALUES; i++) sum[i] += frame[i]!;
+      }
+      contributors++;
+    }
+    if (contributors === 0) return null;
+    this.#mixed++;
+    // One speaker passes bit-exact (it cannot overflow); a sum goes through the soft limiter.
+    if (contributors === 1) out.set(only!);
+    else for (let i = 0; i < FRAME_VALUES; i++) out[i] = toInt16(softLimit(sum[i]!));
+    return out;
+  }
+
+  removeSpeaker(speakerId: string): void {
+    const q = this.#byId.get(speakerId);
+    if (q !== undefined) this.#forget(this.#active.indexOf(q));
+  }
+
+  /** Speaker ids currently tracked (allocates; for status, not the hot path). */
+  speakerIds(): string[] {
+    return this.#active.map((q) => q.id);
+  }
+
+  stats(): SpeakerMixerStats {
+    return {
+      speakers: this.#active.length,
+      mixedFrames: this.#mixed,
+      droppedFrames: this.#dropped,
+      starvedTicks: this.#starved,
+      malformedFrames: this.#malformed,
+    };
+  }
+
+  #forget(index: number): void {
+    const q = this.#active[index]!;
+    const last = this.#active.pop()!;
+    if (last !== q) this.#active[index] = last;
+    this.#byId.delete(q.id);
+    q.count = 0;
+    this.#pool.push(q);
+  }
+}

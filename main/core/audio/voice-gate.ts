@@ -1,0 +1,214 @@
+// Decides what of the 16 kHz mono input stream is sent to the model: speech, not hours of silence
+// (audio is billed by the second), without clipping a word. Energy gate on 10 ms analysis frames
+// with an adaptive noise floor, hysteresis, >= 200 ms of pre-roll (the quiet start of a word that
+// precedes the energy that opened the gate) and a hangover that carries natural pauses.
+// Output is re-chunked to a fixed size; when the gate closes the last chunk is padded with silence
+// and `onEnd` fires (the Gemini provider maps it to audioStreamEnd).
+
+const RATE = 16_000;
+const ANALYSIS_SAMPLES = 160; // 10 ms
+const FULL_SCALE = 32768;
+
+export interface VoiceGateOptions {
+  /**
+   * Receives each fixed-size chunk of speech. The array is a reused buffer: use or copy it before
+   * returning (the model socket serialises it to base64 synchronously, which is fine).
+   */
+  onChunk: (chunk16kMono: Int16Array) => void;
+  /** The gate closed: the user stopped talking. */
+  onEnd: () => void;
+  /** The gate opened (speech started): the bridge's hook for local barge-in. */
+  onOpen?: () => void;
+  /** Chunk length sent to the model, 20-40 ms. Default 40. */
+  chunkMs?: number;
+  /** Audio kept from before the frames that opened the gate, >= 200 ms. Default 300. */
+  preRollMs?: number;
+  /** Quiet time after which an open gate closes. Default 500 ms (keeps pauses between words). */
+  hangoverMs?: number;
+  /** A frame never counts as speech below this RMS level. Default -50 dBFS. */
+  minOpenDbfs?: number;
+  /** Open when a frame is this far above the tracked noise floor. Default 12 dB. */
+  openAboveNoiseDb?: number;
+  /** Stay open while frames are within this much of the open threshold. Default 6 dB. */
+  closeHysteresisDb?: number;
+  /** Consecutive loud 10 ms frames needed to open (rejects clicks). Default 2. */
+  openFrames?: number;
+}
+
+export interface VoiceGateStats {
+  open: boolean;
+  opens: number;
+  sentMs: number;
+  noiseFloorDbfs: number;
+  lastLevelDbfs: number;
+}
+
+function frameDbfs(frame: Int16Array): number {
+  let sumSq = 0;
+  for (let i = 0; i < frame.length; i++) sumSq += frame[i]! * frame[i]!;
+  const rms = Math.sqrt(sumSq / frame.length);
+  return rms === 0 ? -100 : Math.max(-100, 20 * Math.log10(rms / FULL_SCALE));
+}
+
+export class VoiceGate {
+  readonly #onChunk: (chunk: Int16Array) => void;
+  readonly #onEnd: () => void;
+  readonly #onOpen: (() => void) | undefined;
+  readonly #hangoverFrames: number;
+  readonly #minOpenDbfs: number;
+  readonly #openAboveNoiseDb: number;
+  readonly #closeHysteresisDb: number;
+  readonly #openFrames: number;
+
+  readonly #frame = new Int16Array(ANALYSIS_SAMPLES);
+  #frameFill = 0;
+  /** Recent input (pre-roll plus the opening frames), circular. */
+  readonly #ring: Int16Array;
+  #ringWrite = 0;
+  /** Samples in the ring that have not been sent (so a quick re-open never sends audio twice). */
+  #ringUnsent = 0;
+  readonly #chunk: Int16Array;
+  #chunkFill = 0;
+
+  #open = false;
+  #loudRun = 0;
+  #quietRun = 0;
+  #noiseFloorDbfs = -70;
+  #lastLevelDbfs = -100;
+  #opens = 0;
+  #sentSamples = 0;
+
+  constructor(options: VoiceGateOptions) {
+    const chunkMs = options.chunkMs ?? 40;
+    if (!(chunkMs >= 20 && chunkMs <= 40) || (chunkMs * RATE) % 1000 !== 0) throw new RangeError('chunkMs must be 20-40 (whole samples)');
+    const preRollMs = options.preRollMs ?? 300;
+    if (!(preRollMs >= 200 && preRollMs <= 2000)) throw new RangeError('preRollMs must be 200-2000');
+    this.#onChunk = options.onChunk;
+    this.#onEnd = options.onEnd;
+    this.#onOpen = options.onOpen;
+    this.#hangoverFrames = Math.max(1, Math.round((options.hangoverMs ?? 500) / 10));
+    this.#minOpenDbfs = options.minOpenDbfs ?? -50;
+    this.#openAboveNoiseDb = options.openAboveNoiseDb ?? 12;
+    this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
+    this.#openFrames = Math.max(1, Math.floor(options.openFrames ?? 2));
+    this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
+    // Pre-roll measured from the first loud frame, so the ring also holds the opening frames.
+    this.#ring = new Int16Array(Math.ceil((preRollMs * RATE) / 1000 / ANALYSIS_SAMPLES) * ANALYSIS_SAMPLES + this.#openFrames * ANALYSIS_SAMPLES);
+  }
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  /** Feed 16 kHz mono s16 (any length). Chunks and the end event are delivered synchronously. */
+  push(pcm16kMono: Int16Array): void {
+    // Element loops rather than set(subarray()): a subarray is a new object on every call.
+    const frame = this.#frame;
+    for (let i = 0; i < pcm16kMono.length; i++) {
+      frame[this.#frameFill++] = pcm16kMono[i]!;
+      if (this.#frameFill === ANALYSIS_SAMPLES) {
+        this.#frameFill = 0;
+        this.#analyse();
+      }
+    }
+  }
+
+  /** Time passes with no input (no speaker sent a packet this tick): feed that much digital silence. */
+  pushSilence(samples: number): void {
+    const frame = this.#frame;
+    for (let left = Math.floor(samples); left > 0; left--) {
+      frame[this.#frameFill++] = 0;
+      if (this.#frameFill === ANALYSIS_SAMPLES) {
+        this.#frameFill = 0;
+        this.#analyse();
+      }
+    }
+  }
+
+  /** Close now if open (call end, e.g. leaving the channel); forgets the pre-roll. */
+  flush(): void {
+    if (this.#open) this.#close();
+    this.#frameFill = 0;
+    this.#ringUnsent = 0;
+    this.#loudRun = 0;
+  }
+
+  stats(): VoiceGateStats {
+    return {
+      open: this.#open,
+      opens: this.#opens,
+      sentMs: (this.#sentSamples * 1000) / RATE,
+      noiseFloorDbfs: this.#noiseFloorDbfs,
+      lastLevelDbfs: this.#lastLevelDbfs,
+    };
+  }
+
+  #analyse(): void {
+    const frame = this.#frame;
+    const level = frameDbfs(frame);
+    this.#lastLevelDbfs = level;
+    const openThreshold = Math.max(this.#minOpenDbfs, this.#noiseFloorDbfs + this.#openAboveNoiseDb);
+    if (this.#open) {
+      this.#emit(frame, 0, ANALYSIS_SAMPLES);
+      this.#quietRun = level >= openThreshold - this.#closeHysteresisDb ? 0 : this.#quietRun + 1;
+      if (this.#quietRun >= this.#hangoverFrames) this.#close();
+      return;
+    }
+    this.#remember(frame);
+    this.#trackNoiseFloor(level);
+    this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
+    if (this.#loudRun >= this.#openFrames) this.#openGate();
+  }
+
+  /** Fast fall, slow rise (2 dB/s), only while closed, so speech itself never raises the floor. */
+  #trackNoiseFloor(level: number): void {
+    const floor = this.#noiseFloorDbfs;
+    const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
+    this.#noiseFloorDbfs = Math.min(-30, Math.max(-90, next));
+  }
+
+  #remember(frame: Int16Array): void {
+    const ring = this.#ring;
+    ring.set(frame, this.#ringWrite); // ring length is a multiple of the frame size
+    this.#ringWrite = (this.#ringWrite + ANALYSIS_SAMPLES) % ring.length;
+    this.#ringUnsent = Math.min(ring.length, this.#ringUnsent + ANALYSIS_SAMPLES);
+  }
+
+  #openGate(): void {
+    this.#open = true;
+    this.#opens++;
+    this.#quietRun = 0;
+    this.#loudRun = 0;
+    this.#onOpen?.();
+    const ring = this.#ring;
+    const start = (this.#ringWrite - this.#ringUnsent + ring.length) % ring.length;
+    const firstPart = Math.min(this.#ringUnsent, ring.length - start);
+    this.#emit(ring, start, firstPart);
+    this.#emit(ring, 0, this.#ringUnsent - firstPart);
+    this.#ringUnsent = 0;
+  }
+
+  #close(): void {
+    this.#open = false;
+    this.#quietRun = 0;
+    if (this.#chunkFill > 0) {
+      this.#chunk.fill(0, this.#chunkFill);
+      this.#sentSamples += this.#chunk.length - this.#chunkFill;
+      this.#chunkFill = 0;
+      this.#onChunk(this.#chunk);
+    }
+    this.#onEnd();
+  }
+
+  #emit(src: Int16Array, start: number, count: number): void {
+    const chunk = this.#chunk;
+    this.#sentSamples += count;
+    for (let i = start, end = start + count; i < end; i++) {
+      chunk[this.#chunkFill++] = src[i]!;
+      if (this.#chunkFill === chunk.length) {
+        this.#chunkFill = 0;
+        this.#onChunk(chunk);
+      }
+    }
+  }
+}
