@@ -39,9 +39,14 @@ export class FrameLimiter {
     this.#send = options.send;
   }
 
-  /** Resolves when this frame is sent, or as `dropped` when a newer one replaced it. Bad bytes throw. */
+  /** Resolves when this frame is sent, or as `dropped` when a newer one replaced it. Bad bytes reject. */
   submit(image: Buffer): Promise<FrameSendResult> {
-    assertSupportedImage(image);
+    try {
+      // Checked before queueing, so garbage never displaces a good waiting frame.
+      assertSupportedImage(image);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (this.#closed) return Promise.resolve(this.#drop('closed'));
     if (this.#pending) this.#pending.resolve(this.#drop('rate_limited'));
     const result = new Promise<FrameSendResult>((resolve, reject) => {
