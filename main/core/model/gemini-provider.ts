@@ -34,7 +34,9 @@ export interface GeminiProviderOptions {
   backoff?: Partial<BackoffOptions>;
   /** Wording around injected text; default asks the model to say it, not answer it. */
   formatInjectedText?: (text: string) => string;
+  /** Force the goAway switch-over this long before the announced close (default 2000). */
   switchMarginMs?: number;
+  /** After an idle switch-over, how long the old socket may still deliver output (default 500). */
   drainMs?: number;
   replyWaitMs?: number;
 }
@@ -71,7 +73,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
         backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
         formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
         switchMarginMs: options.switchMarginMs ?? 2000,
-        drainMs: options.drainMs ?? 5000,
+        drainMs: options.drainMs ?? 500,
         replyWaitMs: options.replyWaitMs,
       });
       await session.start();

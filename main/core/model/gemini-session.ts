@@ -314,9 +314,12 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#adopt(next);
       this.#stats.switchOvers++;
       this.#o.logger.info({ from: old.id, to: next.id, trigger }, 'gemini live switched to the resumed connection');
+      // Idle switch: nothing more is due from the old socket, release it soon. Deadline switch: it
+      // may still be finishing a reply, so let it play out until the service closes it.
+      const drainMs = trigger === 'idle' ? this.#o.drainMs : this.#o.switchMarginMs + 1000;
       this.#o.clock.setTimeout(() => {
         if (this.#draining.delete(old)) old.close();
-      }, this.#o.drainMs);
+      }, drainMs);
     } catch (err) {
       // The old socket is usually still up until its deadline; when it closes, #onClose reconnects.
       this.#o.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'gemini switch-over failed; will reconnect on close');
@@ -369,7 +372,9 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.emit('toolCallCancelled', [...cancelled]);
     }
     const update = message.sessionResumptionUpdate;
-    if (update && connection === this.#active) {
+    // Not only the active socket: the SDK delivers messages that arrive with setupComplete before
+    // connect() returns, i.e. before the new connection is adopted. Only a replaced one is ignored.
+    if (update && !this.#draining.has(connection) && !connection.closedByUs) {
       if (update.resumable && update.newHandle) {
         this.#handle = update.newHandle;
         this.#handleFresh = !this.#turnOpen && this.#toolsInFlight.size === 0;

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { concatPcm, tone } from '../../fakes/gemini/index.ts';
+import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
+
+let h: Harness | null = null;
+let pump: ReturnType<typeof setInterval> | null = null;
+afterEach(async () => {
+  if (pump) clearInterval(pump);
+  pump = null;
+  await h?.close();
+  h = null;
+});
+
+/** Sends a numbered 20 ms chunk every 10 ms (faster than real time) until stopped. */
+function startPump(harness: Harness): { sent: () => number } {
+  let seq = 0;
+  pump = setInterval(() => harness.session.sendAudio(numberedChunk(seq++)), 10);
+  return { sent: () => seq };
+}
+
+describe('gemini live: goAway switch-over with session resumption', () => {
+  it('resumes on a second connection with the latest handle before the first closes; audio and transcripts continue', async () => {
+    h = await startHarness({}, { switchMarginMs: 500 });
+    const first = await h.fake.connection(0);
+    const rec = h.rec;
+    const audio = startPump(h);
+    await first.waitFor(() => first.audio.length >= 5, 5000, 'audio on the first connection');
+
+    // The model is mid-reply when the service announces the end of this connection.
+    const speech = tone(800, { hz: 350 });
+    const reply = first.reply({ pcm: speech, chunkMs: 40, paceMs: 10, transcript: 'first reply. ' });
+    await waitUntil(() => rec.audio.length >= 3, 'reply under way');
+    first.goAway(4000);
+    expect(await reply).toBe('complete'); // not cut off by the switch-over
+
+    const second = await h.fake.connection(1);
+    expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1)); // the handle issued after the reply
+    expect(second.sessionId).toBe(first.sessionId);
+    expect((second.setup as { sessionResumption: { handle: string } }).sessionResumption.handle).toBe(second.resumedWithHandle);
+    await second.waitFor(() => second.audio.length >= 10, 5000, 'audio on the second connection');
+    // the first connection is released by the client, well before the service's deadline
+    await first.waitFor(() => !first.isOpen, 8000, 'old connection closed');
+    expect(first.closedBy).toBe('client');
+
+    clearInterval(pump!);
+    pump = null;
+    const total = audio.sent();
+    await second.waitFor(() => first.audio.length + second.audio.length === total, 5000, 'every chunk delivered');
+    // every chunk arrived exactly once, in order, across the two sockets
+    const seqs = [...first.audio, ...second.audio].map((a) => a.pcm[0]);
+    expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i));
+
+    await second.reply({ toneMs: 200, transcript: 'second reply.' });
+    await waitUntil(() => rec.turnCompletes === 2, 'second turn');
+    expect(Array.from(concatPcm(rec.audio).subarray(0, speech.length))).toEqual(Array.from(speech));
+    expect(rec.outputText).toBe('first reply. second reply.');
+    expect(rec.states.map((s) => s.state)).not.toContain('reconnecting');
+    expect(h.session.state).toBe('connected');
+    expect(h.session.stats).toMatchObject({ switchOvers: 1, resumed: 1, reconnects: 0, audioChunksDropped: 0 });
+    expect(h.fake.sessions.get(first.sessionId!)!.history.map((e) => e.text)).toEqual(['first reply. ', 'second reply.']);
+  });
+
+  it('with the fake’s own lifetime limit, a long call crosses several connections in one conversation', async () => {
+    h = await startHarness({ connectionLifetimeMs: 150, goAwayTimeLeftMs: 1500 }, { switchMarginMs: 300 });
+    await h.fake.connection(3, 15_000);
+    const ids = new Set(h.fake.established.map((c) => c.sessionId));
+    expect(ids.size).toBe(1);
+    expect(h.fake.established.slice(1).every((c) => c.resumedWithHandle !== null)).toBe(true);
+    expect(h.session.state).toBe('connected');
+  });
+});
+
+describe('gemini live: unexpected close', () => {
+  it('reconnects after a dropped socket and resumes with the handle', async () => {
+    h = await startHarness();
+    const first = await h.fake.connection(0);
+    await first.reply({ toneMs: 100, transcript: 'before the drop.' });
+    await waitUntil(() => h!.rec.turnCompletes === 1, 'first turn');
+    const handle = first.issuedHandles.at(-1);
+    first.drop();
+    const second = await h.fake.connection(1);
+    expect(second.resumedWithHandle).toBe(handle);
+    expect(second.sessionId).toBe(first.sessionId);
+    await waitUntil(() => h!.session.state === 'connected' && h!.rec.states.length >= 2, 'connected again');
+    expect(h.rec.states.map((s) => s.state)).toEqual(['reconnecting', 'connected']);
+    expect(h.rec.states[0]!.reason).toMatch(/1006/);
+    h.session.sendAudio(numberedChunk(7));
+    await second.waitFor(() => second.audio.length === 1, 5000, 'audio after reconnect');
+    expect(second.audio[0]!.pcm[0]).toBe(7);
+  });
+
+  it('reconnects after a 1011 close and gives up with an error state when the service stays down', async () => {
+    h = await startHarness({}, { backoff: { initialMs: 10, maxMs: 40, maxAttempts: 3 } });
+    const first = await h.fake.connection(0);
+    first.close(1011, 'Internal error occurred.');
+    await h.fake.connection(1);
+    await waitUntil(() => h!.rec.states.at(-1)?.state === 'connected', 'reconnected after 1011');
+    const second = h.fake.established[1]!;
+    await h.fake.close(); // the service disappears
+    void second;
+    await waitUntil(() => h!.session.state === 'error', 'error state', 15_000);
+    expect(h.rec.states.at(-1)!.reason).toMatch(/unreachable after 3 attempts/);
+    expect(h.session.stats.connectionAttempts).toBe(2 + 3);
+  });
+});
