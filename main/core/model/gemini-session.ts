@@ -70,6 +70,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   /** The latest handle was issued after the last model activity (safe to resume from). */
   #handleFresh = false;
   #turnOpen = false;
+  /** The socket whose model turn is open: if it closes mid-turn, that turn is over. */
+  #turnConnection: GeminiConnection | null = null;
   readonly #toolsInFlight = new Set<string>();
   #goAwayDeadline: number | null = null;
   #goAwayTimer: TimerHandle | null = null;
@@ -243,14 +245,15 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #onClose(code: number, reason: string, connection: GeminiConnection): void {
+    if (this.#turnOpen && this.#turnConnection === connection && !this.#closed) {
+      this.#turnOpen = false;
+      this.#turnConnection = null;
+      this.#texts.modelTurnEnded();
+    }
     if (this.#draining.delete(connection) || this.#closed || connection.closedByUs) return;
     if (connection !== this.#active) return;
     this.#active = null;
     this.#o.logger.warn({ code, reason, connection: connection.id }, 'gemini live connection closed unexpectedly');
-    if (this.#turnOpen) {
-      this.#turnOpen = false;
-      this.#texts.modelTurnEnded();
-    }
     this.#toolsInFlight.clear();
     // Mid switch-over the next socket is already being dialled: let #switchOver adopt it.
     if (this.#switching) return;
@@ -340,14 +343,14 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         for (const part of parts) {
           const inline = part.inlineData;
           if (inline?.data && inline.mimeType?.startsWith('audio/pcm')) {
-            this.#modelActivity();
+            this.#modelActivity(connection);
             this.emit('audio', decodePcm(inline.data));
           }
         }
       }
       if (content.inputTranscription?.text) this.emit('inputTranscript', content.inputTranscription.text);
       if (content.outputTranscription?.text) {
-        this.#modelActivity();
+        this.#modelActivity(connection);
         this.emit('outputTranscript', content.outputTranscription.text);
       }
       if (content.interrupted) this.emit('interrupted');
@@ -359,7 +362,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     }
     const calls = message.toolCall?.functionCalls;
     if (calls) {
-      this.#modelActivity();
+      this.#modelActivity(connection);
       for (const call of calls) {
         const id = call.id ?? '';
         this.#toolsInFlight.add(id);
@@ -386,8 +389,9 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (message.goAway) this.#onGoAway(connection, parseDurationMs(message.goAway.timeLeft) ?? 10_000);
   }
 
-  #modelActivity(): void {
+  #modelActivity(connection: GeminiConnection): void {
     this.#turnOpen = true;
+    this.#turnConnection = connection;
     this.#handleFresh = false;
     this.#texts.modelActivity();
   }

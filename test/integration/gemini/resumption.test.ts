@@ -68,6 +68,33 @@ describe('gemini live: goAway switch-over with session resumption', () => {
     expect(h.fake.established.slice(1).every((c) => c.resumedWithHandle !== null)).toBe(true);
     expect(h.session.state).toBe('connected');
   });
+
+  it('switches at the deadline when the model talks through it; the old socket finishes its tail, input moves on', async () => {
+    h = await startHarness({}, { switchMarginMs: 600, replyWaitMs: 200 });
+    const first = await h.fake.connection(0);
+    const setupHandle = first.issuedHandles[0];
+    const rec = h.rec;
+    const audio = startPump(h);
+    const reply = first.reply({ toneMs: 4000, chunkMs: 40, paceMs: 40, transcript: 'a very long monologue' });
+    await waitUntil(() => rec.audio.length >= 3, 'reply under way');
+    first.goAway(1500);
+    const second = await h.fake.connection(1);
+    // still mid-reply: the only resumable handle is the one from before the reply
+    expect(second.resumedWithHandle).toBe(setupHandle);
+    expect(first.isOpen).toBe(true); // opened before the old one closed
+    expect(await reply).toBe('closed'); // the service cut the old socket at its deadline
+    await second.waitFor(() => second.audio.length >= 5, 5000, 'audio on the second connection');
+    clearInterval(pump!);
+    pump = null;
+    const total = audio.sent();
+    await second.waitFor(() => first.audio.length + second.audio.length === total, 5000, 'every chunk delivered');
+    expect([...first.audio, ...second.audio].map((a) => a.pcm[0])).toEqual(Array.from({ length: total }, (_, i) => i));
+    expect(rec.states.map((s) => s.state)).not.toContain('reconnecting');
+    // the cut-off turn does not block injected text forever
+    h.session.endAudioInput();
+    h.session.sendText('still here');
+    await second.waitFor(() => second.clientContents.length === 1, 5000, 'injected text on the new socket');
+  });
 });
 
 describe('gemini live: unexpected close', () => {
