@@ -82,6 +82,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #wasReady = false;
   #recoveryTimer: NodeJS.Timeout | null = null;
   #loggedIn: Promise<void> | null = null;
+  #joinAbort: AbortController | null = null;
 
   constructor(options: DiscordVoiceOptions) {
     super();
@@ -157,13 +158,18 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     connection.subscribe(this.#playback.player);
     if (this.#source) this.#playback.start(this.#source);
 
+    // Aborted by #teardown (a fatal close, leave()) so a doomed join fails at once, not at the timeout.
+    const joinAbort = new AbortController();
+    this.#joinAbort = joinAbort;
     try {
-      await entersState(connection, VoiceConnectionStatus.Ready, this.#options.readyTimeoutMs ?? 20_000);
+      await entersState(connection, VoiceConnectionStatus.Ready, AbortSignal.any([joinAbort.signal, AbortSignal.timeout(this.#options.readyTimeoutMs ?? 20_000)]));
     } catch (error) {
       const reason = this.stateReason ?? `voice join did not complete: ${(error as Error).message}`;
       this.#teardown();
       this.#setState('error', reason);
-      throw new Error(reason);
+      throw new Error(reason, { cause: error });
+    } finally {
+      if (this.#joinAbort === joinAbort) this.#joinAbort = null;
     }
     return resolved;
   }
@@ -287,6 +293,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   #teardown(): void {
+    this.#joinAbort?.abort();
     this.#clearRecovery();
     this.#receiver?.close();
     this.#receiver = null;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscordVoice, type DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.ts';
-import { bestCorrelation, chirp, onceSource, PcmCollector, quietLogger, rms, waitFor } from './helpers.ts';
+import { bestCorrelation, chirp, onceSource, PcmCollector, quietLogger, waitFor } from './helpers.ts';
 
 describe('Discord voice adapter on the loopback fake', () => {
   let fake: FakeDiscord;
