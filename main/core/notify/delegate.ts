@@ -1,0 +1,257 @@
+// Delegate watcher behind `local_delegate_execute`: runs the configured delegate command (e.g. an
+// agent CLI) as an argument array — never through a shell — in the configured folder, streams its
+// output to `<agent home>/voice-users/delegates/<id>.log`, and when it ends tells the user through
+// the dispatcher (mode `auto`, so an away user gets a DM) with a short, redacted summary.
+// The model only supplies the task text; the command and folder come from configuration.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { NotifyResult } from '../api-types.ts';
+import type { Notifier } from './dispatcher.ts';
+import { errorMessage, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
+
+export const DELEGATE_DIR_NAME = 'delegates';
+export const MAX_PROMPT_CHARS = 8000;
+/** An argv element equal to / containing this is replaced by the task text; otherwise it is appended. */
+export const PROMPT_PLACEHOLDER = '{prompt}';
+const SUMMARY_MAX_CHARS = 800;
+const LINE_MAX_CHARS = 200;
+
+export type DelegateState = 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface DelegateSessionView {
+  id: string;
+  label: string;
+  state: DelegateState;
+  pid: number | null;
+  /** Epoch seconds. */
+  started_at: number;
+  ended_at?: number;
+  exit_code?: number | null;
+  signal?: string | null;
+  log_file: string;
+  /** Last output lines, redacted. */
+  tail: string[];
+  /** Status of the finish notification once sent. */
+  notified?: NotifyResult['status'];
+  error?: string;
+}
+
+export interface DelegateWatcherOptions {
+  /** argv from config (DISCORD_VOICE_LIVE_DELEGATE_COMMAND); empty = not configured. */
+  command: readonly string[];
+  /** Working folder from config (DISCORD_VOICE_LIVE_DELEGATE_CWD). */
+  cwd: string;
+  /** `<agent home>/voice-users/delegates`. */
+  logDir: string;
+  notifier: Pick<Notifier, 'deliver'>;
+  logger: Logger;
+  /** Secret scrubber for the summary (the `sora_redact` rules). */
+  redact: (text: string) => string;
+  clock?: Clock;
+  /** Base environment; our own secrets are removed from it. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  maxConcurrent?: number;
+  tailLines?: number;
+  /** After cancel's SIGTERM, SIGKILL the process group if it is still running. Default 5 s. */
+  killGraceMs?: number;
+}
+
+export interface DelegateWatcher {
+  readonly configured: boolean;
+  start(prompt: string, label?: string): DelegateSessionView;
+  list(): DelegateSessionView[];
+  status(id: string): DelegateSessionView;
+  cancel(id: string): DelegateSessionView;
+  /** Resolves once the session has ended and its notification was attempted. */
+  waitFor(id: string): Promise<DelegateSessionView>;
+  /** Cancel every running session (app shutdown). */
+  close(): Promise<void>;
+}
+
+/** Our own secrets never reach a delegate: the bot token, the sidecar token, webhook URLs. */
+export function delegateEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (/^(DISCORD_VOICE_LIVE_|PLATFORM_VOICE_LIVE_)/.test(key) || key === 'DISCORD_BOT_TOKEN') continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+export function delegateArgv(command: readonly string[], prompt: string): string[] {
+  return command.some((a) => a.includes(PROMPT_PLACEHOLDER))
+    ? command.map((a) => a.split(PROMPT_PLACEHOLDER).join(prompt))
+    : [...command, prompt];
+}
+
+function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
+interface Session {
+  view: DelegateSessionView;
+  child: ChildProcess | null;
+  log: WriteStream;
+  partial: string;
+  done: Promise<DelegateSessionView>;
+  killTimer?: NodeJS.Timeout;
+  cancelRequested: boolean;
+}
+
+export function createDelegateWatcher(options: DelegateWatcherOptions): DelegateWatcher {
+  const clock = options.clock ?? systemClock;
+  const log = options.logger;
+  const maxConcurrent = options.maxConcurrent ?? 2;
+  const tailLines = options.tailLines ?? 5;
+  const killGraceMs = options.killGraceMs ?? 5000;
+  const sessions = new Map<string, Session>();
+  const nowS = (): number => clock.now() / 1000;
+
+  function pushOutput(session: Session, chunk: string): void {
+    session.log.write(chunk);
+    const text = (session.partial + chunk).replace(ANSI, '');
+    const lines = text.split(/\r?\n|\r/);
+    session.partial = lines.pop()!.slice(-2000);
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      session.view.tail.push(options.redact(line.trim()).slice(0, LINE_MAX_CHARS));
+      if (session.view.tail.length > tailLines) session.view.tail.shift();
+    }
+  }
+
+  function summary(view: DelegateSessionView): string {
+    const took = formatDuration((view.ended_at ?? nowS()) - view.started_at);
+    const head =
+      view.state === 'succeeded'
+        ? `Delegate "${view.label}" finished successfully (exit 0) after ${took}.`
+        : view.state === 'cancelled'
+          ? `Delegate "${view.label}" was cancelled after ${took}.`
+          : view.error
+            ? `Delegate "${view.label}" could not run: ${view.error}.`
+            : `Delegate "${view.label}" failed (${view.signal ? `signal ${view.signal}` : `exit ${view.exit_code}`}) after ${took}.`;
+    const tail = view.tail.length ? `\nLast lines:\n${view.tail.join('\n')}` : '';
+    return options.redact(head + tail).slice(0, SUMMARY_MAX_CHARS);
+  }
+
+  function snapshot(session: Session): DelegateSessionView {
+    return { ...session.view, tail: [...session.view.tail] };
+  }
+
+  function get(id: string): Session {
+    const session = sessions.get(id);
+    if (!session) throw new NotifyStateError('not_found', `no delegate session with id ${JSON.stringify(id)}`);
+    return session;
+  }
+
+  const watcher: DelegateWatcher = {
+    configured: options.command.length > 0,
+    start(prompt, label) {
+      if (options.command.length === 0) throw new NotifyInputError('not_configured', 'no delegate command is configured (DISCORD_VOICE_LIVE_DELEGATE_COMMAND)');
+      const task = prompt.trim();
+      if (!task) throw new NotifyInputError('empty_prompt', 'prompt is required');
+      if (task.length > MAX_PROMPT_CHARS) throw new NotifyInputError('prompt_too_long', `prompt is longer than ${MAX_PROMPT_CHARS} characters`);
+      const running = [...sessions.values()].filter((s) => s.view.state === 'running').length;
+      if (running >= maxConcurrent) throw new NotifyStateError('conflict', `${running} delegate sessions are already running (limit ${maxConcurrent})`);
+
+      const id = `d-${randomBytes(4).toString('hex')}`;
+      mkdirSync(options.logDir, { recursive: true, mode: 0o700 });
+      const logFile = path.join(options.logDir, `${id}.log`);
+      const view: DelegateSessionView = {
+        id,
+        label: (label ?? '').replace(/\s+/g, ' ').trim().slice(0, 80) || id,
+        state: 'running',
+        pid: null,
+        started_at: nowS(),
+        log_file: logFile,
+        tail: [],
+      };
+      const logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
+      logStream.write(`# delegate ${id} started ${new Date(clock.now()).toISOString()} command=${path.basename(options.command[0]!)}\n`);
+
+      let resolveDone!: (v: DelegateSessionView) => void;
+      const session: Session = { view, child: null, log: logStream, partial: '', cancelRequested: false, done: new Promise((r) => (resolveDone = r)) };
+      sessions.set(id, session);
+
+      let finished = false;
+      const finish = (exitCode: number | null, signal: string | null, error?: string): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(session.killTimer);
+        if (session.partial.trim()) pushOutput(session, '\n');
+        view.ended_at = nowS();
+        view.exit_code = exitCode;
+        view.signal = signal;
+        if (error) view.error = error;
+        view.state = session.cancelRequested ? 'cancelled' : !error && exitCode === 0 ? 'succeeded' : 'failed';
+        logStream.end(`\n# delegate ${id} ended ${new Date(clock.now()).toISOString()} state=${view.state} exit=${exitCode} signal=${signal}\n`);
+        log.info({ id, state: view.state, exitCode, signal }, 'delegate session ended');
+        options.notifier
+          .deliver({ text: summary(view), mode: 'auto', title: 'Delegate finished', source: 'delegate' })
+          .then((result) => (view.notified = result.status))
+          .catch((err: unknown) => {
+            view.notified = 'error';
+            log.warn({ id, err: errorMessage(err) }, 'delegate finish notification failed');
+          })
+          .finally(() => resolveDone(snapshot(session)));
+      };
+
+      const [cmd, ...args] = delegateArgv(options.command, task);
+      let child: ChildProcess;
+      try {
+        child = spawn(cmd!, args, {
+          cwd: options.cwd,
+          env: delegateEnv(options.env ?? process.env),
+          stdio: ['ignore', 'pipe', 'pipe'],
+          shell: false,
+          // Own process group, so cancel reaches whatever the agent CLI spawned.
+          detached: true,
+        });
+      } catch (err) {
+        finish(null, null, errorMessage(err));
+        return snapshot(session);
+      }
+      session.child = child;
+      view.pid = child.pid ?? null;
+      child.stdout?.setEncoding('utf8').on('data', (d: string) => pushOutput(session, d));
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => pushOutput(session, d));
+      child.on('error', (err: NodeJS.ErrnoException) => finish(null, null, err.code ?? err.message));
+      child.on('close', (code, signal) => finish(code, signal));
+      log.info({ id, pid: view.pid }, 'delegate session started');
+      return snapshot(session);
+    },
+    list: () => [...sessions.values()].map(snapshot),
+    status: (id) => snapshot(get(id)),
+    cancel(id) {
+      const session = get(id);
+      if (session.view.state !== 'running') throw new NotifyStateError('conflict', `delegate ${id} already ${session.view.state}`);
+      session.cancelRequested = true;
+      const pid = session.child?.pid;
+      if (pid) {
+        const signalGroup = (sig: NodeJS.Signals): void => {
+          try {
+            process.kill(-pid, sig);
+          } catch {
+            session.child?.kill(sig);
+          }
+        };
+        signalGroup('SIGTERM');
+        session.killTimer = setTimeout(() => signalGroup('SIGKILL'), killGraceMs);
+      }
+      return snapshot(session);
+    },
+    waitFor: (id) => get(id).done,
+    async close() {
+      const running = [...sessions.values()].filter((s) => s.view.state === 'running');
+      for (const s of running) watcher.cancel(s.view.id);
+      await Promise.all(running.map((s) => s.done));
+    },
+  };
+  return watcher;
+}

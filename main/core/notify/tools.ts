@@ -1,0 +1,121 @@
+// The notification tools for the live model, the sidecar's /tools route and the CLI:
+// local_notify, local_notify_schedule (schedule | list | cancel on one tool) and
+// local_delegate_execute (start | list | status | cancel on one tool).
+// Multi-form tools take one flat object (not a union) because live-model function declarations
+// handle plain objects best; run() picks the form and refuses ambiguous calls.
+import { z } from 'zod';
+import type { NotifyResult } from '../api-types.ts';
+import { defineTool, type ToolContext, type ToolRegistry } from '../tools/registry.ts';
+import type { DelegateSessionView, DelegateWatcher } from './delegate.ts';
+import type { Notifier } from './dispatcher.ts';
+import type { ScheduleEntryView, Scheduler } from './scheduler.ts';
+import { NotifyInputError } from './types.ts';
+import { MAX_DELAY_SECONDS, notifyModeSchema, notifyRequestSchema, sourceSchema, titleSchema } from './validation.ts';
+
+export interface NotifyToolDeps {
+  notifier: Pick<Notifier, 'deliver'>;
+  scheduler: Pick<Scheduler, 'schedule' | 'list' | 'cancel'>;
+  /** Omit to leave local_delegate_execute unregistered. */
+  delegates?: DelegateWatcher;
+  /**
+   * Owner-only gate for starting/cancelling delegates (e.g. "the current speaker is the owner").
+   * Required with `delegates`: the composer decides who may run commands on this machine.
+   */
+  canDelegate?: (ctx: ToolContext) => boolean;
+}
+
+export const localNotifyArgs = notifyRequestSchema;
+
+export const scheduleToolArgs = z.object({
+  text: z.string().optional().describe('Schedule form: the message to deliver later.'),
+  delay_seconds: z.number().optional().describe(`Schedule form: seconds from now, 0 to ${MAX_DELAY_SECONDS} (30 days).`),
+  mode: notifyModeSchema.optional().describe('Schedule form: delivery mode, default auto.'),
+  title: titleSchema.optional(),
+  source: sourceSchema.optional(),
+  list: z.boolean().optional().describe('List form: true to list scheduled entries.'),
+  cancel_id: z.string().max(100).optional().describe('Cancel form: the id returned as `scheduled`.'),
+});
+
+export const delegateToolArgs = z.object({
+  prompt: z.string().optional().describe('Start form: the task for the delegate agent.'),
+  label: z.string().max(80).optional().describe('Start form: a short name for the session.'),
+  list: z.boolean().optional().describe('List form: true to list sessions.'),
+  status_id: z.string().max(100).optional().describe('Status form: session id.'),
+  cancel_id: z.string().max(100).optional().describe('Cancel form: session id to stop.'),
+});
+
+export type ScheduleToolResult =
+  | { scheduled: string; fire_at_epoch: number }
+  | { entries: ScheduleEntryView[] }
+  | { cancelled: string; entry: ScheduleEntryView };
+
+export type DelegateToolResult =
+  | { started: string; session: DelegateSessionView }
+  | { sessions: DelegateSessionView[] }
+  | { session: DelegateSessionView }
+  | { cancelling: string; session: DelegateSessionView };
+
+function oneForm(forms: Record<string, boolean>): string {
+  const given = Object.entries(forms).filter(([, on]) => on).map(([name]) => name);
+  if (given.length > 1) throw new NotifyInputError('ambiguous_form', `give one form only, not ${given.join(' and ')}`);
+  return given[0] ?? 'default';
+}
+
+export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps): void {
+  registry.register(
+    defineTool({
+      name: 'local_notify',
+      description:
+        'Deliver a notification to the user now. mode: voice (speak it next turn in the live call), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results.',
+      args: localNotifyArgs,
+      run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }),
+    }),
+  );
+
+  registry.register(
+    defineTool({
+      name: 'local_notify_schedule',
+      description:
+        'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}. List: {list: true}. Cancel: {cancel_id}. Entries persist across restarts.',
+      args: scheduleToolArgs,
+      async run(args, ctx): Promise<ScheduleToolResult> {
+        const form = oneForm({ list: args.list === true, cancel: args.cancel_id !== undefined });
+        if (form === 'list') return { entries: await deps.scheduler.list() };
+        if (form === 'cancel') {
+          const entry = await deps.scheduler.cancel(args.cancel_id!);
+          return { cancelled: entry.id, entry };
+        }
+        const entry = await deps.scheduler.schedule({
+          text: args.text,
+          delay_seconds: args.delay_seconds,
+          mode: args.mode,
+          title: args.title,
+          source: args.source ?? ctx.caller,
+        });
+        return { scheduled: entry.id, fire_at_epoch: entry.fire_at_epoch };
+      },
+    }),
+  );
+
+  const delegates = deps.delegates;
+  if (!delegates) return;
+  if (!deps.canDelegate) throw new Error('registerNotifyTools: delegates need a canDelegate (owner-only) gate');
+  const canDelegate = deps.canDelegate;
+  registry.register(
+    defineTool({
+      name: 'local_delegate_execute',
+      description:
+        'Hand a long task to the configured delegate agent; the user is notified (auto mode) when it finishes. Start: {prompt, label?} → {started: id}. List: {list: true}. Status: {status_id}. Cancel: {cancel_id}.',
+      args: delegateToolArgs,
+      run(args, ctx): DelegateToolResult {
+        const form = oneForm({ list: args.list === true, status: args.status_id !== undefined, cancel: args.cancel_id !== undefined });
+        if (form === 'list') return { sessions: delegates.list() };
+        if (form === 'status') return { session: delegates.status(args.status_id!) };
+        if (!canDelegate(ctx)) throw new NotifyInputError('forbidden', 'only the owner can start or cancel delegate sessions');
+        if (form === 'cancel') return { cancelling: args.cancel_id!, session: delegates.cancel(args.cancel_id!) };
+        const session = delegates.start(args.prompt ?? '', args.label);
+        return { started: session.id, session };
+      },
+    }),
+  );
+}

@@ -1,0 +1,73 @@
+// Notification routes: POST /notify (JSON) and GET /notify?text=&mode=&title= (same result),
+// POST /schedule, GET /schedule, DELETE /schedule/:id.
+// A delivery that reached nobody is still a 200 whose body says `status: "error"` with per-mode
+// reasons: the request was valid and the result is the answer. Bad input is a 400 with a code
+// (`empty_text`, `unknown_mode`, `bad_delay`, ...); an unknown schedule id is a 404.
+import { z } from 'zod';
+import type { NotifyRequest, NotifyResult } from '../../api-types.ts';
+import type { Notifier } from '../../notify/dispatcher.ts';
+import type { ScheduleEntryView, Scheduler } from '../../notify/scheduler.ts';
+import { NotifyInputError, NotifyStateError } from '../../notify/types.ts';
+import { HttpError } from '../errors.ts';
+import type { RouteModule } from '../route-types.ts';
+
+export interface NotifyRouteDeps {
+  notifier: Pick<Notifier, 'deliver'>;
+  scheduler: Pick<Scheduler, 'schedule' | 'list' | 'cancel'>;
+}
+
+/** Notification errors → HTTP; anything else passes through (a bug → 500). */
+export function notifyHttpError(err: unknown): unknown {
+  if (err instanceof NotifyInputError) return new HttpError(400, err.code, err.message);
+  if (err instanceof NotifyStateError) return new HttpError(err.code === 'not_found' ? 404 : 409, err.code, err.message);
+  return err;
+}
+
+async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw notifyHttpError(err);
+  }
+}
+
+const NotifyQuery = z.object({
+  text: z.string().optional(),
+  mode: z.string().optional(),
+  title: z.string().optional(),
+  source: z.string().optional(),
+  urgent: z.enum(['true', 'false', '1', '0']).optional(),
+});
+
+const IdParams = z.object({ id: z.string().min(1).max(100) });
+
+export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) => {
+  // The body is validated inside deliver() (the same rules as the tool), so it is passed as is.
+  app.post('/notify', (request): Promise<NotifyResult> => mapErrors(() => deps.notifier.deliver(request.body as NotifyRequest)));
+
+  app.get('/notify', async (request): Promise<NotifyResult> => {
+    const query = NotifyQuery.safeParse(request.query);
+    if (!query.success) {
+      const field = String(query.error.issues[0]?.path[0] ?? 'query');
+      throw new HttpError(400, field === 'urgent' ? 'bad_urgent' : 'invalid_request', `${field}: give it once, as text${field === 'urgent' ? ' (true or false)' : ''}`);
+    }
+    const { urgent, ...rest } = query.data;
+    const request_ = { ...rest, text: rest.text ?? '', ...(urgent !== undefined ? { urgent: urgent === 'true' || urgent === '1' } : {}) };
+    return mapErrors(() => deps.notifier.deliver(request_));
+  });
+
+  app.post('/schedule', async (request, reply): Promise<{ scheduled: string; fire_at_epoch: number; entry: ScheduleEntryView }> => {
+    const entry = await mapErrors(() => deps.scheduler.schedule(request.body));
+    reply.code(201);
+    return { scheduled: entry.id, fire_at_epoch: entry.fire_at_epoch, entry };
+  });
+
+  app.get('/schedule', async (): Promise<{ entries: ScheduleEntryView[] }> => ({ entries: await deps.scheduler.list() }));
+
+  app.delete('/schedule/:id', async (request): Promise<{ cancelled: string; entry: ScheduleEntryView }> => {
+    const params = IdParams.safeParse(request.params);
+    if (!params.success) throw new HttpError(400, 'invalid_request', 'id: expected a schedule id');
+    const entry = await mapErrors(() => deps.scheduler.cancel(params.data.id));
+    return { cancelled: entry.id, entry };
+  });
+};
