@@ -2,7 +2,7 @@
 // Discord) can act on. Every item goes through chatSafeInline (redacted, one line, no pings, no
 // injected slash commands, balanced backticks) and the whole block fits one Discord message.
 import { chatSafeInline, DISCORD_MESSAGE_LIMIT } from './chat-safe.ts';
-import { liveGrill, type GrillFields, type GrillResult } from './grill.ts';
+import { liveGrill, type GrillField, type GrillFields, type GrillResult } from './grill.ts';
 import type { NotesInput } from './notes-input.ts';
 
 export interface GoalSynthResult {
@@ -16,7 +16,7 @@ export interface GoalSynthResult {
 
 export type GoalSynthInput =
   | { notes: NotesInput; maxChars?: number }
-  | { grill: Pick<GrillResult, 'fields'> & Partial<Pick<GrillResult, 'questions'>>; maxChars?: number };
+  | { grill: Pick<GrillResult, 'fields'> & Partial<Pick<GrillResult, 'questions' | 'vague'>>; maxChars?: number };
 
 const GOAL_MAX = 400;
 const SUBGOAL_MAX = 240;
@@ -28,13 +28,15 @@ function inlineCode(command: string): string {
   return command.includes('`') ? command : `\`${command}\``;
 }
 
-function subgoalsFrom(fields: GrillFields, questions: readonly string[]): string[] {
+/** Vague fields ("someone", "look into it") become questions, not instructions. */
+function subgoalsFrom(fields: GrillFields, questions: readonly string[], vague: readonly GrillField[]): string[] {
   const out: string[] = [];
-  if (fields.next_command) out.push(`Run ${inlineCode(chatSafeInline(fields.next_command, SUBGOAL_MAX - 6))}`);
-  if (fields.verification_test) out.push(`Verify: ${fields.verification_test}`);
+  const usable = (f: GrillField) => !vague.includes(f);
+  if (fields.next_command && usable('next_command')) out.push(`Run ${inlineCode(chatSafeInline(fields.next_command, SUBGOAL_MAX - 6))}`);
+  if (fields.verification_test && usable('verification_test')) out.push(`Verify: ${fields.verification_test}`);
   for (const c of fields.constraints.slice(0, 3)) out.push(`Respect constraint: ${c}`);
   for (const r of fields.risk.slice(0, 2)) out.push(`Guard against risk: ${r}`);
-  if (fields.owner) out.push(`Owner: ${fields.owner} (confirm before starting)`);
+  if (fields.owner && usable('owner')) out.push(`Owner: ${fields.owner} (confirm before starting)`);
   for (const q of questions.slice(0, 3)) out.push(`Ask the caller: ${q}`);
   return out;
 }
@@ -45,7 +47,7 @@ export function goalSynth(input: GoalSynthInput): GoalSynthResult {
   const goalMax = Math.min(GOAL_MAX, maxChars - '/goal '.length);
   const goal = chatSafeInline(grill.fields.objective ?? '', goalMax) || FALLBACK_GOAL;
   let truncated = goal.endsWith('…');
-  const candidates = subgoalsFrom(grill.fields, grill.questions ?? [])
+  const candidates = subgoalsFrom(grill.fields, grill.questions ?? [], grill.vague ?? [])
     .map((s) => chatSafeInline(s, SUBGOAL_MAX))
     .filter((s, i, all) => s && all.indexOf(s) === i);
   if (candidates.length > MAX_SUBGOALS) truncated = true;

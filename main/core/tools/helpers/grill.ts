@@ -54,7 +54,10 @@ const TEST_COMMAND = /\b(?:npm (?:run )?test|npx vitest|vitest|jest|pytest|go te
 const TEST_NAME = /\b[\w./-]+\.(?:test|spec)\.[cm]?[jt]sx?\b|\btest_[a-z0-9_]+\b|\b[A-Z]\w*Test\b|\btests?\/[\w./-]+/;
 
 const VAGUE_WORDS = /^(?:tbd|tba|todo|\?+|n\/?a|unknown|unclear|none|nothing|nobody|someone|somebody|anyone|anybody|everyone|whoever|the team|team|we|us|they|them|later|soon|eventually|stuff|things|something|fix it|make it work|do it|handle it|sort it out|whatever|idk|not sure|maybe|etc|it works|test it|check it|looks good|see above|same as before)$/i;
-const VAGUE_INSIDE = /\b(?:tbd|to be decided|not sure|somehow|figure (?:it )?out|someone|somebody|whoever|some kind of|or something|i guess)\b/i;
+const VAGUE_INSIDE = /\b(?:(?:the|that|this|some) (?:thing|stuff)\b|tbd|to be decided|not sure|somehow|figure (?:it )?out|someone|somebody|whoever|some kind of|or something|i guess)\b/i;
+
+/** After . ! ? and a space, except after e.g. / i.e. / etc. / vs. */
+const SENTENCE_BREAK = /(?<!\b(?:e\.g|i\.e|etc|vs|approx)\.)(?<=[.!?])\s+(?=\S)/i;
 
 interface Statement {
   text: string;
@@ -65,17 +68,20 @@ interface Statement {
 function statementsOf(notes: NotesInput): Statement[] {
   const out: Statement[] = [];
   for (const u of toUtterances(notes)) {
-    for (const line of u.text.split(/\r?\n/)) {
+    // U+2028/2029/0085 end a line for `.` in a regex but not for split('\n'): treat them as spaces.
+    for (const line of u.text.replace(/[\u2028\u2029\u0085]/g, ' ').split(/\r?\n|\r/)) {
       if (!line.trim()) continue;
       // A labelled line stays whole; spoken prose splits into sentences.
-      const parts = LABELLED_LINE.test(line) || /^\s*\$\s/.test(line) ? [line] : line.split(/(?<=[.!?])\s+(?=[A-Z"'`<@(])/);
+      const parts = LABELLED_LINE.test(line) || /^\s*\$\s/.test(line) ? [line] : line.split(SENTENCE_BREAK);
       for (const part of parts) if (part.trim()) out.push({ text: part.trim(), speaker: u.speaker, kind: u.kind });
     }
   }
   return out;
 }
 
+/** Chat-safe single line; '' when nothing readable is left (a bare fence, punctuation). */
 function clean(value: string): string {
+  if (!/[\p{L}\p{N}]/u.test(value)) return '';
   return chatSafeInline(value.replace(/^\s*(?:\*\*|__)|(?:\*\*|__)\s*$/g, '').replace(/[\s.;,]+$/, ''), ITEM_MAX);
 }
 
@@ -97,7 +103,7 @@ function isVague(field: GrillField, value: string): boolean {
     case 'objective':
       return bare.split(/\s+/).length < 3;
     case 'owner':
-      return /^(?:we|us|they|them|people|folks|devs?|ops|the team|team)$/i.test(bare);
+      return /^(?:we|us|they|them|people|folks|devs?|ops|the team|team|who|\[(?:here|everyone|role \d+)\])$/i.test(bare);
     case 'next_command':
       return !(COMMAND_START.test(bare) || /`[^`]+`/.test(value) || /\s--?[a-z]/.test(bare));
     case 'verification_test':
@@ -115,7 +121,7 @@ const PHRASES = {
   ],
   owner: [
     /\b(?:owned by|assigned to|owner is|responsible is|dri is)\s+(<@!?\d+>|@?[\w.-]+(?: [A-Z][a-z]+)?)/i,
-    /(?:^|[.;,]\s*)(<@!?\d+>|[A-Z][a-z]+(?: [A-Z][a-z]+)?|I|We|They|Someone|Somebody)\s+(?:will|'ll|is going to|owns|takes|handles|is on it|is responsible)\b/,
+    /(?:^|[.;,]\s*)(<@!?\d+>|[A-Z][a-z]+(?: [A-Z][a-z]+)?|I|[Ww]e|[Tt]hey|[Ss]omeone|[Ss]omebody)(?:\s+(?:will|is going to|owns|takes|handles|is on it|is responsible)|'ll)\b/,
   ],
   risk: /\b(?:risks?|risky|danger|careful|concern(?:ed)?|worr(?:y|ied)|might (?:break|fail|lose|leak)|could (?:break|fail|lose|leak|take down)|may (?:break|fail)|data loss|downtime|breaking change|roll ?back)\b/i,
   constraint: /\b(?:must(?:n't| not)?|do not|don't|never|only|without|no more than|at most|at least|can't|cannot|should(?:n't| not)|keep (?:the|it|them)|deadline|budget|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|eod|end of (?:day|week)|noon))\b/i,
@@ -144,11 +150,11 @@ function extract(statements: Statement[]): GrillFields {
     if (!field) continue;
     used.add(s);
     const value = m[2]!.trim();
-    if (!value) continue;
+    if (!clean(value)) continue;
     if (field === 'constraints' || field === 'risk') {
       for (const part of value.split(/\s*;\s*/)) pushUnique(fields[field], clean(part));
     } else if (field === 'next_command') {
-      fields.next_command ??= clean(commandsIn(value)[0] ?? value.replace(/^\$\s+/, ''));
+      fields.next_command ??= clean(commandsIn(value)[0] ?? value.replace(/^\$\s+/, '').replace(/`{3,}/g, ''));
     } else if (fields[field] === null) {
       fields[field] = clean(value);
     }
@@ -177,7 +183,7 @@ function extract(statements: Statement[]): GrillFields {
         continue;
       }
     }
-    if (fields.owner === null) {
+    if (fields.owner === null && !s.text.trimEnd().endsWith('?')) {
       const m = PHRASES.owner.map((re) => re.exec(s.text)).find(Boolean);
       if (m) fields.owner = clean(ownerFromPronoun(m[1]!, s));
     }
@@ -205,8 +211,8 @@ function quote(value: string): string {
   return `“${value.length > 80 ? value.slice(0, 79) + '…' : value}”`;
 }
 
-function questionFor(field: GrillField, fields: GrillFields, vague: boolean): string {
-  const about = fields.objective ? ` for ${quote(fields.objective)}` : '';
+function questionFor(field: GrillField, fields: GrillFields, vague: boolean, objectiveUsable: boolean): string {
+  const about = fields.objective && objectiveUsable && fields.objective.length <= 60 ? ` for ${quote(fields.objective)}` : '';
   switch (field) {
     case 'objective':
       return vague
@@ -263,7 +269,7 @@ export function liveGrill(input: GrillInput): GrillResult {
   });
   const maxQuestions = Math.max(0, Math.min(input.maxQuestions ?? GRILL_FIELDS.length, 12));
   const questions = GRILL_FIELDS.filter((f) => missing.includes(f) || vague.includes(f))
-    .map((f) => questionFor(f, fields, vague.includes(f)))
+    .map((f) => questionFor(f, fields, vague.includes(f), !vague.includes('objective')))
     .slice(0, maxQuestions);
   return { fields, missing, vague, questions, complete: missing.length === 0 && vague.length === 0, markdown: renderGrillMarkdown(fields, questions) };
 }

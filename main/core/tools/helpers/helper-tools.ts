@@ -41,6 +41,7 @@ const grillResultSchema = z.object({
     verification_test: z.string().max(4000).nullable().default(null),
   }),
   questions: z.array(z.string().max(4000)).max(20).optional(),
+  vague: z.array(z.enum(GRILL_FIELDS)).max(6).optional(),
 });
 
 const NEEDS_NOTES = 'give `text` or `notes` (there is no running call to read notes from)';
