@@ -128,5 +128,12 @@ describe('Discord voice adapter on the loopback fake', () => {
     expect(parts.length).toBeGreaterThan(1);
     for (const part of parts) expect(part.content.length).toBeLessThanOrEqual(2000);
     expect(parts.map((p) => p.content).join('\n')).toBe(long);
+
+    // Beyond 4 messages the text is truncated with a visible mark instead of flooding the channel.
+    const huge = await voice.postToChannel(fake.textChannelId, 'word '.repeat(3000));
+    const hugeParts = fake.messages.slice(fake.messages.findIndex((m) => m.id === huge.messageId));
+    expect(hugeParts).toHaveLength(4);
+    expect(hugeParts[3].content.endsWith('… (truncated)')).toBe(true);
+    expect(hugeParts.every((p) => p.content.length <= 2000)).toBe(true);
   });
 });
