@@ -53,7 +53,7 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     }
     const { urgent, ...rest } = query.data;
     const request_ = { ...rest, text: rest.text ?? '', ...(urgent !== undefined ? { urgent: urgent === 'true' || urgent === '1' } : {}) };
-    return mapErrors(() => deps.notifier.deliver(request_));
+    return mapErrors(() => deps.notifier.deliver(request_ as NotifyRequest)); // mode is checked inside deliver()
   });
 
   app.post('/schedule', async (request, reply): Promise<{ scheduled: string; fire_at_epoch: number; entry: ScheduleEntryView }> => {

@@ -1,0 +1,109 @@
+// The delegate watcher runs real child processes (node -e scripts stand in for an agent CLI).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NotifyRequest, NotifyResult } from '../../../main/core/api-types.ts';
+import { createDelegateWatcher, delegateArgv, delegateEnv, type DelegateWatcherOptions } from '../../../main/core/notify/delegate.ts';
+import { redactText } from '../../../main/core/tools/helpers/index.ts';
+
+const logger = pino({ level: 'silent' });
+let home: string;
+let delivered: NotifyRequest[];
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(tmpdir(), 'lvb-delegate-'));
+  delivered = [];
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const notifier = {
+  async deliver(req: NotifyRequest): Promise<NotifyResult> {
+    delivered.push(req);
+    return { status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: 1 };
+  },
+};
+
+function watcher(script: string, over: Partial<DelegateWatcherOptions> = {}) {
+  return createDelegateWatcher({
+    // The task text arrives as process.argv[1] of the script: an argument, never shell text.
+    command: [process.execPath, '-e', script],
+    cwd: home,
+    logDir: path.join(home, 'voice-users', 'delegates'),
+    notifier,
+    logger,
+    redact: redactText,
+    ...over,
+  });
+}
+
+describe('delegate watcher', () => {
+  it('runs the command with the task as one argument, logs output, and notifies (auto) with a redacted summary', async () => {
+    const fakeKey = ['sk', 'proj', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6'].join('-');
+    const w = watcher(`console.log('task=' + process.argv[1]); console.log('cwd=' + process.cwd()); console.error('using key ${fakeKey}'); console.log('done: 3 files changed')`);
+    const started = w.start('fix it; rm -rf / $(whoami)', 'fixer');
+    expect(started.state).toBe('running');
+    const ended = await w.waitFor(started.id);
+    expect(ended).toMatchObject({ state: 'succeeded', exit_code: 0, notified: 'ok' });
+    const log = await readFile(started.log_file, 'utf8');
+    expect(started.log_file).toBe(path.join(home, 'voice-users', 'delegates', `${started.id}.log`));
+    expect(log).toContain('task=fix it; rm -rf / $(whoami)'); // passed literally, no shell
+    expect(log).toContain(`cwd=${home}`);
+    expect(delivered).toHaveLength(1);
+    const note = delivered[0]!;
+    expect(note).toMatchObject({ mode: 'auto', title: 'Delegate finished', source: 'delegate' });
+    expect(note.text).toMatch(/^Delegate "fixer" finished successfully \(exit 0\) after \d+ s\.\nLast lines:\n/);
+    expect(note.text).toContain('done: 3 files changed');
+    expect(note.text).not.toContain(fakeKey);
+  });
+
+  it('reports a failing exit code and the last lines', async () => {
+    const w = watcher(`for (let i = 1; i <= 8; i++) console.log('line ' + i); process.exit(3)`, { tailLines: 3 });
+    const s = w.start('task');
+    const ended = await w.waitFor(s.id);
+    expect(ended).toMatchObject({ state: 'failed', exit_code: 3, tail: ['line 6', 'line 7', 'line 8'] });
+    expect(delivered[0]!.text).toMatch(/^Delegate "d-[0-9a-f]+" failed \(exit 3\) after \d+ s\.\nLast lines:\nline 6\nline 7\nline 8$/);
+  });
+
+  it('a command that cannot start fails with a notification', async () => {
+    const w = watcher('', { command: [path.join(home, 'no-such-agent')] });
+    const s = w.start('task');
+    const ended = await w.waitFor(s.id);
+    expect(ended).toMatchObject({ state: 'failed', error: 'ENOENT' });
+    expect(delivered[0]!.text).toBe(`Delegate "${s.id}" could not run: ENOENT.`);
+  });
+
+  it('cancel stops the process group; status and list show it', async () => {
+    const w = watcher(`console.log('working'); setInterval(() => {}, 1000)`, { killGraceMs: 2000 });
+    const s = w.start('long task', 'long');
+    for (let i = 0; i < 100 && w.status(s.id).tail.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(w.status(s.id).tail).toEqual(['working']);
+    w.cancel(s.id);
+    const ended = await w.waitFor(s.id);
+    expect(ended).toMatchObject({ state: 'cancelled', signal: 'SIGTERM' });
+    expect(w.list().map((v) => v.state)).toEqual(['cancelled']);
+    expect(() => w.cancel(s.id)).toThrow(/already cancelled/);
+    expect(() => w.status('d-nope')).toThrow(/no delegate session/);
+    expect(delivered[0]!.text).toMatch(/^Delegate "long" was cancelled after/);
+  });
+
+  it('refuses when not configured, with an empty prompt, or over the concurrency limit', async () => {
+    expect(() => watcher('', { command: [] }).start('x')).toThrow(/no delegate command is configured/);
+    const w = watcher('setTimeout(() => {}, 5000)', { maxConcurrent: 1 });
+    expect(() => w.start('  ')).toThrow(/prompt is required/);
+    const s = w.start('one');
+    expect(() => w.start('two')).toThrow(/already running \(limit 1\)/);
+    await w.close();
+    expect(w.status(s.id).state).toBe('cancelled');
+  });
+
+  it('keeps our secrets out of the delegate environment and supports a {prompt} placeholder', () => {
+    const env = delegateEnv({ PATH: '/bin', DISCORD_BOT_TOKEN: 'x', DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'y', PLATFORM_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: 'z', HOME: '/h' });
+    expect(env).toEqual({ PATH: '/bin', HOME: '/h' });
+    expect(delegateArgv(['agent', 'run', '--task={prompt}', '--yes'], 'do it')).toEqual(['agent', 'run', '--task=do it', '--yes']);
+    expect(delegateArgv(['agent', 'run'], 'do it')).toEqual(['agent', 'run', 'do it']);
+  });
+});
