@@ -80,6 +80,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #closed = false;
   #sleepers = new Set<() => void>();
   #nextConnectionId = 1;
+  #lastOpenResumed = false;
   readonly #frames: FrameLimiter;
   readonly #texts: TextInjectionQueue;
   readonly #stats = { connectionAttempts: 0, resumed: 0, reconnects: 0, switchOvers: 0, audioChunksDropped: 0 };
@@ -187,6 +188,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#o.scrub,
     );
     if (handle) this.#stats.resumed++;
+    this.#lastOpenResumed = Boolean(handle);
     this.#o.logger.info({ model, connection: connection.id, resumed: Boolean(handle) }, 'gemini live connected');
     return connection;
   }
@@ -267,7 +269,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#setState('reconnecting', reason);
     try {
       this.#adopt(await this.#openWithFallback(true));
-      if (!this.#closed) this.#setState('connected', 'resumed');
+      if (!this.#closed) this.#setState('connected', this.#lastOpenResumed ? 'resumed' : 'new conversation (could not resume)');
     } catch (err) {
       if (!this.#closed) this.#setState('error', err instanceof Error ? err.message : String(err));
     } finally {

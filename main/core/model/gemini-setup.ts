@@ -73,6 +73,9 @@ export function jsonSchemaToGeminiSchema(schema: unknown): Record<string, unknow
   if (Array.isArray(out.enum)) out.enum = out.enum.map(String);
   if (src.exclusiveMinimum !== undefined && out.minimum === undefined) out.minimum = src.exclusiveMinimum;
   if (src.exclusiveMaximum !== undefined && out.maximum === undefined) out.maximum = src.exclusiveMaximum;
+  // zod's int() adds ±MAX_SAFE_INTEGER bounds: noise for the model, and tokens on every setup.
+  if (Math.abs(Number(out.minimum)) === Number.MAX_SAFE_INTEGER) delete out.minimum;
+  if (Math.abs(Number(out.maximum)) === Number.MAX_SAFE_INTEGER) delete out.maximum;
   if (src.properties && typeof src.properties === 'object') {
     const properties: Record<string, unknown> = {};
     for (const [name, sub] of Object.entries(src.properties as Record<string, unknown>)) properties[name] = jsonSchemaToGeminiSchema(sub);

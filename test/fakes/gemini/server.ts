@@ -115,6 +115,11 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     });
   }
 
+  /** Invalidate every handle issued so far (as if they expired): resumption attempts then fail 1008. */
+  forgetHandles(): void {
+    this.#handles.clear();
+  }
+
   async close(): Promise<void> {
     for (const client of this.#wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));

@@ -116,6 +116,20 @@ describe('gemini live: unexpected close', () => {
     expect(second.audio[0]!.pcm[0]).toBe(7);
   });
 
+  it('starts a fresh conversation (once) when the handle is no longer accepted, instead of looping', async () => {
+    h = await startHarness();
+    const first = await h.fake.connection(0);
+    h.fake.forgetHandles();
+    first.drop();
+    const fresh = await h.fake.connection(1);
+    expect(fresh.resumedWithHandle).toBeNull();
+    expect(fresh.sessionId).not.toBe(first.sessionId);
+    expect(h.fake.connections[1]!.closeCode).toBe(1008); // the rejected resume attempt
+    expect(h.fake.upgradeAttempts).toBe(3);
+    await waitUntil(() => h!.rec.states.at(-1)?.state === 'connected', 'connected again');
+    expect(h.rec.states.at(-1)!.reason).toMatch(/new conversation/);
+  });
+
   it('reconnects after a 1011 close and gives up with an error state when the service stays down', async () => {
     h = await startHarness({}, { backoff: { initialMs: 10, maxMs: 40, maxAttempts: 3 } });
     const first = await h.fake.connection(0);
