@@ -3,7 +3,7 @@
 // the decimation phase and even half a stereo pair survive between calls, so any chunking gives the
 // same output bit for bit.
 import { designLowPass, kaiserBeta } from './fir-design.ts';
-import { ReusableInt16Output, toInt16 } from './pcm.ts';
+import { ReusableInt16Output } from './pcm.ts';
 
 const INPUT_RATE = 48_000;
 const FACTOR = 3;
@@ -42,20 +42,44 @@ export class Downsampler48kStereoTo16kMono {
   process(pcm48kStereo: Int16Array): Int16Array {
     const n = pcm48kStereo.length;
     const out = this.#out.ensure(Math.ceil((n / 2 + 1 + this.#phase) / FACTOR) + 1);
+    const hist = this.#hist;
+    const half = this.#half;
+    const centre = half.length - 1;
+    // One flat loop with locals: a helper that took or returned a fractional number would box it
+    // (a heap allocation per sample) whenever the JIT chose not to inline it.
+    let pos = this.#pos;
+    let phase = this.#phase;
     let produced = 0;
     let i = 0;
-    if (this.#hasPendingLeft && n > 0) {
-      this.#hasPendingLeft = false;
-      if (this.#push((this.#pendingLeft + pcm48kStereo[0]!) * 0.5)) out[produced++] = toInt16(this.#filter());
-      i = 1;
+    let carry = this.#hasPendingLeft;
+    while (true) {
+      let mono: number;
+      if (carry) {
+        if (n === 0) break;
+        mono = (this.#pendingLeft + pcm48kStereo[0]!) * 0.5;
+        carry = false;
+        i = 1;
+      } else if (i + 1 < n) {
+        mono = (pcm48kStereo[i]! + pcm48kStereo[i + 1]!) * 0.5;
+        i += 2;
+      } else break;
+      hist[pos] = mono;
+      hist[pos + DOWNSAMPLER_TAPS] = mono;
+      if (++pos === DOWNSAMPLER_TAPS) pos = 0;
+      if (++phase === FACTOR) {
+        phase = 0;
+        // Symmetric FIR over the newest N samples (oldest at pos), folding the mirror-image taps.
+        const last = pos + DOWNSAMPLER_TAPS - 1;
+        let acc = half[centre]! * hist[pos + centre]!;
+        for (let k = 0; k < centre; k++) acc += half[k]! * (hist[pos + k]! + hist[last - k]!);
+        const r = Math.round(acc);
+        out[produced++] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+      }
     }
-    for (; i + 1 < n; i += 2) {
-      if (this.#push((pcm48kStereo[i]! + pcm48kStereo[i + 1]!) * 0.5)) out[produced++] = toInt16(this.#filter());
-    }
-    if (i < n) {
-      this.#pendingLeft = pcm48kStereo[i]!;
-      this.#hasPendingLeft = true;
-    }
+    this.#hasPendingLeft = carry || i < n;
+    if (i < n) this.#pendingLeft = pcm48kStereo[i]!;
+    this.#pos = pos;
+    this.#phase = phase;
     return this.#out.view(produced);
   }
 
@@ -67,28 +91,4 @@ export class Downsampler48kStereoTo16kMono {
     this.#hasPendingLeft = false;
   }
 
-  /** Append one mono sample; true when a decimated output is due. */
-  #push(mono: number): boolean {
-    const hist = this.#hist;
-    hist[this.#pos] = mono;
-    hist[this.#pos + DOWNSAMPLER_TAPS] = mono;
-    if (++this.#pos === DOWNSAMPLER_TAPS) this.#pos = 0;
-    if (++this.#phase === FACTOR) {
-      this.#phase = 0;
-      return true;
-    }
-    return false;
-  }
-
-  /** Symmetric FIR over the newest N samples (oldest at #pos). */
-  #filter(): number {
-    const hist = this.#hist;
-    const half = this.#half;
-    const start = this.#pos;
-    const last = start + DOWNSAMPLER_TAPS - 1;
-    const centre = half.length - 1;
-    let acc = half[centre]! * hist[start + centre]!;
-    for (let k = 0; k < centre; k++) acc += half[k]! * (hist[start + k]! + hist[last - k]!);
-    return acc;
-  }
 }

@@ -15,6 +15,8 @@ export interface SpeakerMixerOptions {
   maxQueueFrames?: number;
   /** Ticks without a packet after which a speaker with an empty queue is forgotten. Default 50 (1 s). */
   idleTicks?: number;
+  /** Parked queues kept for returning speakers (each holds maxQueueFrames x 3840 bytes). Default 16. */
+  maxKnownSpeakers?: number;
 }
 
 export interface SpeakerMixerStats {
@@ -30,6 +32,7 @@ export interface SpeakerMixerStats {
 
 class SpeakerQueue {
   id = '';
+  active = false;
   readonly slots: Int16Array[];
   head = 0;
   count = 0;
@@ -43,11 +46,19 @@ class SpeakerQueue {
 export class SpeakerMixer {
   readonly #maxQueue: number;
   readonly #idleTicks: number;
-  /** Active speakers: an array for allocation-free iteration, a map for lookup. */
-  readonly #active: SpeakerQueue[] = [];
+  /**
+   * Speakers being mixed: the first #activeCount entries of an array that never shrinks (push/pop
+   * on a JS array can trim and regrow its backing store, an allocation per talk spurt).
+   */
+  #active: SpeakerQueue[] = [];
+  #activeCount = 0;
+  /**
+   * Every queue, active or parked. A departed speaker's queue stays here under its id, so someone
+   * who pauses and talks again reuses it without touching the map (whose rehashing allocates); a
+   * new speaker beyond the cap takes over a parked queue.
+   */
   readonly #byId = new Map<string, SpeakerQueue>();
-  /** Queues of departed speakers, kept for reuse so a returning speaker allocates nothing. */
-  readonly #pool: SpeakerQueue[] = [];
+  readonly #maxKnown: number;
   readonly #sum = new Float64Array(FRAME_VALUES);
   readonly #out = new Int16Array(FRAME_VALUES);
   #tick = 0;
@@ -59,18 +70,20 @@ export class SpeakerMixer {
   constructor(options: SpeakerMixerOptions = {}) {
     this.#maxQueue = Math.max(1, Math.floor(options.maxQueueFrames ?? 5));
     this.#idleTicks = Math.max(1, Math.floor(options.idleTicks ?? 50));
+    this.#maxKnown = Math.max(1, Math.floor(options.maxKnownSpeakers ?? 16));
   }
 
   /** Queue one 20 ms 48 kHz stereo frame (copied; the caller may reuse its buffer). */
   push(speakerId: string, frame: Int16Array): void {
     let q = this.#byId.get(speakerId);
-    if (q === undefined) {
-      q = this.#pool.pop() ?? new SpeakerQueue(this.#maxQueue);
-      q.id = speakerId;
+    if (q === undefined) q = this.#adopt(speakerId);
+    if (!q.active) {
+      q.active = true;
       q.head = 0;
       q.count = 0;
-      this.#byId.set(speakerId, q);
-      this.#active.push(q);
+      if (this.#activeCount === this.#active.length) this.#active = [...this.#active, q];
+      else this.#active[this.#activeCount] = q;
+      this.#activeCount++;
     }
     q.lastPushTick = this.#tick;
     if (q.count === this.#maxQueue) {
@@ -100,7 +113,7 @@ export class SpeakerMixer {
     const out = this.#out;
     let contributors = 0;
     let only: Int16Array | null = null;
-    for (let s = this.#active.length - 1; s >= 0; s--) {
+    for (let s = this.#activeCount - 1; s >= 0; s--) {
       const q = this.#active[s]!;
       if (q.count === 0) {
         if (this.#tick - q.lastPushTick > this.#idleTicks) this.#forget(s);
@@ -128,17 +141,17 @@ export class SpeakerMixer {
 
   removeSpeaker(speakerId: string): void {
     const q = this.#byId.get(speakerId);
-    if (q !== undefined) this.#forget(this.#active.indexOf(q));
+    if (q !== undefined && q.active) this.#forget(this.#active.indexOf(q));
   }
 
   /** Speaker ids currently tracked (allocates; for status, not the hot path). */
   speakerIds(): string[] {
-    return this.#active.map((q) => q.id);
+    return this.#active.slice(0, this.#activeCount).map((q) => q.id);
   }
 
   stats(): SpeakerMixerStats {
     return {
-      speakers: this.#active.length,
+      speakers: this.#activeCount,
       mixedFrames: this.#mixed,
       droppedFrames: this.#dropped,
       starvedTicks: this.#starved,
@@ -148,10 +161,29 @@ export class SpeakerMixer {
 
   #forget(index: number): void {
     const q = this.#active[index]!;
-    const last = this.#active.pop()!;
-    if (last !== q) this.#active[index] = last;
-    this.#byId.delete(q.id);
+    const lastIndex = --this.#activeCount;
+    this.#active[index] = this.#active[lastIndex]!;
+    this.#active[lastIndex] = q;
+    q.active = false;
     q.count = 0;
-    this.#pool.push(q);
+  }
+
+  /** A queue for a speaker never seen (or long gone): a new one, or a parked one taken over. */
+  #adopt(speakerId: string): SpeakerQueue {
+    let q: SpeakerQueue | undefined;
+    if (this.#byId.size >= this.#maxKnown) {
+      for (const candidate of this.#byId.values()) {
+        if (!candidate.active) {
+          q = candidate;
+          break;
+        }
+      }
+      if (q !== undefined) this.#byId.delete(q.id);
+    }
+    q ??= new SpeakerQueue(this.#maxQueue);
+    q.id = speakerId;
+    q.active = false;
+    this.#byId.set(speakerId, q);
+    return q;
   }
 }

@@ -1,0 +1,96 @@
+// Zero allocations per 20 ms frame after warm-up, measured (see bench/lib/allocation-meter.ts for the
+// method): heap + array-buffer bytes over 5000-frame windows with no GC inside, minus the meter's own
+// cost. One boxed number per frame would be 16 bytes/frame, one subarray view 96 bytes/frame.
+import { describe, expect, it } from 'vitest';
+import {
+  Downsampler48kStereoTo16kMono,
+  LevelMeter,
+  PlaybackBuffer,
+  SpeakerMixer,
+  Upsampler24kMonoTo48kStereo,
+  VoiceGate,
+  generateNotificationChime,
+} from '../../../main/core/audio/index.ts';
+import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
+import { monoSine, stereoSine } from '../../../bench/lib/tone-analysis.ts';
+
+const LIMIT_BYTES_PER_FRAME = 1;
+
+describe('allocation meter', () => {
+  it('sees a per-frame allocation as small as one typed-array view', () => {
+    const buf = new Int16Array(1920);
+    let keep = 0;
+    const report = measureAllocationsPerFrame(() => {
+      keep += buf.subarray(0, 10).length;
+    });
+    expect(keep).toBeGreaterThan(0);
+    expect(report.bytesPerFrame).toBeGreaterThan(32);
+  });
+});
+
+describe('hot path allocates nothing per frame after warm-up', () => {
+  it('Downsampler48kStereoTo16kMono.process (and returns the same view every frame)', () => {
+    const ds = new Downsampler48kStereoTo16kMono();
+    const frames = [stereoSine(48_000, 0.02, 440, 9000), stereoSine(48_000, 0.02, 3000, 9000)];
+    const first = ds.process(frames[0]!);
+    expect(ds.process(frames[1]!)).toBe(first);
+    const report = measureAllocationsPerFrame((f) => ds.process(frames[f & 1]!));
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
+  it('Upsampler24kMonoTo48kStereo.process', () => {
+    const us = new Upsampler24kMonoTo48kStereo();
+    const frame = monoSine(24_000, 0.02, 440, 9000);
+    expect(us.process(frame)).toBe(us.process(frame));
+    const report = measureAllocationsPerFrame(() => us.process(frame));
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
+  it('receive path: SpeakerMixer (3 speakers, one intermittent) -> downsampler -> VoiceGate -> meter', () => {
+    const mixer = new SpeakerMixer();
+    const ds = new Downsampler48kStereoTo16kMono();
+    let sentValues = 0;
+    let ends = 0;
+    const gate = new VoiceGate({ onChunk: (c) => (sentValues += c.length), onEnd: () => ends++, chunkMs: 40 });
+    const meter = new LevelMeter();
+    const voices = [stereoSine(48_000, 0.02, 220, 6000), stereoSine(48_000, 0.02, 330, 6000), stereoSine(48_000, 0.02, 500, 6000)];
+    const step = (f: number): void => {
+      // A talk spurt of 1 s every 2 s, so the gate opens, sends, closes and pre-rolls over and over.
+      if (f % 100 < 50) {
+        mixer.push('alice', voices[0]!);
+        mixer.push('bob', voices[1]!);
+        if (f % 3 === 0) mixer.push('carol', voices[2]!);
+      }
+      const mixed = mixer.mixNext();
+      if (mixed === null) gate.pushSilence(320);
+      else {
+        const pcm16k = ds.process(mixed);
+        meter.measure(pcm16k);
+        gate.push(pcm16k);
+      }
+    };
+    const report = measureAllocationsPerFrame(step);
+    expect(sentValues).toBeGreaterThan(0);
+    expect(ends).toBeGreaterThan(10);
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
+  it('playback path: bursty writes, readFrame, barge-in, turn ends and a sound effect', () => {
+    const pb = new PlaybackBuffer();
+    const chunk = monoSine(24_000, 0.1, 440, 9000); // one 100 ms model chunk
+    const chime = generateNotificationChime();
+    const out = new Int16Array(1920);
+    const step = (f: number): void => {
+      const t = f % 250; // a 5 s cycle: 3 s of reply, barge-in on every other cycle, then quiet
+      if (t < 150 && t % 5 === 0) pb.write(chunk);
+      if (t === 100 && (f / 250) % 2 < 1) pb.interrupt();
+      if (t === 150) pb.endTurn();
+      if (t === 50) pb.mixEffect(chime, 0.5);
+      pb.readFrame(out);
+    };
+    const report = measureAllocationsPerFrame(step);
+    expect(pb.stats().framesPlayed).toBeGreaterThan(1000);
+    expect(pb.stats().interrupts).toBeGreaterThan(1);
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+});

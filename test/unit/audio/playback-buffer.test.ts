@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { PlaybackBuffer } from '../../../main/core/audio/playback-buffer.ts';
+import { Upsampler24kMonoTo48kStereo } from '../../../main/core/audio/upsampler.ts';
+import { softLimit, toInt16 } from '../../../main/core/audio/pcm.ts';
+import { generateNotificationChime } from '../../../main/core/audio/sound-effects.ts';
+import { monoSine } from '../../../bench/lib/tone-analysis.ts';
+
+const FRAME = 1920;
+
+function readFrames(pb: PlaybackBuffer, count: number): Int16Array {
+  const all = new Int16Array(count * FRAME);
+  const out = new Int16Array(FRAME);
+  for (let f = 0; f < count; f++) {
+    pb.readFrame(out);
+    all.set(out, f * FRAME);
+  }
+  return all;
+}
+
+const countNonZero = (x: Int16Array): number => x.reduce((n, v) => n + (v !== 0 ? 1 : 0), 0);
+
+describe('PlaybackBuffer', () => {
+  it('always fills a whole frame, with silence when empty', () => {
+    const pb = new PlaybackBuffer();
+    const out = new Int16Array(FRAME).fill(123);
+    pb.readFrame(out);
+    expect(countNonZero(out)).toBe(0);
+    expect(pb.stats().framesRead).toBe(1);
+    expect(() => pb.readFrame(new Int16Array(100))).toThrow(RangeError);
+  });
+
+  it('starts as soon as one 20 ms frame exists, not before', () => {
+    const pb = new PlaybackBuffer();
+    const tone = monoSine(24_000, 0.02, 1000, 10_000);
+    pb.write(tone.subarray(0, 479));
+    expect(countNonZero(readFrames(pb, 1))).toBe(0);
+    pb.write(tone.subarray(479));
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    expect(pb.stats().framesPlayed).toBe(1);
+  });
+
+  it('plays exactly the upsampled stream (same filter, no gaps) when data stays ahead', () => {
+    const pb = new PlaybackBuffer();
+    const speech = monoSine(24_000, 1, 440, 12_000);
+    // Bursty writes (model chunks of 100 ms arriving faster than real time).
+    for (let i = 0; i < speech.length; i += 2400) pb.write(speech.subarray(i, i + 2400));
+    pb.endTurn();
+    const played = readFrames(pb, 51);
+    const expected = new Upsampler24kMonoTo48kStereo().process(speech);
+    expect(Array.from(played.subarray(0, expected.length))).toEqual(Array.from(expected));
+    const s = pb.stats();
+    expect(s.underruns).toBe(0);
+    expect(s.turnPlayedMs).toBe(1000);
+    expect(s.turnState).toBe('idle');
+  });
+
+  it('counts an underrun when a turn runs dry and grows its start margin', () => {
+    const pb = new PlaybackBuffer({ maxMarginMs: 60 });
+    const chunk = monoSine(24_000, 0.02, 440, 8000);
+    pb.write(chunk);
+    readFrames(pb, 1);
+    readFrames(pb, 1); // nothing arrived in time
+    expect(pb.stats().underruns).toBe(1);
+    expect(pb.stats().marginMs).toBe(20);
+    pb.write(chunk); // 20 ms is no longer enough to restart: needs 20 ms + margin
+    expect(countNonZero(readFrames(pb, 2).subarray(FRAME))).toBe(0);
+    pb.write(chunk);
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    for (let i = 0; i < 10; i++) readFrames(pb, 1);
+    expect(pb.stats().marginMs).toBeLessThanOrEqual(60);
+  });
+
+  it('plays a short last frame at the end of a turn without counting an underrun', () => {
+    const pb = new PlaybackBuffer();
+    pb.write(monoSine(24_000, 0.03, 440, 8000)); // 1.5 frames
+    pb.endTurn();
+    readFrames(pb, 3);
+    expect(pb.stats().underruns).toBe(0);
+    expect(pb.stats().turnPlayedMs).toBe(30);
+    expect(pb.stats().turnState).toBe('idle');
+  });
+
+  it('barge-in: fades within one frame, then nothing of the stale turn, while the next turn plays', () => {
+    const pb = new PlaybackBuffer({ fadeMs: 10 });
+    const stale = monoSine(24_000, 2, 1000, 10_000);
+    pb.write(stale);
+    const before = readFrames(pb, 10);
+    expect(countNonZero(before)).toBeGreaterThan(9 * FRAME);
+
+    const { playedMs } = pb.interrupt();
+    expect(playedMs).toBe(200 + 10); // 10 frames handed to the player, plus the 10 ms faded out
+    expect(pb.stats().bufferedMs).toBe(0);
+    expect(pb.turnState).toBe('interrupted');
+
+    const fadeFrame = readFrames(pb, 1);
+    // The fade continues the stream (no jump) and ends within 10 ms: 480 stereo frames = 960 values.
+    expect(Math.abs(fadeFrame[0]! - before[before.length - 2]!)).toBeLessThan(1500);
+    for (let i = 960; i < FRAME; i++) expect(fadeFrame[i]).toBe(0);
+    for (let i = 2; i < 960; i += 2) expect(Math.abs(fadeFrame[i]!)).toBeLessThanOrEqual(10_100);
+
+    // Late audio of the interrupted turn is dropped: silence, frame after frame.
+    pb.write(stale.subarray(0, 24_000));
+    expect(countNonZero(readFrames(pb, 60))).toBe(0);
+    expect(pb.stats().droppedLateMs).toBe(1000);
+
+    // The model's turnComplete ends the interrupted turn; the next turn plays, with nothing stale in it.
+    pb.endTurn();
+    const next = monoSine(24_000, 0.5, 3000, 9000);
+    pb.write(next);
+    pb.endTurn();
+    const played = readFrames(pb, 26);
+    const expected = new Upsampler24kMonoTo48kStereo().process(next);
+    expect(Array.from(played.subarray(0, expected.length))).toEqual(Array.from(expected));
+    expect(countNonZero(played.subarray(expected.length + 400))).toBe(0);
+    expect(pb.stats().turnPlayedMs).toBe(500);
+  });
+
+  it('interrupt() with nothing playing is not sticky: the next reply plays', () => {
+    const pb = new PlaybackBuffer();
+    expect(pb.interrupt()).toEqual({ playedMs: 0 });
+    pb.write(monoSine(24_000, 0.1, 440, 8000));
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+  });
+
+  it('startTurn() also lifts the barge-in silence', () => {
+    const pb = new PlaybackBuffer();
+    pb.write(monoSine(24_000, 0.5, 440, 8000));
+    readFrames(pb, 2);
+    pb.interrupt();
+    readFrames(pb, 1);
+    pb.startTurn();
+    pb.write(monoSine(24_000, 0.1, 440, 8000));
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+  });
+
+  it('mixes a sound effect over speech without stopping it', () => {
+    const pb = new PlaybackBuffer();
+    const speech = monoSine(24_000, 1, 440, 12_000);
+    pb.write(speech);
+    const reference = new Upsampler24kMonoTo48kStereo().process(speech).slice();
+    readFrames(pb, 5);
+    const chime = generateNotificationChime();
+    pb.mixEffect(chime, 0.5);
+    const frames = Math.ceil(chime.length / FRAME);
+    const played = readFrames(pb, frames + 3);
+    for (let k = 0; k < played.length; k++) {
+      const speechValue = reference[5 * FRAME + k]!;
+      const effect = k < chime.length ? chime[k]! * 0.5 : 0;
+      const expected = k < frames * FRAME ? toInt16(softLimit(speechValue + effect)) : speechValue;
+      expect(Math.abs(played[k]! - expected)).toBeLessThanOrEqual(1); // speech is mixed before rounding
+    }
+    expect(pb.stats().activeEffects).toBe(0);
+  });
+
+  it('reports output levels through its meter', () => {
+    const pb = new PlaybackBuffer();
+    pb.write(monoSine(24_000, 0.2, 1000, 16_384));
+    readFrames(pb, 5);
+    const level = pb.meter.read();
+    expect(level.rmsDbfs).toBeCloseTo(-9.03, 0); // a half-scale sine: -6 dB peak, -3 dB for RMS
+    expect(level.peakDbfs).toBeCloseTo(-6.02, 0);
+  });
+});
