@@ -113,7 +113,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   async start(): Promise<void> {
     this.#setState('connecting');
     try {
-      this.#adopt(await this.#openWithFallback(false));
+      this.#adopt(await this.#openWithFallback());
       this.#setState('connected');
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
@@ -197,7 +197,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
    * Tries the current model, then the fallbacks. Auth failures stop at once; a model failure moves
    * on; transient failures back off and retry the same model up to `maxAttempts` times.
    */
-  async #openWithFallback(reconnecting: boolean): Promise<GeminiConnection> {
+  async #openWithFallback(): Promise<GeminiConnection> {
     const { backoff, logger } = this.#o;
     const failures: string[] = [];
     let handleRetried = false;
@@ -226,8 +226,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
             break;
           }
           if (attempt >= backoff.maxAttempts) throw new FatalSessionError(`Gemini unreachable after ${attempt} attempts (${failure.message})`);
-          const first = reconnecting ? 0 : backoff.initialMs;
-          await this.#sleep(attempt === 1 ? first : Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1)));
+          await this.#sleep(Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1)));
         }
       }
     }
@@ -268,7 +267,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#stats.reconnects++;
     this.#setState('reconnecting', reason);
     try {
-      this.#adopt(await this.#openWithFallback(true));
+      this.#adopt(await this.#openWithFallback());
       if (!this.#closed) this.#setState('connected', this.#lastOpenResumed ? 'resumed' : 'new conversation (could not resume)');
     } catch (err) {
       if (!this.#closed) this.#setState('error', err instanceof Error ? err.message : String(err));
