@@ -2,7 +2,8 @@
 // POST /schedule, GET /schedule, DELETE /schedule/:id.
 // A delivery that reached nobody is still a 200 whose body says `status: "error"` with per-mode
 // reasons: the request was valid and the result is the answer. Bad input is a 400 with a code
-// (`empty_text`, `unknown_mode`, `bad_delay`, ...); an unknown schedule id is a 404.
+// (`empty_text`, `unknown_mode`, `bad_delay`, ...; 413 `text_too_long`); an unknown schedule id is
+// 404 `unknown_schedule_id`, cancelling one that already fired or was cancelled 409 `not_cancellable`.
 import { z } from 'zod';
 import type { NotifyRequest, NotifyResult } from '../../api-types.ts';
 import type { Notifier } from '../../notify/dispatcher.ts';
@@ -17,17 +18,17 @@ export interface NotifyRouteDeps {
 }
 
 /** Notification errors → HTTP; anything else passes through (a bug → 500). */
-export function notifyHttpError(err: unknown): unknown {
-  if (err instanceof NotifyInputError) return new HttpError(400, err.code, err.message);
-  if (err instanceof NotifyStateError) return new HttpError(err.code === 'not_found' ? 404 : 409, err.code, err.message);
+export function notifyHttpError(err: unknown, stateCodes: { not_found: string; conflict: string } = { not_found: 'not_found', conflict: 'conflict' }): unknown {
+  if (err instanceof NotifyInputError) return new HttpError(err.code === 'text_too_long' ? 413 : 400, err.code, err.message);
+  if (err instanceof NotifyStateError) return new HttpError(err.code === 'not_found' ? 404 : 409, stateCodes[err.code], err.message);
   return err;
 }
 
-async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
+async function mapErrors<T>(fn: () => Promise<T>, stateCodes?: { not_found: string; conflict: string }): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw notifyHttpError(err);
+    throw notifyHttpError(err, stateCodes);
   }
 }
 
@@ -67,7 +68,7 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
   app.delete('/schedule/:id', async (request): Promise<{ cancelled: string; entry: ScheduleEntryView }> => {
     const params = IdParams.safeParse(request.params);
     if (!params.success) throw new HttpError(400, 'invalid_request', 'id: expected a schedule id');
-    const entry = await mapErrors(() => deps.scheduler.cancel(params.data.id));
+    const entry = await mapErrors(() => deps.scheduler.cancel(params.data.id), { not_found: 'unknown_schedule_id', conflict: 'not_cancellable' });
     return { cancelled: entry.id, entry };
   });
 };
