@@ -112,7 +112,7 @@ export class FakeSpeakers {
         // The SSRC → user mapping must reach the bot before the audio does (op 5 over TLS/TCP).
         this.#voice.sendJson(session, 5, { user_id: userId, ssrc: state.ssrc, speaking: 1 });
         state.announcedTo.add(session);
-        await sleep(30);
+        await sleep(100);
       }
       const wait = start + packet.at - performance.now();
       if (wait > 1) await sleep(wait);
