@@ -31,6 +31,8 @@ export class FrameLimiter {
   #pending: PendingFrame | null = null;
   #timer: TimerHandle | null = null;
   #closed = false;
+  /** One conversion/send at a time: otherwise a slow older frame could land after a newer one. */
+  #inFlight = false;
   readonly stats: FrameStats = { sent: 0, dropped: 0 };
 
   constructor(options: FrameLimiterOptions) {
@@ -70,7 +72,7 @@ export class FrameLimiter {
   }
 
   #schedule(): void {
-    if (this.#timer || !this.#pending) return;
+    if (this.#timer || !this.#pending || this.#inFlight) return;
     const wait = this.#lastSentAt === null ? 0 : this.#lastSentAt + this.#intervalMs - this.#clock.now();
     if (wait <= 0) this.#flush();
     else this.#timer = this.#clock.setTimeout(() => this.#flush(), wait);
@@ -82,13 +84,19 @@ export class FrameLimiter {
     this.#pending = null;
     if (!frame) return;
     this.#lastSentAt = this.#clock.now();
-    this.#send(frame.image).then(
-      (result) => {
-        if (result.status === 'sent') this.stats.sent++;
-        else this.stats.dropped++;
-        frame.resolve(result);
-      },
-      (err: unknown) => frame.reject(err),
-    );
+    this.#inFlight = true;
+    this.#send(frame.image)
+      .then(
+        (result) => {
+          if (result.status === 'sent') this.stats.sent++;
+          else this.stats.dropped++;
+          frame.resolve(result);
+        },
+        (err: unknown) => frame.reject(err),
+      )
+      .finally(() => {
+        this.#inFlight = false;
+        if (!this.#closed) this.#schedule();
+      });
   }
 }
