@@ -139,6 +139,22 @@ export class SpeakerMixer {
     return out;
   }
 
+  /**
+   * True when every active speaker has a frame queued, so mixing now loses nobody's audio. Lets the
+   * bridge mix on packet arrival (no clock wait for the common one-speaker case) and fall back to
+   * its 20 ms tick only while some speaker is late.
+   */
+  readyToMix(): boolean {
+    if (this.#activeCount === 0) return false;
+    for (let s = 0; s < this.#activeCount; s++) if (this.#active[s]!.count === 0) return false;
+    return true;
+  }
+
+  /** Forget all queued audio and speakers (a new call). Counters are kept. */
+  reset(): void {
+    while (this.#activeCount > 0) this.#forget(this.#activeCount - 1);
+  }
+
   removeSpeaker(speakerId: string): void {
     const q = this.#byId.get(speakerId);
     if (q !== undefined && q.active) this.#forget(this.#active.indexOf(q));
