@@ -70,14 +70,14 @@ describe('gemini live: goAway switch-over with session resumption', () => {
   });
 
   it('switches at the deadline when the model talks through it; the old socket finishes its tail, input moves on', async () => {
-    h = await startHarness({}, { switchMarginMs: 600, replyWaitMs: 200 });
+    h = await startHarness({}, { switchMarginMs: 1500, replyWaitMs: 200 });
     const first = await h.fake.connection(0);
     const setupHandle = first.issuedHandles[0];
     const rec = h.rec;
     const audio = startPump(h);
-    const reply = first.reply({ toneMs: 4000, chunkMs: 40, paceMs: 40, transcript: 'a very long monologue' });
+    const reply = first.reply({ toneMs: 6000, chunkMs: 40, paceMs: 40, transcript: 'a very long monologue' });
     await waitUntil(() => rec.audio.length >= 3, 'reply under way');
-    first.goAway(1500);
+    first.goAway(3000);
     const second = await h.fake.connection(1);
     // still mid-reply: the only resumable handle is the one from before the reply
     expect(second.resumedWithHandle).toBe(setupHandle);
