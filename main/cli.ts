@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Headless entry and thin CLI clients. `live-voice-bridge` with no command runs headless.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './core/config/index.ts';
 import { createLogger } from './core/log/logger.ts';
 import { startCore } from './core/core.ts';
+import { createConfSettingsStore } from './core/settings/conf-store.ts';
+import { redactText } from './core/tools/helpers/index.ts';
 import { callSidecar, errorMessageOf, SidecarUnavailableError } from './cli/sidecar-client.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
@@ -29,10 +30,13 @@ function loadCliConfig(): Config {
 }
 
 async function runHeadless(): Promise<number> {
-  const config = loadCliConfig();
-  const { redactText } = await loadRedactor();
+  // Settings saved from the dashboard live under the agent home, which the environment names:
+  // read the environment once to find them, then load again with them on top.
+  const envConfig = loadCliConfig();
+  const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers });
+  const config = loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
   const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText });
-  const core = await startCore({ config, logger });
+  const core = await startCore({ config, logger, settingsStore });
   process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
   return await new Promise<number>((resolve) => {
     let stopping = false;
@@ -51,14 +55,6 @@ async function runHeadless(): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
-}
-
-/** The pattern redactor lives with the helper tools; the logger uses the same one. */
-async function loadRedactor(): Promise<{ redactText?: (text: string) => string }> {
-  const helpers = path.join(import.meta.dirname, 'core/tools/helpers/index' + path.extname(import.meta.filename));
-  if (!existsSync(helpers)) return {};
-  const mod = (await import(helpers)) as { redactText?: (text: string) => string };
-  return { redactText: mod.redactText };
 }
 
 async function printSidecar(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown): Promise<number> {
@@ -104,11 +100,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'tool': {
-      const cliToolModule = './core/tools/cli-tool.ts';
-      const mod = (await import(cliToolModule)) as {
-        runToolCommand: (argv: string[], io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }) => Promise<number>;
-      };
-      return mod.runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+      const { runToolCommand } = await import('./core/tools/cli-tool.ts');
+      return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     }
     case 'demo': {
       // The demo lives with the fakes under test/; a packaged app does not ship it.

@@ -1,22 +1,46 @@
 // Composition root of the core: builds every module from the typed config and wires them to the
 // sidecar. Both shells call this: the headless CLI (main/cli.ts) and the Electron main process.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { VERSION_LABEL, type HealthReport, type SidecarEvent } from './api-types.ts';
+import { generateNotificationChime } from './audio/index.ts';
+import { Bridge } from './bridge/bridge.ts';
+import { UnconfiguredBridge } from './bridge/unconfigured.ts';
+import type { BridgeControl } from './bridge/types.ts';
 import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
 import { moduleLogger } from './log/logger.ts';
+import { createGeminiProvider } from './model/index.ts';
+import { NotesLog } from './notes/notes-log.ts';
+import { createDelegateWatcher, type DelegateWatcher } from './notify/delegate.ts';
+import { createNotifier } from './notify/dispatcher.ts';
+import { scheduleFilePath } from './notify/schedule-store.ts';
+import { createScheduler } from './notify/scheduler.ts';
+import { registerNotifyTools } from './notify/tools.ts';
+import { configToSettingsValues } from './settings/schema.ts';
+import type { SettingsStore } from './settings/store.ts';
+import { registerBridgeRoutes } from './sidecar/routes/bridge.ts';
+import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
 import { loginUrl, registerLoginRoutes } from './sidecar/routes/login.ts';
+import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
+import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
+import { registerToolRoutes } from './sidecar/routes/tools.ts';
 import { createSidecar, type RouteRegistrar } from './sidecar/server.ts';
 import { DashboardSessions } from './sidecar/sessions.ts';
 import { ensureSidecarToken } from './sidecar/token.ts';
+import { redactText, registerHelperTools } from './tools/helpers/index.ts';
+import { ToolRegistry } from './tools/registry.ts';
+import { createDiscordVoice, type DiscordVoiceAdapter } from './voice/index.ts';
 
 export interface CoreOptions {
   config: Config;
   logger: Logger;
-  /** Extra sidecar routes from the shell (e.g. settings backed by electron-store). */
+  /** Settings behind GET/PUT /settings: conf in headless mode, electron-store in the desktop app. */
+  settingsStore?: SettingsStore;
+  /** Extra sidecar routes from the shell. */
   extraRoutes?: RouteRegistrar[];
 }
 
@@ -27,66 +51,196 @@ export interface CoreHandle {
   token: string;
   tokenFile: string;
   hub: EventHub;
+  bridge: BridgeControl;
   stop(): Promise<void>;
 }
 
 const PACKAGE_VERSION = VERSION_LABEL.replace(/^v/, '');
 
+const DEFAULT_PERSONA =
+  'You are a concise, friendly voice assistant in a Discord voice call with your owner. Speak naturally ' +
+  'and briefly. When a message asks you to relay a notification, say it to the user in your own words.';
+
+function readPersona(config: Config, log: Logger): string {
+  if (!config.gemini.personaFile) return DEFAULT_PERSONA;
+  try {
+    return readFileSync(config.gemini.personaFile, 'utf8').trim() || DEFAULT_PERSONA;
+  } catch (err) {
+    log.warn({ err }, 'persona file unreadable; using the built-in persona');
+    return DEFAULT_PERSONA;
+  }
+}
+
 export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   const { config, logger } = options;
+  const log = moduleLogger(logger, 'core');
   const startedAt = Date.now();
-  mkdirSync(config.paths.voiceUsers, { recursive: true, mode: 0o700 });
+  const voiceUsers = config.paths.voiceUsers;
+  mkdirSync(voiceUsers, { recursive: true, mode: 0o700 });
 
-  const tokenInfo = ensureSidecarToken(config.paths.voiceUsers, config.sidecar.token);
+  const tokenInfo = ensureSidecarToken(voiceUsers, config.sidecar.token);
   const hub = new EventHub();
+  const notes = new NotesLog({ dir: path.join(voiceUsers, 'notes'), hub });
+  const tools = new ToolRegistry();
+
+  // Discord: logs in in the background so the sidecar is up at once; DMs and channel posts work
+  // without a call, voice needs the bridge.
+  let discord: DiscordVoiceAdapter | null = null;
+  if (config.discord.botToken && config.discord.ownerId) {
+    discord = createDiscordVoice({
+      token: config.discord.botToken,
+      ownerId: config.discord.ownerId,
+      allowedSpeakers: config.discord.allowedSpeakers,
+      apiBaseUrl: config.discord.apiBaseUrl,
+      guildId: config.discord.guildId,
+      channelId: config.discord.voiceChannelId,
+      logger: moduleLogger(logger, 'discord'),
+    });
+  }
+  const discordReady = discord?.login().then(
+    () => true,
+    (err: unknown) => {
+      log.error({ err }, 'Discord login failed');
+      return false;
+    },
+  );
+
+  const model = config.gemini.apiKey
+    ? createGeminiProvider({
+        apiKey: config.gemini.apiKey,
+        model: config.gemini.model,
+        fallbackModels: config.gemini.fallbackModels,
+        voice: config.gemini.voice,
+        baseUrl: config.gemini.baseUrl,
+        apiVersion: config.gemini.apiVersion,
+        logger: moduleLogger(logger, 'model'),
+      })
+    : null;
+
+  const missing = [
+    ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),
+    ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']),
+    ...(config.gemini.apiKey ? [] : ['GEMINI_API_KEY']),
+  ];
+  const realBridge =
+    discord && model
+      ? new Bridge({
+          voice: discord,
+          model,
+          tools,
+          notes,
+          hub,
+          logger: moduleLogger(logger, 'bridge'),
+          systemInstruction: readPersona(config, log),
+          inputChunkMs: config.audio.inputChunkMs,
+          leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+        })
+      : null;
+  const bridge: BridgeControl = realBridge ?? new UnconfiguredBridge(missing);
+
+  const chime = generateNotificationChime();
+  const notifier = createNotifier({
+    voice: () => (realBridge && realBridge.status().state === 'connected' ? realBridge : null),
+    discordText: () => (discord && discord.botUserId ? discord : null),
+    ownerId: config.discord.ownerId,
+    textChannelId: config.discord.textChannelId,
+    webhookUrl: config.notify.webhookAgentNotify,
+    throttleSeconds: config.notify.webhookThrottleSeconds,
+    playSound: () => realBridge?.playEffect(chime),
+    sfxEnabled: config.notify.sfxEnabled,
+    logger: moduleLogger(logger, 'notify'),
+  });
+  const scheduler = createScheduler({ file: scheduleFilePath(config.paths.agentHome), notifier, logger: moduleLogger(logger, 'scheduler'), hub });
+  let delegates: DelegateWatcher | undefined;
+  if (config.delegate.command.length > 0) {
+    delegates = createDelegateWatcher({
+      command: config.delegate.command,
+      cwd: config.delegate.cwd ?? config.paths.agentHome,
+      logDir: path.join(voiceUsers, 'delegates'),
+      notifier,
+      logger: moduleLogger(logger, 'delegate'),
+      redact: redactText,
+    });
+  }
+  const ownerOnlyModel = config.discord.allowedSpeakers.length === 1 && config.discord.allowedSpeakers[0] === config.discord.ownerId;
+  registerNotifyTools(tools, {
+    notifier,
+    scheduler,
+    delegates,
+    // Running a command on this machine: the sidecar and CLI (token holders) may; the model may only
+    // when nobody but the owner can speak to it.
+    canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel,
+  });
+  registerHelperTools(tools, { notes: () => notes.recent(500), agentHome: config.paths.agentHome, notify: (req) => notifier.deliver(req) });
 
   const health = (): HealthReport => {
     const mem = process.memoryUsage();
+    const status = bridge.status();
     return {
       status: 'ok',
       version: PACKAGE_VERSION,
       uptime_s: Math.round((Date.now() - startedAt) / 100) / 10,
       pid: process.pid,
       node: process.version,
-      bridge: { state: 'idle', since: startedAt / 1000 },
-      connections: { discord: 'disconnected', model: 'disconnected' },
-      audio: { opus: null },
-      metrics: {},
+      bridge: { state: status.state, ...(status.reason ? { reason: status.reason } : {}), ...(status.callId ? { call_id: status.callId } : {}), since: status.since },
+      connections: status.connections,
+      audio: { opus: status.opus, input_level: status.levels.input, output_level: status.levels.output },
+      metrics: bridge.metrics() as HealthReport['metrics'],
       memory: { rss_mb: Math.round(mem.rss / 1048576), heap_used_mb: Math.round(mem.heapUsed / 1048576) },
     };
+  };
+
+  const snapshot = (): SidecarEvent[] => {
+    const status = bridge.status();
+    return [{ type: 'state', data: { state: status.state, previous: status.state, ts: status.since, ...(status.reason ? { reason: status.reason } : {}) } }];
   };
 
   const extraHosts = config.sidecar.allowRemote ? [`${config.sidecar.host}:${config.sidecar.port}`] : [];
   let baseUrl = '';
   const sessions = new DashboardSessions();
+  const routes: RouteRegistrar[] = [
+    (app) => registerHealthRoutes(app, { health }),
+    (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
+    (app) => registerEventsRoutes(app, { hub, snapshot }),
+    (app) => registerBridgeRoutes(app, { bridge, notes }),
+    (app) => registerNotifyRoutes(app, { notifier, scheduler }),
+    (app) => registerToolRoutes(app, { registry: tools }),
+    (app) => registerDashboardRoutes(app, {}),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config) })] : []),
+    ...(options.extraRoutes ?? []),
+  ];
   const sidecar = createSidecar({
-    sessions,
     host: config.sidecar.host,
     port: config.sidecar.port,
     token: tokenInfo.token,
     logger: moduleLogger(logger, 'sidecar'),
     extraHosts,
-    routes: [
-      (app) => registerHealthRoutes(app, { health }),
-      (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
-      (app) => registerEventsRoutes(app, { hub, snapshot: (): SidecarEvent[] => [] }),
-      ...(options.extraRoutes ?? []),
-    ],
+    sessions,
+    routes,
   });
   await sidecar.listen();
   baseUrl = sidecar.url;
+  await scheduler.start();
+  if (missing.length) log.warn({ missing }, 'voice calls are disabled until these are configured');
 
   let stopped = false;
   return {
     sidecarUrl: sidecar.url,
-    loginUrl: () => loginUrl(sidecar.url, sidecar.sessions.createNonce()),
+    loginUrl: () => loginUrl(sidecar.url, sessions.createNonce()),
     token: tokenInfo.token,
     tokenFile: tokenInfo.file,
     hub,
+    bridge,
     async stop() {
       if (stopped) return;
       stopped = true;
+      await bridge.stop('shutting down');
+      await scheduler.stop();
+      await delegates?.close();
       await sidecar.close();
+      await discordReady;
+      await discord?.destroy();
+      notes.endCall();
     },
   };
 }

@@ -1,0 +1,400 @@
+// The bridge owns one call: Discord voice in → mixer → 16 kHz → voice gate → model, and model
+// speech → 48 kHz playback buffer → Discord. It depends only on the ports (VoiceChannelPort,
+// LiveModelProvider), so the fakes, a second provider or another platform plug in unchanged.
+//
+// States: idle → connecting → connected ⇄ reconnecting → stopping → stopped (→ connecting again),
+// and error (with a reason) when a call cannot be set up or is lost for good.
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading } from '../api-types.ts';
+import { Downsampler48kStereoTo16kMono, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate } from '../audio/index.ts';
+import type { EventHub } from '../event-hub.ts';
+import { attachToolDispatcher } from '../model/index.ts';
+import type { NotesLog } from '../notes/notes-log.ts';
+import type { FrameSendResult, LiveModelProvider, LiveModelSession, PlaybackSource, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { CallMetrics } from './metrics.ts';
+import { BridgeError, type BridgeControl, type BridgeStatus } from './types.ts';
+import { TranscriptAggregator } from './transcripts.ts';
+
+export interface BridgeOptions {
+  voice: VoiceChannelPort;
+  model: LiveModelProvider;
+  tools: ToolRegistry;
+  notes: NotesLog;
+  hub: EventHub;
+  logger: Logger;
+  systemInstruction?: string;
+  inputChunkMs?: number;
+  leaveWhenOwnerLeaves?: boolean;
+  /** Monotonic ms clock for latency metrics. */
+  now?: () => number;
+}
+
+const UI_UPDATE_MS = 100;
+const METRICS_EVERY_UI_TICKS = 10;
+const INPUT_TICK_MS = 20;
+/** 20 ms at 16 kHz: what the voice gate hears when nobody sent a packet this tick. */
+const SILENT_TICK_SAMPLES_16K = 320;
+const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
+
+/** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
+function linearLevel(reading: { rmsDbfs: number; peakDbfs: number }): LevelReading {
+  const lin = (db: number) => (db <= SILENCE_DBFS ? 0 : Math.round(10 ** (db / 20) * 1e4) / 1e4);
+  return { rms: lin(reading.rmsDbfs), peak: lin(reading.peakDbfs) };
+}
+
+/** True when any sample is non-zero (early exit on speech; 1920 compares on silence). */
+function hasSound(frame: Int16Array): boolean {
+  for (let i = 0; i < frame.length; i++) if (frame[i] !== 0) return true;
+  return false;
+}
+
+export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
+  readonly #o: BridgeOptions;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly metricsStore = new CallMetrics();
+
+  #state: BridgeState = 'idle';
+  #reason: string | undefined;
+  #since = Date.now() / 1000;
+  #callId: string | undefined;
+  #target: VoiceTarget | undefined;
+  #model: LiveModelSession | null = null;
+  #modelState: ConnectionState = 'disconnected';
+  #detachTools: (() => void) | null = null;
+  #uiTimer: NodeJS.Timeout | null = null;
+  #inputTimer: NodeJS.Timeout | null = null;
+  #mixedSinceTick = false;
+  #uiTicks = 0;
+  #unbindVoice: (() => void) | null = null;
+
+  // Audio graph: built once per bridge, reset per call, so the 20 ms path never allocates.
+  readonly #mixer = new SpeakerMixer();
+  readonly #downsampler = new Downsampler48kStereoTo16kMono();
+  readonly #gate: VoiceGate;
+  readonly #playback = new PlaybackBuffer();
+  readonly #inputMeter = new LevelMeter();
+  readonly #speaking = new Set<string>();
+  readonly #transcripts: TranscriptAggregator;
+
+  // Latency bookkeeping (ms on the monotonic clock).
+  #lastFrameArrival = 0;
+  #egressStart = 0;
+  #bargeInStart = 0;
+  #lastNonSilentOut = 0;
+
+  constructor(options: BridgeOptions) {
+    super();
+    this.#o = options;
+    this.#log = options.logger;
+    this.#now = options.now ?? (() => performance.now());
+    this.#gate = new VoiceGate({
+      chunkMs: options.inputChunkMs ?? 20,
+      onChunk: (chunk) => this.#sendToModel(chunk),
+      onEnd: () => this.#model?.endAudioInput(),
+    });
+    this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
+  }
+
+  status(): BridgeStatus {
+    return {
+      state: this.#state,
+      ...(this.#reason ? { reason: this.#reason } : {}),
+      ...(this.#callId ? { callId: this.#callId } : {}),
+      since: this.#since,
+      ...(this.#target ? { target: this.#target } : {}),
+      connections: { discord: this.#o.voice.state, model: this.#modelState },
+      opus: this.#o.voice.opusLibrary,
+      levels: this.#levels,
+      speaking: [...this.#speaking],
+    };
+  }
+
+  metrics(): Record<string, unknown> {
+    return { ...this.metricsStore.snapshot(), playback: this.#playback.stats() };
+  }
+
+  async start(target?: VoiceTarget): Promise<BridgeStatus> {
+    if (this.#state === 'connecting' || this.#state === 'connected' || this.#state === 'reconnecting' || this.#state === 'stopping') {
+      throw new BridgeError('already_active', `a call is already ${this.#state}`);
+    }
+    this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+    this.#o.notes.startCall(this.#callId);
+    this.#resetAudio();
+    this.#transition('connecting');
+    try {
+      const [joined, model] = await Promise.all([
+        this.#o.voice.join(target).catch((err: unknown) => {
+          throw new BridgeError('join_failed', `could not join voice: ${(err as Error).message}`);
+        }),
+        this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#o.systemInstruction }).catch((err: unknown) => {
+          throw new BridgeError('model_failed', `could not connect to the model: ${(err as Error).message}`);
+        }),
+      ]);
+      this.#target = joined;
+      this.#bindModel(model);
+      this.#bindVoice();
+      this.#o.voice.startPlayback(this.#playbackSource);
+      this.#startTimers();
+      this.#transition('connected');
+      return this.status();
+    } catch (err) {
+      await this.#teardown();
+      this.#transition('error', (err as Error).message);
+      throw err;
+    }
+  }
+
+  async stop(reason = 'requested'): Promise<{ stopped: boolean; status: BridgeStatus }> {
+    if (this.#state === 'idle' || this.#state === 'stopped' || this.#state === 'error' || this.#state === 'stopping') {
+      return { stopped: false, status: this.status() };
+    }
+    this.#transition('stopping', reason);
+    await this.#teardown();
+    this.#transition('stopped', reason);
+    return { stopped: true, status: this.status() };
+  }
+
+  say(text: string, source = 'sidecar'): void {
+    if (!this.#model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to speak in');
+    this.#model.sendText(text);
+    this.#o.notes.append({ kind: 'say', text, speaker: source });
+  }
+
+  /** Notifier's voice mode: true when the text was queued for the next turn. */
+  speakNextTurn(text: string): boolean {
+    if (!this.#model || this.#state !== 'connected') return false;
+    this.#model.sendText(text);
+    return true;
+  }
+
+  /** Mix a short clip (48 kHz stereo) into playback without stopping speech (notification sound). */
+  playEffect(clip: Int16Array, gain = 0.5): boolean {
+    if (this.#state !== 'connected') return false;
+    this.#playback.mixEffect(clip, gain);
+    return true;
+  }
+
+  async sendFrame(image: Buffer): Promise<FrameSendResult> {
+    if (!this.#model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to send the frame to');
+    const result = await this.#model.sendFrame(image);
+    if (result.status === 'sent') {
+      this.metricsStore.framesSent += 1;
+      this.#o.notes.append({ kind: 'frame', text: `image ${result.width}×${result.height} sent to the model` });
+    } else {
+      this.metricsStore.framesDropped += 1;
+    }
+    return result;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Wiring
+
+  #bindVoice(): void {
+    const voice = this.#o.voice;
+    const onPcm = (speakerId: string, frame: Int16Array) => this.#onSpeakerFrame(speakerId, frame);
+    const onStart = (id: string) => this.#speaking.add(id);
+    const onEnd = (id: string) => this.#speaking.delete(id);
+    const onState = (state: ConnectionState, reason?: string) => this.#onVoiceState(state, reason);
+    const onOwnerLeft = () => {
+      if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
+    };
+    voice.on('pcm', onPcm);
+    voice.on('speakingStart', onStart);
+    voice.on('speakingEnd', onEnd);
+    voice.on('state', onState);
+    voice.on('ownerLeft', onOwnerLeft);
+    this.#unbindVoice = () => {
+      voice.off('pcm', onPcm);
+      voice.off('speakingStart', onStart);
+      voice.off('speakingEnd', onEnd);
+      voice.off('state', onState);
+      voice.off('ownerLeft', onOwnerLeft);
+    };
+  }
+
+  #bindModel(model: LiveModelSession): void {
+    this.#model = model;
+    this.#modelState = model.state;
+    const dispatcher = attachToolDispatcher(model, this.#o.tools, {
+      logger: this.#log,
+      onSettled: ({ call, outcome, replied }) =>
+        this.#o.notes.append({ kind: 'tool_call', text: `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}` }),
+    });
+    this.#detachTools = () => dispatcher.detach();
+    model.on('audio', (pcm) => this.#onModelAudio(pcm));
+    model.on('interrupted', () => this.#onInterrupted());
+    model.on('turnComplete', () => {
+      this.#playback.endTurn();
+      this.#transcripts.flush();
+    });
+    model.on('inputTranscript', (text) => this.#transcripts.input(text, this.#speaking.values().next().value));
+    model.on('outputTranscript', (text) => this.#transcripts.output(text));
+    model.on('state', (state, reason) => this.#onModelState(state, reason));
+  }
+
+  #onSpeakerFrame(speakerId: string, frame: Int16Array): void {
+    this.metricsStore.framesIn += 1;
+    this.#lastFrameArrival = this.#now();
+    this.#mixer.push(speakerId, frame);
+    // Mix as soon as every active speaker has a frame, so one speaker (the common case) waits for
+    // no clock; the 20 ms input tick covers a speaker who went quiet mid-mix and plain silence.
+    if (this.#mixer.readyToMix()) {
+      const mixed = this.#mixer.mixNext();
+      if (mixed) this.#processInputFrame(mixed);
+      this.#mixedSinceTick = true;
+    }
+  }
+
+  #onInputTick(): void {
+    if (this.#mixedSinceTick) {
+      this.#mixedSinceTick = false;
+      return;
+    }
+    const mixed = this.#mixer.mixNext();
+    if (mixed) this.#processInputFrame(mixed);
+    else this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
+  }
+
+  #processInputFrame(mixed48kStereo: Int16Array): void {
+    const pcm16k = this.#downsampler.process(mixed48kStereo);
+    this.#inputMeter.measure(pcm16k);
+    this.#gate.push(pcm16k);
+  }
+
+  #sendToModel(chunk: Int16Array): void {
+    if (!this.#model) return;
+    this.#model.sendAudio(chunk);
+    this.metricsStore.bytesToModel += chunk.byteLength;
+    if (this.#lastFrameArrival > 0) this.metricsStore.ingress.record(this.#now() - this.#lastFrameArrival);
+  }
+
+  #onModelAudio(pcm24k: Int16Array): void {
+    this.metricsStore.bytesFromModel += pcm24k.byteLength;
+    if (this.#playback.turnState === 'idle' && this.#egressStart === 0) this.#egressStart = this.#now();
+    this.#playback.write(pcm24k);
+    this.#transcripts.modelSpeaking();
+  }
+
+  #onInterrupted(): void {
+    this.metricsStore.interrupts += 1;
+    this.#bargeInStart = this.#now();
+    const { playedMs } = this.#playback.interrupt();
+    this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
+    this.#egressStart = 0;
+  }
+
+  /** Pulled by the Discord player every 20 ms. */
+  readonly #playbackSource: PlaybackSource = {
+    readFrame: (out: Int16Array) => {
+      this.#playback.readFrame(out);
+      this.metricsStore.framesOut += 1;
+      const now = this.#now();
+      if (hasSound(out)) {
+        this.#lastNonSilentOut = now;
+        if (this.#egressStart > 0) {
+          this.metricsStore.egress.record(now - this.#egressStart);
+          this.#egressStart = 0;
+        }
+      } else if (this.#bargeInStart > 0) {
+        // First silent frame after an interruption: the barge-in latency is when sound last left us.
+        this.metricsStore.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
+        this.#bargeInStart = 0;
+      }
+    },
+  };
+
+  #onVoiceState(state: ConnectionState, reason?: string): void {
+    if (this.#state !== 'connected' && this.#state !== 'reconnecting') return;
+    if (state === 'reconnecting') {
+      this.metricsStore.reconnects += 1;
+      this.#transition('reconnecting', `discord: ${reason ?? 'voice connection lost'}`);
+    } else if (state === 'connected' && this.#modelState === 'connected') {
+      this.#transition('connected');
+    } else if (state === 'error' || state === 'disconnected') {
+      void this.#fail(`discord: ${reason ?? 'voice connection ended'}`);
+    }
+  }
+
+  #onModelState(state: ConnectionState, reason?: string): void {
+    this.#modelState = state;
+    if (this.#state !== 'connected' && this.#state !== 'reconnecting') return;
+    if (state === 'reconnecting') {
+      this.metricsStore.reconnects += 1;
+      this.#transition('reconnecting', `model: ${reason ?? 'connection lost'}`);
+    } else if (state === 'connected' && this.#o.voice.state === 'connected') {
+      this.#transition('connected');
+    } else if (state === 'error' || state === 'disconnected') {
+      void this.#fail(`model: ${reason ?? 'connection ended'}`);
+    }
+  }
+
+  async #fail(reason: string): Promise<void> {
+    this.#transition('stopping', reason);
+    await this.#teardown();
+    this.#transition('error', reason);
+  }
+
+  #levels: { input: LevelReading; output: LevelReading } = { input: SILENT_LEVEL, output: SILENT_LEVEL };
+
+  #startTimers(): void {
+    this.#mixedSinceTick = false;
+    this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
+    this.#inputTimer.unref();
+    this.#uiTicks = 0;
+    this.#uiTimer = setInterval(() => {
+      // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
+      this.#levels = { input: linearLevel(this.#inputMeter.read()), output: linearLevel(this.#playback.meter.read()) };
+      this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
+      if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0) this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
+    }, UI_UPDATE_MS);
+    this.#uiTimer.unref();
+  }
+
+  async #teardown(): Promise<void> {
+    if (this.#uiTimer) clearInterval(this.#uiTimer);
+    if (this.#inputTimer) clearInterval(this.#inputTimer);
+    this.#uiTimer = null;
+    this.#inputTimer = null;
+    this.#unbindVoice?.();
+    this.#unbindVoice = null;
+    this.#detachTools?.();
+    this.#detachTools = null;
+    this.#transcripts.flush();
+    const model = this.#model;
+    this.#model = null;
+    this.#modelState = 'disconnected';
+    this.#o.voice.stopPlayback();
+    await Promise.allSettled([model?.close(), this.#o.voice.leave()]);
+    this.#speaking.clear();
+    this.#levels = { input: SILENT_LEVEL, output: SILENT_LEVEL };
+    this.#o.notes.endCall();
+  }
+
+  #resetAudio(): void {
+    this.#mixer.reset();
+    this.#downsampler.reset();
+    this.#gate.flush();
+    this.#playback.reset();
+    this.#egressStart = 0;
+    this.#bargeInStart = 0;
+    this.#lastFrameArrival = 0;
+  }
+
+  #transition(state: BridgeState, reason?: string): void {
+    const previous = this.#state;
+    if (previous === state && reason === this.#reason) return;
+    this.#state = state;
+    this.#reason = reason;
+    this.#since = Date.now() / 1000;
+    const event: BridgeStateEvent = { state, previous, ts: this.#since, ...(reason ? { reason } : {}) };
+    this.#log.info({ state, previous, reason }, 'bridge state');
+    this.#o.notes.append({ kind: 'state', text: reason ? `${state}: ${reason}` : state });
+    this.#o.hub.publish({ type: 'state', data: event });
+    this.emit('state', event);
+  }
+}
+
