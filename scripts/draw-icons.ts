@@ -39,6 +39,8 @@ async function render(svg: string, size: number, file: string): Promise<void> {
 
 mkdirSync(out, { recursive: true });
 writeFileSync(path.join(out, 'icon.svg'), appIcon());
+// The dashboard's favicon is the same mark.
+writeFileSync(path.join(out, '..', 'renderer', 'icon.svg'), appIcon());
 await render(appIcon(), 1024, 'icon.png');
 await render(appIcon(), 256, 'icon-256.png');
 for (const variant of ['idle', 'connected', 'error'] as const) {

@@ -10,8 +10,6 @@ import type { Logger } from 'pino';
 import { VERSION_LABEL } from '../core/api-types.ts';
 import { ConfigError, loadConfig } from '../core/config/index.ts';
 import { startCore, type CoreHandle } from '../core/core.ts';
-import { configToSettingsValues } from '../core/settings/schema.ts';
-import { registerSettingsRoutes } from '../core/sidecar/routes/settings.ts';
 import { autostartMethod, HIDDEN_ARG } from './autostart.ts';
 import { DeliveryWatcher } from './delivery-watch.ts';
 import { createElectronSettingsStore } from './electron-settings.ts';
@@ -78,12 +76,7 @@ async function start(): Promise<void> {
   };
 
   try {
-    const loadedConfig = config;
-    core = await startCore({
-      config,
-      logger,
-      extraRoutes: [(fastify) => registerSettingsRoutes(fastify, { store: settings, effective: () => configToSettingsValues(loadedConfig) })],
-    });
+    core = await startCore({ config, logger, settingsStore: settings });
   } catch (err) {
     state.sidecar = 'failed';
     state.problem = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.sidecar.port} is in use` : 'see the log';

@@ -1,0 +1,84 @@
+// The dashboard's only way to the core: the sidecar HTTP API, with the session cookie the login
+// URL set. Every failure becomes an ApiError with a message a person can act on.
+import type {
+  ApiErrorBody,
+  HealthReport,
+  NoteEvent,
+  NotifyMode,
+  NotifyResult,
+  ScheduledNotification,
+} from '../main/core/api-types.ts';
+import type { SettingsResponse } from '../main/core/sidecar/routes/settings.ts';
+import type { SettingsPatch } from '../main/core/settings/schema.ts';
+
+export type { SettingsResponse };
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const FRIENDLY: Record<string, string> = {
+  unauthorized: 'This page is not signed in. Open a fresh login link (run `live-voice-bridge dashboard`, or use the tray’s “Open dashboard”).',
+  no_call: 'There is no live call. Join voice first.',
+  not_configured: 'The bridge is not configured yet (Discord token, owner or channel). Fill in Settings and restart.',
+};
+
+export function friendlyMessage(error: unknown): string {
+  if (error instanceof ApiError) {
+    const hint = FRIENDLY[error.code];
+    return hint && error.code !== 'not_configured' ? hint : hint ? `${error.message} — ${hint}` : error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function request<T>(method: string, path: string, body?: BodyInit, contentType?: string): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, { method, body, headers: contentType ? { 'content-type': contentType } : {}, credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'unreachable', 'The sidecar is not reachable. Is Live Voice Bridge still running?');
+  }
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON; handled below.
+  }
+  if (!response.ok) {
+    const error = (parsed as Partial<ApiErrorBody> | null)?.error;
+    throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `${method} ${path} failed with HTTP ${response.status}`);
+  }
+  return parsed as T;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+export interface FrameAnswer {
+  status: 'sent' | 'dropped';
+  input_type?: string;
+  [key: string]: unknown;
+}
+
+export const api = {
+  health: () => request<HealthReport>('GET', '/health'),
+  join: () => request<unknown>('POST', '/join', json({}), 'application/json'),
+  leave: () => request<unknown>('GET', '/leave'),
+  notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
+  frame: (image: Blob) => request<FrameAnswer>('POST', '/frame', image, image.type || 'application/octet-stream'),
+  notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),
+  schedule: () => request<{ entries: ScheduledNotification[] }>('GET', '/schedule'),
+  createSchedule: (body: { text: string; delay_seconds: number; mode: NotifyMode; title?: string }) =>
+    request<{ scheduled: string; fire_at_epoch: number }>('POST', '/schedule', json({ ...body, source: 'dashboard' }), 'application/json'),
+  cancelSchedule: (id: string) => request<unknown>('DELETE', `/schedule/${encodeURIComponent(id)}`),
+  handoff: (body: { call_id?: string }) => request<Record<string, unknown>>('POST', '/handoff', json(body), 'application/json'),
+  settings: () => request<SettingsResponse>('GET', '/settings'),
+  saveSettings: (patch: SettingsPatch) => request<SettingsResponse>('PUT', '/settings', json(patch), 'application/json'),
+};

@@ -1,0 +1,50 @@
+// Tiny DOM helpers: enough to build the panels without a framework.
+
+export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`missing #${id}`);
+  return el as T;
+}
+
+type Attrs = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
+
+/** `h('button', { class: 'x', onclick: fn }, 'Label')`: text children are set as text, never as HTML. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string | null | undefined | false)[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(key.replace(/^on/, ''), value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) el.append(child);
+  return el;
+}
+
+export function setBusy(button: HTMLButtonElement, busy: boolean, busyLabel?: string): void {
+  if (busy) {
+    button.dataset.label ??= button.textContent ?? '';
+    if (busyLabel) button.textContent = busyLabel;
+  } else if (button.dataset.label !== undefined) {
+    button.textContent = button.dataset.label;
+    delete button.dataset.label;
+  }
+  button.disabled = busy;
+  button.setAttribute('aria-busy', String(busy));
+}
+
+/** A short-lived message in the corner (errors stay until dismissed). */
+export function toast(message: string, kind: 'ok' | 'error' = 'ok'): void {
+  const host = byId('toasts');
+  const close = h('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×');
+  const item = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, h('span', {}, message), close);
+  host.append(item);
+  if (kind === 'ok') setTimeout(() => item.remove(), 4000);
+}
+
+/** A panel's status line: `ok` or `error` text under its controls. */
+export function status(el: HTMLElement, message: string, kind: 'ok' | 'error' | 'info' = 'info'): void {
+  el.textContent = message;
+  el.dataset.kind = kind;
+  el.hidden = message === '';
+}

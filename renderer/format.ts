@@ -1,0 +1,136 @@
+// Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
+import type { LatencySummary, NoteEvent, NoteKind, NotifyMode } from '../main/core/api-types.ts';
+
+export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
+// Compile-time check that the list above names every mode the API knows.
+const everyModeListed: Record<NotifyMode, true> = { auto: true, voice: true, dm: true, channel: true, webhook: true, all: true };
+void everyModeListed;
+
+export const MODE_LABELS: Record<NotifyMode, string> = {
+  auto: 'Auto (first that works)',
+  voice: 'Voice (spoken in the call)',
+  dm: 'Direct message',
+  channel: 'Text channel',
+  webhook: 'Webhook',
+  all: 'All at once',
+};
+
+/** `14:03:27` in local time from epoch seconds. */
+export function formatClock(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/** `in 1 h 02 m`, `in 4 m 05 s`, `in 9 s`, `due now`. */
+export function formatCountdown(secondsLeft: number): string {
+  if (secondsLeft <= 0) return 'due now';
+  const s = Math.ceil(secondsLeft);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `in ${h} h ${String(m).padStart(2, '0')} m`;
+  if (m > 0) return `in ${m} m ${String(sec).padStart(2, '0')} s`;
+  return `in ${sec} s`;
+}
+
+/** RMS (0..1) → a 0..100 meter position on a dBFS scale from −60 dB (empty) to 0 dB (full). */
+export function levelPercent(rms: number): number {
+  if (!(rms > 0)) return 0;
+  const db = 20 * Math.log10(rms);
+  return Math.max(0, Math.min(100, Math.round(((db + 60) / 60) * 100)));
+}
+
+export type NoteFilterKind = 'all' | 'transcript' | 'notes' | 'system';
+
+const KIND_GROUP: Record<NoteKind, Exclude<NoteFilterKind, 'all'>> = {
+  input_transcript: 'transcript',
+  output_transcript: 'transcript',
+  note: 'notes',
+  say: 'notes',
+  notification: 'notes',
+  tool_call: 'system',
+  state: 'system',
+  frame: 'system',
+};
+
+export const KIND_LABELS: Record<NoteKind, string> = {
+  input_transcript: 'heard',
+  output_transcript: 'model',
+  note: 'note',
+  say: 'say',
+  notification: 'notified',
+  tool_call: 'tool',
+  state: 'state',
+  frame: 'frame',
+};
+
+export function filterNotes(notes: readonly NoteEvent[], query: string, kind: NoteFilterKind): NoteEvent[] {
+  const q = query.trim().toLowerCase();
+  return notes.filter((n) => (kind === 'all' || KIND_GROUP[n.kind] === kind) && (!q || n.text.toLowerCase().includes(q) || (n.speaker ?? '').toLowerCase().includes(q)));
+}
+
+/** Plain text for the clipboard: one `[time] speaker: text` line per note. */
+export function notesAsText(notes: readonly NoteEvent[]): string {
+  return notes.map((n) => `[${formatClock(n.ts)}] ${n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`).join('\n');
+}
+
+/** Keep the newest `max` notes, dropping duplicates by id (snapshot + live stream may overlap). */
+export function mergeNotes(existing: readonly NoteEvent[], incoming: readonly NoteEvent[], max = 500): NoteEvent[] {
+  const seen = new Set(existing.map((n) => n.id));
+  const merged = [...existing];
+  for (const note of incoming) {
+    if (seen.has(note.id)) continue;
+    seen.add(note.id);
+    merged.push(note);
+  }
+  merged.sort((a, b) => a.ts - b.ts);
+  return merged.slice(-max);
+}
+
+export type WhenInput = { kind: 'delay'; amount: number; unit: 'seconds' | 'minutes' | 'hours' } | { kind: 'at'; local: string };
+
+const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600 } as const;
+
+/** Delay in whole seconds from the form's "in …" or "at …" choice; an error message when it makes no sense. */
+export function delaySecondsFrom(when: WhenInput, nowMs: number): { delay: number } | { error: string } {
+  if (when.kind === 'delay') {
+    if (!Number.isFinite(when.amount) || when.amount <= 0) return { error: 'Give a delay greater than zero.' };
+    return { delay: Math.max(1, Math.round(when.amount * UNIT_SECONDS[when.unit])) };
+  }
+  const at = new Date(when.local).getTime();
+  if (!when.local || Number.isNaN(at)) return { error: 'Pick a date and time.' };
+  const delay = Math.round((at - nowMs) / 1000);
+  if (delay < 1) return { error: 'That time is in the past.' };
+  return { delay };
+}
+
+export interface LatencyPoint {
+  ingressP50: number | null;
+  ingressP95: number | null;
+  egressP50: number | null;
+  egressP95: number | null;
+}
+
+function isSummary(value: unknown): value is LatencySummary {
+  return typeof value === 'object' && value !== null && 'p50_ms' in value && 'p95_ms' in value;
+}
+
+/** The latency plot's sample from one metrics event (`ingress_latency`, `egress_latency`). */
+export function latencyPoint(metrics: Record<string, number | LatencySummary>): LatencyPoint {
+  const ingress = metrics.ingress_latency;
+  const egress = metrics.egress_latency;
+  return {
+    ingressP50: isSummary(ingress) ? ingress.p50_ms : null,
+    ingressP95: isSummary(ingress) ? ingress.p95_ms : null,
+    egressP50: isSummary(egress) ? egress.p50_ms : null,
+    egressP95: isSummary(egress) ? egress.p95_ms : null,
+  };
+}
+
+/** A round axis maximum (1, 2, 5 × 10ⁿ) at or above the largest value. */
+export function niceCeiling(value: number): number {
+  if (!(value > 0)) return 10;
+  const exp = Math.pow(10, Math.floor(Math.log10(value)));
+  for (const step of [1, 2, 5, 10]) if (step * exp >= value) return step * exp;
+  return 10 * exp;
+}

@@ -1,0 +1,103 @@
+// Screenshot → /frame. In the desktop app the preload captures the screen; in a browser we use
+// getDisplayMedia (the browser asks which screen), an image picker, or a pasted image.
+import type { DesktopApi } from '../preload/desktop-api.ts';
+import { api, friendlyMessage } from './api.ts';
+import { byId, setBusy, status } from './dom.ts';
+
+export function desktopApi(): DesktopApi | undefined {
+  return (window as unknown as { liveVoiceBridgeDesktop?: DesktopApi }).liveVoiceBridgeDesktop;
+}
+
+const ACCEPTED = new Set(['image/png', 'image/jpeg', 'image/webp']);
+
+export class FramePanel {
+  readonly #capture = byId<HTMLButtonElement>('capture-button');
+  readonly #file = byId<HTMLInputElement>('frame-file');
+  readonly #result = byId('frame-result');
+  readonly #thumb = byId<HTMLImageElement>('frame-thumb');
+  readonly #answer = byId('frame-answer');
+  readonly #status = byId('frame-status');
+  #thumbUrl: string | null = null;
+
+  constructor() {
+    if (!desktopApi() && !navigator.mediaDevices?.getDisplayMedia) {
+      this.#capture.disabled = true;
+      this.#capture.title = 'This browser cannot capture the screen; choose or paste an image instead.';
+    }
+    this.#capture.addEventListener('click', () => void this.#captureScreen());
+    this.#file.addEventListener('change', () => {
+      const file = this.#file.files?.[0];
+      this.#file.value = '';
+      if (file) void this.send(file);
+    });
+    document.addEventListener('paste', (event) => {
+      const target = event.target as HTMLElement | null;
+      if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA')) return;
+      const item = [...(event.clipboardData?.items ?? [])].find((i) => i.kind === 'file' && ACCEPTED.has(i.type));
+      const file = item?.getAsFile();
+      if (file) {
+        event.preventDefault();
+        void this.send(file);
+      }
+    });
+  }
+
+  async #captureScreen(): Promise<void> {
+    setBusy(this.#capture, true, 'Capturing…');
+    try {
+      const image = await captureImage();
+      if (image) await this.send(image);
+    } catch (err) {
+      status(this.#status, `Could not capture the screen: ${friendlyMessage(err)}. You can choose or paste an image instead.`, 'error');
+    } finally {
+      setBusy(this.#capture, false);
+    }
+  }
+
+  async send(image: Blob): Promise<void> {
+    if (!ACCEPTED.has(image.type)) return status(this.#status, `That file is ${image.type || 'not an image'}; send a PNG, JPEG or WebP image.`, 'error');
+    if (this.#thumbUrl) URL.revokeObjectURL(this.#thumbUrl);
+    this.#thumbUrl = URL.createObjectURL(image);
+    this.#thumb.src = this.#thumbUrl;
+    this.#result.hidden = false;
+    this.#answer.textContent = `Sending ${Math.round(image.size / 1024)} KB…`;
+    status(this.#status, '');
+    try {
+      const answer = await api.frame(image);
+      const facts = Object.entries(answer)
+        .filter(([k, v]) => k !== 'status' && (typeof v === 'string' || typeof v === 'number'))
+        .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`);
+      this.#answer.textContent = `Server answer: ${answer.status}${facts.length ? ` (${facts.join(', ')})` : ''}`;
+      this.#answer.dataset.status = answer.status;
+      status(this.#status, answer.status === 'sent' ? 'The model received the image.' : 'The image was dropped (frames are rate-limited); try again in a moment.', answer.status === 'sent' ? 'ok' : 'info');
+    } catch (err) {
+      this.#answer.textContent = 'Not sent.';
+      this.#answer.dataset.status = 'error';
+      status(this.#status, friendlyMessage(err), 'error');
+    }
+  }
+}
+
+/** A PNG of the screen: through the desktop app's preload, or the browser's screen picker. */
+async function captureImage(): Promise<Blob | null> {
+  const desktop = desktopApi();
+  if (desktop) {
+    const shot = await desktop.captureScreenshot();
+    if (!shot.ok) throw new Error(shot.error);
+    return new Blob([shot.data as Uint8Array<ArrayBuffer>], { type: shot.mime });
+  }
+  const stream = await navigator.mediaDevices.getDisplayMedia({ video: true, audio: false });
+  try {
+    const video = document.createElement('video');
+    video.muted = true;
+    video.srcObject = stream;
+    await video.play();
+    const canvas = document.createElement('canvas');
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    canvas.getContext('2d')!.drawImage(video, 0, 0);
+    return await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
+  } finally {
+    stream.getTracks().forEach((t) => t.stop());
+  }
+}

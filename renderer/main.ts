@@ -1,0 +1,103 @@
+// Dashboard entry: builds the panels, loads the current state over the sidecar API, then follows
+// `/events` (state, note, metrics, levels, schedule) for live updates.
+import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, NoteEvent, ScheduledNotification } from '../main/core/api-types.ts';
+import { api, ApiError, friendlyMessage } from './api.ts';
+import { CallPanel } from './call-panel.ts';
+import { byId } from './dom.ts';
+import { desktopApi, FramePanel } from './frame-panel.ts';
+import { NotesPanel } from './notes-panel.ts';
+import { SchedulePanel } from './schedule-panel.ts';
+import { SettingsPanel } from './settings-panel.ts';
+
+const call = new CallPanel();
+const notes = new NotesPanel();
+const schedule = new SchedulePanel();
+new FramePanel();
+const settings = new SettingsPanel();
+const streamStatus = byId('stream-status');
+const banner = byId('banner');
+
+function showBanner(message: string | null): void {
+  banner.hidden = message === null;
+  banner.textContent = message ?? '';
+}
+
+function setStream(text: string, kind: 'ok' | 'error' | 'info'): void {
+  streamStatus.textContent = text;
+  streamStatus.dataset.kind = kind;
+}
+
+async function loadHealth(): Promise<void> {
+  try {
+    const health: HealthReport = await api.health();
+    call.applyHealth(health);
+    byId('app-version').textContent = `v${health.version}`;
+  } catch (err) {
+    setStream('sidecar unreachable', 'error');
+    showBanner(friendlyMessage(err));
+  }
+}
+
+async function loadAll(): Promise<void> {
+  await loadHealth();
+  try {
+    notes.add((await api.notes(200)).notes);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'unauthorized') {
+      showBanner(friendlyMessage(err));
+      setStream('not signed in', 'error');
+      return;
+    }
+    showBanner(`Could not load notes: ${friendlyMessage(err)}`);
+  }
+  await Promise.all([schedule.refresh(), settings.load()]);
+}
+
+function follow(): void {
+  const source = new EventSource('/events');
+  const on = <T>(type: string, handle: (data: T) => void) =>
+    source.addEventListener(type, (event) => {
+      try {
+        handle(JSON.parse((event as MessageEvent<string>).data) as T);
+      } catch {
+        // A malformed event is skipped; the next one repairs the view.
+      }
+    });
+  source.addEventListener('open', () => {
+    setStream('live', 'ok');
+    showBanner(null);
+  });
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED) {
+      // EventSource gives up on HTTP errors (e.g. 401); find out which and say so.
+      setStream('disconnected', 'error');
+      void api.notes(1).then(
+        () => setTimeout(follow, 3000),
+        (err: unknown) => showBanner(friendlyMessage(err)),
+      );
+    } else setStream('reconnecting…', 'info');
+  });
+  on<BridgeStateEvent>('state', (e) => {
+    call.onState(e);
+    void loadHealth();
+  });
+  on<NoteEvent>('note', (n) => notes.add([n]));
+  on<Record<string, number | LatencySummary>>('metrics', (m) => call.onMetrics(m));
+  on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => call.onLevels(l));
+  on<{ entries: ScheduledNotification[] }>('schedule', (s) => schedule.setEntries(s.entries));
+}
+
+const desktop = desktopApi();
+if (desktop) {
+  const logs = byId<HTMLButtonElement>('open-logs');
+  logs.hidden = false;
+  logs.addEventListener('click', () => void desktop.openLogsFolder());
+  void desktop.appVersion().then((v) => (byId('app-version').textContent = `v${v}`));
+}
+
+// Connections are only in /health; refresh them while the page is visible.
+setInterval(() => {
+  if (document.visibilityState === 'visible') void loadHealth();
+}, 5000);
+
+void loadAll().then(follow);

@@ -1,0 +1,80 @@
+// Transcript & notes: a live list with filter, copy and the hand-off action.
+import type { NoteEvent } from '../main/core/api-types.ts';
+import { api, friendlyMessage } from './api.ts';
+import { byId, h, setBusy, status, toast } from './dom.ts';
+import { filterNotes, formatClock, KIND_LABELS, mergeNotes, notesAsText, type NoteFilterKind } from './format.ts';
+
+export class NotesPanel {
+  readonly #list = byId<HTMLOListElement>('notes-list');
+  readonly #empty = byId('notes-empty');
+  readonly #count = byId('notes-count');
+  readonly #query = byId<HTMLInputElement>('notes-query');
+  readonly #kind = byId<HTMLSelectElement>('notes-kind');
+  readonly #status = byId('notes-status');
+  #notes: NoteEvent[] = [];
+
+  constructor() {
+    this.#query.addEventListener('input', () => this.#render(false));
+    this.#kind.addEventListener('change', () => this.#render(false));
+    byId('notes-copy').addEventListener('click', () => void this.#copy());
+    const handoff = byId<HTMLButtonElement>('notes-handoff');
+    handoff.addEventListener('click', () => void this.#handoff(handoff));
+  }
+
+  add(notes: readonly NoteEvent[]): void {
+    const list = this.#list;
+    // Follow the newest line only when the reader is already at the bottom.
+    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+    this.#notes = mergeNotes(this.#notes, notes);
+    this.#render(atBottom);
+  }
+
+  #visible(): NoteEvent[] {
+    return filterNotes(this.#notes, this.#query.value, this.#kind.value as NoteFilterKind);
+  }
+
+  #render(stickToBottom: boolean): void {
+    const visible = this.#visible();
+    this.#list.replaceChildren(
+      ...visible.map((n) =>
+        h(
+          'li',
+          { class: `kind-${n.kind}`, 'data-note-id': n.id },
+          h('time', { datetime: new Date(n.ts * 1000).toISOString() }, formatClock(n.ts)),
+          h('span', { class: 'who', title: n.speaker ?? KIND_LABELS[n.kind] }, n.speaker ?? KIND_LABELS[n.kind]),
+          h('span', { class: 'text' }, n.text),
+        ),
+      ),
+    );
+    this.#empty.hidden = visible.length > 0;
+    this.#empty.textContent = this.#notes.length ? 'No entries match the filter.' : 'Nothing yet. Transcript lines and notes appear here live.';
+    this.#count.textContent = this.#notes.length ? `${visible.length} of ${this.#notes.length}` : '';
+    if (stickToBottom) this.#list.scrollTop = this.#list.scrollHeight;
+  }
+
+  async #copy(): Promise<void> {
+    const visible = this.#visible();
+    if (!visible.length) return status(this.#status, 'Nothing to copy.', 'info');
+    try {
+      await navigator.clipboard.writeText(notesAsText(visible));
+      toast(`Copied ${visible.length} ${visible.length === 1 ? 'entry' : 'entries'}.`);
+      status(this.#status, '');
+    } catch (err) {
+      status(this.#status, `Could not copy: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    }
+  }
+
+  async #handoff(button: HTMLButtonElement): Promise<void> {
+    setBusy(button, true, 'Writing…');
+    try {
+      const callId = [...this.#notes].reverse().find((n) => n.callId)?.callId;
+      const result = await api.handoff(callId ? { call_id: callId } : {});
+      const where = typeof result.path === 'string' ? result.path : typeof result.markdown_path === 'string' ? result.markdown_path : null;
+      status(this.#status, where ? `Hand-off written to ${where}.` : 'Hand-off written.', 'ok');
+    } catch (err) {
+      status(this.#status, `Hand-off failed: ${friendlyMessage(err)}`, 'error');
+    } finally {
+      setBusy(button, false);
+    }
+  }
+}

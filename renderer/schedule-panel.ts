@@ -1,0 +1,157 @@
+// The notification scheduler: create (text, delay or date/time, mode), list with live countdowns
+// and states, cancel; "Notify now" sends the same message immediately with the chosen mode.
+import type { NotifyMode, NotifyResult, ScheduledNotification } from '../main/core/api-types.ts';
+import { api, friendlyMessage } from './api.ts';
+import { byId, h, setBusy, status, toast } from './dom.ts';
+import { delaySecondsFrom, formatClock, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
+
+const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, delivered: 3, cancelled: 4 };
+
+export class SchedulePanel {
+  readonly #form = byId<HTMLFormElement>('schedule-form');
+  readonly #text = byId<HTMLTextAreaElement>('sched-text');
+  readonly #title = byId<HTMLInputElement>('sched-title');
+  readonly #mode = byId<HTMLSelectElement>('sched-mode');
+  readonly #amount = byId<HTMLInputElement>('sched-amount');
+  readonly #unit = byId<HTMLSelectElement>('sched-unit');
+  readonly #at = byId<HTMLInputElement>('sched-at');
+  readonly #list = byId<HTMLUListElement>('schedule-list');
+  readonly #empty = byId('schedule-empty');
+  readonly #status = byId('schedule-status');
+  #entries: ScheduledNotification[] = [];
+
+  constructor() {
+    this.#mode.replaceChildren(...NOTIFY_MODE_CHOICES.map((m) => h('option', { value: m }, MODE_LABELS[m])));
+    this.#form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#schedule(byId<HTMLButtonElement>('sched-submit'));
+    });
+    const now = byId<HTMLButtonElement>('notify-now');
+    now.addEventListener('click', () => void this.#notifyNow(now));
+    this.#at.addEventListener('focus', () => this.#pickWhen('at'));
+    this.#amount.addEventListener('focus', () => this.#pickWhen('delay'));
+    setInterval(() => this.#tick(), 1000);
+  }
+
+  setEntries(entries: readonly ScheduledNotification[]): void {
+    this.#entries = [...entries].sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.state === 'scheduled' ? a.fire_at_epoch - b.fire_at_epoch : b.fire_at_epoch - a.fire_at_epoch));
+    this.#render();
+  }
+
+  #pickWhen(kind: 'delay' | 'at'): void {
+    const radio = this.#form.querySelector<HTMLInputElement>(`input[name="sched-when"][value="${kind}"]`);
+    if (radio) radio.checked = true;
+  }
+
+  #when(): WhenInput {
+    const kind = this.#form.querySelector<HTMLInputElement>('input[name="sched-when"]:checked')?.value;
+    return kind === 'at' ? { kind: 'at', local: this.#at.value } : { kind: 'delay', amount: Number(this.#amount.value), unit: this.#unit.value as 'seconds' | 'minutes' | 'hours' };
+  }
+
+  #message(): { text: string; mode: NotifyMode; title?: string } | null {
+    const text = this.#text.value.trim();
+    if (!text) {
+      status(this.#status, 'Write the message first.', 'error');
+      this.#text.focus();
+      return null;
+    }
+    const title = this.#title.value.trim();
+    return { text, mode: this.#mode.value as NotifyMode, ...(title ? { title } : {}) };
+  }
+
+  async #schedule(button: HTMLButtonElement): Promise<void> {
+    const message = this.#message();
+    if (!message) return;
+    const delay = delaySecondsFrom(this.#when(), Date.now());
+    if ('error' in delay) return status(this.#status, delay.error, 'error');
+    setBusy(button, true, 'Scheduling…');
+    try {
+      const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay });
+      status(this.#status, `Scheduled for ${formatClock(answer.fire_at_epoch)}.`, 'ok');
+      this.#text.value = '';
+      this.#title.value = '';
+      await this.refresh();
+    } catch (err) {
+      status(this.#status, friendlyMessage(err), 'error');
+    } finally {
+      setBusy(button, false);
+    }
+  }
+
+  async #notifyNow(button: HTMLButtonElement): Promise<void> {
+    const message = this.#message();
+    if (!message) return;
+    setBusy(button, true, 'Sending…');
+    try {
+      const result = await api.notify(message);
+      status(this.#status, describeResult(result), result.status === 'error' ? 'error' : 'ok');
+    } catch (err) {
+      status(this.#status, friendlyMessage(err), 'error');
+    } finally {
+      setBusy(button, false);
+    }
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.setEntries((await api.schedule()).entries);
+    } catch (err) {
+      status(this.#status, `Could not load the schedule: ${friendlyMessage(err)}`, 'error');
+    }
+  }
+
+  async #cancel(entry: ScheduledNotification, button: HTMLButtonElement): Promise<void> {
+    setBusy(button, true, 'Cancelling…');
+    try {
+      await api.cancelSchedule(entry.id);
+      toast('Cancelled.');
+      await this.refresh();
+    } catch (err) {
+      status(this.#status, `Could not cancel: ${friendlyMessage(err)}`, 'error');
+      setBusy(button, false);
+    }
+  }
+
+  #render(): void {
+    const now = Date.now() / 1000;
+    this.#list.replaceChildren(
+      ...this.#entries.map((entry) => {
+        const cancel =
+          entry.state === 'scheduled'
+            ? h('button', { type: 'button', class: 'danger', 'aria-label': `Cancel “${entry.text}”`, onclick: (e) => void this.#cancel(entry, e.currentTarget as HTMLButtonElement) }, 'Cancel')
+            : null;
+        return h(
+          'li',
+          { 'data-id': entry.id, 'data-state': entry.state },
+          h('span', { class: 'what' }, entry.title ? `${entry.title}: ${entry.text}` : entry.text),
+          h(
+            'span',
+            { class: 'meta' },
+            h('span', { class: 'badge', 'data-state': entry.state }, entry.state),
+            h('span', {}, MODE_LABELS[entry.mode] ?? entry.mode),
+            entry.state === 'scheduled'
+              ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatClock(entry.fire_at_epoch)}`)
+              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatClock(entry.delivered_at)}` : formatClock(entry.fire_at_epoch)),
+            entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
+          ),
+          h('span', { class: 'actions' }, cancel),
+        );
+      }),
+    );
+    this.#empty.hidden = this.#entries.length > 0;
+  }
+
+  #tick(): void {
+    const now = Date.now() / 1000;
+    for (const el of this.#list.querySelectorAll<HTMLElement>('.countdown')) {
+      const fire = Number(el.dataset.fire);
+      el.textContent = `${formatCountdown(fire - now)} · ${formatClock(fire)}`;
+    }
+  }
+}
+
+function describeResult(result: NotifyResult): string {
+  const parts = Object.entries(result.results).map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
+  const head = result.status === 'ok' ? `Delivered${result.channel ? ` by ${result.channel}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
+  return parts.length ? `${head} ${parts.join(', ')}` : head;
+}

@@ -1,0 +1,167 @@
+// Settings: model, voice, persona, speakers, channel ids, sfx, sidecar port, and write-only
+// secrets. Only changed fields are sent, so values that come from the environment stay there.
+import type { SecretKey, SettingKey, SettingsPatch, SettingsValues } from '../main/core/settings/schema.ts';
+import type { SecretState } from '../main/core/settings/store.ts';
+import { api, friendlyMessage, type SettingsResponse } from './api.ts';
+import { byId, h, setBusy, status } from './dom.ts';
+
+type FieldType = 'text' | 'number' | 'list' | 'bool';
+const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }[] = [
+  { key: 'model', label: 'Model', type: 'text' },
+  { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice name, e.g. Kore or Puck.' },
+  { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction.' },
+  { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'Your Discord user id; the bot follows you into voice.' },
+  { key: 'allowedSpeakers', label: 'Allowed speakers', type: 'list', hint: 'Comma-separated user ids; default: the owner only.' },
+  { key: 'guildId', label: 'Guild id', type: 'text' },
+  { key: 'voiceChannelId', label: 'Voice channel id', type: 'text', hint: 'Join this channel instead of following the owner.' },
+  { key: 'textChannelId', label: 'Text channel id', type: 'text', hint: 'Where “channel” notifications go.' },
+  { key: 'sidecarPort', label: 'Sidecar port', type: 'number' },
+  { key: 'sfxEnabled', label: 'Notification sound in the call', type: 'bool' },
+];
+const SECRETS: { key: SecretKey; label: string; type: 'password' | 'url' }[] = [
+  { key: 'discordBotToken', label: 'Discord bot token', type: 'password' },
+  { key: 'geminiApiKey', label: 'Gemini API key', type: 'password' },
+  { key: 'webhookUrl', label: 'Webhook URL', type: 'password' },
+];
+const SECRET_WORDS: Record<SecretState, string> = {
+  stored: 'Stored (encrypted). Type to replace.',
+  environment: 'Set by the environment.',
+  unset: 'Not set.',
+  unreadable: 'Stored, but the OS keyring changed; enter it again.',
+};
+
+function asText(value: SettingsValues[SettingKey] | undefined): string {
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.join(', ') : String(value);
+}
+
+export class SettingsPanel {
+  readonly #form = byId<HTMLFormElement>('settings-form');
+  readonly #fields = byId('settings-fields');
+  readonly #secretFields = byId('secret-fields');
+  readonly #status = byId('settings-status');
+  readonly #note = byId('secrets-note');
+  #data: SettingsResponse | null = null;
+  readonly #clear = new Set<SecretKey>();
+
+  constructor() {
+    this.#form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#save(byId<HTMLButtonElement>('settings-save'));
+    });
+    this.#form.addEventListener('reset', (event) => {
+      event.preventDefault();
+      if (this.#data) this.#render(this.#data);
+      status(this.#status, '');
+    });
+  }
+
+  async load(): Promise<void> {
+    try {
+      this.#render(await api.settings());
+    } catch (err) {
+      status(this.#status, `Could not load settings: ${friendlyMessage(err)}`, 'error');
+    }
+  }
+
+  #render(data: SettingsResponse): void {
+    this.#data = data;
+    this.#clear.clear();
+    this.#fields.replaceChildren(
+      ...FIELDS.map((f) => {
+        const stored = data.values[f.key];
+        const effective = data.effective[f.key];
+        const id = `set-${f.key}`;
+        if (f.type === 'bool') {
+          const checked = (stored ?? effective ?? true) === true;
+          return h('label', { class: 'field check', for: id }, h('input', { id, type: 'checkbox', name: f.key, checked }), f.label);
+        }
+        const hint = stored === undefined && effective !== undefined ? `Now: ${asText(effective)} (environment or default)` : (f.hint ?? '');
+        return h(
+          'div',
+          { class: 'field' },
+          h('label', { for: id }, f.label),
+          h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value: asText(stored), placeholder: asText(effective) || 'not set', autocomplete: 'off', spellcheck: 'false' }),
+          hint ? h('span', { class: 'hint' }, hint) : null,
+        );
+      }),
+    );
+    const { canStore, reason, state } = data.secrets;
+    this.#note.hidden = canStore;
+    this.#note.textContent = canStore ? '' : `Secrets cannot be saved here: ${reason ?? 'no secure storage'}.`;
+    this.#secretFields.replaceChildren(
+      ...SECRETS.map((s) => {
+        const id = `secret-${s.key}`;
+        const input = h('input', { id, name: s.key, type: s.type, value: '', autocomplete: 'new-password', placeholder: state[s.key] === 'stored' ? '••••••••' : '', disabled: !canStore, 'aria-describedby': `${id}-state` });
+        const clear =
+          state[s.key] === 'stored'
+            ? h('button', {
+                type: 'button',
+                onclick: (e) => {
+                  const button = e.currentTarget as HTMLButtonElement;
+                  const on = !this.#clear.has(s.key);
+                  if (on) this.#clear.add(s.key);
+                  else this.#clear.delete(s.key);
+                  button.textContent = on ? 'Will clear' : 'Clear';
+                  button.setAttribute('aria-pressed', String(on));
+                },
+              }, 'Clear')
+            : null;
+        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]));
+      }),
+    );
+  }
+
+  #patch(): { patch: SettingsPatch; problems: string[] } {
+    const data = this.#data!;
+    const values: Record<string, unknown> = {};
+    const problems: string[] = [];
+    for (const f of FIELDS) {
+      const input = this.#form.elements.namedItem(f.key) as HTMLInputElement;
+      input.removeAttribute('aria-invalid');
+      if (f.type === 'bool') {
+        const before = (data.values[f.key] ?? data.effective[f.key] ?? true) === true;
+        if (input.checked !== before) values[f.key] = input.checked;
+        continue;
+      }
+      const text = input.value.trim();
+      if (text === asText(data.values[f.key])) continue;
+      if (text === '') values[f.key] = null;
+      else if (f.type === 'number') {
+        const n = Number(text);
+        if (Number.isInteger(n)) values[f.key] = n;
+        else {
+          problems.push(`${f.label} must be a whole number.`);
+          input.setAttribute('aria-invalid', 'true');
+        }
+      } else if (f.type === 'list') values[f.key] = text.split(/[\s,]+/).filter(Boolean);
+      else values[f.key] = text;
+    }
+    const secrets: Record<string, string | null> = {};
+    for (const s of SECRETS) {
+      const text = (this.#form.elements.namedItem(s.key) as HTMLInputElement).value.trim();
+      if (text) secrets[s.key] = text;
+      else if (this.#clear.has(s.key)) secrets[s.key] = null;
+    }
+    const patch: SettingsPatch = {};
+    if (Object.keys(values).length) patch.values = values as SettingsPatch['values'];
+    if (Object.keys(secrets).length) patch.secrets = secrets as SettingsPatch['secrets'];
+    return { patch, problems };
+  }
+
+  async #save(button: HTMLButtonElement): Promise<void> {
+    if (!this.#data) return;
+    const { patch, problems } = this.#patch();
+    if (problems.length) return status(this.#status, problems.join(' '), 'error');
+    if (!patch.values && !patch.secrets) return status(this.#status, 'Nothing changed.', 'info');
+    setBusy(button, true, 'Saving…');
+    try {
+      this.#render(await api.saveSettings(patch));
+      status(this.#status, 'Saved. Restart Live Voice Bridge for the changes to take effect.', 'ok');
+    } catch (err) {
+      status(this.#status, friendlyMessage(err), 'error');
+    } finally {
+      setBusy(button, false);
+    }
+  }
+}

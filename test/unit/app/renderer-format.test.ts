@@ -1,0 +1,46 @@
+// The dashboard's pure helpers, in Node.
+import { describe, expect, it } from 'vitest';
+import type { NoteEvent } from '../../../main/core/api-types.ts';
+import { delaySecondsFrom, filterNotes, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+
+const note = (id: string, ts: number, kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id, ts, kind, text, ...(speaker ? { speaker } : {}) });
+
+describe('dashboard helpers', () => {
+  it('formats countdowns', () => {
+    expect(formatCountdown(0)).toBe('due now');
+    expect(formatCountdown(9.2)).toBe('in 10 s');
+    expect(formatCountdown(245)).toBe('in 4 m 05 s');
+    expect(formatCountdown(3720)).toBe('in 1 h 02 m');
+  });
+
+  it('maps levels on a dBFS scale', () => {
+    expect(levelPercent(0)).toBe(0);
+    expect(levelPercent(1)).toBe(100);
+    expect(levelPercent(0.001)).toBe(0);
+    expect(levelPercent(0.1)).toBe(67);
+  });
+
+  it('filters, merges and copies notes', () => {
+    const notes = [note('a', 1, 'input_transcript', 'hello there', 'Ana'), note('b', 2, 'output_transcript', 'hi Ana'), note('c', 3, 'tool_call', 'local_notify')];
+    expect(filterNotes(notes, '', 'transcript').map((n) => n.id)).toEqual(['a', 'b']);
+    expect(filterNotes(notes, 'ana', 'all').map((n) => n.id)).toEqual(['a', 'b']);
+    expect(filterNotes(notes, '', 'system').map((n) => n.id)).toEqual(['c']);
+    expect(mergeNotes(notes.slice(0, 2), [notes[1]!, notes[2]!]).map((n) => n.id)).toEqual(['a', 'b', 'c']);
+    expect(mergeNotes(notes, [], 2).map((n) => n.id)).toEqual(['b', 'c']);
+    expect(notesAsText([notes[0]!])).toMatch(/^\[\d\d:\d\d:\d\d\] Ana: hello there$/);
+  });
+
+  it('turns the schedule form into a delay', () => {
+    const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+    expect(delaySecondsFrom({ kind: 'delay', amount: 5, unit: 'minutes' }, now)).toEqual({ delay: 300 });
+    expect(delaySecondsFrom({ kind: 'delay', amount: 0, unit: 'seconds' }, now)).toHaveProperty('error');
+    expect(delaySecondsFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Pick a date and time.' });
+    expect(delaySecondsFrom({ kind: 'at', local: new Date(now - 5000).toISOString() }, now)).toEqual({ error: 'That time is in the past.' });
+    expect(delaySecondsFrom({ kind: 'at', local: new Date(now + 90_000).toISOString() }, now)).toEqual({ delay: 90 });
+  });
+
+  it('reads latency summaries from metrics and rounds the axis', () => {
+    expect(latencyPoint({ ingress_latency: { count: 3, p50_ms: 12, p95_ms: 30, p99_ms: 31 }, frames: 5 })).toEqual({ ingressP50: 12, ingressP95: 30, egressP50: null, egressP95: null });
+    expect([niceCeiling(0), niceCeiling(7), niceCeiling(12), niceCeiling(180)]).toEqual([10, 10, 20, 200]);
+  });
+});
