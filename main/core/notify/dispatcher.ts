@@ -4,7 +4,7 @@
 // message id; webhook: the receiver answered 2xx). See docs/notifications.md for the statuses.
 import type { Logger } from 'pino';
 import type { DeliveryMode, DeliveryOutcome, NotifyRequest, NotifyResult } from '../api-types.ts';
-import type { DiscordTextPort } from '../ports.ts';
+import type { DiscordTextPort, NotesSink } from '../ports.ts';
 import { cleanTitle, formatDiscordText, formatVoiceText } from './format.ts';
 import { parseNotifyRequest, type ValidNotifyRequest } from './validation.ts';
 import { AGENT_NOTIFY, createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
@@ -33,6 +33,8 @@ export interface NotifierDeps {
   /** DISCORD_VOICE_LIVE_SFX_ENABLED (PLATFORM_VOICE_LIVE_SFX_ENABLED). */
   sfxEnabled: boolean;
   logger: Logger;
+  /** When given, each dispatched notification is recorded in the notes log (kind `notification`). */
+  notes?: NotesSink;
   clock?: Clock;
   /** Bound on one Discord send; a hung REST call becomes an `error` outcome. Default 15 s. */
   discordTimeoutMs?: number;
@@ -161,6 +163,15 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         { mode: req.mode, status: result.status, channel: result.channel, outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])) },
         'notification dispatched',
       );
+      try {
+        deps.notes?.append({
+          kind: 'notification',
+          speaker: req.source,
+          text: `[${req.mode} → ${result.channel ?? 'nobody'}: ${result.status}] ${cleanTitle(req.title)}: ${req.text}`,
+        });
+      } catch (err) {
+        log.warn({ err }, 'could not record the notification in the notes log');
+      }
       if (result.status !== 'error' && deps.sfxEnabled && deps.playSound) {
         try {
           deps.playSound('notification');

@@ -227,6 +227,13 @@ describe('deliver: single modes and input errors', () => {
     expect(r.calls).toEqual([]);
   });
 
+  it('records each dispatch in the notes log when one is given', async () => {
+    const notes: { kind: string; text: string; speaker?: string }[] = [];
+    const r = rig({ voice: 'absent' }, { notes: { append: (e) => (notes.push(e), { id: '1', ts: 0, ...e }) } });
+    await r.notifier.deliver(req());
+    expect(notes).toEqual([{ kind: 'notification', speaker: 'test', text: '[auto → dm: ok] CI: Build finished' }]);
+  });
+
   it('sfx disabled → no sound', async () => {
     const r = rig({}, { sfxEnabled: false });
     await r.notifier.deliver(req());
