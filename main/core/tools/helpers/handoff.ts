@@ -85,7 +85,7 @@ export function buildHandoff(input: HandoffInput): Handoff {
 }
 
 export function renderHandoffMarkdown(doc: HandoffDocument): string {
-  const meta = [`created ${doc.created_at}`, doc.call_id ? `call ${doc.call_id}` : null, `${doc.source.utterances} notes`, `${doc.redactions.total} redactions`]
+  const meta = [`created ${doc.created_at}`, doc.call_id ? `call ${doc.call_id}` : null, `${doc.source.utterances} note${doc.source.utterances === 1 ? '' : 's'}`, `${doc.redactions.total} redactions`]
     .filter(Boolean)
     .join(' · ');
   const status = doc.brief.complete ? 'Brief complete.' : `Brief incomplete: ${[...doc.brief.missing, ...doc.brief.vague].join(', ')} need an answer.`;
