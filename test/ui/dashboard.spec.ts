@@ -1,0 +1,128 @@
+// The dashboard against a running headless core on the fakes: what a person sees and does.
+import { expect, test } from '@playwright/test';
+import { control, login, samplePng, shootPanel } from './fixtures.ts';
+
+test.describe.configure({ mode: 'serial' });
+
+test('an unsigned page says how to sign in, and the login URL signs it in', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('#banner')).toContainText('not signed in');
+  await login(page);
+  await expect(page.locator('#banner')).toBeHidden();
+  // A used login link is refused with a readable JSON error.
+  const { url } = await control<{ url: string }>('/login-url');
+  await page.goto(url);
+  const again = await page.goto(url);
+  expect(again?.status()).toBe(401);
+  expect(await again?.text()).toContain('login_expired');
+});
+
+test('call panel: join shows connected, a transcript line from the model appears live', async ({ page }) => {
+  await login(page);
+  const panel = page.locator('#call-panel');
+  await expect(panel.locator('#call-state')).toHaveText('idle');
+  await page.getByRole('button', { name: 'Join voice' }).click();
+  await expect(panel.locator('#call-state')).toHaveText('connected');
+  await expect(page.getByRole('button', { name: 'Leave voice' })).toBeEnabled();
+  await expect(panel.locator('#conn-discord')).toHaveText('connected');
+
+  // /say (as curl would send it) makes the fake model speak the text; the model's output
+  // transcript streams into the notes list over /events.
+  const token = (await control<{ token: string }>('/token')).token;
+  const say = await page.request.get('/say?text=' + encodeURIComponent('the kettle is on'), { headers: { authorization: `Bearer ${token}` } });
+  expect(say.status()).toBe(200);
+  const notes = page.locator('#notes-list');
+  const modelLine = notes.locator('li.kind-output_transcript', { hasText: 'the kettle is on' });
+  await expect(modelLine).toBeVisible({ timeout: 20_000 });
+  await expect(modelLine.locator('.who')).toHaveText('model');
+  await shootPanel(panel, 'call');
+  await shootPanel(page.locator('#notes-panel'), 'notes');
+
+  await page.locator('#notes-kind').selectOption('system');
+  await expect(modelLine).toHaveCount(0);
+  await page.locator('#notes-kind').selectOption('all');
+  await page.locator('#notes-query').fill('kettle');
+  await expect(notes.locator('li')).not.toHaveCount(0);
+  await expect(notes.locator('li', { hasNotText: 'kettle' })).toHaveCount(0);
+});
+
+test('screenshot panel: an image through the picker reaches /frame and is accepted', async ({ page }) => {
+  await login(page);
+  await expect(page.locator('#call-state')).toHaveText('connected');
+  await page.locator('#frame-file').setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: await samplePng() });
+  await expect(page.locator('#frame-answer')).toContainText('Server answer: sent');
+  await expect(page.locator('#frame-status')).toHaveText('The model received the image.');
+  await expect(page.locator('#frame-thumb')).toHaveJSProperty('naturalWidth', 64);
+  await shootPanel(page.locator('#frame-panel'), 'frame');
+});
+
+test('schedule: create one that counts down and is delivered as a DM; cancel another', async ({ page }) => {
+  await login(page);
+  const form = page.locator('#schedule-form');
+  await form.locator('#sched-text').fill('Tea is ready');
+  await form.locator('#sched-mode').selectOption('dm');
+  await form.locator('#sched-amount').fill('4');
+  await form.locator('#sched-unit').selectOption('seconds');
+  await form.getByRole('button', { name: 'Schedule' }).click();
+  await expect(page.locator('#schedule-status')).toContainText('Scheduled for');
+  const tea = page.locator('#schedule-list li', { hasText: 'Tea is ready' });
+  await expect(tea.locator('.countdown')).toHaveText(/^in \d s · /);
+
+  await form.locator('#sched-text').fill('Stand-up in ten minutes');
+  await form.locator('#sched-amount').fill('10');
+  await form.locator('#sched-unit').selectOption('minutes');
+  await form.getByRole('button', { name: 'Schedule' }).click();
+  const standup = page.locator('#schedule-list li', { hasText: 'Stand-up in ten minutes' });
+  await expect(standup.locator('.countdown')).toHaveText(/^in (9|10) m/);
+  await shootPanel(page.locator('#schedule-panel'), 'schedule');
+
+  await expect(tea.locator('.badge')).toHaveText('delivered', { timeout: 20_000 });
+  const { messages, ownerId } = await control<{ messages: { dmRecipientId: string | null; content: string }[]; ownerId: string }>('/messages');
+  expect(messages.some((m) => m.dmRecipientId === ownerId && m.content.includes('Tea is ready'))).toBe(true);
+
+  await standup.getByRole('button', { name: /Cancel/ }).click();
+  await expect(standup.locator('.badge')).toHaveText(/cancelled/);
+  await expect(standup.getByRole('button', { name: /Cancel/ })).toHaveCount(0);
+});
+
+test('notify now reports the delivery result', async ({ page }) => {
+  await login(page);
+  await page.locator('#sched-text').fill('Right now please');
+  await page.locator('#sched-mode').selectOption('dm');
+  await page.getByRole('button', { name: 'Notify now' }).click();
+  await expect(page.locator('#schedule-status')).toContainText('Delivered by dm');
+});
+
+test('settings: a change persists across a reload; secrets are refused in headless mode with a reason', async ({ page }) => {
+  await login(page);
+  const panel = page.locator('#settings-panel');
+  await expect(panel.locator('#set-voice')).toHaveAttribute('placeholder', 'Kore');
+  await panel.locator('#set-voice').fill('Puck');
+  await panel.locator('#set-sfxEnabled').uncheck();
+  await panel.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.locator('#settings-status')).toContainText('Saved');
+  await page.reload();
+  await expect(panel.locator('#set-voice')).toHaveValue('Puck');
+  await expect(panel.locator('#set-sfxEnabled')).not.toBeChecked();
+  await expect(panel.locator('#secrets-note')).toContainText('plain text');
+  await expect(panel.locator('#secret-discordBotToken')).toBeDisabled();
+  await expect(panel.locator('#secret-discordBotToken + *, #secret-discordBotToken-state')).toContainText(/environment/);
+  await shootPanel(panel, 'settings');
+
+  await panel.locator('#set-sidecarPort').fill('80');
+  await panel.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.locator('#settings-status')).toHaveAttribute('data-kind', 'error');
+  await expect(page.locator('#settings-status')).toContainText('sidecarPort');
+});
+
+test('leave ends the call; the whole page fits an 800×600 window', async ({ page }) => {
+  await page.setViewportSize({ width: 800, height: 600 });
+  await login(page);
+  await page.getByRole('button', { name: 'Leave voice' }).click();
+  await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBe(0);
+  await page.screenshot({ path: 'test-results/panels/page-800x600.png' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: 'test-results/panels/page-1280.png', fullPage: true });
+});
