@@ -134,6 +134,9 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           systemInstruction: readPersona(config, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+          ready: async () => {
+            if (!(await discordReady)) throw new Error('the Discord bot could not log in (see the log)');
+          },
         })
       : null;
   const bridge: BridgeControl = realBridge ?? new UnconfiguredBridge(missing);
@@ -149,6 +152,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     playSound: () => realBridge?.playEffect(chime),
     sfxEnabled: config.notify.sfxEnabled,
     logger: moduleLogger(logger, 'notify'),
+    notes,
   });
   const scheduler = createScheduler({ file: scheduleFilePath(config.paths.agentHome), notifier, logger: moduleLogger(logger, 'scheduler'), hub });
   let delegates: DelegateWatcher | undefined;
@@ -238,6 +242,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       await scheduler.stop();
       await delegates?.close();
       await sidecar.close();
+      await notifier.webhook.close();
       await discordReady;
       await discord?.destroy();
       notes.endCall();

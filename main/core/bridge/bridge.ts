@@ -28,6 +28,8 @@ export interface BridgeOptions {
   systemInstruction?: string;
   inputChunkMs?: number;
   leaveWhenOwnerLeaves?: boolean;
+  /** Awaited before joining (the bot's login, which runs in the background from start-up). */
+  ready?: () => Promise<void>;
   /** Monotonic ms clock for latency metrics. */
   now?: () => number;
 }
@@ -35,8 +37,14 @@ export interface BridgeOptions {
 const UI_UPDATE_MS = 100;
 const METRICS_EVERY_UI_TICKS = 10;
 const INPUT_TICK_MS = 20;
-/** 20 ms at 16 kHz: what the voice gate hears when nobody sent a packet this tick. */
+/** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
 const SILENT_TICK_SAMPLES_16K = 320;
+/**
+ * How long without any packet before the input counts as silent. Packets jitter by tens of ms; a
+ * late packet must not be preceded by inserted silence (that would stretch the speech), so only a
+ * real pause — Discord stops sending when the speaker stops — feeds silence to the gate.
+ */
+const SILENCE_AFTER_MS = 60;
 const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
 /** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
@@ -82,6 +90,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   // Latency bookkeeping (ms on the monotonic clock).
   #lastFrameArrival = 0;
+  #chunkFromFrameAt = 0;
   #egressStart = 0;
   #bargeInStart = 0;
   #lastNonSilentOut = 0;
@@ -127,7 +136,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#transition('connecting');
     try {
       const [joined, model] = await Promise.all([
-        this.#o.voice.join(target).catch((err: unknown) => {
+        Promise.resolve(this.#o.ready?.())
+          .then(() => this.#o.voice.join(target))
+          .catch((err: unknown) => {
           throw new BridgeError('join_failed', `could not join voice: ${(err as Error).message}`);
         }),
         this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#o.systemInstruction }).catch((err: unknown) => {
@@ -241,10 +252,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#lastFrameArrival = this.#now();
     this.#mixer.push(speakerId, frame);
     // Mix as soon as every active speaker has a frame, so one speaker (the common case) waits for
-    // no clock; the 20 ms input tick covers a speaker who went quiet mid-mix and plain silence.
+    // no clock; the 20 ms input tick covers a speaker who is late while another talks.
     if (this.#mixer.readyToMix()) {
       const mixed = this.#mixer.mixNext();
+      this.#chunkFromFrameAt = this.#lastFrameArrival;
       if (mixed) this.#processInputFrame(mixed);
+      this.#chunkFromFrameAt = 0;
       this.#mixedSinceTick = true;
     }
   }
@@ -256,7 +269,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     }
     const mixed = this.#mixer.mixNext();
     if (mixed) this.#processInputFrame(mixed);
-    else this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
+    else if (this.#now() - this.#lastFrameArrival >= SILENCE_AFTER_MS) this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
   }
 
   #processInputFrame(mixed48kStereo: Int16Array): void {
@@ -269,7 +282,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     if (!this.#model) return;
     this.#model.sendAudio(chunk);
     this.metricsStore.bytesToModel += chunk.byteLength;
-    if (this.#lastFrameArrival > 0) this.metricsStore.ingress.record(this.#now() - this.#lastFrameArrival);
+    // Ingress latency is measured for chunks completed by an arriving packet (not for the pre-roll
+    // or hangover the gate releases on its own).
+    if (this.#chunkFromFrameAt > 0) this.metricsStore.ingress.record(this.#now() - this.#chunkFromFrameAt);
   }
 
   #onModelAudio(pcm24k: Int16Array): void {
