@@ -18,6 +18,7 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${SIDECAR_PORT}`,
     viewport: { width: 1280, height: 900 },
+    colorScheme: 'dark',
     launchOptions: {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],

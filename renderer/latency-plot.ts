@@ -38,7 +38,9 @@ export class LatencyPlot {
     const values = this.#samples.flatMap((p) => SERIES.map((s) => p[s.key])).filter((v): v is number => v !== null);
     const max = niceCeiling(Math.max(...values, 1));
     const plotHeight = HEIGHT - PAD_TOP - PAD_BOTTOM;
-    const x = (i: number) => PAD_LEFT + (i / (MAX_SAMPLES - 1)) * (WIDTH - PAD_LEFT - 4);
+    // Spread the samples over the full width until the window is full, then scroll.
+    const slots = Math.max(this.#samples.length - 1, 1);
+    const x = (i: number) => PAD_LEFT + (i / slots) * (WIDTH - PAD_LEFT - 4);
     const y = (v: number) => PAD_TOP + plotHeight - (v / max) * plotHeight;
     const nodes: SVGElement[] = [];
     for (const fraction of [0, 0.5, 1]) {

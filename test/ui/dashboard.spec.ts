@@ -35,6 +35,11 @@ test('call panel: join shows connected, a transcript line from the model appears
   const modelLine = notes.locator('li.kind-output_transcript', { hasText: 'the kettle is on' });
   await expect(modelLine).toBeVisible({ timeout: 20_000 });
   await expect(modelLine.locator('.who')).toHaveText('model');
+  // The owner speaks in the fake voice channel: the call panel shows it, the model answers.
+  await control('/speak');
+  await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' })).toBeVisible({ timeout: 20_000 });
+  await expect(notes.locator('li.kind-input_transcript', { hasText: 'hello model' })).toBeVisible();
+  await expect(page.locator('#latency-plot')).toBeVisible({ timeout: 15_000 });
   await shootPanel(panel, 'call');
   await shootPanel(page.locator('#notes-panel'), 'notes');
 
@@ -54,6 +59,17 @@ test('screenshot panel: an image through the picker reaches /frame and is accept
   await expect(page.locator('#frame-status')).toHaveText('The model received the image.');
   await expect(page.locator('#frame-thumb')).toHaveJSProperty('naturalWidth', 64);
   await shootPanel(page.locator('#frame-panel'), 'frame');
+
+  // Pasting an image (Ctrl+V) takes the same path; frames may be rate-limited, so either answer is fine.
+  const png = (await samplePng(32)).toString('base64');
+  await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const data = new DataTransfer();
+    data.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
+    document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+  }, png);
+  await expect(page.locator('#frame-thumb')).toHaveJSProperty('naturalWidth', 32);
+  await expect(page.locator('#frame-answer')).toContainText(/Server answer: (sent|dropped)/);
 });
 
 test('schedule: create one that counts down and is delivered as a DM; cancel another', async ({ page }) => {
@@ -83,6 +99,7 @@ test('schedule: create one that counts down and is delivered as a DM; cancel ano
   await standup.getByRole('button', { name: /Cancel/ }).click();
   await expect(standup.locator('.badge')).toHaveText(/cancelled/);
   await expect(standup.getByRole('button', { name: /Cancel/ })).toHaveCount(0);
+  await shootPanel(page.locator('#schedule-panel'), 'schedule-after');
 });
 
 test('notify now reports the delivery result', async ({ page }) => {

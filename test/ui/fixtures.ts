@@ -26,11 +26,10 @@ export async function shootPanel(panel: Locator, name: string): Promise<void> {
 }
 
 /** A small PNG made at run time (a gradient), so no binary fixture is needed. */
-export async function samplePng(): Promise<Buffer> {
+export async function samplePng(width = 64): Promise<Buffer> {
   const sharp = (await import('sharp')).default;
-  const width = 64;
-  const height = 40;
+  const height = Math.round((width * 5) / 8);
   const pixels = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels.set([x * 4, y * 6, 160], (y * width + x) * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels.set([(x * 255) / width, (y * 255) / height, 160], (y * width + x) * 3);
   return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
 }

@@ -37,6 +37,19 @@ const config = loadConfig({ env, settings: await settingsStore.configValues() })
 const logger = createLogger({ level: config.logLevel, secrets: config.secretValues });
 const core = await startCore({ config, logger, settingsStore });
 
+/** 48 kHz stereo speech-like tone (a vowel-ish sum of harmonics with a syllable envelope). */
+function spokenTone(seconds: number): Int16Array {
+  const frames = Math.round(48_000 * seconds);
+  const pcm = new Int16Array(frames * 2);
+  for (let i = 0; i < frames; i++) {
+    const t = i / 48_000;
+    const envelope = 0.55 + 0.45 * Math.sin(2 * Math.PI * 4 * t);
+    const v = envelope * (Math.sin(2 * Math.PI * 180 * t) + 0.5 * Math.sin(2 * Math.PI * 360 * t) + 0.25 * Math.sin(2 * Math.PI * 720 * t));
+    pcm[2 * i] = pcm[2 * i + 1] = Math.round(v * 6000);
+  }
+  return pcm;
+}
+
 const control = createServer((req, res) => {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -49,6 +62,13 @@ const control = createServer((req, res) => {
       return send(200, { url: core.loginUrl() });
     case '/token':
       return send(200, { token: core.token });
+    case '/speak':
+      // The owner talks for 1.5 s; the fake model then answers with FAKE_MODEL_REPLY.
+      discord.speak(discord.owner.id, spokenTone(1.5)).then(
+        (result) => send(200, { sent: result }),
+        (err: unknown) => send(409, { error: err instanceof Error ? err.message : String(err) }),
+      );
+      return;
     case '/messages':
       return send(200, { messages: discord.messages.map((m) => ({ channelId: m.channelId, dmRecipientId: m.dmRecipientId, content: m.content })), ownerId: discord.owner.id });
     default:
