@@ -28,6 +28,9 @@ const appRoot = app.getAppPath();
 const resourcesDir = path.join(appRoot, 'resources');
 const preloadPath = path.join(appRoot, 'dist', 'preload', 'preload.cjs');
 
+// A separate profile (tests, a second account): set before the lock, which is per profile folder.
+if (process.env.LVB_USER_DATA_DIR) app.setPath('userData', path.resolve(process.env.LVB_USER_DATA_DIR));
+
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {

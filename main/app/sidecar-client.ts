@@ -78,7 +78,7 @@ export class SidecarClient {
     const response = await this.#fetch(`${this.#baseUrl}${route}`, {
       method,
       headers: this.#headers(options.contentType ? { 'content-type': options.contentType } : {}),
-      body: options.body as BodyInit | undefined,
+      body: options.body as RequestInit['body'],
     });
     const text = await response.text();
     let body: unknown = text;
