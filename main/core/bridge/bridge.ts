@@ -40,11 +40,14 @@ const INPUT_TICK_MS = 20;
 /** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
 const SILENT_TICK_SAMPLES_16K = 320;
 /**
- * How long without any packet before the input counts as silent. Packets jitter by tens of ms; a
- * late packet must not be preceded by inserted silence (that would stretch the speech), so only a
- * real pause — Discord stops sending when the speaker stops — feeds silence to the gate.
+ * How long without any packet before the input counts as a pause. Discord stops sending when a
+ * speaker stops, so time must reach the gate as silence (to close it); but packets also arrive late
+ * in bursts (network jitter, a busy event loop), and silence inserted before a late packet would
+ * stretch the speech. So a gap shorter than this is waited out, and a longer one is filled in full.
  */
-const SILENCE_AFTER_MS = 60;
+const SILENCE_AFTER_MS = 200;
+/** Cap on the silence filled in at once after a gap (the gate closes long before). */
+const MAX_SILENCE_FILL_SAMPLES_16K = 16_000;
 const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
 /** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
@@ -91,6 +94,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   // Latency bookkeeping (ms on the monotonic clock).
   #lastFrameArrival = 0;
   #chunkFromFrameAt = 0;
+  #fillingSilence = false;
   #egressStart = 0;
   #bargeInStart = 0;
   #lastNonSilentOut = 0;
@@ -250,6 +254,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #onSpeakerFrame(speakerId: string, frame: Int16Array): void {
     this.metricsStore.framesIn += 1;
     this.#lastFrameArrival = this.#now();
+    this.#fillingSilence = false;
     this.#mixer.push(speakerId, frame);
     // Mix as soon as every active speaker has a frame, so one speaker (the common case) waits for
     // no clock; the 20 ms input tick covers a speaker who is late while another talks.
@@ -268,8 +273,19 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       return;
     }
     const mixed = this.#mixer.mixNext();
-    if (mixed) this.#processInputFrame(mixed);
-    else if (this.#now() - this.#lastFrameArrival >= SILENCE_AFTER_MS) this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
+    if (mixed) {
+      this.#processInputFrame(mixed);
+      return;
+    }
+    const gapMs = this.#now() - this.#lastFrameArrival;
+    if (gapMs < SILENCE_AFTER_MS) return;
+    if (this.#fillingSilence) {
+      this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
+    } else {
+      // First tick of a real pause: the pause began at the last packet, so fill all of it.
+      this.#fillingSilence = true;
+      this.#gate.pushSilence(Math.min(MAX_SILENCE_FILL_SAMPLES_16K, Math.floor(gapMs / INPUT_TICK_MS) * SILENT_TICK_SAMPLES_16K));
+    }
   }
 
   #processInputFrame(mixed48kStereo: Int16Array): void {
