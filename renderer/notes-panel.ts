@@ -69,8 +69,9 @@ export class NotesPanel {
     try {
       const callId = [...this.#notes].reverse().find((n) => n.callId)?.callId;
       const result = await api.handoff(callId ? { call_id: callId } : {});
-      const where = typeof result.path === 'string' ? result.path : typeof result.markdown_path === 'string' ? result.markdown_path : null;
-      status(this.#status, where ? `Hand-off written to ${where}.` : 'Hand-off written.', 'ok');
+      const where = typeof result.markdown_path === 'string' ? result.markdown_path : null;
+      const missing = Array.isArray(result.missing) && result.complete === false ? ` The brief still lacks: ${result.missing.join(', ')}.` : '';
+      status(this.#status, `${where ? `Hand-off written to ${where}.` : 'Hand-off written.'}${missing}`, 'ok');
     } catch (err) {
       status(this.#status, `Hand-off failed: ${friendlyMessage(err)}`, 'error');
     } finally {

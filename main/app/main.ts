@@ -35,7 +35,10 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.setAppUserModelId(APP_ID);
-  void app.whenReady().then(start, (err: unknown) => fail('startup failed', err));
+  app
+    .whenReady()
+    .then(start)
+    .catch((err: unknown) => fail('startup failed', err));
 }
 
 function fail(title: string, err: unknown): void {
@@ -44,7 +47,9 @@ function fail(title: string, err: unknown): void {
 }
 
 async function start(): Promise<void> {
-  const bootLogger = createAppLogger({ level: 'info', secrets: [] });
+  // Settings are read before the config (they feed it), so they log through a first logger
+  // without known secrets; the pattern redactor still applies in createLogger.
+  const bootLogger = createAppLogger({ level: 'warn', secrets: [] });
   const settings = createElectronSettingsStore(bootLogger);
   let prefs = settings.desktopPrefs();
 

@@ -43,6 +43,10 @@ test('call panel: join shows connected, a transcript line from the model appears
   await shootPanel(panel, 'call');
   await shootPanel(page.locator('#notes-panel'), 'notes');
 
+  // Hand-off of this call's notes writes a document under the agent home.
+  await page.getByRole('button', { name: 'Hand off' }).click();
+  await expect(page.locator('#notes-status')).toContainText(/Hand-off written to .*handoffs\/.*\.md/);
+
   await page.locator('#notes-kind').selectOption('system');
   await expect(modelLine).toHaveCount(0);
   await page.locator('#notes-kind').selectOption('all');
