@@ -8,12 +8,12 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading } from '../api-types.ts';
-import { Downsampler48kStereoTo16kMono, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate } from '../audio/index.ts';
 import type { EventHub } from '../event-hub.ts';
 import { attachToolDispatcher } from '../model/index.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
-import type { FrameSendResult, LiveModelProvider, LiveModelSession, PlaybackSource, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { FrameSendResult, LiveModelProvider, LiveModelSession, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
 import { BridgeError, type BridgeControl, type BridgeStatus } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
@@ -36,36 +36,10 @@ export interface BridgeOptions {
 
 const UI_UPDATE_MS = 100;
 const METRICS_EVERY_UI_TICKS = 10;
-const INPUT_TICK_MS = 20;
-/** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
-const SILENT_TICK_SAMPLES_16K = 320;
-/**
- * How long without any packet before the input counts as a pause. Discord stops sending when a
- * speaker stops, so time must reach the gate as silence (to close it); but packets also arrive late
- * in bursts (network jitter, a busy event loop), and silence inserted before a late packet would
- * stretch the speech. So a gap shorter than this is waited out, and a longer one is filled in full.
- */
-const SILENCE_AFTER_MS = 200;
-/** Cap on the silence filled in at once after a gap (the gate closes long before). */
-const MAX_SILENCE_FILL_SAMPLES_16K = 16_000;
-const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
-
-/** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
-function linearLevel(reading: { rmsDbfs: number; peakDbfs: number }): LevelReading {
-  const lin = (db: number) => (db <= SILENCE_DBFS ? 0 : Math.round(10 ** (db / 20) * 1e4) / 1e4);
-  return { rms: lin(reading.rmsDbfs), peak: lin(reading.peakDbfs) };
-}
-
-/** True when any sample is non-zero (early exit on speech; 1920 compares on silence). */
-function hasSound(frame: Int16Array): boolean {
-  for (let i = 0; i < frame.length; i++) if (frame[i] !== 0) return true;
-  return false;
-}
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
   readonly #o: BridgeOptions;
   readonly #log: Logger;
-  readonly #now: () => number;
   readonly metricsStore = new CallMetrics();
 
   #state: BridgeState = 'idle';
@@ -77,37 +51,24 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #modelState: ConnectionState = 'disconnected';
   #detachTools: (() => void) | null = null;
   #uiTimer: NodeJS.Timeout | null = null;
-  #inputTimer: NodeJS.Timeout | null = null;
-  #mixedSinceTick = false;
   #uiTicks = 0;
   #unbindVoice: (() => void) | null = null;
-
-  // Audio graph: built once per bridge, reset per call, so the 20 ms path never allocates.
-  readonly #mixer = new SpeakerMixer();
-  readonly #downsampler = new Downsampler48kStereoTo16kMono();
-  readonly #gate: VoiceGate;
-  readonly #playback = new PlaybackBuffer();
-  readonly #inputMeter = new LevelMeter();
+  /** Built once per bridge and reset per call, so the 20 ms paths never allocate. */
+  readonly #audio: CallAudio;
+  #levels: { input: LevelReading; output: LevelReading } = { input: SILENT_LEVEL, output: SILENT_LEVEL };
   readonly #speaking = new Set<string>();
   readonly #transcripts: TranscriptAggregator;
-
-  // Latency bookkeeping (ms on the monotonic clock).
-  #lastFrameArrival = 0;
-  #chunkFromFrameAt = 0;
-  #fillingSilence = false;
-  #egressStart = 0;
-  #bargeInStart = 0;
-  #lastNonSilentOut = 0;
 
   constructor(options: BridgeOptions) {
     super();
     this.#o = options;
     this.#log = options.logger;
-    this.#now = options.now ?? (() => performance.now());
-    this.#gate = new VoiceGate({
-      chunkMs: options.inputChunkMs ?? 20,
-      onChunk: (chunk) => this.#sendToModel(chunk),
-      onEnd: () => this.#model?.endAudioInput(),
+    this.#audio = new CallAudio({
+      inputChunkMs: options.inputChunkMs ?? 20,
+      metrics: this.metricsStore,
+      onSpeech: (chunk) => this.#model?.sendAudio(chunk),
+      onSpeechEnd: () => this.#model?.endAudioInput(),
+      now: options.now ?? (() => performance.now()),
     });
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }
@@ -127,7 +88,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   metrics(): Record<string, unknown> {
-    return { ...this.metricsStore.snapshot(), playback: this.#playback.stats() };
+    return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats() };
   }
 
   async start(target?: VoiceTarget): Promise<BridgeStatus> {
@@ -136,7 +97,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     }
     this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.#o.notes.startCall(this.#callId);
-    this.#resetAudio();
+    this.#audio.reset();
     this.#transition('connecting');
     try {
       const [joined, model] = await Promise.all([
@@ -152,8 +113,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#target = joined;
       this.#bindModel(model);
       this.#bindVoice();
-      this.#o.voice.startPlayback(this.#playbackSource);
-      this.#startTimers();
+      this.#o.voice.startPlayback(this.#audio.playbackSource);
+      this.#audio.start();
+      this.#startUiTimer();
       this.#transition('connected');
       return this.status();
     } catch (err) {
@@ -189,7 +151,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   /** Mix a short clip (48 kHz stereo) into playback without stopping speech (notification sound). */
   playEffect(clip: Int16Array, gain = 0.5): boolean {
     if (this.#state !== 'connected') return false;
-    this.#playback.mixEffect(clip, gain);
+    this.#audio.playEffect(clip, gain);
     return true;
   }
 
@@ -210,7 +172,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   #bindVoice(): void {
     const voice = this.#o.voice;
-    const onPcm = (speakerId: string, frame: Int16Array) => this.#onSpeakerFrame(speakerId, frame);
+    const onPcm = (speakerId: string, frame: Int16Array) => this.#audio.pushSpeakerFrame(speakerId, frame);
     const onStart = (id: string) => this.#speaking.add(id);
     const onEnd = (id: string) => this.#speaking.delete(id);
     const onState = (state: ConnectionState, reason?: string) => this.#onVoiceState(state, reason);
@@ -240,103 +202,22 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#o.notes.append({ kind: 'tool_call', text: `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}` }),
     });
     this.#detachTools = () => dispatcher.detach();
-    model.on('audio', (pcm) => this.#onModelAudio(pcm));
-    model.on('interrupted', () => this.#onInterrupted());
+    model.on('audio', (pcm) => {
+      this.#audio.pushModelAudio(pcm);
+      this.#transcripts.modelSpeaking();
+    });
+    model.on('interrupted', () => {
+      const playedMs = this.#audio.interrupt();
+      this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
+    });
     model.on('turnComplete', () => {
-      this.#playback.endTurn();
+      this.#audio.turnComplete();
       this.#transcripts.flush();
     });
     model.on('inputTranscript', (text) => this.#transcripts.input(text, this.#speaking.values().next().value));
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));
   }
-
-  #onSpeakerFrame(speakerId: string, frame: Int16Array): void {
-    this.metricsStore.framesIn += 1;
-    this.#lastFrameArrival = this.#now();
-    this.#fillingSilence = false;
-    this.#mixer.push(speakerId, frame);
-    // Mix as soon as every active speaker has a frame, so one speaker (the common case) waits for
-    // no clock; the 20 ms input tick covers a speaker who is late while another talks.
-    if (this.#mixer.readyToMix()) {
-      const mixed = this.#mixer.mixNext();
-      this.#chunkFromFrameAt = this.#lastFrameArrival;
-      if (mixed) this.#processInputFrame(mixed);
-      this.#chunkFromFrameAt = 0;
-      this.#mixedSinceTick = true;
-    }
-  }
-
-  #onInputTick(): void {
-    if (this.#mixedSinceTick) {
-      this.#mixedSinceTick = false;
-      return;
-    }
-    const mixed = this.#mixer.mixNext();
-    if (mixed) {
-      this.#processInputFrame(mixed);
-      return;
-    }
-    const gapMs = this.#now() - this.#lastFrameArrival;
-    if (gapMs < SILENCE_AFTER_MS) return;
-    if (this.#fillingSilence) {
-      this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
-    } else {
-      // First tick of a real pause: the pause began at the last packet, so fill all of it.
-      this.#fillingSilence = true;
-      this.#gate.pushSilence(Math.min(MAX_SILENCE_FILL_SAMPLES_16K, Math.floor(gapMs / INPUT_TICK_MS) * SILENT_TICK_SAMPLES_16K));
-    }
-  }
-
-  #processInputFrame(mixed48kStereo: Int16Array): void {
-    const pcm16k = this.#downsampler.process(mixed48kStereo);
-    this.#inputMeter.measure(pcm16k);
-    this.#gate.push(pcm16k);
-  }
-
-  #sendToModel(chunk: Int16Array): void {
-    if (!this.#model) return;
-    this.#model.sendAudio(chunk);
-    this.metricsStore.bytesToModel += chunk.byteLength;
-    // Ingress latency is measured for chunks completed by an arriving packet (not for the pre-roll
-    // or hangover the gate releases on its own).
-    if (this.#chunkFromFrameAt > 0) this.metricsStore.ingress.record(this.#now() - this.#chunkFromFrameAt);
-  }
-
-  #onModelAudio(pcm24k: Int16Array): void {
-    this.metricsStore.bytesFromModel += pcm24k.byteLength;
-    if (this.#playback.turnState === 'idle' && this.#egressStart === 0) this.#egressStart = this.#now();
-    this.#playback.write(pcm24k);
-    this.#transcripts.modelSpeaking();
-  }
-
-  #onInterrupted(): void {
-    this.metricsStore.interrupts += 1;
-    this.#bargeInStart = this.#now();
-    const { playedMs } = this.#playback.interrupt();
-    this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
-    this.#egressStart = 0;
-  }
-
-  /** Pulled by the Discord player every 20 ms. */
-  readonly #playbackSource: PlaybackSource = {
-    readFrame: (out: Int16Array) => {
-      this.#playback.readFrame(out);
-      this.metricsStore.framesOut += 1;
-      const now = this.#now();
-      if (hasSound(out)) {
-        this.#lastNonSilentOut = now;
-        if (this.#egressStart > 0) {
-          this.metricsStore.egress.record(now - this.#egressStart);
-          this.#egressStart = 0;
-        }
-      } else if (this.#bargeInStart > 0) {
-        // First silent frame after an interruption: the barge-in latency is when sound last left us.
-        this.metricsStore.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
-        this.#bargeInStart = 0;
-      }
-    },
-  };
 
   #onVoiceState(state: ConnectionState, reason?: string): void {
     if (this.#state !== 'connected' && this.#state !== 'reconnecting') return;
@@ -369,16 +250,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#transition('error', reason);
   }
 
-  #levels: { input: LevelReading; output: LevelReading } = { input: SILENT_LEVEL, output: SILENT_LEVEL };
-
-  #startTimers(): void {
-    this.#mixedSinceTick = false;
-    this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
-    this.#inputTimer.unref();
+  #startUiTimer(): void {
     this.#uiTicks = 0;
     this.#uiTimer = setInterval(() => {
       // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
-      this.#levels = { input: linearLevel(this.#inputMeter.read()), output: linearLevel(this.#playback.meter.read()) };
+      this.#levels = this.#audio.readLevels();
       this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
       if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0) this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
     }, UI_UPDATE_MS);
@@ -387,9 +263,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   async #teardown(): Promise<void> {
     if (this.#uiTimer) clearInterval(this.#uiTimer);
-    if (this.#inputTimer) clearInterval(this.#inputTimer);
     this.#uiTimer = null;
-    this.#inputTimer = null;
+    this.#audio.stop();
     this.#unbindVoice?.();
     this.#unbindVoice = null;
     this.#detachTools?.();
@@ -403,16 +278,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#speaking.clear();
     this.#levels = { input: SILENT_LEVEL, output: SILENT_LEVEL };
     this.#o.notes.endCall();
-  }
-
-  #resetAudio(): void {
-    this.#mixer.reset();
-    this.#downsampler.reset();
-    this.#gate.flush();
-    this.#playback.reset();
-    this.#egressStart = 0;
-    this.#bargeInStart = 0;
-    this.#lastFrameArrival = 0;
   }
 
   #transition(state: BridgeState, reason?: string): void {

@@ -1,0 +1,205 @@
+// The audio graph of one call and its latency bookkeeping, apart from the call's state machine:
+//   in:  speaker frames (48 kHz stereo) → mixer → 16 kHz mono → voice gate → chunks for the model
+//   out: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames pulled by the player
+// Everything is allocated once; the per-frame paths reuse buffers and log nothing.
+import type { LevelReading } from '../api-types.ts';
+import { Downsampler48kStereoTo16kMono, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate, type PlaybackStats } from '../audio/index.ts';
+import type { PlaybackSource } from '../ports.ts';
+import type { CallMetrics } from './metrics.ts';
+
+const INPUT_TICK_MS = 20;
+/** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
+const SILENT_TICK_SAMPLES_16K = 320;
+/**
+ * How long without any packet before the input counts as a pause. Discord stops sending when a
+ * speaker stops, so time must reach the gate as silence (to close it); but packets also arrive late
+ * in bursts (network jitter, a busy event loop), and silence inserted before a late packet would
+ * stretch the speech. So a gap shorter than this is waited out, and a longer one is filled in full.
+ */
+const SILENCE_AFTER_MS = 200;
+/** Cap on the silence filled in at once after a gap (the gate closes long before). */
+const MAX_SILENCE_FILL_SAMPLES_16K = 16_000;
+
+export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
+
+/** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
+function linearLevel(reading: { rmsDbfs: number; peakDbfs: number }): LevelReading {
+  const lin = (db: number) => (db <= SILENCE_DBFS ? 0 : Math.round(10 ** (db / 20) * 1e4) / 1e4);
+  return { rms: lin(reading.rmsDbfs), peak: lin(reading.peakDbfs) };
+}
+
+/** True when any sample is non-zero (early exit on speech; 1920 compares on silence). */
+function hasSound(frame: Int16Array): boolean {
+  for (let i = 0; i < frame.length; i++) if (frame[i] !== 0) return true;
+  return false;
+}
+
+export interface CallAudioOptions {
+  inputChunkMs: number;
+  metrics: CallMetrics;
+  /** A fixed-size chunk of gated speech for the model (a reused buffer: use it synchronously). */
+  onSpeech: (chunk16kMono: Int16Array) => void;
+  /** The voice gate closed: the user stopped talking. */
+  onSpeechEnd: () => void;
+  /** Monotonic ms clock. */
+  now: () => number;
+}
+
+export class CallAudio {
+  readonly #metrics: CallMetrics;
+  readonly #now: () => number;
+  readonly #mixer = new SpeakerMixer();
+  readonly #downsampler = new Downsampler48kStereoTo16kMono();
+  readonly #gate: VoiceGate;
+  readonly #playback = new PlaybackBuffer();
+  readonly #inputMeter = new LevelMeter();
+  readonly #onSpeech: (chunk: Int16Array) => void;
+  #inputTimer: NodeJS.Timeout | null = null;
+  #mixedSinceTick = false;
+  #fillingSilence = false;
+
+  // Latency bookkeeping, ms on the monotonic clock (0 = nothing pending).
+  #lastFrameArrival = 0;
+  #chunkFromFrameAt = 0;
+  #egressStart = 0;
+  #bargeInStart = 0;
+  #lastNonSilentOut = 0;
+
+  constructor(options: CallAudioOptions) {
+    this.#metrics = options.metrics;
+    this.#now = options.now;
+    this.#onSpeech = options.onSpeech;
+    this.#gate = new VoiceGate({ chunkMs: options.inputChunkMs, onChunk: (chunk) => this.#emitSpeech(chunk), onEnd: options.onSpeechEnd });
+  }
+
+  /** Start the 20 ms input clock (covers late speakers and pauses). */
+  start(): void {
+    this.stop();
+    this.#mixedSinceTick = false;
+    this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
+    this.#inputTimer.unref();
+  }
+
+  stop(): void {
+    if (this.#inputTimer) clearInterval(this.#inputTimer);
+    this.#inputTimer = null;
+  }
+
+  /** Forget everything of the previous call (buffers, filter state, pending measurements). */
+  reset(): void {
+    this.#mixer.reset();
+    this.#downsampler.reset();
+    this.#gate.flush();
+    this.#playback.reset();
+    this.#lastFrameArrival = 0;
+    this.#chunkFromFrameAt = 0;
+    this.#fillingSilence = false;
+    this.#egressStart = 0;
+    this.#bargeInStart = 0;
+  }
+
+  /** One 20 ms 48 kHz stereo frame from an allowed speaker (copied by the mixer). */
+  pushSpeakerFrame(speakerId: string, frame: Int16Array): void {
+    this.#metrics.framesIn += 1;
+    this.#lastFrameArrival = this.#now();
+    this.#fillingSilence = false;
+    this.#mixer.push(speakerId, frame);
+    // Mix as soon as every active speaker has a frame, so one speaker (the common case) waits for
+    // no clock; the 20 ms input tick covers a speaker who is late while another talks.
+    if (this.#mixer.readyToMix()) {
+      const mixed = this.#mixer.mixNext();
+      this.#chunkFromFrameAt = this.#lastFrameArrival;
+      if (mixed) this.#processInputFrame(mixed);
+      this.#chunkFromFrameAt = 0;
+      this.#mixedSinceTick = true;
+    }
+  }
+
+  /** Model speech (24 kHz mono). */
+  pushModelAudio(pcm24k: Int16Array): void {
+    this.#metrics.bytesFromModel += pcm24k.byteLength;
+    if (this.#playback.turnState === 'idle' && this.#egressStart === 0) this.#egressStart = this.#now();
+    this.#playback.write(pcm24k);
+  }
+
+  /** Barge-in: fade out within a frame and drop the rest of the turn. Returns ms of the turn played. */
+  interrupt(): number {
+    this.#metrics.interrupts += 1;
+    this.#bargeInStart = this.#now();
+    this.#egressStart = 0;
+    return this.#playback.interrupt().playedMs;
+  }
+
+  turnComplete(): void {
+    this.#playback.endTurn();
+  }
+
+  /** Mix a short 48 kHz stereo clip over whatever plays (notification sound). */
+  playEffect(clip: Int16Array, gain: number): void {
+    this.#playback.mixEffect(clip, gain);
+  }
+
+  /** Current input/output levels; resets the meters' peak hold (call at the UI rate, not per frame). */
+  readLevels(): { input: LevelReading; output: LevelReading } {
+    return { input: linearLevel(this.#inputMeter.read()), output: linearLevel(this.#playback.meter.read()) };
+  }
+
+  playbackStats(): PlaybackStats {
+    return this.#playback.stats();
+  }
+
+  /** Pulled by the Discord player every 20 ms. */
+  readonly playbackSource: PlaybackSource = {
+    readFrame: (out: Int16Array) => {
+      this.#playback.readFrame(out);
+      this.#metrics.framesOut += 1;
+      const now = this.#now();
+      if (hasSound(out)) {
+        this.#lastNonSilentOut = now;
+        if (this.#egressStart > 0) {
+          this.#metrics.egress.record(now - this.#egressStart);
+          this.#egressStart = 0;
+        }
+      } else if (this.#bargeInStart > 0) {
+        // First silent frame after an interruption: the barge-in latency is when sound last left us.
+        this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
+        this.#bargeInStart = 0;
+      }
+    },
+  };
+
+  #onInputTick(): void {
+    if (this.#mixedSinceTick) {
+      this.#mixedSinceTick = false;
+      return;
+    }
+    const mixed = this.#mixer.mixNext();
+    if (mixed) {
+      this.#processInputFrame(mixed);
+      return;
+    }
+    const gapMs = this.#now() - this.#lastFrameArrival;
+    if (gapMs < SILENCE_AFTER_MS) return;
+    if (this.#fillingSilence) {
+      this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
+    } else {
+      // First tick of a real pause: the pause began at the last packet, so fill all of it.
+      this.#fillingSilence = true;
+      this.#gate.pushSilence(Math.min(MAX_SILENCE_FILL_SAMPLES_16K, Math.floor(gapMs / INPUT_TICK_MS) * SILENT_TICK_SAMPLES_16K));
+    }
+  }
+
+  #processInputFrame(mixed48kStereo: Int16Array): void {
+    const pcm16k = this.#downsampler.process(mixed48kStereo);
+    this.#inputMeter.measure(pcm16k);
+    this.#gate.push(pcm16k);
+  }
+
+  #emitSpeech(chunk: Int16Array): void {
+    this.#onSpeech(chunk);
+    this.#metrics.bytesToModel += chunk.byteLength;
+    // Ingress latency is measured for chunks completed by an arriving packet (not for the pre-roll
+    // or hangover the gate releases on its own).
+    if (this.#chunkFromFrameAt > 0) this.#metrics.ingress.record(this.#now() - this.#chunkFromFrameAt);
+  }
+}
