@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CallAudio } from '../../../main/core/bridge/call-audio.ts';
+import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
+
+/** 20 ms of a 440 Hz sine at 48 kHz stereo, continuing the phase of frame `index`. */
+function sineFrame(index: number, amplitude = 8000): Int16Array {
+  const out = new Int16Array(1920);
+  for (let i = 0; i < 960; i++) {
+    const t = (index * 960 + i) / 48_000;
+    out[2 * i] = out[2 * i + 1] = Math.round(amplitude * Math.sin(2 * Math.PI * 440 * t));
+  }
+  return out;
+}
+
+function longestZeroRun(pcm: Int16Array): number {
+  let best = 0;
+  let run = 0;
+  for (const v of pcm) {
+    run = v === 0 ? run + 1 : 0;
+    best = Math.max(best, run);
+  }
+  return best;
+}
+
+let now = 0;
+let metrics: CallMetrics;
+let sent: Int16Array[];
+let ended: number;
+let audio: CallAudio;
+
+/** Advance both the fake timers and the injected monotonic clock. */
+function advance(ms: number): void {
+  for (let i = 0; i < ms; i++) {
+    now += 1;
+    vi.advanceTimersByTime(1);
+  }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  now = 1000;
+  metrics = new CallMetrics();
+  sent = [];
+  ended = 0;
+  audio = new CallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1) });
+  audio.start();
+});
+afterEach(() => {
+  audio.stop();
+  vi.useRealTimers();
+});
+
+describe('CallAudio input path', () => {
+  it('waits out a late burst of packets instead of inserting silence into the speech', () => {
+    let frame = 0;
+    for (; frame < 25; frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    // 120 ms with no packets (jitter / a busy event loop), then the six late packets at once.
+    advance(120);
+    for (let k = 0; k < 6; k++) audio.pushSpeakerFrame('owner', sineFrame(frame++));
+    for (let k = 0; k < 10; k++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame++));
+      advance(20);
+    }
+    const speech = Int16Array.from(sent.flatMap((c) => [...c]));
+    // 41 frames of 20 ms are 13 120 samples at 16 kHz; inserted silence for the gap would add 1 920.
+    expect(speech.length).toBeGreaterThanOrEqual(40 * 320);
+    expect(speech.length).toBeLessThanOrEqual(41 * 320);
+    expect(longestZeroRun(speech)).toBeLessThan(100);
+    expect(ended).toBe(0);
+    // Chunks completed by arriving packets were timed: zero here, since the clock did not move.
+    expect(metrics.ingress.count).toBeGreaterThan(30);
+    expect(metrics.ingress.quantile(0.95)).toBeLessThanOrEqual(0.25);
+  });
+
+  it('fills a real pause with silence, so the gate closes and the model is told the input ended', () => {
+    for (let frame = 0; frame < 25; frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    advance(1500);
+    expect(ended).toBe(1);
+    const speech = Int16Array.from(sent.flatMap((c) => [...c]));
+    // The hangover is sent as the silence it was, after the speech.
+    expect(longestZeroRun(speech)).toBeGreaterThanOrEqual(320);
+    expect(speech.slice(0, 4000).some((v) => v !== 0)).toBe(true);
+  });
+});
+
+describe('CallAudio output path', () => {
+  it('measures egress on the first frame of a reply and barge-in on the first silent frame after it', () => {
+    const out = new Int16Array(1920);
+    audio.playbackSource.readFrame(out);
+    expect(out.every((v) => v === 0)).toBe(true);
+    const reply = new Int16Array(24_000).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 300 * i) / 24_000)));
+    audio.pushModelAudio(reply);
+    advance(7);
+    audio.playbackSource.readFrame(out);
+    expect(out.some((v) => v !== 0)).toBe(true);
+    expect(metrics.egress.count).toBe(1);
+    // Histogram buckets are 0.25 ms wide; the quantile is the bucket's upper edge.
+    expect(metrics.egress.quantile(0.5)).toBeCloseTo(7.25, 5);
+    audio.playbackSource.readFrame(out);
+    advance(3);
+    audio.interrupt();
+    let loudFramesAfter = 0;
+    for (let i = 0; i < 10; i++) {
+      advance(20);
+      audio.playbackSource.readFrame(out);
+      if (out.some((v) => v !== 0)) loudFramesAfter++;
+    }
+    // One fade frame, then silence for the rest of the turn even though 900 ms of it were buffered.
+    expect(loudFramesAfter).toBe(1);
+    expect(metrics.bargeIn.count).toBe(1);
+    // Interrupted at t, the fade frame left at t + 20 ms: the last sound, so the latency is 20 ms.
+    expect(metrics.bargeIn.quantile(0.5)).toBeCloseTo(20.25, 5);
+    audio.pushModelAudio(reply.subarray(0, 2400));
+    audio.playbackSource.readFrame(out);
+    expect(out.every((v) => v === 0)).toBe(true);
+  });
+});
