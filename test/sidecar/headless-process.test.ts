@@ -1,19 +1,10 @@
 // The headless shell as a user runs it: a child process, its printed login URL, /health, SIGTERM → exit 0.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../helpers/net.ts';
 
 it('starts, prints the dashboard login URL, serves /health, and exits 0 on SIGTERM', async () => {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-headless-'));

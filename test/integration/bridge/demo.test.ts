@@ -1,16 +1,7 @@
 // `npm run demo` as a newcomer runs it: a child process, no accounts, a whole exchange printed.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { expect, it } from 'vitest';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../helpers/net.ts';
 
 it('plays one simulated exchange and prints the login URL and the transcript', async () => {
   const port = await freePort();
