@@ -18,10 +18,16 @@ export class CallPanel {
   readonly #speaking = byId('speaking');
   readonly #plot = new LatencyPlot(byId('latency-plot') as unknown as SVGSVGElement, byId('latency-empty'));
   #state: BridgeState = 'idle';
+  #ownerId: string | undefined;
 
   constructor() {
     this.#join.addEventListener('click', () => void this.#act(this.#join, 'Joining…', () => api.join()));
     this.#leave.addEventListener('click', () => void this.#act(this.#leave, 'Leaving…', () => api.leave()));
+  }
+
+  /** Speakers are reported by Discord id; the owner's is shown as a word. */
+  setOwnerId(id: string | undefined): void {
+    this.#ownerId = id;
   }
 
   get state(): BridgeState {
@@ -42,7 +48,8 @@ export class CallPanel {
   onLevels(levels: { input: LevelReading; output: LevelReading; speaking: string[] }): void {
     setMeter(this.#meterIn, levelPercent(levels.input.rms));
     setMeter(this.#meterOut, levelPercent(levels.output.rms));
-    this.#speaking.textContent = levels.speaking.length ? levels.speaking.join(', ') : 'nobody';
+    this.#speaking.textContent = levels.speaking.length ? levels.speaking.map((id) => (id === this.#ownerId ? `owner (${id})` : id)).join(', ') : 'nobody';
+    this.#speaking.title = this.#speaking.textContent;
   }
 
   onMetrics(metrics: Record<string, number | LatencySummary>): void {

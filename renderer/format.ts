@@ -111,8 +111,9 @@ export interface LatencyPoint {
   egressP95: number | null;
 }
 
+/** A summary with at least one sample (an empty histogram says nothing about latency). */
 function isSummary(value: unknown): value is LatencySummary {
-  return typeof value === 'object' && value !== null && 'p50_ms' in value && 'p95_ms' in value;
+  return typeof value === 'object' && value !== null && 'p50_ms' in value && 'p95_ms' in value && (value as LatencySummary).count > 0;
 }
 
 /** The latency plot's sample from one metrics event (`ingress_latency`, `egress_latency`). */

@@ -31,6 +31,11 @@ export class LatencyPlot {
     if (SERIES.every((s) => point[s.key] === null)) return;
     this.#samples.push(point);
     if (this.#samples.length > MAX_SAMPLES) this.#samples.shift();
+    // A line needs two samples; until then say what is happening.
+    if (this.#samples.length < 2) {
+      this.#empty.textContent = 'Collecting latency samples…';
+      return;
+    }
     this.#draw();
   }
 

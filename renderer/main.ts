@@ -50,7 +50,8 @@ async function loadAll(): Promise<void> {
     }
     showBanner(`Could not load notes: ${friendlyMessage(err)}`);
   }
-  await Promise.all([schedule.refresh(), settings.load()]);
+  const [, saved] = await Promise.all([schedule.refresh(), settings.load()]);
+  call.setOwnerId(saved?.values.ownerId ?? saved?.effective.ownerId);
 }
 
 function follow(): void {

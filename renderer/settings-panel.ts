@@ -56,11 +56,14 @@ export class SettingsPanel {
     });
   }
 
-  async load(): Promise<void> {
+  async load(): Promise<SettingsResponse | null> {
     try {
-      this.#render(await api.settings());
+      const data = await api.settings();
+      this.#render(data);
+      return data;
     } catch (err) {
       status(this.#status, `Could not load settings: ${friendlyMessage(err)}`, 'error');
+      return null;
     }
   }
 

@@ -36,7 +36,10 @@ test('call panel: join shows connected, a transcript line from the model appears
   await expect(modelLine).toBeVisible({ timeout: 20_000 });
   await expect(modelLine.locator('.who')).toHaveText('model');
   // The owner speaks in the fake voice channel: the call panel shows it, the model answers.
-  await control('/speak');
+  const { speaking } = await control<{ speaking: string }>('/speak');
+  await expect(panel.locator('#speaking')).toHaveText(`owner (${speaking})`);
+  await expect.poll(async () => Number(await panel.locator('#meter-in').getAttribute('aria-valuenow'))).toBeGreaterThan(0);
+  await shootPanel(panel, 'call-speaking');
   await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' })).toBeVisible({ timeout: 20_000 });
   await expect(notes.locator('li.kind-input_transcript', { hasText: 'hello model' })).toBeVisible();
   await expect(page.locator('#latency-plot')).toBeVisible({ timeout: 15_000 });
@@ -144,6 +147,7 @@ test('leave ends the call; the whole page fits an 800×600 window', async ({ pag
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBe(0);
   await page.screenshot({ path: 'test-results/panels/page-800x600.png' });
+  await page.screenshot({ path: 'test-results/panels/page-800-full.png', fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: 'test-results/panels/page-1280.png', fullPage: true });
 });

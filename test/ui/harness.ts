@@ -63,12 +63,10 @@ const control = createServer((req, res) => {
     case '/token':
       return send(200, { token: core.token });
     case '/speak':
-      // The owner talks for 1.5 s; the fake model then answers with FAKE_MODEL_REPLY.
-      discord.speak(discord.owner.id, spokenTone(1.5)).then(
-        (result) => send(200, { sent: result }),
-        (err: unknown) => send(409, { error: err instanceof Error ? err.message : String(err) }),
-      );
-      return;
+      // The owner talks for 3 s (answered at once, so a test can watch it happen); the fake
+      // model then answers with FAKE_MODEL_REPLY.
+      discord.speak(discord.owner.id, spokenTone(3)).catch((err: unknown) => process.stderr.write(`speak failed: ${String(err)}\n`));
+      return send(200, { speaking: discord.owner.id });
     case '/messages':
       return send(200, { messages: discord.messages.map((m) => ({ channelId: m.channelId, dmRecipientId: m.dmRecipientId, content: m.content })), ownerId: discord.owner.id });
     default:

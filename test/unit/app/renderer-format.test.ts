@@ -41,6 +41,7 @@ describe('dashboard helpers', () => {
 
   it('reads latency summaries from metrics and rounds the axis', () => {
     expect(latencyPoint({ ingress_latency: { count: 3, p50_ms: 12, p95_ms: 30, p99_ms: 31 }, frames: 5 })).toEqual({ ingressP50: 12, ingressP95: 30, egressP50: null, egressP95: null });
+    expect(latencyPoint({ ingress_latency: { count: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0 } })).toEqual({ ingressP50: null, ingressP95: null, egressP50: null, egressP95: null });
     expect([niceCeiling(0), niceCeiling(7), niceCeiling(12), niceCeiling(180)]).toEqual([10, 10, 20, 200]);
   });
 });
