@@ -11,7 +11,6 @@ import type { BridgeControl } from './bridge/types.ts';
 import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
 import { moduleLogger } from './log/logger.ts';
-import { createGeminiProvider } from './model/index.ts';
 import { NotesLog } from './notes/notes-log.ts';
 import { createDelegateWatcher, type DelegateWatcher } from './notify/delegate.ts';
 import { createNotifier } from './notify/dispatcher.ts';
@@ -33,7 +32,7 @@ import { DashboardSessions } from './sidecar/sessions.ts';
 import { ensureSidecarToken } from './sidecar/token.ts';
 import { redactText, registerHelperTools } from './tools/helpers/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
-import { createDiscordVoice, type DiscordVoiceAdapter } from './voice/index.ts';
+import type { DiscordVoiceAdapter } from './voice/index.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -85,9 +84,14 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
   // Discord: logs in in the background so the sidecar is up at once; DMs and channel posts work
   // without a call, voice needs the bridge.
+  // discord.js, @discordjs/voice and @google/genai take ~0.7 s to load: only when configured.
+  const [voiceModule, modelModule] = await Promise.all([
+    config.discord.botToken && config.discord.ownerId ? import('./voice/index.ts') : null,
+    config.gemini.apiKey ? import('./model/gemini-provider.ts') : null,
+  ]);
   let discord: DiscordVoiceAdapter | null = null;
-  if (config.discord.botToken && config.discord.ownerId) {
-    discord = createDiscordVoice({
+  if (voiceModule && config.discord.botToken && config.discord.ownerId) {
+    discord = voiceModule.createDiscordVoice({
       token: config.discord.botToken,
       ownerId: config.discord.ownerId,
       allowedSpeakers: config.discord.allowedSpeakers,
@@ -105,17 +109,18 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     },
   );
 
-  const model = config.gemini.apiKey
-    ? createGeminiProvider({
-        apiKey: config.gemini.apiKey,
-        model: config.gemini.model,
-        fallbackModels: config.gemini.fallbackModels,
-        voice: config.gemini.voice,
-        baseUrl: config.gemini.baseUrl,
-        apiVersion: config.gemini.apiVersion,
-        logger: moduleLogger(logger, 'model'),
-      })
-    : null;
+  const model =
+    modelModule && config.gemini.apiKey
+      ? modelModule.createGeminiProvider({
+          apiKey: config.gemini.apiKey,
+          model: config.gemini.model,
+          fallbackModels: config.gemini.fallbackModels,
+          voice: config.gemini.voice,
+          baseUrl: config.gemini.baseUrl,
+          apiVersion: config.gemini.apiVersion,
+          logger: moduleLogger(logger, 'model'),
+        })
+      : null;
 
   const missing = [
     ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),

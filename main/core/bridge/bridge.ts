@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
-import { attachToolDispatcher } from '../model/index.ts';
+import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { FrameSendResult, LiveModelProvider, LiveModelSession, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';

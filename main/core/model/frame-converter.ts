@@ -1,7 +1,15 @@
 // Frames for the model: whatever image the caller has (JPEG, PNG or WebP) becomes a JPEG whose long
 // side is at most 768 px, the "standard resolution" the Live API tiles at (protocols.md §1.7).
 // Anything bigger only costs upload time and tokens.
-import sharp from 'sharp';
+import type SharpFactory from 'sharp';
+
+// sharp (libvips) takes ~250 ms to load; it is needed only when the first frame arrives, so it is
+// loaded then, keeping the sidecar's start-up fast.
+let sharpLoading: Promise<typeof SharpFactory> | undefined;
+function loadSharp(): Promise<typeof SharpFactory> {
+  sharpLoading ??= import('sharp').then((m) => m.default);
+  return sharpLoading;
+}
 
 export const MAX_FRAME_SIDE = 768;
 /** Inline images are capped at 7 MB by the service; refuse larger inputs before decoding them. */
@@ -55,6 +63,7 @@ export interface ModelFrame {
 export async function toModelFrame(image: Buffer, maxSide = MAX_FRAME_SIDE): Promise<ModelFrame> {
   assertSupportedImage(image);
   try {
+    const sharp = await loadSharp();
     const { data, info } = await sharp(image, { failOn: 'error', limitInputPixels: 64_000_000 })
       .rotate() // honour EXIF orientation before measuring the long side
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
