@@ -25,7 +25,12 @@ export class Downsampler48kStereoTo16kMono {
   /** Mono history written twice (i and i + N) so the newest N samples are always contiguous. */
   readonly #hist = new Float32Array(2 * DOWNSAMPLER_TAPS);
   #pos = 0;
-  #phase = 0;
+  /**
+   * Starts at 2 so outputs are computed at inputs 0, 3, 6, ...: with the 78-sample filter delay,
+   * output n then lands exactly on input time 3(n - 26), a whole number of output samples late
+   * (1.625 ms), not a fractional one.
+   */
+  #phase = FACTOR - 1;
   #pendingLeft = 0;
   #hasPendingLeft = false;
   readonly #out = new ReusableInt16Output();
@@ -87,7 +92,7 @@ export class Downsampler48kStereoTo16kMono {
   reset(): void {
     this.#hist.fill(0);
     this.#pos = 0;
-    this.#phase = 0;
+    this.#phase = FACTOR - 1;
     this.#hasPendingLeft = false;
   }
 

@@ -4,6 +4,11 @@
 export const INT16_MAX = 32767;
 export const INT16_MIN = -32768;
 
+// Hot loops use the array helpers below, which write the limits as literals. Measured: with the
+// limits read from module constants, once a sample clipped V8 merged the (tagged) constant with the
+// (float) rounded value and boxed every later sample, i.e. an allocation per sample that tests with
+// moderate signals never saw. test/unit/audio/allocations.test.ts now drives every stage into clipping.
+
 /** Round to nearest and clip to the s16 range (an Int16Array store alone would wrap around). */
 export function toInt16(x: number): number {
   const r = Math.round(x);
@@ -23,6 +28,35 @@ export function softLimit(x: number): number {
   if (x > LIMITER_KNEE) return LIMITER_KNEE + HEADROOM * Math.tanh((x - LIMITER_KNEE) / HEADROOM);
   if (x < -LIMITER_KNEE) return -LIMITER_KNEE - HEADROOM * Math.tanh((-x - LIMITER_KNEE) / HEADROOM);
   return x;
+}
+
+/** dst[i] = round-and-clip(src[i]) for i < count. */
+export function roundClipInto(src: Float32Array | Float64Array, dst: Int16Array, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const r = Math.round(src[i]!);
+    dst[i] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+  }
+}
+
+/** Mono float to interleaved stereo s16 with L = R: dst[2i] = dst[2i + 1] = round-and-clip(src[i]). */
+export function roundClipMonoToStereo(src: Float32Array, dst: Int16Array, count: number): void {
+  for (let i = 0, o = 0; i < count; i++, o += 2) {
+    const r = Math.round(src[i]!);
+    const s = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+    dst[o] = s;
+    dst[o + 1] = s;
+  }
+}
+
+/** dst[i] = round-and-clip(softLimit(src[i])) for i < count (the limiter inlined, see above). */
+export function softLimitInto(src: Float32Array | Float64Array, dst: Int16Array, count: number): void {
+  for (let i = 0; i < count; i++) {
+    let x = src[i]!;
+    if (x > 24576) x = 24576 + 8191 * Math.tanh((x - 24576) / 8191); // LIMITER_KNEE, HEADROOM as literals
+    else if (x < -24576) x = -24576 - 8191 * Math.tanh((-x - 24576) / 8191);
+    const r = Math.round(x);
+    dst[i] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@
 // follows `interrupted`) or startTurn() (a provider that announces new responses) lifts it.
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import { LevelMeter } from './level-meter.ts';
-import { softLimit, toInt16 } from './pcm.ts';
+import { roundClipMonoToStereo, softLimitInto } from './pcm.ts';
 import { HalfbandInterpolator2x } from './upsampler.ts';
 
 const IN_RATE = 24_000;
@@ -320,11 +320,7 @@ export class PlaybackBuffer implements PlaybackSource {
   /** Mono speech to stereo, plus effects; the soft limiter only engages while an effect plays. */
   #render(mono: Float32Array, out: Int16Array): void {
     if (this.#fxActive === 0) {
-      for (let i = 0, o = 0; i < FRAME_SAMPLES_48K; i++, o += 2) {
-        const s = toInt16(mono[i]!);
-        out[o] = s;
-        out[o + 1] = s;
-      }
+      roundClipMonoToStereo(mono, out, FRAME_SAMPLES_48K);
       return;
     }
     const mix = this.#mix;
@@ -344,7 +340,7 @@ export class PlaybackBuffer implements PlaybackSource {
         this.#fxActive--;
       } else this.#fxPos[s] = pos + n;
     }
-    for (let k = 0; k < OUT_VALUES; k++) out[k] = toInt16(softLimit(mix[k]!));
+    softLimitInto(mix, out, OUT_VALUES);
   }
 
   /** Make room for `n` more samples (growing the ring, warm-up only); returns how many fit. */

@@ -6,7 +6,7 @@
 // flushed and discarded as people start and stop talking. It also puts the (non-linear) limiter
 // before the anti-alias filter, so limiter harmonics above 8 kHz are filtered rather than aliased.
 import { FRAME_SAMPLES_48K } from '../ports.ts';
-import { softLimit, toInt16 } from './pcm.ts';
+import { softLimitInto } from './pcm.ts';
 
 const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
 
@@ -135,7 +135,7 @@ export class SpeakerMixer {
     this.#mixed++;
     // One speaker passes bit-exact (it cannot overflow); a sum goes through the soft limiter.
     if (contributors === 1) out.set(only!);
-    else for (let i = 0; i < FRAME_VALUES; i++) out[i] = toInt16(softLimit(sum[i]!));
+    else softLimitInto(sum, out, FRAME_VALUES);
     return out;
   }
 

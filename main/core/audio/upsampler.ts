@@ -4,7 +4,7 @@
 // the other is a short symmetric filter: about 27 multiplies per input sample. Mono is resampled
 // once and duplicated, so L and R are identical by construction.
 import { designLowPass, kaiserBeta } from './fir-design.ts';
-import { ReusableInt16Output, toInt16 } from './pcm.ts';
+import { ReusableInt16Output, roundClipMonoToStereo } from './pcm.ts';
 
 const OUTPUT_RATE = 48_000;
 /** 107 taps at 48 kHz, Kaiser beta for 100 dB: flat to < 0.001 dB up to 10.5 kHz, >= 100 dB from 13.5 kHz. */
@@ -93,11 +93,7 @@ export class Upsampler24kMonoTo48kStereo {
     const mono = this.#mono;
     const out = this.#out.ensure(4 * n);
     this.#core.run(pcm24kMono, 0, n, mono, 0);
-    for (let i = 0, o = 0; i < 2 * n; i++, o += 2) {
-      const s = toInt16(mono[i]!);
-      out[o] = s;
-      out[o + 1] = s;
-    }
+    roundClipMonoToStereo(mono, out, 2 * n);
     return this.#out.view(4 * n);
   }
 

@@ -43,13 +43,6 @@ export interface VoiceGateStats {
   lastLevelDbfs: number;
 }
 
-function frameDbfs(frame: Int16Array): number {
-  let sumSq = 0;
-  for (let i = 0; i < frame.length; i++) sumSq += frame[i]! * frame[i]!;
-  const rms = Math.sqrt(sumSq / frame.length);
-  return rms === 0 ? -100 : Math.max(-100, 20 * Math.log10(rms / FULL_SCALE));
-}
-
 export class VoiceGate {
   readonly #onChunk: (chunk: Int16Array) => void;
   readonly #onEnd: () => void;
@@ -73,8 +66,11 @@ export class VoiceGate {
   #open = false;
   #loudRun = 0;
   #quietRun = 0;
-  #noiseFloorDbfs = -70;
-  #lastLevelDbfs = -100;
+  /**
+   * [noise floor dBFS, last level dBFS] in a typed array rather than fields: fractional values
+   * written to plain fields measured a boxed number per open/close cycle (allocations.test.ts).
+   */
+  readonly #levels = Float64Array.of(-70, -100);
   #opens = 0;
   #sentSamples = 0;
 
@@ -138,16 +134,21 @@ export class VoiceGate {
       open: this.#open,
       opens: this.#opens,
       sentMs: (this.#sentSamples * 1000) / RATE,
-      noiseFloorDbfs: this.#noiseFloorDbfs,
-      lastLevelDbfs: this.#lastLevelDbfs,
+      noiseFloorDbfs: this.#levels[0]!,
+      lastLevelDbfs: this.#levels[1]!,
     };
   }
 
   #analyse(): void {
     const frame = this.#frame;
-    const level = frameDbfs(frame);
-    this.#lastLevelDbfs = level;
-    const openThreshold = Math.max(this.#minOpenDbfs, this.#noiseFloorDbfs + this.#openAboveNoiseDb);
+    // Inline, and dividing by frame.length rather than the module constant: both variants measured
+    // allocating (a boxed number per frame) in allocations.test.ts; this one does not.
+    let sumSq = 0;
+    for (let i = 0; i < frame.length; i++) sumSq += frame[i]! * frame[i]!;
+    const rms = Math.sqrt(sumSq / frame.length);
+    const level = rms === 0 ? -100 : Math.max(-100, 20 * Math.log10(rms / FULL_SCALE));
+    this.#levels[1] = level;
+    const openThreshold = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb);
     if (this.#open) {
       this.#emit(frame, 0, ANALYSIS_SAMPLES);
       this.#quietRun = level >= openThreshold - this.#closeHysteresisDb ? 0 : this.#quietRun + 1;
@@ -155,16 +156,13 @@ export class VoiceGate {
       return;
     }
     this.#remember(frame);
-    this.#trackNoiseFloor(level);
+    // Noise floor: fast fall, slow rise (2 dB/s), only while closed, so speech never raises it.
+    // Inline: passing a fractional level to a method V8 does not inline boxes it.
+    const floor = this.#levels[0]!;
+    const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
+    this.#levels[0] = Math.min(-30, Math.max(-90, next));
     this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
     if (this.#loudRun >= this.#openFrames) this.#openGate();
-  }
-
-  /** Fast fall, slow rise (2 dB/s), only while closed, so speech itself never raises the floor. */
-  #trackNoiseFloor(level: number): void {
-    const floor = this.#noiseFloorDbfs;
-    const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
-    this.#noiseFloorDbfs = Math.min(-30, Math.max(-90, next));
   }
 
   #remember(frame: Int16Array): void {

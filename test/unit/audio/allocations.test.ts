@@ -38,11 +38,41 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
+  it('Downsampler48kStereoTo16kMono.process with a clipping full-scale square', () => {
+    const ds = new Downsampler48kStereoTo16kMono();
+    const square = new Int16Array(1920).map((_, i) => (Math.floor(i / 120) % 2 === 0 ? 32_767 : -32_768));
+    const report = measureAllocationsPerFrame(() => ds.process(square));
+    expect(Math.max(...ds.process(square))).toBe(32_767); // the FIR's overshoot really clips
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
+  it('Upsampler24kMonoTo48kStereo.process with a clipping full-scale square', () => {
+    const us = new Upsampler24kMonoTo48kStereo();
+    const square = new Int16Array(480).map((_, i) => (i % 40 < 20 ? 32_767 : -32_768));
+    const report = measureAllocationsPerFrame(() => us.process(square));
+    expect(Math.min(...us.process(square))).toBe(-32_768);
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
   it('Upsampler24kMonoTo48kStereo.process', () => {
     const us = new Upsampler24kMonoTo48kStereo();
     const frame = monoSine(24_000, 0.02, 440, 9000);
     expect(us.process(frame)).toBe(us.process(frame));
     const report = measureAllocationsPerFrame(() => us.process(frame));
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
+  it('SpeakerMixer with the soft limiter engaged (three loud speakers)', () => {
+    const mixer = new SpeakerMixer();
+    const loud = [stereoSine(48_000, 0.02, 200, 25_000), stereoSine(48_000, 0.02, 300, 25_000), stereoSine(48_000, 0.02, 400, 25_000)];
+    const step = (): void => {
+      mixer.push('a', loud[0]!);
+      mixer.push('b', loud[1]!);
+      mixer.push('c', loud[2]!);
+      mixer.mixNext();
+    };
+    const report = measureAllocationsPerFrame(step);
+    step();
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
@@ -91,6 +121,22 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     const report = measureAllocationsPerFrame(step);
     expect(pb.stats().framesPlayed).toBeGreaterThan(1000);
     expect(pb.stats().interrupts).toBeGreaterThan(1);
+    expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
+  });
+
+  it('playback path with clipping speech and a loud effect (limiter engaged)', () => {
+    const pb = new PlaybackBuffer();
+    const loud = new Int16Array(2400).map((_, i) => (i % 40 < 20 ? 32_767 : -32_768));
+    const chime = generateNotificationChime();
+    const out = new Int16Array(1920);
+    const step = (f: number): void => {
+      if (f % 5 === 0) pb.write(loud);
+      if (f % 20 === 0) pb.mixEffect(chime, 2);
+      pb.readFrame(out);
+    };
+    const report = measureAllocationsPerFrame(step);
+    pb.readFrame(out);
+    expect(Math.max(...out)).toBeGreaterThan(30_000);
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 });

@@ -1,0 +1,273 @@
+// npm run bench:audio — our resamplers side by side with the anchor's method, libsamplerate-js,
+// ffmpeg's soxr and Opus decoding straight to 16 kHz, on the same signals. Prints a table with the
+// targets beside our measured values and writes bench/results/audio.json and audio-response.png.
+// Benchmarks report; nothing here asserts (timing on a shared machine is noisy: compare, don't gate).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import {
+  Downsampler48kStereoTo16kMono,
+  Upsampler24kMonoTo48kStereo,
+  designDownsamplerTaps,
+  designUpsamplerTaps,
+  firMagnitude,
+} from '../main/core/audio/index.ts';
+import {
+  SRC_SINC_BEST,
+  SRC_SINC_FASTEST,
+  anchorDownsampler,
+  anchorUpsampler,
+  ffmpegAvailable,
+  libsamplerateDownsampler,
+  libsamplerateUpsampler,
+  opusDirect16k,
+  opusRoundTrip48kStereo,
+  ourDownsampler,
+  ourUpsampler,
+  soxrDownsampler,
+  soxrUpsampler,
+  type Candidate,
+} from './lib/resampler-candidates.ts';
+import {
+  DOWN_TONES,
+  SPUR_FLOOR_DB,
+  UP_TONES,
+  alignedSnr,
+  allocationsPerFrame,
+  analyseSweep,
+  channel0,
+  passbandDeviation,
+  rejection,
+  runWhole,
+  throughput,
+  toneSweep,
+  type ToneResult,
+} from './lib/resampler-metrics.ts';
+import { responseSvg, type Series } from './lib/response-plot.ts';
+import { monoToStereo, speechLike, toInt16Mono } from './lib/speech-like.ts';
+
+const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+const SPEECH_S = 6;
+const THROUGHPUT_S = 30;
+const TARGETS = { rejectionDb: 90, passbandDeviationDb: 0.1, realTimeFactor: 300, bytesPerFrame: 0, groupDelayMs: 2 };
+
+interface Row {
+  direction: 'down' | 'up';
+  name: string;
+  ours: boolean;
+  skipped?: string;
+  note?: string;
+  rejectionDb?: number;
+  /** Every alias/image rounded away in s16: the true rejection is at least rejectionDb. */
+  rejectionAtFloor?: boolean;
+  passbandDeviationDb?: number;
+  identicalLR?: boolean;
+  snrVsSoxrDb?: number | 'reference' | null;
+  realTimeFactor?: number;
+  bytesPerFrame?: number | null;
+  groupDelayMs?: number;
+  tones?: ToneResult[];
+}
+
+function repeatTo(x: Int16Array, times: number): Int16Array {
+  const out = new Int16Array(x.length * times);
+  for (let i = 0; i < times; i++) out.set(x, i * x.length);
+  return out;
+}
+
+async function measure(
+  direction: 'down' | 'up',
+  candidate: Candidate,
+  signals: { sweep: Int16Array; speech: Int16Array; long: Int16Array; reference: Int16Array | null },
+  extra: { ours: boolean; groupDelayMs?: number; isReference?: boolean; referenceOverride?: Int16Array | null },
+): Promise<Row> {
+  const row: Row = { direction, name: candidate.name, ours: extra.ours, note: candidate.note };
+  if (candidate.unavailable !== undefined) return { ...row, skipped: candidate.unavailable };
+  process.stdout.write(`  measuring ${direction}: ${candidate.name} ...\n`);
+  const outRate = direction === 'down' ? 16_000 : 48_000;
+  const channels = direction === 'down' ? 1 : 2;
+  const sweepOut = await runWhole(candidate, signals.sweep);
+  const tones = analyseSweep(sweepOut, outRate, channels, direction === 'down' ? DOWN_TONES : UP_TONES, direction);
+  row.tones = tones;
+  row.passbandDeviationDb = passbandDeviation(tones, direction === 'down' ? 7000 : 10_500);
+  row.rejectionDb = direction === 'down' ? rejection(tones, 7000, 9000, 23_000) : rejection(tones, 24_000, 0, 10_500);
+  row.rejectionAtFloor = Math.abs(row.rejectionDb + SPUR_FLOOR_DB) < 1e-6;
+  const speechOut = await runWhole(candidate, signals.speech);
+  if (direction === 'up') {
+    let mismatched = 0;
+    for (let i = 0; i + 1 < speechOut.length; i += 2) if (speechOut[i] !== speechOut[i + 1]) mismatched++;
+    row.identicalLR = mismatched === 0;
+  }
+  const reference = extra.referenceOverride !== undefined ? extra.referenceOverride : signals.reference;
+  row.snrVsSoxrDb = extra.isReference === true ? 'reference' : reference === null ? null : alignedSnr(channel0(speechOut, channels), channel0(reference, channels), 20 * (outRate / 1000), outRate).snrDb;
+  row.realTimeFactor = await throughput(candidate, signals.long, THROUGHPUT_S);
+  row.bytesPerFrame = await allocationsPerFrame(candidate, signals.speech);
+  if (extra.groupDelayMs !== undefined) row.groupDelayMs = extra.groupDelayMs;
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+const fmt = (v: number | undefined | null, digits: number): string => (v === undefined || v === null ? '—' : Number.isFinite(v) ? v.toFixed(digits) : v > 0 ? '∞' : '-∞');
+
+function withTarget(row: Row, value: string, ok: boolean | undefined, target: string): string {
+  return row.ours && ok !== undefined ? `${value} (${target} ${ok ? '✓' : '✗'})` : value;
+}
+
+function tableLines(rows: Row[], direction: 'down' | 'up'): string[] {
+  const header = ['method', direction === 'down' ? 'alias rej. dB' : 'image rej. dB', 'passband dev. dB', 'L=R', 'SNR vs soxr dB', '× real time', 'heap B/frame', 'delay ms'];
+  const body = rows.map((r) => {
+    if (r.skipped !== undefined) return [r.name, `skipped: ${r.skipped}`, '', '', '', '', '', ''];
+    return [
+      r.name,
+      withTarget(r, (r.rejectionAtFloor === true ? '≥ ' : '') + fmt(r.rejectionDb, 1), r.rejectionDb === undefined ? undefined : r.rejectionDb >= TARGETS.rejectionDb, '≥ 90'),
+      withTarget(r, fmt(r.passbandDeviationDb, 4), r.passbandDeviationDb === undefined ? undefined : r.passbandDeviationDb <= TARGETS.passbandDeviationDb, '≤ 0.1'),
+      r.identicalLR === undefined ? 'n/a' : r.identicalLR ? 'yes' : 'NO',
+      r.snrVsSoxrDb === 'reference' ? 'reference' : fmt(r.snrVsSoxrDb, 1),
+      withTarget(r, fmt(r.realTimeFactor, 0), r.realTimeFactor === undefined ? undefined : r.realTimeFactor >= TARGETS.realTimeFactor, '≥ 300'),
+      withTarget(r, r.bytesPerFrame === null ? 'n/a (process)' : fmt(r.bytesPerFrame, 1), r.bytesPerFrame === null || r.bytesPerFrame === undefined ? undefined : r.bytesPerFrame < 1, '0'),
+      withTarget(r, fmt(r.groupDelayMs, 3), r.groupDelayMs === undefined ? undefined : r.groupDelayMs <= TARGETS.groupDelayMs, '≤ 2'),
+    ];
+  });
+  const widths = header.map((h, c) => Math.max(h.length, ...body.map((b) => b[c]!.length)));
+  const line = (cells: string[]): string => '| ' + cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ') + ' |';
+  return [line(header), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plot
+
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#8c564b', '#9467bd', '#ff7f0e'];
+
+function seriesFor(rows: Row[], direction: 'down' | 'up'): Series[] {
+  const measured = rows
+    .filter((r) => r.tones !== undefined)
+    .map((r, i): Series => {
+      const pts: [number, number][] = [];
+      for (const t of r.tones!) {
+        if (direction === 'down') pts.push([t.freqHz, t.freqHz < 8000 ? t.gainDb[0]! : t.spuriousDb]);
+        else {
+          pts.push([t.freqHz, t.gainDb[0]!]);
+          pts.push([t.spuriousHz, t.spuriousDb]);
+        }
+      }
+      pts.sort((a, b) => a[0] - b[0]);
+      return { name: r.name, color: COLORS[i % COLORS.length]!, points: pts };
+    });
+  const taps = direction === 'down' ? designDownsamplerTaps() : designUpsamplerTaps();
+  const gain = direction === 'down' ? 1 : 2;
+  const designed: [number, number][] = [];
+  for (let f = 0; f <= 24_000; f += 100) designed.push([f, 20 * Math.log10(Math.max(1e-9, firMagnitude(taps, 48_000, f) / gain))]);
+  return [...measured, { name: 'ours, designed response', color: '#1f77b4', points: designed, dashed: true }];
+}
+
+async function writePlot(rows: Row[], file: string): Promise<void> {
+  const svg = responseSvg(
+    [
+      {
+        title: '48 kHz stereo → 16 kHz mono: tone gain below 8 kHz, alias level above (lower is better)',
+        xMaxHz: 24_000,
+        yMinDb: -140,
+        yMaxDb: 10,
+        series: seriesFor(rows.filter((r) => r.direction === 'down'), 'down'),
+        vLines: [
+          { hz: 7000, label: 'passband 7k' },
+          { hz: 9000, label: 'aliases into 0-7k from 9k' },
+        ],
+        hLines: [
+          { db: -90, label: 'target -90 dB' },
+          { db: SPUR_FLOOR_DB, label: 's16 floor (spur < 0.5 LSB)' },
+        ],
+      },
+      {
+        title: '24 kHz mono → 48 kHz stereo: tone gain below 12 kHz, image level (at 24k − f) above',
+        xMaxHz: 24_000,
+        yMinDb: -140,
+        yMaxDb: 10,
+        series: seriesFor(rows.filter((r) => r.direction === 'up'), 'up'),
+        vLines: [
+          { hz: 10_500, label: 'passband 10.5k' },
+          { hz: 13_500, label: 'images from 13.5k' },
+        ],
+        hLines: [
+          { db: -90, label: 'target -90 dB' },
+          { db: SPUR_FLOOR_DB, label: 's16 floor (spur < 0.5 LSB)' },
+        ],
+      },
+    ],
+    `Measured with whole-Hz tones at ${(-0.8).toFixed(1)} dBFS through each method's s16 output (1 s windows, exact DFT bins); a spur under 0.5 LSB rounds away, so measured levels bottom out at ${SPUR_FLOOR_DB.toFixed(1)} dB; the dashed line is our filter's designed response. ${new Date().toISOString()}`,
+  );
+  await sharp(Buffer.from(svg)).png().toFile(file);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const soxrMissing = ffmpegAvailable();
+  if (soxrMissing !== null) console.log(`soxr column skipped: ${soxrMissing}; SNR column has no reference`);
+  const speechDown = monoToStereo(toInt16Mono(speechLike(48_000, SPEECH_S, 1)));
+  const speechUp = toInt16Mono(speechLike(24_000, SPEECH_S, 2));
+  const downSoxr = soxrDownsampler(soxrMissing);
+  const upSoxr = soxrUpsampler(soxrMissing);
+  const downSignals = {
+    sweep: toneSweep(48_000, 2, DOWN_TONES),
+    speech: speechDown,
+    long: repeatTo(speechDown, THROUGHPUT_S / SPEECH_S),
+    reference: downSoxr.runWhole?.(speechDown) ?? null,
+  };
+  const upSignals = {
+    sweep: toneSweep(24_000, 1, UP_TONES),
+    speech: speechUp,
+    long: repeatTo(speechUp, THROUGHPUT_S / SPEECH_S),
+    reference: upSoxr.runWhole?.(speechUp) ?? null,
+  };
+  // Opus: compare against soxr applied to what the decoder gives at 48 kHz stereo (the codec's own loss is common to both).
+  const opusDecoded48k = opusRoundTrip48kStereo(speechDown);
+  const opusReference = opusDecoded48k !== null && downSoxr.runWhole !== undefined ? downSoxr.runWhole(opusDecoded48k) : null;
+
+  const rows: Row[] = [];
+  console.log(`Audio resampler benchmark on ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, one thread`);
+  rows.push(await measure('down', ourDownsampler(), downSignals, { ours: true, groupDelayMs: new Downsampler48kStereoTo16kMono().groupDelayMs }));
+  rows.push(await measure('down', anchorDownsampler(), downSignals, { ours: false }));
+  rows.push(await measure('down', libsamplerateDownsampler(SRC_SINC_BEST), downSignals, { ours: false }));
+  rows.push(await measure('down', libsamplerateDownsampler(SRC_SINC_FASTEST), downSignals, { ours: false }));
+  rows.push(await measure('down', downSoxr, downSignals, { ours: false, isReference: true }));
+  rows.push(await measure('down', opusDirect16k(), downSignals, { ours: false, referenceOverride: opusReference }));
+  rows.push(await measure('up', ourUpsampler(), upSignals, { ours: true, groupDelayMs: new Upsampler24kMonoTo48kStereo().groupDelayMs }));
+  rows.push(await measure('up', anchorUpsampler(), upSignals, { ours: false }));
+  rows.push(await measure('up', libsamplerateUpsampler(SRC_SINC_BEST), upSignals, { ours: false }));
+  rows.push(await measure('up', libsamplerateUpsampler(SRC_SINC_FASTEST), upSignals, { ours: false }));
+  rows.push(await measure('up', upSoxr, upSignals, { ours: false, isReference: true }));
+
+  const lines = [
+    '',
+    '48 kHz stereo → 16 kHz mono (Discord → model)',
+    ...tableLines(rows.filter((r) => r.direction === 'down'), 'down'),
+    '',
+    '24 kHz mono → 48 kHz stereo (model → Discord)',
+    ...tableLines(rows.filter((r) => r.direction === 'up'), 'up'),
+    '',
+    'Targets (ours): rejection ≥ 90 dB, passband deviation ≤ 0.1 dB, ≥ 300× real time, 0 heap bytes per 20 ms frame, group delay ≤ 2 ms.',
+    `"≥ x": every spur rounded away in the s16 output (below 0.5 LSB = ${(-SPUR_FLOOR_DB).toFixed(1)} dB under the tone); the designed filters reach 100 dB (docs/audio.md).`,
+    'Rejection: worst alias (9-23 kHz input → 0-7 kHz) or image (0-10.5 kHz → 13.5-24 kHz) re. the input tone. SNR: speech-like signal, best alignment, vs ffmpeg soxr VHQ.',
+    ...rows.filter((r) => r.note !== undefined).map((r) => `Note, ${r.direction} ${r.name}: ${r.note}`),
+  ];
+  console.log(lines.join('\n'));
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const json = {
+    generatedAt: new Date().toISOString(),
+    machine: { cpu: os.cpus()[0]?.model ?? null, cores: os.cpus().length, node: process.version },
+    targets: TARGETS,
+    signals: { speechLikeSeconds: SPEECH_S, throughputSeconds: THROUGHPUT_S, toneDbfs: -0.8 },
+    rows: rows.map(({ tones, ...rest }) => ({ ...rest, tones: tones?.map((t) => ({ freqHz: t.freqHz, gainDb: t.gainDb.map((g) => +g.toFixed(4)), spuriousHz: t.spuriousHz, spuriousDb: Number.isFinite(t.spuriousDb) ? +t.spuriousDb.toFixed(2) : null })) })),
+  };
+  writeFileSync(path.join(RESULTS_DIR, 'audio.json'), JSON.stringify(json, null, 2) + '\n');
+  await writePlot(rows, path.join(RESULTS_DIR, 'audio-response.png'));
+  console.log(`\nwrote ${path.relative(process.cwd(), path.join(RESULTS_DIR, 'audio.json'))} and audio-response.png`);
+}
+
+await main();

@@ -1,0 +1,275 @@
+// The resamplers the audio benchmark compares, behind one streaming shape: `open(input)` prepares a
+// run over a whole signal cut into 20 ms frames, `step(i)` processes frame i into `output` and returns
+// how many values it wrote. Frame views are cut up front so the harness itself allocates nothing.
+// ffmpeg/soxr runs as a separate process over the whole signal instead (`runWhole`).
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import libsamplerate from '@alexanderolsen/libsamplerate-js';
+
+// A CommonJS (UMD) package: named ESM imports are not available at run time.
+const { create: createSrc, ConverterType } = libsamplerate;
+type ConverterTypeValue = (typeof ConverterType)[keyof typeof ConverterType];
+export const SRC_SINC_BEST = ConverterType.SRC_SINC_BEST_QUALITY;
+export const SRC_SINC_FASTEST = ConverterType.SRC_SINC_FASTEST;
+import { Downsampler48kStereoTo16kMono, Upsampler24kMonoTo48kStereo } from '../../main/core/audio/index.ts';
+
+export interface FrameRun {
+  frames: number;
+  output: Int16Array;
+  step(frame: number): number;
+  close(): void;
+}
+
+export interface Candidate {
+  name: string;
+  /** Streaming run over `input` in 20 ms frames (absent for process-based candidates). */
+  open?(input: Int16Array): Promise<FrameRun>;
+  /** Whole-signal run (process-based candidates). */
+  runWhole?(input: Int16Array): Int16Array;
+  /** Why this candidate could not run here, if it cannot. */
+  unavailable?: string;
+  note?: string;
+}
+
+const DOWN_IN_FRAME = 1920; // 20 ms of 48 kHz stereo
+const UP_IN_FRAME = 480; // 20 ms of 24 kHz mono
+
+function cut(input: Int16Array, size: number): Int16Array[] {
+  const frames: Int16Array[] = [];
+  for (let i = 0; i + size <= input.length; i += size) frames.push(input.subarray(i, i + size));
+  return frames;
+}
+
+function copyInto(dst: Int16Array, src: Int16Array): number {
+  dst.set(src);
+  return src.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 48 kHz stereo -> 16 kHz mono
+
+export function ourDownsampler(): Candidate {
+  return {
+    name: 'ours (polyphase FIR, 157 taps)',
+    async open(input) {
+      const frames = cut(input, DOWN_IN_FRAME);
+      const ds = new Downsampler48kStereoTo16kMono();
+      const output = new Int16Array(400);
+      return { frames: frames.length, output, step: (i) => copyInto(output, ds.process(frames[i]!)), close: () => undefined };
+    },
+  };
+}
+
+/** The Python anchor: mean of L/R, mean of each group of 3, astype(int16) (truncation), per frame. */
+export function anchorDownsampler(): Candidate {
+  return {
+    name: 'anchor (boxcar of 3)',
+    note: 'JS port of the numpy code; allocates per frame like numpy does',
+    async open(input) {
+      const frames = cut(input, DOWN_IN_FRAME);
+      const output = new Int16Array(400);
+      const step = (i: number): number => {
+        const frame = frames[i]!;
+        const mono = new Float64Array(frame.length / 2);
+        for (let k = 0; k < mono.length; k++) mono[k] = (frame[2 * k]! + frame[2 * k + 1]!) / 2;
+        const out = new Int16Array(mono.length / 3);
+        for (let k = 0; k < out.length; k++) out[k] = Math.trunc((mono[3 * k]! + mono[3 * k + 1]! + mono[3 * k + 2]!) / 3);
+        return copyInto(output, out);
+      };
+      return { frames: frames.length, output, step, close: () => undefined };
+    },
+  };
+}
+
+function converterName(type: ConverterTypeValue): string {
+  return type === ConverterType.SRC_SINC_BEST_QUALITY ? 'SINC_BEST' : type === ConverterType.SRC_SINC_MEDIUM_QUALITY ? 'SINC_MEDIUM' : 'SINC_FASTEST';
+}
+
+/** libsamplerate (WASM) on the same L/R mean; float in [-1, 1] at its edges. */
+export function libsamplerateDownsampler(type: ConverterTypeValue): Candidate {
+  return {
+    name: `libsamplerate-js ${converterName(type)}`,
+    async open(input) {
+      const frames = cut(input, DOWN_IN_FRAME);
+      const src = await createSrc(1, 48_000, 16_000, { converterType: type });
+      const floatIn = new Float32Array(DOWN_IN_FRAME / 2);
+      const floatOut = new Float32Array(1024);
+      const written = { frames: 0 };
+      const output = new Int16Array(1024);
+      const step = (i: number): number => {
+        const frame = frames[i]!;
+        for (let k = 0; k < floatIn.length; k++) floatIn[k] = (frame[2 * k]! + frame[2 * k + 1]!) / 65536;
+        src.full(floatIn, floatOut, written);
+        for (let k = 0; k < written.frames; k++) output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
+        return written.frames;
+      };
+      return { frames: frames.length, output, step, close: () => src.destroy() };
+    },
+  };
+}
+
+/** libopus decoding Discord's 48 kHz stereo packets straight to 16 kHz mono (encoded at 64 kb/s, not timed). */
+export function opusDirect16k(): Candidate {
+  const opus = loadOpus();
+  if (typeof opus === 'string') return { name: 'opus decode at 16k mono', unavailable: opus };
+  return {
+    name: 'opus decode at 16k mono',
+    note: 'codec in the loop: input is Opus-encoded at 64 kb/s first; throughput = decode only',
+    async open(input) {
+      const packets = opusEncode48kStereo(opus, input);
+      const decoder = new opus.OpusEncoder(16_000, 1);
+      const output = new Int16Array(640);
+      const step = (i: number): number => {
+        const pcm = decoder.decode(packets[i]!);
+        const n = pcm.length / 2;
+        for (let k = 0; k < n; k++) output[k] = pcm.readInt16LE(2 * k);
+        return n;
+      };
+      return { frames: packets.length, output, step, close: () => undefined };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 24 kHz mono -> 48 kHz stereo
+
+export function ourUpsampler(): Candidate {
+  return {
+    name: 'ours (half-band polyphase, 107 taps)',
+    async open(input) {
+      const frames = cut(input, UP_IN_FRAME);
+      const us = new Upsampler24kMonoTo48kStereo();
+      const output = new Int16Array(4 * UP_IN_FRAME);
+      return { frames: frames.length, output, step: (i) => copyInto(output, us.process(frames[i]!)), close: () => undefined };
+    },
+  };
+}
+
+/** The Python anchor: np.repeat to interleaved stereo, then np.interp over the interleaved array, per chunk. */
+export function anchorUpsampler(): Candidate {
+  return {
+    name: 'anchor (linear, interleaved)',
+    note: 'JS port of the numpy code, per 20 ms chunk; allocates per chunk like numpy does',
+    async open(input) {
+      const frames = cut(input, UP_IN_FRAME);
+      const output = new Int16Array(4 * UP_IN_FRAME);
+      const step = (i: number): number => {
+        const raw = frames[i]!;
+        const stereo = new Float64Array(2 * raw.length);
+        for (let k = 0; k < raw.length; k++) stereo[2 * k] = stereo[2 * k + 1] = raw[k]!;
+        const m = stereo.length;
+        const out = new Int16Array(2 * m);
+        for (let k = 0; k < 2 * m; k++) {
+          const pos = (k * (m - 1)) / (2 * m - 1); // np.linspace(0, m - 1, 2m)
+          const j = Math.min(Math.floor(pos), m - 2);
+          const frac = pos - j;
+          out[k] = Math.trunc(stereo[j]! + frac * (stereo[j + 1]! - stereo[j]!));
+        }
+        return copyInto(output, out);
+      };
+      return { frames: frames.length, output, step, close: () => undefined };
+    },
+  };
+}
+
+export function libsamplerateUpsampler(type: ConverterTypeValue): Candidate {
+  return {
+    name: `libsamplerate-js ${converterName(type)}`,
+    async open(input) {
+      const frames = cut(input, UP_IN_FRAME);
+      const src = await createSrc(1, 24_000, 48_000, { converterType: type });
+      const floatIn = new Float32Array(UP_IN_FRAME);
+      const floatOut = new Float32Array(4096);
+      const written = { frames: 0 };
+      const output = new Int16Array(8192);
+      const step = (i: number): number => {
+        const frame = frames[i]!;
+        for (let k = 0; k < floatIn.length; k++) floatIn[k] = frame[k]! / 32768;
+        src.full(floatIn, floatOut, written);
+        for (let k = 0; k < written.frames; k++) {
+          const s = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
+          output[2 * k] = s;
+          output[2 * k + 1] = s;
+        }
+        return 2 * written.frames;
+      };
+      return { frames: frames.length, output, step, close: () => src.destroy() };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// ffmpeg's soxr (very high quality, 28-bit precision): the reference
+
+export function ffmpegAvailable(): string | null {
+  const probe = spawnSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8' });
+  if (probe.error !== undefined || probe.status !== 0) return 'ffmpeg not found (apt-get install ffmpeg)';
+  const filters = spawnSync('ffmpeg', ['-hide_banner', '-h', 'filter=aresample'], { encoding: 'utf8' });
+  return filters.stdout.includes('soxr') ? null : 'ffmpeg was built without libsoxr';
+}
+
+function runFfmpeg(args: string[], input: Int16Array): Int16Array {
+  const res = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-threads', '1', ...args], {
+    input: Buffer.from(input.buffer, input.byteOffset, input.byteLength),
+    maxBuffer: 1 << 30,
+  });
+  if (res.status !== 0) throw new Error(`ffmpeg failed: ${res.stderr.toString()}`);
+  const out = res.stdout;
+  return new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + (out.byteLength & ~1)));
+}
+
+export function soxrDownsampler(unavailable: string | null): Candidate {
+  if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
+  return {
+    name: 'ffmpeg soxr VHQ',
+    note: 'separate process over the whole signal; throughput includes process start-up',
+    runWhole: (input) =>
+      runFfmpeg(['-f', 's16le', '-ar', '48000', '-ac', '2', '-i', 'pipe:0', '-af', 'pan=mono|c0=0.5*c0+0.5*c1,aresample=16000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1'], input),
+  };
+}
+
+export function soxrUpsampler(unavailable: string | null): Candidate {
+  if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
+  return {
+    name: 'ffmpeg soxr VHQ',
+    note: 'separate process over the whole signal; throughput includes process start-up',
+    runWhole: (input) =>
+      runFfmpeg(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=48000:resampler=soxr:precision=28,pan=stereo|c0=c0|c1=c0', '-f', 's16le', 'pipe:1'], input),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opus helpers
+
+interface OpusCodec {
+  encode(pcm: Buffer): Buffer;
+  decode(packet: Buffer): Buffer;
+  setBitrate(bitrate: number): void;
+}
+interface OpusModule {
+  OpusEncoder: new (rate: number, channels: number) => OpusCodec;
+}
+
+function loadOpus(): OpusModule | string {
+  try {
+    return createRequire(import.meta.url)('@discordjs/opus') as OpusModule;
+  } catch (err) {
+    return `@discordjs/opus did not load: ${(err as Error).message}`;
+  }
+}
+
+function opusEncode48kStereo(opus: OpusModule, input: Int16Array): Buffer[] {
+  const encoder = new opus.OpusEncoder(48_000, 2);
+  encoder.setBitrate(64_000);
+  return cut(input, DOWN_IN_FRAME).map((frame) => encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)));
+}
+
+/** Opus at 64 kb/s decoded at 48 kHz stereo: the input the other downsamplers would really get. */
+export function opusRoundTrip48kStereo(input: Int16Array): Int16Array | null {
+  const opus = loadOpus();
+  if (typeof opus === 'string') return null;
+  const decoder = new opus.OpusEncoder(48_000, 2);
+  const parts = opusEncode48kStereo(opus, input).map((p) => decoder.decode(p));
+  const all = Buffer.concat(parts);
+  return new Int16Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength));
+}
