@@ -88,6 +88,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   metrics(): Record<string, unknown> {
+    this.#audio.syncMetrics();
     return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats() };
   }
 
@@ -256,7 +257,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
       this.#levels = this.#audio.readLevels();
       this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
-      if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0) this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
+      if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0) {
+        this.#audio.syncMetrics();
+        this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
+      }
     }, UI_UPDATE_MS);
     this.#uiTimer.unref();
   }

@@ -148,6 +148,11 @@ export class CallAudio {
     return this.#playback.stats();
   }
 
+  /** Copy the mixer's drop counter into the call metrics (allocates: call at the UI rate). */
+  syncMetrics(): void {
+    this.#metrics.droppedFrames = this.#mixer.stats().droppedFrames;
+  }
+
   /** Pulled by the Discord player every 20 ms. */
   readonly playbackSource: PlaybackSource = {
     readFrame: (out: Int16Array) => {

@@ -46,6 +46,7 @@ export class CallMetrics {
   framesOut = 0;
   bytesToModel = 0;
   bytesFromModel = 0;
+  /** Receive frames dropped because a speaker's queue overflowed (packets faster than the clock). */
   droppedFrames = 0;
   reconnects = 0;
   interrupts = 0;

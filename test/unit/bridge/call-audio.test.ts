@@ -121,3 +121,17 @@ describe('CallAudio output path', () => {
     expect(out.every((v) => v === 0)).toBe(true);
   });
 });
+
+describe('CallAudio metrics', () => {
+  it('reports receive frames dropped when a speaker floods the mixer', () => {
+    // Nine packets at once from one speaker while another is active but late: the mixer waits for the
+    // late speaker, the first one's queue (5 frames) overflows, and its 4 oldest frames are dropped.
+    audio.pushSpeakerFrame('b', sineFrame(0));
+    audio.pushSpeakerFrame('a', sineFrame(0));
+    for (let i = 1; i <= 8; i++) audio.pushSpeakerFrame('a', sineFrame(i));
+    audio.syncMetrics();
+    expect(metrics.framesIn).toBe(10);
+    expect(metrics.droppedFrames).toBe(4);
+    expect(metrics.snapshot().dropped_frames).toBe(4);
+  });
+});
