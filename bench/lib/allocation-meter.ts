@@ -1,11 +1,11 @@
 // Counts heap bytes allocated per call of a hot-path step, for the unit tests and the benchmark.
 //
 // Method: force a full GC, read heapUsed + arrayBuffers (typed-array backing stores live outside the
-// JS heap), run the step `frames` times, read again. The difference is what the step allocated,
-// provided no GC ran in between to free it, which v8.GCProfiler tells us synchronously: a window in
-// which a GC ran is discarded and retried. The median of several clean windows is reported, so a
-// one-off (lazy JIT data) cannot pass for a per-frame cost, while a real per-frame allocation shows
-// up in every window. The meter itself is checked against steps known to allocate.
+// JS heap), run the step N times, read again. The difference is what the step allocated, provided no
+// GC ran in between to free it, which v8.GCProfiler tells us synchronously: a window in which a GC
+// ran is discarded and retried. Windows of N and 2N calls are compared so once-per-window costs
+// cancel; the median over several pairs is reported. The meter itself is checked (in the unit tests)
+// against a step known to allocate one small object per call.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -26,38 +26,39 @@ export interface AllocationReport {
 }
 
 /**
- * Median heap bytes allocated per call of `step` over clean windows of `frames` calls, minus the
- * meter's own cost (the memoryUsage() result object, measured with an empty step).
+ * Median heap bytes allocated per call of `step`, as the slope between a window of `frames` calls
+ * and one of 2 x `frames` calls: costs that occur once per window (the meter's own memoryUsage()
+ * object, whatever V8 re-creates lazily after the forced GC) cancel, a per-frame cost does not.
+ * A window with a GC inside is discarded and the size halved, so heavy allocators still get a number.
  */
 export function measureAllocationsPerFrame(step: (frame: number) => void, options: { warmupFrames?: number; frames?: number; windows?: number } = {}): AllocationReport {
-  const frames = options.frames ?? 5000;
-  const overhead = rawWindows(() => undefined, { ...options, frames }).bytesPerFrame;
-  const report = rawWindows(step, { ...options, frames });
-  return { ...report, bytesPerFrame: Math.max(0, report.bytesPerFrame - overhead) };
-}
-
-function rawWindows(step: (frame: number) => void, options: { warmupFrames?: number; frames?: number; windows?: number }): AllocationReport {
-  const warmup = options.warmupFrames ?? 2000;
-  const frames = options.frames ?? 5000;
+  let frames = options.frames ?? 5000;
   const wanted = options.windows ?? 5;
   let f = 0;
-  for (let i = 0; i < warmup; i++) step(f++);
+  for (let i = 0, n = options.warmupFrames ?? 2000; i < n; i++) step(f++);
   const perFrame: number[] = [];
   let discarded = 0;
-  while (perFrame.length < wanted && discarded < 50) {
-    gc();
-    const profiler = new v8.GCProfiler();
-    profiler.start();
-    const before = usedBytes();
-    for (let i = 0; i < frames; i++) step(f++);
-    const after = usedBytes();
-    const gcs = profiler.stop().statistics.length;
-    if (gcs > 0) {
+  while (perFrame.length < wanted && discarded < 40) {
+    const single = windowBytes(() => step(f++), frames);
+    const double = single === null ? null : windowBytes(() => step(f++), 2 * frames);
+    if (single === null || double === null) {
       discarded++;
+      frames = Math.max(10, Math.floor(frames / 2));
       continue;
     }
-    perFrame.push(Math.max(0, after - before) / frames);
+    perFrame.push(Math.max(0, double - single) / frames);
   }
   perFrame.sort((a, b) => a - b);
   return { bytesPerFrame: perFrame[Math.floor(perFrame.length / 2)] ?? Number.NaN, windows: perFrame.length, discarded };
+}
+
+/** Bytes allocated by `frames` calls, or null when a GC ran inside the window. */
+function windowBytes(call: () => void, frames: number): number | null {
+  gc();
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  const before = usedBytes();
+  for (let i = 0; i < frames; i++) call();
+  const after = usedBytes();
+  return profiler.stop().statistics.length > 0 ? null : after - before;
 }

@@ -45,10 +45,10 @@ function panelSvg(panel: Panel, top: number): string {
   }
   parts.push(`<text x="${MARGIN.left + plotW / 2}" y="${top + PANEL_HEIGHT - 5}" font-size="13" text-anchor="middle">input tone frequency (Hz)</text>`);
   parts.push(`<text x="18" y="${top + MARGIN.top + plotH / 2}" font-size="13" text-anchor="middle" transform="rotate(-90 18 ${top + MARGIN.top + plotH / 2})">level re. input (dB)</text>`);
-  for (const v of panel.vLines) {
+  panel.vLines.forEach((v, i) => {
     parts.push(`<line x1="${x(v.hz)}" x2="${x(v.hz)}" y1="${top + MARGIN.top}" y2="${top + MARGIN.top + plotH}" stroke="#999" stroke-dasharray="4 4"/>`);
-    parts.push(`<text x="${x(v.hz) + 3}" y="${top + MARGIN.top + 14}" font-size="11" fill="#666">${esc(v.label)}</text>`);
-  }
+    parts.push(`<text x="${x(v.hz) + 3}" y="${top + MARGIN.top + 14 + 14 * i}" font-size="11" fill="#666">${esc(v.label)}</text>`);
+  });
   for (const h of panel.hLines) {
     parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${y(h.db)}" y2="${y(h.db)}" stroke="#c00" stroke-dasharray="6 3"/>`);
     parts.push(`<text x="${MARGIN.left + plotW - 4}" y="${y(h.db) - 4}" font-size="11" fill="#c00" text-anchor="end">${esc(h.label)}</text>`);
@@ -65,12 +65,12 @@ function panelSvg(panel: Panel, top: number): string {
   return parts.join('\n');
 }
 
-export function responseSvg(panels: Panel[], footer: string): string {
-  const height = panels.length * PANEL_HEIGHT + 30;
+export function responseSvg(panels: Panel[], footer: string[]): string {
+  const height = panels.length * PANEL_HEIGHT + 16 * footer.length + 14;
   const body = panels.map((p, i) => panelSvg(p, i * PANEL_HEIGHT)).join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif">
 <rect width="100%" height="100%" fill="#fafafa"/>
 ${body}
-<text x="${MARGIN.left}" y="${height - 10}" font-size="11" fill="#555">${esc(footer)}</text>
+${footer.map((line, i) => `<text x="${MARGIN.left}" y="${panels.length * PANEL_HEIGHT + 12 + 16 * i}" font-size="11" fill="#555">${esc(line)}</text>`).join('\n')}
 </svg>`;
 }
