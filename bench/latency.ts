@@ -1,0 +1,208 @@
+// npm run bench:latency — a 60-second simulated duplex call on the loopback fakes (fake Discord and
+// fake Gemini in this process, the core in a child process started as `live-voice-bridge headless`),
+// then the audio path's per-frame CPU cost timed on its own. Prints the measured values with the
+// targets beside them (MISSED where one is not met) and writes bench/results/latency.json.
+// Benchmarks report; nothing here fails on a number (timing on a shared machine is noisy).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measureAudioPath, type AudioPathCost } from './lib/latency-audio-path.ts';
+import { runBenchCall, type CallRunResult } from './lib/latency-call.ts';
+import { round, type Percentiles } from './lib/latency-proc.ts';
+
+/** 60 s; LVB_BENCH_CALL_S shortens it for a quick try (the committed results are always 60 s). */
+const CALL_MS = Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || 60) * 1000;
+const IDLE_MS = 3_000;
+const RESULTS = fileURLToPath(new URL('./results/latency.json', import.meta.url));
+
+/** The issue's targets. */
+const TARGETS = {
+  ingress_p95_ms: 25,
+  egress_p95_ms: 40,
+  barge_in_ms: 20,
+  audio_path_percent_of_core: 2,
+  rss_mb: 150,
+  /** "No growth": RSS at the end of the call at most this much above RSS at 20 s (GC noise allowance). */
+  rss_growth_mb: 5,
+} as const;
+const PYTHON_PREDECESSOR_REPLY_DELAY_MS = 320;
+
+type Summary = { count: number; p50_ms: number | null; p95_ms: number | null; p99_ms: number | null };
+
+function machine() {
+  const cpuinfo = (() => {
+    try {
+      return readFileSync('/proc/cpuinfo', 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  return { cpu: model, cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`, total_memory_gb: round(os.totalmem() / 2 ** 30, 1) };
+}
+
+const fmt = (v: number | null, digits = 2) => (v === null ? '—' : v.toFixed(digits));
+const pcts = (s: Summary | Percentiles, withP99 = true) =>
+  `p50 ${fmt(s.p50_ms)} / p95 ${fmt(s.p95_ms)}${withP99 ? ` / p99 ${fmt(s.p99_ms)}` : ''} ms (n=${s.count})`;
+const verdict = (value: number | null, limit: number) => (value === null ? 'no data' : value <= limit ? 'ok' : 'MISSED');
+
+interface Row {
+  metric: string;
+  measured: string;
+  target: string;
+  status: string;
+}
+
+function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
+  const m = call.healthAtEnd.metrics;
+  const growth = call.core.rssAt20sMb === null ? null : call.core.rssAtEndMb - call.core.rssAt20sMb;
+  const callOverIdle = call.core.callCpuPercent - call.core.idleCpuPercent;
+  const wire = call.wire;
+  const out: Row[] = [
+    { metric: 'ingress (core: packet PCM in → model socket)', measured: pcts(m.ingress_latency), target: `p95 ≤ ${TARGETS.ingress_p95_ms} ms`, status: verdict(m.ingress_latency.p95_ms, TARGETS.ingress_p95_ms) },
+    { metric: 'egress (core: model chunk in → handed to player)', measured: pcts(m.egress_latency), target: `p95 ≤ ${TARGETS.egress_p95_ms} ms (Python: +${PYTHON_PREDECESSOR_REPLY_DELAY_MS} ms fixed)`, status: verdict(m.egress_latency.p95_ms, TARGETS.egress_p95_ms) },
+    { metric: 'barge-in (core: interrupted → last sound to player)', measured: pcts(m.barge_in_latency, false), target: `p95 ≤ ${TARGETS.barge_in_ms} ms`, status: verdict(m.barge_in_latency.p95_ms, TARGETS.barge_in_ms) },
+  ];
+  if (wire.egress) {
+    out.push(
+      { metric: 'egress, wire (fake model send → RTP at fake Discord)', measured: pcts(wire.egress), target: `p95 ≤ ${TARGETS.egress_p95_ms} ms (Python: +${PYTHON_PREDECESSOR_REPLY_DELAY_MS} ms fixed)`, status: verdict(wire.egress.p95_ms, TARGETS.egress_p95_ms) },
+      { metric: 'barge-in, wire (interrupted sent → last sound RTP)', measured: pcts(wire.bargeIn, false), target: `p95 ≤ ${TARGETS.barge_in_ms} ms`, status: verdict(wire.bargeIn.p95_ms, TARGETS.barge_in_ms) },
+    );
+  }
+  out.push(
+    { metric: 'core process CPU during the call (whole process)', measured: `${fmt(call.core.callCpuPercent)} % of one core`, target: '(reference)', status: '' },
+    { metric: 'core process CPU idle before the call', measured: `${fmt(call.core.idleCpuPercent)} % of one core`, target: '(reference)', status: '' },
+    { metric: 'call CPU over idle (transport + SDK + audio path)', measured: `${fmt(callOverIdle)} % of one core`, target: `≤ ${TARGETS.audio_path_percent_of_core} % (audio path)`, status: verdict(callOverIdle, TARGETS.audio_path_percent_of_core) },
+    { metric: `audio path, timed per frame (${audio.frames} frames each way)`, measured: `${fmt(audio.totalPercentOfCore)} % of one core (own code ${fmt(audio.coreAudioPercentOfCore)} %)`, target: `≤ ${TARGETS.audio_path_percent_of_core} % of one core`, status: verdict(audio.totalPercentOfCore, TARGETS.audio_path_percent_of_core) },
+    { metric: 'core RSS idle / at 20 s / at end (peak)', measured: `${fmt(call.core.rssIdleMb, 1)} / ${fmt(call.core.rssAt20sMb, 1)} / ${fmt(call.core.rssAtEndMb, 1)} MB (peak ${fmt(call.core.peakRssMb, 1)}; ${fmt(call.core.peakRssBeforeCallMb, 1)} before the call)`, target: `≤ ${TARGETS.rss_mb} MB`, status: verdict(call.core.peakRssMb, TARGETS.rss_mb) },
+    { metric: 'core RSS growth 20 s → end of call', measured: `${growth === null ? '—' : (growth >= 0 ? '+' : '') + growth.toFixed(1)} MB`, target: `no growth (≤ +${TARGETS.rss_growth_mb} MB)`, status: verdict(growth, TARGETS.rss_growth_mb) },
+    { metric: 'fakes process CPU (this process, not the core)', measured: `${fmt(call.fakesProcess.cpuPercent)} % of one core`, target: '(reference)', status: '' },
+  );
+  return out;
+}
+
+function table(lines: Row[]): string {
+  const header: Row = { metric: 'metric', measured: 'measured', target: 'target', status: '' };
+  const all = [header, ...lines];
+  const w = (k: keyof Row) => Math.max(...all.map((r) => r[k].length));
+  const line = (r: Row) => `${r.metric.padEnd(w('metric'))}  ${r.measured.padEnd(w('measured'))}  ${r.target.padEnd(w('target'))}  ${r.status}`.trimEnd();
+  return [line(header), '-'.repeat(w('metric') + w('measured') + w('target') + 10), ...lines.map(line)].join('\n');
+}
+
+function stageTable(audio: AudioPathCost): string {
+  const lines = audio.stages.map((s) => `  ${s.direction.padEnd(3)} ${s.stage.padEnd(40)} ${s.cpuMs.toFixed(1).padStart(7)} ms  ${s.percentOfCore.toFixed(3).padStart(6)} %  ${s.code}`);
+  return [`audio path per stage (${audio.frames} × 20 ms frames = 60 s each way, continuous speech both ways, Opus: ${audio.opusLibrary}):`, ...lines, `  ${'total'.padEnd(44)} ${audio.totalCpuMs.toFixed(1).padStart(7)} ms  ${audio.totalPercentOfCore.toFixed(3).padStart(6)} %`].join('\n');
+}
+
+function summaryJson(s: Summary | Percentiles) {
+  return { count: s.count, p50_ms: s.p50_ms, p95_ms: s.p95_ms, p99_ms: s.p99_ms, ...('max_ms' in s ? { max_ms: s.max_ms } : {}) };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadBefore = os.loadavg().map((v) => round(v));
+  const log = (line: string) => process.stderr.write(line + '\n');
+  log(`bench:latency — ${CALL_MS / 1000} s simulated duplex call on loopback fakes (about 75 s in all)`);
+  const call = await runBenchCall({ durationMs: CALL_MS, idleMs: IDLE_MS, progress: log });
+  log('timing the audio path per frame …');
+  const audio = measureAudioPath();
+  const loadAfter = os.loadavg().map((v) => round(v));
+  const mach = machine();
+
+  const title = `Live Voice Bridge — latency benchmark, ${new Date(started).toISOString()}`;
+  const context = [
+    `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
+    `call: ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
+  ];
+  const printed = [title, ...context, '', table(rows(call, audio)), '', stageTable(audio)].join('\n');
+  process.stdout.write(printed + '\n');
+
+  const m = call.healthAtEnd.metrics;
+  const growth = call.core.rssAt20sMb === null ? null : call.core.rssAtEndMb - call.core.rssAt20sMb;
+  const callOverIdle = call.core.callCpuPercent - call.core.idleCpuPercent;
+  const result = {
+    benchmark: 'latency',
+    date: new Date(started).toISOString(),
+    wall_time_s: round((Date.now() - started) / 1000, 1),
+    machine: { ...mach, shared: true, load_avg_before: loadBefore, load_avg_after: loadAfter, note: 'machine shared with other users during the run: timings include their load' },
+    setup: {
+      call_s: CALL_MS / 1000,
+      core: 'child process: node main/cli.ts headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)',
+      fakes: 'test/fakes/discord + test/fakes/gemini in the parent process, 127.0.0.1 only',
+      opus: call.opus,
+      owner: 'speech-like utterances of 1.5-2.5 s; 2 of every 3 model replies barged into 450-850 ms after they start',
+      model: '3 s 440 Hz reply per utterance, 40 ms chunks every 20 ms (the fake\'s default, faster than real time)',
+    },
+    targets: { ...TARGETS, python_predecessor_reply_delay_ms: PYTHON_PREDECESSOR_REPLY_DELAY_MS },
+    call: {
+      utterances: call.utterances,
+      replies: call.replies,
+      replies_completed: call.repliesCompleted,
+      barge_ins_at_model: call.bargeInsAtModel,
+      core_interrupts: m.interrupts,
+      frames_in: m.frames_in,
+      frames_out: m.frames_out,
+      bytes_to_model: m.bytes_to_model,
+      bytes_from_model: m.bytes_from_model,
+      dropped_frames: m.dropped_frames,
+      reconnects: m.reconnects,
+    },
+    latency: {
+      definitions: 'core histograms from GET /health (0.25 ms buckets, upper edge reported): ingress = decoded packet PCM reaches the bridge → its chunk written to the model socket; egress = first model chunk of a reply in → first frame of it handed to the player; barge-in = interrupted received → last non-silent frame handed to the player',
+      ingress: { ...summaryJson(m.ingress_latency), target_p95_ms: TARGETS.ingress_p95_ms, met: verdict(m.ingress_latency.p95_ms, TARGETS.ingress_p95_ms) === 'ok' },
+      egress: { ...summaryJson(m.egress_latency), target_p95_ms: TARGETS.egress_p95_ms, met: verdict(m.egress_latency.p95_ms, TARGETS.egress_p95_ms) === 'ok', python_predecessor_adds_ms: PYTHON_PREDECESSOR_REPLY_DELAY_MS },
+      barge_in: { ...summaryJson(m.barge_in_latency), target_ms: TARGETS.barge_in_ms, met: verdict(m.barge_in_latency.p95_ms, TARGETS.barge_in_ms) === 'ok' },
+      wire: call.wire.egress
+        ? {
+            egress: { ...summaryJson(call.wire.egress), target_p95_ms: TARGETS.egress_p95_ms, met: verdict(call.wire.egress.p95_ms, TARGETS.egress_p95_ms) === 'ok' },
+            barge_in: { ...summaryJson(call.wire.bargeIn), target_ms: TARGETS.barge_in_ms, met: verdict(call.wire.bargeIn.p95_ms, TARGETS.barge_in_ms) === 'ok' },
+            note: call.wire.note,
+          }
+        : { note: call.wire.note },
+    },
+    cpu: {
+      core_call_percent_of_core: round(call.core.callCpuPercent),
+      core_idle_percent_of_core: round(call.core.idleCpuPercent),
+      core_call_over_idle_percent_of_core: round(callOverIdle),
+      core_call_cpu_ms: round(call.core.callCpuMs, 0),
+      fakes_process_percent_of_core: round(call.fakesProcess.cpuPercent),
+      audio_path: {
+        frames_each_way: audio.frames,
+        opus_library: audio.opusLibrary,
+        total_percent_of_core: round(audio.totalPercentOfCore, 3),
+        own_code_percent_of_core: round(audio.coreAudioPercentOfCore, 3),
+        target_percent_of_core: TARGETS.audio_path_percent_of_core,
+        met: audio.totalPercentOfCore <= TARGETS.audio_path_percent_of_core,
+        stages: audio.stages.map((s) => ({ ...s, cpuMs: round(s.cpuMs, 2), percentOfCore: round(s.percentOfCore, 4) })),
+      },
+    },
+    memory: {
+      core_rss_idle_before_call_mb: round(call.core.rssIdleMb, 1),
+      core_rss_at_20s_mb: round(call.core.rssAt20sMb, 1),
+      core_rss_at_end_of_call_mb: round(call.core.rssAtEndMb, 1),
+      core_peak_rss_mb: round(call.core.peakRssMb, 1),
+      core_peak_rss_before_call_mb: round(call.core.peakRssBeforeCallMb, 1),
+      core_rss_growth_mb: round(growth, 1),
+      core_heap_used_at_20s_mb: call.healthAt20s?.memory.heap_used_mb ?? null,
+      core_heap_used_at_end_mb: call.healthAtEnd.memory.heap_used_mb,
+      target_rss_mb: TARGETS.rss_mb,
+      target_growth_mb: TARGETS.rss_growth_mb,
+      met: call.core.peakRssMb <= TARGETS.rss_mb && growth !== null && growth <= TARGETS.rss_growth_mb,
+      rss_series: call.core.rssSeries,
+    },
+    health_metrics_at_end: call.healthAtEnd.metrics,
+    printed,
+  };
+  mkdirSync(path.dirname(RESULTS), { recursive: true });
+  writeFileSync(RESULTS, JSON.stringify(result, null, 2) + '\n');
+  log(`wrote ${path.relative(process.cwd(), RESULTS)} (${result.wall_time_s} s)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench:latency failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

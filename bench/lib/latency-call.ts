@@ -1,0 +1,347 @@
+// The latency benchmark's simulated call. The fake Discord and the fake Gemini run in THIS process;
+// the core runs in a CHILD process started exactly as a user starts it (`node main/cli.ts headless`),
+// so the child's CPU time and RSS (read from /proc) are the core's alone and not mixed with the
+// fakes' Opus encoding/decoding. The env block mirrors test/demo/simulated-call.ts (which starts the
+// core in-process and so cannot be used here).
+//
+// The fake model's replies are driven from here rather than by its autoReply, so each reply's start
+// and its barge-in are timestamped where they happen; that gives a wire-level cross-check of the
+// core's own egress and barge-in histograms (fake model socket → fake Discord UDP).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../test/demo/simulated-call.ts';
+import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../test/fakes/discord/index.ts';
+import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGemini, type FakeGeminiConnection, type ReplyOutcome } from '../../test/fakes/gemini/index.ts';
+import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
+
+const CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
+
+/** What the fake model says per reply (24 kHz tone), sent at its default 2× real time. */
+export const REPLY_MS = 3000;
+/** Incoming RMS that makes the fake model stop (the speech-like signal is ≈ 1500-2000 RMS at 16 kHz). */
+const BARGE_IN_RMS = 800;
+/** Owner utterance lengths, cycled (seconds). */
+const UTTERANCES = [1.6, 2.2, 1.9, 2.5, 1.5, 2.0];
+/** Decoded peak above which a recorded 20 ms packet counts as sound (≈ -50 dBFS; Opus leaves tiny residue). */
+const SOUND_PEAK = 100;
+const FRAME_VALUES = 1920;
+
+const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
+const healthSchema = z.object({
+  bridge: z.object({ state: z.string() }),
+  audio: z.object({ opus: z.string().nullable() }),
+  metrics: z.object({
+    frames_in: z.number(),
+    frames_out: z.number(),
+    bytes_to_model: z.number(),
+    bytes_from_model: z.number(),
+    dropped_frames: z.number(),
+    reconnects: z.number(),
+    interrupts: z.number(),
+    ingress_latency: latencySchema,
+    egress_latency: latencySchema,
+    barge_in_latency: latencySchema,
+  }).passthrough(),
+  memory: z.object({ rss_mb: z.number(), heap_used_mb: z.number() }),
+});
+export type BenchHealth = z.infer<typeof healthSchema>;
+
+export interface CallRunOptions {
+  durationMs: number;
+  /** Idle window of the started core before the call (its CPU baseline). */
+  idleMs: number;
+  progress: (line: string) => void;
+}
+
+interface Turn {
+  /** Date.now() when the fake model began the reply (its first chunk goes out on a 0 ms timer). */
+  startedAt: number;
+  outcome: ReplyOutcome | null;
+  /** Date.now() when the reply ended; for 'interrupted', when `interrupted` was sent. */
+  endedAt: number | null;
+  done: Promise<ReplyOutcome>;
+}
+
+export interface CallRunResult {
+  opus: string | null;
+  utterances: number;
+  replies: number;
+  repliesCompleted: number;
+  bargeInsAtModel: number;
+  healthAt20s: BenchHealth | null;
+  healthAtEnd: BenchHealth;
+  core: {
+    pid: number;
+    idleCpuPercent: number;
+    callCpuPercent: number;
+    callCpuMs: number;
+    rssIdleMb: number;
+    /** VmHWM just before the call: tells a start-up peak from one during the call. */
+    peakRssBeforeCallMb: number;
+    rssAt20sMb: number | null;
+    rssAtEndMb: number;
+    peakRssMb: number;
+    rssSeries: { t_s: number; rss_mb: number }[];
+  };
+  fakesProcess: { cpuPercent: number; rssMb: number };
+  wire: { egress: Percentiles; bargeIn: Percentiles; note: string } | { egress: null; bargeIn: null; note: string };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function coreEnv(discord: FakeDiscord, gemini: FakeGemini, home: string, port: number, token: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    HERMES_HOME: home,
+    // The fake voice gateway is wss:// signed by a throw-away CA (test/fakes/discord/tls.ts).
+    NODE_EXTRA_CA_CERTS: discord.caPath,
+    DISCORD_BOT_TOKEN: discord.botToken,
+    DISCORD_API_BASE_URL: discord.apiBaseUrl,
+    DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
+    DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: discord.textChannelId,
+    GEMINI_API_KEY: ['fake', 'bench', 'key', process.pid.toString(36)].join('-'),
+    GEMINI_LIVE_BASE_URL: gemini.url,
+    GEMINI_MODEL: KNOWN_LIVE_MODELS[0],
+    DISCORD_VOICE_LIVE_PORT: String(port),
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN: token,
+    DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
+  };
+}
+
+/** Drives the fake model: answers each end of user speech with a reply, records when it started and ended. */
+class ReplyDriver {
+  readonly turns: Turn[] = [];
+  #waiters: ((turn: Turn) => void)[] = [];
+
+  constructor(connection: FakeGeminiConnection) {
+    connection.on('message', (message) => {
+      const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
+      // Like the fake's own autoReply: reply when the gate closes after some speech.
+      if (realtime?.audioStreamEnd === true && connection.samplesSinceTurn > 0 && !connection.replying) this.#reply(connection);
+    });
+  }
+
+  #reply(connection: FakeGeminiConnection): void {
+    const startedAt = Date.now();
+    const done = connection.reply({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
+    const turn: Turn = { startedAt, outcome: null, endedAt: null, done };
+    // Settles in the same macrotask as the barge-in that stopped it (interrupt() sends synchronously).
+    void done.then((outcome) => {
+      turn.outcome = outcome;
+      turn.endedAt = Date.now();
+    });
+    this.turns.push(turn);
+    for (const waiter of this.#waiters.splice(0)) waiter(turn);
+  }
+
+  nextReply(timeoutMs: number): Promise<Turn | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== onTurn);
+        resolve(null);
+      }, timeoutMs);
+      const onTurn = (turn: Turn) => {
+        clearTimeout(timer);
+        resolve(turn);
+      };
+      this.#waiters.push(onTurn);
+    });
+  }
+}
+
+/**
+ * The owner's script: utterances of 1.5-2.5 s; two replies in three are barged into 450-850 ms
+ * after they start (while the fake model is still sending, so it answers `interrupted`), the third
+ * is heard to its end, then a pause.
+ */
+async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: number): Promise<number> {
+  const random = seededRandom(6);
+  const signals = UTTERANCES.map((s) => speechLikeSignal(s));
+  let utterances = 0;
+  for (let k = 0; performance.now() < until - 4500; k++) {
+    const replyStarts = driver.nextReply(6000);
+    await discord.speak(discord.owner.id, signals[k % signals.length]!);
+    utterances++;
+    const turn = await replyStarts;
+    if (!turn) continue;
+    if (k % 3 !== 2) {
+      await sleep(450 + random() * 400);
+      continue;
+    }
+    await turn.done;
+    const sendingMs = (turn.endedAt ?? Date.now()) - turn.startedAt;
+    await sleep(Math.max(0, REPLY_MS - sendingMs) + 600 + random() * 600);
+  }
+  return utterances;
+}
+
+/** Egress and barge-in as seen on the wire: fake model socket → non-silent RTP received by the fake Discord. */
+function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunResult['wire'] {
+  const packets = discord.recorder.packets;
+  const pcm = discord.recorder.pcm();
+  if (pcm.length !== packets.length * FRAME_VALUES) {
+    return { egress: null, bargeIn: null, note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
+  }
+  const sound = packets.map((_, i) => {
+    for (let j = i * FRAME_VALUES; j < (i + 1) * FRAME_VALUES; j++) if (Math.abs(pcm[j]!) > SOUND_PEAK) return true;
+    return false;
+  });
+  const egress: number[] = [];
+  const bargeIn: number[] = [];
+  turns.forEach((turn, t) => {
+    const windowEnd = turns[t + 1]?.startedAt ?? Infinity;
+    const first = packets.findIndex((p, i) => sound[i] && p.receivedAt >= turn.startedAt && p.receivedAt < windowEnd);
+    if (first >= 0) egress.push(packets[first]!.receivedAt - turn.startedAt);
+    if (turn.outcome === 'interrupted' && turn.endedAt !== null) {
+      let last = turn.endedAt;
+      packets.forEach((p, i) => {
+        if (sound[i] && p.receivedAt >= turn.endedAt! && p.receivedAt < windowEnd) last = Math.max(last, p.receivedAt);
+      });
+      bargeIn.push(last - turn.endedAt);
+    }
+  });
+  return {
+    egress: percentiles(egress),
+    bargeIn: percentiles(bargeIn),
+    note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; a packet is sound when its decoded peak > 100',
+  };
+}
+
+async function getJson(url: string, token: string, method = 'GET'): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+async function health(base: string, token: string): Promise<BenchHealth> {
+  return healthSchema.parse((await getJson(`${base}/health`, token)).body);
+}
+
+function startCoreChild(env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [CLI, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, output: () => tail };
+}
+
+async function waitForSidecar(base: string, token: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`core exited (${child.exitCode}) before its sidecar answered:\n${output()}`);
+    const ok = await health(base, token).then(() => true, () => false);
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`core sidecar did not answer within 30 s:\n${output()}`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timeout = sleep(5000).then(() => 'timeout' as const);
+  if ((await Promise.race([exited, timeout])) === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+export async function runBenchCall(options: CallRunOptions): Promise<CallRunResult> {
+  const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
+  const discord = await startFakeDiscord({ ownerInVoice: true });
+  const gemini = await startFakeGemini({ autoReply: false, bargeInRms: BARGE_IN_RMS });
+  const port = await freePort();
+  const token = randomBytes(24).toString('hex');
+  const base = `http://127.0.0.1:${port}`;
+  const { child, output } = startCoreChild(coreEnv(discord, gemini, home, port, token), home);
+  const pid = child.pid!;
+  try {
+    await waitForSidecar(base, token, child, output);
+    options.progress(`core pid ${pid} on ${base}; idle ${options.idleMs / 1000} s for a CPU baseline`);
+    await sleep(1000); // let start-up work (bot login, module JIT) settle
+    const idleFrom = readProc(pid)!;
+    await sleep(options.idleMs);
+    const idleTo = readProc(pid)!;
+
+    const joined = await getJson(`${base}/join`, token, 'POST');
+    if (joined.status !== 200) throw new Error(`POST /join answered ${joined.status}: ${JSON.stringify(joined.body)}`);
+    const callFrom = readProc(pid)!;
+    const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
+    const connection = await gemini.connection(0);
+    const driver = new ReplyDriver(connection);
+    options.progress(`call connected; the owner talks for ${options.durationMs / 1000} s`);
+
+    const samples: ProcSample[] = [];
+    const sampler = setInterval(() => {
+      const s = readProc(pid);
+      if (s) samples.push(s);
+    }, 1000);
+    let healthAt20s: BenchHealth | null = null;
+    const at20 = setTimeout(() => void health(base, token).then((h) => (healthAt20s = h), () => undefined), 20_000);
+    const progress = setInterval(() => options.progress(`  ${Math.round((performance.now() - callFrom.at) / 1000)} s: ${driver.turns.length} replies, ${driver.turns.filter((t) => t.outcome === 'interrupted').length} barged into`), 15_000);
+
+    const script = ownerScript(discord, driver, callFrom.at + options.durationMs);
+    await sleep(Math.max(0, callFrom.at + options.durationMs - performance.now()));
+    const callTo = readProc(pid)!;
+    const fakesCpu = process.cpuUsage(fakesFrom.cpu);
+    const fakesPercent = (100 * (fakesCpu.user + fakesCpu.system)) / 1000 / (performance.now() - fakesFrom.at);
+    clearInterval(sampler);
+    clearInterval(progress);
+    clearTimeout(at20);
+    const utterances = await script;
+    await Promise.all(driver.turns.map((t) => t.done));
+    // Let the last reply play out (and its egress/barge-in samples land) before reading the histograms.
+    const lastStart = driver.turns.at(-1)?.startedAt ?? 0;
+    await sleep(Math.max(300, lastStart + REPLY_MS + 400 - Date.now()));
+    const healthAtEnd = await health(base, token);
+    await getJson(`${base}/stop`, token);
+
+    const sampleNear = (seconds: number) => samples.find((s) => s.at - callFrom.at >= seconds * 1000 - 500) ?? null;
+    return {
+      opus: healthAtEnd.audio.opus,
+      utterances,
+      replies: driver.turns.length,
+      repliesCompleted: driver.turns.filter((t) => t.outcome === 'complete').length,
+      bargeInsAtModel: driver.turns.filter((t) => t.outcome === 'interrupted').length,
+      healthAt20s,
+      healthAtEnd,
+      core: {
+        pid,
+        idleCpuPercent: cpuPercent(idleFrom, idleTo),
+        callCpuPercent: cpuPercent(callFrom, callTo),
+        callCpuMs: callTo.cpuMs - callFrom.cpuMs,
+        rssIdleMb: idleTo.rssMb,
+        peakRssBeforeCallMb: idleTo.peakRssMb,
+        rssAt20sMb: sampleNear(20)?.rssMb ?? null,
+        rssAtEndMb: callTo.rssMb,
+        peakRssMb: callTo.peakRssMb,
+        rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - callFrom.at) / 100) / 10, rss_mb: Math.round(s.rssMb * 10) / 10 })),
+      },
+      fakesProcess: { cpuPercent: fakesPercent, rssMb: process.memoryUsage().rss / 1048576 },
+      wire: wireLatencies(discord, driver.turns),
+    };
+  } finally {
+    await stopChild(child);
+    await gemini.close().catch(() => undefined);
+    await discord.close().catch(() => undefined);
+    rmSync(home, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,70 @@
+// CPU time and resident memory of another process, read from /proc (Linux), and the small
+// statistics the latency benchmark prints. Reading /proc from the parent keeps the measured core
+// process free of any measuring code.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+let clockTicks: number | null = null;
+
+/** Kernel clock ticks per second (utime/stime unit); 100 on practically every Linux. */
+function ticksPerSecond(): number {
+  if (clockTicks === null) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+export interface ProcSample {
+  /** performance.now() of the reading, ms. */
+  at: number;
+  /** user + system CPU time of the whole process (all threads), ms; 10 ms resolution. */
+  cpuMs: number;
+  rssMb: number;
+  /** Peak RSS so far (VmHWM), MB. */
+  peakRssMb: number;
+}
+
+/** One reading of a live process; null when it is gone. */
+export function readProc(pid: number): ProcSample | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm)": state is field 3, utime 14, stime 15 (1-based, man 5 proc).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { at: performance.now(), cpuMs: (ticks * 1000) / ticksPerSecond(), rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU used between two readings as % of one core. */
+export function cpuPercent(from: ProcSample, to: ProcSample): number {
+  return (100 * (to.cpuMs - from.cpuMs)) / (to.at - from.at);
+}
+
+export interface Percentiles {
+  count: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
+  max_ms: number | null;
+}
+
+/** Nearest-rank percentiles of a sample list (same rank rule as the core's histograms). */
+export function percentiles(values: readonly number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => (sorted.length ? sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]! : null);
+  return { count: sorted.length, p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), max_ms: sorted.length ? sorted[sorted.length - 1]! : null };
+}
+
+export function round(value: number | null, digits = 2): number | null {
+  if (value === null || !Number.isFinite(value)) return null;
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
