@@ -1,9 +1,10 @@
 // Continuous playback pulled from a PlaybackSource on the player's own 20 ms clock. The resource
 // is an object-mode stream of ready Opus packets (StreamType.Opus: no prism transcoding graph)
-// whose `_read` asks the source for exactly one 20 ms frame and encodes it. With highWaterMark 1
-// at most one encoded frame (20 ms) waits ahead of the player, so a flush of the source (barge-in)
-// is heard within a frame, and the source always fills (silence when empty), so the player never
-// misses frames and never goes Idle mid-call (AudioPlayer stops after maxMissedFrames).
+// whose `_read` asks the source for exactly one 20 ms frame and encodes it. highWaterMark 0: no
+// frame is read ahead, the player's read() pulls and encodes synchronously, so a flush of the source
+// (barge-in) or a reply's first chunk is on the wire one player cycle later (the library prepares
+// each packet a cycle before sending it; with a one-frame read-ahead it was two). The source always
+// fills (silence when empty), so the player never misses frames and never goes Idle mid-call.
 import { Readable } from 'node:stream';
 import {
   AudioPlayerStatus,
@@ -26,7 +27,7 @@ class PulledOpusStream extends Readable {
   #frameBytes = Buffer.from(this.#frame.buffer);
 
   constructor(source: PlaybackSource, codec: OpusCodec) {
-    super({ objectMode: true, highWaterMark: 1 });
+    super({ objectMode: true, highWaterMark: 0 });
     this.#source = source;
     this.#codec = codec;
   }
