@@ -44,6 +44,12 @@ export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
   /** Start continuous playback pulled from `source` until stopPlayback/leave. */
   startPlayback(source: PlaybackSource): void;
   stopPlayback(): void;
+  /**
+   * Barge-in: audio already prepared for sending is replaced at once by the source's next frame
+   * (Discord's player prepares each packet one 20 ms cycle before sending it). Optional: a port
+   * without such read-ahead needs nothing here.
+   */
+  flushPlayback?(): void;
 }
 
 export interface SentMessage {

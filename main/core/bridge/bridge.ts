@@ -209,6 +209,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     model.on('interrupted', () => {
       const playedMs = this.#audio.interrupt();
+      // The player already prepared its next (loud) packet: swap in the fade frame now.
+      this.#o.voice.flushPlayback?.();
       this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
     });
     model.on('turnComplete', () => {

@@ -189,6 +189,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#playback?.stop();
   }
 
+  flushPlayback(): void {
+    if (this.#connection && this.#playback) this.#playback.flush(this.#connection);
+  }
+
   sendDirectMessage(userId: string, text: string): Promise<SentMessage> {
     return this.login().then(() => this.#text.sendDirectMessage(userId, text));
   }

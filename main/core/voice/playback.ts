@@ -14,6 +14,7 @@ import {
   StreamType,
   type AudioPlayer,
   type AudioResource,
+  type VoiceConnection,
 } from '@discordjs/voice';
 import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
@@ -34,11 +35,16 @@ class PulledOpusStream extends Readable {
 
   override _read(): void {
     try {
-      this.#source.readFrame(this.#frame);
-      this.push(this.#codec.encode(this.#frameBytes));
+      this.push(this.encodeNext());
     } catch (error) {
       this.destroy(error as Error);
     }
+  }
+
+  /** Pull the source's next 20 ms frame and encode it. */
+  encodeNext(): Buffer {
+    this.#source.readFrame(this.#frame);
+    return this.#codec.encode(this.#frameBytes);
   }
 }
 
@@ -72,6 +78,18 @@ export class ContinuousPlayback {
     this.#stream = new PulledOpusStream(source, this.#codec);
     this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
     this.player.play(this.#resource);
+  }
+
+  /**
+   * Barge-in without stopping: the player prepared (encoded and encrypted) its next packet a cycle
+   * ago; replace it now with the source's next frame (the barge-in fade), so the interrupted speech
+   * never reaches the wire. Overwriting the prepared packet is what @discordjs/voice's docs warn
+   * about (that packet is lost): here losing it is the point. Sequence numbers are assigned when a
+   * packet is sent, so the receiver sees no gap.
+   */
+  flush(connection: VoiceConnection): void {
+    if (!this.#stream || this.player.state.status !== AudioPlayerStatus.Playing) return;
+    connection.prepareAudioPacket(this.#stream.encodeNext());
   }
 
   /** Immediate stop (barge-in): no trailing padding frames; the one queued frame is dropped. */

@@ -1,0 +1,60 @@
+// flushPlayback (barge-in): the packet @discordjs/voice prepared for its next cycle is replaced by the
+// source's next frame at once. On the wire: of the loud frames read before the flush, the last one
+// never leaves (it was prepared, not sent); the flush-time frame takes its place, with no RTP gap
+// (sequence numbers are assigned when a packet is sent).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { PlaybackSource } from '../../../main/core/ports.ts';
+import { createDiscordVoice, type DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.ts';
+import { quietLogger, waitFor } from './helpers.ts';
+
+let fake: FakeDiscord;
+let voice: DiscordVoiceAdapter;
+
+beforeAll(async () => {
+  fake = await startFakeDiscord();
+  voice = createDiscordVoice({ token: fake.botToken, ownerId: fake.owner.id, apiBaseUrl: fake.apiBaseUrl, logger: quietLogger() });
+  await voice.login();
+  await voice.join();
+});
+afterAll(async () => {
+  await voice?.destroy();
+  await fake?.close();
+});
+
+it('drops the prepared packet and sends the flush-time frame next', async () => {
+  // A loud tone until the flush, digital silence from the frame read at flush time on.
+  let loud = true;
+  let reads = 0;
+  let phase = 0;
+  const source: PlaybackSource = {
+    readFrame(out) {
+      reads++;
+      for (let i = 0; i < out.length; i += 2) {
+        const v = loud ? Math.round(10_000 * Math.sin(phase)) : 0;
+        phase += (2 * Math.PI * 440) / 48_000;
+        out[i] = out[i + 1] = v;
+      }
+    },
+  };
+  voice.startPlayback(source);
+  await waitFor(() => reads > 30 && fake.recorder.packets.length > 25, 5000, 'steady playback');
+  const loudReads = reads;
+  loud = false;
+  voice.flushPlayback!();
+  await waitFor(() => fake.recorder.packets.length > loudReads + 15, 5000, 'playback after the flush');
+  voice.stopPlayback();
+
+  const seqs = fake.recorder.packets.map((p) => p.sequence);
+  expect(seqs.slice(1).every((s, i) => (s - seqs[i]! + 65536) % 65536 === 1)).toBe(true);
+  const pcm = fake.recorder.pcm();
+  const frameRms = (k: number) => {
+    let sum = 0;
+    for (let i = k * 1920; i < (k + 1) * 1920; i++) sum += pcm[i]! * pcm[i]!;
+    return Math.sqrt(sum / 1920);
+  };
+  // A whole loud frame decodes at RMS ≈ 7000; the codec's few-ms tail after the last one stays
+  // well under 5000, digital silence near 0.
+  const loudSent = seqs.map((_, k) => frameRms(k)).filter((r) => r > 5000).length;
+  expect(loudSent).toBe(loudReads - 1);
+});
