@@ -67,7 +67,8 @@ function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
   if (wire.egress) {
     out.push(
       { metric: 'egress, wire (fake model send → RTP at fake Discord)', measured: pcts(wire.egress), target: `p95 ≤ ${TARGETS.egress_p95_ms} ms (Python: +${PYTHON_PREDECESSOR_REPLY_DELAY_MS} ms fixed)`, status: verdict(wire.egress.p95_ms, TARGETS.egress_p95_ms) },
-      { metric: 'barge-in, wire (interrupted sent → last sound RTP)', measured: pcts(wire.bargeIn, false), target: `p95 ≤ ${TARGETS.barge_in_ms} ms`, status: verdict(wire.bargeIn.p95_ms, TARGETS.barge_in_ms) },
+      { metric: 'barge-in, wire (interrupted sent → last speech RTP)', measured: pcts(wire.bargeInSpeech, false), target: `p95 ≤ ${TARGETS.barge_in_ms} ms`, status: verdict(wire.bargeInSpeech.p95_ms, TARGETS.barge_in_ms) },
+      { metric: '  … incl. the fade\'s codec residue (> -50 dBFS)', measured: pcts(wire.bargeIn, false), target: '(reference)', status: '' },
     );
   }
   out.push(
@@ -156,7 +157,8 @@ async function main(): Promise<void> {
       wire: call.wire.egress
         ? {
             egress: { ...summaryJson(call.wire.egress), target_p95_ms: TARGETS.egress_p95_ms, met: verdict(call.wire.egress.p95_ms, TARGETS.egress_p95_ms) === 'ok' },
-            barge_in: { ...summaryJson(call.wire.bargeIn), target_ms: TARGETS.barge_in_ms, met: verdict(call.wire.bargeIn.p95_ms, TARGETS.barge_in_ms) === 'ok' },
+            barge_in: { ...summaryJson(call.wire.bargeInSpeech), target_ms: TARGETS.barge_in_ms, met: verdict(call.wire.bargeInSpeech.p95_ms, TARGETS.barge_in_ms) === 'ok' },
+            barge_in_incl_codec_residue: summaryJson(call.wire.bargeIn),
             note: call.wire.note,
           }
         : { note: call.wire.note },

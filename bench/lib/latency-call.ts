@@ -31,6 +31,12 @@ const BARGE_IN_RMS = 800;
 const UTTERANCES = [1.6, 2.2, 1.9, 2.5, 1.5, 2.0];
 /** Decoded peak above which a recorded 20 ms packet counts as sound (≈ -50 dBFS; Opus leaves tiny residue). */
 const SOUND_PEAK = 100;
+/**
+ * Decoded peak above which a packet carries audible speech (≈ -30 dBFS). After a barge-in fade the
+ * Opus encoder's overlap puts the fade's last few ms into the next packet at about -44 to -55 dBFS:
+ * over SOUND_PEAK, but residue of the fade, not speech of the interrupted turn. Both are reported.
+ */
+const SPEECH_PEAK = 1000;
 const FRAME_VALUES = 1920;
 
 const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
@@ -91,7 +97,7 @@ export interface CallRunResult {
     rssSeries: { t_s: number; rss_mb: number }[];
   };
   fakesProcess: { cpuPercent: number; rssMb: number };
-  wire: { egress: Percentiles; bargeIn: Percentiles; note: string } | { egress: null; bargeIn: null; note: string };
+  wire: { egress: Percentiles; bargeIn: Percentiles; bargeInSpeech: Percentiles; note: string } | { egress: null; bargeIn: null; bargeInSpeech: null; note: string };
 }
 
 function freePort(): Promise<number> {
@@ -197,30 +203,38 @@ function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunRes
   const packets = discord.recorder.packets;
   const pcm = discord.recorder.pcm();
   if (pcm.length !== packets.length * FRAME_VALUES) {
-    return { egress: null, bargeIn: null, note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
+    return { egress: null, bargeIn: null, bargeInSpeech: null, note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
   }
-  const sound = packets.map((_, i) => {
-    for (let j = i * FRAME_VALUES; j < (i + 1) * FRAME_VALUES; j++) if (Math.abs(pcm[j]!) > SOUND_PEAK) return true;
-    return false;
+  const peaks = packets.map((_, i) => {
+    let peak = 0;
+    for (let j = i * FRAME_VALUES; j < (i + 1) * FRAME_VALUES; j++) peak = Math.max(peak, Math.abs(pcm[j]!));
+    return peak;
   });
+  const sound = peaks.map((p) => p > SOUND_PEAK);
   const egress: number[] = [];
   const bargeIn: number[] = [];
+  const bargeInSpeech: number[] = [];
   turns.forEach((turn, t) => {
     const windowEnd = turns[t + 1]?.startedAt ?? Infinity;
     const first = packets.findIndex((p, i) => sound[i] && p.receivedAt >= turn.startedAt && p.receivedAt < windowEnd);
     if (first >= 0) egress.push(packets[first]!.receivedAt - turn.startedAt);
     if (turn.outcome === 'interrupted' && turn.endedAt !== null) {
       let last = turn.endedAt;
+      let lastSpeech = turn.endedAt;
       packets.forEach((p, i) => {
-        if (sound[i] && p.receivedAt >= turn.endedAt! && p.receivedAt < windowEnd) last = Math.max(last, p.receivedAt);
+        if (p.receivedAt < turn.endedAt! || p.receivedAt >= windowEnd) return;
+        if (sound[i]) last = Math.max(last, p.receivedAt);
+        if (peaks[i]! > SPEECH_PEAK) lastSpeech = Math.max(lastSpeech, p.receivedAt);
       });
       bargeIn.push(last - turn.endedAt);
+      bargeInSpeech.push(lastSpeech - turn.endedAt);
     }
   });
   return {
     egress: percentiles(egress),
     bargeIn: percentiles(bargeIn),
-    note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; a packet is sound when its decoded peak > 100',
+    bargeInSpeech: percentiles(bargeInSpeech),
+    note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)',
   };
 }
 

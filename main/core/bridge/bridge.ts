@@ -204,7 +204,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     this.#detachTools = () => dispatcher.detach();
     model.on('audio', (pcm) => {
-      this.#audio.pushModelAudio(pcm);
+      // A reply starts: the packet the player prepared is silence, so send the speech in its place.
+      if (this.#audio.pushModelAudio(pcm)) this.#o.voice.flushPlayback?.();
       this.#transcripts.modelSpeaking();
     });
     model.on('interrupted', () => {

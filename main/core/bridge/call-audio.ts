@@ -115,11 +115,13 @@ export class CallAudio {
     }
   }
 
-  /** Model speech (24 kHz mono). */
-  pushModelAudio(pcm24k: Int16Array): void {
+  /** Model speech (24 kHz mono). Returns true when it starts a reply (playback was idle). */
+  pushModelAudio(pcm24k: Int16Array): boolean {
     this.#metrics.bytesFromModel += pcm24k.byteLength;
-    if (this.#playback.turnState === 'idle' && this.#egressStart === 0) this.#egressStart = this.#now();
+    const startsReply = this.#playback.turnState === 'idle';
+    if (startsReply && this.#egressStart === 0) this.#egressStart = this.#now();
     this.#playback.write(pcm24k);
+    return startsReply;
   }
 
   /** Barge-in: fade out within a frame and drop the rest of the turn. Returns ms of the turn played. */

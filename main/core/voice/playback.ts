@@ -84,12 +84,15 @@ export class ContinuousPlayback {
    * Barge-in without stopping: the player prepared (encoded and encrypted) its next packet a cycle
    * ago; replace it now with the source's next frame (the barge-in fade), so the interrupted speech
    * never reaches the wire. Overwriting the prepared packet is what @discordjs/voice's docs warn
-   * about (that packet is lost): here losing it is the point. Sequence numbers are assigned when a
-   * packet is sent, so the receiver sees no gap.
+   * about (that packet is lost): here losing it is the point. Sequence numbers and timestamps are
+   * assigned when a packet is sent, so the receiver sees no gap.
    */
   flush(connection: VoiceConnection): void {
     if (!this.#stream || this.player.state.status !== AudioPlayerStatus.Playing) return;
     connection.prepareAudioPacket(this.#stream.encodeNext());
+    // And send it now rather than at the next tick: a packet up to 20 ms early is well inside any
+    // receiver's jitter buffer, and the next tick simply finds nothing prepared to send.
+    connection.dispatchAudio();
   }
 
   /** Immediate stop (barge-in): no trailing padding frames; the one queued frame is dropped. */
