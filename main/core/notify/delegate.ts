@@ -92,7 +92,7 @@ function formatDuration(seconds: number): string {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 interface Session {

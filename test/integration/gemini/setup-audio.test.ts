@@ -4,6 +4,17 @@ import { defineTool, ToolRegistry } from '../../../main/core/tools/registry.ts';
 import { concatPcm, tone } from '../../fakes/gemini/index.ts';
 import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
 
+interface SetupWire {
+  model: string;
+  generationConfig: { responseModalities: string[]; speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: string } } } };
+  systemInstruction: unknown;
+  sessionResumption: unknown;
+  inputAudioTranscription: unknown;
+  outputAudioTranscription: unknown;
+  contextWindowCompression: unknown;
+  tools: { functionDeclarations: { name: string; parameters: Record<string, unknown> }[] }[];
+}
+
 let h: Harness | null = null;
 afterEach(async () => {
   await h?.close();
@@ -24,8 +35,8 @@ describe('gemini live: setup and audio through @google/genai against the fake', 
     const conn = await h.fake.connection(0);
     expect(conn.path.startsWith('//ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent')).toBe(true);
     expect(conn.key).toBe(h.key);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON, asserted field by field below
-    const setup = conn.setup as Record<string, any>;
+    // The wire JSON, typed only as far as the assertions below read it (each field is checked).
+    const setup = conn.setup as unknown as SetupWire;
     expect(setup.model).toBe('models/gemini-3.8-live');
     expect(setup.generationConfig.responseModalities).toEqual(['AUDIO']);
     expect(setup.generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName).toBe('Kore');
