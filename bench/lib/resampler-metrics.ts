@@ -3,6 +3,7 @@
 import { designLowPass, kaiserBeta } from '../../main/core/audio/fir-design.ts';
 import { measureAllocationsPerFrame } from './allocation-meter.ts';
 import type { Candidate } from './resampler-candidates.ts';
+import { concatPcm } from '../../test/helpers/pcm.ts';
 import { db, foldedFrequency, toneAt } from './tone-analysis.ts';
 
 export const SEGMENT_S = 1.3;
@@ -154,20 +155,9 @@ export async function runWhole(candidate: Candidate, input: Int16Array): Promise
   if (candidate.runWhole !== undefined) return candidate.runWhole(input);
   const run = await candidate.open!(input);
   const parts: Int16Array[] = [];
-  let total = 0;
-  for (let i = 0; i < run.frames; i++) {
-    const n = run.step(i);
-    parts.push(run.output.slice(0, n));
-    total += n;
-  }
+  for (let i = 0; i < run.frames; i++) parts.push(run.output.slice(0, run.step(i)));
   run.close();
-  const out = new Int16Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatPcm(parts);
 }
 
 /** Audio seconds processed per wall second on this thread (best of `repeats`). */

@@ -1,6 +1,7 @@
 // Signal generators and single-bin DFT measurements shared by the audio unit tests and the audio
 // benchmark. Tones use whole-Hz frequencies analysed over whole-second windows, so every tone sits
 // exactly on a DFT bin and needs no window (no leakage to mask a -100 dB alias).
+import { concatPcm } from '../../test/helpers/pcm.ts';
 
 /** Interleaved 48 kHz (or any rate) stereo s16 sine, same on both channels unless `rightGain` says otherwise. */
 export function stereoSine(rate: number, seconds: number, freqHz: number, amplitude: number, rightGain = 1): Int16Array {
@@ -59,33 +60,15 @@ export function db(ratio: number): number {
 }
 
 /** Deterministic PRNG (mulberry32) so test and benchmark signals are reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as prng } from '../../test/helpers/pcm.ts';
 
 /** Feed `input` to `process` in chunks of `chunk` values and concatenate the outputs (copying each view). */
 export function feedInChunks(input: Int16Array, chunk: number | (() => number), process: (pcm: Int16Array) => Int16Array): Int16Array {
   const parts: Int16Array[] = [];
-  let total = 0;
   for (let i = 0; i < input.length; ) {
     const size = typeof chunk === 'number' ? chunk : chunk();
-    const piece = process(input.subarray(i, Math.min(input.length, i + size)));
-    parts.push(piece.slice());
-    total += piece.length;
+    parts.push(process(input.subarray(i, Math.min(input.length, i + size))).slice());
     i += size;
   }
-  const out = new Int16Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatPcm(parts);
 }

@@ -2,6 +2,7 @@
 // Opus payloads decoded back to 48 kHz stereo s16 PCM, per SSRC (a new voice session gets a new
 // SSRC) and merged in arrival order.
 import { loadOpus, type OpusCodec, type OpusLibraryName } from '../../../main/core/voice/opus.ts';
+import { concatPcm } from '../../helpers/pcm.ts';
 import type { ParsedRtp } from './rtp.ts';
 
 export interface RecordedPacket {
@@ -74,14 +75,7 @@ export class BotAudioRecorder {
 
   /** Decoded 48 kHz stereo interleaved PCM of one SSRC, or of everything the bot sent (merged). */
   pcm(ssrc?: number): Int16Array {
-    const chunks = ssrc === undefined ? this.#merged : (this.#tracks.get(ssrc)?.chunks ?? []);
-    const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
-    let offset = 0;
-    for (const chunk of chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
+    return concatPcm(ssrc === undefined ? this.#merged : (this.#tracks.get(ssrc)?.chunks ?? []));
   }
 
   clear(): void {

@@ -6,6 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadOpus, OPUS_FRAME_SAMPLES, type OpusCodec } from '../../../main/core/voice/opus.ts';
 import { OPUS_SILENCE_FRAME } from './rtp.ts';
 import type { FakeVoiceServer, VoiceSession } from './voice-server.ts';
+import { seededRandom } from '../../helpers/pcm.ts';
+
+export { seededRandom };
 
 export interface SpeakOptions {
   /** Probability (0..1) that a packet is never sent. */
@@ -33,18 +36,6 @@ interface SpeakerState {
   sequence: number;
   timestamp: number;
   announcedTo: WeakSet<VoiceSession>;
-}
-
-/** A small deterministic PRNG (mulberry32) so a scripted loss pattern is reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export class FakeSpeakers {

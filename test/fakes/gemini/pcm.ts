@@ -24,15 +24,7 @@ export function base64ToPcm(data: string): Int16Array {
   return out;
 }
 
-export function concatPcm(chunks: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
+export { concatPcm } from '../../helpers/pcm.ts';
 
 export function rms(pcm: Int16Array): number {
   if (pcm.length === 0) return 0;

@@ -37,7 +37,7 @@ export interface AutoReplyOptions extends Omit<ReplyScript, 'transcript' | 'inpu
 
 export interface FakeGeminiOptions {
   port?: number;
-  /** Only these keys are accepted; default: any non-empty key. */
+  /** Only these keys are accepted; by default every non-empty key is. */
   validKeys?: readonly string[];
   models?: readonly string[];
   framing?: 'binary' | 'text';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceGate, type VoiceGateOptions } from '../../../main/core/audio/voice-gate.ts';
 import { prng } from '../../../bench/lib/tone-analysis.ts';
+import { concatPcm } from '../../helpers/pcm.ts';
 
 const RATE = 16_000;
 const ms = (n: number): number => (n * RATE) / 1000;
@@ -16,15 +17,7 @@ function recordingGate(options: Partial<VoiceGateOptions> = {}) {
     onEnd: () => ends.push(chunks.length),
     onOpen: () => opens++,
   });
-  const sent = () => {
-    const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
-    let o = 0;
-    for (const c of chunks) {
-      out.set(c, o);
-      o += c.length;
-    }
-    return out;
-  };
+  const sent = () => concatPcm(chunks);
   return { gate, chunks, ends, sent, opens: () => opens };
 }
 
