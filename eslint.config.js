@@ -21,7 +21,10 @@ export default tseslint.config(
           { name: 'electron', message: 'main/core runs in plain Node: Electron APIs belong in main/app.' },
           { name: 'electron-store', message: 'electron-store imports electron; core uses conf or plain files.' },
         ],
-        patterns: [{ group: ['**/app/**', '**/main/app/**'], message: 'main/core must not depend on the Electron shell.' }],
+        patterns: [
+          { group: ['**/app/**', '**/main/app/**'], message: 'main/core must not depend on the Electron shell.' },
+          { group: ['**/fakes/**', '**/demo/**'], message: 'main/core must not depend on the fakes or the demo that runs on them.' },
+        ],
       }],
     },
   },

@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     setup: {
       call_s: CALL_MS / 1000,
       core: 'child process: node main/cli.ts headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)',
-      fakes: 'test/fakes/discord + test/fakes/gemini in the parent process, 127.0.0.1 only',
+      fakes: 'main/fakes/discord + main/fakes/gemini in the parent process, 127.0.0.1 only',
       opus: call.opus,
       owner: 'speech-like utterances of 1.5-2.5 s; 2 of every 3 model replies barged into 450-850 ms after they start',
       model: '3 s 440 Hz reply per utterance, 40 ms chunks every 20 ms (the fake\'s default, faster than real time)',

@@ -104,10 +104,9 @@ async function main(argv: string[]): Promise<number> {
       return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     }
     case 'demo': {
-      // The demo lives with the fakes under test/; a packaged app does not ship it.
-      const demoModule = '../test/demo/run-demo.ts';
-      const mod = (await import(demoModule)) as { runDemo: (argv: string[]) => Promise<number> };
-      return mod.runDemo(rest);
+      // The demo and the fakes it runs on live in main/demo and main/fakes; loaded only on demand.
+      const { runDemo } = await import('./demo/run-demo.ts');
+      return runDemo(rest);
     }
     case 'help':
     case '--help':

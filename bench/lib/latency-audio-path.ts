@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { CallAudio } from '../../main/core/bridge/call-audio.ts';
 import { CallMetrics } from '../../main/core/bridge/metrics.ts';
-import { decodePcm } from '../../main/core/model/gemini-session.ts';
+import { decodePcm } from '../../main/core/model/gemini/session.ts';
 import { loadOpus } from '../../main/core/voice/opus.ts';
-import { speechLikeSignal } from '../../test/demo/simulated-call.ts';
-import { decryptRtp, encryptRtp } from '../../test/fakes/discord/index.ts';
-import { pcmToBase64, tone } from '../../test/fakes/gemini/index.ts';
+import { speechLikeSignal } from '../../main/demo/simulated-call.ts';
+import { decryptRtp, encryptRtp } from '../../main/fakes/discord/index.ts';
+import { pcmToBase64, tone } from '../../main/fakes/gemini/index.ts';
 
 const FRAMES = 3000; // 60 s of 20 ms frames
 const WARMUP_FRAMES = 250;

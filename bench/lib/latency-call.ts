@@ -1,7 +1,7 @@
 // The latency benchmark's simulated call. The fake Discord and the fake Gemini run in THIS process;
 // the core runs in a CHILD process started exactly as a user starts it (`node main/cli.ts headless`),
 // so the child's CPU time and RSS (read from /proc) are the core's alone and not mixed with the
-// fakes' Opus encoding/decoding. The env block mirrors test/demo/simulated-call.ts (which starts the
+// fakes' Opus encoding/decoding. The env block mirrors main/demo/simulated-call.ts (which starts the
 // core in-process and so cannot be used here).
 //
 // The fake model's replies are driven from here rather than by its autoReply, so each reply's start
@@ -16,9 +16,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../test/demo/simulated-call.ts';
-import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../test/fakes/discord/index.ts';
-import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGemini, type FakeGeminiConnection, type ReplyOutcome } from '../../test/fakes/gemini/index.ts';
+import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-call.ts';
+import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
+import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGemini, type FakeGeminiConnection, type ReplyOutcome } from '../../main/fakes/gemini/index.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 
 const CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
@@ -116,7 +116,7 @@ function coreEnv(discord: FakeDiscord, gemini: FakeGemini, home: string, port: n
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     HERMES_HOME: home,
-    // The fake voice gateway is wss:// signed by a throw-away CA (test/fakes/discord/tls.ts).
+    // The fake voice gateway is wss:// signed by a throw-away CA (main/fakes/discord/tls.ts).
     NODE_EXTRA_CA_CERTS: discord.caPath,
     DISCORD_BOT_TOKEN: discord.botToken,
     DISCORD_API_BASE_URL: discord.apiBaseUrl,

@@ -3,7 +3,7 @@
 import { designLowPass, kaiserBeta } from '../../main/core/audio/fir-design.ts';
 import { measureAllocationsPerFrame } from './allocation-meter.ts';
 import type { Candidate } from './resampler-candidates.ts';
-import { concatPcm } from '../../test/helpers/pcm.ts';
+import { concatPcm } from '../../main/fakes/shared/pcm.ts';
 import { db, foldedFrequency, toneAt } from './tone-analysis.ts';
 
 export const SEGMENT_S = 1.3;

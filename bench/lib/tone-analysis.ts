@@ -1,7 +1,7 @@
 // Signal generators and single-bin DFT measurements shared by the audio unit tests and the audio
 // benchmark. Tones use whole-Hz frequencies analysed over whole-second windows, so every tone sits
 // exactly on a DFT bin and needs no window (no leakage to mask a -100 dB alias).
-import { concatPcm } from '../../test/helpers/pcm.ts';
+import { concatPcm } from '../../main/fakes/shared/pcm.ts';
 
 /** Interleaved 48 kHz (or any rate) stereo s16 sine, same on both channels unless `rightGain` says otherwise. */
 export function stereoSine(rate: number, seconds: number, freqHz: number, amplitude: number, rightGain = 1): Int16Array {
@@ -60,7 +60,7 @@ export function db(ratio: number): number {
 }
 
 /** Deterministic PRNG (mulberry32) so test and benchmark signals are reproducible. */
-export { seededRandom as prng } from '../../test/helpers/pcm.ts';
+export { seededRandom as prng } from '../../main/fakes/shared/pcm.ts';
 
 /** Feed `input` to `process` in chunks of `chunk` values and concatenate the outputs (copying each view). */
 export function feedInChunks(input: Int16Array, chunk: number | (() => number), process: (pcm: Int16Array) => Int16Array): Int16Array {

@@ -87,7 +87,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   // discord.js, @discordjs/voice and @google/genai take ~0.7 s to load: only when configured.
   const [voiceModule, modelModule] = await Promise.all([
     config.discord.botToken && config.discord.ownerId ? import('./voice/index.ts') : null,
-    config.gemini.apiKey ? import('./model/gemini-provider.ts') : null,
+    config.gemini.apiKey ? import('./model/gemini/provider.ts') : null,
   ]);
   let discord: DiscordVoiceAdapter | null = null;
   if (voiceModule && config.discord.botToken && config.discord.ownerId) {

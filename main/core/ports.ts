@@ -8,7 +8,7 @@ export const FRAME_SAMPLES_48K = 960;
 export const FRAME_MS = 20;
 
 // ---------------------------------------------------------------------------------------------
-// Discord side (implemented in main/core/voice/, faked in test/fakes/discord/)
+// Discord side (implemented in main/core/voice/, faked in main/fakes/discord/)
 
 export interface VoiceTarget {
   guildId: string;
@@ -64,7 +64,7 @@ export interface DiscordTextPort {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Live model side (implemented in main/core/model/, faked in test/fakes/gemini/)
+// Live model side (implemented in main/core/model/, faked in main/fakes/gemini/)
 
 export interface ToolCallRequest {
   id: string;

@@ -3,7 +3,7 @@
 // to use them. A tiny control server on the next port hands tests fresh one-time login URLs and
 // what the fake Discord received. Run by Playwright's webServer: `node test/ui/harness.ts`.
 import { createServer } from 'node:http';
-import { startSimulatedCall } from '../demo/simulated-call.ts';
+import { startSimulatedCall } from '../../main/demo/simulated-call.ts';
 
 export const UI_SIDECAR_PORT = Number(process.env.LVB_UI_PORT ?? 18971);
 export const UI_CONTROL_PORT = UI_SIDECAR_PORT + 1;

@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.ts';
-import { startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../fakes/gemini/index.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
+import { startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startTestCore, type TestCore } from '../../helpers/core.ts';
 import { errorCode, rawRequest } from '../../helpers/http.ts';
 import { chirpMono, chirpStereo, normalizedCorrelation, waitFor } from './signals.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PlaybackSource } from '../../../main/core/ports.ts';
 import { createDiscordVoice, type DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
 import { quietLogger, waitFor } from './helpers.ts';
 
 let fake: FakeDiscord;

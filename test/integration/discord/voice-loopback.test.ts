@@ -2,7 +2,7 @@
 // several speakers, the allow-list, and text delivery.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscordVoice, type DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
 import { bestCorrelation, chirp, onceSource, PcmCollector, quietLogger, waitFor } from './helpers.ts';
 
 describe('Discord voice adapter on the loopback fake', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from '../../../main/core/model/index.ts';
-import { startFakeGemini, tone, type FakeGemini } from '../../fakes/gemini/index.ts';
+import { startFakeGemini, tone, type FakeGemini } from '../../../main/fakes/gemini/index.ts';
 import { captureLogger, fakeKey, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let fake: FakeGemini | null = null;

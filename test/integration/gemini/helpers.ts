@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { Writable } from 'node:stream';
 import { createGeminiProvider, type GeminiProviderOptions, type GeminiLiveSession } from '../../../main/core/model/index.ts';
 import type { ToolDeclaration, ToolCallRequest } from '../../../main/core/ports.ts';
-import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../fakes/gemini/index.ts';
+import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
 
 /** Built at run time so no literal in the source looks like a real key. */
 export function fakeKey(label = 'test'): string {

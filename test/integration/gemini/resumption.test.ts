@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { concatPcm, tone } from '../../fakes/gemini/index.ts';
+import { concatPcm, tone } from '../../../main/fakes/gemini/index.ts';
 import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ToolRegistry } from '../../../main/core/tools/registry.ts';
-import { concatPcm, tone } from '../../fakes/gemini/index.ts';
+import { concatPcm, tone } from '../../../main/fakes/gemini/index.ts';
 import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 interface SetupWire {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { attachToolDispatcher, type ToolCallSettled, type ToolDispatcher } from '../../../main/core/model/index.ts';
 import { defineTool, ToolRegistry } from '../../../main/core/tools/registry.ts';
-import { tone } from '../../fakes/gemini/index.ts';
+import { tone } from '../../../main/fakes/gemini/index.ts';
 import { captureLogger, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;

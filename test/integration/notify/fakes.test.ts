@@ -15,7 +15,7 @@ import type { VoiceDelivery } from '../../../main/core/notify/types.ts';
 import { registerNotifyRoutes } from '../../../main/core/sidecar/routes/notify.ts';
 import { createSidecar } from '../../../main/core/sidecar/server.ts';
 import { DiscordText } from '../../../main/core/voice/text.ts';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
 import { startHarness, waitUntil, type Harness } from '../gemini/helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../unit/notify/webhook-receiver.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceGate, type VoiceGateOptions } from '../../../main/core/audio/voice-gate.ts';
 import { prng } from '../../../bench/lib/tone-analysis.ts';
-import { concatPcm } from '../../helpers/pcm.ts';
+import { concatPcm } from '../../../main/fakes/shared/pcm.ts';
 
 const RATE = 16_000;
 const ms = (n: number): number => (n * RATE) / 1000;

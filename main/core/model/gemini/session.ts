@@ -8,14 +8,14 @@
 import { EventEmitter } from 'node:events';
 import type { GoogleGenAI, LiveServerMessage } from '@google/genai';
 import type { Logger } from 'pino';
-import type { ConnectionState } from '../api-types.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, ToolCallResult, ToolDeclaration } from '../ports.ts';
-import type { Clock, TimerHandle } from './clock.ts';
-import { toModelFrame } from './frame-converter.ts';
-import { FrameLimiter, type FrameStats } from './frame-limiter.ts';
-import { ConnectFailure, GeminiConnection } from './gemini-connection.ts';
-import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './gemini-setup.ts';
-import { TextInjectionQueue } from './text-injection.ts';
+import type { ConnectionState } from '../../api-types.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, ToolCallResult, ToolDeclaration } from '../../ports.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
+import { toModelFrame } from '../frame-converter.ts';
+import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
+import { ConnectFailure, GeminiConnection } from './connection.ts';
+import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
+import { TextInjectionQueue } from '../text-injection.ts';
 
 export const INPUT_AUDIO_MIME = 'audio/pcm;rate=16000';
 

@@ -2,7 +2,7 @@
 // fake owner who speaks every few seconds — with no accounts and no internet. Prints the dashboard
 // login URL and the live transcript; Ctrl-C ends it. `--once` plays one exchange and exits (tests).
 import { parseArgs } from 'node:util';
-import type { NoteEvent } from '../../main/core/api-types.ts';
+import type { NoteEvent } from '../core/api-types.ts';
 import { startSimulatedCall, type SimulatedCall } from './simulated-call.ts';
 
 const UTTERANCE_SECONDS = 2;

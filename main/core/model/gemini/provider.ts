@@ -15,10 +15,10 @@
 // What it costs: one object + JSON.stringify per audio chunk, which `ws` would cost us too.
 import { GoogleGenAI } from '@google/genai';
 import type { Logger } from 'pino';
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../ports.ts';
-import { systemClock, type Clock } from './clock.ts';
-import { defaultInjectedText } from './gemini-setup.ts';
-import { GeminiLiveSession, type BackoffOptions } from './gemini-session.ts';
+import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../ports.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { defaultInjectedText } from './setup.ts';
+import { GeminiLiveSession, type BackoffOptions } from './session.ts';
 
 export interface GeminiProviderOptions {
   apiKey: string;

@@ -3,10 +3,10 @@
 // the real SFU, the fake announces a user's SSRC with op 5 before the first packet, and again on
 // every new voice session of the bot.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadOpus, OPUS_FRAME_SAMPLES, type OpusCodec } from '../../../main/core/voice/opus.ts';
+import { loadOpus, OPUS_FRAME_SAMPLES, type OpusCodec } from '../../core/voice/opus.ts';
 import { OPUS_SILENCE_FRAME } from './rtp.ts';
 import type { FakeVoiceServer, VoiceSession } from './voice-server.ts';
-import { seededRandom } from '../../helpers/pcm.ts';
+import { seededRandom } from '../shared/pcm.ts';
 
 export { seededRandom };
 

@@ -24,7 +24,7 @@ export function base64ToPcm(data: string): Int16Array {
   return out;
 }
 
-export { concatPcm } from '../../helpers/pcm.ts';
+export { concatPcm } from '../shared/pcm.ts';
 
 export function rms(pcm: Int16Array): number {
   if (pcm.length === 0) return 0;

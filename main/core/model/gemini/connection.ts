@@ -1,5 +1,5 @@
 // One WebSocket to BidiGenerateContent, through the official SDK. A conversation may span several
-// of these (goAway switch-over, reconnects); gemini-session.ts owns that story, this file only
+// of these (goAway switch-over, reconnects); session.ts owns that story, this file only
 // opens, forwards and closes one socket and remembers how it ended.
 import type { GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from '@google/genai';
 

@@ -2,7 +2,7 @@
 // classified. Kept apart from the connection code so it can be read (and reviewed) in one sitting.
 import type { FunctionDeclaration, LiveConnectConfig, Schema } from '@google/genai';
 import { Modality } from '@google/genai';
-import type { ToolDeclaration } from '../ports.ts';
+import type { ToolDeclaration } from '../../ports.ts';
 
 export interface SetupInput {
   voice: string;
@@ -98,7 +98,7 @@ export function jsonSchemaToGeminiSchema(schema: unknown): Record<string, unknow
  * How injected text (/say, voice notifications) reaches the model.
  * - `clientContent`: an ordered user turn with `turnComplete: true`. On 3.8 (and 2.5) it is accepted
  *   for the whole session; on 3.8 it *interrupts* an active generation, so the session only sends it
- *   while the model is idle (see gemini-session.ts, TextInjectionQueue).
+ *   while the model is idle (see session.ts, TextInjectionQueue).
  * - `realtimeText`: `realtimeInput.text`. gemini-3.1-flash-live-preview rejected mid-session
  *   `clientContent` with 1007 at launch (livekit/agents#5251, google/adk-python#5018), so that
  *   model gets realtime text instead; also only while idle.

@@ -1,8 +1,8 @@
 // Records what the bot plays: every RTP packet it sends (after transport decryption) and the
 // Opus payloads decoded back to 48 kHz stereo s16 PCM, per SSRC (a new voice session gets a new
 // SSRC) and merged in arrival order.
-import { loadOpus, type OpusCodec, type OpusLibraryName } from '../../../main/core/voice/opus.ts';
-import { concatPcm } from '../../helpers/pcm.ts';
+import { loadOpus, type OpusCodec, type OpusLibraryName } from '../../core/voice/opus.ts';
+import { concatPcm } from '../shared/pcm.ts';
 import type { ParsedRtp } from './rtp.ts';
 
 export interface RecordedPacket {

@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../../main/core/config/index.ts';
-import { startCore, type CoreHandle } from '../../main/core/core.ts';
-import { createLogger, silentLogger } from '../../main/core/log/logger.ts';
-import { createConfSettingsStore } from '../../main/core/settings/conf-store.ts';
-import { redactText } from '../../main/core/tools/helpers/index.ts';
+import { loadConfig, type Config } from '../core/config/index.ts';
+import { startCore, type CoreHandle } from '../core/core.ts';
+import { createLogger, silentLogger } from '../core/log/logger.ts';
+import { createConfSettingsStore } from '../core/settings/conf-store.ts';
+import { redactText } from '../core/tools/helpers/index.ts';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
 
