@@ -35,6 +35,8 @@ export interface BridgeOptions {
 }
 
 const UI_UPDATE_MS = 100;
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const METRICS_EVERY_UI_TICKS = 10;
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
@@ -53,6 +55,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #uiTimer: NodeJS.Timeout | null = null;
   #uiTicks = 0;
   #unbindVoice: (() => void) | null = null;
+  /** Start attempts so far; stop() during `connecting` bumps it to cancel the attempt in progress. */
+  #attempt = 0;
+  /** The start attempt in progress (settles after it closed what it opened, on failure). */
+  #starting: Promise<void> = Promise.resolve();
   /** Built once per bridge and reset per call, so the 20 ms paths never allocate. */
   readonly #audio: CallAudio;
   #levels: { input: LevelReading; output: LevelReading } = { input: SILENT_LEVEL, output: SILENT_LEVEL };
@@ -99,20 +105,48 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.#o.notes.startCall(this.#callId);
     this.#audio.reset();
+    const attempt = ++this.#attempt;
     this.#transition('connecting');
+    const starting = this.#connect(attempt, target);
+    this.#starting = starting.then(
+      () => undefined,
+      () => undefined,
+    );
+    return starting;
+  }
+
+  /** True when stop() (or a newer start) has replaced the start attempt `attempt`. */
+  #superseded(attempt: number): boolean {
+    return attempt !== this.#attempt;
+  }
+
+  async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
+    const joining = Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target));
+    const connecting = this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#o.systemInstruction });
+    // Both run at once. When one fails (or stop() comes first) the other may still be opening: wait
+    // for BOTH to settle and close whatever opened, or a model session opened after a failed join
+    // would stay live (and billing) with nobody to close it. The voice port is one connection, so
+    // leaving before its join settles could also race a later call's join.
+    const [joined, session] = await Promise.allSettled([joining, connecting]);
+    const failure =
+      joined.status === 'rejected'
+        ? new BridgeError('join_failed', `could not join voice: ${errorText(joined.reason)}`)
+        : session.status === 'rejected'
+          ? new BridgeError('model_failed', `could not connect to the model: ${errorText(session.reason)}`)
+          : this.#superseded(attempt)
+            ? new BridgeError('cancelled', 'the call was stopped while it was connecting')
+            : null;
+    if (failure || joined.status === 'rejected' || session.status === 'rejected') {
+      if (session.status === 'fulfilled') await session.value.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
+      await this.#teardown(); // leaves the voice channel
+
+      // stop() during connecting owns the transition to `stopped`; a failure ends in `error`.
+      if (!this.#superseded(attempt)) this.#transition('error', failure!.message);
+      throw failure;
+    }
     try {
-      const [joined, model] = await Promise.all([
-        Promise.resolve(this.#o.ready?.())
-          .then(() => this.#o.voice.join(target))
-          .catch((err: unknown) => {
-          throw new BridgeError('join_failed', `could not join voice: ${(err as Error).message}`);
-        }),
-        this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#o.systemInstruction }).catch((err: unknown) => {
-          throw new BridgeError('model_failed', `could not connect to the model: ${(err as Error).message}`);
-        }),
-      ]);
-      this.#target = joined;
-      this.#bindModel(model);
+      this.#target = joined.value;
+      this.#bindModel(session.value);
       this.#bindVoice();
       this.#o.voice.startPlayback(this.#audio.playbackSource);
       this.#audio.start();
@@ -121,7 +155,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       return this.status();
     } catch (err) {
       await this.#teardown();
-      this.#transition('error', (err as Error).message);
+      this.#transition('error', errorText(err));
       throw err;
     }
   }
@@ -130,8 +164,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     if (this.#state === 'idle' || this.#state === 'stopped' || this.#state === 'error' || this.#state === 'stopping') {
       return { stopped: false, status: this.status() };
     }
+    const wasConnecting = this.#state === 'connecting';
     this.#transition('stopping', reason);
-    await this.#teardown();
+    if (wasConnecting) {
+      // Cancel the start in progress; it closes what it opened once both sides settle.
+      this.#attempt++;
+      await this.#starting;
+    } else {
+      await this.#teardown();
+    }
     this.#transition('stopped', reason);
     return { stopped: true, status: this.status() };
   }

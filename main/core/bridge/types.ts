@@ -2,7 +2,7 @@
 import type { BridgeState, ConnectionState, LevelReading } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 
-export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed';
+export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled';
 
 /** A refusal the caller can act on (mapped to 409/503 by the routes), not a crash. */
 export class BridgeError extends Error {

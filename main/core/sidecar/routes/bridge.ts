@@ -32,6 +32,7 @@ export function bridgeHttpError(err: unknown): unknown {
   switch (err.code) {
     case 'already_active':
     case 'no_call':
+    case 'cancelled':
       return new HttpError(409, err.code, err.message);
     case 'not_configured':
       return new HttpError(503, err.code, err.message);
