@@ -7,7 +7,7 @@ import { createLogger } from './core/log/logger.ts';
 import { startCore } from './core/core.ts';
 import { createConfSettingsStore } from './core/settings/conf-store.ts';
 import { redactText } from './core/tools/helpers/index.ts';
-import { callSidecar, errorMessageOf, SidecarUnavailableError } from './cli/sidecar-client.ts';
+import { callSidecar, errorMessageOf, sidecarBaseUrl, sidecarToken, SidecarUnavailableError } from './cli/sidecar-client.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
 
@@ -20,6 +20,7 @@ Usage:
   live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --list | schedule --cancel ID
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
+  live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
   live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
 
 Configuration comes from the environment and ./.env (see README). Exit codes: 0 ok, 1 the sidecar
@@ -102,6 +103,12 @@ async function main(argv: string[]): Promise<number> {
     case 'tool': {
       const { runToolCommand } = await import('./core/tools/cli-tool.ts');
       return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    }
+    case 'mcp': {
+      const config = loadCliConfig();
+      const { runStdioBridge } = await import('./core/mcp/stdio-bridge.ts');
+      await runStdioBridge({ url: `${sidecarBaseUrl(config)}/mcp`, token: sidecarToken(config), warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
+      return 0;
     }
     case 'demo': {
       // The demo and the fakes it runs on live in main/demo and main/fakes; loaded only on demand.

@@ -16,6 +16,11 @@ export function sidecarBaseUrl(config: Config): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.sidecar.port}`;
 }
 
+/** The configured token, else the one in the 0600 token file the sidecar wrote. */
+export function sidecarToken(config: Config): string | undefined {
+  return config.sidecar.token ?? readSidecarToken(config.paths.voiceUsers);
+}
+
 export async function callSidecar(
   config: Config,
   method: 'GET' | 'POST' | 'DELETE' | 'PUT',
@@ -23,7 +28,7 @@ export async function callSidecar(
   body?: unknown,
 ): Promise<SidecarResponse> {
   const base = sidecarBaseUrl(config);
-  const token = config.sidecar.token ?? readSidecarToken(config.paths.voiceUsers);
+  const token = sidecarToken(config);
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';

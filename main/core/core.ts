@@ -24,6 +24,7 @@ import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
 import { loginUrl, registerLoginRoutes } from './sidecar/routes/login.ts';
+import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
 import { registerToolRoutes } from './sidecar/routes/tools.ts';
@@ -215,6 +216,16 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     (app) => registerNotifyRoutes(app, { notifier, scheduler }),
     (app) => registerToolRoutes(app, { registry: tools }),
     (app) => registerDashboardRoutes(app, {}),
+    (app) =>
+      registerMcpRoutes(app, {
+        token: tokenInfo.token,
+        version: PACKAGE_VERSION,
+        hub,
+        logger: moduleLogger(logger, 'mcp'),
+        helperTools: () => tools.declarations(),
+        notes,
+        currentCallId: () => bridge.status().callId,
+      }),
     ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config) })] : []),
     ...(options.extraRoutes ?? []),
   ];

@@ -1,0 +1,134 @@
+// One MCP server per client session (the SDK binds a server to one transport). Tools are listed
+// with their JSON Schemas and called through the sidecar's routes; the current call's notes are a
+// resource whose subscribers get `notifications/resources/updated` when notes are added.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  McpError,
+  ErrorCode,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { NoteEvent } from '../../api-types.ts';
+import { AgentToolInputError, type AgentTool, type SidecarAnswer, type SidecarInvoker } from './agent-tools.ts';
+
+export const NOTES_RESOURCE_URI = 'live-voice-bridge://call/current/notes';
+/** The resource carries the newest notes of the current call; older ones stay in the JSONL file. */
+export const NOTES_RESOURCE_LIMIT = 500;
+
+export interface CurrentCallNotes {
+  call_id: string | null;
+  notes: NoteEvent[];
+}
+
+export interface SessionServerDeps {
+  name: string;
+  version: string;
+  tools: () => AgentTool[];
+  invoke: SidecarInvoker;
+  currentNotes: () => CurrentCallNotes;
+}
+
+export interface SessionServer {
+  server: Server;
+  /** True while the client is subscribed to the notes resource. */
+  readonly subscribedToNotes: boolean;
+}
+
+function errorFromAnswer(answer: SidecarAnswer): { code: string; message: string } {
+  const error = (answer.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return {
+    code: typeof error?.code === 'string' ? error.code : `http_${answer.status}`,
+    message: typeof error?.message === 'string' ? error.message : `the sidecar answered ${answer.status}`,
+  };
+}
+
+/** A tool error the agent can act on: `isError` with the HTTP API's code and status, as JSON text. */
+export function toolError(code: string, message: string, status: number): CallToolResult {
+  const body = { error: { code, message }, status };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+export function answerToResult(answer: SidecarAnswer): CallToolResult {
+  if (answer.status >= 400) {
+    const { code, message } = errorFromAnswer(answer);
+    return toolError(code, message, answer.status);
+  }
+  const body = answer.body;
+  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+}
+
+export function createSessionServer(deps: SessionServerDeps): SessionServer {
+  const server = new Server(
+    { name: deps.name, version: deps.version },
+    {
+      capabilities: { tools: {}, resources: { subscribe: true } },
+      instructions:
+        'Live Voice Bridge: a voice call between the owner and a live speech model in Discord. Use say to make the model speak, ' +
+        'notify/schedule to reach the owner, read_notes or the notes resource for what was said, join/leave to start or end the call.',
+    },
+  );
+  let subscribed = false;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: deps.tools().map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: { type: 'object' as const, ...tool.inputSchema },
+      annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = deps.tools().find((t) => t.name === request.params.name);
+    if (!tool) return toolError('unknown_tool', `no tool named ${JSON.stringify(request.params.name)}`, 404);
+    const args = request.params.arguments ?? {};
+    try {
+      return answerToResult(await deps.invoke(await tool.toRequest(args)));
+    } catch (err) {
+      if (err instanceof AgentToolInputError) return toolError(err.code, err.message, err.status);
+      throw err;
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [
+      {
+        uri: NOTES_RESOURCE_URI,
+        name: 'current-call-notes',
+        title: 'Notes of the current call',
+        description: 'Transcripts, notes, tool calls and notifications of the current (or last) call, newest last. Subscribe for updates.',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (request.params.uri !== NOTES_RESOURCE_URI) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
+    return { contents: [{ uri: NOTES_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(deps.currentNotes()) }] };
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    if (request.params.uri !== NOTES_RESOURCE_URI) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
+    subscribed = true;
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    if (request.params.uri === NOTES_RESOURCE_URI) subscribed = false;
+    return {};
+  });
+
+  return {
+    server,
+    get subscribedToNotes() {
+      return subscribed;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// `/mcp`: the MCP server for agents (Streamable HTTP, GET/POST/DELETE). The security hook has
+// already run (Host allowlist, no cross-site, bearer token), so the raw request and response go
+// straight to the SDK transport. Each tool call is replayed through this same app with
+// fastify.inject, so it passes the same checks and handlers as the HTTP API.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { NoteEvent } from '../../api-types.ts';
+import type { EventHub } from '../../event-hub.ts';
+import { agentTools, type SidecarInvoker } from '../../mcp/server/agent-tools.ts';
+import { createMcpHttpEndpoint } from '../../mcp/server/http-endpoint.ts';
+import { NOTES_RESOURCE_LIMIT } from '../../mcp/server/session-server.ts';
+import type { ToolDeclaration } from '../../ports.ts';
+import type { RouteModule } from '../route-types.ts';
+import { IMAGE_BODY_LIMIT } from '../server.ts';
+
+/** A push_frame call carries an image as base64 (4/3 of the bytes) inside JSON-RPC. */
+export const MCP_BODY_LIMIT = Math.ceil((IMAGE_BODY_LIMIT * 4) / 3) + 64 * 1024;
+
+export interface McpRouteDeps {
+  token: string;
+  version: string;
+  hub: EventHub;
+  logger: Logger;
+  helperTools: () => readonly ToolDeclaration[];
+  notes: { recent(limit: number): NoteEvent[] };
+  currentCallId: () => string | undefined;
+}
+
+function injectInvoker(app: FastifyInstance, token: string): SidecarInvoker {
+  return async (request) => {
+    const address = app.server.address();
+    const port = address && typeof address === 'object' ? address.port : 0;
+    const headers: Record<string, string> = { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` };
+    let payload: string | Buffer | undefined;
+    if (request.image) {
+      headers['content-type'] = 'application/octet-stream';
+      payload = request.image;
+    } else if (request.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(request.json);
+    }
+    const response = await app.inject({ method: request.method, url: request.url, headers, ...(payload !== undefined ? { payload } : {}) });
+    let body: unknown = response.body;
+    try {
+      body = response.body ? JSON.parse(response.body) : null;
+    } catch {
+      // Not JSON: keep the text.
+    }
+    return { status: response.statusCode, body };
+  };
+}
+
+export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
+  const endpoint = createMcpHttpEndpoint({
+    name: 'live-voice-bridge',
+    version: deps.version,
+    hub: deps.hub,
+    logger: deps.logger,
+    tools: () => agentTools(deps.helperTools()),
+    invoke: injectInvoker(app, deps.token),
+    currentCallId: deps.currentCallId,
+    currentNotes: () => {
+      const callId = deps.currentCallId() ?? null;
+      return { call_id: callId, notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [] };
+    },
+  });
+  app.addHook('onClose', async () => endpoint.close());
+
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: '/mcp',
+    bodyLimit: MCP_BODY_LIMIT,
+    handler: async (request, reply) => {
+      reply.hijack();
+      const res = reply.raw;
+      // onSend hooks do not run for a hijacked reply: set the sidecar's usual headers here.
+      res.setHeader('x-content-type-options', 'nosniff');
+      res.setHeader('referrer-policy', 'no-referrer');
+      res.setHeader('cache-control', 'no-store');
+      try {
+        await endpoint.handle(request.raw, res, request.body);
+      } catch (err) {
+        request.log.error({ err }, 'MCP request failed');
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error; see the sidecar log' }, id: null }));
+        } else res.end();
+      }
+    },
+  });
+};
