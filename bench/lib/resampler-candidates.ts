@@ -50,7 +50,7 @@ function copyInto(dst: Int16Array, src: Int16Array): number {
 
 export function ourDownsampler(): Candidate {
   return {
-    name: 'ours (polyphase FIR, 157 taps)',
+    name: 'ours (polyphase equiripple FIR, 193 taps)',
     async open(input) {
       const frames = cut(input, DOWN_IN_FRAME);
       const ds = new Downsampler48kStereoTo16kMono();
@@ -135,7 +135,7 @@ export function opusDirect16k(): Candidate {
 
 export function ourUpsampler(): Candidate {
   return {
-    name: 'ours (half-band polyphase, 107 taps)',
+    name: 'ours (polyphase equiripple FIR, 99 taps)',
     async open(input) {
       const frames = cut(input, UP_IN_FRAME);
       const us = new Upsampler24kMonoTo48kStereo();

@@ -1,20 +1,26 @@
 // 48 kHz stereo (Discord) -> 16 kHz mono (model input): downmix, then a decimate-by-3 FIR that only
-// computes the samples it keeps (the polyphase form of decimation). Streaming: the filter history,
+// computes the samples it keeps (the polyphase form of decimation). The filter is an equiripple
+// design (resampler-taps.ts) with its stopband starting at 8 kHz, the output's Nyquist frequency, so
+// every input that cannot be represented at 16 kHz is removed (>= 90 dB), not only the inputs that
+// would fold into the passband. Streaming: the filter history,
 // the decimation phase and even half a stereo pair survive between calls, so any chunking gives the
 // same output bit for bit.
-import { designLowPass, kaiserBeta } from './fir-design.ts';
 import { ReusableInt16Output } from './pcm.ts';
+import { DOWNSAMPLER_TAPS_48K } from './resampler-taps.ts';
 
 const INPUT_RATE = 48_000;
 const FACTOR = 3;
-/** 157 taps, Kaiser beta for 100 dB: passband flat to < 0.001 dB up to 7 kHz, >= 100 dB from 9 kHz. */
-export const DOWNSAMPLER_TAPS = 157;
+/** 193 taps: passband ripple 0.04 dB to 7 kHz, >= 96 dB (designed) from 8 kHz. */
+export const DOWNSAMPLER_TAPS = DOWNSAMPLER_TAPS_48K.length;
 export const DOWNSAMPLER_PASSBAND_HZ = 7_000;
-/** Inputs at or above this frequency alias into 0-7 kHz; the filter is >= 90 dB down there. */
-export const DOWNSAMPLER_STOPBAND_HZ = 9_000;
+/** Every input at or above this frequency (the output's Nyquist) would alias; the filter is >= 90 dB down there. */
+export const DOWNSAMPLER_STOPBAND_HZ = 8_000;
 
+/** The taps the downsampler runs: the first half of the table mirrored, so exactly symmetric. */
 export function designDownsamplerTaps(): Float64Array {
-  return designLowPass({ sampleRate: INPUT_RATE, cutoffHz: 8_000, taps: DOWNSAMPLER_TAPS, beta: kaiserBeta(100), gain: 1 });
+  const h = Float64Array.from(DOWNSAMPLER_TAPS_48K);
+  for (let k = 0; k < (DOWNSAMPLER_TAPS - 1) / 2; k++) h[DOWNSAMPLER_TAPS - 1 - k] = h[k]!;
+  return h;
 }
 
 export class Downsampler48kStereoTo16kMono {
@@ -26,9 +32,9 @@ export class Downsampler48kStereoTo16kMono {
   readonly #hist = new Float32Array(2 * DOWNSAMPLER_TAPS);
   #pos = 0;
   /**
-   * Starts at 2 so outputs are computed at inputs 0, 3, 6, ...: with the 78-sample filter delay,
-   * output n then lands exactly on input time 3(n - 26), a whole number of output samples late
-   * (1.625 ms), not a fractional one.
+   * Starts at 2 so outputs are computed at inputs 0, 3, 6, ...: with the 96-sample filter delay,
+   * output n then lands exactly on input time 3(n - 32), a whole number of output samples late
+   * (2.0 ms), not a fractional one.
    */
   #phase = FACTOR - 1;
   #pendingLeft = 0;

@@ -11,7 +11,7 @@
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import { LevelMeter } from './level-meter.ts';
 import { roundClipMonoToStereo, softLimitInto } from './pcm.ts';
-import { HalfbandInterpolator2x } from './upsampler.ts';
+import { PolyphaseInterpolator2x } from './upsampler.ts';
 
 const IN_RATE = 24_000;
 const IN_PER_MS = IN_RATE / 1000;
@@ -79,7 +79,7 @@ export class PlaybackBuffer implements PlaybackSource {
   #previousTurnTail = 0;
   #turnPlayed = 0;
 
-  readonly #interp = new HalfbandInterpolator2x();
+  readonly #interp = new PolyphaseInterpolator2x();
   /** True once the interpolator holds only zeros, so silence can skip the filter. */
   #interpQuiet = true;
   readonly #mono = new Float32Array(FRAME_SAMPLES_48K);
