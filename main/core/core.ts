@@ -149,7 +149,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
   const chime = generateNotificationChime();
   const notifier = createNotifier({
-    voice: () => (realBridge && realBridge.status().state === 'connected' ? realBridge : null),
+    // During a reconnect the text is held by the model session, not refused.
+    voice: () => (realBridge && ['connected', 'reconnecting'].includes(realBridge.status().state) ? realBridge : null),
     discordText: () => (discord && discord.botUserId ? discord : null),
     ownerId: config.discord.ownerId,
     textChannelId: config.discord.textChannelId,

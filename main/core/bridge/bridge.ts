@@ -177,15 +177,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { stopped: true, status: this.status() };
   }
 
+  /** Held while the call reconnects: the model session queues it until a socket is up. */
   say(text: string, source = 'sidecar'): void {
-    if (!this.#model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to speak in');
+    if (!this.#model || !this.#callLive()) throw new BridgeError('no_call', 'no live call to speak in');
     this.#model.sendText(text);
     this.#o.notes.append({ kind: 'say', text, speaker: source });
   }
 
-  /** Notifier's voice mode: true when the text was queued for the next turn. */
+  /** Notifier's voice mode: true when the text was queued for the next turn (also during a reconnect). */
   speakNextTurn(text: string): boolean {
-    if (!this.#model || this.#state !== 'connected') return false;
+    if (!this.#model || !this.#callLive()) return false;
     this.#model.sendText(text);
     return true;
   }
@@ -207,6 +208,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.metricsStore.framesDropped += 1;
     }
     return result;
+  }
+
+  /** Connected, or reconnecting inside a call that is still going (the model holds input meanwhile). */
+  #callLive(): boolean {
+    return this.#state === 'connected' || this.#state === 'reconnecting';
   }
 
   // ------------------------------------------------------------------------------------------
@@ -247,7 +253,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('audio', (pcm) => {
       // A reply starts: the packet the player prepared is silence, so send the speech in its place.
       if (this.#audio.pushModelAudio(pcm)) this.#o.voice.flushPlayback?.();
-      this.#transcripts.modelSpeaking();
     });
     model.on('interrupted', () => {
       const playedMs = this.#audio.interrupt();

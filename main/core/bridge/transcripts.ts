@@ -1,5 +1,8 @@
-// Live transcription arrives as word fragments. Notes are written per utterance instead: the user's
-// words when the model starts answering, the model's words when its turn completes or is cut off.
+// Live transcription arrives as word fragments. Notes are written per utterance instead, both when
+// the model's turn completes or is cut off (barge-in, or the socket carrying it ended): the user's
+// words first, then the model's. Not earlier: input transcription is independent of the model's
+// output order, so the last words of an utterance may arrive after the model started speaking
+// (protocols.md §1.5) and would otherwise make a second note.
 import type { NoteKind } from '../api-types.ts';
 
 export type TranscriptSink = (kind: NoteKind, text: string, speaker?: string) => void;
@@ -20,13 +23,7 @@ export class TranscriptAggregator {
   }
 
   output(fragment: string): void {
-    this.#flushInput();
     this.#output += fragment;
-  }
-
-  /** The model started speaking: the user's utterance is over. */
-  modelSpeaking(): void {
-    this.#flushInput();
   }
 
   flush(outputSuffix?: string): void {

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { base64ToPcm, concatPcm, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
+import { cutCloseReason, type FakeGeminiStrictness } from './strictness.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -44,6 +45,11 @@ export interface ReplyScript {
 
 export type ReplyOutcome = 'complete' | 'interrupted' | 'closed';
 
+export interface PendingToolCall {
+  name: string;
+  args: JsonObject;
+}
+
 export interface FakeConnectionHooks {
   framing: 'binary' | 'text';
   /** The fake service's session store: called to mint handles and log history. */
@@ -52,6 +58,9 @@ export interface FakeConnectionHooks {
   defaults: { chunkMs: number; paceMs: number };
   /** RMS above which incoming audio during a reply counts as barge-in (null: never). */
   bargeInRms: number | null;
+  strict: FakeGeminiStrictness;
+  /** Told when the fake closes a socket for a protocol reason. */
+  refused(connection: FakeGeminiConnection, code: number, reason: string): void;
 }
 
 export interface FakeConnectionEvents {
@@ -87,6 +96,12 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   closedBy: 'server' | 'client' | null = null;
   /** Audio samples received since the last model turn started (what an auto-reply answers). */
   samplesSinceTurn = 0;
+  /** Tool calls this socket asked and that were neither answered nor cancelled, by id. */
+  readonly outstandingToolCalls = new Map<string, PendingToolCall>();
+  /** On a resumed socket: the calls the previous socket left unanswered, asked again. */
+  reaskedToolCalls: Promise<FunctionResponseRecord[]> | null = null;
+  /** While stalled the "model" is silent: nothing is sent, the socket stays open. */
+  #stalled = false;
   #replyActive: { stop: (outcome: ReplyOutcome) => void } | null = null;
   #toolWaiters = new Map<string, (response: FunctionResponseRecord) => void>();
   #timers = new Set<ReturnType<typeof setTimeout>>();
@@ -157,6 +172,12 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     const toolResponse = message.toolResponse as JsonObject | undefined;
     if (toolResponse) {
       for (const response of (toolResponse.functionResponses as FunctionResponseRecord[] | undefined) ?? []) {
+        if (this.#hooks.strict.matchToolResponseIds && !(response.id && this.outstandingToolCalls.has(response.id))) {
+          // An answer to a call this socket never made (e.g. one asked on an earlier socket).
+          this.refuse(1007, `Request contains an invalid argument. Function response id ${response.id ?? ''} does not match a pending call.`);
+          return;
+        }
+        if (response.id) this.outstandingToolCalls.delete(response.id);
         this.toolResponses.push(response);
         if (response.id) {
           const waiter = this.#toolWaiters.get(response.id);
@@ -194,7 +215,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   // --- what the "model" sends --------------------------------------------------------------
 
   send(message: JsonObject): void {
-    if (!this.isOpen) return;
+    if (!this.isOpen || this.#stalled) return;
     this.sent.push(message);
     const json = JSON.stringify(message);
     this.#socket.send(this.#hooks.framing === 'binary' ? Buffer.from(json) : json);
@@ -229,7 +250,12 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
         timer = null;
         if (this.#replyActive !== active) return;
         if (index === 0) {
-          if (script.inputTranscript) this.send({ serverContent: { inputTranscription: { text: script.inputTranscript, finished: true } } });
+          if (script.inputTranscript) {
+            const [early, late] = this.#hooks.strict.lateInputTranscript ? splitTranscript(script.inputTranscript) : [script.inputTranscript, ''];
+            this.send({ serverContent: { inputTranscription: { text: early, ...(late ? {} : { finished: true }) } } });
+            // The rest of the user's words arrive after the model's first audio.
+            if (late) this.later(() => this.send({ serverContent: { inputTranscription: { text: late, finished: true } } }), 1);
+          }
           // Mid-generation the session is not resumable (protocols.md §1.5).
           if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
           if (script.transcript) this.#hooks.recordHistory(this, 'model', script.transcript);
@@ -241,7 +267,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
           const to = Math.floor(((index + 1) * words.length) / chunkCount);
           if (to > from) this.send({ serverContent: { outputTranscription: { text: words.slice(from, to).join('') } } });
           index++;
-          timer = this.#later(step, paceMs);
+          timer = this.later(step, paceMs);
           return;
         }
         if (script.complete !== false) {
@@ -252,7 +278,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
         }
         active.stop('complete');
       };
-      timer = this.#later(step, script.delayMs ?? 0);
+      timer = this.later(step, script.delayMs ?? 0);
     });
   }
 
@@ -276,20 +302,24 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     const waits = withIds.map(
       (call) =>
         new Promise<FunctionResponseRecord>((resolve, reject) => {
-          const timer = this.#later(() => reject(new Error(`no toolResponse for ${call.id} within ${timeoutMs} ms`)), timeoutMs);
+          const timer = this.later(() => reject(new Error(`no toolResponse for ${call.id} within ${timeoutMs} ms`)), timeoutMs);
           this.#toolWaiters.set(call.id, (response) => {
             this.#clear(timer);
             resolve(response);
           });
         }),
     );
+    for (const call of withIds) this.outstandingToolCalls.set(call.id, { name: call.name, args: call.args });
     if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
     this.send({ toolCall: { functionCalls: withIds } });
     return Promise.all(waits);
   }
 
   cancelToolCalls(ids: string[]): void {
-    for (const id of ids) this.#toolWaiters.delete(id);
+    for (const id of ids) {
+      this.#toolWaiters.delete(id);
+      this.outstandingToolCalls.delete(id);
+    }
     this.send({ toolCallCancellation: { ids } });
   }
 
@@ -301,20 +331,46 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     return handle;
   }
 
-  /** `goAway { timeLeft }`, then (by default) a close when the time is up, as the service does. */
+  /** `goAway { timeLeft }`, then (by default) the service's deadline close when the time is up. */
   goAway(timeLeftMs: number, options: { closeAfter?: boolean; code?: number; reason?: string } = {}): void {
+    const stalled = this.#stalled;
+    this.#stalled = false; // the service's own control messages still arrive during a model stall
     this.send({ goAway: { timeLeft: `${(timeLeftMs / 1000).toFixed(3).replace(/\.?0+$/, '')}s` } });
-    if (options.closeAfter !== false) this.#later(() => this.close(options.code ?? 1000, options.reason ?? 'Connection lifetime reached.'), timeLeftMs);
+    this.#stalled = stalled;
+    const deadline = this.#hooks.strict.deadlineClose;
+    if (options.closeAfter !== false) this.later(() => this.close(options.code ?? deadline.code, options.reason ?? deadline.reason), timeLeftMs);
   }
 
-  /** Close with a code and reason (1007/1008/1011 like the service, 1000 after goAway). */
+  /** Close with a code and reason (1007/1008/1011 like the service); the reason is cut to 123 bytes. */
   close(code = 1011, reason = 'Internal error occurred.'): void {
+    const cut = cutCloseReason(reason);
     if (this.closeCode === null && this.isOpen) {
       this.closeCode = code;
-      this.closeReason = reason;
+      this.closeReason = cut;
       this.closedBy = 'server';
     }
-    this.#socket.close(code, reason);
+    this.#socket.close(code, cut);
+  }
+
+  /** Close for a protocol reason (what a strict service refuses); the server is told. */
+  refuse(code: number, reason: string): void {
+    this.close(code, reason);
+    this.#hooks.refused(this, code, this.closeReason);
+  }
+
+  /** The model goes quiet with the socket open (reported mid-sentence stalls); `ms` ends it. */
+  stall(ms = Number.POSITIVE_INFINITY): void {
+    this.#stalled = true;
+    if (Number.isFinite(ms)) this.later(() => (this.#stalled = false), ms);
+  }
+
+  get stalled(): boolean {
+    return this.#stalled;
+  }
+
+  /** Bytes exactly as given, bypassing JSON (malformed, binary or oversized frames for fault tests). */
+  sendRaw(data: string | Buffer): void {
+    if (this.isOpen) this.#socket.send(data);
   }
 
   /** Drop the TCP connection without a close frame (client sees 1006). */
@@ -353,7 +409,8 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     return Boolean(this.setup && 'sessionResumption' in this.setup);
   }
 
-  #later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
+  /** A timer that dies with this socket. */
+  later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       fn();
@@ -366,4 +423,12 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     clearTimeout(timer);
     this.#timers.delete(timer);
   }
+}
+
+/** Splits a transcript roughly in half at a word boundary: what arrives before and after the first audio. */
+function splitTranscript(text: string): [string, string] {
+  const words = text.split(/(?<=\s)/);
+  if (words.length < 2) return [text, ''];
+  const half = Math.ceil(words.length / 2);
+  return [words.slice(0, half).join(''), words.slice(half).join('')];
 }

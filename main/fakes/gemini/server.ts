@@ -8,14 +8,18 @@
 // - server messages are JSON in binary frames by default (what the service is reported to send;
 //   `framing: 'text'` switches to text frames);
 // - sessions that asked for `sessionResumption` get handles; a resumed connection continues the
-//   same conversation record (history, session id).
+//   same conversation record (history, session id);
+// - strictness (strictness.ts) defaults to the strictest reported behaviour: one open socket per
+//   session, a 1011 "Deadline expired" close after goAway, a setup delay, validated messages,
+//   expiring handles, tool-response ids matched, late input transcription, slow pongs.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject, type ReplyScript } from './connection.ts';
+import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject, type PendingToolCall, type ReplyScript } from './connection.ts';
+import { clientMessageSchema, STRICT_GEMINI, type FakeGeminiStrictness } from './strictness.ts';
 
 export const KNOWN_LIVE_MODELS = [
   'gemini-3.8-live',
@@ -51,19 +55,27 @@ export interface FakeGeminiOptions {
   /** Send `goAway` this long after setup, then close `goAwayTimeLeftMs` later. */
   connectionLifetimeMs?: number;
   goAwayTimeLeftMs?: number;
-  /** Delay before `setupComplete` (latency benchmark realism). */
+  /** Delay before `setupComplete`; overrides `strict.setupDelayMs`. */
   setupDelayMs?: number;
+  /** Strictness; every field defaults to STRICT_GEMINI (LENIENT_GEMINI is the old, lax fake). */
+  strict?: Partial<FakeGeminiStrictness>;
 }
 
 export interface FakeSessionRecord {
   id: string;
   history: { role: 'user' | 'model'; text: string; connection: number }[];
   connections: number[];
+  /** Sockets of this session that completed setup and are still open (the service allows one). */
+  open: Set<FakeGeminiConnection>;
+  /** Tool calls a closed socket left unanswered (re-asked on resume with `pendingToolCallsOnResume: 'reask'`). */
+  pendingToolCalls: PendingToolCall[];
 }
 
 export interface FakeGeminiEvents {
   connection: [connection: FakeGeminiConnection];
   setup: [connection: FakeGeminiConnection];
+  /** A socket was closed by the fake for a protocol reason (what a strict service refuses). */
+  refused: [connection: FakeGeminiConnection, code: number, reason: string];
 }
 
 export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
@@ -74,7 +86,10 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   upgradeAttempts = 0;
   readonly connections: FakeGeminiConnection[] = [];
   readonly sessions = new Map<string, FakeSessionRecord>();
-  readonly #handles = new Map<string, string>();
+  readonly #handles = new Map<string, { sessionId: string; issuedAt: number }>();
+  readonly strict: FakeGeminiStrictness;
+  /** Resumes refused because another socket of the session was still open. */
+  overlapsRefused = 0;
   readonly #server: Server;
   readonly #wss: WebSocketServer;
   readonly #options: FakeGeminiOptions;
@@ -86,6 +101,8 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     this.#server = server;
     this.#wss = wss;
     this.#options = options;
+    this.strict = { ...STRICT_GEMINI, ...options.strict };
+    if (options.setupDelayMs !== undefined) this.strict.setupDelayMs = options.setupDelayMs;
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://127.0.0.1:${this.port}`;
   }
@@ -136,7 +153,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     const pathname = queryAt < 0 ? raw : raw.slice(0, queryAt);
     const query = new URLSearchParams(queryAt < 0 ? '' : raw.slice(queryAt + 1));
     const match = PATH_RE.exec(pathname);
-    if (!match) {
+    if (!match || !this.strict.apiVersions.includes(match[1]!)) {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
@@ -149,11 +166,13 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       framing: this.#options.framing ?? 'binary',
       defaults: { chunkMs: this.#options.chunkMs ?? 40, paceMs: this.#options.paceMs ?? 20 },
       bargeInRms: this.#options.bargeInRms === undefined ? 2000 : this.#options.bargeInRms,
+      strict: this.strict,
       issueHandle: (connection) => {
         const handle = `fake-handle-${connection.sessionId}-${this.#nextHandle++}`;
-        this.#handles.set(handle, connection.sessionId!);
+        this.#handles.set(handle, { sessionId: connection.sessionId!, issuedAt: Date.now() });
         return handle;
       },
+      refused: (connection, code, reason) => this.emit('refused', connection, code, reason),
       recordHistory: (connection, role, text) => {
         const session = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
         session?.history.push({ role, text, connection: connection.index });
@@ -169,16 +188,25 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     );
     this.connections.push(connection);
     this.emit('connection', connection);
+    // The service answers pings late (field notes: 8–30 s): a client ping timeout shorter than that
+    // closes its own calls.
+    ws.on('ping', (data) => {
+      if (this.strict.pongDelayMs <= 0) ws.pong(data);
+      else connection.later(() => ws.pong(data), this.strict.pongDelayMs);
+    });
     ws.on('message', (data) => {
       let message: JsonObject;
       try {
         message = JSON.parse(data.toString()) as JsonObject;
       } catch {
-        connection.close(1007, 'Request contains an invalid argument.');
+        connection.refuse(1007, 'Request contains an invalid argument.');
         return;
       }
       if (!connection.setup) this.#onSetup(connection, message);
-      else {
+      else if (this.strict.validateMessages && !clientMessageSchema.safeParse(message).success) {
+        // A second setup, an unknown field, a bad MIME type or bad base64 after setup.
+        connection.refuse(1007, 'Request contains an invalid argument.');
+      } else {
         connection.handleClientMessage(message);
         this.#autoReply(connection, message);
       }
@@ -188,49 +216,70 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   #onSetup(connection: FakeGeminiConnection, message: JsonObject): void {
     const setup = message.setup as JsonObject | undefined;
     if (!setup || Object.keys(message).length !== 1) {
-      connection.close(1007, 'Request contains an invalid argument.');
+      connection.refuse(1007, 'Request contains an invalid argument.');
       return;
     }
     connection.setup = setup;
     const valid = this.#options.validKeys;
     if (!connection.key || (valid && !valid.includes(connection.key))) {
-      connection.close(1007, 'API key not valid. Please pass a valid API key.');
+      connection.refuse(1007, 'API key not valid. Please pass a valid API key.');
       return;
     }
     const model = typeof setup.model === 'string' ? setup.model.replace(/^models\//, '') : '';
     connection.model = model;
     if (!(this.#options.models ?? KNOWN_LIVE_MODELS).includes(model)) {
-      connection.close(1008, `models/${model} is not found for API version ${connection.apiVersion}, or is not supported for bidiGenerateContent.`);
+      connection.refuse(1008, `models/${model} is not found for API version ${connection.apiVersion}, or is not supported for bidiGenerateContent.`);
       return;
     }
     const resumption = setup.sessionResumption as { handle?: string } | undefined;
     let session: FakeSessionRecord | undefined;
     if (resumption?.handle) {
-      const id = this.#handles.get(resumption.handle);
-      session = id ? this.sessions.get(id) : undefined;
+      const issued = this.#handles.get(resumption.handle);
+      const fresh = issued && Date.now() - issued.issuedAt <= this.strict.handleTtlMs;
+      session = fresh ? this.sessions.get(issued.sessionId) : undefined;
       if (!session) {
-        connection.close(1008, 'Invalid session resumption handle.');
+        connection.refuse(1008, 'Invalid session resumption handle.');
         return;
       }
       connection.resumedWithHandle = resumption.handle;
     } else {
-      session = { id: `s${this.#nextSession++}`, history: [], connections: [] };
+      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), pendingToolCalls: [] };
       this.sessions.set(session.id, session);
     }
-    session.connections.push(connection.index);
+    const record = session;
+    const overlapped = (): boolean => this.strict.overlappedResume === 'reject' && [...record.open].some((c) => c.isOpen);
+    if (overlapped()) {
+      this.overlapsRefused++;
+      connection.refuse(1011, 'Internal error occurred.');
+      return;
+    }
+    record.connections.push(connection.index);
     const finish = (): void => {
       if (!connection.isOpen) return;
-      connection.sessionId = session.id;
+      // Checked again: another resume of the same session may have completed during the delay.
+      if (overlapped()) {
+        this.overlapsRefused++;
+        connection.refuse(1011, 'Internal error occurred.');
+        return;
+      }
+      connection.sessionId = record.id;
+      record.open.add(connection);
+      connection.once('close', () => {
+        record.open.delete(connection);
+        record.pendingToolCalls.push(...connection.outstandingToolCalls.values());
+      });
       connection.send({ setupComplete: {} });
       this.emit('setup', connection);
       if (resumption) connection.resumptionUpdate();
-      const lifetime = this.#options.connectionLifetimeMs;
-      if (lifetime !== undefined) {
-        const timer = setTimeout(() => connection.goAway(this.#options.goAwayTimeLeftMs ?? 2000), lifetime);
-        connection.once('close', () => clearTimeout(timer));
+      const pending = record.pendingToolCalls.splice(0);
+      if (resumption?.handle && pending.length > 0 && this.strict.pendingToolCallsOnResume === 'reask') {
+        connection.reaskedToolCalls = connection.toolCall(pending.map((call) => ({ name: call.name, args: call.args })));
+        connection.reaskedToolCalls.catch(() => undefined);
       }
+      const lifetime = this.#options.connectionLifetimeMs;
+      if (lifetime !== undefined) connection.later(() => connection.goAway(this.#options.goAwayTimeLeftMs ?? 2000), lifetime);
     };
-    if (this.#options.setupDelayMs) setTimeout(finish, this.#options.setupDelayMs);
+    if (this.strict.setupDelayMs > 0) connection.later(finish, this.strict.setupDelayMs);
     else finish();
   }
 
@@ -270,7 +319,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } }));
   });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // autoPong off: pongs are answered (late) by the fake itself, like the service.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { concatPcm, tone } from '../../../main/fakes/gemini/index.ts';
+import { concatPcm, tone, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
 import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;
@@ -18,9 +18,19 @@ function startPump(harness: Harness): { sent: () => number } {
   return { sent: () => seq };
 }
 
-describe('gemini live: goAway switch-over with session resumption', () => {
-  it('resumes on a second connection with the latest handle before the first closes; audio and transcripts continue', async () => {
-    h = await startHarness({}, { switchMarginMs: 500 });
+/**
+ * The same rotation in both worlds: the strict default (the service refuses a second socket of a
+ * session with 1011, so the client closes the old one, then resumes) and a service that allows
+ * the overlap (the next socket opens while the old one is still up).
+ */
+const worlds: { world: string; fake: FakeGeminiOptions; overlap: boolean }[] = [
+  { world: 'one socket per session (strict default)', fake: {}, overlap: false },
+  { world: 'overlap allowed', fake: { strict: { overlappedResume: 'allow' } }, overlap: true },
+];
+
+describe.each(worlds)('gemini live: goAway rotation with session resumption — $world', ({ fake, overlap }) => {
+  it('resumes with the latest handle at the idle point; every audio chunk arrives once, in order; transcripts continue', async () => {
+    h = await startHarness(fake, { switchMarginMs: 500 });
     const first = await h.fake.connection(0);
     const rec = h.rec;
     const audio = startPump(h);
@@ -31,7 +41,7 @@ describe('gemini live: goAway switch-over with session resumption', () => {
     const reply = first.reply({ pcm: speech, chunkMs: 40, paceMs: 10, transcript: 'first reply. ' });
     await waitUntil(() => rec.audio.length >= 3, 'reply under way');
     first.goAway(4000);
-    expect(await reply).toBe('complete'); // not cut off by the switch-over
+    expect(await reply).toBe('complete'); // not cut off by the rotation
 
     const second = await h.fake.connection(1);
     expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1)); // the handle issued after the reply
@@ -46,7 +56,7 @@ describe('gemini live: goAway switch-over with session resumption', () => {
     pump = null;
     const total = audio.sent();
     await second.waitFor(() => first.audio.length + second.audio.length === total, 5000, 'every chunk delivered');
-    // every chunk arrived exactly once, in order, across the two sockets
+    // every chunk arrived exactly once, in order, across the two sockets (held ones replayed)
     const seqs = [...first.audio, ...second.audio].map((a) => a.pcm[0]);
     expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i));
 
@@ -56,21 +66,25 @@ describe('gemini live: goAway switch-over with session resumption', () => {
     expect(rec.outputText).toBe('first reply. second reply.');
     expect(rec.states.map((s) => s.state)).not.toContain('reconnecting');
     expect(h.session.state).toBe('connected');
-    expect(h.session.stats).toMatchObject({ switchOvers: 1, resumed: 1, reconnects: 0, audioChunksDropped: 0 });
+    expect(h.session.stats).toMatchObject({ switchOvers: 1, resumed: 1, audioChunksDropped: 0, overlapsRefused: overlap ? 0 : 1 });
+    expect(h.fake.overlapsRefused).toBe(overlap ? 0 : 1);
     expect(h.fake.sessions.get(first.sessionId!)!.history.map((e) => e.text)).toEqual(['first reply. ', 'second reply.']);
   });
 
   it('with the fake’s own lifetime limit, a long call crosses several connections in one conversation', async () => {
-    h = await startHarness({ connectionLifetimeMs: 150, goAwayTimeLeftMs: 1500 }, { switchMarginMs: 300 });
+    h = await startHarness({ ...fake, connectionLifetimeMs: 150, goAwayTimeLeftMs: 1500 }, { switchMarginMs: 300 });
     await h.fake.connection(3, 15_000);
     const ids = new Set(h.fake.established.map((c) => c.sessionId));
     expect(ids.size).toBe(1);
     expect(h.fake.established.slice(1).every((c) => c.resumedWithHandle !== null)).toBe(true);
     expect(h.session.state).toBe('connected');
+    // refused once, then the client rotates by close-then-resume without trying the overlap again
+    expect(h.fake.overlapsRefused).toBe(overlap ? 0 : 1);
+    expect(h.rec.states.map((s) => s.state)).not.toContain('reconnecting');
   });
 
-  it('switches at the deadline when the model talks through it; the old socket finishes its tail, input moves on', async () => {
-    h = await startHarness({}, { switchMarginMs: 1500, replyWaitMs: 200 });
+  it('rotates at the deadline when the model talks through it; input moves on, nothing lost, the cut turn ends', async () => {
+    h = await startHarness(fake, { switchMarginMs: 1500, replyWaitMs: 200 });
     const first = await h.fake.connection(0);
     const setupHandle = first.issuedHandles[0];
     const rec = h.rec;
@@ -81,8 +95,9 @@ describe('gemini live: goAway switch-over with session resumption', () => {
     const second = await h.fake.connection(1);
     // still mid-reply: the only resumable handle is the one from before the reply
     expect(second.resumedWithHandle).toBe(setupHandle);
-    expect(first.isOpen).toBe(true); // opened before the old one closed
-    expect(await reply).toBe('closed'); // the service cut the old socket at its deadline
+    if (overlap) expect(first.isOpen).toBe(true); // opened before the old one closed, which finishes its tail
+    expect(await reply).toBe('closed'); // cut at the deadline: by the service, or by us just before it
+    await waitUntil(() => rec.turnCompletes === 1, 'the cut turn ends explicitly');
     await second.waitFor(() => second.audio.length >= 5, 5000, 'audio on the second connection');
     clearInterval(pump!);
     pump = null;

@@ -86,11 +86,17 @@ describe('gemini live: setup and audio through @google/genai against the fake', 
     expect(rec.audioSamples).toBe(24_000);
     expect(Array.from(concatPcm(rec.audio))).toEqual(Array.from(speech));
     expect(rec.outputText).toBe('one two three four');
-    expect(rec.inputTranscripts).toEqual(['hello there']);
+    // Transcription arrives in fragments, the last one after the model's first audio (strict fake).
+    expect(rec.inputTranscripts.join('')).toBe('hello there');
+    expect(rec.inputTranscripts.length).toBeGreaterThan(1);
   });
 
-  it('works with text frames and the SDK default v1 path as well', async () => {
-    h = await startHarness({ framing: 'text' }, { apiVersion: 'v1' });
+  it('the strict fake refuses the SDK default v1 path (404 at upgrade), with a readable error', async () => {
+    await expect(startHarness({}, { apiVersion: 'v1' })).rejects.toThrow(/404/);
+  });
+
+  it('works with text frames and the v1 path where a service accepts it', async () => {
+    h = await startHarness({ framing: 'text', strict: { apiVersions: ['v1', 'v1beta'] } }, { apiVersion: 'v1' });
     const conn = await h.fake.connection(0);
     expect(conn.apiVersion).toBe('v1');
     await conn.reply({ toneMs: 200, transcript: 'ok' });

@@ -2,11 +2,20 @@
 // of these (goAway switch-over, reconnects); session.ts owns that story, this file only
 // opens, forwards and closes one socket and remembers how it ended.
 import type { GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from '@google/genai';
+import type { BadMessageHandler } from './guarded-socket.ts';
 
 export interface ConnectionHandlers {
   onMessage(message: LiveServerMessage, connection: GeminiConnection): void;
   /** Only for connections that finished setup; a failed open rejects `open()` instead. */
   onClose(code: number, reason: string, connection: GeminiConnection): void;
+  /** A frame that is not a JSON object arrived (dropped before the SDK saw it). */
+  onBadMessage(reason: string, connection: GeminiConnection): void;
+}
+
+/** What opens one socket: the SDK client and the claim on its guarded socket factory. */
+export interface LiveClient {
+  ai: GoogleGenAI;
+  claimSocket: (onBadMessage: BadMessageHandler) => () => void;
 }
 
 /** Why an open failed, with the close code when the server sent one. The key is never in here. */
@@ -32,16 +41,22 @@ export class GeminiConnection {
   #closeReason = '';
   #errorMessage = '';
   readonly #handlers: ConnectionHandlers;
+  #resolveClosed: () => void = () => undefined;
+  /** Settles when the socket has closed (for us or for the server). */
+  readonly closed: Promise<void>;
+  /** Clock reading when setup completed (set by the session). */
+  openedAt = 0;
 
   private constructor(id: number, model: string, handlers: ConnectionHandlers) {
     this.id = id;
     this.model = model;
     this.#handlers = handlers;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
   /** Resolves after `setupComplete` (SDK behaviour), rejects with ConnectFailure otherwise. */
   static async open(
-    ai: GoogleGenAI,
+    client: LiveClient,
     id: number,
     model: string,
     config: LiveConnectConfig,
@@ -49,8 +64,11 @@ export class GeminiConnection {
     scrub: (text: string) => string,
   ): Promise<GeminiConnection> {
     const connection = new GeminiConnection(id, model, handlers);
+    const unclaim = client.claimSocket((reason) => {
+      if (connection.#ready && !connection.#closed) handlers.onBadMessage(reason, connection);
+    });
     try {
-      connection.#session = await ai.live.connect({
+      connection.#session = await client.ai.live.connect({
         model,
         config,
         callbacks: {
@@ -62,6 +80,8 @@ export class GeminiConnection {
         },
       });
     } catch (err) {
+      unclaim();
+      connection.#resolveClosed();
       const reason = connection.#closeReason || connection.#errorMessage || scrub(err instanceof Error ? err.message : String(err));
       throw new ConnectFailure(connection.#closeCode, reason);
     }
@@ -98,6 +118,7 @@ export class GeminiConnection {
     this.#closed = true;
     this.#closeCode = code;
     this.#closeReason = reason;
+    this.#resolveClosed();
     if (this.#ready) this.#handlers.onClose(code, reason, this);
   }
 }

@@ -8,15 +8,18 @@
 //   unfiltered, parsed from text OR binary frames (`handleWebSocketMessage` accepts string,
 //   Buffer, ArrayBuffer and Blob);
 // - each `ai.live.connect()` is an independent socket, so the next connection can be opened while
-//   the old one still runs (goAway switch-over);
+//   the old one still runs (goAway switch-over, where the service allows it);
 // - `connect()` resolves only after `setupComplete` and rejects with the close code and reason,
 //   which is what model fallback and key errors need;
 // - `httpOptions.baseUrl`/`apiVersion` point it at a local fake or a proxy.
 // What it costs: one object + JSON.stringify per audio chunk, which `ws` would cost us too.
+// What it lacks: a bad frame from the service becomes an unhandled rejection inside the SDK, so its
+// socket factory is replaced by guarded-socket.ts.
 import { GoogleGenAI } from '@google/genai';
 import type { Logger } from 'pino';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../ports.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { guardLiveSockets } from './guarded-socket.ts';
 import { defaultInjectedText } from './setup.ts';
 import { GeminiLiveSession, type BackoffOptions } from './session.ts';
 
@@ -39,6 +42,12 @@ export interface GeminiProviderOptions {
   /** After an idle switch-over, how long the old socket may still deliver output (default 500). */
   drainMs?: number;
   replyWaitMs?: number;
+  /** No server message for this long while the model's turn is open counts as a stall (default 5000). */
+  stallMs?: number;
+  /** User audio held while no socket is ready (default 5000 ms). */
+  holdAudioMs?: number;
+  /** A socket that dies sooner than this after setup makes the next reconnect back off (default 10000). */
+  stableMs?: number;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 10_000, maxAttempts: 8 };
@@ -56,13 +65,14 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
   const httpOptions: { baseUrl?: string; apiVersion: string } = { apiVersion: options.apiVersion ?? 'v1beta' };
   if (options.baseUrl) httpOptions.baseUrl = options.baseUrl;
   const ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
+  const client = { ai, claimSocket: guardLiveSockets(ai) };
   const models = [...new Set([options.model, ...(options.fallbackModels ?? [])].filter(Boolean))];
   const logger = options.logger.child({ module: 'gemini' });
   return {
     name: 'gemini',
     async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
       const session = new GeminiLiveSession({
-        ai,
+        client,
         models,
         voice: options.voice,
         systemInstruction: connect.systemInstruction,
@@ -75,6 +85,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
         switchMarginMs: options.switchMarginMs ?? 2000,
         drainMs: options.drainMs ?? 500,
         replyWaitMs: options.replyWaitMs,
+        stallMs: options.stallMs ?? 5000,
+        holdAudioMs: options.holdAudioMs ?? 5000,
+        stableMs: options.stableMs ?? 10_000,
       });
       await session.start();
       return session;

@@ -1,19 +1,30 @@
-// One conversation with Gemini Live, which may span several WebSockets:
-// - a connection lives ~10 min and announces its end with `goAway`; the next one is opened with the
-//   latest resumption handle WHILE the old one is still up, at an idle point (no reply, no tool call
-//   in flight, handle fresh) or at the deadline, and input is re-routed in one synchronous step, so
-//   audio never stops flowing and the conversation continues on the new socket;
-// - an unexpected close is followed by reconnects with backoff, resuming with the latest handle;
+// One conversation with Gemini Live, which may span several WebSockets. It works in both worlds a
+// client meets:
+// - a connection lives ~10 min and announces its end with `goAway`; at an idle point (no reply, no
+//   tool call in flight, a handle issued after both) or at the deadline the next socket is opened
+//   with the latest resumption handle. Where the service allows two sockets of one session, it is
+//   opened WHILE the old one is up and input moves over in one synchronous step. Where it refuses
+//   that (1011, reported for the live service), the old socket is closed and the resume follows at
+//   once; from then on every rotation goes straight to close-then-resume;
+// - while no socket is ready, user audio is held (bounded) and replayed in order after the resume;
+// - a socket that goes silent while the model's turn is open (a stall) is replaced by a resume;
+// - when a socket ends, the turn it carried ends explicitly (`turnComplete`), so a barge-in mute or
+//   an open transcript never outlives it; a tool call it asked is answered on it while it is open,
+//   otherwise the result is kept and given to the same call asked again after the resume (never
+//   run twice);
+// - an unexpected close is followed by reconnects; sockets that die soon after setup back off;
 // - a rejected key stops at once (`error`), an unknown model moves to the next fallback model.
 import { EventEmitter } from 'node:events';
-import type { GoogleGenAI, LiveServerMessage } from '@google/genai';
+import type { LiveServerMessage } from '@google/genai';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../api-types.ts';
 import type { FrameSendResult, LiveModelEvents, LiveModelSession, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
-import { ConnectFailure, GeminiConnection } from './connection.ts';
+import { faultCounts } from '../../faults.ts';
+import { AudioHold } from './audio-hold.ts';
+import { ConnectFailure, GeminiConnection, type LiveClient } from './connection.ts';
 import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
 import { TextInjectionQueue } from '../text-injection.ts';
 
@@ -27,7 +38,7 @@ export interface BackoffOptions {
 }
 
 export interface GeminiSessionOptions {
-  ai: GoogleGenAI;
+  client: LiveClient;
   /** Primary model first, then fallbacks in order. */
   models: readonly string[];
   voice: string;
@@ -43,6 +54,12 @@ export interface GeminiSessionOptions {
   /** How long a replaced connection may still deliver the tail of its output before we close it. */
   drainMs: number;
   replyWaitMs?: number;
+  /** No server message for this long while the model's turn is open: the socket has stalled. */
+  stallMs: number;
+  /** User audio held while no socket is ready, at most (oldest gives way). */
+  holdAudioMs: number;
+  /** A socket that dies sooner than this after setup makes the next reconnect back off. */
+  stableMs: number;
 }
 
 export interface GeminiSessionStats {
@@ -53,6 +70,14 @@ export interface GeminiSessionStats {
   reconnects: number;
   switchOvers: number;
   audioChunksDropped: number;
+  /** Chunks held while no socket was ready (replayed after the resume). */
+  audioChunksHeld: number;
+  /** Overlapped resumes the service refused (then: close-then-resume). */
+  overlapsRefused: number;
+  stalls: number;
+  malformedMessages: number;
+  /** Tool results given to a call asked again after a resume instead of running the tool twice. */
+  toolResultsReplayed: number;
   textsDelivered: number;
   textsQueued: number;
   frames: FrameStats;
@@ -81,13 +106,39 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #sleepers = new Set<() => void>();
   #nextConnectionId = 1;
   #lastOpenResumed = false;
+  /** The service refused a second socket of this session: rotate by close-then-resume. */
+  #overlapRefused = false;
+  /** `interrupted` arrived and its `turnComplete` has not (playback is muted until then). */
+  #interruptPending = false;
+  #lastServerAt = 0;
+  #stallTimer: TimerHandle | null = null;
+  /** Unexpected closes in a row of sockets that lived less than `stableMs`. */
+  #quickDeaths = 0;
+  readonly #hold: AudioHold;
+  /** Which socket asked each tool call in flight, and the call's identity for a re-ask. */
+  readonly #toolOrigins = new Map<string, { connection: GeminiConnection; key: string }>();
+  /** Results of calls whose socket ended before the answer: replayed when the call is asked again. */
+  readonly #orphanResults = new Map<string, ToolCallResult>();
+  /** A call asked again while its first run is still going: first id → the new socket's id. */
+  readonly #reaskedRunning = new Map<string, { id: string; connection: GeminiConnection }>();
   readonly #frames: FrameLimiter;
   readonly #texts: TextInjectionQueue;
-  readonly #stats = { connectionAttempts: 0, resumed: 0, reconnects: 0, switchOvers: 0, audioChunksDropped: 0 };
+  readonly #stats = {
+    connectionAttempts: 0,
+    resumed: 0,
+    reconnects: 0,
+    switchOvers: 0,
+    audioChunksDropped: 0,
+    overlapsRefused: 0,
+    stalls: 0,
+    malformedMessages: 0,
+    toolResultsReplayed: 0,
+  };
 
   constructor(options: GeminiSessionOptions) {
     super();
     this.#o = options;
+    this.#hold = new AudioHold(options.holdAudioMs);
     this.#frames = new FrameLimiter({ clock: options.clock, send: (image) => this.#sendFrameNow(image) });
     this.#texts = new TextInjectionQueue({
       clock: options.clock,
@@ -106,7 +157,11 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   get stats(): GeminiSessionStats {
-    return { ...this.#stats, textsDelivered: this.#texts.delivered, textsQueued: this.#texts.size, frames: { ...this.#frames.stats } };
+    return {
+      ...this.#stats,
+      audioChunksDropped: this.#stats.audioChunksDropped + Math.ceil(this.#hold.droppedSamples / 320),
+      audioChunksHeld: this.#hold.heldChunks,
+      textsDelivered: this.#texts.delivered, textsQueued: this.#texts.size, frames: { ...this.#frames.stats } };
   }
 
   /** Opens the first connection (trying fallback models); rejects with a readable reason. */
@@ -125,18 +180,18 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   // --- input -------------------------------------------------------------------------------
 
   sendAudio(pcm16kMono: Int16Array): void {
-    const sdk = this.#active?.sdk;
-    if (!sdk) {
-      this.#stats.audioChunksDropped++;
-      return;
-    }
+    if (this.#closed) return;
     this.#texts.userAudio();
-    const data = Buffer.from(pcm16kMono.buffer, pcm16kMono.byteOffset, pcm16kMono.byteLength).toString('base64');
-    sdk.sendRealtimeInput({ audio: { data, mimeType: INPUT_AUDIO_MIME } });
+    const sdk = this.#active?.sdk;
+    // Held while no socket is ready, and behind earlier held audio so the order stays.
+    if (!sdk || !this.#hold.isEmpty) this.#hold.push(pcm16kMono);
+    else sendPcm(sdk, pcm16kMono);
   }
 
   endAudioInput(): void {
-    this.#active?.sdk?.sendRealtimeInput({ audioStreamEnd: true });
+    const sdk = this.#active?.sdk;
+    if (!sdk || !this.#hold.isEmpty) this.#hold.end();
+    else sdk.sendRealtimeInput({ audioStreamEnd: true });
     this.#texts.userAudioEnded();
   }
 
@@ -151,12 +206,25 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   sendToolResult(result: ToolCallResult): void {
     this.#toolsInFlight.delete(result.id);
-    const sdk = this.#active?.sdk;
-    if (!sdk) {
-      this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result dropped: no live connection');
-      return;
+    const origin = this.#toolOrigins.get(result.id);
+    this.#toolOrigins.delete(result.id);
+    const reasked = this.#reaskedRunning.get(result.id);
+    this.#reaskedRunning.delete(result.id);
+    // Answered on the socket that asked: a resumed session may never have seen this call id.
+    const asker = origin?.connection.sdk;
+    if (asker) {
+      asker.sendToolResponse({ functionResponses: [{ id: result.id, name: result.name, response: result.response }] });
+    } else if (reasked?.connection.sdk) {
+      this.#toolsInFlight.delete(reasked.id);
+      this.#stats.toolResultsReplayed++;
+      reasked.connection.sdk.sendToolResponse({ functionResponses: [{ id: reasked.id, name: result.name, response: result.response }] });
+    } else if (origin) {
+      // The asking socket is gone: keep the result for the same call asked again after the resume.
+      this.#orphanResults.set(origin.key, result);
+      this.#o.logger.info({ tool: result.name, callId: result.id }, 'tool result kept: the socket that asked has closed');
+    } else {
+      this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result for an unknown call dropped');
     }
-    sdk.sendToolResponse({ functionResponses: [{ id: result.id, name: result.name, response: result.response }] });
     this.#maybeSwitch();
   }
 
@@ -164,6 +232,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (this.#closed) return;
     this.#closed = true;
     this.#o.clock.clearTimeout(this.#goAwayTimer);
+    this.#o.clock.clearTimeout(this.#stallTimer);
+    this.#hold.clear();
     for (const wake of this.#sleepers) wake();
     this.#frames.close();
     this.#texts.close();
@@ -180,13 +250,18 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#stats.connectionAttempts++;
     const handle = this.#handle;
     const connection = await GeminiConnection.open(
-      this.#o.ai,
+      this.#o.client,
       this.#nextConnectionId++,
       model,
       buildLiveConfig({ voice: this.#o.voice, systemInstruction: this.#o.systemInstruction, tools: this.#o.tools, handle }),
-      { onMessage: (m, c) => this.#onMessage(m, c), onClose: (code, reason, c) => this.#onClose(code, reason, c) },
+      {
+        onMessage: (m, c) => this.#onMessage(m, c),
+        onClose: (code, reason, c) => this.#onClose(code, reason, c),
+        onBadMessage: (reason, c) => this.#onBadMessage(reason, c),
+      },
       this.#o.scrub,
     );
+    connection.openedAt = this.#o.clock.now();
     if (handle) this.#stats.resumed++;
     this.#lastOpenResumed = Boolean(handle);
     this.#o.logger.info({ model, connection: connection.id, resumed: Boolean(handle) }, 'gemini live connected');
@@ -242,31 +317,68 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#goAwayDeadline = null;
     this.#o.clock.clearTimeout(this.#goAwayTimer);
     this.#goAwayTimer = null;
+    // What the user said while no socket was ready goes first, in order.
+    const sdk = connection.sdk;
+    if (sdk && !this.#hold.isEmpty) {
+      const held = this.#hold.heldChunks;
+      this.#hold.drain(
+        (pcm) => sendPcm(sdk, pcm),
+        () => sdk.sendRealtimeInput({ audioStreamEnd: true }),
+      );
+      this.#o.logger.info({ connection: connection.id, heldChunks: held }, 'held user audio sent after the resume');
+    }
     this.#texts.tryFlush();
   }
 
-  #onClose(code: number, reason: string, connection: GeminiConnection): void {
-    if (this.#turnOpen && this.#turnConnection === connection && !this.#closed) {
+  /**
+   * A socket ended (closed by either side, or replaced): whatever turn it carried is over. The
+   * bridge hears `turnComplete`, which lifts a barge-in mute and writes the transcript, so the first
+   * reply on the next socket is heard. Calls it asked that are still running are remembered by
+   * identity, so the same call asked again after the resume gets their result.
+   */
+  #endSocketTurn(connection: GeminiConnection): void {
+    if (this.#turnConnection === connection && (this.#turnOpen || this.#interruptPending) && !this.#closed) {
       this.#turnOpen = false;
+      this.#interruptPending = false;
       this.#turnConnection = null;
       this.#texts.modelTurnEnded();
+      this.emit('turnComplete');
     }
+    for (const [id, origin] of this.#toolOrigins) if (origin.connection === connection) this.#toolsInFlight.delete(id);
+  }
+
+  #onClose(code: number, reason: string, connection: GeminiConnection): void {
+    this.#endSocketTurn(connection);
     if (this.#draining.delete(connection) || this.#closed || connection.closedByUs) return;
     if (connection !== this.#active) return;
     this.#active = null;
-    this.#o.logger.warn({ code, reason, connection: connection.id }, 'gemini live connection closed unexpectedly');
-    this.#toolsInFlight.clear();
+    this.#stopStallWatch();
+    // The deadline close that follows goAway is planned: resume at once, no back-off.
+    const planned = this.#goAwayDeadline !== null;
+    const lived = this.#o.clock.now() - connection.openedAt;
+    this.#quickDeaths = planned ? 0 : lived < this.#o.stableMs ? this.#quickDeaths + 1 : 0;
+    this.#o.logger.warn({ code, reason, connection: connection.id, livedMs: Math.round(lived), planned }, 'gemini live connection closed');
     // Mid switch-over the next socket is already being dialled: let #switchOver adopt it.
     if (this.#switching) return;
-    void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
+    const why = `connection closed (${code}${reason ? `: ${reason}` : ''})`;
+    void this.#reconnect(why, { announce: !planned });
   }
 
-  async #reconnect(reason: string): Promise<void> {
+  /**
+   * Opens the next socket (resuming) and adopts it. `announce: false` for a planned rotation: the
+   * call does not go through `reconnecting`, input is held meanwhile.
+   */
+  async #reconnect(reason: string, options: { announce: boolean }): Promise<void> {
     if (this.#reconnecting || this.#closed) return;
     this.#reconnecting = true;
     this.#stats.reconnects++;
-    this.#setState('reconnecting', reason);
+    if (options.announce) this.#setState('reconnecting', reason);
     try {
+      // Sockets that die right after setup would otherwise be redialled in a tight loop.
+      if (this.#quickDeaths > 0) {
+        const { initialMs, maxMs } = this.#o.backoff;
+        await this.#sleep(Math.min(maxMs, initialMs * 2 ** (this.#quickDeaths - 1)));
+      }
       this.#adopt(await this.#openWithFallback());
       if (!this.#closed) this.#setState('connected', this.#lastOpenResumed ? 'resumed' : 'new conversation (could not resume)');
     } catch (err) {
@@ -274,6 +386,58 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     } finally {
       this.#reconnecting = false;
     }
+  }
+
+  /**
+   * Ends `old` ourselves and resumes on a new socket at once (one socket per session): input is
+   * held from this moment until the new socket is up.
+   */
+  async #replace(old: GeminiConnection, reason: string, options: { announce: boolean }): Promise<void> {
+    if (this.#closed) return;
+    if (this.#active === old) this.#active = null;
+    this.#stopStallWatch();
+    this.#endSocketTurn(old);
+    old.close();
+    // The service counts the old socket until its close handshake is done.
+    await Promise.race([old.closed, this.#sleep(2000)]);
+    await this.#reconnect(reason, options);
+  }
+
+  #onBadMessage(reason: string, connection: GeminiConnection): void {
+    this.#stats.malformedMessages++;
+    faultCounts.malformed_model_messages++;
+    if (this.#stats.malformedMessages === 1) {
+      this.#o.logger.warn({ reason, connection: connection.id }, 'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)');
+    }
+    if (connection === this.#active && !this.#switching && !this.#reconnecting) void this.#replace(connection, `malformed message (${reason})`, { announce: true });
+  }
+
+  // --- stall watchdog: armed only while the model's turn is open ---------------------------
+
+  #watchStall(): void {
+    if (this.#stallTimer || this.#closed) return;
+    this.#stallTimer = this.#o.clock.setTimeout(() => this.#checkStall(), this.#o.stallMs);
+  }
+
+  #stopStallWatch(): void {
+    this.#o.clock.clearTimeout(this.#stallTimer);
+    this.#stallTimer = null;
+  }
+
+  #checkStall(): void {
+    this.#stallTimer = null;
+    const connection = this.#active;
+    // Waiting on our own tool result is not a stall.
+    if (!connection || !this.#turnOpen || this.#turnConnection !== connection || this.#toolsInFlight.size > 0) return;
+    const silentMs = this.#o.clock.now() - this.#lastServerAt;
+    if (silentMs < this.#o.stallMs) {
+      this.#stallTimer = this.#o.clock.setTimeout(() => this.#checkStall(), this.#o.stallMs - silentMs);
+      return;
+    }
+    if (this.#switching || this.#reconnecting) return;
+    this.#stats.stalls++;
+    this.#o.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs) }, 'gemini live stalled mid-turn: resuming on a new socket');
+    void this.#replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, { announce: true });
   }
 
   // --- goAway switch-over ------------------------------------------------------------------
@@ -302,6 +466,13 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#switching = true;
     this.#o.clock.clearTimeout(this.#goAwayTimer);
     this.#goAwayTimer = null;
+    if (this.#overlapRefused) {
+      this.#switching = false;
+      this.#stats.switchOvers++;
+      this.#o.logger.info({ from: old.id, trigger }, 'gemini live rotation: closing the old socket, then resuming');
+      await this.#replace(old, `rotation (${trigger})`, { announce: false });
+      return;
+    }
     try {
       const next = await this.#openOne(this.model);
       if (this.#closed) {
@@ -325,11 +496,22 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         if (this.#draining.delete(old)) old.close();
       }, drainMs);
     } catch (err) {
-      // The old socket is usually still up until its deadline; when it closes, #onClose reconnects.
-      this.#o.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'gemini switch-over failed; will reconnect on close');
+      const reason = err instanceof Error ? err.message : String(err);
+      if (this.#active === old && old.isOpen && !this.#closed) {
+        // The service allows one socket per session: close the old one now (we are at an idle
+        // point or at the deadline) and resume at once; later rotations skip the overlap attempt.
+        this.#overlapRefused = true;
+        this.#stats.overlapsRefused++;
+        this.#o.logger.info({ reason, from: old.id, trigger }, 'overlapped resume refused: closing the old socket, then resuming');
+        this.#switching = false;
+        this.#stats.switchOvers++;
+        await this.#replace(old, `rotation (${trigger})`, { announce: false });
+        return;
+      }
+      this.#o.logger.warn({ reason }, 'gemini switch-over failed; will reconnect on close');
     } finally {
       this.#switching = false;
-      if (!this.#active && !this.#closed) void this.#reconnect('connection closed during switch-over');
+      if (!this.#active && !this.#closed && !this.#reconnecting) void this.#reconnect('connection closed during switch-over', { announce: true });
     }
   }
 
@@ -337,6 +519,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   #onMessage(message: LiveServerMessage, connection: GeminiConnection): void {
     if (this.#closed) return;
+    if (connection === this.#active) this.#lastServerAt = this.#o.clock.now();
     const content = message.serverContent;
     if (content) {
       const parts = content.modelTurn?.parts;
@@ -354,9 +537,15 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         this.#modelActivity(connection);
         this.emit('outputTranscript', content.outputTranscription.text);
       }
-      if (content.interrupted) this.emit('interrupted');
+      if (content.interrupted) {
+        this.#interruptPending = true;
+        this.#turnConnection = connection;
+        this.emit('interrupted');
+      }
       if (content.turnComplete) {
         this.#turnOpen = false;
+        this.#interruptPending = false;
+        this.#stopStallWatch();
         this.emit('turnComplete');
         this.#texts.modelTurnEnded();
       }
@@ -364,15 +553,14 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     const calls = message.toolCall?.functionCalls;
     if (calls) {
       this.#modelActivity(connection);
-      for (const call of calls) {
-        const id = call.id ?? '';
-        this.#toolsInFlight.add(id);
-        this.emit('toolCall', { id, name: call.name ?? '', args: call.args ?? {} });
-      }
+      for (const call of calls) this.#onToolCall(connection, call.id ?? '', call.name ?? '', call.args ?? {});
     }
     const cancelled = message.toolCallCancellation?.ids;
     if (cancelled && cancelled.length > 0) {
-      for (const id of cancelled) this.#toolsInFlight.delete(id);
+      for (const id of cancelled) {
+        this.#toolsInFlight.delete(id);
+        this.#toolOrigins.delete(id);
+      }
       this.emit('toolCallCancelled', [...cancelled]);
     }
     const update = message.sessionResumptionUpdate;
@@ -395,6 +583,33 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#turnConnection = connection;
     this.#handleFresh = false;
     this.#texts.modelActivity();
+    if (connection === this.#active) this.#watchStall();
+  }
+
+  /**
+   * A call asked again after a resume (same name and arguments as one whose socket ended) is not
+   * run twice: it gets the kept result, or the result of the run still going.
+   */
+  #onToolCall(connection: GeminiConnection, id: string, name: string, args: Record<string, unknown>): void {
+    const key = `${name}\u0000${JSON.stringify(args)}`;
+    const kept = this.#orphanResults.get(key);
+    if (kept && connection.sdk) {
+      this.#orphanResults.delete(key);
+      this.#stats.toolResultsReplayed++;
+      connection.sdk.sendToolResponse({ functionResponses: [{ id, name, response: kept.response }] });
+      this.#o.logger.info({ tool: name, callId: id }, 'tool call asked again after a resume: answered with the kept result');
+      return;
+    }
+    for (const [firstId, origin] of this.#toolOrigins) {
+      if (origin.key === key && !origin.connection.isOpen && !this.#reaskedRunning.has(firstId)) {
+        this.#reaskedRunning.set(firstId, { id, connection });
+        this.#toolsInFlight.add(id);
+        return;
+      }
+    }
+    this.#toolsInFlight.add(id);
+    this.#toolOrigins.set(id, { connection, key });
+    this.emit('toolCall', { id, name, args });
   }
 
   #deliverTexts(texts: readonly string[]): boolean {
@@ -431,6 +646,11 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#sleepers.add(wake);
     });
   }
+}
+
+function sendPcm(sdk: NonNullable<GeminiConnection['sdk']>, pcm: Int16Array): void {
+  const data = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+  sdk.sendRealtimeInput({ audio: { data, mimeType: INPUT_AUDIO_MIME } });
 }
 
 /** base64 s16le → Int16Array, copying only when the decoded bytes are not 2-byte aligned. */

@@ -1,0 +1,100 @@
+// The SDK parses each server frame inside an async handler it never awaits: one frame that is not
+// JSON (or binary garbage) becomes an unhandled rejection, which ends a Node process. So the live
+// client's WebSocket factory is replaced by this one: frames are checked here, before the SDK sees
+// them, a bad one is reported to the connection that received it (which recovers by resuming), and
+// frames over MAX_SERVER_MESSAGE_BYTES close the socket (ws answers 1009) instead of filling memory.
+//
+// No keepalive pings are sent: Gemini's pongs were measured at 8–30 s, and a client ping timeout
+// closed calls with a self-inflicted 1011 (field-notes.md). Dead sockets are found by the session's
+// stall watchdog instead.
+import type { GoogleGenAI } from '@google/genai';
+import { WebSocket, type RawData } from 'ws';
+
+/** Far above any real message (an audio chunk is a few KiB, a tool call a few KiB). */
+export const MAX_SERVER_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+interface SdkSocketCallbacks {
+  onopen: (event: unknown) => void;
+  onerror: (event: { message?: string }) => void;
+  onclose: (event: { code: number; reason: string }) => void;
+  onmessage: (event: { data: string }) => void;
+}
+
+interface SdkSocket {
+  connect(): void;
+  send(message: string): void;
+  close(): void;
+}
+
+export type BadMessageHandler = (reason: string) => void;
+
+class GuardedSocket implements SdkSocket {
+  #ws: WebSocket | null = null;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly callbacks: SdkSocketCallbacks;
+  readonly onBadMessage: BadMessageHandler;
+  constructor(url: string, headers: Record<string, string>, callbacks: SdkSocketCallbacks, onBadMessage: BadMessageHandler) {
+    this.url = url;
+    this.headers = headers;
+    this.callbacks = callbacks;
+    this.onBadMessage = onBadMessage;
+  }
+
+  connect(): void {
+    const ws = new WebSocket(this.url, { headers: this.headers, maxPayload: MAX_SERVER_MESSAGE_BYTES });
+    this.#ws = ws;
+    ws.onopen = (event) => this.callbacks.onopen(event);
+    ws.onerror = (event) => this.callbacks.onerror({ message: event.message });
+    ws.onclose = (event) => this.callbacks.onclose({ code: event.code, reason: event.reason });
+    ws.on('message', (data: RawData) => {
+      const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        this.onBadMessage(`not JSON (${text.length} chars)`);
+        return;
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        this.onBadMessage('not a JSON object');
+        return;
+      }
+      this.callbacks.onmessage({ data: text });
+    });
+  }
+
+  send(message: string): void {
+    if (!this.#ws) throw new Error('WebSocket is not connected');
+    this.#ws.send(message);
+  }
+
+  close(): void {
+    this.#ws?.close();
+  }
+}
+
+/**
+ * Installs the guarded factory on `ai.live` and returns a function that claims the next socket it
+ * creates: connection.ts calls it right before `ai.live.connect()`, so each socket reports bad
+ * frames to the connection that opened it (sockets are created in the order connect is called).
+ */
+export function guardLiveSockets(ai: GoogleGenAI): (onBadMessage: BadMessageHandler) => () => void {
+  const claims: BadMessageHandler[] = [];
+  const factory = {
+    create(url: string, headers: Record<string, string>, callbacks: SdkSocketCallbacks): SdkSocket {
+      const handler = claims.shift() ?? (() => undefined);
+      return new GuardedSocket(url, headers, callbacks, handler);
+    },
+  };
+  // `webSocketFactory` is private in the SDK's types; it is read on every connect().
+  Object.defineProperty(ai.live, 'webSocketFactory', { value: factory, writable: true, configurable: true });
+  return (onBadMessage) => {
+    claims.push(onBadMessage);
+    // Withdraws the claim when connect() failed before creating its socket.
+    return () => {
+      const at = claims.indexOf(onBadMessage);
+      if (at >= 0) claims.splice(at, 1);
+    };
+  };
+}

@@ -1,0 +1,116 @@
+// How strict the fake Gemini Live service is. Every default is the strictest behaviour the public
+// reports describe (research/protocols.md §1, field-notes.md "Gemini Live sessions"); a test that
+// needs the lenient world asks for it by name, so a client that only works against a lax server
+// fails by default.
+import { z } from 'zod';
+
+export interface FakeGeminiStrictness {
+  /**
+   * A resume while another socket of the same session is still open: 'reject' closes the new socket
+   * 1011 (what aicc2025/sip-to-ai PR #14 measured against the live service), 'allow' accepts it.
+   */
+  overlappedResume: 'reject' | 'allow';
+  /** Resumption handles stop working this long after they were issued (docs: ~2 h). */
+  handleTtlMs: number;
+  /** Close sent when a goAway's timeLeft runs out (the service: 1011 "Deadline expired"). */
+  deadlineClose: { code: number; reason: string };
+  /** Delay before `setupComplete` (the service takes hundreds of ms; gaps only show with one). */
+  setupDelayMs: number;
+  /** Validate every post-setup message (one known key, known fields, MIME types, base64); 1007 otherwise. */
+  validateMessages: boolean;
+  /** API versions whose Live path exists (the SDK 3.x default `v1` is not one of them). */
+  apiVersions: readonly string[];
+  /** A toolResponse whose id this socket never asked for (or already got) closes it 1007. */
+  matchToolResponseIds: boolean;
+  /**
+   * The input transcription comes in fragments and the last ones arrive after the model's first
+   * audio (transcription is independent of modelTurn ordering, protocols.md §1.5).
+   */
+  lateInputTranscript: boolean;
+  /** Pong answers to client pings come this late (measured 8–30 s). 0 answers at once. */
+  pongDelayMs: number;
+  /**
+   * Tool calls left unanswered when a socket of the session ended: 'reask' issues them again (new
+   * ids) on the next resumed socket, 'forget' drops them. The live service's behaviour is not
+   * documented; 'reask' is the case a client can get wrong by running a tool twice.
+   */
+  pendingToolCallsOnResume: 'reask' | 'forget';
+}
+
+export const STRICT_GEMINI: FakeGeminiStrictness = {
+  overlappedResume: 'reject',
+  handleTtlMs: 2 * 60 * 60 * 1000,
+  deadlineClose: { code: 1011, reason: 'Deadline expired' },
+  setupDelayMs: 150,
+  validateMessages: true,
+  apiVersions: ['v1beta', 'v1alpha'],
+  matchToolResponseIds: true,
+  lateInputTranscript: true,
+  pongDelayMs: 10_000,
+  pendingToolCallsOnResume: 'reask',
+};
+
+/** The fake as it was before strictness options: what a client written against a lax server expects. */
+export const LENIENT_GEMINI: FakeGeminiStrictness = {
+  overlappedResume: 'allow',
+  handleTtlMs: Number.POSITIVE_INFINITY,
+  deadlineClose: { code: 1000, reason: 'Connection lifetime reached.' },
+  setupDelayMs: 0,
+  validateMessages: false,
+  apiVersions: ['v1', 'v1beta', 'v1alpha'],
+  matchToolResponseIds: false,
+  lateInputTranscript: false,
+  pongDelayMs: 0,
+  pendingToolCallsOnResume: 'forget',
+};
+
+/** WebSocket close reasons are at most 123 bytes (RFC 6455 §5.5); cut on a UTF-8 boundary. */
+export function cutCloseReason(reason: string): string {
+  const bytes = Buffer.from(reason, 'utf8');
+  if (bytes.length <= 123) return reason;
+  let end = 123;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+// --- client message validation (post-setup) --------------------------------------------------
+
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const base64 = z.string().regex(BASE64_RE, 'not base64');
+const audioBlob = z.strictObject({ data: base64, mimeType: z.string().regex(/^audio\/pcm(;rate=\d+)?$/, 'unsupported audio MIME type') });
+const imageBlob = z.strictObject({ data: base64, mimeType: z.enum(['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif']) });
+const mediaBlob = z.strictObject({ data: base64, mimeType: z.string().regex(/^(audio\/pcm(;rate=\d+)?|image\/(jpeg|png|webp|heic|heif))$/) });
+const part = z.looseObject({ text: z.string().optional(), inlineData: mediaBlob.optional() });
+
+const realtimeInput = z.strictObject({
+  audio: audioBlob.optional(),
+  video: imageBlob.optional(),
+  text: z.string().optional(),
+  activityStart: z.strictObject({}).optional(),
+  activityEnd: z.strictObject({}).optional(),
+  audioStreamEnd: z.boolean().optional(),
+  mediaChunks: z.array(mediaBlob).optional(),
+});
+const clientContent = z.strictObject({
+  turns: z.array(z.strictObject({ role: z.enum(['user', 'model']).optional(), parts: z.array(part) })).optional(),
+  turnComplete: z.boolean().optional(),
+});
+const toolResponse = z.strictObject({
+  functionResponses: z.array(
+    z.strictObject({
+      id: z.string().min(1),
+      name: z.string().optional(),
+      response: z.record(z.string(), z.unknown()).optional(),
+      scheduling: z.enum(['SILENT', 'WHEN_IDLE', 'INTERRUPT']).optional(),
+      willContinue: z.boolean().optional(),
+    }),
+  ),
+});
+
+/** Exactly one of the documented client message kinds (protocols.md §1.4). */
+export const clientMessageSchema = z.union([
+  z.strictObject({ realtimeInput }),
+  z.strictObject({ clientContent }),
+  z.strictObject({ toolResponse }),
+  z.strictObject({ contextUpdate: z.looseObject({}) }),
+]);
