@@ -1,7 +1,37 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when built (installed packages), else the TypeScript source directly
-// (a checkout on Node >= 22.18, whose type stripping needs no build step).
-import { existsSync } from 'node:fs';
+// Runs the compiled CLI when built (installed packages), else the TypeScript source directly (a
+// checkout, whose Node strips types without a flag). Plain JavaScript so that it runs on any Node:
+// under a Node older than package.json's "engines.node" it hands over to the Node that
+// scripts/use-node22.sh put in .tools/ (so `npx live-voice-bridge …` works from a terminal whose
+// PATH still starts with the machine's Node 20), or says how to get one.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 
-const built = new URL('../dist/main/cli.js', import.meta.url);
-await import(existsSync(built) ? built.href : new URL('../main/cli.ts', import.meta.url).href);
+const root = new URL('../', import.meta.url);
+const built = new URL('dist/main/cli.js', root);
+
+function olderThan(version, minimum) {
+  const have = version.split('.').map(Number);
+  const need = minimum.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if (have[i] !== need[i]) return have[i] < need[i];
+  return false;
+}
+
+const minimum = /(\d+\.\d+\.\d+)/.exec(JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).engines.node)[1];
+if (!existsSync(built) && olderThan(process.versions.node, minimum)) {
+  const projectNode = new URL('.tools/node22/bin/node', root);
+  if (existsSync(projectNode) && process.env.LVB_NODE_HANDOVER !== '1') {
+    const child = spawnSync(projectNode.pathname, [new URL('main/cli.ts', root).pathname, ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: { ...process.env, LVB_NODE_HANDOVER: '1' },
+    });
+    if (child.signal) process.kill(process.pid, child.signal);
+    process.exit(child.status ?? 1);
+  }
+  process.stderr.write(
+    `live-voice-bridge needs Node >= ${minimum}; this is Node ${process.versions.node}.\n` +
+      'Run ./scripts/demo.sh once (it puts a new enough Node in .tools/), or: source scripts/use-node22.sh\n',
+  );
+  process.exit(2);
+}
+await import(existsSync(built) ? built.href : new URL('main/cli.ts', root).href);

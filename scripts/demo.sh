@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# README "Quick start", first command: a whole simulated call (fake Discord and fake Gemini in a child
+# process, the real core in this one) with no accounts, until Ctrl-C. Sets up whatever is missing first.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
+lvb_bootstrap
+exec node main/cli.ts demo "$@"
