@@ -22,6 +22,15 @@ function showBanner(message: string | null): void {
   banner.textContent = message ?? '';
 }
 
+/** The slow Opus fallback or a missing native piece, stated where the user looks (it is in /health too). */
+function nativeWarning(health: HealthReport): string | null {
+  const problems: string[] = [];
+  if (health.audio.opus.impl === 'wasm') problems.push(`Audio uses the slow WASM Opus codec: ${health.audio.opus.reason}.`);
+  if (!health.native.sharp.available) problems.push(`sharp is missing: ${health.native.sharp.reason}.`);
+  if (!health.native.davey.available) problems.push(`davey is missing: ${health.native.davey.reason}.`);
+  return problems.length ? `${problems.join(' ')} Reinstall with ./scripts/demo.sh or npm ci using the Node that runs the app.` : null;
+}
+
 function setStream(text: string, kind: 'ok' | 'error' | 'info'): void {
   streamStatus.textContent = text;
   streamStatus.dataset.kind = kind;
@@ -31,6 +40,10 @@ async function loadHealth(): Promise<void> {
   try {
     const health: HealthReport = await api.health();
     call.applyHealth(health);
+    const warning = nativeWarning(health);
+    const nativeBanner = byId('native-warning');
+    nativeBanner.hidden = warning === null;
+    nativeBanner.textContent = warning ?? '';
     byId('app-version').textContent = `v${health.version}`;
   } catch (err) {
     setStream('sidecar unreachable', 'error');

@@ -42,7 +42,7 @@ const FRAME_VALUES = 1920;
 const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
 const healthSchema = z.object({
   bridge: z.object({ state: z.string() }),
-  audio: z.object({ opus: z.string().nullable() }),
+  audio: z.object({ opus: z.object({ impl: z.enum(['native', 'wasm']), library: z.string(), reason: z.string() }) }),
   metrics: z.object({
     frames_in: z.number(),
     frames_out: z.number(),
@@ -330,7 +330,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
 
     const sampleNear = (seconds: number) => samples.find((s) => s.at - callFrom.at >= seconds * 1000 - 500) ?? null;
     return {
-      opus: healthAtEnd.audio.opus,
+      opus: healthAtEnd.audio.opus.library,
       utterances,
       replies: driver.turns.length,
       repliesCompleted: driver.turns.filter((t) => t.outcome === 'complete').length,

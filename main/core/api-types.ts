@@ -102,6 +102,19 @@ export interface LevelReading {
   peak: number;
 }
 
+/** Which Opus codec calls use and why (`impl: "wasm"` is the slow fallback; `reason` then holds the loader's error). */
+export interface OpusReport {
+  impl: 'native' | 'wasm';
+  library: string;
+  reason: string;
+}
+
+/** A native piece other than Opus: whether it is there, and what is missing without it. */
+export interface NativePieceReport {
+  available: boolean;
+  reason: string;
+}
+
 export interface HealthReport {
   status: 'ok';
   version: string;
@@ -119,12 +132,15 @@ export interface HealthReport {
     model: ConnectionState;
   };
   audio: {
-    opus: string | null;
+    /** Known from start-up, before any call. */
+    opus: OpusReport;
     input_level?: LevelReading;
     output_level?: LevelReading;
   };
   metrics: Record<string, number | LatencySummary>;
   memory: { rss_mb: number; heap_used_mb: number };
+  /** sharp (screen frames) and davey (DAVE end-to-end encrypted voice), checked at start-up. */
+  native: { sharp: NativePieceReport; davey: NativePieceReport };
 }
 
 /** Server-sent events on `GET /events`: `event:` is the `type`, `data:` the JSON of `data`. */

@@ -34,6 +34,8 @@ import { ensureSidecarToken } from './sidecar/token.ts';
 import { redactText, registerHelperTools } from './tools/helpers/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
 import type { DiscordVoiceAdapter } from './voice/index.ts';
+import { loadOpus, type OpusFactory } from './voice/opus.ts';
+import { checkNativePieces, logNativePieces } from './native/native-pieces.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -42,6 +44,8 @@ export interface CoreOptions {
   settingsStore?: SettingsStore;
   /** Extra sidecar routes from the shell. */
   extraRoutes?: RouteRegistrar[];
+  /** The Opus codec calls use; default: the native addon when it loads, else WASM (reported either way). */
+  opus?: OpusFactory;
 }
 
 export interface CoreHandle {
@@ -79,6 +83,10 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   mkdirSync(voiceUsers, { recursive: true, mode: 0o700 });
 
   const tokenInfo = ensureSidecarToken(voiceUsers, config.sidecar.token);
+  // Chosen and named now, not at the first call: a WASM fallback or a missing piece is never silent.
+  const opus = options.opus ?? loadOpus();
+  const native = checkNativePieces(opus);
+  logNativePieces(native, log);
   const hub = new EventHub();
   const notes = new NotesLog({ dir: path.join(voiceUsers, 'notes'), hub });
   const tools = new ToolRegistry();
@@ -100,6 +108,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       guildId: config.discord.guildId,
       channelId: config.discord.voiceChannelId,
       logger: moduleLogger(logger, 'discord'),
+      opus,
     });
   }
   const discordReady = discord?.login().then(
@@ -195,9 +204,10 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       node: process.version,
       bridge: { state: status.state, ...(status.reason ? { reason: status.reason } : {}), ...(status.callId ? { call_id: status.callId } : {}), since: status.since },
       connections: status.connections,
-      audio: { opus: status.opus, input_level: status.levels.input, output_level: status.levels.output },
+      audio: { opus: native.opus, input_level: status.levels.input, output_level: status.levels.output },
       metrics: bridge.metrics() as HealthReport['metrics'],
       memory: { rss_mb: Math.round(mem.rss / 1048576), heap_used_mb: Math.round(mem.heapUsed / 1048576) },
+      native: { sharp: native.sharp, davey: native.davey },
     };
   };
 

@@ -46,6 +46,8 @@ export interface DiscordVoiceOptions {
   daveEncryption?: boolean;
   /** Force an Opus library (default: @discordjs/opus, falling back to opusscript). */
   opusLibrary?: OpusLibraryName;
+  /** The codec chosen (and reported) at start-up; wins over opusLibrary. */
+  opus?: OpusFactory;
   logger: Logger;
   /** Rejoin back-off and budget (defaults: 4 rejoins, 0.5 s doubling to 8 s). */
   rejoin?: Partial<RejoinPolicy>;
@@ -122,7 +124,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     if (this.#connection) await this.leave();
     const guild = this.#client.guilds.cache.get(resolved.guildId);
     if (!guild) throw new Error(`the bot is not in guild ${resolved.guildId}`);
-    this.#opus ??= loadOpus(this.#options.opusLibrary);
+    this.#opus ??= this.#options.opus ?? loadOpus(this.#options.opusLibrary);
     this.target = resolved;
     this.#wasReady = false;
     this.#setState('connecting');

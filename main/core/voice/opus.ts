@@ -11,6 +11,15 @@ export const OPUS_FRAME_SAMPLES = 960;
 
 export type OpusLibraryName = '@discordjs/opus' | 'opusscript';
 
+/** Which codec calls will use and why: logged at start-up and reported by /health before any call. */
+export interface OpusChoice {
+  /** native: the @discordjs/opus addon; wasm: opusscript (Emscripten), several times slower per frame. */
+  impl: 'native' | 'wasm';
+  library: OpusLibraryName;
+  /** Why this one; for a fallback, the native loader's error. */
+  reason: string;
+}
+
 /** A stateful 48 kHz stereo Opus encoder+decoder (one per stream: Opus state is per stream). */
 export interface OpusCodec {
   /** 20 ms of s16le interleaved stereo (3840 bytes) → one Opus packet. */
@@ -22,10 +31,16 @@ export interface OpusCodec {
 
 export interface OpusFactory {
   readonly library: OpusLibraryName;
+  readonly choice: OpusChoice;
   create(): OpusCodec;
 }
 
-interface NativeEncoder {
+/** What `require('@discordjs/opus')` hands back (the part we use). */
+export interface NativeOpusModule {
+  OpusEncoder: new (rate: number, channels: number) => NativeEncoder;
+}
+
+export interface NativeEncoder {
   encode(buf: Buffer): Buffer;
   decode(buf: Buffer): Buffer;
 }
@@ -39,12 +54,13 @@ interface OpusScriptClass {
   Application: { AUDIO: number };
 }
 
-function nativeFactory(): OpusFactory {
-  const { OpusEncoder } = require('@discordjs/opus') as { OpusEncoder: new (rate: number, channels: number) => NativeEncoder };
+function nativeFactory(loadNative: () => NativeOpusModule): OpusFactory {
+  const { OpusEncoder } = loadNative();
   // Probe once so a broken prebuild (wrong ABI) fails here, not mid-call.
   new OpusEncoder(OPUS_RATE, OPUS_CHANNELS);
   return {
     library: '@discordjs/opus',
+    choice: { impl: 'native', library: '@discordjs/opus', reason: 'the native @discordjs/opus addon loaded' },
     create() {
       const codec = new OpusEncoder(OPUS_RATE, OPUS_CHANNELS);
       return { encode: (pcm) => codec.encode(pcm), decode: (packet) => codec.decode(packet), destroy() {} };
@@ -52,10 +68,11 @@ function nativeFactory(): OpusFactory {
   };
 }
 
-function opusscriptFactory(): OpusFactory {
+function opusscriptFactory(reason: string): OpusFactory {
   const OpusScript = require('opusscript') as OpusScriptClass;
   return {
     library: 'opusscript',
+    choice: { impl: 'wasm', library: 'opusscript', reason },
     create() {
       const codec = new OpusScript(OPUS_RATE, OPUS_CHANNELS, OpusScript.Application.AUDIO);
       return {
@@ -68,26 +85,43 @@ function opusscriptFactory(): OpusFactory {
   };
 }
 
-const cache = new Map<string, OpusFactory>();
+export interface SelectOpusOptions {
+  /** Force one library (tests, or an Electron build without the addon). */
+  prefer?: OpusLibraryName;
+  /** How the native addon is loaded; tests pass one that throws to see the fallback. */
+  loadNative?: () => NativeOpusModule;
+}
+
+const requireNative = () => require('@discordjs/opus') as NativeOpusModule;
+
+/** The first line of a loader error: enough to name the cause (wrong ABI, missing file) in one log line. */
+function loaderMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+}
 
 /**
- * The Opus library to use: @discordjs/opus when its native module loads, otherwise opusscript.
- * `prefer: 'opusscript'` forces the fallback (tests, or an Electron build without the addon).
+ * Choose the Opus library: @discordjs/opus when its native module loads, otherwise opusscript, with
+ * the reason recorded in `choice` (never a silent fallback).
  */
+export function selectOpus(options: SelectOpusOptions = {}): OpusFactory {
+  if (options.prefer === 'opusscript') return opusscriptFactory('opusscript was requested');
+  try {
+    return nativeFactory(options.loadNative ?? requireNative);
+  } catch (error) {
+    if (options.prefer === '@discordjs/opus') throw error;
+    return opusscriptFactory(`the native @discordjs/opus addon failed to load: ${loaderMessage(error)}`);
+  }
+}
+
+const cache = new Map<string, OpusFactory>();
+
+/** `selectOpus` once per process (per preference): every stream shares the choice. */
 export function loadOpus(prefer?: OpusLibraryName): OpusFactory {
   const key = prefer ?? 'auto';
-  const known = cache.get(key);
-  if (known) return known;
-  let factory: OpusFactory;
-  if (prefer === 'opusscript') factory = opusscriptFactory();
-  else {
-    try {
-      factory = nativeFactory();
-    } catch (error) {
-      if (prefer === '@discordjs/opus') throw error;
-      factory = opusscriptFactory();
-    }
+  let factory = cache.get(key);
+  if (!factory) {
+    factory = selectOpus({ prefer });
+    cache.set(key, factory);
   }
-  cache.set(key, factory);
   return factory;
 }

@@ -59,9 +59,9 @@ describe('a call on the fakes', () => {
     expect(joined.status).toBe(200);
     expect(joined.json).toMatchObject({ state: 'connected', target: { guildId: discord.guildId, channelId: discord.voiceChannelId }, connections: { discord: 'connected', model: 'connected' } });
     model = await gemini.connection(0);
-    const health = (await get('/health')).json as { bridge: { state: string }; audio: { opus: string } };
+    const health = (await get('/health')).json as { bridge: { state: string }; audio: { opus: { library: string } } };
     expect(health.bridge.state).toBe('connected');
-    expect(health.audio.opus).toMatch(/opus/);
+    expect(health.audio.opus.library).toMatch(/opus/);
     const again = await post('/join');
     expect([again.status, errorCode(again)]).toEqual([409, 'already_active']);
   });
