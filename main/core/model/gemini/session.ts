@@ -121,6 +121,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   readonly #orphanResults = new Map<string, ToolCallResult>();
   /** A call asked again while its first run is still going: first id → the new socket's id. */
   readonly #reaskedRunning = new Map<string, { id: string; connection: GeminiConnection }>();
+  /** Kept results waiting for their (re-asking) socket to finish setup. */
+  #replies: { connection: GeminiConnection; response: { id: string; name: string; response: Record<string, unknown> } }[] = [];
   readonly #frames: FrameLimiter;
   readonly #texts: TextInjectionQueue;
   readonly #stats = {
@@ -327,7 +329,16 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       );
       this.#o.logger.info({ connection: connection.id, heldChunks: held }, 'held user audio sent after the resume');
     }
+    this.#sendReplies();
     this.#texts.tryFlush();
+  }
+
+  #sendReplies(): void {
+    this.#replies = this.#replies.filter(({ connection, response }) => {
+      const sdk = connection.sdk;
+      if (sdk) sdk.sendToolResponse({ functionResponses: [response] });
+      return !sdk && !this.#closed;
+    });
   }
 
   /**
@@ -593,11 +604,13 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #onToolCall(connection: GeminiConnection, id: string, name: string, args: Record<string, unknown>): void {
     const key = `${name}\u0000${JSON.stringify(args)}`;
     const kept = this.#orphanResults.get(key);
-    if (kept && connection.sdk) {
+    if (kept) {
       this.#orphanResults.delete(key);
       this.#stats.toolResultsReplayed++;
-      connection.sdk.sendToolResponse({ functionResponses: [{ id, name, response: kept.response }] });
       this.#o.logger.info({ tool: name, callId: id }, 'tool call asked again after a resume: answered with the kept result');
+      // Calls that arrive with setupComplete come before the socket is adopted: answer on adoption.
+      this.#replies.push({ connection, response: { id, name, response: kept.response } });
+      this.#sendReplies();
       return;
     }
     for (const [firstId, origin] of this.#toolOrigins) {

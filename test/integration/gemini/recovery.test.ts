@@ -1,0 +1,199 @@
+// The provider against the strict fake's failure modes: silent drops, stalls, tool calls across a
+// rotation or a drop, a barge-in whose turnComplete never comes, malformed frames, sockets that
+// die right after setup. Each test fails on the defect it names (lost audio, a muted next reply,
+// a tool run twice, a crashed process, a reconnect storm).
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../main/core/model/clock.ts';
+import { faultCounts } from '../../../main/core/faults.ts';
+import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
+
+let h: Harness | null = null;
+let pump: ReturnType<typeof setInterval> | null = null;
+afterEach(async () => {
+  if (pump) clearInterval(pump);
+  pump = null;
+  await h?.close();
+  h = null;
+});
+
+function startPump(harness: Harness): { sent: () => number } {
+  let seq = 0;
+  pump = setInterval(() => harness.session.sendAudio(numberedChunk(seq++)), 10);
+  return { sent: () => seq };
+}
+
+const lookupTool = [{ name: 'lookup', description: 'look something up', parameters: { type: 'object', properties: { q: { type: 'string' } } } }];
+
+describe('gemini live recovery against the strict fake', () => {
+  it.each([
+    ['a 1006 drop (no close frame)', (c: { drop(): void }) => c.drop()],
+    ['a 1011 close without warning', (c: { close(code: number, reason: string): void }) => c.close(1011, 'Internal error occurred.')],
+  ])('after %s it resumes, and audio spoken while no socket was ready arrives after the resume, in order, once', async (_what, kill) => {
+    h = await startHarness();
+    const first = await h.fake.connection(0);
+    const audio = startPump(h);
+    await first.waitFor(() => first.audio.length >= 5, 5000, 'audio on the first socket');
+    let sentWhenLost = -1;
+    h.session.once('state', () => (sentWhenLost = audio.sent()));
+    kill(first as never);
+    const second = await h.fake.connection(1);
+    expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
+    await second.waitFor(() => second.audio.length >= 10, 5000, 'audio on the resumed socket');
+    clearInterval(pump!);
+    pump = null;
+    const total = audio.sent();
+    await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'the last chunk');
+    const seqs = [...first.audio, ...second.audio].map((a) => a.pcm[0]!);
+    // no chunk twice, none out of order
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    // everything spoken from the moment the client knew the socket was gone arrived (held, then sent)
+    const after = seqs.filter((s) => s >= sentWhenLost);
+    expect(after).toEqual(Array.from({ length: total - sentWhenLost }, (_, i) => sentWhenLost + i));
+    expect(h.session.stats.audioChunksHeld).toBeGreaterThan(0);
+    expect(h.session.stats.audioChunksDropped).toBe(0);
+    expect(h.rec.states.map((s) => s.state)).toEqual(['reconnecting', 'connected']);
+  });
+
+  it('detects a stall mid-reply (socket open, nothing sent), ends that turn and resumes; the next reply is heard', async () => {
+    h = await startHarness({}, { stallMs: 300 });
+    const first = await h.fake.connection(0);
+    const rec = h.rec;
+    void first.reply({ toneMs: 4000, chunkMs: 40, paceMs: 40, transcript: 'a sentence that never ends' });
+    await waitUntil(() => rec.audio.length >= 3, 'reply under way');
+    first.stall();
+    const second = await h.fake.connection(1);
+    expect(second.resumedWithHandle).not.toBeNull();
+    await waitUntil(() => rec.turnCompletes === 1, 'the stalled turn ended explicitly');
+    expect(h.session.stats.stalls).toBe(1);
+    expect(first.closedBy).toBe('client');
+    const before = rec.audioSamples;
+    await second.reply({ toneMs: 200, transcript: 'back again' });
+    await waitUntil(() => rec.turnCompletes === 2, 'the next reply');
+    expect(rec.audioSamples - before).toBe(4800);
+    expect(rec.states.map((s) => s.state)).toEqual(['reconnecting', 'connected']);
+  });
+
+  it('does not count waiting for our own tool result as a stall', async () => {
+    h = await startHarness({}, { stallMs: 200 }, { tools: lookupTool });
+    const first = await h.fake.connection(0);
+    const answered = first.toolCall([{ name: 'lookup', args: { q: 'slow' } }]);
+    await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
+    await new Promise((r) => setTimeout(r, 600)); // the tool takes longer than stallMs
+    h.session.sendToolResult({ id: h.rec.toolCalls[0]!.id, name: 'lookup', response: { result: 'done' } });
+    expect((await answered)[0]!.response).toEqual({ result: 'done' });
+    expect(h.session.stats.stalls).toBe(0);
+    expect(h.fake.established).toHaveLength(1);
+  });
+
+  it('rotation during a tool call: answered on the socket that asked, then resumed from a handle issued after it', async () => {
+    h = await startHarness({}, { switchMarginMs: 500 }, { tools: lookupTool });
+    const first = await h.fake.connection(0);
+    const answered = first.toolCall([{ name: 'lookup', args: { q: 'x' } }]);
+    await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
+    const handleBeforeTool = first.issuedHandles.at(-1);
+    first.goAway(5000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.fake.established).toHaveLength(1); // no rotation while the call is in flight
+    h.session.sendToolResult({ id: h.rec.toolCalls[0]!.id, name: 'lookup', response: { result: 'found' } });
+    expect((await answered)[0]!.response).toEqual({ result: 'found' }); // on the asking socket, accepted (ids matched)
+    const freshHandle = first.resumptionUpdate(); // the model finished with the tool
+    const second = await h.fake.connection(1);
+    expect(second.resumedWithHandle).toBe(freshHandle);
+    expect(second.resumedWithHandle).not.toBe(handleBeforeTool);
+    expect(first.closedBy).toBe('client');
+    expect(h.rec.toolCalls).toHaveLength(1);
+  });
+
+  it('a socket that dies during a tool call: the call asked again after the resume gets the result, the tool runs once', async () => {
+    h = await startHarness({}, {}, { tools: lookupTool });
+    const first = await h.fake.connection(0);
+    void first.toolCall([{ name: 'lookup', args: { q: 'y' } }]).catch(() => undefined);
+    await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
+    first.drop();
+    const second = await h.fake.connection(1);
+    await waitUntil(() => second.reaskedToolCalls !== null, 'the call asked again');
+    // the tool (started once, from the first socket's call) finishes only now
+    h.session.sendToolResult({ id: h.rec.toolCalls[0]!.id, name: 'lookup', response: { result: 'late' } });
+    const responses = await second.reaskedToolCalls!;
+    expect(responses[0]!.response).toEqual({ result: 'late' });
+    expect(second.isOpen).toBe(true); // the id matched the re-asked call
+    expect(h.rec.toolCalls).toHaveLength(1); // not run twice
+    expect(h.session.stats.toolResultsReplayed).toBe(1);
+  });
+
+  it('a result that finished while no socket was up is kept and given to the re-asked call', async () => {
+    h = await startHarness({ setupDelayMs: 400 }, {}, { tools: lookupTool });
+    const first = await h.fake.connection(0);
+    void first.toolCall([{ name: 'lookup', args: { q: 'z' } }]).catch(() => undefined);
+    await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
+    first.drop();
+    await waitUntil(() => h!.session.state === 'reconnecting', 'reconnecting');
+    h.session.sendToolResult({ id: h.rec.toolCalls[0]!.id, name: 'lookup', response: { result: 'kept' } });
+    const second = await h.fake.connection(1);
+    await waitUntil(() => second.reaskedToolCalls !== null, 'the call asked again');
+    expect((await second.reaskedToolCalls!)[0]!.response).toEqual({ result: 'kept' });
+    expect(h.rec.toolCalls).toHaveLength(1);
+  });
+
+  it('a barge-in whose turnComplete never comes ends with the socket: the turn is closed explicitly', async () => {
+    h = await startHarness();
+    const first = await h.fake.connection(0);
+    const rec = h.rec;
+    void first.reply({ toneMs: 3000, chunkMs: 40, paceMs: 40, transcript: 'cut me off' });
+    await waitUntil(() => rec.audio.length >= 3, 'reply under way');
+    first.send({ serverContent: { interrupted: true } }); // and no turnComplete
+    await waitUntil(() => rec.interrupted === 1, 'interrupted');
+    expect(rec.turnCompletes).toBe(0);
+    first.close(1011, 'Internal error occurred.');
+    await waitUntil(() => rec.turnCompletes === 1, 'turn ended with the socket');
+    const second = await h.fake.connection(1);
+    const before = rec.audioSamples;
+    await second.reply({ toneMs: 200, transcript: 'heard' });
+    await waitUntil(() => rec.turnCompletes === 2, 'next reply');
+    // interrupted → turnComplete (from the socket's end) → the whole next reply
+    expect(rec.order.slice(rec.order.indexOf('interrupted'), rec.order.indexOf('interrupted') + 3)).toEqual(['interrupted', 'turnComplete', 'audio']);
+    expect(rec.audioSamples - before).toBe(4800);
+  });
+
+  it.each([
+    ['text that is not JSON', '{"serverContent": {'],
+    ['binary garbage', Buffer.from([0xff, 0xfe, 0x00, 0x81])],
+    ['JSON that is not an object', '[1,2,3]'],
+  ])('%s from the service is dropped, counted, and the socket is resumed; the process lives on', async (_what, frame) => {
+    h = await startHarness();
+    const first = await h.fake.connection(0);
+    const before = faultCounts.malformed_model_messages;
+    first.sendRaw(frame);
+    const second = await h.fake.connection(1);
+    expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
+    expect(h.session.stats.malformedMessages).toBe(1);
+    expect(faultCounts.malformed_model_messages).toBe(before + 1);
+    await second.reply({ toneMs: 100, transcript: 'fine' });
+    await waitUntil(() => h!.rec.turnCompletes === 1, 'a reply after the bad frame');
+    expect(h.logLines.filter((l) => l.includes('malformed message'))).toHaveLength(1);
+  });
+
+  it('sockets that die right after setup are redialled with growing back-off, not in a loop', async () => {
+    const clock = new ManualClock(0);
+    h = await startHarness({}, { clock, backoff: { initialMs: 100, maxMs: 1000, maxAttempts: 50 } });
+    const first = await h.fake.connection(0);
+    clock.advance(60_000); // the first socket lived long: its loss is not a quick death
+    h.fake.on('setup', (c) => c.close(1011, 'Internal error occurred.')); // from now on every socket dies at once
+    first.close(1011, 'Internal error occurred.');
+    await h.fake.connection(1); // redialled at once after a long-lived socket
+    await waitUntil(() => h!.fake.established[1]!.closeCode !== null, 'second socket closed');
+    const dials = (): number => h!.fake.upgradeAttempts;
+    const afterQuickDeath = dials();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(dials()).toBe(afterQuickDeath); // waiting 100 ms of (manual) back-off, not redialling
+    clock.advance(100);
+    await waitUntil(() => dials() === afterQuickDeath + 1 && h!.fake.established[2]?.closeCode != null, 'third socket');
+    await new Promise((r) => setTimeout(r, 400));
+    clock.advance(100); // the second quick death waits 200 ms
+    await new Promise((r) => setTimeout(r, 400));
+    expect(dials()).toBe(afterQuickDeath + 1);
+    clock.advance(100);
+    await waitUntil(() => dials() === afterQuickDeath + 2, 'fourth dial after 200 ms');
+  });
+});
