@@ -74,7 +74,8 @@ export const api = {
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   frame: (image: Blob) => request<FrameAnswer>('POST', '/frame', image, image.type || 'application/octet-stream'),
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),
-  schedule: () => request<{ entries: ScheduledNotification[] }>('GET', '/schedule'),
+  schedule: (state?: ScheduledNotification['state'], limit = 200) =>
+    request<{ entries: ScheduledNotification[]; next_cursor: string | null }>('GET', `/schedule?limit=${limit}${state ? `&state=${state}` : ''}`),
   createSchedule: (body: { text: string; delay_seconds: number; mode: NotifyMode; title?: string }) =>
     request<{ scheduled: string; fire_at_epoch: number }>('POST', '/schedule', json({ ...body, source: 'dashboard' }), 'application/json'),
   cancelSchedule: (id: string) => request<unknown>('DELETE', `/schedule/${encodeURIComponent(id)}`),

@@ -98,7 +98,7 @@ function follow(): void {
   on<NoteEvent>('note', (n) => notes.add([n]));
   on<Record<string, number | LatencySummary>>('metrics', (m) => call.onMetrics(m));
   on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => call.onLevels(l));
-  on<{ entries: ScheduledNotification[] }>('schedule', (s) => schedule.setEntries(s.entries));
+  on<{ changed: ScheduledNotification[]; reloaded?: boolean }>('schedule', (s) => (s.reloaded ? void schedule.refresh() : schedule.merge(s.changed)));
 }
 
 const desktop = desktopApi();

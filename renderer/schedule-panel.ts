@@ -5,7 +5,9 @@ import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
 import { delaySecondsFrom, formatClock, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
-const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, delivered: 3, cancelled: 4 };
+const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
+/** The panel shows one page: the soonest pending entries and the latest finished ones. */
+const PANEL_LIMIT = 200;
 
 export class SchedulePanel {
   readonly #form = byId<HTMLFormElement>('schedule-form');
@@ -33,8 +35,16 @@ export class SchedulePanel {
     setInterval(() => this.#tick(), 1000);
   }
 
+  /** Live updates carry only the entries that changed; merge them by id. */
+  merge(changed: readonly ScheduledNotification[]): void {
+    const byId = new Map(this.#entries.map((e) => [e.id, e]));
+    for (const e of changed) byId.set(e.id, e);
+    this.setEntries([...byId.values()]);
+  }
+
   setEntries(entries: readonly ScheduledNotification[]): void {
     this.#entries = [...entries].sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.state === 'scheduled' ? a.fire_at_epoch - b.fire_at_epoch : b.fire_at_epoch - a.fire_at_epoch));
+    this.#entries.length = Math.min(this.#entries.length, PANEL_LIMIT);
     this.#render();
   }
 
@@ -94,7 +104,8 @@ export class SchedulePanel {
 
   async refresh(): Promise<void> {
     try {
-      this.setEntries((await api.schedule()).entries);
+      const [pending, finished] = await Promise.all([api.schedule('scheduled', PANEL_LIMIT), api.schedule(undefined, PANEL_LIMIT)]);
+      this.setEntries([...pending.entries, ...finished.entries.filter((e) => e.state !== 'scheduled')]);
     } catch (err) {
       status(this.#status, `Could not load the schedule: ${friendlyMessage(err)}`, 'error');
     }
@@ -131,7 +142,7 @@ export class SchedulePanel {
             h('span', {}, MODE_LABELS[entry.mode] ?? entry.mode),
             entry.state === 'scheduled'
               ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatClock(entry.fire_at_epoch)}`)
-              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatClock(entry.delivered_at)}` : formatClock(entry.fire_at_epoch)),
+              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatClock(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatClock(entry.fire_at_epoch)),
             entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
           ),
           h('span', { class: 'actions' }, cancel),

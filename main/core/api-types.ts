@@ -71,7 +71,9 @@ export interface NotifyResult {
   notified_at: number;
 }
 
-export type ScheduleState = 'scheduled' | 'delivering' | 'delivered' | 'failed' | 'cancelled';
+export const SCHEDULE_STATES = ['scheduled', 'delivering', 'delivered', 'failed', 'cancelled', 'expired'] as const;
+/** `expired`: fired later than the maximum lateness (default 24 h), so it was not delivered. */
+export type ScheduleState = (typeof SCHEDULE_STATES)[number];
 
 export interface ScheduledNotification {
   id: string;
@@ -86,6 +88,8 @@ export interface ScheduledNotification {
   attempts: number;
   last_error?: string;
   delivered_at?: number;
+  /** Seconds past fire_at_epoch at which it was delivered, when later than the tolerance. */
+  late_by_seconds?: number;
 }
 
 export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'error';
@@ -149,4 +153,4 @@ export type SidecarEvent =
   | { type: 'note'; data: NoteEvent }
   | { type: 'metrics'; data: HealthReport['metrics'] }
   | { type: 'levels'; data: { input: LevelReading; output: LevelReading; speaking: string[] } }
-  | { type: 'schedule'; data: { entries: ScheduledNotification[] } };
+  | { type: 'schedule'; data: { changed: ScheduledNotification[]; reloaded?: boolean } };

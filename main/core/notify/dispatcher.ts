@@ -43,6 +43,23 @@ export interface NotifierDeps {
 export interface DeliverOptions {
   /** Webhook sub-event, e.g. `agent_notify_scheduled` for scheduler deliveries. */
   subEvent?: string;
+  /**
+   * Called right before bytes go out to a destination (the text handed to the live session, the
+   * Discord REST call, the webhook POST after its throttle wait), once per mode tried. Resolving
+   * false (or throwing) sends nothing for that mode. The scheduler claims its entry here, so no
+   * claim is held while a send waits for a throttle slot.
+   */
+  onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
+}
+
+/** Ask `onSending` whether `mode` may send now; an outcome when it may not. */
+export async function sendingRefused(options: DeliverOptions, mode: DeliveryMode): Promise<DeliveryOutcome | null> {
+  if (!options.onSending) return null;
+  try {
+    return (await options.onSending(mode)) ? null : { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
+  } catch (err) {
+    return { status: 'error', detail: `not sent: ${errorMessage(err)}` };
+  }
 }
 
 export interface Notifier {
@@ -60,9 +77,11 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     createWebhookDispatcher({ url: deps.webhookUrl, fetch: deps.fetch, throttleSeconds: deps.throttleSeconds, clock, logger: log });
   const discordText = (): DiscordTextPort | null => (typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText);
 
-  function tryVoice(req: ValidNotifyRequest): DeliveryOutcome {
+  async function tryVoice(req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
     const bridge = deps.voice();
     if (!bridge) return { status: 'unavailable', queued: false, detail: 'no live call' };
+    const refused = await sendingRefused(options, 'voice');
+    if (refused) return { ...refused, queued: false };
     try {
       return bridge.speakNextTurn(formatVoiceText(req.text, req.title))
         ? { status: 'ok', queued: true }
@@ -72,11 +91,13 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     }
   }
 
-  async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest): Promise<DeliveryOutcome> {
+  async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
     const port = discordText();
     if (!port) return { status: 'unavailable', detail: 'Discord bot is not connected' };
     const target = mode === 'dm' ? deps.ownerId : deps.textChannelId;
     if (!target) return { status: 'skipped', detail: mode === 'dm' ? 'no owner user id configured' : 'no text channel configured' };
+    const refused = await sendingRefused(options, mode);
+    if (refused) return refused;
     const text = formatDiscordText(req.text, req.title, req.source);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -102,17 +123,17 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         text: req.text,
         source: req.source,
         urgent: req.urgent,
-      })
+      }, options.onSending ? { beforeSend: () => options.onSending!('webhook') } : undefined)
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
   function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
     switch (mode) {
       case 'voice':
-        return Promise.resolve(tryVoice(req));
+        return tryVoice(req, options);
       case 'dm':
       case 'channel':
-        return tryDiscord(mode, req);
+        return tryDiscord(mode, req, options);
       case 'webhook':
         return tryWebhook(req, options);
     }

@@ -1,19 +1,28 @@
 // The schedule file: `<agent home>/voice-users/notifications-schedule.jsonl`, one JSON record per
-// line. Crash safety comes from three rules:
-//   1. every change rewrites the whole file through a temp file + fsync + rename (+ directory
-//      fsync), so a reader or a crash sees either the old or the new file, never half of one;
-//   2. read-modify-write runs under an in-process mutex AND a cross-process lock (proper-lockfile,
-//      `<file>.lock`), so the app, the headless bridge and the CLI can share the file;
-//   3. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): a
-//      torn last line is ignored, other bad lines are set aside in `<file>.rejected`, and the next
-//      write (or `repair()`) leaves a clean file. If an id appears twice, the last line wins.
+// line, readable by any tool. The file is also the journal: every change APPENDS the entry's whole
+// new record as one line (fdatasync'd before the change is acknowledged), and the LAST line for an
+// id wins. So a change costs one small append, not a rewrite, and nothing runs while nothing
+// changes. Rules:
+//   1. one line per change, appended under a cross-process lock (`<file>.lock`, a directory holding
+//      the owner's pid; a lock whose process is gone is taken over at once), so the app, the
+//      headless runner and the CLI can share the file. A crash mid-append leaves at most a torn last
+//      line, which the next locker cuts off: every acknowledged change is a whole line on disk;
+//   2. an in-memory index (by id, by fire time, a min-heap of due times) answers reads; before each
+//      change the store catches up with the file (size/mtime/inode compared; appended bytes read
+//      incrementally, anything else reloads), and fs.watch + a 2 s stat notice other programs' edits
+//      while idle;
+//   3. compaction rewrites the file (temp file + fsync + rename + directory fsync) with one line per
+//      live entry when superseded lines outnumber live ones, dropping finished entries past their
+//      retention; the rewrite is written in chunks so the event loop keeps running;
+//   4. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): bad
+//      lines other than a torn tail are set aside in `<file>.rejected` and the file is rewritten clean.
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, watch, writeFileSync, writeSync, type FSWatcher } from 'node:fs';
+import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { NOTIFY_MODES, type ScheduledNotification } from '../api-types.ts';
+import { NOTIFY_MODES, SCHEDULE_STATES, type ScheduledNotification, type ScheduleState } from '../api-types.ts';
 
 export const SCHEDULE_FILE_NAME = 'notifications-schedule.jsonl';
 
@@ -39,13 +48,15 @@ export const storedNotificationSchema = z.object({
   delay_seconds: z.number(),
   fire_at_epoch: z.number(),
   created_at: z.number(),
-  state: z.enum(['scheduled', 'delivering', 'delivered', 'failed', 'cancelled']),
+  state: z.enum(SCHEDULE_STATES),
   attempts: z.number().int().min(0),
   last_error: z.string().optional(),
   delivered_at: z.number().optional(),
+  /** Seconds past fire_at_epoch at which a late entry was delivered (only when beyond the tolerance). */
+  late_by_seconds: z.number().optional(),
   /** Epoch seconds of the last state change (pruning clock). */
   updated_at: z.number().optional(),
-  /** After a failed attempt: when the next one is due (fire_at_epoch stays the original time). */
+  /** After an attempt that sent nothing: when the next one is due (fire_at_epoch stays the original time). */
   next_attempt_at: z.number().optional(),
   claim: claimSchema.optional(),
 });
@@ -58,115 +69,515 @@ export interface ReadResult {
   damaged: number;
 }
 
-/** Parse file text. Never throws: damage is counted and returned separately. */
-export function parseScheduleText(text: string): ReadResult & { rejectedLines: string[] } {
+/** Parse file text (last line per id wins). Never throws: damage is counted and returned separately. */
+export function parseScheduleText(text: string): ReadResult & { rejectedLines: string[]; lines: number } {
   const lines = text.split('\n');
   const endsClean = text === '' || text.endsWith('\n');
   const byId = new Map<string, StoredNotification>();
   const rejectedLines: string[] = [];
   let damaged = 0;
+  let valid = 0;
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     const isTail = index === lines.length - 1 && !endsClean;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      json = undefined;
-    }
-    const parsed = storedNotificationSchema.safeParse(json);
-    if (parsed.success) {
-      byId.delete(parsed.data.id); // re-insert so order follows the last occurrence
-      byId.set(parsed.data.id, parsed.data);
+    const parsed = parseLine(line);
+    if (parsed) {
+      valid++;
+      byId.delete(parsed.id); // re-insert so order follows the last occurrence
+      byId.set(parsed.id, parsed);
       return;
     }
     damaged++;
     // A torn tail is an unfinished write: nothing to keep. Anything else is set aside for a human.
     if (!isTail) rejectedLines.push(line);
   });
-  return { entries: [...byId.values()], damaged, rejectedLines };
+  return { entries: [...byId.values()], damaged, rejectedLines, lines: valid };
+}
+
+function parseLine(line: string): StoredNotification | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const parsed = storedNotificationSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
 }
 
 export function serializeSchedule(entries: readonly StoredNotification[]): string {
   return entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : '');
 }
 
+/** When the entry is next due: a retry time if one is set, else its fire time. */
+export const dueAt = (e: StoredNotification): number => e.next_attempt_at ?? e.fire_at_epoch;
+const isPending = (e: StoredNotification | undefined): boolean => e !== undefined && (e.state === 'scheduled' || e.state === 'delivering');
+
+/** List order: fire time, then id. */
+function compareOrder(a: StoredNotification, fire: number, id: string): number {
+  return a.fire_at_epoch - fire || (a.id < id ? -1 : a.id > id ? 1 : 0);
+}
+
+export interface PageQuery {
+  limit: number;
+  /** Opaque: the `next_cursor` of the previous page. */
+  cursor?: string;
+  state?: ScheduleState;
+}
+
+export interface Page {
+  entries: StoredNotification[];
+  /** Give it back as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
+
+export class InvalidCursorError extends Error {}
+
+export function encodeCursor(e: Pick<StoredNotification, 'fire_at_epoch' | 'id'>): string {
+  return Buffer.from(JSON.stringify([e.fire_at_epoch, e.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { fire: number; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') return { fire: value[0], id: value[1] };
+  } catch {
+    // fall through
+  }
+  throw new InvalidCursorError('cursor: give back the next_cursor of a previous page');
+}
+
+interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A change: the records to append (whole new versions) and the caller's answer. */
+export interface Change<T> {
+  value: T;
+  write: StoredNotification[];
+}
+
 export interface ScheduleStoreOptions {
   file: string;
   logger: Logger;
-  /** A lock older than this is taken over (its holder died). proper-lockfile's minimum is 2000. */
+  /** A lock whose holder is alive but has not finished after this long is taken over. Default 10 s. */
   lockStaleMs?: number;
+  /** Called after another program's edits were read in: the changed records, or 'reloaded'. */
+  onExternalChange?: (change: StoredNotification[] | 'reloaded') => void;
+  /** Compact once superseded lines exceed max(this, live entries). Default 1000. */
+  compactMinGarbage?: number;
+  /** Fallback check for external edits where fs.watch is silent (a stat, no read). Default 2000 ms. */
+  statIntervalMs?: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export class ScheduleStore {
   readonly file: string;
   readonly #log: Logger;
+  readonly #lockDir: string;
   readonly #lockStaleMs: number;
+  readonly #compactMinGarbage: number;
+  readonly #statIntervalMs: number;
+  readonly #onExternalChange?: ScheduleStoreOptions['onExternalChange'];
+
+  readonly #byId = new Map<string, StoredNotification>();
+  /** Every entry by (fire_at_epoch, id): list pages and cursors. */
+  #order: StoredNotification[] = [];
+  /** Min-heap of scheduled entries' due times; stale items are skipped lazily. */
+  #heap: { at: number; id: string }[] = [];
+  readonly #stateCounts = new Map<ScheduleState, number>();
+  #pending = 0;
+  /** Valid lines in the file (live + superseded), to decide when to compact. */
+  #lines = 0;
+
+  #fd: number | null = null;
+  #known: FileIdentity | null = null;
   #mutex: Promise<unknown> = Promise.resolve();
+  #watcher: FSWatcher | null = null;
+  #statTimer: NodeJS.Timeout | null = null;
+  #refreshTimer: NodeJS.Timeout | null = null;
+  #compactQueued = false;
+  #pruneIf: ((e: StoredNotification) => boolean) | null = null;
 
   constructor(options: ScheduleStoreOptions) {
     this.file = options.file;
     this.#log = options.logger;
-    this.#lockStaleMs = Math.max(2000, options.lockStaleMs ?? 3000);
+    this.#lockDir = `${this.file}.lock`;
+    this.#lockStaleMs = options.lockStaleMs ?? 10_000;
+    this.#compactMinGarbage = options.compactMinGarbage ?? 1000;
+    this.#statIntervalMs = options.statIntervalMs ?? 2000;
+    this.#onExternalChange = options.onExternalChange;
   }
 
-  /** Lock-free read: rewrites are atomic renames, so a reader always sees one whole version. */
-  async read(): Promise<ReadResult> {
-    const { entries, damaged } = await this.#readRaw();
-    return { entries, damaged };
+  // ---- reads (memory only) ----
+
+  get(id: string): StoredNotification | undefined {
+    return this.#byId.get(id);
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Entries scheduled or being delivered (what the cap counts). */
+  get pendingCount(): number {
+    return this.#pending;
+  }
+
+  counts(): Partial<Record<ScheduleState, number>> {
+    return Object.fromEntries(this.#stateCounts);
+  }
+
+  values(): IterableIterator<StoredNotification> {
+    return this.#byId.values();
+  }
+
+  /** Entries in list order from the cursor, filtered by state. */
+  page(query: PageQuery): Page {
+    let index = 0;
+    if (query.cursor !== undefined) {
+      const { fire, id } = decodeCursor(query.cursor);
+      index = this.#upperBound(fire, id);
+    }
+    const entries: StoredNotification[] = [];
+    for (; index < this.#order.length; index++) {
+      const e = this.#order[index]!;
+      if (query.state && e.state !== query.state) continue;
+      if (entries.length === query.limit) return { entries, next_cursor: encodeCursor(entries.at(-1)!) };
+      entries.push(e);
+    }
+    return { entries, next_cursor: null };
+  }
+
+  /** The scheduled entry due first (due time ≤ anything else), or undefined. */
+  peekDue(): StoredNotification | undefined {
+    while (this.#heap.length) {
+      const top = this.#heap[0]!;
+      const e = this.#byId.get(top.id);
+      if (e && e.state === 'scheduled' && dueAt(e) === top.at) return e;
+      this.#heapPop();
+    }
+    return undefined;
+  }
+
+  /** Remove and return the first due entry if it is due at `now`. */
+  takeDue(now: number): StoredNotification | undefined {
+    const e = this.peekDue();
+    if (!e || dueAt(e) > now) return undefined;
+    this.#heapPop();
+    return e;
+  }
+
+  /** Put an entry taken with takeDue back (it was not started). */
+  putBack(e: StoredNotification): void {
+    if (e.state === 'scheduled') this.#heapPush({ at: dueAt(e), id: e.id });
+  }
+
+  // ---- lifecycle ----
+
+  /** Read the file (repairing damage) and build the index. Call once before anything else. */
+  async load(): Promise<void> {
+    await this.#locked(() => this.#reload('load'));
+  }
+
+  /** Notice edits made by other programs: fs.watch on the folder plus a cheap periodic stat. */
+  watch(): void {
+    if (this.#watcher || this.#statTimer) return;
+    const base = path.basename(this.file);
+    try {
+      this.#watcher = watch(path.dirname(this.file), { persistent: false }, (_event, name) => {
+        if (name === null || name === base) this.#queueRefresh(50);
+      });
+      this.#watcher.on('error', (err) => this.#log.debug({ err }, 'schedule folder watch failed; the periodic check remains'));
+    } catch (err) {
+      this.#log.debug({ err }, 'fs.watch unavailable; the periodic check remains');
+    }
+    this.#statTimer = setInterval(() => {
+      if (!this.#sameAsKnown()) this.#queueRefresh(0);
+    }, this.#statIntervalMs);
+    this.#statTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#watcher?.close();
+    this.#watcher = null;
+    if (this.#statTimer) clearInterval(this.#statTimer);
+    if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    this.#statTimer = this.#refreshTimer = null;
+    await this.#mutex.catch(() => undefined);
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+  }
+
+  /** Read in other programs' edits now (also runs on its own after watch()). */
+  refresh(): Promise<void> {
+    return this.#locked(() => this.#catchUp());
   }
 
   /**
-   * Read-modify-write under both locks. `change` mutates the array in place (or returns a new one)
-   * and returns a value; the file is rewritten when `change` reports a change or damage was found.
+   * One change: under both locks the store catches up with the file, `change` decides from the
+   * current state (it may throw to refuse), its records are appended and fdatasync'd, and only then
+   * applied in memory and the promise resolved.
    */
-  update<T>(change: (entries: StoredNotification[]) => { changed: boolean; value: T; entries?: StoredNotification[] }): Promise<T> {
-    const run = this.#mutex.then(() => this.#withFileLock(async () => {
-      const { entries, damaged, rejectedLines } = await this.#readRaw();
-      const outcome = change(entries);
-      if (rejectedLines.length) await this.#setAside(rejectedLines);
-      if (outcome.changed || damaged > 0) {
-        if (damaged > 0) this.#log.warn({ damaged, file: this.file }, 'schedule file had damaged lines; rewriting it clean');
-        await this.#writeAtomic(outcome.entries ?? entries);
+  transact<T>(change: () => Change<T>): Promise<T> {
+    return this.#locked(() => {
+      this.#catchUp();
+      const { value, write } = change();
+      if (write.length) {
+        this.#append(write);
+        for (const record of write) this.#apply(record);
+        this.#maybeCompact();
       }
-      return outcome.value;
-    }));
+      return value;
+    });
+  }
+
+  /** Rewrite the file with one line per live entry, dropping those `prune` selects. */
+  compact(prune?: (e: StoredNotification) => boolean): Promise<number> {
+    return this.#locked(async () => {
+      this.#catchUp();
+      return this.#compactNow(prune ?? this.#pruneIf ?? undefined);
+    });
+  }
+
+  /** The retention rule applied by every compaction (background or explicit). */
+  setPruneRule(prune: (e: StoredNotification) => boolean): void {
+    this.#pruneIf = prune;
+  }
+
+  // ---- locking ----
+
+  #locked<T>(fn: () => T | Promise<T>): Promise<T> {
+    const run = this.#mutex.then(async () => {
+      await this.#acquireFileLock();
+      try {
+        return await fn();
+      } finally {
+        this.#releaseFileLock();
+      }
+    });
     this.#mutex = run.catch(() => undefined);
     return run;
   }
 
-  async #readRaw(): Promise<ReturnType<typeof parseScheduleText>> {
-    let text: string;
+  async #acquireFileLock(): Promise<void> {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        mkdirSync(this.#lockDir, { mode: 0o700 });
+        writeFileSync(path.join(this.#lockDir, 'pid'), String(process.pid));
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      if (this.#lockAbandoned()) {
+        this.#log.warn({ lock: this.#lockDir }, 'schedule file lock left by a stopped process; taking it over');
+        removeLockDir(this.#lockDir);
+        continue;
+      }
+      if (Date.now() - started > this.#lockStaleMs * 3) throw new Error(`the schedule file is locked by another process (${this.#lockDir})`);
+      await sleep(Math.min(2 * 2 ** attempt, 50));
+    }
+  }
+
+  #lockAbandoned(): boolean {
     try {
-      text = await readFile(this.file, 'utf8');
+      const stat = statSync(this.#lockDir);
+      let pid = NaN;
+      try {
+        pid = Number(readFileSync(path.join(this.#lockDir, 'pid'), 'utf8'));
+      } catch {
+        // No pid yet: the holder is between mkdir and writing it, or an older writer (proper-lockfile).
+      }
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) return true;
+      return Date.now() - stat.mtimeMs > this.#lockStaleMs;
+    } catch {
+      return false; // gone already: the next mkdir decides
+    }
+  }
+
+  #releaseFileLock(): void {
+    removeLockDir(this.#lockDir);
+  }
+
+  // ---- file I/O (all under the lock) ----
+
+  #openFd(): number {
+    if (this.#fd === null) this.#fd = openSync(this.file, 'a+', 0o600);
+    return this.#fd;
+  }
+
+  #sameAsKnown(): boolean {
+    try {
+      const st = statSync(this.file);
+      return this.#known !== null && st.ino === this.#known.ino && st.size === this.#known.size && st.mtimeMs === this.#known.mtimeMs;
+    } catch {
+      return this.#known === null;
+    }
+  }
+
+  #queueRefresh(delayMs: number): void {
+    if (this.#refreshTimer) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = null;
+      if (this.#sameAsKnown()) return;
+      this.refresh().catch((err: unknown) => this.#log.warn({ err }, 'reading external schedule edits failed'));
+    }, delayMs);
+    this.#refreshTimer.unref();
+  }
+
+  /** Bring memory up to date with the file: nothing, the appended tail, or a full reload. */
+  #catchUp(): void {
+    let st;
+    try {
+      st = statSync(this.file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], damaged: 0, rejectedLines: [] };
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (this.#known !== null || this.#byId.size) this.#reload('file removed');
+      return;
     }
-    return parseScheduleText(text);
+    const known = this.#known;
+    if (known && st.ino === known.ino && st.size === known.size && st.mtimeMs === known.mtimeMs) return;
+    if (known && st.ino === known.ino && st.size > known.size) this.#readTail(known.size, st.size);
+    else this.#reload('changed by another program');
   }
 
-  async #withFileLock<T>(fn: () => Promise<T>): Promise<T> {
-    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    const release = await lockfile.lock(this.file, {
-      realpath: false,
-      lockfilePath: `${this.file}.lock`,
-      stale: this.#lockStaleMs,
-      retries: { retries: 60, factor: 1.3, minTimeout: 10, maxTimeout: 250 },
-      onCompromised: (err) => this.#log.warn({ err }, 'schedule file lock was taken over'),
-    });
+  #readTail(from: number, to: number): void {
+    const fd = this.#openFd();
+    const buffer = Buffer.alloc(to - from);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, from + read);
+      if (n === 0) break;
+      read += n;
+    }
+    let text = buffer.subarray(0, read).toString('utf8');
+    const lastNl = text.lastIndexOf('\n');
+    if (lastNl !== text.length - 1) {
+      // A torn tail: its writer stopped mid-line (we hold the lock, so nobody is writing it now).
+      ftruncateSync(fd, from + Buffer.byteLength(text.slice(0, lastNl + 1)));
+      this.#log.warn({ file: this.file }, 'schedule file ended in a torn line; cut it off');
+      text = text.slice(0, lastNl + 1);
+    }
+    const changed: StoredNotification[] = [];
+    const rejected: string[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      const record = parseLine(line);
+      if (!record) rejected.push(line);
+      else {
+        this.#apply(record);
+        changed.push(record);
+      }
+    }
+    this.#remember();
+    if (rejected.length) {
+      this.#setAside(rejected);
+      this.#rewriteSync(); // leave a clean file behind
+    }
+    if (changed.length) this.#onExternalChange?.(changed);
+  }
+
+  #reload(reason: string): void {
+    let text = '';
     try {
-      return await fn();
-    } finally {
-      await release().catch((err: unknown) => this.#log.warn({ err }, 'schedule file lock release failed'));
+      text = readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const parsed = parseScheduleText(text);
+    this.#resetIndex(parsed.entries);
+    this.#lines = parsed.lines;
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+    if (parsed.rejectedLines.length) this.#setAside(parsed.rejectedLines);
+    if (parsed.damaged > 0) {
+      this.#log.warn({ damaged: parsed.damaged, file: this.file }, 'schedule file had damaged lines; rewriting it clean');
+      this.#rewriteSync();
+    } else this.#remember();
+    if (reason !== 'load') this.#onExternalChange?.('reloaded');
+  }
+
+  #remember(): void {
+    try {
+      const st = fstatSync(this.#openFd());
+      this.#known = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+    } catch {
+      this.#known = null;
     }
   }
 
-  async #writeAtomic(entries: readonly StoredNotification[]): Promise<void> {
+  #append(records: readonly StoredNotification[]): void {
+    const fd = this.#openFd();
+    const bytes = Buffer.from(records.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fdatasyncSync(fd);
+    this.#lines += records.length;
+    this.#remember();
+  }
+
+  #setAside(lines: string[]): void {
+    appendFile(`${this.file}.rejected`, lines.join('\n') + '\n', { mode: 0o600 }).catch((err: unknown) => this.#log.warn({ err }, 'could not set damaged schedule lines aside'));
+  }
+
+  /** Small synchronous clean rewrite (damage repair only). */
+  #rewriteSync(): void {
+    const tmp = `${this.file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, serializeSchedule(this.#order));
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.#swapIn(tmp);
+  }
+
+  #swapIn(tmp: string): void {
+    // rename is atomic: a reader or a crash sees the old file or the new one, never a mix.
+    renameSyncDurable(tmp, this.file);
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+    this.#lines = this.#byId.size;
+    this.#remember();
+  }
+
+  #maybeCompact(): void {
+    if (this.#compactQueued) return;
+    if (this.#lines - this.#byId.size <= Math.max(this.#compactMinGarbage, this.#byId.size)) return;
+    this.#compactQueued = true;
+    setImmediate(() => {
+      this.compact()
+        .catch((err: unknown) => this.#log.warn({ err }, 'schedule compaction failed; the journal stays as it is'))
+        .finally(() => (this.#compactQueued = false));
+    });
+  }
+
+  async #compactNow(prune?: (e: StoredNotification) => boolean): Promise<number> {
+    const keep = prune ? this.#order.filter((e) => !prune(e)) : this.#order;
+    const dropped = this.#order.length - keep.length;
     const tmp = `${this.file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     const handle = await open(tmp, 'w', 0o600);
     try {
-      await handle.writeFile(serializeSchedule(entries), 'utf8');
+      // Chunks keep each synchronous slice short; the lock keeps writers out meanwhile.
+      for (let i = 0; i < keep.length; i += 2000) {
+        await handle.write(serializeSchedule(keep.slice(i, i + 2000)));
+        touchLock(this.#lockDir);
+      }
       await handle.sync();
     } catch (err) {
       await handle.close();
@@ -175,16 +586,137 @@ export class ScheduleStore {
     }
     await handle.close();
     await rename(tmp, this.file);
-    // Make the rename itself durable.
-    const dir = await open(path.dirname(this.file), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
+    syncDir(path.dirname(this.file));
+    if (dropped) this.#resetIndex(keep);
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+    this.#lines = this.#byId.size;
+    this.#remember();
+    if (dropped) this.#log.info({ dropped, kept: keep.length }, 'schedule compacted; finished entries past retention pruned');
+    return dropped;
+  }
+
+  // ---- the index ----
+
+  #resetIndex(entries: readonly StoredNotification[]): void {
+    this.#byId.clear();
+    this.#stateCounts.clear();
+    this.#pending = 0;
+    for (const e of entries) {
+      this.#byId.set(e.id, e);
+      this.#count(e, 1);
+    }
+    this.#order = [...this.#byId.values()].sort((a, b) => compareOrder(a, b.fire_at_epoch, b.id));
+    this.#heap = this.#order.filter((e) => e.state === 'scheduled').map((e) => ({ at: dueAt(e), id: e.id }));
+    this.#heap.sort((a, b) => a.at - b.at); // a sorted array is a valid min-heap
+  }
+
+  #count(e: StoredNotification, sign: 1 | -1): void {
+    this.#stateCounts.set(e.state, (this.#stateCounts.get(e.state) ?? 0) + sign);
+    if (isPending(e)) this.#pending += sign;
+  }
+
+  #apply(record: StoredNotification): void {
+    const previous = this.#byId.get(record.id);
+    this.#byId.set(record.id, record);
+    if (previous) {
+      this.#count(previous, -1);
+      const at = this.#indexOf(previous);
+      if (at >= 0 && previous.fire_at_epoch === record.fire_at_epoch) this.#order[at] = record;
+      else {
+        if (at >= 0) this.#order.splice(at, 1);
+        this.#order.splice(this.#upperBound(record.fire_at_epoch, record.id), 0, record);
+      }
+    } else this.#order.splice(this.#upperBound(record.fire_at_epoch, record.id), 0, record);
+    this.#count(record, 1);
+    if (record.state === 'scheduled') this.#heapPush({ at: dueAt(record), id: record.id });
+    // Stale heap items are skipped lazily; rebuild when they dominate.
+    if (this.#heap.length > 2 * (this.#stateCounts.get('scheduled') ?? 0) + 1024) {
+      this.#heap = this.#order.filter((e) => e.state === 'scheduled').map((e) => ({ at: dueAt(e), id: e.id }));
+      this.#heap.sort((a, b) => a.at - b.at);
     }
   }
 
-  async #setAside(lines: string[]): Promise<void> {
-    await appendFile(`${this.file}.rejected`, lines.join('\n') + '\n', { mode: 0o600 });
+  /** First index whose (fire, id) is greater than the given key. */
+  #upperBound(fire: number, id: string): number {
+    let lo = 0;
+    let hi = this.#order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareOrder(this.#order[mid]!, fire, id) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
+
+  #indexOf(e: StoredNotification): number {
+    const at = this.#upperBound(e.fire_at_epoch, e.id) - 1;
+    return at >= 0 && this.#order[at]!.id === e.id ? at : -1;
+  }
+
+  #heapPush(item: { at: number; id: string }): void {
+    const heap = this.#heap;
+    heap.push(item);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= heap[i]!.at) break;
+      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      i = parent;
+    }
+  }
+
+  #heapPop(): void {
+    const heap = this.#heap;
+    const last = heap.pop();
+    if (!heap.length || !last) return;
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let min = i;
+      if (l < heap.length && heap[l]!.at < heap[min]!.at) min = l;
+      if (r < heap.length && heap[r]!.at < heap[min]!.at) min = r;
+      if (min === i) return;
+      [heap[min], heap[i]] = [heap[i]!, heap[min]!];
+      i = min;
+    }
+  }
+}
+
+function removeLockDir(lockDir: string): void {
+  try {
+    unlinkSync(path.join(lockDir, 'pid'));
+  } catch {
+    // already gone or never written
+  }
+  try {
+    rmdirSync(lockDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+function touchLock(lockDir: string): void {
+  try {
+    const now = new Date();
+    utimesSync(lockDir, now, now);
+  } catch {
+    // best effort: a long compaction keeps its lock fresh
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function renameSyncDurable(from: string, to: string): void {
+  renameSync(from, to);
+  syncDir(path.dirname(to));
 }

@@ -1,60 +1,110 @@
 // The persistent notification scheduler behind `local_notify_schedule`, `/schedule` and the CLI.
-// Life of an entry: scheduled → delivering → delivered | scheduled (retry later) | failed;
-// scheduled → cancelled. Terminal entries stay in the file for audit and are pruned after the
-// retention period.
+// Life of an entry: scheduled → delivering → delivered | failed; scheduled → scheduled (retry: an
+// attempt that sent nothing) | expired | cancelled. Finished entries stay in the file for audit and
+// are pruned after the retention period.
 //
-// At most once: before delivering, the entry is claimed (`delivering`, attempts+1, claim with pid
-// and lease) and that claim is fsynced; only then is the notification sent. If the process dies
-// between the claim and recording the outcome, the next scheduler finds a claim whose process is
-// gone (or whose lease expired) and marks the entry `failed` ("interrupted") instead of sending it
-// again: the user may have got it once, never twice. A delivery that returned `error` delivered
-// nothing, so it is retried with backoff up to `maxAttempts`.
+// At most once, claimed at the last moment: the dispatcher calls our `onSending` hook right before
+// bytes go out (after any throttle wait); only there is the entry claimed (`delivering`, attempts+1,
+// claim with pid and lease, fdatasync'd). If the process dies after the claim, the next scheduler
+// finds a claim whose process is gone (or whose lease expired) and marks the entry `failed`
+// ("interrupted") instead of sending it again: the user may have got it once, never twice. An
+// attempt that ended before anything was sent (no claim) is retried with backoff — a crash there
+// leaves the entry `scheduled`, so it is simply delivered later. A send that went out and failed is
+// not retried as a whole: the senders retry what is safe to retry themselves.
+//
+// No polling: a timer waits for the next due entry (at most a minute, so clock jumps and leases are
+// noticed), and the store notices other programs' edits (fs.watch + a 2 s stat). Deliveries run
+// concurrently, bounded overall and per destination (the entry's mode), so one slow receiver holds
+// back only its own destination. Entries later than the tolerance carry "late by …"; later than the
+// maximum they are marked `expired` and not delivered; overdue ones start in due order, paced.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { NotifyResult, ScheduledNotification } from '../api-types.ts';
+import type { NotifyResult, ScheduledNotification, ScheduleState } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { Notifier } from './dispatcher.ts';
-import { ScheduleStore, type StoredNotification } from './schedule-store.ts';
-import { errorMessage, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
+import { dueAt, InvalidCursorError, ScheduleStore, type StoredNotification } from './schedule-store.ts';
+import { errorMessage, formatDuration, NotifyCapacityError, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
 import { parseScheduleRequest } from './validation.ts';
+
+export const DEFAULT_MAX_PENDING = 10_000;
+export const DEFAULT_LATE_TOLERANCE_SECONDS = 60;
+export const DEFAULT_MAX_LATENESS_SECONDS = 24 * 3600;
+export const LIST_DEFAULT_LIMIT = 100;
+export const LIST_MAX_LIMIT = 1000;
 
 export interface SchedulerOptions {
   file: string;
   notifier: Pick<Notifier, 'deliver'>;
   logger: Logger;
   clock?: Clock;
-  /** Poll interval. Default 2000 (spec). */
+  /** Fallback check for edits by other programs (a stat; fs.watch usually notices at once). Default 2000 (the spec's poll interval). */
   pollMs?: number;
   hub?: EventHub;
-  /** Delivery attempts before an entry is marked failed. Default 5. */
+  /** Attempts that sent nothing (no destination reachable) before an entry is marked failed. Default 5. */
   maxAttempts?: number;
-  /** First retry delay, doubling per attempt, capped at 15 min. Default 30 s (30, 60, 120, 240). */
+  /** First retry delay after an attempt that sent nothing, doubling, capped at 15 min. Default 30 s. */
   retryBaseSeconds?: number;
-  /** Delivered/failed/cancelled entries are pruned this long after their last change. Default 7 days. */
+  /** Finished entries are pruned this long after their last change. Default 7 days. */
   retentionSeconds?: number;
   /** A claim older than this is abandoned even if its process still exists. Default 10 min. */
   leaseSeconds?: number;
   lockStaleMs?: number;
+  /** Pending (scheduled + delivering) entries allowed; beyond it schedule() is refused. Default 10,000. */
+  maxPending?: number;
+  /** A delivery later than this carries "late by …". Default 60 s. */
+  lateToleranceSeconds?: number;
+  /** A delivery later than this is not made; the entry becomes `expired`. Default 24 h. */
+  maxLatenessSeconds?: number;
+  /** Late (overdue) entries start at most one per this interval. Default 1000 ms. */
+  overduePaceMs?: number;
+  /** Deliveries in flight at once. Default 8. */
+  maxConcurrent?: number;
+  /** Deliveries in flight per destination (entry mode). Default 2. */
+  perDestination?: number;
+  /** Longest stop() waits for deliveries in flight. Default 4000 ms. */
+  stopWaitMs?: number;
 }
 
 /** The public view of an entry (what list, the hub and the routes show). */
 export type ScheduleEntryView = ScheduledNotification & { next_attempt_at?: number };
 
+export interface ScheduleListQuery {
+  limit?: number;
+  cursor?: string;
+  state?: ScheduleState;
+}
+
+export interface ScheduleListPage {
+  entries: ScheduleEntryView[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+  /** Entries in the file (every state). */
+  total: number;
+  /** Scheduled + delivering: what the cap counts. */
+  pending: number;
+  max_pending: number;
+}
+
 export interface Scheduler {
   readonly file: string;
+  /** Throws NotifyInputError for bad input, NotifyCapacityError at the cap. */
   schedule(request: unknown): Promise<ScheduleEntryView>;
-  list(): Promise<ScheduleEntryView[]>;
+  /** One page by fire time (default 100, at most 1000). Throws NotifyInputError for a bad limit/cursor. */
+  list(query?: ScheduleListQuery): Promise<ScheduleListPage>;
   /** Throws NotifyStateError: `not_found` for an unknown id, `conflict` when it is no longer scheduled. */
   cancel(id: string): Promise<ScheduleEntryView>;
-  /** One poll: recover abandoned claims, deliver due entries oldest first. Returns deliveries attempted. */
+  /** Deliver what is due now (recovering abandoned claims first); resolves when those deliveries are recorded. Returns deliveries started. */
   tick(): Promise<number>;
   start(): Promise<void>;
-  /** Stops polling and waits for an in-flight delivery to be recorded. */
+  /** Stops the timer, refuses new claims and waits (bounded) for deliveries in flight to be recorded. */
   stop(): Promise<void>;
 }
 
-const TERMINAL = new Set(['delivered', 'failed', 'cancelled']);
+const TERMINAL = new Set<ScheduleState>(['delivered', 'failed', 'cancelled', 'expired']);
 const MAX_RETRY_SECONDS = 15 * 60;
+/** The timer never sleeps longer than this: leases expire and wall clocks jump. */
+const MAX_TIMER_MS = 60_000;
+const DAY_MS = 24 * 3600 * 1000;
 
 export function toView(e: StoredNotification): ScheduleEntryView {
   const view: ScheduleEntryView = {
@@ -71,11 +121,10 @@ export function toView(e: StoredNotification): ScheduleEntryView {
   if (e.source !== undefined) view.source = e.source;
   if (e.last_error !== undefined) view.last_error = e.last_error;
   if (e.delivered_at !== undefined) view.delivered_at = e.delivered_at;
+  if (e.late_by_seconds !== undefined) view.late_by_seconds = e.late_by_seconds;
   if (e.next_attempt_at !== undefined) view.next_attempt_at = e.next_attempt_at;
   return view;
 }
-
-const dueAt = (e: StoredNotification): number => e.next_attempt_at ?? e.fire_at_epoch;
 
 function pidAlive(pid: number): boolean {
   try {
@@ -93,30 +142,64 @@ function summarize(result: NotifyResult): string {
   return parts.join('; ').slice(0, 500);
 }
 
+/** A copy without the claim (records are replaced whole, never mutated in place). */
+function unclaimed(e: StoredNotification, now: number): StoredNotification {
+  const next = { ...e, updated_at: now };
+  delete next.claim;
+  return next;
+}
+
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const clock = options.clock ?? systemClock;
   const log = options.logger;
-  const pollMs = options.pollMs ?? 2000;
   const maxAttempts = options.maxAttempts ?? 5;
   const retryBase = options.retryBaseSeconds ?? 30;
   const retention = options.retentionSeconds ?? 7 * 24 * 3600;
   const lease = options.leaseSeconds ?? 600;
-  const store = new ScheduleStore({ file: options.file, logger: log, lockStaleMs: options.lockStaleMs });
+  const maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
+  const tolerance = options.lateToleranceSeconds ?? DEFAULT_LATE_TOLERANCE_SECONDS;
+  const maxLateness = options.maxLatenessSeconds ?? DEFAULT_MAX_LATENESS_SECONDS;
+  const paceMs = options.overduePaceMs ?? 1000;
+  const maxConcurrent = options.maxConcurrent ?? 8;
+  const perDestination = options.perDestination ?? 2;
+  const stopWaitMs = options.stopWaitMs ?? 4000;
   const owner = `${process.pid}:${randomBytes(4).toString('hex')}`;
   const nowS = (): number => clock.now() / 1000;
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | null = null;
-  let stopping = false;
-  let lastPublished = '';
+  const store = new ScheduleStore({
+    file: options.file,
+    logger: log,
+    lockStaleMs: options.lockStaleMs,
+    statIntervalMs: options.pollMs ?? 2000,
+    onExternalChange: (change) => {
+      publish(change === 'reloaded' ? [] : change, change === 'reloaded');
+      arm();
+    },
+  });
+  store.setPruneRule((e) => TERMINAL.has(e.state) && (e.updated_at ?? e.created_at) < nowS() - retention);
 
-  function publish(entries: readonly StoredNotification[]): void {
+  let loaded: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let pruneTimer: NodeJS.Timeout | undefined;
+  let running = false;
+  let stopping = false;
+  let nextLateStartMs = 0;
+  const inFlight = new Map<string, Promise<void>>();
+  const laneBusy = new Map<string, number>();
+  /** Ids we hold a claim on right now (so a scan for abandoned claims can skip our own). */
+  const ownClaims = new Set<string>();
+
+  const ready = (): Promise<void> => (loaded ??= store.load().then(() => recoverAbandoned()));
+
+  function publish(changed: readonly StoredNotification[], reloaded = false): void {
     if (!options.hub) return;
-    const views = entries.map(toView);
-    const json = JSON.stringify(views);
-    if (json === lastPublished) return;
-    lastPublished = json;
-    options.hub.publish({ type: 'schedule', data: { entries: views } });
+    options.hub.publish({ type: 'schedule', data: { changed: changed.map(toView), ...(reloaded ? { reloaded: true } : {}) } });
+  }
+
+  async function write(records: StoredNotification[]): Promise<void> {
+    if (!records.length) return;
+    await store.transact(() => ({ value: undefined, write: records }));
+    publish(records);
   }
 
   function claimAbandoned(e: StoredNotification, now: number): boolean {
@@ -127,172 +210,304 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return e.claim.pid !== process.pid && !pidAlive(e.claim.pid);
   }
 
-  /** Recovery + pruning applied inside every write. Returns true when something changed. */
-  function maintain(entries: StoredNotification[], now: number): { changed: boolean; entries: StoredNotification[] } {
-    let changed = false;
-    for (const e of entries) {
-      if (claimAbandoned(e, now)) {
-        e.state = 'failed';
-        e.last_error = `interrupted during delivery attempt ${e.attempts} (the process stopped); not retried so it is never sent twice — it may have been delivered once`;
-        e.updated_at = now;
-        delete e.claim;
-        changed = true;
+  /** Claims whose process is gone: the send may have happened, so the entry is failed, never re-sent. */
+  async function recoverAbandoned(): Promise<void> {
+    if ((store.counts().delivering ?? 0) <= ownClaims.size) return;
+    const written = await store.transact(() => {
+      const now = nowS();
+      const write: StoredNotification[] = [];
+      for (const e of store.values()) {
+        if (!claimAbandoned(e, now)) continue;
+        write.push({
+          ...unclaimed(e, now),
+          state: 'failed',
+          last_error: `interrupted during delivery attempt ${e.attempts} (the process stopped after it started sending); not retried so it is never sent twice — it may have been delivered once`,
+        });
         log.warn({ id: e.id }, 'scheduled notification was interrupted mid-delivery; marked failed');
       }
-    }
-    const kept = entries.filter((e) => !(TERMINAL.has(e.state) && (e.updated_at ?? e.created_at) < now - retention));
-    return { changed: changed || kept.length !== entries.length, entries: kept };
+      return { value: write, write };
+    });
+    publish(written);
   }
 
-  async function mutate<T>(fn: (entries: StoredNotification[], now: number) => { changed: boolean; value: T }): Promise<T> {
-    let snapshot: StoredNotification[] = [];
-    const value = await store.update((entries) => {
-      const now = nowS();
-      const outcome = fn(entries, now);
-      const maintained = maintain(entries, now);
-      snapshot = maintained.entries;
-      return { changed: outcome.changed || maintained.changed, value: outcome.value, entries: maintained.entries };
-    });
-    publish(snapshot);
-    return value;
+  function backoff(attempts: number): number {
+    return Math.min(retryBase * 2 ** (attempts - 1), MAX_RETRY_SECONDS);
   }
 
-  async function deliverOne(id: string): Promise<boolean> {
-    const claimed = await mutate((entries, now) => {
-      const e = entries.find((x) => x.id === id);
-      if (!e || e.state !== 'scheduled' || dueAt(e) > now) return { changed: false, value: null };
-      e.state = 'delivering';
-      e.attempts += 1;
-      e.updated_at = now;
-      e.claim = { owner, pid: process.pid, lease_until: now + lease };
-      return { changed: true, value: { ...e } };
+  async function expire(e: StoredNotification, lateBy: number): Promise<void> {
+    const written = await store.transact(() => {
+      const cur = store.get(e.id);
+      if (!cur || cur.state !== 'scheduled') return { value: [], write: [] };
+      const record: StoredNotification = {
+        ...unclaimed(cur, nowS()),
+        state: 'expired',
+        last_error: `expired: due ${formatDuration(lateBy)} ago, beyond the ${formatDuration(maxLateness)} maximum lateness; not delivered`,
+      };
+      delete record.next_attempt_at;
+      return { value: [record], write: [record] };
     });
-    if (!claimed) return false;
+    if (written.length) log.warn({ id: e.id, lateBySeconds: Math.round(lateBy) }, 'scheduled notification expired unsent');
+    publish(written);
+  }
+
+  async function deliverEntry(e: StoredNotification): Promise<void> {
+    const lateBy = nowS() - e.fire_at_epoch;
+    const late = lateBy > tolerance;
+    let claimed = false;
+    let refused = false;
+
+    // Called by the dispatcher right before bytes go out; the first call claims the entry.
+    const onSending = async (): Promise<boolean> => {
+      if (claimed) return true;
+      if (refused || stopping) return false;
+      const record = await store.transact(() => {
+        const cur = store.get(e.id);
+        if (!cur || cur.state !== 'scheduled') return { value: null, write: [] };
+        const now = nowS();
+        const next: StoredNotification = { ...cur, state: 'delivering', attempts: cur.attempts + 1, updated_at: now, claim: { owner, pid: process.pid, lease_until: now + lease } };
+        return { value: next, write: [next] };
+      });
+      if (!record) {
+        refused = true;
+        return false;
+      }
+      claimed = true;
+      ownClaims.add(e.id);
+      publish([record]);
+      return true;
+    };
 
     let result: NotifyResult | null = null;
     let failure: string | undefined;
     let permanent = false;
     try {
-      result = await options.notifier.deliver(
-        { text: claimed.text, mode: claimed.mode, title: claimed.title, source: claimed.source ?? 'scheduler' },
-        { subEvent: 'agent_notify_scheduled' },
-      );
+      const text = late ? `${e.text} (late by ${formatDuration(lateBy)})` : e.text;
+      result = await options.notifier.deliver({ text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' }, { subEvent: 'agent_notify_scheduled', onSending });
       if (result.status === 'error') failure = summarize(result) || 'nothing delivered';
     } catch (err) {
       failure = errorMessage(err);
       permanent = err instanceof NotifyInputError;
     }
+    if (refused && !claimed) {
+      log.info({ id: e.id }, 'scheduled notification was cancelled or claimed elsewhere before sending; nothing sent');
+      return;
+    }
 
-    await mutate((entries, now) => {
-      const e = entries.find((x) => x.id === id);
-      if (!e || e.claim?.owner !== owner) {
-        log.warn({ id }, 'scheduled notification changed hands during delivery; outcome not recorded');
-        return { changed: false, value: undefined };
+    const recorded = await store.transact(() => {
+      const cur = store.get(e.id);
+      const now = nowS();
+      if (!cur) return { value: [], write: [] };
+      if (claimed && cur.claim?.owner !== owner) {
+        log.warn({ id: e.id }, 'scheduled notification changed hands during delivery; outcome not recorded');
+        return { value: [], write: [] };
       }
-      delete e.claim;
-      e.updated_at = now;
+      if (!claimed && cur.state !== 'scheduled') return { value: [], write: [] }; // cancelled meanwhile
+      const next = unclaimed(cur, now);
+      if (!claimed) next.attempts = cur.attempts + 1; // an attempt that sent nothing is counted here
       if (!failure && result) {
-        e.state = 'delivered';
-        e.delivered_at = result.notified_at;
-        delete e.next_attempt_at;
-        if (result.status === 'partial') e.last_error = `partial: ${summarize(result)}`;
-        else delete e.last_error;
-      } else if (permanent || e.attempts >= maxAttempts) {
-        e.state = 'failed';
-        e.last_error = `${failure} (after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'})`;
-        delete e.next_attempt_at;
+        next.state = 'delivered';
+        next.delivered_at = result.notified_at;
+        delete next.next_attempt_at;
+        if (late) next.late_by_seconds = Math.round(lateBy);
+        if (result.status === 'partial') next.last_error = `partial: ${summarize(result)}`;
+        else delete next.last_error;
+      } else if (claimed) {
+        // Something was sent (or handed over) and the result was a failure: retrying the whole
+        // notification could deliver it twice, so it ends here with the reasons.
+        next.state = 'failed';
+        next.last_error = `${failure} (sending was attempted; not retried as a whole, so it is never delivered twice)`;
+        delete next.next_attempt_at;
+      } else if (permanent || next.attempts >= maxAttempts) {
+        next.state = 'failed';
+        next.last_error = `${failure} (after ${next.attempts} attempt${next.attempts === 1 ? '' : 's'}; nothing was sent)`;
+        delete next.next_attempt_at;
       } else {
-        e.state = 'scheduled';
-        e.last_error = failure;
-        e.next_attempt_at = now + Math.min(retryBase * 2 ** (e.attempts - 1), MAX_RETRY_SECONDS);
+        next.state = 'scheduled';
+        next.last_error = failure;
+        next.next_attempt_at = now + backoff(next.attempts);
       }
-      log.info({ id, state: e.state, attempts: e.attempts }, 'scheduled notification attempt recorded');
-      return { changed: true, value: undefined };
+      log.info({ id: e.id, state: next.state, attempts: next.attempts }, 'scheduled notification attempt recorded');
+      return { value: [next], write: [next] };
     });
-    return true;
+    ownClaims.delete(e.id);
+    publish(recorded);
   }
 
-  async function runTick(): Promise<number> {
-    const { entries, damaged } = await store.read();
+  /** Start every due delivery the bounds allow. Returns the promises of those started. */
+  function pump(): Promise<void>[] {
+    const started: Promise<void>[] = [];
+    const held: StoredNotification[] = [];
+    let paced = false;
     const now = nowS();
-    const due = entries
-      .filter((e) => e.state === 'scheduled' && dueAt(e) <= now)
-      .sort((a, b) => dueAt(a) - dueAt(b) || a.created_at - b.created_at);
-    const needsMaintenance =
-      damaged > 0 || entries.some((e) => claimAbandoned(e, now) || (TERMINAL.has(e.state) && (e.updated_at ?? e.created_at) < now - retention));
-    if (needsMaintenance) await mutate(() => ({ changed: false, value: undefined }));
-    else publish(entries); // another process may have changed the file
-    let attempted = 0;
-    for (const e of due) {
-      if (stopping) break;
-      if (await deliverOne(e.id)) attempted++;
+    for (;;) {
+      if (stopping || inFlight.size >= maxConcurrent) break;
+      const e = store.takeDue(now);
+      if (!e) break;
+      if (inFlight.has(e.id)) continue; // already going; its outcome re-indexes it
+      const lateBy = now - e.fire_at_epoch;
+      if (lateBy > maxLateness) {
+        started.push(track(e, expire(e, lateBy), null));
+        continue;
+      }
+      const lane = e.mode;
+      if ((laneBusy.get(lane) ?? 0) >= perDestination) {
+        held.push(e);
+        continue;
+      }
+      if (lateBy > tolerance) {
+        if (clock.now() < nextLateStartMs) {
+          held.push(e);
+          paced = true;
+          continue;
+        }
+        nextLateStartMs = clock.now() + paceMs;
+      }
+      laneBusy.set(lane, (laneBusy.get(lane) ?? 0) + 1);
+      started.push(track(e, deliverEntry(e), lane));
     }
-    return attempted;
+    for (const e of held) store.putBack(e);
+    arm(paced);
+    return started;
+  }
+
+  function track(e: StoredNotification, work: Promise<void>, lane: string | null): Promise<void> {
+    const done = work
+      .catch((err: unknown) => log.error({ err, id: e.id }, 'scheduled delivery could not be recorded'))
+      .finally(() => {
+        inFlight.delete(e.id);
+        if (lane) laneBusy.set(lane, (laneBusy.get(lane) ?? 1) - 1);
+        const cur = store.get(e.id);
+        if (cur?.state === 'scheduled') store.putBack(cur); // nothing recorded (refused): keep it findable
+        if (running && !stopping) pump();
+      });
+    inFlight.set(e.id, done);
+    return done;
+  }
+
+  /** Wake for the next due entry (or the pacing slot); nothing runs while nothing is due. */
+  function arm(paced = false): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (!running || stopping) return;
+    const next = store.peekDue();
+    const nowMs = clock.now();
+    let wakeMs = next ? dueAt(next) * 1000 : nowMs + MAX_TIMER_MS;
+    if (next && wakeMs <= nowMs) {
+      // Due but held: by pacing → wake at the slot; by busy destinations → their completion pumps.
+      if (paced) wakeMs = nextLateStartMs;
+      else if (inFlight.size > 0) wakeMs = nowMs + MAX_TIMER_MS;
+    }
+    timer = setTimeout(onTimer, Math.min(Math.max(0, wakeMs - nowMs), MAX_TIMER_MS));
+    timer.unref();
+  }
+
+  function onTimer(): void {
+    timer = undefined;
+    recoverAbandoned()
+      .then(() => pump())
+      .catch((err: unknown) => {
+        log.error({ err }, 'scheduler wake-up failed');
+        arm();
+      });
+  }
+
+  async function prune(): Promise<void> {
+    const cutoff = nowS() - retention;
+    let prunable = false;
+    for (const e of store.values()) {
+      if (TERMINAL.has(e.state) && (e.updated_at ?? e.created_at) < cutoff) {
+        prunable = true;
+        break;
+      }
+    }
+    if (prunable) await store.compact();
   }
 
   const scheduler: Scheduler = {
     file: options.file,
     async schedule(request) {
       const req = parseScheduleRequest(request);
-      const now = nowS();
-      const entry: StoredNotification = {
-        id: `n-${randomBytes(6).toString('hex')}`,
-        text: req.text,
-        mode: req.mode,
-        delay_seconds: req.delay_seconds,
-        fire_at_epoch: now + req.delay_seconds,
-        created_at: now,
-        state: 'scheduled',
-        attempts: 0,
-        updated_at: now,
-      };
-      if (req.title) entry.title = req.title;
-      if (req.source) entry.source = req.source;
-      await mutate((entries) => {
-        entries.push(entry);
-        return { changed: true, value: undefined };
+      await ready();
+      const entry = await store.transact(() => {
+        if (store.pendingCount >= maxPending) throw new NotifyCapacityError(maxPending);
+        const now = nowS();
+        const record: StoredNotification = {
+          id: `n-${randomBytes(6).toString('hex')}`,
+          text: req.text,
+          mode: req.mode,
+          delay_seconds: req.delay_seconds,
+          fire_at_epoch: now + req.delay_seconds,
+          created_at: now,
+          state: 'scheduled',
+          attempts: 0,
+          updated_at: now,
+        };
+        if (req.title) record.title = req.title;
+        if (req.source) record.source = req.source;
+        return { value: record, write: [record] };
       });
+      publish([entry]);
+      arm();
       return toView(entry);
     },
-    async list() {
-      const { entries } = await store.read();
-      return entries.map(toView).sort((a, b) => a.fire_at_epoch - b.fire_at_epoch);
+    async list(query = {}) {
+      await ready();
+      const limit = query.limit ?? LIST_DEFAULT_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw new NotifyInputError('bad_limit', `limit must be an integer from 1 to ${LIST_MAX_LIMIT}`);
+      let page;
+      try {
+        page = store.page({ limit, cursor: query.cursor, state: query.state });
+      } catch (err) {
+        if (err instanceof InvalidCursorError) throw new NotifyInputError('bad_cursor', err.message);
+        throw err;
+      }
+      return { entries: page.entries.map(toView), next_cursor: page.next_cursor, total: store.size, pending: store.pendingCount, max_pending: maxPending };
     },
     async cancel(id) {
-      return mutate((entries, now) => {
-        const e = entries.find((x) => x.id === id);
+      await ready();
+      const record = await store.transact(() => {
+        const e = store.get(id);
         if (!e) throw new NotifyStateError('not_found', `no scheduled notification with id ${JSON.stringify(id)}`);
         if (e.state === 'delivering') throw new NotifyStateError('conflict', `notification ${id} is being delivered now`);
         if (e.state !== 'scheduled') throw new NotifyStateError('conflict', `notification ${id} is already ${e.state}`);
-        e.state = 'cancelled';
-        e.updated_at = now;
-        delete e.next_attempt_at;
-        return { changed: true, value: toView(e) };
+        const next: StoredNotification = { ...e, state: 'cancelled', updated_at: nowS() };
+        delete next.next_attempt_at;
+        return { value: next, write: [next] };
       });
+      publish([record]);
+      return toView(record);
     },
-    tick() {
-      if (running) return running;
-      running = runTick().finally(() => {
-        running = null;
-      });
-      return running;
+    async tick() {
+      await ready();
+      await recoverAbandoned();
+      const started = pump();
+      await Promise.all(started);
+      return started.length;
     },
     async start() {
-      if (timer) return;
+      if (running) return;
+      await ready();
       stopping = false;
-      // Repair a torn file, recover abandoned claims and prune before the first poll.
-      await mutate(() => ({ changed: false, value: undefined }));
-      const poll = (): void => {
-        scheduler.tick().catch((err: unknown) => log.error({ err }, 'schedule poll failed'));
-      };
-      timer = setInterval(poll, pollMs);
-      poll(); // overdue entries fire at start-up, not one poll later
+      running = true;
+      await prune();
+      store.watch();
+      pruneTimer = setInterval(() => void prune().catch((err: unknown) => log.warn({ err }, 'schedule pruning failed')), DAY_MS);
+      pruneTimer.unref();
+      pump(); // overdue entries start at once (paced), not one timer later
     },
     async stop() {
       stopping = true;
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running?.catch(() => undefined);
+      running = false;
+      if (timer) clearTimeout(timer);
+      if (pruneTimer) clearInterval(pruneTimer);
+      timer = pruneTimer = undefined;
+      let bound: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (bound = setTimeout(resolve, stopWaitMs)));
+      await Promise.race([Promise.all(inFlight.values()), waited]);
+      clearTimeout(bound);
+      if (inFlight.size) log.warn({ inFlight: inFlight.size }, 'stopped with deliveries still in flight; their claims are recovered at the next start');
+      await store.close();
+      loaded = null;
     },
   };
   return scheduler;

@@ -46,7 +46,7 @@ export const delegateToolArgs = z.object({
 
 export type ScheduleToolResult =
   | { scheduled: string; fire_at_epoch: number }
-  | { entries: ScheduleEntryView[] }
+  | { entries: ScheduleEntryView[]; next_cursor: string | null; pending: number }
   | { cancelled: string; entry: ScheduleEntryView };
 
 export type DelegateToolResult =
@@ -80,7 +80,11 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       args: scheduleToolArgs,
       async run(args, ctx): Promise<ScheduleToolResult> {
         const form = oneForm({ list: args.list === true, cancel: args.cancel_id !== undefined });
-        if (form === 'list') return { entries: await deps.scheduler.list() };
+        if (form === 'list') {
+          // The model sees what is still to come, soonest first, one bounded page.
+          const page = await deps.scheduler.list({ state: 'scheduled', limit: 50 });
+          return { entries: page.entries, next_cursor: page.next_cursor, pending: page.pending };
+        }
         if (form === 'cancel') {
           const entry = await deps.scheduler.cancel(args.cancel_id!);
           return { cancelled: entry.id, entry };

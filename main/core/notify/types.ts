@@ -52,3 +52,25 @@ export class NotifyStateError extends Error {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** The schedule holds as many pending entries as it may (the cap): answered 429 `schedule_full`. */
+export class NotifyCapacityError extends Error {
+  readonly code = 'schedule_full';
+  readonly cap: number;
+  constructor(cap: number) {
+    super(`the schedule already holds ${cap} pending entries (the cap, DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING); cancel some or raise the cap`);
+    this.name = 'NotifyCapacityError';
+    this.cap = cap;
+  }
+}
+
+/** "1 h 5 min", "42 s": for late markers and messages. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  return `${Math.floor(h / 24)} days`;
+}

@@ -71,9 +71,15 @@ export interface WebhookDispatcherOptions {
   username?: string;
 }
 
+/** Per-emit hooks. */
+export interface WebhookEmitHooks {
+  /** Called after the throttle wait, right before the first POST; false (or a throw) sends nothing. */
+  beforeSend?: () => Promise<boolean> | boolean;
+}
+
 export interface WebhookDispatcher {
   readonly configured: boolean;
-  emit(event: WebhookEvent): Promise<DeliveryOutcome>;
+  emit(event: WebhookEvent, hooks?: WebhookEmitHooks): Promise<DeliveryOutcome>;
   stats(): WebhookStats;
   /** Abort in-flight posts and waits; later emits are `unavailable`. */
   close(): void;
@@ -200,7 +206,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   return {
     configured: url !== undefined,
-    async emit(event) {
+    async emit(event, hooks) {
       if (!url) return { status: 'unavailable', detail: 'no webhook URL configured' };
       if (closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
       if (pending >= queueLimit) {
@@ -227,6 +233,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           stats.throttled++;
           await sleep(waitMs, closer.signal);
           if (closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
+        }
+        if (hooks?.beforeSend) {
+          let go: boolean;
+          try {
+            go = await hooks.beforeSend();
+          } catch (err) {
+            return { status: 'error', detail: `not sent: ${err instanceof Error ? err.message : String(err)}` };
+          }
+          if (!go) return { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
         }
         const outcome = await send(event);
         return waitMs > 0 ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` } : outcome;

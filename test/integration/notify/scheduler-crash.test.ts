@@ -63,7 +63,7 @@ function runChild(file: string, logPath: string, start: number): Promise<ChildRu
   });
 }
 
-it('survives SIGKILL at random moments during 100 schedule/fire cycles', { timeout: 90_000 }, async () => {
+it('survives SIGKILL at random moments during 100 schedule/fire cycles', { timeout: 240_000 }, async () => {
   const file = scheduleFilePath(home);
   const logPath = path.join(home, 'deliveries.log');
   await writeFile(logPath, '');
@@ -92,12 +92,12 @@ it('survives SIGKILL at random moments during 100 schedule/fire cycles', { timeo
   const finisher = createScheduler({ file, notifier, logger: pino({ level: 'silent' }), lockStaleMs: 2000 });
   for (let i = 0; i < 100; i++) {
     await finisher.tick();
-    const pending = (await finisher.list()).filter((e) => e.state === 'scheduled' || e.state === 'delivering');
+    const pending = (await finisher.list({ limit: 1000 })).entries.filter((e) => e.state === 'scheduled' || e.state === 'delivering');
     if (pending.length === 0) break;
     await new Promise((r) => setTimeout(r, 50));
   }
 
-  const entries = await finisher.list();
+  const entries = (await finisher.list({ limit: 1000 })).entries;
   const byId = new Map(entries.map((e) => [e.id, e]));
   const logged = (await readFile(logPath, 'utf8')).split('\n').filter(Boolean).concat(finalDeliveries);
   const deliveriesPerText = new Map<string, number>();

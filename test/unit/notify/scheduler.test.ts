@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NotifyRequest, NotifyResult, SidecarEvent } from '../../../main/core/api-types.ts';
 import { EventHub } from '../../../main/core/event-hub.ts';
 import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
+import type { DeliverOptions } from '../../../main/core/notify/dispatcher.ts';
+import { parseScheduleText } from '../../../main/core/notify/schedule-store.ts';
 import { createScheduler, type SchedulerOptions } from '../../../main/core/notify/scheduler.ts';
 
 const logger = pino({ level: 'silent' });
@@ -16,7 +18,8 @@ let home: string;
 let file: string;
 let t: number;
 let delivered: NotifyRequest[];
-let nextResults: NotifyResult['status'][];
+/** `error`: nothing reachable, nothing sent; `sent-error`: a send went out and failed. */
+let nextResults: (NotifyResult['status'] | 'sent-error')[];
 
 beforeEach(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'lvb-sched-'));
@@ -30,16 +33,25 @@ afterEach(async () => {
 });
 
 const clock = { now: () => t };
+// Like the real dispatcher: asks onSending right before a send, and sends nothing when refused.
 const notifier = {
-  async deliver(req: NotifyRequest): Promise<NotifyResult> {
+  async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
+    const kind = nextResults.shift() ?? 'ok';
+    if (kind === 'error') {
+      const results: NotifyResult['results'] = { dm: { status: 'unavailable', detail: 'Discord bot is not connected' }, webhook: { status: 'unavailable', detail: 'no webhook URL configured' } };
+      return { status: 'error', channel: null, results, notified_at: t / 1000 };
+    }
+    if (options?.onSending && !(await options.onSending('dm'))) {
+      return { status: 'error', channel: null, results: { dm: { status: 'skipped', detail: 'not sent' } }, notified_at: t / 1000 };
+    }
     delivered.push(req);
-    const status = nextResults.shift() ?? 'ok';
     const results: NotifyResult['results'] =
-      status === 'ok'
+      kind === 'ok'
         ? { voice: { status: 'unavailable', queued: false, detail: 'no live call' }, dm: { status: 'ok', message_id: '1' } }
-        : status === 'partial'
+        : kind === 'partial'
           ? { voice: { status: 'unavailable', queued: false, detail: 'no live call' }, dm: { status: 'ok', message_id: '1' }, channel: { status: 'ok' }, webhook: { status: 'ok' } }
-          : { dm: { status: 'error', detail: 'Discord 503' }, webhook: { status: 'unavailable', detail: 'no webhook URL configured' } };
+          : { dm: { status: 'error', detail: 'Discord 503' } };
+    const status = kind === 'sent-error' ? 'error' : kind;
     return { status, channel: status === 'error' ? null : 'dm', results, notified_at: t / 1000 };
   },
 };
@@ -48,10 +60,13 @@ function make(over: Partial<SchedulerOptions> = {}) {
   return createScheduler({ file, notifier, clock, logger, ...over });
 }
 
+/** The file as any reader sees it: one JSON record per line, the last line per id wins. */
 async function fileRecords(): Promise<Record<string, unknown>[]> {
   const text = await readFile(file, 'utf8');
   expect(text.endsWith('\n')).toBe(true);
-  return text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const parsed = parseScheduleText(text);
+  expect(parsed.damaged).toBe(0);
+  return parsed.entries;
 }
 
 describe('schedule, list, cancel', () => {
@@ -74,7 +89,7 @@ describe('schedule, list, cancel', () => {
       attempts: 0,
       updated_at: T0 / 1000,
     });
-    expect(await s.list()).toEqual([entry]);
+    expect((await s.list()).entries).toEqual([entry]);
   });
 
   it('fires when due (not before), then keeps the entry as delivered', async () => {
@@ -93,7 +108,7 @@ describe('schedule, list, cancel', () => {
     expect(record).toMatchObject({ id: entry.id, state: 'delivered', attempts: 1, delivered_at: T0 / 1000 + 10 });
     expect(record).not.toHaveProperty('claim');
     expect(await s.tick()).toBe(0); // never twice
-    const states = events.map((e) => (e.type === 'schedule' ? e.data.entries[0]?.state : null));
+    const states = events.map((e) => (e.type === 'schedule' ? e.data.changed[0]?.state : null));
     expect(states).toEqual(['scheduled', 'delivering', 'delivered']);
   });
 
@@ -124,7 +139,7 @@ describe('schedule, list, cancel', () => {
       [null, 'invalid_request'],
     ];
     for (const [input, code] of cases) await expect(s.schedule(input), JSON.stringify(input)).rejects.toMatchObject({ code });
-    expect(await s.list()).toEqual([]);
+    expect((await s.list()).entries).toEqual([]);
   });
 });
 
@@ -136,33 +151,49 @@ describe('restarts, retries and damage', () => {
     await a.stop();
     t += 3_600_000; // the app was down for an hour
     const b = make();
-    expect(await b.tick()).toBe(2);
-    expect(delivered.map((d) => d.text)).toEqual(['first', 'second']);
-    const states = Object.fromEntries((await b.list()).map((e) => [e.id, e.state]));
+    expect(await b.tick()).toBe(1); // paced: one overdue entry per second, in due order
+    expect(await b.tick()).toBe(0);
+    t += 1_000;
+    expect(await b.tick()).toBe(1);
+    expect(delivered.map((d) => d.text)).toEqual(['first (late by 59 min)', 'second (late by 59 min)']);
+    const states = Object.fromEntries((await b.list()).entries.map((e) => [e.id, e.state]));
     expect(states).toEqual({ [early.id]: 'delivered', [late.id]: 'delivered' });
   });
 
-  it('retries a failed delivery with backoff, then marks it failed with the reason', async () => {
+  it('a send that went out and failed is not retried as a whole (no duplicates); the reason is kept', async () => {
+    const s = make();
+    const entry = await s.schedule({ text: 'once', delay_seconds: 0 });
+    nextResults = ['sent-error'];
+    expect(await s.tick()).toBe(1);
+    t += 3_600_000;
+    expect(await s.tick()).toBe(0);
+    expect(delivered).toHaveLength(1);
+    const [view] = (await s.list()).entries;
+    expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 1 });
+    expect(view!.last_error).toBe('dm: error (Discord 503) (sending was attempted; not retried as a whole, so it is never delivered twice)');
+  });
+
+  it('retries an attempt that sent nothing with backoff, then marks it failed with the reason', async () => {
     const s = make({ maxAttempts: 3, retryBaseSeconds: 30 });
     const entry = await s.schedule({ text: 'Meeting', delay_seconds: 0 });
     nextResults = ['error', 'error', 'error'];
     expect(await s.tick()).toBe(1);
-    let [view] = await s.list();
-    expect(view).toMatchObject({ state: 'scheduled', attempts: 1, next_attempt_at: T0 / 1000 + 30, last_error: 'dm: error (Discord 503); webhook: unavailable (no webhook URL configured)' });
+    let [view] = (await s.list()).entries;
+    expect(view).toMatchObject({ state: 'scheduled', attempts: 1, next_attempt_at: T0 / 1000 + 30, last_error: 'dm: unavailable (Discord bot is not connected); webhook: unavailable (no webhook URL configured)' });
     t += 29_000;
     expect(await s.tick()).toBe(0);
     t += 1_000;
     expect(await s.tick()).toBe(1);
-    [view] = await s.list();
+    [view] = (await s.list()).entries;
     expect(view).toMatchObject({ state: 'scheduled', attempts: 2, next_attempt_at: T0 / 1000 + 30 + 60 });
     t += 60_000;
     expect(await s.tick()).toBe(1);
-    [view] = await s.list();
-    expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 3, last_error: 'dm: error (Discord 503); webhook: unavailable (no webhook URL configured) (after 3 attempts)' });
+    [view] = (await s.list()).entries;
+    expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 3, last_error: 'dm: unavailable (Discord bot is not connected); webhook: unavailable (no webhook URL configured) (after 3 attempts; nothing was sent)' });
     expect(view!.next_attempt_at).toBeUndefined();
     t += 3_600_000;
     expect(await s.tick()).toBe(0);
-    expect(delivered).toHaveLength(3);
+    expect(delivered).toHaveLength(0); // nothing ever went out
   });
 
   it('a retry that then succeeds is delivered once', async () => {
@@ -172,7 +203,7 @@ describe('restarts, retries and damage', () => {
     await s.tick();
     t += 30_000;
     await s.tick();
-    const [view] = await s.list();
+    const [view] = (await s.list()).entries;
     expect(view).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(view!.last_error).toBeUndefined();
   });
@@ -182,19 +213,19 @@ describe('restarts, retries and damage', () => {
     await s.schedule({ text: 'x', delay_seconds: 0, mode: 'all' });
     nextResults = ['partial'];
     await s.tick();
-    const [view] = await s.list();
+    const [view] = (await s.list()).entries;
     expect(view).toMatchObject({ state: 'delivered', last_error: 'partial: voice: unavailable (no live call)' });
   });
 
   it('ignores and repairs a torn last line; sets aside a corrupt middle line', async () => {
     const s0 = make();
     const a = await s0.schedule({ text: 'kept A', delay_seconds: 100 });
-    const b = await s0.schedule({ text: 'kept B', delay_seconds: 100 });
+    const b = await s0.schedule({ text: 'kept B', delay_seconds: 200 });
     const [lineA, lineB] = (await readFile(file, 'utf8')).trimEnd().split('\n');
     const torn = lineB!.slice(0, 25);
     await writeFile(file, `${lineA}\n{not json at all\n${lineB}\n${torn}`);
     const s = make();
-    expect((await s.list()).map((e) => e.id)).toEqual([a.id, b.id]);
+    expect((await s.list()).entries.map((e) => e.id)).toEqual([a.id, b.id]);
     await s.start();
     await s.stop();
     const records = await fileRecords();
@@ -211,7 +242,7 @@ describe('restarts, retries and damage', () => {
     const s = make();
     expect(await s.tick()).toBe(0);
     expect(delivered).toEqual([]);
-    const [view] = await s.list();
+    const [view] = (await s.list()).entries;
     expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 1 });
     expect(view!.last_error).toMatch(/^interrupted during delivery attempt 1/);
   });
@@ -224,10 +255,10 @@ describe('restarts, retries and damage', () => {
     await writeFile(file, JSON.stringify({ ...record, state: 'delivering', attempts: 1, claim: { owner: `${process.ppid}:beef`, pid: process.ppid, lease_until: T0 / 1000 + 600 } }) + '\n');
     const s = make();
     await s.tick();
-    expect((await s.list())[0]!.state).toBe('delivering');
+    expect((await s.list()).entries[0]!.state).toBe('delivering');
     t += 601_000;
     await s.tick();
-    expect((await s.list())[0]!.state).toBe('failed');
+    expect((await s.list()).entries[0]!.state).toBe('failed');
     expect(delivered).toEqual([]);
   });
 
@@ -237,7 +268,9 @@ describe('restarts, retries and damage', () => {
     await s.tick();
     t += 3_601_000;
     const fresh = await s.schedule({ text: 'new', delay_seconds: 100 });
-    expect((await s.list()).map((e) => e.id)).toEqual([fresh.id]);
+    await s.start(); // pruning runs at start-up and daily
+    await s.stop();
+    expect((await s.list()).entries.map((e) => e.id)).toEqual([fresh.id]);
     expect(done.id).not.toBe(fresh.id);
   });
 

@@ -3,12 +3,13 @@
 // A delivery that reached nobody is still a 200 whose body says `status: "error"` with per-mode
 // reasons: the request was valid and the result is the answer. Bad input is a 400 with a code
 // (`empty_text`, `unknown_mode`, `bad_delay`, ...; 413 `text_too_long`); an unknown schedule id is
-// 404 `unknown_schedule_id`, cancelling one that already fired or was cancelled 409 `not_cancellable`.
+// 404 `unknown_schedule_id`, cancelling one that already fired or was cancelled 409 `not_cancellable`,
+// a schedule at its pending cap 429 `schedule_full`. GET /schedule is paginated (?limit&cursor&state).
 import { z } from 'zod';
-import type { NotifyRequest, NotifyResult } from '../../api-types.ts';
+import { SCHEDULE_STATES, type NotifyRequest, type NotifyResult } from '../../api-types.ts';
 import type { Notifier } from '../../notify/dispatcher.ts';
-import type { ScheduleEntryView, Scheduler } from '../../notify/scheduler.ts';
-import { NotifyInputError, NotifyStateError } from '../../notify/types.ts';
+import { LIST_MAX_LIMIT, type ScheduleEntryView, type ScheduleListPage, type Scheduler } from '../../notify/scheduler.ts';
+import { NotifyCapacityError, NotifyInputError, NotifyStateError } from '../../notify/types.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 
@@ -19,6 +20,7 @@ export interface NotifyRouteDeps {
 
 /** Notification errors → HTTP; anything else passes through (a bug → 500). */
 export function notifyHttpError(err: unknown, stateCodes: { not_found: string; conflict: string } = { not_found: 'not_found', conflict: 'conflict' }): unknown {
+  if (err instanceof NotifyCapacityError) return new HttpError(429, err.code, err.message);
   if (err instanceof NotifyInputError) return new HttpError(err.code === 'text_too_long' ? 413 : 400, err.code, err.message);
   if (err instanceof NotifyStateError) return new HttpError(err.code === 'not_found' ? 404 : 409, stateCodes[err.code], err.message);
   return err;
@@ -38,6 +40,12 @@ const NotifyQuery = z.object({
   title: z.string().optional(),
   source: z.string().optional(),
   urgent: z.enum(['true', 'false', '1', '0']).optional(),
+});
+
+const ScheduleQuery = z.object({
+  limit: z.string().regex(/^\d+$/).optional(),
+  cursor: z.string().max(500).optional(),
+  state: z.enum(SCHEDULE_STATES).optional(),
 });
 
 const IdParams = z.object({ id: z.string().min(1).max(100) });
@@ -63,7 +71,16 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     return { scheduled: entry.id, fire_at_epoch: entry.fire_at_epoch, entry };
   });
 
-  app.get('/schedule', async (): Promise<{ entries: ScheduleEntryView[] }> => ({ entries: await deps.scheduler.list() }));
+  app.get('/schedule', async (request): Promise<ScheduleListPage> => {
+    const query = ScheduleQuery.safeParse(request.query);
+    if (!query.success) {
+      const field = String(query.error.issues[0]?.path[0] ?? 'query');
+      const hint = field === 'limit' ? `an integer from 1 to ${LIST_MAX_LIMIT}` : field === 'state' ? `one of ${SCHEDULE_STATES.join(', ')}` : 'the next_cursor of a previous page';
+      throw new HttpError(400, `bad_${field}`, `${field}: give it once, as ${hint}`);
+    }
+    const { limit, cursor, state } = query.data;
+    return mapErrors(() => deps.scheduler.list({ ...(limit !== undefined ? { limit: Number(limit) } : {}), cursor, state }));
+  });
 
   app.delete('/schedule/:id', async (request): Promise<{ cancelled: string; entry: ScheduleEntryView }> => {
     const params = IdParams.safeParse(request.params);
