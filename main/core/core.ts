@@ -170,7 +170,15 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     logger: moduleLogger(logger, 'notify'),
     notes,
   });
-  const scheduler = createScheduler({ file: scheduleFilePath(config.paths.agentHome), notifier, logger: moduleLogger(logger, 'scheduler'), hub });
+  const scheduler = createScheduler({
+    file: scheduleFilePath(config.paths.agentHome),
+    notifier,
+    logger: moduleLogger(logger, 'scheduler'),
+    hub,
+    maxPending: config.notify.scheduleMaxPending,
+    lateToleranceSeconds: config.notify.lateToleranceSeconds,
+    maxLatenessSeconds: config.notify.maxLateSeconds,
+  });
   let delegates: DelegateWatcher | undefined;
   if (config.delegate.command.length > 0) {
     delegates = createDelegateWatcher({

@@ -45,7 +45,11 @@ export interface Config {
     sfxEnabled: boolean;
     webhookAgentNotify?: string;
     webhookThrottleSeconds: number;
+    scheduleMaxPending: number;
+    lateToleranceSeconds: number;
+    maxLateSeconds: number;
   };
+  notes: { retentionDays: number; maxMb: number };
   audio: { inputChunkMs: number };
   delegate: { command: string[]; cwd?: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -210,6 +214,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       sfxEnabled: asBool('DISCORD_VOICE_LIVE_SFX_ENABLED') ?? true,
       webhookAgentNotify: asUrl('DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY'),
       webhookThrottleSeconds: asNumber('DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS', false) ?? 2,
+      scheduleMaxPending: asNumber('DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING', true) ?? 10_000,
+      lateToleranceSeconds: asNumber('DISCORD_VOICE_LIVE_SCHEDULE_LATE_TOLERANCE_SECONDS', true) ?? 60,
+      maxLateSeconds: asNumber('DISCORD_VOICE_LIVE_SCHEDULE_MAX_LATE_SECONDS', true) ?? 86_400,
+    },
+    notes: {
+      retentionDays: asNumber('DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS', true) ?? 90,
+      maxMb: asNumber('DISCORD_VOICE_LIVE_NOTES_MAX_MB', true) ?? 500,
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
     delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined },

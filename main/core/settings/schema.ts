@@ -19,6 +19,9 @@ const VALUE_FIELDS = {
   textChannelId: snowflake,
   sfxEnabled: z.boolean(),
   sidecarPort: z.number().int().min(1024).max(65535),
+  notesRetentionDays: z.number().int().min(1).max(36500),
+  notesMaxMb: z.number().int().min(1).max(1000000),
+  scheduleMaxPending: z.number().int().min(1).max(1000000),
 };
 
 /** Non-secret settings, all optional: an absent key means "use the environment or the default". */
@@ -61,6 +64,9 @@ export const SETTING_VARIABLES = {
   textChannelId: 'DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID',
   sfxEnabled: 'DISCORD_VOICE_LIVE_SFX_ENABLED',
   sidecarPort: 'DISCORD_VOICE_LIVE_PORT',
+  notesRetentionDays: 'DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS',
+  notesMaxMb: 'DISCORD_VOICE_LIVE_NOTES_MAX_MB',
+  scheduleMaxPending: 'DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING',
 } as const satisfies Record<SettingKey, VariableName>;
 
 export const SECRET_VARIABLES = {
@@ -144,6 +150,9 @@ export function configToSettingsValues(config: Config): SettingsValues {
     textChannelId: config.discord.textChannelId,
     sfxEnabled: config.notify.sfxEnabled,
     sidecarPort: config.sidecar.port,
+    notesRetentionDays: config.notes.retentionDays,
+    notesMaxMb: config.notes.maxMb,
+    scheduleMaxPending: config.notify.scheduleMaxPending,
   };
   for (const key of Object.keys(values) as SettingKey[]) if (values[key] === undefined) delete values[key];
   return values;

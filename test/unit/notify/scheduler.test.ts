@@ -66,7 +66,7 @@ async function fileRecords(): Promise<Record<string, unknown>[]> {
   expect(text.endsWith('\n')).toBe(true);
   const parsed = parseScheduleText(text);
   expect(parsed.damaged).toBe(0);
-  return parsed.entries;
+  return parsed.entries.map((e): Record<string, unknown> => ({ ...e }));
 }
 
 describe('schedule, list, cancel', () => {
