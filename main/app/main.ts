@@ -121,7 +121,7 @@ async function start(): Promise<void> {
         state.problem = event.data.reason;
         render();
       } else if (event.type === 'schedule') {
-        for (const entry of deliveries.observe(event.data.entries)) {
+        for (const entry of deliveries.observe(event.data.changed)) {
           const visible = window !== null && !window.isDestroyed() && window.isVisible() && !window.isMinimized();
           if (shouldNotifyNatively({ windowVisible: visible, paused: state.notificationsPaused, alreadyNotified: false })) notify(entry.title ?? 'Notification delivered', entry.text);
         }

@@ -196,12 +196,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     options.hub.publish({ type: 'schedule', data: { changed: changed.map(toView), ...(reloaded ? { reloaded: true } : {}) } });
   }
 
-  async function write(records: StoredNotification[]): Promise<void> {
-    if (!records.length) return;
-    await store.transact(() => ({ value: undefined, write: records }));
-    publish(records);
-  }
-
   function claimAbandoned(e: StoredNotification, now: number): boolean {
     if (e.state !== 'delivering') return false;
     if (!e.claim) return true;

@@ -41,11 +41,12 @@ describe('window and notification manners', () => {
     expect(shouldNotifyNatively({ windowVisible: false, paused: true, alreadyNotified: false })).toBe(false);
   });
 
-  it('reports each delivery once and does not replay old ones at start', () => {
+  it('reports each delivery once from the schedule change events', () => {
     const entry = (id: string, state: ScheduledNotification['state']): ScheduledNotification => ({ id, text: id, mode: 'dm', delay_seconds: 1, fire_at_epoch: 1, created_at: 0, state, attempts: 0 });
     const watcher = new DeliveryWatcher();
-    expect(watcher.observe([entry('old', 'delivered'), entry('a', 'scheduled')])).toEqual([]);
-    expect(watcher.observe([entry('old', 'delivered'), entry('a', 'delivered'), entry('b', 'scheduled')]).map((e) => e.id)).toEqual(['a']);
+    expect(watcher.observe([entry('a', 'scheduled')])).toEqual([]);
+    expect(watcher.observe([entry('a', 'delivering')])).toEqual([]);
+    expect(watcher.observe([entry('a', 'delivered')]).map((e) => e.id)).toEqual(['a']);
     expect(watcher.observe([entry('a', 'delivered'), entry('b', 'delivered')]).map((e) => e.id)).toEqual(['b']);
   });
 });
