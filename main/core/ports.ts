@@ -126,6 +126,11 @@ export interface ToolDeclaration {
 export interface LiveModelConnectOptions {
   tools: ToolDeclaration[];
   systemInstruction?: string;
+  /**
+   * Ms of the current reply the player has handed out so far. Providers that must tell the service
+   * what was actually heard at a barge-in (OpenAI `conversation.item.truncate`) read it then.
+   */
+  playedMs?: () => number;
 }
 
 export interface LiveModelProvider {

@@ -109,10 +109,7 @@ export function textInjectionKindFor(model: string): TextInjectionKind {
   return /gemini-3\.1-flash-live/.test(model) ? 'realtimeText' : 'clientContent';
 }
 
-/** Default wording that turns a relayed message into something the model says, not answers. */
-export function defaultInjectedText(text: string): string {
-  return `Say the following to the user now, in your own voice, without adding anything else: ${text}`;
-}
+export { defaultInjectedText } from '../injected-text.ts';
 
 export type FailureKind =
   /** The key is rejected: no model will work, so stop at once. */

@@ -1,0 +1,124 @@
+// The OpenAI Realtime (GA) wire format as this provider uses it: builders for the client events we
+// send (typed by the official SDK's `RealtimeClientEvent`, so a wrong field fails the typecheck),
+// and zod schemas for the server events we read (a malformed event is skipped, never trusted).
+// Reference: developers.openai.com/api/reference/resources/realtime (client-events, server-events)
+// as mirrored by openai@7.57.0 src/resources/realtime/realtime.ts; research/protocols.md §2.
+import type { RealtimeClientEvent, RealtimeSessionCreateRequest } from 'openai/resources/realtime/realtime';
+import { z } from 'zod';
+import type { ToolDeclaration } from '../../../ports.ts';
+import type { HistoryItem } from '../shared/history.ts';
+
+/** `audio/pcm` is only accepted at 24 kHz (realtime.ts:1355-1390). */
+export const REALTIME_AUDIO_RATE = 24_000;
+
+export type TurnDetectionMode = 'server_vad' | 'semantic_vad';
+
+export interface RealtimeSessionInput {
+  model: string;
+  voice: string;
+  instructions?: string;
+  tools: readonly ToolDeclaration[];
+  turnDetection: TurnDetectionMode;
+  /** Silence that ends a user turn (server_vad only). */
+  silenceDurationMs: number;
+  transcriptionModel: string;
+}
+
+export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string): RealtimeClientEvent {
+  // interrupt_response false: the client cancels (response.cancel) and truncates at what was
+  // actually played, in one place, instead of racing the server's own cancel.
+  const turnDetection: NonNullable<NonNullable<RealtimeSessionCreateRequest['audio']>['input']>['turn_detection'] =
+    input.turnDetection === 'semantic_vad'
+      ? { type: 'semantic_vad', eagerness: 'auto', create_response: true, interrupt_response: false }
+      : { type: 'server_vad', silence_duration_ms: input.silenceDurationMs, prefix_padding_ms: 300, create_response: true, interrupt_response: false };
+  const session: RealtimeSessionCreateRequest = {
+    type: 'realtime',
+    model: input.model,
+    output_modalities: ['audio'],
+    audio: {
+      input: {
+        format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE },
+        turn_detection: turnDetection,
+        transcription: { model: input.transcriptionModel },
+      },
+      output: { format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE }, voice: input.voice },
+    },
+    tools: input.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters })),
+    tool_choice: 'auto',
+  };
+  if (input.instructions) session.instructions = input.instructions;
+  return { type: 'session.update', event_id: eventId, session };
+}
+
+/** One history item as conversation items (context replay after a reconnect). */
+export function historyToItems(item: HistoryItem): RealtimeClientEvent[] {
+  if (item.kind === 'tool') {
+    return [
+      { type: 'conversation.item.create', item: { type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments } },
+      { type: 'conversation.item.create', item: { type: 'function_call_output', call_id: item.callId, output: item.output } },
+    ];
+  }
+  if (item.kind === 'assistant') {
+    return [{ type: 'conversation.item.create', item: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: item.text }] } }];
+  }
+  return [{ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: item.text }] } }];
+}
+
+export function userTextItem(text: string): RealtimeClientEvent {
+  return { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } };
+}
+
+export function imageItem(jpeg: Buffer, itemId: string, eventId: string): RealtimeClientEvent {
+  return {
+    type: 'conversation.item.create',
+    event_id: eventId,
+    item: { id: itemId, type: 'message', role: 'user', content: [{ type: 'input_image', image_url: `data:image/jpeg;base64,${jpeg.toString('base64')}`, detail: 'auto' }] },
+  };
+}
+
+export function toolOutputItem(callId: string, output: string): RealtimeClientEvent {
+  return { type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } };
+}
+
+export const RESPONSE_CREATE: RealtimeClientEvent = { type: 'response.create' };
+export const RESPONSE_CANCEL: RealtimeClientEvent = { type: 'response.cancel' };
+
+export function truncateEvent(itemId: string, audioEndMs: number): RealtimeClientEvent {
+  return { type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: audioEndMs };
+}
+
+/** The audio hot path: the JSON string built directly (no event object, no JSON.stringify). */
+export function audioAppendJson(base64: string): string {
+  return `{"type":"input_audio_buffer.append","audio":"${base64}"}`;
+}
+
+// --- server events we read -------------------------------------------------------------------
+
+export const errorEvent = z.object({
+  type: z.literal('error'),
+  error: z.object({ type: z.string(), code: z.string().nullish(), message: z.string(), param: z.string().nullish(), event_id: z.string().nullish() }),
+});
+export const audioDelta = z.object({ type: z.literal('response.output_audio.delta'), response_id: z.string(), item_id: z.string(), delta: z.string() });
+export const transcriptDelta = z.object({ type: z.literal('response.output_audio_transcript.delta'), item_id: z.string(), delta: z.string() });
+export const transcriptDone = z.object({ type: z.literal('response.output_audio_transcript.done'), item_id: z.string(), transcript: z.string() });
+export const inputTranscriptionCompleted = z.object({
+  type: z.literal('conversation.item.input_audio_transcription.completed'),
+  item_id: z.string(),
+  transcript: z.string(),
+});
+export const responseCreated = z.object({ type: z.literal('response.created'), response: z.object({ id: z.string() }) });
+export const responseDone = z.object({
+  type: z.literal('response.done'),
+  response: z.object({
+    id: z.string(),
+    status: z.string(),
+    usage: z.object({ total_tokens: z.number().optional(), input_tokens: z.number().optional(), output_tokens: z.number().optional() }).nullish(),
+  }),
+});
+export const functionCallDone = z.object({
+  type: z.literal('response.function_call_arguments.done'),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+export const itemAck = z.object({ type: z.enum(['conversation.item.added', 'conversation.item.created', 'conversation.item.done']), item: z.object({ id: z.string() }) });

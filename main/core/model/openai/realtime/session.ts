@@ -1,0 +1,522 @@
+// One conversation with the OpenAI Realtime API (GA, `wss://…/v1/realtime?model=…`). It may span
+// several WebSockets: Realtime has no session resumption, so after an unexpected close a new socket
+// is opened (same model, backoff) and the recent conversation is replayed from ConversationHistory
+// as conversation items before any new input: the model keeps the thread, not the old audio.
+//
+// Audio: the bridge hands 16 kHz mono (voice gate); Realtime accepts `audio/pcm` at 24 kHz only,
+// so input is resampled 16k → 24k (audio/resampler-16k-to-24k.ts); output is 24 kHz already.
+// Barge-in: server VAD's `input_audio_buffer.speech_started` while a reply is generating or still
+// playing → `response.cancel` (if generating) + `conversation.item.truncate` at the audio the
+// player actually handed out (`playedMs`), so the model's transcript matches what was heard.
+import { EventEmitter } from 'node:events';
+import type { RealtimeClientEvent } from 'openai/resources/realtime/realtime';
+import type { Logger } from 'pino';
+import type { ConnectionState } from '../../../api-types.ts';
+import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type { Clock } from '../../clock.ts';
+import { toModelFrame } from '../../frame-converter.ts';
+import { FrameLimiter, type FrameStats } from '../../frame-limiter.ts';
+import { decodePcm, encodePcm } from '../../pcm-codec.ts';
+import { TextInjectionQueue } from '../../text-injection.ts';
+import { openWithFallback, FatalSessionError, type BackoffOptions } from '../shared/fallback.ts';
+import { ConversationHistory } from '../shared/history.ts';
+import { ConnectFailure, JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
+import {
+  audioAppendJson,
+  audioDelta,
+  buildSessionUpdate,
+  errorEvent,
+  functionCallDone,
+  historyToItems,
+  imageItem,
+  inputTranscriptionCompleted,
+  itemAck,
+  REALTIME_AUDIO_RATE,
+  RESPONSE_CANCEL,
+  RESPONSE_CREATE,
+  responseCreated,
+  responseDone,
+  toolOutputItem,
+  transcriptDelta,
+  transcriptDone,
+  truncateEvent,
+  userTextItem,
+  type TurnDetectionMode,
+} from './events.ts';
+
+export interface RealtimeSessionOptions {
+  /** e.g. wss://api.openai.com/v1 or ws://127.0.0.1:PORT/v1; `/realtime?model=` is appended. */
+  baseUrl: string;
+  apiKey: string;
+  models: readonly string[];
+  voice: string;
+  turnDetection: TurnDetectionMode;
+  transcriptionModel: string;
+  systemInstruction?: string;
+  tools: ToolDeclaration[];
+  logger: Logger;
+  clock: Clock;
+  scrub: (text: string) => string;
+  backoff: BackoffOptions;
+  formatInjectedText: (text: string) => string;
+  /** Ms of the current reply the player has handed out (for truncation at barge-in). */
+  playedMs?: () => number;
+  /** How long the handshake (session.created → session.updated) may take. */
+  handshakeTimeoutMs: number;
+  /** How long to wait for the service to acknowledge an image item. */
+  frameAckTimeoutMs: number;
+  replyWaitMs?: number;
+}
+
+export interface RealtimeSessionStats {
+  connectionAttempts: number;
+  reconnects: number;
+  /** Items replayed into new sockets after drops (context that survived). */
+  replayedItems: number;
+  audioChunksDropped: number;
+  serverErrors: number;
+  truncations: number;
+  cancels: number;
+  totalTokens: number;
+  textsDelivered: number;
+  frames: FrameStats;
+}
+
+/** 600 ms of silence at 24 kHz: lets server VAD see the end of speech once the gate closed. */
+const END_OF_SPEECH_SILENCE_JSON = audioAppendJson(encodePcm(new Int16Array((REALTIME_AUDIO_RATE * 600) / 1000)));
+
+interface Connection {
+  id: number;
+  socket: JsonSocket;
+  /** Call ids the model issued on this socket (a result for another socket's call is replayed). */
+  calls: Set<string>;
+}
+
+export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
+  readonly #o: RealtimeSessionOptions;
+  #state: ConnectionState = 'disconnected';
+  #modelIndex = 0;
+  #active: Connection | null = null;
+  #nextConnectionId = 1;
+  #nextEventId = 1;
+  #closed = false;
+  #reconnecting = false;
+  readonly #sleepers = new Set<() => void>();
+  readonly #history = new ConversationHistory();
+  readonly #resampler = new Resampler16kTo24kMono();
+  readonly #frames: FrameLimiter;
+  readonly #texts: TextInjectionQueue;
+  /** Response generating (response.created seen, response.done not yet). */
+  #responseActive = false;
+  /** The assistant audio item of the latest reply and how much audio of it we emitted. */
+  #audioItem: { id: string; samples: number } | null = null;
+  /** Transcript of the reply in progress (history keeps what was said up to a barge-in). */
+  #replyText = '';
+  #replyInterrupted = false;
+  /** Calls of the current response still waiting for a result; response.create follows the last. */
+  readonly #pendingCalls = new Map<string, { name: string; arguments: string }>();
+  #responseAfterTools = false;
+  readonly #acks = new Map<string, (error: string | null) => void>();
+  readonly #stats = { connectionAttempts: 0, reconnects: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
+
+  constructor(options: RealtimeSessionOptions) {
+    super();
+    this.#o = options;
+    this.#frames = new FrameLimiter({ clock: options.clock, send: (image) => this.#sendFrameNow(image) });
+    this.#texts = new TextInjectionQueue({
+      clock: options.clock,
+      deliver: (texts) => this.#deliverTexts(texts),
+      replyWaitMs: options.replyWaitMs,
+      onOverflow: (dropped) => options.logger.warn({ dropped }, 'text injection queue full: oldest texts dropped'),
+    });
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  get model(): string {
+    return this.#o.models[this.#modelIndex] ?? this.#o.models[0] ?? '';
+  }
+
+  get stats(): RealtimeSessionStats {
+    return { ...this.#stats, textsDelivered: this.#texts.delivered, frames: { ...this.#frames.stats } };
+  }
+
+  async start(): Promise<void> {
+    this.#setState('connecting');
+    try {
+      await this.#connect();
+      this.#setState('connected');
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.#setState('error', reason);
+      throw new Error(reason, { cause: err });
+    }
+  }
+
+  // --- input -------------------------------------------------------------------------------
+
+  sendAudio(pcm16kMono: Int16Array): void {
+    const socket = this.#active?.socket;
+    if (!socket?.isOpen) {
+      this.#stats.audioChunksDropped++;
+      return;
+    }
+    this.#texts.userAudio();
+    const pcm24k = this.#resampler.process(pcm16kMono);
+    socket.sendRaw(audioAppendJson(encodePcm(pcm24k)));
+  }
+
+  endAudioInput(): void {
+    this.#active?.socket.sendRaw(END_OF_SPEECH_SILENCE_JSON);
+    this.#resampler.reset();
+    this.#texts.userAudioEnded();
+  }
+
+  sendText(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed));
+  }
+
+  sendFrame(image: Buffer): Promise<FrameSendResult> {
+    return this.#frames.submit(image);
+  }
+
+  sendToolResult(result: ToolCallResult): void {
+    const output = JSON.stringify(result.response);
+    const pending = this.#pendingCalls.get(result.id);
+    this.#pendingCalls.delete(result.id);
+    const connection = this.#active;
+    const args = pending?.arguments ?? '{}';
+    this.#history.add({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output });
+    if (!connection?.socket.isOpen) {
+      this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result kept for replay: no live connection');
+      return;
+    }
+    if (!connection.calls.has(result.id)) {
+      // The call was made on a socket that has since dropped: give the new one the call and its result.
+      for (const event of historyToItems({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output })) this.#send(event);
+      this.#send(RESPONSE_CREATE);
+      return;
+    }
+    this.#send(toolOutputItem(result.id, output));
+    if (this.#pendingCalls.size === 0) {
+      if (this.#responseActive) this.#responseAfterTools = true;
+      else this.#send(RESPONSE_CREATE);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const wake of this.#sleepers) wake();
+    for (const settle of this.#acks.values()) settle('session closed');
+    this.#acks.clear();
+    this.#frames.close();
+    this.#texts.close();
+    this.#active?.socket.close(1000, 'bye');
+    this.#active = null;
+    this.#setState('disconnected', 'closed');
+  }
+
+  // --- connections -------------------------------------------------------------------------
+
+  async #connect(): Promise<void> {
+    const { connection, index } = await openWithFallback({
+      label: 'OpenAI Realtime',
+      models: this.#o.models,
+      startIndex: this.#modelIndex,
+      backoff: this.#o.backoff,
+      logger: this.#o.logger,
+      open: (model) => this.#openOne(model),
+      sleep: (ms) => this.#sleep(ms),
+      isClosed: () => this.#closed,
+    });
+    if (this.#closed) {
+      connection.socket.close();
+      throw new FatalSessionError('session closed');
+    }
+    this.#modelIndex = index;
+    this.#active = connection;
+    this.#texts.tryFlush();
+  }
+
+  /** Open, wait for session.created, configure, wait for session.updated, replay history. */
+  async #openOne(model: string): Promise<Connection> {
+    this.#stats.connectionAttempts++;
+    const url = `${this.#o.baseUrl.replace(/\/+$/, '')}/realtime?model=${encodeURIComponent(model)}`;
+    const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
+    const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
+    const setupId = `evt_setup_${connection.id}`;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = this.#o.clock.setTimeout(() => reject(new ConnectFailure(null, 'no session.updated within the handshake timeout')), this.#o.handshakeTimeoutMs);
+        const done = (err?: ConnectFailure): void => {
+          this.#o.clock.clearTimeout(timer);
+          if (err) reject(err);
+          else resolve();
+        };
+        socket.attach({
+          onEvent: (event) => {
+            if (event.type === 'session.created') {
+              socket.send(
+                buildSessionUpdate(
+                  {
+                    model,
+                    voice: this.#o.voice,
+                    instructions: this.#o.systemInstruction,
+                    tools: this.#o.tools,
+                    turnDetection: this.#o.turnDetection,
+                    silenceDurationMs: 500,
+                    transcriptionModel: this.#o.transcriptionModel,
+                  },
+                  setupId,
+                ),
+              );
+            } else if (event.type === 'session.updated') {
+              done();
+            } else if (event.type === 'error') {
+              const parsed = errorEvent.safeParse(event);
+              const error = parsed.success ? parsed.data.error : { code: 'unknown', message: 'malformed error event' };
+              done(new ConnectFailure(null, this.#o.scrub(`${error.code ?? 'error'}: ${error.message}`)));
+            }
+          },
+          onClose: (code, reason) => done(new ConnectFailure(code, reason || 'closed during the handshake')),
+        });
+      });
+    } catch (err) {
+      socket.close();
+      throw err;
+    }
+    socket.attach({ onEvent: (event) => this.#onEvent(event, connection), onClose: (code, reason) => this.#onClose(code, reason, connection) });
+    // Context survives the drop: replay the recent conversation before any new input.
+    let replayed = 0;
+    for (const item of this.#history.items) {
+      for (const event of historyToItems(item)) socket.send(event);
+      replayed++;
+    }
+    this.#stats.replayedItems += replayed;
+    this.#o.logger.info({ model, connection: connection.id, replayed }, 'openai realtime connected');
+    return connection;
+  }
+
+  #onClose(code: number, reason: string, connection: Connection): void {
+    if (this.#closed || connection !== this.#active) return;
+    this.#active = null;
+    this.#o.logger.warn({ code, reason, connection: connection.id }, 'openai realtime connection closed unexpectedly');
+    this.#endReply();
+    void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
+  }
+
+  async #reconnect(reason: string): Promise<void> {
+    if (this.#reconnecting || this.#closed) return;
+    this.#reconnecting = true;
+    this.#stats.reconnects++;
+    this.#setState('reconnecting', reason);
+    try {
+      await this.#connect();
+      if (!this.#closed) this.#setState('connected', `new connection, ${this.#history.items.length} history items replayed`);
+    } catch (err) {
+      if (!this.#closed) this.#setState('error', err instanceof Error ? err.message : String(err));
+    } finally {
+      this.#reconnecting = false;
+    }
+  }
+
+  // --- output ------------------------------------------------------------------------------
+
+  #onEvent(event: JsonEvent, connection: Connection): void {
+    if (this.#closed || connection !== this.#active) return;
+    switch (event.type) {
+      case 'response.output_audio.delta': {
+        const parsed = audioDelta.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        if (this.#replyInterrupted) return;
+        const pcm = decodePcm(parsed.data.delta);
+        if (this.#audioItem?.id !== parsed.data.item_id) this.#audioItem = { id: parsed.data.item_id, samples: 0 };
+        this.#audioItem.samples += pcm.length;
+        this.#texts.modelActivity();
+        this.emit('audio', pcm);
+        return;
+      }
+      case 'response.output_audio_transcript.delta': {
+        const parsed = transcriptDelta.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        if (this.#replyInterrupted) return;
+        this.#replyText += parsed.data.delta;
+        this.emit('outputTranscript', parsed.data.delta);
+        return;
+      }
+      case 'response.output_audio_transcript.done': {
+        const parsed = transcriptDone.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        if (!this.#replyInterrupted) this.#replyText = parsed.data.transcript;
+        return;
+      }
+      case 'conversation.item.input_audio_transcription.completed': {
+        const parsed = inputTranscriptionCompleted.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        this.#history.add({ kind: 'user', text: parsed.data.transcript });
+        if (parsed.data.transcript) this.emit('inputTranscript', parsed.data.transcript);
+        return;
+      }
+      case 'input_audio_buffer.speech_started':
+        this.#bargeIn();
+        return;
+      case 'response.created': {
+        if (!responseCreated.safeParse(event).success) return this.#malformed(event);
+        this.#responseActive = true;
+        this.#replyInterrupted = false;
+        this.#replyText = '';
+        this.#texts.modelActivity();
+        return;
+      }
+      case 'response.function_call_arguments.done': {
+        const parsed = functionCallDone.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        const { call_id: id, name, arguments: raw } = parsed.data;
+        if (connection.calls.has(id)) return;
+        connection.calls.add(id);
+        this.#pendingCalls.set(id, { name, arguments: raw });
+        this.#texts.modelActivity();
+        this.emit('toolCall', { id, name, args: parseArguments(raw) });
+        return;
+      }
+      case 'response.done': {
+        const parsed = responseDone.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        this.#stats.totalTokens += parsed.data.response.usage?.total_tokens ?? 0;
+        this.#responseActive = false;
+        this.#endReply();
+        this.emit('turnComplete');
+        if (this.#responseAfterTools && this.#pendingCalls.size === 0) {
+          this.#responseAfterTools = false;
+          this.#send(RESPONSE_CREATE);
+        }
+        return;
+      }
+      case 'conversation.item.added':
+      case 'conversation.item.created':
+      case 'conversation.item.done': {
+        const parsed = itemAck.safeParse(event);
+        if (parsed.success) this.#settleAck(parsed.data.item.id, null);
+        return;
+      }
+      case 'error': {
+        const parsed = errorEvent.safeParse(event);
+        if (!parsed.success) return this.#malformed(event);
+        const { error } = parsed.data;
+        this.#stats.serverErrors++;
+        if (error.event_id) this.#settleAck(error.event_id, `${error.code ?? error.type}: ${error.message}`);
+        this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) }, 'openai realtime error event');
+        return;
+      }
+      default:
+        // session.updated, rate_limits.updated, response.output_item.*, content_part.*, …: nothing to do.
+        return;
+    }
+  }
+
+  #bargeIn(): void {
+    const item = this.#audioItem;
+    const emittedMs = item ? (item.samples * 1000) / REALTIME_AUDIO_RATE : 0;
+    const playedMs = this.#o.playedMs ? Math.max(0, Math.min(emittedMs, this.#o.playedMs())) : emittedMs;
+    const stillPlaying = item !== null && playedMs < emittedMs - 1;
+    if (!this.#responseActive && !stillPlaying) return;
+    if (this.#responseActive) {
+      this.#send(RESPONSE_CANCEL);
+      this.#stats.cancels++;
+    }
+    if (item) {
+      this.#send(truncateEvent(item.id, Math.floor(playedMs)));
+      this.#stats.truncations++;
+    }
+    this.#replyInterrupted = true;
+    this.#audioItem = null;
+    this.emit('interrupted');
+    // A cancelled reply still ends with response.done (status "cancelled"); a finished one already did.
+    if (!this.#responseActive) this.emit('turnComplete');
+  }
+
+  /** The reply is over (done, cancelled or its socket gone): record what was said, free the queue. */
+  #endReply(): void {
+    if (this.#replyText) this.#history.add({ kind: 'assistant', text: this.#replyInterrupted ? `${this.#replyText} …` : this.#replyText });
+    this.#replyText = '';
+    this.#responseActive = false;
+    this.#texts.modelTurnEnded();
+  }
+
+  #deliverTexts(texts: readonly string[]): boolean {
+    if (!this.#active?.socket.isOpen) return false;
+    const text = texts.join('\n');
+    this.#send(userTextItem(text));
+    this.#send(RESPONSE_CREATE);
+    this.#history.add({ kind: 'user', text });
+    return true;
+  }
+
+  async #sendFrameNow(image: Buffer): Promise<FrameSendResult> {
+    const frame = await toModelFrame(image);
+    if (!this.#active?.socket.isOpen) return { status: 'dropped', reason: 'not_connected' };
+    const n = this.#nextEventId++;
+    const itemId = `item_frame_${n}`;
+    const eventId = `evt_frame_${n}`;
+    const ack = new Promise<string | null>((resolve) => {
+      const timer = this.#o.clock.setTimeout(() => settle('no acknowledgement from the service'), this.#o.frameAckTimeoutMs);
+      const settle = (error: string | null): void => {
+        this.#o.clock.clearTimeout(timer);
+        this.#acks.delete(itemId);
+        this.#acks.delete(eventId);
+        resolve(error);
+      };
+      this.#acks.set(itemId, settle);
+      this.#acks.set(eventId, settle);
+    });
+    this.#send(imageItem(frame.jpeg, itemId, eventId));
+    const error = await ack;
+    if (error) return { status: 'dropped', reason: `rejected: ${error}` };
+    return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
+  }
+
+  #settleAck(id: string, error: string | null): void {
+    this.#acks.get(id)?.(error);
+  }
+
+  #send(event: RealtimeClientEvent): void {
+    this.#active?.socket.send(event);
+  }
+
+  #malformed(event: JsonEvent): void {
+    this.#stats.serverErrors++;
+    this.#o.logger.warn({ type: event.type }, 'openai realtime: malformed server event skipped');
+  }
+
+  #setState(state: ConnectionState, reason?: string): void {
+    if (state === this.#state && state !== 'error') return;
+    this.#state = state;
+    this.emit('state', state, reason);
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.#sleepers.delete(wake);
+        this.#o.clock.clearTimeout(timer);
+        resolve();
+      };
+      const timer = this.#o.clock.setTimeout(wake, ms);
+      this.#sleepers.add(wake);
+    });
+  }
+}
+
+/** Function-call arguments are a JSON string; anything unparsable reaches the registry as-is (it rejects it). */
+function parseArguments(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

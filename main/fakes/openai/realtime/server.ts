@@ -1,0 +1,179 @@
+// A protocol-faithful fake of the OpenAI Realtime API (GA) on a plain ws:// socket on 127.0.0.1.
+// It follows the published protocol, not our client's habits:
+// - the socket lives at `<base>/realtime?model=…` (base `/v1`); any other path is an HTTP 404;
+// - the key comes in `Authorization: Bearer …`; a missing or wrong key is refused at the upgrade
+//   with HTTP 401 and OpenAI's JSON error body (`invalid_api_key`), never echoing the key;
+// - an unknown model gets an `error` event (`model_not_found`) and close 4000
+//   `invalid_request_error.model_not_found` (the pattern livekit/agents-js #1756 reports for
+//   rejected models);
+// - the first server event is `session.created`; every client event is validated (protocol.ts):
+//   unknown event types, unknown or invalid session fields, bad base64, truncating past the audio,
+//   a second response while one is active, cancelling none… each get the `error` event the
+//   service sends, and the session stays open (most Realtime errors are recoverable);
+// - server VAD runs on the appended audio (RMS threshold, silence measured in samples, not wall
+//   time) and interrupt_response / create_response behave as documented;
+// - there is no resumption: each socket is a new, empty conversation.
+// Usable from vitest and from plain Node scripts (demo, latency benchmark).
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
+
+export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
+
+export interface RealtimeAutoReply {
+  /** What the model says to user speech (default a short fixed sentence). */
+  transcript?: string;
+  /** Input transcription of user speech (default "(N ms of speech)"). */
+  inputTranscript?: string;
+  /** Speak injected user text (default true): the reply's transcript is the text itself. */
+  speakInjectedText?: boolean;
+  toneMs?: number;
+}
+
+export interface FakeRealtimeOptions {
+  port?: number;
+  /** Only these keys are accepted; by default every key of 8+ characters is. */
+  validKeys?: readonly string[];
+  models?: readonly string[];
+  autoReply?: RealtimeAutoReply | false;
+  chunkMs?: number;
+  paceMs?: number;
+  /** RMS above which appended audio counts as speech for server VAD. Default 1000. */
+  vadRms?: number;
+}
+
+export interface FakeRealtimeEvents {
+  connection: [connection: FakeRealtimeConnection];
+  /** The client got `session.created`. */
+  ready: [connection: FakeRealtimeConnection];
+}
+
+export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
+  /** Base URL for OPENAI_REALTIME_BASE_URL (ends in /v1). */
+  readonly url: string;
+  readonly port: number;
+  upgradeAttempts = 0;
+  /** HTTP statuses refused at the upgrade, in order. */
+  readonly refusals: number[] = [];
+  readonly connections: FakeRealtimeConnection[] = [];
+  readonly #server: Server;
+  readonly #wss: WebSocketServer;
+  readonly #options: FakeRealtimeOptions;
+
+  constructor(server: Server, wss: WebSocketServer, options: FakeRealtimeOptions) {
+    super();
+    this.#server = server;
+    this.#wss = wss;
+    this.#options = options;
+    this.port = (server.address() as AddressInfo).port;
+    this.url = `ws://127.0.0.1:${this.port}/v1`;
+  }
+
+  /** Connections whose model was accepted (the client got session.created). */
+  get established(): FakeRealtimeConnection[] {
+    return this.connections.filter((c) => c.sent.some((e) => e.type === 'session.created'));
+  }
+
+  connection(n: number, timeoutMs = 10_000): Promise<FakeRealtimeConnection> {
+    const found = this.established[n];
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('ready', check);
+        reject(new Error(`fake realtime: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`));
+      }, timeoutMs);
+      const check = (): void => {
+        const c = this.established[n];
+        if (!c) return;
+        clearTimeout(timer);
+        this.off('ready', check);
+        resolve(c);
+      };
+      this.on('ready', check);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#wss.clients) client.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.upgradeAttempts++;
+    const url = new URL(req.url ?? '/', 'http://fake');
+    if (url.pathname !== '/v1/realtime') return this.#refuse(socket, 404, 'invalid_request_error', null, `Invalid URL (GET ${url.pathname})`);
+    const auth = /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '');
+    const key = auth?.[1] ?? '';
+    const valid = this.#options.validKeys;
+    if (!key) return this.#refuse(socket, 401, 'invalid_request_error', null, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+    if (valid ? !valid.includes(key) : key.length < 8) {
+      return this.#refuse(socket, 401, 'invalid_request_error', 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
+    }
+    const model = url.searchParams.get('model');
+    if (!model) return this.#refuse(socket, 400, 'invalid_request_error', 'missing_model', "Missing required parameter: 'model'.");
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, model, key));
+  }
+
+  #refuse(socket: Duplex, status: number, type: string, code: string | null, message: string): void {
+    this.refusals.push(status);
+    const body = JSON.stringify({ error: { message, type, param: null, code } });
+    const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+
+  #accept(ws: WebSocket, req: IncomingMessage, model: string, key: string): void {
+    const connection = new FakeRealtimeConnection(
+      ws,
+      { index: this.connections.length, model, key, headers: { ...req.headers } },
+      {
+        defaults: { chunkMs: this.#options.chunkMs ?? 40, paceMs: this.#options.paceMs ?? 20, vadRms: this.#options.vadRms ?? 1000 },
+        autoReply: (c, trigger) => this.#autoReply(c, trigger),
+      },
+    );
+    this.connections.push(connection);
+    this.emit('connection', connection);
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
+        return;
+      }
+      connection.handleRaw(data.toString());
+    });
+    if (!(this.#options.models ?? KNOWN_REALTIME_MODELS).includes(model)) {
+      connection.error('model_not_found', `The model \`${model}\` does not exist or you do not have access to it.`);
+      connection.close(4000, 'invalid_request_error.model_not_found');
+      return;
+    }
+    connection.send({ type: 'session.created', session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' } });
+    const inputTranscript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
+    if (inputTranscript) connection.setInputTranscript(inputTranscript);
+    this.emit('ready', connection);
+  }
+
+  #autoReply(connection: FakeRealtimeConnection, trigger: Parameters<ConstructorParameters<typeof FakeRealtimeConnection>[2]['autoReply']>[1]): RealtimeReplyScript | null {
+    const auto = this.#options.autoReply;
+    if (!auto) return null;
+    if (trigger.kind === 'speech') return { transcript: auto.transcript ?? 'Hello from the fake OpenAI model.', toneMs: auto.toneMs };
+    if (trigger.kind === 'text') return auto.speakInjectedText === false ? null : { transcript: trigger.text, toneMs: auto.toneMs };
+    return { transcript: `The tool answered: ${trigger.output.slice(0, 80)}`, toneMs: auto.toneMs };
+  }
+}
+
+export async function startFakeOpenAIRealtime(options: FakeRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
+  const server = createServer((_req, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } }));
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const fake = new FakeOpenAIRealtime(server, wss, options);
+  server.on('upgrade', (req, socket, head) => fake.handleUpgrade(req, socket, head));
+  return fake;
+}

@@ -1,0 +1,166 @@
+// One adapter per provider: how the conformance suite starts that provider's fake, builds the real
+// provider against it, and scripts the fake's "model". Adding a provider means adding an adapter
+// here (and a fake); the scenarios in providers.test.ts then tell what is missing.
+import type { Logger } from 'pino';
+import { createGeminiProvider } from '../../main/core/model/index.ts';
+import { createOpenAIRealtimeProvider } from '../../main/core/model/openai/realtime/provider.ts';
+import type { LiveModelProvider } from '../../main/core/ports.ts';
+import { startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
+import { startFakeOpenAIRealtime, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
+
+export type ProviderName = 'gemini' | 'openai-realtime';
+
+export interface ScriptedReply {
+  transcript: string;
+  toneMs: number;
+  paceMs?: number;
+}
+
+/** One server-side connection of a fake, seen through what every protocol has in common. */
+export interface FakeConnectionControls {
+  /** Sample rate the service receives user audio at. */
+  inputRate: number;
+  reply(script: ScriptedReply): Promise<string>;
+  /** The model calls a tool; resolves with the JSON the client returned (`{result}` or `{error}`). */
+  toolCall(name: string, args: Record<string, unknown>): Promise<unknown>;
+  inputPcm(): Int16Array;
+  injectedTexts(): string[];
+  frames(): number;
+  systemInstruction(): string;
+  declaredTools(): string[];
+  /** What the service-side conversation holds (history replay / resumption evidence). */
+  conversation(): string[];
+  /** Errors the fake sent back to the client (a protocol violation by our client shows up here). */
+  rejections(): string[];
+  drop(): void;
+  sendOdd(kind: 'not_json' | 'unknown_type' | 'malformed' | 'binary'): void;
+  waitFor(predicate: () => boolean, what: string): Promise<void>;
+  readonly isOpen: boolean;
+}
+
+export interface FakeService {
+  knownModel: string;
+  provider(options: { apiKey: string; logger: Logger; model?: string; fallbackModels?: string[] }): LiveModelProvider;
+  connection(n: number): Promise<FakeConnectionControls>;
+  established(): number;
+  upgradeAttempts(): number;
+  close(): Promise<void>;
+}
+
+export interface ProviderAdapter {
+  name: ProviderName;
+  start(options: { autoReply?: boolean; validKeys?: string[] }): Promise<FakeService>;
+}
+
+function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): FakeConnectionControls {
+  return {
+    inputRate: 16_000,
+    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
+    toolCall: async (name, args) => (await c.toolCall([{ name, args }]))[0]?.response,
+    inputPcm: () => c.inputPcm(),
+    injectedTexts: () => [...c.texts, ...c.clientContents.flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n')))],
+    frames: () => c.frames.length,
+    systemInstruction: () => JSON.stringify(c.setup?.systemInstruction ?? ''),
+    declaredTools: () => ((c.setup?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
+    conversation,
+    rejections: () => (c.closedBy === 'server' && c.closeCode !== 1000 && c.closeCode !== 1006 ? [`${c.closeCode} ${c.closeReason}`] : []),
+    drop: () => c.drop(),
+    sendOdd: (kind) => {
+      if (kind === 'not_json') c.sendRaw('this is not json');
+      else if (kind === 'unknown_type') c.send({ someFutureMessage: { value: 1 } });
+      else if (kind === 'malformed') c.send({ serverContent: { modelTurn: 'not-an-object', inputTranscription: 42 } });
+      else c.sendRaw(Buffer.from([0xff, 0xfe, 0x00]));
+    },
+    waitFor: (predicate, what) => c.waitFor(predicate, 10_000, what),
+    get isOpen() {
+      return c.isOpen;
+    },
+  };
+}
+
+export const geminiAdapter: ProviderAdapter = {
+  name: 'gemini',
+  async start(options) {
+    const fake = await startFakeGemini({
+      validKeys: options.validKeys,
+      autoReply: options.autoReply ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 } : false,
+    });
+    return {
+      knownModel: 'gemini-3.8-live',
+      provider: (o) =>
+        createGeminiProvider({
+          apiKey: o.apiKey,
+          model: o.model ?? 'gemini-3.8-live',
+          fallbackModels: o.fallbackModels ?? [],
+          voice: 'Kore',
+          baseUrl: fake.url,
+          logger: o.logger,
+          backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
+          replyWaitMs: 200,
+        }),
+      async connection(n) {
+        const c = await fake.connection(n);
+        return geminiControls(c, () => (c.sessionId ? (fake.sessions.get(c.sessionId)?.history ?? []).map((h) => `${h.role}: ${h.text}`) : []));
+      },
+      established: () => fake.established.length,
+      upgradeAttempts: () => fake.upgradeAttempts,
+      close: () => fake.close(),
+    };
+  },
+};
+
+function realtimeControls(c: FakeRealtimeConnection): FakeConnectionControls {
+  return {
+    inputRate: 24_000,
+    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
+    toolCall: (name, args) => c.toolCall(name, args),
+    inputPcm: () => c.inputPcm(),
+    injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
+    frames: () => c.items.filter((i) => i.text === '[image]').length,
+    systemInstruction: () => String(c.session.instructions ?? ''),
+    declaredTools: () => (c.session.tools ?? []).map((t) => t.name),
+    conversation: () => c.transcript(),
+    rejections: () => c.errors.map((e) => `${e.code}: ${e.message}`),
+    drop: () => c.drop(),
+    sendOdd: (kind) => {
+      if (kind === 'not_json') c.sendRaw('this is not json');
+      else if (kind === 'unknown_type') c.send({ type: 'response.some_future_event', value: 1 });
+      else if (kind === 'malformed') c.send({ type: 'response.output_audio.delta', delta: 42 });
+      else c.sendRaw(Buffer.from([0xff, 0xfe, 0x00]));
+    },
+    waitFor: (predicate, what) => c.waitFor(predicate, 10_000, what),
+    get isOpen() {
+      return c.isOpen;
+    },
+  };
+}
+
+export const openaiRealtimeAdapter: ProviderAdapter = {
+  name: 'openai-realtime',
+  async start(options) {
+    const fake = await startFakeOpenAIRealtime({
+      validKeys: options.validKeys,
+      autoReply: options.autoReply ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 } : false,
+    });
+    return {
+      knownModel: 'gpt-realtime-2.1',
+      provider: (o) =>
+        createOpenAIRealtimeProvider({
+          apiKey: o.apiKey,
+          model: o.model ?? 'gpt-realtime-2.1',
+          fallbackModels: o.fallbackModels ?? [],
+          voice: 'marin',
+          baseUrl: fake.url,
+          logger: o.logger,
+          backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
+          replyWaitMs: 200,
+        }),
+      connection: async (n) => realtimeControls(await fake.connection(n)),
+      established: () => fake.established.length,
+      upgradeAttempts: () => fake.upgradeAttempts,
+      close: () => fake.close(),
+    };
+  },
+};
+
+export const ADAPTERS: readonly ProviderAdapter[] = [geminiAdapter, openaiRealtimeAdapter];
