@@ -221,11 +221,6 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     this.#socket.send(this.#hooks.framing === 'binary' ? Buffer.from(json) : json);
   }
 
-  /** Anything at all on the wire (odd-message conformance scenarios): text or a binary frame. */
-  sendRaw(data: string | Buffer): void {
-    if (this.isOpen) this.#socket.send(data);
-  }
-
   /**
    * Speak: input transcription (optional), then audio chunks with the output transcription spread
    * over them, then generationComplete + turnComplete and a fresh resumption handle. Resolves with
