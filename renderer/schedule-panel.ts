@@ -163,6 +163,7 @@ export class SchedulePanel {
 
 function describeResult(result: NotifyResult): string {
   const parts = Object.entries(result.results).map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
-  const head = result.status === 'ok' ? `Delivered${result.channel ? ` by ${result.channel}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
+  const by = result.channel ?? result.channels?.join(', ');
+  const head = result.status === 'ok' ? `Delivered${by ? ` by ${by}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
   return parts.length ? `${head} ${parts.join(', ')}` : head;
 }

@@ -52,21 +52,26 @@ export interface NotifyRequest {
   urgent?: boolean;
 }
 
-/** Per-mode outcome. `ok` delivered; the others say why not. */
-export type DeliveryStatus = 'ok' | 'unavailable' | 'error' | 'throttled' | 'skipped';
+/**
+ * Per-mode outcome. `ok` delivered; `unknown` the request went out but no answer came in time (the
+ * receiver may have acted on it; never re-sent); the others say why it was not delivered.
+ */
+export type DeliveryStatus = 'ok' | 'unavailable' | 'error' | 'throttled' | 'skipped' | 'unknown';
 
 export interface DeliveryOutcome {
   status: DeliveryStatus;
-  /** voice only: the text was queued for the model's next turn. */
-  queued?: boolean;
   detail?: string;
   message_id?: string;
 }
 
 export interface NotifyResult {
+  /** Stable notification id (webhook `notification_id` / `Idempotency-Key`; the schedule id for reminders). */
+  id: string;
   status: 'ok' | 'partial' | 'error';
-  /** The mode that delivered (first success for auto; `all` when mode was all and something delivered). */
-  channel: DeliveryMode | 'all' | null;
+  /** The mode that delivered (auto, voice, or a single mode); absent when nothing did, and for `all`. */
+  channel?: DeliveryMode;
+  /** mode `all` only: every mode that delivered. */
+  channels?: DeliveryMode[];
   results: Partial<Record<DeliveryMode, DeliveryOutcome>>;
   notified_at: number;
 }

@@ -161,6 +161,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     // During a reconnect the text is held by the model session, not refused.
     voice: () => (realBridge && ['connected', 'reconnecting'].includes(realBridge.status().state) ? realBridge : null),
     discordText: () => (discord && discord.botUserId ? discord : null),
+    discordConfigured: discord !== null,
     ownerId: config.discord.ownerId,
     textChannelId: config.discord.textChannelId,
     webhookUrl: config.notify.webhookAgentNotify,

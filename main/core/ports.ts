@@ -59,8 +59,13 @@ export interface SentMessage {
 
 /** Text delivery through the bot (notifications, hand-offs). Mentions are always disabled. */
 export interface DiscordTextPort {
-  sendDirectMessage(userId: string, text: string): Promise<SentMessage>;
-  postToChannel(channelId: string, text: string): Promise<SentMessage>;
+  /** `signal` aborts the send when its time is up: nothing may land after the caller moved on. */
+  sendDirectMessage(userId: string, text: string, options?: SendOptions): Promise<SentMessage>;
+  postToChannel(channelId: string, text: string, options?: SendOptions): Promise<SentMessage>;
+}
+
+export interface SendOptions {
+  signal?: AbortSignal;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,12 +113,26 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   sendAudio(pcm16kMono: Int16Array): void;
   /** The voice gate closed: the user stopped talking. */
   endAudioInput(): void;
-  /** Text the model speaks in its next turn (/say, voice-mode notifications). */
-  sendText(text: string): void;
+  /**
+   * Text the model speaks in its next turn (/say, voice-mode notifications). With `delivery`, the
+   * provider settles it once: `delivered` when the text is handed to the model (written on the live
+   * session), or dropped (and then never sent): queue full, the call ended, or the deadline passed.
+   */
+  sendText(text: string, delivery?: TextDelivery): void;
   /** An image (JPEG, PNG or WebP bytes) for the model to see. */
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   sendToolResult(result: ToolCallResult): void;
   close(): Promise<void>;
+}
+
+export type TextDropReason = 'queue_full' | 'call_ended' | 'timeout';
+export type TextOutcome = { delivered: true } | { delivered: false; reason: TextDropReason };
+
+export interface TextDelivery {
+  /** Called once: handed to the model, or dropped. */
+  onSettled?: (outcome: TextOutcome) => void;
+  /** Drop the text (settling `timeout`) when no idle moment came within this many ms. */
+  deadlineMs?: number;
 }
 
 export interface ToolDeclaration {

@@ -11,7 +11,8 @@ import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading } fro
 import type { EventHub } from '../event-hub.ts';
 import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
-import type { FrameSendResult, LiveModelProvider, LiveModelSession, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { FrameSendResult, LiveModelProvider, LiveModelSession, TextDropReason, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { VoiceHandOff } from '../notify/types.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
@@ -35,6 +36,12 @@ export interface BridgeOptions {
 }
 
 const UI_UPDATE_MS = 100;
+
+const DROP_REASONS: Record<TextDropReason, string> = {
+  call_ended: 'the call ended before the text could be spoken',
+  queue_full: 'too many texts waiting to be spoken; the oldest was dropped',
+  timeout: 'no pause in the conversation to speak it in time',
+};
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const METRICS_EVERY_UI_TICKS = 10;
@@ -184,11 +191,31 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#o.notes.append({ kind: 'say', text, speaker: source });
   }
 
-  /** Notifier's voice mode: true when the text was queued for the next turn (also during a reconnect). */
-  speakNextTurn(text: string): boolean {
-    if (!this.#model || !this.#callLive()) return false;
-    this.#model.sendText(text);
-    return true;
+  /**
+   * Notifier's voice mode. Resolves `delivered` when the text was handed to the model (written on
+   * the live session as its next turn), or why it was dropped: no live call, the call ended while
+   * it waited, the queue overflowed, or no idle moment came within `withinMs`. During a reconnect
+   * the text waits in the session's queue like any other.
+   */
+  speak(text: string, options: { withinMs: number; onHandedOver?: () => void }): Promise<VoiceHandOff> {
+    const model = this.#model;
+    if (!model || !this.#callLive()) return Promise.resolve({ delivered: false, reason: 'no live call' });
+    return new Promise((resolve) => {
+      // A provider that never settles (no delivery support) must not hold the caller forever.
+      const guard = setTimeout(() => resolve({ delivered: false, reason: 'the model did not confirm the hand-off in time' }), options.withinMs + 5000);
+      model.sendText(text, {
+        deadlineMs: options.withinMs,
+        onSettled: (outcome) => {
+          clearTimeout(guard);
+          if (outcome.delivered) {
+            options.onHandedOver?.();
+            resolve({ delivered: true });
+          } else {
+            resolve({ delivered: false, reason: DROP_REASONS[outcome.reason] });
+          }
+        },
+      });
+    });
   }
 
   /** Mix a short clip (48 kHz stereo) into playback without stopping speech (notification sound). */

@@ -4,7 +4,18 @@
 // the model is not generating, the user's voice gate is closed, and no reply to the user's last
 // utterance is about to start. Everything waiting is then delivered as ONE turn (two turns would
 // make the second interrupt the reply to the first).
+//
+// Each text may carry a settle callback and a deadline: it settles `delivered` when it is handed to
+// the model (written on the live session), or dropped with a reason (`queue_full`, `call_ended`,
+// `timeout`) — and a dropped text is removed, so it is never spoken after its sender moved on.
+import type { TextDelivery, TextDropReason, TextOutcome } from '../ports.ts';
 import type { Clock, TimerHandle } from './clock.ts';
+
+interface QueuedText {
+  text: string;
+  onSettled: ((outcome: TextOutcome) => void) | undefined;
+  deadline: TimerHandle | null;
+}
 
 export interface TextInjectionOptions {
   clock: Clock;
@@ -25,7 +36,7 @@ export class TextInjectionQueue {
   readonly #injectionReplyTimeoutMs: number;
   readonly #maxQueued: number;
   readonly #onOverflow: ((dropped: number) => void) | undefined;
-  #queue: string[] = [];
+  #queue: QueuedText[] = [];
   #modelTurnOpen = false;
   #userSpeaking = false;
   #awaitingReply = false;
@@ -50,13 +61,23 @@ export class TextInjectionQueue {
     return !this.#modelTurnOpen && !this.#userSpeaking && !this.#awaitingReply;
   }
 
-  enqueue(text: string): void {
-    if (this.#closed) return;
-    this.#queue.push(text);
+  enqueue(text: string, delivery: TextDelivery = {}): void {
+    const item: QueuedText = { text, onSettled: delivery.onSettled, deadline: null };
+    if (this.#closed) return settle(item, { delivered: false, reason: 'call_ended' });
+    if (delivery.deadlineMs !== undefined) {
+      item.deadline = this.#clock.setTimeout(() => {
+        item.deadline = null;
+        const at = this.#queue.indexOf(item);
+        if (at < 0) return;
+        this.#queue.splice(at, 1);
+        settle(item, { delivered: false, reason: 'timeout' });
+      }, delivery.deadlineMs);
+    }
+    this.#queue.push(item);
     if (this.#queue.length > this.#maxQueued) {
-      const dropped = this.#queue.length - this.#maxQueued;
-      this.#queue.splice(0, dropped);
-      this.#onOverflow?.(dropped);
+      const dropped = this.#queue.splice(0, this.#queue.length - this.#maxQueued);
+      for (const old of dropped) this.#drop(old, 'queue_full');
+      this.#onOverflow?.(dropped.length);
     }
     this.tryFlush();
   }
@@ -85,17 +106,29 @@ export class TextInjectionQueue {
 
   tryFlush(): void {
     if (this.#closed || this.#queue.length === 0 || !this.idle) return;
-    const texts = this.#queue;
-    if (!this.#deliver(texts)) return;
+    const items = this.#queue;
+    if (!this.#deliver(items.map((i) => i.text))) return;
     this.#queue = [];
-    this.delivered += texts.length;
+    this.delivered += items.length;
+    for (const item of items) {
+      this.#clock.clearTimeout(item.deadline);
+      settle(item, { delivered: true });
+    }
     this.#waitForReply(this.#injectionReplyTimeoutMs);
   }
 
+  /** The call ended: everything still waiting is dropped (`call_ended`) and later texts too. */
   close(): void {
     this.#closed = true;
     this.#stopWaiting();
+    const items = this.#queue;
     this.#queue = [];
+    for (const item of items) this.#drop(item, 'call_ended');
+  }
+
+  #drop(item: QueuedText, reason: TextDropReason): void {
+    this.#clock.clearTimeout(item.deadline);
+    settle(item, { delivered: false, reason });
   }
 
   #waitForReply(ms: number): void {
@@ -113,4 +146,10 @@ export class TextInjectionQueue {
     this.#replyTimer = null;
     this.#awaitingReply = false;
   }
+}
+
+function settle(item: QueuedText, outcome: TextOutcome): void {
+  const onSettled = item.onSettled;
+  item.onSettled = undefined;
+  onSettled?.(outcome);
 }

@@ -1,7 +1,10 @@
 // The notification dispatcher: one `deliver()` behind local_notify, /notify, the scheduler and the
 // delegate watcher. Every result tells the truth: a mode is `ok` only when it actually delivered
-// (voice: the live session accepted the text for its next turn; dm/channel: Discord returned a
-// message id; webhook: the receiver answered 2xx). See docs/notifications.md for the statuses.
+// (voice: the text was handed to the live model, i.e. written on its session as the next turn;
+// dm/channel: Discord returned a message id; webhook: the receiver answered 2xx). A voice text still
+// waiting for an idle moment when the call ends, the queue overflows or the bound passes is dropped
+// and `auto` falls through to the next mode. See docs/notifications.md for the statuses.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DeliveryMode, DeliveryOutcome, NotifyRequest, NotifyResult } from '../api-types.ts';
 import type { DiscordTextPort, NotesSink } from '../ports.ts';
@@ -13,20 +16,24 @@ import { errorMessage, systemClock, type Clock, type VoiceDelivery } from './typ
 /** Order `auto` tries; also the fall-through order for `voice` when no live call exists. */
 export const AUTO_ORDER: readonly DeliveryMode[] = ['voice', 'dm', 'channel', 'webhook'];
 
+/** How long a voice text may wait for an idle moment in the call before it is dropped (and `auto` moves on). */
+export const DEFAULT_VOICE_BOUND_MS = 20_000;
+
 export interface NotifierDeps {
   /** The live call's text hook, looked up at delivery time (null when no call is live). */
   voice: () => VoiceDelivery | null;
   /** Bot text delivery; a getter when the bot may log in after the notifier is built. */
   discordText: DiscordTextPort | null | (() => DiscordTextPort | null);
+  /** A bot is configured (token + owner): without one dm/channel are `skipped`, with one not yet connected `unavailable`. Default: `discordText` was given. */
+  discordConfigured?: boolean;
   /** Owner's Discord user id (DM target). */
   ownerId?: string;
   /** Text channel for `channel` mode (voice log / notes channel). */
   textChannelId?: string;
   /** agent.notify webhook URL (DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY); secret, never logged. */
   webhookUrl?: string;
-  /** A ready webhook dispatcher; when given, `webhookUrl`/`fetch`/`throttleSeconds` are ignored. */
+  /** A ready webhook dispatcher; when given, `webhookUrl`/`throttleSeconds` are ignored. */
   webhook?: WebhookDispatcher;
-  fetch?: typeof fetch;
   throttleSeconds?: number;
   /** Plays a sound slot into the live call (a no-op when no call is live). */
   playSound?: (slot: 'notification') => void;
@@ -36,13 +43,17 @@ export interface NotifierDeps {
   /** When given, each dispatched notification is recorded in the notes log (kind `notification`). */
   notes?: NotesSink;
   clock?: Clock;
-  /** Bound on one Discord send; a hung REST call becomes an `error` outcome. Default 15 s. */
+  /** Bound on one Discord send; when it passes the send is aborted (nothing lands later). Default 15 s. */
   discordTimeoutMs?: number;
+  /** Bound on a voice hand-off (waiting for an idle moment in the call). Default 20 s. */
+  voiceBoundMs?: number;
 }
 
 export interface DeliverOptions {
   /** Webhook sub-event, e.g. `agent_notify_scheduled` for scheduler deliveries. */
   subEvent?: string;
+  /** Stable id of this notification (the schedule entry id for reminders); generated when absent. */
+  notificationId?: string;
   /**
    * Called right before bytes go out to a destination (the text handed to the live session, the
    * Discord REST call, the webhook POST after its throttle wait), once per mode tried. Resolving
@@ -72,26 +83,40 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const clock = deps.clock ?? systemClock;
   const log = deps.logger;
   const discordTimeoutMs = deps.discordTimeoutMs ?? 15_000;
-  const webhook =
-    deps.webhook ??
-    createWebhookDispatcher({ url: deps.webhookUrl, fetch: deps.fetch, throttleSeconds: deps.throttleSeconds, clock, logger: log });
+  const voiceBoundMs = deps.voiceBoundMs ?? DEFAULT_VOICE_BOUND_MS;
+  const webhook = deps.webhook ?? createWebhookDispatcher({ url: deps.webhookUrl, throttleSeconds: deps.throttleSeconds, clock, logger: log });
   const discordText = (): DiscordTextPort | null => (typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText);
+  const discordConfigured = deps.discordConfigured ?? deps.discordText !== null;
 
-  async function tryVoice(req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
-    const bridge = deps.voice();
-    if (!bridge) return { status: 'unavailable', queued: false, detail: 'no live call' };
-    const refused = await sendingRefused(options, 'voice');
-    if (refused) return { ...refused, queued: false };
+  function playChime(): void {
+    if (!deps.sfxEnabled || !deps.playSound) return;
     try {
-      return bridge.speakNextTurn(formatVoiceText(req.text, req.title))
-        ? { status: 'ok', queued: true }
-        : { status: 'unavailable', queued: false, detail: 'the live session is not accepting text' };
+      deps.playSound('notification');
     } catch (err) {
-      return { status: 'error', queued: false, detail: errorMessage(err) };
+      log.warn({ err }, 'notification sound failed');
     }
   }
 
-  async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
+  async function tryVoice(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
+    const bridge = deps.voice();
+    // A voice destination exists only while a call is live.
+    if (!bridge) return { status: 'skipped', detail: 'no live call' };
+    const refused = await sendingRefused(options, 'voice');
+    if (refused) return refused;
+    try {
+      const handOff = await bridge.speak(formatVoiceText(req.text, req.title), {
+        withinMs: voiceBoundMs,
+        // The chime goes with the text: it plays the moment the text is handed to the model.
+        onHandedOver: playChime,
+      });
+      return handOff.delivered ? { status: 'ok' } : { status: 'unavailable', detail: handOff.reason };
+    } catch (err) {
+      return { status: 'error', detail: errorMessage(err) };
+    }
+  }
+
+  async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
+    if (!discordConfigured) return { status: 'skipped', detail: 'no Discord bot configured' };
     const port = discordText();
     if (!port) return { status: 'unavailable', detail: 'Discord bot is not connected' };
     const target = mode === 'dm' ? deps.ownerId : deps.textChannelId;
@@ -99,22 +124,20 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     const refused = await sendingRefused(options, mode);
     if (refused) return refused;
     const text = formatDiscordText(req.text, req.title, req.source);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timeout after ${discordTimeoutMs} ms`)), discordTimeoutMs);
-    });
+    // When the time is up the send is ABORTED, not just abandoned: a DM landing after `auto` moved
+    // on to the channel or the webhook would deliver twice.
+    const timeUp = AbortSignal.timeout(discordTimeoutMs);
     try {
-      const send = mode === 'dm' ? port.sendDirectMessage(target, text) : port.postToChannel(target, text);
-      const sent = await Promise.race([send, timeout]);
+      const sent = await abortable(mode === 'dm' ? port.sendDirectMessage(target, text, { signal: timeUp }) : port.postToChannel(target, text, { signal: timeUp }), timeUp);
       return { status: 'ok', message_id: sent.messageId };
     } catch (err) {
+      if (timeUp.aborted) return { status: 'error', detail: `timeout after ${discordTimeoutMs} ms (send aborted)` };
       return { status: 'error', detail: errorMessage(err).slice(0, 300) };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
-  function tryWebhook(req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
+  function tryWebhook(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
+    if (!webhook.configured) return Promise.resolve({ status: 'skipped', detail: 'no webhook URL configured' });
     return webhook
       .emit({
         eventClass: AGENT_NOTIFY,
@@ -123,11 +146,14 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         text: req.text,
         source: req.source,
         urgent: req.urgent,
+        id: options.id,
       }, options.onSending ? { beforeSend: () => options.onSending!('webhook') } : undefined)
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
-  function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: DeliverOptions): Promise<DeliveryOutcome> {
+  type Sending = DeliverOptions & { id: string };
+
+  function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     switch (mode) {
       case 'voice':
         return tryVoice(req, options);
@@ -139,37 +165,40 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     }
   }
 
-  /** Try `order` one by one; stop at the first `ok`. */
-  async function firstSuccess(order: readonly DeliveryMode[], req: ValidNotifyRequest, options: DeliverOptions) {
+  /** Try `order` one by one; stop at the first `ok`, or at an `unknown` (it may have been delivered). */
+  async function firstSuccess(order: readonly DeliveryMode[], req: ValidNotifyRequest, options: Sending) {
     const results: NotifyResult['results'] = {};
     for (const mode of order) {
-      results[mode] = await attempt(mode, req, options);
-      if (results[mode].status === 'ok') return { results, channel: mode };
+      const outcome = await attempt(mode, req, options);
+      results[mode] = outcome;
+      if (outcome.status === 'ok') return { results, channel: mode };
+      if (outcome.status === 'unknown') break;
     }
-    return { results, channel: null };
+    return { results, channel: undefined };
   }
 
-  async function route(req: ValidNotifyRequest, options: DeliverOptions): Promise<Omit<NotifyResult, 'notified_at'>> {
+  async function route(req: ValidNotifyRequest, options: Sending): Promise<Omit<NotifyResult, 'notified_at' | 'id'>> {
     switch (req.mode) {
       case 'auto':
       case 'voice': {
         // `voice` with no live call falls through to the other modes (spec: /notify, Errors 2).
         const { results, channel } = await firstSuccess(AUTO_ORDER, req, options);
-        return { status: channel ? 'ok' : 'error', channel, results };
+        return channel ? { status: 'ok', channel, results } : { status: 'error', results };
       }
       case 'all': {
         const outcomes = await Promise.all(AUTO_ORDER.map((mode) => attempt(mode, req, options)));
         const results: NotifyResult['results'] = {};
         AUTO_ORDER.forEach((mode, i) => (results[mode] = outcomes[i]!));
-        // `skipped` = not configured here (no webhook URL, no text channel): not counted against `ok`.
-        const considered = outcomes.filter((o) => o.status !== 'skipped');
-        const delivered = considered.filter((o) => o.status === 'ok').length;
-        const status = delivered === 0 ? 'error' : delivered === considered.length ? 'ok' : 'partial';
-        return { status, channel: delivered > 0 ? 'all' : null, results };
+        // `skipped` = not configured here (no live call, no bot, no webhook URL, no text channel):
+        // not counted against `ok`, which means every configured destination delivered.
+        const channels = AUTO_ORDER.filter((_, i) => outcomes[i]!.status === 'ok');
+        const considered = outcomes.filter((o) => o.status !== 'skipped').length;
+        const status = channels.length === 0 ? 'error' : channels.length === considered ? 'ok' : 'partial';
+        return { status, channels, results };
       }
       default: {
         const outcome = await attempt(req.mode, req, options);
-        return { status: outcome.status === 'ok' ? 'ok' : 'error', channel: outcome.status === 'ok' ? req.mode : null, results: { [req.mode]: outcome } };
+        return outcome.status === 'ok' ? { status: 'ok', channel: req.mode, results: { [req.mode]: outcome } } : { status: 'error', results: { [req.mode]: outcome } };
       }
     }
   }
@@ -178,29 +207,42 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     webhook,
     async deliver(request, options = {}) {
       const req = parseNotifyRequest(request);
-      const routed = await route(req, options);
-      const result: NotifyResult = { ...routed, notified_at: clock.now() / 1000 };
+      const id = options.notificationId ?? `n-${randomUUID()}`;
+      const routed = await route(req, { ...options, id });
+      const result: NotifyResult = { id, ...routed, notified_at: clock.now() / 1000 };
+      const delivered = result.channel ?? (result.channels?.length ? result.channels.join('+') : 'nobody');
       log.info(
-        { mode: req.mode, status: result.status, channel: result.channel, outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])) },
+        { id, mode: req.mode, status: result.status, delivered, outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])) },
         'notification dispatched',
       );
       try {
         deps.notes?.append({
           kind: 'notification',
           speaker: req.source,
-          text: `[${req.mode} → ${result.channel ?? 'nobody'}: ${result.status}] ${cleanTitle(req.title)}: ${req.text}`,
+          text: `[${req.mode} → ${delivered}: ${result.status}${failures(result)}] ${cleanTitle(req.title)}: ${req.text}`,
         });
       } catch (err) {
         log.warn({ err }, 'could not record the notification in the notes log');
       }
-      if (result.status !== 'error' && deps.sfxEnabled && deps.playSound) {
-        try {
-          deps.playSound('notification');
-        } catch (err) {
-          log.warn({ err }, 'notification sound failed');
-        }
-      }
       return result;
     },
   };
+}
+
+/** `; voice: unavailable (call ended)`: why the modes tried before the one that delivered did not. */
+function failures(result: NotifyResult): string {
+  const parts = Object.entries(result.results)
+    .filter(([, o]) => o.status !== 'ok' && o.status !== 'skipped')
+    .map(([mode, o]) => `${mode}: ${o.status}${o.detail ? ` (${o.detail})` : ''}`);
+  return parts.length ? `; ${parts.join('; ')}` : '';
+}
+
+/** Rejects as soon as `signal` aborts, even if `work` ignores the signal. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

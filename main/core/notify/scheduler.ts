@@ -276,7 +276,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     let permanent = false;
     try {
       const text = late ? `${e.text} (late by ${formatDuration(lateBy)})` : e.text;
-      result = await options.notifier.deliver({ text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' }, { subEvent: 'agent_notify_scheduled', onSending });
+      result = await options.notifier.deliver({ text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' }, { subEvent: 'agent_notify_scheduled', notificationId: e.id, onSending });
       if (result.status === 'error') failure = summarize(result) || 'nothing delivered';
     } catch (err) {
       failure = errorMessage(err);

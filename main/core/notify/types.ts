@@ -10,9 +10,15 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 /** The live call's text hook. Exists only while a bridge is live; looked up at delivery time. */
 export interface VoiceDelivery {
-  /** Queue `text` for the model to speak in its next turn; false when the session cannot take it now. */
-  speakNextTurn(text: string): boolean;
+  /**
+   * Queue `text` for the model's next turn and resolve once it was handed to the model (written on
+   * the live session: `delivered`), or dropped: the call ended, the queue overflowed, or no idle
+   * moment came within `withinMs`. A dropped text is never spoken later.
+   */
+  speak(text: string, options: { withinMs: number; onHandedOver?: () => void }): Promise<VoiceHandOff>;
 }
+
+export type VoiceHandOff = { delivered: true } | { delivered: false; reason: string };
 
 /** Wait `ms`; resolves early (never rejects) when `signal` aborts. Injectable so tests skip real waits. */
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -5,9 +5,19 @@
 //   - bounded: at most `queueLimit` events pending (waiting or in flight), and no event waits for a
 //     slot longer than `maxThrottleWaitMs`; beyond either bound the event is refused as `throttled`
 //     and counted as dropped, so a burst can never grow memory or hold a caller for minutes.
-//   - each POST has a timeout; 5xx, 429, timeouts and network errors are retried with exponential
-//     backoff, and a 429's Retry-After (header, or Discord's JSON `retry_after`) is honoured.
+//   - every event carries a stable notification id: `notification_id` in the body and the
+//     `Idempotency-Key` header, the same on every attempt, so a receiver can drop a repeat;
+//   - a failure that proves nothing was acted on is retried with exponential backoff: the
+//     connection was refused or broke before the request was fully written, 5xx, 429 (whose
+//     Retry-After, header or Discord's JSON `retry_after`, is honoured);
+//   - a request that was written but got no answer in time (timeout, reset) has an UNKNOWN outcome:
+//     the receiver may have acted on it, so it is never re-sent; the outcome says `unknown`.
+// POSTs go through node:http(s) with a fresh connection each (no keep-alive): only there can we
+// tell "not sent" from "sent, no answer", and a stale pooled socket cannot turn into an unknown.
 // The URL is a secret (it embeds a token): it is never logged and never put in an outcome.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import type { Logger } from 'pino';
 import type { DeliveryOutcome } from '../api-types.ts';
 import { defuseMentions, truncate } from './format.ts';
@@ -29,6 +39,8 @@ export interface WebhookEvent {
   text: string;
   source?: string;
   urgent?: boolean;
+  /** Stable notification id (payload `notification_id`, `Idempotency-Key`); generated when absent. */
+  id?: string;
 }
 
 export interface WebhookStats {
@@ -42,15 +54,16 @@ export interface WebhookStats {
   dropped: number;
   /** Events that bypassed the window because they were urgent. */
   urgent: number;
-  /** Extra POST attempts made after a 5xx, 429, timeout or network error. */
+  /** Extra POST attempts made after a 5xx, 429 or a connection that failed before the request was sent. */
   retries: number;
+  /** Events whose request was sent but never answered in time: maybe delivered, never re-sent. */
+  unknown: number;
 }
 
 export interface WebhookDispatcherOptions {
   /** Destination; when unset every emit is `unavailable` and nothing is posted. */
   url?: string;
   logger: Logger;
-  fetch?: typeof fetch;
   clock?: Clock;
   sleep?: SleepFn;
   /** Throttling window per event class, seconds (DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS). Default 2. */
@@ -59,7 +72,7 @@ export interface WebhookDispatcherOptions {
   maxThrottleWaitMs?: number;
   /** Events pending at once (waiting + in flight). Default 32. */
   queueLimit?: number;
-  /** Per-POST timeout. Default 8 s. */
+  /** Per-POST timeout (connect + answer). Default 8 s. */
   timeoutMs?: number;
   /** POST attempts per event, including the first. Default 4. */
   maxAttempts?: number;
@@ -86,11 +99,12 @@ export interface WebhookDispatcher {
 }
 
 /** The JSON body POSTed for one event (documented in docs/notifications.md). */
-export function buildWebhookPayload(event: WebhookEvent, nowMs: number, username: string): Record<string, unknown> {
+export function buildWebhookPayload(event: WebhookEvent & { id: string }, nowMs: number, username: string): Record<string, unknown> {
   const fields: { name: string; value: string; inline: boolean }[] = [{ name: 'Event', value: event.eventClass, inline: true }];
   if (event.source) fields.push({ name: 'Source', value: truncate(defuseMentions(event.source), EMBED_FIELD_MAX), inline: true });
   if (event.urgent) fields.push({ name: 'Urgent', value: 'yes', inline: true });
   return {
+    notification_id: event.id,
     username,
     allowed_mentions: { parse: [] },
     embeds: [
@@ -129,10 +143,67 @@ function parseJsonOrNull(text: string): unknown {
   }
 }
 
-type Attempt = { kind: 'ok'; status: number } | { kind: 'retry'; detail: string; waitMs?: number } | { kind: 'fail'; detail: string };
+/** What one POST came to. `not_sent`: provably not acted on; `unknown`: written, never answered. */
+export type PostResult =
+  | { kind: 'answered'; status: number; retryAfter: string | null; body: string }
+  | { kind: 'not_sent'; detail: string }
+  | { kind: 'unknown'; detail: string };
+
+/** One POST on a fresh connection, telling "never written" apart from "written, no answer". */
+export function postJson(target: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<PostResult> {
+  return new Promise((resolve) => {
+    let written = false;
+    let settled = false;
+    const finish = (result: PostResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const lost = (why: string): PostResult =>
+      written ? { kind: 'unknown', detail: `${why} after the request was sent; not re-sent (the receiver may have acted on it)` } : { kind: 'not_sent', detail: why };
+    const request = (target.protocol === 'https:' ? https : http).request(
+      target,
+      { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () =>
+          finish({ kind: 'answered', status: response.statusCode ?? 0, retryAfter: headerValue(response.headers['retry-after']), body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        // The status line arrived: the receiver answered, whatever happens to the rest of the body.
+        response.on('error', () => finish({ kind: 'answered', status: response.statusCode ?? 0, retryAfter: null, body: '' }));
+      },
+    );
+    request.on('finish', () => (written = true));
+    // Describe the failure without the error text: Node's messages carry the address.
+    request.on('error', (err: NodeJS.ErrnoException) => finish(lost(`network error${err.code ? ` (${err.code})` : ''}`)));
+    const timer = setTimeout(() => {
+      finish(lost(`no answer within ${timeoutMs} ms`));
+      request.destroy();
+    }, timeoutMs);
+    const onAbort = (): void => {
+      finish(lost('dispatcher closed'));
+      request.destroy();
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.end(body);
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+type Attempt =
+  | { kind: 'ok'; status: number }
+  | { kind: 'retry'; detail: string; waitMs?: number }
+  | { kind: 'fail'; detail: string }
+  | { kind: 'unknown'; detail: string };
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const doFetch = options.fetch ?? fetch;
   const clock = options.clock ?? systemClock;
   const sleep = options.sleep ?? realSleep;
   const windowMs = (options.throttleSeconds ?? 2) * 1000;
@@ -145,44 +216,39 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const username = options.username ?? 'Live Voice Bridge';
   const log = options.logger;
   const url = options.url?.trim() || undefined;
+  const target = url ? new URL(url) : undefined;
 
   const nextSlot = new Map<string, number>();
-  const stats: WebhookStats = { sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0 };
+  const stats: WebhookStats = { sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 };
   const closer = new AbortController();
   let pending = 0;
 
-  async function postOnce(body: string): Promise<Attempt> {
-    const signal = AbortSignal.any([closer.signal, AbortSignal.timeout(timeoutMs)]);
-    let response: Response;
-    try {
-      response = await doFetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
-    } catch (err) {
-      if (closer.signal.aborted) return { kind: 'fail', detail: 'dispatcher closed' };
-      // Describe the failure without the error text: undici messages can carry the address.
-      const name = err instanceof Error ? err.name : 'Error';
-      const code = (err as { cause?: { code?: unknown } }).cause?.code;
-      const detail = name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : `network error${typeof code === 'string' ? ` (${code})` : ''}`;
-      return { kind: 'retry', detail };
-    }
-    const text = await response.text().catch(() => '');
-    const parsed = parseJsonOrNull(text);
-    if (response.ok) return { kind: 'ok', status: response.status };
-    if (response.status === 429) {
-      const wait = retryAfterMs(response.headers.get('retry-after'), parsed, clock.now());
+  async function postOnce(body: string, id: string): Promise<Attempt> {
+    const result = await postJson(target!, body, { 'content-type': 'application/json', 'idempotency-key': id }, timeoutMs, closer.signal);
+    if (result.kind === 'unknown') return result;
+    if (result.kind === 'not_sent') return closer.signal.aborted ? { kind: 'fail', detail: 'dispatcher closed' } : { kind: 'retry', detail: result.detail };
+    if (result.status >= 200 && result.status < 300) return { kind: 'ok', status: result.status };
+    if (result.status === 429) {
+      const wait = retryAfterMs(result.retryAfter, parseJsonOrNull(result.body), clock.now());
       return { kind: 'retry', detail: 'HTTP 429 rate limited', waitMs: wait ?? undefined };
     }
-    if (response.status >= 500) return { kind: 'retry', detail: `HTTP ${response.status}` };
-    return { kind: 'fail', detail: `HTTP ${response.status}` };
+    if (result.status >= 500) return { kind: 'retry', detail: `HTTP ${result.status}` };
+    return { kind: 'fail', detail: `HTTP ${result.status}` };
   }
 
-  async function send(event: WebhookEvent): Promise<DeliveryOutcome> {
-    const body = JSON.stringify(buildWebhookPayload(event, clock.now(), username));
+  async function send(event: WebhookEvent, id: string): Promise<DeliveryOutcome> {
+    const body = JSON.stringify(buildWebhookPayload({ ...event, id }, clock.now(), username));
     let last = 'not attempted';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const result = await postOnce(body);
+      const result = await postOnce(body, id);
       if (result.kind === 'ok') {
         stats.sent++;
         return { status: 'ok', detail: `HTTP ${result.status}${attempt > 1 ? ` after ${attempt} attempts` : ''}` };
+      }
+      if (result.kind === 'unknown') {
+        stats.unknown++;
+        log.warn({ eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail }, 'webhook outcome unknown; not re-sent');
+        return { status: 'unknown', detail: result.detail };
       }
       last = result.detail;
       if (result.kind === 'fail' || attempt === maxAttempts) break;
@@ -192,7 +258,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         break;
       }
       stats.retries++;
-      log.debug({ eventClass: event.eventClass, attempt, waitMs: wait, reason: result.detail }, 'webhook post will be retried');
+      log.debug({ eventClass: event.eventClass, notificationId: id, attempt, waitMs: wait, reason: result.detail }, 'webhook post will be retried');
       await sleep(wait, closer.signal);
       if (closer.signal.aborted) {
         last = 'dispatcher closed';
@@ -200,7 +266,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       }
     }
     stats.failed++;
-    log.warn({ eventClass: event.eventClass, reason: last }, 'webhook event not delivered');
+    log.warn({ eventClass: event.eventClass, notificationId: id, reason: last }, 'webhook event not delivered');
     return { status: 'error', detail: last };
   }
 
@@ -243,7 +309,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           }
           if (!go) return { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
         }
-        const outcome = await send(event);
+        const outcome = await send(event, event.id ?? randomUUID());
         return waitMs > 0 ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` } : outcome;
       } finally {
         pending--;

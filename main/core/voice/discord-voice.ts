@@ -13,7 +13,7 @@ import {
 import { Client, Events, GatewayIntentBits, type VoiceState } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../api-types.ts';
-import type { DiscordTextPort, PlaybackSource, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
@@ -195,12 +195,12 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     if (this.#connection && this.#playback) this.#playback.flush(this.#connection);
   }
 
-  sendDirectMessage(userId: string, text: string): Promise<SentMessage> {
-    return this.login().then(() => this.#text.sendDirectMessage(userId, text));
+  sendDirectMessage(userId: string, text: string, options?: SendOptions): Promise<SentMessage> {
+    return this.login().then(() => this.#text.sendDirectMessage(userId, text, options));
   }
 
-  postToChannel(channelId: string, text: string): Promise<SentMessage> {
-    return this.login().then(() => this.#text.postToChannel(channelId, text));
+  postToChannel(channelId: string, text: string, options?: SendOptions): Promise<SentMessage> {
+    return this.login().then(() => this.#text.postToChannel(channelId, text, options));
   }
 
   async destroy(): Promise<void> {

@@ -4,7 +4,7 @@
 import type { REST } from 'discord.js';
 import { Routes } from 'discord.js';
 import { z } from 'zod';
-import type { DiscordTextPort, SentMessage } from '../ports.ts';
+import type { DiscordTextPort, SendOptions, SentMessage } from '../ports.ts';
 
 export const DISCORD_MESSAGE_LIMIT = 2000;
 /** A notification longer than this many messages is truncated rather than flooding the channel. */
@@ -49,23 +49,25 @@ export class DiscordText implements DiscordTextPort {
     this.#rest = rest;
   }
 
-  async sendDirectMessage(userId: string, text: string): Promise<SentMessage> {
+  async sendDirectMessage(userId: string, text: string, options: SendOptions = {}): Promise<SentMessage> {
     let channelId = this.#dmChannels.get(userId);
     if (!channelId) {
-      const channel = channelResponse.parse(await this.#rest().post(Routes.userChannels(), { body: { recipient_id: userId } }));
+      const channel = channelResponse.parse(await this.#rest().post(Routes.userChannels(), { body: { recipient_id: userId }, signal: options.signal }));
       channelId = channel.id;
       this.#dmChannels.set(userId, channelId);
     }
-    return this.postToChannel(channelId, text);
+    return this.postToChannel(channelId, text, options);
   }
 
   /** Posts every part in order; returns the first message (the one a link should point to). */
-  async postToChannel(channelId: string, text: string): Promise<SentMessage> {
+  async postToChannel(channelId: string, text: string, options: SendOptions = {}): Promise<SentMessage> {
     const parts = splitMessage(text);
     if (parts.length === 0) throw new Error('cannot send an empty Discord message');
     let first: SentMessage | null = null;
     for (const content of parts) {
-      const raw = await this.#rest().post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } } });
+      // Aborted (time is up): the REST client drops the request, queued or in flight, and rejects.
+      options.signal?.throwIfAborted();
+      const raw = await this.#rest().post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } }, signal: options.signal });
       const message = messageResponse.parse(raw);
       first ??= { messageId: message.id, channelId: message.channel_id };
     }

@@ -34,10 +34,17 @@ beforeAll(async () => {
   const rest = new REST({ api: discord.apiBaseUrl }).setToken(discord.botToken);
   // The bridge's voice hook: the live session speaks injected text in its next turn.
   const voice: VoiceDelivery = {
-    speakNextTurn(text) {
-      if (gemini.session.state !== 'connected') return false;
-      gemini.session.sendText(text);
-      return true;
+    speak(text, options) {
+      if (gemini.session.state !== 'connected') return Promise.resolve({ delivered: false, reason: 'no live call' });
+      return new Promise((resolve) =>
+        gemini.session.sendText(text, {
+          deadlineMs: options.withinMs,
+          onSettled: (o) => {
+            if (o.delivered) options.onHandedOver?.();
+            resolve(o.delivered ? { delivered: true } : { delivered: false, reason: o.reason });
+          },
+        }),
+      );
     },
   };
   notifier = createNotifier({
@@ -66,12 +73,13 @@ describe('notifications on the fakes', () => {
   it('auto with no call: the DM reaches the owner on the fake Discord, mentions off', async () => {
     const before = discord.messages.length;
     const result = await notifier.deliver({ text: 'Your build is green @everyone', title: 'CI', source: 'ci-bot' });
-    expect(result).toMatchObject({ status: 'ok', channel: 'dm', results: { voice: { status: 'unavailable' }, dm: { status: 'ok' } } });
+    expect(result).toMatchObject({ status: 'ok', channel: 'dm', results: { voice: { status: 'skipped' }, dm: { status: 'ok' } } });
     const dm = discord.messages.slice(before).find((m) => m.id === result.results.dm!.message_id)!;
     expect(dm.dmRecipientId).toBe(discord.owner.id);
     expect(dm.content).toBe('**CI**\nYour build is green @\u200beveryone\n-# from ci-bot');
     expect(dm.body.allowed_mentions).toEqual({ parse: [] });
-    expect(sounds).toEqual(['notification']);
+    // No call, nothing spoken: no chime.
+    expect(sounds).toEqual([]);
   });
 
   it('channel mode posts to the configured text channel', async () => {
@@ -87,9 +95,10 @@ describe('notifications on the fakes', () => {
     callLive = true;
     const turnsBefore = gemini.rec.turnCompletes;
     const result = await notifier.deliver({ text: 'Stand-up starts in five minutes.', mode: 'voice', title: 'Reminder' });
-    expect(result).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } } });
+    expect(result).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } } });
     await waitUntil(() => gemini.rec.turnCompletes > turnsBefore, 'the model turn with the notification');
     expect(gemini.rec.outputText).toContain('[Reminder] Stand-up starts in five minutes.');
+    expect(sounds).toEqual(['notification']);
   });
 
   it('all: voice, DM, channel and webhook each deliver; the webhook gets the documented embed', async () => {

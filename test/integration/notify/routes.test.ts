@@ -36,7 +36,7 @@ const port: DiscordTextPort = {
 beforeAll(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'lvb-notify-routes-'));
   const notifier = createNotifier({
-    voice: () => (voiceLive ? { speakNextTurn: (t) => (spoken.push(t), true) } : null),
+    voice: () => (voiceLive ? { speak: async (t) => (spoken.push(t), { delivered: true }) } : null),
     discordText: port,
     ownerId: OWNER,
     textChannelId: '200000000000000002',
@@ -73,7 +73,7 @@ describe('/notify', () => {
     const result = json as unknown as NotifyResult;
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'unavailable', queued: false, detail: 'no live call' });
+    expect(result.results.voice).toEqual({ status: 'skipped', detail: 'no live call' });
     expect(typeof result.notified_at).toBe('number');
     expect(dms).toEqual(['**CI**\nDeploy done']);
   });
@@ -82,14 +82,14 @@ describe('/notify', () => {
     voiceLive = true;
     const { status, json } = await call('GET', `/notify?text=${encodeURIComponent('Lunch & coffee?')}&mode=voice&title=Hi`);
     expect(status).toBe(200);
-    expect(json).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } } });
+    expect(json).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } } });
     expect(spoken).toEqual(['[Hi] Lunch & coffee?']);
   });
 
   it('a delivery that reached nobody is a 200 with status error and the reasons', async () => {
     const { status, json } = await call('POST', '/notify', { text: 'x', mode: 'channel' });
     expect(status).toBe(200);
-    expect(json).toEqual({ status: 'error', channel: null, results: { channel: { status: 'error', detail: 'Missing Access' } }, notified_at: expect.any(Number) });
+    expect(json).toEqual({ id: expect.stringMatching(/^n-/), status: 'error', results: { channel: { status: 'error', detail: 'Missing Access' } }, notified_at: expect.any(Number) });
   });
 
   it('bad input → 400 with a code', async () => {

@@ -86,7 +86,7 @@ it('survives SIGKILL at random moments during 100 schedule/fire cycles', { timeo
   const notifier = {
     async deliver(req: NotifyRequest): Promise<NotifyResult> {
       finalDeliveries.push(req.text);
-      return { status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: Date.now() / 1000 };
+      return { id: 'n-test', status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: Date.now() / 1000 };
     },
   };
   const finisher = createScheduler({ file, notifier, logger: pino({ level: 'silent' }), lockStaleMs: 2000 });

@@ -23,7 +23,7 @@ afterEach(async () => {
 const notifier = {
   async deliver(req: NotifyRequest): Promise<NotifyResult> {
     delivered.push(req);
-    return { status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: 1 };
+    return { id: 'n-test', status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: 1 };
   },
 };
 

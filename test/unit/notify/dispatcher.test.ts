@@ -37,12 +37,11 @@ function rig(b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhoo
     configured: b.webhook !== 'absent',
     async emit(event): Promise<DeliveryOutcome> {
       calls.push('webhook');
-      if (b.webhook === 'absent') return { status: 'unavailable', detail: 'no webhook URL configured' };
       if (b.webhook === 'fail') return { status: 'error', detail: 'HTTP 500' };
       events.push(event);
       return { status: 'ok', detail: 'HTTP 204' };
     },
-    stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0 }),
+    stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 }),
     close() {},
   };
   const notifier = createNotifier({
@@ -50,11 +49,12 @@ function rig(b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhoo
       b.voice === 'absent'
         ? null
         : {
-            speakNextTurn(text) {
+            async speak(text, options) {
               calls.push('voice');
-              if (b.voice === 'fail') return false;
+              if (b.voice === 'fail') return { delivered: false, reason: 'the call ended before the text could be spoken' };
               spoken.push(text);
-              return true;
+              options.onHandedOver?.();
+              return { delivered: true };
             },
           },
     discordText: b.dm === 'absent' && b.channel === 'absent' ? null : port,
@@ -76,29 +76,30 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
   it('voice first when a live call takes the text', async () => {
     const r = rig();
     const result = await r.notifier.deliver(req());
-    expect(result).toEqual({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } }, notified_at: 1_700_000_000.25 });
+    expect(result).toEqual({ id: expect.stringMatching(/^n-/), status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } }, notified_at: 1_700_000_000.25 });
     expect(r.spoken).toEqual(['[CI] Build finished']);
     expect(r.calls).toEqual(['voice']);
     expect(r.sounds).toEqual(['notification']);
   });
 
-  it('voice unavailable → dm wins, voice failure recorded', async () => {
+  it('no live call → dm wins, voice skipped', async () => {
     const r = rig({ voice: 'absent' });
     const result = await r.notifier.deliver(req());
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'unavailable', queued: false, detail: 'no live call' });
+    expect(result.results.voice).toEqual({ status: 'skipped', detail: 'no live call' });
     expect(result.results.dm).toEqual({ status: 'ok', message_id: 'm1' });
+    expect(r.sounds).toEqual([]);
     expect(result.results.channel).toBeUndefined();
     expect(r.posts).toEqual([{ kind: 'dm', target: OWNER, text: '**CI**\nBuild finished\n-# from test' }]);
   });
 
-  it('voice refuses, dm fails → channel wins', async () => {
+  it('voice text dropped, dm fails → channel wins', async () => {
     const r = rig({ voice: 'fail', dm: 'fail' });
     const result = await r.notifier.deliver(req());
     expect(r.calls).toEqual(['voice', 'dm', 'channel']);
     expect(result.channel).toBe('channel');
-    expect(result.results.voice?.status).toBe('unavailable');
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken' });
     expect(result.results.dm).toEqual({ status: 'error', detail: 'Cannot send messages to this user' });
     expect(r.posts[0]).toMatchObject({ kind: 'channel', target: CHANNEL });
   });
@@ -116,19 +117,43 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
     const r = rig({ voice: 'fail', dm: 'fail', channel: 'fail', webhook: 'fail' });
     const result = await r.notifier.deliver(req());
     expect(result.status).toBe('error');
-    expect(result.channel).toBeNull();
+    expect(result.channel).toBeUndefined();
     expect(Object.keys(result.results)).toEqual(['voice', 'dm', 'channel', 'webhook']);
     expect(result.results.webhook).toEqual({ status: 'error', detail: 'HTTP 500' });
     expect(r.sounds).toEqual([]);
   });
 
-  it('nothing configured and no call → error with unavailable/skipped reasons', async () => {
+  it('nothing configured and no call → error, every mode skipped with its reason', async () => {
     const r = rig({ voice: 'absent', dm: 'absent', channel: 'absent', webhook: 'absent' });
     const result = await r.notifier.deliver(req());
     expect(result.status).toBe('error');
-    expect(result.results.voice?.status).toBe('unavailable');
-    expect(result.results.dm?.status).toBe('unavailable');
-    expect(result.results.webhook?.status).toBe('unavailable');
+    expect(result.results).toEqual({
+      voice: { status: 'skipped', detail: 'no live call' },
+      dm: { status: 'skipped', detail: 'no Discord bot configured' },
+      channel: { status: 'skipped', detail: 'no Discord bot configured' },
+      webhook: { status: 'skipped', detail: 'no webhook URL configured' },
+    });
+    expect(r.calls).toEqual([]);
+  });
+
+  it('a bot that is configured but not connected is unavailable, not skipped', async () => {
+    const r = rig({ voice: 'absent' }, { discordText: () => null, discordConfigured: true });
+    const result = await r.notifier.deliver(req());
+    expect(result.results.dm).toEqual({ status: 'unavailable', detail: 'Discord bot is not connected' });
+    expect(result.channel).toBe('webhook');
+  });
+
+  it('an unknown webhook outcome (sent, never answered) ends the fall-through and is reported as such', async () => {
+    const unknown: WebhookDispatcher = {
+      configured: true,
+      emit: async () => ({ status: 'unknown', detail: 'no answer within 8000 ms after the request was sent' }),
+      stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 1 }),
+      close() {},
+    };
+    const r = rig({ voice: 'absent', dm: 'fail', channel: 'fail' }, { webhook: unknown });
+    const result = await r.notifier.deliver(req());
+    expect(result.status).toBe('error');
+    expect(result.results.webhook?.status).toBe('unknown');
   });
 });
 
@@ -137,7 +162,8 @@ describe('deliver: all (concurrent) reports the truth', () => {
     const r = rig();
     const result = await r.notifier.deliver(req({ mode: 'all' }));
     expect(result.status).toBe('ok');
-    expect(result.channel).toBe('all');
+    expect(result.channel).toBeUndefined();
+    expect(result.channels).toEqual(['voice', 'dm', 'channel', 'webhook']);
     expect(Object.values(result.results).map((o) => o.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
     expect(r.posts.map((p) => p.kind).sort()).toEqual(['channel', 'dm']);
     expect(r.events).toHaveLength(1);
@@ -148,12 +174,14 @@ describe('deliver: all (concurrent) reports the truth', () => {
       const r = rig({ [failing]: 'fail' });
       const result = await r.notifier.deliver(req({ mode: 'all' }));
       expect(result.status).toBe('partial');
-      expect(result.channel).toBe('all');
+      expect(result.channels).not.toContain(failing);
+      expect(result.channels).toHaveLength(3);
       expect(result.results[failing]?.status).not.toBe('ok');
       for (const other of ['voice', 'dm', 'channel', 'webhook'] as const) {
         if (other !== failing) expect(result.results[other]?.status).toBe('ok');
       }
-      expect(r.sounds).toEqual(['notification']);
+      // The chime goes with the spoken text only.
+      expect(r.sounds).toEqual(failing === 'voice' ? [] : ['notification']);
     });
   }
 
@@ -161,7 +189,7 @@ describe('deliver: all (concurrent) reports the truth', () => {
     const r = rig({ voice: 'fail', dm: 'fail', channel: 'fail', webhook: 'fail' });
     const result = await r.notifier.deliver(req({ mode: 'all' }));
     expect(result.status).toBe('error');
-    expect(result.channel).toBeNull();
+    expect(result.channels).toEqual([]);
     expect(r.sounds).toEqual([]);
   });
 
@@ -170,6 +198,14 @@ describe('deliver: all (concurrent) reports the truth', () => {
     const result = await r.notifier.deliver(req({ mode: 'all' }));
     expect(result.results.channel).toEqual({ status: 'skipped', detail: 'no text channel configured' });
     expect(result.status).toBe('ok');
+  });
+
+  it('all is ok without a Discord bot or a call when the webhook (the only destination) delivered', async () => {
+    const r = rig({ voice: 'absent', dm: 'absent', channel: 'absent' });
+    const result = await r.notifier.deliver(req({ mode: 'all' }));
+    expect(result).toMatchObject({ status: 'ok', channels: ['webhook'] });
+    expect(result.results.dm?.status).toBe('skipped');
+    expect(result.results.voice?.status).toBe('skipped');
   });
 
   it('runs the four attempts concurrently', async () => {
@@ -193,13 +229,14 @@ describe('deliver: single modes and input errors', () => {
     const r = rig({ voice: 'absent' });
     const result = await r.notifier.deliver(req({ mode: 'voice' }));
     expect(result).toMatchObject({ status: 'ok', channel: 'dm' });
-    expect(result.results.voice?.queued).toBe(false);
+    expect(result.results.voice?.status).toBe('skipped');
   });
 
   it('dm only: a failure is an error, no fall-through', async () => {
     const r = rig({ dm: 'fail' });
     const result = await r.notifier.deliver(req({ mode: 'dm' }));
-    expect(result).toMatchObject({ status: 'error', channel: null });
+    expect(result).toMatchObject({ status: 'error' });
+    expect(result.channel).toBeUndefined();
     expect(Object.keys(result.results)).toEqual(['dm']);
     expect(r.calls).toEqual(['dm']);
   });
@@ -211,12 +248,19 @@ describe('deliver: single modes and input errors', () => {
     expect(r.events[0]?.urgent).toBe(true);
   });
 
-  it('a hung Discord send becomes an error outcome', async () => {
-    const never = (): Promise<SentMessage> => new Promise(() => {});
+  it('a hung Discord send is aborted when its time is up, so it cannot land after auto moved on', async () => {
+    const signals: AbortSignal[] = [];
+    const never = (_target: string, _text: string, options?: { signal?: AbortSignal }): Promise<SentMessage> => {
+      signals.push(options!.signal!);
+      return new Promise(() => {});
+    };
     const r = rig({ voice: 'absent' }, { discordText: { sendDirectMessage: never, postToChannel: never }, discordTimeoutMs: 30 });
     const result = await r.notifier.deliver(req());
-    expect(result.results.dm).toEqual({ status: 'error', detail: 'timeout after 30 ms' });
+    expect(result.results.dm).toEqual({ status: 'error', detail: 'timeout after 30 ms (send aborted)' });
     expect(result.channel).toBe('webhook');
+    // The sends were told to stop: a REST client honouring the signal never completes them.
+    expect(signals).toHaveLength(2);
+    expect(signals.every((s) => s.aborted)).toBe(true);
   });
 
   it('empty text and unknown mode are rejected with codes', async () => {
@@ -232,6 +276,13 @@ describe('deliver: single modes and input errors', () => {
     const r = rig({ voice: 'absent' }, { notes: { append: (e) => (notes.push(e), { id: '1', ts: 0, ...e }) } });
     await r.notifier.deliver(req());
     expect(notes).toEqual([{ kind: 'notification', speaker: 'test', text: '[auto → dm: ok] CI: Build finished' }]);
+  });
+
+  it('the notes record why earlier modes did not deliver', async () => {
+    const notes: { kind: string; text: string; speaker?: string }[] = [];
+    const r = rig({ voice: 'fail' }, { notes: { append: (e) => (notes.push(e), { id: '1', ts: 0, ...e }) } });
+    await r.notifier.deliver(req());
+    expect(notes[0]!.text).toBe('[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Build finished');
   });
 
   it('sfx disabled → no sound', async () => {

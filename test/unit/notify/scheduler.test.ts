@@ -39,20 +39,20 @@ const notifier = {
     const kind = nextResults.shift() ?? 'ok';
     if (kind === 'error') {
       const results: NotifyResult['results'] = { dm: { status: 'unavailable', detail: 'Discord bot is not connected' }, webhook: { status: 'unavailable', detail: 'no webhook URL configured' } };
-      return { status: 'error', channel: null, results, notified_at: t / 1000 };
+      return { id: 'n-test', status: 'error', results, notified_at: t / 1000 };
     }
     if (options?.onSending && !(await options.onSending('dm'))) {
-      return { status: 'error', channel: null, results: { dm: { status: 'skipped', detail: 'not sent' } }, notified_at: t / 1000 };
+      return { id: 'n-test', status: 'error', results: { dm: { status: 'skipped', detail: 'not sent' } }, notified_at: t / 1000 };
     }
     delivered.push(req);
     const results: NotifyResult['results'] =
       kind === 'ok'
-        ? { voice: { status: 'unavailable', queued: false, detail: 'no live call' }, dm: { status: 'ok', message_id: '1' } }
+        ? { voice: { status: 'unavailable', detail: 'no live call' }, dm: { status: 'ok', message_id: '1' } }
         : kind === 'partial'
-          ? { voice: { status: 'unavailable', queued: false, detail: 'no live call' }, dm: { status: 'ok', message_id: '1' }, channel: { status: 'ok' }, webhook: { status: 'ok' } }
+          ? { voice: { status: 'unavailable', detail: 'no live call' }, dm: { status: 'ok', message_id: '1' }, channel: { status: 'ok' }, webhook: { status: 'ok' } }
           : { dm: { status: 'error', detail: 'Discord 503' } };
     const status = kind === 'sent-error' ? 'error' : kind;
-    return { status, channel: status === 'error' ? null : 'dm', results, notified_at: t / 1000 };
+    return { id: 'n-test', status, ...(status === 'error' ? {} : { channel: 'dm' as const }), results, notified_at: t / 1000 };
   },
 };
 

@@ -17,7 +17,7 @@ let delivered: NotifyRequest[];
 const notifier = {
   async deliver(req: NotifyRequest): Promise<NotifyResult> {
     delivered.push(req);
-    return { status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } }, notified_at: 1 };
+    return { id: 'n-test', status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } }, notified_at: 1 };
   },
 };
 
@@ -45,7 +45,7 @@ describe('local_notify', () => {
     const decl = r.declarations().find((d) => d.name === 'local_notify')!;
     expect(decl.parameters).toMatchObject({ type: 'object', required: ['text'], properties: { mode: { enum: ['voice', 'dm', 'channel', 'webhook', 'auto', 'all'] } } });
     const outcome = await r.invoke('local_notify', { text: 'hello', mode: 'voice' }, { caller: 'model' });
-    expect(outcome).toEqual({ ok: true, result: { status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } }, notified_at: 1 } });
+    expect(outcome).toEqual({ ok: true, result: { id: 'n-test', status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } }, notified_at: 1 } });
     expect(delivered).toEqual([{ text: 'hello', mode: 'voice', source: 'model' }]);
   });
 

@@ -9,6 +9,8 @@ export interface ScriptedReply {
   body?: string;
   /** Never answer (to exercise timeouts); the socket is destroyed when the receiver closes. */
   hang?: boolean;
+  /** Answer only after this many ms (a slow receiver that still acts on the request). */
+  delayMs?: number;
 }
 
 export interface Received {
@@ -24,7 +26,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/** `port`: listen on this port (to bring a receiver back up where a refused one was). */
+export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
   const received: Received[] = [];
   const script: ScriptedReply[] = [];
   const hanging = new Set<ServerResponse>();
@@ -45,15 +48,22 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         hanging.add(res);
         return;
       }
-      res.writeHead(reply.status ?? 204, reply.headers ?? {});
-      res.end(reply.body ?? '');
+      const answer = (): void => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status ?? 204, reply.headers ?? {});
+        res.end(reply.body ?? '');
+      };
+      if (reply.delayMs) {
+        hanging.add(res);
+        setTimeout(answer, reply.delayMs);
+      } else answer();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
     // Shaped like a Discord webhook URL; the id/token are obviously fake and built at run time.
-    url: `http://127.0.0.1:${port}/api/webhooks/${'1'.repeat(18)}/${'fake-token-'.repeat(3)}`,
+    url: `http://127.0.0.1:${listening}/api/webhooks/${'1'.repeat(18)}/${'fake-token-'.repeat(3)}`,
     received,
     script,
     async close() {

@@ -43,11 +43,13 @@ const event = (over: Partial<WebhookEvent> = {}): WebhookEvent => ({
 
 describe('agent.notify payload', () => {
   it('posts the documented Discord-compatible embed', async () => {
-    const outcome = await dispatcher().emit(event());
+    const outcome = await dispatcher().emit(event({ id: 'n-1234' }));
     expect(outcome).toEqual({ status: 'ok', detail: 'HTTP 204' });
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0]!.headers['content-type']).toBe('application/json');
+    expect(receiver.received[0]!.headers['idempotency-key']).toBe('n-1234');
     expect(receiver.received[0]!.json).toEqual({
+      notification_id: 'n-1234',
       username: 'Live Voice Bridge',
       allowed_mentions: { parse: [] },
       embeds: [
@@ -176,11 +178,14 @@ describe('retries', () => {
     expect(sleeps).toEqual([]);
   });
 
-  it('times out a receiver that never answers, retrying once per attempt', async () => {
+  it('a request sent but never answered has an unknown outcome and is NOT re-sent', async () => {
     receiver.script.push({ hang: true }, { hang: true });
-    const outcome = await dispatcher({ timeoutMs: 200, maxAttempts: 2 }).emit(event());
-    expect(outcome).toEqual({ status: 'error', detail: 'timeout after 200 ms' });
-    expect(receiver.received).toHaveLength(2);
+    const d = dispatcher({ timeoutMs: 200, maxAttempts: 4 });
+    const outcome = await d.emit(event());
+    expect(outcome).toEqual({ status: 'unknown', detail: 'no answer within 200 ms after the request was sent; not re-sent (the receiver may have acted on it)' });
+    expect(receiver.received).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    expect(d.stats()).toMatchObject({ unknown: 1, retries: 0, sent: 0 });
   });
 
   it('reports a refused connection as a network error', async () => {
@@ -205,4 +210,54 @@ describe('retries', () => {
       expect(text).not.toContain(`127.0.0.1:${port}`);
     }
   });
+});
+
+describe('delivery semantics against real receivers: each notification acted on once', () => {
+  /** What a receiver honouring Idempotency-Key would act on: answered 2xx (or answered late), once per id. */
+  const keysOf = (r: WebhookReceiver) => r.received.map((x) => x.headers['idempotency-key']);
+
+  it('a slow receiver that answers after the timeout gets exactly one POST per notification', async () => {
+    // Each answers 200 — but only after our timeout: it DID act on it.
+    receiver.script.push({ status: 200, delayMs: 600 }, { status: 200, delayMs: 600 }, { status: 200, delayMs: 600 }, { status: 200, delayMs: 600 });
+    const d = dispatcher({ timeoutMs: 150, maxAttempts: 4 });
+    const outcomes = await Promise.all([d.emit(event({ id: 'n-a', urgent: true })), d.emit(event({ id: 'n-b', urgent: true }))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['unknown', 'unknown']);
+    expect(keysOf(receiver).sort()).toEqual(['n-a', 'n-b']);
+    const perId = new Map<string, number>();
+    for (const r of receiver.received) {
+      const id = (r.json as { notification_id: string }).notification_id;
+      perId.set(id, (perId.get(id) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(perId)).toEqual({ 'n-a': 1, 'n-b': 1 });
+  });
+
+  it('a receiver answering 503 then recovering gets every attempt under the same key, and accepts it once', async () => {
+    receiver.script.push({ status: 503 }, { status: 502 }, { status: 200 });
+    const outcome = await dispatcher().emit(event({ id: 'n-retry' }));
+    expect(outcome).toEqual({ status: 'ok', detail: 'HTTP 200 after 3 attempts' });
+    expect(keysOf(receiver)).toEqual(['n-retry', 'n-retry', 'n-retry']);
+    expect(receiver.received.map((r) => (r.json as { notification_id: string }).notification_id)).toEqual(['n-retry', 'n-retry', 'n-retry']);
+  });
+
+  it('a receiver that refuses connections, then comes back up, gets the notification exactly once', async () => {
+    const url = receiver.url;
+    const port = Number(new URL(url).port);
+    await receiver.close();
+    let revived: WebhookReceiver | undefined;
+    const d = dispatcher({
+      url,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        // The backoff wait is when the receiver recovers.
+        revived ??= await startWebhookReceiver(port);
+      },
+    });
+    const outcome = await d.emit(event({ id: 'n-back' }));
+    expect(outcome).toEqual({ status: 'ok', detail: 'HTTP 204 after 2 attempts' });
+    expect(sleeps).toEqual([1000]);
+    expect(revived!.received).toHaveLength(1);
+    expect(keysOf(revived!)).toEqual(['n-back']);
+    receiver = revived!; // afterEach closes it
+  });
+
 });

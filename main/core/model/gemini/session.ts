@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import type { LiveServerMessage } from '@google/genai';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../api-types.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, ToolCallResult, ToolDeclaration } from '../../ports.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, TextDelivery, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
@@ -197,9 +197,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#texts.userAudioEnded();
   }
 
-  sendText(text: string): void {
+  sendText(text: string, delivery?: TextDelivery): void {
     const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed));
+    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed), delivery);
+    else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
   }
 
   sendFrame(image: Buffer): Promise<FrameSendResult> {

@@ -1,0 +1,91 @@
+// Voice notifications tell the truth, through a real call on the fakes (discord.js, @discordjs/voice,
+// @google/genai, the real sidecar): `ok` for voice means the text was handed to the model; a text
+// still waiting for a pause when the owner hangs up is dropped, `auto` falls through, and the
+// notification arrives elsewhere exactly once; the chime plays into the call when the text is
+// handed over (found in the audio the fake Discord received).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NotifyResult } from '../../../main/core/api-types.ts';
+import { generateNotificationChime } from '../../../main/core/audio/sound-effects.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
+import { startFakeGemini, type FakeGemini } from '../../../main/fakes/gemini/index.ts';
+import { startTestCore, type TestCore } from '../../helpers/core.ts';
+import { rawRequest } from '../../helpers/http.ts';
+import { chirpStereo, normalizedCorrelation, waitFor } from './signals.ts';
+
+let discord: FakeDiscord;
+let gemini: FakeGemini;
+let t: TestCore;
+
+const post = (p: string, body?: unknown) =>
+  rawRequest({ port: t.port, method: 'POST', path: p, headers: { ...t.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+beforeAll(async () => {
+  discord = await startFakeDiscord();
+  // The model says nothing by itself: the only sound the bot can send is the chime.
+  gemini = await startFakeGemini({ bargeInRms: null });
+  t = await startTestCore({
+    DISCORD_BOT_TOKEN: discord.botToken,
+    DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
+    DISCORD_API_BASE_URL: discord.apiBaseUrl,
+    GEMINI_API_KEY: `fake-gemini-key-${process.pid}`,
+    GEMINI_LIVE_BASE_URL: gemini.url,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+  await gemini?.close();
+  await discord?.close();
+});
+
+const textsSeenByModel = (needle: string) => gemini.connections.flatMap((c) => c.clientContents.map((m) => JSON.stringify(m))).filter((m) => m.includes(needle)).length;
+
+describe('voice notifications on a real call', () => {
+  it('ok means handed to the model, and the chime is in the audio Discord received', async () => {
+    expect((await post('/join')).status).toBe(200);
+    const model = await gemini.connection(0);
+    const res = await post('/notify', { text: 'Tea is ready.', mode: 'voice', title: 'Kitchen' });
+    expect(res.status).toBe(200);
+    const result = res.json as NotifyResult;
+    expect(result).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } } });
+    // Handed over = the turn is on the model's socket.
+    await waitFor(() => model.clientContents.some((m) => JSON.stringify(m).includes('Tea is ready.')), 'the text at the model');
+    const chime = generateNotificationChime();
+    const chimeLeft = new Int16Array(chime.length / 2);
+    for (let i = 0; i < chimeLeft.length; i++) chimeLeft[i] = chime[2 * i]!;
+    await waitFor(() => discord.recorder.pcm().length >= chime.length * 3, 'bot audio after the chime');
+    const pcm = discord.recorder.pcm();
+    const left = new Int16Array(pcm.length / 2);
+    for (let i = 0; i < left.length; i++) left[i] = pcm[2 * i]!;
+    expect(normalizedCorrelation(chimeLeft, left).correlation).toBeGreaterThan(0.8);
+    expect((await rawRequest({ port: t.port, path: '/stop', headers: t.auth })).status).toBe(200);
+  });
+
+  it('the owner hangs up while the text waits for a pause: auto falls through, delivered once elsewhere, recorded', async () => {
+    expect((await post('/join')).status).toBe(200);
+    const model = await gemini.connection(1);
+    // The owner talks: the voice gate is open, so an injected text must wait for the pause.
+    const talking = discord.speak(discord.owner.id, chirpStereo(4, 300, 3000, 48_000)).catch(() => undefined);
+    await waitFor(() => model.inputSamples > 16_000 * 0.3, 'the owner to be talking');
+    const notifying = post('/notify', { text: 'Your build failed.', mode: 'auto', title: 'CI' });
+    // The notification is waiting (not yet at the model) when the owner leaves the channel.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(textsSeenByModel('Your build failed.')).toBe(0);
+    discord.userLeaveVoice(discord.owner.id);
+    const res = await notifying;
+    await talking;
+    expect(res.status).toBe(200);
+    const result = res.json as NotifyResult;
+    expect(result.status).toBe('ok');
+    expect(result.channel).toBe('dm');
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken' });
+    const dms = discord.messages.filter((m) => m.dmRecipientId === discord.owner.id && m.content.includes('Your build failed.'));
+    expect(dms).toHaveLength(1);
+    // Never spoken later either.
+    expect(textsSeenByModel('Your build failed.')).toBe(0);
+    // The outcome is in the notes.
+    const notes = JSON.stringify((await rawRequest({ port: t.port, path: '/notes?limit=500', headers: t.auth })).json);
+    expect(notes).toContain('[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Your build failed.');
+    discord.userJoinVoice(discord.owner.id);
+  });
+});
