@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './core/config/index.ts';
 import { createLogger } from './core/log/logger.ts';
 import { startCore } from './core/core.ts';
+import { installLastResortHandlers } from './core/process-guard.ts';
 import { createConfSettingsStore } from './core/settings/conf-store.ts';
 import { redactText } from './core/tools/helpers/index.ts';
 import { callSidecar, errorMessageOf, sidecarBaseUrl, sidecarToken, SidecarUnavailableError } from './cli/sidecar-client.ts';
@@ -37,6 +38,7 @@ async function runHeadless(): Promise<number> {
   const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers });
   const config = loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
   const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText });
+  installLastResortHandlers(logger);
   const core = await startCore({ config, logger, settingsStore });
   process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
   return await new Promise<number>((resolve) => {

@@ -150,6 +150,8 @@ export interface HealthReport {
   memory: { rss_mb: number; heap_used_mb: number };
   /** sharp (screen frames) and davey (DAVE end-to-end encrypted voice), checked at start-up. */
   native: { sharp: NativePieceReport; davey: NativePieceReport };
+  /** What the network threw at the process and it survived, since start (main/core/faults.ts). */
+  faults?: { malformed_model_messages: number; unhandled_rejections: number; uncaught_exceptions: number };
 }
 
 /** Server-sent events on `GET /events`: `event:` is the `type`, `data:` the JSON of `data`. */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { VERSION_LABEL, type HealthReport, type SidecarEvent } from './api-types.ts';
 import { generateNotificationChime } from './audio/index.ts';
+import { faultCounts } from './faults.ts';
 import { Bridge } from './bridge/bridge.ts';
 import { UnconfiguredBridge } from './bridge/unconfigured.ts';
 import type { BridgeControl } from './bridge/types.ts';
@@ -111,13 +112,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       opus,
     });
   }
-  const discordReady = discord?.login().then(
-    () => true,
-    (err: unknown) => {
-      log.error({ err }, 'Discord login failed');
-      return false;
-    },
-  );
+  // Retried with back-off until it works: Discord unreachable at start-up is not final.
+  discord?.keepLoggingIn();
 
   const model =
     modelModule && config.gemini.apiKey
@@ -149,8 +145,11 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           systemInstruction: readPersona(config, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+          // Each join makes (or joins) a login attempt: a failure is never cached.
           ready: async () => {
-            if (!(await discordReady)) throw new Error('the Discord bot could not log in (see the log)');
+            await discord.login().catch((err: unknown) => {
+              throw new Error(`the Discord bot could not log in (${err instanceof Error ? err.message : String(err)}); retrying in the background`);
+            });
           },
         })
       : null;
@@ -217,6 +216,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       metrics: bridge.metrics() as HealthReport['metrics'],
       memory: { rss_mb: Math.round(mem.rss / 1048576), heap_used_mb: Math.round(mem.heapUsed / 1048576) },
       native: { sharp: native.sharp, davey: native.davey },
+      faults: { ...faultCounts },
     };
   };
 
@@ -279,7 +279,6 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       await delegates?.close();
       await sidecar.close();
       await notifier.webhook.close();
-      await discordReady;
       await discord?.destroy();
       notes.endCall();
     },

@@ -55,6 +55,8 @@ export interface DiscordVoiceOptions {
   readyTimeoutMs?: number;
   /** After a 4014 close, how long to wait for Discord to move us before rejoining (default 5 s). */
   disconnectGraceMs?: number;
+  /** Back-off between background login attempts (default 1 s doubling to 60 s, forever). */
+  loginRetry?: { initialMs: number; maxMs: number };
 }
 
 export interface DiscordVoiceAdapter extends VoiceChannelPort, DiscordTextPort {
@@ -62,7 +64,13 @@ export interface DiscordVoiceAdapter extends VoiceChannelPort, DiscordTextPort {
   readonly stateReason: string | undefined;
   readonly target: VoiceTarget | null;
   readonly botUserId: string | null;
+  /** One login attempt (joins one already under way); a failure is not cached: the next call tries again. */
   login(): Promise<void>;
+  /**
+   * Logs in in the background, retrying with back-off until it works or destroy() (a laptop that
+   * wakes offline comes back by itself). Once ready, discord.js keeps the gateway up on its own.
+   */
+  keepLoggingIn(): void;
   destroy(): Promise<void>;
 }
 
@@ -83,7 +91,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #source: PlaybackSource | null = null;
   #wasReady = false;
   #recoveryTimer: NodeJS.Timeout | null = null;
-  #loggedIn: Promise<void> | null = null;
+  #loginAttempt: Promise<void> | null = null;
+  #loggedIn = false;
+  #destroyed = false;
+  #loginRetryTimer: NodeJS.Timeout | null = null;
   #joinAbort: AbortController | null = null;
 
   constructor(options: DiscordVoiceOptions) {
@@ -109,13 +120,53 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   login(): Promise<void> {
-    this.#loggedIn ??= (async () => {
-      const ready = new Promise<void>((resolve) => this.#client.once(Events.ClientReady, () => resolve()));
+    if (this.#loggedIn) return Promise.resolve();
+    if (this.#destroyed) return Promise.reject(new Error('the Discord client was shut down'));
+    this.#loginAttempt ??= this.#attemptLogin().finally(() => {
+      this.#loginAttempt = null;
+    });
+    return this.#loginAttempt;
+  }
+
+  async #attemptLogin(): Promise<void> {
+    let onReady: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (onReady = resolve));
+    this.#client.once(Events.ClientReady, onReady);
+    try {
       await this.#client.login(this.#options.token);
       await ready;
-      this.#log.info({ user: this.#client.user?.id }, 'discord client ready');
-    })();
-    return this.#loggedIn;
+    } catch (err) {
+      this.#client.off(Events.ClientReady, onReady);
+      // A half-open gateway from the failed attempt would block the next one.
+      await this.#client.destroy().catch(() => undefined);
+      throw err;
+    }
+    this.#loggedIn = true;
+    this.#log.info({ user: this.#client.user?.id }, 'discord client ready');
+  }
+
+  keepLoggingIn(): void {
+    const { initialMs, maxMs } = this.#options.loginRetry ?? { initialMs: 1000, maxMs: 60_000 };
+    let failures = 0;
+    const attempt = (): void => {
+      this.#loginRetryTimer = null;
+      if (this.#destroyed || this.#loggedIn) return;
+      this.login().then(
+        () => {
+          if (failures > 0) this.#log.info({ attempts: failures + 1 }, 'discord login succeeded after retrying');
+        },
+        (err: unknown) => {
+          if (this.#destroyed) return;
+          failures++;
+          const delay = Math.min(maxMs, initialMs * 2 ** (failures - 1));
+          // Logged on the first failure and then at most once a minute of back-off.
+          if (failures === 1 || delay >= maxMs) this.#log.warn({ err, retryInMs: delay, failures }, 'discord login failed; retrying with back-off');
+          this.#loginRetryTimer = setTimeout(attempt, delay);
+          this.#loginRetryTimer.unref();
+        },
+      );
+    };
+    attempt();
   }
 
   async join(target?: VoiceTarget): Promise<VoiceTarget> {
@@ -204,6 +255,9 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   async destroy(): Promise<void> {
+    this.#destroyed = true;
+    if (this.#loginRetryTimer) clearTimeout(this.#loginRetryTimer);
+    this.#loginRetryTimer = null;
     this.#teardown();
     this.#setState('disconnected', 'destroyed');
     await this.#client.destroy();
