@@ -253,7 +253,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     // Called by the dispatcher right before bytes go out; the first call claims the entry.
     const onSending = async (): Promise<boolean> => {
       if (claimed) return true;
-      if (refused || stopping) return false;
+      if (refused || stopping) {
+        refused = true; // shutting down: leave it scheduled, untouched, for the next start
+        return false;
+      }
       const record = await store.transact(() => {
         const cur = store.get(e.id);
         if (!cur || cur.state !== 'scheduled') return { value: null, write: [] };
@@ -283,7 +286,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       permanent = err instanceof NotifyInputError;
     }
     if (refused && !claimed) {
-      log.info({ id: e.id }, 'scheduled notification was cancelled or claimed elsewhere before sending; nothing sent');
+      log.info({ id: e.id }, 'scheduled notification was cancelled, claimed elsewhere or stopped before sending; nothing sent');
       return;
     }
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
     sfxEnabled: false,
     logger,
   });
-  scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
+  scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger, maxPending: 5 });
   sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })] });
   await sidecar.listen();
 });
@@ -136,6 +136,35 @@ describe('/schedule', () => {
     expect(again).toEqual({ status: 409, json: { error: { code: 'not_cancellable', message: `notification ${id} is already cancelled` } } });
     const missing = await call('DELETE', '/schedule/n-doesnotexist');
     expect(missing).toEqual({ status: 404, json: { error: { code: 'unknown_schedule_id', message: 'no scheduled notification with id "n-doesnotexist"' } } });
+  });
+
+  it('pages GET /schedule (?limit&cursor&state) and refuses a sixth pending entry with 429 and the cap', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10 && ids.length < 6; i++) {
+      const res = await call('POST', '/schedule', { text: `page ${i}`, delay_seconds: 900 + i, mode: 'dm' });
+      if (res.status !== 201) {
+        expect(res).toEqual({ status: 429, json: { error: { code: 'schedule_full', message: expect.stringContaining('5 pending entries') } } });
+        break;
+      }
+      ids.push(res.json.scheduled as string);
+    }
+    expect(ids).toHaveLength(5);
+    const first = await call('GET', '/schedule?limit=2&state=scheduled');
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ pending: 5, max_pending: 5 });
+    const seen = (first.json.entries as { id: string }[]).map((e) => e.id);
+    let cursor = first.json.next_cursor as string | null;
+    while (cursor) {
+      const next = await call('GET', `/schedule?limit=2&state=scheduled&cursor=${encodeURIComponent(cursor)}`);
+      seen.push(...(next.json.entries as { id: string }[]).map((e) => e.id));
+      cursor = next.json.next_cursor as string | null;
+    }
+    expect(seen).toEqual(ids);
+    for (const [query, code] of [['limit=0', 'bad_limit'], ['limit=5000', 'bad_limit'], ['limit=x', 'bad_limit'], ['state=lost', 'bad_state'], ['cursor=zzz', 'bad_cursor']]) {
+      const res = await call('GET', `/schedule?${query}`);
+      expect([res.status, (res.json.error as { code: string }).code], query).toEqual([400, code]);
+    }
+    for (const id of ids) await call('DELETE', `/schedule/${id}`);
   });
 
   it('bad schedule input → 400 with a code', async () => {

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NotifyRequest, NotifyResult, SidecarEvent } from '../../../main/core/api-types.ts';
 import { EventHub } from '../../../main/core/event-hub.ts';
 import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
-import type { DeliverOptions } from '../../../main/core/notify/dispatcher.ts';
+import { createNotifier, type DeliverOptions } from '../../../main/core/notify/dispatcher.ts';
+import { createWebhookDispatcher } from '../../../main/core/notify/webhook.ts';
 import { parseScheduleText } from '../../../main/core/notify/schedule-store.ts';
 import { createScheduler, type SchedulerOptions } from '../../../main/core/notify/scheduler.ts';
 
@@ -285,5 +286,132 @@ describe('restarts, retries and damage', () => {
     await s.schedule({ text: 'after stop', delay_seconds: 0 });
     await new Promise((r) => setTimeout(r, 100));
     expect(delivered).toHaveLength(1);
+  });
+});
+
+describe('cap, lateness and expiry (fake clock)', () => {
+  it('refuses a new entry at the pending cap with the cap in the message; a cancel makes room', async () => {
+    const s = make({ maxPending: 2 });
+    const first = await s.schedule({ text: 'one', delay_seconds: 60 });
+    await s.schedule({ text: 'two', delay_seconds: 60 });
+    await expect(s.schedule({ text: 'three', delay_seconds: 60 })).rejects.toMatchObject({ code: 'schedule_full', message: expect.stringContaining('2 pending entries') });
+    await s.cancel(first.id);
+    await expect(s.schedule({ text: 'three', delay_seconds: 60 })).resolves.toMatchObject({ state: 'scheduled' });
+    expect((await s.list()).pending).toBe(2);
+  });
+
+  it('a delivery later than the tolerance says "late by …" in what is delivered and records it', async () => {
+    const s = make();
+    const onTime = await s.schedule({ text: 'on time', delay_seconds: 10 });
+    t += 10_000 + 30_000; // 30 s late: within the 60 s tolerance
+    await s.tick();
+    const late = await s.schedule({ text: 'Take the cake out', delay_seconds: 10 });
+    t += 10_000 + 5 * 60_000;
+    await s.tick();
+    expect(delivered.map((d) => d.text)).toEqual(['on time', 'Take the cake out (late by 5 min)']);
+    const byId = new Map((await s.list()).entries.map((e) => [e.id, e]));
+    expect(byId.get(onTime.id)!.late_by_seconds).toBeUndefined();
+    expect(byId.get(late.id)).toMatchObject({ state: 'delivered', late_by_seconds: 300 });
+  });
+
+  it('an entry later than the maximum is marked expired, not delivered, and shows so in the list and the file', async () => {
+    const s = make({ maxLatenessSeconds: 3600 });
+    const entry = await s.schedule({ text: 'stale', delay_seconds: 10 });
+    t += 10_000 + 2 * 3600_000;
+    await s.tick();
+    expect(delivered).toEqual([]);
+    const [view] = (await s.list({ state: 'expired' })).entries;
+    expect(view).toMatchObject({ id: entry.id, state: 'expired' });
+    expect(view!.last_error).toBe('expired: due 2 h ago, beyond the 1 h maximum lateness; not delivered');
+    expect((await fileRecords()).find((r) => r.id === entry.id)).toMatchObject({ state: 'expired' });
+    await expect(s.cancel(entry.id)).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('expires at the 24 h default', async () => {
+    const s = make();
+    await s.schedule({ text: 'yesterday', delay_seconds: 0 });
+    t += 25 * 3600_000;
+    await s.tick();
+    expect(delivered).toEqual([]);
+    expect((await s.list()).entries[0]!.state).toBe('expired');
+  });
+});
+
+describe('claim at the last moment, concurrency per destination', () => {
+  const until = async (cond: () => boolean | Promise<boolean>, what: string): Promise<void> => {
+    for (let i = 0; i < 500 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await cond(), what).toBe(true);
+  };
+
+  function realNotifier() {
+    const posts: string[] = [];
+    const sleeps: (() => void)[] = [];
+    const webhook = createWebhookDispatcher({
+      url: 'http://127.0.0.1:9/hook',
+      logger,
+      clock,
+      throttleSeconds: 2,
+      // Throttle waits are held until the test releases them.
+      sleep: (_ms, signal) => new Promise<void>((resolve) => {
+        sleeps.push(resolve);
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      }),
+      fetch: async (_url, init) => {
+        posts.push((JSON.parse(String(init?.body)) as { embeds: { description: string }[] }).embeds[0]!.description);
+        return new Response('ok', { status: 200 });
+      },
+    });
+    const real = createNotifier({ voice: () => null, discordText: null, webhook, sfxEnabled: false, logger, clock });
+    return { real, posts, sleeps };
+  }
+
+  it('an entry waiting for its webhook throttle slot holds no claim; stopped there, it is retried later and sent once', async () => {
+    const { real, posts, sleeps } = realNotifier();
+    const s1 = make({ notifier: real, stopWaitMs: 50 });
+    const a = await s1.schedule({ text: 'A', delay_seconds: 0, mode: 'webhook' });
+    const b = await s1.schedule({ text: 'B', delay_seconds: 0, mode: 'webhook' });
+    const ticking = s1.tick();
+    await until(() => sleeps.length === 1, `B waits for its throttle slot (posts: ${posts.join()}, sleeps: ${sleeps.length})`);
+    expect(posts).toEqual(['A']);
+    const records = new Map((await fileRecords()).map((r) => [r.id, r]));
+    expect(records.get(a.id)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(records.get(b.id)).toMatchObject({ state: 'scheduled', attempts: 0 });
+    expect(records.get(b.id)).not.toHaveProperty('claim');
+
+    await s1.stop(); // shutdown while B waits: it must not be claimed or sent afterwards
+    sleeps.shift()!();
+    await ticking;
+    expect(posts).toEqual(['A']);
+    expect((await fileRecords()).find((r) => r.id === b.id)).toMatchObject({ state: 'scheduled' });
+
+    const s2 = make({ notifier: createNotifier({ voice: () => null, discordText: null, webhook: realNotifier().real.webhook, sfxEnabled: false, logger, clock }) });
+    const n2 = await s2.tick();
+    expect(n2, JSON.stringify((await s2.list()).entries)).toBe(1);
+    const views = new Map((await s2.list()).entries.map((e) => [e.id, e]));
+    expect(views.get(b.id)).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('one slow destination delays only itself', async () => {
+    let releaseWebhook: () => void = () => undefined;
+    const sent: string[] = [];
+    const slow = {
+      async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
+        const mode = req.mode === 'webhook' ? 'webhook' : 'dm';
+        await options?.onSending?.(mode);
+        if (mode === 'webhook') await new Promise<void>((r) => (releaseWebhook = r));
+        sent.push(req.text);
+        return { status: 'ok', channel: mode, results: { [mode]: { status: 'ok' } }, notified_at: t / 1000 };
+      },
+    };
+    const s = make({ notifier: slow });
+    await s.schedule({ text: 'slow webhook', delay_seconds: 0, mode: 'webhook' });
+    await s.schedule({ text: 'quick dm', delay_seconds: 1, mode: 'dm' });
+    t += 1_000;
+    const ticking = s.tick();
+    await until(() => sent.includes('quick dm'), 'the DM went out while the webhook hangs');
+    expect(sent).toEqual(['quick dm']);
+    releaseWebhook();
+    await ticking;
+    expect(sent).toEqual(['quick dm', 'slow webhook']);
   });
 });
