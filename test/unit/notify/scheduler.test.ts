@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -343,35 +345,51 @@ describe('claim at the last moment, concurrency per destination', () => {
     expect(await cond(), what).toBe(true);
   };
 
-  function realNotifier() {
+  const receivers: Server[] = [];
+  afterEach(async () => {
+    for (const r of receivers.splice(0)) {
+      r.closeAllConnections();
+      await new Promise((done) => r.close(done));
+    }
+  });
+
+  /** The real dispatcher and webhook sender posting to a loopback receiver; throttle waits are held until released. */
+  async function realNotifier() {
     const posts: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        posts.push((JSON.parse(body) as { embeds: { description: string }[] }).embeds[0]!.description);
+        res.end('ok');
+      });
+    });
+    receivers.push(receiver);
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const sleeps: (() => void)[] = [];
     const webhook = createWebhookDispatcher({
-      url: 'http://127.0.0.1:9/hook',
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
       logger,
       clock,
       throttleSeconds: 2,
-      // Throttle waits are held until the test releases them.
-      sleep: (_ms, signal) => new Promise<void>((resolve) => {
-        sleeps.push(resolve);
-        signal?.addEventListener('abort', () => resolve(), { once: true });
-      }),
-      fetch: async (_url, init) => {
-        posts.push((JSON.parse(String(init?.body)) as { embeds: { description: string }[] }).embeds[0]!.description);
-        return new Response('ok', { status: 200 });
-      },
+      sleep: (_ms, signal) =>
+        new Promise<void>((resolve) => {
+          sleeps.push(resolve);
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        }),
     });
     const real = createNotifier({ voice: () => null, discordText: null, webhook, sfxEnabled: false, logger, clock });
     return { real, posts, sleeps };
   }
 
   it('an entry waiting for its webhook throttle slot holds no claim; stopped there, it is retried later and sent once', async () => {
-    const { real, posts, sleeps } = realNotifier();
+    const { real, posts, sleeps } = await realNotifier();
     const s1 = make({ notifier: real, stopWaitMs: 50 });
     const a = await s1.schedule({ text: 'A', delay_seconds: 0, mode: 'webhook' });
     const b = await s1.schedule({ text: 'B', delay_seconds: 0, mode: 'webhook' });
     const ticking = s1.tick();
     await until(() => sleeps.length === 1, `B waits for its throttle slot (posts: ${posts.join()}, sleeps: ${sleeps.length})`);
+    await until(async () => posts.length === 1 && (await fileRecords()).some((r) => r.id === a.id && r.state === 'delivered'), 'A delivered');
     expect(posts).toEqual(['A']);
     const records = new Map((await fileRecords()).map((r) => [r.id, r]));
     expect(records.get(a.id)).toMatchObject({ state: 'delivered', attempts: 1 });
@@ -384,9 +402,10 @@ describe('claim at the last moment, concurrency per destination', () => {
     expect(posts).toEqual(['A']);
     expect((await fileRecords()).find((r) => r.id === b.id)).toMatchObject({ state: 'scheduled' });
 
-    const s2 = make({ notifier: createNotifier({ voice: () => null, discordText: null, webhook: realNotifier().real.webhook, sfxEnabled: false, logger, clock }) });
-    const n2 = await s2.tick();
-    expect(n2, JSON.stringify((await s2.list()).entries)).toBe(1);
+    const next = await realNotifier(); // the next start: a fresh process
+    const s2 = make({ notifier: next.real });
+    expect(await s2.tick()).toBe(1);
+    expect(next.posts).toEqual(['B']);
     const views = new Map((await s2.list()).entries.map((e) => [e.id, e]));
     expect(views.get(b.id)).toMatchObject({ state: 'delivered', attempts: 1 });
   });
@@ -400,7 +419,7 @@ describe('claim at the last moment, concurrency per destination', () => {
         await options?.onSending?.(mode);
         if (mode === 'webhook') await new Promise<void>((r) => (releaseWebhook = r));
         sent.push(req.text);
-        return { status: 'ok', channel: mode, results: { [mode]: { status: 'ok' } }, notified_at: t / 1000 };
+        return { id: 'x', status: 'ok', channel: mode, results: { [mode]: { status: 'ok' } }, notified_at: t / 1000 };
       },
     };
     const s = make({ notifier: slow });
