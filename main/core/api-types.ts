@@ -124,6 +124,30 @@ export interface NativePieceReport {
   reason: string;
 }
 
+/** The call's DAVE (Discord end-to-end encryption) state, in /health and on the dashboard. */
+export interface DaveStatus {
+  /** Negotiated DAVE protocol version (1 = E2EE, 0 = none or downgraded); null when not in a call. */
+  protocol_version: number | null;
+  /** Audio is end-to-end encrypted right now (MLS group ready at v1). */
+  e2ee: boolean;
+  /** Our audio may be sent (E2EE ready, or the call runs without E2EE); false while the group forms. */
+  ready: boolean;
+  epoch: number | null;
+  /** The voice privacy code Discord shows users to compare (same for every member of the call). */
+  privacy_code: string | null;
+  last_transition_id: number | null;
+  /** DAVE transitions executed in this call (joins, leaves, re-keys, up/downgrades). */
+  transitions: number;
+  /** Packets from other members that could not be decrypted. */
+  decrypt_failures: number;
+  /** DAVE sessions rebuilt by the bridge after a run of decrypt failures. */
+  rebuilds: number;
+  /** Recoveries completed (library re-key, bridge rebuild or rejoin followed by a working group). */
+  recoveries: number;
+  /** Voice rejoins made because DAVE could not recover otherwise (at most 3 a minute). */
+  rejoins: number;
+}
+
 export interface HealthReport {
   status: 'ok';
   version: string;
@@ -152,6 +176,8 @@ export interface HealthReport {
   native: { sharp: NativePieceReport; davey: NativePieceReport };
   /** What the network threw at the process and it survived, since start (main/core/faults.ts). */
   faults?: { malformed_model_messages: number; unhandled_rejections: number; uncaught_exceptions: number };
+  /** Discord E2EE (DAVE) state of the current call; null when not in a call. */
+  dave?: DaveStatus | null;
 }
 
 /** Server-sent events on `GET /events`: `event:` is the `type`, `data:` the JSON of `data`. */

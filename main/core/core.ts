@@ -217,6 +217,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       memory: { rss_mb: Math.round(mem.rss / 1048576), heap_used_mb: Math.round(mem.heapUsed / 1048576) },
       native: { sharp: native.sharp, davey: native.davey },
       faults: { ...faultCounts },
+      dave: status.dave ?? null,
     };
   };
 

@@ -1,7 +1,7 @@
 // The seams between core modules. The bridge depends on these interfaces, never on a concrete
 // platform or provider, so a second model provider (OpenAI Realtime) or a fake plugs in unchanged.
 import type { EventEmitter } from 'node:events';
-import type { ConnectionState, NoteEvent } from './api-types.ts';
+import type { ConnectionState, DaveStatus, NoteEvent } from './api-types.ts';
 
 /** Samples per 20 ms frame at 48 kHz; a stereo frame holds twice this many Int16 values. */
 export const FRAME_SAMPLES_48K = 960;
@@ -38,6 +38,8 @@ export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
   readonly state: ConnectionState;
   /** Name of the Opus library in use (for /health), null before first use. */
   readonly opusLibrary: string | null;
+  /** Discord E2EE (DAVE) state of the call (optional: ports without E2EE omit it). */
+  daveStatus?(): DaveStatus | null;
   /** Join the explicit target, or the voice channel the owner is in. */
   join(target?: VoiceTarget): Promise<VoiceTarget>;
   leave(): Promise<void>;

@@ -95,6 +95,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       ...(this.#target ? { target: this.#target } : {}),
       connections: { discord: this.#o.voice.state, model: this.#modelState },
       opus: this.#o.voice.opusLibrary,
+      dave: this.#o.voice.daveStatus?.() ?? null,
       levels: this.#levels,
       speaking: [...this.#speaking],
     };

@@ -1,5 +1,5 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
-import type { BridgeState, ConnectionState, LevelReading } from '../api-types.ts';
+import type { BridgeState, ConnectionState, DaveStatus, LevelReading } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 
 export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled';
@@ -23,6 +23,8 @@ export interface BridgeStatus {
   target?: VoiceTarget;
   connections: { discord: ConnectionState; model: ConnectionState };
   opus: string | null;
+  /** Discord E2EE (DAVE) state; null when not in a call or the port has no E2EE. */
+  dave?: DaveStatus | null;
   levels: { input: LevelReading; output: LevelReading };
   speaking: string[];
 }

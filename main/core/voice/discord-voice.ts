@@ -14,6 +14,8 @@ import { Client, Events, GatewayIntentBits, type VoiceState } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../api-types.ts';
 import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { DaveStatus } from '../api-types.ts';
+import { DaveRecovery, mayPlayAudio, waitForE2ee, type DaveRecoveryPolicy } from './dave.ts';
 import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
@@ -44,6 +46,8 @@ export interface DiscordVoiceOptions {
   leaveWhenOwnerLeaves?: boolean;
   /** DAVE E2EE (default true; Discord requires it since 2026-03-01). */
   daveEncryption?: boolean;
+  /** Decrypt-failure recovery ladder (defaults: rebuild after 3 failed streams in 2 s, ≤ 3 rejoins a minute). */
+  daveRecovery?: Partial<DaveRecoveryPolicy>;
   /** Force an Opus library (default: @discordjs/opus, falling back to opusscript). */
   opusLibrary?: OpusLibraryName;
   /** The codec chosen (and reported) at start-up; wins over opusLibrary. */
@@ -89,6 +93,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #receiver: SpeakerReceiver | null = null;
   #playback: ContinuousPlayback | null = null;
   #source: PlaybackSource | null = null;
+  #dave: DaveRecovery | null = null;
   #wasReady = false;
   #recoveryTimer: NodeJS.Timeout | null = null;
   #loginAttempt: Promise<void> | null = null;
@@ -113,6 +118,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   get opusLibrary(): string | null {
     return this.#opus?.library ?? null;
+  }
+
+  daveStatus(): DaveStatus | null {
+    return this.#connection && this.#dave ? this.#dave.status() : null;
   }
 
   get botUserId(): string | null {
@@ -191,8 +200,21 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       selfDeaf: false,
       selfMute: false,
       daveEncryption: this.#options.daveEncryption ?? true,
+      // DAVE's decrypt failures and re-keys are only reported as debug events (dave.ts).
+      debug: true,
     });
     this.#connection = connection;
+    const dave = new DaveRecovery(
+      {
+        rejoin: () => {
+          if (connection === this.#connection) connection.rejoin();
+        },
+        log: (event, detail) => this.#log.warn(detail, event),
+      },
+      this.#options.daveRecovery,
+    );
+    dave.attach(connection);
+    this.#dave = dave;
     connection.on('error', (error) => this.#log.warn({ err: error }, 'voice connection error'));
     connection.on('stateChange', (before, after) => this.#onConnectionState(connection, before, after));
 
@@ -201,13 +223,14 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       isAllowed: (userId) => this.#allowed.has(userId) && userId !== this.#client.user?.id,
       opus,
       logger: this.#log,
+      onStreamError: (error) => dave.onStreamError(error),
       sink: {
         pcm: (speakerId, frame) => this.emit('pcm', speakerId, frame),
         speakingStart: (speakerId) => this.emit('speakingStart', speakerId),
         speakingEnd: (speakerId) => this.emit('speakingEnd', speakerId),
       },
     });
-    this.#playback = new ContinuousPlayback(opus, this.#log);
+    this.#playback = new ContinuousPlayback(opus, this.#log, () => mayPlayAudio(connection));
     connection.subscribe(this.#playback.player);
     if (this.#source) this.#playback.start(this.#source);
 
@@ -216,6 +239,8 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#joinAbort = joinAbort;
     try {
       await entersState(connection, VoiceConnectionStatus.Ready, AbortSignal.any([joinAbort.signal, AbortSignal.timeout(this.#options.readyTimeoutMs ?? 20_000)]));
+      // Our audio is held (silence frames) until E2EE is up anyway; waiting here makes `connected` mean "encrypted".
+      if (!(await waitForE2ee(connection, 5_000, joinAbort.signal))) this.#log.warn('voice connected, but the DAVE (E2EE) group is not ready yet; audio is held until it is');
     } catch (error) {
       const reason = this.stateReason ?? `voice join did not complete: ${(error as Error).message}`;
       this.#teardown();
@@ -357,6 +382,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#clearRecovery();
     this.#receiver?.close();
     this.#receiver = null;
+    this.#dave?.detach();
     this.#playback?.stop();
     this.#playback = null;
     const connection = this.#connection;

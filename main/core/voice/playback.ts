@@ -20,17 +20,22 @@ import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import type { OpusCodec, OpusFactory } from './opus.ts';
 
+/** The Opus silence frame: sent (never E2EE-encrypted, as Discord's clients do) while audio may not go out. */
+const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
+
 /** Reads one frame per `_read` and encodes it; never ends on its own. */
 class PulledOpusStream extends Readable {
   #source: PlaybackSource;
   #codec: OpusCodec;
+  #mayPlay: () => boolean;
   #frame = new Int16Array(FRAME_SAMPLES_48K * 2);
   #frameBytes = Buffer.from(this.#frame.buffer);
 
-  constructor(source: PlaybackSource, codec: OpusCodec) {
+  constructor(source: PlaybackSource, codec: OpusCodec, mayPlay: () => boolean) {
     super({ objectMode: true, highWaterMark: 0 });
     this.#source = source;
     this.#codec = codec;
+    this.#mayPlay = mayPlay;
   }
 
   override _read(): void {
@@ -41,8 +46,13 @@ class PulledOpusStream extends Readable {
     }
   }
 
-  /** Pull the source's next 20 ms frame and encode it. */
+  /**
+   * Pull the source's next 20 ms frame and encode it. The caller prepares (and DAVE-encrypts) the
+   * packet in the same synchronous step, so the gate's answer still holds when the packet is sealed;
+   * while it says no, the source is not read (the reply waits instead of leaking or being dropped).
+   */
   encodeNext(): Buffer {
+    if (!this.#mayPlay()) return OPUS_SILENCE;
     this.#source.readFrame(this.#frame);
     return this.#codec.encode(this.#frameBytes);
   }
@@ -55,10 +65,13 @@ export class ContinuousPlayback {
   #stream: PulledOpusStream | null = null;
   #resource: AudioResource | null = null;
   #log: Logger;
+  #mayPlay: () => boolean;
 
-  constructor(opus: OpusFactory, logger: Logger) {
+  /** `mayPlay`: whether audio may leave now (false while Discord's E2EE group is not ready). */
+  constructor(opus: OpusFactory, logger: Logger, mayPlay: () => boolean = () => true) {
     this.#opus = opus;
     this.#log = logger;
+    this.#mayPlay = mayPlay;
     // Pause while no connection is Ready (reconnects): the source is not drained meanwhile.
     this.player = createAudioPlayer({ behaviors: { noSubscriber: NoSubscriberBehavior.Pause, maxMissedFrames: 50 } });
     this.player.on('error', (error) => {
@@ -75,7 +88,7 @@ export class ContinuousPlayback {
     this.stop();
     // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
     this.#codec = this.#opus.create();
-    this.#stream = new PulledOpusStream(source, this.#codec);
+    this.#stream = new PulledOpusStream(source, this.#codec, this.#mayPlay);
     this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
     this.player.play(this.#resource);
   }

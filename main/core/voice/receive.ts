@@ -1,6 +1,6 @@
 // Per-speaker receive: subscribe to each allowed speaker's Opus stream, decode to 48 kHz stereo
 // PCM, and resubscribe when a stream dies (@discordjs/voice destroys a subscription on any
-// transport or DAVE decrypt error, VoiceReceiver.ts:196-207).
+// transport or DAVE decrypt error, VoiceReceiver.ts:196-207), however often it dies.
 import { EndBehaviorType, type AudioReceiveStream, type VoiceReceiver } from '@discordjs/voice';
 import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K } from '../ports.ts';
@@ -24,6 +24,7 @@ interface Speaker {
   frameBytes: Buffer;
   stream: AudioReceiveStream | null;
   resubscribes: number[];
+  retryTimer: NodeJS.Timeout | null;
   decodeErrors: number;
 }
 
@@ -44,8 +45,14 @@ export class SpeakerReceiver {
     if (this.#isAllowed(userId)) this.#sink.speakingEnd(userId);
   };
 
-  constructor(receiver: VoiceReceiver, options: { isAllowed: (userId: string) => boolean; opus: OpusFactory; sink: ReceiveSink; logger: Logger }) {
+  #onStreamError: (error: Error) => void;
+
+  constructor(
+    receiver: VoiceReceiver,
+    options: { isAllowed: (userId: string) => boolean; opus: OpusFactory; sink: ReceiveSink; logger: Logger; onStreamError?: (error: Error) => void },
+  ) {
     this.#receiver = receiver;
+    this.#onStreamError = options.onStreamError ?? (() => {});
     this.#isAllowed = options.isAllowed;
     this.#opus = options.opus;
     this.#sink = options.sink;
@@ -66,6 +73,7 @@ export class SpeakerReceiver {
     this.#receiver.speaking.off('start', this.#onStart);
     this.#receiver.speaking.off('end', this.#onEnd);
     for (const speaker of this.#speakers.values()) {
+      if (speaker.retryTimer) clearTimeout(speaker.retryTimer);
       speaker.stream?.destroy();
       speaker.codec.destroy();
     }
@@ -76,7 +84,7 @@ export class SpeakerReceiver {
     let speaker = this.#speakers.get(userId);
     if (!speaker) {
       const frame = new Int16Array(FRAME_VALUES);
-      speaker = { codec: this.#opus.create(), frame, frameBytes: Buffer.from(frame.buffer), stream: null, resubscribes: [], decodeErrors: 0 };
+      speaker = { codec: this.#opus.create(), frame, frameBytes: Buffer.from(frame.buffer), stream: null, resubscribes: [], retryTimer: null, decodeErrors: 0 };
       this.#speakers.set(userId, speaker);
     }
     return speaker;
@@ -89,7 +97,10 @@ export class SpeakerReceiver {
     const stream = this.#receiver.subscribe(userId, { end: { behavior: EndBehaviorType.Manual } });
     speaker.stream = stream;
     stream.on('data', (packet: Buffer) => this.#decode(userId, speaker, packet));
-    stream.on('error', (error: Error) => this.#log.warn({ err: error, userId }, 'voice receive stream failed; resubscribing'));
+    stream.on('error', (error: Error) => {
+      this.#log.warn({ err: error, userId }, 'voice receive stream failed; resubscribing');
+      this.#onStreamError(error);
+    });
     stream.on('close', () => {
       if (speaker.stream === stream) speaker.stream = null;
       this.#resubscribeIfSpeaking(userId, speaker);
@@ -100,8 +111,18 @@ export class SpeakerReceiver {
     if (this.#closed) return;
     const now = Date.now();
     speaker.resubscribes = speaker.resubscribes.filter((t) => now - t < 1000);
-    // Otherwise the next speaking `start` resubscribes.
-    if (!this.#receiver.speaking.users.has(userId) || speaker.resubscribes.length >= MAX_RESUBSCRIBES_PER_SECOND) return;
+    // Not speaking: the next speaking `start` resubscribes.
+    if (!this.#receiver.speaking.users.has(userId)) return;
+    if (speaker.resubscribes.length >= MAX_RESUBSCRIBES_PER_SECOND) {
+      // A stream that dies at once every time (a run of DAVE decrypt failures) is retried when the
+      // window frees up, never given up on: the failures end when the session is rebuilt.
+      if (speaker.retryTimer) return;
+      speaker.retryTimer = setTimeout(() => {
+        speaker.retryTimer = null;
+        this.#resubscribeIfSpeaking(userId, speaker);
+      }, 1000 - (now - speaker.resubscribes[0]));
+      return;
+    }
     speaker.resubscribes.push(now);
     setImmediate(() => this.#subscribe(userId));
   }

@@ -6,7 +6,8 @@ import { startGatewayServer, type GatewayServer, type Op4Payload } from './gatew
 import { BotAudioRecorder, type RecorderOptions } from './recorder.ts';
 import { startRestServer, type RecordedMessage, type RecordedRequest, type RestServer } from './rest.ts';
 import type { EncryptionMode } from './rtp.ts';
-import { FakeSpeakers, type SpeakOptions, type SpeakResult } from './speaker.ts';
+import type { DaveGroup } from './dave/group.ts';
+import { FakeSpeakers, type SpeakerTotals, type SpeakOptions, type SpeakResult } from './speaker.ts';
 import { testCertificates, trustTestCertificates } from './tls.ts';
 import { FakeVoiceServer, type VoiceSession } from './voice-server.ts';
 import { FakeWorld, randomToken, type FakeUser } from './world.ts';
@@ -20,7 +21,9 @@ export interface FakeDiscordOptions {
   ownerInVoice?: boolean;
   /** Encryption modes offered by the voice server, in order (default both AEAD rtpsize modes). */
   modes?: EncryptionMode[];
-  /** Close IDENTIFY with 4017 when the bot offers no DAVE support. */
+  /** DAVE protocol version the voice server speaks (default 1, E2EE, as Discord since 2026-03-01; 0 = no E2EE). */
+  daveProtocolVersion?: 0 | 1;
+  /** Close IDENTIFY with 4017 when the bot offers no DAVE support (default: true at DAVE v1, as Discord does). */
   requireDave?: boolean;
   gatewayHeartbeatMs?: number;
   voiceHeartbeatMs?: number;
@@ -69,6 +72,10 @@ export interface FakeDiscord {
   botChannelId(): string | null;
   /** The bot's live voice session (after IDENTIFY), if any. */
   botSession(): VoiceSession | undefined;
+  /** The DAVE group of the bot's live voice session (null at DAVE v0 or before SELECT PROTOCOL). */
+  dave(): DaveGroup | null;
+  /** What the fake speakers sent so far (E2EE, passthrough and padded frames). */
+  readonly speakerTotals: SpeakerTotals;
   userJoinVoice(userId: string, channelId?: string): void;
   userLeaveVoice(userId: string): void;
   /** Stream 48 kHz stereo PCM from `userId` to the bot as Opus RTP in real time. */
@@ -89,10 +96,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const voice = new FakeVoiceServer({
     certificates,
     modes: options.modes,
+    daveProtocolVersion: options.daveProtocolVersion,
     requireDave: options.requireDave,
     heartbeatIntervalMs: options.voiceHeartbeatMs,
     usersInChannel: (channelId) => world.usersInChannel(channelId),
-    onBotPacket: (_session, packet) => recorder.onPacket(packet),
+    onBotPacket: (session, packet) => recorder.onPacket(packet, session.dave),
   });
   await voice.start();
 
@@ -132,8 +140,15 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     gateway?.dispatch('VOICE_STATE_UPDATE', world.voiceStateJson(userId, channelId, state.sessionId));
     const session = liveSession();
     if (!session) return;
-    if (previous?.channelId === session.channelId && channelId !== session.channelId) voice.sendJson(session, 13, { user_id: userId });
-    if (channelId === session.channelId && previous?.channelId !== channelId) voice.sendJson(session, 11, { user_ids: [userId] });
+    if (previous?.channelId === session.channelId && channelId !== session.channelId) {
+      voice.sendJson(session, 13, { user_id: userId });
+      session.dave?.userLeft(userId);
+    }
+    if (channelId === session.channelId && previous?.channelId !== channelId) {
+      // op 11 first: the client refuses (and throws on) proposals adding a user it was not told about.
+      voice.sendJson(session, 11, { user_ids: [userId] });
+      session.dave?.userJoined(userId);
+    }
   }
 
   function userLeaveVoice(userId: string): void {
@@ -142,7 +157,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     world.setVoiceState(userId, null);
     gateway?.dispatch('VOICE_STATE_UPDATE', world.voiceStateJson(userId, null, previous.sessionId));
     const session = liveSession();
-    if (session && session.channelId === previous.channelId) voice.sendJson(session, 13, { user_id: userId });
+    if (session && session.channelId === previous.channelId) {
+      voice.sendJson(session, 13, { user_id: userId });
+      session.dave?.userLeft(userId);
+    }
   }
 
   async function speak(userId: string, pcm: Int16Array, speakOptions?: SpeakOptions): Promise<SpeakResult> {
@@ -178,6 +196,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     user: (name) => world.userByName(name),
     botChannelId: () => world.voiceStates.get(world.bot.id)?.channelId ?? null,
     botSession: liveSession,
+    dave: () => liveSession()?.dave ?? null,
+    speakerTotals: speakers.totals,
     userJoinVoice,
     userLeaveVoice,
     speak,

@@ -19,6 +19,8 @@ export interface RtpHeaderFields {
   ssrc: number;
   /** Optional one-word 0xBEDE header extension (its body is encrypted with the payload). */
   extensionWords?: number;
+  /** RTP padding (RFC 3550 §5.1): this many bytes after the payload, the last holding the count; sets the P bit. */
+  paddingBytes?: number;
 }
 
 export interface ParsedRtp {
@@ -61,8 +63,9 @@ function open(mode: EncryptionMode, key: Uint8Array, nonceCounter: number, aad: 
 /** Build an encrypted RTP packet: header (AAD) ‖ ciphertext ‖ tag ‖ u32 BE nonce counter. */
 export function encryptRtp(mode: EncryptionMode, key: Uint8Array, nonceCounter: number, fields: RtpHeaderFields, opus: Buffer): Buffer {
   const words = fields.extensionWords ?? 0;
+  const padding = Math.min(Math.max(fields.paddingBytes ?? 0, 0), 255);
   const header = Buffer.alloc(12 + (words > 0 ? 4 : 0));
-  header[0] = words > 0 ? 0x90 : 0x80;
+  header[0] = 0x80 | (padding > 0 ? 0x20 : 0) | (words > 0 ? 0x10 : 0);
   header[1] = OPUS_PAYLOAD_TYPE;
   header.writeUInt16BE(fields.sequence & 0xffff, 2);
   header.writeUInt32BE(fields.timestamp >>> 0, 4);
@@ -71,7 +74,13 @@ export function encryptRtp(mode: EncryptionMode, key: Uint8Array, nonceCounter: 
     header.writeUInt16BE(0xbede, 12);
     header.writeUInt16BE(words, 14);
   }
-  const plain = words > 0 ? Buffer.concat([Buffer.alloc(words * 4), opus]) : opus;
+  const parts = [Buffer.alloc(words * 4), opus];
+  if (padding > 0) {
+    const pad = Buffer.alloc(padding);
+    pad[padding - 1] = padding;
+    parts.push(pad);
+  }
+  const plain = words > 0 || padding > 0 ? Buffer.concat(parts) : opus;
   const sealed = seal(mode, key, nonceCounter, header, plain);
   const suffix = Buffer.alloc(NONCE_SUFFIX_BYTES);
   suffix.writeUInt32BE(nonceCounter >>> 0, 0);

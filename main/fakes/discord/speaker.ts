@@ -1,7 +1,10 @@
 // Scripted fake users talking in a voice channel: PCM → 20 ms Opus packets → RTP to the bot,
 // paced on a 20 ms clock, with optional (seeded, reproducible) loss, jitter and reordering. Like
 // the real SFU, the fake announces a user's SSRC with op 5 before the first packet, and again on
-// every new voice session of the bot.
+// every new voice session of the bot. Like Discord's clients, each speaker is a DAVE member that
+// E2EE-encrypts its Opus frames once its group is ready (dave/group.ts), sends silent 20 ms frames
+// as the unencrypted Opus silence frame, carries a 0xBEDE header extension, and pads some packets
+// (P bit), which a receiver must strip before DAVE decryption.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadOpus, OPUS_FRAME_SAMPLES, type OpusCodec } from '../../core/voice/opus.ts';
 import { OPUS_SILENCE_FRAME } from './rtp.ts';
@@ -21,14 +24,35 @@ export interface SpeakOptions {
   seed?: number;
   /** Send the 5 Opus silence frames a real client sends before pausing (default true). */
   silenceTail?: boolean;
-  /** Add a one-word RTP header extension (0xBEDE) to every packet, as real clients do. */
+  /** Words of the RTP header extension (0xBEDE) on every packet (default 1, as Discord's clients send; 0 = none). */
   extensionWords?: number;
+  /** Share (0..1) of packets sent with the P bit and 1-32 padding bytes (default 0.15). */
+  paddingShare?: number;
+  /** Damage the E2EE ciphertext of the encrypted frames with these indexes (sending order): a forced run of decrypt failures. */
+  corruptFrames?: { from: number; count: number };
 }
 
 export interface SpeakResult {
   packetsPlanned: number;
   packetsSent: number;
+  /** Of the sent packets: E2EE-encrypted, plain (silence frames, or no ready DAVE group), padded. */
+  e2eeFrames: number;
+  passthroughFrames: number;
+  paddedFrames: number;
+  corruptedFrames: number;
 }
+
+/** Totals over every utterance of every speaker (benchmarks read these). */
+export interface SpeakerTotals {
+  framesSent: number;
+  e2eeFrames: number;
+  passthroughFrames: number;
+  paddedFrames: number;
+  corruptedFrames: number;
+}
+
+/** A 20 ms frame this quiet is sent as the Opus silence frame, as Discord's clients do between words. */
+const SILENT_PEAK = 8;
 
 interface SpeakerState {
   ssrc: number;
@@ -39,6 +63,7 @@ interface SpeakerState {
 }
 
 export class FakeSpeakers {
+  readonly totals: SpeakerTotals = { framesSent: 0, e2eeFrames: 0, passthroughFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
   #speakers = new Map<string, SpeakerState>();
   #nextSsrc = 50_001;
   #voice: FakeVoiceServer;
@@ -73,7 +98,8 @@ export class FakeSpeakers {
       frame.fill(0);
       const slice = pcm.subarray(offset, Math.min(offset + frameValues, pcm.length));
       Buffer.from(slice.buffer, slice.byteOffset, slice.byteLength).copy(frame);
-      packets.push({ sequence: state.sequence, timestamp: state.timestamp, opus: state.codec.encode(frame), at: 0 });
+      const opus = peak(slice) <= SILENT_PEAK ? OPUS_SILENCE_FRAME : state.codec.encode(frame);
+      packets.push({ sequence: state.sequence, timestamp: state.timestamp, opus, at: 0 });
       state.sequence = (state.sequence + 1) & 0xffff;
       state.timestamp = (state.timestamp + OPUS_FRAME_SAMPLES) >>> 0;
     }
@@ -94,6 +120,10 @@ export class FakeSpeakers {
     }
     schedule.forEach((p, i) => (p.at = i * 20 + random() * (options.jitterMs ?? 0)));
     schedule.sort((a, b) => a.at - b.at);
+    const paddingShare = options.paddingShare ?? 0.15;
+    const extensionWords = options.extensionWords ?? 1;
+    const corrupt = options.corruptFrames;
+    const result: SpeakResult = { packetsPlanned: planned, packetsSent: 0, e2eeFrames: 0, passthroughFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
 
     let sent = 0;
     const start = performance.now();
@@ -109,14 +139,37 @@ export class FakeSpeakers {
       if (wait > 1) await sleep(wait);
       const current = this.#botSession();
       if (!current) continue;
-      this.#voice.sendRtpToBot(current, { ssrc: state.ssrc, sequence: packet.sequence, timestamp: packet.timestamp, extensionWords: options.extensionWords }, packet.opus);
+      // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
+      const frame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, encrypted: false };
+      if (frame.encrypted) {
+        if (corrupt && result.e2eeFrames >= corrupt.from && result.e2eeFrames < corrupt.from + corrupt.count) {
+          frame.payload[0] ^= 0xff;
+          result.corruptedFrames++;
+        }
+        result.e2eeFrames++;
+      } else result.passthroughFrames++;
+      const paddingBytes = random() < paddingShare ? 1 + Math.floor(random() * 32) : 0;
+      if (paddingBytes > 0) result.paddedFrames++;
+      this.#voice.sendRtpToBot(current, { ssrc: state.ssrc, sequence: packet.sequence, timestamp: packet.timestamp, extensionWords, paddingBytes }, frame.payload);
       sent++;
     }
-    return { packetsPlanned: planned, packetsSent: sent };
+    result.packetsSent = sent;
+    this.totals.framesSent += sent;
+    this.totals.e2eeFrames += result.e2eeFrames;
+    this.totals.passthroughFrames += result.passthroughFrames;
+    this.totals.paddedFrames += result.paddedFrames;
+    this.totals.corruptedFrames += result.corruptedFrames;
+    return result;
   }
 
   close(): void {
     for (const state of this.#speakers.values()) state.codec.destroy();
     this.#speakers.clear();
   }
+}
+
+function peak(pcm: Int16Array): number {
+  let max = 0;
+  for (const v of pcm) if (Math.abs(v) > max) max = Math.abs(v);
+  return max;
 }

@@ -1,13 +1,16 @@
 // Fake Discord voice server: the TLS voice WebSocket (v8) and the UDP media socket. Follows the
 // public voice-connections docs: HELLO, IDENTIFY → READY, UDP IP discovery, SELECT PROTOCOL →
-// SESSION DESCRIPTION (answering dave_protocol_version 0, so no MLS), heartbeats with seq_ack,
-// SPEAKING, RESUME, clients connect/disconnect, and AEAD rtpsize RTP in both directions.
+// SESSION DESCRIPTION, heartbeats with seq_ack, SPEAKING, RESUME, clients connect/disconnect, and
+// AEAD rtpsize RTP in both directions. DAVE v1 (E2EE over MLS, binary ops 25-31) by default, as Discord
+// requires since 2026-03-01: a client offering no DAVE is closed with 4017; see dave/group.ts.
 import { randomBytes } from 'node:crypto';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { decryptRtp, encryptRtp, ENCRYPTION_MODES, type EncryptionMode, type ParsedRtp } from './rtp.ts';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { DaveGroup } from './dave/group.ts';
+import { serverBinaryFrame } from './dave/mls-wire.ts';
+import { decryptRtp, encryptRtp, ENCRYPTION_MODES, type EncryptionMode, type ParsedRtp, type RtpHeaderFields } from './rtp.ts';
 import type { TestCertificates } from './tls.ts';
 
 /** What the gateway promised in VOICE_SERVER_UPDATE / VOICE_STATE_UPDATE for one bot join. */
@@ -35,13 +38,19 @@ export interface VoiceSession extends VoiceGrant {
   botSpeaking: number[];
   resumes: number;
   identifiedAt: number;
+  /** max_dave_protocol_version from IDENTIFY. */
+  maxDaveVersion: number;
+  /** The DAVE group of this voice session (null when the session runs without E2EE, v0). */
+  dave: DaveGroup | null;
 }
 
 export interface VoiceServerOptions {
   certificates: TestCertificates;
   /** Modes offered in READY, in order (default: AES-GCM then XChaCha). */
   modes?: readonly EncryptionMode[];
-  /** Close IDENTIFY with 4017 when the client offers no DAVE (max_dave_protocol_version 0). */
+  /** Highest DAVE protocol version the server speaks (default 1; 0 = the pre-2026 server without E2EE). */
+  daveProtocolVersion?: 0 | 1;
+  /** Close IDENTIFY with 4017 when the client offers no DAVE (default: true when daveProtocolVersion is 1, as Discord does). */
   requireDave?: boolean;
   heartbeatIntervalMs?: number;
   /** Users currently in `channelId` other than the bot (for op 11 after the handshake). */
@@ -116,6 +125,7 @@ export class FakeVoiceServer {
     for (const session of this.sessions) {
       if (session.userId !== userId || session.invalid) continue;
       session.invalid = true;
+      session.dave?.close();
       session.socket?.close(1000);
     }
   }
@@ -126,8 +136,20 @@ export class FakeVoiceServer {
     session.socket.send(JSON.stringify({ op, d, seq: session.seq }));
   }
 
+  /** Binary DAVE frame: u16 seq (shared with JSON) ‖ u8 opcode ‖ payload. */
+  sendBinary(session: VoiceSession, op: number, payload: Buffer): void {
+    if (!session.socket || session.socket.readyState !== session.socket.OPEN) return;
+    session.seq += 1;
+    session.socket.send(serverBinaryFrame(session.seq, op, payload));
+  }
+
+  /** The DAVE protocol version this server negotiates at most. */
+  get daveProtocolVersion(): number {
+    return this.#options.daveProtocolVersion ?? 1;
+  }
+
   /** Encrypt one Opus packet for the bot with its session key, as the SFU would forward it. */
-  sendRtpToBot(session: VoiceSession, fields: { ssrc: number; sequence: number; timestamp: number; extensionWords?: number }, opus: Buffer): void {
+  sendRtpToBot(session: VoiceSession, fields: RtpHeaderFields, opus: Buffer): void {
     if (this.faults.dropUdp || !session.botAddress || !session.mode || !session.secretKey) return;
     session.nonce = (session.nonce + 1) >>> 0;
     const packet = encryptRtp(session.mode, session.secretKey, session.nonce, fields, opus);
@@ -141,6 +163,7 @@ export class FakeVoiceServer {
   }
 
   async close(): Promise<void> {
+    for (const session of this.sessions) session.dave?.close();
     for (const client of this.#wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     this.#https.closeAllConnections();
@@ -157,7 +180,13 @@ export class FakeVoiceServer {
     let session: VoiceSession | null = null;
     socket.send(JSON.stringify({ op: 8, d: { heartbeat_interval: this.#options.heartbeatIntervalMs ?? 13_750 } }));
     socket.on('message', (raw, isBinary) => {
-      if (isBinary) return; // DAVE binary opcodes: never expected with dave_protocol_version 0
+      if (isBinary) {
+        // Client → server binary: u8 opcode ‖ payload (DAVE ops 26 and 28).
+        const bytes = rawBytes(raw);
+        if (!session) return this.#close(socket, 4003, 'Not authenticated');
+        if (bytes.length > 0) session.dave?.onBinary(bytes[0], bytes.subarray(1));
+        return;
+      }
       let message: { op?: unknown; d?: unknown };
       try {
         message = JSON.parse(raw.toString()) as { op?: unknown; d?: unknown };
@@ -181,6 +210,7 @@ export class FakeVoiceServer {
       if (!session) return this.#close(socket, 4003, 'Not authenticated');
       if (message.op === 1) this.#selectProtocol(session, d);
       else if (message.op === 5) session.botSpeaking.push(typeof d.speaking === 'number' ? d.speaking : 0);
+      else if (message.op === 23 || message.op === 31) session.dave?.onJson(message.op, d);
     });
     socket.on('close', () => {
       if (session?.socket === socket) session.socket = null;
@@ -199,11 +229,15 @@ export class FakeVoiceServer {
       return null;
     }
     const daveVersion = typeof d.max_dave_protocol_version === 'number' ? d.max_dave_protocol_version : 0;
-    if (this.#options.requireDave && daveVersion < 1) {
+    if ((this.#options.requireDave ?? this.daveProtocolVersion >= 1) && daveVersion < 1) {
       this.#close(socket, 4017, 'E2EE/DAVE protocol required');
       return null;
     }
-    for (const old of this.sessions) if (old.userId === grant.userId) old.invalid = true;
+    for (const old of this.sessions) {
+      if (old.userId !== grant.userId) continue;
+      old.invalid = true;
+      old.dave?.close();
+    }
     const session: VoiceSession = {
       ...grant,
       ssrc: this.#nextSsrc++,
@@ -218,6 +252,8 @@ export class FakeVoiceServer {
       botSpeaking: [],
       resumes: 0,
       identifiedAt: Date.now(),
+      maxDaveVersion: daveVersion,
+      dave: null,
     };
     this.sessions.push(session);
     const modes = this.#options.modes ?? ENCRYPTION_MODES;
@@ -256,7 +292,16 @@ export class FakeVoiceServer {
     }
     const others = this.#options.usersInChannel(session.channelId).filter((id) => id !== session.userId);
     if (others.length > 0) this.sendJson(session, 11, { user_ids: others });
-    this.sendJson(session, 4, { mode, secret_key: [...session.secretKey], dave_protocol_version: 0, media_session_id: randomBytes(8).toString('hex') });
+    const daveVersion = Math.min(session.maxDaveVersion, this.daveProtocolVersion);
+    this.sendJson(session, 4, { mode, secret_key: [...session.secretKey], dave_protocol_version: daveVersion, media_session_id: randomBytes(8).toString('hex') });
+    if (daveVersion >= 1 && !session.dave) {
+      // op 25 only after op 4: the client ignores binary ops until its Networking is Ready.
+      session.dave = new DaveGroup(session.channelId, session.userId, {
+        sendJson: (op, payload) => this.sendJson(session, op, payload),
+        sendBinary: (op, payload) => this.sendBinary(session, op, payload),
+      });
+      session.dave.start(others);
+    }
   }
 
   #onUdp(msg: Buffer, rinfo: RemoteInfo): void {
@@ -285,4 +330,10 @@ export class FakeVoiceServer {
       this.udpDecryptErrors.push(error as Error);
     }
   }
+}
+
+function rawBytes(raw: RawData): Buffer {
+  if (Buffer.isBuffer(raw)) return raw;
+  if (Array.isArray(raw)) return Buffer.concat(raw);
+  return Buffer.from(raw);
 }

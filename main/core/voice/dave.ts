@@ -1,0 +1,201 @@
+// DAVE (Discord's E2EE voice) on top of @discordjs/voice 0.19.2: what the call's E2EE state is, when
+// our audio may leave the bot, and how the call recovers from decrypt failures.
+//
+// - Gate: the library passes audio through *unencrypted* whenever its MLS session is not ready (before
+//   the first commit, after every re-initialisation). `mayPlayAudio` is checked where each packet is
+//   prepared (and encrypted, in the same synchronous call), so no frame of ours leaves in the clear
+//   while the call runs DAVE v1; the player sends the Opus silence frame instead (never encrypted, as
+//   Discord's own clients do) and does not consume the source, so nothing the model says is lost.
+// - Recovery: the library recovers from a run of decrypt failures only when its last transition id is
+//   non-zero; at transition id 0 it rethrows, which destroys the receive stream on every failing
+//   packet (DAVESession.ts:370-376). `DaveRecovery` counts those stream failures, rebuilds the DAVE
+//   session (op 31 + new key package, the same path the library takes for non-zero ids), and only if
+//   that does not help rejoins the voice channel, at most `maxRejoinsPerMinute` times a minute.
+import { DAVESession as NativeDaveSession } from '@snazzah/davey';
+import { VoiceConnectionStatus, type DAVESession, type VoiceConnection } from '@discordjs/voice';
+import type { DaveStatus } from '../api-types.ts';
+
+/** The library's DAVE session of a connection, if the connection has negotiated one. */
+export function daveSessionOf(connection: VoiceConnection | null): DAVESession | undefined {
+  const state = connection?.state;
+  if (!state || !('networking' in state)) return undefined;
+  const networking = state.networking.state;
+  return 'dave' in networking ? networking.dave : undefined;
+}
+
+/**
+ * Whether a frame of audio may be sent now: always without DAVE or after a downgrade to v0 (the
+ * call is not E2EE then, by the server's decision); under v1 only while the MLS group is ready.
+ */
+export function mayPlayAudio(connection: VoiceConnection | null): boolean {
+  const dave = daveSessionOf(connection);
+  if (!dave || dave.protocolVersion === 0) return true;
+  return dave.session?.ready === true && !dave.reinitializing;
+}
+
+/** Other clients in the call, per the voice gateway (op 11 / op 13). */
+function otherClients(connection: VoiceConnection): number {
+  const state = connection.state;
+  if (!('networking' in state)) return 0;
+  const networking = state.networking.state;
+  return 'connectionData' in networking ? networking.connectionData.connectedClients.size : 0;
+}
+
+/**
+ * After the voice connection is Ready: wait (bounded) until the MLS group is ready, so a call
+ * reported `connected` is E2EE from its first audible frame. Alone in the channel there is no group
+ * to wait for (it forms when someone joins; until then the gate sends only silence frames).
+ */
+export async function waitForE2ee(connection: VoiceConnection, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  if (mayPlayAudio(connection) || otherClients(connection) === 0) return true;
+  return new Promise<boolean>((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      connection.off('transitioned', check);
+      signal?.removeEventListener('abort', abort);
+      resolve(ready);
+    };
+    const check = () => {
+      if (mayPlayAudio(connection)) done(true);
+    };
+    const abort = () => done(false);
+    const timer = setTimeout(() => done(mayPlayAudio(connection)), timeoutMs);
+    connection.on('transitioned', check);
+    signal?.addEventListener('abort', abort);
+  });
+}
+
+export interface DaveRecoveryPolicy {
+  /** Receive streams destroyed by DAVE decrypt errors within `windowMs` before the session is rebuilt. */
+  failuresBeforeRebuild: number;
+  windowMs: number;
+  /** Further stream failures after a rebuild (within `windowMs`) before a voice rejoin. */
+  failuresBeforeRejoin: number;
+  maxRejoinsPerMinute: number;
+}
+
+export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, maxRejoinsPerMinute: 3 };
+
+/** Whether an error that ended a receive stream came from DAVE decryption (davey's error names). */
+export function isDaveDecryptError(error: Error): boolean {
+  return /Decrypt|Passthrough|UnencryptedWhen|NoDecryptor|DAVE/i.test(`${error.name} ${error.message}`);
+}
+
+export interface DaveRecoveryActions {
+  /** Rejoin the voice channel (goes through the rejoin guard). */
+  rejoin(): void;
+  log(event: string, detail: Record<string, unknown>): void;
+}
+
+/** Per-call DAVE bookkeeping: counters for /health and the failure → rebuild → rejoin ladder. */
+export class DaveRecovery {
+  readonly policy: DaveRecoveryPolicy;
+  #connection: VoiceConnection | null = null;
+  #actions: DaveRecoveryActions;
+  #transitions = 0;
+  #decryptFailures = 0;
+  #streamFailures: number[] = [];
+  #rebuilds = 0;
+  #recoveries = 0;
+  #rejoins: number[] = [];
+  #rejoinsTotal = 0;
+  #lastRebuildAt = 0;
+  #awaitingRecovery = false;
+  #onDebug = (message: string) => this.#debug(message);
+  #onTransitioned = () => this.#transitioned();
+
+  constructor(actions: DaveRecoveryActions, policy: Partial<DaveRecoveryPolicy> = {}) {
+    this.#actions = actions;
+    this.policy = { ...DEFAULT_DAVE_RECOVERY, ...policy };
+  }
+
+  attach(connection: VoiceConnection): void {
+    this.detach();
+    this.#connection = connection;
+    connection.on('debug', this.#onDebug);
+    connection.on('transitioned', this.#onTransitioned);
+  }
+
+  detach(): void {
+    this.#connection?.off('debug', this.#onDebug);
+    this.#connection?.off('transitioned', this.#onTransitioned);
+    this.#connection = null;
+  }
+
+  /** A receive stream ended with an error (the receiver resubscribes on its own). */
+  onStreamError(error: Error): void {
+    if (!isDaveDecryptError(error)) return;
+    const now = Date.now();
+    this.#streamFailures = this.#streamFailures.filter((t) => now - t < this.policy.windowMs);
+    this.#streamFailures.push(now);
+    const sinceRebuild = this.#streamFailures.filter((t) => t > this.#lastRebuildAt).length;
+    if (this.#lastRebuildAt > 0 && now - this.#lastRebuildAt < this.policy.windowMs * 2 && sinceRebuild >= this.policy.failuresBeforeRejoin) {
+      this.#rejoin(now);
+    } else if (this.#streamFailures.length >= this.policy.failuresBeforeRebuild && now - this.#lastRebuildAt >= this.policy.windowMs / 2) {
+      this.#rebuild(now);
+    }
+  }
+
+  status(): DaveStatus {
+    const dave = daveSessionOf(this.#connection);
+    const native = dave?.session instanceof NativeDaveSession ? dave.session : undefined;
+    const epoch = native?.epoch;
+    const ready = this.#connection?.state.status === VoiceConnectionStatus.Ready && mayPlayAudio(this.#connection);
+    return {
+      protocol_version: dave ? dave.protocolVersion : null,
+      e2ee: Boolean(dave && dave.protocolVersion > 0 && native?.ready),
+      ready,
+      epoch: epoch === null || epoch === undefined ? null : Number(epoch),
+      privacy_code: dave?.voicePrivacyCode ?? null,
+      last_transition_id: dave?.lastTransitionId ?? null,
+      transitions: this.#transitions,
+      decrypt_failures: this.#decryptFailures,
+      rebuilds: this.#rebuilds,
+      recoveries: this.#recoveries,
+      rejoins: this.#rejoinsTotal,
+    };
+  }
+
+  #debug(message: string): void {
+    // @discordjs/voice 0.19.2 reports DAVE events only as debug text ("[NW] [DAVE] …").
+    if (message.includes('Failed to decrypt a packet')) this.#decryptFailures += 1;
+    else if (message.includes('Invalidating transition')) {
+      // The library's own recovery (non-zero transition id): op 31 and a new key package.
+      this.#awaitingRecovery = true;
+      this.#actions.log('dave session invalidated', { message });
+    }
+  }
+
+  #transitioned(): void {
+    this.#transitions += 1;
+    if (this.#awaitingRecovery && mayPlayAudio(this.#connection)) {
+      this.#awaitingRecovery = false;
+      this.#recoveries += 1;
+      this.#streamFailures = [];
+      this.#actions.log('dave session recovered', { recoveries: this.#recoveries });
+    }
+  }
+
+  /** Throw the MLS state away and ask to be re-added (op 31 + op 26), as the library does for non-zero ids. */
+  #rebuild(now: number): void {
+    const dave = daveSessionOf(this.#connection);
+    if (!dave || dave.protocolVersion === 0) return;
+    this.#lastRebuildAt = now;
+    this.#rebuilds += 1;
+    this.#awaitingRecovery = true;
+    this.#actions.log('rebuilding the dave session after decrypt failures', { lastTransitionId: dave.lastTransitionId ?? 0, rebuilds: this.#rebuilds });
+    dave.recoverFromInvalidTransition(dave.lastTransitionId ?? 0);
+  }
+
+  #rejoin(now: number): void {
+    this.#rejoins = this.#rejoins.filter((t) => now - t < 60_000);
+    if (this.#rejoins.length >= this.policy.maxRejoinsPerMinute) return;
+    this.#rejoins.push(now);
+    this.#rejoinsTotal += 1;
+    this.#lastRebuildAt = 0;
+    this.#streamFailures = [];
+    this.#awaitingRecovery = true;
+    this.#actions.log('rejoining voice after the dave rebuild did not help', { rejoins: this.#rejoinsTotal });
+    this.#actions.rejoin();
+  }
+}

@@ -1,0 +1,505 @@
+// The voice gateway's side of one DAVE (E2EE, MLS) group: the bot is the only real client; the fake
+// users in the channel are real MLS members too (one @snazzah/davey session each, held in-process), so
+// what they encrypt the bot must really decrypt and what the bot encrypts they really open. The
+// gateway is the MLS external sender: it announces itself (op 25), relays the bot's key package as Add
+// proposals (op 27), accepts the commit/welcome (op 28), announces it (op 29/30) and runs the protocol
+// transitions (op 21-24). Opcodes and payloads: Discord's voice docs ("DAVE"), the DAVE protocol text,
+// shared/research/dave-recipe.md §4 (the algorithm the real @discordjs/voice 0.19.2 accepted).
+import { DAVESession } from '@snazzah/davey';
+import {
+  addProposal,
+  createExternalSender,
+  externalProposal,
+  proposalsPayload,
+  removeProposal,
+  splitCommitWelcome,
+  withTransitionId,
+  type ExternalSender,
+} from './mls-wire.ts';
+
+/** davey's MediaType.AUDIO and ProposalsOperationType (const enums: not importable under type stripping). */
+const MEDIA_AUDIO = 0;
+const SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
+const DAVE_MAGIC = 0xfafa;
+/** How long fake members keep accepting plain frames after a downgrade (the client uses 24 s). */
+const DOWNGRADE_PASSTHROUGH_S = 120;
+
+export const DAVE_OPS = {
+  prepareTransition: 21,
+  executeTransition: 22,
+  readyForTransition: 23,
+  prepareEpoch: 24,
+  externalSender: 25,
+  keyPackage: 26,
+  proposals: 27,
+  commitWelcome: 28,
+  announceCommit: 29,
+  welcome: 30,
+  invalidCommitWelcome: 31,
+} as const;
+
+/** How the group reaches the bot's voice WebSocket (seq numbers are shared with JSON messages). */
+export interface DaveLink {
+  sendJson(op: number, d: unknown): void;
+  sendBinary(op: number, payload: Buffer): void;
+}
+
+export interface DaveEvent {
+  /** 'in' = from the bot, 'out' = to the bot, 'member' = inside the fake. */
+  dir: 'in' | 'out' | 'member';
+  op: number | string;
+  transitionId?: number;
+  epoch?: number;
+  detail?: string;
+}
+
+export interface DaveFaults {
+  /** Announce the next commit (or welcome) with transition id 0: the client executes it at once and keeps lastTransitionId 0. */
+  nextTransitionIdZero: boolean;
+}
+
+export interface DaveCounters {
+  /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
+  transitions: number;
+  commits: number;
+  welcomes: number;
+  invalidCommitWelcomes: number;
+  memberErrors: number;
+  /** op 28 payloads that did not fit (wrong epoch, nothing pending, unparsable). */
+  rejectedCommits: number;
+}
+
+type BotFrameKind = 'silence' | 'e2ee' | 'plain' | 'undecryptable';
+export interface BotFrame {
+  kind: BotFrameKind;
+  /** Opus the listener plays (null when it would drop the frame). */
+  opus: Buffer | null;
+  /** The group was ready (v1) when the frame arrived: a plain frame then is a leak. */
+  groupReady: boolean;
+}
+
+interface Member {
+  session: DAVESession;
+  keyPackage: Buffer;
+}
+
+interface PendingCommit {
+  adds: string[];
+  removes: number[];
+  /** A fake member commits instead of the bot (the bot is the one being re-added). */
+  memberCommits: boolean;
+}
+
+export class DaveGroup {
+  readonly channelId: string;
+  readonly botUserId: string;
+  readonly events: DaveEvent[] = [];
+  readonly faults: DaveFaults = { nextTransitionIdZero: false };
+  readonly counters: DaveCounters = { transitions: 0, commits: 0, welcomes: 0, invalidCommitWelcomes: 0, memberErrors: 0, rejectedCommits: 0 };
+  /** Negotiated protocol version (0 after a downgrade). */
+  protocolVersion = 1;
+  epoch = 0n;
+  /** MLS leaves: user id per leaf index, null for a blank leaf. */
+  leaves: (string | null)[] = [];
+  lastTransitionId: number | null = null;
+  #external: ExternalSender = createExternalSender();
+  #link: DaveLink;
+  #members = new Map<string, Member>();
+  #botKeyPackage: Buffer | null = null;
+  #pending: PendingCommit | null = null;
+  /** transition id → protocol version the bot will switch to on op 22. */
+  #awaitingReady = new Map<number, number>();
+  #queue: (() => void)[] = [];
+  #nextTransitionId = 1;
+  /** The bot reset its session while holding a leaf (op 31). */
+  #staleBot = false;
+  #closed = false;
+
+  constructor(channelId: string, botUserId: string, link: DaveLink) {
+    this.channelId = channelId;
+    this.botUserId = botUserId;
+    this.#link = link;
+  }
+
+  /** After op 4: announce the external sender; the users already in the channel become pending members. */
+  start(userIds: readonly string[]): void {
+    this.#send(DAVE_OPS.externalSender, this.#external.packageBytes);
+    for (const userId of userIds) this.#createMember(userId);
+  }
+
+  /** The group is established with the bot in it and running DAVE v1. */
+  get ready(): boolean {
+    return this.protocolVersion === 1 && this.leaves.includes(this.botUserId) && this.#pending === null && this.#awaitingReady.size === 0 && this.epoch > 0n;
+  }
+
+  /** A fake user's MLS session, if they are a member (ready or pending). */
+  member(userId: string): DAVESession | undefined {
+    return this.#members.get(userId)?.session;
+  }
+
+  memberIds(): string[] {
+    return [...this.#members.keys()];
+  }
+
+  /** What a fake member encrypts for the SFU: E2EE when its group is ready at v1, else plain. */
+  encryptFrom(userId: string, opus: Buffer): { payload: Buffer; encrypted: boolean } {
+    const session = this.#members.get(userId)?.session;
+    if (opus.equals(SILENCE) || this.protocolVersion === 0 || !session?.ready) return { payload: opus, encrypted: false };
+    return { payload: session.encryptOpus(opus), encrypted: true };
+  }
+
+  /**
+   * Open a frame the bot sent, as a member's Discord client would (the first ready member listens):
+   * E2EE frames are decrypted, plain ones played only where davey allows passthrough (a downgrade).
+   * With no member in the channel nobody listens, and plain frames count as heard.
+   */
+  openBotFrame(payload: Buffer): BotFrame {
+    const groupReady = this.ready;
+    if (payload.equals(SILENCE)) return { kind: 'silence', opus: payload, groupReady };
+    const e2ee = payload.length > 2 && payload.readUInt16BE(payload.length - 2) === DAVE_MAGIC;
+    const kind = e2ee ? 'e2ee' : 'plain';
+    if (this.#members.size === 0) return { kind: e2ee ? 'undecryptable' : 'plain', opus: e2ee ? null : payload, groupReady };
+    const listener = this.#listener();
+    if (!listener) return { kind: e2ee ? 'undecryptable' : kind, opus: !e2ee && this.protocolVersion === 0 ? payload : null, groupReady };
+    try {
+      return { kind, opus: listener.decrypt(this.botUserId, MEDIA_AUDIO, payload), groupReady };
+    } catch {
+      return { kind: e2ee ? 'undecryptable' : kind, opus: null, groupReady };
+    }
+  }
+
+  // --- from the bot ---
+
+  onBinary(op: number, payload: Buffer): void {
+    if (this.#closed) return;
+    this.#log('in', op);
+    if (op === DAVE_OPS.keyPackage) this.#onKeyPackage(Buffer.from(payload));
+    else if (op === DAVE_OPS.commitWelcome) this.#onCommitWelcome(Buffer.from(payload));
+  }
+
+  onJson(op: number, d: Record<string, unknown>): void {
+    if (this.#closed) return;
+    const transitionId = typeof d.transition_id === 'number' ? d.transition_id : -1;
+    this.#log('in', op, { transitionId });
+    if (op === DAVE_OPS.readyForTransition) this.#onReadyForTransition(transitionId);
+    else if (op === DAVE_OPS.invalidCommitWelcome) this.#onInvalidCommitWelcome(transitionId);
+  }
+
+  /** op 31: the bot threw its group away and re-keys (op 26 follows): a member re-adds it in place of its stale leaf. */
+  #onInvalidCommitWelcome(transitionId: number): void {
+    this.counters.invalidCommitWelcomes += 1;
+    if (this.leaves.includes(this.botUserId)) this.#staleBot = true;
+    if (this.#awaitingReady.delete(transitionId)) this.#next();
+  }
+
+  // --- channel membership (called after the gateway's op 11 / op 13) ---
+
+  userJoined(userId: string): void {
+    if (userId === this.botUserId || this.#members.has(userId)) return;
+    this.#createMember(userId);
+    this.#enqueue(() => this.#proposeAdds());
+  }
+
+  userLeft(userId: string): void {
+    const member = this.#members.get(userId);
+    if (!member) return;
+    this.#members.delete(userId);
+    this.#enqueue(() => {
+      const leaf = this.leaves.indexOf(userId);
+      if (leaf < 0) return this.#next(); // never got into the group
+      const others = this.leaves.filter((id) => id !== null && id !== userId && id !== this.botUserId);
+      if (others.length === 0 && this.#members.size === 0) return this.#soleMemberReset();
+      this.#pending = { adds: [], removes: [leaf], memberCommits: false };
+      this.#proposeToAll([removeProposal(leaf)]);
+    });
+    member.session.reset();
+  }
+
+  // --- scripted transitions ---
+
+  /** op 21 to protocol version 0: after op 22 both sides send plain Opus. */
+  downgrade(): void {
+    this.#enqueue(() => {
+      const id = this.#transitionId();
+      for (const { session } of this.#members.values()) session.setPassthroughMode(true, DOWNGRADE_PASSTHROUGH_S);
+      this.#awaitingReady.set(id, 0);
+      this.#sendJson(DAVE_OPS.prepareTransition, { transition_id: id, protocol_version: 0 });
+    });
+  }
+
+  /** op 24 (epoch 1, v1): everyone re-creates the group; the bot sends a new key package and commits. */
+  upgrade(): void {
+    this.#enqueue(() => this.#recreate(false));
+  }
+
+  /** Announce a commit that cannot be processed: the bot answers op 31 and re-keys (op 26). */
+  sendInvalidCommit(): void {
+    this.#enqueue(() => {
+      const id = this.#transitionId();
+      const garbage = Buffer.concat([Buffer.from([0, 1, 0, 1]), Buffer.alloc(40, 0x5a)]);
+      this.#send(DAVE_OPS.announceCommit, withTransitionId(id, garbage));
+      this.#next();
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const { session } of this.#members.values()) session.reset();
+    this.#members.clear();
+    this.#queue.length = 0;
+  }
+
+  // --- internals ---
+
+  #createMember(userId: string): void {
+    const session = new DAVESession(1, userId, this.channelId);
+    session.setExternalSender(this.#external.packageBytes);
+    this.#members.set(userId, { session, keyPackage: session.getSerializedKeyPackage() });
+  }
+
+  #listener(): DAVESession | undefined {
+    for (const id of this.leaves) {
+      if (id === null || id === this.botUserId) continue;
+      const session = this.#members.get(id)?.session;
+      if (session?.ready) return session;
+    }
+    return undefined;
+  }
+
+  #onKeyPackage(keyPackage: Buffer): void {
+    this.#botKeyPackage = keyPackage;
+    this.#enqueue(() => this.#proposeAdds());
+  }
+
+  /** Add every member (and the bot) that is not in the group yet. */
+  #proposeAdds(): void {
+    if (!this.#botKeyPackage || this.protocolVersion === 0) return this.#next();
+    const botLeaf = this.leaves.indexOf(this.botUserId);
+    const established = this.epoch > 0n && this.leaves.some((id) => id !== null && id !== this.botUserId);
+    const newcomers = [...this.#members.keys()].filter((id) => !this.leaves.includes(id));
+    if (botLeaf >= 0 && this.#staleBot) {
+      // The bot reset its session (op 31, or a failed welcome): a member removes its old leaf and adds its new key package.
+      this.#staleBot = false;
+      const removes = [botLeaf];
+      this.#pending = { adds: [this.botUserId, ...newcomers], removes, memberCommits: true };
+      return this.#memberCommit([removeProposal(botLeaf), addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#keyPackage(id)))]);
+    }
+    if (botLeaf < 0 && established) {
+      this.#pending = { adds: [this.botUserId, ...newcomers], removes: [], memberCommits: true };
+      return this.#memberCommit([addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#keyPackage(id)))]);
+    }
+    if (newcomers.length === 0) return this.#next();
+    if (botLeaf < 0) {
+      // A new group: the bot creates it at epoch 0 and commits adding everyone else.
+      this.epoch = 0n;
+      this.leaves = [this.botUserId];
+    }
+    this.#pending = { adds: newcomers, removes: [], memberCommits: false };
+    this.#proposeToAll(newcomers.map((id) => addProposal(this.#keyPackage(id))));
+  }
+
+  #keyPackage(userId: string): Buffer {
+    const member = this.#members.get(userId);
+    if (!member) throw new Error(`no DAVE member ${userId}`);
+    return member.keyPackage;
+  }
+
+  /** op 27 to the bot; fake members already in the group process (cache) the same proposals. */
+  #proposeToAll(proposals: Buffer[]): void {
+    const messages = proposals.map((p) => externalProposal(this.#external, this.channelId, this.epoch, p));
+    const payload = proposalsPayload(messages);
+    for (const id of this.leaves) {
+      if (id === null || id === this.botUserId) continue;
+      const member = this.#members.get(id);
+      if (!member) continue;
+      try {
+        member.session.processProposals(payload[0], payload.subarray(1), this.#recognized());
+      } catch (error) {
+        this.#memberError(id, error);
+      }
+    }
+    this.#send(DAVE_OPS.proposals, payload);
+  }
+
+  /** The bot is the one being (re-)added: the first fake member commits, the bot gets a welcome (op 30). */
+  #memberCommit(proposals: Buffer[]): void {
+    const messages = proposals.map((p) => externalProposal(this.#external, this.channelId, this.epoch, p));
+    const payload = proposalsPayload(messages);
+    let winner: { commit: Buffer; welcome: Buffer | null } | null = null;
+    for (const id of this.leaves) {
+      if (id === null || id === this.botUserId) continue;
+      const member = this.#members.get(id);
+      if (!member?.session.ready) continue;
+      try {
+        const result = member.session.processProposals(payload[0], payload.subarray(1), [...this.#recognized(), this.botUserId]);
+        if (!winner && result.commit) winner = { commit: result.commit, welcome: result.welcome ?? null };
+      } catch (error) {
+        this.#memberError(id, error);
+      }
+    }
+    if (!winner) {
+      // Nobody can commit (no ready member): start over with a fresh group the bot creates.
+      this.#pending = null;
+      return this.#recreate(false);
+    }
+    this.#applyCommit(winner.commit, winner.welcome);
+  }
+
+  #recognized(): string[] {
+    return [this.botUserId, ...this.#members.keys()];
+  }
+
+  #onCommitWelcome(payload: Buffer): void {
+    const pending = this.#pending;
+    let split;
+    try {
+      split = splitCommitWelcome(payload);
+    } catch (error) {
+      this.counters.rejectedCommits += 1;
+      this.#log('member', 'reject', { detail: (error as Error).message });
+      return;
+    }
+    if (!pending || pending.memberCommits || split.epoch !== this.epoch) {
+      this.counters.rejectedCommits += 1;
+      this.#log('member', 'reject', { detail: `commit for epoch ${split.epoch}, group at ${this.epoch}` });
+      return;
+    }
+    this.#applyCommit(split.commit, split.welcome);
+  }
+
+  #applyCommit(commit: Buffer, welcome: Buffer | null): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    // RFC 9420 §12.3: removes first, then each add takes the leftmost blank leaf.
+    for (const leaf of pending.removes) this.leaves[leaf] = null;
+    for (const id of pending.adds) {
+      const blank = this.leaves.indexOf(null);
+      if (blank >= 0) this.leaves[blank] = id;
+      else this.leaves.push(id);
+    }
+    while (this.leaves.length > 0 && this.leaves.at(-1) === null) this.leaves.pop();
+    this.epoch += 1n;
+    this.counters.commits += 1;
+    const zero = this.faults.nextTransitionIdZero;
+    this.faults.nextTransitionIdZero = false;
+    const id = zero ? 0 : this.#transitionId();
+    for (const userId of this.leaves) {
+      if (userId === null || userId === this.botUserId) continue;
+      const member = this.#members.get(userId);
+      if (!member) continue;
+      try {
+        if (pending.adds.includes(userId)) {
+          if (welcome) member.session.processWelcome(welcome);
+        } else member.session.processCommit(commit); // the committing member too: MLS applies its own commit this way
+      } catch (error) {
+        this.#memberError(userId, error);
+      }
+    }
+    if (pending.memberCommits) {
+      if (!welcome) return this.#memberError(this.botUserId, new Error('member commit without a welcome for the bot'));
+      this.counters.welcomes += 1;
+      this.#send(DAVE_OPS.welcome, withTransitionId(id, welcome));
+    } else {
+      this.#send(DAVE_OPS.announceCommit, withTransitionId(id, commit));
+    }
+    this.#pending = null;
+    if (id === 0) {
+      this.#executed(0, this.protocolVersion);
+      return this.#next();
+    }
+    this.#awaitingReady.set(id, this.protocolVersion);
+  }
+
+  #onReadyForTransition(transitionId: number): void {
+    const version = this.#awaitingReady.get(transitionId);
+    if (version === undefined) return;
+    this.#awaitingReady.delete(transitionId);
+    this.#sendJson(DAVE_OPS.executeTransition, { transition_id: transitionId });
+    this.#executed(transitionId, version);
+    this.#next();
+  }
+
+  #executed(transitionId: number, version: number): void {
+    this.protocolVersion = version;
+    this.lastTransitionId = transitionId;
+    this.counters.transitions += 1;
+    this.#log('member', 'executed', { transitionId, epoch: Number(this.epoch) });
+  }
+
+  /** op 24 epoch 1: throw the group away; the bot answers with a new key package. */
+  #recreate(soleMember: boolean): void {
+    this.epoch = 0n;
+    this.leaves = [];
+    this.#pending = null;
+    this.#awaitingReady.clear();
+    this.#botKeyPackage = null;
+    this.#staleBot = false;
+    for (const [userId, member] of this.#members) {
+      member.session.reinit(1, userId, this.channelId);
+      member.session.setExternalSender(this.#external.packageBytes);
+      member.keyPackage = member.session.getSerializedKeyPackage();
+    }
+    this.#sendJson(DAVE_OPS.prepareEpoch, { protocol_version: 1, epoch: 1 });
+    if (soleMember) {
+      // Transition 0 executes at once: the bot is alone, pending, until someone joins.
+      this.protocolVersion = 1;
+      this.#sendJson(DAVE_OPS.prepareTransition, { transition_id: 0, protocol_version: 1 });
+      this.#executed(0, 1);
+      return this.#next();
+    }
+    // The upgrade executes when the bot's new commit does; #proposeAdds runs on its op 26.
+    this.protocolVersion = 1;
+    this.#next();
+  }
+
+  #soleMemberReset(): void {
+    this.#recreate(true);
+  }
+
+  #memberError(userId: string, error: unknown): void {
+    this.counters.memberErrors += 1;
+    this.#log('member', 'error', { detail: `${userId}: ${(error as Error).message}` });
+  }
+
+  #transitionId(): number {
+    const id = this.#nextTransitionId;
+    this.#nextTransitionId = id >= 0xffff ? 1 : id + 1;
+    return id;
+  }
+
+  /** One membership change at a time: the next starts when the current commit is announced and executed. */
+  #enqueue(task: () => void): void {
+    this.#queue.push(task);
+    if (this.#queue.length === 1 && !this.#busy()) this.#runNext();
+  }
+
+  #busy(): boolean {
+    return this.#pending !== null || this.#awaitingReady.size > 0;
+  }
+
+  #next(): void {
+    this.#queue.shift();
+    this.#runNext();
+  }
+
+  #runNext(): void {
+    if (this.#closed || this.#busy()) return;
+    const task = this.#queue[0];
+    if (task) task();
+  }
+
+  #send(op: number, payload: Buffer): void {
+    this.#log('out', op);
+    this.#link.sendBinary(op, payload);
+  }
+
+  #sendJson(op: number, d: Record<string, unknown>): void {
+    this.#log('out', op, { transitionId: typeof d.transition_id === 'number' ? d.transition_id : undefined });
+    this.#link.sendJson(op, d);
+  }
+
+  #log(dir: DaveEvent['dir'], op: number | string, extra: Omit<DaveEvent, 'dir' | 'op'> = {}): void {
+    this.events.push({ dir, op, ...extra });
+    if (this.events.length > 2000) this.events.splice(0, 1000);
+  }
+}
