@@ -125,6 +125,10 @@ export class FakeSpeakers {
     const corrupt = options.corruptFrames;
     const result: SpeakResult = { packetsPlanned: planned, packetsSent: 0, e2eeFrames: 0, passthroughFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
 
+    // Like a Discord client joining an E2EE call, the microphone goes live once its MLS group is.
+    const joinDeadline = performance.now() + 3000;
+    while (this.#botSession()?.dave?.canSpeak(userId) === false && performance.now() < joinDeadline) await sleep(10);
+
     let sent = 0;
     const start = performance.now();
     for (const packet of schedule) {

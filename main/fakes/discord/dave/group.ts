@@ -137,6 +137,12 @@ export class DaveGroup {
     return this.#members.get(userId)?.session;
   }
 
+  /** A fake user can send E2EE audio: in the group, with its MLS session ready (or the call runs at v0). */
+  canSpeak(userId: string): boolean {
+    if (this.protocolVersion === 0) return true;
+    return this.leaves.includes(userId) && this.#members.get(userId)?.session.ready === true;
+  }
+
   memberIds(): string[] {
     return [...this.#members.keys()];
   }
