@@ -13,7 +13,7 @@ import type { RealtimeClientEvent } from 'openai/resources/realtime/realtime';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../../api-types.ts';
 import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, TextDelivery, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
 import type { Clock } from '../../clock.ts';
 import { toModelFrame } from '../../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../../frame-limiter.ts';
@@ -175,9 +175,10 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     this.#texts.userAudioEnded();
   }
 
-  sendText(text: string): void {
+  sendText(text: string, delivery?: TextDelivery): void {
     const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed));
+    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed), delivery);
+    else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
   }
 
   sendFrame(image: Buffer): Promise<FrameSendResult> {
