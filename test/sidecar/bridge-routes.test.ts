@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError, type BridgeControl, type BridgeStatus } from '../../main/core/bridge/types.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
+import { toModelFrame } from '../../main/core/model/frame-converter.ts';
 import { NotesLog } from '../../main/core/notes/notes-log.ts';
 import type { FrameSendResult, VoiceTarget } from '../../main/core/ports.ts';
 import { registerBridgeRoutes } from '../../main/core/sidecar/routes/bridge.ts';
@@ -36,8 +37,10 @@ class ScriptedBridge implements BridgeControl {
     this.said.push(text);
   }
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
+    // What the real sessions do with a frame: decode and re-encode it (FrameError when it does not decode).
+    const frame = await toModelFrame(image);
     this.frames.push(image);
-    return { status: 'sent', width: 10, height: 10, bytes: image.length };
+    return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
   }
   metrics() {
     return {};
@@ -114,6 +117,14 @@ describe('call routes: bad input gets a clear 4xx JSON error', () => {
     bridge.state = 'idle';
     const idle = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: png });
     expect([idle.status, errorCode(idle)]).toEqual([409, 'no_call']);
+  });
+
+  it('/frame with valid image magic that does not decode → 400 invalid_image, not a 500', async () => {
+    bridge.state = 'connected';
+    const broken = Buffer.concat([png.subarray(0, 16), Buffer.alloc(200, 0x5a)]);
+    const res = await rawRequest({ port, method: 'POST', path: '/frame', headers: { ...auth, 'content-type': 'image/png' }, body: broken });
+    expect([res.status, errorCode(res)]).toEqual([400, 'invalid_image']);
+    bridge.state = 'idle';
   });
 
   it('/frame over 8 MiB → 413', async () => {

@@ -28,7 +28,8 @@ export interface ToolDispatcher {
 }
 
 export function toToolCallResult(call: ToolCallRequest, outcome: ToolOutcome): ToolCallResult {
-  const response: Record<string, unknown> = outcome.ok ? { result: outcome.result ?? null } : { error: outcome.error };
+  // The model gets the code and the message; the HTTP status means nothing to it.
+  const response: Record<string, unknown> = outcome.ok ? { result: outcome.result ?? null } : { error: { code: outcome.error.code, message: outcome.error.message } };
   return { id: call.id, name: call.name, response };
 }
 
@@ -45,7 +46,7 @@ export function attachToolDispatcher(session: LiveModelSession, registry: ToolRe
     logger.debug({ tool: call.name, args: call.args }, 'model tool call arguments');
     void registry
       .invoke(call.name, call.args, { caller: 'model', signal: controller.signal })
-      .catch((err: unknown): ToolOutcome => ({ ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err) } }))
+      .catch((err: unknown): ToolOutcome => ({ ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 } }))
       .then((outcome) => {
         const mine = running.get(call.id) === controller;
         if (mine) running.delete(call.id);

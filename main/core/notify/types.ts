@@ -38,20 +38,25 @@ export const realSleep: SleepFn = (ms, signal) =>
 /** Bad input to the notification system. `code` is stable and shown to clients. */
 export class NotifyInputError extends Error {
   readonly code: string;
+  /** HTTP meaning: 413 for a too-long text or prompt, 403 `forbidden`, 503 `not_configured`, else 400. */
+  readonly status: number;
   constructor(code: string, message: string) {
     super(message);
     this.name = 'NotifyInputError';
     this.code = code;
+    this.status = code.endsWith('_too_long') ? 413 : code === 'forbidden' ? 403 : code === 'not_configured' ? 503 : 400;
   }
 }
 
 /** A schedule or delegate operation on something that does not exist (404) or cannot change (409). */
 export class NotifyStateError extends Error {
   readonly code: 'not_found' | 'conflict';
+  readonly status: 404 | 409;
   constructor(code: 'not_found' | 'conflict', message: string) {
     super(message);
     this.name = 'NotifyStateError';
     this.code = code;
+    this.status = code === 'not_found' ? 404 : 409;
   }
 }
 
@@ -62,6 +67,7 @@ export function errorMessage(err: unknown): string {
 /** The schedule holds as many pending entries as it may (the cap): answered 429 `schedule_full`. */
 export class NotifyCapacityError extends Error {
   readonly code = 'schedule_full';
+  readonly status = 429;
   readonly cap: number;
   constructor(cap: number) {
     super(`the schedule already holds ${cap} pending entries (the cap, DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING); cancel some or raise the cap`);

@@ -61,7 +61,8 @@ export async function runToolCommand(argv: string[], io: ToolCommandIo, registry
   const outcome = await registry.invoke(name, input, { caller: 'cli' });
   if (!outcome.ok) {
     io.stderr.write(`error: ${outcome.error.code}: ${outcome.error.message}\n`);
-    return outcome.error.code === 'invalid_args' || outcome.error.code === 'unknown_tool' ? 2 : 1;
+    // A caller's mistake (bad args, unknown tool, a refused request) is a usage error.
+    return outcome.error.status < 500 ? 2 : 1;
   }
   io.stdout.write(JSON.stringify(outcome.result ?? null, null, 2) + '\n');
   return 0;

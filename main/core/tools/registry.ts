@@ -17,9 +17,30 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   run(args: Args, ctx: ToolContext): Promise<Result> | Result;
 }
 
-export type ToolOutcome<Result = unknown> =
-  | { ok: true; result: Result }
-  | { ok: false; error: { code: 'unknown_tool' | 'invalid_args' | 'tool_failed' | 'cancelled'; message: string } };
+/**
+ * A failure outcome. `status` is what it means over HTTP: 404 `unknown_tool`, 400 `invalid_args`,
+ * 409 `cancelled`, the caller-mistake status a tool refused with (its own code: `empty_text`,
+ * `unknown_schedule_id`, `forbidden`, …), and 500 `tool_failed` only for a fault of ours.
+ */
+export type ToolOutcome<Result = unknown> = { ok: true; result: Result } | { ok: false; error: { code: string; message: string; status: number } };
+
+/**
+ * What a tool throws to refuse its caller's request (bad input, unknown id, not allowed, conflict):
+ * any Error with a string `code` and a 4xx (or 503 "not configured here") `status`. Such a refusal
+ * is answered as such, never as `tool_failed`.
+ */
+export interface CallerRefusal extends Error {
+  readonly code: string;
+  readonly status: number;
+}
+
+export function isCallerRefusal(err: unknown): err is CallerRefusal {
+  if (!(err instanceof Error)) return false;
+  const { code, status } = err as Partial<CallerRefusal>;
+  return typeof code === 'string' && typeof status === 'number' && ((status >= 400 && status < 500) || status === 503);
+}
+
+const CANCELLED = { code: 'cancelled', message: 'the call was cancelled', status: 409 } as const;
 
 /** Identity helper that keeps `Args` inferred from the zod schema at the definition site. */
 export function defineTool<Args, Result>(tool: ToolDefinition<Args, Result>): ToolDefinition<Args, Result> {
@@ -57,17 +78,18 @@ export class ToolRegistry {
    */
   async invoke(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
-    if (!tool) return { ok: false, error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}` } };
+    if (!tool) return { ok: false, error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}`, status: 404 } };
     const parsed = tool.args.safeParse(rawArgs ?? {});
     if (!parsed.success) {
-      return { ok: false, error: { code: 'invalid_args', message: z.prettifyError(parsed.error) } };
+      return { ok: false, error: { code: 'invalid_args', message: z.prettifyError(parsed.error), status: 400 } };
     }
-    if (ctx.signal?.aborted) return { ok: false, error: { code: 'cancelled', message: 'the call was cancelled' } };
+    if (ctx.signal?.aborted) return { ok: false, error: CANCELLED };
     try {
       return { ok: true, result: await tool.run(parsed.data, ctx) };
     } catch (err) {
-      if (ctx.signal?.aborted) return { ok: false, error: { code: 'cancelled', message: 'the call was cancelled' } };
-      return { ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err) } };
+      if (ctx.signal?.aborted) return { ok: false, error: CANCELLED };
+      if (isCallerRefusal(err)) return { ok: false, error: { code: err.code, message: err.message, status: err.status } };
+      return { ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 } };
     }
   }
 }

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { NoteEvent } from '../../api-types.ts';
 import { BridgeError, type BridgeControl } from '../../bridge/types.ts';
-import { sniffImageKind } from '../../model/frame-converter.ts';
+import { FrameError, sniffImageKind } from '../../model/frame-converter.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { IMAGE_BODY_LIMIT } from '../server.ts';
@@ -26,8 +26,9 @@ const JoinBody = z
 const SayQuery = z.object({ text: z.string().optional() });
 const NotesQuery = z.object({ limit: z.string().optional() });
 
-/** BridgeError → the HTTP answer a client can act on. */
+/** BridgeError (and an image that does not decode) → the HTTP answer a client can act on. */
 export function bridgeHttpError(err: unknown): unknown {
+  if (err instanceof FrameError) return new HttpError(err.code === 'image_too_large' ? 413 : 400, err.code, err.message);
   if (!(err instanceof BridgeError)) return err;
   switch (err.code) {
     case 'already_active':
