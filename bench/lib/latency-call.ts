@@ -100,7 +100,7 @@ export interface CallRunResult {
   wire: { egress: Percentiles; bargeIn: Percentiles; bargeInSpeech: Percentiles; note: string } | { egress: null; bargeIn: null; bargeInSpeech: null; note: string };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -111,7 +111,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function coreEnv(discord: FakeDiscord, gemini: FakeGemini, home: string, port: number, token: string): NodeJS.ProcessEnv {
+export function coreEnv(discord: FakeDiscord, gemini: FakeGemini, home: string, port: number, token: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -238,16 +238,16 @@ function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunRes
   };
 }
 
-async function getJson(url: string, token: string, method = 'GET'): Promise<{ status: number; body: unknown }> {
+export async function getJson(url: string, token: string, method = 'GET'): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
-async function health(base: string, token: string): Promise<BenchHealth> {
+export async function health(base: string, token: string): Promise<BenchHealth> {
   return healthSchema.parse((await getJson(`${base}/health`, token)).body);
 }
 
-function startCoreChild(env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; output: () => string } {
+export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [CLI, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
@@ -256,7 +256,7 @@ function startCoreChild(env: NodeJS.ProcessEnv, cwd: string): { child: ChildProc
   return { child, output: () => tail };
 }
 
-async function waitForSidecar(base: string, token: string, child: ChildProcess, output: () => string): Promise<void> {
+export async function waitForSidecar(base: string, token: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`core exited (${child.exitCode}) before its sidecar answered:\n${output()}`);
@@ -267,7 +267,7 @@ async function waitForSidecar(base: string, token: string, child: ChildProcess, 
   throw new Error(`core sidecar did not answer within 30 s:\n${output()}`);
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');

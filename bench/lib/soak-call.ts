@@ -1,0 +1,329 @@
+// The soak's simulated call. As in the latency benchmark, the fake Discord and the fake Gemini run
+// in THIS process and the core in a CHILD process started as a user starts it (`node main/cli.ts
+// headless`), so CPU and RSS read from /proc are the core's alone.
+//
+// The fake user speaks numbered phrases: phrase n is a tone whose pitch encodes n mod PHRASES. The
+// fake model "transcribes" each utterance it receives by measuring that pitch (zero crossings of
+// the 16 kHz PCM the core sent it), answers with a reply tone, and so tells which phrase it heard.
+// Audio is paced like a real call on both sides: the fake speaker sends one 20 ms RTP packet per
+// 20 ms of wall time, the fake model sends its reply at 2× real time in 40 ms chunks (the service
+// does too), and the core's player sends 20 ms per 20 ms. The soak therefore runs in real time:
+// `--minutes 30` takes 30 minutes.
+//
+// Meanwhile the fake Gemini rotates the connection (goAway after `rotateS`, then its 1011 deadline
+// close), and the driver injects drops (1006 and 1011 without warning), model stalls and voice
+// socket resets (4015 resume, 4006 new session) at the given intervals.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
+import { startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
+import { coreEnv, freePort, getJson, health, startCoreChild, stopChild, waitForSidecar, type BenchHealth } from './latency-call.ts';
+import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
+
+/** Distinct phrases (pitches); phrase n is PHRASES-periodic. */
+export const PHRASES = 12;
+const PHRASE_S = 1.2;
+const REPLY_MS = 1500;
+/** An utterance the model has not answered within this long is lost. */
+const REPLY_TIMEOUT_MS = 12_000;
+/** Decoded peak above which a played 20 ms packet carries the reply. */
+const LOUD_PEAK = 1000;
+/** A pause in the packet stream itself (not quiet packets) this long counts as silence heard. */
+const STREAM_PAUSE_MS = 200;
+const FRAME_VALUES = 1920;
+
+export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset';
+
+export interface SoakOptions {
+  minutes: number;
+  rotateS: number;
+  /** 0 disables a fault. */
+  dropEveryS: number;
+  stallEveryS: number;
+  voiceResetEveryS: number;
+  seed: number;
+  progress: (line: string) => void;
+}
+
+export interface SoakCycle {
+  n: number;
+  heard: boolean;
+  /** Replies the model gave to this phrase (2 or more: a doubled reply). */
+  replies: number;
+  /** Replies during this cycle to some other phrase (a late or misheard answer). */
+  strayReplies: number;
+  /** Speech end (fake speaker done) → first loud packet of the reply at the fake Discord. */
+  latencyMs: number | null;
+  /** Longest silence inside the reply as played (quiet packets or a pause in the stream). */
+  innerGapMs: number | null;
+  events: SoakEventKind[];
+}
+
+export interface SoakRun {
+  cycles: SoakCycle[];
+  events: { kind: SoakEventKind; at: number; detail: string }[];
+  rotations: number;
+  overlapsRefused: number;
+  coreCpuPercent: number;
+  rssStartMb: number;
+  rssEndMb: number;
+  peakRssMb: number;
+  rssSeries: { t_s: number; rss_mb: number }[];
+  healthAtEnd: BenchHealth;
+  fakeSockets: number;
+}
+
+function phraseHz(k: number): number {
+  return 250 + 125 * k;
+}
+
+/** Phrase k: a tone at phraseHz(k) with 10 ms fades, 48 kHz stereo. */
+function phraseSignal(k: number): Int16Array {
+  const frames = Math.round(PHRASE_S * 48_000);
+  const out = new Int16Array(frames * 2);
+  const fade = 480;
+  for (let i = 0; i < frames; i++) {
+    const env = Math.min(1, i / fade, (frames - 1 - i) / fade);
+    const v = Math.round(9000 * env * Math.sin((2 * Math.PI * phraseHz(k) * i) / 48_000));
+    out[2 * i] = v;
+    out[2 * i + 1] = v;
+  }
+  return out;
+}
+
+/** The fake model's "transcription": the phrase whose pitch is nearest the zero-crossing rate (-1: none). */
+function transcribe(pcm16k: Int16Array): number {
+  // Over the voiced part only: the voice gate's hangover adds silence after the phrase.
+  let crossings = 0;
+  let first = -1;
+  let last = -1;
+  for (let i = 1; i < pcm16k.length; i++) {
+    if (Math.abs(pcm16k[i]!) < 200 && Math.abs(pcm16k[i - 1]!) < 200) continue;
+    if ((pcm16k[i - 1]! < 0) !== (pcm16k[i]! < 0)) {
+      crossings++;
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  if (crossings < 2) return -1;
+  const hz = (crossings - 1) / 2 / ((last - first) / 16_000);
+  const k = Math.round((hz - 250) / 125);
+  return k >= 0 && k < PHRASES ? k : -1;
+}
+
+function tailSamples(connection: FakeGeminiConnection, samples: number): Int16Array {
+  const out = new Int16Array(samples);
+  let at = samples;
+  for (let i = connection.audio.length - 1; i >= 0 && at > 0; i--) {
+    const pcm = connection.audio[i]!.pcm;
+    const take = Math.min(at, pcm.length);
+    out.set(pcm.subarray(pcm.length - take), at - take);
+    at -= take;
+  }
+  return out.subarray(at);
+}
+
+interface HeardReply {
+  k: number;
+  done: Promise<unknown>;
+}
+
+/** The fake model: answers every end of user speech, on every socket of the session. */
+class ModelDriver {
+  readonly replies: HeardReply[] = [];
+  #waiters: ((reply: HeardReply) => void)[] = [];
+
+  attach(connection: FakeGeminiConnection): void {
+    connection.on('message', (message) => {
+      const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
+      if (realtime?.audioStreamEnd !== true || connection.samplesSinceTurn === 0 || connection.replying) return;
+      const k = transcribe(tailSamples(connection, connection.samplesSinceTurn));
+      const done = connection.reply({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
+      const reply = { k, done };
+      this.replies.push(reply);
+      for (const waiter of this.#waiters.splice(0)) waiter(reply);
+    });
+  }
+
+  nextReply(timeoutMs: number): Promise<HeardReply | null> {
+    return new Promise((resolve) => {
+      const onReply = (reply: HeardReply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== onReply);
+        resolve(null);
+      }, timeoutMs);
+      this.#waiters.push(onReply);
+    });
+  }
+}
+
+/** Latency and the longest silence inside the reply, from what the fake Discord received. */
+function analysePlayback(discord: FakeDiscord, speechEnd: number): { latencyMs: number | null; innerGapMs: number | null } {
+  const packets = discord.recorder.packets;
+  const pcm = discord.recorder.pcm();
+  if (pcm.length !== packets.length * FRAME_VALUES) return { latencyMs: null, innerGapMs: null };
+  const loud: number[] = [];
+  for (let p = 0; p < packets.length; p++) {
+    let peak = 0;
+    for (let i = p * FRAME_VALUES; i < (p + 1) * FRAME_VALUES; i++) peak = Math.max(peak, Math.abs(pcm[i]!));
+    if (peak > LOUD_PEAK && packets[p]!.receivedAt >= speechEnd - 100) loud.push(p);
+  }
+  if (loud.length === 0) return { latencyMs: null, innerGapMs: null };
+  let gap = 0;
+  for (let i = 1; i < loud.length; i++) {
+    const quiet = (loud[i]! - loud[i - 1]! - 1) * 20;
+    const pause = packets[loud[i]!]!.receivedAt - packets[loud[i - 1]!]!.receivedAt - 20;
+    gap = Math.max(gap, quiet, pause >= STREAM_PAUSE_MS ? pause : 0);
+  }
+  return { latencyMs: packets[loud[0]!]!.receivedAt - speechEnd, innerGapMs: gap };
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakRun> {
+  const home = mkdtempSync(path.join(tmpdir(), 'lvb-soak-'));
+  const random = seededRandom(options.seed);
+  // The recorder keeps 30 s: each cycle clears it, and its PCM must stay aligned with its packets.
+  const discord = await startFakeDiscord({ ownerInVoice: true, recorder: { maxSeconds: 30 } });
+  const rotateMs = options.rotateS * 1000;
+  const gemini: FakeGemini = await startFakeGemini({
+    autoReply: false,
+    bargeInRms: null,
+    connectionLifetimeMs: rotateMs,
+    goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, rotateMs / 3)),
+  });
+  const port = await freePort();
+  const token = randomBytes(24).toString('hex');
+  const base = `http://127.0.0.1:${port}`;
+  const { child, output } = startCoreChild(coreEnv(discord, gemini, home, port, token), home);
+  const pid = child.pid!;
+  const events: SoakRun['events'] = [];
+  const model = new ModelDriver();
+  let pendingCause: SoakEventKind | null = null;
+  gemini.on('setup', (connection) => {
+    model.attach(connection);
+    if (connection.resumedWithHandle === null) return;
+    // A resumed socket after a goAway with no fault injected since is a planned rotation.
+    if (pendingCause === null) events.push({ kind: 'rotation', at: Date.now(), detail: `socket ${connection.index}` });
+    pendingCause = null;
+  });
+  const timers: NodeJS.Timeout[] = [];
+  const every = (seconds: number, fire: (count: number) => void): void => {
+    if (seconds <= 0) return;
+    let count = 0;
+    const schedule = (): void => {
+      const delay = seconds * 1000 * (0.8 + 0.4 * random());
+      timers.push(setTimeout(() => {
+        fire(count++);
+        schedule();
+      }, delay));
+    };
+    schedule();
+  };
+  try {
+    await waitForSidecar(base, token, child, output);
+    await sleep(1000);
+    const joined = await getJson(`${base}/join`, token, 'POST');
+    if (joined.status !== 200) throw new Error(`POST /join answered ${joined.status}: ${JSON.stringify(joined.body)}`);
+    await gemini.connection(0);
+    const started = performance.now();
+    const end = started + options.minutes * 60_000;
+    const latestOpen = (): FakeGeminiConnection | undefined => gemini.established.filter((c) => c.isOpen).at(-1);
+
+    every(options.dropEveryS, (count) => {
+      const target = latestOpen();
+      if (!target) return;
+      pendingCause = 'drop';
+      const abrupt = count % 2 === 0;
+      events.push({ kind: 'drop', at: Date.now(), detail: abrupt ? '1006 (no close frame)' : '1011 without warning' });
+      if (abrupt) target.drop();
+      else target.close(1011, 'Internal error occurred.');
+    });
+    every(options.stallEveryS, () => {
+      const target = latestOpen();
+      if (!target) return;
+      pendingCause = 'stall';
+      events.push({ kind: 'stall', at: Date.now(), detail: `socket ${target.index} goes silent` });
+      target.stall();
+    });
+    every(options.voiceResetEveryS, (count) => {
+      const code = count % 2 === 0 ? 4015 : 4006;
+      events.push({ kind: 'voiceReset', at: Date.now(), detail: String(code) });
+      discord.closeVoice(code);
+    });
+
+    const samples: ProcSample[] = [];
+    const sampler = setInterval(() => {
+      const s = readProc(pid);
+      if (s) samples.push(s);
+    }, 5000);
+    const cycles: SoakCycle[] = [];
+    const signals = Array.from({ length: PHRASES }, (_, k) => phraseSignal(k));
+    const progress = setInterval(() => {
+      const lost = cycles.filter((c) => !c.heard).length;
+      options.progress(`  ${Math.round((performance.now() - started) / 1000)} s: ${cycles.length} utterances, ${lost} lost, ${events.length} events, core RSS ${samples.at(-1)?.rssMb.toFixed(1) ?? '?'} MB`);
+    }, 30_000);
+    const from = readProc(pid)!;
+
+    for (let n = 0; performance.now() < end - 5000; n++) {
+      const k = n % PHRASES;
+      discord.recorder.clear();
+      const cycleStart = Date.now();
+      const repliesBefore = model.replies.length;
+      const replied = model.nextReply(REPLY_TIMEOUT_MS);
+      await discord.speak(discord.owner.id, signals[k]!);
+      const speechEnd = Date.now();
+      const reply = await replied;
+      if (reply) {
+        await reply.done;
+        await sleep(REPLY_MS + 700); // the player plays at real time, behind the model's 2× sending
+      }
+      const played = reply ? analysePlayback(discord, speechEnd) : { latencyMs: null, innerGapMs: null };
+      const mine = model.replies.slice(repliesBefore);
+      const cycleEnd = Date.now();
+      cycles.push({
+        n,
+        heard: mine.some((r) => r.k === k),
+        replies: mine.filter((r) => r.k === k).length,
+        strayReplies: mine.filter((r) => r.k !== k).length,
+        ...played,
+        events: [...new Set(events.filter((e) => e.at >= cycleStart - 1500 && e.at <= cycleEnd).map((e) => e.kind))],
+      });
+      await sleep(300 + random() * 1200);
+    }
+    // A reply that arrives after its cycle ended still counts for that utterance (doubled check).
+    await sleep(2000);
+    const to = readProc(pid)!;
+    clearInterval(sampler);
+    clearInterval(progress);
+    const healthAtEnd = await health(base, token);
+    await getJson(`${base}/stop`, token);
+    const warm = samples.find((s) => s.at - started >= Math.min(60_000, (options.minutes * 60_000) / 5)) ?? from;
+    return {
+      cycles,
+      events,
+      rotations: events.filter((e) => e.kind === 'rotation').length,
+      overlapsRefused: gemini.overlapsRefused,
+      coreCpuPercent: cpuPercent(from, to),
+      rssStartMb: warm.rssMb,
+      rssEndMb: to.rssMb,
+      peakRssMb: to.peakRssMb,
+      rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - started) / 1000), rss_mb: Math.round(s.rssMb * 10) / 10 })),
+      healthAtEnd,
+      fakeSockets: gemini.connections.length,
+    };
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    await stopChild(child);
+    await gemini.close().catch(() => undefined);
+    await discord.close().catch(() => undefined);
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export type { Percentiles };
+export { percentiles };

@@ -1,0 +1,137 @@
+// npm run soak -- [--minutes N] [--rotate-s S] [--drop-every-s D] [--stall-every-s T] [--voice-reset-every-s V]
+//                 [--seed X] [--out FILE]
+// A whole simulated call for N minutes, in real time (audio is paced like a real call; see
+// bench/lib/soak-call.ts), through forced rotations, drops, stalls and voice socket resets. Prints a
+// table with the targets beside the measured values and writes bench/results/soak.json (or --out).
+// Reports; never fails on a number (the CI test asserts the counts it cares about).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { percentiles, runSoak, type SoakCycle, type SoakEventKind } from './lib/soak-call.ts';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '5' },
+    'rotate-s': { type: 'string', default: '60' },
+    'drop-every-s': { type: 'string', default: '300' },
+    'stall-every-s': { type: 'string', default: '0' },
+    'voice-reset-every-s': { type: 'string', default: '0' },
+    seed: { type: 'string', default: '16' },
+    out: { type: 'string', default: fileURLToPath(new URL('./results/soak.json', import.meta.url)) },
+  },
+});
+const num = (name: keyof typeof values): number => {
+  const value = Number(values[name]);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number >= 0`);
+  return value;
+};
+
+const TARGETS = { lost: 0, doubled: 0, rotationGapMs: 300, dropGapMs: 1000, rssGrowthMb: 10 } as const;
+
+function machine() {
+  let cpu = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpu;
+  } catch {
+    // not Linux: keep os.cpus()
+  }
+  return { cpu, cores: os.cpus().length, node: process.version, loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100 };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : 0;
+}
+
+/** Extra silence the user heard in one exchange: beyond a normal reply's latency, or inside the reply. */
+function gapOf(cycle: SoakCycle, baselineMs: number): number | null {
+  if (cycle.latencyMs === null) return null;
+  return Math.max(cycle.innerGapMs ?? 0, cycle.latencyMs - baselineMs, 0);
+}
+
+const options = {
+  minutes: num('minutes'),
+  rotateS: num('rotate-s'),
+  dropEveryS: num('drop-every-s'),
+  stallEveryS: num('stall-every-s'),
+  voiceResetEveryS: num('voice-reset-every-s'),
+  seed: num('seed'),
+};
+console.log(`soak: ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s (real time)`);
+const machineAtStart = machine();
+const run = await runSoak({ ...options, progress: (line) => console.log(line) });
+
+const cycles = run.cycles;
+const quiet = cycles.filter((c) => c.events.length === 0 && c.latencyMs !== null).map((c) => c.latencyMs!);
+const baselineMs = median(quiet);
+const gaps = cycles.map((c) => gapOf(c, baselineMs)).filter((g): g is number => g !== null);
+const gapStats = percentiles(gaps);
+const byKind = (kind: SoakEventKind) => {
+  const list = cycles.filter((c) => c.events.includes(kind)).map((c) => gapOf(c, baselineMs)).filter((g): g is number => g !== null);
+  return { exchanges: list.length, maxGapMs: list.length ? Math.round(Math.max(...list)) : null };
+};
+const count = (kind: SoakEventKind) => run.events.filter((e) => e.kind === kind).length;
+const utterancesSent = cycles.length;
+const utterancesHeard = cycles.filter((c) => c.heard).length;
+const repliesDoubled = cycles.filter((c) => c.replies > 1).length;
+const result = {
+  minutes: options.minutes,
+  rotations: run.rotations,
+  drops: count('drop'),
+  stalls: count('stall'),
+  voiceResets: count('voiceReset'),
+  utterancesSent,
+  utterancesHeard,
+  utterancesLost: utterancesSent - utterancesHeard,
+  repliesDoubled,
+  strayReplies: cycles.reduce((n, c) => n + c.strayReplies, 0),
+  maxGapMs: gapStats.max_ms === null ? null : Math.round(gapStats.max_ms),
+  p95GapMs: gapStats.p95_ms === null ? null : Math.round(gapStats.p95_ms),
+  gapsByEvent: { rotation: byKind('rotation'), drop: byKind('drop'), stall: byKind('stall'), voiceReset: byKind('voiceReset') },
+  baselineReplyLatencyMs: Math.round(baselineMs),
+  rssStartMb: Math.round(run.rssStartMb * 10) / 10,
+  rssEndMb: Math.round(run.rssEndMb * 10) / 10,
+  peakRssMb: Math.round(run.peakRssMb * 10) / 10,
+  cpuPercent: Math.round(run.coreCpuPercent * 10) / 10,
+  overlapsRefused: run.overlapsRefused,
+  modelSockets: run.fakeSockets,
+  options,
+  machine: { ...machineAtStart, loadAverage1mAtEnd: machine().loadAverage1m },
+  health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
+  definitions: {
+    utterancesHeard: 'utterances the fake model received and transcribed as the phrase the fake user said (pitch-coded phrase number)',
+    repliesDoubled: 'utterances the model answered more than once',
+    gap: 'per exchange, the extra silence the user hears: max(longest silence inside the played reply, speech end → first reply audio minus the median of exchanges with no event); maxGapMs/p95GapMs over all exchanges',
+    gapsByEvent: 'max gap over exchanges during which (or up to 1.5 s before which) that event happened',
+    rssStartMb: 'core RSS (from /proc) one fifth into the call, at most 60 s in (warm); rssEndMb at the end',
+    cpuPercent: 'core process CPU over the call, % of one core (from /proc)',
+    pacing: 'real time: the fake user sends 20 ms RTP per 20 ms, the fake model 40 ms chunks every 20 ms (2x, like the service), the core plays 20 ms per 20 ms',
+    machine: 'shared machine: other helpers were running builds and tests at the same time (see loadAverage1m)',
+  },
+  events: run.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
+  rssSeries: run.rssSeries,
+};
+
+mkdirSync(path.dirname(values.out), { recursive: true });
+writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n');
+
+const rssGrowth = result.rssEndMb - result.rssStartMb;
+const rows: [string, string, string][] = [
+  ['minutes', String(result.minutes), ''],
+  ['rotations / drops / stalls / voice resets', `${result.rotations} / ${result.drops} / ${result.stalls} / ${result.voiceResets}`, ''],
+  ['utterances sent / heard (lost)', `${utterancesSent} / ${utterancesHeard} (${result.utterancesLost})`, `lost ${TARGETS.lost}`],
+  ['replies doubled', String(repliesDoubled), String(TARGETS.doubled)],
+  ['max gap at a rotation', `${result.gapsByEvent.rotation.maxGapMs ?? '—'} ms (${result.gapsByEvent.rotation.exchanges} exchanges)`, `≤ ${TARGETS.rotationGapMs} ms`],
+  ['max gap after a drop', `${result.gapsByEvent.drop.maxGapMs ?? '—'} ms (${result.gapsByEvent.drop.exchanges} exchanges)`, `≤ ${TARGETS.dropGapMs} ms`],
+  ['max gap after a stall / voice reset', `${result.gapsByEvent.stall.maxGapMs ?? '—'} / ${result.gapsByEvent.voiceReset.maxGapMs ?? '—'} ms`, ''],
+  ['gap p95 / max (all exchanges)', `${result.p95GapMs ?? '—'} / ${result.maxGapMs ?? '—'} ms`, ''],
+  ['RSS start → end (growth)', `${result.rssStartMb} → ${result.rssEndMb} MB (${rssGrowth.toFixed(1)})`, `≤ ${TARGETS.rssGrowthMb} MB`],
+  ['core CPU', `${result.cpuPercent} % of one core`, ''],
+];
+const width = Math.max(...rows.map((r) => r[0].length));
+const mwidth = Math.max(...rows.map((r) => r[1].length));
+console.log(`\n${'metric'.padEnd(width)}  ${'measured'.padEnd(mwidth)}  target`);
+for (const [metric, measured, target] of rows) console.log(`${metric.padEnd(width)}  ${measured.padEnd(mwidth)}  ${target}`);
+console.log(`\nwritten ${path.relative(process.cwd(), values.out)}; machine load (1 min) ${result.machine.loadAverage1m} → ${result.machine.loadAverage1mAtEnd} on ${result.machine.cores} cores`);
