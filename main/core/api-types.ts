@@ -148,8 +148,13 @@ export interface DaveStatus {
   rejoins: number;
 }
 
+/** `ok`: everything configured works; `degraded`: runs, but something is missing or down; `error`: a call failed for good. */
+export type HealthStatus = 'ok' | 'degraded' | 'error';
+
 export interface HealthReport {
-  status: 'ok';
+  status: HealthStatus;
+  /** Why the status is not `ok` (empty when it is). */
+  reasons: string[];
   version: string;
   uptime_s: number;
   pid: number;

@@ -11,6 +11,7 @@ import { UnconfiguredBridge } from './bridge/unconfigured.ts';
 import type { BridgeControl } from './bridge/types.ts';
 import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
+import { healthVerdict } from './health-verdict.ts';
 import { moduleLogger } from './log/logger.ts';
 import { NotesLog } from './notes/notes-log.ts';
 import { createDelegateWatcher, type DelegateWatcher } from './notify/delegate.ts';
@@ -204,8 +205,16 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   const health = (): HealthReport => {
     const mem = process.memoryUsage();
     const status = bridge.status();
+    const verdict = healthVerdict({
+      missing,
+      bridge: status,
+      connections: status.connections,
+      discordBot: { configured: discord !== null, loggedIn: Boolean(discord?.botUserId) },
+      opus: native.opus,
+      native,
+    });
     return {
-      status: 'ok',
+      ...verdict,
       version: PACKAGE_VERSION,
       uptime_s: Math.round((Date.now() - startedAt) / 100) / 10,
       pid: process.pid,

@@ -23,8 +23,10 @@ it('starts, prints the dashboard login URL, serves /health, and exits 0 on SIGTE
       child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
     });
     expect(line).toMatch(new RegExp(`dashboard: http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`));
-    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { status: string };
-    expect(health.status).toBe('ok');
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { status: string; reasons: string[] };
+    // Runs, but no bot or model is configured: degraded, and it says why.
+    expect(health.status).toBe('degraded');
+    expect(health.reasons.join('\n')).toContain('not configured');
     const exitCode = await new Promise<number | null>((resolve) => {
       child.once('exit', (code) => resolve(code));
       child.kill('SIGTERM');

@@ -62,6 +62,7 @@ describe('/health names the Opus codec before any call', () => {
     try {
       const health = await healthOf(test);
       expect(health.audio.opus.impl).toBe('wasm');
+      expect(health.reasons.some((r) => r.startsWith('Opus WASM fallback'))).toBe(true);
       expect(health.audio.opus.library).toBe('opusscript');
       expect(health.audio.opus.reason).toMatch(/^the native @discordjs\/opus addon failed to load: .*opus\.node/);
       const warnings = log.lines().filter((l) => l.level === 40 && l.msg.includes('WASM codec'));

@@ -71,8 +71,9 @@ describe('sidecar security layer (real socket)', () => {
   it('GET /health is public and never contains the token', async () => {
     const res = await rawRequest({ port: t.port, path: '/health' });
     expect(res.status).toBe(200);
-    const body = res.json as { status: string; version: string; bridge: { state: string } };
-    expect(body.status).toBe('ok');
+    const body = res.json as { status: string; reasons: string[]; version: string; bridge: { state: string } };
+    expect(body.status).toBe('degraded');
+    expect(body.reasons[0]).toMatch(/^not configured: voice calls need DISCORD_BOT_TOKEN/);
     expect(body.version).toBe('0.3.5');
     expect(body.bridge.state).toBe('idle');
     expect(res.text).not.toContain(t.core.token);
