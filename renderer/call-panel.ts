@@ -37,7 +37,7 @@ export class CallPanel {
   applyHealth(health: HealthReport): void {
     this.#setState(health.bridge.state, health.bridge.since, health.bridge.reason);
     byId('conn-discord').textContent = health.connections.discord;
-    byId('conn-model').textContent = health.connections.model;
+    byId('conn-model').textContent = health.live_model ? `${health.connections.model} · ${health.live_model.provider} ${health.live_model.model}` : health.connections.model;
     if (health.audio.input_level && health.audio.output_level) this.onLevels({ input: health.audio.input_level, output: health.audio.output_level, speaking: [] });
   }
 

@@ -7,7 +7,8 @@ import { byId, h, setBusy, status } from './dom.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool';
 const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }[] = [
-  { key: 'model', label: 'Model', type: 'text' },
+  { key: 'liveProvider', label: 'Live model provider', type: 'text', hint: 'gemini, openai-realtime or openai-live. Takes effect at the next call, no restart.' },
+  { key: 'model', label: 'Model (Gemini)', type: 'text' },
   { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice name, e.g. Kore or Puck.' },
   { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction.' },
   { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'Your Discord user id; the bot follows you into voice.' },
@@ -24,6 +25,7 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
 const SECRETS: { key: SecretKey; label: string; type: 'password' | 'url' }[] = [
   { key: 'discordBotToken', label: 'Discord bot token', type: 'password' },
   { key: 'geminiApiKey', label: 'Gemini API key', type: 'password' },
+  { key: 'openaiApiKey', label: 'OpenAI API key', type: 'password' },
   { key: 'webhookUrl', label: 'Webhook URL', type: 'password' },
 ];
 const SECRET_WORDS: Record<SecretState, string> = {

@@ -169,6 +169,8 @@ export interface HealthReport {
     discord: ConnectionState;
     model: ConnectionState;
   };
+  /** Which live model carries the call (or the next one): provider and model id. */
+  live_model?: { provider: string; model: string; inCall: boolean };
   audio: {
     /** Known from start-up, before any call. */
     opus: OpusReport;

@@ -13,6 +13,7 @@ import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
 import { healthVerdict } from './health-verdict.ts';
 import { moduleLogger } from './log/logger.ts';
+import { configuredModel, PROVIDER_KEY_VARIABLE, ProviderSelector } from './model/select.ts';
 import { NotesLog } from './notes/notes-log.ts';
 import { createDelegateWatcher, type DelegateWatcher } from './notify/delegate.ts';
 import { createNotifier } from './notify/dispatcher.ts';
@@ -95,11 +96,9 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
   // Discord: logs in in the background so the sidecar is up at once; DMs and channel posts work
   // without a call, voice needs the bridge.
-  // discord.js, @discordjs/voice and @google/genai take ~0.7 s to load: only when configured.
-  const [voiceModule, modelModule] = await Promise.all([
-    config.discord.botToken && config.discord.ownerId ? import('./voice/index.ts') : null,
-    config.gemini.apiKey ? import('./model/gemini/provider.ts') : null,
-  ]);
+  // discord.js and @discordjs/voice take ~0.5 s to load: only when configured (model providers
+  // load at the first call, see model/select.ts).
+  const voiceModule = config.discord.botToken && config.discord.ownerId ? await import('./voice/index.ts') : null;
   let discord: DiscordVoiceAdapter | null = null;
   if (voiceModule && config.discord.botToken && config.discord.ownerId) {
     discord = voiceModule.createDiscordVoice({
@@ -116,23 +115,21 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   // Retried with back-off until it works: Discord unreachable at start-up is not final.
   discord?.keepLoggingIn();
 
-  const model =
-    modelModule && config.gemini.apiKey
-      ? modelModule.createGeminiProvider({
-          apiKey: config.gemini.apiKey,
-          model: config.gemini.model,
-          fallbackModels: config.gemini.fallbackModels,
-          voice: config.gemini.voice,
-          baseUrl: config.gemini.baseUrl,
-          apiVersion: config.gemini.apiVersion,
-          logger: moduleLogger(logger, 'model'),
-        })
-      : null;
+  // The live model is chosen per call (settings may switch it between calls without a restart).
+  const providerKey = config.liveProvider === 'gemini' ? config.gemini.apiKey : config.openai.apiKey;
+  const model = providerKey
+    ? new ProviderSelector({
+        config,
+        logger: moduleLogger(logger, 'model'),
+        overrides: options.settingsStore ? () => options.settingsStore!.configValues() : undefined,
+        onConnected: (choice) => notes.append({ kind: 'note', text: `live model: ${choice.provider} ${choice.model}` }),
+      })
+    : null;
 
   const missing = [
     ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),
     ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']),
-    ...(config.gemini.apiKey ? [] : ['GEMINI_API_KEY']),
+    ...(providerKey ? [] : [PROVIDER_KEY_VARIABLE[config.liveProvider]]),
   ];
   const realBridge =
     discord && model
@@ -221,6 +218,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       node: process.version,
       bridge: { state: status.state, ...(status.reason ? { reason: status.reason } : {}), ...(status.callId ? { call_id: status.callId } : {}), since: status.since },
       connections: status.connections,
+      live_model: model ? model.choice : { provider: config.liveProvider, model: configuredModel(config, config.liveProvider), inCall: false },
       audio: { opus: native.opus, input_level: status.levels.input, output_level: status.levels.output },
       metrics: bridge.metrics() as HealthReport['metrics'],
       memory: { rss_mb: Math.round(mem.rss / 1048576), heap_used_mb: Math.round(mem.heapUsed / 1048576) },

@@ -3,6 +3,7 @@
 // login URL and the live transcript; Ctrl-C ends it. `--once` plays one exchange and exits (tests).
 import { parseArgs } from 'node:util';
 import type { NoteEvent } from '../core/api-types.ts';
+import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
 import { startSimulatedCall, type SimulatedCall } from './simulated-call.ts';
 
 const UTTERANCE_SECONDS = 2;
@@ -15,16 +16,22 @@ function formatNote(note: NoteEvent): string {
 }
 
 export async function runDemo(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, port: { type: 'string' } } });
+  const { values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, port: { type: 'string' }, provider: { type: 'string' } } });
   const port = values.port !== undefined ? Number(values.port) : Number(process.env.DISCORD_VOICE_LIVE_PORT ?? 18943);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`demo: --port must be a port number, got ${JSON.stringify(values.port)}\n`);
     return 2;
   }
 
+  const provider = values.provider ?? 'gemini';
+  if (!isLiveProviderName(provider)) {
+    process.stderr.write(`demo: --provider must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(values.provider)}\n`);
+    return 2;
+  }
+
   let call: SimulatedCall;
   try {
-    call = await startSimulatedCall({ port });
+    call = await startSimulatedCall({ port, provider });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       process.stderr.write(`demo: port ${port} is in use (is the app already running?). Try: npm run demo -- --port 18950\n`);
@@ -37,6 +44,8 @@ export async function runDemo(argv: string[]): Promise<number> {
   out('Live Voice Bridge demo — everything below is simulated on 127.0.0.1; no accounts, no internet.');
   out(`  fake Discord REST  ${call.discord.apiBaseUrl}`);
   out(`  fake Gemini Live   ${call.gemini.url}`);
+  out(`  fake OpenAI        ${call.openai.url}  (Realtime)`);
+  out(`  live model         ${provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings)`);
   out(`  sidecar            ${call.core.sidecarUrl}  (token file: ${call.core.tokenFile})`);
   out(`  dashboard          ${call.core.loginUrl()}`);
   out('');

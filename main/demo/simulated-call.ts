@@ -12,6 +12,8 @@ import { createConfSettingsStore } from '../core/settings/conf-store.ts';
 import { redactText } from '../core/tools/helpers/index.ts';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
+import { KNOWN_REALTIME_MODELS, startFakeOpenAIRealtime, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import type { LiveProviderName } from '../core/config/index.ts';
 
 export interface SimulatedCallOptions {
   /** Sidecar port; 0 picks a free one. Default 0. */
@@ -22,6 +24,8 @@ export interface SimulatedCallOptions {
   bargeInRms?: number | null;
   /** Log to stderr at this level; default silent. */
   logLevel?: string;
+  /** Live model provider of the core (DISCORD_VOICE_LIVE_PROVIDER). Default gemini. Both fakes always run. */
+  provider?: LiveProviderName;
   /** Extra environment for the core (e.g. webhook URL). */
   env?: Record<string, string>;
 }
@@ -29,6 +33,8 @@ export interface SimulatedCallOptions {
 export interface SimulatedCall {
   discord: FakeDiscord;
   gemini: FakeGemini;
+  /** The fake OpenAI Realtime service (always running, so a call can switch to it). */
+  openai: FakeOpenAIRealtime;
   core: CoreHandle;
   config: Config;
   /** Authorization header for the sidecar. */
@@ -68,6 +74,10 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     autoReply: options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 },
     ...(options.bargeInRms !== undefined ? { bargeInRms: options.bargeInRms } : {}),
   });
+  const autoReply = options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 };
+  const openai = await startFakeOpenAIRealtime({
+    autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
+  });
   const env: NodeJS.ProcessEnv = {
     HERMES_HOME: home,
     DISCORD_BOT_TOKEN: discord.botToken,
@@ -78,6 +88,10 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     GEMINI_API_KEY: ['fake', 'demo', 'key', process.pid.toString(36)].join('-'),
     GEMINI_LIVE_BASE_URL: gemini.url,
     GEMINI_MODEL: KNOWN_LIVE_MODELS[0],
+    DISCORD_VOICE_LIVE_PROVIDER: options.provider ?? 'gemini',
+    OPENAI_API_KEY: ['fake', 'demo', 'openai', process.pid.toString(36)].join('-'),
+    OPENAI_REALTIME_BASE_URL: openai.url,
+    OPENAI_REALTIME_MODEL: KNOWN_REALTIME_MODELS[0],
     DISCORD_VOICE_LIVE_PORT: String(options.port || 18943),
     DISCORD_VOICE_LIVE_LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,
@@ -92,6 +106,7 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
   return {
     discord,
     gemini,
+    openai,
     core,
     config,
     auth: { authorization: `Bearer ${core.token}` },
@@ -101,6 +116,7 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     async close() {
       await core.stop().catch(() => undefined);
       await gemini.close().catch(() => undefined);
+      await openai.close().catch(() => undefined);
       await discord.close().catch(() => undefined);
       rmSync(home, { recursive: true, force: true });
     },

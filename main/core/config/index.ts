@@ -30,6 +30,18 @@ export interface Config {
     voice: string;
     personaFile?: string;
   };
+  /** Which live model carries the next call (settings may override it per call, see model/select.ts). */
+  liveProvider: LiveProviderName;
+  openai: {
+    apiKey?: string;
+    realtimeModel: string;
+    realtimeFallbackModels: string[];
+    realtimeBaseUrl?: string;
+    turnDetection: 'server_vad' | 'semantic_vad';
+    liveModel: string;
+    liveBaseUrl?: string;
+    voice: string;
+  };
   sidecar: {
     host: string;
     port: number;
@@ -55,6 +67,13 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /** Names of the variables whose values are secrets, resolved (for the logger's redactor). */
   secretValues: string[];
+}
+
+export const LIVE_PROVIDERS = ['gemini', 'openai-realtime', 'openai-live'] as const;
+export type LiveProviderName = (typeof LIVE_PROVIDERS)[number];
+
+export function isLiveProviderName(value: string): value is LiveProviderName {
+  return (LIVE_PROVIDERS as readonly string[]).includes(value);
 }
 
 export class ConfigError extends Error {
@@ -179,6 +198,17 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const logLevel = asString('DISCORD_VOICE_LIVE_LOG_LEVEL')!.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
 
+  const liveProvider = asString('DISCORD_VOICE_LIVE_PROVIDER')!.trim().toLowerCase();
+  if (!isLiveProviderName(liveProvider)) problems.push(`DISCORD_VOICE_LIVE_PROVIDER: must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(liveProvider)}`);
+  const turnDetection = asString('OPENAI_REALTIME_TURN_DETECTION')!.trim();
+  if (turnDetection !== 'server_vad' && turnDetection !== 'semantic_vad') problems.push(`OPENAI_REALTIME_TURN_DETECTION: must be server_vad or semantic_vad, got ${JSON.stringify(turnDetection)}`);
+  // OpenAI endpoints are WebSockets; compatible local servers are often plain ws://.
+  const asSocketUrl = (name: VariableName) =>
+    parse(name, (v) => {
+      if (!URL.canParse(v) || !/^(?:https?|wss?):$/.test(new URL(v).protocol)) return fail(`must be an http(s) or ws(s) URL, got ${JSON.stringify(v)}`);
+      return ok(new URL(v).toString().replace(/\/$/, ''));
+    });
+
   const agentHome = path.resolve(expandHome(asString('HERMES_HOME')!.trim()));
   const personaFile = asString('DISCORD_VOICE_LIVE_PERSONA_FILE');
   const delegateCwd = asString('DISCORD_VOICE_LIVE_DELEGATE_CWD');
@@ -202,6 +232,17 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       apiVersion: asString('GEMINI_LIVE_API_VERSION')!.trim(),
       voice: asString('DISCORD_VOICE_LIVE_VOICE')!.trim(),
       personaFile: personaFile ? path.resolve(expandHome(personaFile)) : undefined,
+    },
+    liveProvider: liveProvider as LiveProviderName,
+    openai: {
+      apiKey: asString('OPENAI_API_KEY'),
+      realtimeModel: asString('OPENAI_REALTIME_MODEL')!.trim(),
+      realtimeFallbackModels: asList('OPENAI_REALTIME_MODEL_FALLBACKS') ?? [],
+      realtimeBaseUrl: asSocketUrl('OPENAI_REALTIME_BASE_URL'),
+      turnDetection: turnDetection as Config['openai']['turnDetection'],
+      liveModel: asString('OPENAI_LIVE_MODEL')!.trim(),
+      liveBaseUrl: asSocketUrl('OPENAI_LIVE_BASE_URL'),
+      voice: asString('OPENAI_VOICE')!.trim(),
     },
     sidecar: {
       host,

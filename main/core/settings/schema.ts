@@ -3,13 +3,14 @@
 // they never bypass its validation. Secrets are a separate, write-only family: the API accepts
 // them, reports whether each is set, and never returns a value.
 import { z } from 'zod';
-import type { Config, VariableName } from '../config/index.ts';
+import { LIVE_PROVIDERS, type Config, type VariableName } from '../config/index.ts';
 
 const SNOWFLAKE = /^\d{17,20}$/;
 const snowflake = z.string().trim().regex(SNOWFLAKE, 'must be a Discord id (17–20 digits)');
 
 const VALUE_FIELDS = {
   model: z.string().trim().min(1).max(120),
+  liveProvider: z.enum(LIVE_PROVIDERS),
   voice: z.string().trim().min(1).max(60),
   personaFile: z.string().trim().min(1).max(1024),
   ownerId: snowflake,
@@ -29,13 +30,14 @@ export const SettingsValuesSchema = z.object(VALUE_FIELDS).partial().strict();
 export type SettingsValues = z.infer<typeof SettingsValuesSchema>;
 export type SettingKey = keyof SettingsValues;
 
-export const SECRET_KEYS = ['discordBotToken', 'geminiApiKey', 'webhookUrl'] as const;
+export const SECRET_KEYS = ['discordBotToken', 'geminiApiKey', 'openaiApiKey', 'webhookUrl'] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 
 /** A secret as the user types it: trimmed, bounded, and a URL where the variable is a URL. */
 export const SecretValueSchemas = {
   discordBotToken: z.string().trim().min(20).max(200).regex(/^\S+$/, 'must not contain spaces'),
   geminiApiKey: z.string().trim().min(10).max(200).regex(/^\S+$/, 'must not contain spaces'),
+  openaiApiKey: z.string().trim().min(10).max(300).regex(/^\S+$/, 'must not contain spaces'),
   webhookUrl: z
     .string()
     .trim()
@@ -55,6 +57,7 @@ export type DesktopPrefs = z.infer<typeof DesktopPrefsSchema>;
 /** Which config variable each setting feeds, and how its value is written as a string. */
 export const SETTING_VARIABLES = {
   model: 'GEMINI_MODEL',
+  liveProvider: 'DISCORD_VOICE_LIVE_PROVIDER',
   voice: 'DISCORD_VOICE_LIVE_VOICE',
   personaFile: 'DISCORD_VOICE_LIVE_PERSONA_FILE',
   ownerId: 'DISCORD_VOICE_LIVE_USER_ID',
@@ -72,6 +75,7 @@ export const SETTING_VARIABLES = {
 export const SECRET_VARIABLES = {
   discordBotToken: 'DISCORD_BOT_TOKEN',
   geminiApiKey: 'GEMINI_API_KEY',
+  openaiApiKey: 'OPENAI_API_KEY',
   webhookUrl: 'DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY',
 } as const satisfies Record<SecretKey, VariableName>;
 
@@ -86,6 +90,7 @@ export const SettingsPatchSchema = z
       .object({
         discordBotToken: SecretValueSchemas.discordBotToken.nullable(),
         geminiApiKey: SecretValueSchemas.geminiApiKey.nullable(),
+        openaiApiKey: SecretValueSchemas.openaiApiKey.nullable(),
         webhookUrl: SecretValueSchemas.webhookUrl.nullable(),
       })
       .partial()
@@ -141,6 +146,7 @@ export function settingsValuesJsonSchema(): Record<string, unknown> {
 export function configToSettingsValues(config: Config): SettingsValues {
   const values: SettingsValues = {
     model: config.gemini.model,
+    liveProvider: config.liveProvider,
     voice: config.gemini.voice,
     personaFile: config.gemini.personaFile,
     ownerId: config.discord.ownerId,

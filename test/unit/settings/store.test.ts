@@ -86,7 +86,7 @@ describe('settings store (conf)', () => {
     const vault = fakeVault({ available: true, backend: 'gnome_libsecret' });
     const store = createConfSettingsStore({ dir, env: {}, vault });
     const view = await store.update({ secrets: { discordBotToken: token, webhookUrl: 'http://127.0.0.1:9/hook/abc' } });
-    expect(view.secrets).toEqual({ canStore: true, state: { discordBotToken: 'stored', geminiApiKey: 'unset', webhookUrl: 'stored' } });
+    expect(view.secrets).toEqual({ canStore: true, state: { discordBotToken: 'stored', geminiApiKey: 'unset', openaiApiKey: 'unset', webhookUrl: 'stored' } });
     expect(JSON.stringify(view)).not.toContain(token);
     const file = readFileSync(path.join(dir, 'settings.json'), 'utf8');
     expect(file).not.toContain(token);
