@@ -4,7 +4,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './core/config/index.ts';
 import { createLogger } from './core/log/logger.ts';
-import { startCore } from './core/core.ts';
+import { SHUTDOWN_BUDGET_MS, startCore } from './core/core.ts';
+import { handleShutdownSignals } from './core/shutdown-signals.ts';
 import { installLastResortHandlers } from './core/process-guard.ts';
 import { createConfSettingsStore } from './core/settings/conf-store.ts';
 import { redactText } from './core/tools/helpers/index.ts';
@@ -42,11 +43,14 @@ async function runHeadless(): Promise<number> {
   const core = await startCore({ config, logger, settingsStore });
   process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
   return await new Promise<number>((resolve) => {
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
+    // Ours alone: no library may re-raise the signal or exit on our behalf (see shutdown-signals.ts).
+    handleShutdownSignals((signal) => {
       logger.info({ signal }, 'shutting down');
+      // core.stop() bounds itself (SHUTDOWN_BUDGET_MS); this is the net under it.
+      setTimeout(() => {
+        logger.error('shutdown did not finish in time; exiting');
+        resolve(0);
+      }, SHUTDOWN_BUDGET_MS + 1000).unref();
       core.stop().then(
         () => resolve(0),
         (err: unknown) => {
@@ -54,9 +58,7 @@ async function runHeadless(): Promise<number> {
           resolve(1);
         },
       );
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    });
   });
 }
 

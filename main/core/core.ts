@@ -62,6 +62,16 @@ export interface CoreHandle {
   stop(): Promise<void>;
 }
 
+/** Everything core.stop() does fits in this; the process exits within 5 s of a signal. */
+export const SHUTDOWN_BUDGET_MS = 4000;
+
+/** True when `work` settled within `ms` (it keeps running otherwise). */
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  return Promise.race([work.then(() => true), timeUp]).finally(() => clearTimeout(timer));
+}
+
 const PACKAGE_VERSION = VERSION_LABEL.replace(/^v/, '');
 
 const DEFAULT_PERSONA =
@@ -282,12 +292,16 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      await bridge.stop('shutting down');
-      await scheduler.stop();
-      await delegates?.close();
-      await sidecar.close();
-      await notifier.webhook.close();
-      await discord?.destroy();
+      // Bounded, whatever a receiver or a child does: the process exits within 5 s of a signal.
+      // Calls, scheduled deliveries and delegates wind down together; sends still in flight near
+      // the end are aborted (webhook closed) so their outcome is recorded before we go.
+      const started = Date.now();
+      const left = (): number => Math.max(0, SHUTDOWN_BUDGET_MS - (Date.now() - started));
+      const windDown = Promise.allSettled([bridge.stop('shutting down'), scheduler.stop(), delegates?.close()]);
+      if (!(await settlesWithin(windDown, left() - 1000))) log.warn('deliveries still in flight at shutdown: aborting them');
+      notifier.webhook.close();
+      if (!(await settlesWithin(windDown, left() - 500))) log.warn('shutdown: a call, a delivery or a delegate did not finish in time');
+      if (!(await settlesWithin(Promise.allSettled([sidecar.close(), discord?.destroy()]), left()))) log.warn('shutdown: the sidecar or Discord did not close in time');
       notes.endCall();
     },
   };
