@@ -58,6 +58,18 @@ class PulledOpusStream extends Readable {
   }
 }
 
+/**
+ * Drop the packet the library prepared (and sealed) for its next cycle. After a stop it would
+ * otherwise be the first packet of the next playback: a stale frame of the previous reply, sealed
+ * under whatever E2EE state held back then (plain, if that was during a downgrade).
+ */
+export function discardPreparedPacket(connection: VoiceConnection | null): void {
+  const state = connection?.state;
+  if (!state || !('networking' in state)) return;
+  const networking = state.networking.state;
+  if ('preparedPacket' in networking) networking.preparedPacket = undefined;
+}
+
 export class ContinuousPlayback {
   readonly player: AudioPlayer;
   #opus: OpusFactory;

@@ -141,7 +141,12 @@ export class FakeSpeakers {
       }
       const wait = start + packet.at - performance.now();
       if (wait > 1) await sleep(wait);
-      const current = this.#botSession();
+      let current = this.#botSession();
+      if (!current) continue;
+      for (let held = 0; current?.dave?.rekeying && held < 50; held++) {
+        await sleep(2);
+        current = this.#botSession();
+      }
       if (!current) continue;
       // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
       const frame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, encrypted: false };

@@ -137,6 +137,17 @@ export class DaveGroup {
     return this.#members.get(userId)?.session;
   }
 
+  /**
+   * A commit was announced and the bot has not yet confirmed it holds the new epoch (op 23).
+   * Discord's clients (libdave) keep sealing with the previous epoch's key until the transition
+   * executes; davey switches as soon as it processes the commit, so a fake sender holds its frame
+   * through this window instead (a few ms on loopback) rather than send what the bot cannot open yet.
+   */
+  get rekeying(): boolean {
+    for (const version of this.#awaitingReady.values()) if (version === this.protocolVersion) return true;
+    return false;
+  }
+
   /** A fake user can send E2EE audio: in the group, with its MLS session ready (or the call runs at v0). */
   canSpeak(userId: string): boolean {
     if (this.protocolVersion === 0) return true;

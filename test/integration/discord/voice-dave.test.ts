@@ -1,0 +1,212 @@
+// DAVE (Discord's end-to-end encrypted voice) on the real discord.js + @discordjs/voice against the
+// fake voice server at DAVE v1: the fake users are real MLS members (davey sessions), so every frame
+// the bridge decodes was really E2EE-decrypted and every frame the listener hears was really
+// E2EE-encrypted by the bot. Counts and orderings, never wall-clock times.
+import { afterEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDiscordVoice, type DiscordVoiceAdapter, type DiscordVoiceOptions } from '../../../main/core/voice/index.ts';
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../../main/fakes/discord/index.ts';
+import { bestCorrelation, chirp, onceSource, PcmCollector, quietLogger, waitFor } from './helpers.ts';
+
+const fast = { rejoin: { baseDelayMs: 50, maxDelayMs: 200 }, disconnectGraceMs: 300, readyTimeoutMs: 8000 };
+
+describe('DAVE end-to-end encryption on the loopback fake', () => {
+  let fake: FakeDiscord | undefined;
+  let voice: DiscordVoiceAdapter | undefined;
+
+  afterEach(async () => {
+    await voice?.destroy();
+    await fake?.close();
+    voice = undefined;
+    fake = undefined;
+  });
+
+  async function setup(fakeOptions: FakeDiscordOptions = {}, voiceOptions: Partial<DiscordVoiceOptions> = {}) {
+    const f = await startFakeDiscord(fakeOptions);
+    const v = createDiscordVoice({
+      token: f.botToken,
+      ownerId: f.owner.id,
+      allowedSpeakers: [f.owner.id, f.user('guest').id],
+      apiBaseUrl: f.apiBaseUrl,
+      logger: quietLogger(),
+      ...fast,
+      ...voiceOptions,
+    });
+    const collector = new PcmCollector();
+    v.on('pcm', collector.listener);
+    fake = f;
+    voice = v;
+    await v.join();
+    return { fake: f, voice: v, collector };
+  }
+
+  const status = (v: DiscordVoiceAdapter) => {
+    const s = v.daveStatus?.();
+    if (!s) throw new Error('no DAVE status');
+    return s;
+  };
+
+  it('is E2EE both ways from the first audible frame: correlation > 0.99, padded frames decoded, no plain frame reaches the listener', async () => {
+    const { fake, voice, collector } = await setup();
+    const group = fake.dave();
+    expect(group).not.toBeNull();
+    // join() resolved with the group ready: same epoch and privacy code on both sides.
+    expect(status(voice)).toMatchObject({ protocol_version: 1, e2ee: true, ready: true, epoch: 1 });
+    expect(status(voice).privacy_code).toBe(group!.member(fake.owner.id)!.voicePrivacyCode);
+    expect(status(voice).privacy_code).toMatch(/^\d{30}$/);
+
+    const spoken = chirp(1.2, 200, 3000);
+    const played = chirp(1.2, 3000, 300);
+    const source = onceSource(played);
+    voice.startPlayback(source);
+    // Every packet padded (P bit) and carrying a header extension, as the strictest client would send.
+    const sent = await fake.speak(fake.owner.id, spoken, { paddingShare: 1 });
+    await waitFor(() => collector.count(fake.owner.id) >= sent.packetsSent && source.frames > 75, 8000, 'audio both ways');
+    voice.stopPlayback();
+
+    expect(sent.e2eeFrames).toBe(60);
+    expect(sent.paddedFrames).toBe(sent.packetsSent);
+    expect(sent.passthroughFrames).toBe(5); // the silence tail, never encrypted
+    expect(collector.count(fake.owner.id)).toBe(sent.packetsSent);
+    expect(bestCorrelation(spoken, collector.pcm(fake.owner.id)).correlation).toBeGreaterThan(0.99);
+
+    const heard = fake.recorder.pcm();
+    expect(bestCorrelation(played, heard).correlation).toBeGreaterThan(0.99);
+    expect(bestCorrelation(spoken, heard).correlation).toBeLessThan(0.5); // negative control
+    const listener = fake.recorder.listener;
+    expect(listener.decrypted).toBeGreaterThanOrEqual(60);
+    expect(listener.decrypted).toBe(listener.framesSent);
+    expect(listener.plain).toBe(0);
+    expect(listener.undecryptable).toBe(0);
+    expect(fake.recorder.packets.filter((p) => !p.silence).every((p) => p.e2ee && p.heard)).toBe(true);
+    expect(status(voice).decrypt_failures).toBe(0);
+  });
+
+  it('a member joining and leaving mid-utterance changes the epoch twice and costs at most 3 frames', async () => {
+    const { fake, voice, collector } = await setup();
+    const group = fake.dave()!;
+    const guest = fake.user('guest');
+    const signal = chirp(3, 200, 2500);
+    const speaking = fake.speak(fake.owner.id, signal);
+    await waitFor(() => collector.count(fake.owner.id) >= 40, 5000, 'the utterance to start');
+    fake.userJoinVoice(guest.id);
+    await waitFor(() => group.epoch === 2n && group.canSpeak(guest.id), 5000, 'the guest in the group');
+    await waitFor(() => collector.count(fake.owner.id) >= 90, 5000, 'more of the utterance');
+    fake.userLeaveVoice(guest.id);
+    await waitFor(() => group.epoch === 3n, 5000, 'the guest removed');
+    const sent = await speaking;
+    await waitFor(() => collector.count(fake.owner.id) >= sent.packetsSent - 3, 5000, 'the rest of the utterance');
+    await sleep(200);
+    expect(sent.packetsSent - collector.count(fake.owner.id)).toBeLessThanOrEqual(3);
+    // op 27 → 28 → 29 → 23 → 22 for the add and for the remove, the bot committing both.
+    const ops = group.events.filter((e) => e.dir !== 'member').map((e) => e.op);
+    expect(ops.filter((op) => op === 27)).toHaveLength(3);
+    expect(ops.filter((op) => op === 22)).toHaveLength(3);
+    expect(status(voice)).toMatchObject({ protocol_version: 1, e2ee: true, epoch: 3, transitions: 3, decrypt_failures: 0 });
+    expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
+  });
+
+  it('downgrades to v0 (plain both ways) and upgrades back to E2EE', async () => {
+    const { fake, voice, collector } = await setup();
+    const group = fake.dave()!;
+    group.downgrade();
+    await waitFor(() => status(voice).protocol_version === 0 && group.protocolVersion === 0, 5000, 'the downgrade');
+    fake.recorder.clear();
+    const plain = await fake.speak(fake.owner.id, chirp(0.5, 300, 1500));
+    expect(plain.e2eeFrames).toBe(0);
+    voice.startPlayback(onceSource(chirp(0.4, 2000, 500)));
+    await waitFor(() => collector.count(fake.owner.id) >= plain.packetsSent && fake.recorder.listener.plain >= 15, 5000, 'plain audio both ways');
+    voice.stopPlayback();
+
+    group.upgrade();
+    await waitFor(() => group.ready && status(voice).e2ee, 5000, 'the upgrade');
+    expect(status(voice).protocol_version).toBe(1);
+    collector.clear();
+    const before = { ...fake.recorder.listener };
+    const signal = chirp(0.6, 300, 2500);
+    const sent = await fake.speak(fake.owner.id, signal);
+    const played = chirp(0.5, 2500, 300);
+    const source = onceSource(played);
+    voice.startPlayback(source);
+    await waitFor(() => collector.count(fake.owner.id) >= sent.packetsSent && source.frames > 30, 5000, 'E2EE audio after the upgrade');
+    voice.stopPlayback();
+    expect(sent.e2eeFrames).toBe(30);
+    expect(bestCorrelation(signal, collector.pcm(fake.owner.id)).correlation).toBeGreaterThan(0.99);
+    expect(fake.recorder.listener.decrypted - before.decrypted).toBeGreaterThanOrEqual(25);
+    expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
+    const ops = group.events.filter((e) => e.dir === 'out').map((e) => e.op);
+    expect(ops.slice(ops.indexOf(21))).toEqual(expect.arrayContaining([21, 22, 24, 27, 29, 22]));
+  });
+
+  it('answers an invalid commit with op 31 and is re-added through a member commit (welcome)', async () => {
+    const { fake, voice, collector } = await setup();
+    const group = fake.dave()!;
+    group.sendInvalidCommit();
+    await waitFor(() => group.counters.invalidCommitWelcomes === 1 && group.counters.welcomes === 1 && group.ready, 5000, 'the re-add');
+    await waitFor(() => status(voice).e2ee, 5000, 'E2EE again');
+    expect(status(voice).epoch).toBe(2);
+    expect(status(voice).privacy_code).toBe(group.member(fake.owner.id)!.voicePrivacyCode);
+    const sent = await fake.speak(fake.owner.id, chirp(0.5, 300, 2000));
+    await waitFor(() => collector.count(fake.owner.id) >= sent.packetsSent, 5000, 'audio after the re-add');
+    expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
+  });
+
+  it('recovers from a run of decrypt failures at transition id 0: the stream is resubscribed and the session rebuilt', async () => {
+    const { fake, voice, collector } = await setup();
+    const group = fake.dave()!;
+    // The next re-key is announced with transition id 0: the library keeps lastTransitionId 0 and,
+    // after 36 failures, rethrows instead of recovering (DAVESession.ts:370-376).
+    group.faults.nextTransitionIdZero = true;
+    fake.userJoinVoice(fake.user('guest').id);
+    await waitFor(() => group.epoch === 2n && group.ready && status(voice).epoch === 2, 5000, 'the transition-0 commit');
+    expect(status(voice).last_transition_id).toBe(0);
+
+    const signal = chirp(4, 200, 2500);
+    const sent = await fake.speak(fake.owner.id, signal, { corruptFrames: { from: 20, count: 60 } });
+    expect(sent.corruptedFrames).toBe(60);
+    await waitFor(() => status(voice).recoveries >= 1, 5000, 'the recovery');
+    const s = status(voice);
+    expect(s.decrypt_failures).toBeGreaterThan(36);
+    expect(s.rebuilds).toBeGreaterThanOrEqual(1);
+    expect(s.rejoins).toBe(0);
+    expect(group.counters.invalidCommitWelcomes).toBeGreaterThanOrEqual(1);
+    // 200 frames: 20 good, 60 damaged, 120 good. Recovery within 2 s = 100 frames after the damage ends.
+    await sleep(300);
+    expect(collector.count(fake.owner.id)).toBeGreaterThanOrEqual(20 + (120 - 100));
+    // The stream was never given up on: the next utterance is decoded whole.
+    collector.clear();
+    const next = await fake.speak(fake.owner.id, chirp(0.6, 300, 2000));
+    await waitFor(() => collector.count(fake.owner.id) >= next.packetsSent, 5000, 'the next utterance');
+    expect(voice.state).toBe('connected');
+  });
+
+  it('lets the library recover a run of decrypt failures at a non-zero transition id (op 31, re-key)', async () => {
+    const { fake, voice, collector } = await setup();
+    const group = fake.dave()!;
+    expect(status(voice).last_transition_id).toBeGreaterThan(0);
+    const sent = await fake.speak(fake.owner.id, chirp(4, 200, 2500), { corruptFrames: { from: 20, count: 60 } });
+    await waitFor(() => status(voice).recoveries >= 1, 5000, 'the recovery');
+    expect(group.counters.invalidCommitWelcomes).toBeGreaterThanOrEqual(1);
+    expect(status(voice).rebuilds).toBe(0); // the library did it; no stream died
+    expect(collector.count(fake.owner.id)).toBeGreaterThanOrEqual(sent.packetsSent - 60 - 100);
+    expect(voice.state).toBe('connected');
+  });
+
+  it('DAVE v0 stays an option on the fake; at v1 a bot offering no DAVE is closed with 4017 by default', async () => {
+    const v0 = await setup({ daveProtocolVersion: 0 });
+    expect(v0.fake.dave()).toBeNull();
+    expect(status(v0.voice)).toMatchObject({ protocol_version: 0, e2ee: false, ready: true });
+    const sent = await v0.fake.speak(v0.fake.owner.id, chirp(0.5, 300, 2000));
+    expect(sent.e2eeFrames).toBe(0);
+    await waitFor(() => v0.collector.count(v0.fake.owner.id) >= sent.packetsSent, 5000, 'plain audio');
+    await v0.voice.destroy();
+    await v0.fake.close();
+
+    const strict = await startFakeDiscord();
+    fake = strict;
+    const refused = createDiscordVoice({ token: strict.botToken, ownerId: strict.owner.id, apiBaseUrl: strict.apiBaseUrl, logger: quietLogger(), daveEncryption: false, ...fast });
+    voice = refused;
+    await expect(refused.join()).rejects.toThrow(/DAVE/);
+    expect(strict.voice.closeCodes).toContain(4017);
+  });
+});
