@@ -10,10 +10,21 @@ import { fileURLToPath } from 'node:url';
 import { measureAudioPath, type AudioPathCost } from './lib/latency-audio-path.ts';
 import { runBenchCall, type CallRunResult } from './lib/latency-call.ts';
 import { round, type Percentiles } from './lib/latency-proc.ts';
+import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 
 /** 60 s; LVB_BENCH_CALL_S shortens it for a quick try (the committed results are always 60 s). */
 const CALL_MS = Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || 60) * 1000;
 const IDLE_MS = 3_000;
+/** In the call, nobody speaking and the model silent: what a call costs when nothing happens. */
+const IDLE_CALL_MS = Math.min(10_000, CALL_MS / 3);
+
+/** `--speakers N` (default 10): after the call, a fresh core hears 1 and then N speakers at once. */
+function speakerCounts(argv: string[]): number[] {
+  const at = argv.indexOf('--speakers');
+  const n = at >= 0 ? Number(argv[at + 1]) : 10;
+  if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error('--speakers takes a whole number from 1 to 50');
+  return n === 1 ? [1] : [1, n];
+}
 const RESULTS = fileURLToPath(new URL('./results/latency.json', import.meta.url));
 
 /** The issue's targets. */
@@ -22,6 +33,9 @@ const TARGETS = {
   egress_p95_ms: 40,
   barge_in_ms: 20,
   audio_path_percent_of_core: 2,
+  core_cpu_idle_call_percent: 0.5,
+  core_cpu_call_percent: 3,
+  rss_idle_mb: 120,
   rss_mb: 150,
   /** "No growth": RSS at the end of the call at most this much above RSS at 20 s (GC noise allowance). */
   rss_growth_mb: 5,
@@ -72,15 +86,27 @@ function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
     );
   }
   out.push(
-    { metric: 'core process CPU during the call (whole process)', measured: `${fmt(call.core.callCpuPercent)} % of one core`, target: '(reference)', status: '' },
+    { metric: 'core CPU in a call, one speaker, model replying', measured: `${fmt(call.core.callCpuPercent)} % of one core`, target: `≤ ${TARGETS.core_cpu_call_percent} %`, status: verdict(call.core.callCpuPercent, TARGETS.core_cpu_call_percent) },
+    { metric: 'core CPU in a call, nobody speaking', measured: `${fmt(call.core.idleCallCpuPercent)} % of one core`, target: `≤ ${TARGETS.core_cpu_idle_call_percent} %`, status: verdict(call.core.idleCallCpuPercent, TARGETS.core_cpu_idle_call_percent) },
     { metric: 'core process CPU idle before the call', measured: `${fmt(call.core.idleCpuPercent)} % of one core`, target: '(reference)', status: '' },
     { metric: 'call CPU over idle (transport + SDK + audio path)', measured: `${fmt(callOverIdle)} % of one core`, target: `≤ ${TARGETS.audio_path_percent_of_core} % (audio path)`, status: verdict(callOverIdle, TARGETS.audio_path_percent_of_core) },
     { metric: `audio path, timed per frame (${audio.frames} frames each way)`, measured: `${fmt(audio.totalPercentOfCore)} % of one core (own code ${fmt(audio.coreAudioPercentOfCore)} %)`, target: `≤ ${TARGETS.audio_path_percent_of_core} % of one core`, status: verdict(audio.totalPercentOfCore, TARGETS.audio_path_percent_of_core) },
+    { metric: 'core RSS idle before the call', measured: `${fmt(call.core.rssIdleMb, 1)} MB`, target: `≤ ${TARGETS.rss_idle_mb} MB`, status: verdict(call.core.rssIdleMb, TARGETS.rss_idle_mb) },
     { metric: 'core RSS idle / at 20 s / at end (peak)', measured: `${fmt(call.core.rssIdleMb, 1)} / ${fmt(call.core.rssAt20sMb, 1)} / ${fmt(call.core.rssAtEndMb, 1)} MB (peak ${fmt(call.core.peakRssMb, 1)}; ${fmt(call.core.peakRssBeforeCallMb, 1)} before the call)`, target: `≤ ${TARGETS.rss_mb} MB`, status: verdict(call.core.peakRssMb, TARGETS.rss_mb) },
     { metric: 'core RSS growth 20 s → end of call', measured: `${growth === null ? '—' : (growth >= 0 ? '+' : '') + growth.toFixed(1)} MB`, target: `no growth (≤ +${TARGETS.rss_growth_mb} MB)`, status: verdict(growth, TARGETS.rss_growth_mb) },
     { metric: 'fakes process CPU (this process, not the core)', measured: `${fmt(call.fakesProcess.cpuPercent)} % of one core`, target: '(reference)', status: '' },
   );
   return out;
+}
+
+function speakerRows(runs: SpeakersRunResult[]): Row[] {
+  const single = runs.find((r) => r.speakers === 1);
+  return runs.map((r) => ({
+    metric: `${r.speakers} speaker(s) at once, ${r.seconds} s: sent / decoded / dropped`,
+    measured: `${r.framesSent} / ${r.framesDecoded} (${r.decodedPercent.toFixed(2)} %) / ${r.framesDropped}; ingress p95 ${fmt(r.ingress.p95_ms)} ms; core ${fmt(r.coreCpuPercent)} %`,
+    target: `0 dropped, ≥ 99.9 % decoded, ingress p95 ≤ ${fmt(single?.ingress.p95_ms ?? null)} ms (1 speaker)`,
+    status: r.framesDropped === 0 && r.decodedPercent >= 99.9 && (r.ingress.p95_ms ?? Infinity) <= Math.max(single?.ingress.p95_ms ?? 0, 1) ? 'ok' : 'MISSED',
+  }));
 }
 
 function table(lines: Row[]): string {
@@ -105,7 +131,10 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg().map((v) => round(v));
   const log = (line: string) => process.stderr.write(line + '\n');
   log(`bench:latency — ${CALL_MS / 1000} s simulated duplex call on loopback fakes (about 75 s in all)`);
-  const call = await runBenchCall({ durationMs: CALL_MS, idleMs: IDLE_MS, progress: log });
+  const counts = speakerCounts(process.argv.slice(2));
+  const call = await runBenchCall({ durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log });
+  const speakerRuns: SpeakersRunResult[] = [];
+  for (const n of counts) speakerRuns.push(await runSpeakers(n, CALL_MS, log));
   log('timing the audio path per frame …');
   const audio = measureAudioPath();
   const loadAfter = os.loadavg().map((v) => round(v));
@@ -116,7 +145,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call: ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table(rows(call, audio)), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns)]), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;
@@ -125,11 +154,38 @@ async function main(): Promise<void> {
   const result = {
     benchmark: 'latency',
     date: new Date(started).toISOString(),
+    // The issue's headline figures, the core process alone (CPU time and RSS from /proc/<pid>).
+    coreCpuIdleCallPercent: round(call.core.idleCallCpuPercent),
+    coreCpuCallPercent: round(call.core.callCpuPercent),
+    rssIdleMb: round(call.core.rssIdleMb, 1),
+    rssMaxMb: round(call.core.rssMaxMb, 1),
+    rssEndMb: round(call.core.rssAtEndMb, 1),
+    speakers: speakerRuns.map((r) => ({
+      speakers: r.speakers,
+      seconds: r.seconds,
+      framesSent: r.framesSent,
+      framesDecoded: r.framesDecoded,
+      framesDropped: r.framesDropped,
+      decodedPercent: round(r.decodedPercent, 3),
+      ingress: r.ingress,
+      coreCpuPercent: round(r.coreCpuPercent),
+      rssMaxMb: round(r.rssMaxMb, 1),
+    })),
+    definitions: {
+      coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
+      coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
+      rssIdleMb: 'core VmRSS after start-up, before joining',
+      rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
+      rssEndMb: 'core VmRSS at the end of the call',
+      speakers: 'a fresh core per speaker count; N fake users talk continuously for the whole window; framesSent counted by the fake senders, framesDecoded = GET /health frames_in (decoded frames reaching the bridge), framesDropped = the mixer\'s dropped_frames (queue full)',
+    },
     wall_time_s: round((Date.now() - started) / 1000, 1),
     machine: { ...mach, shared: true, load_avg_before: loadBefore, load_avg_after: loadAfter, note: 'machine shared with other users during the run: timings include their load' },
     setup: {
       call_s: CALL_MS / 1000,
       core: 'child process: node main/cli.ts headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)',
+      idle_call_s: IDLE_CALL_MS / 1000,
+      speaker_counts: counts,
       fakes: 'main/fakes/discord + main/fakes/gemini in the parent process, 127.0.0.1 only',
       opus: call.opus,
       owner: 'speech-like utterances of 1.5-2.5 s; 2 of every 3 model replies barged into 450-850 ms after they start',

@@ -63,6 +63,8 @@ export interface CallRunOptions {
   durationMs: number;
   /** Idle window of the started core before the call (its CPU baseline). */
   idleMs: number;
+  /** Window in the call, after join, in which nobody speaks and the model is silent. */
+  idleCallMs: number;
   progress: (line: string) => void;
 }
 
@@ -86,6 +88,8 @@ export interface CallRunResult {
   core: {
     pid: number;
     idleCpuPercent: number;
+    /** In the call, nobody speaking, the model silent. */
+    idleCallCpuPercent: number;
     callCpuPercent: number;
     callCpuMs: number;
     rssIdleMb: number;
@@ -94,6 +98,8 @@ export interface CallRunResult {
     rssAt20sMb: number | null;
     rssAtEndMb: number;
     peakRssMb: number;
+    /** Highest RSS sampled (1 s) during the idle call and the call. */
+    rssMaxMb: number;
     rssSeries: { t_s: number; rss_mb: number }[];
   };
   fakesProcess: { cpuPercent: number; rssMb: number };
@@ -278,17 +284,52 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   }
 }
 
-export async function runBenchCall(options: CallRunOptions): Promise<CallRunResult> {
+export interface BenchCore {
+  discord: FakeDiscord;
+  gemini: FakeGemini;
+  base: string;
+  token: string;
+  pid: number;
+  health(): Promise<BenchHealth>;
+  request(route: string, method?: string): Promise<{ status: number; body: unknown }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The fakes in this process, the core in a child (`node main/cli.ts headless`), its sidecar answering.
+ * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
+ * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
+ */
+export async function startBenchCore(options: { extraUsers?: string[]; bargeInRms?: number } = {}): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
-  const discord = await startFakeDiscord({ ownerInVoice: true });
-  const gemini = await startFakeGemini({ autoReply: false, bargeInRms: BARGE_IN_RMS });
+  const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
+  const gemini = await startFakeGemini({ autoReply: false, bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
-  const { child, output } = startCoreChild(coreEnv(discord, gemini, home, port, token), home);
-  const pid = child.pid!;
+  const env = coreEnv(discord, gemini, home, port, token);
+  if (options.extraUsers) env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users.filter((u) => !u.bot).map((u) => u.id).join(',');
+  if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
+  const { child, output } = startCoreChild(env, home);
+  const close = async (): Promise<void> => {
+    await stopChild(child);
+    await gemini.close().catch(() => undefined);
+    await discord.close().catch(() => undefined);
+    rmSync(home, { recursive: true, force: true });
+  };
   try {
     await waitForSidecar(base, token, child, output);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { discord, gemini, base, token, pid: child.pid!, health: () => health(base, token), request: (route, method = 'GET') => getJson(`${base}${route}`, token, method), close };
+}
+
+export async function runBenchCall(options: CallRunOptions): Promise<CallRunResult> {
+  const core = await startBenchCore();
+  const { discord, gemini, base, token, pid } = core;
+  try {
     options.progress(`core pid ${pid} on ${base}; idle ${options.idleMs / 1000} s for a CPU baseline`);
     await sleep(1000); // let start-up work (bot login, module JIT) settle
     const idleFrom = readProc(pid)!;
@@ -297,17 +338,22 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
 
     const joined = await getJson(`${base}/join`, token, 'POST');
     if (joined.status !== 200) throw new Error(`POST /join answered ${joined.status}: ${JSON.stringify(joined.body)}`);
-    const callFrom = readProc(pid)!;
-    const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
     const connection = await gemini.connection(0);
     const driver = new ReplyDriver(connection);
-    options.progress(`call connected; the owner talks for ${options.durationMs / 1000} s`);
-
     const samples: ProcSample[] = [];
     const sampler = setInterval(() => {
       const s = readProc(pid);
       if (s) samples.push(s);
     }, 1000);
+    options.progress(`call connected; nobody speaks for ${options.idleCallMs / 1000} s (idle call)`);
+    await sleep(1000); // the join's own work (voice handshake, session set-up) settles
+    const idleCallFrom = readProc(pid)!;
+    await sleep(options.idleCallMs);
+    const idleCallTo = readProc(pid)!;
+
+    const callFrom = readProc(pid)!;
+    const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
+    options.progress(`the owner talks for ${options.durationMs / 1000} s`);
     let healthAt20s: BenchHealth | null = null;
     const at20 = setTimeout(() => void health(base, token).then((h) => (healthAt20s = h), () => undefined), 20_000);
     const progress = setInterval(() => options.progress(`  ${Math.round((performance.now() - callFrom.at) / 1000)} s: ${driver.turns.length} replies, ${driver.turns.filter((t) => t.outcome === 'interrupted').length} barged into`), 15_000);
@@ -340,6 +386,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
       core: {
         pid,
         idleCpuPercent: cpuPercent(idleFrom, idleTo),
+        idleCallCpuPercent: cpuPercent(idleCallFrom, idleCallTo),
         callCpuPercent: cpuPercent(callFrom, callTo),
         callCpuMs: callTo.cpuMs - callFrom.cpuMs,
         rssIdleMb: idleTo.rssMb,
@@ -347,15 +394,13 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         rssAt20sMb: sampleNear(20)?.rssMb ?? null,
         rssAtEndMb: callTo.rssMb,
         peakRssMb: callTo.peakRssMb,
+        rssMaxMb: Math.max(idleCallFrom.rssMb, callTo.rssMb, ...samples.map((x) => x.rssMb)),
         rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - callFrom.at) / 100) / 10, rss_mb: Math.round(s.rssMb * 10) / 10 })),
       },
       fakesProcess: { cpuPercent: fakesPercent, rssMb: process.memoryUsage().rss / 1048576 },
       wire: wireLatencies(discord, driver.turns),
     };
   } finally {
-    await stopChild(child);
-    await gemini.close().catch(() => undefined);
-    await discord.close().catch(() => undefined);
-    rmSync(home, { recursive: true, force: true });
+    await core.close();
   }
 }

@@ -26,6 +26,8 @@ export interface Candidate {
   open?(input: Int16Array): Promise<FrameRun>;
   /** Whole-signal run (process-based candidates). */
   runWhole?(input: Int16Array): Int16Array;
+  /** CPU seconds the process-based candidate spent on `input` (its own measurement). */
+  cpuSeconds?(input: Int16Array): number;
   /** Why this candidate could not run here, if it cannot. */
   unavailable?: string;
   note?: string;
@@ -208,34 +210,44 @@ export function ffmpegAvailable(): string | null {
   return filters.stdout.includes('soxr') ? null : 'ffmpeg was built without libsoxr';
 }
 
-function runFfmpeg(args: string[], input: Int16Array): Int16Array {
-  const res = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-threads', '1', ...args], {
+function runFfmpeg(args: string[], input: Int16Array, benchmark = false): { output: Int16Array; stderr: string } {
+  const res = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-loglevel', benchmark ? 'info' : 'error', ...(benchmark ? ['-benchmark'] : []), '-threads', '1', ...args], {
     input: Buffer.from(input.buffer, input.byteOffset, input.byteLength),
     maxBuffer: 1 << 30,
   });
   if (res.status !== 0) throw new Error(`ffmpeg failed: ${res.stderr.toString()}`);
   const out = res.stdout;
-  return new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + (out.byteLength & ~1)));
+  return { output: new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + (out.byteLength & ~1))), stderr: res.stderr.toString() };
+}
+
+/**
+ * ffmpeg's own `-benchmark` line (`bench: utime=… stime=…`): the CPU time of its transcode loop
+ * (reading the pipe, the filter graph with soxr, writing), without process start-up.
+ */
+function ffmpegCpuSeconds(args: string[], input: Int16Array): number {
+  const { stderr } = runFfmpeg(args, input, true);
+  const m = /bench: utime=([\d.]+)s stime=([\d.]+)s/.exec(stderr);
+  if (m === null) throw new Error(`ffmpeg -benchmark printed no CPU time: ${stderr.slice(-300)}`);
+  return Number(m[1]) + Number(m[2]);
+}
+
+function soxrCandidate(args: string[]): Candidate {
+  return {
+    name: 'ffmpeg soxr VHQ',
+    note: 'separate process over the whole signal; speed from ffmpeg -benchmark CPU time (transcode loop incl. pipe I/O, no start-up)',
+    runWhole: (input) => runFfmpeg(args, input).output,
+    cpuSeconds: (input) => ffmpegCpuSeconds(args, input),
+  };
 }
 
 export function soxrDownsampler(unavailable: string | null): Candidate {
   if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
-  return {
-    name: 'ffmpeg soxr VHQ',
-    note: 'separate process over the whole signal; throughput includes process start-up',
-    runWhole: (input) =>
-      runFfmpeg(['-f', 's16le', '-ar', '48000', '-ac', '2', '-i', 'pipe:0', '-af', 'pan=mono|c0=0.5*c0+0.5*c1,aresample=16000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1'], input),
-  };
+  return soxrCandidate(['-f', 's16le', '-ar', '48000', '-ac', '2', '-i', 'pipe:0', '-af', 'pan=mono|c0=0.5*c0+0.5*c1,aresample=16000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1']);
 }
 
 export function soxrUpsampler(unavailable: string | null): Candidate {
   if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
-  return {
-    name: 'ffmpeg soxr VHQ',
-    note: 'separate process over the whole signal; throughput includes process start-up',
-    runWhole: (input) =>
-      runFfmpeg(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=48000:resampler=soxr:precision=28,pan=stereo|c0=c0|c1=c0', '-f', 's16le', 'pipe:1'], input),
-  };
+  return soxrCandidate(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=48000:resampler=soxr:precision=28,pan=stereo|c0=c0|c1=c0', '-f', 's16le', 'pipe:1']);
 }
 
 // ---------------------------------------------------------------------------------------------

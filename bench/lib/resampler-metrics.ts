@@ -6,26 +6,44 @@ import type { Candidate } from './resampler-candidates.ts';
 import { concatPcm } from '../../main/fakes/shared/pcm.ts';
 import { db, foldedFrequency, toneAt } from './tone-analysis.ts';
 
-export const SEGMENT_S = 1.3;
-const SETTLE_S = 0.25; // analysis window [0.25 s, 1.25 s) of each segment: whole cycles, guard at both ends
-export const TONE_AMPLITUDE = 30_000;
 /**
- * A spur under half an LSB rounds away in s16 output (the output is then exactly the tone), so
- * nothing smaller can be measured: levels are floored there and reported as ">= floor".
+ * Dense sweep: one tone every SWEEP_STEP_HZ over every input frequency, each a segment of
+ * SEGMENT_S with 10 ms raised-cosine ramps, analysed over [SETTLE_S, SETTLE_S + WINDOW_S): 0.1 s
+ * lets even soxr's ~40 ms filter settle after the ramp, and the 0.2 s window holds whole cycles of
+ * every 25 Hz multiple (exact 5 Hz DFT bins, no leakage).
  */
-export const SPUR_FLOOR_DB = 20 * Math.log10(0.5 / TONE_AMPLITUDE);
+export const SWEEP_STEP_HZ = 25;
+export const SEGMENT_S = 0.32;
+const SETTLE_S = 0.1;
+const WINDOW_S = 0.2;
+const RAMP_S = 0.01;
+export const TONE_AMPLITUDE = 30_000;
 
-export const DOWN_TONES = [100, 250, 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000, 5500, 6000, 6500, 7000, 7500, 8500, 9000, 9500, 10_000, 10_500, 11_000, 11_500, 12_000, 12_500, 13_000, 13_500, 14_000, 14_500, 15_000, 15_500, 16_500, 17_000, 17_500, 18_000, 18_500, 19_000, 19_500, 20_000, 20_500, 21_000, 21_500, 22_000, 22_500, 23_000, 23_500];
-export const UP_TONES = [100, 250, 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000, 5500, 6000, 6500, 7000, 7500, 8000, 8500, 9000, 9500, 10_000, 10_500, 11_000, 11_500];
+export const DOWN_TONES = sweepTones(24_000);
+export const UP_TONES = sweepTones(12_000);
 
-/** Consecutive tone segments, `channels` identical channels. */
-export function toneSweep(rate: number, channels: number, tones: number[]): Int16Array {
+function sweepTones(nyquistHz: number): number[] {
+  const tones: number[] = [];
+  for (let f = SWEEP_STEP_HZ; f < nyquistHz; f += SWEEP_STEP_HZ) tones.push(f);
+  return tones;
+}
+
+/**
+ * Consecutive ramped tone segments, `channels` identical channels, with ±1 LSB TPDF dither added
+ * before rounding to s16: rounding error then becomes noise spread over all frequencies instead of
+ * spurs correlated with the tone, so a 0.2 s DFT bin can see aliases far below the s16 step
+ * (the measurement floor is about -125 dB re. the tone; see docs/audio.md).
+ */
+export function toneSweep(rate: number, channels: number, tones: number[], rnd: () => number): Int16Array {
   const seg = Math.round(SEGMENT_S * rate);
+  const ramp = Math.round(RAMP_S * rate);
   const out = new Int16Array(tones.length * seg * channels);
   tones.forEach((f, s) => {
     for (let i = 0; i < seg; i++) {
       const t = s * seg + i;
-      const v = Math.round(TONE_AMPLITUDE * Math.sin((2 * Math.PI * f * t) / rate));
+      const edge = Math.min(i, seg - 1 - i);
+      const gain = edge >= ramp ? 1 : 0.5 - 0.5 * Math.cos((Math.PI * edge) / ramp);
+      const v = Math.round(gain * TONE_AMPLITUDE * Math.sin((2 * Math.PI * f * t) / rate) + rnd() - rnd());
       for (let c = 0; c < channels; c++) out[t * channels + c] = v;
     }
   });
@@ -34,9 +52,9 @@ export function toneSweep(rate: number, channels: number, tones: number[]): Int1
 
 export interface ToneResult {
   freqHz: number;
-  /** Gain of the tone itself (dB), per output channel. */
+  /** Gain of the tone itself (dB), per output channel (NaN when the output cannot carry it). */
   gainDb: number[];
-  /** Level of the alias (down) or image (up) relative to the input tone (dB). */
+  /** Level of the alias (down) or image (up) relative to the input tone (dB); NaN when the input makes none. */
   spuriousDb: number;
   spuriousHz: number;
 }
@@ -44,12 +62,14 @@ export interface ToneResult {
 export function analyseSweep(out: Int16Array, outRate: number, channels: number, tones: number[], direction: 'down' | 'up'): ToneResult[] {
   const seg = Math.round(SEGMENT_S * outRate);
   const start = Math.round(SETTLE_S * outRate);
+  const length = Math.round(WINDOW_S * outRate);
   return tones.map((f, s) => {
     const from = s * seg + start;
     const gainDb: number[] = [];
-    for (let c = 0; c < channels; c++) gainDb.push(f < outRate / 2 ? db(toneAt(out, outRate, f, from, outRate, channels, c).amplitude / TONE_AMPLITUDE) : Number.NaN);
+    for (let c = 0; c < channels; c++) gainDb.push(f < outRate / 2 ? db(toneAt(out, outRate, f, from, length, channels, c).amplitude / TONE_AMPLITUDE) : Number.NaN);
     const spuriousHz = direction === 'down' ? foldedFrequency(f, outRate) : outRate / 2 - f;
-    const spurious = direction === 'down' && f < outRate / 2 ? Number.NaN : Math.max(SPUR_FLOOR_DB, db(toneAt(out, outRate, spuriousHz, from, outRate, channels, 0).amplitude / TONE_AMPLITUDE));
+    const makesSpur = direction === 'up' || f > outRate / 2;
+    const spurious = makesSpur ? db(Math.max(1e-9, toneAt(out, outRate, spuriousHz, from, length, channels, 0).amplitude) / TONE_AMPLITUDE) : Number.NaN;
     return { freqHz: f, gainDb, spuriousDb: spurious, spuriousHz };
   });
 }
@@ -61,11 +81,46 @@ export function passbandDeviation(results: ToneResult[], passbandHz: number): nu
   return worst;
 }
 
-/** Smallest distance (dB) between tone and its alias/image over tones whose spur lands in the passband. */
-export function rejection(results: ToneResult[], passbandHz: number, fromHz: number, toHz: number): number {
-  let worst = Number.POSITIVE_INFINITY;
-  for (const r of results) if (r.freqHz >= fromHz && r.freqHz <= toHz && r.spuriousHz <= passbandHz && Number.isFinite(r.spuriousDb)) worst = Math.min(worst, -r.spuriousDb);
+/** The weakest alias/image among `results` whose input passes `include`: rejection (dB) and where. */
+export function worstRejection(results: ToneResult[], include: (r: ToneResult) => boolean): { db: number; inputHz: number; spurHz: number } {
+  let worst = { db: Number.POSITIVE_INFINITY, inputHz: 0, spurHz: 0 };
+  for (const r of results) if (Number.isFinite(r.spuriousDb) && include(r) && -r.spuriousDb < worst.db) worst = { db: -r.spuriousDb, inputHz: r.freqHz, spurHz: r.spuriousHz };
   return worst;
+}
+
+/** Worst rejection per 1 kHz band of input frequency (for the JSON: where a weak band is). */
+export function worstPerKiloHertz(results: ToneResult[]): { fromHz: number; worstDb: number }[] {
+  const bands = new Map<number, number>();
+  for (const r of results) {
+    if (!Number.isFinite(r.spuriousDb)) continue;
+    const band = Math.floor(r.freqHz / 1000) * 1000;
+    bands.set(band, Math.min(bands.get(band) ?? Number.POSITIVE_INFINITY, -r.spuriousDb));
+  }
+  return [...bands].map(([fromHz, worstDb]) => ({ fromHz, worstDb: +worstDb.toFixed(1) }));
+}
+
+/**
+ * Group delay at 1 kHz: two tones at 1000 and 1010 Hz in one 1.3 s signal, delay from the slope of
+ * their phase (unambiguous within ±50 ms). For linear-phase filters this is the delay at every frequency.
+ */
+export function delaySignal(rate: number, channels: number): Int16Array {
+  const n = Math.round(1.3 * rate);
+  const out = new Int16Array(n * channels);
+  for (let t = 0; t < n; t++) {
+    const v = Math.round(14_000 * (Math.sin((2 * Math.PI * 1000 * t) / rate) + Math.sin((2 * Math.PI * 1010 * t) / rate)));
+    for (let c = 0; c < channels; c++) out[t * channels + c] = v;
+  }
+  return out;
+}
+
+export function measuredDelayMs(out: Int16Array, outRate: number, channels: number): number {
+  const from = Math.round(0.25 * outRate);
+  const a = toneAt(out, outRate, 1000, from, outRate, channels, 0).phase;
+  const b = toneAt(out, outRate, 1010, from, outRate, channels, 0).phase;
+  // b - a = -2π·10·delay (mod 2π); read the delay in [-50, 50) ms (a method that trims its own delay lands near 0).
+  const turns = -(b - a) / (2 * Math.PI);
+  const wrapped = turns - Math.round(turns);
+  return (wrapped / 10) * 1000;
 }
 
 /** Channel 0 of an interleaved signal. */
@@ -160,24 +215,36 @@ export async function runWhole(candidate: Candidate, input: Int16Array): Promise
   return concatPcm(parts);
 }
 
-/** Audio seconds processed per wall second on this thread (best of `repeats`). */
+/**
+ * Audio seconds processed per second of this process's CPU time (user + system, process.cpuUsage),
+ * best of `repeats`. CPU time, not wall time: on a shared machine the time the thread waits for a
+ * core is not the resampler's cost. Process candidates report their own CPU time (`cpuSeconds`).
+ */
 export async function throughput(candidate: Candidate, input: Int16Array, inputSeconds: number, repeats = 3): Promise<number> {
   let best = 0;
+  const cpuNow = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
   for (let r = 0; r < repeats; r++) {
+    if (candidate.cpuSeconds !== undefined) {
+      best = Math.max(best, inputSeconds / candidate.cpuSeconds(input));
+      continue;
+    }
     if (candidate.runWhole !== undefined) {
-      const t0 = performance.now();
+      const t0 = cpuNow();
       candidate.runWhole(input);
-      best = Math.max(best, inputSeconds / ((performance.now() - t0) / 1000));
+      best = Math.max(best, inputSeconds / Math.max(1e-6, cpuNow() - t0));
       continue;
     }
     const run = await candidate.open!(input);
     let sink = 0;
-    const t0 = performance.now();
+    const t0 = cpuNow();
     for (let i = 0; i < run.frames; i++) sink += run.step(i);
-    const elapsed = performance.now() - t0;
+    const elapsed = cpuNow() - t0;
     run.close();
     if (sink < 0) throw new Error('unreachable');
-    best = Math.max(best, inputSeconds / (elapsed / 1000));
+    best = Math.max(best, inputSeconds / Math.max(1e-6, elapsed));
   }
   return best;
 }

@@ -140,14 +140,24 @@ export class SpeakerMixer {
   }
 
   /**
-   * True when every active speaker has a frame queued, so mixing now loses nobody's audio. Lets the
-   * bridge mix on packet arrival (no clock wait for the common one-speaker case) and fall back to
-   * its 20 ms tick only while some speaker is late.
+   * True when mixing now loses nobody's audio and lets no queue grow: every active speaker has a
+   * frame queued, or one speaker already has two (a whole frame ahead of someone who is late or has
+   * stopped). Lets the bridge mix on packet arrival (no clock wait for the common one-speaker case)
+   * and fall back to its 20 ms tick only for the last frame of a talk spurt. The second rule is what
+   * keeps many speakers balanced: without it every mix forced by the clock while one speaker was
+   * momentarily late left that speaker a frame deeper for good, until its queue overflowed (10
+   * speakers: a third of all frames dropped). Mixing whoever is ahead, with the late speakers
+   * starved for that frame, brings the queues back to the same depth.
    */
   readyToMix(): boolean {
     if (this.#activeCount === 0) return false;
-    for (let s = 0; s < this.#activeCount; s++) if (this.#active[s]!.count === 0) return false;
-    return true;
+    let allQueued = true;
+    for (let s = 0; s < this.#activeCount; s++) {
+      const count = this.#active[s]!.count;
+      if (count >= 2) return true;
+      if (count === 0) allQueued = false;
+    }
+    return allQueued;
   }
 
   /** Forget all queued audio and speakers (a new call). Counters are kept. */

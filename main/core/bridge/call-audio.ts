@@ -104,9 +104,9 @@ export class CallAudio {
     this.#lastFrameArrival = this.#now();
     this.#fillingSilence = false;
     this.#mixer.push(speakerId, frame);
-    // Mix as soon as every active speaker has a frame, so one speaker (the common case) waits for
-    // no clock; the 20 ms input tick covers a speaker who is late while another talks.
-    if (this.#mixer.readyToMix()) {
+    // Mix as soon as every active speaker has a frame (or one is a frame ahead), so one speaker (the
+    // common case) waits for no clock; the 20 ms input tick covers the last frame of a talk spurt.
+    while (this.#mixer.readyToMix()) {
       const mixed = this.#mixer.mixNext();
       this.#chunkFromFrameAt = this.#lastFrameArrival;
       if (mixed) this.#processInputFrame(mixed);

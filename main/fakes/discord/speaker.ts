@@ -92,24 +92,34 @@ export class FakeSpeakers {
     const state = this.#state(userId);
     const random = seededRandom(options.seed ?? 1);
     const frameValues = OPUS_FRAME_SAMPLES * 2;
-    const packets: { sequence: number; timestamp: number; opus: Buffer; at: number }[] = [];
-    const frame = Buffer.alloc(frameValues * 2);
-    for (let offset = 0; offset < pcm.length; offset += frameValues) {
-      frame.fill(0);
-      const slice = pcm.subarray(offset, Math.min(offset + frameValues, pcm.length));
-      Buffer.from(slice.buffer, slice.byteOffset, slice.byteLength).copy(frame);
-      const opus = peak(slice) <= SILENT_PEAK ? OPUS_SILENCE_FRAME : state.codec.encode(frame);
-      packets.push({ sequence: state.sequence, timestamp: state.timestamp, opus, at: 0 });
+    // Packets are planned up front but encoded just before they are sent (in sequence order, so
+    // the encoder's state runs as a real client's does). Encoding a whole utterance first blocked
+    // this event loop for ~0.3 ms per frame: with several speakers starting together, the others'
+    // packets then went out late, in bursts a real client never sends.
+    const packets: { sequence: number; timestamp: number; index: number; at: number }[] = [];
+    const frames = Math.ceil(pcm.length / frameValues);
+    const tail = options.silenceTail ?? true ? 5 : 0;
+    for (let index = 0; index < frames + tail; index++) {
+      packets.push({ sequence: state.sequence, timestamp: state.timestamp, index, at: 0 });
       state.sequence = (state.sequence + 1) & 0xffff;
       state.timestamp = (state.timestamp + OPUS_FRAME_SAMPLES) >>> 0;
     }
-    if (options.silenceTail ?? true) {
-      for (let i = 0; i < 5; i++) {
-        packets.push({ sequence: state.sequence, timestamp: state.timestamp, opus: OPUS_SILENCE_FRAME, at: 0 });
-        state.sequence = (state.sequence + 1) & 0xffff;
-        state.timestamp = (state.timestamp + OPUS_FRAME_SAMPLES) >>> 0;
+    const pcmFrame = Buffer.alloc(frameValues * 2);
+    const encoded: Buffer[] = [];
+    const opusOf = (index: number): Buffer => {
+      while (encoded.length <= index) {
+        const i = encoded.length;
+        if (i >= frames) {
+          encoded.push(OPUS_SILENCE_FRAME);
+          continue;
+        }
+        pcmFrame.fill(0);
+        const slice = pcm.subarray(i * frameValues, Math.min((i + 1) * frameValues, pcm.length));
+        Buffer.from(slice.buffer, slice.byteOffset, slice.byteLength).copy(pcmFrame);
+        encoded.push(peak(slice) <= SILENT_PEAK ? OPUS_SILENCE_FRAME : state.codec.encode(pcmFrame));
       }
-    }
+      return encoded[index]!;
+    };
     const planned = packets.length;
     const schedule = packets.filter(() => random() >= (options.loss ?? 0));
     for (let i = 0; i + 1 < schedule.length; i++) {
@@ -130,15 +140,19 @@ export class FakeSpeakers {
     while (this.#botSession()?.dave?.canSpeak(userId) === false && performance.now() < joinDeadline) await sleep(10);
 
     let sent = 0;
+    const announce = async (): Promise<void> => {
+      const session = this.#botSession();
+      if (!session || state.announcedTo.has(session)) return;
+      // The SSRC → user mapping must reach the bot before the audio does (op 5 over TLS/TCP).
+      this.#voice.sendJson(session, 5, { user_id: userId, ssrc: state.ssrc, speaking: 1 });
+      state.announcedTo.add(session);
+      await sleep(100);
+    };
+    // Announce first, then start the 20 ms clock: otherwise the first five packets go out at once.
+    await announce();
     const start = performance.now();
     for (const packet of schedule) {
-      const session = this.#botSession();
-      if (session && !state.announcedTo.has(session)) {
-        // The SSRC → user mapping must reach the bot before the audio does (op 5 over TLS/TCP).
-        this.#voice.sendJson(session, 5, { user_id: userId, ssrc: state.ssrc, speaking: 1 });
-        state.announcedTo.add(session);
-        await sleep(100);
-      }
+      await announce(); // a new voice session of the bot (reconnect) hears the mapping again
       const wait = start + packet.at - performance.now();
       if (wait > 1) await sleep(wait);
       let current = this.#botSession();
@@ -149,7 +163,7 @@ export class FakeSpeakers {
       }
       if (!current) continue;
       // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
-      const frame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, encrypted: false };
+      const frame = current.dave ? current.dave.encryptFrom(userId, opusOf(packet.index)) : { payload: opusOf(packet.index), encrypted: false };
       if (frame.encrypted) {
         if (corrupt && result.e2eeFrames >= corrupt.from && result.e2eeFrames < corrupt.from + corrupt.count) {
           frame.payload[0] ^= 0xff;

@@ -123,15 +123,16 @@ describe('CallAudio output path', () => {
 });
 
 describe('CallAudio metrics', () => {
-  it('reports receive frames dropped when a speaker floods the mixer', () => {
-    // Nine packets at once from one speaker while another is active but late: the mixer waits for the
-    // late speaker, the first one's queue (5 frames) overflows, and its 4 oldest frames are dropped.
+  it('mixes a burst from one speaker instead of holding it for a late one (nothing dropped)', () => {
+    // Nine packets at once from one speaker while another is active but late: waiting for the late
+    // speaker used to overflow the first one's queue (5 frames) and drop its 4 oldest frames. Now a
+    // speaker a whole frame ahead is mixed at once (the late one contributes silence that frame).
     audio.pushSpeakerFrame('b', sineFrame(0));
     audio.pushSpeakerFrame('a', sineFrame(0));
     for (let i = 1; i <= 8; i++) audio.pushSpeakerFrame('a', sineFrame(i));
     audio.syncMetrics();
     expect(metrics.framesIn).toBe(10);
-    expect(metrics.droppedFrames).toBe(4);
-    expect(metrics.snapshot().dropped_frames).toBe(4);
+    expect(metrics.droppedFrames).toBe(0);
+    expect(metrics.snapshot().dropped_frames).toBe(0);
   });
 });
