@@ -6,6 +6,17 @@ import { readSidecarToken } from '../core/sidecar/token.ts';
 
 export class SidecarUnavailableError extends Error {}
 
+/** No token to send: names the file that was looked for and the variables that point elsewhere. */
+export class MissingTokenError extends SidecarUnavailableError {
+  constructor(file: string) {
+    super(
+      `no sidecar token: ${file} does not exist or is empty. Start the app first (npm run headless), or point ` +
+        'DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE at the token file of the one that is running (the demo prints that export line), ' +
+        'or set DISCORD_VOICE_LIVE_SIDECAR_TOKEN.',
+    );
+  }
+}
+
 export interface SidecarResponse {
   status: number;
   body: unknown;
@@ -18,7 +29,7 @@ export function sidecarBaseUrl(config: Config): string {
 
 /** The configured token, else the one in the 0600 token file the sidecar wrote. */
 export function sidecarToken(config: Config): string | undefined {
-  return config.sidecar.token ?? readSidecarToken(config.paths.voiceUsers);
+  return config.sidecar.token ?? readSidecarToken(config.paths.voiceUsers, config.sidecar.tokenFile);
 }
 
 export async function callSidecar(
@@ -29,6 +40,8 @@ export async function callSidecar(
 ): Promise<SidecarResponse> {
   const base = sidecarBaseUrl(config);
   const token = sidecarToken(config);
+  // Every route but /health needs the token: say which file was missing rather than send a doomed request.
+  if (!token && path !== '/health') throw new MissingTokenError(config.sidecar.tokenFile);
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';

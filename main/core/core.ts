@@ -95,7 +95,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   const voiceUsers = config.paths.voiceUsers;
   mkdirSync(voiceUsers, { recursive: true, mode: 0o700 });
 
-  const tokenInfo = ensureSidecarToken(voiceUsers, config.sidecar.token);
+  const tokenInfo = ensureSidecarToken(voiceUsers, config.sidecar.token, config.sidecar.tokenFile);
   // Chosen and named now, not at the first call: a WASM fallback or a missing piece is never silent.
   const opus = options.opus ?? loadOpus();
   const native = checkNativePieces(opus);

@@ -1,13 +1,28 @@
-// `npm run demo` / `live-voice-bridge demo`: a whole simulated call — fake Discord, fake Gemini, a
-// fake owner who speaks every few seconds — with no accounts and no internet. Prints the dashboard
-// login URL and the live transcript; Ctrl-C ends it. `--once` plays one exchange and exits (tests).
+// `./scripts/demo.sh` / `npm run demo` / `live-voice-bridge demo`: a whole simulated call with no
+// accounts and no internet. The fake Discord, the fake Gemini and the fake owner (who speaks every few
+// seconds) run in a child process; this process runs the real core alone. Once the call is up it
+// prints the dashboard login URL and lines to paste into another terminal, then the live transcript.
+// Ctrl-C or SIGTERM ends the call, stops the fakes and removes the temporary agent home (token
+// included). `--once` plays one exchange and exits (tests).
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { NoteEvent } from '../core/api-types.ts';
 import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
-import { startSimulatedCall, type SimulatedCall } from './simulated-call.ts';
+import type { Logger } from '../core/log/logger.ts';
+import { startFakesChild, type FakesChild } from './fakes-child.ts';
+import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
 
 const UTTERANCE_SECONDS = 2;
 const TURN_EVERY_MS = 9_000;
+const DEFAULT_PORT = 18943;
+
+export interface DemoOptions {
+  /** The core's logger (the CLI passes its terminal logger); default: warnings to stderr. */
+  logger?: Logger;
+}
 
 function formatNote(note: NoteEvent): string {
   const time = new Date(note.ts * 1000).toLocaleTimeString();
@@ -15,84 +30,147 @@ function formatNote(note: NoteEvent): string {
   return `[${time}] ${who.padEnd(8)} ${note.text}`;
 }
 
-export async function runDemo(argv: string[]): Promise<number> {
+/** A word for a POSIX shell: left bare when it is safe, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Lines that work against this demo when pasted into another terminal, exactly as printed. */
+export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | null; port: number; tokenFile: string }): string[] {
+  const lines = [`cd ${shellWord(facts.projectRoot)}`];
+  if (facts.nodeBinDir) lines.push(`export PATH=${shellWord(facts.nodeBinDir)}:"$PATH"`);
+  lines.push(
+    `export DISCORD_VOICE_LIVE_PORT=${facts.port}`,
+    `export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=${shellWord(facts.tokenFile)}`,
+    'npx live-voice-bridge say "Tell me a one-line joke"',
+    'npx live-voice-bridge notify --mode voice "The build finished"',
+    'curl -sG -H "Authorization: Bearer $(cat "$DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE")" --data-urlencode "limit=5" "http://127.0.0.1:$DISCORD_VOICE_LIVE_PORT/notes"',
+  );
+  return lines;
+}
+
+/** The test CA of the fake voice gateway (in the child) must be trusted here, where the core dials it. */
+function trustFakeGateway(caPath: string): void {
+  tls.setDefaultCACertificates([...tls.getCACertificates('default'), readFileSync(caPath, 'utf8')]);
+}
+
+export async function runDemo(argv: string[], options: DemoOptions = {}): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, port: { type: 'string' }, provider: { type: 'string' } } });
-  const port = values.port !== undefined ? Number(values.port) : Number(process.env.DISCORD_VOICE_LIVE_PORT ?? 18943);
+  const port = Number(values.port ?? process.env.DISCORD_VOICE_LIVE_PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`demo: --port must be a port number, got ${JSON.stringify(values.port)}\n`);
     return 2;
   }
-
   const provider = values.provider ?? 'gemini';
   if (!isLiveProviderName(provider)) {
     process.stderr.write(`demo: --provider must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(values.provider)}\n`);
     return 2;
   }
+  const out = (line: string) => process.stdout.write(line + '\n');
 
-  let call: SimulatedCall;
+  // Signals are taken from the start, so Ctrl-C during start-up still cleans up. Later signals are
+  // swallowed, not fatal: conf's atomic writer (when-exit) re-raises the first SIGINT/SIGTERM at
+  // this process after its own clean-up, and the graceful end takes a second or two anyway. The
+  // listener stays for the life of the process so that re-raised signal cannot kill it mid-cleanup.
+  let requestStop: (signal: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
+  const onSignal = (signal: NodeJS.Signals) => requestStop(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  out('Live Voice Bridge demo: a simulated call on 127.0.0.1 (no accounts, no internet). Starting…');
+  let fakes: FakesChild | undefined;
+  let started: CoreOnFakes | undefined;
+  let code = 0;
+  let replies = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe = () => undefined as void;
+  let finishing = false;
   try {
-    call = await startSimulatedCall({ port, provider });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      process.stderr.write(`demo: port ${port} is in use (is the app already running?). Try: npm run demo -- --port 18950\n`);
+    fakes = await startFakesChild();
+    fakes.onExit((exitCode, signal) => {
+      if (!finishing) {
+        process.stderr.write(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})\n`);
+        code = 1;
+        requestStop('fakes-exit');
+      }
+    });
+    trustFakeGateway(fakes.info.caPath);
+    try {
+      started = await startCoreOnFakes(fakes.info, { port, provider, logLevel: 'warn', ...(options.logger ? { logger: options.logger } : {}) });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      process.stderr.write(`demo: port ${port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh\n`);
       return 2;
     }
-    throw err;
-  }
+    const { core } = started;
+    const auth = { authorization: `Bearer ${core.token}` };
 
-  const out = (line: string) => process.stdout.write(line + '\n');
-  out('Live Voice Bridge demo — everything below is simulated on 127.0.0.1; no accounts, no internet.');
-  out(`  fake Discord REST  ${call.discord.apiBaseUrl}`);
-  out(`  fake Gemini Live   ${call.gemini.url}`);
-  out(`  fake OpenAI        ${call.openai.url}  (Realtime)`);
-  out(`  live model         ${provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings)`);
-  out(`  sidecar            ${call.core.sidecarUrl}  (token file: ${call.core.tokenFile})`);
-  out(`  dashboard          ${call.core.loginUrl()}`);
-  out('');
-
-  let replies = 0;
-  let resolveFirstReply: () => void = () => undefined;
-  const firstReply = new Promise<void>((resolve) => (resolveFirstReply = resolve));
-  const unsubscribe = call.core.hub.subscribe((event) => {
-    if (event.type !== 'note') return;
-    out(formatNote(event.data));
-    if (event.data.kind === 'output_transcript') {
-      replies += 1;
-      resolveFirstReply();
-    }
-  });
-
-  const joined = await fetch(`${call.core.sidecarUrl}/join`, { method: 'POST', headers: call.auth });
-  if (!joined.ok) {
-    process.stderr.write(`demo: could not start the call: ${await joined.text()}\n`);
-    await call.close();
-    return 1;
-  }
-
-  let timer: NodeJS.Timeout | undefined;
-  const speak = () => void call.ownerSpeaks(UTTERANCE_SECONDS).catch((err: unknown) => process.stderr.write(`demo: fake owner could not speak: ${String(err)}\n`));
-  speak();
-
-  let code = 0;
-  if (values.once) {
-    const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000).unref());
-    if ((await Promise.race([firstReply, timeout])) === 'timeout') {
-      process.stderr.write('demo: no reply from the fake model within 20 s\n');
-      code = 1;
-    }
-  } else {
-    timer = setInterval(speak, TURN_EVERY_MS);
-    out('(the fake owner speaks every 9 s; open the dashboard URL above; Ctrl-C to stop)');
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
+    let resolveFirstReply: () => void = () => undefined;
+    const firstReply = new Promise<void>((resolve) => (resolveFirstReply = resolve));
+    const transcript: string[] = [];
+    let live = false;
+    unsubscribe = core.hub.subscribe((event) => {
+      if (event.type !== 'note') return;
+      const line = formatNote(event.data);
+      if (live) out(line);
+      else transcript.push(line);
+      if (event.data.kind === 'output_transcript') {
+        replies += 1;
+        resolveFirstReply();
+      }
     });
-  }
 
-  clearInterval(timer);
-  unsubscribe();
-  await fetch(`${call.core.sidecarUrl}/stop`, { headers: call.auth }).catch(() => undefined);
-  out(`demo finished: ${replies} model repl${replies === 1 ? 'y' : 'ies'}.`);
-  await call.close();
-  return code;
+    const joined = await fetch(`${core.sidecarUrl}/join`, { method: 'POST', headers: auth });
+    if (!joined.ok) {
+      process.stderr.write(`demo: could not start the call: ${await joined.text()}\n`);
+      code = 1;
+      return code;
+    }
+
+    const sidecarPort = Number(new URL(core.sidecarUrl).port);
+    const projectRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+    // The machine's own node may be older than the project needs: when this Node is the one the
+    // Quick start put in .tools/, the pasted lines put it first on PATH too.
+    const toolsNode = path.join(projectRoot, '.tools', 'node22', 'bin', 'node');
+    const nodeBinDir = existsSync(toolsNode) && realpathSync(toolsNode) === realpathSync(process.execPath) ? path.dirname(toolsNode) : null;
+    out('');
+    out(`The call is up: fake Discord, fake Gemini and fake OpenAI run in process ${fakes.pid}; this process (${process.pid}) is the core.`);
+    out(`Live model: ${provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings).`);
+    out('');
+    out('Dashboard (a one-time login link):');
+    out(`  ${core.loginUrl()}`);
+    out('');
+    out('In another terminal, paste:');
+    for (const line of pasteLines({ projectRoot, nodeBinDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
+    out('  npx live-voice-bridge dashboard      # a fresh login link, when the one above was used');
+    out('');
+    out(`The fake owner speaks every ${TURN_EVERY_MS / 1000} s. Ctrl-C ends the demo.`);
+    out('');
+    for (const line of transcript) out(line);
+    live = true;
+
+    const speak = () => void fakes?.ownerSpeaks(UTTERANCE_SECONDS).catch((err: unknown) => process.stderr.write(`demo: fake owner could not speak: ${String(err)}\n`));
+    speak();
+    if (values.once) {
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000).unref());
+      if ((await Promise.race([firstReply, timeout, stopRequested])) === 'timeout') {
+        process.stderr.write('demo: no reply from the fake model within 20 s\n');
+        code = 1;
+      }
+    } else {
+      timer = setInterval(speak, TURN_EVERY_MS);
+      await stopRequested;
+    }
+    clearInterval(timer);
+    await fetch(`${core.sidecarUrl}/stop`, { headers: auth }).catch(() => undefined);
+    return code;
+  } finally {
+    finishing = true;
+    clearInterval(timer);
+    unsubscribe();
+    await started?.close();
+    await fakes?.close();
+    out(`demo finished: ${replies} model repl${replies === 1 ? 'y' : 'ies'}; temporary home removed.`);
+  }
 }

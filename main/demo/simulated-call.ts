@@ -1,6 +1,7 @@
-// A whole call with no accounts: the fake Discord and the fake Gemini on loopback, and a real core
-// (the same startCore, settings store and sidecar as `npm run headless`) pointed at them. Used by
-// `npm run demo`, the latency benchmark and tests; runs under plain `node`, not only vitest.
+// A whole call with no accounts: the fake Discord and the fake Gemini on loopback (fake-services.ts),
+// and a real core (the same startCore, settings store and sidecar as `npm run headless`) pointed at
+// them. startSimulatedCall runs both in this process (tests, the latency benchmark); the demo runs the
+// fakes in a child process and only startCoreOnFakes here. Runs under plain `node`, not only vitest.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,25 +11,15 @@ import { startCore, type CoreHandle } from '../core/core.ts';
 import { createLogger, silentLogger } from '../core/log/logger.ts';
 import { createConfSettingsStore } from '../core/settings/conf-store.ts';
 import { redactText } from '../core/tools/helpers/index.ts';
-import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
-import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
-import { KNOWN_REALTIME_MODELS, startFakeOpenAIRealtime, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import type { FakeDiscord } from '../fakes/discord/index.ts';
+import type { FakeGemini } from '../fakes/gemini/index.ts';
+import type { FakeOpenAIRealtime } from '../fakes/openai/index.ts';
 import type { LiveProviderName } from '../core/config/index.ts';
+import { startFakeServices, type FakeServicesInfo, type FakeServicesOptions } from './fake-services.ts';
 
-export interface SimulatedCallOptions {
-  /** Sidecar port; 0 picks a free one. Default 0. */
-  port?: number;
-  /** The fake model answers speech and injected text by itself (default: a short reply with transcripts). */
-  autoReply?: AutoReplyOptions | false;
-  /** RMS of user audio that makes the fake model stop its reply (barge-in). Default the fake's own. */
-  bargeInRms?: number | null;
-  /** Log to stderr at this level; default silent. */
-  logLevel?: string;
-  /** Live model provider of the core (DISCORD_VOICE_LIVE_PROVIDER). Default gemini. Both fakes always run. */
-  provider?: LiveProviderName;
-  /** Extra environment for the core (e.g. webhook URL). */
-  env?: Record<string, string>;
-}
+export { DEMO_MODEL_REPLY, speechLikeSignal } from './fake-services.ts';
+
+export interface SimulatedCallOptions extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms'> {}
 
 export interface SimulatedCall {
   discord: FakeDiscord;
@@ -44,54 +35,44 @@ export interface SimulatedCall {
   close(): Promise<void>;
 }
 
-export const DEMO_MODEL_REPLY = 'Hi! I can hear you clearly. This whole call is simulated on your machine.';
-
-/**
- * A speech-like test signal at 48 kHz stereo: a voiced harmonic series (≈ 140 Hz fundamental with a
- * slow pitch glide) shaped by a syllable envelope of about 4 Hz, loud enough to open the voice gate.
- */
-export function speechLikeSignal(seconds: number, amplitude = 6000): Int16Array {
-  const frames = Math.round(48_000 * seconds);
-  const pcm = new Int16Array(frames * 2);
-  let phase = 0;
-  for (let i = 0; i < frames; i++) {
-    const t = i / 48_000;
-    const f0 = 140 + 25 * Math.sin(2 * Math.PI * 0.7 * t);
-    phase += (2 * Math.PI * f0) / 48_000;
-    const syllables = 0.55 + 0.45 * Math.sin(2 * Math.PI * 4 * t);
-    const edges = Math.min(1, t / 0.02, (seconds - t) / 0.02);
-    let v = 0;
-    for (let h = 1; h <= 8; h++) v += Math.sin(h * phase) / h;
-    pcm[2 * i] = pcm[2 * i + 1] = Math.round(amplitude * 0.5 * syllables * edges * v);
-  }
-  return pcm;
+export interface CoreOnFakesOptions {
+  /** Sidecar port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Log at this level (to stderr unless `logger` is given); default silent. */
+  logLevel?: string;
+  /** The logger to use instead (the demo's pretty terminal logger). */
+  logger?: Logger;
+  /** Live model provider of the core (DISCORD_VOICE_LIVE_PROVIDER). Default gemini. Both fakes always run. */
+  provider?: LiveProviderName;
+  /** Extra environment for the core (e.g. webhook URL). */
+  env?: Record<string, string>;
 }
 
-export async function startSimulatedCall(options: SimulatedCallOptions = {}): Promise<SimulatedCall> {
+export interface CoreOnFakes {
+  core: CoreHandle;
+  config: Config;
+  /** The throw-away agent home (token, notes, schedule); removed by close(). */
+  home: string;
+  close(): Promise<void>;
+}
+
+/** A real core in a throw-away agent home, configured to reach the fakes described by `info`. */
+export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFakesOptions = {}): Promise<CoreOnFakes> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-sim-'));
-  const discord = await startFakeDiscord({ ownerInVoice: true });
-  const gemini = await startFakeGemini({
-    autoReply: options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 },
-    ...(options.bargeInRms !== undefined ? { bargeInRms: options.bargeInRms } : {}),
-  });
-  const autoReply = options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 };
-  const openai = await startFakeOpenAIRealtime({
-    autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
-  });
   const env: NodeJS.ProcessEnv = {
     HERMES_HOME: home,
-    DISCORD_BOT_TOKEN: discord.botToken,
-    DISCORD_API_BASE_URL: discord.apiBaseUrl,
-    DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
-    DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: discord.textChannelId,
+    DISCORD_BOT_TOKEN: info.botToken,
+    DISCORD_API_BASE_URL: info.discordApiBaseUrl,
+    DISCORD_VOICE_LIVE_USER_ID: info.ownerId,
+    DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: info.textChannelId,
     // Built at run time so it is obviously not a real key.
     GEMINI_API_KEY: ['fake', 'demo', 'key', process.pid.toString(36)].join('-'),
-    GEMINI_LIVE_BASE_URL: gemini.url,
-    GEMINI_MODEL: KNOWN_LIVE_MODELS[0],
+    GEMINI_LIVE_BASE_URL: info.geminiUrl,
+    GEMINI_MODEL: info.geminiModel,
     DISCORD_VOICE_LIVE_PROVIDER: options.provider ?? 'gemini',
     OPENAI_API_KEY: ['fake', 'demo', 'openai', process.pid.toString(36)].join('-'),
-    OPENAI_REALTIME_BASE_URL: openai.url,
-    OPENAI_REALTIME_MODEL: KNOWN_REALTIME_MODELS[0],
+    OPENAI_REALTIME_BASE_URL: info.openaiUrl,
+    OPENAI_REALTIME_MODEL: info.openaiModel,
     DISCORD_VOICE_LIVE_PORT: String(options.port || 18943),
     DISCORD_VOICE_LIVE_LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,
@@ -100,25 +81,45 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
   const config = loadConfig({ env, settings: await settingsStore.configValues() });
   // Port 0 (the default): an ephemeral port, so tests and benchmarks never collide with a running app.
   if (!options.port) config.sidecar.port = 0;
-  const logger: Logger = options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText }) : silentLogger();
-  const core = await startCore({ config, logger, settingsStore });
-
+  const logger: Logger = options.logger ?? (options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText }) : silentLogger());
+  let core: CoreHandle;
+  try {
+    core = await startCore({ config, logger, settingsStore });
+  } catch (err) {
+    rmSync(home, { recursive: true, force: true });
+    throw err;
+  }
   return {
-    discord,
-    gemini,
-    openai,
     core,
     config,
-    auth: { authorization: `Bearer ${core.token}` },
-    async ownerSpeaks(seconds: number) {
-      await discord.speak(discord.owner.id, speechLikeSignal(seconds));
-    },
+    home,
     async close() {
       await core.stop().catch(() => undefined);
-      await gemini.close().catch(() => undefined);
-      await openai.close().catch(() => undefined);
-      await discord.close().catch(() => undefined);
       rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startSimulatedCall(options: SimulatedCallOptions = {}): Promise<SimulatedCall> {
+  const fakes = await startFakeServices({ autoReply: options.autoReply, bargeInRms: options.bargeInRms });
+  let started: CoreOnFakes;
+  try {
+    started = await startCoreOnFakes(fakes.info, options);
+  } catch (err) {
+    await fakes.close();
+    throw err;
+  }
+  return {
+    discord: fakes.discord,
+    gemini: fakes.gemini,
+    openai: fakes.openai,
+    core: started.core,
+    config: started.config,
+    auth: { authorization: `Bearer ${started.core.token}` },
+    ownerSpeaks: (seconds) => fakes.ownerSpeaks(seconds),
+    async close() {
+      await started.close();
+      await fakes.close();
     },
   };
 }

@@ -47,6 +47,8 @@ export interface Config {
     port: number;
     allowRemote: boolean;
     token?: string;
+    /** Where the generated token lives (0600): written by the core, read by the CLI. */
+    tokenFile: string;
   };
   paths: {
     agentHome: string;
@@ -212,6 +214,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const agentHome = path.resolve(expandHome(asString('HERMES_HOME')!.trim()));
   const personaFile = asString('DISCORD_VOICE_LIVE_PERSONA_FILE');
   const delegateCwd = asString('DISCORD_VOICE_LIVE_DELEGATE_CWD');
+  const tokenFile = asString('DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE');
 
   const config: Config = {
     discord: {
@@ -249,6 +252,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       port: asNumber('DISCORD_VOICE_LIVE_PORT', true) ?? 18943,
       allowRemote,
       token: sidecarToken,
+      tokenFile: tokenFile ? path.resolve(expandHome(tokenFile)) : path.join(agentHome, 'voice-users', 'sidecar.token'),
     },
     paths: { agentHome, voiceUsers: path.join(agentHome, 'voice-users') },
     notify: {

@@ -58,6 +58,7 @@ export const CONFIG_VARIABLES = [
   own('PORT', { kind: 'int', default: '18943', min: 1, max: 65535, description: 'Sidecar port.' }),
   own('ALLOW_REMOTE', { kind: 'bool', default: 'false', description: 'Allow a non-loopback HOST (only with SIDECAR_TOKEN set).' }),
   own('SIDECAR_TOKEN', { kind: 'secret', description: 'Bearer token for the sidecar. Default: generated into <agent home>/voice-users/sidecar.token (mode 0600).' }),
+  own('SIDECAR_TOKEN_FILE', { kind: 'path', description: 'Token file the core writes (when no SIDECAR_TOKEN) and the CLI reads. Default: <agent home>/voice-users/sidecar.token.' }),
   { name: 'HERMES_HOME', kind: 'path', default: '~/.hermes', description: 'Agent home. Our files live in <agent home>/voice-users/.' },
   own('SFX_ENABLED', { kind: 'bool', default: 'true', description: 'Play the notification sound into the call on each delivered notification.' }),
   own('WEBHOOK_AGENT_NOTIFY', { kind: 'secretUrl', description: 'Webhook URL for agent.notify events (never logged).' }),

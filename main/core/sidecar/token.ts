@@ -16,10 +16,9 @@ export function tokenFilePath(voiceUsersDir: string): string {
   return path.join(voiceUsersDir, TOKEN_FILE_NAME);
 }
 
-export function ensureSidecarToken(voiceUsersDir: string, configured?: string): SidecarTokenInfo {
-  const file = tokenFilePath(voiceUsersDir);
+export function ensureSidecarToken(voiceUsersDir: string, configured?: string, file = tokenFilePath(voiceUsersDir)): SidecarTokenInfo {
   if (configured) return { token: configured, source: 'config', file };
-  mkdirSync(voiceUsersDir, { recursive: true, mode: 0o700 });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     const existing = readFileSync(file, 'utf8').trim();
     if (existing.length >= 32) {
@@ -36,9 +35,9 @@ export function ensureSidecarToken(voiceUsersDir: string, configured?: string): 
   return { token, source: 'generated', file };
 }
 
-export function readSidecarToken(voiceUsersDir: string): string | undefined {
+export function readSidecarToken(voiceUsersDir: string, file = tokenFilePath(voiceUsersDir)): string | undefined {
   try {
-    return readFileSync(tokenFilePath(voiceUsersDir), 'utf8').trim() || undefined;
+    return readFileSync(file, 'utf8').trim() || undefined;
   } catch {
     return undefined;
   }

@@ -1,21 +1,68 @@
-// `npm run demo` as a newcomer runs it: a child process, no accounts, a whole exchange printed.
-import { spawn } from 'node:child_process';
+// The demo as a newcomer runs it: its fakes in a child process, the core alone in the demo's
+// process; the lines it prints work when pasted into another shell; Ctrl-C / SIGTERM end it cleanly
+// and remove its temporary home, token included.
+import { existsSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { freePort } from '../../helpers/net.ts';
+import { processAlive, runPasted, signalGroup, startDemo } from '../../helpers/demo-session.ts';
 
-it('plays one simulated exchange and prints the login URL and the transcript', async () => {
+const CLI_ENV = { ...process.env, NO_COLOR: '1' };
+
+it('prints a login URL and paste lines that work as printed; SIGINT ends it with exit 0 and no temp home left', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, ['main/cli.ts', 'demo', '--once', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(err).toBe('');
-  expect(code).toBe(0);
-  expect(out).toMatch(new RegExp(`dashboard +http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+`));
-  expect(out).toMatch(/state +connected/);
-  expect(out).toMatch(/owner +\(\d+ ms of speech\)/);
-  expect(out).toContain('model    Hi! I can hear you clearly.');
-  expect(out).toContain('demo finished: 1 model reply.');
-}, 60_000);
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PORT: String(port) }, readyTimeoutMs: 60_000 });
+  try {
+    const { dashboardUrl, pasteLines, fakesPid } = await demo.ready;
+    expect(dashboardUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`));
+    // The fakes live in another process than the core.
+    expect(fakesPid).toBeGreaterThan(0);
+    expect(fakesPid).not.toBe(demo.child.pid);
+    expect(pasteLines).toContain(`export DISCORD_VOICE_LIVE_PORT=${port}`);
+    const tokenFile = /^export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=(\S+)$/m.exec(pasteLines.join('\n'))?.[1];
+    expect(tokenFile && existsSync(tokenFile)).toBe(true);
+
+    // Pasted into a shell whose environment knows nothing about the demo.
+    const { DISCORD_VOICE_LIVE_PORT: _port, ...plainEnv } = CLI_ENV;
+    const pasted = runPasted(pasteLines.filter((line) => !line.includes('dashboard')), plainEnv);
+    expect(pasted.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
+    expect(pasted.status).toBe(0);
+    expect(pasted.stdout).toContain('"status": "queued"');
+    expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
+    const notesJson = JSON.parse(pasted.stdout.trim().split('\n').at(-1)!) as { notes: { kind: string; text: string }[] };
+    expect(notesJson.notes.some((n) => n.kind === 'say' && n.text === 'Tell me a one-line joke')).toBe(true);
+
+    signalGroup(demo, 'SIGINT');
+    const exit = await demo.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(demo.out()).toMatch(/demo finished: \d+ model repl(y|ies); temporary home removed\./);
+    expect(existsSync(tokenFile!)).toBe(false);
+    expect(processAlive(fakesPid)).toBe(false);
+  } finally {
+    if (demo.child.exitCode === null) signalGroup(demo, 'SIGKILL');
+  }
+}, 180_000);
+
+it('SIGTERM to the demo alone ends the call and the fakes, exit 0', async () => {
+  const port = await freePort();
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PORT: String(port) }, readyTimeoutMs: 60_000 });
+  try {
+    const { fakesPid } = await demo.ready;
+    demo.child.kill('SIGTERM');
+    expect(await demo.exited).toEqual({ code: 0, signal: null });
+    expect(demo.out()).toContain('demo finished:');
+    expect(processAlive(fakesPid)).toBe(false);
+  } finally {
+    if (demo.child.exitCode === null) signalGroup(demo, 'SIGKILL');
+  }
+}, 120_000);
+
+it('--once plays one exchange and exits 0', async () => {
+  const port = await freePort();
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, { cwd: process.cwd(), env: CLI_ENV, readyTimeoutMs: 60_000 });
+  const exit = await demo.exited;
+  expect(demo.err()).toBe('');
+  expect(exit.code).toBe(0);
+  expect(demo.out()).toMatch(/owner +\(\d+ ms of speech\)/);
+  expect(demo.out()).toContain('model    Hi! I can hear you clearly.');
+  expect(demo.out()).toContain('demo finished: 1 model reply; temporary home removed.');
+}, 90_000);

@@ -13,7 +13,7 @@ const fakeSecret = (label: string) => `fake-${label}-${'x'.repeat(24)}`;
 describe('loadConfig', () => {
   it('gives documented defaults', () => {
     const config = loadConfig({ env: { HERMES_HOME: '/tmp/agent-home' } });
-    expect(config.sidecar).toEqual({ host: '127.0.0.1', port: 18943, allowRemote: false, token: undefined });
+    expect(config.sidecar).toEqual({ host: '127.0.0.1', port: 18943, allowRemote: false, token: undefined, tokenFile: '/tmp/agent-home/voice-users/sidecar.token' });
     expect(config.paths.voiceUsers).toBe('/tmp/agent-home/voice-users');
     expect(config.gemini.model).toBe('gemini-3.8-live');
     expect(config.gemini.voice).toBe('Kore');

@@ -1,0 +1,99 @@
+// The fake side of a simulated call: fake Discord (owner already in voice) and fake Gemini Live on
+// loopback, plus the fake owner's voice. Runs in the test or benchmark process (startSimulatedCall) or
+// in the demo's child process (fakes-process.ts), so the demo's own process holds the core alone.
+import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
+import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
+import { KNOWN_REALTIME_MODELS, startFakeOpenAIRealtime, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+
+export const DEMO_MODEL_REPLY = 'Hi! I can hear you clearly. This whole call is simulated on your machine.';
+
+export interface FakeServicesOptions {
+  /** The fake model answers speech and injected text by itself (default: a short reply with transcripts). */
+  autoReply?: AutoReplyOptions | false;
+  /** RMS of user audio that makes the fake model stop its reply (barge-in). Default the fake's own. */
+  bargeInRms?: number | null;
+  /** Add the fake voice gateway's test CA to this process's trust store (the core runs here). Default true. */
+  trustCertificates?: boolean;
+}
+
+/** What the core needs to reach the fakes; plain data, so it crosses a process boundary as JSON. */
+export interface FakeServicesInfo {
+  discordApiBaseUrl: string;
+  botToken: string;
+  ownerId: string;
+  textChannelId: string;
+  geminiUrl: string;
+  geminiModel: string;
+  openaiUrl: string;
+  openaiModel: string;
+  /** PEM file of the fake voice gateway's test CA: a core in another process must trust it. */
+  caPath: string;
+}
+
+export interface FakeServices {
+  discord: FakeDiscord;
+  gemini: FakeGemini;
+  /** The fake OpenAI Realtime service (always running, so a call can switch to it). */
+  openai: FakeOpenAIRealtime;
+  info: FakeServicesInfo;
+  /** The owner says something (a speech-like signal) of the given length. */
+  ownerSpeaks(seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A speech-like test signal at 48 kHz stereo: a voiced harmonic series (≈ 140 Hz fundamental with a
+ * slow pitch glide) shaped by a syllable envelope of about 4 Hz, loud enough to open the voice gate.
+ */
+export function speechLikeSignal(seconds: number, amplitude = 6000): Int16Array {
+  const frames = Math.round(48_000 * seconds);
+  const pcm = new Int16Array(frames * 2);
+  let phase = 0;
+  for (let i = 0; i < frames; i++) {
+    const t = i / 48_000;
+    const f0 = 140 + 25 * Math.sin(2 * Math.PI * 0.7 * t);
+    phase += (2 * Math.PI * f0) / 48_000;
+    const syllables = 0.55 + 0.45 * Math.sin(2 * Math.PI * 4 * t);
+    const edges = Math.min(1, t / 0.02, (seconds - t) / 0.02);
+    let v = 0;
+    for (let h = 1; h <= 8; h++) v += Math.sin(h * phase) / h;
+    pcm[2 * i] = pcm[2 * i + 1] = Math.round(amplitude * 0.5 * syllables * edges * v);
+  }
+  return pcm;
+}
+
+export async function startFakeServices(options: FakeServicesOptions = {}): Promise<FakeServices> {
+  const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.trustCertificates === false ? { trustCertificates: false } : {}) });
+  const autoReply = options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 };
+  const gemini = await startFakeGemini({
+    autoReply,
+    ...(options.bargeInRms !== undefined ? { bargeInRms: options.bargeInRms } : {}),
+  });
+  const openai = await startFakeOpenAIRealtime({
+    autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
+  });
+  return {
+    discord,
+    gemini,
+    openai,
+    info: {
+      discordApiBaseUrl: discord.apiBaseUrl,
+      botToken: discord.botToken,
+      ownerId: discord.owner.id,
+      textChannelId: discord.textChannelId,
+      geminiUrl: gemini.url,
+      geminiModel: KNOWN_LIVE_MODELS[0],
+      openaiUrl: openai.url,
+      openaiModel: KNOWN_REALTIME_MODELS[0],
+      caPath: discord.caPath,
+    },
+    async ownerSpeaks(seconds: number) {
+      await discord.speak(discord.owner.id, speechLikeSignal(seconds));
+    },
+    async close() {
+      await gemini.close().catch(() => undefined);
+      await openai.close().catch(() => undefined);
+      await discord.close().catch(() => undefined);
+    },
+  };
+}

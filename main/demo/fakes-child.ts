@@ -1,0 +1,88 @@
+// The demo's side of its fakes child process (fakes-process.ts): fork it, wait for the fakes'
+// addresses, ask the fake owner to speak, and close it.
+import { fork, type ChildProcess } from 'node:child_process';
+import type { FakeServicesInfo } from './fake-services.ts';
+import { FromFakesSchema, type ToFakes } from './fakes-protocol.ts';
+
+export interface FakesChild {
+  info: FakeServicesInfo;
+  pid: number;
+  ownerSpeaks(seconds: number): Promise<void>;
+  /** Ends the child (fakes closed, its CA file removed); resolves when it has exited. */
+  close(): Promise<void>;
+  /** Called once if the child dies on its own. */
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+
+export async function startFakesChild(): Promise<FakesChild> {
+  const child: ChildProcess = fork(new URL('./fakes-process.ts', import.meta.url), [], {
+    // Not the parent's flags (--inspect and the like): the child is a plain Node process.
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  let nextId = 1;
+  let exited = false;
+  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+  const exitedPromise = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = true;
+      for (const { reject } of pending.values()) reject(new Error('the fakes process ended'));
+      pending.clear();
+      for (const listener of exitListeners) listener(code, signal);
+      resolve();
+    }),
+  );
+
+  const info = await new Promise<FakeServicesInfo>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the fakes process did not start within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the fakes process exited (${code}) before it was ready`));
+    });
+    child.on('message', (raw) => {
+      const parsed = FromFakesSchema.safeParse(raw);
+      if (!parsed.success) return;
+      const message = parsed.data;
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolve(message.info);
+      } else if (message.id !== undefined) {
+        const waiter = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.type === 'spoken') waiter?.resolve();
+        else waiter?.reject(new Error(message.message));
+      }
+    });
+  }).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+
+  const send = (message: ToFakes) => {
+    if (!exited && child.connected) child.send(message);
+  };
+  return {
+    info,
+    pid: child.pid ?? 0,
+    ownerSpeaks(seconds: number) {
+      const id = nextId++;
+      return new Promise<void>((resolve, reject) => {
+        if (exited) return reject(new Error('the fakes process ended'));
+        pending.set(id, { resolve, reject });
+        send({ type: 'speak', id, seconds });
+      });
+    },
+    async close() {
+      send({ type: 'close' });
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exitedPromise;
+      clearTimeout(killer);
+    },
+    onExit(listener) {
+      exitListeners.push(listener);
+    },
+  };
+}

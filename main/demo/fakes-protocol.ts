@@ -1,0 +1,28 @@
+// Messages between the demo (the core's process) and its fakes child process over Node's IPC channel,
+// validated on arrival like any other external input.
+import { z } from 'zod';
+
+export const FakeServicesInfoSchema = z.object({
+  discordApiBaseUrl: z.string().url(),
+  botToken: z.string().min(1),
+  ownerId: z.string().regex(/^\d{17,20}$/),
+  textChannelId: z.string().regex(/^\d{17,20}$/),
+  geminiUrl: z.string().url(),
+  geminiModel: z.string().min(1),
+  openaiUrl: z.string().url(),
+  openaiModel: z.string().min(1),
+  caPath: z.string().min(1),
+});
+
+export const FromFakesSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), info: FakeServicesInfoSchema }),
+  z.object({ type: z.literal('spoken'), id: z.number().int() }),
+  z.object({ type: z.literal('failed'), id: z.number().int().optional(), message: z.string() }),
+]);
+export type FromFakes = z.infer<typeof FromFakesSchema>;
+
+export const ToFakesSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('speak'), id: z.number().int(), seconds: z.number().positive().max(30) }),
+  z.object({ type: z.literal('close') }),
+]);
+export type ToFakes = z.infer<typeof ToFakesSchema>;
