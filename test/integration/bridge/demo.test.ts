@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { freePort } from '../../helpers/net.ts';
 import { processAlive, runPasted, signalGroup, startDemo } from '../../helpers/demo-session.ts';
 
-const CLI_ENV = { ...process.env, NO_COLOR: '1' };
+const CLI_ENV: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
 
 it('prints a login URL and paste lines that work as printed; SIGINT ends it with exit 0 and no temp home left', async () => {
   const port = await freePort();
@@ -29,7 +29,8 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
     expect(pasted.stdout).toContain('"status": "queued"');
     expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
     const notesJson = JSON.parse(pasted.stdout.trim().split('\n').at(-1)!) as { notes: { kind: string; text: string }[] };
-    expect(notesJson.notes.some((n) => n.kind === 'say' && n.text === 'Tell me a one-line joke')).toBe(true);
+    // The latest notes include the notification the pasted `notify` line just delivered.
+    expect(notesJson.notes.some((n) => n.kind === 'notification' && n.text.includes('The build finished'))).toBe(true);
 
     signalGroup(demo, 'SIGINT');
     const exit = await demo.exited;
