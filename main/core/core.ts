@@ -191,6 +191,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   if (config.delegate.command.length > 0) {
     delegates = createDelegateWatcher({
       command: config.delegate.command,
+      passEnv: config.delegate.env,
       cwd: config.delegate.cwd ?? config.paths.agentHome,
       logDir: path.join(voiceUsers, 'delegates'),
       notifier,

@@ -65,7 +65,7 @@ export interface Config {
   };
   notes: { retentionDays: number; maxMb: number };
   audio: { inputChunkMs: number };
-  delegate: { command: string[]; cwd?: string };
+  delegate: { command: string[]; cwd?: string; env: string[] };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /** Names of the variables whose values are secrets, resolved (for the logger's redactor). */
   secretValues: string[];
@@ -268,7 +268,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       maxMb: asNumber('DISCORD_VOICE_LIVE_NOTES_MAX_MB', true) ?? 500,
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
-    delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined },
+    delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
     logLevel: logLevel as Config['logLevel'],
     secretValues: (CONFIG_VARIABLES as readonly VariableSpec[])
       .filter((s) => isSecretKind(s.kind))

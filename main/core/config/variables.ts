@@ -70,6 +70,7 @@ export const CONFIG_VARIABLES = [
   own('NOTES_MAX_MB', { kind: 'int', default: '500', min: 1, max: 1000000, description: 'Call notes are pruned oldest first beyond this total size (MB).' }),
   own('INPUT_CHUNK_MS', { kind: 'int', default: '40', min: 20, max: 40, description: 'Size of each audio chunk sent to the model, in ms.' }),
   own('DELEGATE_COMMAND', { kind: 'list', description: 'Delegate command as comma-separated argv (no shell), for local_delegate_execute.' }),
+  own('DELEGATE_ENV', { kind: 'list', description: 'Extra environment variable names passed to delegate sessions (comma-separated). Default: only a short allow-list (PATH, HOME, locale, …); never our tokens or keys.' }),
   own('DELEGATE_CWD', { kind: 'path', description: 'Working folder for delegate sessions. Default: <agent home>.' }),
   own('LOG_LEVEL', { kind: 'string', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace.' }),
 ] as const satisfies readonly VariableSpec[];

@@ -51,8 +51,10 @@ export interface DelegateWatcherOptions {
   /** Secret scrubber for the summary (the `sora_redact` rules). */
   redact: (text: string) => string;
   clock?: Clock;
-  /** Base environment; our own secrets are removed from it. Default process.env. */
+  /** Base environment; only the allow-list (and `passEnv`) reaches the child. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Extra variable names passed through (DISCORD_VOICE_LIVE_DELEGATE_ENV). */
+  passEnv?: readonly string[];
   maxConcurrent?: number;
   tailLines?: number;
   /** After cancel's SIGTERM, SIGKILL the process group if it is still running. Default 5 s. */
@@ -71,12 +73,26 @@ export interface DelegateWatcher {
   close(): Promise<void>;
 }
 
-/** Our own secrets never reach a delegate: the bot token, the sidecar token, webhook URLs. */
-export function delegateEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/**
+ * What a delegate may see of our environment: an allow-list (where it runs and how it prints), plus
+ * names the user passed on explicitly (DISCORD_VOICE_LIVE_DELEGATE_ENV). A deny-list leaked every
+ * secret it did not know by name (GEMINI_API_KEY reached a delegate's log); this cannot. Our own
+ * names (DISCORD_VOICE_LIVE_*, PLATFORM_VOICE_LIVE_*, DISCORD_BOT_TOKEN) are refused even if listed.
+ */
+const DELEGATE_ENV_ALLOWED = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'COLORTERM', 'NO_COLOR',
+  // Windows: programs do not start without these.
+  'SYSTEMROOT', 'SystemRoot', 'COMSPEC', 'ComSpec', 'PATHEXT', 'WINDIR', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'HOMEDRIVE', 'HOMEPATH',
+]);
+const ALLOWED_PREFIXES = /^(LC_|XDG_)/;
+const OURS = /^(DISCORD_VOICE_LIVE_|PLATFORM_VOICE_LIVE_)|^DISCORD_BOT_TOKEN$/;
+
+export function delegateEnv(base: NodeJS.ProcessEnv, passThrough: readonly string[] = []): NodeJS.ProcessEnv {
+  const extra = new Set(passThrough);
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(base)) {
-    if (/^(DISCORD_VOICE_LIVE_|PLATFORM_VOICE_LIVE_)/.test(key) || key === 'DISCORD_BOT_TOKEN') continue;
-    env[key] = value;
+    if (OURS.test(key)) continue;
+    if (DELEGATE_ENV_ALLOWED.has(key) || ALLOWED_PREFIXES.test(key) || extra.has(key)) env[key] = value;
   }
   return env;
 }
@@ -207,7 +223,7 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
       try {
         child = spawn(cmd!, args, {
           cwd: options.cwd,
-          env: delegateEnv(options.env ?? process.env),
+          env: delegateEnv(options.env ?? process.env, options.passEnv),
           stdio: ['ignore', 'pipe', 'pipe'],
           shell: false,
           // Own process group, so cancel reaches whatever the agent CLI spawned.

@@ -100,9 +100,28 @@ describe('delegate watcher', () => {
     expect(w.status(s.id).state).toBe('cancelled');
   });
 
+  it('a real delegate child sees no secret: its whole environment, printed to its log, holds none', async () => {
+    const secrets = {
+      GEMINI_API_KEY: ['fake', 'gemini', 'value', process.pid].join('-'),
+      OPENAI_API_KEY: ['fake', 'openai', 'value', process.pid].join('-'),
+      DISCORD_BOT_TOKEN: ['fake', 'bot', 'value', process.pid].join('-'),
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: ['fake', 'sidecar', 'value', process.pid].join('-'),
+      AWS_SECRET_ACCESS_KEY: ['fake', 'aws', 'value', process.pid].join('-'),
+    };
+    const w = watcher('console.log(JSON.stringify(process.env))', { env: { ...process.env, ...secrets } });
+    const started = w.start('print env');
+    await w.waitFor(started.id);
+    const log = await readFile(started.log_file, 'utf8');
+    expect(log).toContain('"PATH"');
+    for (const value of Object.values(secrets)) expect(log).not.toContain(value);
+    for (const name of Object.keys(secrets)) expect(log).not.toContain(`"${name}"`);
+  });
+
   it('keeps our secrets out of the delegate environment and supports a {prompt} placeholder', () => {
-    const env = delegateEnv({ PATH: '/bin', DISCORD_BOT_TOKEN: 'x', DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'y', PLATFORM_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: 'z', HOME: '/h' });
-    expect(env).toEqual({ PATH: '/bin', HOME: '/h' });
+    const env = delegateEnv({ PATH: '/bin', DISCORD_BOT_TOKEN: 'x', DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'y', PLATFORM_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: 'z', HOME: '/h', GEMINI_API_KEY: 'k', OPENAI_API_KEY: 'o', LC_ALL: 'C' });
+    expect(env).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C' });
+    // Passed on only when named, and never our own.
+    expect(delegateEnv({ PATH: '/bin', AGENT_TOKEN: 'a', DISCORD_BOT_TOKEN: 'x' }, ['AGENT_TOKEN', 'DISCORD_BOT_TOKEN'])).toEqual({ PATH: '/bin', AGENT_TOKEN: 'a' });
     expect(delegateArgv(['agent', 'run', '--task={prompt}', '--yes'], 'do it')).toEqual(['agent', 'run', '--task=do it', '--yes']);
     expect(delegateArgv(['agent', 'run'], 'do it')).toEqual(['agent', 'run', 'do it']);
   });
