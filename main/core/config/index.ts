@@ -166,7 +166,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const asNumber = (name: VariableName, integer: boolean) =>
     parse(name, (v, spec) => {
       const n = Number(v.trim());
-      if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) return fail(`must be ${integer ? 'an integer' : 'a number'}, got ${JSON.stringify(v)}`);
+      if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) return fail(`must be ${integer ? 'an integer' : 'a number'}, got ${quoted(v)}`);
       if (spec.min !== undefined && n < spec.min) return fail(`must be ≥ ${spec.min}, got ${n}`);
       if (spec.max !== undefined && n > spec.max) return fail(`must be ≤ ${spec.max}, got ${n}`);
       return ok(n);
@@ -176,16 +176,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       const word = v.trim().toLowerCase();
       if (TRUE_WORDS.has(word)) return ok(true);
       if (FALSE_WORDS.has(word)) return ok(false);
-      return fail(`must be true or false, got ${JSON.stringify(v)}`);
+      return fail(`must be true or false, got ${quoted(v)}`);
     });
   const asList = (name: VariableName) => parse(name, (v) => ok(v.split(',').map((s) => s.trim()).filter(Boolean)));
   const asSnowflake = (name: VariableName) =>
-    parse(name, (v) => (SNOWFLAKE.test(v.trim()) ? ok(v.trim()) : fail(`must be a Discord id (17–20 digits), got ${JSON.stringify(v)}`)));
+    parse(name, (v) => (SNOWFLAKE.test(v.trim()) ? ok(v.trim()) : fail(`must be a Discord id (17–20 digits), got ${quoted(v)}`)));
   const asSnowflakeList = (name: VariableName) =>
     parse(name, (v) => {
       const ids = v.split(',').map((s) => s.trim()).filter(Boolean);
       const bad = ids.filter((id) => !SNOWFLAKE.test(id));
-      return bad.length ? fail(`must be comma-separated Discord ids; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`) : ok(ids);
+      return bad.length ? fail(`must be comma-separated Discord ids; bad: ${bad.map(quoted).join(', ')}`) : ok(ids);
     });
 
   const ownerId = asSnowflake('DISCORD_VOICE_LIVE_USER_ID');
@@ -198,12 +198,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     problems.push(`DISCORD_VOICE_LIVE_HOST: ${JSON.stringify(host)} is not a loopback address; set DISCORD_VOICE_LIVE_SIDECAR_TOKEN and DISCORD_VOICE_LIVE_ALLOW_REMOTE=true to expose the sidecar`);
   }
   const logLevel = asString('DISCORD_VOICE_LIVE_LOG_LEVEL')!.trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevel)}`);
 
   const liveProvider = asString('DISCORD_VOICE_LIVE_PROVIDER')!.trim().toLowerCase();
-  if (!isLiveProviderName(liveProvider)) problems.push(`DISCORD_VOICE_LIVE_PROVIDER: must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(liveProvider)}`);
+  if (!isLiveProviderName(liveProvider)) problems.push(`DISCORD_VOICE_LIVE_PROVIDER: must be one of ${LIVE_PROVIDERS.join(', ')}, got ${quoted(liveProvider)}`);
   const turnDetection = asString('OPENAI_REALTIME_TURN_DETECTION')!.trim();
-  if (turnDetection !== 'server_vad' && turnDetection !== 'semantic_vad') problems.push(`OPENAI_REALTIME_TURN_DETECTION: must be server_vad or semantic_vad, got ${JSON.stringify(turnDetection)}`);
+  if (turnDetection !== 'server_vad' && turnDetection !== 'semantic_vad') problems.push(`OPENAI_REALTIME_TURN_DETECTION: must be server_vad or semantic_vad, got ${quoted(turnDetection)}`);
   // OpenAI endpoints are WebSockets; compatible local servers are often plain ws://.
   const asSocketUrl = (name: VariableName) =>
     parse(name, (v) => {
@@ -276,8 +276,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       .filter((v): v is string => typeof v === 'string' && v.length >= 8),
   };
 
-  if (problems.length) throw new ConfigError(problems);
+  if (problems.length) throw new ConfigError(problems.map((problem) => maskSecrets(problem, config.secretValues)));
   return config;
+}
+
+/**
+ * A secret pasted into the wrong variable (the bot token into DISCORD_VOICE_LIVE_USER_ID) must not
+ * be echoed by the error about that variable: every configured secret value is masked in every
+ * problem, whichever variable it appears in.
+ */
+function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  // Longest first, so a secret containing another is masked whole.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join('[secret]');
+  return out;
+}
+
+/** A value quoted back in an error; a long one (likely pasted from elsewhere, maybe a token) is described, not shown. */
+function quoted(value: string): string {
+  return value.length <= 32 ? JSON.stringify(value) : `a ${value.length}-character value (not shown)`;
 }
 
 function lookup(spec: VariableSpec, sources: Source[]): string | undefined {

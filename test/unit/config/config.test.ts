@@ -68,6 +68,31 @@ describe('loadConfig', () => {
     }
   });
 
+  it('masks a secret pasted into a non-secret variable, whichever variable it lands in', () => {
+    const token = fakeSecret('bot');
+    const key = fakeSecret('key');
+    const cases: Record<string, string>[] = [
+      { DISCORD_BOT_TOKEN: token, DISCORD_VOICE_LIVE_USER_ID: token },
+      { DISCORD_BOT_TOKEN: token, DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: `100000000000000001,${token}` },
+      { GEMINI_API_KEY: key, DISCORD_VOICE_LIVE_LOG_LEVEL: key },
+      { GEMINI_API_KEY: key, DISCORD_VOICE_LIVE_PORT: key },
+      // Not configured as a secret anywhere: still not echoed when it is long.
+      { DISCORD_VOICE_LIVE_USER_ID: token },
+    ];
+    for (const env of cases) {
+      let message = '';
+      try {
+        loadConfig({ env });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/invalid configuration/);
+      expect(message).not.toContain(token);
+      expect(message).not.toContain(key);
+      expect(message).not.toContain(token.slice(0, 12));
+    }
+  });
+
   it('reads a .env file, with the process environment taking precedence, and settings above both', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lvb-env-'));
     const file = path.join(dir, '.env');
