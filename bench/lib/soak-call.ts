@@ -109,6 +109,7 @@ function transcribe(pcm16k: Int16Array): number {
     }
   }
   if (crossings < 2) return -1;
+  if (process.env.SOAK_DEBUG) console.error('transcribed', pcm16k.length, ((crossings - 1) / 2 / ((last - first) / 16_000)).toFixed(1));
   const hz = (crossings - 1) / 2 / ((last - first) / 16_000);
   const k = Math.round((hz - 250) / 125);
   return k >= 0 && k < PHRASES ? k : -1;
@@ -141,6 +142,8 @@ class ModelDriver {
       const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
       if (realtime?.audioStreamEnd !== true || connection.samplesSinceTurn === 0 || connection.replying) return;
       const k = transcribe(tailSamples(connection, connection.samplesSinceTurn));
+      // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
+      if (connection.stalled) return;
       const done = connection.reply({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
       const reply = { k, done };
       this.replies.push(reply);
@@ -167,14 +170,20 @@ class ModelDriver {
 function analysePlayback(discord: FakeDiscord, speechEnd: number): { latencyMs: number | null; innerGapMs: number | null } {
   const packets = discord.recorder.packets;
   const pcm = discord.recorder.pcm();
-  if (pcm.length !== packets.length * FRAME_VALUES) return { latencyMs: null, innerGapMs: null };
+  if (pcm.length !== packets.length * FRAME_VALUES) {
+    if (process.env.SOAK_DEBUG) console.error('unaligned', pcm.length / FRAME_VALUES, packets.length, discord.recorder.decodeErrors);
+    return { latencyMs: null, innerGapMs: null };
+  }
   const loud: number[] = [];
   for (let p = 0; p < packets.length; p++) {
     let peak = 0;
     for (let i = p * FRAME_VALUES; i < (p + 1) * FRAME_VALUES; i++) peak = Math.max(peak, Math.abs(pcm[i]!));
     if (peak > LOUD_PEAK && packets[p]!.receivedAt >= speechEnd - 100) loud.push(p);
   }
-  if (loud.length === 0) return { latencyMs: null, innerGapMs: null };
+  if (loud.length === 0) {
+    if (process.env.SOAK_DEBUG) console.error('no loud packet', packets.length);
+    return { latencyMs: null, innerGapMs: null };
+  }
   let gap = 0;
   for (let i = 1; i < loud.length; i++) {
     const quiet = (loud[i]! - loud[i - 1]! - 1) * 20;

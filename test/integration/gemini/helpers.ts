@@ -128,3 +128,20 @@ export function numberedChunk(seq: number, samples = 320): Int16Array {
   out[0] = seq;
   return out;
 }
+
+/**
+ * Audio across a resume, as the resumed session must hear it: every chunk reached a socket, each
+ * socket got its chunks once and in order, and the resumed socket's chunks run without a gap to
+ * the last one sent. The resumed socket may start earlier than where the old one stopped: audio
+ * the service had not answered (or covered by a handle) is sent again, because a session resumed
+ * from a handle has not heard it.
+ */
+export function expectAudioAcrossResume(first: { audio: { pcm: Int16Array }[] }, second: { audio: { pcm: Int16Array }[] }, total: number): void {
+  const a = first.audio.map((c) => c.pcm[0]!);
+  const b = second.audio.map((c) => c.pcm[0]!);
+  const contiguous = (list: number[]) => list.every((v, i) => i === 0 || v === list[i - 1]! + 1);
+  if (!contiguous(a) || !contiguous(b)) throw new Error(`a socket got chunks out of order or twice: ${a.join(',')} | ${b.join(',')}`);
+  if (b.at(-1) !== total - 1) throw new Error(`the resumed socket did not get the last chunk (${b.at(-1)} of ${total - 1})`);
+  const union = new Set([...a, ...b]);
+  for (let i = 0; i < total; i++) if (!union.has(i)) throw new Error(`chunk ${i} reached no socket`);
+}

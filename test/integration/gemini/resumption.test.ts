@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { concatPcm, tone, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
-import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
+import { expectAudioAcrossResume, numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;
 let pump: ReturnType<typeof setInterval> | null = null;
@@ -55,10 +55,10 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     clearInterval(pump!);
     pump = null;
     const total = audio.sent();
-    await second.waitFor(() => first.audio.length + second.audio.length === total, 5000, 'every chunk delivered');
-    // every chunk arrived exactly once, in order, across the two sockets (held ones replayed)
-    const seqs = [...first.audio, ...second.audio].map((a) => a.pcm[0]);
-    expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i));
+    await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'every chunk delivered');
+    // nothing lost or reordered; with one socket per session the unanswered tail is sent again
+    expectAudioAcrossResume(first, second, total);
+    if (overlap) expect(first.audio.length + second.audio.length).toBe(total); // input moved over in one step
 
     await second.reply({ toneMs: 200, transcript: 'second reply.' });
     await waitUntil(() => rec.turnCompletes === 2, 'second turn');
@@ -102,8 +102,8 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     clearInterval(pump!);
     pump = null;
     const total = audio.sent();
-    await second.waitFor(() => first.audio.length + second.audio.length === total, 5000, 'every chunk delivered');
-    expect([...first.audio, ...second.audio].map((a) => a.pcm[0])).toEqual(Array.from({ length: total }, (_, i) => i));
+    await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'every chunk delivered');
+    expectAudioAcrossResume(first, second, total);
     expect(rec.states.map((s) => s.state)).not.toContain('reconnecting');
     // the cut-off turn does not block injected text forever
     h.session.endAudioInput();

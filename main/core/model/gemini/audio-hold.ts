@@ -8,6 +8,8 @@ export class AudioHold {
   #used = 0;
   /** Chunk lengths in samples, in order; -1 marks an end of the user's audio stream. */
   readonly #entries: number[] = [];
+  #lastEntries: number[] = [];
+  #lastUsed = 0;
   droppedSamples = 0;
   heldChunks = 0;
 
@@ -17,6 +19,11 @@ export class AudioHold {
 
   get isEmpty(): boolean {
     return this.#entries.length === 0;
+  }
+
+  /** Chunks (and stream ends) held. */
+  get size(): number {
+    return this.#entries.length;
   }
 
   push(pcm: Int16Array): void {
@@ -47,8 +54,19 @@ export class AudioHold {
   }
 
   clear(): void {
-    this.#entries.length = 0;
+    this.#lastEntries = this.#entries.splice(0);
+    this.#lastUsed = this.#used;
     this.#used = 0;
+  }
+
+  /**
+   * Undo the clear() that drain() ended with: the samples are still in the buffer. For audio that
+   * stays unanswered after being sent again (until the model answers it or a handle covers it).
+   */
+  restoreLast(): void {
+    if (this.#entries.length > 0) return;
+    this.#entries.push(...this.#lastEntries);
+    this.#used = this.#lastUsed;
   }
 
   #dropOldest(): void {

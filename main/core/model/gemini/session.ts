@@ -115,6 +115,16 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   /** Unexpected closes in a row of sockets that lived less than `stableMs`. */
   #quickDeaths = 0;
   readonly #hold: AudioHold;
+  /**
+   * Every chunk sent since the model last answered or issued a resumable handle: what a resumed
+   * session has not heard. Replayed on the next socket when a socket ends before the reply began.
+   */
+  readonly #unanswered: AudioHold;
+  #replayUnanswered = false;
+  /** The user's utterance ended (audioStreamEnd sent) and the service has said nothing since. */
+  #awaitingReplySince: number | null = null;
+  /** A stall while awaiting a reply was already handled for this utterance: not twice. */
+  #awaitStallHandled = false;
   /** Which socket asked each tool call in flight, and the call's identity for a re-ask. */
   readonly #toolOrigins = new Map<string, { connection: GeminiConnection; key: string }>();
   /** Results of calls whose socket ended before the answer: replayed when the call is asked again. */
@@ -141,6 +151,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     super();
     this.#o = options;
     this.#hold = new AudioHold(options.holdAudioMs);
+    this.#unanswered = new AudioHold(options.holdAudioMs);
     this.#frames = new FrameLimiter({ clock: options.clock, send: (image) => this.#sendFrameNow(image) });
     this.#texts = new TextInjectionQueue({
       clock: options.clock,
@@ -185,6 +196,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (this.#closed) return;
     this.#texts.userAudio();
     const sdk = this.#active?.sdk;
+    this.#unanswered.push(pcm16kMono);
     // Held while no socket is ready, and behind earlier held audio so the order stays.
     if (!sdk || !this.#hold.isEmpty) this.#hold.push(pcm16kMono);
     else sendPcm(sdk, pcm16kMono);
@@ -192,9 +204,21 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   endAudioInput(): void {
     const sdk = this.#active?.sdk;
+    this.#unanswered.end();
     if (!sdk || !this.#hold.isEmpty) this.#hold.end();
-    else sdk.sendRealtimeInput({ audioStreamEnd: true });
+    else {
+      sdk.sendRealtimeInput({ audioStreamEnd: true });
+      this.#awaitReply();
+    }
     this.#texts.userAudioEnded();
+  }
+
+  /** The user's utterance is complete on the active socket: a silent service from now is a stall. */
+  #awaitReply(): void {
+    if (this.#unanswered.isEmpty) return;
+    this.#awaitingReplySince = this.#o.clock.now();
+    this.#awaitStallHandled = false;
+    this.#watchStall();
   }
 
   sendText(text: string, delivery?: TextDelivery): void {
@@ -322,13 +346,30 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#goAwayTimer = null;
     // What the user said while no socket was ready goes first, in order.
     const sdk = connection.sdk;
-    if (sdk && !this.#hold.isEmpty) {
-      const held = this.#hold.heldChunks;
-      this.#hold.drain(
+    const replay = this.#replayUnanswered && !this.#unanswered.isEmpty;
+    this.#replayUnanswered = false;
+    if (sdk && (replay || !this.#hold.isEmpty)) {
+      // After a resume the service knows the conversation as of the handle: an utterance it has not
+      // answered is sent again whole (it includes what was held); otherwise just the held audio.
+      const source = replay ? this.#unanswered : this.#hold;
+      let ended = false;
+      const chunks = source.size;
+      source.drain(
         (pcm) => sendPcm(sdk, pcm),
-        () => sdk.sendRealtimeInput({ audioStreamEnd: true }),
+        () => {
+          sdk.sendRealtimeInput({ audioStreamEnd: true });
+          ended = true;
+        },
       );
-      this.#o.logger.info({ connection: connection.id, heldChunks: held }, 'held user audio sent after the resume');
+      if (replay) {
+        this.#hold.clear();
+        this.#unanswered.restoreLast();
+      }
+      if (ended) {
+        this.#awaitingReplySince = this.#o.clock.now();
+        this.#watchStall();
+      }
+      this.#o.logger.info({ connection: connection.id, chunks, replay }, replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume');
     }
     this.#sendReplies();
     this.#texts.tryFlush();
@@ -349,6 +390,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
    * identity, so the same call asked again after the resume gets their result.
    */
   #endSocketTurn(connection: GeminiConnection): void {
+    if (connection === this.#active || this.#active === null) this.#replayUnanswered = !this.#unanswered.isEmpty;
     if (this.#turnConnection === connection && (this.#turnOpen || this.#interruptPending) && !this.#closed) {
       this.#turnOpen = false;
       this.#interruptPending = false;
@@ -424,7 +466,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (connection === this.#active && !this.#switching && !this.#reconnecting) void this.#replace(connection, `malformed message (${reason})`, { announce: true });
   }
 
-  // --- stall watchdog: armed only while the model's turn is open ---------------------------
+  // --- stall watchdog: armed only while the model's turn is open or a reply is awaited -------
 
   #watchStall(): void {
     if (this.#stallTimer || this.#closed) return;
@@ -439,14 +481,19 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #checkStall(): void {
     this.#stallTimer = null;
     const connection = this.#active;
+    if (!connection) return;
     // Waiting on our own tool result is not a stall.
-    if (!connection || !this.#turnOpen || this.#turnConnection !== connection || this.#toolsInFlight.size > 0) return;
-    const silentMs = this.#o.clock.now() - this.#lastServerAt;
+    const midTurn = this.#turnOpen && this.#turnConnection === connection && this.#toolsInFlight.size === 0;
+    const awaiting = this.#awaitingReplySince !== null && !this.#awaitStallHandled;
+    if (!midTurn && !awaiting) return;
+    const silentMs = this.#o.clock.now() - (midTurn ? this.#lastServerAt : Math.max(this.#lastServerAt, this.#awaitingReplySince!));
     if (silentMs < this.#o.stallMs) {
       this.#stallTimer = this.#o.clock.setTimeout(() => this.#checkStall(), this.#o.stallMs - silentMs);
       return;
     }
     if (this.#switching || this.#reconnecting) return;
+    // Once per utterance: a model that chose not to answer must not cause a resume every stallMs.
+    if (!midTurn) this.#awaitStallHandled = true;
     this.#stats.stalls++;
     this.#o.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs) }, 'gemini live stalled mid-turn: resuming on a new socket');
     void this.#replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, { announce: true });
@@ -531,7 +578,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   #onMessage(message: LiveServerMessage, connection: GeminiConnection): void {
     if (this.#closed) return;
-    if (connection === this.#active) this.#lastServerAt = this.#o.clock.now();
+    if (connection === this.#active) {
+      this.#lastServerAt = this.#o.clock.now();
+      this.#awaitingReplySince = null;
+    }
     const content = message.serverContent;
     if (content) {
       const parts = content.modelTurn?.parts;
@@ -581,6 +631,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (update && !this.#draining.has(connection) && !connection.closedByUs) {
       if (update.resumable && update.newHandle) {
         this.#handle = update.newHandle;
+        // A handle covers what the service consumed so far: nothing before it needs replaying.
+        if (connection === this.#active) this.#unanswered.clear();
         this.#handleFresh = !this.#turnOpen && this.#toolsInFlight.size === 0;
         this.#maybeSwitch();
       } else {
@@ -591,6 +643,9 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #modelActivity(connection: GeminiConnection): void {
+    // The model answers: what it was answering no longer needs replaying.
+    if (connection === this.#active) this.#unanswered.clear();
+    this.#awaitingReplySince = null;
     this.#turnOpen = true;
     this.#turnConnection = connection;
     this.#handleFresh = false;
