@@ -193,4 +193,32 @@ export type SidecarEvent =
   | { type: 'note'; data: NoteEvent }
   | { type: 'metrics'; data: HealthReport['metrics'] }
   | { type: 'levels'; data: { input: LevelReading; output: LevelReading; speaking: string[] } }
-  | { type: 'schedule'; data: { changed: ScheduledNotification[]; reloaded?: boolean } };
+  | { type: 'schedule'; data: { changed: ScheduledNotification[]; reloaded?: boolean } }
+  | { type: 'mcp_approval'; data: McpApprovalView }
+  | { type: 'mcp_server'; data: McpServerReportView };
+
+/** An MCP tool call waiting for (or decided by) the owner: `GET /mcp/approvals`, `mcp_approval` events. */
+export interface McpApprovalView {
+  id: string;
+  /** The model-facing tool name, e.g. `mcp_memory_create_entities`. */
+  tool: string;
+  server: string;
+  /** The arguments as JSON, redacted and cut to 500 characters (what the owner approves). */
+  args: string;
+  status: 'pending' | 'approved' | 'refused' | 'expired';
+  decided_by?: 'voice' | 'dashboard';
+  created_at: number;
+  expires_at: number;
+  decided_at?: number;
+}
+
+/** One configured MCP server as `GET /mcp/servers` and `mcp_server` events report it. */
+export interface McpServerReportView {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: 'starting' | 'ready' | 'restarting' | 'stopped';
+  tools: number;
+  restarts: number;
+  last_error?: string;
+  next_attempt_at?: number;
+}

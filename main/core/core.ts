@@ -27,6 +27,7 @@ import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
 import { loginUrl, registerLoginRoutes } from './sidecar/routes/login.ts';
+import { startMcpModelTools } from './mcp/client/model-tools.ts';
 import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
@@ -208,6 +209,21 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     // when nobody but the owner can speak to it.
     canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel,
   });
+  const mcpModelTools =
+    config.mcp.servers.length > 0
+      ? startMcpModelTools({
+          servers: config.mcp.servers,
+          registry: tools,
+          hub,
+          notes,
+          logger: moduleLogger(logger, 'mcp-client'),
+          clientVersion: PACKAGE_VERSION,
+          redact: redactText,
+          deliverToModel: (text) => realBridge?.speakNextTurn(text) ?? false,
+          ownerId: config.discord.ownerId,
+          ownerOnlyVoice: ownerOnlyModel,
+        })
+      : null;
   registerHelperTools(tools, { notes: () => notes.recent(500), agentHome: config.paths.agentHome, notify: (req) => notifier.deliver(req) });
 
   const health = (): HealthReport => {
@@ -264,6 +280,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         helperTools: () => tools.declarations(),
         notes,
         currentCallId: () => bridge.status().callId,
+        modelTools: mcpModelTools,
       }),
     ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config) })] : []),
     ...(options.extraRoutes ?? []),
@@ -298,7 +315,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       // the end are aborted (webhook closed) so their outcome is recorded before we go.
       const started = Date.now();
       const left = (): number => Math.max(0, SHUTDOWN_BUDGET_MS - (Date.now() - started));
-      const windDown = Promise.allSettled([bridge.stop('shutting down'), scheduler.stop(), delegates?.close()]);
+      const windDown = Promise.allSettled([bridge.stop('shutting down'), scheduler.stop(), delegates?.close(), mcpModelTools?.close()]);
       if (!(await settlesWithin(windDown, left() - 1000))) log.warn('deliveries still in flight at shutdown: aborting them');
       notifier.webhook.close();
       if (!(await settlesWithin(windDown, left() - 500))) log.warn('shutdown: a call, a delivery or a delegate did not finish in time');

@@ -272,6 +272,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #bindModel(model: LiveModelSession): void {
     this.#model = model;
     this.#modelState = model.state;
+    // A tool call ends the user's utterance like a reply does: note their words before any tool
+    // runs (a spoken approval is checked against them).
+    model.on('toolCall', () => this.#transcripts.modelSpeaking());
     const dispatcher = attachToolDispatcher(model, this.#o.tools, {
       logger: this.#log,
       onSettled: ({ call, outcome, replied }) =>

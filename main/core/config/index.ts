@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { mcpSecretValues, parseMcpServers, type McpServerConfig } from '../mcp/client/config.ts';
 import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
 
 export { CONFIG_VARIABLES, type VariableName, type VariableSpec } from './variables.ts';
@@ -66,6 +67,8 @@ export interface Config {
   notes: { retentionDays: number; maxMb: number };
   audio: { inputChunkMs: number };
   delegate: { command: string[]; cwd?: string; env: string[] };
+  /** MCP servers whose tools the live model may use (DISCORD_VOICE_LIVE_MCP_SERVERS). */
+  mcp: { servers: McpServerConfig[] };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /** Names of the variables whose values are secrets, resolved (for the logger's redactor). */
   secretValues: string[];
@@ -216,6 +219,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const delegateCwd = asString('DISCORD_VOICE_LIVE_DELEGATE_CWD');
   const tokenFile = asString('DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE');
 
+  const mcpServers = parse('DISCORD_VOICE_LIVE_MCP_SERVERS', (v) => {
+    const out = v.trim() ? parseMcpServers(v) : { servers: [] };
+    return 'error' in out ? fail(out.error) : ok(out.servers);
+  }) ?? [];
+
   const config: Config = {
     discord: {
       botToken: asString('DISCORD_BOT_TOKEN'),
@@ -269,11 +277,15 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
     delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
+    mcp: { servers: mcpServers },
     logLevel: logLevel as Config['logLevel'],
-    secretValues: (CONFIG_VARIABLES as readonly VariableSpec[])
-      .filter((s) => isSecretKind(s.kind))
-      .map((s) => raw.get(s.name))
-      .filter((v): v is string => typeof v === 'string' && v.length >= 8),
+    secretValues: [
+      ...(CONFIG_VARIABLES as readonly VariableSpec[])
+        .filter((s) => isSecretKind(s.kind))
+        .map((s) => raw.get(s.name))
+        .filter((v): v is string => typeof v === 'string' && v.length >= 8),
+      ...mcpSecretValues(mcpServers),
+    ],
   };
 
   if (problems.length) throw new ConfigError(problems.map((problem) => maskSecrets(problem, config.secretValues)));

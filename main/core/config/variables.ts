@@ -72,6 +72,10 @@ export const CONFIG_VARIABLES = [
   own('DELEGATE_COMMAND', { kind: 'list', description: 'Delegate command as comma-separated argv (no shell), for local_delegate_execute.' }),
   own('DELEGATE_ENV', { kind: 'list', description: 'Extra environment variable names passed to delegate sessions (comma-separated). Default: only a short allow-list (PATH, HOME, locale, …); never our tokens or keys.' }),
   own('DELEGATE_CWD', { kind: 'path', description: 'Working folder for delegate sessions. Default: <agent home>.' }),
+  own('MCP_SERVERS', {
+    kind: 'secret',
+    description: 'JSON list of MCP servers whose tools the live model may use: {name, command, args} or {name, url, headers}, with a policy per tool: allow, ask or deny (default ask). See docs/mcp.md.',
+  }),
   own('LOG_LEVEL', { kind: 'string', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace.' }),
 ] as const satisfies readonly VariableSpec[];
 

@@ -14,6 +14,10 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   name: string;
   description: string;
   args: z.ZodType<Args>;
+  /** JSON Schema to declare instead of the one derived from `args` (tools defined elsewhere, e.g. an MCP server's). */
+  parameters?: Record<string, unknown>;
+  /** Only these callers may run the tool; others get `unknown_tool` (e.g. MCP tools offered to the model only). */
+  callers?: readonly string[];
   run(args: Args, ctx: ToolContext): Promise<Result> | Result;
 }
 
@@ -56,6 +60,11 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Tools that come and go at run time (an MCP server restarted with another tool list). */
+  unregister(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
   has(name: string): boolean {
     return this.#tools.has(name);
   }
@@ -67,7 +76,7 @@ export class ToolRegistry {
   /** Declarations for the live model: name, description and the JSON Schema of the arguments. */
   declarations(): ToolDeclaration[] {
     return [...this.#tools.values()].map((tool) => {
-      const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.args, { io: 'input' }) as Record<string, unknown>;
+      const { $schema: _drop, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.args, { io: 'input' }) as Record<string, unknown>);
       return { name: tool.name, description: tool.description, parameters };
     });
   }
@@ -78,7 +87,7 @@ export class ToolRegistry {
    */
   async invoke(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
-    if (!tool) return { ok: false, error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}`, status: 404 } };
+    if (!tool || (tool.callers && !tool.callers.includes(ctx.caller))) return { ok: false, error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}`, status: 404 } };
     const parsed = tool.args.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       return { ok: false, error: { code: 'invalid_args', message: z.prettifyError(parsed.error), status: 400 } };

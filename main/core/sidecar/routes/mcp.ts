@@ -10,6 +10,10 @@ import { agentTools, type SidecarInvoker } from '../../mcp/server/agent-tools.ts
 import { createMcpHttpEndpoint } from '../../mcp/server/http-endpoint.ts';
 import { NOTES_RESOURCE_LIMIT } from '../../mcp/server/session-server.ts';
 import type { ToolDeclaration } from '../../ports.ts';
+import { z } from 'zod';
+import { ApprovalError } from '../../mcp/client/approvals.ts';
+import type { McpModelTools } from '../../mcp/client/model-tools.ts';
+import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { IMAGE_BODY_LIMIT } from '../server.ts';
 
@@ -24,7 +28,11 @@ export interface McpRouteDeps {
   helperTools: () => readonly ToolDeclaration[];
   notes: { recent(limit: number): NoteEvent[] };
   currentCallId: () => string | undefined;
+  /** Third-party MCP servers for the model (absent when none are configured). */
+  modelTools?: McpModelTools | null;
 }
+
+const DecisionBody = z.object({ approved: z.boolean() }).strict();
 
 function injectInvoker(app: FastifyInstance, token: string): SidecarInvoker {
   return async (request) => {
@@ -65,6 +73,21 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
     },
   });
   app.addHook('onClose', async () => endpoint.close());
+
+  // The model's MCP servers and the owner's approvals (the dashboard prompt answers through here).
+  app.get('/mcp/servers', async () => ({ servers: deps.modelTools?.servers() ?? [] }));
+  app.get('/mcp/approvals', async () => ({ approvals: deps.modelTools?.approvals.pending() ?? [] }));
+  app.post<{ Params: { id: string } }>('/mcp/approvals/:id', async (request) => {
+    const body = DecisionBody.safeParse(request.body ?? {});
+    if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
+    if (!deps.modelTools) throw new HttpError(404, 'unknown_approval', 'no MCP servers are configured');
+    try {
+      return { approval: deps.modelTools.approvals.decide(request.params.id, body.data.approved, 'dashboard') };
+    } catch (err) {
+      if (err instanceof ApprovalError) throw new HttpError(err.code === 'unknown_approval' ? 404 : 409, err.code, err.message);
+      throw err;
+    }
+  });
 
   app.route({
     method: ['GET', 'POST', 'DELETE'],

@@ -1,0 +1,253 @@
+// Third-party MCP tools for the live model. Each configured server's tools join the tool registry
+// as `mcp_<server>_<tool>` (model only), under the server's policy per tool:
+//   allow — run at once; a result within a moment is the tool's answer, a slower one arrives later
+//           as a message, so the model can say "working on it" instead of leaving dead air;
+//   ask   — the model gets "ask the owner" at once; the owner answers by voice (the model relays it
+//           through `mcp_approval`, checked against the owner's own words) or on the dashboard;
+//   deny  — never offered, never run.
+// Results are redacted and size-capped before they reach the model.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { NoteEvent } from '../../api-types.ts';
+import type { EventHub } from '../../event-hub.ts';
+import type { NotesSink } from '../../ports.ts';
+import type { ToolContext, ToolRegistry } from '../../tools/registry.ts';
+import { ApprovalBroker, type ApprovalDecision } from './approvals.ts';
+import type { McpServerConfig, ToolPolicy } from './config.ts';
+import { McpServerConnection, type McpServerReport } from './server-connection.ts';
+
+export const APPROVAL_TOOL = 'mcp_approval';
+export const MODEL_TOOL_PREFIX = 'mcp_';
+/** What the model reads of one result; the rest is cut (the model speaks, it does not read pages). */
+export const RESULT_MAX_CHARS = 4000;
+/** Arguments shown to the owner for approval. */
+const APPROVAL_ARGS_MAX_CHARS = 500;
+/** A result within this long is the tool call's own answer; a slower one arrives as a message. */
+const QUICK_RESULT_MS = 1500;
+const MODEL_ONLY = ['model'] as const;
+
+const AFFIRMATIVE = /\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|do it|approved?|allow(ed)?|confirm(ed)?|ja|oui|sí|si|da|hai)\b/i;
+const NEGATIVE = /\b(no|nope|not|don'?t|stop|cancel|deny|denied|refuse[d]?|nein|non)\b/i;
+
+export interface McpModelToolsOptions {
+  servers: readonly McpServerConfig[];
+  registry: ToolRegistry;
+  hub: EventHub;
+  notes: NotesSink & { recent(limit: number): NoteEvent[] };
+  logger: Logger;
+  clientVersion: string;
+  /** The redactor every result passes before the model sees it. */
+  redact: (text: string) => string;
+  /** Queue text for the model's next turn; false when there is no live call. */
+  deliverToModel: (text: string) => boolean;
+  /** The owner's Discord id: only their transcribed words count as a spoken approval. */
+  ownerId?: string;
+  /** Only the owner's voice reaches the model, so an unattributed transcript is the owner's. */
+  ownerOnlyVoice: boolean;
+  quickResultMs?: number;
+  backoffMs?: readonly number[];
+}
+
+export interface McpModelTools {
+  approvals: ApprovalBroker;
+  servers(): McpServerReport[];
+  /** Resolves once every server has been ready or failed at least once (tests, start-up). */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `mcp_<server>_<tool>` with only the characters every live model accepts, at most 64 long. */
+export function modelToolName(server: string, tool: string): string {
+  return `${MODEL_TOOL_PREFIX}${server}_${tool}`.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 64);
+}
+
+/** MCP content → the text the model reads: text parts as they are, other parts as short markers. */
+export function resultText(result: CallToolResult): string {
+  const parts = (result.content ?? []).map((part) => {
+    switch (part.type) {
+      case 'text':
+        return part.text;
+      case 'image':
+      case 'audio':
+        return `[${part.type} ${part.mimeType} omitted]`;
+      case 'resource':
+        return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+      case 'resource_link':
+        return `[resource ${part.uri}]`;
+      default:
+        return '';
+    }
+  });
+  const text = parts.filter(Boolean).join('\n');
+  if (text) return text;
+  return result.structuredContent ? JSON.stringify(result.structuredContent) : '(no content)';
+}
+
+export function capText(text: string, max = RESULT_MAX_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (cut: ${text.length - max} more characters)`;
+}
+
+export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools {
+  const { registry, hub, notes, logger } = options;
+  const log = logger;
+  const approvals = new ApprovalBroker({ hub });
+  const quickMs = options.quickResultMs ?? QUICK_RESULT_MS;
+  const safe = (text: string): string => capText(options.redact(text));
+
+  const deliver = (text: string): void => {
+    if (!options.deliverToModel(text)) log.info('an MCP tool result arrived after the call ended; it is only in the notes');
+  };
+
+  /** Runs the tool; resolves with the (redacted, capped) text, rejects with a message for the model. */
+  async function execute(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+    const started = performance.now();
+    try {
+      const result = await connection.callTool(tool, args, signal);
+      const text = safe(resultText(result));
+      notes.append({ kind: 'tool_call', text: `${modelName}: ${result.isError ? 'error' : 'ok'} (${Math.round(performance.now() - started)} ms)` });
+      if (result.isError) throw new Error(`${modelName} failed: ${text}`);
+      return text;
+    } catch (err) {
+      const message = options.redact(err instanceof Error ? err.message : String(err));
+      if (!message.startsWith(`${modelName} failed:`)) notes.append({ kind: 'tool_call', text: `${modelName}: error (${message.slice(0, 200)})` });
+      throw new Error(message.startsWith(`${modelName}`) ? message : `${modelName} failed: ${message}`, { cause: err });
+    }
+  }
+
+  /** The later half of a slow or approved call: the outcome reaches the model as a message. */
+  function deliverWhenDone(job: Promise<string>, modelName: string): void {
+    job.then(
+      (text) => deliver(`The tool ${modelName} you started has finished. Its result: ${text}`),
+      (err: unknown) => deliver(`The tool ${modelName} you started did not succeed: ${(err as Error).message}`),
+    );
+  }
+
+  async function runAllowed(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const job = execute(connection, tool, modelName, args, ctx.signal);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), quickMs)));
+    const first = await Promise.race([job.then((text) => ({ text })), slow]).finally(() => clearTimeout(timer));
+    if (first !== 'slow') return { content: first.text };
+    deliverWhenDone(job, modelName);
+    return { status: 'running', message: `${modelName} takes a while. Tell the owner it is running; its result will arrive as a message when ready.` };
+  }
+
+  function runAsked(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>): unknown {
+    const shownArgs = capText(options.redact(JSON.stringify(args)), APPROVAL_ARGS_MAX_CHARS);
+    const { id, decision } = approvals.request({ tool: modelName, server: connection.config.name, args: shownArgs });
+    notes.append({ kind: 'tool_call', text: `${modelName}: waiting for the owner's approval (${id})` });
+    void decision.then((outcome: ApprovalDecision) => {
+      if (outcome === 'approved') return deliverWhenDone(execute(connection, tool, modelName, args), modelName);
+      notes.append({ kind: 'tool_call', text: `${modelName}: ${outcome} by the owner (${id})` });
+      const view = approvals.get(id);
+      // A spoken refusal went through the model already; tell it about the others.
+      if (view?.decided_by !== 'voice') deliver(`The owner did not approve ${modelName} (${outcome === 'expired' ? 'no answer in time' : 'refused on the dashboard'}); it was not run.`);
+    });
+    return {
+      status: 'awaiting_approval',
+      approval_id: id,
+      message:
+        `Ask the owner out loud whether to run ${modelName} with ${shownArgs}. Then call ${APPROVAL_TOOL} with approval_id "${id}" ` +
+        `and approved true only if the owner clearly said yes (false if no). They can also answer on the dashboard. The result will arrive as a message.`,
+    };
+  }
+
+  function ownerWordsSince(epochSeconds: number): string {
+    return notes
+      .recent(200)
+      .filter((n) => n.kind === 'input_transcript' && n.ts >= epochSeconds && (n.speaker === options.ownerId || (options.ownerOnlyVoice && n.speaker === undefined)))
+      .map((n) => n.text)
+      .join(' ');
+  }
+
+  if (options.servers.length > 0) {
+    registry.register({
+      name: APPROVAL_TOOL,
+      description:
+        "Relay the owner's spoken answer to a pending MCP tool approval. approved=true only after the owner clearly said yes in the call; " +
+        'an approval without their spoken yes is refused.',
+      args: z.object({ approval_id: z.string().min(1).max(40), approved: z.boolean() }),
+      callers: MODEL_ONLY,
+      run: ({ approval_id, approved }) => {
+        const view = approvals.get(approval_id);
+        if (!view) throw new Error(`no approval request ${JSON.stringify(approval_id)}`);
+        if (view.status !== 'pending') throw new Error(`approval ${approval_id} was already ${view.status}`);
+        if (!approved) {
+          approvals.decide(approval_id, false, 'voice');
+          return { status: 'refused', message: `${view.tool} will not run.` };
+        }
+        // The model's word is not the owner's: the owner must have been heard saying yes since the request.
+        const heard = ownerWordsSince(view.created_at);
+        if (!AFFIRMATIVE.test(heard) || NEGATIVE.test(heard)) {
+          throw new Error('the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
+        }
+        approvals.decide(approval_id, true, 'voice');
+        return { status: 'approved', message: `${view.tool} is running; its result will arrive as a message.` };
+      },
+    });
+  }
+
+  const connections = options.servers.map(
+    (config) => new McpServerConnection({ config, logger: log, clientVersion: options.clientVersion, ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}) }),
+  );
+  const registered = new Map<McpServerConnection, string[]>();
+
+  const offer = (connection: McpServerConnection, tools: readonly Tool[]): void => {
+    for (const name of registered.get(connection) ?? []) registry.unregister(name);
+    const names: string[] = [];
+    const config = connection.config;
+    for (const tool of tools) {
+      const policy: ToolPolicy = config.tools[tool.name] ?? config.default_policy;
+      if (policy === 'deny') continue;
+      const modelName = modelToolName(config.name, tool.name);
+      if (registry.has(modelName)) {
+        log.warn({ tool: modelName }, 'MCP tool name collides with another tool; not offered');
+        continue;
+      }
+      registry.register({
+        name: modelName,
+        description: `${tool.description ?? tool.title ?? tool.name} (MCP server ${config.name}${policy === 'ask' ? "; needs the owner's approval" : ''})`.slice(0, 1024),
+        args: z.record(z.string(), z.unknown()),
+        parameters: { ...tool.inputSchema, type: 'object' },
+        callers: MODEL_ONLY,
+        run: (args, ctx) => (policy === 'allow' ? runAllowed(connection, tool.name, modelName, args, ctx) : runAsked(connection, tool.name, modelName, args)),
+      });
+      names.push(modelName);
+    }
+    registered.set(connection, names);
+  };
+
+  const settledOnce = connections.map(
+    (connection) =>
+      new Promise<void>((resolve) => {
+        connection.on('report', (report) => {
+          hub.publish({ type: 'mcp_server', data: report });
+          if (report.state === 'ready' || report.state === 'restarting') resolve();
+          if (report.state === 'restarting') notes.append({ kind: 'note', text: `MCP server ${report.name} failed (${report.last_error ?? 'unknown'}); restarting` });
+        });
+      }),
+  );
+  for (const connection of connections) {
+    connection.on('tools', (tools) => offer(connection, tools));
+    connection.start();
+  }
+
+  // Nobody is left to answer a spoken approval once the call ends.
+  const unsubscribe = hub.subscribe((event) => {
+    if (event.type === 'state' && (event.data.state === 'stopped' || event.data.state === 'error')) approvals.expireAll();
+  });
+
+  return {
+    approvals,
+    servers: () => connections.map((c) => c.report()),
+    settled: async () => {
+      await Promise.all(settledOnce);
+    },
+    async close() {
+      unsubscribe();
+      approvals.expireAll();
+      await Promise.all(connections.map((c) => c.stop()));
+    },
+  };
+}
