@@ -154,6 +154,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           systemInstruction: readPersona(config, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+          // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
+          onInputTranscript: (text, speaker) => mcpModelTools?.heard(text, speaker),
           // Each join makes (or joins) a login attempt: a failure is never cached.
           ready: async () => {
             await discord.login().catch((err: unknown) => {

@@ -33,6 +33,8 @@ export interface BridgeOptions {
   ready?: () => Promise<void>;
   /** Monotonic ms clock for latency metrics. */
   now?: () => number;
+  /** Each input transcription fragment as it arrives (notes get whole utterances only at turn end). */
+  onInputTranscript?: (text: string, speaker: string | undefined) => void;
 }
 
 const UI_UPDATE_MS = 100;
@@ -272,9 +274,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #bindModel(model: LiveModelSession): void {
     this.#model = model;
     this.#modelState = model.state;
-    // A tool call ends the user's utterance like a reply does: note their words before any tool
-    // runs (a spoken approval is checked against them).
-    model.on('toolCall', () => this.#transcripts.modelSpeaking());
     const dispatcher = attachToolDispatcher(model, this.#o.tools, {
       logger: this.#log,
       onSettled: ({ call, outcome, replied }) =>
@@ -295,7 +294,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#audio.turnComplete();
       this.#transcripts.flush();
     });
-    model.on('inputTranscript', (text) => this.#transcripts.input(text, this.#speaking.values().next().value));
+    model.on('inputTranscript', (text) => {
+      const speaker = this.#speaking.values().next().value;
+      this.#transcripts.input(text, speaker);
+      this.#o.onInputTranscript?.(text, speaker);
+    });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));
   }

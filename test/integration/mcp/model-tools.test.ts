@@ -138,6 +138,9 @@ describe('MCP tools for the live model', () => {
   });
 
   it('ask, approved by voice: runs only after the owner is heard saying yes', async () => {
+    // Words from before the request (the request itself) do not count as the answer.
+    ownerSays('Okay, yes, please remember that Alice likes tea.');
+    await waitFor(() => model.sent.some((m) => JSON.stringify(m).includes('remember that Alice')), 'the transcript to be sent');
     const asked = await modelCalls('mcp_memory_create_entities', { entities: [{ name: 'Alice', entityType: 'person', observations: ['likes tea'] }] });
     expect(asked.result?.status).toBe('awaiting_approval');
     const id = asked.result?.approval_id as string;

@@ -9,7 +9,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { NoteEvent } from '../../api-types.ts';
 import type { EventHub } from '../../event-hub.ts';
 import type { NotesSink } from '../../ports.ts';
 import type { ToolContext, ToolRegistry } from '../../tools/registry.ts';
@@ -26,6 +25,8 @@ const APPROVAL_ARGS_MAX_CHARS = 500;
 /** A result within this long is the tool call's own answer; a slower one arrives as a message. */
 const QUICK_RESULT_MS = 1500;
 const MODEL_ONLY = ['model'] as const;
+/** Transcription fragments of the owner kept for approval checks (a few minutes of talk). */
+const OWNER_WORDS_KEPT = 400;
 
 const AFFIRMATIVE = /\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|do it|approved?|allow(ed)?|confirm(ed)?|ja|oui|sí|si|da|hai)\b/i;
 const NEGATIVE = /\b(no|nope|not|don'?t|stop|cancel|deny|denied|refuse[d]?|nein|non)\b/i;
@@ -34,7 +35,7 @@ export interface McpModelToolsOptions {
   servers: readonly McpServerConfig[];
   registry: ToolRegistry;
   hub: EventHub;
-  notes: NotesSink & { recent(limit: number): NoteEvent[] };
+  notes: NotesSink;
   logger: Logger;
   clientVersion: string;
   /** The redactor every result passes before the model sees it. */
@@ -51,6 +52,8 @@ export interface McpModelToolsOptions {
 
 export interface McpModelTools {
   approvals: ApprovalBroker;
+  /** An input transcription fragment as it arrives, with who was speaking (for spoken approvals). */
+  heard(text: string, speaker: string | undefined): void;
   servers(): McpServerReport[];
   /** Resolves once every server has been ready or failed at least once (tests, start-up). */
   settled(): Promise<void>;
@@ -153,12 +156,14 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     };
   }
 
+  // What the owner said, fragment by fragment with arrival times: a spoken approval must come after
+  // the request (words from before it, like the request itself, do not count).
+  const ownerWords: { ts: number; text: string }[] = [];
   function ownerWordsSince(epochSeconds: number): string {
-    return notes
-      .recent(200)
-      .filter((n) => n.kind === 'input_transcript' && n.ts >= epochSeconds && (n.speaker === options.ownerId || (options.ownerOnlyVoice && n.speaker === undefined)))
-      .map((n) => n.text)
-      .join(' ');
+    return ownerWords
+      .filter((w) => w.ts >= epochSeconds)
+      .map((w) => w.text)
+      .join('');
   }
 
   if (options.servers.length > 0) {
@@ -240,6 +245,12 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
 
   return {
     approvals,
+    heard(text, speaker) {
+      // Only the owner's words count; unattributed ones only when nobody else can reach the model.
+      if (speaker !== undefined ? speaker !== options.ownerId : !options.ownerOnlyVoice) return;
+      ownerWords.push({ ts: Date.now() / 1000, text });
+      if (ownerWords.length > OWNER_WORDS_KEPT) ownerWords.splice(0, ownerWords.length - OWNER_WORDS_KEPT);
+    },
     servers: () => connections.map((c) => c.report()),
     settled: async () => {
       await Promise.all(settledOnce);
