@@ -221,7 +221,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           logger: moduleLogger(logger, 'mcp-client'),
           clientVersion: PACKAGE_VERSION,
           redact: redactText,
-          deliverToModel: (text) => realBridge?.speakNextTurn(text) ?? false,
+          // A late tool result waits for an idle moment in the conversation, up to two minutes.
+          deliverToModel: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })),
           ownerId: config.discord.ownerId,
           ownerOnlyVoice: ownerOnlyModel,
         })

@@ -40,8 +40,8 @@ export interface McpModelToolsOptions {
   clientVersion: string;
   /** The redactor every result passes before the model sees it. */
   redact: (text: string) => string;
-  /** Queue text for the model's next turn; false when there is no live call. */
-  deliverToModel: (text: string) => boolean;
+  /** Hand text to the model as its next turn; says whether it got there (no live call, no idle moment). */
+  deliverToModel: (text: string) => Promise<{ delivered: boolean; reason?: string }>;
   /** The owner's Discord id: only their transcribed words count as a spoken approval. */
   ownerId?: string;
   /** Only the owner's voice reaches the model, so an unattributed transcript is the owner's. */
@@ -99,7 +99,12 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
   const safe = (text: string): string => capText(options.redact(text));
 
   const deliver = (text: string): void => {
-    if (!options.deliverToModel(text)) log.info('an MCP tool result arrived after the call ended; it is only in the notes');
+    void options.deliverToModel(text).then(
+      (outcome) => {
+        if (!outcome.delivered) log.info({ reason: outcome.reason }, 'an MCP tool outcome did not reach the model; it is only in the notes');
+      },
+      (err: unknown) => log.warn({ err }, 'an MCP tool outcome could not be handed to the model'),
+    );
   };
 
   /** Runs the tool; resolves with the (redacted, capped) text, rejects with a message for the model. */
