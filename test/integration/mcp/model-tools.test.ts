@@ -147,7 +147,7 @@ describe('MCP tools for the live model', () => {
 
     // The model cannot approve on the owner's behalf.
     const premature = await modelCalls('mcp_approval', { approval_id: id, approved: true });
-    expect(premature.error?.code).toBe('tool_failed');
+    expect(premature.error?.code).toBe('owner_not_heard');
     expect(premature.error?.message).toContain('has not been heard saying yes');
     expect(memory()).not.toContain('Alice');
 
@@ -166,7 +166,7 @@ describe('MCP tools for the live model', () => {
     const refused = await modelCalls('mcp_approval', { approval_id: id, approved: false });
     expect(refused.result?.status).toBe('refused');
     const again = await modelCalls('mcp_approval', { approval_id: id, approved: true });
-    expect(again.error?.message).toContain('already refused');
+    expect(again.error).toMatchObject({ code: 'already_decided', message: expect.stringContaining('already refused') });
     const graph = await allowedResult('mcp_memory_read_graph');
     expect(graph).toContain('Alice');
     expect(graph).not.toContain('Bob');

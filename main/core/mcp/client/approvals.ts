@@ -10,11 +10,17 @@ export const APPROVAL_TTL_MS = 5 * 60_000;
 
 export type ApprovalDecision = 'approved' | 'refused' | 'expired';
 
+const APPROVAL_ERROR_STATUS = { unknown_approval: 404, already_decided: 409, owner_not_heard: 403 } as const;
+export type ApprovalErrorCode = keyof typeof APPROVAL_ERROR_STATUS;
+
+/** A refusal with its HTTP meaning (the registry and the sidecar route answer it as such). */
 export class ApprovalError extends Error {
-  readonly code: 'unknown_approval' | 'already_decided';
-  constructor(code: 'unknown_approval' | 'already_decided', message: string) {
+  readonly code: ApprovalErrorCode;
+  readonly status: number;
+  constructor(code: ApprovalErrorCode, message: string) {
     super(message);
     this.code = code;
+    this.status = APPROVAL_ERROR_STATUS[code];
   }
 }
 

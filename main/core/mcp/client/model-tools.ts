@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { EventHub } from '../../event-hub.ts';
 import type { NotesSink } from '../../ports.ts';
 import type { ToolContext, ToolRegistry } from '../../tools/registry.ts';
-import { ApprovalBroker, type ApprovalDecision } from './approvals.ts';
+import { ApprovalBroker, ApprovalError, type ApprovalDecision } from './approvals.ts';
 import type { McpServerConfig, ToolPolicy } from './config.ts';
 import { McpServerConnection, type McpServerReport } from './server-connection.ts';
 
@@ -181,8 +181,8 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
       callers: MODEL_ONLY,
       run: ({ approval_id, approved }) => {
         const view = approvals.get(approval_id);
-        if (!view) throw new Error(`no approval request ${JSON.stringify(approval_id)}`);
-        if (view.status !== 'pending') throw new Error(`approval ${approval_id} was already ${view.status}`);
+        if (!view) throw new ApprovalError('unknown_approval', `no approval request ${JSON.stringify(approval_id)}`);
+        if (view.status !== 'pending') throw new ApprovalError('already_decided', `approval ${approval_id} was already ${view.status}`);
         if (!approved) {
           approvals.decide(approval_id, false, 'voice');
           return { status: 'refused', message: `${view.tool} will not run.` };
@@ -190,7 +190,7 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
         // The model's word is not the owner's: the owner must have been heard saying yes since the request.
         const heard = ownerWordsSince(view.created_at);
         if (!AFFIRMATIVE.test(heard) || NEGATIVE.test(heard)) {
-          throw new Error('the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
+          throw new ApprovalError('owner_not_heard', 'the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
         }
         approvals.decide(approval_id, true, 'voice');
         return { status: 'approved', message: `${view.tool} is running; its result will arrive as a message.` };

@@ -84,7 +84,7 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
     try {
       return { approval: deps.modelTools.approvals.decide(request.params.id, body.data.approved, 'dashboard') };
     } catch (err) {
-      if (err instanceof ApprovalError) throw new HttpError(err.code === 'unknown_approval' ? 404 : 409, err.code, err.message);
+      if (err instanceof ApprovalError) throw new HttpError(err.status, err.code, err.message);
       throw err;
     }
   });
