@@ -11,6 +11,7 @@ import { UnconfiguredBridge } from './bridge/unconfigured.ts';
 import type { BridgeControl } from './bridge/types.ts';
 import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
+import { ensurePrivateDir } from './private-dir.ts';
 import { healthVerdict } from './health-verdict.ts';
 import { moduleLogger } from './log/logger.ts';
 import { configuredModel, PROVIDER_KEY_VARIABLE, ProviderSelector } from './model/select.ts';
@@ -94,7 +95,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   const log = moduleLogger(logger, 'core');
   const startedAt = Date.now();
   const voiceUsers = config.paths.voiceUsers;
-  mkdirSync(voiceUsers, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(voiceUsers);
 
   const tokenInfo = ensureSidecarToken(voiceUsers, config.sidecar.token, config.sidecar.tokenFile);
   // Chosen and named now, not at the first call: a WASM fallback or a missing piece is never silent.

@@ -110,7 +110,7 @@ describe('sidecar security layer (real socket)', () => {
     expect(login.status).toBe(303);
     expect(login.headers.location).toBe('/');
     const cookie = String(login.headers['set-cookie']);
-    expect(cookie).toMatch(/^lvb_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/$/);
+    expect(cookie).toMatch(/^lvb_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
     const session = cookie.split(';')[0]!;
     const withCookie = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { cookie: session } });
     expect(withCookie.status).toBe(200);

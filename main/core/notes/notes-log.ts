@@ -1,11 +1,12 @@
 // The notes log: every transcript event and note of a call, appended synchronously to a per-call
 // JSONL file (so a crash loses nothing already said) and kept in a bounded ring for /notes and
 // /events. Appends are a few per second at most, never per audio frame, so a sync write is cheap.
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { NoteEvent } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { NotesSink } from '../ports.ts';
+import { ensurePrivateDir } from '../private-dir.ts';
 
 export const NOTES_RING_SIZE = 1000;
 
@@ -38,7 +39,7 @@ export class NotesLog implements NotesSink {
   /** Route following events to `<dir>/<callId>.jsonl`. */
   startCall(callId: string): string {
     this.endCall();
-    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.#dir);
     this.#callId = callId;
     this.#file = path.join(this.#dir, `${callId}.jsonl`);
     this.#fd = openSync(this.#file, 'a', 0o600);

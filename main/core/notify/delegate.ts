@@ -5,11 +5,12 @@
 // The model only supplies the task text; the command and folder come from configuration.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { NotifyResult } from '../api-types.ts';
 import type { Notifier } from './dispatcher.ts';
+import { ensurePrivateDir } from '../private-dir.ts';
 import { errorMessage, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
 
 export const DELEGATE_DIR_NAME = 'delegates';
@@ -177,7 +178,7 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
       if (running >= maxConcurrent) throw new NotifyStateError('conflict', `${running} delegate sessions are already running (limit ${maxConcurrent})`);
 
       const id = `d-${randomBytes(4).toString('hex')}`;
-      mkdirSync(options.logDir, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(options.logDir);
       const logFile = path.join(options.logDir, `${id}.log`);
       const view: DelegateSessionView = {
         id,

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { settingsValuesJsonSchema } from './schema.ts';
 import type { SecretVault } from './secret-policy.ts';
 import { KeyValueSettingsStore, type SettingsBacking } from './store.ts';
+import { ensurePrivateDir } from '../private-dir.ts';
 
 export const SETTINGS_FILE_NAME = 'settings';
 
@@ -65,6 +66,8 @@ export interface ConfSettingsStoreOptions {
 }
 
 export function createConfSettingsStore(options: ConfSettingsStoreOptions): KeyValueSettingsStore {
+  // Before conf creates it with the default mode (0755).
+  ensurePrivateDir(options.dir);
   const open = () =>
     new Conf<Record<string, unknown>>({
       projectName: 'live-voice-bridge',

@@ -7,10 +7,13 @@ export const SESSION_COOKIE = 'lvb_session';
 const NONCE_TTL_MS = 15 * 60_000;
 const MAX_PENDING_NONCES = 32;
 const MAX_SESSIONS = 64;
+/** A dashboard login lasts this long (the cookie's Max-Age too); then a fresh login URL is needed. */
+export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
 export class DashboardSessions {
   readonly #nonces = new Map<string, number>();
-  readonly #sessions = new Set<string>();
+  /** Session id → expiry (epoch ms). */
+  readonly #sessions = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(now: () => number = Date.now) {
@@ -32,23 +35,26 @@ export class DashboardSessions {
     for (const [candidate] of this.#nonces) {
       if (secretsEqual(nonce, candidate)) {
         this.#nonces.delete(candidate);
-        if (this.#sessions.size >= MAX_SESSIONS) this.#sessions.delete(this.#sessions.values().next().value!);
+        if (this.#sessions.size >= MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
         const session = randomBytes(32).toString('base64url');
-        this.#sessions.add(session);
+        this.#sessions.set(session, this.#now() + SESSION_TTL_MS);
         return session;
       }
     }
     return null;
   }
 
+  /** False for an unknown session and for one older than SESSION_TTL_MS. */
   isValidSession(session: string): boolean {
-    for (const candidate of this.#sessions) if (secretsEqual(session, candidate)) return true;
+    this.#expire();
+    for (const [candidate] of this.#sessions) if (secretsEqual(session, candidate)) return true;
     return false;
   }
 
   #expire(): void {
     const now = this.#now();
     for (const [nonce, expiresAt] of this.#nonces) if (expiresAt <= now) this.#nonces.delete(nonce);
+    for (const [session, expiresAt] of this.#sessions) if (expiresAt <= now) this.#sessions.delete(session);
   }
 }
 

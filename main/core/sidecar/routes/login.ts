@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
-import { SESSION_COOKIE, type DashboardSessions } from '../sessions.ts';
+import { SESSION_COOKIE, SESSION_TTL_MS, type DashboardSessions } from '../sessions.ts';
 
 const LoginQuery = z.object({ nonce: z.string().min(1).max(200) });
 
@@ -23,7 +23,7 @@ export const registerLoginRoutes: RouteModule<LoginDeps> = (app, deps) => {
     if (!query.success) throw new HttpError(400, 'invalid_request', 'nonce is required');
     const session = deps.sessions.redeem(query.data.nonce);
     if (!session) throw new HttpError(401, 'login_expired', 'this login link was already used or has expired; run `live-voice-bridge dashboard` for a new one');
-    reply.header('set-cookie', `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`);
+    reply.header('set-cookie', `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`);
     return reply.code(303).header('location', '/').send();
   });
 
