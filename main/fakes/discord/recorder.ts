@@ -83,7 +83,11 @@ export class BotAudioRecorder {
         this.listener.plain += 1;
         if (frame.groupReady) this.listener.plainWhileGroupReady += 1;
       }
-    } else if (!silence) this.listener.framesSent += 1;
+    } else if (!silence) {
+      // No DAVE group (v0): every frame is plain and heard.
+      this.listener.framesSent += 1;
+      this.listener.plain += 1;
+    }
     this.packets.push({ ssrc: rtp.ssrc, sequence: rtp.sequence, timestamp: rtp.timestamp, nonce: rtp.nonce, opusBytes: rtp.payload.length, silence, e2ee, heard: opus !== null, receivedAt: Date.now() });
     if (this.packets.length > 50 * 600) this.packets.splice(0, this.packets.length - 50 * 600);
     let track = this.#tracks.get(rtp.ssrc);

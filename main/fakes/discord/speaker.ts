@@ -51,8 +51,8 @@ export interface SpeakerTotals {
   corruptedFrames: number;
 }
 
-/** A 20 ms frame this quiet is sent as the Opus silence frame, as Discord's clients do between words. */
-const SILENT_PEAK = 8;
+/** A digitally silent 20 ms frame is sent as the Opus silence frame, as Discord's clients do between words. */
+const SILENT_PEAK = 0;
 
 interface SpeakerState {
   ssrc: number;
