@@ -38,6 +38,13 @@ function positives(): PositiveCase[] {
   add('power automate webhook', 'teams_webhook', 'flow url: ', f.powerAutomateWebhook(), '');
   add('generic webhook with secret path', 'webhook_url', 'curl -X POST ', `https://hooks.example.test/webhooks/${f.opaque(32)}`, ' -d @body.json');
   add('zapier-like catch hook', 'webhook_url', 'zap: ', `https://hooks.zapier.test/hooks/catch/${f.digits(7)}/${f.opaque(20)}/`, '');
+  add('zapier catch hook with its real short key', 'webhook_url', 'POST to ', `https://hooks.zapier.com/hooks/catch/${f.digits(7)}/${f.opaque(7).toLowerCase()}/`, ' on every build');
+  add('ntfy topic', 'ntfy_topic', 'curl -d "done" https://ntfy.sh/', `lvb-${f.opaque(10)}`, '');
+  add('self-hosted ntfy topic', 'ntfy_topic', 'notify ntfy.example.test/', `alerts_${f.opaque(8)}`, ' when it fails');
+  // Secrets said in prose
+  add('password in prose', 'prose_secret', 'the password is ', `Tr${f.opaque(8)}7`, ', do not share it');
+  add('short api key in prose', 'prose_secret', 'My API key is: ', `Kq${f.digits(6)}`, '');
+  add('pin in prose', 'prose_secret', 'the door PIN was ', f.digits(6), ' last week');
   add('ifttt-like trigger key', 'webhook_url', 'ifttt ', `https://maker.ifttt.test/trigger/door_open/with/key/${f.opaque(22)}`, ' fired');
   // JWTs
   add('jwt in prose', 'jwt', 'session jwt ', f.jwt(), ' expired at noon');
@@ -173,6 +180,15 @@ function negatives(): string[] {
     'token: the next_page_token field is opaque',
     'DISCORD_VOICE_LIVE_SIDECAR_TOKEN must be at least 16 characters',
     'secret=true',
+    'authorization: required for /notify',
+    'Authorization=denied by policy',
+    'authorization: pending review by the owner',
+    'the password is required',
+    'the password is incorrect.',
+    'the token is valid until noon',
+    'The secret is that latency matters',
+    'the key is stored in the vault',
+    'see https://ntfy.sh/docs/publish/ for the API',
   ];
 }
 

@@ -4,7 +4,7 @@
 // validator. Validators are where precision comes from: a JWT must carry a JSON header, a Discord
 // token's first segment must decode to a snowflake, a "long string near the word key" must look
 // random and not be a UUID, commit hash or path. The predecessor's `a.b.c` → JWT rule is gone.
-import { isPlaceholder, looksRandom, plausibleAssignedSecret } from './secret-shapes.ts';
+import { isPlaceholder, looksLikePath, looksRandom, plausibleAssignedSecret } from './secret-shapes.ts';
 
 export interface RedactionRule {
   kind: string | ((match: RegExpExecArray) => string);
@@ -124,7 +124,9 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     hint: /authorization/i,
     pattern: /\b(?:proxy-)?authorization["']?[^\S\r\n]*[:=][^\S\r\n]*["']?(?:(bearer|basic|bot|token|digest|apikey)[^\S\r\n]+)?([^\s"',;]{6,})/dgi,
     groups: [2],
-    validate: (value) => !isPlaceholder(value) && !value.startsWith('[REDACTED'),
+    // `Authorization: required`, `authorization=denied` are prose: without a scheme the value must
+    // look like a credential (digits, mixed case, symbols), not a plain word.
+    validate: (value, match) => !isPlaceholder(value) && !value.startsWith('[REDACTED') && (match[1] !== undefined || !/^[A-Za-z]+$/.test(value)),
   },
   {
     kind: 'bearer_token',
@@ -139,6 +141,21 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     pattern: /[?&;#](?:access_token|refresh_token|id_token|auth_token|private_token|token|api[_-]?key|apikey|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-credential|x-goog-signature|x-goog-credential)=([^&\s#"'<>`]+)/dgi,
     groups: [1],
     validate: (value) => plausibleAssignedSecret(decodeURIComponentSafe(value)),
+  },
+  {
+    // Zapier-style catch hooks: the short key after the account id IS the secret
+    // (`/hooks/catch/<id>/<key>/`), too short for the randomness test of the generic rule.
+    kind: 'webhook_url',
+    hint: /hooks\/catch\//i,
+    pattern: new RegExp(String.raw`\bhttps?://[^\s/"'<>\`]+/hooks/catch/\d+/[A-Za-z0-9]{4,}/?(?:[?#]${URL_CHARS}*)?`, 'gi'),
+  },
+  {
+    // ntfy: whoever knows the topic can read and post to it, so the topic is the secret.
+    kind: 'ntfy_topic',
+    hint: /ntfy\./i,
+    pattern: /\b(?:https?:\/\/)?ntfy\.[A-Za-z0-9.-]+\/([A-Za-z0-9_-]{1,64})(?![A-Za-z0-9_-])/dgi,
+    groups: [1],
+    validate: (topic) => !NTFY_NON_TOPICS.has(topic.toLowerCase()),
   },
   {
     kind: 'webhook_url',
@@ -177,7 +194,32 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       return looksRandom(candidate, { minLength: 20, allowHex: !digestContextBefore(text, start) });
     },
   },
+  {
+    // Last: a more specific rule names the kind first. Secrets said in prose: "the password is hunter2", "my API key is: Ab12…", "PIN was 4821".
+    kind: 'prose_secret',
+    hint: /pass|secret|key|token|pin\b|code/i,
+    pattern: /\b(?:password|passphrase|passcode|passwd|pin|secret|api[ _-]?key|access[ _-]?key|token|wifi code|door code)(?:[ ]+(?:for|of|to)[ ]+[\w.@-]+)?[ ]+(?:is|was|=|:)[ ]*:?[ ]*["'“‘]?([^\s"'”’,;]{4,})/dgi,
+    groups: [1],
+    validate: (value) => plausibleProseSecret(value),
+  },
 ];
+
+/** ntfy.sh paths that are pages of the site, not topics. */
+const NTFY_NON_TOPICS = new Set(['docs', 'app', 'static', 'v1', 'account', 'login', 'signup', 'pricing', 'subscribe']);
+
+/** Words that follow "the password is …" in prose without being one. */
+const PROSE_NON_SECRETS = new Set(
+  'required incorrect correct wrong invalid valid expired missing empty unset stored hidden saved changed reset needed optional protected encrypted rotated revoked ready same different weak strong long short configured provided sent shown masked redacted unknown still also being generated used written printed logged displayed visible secret there here what where located case-sensitive sensitive mandatory set not the your my our their below above attached included'.split(' '),
+);
+
+function plausibleProseSecret(value: string): boolean {
+  const v = value.replace(/[.!?)]+$/, '');
+  if (v.length < 4 || isPlaceholder(v) || v.startsWith('[REDACTED') || PROSE_NON_SECRETS.has(v.toLowerCase())) return false;
+  if (looksLikePath(v) || /^https?:/i.test(v)) return false;
+  // A plain lower-case word is a secret only when long enough to be a chosen passphrase word.
+  if (/^[a-z]+$/.test(v)) return v.length >= 8;
+  return true;
+}
 
 function decodeURIComponentSafe(value: string): string {
   try {
