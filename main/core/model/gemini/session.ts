@@ -27,6 +27,7 @@ import { AudioHold } from './audio-hold.ts';
 import { ConnectFailure, GeminiConnection, type LiveClient } from './connection.ts';
 import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
 import { TextInjectionQueue } from '../text-injection.ts';
+import { pcmRateOf, toModelOutputRate } from '../output-audio.ts';
 
 export const INPUT_AUDIO_MIME = 'audio/pcm;rate=16000';
 
@@ -590,7 +591,13 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
           const inline = part.inlineData;
           if (inline?.data && inline.mimeType?.startsWith('audio/pcm')) {
             this.#modelActivity(connection);
-            this.emit('audio', decodePcm(inline.data));
+            // The rate comes from the MIME type (audio/pcm;rate=24000), never assumed.
+            const rate = pcmRateOf(inline.mimeType);
+            if (rate === null) {
+              this.#o.logger.warn({ mimeType: inline.mimeType }, 'model audio with an unusable rate dropped');
+            } else {
+              this.emit('audio', toModelOutputRate(decodePcm(inline.data), rate));
+            }
           }
         }
       }
