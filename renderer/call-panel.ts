@@ -2,7 +2,7 @@
 import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, LevelReading } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, setBusy, status } from './dom.ts';
-import { formatClock, latencyPoint, levelPercent } from './format.ts';
+import { describeDave, formatClock, latencyPoint, levelPercent } from './format.ts';
 import { LatencyPlot } from './latency-plot.ts';
 
 const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting']);
@@ -37,6 +37,7 @@ export class CallPanel {
   applyHealth(health: HealthReport): void {
     this.#setState(health.bridge.state, health.bridge.since, health.bridge.reason);
     byId('conn-discord').textContent = health.connections.discord;
+    byId('conn-dave').textContent = describeDave(health.dave);
     byId('conn-model').textContent = health.live_model ? `${health.connections.model} · ${health.live_model.provider} ${health.live_model.model}` : health.connections.model;
     if (health.audio.input_level && health.audio.output_level) this.onLevels({ input: health.audio.input_level, output: health.audio.output_level, speaking: [] });
   }

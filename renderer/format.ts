@@ -1,5 +1,5 @@
 // Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
-import type { LatencySummary, NoteEvent, NoteKind, NotifyMode } from '../main/core/api-types.ts';
+import type { DaveStatus, LatencySummary, NoteEvent, NoteKind, NotifyMode } from '../main/core/api-types.ts';
 
 export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
 // Compile-time check that the list above names every mode the API knows.
@@ -134,4 +134,18 @@ export function niceCeiling(value: number): number {
   const exp = Math.pow(10, Math.floor(Math.log10(value)));
   for (const step of [1, 2, 5, 10]) if (step * exp >= value) return step * exp;
   return 10 * exp;
+}
+
+/**
+ * One line for the call panel's E2EE row: whether Discord's end-to-end encryption (DAVE) is on, the
+ * epoch, the voice privacy code users can compare in their Discord client (in groups of five digits),
+ * and decrypt trouble when there was any.
+ */
+export function describeDave(dave: DaveStatus | null | undefined): string {
+  if (!dave || dave.protocol_version === null) return '—';
+  const trouble = dave.decrypt_failures > 0 ? ` · ${dave.decrypt_failures} decrypt failures, ${dave.recoveries} recovered${dave.rejoins ? `, ${dave.rejoins} rejoins` : ''}` : '';
+  if (dave.protocol_version === 0) return `off (DAVE v0)${trouble}`;
+  if (!dave.e2ee) return `setting up (audio held until encrypted)${trouble}`;
+  const code = dave.privacy_code ? ` · code ${dave.privacy_code.replace(/(\d{5})(?=\d)/g, '$1 ')}` : '';
+  return `on · epoch ${dave.epoch ?? '?'}${code}${trouble}`;
 }

@@ -1,0 +1,107 @@
+// DaveRecovery: the ladder after DAVE decrypt failures (rebuild the session, then rejoin, at most 3
+// rejoins a minute), the playback gate, and the dashboard's one-line E2EE summary. A stand-in
+// connection exposes the same state shape @discordjs/voice 0.19.2 does.
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { VoiceConnection } from '@discordjs/voice';
+import type { DaveStatus } from '../../../main/core/api-types.ts';
+import { DaveRecovery, isDaveDecryptError, mayPlayAudio } from '../../../main/core/voice/dave.ts';
+import { describeDave } from '../../../renderer/format.ts';
+
+class StubDave {
+  protocolVersion = 1;
+  lastTransitionId: number | undefined = 0;
+  reinitializing = false;
+  voicePrivacyCode: string | null = '123451234512345123451234512345';
+  session: { ready: boolean } | undefined = { ready: true };
+  invalidated: number[] = [];
+  recoverFromInvalidTransition(id: number): void {
+    this.invalidated.push(id);
+    this.reinitializing = true;
+    if (this.session) this.session.ready = false;
+  }
+}
+
+function stubConnection(dave: StubDave | undefined) {
+  const emitter = new EventEmitter();
+  const connection = Object.assign(emitter, { state: { status: 'ready', networking: { state: { code: 4, dave } } } });
+  return connection as unknown as VoiceConnection & EventEmitter;
+}
+
+const decryptError = () => new Error('DecryptionFailed(UnencryptedWhenPassthroughDisabled)');
+
+describe('DAVE recovery ladder', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('rebuilds the session after 3 failed streams, counts the recovery when a transition makes it ready', () => {
+    vi.useFakeTimers();
+    const dave = new StubDave();
+    const connection = stubConnection(dave);
+    const rejoin = vi.fn();
+    const recovery = new DaveRecovery({ rejoin, log: () => {} });
+    recovery.attach(connection);
+    recovery.onStreamError(new Error('socket closed')); // not a DAVE error: ignored
+    recovery.onStreamError(decryptError());
+    recovery.onStreamError(decryptError());
+    expect(dave.invalidated).toEqual([]);
+    recovery.onStreamError(decryptError());
+    expect(dave.invalidated).toEqual([0]); // op 31 for transition 0 + a new key package
+    expect(mayPlayAudio(connection)).toBe(false); // re-initialising: our audio is held
+    for (let i = 0; i < 37; i++) connection.emit('debug', '[NW] [DAVE] Failed to decrypt a packet (n consecutive fails)');
+    dave.reinitializing = false;
+    dave.session!.ready = true;
+    dave.lastTransitionId = 4;
+    connection.emit('transitioned', 4);
+    expect(recovery.status()).toMatchObject({ rebuilds: 1, recoveries: 1, rejoins: 0, decrypt_failures: 37, transitions: 1, last_transition_id: 4 });
+    expect(rejoin).not.toHaveBeenCalled();
+  });
+
+  it('rejoins when failures go on after a rebuild, at most 3 times a minute', () => {
+    vi.useFakeTimers();
+    const dave = new StubDave();
+    const connection = stubConnection(dave);
+    const rejoin = vi.fn();
+    const recovery = new DaveRecovery({ rejoin, log: () => {} });
+    recovery.attach(connection);
+    // A sender whose frames never decrypt: every burst of failures climbs the ladder again.
+    for (let second = 0; second < 60; second++) {
+      dave.reinitializing = false;
+      for (let i = 0; i < 10; i++) {
+        recovery.onStreamError(decryptError());
+        vi.advanceTimersByTime(100);
+      }
+    }
+    expect(dave.invalidated.length).toBeGreaterThanOrEqual(1);
+    expect(rejoin).toHaveBeenCalledTimes(3);
+    expect(recovery.status().rejoins).toBe(3);
+    vi.advanceTimersByTime(61_000); // a minute later the budget is back
+    for (let i = 0; i < 20; i++) {
+      dave.reinitializing = false;
+      recovery.onStreamError(decryptError());
+      vi.advanceTimersByTime(100);
+    }
+    expect(rejoin.mock.calls.length).toBeGreaterThan(3);
+    expect(rejoin.mock.calls.length).toBeLessThanOrEqual(6);
+  });
+
+  it('gates audio: without DAVE or after a downgrade always, at v1 only while the group is ready', () => {
+    expect(mayPlayAudio(stubConnection(undefined))).toBe(true);
+    const dave = new StubDave();
+    expect(mayPlayAudio(stubConnection(dave))).toBe(true);
+    dave.session!.ready = false;
+    expect(mayPlayAudio(stubConnection(dave))).toBe(false);
+    dave.protocolVersion = 0;
+    expect(mayPlayAudio(stubConnection(dave))).toBe(true);
+    expect(isDaveDecryptError(decryptError())).toBe(true);
+    expect(isDaveDecryptError(new Error('ECONNRESET'))).toBe(false);
+  });
+
+  it('summarises the state for the dashboard', () => {
+    const base: DaveStatus = { protocol_version: 1, e2ee: true, ready: true, epoch: 3, privacy_code: '123451234512345123451234512345', last_transition_id: 2, transitions: 3, decrypt_failures: 0, rebuilds: 0, recoveries: 0, rejoins: 0 };
+    expect(describeDave(null)).toBe('—');
+    expect(describeDave(base)).toBe('on · epoch 3 · code 12345 12345 12345 12345 12345 12345');
+    expect(describeDave({ ...base, decrypt_failures: 40, recoveries: 1 })).toContain('40 decrypt failures, 1 recovered');
+    expect(describeDave({ ...base, e2ee: false, ready: false })).toMatch(/^setting up/);
+    expect(describeDave({ ...base, protocol_version: 0, e2ee: false })).toBe('off (DAVE v0)');
+  });
+});
