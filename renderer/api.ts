@@ -3,6 +3,7 @@
 import type {
   ApiErrorBody,
   HealthReport,
+  McpApprovalView,
   NoteEvent,
   NotifyMode,
   NotifyResult,
@@ -82,4 +83,6 @@ export const api = {
   handoff: (body: { call_id?: string }) => request<Record<string, unknown>>('POST', '/handoff', json(body), 'application/json'),
   settings: () => request<SettingsResponse>('GET', '/settings'),
   saveSettings: (patch: SettingsPatch) => request<SettingsResponse>('PUT', '/settings', json(patch), 'application/json'),
+  approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),
+  decideApproval: (id: string, approved: boolean) => request<{ approval: McpApprovalView }>('POST', `/mcp/approvals/${encodeURIComponent(id)}`, json({ approved }), 'application/json'),
 };

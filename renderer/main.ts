@@ -1,7 +1,8 @@
 // Dashboard entry: builds the panels, loads the current state over the sidecar API, then follows
-// `/events` (state, note, metrics, levels, schedule) for live updates.
-import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, NoteEvent, ScheduledNotification } from '../main/core/api-types.ts';
+// `/events` (state, note, metrics, levels, schedule, mcp_approval) for live updates.
+import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpApprovalView, NoteEvent, ScheduledNotification } from '../main/core/api-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
+import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
 import { byId } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
@@ -14,6 +15,7 @@ const notes = new NotesPanel();
 const schedule = new SchedulePanel();
 new FramePanel();
 const settings = new SettingsPanel();
+const approvals = new ApprovalPrompt();
 const streamStatus = byId('stream-status');
 const banner = byId('banner');
 
@@ -63,7 +65,7 @@ async function loadAll(): Promise<void> {
     }
     showBanner(`Could not load notes: ${friendlyMessage(err)}`);
   }
-  const [, saved] = await Promise.all([schedule.refresh(), settings.load()]);
+  const [, saved] = await Promise.all([schedule.refresh(), settings.load(), approvals.refresh()]);
   call.setOwnerId(saved?.values.ownerId ?? saved?.effective.ownerId);
 }
 
@@ -98,6 +100,7 @@ function follow(): void {
   on<NoteEvent>('note', (n) => notes.add([n]));
   on<Record<string, number | LatencySummary>>('metrics', (m) => call.onMetrics(m));
   on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => call.onLevels(l));
+  on<McpApprovalView>('mcp_approval', (a) => approvals.onEvent(a));
   on<{ changed: ScheduledNotification[]; reloaded?: boolean }>('schedule', (s) => (s.reloaded ? void schedule.refresh() : schedule.merge(s.changed)));
 }
 

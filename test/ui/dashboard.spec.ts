@@ -117,6 +117,26 @@ test('notify now reports the delivery result', async ({ page }) => {
   await expect(page.locator('#schedule-status')).toContainText('Delivered by dm');
 });
 
+test('an MCP tool under "ask": the dashboard prompt allows it; a refused one disappears', async ({ page }) => {
+  await login(page);
+  const prompts = page.locator('#approvals .approval');
+  const first = await control<{ response: { result: { status: string } } }>('/model-calls-echo');
+  expect(first.response.result.status).toBe('awaiting_approval');
+  await expect(prompts).toHaveCount(1);
+  await expect(prompts.first()).toContainText('mcp_everything_echo');
+  await expect(prompts.first()).toContainText('hello from the model');
+  await shootPanel(page.locator('#approvals'), 'approval-prompt');
+  await prompts.first().getByRole('button', { name: 'Allow' }).click();
+  await expect(prompts).toHaveCount(0);
+  await expect(page.locator('#notes-list li', { hasText: /mcp_everything_echo: ok \(\d+ ms\)/ })).toBeVisible({ timeout: 20_000 });
+
+  await control('/model-calls-echo');
+  await expect(prompts).toHaveCount(1);
+  await prompts.first().getByRole('button', { name: 'Refuse' }).click();
+  await expect(prompts).toHaveCount(0);
+  await expect(page.locator('#notes-list li', { hasText: 'refused by the owner' })).toBeVisible();
+});
+
 test('settings: a change persists across a reload; secrets are refused in headless mode with a reason', async ({ page }) => {
   await login(page);
   const panel = page.locator('#settings-panel');

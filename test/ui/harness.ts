@@ -3,16 +3,25 @@
 // to use them. A tiny control server on the next port hands tests fresh one-time login URLs and
 // what the fake Discord received. Run by Playwright's webServer: `node test/ui/harness.ts`.
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { startSimulatedCall } from '../../main/demo/simulated-call.ts';
 
 export const UI_SIDECAR_PORT = Number(process.env.LVB_UI_PORT ?? 18971);
 export const UI_CONTROL_PORT = UI_SIDECAR_PORT + 1;
 export const FAKE_MODEL_REPLY = 'Hello from the fake model, loud and clear.';
 
+/** The real server-everything package over stdio; its `echo` needs the owner's approval (dashboard prompt test). */
+const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json');
+const MCP_SERVERS = [
+  { name: 'everything', command: process.execPath, args: [path.join(path.dirname(everything), 'dist', 'index.js'), 'stdio'], tools: { echo: 'ask' }, default_policy: 'deny' },
+];
+
 const call = await startSimulatedCall({
   port: UI_SIDECAR_PORT,
   autoReply: { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' },
   logLevel: 'warn',
+  env: { DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS) },
 });
 const { core, discord } = call;
 
@@ -33,6 +42,18 @@ const control = createServer((req, res) => {
       // model then answers with FAKE_MODEL_REPLY.
       call.ownerSpeaks(3).catch((err: unknown) => process.stderr.write(`speak failed: ${String(err)}\n`));
       return send(200, { speaking: discord.owner.id });
+    case '/model-calls-echo':
+      // The fake model calls the MCP `echo` tool (policy ask) in the live call; answers with what it got back.
+      call.gemini
+        .connection(call.gemini.established.length - 1)
+        .then(async (model) => {
+          const [response] = await model.toolCall([{ name: 'mcp_everything_echo', args: { message: 'hello from the model' } }]);
+          // As the service does, the model ends its turn once it has the tool's answer.
+          model.turnComplete();
+          return response;
+        })
+        .then((response) => send(200, response), (err: unknown) => send(500, { error: String(err) }));
+      return;
     case '/messages':
       return send(200, { messages: discord.messages.map((m) => ({ channelId: m.channelId, dmRecipientId: m.dmRecipientId, content: m.content })), ownerId: discord.owner.id });
     default:
