@@ -9,6 +9,7 @@ import { handleShutdownSignals } from './core/shutdown-signals.ts';
 import { installLastResortHandlers } from './core/process-guard.ts';
 import { createConfSettingsStore } from './core/settings/conf-store.ts';
 import { redactText } from './core/tools/helpers/index.ts';
+import { terminalLogFormat, unconfiguredParagraph } from './cli/terminal.ts';
 import { callSidecar, errorMessageOf, sidecarBaseUrl, sidecarToken, SidecarUnavailableError } from './cli/sidecar-client.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
@@ -38,10 +39,12 @@ async function runHeadless(): Promise<number> {
   const envConfig = loadCliConfig();
   const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers });
   const config = loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
-  const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText });
+  const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
   installLastResortHandlers(logger);
   const core = await startCore({ config, logger, settingsStore });
   process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
+  const unconfigured = unconfiguredParagraph(core.missing, path.resolve('.env'));
+  if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);
   return await new Promise<number>((resolve) => {
     // Ours alone: no library may re-raise the signal or exit on our behalf (see shutdown-signals.ts).
     handleShutdownSignals((signal) => {

@@ -61,6 +61,8 @@ export interface CoreHandle {
   tokenFile: string;
   hub: EventHub;
   bridge: BridgeControl;
+  /** Variables a voice call still needs (empty when configured); the headless shell prints them. */
+  missing: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -309,6 +311,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     loginUrl: () => loginUrl(sidecar.url, sessions.createNonce()),
     token: tokenInfo.token,
     tokenFile: tokenInfo.file,
+    missing,
     hub,
     bridge,
     async stop() {

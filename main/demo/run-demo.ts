@@ -11,18 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { NoteEvent } from '../core/api-types.ts';
 import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
-import type { Logger } from '../core/log/logger.ts';
+import { handleShutdownSignals } from '../core/shutdown-signals.ts';
+import { terminalLogFormat } from '../cli/terminal.ts';
 import { startFakesChild, type FakesChild } from './fakes-child.ts';
 import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
 
 const UTTERANCE_SECONDS = 2;
 const TURN_EVERY_MS = 9_000;
 const DEFAULT_PORT = 18943;
-
-export interface DemoOptions {
-  /** The core's logger (the CLI passes its terminal logger); default: warnings to stderr. */
-  logger?: Logger;
-}
 
 function formatNote(note: NoteEvent): string {
   const time = new Date(note.ts * 1000).toLocaleTimeString();
@@ -54,7 +50,7 @@ function trustFakeGateway(caPath: string): void {
   tls.setDefaultCACertificates([...tls.getCACertificates('default'), readFileSync(caPath, 'utf8')]);
 }
 
-export async function runDemo(argv: string[], options: DemoOptions = {}): Promise<number> {
+export async function runDemo(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, port: { type: 'string' }, provider: { type: 'string' } } });
   const port = Number(values.port ?? process.env.DISCORD_VOICE_LIVE_PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -68,15 +64,11 @@ export async function runDemo(argv: string[], options: DemoOptions = {}): Promis
   }
   const out = (line: string) => process.stdout.write(line + '\n');
 
-  // Signals are taken from the start, so Ctrl-C during start-up still cleans up. Later signals are
-  // swallowed, not fatal: conf's atomic writer (when-exit) re-raises the first SIGINT/SIGTERM at
-  // this process after its own clean-up, and the graceful end takes a second or two anyway. The
-  // listener stays for the life of the process so that re-raised signal cannot kill it mid-cleanup.
+  // Signals are taken from the start, so Ctrl-C during start-up still cleans up; the first one ends
+  // the demo and later ones (or ones a library re-raises) cannot kill it mid-cleanup.
   let requestStop: (signal: string) => void = () => undefined;
   const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
-  const onSignal = (signal: NodeJS.Signals) => requestStop(signal);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  handleShutdownSignals((signal) => requestStop(signal));
 
   out('Live Voice Bridge demo: a simulated call on 127.0.0.1 (no accounts, no internet). Starting…');
   let fakes: FakesChild | undefined;
@@ -97,7 +89,7 @@ export async function runDemo(argv: string[], options: DemoOptions = {}): Promis
     });
     trustFakeGateway(fakes.info.caPath);
     try {
-      started = await startCoreOnFakes(fakes.info, { port, provider, logLevel: 'warn', ...(options.logger ? { logger: options.logger } : {}) });
+      started = await startCoreOnFakes(fakes.info, { port, provider, logLevel: 'warn', logFormat: terminalLogFormat('auto', process.stderr, process.env) });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       process.stderr.write(`demo: port ${port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh\n`);

@@ -38,10 +38,10 @@ export interface SimulatedCall {
 export interface CoreOnFakesOptions {
   /** Sidecar port; 0 picks a free one. Default 0. */
   port?: number;
-  /** Log at this level (to stderr unless `logger` is given); default silent. */
+  /** Log to stderr at this level; default silent. */
   logLevel?: string;
-  /** The logger to use instead (the demo's pretty terminal logger). */
-  logger?: Logger;
+  /** How those lines look (the demo: readable on a terminal). Default JSON. */
+  logFormat?: { format: 'json' | 'pretty'; colorize: boolean };
   /** Live model provider of the core (DISCORD_VOICE_LIVE_PROVIDER). Default gemini. Both fakes always run. */
   provider?: LiveProviderName;
   /** Extra environment for the core (e.g. webhook URL). */
@@ -81,7 +81,7 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
   const config = loadConfig({ env, settings: await settingsStore.configValues() });
   // Port 0 (the default): an ephemeral port, so tests and benchmarks never collide with a running app.
   if (!options.port) config.sidecar.port = 0;
-  const logger: Logger = options.logger ?? (options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText }) : silentLogger());
+  const logger: Logger = options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText, ...options.logFormat }) : silentLogger();
   let core: CoreHandle;
   try {
     core = await startCore({ config, logger, settingsStore });

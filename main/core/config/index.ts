@@ -70,6 +70,8 @@ export interface Config {
   /** MCP servers whose tools the live model may use (DISCORD_VOICE_LIVE_MCP_SERVERS). */
   mcp: { servers: McpServerConfig[] };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Headless terminal output: auto = pretty on a TTY, JSON otherwise. */
+  logFormat: 'auto' | 'pretty' | 'json';
   /** Names of the variables whose values are secrets, resolved (for the logger's redactor). */
   secretValues: string[];
 }
@@ -102,6 +104,7 @@ type Source = { label: string; values: Record<string, string | undefined> };
 
 const SNOWFLAKE = /^\d{17,20}$/;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
 const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
 
@@ -202,6 +205,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const logLevel = asString('DISCORD_VOICE_LIVE_LOG_LEVEL')!.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevel)}`);
+  const logFormat = asString('DISCORD_VOICE_LIVE_LOG_FORMAT')!.trim().toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) problems.push(`DISCORD_VOICE_LIVE_LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')}, got ${quoted(logFormat)}`);
 
   const liveProvider = asString('DISCORD_VOICE_LIVE_PROVIDER')!.trim().toLowerCase();
   if (!isLiveProviderName(liveProvider)) problems.push(`DISCORD_VOICE_LIVE_PROVIDER: must be one of ${LIVE_PROVIDERS.join(', ')}, got ${quoted(liveProvider)}`);
@@ -279,6 +284,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
     mcp: { servers: mcpServers },
     logLevel: logLevel as Config['logLevel'],
+    logFormat: logFormat as Config['logFormat'],
     secretValues: [
       ...(CONFIG_VARIABLES as readonly VariableSpec[])
         .filter((s) => isSecretKind(s.kind))

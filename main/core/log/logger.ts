@@ -2,6 +2,7 @@
 // the configuration (always), and a pattern redactor (the same one `sora_redact` uses) for secrets
 // that arrive at run time inside strings (tokens in URLs, webhook URLs in error messages).
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -13,6 +14,13 @@ export interface CreateLoggerOptions {
   redactText?: (text: string) => string;
   /** Where lines go: default stderr (headless). The Electron shell passes a log file stream. */
   destination?: DestinationStream;
+  /**
+   * How lines look on stderr when no destination is given: `json` (one object a line, for programs and
+   * log files; the default) or `pretty` (time, level and message first, for a person at a terminal).
+   */
+  format?: 'json' | 'pretty';
+  /** Colour the pretty lines (a TTY that did not ask for NO_COLOR). */
+  colorize?: boolean;
   name?: string;
 }
 
@@ -59,8 +67,13 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
         },
       },
     },
-    options.destination ?? pino.destination({ fd: 2, sync: true }),
+    options.destination ?? (options.format === 'pretty' ? prettyStderr(options.colorize ?? false) : pino.destination({ fd: 2, sync: true })),
   );
+}
+
+/** Lines are scrubbed before they get here (formatters and hooks above); this only lays them out. */
+function prettyStderr(colorize: boolean): DestinationStream {
+  return pinoPretty({ destination: 2, sync: true, colorize, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name', singleLine: true });
 }
 
 /** A child logger per module: `moduleLogger(root, 'sidecar')`. */

@@ -1,0 +1,31 @@
+// What the headless core prints for a person at a terminal: readable log lines (pretty and coloured
+// on a TTY, JSON when piped or asked for) and, when a call cannot start yet, one plain paragraph that
+// says what is missing and where to set it.
+import type { Config } from '../core/config/index.ts';
+
+export interface TerminalLogFormat {
+  format: 'json' | 'pretty';
+  colorize: boolean;
+}
+
+export function terminalLogFormat(setting: Config['logFormat'], stderr: { isTTY?: boolean }, env: NodeJS.ProcessEnv): TerminalLogFormat {
+  const tty = stderr.isTTY === true;
+  const format = setting === 'auto' ? (tty ? 'pretty' : 'json') : setting;
+  // https://no-color.org: any non-empty NO_COLOR turns colour off.
+  return { format, colorize: format === 'pretty' && tty && !env.NO_COLOR };
+}
+
+function listOf(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** Null when nothing is missing. */
+export function unconfiguredParagraph(missing: readonly string[], envFile: string): string | null {
+  if (missing.length === 0) return null;
+  return (
+    `Voice calls are off until ${listOf(missing)} ${missing.length === 1 ? 'is' : 'are'} set. Put ${missing.length === 1 ? 'it' : 'them'} in ${envFile} ` +
+    '(read from the folder you start in), in the environment, or in the dashboard\'s Settings (the link above); ' +
+    'README.md, "From zero to a real call", shows where to get each. Everything else works already: ' +
+    'the sidecar, notifications by webhook and the helper tools.'
+  );
+}
