@@ -1,6 +1,6 @@
 // Composition root of the core: builds every module from the typed config and wires them to the
 // sidecar. Both shells call this: the headless CLI (main/cli.ts) and the Electron main process.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { VERSION_LABEL, type HealthReport, type SidecarEvent } from './api-types.ts';
