@@ -59,9 +59,12 @@ describe('a call on the fakes', () => {
     expect(joined.status).toBe(200);
     expect(joined.json).toMatchObject({ state: 'connected', target: { guildId: discord.guildId, channelId: discord.voiceChannelId }, connections: { discord: 'connected', model: 'connected' } });
     model = await gemini.connection(0);
-    const health = (await get('/health')).json as { bridge: { state: string }; audio: { opus: { library: string } } };
+    const health = (await get('/health')).json as { bridge: { state: string }; audio: { opus: { library: string } }; dave: Record<string, unknown> | null };
     expect(health.bridge.state).toBe('connected');
     expect(health.audio.opus.library).toMatch(/opus/);
+    // The call is end-to-end encrypted (DAVE v1, the fake's default) with the same privacy code the owner's client shows.
+    expect(health.dave).toMatchObject({ protocol_version: 1, e2ee: true, ready: true, epoch: 1, decrypt_failures: 0, rejoins: 0 });
+    expect(health.dave?.privacy_code).toBe(discord.dave()?.member(discord.owner.id)?.voicePrivacyCode);
     const again = await post('/join');
     expect([again.status, errorCode(again)]).toEqual([409, 'already_active']);
   });

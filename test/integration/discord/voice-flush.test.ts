@@ -1,7 +1,7 @@
 // flushPlayback (barge-in): the packet @discordjs/voice prepared for its next cycle is replaced by the
 // source's next frame at once. On the wire: of the loud frames read before the flush, the last one
 // never leaves (it was prepared, not sent); the flush-time frame takes its place, with no RTP gap
-// (sequence numbers are assigned when a packet is sent).
+// (sequence numbers are assigned when a packet is sent). At DAVE v1, the fake's default.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PlaybackSource } from '../../../main/core/ports.ts';
 import { createDiscordVoice, type DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
@@ -57,4 +57,9 @@ it('drops the prepared packet and sends the flush-time frame next', async () => 
   // well under 5000, digital silence near 0.
   const loudSent = seqs.map((_, k) => frameRms(k)).filter((r) => r > 5000).length;
   expect(loudSent).toBe(loudReads - 1);
+  // All of it under DAVE: the flush-time packet is E2EE-encrypted like any other, and the listener
+  // (a member of the MLS group) decrypted every frame.
+  expect(fake.voice.activeSession(fake.bot.id)?.dave?.ready).toBe(true);
+  expect(fake.recorder.packets.every((p) => p.silence || (p.e2ee && p.heard))).toBe(true);
+  expect(fake.recorder.listener.plain).toBe(0);
 });
