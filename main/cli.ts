@@ -41,7 +41,7 @@ async function runHeadless(): Promise<number> {
   const config = loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
   const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
   installLastResortHandlers(logger);
-  const core = await startCore({ config, logger, settingsStore });
+  const core = await startCore({ config, logger, settingsStore, environment: process.env });
   process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
   const unconfigured = unconfiguredParagraph(core.missing, path.resolve('.env'));
   if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);

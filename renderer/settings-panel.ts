@@ -84,7 +84,13 @@ export class SettingsPanel {
           const checked = (stored ?? effective ?? true) === true;
           return h('label', { class: 'field check', for: id }, h('input', { id, type: 'checkbox', name: f.key, checked }), f.label);
         }
-        const hint = stored === undefined && effective !== undefined ? `Now: ${asText(effective)} (environment or default)` : (f.hint ?? '');
+        // Saved settings win over the environment: say so where one hides an environment value.
+        const overridden = data.overrides?.[f.key];
+        const hint = overridden
+          ? `Saved here; overrides ${overridden} from the environment. Clear it to use the environment again.`
+          : stored === undefined && effective !== undefined
+            ? `Now: ${asText(effective)} (environment or default)`
+            : (f.hint ?? '');
         return h(
           'div',
           { class: 'field' },

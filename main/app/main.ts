@@ -84,7 +84,7 @@ async function start(): Promise<void> {
   };
 
   try {
-    core = await startCore({ config, logger, settingsStore: settings });
+    core = await startCore({ config, logger, settingsStore: settings, environment: process.env });
   } catch (err) {
     state.sidecar = 'failed';
     state.problem = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.sidecar.port} is in use` : 'see the log';

@@ -47,6 +47,8 @@ export interface CoreOptions {
   logger: Logger;
   /** Settings behind GET/PUT /settings: conf in headless mode, electron-store in the desktop app. */
   settingsStore?: SettingsStore;
+  /** The environment the config was loaded from: the settings page says which saved setting overrides which variable. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** Extra sidecar routes from the shell. */
   extraRoutes?: RouteRegistrar[];
   /** The Opus codec calls use; default: the native addon when it loads, else WASM (reported either way). */
@@ -288,7 +290,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
       }),
-    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config) })] : []),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment })] : []),
     ...(options.extraRoutes ?? []),
   ];
   const sidecar = createSidecar({

@@ -20,7 +20,14 @@ beforeAll(async () => {
     port: 0,
     token: TOKEN,
     logger: silentLogger(),
-    routes: [(app) => registerSettingsRoutes(app, { store, effective: () => ({ model: 'gemini-3.8-live', sidecarPort: 18943 }) })],
+    routes: [
+      (app) =>
+        registerSettingsRoutes(app, {
+          store,
+          effective: () => ({ model: 'gemini-3.8-live', sidecarPort: 18943 }),
+          environment: { GEMINI_MODEL: 'gemini-from-env', PLATFORM_VOICE_LIVE_VOICE: 'Puck', DISCORD_VOICE_LIVE_PORT: '' },
+        }),
+    ],
   });
   await sidecar.listen();
 });
@@ -73,5 +80,17 @@ describe('/settings', () => {
     expect(body.error).toMatchObject({ code: 'secrets_unavailable' });
     expect(body.error?.message).toMatch(/plain text/);
     expect(JSON.stringify(body)).not.toContain('k'.repeat(30));
+  });
+});
+
+describe('/settings precedence', () => {
+  it('says which saved setting overrides which environment variable, and the order', async () => {
+    const res = await call('PUT', { values: { model: 'gemini-saved', voice: 'Kore', sidecarPort: 19000 } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { precedence: string; overrides: Record<string, string> };
+    expect(body.precedence).toBe('saved settings > environment > .env file > defaults');
+    // The port's variable is empty in the environment: nothing is overridden there.
+    expect(body.overrides).toEqual({ model: 'GEMINI_MODEL', voice: 'PLATFORM_VOICE_LIVE_VOICE' });
+    await call('PUT', { values: { model: null, voice: null, sidecarPort: null } });
   });
 });
