@@ -19,15 +19,8 @@ export interface BridgeStateEvent {
   reason?: string;
 }
 
-export type NoteKind =
-  | 'input_transcript'
-  | 'output_transcript'
-  | 'note'
-  | 'tool_call'
-  | 'state'
-  | 'say'
-  | 'frame'
-  | 'notification';
+export const NOTE_KINDS = ['input_transcript', 'output_transcript', 'note', 'tool_call', 'state', 'say', 'frame', 'notification'] as const;
+export type NoteKind = (typeof NOTE_KINDS)[number];
 
 /** One entry of the notes log (`GET /notes`, `/events`, the per-call JSONL file). */
 export interface NoteEvent {

@@ -15,7 +15,9 @@ import { ensurePrivateDir } from './private-dir.ts';
 import { healthVerdict } from './health-verdict.ts';
 import { moduleLogger } from './log/logger.ts';
 import { configuredModel, PROVIDER_KEY_VARIABLE, ProviderSelector } from './model/select.ts';
+import { NotesArchive } from './notes/notes-archive.ts';
 import { NotesLog } from './notes/notes-log.ts';
+import { startRetention } from './notes/retention.ts';
 import { createDelegateWatcher, type DelegateWatcher } from './notify/delegate.ts';
 import { createNotifier } from './notify/dispatcher.ts';
 import { scheduleFilePath } from './notify/schedule-store.ts';
@@ -24,6 +26,7 @@ import { registerNotifyTools } from './notify/tools.ts';
 import { configToSettingsValues } from './settings/schema.ts';
 import type { SettingsStore } from './settings/store.ts';
 import { registerBridgeRoutes } from './sidecar/routes/bridge.ts';
+import { registerNotesRoutes } from './sidecar/routes/notes.ts';
 import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
@@ -275,7 +278,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     (app) => registerHealthRoutes(app, { health }),
     (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
     (app) => registerEventsRoutes(app, { hub, snapshot }),
-    (app) => registerBridgeRoutes(app, { bridge, notes }),
+    (app) => registerBridgeRoutes(app, { bridge }),
+    (app) => registerNotesRoutes(app, { archive: new NotesArchive(path.join(voiceUsers, 'notes')) }),
     (app) => registerNotifyRoutes(app, { notifier, scheduler }),
     (app) => registerToolRoutes(app, { registry: tools }),
     (app) => registerDashboardRoutes(app, {}),
@@ -305,6 +309,16 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   await sidecar.listen();
   baseUrl = sidecar.url;
   await scheduler.start();
+  const stopRetention = startRetention({
+    notesDir: path.join(voiceUsers, 'notes'),
+    maxAgeDays: config.notes.retentionDays,
+    notesMaxBytes: config.notes.maxMb * 1024 * 1024,
+    scheduleFile: scheduleFilePath(config.paths.agentHome),
+    delegateLogDir: path.join(voiceUsers, 'delegates'),
+    currentNotesFile: () => notes.currentFile,
+    pruneDelegates: delegates ? (age) => delegates!.prune(age) : undefined,
+    log: moduleLogger(logger, 'retention'),
+  });
   if (missing.length) log.warn({ missing }, 'voice calls are disabled until these are configured');
 
   let stopped = false;
@@ -329,7 +343,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       notifier.webhook.close();
       if (!(await settlesWithin(windDown, left() - 500))) log.warn('shutdown: a call, a delivery or a delegate did not finish in time');
       if (!(await settlesWithin(Promise.allSettled([sidecar.close(), discord?.destroy()]), left()))) log.warn('shutdown: the sidecar or Discord did not close in time');
-      notes.endCall();
+      stopRetention();
+      notes.close();
     },
   };
 }

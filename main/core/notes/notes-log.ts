@@ -1,5 +1,7 @@
 // The notes log: every transcript event and note of a call, appended synchronously to a per-call
-// JSONL file (so a crash loses nothing already said) and kept in a bounded ring for /notes and
+// JSONL file (so a crash loses nothing already said); events outside a call (a notification with no
+// call live) go to a daily `outside-YYYY-MM-DD.jsonl`. /notes and /calls read these files back
+// (notes-archive.ts), so they survive restarts; the bounded ring serves the helper tools and
 // /events. Appends are a few per second at most, never per audio frame, so a sync write is cheap.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -28,6 +30,8 @@ export class NotesLog implements NotesSink {
   #callId: string | undefined;
   #file: string | undefined;
   #seq = 0;
+  #outsideFd: number | null = null;
+  #outsideDay: string | undefined;
 
   constructor(options: NotesLogOptions) {
     this.#dir = options.dir;
@@ -70,8 +74,27 @@ export class NotesLog implements NotesSink {
     this.#ring.push(event);
     if (this.#ring.length > this.#ringSize) this.#ring.splice(0, this.#ring.length - this.#ringSize);
     if (this.#fd !== null) writeSync(this.#fd, JSON.stringify(event) + '\n');
+    else this.#writeOutside(JSON.stringify(event) + '\n', ts);
     this.#hub?.publish({ type: 'note', data: event });
     return event;
+  }
+
+  #writeOutside(line: string, ts: number): void {
+    const day = new Date(ts * 1000).toISOString().slice(0, 10);
+    if (day !== this.#outsideDay || this.#outsideFd === null) {
+      if (this.#outsideFd !== null) closeSync(this.#outsideFd);
+      mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+      this.#outsideFd = openSync(path.join(this.#dir, `outside-${day}.jsonl`), 'a', 0o600);
+      this.#outsideDay = day;
+    }
+    writeSync(this.#outsideFd, line);
+  }
+
+  /** Close every file (shutdown). */
+  close(): void {
+    this.endCall();
+    if (this.#outsideFd !== null) closeSync(this.#outsideFd);
+    this.#outsideFd = null;
   }
 
   /** The most recent `limit` events, newest last. */

@@ -66,6 +66,8 @@ export interface DelegateWatcher {
   readonly configured: boolean;
   start(prompt: string, label?: string): DelegateSessionView;
   list(): DelegateSessionView[];
+  /** Forget finished sessions that ended more than `maxAgeSeconds` ago (retention). Returns how many. */
+  prune(maxAgeSeconds: number): number;
   status(id: string): DelegateSessionView;
   cancel(id: string): DelegateSessionView;
   /** Resolves once the session has ended and its notification was attempted. */
@@ -244,6 +246,17 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
       return snapshot(session);
     },
     list: () => [...sessions.values()].map(snapshot),
+    prune(maxAgeSeconds) {
+      const cutoff = nowS() - maxAgeSeconds;
+      let removed = 0;
+      for (const [id, s] of sessions) {
+        if (s.view.state !== 'running' && (s.view.ended_at ?? Infinity) < cutoff) {
+          sessions.delete(id);
+          removed++;
+        }
+      }
+      return removed;
+    },
     status: (id) => snapshot(get(id)),
     cancel(id) {
       const session = get(id);

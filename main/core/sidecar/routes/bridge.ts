@@ -1,8 +1,7 @@
-// Call routes: POST /join, GET /stop, GET /leave, GET /say, POST /frame, GET /notes.
+// Call routes: POST /join, GET /stop, GET /leave, GET /say, POST /frame. (GET /notes: routes/notes.ts.)
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { NoteEvent } from '../../api-types.ts';
 import { BridgeError, type BridgeControl } from '../../bridge/types.ts';
 import { FrameError, sniffImageKind } from '../../model/frame-converter.ts';
 import { HttpError } from '../errors.ts';
@@ -10,12 +9,9 @@ import type { RouteModule } from '../route-types.ts';
 import { IMAGE_BODY_LIMIT } from '../server.ts';
 
 export const SAY_MAX_CHARS = 2000;
-export const NOTES_DEFAULT_LIMIT = 50;
-export const NOTES_MAX_LIMIT = 500;
 
 export interface BridgeRouteDeps {
   bridge: BridgeControl;
-  notes: { recent(limit: number): NoteEvent[] };
 }
 
 const Snowflake = z.string().regex(/^\d{17,20}$/, 'must be a Discord id');
@@ -24,7 +20,6 @@ const JoinBody = z
   .strict()
   .refine((b) => (b.guild_id === undefined) === (b.channel_id === undefined), 'give both guild_id and channel_id, or neither');
 const SayQuery = z.object({ text: z.string().optional() });
-const NotesQuery = z.object({ limit: z.string().optional() });
 
 /** BridgeError (and an image that does not decode) → the HTTP answer a client can act on. */
 export function bridgeHttpError(err: unknown): unknown {
@@ -104,19 +99,5 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
         throw bridgeHttpError(err);
       }
     });
-  });
-
-  app.get('/notes', async (request) => {
-    const query = NotesQuery.safeParse(request.query);
-    if (!query.success) throw new HttpError(400, 'invalid_limit', 'give limit once, as an integer');
-    const raw = query.data.limit;
-    let limit = NOTES_DEFAULT_LIMIT;
-    if (raw !== undefined) {
-      limit = Number(raw);
-      if (!/^\d+$/.test(raw) || limit < 1 || limit > NOTES_MAX_LIMIT) {
-        throw new HttpError(400, 'invalid_limit', `limit must be an integer from 1 to ${NOTES_MAX_LIMIT}`);
-      }
-    }
-    return { notes: deps.notes.recent(limit) };
   });
 };
