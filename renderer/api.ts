@@ -9,6 +9,7 @@ import type {
   NotifyResult,
   ScheduledNotification,
 } from '../main/core/api-types.ts';
+import type { CallSummary } from '../main/core/notes/notes-archive.ts';
 import type { SettingsResponse } from '../main/core/sidecar/routes/settings.ts';
 import type { SettingsPatch } from '../main/core/settings/schema.ts';
 
@@ -73,6 +74,8 @@ export const api = {
   join: () => request<unknown>('POST', '/join', json({}), 'application/json'),
   leave: () => request<unknown>('GET', '/leave'),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
+  calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: number | null }>('GET', `/calls?limit=${limit}`),
+  callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: number | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),
   frame: (image: Blob) => request<FrameAnswer>('POST', '/frame', image, image.type || 'application/octet-stream'),
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),
   schedule: (state?: ScheduledNotification['state'], limit = 200) =>

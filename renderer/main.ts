@@ -57,6 +57,7 @@ async function loadAll(): Promise<void> {
   await loadHealth();
   try {
     notes.add((await api.notes(200)).notes);
+    void notes.loadCalls();
   } catch (err) {
     if (err instanceof ApiError && err.code === 'unauthorized') {
       showBanner(friendlyMessage(err));

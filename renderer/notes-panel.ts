@@ -1,4 +1,5 @@
-// Transcript & notes: a live list with filter, copy and the hand-off action.
+// Transcript & notes: a live list with filter, copy and the hand-off action, and past calls (read
+// back from disk by the core) chosen from a list to read their transcript.
 import type { NoteEvent } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
@@ -11,11 +12,20 @@ export class NotesPanel {
   readonly #query = byId<HTMLInputElement>('notes-query');
   readonly #kind = byId<HTMLSelectElement>('notes-kind');
   readonly #status = byId('notes-status');
-  #notes: NoteEvent[] = [];
+  readonly #call = byId<HTMLSelectElement>('notes-call');
+  #live: NoteEvent[] = [];
+  /** The past call being read, or null for the live view. */
+  #past: NoteEvent[] | null = null;
+
+  get #notes(): NoteEvent[] {
+    return this.#past ?? this.#live;
+  }
 
   constructor() {
     this.#query.addEventListener('input', () => this.#render(false));
     this.#kind.addEventListener('change', () => this.#render(false));
+    this.#call.addEventListener('focus', () => void this.loadCalls());
+    this.#call.addEventListener('change', () => void this.#showCall(this.#call.value));
     byId('notes-copy').addEventListener('click', () => void this.#copy());
     const handoff = byId<HTMLButtonElement>('notes-handoff');
     handoff.addEventListener('click', () => void this.#handoff(handoff));
@@ -25,8 +35,40 @@ export class NotesPanel {
     const list = this.#list;
     // Follow the newest line only when the reader is already at the bottom.
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
-    this.#notes = mergeNotes(this.#notes, notes);
-    this.#render(atBottom);
+    this.#live = mergeNotes(this.#live, notes);
+    if (this.#past === null) this.#render(atBottom);
+  }
+
+  /** Fill the call chooser from GET /calls (newest first), keeping the current choice. */
+  async loadCalls(): Promise<void> {
+    try {
+      const { calls } = await api.calls();
+      const chosen = this.#call.value;
+      this.#call.replaceChildren(
+        h('option', { value: '' }, 'Live and recent'),
+        ...calls.map((c) =>
+          h('option', { value: c.id }, `${c.outside_call ? 'Outside calls' : 'Call'} · ${new Date(c.started_at * 1000).toLocaleString()} · ${c.events} ${c.events === 1 ? 'entry' : 'entries'}`),
+        ),
+      );
+      this.#call.value = calls.some((c) => c.id === chosen) ? chosen : '';
+    } catch (err) {
+      status(this.#status, `Could not list past calls: ${friendlyMessage(err)}`, 'error');
+    }
+  }
+
+  async #showCall(callId: string): Promise<void> {
+    if (!callId) {
+      this.#past = null;
+      status(this.#status, '');
+      return this.#render(true);
+    }
+    try {
+      this.#past = (await api.callNotes(callId)).notes;
+      status(this.#status, `Showing a past call (${this.#past.length} entries, up to the last 500).`, 'info');
+      this.#render(false);
+    } catch (err) {
+      status(this.#status, `Could not load that call: ${friendlyMessage(err)}`, 'error');
+    }
   }
 
   #visible(): NoteEvent[] {
