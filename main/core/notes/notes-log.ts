@@ -83,7 +83,7 @@ export class NotesLog implements NotesSink {
     const day = new Date(ts * 1000).toISOString().slice(0, 10);
     if (day !== this.#outsideDay || this.#outsideFd === null) {
       if (this.#outsideFd !== null) closeSync(this.#outsideFd);
-      mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(this.#dir);
       this.#outsideFd = openSync(path.join(this.#dir, `outside-${day}.jsonl`), 'a', 0o600);
       this.#outsideDay = day;
     }
