@@ -145,3 +145,10 @@ export function expectAudioAcrossResume(first: { audio: { pcm: Int16Array }[] },
   const union = new Set([...a, ...b]);
   for (let i = 0; i < total; i++) if (!union.has(i)) throw new Error(`chunk ${i} reached no socket`);
 }
+
+/** Sends a numbered 20 ms chunk every 10 ms (faster than real time) until `stop()`. */
+export function startAudioPump(harness: Harness): { sent: () => number; stop: () => void } {
+  let seq = 0;
+  const timer = setInterval(() => harness.session.sendAudio(numberedChunk(seq++)), 10);
+  return { sent: () => seq, stop: () => clearInterval(timer) };
+}

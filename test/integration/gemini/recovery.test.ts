@@ -5,21 +5,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../main/core/model/clock.ts';
 import { faultCounts } from '../../../main/core/faults.ts';
-import { expectAudioAcrossResume, numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
+import { expectAudioAcrossResume, numberedChunk, startAudioPump, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;
-let pump: ReturnType<typeof setInterval> | null = null;
+let pump: { sent: () => number; stop: () => void } | null = null;
 afterEach(async () => {
-  if (pump) clearInterval(pump);
+  pump?.stop();
   pump = null;
   await h?.close();
   h = null;
 });
 
 function startPump(harness: Harness): { sent: () => number } {
-  let seq = 0;
-  pump = setInterval(() => harness.session.sendAudio(numberedChunk(seq++)), 10);
-  return { sent: () => seq };
+  pump = startAudioPump(harness);
+  return pump;
 }
 
 const lookupTool = [{ name: 'lookup', description: 'look something up', parameters: { type: 'object', properties: { q: { type: 'string' } } } }];
@@ -39,8 +38,7 @@ describe('gemini live recovery against the strict fake', () => {
     const second = await h.fake.connection(1);
     expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
     await second.waitFor(() => second.audio.length >= 10, 5000, 'audio on the resumed socket');
-    clearInterval(pump!);
-    pump = null;
+    pump!.stop();
     const total = audio.sent();
     await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'the last chunk');
     expectAudioAcrossResume(first, second, total);
@@ -68,6 +66,23 @@ describe('gemini live recovery against the strict fake', () => {
     await waitUntil(() => rec.turnCompletes === 2, 'the next reply');
     expect(rec.audioSamples - before).toBe(4800);
     expect(rec.states.map((s) => s.state)).toEqual(['reconnecting', 'connected']);
+  });
+
+  it('a model that goes silent after the user spoke is a stall too: the utterance is sent again whole on the resumed socket, once', async () => {
+    h = await startHarness({}, { stallMs: 300 });
+    const first = await h.fake.connection(0);
+    first.stall(); // silent from here, socket open: the reply never comes
+    for (let seq = 0; seq < 30; seq++) h.session.sendAudio(numberedChunk(seq));
+    h.session.endAudioInput();
+    await first.waitFor(() => first.audioStreamEnds === 1, 5000, 'the utterance on the stalled socket');
+    const second = await h.fake.connection(1);
+    await second.waitFor(() => second.audioStreamEnds === 1, 5000, 'the utterance again on the resumed socket');
+    expect(second.audio.map((a) => a.pcm[0])).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(h.session.stats.stalls).toBe(1);
+    // the resumed socket answers: no second stall, no third socket
+    await second.reply({ toneMs: 100, transcript: 'answered' });
+    await waitUntil(() => h!.rec.turnCompletes === 1, 'the answer');
+    expect(h.fake.established).toHaveLength(2);
   });
 
   it('does not count waiting for our own tool result as a stall', async () => {

@@ -1,21 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { concatPcm, tone, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
-import { expectAudioAcrossResume, numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
+import { expectAudioAcrossResume, numberedChunk, startAudioPump, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;
-let pump: ReturnType<typeof setInterval> | null = null;
+let pump: { sent: () => number; stop: () => void } | null = null;
 afterEach(async () => {
-  if (pump) clearInterval(pump);
+  pump?.stop();
   pump = null;
   await h?.close();
   h = null;
 });
 
-/** Sends a numbered 20 ms chunk every 10 ms (faster than real time) until stopped. */
 function startPump(harness: Harness): { sent: () => number } {
-  let seq = 0;
-  pump = setInterval(() => harness.session.sendAudio(numberedChunk(seq++)), 10);
-  return { sent: () => seq };
+  pump = startAudioPump(harness);
+  return pump;
 }
 
 /**
@@ -52,8 +50,7 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     await first.waitFor(() => !first.isOpen, 8000, 'old connection closed');
     expect(first.closedBy).toBe('client');
 
-    clearInterval(pump!);
-    pump = null;
+    pump!.stop();
     const total = audio.sent();
     await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'every chunk delivered');
     // nothing lost or reordered; with one socket per session the unanswered tail is sent again
@@ -99,8 +96,7 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     expect(await reply).toBe('closed'); // cut at the deadline: by the service, or by us just before it
     await waitUntil(() => rec.turnCompletes === 1, 'the cut turn ends explicitly');
     await second.waitFor(() => second.audio.length >= 5, 5000, 'audio on the second connection');
-    clearInterval(pump!);
-    pump = null;
+    pump!.stop();
     const total = audio.sent();
     await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'every chunk delivered');
     expectAudioAcrossResume(first, second, total);

@@ -23,6 +23,7 @@ import type { Clock, TimerHandle } from '../clock.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
 import { faultCounts } from '../../faults.ts';
+import { decodePcm, encodePcm } from '../pcm-codec.ts';
 import { AudioHold } from './audio-hold.ts';
 import { ConnectFailure, GeminiConnection, type LiveClient } from './connection.ts';
 import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
@@ -725,16 +726,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 }
 
 function sendPcm(sdk: NonNullable<GeminiConnection['sdk']>, pcm: Int16Array): void {
-  const data = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
-  sdk.sendRealtimeInput({ audio: { data, mimeType: INPUT_AUDIO_MIME } });
+  sdk.sendRealtimeInput({ audio: { data: encodePcm(pcm), mimeType: INPUT_AUDIO_MIME } });
 }
 
-/** base64 s16le → Int16Array, copying only when the decoded bytes are not 2-byte aligned. */
-export function decodePcm(base64: string): Int16Array {
-  const bytes = Buffer.from(base64, 'base64');
-  const even = bytes.length & ~1;
-  if (bytes.byteOffset % 2 === 0) return new Int16Array(bytes.buffer, bytes.byteOffset, even / 2);
-  const copy = new Int16Array(even / 2);
-  new Uint8Array(copy.buffer).set(bytes.subarray(0, even));
-  return copy;
-}
+export { decodePcm };

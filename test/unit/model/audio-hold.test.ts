@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { AudioHold } from '../../../main/core/model/gemini/audio-hold.ts';
+import { TranscriptAggregator } from '../../../main/core/bridge/transcripts.ts';
+
+const chunk = (seq: number, samples = 320): Int16Array => new Int16Array(samples).fill(seq);
+
+describe('AudioHold (user audio while no model socket is ready)', () => {
+  it('replays chunks and stream ends in order, as views of the one buffer', () => {
+    const hold = new AudioHold(1000);
+    hold.push(chunk(1));
+    hold.push(chunk(2));
+    hold.end();
+    hold.push(chunk(3));
+    const out: string[] = [];
+    hold.drain((pcm) => out.push(`${pcm[0]}x${pcm.length}`), () => out.push('end'));
+    expect(out).toEqual(['1x320', '2x320', 'end', '3x320']);
+    expect(hold.isEmpty).toBe(true);
+  });
+
+  it('keeps the newest audio when full and counts what gave way', () => {
+    const hold = new AudioHold(100); // 1600 samples = 5 chunks
+    for (let seq = 0; seq < 8; seq++) hold.push(chunk(seq));
+    const out: number[] = [];
+    hold.drain((pcm) => out.push(pcm[0]!), () => undefined);
+    expect(out).toEqual([3, 4, 5, 6, 7]);
+    expect(hold.droppedSamples).toBe(3 * 320);
+  });
+
+  it('restoreLast() brings back what the last drain sent (audio still unanswered)', () => {
+    const hold = new AudioHold(1000);
+    hold.push(chunk(5));
+    hold.end();
+    hold.drain(() => undefined, () => undefined);
+    hold.restoreLast();
+    const out: string[] = [];
+    hold.drain((pcm) => out.push(String(pcm[0])), () => out.push('end'));
+    expect(out).toEqual(['5', 'end']);
+  });
+});
+
+describe('TranscriptAggregator: one utterance, one note', () => {
+  it('input fragments that arrive after the model started speaking join the same note, written before the reply', () => {
+    const notes: string[] = [];
+    const transcripts = new TranscriptAggregator((kind, text) => notes.push(`${kind}: ${text}`));
+    transcripts.input('what is the ');
+    transcripts.output('It is ');
+    transcripts.input('weather today');
+    transcripts.output('sunny.');
+    transcripts.flush();
+    expect(notes).toEqual(['input_transcript: what is the weather today', 'output_transcript: It is sunny.']);
+  });
+});
