@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles, runSoak, type SoakCycle, type SoakEventKind } from './lib/soak-call.ts';
+import { soakRows } from './lib/soak-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,8 +28,6 @@ const num = (name: keyof typeof values): number => {
   if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number >= 0`);
   return value;
 };
-
-const TARGETS = { lost: 0, doubled: 0, rotationGapMs: 300, dropGapMs: 1000, rssGrowthMb: 10 } as const;
 
 function machine() {
   let cpu = os.cpus()[0]?.model ?? 'unknown';
@@ -117,19 +116,7 @@ const result = {
 mkdirSync(path.dirname(values.out), { recursive: true });
 writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n');
 
-const rssGrowth = result.rssEndMb - result.rssStartMb;
-const rows: [string, string, string][] = [
-  ['minutes', String(result.minutes), ''],
-  ['rotations / drops / stalls / voice resets', `${result.rotations} / ${result.drops} / ${result.stalls} / ${result.voiceResets}`, ''],
-  ['utterances sent / heard (lost)', `${utterancesSent} / ${utterancesHeard} (${result.utterancesLost})`, `lost ${TARGETS.lost}`],
-  ['replies doubled', String(repliesDoubled), String(TARGETS.doubled)],
-  ['max gap at a rotation', `${result.gapsByEvent.rotation.maxGapMs ?? '—'} ms (${result.gapsByEvent.rotation.exchanges} exchanges)`, `≤ ${TARGETS.rotationGapMs} ms`],
-  ['max gap after a drop', `${result.gapsByEvent.drop.maxGapMs ?? '—'} ms (${result.gapsByEvent.drop.exchanges} exchanges)`, `≤ ${TARGETS.dropGapMs} ms`],
-  ['max gap after a stall / voice reset', `${result.gapsByEvent.stall.maxGapMs ?? '—'} / ${result.gapsByEvent.voiceReset.maxGapMs ?? '—'} ms`, ''],
-  ['gap p95 / max (all exchanges)', `${result.p95GapMs ?? '—'} / ${result.maxGapMs ?? '—'} ms`, ''],
-  ['RSS start → end (growth)', `${result.rssStartMb} → ${result.rssEndMb} MB (${rssGrowth.toFixed(1)})`, `≤ ${TARGETS.rssGrowthMb} MB`],
-  ['core CPU', `${result.cpuPercent} % of one core`, ''],
-];
+const rows = soakRows(result);
 const width = Math.max(...rows.map((r) => r[0].length));
 const mwidth = Math.max(...rows.map((r) => r[1].length));
 console.log(`\n${'metric'.padEnd(width)}  ${'measured'.padEnd(mwidth)}  target`);

@@ -1,0 +1,48 @@
+// The soak's summary rows (metric, measured, target), for the console table (bench/soak.ts) and the
+// README table (scripts/soak-readme.ts), both from the same result JSON.
+import { z } from 'zod';
+
+export const SOAK_TARGETS = { lost: 0, doubled: 0, rotationGapMs: 300, dropGapMs: 1000, rssGrowthMb: 10 } as const;
+
+const gap = z.object({ exchanges: z.number(), maxGapMs: z.number().nullable() });
+export const soakResultSchema = z.object({
+  minutes: z.number(),
+  rotations: z.number(),
+  drops: z.number(),
+  stalls: z.number(),
+  voiceResets: z.number(),
+  utterancesSent: z.number(),
+  utterancesHeard: z.number(),
+  repliesDoubled: z.number(),
+  maxGapMs: z.number().nullable(),
+  p95GapMs: z.number().nullable(),
+  gapsByEvent: z.object({ rotation: gap, drop: gap, stall: gap, voiceReset: gap }),
+  rssStartMb: z.number(),
+  rssEndMb: z.number(),
+  cpuPercent: z.number(),
+  machine: z.object({ cores: z.number(), loadAverage1m: z.number(), loadAverage1mAtEnd: z.number() }).passthrough(),
+});
+export type SoakResult = z.infer<typeof soakResultSchema>;
+
+const ms = (value: number | null): string => (value === null ? '—' : `${value} ms`);
+const check = (ok: boolean): string => (ok ? ' ✓' : ' ✗');
+
+export function soakRows(r: SoakResult): [metric: string, measured: string, target: string][] {
+  const lost = r.utterancesSent - r.utterancesHeard;
+  const growth = r.rssEndMb - r.rssStartMb;
+  const rotation = r.gapsByEvent.rotation.maxGapMs;
+  const drop = r.gapsByEvent.drop.maxGapMs;
+  return [
+    ['length (real time)', `${r.minutes} min`, ''],
+    ['rotations / drops / stalls / voice resets', `${r.rotations} / ${r.drops} / ${r.stalls} / ${r.voiceResets}`, ''],
+    ['utterances sent / heard by the model (lost)', `${r.utterancesSent} / ${r.utterancesHeard} (${lost})`, `lost ${SOAK_TARGETS.lost}${check(lost === 0)}`],
+    ['replies doubled', String(r.repliesDoubled), `${SOAK_TARGETS.doubled}${check(r.repliesDoubled === 0)}`],
+    ['max gap at a planned rotation', `${ms(rotation)} (${r.gapsByEvent.rotation.exchanges} exchanges)`, `≤ ${SOAK_TARGETS.rotationGapMs} ms${rotation === null ? '' : check(rotation <= SOAK_TARGETS.rotationGapMs)}`],
+    ['max gap after a drop', `${ms(drop)} (${r.gapsByEvent.drop.exchanges} exchanges)`, `≤ ${SOAK_TARGETS.dropGapMs} ms${drop === null ? '' : check(drop <= SOAK_TARGETS.dropGapMs)}`],
+    ['max gap after a stall / a voice reset', `${ms(r.gapsByEvent.stall.maxGapMs)} / ${ms(r.gapsByEvent.voiceReset.maxGapMs)}`, '(stall: detected after 5 s of silence)'],
+    ['gap p95 / max, all exchanges', `${ms(r.p95GapMs)} / ${ms(r.maxGapMs)}`, ''],
+    ['core RSS start → end (growth)', `${r.rssStartMb} → ${r.rssEndMb} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)})`, `≤ +${SOAK_TARGETS.rssGrowthMb} MB${check(growth <= SOAK_TARGETS.rssGrowthMb)}`],
+    ['core CPU', `${r.cpuPercent} % of one core`, ''],
+    ['machine load (1 min avg, start → end)', `${r.machine.loadAverage1m} → ${r.machine.loadAverage1mAtEnd} on ${r.machine.cores} cores`, '(shared with other work)'],
+  ];
+}
