@@ -47,6 +47,8 @@ const DROP_REASONS: Record<TextDropReason, string> = {
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const METRICS_EVERY_UI_TICKS = 10;
+/** UI ticks with both meters silent and nobody speaking after which UI updates pause (1 s). */
+const QUIET_UI_TICKS = 10;
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
   readonly #o: BridgeOptions;
@@ -84,6 +86,17 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onSpeech: (chunk) => this.#model?.sendAudio(chunk),
       onSpeechEnd: () => this.#model?.endAudioInput(),
       now: options.now ?? (() => performance.now()),
+      // Nothing runs per tick in a quiet call: the UI updates, the input clock and the player (its
+      // 20 ms clock, Opus encoding, encryption, UDP) all stop when there is no audio, and restart
+      // with the next packet, reply or sound effect.
+      onActivity: () => this.#startUiTimer(),
+      // Called from inside the player's cycle: stop it after that cycle, not in the middle of it.
+      onOutputIdle: () => setImmediate(() => {
+        if (this.#state === 'connected' && !this.#audio.outputActive) this.#o.voice.stopPlayback();
+      }),
+      onOutputResume: () => {
+        if (this.#state === 'connected' || this.#state === 'reconnecting') this.#o.voice.startPlayback(this.#audio.playbackSource);
+      },
     });
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }
@@ -251,7 +264,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #bindVoice(): void {
     const voice = this.#o.voice;
     const onPcm = (speakerId: string, frame: Int16Array) => this.#audio.pushSpeakerFrame(speakerId, frame);
-    const onStart = (id: string) => this.#speaking.add(id);
+    const onStart = (id: string) => {
+      this.#speaking.add(id);
+      this.#startUiTimer();
+    };
     const onEnd = (id: string) => this.#speaking.delete(id);
     const onState = (state: ConnectionState, reason?: string) => this.#onVoiceState(state, reason);
     const onOwnerLeft = () => {
@@ -334,23 +350,33 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#transition('error', reason);
   }
 
+  /** 10 Hz levels (and 1 Hz metrics) while there is audio; stops after a second of silence. */
   #startUiTimer(): void {
+    if (this.#uiTimer) return;
     this.#uiTicks = 0;
+    let quietTicks = 0;
     this.#uiTimer = setInterval(() => {
       // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
       this.#levels = this.#audio.readLevels();
       this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
-      if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0) {
+      const quiet = this.#levels.input.peak === 0 && this.#levels.output.peak === 0 && this.#speaking.size === 0;
+      quietTicks = quiet ? quietTicks + 1 : 0;
+      if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0 || quietTicks >= QUIET_UI_TICKS) {
         this.#audio.syncMetrics();
         this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
       }
+      if (quietTicks >= QUIET_UI_TICKS) this.#stopUiTimer(); // the last events said "silent"
     }, UI_UPDATE_MS);
     this.#uiTimer.unref();
   }
 
-  async #teardown(): Promise<void> {
+  #stopUiTimer(): void {
     if (this.#uiTimer) clearInterval(this.#uiTimer);
     this.#uiTimer = null;
+  }
+
+  async #teardown(): Promise<void> {
+    this.#stopUiTimer();
     this.#audio.stop();
     this.#unbindVoice?.();
     this.#unbindVoice = null;

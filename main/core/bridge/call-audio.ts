@@ -19,6 +19,13 @@ const SILENT_TICK_SAMPLES_16K = 320;
 const SILENCE_AFTER_MS = 200;
 /** Cap on the silence filled in at once after a gap (the gate closes long before). */
 const MAX_SILENCE_FILL_SAMPLES_16K = 16_000;
+/**
+ * Ticks of filled-in silence, with the gate closed, after which the input clock stops until the
+ * next packet (500 ms: more than the gate's 300 ms pre-roll, so no speech lingers in it).
+ */
+const IDLE_INPUT_TICKS = 25;
+/** Consecutive silent frames handed to the player after which the output counts as idle (500 ms). */
+const IDLE_OUTPUT_FRAMES = 25;
 
 export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
@@ -43,6 +50,12 @@ export interface CallAudioOptions {
   onSpeechEnd: () => void;
   /** Monotonic ms clock. */
   now: () => number;
+  /** Input or output became active after being idle (restart UI updates). */
+  onActivity?: () => void;
+  /** 500 ms of silence handed to the player and nothing queued: the player can stop (no clock, no packets). */
+  onOutputIdle?: () => void;
+  /** Audio to play after onOutputIdle: the player must run again. */
+  onOutputResume?: () => void;
 }
 
 export class CallAudio {
@@ -54,9 +67,17 @@ export class CallAudio {
   readonly #playback = new PlaybackBuffer();
   readonly #inputMeter = new LevelMeter();
   readonly #onSpeech: (chunk: Int16Array) => void;
+  readonly #onActivity: () => void;
+  readonly #onOutputIdle: () => void;
+  readonly #onOutputResume: () => void;
+  /** Between start() and stop(): the input clock may run (it runs only while there is input). */
+  #running = false;
   #inputTimer: NodeJS.Timeout | null = null;
   #mixedSinceTick = false;
   #fillingSilence = false;
+  #silentInputTicks = 0;
+  #silentOutputFrames = 0;
+  #outputIdle = false;
 
   // Latency bookkeeping, ms on the monotonic clock (0 = nothing pending).
   #lastFrameArrival = 0;
@@ -69,20 +90,54 @@ export class CallAudio {
     this.#metrics = options.metrics;
     this.#now = options.now;
     this.#onSpeech = options.onSpeech;
+    this.#onActivity = options.onActivity ?? (() => undefined);
+    this.#onOutputIdle = options.onOutputIdle ?? (() => undefined);
+    this.#onOutputResume = options.onOutputResume ?? (() => undefined);
     this.#gate = new VoiceGate({ chunkMs: options.inputChunkMs, onChunk: (chunk) => this.#emitSpeech(chunk), onEnd: options.onSpeechEnd });
   }
 
-  /** Start the 20 ms input clock (covers late speakers and pauses). */
+  /**
+   * Allow the 20 ms input clock (covers late speakers and pauses). It runs only while there is
+   * input: the first packet starts it, and it stops once a pause has closed the gate, so a call in
+   * which nobody speaks does no work per tick.
+   */
   start(): void {
     this.stop();
-    this.#mixedSinceTick = false;
-    this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
-    this.#inputTimer.unref();
+    this.#running = true;
+    this.#outputIdle = false;
+    this.#silentOutputFrames = 0;
   }
 
   stop(): void {
+    this.#running = false;
+    this.#stopInputClock();
+  }
+
+  /** False while the output is idle (the player was told to stop); tests and status read it. */
+  get outputActive(): boolean {
+    return !this.#outputIdle;
+  }
+
+  #startInputClock(): void {
+    if (!this.#running || this.#inputTimer) return;
+    this.#mixedSinceTick = false;
+    this.#silentInputTicks = 0;
+    this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
+    this.#inputTimer.unref();
+    this.#onActivity();
+  }
+
+  #stopInputClock(): void {
     if (this.#inputTimer) clearInterval(this.#inputTimer);
     this.#inputTimer = null;
+  }
+
+  #resumeOutput(): void {
+    this.#silentOutputFrames = 0;
+    if (!this.#outputIdle) return;
+    this.#outputIdle = false;
+    this.#onOutputResume();
+    this.#onActivity();
   }
 
   /** Forget everything of the previous call (buffers, filter state, pending measurements). */
@@ -103,6 +158,7 @@ export class CallAudio {
     this.#metrics.framesIn += 1;
     this.#lastFrameArrival = this.#now();
     this.#fillingSilence = false;
+    this.#startInputClock();
     this.#mixer.push(speakerId, frame);
     // Mix as soon as every active speaker has a frame (or one is a frame ahead), so one speaker (the
     // common case) waits for no clock; the 20 ms input tick covers the last frame of a talk spurt.
@@ -121,6 +177,7 @@ export class CallAudio {
     const startsReply = this.#playback.turnState === 'idle';
     if (startsReply && this.#egressStart === 0) this.#egressStart = this.#now();
     this.#playback.write(pcm24k);
+    this.#resumeOutput();
     return startsReply;
   }
 
@@ -139,6 +196,7 @@ export class CallAudio {
   /** Mix a short 48 kHz stereo clip over whatever plays (notification sound). */
   playEffect(clip: Int16Array, gain: number): void {
     this.#playback.mixEffect(clip, gain);
+    this.#resumeOutput();
   }
 
   /** Current input/output levels; resets the meters' peak hold (call at the UI rate, not per frame). */
@@ -162,15 +220,24 @@ export class CallAudio {
       this.#metrics.framesOut += 1;
       const now = this.#now();
       if (hasSound(out)) {
+        this.#silentOutputFrames = 0;
         this.#lastNonSilentOut = now;
         if (this.#egressStart > 0) {
           this.#metrics.egress.record(now - this.#egressStart);
           this.#egressStart = 0;
         }
-      } else if (this.#bargeInStart > 0) {
-        // First silent frame after an interruption: the barge-in latency is when sound last left us.
-        this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
-        this.#bargeInStart = 0;
+      } else {
+        if (this.#bargeInStart > 0) {
+          // First silent frame after an interruption: the barge-in latency is when sound last left us.
+          this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
+          this.#bargeInStart = 0;
+        }
+        // Half a second of silence with nothing waiting (a reply that is still buffering keeps the
+        // turn open): the player may stop; Discord clients stop sending when they have nothing to say.
+        if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.turnState === 'idle' && !this.#outputIdle) {
+          this.#outputIdle = true;
+          this.#onOutputIdle();
+        }
       }
     },
   };
@@ -189,6 +256,7 @@ export class CallAudio {
     if (gapMs < SILENCE_AFTER_MS) return;
     if (this.#fillingSilence) {
       this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
+      if (!this.#gate.isOpen && ++this.#silentInputTicks >= IDLE_INPUT_TICKS) this.#stopInputClock();
     } else {
       // First tick of a real pause: the pause began at the last packet, so fill all of it.
       this.#fillingSilence = true;

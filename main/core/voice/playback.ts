@@ -76,6 +76,8 @@ export class ContinuousPlayback {
   #codec: OpusCodec | null = null;
   #stream: PulledOpusStream | null = null;
   #resource: AudioResource | null = null;
+  /** A flush asked for while the player was still buffering a fresh start: done once it plays. */
+  #pendingFlush: VoiceConnection | null = null;
   #log: Logger;
   #mayPlay: () => boolean;
 
@@ -102,6 +104,18 @@ export class ContinuousPlayback {
     this.#codec = this.#opus.create();
     this.#stream = new PulledOpusStream(source, this.#codec, this.#mayPlay);
     this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
+    const resource = this.#resource;
+    // The bridge stops the player while it has nothing to say and starts it again for the next
+    // reply: send that reply's first frame as soon as the player plays, not one cycle later.
+    this.player.once(AudioPlayerStatus.Playing, () => {
+      const connection = this.#pendingFlush;
+      this.#pendingFlush = null;
+      if (!connection || this.#resource !== resource) return;
+      const packet = resource.read(); // the frame the stream pulled while buffering, in order
+      if (!packet) return;
+      connection.prepareAudioPacket(packet);
+      connection.dispatchAudio();
+    });
     this.player.play(this.#resource);
   }
 
@@ -113,6 +127,7 @@ export class ContinuousPlayback {
    * assigned when a packet is sent, so the receiver sees no gap.
    */
   flush(connection: VoiceConnection): void {
+    if (this.#stream && this.player.state.status === AudioPlayerStatus.Buffering) this.#pendingFlush = connection;
     if (!this.#stream || this.player.state.status !== AudioPlayerStatus.Playing) return;
     connection.prepareAudioPacket(this.#stream.encodeNext());
     // And send it now rather than at the next tick: a packet up to 20 ms early is well inside any
@@ -128,6 +143,7 @@ export class ContinuousPlayback {
   }
 
   #release(): void {
+    this.#pendingFlush = null;
     this.#stream?.destroy();
     this.#codec?.destroy();
     this.#stream = null;

@@ -136,3 +136,43 @@ describe('CallAudio metrics', () => {
     expect(metrics.snapshot().dropped_frames).toBe(0);
   });
 });
+
+describe('CallAudio in a quiet call', () => {
+  it('runs no clock without audio: the input clock stops after a pause, the output asks the player to stop', () => {
+    audio.stop();
+    let activity = 0;
+    let outputIdle = 0;
+    let outputResume = 0;
+    const quiet = new CallAudio({
+      inputChunkMs: 20,
+      metrics,
+      now: () => now,
+      onSpeech: () => undefined,
+      onSpeechEnd: () => undefined,
+      onActivity: () => (activity += 1),
+      onOutputIdle: () => (outputIdle += 1),
+      onOutputResume: () => (outputResume += 1),
+    });
+    quiet.start();
+    expect(vi.getTimerCount()).toBe(0); // joined, nobody speaking: nothing scheduled
+    for (let f = 0; f < 50; f++) {
+      quiet.pushSpeakerFrame('owner', sineFrame(f));
+      advance(20);
+    }
+    expect(vi.getTimerCount()).toBe(1); // the input clock runs while there is input
+    expect(activity).toBe(1);
+    advance(2000); // the pause closes the gate (500 ms hangover), then the clock stops
+    expect(vi.getTimerCount()).toBe(0);
+
+    // Output: 25 silent frames pulled by the player (500 ms) and nothing queued -> stop the player.
+    const out = new Int16Array(1920);
+    for (let f = 0; f < 30; f++) quiet.playbackSource.readFrame(out);
+    expect(outputIdle).toBe(1);
+    expect(quiet.outputActive).toBe(false);
+    // A reply restarts it.
+    quiet.pushModelAudio(new Int16Array(960).fill(3000));
+    expect(outputResume).toBe(1);
+    expect(quiet.outputActive).toBe(true);
+    quiet.stop();
+  });
+});
