@@ -211,6 +211,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     clearFaults() {
       voice.faults.stickyCloseCode = null;
       voice.faults.dropUdp = false;
+      voice.faults.dave.nextTransitionIdZero = false;
+      voice.faults.dave.alwaysTransitionIdZero = false;
     },
     async close() {
       speakers.close();

@@ -8,7 +8,7 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { DaveGroup } from './dave/group.ts';
+import { DaveGroup, noDaveFaults, type DaveFaults } from './dave/group.ts';
 import { serverBinaryFrame } from './dave/mls-wire.ts';
 import { decryptRtp, encryptRtp, ENCRYPTION_MODES, type EncryptionMode, type ParsedRtp, type RtpHeaderFields } from './rtp.ts';
 import type { TestCertificates } from './tls.ts';
@@ -62,11 +62,13 @@ export interface VoiceFaults {
   /** Close every new IDENTIFY/RESUME with this code (a persistently failing server). */
   stickyCloseCode: number | null;
   dropUdp: boolean;
+  /** DAVE faults, shared by every group this server creates. */
+  dave: DaveFaults;
 }
 
 export class FakeVoiceServer {
   readonly sessions: VoiceSession[] = [];
-  readonly faults: VoiceFaults = { stickyCloseCode: null, dropUdp: false };
+  readonly faults: VoiceFaults = { stickyCloseCode: null, dropUdp: false, dave: noDaveFaults() };
   /** Close codes the server sent, in order. */
   readonly closeCodes: number[] = [];
   readonly identifies: Record<string, unknown>[] = [];
@@ -299,7 +301,7 @@ export class FakeVoiceServer {
       session.dave = new DaveGroup(session.channelId, session.userId, {
         sendJson: (op, payload) => this.sendJson(session, op, payload),
         sendBinary: (op, payload) => this.sendBinary(session, op, payload),
-      });
+      }, this.faults.dave);
       session.dave.start(others);
     }
   }

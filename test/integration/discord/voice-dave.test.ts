@@ -180,6 +180,28 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     expect(voice.state).toBe('connected');
   });
 
+  it('when rebuilding does not help, rejoins voice at most 3 times a minute, and hears the speaker again once the damage stops', async () => {
+    const { fake, voice, collector } = await setup();
+    // Every commit at transition id 0 (the library never re-keys on its own), and 10 s of damaged frames.
+    fake.voice.faults.dave.alwaysTransitionIdZero = true;
+    fake.userJoinVoice(fake.user('guest').id);
+    await waitFor(() => status(voice).last_transition_id === 0 && status(voice).epoch === 2, 5000, 'a transition-0 group');
+    const firstSession = fake.botSession();
+    const sent = await fake.speak(fake.owner.id, chirp(11, 200, 2500), { corruptFrames: { from: 0, count: 500 } });
+    const s = status(voice);
+    expect(s.rebuilds).toBeGreaterThanOrEqual(1);
+    expect(s.rejoins).toBeGreaterThanOrEqual(1);
+    expect(s.rejoins).toBeLessThanOrEqual(3);
+    expect(fake.botSession()).not.toBe(firstSession); // a real voice rejoin: a new session
+    expect(fake.joinRequestCount).toBeLessThanOrEqual(1 + 3);
+    expect(sent.corruptedFrames).toBeGreaterThan(300);
+    fake.clearFaults();
+    await waitFor(() => voice.state === 'connected' && status(voice).e2ee, 8000, 'connected and E2EE again');
+    collector.clear();
+    const next = await fake.speak(fake.owner.id, chirp(0.6, 300, 2000));
+    await waitFor(() => collector.count(fake.owner.id) >= next.packetsSent, 8000, 'the speaker heard again');
+  });
+
   it('lets the library recover a run of decrypt failures at a non-zero transition id (op 31, re-key)', async () => {
     const { fake, voice, collector } = await setup();
     const group = fake.dave()!;

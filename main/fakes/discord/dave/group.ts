@@ -56,7 +56,11 @@ export interface DaveEvent {
 export interface DaveFaults {
   /** Announce the next commit (or welcome) with transition id 0: the client executes it at once and keeps lastTransitionId 0. */
   nextTransitionIdZero: boolean;
+  /** Announce every commit and welcome with transition id 0 (in every group, across rejoins, until cleared). */
+  alwaysTransitionIdZero: boolean;
 }
+
+export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false });
 
 export interface DaveCounters {
   /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
@@ -94,7 +98,8 @@ export class DaveGroup {
   readonly channelId: string;
   readonly botUserId: string;
   readonly events: DaveEvent[] = [];
-  readonly faults: DaveFaults = { nextTransitionIdZero: false };
+  /** Shared with the voice server: a fault set on it applies to every group, also after a rejoin. */
+  readonly faults: DaveFaults;
   readonly counters: DaveCounters = { transitions: 0, commits: 0, welcomes: 0, invalidCommitWelcomes: 0, memberErrors: 0, rejectedCommits: 0 };
   /** Negotiated protocol version (0 after a downgrade). */
   protocolVersion = 1;
@@ -115,7 +120,8 @@ export class DaveGroup {
   #staleBot = false;
   #closed = false;
 
-  constructor(channelId: string, botUserId: string, link: DaveLink) {
+  constructor(channelId: string, botUserId: string, link: DaveLink, faults: DaveFaults = noDaveFaults()) {
+    this.faults = faults;
     this.channelId = channelId;
     this.botUserId = botUserId;
     this.#link = link;
@@ -397,7 +403,7 @@ export class DaveGroup {
     while (this.leaves.length > 0 && this.leaves.at(-1) === null) this.leaves.pop();
     this.epoch += 1n;
     this.counters.commits += 1;
-    const zero = this.faults.nextTransitionIdZero;
+    const zero = this.faults.nextTransitionIdZero || this.faults.alwaysTransitionIdZero;
     this.faults.nextTransitionIdZero = false;
     const id = zero ? 0 : this.#transitionId();
     for (const userId of this.leaves) {
