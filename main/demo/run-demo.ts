@@ -40,7 +40,7 @@ export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | nu
     `export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=${shellWord(facts.tokenFile)}`,
     'npx live-voice-bridge say "Tell me a one-line joke"',
     'npx live-voice-bridge notify --mode voice "The build finished"',
-    'curl -sG -H "Authorization: Bearer $(cat "$DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE")" --data-urlencode "limit=10" "http://127.0.0.1:$DISCORD_VOICE_LIVE_PORT/notes"',
+    'curl -sG -w "\\n" -H "Authorization: Bearer $(cat "$DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE")" --data-urlencode "limit=10" "http://127.0.0.1:$DISCORD_VOICE_LIVE_PORT/notes"',
   );
   return lines;
 }

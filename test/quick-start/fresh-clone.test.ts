@@ -89,7 +89,8 @@ async function interrupt(demo: DemoSession): Promise<{ code: number | null; sign
 describe.runIf(inCi)('Quick start on a fresh clone with Node 20 first on PATH (CI)', () => {
   const scratch = mkdtempSync(path.join(tmpdir(), 'lvb-fresh-clone-'));
   const clone = path.join(scratch, 'live-voice-bridge');
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  // The clone holds node_modules and a Node: removing it takes a while on a busy machine.
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }), 300_000);
 
   it('the first command sets everything up and runs the demo; the printed lines work; Ctrl-C exits 0; a second run skips the install', async () => {
     const commands = quickStartCommands();
