@@ -36,7 +36,7 @@ const machineNodeIsOld = /^v(\d+)\.(\d+)\./.test(machineNodeVersion) && (() => {
 if (!machineNodeIsOld) console.log(`node-minimum: the older-Node checks need the machine's ${machineNode} older than ${minimum} (found ${machineNodeVersion || 'none'})`);
 
 describe.runIf(machineNodeIsOld)(`under the machine's older Node (${machineNodeVersion})`, () => {
-  const oldNodeEnv = { ...process.env, PATH: `${path.dirname(machineNode)}:${process.env.PATH}` };
+  const oldNodeEnv: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(machineNode)}:${process.env.PATH}` };
 
   it('npm ci fails at once, before touching node_modules, naming the fix', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lvb-old-node-'));
