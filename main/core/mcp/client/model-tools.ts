@@ -144,6 +144,8 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
   function runAsked(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>): unknown {
     const shownArgs = capText(options.redact(JSON.stringify(args)), APPROVAL_ARGS_MAX_CHARS);
     const { id, decision } = approvals.request({ tool: modelName, server: connection.config.name, args: shownArgs });
+    heardAtRequest.set(id, heardSeq);
+    void decision.finally(() => heardAtRequest.delete(id));
     notes.append({ kind: 'tool_call', text: `${modelName}: waiting for the owner's approval (${id})` });
     void decision.then((outcome: ApprovalDecision) => {
       if (outcome === 'approved') return deliverWhenDone(execute(connection, tool, modelName, args), modelName);
@@ -161,12 +163,15 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     };
   }
 
-  // What the owner said, fragment by fragment with arrival times: a spoken approval must come after
-  // the request (words from before it, like the request itself, do not count).
-  const ownerWords: { ts: number; text: string }[] = [];
-  function ownerWordsSince(epochSeconds: number): string {
+  // What the owner said, fragment by fragment in arrival order: a spoken approval must come after
+  // the request (words from before it, like the request itself, do not count). A sequence number,
+  // not a clock: a fragment and the request can arrive within the same millisecond.
+  const ownerWords: { seq: number; text: string }[] = [];
+  let heardSeq = 0;
+  const heardAtRequest = new Map<string, number>();
+  function ownerWordsAfter(seq: number): string {
     return ownerWords
-      .filter((w) => w.ts >= epochSeconds)
+      .filter((w) => w.seq > seq)
       .map((w) => w.text)
       .join('');
   }
@@ -188,7 +193,7 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
           return { status: 'refused', message: `${view.tool} will not run.` };
         }
         // The model's word is not the owner's: the owner must have been heard saying yes since the request.
-        const heard = ownerWordsSince(view.created_at);
+        const heard = ownerWordsAfter(heardAtRequest.get(approval_id) ?? Number.POSITIVE_INFINITY);
         if (!AFFIRMATIVE.test(heard) || NEGATIVE.test(heard)) {
           throw new ApprovalError('owner_not_heard', 'the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
         }
@@ -253,7 +258,7 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     heard(text, speaker) {
       // Only the owner's words count; unattributed ones only when nobody else can reach the model.
       if (speaker !== undefined ? speaker !== options.ownerId : !options.ownerOnlyVoice) return;
-      ownerWords.push({ ts: Date.now() / 1000, text });
+      ownerWords.push({ seq: ++heardSeq, text });
       if (ownerWords.length > OWNER_WORDS_KEPT) ownerWords.splice(0, ownerWords.length - OWNER_WORDS_KEPT);
     },
     servers: () => connections.map((c) => c.report()),
