@@ -163,7 +163,7 @@ export interface HealthReport {
     model: ConnectionState;
   };
   /** Which live model carries the call (or the next one): provider and model id. */
-  live_model?: { provider: string; model: string; inCall: boolean };
+  live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number } };
   audio: {
     /** Known from start-up, before any call. */
     opus: OpusReport;

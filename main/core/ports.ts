@@ -125,6 +125,16 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   sendToolResult(result: ToolCallResult): void;
   close(): Promise<void>;
+  /** What the call has used so far, where the provider reports it (GPT-Live bills per minute). */
+  usage?(): LiveModelUsage;
+}
+
+export interface LiveModelUsage {
+  /** Cumulative audio seconds the service counted (GPT-Live `session.usage.updated`). */
+  audioSeconds?: number;
+  /** Minutes billed so far (rounded up). */
+  billedMinutes?: number;
+  totalTokens?: number;
 }
 
 export type TextDropReason = 'queue_full' | 'call_ended' | 'timeout';

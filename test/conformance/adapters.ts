@@ -3,12 +3,13 @@
 // here (and a fake); the scenarios in providers.test.ts then tell what is missing.
 import type { Logger } from 'pino';
 import { createGeminiProvider } from '../../main/core/model/index.ts';
+import { createOpenAILiveProvider } from '../../main/core/model/openai/live/provider.ts';
 import { createOpenAIRealtimeProvider } from '../../main/core/model/openai/realtime/provider.ts';
 import type { LiveModelProvider } from '../../main/core/ports.ts';
 import { startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
-import { startFakeOpenAIRealtime, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
+import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
 
-export type ProviderName = 'gemini' | 'openai-realtime';
+export type ProviderName = 'gemini' | 'openai-realtime' | 'openai-live';
 
 export interface ScriptedReply {
   transcript: string;
@@ -163,4 +164,58 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
   },
 };
 
-export const ADAPTERS: readonly ProviderAdapter[] = [geminiAdapter, openaiRealtimeAdapter];
+function liveControls(c: FakeLiveConnection): FakeConnectionControls {
+  return {
+    inputRate: c.rate,
+    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
+    toolCall: (name, args) => c.toolCall(name, args),
+    inputPcm: () => c.inputPcm(),
+    injectedTexts: () => [...c.commentary],
+    frames: () => 0,
+    systemInstruction: () => String(c.session?.instructions ?? ''),
+    declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),
+    conversation: () => c.conversation(),
+    rejections: () => c.errors.map((e) => `${e.code}: ${e.message}`),
+    drop: () => c.drop(),
+    sendOdd: (kind) => {
+      if (kind === 'not_json') c.sendRaw('this is not json');
+      else if (kind === 'unknown_type') c.send({ type: 'session.some_future_event', value: 1 });
+      else if (kind === 'malformed') c.send({ type: 'session.output_audio.delta', delta: 42 });
+      else c.sendRaw(Buffer.from([0xff, 0xfe, 0x00]));
+    },
+    waitFor: (predicate, what) => c.waitFor(predicate, 10_000, what),
+    get isOpen() {
+      return c.isOpen;
+    },
+  };
+}
+
+export const openaiLiveAdapter: ProviderAdapter = {
+  name: 'openai-live',
+  async start(options) {
+    const fake = await startFakeOpenAILive({
+      validKeys: options.validKeys,
+      autoReply: options.autoReply ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 } : false,
+    });
+    return {
+      knownModel: 'gpt-live-1.1',
+      provider: (o) =>
+        createOpenAILiveProvider({
+          apiKey: o.apiKey,
+          model: o.model ?? 'gpt-live-1.1',
+          fallbackModels: o.fallbackModels ?? [],
+          voice: 'marin',
+          baseUrl: fake.url,
+          logger: o.logger,
+          backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
+          replyWaitMs: 200,
+        }),
+      connection: async (n) => liveControls(await fake.connection(n)),
+      established: () => fake.established.length,
+      upgradeAttempts: () => fake.upgradeAttempts,
+      close: () => fake.close(),
+    };
+  },
+};
+
+export const ADAPTERS: readonly ProviderAdapter[] = [geminiAdapter, openaiRealtimeAdapter, openaiLiveAdapter];

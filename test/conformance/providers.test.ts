@@ -215,6 +215,7 @@ export const SCENARIOS: Scenario[] = [
     async run({ fake, rec }) {
       const c = await fake.connection(0);
       await c.reply({ transcript: 'First.', toneMs: 200 });
+      await until(() => rec.turnCompletes >= 1, 'first turn');
       await c.reply({ transcript: 'Second.', toneMs: 200 });
       await until(() => rec.turnCompletes >= 2, 'two turns');
       await new Promise((r) => setTimeout(r, 100));
@@ -287,7 +288,10 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'barge-in-truncate',
     title: 'barge-in: the service is told how much audio was actually played',
-    notApplicable: { gemini: 'Gemini truncates its own context at the interruption; the protocol has no truncate message' },
+    notApplicable: {
+      gemini: 'Gemini truncates its own context at the interruption; the protocol has no truncate message',
+      'openai-live': 'GPT-Live is full duplex and yields by itself; the protocol has no truncate message',
+    },
     playedMs: () => 120,
     async run({ fake, session, rec }) {
       const c = await fake.connection(0);
@@ -399,6 +403,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'frame-sent',
+    notApplicable: { 'openai-live': 'GPT-Live accepts no images: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)' },
     title: 'frames: an image reaches the service and reports its size',
     async run({ fake, session }) {
       const c = await fake.connection(0);
@@ -419,6 +424,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'frame-rate-limited',
+    notApplicable: { 'openai-live': 'GPT-Live accepts no images: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)' },
     title: 'frames: a burst keeps only the newest picture (1 fps)',
     async run({ fake, session }) {
       const c = await fake.connection(0);
@@ -426,6 +432,26 @@ export const SCENARIOS: Scenario[] = [
       const results = await Promise.all([session.sendFrame(image), session.sendFrame(image), session.sendFrame(image)]);
       expect(results.map((r) => r.status)).toEqual(['sent', 'dropped', 'sent']);
       await c.waitFor(() => c.frames() === 2, 'two frames');
+    },
+  },
+  {
+    id: 'frame-unsupported',
+    title: 'frames: a model that takes no images says so instead of pretending',
+    notApplicable: { gemini: 'Gemini accepts images (frame-sent)', 'openai-realtime': 'Realtime accepts images (frame-sent)' },
+    async run({ session }) {
+      expect(await session.sendFrame(await jpeg())).toEqual({ status: 'dropped', reason: 'unsupported_by_model' });
+    },
+  },
+  {
+    id: 'usage-reported',
+    title: 'usage: the provider reports what the call used (GPT-Live: per-minute billing)',
+    notApplicable: { gemini: 'Gemini reports token usage per turn only; not surfaced by this contract yet', 'openai-realtime': 'Realtime bills tokens; counted in stats, not per minute' },
+    async run({ fake, session, rec }) {
+      const c = await fake.connection(0);
+      await c.reply({ transcript: 'Counting.', toneMs: 1200 });
+      await until(() => rec.turnCompletes >= 1, 'turn');
+      await until(() => (session.usage?.().audioSeconds ?? 0) > 0, 'usage reported');
+      expect(session.usage?.().billedMinutes).toBe(1);
     },
   },
   {

@@ -4,7 +4,7 @@
 // Provider modules are imported only when chosen: @google/genai alone takes ~0.5 s to load.
 import type { Logger } from 'pino';
 import { isLiveProviderName, type Config, type LiveProviderName, type VariableName } from '../config/index.ts';
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../ports.ts';
+import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, LiveModelUsage } from '../ports.ts';
 
 export type ConfigOverrides = Partial<Record<VariableName, string>>;
 
@@ -13,6 +13,8 @@ export interface LiveModelChoice {
   model: string;
   /** True while a call's session is open on this provider. */
   inCall: boolean;
+  /** Usage the provider reports (GPT-Live: audio seconds and billed minutes). */
+  usage?: LiveModelUsage;
 }
 
 export interface ProviderSelectorOptions {
@@ -46,7 +48,8 @@ export class ProviderSelector implements LiveModelProvider {
     const last = this.#last;
     if (last) {
       const inCall = last.session !== null && last.session.state !== 'disconnected' && last.session.state !== 'error';
-      return { provider: last.provider, model: last.session?.model ?? last.model, inCall };
+      const usage = last.session?.usage?.();
+      return { provider: last.provider, model: last.session?.model ?? last.model, inCall, ...(usage ? { usage } : {}) };
     }
     const provider = this.#o.config.liveProvider;
     return { provider, model: configuredModel(this.#o.config, provider), inCall: false };
@@ -98,19 +101,18 @@ export class ProviderSelector implements LiveModelProvider {
         logger: modelLogger,
       });
     } else {
-      provider = await createLiveProvider(config, apiKey, modelLogger);
+      const { createOpenAILiveProvider } = await import('./openai/live/provider.ts');
+      provider = createOpenAILiveProvider({
+        apiKey,
+        model: config.openai.liveModel,
+        voice: config.openai.voice,
+        baseUrl: config.openai.liveBaseUrl,
+        logger: modelLogger,
+      });
     }
     this.#built.set(cacheKey, provider);
     return provider;
   }
-}
-
-/** GPT-Live, when its adapter is present in this build. */
-async function createLiveProvider(config: Config, apiKey: string, logger: Logger): Promise<LiveModelProvider> {
-  void config;
-  void apiKey;
-  void logger;
-  throw new Error('the openai-live provider is not available yet in this build; choose gemini or openai-realtime');
 }
 
 export function configuredModel(config: Config, provider: LiveProviderName): string {

@@ -159,7 +159,12 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
     }
     const event = parsed as JsonObject;
     this.received.push(event);
+    this.#handleEvent(event);
+    // After handling, so a waiter sees the effect of the event it was woken by.
     this.emit('event', event);
+  }
+
+  #handleEvent(event: JsonObject): void {
     const type = event.type;
     if (typeof type !== 'string') {
       this.error('missing_required_parameter', "Missing required parameter: 'type'.", { param: 'type' });

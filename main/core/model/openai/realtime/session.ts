@@ -21,7 +21,7 @@ import { decodePcm, encodePcm } from '../../pcm-codec.ts';
 import { TextInjectionQueue } from '../../text-injection.ts';
 import { openWithFallback, FatalSessionError, type BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
-import { ConnectFailure, JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
+import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
 import {
   audioAppendJson,
   audioDelta,
@@ -510,14 +510,5 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
       const timer = this.#o.clock.setTimeout(wake, ms);
       this.#sleepers.add(wake);
     });
-  }
-}
-
-/** Function-call arguments are a JSON string; anything unparsable reaches the registry as-is (it rejects it). */
-function parseArguments(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
   }
 }

@@ -155,3 +155,12 @@ function describeHttpError(body: string): string {
   }
   return body.slice(0, 200) || 'no body';
 }
+
+/** Function-call arguments are a JSON string; anything unparsable reaches the registry as-is (it rejects it). */
+export function parseArguments(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
