@@ -2,6 +2,8 @@
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlaybackSource } from '../../../main/core/ports.ts';
+import { createDiscordVoice, type DiscordVoiceAdapter, type DiscordVoiceOptions } from '../../../main/core/voice/index.ts';
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../../main/fakes/discord/index.ts';
 
 export const RATE = 48_000;
 
@@ -114,4 +116,39 @@ export class PcmCollector {
   clear(): void {
     this.frames.clear();
   }
+}
+
+/** Quick back-off so fault tests do not wait for the product defaults. */
+export const FAST_RECOVERY = { rejoin: { baseDelayMs: 50, maxDelayMs: 200 }, disconnectGraceMs: 300, readyTimeoutMs: 5000 };
+
+/**
+ * One fake Discord and one adapter per test: `start()` makes both (not joined yet), with the
+ * adapter's states and PCM collected; `stop()` (in afterEach) tears down whatever was started.
+ */
+export function fakeCallFixture() {
+  let fake: FakeDiscord | undefined;
+  let voice: DiscordVoiceAdapter | undefined;
+  return {
+    /** `voiceOptions` may depend on the fake (user ids are made at start). */
+    async start(fakeOptions: FakeDiscordOptions = {}, voiceOptions: Partial<DiscordVoiceOptions> | ((fake: FakeDiscord) => Partial<DiscordVoiceOptions>) = {}) {
+      const f = await startFakeDiscord(fakeOptions);
+      const extra = typeof voiceOptions === 'function' ? voiceOptions(f) : voiceOptions;
+      const v = createDiscordVoice({ token: f.botToken, ownerId: f.owner.id, apiBaseUrl: f.apiBaseUrl, logger: quietLogger(), ...FAST_RECOVERY, ...extra });
+      const states: string[] = [];
+      v.on('state', (state, reason) => states.push(reason ? `${state}:${reason}` : state));
+      const collector = new PcmCollector();
+      v.on('pcm', collector.listener);
+      await voice?.destroy();
+      await fake?.close();
+      fake = f;
+      voice = v;
+      return { fake: f, voice: v, states, collector };
+    },
+    async stop() {
+      await voice?.destroy();
+      await fake?.close();
+      voice = undefined;
+      fake = undefined;
+    },
+  };
 }

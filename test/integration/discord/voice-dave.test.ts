@@ -4,40 +4,19 @@
 // E2EE-encrypted by the bot. Counts and orderings, never wall-clock times.
 import { afterEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDiscordVoice, type DiscordVoiceAdapter, type DiscordVoiceOptions } from '../../../main/core/voice/index.ts';
-import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../../main/fakes/discord/index.ts';
-import { bestCorrelation, chirp, onceSource, PcmCollector, quietLogger, waitFor } from './helpers.ts';
-
-const fast = { rejoin: { baseDelayMs: 50, maxDelayMs: 200 }, disconnectGraceMs: 300, readyTimeoutMs: 8000 };
+import type { DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
+import type { FakeDiscordOptions } from '../../../main/fakes/discord/index.ts';
+import { bestCorrelation, chirp, fakeCallFixture, onceSource, waitFor } from './helpers.ts';
 
 describe('DAVE end-to-end encryption on the loopback fake', () => {
-  let fake: FakeDiscord | undefined;
-  let voice: DiscordVoiceAdapter | undefined;
+  const fixture = fakeCallFixture();
+  afterEach(fixture.stop);
 
-  afterEach(async () => {
-    await voice?.destroy();
-    await fake?.close();
-    voice = undefined;
-    fake = undefined;
-  });
-
-  async function setup(fakeOptions: FakeDiscordOptions = {}, voiceOptions: Partial<DiscordVoiceOptions> = {}) {
-    const f = await startFakeDiscord(fakeOptions);
-    const v = createDiscordVoice({
-      token: f.botToken,
-      ownerId: f.owner.id,
-      allowedSpeakers: [f.owner.id, f.user('guest').id],
-      apiBaseUrl: f.apiBaseUrl,
-      logger: quietLogger(),
-      ...fast,
-      ...voiceOptions,
-    });
-    const collector = new PcmCollector();
-    v.on('pcm', collector.listener);
-    fake = f;
-    voice = v;
-    await v.join();
-    return { fake: f, voice: v, collector };
+  /** A joined call; the guest may speak too. */
+  async function setup(fakeOptions: FakeDiscordOptions = {}) {
+    const call = await fixture.start(fakeOptions, (fake) => ({ readyTimeoutMs: 8000, allowedSpeakers: [fake.owner.id, fake.user('guest').id] }));
+    await call.voice.join();
+    return call;
   }
 
   const status = (v: DiscordVoiceAdapter) => {
@@ -221,14 +200,9 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     const sent = await v0.fake.speak(v0.fake.owner.id, chirp(0.5, 300, 2000));
     expect(sent.e2eeFrames).toBe(0);
     await waitFor(() => v0.collector.count(v0.fake.owner.id) >= sent.packetsSent, 5000, 'plain audio');
-    await v0.voice.destroy();
-    await v0.fake.close();
 
-    const strict = await startFakeDiscord();
-    fake = strict;
-    const refused = createDiscordVoice({ token: strict.botToken, ownerId: strict.owner.id, apiBaseUrl: strict.apiBaseUrl, logger: quietLogger(), daveEncryption: false, ...fast });
-    voice = refused;
-    await expect(refused.join()).rejects.toThrow(/DAVE/);
-    expect(strict.voice.closeCodes).toContain(4017);
+    const strict = await fixture.start({}, { daveEncryption: false });
+    await expect(strict.voice.join()).rejects.toThrow(/DAVE/);
+    expect(strict.fake.voice.closeCodes).toContain(4017);
   });
 });

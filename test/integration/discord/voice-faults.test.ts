@@ -2,34 +2,12 @@
 // required, packet loss, the owner leaving, the XChaCha-only server and the opusscript fallback.
 import { afterEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDiscordVoice, type DiscordVoiceAdapter, type DiscordVoiceOptions } from '../../../main/core/voice/index.ts';
-import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../../main/fakes/discord/index.ts';
-import { bestCorrelation, chirp, onceSource, PcmCollector, quietLogger, waitFor } from './helpers.ts';
-
-const fast = { rejoin: { baseDelayMs: 50, maxDelayMs: 200 }, disconnectGraceMs: 300, readyTimeoutMs: 5000 };
+import { bestCorrelation, chirp, fakeCallFixture, onceSource, waitFor } from './helpers.ts';
 
 describe('Discord voice adapter under faults', () => {
-  let fake: FakeDiscord | undefined;
-  let voice: DiscordVoiceAdapter | undefined;
-
-  afterEach(async () => {
-    await voice?.destroy();
-    await fake?.close();
-    voice = undefined;
-    fake = undefined;
-  });
-
-  async function setup(fakeOptions: FakeDiscordOptions = {}, voiceOptions: Partial<DiscordVoiceOptions> = {}) {
-    const f = await startFakeDiscord(fakeOptions);
-    const v = createDiscordVoice({ token: f.botToken, ownerId: f.owner.id, apiBaseUrl: f.apiBaseUrl, logger: quietLogger(), ...fast, ...voiceOptions });
-    const states: string[] = [];
-    v.on('state', (state, reason) => states.push(reason ? `${state}:${reason}` : state));
-    const collector = new PcmCollector();
-    v.on('pcm', collector.listener);
-    fake = f;
-    voice = v;
-    return { fake: f, voice: v, states, collector };
-  }
+  const fixture = fakeCallFixture();
+  const setup = fixture.start;
+  afterEach(fixture.stop);
 
   it('resumes after close 4015 and keeps receiving audio', async () => {
     const { fake, voice, states, collector } = await setup();
