@@ -16,7 +16,7 @@ import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 const CALL_MS = Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || 60) * 1000;
 const IDLE_MS = 3_000;
 /** In the call, nobody speaking and the model silent: what a call costs when nothing happens. */
-const IDLE_CALL_MS = Math.min(10_000, CALL_MS / 3);
+const IDLE_CALL_MS = Math.round(Math.min(10_000, CALL_MS / 3) / 1000) * 1000;
 
 /** `--speakers N` (default 10): after the call, a fresh core hears 1 and then N speakers at once. */
 function speakerCounts(argv: string[]): number[] {

@@ -1,0 +1,179 @@
+// npm run docs:perf — regenerates README.md's performance tables between the perf markers from
+// bench/results/*.json: audio.json and latency.json (this project's benches), and store.json and
+// voice.json when present. README figures come from the benchmarks' JSON, never typed by hand; a
+// result file that is absent is skipped, one that does not parse stops the script. The soak table
+// has its own markers (npm run soak:readme). Usage: npm run docs:perf [-- --check] (--check: exit 1
+// if README.md is not up to date, change nothing).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const README = fileURLToPath(new URL('../README.md', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../bench/results/', import.meta.url));
+export const BEGIN = '<!-- perf:begin (npm run docs:perf) -->';
+export const END = '<!-- perf:end -->';
+
+const num = z.number().nullable().optional();
+const machine = z.object({ cpu: z.string().nullable().optional(), cores: z.number().optional(), node: z.string().optional() }).passthrough();
+
+const audioSchema = z.object({
+  generatedAt: z.string(),
+  machine,
+  targets: z.record(z.string(), z.number()),
+  definitions: z.record(z.string(), z.string()).optional(),
+  rows: z.array(z.object({
+    direction: z.enum(['down', 'up']),
+    name: z.string(),
+    ours: z.boolean(),
+    skipped: z.string().optional(),
+    worstRejectionDb: num,
+    worstAt: z.object({ inputHz: z.number(), spurHz: z.number() }).optional(),
+    inBandRejectionDb: num,
+    passbandDeviationDb: num,
+    realTimeFactor: num,
+    soxrRatio: num,
+    delayMs: num,
+    bytesPerFrame: num,
+  }).passthrough()),
+}).passthrough();
+
+const percentiles = z.object({ count: z.number(), p50_ms: num, p95_ms: num, p99_ms: num }).passthrough();
+const latencySchema = z.object({
+  date: z.string(),
+  machine,
+  coreCpuIdleCallPercent: num,
+  coreCpuCallPercent: num,
+  rssIdleMb: num,
+  rssMaxMb: num,
+  rssEndMb: num,
+  speakers: z.array(z.object({ speakers: z.number(), seconds: z.number(), framesSent: z.number(), framesDecoded: z.number(), framesDropped: z.number(), decodedPercent: z.number(), ingress: percentiles }).passthrough()).optional(),
+  definitions: z.record(z.string(), z.string()).optional(),
+  setup: z.object({ call_s: z.number() }).passthrough(),
+  targets: z.record(z.string(), z.number()).optional(),
+  latency: z.object({ ingress: percentiles, egress: percentiles, barge_in: percentiles, wire: z.object({ egress: percentiles.optional(), barge_in: percentiles.optional() }).passthrough().optional() }).passthrough(),
+  cpu: z.object({ audio_path: z.object({ total_percent_of_core: z.number() }).passthrough() }).passthrough().optional(),
+}).passthrough();
+
+/** Other helpers' results: shown as their scalar fields, with their own definitions when given. */
+const genericSchema = z.record(z.string(), z.unknown());
+
+const f = (v: number | null | undefined, digits: number, unit = ''): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? '—' : `${(Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v).toFixed(digits)}${unit}`;
+const check = (ok: boolean | null): string => (ok === null ? '' : ok ? ' ✓' : ' ✗');
+const machineLine = (m: z.infer<typeof machine>, when: string): string => {
+  const load = Array.isArray(m.load_avg_before) && typeof m.load_avg_before[0] === 'number' ? `, load average ${m.load_avg_before[0]} (shared machine)` : '';
+  return `${m.cpu ?? 'unknown CPU'}, ${m.cores ?? '?'} cores, Node ${m.node ?? '?'}${load}; ${when}`;
+};
+
+function table(header: string[], rows: string[][]): string[] {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+function audioSection(audio: z.infer<typeof audioSchema>): string[] {
+  const t = audio.targets;
+  const lines = [`**Resamplers** (\`npm run bench:audio\`, bench/results/audio.json; ${machineLine(audio.machine, audio.generatedAt.slice(0, 10))}):`, ''];
+  for (const direction of ['down', 'up'] as const) {
+    lines.push(direction === 'down' ? '48 kHz stereo → 16 kHz mono:' : '24 kHz mono → 48 kHz stereo:', '');
+    const rows = audio.rows.filter((r) => r.direction === direction && r.skipped === undefined).map((r) => {
+      const worst = r.worstRejectionDb ?? null;
+      return [
+        r.ours ? `**${r.name}**` : r.name,
+        `${f(worst, 1)}${r.worstAt ? ` (at ${(r.worstAt.inputHz / 1000).toFixed(3)} kHz)` : ''}${r.ours && worst !== null ? check(worst >= (t.worstRejectionDb ?? 90)) : ''}`,
+        f(r.inBandRejectionDb, 1),
+        `${f(r.passbandDeviationDb, 4)}${r.ours && typeof r.passbandDeviationDb === 'number' ? check(r.passbandDeviationDb <= (t.passbandDeviationDb ?? 0.1)) : ''}`,
+        `${f(r.realTimeFactor, 0)}${r.ours && typeof r.realTimeFactor === 'number' ? check(r.realTimeFactor >= (t.realTimeFactor ?? 300)) : ''}`,
+        f(r.soxrRatio, 2, '×'),
+        `${f(r.delayMs, 2)}${r.ours && typeof r.delayMs === 'number' ? check(r.delayMs <= (t.delayMs ?? 3)) : ''}`,
+        r.bytesPerFrame === null ? 'n/a' : f(r.bytesPerFrame, 1),
+      ];
+    });
+    lines.push(...table(['method', 'worst alias/image dB, any input', 'in-band dB', 'passband dev. dB', '× real time (CPU)', 'vs soxr', 'delay ms', 'heap B/frame'], rows), '');
+    const skipped = audio.rows.filter((r) => r.direction === direction && r.skipped !== undefined);
+    for (const r of skipped) lines.push(`(${r.name}: skipped, ${r.skipped})`, '');
+  }
+  lines.push(
+    `Targets for ours: worst ≥ ${t.worstRejectionDb ?? 90} dB, passband ≤ ${t.passbandDeviationDb ?? 0.1} dB, ≥ ${t.realTimeFactor ?? 300}× real time, 0 heap bytes per frame, delay ≤ ${t.delayMs ?? 3} ms.`,
+  );
+  for (const key of ['worstRejectionDb', 'realTimeFactor', 'delayMs'] as const) {
+    const text = audio.definitions?.[key];
+    if (text) lines.push(`*${key}*: ${text}.`);
+  }
+  return lines;
+}
+
+function latencySection(lat: z.infer<typeof latencySchema>): string[] {
+  const tg = lat.targets ?? {};
+  const p = (s: z.infer<typeof percentiles> | undefined) => (s ? `p50 ${f(s.p50_ms, 2)} / p95 ${f(s.p95_ms, 2)} ms (n=${s.count})` : '—');
+  const le = (v: number | null | undefined, limit: number | undefined) => (typeof v === 'number' && limit !== undefined ? check(v <= limit) : '');
+  const rows: string[][] = [
+    ['core CPU in a call, nobody speaking', `${f(lat.coreCpuIdleCallPercent, 2)} % of a core${le(lat.coreCpuIdleCallPercent, tg.core_cpu_idle_call_percent)}`, `≤ ${tg.core_cpu_idle_call_percent ?? 0.5} %`],
+    ['core CPU in a call, one speaker, model replying', `${f(lat.coreCpuCallPercent, 2)} % of a core${le(lat.coreCpuCallPercent, tg.core_cpu_call_percent)}`, `≤ ${tg.core_cpu_call_percent ?? 3} %`],
+    ['core RSS idle / max in the call / at the end', `${f(lat.rssIdleMb, 1)} / ${f(lat.rssMaxMb, 1)} / ${f(lat.rssEndMb, 1)} MB${le(lat.rssIdleMb, tg.rss_idle_mb)}`, `idle ≤ ${tg.rss_idle_mb ?? 120} MB`],
+    ['ingress (packet PCM in → model socket)', `${p(lat.latency.ingress)}${le(lat.latency.ingress.p95_ms, tg.ingress_p95_ms)}`, `p95 ≤ ${tg.ingress_p95_ms ?? 25} ms`],
+    ['egress, on the wire (model sends → first RTP at Discord)', `${p(lat.latency.wire?.egress)}${le(lat.latency.wire?.egress?.p95_ms, tg.egress_p95_ms)}`, `p95 ≤ ${tg.egress_p95_ms ?? 40} ms`],
+    ['barge-in, on the wire (interrupted → last speech RTP)', `${p(lat.latency.wire?.barge_in)}${le(lat.latency.wire?.barge_in?.p95_ms, tg.barge_in_ms)}`, `≤ ${tg.barge_in_ms ?? 20} ms`],
+  ];
+  if (lat.cpu) rows.push(['audio path alone, timed per stage', `${f(lat.cpu.audio_path.total_percent_of_core, 2)} % of a core`, `≤ ${tg.audio_path_percent_of_core ?? 2} %`]);
+  for (const s of lat.speakers ?? []) {
+    rows.push([
+      `${s.speakers} speaker(s) at once, ${s.seconds} s: frames sent / decoded / dropped`,
+      `${s.framesSent} / ${s.framesDecoded} (${s.decodedPercent.toFixed(2)} %) / ${s.framesDropped}; ingress p95 ${f(s.ingress.p95_ms, 2)} ms${check(s.framesDropped === 0 && s.decodedPercent >= 99.9)}`,
+      '0 dropped, ≥ 99.9 % decoded',
+    ]);
+  }
+  const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
+  lines.push(...table(['metric', 'measured', 'target'], rows));
+  const defs = lat.definitions ?? {};
+  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'speakers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  return lines;
+}
+
+function genericSection(name: string, data: Record<string, unknown>): string[] {
+  const defs = (typeof data.definitions === 'object' && data.definitions !== null ? data.definitions : {}) as Record<string, unknown>;
+  const rows: string[][] = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value !== 'number' && typeof value !== 'boolean') continue;
+    const definition = typeof defs[key] === 'string' ? (defs[key] as string) : '';
+    rows.push([key, typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : String(value), definition.replace(/\|/g, '\\|')]);
+  }
+  if (rows.length === 0) return [];
+  return [`**${name}** (bench/results/${name}.json):`, '', ...table(['field', 'value', 'definition'], rows)];
+}
+
+function readResult(name: string): unknown | null {
+  const file = `${RESULTS}${name}.json`;
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown) : null;
+}
+
+export function performanceBlock(): string {
+  const parts: string[][] = [];
+  const audio = readResult('audio');
+  if (audio !== null) parts.push(audioSection(audioSchema.parse(audio)));
+  const latency = readResult('latency');
+  if (latency !== null) parts.push(latencySection(latencySchema.parse(latency)));
+  for (const name of ['voice', 'store']) {
+    const data = readResult(name);
+    if (data !== null) parts.push(genericSection(name, genericSchema.parse(data)));
+  }
+  if (readResult('soak') !== null) parts.push(['Long calls: the soak table below (`npm run soak:readme`, bench/results/soak.json).']);
+  return parts.filter((p) => p.length > 0).map((p) => p.join('\n')).join('\n\n');
+}
+
+function main(): void {
+  const readme = readFileSync(README, 'utf8');
+  const from = readme.indexOf(BEGIN);
+  const to = readme.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${BEGIN} … ${END} block`);
+  const updated = `${readme.slice(0, from + BEGIN.length)}\n${performanceBlock()}\n${readme.slice(to)}`;
+  if (process.argv.includes('--check')) {
+    if (updated !== readme) {
+      console.error('README.md performance tables are out of date: run npm run docs:perf');
+      process.exit(1);
+    }
+    return;
+  }
+  writeFileSync(README, updated);
+  console.log('README.md performance tables updated from bench/results/*.json');
+}
+
+main();
