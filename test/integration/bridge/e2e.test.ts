@@ -5,9 +5,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
-import { startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
-import { startTestCore, type TestCore } from '../../helpers/core.ts';
+import type { FakeDiscord } from '../../../main/fakes/discord/index.ts';
+import type { FakeGemini, FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
+import type { TestCore } from '../../helpers/core.ts';
 import { errorCode, rawRequest } from '../../helpers/http.ts';
 import { chirpMono, chirpStereo, normalizedCorrelation, waitFor } from './signals.ts';
 
@@ -15,10 +16,10 @@ let discord: FakeDiscord;
 let gemini: FakeGemini;
 let t: TestCore;
 let model: FakeGeminiConnection;
+let call: CoreOnFakes;
 
-const post = (path: string, body?: unknown) =>
-  rawRequest({ port: t.port, method: 'POST', path, headers: { ...t.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-const get = (path: string) => rawRequest({ port: t.port, path, headers: t.auth });
+const post = (path: string, body?: unknown) => call.post(path, body);
+const get = (path: string) => call.get(path);
 
 /** Decoded bot audio as 20 ms frames, each with its peak, in packet order. */
 function botFrames(): { peak: number; receivedAt: number }[] {
@@ -34,23 +35,13 @@ function botFrames(): { peak: number; receivedAt: number }[] {
 }
 
 beforeAll(async () => {
-  discord = await startFakeDiscord();
   // Barge-in is driven explicitly by the test; the fake would otherwise interrupt on loud input.
-  gemini = await startFakeGemini({ bargeInRms: null });
-  t = await startTestCore({
-    DISCORD_BOT_TOKEN: discord.botToken,
-    DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
-    DISCORD_API_BASE_URL: discord.apiBaseUrl,
-    DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: discord.textChannelId,
-    GEMINI_API_KEY: `fake-gemini-key-${process.pid}`,
-    GEMINI_LIVE_BASE_URL: gemini.url,
-  });
+  call = await startCoreOnFakes({ gemini: { bargeInRms: null }, env: (d) => ({ DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: d.textChannelId }) });
+  ({ discord, gemini, t } = call);
 }, 60_000);
 
 afterAll(async () => {
-  await t?.close();
-  await gemini?.close();
-  await discord?.close();
+  await call?.close();
 });
 
 describe('a call on the fakes', () => {

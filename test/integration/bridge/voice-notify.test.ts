@@ -6,36 +6,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NotifyResult } from '../../../main/core/api-types.ts';
 import { generateNotificationChime } from '../../../main/core/audio/sound-effects.ts';
-import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
-import { startFakeGemini, type FakeGemini } from '../../../main/fakes/gemini/index.ts';
-import { startTestCore, type TestCore } from '../../helpers/core.ts';
-import { rawRequest } from '../../helpers/http.ts';
+import type { FakeDiscord } from '../../../main/fakes/discord/index.ts';
+import type { FakeGemini } from '../../../main/fakes/gemini/index.ts';
+import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpStereo, normalizedCorrelation, waitFor } from './signals.ts';
 
+let call: CoreOnFakes;
 let discord: FakeDiscord;
 let gemini: FakeGemini;
-let t: TestCore;
-
-const post = (p: string, body?: unknown) =>
-  rawRequest({ port: t.port, method: 'POST', path: p, headers: { ...t.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+const post = (p: string, body?: unknown) => call.post(p, body);
 
 beforeAll(async () => {
-  discord = await startFakeDiscord();
   // The model says nothing by itself: the only sound the bot can send is the chime.
-  gemini = await startFakeGemini({ bargeInRms: null });
-  t = await startTestCore({
-    DISCORD_BOT_TOKEN: discord.botToken,
-    DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
-    DISCORD_API_BASE_URL: discord.apiBaseUrl,
-    GEMINI_API_KEY: `fake-gemini-key-${process.pid}`,
-    GEMINI_LIVE_BASE_URL: gemini.url,
-  });
+  call = await startCoreOnFakes({ gemini: { bargeInRms: null } });
+  ({ discord, gemini } = call);
 }, 60_000);
 
 afterAll(async () => {
-  await t?.close();
-  await gemini?.close();
-  await discord?.close();
+  await call?.close();
 });
 
 const textsSeenByModel = (needle: string) => gemini.connections.flatMap((c) => c.clientContents.map((m) => JSON.stringify(m))).filter((m) => m.includes(needle)).length;
@@ -59,7 +47,7 @@ describe('voice notifications on a real call', () => {
     const left = new Int16Array(pcm.length / 2);
     for (let i = 0; i < left.length; i++) left[i] = pcm[2 * i]!;
     expect(normalizedCorrelation(chimeLeft, left).correlation).toBeGreaterThan(0.8);
-    expect((await rawRequest({ port: t.port, path: '/stop', headers: t.auth })).status).toBe(200);
+    expect((await call.get('/stop')).status).toBe(200);
   });
 
   it('the owner hangs up while the text waits for a pause: auto falls through, delivered once elsewhere, recorded', async () => {
@@ -85,7 +73,7 @@ describe('voice notifications on a real call', () => {
     // Never spoken later either.
     expect(textsSeenByModel('Your build failed.')).toBe(0);
     // The outcome is in the notes.
-    const notes = JSON.stringify((await rawRequest({ port: t.port, path: '/notes?limit=500', headers: t.auth })).json);
+    const notes = JSON.stringify((await call.get('/notes?limit=500')).json);
     expect(notes).toContain('[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Your build failed.');
     discord.userJoinVoice(discord.owner.id);
   });
