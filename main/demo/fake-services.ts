@@ -3,7 +3,7 @@
 // in the demo's child process (fakes-process.ts), so the demo's own process holds the core alone.
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
-import { KNOWN_REALTIME_MODELS, startFakeOpenAIRealtime, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeOpenAILive, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
 
 export const DEMO_MODEL_REPLY = 'Hi! I can hear you clearly. This whole call is simulated on your machine.';
 
@@ -26,6 +26,8 @@ export interface FakeServicesInfo {
   geminiModel: string;
   openaiUrl: string;
   openaiModel: string;
+  openaiLiveUrl: string;
+  openaiLiveModel: string;
   /** PEM file of the fake voice gateway's test CA: a core in another process must trust it. */
   caPath: string;
 }
@@ -35,6 +37,8 @@ export interface FakeServices {
   gemini: FakeGemini;
   /** The fake OpenAI Realtime service (always running, so a call can switch to it). */
   openai: FakeOpenAIRealtime;
+  /** The fake GPT-Live service (always running too). */
+  openaiLive: FakeOpenAILive;
   info: FakeServicesInfo;
   /** The owner says something (a speech-like signal) of the given length. */
   ownerSpeaks(seconds: number): Promise<void>;
@@ -72,10 +76,14 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
   const openai = await startFakeOpenAIRealtime({
     autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
   });
+  const openaiLive = await startFakeOpenAILive({
+    autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
+  });
   return {
     discord,
     gemini,
     openai,
+    openaiLive,
     info: {
       discordApiBaseUrl: discord.apiBaseUrl,
       botToken: discord.botToken,
@@ -85,6 +93,8 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
       geminiModel: KNOWN_LIVE_MODELS[0],
       openaiUrl: openai.url,
       openaiModel: KNOWN_REALTIME_MODELS[0],
+      openaiLiveUrl: openaiLive.url,
+      openaiLiveModel: KNOWN_GPT_LIVE_MODELS[0],
       caPath: discord.caPath,
     },
     async ownerSpeaks(seconds: number) {
@@ -93,6 +103,7 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
     async close() {
       await gemini.close().catch(() => undefined);
       await openai.close().catch(() => undefined);
+      await openaiLive.close().catch(() => undefined);
       await discord.close().catch(() => undefined);
     },
   };

@@ -11,6 +11,8 @@ export const FakeServicesInfoSchema = z.object({
   geminiModel: z.string().min(1),
   openaiUrl: z.string().url(),
   openaiModel: z.string().min(1),
+  openaiLiveUrl: z.string().url(),
+  openaiLiveModel: z.string().min(1),
   caPath: z.string().min(1),
 });
 

@@ -127,7 +127,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     const toolsNode = path.join(projectRoot, '.tools', 'node22', 'bin', 'node');
     const nodeBinDir = existsSync(toolsNode) && realpathSync(toolsNode) === realpathSync(process.execPath) ? path.dirname(toolsNode) : null;
     out('');
-    out(`The call is up: fake Discord, fake Gemini and fake OpenAI run in process ${fakes.pid}; this process (${process.pid}) is the core.`);
+    out(`The call is up: fake Discord, fake Gemini, fake OpenAI Realtime and fake GPT-Live run in process ${fakes.pid}; this process (${process.pid}) is the core.`);
     out(`Live model: ${provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings).`);
     out('');
     out('Dashboard (a one-time login link):');

@@ -13,7 +13,7 @@ import { createConfSettingsStore } from '../core/settings/conf-store.ts';
 import { redactText } from '../core/tools/helpers/index.ts';
 import type { FakeDiscord } from '../fakes/discord/index.ts';
 import type { FakeGemini } from '../fakes/gemini/index.ts';
-import type { FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import type { FakeOpenAILive, FakeOpenAIRealtime } from '../fakes/openai/index.ts';
 import type { LiveProviderName } from '../core/config/index.ts';
 import { startFakeServices, type FakeServicesInfo, type FakeServicesOptions } from './fake-services.ts';
 
@@ -26,6 +26,7 @@ export interface SimulatedCall {
   gemini: FakeGemini;
   /** The fake OpenAI Realtime service (always running, so a call can switch to it). */
   openai: FakeOpenAIRealtime;
+  openaiLive: FakeOpenAILive;
   core: CoreHandle;
   config: Config;
   /** Authorization header for the sidecar. */
@@ -73,6 +74,8 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
     OPENAI_API_KEY: ['fake', 'demo', 'openai', process.pid.toString(36)].join('-'),
     OPENAI_REALTIME_BASE_URL: info.openaiUrl,
     OPENAI_REALTIME_MODEL: info.openaiModel,
+    OPENAI_LIVE_BASE_URL: info.openaiLiveUrl,
+    OPENAI_LIVE_MODEL: info.openaiLiveModel,
     DISCORD_VOICE_LIVE_PORT: String(options.port || 18943),
     DISCORD_VOICE_LIVE_LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,
@@ -113,6 +116,7 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     discord: fakes.discord,
     gemini: fakes.gemini,
     openai: fakes.openai,
+    openaiLive: fakes.openaiLive,
     core: started.core,
     config: started.config,
     auth: { authorization: `Bearer ${started.core.token}` },

@@ -67,6 +67,15 @@ export interface LiveSessionOptions {
 /** 600 ms of silence at 24 kHz after the gate closes: the model hears the pause, not a cut. */
 const END_OF_SPEECH_SILENCE_JSON = audioAppendJson(encodePcm(new Int16Array((LIVE_AUDIO_RATE * 600) / 1000)));
 const TURN_POLL_MS = 50;
+/** Mean square of an RMS of -40 dBFS: the gate's quiet hangover tail is below it, talking is above. */
+const SPEECH_MEAN_SQUARE = 328 * 328;
+
+/** Whether a chunk is talking rather than the quiet tail the voice gate sends after speech. */
+function isSpeech(pcm: Int16Array): boolean {
+  let sum = 0;
+  for (let i = 0; i < pcm.length; i++) sum += pcm[i]! * pcm[i]!;
+  return pcm.length > 0 && sum / pcm.length > SPEECH_MEAN_SQUARE;
+}
 
 export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
   readonly #o: LiveSessionOptions;
@@ -143,7 +152,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       return;
     }
     this.#texts.userAudio();
-    if (this.#turnOpen) this.#userSpokeOverModel = true;
+    if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) this.#userSpokeOverModel = true;
     socket.sendRaw(audioAppendJson(encodePcm(this.#resampler.process(pcm16kMono))));
   }
 
