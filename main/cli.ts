@@ -29,6 +29,9 @@ Usage:
 Configuration comes from the environment and ./.env (see README). Exit codes: 0 ok, 1 the sidecar
 answered with an error, 2 bad usage or configuration, 3 the sidecar is not running.`;
 
+/** Worst case of a synchronous /notify under auto: voice bound, two Discord sends, webhook retries. */
+const NOTIFY_TIMEOUT_MS = 180_000;
+
 function loadCliConfig(): Config {
   return loadConfig({ env: process.env, envFile: path.resolve('.env') });
 }
@@ -65,8 +68,8 @@ async function runHeadless(): Promise<number> {
   });
 }
 
-async function printSidecar(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown): Promise<number> {
-  const response = await callSidecar(loadCliConfig(), method, route, body);
+async function printSidecar(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown, timeoutMs?: number): Promise<number> {
+  const response = await callSidecar(loadCliConfig(), method, route, body, timeoutMs);
   if (response.status >= 400) {
     process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
     return 1;
@@ -91,7 +94,8 @@ async function main(argv: string[]): Promise<number> {
       const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' } } });
       const text = positionals.join(' ').trim();
       if (!text) throw new UsageError('notify needs the text to deliver');
-      return printSidecar('POST', '/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' });
+      // /notify answers with the final outcome: a voice text may wait for a pause (20 s), then the other modes.
+      return printSidecar('POST', '/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' }, NOTIFY_TIMEOUT_MS);
     }
     case 'schedule': {
       const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' } } });

@@ -37,6 +37,8 @@ export async function callSidecar(
   method: 'GET' | 'POST' | 'DELETE' | 'PUT',
   path: string,
   body?: unknown,
+  /** Default 30 s; /notify answers with the final outcome, which may take longer (see docs/notifications.md). */
+  timeoutMs = 30_000,
 ): Promise<SidecarResponse> {
   const base = sidecarBaseUrl(config);
   const token = sidecarToken(config);
@@ -47,7 +49,7 @@ export async function callSidecar(
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause;
     if (cause?.code === 'ECONNREFUSED') {
