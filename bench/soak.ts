@@ -110,6 +110,7 @@ const result = {
     machine: 'shared machine: other helpers were running builds and tests at the same time (see loadAverage1m)',
   },
   events: run.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
+  cycles: cycles.map((c) => ({ n: c.n, heard: c.heard, replies: c.replies, latencyMs: c.latencyMs, innerGapMs: c.innerGapMs, events: c.events })),
   rssSeries: run.rssSeries,
 };
 

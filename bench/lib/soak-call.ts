@@ -50,10 +50,11 @@ export interface SoakOptions {
 
 export interface SoakCycle {
   n: number;
+  /** The model transcribed this utterance as the phrase said (matched in order over the whole run). */
   heard: boolean;
-  /** Replies the model gave to this phrase (2 or more: a doubled reply). */
+  /** Replies the model gave to this utterance (2 or more: a doubled reply). */
   replies: number;
-  /** Replies during this cycle to some other phrase (a late or misheard answer). */
+  /** Replies during this cycle's window to some other phrase (late for the previous one, or misheard). */
   strayReplies: number;
   /** Speech end (fake speaker done) → first loud packet of the reply at the fake Discord. */
   latencyMs: number | null;
@@ -193,6 +194,31 @@ function analysePlayback(discord: FakeDiscord, speechEnd: number): { latencyMs: 
   return { latencyMs: packets[loud[0]!]!.receivedAt - speechEnd, innerGapMs: gap };
 }
 
+/**
+ * Matches the model's transcriptions, in order, to the utterances said, in order: a reply that came
+ * late (after its exchange's window) still counts for its utterance, a second reply to the same
+ * utterance counts as doubled, one matching nothing nearby is stray.
+ */
+export function alignReplies(utterances: number, transcribed: readonly number[]): { counts: number[]; stray: number } {
+  const counts = new Array<number>(utterances).fill(0);
+  let next = 0;
+  let stray = 0;
+  for (const k of transcribed) {
+    const inRange = (j: number) => j >= 0 && j < utterances && j % PHRASES === k;
+    const forward = [next, next + 1, next + 2].find(inRange);
+    // Backward: a late answer to an unanswered utterance first, else a repeat (doubled).
+    const back = [next - 1, next - 2, next - 3].filter(inRange);
+    const j = forward ?? back.find((b) => counts[b] === 0) ?? back[0];
+    if (j === undefined) {
+      stray++;
+      continue;
+    }
+    counts[j]!++;
+    if (j >= next) next = j + 1;
+  }
+  return { counts, stray };
+}
+
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-soak-'));
   const random = seededRandom(options.seed);
@@ -306,6 +332,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     }
     // A reply that arrives after its cycle ended still counts for that utterance (doubled check).
     await sleep(2000);
+    const aligned = alignReplies(cycles.length, model.replies.map((r) => r.k));
+    cycles.forEach((cycle, i) => {
+      cycle.heard = aligned.counts[i]! > 0;
+      cycle.replies = aligned.counts[i]!;
+    });
     const to = readProc(pid)!;
     clearInterval(sampler);
     clearInterval(progress);

@@ -50,3 +50,13 @@ describe('TranscriptAggregator: one utterance, one note', () => {
     expect(notes).toEqual(['input_transcript: what is the weather today', 'output_transcript: It is sunny.']);
   });
 });
+
+describe('soak reply alignment', async () => {
+  const { alignReplies, PHRASES } = await import('../../../bench/lib/soak-call.ts');
+  it('a late reply still counts for its utterance; a repeat is doubled; nothing nearby is stray', () => {
+    // utterances 0..4 said; the reply to 1 came after 2 was said (late), 3 was answered twice, 4 never
+    const { counts, stray } = alignReplies(5, [0, 2, 1, 3, 3, (7 % PHRASES)]);
+    expect(counts).toEqual([1, 1, 1, 2, 0]);
+    expect(stray).toBe(1);
+  });
+});
