@@ -3,8 +3,8 @@
 // new record as one line (fdatasync'd before the change is acknowledged), and the LAST line for an
 // id wins. So a change costs one small append, not a rewrite, and nothing runs while nothing
 // changes. Rules:
-//   1. one line per change, appended under a cross-process lock (`<file>.lock`, a directory holding
-//      the owner's pid; a lock whose process is gone is taken over at once), so the app, the
+//   1. one line per change, appended under a cross-process lock (`<file>.lock`, a symlink whose
+//      target is the owner's pid; a lock whose process is gone is taken over at once), so the app, the
 //      headless runner and the CLI can share the file. A crash mid-append leaves at most a torn last
 //      line, which the next locker cuts off: every acknowledged change is a whole line on disk;
 //   2. an in-memory index (by id, by fire time, a min-heap of due times) answers reads; before each
@@ -16,7 +16,7 @@
 //      retention; the rewrite is written in chunks so the event loop keeps running;
 //   4. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): bad
 //      lines other than a torn tail are set aside in `<file>.rejected` and the file is rewritten clean.
-import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, watch, writeFileSync, writeSync, type FSWatcher } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, lutimesSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -377,8 +377,8 @@ export class ScheduleStore {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        mkdirSync(this.#lockDir, { mode: 0o700 });
-        writeFileSync(path.join(this.#lockDir, 'pid'), String(process.pid));
+        // One atomic syscall: a symlink whose target is our pid (readlink tells who holds it).
+        symlinkSync(String(process.pid), this.#lockDir);
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -395,12 +395,12 @@ export class ScheduleStore {
 
   #lockAbandoned(): boolean {
     try {
-      const stat = statSync(this.#lockDir);
+      const stat = lstatSync(this.#lockDir);
       let pid = NaN;
       try {
-        pid = Number(readFileSync(path.join(this.#lockDir, 'pid'), 'utf8'));
+        pid = Number(readlinkSync(this.#lockDir));
       } catch {
-        // No pid yet: the holder is between mkdir and writing it, or an older writer (proper-lockfile).
+        // A directory: an older writer's lock (proper-lockfile); judged by its age.
       }
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) return true;
       return Date.now() - stat.mtimeMs > this.#lockStaleMs;
@@ -687,21 +687,18 @@ export class ScheduleStore {
 
 function removeLockDir(lockDir: string): void {
   try {
-    unlinkSync(path.join(lockDir, 'pid'));
-  } catch {
-    // already gone or never written
-  }
-  try {
-    rmdirSync(lockDir);
+    unlinkSync(lockDir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR' || code === 'EPERM') rmdirSync(lockDir); // an older writer's directory lock, taken over
+    else if (code !== 'ENOENT') throw err;
   }
 }
 
 function touchLock(lockDir: string): void {
   try {
     const now = new Date();
-    utimesSync(lockDir, now, now);
+    lutimesSync(lockDir, now, now);
   } catch {
     // best effort: a long compaction keeps its lock fresh
   }

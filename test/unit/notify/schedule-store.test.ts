@@ -115,9 +115,9 @@ it('cuts a torn last line off before appending, so every acknowledged change sta
 it('a lock left by a killed process is taken over at once', async () => {
   const { spawnSync } = await import('node:child_process');
   const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
-  const { mkdir } = await import('node:fs/promises');
-  await mkdir(`${file}.lock`, { recursive: true });
-  await writeFile(path.join(`${file}.lock`, 'pid'), String(deadPid));
+  const { mkdir, symlink } = await import('node:fs/promises');
+  await mkdir(path.dirname(file), { recursive: true });
+  await symlink(String(deadPid), `${file}.lock`); // the lock a killed process left: its pid
   const store = open();
   await store.load();
   await store.transact(() => ({ value: null, write: [record('a', 1)] }));

@@ -1,0 +1,32 @@
+// The process measured by `npm run bench:store`: the real scheduler (journal store), notifier and
+// notes archive behind the real sidecar routes, nothing else, so /proc readings are theirs alone.
+// Prints `READY <port> <startupMs>` once the schedule is loaded and running; startupMs is the time
+// scheduler.start() took (reading, validating and indexing the file).
+import path from 'node:path';
+import pino from 'pino';
+import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
+import { createNotifier } from '../../main/core/notify/dispatcher.ts';
+import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
+import { createScheduler } from '../../main/core/notify/scheduler.ts';
+import { registerNotesRoutes } from '../../main/core/sidecar/routes/notes.ts';
+import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
+import { createSidecar } from '../../main/core/sidecar/server.ts';
+
+const [home, token] = process.argv.slice(2);
+const logger = pino({ level: 'silent' });
+const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabled: false, logger });
+// The cap is raised so the bench can fill the schedule to 100,000.
+const scheduler = createScheduler({ file: scheduleFilePath(home!), notifier, logger, maxPending: 1_000_000 });
+const archive = new NotesArchive(path.join(home!, 'voice-users', 'notes'));
+const sidecar = createSidecar({
+  host: '127.0.0.1',
+  port: 0,
+  token: token!,
+  logger,
+  routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler }), (app) => registerNotesRoutes(app, { archive })],
+});
+await sidecar.listen();
+const started = performance.now();
+await scheduler.start();
+const startupMs = performance.now() - started;
+process.stdout.write(`READY ${new URL(sidecar.url).port} ${startupMs.toFixed(1)}\n`);

@@ -1,0 +1,249 @@
+// `npm run bench:store`: what the schedule and the notes cost as they grow. For each size the
+// schedule file is filled (written directly, the documented format) to 0 / 1k / 10k / 100k pending
+// entries, then a fresh core process (bench/lib/store-core.ts: scheduler + notifier + notes behind
+// the real sidecar routes) loads it and is measured from outside: start-up, create / cancel / list
+// latency over HTTP (p95 and worst), idle CPU and RSS from /proc. Then 100 calls of an hour of notes:
+// /calls, /notes, /notes?call=, /notes?q=. Prints each figure beside its target and writes
+// bench/results/store.json. Env: BENCH_STORE_SIZES (comma list), BENCH_STORE_IDLE_MS (default 15000).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scheduleFilePath, serializeSchedule, type StoredNotification } from '../main/core/notify/schedule-store.ts';
+import { cpuPercent, percentiles, readProc, round } from './lib/latency-proc.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CORE = path.join(HERE, 'lib', 'store-core.ts');
+const RESULTS = path.join(HERE, 'results', 'store.json');
+const SIZES = (process.env.BENCH_STORE_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const IDLE_MS = Number(process.env.BENCH_STORE_IDLE_MS ?? 15_000);
+const SAMPLES = 200;
+const LIST_SAMPLES = 100;
+const TOKEN = randomBytes(24).toString('hex');
+
+const TARGETS = { createP95Ms: 5, cancelP95Ms: 5, listP95Ms: 20, idleCpuPercent: 0.2, rssGrowthMb: 60, startupMs: 2000 };
+
+interface Core {
+  child: ChildProcess;
+  base: string;
+  startupMs: number;
+}
+
+function startCore(home: string): Promise<Core> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CORE, home, TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /READY (\d+) ([\d.]+)/.exec(out);
+      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}`, startupMs: Number(m[2]) });
+    });
+    child.on('exit', (code) => reject(new Error(`store core exited ${code}`)));
+  });
+}
+
+async function stopCore(core: Core): Promise<void> {
+  core.child.removeAllListeners('exit');
+  const gone = new Promise((r) => core.child.once('exit', r));
+  core.child.kill('SIGKILL');
+  await gone;
+}
+
+async function timed(core: Core, method: string, url: string, body?: unknown): Promise<{ ms: number; status: number; json: unknown }> {
+  const t0 = performance.now();
+  const res = await fetch(core.base + url, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json: unknown = await res.json();
+  const ms = performance.now() - t0;
+  if (res.status >= 400) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
+  return { ms, status: res.status, json };
+}
+
+function fillSchedule(home: string, entries: number): void {
+  const file = scheduleFilePath(home);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const now = Date.now() / 1000;
+  const records: StoredNotification[] = [];
+  for (let i = 0; i < entries; i++) {
+    const delay = 86_400 + (i % 30) * 86_400 + i;
+    records.push({ id: `n-${i.toString(16).padStart(12, '0')}`, text: `Reminder number ${i}: stretch, drink water, check the oven`, mode: 'dm', delay_seconds: delay, fire_at_epoch: now + delay, created_at: now, state: 'scheduled', attempts: 0, updated_at: now });
+  }
+  writeFileSync(file, serializeSchedule(records), { mode: 0o600 });
+}
+
+async function idleCpu(core: Core): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1000));
+  const a = readProc(core.child.pid!)!;
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const b = readProc(core.child.pid!)!;
+  return cpuPercent(a, b);
+}
+
+async function measureSchedule(entries: number) {
+  const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-store-'));
+  try {
+    fillSchedule(home, entries);
+    const core = await startCore(home);
+    try {
+      const creates: number[] = [];
+      const ids: string[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const r = await timed(core, 'POST', '/schedule', { text: `bench ${i}`, delay_seconds: 7 * 86_400, mode: 'dm' });
+        creates.push(r.ms);
+        ids.push((r.json as { scheduled: string }).scheduled);
+      }
+      const lists: number[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < LIST_SAMPLES; i++) {
+        const r = await timed(core, 'GET', `/schedule?limit=100&state=scheduled${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        lists.push(r.ms);
+        cursor = (r.json as { next_cursor: string | null }).next_cursor;
+      }
+      const cancels: number[] = [];
+      for (const id of ids) cancels.push((await timed(core, 'DELETE', `/schedule/${id}`)).ms);
+      const httpFloor = entries === 0 ? await httpFloorP95Ms(core) : null;
+      const idle = await idleCpu(core);
+      const proc = readProc(core.child.pid!)!;
+      return { httpFloor, entries, startupMs: core.startupMs, creates: percentiles(creates), cancels: percentiles(cancels), lists: percentiles(lists), idleCpuPercent: idle, rssMb: proc.rssMb, peakRssMb: proc.peakRssMb };
+    } finally {
+      await stopCore(core);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const WORDS = ['the', 'meeting', 'moved', 'to', 'three', 'remind', 'me', 'about', 'groceries', 'build', 'failed', 'again', 'ship', 'it', 'tomorrow', 'okay', 'sounds', 'good', 'what', 'about', 'lunch', 'review', 'the', 'draft'];
+
+async function measureNotes() {
+  const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-notes-'));
+  const dir = path.join(home, 'voice-users', 'notes');
+  mkdirSync(dir, { recursive: true });
+  const CALLS = 100;
+  const EVENTS = 1200; // an hour of talk: a transcript line every 3 s
+  let bytes = 0;
+  const start = Date.now() / 1000 - CALLS * 86_400;
+  for (let c = 0; c < CALLS; c++) {
+    const callId = `2026-01-${String(c).padStart(3, '0')}-call`;
+    const lines: string[] = [];
+    for (let e = 0; e < EVENTS; e++) {
+      const ts = start + c * 86_400 + e * 3;
+      const text = Array.from({ length: 18 }, (_, w) => WORDS[(c * 7 + e * 3 + w) % WORDS.length]).join(' ') + (c === 42 && e === 600 ? ' zanzibar' : '');
+      lines.push(JSON.stringify({ id: `${Math.floor(ts * 1000).toString(36)}-${e.toString(36)}`, ts, kind: e % 2 ? 'output_transcript' : 'input_transcript', speaker: e % 2 ? 'model' : 'owner', text, callId }));
+    }
+    const body = lines.join('\n') + '\n';
+    bytes += Buffer.byteLength(body);
+    writeFileSync(path.join(dir, `${callId}.jsonl`), body);
+  }
+  const core = await startCore(home);
+  try {
+    const coldCalls = (await timed(core, 'GET', '/calls?limit=100')).ms;
+    const runs = async (n: number, url: string) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await timed(core, 'GET', url)).ms);
+      return percentiles(out);
+    };
+    const calls = await runs(20, '/calls?limit=100');
+    const recent = await runs(20, '/notes?limit=50');
+    const oneCall = await runs(20, '/notes?call=2026-01-042-call&limit=500');
+    const search = await runs(5, '/notes?q=zanzibar&limit=50');
+    const proc = readProc(core.child.pid!)!;
+    return { calls: CALLS, eventsPerCall: EVENTS, totalMb: round(bytes / 1024 / 1024), coldCallsMs: round(coldCalls), calls_p95_ms: round(calls.p95_ms), recent_p95_ms: round(recent.p95_ms), call_p95_ms: round(oneCall.p95_ms), search_p95_ms: round(search.p95_ms), search_max_ms: round(search.max_ms), rssMb: round(proc.rssMb) };
+  } finally {
+    await stopCore(core);
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** What one durable append costs on this disk right now (write + fdatasync of a 250-byte line): the floor of create/cancel. */
+function diskFloorP95Ms(): number | null {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lvb-bench-disk-'));
+  const fd = openSync(path.join(dir, 'probe'), 'a');
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    writeSync(fd, 'x'.repeat(249) + '\n');
+    fdatasyncSync(fd);
+    times.push(performance.now() - t0);
+  }
+  closeSync(fd);
+  rmSync(dir, { recursive: true, force: true });
+  return round(percentiles(times).p95_ms);
+}
+
+/** An HTTP round trip that does no store work (GET /calls on an empty notes folder): the floor of every latency. */
+async function httpFloorP95Ms(core: Core): Promise<number | null> {
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) times.push((await timed(core, 'GET', '/calls?limit=1')).ms);
+  return round(percentiles(times).p95_ms);
+}
+
+const mark = (value: number | null, target: number): string => (value === null ? '—' : `${value <= target ? 'ok  ' : 'MISS'}`);
+
+console.log('store bench: the core in its own process; latency = HTTP round trip from this process; CPU/RSS from /proc');
+const baseline = await measureSchedule(0);
+const diskFloor = diskFloorP95Ms();
+console.log(`baseline (empty schedule): RSS ${baseline.rssMb.toFixed(1)} MB, idle CPU ${baseline.idleCpuPercent.toFixed(3)} %`);
+console.log(`floors: HTTP round trip with no store work p95 ${baseline.httpFloor} ms; one durable append (write + fdatasync) on this disk p95 ${diskFloor} ms`);
+const rows = [];
+for (const size of SIZES) {
+  process.stdout.write(`measuring ${size.toLocaleString('en')} entries…\n`);
+  const m = await measureSchedule(size);
+  const row = {
+    entries: size,
+    createP95Ms: round(m.creates.p95_ms),
+    createMaxMs: round(m.creates.max_ms),
+    cancelP95Ms: round(m.cancels.p95_ms),
+    cancelMaxMs: round(m.cancels.max_ms),
+    listP95Ms: round(m.lists.p95_ms),
+    listMaxMs: round(m.lists.max_ms),
+    idleCpuPercent: round(m.idleCpuPercent, 3),
+    rssMb: round(m.rssMb),
+    rssGrowthMb: round(m.rssMb - baseline.rssMb),
+    startupMs: round(m.startupMs),
+  };
+  rows.push(row);
+  console.log(
+    [
+      `  create p95 ${row.createP95Ms} ms (max ${row.createMaxMs}) target ≤ ${TARGETS.createP95Ms} ${mark(row.createP95Ms, TARGETS.createP95Ms)}`,
+      `  cancel p95 ${row.cancelP95Ms} ms (max ${row.cancelMaxMs}) target ≤ ${TARGETS.cancelP95Ms} ${mark(row.cancelP95Ms, TARGETS.cancelP95Ms)}`,
+      `  list (page of 100, ?state&cursor) p95 ${row.listP95Ms} ms (max ${row.listMaxMs}) target ≤ ${TARGETS.listP95Ms} ${mark(row.listP95Ms, TARGETS.listP95Ms)}`,
+      `  idle CPU (poll cost, ${IDLE_MS / 1000} s) ${row.idleCpuPercent} % of a core, target ≤ ${TARGETS.idleCpuPercent} ${mark(row.idleCpuPercent, TARGETS.idleCpuPercent)}`,
+      `  RSS ${row.rssMb} MB, growth over empty ${row.rssGrowthMb} MB, target ≤ ${TARGETS.rssGrowthMb} ${mark(row.rssGrowthMb, TARGETS.rssGrowthMb)}`,
+      `  start-up (load + index) ${row.startupMs} ms, target ≤ ${TARGETS.startupMs} ${mark(row.startupMs, TARGETS.startupMs)}`,
+    ].join('\n'),
+  );
+}
+console.log('notes: 100 calls of an hour…');
+const notes = await measureNotes();
+console.log(
+  `  ${notes.totalMb} MB on disk; GET /calls p95 ${notes.calls_p95_ms} ms (first, cold ${notes.coldCallsMs} ms); /notes p95 ${notes.recent_p95_ms} ms; /notes?call= (500) p95 ${notes.call_p95_ms} ms; /notes?q= full text p95 ${notes.search_p95_ms} ms; RSS ${notes.rssMb} MB`,
+);
+mkdirSync(path.dirname(RESULTS), { recursive: true });
+writeFileSync(
+  RESULTS,
+  JSON.stringify(
+    {
+      generated_at: new Date().toISOString(),
+      definitions: {
+        latency: 'HTTP round trip from the bench process to the core process on loopback, ms; p95 over 200 creates/cancels and 100 list pages',
+        idleCpuPercent: `CPU of the core process over ${IDLE_MS / 1000} s with nothing due, % of one core (utime+stime from /proc)`,
+        rssMb: 'VmRSS of the core process after the run; rssGrowthMb is over the same process with an empty schedule',
+        startupMs: 'scheduler.start(): read, validate and index the schedule file',
+        floors: 'httpFloorP95Ms: a request doing no store work; diskAppendFsyncP95Ms: write + fdatasync of one line on the same disk — create/cancel pay both',
+      },
+      targets: TARGETS,
+      baseline: { rssMb: round(baseline.rssMb), idleCpuPercent: round(baseline.idleCpuPercent, 3), httpFloorP95Ms: baseline.httpFloor, diskAppendFsyncP95Ms: diskFloor },
+      schedule: rows,
+      notes,
+    },
+    null,
+    2,
+  ) + '\n',
+);
+console.log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
