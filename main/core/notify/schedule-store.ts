@@ -16,10 +16,11 @@
 //      retention; the rewrite is written in chunks so the event loop keeps running;
 //   4. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): bad
 //      lines other than a torn tail are set aside in `<file>.rejected` and the file is rewritten clean.
-import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, lutimesSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, lutimesSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { NOTIFY_MODES, SCHEDULE_STATES, type ScheduledNotification, type ScheduleState } from '../api-types.ts';
@@ -105,6 +106,58 @@ function parseLine(line: string): StoredNotification | null {
   return parsed.success ? parsed.data : null;
 }
 
+/**
+ * Read the file line by line in 1 MiB chunks (no whole-file string, no array of all lines), so
+ * loading 100,000 entries keeps its peak memory small. Same rules as parseScheduleText.
+ */
+function readScheduleFile(file: string): { entries: Map<string, StoredNotification>; damaged: number; rejectedLines: string[]; lines: number } {
+  const entries = new Map<string, StoredNotification>();
+  const rejectedLines: string[] = [];
+  let damaged = 0;
+  let lines = 0;
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries, damaged, rejectedLines, lines };
+    throw err;
+  }
+  const handle = (line: string): void => {
+    if (line.trim() === '') return;
+    const record = parseLine(line);
+    if (record) {
+      lines++;
+      entries.delete(record.id); // re-insert so order follows the last occurrence
+      entries.set(record.id, record);
+    } else {
+      damaged++;
+      rejectedLines.push(line);
+    }
+  };
+  try {
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let carry = '';
+    for (let position = 0; ; ) {
+      const n = readSync(fd, buffer, 0, buffer.length, position);
+      if (n === 0) break;
+      position += n;
+      const chunk = carry + decoder.write(buffer.subarray(0, n));
+      let start = 0;
+      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+        handle(chunk.slice(start, nl));
+        start = nl + 1;
+      }
+      carry = chunk.slice(start);
+    }
+    carry += decoder.end();
+    if (carry.trim() !== '') damaged++; // a torn tail: an unfinished write, nothing to keep
+  } finally {
+    closeSync(fd);
+  }
+  return { entries, damaged, rejectedLines, lines };
+}
+
 export function serializeSchedule(entries: readonly StoredNotification[]): string {
   return entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : '');
 }
@@ -174,7 +227,8 @@ export interface ScheduleStoreOptions {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function pidAlive(pid: number): boolean {
+/** Whether a process exists (EPERM: it does, owned by someone else). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -492,14 +546,8 @@ export class ScheduleStore {
   }
 
   #reload(reason: string): void {
-    let text = '';
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    const parsed = parseScheduleText(text);
-    this.#resetIndex(parsed.entries);
+    const parsed = readScheduleFile(this.file);
+    this.#resetIndex(parsed.entries.values());
     this.#lines = parsed.lines;
     if (this.#fd !== null) closeSync(this.#fd);
     this.#fd = null;
@@ -598,7 +646,7 @@ export class ScheduleStore {
 
   // ---- the index ----
 
-  #resetIndex(entries: readonly StoredNotification[]): void {
+  #resetIndex(entries: Iterable<StoredNotification>): void {
     this.#byId.clear();
     this.#stateCounts.clear();
     this.#pending = 0;

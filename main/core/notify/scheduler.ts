@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import type { NotifyResult, ScheduledNotification, ScheduleState } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { Notifier } from './dispatcher.ts';
-import { dueAt, InvalidCursorError, ScheduleStore, type StoredNotification } from './schedule-store.ts';
+import { dueAt, InvalidCursorError, pidAlive, ScheduleStore, type StoredNotification } from './schedule-store.ts';
 import { errorMessage, formatDuration, NotifyCapacityError, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
 import { parseScheduleRequest } from './validation.ts';
 
@@ -124,15 +124,6 @@ export function toView(e: StoredNotification): ScheduleEntryView {
   if (e.late_by_seconds !== undefined) view.late_by_seconds = e.late_by_seconds;
   if (e.next_attempt_at !== undefined) view.next_attempt_at = e.next_attempt_at;
   return view;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function summarize(result: NotifyResult): string {
