@@ -61,6 +61,38 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     expect(status(voice).decrypt_failures).toBe(0);
   });
 
+  it('alone in the channel the bot holds its audio (silence frames only, source untouched), speaks E2EE once a member joins, and holds it again after the sole-member reset', async () => {
+    const { fake, voice } = await fixture.start({ ownerInVoice: false }, (f) => ({ guildId: f.guildId, channelId: f.voiceChannelId }));
+    await voice.join();
+    expect(fake.dave()?.memberIds()).toEqual([]);
+    expect(status(voice)).toMatchObject({ protocol_version: 1, e2ee: false, ready: false });
+    const played = chirp(1, 3000, 300);
+    const source = onceSource(played);
+    voice.startPlayback(source);
+    await waitFor(() => fake.recorder.packets.length >= 10, 5000, 'silence frames from the bot');
+    expect(source.frames).toBe(0); // nothing of the reply was consumed while it could not be encrypted
+    expect(fake.recorder.packets.every((p) => p.silence)).toBe(true);
+
+    fake.userJoinVoice(fake.owner.id);
+    await waitFor(() => source.frames > 60 && fake.recorder.listener.decrypted >= 50, 8000, 'E2EE audio after the owner joined');
+    voice.stopPlayback();
+    expect(fake.recorder.listener.plain).toBe(0);
+    const firstAudible = fake.recorder.packets.find((p) => !p.silence);
+    expect(firstAudible).toMatchObject({ e2ee: true, heard: true });
+    expect(bestCorrelation(played, fake.recorder.pcm()).correlation).toBeGreaterThan(0.99);
+
+    // The last member leaves: the gateway resets the group (op 24, transition 0); the bot holds its audio again.
+    fake.userLeaveVoice(fake.owner.id);
+    await waitFor(() => status(voice).e2ee === false && status(voice).last_transition_id === 0, 5000, 'the sole-member reset');
+    fake.recorder.clear();
+    const again = onceSource(played);
+    voice.startPlayback(again);
+    await waitFor(() => fake.recorder.packets.length >= 10, 5000, 'silence frames again');
+    voice.stopPlayback();
+    expect(again.frames).toBe(0);
+    expect(fake.recorder.packets.every((p) => p.silence)).toBe(true);
+  });
+
   it('a member joining and leaving mid-utterance changes the epoch twice and costs at most 3 frames', async () => {
     const { fake, voice, collector } = await setup();
     const group = fake.dave()!;
