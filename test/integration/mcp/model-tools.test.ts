@@ -1,6 +1,7 @@
 // The live model using third-party MCP servers through the bridge: the real
 // @modelcontextprotocol/server-memory and server-everything packages over stdio, a server that
 // never answers, and the fake Gemini calling tools during a simulated call.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpApprovalView, McpServerReportView, SidecarEvent } from '../../../main/core/api-types.ts';
 import { startSimulatedCall, type SimulatedCall } from '../../../main/demo/simulated-call.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/connection.ts';
+import { freePort } from '../../helpers/net.ts';
 import { waitFor } from '../bridge/signals.ts';
 
 const require = createRequire(import.meta.url);
@@ -23,6 +25,7 @@ let sim: SimulatedCall;
 let model: FakeGeminiConnection;
 let memoryFile: string;
 let memoryDir: string;
+let webServer: ChildProcess | undefined;
 const events: SidecarEvent[] = [];
 
 async function api(method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; json: unknown }> {
@@ -76,7 +79,7 @@ function memory(): string {
 beforeAll(async () => {
   memoryDir = mkdtempSync(path.join(tmpdir(), 'lvb-mcp-memory-'));
   memoryFile = path.join(memoryDir, 'memory.jsonl');
-  const mcpServers = [
+  const mcpServers: Record<string, unknown>[] = [
     {
       name: 'memory',
       command: process.execPath,
@@ -96,12 +99,19 @@ beforeAll(async () => {
     // Never answers initialize: it must be reported and restarted, and never hold up the call.
     { name: 'hang', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], timeout_seconds: 1, default_policy: 'allow' },
   ];
+  // The same package as a Streamable HTTP server on loopback: the `url` + `headers` kind of entry.
+  const webPort = await freePort();
+  webServer = spawn(process.execPath, [binOf('@modelcontextprotocol/server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(webPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let webLog = '';
+  webServer.stderr!.on('data', (chunk: Buffer) => (webLog += chunk.toString()));
+  await waitFor(() => webLog.includes('listening on port'), 'server-everything over HTTP to listen');
+  mcpServers.push({ name: 'web', url: `http://127.0.0.1:${webPort}/mcp`, headers: { 'x-client': 'live-voice-bridge-test' }, tools: { echo: 'allow' }, default_policy: 'deny' });
   sim = await startSimulatedCall({ env: { DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(mcpServers) } });
   sim.core.hub.subscribe((event) => {
     if (event.type === 'mcp_approval' || event.type === 'mcp_server') events.push(event);
   });
   // Tools are declared when a call starts: wait for the two real servers first (not for `hang`).
-  await waitFor(async () => (await servers()).filter((s) => s.state === 'ready').length === 2, 'memory and everything to be ready', 30_000);
+  await waitFor(async () => (await servers()).filter((s) => s.state === 'ready').length === 3, 'memory, everything and web to be ready', 30_000);
   const joined = await api('POST', '/join', {});
   expect(joined.status).toBe(200);
   model = await sim.gemini.connection(0);
@@ -109,13 +119,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
+  webServer?.kill();
   rmSync(memoryDir, { recursive: true, force: true });
 });
 
 describe('MCP tools for the live model', () => {
   it('offers allow and ask tools under the mcp_<server>_ prefix, never deny tools', () => {
     const setup = JSON.stringify(model.setup);
-    for (const name of ['mcp_memory_read_graph', 'mcp_memory_create_entities', 'mcp_memory_search_nodes', 'mcp_everything_echo', 'mcp_approval']) expect(setup).toContain(`"${name}"`);
+    for (const name of ['mcp_memory_read_graph', 'mcp_memory_create_entities', 'mcp_memory_search_nodes', 'mcp_everything_echo', 'mcp_web_echo', 'mcp_approval']) expect(setup).toContain(`"${name}"`);
     for (const name of ['mcp_memory_delete_entities', 'mcp_everything_get_sum']) expect(setup).not.toContain(`"${name}"`);
   });
 
@@ -128,6 +139,11 @@ describe('MCP tools for the live model', () => {
     const long = await allowedResult('mcp_everything_echo', { message: 'word '.repeat(3000) });
     expect(long.length).toBeLessThan(4200);
     expect(long).toContain('(cut:');
+  });
+
+  it('a Streamable HTTP server (url + headers) serves the model like a stdio one', async () => {
+    expect((await servers()).find((s) => s.name === 'web')).toMatchObject({ transport: 'http', state: 'ready' });
+    expect(await allowedResult('mcp_web_echo', { message: 'over HTTP' })).toContain('over HTTP');
   });
 
   it('deny: a call is refused and never reaches the server', async () => {
