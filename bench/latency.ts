@@ -99,13 +99,16 @@ function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
   return out;
 }
 
+/** "Ingress p95 unchanged" with more speakers: within 1 ms (4 buckets of the core's 0.25 ms histogram). */
+const INGRESS_UNCHANGED_MS = 1;
+
 function speakerRows(runs: SpeakersRunResult[]): Row[] {
   const single = runs.find((r) => r.speakers === 1);
   return runs.map((r) => ({
     metric: `${r.speakers} speaker(s) at once, ${r.seconds} s: sent / decoded / dropped`,
     measured: `${r.framesSent} / ${r.framesDecoded} (${r.decodedPercent.toFixed(2)} %) / ${r.framesDropped}; ingress p95 ${fmt(r.ingress.p95_ms)} ms; core ${fmt(r.coreCpuPercent)} %`,
-    target: `0 dropped, ≥ 99.9 % decoded, ingress p95 ≤ ${fmt(single?.ingress.p95_ms ?? null)} ms (1 speaker)`,
-    status: r.framesDropped === 0 && r.decodedPercent >= 99.9 && (r.ingress.p95_ms ?? Infinity) <= Math.max(single?.ingress.p95_ms ?? 0, 1) ? 'ok' : 'MISSED',
+    target: `0 dropped, ≥ 99.9 % decoded, ingress p95 unchanged (≤ 1 speaker's ${fmt(single?.ingress.p95_ms ?? null)} + ${INGRESS_UNCHANGED_MS} ms)`,
+    status: r.framesDropped === 0 && r.decodedPercent >= 99.9 && (r.ingress.p95_ms ?? Infinity) <= (single?.ingress.p95_ms ?? 0) + INGRESS_UNCHANGED_MS ? 'ok' : 'MISSED',
   }));
 }
 
