@@ -25,6 +25,8 @@ test('call panel: join shows connected, a transcript line from the model appears
   await expect(panel.locator('#call-state')).toHaveText('connected');
   await expect(page.getByRole('button', { name: 'Leave voice' })).toBeEnabled();
   await expect(panel.locator('#conn-discord')).toHaveText('connected');
+  // Discord's end-to-end encryption (DAVE, the fake's default) with the voice privacy code users compare.
+  await expect(panel.locator('#conn-dave')).toHaveText(/^on · epoch \d+ · code (\d{5} ){5}\d{5}$/, { timeout: 12_000 });
 
   // /say (as curl would send it) makes the fake model speak the text; the model's output
   // transcript streams into the notes list over /events.
