@@ -1,5 +1,5 @@
 // Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
-import type { DaveStatus, LatencySummary, NoteEvent, NoteKind, NotifyMode } from '../main/core/api-types.ts';
+import type { DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode } from '../main/core/api-types.ts';
 
 export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
 // Compile-time check that the list above names every mode the API knows.
@@ -148,4 +148,13 @@ export function describeDave(dave: DaveStatus | null | undefined): string {
   if (!dave.e2ee) return `setting up (audio held until encrypted)${trouble}`;
   const code = dave.privacy_code ? ` · code ${dave.privacy_code.replace(/(\d{5})(?=\d)/g, '$1 ')}` : '';
   return `on · epoch ${dave.epoch ?? '?'}${code}${trouble}`;
+}
+
+/** The slow Opus fallback or a missing native piece, stated where the user looks (it is in /health too). */
+export function nativeWarning(health: Pick<HealthReport, 'audio' | 'native'>): string | null {
+  const problems: string[] = [];
+  if (health.audio.opus.impl === 'wasm') problems.push(`Audio uses the slow WASM Opus codec: ${health.audio.opus.reason}.`);
+  if (!health.native.sharp.available) problems.push(`sharp is missing: ${health.native.sharp.reason}.`);
+  if (!health.native.davey.available) problems.push(`davey is missing: ${health.native.davey.reason}.`);
+  return problems.length ? `${problems.join(' ')} Reinstall with ./scripts/demo.sh or npm ci using the Node that runs the app.` : null;
 }

@@ -4,6 +4,7 @@ import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpA
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
+import { nativeWarning } from './format.ts';
 import { byId } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
 import { NotesPanel } from './notes-panel.ts';
@@ -22,15 +23,6 @@ const banner = byId('banner');
 function showBanner(message: string | null): void {
   banner.hidden = message === null;
   banner.textContent = message ?? '';
-}
-
-/** The slow Opus fallback or a missing native piece, stated where the user looks (it is in /health too). */
-function nativeWarning(health: HealthReport): string | null {
-  const problems: string[] = [];
-  if (health.audio.opus.impl === 'wasm') problems.push(`Audio uses the slow WASM Opus codec: ${health.audio.opus.reason}.`);
-  if (!health.native.sharp.available) problems.push(`sharp is missing: ${health.native.sharp.reason}.`);
-  if (!health.native.davey.available) problems.push(`davey is missing: ${health.native.davey.reason}.`);
-  return problems.length ? `${problems.join(' ')} Reinstall with ./scripts/demo.sh or npm ci using the Node that runs the app.` : null;
 }
 
 function setStream(text: string, kind: 'ok' | 'error' | 'info'): void {

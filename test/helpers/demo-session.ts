@@ -27,7 +27,7 @@ export function startDemo(command: string, options: { cwd: string; env: NodeJS.P
       if (!block) return;
       clearTimeout(timer);
       const dashboardUrl = /Dashboard \(a one-time login link\):\n {2}(\S+)/.exec(out)?.[1] ?? '';
-      const fakesPid = Number(/fake OpenAI run in process (\d+)/.exec(out)?.[1] ?? 0);
+      const fakesPid = Number(/ run in process (\d+);/.exec(out)?.[1] ?? 0);
       resolve({ dashboardUrl, fakesPid, pasteLines: block[1]!.split('\n').filter(Boolean).map((line) => line.slice(2)) });
     };
     child.stdout!.on('data', check);
@@ -52,6 +52,7 @@ export function signalGroup(session: DemoSession, signal: NodeJS.Signals): void 
 }
 
 export function processAlive(pid: number): boolean {
+  if (!(pid > 0)) throw new Error(`not a process id: ${pid}`);
   try {
     process.kill(pid, 0);
     return true;

@@ -9,11 +9,13 @@ test('an unsigned page says how to sign in, and the login URL signs it in', asyn
   await expect(page.locator('#banner')).toContainText('not signed in');
   await login(page);
   await expect(page.locator('#banner')).toBeHidden();
-  // A used login link is refused with a readable JSON error.
+  // A used login link opened again gives a page that says how to get a fresh one.
   const { url } = await control<{ url: string }>('/login-url');
   await page.goto(url);
   const again = await page.goto(url);
   expect(again?.status()).toBe(401);
+  await expect(page.locator('h1')).toHaveText('This login link was already used');
+  await expect(page.locator('body')).toContainText('npx live-voice-bridge dashboard');
   expect(await again?.text()).toContain('login_expired');
 });
 
