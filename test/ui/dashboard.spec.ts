@@ -175,3 +175,17 @@ test('leave ends the call; the whole page fits an 800×600 window', async ({ pag
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: 'test-results/panels/page-1280.png', fullPage: true });
 });
+
+test('past calls: after the call ended, choosing it in the notes panel shows its transcript, read back from disk', async ({ page }) => {
+  await login(page);
+  const chooser = page.getByRole('combobox', { name: 'Which call to show' });
+  await chooser.focus(); // refreshes the list from GET /calls
+  const pastCall = chooser.locator('option', { hasText: /^Call · / }).first();
+  await expect(pastCall).toHaveCount(1, { timeout: 10_000 });
+  await chooser.selectOption({ value: (await pastCall.getAttribute('value'))! });
+  const notes = page.locator('#notes-list');
+  await expect(notes.locator('li.kind-output_transcript', { hasText: 'the kettle is on' })).toBeVisible();
+  await expect(page.locator('#notes-status')).toContainText('Showing a past call');
+  await chooser.selectOption({ value: '' });
+  await expect(page.locator('#notes-status')).toBeHidden();
+});
