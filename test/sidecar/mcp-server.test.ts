@@ -8,6 +8,7 @@ import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelco
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL_REPLY, startSimulatedCall, type SimulatedCall } from '../../main/demo/simulated-call.ts';
+import { MAX_MCP_SESSIONS } from '../../main/core/mcp/server/http-endpoint.ts';
 import { NOTES_RESOURCE_URI } from '../../main/core/mcp/server/session-server.ts';
 import { rawRequest } from '../helpers/http.ts';
 import { waitFor } from '../integration/bridge/signals.ts';
@@ -173,6 +174,33 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
       expect(structured(bad)).toMatchObject({ error: { code: 'unknown_mode' } });
       const notes = structured(await call(stdioClient, 'read_notes'));
       expect(JSON.stringify(notes)).toContain('Hello over stdio.');
+    } finally {
+      await stdioClient.close();
+    }
+  });
+
+  it('opens a new sidecar session by itself when the old one is gone', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.resolve('main/cli.ts'), 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HERMES_HOME: sim.config.paths.agentHome, DISCORD_VOICE_LIVE_PORT: String(port) },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const stdioClient = new Client({ name: 'lvb-stdio-test', version: '1.0.0' });
+    await stdioClient.connect(transport);
+    try {
+      expect(structured(await call(stdioClient, 'call_status'))).toHaveProperty('bridge');
+      // Enough new sessions to evict the least recently used one: the relay's.
+      for (let i = 0; i < MAX_MCP_SESSIONS; i++) {
+        const opened = await rawRequest({ port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...sim.auth }, body: INITIALIZE });
+        expect(opened.status).toBe(200);
+      }
+      const after = await call(stdioClient, 'call_status');
+      expect(after.isError).toBeFalsy();
+      expect(structured(after)).toHaveProperty('bridge');
+      expect(stderr).toContain('the sidecar lost this MCP session');
     } finally {
       await stdioClient.close();
     }

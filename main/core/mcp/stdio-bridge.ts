@@ -4,7 +4,14 @@
 // exactly those of the HTTP endpoint. stdout carries only protocol; diagnostics go to stderr.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 
 export interface StdioBridgeOptions {
@@ -25,14 +32,68 @@ function reasonOf(err: unknown, url: string): string {
   return `the sidecar did not accept the request: ${message}`;
 }
 
-/** Resolves when stdin ends (the client went away) or the sidecar session closes. */
+/** The id of an initialize the relay replays itself; its answer is not the client's to see. */
+const REPLAYED_INITIALIZE_ID = 'live-voice-bridge-reinitialize';
+
+/** Resolves when stdin ends (the client went away). */
 export async function runStdioBridge(options: StdioBridgeOptions): Promise<void> {
   const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
-  const http = new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers } });
   const stdio = new StdioServerTransport(options.stdin, options.stdout);
+  let closed = false;
+  /** The client's own initialize, replayed when the sidecar forgot the session (it restarted). */
+  let initialize: JSONRPCRequest | undefined;
+  let reinitializing: Promise<void> | undefined;
+
+  const connect = (): StreamableHTTPClientTransport => {
+    const transport = new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers } });
+    transport.onmessage = (message) => {
+      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REPLAYED_INITIALIZE_ID) return;
+      void stdio.send(message).catch(() => undefined);
+    };
+    transport.onerror = (err) => options.warn(reasonOf(err, options.url));
+    return transport;
+  };
+  let http = connect();
+
+  /** A new sidecar session under the same client: initialize again as the client did, then go on. */
+  const reinitialize = async (): Promise<void> => {
+    const stale = http;
+    stale.onmessage = undefined;
+    stale.onerror = undefined;
+    void stale.close().catch(() => undefined);
+    http = connect();
+    await http.start();
+    await http.send({ ...initialize!, id: REPLAYED_INITIALIZE_ID });
+    await http.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  };
+
+  const forward = async (message: JSONRPCMessage): Promise<void> => {
+    if (isJSONRPCRequest(message) && isInitializeRequest(message)) initialize = message;
+    let failure: unknown;
+    try {
+      await http.send(message);
+      return;
+    } catch (err) {
+      failure = err;
+    }
+    // 404: the sidecar no longer knows this session (it restarted, or evicted an idle one).
+    if ((failure as { code?: unknown }).code === 404 && initialize !== undefined && !isInitializeRequest(message)) {
+      try {
+        options.warn('the sidecar lost this MCP session (restarted?); opening a new one');
+        await (reinitializing ??= reinitialize().finally(() => (reinitializing = undefined)));
+        await http.send(message);
+        return;
+      } catch (err) {
+        failure = err;
+      }
+    }
+    const reason = reasonOf(failure, options.url);
+    options.warn(reason);
+    // A request must get an answer, or the client waits forever.
+    if (isJSONRPCRequest(message)) await stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } }).catch(() => undefined);
+  };
 
   await new Promise<void>((resolve) => {
-    let closed = false;
     const finish = () => {
       if (closed) return;
       closed = true;
@@ -44,22 +105,10 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
         .catch(() => undefined)
         .then(() => resolve());
     };
-
-    stdio.onmessage = (message: JSONRPCMessage) => {
-      http.send(message).catch((err: unknown) => {
-        const reason = reasonOf(err, options.url);
-        options.warn(reason);
-        // A request must get an answer, or the client waits forever.
-        if (isJSONRPCRequest(message)) void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } });
-      });
-    };
-    http.onmessage = (message) => void stdio.send(message).catch(finish);
-    http.onerror = (err) => options.warn(reasonOf(err, options.url));
+    stdio.onmessage = (message: JSONRPCMessage) => void forward(message);
     stdio.onclose = finish;
-    http.onclose = finish;
     // stdin's end is how a stdio MCP client says goodbye.
     (options.stdin ?? process.stdin).once('end', finish);
-
     void http.start().then(() => stdio.start());
   });
 }
