@@ -12,7 +12,7 @@ lvb_say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
 
 lvb_apt_install() { # packages...
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  apt-get update -qq && apt-get install -y -qq "$@" >/dev/null
 }
 
 # A C++ toolchain for @discordjs/opus, which compiles from source when its prebuilt binary cannot be
