@@ -24,6 +24,7 @@ import { decodePcm, encodePcm } from '../../pcm-codec.ts';
 import { TextInjectionQueue } from '../../text-injection.ts';
 import { FatalSessionError, openWithFallback, type BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
+import { SessionLifecycle } from '../shared/lifecycle.ts';
 import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
 import {
   audioAppendJson,
@@ -79,14 +80,11 @@ function isSpeech(pcm: Int16Array): boolean {
 
 export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
   readonly #o: LiveSessionOptions;
-  #state: ConnectionState = 'disconnected';
+  readonly #life: SessionLifecycle;
   #modelIndex = 0;
   #socket: JsonSocket | null = null;
   #sessionId: string | null = null;
-  #closed = false;
-  #reconnecting = false;
   #nextEventId = 1;
-  readonly #sleepers = new Set<() => void>();
   readonly #history = new ConversationHistory();
   readonly #resampler = new Resampler16kTo24kMono();
   readonly #texts: TextInjectionQueue;
@@ -102,11 +100,12 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   /** Cumulative audio seconds billed so far (the service reports totals, never increments). */
   #usageSeconds = 0;
   #usageBefore = 0;
-  readonly #stats = { connectionAttempts: 0, reconnects: 0, serverErrors: 0, interruptions: 0, audioChunksDropped: 0 };
+  readonly #stats = { connectionAttempts: 0, serverErrors: 0, interruptions: 0, audioChunksDropped: 0 };
 
   constructor(options: LiveSessionOptions) {
     super();
     this.#o = options;
+    this.#life = new SessionLifecycle(options.clock, (state, reason) => this.emit('state', state, reason));
     this.#texts = new TextInjectionQueue({
       clock: options.clock,
       deliver: (texts) => this.#deliverTexts(texts),
@@ -116,7 +115,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   get state(): ConnectionState {
-    return this.#state;
+    return this.#life.state;
   }
 
   get model(): string {
@@ -124,7 +123,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   get stats(): Record<string, number> {
-    return { ...this.#stats, usageSeconds: this.usage().audioSeconds ?? 0 };
+    return { ...this.#stats, reconnects: this.#life.reconnects, usageSeconds: this.usage().audioSeconds ?? 0 };
   }
 
   /** GPT-Live bills per active/standby minute: cumulative audio seconds over every socket of the call. */
@@ -133,16 +132,8 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     return { audioSeconds: seconds, billedMinutes: Math.ceil(seconds / 60) };
   }
 
-  async start(): Promise<void> {
-    this.#setState('connecting');
-    try {
-      await this.#connect();
-      this.#setState('connected');
-    } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      this.#setState('error', reason);
-      throw new Error(reason, { cause: err });
-    }
+  start(): Promise<void> {
+    return this.#life.start(() => this.#connect());
   }
 
   sendAudio(pcm16kMono: Int16Array): void {
@@ -191,9 +182,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const wake of this.#sleepers) wake();
+    if (!this.#life.close()) return;
     this.#stopTurnTimer();
     this.#texts.close();
     const socket = this.#socket;
@@ -203,7 +192,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       socket.close(1000, 'bye');
     }
     this.#o.logger.info({ usageSeconds: this.usage().audioSeconds, billedMinutes: this.usage().billedMinutes }, 'gpt-live session usage');
-    this.#setState('disconnected', 'closed');
+    this.#life.set('disconnected', 'closed');
   }
 
   // --- connections -------------------------------------------------------------------------
@@ -216,10 +205,10 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       backoff: this.#o.backoff,
       logger: this.#o.logger,
       open: (model) => this.#openOne(model),
-      sleep: (ms) => this.#sleep(ms),
-      isClosed: () => this.#closed,
+      sleep: (ms) => this.#life.sleep(ms),
+      isClosed: () => this.#life.closed,
     });
-    if (this.#closed) {
+    if (this.#life.closed) {
       connection.close();
       throw new FatalSessionError('session closed');
     }
@@ -273,32 +262,21 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #onClose(code: number, reason: string, socket: JsonSocket): void {
-    if (this.#closed || socket !== this.#socket) return;
+    if (this.#life.closed || socket !== this.#socket) return;
     this.#socket = null;
     this.#o.logger.warn({ code, reason }, 'gpt-live connection closed unexpectedly');
     this.#endTurn(false);
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
 
-  async #reconnect(reason: string): Promise<void> {
-    if (this.#reconnecting || this.#closed) return;
-    this.#reconnecting = true;
-    this.#stats.reconnects++;
-    this.#setState('reconnecting', reason);
-    try {
-      await this.#connect();
-      if (!this.#closed) this.#setState('connected', `new session, ${this.#history.items.length} history items replayed`);
-    } catch (err) {
-      if (!this.#closed) this.#setState('error', err instanceof Error ? err.message : String(err));
-    } finally {
-      this.#reconnecting = false;
-    }
+  #reconnect(reason: string): Promise<void> {
+    return this.#life.reconnect(reason, () => this.#connect(), () => `new session, ${this.#history.items.length} history items replayed`);
   }
 
   // --- output ------------------------------------------------------------------------------
 
   #onEvent(event: JsonEvent, socket: JsonSocket): void {
-    if (this.#closed || socket !== this.#socket) return;
+    if (this.#life.closed || socket !== this.#socket) return;
     switch (event.type) {
       case 'session.output_audio.delta': {
         const parsed = outputAudioDelta.safeParse(event);
@@ -367,7 +345,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
 
   #checkTurn(): void {
     this.#turnTimer = null;
-    if (!this.#turnOpen || this.#closed) return;
+    if (!this.#turnOpen || this.#life.closed) return;
     const quietMs = this.#o.clock.now() - this.#lastAudioAt;
     if (this.#userSpokeOverModel && quietMs >= this.#o.bargeInGapMs) return this.#endTurn(true);
     if (quietMs >= this.#o.turnGapMs) return this.#endTurn(false);
@@ -413,23 +391,5 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   #malformed(event: JsonEvent): void {
     this.#stats.serverErrors++;
     this.#o.logger.warn({ type: event.type }, 'gpt-live: malformed server event skipped');
-  }
-
-  #setState(state: ConnectionState, reason?: string): void {
-    if (state === this.#state && state !== 'error') return;
-    this.#state = state;
-    this.emit('state', state, reason);
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.#sleepers.delete(wake);
-        this.#o.clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.#o.clock.setTimeout(wake, ms);
-      this.#sleepers.add(wake);
-    });
   }
 }

@@ -21,6 +21,7 @@ import { decodePcm, encodePcm } from '../../pcm-codec.ts';
 import { TextInjectionQueue } from '../../text-injection.ts';
 import { openWithFallback, FatalSessionError, type BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
+import { SessionLifecycle } from '../shared/lifecycle.ts';
 import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
 import {
   audioAppendJson,
@@ -95,14 +96,11 @@ interface Connection {
 
 export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
   readonly #o: RealtimeSessionOptions;
-  #state: ConnectionState = 'disconnected';
+  readonly #life: SessionLifecycle;
   #modelIndex = 0;
   #active: Connection | null = null;
   #nextConnectionId = 1;
   #nextEventId = 1;
-  #closed = false;
-  #reconnecting = false;
-  readonly #sleepers = new Set<() => void>();
   readonly #history = new ConversationHistory();
   readonly #resampler = new Resampler16kTo24kMono();
   readonly #frames: FrameLimiter;
@@ -118,11 +116,12 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   readonly #pendingCalls = new Map<string, { name: string; arguments: string }>();
   #responseAfterTools = false;
   readonly #acks = new Map<string, (error: string | null) => void>();
-  readonly #stats = { connectionAttempts: 0, reconnects: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
+  readonly #stats = { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
 
   constructor(options: RealtimeSessionOptions) {
     super();
     this.#o = options;
+    this.#life = new SessionLifecycle(options.clock, (state, reason) => this.emit('state', state, reason));
     this.#frames = new FrameLimiter({ clock: options.clock, send: (image) => this.#sendFrameNow(image) });
     this.#texts = new TextInjectionQueue({
       clock: options.clock,
@@ -133,7 +132,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   get state(): ConnectionState {
-    return this.#state;
+    return this.#life.state;
   }
 
   get model(): string {
@@ -141,19 +140,11 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   get stats(): RealtimeSessionStats {
-    return { ...this.#stats, textsDelivered: this.#texts.delivered, frames: { ...this.#frames.stats } };
+    return { ...this.#stats, reconnects: this.#life.reconnects, textsDelivered: this.#texts.delivered, frames: { ...this.#frames.stats } };
   }
 
-  async start(): Promise<void> {
-    this.#setState('connecting');
-    try {
-      await this.#connect();
-      this.#setState('connected');
-    } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      this.#setState('error', reason);
-      throw new Error(reason, { cause: err });
-    }
+  start(): Promise<void> {
+    return this.#life.start(() => this.#connect());
   }
 
   // --- input -------------------------------------------------------------------------------
@@ -210,16 +201,14 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const wake of this.#sleepers) wake();
+    if (!this.#life.close()) return;
     for (const settle of this.#acks.values()) settle('session closed');
     this.#acks.clear();
     this.#frames.close();
     this.#texts.close();
     this.#active?.socket.close(1000, 'bye');
     this.#active = null;
-    this.#setState('disconnected', 'closed');
+    this.#life.set('disconnected', 'closed');
   }
 
   // --- connections -------------------------------------------------------------------------
@@ -232,10 +221,10 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
       backoff: this.#o.backoff,
       logger: this.#o.logger,
       open: (model) => this.#openOne(model),
-      sleep: (ms) => this.#sleep(ms),
-      isClosed: () => this.#closed,
+      sleep: (ms) => this.#life.sleep(ms),
+      isClosed: () => this.#life.closed,
     });
-    if (this.#closed) {
+    if (this.#life.closed) {
       connection.socket.close();
       throw new FatalSessionError('session closed');
     }
@@ -304,32 +293,21 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   #onClose(code: number, reason: string, connection: Connection): void {
-    if (this.#closed || connection !== this.#active) return;
+    if (this.#life.closed || connection !== this.#active) return;
     this.#active = null;
     this.#o.logger.warn({ code, reason, connection: connection.id }, 'openai realtime connection closed unexpectedly');
     this.#endReply();
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
 
-  async #reconnect(reason: string): Promise<void> {
-    if (this.#reconnecting || this.#closed) return;
-    this.#reconnecting = true;
-    this.#stats.reconnects++;
-    this.#setState('reconnecting', reason);
-    try {
-      await this.#connect();
-      if (!this.#closed) this.#setState('connected', `new connection, ${this.#history.items.length} history items replayed`);
-    } catch (err) {
-      if (!this.#closed) this.#setState('error', err instanceof Error ? err.message : String(err));
-    } finally {
-      this.#reconnecting = false;
-    }
+  #reconnect(reason: string): Promise<void> {
+    return this.#life.reconnect(reason, () => this.#connect(), () => `new connection, ${this.#history.items.length} history items replayed`);
   }
 
   // --- output ------------------------------------------------------------------------------
 
   #onEvent(event: JsonEvent, connection: Connection): void {
-    if (this.#closed || connection !== this.#active) return;
+    if (this.#life.closed || connection !== this.#active) return;
     switch (event.type) {
       case 'response.output_audio.delta': {
         const parsed = audioDelta.safeParse(event);
@@ -492,23 +470,5 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   #malformed(event: JsonEvent): void {
     this.#stats.serverErrors++;
     this.#o.logger.warn({ type: event.type }, 'openai realtime: malformed server event skipped');
-  }
-
-  #setState(state: ConnectionState, reason?: string): void {
-    if (state === this.#state && state !== 'error') return;
-    this.#state = state;
-    this.emit('state', state, reason);
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.#sleepers.delete(wake);
-        this.#o.clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.#o.clock.setTimeout(wake, ms);
-      this.#sleepers.add(wake);
-    });
   }
 }
