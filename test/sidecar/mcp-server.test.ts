@@ -154,16 +154,23 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 });
 
+/** `live-voice-bridge mcp` as a stdio MCP client launches it: only the environment the CLI reads. */
+function stdioRelay(extraEnv: Record<string, string> = {}): { client: Client; transport: StdioClientTransport; stderr: () => string } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.resolve('main/cli.ts'), 'mcp'],
+    env: { PATH: process.env.PATH ?? '', HERMES_HOME: sim.config.paths.agentHome, DISCORD_VOICE_LIVE_PORT: String(port), ...extraEnv },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { client: new Client({ name: 'lvb-stdio-test', version: '1.0.0' }), transport, stderr: () => stderr };
+}
+
 describe('MCP over stdio (live-voice-bridge mcp)', () => {
   it('relays to the running sidecar with the port and the token file, like the CLI', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [path.resolve('main/cli.ts'), 'mcp'],
-      // Only what the CLI reads: where the agent home (and so the token file) is, and the port.
-      env: { PATH: process.env.PATH ?? '', HERMES_HOME: sim.config.paths.agentHome, DISCORD_VOICE_LIVE_PORT: String(port) },
-      stderr: 'pipe',
-    });
-    const stdioClient = new Client({ name: 'lvb-stdio-test', version: '1.0.0' });
+    // The agent home (and so the token file) and the port, nothing else.
+    const { client: stdioClient, transport } = stdioRelay();
     await stdioClient.connect(transport);
     try {
       const { tools } = await stdioClient.listTools();
@@ -180,15 +187,7 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
   });
 
   it('opens a new sidecar session by itself when the old one is gone', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [path.resolve('main/cli.ts'), 'mcp'],
-      env: { PATH: process.env.PATH ?? '', HERMES_HOME: sim.config.paths.agentHome, DISCORD_VOICE_LIVE_PORT: String(port) },
-      stderr: 'pipe',
-    });
-    let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const stdioClient = new Client({ name: 'lvb-stdio-test', version: '1.0.0' });
+    const { client: stdioClient, transport, stderr } = stdioRelay();
     await stdioClient.connect(transport);
     try {
       expect(structured(await call(stdioClient, 'call_status'))).toHaveProperty('bridge');
@@ -200,20 +199,14 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
       const after = await call(stdioClient, 'call_status');
       expect(after.isError).toBeFalsy();
       expect(structured(after)).toHaveProperty('bridge');
-      expect(stderr).toContain('the sidecar lost this MCP session');
+      expect(stderr()).toContain('the sidecar lost this MCP session');
     } finally {
       await stdioClient.close();
     }
   });
 
   it('answers requests with an error naming the problem when the token is wrong', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [path.resolve('main/cli.ts'), 'mcp'],
-      env: { PATH: process.env.PATH ?? '', HERMES_HOME: sim.config.paths.agentHome, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'wrong-token-but-long-enough' },
-      stderr: 'pipe',
-    });
-    const stdioClient = new Client({ name: 'lvb-stdio-test', version: '1.0.0' });
+    const { client: stdioClient, transport } = stdioRelay({ DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'wrong-token-but-long-enough' });
     await expect(stdioClient.connect(transport)).rejects.toThrow(/refused the token \(401\)/);
     await stdioClient.close();
   });
