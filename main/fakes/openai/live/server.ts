@@ -12,13 +12,14 @@
 //   and input transcripts are fragments with session-timeline ms; usage is cumulative seconds.
 // Scriptable like the other fakes; usable from vitest and plain Node.
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { base64ToPcm, concatPcm, pcmToBase64, rms, tone } from '../../gemini/pcm.ts';
 import { BASE64_RE, describeIssue } from '../realtime/protocol.ts';
+import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
 
 export const KNOWN_GPT_LIVE_MODELS = ['gpt-live-1.1', 'gpt-live-1'] as const;
 const BUILT_IN_VOICES = ['alloy', 'ash', 'ballad', 'beacon', 'bossa', 'cedar', 'cinder', 'coral', 'delta', 'echo', 'gleam', 'marin', 'meridian', 'quartz', 'ripple', 'sage', 'shida', 'shimmer', 'stone', 'tempo', 'verse', 'vesper', 'willow'] as const;
@@ -393,25 +394,7 @@ export class FakeLiveConnection extends EventEmitter<{ event: [JsonObject]; clos
   }
 
   waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!predicate()) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`fake live connection ${this.index}: timed out waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.off('event', check);
-        this.off('close', check);
-      };
-      this.on('event', check);
-      this.on('close', check);
-    });
+    return waitUntil(this, ['event', 'close'], predicate, timeoutMs, () => `fake live connection ${this.index}: timed out waiting for ${what}`);
   }
 
   #later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
@@ -470,29 +453,13 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
     return this.connections.filter((c) => c.sessionId !== null);
   }
 
-  connection(n: number, timeoutMs = 10_000): Promise<FakeLiveConnection> {
-    const found = this.established[n];
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('ready', check);
-        reject(new Error(`fake live: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`));
-      }, timeoutMs);
-      const check = (): void => {
-        const c = this.established[n];
-        if (!c) return;
-        clearTimeout(timer);
-        this.off('ready', check);
-        resolve(c);
-      };
-      this.on('ready', check);
-    });
+  async connection(n: number, timeoutMs = 10_000): Promise<FakeLiveConnection> {
+    await waitUntil(this, ['ready'], () => this.established[n] !== undefined, timeoutMs, () => `fake live: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`);
+    return this.established[n]!;
   }
 
-  async close(): Promise<void> {
-    for (const client of this.#wss.clients) client.terminate();
-    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  close(): Promise<void> {
+    return closeWebSocketFake(this.#server, this.#wss);
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -544,23 +511,10 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
 
   #refuse(socket: Duplex, status: number, code: string | null, message: string): void {
     this.refusals.push(status);
-    const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } });
-    const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    refuseUpgrade(socket, status, code, message);
   }
 }
 
-export async function startFakeOpenAILive(options: FakeLiveOptions = {}): Promise<FakeOpenAILive> {
-  const server = createServer((_req, res) => {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } }));
-  });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const fake = new FakeOpenAILive(server, wss, options);
-  server.on('upgrade', (req, socket, head) => fake.handleUpgrade(req, socket, head));
-  return fake;
+export function startFakeOpenAILive(options: FakeLiveOptions = {}): Promise<FakeOpenAILive> {
+  return listenWebSocketFake(options.port, (server, wss) => new FakeOpenAILive(server, wss, options));
 }

@@ -8,6 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { base64ToPcm, concatPcm, pcmToBase64, rms, tone } from '../../gemini/pcm.ts';
+import { waitUntil } from '../shared.ts';
 import { clientEventSchemas, CLIENT_EVENT_TYPES, describeIssue, type ConversationItemInput, type SessionConfig } from './protocol.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -547,25 +548,7 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
   }
 
   waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!predicate()) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`fake realtime connection ${this.index}: timed out waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.off('event', check);
-        this.off('close', check);
-      };
-      this.on('event', check);
-      this.on('close', check);
-    });
+    return waitUntil(this, ['event', 'close'], predicate, timeoutMs, () => `fake realtime connection ${this.index}: timed out waiting for ${what}`);
   }
 
   #newId(prefix: string): string {

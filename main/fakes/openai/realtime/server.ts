@@ -15,10 +15,11 @@
 // - there is no resumption: each socket is a new, empty conversation.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
 import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
@@ -77,52 +78,34 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     return this.connections.filter((c) => c.sent.some((e) => e.type === 'session.created'));
   }
 
-  connection(n: number, timeoutMs = 10_000): Promise<FakeRealtimeConnection> {
-    const found = this.established[n];
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('ready', check);
-        reject(new Error(`fake realtime: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`));
-      }, timeoutMs);
-      const check = (): void => {
-        const c = this.established[n];
-        if (!c) return;
-        clearTimeout(timer);
-        this.off('ready', check);
-        resolve(c);
-      };
-      this.on('ready', check);
-    });
+  async connection(n: number, timeoutMs = 10_000): Promise<FakeRealtimeConnection> {
+    await waitUntil(this, ['ready'], () => this.established[n] !== undefined, timeoutMs, () => `fake realtime: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`);
+    return this.established[n]!;
   }
 
-  async close(): Promise<void> {
-    for (const client of this.#wss.clients) client.terminate();
-    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  close(): Promise<void> {
+    return closeWebSocketFake(this.#server, this.#wss);
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.upgradeAttempts++;
     const url = new URL(req.url ?? '/', 'http://fake');
-    if (url.pathname !== '/v1/realtime') return this.#refuse(socket, 404, 'invalid_request_error', null, `Invalid URL (GET ${url.pathname})`);
+    if (url.pathname !== '/v1/realtime') return this.#refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
     const auth = /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '');
     const key = auth?.[1] ?? '';
     const valid = this.#options.validKeys;
-    if (!key) return this.#refuse(socket, 401, 'invalid_request_error', null, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+    if (!key) return this.#refuse(socket, 401, null, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
     if (valid ? !valid.includes(key) : key.length < 8) {
-      return this.#refuse(socket, 401, 'invalid_request_error', 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
+      return this.#refuse(socket, 401, 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
     }
     const model = url.searchParams.get('model');
-    if (!model) return this.#refuse(socket, 400, 'invalid_request_error', 'missing_model', "Missing required parameter: 'model'.");
+    if (!model) return this.#refuse(socket, 400, 'missing_model', "Missing required parameter: 'model'.");
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, model, key));
   }
 
-  #refuse(socket: Duplex, status: number, type: string, code: string | null, message: string): void {
+  #refuse(socket: Duplex, status: number, code: string | null, message: string): void {
     this.refusals.push(status);
-    const body = JSON.stringify({ error: { message, type, param: null, code } });
-    const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    refuseUpgrade(socket, status, code, message);
   }
 
   #accept(ws: WebSocket, req: IncomingMessage, model: string, key: string): void {
@@ -163,17 +146,6 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
   }
 }
 
-export async function startFakeOpenAIRealtime(options: FakeRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
-  const server = createServer((_req, res) => {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } }));
-  });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const fake = new FakeOpenAIRealtime(server, wss, options);
-  server.on('upgrade', (req, socket, head) => fake.handleUpgrade(req, socket, head));
-  return fake;
+export function startFakeOpenAIRealtime(options: FakeRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
+  return listenWebSocketFake(options.port, (server, wss) => new FakeOpenAIRealtime(server, wss, options));
 }
