@@ -162,6 +162,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           systemInstruction: readPersona(config, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+          room: { ownerId: config.discord.ownerId, allowedSpeakers: config.discord.allowedSpeakers },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
           onInputTranscript: (text, speaker) => mcpModelTools?.heard(text, speaker),
           // Each join makes (or joins) a login attempt: a failure is never cached.
@@ -215,9 +216,9 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     notifier,
     scheduler,
     delegates,
-    // Running a command on this machine: the sidecar and CLI (token holders) may; the model may only
-    // when nobody but the owner can speak to it.
-    canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel,
+    // Running a command on this machine: the sidecar and CLI (token holders) may; the model may when
+    // nobody but the owner can speak to it, or when the owner was heard in the turn (tool authority).
+    canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel || ctx.heard?.owner === true,
   });
   const mcpModelTools =
     config.mcp.servers.length > 0

@@ -16,6 +16,7 @@ import type { VoiceHandOff } from '../notify/types.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
+import { SpeakerActivity, type RoomPeople } from './room.ts';
 import { BridgeError, type BridgeControl, type BridgeStatus } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 
@@ -33,6 +34,8 @@ export interface BridgeOptions {
   ready?: () => Promise<void>;
   /** Monotonic ms clock for latency metrics. */
   now?: () => number;
+  /** Who the owner and the allowed speakers are, and their display names (tool authority, attribution). */
+  room?: RoomPeople;
   /** Each input transcription fragment as it arrives (notes get whole utterances only at turn end). */
   onInputTranscript?: (text: string, speaker: string | undefined) => void;
 }
@@ -75,6 +78,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #levels: { input: LevelReading; output: LevelReading } = { input: SILENT_LEVEL, output: SILENT_LEVEL };
   readonly #speaking = new Set<string>();
   readonly #transcripts: TranscriptAggregator;
+  readonly #activity: SpeakerActivity;
 
   constructor(options: BridgeOptions) {
     super();
@@ -98,6 +102,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         if (this.#state === 'connected' || this.#state === 'reconnecting') this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
     });
+    this.#activity = new SpeakerActivity(options.room ?? {}, options.now ?? (() => performance.now()));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }
 
@@ -266,9 +271,13 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     const onPcm = (speakerId: string, frame: Int16Array) => this.#audio.pushSpeakerFrame(speakerId, frame);
     const onStart = (id: string) => {
       this.#speaking.add(id);
+      this.#activity.start(id);
       this.#startUiTimer();
     };
-    const onEnd = (id: string) => this.#speaking.delete(id);
+    const onEnd = (id: string) => {
+      this.#speaking.delete(id);
+      this.#activity.end(id);
+    };
     const onState = (state: ConnectionState, reason?: string) => this.#onVoiceState(state, reason);
     const onOwnerLeft = () => {
       if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
@@ -292,8 +301,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#modelState = model.state;
     const dispatcher = attachToolDispatcher(model, this.#o.tools, {
       logger: this.#log,
-      onSettled: ({ call, outcome, replied }) =>
-        this.#o.notes.append({ kind: 'tool_call', text: `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}` }),
+      // Read when the call arrives: the voices of the turn it answers decide what it may do.
+      heard: () => this.#activity.heardThisTurn(),
+      onSettled: ({ call, outcome, replied, heard }) => {
+        const refused = !outcome.ok && (outcome.error.code === 'owner_only' || outcome.error.code === 'not_allowed');
+        const text = refused
+          ? `${call.name}: refused (${outcome.error.code}), asked by ${heard?.names.join(' and ') ?? 'nobody heard'}`
+          : `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}`;
+        this.#o.notes.append({ kind: 'tool_call', text, ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}) });
+      },
     });
     this.#detachTools = () => dispatcher.detach();
     model.on('audio', (pcm) => {
@@ -301,12 +317,14 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       if (this.#audio.pushModelAudio(pcm)) this.#o.voice.flushPlayback?.();
     });
     model.on('interrupted', () => {
+      this.#activity.turnBoundary();
       const playedMs = this.#audio.interrupt();
       // The player already prepared its next (loud) packet: swap in the fade frame now.
       this.#o.voice.flushPlayback?.();
       this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
     });
     model.on('turnComplete', () => {
+      this.#activity.turnBoundary();
       this.#audio.turnComplete();
       this.#transcripts.flush();
     });
@@ -389,6 +407,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#o.voice.stopPlayback();
     await Promise.allSettled([model?.close(), this.#o.voice.leave()]);
     this.#speaking.clear();
+    this.#activity.clear();
     this.#levels = { input: SILENT_LEVEL, output: SILENT_LEVEL };
     this.#o.notes.endCall();
   }

@@ -4,10 +4,11 @@
 // failing tool becomes an `{ error }` result the model can talk about, never a dead session.
 import type { Logger } from 'pino';
 import type { LiveModelSession, ToolCallRequest, ToolCallResult } from '../ports.ts';
-import type { ToolOutcome, ToolRegistry } from '../tools/registry.ts';
+import type { HeardSpeakers, ToolOutcome, ToolRegistry } from '../tools/registry.ts';
 
 export interface ToolCallSettled {
   call: ToolCallRequest;
+  heard?: HeardSpeakers;
   outcome: ToolOutcome;
   /** False when the model cancelled the call: nothing was sent back. */
   replied: boolean;
@@ -18,6 +19,8 @@ export interface ToolDispatcherOptions {
   logger: Logger;
   /** For the notes log / events (e.g. a `tool_call` note). Arguments stay out of info logs. */
   onSettled?: (settled: ToolCallSettled) => void;
+  /** Who was heard in the turn a call answers, read when the call arrives (tool authority). */
+  heard?: () => HeardSpeakers | undefined;
 }
 
 export interface ToolDispatcher {
@@ -42,10 +45,11 @@ export function attachToolDispatcher(session: LiveModelSession, registry: ToolRe
     running.get(call.id)?.abort();
     running.set(call.id, controller);
     const started = performance.now();
+    const heard = options.heard?.();
     logger.info({ tool: call.name, callId: call.id }, 'model tool call');
     logger.debug({ tool: call.name, args: call.args }, 'model tool call arguments');
     void registry
-      .invoke(call.name, call.args, { caller: 'model', signal: controller.signal })
+      .invoke(call.name, call.args, { caller: 'model', signal: controller.signal, ...(heard ? { heard } : {}) })
       .catch((err: unknown): ToolOutcome => ({ ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 } }))
       .then((outcome) => {
         const mine = running.get(call.id) === controller;
@@ -60,7 +64,7 @@ export function attachToolDispatcher(session: LiveModelSession, registry: ToolRe
         }
         const durationMs = performance.now() - started;
         logger.info({ tool: call.name, callId: call.id, ok: outcome.ok, code: outcome.ok ? undefined : outcome.error.code, replied, ms: Math.round(durationMs) }, 'model tool call settled');
-        options.onSettled?.({ call, outcome, replied, durationMs });
+        options.onSettled?.({ call, outcome, replied, durationMs, ...(heard ? { heard } : {}) });
       });
   };
 

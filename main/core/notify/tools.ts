@@ -78,6 +78,8 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       description:
         'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}. List: {list: true}. Cancel: {cancel_id}. Entries persist across restarts.',
       args: scheduleToolArgs,
+      // Anyone allowed may set or list a reminder; only the owner may cancel one by voice.
+      authorityFor: (args) => (args.cancel_id !== undefined ? 'owner' : 'speakers'),
       async run(args, ctx): Promise<ScheduleToolResult> {
         const form = oneForm({ list: args.list === true, cancel: args.cancel_id !== undefined });
         if (form === 'list') {
@@ -111,6 +113,8 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       description:
         'Hand a long task to the configured delegate agent; the user is notified (auto mode) when it finishes. Start: {prompt, label?} → {started: id}. List: {list: true}. Status: {status_id}. Cancel: {cancel_id}.',
       args: delegateToolArgs,
+      // Starting or cancelling runs a command on the owner's machine: the owner's voice only.
+      authorityFor: (args) => (args.list === true || args.status_id !== undefined ? 'speakers' : 'owner'),
       run(args, ctx): DelegateToolResult {
         const form = oneForm({ list: args.list === true, status: args.status_id !== undefined, cancel: args.cancel_id !== undefined });
         if (form === 'list') return { sessions: delegates.list() };

@@ -8,6 +8,25 @@ export interface ToolContext {
   /** Who is calling: 'model', 'sidecar', 'cli', or a test name. Shown in notes, never trusted for auth. */
   caller: string;
   signal?: AbortSignal;
+  /** For a model's call in a voice call: who was heard in the turn that led to it (see ToolAuthority). */
+  heard?: HeardSpeakers;
+}
+
+/**
+ * Who may make the model run a tool by voice: `owner` (the owner was heard in the turn), `speakers`
+ * (any allowed speaker; the default) or `anyone`. Token holders (sidecar, CLI) are not voices and
+ * are not checked here.
+ */
+export type ToolAuthority = 'owner' | 'speakers' | 'anyone';
+
+/** The voices active in the turn a model's tool call answers (from the receive path's activity). */
+export interface HeardSpeakers {
+  ids: readonly string[];
+  /** Display names, in the same order, for what the model and the notes are told. */
+  names: readonly string[];
+  owner: boolean;
+  /** At least one of them is an allowed speaker (or the owner). */
+  allowed: boolean;
 }
 
 export interface ToolDefinition<Args = unknown, Result = unknown> {
@@ -18,6 +37,10 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   parameters?: Record<string, unknown>;
   /** Only these callers may run the tool; others get `unknown_tool` (e.g. MCP tools offered to the model only). */
   callers?: readonly string[];
+  /** Who may trigger it by voice (default `speakers`). */
+  authority?: ToolAuthority;
+  /** Instead of `authority`, for tools whose forms differ (list for all, cancel for the owner). */
+  authorityFor?(args: Args): ToolAuthority;
   run(args: Args, ctx: ToolContext): Promise<Result> | Result;
 }
 
@@ -92,6 +115,8 @@ export class ToolRegistry {
     if (!parsed.success) {
       return { ok: false, error: { code: 'invalid_args', message: z.prettifyError(parsed.error), status: 400 } };
     }
+    const refused = authorityRefusal(tool, parsed.data, ctx.heard);
+    if (refused) return { ok: false, error: refused };
     if (ctx.signal?.aborted) return { ok: false, error: CANCELLED };
     try {
       return { ok: true, result: await tool.run(parsed.data, ctx) };
@@ -101,4 +126,21 @@ export class ToolRegistry {
       return { ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 } };
     }
   }
+}
+
+/**
+ * Refuse a voice-triggered call the voices heard may not make. A turn with no voice at all (text
+ * injected by a token holder, a scheduled reminder) is not a guest's request and passes.
+ */
+function authorityRefusal(tool: ToolDefinition<unknown, unknown>, args: unknown, heard: HeardSpeakers | undefined): { code: string; message: string; status: number } | null {
+  if (!heard || heard.ids.length === 0) return null;
+  const authority = tool.authorityFor?.(args) ?? tool.authority ?? 'speakers';
+  const who = heard.names.join(' and ');
+  if (authority === 'owner' && !heard.owner) {
+    return { code: 'owner_only', status: 403, message: `Only the owner may ask for this; it was asked by ${who}. Tell ${who} that you cannot do it for them, and that the owner can ask.` };
+  }
+  if (authority === 'speakers' && !heard.allowed) {
+    return { code: 'not_allowed', status: 403, message: `${who} may not ask for this; only the allowed speakers may. Tell them so.` };
+  }
+  return null;
 }

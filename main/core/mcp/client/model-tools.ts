@@ -226,6 +226,8 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
         args: z.record(z.string(), z.unknown()),
         parameters: { ...tool.inputSchema, type: 'object' },
         callers: MODEL_ONLY,
+        // A tool the owner must approve is not one a guest may even ask for.
+        authority: policy === 'ask' ? 'owner' : 'speakers',
         run: (args, ctx) => (policy === 'allow' ? runAllowed(connection, tool.name, modelName, args, ctx) : runAsked(connection, tool.name, modelName, args)),
       });
       names.push(modelName);

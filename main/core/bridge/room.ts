@@ -1,0 +1,85 @@
+// Who is talking, and when: per-speaker voice activity from the receive path (speaking start/end
+// as @discordjs/voice reports them per user), kept as time intervals on the bridge's monotonic
+// clock. The model hears one mixed stream and its transcription carries no speaker, so these
+// intervals are what attributes a turn (tool authority) and a transcript segment (notes) to people.
+import type { HeardSpeakers } from '../tools/registry.ts';
+
+export interface RoomPeople {
+  ownerId?: string;
+  /** Allowed speakers (the owner is always one). */
+  allowedSpeakers?: readonly string[];
+  /** Display name of a user, when Discord told us one (member nick, then global name). */
+  displayName?: (userId: string) => string | undefined;
+}
+
+interface Interval {
+  id: string;
+  start: number;
+  /** Null while the speaker is still talking. */
+  end: number | null;
+}
+
+/** Intervals older than this are forgotten: no turn or utterance looks back further. */
+const KEEP_MS = 120_000;
+
+export class SpeakerActivity {
+  readonly #people: RoomPeople;
+  readonly #now: () => number;
+  #intervals: Interval[] = [];
+  #turnStart = Number.NEGATIVE_INFINITY;
+
+  constructor(people: RoomPeople, now: () => number) {
+    this.#people = people;
+    this.#now = now;
+  }
+
+  start(id: string): void {
+    if (this.#intervals.some((i) => i.id === id && i.end === null)) return;
+    const now = this.#now();
+    this.#intervals = this.#intervals.filter((i) => i.end === null || now - i.end < KEEP_MS);
+    this.#intervals.push({ id, start: now, end: null });
+  }
+
+  end(id: string): void {
+    const open = this.#intervals.find((i) => i.id === id && i.end === null);
+    if (open) open.end = this.#now();
+  }
+
+  /** The model finished or was cut off: what is said from now on is the next turn. */
+  turnBoundary(): void {
+    this.#turnStart = this.#now();
+  }
+
+  clear(): void {
+    this.#intervals = [];
+    this.#turnStart = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Speakers whose voice overlapped [from, to], in order of first activity. */
+  activeDuring(from: number, to: number): string[] {
+    const ids: string[] = [];
+    for (const i of this.#intervals) {
+      if (i.start <= to && (i.end === null || i.end >= from) && !ids.includes(i.id)) ids.push(i.id);
+    }
+    return ids;
+  }
+
+  /** Who was heard since the model's last turn ended (the turn a tool call answers). */
+  heardThisTurn(): HeardSpeakers {
+    return this.describe(this.activeDuring(this.#turnStart, this.#now()));
+  }
+
+  describe(ids: readonly string[]): HeardSpeakers {
+    const { ownerId, allowedSpeakers = [] } = this.#people;
+    return {
+      ids,
+      names: ids.map((id) => this.name(id)),
+      owner: ownerId !== undefined && ids.includes(ownerId),
+      allowed: ids.some((id) => id === ownerId || allowedSpeakers.includes(id)),
+    };
+  }
+
+  name(id: string): string {
+    return this.#people.displayName?.(id) ?? (id === this.#people.ownerId ? 'the owner' : `user ${id}`);
+  }
+}

@@ -1,0 +1,65 @@
+// Tool authority in a call with two allowed speakers, on the fakes: a tool call made while only the
+// guest was talking is refused for an owner-only tool (cancelling a reminder) with an answer the
+// model can speak, and the refusal is in the notes; the same call while the owner talks runs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
+import { chirpStereo, waitFor } from './signals.ts';
+
+let call: CoreOnFakes;
+let model: FakeGeminiConnection;
+
+beforeAll(async () => {
+  call = await startCoreOnFakes({
+    // The test drives each turn (no auto-reply); the fake must not cut anyone off either.
+    gemini: { bargeInRms: null, autoReply: false },
+    env: (d) => ({ DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: `${d.owner.id},${d.user('guest').id}` }),
+  });
+  call.discord.userJoinVoice(call.discord.user('guest').id);
+  expect((await call.post('/join')).status).toBe(200);
+  model = await call.gemini.connection(0);
+}, 60_000);
+
+afterAll(async () => {
+  await call?.close();
+});
+
+/** While `userId` talks (the receive path reports them speaking), the model asks for a tool call. */
+async function toolCallWhileTalking(userId: string, args: Record<string, unknown>) {
+  const samplesBefore = model.inputSamples;
+  const talking = call.discord.speak(userId, chirpStereo(2.5, 300, 2500, 48_000));
+  await waitFor(() => model.inputSamples > samplesBefore + 16_000 * 0.4, 'the speaker to be heard by the model');
+  const [response] = await model.toolCall([{ name: 'local_notify_schedule', args }]);
+  await talking;
+  // The model answers and ends its turn, so the next utterance starts a new turn.
+  await model.reply({ toneMs: 100, transcript: 'Okay.' });
+  return response!.response as { result?: { cancelled?: string }; error?: { code: string; message: string } };
+}
+
+describe('tool authority with a guest in the call', () => {
+  it('refuses an owner-only tool to the guest and runs it for the owner', async () => {
+    const scheduled = await call.post('/tools/local_notify_schedule', { text: 'stretch', delay_seconds: 3600, mode: 'dm' });
+    expect(scheduled.status).toBe(200);
+    const id = (scheduled.json as { scheduled: string }).scheduled;
+
+    const guestTry = await toolCallWhileTalking(call.discord.user('guest').id, { cancel_id: id });
+    expect(guestTry.error?.code).toBe('owner_only');
+    // Something the model can say to the guest.
+    expect(guestTry.error?.message).toMatch(/Only the owner may ask for this; it was asked by user \d+/);
+    const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as { entries: { id: string }[] };
+    expect(listed.entries.map((e) => e.id)).toContain(id);
+
+    // Listing stays open to every allowed speaker.
+    const guestList = await toolCallWhileTalking(call.discord.user('guest').id, { list: true });
+    expect(guestList.error).toBeUndefined();
+
+    const ownerTry = await toolCallWhileTalking(call.discord.owner.id, { cancel_id: id });
+    expect(ownerTry.error).toBeUndefined();
+    expect(ownerTry.result?.cancelled).toBe(id);
+
+    const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] };
+    const toolNotes = notes.notes.filter((n) => n.kind === 'tool_call').map((n) => n.text);
+    expect(toolNotes.filter((t) => t.startsWith('local_notify_schedule: refused (owner_only), asked by user '))).toHaveLength(1);
+    expect(toolNotes.filter((t) => t === 'local_notify_schedule: ok')).toHaveLength(2);
+  }, 60_000);
+});
