@@ -249,8 +249,8 @@ export class ScheduleStore {
   readonly #byId = new Map<string, StoredNotification>();
   /** Every entry by (fire_at_epoch, id): list pages and cursors. */
   #order: StoredNotification[] = [];
-  /** Min-heap of scheduled entries' due times; stale items are skipped lazily. */
-  #heap: { at: number; id: string }[] = [];
+  /** Min-heap by due time of scheduled records (the record objects themselves, no extra objects); a record replaced since is skipped lazily. */
+  #heap: StoredNotification[] = [];
   readonly #stateCounts = new Map<ScheduleState, number>();
   #pending = 0;
   /** Valid lines in the file (live + superseded), to decide when to compact. */
@@ -319,8 +319,7 @@ export class ScheduleStore {
   peekDue(): StoredNotification | undefined {
     while (this.#heap.length) {
       const top = this.#heap[0]!;
-      const e = this.#byId.get(top.id);
-      if (e && e.state === 'scheduled' && dueAt(e) === top.at) return e;
+      if (top.state === 'scheduled' && this.#byId.get(top.id) === top) return top;
       this.#heapPop();
     }
     return undefined;
@@ -336,7 +335,7 @@ export class ScheduleStore {
 
   /** Put an entry taken with takeDue back (it was not started). */
   putBack(e: StoredNotification): void {
-    if (e.state === 'scheduled') this.#heapPush({ at: dueAt(e), id: e.id });
+    if (e.state === 'scheduled') this.#heapPush(e);
   }
 
   // ---- lifecycle ----
@@ -655,8 +654,7 @@ export class ScheduleStore {
       this.#count(e, 1);
     }
     this.#order = [...this.#byId.values()].sort((a, b) => compareOrder(a, b.fire_at_epoch, b.id));
-    this.#heap = this.#order.filter((e) => e.state === 'scheduled').map((e) => ({ at: dueAt(e), id: e.id }));
-    this.#heap.sort((a, b) => a.at - b.at); // a sorted array is a valid min-heap
+    this.#heap = this.#order.filter((e) => e.state === 'scheduled').sort((a, b) => dueAt(a) - dueAt(b)); // a sorted array is a valid min-heap
   }
 
   #count(e: StoredNotification, sign: 1 | -1): void {
@@ -677,11 +675,10 @@ export class ScheduleStore {
       }
     } else this.#order.splice(this.#upperBound(record.fire_at_epoch, record.id), 0, record);
     this.#count(record, 1);
-    if (record.state === 'scheduled') this.#heapPush({ at: dueAt(record), id: record.id });
+    if (record.state === 'scheduled') this.#heapPush(record);
     // Stale heap items are skipped lazily; rebuild when they dominate.
     if (this.#heap.length > 2 * (this.#stateCounts.get('scheduled') ?? 0) + 1024) {
-      this.#heap = this.#order.filter((e) => e.state === 'scheduled').map((e) => ({ at: dueAt(e), id: e.id }));
-      this.#heap.sort((a, b) => a.at - b.at);
+      this.#heap = this.#order.filter((e) => e.state === 'scheduled').sort((a, b) => dueAt(a) - dueAt(b));
     }
   }
 
@@ -702,13 +699,13 @@ export class ScheduleStore {
     return at >= 0 && this.#order[at]!.id === e.id ? at : -1;
   }
 
-  #heapPush(item: { at: number; id: string }): void {
+  #heapPush(item: StoredNotification): void {
     const heap = this.#heap;
     heap.push(item);
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (heap[parent]!.at <= heap[i]!.at) break;
+      if (dueAt(heap[parent]!) <= dueAt(heap[i]!)) break;
       [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
       i = parent;
     }
@@ -724,8 +721,8 @@ export class ScheduleStore {
       const l = 2 * i + 1;
       const r = l + 1;
       let min = i;
-      if (l < heap.length && heap[l]!.at < heap[min]!.at) min = l;
-      if (r < heap.length && heap[r]!.at < heap[min]!.at) min = r;
+      if (l < heap.length && dueAt(heap[l]!) < dueAt(heap[min]!)) min = l;
+      if (r < heap.length && dueAt(heap[r]!) < dueAt(heap[min]!)) min = r;
       if (min === i) return;
       [heap[min], heap[i]] = [heap[i]!, heap[min]!];
       i = min;
