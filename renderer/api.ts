@@ -73,6 +73,7 @@ export const api = {
   health: () => request<HealthReport>('GET', '/health'),
   join: () => request<unknown>('POST', '/join', json({}), 'application/json'),
   leave: () => request<unknown>('GET', '/leave'),
+  say: (text: string) => request<{ status: string; chars: number }>('GET', `/say?text=${encodeURIComponent(text)}`),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: number | null }>('GET', `/calls?limit=${limit}`),
   callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: number | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),

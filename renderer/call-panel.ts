@@ -1,11 +1,20 @@
-// Call panel: state, connections, who is speaking, join/leave, level meters and the latency plot.
+// Call panel: state, connections, who is speaking, join/leave, a box to type to the model, level
+// meters (the latency plot lives in its own panel). It shows only a state it has confirmed: until the
+// first /health answer it says "loading", when /events drops it says "disconnected", signed out it
+// says so, and in all three every action is disabled.
 import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, LevelReading } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, setBusy, status } from './dom.ts';
-import { describeDave, formatClock, latencyPoint, levelPercent } from './format.ts';
+import { describeDave, formatClock, latencyPoint, levelPercent, missingConfiguration, type PageLink } from './format.ts';
 import { LatencyPlot } from './latency-plot.ts';
 
 const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting']);
+
+const LINK_TEXT: Record<Exclude<PageLink, 'live'>, { badge: string; detail: string }> = {
+  loading: { badge: 'loading…', detail: 'Asking the bridge for the call’s state…' },
+  disconnected: { badge: 'disconnected', detail: 'Lost contact with Live Voice Bridge: the call’s state is unknown. Retrying…' },
+  'signed-out': { badge: 'signed out', detail: 'This page is not signed in, so it cannot show or control the call.' },
+};
 
 export class CallPanel {
   readonly #badge = byId('call-state');
@@ -16,13 +25,32 @@ export class CallPanel {
   readonly #meterIn = byId('meter-in');
   readonly #meterOut = byId('meter-out');
   readonly #speaking = byId('speaking');
+  readonly #sayText = byId<HTMLInputElement>('say-text');
+  readonly #saySubmit = byId<HTMLButtonElement>('say-submit');
   readonly #plot = new LatencyPlot(byId('latency-plot') as unknown as SVGSVGElement, byId('latency-empty'));
   #state: BridgeState = 'idle';
+  #since = 0;
+  #reason: string | undefined;
+  #link: PageLink = 'loading';
+  /** What a call still needs when the bridge is not configured (null when it is). */
+  #missing: string | null = null;
   #ownerId: string | undefined;
+  /** Connections from the last /health, shown only while the page is live. */
+  #facts = { discord: '—', dave: '—', model: '—' };
 
   constructor() {
     this.#join.addEventListener('click', () => void this.#act(this.#join, 'Joining…', () => api.join()));
     this.#leave.addEventListener('click', () => void this.#act(this.#leave, 'Leaving…', () => api.leave()));
+    byId<HTMLFormElement>('say-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#say();
+    });
+  }
+
+  /** How this page stands with the core; anything but `live` hides the last state and disables actions. */
+  setLink(link: PageLink): void {
+    this.#link = link;
+    this.#render();
   }
 
   /** Speakers are reported by Discord id; the owner's is shown as a word. */
@@ -35,10 +63,13 @@ export class CallPanel {
   }
 
   applyHealth(health: HealthReport): void {
+    this.#missing = missingConfiguration(health);
+    this.#facts = {
+      discord: health.connections.discord,
+      dave: describeDave(health.dave),
+      model: health.live_model ? `${health.connections.model} · ${health.live_model.provider} ${health.live_model.model}` : health.connections.model,
+    };
     this.#setState(health.bridge.state, health.bridge.since, health.bridge.reason);
-    byId('conn-discord').textContent = health.connections.discord;
-    byId('conn-dave').textContent = describeDave(health.dave);
-    byId('conn-model').textContent = health.live_model ? `${health.connections.model} · ${health.live_model.provider} ${health.live_model.model}` : health.connections.model;
     if (health.audio.input_level && health.audio.output_level) this.onLevels({ input: health.audio.input_level, output: health.audio.output_level, speaking: [] });
   }
 
@@ -47,6 +78,7 @@ export class CallPanel {
   }
 
   onLevels(levels: { input: LevelReading; output: LevelReading; speaking: string[] }): void {
+    if (this.#link !== 'live') return;
     setMeter(this.#meterIn, levelPercent(levels.input.rms));
     setMeter(this.#meterOut, levelPercent(levels.output.rms));
     this.#speaking.textContent = levels.speaking.length ? levels.speaking.map((id) => (id === this.#ownerId ? `owner (${id})` : id)).join(', ') : 'nobody';
@@ -59,16 +91,61 @@ export class CallPanel {
 
   #setState(state: BridgeState, since: number, reason?: string): void {
     this.#state = state;
-    this.#badge.textContent = state;
-    this.#badge.dataset.state = state;
-    const when = `since ${formatClock(since)}`;
-    this.#detail.textContent = state === 'connected' ? `In a call ${when}.` : state === 'error' ? `Error ${when}${reason ? `: ${reason}` : '.'}` : IN_CALL.has(state) ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}…` : `Not in a call${reason ? ` (${reason})` : ''}.`;
-    this.#join.disabled = IN_CALL.has(state) || state === 'stopping';
-    this.#leave.disabled = !IN_CALL.has(state);
-    if (!IN_CALL.has(state)) {
+    this.#since = since;
+    this.#reason = reason;
+    this.#render();
+  }
+
+  #render(): void {
+    const state = this.#state;
+    const live = this.#link === 'live';
+    const link = this.#link === 'live' ? null : LINK_TEXT[this.#link];
+    const shown = link ? this.#link : this.#missing !== null && !IN_CALL.has(state) ? 'unconfigured' : state;
+    this.#badge.textContent = link ? link.badge : shown === 'unconfigured' ? 'not set up' : state;
+    this.#badge.dataset.state = shown;
+    const when = `since ${formatClock(this.#since)}`;
+    const reason = this.#reason;
+    this.#detail.textContent = link
+      ? link.detail
+      : shown === 'unconfigured'
+        ? `Not set up yet: voice calls need ${this.#missing}. Set them in the environment or .env, then restart.`
+        : state === 'connected'
+          ? `In a call ${when}.`
+          : state === 'error'
+            ? `Error ${when}${reason ? `: ${reason}` : '.'}`
+            : IN_CALL.has(state)
+              ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}…`
+              : `Not in a call${reason ? ` (${reason})` : ''}.`;
+    // Until configured, Join is not the primary action (it cannot work).
+    this.#join.classList.toggle('primary', this.#missing === null);
+    this.#join.disabled = !live || this.#missing !== null || IN_CALL.has(state) || state === 'stopping';
+    this.#leave.disabled = !live || !IN_CALL.has(state);
+    byId('conn-discord').textContent = live ? this.#facts.discord : '—';
+    byId('conn-dave').textContent = live ? this.#facts.dave : '—';
+    byId('conn-model').textContent = live ? this.#facts.model : '—';
+    const canSay = live && state === 'connected';
+    this.#sayText.disabled = !canSay;
+    this.#saySubmit.disabled = !canSay;
+    if (!live || !IN_CALL.has(state)) {
       setMeter(this.#meterIn, 0);
       setMeter(this.#meterOut, 0);
-      this.#speaking.textContent = 'nobody';
+      this.#speaking.textContent = live ? 'nobody' : '—';
+    }
+  }
+
+  async #say(): Promise<void> {
+    const text = this.#sayText.value.trim();
+    if (!text) return status(this.#status, 'Type what the model should hear first.', 'error');
+    setBusy(this.#saySubmit, true, 'Sending…');
+    try {
+      await api.say(text);
+      this.#sayText.value = '';
+      status(this.#status, 'Sent to the model.', 'ok');
+    } catch (err) {
+      status(this.#status, friendlyMessage(err), 'error');
+    } finally {
+      setBusy(this.#saySubmit, false);
+      this.#render();
     }
   }
 
@@ -82,8 +159,7 @@ export class CallPanel {
     } finally {
       setBusy(button, false);
       // The state events decide what is enabled; re-apply after the busy flag cleared.
-      this.#join.disabled = IN_CALL.has(this.#state) || this.#state === 'stopping';
-      this.#leave.disabled = !IN_CALL.has(this.#state);
+      this.#render();
     }
   }
 }

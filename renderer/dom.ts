@@ -48,3 +48,23 @@ export function status(el: HTMLElement, message: string, kind: 'ok' | 'error' | 
   el.dataset.kind = kind;
   el.hidden = message === '';
 }
+
+/** Actions outside the call panel that need the core: held (disabled) while the page is not live. */
+const CORE_ACTIONS = '#capture-button, #frame-file, #sched-submit, #notify-now, #notes-handoff, #settings-save, #schedule-list button, #approvals button';
+
+/** Disable every core action while `hold`; release only those this disabled (others keep their own reasons). */
+export function holdActions(hold: boolean): void {
+  for (const el of document.querySelectorAll<HTMLButtonElement | HTMLInputElement>(CORE_ACTIONS)) {
+    if (hold && !el.disabled) {
+      el.disabled = true;
+      el.dataset.held = '';
+    } else if (!hold && el.dataset.held !== undefined) {
+      el.disabled = false;
+      delete el.dataset.held;
+    }
+  }
+  // The image picker is a label styled as a button; show it held too.
+  const picker = document.querySelector('label[for="frame-file"]');
+  if (hold) picker?.setAttribute('aria-disabled', 'true');
+  else picker?.removeAttribute('aria-disabled');
+}

@@ -158,3 +158,13 @@ export function nativeWarning(health: Pick<HealthReport, 'audio' | 'native'>): s
   if (!health.native.davey.available) problems.push(`davey is missing: ${health.native.davey.reason}.`);
   return problems.length ? `${problems.join(' ')} Reinstall with ./scripts/demo.sh or npm ci using the Node that runs the app.` : null;
 }
+
+/** How the page stands with the core: not yet asked, following `/events`, lost it, or not signed in. */
+export type PageLink = 'loading' | 'live' | 'disconnected' | 'signed-out';
+
+/** What a voice call still needs, from `/health` (`not configured: voice calls need A, B`), or null. */
+export function missingConfiguration(health: Pick<HealthReport, 'reasons'>): string | null {
+  const prefix = 'not configured: voice calls need ';
+  const reason = health.reasons.find((r) => r.startsWith(prefix));
+  return reason ? reason.slice(prefix.length) : null;
+}

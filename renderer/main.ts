@@ -4,8 +4,8 @@ import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpA
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
-import { nativeWarning } from './format.ts';
-import { byId } from './dom.ts';
+import { nativeWarning, type PageLink } from './format.ts';
+import { byId, holdActions } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
 import { NotesPanel } from './notes-panel.ts';
 import { SchedulePanel } from './schedule-panel.ts';
@@ -30,7 +30,16 @@ function setStream(text: string, kind: 'ok' | 'error' | 'info'): void {
   streamStatus.dataset.kind = kind;
 }
 
-async function loadHealth(): Promise<void> {
+let link: PageLink = 'loading';
+/** Only a page that follows `/events` and is signed in shows the call as fact and offers actions. */
+function setLink(next: PageLink): void {
+  link = next;
+  call.setLink(next);
+  holdActions(next !== 'live');
+}
+
+/** Applies `/health`; false when the core did not answer. */
+async function loadHealth(): Promise<boolean> {
   try {
     const health: HealthReport = await api.health();
     call.applyHealth(health);
@@ -39,9 +48,12 @@ async function loadHealth(): Promise<void> {
     nativeBanner.hidden = warning === null;
     nativeBanner.textContent = warning ?? '';
     byId('app-version').textContent = `v${health.version}`;
+    return true;
   } catch (err) {
     setStream('sidecar unreachable', 'error');
+    if (link !== 'signed-out') setLink('disconnected');
     showBanner(friendlyMessage(err));
+    return false;
   }
 }
 
@@ -54,6 +66,7 @@ async function loadAll(): Promise<void> {
     if (err instanceof ApiError && err.code === 'unauthorized') {
       showBanner(friendlyMessage(err));
       setStream('not signed in', 'error');
+      setLink('signed-out');
       return;
     }
     showBanner(`Could not load notes: ${friendlyMessage(err)}`);
@@ -75,14 +88,27 @@ function follow(): void {
   source.addEventListener('open', () => {
     setStream('live', 'ok');
     showBanner(null);
+    // Events missed while away are not replayed: confirm the state before showing it as live.
+    const reopened = link === 'disconnected';
+    void loadHealth().then((answered) => {
+      if (!answered || source.readyState !== EventSource.OPEN) return;
+      setLink('live');
+      if (reopened) void schedule.refresh();
+    });
   });
   source.addEventListener('error', () => {
+    // Whatever the call did while the stream was down is unknown: say so, and hold every action.
+    setLink('disconnected');
     if (source.readyState === EventSource.CLOSED) {
       // EventSource gives up on HTTP errors (e.g. 401); find out which and say so.
       setStream('disconnected', 'error');
       void api.notes(1).then(
         () => setTimeout(follow, 3000),
-        (err: unknown) => showBanner(friendlyMessage(err)),
+        (err: unknown) => {
+          if (err instanceof ApiError && err.code === 'unauthorized') setLink('signed-out');
+          else setTimeout(follow, 3000);
+          showBanner(friendlyMessage(err));
+        },
       );
     } else setStream('reconnecting…', 'info');
   });
@@ -110,4 +136,7 @@ setInterval(() => {
   if (document.visibilityState === 'visible') void loadHealth();
 }, 5000);
 
-void loadAll().then(follow);
+setLink('loading');
+void loadAll().then(() => {
+  if (link !== 'signed-out') follow();
+});

@@ -16,6 +16,8 @@ export class NotesPanel {
   #live: NoteEvent[] = [];
   /** The past call being read, or null for the live view. */
   #past: NoteEvent[] | null = null;
+  /** The reader is at the end of the list: new lines and a smaller window keep the newest line in view. */
+  #pinned = true;
 
   get #notes(): NoteEvent[] {
     return this.#past ?? this.#live;
@@ -25,6 +27,13 @@ export class NotesPanel {
     this.#query.addEventListener('input', () => this.#render(false));
     this.#kind.addEventListener('change', () => this.#render(false));
     this.#call.addEventListener('focus', () => void this.loadCalls());
+    this.#list.addEventListener('scroll', () => {
+      const list = this.#list;
+      this.#pinned = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+    });
+    new ResizeObserver(() => {
+      if (this.#pinned) this.#list.scrollTop = this.#list.scrollHeight;
+    }).observe(this.#list);
     this.#call.addEventListener('change', () => void this.#showCall(this.#call.value));
     byId('notes-copy').addEventListener('click', () => void this.#copy());
     const handoff = byId<HTMLButtonElement>('notes-handoff');
@@ -32,11 +41,9 @@ export class NotesPanel {
   }
 
   add(notes: readonly NoteEvent[]): void {
-    const list = this.#list;
     // Follow the newest line only when the reader is already at the bottom.
-    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
     this.#live = mergeNotes(this.#live, notes);
-    if (this.#past === null) this.#render(atBottom);
+    if (this.#past === null) this.#render(this.#pinned);
   }
 
   /** Fill the call chooser from GET /calls (newest first), keeping the current choice. */

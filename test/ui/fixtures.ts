@@ -1,20 +1,22 @@
 // Shared steps for the dashboard tests: log in through a one-time login URL (as a person would,
 // from the CLI or the tray) and ask the harness what the fake Discord received.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
 
 const CONTROL = `http://127.0.0.1:${Number(process.env.LVB_UI_PORT ?? 18971) + 1}`;
 export const PANEL_SHOTS = path.resolve('test-results', 'panels');
 
-export async function control<T>(route: string): Promise<T> {
-  const res = await fetch(`${CONTROL}${route}`);
+export async function control<T>(route: string, base = CONTROL): Promise<T> {
+  const res = await fetch(`${base}${route}`);
   if (!res.ok) throw new Error(`harness ${route}: ${res.status}`);
   return (await res.json()) as T;
 }
 
-export async function login(page: Page): Promise<void> {
-  const { url } = await control<{ url: string }>('/login-url');
+export async function login(page: Page, base = CONTROL): Promise<void> {
+  const { url } = await control<{ url: string }>('/login-url', base);
   await page.goto(url);
   await expect(page).toHaveURL(/\/$/);
   await expect(page.locator('#stream-status')).toHaveText('live');
@@ -32,4 +34,40 @@ export async function samplePng(width = 64): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels.set([(x * 255) / width, (y * 255) / height, 160], (y * width + x) * 3);
   return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
+
+/** A second harness (own core and fakes) a test may kill under the page; the sidecar on a free port, control on the next. */
+export async function startOwnHarness(): Promise<{ control: string; process: ChildProcess }> {
+  const port = await freePortPair();
+  const child = spawn(process.execPath, [path.resolve('test/ui/harness.ts')], { env: { ...process.env, LVB_UI_PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const base = `http://127.0.0.1:${port + 1}`;
+  for (let attempt = 0; attempt < 240; attempt++) {
+    if (child.exitCode !== null) throw new Error(`own harness exited with ${child.exitCode}`);
+    try {
+      await control('/ready', base);
+      return { control: base, process: child };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('own harness did not become ready');
+}
+
+async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await listenOnce(0);
+    if (port < 65535 && (await listenOnce(port + 1).then(() => true, () => false))) return port;
+  }
+}
+
+function listenOnce(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : port));
+    });
+  });
 }

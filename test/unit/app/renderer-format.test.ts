@@ -1,11 +1,16 @@
 // The dashboard's pure helpers, in Node.
 import { describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../../main/core/api-types.ts';
-import { delaySecondsFrom, filterNotes, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+import { delaySecondsFrom, filterNotes, missingConfiguration, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
 
 const note = (id: string, ts: number, kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id, ts, kind, text, ...(speaker ? { speaker } : {}) });
 
 describe('dashboard helpers', () => {
+  it('reads what a call still needs from /health reasons', () => {
+    expect(missingConfiguration({ reasons: ['not configured: voice calls need DISCORD_BOT_TOKEN, GEMINI_API_KEY', 'Opus WASM fallback: x'] })).toBe('DISCORD_BOT_TOKEN, GEMINI_API_KEY');
+    expect(missingConfiguration({ reasons: ['Discord bot not logged in (retrying)'] })).toBeNull();
+  });
+
   it('formats countdowns', () => {
     expect(formatCountdown(0)).toBe('due now');
     expect(formatCountdown(9.2)).toBe('in 10 s');
