@@ -22,7 +22,7 @@ import type { Clock, TimerHandle } from '../../clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
 import { decodePcm, encodePcm } from '../../pcm-codec.ts';
 import { TextInjectionQueue } from '../../text-injection.ts';
-import { FatalSessionError, openWithFallback, type BackoffOptions } from '../shared/fallback.ts';
+import type { BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
 import { SessionLifecycle } from '../shared/lifecycle.ts';
 import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
@@ -198,20 +198,17 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   // --- connections -------------------------------------------------------------------------
 
   async #connect(): Promise<void> {
-    const { connection, index } = await openWithFallback({
-      label: 'GPT-Live',
-      models: this.#o.models,
-      startIndex: this.#modelIndex,
-      backoff: this.#o.backoff,
-      logger: this.#o.logger,
-      open: (model) => this.#openOne(model),
-      sleep: (ms) => this.#life.sleep(ms),
-      isClosed: () => this.#life.closed,
-    });
-    if (this.#life.closed) {
-      connection.close();
-      throw new FatalSessionError('session closed');
-    }
+    const { connection, index } = await this.#life.open(
+      {
+        label: 'GPT-Live',
+        models: this.#o.models,
+        startIndex: this.#modelIndex,
+        backoff: this.#o.backoff,
+        logger: this.#o.logger,
+        open: (model) => this.#openOne(model),
+      },
+      (c) => c.close(),
+    );
     this.#modelIndex = index;
     this.#usageBefore += this.#usageSeconds;
     this.#usageSeconds = 0;

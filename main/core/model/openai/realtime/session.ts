@@ -19,7 +19,7 @@ import { toModelFrame } from '../../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../../frame-limiter.ts';
 import { decodePcm, encodePcm } from '../../pcm-codec.ts';
 import { TextInjectionQueue } from '../../text-injection.ts';
-import { openWithFallback, FatalSessionError, type BackoffOptions } from '../shared/fallback.ts';
+import type { BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
 import { SessionLifecycle } from '../shared/lifecycle.ts';
 import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
@@ -214,20 +214,17 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   // --- connections -------------------------------------------------------------------------
 
   async #connect(): Promise<void> {
-    const { connection, index } = await openWithFallback({
-      label: 'OpenAI Realtime',
-      models: this.#o.models,
-      startIndex: this.#modelIndex,
-      backoff: this.#o.backoff,
-      logger: this.#o.logger,
-      open: (model) => this.#openOne(model),
-      sleep: (ms) => this.#life.sleep(ms),
-      isClosed: () => this.#life.closed,
-    });
-    if (this.#life.closed) {
-      connection.socket.close();
-      throw new FatalSessionError('session closed');
-    }
+    const { connection, index } = await this.#life.open(
+      {
+        label: 'OpenAI Realtime',
+        models: this.#o.models,
+        startIndex: this.#modelIndex,
+        backoff: this.#o.backoff,
+        logger: this.#o.logger,
+        open: (model) => this.#openOne(model),
+      },
+      (c) => c.socket.close(),
+    );
     this.#modelIndex = index;
     this.#active = connection;
     this.#texts.tryFlush();

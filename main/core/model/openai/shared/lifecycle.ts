@@ -3,6 +3,7 @@
 // after close(); plus backoff sleeps that close() cuts short.
 import type { ConnectionState } from '../../../api-types.ts';
 import type { Clock } from '../../clock.ts';
+import { FatalSessionError, openWithFallback, type FallbackLoop } from './fallback.ts';
 
 export class SessionLifecycle {
   #state: ConnectionState = 'disconnected';
@@ -67,6 +68,16 @@ export class SessionLifecycle {
     this.#closed = true;
     for (const wake of this.#sleepers) wake();
     return true;
+  }
+
+  /** Opens a connection with model fallback and backoff; a connection that arrives after close() is discarded. */
+  async open<C>(loop: Omit<FallbackLoop<C>, 'sleep' | 'isClosed'>, discard: (connection: C) => void): Promise<{ connection: C; index: number }> {
+    const result = await openWithFallback({ ...loop, sleep: (ms) => this.sleep(ms), isClosed: () => this.#closed });
+    if (this.#closed) {
+      discard(result.connection);
+      throw new FatalSessionError('session closed');
+    }
+    return result;
   }
 
   sleep(ms: number): Promise<void> {
