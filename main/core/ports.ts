@@ -52,6 +52,8 @@ export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
    * without such read-ahead needs nothing here.
    */
   flushPlayback?(): void;
+  /** A user's name as the room shows it (member nick, then global name, then username); cached by the platform. */
+  displayName?(userId: string): string | undefined;
 }
 
 export interface SentMessage {

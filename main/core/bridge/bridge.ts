@@ -102,7 +102,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         if (this.#state === 'connected' || this.#state === 'reconnecting') this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
     });
-    this.#activity = new SpeakerActivity(options.room ?? {}, options.now ?? (() => performance.now()));
+    const voice = options.voice;
+    const room: RoomPeople = { displayName: voice.displayName ? (id) => voice.displayName?.(id) : undefined, ...options.room };
+    this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }
 
@@ -329,9 +331,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#transcripts.flush();
     });
     model.on('inputTranscript', (text) => {
-      const speaker = this.#speaking.values().next().value;
-      this.#transcripts.input(text, speaker);
-      this.#o.onInputTranscript?.(text, speaker);
+      const speakers = this.#activity.speakersOfFragment();
+      this.#transcripts.input(text, speakers);
+      // Approval checks want one voice: words said over each other are nobody's alone.
+      this.#o.onInputTranscript?.(text, speakers.length === 1 ? speakers[0] : undefined);
     });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));

@@ -21,12 +21,22 @@ interface Interval {
 
 /** Intervals older than this are forgotten: no turn or utterance looks back further. */
 const KEEP_MS = 120_000;
+/**
+ * How late the receive path reports the end of speech: clients send 100 ms of Opus silence frames
+ * before pausing, and @discordjs/voice emits `end` 100 ms (SpeakingMap.DELAY) after the last packet.
+ */
+const END_REPORTED_LATE_MS = 200;
+/** A transcription fragment covers the audio since the previous one, but never more than this. */
+const MAX_FRAGMENT_SPAN_MS = 1000;
+/** A speaker counts for a fragment when active for at least this share of its span. */
+const MIN_COVERAGE = 0.2;
 
 export class SpeakerActivity {
   readonly #people: RoomPeople;
   readonly #now: () => number;
   #intervals: Interval[] = [];
   #turnStart = Number.NEGATIVE_INFINITY;
+  #lastFragmentAt = Number.NEGATIVE_INFINITY;
 
   constructor(people: RoomPeople, now: () => number) {
     this.#people = people;
@@ -42,7 +52,34 @@ export class SpeakerActivity {
 
   end(id: string): void {
     const open = this.#intervals.find((i) => i.id === id && i.end === null);
-    if (open) open.end = this.#now();
+    if (open) open.end = Math.max(open.start, this.#now() - END_REPORTED_LATE_MS);
+  }
+
+  /**
+   * Who said the transcription fragment arriving now: the speakers active for a fair share of the
+   * time since the previous fragment (the audio it transcribes), else the one active longest.
+   */
+  speakersOfFragment(): string[] {
+    const now = this.#now();
+    const from = Math.max(this.#lastFragmentAt, now - MAX_FRAGMENT_SPAN_MS);
+    this.#lastFragmentAt = now;
+    const span = Math.max(1, now - from);
+    const coverage = new Map<string, number>();
+    for (const i of this.#intervals) {
+      const overlap = Math.min(i.end ?? now, now) - Math.max(i.start, from);
+      if (overlap > 0) coverage.set(i.id, (coverage.get(i.id) ?? 0) + overlap);
+    }
+    const ranked = [...coverage].sort((a, b) => b[1] - a[1]);
+    const fair = ranked.filter(([, ms]) => ms / span >= MIN_COVERAGE).map(([id]) => id);
+    if (fair.length > 0) return fair;
+    // Speech that already ended (the transcript lags it): whoever was heard last in the turn.
+    return ranked.length > 0 ? [ranked[0]![0]] : this.#lastActive(from - MAX_FRAGMENT_SPAN_MS);
+  }
+
+  #lastActive(since: number): string[] {
+    let best: Interval | undefined;
+    for (const i of this.#intervals) if ((i.end ?? Infinity) >= since && (!best || (i.end ?? Infinity) >= (best.end ?? Infinity))) best = i;
+    return best ? [best.id] : [];
   }
 
   /** The model finished or was cut off: what is said from now on is the next turn. */
@@ -53,6 +90,7 @@ export class SpeakerActivity {
   clear(): void {
     this.#intervals = [];
     this.#turnStart = Number.NEGATIVE_INFINITY;
+    this.#lastFragmentAt = Number.NEGATIVE_INFINITY;
   }
 
   /** Speakers whose voice overlapped [from, to], in order of first activity. */

@@ -273,6 +273,13 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     if (this.#connection && this.#playback) this.#playback.flush(this.#connection);
   }
 
+  /** From discord.js's caches, which the gateway keeps current (voice states carry the member, member updates). */
+  displayName(userId: string): string | undefined {
+    const member = this.target ? this.#client.guilds.cache.get(this.target.guildId)?.members.cache.get(userId) : undefined;
+    const user = member?.user ?? this.#client.users.cache.get(userId);
+    return member?.nickname ?? user?.globalName ?? user?.username ?? undefined;
+  }
+
   sendDirectMessage(userId: string, text: string, options?: SendOptions): Promise<SentMessage> {
     return this.login().then(() => this.#text.sendDirectMessage(userId, text, options));
   }

@@ -7,6 +7,10 @@ export interface FakeUser {
   id: string;
   username: string;
   bot: boolean;
+  /** Account-wide display name (Discord's `global_name`). */
+  globalName?: string;
+  /** Server nickname (the member's `nick`), shown instead of the global name. */
+  nick?: string;
 }
 
 export interface FakeChannel {
@@ -118,13 +122,13 @@ export class FakeWorld {
   // --- JSON shapes (Discord API v10) ---
 
   userJson(user: FakeUser): Record<string, unknown> {
-    return { id: user.id, username: user.username, discriminator: '0', global_name: null, avatar: null, bot: user.bot };
+    return { id: user.id, username: user.username, discriminator: '0', global_name: user.globalName ?? null, avatar: null, bot: user.bot };
   }
 
   memberJson(userId: string): Record<string, unknown> {
     const user = this.users.get(userId);
     if (!user) throw new Error(`unknown user ${userId}`);
-    return { user: this.userJson(user), roles: [], joined_at: this.joinedAt, deaf: false, mute: false, flags: 0 };
+    return { user: this.userJson(user), nick: user.nick ?? null, roles: [], joined_at: this.joinedAt, deaf: false, mute: false, flags: 0 };
   }
 
   voiceStateJson(userId: string, channelId: string | null, sessionId: string): Record<string, unknown> {

@@ -15,6 +15,8 @@ beforeAll(async () => {
     gemini: { bargeInRms: null, autoReply: false },
     env: (d) => ({ DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: `${d.owner.id},${d.user('guest').id}` }),
   });
+  // Discord shows a member's server nickname first: that is the name the guest is told by.
+  call.discord.user('guest').nick = 'Gus';
   call.discord.userJoinVoice(call.discord.user('guest').id);
   expect((await call.post('/join')).status).toBe(200);
   model = await call.gemini.connection(0);
@@ -45,7 +47,7 @@ describe('tool authority with a guest in the call', () => {
     const guestTry = await toolCallWhileTalking(call.discord.user('guest').id, { cancel_id: id });
     expect(guestTry.error?.code).toBe('owner_only');
     // Something the model can say to the guest.
-    expect(guestTry.error?.message).toMatch(/Only the owner may ask for this; it was asked by user \d+/);
+    expect(guestTry.error?.message).toBe('Only the owner may ask for this; it was asked by Gus. Tell Gus that you cannot do it for them, and that the owner can ask.');
     const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as { entries: { id: string }[] };
     expect(listed.entries.map((e) => e.id)).toContain(id);
 
@@ -59,7 +61,7 @@ describe('tool authority with a guest in the call', () => {
 
     const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] };
     const toolNotes = notes.notes.filter((n) => n.kind === 'tool_call').map((n) => n.text);
-    expect(toolNotes.filter((t) => t.startsWith('local_notify_schedule: refused (owner_only), asked by user '))).toHaveLength(1);
+    expect(toolNotes.filter((t) => t === 'local_notify_schedule: refused (owner_only), asked by Gus')).toHaveLength(1);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: ok')).toHaveLength(2);
   }, 60_000);
 });

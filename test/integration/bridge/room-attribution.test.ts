@@ -1,0 +1,121 @@
+// Three people in one call, on the fakes: each input transcript segment goes to whoever was talking
+// when its words were said. The fake model "transcribes" what it hears: every 320 ms of received
+// 16 kHz audio becomes one word per speaker whose tone (each speaker speaks their own frequency)
+// is in it, so the transcription itself carries no speaker, as with the real service. The bridge
+// can only attribute by the receive path's per-speaker activity and timing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
+import { waitFor } from './signals.ts';
+
+const BLOCK = 5120; // 320 ms at 16 kHz
+let call: CoreOnFakes;
+let model: FakeGeminiConnection;
+const people: { id: string; word: string; hz: number }[] = [];
+/** Every fragment the fake sent, with the ids of the speakers whose words it holds (the truth). */
+const fragments: { text: string; truth: string[] }[] = [];
+
+function toneStereo48k(seconds: number, hz: number): Int16Array {
+  const n = Math.round(seconds * 48_000);
+  const out = new Int16Array(n * 2);
+  for (let i = 0; i < n; i++) out[2 * i] = out[2 * i + 1] = Math.round(9000 * Math.sin((2 * Math.PI * hz * i) / 48_000));
+  return out;
+}
+
+/** Amplitude of `hz` in a block (Goertzel), in sample units. */
+function amplitudeAt(block: Int16Array, hz: number, rate: number): number {
+  const k = (2 * Math.cos((2 * Math.PI * hz) / rate)) as number;
+  let s1 = 0;
+  let s2 = 0;
+  for (const x of block) {
+    const s0 = x + k * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - k * s1 * s2)) / (block.length / 2);
+}
+
+/** The fake's transcriber: one word per speaker heard in each 320 ms of audio, sent at once. */
+function transcribeAsHeard(connection: FakeGeminiConnection): void {
+  let pending = new Int16Array(0);
+  let seen = 0;
+  const counters = new Map<string, number>();
+  connection.on('message', () => {
+    while (seen < connection.audio.length) {
+      const pcm = connection.audio[seen++]!.pcm;
+      const joined = new Int16Array(pending.length + pcm.length);
+      joined.set(pending);
+      joined.set(pcm, pending.length);
+      pending = joined;
+    }
+    while (pending.length >= BLOCK) {
+      const block = pending.subarray(0, BLOCK);
+      const heard = people.filter((p) => amplitudeAt(block, p.hz, 16_000) > 1500);
+      pending = pending.slice(BLOCK);
+      if (heard.length === 0) continue;
+      const text = heard.map((p) => `${p.word}${(counters.set(p.id, (counters.get(p.id) ?? 0) + 1), counters.get(p.id))} `).join('');
+      fragments.push({ text, truth: heard.map((p) => p.id) });
+      connection.send({ serverContent: { inputTranscription: { text } } });
+    }
+  });
+}
+
+beforeAll(async () => {
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null, autoReply: false },
+    env: (d) => ({ DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: [d.owner.id, d.user('guest').id, d.user('stranger').id].join(',') }),
+  });
+  const { discord } = call;
+  people.push({ id: discord.owner.id, word: 'olga', hz: 440 }, { id: discord.user('guest').id, word: 'gus', hz: 950 }, { id: discord.user('stranger').id, word: 'stan', hz: 1700 });
+  for (const id of [discord.user('guest').id, discord.user('stranger').id]) discord.userJoinVoice(id);
+  expect((await call.post('/join')).status).toBe(200);
+  model = await call.gemini.connection(0);
+  transcribeAsHeard(model);
+}, 60_000);
+
+afterAll(async () => {
+  await call?.close();
+});
+
+describe('who said what, three speakers', () => {
+  it('attributes at least 95 % of transcript segments to the right speaker(s); overlaps are marked', async () => {
+    const [olga, gus, stan] = people.map((p) => p.id) as [string, string, string];
+    const hz = (id: string) => people.find((p) => p.id === id)!.hz;
+    // Turns with pauses between them, then Gus and Olga talking over each other for a while.
+    const script: { id: string; at: number; seconds: number }[] = [
+      { id: olga, at: 0, seconds: 2.0 },
+      { id: gus, at: 2800, seconds: 2.0 },
+      { id: stan, at: 5600, seconds: 2.0 },
+      { id: gus, at: 8400, seconds: 2.0 },
+      { id: olga, at: 9200, seconds: 2.2 },
+    ];
+    await Promise.all(
+      script.map(async (line) => {
+        await new Promise((r) => setTimeout(r, line.at));
+        await call.discord.speak(line.id, toneStereo48k(line.seconds, hz(line.id)));
+      }),
+    );
+    // The voice gate closes after the last words; the audio before it is all transcribed by then.
+    await waitFor(() => model.audioStreamEnds >= 4, 'the last utterance to end');
+    await model.reply({ toneMs: 100, transcript: 'Noted.' });
+
+    const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] };
+    const inputs = notes.notes.filter((n) => n.kind === 'input_transcript');
+    // Each fragment the model sent is in exactly one note; it is right when that note names exactly its speakers.
+    let right = 0;
+    for (const fragment of fragments) {
+      const words = fragment.text.trim().split(' ');
+      const holding = inputs.filter((n) => words.every((w) => n.text.split(' ').includes(w)));
+      expect(holding).toHaveLength(1);
+      const named = (holding[0]!.speaker ?? '').split(',').filter(Boolean).sort();
+      if (JSON.stringify(named) === JSON.stringify([...fragment.truth].sort())) right++;
+      else console.log(`misattributed: ${fragment.text.trim()} → ${holding[0]!.speaker ?? 'nobody'}`);
+    }
+    console.log(`attribution: ${right}/${fragments.length} transcript segments right`);
+    expect(fragments.length).toBeGreaterThanOrEqual(20);
+    expect(right / fragments.length).toBeGreaterThanOrEqual(0.95);
+    // All three had notes of their own, and the talk-over was said to be overlapping.
+    for (const id of [olga, gus, stan]) expect(inputs.some((n) => n.speaker === id)).toBe(true);
+    expect(inputs.some((n) => n.text.startsWith('(overlapping) ') && n.speaker?.split(',').sort().join(',') === [gus, olga].sort().join(','))).toBe(true);
+  }, 60_000);
+});
