@@ -126,6 +126,11 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   /** An image (JPEG, PNG or WebP bytes) for the model to see. */
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   sendToolResult(result: ToolCallResult): void;
+  /**
+   * Context for the model that neither starts nor interrupts a reply and is never spoken (who is
+   * talking now). False when nothing was sent: the model cannot take such context, or no socket is up.
+   */
+  addContext?(text: string): boolean;
   close(): Promise<void>;
   /** What the call has used so far, where the provider reports it (GPT-Live bills per minute). */
   usage?(): LiveModelUsage;

@@ -41,6 +41,10 @@ export interface BridgeOptions {
 }
 
 const UI_UPDATE_MS = 100;
+/** Told to the model in a call with several allowed speakers, with the per-turn notes it explains. */
+const SPEAKER_NOTES_RULE =
+  'Several people can talk in this call. A line like "[Speaking now: NAME]" tells you who is talking; it is not said by anyone. ' +
+  'Never read it aloud and do not answer it by itself; use the name when it helps.';
 
 const DROP_REASONS: Record<TextDropReason, string> = {
   call_ended: 'the call ended before the text could be spoken',
@@ -79,6 +83,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly #speaking = new Set<string>();
   readonly #transcripts: TranscriptAggregator;
   readonly #activity: SpeakerActivity;
+  /** The speaker the model was last told about in this turn (named again only when it changes). */
+  #announced: string | undefined;
 
   constructor(options: BridgeOptions) {
     super();
@@ -152,7 +158,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
     const joining = Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target));
-    const connecting = this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#o.systemInstruction, playedMs: () => this.#audio.playbackStats().turnPlayedMs });
+    const connecting = this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#systemInstruction(), playedMs: () => this.#audio.playbackStats().turnPlayedMs });
     // Both run at once. When one fails (or stop() comes first) the other may still be opening: wait
     // for BOTH to settle and close whatever opened, or a model session opened after a failed join
     // would stay live (and billing) with nobody to close it. The voice port is one connection, so
@@ -260,6 +266,24 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return result;
   }
 
+  #severalSpeakers(): boolean {
+    return (this.#o.room?.allowedSpeakers?.length ?? 0) > 1;
+  }
+
+  #systemInstruction(): string | undefined {
+    if (!this.#severalSpeakers()) return this.#o.systemInstruction;
+    return this.#o.systemInstruction ? `${this.#o.systemInstruction}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
+  }
+
+  /**
+   * At each turn, before its audio, the model is told who speaks (and again when someone else
+   * starts), as context that neither starts nor interrupts a reply (provider's `addContext`).
+   */
+  #announceSpeaker(id: string): void {
+    if (!this.#severalSpeakers() || id === this.#announced) return;
+    if (this.#model?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
+  }
+
   /** Connected, or reconnecting inside a call that is still going (the model holds input meanwhile). */
   #callLive(): boolean {
     return this.#state === 'connected' || this.#state === 'reconnecting';
@@ -274,6 +298,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     const onStart = (id: string) => {
       this.#speaking.add(id);
       this.#activity.start(id);
+      this.#announceSpeaker(id);
       this.#startUiTimer();
     };
     const onEnd = (id: string) => {
@@ -320,6 +345,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     model.on('interrupted', () => {
       this.#activity.turnBoundary();
+      this.#announced = undefined;
       const playedMs = this.#audio.interrupt();
       // The player already prepared its next (loud) packet: swap in the fade frame now.
       this.#o.voice.flushPlayback?.();
@@ -327,6 +353,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     model.on('turnComplete', () => {
       this.#activity.turnBoundary();
+      this.#announced = undefined;
       this.#audio.turnComplete();
       this.#transcripts.flush();
     });
@@ -411,6 +438,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     await Promise.allSettled([model?.close(), this.#o.voice.leave()]);
     this.#speaking.clear();
     this.#activity.clear();
+    this.#announced = undefined;
     this.#levels = { input: SILENT_LEVEL, output: SILENT_LEVEL };
     this.#o.notes.endCall();
   }

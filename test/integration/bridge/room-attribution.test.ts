@@ -2,7 +2,8 @@
 // when its words were said. The fake model "transcribes" what it hears: every 320 ms of received
 // 16 kHz audio becomes one word per speaker whose tone (each speaker speaks their own frequency)
 // is in it, so the transcription itself carries no speaker, as with the real service. The bridge
-// can only attribute by the receive path's per-speaker activity and timing.
+// can only attribute by the receive path's per-speaker activity and timing. The model is told who
+// speaks as context that waits for more (clientContent, turnComplete false): never answered or read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
@@ -67,7 +68,12 @@ beforeAll(async () => {
   });
   const { discord } = call;
   people.push({ id: discord.owner.id, word: 'olga', hz: 440 }, { id: discord.user('guest').id, word: 'gus', hz: 950 }, { id: discord.user('stranger').id, word: 'stan', hz: 1700 });
-  for (const id of [discord.user('guest').id, discord.user('stranger').id]) discord.userJoinVoice(id);
+  // Names as Discord shows them: a server nickname first, else the global name.
+  discord.owner.nick = 'Olga';
+  discord.user('guest').nick = 'Gus';
+  discord.user('stranger').globalName = 'Stanley';
+  discord.userLeaveVoice(discord.owner.id);
+  for (const id of [discord.owner.id, discord.user('guest').id, discord.user('stranger').id]) discord.userJoinVoice(id);
   expect((await call.post('/join')).status).toBe(200);
   model = await call.gemini.connection(0);
   transcribeAsHeard(model);
@@ -118,4 +124,25 @@ describe('who said what, three speakers', () => {
     for (const id of [olga, gus, stan]) expect(inputs.some((n) => n.speaker === id)).toBe(true);
     expect(inputs.some((n) => n.text.startsWith('(overlapping) ') && n.speaker?.split(',').sort().join(',') === [gus, olga].sort().join(','))).toBe(true);
   }, 60_000);
+
+  it('told the model who was speaking, by display name, as context it neither answers nor reads aloud', async () => {
+    const notes = model.clientContents.filter((c) => JSON.stringify(c).includes('[Speaking now: '));
+    const named = notes.map((c) => (c.turns as { parts: { text: string }[] }[])[0]!.parts[0]!.text);
+    expect(named).toEqual(['[Speaking now: Olga]', '[Speaking now: Gus]', '[Speaking now: Stanley]', '[Speaking now: Gus]', '[Speaking now: Olga]']);
+    // The setup explained those lines.
+    expect(JSON.stringify(model.setup)).toContain('[Speaking now: NAME]');
+    expect(notes.every((c) => c.turnComplete === false && (c.turns as { role: string }[])[0]!.role === 'user')).toBe(true);
+    // Nothing of it was spoken back: the only model output is the scripted reply.
+    const spoken = model.sent.map((m) => JSON.stringify(m)).filter((m) => m.includes('outputTranscription'));
+    expect(spoken.join('')).not.toContain('Speaking now');
+    // A next turn names its speaker again.
+    const before = model.clientContents.length;
+    await call.discord.speak(olgaId(), toneStereo48k(0.6, 440));
+    await waitFor(() => model.clientContents.length > before, 'the next turn to be announced');
+    expect(JSON.stringify(model.clientContents.slice(before))).toContain('[Speaking now: Olga]');
+  }, 60_000);
 });
+
+function olgaId(): string {
+  return people[0]!.id;
+}

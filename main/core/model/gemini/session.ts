@@ -233,6 +233,15 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     return this.#frames.submit(image);
   }
 
+  addContext(text: string): boolean {
+    const sdk = this.#active?.sdk;
+    // 3.8: clientContent without turnComplete "waits for more" (no reply, no interruption). The 3.1
+    // models take text only as realtimeInput.text, which the model answers: nothing is sent there.
+    if (!sdk || textInjectionKindFor(this.model) !== 'clientContent') return false;
+    sdk.sendClientContent({ turns: [{ role: 'user', parts: [{ text }] }], turnComplete: false });
+    return true;
+  }
+
   sendToolResult(result: ToolCallResult): void {
     this.#toolsInFlight.delete(result.id);
     const origin = this.#toolOrigins.get(result.id);
