@@ -27,7 +27,7 @@ export class CallPanel {
   readonly #speaking = byId('speaking');
   readonly #sayText = byId<HTMLInputElement>('say-text');
   readonly #saySubmit = byId<HTMLButtonElement>('say-submit');
-  readonly #plot = new LatencyPlot(byId('latency-plot') as unknown as SVGSVGElement, byId('latency-empty'));
+  readonly #plot = new LatencyPlot(byId('latency-plot') as unknown as SVGSVGElement, byId('latency-empty'), byId('latency-y'), byId('latency-x'));
   #state: BridgeState = 'idle';
   #since = 0;
   #reason: string | undefined;

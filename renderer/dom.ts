@@ -34,7 +34,7 @@ export function setBusy(button: HTMLButtonElement, busy: boolean, busyLabel?: st
 }
 
 /** A short-lived message in the corner (errors stay until dismissed). */
-export function toast(message: string, kind: 'ok' | 'error' = 'ok'): void {
+export function toast(message: string, kind: 'ok' | 'warn' | 'error' = 'ok'): void {
   const host = byId('toasts');
   const close = h('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×');
   const item = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, h('span', {}, message), close);
@@ -43,7 +43,7 @@ export function toast(message: string, kind: 'ok' | 'error' = 'ok'): void {
 }
 
 /** A panel's status line: `ok` or `error` text under its controls. */
-export function status(el: HTMLElement, message: string, kind: 'ok' | 'error' | 'info' = 'info'): void {
+export function status(el: HTMLElement, message: string, kind: 'ok' | 'warn' | 'error' | 'info' = 'info'): void {
   el.textContent = message;
   el.dataset.kind = kind;
   el.hidden = message === '';

@@ -1,5 +1,5 @@
 // Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
-import type { DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode } from '../main/core/api-types.ts';
+import type { DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode, NotifyResult } from '../main/core/api-types.ts';
 
 export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
 // Compile-time check that the list above names every mode the API knows.
@@ -19,6 +19,32 @@ export const MODE_LABELS: Record<NotifyMode, string> = {
 export function formatClock(epochSeconds: number): string {
   const d = new Date(epochSeconds * 1000);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/**
+ * A moment for a list: `14:03:27` today; otherwise with the day (`Tue 24 Nov 14:03`), and the year
+ * when it is not this year, so a reminder for tomorrow never reads like one for today.
+ */
+export function formatWhen(epochSeconds: number, nowMs: number = Date.now()): string {
+  const d = new Date(epochSeconds * 1000);
+  const now = new Date(nowMs);
+  if (d.toDateString() === now.toDateString()) return formatClock(epochSeconds);
+  const hm = [d.getHours(), d.getMinutes()].map((n) => String(n).padStart(2, '0')).join(':');
+  const day = d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', ...(d.getFullYear() !== now.getFullYear() ? { year: 'numeric' } : {}) });
+  return `${day.replace(/,/g, '')} ${hm}`;
+}
+
+/** Milliseconds for an axis label: whole numbers from 10 up, two significant digits below (0.25, not 0). */
+export function formatMs(ms: number): string {
+  return ms >= 10 ? String(Math.round(ms)) : String(Number(ms.toPrecision(2)));
+}
+
+/** A duration for an axis: `45 s`, `3 min`, `1 h 10 min`. */
+export function formatSpan(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 120) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
 /** `in 1 h 02 m`, `in 4 m 05 s`, `in 9 s`, `due now`. */
@@ -167,4 +193,12 @@ export function missingConfiguration(health: Pick<HealthReport, 'reasons'>): str
   const prefix = 'not configured: voice calls need ';
   const reason = health.reasons.find((r) => r.startsWith(prefix));
   return reason ? reason.slice(prefix.length) : null;
+}
+
+/** "Notify now"'s line: what happened per channel, and a kind that never shows a partial result as success. */
+export function describeNotifyResult(result: NotifyResult): { text: string; kind: 'ok' | 'warn' | 'error' } {
+  const parts = Object.entries(result.results).map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
+  const by = result.channel ?? result.channels?.join(', ');
+  const head = result.status === 'ok' ? `Delivered${by ? ` by ${by}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
+  return { text: parts.length ? `${head} ${parts.join(', ')}` : head, kind: result.status === 'ok' ? 'ok' : result.status === 'partial' ? 'warn' : 'error' };
 }

@@ -55,7 +55,13 @@ export class FramePanel {
   }
 
   async send(image: Blob): Promise<void> {
-    if (!ACCEPTED.has(image.type)) return status(this.#status, `That file is ${image.type || 'not an image'}; send a PNG, JPEG or WebP image.`, 'error');
+    if (!ACCEPTED.has(image.type)) {
+      // The previous image's answer would read as this file's: clear it.
+      this.#result.hidden = true;
+      this.#answer.textContent = '';
+      delete this.#answer.dataset.status;
+      return status(this.#status, `That file is ${image.type || 'not an image'}; send a PNG, JPEG or WebP image.`, 'error');
+    }
     if (this.#thumbUrl) URL.revokeObjectURL(this.#thumbUrl);
     this.#thumbUrl = URL.createObjectURL(image);
     this.#thumb.src = this.#thumbUrl;

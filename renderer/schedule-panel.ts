@@ -1,9 +1,9 @@
 // The notification scheduler: create (text, delay or date/time, mode), list with live countdowns
 // and states, cancel; "Notify now" sends the same message immediately with the chosen mode.
-import type { NotifyMode, NotifyResult, ScheduledNotification } from '../main/core/api-types.ts';
+import type { NotifyMode, ScheduledNotification } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
-import { delaySecondsFrom, formatClock, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
+import { delaySecondsFrom, describeNotifyResult, formatCountdown, formatWhen, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
 /** The panel shows one page: the soonest pending entries and the latest finished ones. */
@@ -21,6 +21,11 @@ export class SchedulePanel {
   readonly #empty = byId('schedule-empty');
   readonly #status = byId('schedule-status');
   #entries: ScheduledNotification[] = [];
+  /**
+   * While the pointer is over the list, rows keep their places (a cancelled row stays where it was),
+   * so a double click or a second click never lands on another reminder's Cancel. Re-sorted on leave.
+   */
+  #pointerInList = false;
 
   constructor() {
     this.#mode.replaceChildren(...NOTIFY_MODE_CHOICES.map((m) => h('option', { value: m }, MODE_LABELS[m])));
@@ -33,17 +38,28 @@ export class SchedulePanel {
     this.#at.addEventListener('focus', () => this.#pickWhen('at'));
     this.#amount.addEventListener('focus', () => this.#pickWhen('delay'));
     setInterval(() => this.#tick(), 1000);
+    this.#list.addEventListener('pointerenter', () => (this.#pointerInList = true));
+    this.#list.addEventListener('pointerleave', () => {
+      this.#pointerInList = false;
+      this.setEntries(this.#entries);
+    });
   }
 
   /** Live updates carry only the entries that changed; merge them by id. */
   merge(changed: readonly ScheduledNotification[]): void {
     const byId = new Map(this.#entries.map((e) => [e.id, e]));
-    for (const e of changed) byId.set(e.id, e);
+    for (const e of changed) {
+      const before = byId.get(e.id);
+      // A reminder that fired while the page watched: say so where the user looks.
+      if (before && before.state !== e.state && (e.state === 'delivered' || e.state === 'failed' || e.state === 'expired')) announceFired(e);
+      byId.set(e.id, e);
+    }
     this.setEntries([...byId.values()]);
   }
 
   setEntries(entries: readonly ScheduledNotification[]): void {
-    this.#entries = [...entries].sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.state === 'scheduled' ? a.fire_at_epoch - b.fire_at_epoch : b.fire_at_epoch - a.fire_at_epoch));
+    const sorted = [...entries].sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.state === 'scheduled' ? a.fire_at_epoch - b.fire_at_epoch : b.fire_at_epoch - a.fire_at_epoch));
+    this.#entries = this.#pointerInList ? keepPlaces(this.#entries, sorted) : sorted;
     this.#entries.length = Math.min(this.#entries.length, PANEL_LIMIT);
     this.#render();
   }
@@ -77,7 +93,7 @@ export class SchedulePanel {
     setBusy(button, true, 'Scheduling…');
     try {
       const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay });
-      status(this.#status, `Scheduled for ${formatClock(answer.fire_at_epoch)}.`, 'ok');
+      status(this.#status, `Scheduled for ${formatWhen(answer.fire_at_epoch)}.`, 'ok');
       this.#text.value = '';
       this.#title.value = '';
       await this.refresh();
@@ -94,7 +110,8 @@ export class SchedulePanel {
     setBusy(button, true, 'Sending…');
     try {
       const result = await api.notify(message);
-      status(this.#status, describeResult(result), result.status === 'error' ? 'error' : 'ok');
+      const outcome = describeNotifyResult(result);
+      status(this.#status, outcome.text, outcome.kind);
     } catch (err) {
       status(this.#status, friendlyMessage(err), 'error');
     } finally {
@@ -141,8 +158,8 @@ export class SchedulePanel {
             h('span', { class: 'badge', 'data-state': entry.state }, entry.state),
             h('span', {}, MODE_LABELS[entry.mode] ?? entry.mode),
             entry.state === 'scheduled'
-              ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatClock(entry.fire_at_epoch)}`)
-              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatClock(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatClock(entry.fire_at_epoch)),
+              ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatWhen(entry.fire_at_epoch)}`)
+              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatWhen(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatWhen(entry.fire_at_epoch)),
             entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
           ),
           h('span', { class: 'actions' }, cancel),
@@ -156,14 +173,22 @@ export class SchedulePanel {
     const now = Date.now() / 1000;
     for (const el of this.#list.querySelectorAll<HTMLElement>('.countdown')) {
       const fire = Number(el.dataset.fire);
-      el.textContent = `${formatCountdown(fire - now)} · ${formatClock(fire)}`;
+      el.textContent = `${formatCountdown(fire - now)} · ${formatWhen(fire)}`;
     }
   }
 }
 
-function describeResult(result: NotifyResult): string {
-  const parts = Object.entries(result.results).map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
-  const by = result.channel ?? result.channels?.join(', ');
-  const head = result.status === 'ok' ? `Delivered${by ? ` by ${by}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
-  return parts.length ? `${head} ${parts.join(', ')}` : head;
+
+/** Entries in the order already shown (new ones after them, in sorted order). */
+function keepPlaces(shown: readonly ScheduledNotification[], sorted: readonly ScheduledNotification[]): ScheduledNotification[] {
+  const fresh = new Map(sorted.map((e) => [e.id, e]));
+  const kept = shown.flatMap((e) => (fresh.has(e.id) ? [fresh.get(e.id)!] : []));
+  const keptIds = new Set(kept.map((e) => e.id));
+  return [...kept, ...sorted.filter((e) => !keptIds.has(e.id))];
+}
+
+function announceFired(entry: ScheduledNotification): void {
+  const what = entry.title ? `${entry.title}: ${entry.text}` : entry.text;
+  if (entry.state === 'delivered') toast(`Reminder delivered: ${what}`);
+  else toast(`Reminder ${entry.state === 'expired' ? 'expired' : 'failed'}: ${what}${entry.last_error ? ` (${entry.last_error})` : ''}`, 'error');
 }

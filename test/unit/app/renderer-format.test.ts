@@ -1,11 +1,36 @@
 // The dashboard's pure helpers, in Node.
 import { describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../../main/core/api-types.ts';
-import { delaySecondsFrom, filterNotes, missingConfiguration, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+import { delaySecondsFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, formatWhen, missingConfiguration, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
 
 const note = (id: string, ts: number, kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id, ts, kind, text, ...(speaker ? { speaker } : {}) });
 
 describe('dashboard helpers', () => {
+  it('dates a moment that is not today, and only then', () => {
+    const now = new Date(2026, 10, 23, 19, 30, 0).getTime();
+    const today = new Date(2026, 10, 23, 21, 5, 9).getTime() / 1000;
+    const tomorrow = new Date(2026, 10, 24, 9, 5, 0).getTime() / 1000;
+    const nextYear = new Date(2027, 0, 2, 9, 5, 0).getTime() / 1000;
+    expect(formatWhen(today, now)).toBe('21:05:09');
+    expect(formatWhen(tomorrow, now)).toBe('Tue 24 Nov 09:05');
+    expect(formatWhen(nextYear, now)).toBe('Sat 2 Jan 2027 09:05');
+  });
+
+  it('labels latency axes honestly', () => {
+    expect([1, 0.5, 0].map(formatMs)).toEqual(['1', '0.5', '0']);
+    expect([0.5, 0.25].map(formatMs)).toEqual(['0.5', '0.25']);
+    expect([200, 100, 12.4].map(formatMs)).toEqual(['200', '100', '12']);
+    expect([45, 150, 4300].map(formatSpan)).toEqual(['45 s', '3 min', '1 h 12 min']);
+  });
+
+  it('never shows a partial delivery as success', () => {
+    const partial = describeNotifyResult({ id: 'n1', status: 'partial', channels: ['dm'], results: { dm: { status: 'ok' }, voice: { status: 'error', detail: 'no live call' } }, notified_at: 1 });
+    expect(partial.kind).toBe('warn');
+    expect(partial.text).toMatch(/^Partly delivered\. dm: ok, voice: error \(no live call\)$/);
+    expect(describeNotifyResult({ id: 'n2', status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: 1 }).kind).toBe('ok');
+    expect(describeNotifyResult({ id: 'n3', status: 'error', results: {}, notified_at: 1 })).toEqual({ text: 'Not delivered.', kind: 'error' });
+  });
+
   it('reads what a call still needs from /health reasons', () => {
     expect(missingConfiguration({ reasons: ['not configured: voice calls need DISCORD_BOT_TOKEN, GEMINI_API_KEY', 'Opus WASM fallback: x'] })).toBe('DISCORD_BOT_TOKEN, GEMINI_API_KEY');
     expect(missingConfiguration({ reasons: ['Discord bot not logged in (retrying)'] })).toBeNull();
