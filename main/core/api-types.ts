@@ -215,3 +215,22 @@ export interface McpServerReportView {
   last_error?: string;
   next_attempt_at?: number;
 }
+
+/** One person of the call's room (`GET /room`): who is in it, who is speaking, who may do what. */
+export interface RoomPersonView {
+  id: string;
+  /** Discord display name (server nickname, then global name, then username). */
+  name: string;
+  /** owner; speaker (an allowed speaker: heard by the model); listener (in the channel, not heard). */
+  role: 'owner' | 'speaker' | 'listener';
+  in_channel: boolean;
+  speaking: boolean;
+  /** What this person may make the model do by voice, in words. */
+  may: string;
+}
+
+export interface RoomView {
+  people: RoomPersonView[];
+  /** Tools (or forms of them) only the owner's voice may trigger. */
+  owner_only: string[];
+}

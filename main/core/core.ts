@@ -26,6 +26,7 @@ import { registerNotifyTools } from './notify/tools.ts';
 import { configToSettingsValues } from './settings/schema.ts';
 import type { SettingsStore } from './settings/store.ts';
 import { registerBridgeRoutes } from './sidecar/routes/bridge.ts';
+import { registerRoomRoutes } from './sidecar/routes/room.ts';
 import { registerNotesRoutes } from './sidecar/routes/notes.ts';
 import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
@@ -280,6 +281,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
     (app) => registerEventsRoutes(app, { hub, snapshot }),
     (app) => registerBridgeRoutes(app, { bridge }),
+    (app) => registerRoomRoutes(app, { bridge }),
     (app) => registerNotesRoutes(app, { archive: new NotesArchive(path.join(voiceUsers, 'notes')) }),
     (app) => registerNotifyRoutes(app, { notifier, scheduler }),
     (app) => registerToolRoutes(app, { registry: tools }),

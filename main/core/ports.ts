@@ -54,6 +54,8 @@ export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
   flushPlayback?(): void;
   /** A user's name as the room shows it (member nick, then global name, then username); cached by the platform. */
   displayName?(userId: string): string | undefined;
+  /** Humans (not bots) in the voice channel the bot is in; empty when not in one. */
+  channelMembers?(): string[];
 }
 
 export interface SentMessage {

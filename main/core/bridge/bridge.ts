@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading } from '../api-types.ts';
+import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading, RoomView } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
@@ -127,6 +127,26 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       levels: this.#levels,
       speaking: [...this.#speaking],
     };
+  }
+
+  room(): RoomView {
+    const { ownerId, allowedSpeakers = [] } = this.#o.room ?? {};
+    const inChannel = this.#callLive() ? (this.#o.voice.channelMembers?.() ?? []) : [];
+    const ids = [...new Set([...(ownerId ? [ownerId] : []), ...allowedSpeakers, ...inChannel])];
+    const ownerOnly = this.#o.tools.ownerOnly();
+    const people = ids.map((id) => {
+      const role = id === ownerId ? 'owner' : allowedSpeakers.includes(id) ? 'speaker' : 'listener';
+      const may =
+        role === 'owner'
+          ? 'everything'
+          : role === 'speaker'
+            ? ownerOnly.length > 0
+              ? `everything but ${ownerOnly.join(', ')}`
+              : 'everything'
+            : 'nothing: the model does not hear them';
+      return { id, name: this.#activity.name(id), role, in_channel: inChannel.includes(id), speaking: this.#speaking.has(id), may } as const;
+    });
+    return { people, owner_only: ownerOnly };
   }
 
   metrics(): Record<string, unknown> {

@@ -1,5 +1,5 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
-import type { BridgeState, ConnectionState, DaveStatus, LevelReading } from '../api-types.ts';
+import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 
 export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled';
@@ -39,4 +39,6 @@ export interface BridgeControl {
   say(text: string, source?: string): void;
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   metrics(): Record<string, unknown>;
+  /** Who is in the call's room (absent where there is no voice platform). */
+  room?(): RoomView;
 }

@@ -80,6 +80,7 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       args: scheduleToolArgs,
       // Anyone allowed may set or list a reminder; only the owner may cancel one by voice.
       authorityFor: (args) => (args.cancel_id !== undefined ? 'owner' : 'speakers'),
+      ownerOnlyForms: 'cancel',
       async run(args, ctx): Promise<ScheduleToolResult> {
         const form = oneForm({ list: args.list === true, cancel: args.cancel_id !== undefined });
         if (form === 'list') {
@@ -115,6 +116,7 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       args: delegateToolArgs,
       // Starting or cancelling runs a command on the owner's machine: the owner's voice only.
       authorityFor: (args) => (args.list === true || args.status_id !== undefined ? 'speakers' : 'owner'),
+      ownerOnlyForms: 'start, cancel',
       run(args, ctx): DelegateToolResult {
         const form = oneForm({ list: args.list === true, status: args.status_id !== undefined, cancel: args.cancel_id !== undefined });
         if (form === 'list') return { sessions: delegates.list() };

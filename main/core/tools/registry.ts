@@ -41,6 +41,8 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   authority?: ToolAuthority;
   /** Instead of `authority`, for tools whose forms differ (list for all, cancel for the owner). */
   authorityFor?(args: Args): ToolAuthority;
+  /** With `authorityFor`: which forms are owner-only, in words (shown in the room view). */
+  ownerOnlyForms?: string;
   run(args: Args, ctx: ToolContext): Promise<Result> | Result;
 }
 
@@ -94,6 +96,13 @@ export class ToolRegistry {
 
   names(): string[] {
     return [...this.#tools.keys()];
+  }
+
+  /** Tools, or forms of them, that only the owner's voice may trigger (the room view). */
+  ownerOnly(): string[] {
+    return [...this.#tools.values()].flatMap((tool) =>
+      tool.authority === 'owner' ? [tool.name] : tool.authorityFor && tool.ownerOnlyForms ? [`${tool.name} (${tool.ownerOnlyForms})`] : [],
+    );
   }
 
   /** Declarations for the live model: name, description and the JSON Schema of the arguments. */

@@ -273,6 +273,12 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     if (this.#connection && this.#playback) this.#playback.flush(this.#connection);
   }
 
+  channelMembers(): string[] {
+    const channel = this.target ? this.#client.guilds.cache.get(this.target.guildId)?.channels.cache.get(this.target.channelId) : undefined;
+    if (!channel?.isVoiceBased()) return [];
+    return [...channel.members.values()].filter((member) => !member.user.bot).map((member) => member.id);
+  }
+
   /** From discord.js's caches, which the gateway keeps current (voice states carry the member, member updates). */
   displayName(userId: string): string | undefined {
     const member = this.target ? this.#client.guilds.cache.get(this.target.guildId)?.members.cache.get(userId) : undefined;

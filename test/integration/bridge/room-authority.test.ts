@@ -2,6 +2,7 @@
 // guest was talking is refused for an owner-only tool (cancelling a reminder) with an answer the
 // model can speak, and the refusal is in the notes; the same call while the owner talks runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RoomView } from '../../../main/core/api-types.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpStereo, waitFor } from './signals.ts';
@@ -63,5 +64,25 @@ describe('tool authority with a guest in the call', () => {
     const toolNotes = notes.notes.filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: refused (owner_only), asked by Gus')).toHaveLength(1);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: ok')).toHaveLength(2);
+  }, 60_000);
+
+  it('GET /room shows who is in, who is speaking and who may do what', async () => {
+    const { discord } = call;
+    const stranger = discord.user('stranger');
+    discord.userJoinVoice(stranger.id);
+    const talking = discord.speak(discord.owner.id, chirpStereo(1.5, 300, 2500, 48_000));
+    let room: RoomView | undefined;
+    await waitFor(async () => {
+      room = (await call.get('/room')).json as RoomView;
+      return room.people.some((p) => p.id === stranger.id && p.in_channel) && room.people.some((p) => p.role === 'owner' && p.speaking);
+    }, 'the stranger in the room and the owner speaking');
+    await talking;
+    expect(room!.owner_only).toEqual(['local_notify_schedule (cancel)']);
+    expect(room!.people).toEqual([
+      { id: discord.owner.id, name: 'owner', role: 'owner', in_channel: true, speaking: true, may: 'everything' },
+      { id: discord.user('guest').id, name: 'Gus', role: 'speaker', in_channel: true, speaking: false, may: 'everything but local_notify_schedule (cancel)' },
+      { id: stranger.id, name: 'stranger', role: 'listener', in_channel: true, speaking: false, may: 'nothing: the model does not hear them' },
+    ]);
+    discord.userLeaveVoice(stranger.id);
   }, 60_000);
 });
