@@ -115,7 +115,7 @@ export class CallPanel {
             ? `Error ${when}${reason ? `: ${reason}` : '.'}`
             : IN_CALL.has(state)
               ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}…`
-              : `Not in a call${reason ? ` (${reason})` : ''}.`;
+              : `Not in a call${reason ? ` (${plainReason(reason)})` : ''}.`;
     // Until configured, Join is not the primary action (it cannot work).
     this.#join.classList.toggle('primary', this.#missing === null);
     this.#join.disabled = !live || this.#missing !== null || IN_CALL.has(state) || state === 'stopping';
@@ -162,6 +162,11 @@ export class CallPanel {
       this.#render();
     }
   }
+}
+
+/** The core's reasons in words a user would use. */
+function plainReason(reason: string): string {
+  return reason === 'requested by sidecar' ? 'left on request' : reason;
 }
 
 function setMeter(meter: HTMLElement, percent: number): void {

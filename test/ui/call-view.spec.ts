@@ -124,3 +124,19 @@ test('when the app dies under the page, it says disconnected and every action is
     own.process.kill('SIGKILL');
   }
 });
+
+test('not set up: the page says what is missing, and Join is neither the primary action nor enabled', async ({ page }) => {
+  test.setTimeout(120_000);
+  const own = await startOwnHarness({ unconfigured: true });
+  try {
+    await login(page, own.control);
+    await expect(page.locator('#call-state')).toHaveText('not set up');
+    await expect(page.locator('#call-detail')).toContainText(/voice calls need .*GEMINI_API_KEY/);
+    const join = page.getByRole('button', { name: 'Join voice' });
+    await expect(join).toBeDisabled();
+    await expect(join).not.toHaveClass(/primary/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'call-view-not-set-up.png') });
+  } finally {
+    own.process.kill('SIGTERM');
+  }
+});

@@ -96,7 +96,10 @@ test('accessibility: focus ring on "Choose image…", live regions, and no serio
   await expect(page.locator('#call-state')).toHaveAttribute('role', 'status');
   for (const id of ['call-status', 'frame-status', 'notes-status', 'schedule-status', 'settings-status']) await expect(page.locator(`#${id}`)).toHaveAttribute('role', 'status');
 
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+  for (const colorScheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+  }
 });

@@ -21,7 +21,8 @@ const call = await startSimulatedCall({
   port: UI_SIDECAR_PORT,
   autoReply: { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' },
   logLevel: 'warn',
-  env: { DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS) },
+  // LVB_UI_UNCONFIGURED=1: no model key, so the core runs unconfigured (the dashboard's "not set up" state).
+  env: { DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS), ...(process.env.LVB_UI_UNCONFIGURED === '1' ? { GEMINI_API_KEY: '' } : {}) },
 });
 const { core, discord } = call;
 
