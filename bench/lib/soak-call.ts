@@ -97,21 +97,18 @@ function phraseSignal(k: number): Int16Array {
 
 /** The fake model's "transcription": the phrase whose pitch is nearest the zero-crossing rate (-1: none). */
 function transcribe(pcm16k: Int16Array): number {
-  // Over the voiced part only: the voice gate's hangover adds silence after the phrase.
+  // Over the voiced samples only: the gate's hangover, and any gap the call put into the utterance,
+  // would otherwise lower the estimate (a sine spends ~1.4 % of its samples below 200).
   let crossings = 0;
-  let first = -1;
-  let last = -1;
+  let voiced = 0;
   for (let i = 1; i < pcm16k.length; i++) {
+    if (Math.abs(pcm16k[i]!) >= 200) voiced++;
     if (Math.abs(pcm16k[i]!) < 200 && Math.abs(pcm16k[i - 1]!) < 200) continue;
-    if ((pcm16k[i - 1]! < 0) !== (pcm16k[i]! < 0)) {
-      crossings++;
-      if (first < 0) first = i;
-      last = i;
-    }
+    if ((pcm16k[i - 1]! < 0) !== (pcm16k[i]! < 0)) crossings++;
   }
-  if (crossings < 2) return -1;
-  if (process.env.SOAK_DEBUG) console.error('transcribed', pcm16k.length, ((crossings - 1) / 2 / ((last - first) / 16_000)).toFixed(1));
-  const hz = (crossings - 1) / 2 / ((last - first) / 16_000);
+  if (crossings < 2 || voiced === 0) return -1;
+  const hz = crossings / 2 / (voiced / 0.986 / 16_000);
+  if (process.env.SOAK_DEBUG) console.error('transcribed', pcm16k.length, hz.toFixed(1));
   const k = Math.round((hz - 250) / 125);
   return k >= 0 && k < PHRASES ? k : -1;
 }
