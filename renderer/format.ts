@@ -202,3 +202,10 @@ export function describeNotifyResult(result: NotifyResult): { text: string; kind
   const head = result.status === 'ok' ? `Delivered${by ? ` by ${by}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
   return { text: parts.length ? `${head} ${parts.join(', ')}` : head, kind: result.status === 'ok' ? 'ok' : result.status === 'partial' ? 'warn' : 'error' };
 }
+
+/** `work`, or a rejection with `message` after `ms` (a capture that never answers must not hold the button forever). */
+export function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

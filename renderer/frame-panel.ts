@@ -3,12 +3,16 @@
 import type { DesktopApi } from '../preload/desktop-api.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, setBusy, status } from './dom.ts';
+import { withTimeout } from './format.ts';
 
 export function desktopApi(): DesktopApi | undefined {
   return (window as unknown as { liveVoiceBridgeDesktop?: DesktopApi }).liveVoiceBridgeDesktop;
 }
 
 const ACCEPTED = new Set(['image/png', 'image/jpeg', 'image/webp']);
+/** The desktop capture and reading a frame from the chosen screen; the browser's own picker waits for the user. */
+const CAPTURE_TIMEOUT_MS = 20_000;
+const CAPTURE_TIMEOUT_MESSAGE = 'the capture did not finish within 20 s';
 
 export class FramePanel {
   readonly #capture = byId<HTMLButtonElement>('capture-button');
@@ -88,7 +92,7 @@ export class FramePanel {
 async function captureImage(): Promise<Blob | null> {
   const desktop = desktopApi();
   if (desktop) {
-    const shot = await desktop.captureScreenshot();
+    const shot = await withTimeout(desktop.captureScreenshot(), CAPTURE_TIMEOUT_MS, CAPTURE_TIMEOUT_MESSAGE);
     if (!shot.ok) throw new Error(shot.error);
     return new Blob([shot.data as Uint8Array<ArrayBuffer>], { type: shot.mime });
   }
@@ -97,7 +101,7 @@ async function captureImage(): Promise<Blob | null> {
     const video = document.createElement('video');
     video.muted = true;
     video.srcObject = stream;
-    await video.play();
+    await withTimeout(video.play(), CAPTURE_TIMEOUT_MS, CAPTURE_TIMEOUT_MESSAGE);
     const canvas = document.createElement('canvas');
     canvas.width = video.videoWidth;
     canvas.height = video.videoHeight;

@@ -1,11 +1,16 @@
 // The dashboard's pure helpers, in Node.
 import { describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../../main/core/api-types.ts';
-import { delaySecondsFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, formatWhen, missingConfiguration, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+import { delaySecondsFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, formatWhen, missingConfiguration, withTimeout, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
 
 const note = (id: string, ts: number, kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id, ts, kind, text, ...(speaker ? { speaker } : {}) });
 
 describe('dashboard helpers', () => {
+  it('gives up on work that never answers, and passes on work that does', async () => {
+    await expect(withTimeout(new Promise<never>(() => undefined), 5, 'the capture did not finish')).rejects.toThrow('the capture did not finish');
+    await expect(withTimeout(Promise.resolve('png'), 1000, 'x')).resolves.toBe('png');
+  });
+
   it('dates a moment that is not today, and only then', () => {
     const now = new Date(2026, 10, 23, 19, 30, 0).getTime();
     const today = new Date(2026, 10, 23, 21, 5, 9).getTime() / 1000;
