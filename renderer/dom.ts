@@ -33,13 +33,20 @@ export function setBusy(button: HTMLButtonElement, busy: boolean, busyLabel?: st
   button.setAttribute('aria-busy', String(busy));
 }
 
-/** A short-lived message in the corner (errors stay until dismissed). */
-export function toast(message: string, kind: 'ok' | 'warn' | 'error' = 'ok'): void {
+/** A short-lived message in the corner (errors stay until dismissed); `action` adds a button (e.g. Undo) that closes it. */
+export function toast(message: string, kind: 'ok' | 'warn' | 'error' = 'ok', action?: { label: string; run: () => void }): void {
   const host = byId('toasts');
   const close = h('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×');
-  const item = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, h('span', {}, message), close);
+  const act = action
+    ? h('button', { type: 'button', class: 'link', onclick: () => {
+        item.remove();
+        action.run();
+      } }, action.label)
+    : null;
+  const item = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, h('span', {}, message), act, close);
   host.append(item);
-  if (kind === 'ok') setTimeout(() => item.remove(), 4000);
+  // Long enough to reach an action button.
+  if (kind === 'ok') setTimeout(() => item.remove(), action ? 10_000 : 4000);
 }
 
 /** A panel's status line: `ok` or `error` text under its controls. */

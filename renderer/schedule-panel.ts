@@ -132,11 +132,24 @@ export class SchedulePanel {
     setBusy(button, true, 'Cancelling…');
     try {
       await api.cancelSchedule(entry.id);
-      toast('Cancelled.');
+      toast(`Cancelled “${entry.text}”.`, 'ok', { label: 'Undo', run: () => void this.#undoCancel(entry) });
       await this.refresh();
     } catch (err) {
       status(this.#status, `Could not cancel: ${friendlyMessage(err)}`, 'error');
       setBusy(button, false);
+    }
+  }
+
+  /** Undo a cancel: the same message, mode and time, scheduled again (a new entry; the cancelled one stays in the history). */
+  async #undoCancel(entry: ScheduledNotification): Promise<void> {
+    const delay = Math.round(entry.fire_at_epoch - Date.now() / 1000);
+    if (delay < 1) return status(this.#status, 'Too late to undo: its time has passed.', 'error');
+    try {
+      await api.createSchedule({ text: entry.text, mode: entry.mode, delay_seconds: delay, ...(entry.title ? { title: entry.title } : {}) });
+      status(this.#status, `Restored, for ${formatWhen(entry.fire_at_epoch)}.`, 'ok');
+      await this.refresh();
+    } catch (err) {
+      status(this.#status, `Could not undo: ${friendlyMessage(err)}`, 'error');
     }
   }
 

@@ -58,6 +58,11 @@ test('Cancel is stable under the pointer: a double click or a second click cance
   await second.getByRole('button', { name: /Cancel/ }).dblclick();
   await expect(second.locator('.badge')).toHaveText('cancelled');
   expect(await scheduleState(page, 'First of two')).toBe('cancelled');
+
+  // Cancel can be undone from its toast: the same reminder is scheduled again.
+  await page.locator('#toasts .toast', { hasText: 'Second of two' }).getByRole('button', { name: 'Undo' }).click();
+  await expect(page.locator('#schedule-status')).toContainText('Restored');
+  await expect(page.locator('#schedule-list li[data-state="scheduled"]', { hasText: 'Second of two' })).toHaveCount(1);
 });
 
 test('in a call: a refused file clears the previous "sent"; the latency axes read in ms over time', async ({ page }) => {
