@@ -7,6 +7,7 @@ import type {
   NoteEvent,
   NotifyMode,
   NotifyResult,
+  RoomView,
   ScheduledNotification,
 } from '../main/core/api-types.ts';
 import type { CallSummary } from '../main/core/notes/notes-archive.ts';
@@ -87,6 +88,7 @@ export const api = {
   handoff: (body: { call_id?: string }) => request<Record<string, unknown>>('POST', '/handoff', json(body), 'application/json'),
   settings: () => request<SettingsResponse>('GET', '/settings'),
   saveSettings: (patch: SettingsPatch) => request<SettingsResponse>('PUT', '/settings', json(patch), 'application/json'),
+  room: () => request<RoomView>('GET', '/room'),
   approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),
   decideApproval: (id: string, approved: boolean) => request<{ approval: McpApprovalView }>('POST', `/mcp/approvals/${encodeURIComponent(id)}`, json({ approved }), 'application/json'),
 };

@@ -58,6 +58,28 @@ export class CallPanel {
     this.#ownerId = id;
   }
 
+  /** Display names by Discord id, from GET /room (asked again when someone unknown speaks). */
+  readonly #names = new Map<string, string>();
+  /** Ids already asked about (each at most once, so an unnamed speaker does not cause a request per level event). */
+  readonly #askedIds = new Set<string>();
+
+  async #learnNames(ids: readonly string[]): Promise<void> {
+    const unknown = ids.filter((id) => !this.#names.has(id) && !this.#askedIds.has(id));
+    if (!unknown.length) return;
+    for (const id of unknown) this.#askedIds.add(id);
+    try {
+      for (const person of (await api.room()).people) this.#names.set(person.id, person.name);
+    } catch {
+      // Names are a nicety; ids (and "owner") stay shown.
+    }
+  }
+
+  #who(id: string): string {
+    const name = this.#names.get(id);
+    if (id === this.#ownerId) return name ? `${name} (owner)` : `owner (${id})`;
+    return name ?? id;
+  }
+
   get state(): BridgeState {
     return this.#state;
   }
@@ -81,7 +103,8 @@ export class CallPanel {
     if (this.#link !== 'live') return;
     setMeter(this.#meterIn, levelPercent(levels.input.rms));
     setMeter(this.#meterOut, levelPercent(levels.output.rms));
-    this.#speaking.textContent = levels.speaking.length ? levels.speaking.map((id) => (id === this.#ownerId ? `owner (${id})` : id)).join(', ') : 'nobody';
+    void this.#learnNames(levels.speaking);
+    this.#speaking.textContent = levels.speaking.length ? levels.speaking.map((id) => this.#who(id)).join(', ') : 'nobody';
     this.#speaking.title = this.#speaking.textContent;
   }
 

@@ -41,7 +41,11 @@ test('call panel: join shows connected, a transcript line from the model appears
   await expect(modelLine.locator('.who')).toHaveText('model');
   // The owner speaks in the fake voice channel: the call panel shows it, the model answers.
   const { speaking } = await control<{ speaking: string }>('/speak');
-  await expect(panel.locator('#speaking')).toHaveText(`owner (${speaking})`);
+  // Shown by Discord display name (from GET /room), marked as the owner.
+  const room = await page.request.get('/room', { headers: { authorization: `Bearer ${token}` } });
+  const owner = ((await room.json()) as { people: { id: string; name: string }[] }).people.find((p) => p.id === speaking);
+  expect(owner?.name).toBeTruthy();
+  await expect(panel.locator('#speaking')).toHaveText(`${owner!.name} (owner)`);
   await expect.poll(async () => Number(await panel.locator('#meter-in').getAttribute('aria-valuenow'))).toBeGreaterThan(0);
   await shootPanel(panel, 'call-speaking');
   await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' })).toBeVisible({ timeout: 20_000 });
