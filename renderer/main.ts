@@ -8,11 +8,13 @@ import { nativeWarning, type PageLink } from './format.ts';
 import { byId, holdActions } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
 import { NotesPanel } from './notes-panel.ts';
+import { RoomPanel } from './room-panel.ts';
 import { SchedulePanel } from './schedule-panel.ts';
 import { SettingsPanel } from './settings-panel.ts';
 
 const call = new CallPanel();
 const notes = new NotesPanel();
+const room = new RoomPanel();
 const schedule = new SchedulePanel();
 new FramePanel();
 const settings = new SettingsPanel();
@@ -43,6 +45,7 @@ async function loadHealth(): Promise<boolean> {
   try {
     const health: HealthReport = await api.health();
     call.applyHealth(health);
+    void room.refresh();
     const warning = nativeWarning(health);
     const nativeBanner = byId('native-warning');
     nativeBanner.hidden = warning === null;
@@ -118,7 +121,10 @@ function follow(): void {
   });
   on<NoteEvent>('note', (n) => notes.add([n]));
   on<Record<string, number | LatencySummary>>('metrics', (m) => call.onMetrics(m));
-  on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => call.onLevels(l));
+  on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => {
+    call.onLevels(l);
+    room.onSpeaking(l.speaking);
+  });
   on<McpApprovalView>('mcp_approval', (a) => approvals.onEvent(a));
   on<{ changed: ScheduledNotification[]; reloaded?: boolean }>('schedule', (s) => (s.reloaded ? void schedule.refresh() : schedule.merge(s.changed)));
 }

@@ -38,6 +38,13 @@ const control = createServer((req, res) => {
       return send(200, { url: core.loginUrl() });
     case '/token':
       return send(200, { token: core.token });
+    case '/guest-joins': {
+      // Someone else joins the owner's channel: a listener (not an allowed speaker here), shown by nickname.
+      const guest = discord.user('guest');
+      guest.nick = 'Gus';
+      discord.userJoinVoice(guest.id);
+      return send(200, { guest: guest.id });
+    }
     case '/speak':
       // The owner talks for 3 s (answered at once, so a test can watch it happen); the fake
       // model then answers with FAKE_MODEL_REPLY.

@@ -1,0 +1,55 @@
+// Room panel: who is in the call's voice channel, who is speaking, and who may make the model do
+// what (GET /room). Names come from Discord, so they are set as text, never as markup.
+import type { RoomView } from '../main/core/api-types.ts';
+import { api } from './api.ts';
+import { byId } from './dom.ts';
+
+const ROLE_TEXT: Record<RoomView['people'][number]['role'], string> = { owner: 'owner', speaker: 'speaker', listener: 'listener' };
+
+export class RoomPanel {
+  readonly #list = byId<HTMLUListElement>('room-list');
+  readonly #ownerOnly = byId('room-owner-only');
+  #speakingKey = '';
+
+  async refresh(): Promise<void> {
+    const room = await api.room().catch(() => null);
+    if (room) this.#render(room);
+  }
+
+  /** Levels arrive 10 times a second: ask again only when who is speaking changed. */
+  onSpeaking(ids: readonly string[]): void {
+    const key = [...ids].sort().join(',');
+    if (key === this.#speakingKey) return;
+    this.#speakingKey = key;
+    void this.refresh();
+  }
+
+  #render(room: RoomView): void {
+    const items = room.people.map((person) => {
+      const li = document.createElement('li');
+      li.dataset.role = person.role;
+      li.classList.toggle('speaking', person.speaking);
+      const name = document.createElement('strong');
+      name.textContent = person.name;
+      const role = document.createElement('span');
+      role.className = 'badge';
+      role.textContent = ROLE_TEXT[person.role];
+      const state = document.createElement('span');
+      state.className = 'room-state';
+      state.textContent = person.speaking ? 'speaking' : person.in_channel ? 'in the channel' : 'not in the channel';
+      const may = document.createElement('span');
+      may.className = 'muted small room-may';
+      may.textContent = `may: ${person.may}`;
+      li.append(name, role, state, may);
+      return li;
+    });
+    if (items.length === 0) {
+      const li = document.createElement('li');
+      li.className = 'muted';
+      li.textContent = 'No voice platform configured.';
+      items.push(li);
+    }
+    this.#list.replaceChildren(...items);
+    this.#ownerOnly.textContent = room.owner_only.length ? `Only the owner’s voice may: ${room.owner_only.join(', ')}.` : '';
+  }
+}
