@@ -26,6 +26,8 @@ const KEEP_MS = 120_000;
  * before pausing, and @discordjs/voice emits `end` 100 ms (SpeakingMap.DELAY) after the last packet.
  */
 const END_REPORTED_LATE_MS = 200;
+/** A pause shorter than this (after the end correction) joins two bursts of one speaker. */
+const REJOIN_GAP_MS = 150;
 /** A transcription fragment covers the audio since the previous one, but never more than this. */
 const MAX_FRAGMENT_SPAN_MS = 1000;
 /** A speaker counts for a fragment when active for at least this share of its span. */
@@ -46,6 +48,12 @@ export class SpeakerActivity {
   start(id: string): void {
     if (this.#intervals.some((i) => i.id === id && i.end === null)) return;
     const now = this.#now();
+    // A packet late by more than the library's 100 ms ends and restarts a burst: one stretch of speech.
+    const last = this.#intervals.findLast((i) => i.id === id);
+    if (last?.end != null && now - last.end <= END_REPORTED_LATE_MS + REJOIN_GAP_MS) {
+      last.end = null;
+      return;
+    }
     this.#intervals = this.#intervals.filter((i) => i.end === null || now - i.end < KEEP_MS);
     this.#intervals.push({ id, start: now, end: null });
   }

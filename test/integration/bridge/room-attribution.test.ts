@@ -101,8 +101,14 @@ describe('who said what, three speakers', () => {
         await call.discord.speak(line.id, toneStereo48k(line.seconds, hz(line.id)));
       }),
     );
-    // The voice gate closes after the last words; the audio before it is all transcribed by then.
-    await waitFor(() => model.audioStreamEnds >= 4, 'the last utterance to end');
+    // The voice gate closes after the last words: wait until no more audio arrives at the model.
+    let samples = -1;
+    await waitFor(async () => {
+      const quiet = model.audioStreamEnds > 0 && model.inputSamples === samples;
+      samples = model.inputSamples;
+      if (!quiet) await new Promise((r) => setTimeout(r, 400));
+      return quiet;
+    }, 'the audio to the model to stop', 30_000);
     await model.reply({ toneMs: 100, transcript: 'Noted.' });
 
     const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] };
