@@ -1,14 +1,11 @@
 // The call in view, and a page that shows only what it has confirmed: what a person sees in the
 // desktop window's default size (1120×780) and in a small one (800×600), while loading, signed out,
 // and after the app died under the page.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { control, login, startOwnHarness } from './fixtures.ts';
+import { control, login, shootDoc, startOwnHarness } from './fixtures.ts';
 
 test.describe.configure({ mode: 'serial' });
 
-const SCREENSHOTS = path.resolve('docs', 'screenshots');
 const WINDOWS = [
   { width: 1120, height: 780 },
   { width: 800, height: 600 },
@@ -69,11 +66,10 @@ test('the call and the newest transcript lines are in view at 1120×780 and 800�
   await control('/speak');
   await expect(page.locator('#speaking')).toHaveText(/^owner/);
 
-  mkdirSync(SCREENSHOTS, { recursive: true });
   for (const window of WINDOWS) {
     await page.setViewportSize(window);
     const size = `${window.width}×${window.height}`;
-    await page.screenshot({ path: path.join(SCREENSHOTS, `call-view-${window.width}x${window.height}.png`) });
+    await shootDoc(page, `call-view-${window.width}x${window.height}`);
     for (const [what, selector] of [
       ['call state', '#call-state'],
       ['who speaks', '#speaking'],
@@ -119,7 +115,7 @@ test('when the app dies under the page, it says disconnected and every action is
     // Nothing claims a live call: no connections, no speaker, empty meters.
     for (const fact of ['#conn-discord', '#conn-model', '#conn-dave', '#speaking']) await expect(page.locator(fact)).toHaveText('—');
     await expect(page.locator('#meter-in')).toHaveAttribute('aria-valuenow', '0');
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'call-view-disconnected.png') });
+    await shootDoc(page, 'call-view-disconnected');
   } finally {
     own.process.kill('SIGKILL');
   }
@@ -135,7 +131,7 @@ test('not set up: the page says what is missing, and Join is neither the primary
     const join = page.getByRole('button', { name: 'Join voice' });
     await expect(join).toBeDisabled();
     await expect(join).not.toHaveClass(/primary/);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'call-view-not-set-up.png') });
+    await shootDoc(page, 'call-view-not-set-up');
   } finally {
     own.process.kill('SIGTERM');
   }

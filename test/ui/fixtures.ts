@@ -8,6 +8,16 @@ import { expect, type Locator, type Page } from '@playwright/test';
 
 const CONTROL = `http://127.0.0.1:${Number(process.env.LVB_UI_PORT ?? 18971) + 1}`;
 export const PANEL_SHOTS = path.resolve('test-results', 'panels');
+/**
+ * Where the screenshots shown in docs/ go: docs/screenshots only when asked
+ * (LVB_DOC_SCREENSHOTS=1), so an ordinary test run leaves the work tree clean.
+ */
+export const DOC_SHOTS = process.env.LVB_DOC_SCREENSHOTS === '1' ? path.resolve('docs', 'screenshots') : path.resolve('test-results', 'doc-screenshots');
+
+export async function shootDoc(target: Page | Locator, name: string): Promise<void> {
+  mkdirSync(DOC_SHOTS, { recursive: true });
+  await target.screenshot({ path: path.join(DOC_SHOTS, `${name}.png`) });
+}
 
 export async function control<T>(route: string, base = CONTROL): Promise<T> {
   const res = await fetch(`${base}${route}`);

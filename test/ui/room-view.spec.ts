@@ -1,9 +1,7 @@
 // The room view: who is in the call's voice channel, who is speaking, and who may make the model
 // do what, as the dashboard shows it (screenshot in docs/screenshots/room-view.png).
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { control, login } from './fixtures.ts';
+import { control, login, shootDoc } from './fixtures.ts';
 
 test('the room lists the owner (speaking) and a guest who joined, with what each may do', async ({ page }) => {
   await login(page);
@@ -21,8 +19,7 @@ test('the room lists the owner (speaking) and a guest who joined, with what each
   await expect(guest.locator('.room-state')).toHaveText('in the channel');
   await expect(guest.locator('.room-may')).toHaveText('may: nothing: the model does not hear them');
   await expect(panel.locator('#room-owner-only')).toContainText('local_notify_schedule (cancel)');
-  mkdirSync(path.resolve('docs', 'screenshots'), { recursive: true });
-  await panel.screenshot({ path: path.resolve('docs', 'screenshots', 'room-view.png') });
+  await shootDoc(panel, 'room-view');
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
 });
