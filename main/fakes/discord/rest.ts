@@ -81,6 +81,7 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
       if (method === 'GET' && !channelMatch[2]) return send(res, 200, world.channelJson(channel));
       if (method === 'POST' && channelMatch[2]) {
         if (channel.type === 2) return send(res, 400, { message: 'Cannot send messages in a voice channel', code: 50008 });
+        if (channel.recipientId && world.closedDms.has(channel.recipientId)) return send(res, 403, { message: 'Cannot send messages to this user', code: 50007 });
         const body = await readJson(req);
         if (!body) return send(res, 400, { message: '400: Bad Request', code: 0 });
         const content = typeof body.content === 'string' ? body.content : '';

@@ -59,6 +59,11 @@ export class FakeWorld {
   readonly bot: FakeUser;
   readonly owner: FakeUser;
   readonly users = new Map<string, FakeUser>();
+  /**
+   * Users who accept no DMs from the bot (privacy setting "allow DMs from server members" off, or no
+   * shared server): Discord opens the DM channel but refuses each message with 403, code 50007.
+   */
+  readonly closedDms = new Set<string>();
   readonly guild: FakeGuild;
   readonly dmChannels = new Map<string, FakeChannel>();
   readonly voiceStates = new Map<string, FakeVoiceState>();

@@ -9,21 +9,25 @@ import { generateNotificationChime } from '../../../main/core/audio/sound-effect
 import type { FakeDiscord } from '../../../main/fakes/discord/index.ts';
 import type { FakeGemini } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../unit/notify/webhook-receiver.ts';
 import { chirpStereo, normalizedCorrelation, waitFor } from './signals.ts';
 
 let call: CoreOnFakes;
+let webhook: WebhookReceiver;
 let discord: FakeDiscord;
 let gemini: FakeGemini;
 const post = (p: string, body?: unknown) => call.post(p, body);
 
 beforeAll(async () => {
   // The model says nothing by itself: the only sound the bot can send is the chime.
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null } });
+  webhook = await startWebhookReceiver();
+  call = await startCoreOnFakes({ gemini: { bargeInRms: null }, env: () => ({ DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url, DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS: '0' }) });
   ({ discord, gemini } = call);
 }, 60_000);
 
 afterAll(async () => {
   await call?.close();
+  await webhook?.close();
 });
 
 const textsSeenByModel = (needle: string) => gemini.connections.flatMap((c) => c.clientContents.map((m) => JSON.stringify(m))).filter((m) => m.includes(needle)).length;
@@ -75,6 +79,32 @@ describe('voice notifications on a real call', () => {
     // The outcome is in the notes.
     const notes = JSON.stringify((await call.get('/notes?limit=500')).json);
     expect(notes).toContain('[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Your build failed.');
+    discord.userJoinVoice(discord.owner.id);
+    expect(webhook.received).toHaveLength(0);
+  });
+
+  it('the same with the owner refusing DMs and no text channel: auto ends at the webhook, which gets it once', async () => {
+    discord.world.closedDms.add(discord.owner.id);
+    expect((await post('/join')).status).toBe(200);
+    const model = await gemini.connection(2);
+    const talking = discord.speak(discord.owner.id, chirpStereo(4, 300, 3000, 48_000)).catch(() => undefined);
+    await waitFor(() => model.inputSamples > 16_000 * 0.3, 'the owner to be talking');
+    const notifying = post('/notify', { text: 'The deploy is done.', mode: 'auto', title: 'CD' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(textsSeenByModel('The deploy is done.')).toBe(0);
+    discord.userLeaveVoice(discord.owner.id);
+    const res = await notifying;
+    await talking;
+    expect(res.status).toBe(200);
+    const result = res.json as NotifyResult;
+    expect(result).toMatchObject({ status: 'ok', channel: 'webhook' });
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken' });
+    expect(result.results.dm?.status).toBe('error');
+    expect(discord.messages.filter((m) => m.content.includes('The deploy is done.'))).toHaveLength(0);
+    const posts = webhook.received.filter((r) => JSON.stringify(r.json).includes('The deploy is done.'));
+    expect(posts).toHaveLength(1);
+    expect(textsSeenByModel('The deploy is done.')).toBe(0);
+    discord.world.closedDms.delete(discord.owner.id);
     discord.userJoinVoice(discord.owner.id);
   });
 });
