@@ -27,6 +27,8 @@ const SECRETS: { key: SecretKey; label: string; type: 'password' | 'url' }[] = [
   { key: 'geminiApiKey', label: 'Gemini API key', type: 'password' },
   { key: 'openaiApiKey', label: 'OpenAI API key', type: 'password' },
   { key: 'webhookUrl', label: 'Webhook URL', type: 'password' },
+  // A JSON list (docs/mcp.md); a secret because server headers and env may carry credentials.
+  { key: 'mcpServers', label: 'MCP servers for the model (JSON list, applies at restart)', type: 'password' },
 ];
 const SECRET_WORDS: Record<SecretState, string> = {
   stored: 'Stored (encrypted). Type to replace.',

@@ -4,6 +4,7 @@
 // them, reports whether each is set, and never returns a value.
 import { z } from 'zod';
 import { LIVE_PROVIDERS, type Config, type VariableName } from '../config/index.ts';
+import { parseMcpServers } from '../mcp/client/config.ts';
 
 const SNOWFLAKE = /^\d{17,20}$/;
 const snowflake = z.string().trim().regex(SNOWFLAKE, 'must be a Discord id (17–20 digits)');
@@ -30,7 +31,7 @@ export const SettingsValuesSchema = z.object(VALUE_FIELDS).partial().strict();
 export type SettingsValues = z.infer<typeof SettingsValuesSchema>;
 export type SettingKey = keyof SettingsValues;
 
-export const SECRET_KEYS = ['discordBotToken', 'geminiApiKey', 'openaiApiKey', 'webhookUrl'] as const;
+export const SECRET_KEYS = ['discordBotToken', 'geminiApiKey', 'openaiApiKey', 'webhookUrl', 'mcpServers'] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 
 /** A secret as the user types it: trimmed, bounded, and a URL where the variable is a URL. */
@@ -43,6 +44,15 @@ export const SecretValueSchemas = {
     .trim()
     .max(2048)
     .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), 'must be an http(s) URL'),
+  // A secret because its headers and env may hold credentials; checked by the same parser as the variable.
+  mcpServers: z
+    .string()
+    .trim()
+    .max(20_000)
+    .superRefine((v, ctx) => {
+      const parsed = parseMcpServers(v);
+      if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+    }),
 } as const satisfies Record<SecretKey, z.ZodType<string>>;
 
 /** Desktop-only preferences (the tray and window), never sent over the sidecar. */
@@ -77,6 +87,7 @@ export const SECRET_VARIABLES = {
   geminiApiKey: 'GEMINI_API_KEY',
   openaiApiKey: 'OPENAI_API_KEY',
   webhookUrl: 'DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY',
+  mcpServers: 'DISCORD_VOICE_LIVE_MCP_SERVERS',
 } as const satisfies Record<SecretKey, VariableName>;
 
 /**
@@ -92,6 +103,7 @@ export const SettingsPatchSchema = z
         geminiApiKey: SecretValueSchemas.geminiApiKey.nullable(),
         openaiApiKey: SecretValueSchemas.openaiApiKey.nullable(),
         webhookUrl: SecretValueSchemas.webhookUrl.nullable(),
+        mcpServers: SecretValueSchemas.mcpServers.nullable(),
       })
       .partial()
       .strict(),

@@ -86,7 +86,7 @@ describe('settings store (conf)', () => {
     const vault = fakeVault({ available: true, backend: 'gnome_libsecret' });
     const store = createConfSettingsStore({ dir, env: {}, vault });
     const view = await store.update({ secrets: { discordBotToken: token, webhookUrl: 'http://127.0.0.1:9/hook/abc' } });
-    expect(view.secrets).toEqual({ canStore: true, state: { discordBotToken: 'stored', geminiApiKey: 'unset', openaiApiKey: 'unset', webhookUrl: 'stored' } });
+    expect(view.secrets).toEqual({ canStore: true, state: { discordBotToken: 'stored', geminiApiKey: 'unset', openaiApiKey: 'unset', webhookUrl: 'stored', mcpServers: 'unset' } });
     expect(JSON.stringify(view)).not.toContain(token);
     const file = readFileSync(path.join(dir, 'settings.json'), 'utf8');
     expect(file).not.toContain(token);
@@ -103,6 +103,22 @@ describe('settings store (conf)', () => {
     await expect(store.update({ secrets: { geminiApiKey: 'k'.repeat(30) } })).rejects.toMatchObject({ code: 'secrets_unavailable' });
     const ok = createConfSettingsStore({ dir, env: {}, vault: fakeVault({ available: true, backend: 'kwallet5' }) });
     await expect(ok.update({ secrets: { webhookUrl: 'javascript:alert(1)' } })).rejects.toMatchObject({ code: 'invalid_settings' });
+  });
+
+  it('keeps the MCP server list as a secret, checked by the same parser as DISCORD_VOICE_LIVE_MCP_SERVERS', async () => {
+    const store = createConfSettingsStore({ dir, env: {}, vault: fakeVault({ available: true, backend: 'gnome_libsecret' }) });
+    const headerSecret = `Bearer ${fakeToken()}`;
+    const servers = JSON.stringify([{ name: 'memory', url: 'http://127.0.0.1:9/mcp', headers: { authorization: headerSecret }, default_policy: 'ask' }]);
+    const view = await store.update({ secrets: { mcpServers: servers } });
+    expect(view.secrets.state.mcpServers).toBe('stored');
+    expect(readFileSync(path.join(dir, 'settings.json'), 'utf8')).not.toContain(headerSecret);
+    expect((await store.configValues()).DISCORD_VOICE_LIVE_MCP_SERVERS).toBe(servers);
+    expect(loadConfig({ env: {}, settings: await store.configValues() }).mcp.servers.map((s) => s.name)).toEqual(['memory']);
+    // Not JSON, or a server with neither command nor url: refused with the parser's words, value hidden.
+    const bad = store.update({ secrets: { mcpServers: `{"oops": "${headerSecret}"` } });
+    await expect(bad).rejects.toMatchObject({ code: 'invalid_settings' });
+    await expect(bad).rejects.not.toThrow(headerSecret);
+    await expect(store.update({ secrets: { mcpServers: '[{"name":"x"}]' } })).rejects.toMatchObject({ code: 'invalid_settings' });
   });
 
   it('re-encrypts when the OS rotated its key, and marks secrets unreadable after a backend change', async () => {
