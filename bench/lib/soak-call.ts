@@ -95,19 +95,30 @@ function phraseSignal(k: number): Int16Array {
   return out;
 }
 
-/** The fake model's "transcription": the phrase whose pitch is nearest the zero-crossing rate (-1: none). */
+/** The fake model's "transcription": the phrase whose pitch is nearest the measured one (-1: none). */
 function transcribe(pcm16k: Int16Array): number {
-  // Over the voiced samples only: the gate's hangover, and any gap the call put into the utterance,
-  // would otherwise lower the estimate (a sine spends ~1.4 % of its samples below 200).
-  let crossings = 0;
-  let voiced = 0;
+  // Pitch from the spacing of rising zero crossings (interpolated to a fraction of a sample): the
+  // median spacing, then the mean of the spacings within 15 % of it. A gap the call put into the
+  // utterance, the gate's hangover and the fades at its ends make outlying spacings (or none), which
+  // neither the median nor the mean around it sees; counting crossings over a length does.
+  const spacings: number[] = [];
+  let lastCrossing = -1;
+  let peak = 0;
   for (let i = 1; i < pcm16k.length; i++) {
-    if (Math.abs(pcm16k[i]!) >= 200) voiced++;
-    if (Math.abs(pcm16k[i]!) < 200 && Math.abs(pcm16k[i - 1]!) < 200) continue;
-    if ((pcm16k[i - 1]! < 0) !== (pcm16k[i]! < 0)) crossings++;
+    const a = pcm16k[i - 1]!;
+    const b = pcm16k[i]!;
+    peak = Math.max(peak, Math.abs(b));
+    if (a < 0 && b >= 0) {
+      const at = i - 1 + a / (a - b);
+      if (lastCrossing >= 0 && peak >= 200) spacings.push(at - lastCrossing);
+      lastCrossing = at;
+      peak = 0;
+    }
   }
-  if (crossings < 2 || voiced === 0) return -1;
-  const hz = crossings / 2 / (voiced / 0.986 / 16_000);
+  if (spacings.length < 8) return -1;
+  const median = [...spacings].sort((x, y) => x - y)[spacings.length >> 1]!;
+  const near = spacings.filter((d) => Math.abs(d - median) <= 0.15 * median);
+  const hz = 16_000 / (near.reduce((sum, d) => sum + d, 0) / near.length);
   if (process.env.SOAK_DEBUG) console.error('transcribed', pcm16k.length, hz.toFixed(1));
   const k = Math.round((hz - 250) / 125);
   return k >= 0 && k < PHRASES ? k : -1;
