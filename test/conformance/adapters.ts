@@ -110,23 +110,25 @@ export const geminiAdapter: ProviderAdapter = {
   },
 };
 
-function realtimeControls(c: FakeRealtimeConnection): FakeConnectionControls {
+/** What both OpenAI fakes script alike; `events` is the namespace of their server events. */
+type OpenAIFakeConnection = FakeRealtimeConnection | FakeLiveConnection;
+
+function openaiControls(
+  c: OpenAIFakeConnection,
+  events: 'response' | 'session',
+  own: Pick<FakeConnectionControls, 'inputRate' | 'injectedTexts' | 'frames' | 'systemInstruction' | 'declaredTools' | 'conversation'>,
+): FakeConnectionControls {
   return {
-    inputRate: 24_000,
+    ...own,
     reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
     toolCall: (name, args) => c.toolCall(name, args),
     inputPcm: () => c.inputPcm(),
-    injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
-    frames: () => c.items.filter((i) => i.text === '[image]').length,
-    systemInstruction: () => String(c.session.instructions ?? ''),
-    declaredTools: () => (c.session.tools ?? []).map((t) => t.name),
-    conversation: () => c.transcript(),
     rejections: () => c.errors.map((e) => `${e.code}: ${e.message}`),
     drop: () => c.drop(),
     sendOdd: (kind) => {
       if (kind === 'not_json') c.sendRaw('this is not json');
-      else if (kind === 'unknown_type') c.send({ type: 'response.some_future_event', value: 1 });
-      else if (kind === 'malformed') c.send({ type: 'response.output_audio.delta', delta: 42 });
+      else if (kind === 'unknown_type') c.send({ type: `${events}.some_future_event`, value: 1 });
+      else if (kind === 'malformed') c.send({ type: `${events}.output_audio.delta`, delta: 42 });
       else c.sendRaw(Buffer.from([0xff, 0xfe, 0x00]));
     },
     waitFor: (predicate, what) => c.waitFor(predicate, 10_000, what),
@@ -136,27 +138,37 @@ function realtimeControls(c: FakeRealtimeConnection): FakeConnectionControls {
   };
 }
 
+const OPENAI_AUTO_REPLY = { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 };
+/** Provider options both OpenAI adapters pass the same way: short back-off and reply wait for tests. */
+const openaiProviderBase = (o: Parameters<FakeService['provider']>[0], model: string, baseUrl: string) => ({
+  apiKey: o.apiKey,
+  model: o.model ?? model,
+  fallbackModels: o.fallbackModels ?? [],
+  voice: 'marin',
+  baseUrl,
+  logger: o.logger,
+  backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
+  replyWaitMs: 200,
+});
+
 export const openaiRealtimeAdapter: ProviderAdapter = {
   name: 'openai-realtime',
   async start(options) {
-    const fake = await startFakeOpenAIRealtime({
-      validKeys: options.validKeys,
-      autoReply: options.autoReply ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 } : false,
-    });
+    const fake = await startFakeOpenAIRealtime({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
     return {
       knownModel: 'gpt-realtime-2.1',
-      provider: (o) =>
-        createOpenAIRealtimeProvider({
-          apiKey: o.apiKey,
-          model: o.model ?? 'gpt-realtime-2.1',
-          fallbackModels: o.fallbackModels ?? [],
-          voice: 'marin',
-          baseUrl: fake.url,
-          logger: o.logger,
-          backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
-          replyWaitMs: 200,
-        }),
-      connection: async (n) => realtimeControls(await fake.connection(n)),
+      provider: (o) => createOpenAIRealtimeProvider(openaiProviderBase(o, 'gpt-realtime-2.1', fake.url)),
+      connection: async (n) => {
+        const c = await fake.connection(n);
+        return openaiControls(c, 'response', {
+          inputRate: 24_000,
+          injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
+          frames: () => c.items.filter((i) => i.text === '[image]').length,
+          systemInstruction: () => String(c.session.instructions ?? ''),
+          declaredTools: () => (c.session.tools ?? []).map((t) => t.name),
+          conversation: () => c.transcript(),
+        });
+      },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
       close: () => fake.close(),
@@ -164,53 +176,24 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
   },
 };
 
-function liveControls(c: FakeLiveConnection): FakeConnectionControls {
-  return {
-    inputRate: c.rate,
-    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
-    toolCall: (name, args) => c.toolCall(name, args),
-    inputPcm: () => c.inputPcm(),
-    injectedTexts: () => [...c.commentary],
-    frames: () => 0,
-    systemInstruction: () => String(c.session?.instructions ?? ''),
-    declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),
-    conversation: () => c.conversation(),
-    rejections: () => c.errors.map((e) => `${e.code}: ${e.message}`),
-    drop: () => c.drop(),
-    sendOdd: (kind) => {
-      if (kind === 'not_json') c.sendRaw('this is not json');
-      else if (kind === 'unknown_type') c.send({ type: 'session.some_future_event', value: 1 });
-      else if (kind === 'malformed') c.send({ type: 'session.output_audio.delta', delta: 42 });
-      else c.sendRaw(Buffer.from([0xff, 0xfe, 0x00]));
-    },
-    waitFor: (predicate, what) => c.waitFor(predicate, 10_000, what),
-    get isOpen() {
-      return c.isOpen;
-    },
-  };
-}
-
 export const openaiLiveAdapter: ProviderAdapter = {
   name: 'openai-live',
   async start(options) {
-    const fake = await startFakeOpenAILive({
-      validKeys: options.validKeys,
-      autoReply: options.autoReply ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 } : false,
-    });
+    const fake = await startFakeOpenAILive({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
     return {
       knownModel: 'gpt-live-1.1',
-      provider: (o) =>
-        createOpenAILiveProvider({
-          apiKey: o.apiKey,
-          model: o.model ?? 'gpt-live-1.1',
-          fallbackModels: o.fallbackModels ?? [],
-          voice: 'marin',
-          baseUrl: fake.url,
-          logger: o.logger,
-          backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
-          replyWaitMs: 200,
-        }),
-      connection: async (n) => liveControls(await fake.connection(n)),
+      provider: (o) => createOpenAILiveProvider(openaiProviderBase(o, 'gpt-live-1.1', fake.url)),
+      connection: async (n) => {
+        const c = await fake.connection(n);
+        return openaiControls(c, 'session', {
+          inputRate: c.rate,
+          injectedTexts: () => [...c.commentary],
+          frames: () => 0,
+          systemInstruction: () => String(c.session?.instructions ?? ''),
+          declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),
+          conversation: () => c.conversation(),
+        });
+      },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
       close: () => fake.close(),
