@@ -1,34 +1,13 @@
-// The installer config is checked offline with electron-builder's own schema validator (the CLI
-// has no validate-only command; these internals are pinned with electron-builder 26.17.0).
-import { existsSync } from 'node:fs';
+// The installer config is checked offline with electron-builder's own schema validator
+// (test/package/builder-config.ts); test/package/offline-package.test.ts builds from it.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { configArgs, updateFeed } from '../../../scripts/dist.ts';
+import { loadBuilderConfig as loadConfig, repoRoot as root, validateBuilderConfig as validate } from '../../package/builder-config.ts';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(import.meta.dirname, '../../..');
-
-type BuilderConfig = Record<string, unknown> & {
-  appId: string;
-  productName: string;
-  asarUnpack: string[];
-  electronFuses: Record<string, boolean>;
-  linux: { target: string[]; icon: string };
-  win: { target: string[]; icon: string };
-  mac: { target: string[]; icon: string; extendInfo: Record<string, string>; entitlements: string };
-  files: unknown;
-};
-
-async function loadConfig(file: string): Promise<BuilderConfig> {
-  const { getConfig } = require('app-builder-lib/out/util/config/config') as { getConfig: (dir: string, file: string, extra: null) => Promise<BuilderConfig> };
-  return getConfig(root, file, null);
-}
-
-async function validate(config: unknown): Promise<void> {
-  const { validateConfiguration } = require('app-builder-lib/out/util/config/config') as { validateConfiguration: (c: unknown, log: unknown) => Promise<void> };
-  const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
-  await validateConfiguration(config, new DebugLogger(false));
-}
 
 describe('electron-builder.yml', () => {
   it('passes electron-builder schema validation', async () => {
@@ -48,13 +27,48 @@ describe('electron-builder.yml', () => {
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.win.target).toEqual(['nsis']);
     expect(config.mac.target).toContain('dmg');
-    expect(config.mac.extendInfo.NSMicrophoneUsageDescription).toMatch(/microphone/);
     expect(config.mac.extendInfo.NSScreenCaptureUsageDescription).toMatch(/screen/);
+  });
+
+  it('asks for no microphone: no usage string, no audio-input entitlement (voice comes from Discord)', async () => {
+    const config = await loadConfig('electron-builder.yml');
+    expect(Object.keys(config.mac.extendInfo).filter((key) => /Microphone|Audio/i.test(key))).toEqual([]);
+    for (const file of new Set([config.mac.entitlements, config.mac.entitlementsInherit])) {
+      const plist = readFileSync(path.join(root, file), 'utf8');
+      expect(plist).not.toContain('com.apple.security.device.audio-input');
+      expect(plist).not.toContain('com.apple.security.device.microphone');
+      expect(plist).toContain('com.apple.security.network.client');
+    }
+  });
+
+  it('publishes to a generic feed whose URL comes from LVB_UPDATE_FEED_URL at build time', async () => {
+    const config = await loadConfig('electron-builder.yml');
+    expect(config.publish).toEqual({ provider: 'generic', url: '${env.LVB_UPDATE_FEED_URL}' });
+    await expect(validate(config)).resolves.toBeUndefined();
+  });
+
+  it('npm run dist builds without a feed when LVB_UPDATE_FEED_URL is unset, and refuses one that is not http(s)', async () => {
+    expect(updateFeed({})).toBeNull();
+    expect(updateFeed({ LVB_UPDATE_FEED_URL: '  ' })).toBeNull();
+    expect(updateFeed({ LVB_UPDATE_FEED_URL: 'https://updates.example.invalid/lvb/' })).toBe('https://updates.example.invalid/lvb/');
+    expect(() => updateFeed({ LVB_UPDATE_FEED_URL: 'updates.example.invalid' })).toThrow(/LVB_UPDATE_FEED_URL is not a URL/);
+    expect(() => updateFeed({ LVB_UPDATE_FEED_URL: 'file:///tmp/feed' })).toThrow(/must be an http\(s\) URL/);
+    expect(await configArgs({ LVB_UPDATE_FEED_URL: 'https://updates.example.invalid/lvb/' }, root)).toEqual(['--config', 'electron-builder.yml']);
+    // Without a feed: the same config, publish null (electron-builder then writes no app-update.yml).
+    const [flag, file] = await configArgs({}, root);
+    expect(flag).toBe('--config');
+    const derived = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, unknown>;
+    rmSync(path.dirname(file!), { recursive: true, force: true });
+    expect(derived.publish).toBeNull();
+    expect(derived).toMatchObject({ appId: 'com.livevoicebridge.app', asarUnpack: (await loadConfig('electron-builder.yml')).asarUnpack });
+    await expect(validate(derived)).resolves.toBeUndefined();
+    const pkg = require(path.join(root, 'package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.dist).toBe('npm run build && node scripts/dist.ts');
   });
 
   it('unpacks the native modules and hardens the fuses', async () => {
     const config = await loadConfig('electron-builder.yml');
-    for (const mod of ['@discordjs/opus', '@snazzah', 'sharp']) expect(config.asarUnpack).toContain(`node_modules/${mod}/**`);
+    for (const mod of ['@discordjs/opus', '@snazzah', 'sharp', '@img', 'uiohook-napi']) expect(config.asarUnpack).toContain(`node_modules/${mod}/**`);
     expect(config.electronFuses).toMatchObject({
       runAsNode: false,
       enableNodeOptionsEnvironmentVariable: false,
