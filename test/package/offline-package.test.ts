@@ -79,7 +79,7 @@ async function buildPackage(): Promise<void> {
   const started = Date.now();
   const result = await run(
     process.execPath,
-    [cli, '--projectDir', project, '--linux', 'dir', '--config', 'electron-builder.yml', `-c.electronDist=${stub}`, `-c.directories.output=${outDir}`, '-c.npmRebuild=false', ...trap.builderArgs],
+    [cli, '--projectDir', project, '--linux', 'dir', '--publish', 'never', '--config', 'electron-builder.yml', `-c.electronDist=${stub}`, `-c.directories.output=${outDir}`, '-c.npmRebuild=false', ...trap.builderArgs],
     {
       cwd: project,
       env: {
@@ -213,7 +213,12 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
       for (const piece of ['sharp-', 'libvips-cpp']) expect(sharpResult.maps.some((p) => path.basename(p).includes(piece)), piece).toBe(true);
       checked.push(`sharp from the package converted an image to PNG with ${sharpResult.maps.map((p) => path.relative(extracted, p)).join(', ')}`);
     } finally {
-      child.kill('SIGTERM');
+      // Stopped before the scratch directory (its HERMES_HOME) is removed.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
     }
   });
 
