@@ -217,6 +217,8 @@ export class WakeGate {
 
   #openStream(): void {
     if (this.#stream?.isOpen || this.#opening) return;
+    // A stream the service closed (Realtime sessions end after 60 minutes) is replaced.
+    this.#stream = null;
     const screener = this.#o.screener;
     if (!screener) {
       this.#screenerProblem = 'no screener (set OPENAI_API_KEY for the transcription session)';
