@@ -321,8 +321,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
    * starts), as context that neither starts nor interrupts a reply (provider's `addContext`).
    */
   #announceSpeaker(id: string): void {
-    // An utterance being screened for a wake name is named once it is let through (#announceAccepted).
-    if (!this.#severalSpeakers() || id === this.#announced || this.#wake.screening) return;
+    // Speech that may be kept from the model (wake names) is named once it is let through (#announceAccepted).
+    if (!this.#severalSpeakers() || id === this.#announced || this.#wake.withholding) return;
     if (this.#model?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
   }
 

@@ -107,9 +107,13 @@ export class WakeGate {
     this.#setOn(humans >= 2, `auto: ${humans} ${humans === 1 ? 'person' : 'people'} in the call`);
   }
 
-  /** An utterance is being held while the screener decides. */
-  get screening(): boolean {
-    return this.#state === 'screening';
+  /**
+   * What is said now may never reach the model: an utterance is held or being dropped, or one
+   * starting now would be screened. (Who speaks is then told to the model only once it is let through.)
+   */
+  get withholding(): boolean {
+    if (this.#state !== 'idle') return this.#state !== 'pass';
+    return this.#on && this.#stream?.isOpen === true && this.#o.now() - this.#lastBotSpeech > this.#o.settings.followUpMs;
   }
 
   /** The bot's speech reached playback (the follow-up window runs from its last word). */

@@ -146,6 +146,8 @@ describe('wake names, auto mode, three speakers', () => {
     expect(note).toMatchObject({ kind: 'note', speaker: gus });
     expect(note.text).not.toContain('lunch'); // the words of an utterance not for the bot are not kept
     expect(call.openai.transcriptions[0]!.commits.at(-1)?.transcript).toBe(SENTENCES[950]);
+    // Not even who spoke reached the model.
+    expect(JSON.stringify(modelSockets().map((c) => c.clientContents))).not.toContain('[Speaking now: Gus]');
   }, 30_000);
 
   it('an utterance starting with a wake name reaches the main model whole (held audio flushed), named', async () => {
@@ -159,6 +161,8 @@ describe('wake names, auto mode, three speakers', () => {
     // "Hey assistant" (a lead-in, another name) counts too.
     await call.discord.speak(gus, toneStereo48k(1.2, 700));
     await waitFor(() => modelHeard(700), "Gus's addressed utterance to reach the model");
+    // Named once let through, before the audio the model received.
+    expect(JSON.stringify(modelSockets().map((c) => c.clientContents))).toContain('[Speaking now: Gus]');
     expect((await room()).wake).toMatchObject({ on: true, accepted: 2, dropped: 1 });
   }, 30_000);
 
