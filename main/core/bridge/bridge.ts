@@ -104,7 +104,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       chunkSamples: (16 * inputChunkMs) | 0,
       humansInCall: () => options.voice.channelMembers?.().length ?? 0,
       now,
-      forward: (chunk) => this.#model?.sendAudio(chunk),
+      forward: (chunk) => {
+        this.#model?.sendAudio(chunk);
+        this.metricsStore.bytesToModel += chunk.byteLength;
+      },
       endInput: () => this.#model?.endAudioInput(),
       onAccepted: (startedAt) => this.#announceAccepted(startedAt),
       onDropped: (startedAt, why) => this.#noteNotForBot(startedAt, why),

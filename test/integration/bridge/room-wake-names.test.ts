@@ -81,6 +81,10 @@ async function room(): Promise<RoomView> {
   return (await call.get('/room')).json as RoomView;
 }
 
+async function bytesToModel(): Promise<number> {
+  return ((await call.get('/health')).json as { metrics: { bytes_to_model: number } }).metrics.bytes_to_model;
+}
+
 async function notes(): Promise<{ kind: string; text: string; speaker?: string }[]> {
   return ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] }).notes;
 }
@@ -137,11 +141,15 @@ describe('wake names, auto mode, three speakers', () => {
 
   it('an utterance without a wake name is never received by the main model; the notes say it was not for the bot', async () => {
     const before = modelSamples();
+    const bytesBefore = await bytesToModel();
+    expect(typeof bytesBefore).toBe('number');
     await call.discord.speak(gus, toneStereo48k(1.2, 950));
     await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Gus')), 'the note about Gus');
     await modelInputSettled();
     expect(modelHeard(950)).toBe(false);
     expect(modelSamples()).toBe(before);
+    // The call's metrics count only what was sent.
+    expect(await bytesToModel()).toBe(bytesBefore);
     const note = (await notes()).find((n) => n.text.startsWith('not for the bot: Gus'))!;
     expect(note).toMatchObject({ kind: 'note', speaker: gus });
     expect(note.text).not.toContain('lunch'); // the words of an utterance not for the bot are not kept
@@ -157,6 +165,7 @@ describe('wake names, auto mode, three speakers', () => {
     await modelInputSettled();
     // All of it: at least the 1.2 s spoken (the voice gate adds pre-roll and hangover).
     expect(modelSamples() - before).toBeGreaterThanOrEqual(1.2 * 16_000);
+    expect(await bytesToModel()).toBe(modelSamples() * 2);
     expect(JSON.stringify(modelSockets().map((c) => c.clientContents))).toContain('[Speaking now: Olga]');
     // "Hey assistant" (a lead-in, another name) counts too.
     await call.discord.speak(gus, toneStereo48k(1.2, 700));
