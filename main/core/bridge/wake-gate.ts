@@ -88,6 +88,7 @@ export class WakeGate {
   /** A call started: gating may apply from now on. */
   start(): void {
     this.#active = true;
+    Object.assign(this.stats, { screened: 0, accepted: 0, dropped: 0, followUps: 0 });
     this.refresh();
   }
 
@@ -96,7 +97,7 @@ export class WakeGate {
     this.#active = false;
     this.#resetUtterance();
     this.#lastBotSpeech = Number.NEGATIVE_INFINITY;
-    this.#setOn(false, this.#reason);
+    this.#setOn(false, this.#names.length === 0 ? 'no wake names set' : 'not in a call');
   }
 
   /** Re-evaluate on/off (people joined or left, or an utterance starts). */

@@ -133,6 +133,8 @@ describe('WakeGate', () => {
     const always = setup({ auto: false }, 1);
     always.gate.start();
     expect(always.gate.view()).toMatchObject({ on: true, reason: 'wake names always on (auto off)' });
+    always.gate.stop();
+    expect(always.gate.view()).toMatchObject({ on: false, reason: 'not in a call', screening: 'off' });
   });
 
   it('without a screener it says so and lets audio through rather than deafen the bot', () => {
