@@ -9,6 +9,7 @@ const ROLE_TEXT: Record<RoomView['people'][number]['role'], string> = { owner: '
 export class RoomPanel {
   readonly #list = byId<HTMLUListElement>('room-list');
   readonly #ownerOnly = byId('room-owner-only');
+  readonly #wake = byId('room-wake');
   #speakingKey = '';
 
   async refresh(): Promise<void> {
@@ -51,5 +52,16 @@ export class RoomPanel {
     }
     this.#list.replaceChildren(...items);
     this.#ownerOnly.textContent = room.owner_only.length ? `Only the owner’s voice may: ${room.owner_only.join(', ')}.` : '';
+    this.#wake.textContent = wakeText(room.wake);
+    this.#wake.dataset.on = String(room.wake.on);
   }
+}
+
+/** The wake-name gate in one sentence: on or off, why, and what it let through. */
+export function wakeText(wake: RoomView['wake']): string {
+  const names = wake.names.map((n) => `“${n}”`).join(' or ');
+  if (!wake.on) return `Wake names off (${wake.reason}).${names ? ` Names: ${names}.` : ''}`;
+  const rule = `only speech starting with ${names}, or within ${Math.round(wake.follow_up_ms / 1000)} s after the bot spoke, reaches the model`;
+  const screening = wake.screening === 'ready' ? '' : ` Screener ${wake.screening}.`;
+  return `Wake names on (${wake.reason}): ${rule}. ${wake.accepted} let through, ${wake.dropped} not for the bot.${screening}`;
 }

@@ -233,4 +233,22 @@ export interface RoomView {
   people: RoomPersonView[];
   /** Tools (or forms of them) only the owner's voice may trigger. */
   owner_only: string[];
+  /** The wake-name gate: whether audio reaches the model only after a wake name, and why. */
+  wake: WakeView;
+}
+
+export interface WakeView {
+  on: boolean;
+  /** Why it is on or off, in words ("auto: 3 people in the call"). */
+  reason: string;
+  /** The wake names, normalised (lower case, no punctuation). */
+  names: string[];
+  follow_up_ms: number;
+  /** The screening stream: off (gate off), connecting, ready, or unavailable (audio then passes ungated). */
+  screening: 'off' | 'connecting' | 'ready' | 'unavailable';
+  /** Utterances of this call screened, let through, kept from the model, and passed in a follow-up window. */
+  screened: number;
+  accepted: number;
+  dropped: number;
+  followUps: number;
 }

@@ -42,6 +42,7 @@ import { DashboardSessions } from './sidecar/sessions.ts';
 import { ensureSidecarToken } from './sidecar/token.ts';
 import { redactText, registerHelperTools } from './tools/helpers/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
+import { wakeScreener } from './model/openai/transcription/index.ts';
 import type { DiscordVoiceAdapter } from './voice/index.ts';
 import { loadOpus, type OpusFactory } from './voice/opus.ts';
 import { checkNativePieces, logNativePieces } from './native/native-pieces.ts';
@@ -164,6 +165,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           room: { ownerId: config.discord.ownerId, allowedSpeakers: config.discord.allowedSpeakers },
+          wake: { settings: config.wake, screener: wakeScreener(config, moduleLogger(logger, 'wake')) },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
           onInputTranscript: (text, speaker) => mcpModelTools?.heard(text, speaker),
           // Each join makes (or joins) a login attempt: a failure is never cached.

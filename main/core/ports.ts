@@ -32,6 +32,8 @@ export interface VoiceChannelEvents {
   state: [state: ConnectionState, reason?: string];
   /** The owner left the voice channel the bot is in. */
   ownerLeft: [];
+  /** A human joined or left the voice channel the bot is in (channelMembers() changed). */
+  membersChanged: [];
 }
 
 export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
@@ -97,6 +99,23 @@ export interface FrameSendResult {
   width?: number;
   height?: number;
   bytes?: number;
+}
+
+/**
+ * A transcription-only stream that hears an utterance's first words before the live model does
+ * (wake names). It never answers: it only turns audio into text.
+ */
+export interface SpeechScreener {
+  open(): Promise<ScreeningStream>;
+}
+
+export interface ScreeningStream {
+  readonly isOpen: boolean;
+  /** 16 kHz mono s16 from the voice gate (copied or serialised at once). */
+  sendAudio(pcm16kMono: Int16Array): void;
+  /** The audio sent since the previous call, transcribed; null when it could not be (time out, error, closed). */
+  transcribe(timeoutMs: number): Promise<string | null>;
+  close(): void;
 }
 
 export interface LiveModelEvents {

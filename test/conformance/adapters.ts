@@ -26,6 +26,10 @@ export interface FakeConnectionControls {
   toolCall(name: string, args: Record<string, unknown>): Promise<unknown>;
   inputPcm(): Int16Array;
   injectedTexts(): string[];
+  /** Silent context the client added (addContext), as the service recorded it. */
+  contextNotes(): string[];
+  /** Client messages that ask the model to answer (a turn-completing text, `response.create`). */
+  replyRequests(): number;
   frames(): number;
   systemInstruction(): string;
   declaredTools(): string[];
@@ -60,6 +64,8 @@ function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): 
     toolCall: async (name, args) => (await c.toolCall([{ name, args }]))[0]?.response,
     inputPcm: () => c.inputPcm(),
     injectedTexts: () => [...c.texts, ...c.clientContents.flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n')))],
+    contextNotes: () => c.clientContents.filter((content) => content.turnComplete === false).flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n'))),
+    replyRequests: () => c.texts.length + c.clientContents.filter((content) => content.turnComplete === true).length,
     frames: () => c.frames.length,
     systemInstruction: () => JSON.stringify(c.setup?.systemInstruction ?? ''),
     declaredTools: () => ((c.setup?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
@@ -116,7 +122,7 @@ type OpenAIFakeConnection = FakeRealtimeConnection | FakeLiveConnection;
 function openaiControls(
   c: OpenAIFakeConnection,
   events: 'response' | 'session',
-  own: Pick<FakeConnectionControls, 'inputRate' | 'injectedTexts' | 'frames' | 'systemInstruction' | 'declaredTools' | 'conversation'>,
+  own: Pick<FakeConnectionControls, 'inputRate' | 'injectedTexts' | 'contextNotes' | 'replyRequests' | 'frames' | 'systemInstruction' | 'declaredTools' | 'conversation'>,
 ): FakeConnectionControls {
   return {
     ...own,
@@ -163,6 +169,8 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
         return openaiControls(c, 'response', {
           inputRate: 24_000,
           injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
+          contextNotes: () => c.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text),
+          replyRequests: () => c.received.filter((e) => e.type === 'response.create').length,
           frames: () => c.items.filter((i) => i.text === '[image]').length,
           systemInstruction: () => String(c.session.instructions ?? ''),
           declaredTools: () => (c.session.tools ?? []).map((t) => t.name),
@@ -188,6 +196,8 @@ export const openaiLiveAdapter: ProviderAdapter = {
         return openaiControls(c, 'session', {
           inputRate: c.rate,
           injectedTexts: () => [...c.commentary],
+          contextNotes: () => [...c.thinking],
+          replyRequests: () => c.responseCreates,
           frames: () => 0,
           systemInstruction: () => String(c.session?.instructions ?? ''),
           declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),

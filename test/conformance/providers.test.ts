@@ -582,6 +582,30 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'context-silent',
+    title: 'context: addContext reaches the model as silent context; it starts no reply and cuts none off',
+    async run({ fake, session, rec }) {
+      const c = await fake.connection(0);
+      expect(session.addContext?.('[Speaking now: Olga]')).toBe(true);
+      await c.waitFor(() => c.contextNotes().includes('[Speaking now: Olga]'), 'the first context note');
+      // Sent while a reply is playing: the reply goes on to its end.
+      const reply = c.reply({ transcript: 'A reply that is not cut off.', toneMs: 600, paceMs: 20 });
+      await until(() => rec.audioChunks > 0, 'the reply to start');
+      expect(session.addContext?.('[Speaking now: Gus]')).toBe(true);
+      expect(await reply).toMatch(/complete/);
+      await c.waitFor(() => c.contextNotes().includes('[Speaking now: Gus]'), 'the second context note');
+      await until(() => rec.turnCompletes >= 1, 'the end of the reply');
+      expect(rec.audioSamples).toBe(24 * 600);
+      expect(rec.interrupted).toBe(0);
+      // Nothing asked the model to answer it, and nothing of it was spoken.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(c.replyRequests()).toBe(0);
+      expect(rec.turnCompletes).toBe(1);
+      expect(rec.outputTranscripts.join('')).not.toContain('Speaking now');
+      expect(c.rejections()).toEqual([]);
+    },
+  },
+  {
     id: 'close',
     title: 'close: the client closes the socket and does not reconnect',
     async run({ fake, session }) {

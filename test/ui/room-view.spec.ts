@@ -19,6 +19,9 @@ test('the room lists the owner (speaking) and a guest who joined, with what each
   await expect(guest.locator('.room-state')).toHaveText('in the channel');
   await expect(guest.locator('.room-may')).toHaveText('may: nothing: the model does not hear them');
   await expect(panel.locator('#room-owner-only')).toContainText('local_notify_schedule (cancel)');
+  // The wake-name gate's state and why (this harness sets no wake names; on/off is tested in
+  // test/integration/bridge/room-wake-names.test.ts).
+  await expect(panel.locator('#room-wake')).toHaveText('Wake names off (no wake names set).');
   await shootDoc(panel, 'room-view');
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);

@@ -11,7 +11,7 @@ import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading, Room
 import type { EventHub } from '../event-hub.ts';
 import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
-import type { FrameSendResult, LiveModelProvider, LiveModelSession, TextDropReason, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { FrameSendResult, LiveModelProvider, LiveModelSession, SpeechScreener, TextDropReason, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
@@ -19,6 +19,7 @@ import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
 import { BridgeError, type BridgeControl, type BridgeStatus } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
+import { WakeGate, type WakeSettings } from './wake-gate.ts';
 
 export interface BridgeOptions {
   voice: VoiceChannelPort;
@@ -38,6 +39,8 @@ export interface BridgeOptions {
   room?: RoomPeople;
   /** Each input transcription fragment as it arrives (notes get whole utterances only at turn end). */
   onInputTranscript?: (text: string, speaker: string | undefined) => void;
+  /** Wake names (docs/architecture.md "Several people in one call"); absent = never gated. */
+  wake?: { settings: WakeSettings; screener: SpeechScreener | null };
 }
 
 const UI_UPDATE_MS = 100;
@@ -85,17 +88,37 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly #activity: SpeakerActivity;
   /** The speaker the model was last told about in this turn (named again only when it changes). */
   #announced: string | undefined;
+  readonly #wake: WakeGate;
+  readonly #now: () => number;
 
   constructor(options: BridgeOptions) {
     super();
     this.#o = options;
     this.#log = options.logger;
+    const now = options.now ?? (() => performance.now());
+    this.#now = now;
+    const inputChunkMs = options.inputChunkMs ?? 20;
+    this.#wake = new WakeGate({
+      settings: options.wake?.settings ?? { names: [], auto: true, followUpMs: 0 },
+      screener: options.wake?.screener ?? null,
+      chunkSamples: (16 * inputChunkMs) | 0,
+      humansInCall: () => options.voice.channelMembers?.().length ?? 0,
+      now,
+      forward: (chunk) => {
+        this.#model?.sendAudio(chunk);
+        this.metricsStore.bytesToModel += chunk.byteLength;
+      },
+      endInput: () => this.#model?.endAudioInput(),
+      onAccepted: (startedAt) => this.#announceAccepted(startedAt),
+      onDropped: (startedAt, why) => this.#noteNotForBot(startedAt, why),
+      logger: options.logger,
+    });
     this.#audio = new CallAudio({
-      inputChunkMs: options.inputChunkMs ?? 20,
+      inputChunkMs,
       metrics: this.metricsStore,
-      onSpeech: (chunk) => this.#model?.sendAudio(chunk),
-      onSpeechEnd: () => this.#model?.endAudioInput(),
-      now: options.now ?? (() => performance.now()),
+      onSpeech: (chunk) => this.#wake.speech(chunk),
+      onSpeechEnd: () => this.#wake.end(),
+      now,
       // Nothing runs per tick in a quiet call: the UI updates, the input clock and the player (its
       // 20 ms clock, Opus encoding, encryption, UDP) all stop when there is no audio, and restart
       // with the next packet, reply or sound effect.
@@ -146,7 +169,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
             : 'nothing: the model does not hear them';
       return { id, name: this.#activity.name(id), role, in_channel: inChannel.includes(id), speaking: this.#speaking.has(id), may } as const;
     });
-    return { people, owner_only: ownerOnly };
+    return { people, owner_only: ownerOnly, wake: this.#wake.view() };
   }
 
   metrics(): Record<string, unknown> {
@@ -206,6 +229,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#bindVoice();
       this.#o.voice.startPlayback(this.#audio.playbackSource);
       this.#audio.start();
+      this.#wake.start();
       this.#startUiTimer();
       this.#transition('connected');
       return this.status();
@@ -300,8 +324,21 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
    * starts), as context that neither starts nor interrupts a reply (provider's `addContext`).
    */
   #announceSpeaker(id: string): void {
-    if (!this.#severalSpeakers() || id === this.#announced) return;
+    // Speech that may be kept from the model (wake names) is named once it is let through (#announceAccepted).
+    if (!this.#severalSpeakers() || id === this.#announced || this.#wake.withholding) return;
     if (this.#model?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
+  }
+
+  /** A screened utterance was let through: name its speaker(s) before its held audio reaches the model. */
+  #announceAccepted(startedAt: number): void {
+    for (const id of this.#activity.activeDuring(startedAt, this.#now())) this.#announceSpeaker(id);
+  }
+
+  /** The notes say an utterance was kept from the model, and whose (never its words). */
+  #noteNotForBot(startedAt: number, why: string): void {
+    const ids = this.#activity.activeDuring(startedAt, this.#now());
+    const who = ids.length > 0 ? ids.map((id) => this.#activity.name(id)).join(' and ') : 'someone';
+    this.#o.notes.append({ kind: 'note', text: `not for the bot: ${who} spoke, but ${why}`, ...(ids.length === 1 ? { speaker: ids[0] } : {}) });
   }
 
   /** Connected, or reconnecting inside a call that is still going (the model holds input meanwhile). */
@@ -329,12 +366,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     const onOwnerLeft = () => {
       if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
     };
+    const onMembers = () => this.#wake.refresh();
     voice.on('pcm', onPcm);
     voice.on('speakingStart', onStart);
     voice.on('speakingEnd', onEnd);
     voice.on('state', onState);
     voice.on('ownerLeft', onOwnerLeft);
+    voice.on('membersChanged', onMembers);
     this.#unbindVoice = () => {
+      voice.off('membersChanged', onMembers);
       voice.off('pcm', onPcm);
       voice.off('speakingStart', onStart);
       voice.off('speakingEnd', onEnd);
@@ -360,6 +400,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     this.#detachTools = () => dispatcher.detach();
     model.on('audio', (pcm) => {
+      this.#wake.botSpoke();
       // A reply starts: the packet the player prepared is silence, so send the speech in its place.
       if (this.#audio.pushModelAudio(pcm)) this.#o.voice.flushPlayback?.();
     });
@@ -372,6 +413,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
     });
     model.on('turnComplete', () => {
+      this.#wake.botSpoke();
       this.#activity.turnBoundary();
       this.#announced = undefined;
       this.#audio.turnComplete();
@@ -446,6 +488,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   async #teardown(): Promise<void> {
     this.#stopUiTimer();
     this.#audio.stop();
+    this.#wake.stop();
     this.#unbindVoice?.();
     this.#unbindVoice = null;
     this.#detachTools?.();

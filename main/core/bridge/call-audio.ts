@@ -271,8 +271,7 @@ export class CallAudio {
   }
 
   #emitSpeech(chunk: Int16Array): void {
-    this.#onSpeech(chunk);
-    this.#metrics.bytesToModel += chunk.byteLength;
+    this.#onSpeech(chunk); // bytesToModel is counted where audio is sent (the wake-name gate may hold or drop it)
     // Ingress latency is measured for chunks completed by an arriving packet (not for the pre-roll
     // or hangover the gate releases on its own).
     if (this.#chunkFromFrameAt > 0) this.#metrics.ingress.record(this.#now() - this.#chunkFromFrameAt);

@@ -66,6 +66,8 @@ export interface Config {
   };
   notes: { retentionDays: number; maxMb: number };
   audio: { inputChunkMs: number };
+  /** The wake-name gate (bridge/wake-gate.ts). */
+  wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
   delegate: { command: string[]; cwd?: string; env: string[] };
   /** MCP servers whose tools the live model may use (DISCORD_VOICE_LIVE_MCP_SERVERS). */
   mcp: { servers: McpServerConfig[] };
@@ -281,6 +283,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       maxMb: asNumber('DISCORD_VOICE_LIVE_NOTES_MAX_MB', true) ?? 500,
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
+    wake: {
+      names: asList('DISCORD_VOICE_LIVE_WAKE_NAMES') ?? [],
+      auto: asBool('DISCORD_VOICE_LIVE_WAKE_AUTO') ?? true,
+      followUpMs: asNumber('DISCORD_VOICE_LIVE_WAKE_FOLLOW_UP_MS', true) ?? 8000,
+      screenModel: asString('DISCORD_VOICE_LIVE_WAKE_SCREEN_MODEL')!.trim(),
+    },
     delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
     mcp: { servers: mcpServers },
     logLevel: logLevel as Config['logLevel'],

@@ -68,6 +68,14 @@ export const CONFIG_VARIABLES = [
   own('SCHEDULE_MAX_LATE_SECONDS', { kind: 'int', default: '86400', min: 60, max: 31536000, description: 'A reminder later than this (e.g. after a long outage) is marked expired instead of delivered.' }),
   own('NOTES_RETENTION_DAYS', { kind: 'int', default: '90', min: 1, max: 36500, description: 'Call notes (and set-aside schedule lines, old delegate logs) older than this are deleted, at start-up and daily.' }),
   own('NOTES_MAX_MB', { kind: 'int', default: '500', min: 1, max: 1000000, description: 'Call notes are pruned oldest first beyond this total size (MB).' }),
+  own('WAKE_NAMES', {
+    kind: 'list',
+    description:
+      'Comma-separated wake names, e.g. "Gemini, assistant". While the wake-name gate is on, an utterance reaches the model only if it starts with one (or starts within WAKE_FOLLOW_UP_MS after the bot spoke); utterances are screened by an OpenAI transcription session (needs OPENAI_API_KEY). Default: none, never gated.',
+  }),
+  own('WAKE_AUTO', { kind: 'bool', default: 'true', description: 'With wake names set: gate only while two or more humans are in the call (true), or always (false).' }),
+  own('WAKE_FOLLOW_UP_MS', { kind: 'int', default: '8000', min: 0, max: 120000, description: 'After the bot spoke, utterances starting within this many ms reach the model without a wake name.' }),
+  own('WAKE_SCREEN_MODEL', { kind: 'string', default: 'gpt-4o-mini-transcribe', description: 'OpenAI transcription model that screens utterances for a wake name.' }),
   own('INPUT_CHUNK_MS', { kind: 'int', default: '40', min: 20, max: 40, description: 'Size of each audio chunk sent to the model, in ms.' }),
   own('DELEGATE_COMMAND', { kind: 'list', description: 'Delegate command as comma-separated argv (no shell), for local_delegate_execute.' }),
   own('DELEGATE_ENV', { kind: 'list', description: 'Extra environment variable names passed to delegate sessions (comma-separated). Default: only a short allow-list (PATH, HOME, locale, …); never our tokens or keys.' }),

@@ -409,7 +409,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   #onVoiceStateUpdate(before: VoiceState, after: VoiceState): void {
     const channelId = this.target?.channelId;
-    if (!this.#connection || !channelId || after.id !== this.#options.ownerId) return;
+    if (!this.#connection || !channelId) return;
+    // Someone (a human) came into or left our channel: the wake-name gate counts the people in it.
+    if ((before.channelId === channelId) !== (after.channelId === channelId) && !after.member?.user.bot) this.emit('membersChanged');
+    if (after.id !== this.#options.ownerId) return;
     if (before.channelId === channelId && after.channelId !== channelId) {
       this.#log.info('owner left the voice channel');
       this.emit('ownerLeft');

@@ -114,6 +114,8 @@ export class FakeLiveConnection extends EventEmitter<{ event: [JsonObject]; clos
   readonly audio: Int16Array[] = [];
   readonly commentary: string[] = [];
   readonly instructions: string[] = [];
+  /** Silent context (`session.thinking.append`), in order. */
+  readonly thinking: string[] = [];
   readonly toolOutputs: { call_id: string; output: string }[] = [];
   responseCreates = 0;
   closeCode: number | null = null;
@@ -219,6 +221,7 @@ export class FakeLiveConnection extends EventEmitter<{ event: [JsonObject]; clos
         }
         const content = event.content as string;
         if (type === 'session.commentary.append') this.commentary.push(content);
+        else if (type === 'session.thinking.append') this.thinking.push(content);
         else this.instructions.push(content);
         this.send({ type: type.replace('.append', '.appended'), start_ms: this.#timelineMs(), end_ms: this.#timelineMs() });
         if (type === 'session.commentary.append') this.#server.autoSpeak(this, { kind: 'text', text: content });

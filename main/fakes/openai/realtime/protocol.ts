@@ -24,13 +24,13 @@ export const VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimm
 /** Strict base64 (the service rejects anything `Buffer.from` would silently skip). */
 export const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-const audioFormat = z.discriminatedUnion('type', [
+export const audioFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('audio/pcm'), rate: z.literal(24000).optional() }).strict(),
   z.object({ type: z.literal('audio/pcmu') }).strict(),
   z.object({ type: z.literal('audio/pcma') }).strict(),
 ]);
 
-const turnDetection = z
+export const turnDetection = z
   .discriminatedUnion('type', [
     z
       .object({

@@ -21,6 +21,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
 import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
+import { FakeTranscriptionConnection } from './transcription.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
 
@@ -44,12 +45,18 @@ export interface FakeRealtimeOptions {
   paceMs?: number;
   /** RMS above which appended audio counts as speech for server VAD. Default 1000. */
   vadRms?: number;
+  /** What transcription sessions hear in a committed buffer (default "(N ms of speech)"). */
+  transcribe?: (pcm24k: Int16Array) => string;
+  /** How long a transcription takes after the commit. Default 50 ms. */
+  transcribeDelayMs?: number;
 }
 
 export interface FakeRealtimeEvents {
   connection: [connection: FakeRealtimeConnection];
   /** The client got `session.created`. */
   ready: [connection: FakeRealtimeConnection];
+  /** A transcription-only session opened. */
+  transcription: [];
 }
 
 export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
@@ -60,6 +67,8 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
   /** HTTP statuses refused at the upgrade, in order. */
   readonly refusals: number[] = [];
   readonly connections: FakeRealtimeConnection[] = [];
+  /** Transcription-only sessions (`?intent=transcription`), in order. */
+  readonly transcriptions: FakeTranscriptionConnection[] = [];
   readonly #server: Server;
   readonly #wss: WebSocketServer;
   readonly #options: FakeRealtimeOptions;
@@ -99,8 +108,18 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
       return this.#refuse(socket, 401, 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
     }
     const model = url.searchParams.get('model');
+    if (!model && url.searchParams.get('intent') === 'transcription') {
+      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#acceptTranscription(ws));
+      return;
+    }
     if (!model) return this.#refuse(socket, 400, 'missing_model', "Missing required parameter: 'model'.");
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, model, key));
+  }
+
+  #acceptTranscription(ws: WebSocket): void {
+    const transcribe = this.#options.transcribe ?? ((pcm: Int16Array) => `(${Math.round(pcm.length / 24)} ms of speech)`);
+    this.transcriptions.push(new FakeTranscriptionConnection(ws, { transcribe, delayMs: this.#options.transcribeDelayMs ?? 50 }));
+    this.emit('transcription');
   }
 
   #refuse(socket: Duplex, status: number, code: string | null, message: string): void {

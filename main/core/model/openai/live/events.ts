@@ -59,6 +59,14 @@ export function commentaryAppend(text: string): ClientEvent {
   return { type: 'session.commentary.append', content: text, delegation_id: null };
 }
 
+/**
+ * Silent context (who is speaking now). GPT-Live has no conversation items: `session.thinking.append`
+ * "does not directly request speech" (live.d.ts), where `session.commentary.append` is speakable.
+ */
+export function thinkingAppend(text: string): ClientEvent {
+  return { type: 'session.thinking.append', content: text, delegation_id: null };
+}
+
 export function functionCallOutput(callId: string, output: string): ClientEvent {
   return { type: 'response.item.create', item: { type: 'function_call_output', call_id: callId, output } };
 }

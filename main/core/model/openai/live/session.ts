@@ -37,6 +37,7 @@ import {
   RESPONSE_CREATE,
   responseFunctionCall,
   SESSION_CLOSE,
+  thinkingAppend,
   sessionClosed,
   sessionStarted,
   transcriptDelta,
@@ -161,6 +162,13 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
     assertSupportedImage(image);
     return { status: 'dropped', reason: 'unsupported_by_model' };
+  }
+
+  /** Who is speaking now, as silent thinking context: never spoken, starts and cuts off nothing. */
+  addContext(text: string): boolean {
+    if (!this.#socket?.isOpen) return false;
+    this.#send(thinkingAppend(text));
+    return true;
   }
 
   sendToolResult(result: ToolCallResult): void {

@@ -68,6 +68,15 @@ export function userTextItem(text: string): RealtimeClientEvent {
   return { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } };
 }
 
+/**
+ * Context the model reads but nobody said (who is speaking now): a `system` message item. Not a
+ * `user` item, which the model would take as the speaker's own words (and answer at the next
+ * response); sent with no `response.create`, so it neither starts nor cancels a reply.
+ */
+export function contextItem(text: string): RealtimeClientEvent {
+  return { type: 'conversation.item.create', item: { type: 'message', role: 'system', content: [{ type: 'input_text', text }] } };
+}
+
 export function imageItem(jpeg: Buffer, itemId: string, eventId: string): RealtimeClientEvent {
   return {
     type: 'conversation.item.create',

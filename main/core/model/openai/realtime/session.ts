@@ -27,6 +27,7 @@ import {
   audioAppendJson,
   audioDelta,
   buildSessionUpdate,
+  contextItem,
   errorEvent,
   functionCallDone,
   historyToItems,
@@ -174,6 +175,17 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
 
   sendFrame(image: Buffer): Promise<FrameSendResult> {
     return this.#frames.submit(image);
+  }
+
+  /**
+   * Who is speaking now, as a system item with no `response.create`: the reply in progress goes
+   * on, none is started, and nothing reads it aloud. Not kept for replay after a drop (it is about
+   * the moment it was sent).
+   */
+  addContext(text: string): boolean {
+    if (!this.#active?.socket.isOpen) return false;
+    this.#send(contextItem(text));
+    return true;
   }
 
   sendToolResult(result: ToolCallResult): void {
