@@ -479,6 +479,22 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'session-end',
+    title: 'session end: the service ends the session at its time limit; a new one carries the conversation on',
+    autoReply: true,
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      session.sendText('Remember the codeword mango.');
+      await until(() => rec.turnCompletes >= 1, 'first turn');
+      await new Promise((r) => setTimeout(r, 100));
+      c0.endSession();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'connected to the new session');
+      await c1.waitFor(() => c1.conversation().some((t) => t.includes('mango')), 'context in the new session');
+      expect(c1.rejections()).toEqual([]);
+    },
+  },
+  {
     id: 'reconnect-audio',
     title: 'reconnect: audio flows on the new socket',
     async run({ fake, session }) {

@@ -44,6 +44,8 @@ export interface FakeRealtimeOptions {
   paceMs?: number;
   /** RMS above which appended audio counts as speech for server VAD. Default 1000. */
   vadRms?: number;
+  /** Each session ends after this long (`session_expired`, close 1001); the service's limit is 60 min. Default: never. */
+  sessionLifetimeMs?: number;
 }
 
 export interface FakeRealtimeEvents {
@@ -134,6 +136,7 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     connection.send({ type: 'session.created', session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' } });
     const inputTranscript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
     if (inputTranscript) connection.setInputTranscript(inputTranscript);
+    if (this.#options.sessionLifetimeMs) connection.expireAfter(this.#options.sessionLifetimeMs);
     this.emit('ready', connection);
   }
 
