@@ -215,7 +215,7 @@ export function performanceBlock(): string {
   if (voice !== null) parts.push(genericSection('voice', genericSchema.parse(voice)));
   const store = readResult('store');
   if (store !== null) parts.push(storeSection(storeSchema.parse(store)));
-  if (readResult('soak') !== null) parts.push(['Long calls: the soak table below (`npm run soak:readme`, bench/results/soak.json).']);
+  if (readResult('soak') !== null) parts.push(['Long calls: the soak table below (`npm run soak:readme`, bench/results/soak.json and soak-<provider>.json, a column per provider).']);
   return parts.filter((p) => p.length > 0).map((p) => p.join('\n')).join('\n\n');
 }
 
