@@ -1,19 +1,29 @@
-// npm run bench:latency — a 60-second simulated duplex call on the loopback fakes (fake Discord and
-// fake Gemini in this process, the core in a child process started as `live-voice-bridge headless`),
-// then the audio path's per-frame CPU cost timed on its own. Prints the measured values with the
-// targets beside them (MISSED where one is not met) and writes bench/results/latency.json.
+// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N]
+// A 60-second simulated duplex call on the loopback fakes (fake Discord and the live model's fake in
+// this process, the core in a child process started as `live-voice-bridge headless`), once per
+// provider (bench/lib/latency-providers.ts), then the many-speaker runs and the audio path's
+// per-frame CPU cost timed on its own. Prints the measured values with the targets beside them
+// (MISSED where one is not met) and writes bench/results/latency.json: the headline fields from the
+// Gemini call (the first provider's when Gemini is not run), `providers` with a row per provider.
+// --quick: 25 s calls, no many-speaker runs, results to a temp file (never the committed JSON).
 // Benchmarks report; nothing here fails on a number (timing on a shared machine is noisy).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureAudioPath, type AudioPathCost } from './lib/latency-audio-path.ts';
-import { runBenchCall, type CallRunResult } from './lib/latency-call.ts';
+import type { CallRunResult } from './lib/latency-call.ts';
 import { round, type Percentiles } from './lib/latency-proc.ts';
+import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls } from './lib/latency-providers.ts';
+import { BENCH_PROVIDERS, parseProviders } from './lib/model-fakes.ts';
 import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 
-/** 60 s; LVB_BENCH_CALL_S shortens it for a quick try (the committed results are always 60 s). */
-const CALL_MS = Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || 60) * 1000;
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const providersAt = argv.indexOf('--providers');
+const PROVIDERS = providersAt >= 0 ? parseProviders(argv[providersAt + 1] ?? '') : [...BENCH_PROVIDERS];
+/** 60 s; --quick or LVB_BENCH_CALL_S shortens it for a quick try (the committed results are always 60 s). */
+const CALL_MS = (QUICK ? 25 : Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || 60)) * 1000;
 const IDLE_MS = 3_000;
 /** In the call, nobody speaking and the model silent: what a call costs when nothing happens. */
 const IDLE_CALL_MS = Math.round(Math.min(10_000, CALL_MS / 3) / 1000) * 1000;
@@ -25,7 +35,7 @@ function speakerCounts(argv: string[]): number[] {
   if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error('--speakers takes a whole number from 1 to 50');
   return n === 1 ? [1] : [1, n];
 }
-const RESULTS = fileURLToPath(new URL('./results/latency.json', import.meta.url));
+const RESULTS = QUICK ? path.join(os.tmpdir(), 'lvb-latency-quick.json') : fileURLToPath(new URL('./results/latency.json', import.meta.url));
 
 /** The issue's targets. */
 const TARGETS = {
@@ -133,9 +143,13 @@ async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg().map((v) => round(v));
   const log = (line: string) => process.stderr.write(line + '\n');
-  log(`bench:latency — ${CALL_MS / 1000} s simulated duplex call on loopback fakes (about 75 s in all)`);
-  const counts = speakerCounts(process.argv.slice(2));
-  const call = await runBenchCall({ durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log });
+  const counts = QUICK ? [] : speakerCounts(argv);
+  // Each call: start-up, the idle windows, the call, the last reply played out, shutdown (measured: 6 min 46 s in all on a loaded machine).
+  const callS = CALL_MS / 1000 + (IDLE_MS + IDLE_CALL_MS) / 1000 + 12;
+  log(`bench:latency — ${CALL_MS / 1000} s simulated duplex call on loopback fakes, per provider (${PROVIDERS.join(', ')}): about ${Math.round((callS * PROVIDERS.length + counts.length * (CALL_MS / 1000 + 10)) / 60)} min in all`);
+  const runs = await runProviderCalls(PROVIDERS, { durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log });
+  const call = (runs.find((r) => r.provider === 'gemini') ?? runs[0]!).call;
+  const perProvider = providerRows(runs, TARGETS);
   const speakerRuns: SpeakersRunResult[] = [];
   for (const n of counts) speakerRuns.push(await runSpeakers(n, CALL_MS, log));
   log('timing the audio path per frame …');
@@ -146,9 +160,9 @@ async function main(): Promise<void> {
   const title = `Live Voice Bridge — latency benchmark, ${new Date(started).toISOString()}`;
   const context = [
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
-    `call: ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
+    `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns)]), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns)]), '', providerTable(perProvider, TARGETS), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;
@@ -174,7 +188,9 @@ async function main(): Promise<void> {
       coreCpuPercent: round(r.coreCpuPercent),
       rssMaxMb: round(r.rssMaxMb, 1),
     })),
+    providers: perProvider,
     definitions: {
+      ...PROVIDER_DEFINITIONS,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
       coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
       rssIdleMb: 'core VmRSS after start-up, before joining',
@@ -186,10 +202,14 @@ async function main(): Promise<void> {
     machine: { ...mach, shared: true, load_avg_before: loadBefore, load_avg_after: loadAfter, note: 'machine shared with other users during the run: timings include their load' },
     setup: {
       call_s: CALL_MS / 1000,
+      /** The provider of the headline call (the fields above `providers`, and latency/cpu/memory below). */
+      provider: call.provider,
+      model_id: call.model,
+      providers: PROVIDERS,
       core: 'child process: node main/cli.ts headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)',
       idle_call_s: IDLE_CALL_MS / 1000,
       speaker_counts: counts,
-      fakes: 'main/fakes/discord + main/fakes/gemini in the parent process, 127.0.0.1 only',
+      fakes: 'main/fakes/discord + the provider\'s fake (main/fakes/gemini or main/fakes/openai, scripted by bench/lib/model-fakes.ts) in the parent process, 127.0.0.1 only',
       opus: call.opus,
       owner: 'speech-like utterances of 1.5-2.5 s; 2 of every 3 model replies barged into 450-850 ms after they start',
       model: '3 s 440 Hz reply per utterance, 40 ms chunks every 20 ms (the fake\'s default, faster than real time)',

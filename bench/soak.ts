@@ -1,8 +1,9 @@
-// npm run soak -- [--minutes N] [--rotate-s S] [--drop-every-s D] [--stall-every-s T] [--voice-reset-every-s V]
-//                 [--seed X] [--out FILE]
+// npm run soak -- [--provider gemini|openai-realtime|openai-live] [--minutes N] [--rotate-s S]
+//                 [--drop-every-s D] [--stall-every-s T] [--voice-reset-every-s V] [--seed X] [--out FILE]
 // A whole simulated call for N minutes, in real time (audio is paced like a real call; see
 // bench/lib/soak-call.ts), through forced rotations, drops, stalls and voice socket resets. Prints a
-// table with the targets beside the measured values and writes bench/results/soak.json (or --out).
+// table with the targets beside the measured values and writes the provider's result file
+// (bench/results/soak.json for gemini, soak-<provider>.json for the others; --out overrides).
 // Reports; never fails on a number (the CI test asserts the counts it cares about).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles, runSoak, type SoakCycle, type SoakEventKind } from './lib/soak-call.ts';
-import { soakRows } from './lib/soak-report.ts';
+import { parseProviders } from './lib/model-fakes.ts';
+import { soakResultFile, soakRows } from './lib/soak-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,10 +22,14 @@ const { values } = parseArgs({
     'stall-every-s': { type: 'string', default: '0' },
     'voice-reset-every-s': { type: 'string', default: '0' },
     seed: { type: 'string', default: '16' },
-    out: { type: 'string', default: fileURLToPath(new URL('./results/soak.json', import.meta.url)) },
+    provider: { type: 'string', default: 'gemini' },
+    out: { type: 'string' },
   },
 });
-const num = (name: keyof typeof values): number => {
+const [provider] = parseProviders(values.provider);
+if (!provider || values.provider.includes(',')) throw new Error('--provider takes one provider');
+const out = values.out ?? fileURLToPath(new URL(`./results/${soakResultFile(provider)}`, import.meta.url));
+const num = (name: Exclude<keyof typeof values, 'provider' | 'out'>): number => {
   const value = Number(values[name]);
   if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number >= 0`);
   return value;
@@ -58,9 +64,9 @@ const options = {
   voiceResetEveryS: num('voice-reset-every-s'),
   seed: num('seed'),
 };
-console.log(`soak: ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s (real time)`);
+console.log(`soak (${provider}): ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s (real time)`);
 const machineAtStart = machine();
-const run = await runSoak({ ...options, progress: (line) => console.log(line) });
+const run = await runSoak({ ...options, provider, progress: (line) => console.log(line) });
 
 const cycles = run.cycles;
 const quiet = cycles.filter((c) => c.events.length === 0 && c.latencyMs !== null).map((c) => c.latencyMs!);
@@ -76,6 +82,8 @@ const utterancesSent = cycles.length;
 const utterancesHeard = cycles.filter((c) => c.heard).length;
 const repliesDoubled = cycles.filter((c) => c.replies > 1).length;
 const result = {
+  provider: run.provider,
+  model: run.model,
   minutes: options.minutes,
   rotations: run.rotations,
   drops: count('drop'),
@@ -114,12 +122,12 @@ const result = {
   rssSeries: run.rssSeries,
 };
 
-mkdirSync(path.dirname(values.out), { recursive: true });
-writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n');
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
 
 const rows = soakRows(result);
 const width = Math.max(...rows.map((r) => r[0].length));
 const mwidth = Math.max(...rows.map((r) => r[1].length));
 console.log(`\n${'metric'.padEnd(width)}  ${'measured'.padEnd(mwidth)}  target`);
 for (const [metric, measured, target] of rows) console.log(`${metric.padEnd(width)}  ${measured.padEnd(mwidth)}  ${target}`);
-console.log(`\nwritten ${path.relative(process.cwd(), values.out)}; machine load (1 min) ${result.machine.loadAverage1m} → ${result.machine.loadAverage1mAtEnd} on ${result.machine.cores} cores`);
+console.log(`\nwritten ${path.relative(process.cwd(), out)}; machine load (1 min) ${result.machine.loadAverage1m} → ${result.machine.loadAverage1mAtEnd} on ${result.machine.cores} cores`);

@@ -38,6 +38,20 @@ const audioSchema = z.object({
 }).passthrough();
 
 const percentiles = z.object({ count: z.number(), p50_ms: num, p95_ms: num, p99_ms: num }).passthrough();
+const providerRowSchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  ingressP50Ms: num,
+  ingressP95Ms: num,
+  ingressN: z.number(),
+  egressP50Ms: num,
+  egressP95Ms: num,
+  egressN: z.number(),
+  bargeInP50Ms: num,
+  bargeInP95Ms: num,
+  bargeInN: z.number(),
+  coreCpuCallPercent: num,
+}).passthrough();
 const latencySchema = z.object({
   date: z.string(),
   machine,
@@ -47,8 +61,9 @@ const latencySchema = z.object({
   rssMaxMb: num,
   rssEndMb: num,
   speakers: z.array(z.object({ speakers: z.number(), seconds: z.number(), framesSent: z.number(), framesDecoded: z.number(), framesDropped: z.number(), decodedPercent: z.number(), ingress: percentiles }).passthrough()).optional(),
+  providers: z.array(providerRowSchema).optional(),
   definitions: z.record(z.string(), z.string()).optional(),
-  setup: z.object({ call_s: z.number() }).passthrough(),
+  setup: z.object({ call_s: z.number(), provider: z.string().optional(), model_id: z.string().optional() }).passthrough(),
   targets: z.record(z.string(), z.number()).optional(),
   latency: z.object({ ingress: percentiles, egress: percentiles, barge_in: percentiles, wire: z.object({ egress: percentiles.optional(), barge_in: percentiles.optional() }).passthrough().optional() }).passthrough(),
   cpu: z.object({ audio_path: z.object({ total_percent_of_core: z.number() }).passthrough() }).passthrough().optional(),
@@ -121,11 +136,32 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
       '0 dropped, ≥ 99.9 % decoded',
     ]);
   }
-  const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
+  const carrier = lat.setup.provider ? `, carried by ${lat.setup.provider}${lat.setup.model_id ? ` ${lat.setup.model_id}` : ''}` : '';
+  const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call${carrier}, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
   lines.push(...table(['metric', 'measured', 'target'], rows));
+  if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
   const defs = lat.definitions ?? {};
-  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'speakers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
+}
+
+/** Provider × hop: the same call once per live model provider (bench/results/latency.json `providers`). */
+function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>, callS: number): string[] {
+  const hop = (p50: number | null | undefined, p95: number | null | undefined, n: number, limit: number | undefined) =>
+    `${f(p50, 2)} / ${f(p95, 2)} (n=${n})${typeof p95 === 'number' && limit !== undefined ? check(p95 <= limit) : ''}`;
+  const body = rows.map((r) => [
+    `${r.provider} (${r.model})`,
+    hop(r.ingressP50Ms, r.ingressP95Ms, r.ingressN, tg.ingress_p95_ms),
+    hop(r.egressP50Ms, r.egressP95Ms, r.egressN, tg.egress_p95_ms),
+    hop(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, tg.barge_in_ms),
+    `${f(r.coreCpuCallPercent, 2)}${typeof r.coreCpuCallPercent === 'number' && tg.core_cpu_call_percent !== undefined ? check(r.coreCpuCallPercent <= tg.core_cpu_call_percent) : ''}`,
+  ]);
+  body.push(['target', `p95 ≤ ${tg.ingress_p95_ms ?? 25}`, `p95 ≤ ${tg.egress_p95_ms ?? 40}`, `p95 ≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`]);
+  return [
+    `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run):`,
+    '',
+    ...table(['provider (model)', 'ingress p50 / p95 ms', 'egress, on the wire p50 / p95 ms', 'barge-in, on the wire p50 / p95 ms', 'core CPU % of a core'], body),
+  ];
 }
 
 function genericSection(name: string, data: Record<string, unknown>): string[] {
@@ -179,7 +215,7 @@ export function performanceBlock(): string {
   if (voice !== null) parts.push(genericSection('voice', genericSchema.parse(voice)));
   const store = readResult('store');
   if (store !== null) parts.push(storeSection(storeSchema.parse(store)));
-  if (readResult('soak') !== null) parts.push(['Long calls: the soak table below (`npm run soak:readme`, bench/results/soak.json).']);
+  if (readResult('soak') !== null) parts.push(['Long calls: the soak table below (`npm run soak:readme`, bench/results/soak.json and soak-<provider>.json, a column per provider).']);
   return parts.filter((p) => p.length > 0).map((p) => p.join('\n')).join('\n\n');
 }
 

@@ -1,4 +1,5 @@
-// The latency benchmark's simulated call. The fake Discord and the fake Gemini run in THIS process;
+// The latency benchmark's simulated call. The fake Discord and the fake live model (Gemini, OpenAI
+// Realtime or GPT-Live: bench/lib/model-fakes.ts) run in THIS process;
 // the core runs in a CHILD process started exactly as a user starts it (`node main/cli.ts headless`),
 // so the child's CPU time and RSS (read from /proc) are the core's alone and not mixed with the
 // fakes' Opus encoding/decoding. The env block mirrors main/demo/simulated-call.ts (which starts the
@@ -18,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-call.ts';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
-import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGemini, type FakeGeminiConnection, type ReplyOutcome } from '../../main/fakes/gemini/index.ts';
+import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 
 const CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
@@ -60,6 +61,8 @@ const healthSchema = z.object({
 export type BenchHealth = z.infer<typeof healthSchema>;
 
 export interface CallRunOptions {
+  /** Which live model carries the call (its fake is started here). Default gemini. */
+  provider?: BenchProvider;
   durationMs: number;
   /** Idle window of the started core before the call (its CPU baseline). */
   idleMs: number;
@@ -68,16 +71,11 @@ export interface CallRunOptions {
   progress: (line: string) => void;
 }
 
-interface Turn {
-  /** Date.now() when the fake model began the reply (its first chunk goes out on a 0 ms timer). */
-  startedAt: number;
-  outcome: ReplyOutcome | null;
-  /** Date.now() when the reply ended; for 'interrupted', when `interrupted` was sent. */
-  endedAt: number | null;
-  done: Promise<ReplyOutcome>;
-}
+type Turn = BenchReply;
 
 export interface CallRunResult {
+  provider: BenchProvider;
+  model: string;
   opus: string | null;
   utterances: number;
   replies: number;
@@ -117,7 +115,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function coreEnv(discord: FakeDiscord, gemini: FakeGemini, home: string, port: number, token: string): NodeJS.ProcessEnv {
+export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: string, port: number, token: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -128,9 +126,8 @@ export function coreEnv(discord: FakeDiscord, gemini: FakeGemini, home: string, 
     DISCORD_API_BASE_URL: discord.apiBaseUrl,
     DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
     DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: discord.textChannelId,
-    GEMINI_API_KEY: ['fake', 'bench', 'key', process.pid.toString(36)].join('-'),
-    GEMINI_LIVE_BASE_URL: gemini.url,
-    GEMINI_MODEL: KNOWN_LIVE_MODELS[0],
+    DISCORD_VOICE_LIVE_PROVIDER: model.provider,
+    ...model.env(),
     DISCORD_VOICE_LIVE_PORT: String(port),
     DISCORD_VOICE_LIVE_SIDECAR_TOKEN: token,
     DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
@@ -142,25 +139,13 @@ class ReplyDriver {
   readonly turns: Turn[] = [];
   #waiters: ((turn: Turn) => void)[] = [];
 
-  constructor(connection: FakeGeminiConnection) {
-    connection.on('message', (message) => {
-      const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
-      // Like the fake's own autoReply: reply when the gate closes after some speech.
-      if (realtime?.audioStreamEnd === true && connection.samplesSinceTurn > 0 && !connection.replying) this.#reply(connection);
+  constructor(model: BenchModelFake) {
+    model.onUserTurn((userTurn) => {
+      const turn = userTurn.respond({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
+      if (!turn) return;
+      this.turns.push(turn);
+      for (const waiter of this.#waiters.splice(0)) waiter(turn);
     });
-  }
-
-  #reply(connection: FakeGeminiConnection): void {
-    const startedAt = Date.now();
-    const done = connection.reply({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
-    const turn: Turn = { startedAt, outcome: null, endedAt: null, done };
-    // Settles in the same macrotask as the barge-in that stopped it (interrupt() sends synchronously).
-    void done.then((outcome) => {
-      turn.outcome = outcome;
-      turn.endedAt = Date.now();
-    });
-    this.turns.push(turn);
-    for (const waiter of this.#waiters.splice(0)) waiter(turn);
   }
 
   nextReply(timeoutMs: number): Promise<Turn | null> {
@@ -224,23 +209,24 @@ function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunRes
     const windowEnd = turns[t + 1]?.startedAt ?? Infinity;
     const first = packets.findIndex((p, i) => sound[i] && p.receivedAt >= turn.startedAt && p.receivedAt < windowEnd);
     if (first >= 0) egress.push(packets[first]!.receivedAt - turn.startedAt);
-    if (turn.outcome === 'interrupted' && turn.endedAt !== null) {
-      let last = turn.endedAt;
-      let lastSpeech = turn.endedAt;
+    const cut = turn.interruptedAt;
+    if (turn.outcome === 'interrupted' && cut !== null) {
+      let last = cut;
+      let lastSpeech = cut;
       packets.forEach((p, i) => {
-        if (p.receivedAt < turn.endedAt! || p.receivedAt >= windowEnd) return;
+        if (p.receivedAt < cut || p.receivedAt >= windowEnd) return;
         if (sound[i]) last = Math.max(last, p.receivedAt);
         if (peaks[i]! > SPEECH_PEAK) lastSpeech = Math.max(lastSpeech, p.receivedAt);
       });
-      bargeIn.push(last - turn.endedAt);
-      bargeInSpeech.push(lastSpeech - turn.endedAt);
+      bargeIn.push(last - cut);
+      bargeInSpeech.push(lastSpeech - cut);
     }
   });
   return {
     egress: percentiles(egress),
     bargeIn: percentiles(bargeIn),
     bargeInSpeech: percentiles(bargeInSpeech),
-    note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)',
+    note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; barge-in counts from the service\'s own signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending); a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)',
   };
 }
 
@@ -286,7 +272,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 
 export interface BenchCore {
   discord: FakeDiscord;
-  gemini: FakeGemini;
+  model: BenchModelFake;
   base: string;
   token: string;
   pid: number;
@@ -300,20 +286,20 @@ export interface BenchCore {
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */
-export async function startBenchCore(options: { extraUsers?: string[]; bargeInRms?: number } = {}): Promise<BenchCore> {
+export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number } = {}): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
   const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
-  const gemini = await startFakeGemini({ autoReply: false, bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
+  const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
-  const env = coreEnv(discord, gemini, home, port, token);
+  const env = coreEnv(discord, model, home, port, token);
   if (options.extraUsers) env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users.filter((u) => !u.bot).map((u) => u.id).join(',');
   if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
   const { child, output } = startCoreChild(env, home);
   const close = async (): Promise<void> => {
     await stopChild(child);
-    await gemini.close().catch(() => undefined);
+    await model.close().catch(() => undefined);
     await discord.close().catch(() => undefined);
     rmSync(home, { recursive: true, force: true });
   };
@@ -323,12 +309,12 @@ export async function startBenchCore(options: { extraUsers?: string[]; bargeInRm
     await close();
     throw error;
   }
-  return { discord, gemini, base, token, pid: child.pid!, health: () => health(base, token), request: (route, method = 'GET') => getJson(`${base}${route}`, token, method), close };
+  return { discord, model, base, token, pid: child.pid!, health: () => health(base, token), request: (route, method = 'GET') => getJson(`${base}${route}`, token, method), close };
 }
 
 export async function runBenchCall(options: CallRunOptions): Promise<CallRunResult> {
-  const core = await startBenchCore();
-  const { discord, gemini, base, token, pid } = core;
+  const core = await startBenchCore({ provider: options.provider ?? 'gemini' });
+  const { discord, model, base, token, pid } = core;
   try {
     options.progress(`core pid ${pid} on ${base}; idle ${options.idleMs / 1000} s for a CPU baseline`);
     await sleep(1000); // let start-up work (bot login, module JIT) settle
@@ -338,8 +324,8 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
 
     const joined = await getJson(`${base}/join`, token, 'POST');
     if (joined.status !== 200) throw new Error(`POST /join answered ${joined.status}: ${JSON.stringify(joined.body)}`);
-    const connection = await gemini.connection(0);
-    const driver = new ReplyDriver(connection);
+    const driver = new ReplyDriver(model);
+    await model.firstSocket();
     const samples: ProcSample[] = [];
     const sampler = setInterval(() => {
       const s = readProc(pid);
@@ -376,6 +362,8 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
 
     const sampleNear = (seconds: number) => samples.find((s) => s.at - callFrom.at >= seconds * 1000 - 500) ?? null;
     return {
+      provider: model.provider,
+      model: model.model,
       opus: healthAtEnd.audio.opus.library,
       utterances,
       replies: driver.turns.length,

@@ -28,7 +28,7 @@ export async function runSpeakers(speakers: number, durationMs: number, progress
     for (const user of talkers) if (user.id !== core.discord.owner.id) core.discord.userJoinVoice(user.id);
     const joined = await core.request('/join', 'POST');
     if (joined.status !== 200) throw new Error(`POST /join answered ${joined.status}: ${JSON.stringify(joined.body)}`);
-    await core.gemini.connection(0);
+    await core.model.firstSocket();
     await sleep(1000);
     const before = await core.health();
     const seconds = durationMs / 1000;

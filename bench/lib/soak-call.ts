@@ -1,31 +1,35 @@
-// The soak's simulated call. As in the latency benchmark, the fake Discord and the fake Gemini run
-// in THIS process and the core in a CHILD process started as a user starts it (`node main/cli.ts
-// headless`), so CPU and RSS read from /proc are the core's alone.
+// The soak's simulated call. As in the latency benchmark, the fake Discord and the fake live model
+// (any provider: bench/lib/model-fakes.ts) run in THIS process and the core in a CHILD process
+// started as a user starts it (`node main/cli.ts headless`), so CPU and RSS read from /proc are the
+// core's alone.
 //
 // The fake user speaks numbered phrases: phrase n is a tone whose pitch encodes n mod PHRASES. The
 // fake model "transcribes" each utterance it receives by measuring that pitch (zero crossings of
-// the 16 kHz PCM the core sent it), answers with a reply tone, and so tells which phrase it heard.
+// the PCM the core sent it, at the service's input rate: main/fakes/shared/phrases.ts), answers
+// with a reply tone, and so tells which phrase it heard.
 // Audio is paced like a real call on both sides: the fake speaker sends one 20 ms RTP packet per
 // 20 ms of wall time, the fake model sends its reply at 2× real time in 40 ms chunks (the service
 // does too), and the core's player sends 20 ms per 20 ms. The soak therefore runs in real time:
 // `--minutes 30` takes 30 minutes.
 //
-// Meanwhile the fake Gemini rotates the connection (goAway after `rotateS`, then its 1011 deadline
-// close), and the driver injects drops (1006 and 1011 without warning), model stalls and voice
-// socket resets (4015 resume, 4006 new session) at the given intervals.
+// Meanwhile the fake model ends its session every `rotateS` on its service's terms (Gemini: goAway,
+// then its 1011 deadline close, resumed with a handle; OpenAI Realtime: `session_expired` + close
+// 1001; GPT-Live: `session.closed` reason `expired`; both OpenAI adapters reconnect with history
+// replay), and the driver injects drops (1006 and 1011 without warning), model stalls (Gemini only)
+// and voice socket resets (4015 resume, 4006 new session) at the given intervals.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
-import { startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
+import { PHRASES, phraseSignal, transcribePhrase } from '../../main/fakes/shared/phrases.ts';
 import { coreEnv, freePort, getJson, health, startCoreChild, stopChild, waitForSidecar, type BenchHealth } from './latency-call.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
+import { startBenchModel, type BenchModelFake, type BenchProvider } from './model-fakes.ts';
 
-/** Distinct phrases (pitches); phrase n is PHRASES-periodic. */
-export const PHRASES = 12;
-const PHRASE_S = 1.2;
+export { PHRASES };
+
 const REPLY_MS = 1500;
 /** An utterance the model has not answered within this long is lost. */
 const REPLY_TIMEOUT_MS = 12_000;
@@ -38,6 +42,7 @@ const FRAME_VALUES = 1920;
 export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset';
 
 export interface SoakOptions {
+  provider: BenchProvider;
   minutes: number;
   rotateS: number;
   /** 0 disables a fault. */
@@ -64,6 +69,8 @@ export interface SoakCycle {
 }
 
 export interface SoakRun {
+  provider: BenchProvider;
+  model: string;
   cycles: SoakCycle[];
   events: { kind: SoakEventKind; at: number; detail: string }[];
   rotations: number;
@@ -77,65 +84,6 @@ export interface SoakRun {
   fakeSockets: number;
 }
 
-function phraseHz(k: number): number {
-  return 250 + 125 * k;
-}
-
-/** Phrase k: a tone at phraseHz(k) with 10 ms fades, 48 kHz stereo. */
-function phraseSignal(k: number): Int16Array {
-  const frames = Math.round(PHRASE_S * 48_000);
-  const out = new Int16Array(frames * 2);
-  const fade = 480;
-  for (let i = 0; i < frames; i++) {
-    const env = Math.min(1, i / fade, (frames - 1 - i) / fade);
-    const v = Math.round(9000 * env * Math.sin((2 * Math.PI * phraseHz(k) * i) / 48_000));
-    out[2 * i] = v;
-    out[2 * i + 1] = v;
-  }
-  return out;
-}
-
-/** The fake model's "transcription": the phrase whose pitch is nearest the measured one (-1: none). */
-function transcribe(pcm16k: Int16Array): number {
-  // Pitch from the spacing of rising zero crossings (interpolated to a fraction of a sample): the
-  // median spacing, then the mean of the spacings within 15 % of it. A gap the call put into the
-  // utterance, the gate's hangover and the fades at its ends make outlying spacings (or none), which
-  // neither the median nor the mean around it sees; counting crossings over a length does.
-  const spacings: number[] = [];
-  let lastCrossing = -1;
-  let peak = 0;
-  for (let i = 1; i < pcm16k.length; i++) {
-    const a = pcm16k[i - 1]!;
-    const b = pcm16k[i]!;
-    peak = Math.max(peak, Math.abs(b));
-    if (a < 0 && b >= 0) {
-      const at = i - 1 + a / (a - b);
-      if (lastCrossing >= 0 && peak >= 200) spacings.push(at - lastCrossing);
-      lastCrossing = at;
-      peak = 0;
-    }
-  }
-  if (spacings.length < 8) return -1;
-  const median = [...spacings].sort((x, y) => x - y)[spacings.length >> 1]!;
-  const near = spacings.filter((d) => Math.abs(d - median) <= 0.15 * median);
-  const hz = 16_000 / (near.reduce((sum, d) => sum + d, 0) / near.length);
-  if (process.env.SOAK_DEBUG) console.error('transcribed', pcm16k.length, hz.toFixed(1));
-  const k = Math.round((hz - 250) / 125);
-  return k >= 0 && k < PHRASES ? k : -1;
-}
-
-function tailSamples(connection: FakeGeminiConnection, samples: number): Int16Array {
-  const out = new Int16Array(samples);
-  let at = samples;
-  for (let i = connection.audio.length - 1; i >= 0 && at > 0; i--) {
-    const pcm = connection.audio[i]!.pcm;
-    const take = Math.min(at, pcm.length);
-    out.set(pcm.subarray(pcm.length - take), at - take);
-    at -= take;
-  }
-  return out.subarray(at);
-}
-
 interface HeardReply {
   k: number;
   done: Promise<unknown>;
@@ -146,15 +94,14 @@ class ModelDriver {
   readonly replies: HeardReply[] = [];
   #waiters: ((reply: HeardReply) => void)[] = [];
 
-  attach(connection: FakeGeminiConnection): void {
-    connection.on('message', (message) => {
-      const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
-      if (realtime?.audioStreamEnd !== true || connection.samplesSinceTurn === 0 || connection.replying) return;
-      const k = transcribe(tailSamples(connection, connection.samplesSinceTurn));
+  constructor(model: BenchModelFake) {
+    model.onUserTurn((turn) => {
+      const k = transcribePhrase(turn.pcm, turn.rate);
+      if (process.env.SOAK_DEBUG) console.error('transcribed', turn.pcm.length, k);
       // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
-      if (connection.stalled) return;
-      const done = connection.reply({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
-      const reply = { k, done };
+      const replied = turn.respond({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
+      if (!replied) return;
+      const reply = { k, done: replied.done };
       this.replies.push(reply);
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
     });
@@ -228,31 +175,25 @@ export function alignReplies(utterances: number, transcribed: readonly number[])
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
+  // Only the Gemini adapter watches for a silent socket; a stall on an OpenAI socket would never end.
+  if (options.stallEveryS > 0 && options.provider !== 'gemini') throw new Error(`--stall-every-s: stalls are injected on gemini only (the ${options.provider} adapter has no stall watchdog; docs/providers.md)`);
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-soak-'));
   const random = seededRandom(options.seed);
   // The recorder keeps 30 s: each cycle clears it, and its PCM must stay aligned with its packets.
   const discord = await startFakeDiscord({ ownerInVoice: true, recorder: { maxSeconds: 30 } });
-  const rotateMs = options.rotateS * 1000;
-  const gemini: FakeGemini = await startFakeGemini({
-    autoReply: false,
-    bargeInRms: null,
-    connectionLifetimeMs: rotateMs,
-    goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, rotateMs / 3)),
-  });
+  const fake = await startBenchModel(options.provider, { bargeInRms: null, sessionLifetimeMs: options.rotateS * 1000 });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
-  const { child, output } = startCoreChild(coreEnv(discord, gemini, home, port, token), home);
+  const { child, output } = startCoreChild(coreEnv(discord, fake, home, port, token), home);
   const pid = child.pid!;
   const events: SoakRun['events'] = [];
-  const model = new ModelDriver();
+  const model = new ModelDriver(fake);
   let pendingCause: SoakEventKind | null = null;
-  gemini.on('setup', (connection) => {
-    model.attach(connection);
-    if (connection.resumedWithHandle === null) return;
-    // A resumed socket after a goAway with no fault injected since is a planned rotation.
-    if (pendingCause === null) events.push({ kind: 'rotation', at: Date.now(), detail: `socket ${connection.index}` });
-    pendingCause = null;
+  fake.onReplacement((socket, planned) => {
+    // A socket that replaces one the service ended on its terms, with no fault injected since, is a planned rotation.
+    if (planned && pendingCause === null) events.push({ kind: 'rotation', at: Date.now(), detail: `socket ${socket}` });
+    if (planned || pendingCause !== null) pendingCause = null;
   });
   const timers: NodeJS.Timeout[] = [];
   const every = (seconds: number, fire: (count: number) => void): void => {
@@ -272,23 +213,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     await sleep(1000);
     const joined = await getJson(`${base}/join`, token, 'POST');
     if (joined.status !== 200) throw new Error(`POST /join answered ${joined.status}: ${JSON.stringify(joined.body)}`);
-    await gemini.connection(0);
+    await fake.firstSocket();
     const started = performance.now();
     const end = started + options.minutes * 60_000;
-    const latestOpen = (): FakeGeminiConnection | undefined => gemini.established.filter((c) => c.isOpen).at(-1);
 
     every(options.dropEveryS, (count) => {
-      const target = latestOpen();
+      const target = fake.latestOpen();
       if (!target) return;
       pendingCause = 'drop';
       const abrupt = count % 2 === 0;
       events.push({ kind: 'drop', at: Date.now(), detail: abrupt ? '1006 (no close frame)' : '1011 without warning' });
       if (abrupt) target.drop();
-      else target.close(1011, 'Internal error occurred.');
+      else target.closeWithError();
     });
     every(options.stallEveryS, () => {
-      const target = latestOpen();
-      if (!target) return;
+      const target = fake.latestOpen();
+      if (!target?.stall) return;
       pendingCause = 'stall';
       events.push({ kind: 'stall', at: Date.now(), detail: `socket ${target.index} goes silent` });
       target.stall();
@@ -352,22 +292,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     await getJson(`${base}/stop`, token);
     const warm = samples.find((s) => s.at - started >= Math.min(60_000, (options.minutes * 60_000) / 5)) ?? from;
     return {
+      provider: fake.provider,
+      model: fake.model,
       cycles,
       events,
       rotations: events.filter((e) => e.kind === 'rotation').length,
-      overlapsRefused: gemini.overlapsRefused,
+      overlapsRefused: fake.overlapsRefused(),
       coreCpuPercent: cpuPercent(from, to),
       rssStartMb: warm.rssMb,
       rssEndMb: to.rssMb,
       peakRssMb: to.peakRssMb,
       rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - started) / 1000), rss_mb: Math.round(s.rssMb * 10) / 10 })),
       healthAtEnd,
-      fakeSockets: gemini.connections.length,
+      fakeSockets: fake.sockets(),
     };
   } finally {
     for (const timer of timers) clearTimeout(timer);
     await stopChild(child);
-    await gemini.close().catch(() => undefined);
+    await fake.close().catch(() => undefined);
     await discord.close().catch(() => undefined);
     rmSync(home, { recursive: true, force: true });
   }

@@ -38,6 +38,8 @@ export interface FakeConnectionControls {
   /** Errors the fake sent back to the client (a protocol violation by our client shows up here). */
   rejections(): string[];
   drop(): void;
+  /** The service ends the session at its time limit, in its own terms (Gemini: goAway; OpenAI: session expired). */
+  endSession(): void;
   sendOdd(kind: 'not_json' | 'unknown_type' | 'malformed' | 'binary'): void;
   waitFor(predicate: () => boolean, what: string): Promise<void>;
   readonly isOpen: boolean;
@@ -72,6 +74,7 @@ function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): 
     conversation,
     rejections: () => (c.closedBy === 'server' && c.closeCode !== 1000 && c.closeCode !== 1006 ? [`${c.closeCode} ${c.closeReason}`] : []),
     drop: () => c.drop(),
+    endSession: () => c.goAway(200),
     sendOdd: (kind) => {
       if (kind === 'not_json') c.sendRaw('this is not json');
       else if (kind === 'unknown_type') c.send({ someFutureMessage: { value: 1 } });
@@ -131,6 +134,7 @@ function openaiControls(
     inputPcm: () => c.inputPcm(),
     rejections: () => c.errors.map((e) => `${e.code}: ${e.message}`),
     drop: () => c.drop(),
+    endSession: () => c.expireAfter(0),
     sendOdd: (kind) => {
       if (kind === 'not_json') c.sendRaw('this is not json');
       else if (kind === 'unknown_type') c.send({ type: `${events}.some_future_event`, value: 1 });

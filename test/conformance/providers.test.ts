@@ -479,6 +479,40 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'reconnect-unanswered-speech',
+    title: 'reconnect: speech the dropped socket heard but never answered is heard by the new one',
+    autoReply: true,
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      await speak(session, 600);
+      await c0.waitFor(() => c0.inputPcm().length > 0, 'speech at the first socket');
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'reconnected');
+      session.endAudioInput();
+      await until(() => rec.turnCompletes >= 1, 'a reply to the speech, from the new socket');
+      // The 600 ms tone (amplitude 12 000) again at the new socket, not just the end-of-speech silence.
+      const loud = c1.inputPcm().filter((v) => Math.abs(v) > 3000).length;
+      expect(loud).toBeGreaterThan(0.3 * c1.inputRate);
+    },
+  },
+  {
+    id: 'session-end',
+    title: 'session end: the service ends the session at its time limit; a new one carries the conversation on',
+    autoReply: true,
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      session.sendText('Remember the codeword mango.');
+      await until(() => rec.turnCompletes >= 1, 'first turn');
+      await new Promise((r) => setTimeout(r, 100));
+      c0.endSession();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'connected to the new session');
+      await c1.waitFor(() => c1.conversation().some((t) => t.includes('mango')), 'context in the new session');
+      expect(c1.rejections()).toEqual([]);
+    },
+  },
+  {
     id: 'reconnect-audio',
     title: 'reconnect: audio flows on the new socket',
     async run({ fake, session }) {

@@ -1,6 +1,7 @@
-// The 5-minute soak, in CI only (it runs in real time: 5 minutes of call, plus start-up). It runs
-// `npm run soak` exactly as a user would, in its own process, and asserts what a user would notice:
-// no utterance lost, no reply doubled, the call still connected at the end.
+// The 5-minute soak, in CI only (it runs in real time: 5 minutes of call, plus start-up), and a
+// 2-minute one on each OpenAI provider. It runs `npm run soak` exactly as a user would, in its own
+// process, and asserts what a user would notice: no utterance lost, no reply doubled, the call still
+// connected at the end.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +12,10 @@ import { z } from 'zod';
 
 const SOAK = fileURLToPath(new URL('../../bench/soak.ts', import.meta.url));
 const inCi = process.env.CI === 'true';
-if (!inCi) console.log('soak-ci: the 5-minute soak runs only with CI=true (it takes ~6 minutes of wall time); run `npm run soak` by hand');
+if (!inCi) console.log('soak-ci: the soaks run only with CI=true (~6 minutes of wall time for Gemini, ~2.5 for each OpenAI provider); run `npm run soak` by hand');
 
 const resultSchema = z.object({
+  provider: z.string(),
   minutes: z.number(),
   rotations: z.number(),
   drops: z.number(),
@@ -46,4 +48,29 @@ describe.runIf(inCi)('5-minute soak (CI)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 10 * 60_000);
+});
+
+describe.runIf(inCi).each(['openai-realtime', 'openai-live'])('2-minute soak on %s (CI)', (provider) => {
+  it('sessions expiring every 40 s and a drop: 0 utterances lost, 0 replies doubled', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-ci-'));
+    const out = path.join(dir, 'soak.json');
+    try {
+      const run = spawnSync(process.execPath, [SOAK, '--provider', provider, '--minutes', '2', '--rotate-s', '40', '--drop-every-s', '50', '--out', out], {
+        encoding: 'utf8',
+        timeout: 5 * 60_000,
+      });
+      console.log(run.stdout);
+      expect(run.status, run.stderr).toBe(0);
+      const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
+      expect(result.provider).toBe(provider);
+      expect(result.rotations).toBeGreaterThanOrEqual(1);
+      expect(result.drops).toBeGreaterThanOrEqual(1);
+      expect(result.utterancesSent).toBeGreaterThan(8);
+      expect(result.utterancesSent - result.utterancesHeard).toBe(0);
+      expect(result.repliesDoubled).toBe(0);
+      expect(result.health.bridge).toBe('connected');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 6 * 60_000);
 });

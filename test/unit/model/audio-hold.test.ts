@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AudioHold } from '../../../main/core/model/gemini/audio-hold.ts';
+import { AudioHold } from '../../../main/core/model/audio-hold.ts';
 import { TranscriptAggregator } from '../../../main/core/bridge/transcripts.ts';
 
 const chunk = (seq: number, samples = 320): Int16Array => new Int16Array(samples).fill(seq);

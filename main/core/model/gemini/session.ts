@@ -24,7 +24,7 @@ import { toModelFrame } from '../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
 import { faultCounts } from '../../faults.ts';
 import { decodePcm, encodePcm } from '../pcm-codec.ts';
-import { AudioHold } from './audio-hold.ts';
+import { AudioHold } from '../audio-hold.ts';
 import { ConnectFailure, GeminiConnection, type LiveClient } from './connection.ts';
 import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
 import { TextInjectionQueue } from '../text-injection.ts';

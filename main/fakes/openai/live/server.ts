@@ -18,6 +18,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { base64ToPcm, concatPcm, pcmToBase64, rms, tone } from '../../gemini/pcm.ts';
+import { tailPcm } from '../../shared/pcm.ts';
 import { BASE64_RE, describeIssue } from '../realtime/protocol.ts';
 import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
 
@@ -103,7 +104,14 @@ export interface LiveReplyScript {
 }
 export type LiveReplyOutcome = 'completed' | 'interrupted' | 'closed';
 
-export class FakeLiveConnection extends EventEmitter<{ event: [JsonObject]; close: [number, string] }> {
+export interface FakeLiveConnectionEvents {
+  event: [event: JsonObject];
+  close: [code: number, reason: string];
+  /** The model heard the user stop (500 ms quiet after speech); `pcm` is the utterance at the session's rate. */
+  userTurn: [turn: { ms: number; pcm: Int16Array }];
+}
+
+export class FakeLiveConnection extends EventEmitter<FakeLiveConnectionEvents> {
   readonly index: number;
   readonly headers: Record<string, string | string[] | undefined>;
   session: LiveSessionConfig | null = null;
@@ -118,6 +126,8 @@ export class FakeLiveConnection extends EventEmitter<{ event: [JsonObject]; clos
   readonly thinking: string[] = [];
   readonly toolOutputs: { call_id: string; output: string }[] = [];
   responseCreates = 0;
+  /** The service ended this session at its duration limit (expireAfter), not a fault. */
+  expired = false;
   closeCode: number | null = null;
   closeReason = '';
   #rate = 24_000;
@@ -300,8 +310,30 @@ export class FakeLiveConnection extends EventEmitter<{ event: [JsonObject]; clos
     if (this.#quietSamples >= this.#rate / 2) {
       this.#speaking = false;
       const ms = Math.round(((this.#speechSamples - this.#quietSamples) / this.#rate) * 1000);
+      this.emit('userTurn', { ms, pcm: tailPcm(this.audio, this.#speechSamples) });
       this.#server.autoSpeak(this, { kind: 'speech', ms });
     }
+  }
+
+  /** What the model heard the user say, as input transcript fragments on the session timeline. */
+  sendInputTranscript(text: string, ms: number): void {
+    const endMs = this.#timelineMs();
+    for (const word of text.split(/(?<=\s)/)) this.send({ type: 'session.input_transcript.delta', delta: word, start_ms: Math.max(0, endMs - ms), end_ms: endMs });
+  }
+
+  /**
+   * The session reaches its duration limit after `ms`: the terminal `session.closed` with reason
+   * `expired` (live.d.ts SessionClosedEvent) and its final usage, then the socket closes (1000: the
+   * reference publishes no close code for it; an assumption). GPT-Live has no resumption: the
+   * client starts a new session with its history as `input`.
+   */
+  expireAfter(ms: number): void {
+    this.#later(() => {
+      this.expired = true;
+      this.#active?.stop('closed');
+      this.send({ type: 'session.closed', reason: 'expired', usage: { seconds: this.usageSeconds }, session: this.#resource() });
+      this.close(1000, 'session expired');
+    }, ms);
   }
 
   /** The model speaks (full duplex: no turn events, audio and transcript fragments only). */
@@ -424,6 +456,8 @@ export interface FakeLiveOptions {
   chunkMs?: number;
   paceMs?: number;
   vadRms?: number;
+  /** Each session ends after this long (`session.closed` reason `expired`). Default: never. */
+  sessionLifetimeMs?: number;
 }
 
 export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }> {
@@ -497,6 +531,7 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
       return;
     }
     connection.startedWith(session, `live_sess_${this.#nextSession++}`);
+    if (this.#options.sessionLifetimeMs) connection.expireAfter(this.#options.sessionLifetimeMs);
     this.emit('ready', connection);
   }
 
@@ -504,8 +539,7 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
     const auto = this.#options.autoReply;
     if (!auto) return;
     if (trigger.kind === 'speech') {
-      const heard = auto.inputTranscript ?? `(${trigger.ms} ms of speech)`;
-      for (const word of heard.split(/(?<=\s)/)) connection.send({ type: 'session.input_transcript.delta', delta: word, start_ms: 0, end_ms: trigger.ms });
+      connection.sendInputTranscript(auto.inputTranscript ?? `(${trigger.ms} ms of speech)`, trigger.ms);
       void connection.reply({ transcript: auto.transcript ?? 'Hello from the fake GPT-Live model.', toneMs: auto.toneMs });
     } else {
       void connection.reply({ transcript: trigger.text, toneMs: auto.toneMs });

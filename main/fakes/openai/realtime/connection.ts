@@ -8,6 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { base64ToPcm, concatPcm, pcmToBase64, rms, tone } from '../../gemini/pcm.ts';
+import { tailPcm } from '../../shared/pcm.ts';
 import { waitUntil } from '../shared.ts';
 import { clientEventSchemas, CLIENT_EVENT_TYPES, describeIssue, type ConversationItemInput, type SessionConfig } from './protocol.ts';
 
@@ -50,6 +51,14 @@ export interface RealtimeConnectionHooks {
 export interface FakeRealtimeConnectionEvents {
   event: [event: JsonObject];
   close: [code: number, reason: string];
+  /** Server VAD heard speech start (sent `input_audio_buffer.speech_started`). */
+  speechStarted: [];
+  /**
+   * Server VAD ended a user turn that the service will answer (create_response, no response
+   * active): emitted before the commit, so a script can set the input transcript (setInputTranscript)
+   * and the reply (queueReply) of this turn. `pcm` is the turn's audio at 24 kHz.
+   */
+  userTurn: [turn: { ms: number; pcm: Int16Array }];
 }
 
 export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionEvents> {
@@ -69,6 +78,8 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
   readonly audio: Int16Array[] = [];
   readonly truncations: { item_id: string; audio_end_ms: number }[] = [];
   cancels = 0;
+  /** The service ended this session at its duration limit (expireAfter), not a fault. */
+  expired = false;
   responses = 0;
   sessionUpdates = 0;
   closeCode: number | null = null;
@@ -281,6 +292,7 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
       this.#speechSamples = 0;
       this.#quietSamples = 0;
       this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round((this.#audioSamplesTotal - pcm.length) / 24), item_id: this.#peekId('item') });
+      this.emit('speechStarted');
       // interrupt_response (default true): the service cancels the reply in progress itself.
       if (this.#active && vad.interrupt_response !== false) this.#active.stop('cancelled');
     }
@@ -291,10 +303,13 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
     if (this.#quietSamples >= (silenceMs * REALTIME_RATE) / 1000) {
       this.#speaking = false;
       this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(this.#audioSamplesTotal / 24), item_id: this.#peekId('item') });
+      const ms = Math.round((this.#speechSamples - this.#quietSamples) / 24);
+      const answers = vad.create_response !== false && !this.#active;
+      if (answers) this.emit('userTurn', { ms, pcm: tailPcm(this.audio, this.#bufferSamples) });
       this.#commit();
       if (vad.create_response !== false) {
         if (this.#active) this.error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${this.#active.id}.`);
-        else this.#respondTo({ kind: 'speech', ms: Math.round((this.#speechSamples - this.#quietSamples) / 24) });
+        else this.#respondTo({ kind: 'speech', ms });
       }
     }
   }
@@ -536,6 +551,22 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
       this.closedBy = 'server';
     }
     this.#socket.close(code, reason);
+  }
+
+  /**
+   * The session reaches its maximum duration after `ms` (the service's is 60 minutes): an `error`
+   * `session_expired` and close 1001 with the same message, as reported in livekit/agents #2358 and
+   * pollen-robotics/reachy_mini_conversation_app #134. Realtime has no warning before it and no
+   * resumption after it: the client opens a new session and replays its history.
+   */
+  expireAfter(ms: number): void {
+    this.#later(() => {
+      this.expired = true;
+      const minutes = ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Math.round(ms / 1000)} seconds`;
+      const message = `Your session hit the maximum duration of ${minutes}.`;
+      this.error('session_expired', message);
+      this.close(1001, message);
+    }, ms);
   }
 
   /** Drop the TCP connection without a close frame (client sees 1006). */

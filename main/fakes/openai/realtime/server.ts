@@ -49,6 +49,8 @@ export interface FakeRealtimeOptions {
   transcribe?: (pcm24k: Int16Array) => string;
   /** How long a transcription takes after the commit. Default 50 ms. */
   transcribeDelayMs?: number;
+  /** Each session ends after this long (`session_expired`, close 1001); the service's limit is 60 min. Default: never. */
+  sessionLifetimeMs?: number;
 }
 
 export interface FakeRealtimeEvents {
@@ -153,6 +155,7 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     connection.send({ type: 'session.created', session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' } });
     const inputTranscript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
     if (inputTranscript) connection.setInputTranscript(inputTranscript);
+    if (this.#options.sessionLifetimeMs) connection.expireAfter(this.#options.sessionLifetimeMs);
     this.emit('ready', connection);
   }
 

@@ -25,6 +25,7 @@ import { TextInjectionQueue } from '../../text-injection.ts';
 import type { BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
 import { SessionLifecycle } from '../shared/lifecycle.ts';
+import { UnansweredAudio } from '../shared/unanswered-audio.ts';
 import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
 import {
   audioAppendJson,
@@ -102,6 +103,8 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   #usageSeconds = 0;
   #usageBefore = 0;
   readonly #stats = { connectionAttempts: 0, serverErrors: 0, interruptions: 0, audioChunksDropped: 0 };
+  /** User audio the model has not begun answering: sent again on a new session (no resumption). */
+  readonly #unanswered = new UnansweredAudio();
 
   constructor(options: LiveSessionOptions) {
     super();
@@ -138,20 +141,31 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   sendAudio(pcm16kMono: Int16Array): void {
+    this.#unanswered.push(pcm16kMono);
     const socket = this.#socket;
     if (!socket?.isOpen) {
+      // Not sent live; kept (up to 5 s) for the next session.
       this.#stats.audioChunksDropped++;
       return;
     }
     this.#texts.userAudio();
     if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) this.#userSpokeOverModel = true;
+    this.#sendAudioTo(socket, pcm16kMono);
+  }
+
+  #sendAudioTo(socket: JsonSocket, pcm16kMono: Int16Array): void {
     socket.sendRaw(audioAppendJson(encodePcm(this.#resampler.process(pcm16kMono))));
   }
 
   endAudioInput(): void {
-    this.#socket?.sendRaw(END_OF_SPEECH_SILENCE_JSON);
-    this.#resampler.reset();
+    this.#unanswered.end();
+    this.#endOfSpeech(this.#socket);
     this.#texts.userAudioEnded();
+  }
+
+  #endOfSpeech(socket: JsonSocket | null | undefined): void {
+    socket?.sendRaw(END_OF_SPEECH_SILENCE_JSON);
+    this.#resampler.reset();
   }
 
   sendText(text: string): void {
@@ -222,6 +236,9 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#usageSeconds = 0;
     this.#socket = connection;
     this.#callsOnSocket = new Set();
+    // After the history (session.start input): the words the old session heard but never answered.
+    this.#resampler.reset();
+    this.#unanswered.replay((pcm) => this.#sendAudioTo(connection, pcm), () => this.#endOfSpeech(connection));
     this.#texts.tryFlush();
   }
 
@@ -286,7 +303,10 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       case 'session.output_audio.delta': {
         const parsed = outputAudioDelta.safeParse(event);
         if (!parsed.success) return this.#malformed(event);
-        if (!this.#turnOpen) this.#openTurn();
+        if (!this.#turnOpen) {
+          this.#unanswered.answered();
+          this.#openTurn();
+        }
         this.#lastAudioAt = this.#o.clock.now();
         this.emit('audio', decodePcm(parsed.data.delta));
         return;

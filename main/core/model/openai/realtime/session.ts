@@ -22,6 +22,7 @@ import { TextInjectionQueue } from '../../text-injection.ts';
 import type { BackoffOptions } from '../shared/fallback.ts';
 import { ConversationHistory } from '../shared/history.ts';
 import { SessionLifecycle } from '../shared/lifecycle.ts';
+import { UnansweredAudio } from '../shared/unanswered-audio.ts';
 import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
 import {
   audioAppendJson,
@@ -104,6 +105,8 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   #nextEventId = 1;
   readonly #history = new ConversationHistory();
   readonly #resampler = new Resampler16kTo24kMono();
+  /** User audio the service has not begun answering: sent again on a new socket (no resumption). */
+  readonly #unanswered = new UnansweredAudio();
   readonly #frames: FrameLimiter;
   readonly #texts: TextInjectionQueue;
   /** Response generating (response.created seen, response.done not yet). */
@@ -151,20 +154,30 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   // --- input -------------------------------------------------------------------------------
 
   sendAudio(pcm16kMono: Int16Array): void {
+    this.#unanswered.push(pcm16kMono);
     const socket = this.#active?.socket;
     if (!socket?.isOpen) {
+      // Not sent live; kept (up to 5 s) for the next socket.
       this.#stats.audioChunksDropped++;
       return;
     }
     this.#texts.userAudio();
-    const pcm24k = this.#resampler.process(pcm16kMono);
-    socket.sendRaw(audioAppendJson(encodePcm(pcm24k)));
+    this.#sendAudioTo(socket, pcm16kMono);
+  }
+
+  #sendAudioTo(socket: JsonSocket, pcm16kMono: Int16Array): void {
+    socket.sendRaw(audioAppendJson(encodePcm(this.#resampler.process(pcm16kMono))));
   }
 
   endAudioInput(): void {
-    this.#active?.socket.sendRaw(END_OF_SPEECH_SILENCE_JSON);
-    this.#resampler.reset();
+    this.#unanswered.end();
+    this.#endOfSpeech(this.#active?.socket);
     this.#texts.userAudioEnded();
+  }
+
+  #endOfSpeech(socket: JsonSocket | undefined): void {
+    socket?.sendRaw(END_OF_SPEECH_SILENCE_JSON);
+    this.#resampler.reset();
   }
 
   sendText(text: string, delivery?: TextDelivery): void {
@@ -239,6 +252,9 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     );
     this.#modelIndex = index;
     this.#active = connection;
+    // After the history: the words the old socket heard but never answered, then any said since.
+    this.#resampler.reset();
+    this.#unanswered.replay((pcm) => this.#sendAudioTo(connection.socket, pcm), () => this.#endOfSpeech(connection.socket));
     this.#texts.tryFlush();
   }
 
@@ -355,6 +371,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         return;
       case 'response.created': {
         if (!responseCreated.safeParse(event).success) return this.#malformed(event);
+        this.#unanswered.answered();
         this.#responseActive = true;
         this.#replyInterrupted = false;
         this.#replyText = '';

@@ -1,0 +1,108 @@
+// The latency benchmark's provider dimension: the same simulated call (bench/lib/latency-call.ts)
+// run once per live model provider, one after another, each with a fresh core and its own fake,
+// and its hop latencies side by side: ingress, egress and barge-in on the wire, core CPU.
+import type { CallRunOptions, CallRunResult } from './latency-call.ts';
+import { runBenchCall } from './latency-call.ts';
+import { round, type Percentiles } from './latency-proc.ts';
+import type { BenchProvider } from './model-fakes.ts';
+
+export interface ProviderCall {
+  provider: BenchProvider;
+  call: CallRunResult;
+}
+
+export async function runProviderCalls(providers: readonly BenchProvider[], options: Omit<CallRunOptions, 'provider'>): Promise<ProviderCall[]> {
+  const runs: ProviderCall[] = [];
+  for (const provider of providers) {
+    options.progress(`— provider ${provider} —`);
+    runs.push({ provider, call: await runBenchCall({ ...options, provider }) });
+  }
+  return runs;
+}
+
+export interface ProviderTargets {
+  ingress_p95_ms: number;
+  egress_p95_ms: number;
+  barge_in_ms: number;
+  core_cpu_call_percent: number;
+}
+
+type Summary = Pick<Percentiles, 'count' | 'p50_ms' | 'p95_ms'>;
+
+/** One row of bench/results/latency.json `providers` (and of README's provider table). */
+export interface ProviderRow {
+  provider: BenchProvider;
+  model: string;
+  ingressP50Ms: number | null;
+  ingressP95Ms: number | null;
+  ingressN: number;
+  egressP50Ms: number | null;
+  egressP95Ms: number | null;
+  egressN: number;
+  bargeInP50Ms: number | null;
+  bargeInP95Ms: number | null;
+  bargeInN: number;
+  coreCpuCallPercent: number | null;
+  replies: number;
+  bargeInsAtModel: number;
+  reconnects: number;
+  met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean };
+}
+
+const none: Summary = { count: 0, p50_ms: null, p95_ms: null };
+const within = (value: number | null, limit: number): boolean => value !== null && value <= limit;
+
+export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets): ProviderRow[] {
+  return runs.map(({ provider, call }) => {
+    const ingress = call.healthAtEnd.metrics.ingress_latency;
+    const egress = call.wire.egress ?? none;
+    const bargeIn = call.wire.bargeInSpeech ?? none;
+    return {
+      provider,
+      model: call.model,
+      ingressP50Ms: ingress.p50_ms,
+      ingressP95Ms: ingress.p95_ms,
+      ingressN: ingress.count,
+      egressP50Ms: egress.p50_ms,
+      egressP95Ms: egress.p95_ms,
+      egressN: egress.count,
+      bargeInP50Ms: bargeIn.p50_ms,
+      bargeInP95Ms: bargeIn.p95_ms,
+      bargeInN: bargeIn.count,
+      coreCpuCallPercent: round(call.core.callCpuPercent),
+      replies: call.replies,
+      bargeInsAtModel: call.bargeInsAtModel,
+      reconnects: call.healthAtEnd.metrics.reconnects,
+      met: {
+        ingress: within(ingress.p95_ms, targets.ingress_p95_ms),
+        egress: within(egress.p95_ms, targets.egress_p95_ms),
+        bargeIn: within(bargeIn.p95_ms, targets.barge_in_ms),
+        coreCpu: within(call.core.callCpuPercent, targets.core_cpu_call_percent),
+      },
+    };
+  });
+}
+
+export const PROVIDER_DEFINITIONS = {
+  providers:
+    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, fake model sends a reply\'s first chunk → first sounding RTP at the fake Discord; barge-in = on the wire, the service\'s barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending, and the adapter infers the yield after 250 ms without audio) → last speech RTP; core CPU over the call (% of one core, /proc)',
+} as const;
+
+const ms = (v: number | null) => (v === null ? '—' : v.toFixed(2));
+const pair = (p50: number | null, p95: number | null, n: number, ok: boolean) => `${ms(p50)} / ${ms(p95)} (n=${n})${ok ? '' : ' MISSED'}`;
+
+/** The console table: provider × hop, targets in the header. */
+export function providerTable(rows: readonly ProviderRow[], targets: ProviderTargets): string {
+  const header = ['provider (model)', `ingress p50/p95 ms (≤ ${targets.ingress_p95_ms})`, `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`, `barge-in, wire p50/p95 ms (≤ ${targets.barge_in_ms})`, `core CPU % (≤ ${targets.core_cpu_call_percent})`];
+  const lines = rows.map((r) => [
+    `${r.provider} (${r.model})`,
+    pair(r.ingressP50Ms, r.ingressP95Ms, r.ingressN, r.met.ingress),
+    pair(r.egressP50Ms, r.egressP95Ms, r.egressN, r.met.egress),
+    pair(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, r.met.bargeIn),
+    `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}`,
+  ]);
+  const all = [header, ...lines];
+  const widths = header.map((_, i) => Math.max(...all.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return ['per provider (the same call, one core each):', line(header), '-'.repeat(widths.reduce((a, b) => a + b + 2, 0)), ...lines.map(line)].join('\n');
+}

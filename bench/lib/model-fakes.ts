@@ -1,0 +1,271 @@
+// The fake live model of a benchmark call, for any provider: the latency bench and the soak start
+// one of the three fakes (Gemini Live, OpenAI Realtime, GPT-Live) through this module and script its
+// "model" the same way whatever the protocol: when the service detects the end of a user turn, the
+// driver gets the utterance as the service received it and may answer with a reply; it learns when
+// the reply started, when the service cut it off (barge-in) and how it ended; and it can inject the
+// soak's faults in the provider's own terms.
+//
+// How each service ends a user turn, cuts a reply and ends a session (so the figures compare alike):
+// - gemini: the client's `audioStreamEnd` ends the turn; loud input during a reply makes the service
+//   send `interrupted` (the barge-in instant); a planned rotation is `goAway` then a deadline close,
+//   and the client resumes with its handle.
+// - openai-realtime: server VAD ends the turn (silence in the appended audio) and creates the
+//   response; barge-in is `input_audio_buffer.speech_started` (the adapter cancels and truncates);
+//   Realtime has no resumption and no warning: a session ends at its maximum duration with
+//   `error session_expired` + close 1001, and the adapter opens a new one and replays its history.
+// - openai-live: the fake's VAD ends the turn; full duplex, so a barge-in is the model simply going
+//   quiet when the user talks over it (no event: the adapter infers it after 250 ms without audio);
+//   a session ends with `session.closed` reason `expired`, and the adapter starts a new one with its
+//   history as `input`.
+import { isLiveProviderName, LIVE_PROVIDERS, type LiveProviderName } from '../../main/core/config/index.ts';
+import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
+import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
+import { tailPcm } from '../../main/fakes/shared/pcm.ts';
+
+export type BenchProvider = LiveProviderName;
+export const BENCH_PROVIDERS: readonly BenchProvider[] = LIVE_PROVIDERS;
+
+/** `gemini,openai-live` → the providers named, in order, each once; an unknown name is an error. */
+export function parseProviders(list: string): BenchProvider[] {
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !isLiveProviderName(n));
+  if (names.length === 0 || unknown.length > 0) throw new Error(`unknown provider ${unknown.join(', ') || '(none)'}: use ${BENCH_PROVIDERS.join(', ')}`);
+  return [...new Set(names.filter(isLiveProviderName))];
+}
+
+export type BenchReplyOutcome = 'complete' | 'interrupted' | 'closed';
+
+export interface BenchReplyScript {
+  toneMs: number;
+  transcript: string;
+  /** What the service says it heard (input transcription). */
+  inputTranscript: string;
+  chunkMs?: number;
+  paceMs?: number;
+}
+
+export interface BenchReply {
+  /** Date.now() when the fake model began the reply (its first chunk goes out on a 0 ms timer). */
+  startedAt: number;
+  /** Date.now() when the service signalled the barge-in (null: not cut off). */
+  interruptedAt: number | null;
+  outcome: BenchReplyOutcome | null;
+  /** Date.now() when the reply ended. */
+  endedAt: number | null;
+  done: Promise<BenchReplyOutcome>;
+}
+
+export interface UserTurn {
+  socket: number;
+  /** The utterance as the service received it, mono at `rate`. */
+  pcm: Int16Array;
+  rate: number;
+  /** Answer this turn; null when the socket cannot (a stalled Gemini socket sends nothing). */
+  respond(script: BenchReplyScript): BenchReply | null;
+}
+
+export interface ModelSocketControls {
+  index: number;
+  /** Cut the TCP connection, no close frame (the client sees 1006). */
+  drop(): void;
+  /** Close with 1011 and no warning before. */
+  closeWithError(): void;
+  /** Go silent (Gemini only: the OpenAI adapters have no stall watchdog; see docs/providers.md). */
+  stall?(): void;
+}
+
+export interface BenchModelOptions {
+  /** Incoming RMS that makes the model stop talking (barge-in); null: never. */
+  bargeInRms: number | null;
+  /** Planned session end after this long (0: never): Gemini rotates with goAway; OpenAI sessions expire. */
+  sessionLifetimeMs?: number;
+}
+
+export interface BenchModelFake {
+  provider: BenchProvider;
+  model: string;
+  /** The core's environment for this provider (key, endpoint, model). */
+  env(): Record<string, string>;
+  onUserTurn(handler: (turn: UserTurn) => void): void;
+  /**
+   * Every established socket after the first: `planned` when the service replaced it on its own
+   * terms (Gemini: resumed after goAway; OpenAI: the previous session expired).
+   */
+  onReplacement(handler: (socket: number, planned: boolean) => void): void;
+  firstSocket(): Promise<void>;
+  latestOpen(): ModelSocketControls | undefined;
+  sockets(): number;
+  /** Gemini only: sockets refused while another of the session was still open. */
+  overlapsRefused(): number;
+  close(): Promise<void>;
+}
+
+function track(startedAt: number, done: Promise<BenchReplyOutcome>): BenchReply {
+  const reply: BenchReply = { startedAt, interruptedAt: null, outcome: null, endedAt: null, done };
+  void done.then((outcome) => {
+    reply.outcome = outcome;
+    reply.endedAt = Date.now();
+    if (outcome === 'interrupted') reply.interruptedAt ??= reply.endedAt;
+  });
+  return reply;
+}
+
+const fakeKey = (name: string) => ['fake', 'bench', name, process.pid.toString(36)].join('-');
+
+async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
+  const lifetime = options.sessionLifetimeMs ?? 0;
+  const fake = await startFakeGemini({
+    autoReply: false,
+    bargeInRms: options.bargeInRms,
+    ...(lifetime > 0 ? { connectionLifetimeMs: lifetime, goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, lifetime / 3)) } : {}),
+  });
+  const model = KNOWN_LIVE_MODELS[0];
+  const turnHandlers: ((turn: UserTurn) => void)[] = [];
+  const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
+  fake.on('setup', (connection: FakeGeminiConnection) => {
+    connection.on('message', (message) => {
+      const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
+      // Like the fake's own autoReply: the turn ends when the client's gate closes after some speech.
+      if (realtime?.audioStreamEnd !== true || connection.samplesSinceTurn === 0 || connection.replying) return;
+      const turn: UserTurn = {
+        socket: connection.index,
+        pcm: tailPcm(connection.audio, connection.samplesSinceTurn, (a) => a.pcm),
+        rate: 16_000,
+        respond: (s) => (connection.stalled ? null : track(Date.now(), connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript, inputTranscript: s.inputTranscript }))),
+      };
+      for (const handler of turnHandlers) handler(turn);
+    });
+    if (fake.established.length > 1) for (const handler of replacementHandlers) handler(connection.index, connection.resumedWithHandle !== null);
+  });
+  return {
+    provider: 'gemini',
+    model,
+    env: () => ({ GEMINI_API_KEY: fakeKey('gemini'), GEMINI_LIVE_BASE_URL: fake.url, GEMINI_MODEL: model }),
+    onUserTurn: (handler) => void turnHandlers.push(handler),
+    onReplacement: (handler) => void replacementHandlers.push(handler),
+    firstSocket: async () => void (await fake.connection(0)),
+    latestOpen: () => {
+      const c = fake.established.filter((x) => x.isOpen).at(-1);
+      return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal error occurred.'), stall: () => c.stall() };
+    },
+    sockets: () => fake.connections.length,
+    overlapsRefused: () => fake.overlapsRefused,
+    close: () => fake.close(),
+  };
+}
+
+type OpenAIConnection = FakeRealtimeConnection | FakeLiveConnection;
+
+/** What the two OpenAI fakes share for a bench: socket controls, replacements after expiry. */
+function openaiControls(established: () => OpenAIConnection[]) {
+  const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
+  const onReady = (connection: OpenAIConnection): void => {
+    const all = established();
+    if (all.length < 2) return;
+    const previous = all[all.length - 2]!;
+    // The previous session ended on the service's terms (its maximum duration), not by a fault.
+    for (const handler of replacementHandlers) handler(connection.index, previous.expired);
+  };
+  return {
+    onReady,
+    onReplacement: (handler: (socket: number, planned: boolean) => void) => void replacementHandlers.push(handler),
+    latestOpen: (): ModelSocketControls | undefined => {
+      const c = established().filter((x) => x.isOpen).at(-1);
+      return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal server error') };
+    },
+  };
+}
+
+async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake> {
+  const fake = await startFakeOpenAIRealtime({
+    autoReply: false,
+    // Server VAD's speech threshold doubles as the barge-in threshold (speech_started during a reply).
+    vadRms: options.bargeInRms ?? 1000,
+    ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
+  });
+  const model = KNOWN_REALTIME_MODELS[0];
+  const turnHandlers: ((turn: UserTurn) => void)[] = [];
+  const shared = openaiControls(() => fake.established);
+  fake.on('ready', (connection) => {
+    let current: BenchReply | null = null;
+    // speech_started during a reply is the barge-in instant; the reply's audio stops when the client cancels.
+    connection.on('speechStarted', () => {
+      if (current && current.outcome === null && current.interruptedAt === null) current.interruptedAt = Date.now();
+    });
+    connection.on('userTurn', ({ pcm }) => {
+      const turn: UserTurn = {
+        socket: connection.index,
+        pcm,
+        rate: 24_000,
+        respond: (s) => {
+          connection.setInputTranscript(s.inputTranscript);
+          // The response server VAD creates right after this turn speaks the script.
+          const done = connection.queueReply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
+          current = track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o === 'cancelled' ? 'interrupted' : 'closed')));
+          return current;
+        },
+      };
+      for (const handler of turnHandlers) handler(turn);
+    });
+    shared.onReady(connection);
+  });
+  return {
+    provider: 'openai-realtime',
+    model,
+    env: () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_REALTIME_BASE_URL: fake.url, OPENAI_REALTIME_MODEL: model }),
+    onUserTurn: (handler) => void turnHandlers.push(handler),
+    onReplacement: shared.onReplacement,
+    firstSocket: async () => void (await fake.connection(0)),
+    latestOpen: shared.latestOpen,
+    sockets: () => fake.connections.length,
+    overlapsRefused: () => 0,
+    close: () => fake.close(),
+  };
+}
+
+async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
+  const fake = await startFakeOpenAILive({
+    autoReply: false,
+    // Full duplex: input louder than this is speech, and speech over the model makes it yield.
+    vadRms: options.bargeInRms ?? 1000,
+    ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
+  });
+  const model = KNOWN_GPT_LIVE_MODELS[0];
+  const turnHandlers: ((turn: UserTurn) => void)[] = [];
+  const shared = openaiControls(() => fake.established);
+  fake.on('ready', (connection) => {
+    connection.on('userTurn', ({ ms, pcm }) => {
+      const turn: UserTurn = {
+        socket: connection.index,
+        pcm,
+        rate: connection.rate,
+        respond: (s) => {
+          connection.sendInputTranscript(s.inputTranscript, ms);
+          const done = connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
+          return track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o)));
+        },
+      };
+      for (const handler of turnHandlers) handler(turn);
+    });
+    shared.onReady(connection);
+  });
+  return {
+    provider: 'openai-live',
+    model,
+    env: () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_LIVE_BASE_URL: fake.url, OPENAI_LIVE_MODEL: model }),
+    onUserTurn: (handler) => void turnHandlers.push(handler),
+    onReplacement: shared.onReplacement,
+    firstSocket: async () => void (await fake.connection(0)),
+    latestOpen: shared.latestOpen,
+    sockets: () => fake.connections.length,
+    overlapsRefused: () => 0,
+    close: () => fake.close(),
+  };
+}
+
+/** Starts the provider's fake on 127.0.0.1, scripted by the caller (no automatic replies). */
+export function startBenchModel(provider: BenchProvider, options: BenchModelOptions): Promise<BenchModelFake> {
+  if (provider === 'openai-realtime') return realtimeFake(options);
+  if (provider === 'openai-live') return liveFake(options);
+  return geminiFake(options);
+}
