@@ -3,6 +3,7 @@
 import type { NotifyMode, ScheduledNotification } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
+import { formatRepeatLine } from './repeat-format.ts';
 import { delaySecondsFrom, describeNotifyResult, formatCountdown, formatWhen, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
@@ -173,6 +174,7 @@ export class SchedulePanel {
             entry.state === 'scheduled'
               ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatWhen(entry.fire_at_epoch)}`)
               : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatWhen(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatWhen(entry.fire_at_epoch)),
+            entry.repeat ? h('span', { class: 'repeat' }, formatRepeatLine(entry)) : null,
             entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
           ),
           h('span', { class: 'actions' }, cancel),

@@ -88,6 +88,19 @@ export interface ScheduledNotification {
   delivered_at?: number;
   /** Seconds past fire_at_epoch at which it was delivered, when later than the tolerance. */
   late_by_seconds?: number;
+  /** Repeating reminders: the rule; the series' next occurrence is its `scheduled` entry. */
+  repeat?: ScheduleRepeat;
+}
+
+export interface ScheduleRepeat {
+  /** `daily`, `weekdays` or the cron expression, as given. */
+  rule: string;
+  /** The 5-field cron pattern the rule resolved to. */
+  cron: string;
+  /** IANA timezone the rule is read in. */
+  timezone: string;
+  /** Id of the first occurrence; every occurrence of the series carries it. */
+  series: string;
 }
 
 export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'error';
