@@ -45,6 +45,8 @@ import { ToolRegistry } from './tools/registry.ts';
 import type { DiscordVoiceAdapter } from './voice/index.ts';
 import { loadOpus, type OpusFactory } from './voice/opus.ts';
 import { checkNativePieces, logNativePieces } from './native/native-pieces.ts';
+import { USAGE_LEDGER_FILE, UsageMonitor } from './usage/usage-monitor.ts';
+import { startAutoJoin } from './voice/auto-join.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -146,6 +148,24 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       })
     : null;
 
+  // Usage and estimated cost per call, and the optional daily cap (docs/usage.md).
+  const usage: UsageMonitor | null = model
+    ? new UsageMonitor({
+        hub,
+        current: () => model.choice,
+        callId: (): string | undefined => realBridge?.status().callId,
+        prices: config.usage.prices,
+        dailyCapUsd: config.usage.dailyCapUsd,
+        warnPercent: config.usage.capWarnPercent,
+        ledgerFile: path.join(voiceUsers, USAGE_LEDGER_FILE),
+        notes,
+        say: (text) => realBridge?.say(text, 'usage'),
+        endCall: (reason) => bridge.stop(reason),
+        logger: moduleLogger(logger, 'usage'),
+      })
+    : null;
+  usage?.start();
+
   const missing = [
     ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),
     ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']),
@@ -163,6 +183,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           systemInstruction: readPersona(config, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+          startRefusal: (): string | null => usage?.joinRefusal() ?? null,
           room: { ownerId: config.discord.ownerId, allowedSpeakers: config.discord.allowedSpeakers },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
           onInputTranscript: (text, speaker) => mcpModelTools?.heard(text, speaker),
@@ -175,6 +196,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         })
       : null;
   const bridge: BridgeControl = realBridge ?? new UnconfiguredBridge(missing);
+  const stopAutoJoin = config.discord.autoJoin && discord && realBridge ? startAutoJoin({ voice: discord, bridge: realBridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
 
   const chime = generateNotificationChime();
   const notifier = createNotifier({
@@ -265,6 +287,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       native: { sharp: native.sharp, davey: native.davey },
       faults: { ...faultCounts },
       dave: status.dave ?? null,
+      ...(usage ? { usage: usage.report() } : {}),
     };
   };
 
@@ -347,6 +370,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       if (!(await settlesWithin(windDown, left() - 500))) log.warn('shutdown: a call, a delivery or a delegate did not finish in time');
       if (!(await settlesWithin(Promise.allSettled([sidecar.close(), discord?.destroy()]), left()))) log.warn('shutdown: the sidecar or Discord did not close in time');
       stopRetention();
+      stopAutoJoin?.();
+      usage?.stop();
       notes.close();
     },
   };

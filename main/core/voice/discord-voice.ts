@@ -408,6 +408,9 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   #onVoiceStateUpdate(before: VoiceState, after: VoiceState): void {
+    if (after.id === this.#options.ownerId && after.channelId && after.channelId !== before.channelId) {
+      this.emit('ownerEntered', { guildId: after.guild.id, channelId: after.channelId });
+    }
     const channelId = this.target?.channelId;
     if (!this.#connection || !channelId || after.id !== this.#options.ownerId) return;
     if (before.channelId === channelId && after.channelId !== channelId) {
