@@ -33,7 +33,7 @@ export const DEFAULT_PRICES: PriceTable = {
 
 export const PRICES_AS_OF = '2025-09';
 
-const price = z.number().finite().min(0).max(100_000);
+const price = z.number().finite().min(0).max(10_000_000);
 const providerPricesSchema = z
   .object({ input_audio: price, input_text: price, input_image: price, output_audio: price, output_text: price, per_minute: price })
   .partial()

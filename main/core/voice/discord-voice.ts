@@ -408,16 +408,15 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   #onVoiceStateUpdate(before: VoiceState, after: VoiceState): void {
-    if (after.id === this.#options.ownerId && after.channelId && after.channelId !== before.channelId) {
-      this.emit('ownerEntered', { guildId: after.guild.id, channelId: after.channelId });
-    }
+    if (after.id !== this.#options.ownerId) return;
     const channelId = this.target?.channelId;
-    if (!this.#connection || !channelId || after.id !== this.#options.ownerId) return;
-    if (before.channelId === channelId && after.channelId !== channelId) {
+    if (this.#connection && channelId && before.channelId === channelId && after.channelId !== channelId) {
       this.#log.info('owner left the voice channel');
       this.emit('ownerLeft');
       if (this.#options.leaveWhenOwnerLeaves) void this.leave();
     }
+    // After ownerLeft: on a move, the call in the old channel is already ending when this is heard.
+    if (after.channelId && after.channelId !== before.channelId) this.emit('ownerEntered', { guildId: after.guild.id, channelId: after.channelId });
   }
 }
 
