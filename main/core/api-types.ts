@@ -176,7 +176,7 @@ export interface HealthReport {
     model: ConnectionState;
   };
   /** Which live model carries the call (or the next one): provider and model id. */
-  live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number } };
+  live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number; tokens?: TokenCounts } };
   audio: {
     /** Known from start-up, before any call. */
     opus: OpusReport;
