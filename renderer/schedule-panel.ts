@@ -18,6 +18,7 @@ export class SchedulePanel {
   readonly #amount = byId<HTMLInputElement>('sched-amount');
   readonly #unit = byId<HTMLSelectElement>('sched-unit');
   readonly #at = byId<HTMLInputElement>('sched-at');
+  readonly #repeat = byId<HTMLSelectElement>('sched-repeat');
   readonly #list = byId<HTMLUListElement>('schedule-list');
   readonly #empty = byId('schedule-empty');
   readonly #status = byId('schedule-status');
@@ -93,8 +94,10 @@ export class SchedulePanel {
     if ('error' in delay) return status(this.#status, delay.error, 'error');
     setBusy(button, true, 'Scheduling…');
     try {
-      const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay });
-      status(this.#status, `Scheduled for ${formatWhen(answer.fire_at_epoch)}.`, 'ok');
+      // A repeat keeps the first occurrence's time of day, on this browser's clock.
+      const repeat = this.#repeat.value === 'daily' || this.#repeat.value === 'weekdays' ? this.#repeat.value : undefined;
+      const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay, ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}) });
+      status(this.#status, `Scheduled for ${formatWhen(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`, 'ok');
       this.#text.value = '';
       this.#title.value = '';
       await this.refresh();
