@@ -473,6 +473,24 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'usage-across-reconnect',
+    title: 'usage: a new socket (reconnect, resume) restarts its counts; the call total neither loses nor repeats a turn',
+    notApplicable: { 'openai-live': 'GPT-Live bills per minute: cumulative seconds summed over sockets (usage-reported)' },
+    async run({ fake, session, rec }) {
+      const output = () => session.usage?.().tokens?.output.audio ?? 0;
+      const c0 = await fake.connection(0);
+      await c0.reply({ transcript: 'Before.', toneMs: 1200 });
+      await until(() => output() > 0, 'the first socket counted');
+      const perTurn = output();
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected' && rec.states.includes('reconnecting'), 'reconnected');
+      await c1.reply({ transcript: 'After.', toneMs: 1200 });
+      await until(() => output() > perTurn, 'the new socket counted');
+      expect(output()).toBe(2 * perTurn);
+    },
+  },
+  {
     id: 'reconnect',
     title: 'reconnect: a dropped socket is replaced and the session is connected again',
     async run({ fake, session, rec }) {
