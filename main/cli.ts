@@ -20,7 +20,7 @@ Usage:
   live-voice-bridge say "text"                 the model speaks this in its next turn
   live-voice-bridge notify [--mode M] [--title T] "text"
                                                deliver a notification (M: voice, dm, channel, webhook, auto, all)
-  live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --list | schedule --cancel ID
+  live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --repeat daily|weekdays|"CRON" [--at HH:MM] [--tz ZONE] "text" | schedule --list | schedule --cancel ID
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
   live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
@@ -98,12 +98,13 @@ async function main(argv: string[]): Promise<number> {
       return printSidecar('POST', '/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' }, NOTIFY_TIMEOUT_MS);
     }
     case 'schedule': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' } } });
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' }, repeat: { type: 'string' }, at: { type: 'string' }, tz: { type: 'string' } } });
       if (values.list) return printSidecar('GET', '/schedule');
       if (values.cancel) return printSidecar('DELETE', `/schedule/${encodeURIComponent(values.cancel)}`);
       const text = positionals.join(' ').trim();
-      if (!text || values.in === undefined) throw new UsageError('schedule needs --in SECONDS and the text (or --list / --cancel ID)');
-      return printSidecar('POST', '/schedule', { text, delay_seconds: Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli' });
+      if (!text || (values.in === undefined && values.repeat === undefined)) throw new UsageError('schedule needs --in SECONDS (or --repeat RULE) and the text (or --list / --cancel ID)');
+      const repeat = values.repeat === undefined ? {} : { repeat: values.repeat, at: values.at, timezone: values.tz };
+      return printSidecar('POST', '/schedule', { text, delay_seconds: values.in === undefined ? undefined : Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli', ...repeat });
     }
     case 'dashboard': {
       const response = await callSidecar(loadCliConfig(), 'POST', '/login/url');

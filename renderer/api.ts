@@ -82,7 +82,7 @@ export const api = {
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),
   schedule: (state?: ScheduledNotification['state'], limit = 200) =>
     request<{ entries: ScheduledNotification[]; next_cursor: string | null }>('GET', `/schedule?limit=${limit}${state ? `&state=${state}` : ''}`),
-  createSchedule: (body: { text: string; delay_seconds: number; mode: NotifyMode; title?: string }) =>
+  createSchedule: (body: { text: string; delay_seconds: number; mode: NotifyMode; title?: string; repeat?: 'daily' | 'weekdays'; timezone?: string }) =>
     request<{ scheduled: string; fire_at_epoch: number }>('POST', '/schedule', json({ ...body, source: 'dashboard' }), 'application/json'),
   cancelSchedule: (id: string) => request<unknown>('DELETE', `/schedule/${encodeURIComponent(id)}`),
   handoff: (body: { call_id?: string }) => request<Record<string, unknown>>('POST', '/handoff', json(body), 'application/json'),

@@ -4,6 +4,7 @@ import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpA
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
+import { formatUsageLine } from './usage-format.ts';
 import { nativeWarning, type PageLink } from './format.ts';
 import { byId, holdActions } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
@@ -51,6 +52,9 @@ async function loadHealth(): Promise<boolean> {
     nativeBanner.hidden = warning === null;
     nativeBanner.textContent = warning ?? '';
     byId('app-version').textContent = `v${health.version}`;
+    const usageLine = byId('usage-line');
+    usageLine.textContent = formatUsageLine(health.usage);
+    usageLine.dataset.state = health.usage?.today.state ?? 'ok';
     return true;
   } catch (err) {
     setStream('sidecar unreachable', 'error');

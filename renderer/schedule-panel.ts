@@ -3,6 +3,7 @@
 import type { NotifyMode, ScheduledNotification } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
+import { formatRepeatLine } from './repeat-format.ts';
 import { delaySecondsFrom, describeNotifyResult, formatCountdown, formatWhen, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
@@ -17,6 +18,7 @@ export class SchedulePanel {
   readonly #amount = byId<HTMLInputElement>('sched-amount');
   readonly #unit = byId<HTMLSelectElement>('sched-unit');
   readonly #at = byId<HTMLInputElement>('sched-at');
+  readonly #repeat = byId<HTMLSelectElement>('sched-repeat');
   readonly #list = byId<HTMLUListElement>('schedule-list');
   readonly #empty = byId('schedule-empty');
   readonly #status = byId('schedule-status');
@@ -92,8 +94,10 @@ export class SchedulePanel {
     if ('error' in delay) return status(this.#status, delay.error, 'error');
     setBusy(button, true, 'Scheduling…');
     try {
-      const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay });
-      status(this.#status, `Scheduled for ${formatWhen(answer.fire_at_epoch)}.`, 'ok');
+      // A repeat keeps the first occurrence's time of day, on this browser's clock.
+      const repeat = this.#repeat.value === 'daily' || this.#repeat.value === 'weekdays' ? this.#repeat.value : undefined;
+      const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay, ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}) });
+      status(this.#status, `Scheduled for ${formatWhen(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`, 'ok');
       this.#text.value = '';
       this.#title.value = '';
       await this.refresh();
@@ -173,6 +177,7 @@ export class SchedulePanel {
             entry.state === 'scheduled'
               ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatWhen(entry.fire_at_epoch)}`)
               : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatWhen(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatWhen(entry.fire_at_epoch)),
+            entry.repeat ? h('span', { class: 'repeat' }, formatRepeatLine(entry)) : null,
             entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
           ),
           h('span', { class: 'actions' }, cancel),

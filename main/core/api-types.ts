@@ -88,6 +88,19 @@ export interface ScheduledNotification {
   delivered_at?: number;
   /** Seconds past fire_at_epoch at which it was delivered, when later than the tolerance. */
   late_by_seconds?: number;
+  /** Repeating reminders: the rule; the series' next occurrence is its `scheduled` entry. */
+  repeat?: ScheduleRepeat;
+}
+
+export interface ScheduleRepeat {
+  /** `daily`, `weekdays` or the cron expression, as given. */
+  rule: string;
+  /** The 5-field cron pattern the rule resolved to. */
+  cron: string;
+  /** IANA timezone the rule is read in. */
+  timezone: string;
+  /** Id of the first occurrence; every occurrence of the series carries it. */
+  series: string;
 }
 
 export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'error';
@@ -163,7 +176,7 @@ export interface HealthReport {
     model: ConnectionState;
   };
   /** Which live model carries the call (or the next one): provider and model id. */
-  live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number } };
+  live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number; tokens?: TokenCounts } };
   audio: {
     /** Known from start-up, before any call. */
     opus: OpusReport;
@@ -178,6 +191,42 @@ export interface HealthReport {
   faults?: { malformed_model_messages: number; unhandled_rejections: number; uncaught_exceptions: number };
   /** Discord E2EE (DAVE) state of the current call; null when not in a call. */
   dave?: DaveStatus | null;
+  /** Tokens and the ESTIMATED cost of the current (or last) call and of today, with the daily cap. */
+  usage?: UsageReport;
+}
+
+/** Tokens by direction and modality, as the provider reported them. */
+export interface TokenCounts {
+  input: { audio: number; text: number; image: number };
+  output: { audio: number; text: number };
+}
+
+export interface UsageReport {
+  /** The current call, else the last one since start; null before any call. */
+  call: {
+    call_id?: string;
+    provider: string;
+    live: boolean;
+    tokens: TokenCounts;
+    total_tokens: number;
+    /** GPT-Live: minutes billed so far. */
+    billed_minutes?: number;
+    /** Estimated at the configured prices (USD). */
+    cost_usd: number;
+    /** Usage with no configured price: the estimate is low by their cost. */
+    unpriced: string[];
+  } | null;
+  today: {
+    /** Local date, YYYY-MM-DD. */
+    day: string;
+    cost_usd: number;
+    /** The daily cap in USD; null when none is set. */
+    cap_usd: number | null;
+    /** `warned`: past the warning threshold; `reached`: calls end and new joins are refused until tomorrow. */
+    state: 'ok' | 'warned' | 'reached';
+  };
+  /** When the built-in default prices were read (configured prices override them). */
+  prices_as_of: string;
 }
 
 /** Server-sent events on `GET /events`: `event:` is the `type`, `data:` the JSON of `data`. */

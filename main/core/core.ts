@@ -46,6 +46,8 @@ import { wakeScreener } from './model/openai/transcription/index.ts';
 import type { DiscordVoiceAdapter } from './voice/index.ts';
 import { loadOpus, type OpusFactory } from './voice/opus.ts';
 import { checkNativePieces, logNativePieces } from './native/native-pieces.ts';
+import { USAGE_LEDGER_FILE, UsageMonitor } from './usage/usage-monitor.ts';
+import { startAutoJoin } from './voice/auto-join.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -147,6 +149,24 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       })
     : null;
 
+  // Usage and estimated cost per call, and the optional daily cap (docs/usage.md).
+  const usage: UsageMonitor | null = model
+    ? new UsageMonitor({
+        hub,
+        current: () => model.choice,
+        callId: (): string | undefined => realBridge?.status().callId,
+        prices: config.usage.prices,
+        dailyCapUsd: config.usage.dailyCapUsd,
+        warnPercent: config.usage.capWarnPercent,
+        ledgerFile: path.join(voiceUsers, USAGE_LEDGER_FILE),
+        notes,
+        say: (text) => realBridge?.say(text, 'usage'),
+        endCall: (reason) => bridge.stop(reason),
+        logger: moduleLogger(logger, 'usage'),
+      })
+    : null;
+  usage?.start();
+
   const missing = [
     ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),
     ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']),
@@ -164,6 +184,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           systemInstruction: readPersona(config, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
+          startRefusal: (): string | null => usage?.joinRefusal() ?? null,
           room: { ownerId: config.discord.ownerId, allowedSpeakers: config.discord.allowedSpeakers },
           wake: { settings: config.wake, screener: wakeScreener(config, moduleLogger(logger, 'wake')) },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
@@ -177,6 +198,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         })
       : null;
   const bridge: BridgeControl = realBridge ?? new UnconfiguredBridge(missing);
+  const stopAutoJoin = config.discord.autoJoin && discord && realBridge ? startAutoJoin({ voice: discord, bridge: realBridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
 
   const chime = generateNotificationChime();
   const notifier = createNotifier({
@@ -267,6 +289,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       native: { sharp: native.sharp, davey: native.davey },
       faults: { ...faultCounts },
       dave: status.dave ?? null,
+      ...(usage ? { usage: usage.report() } : {}),
     };
   };
 
@@ -349,6 +372,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       if (!(await settlesWithin(windDown, left() - 500))) log.warn('shutdown: a call, a delivery or a delegate did not finish in time');
       if (!(await settlesWithin(Promise.allSettled([sidecar.close(), discord?.destroy()]), left()))) log.warn('shutdown: the sidecar or Discord did not close in time');
       stopRetention();
+      stopAutoJoin?.();
+      usage?.stop();
       notes.close();
     },
   };

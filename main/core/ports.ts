@@ -1,7 +1,7 @@
 // The seams between core modules. The bridge depends on these interfaces, never on a concrete
 // platform or provider, so a second model provider (OpenAI Realtime) or a fake plugs in unchanged.
 import type { EventEmitter } from 'node:events';
-import type { ConnectionState, DaveStatus, NoteEvent } from './api-types.ts';
+import type { ConnectionState, DaveStatus, NoteEvent, TokenCounts } from './api-types.ts';
 
 /** Samples per 20 ms frame at 48 kHz; a stereo frame holds twice this many Int16 values. */
 export const FRAME_SAMPLES_48K = 960;
@@ -34,6 +34,8 @@ export interface VoiceChannelEvents {
   ownerLeft: [];
   /** A human joined or left the voice channel the bot is in (channelMembers() changed). */
   membersChanged: [];
+  /** The owner entered (or moved to) a voice channel, whether or not the bot is in a call (auto-join). */
+  ownerEntered: [target: VoiceTarget];
 }
 
 export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
@@ -163,6 +165,8 @@ export interface LiveModelUsage {
   /** Minutes billed so far (rounded up). */
   billedMinutes?: number;
   totalTokens?: number;
+  /** Tokens by modality from the provider's usage messages (Gemini usageMetadata, Realtime response.done). */
+  tokens?: TokenCounts;
 }
 
 export type TextDropReason = 'queue_full' | 'call_ended' | 'timeout';

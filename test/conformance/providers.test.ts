@@ -445,13 +445,49 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'usage-reported',
     title: 'usage: the provider reports what the call used (GPT-Live: per-minute billing)',
-    notApplicable: { gemini: 'Gemini reports token usage per turn only; not surfaced by this contract yet', 'openai-realtime': 'Realtime bills tokens; counted in stats, not per minute' },
+    notApplicable: { gemini: 'Gemini bills tokens, not minutes (usage-tokens)', 'openai-realtime': 'Realtime bills tokens, not minutes (usage-tokens)' },
     async run({ fake, session, rec }) {
       const c = await fake.connection(0);
       await c.reply({ transcript: 'Counting.', toneMs: 1200 });
       await until(() => rec.turnCompletes >= 1, 'turn');
       await until(() => (session.usage?.().audioSeconds ?? 0) > 0, 'usage reported');
       expect(session.usage?.().billedMinutes).toBe(1);
+    },
+  },
+  {
+    id: 'usage-tokens',
+    title: "usage: tokens by modality from the provider's usage messages, each turn counted once",
+    notApplicable: { 'openai-live': 'GPT-Live bills per minute (usage-reported), no token counts' },
+    async run({ fake, session, rec }) {
+      const c = await fake.connection(0);
+      const tokens = () => session.usage?.().tokens;
+      const input = (t = tokens()) => (t ? t.input.audio + t.input.text + t.input.image : 0);
+      await c.reply({ transcript: 'One.', toneMs: 1200 });
+      await until(() => (tokens()?.output.audio ?? 0) > 0, 'the first turn counted');
+      const first = tokens()!;
+      await c.reply({ transcript: 'Two.', toneMs: 1200 });
+      await until(() => rec.turnCompletes >= 2 && tokens()!.output.audio > first.output.audio, 'the second turn counted');
+      // The same reply again: its output counted once more, not twice, not zero; the input re-reads a longer context.
+      expect(tokens()!.output.audio).toBe(2 * first.output.audio);
+      expect(input()).toBeGreaterThan(2 * input(first));
+    },
+  },
+  {
+    id: 'usage-across-reconnect',
+    title: 'usage: a new socket (reconnect, resume) restarts its counts; the call total neither loses nor repeats a turn',
+    notApplicable: { 'openai-live': 'GPT-Live bills per minute: cumulative seconds summed over sockets (usage-reported)' },
+    async run({ fake, session, rec }) {
+      const output = () => session.usage?.().tokens?.output.audio ?? 0;
+      const c0 = await fake.connection(0);
+      await c0.reply({ transcript: 'Before.', toneMs: 1200 });
+      await until(() => output() > 0, 'the first socket counted');
+      const perTurn = output();
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected' && rec.states.includes('reconnecting'), 'reconnected');
+      await c1.reply({ transcript: 'After.', toneMs: 1200 });
+      await until(() => output() > perTurn, 'the new socket counted');
+      expect(output()).toBe(2 * perTurn);
     },
   },
   {

@@ -31,6 +31,8 @@ export interface BridgeOptions {
   systemInstruction?: string;
   inputChunkMs?: number;
   leaveWhenOwnerLeaves?: boolean;
+  /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
+  startRefusal?: () => string | null;
   /** Awaited before joining (the bot's login, which runs in the background from start-up). */
   ready?: () => Promise<void>;
   /** Monotonic ms clock for latency metrics. */
@@ -181,6 +183,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     if (this.#state === 'connecting' || this.#state === 'connected' || this.#state === 'reconnecting' || this.#state === 'stopping') {
       throw new BridgeError('already_active', `a call is already ${this.#state}`);
     }
+    const refusal = this.#o.startRefusal?.();
+    if (refusal) throw new BridgeError('daily_cap_reached', refusal);
     this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.#o.notes.startCall(this.#callId);
     this.#audio.reset();

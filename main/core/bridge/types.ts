@@ -2,7 +2,7 @@
 import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 
-export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled';
+export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled' | 'daily_cap_reached';
 
 /** A refusal the caller can act on (mapped to 409/503 by the routes), not a crash. */
 export class BridgeError extends Error {

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { mcpSecretValues, parseMcpServers, type McpServerConfig } from '../mcp/client/config.ts';
+import { defaultPrices, parsePriceOverrides, type PriceTable } from '../usage/pricing.ts';
 import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
 
 export { CONFIG_VARIABLES, type VariableName, type VariableSpec } from './variables.ts';
@@ -20,6 +21,8 @@ export interface Config {
     voiceChannelId?: string;
     textChannelId?: string;
     leaveWhenOwnerLeaves: boolean;
+    /** Start a call when the owner enters a voice channel (DISCORD_VOICE_LIVE_AUTO_JOIN). */
+    autoJoin: boolean;
     apiBaseUrl?: string;
   };
   gemini: {
@@ -65,6 +68,8 @@ export interface Config {
     maxLateSeconds: number;
   };
   notes: { retentionDays: number; maxMb: number };
+  /** Estimated cost per call and the optional daily cap (docs/usage.md). */
+  usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number };
   audio: { inputChunkMs: number };
   /** The wake-name gate (bridge/wake-gate.ts). */
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
@@ -240,6 +245,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       voiceChannelId: asSnowflake('DISCORD_VOICE_LIVE_CHANNEL_ID'),
       textChannelId: asSnowflake('DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID'),
       leaveWhenOwnerLeaves: asBool('DISCORD_VOICE_LIVE_LEAVE_WHEN_OWNER_LEAVES') ?? true,
+      autoJoin: asBool('DISCORD_VOICE_LIVE_AUTO_JOIN') ?? false,
       apiBaseUrl: asUrl('DISCORD_API_BASE_URL'),
     },
     gemini: {
@@ -281,6 +287,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     notes: {
       retentionDays: asNumber('DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS', true) ?? 90,
       maxMb: asNumber('DISCORD_VOICE_LIVE_NOTES_MAX_MB', true) ?? 500,
+    },
+    usage: {
+      prices: parse('DISCORD_VOICE_LIVE_USAGE_PRICES', (v) => {
+        const out = parsePriceOverrides(v);
+        return 'error' in out ? fail(out.error) : ok(out.prices);
+      }) ?? defaultPrices(),
+      dailyCapUsd: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_USD', false),
+      capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
     wake: {

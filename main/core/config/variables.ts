@@ -32,6 +32,7 @@ export const CONFIG_VARIABLES = [
   own('CHANNEL_ID', { kind: 'snowflake', description: 'Voice channel to join explicitly instead of following the owner.' }),
   own('TEXT_CHANNEL_ID', { kind: 'snowflake', description: 'Text channel for `channel` notifications (voice log / notes channel).' }),
   own('LEAVE_WHEN_OWNER_LEAVES', { kind: 'bool', default: 'true', description: 'End the call when the owner leaves the voice channel.' }),
+  own('AUTO_JOIN', { kind: 'bool', default: 'false', description: 'Join (start a call in) the voice channel the owner enters; with LEAVE_WHEN_OWNER_LEAVES the call ends when they leave. See docs/discord.md.' }),
   { name: 'DISCORD_API_BASE_URL', kind: 'url', description: 'Discord REST base override (tests, proxies), e.g. http://127.0.0.1:PORT/api.' },
   { name: 'GEMINI_API_KEY', aliases: ['GOOGLE_API_KEY'], kind: 'secret', description: 'Gemini API key.' },
   { name: 'GEMINI_MODEL', kind: 'string', default: 'gemini-3.8-live', description: 'Live model id.' },
@@ -66,6 +67,12 @@ export const CONFIG_VARIABLES = [
   own('SCHEDULE_MAX_PENDING', { kind: 'int', default: '10000', min: 1, max: 1000000, description: 'Most pending (scheduled + delivering) reminders; beyond it POST /schedule answers 429 schedule_full.' }),
   own('SCHEDULE_LATE_TOLERANCE_SECONDS', { kind: 'int', default: '60', min: 0, max: 86400, description: 'A reminder delivered later than this after its time says "late by …".' }),
   own('SCHEDULE_MAX_LATE_SECONDS', { kind: 'int', default: '86400', min: 60, max: 31536000, description: 'A reminder later than this (e.g. after a long outage) is marked expired instead of delivered.' }),
+  own('USAGE_PRICES', {
+    kind: 'string',
+    description: 'Prices for the ESTIMATED call cost, JSON over the built-in defaults: {"gemini":{"input_audio":3,"output_audio":12,…},"openai-realtime":{…},"openai-live":{"per_minute":…}} in USD per 1M tokens (per_minute: USD per billed minute). See docs/usage.md.',
+  }),
+  own('DAILY_CAP_USD', { kind: 'number', min: 0.01, max: 100000, description: 'Optional daily limit on the estimated model cost (USD, local day): warns at DAILY_CAP_WARN_PERCENT, ends the call at the cap, and refuses joins (429 daily_cap_reached) until the next day.' }),
+  own('DAILY_CAP_WARN_PERCENT', { kind: 'int', default: '80', min: 1, max: 99, description: 'Warn (note, dashboard, one spoken sentence) when today\'s estimated cost reaches this percentage of DAILY_CAP_USD.' }),
   own('NOTES_RETENTION_DAYS', { kind: 'int', default: '90', min: 1, max: 36500, description: 'Call notes (and set-aside schedule lines, old delegate logs) older than this are deleted, at start-up and daily.' }),
   own('NOTES_MAX_MB', { kind: 'int', default: '500', min: 1, max: 1000000, description: 'Call notes are pruned oldest first beyond this total size (MB).' }),
   own('WAKE_NAMES', {

@@ -24,6 +24,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { NOTIFY_MODES, SCHEDULE_STATES, type ScheduledNotification, type ScheduleState } from '../api-types.ts';
+import { storedRepeatSchema } from './repeat.ts';
 
 export const SCHEDULE_FILE_NAME = 'notifications-schedule.jsonl';
 
@@ -60,6 +61,8 @@ export const storedNotificationSchema = z.object({
   /** After an attempt that sent nothing: when the next one is due (fire_at_epoch stays the original time). */
   next_attempt_at: z.number().optional(),
   claim: claimSchema.optional(),
+  /** Repeating reminders only: the series' rule (each occurrence is its own entry; see repeat.ts). */
+  repeat: storedRepeatSchema.optional(),
 });
 
 export type StoredNotification = z.infer<typeof storedNotificationSchema> & ScheduledNotification;

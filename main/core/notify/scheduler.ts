@@ -24,7 +24,8 @@ import type { EventHub } from '../event-hub.ts';
 import type { Notifier } from './dispatcher.ts';
 import { dueAt, InvalidCursorError, pidAlive, ScheduleStore, type StoredNotification } from './schedule-store.ts';
 import { errorMessage, formatDuration, NotifyCapacityError, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
-import { parseScheduleRequest } from './validation.ts';
+import { parseScheduleRequest, type ScheduleRequest } from './validation.ts';
+import { nextInSeries, nextOccurrence, RepeatRuleError, resolveRepeat, systemTimezone } from './repeat.ts';
 
 export const DEFAULT_MAX_PENDING = 10_000;
 export const DEFAULT_LATE_TOLERANCE_SECONDS = 60;
@@ -123,6 +124,7 @@ export function toView(e: StoredNotification): ScheduleEntryView {
   if (e.delivered_at !== undefined) view.delivered_at = e.delivered_at;
   if (e.late_by_seconds !== undefined) view.late_by_seconds = e.late_by_seconds;
   if (e.next_attempt_at !== undefined) view.next_attempt_at = e.next_attempt_at;
+  if (e.repeat !== undefined) view.repeat = { ...e.repeat };
   return view;
 }
 
@@ -138,6 +140,17 @@ function unclaimed(e: StoredNotification, now: number): StoredNotification {
   const next = { ...e, updated_at: now };
   delete next.claim;
   return next;
+}
+
+/** The request's repeat rule resolved in its timezone (default: this machine's), or null. */
+function resolveRequestRepeat(req: ScheduleRequest, now: number): { rule: string; cron: string; timezone: string } | null {
+  if (req.repeat === undefined) return null;
+  try {
+    return resolveRepeat({ rule: req.repeat, timezone: req.timezone ?? systemTimezone(), at: req.at, firstFireEpoch: req.delay_seconds !== undefined ? now + req.delay_seconds : undefined });
+  } catch (err) {
+    if (err instanceof RepeatRuleError) throw new NotifyInputError(err.code, err.message);
+    throw err;
+  }
 }
 
 export function createScheduler(options: SchedulerOptions): Scheduler {
@@ -215,6 +228,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     publish(written);
   }
 
+  /**
+   * `final` (the entry leaving `scheduled` for good) preceded by its series' next occurrence, if it
+   * repeats: one append, next first, so a crash never leaves the series without its next entry.
+   */
+  function withNextOccurrence(final: StoredNotification, now: number): StoredNotification[] {
+    const next = nextInSeries(final, now, (id) => store.get(id) !== undefined);
+    return next ? [next, final] : [final];
+  }
+
   function backoff(attempts: number): number {
     return Math.min(retryBase * 2 ** (attempts - 1), MAX_RETRY_SECONDS);
   }
@@ -229,7 +251,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         last_error: `expired: due ${formatDuration(lateBy)} ago, beyond the ${formatDuration(maxLateness)} maximum lateness; not delivered`,
       };
       delete record.next_attempt_at;
-      return { value: [record], write: [record] };
+      const write = withNextOccurrence(record, nowS());
+      return { value: write, write };
     });
     if (written.length) log.warn({ id: e.id, lateBySeconds: Math.round(lateBy) }, 'scheduled notification expired unsent');
     publish(written);
@@ -253,7 +276,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         if (!cur || cur.state !== 'scheduled') return { value: null, write: [] };
         const now = nowS();
         const next: StoredNotification = { ...cur, state: 'delivering', attempts: cur.attempts + 1, updated_at: now, claim: { owner, pid: process.pid, lease_until: now + lease } };
-        return { value: next, write: [next] };
+        const write = withNextOccurrence(next, now);
+        return { value: write, write };
       });
       if (!record) {
         refused = true;
@@ -261,7 +285,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       claimed = true;
       ownClaims.add(e.id);
-      publish([record]);
+      publish(record);
+      if (record.length > 1) arm(); // the series' next occurrence is now due at its time
       return true;
     };
 
@@ -309,6 +334,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         next.state = 'failed';
         next.last_error = `${failure} (after ${next.attempts} attempt${next.attempts === 1 ? '' : 's'}; nothing was sent)`;
         delete next.next_attempt_at;
+        if (next.repeat) {
+          const write = withNextOccurrence(next, now);
+          log.info({ id: e.id, state: next.state, attempts: next.attempts }, 'scheduled notification attempt recorded');
+          return { value: write, write };
+        }
       } else {
         next.state = 'scheduled';
         next.last_error = failure;
@@ -411,20 +441,35 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (prunable) await store.compact();
   }
 
+  /**
+   * For a repeating reminder, any member's id stands for the series: cancelling it cancels the
+   * occurrence still scheduled (which stops the series). Others: the entry itself.
+   */
+  function seriesPending(e: StoredNotification | undefined): StoredNotification | undefined {
+    if (!e?.repeat || e.state === 'scheduled') return e;
+    const series = e.repeat.series;
+    for (const other of store.values()) if (other.repeat?.series === series && other.state === 'scheduled') return other;
+    return e;
+  }
+
   const scheduler: Scheduler = {
     file: options.file,
     async schedule(request) {
       const req = parseScheduleRequest(request);
+      const repeat = resolveRequestRepeat(req, nowS());
       await ready();
       const entry = await store.transact(() => {
         if (store.pendingCount >= maxPending) throw new NotifyCapacityError(maxPending);
         const now = nowS();
+        const id = `n-${randomBytes(6).toString('hex')}`;
+        const fireAt = req.delay_seconds !== undefined ? now + req.delay_seconds : repeat ? nextOccurrence(repeat, now) : null;
+        if (fireAt === null) throw new NotifyInputError('bad_repeat', 'repeat: the rule has no future occurrence');
         const record: StoredNotification = {
-          id: `n-${randomBytes(6).toString('hex')}`,
+          id,
           text: req.text,
           mode: req.mode,
-          delay_seconds: req.delay_seconds,
-          fire_at_epoch: now + req.delay_seconds,
+          delay_seconds: req.delay_seconds ?? Math.max(0, Math.round(fireAt - now)),
+          fire_at_epoch: fireAt,
           created_at: now,
           state: 'scheduled',
           attempts: 0,
@@ -432,6 +477,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         };
         if (req.title) record.title = req.title;
         if (req.source) record.source = req.source;
+        if (repeat) record.repeat = { ...repeat, series: id };
         return { value: record, write: [record] };
       });
       publish([entry]);
@@ -454,7 +500,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     async cancel(id) {
       await ready();
       const record = await store.transact(() => {
-        const e = store.get(id);
+        const e = seriesPending(store.get(id));
         if (!e) throw new NotifyStateError('not_found', `no scheduled notification with id ${JSON.stringify(id)}`);
         if (e.state === 'delivering') throw new NotifyStateError('conflict', `notification ${id} is being delivered now`);
         if (e.state !== 'scheduled') throw new NotifyStateError('conflict', `notification ${id} is already ${e.state}`);

@@ -30,6 +30,9 @@ export const scheduleToolArgs = z.object({
   text: z.string().optional().describe('Schedule form: the message to deliver later.'),
   delay_seconds: z.number().optional().describe(`Schedule form: seconds from now, 0 to ${MAX_DELAY_SECONDS} (30 days).`),
   mode: notifyModeSchema.optional().describe('Schedule form: delivery mode, default auto.'),
+  repeat: z.string().max(200).optional().describe('Schedule form, repeating: "daily", "weekdays" or a 5-field cron expression; delay_seconds is then optional.'),
+  at: z.string().max(10).optional().describe('With repeat daily/weekdays: time of day "HH:MM" (24 h).'),
+  timezone: z.string().max(100).optional().describe("With repeat: IANA timezone, default the machine's."),
   title: titleSchema.optional(),
   source: sourceSchema.optional(),
   list: z.boolean().optional().describe('List form: true to list scheduled entries.'),
@@ -76,7 +79,7 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
     defineTool({
       name: 'local_notify_schedule',
       description:
-        'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}. List: {list: true}. Cancel: {cancel_id}. Entries persist across restarts.',
+        'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}; repeating: {text, repeat, at?, timezone?}. List: {list: true}. Cancel: {cancel_id} (a repeating one: cancels the series). Entries persist across restarts.',
       args: scheduleToolArgs,
       // Anyone allowed may set or list a reminder; only the owner may cancel one by voice.
       authorityFor: (args) => (args.cancel_id !== undefined ? 'owner' : 'speakers'),
@@ -96,6 +99,9 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
           text: args.text,
           delay_seconds: args.delay_seconds,
           mode: args.mode,
+          repeat: args.repeat,
+          at: args.at,
+          timezone: args.timezone,
           title: args.title,
           source: args.source ?? ctx.caller,
         });

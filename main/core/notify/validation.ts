@@ -31,10 +31,17 @@ export const notifyRequestSchema = z.object({
 
 export const scheduleRequestSchema = z.object({
   text: notifyTextSchema,
-  delay_seconds: delaySchema,
+  /** Required unless `repeat` is given (then the first occurrence is the rule's next time). */
+  delay_seconds: delaySchema.optional(),
   mode: notifyModeSchema.default('auto'),
   title: titleSchema.optional(),
   source: sourceSchema.optional(),
+  /** `daily`, `weekdays` or a 5-field cron expression (see repeat.ts); resolved in `timezone`. */
+  repeat: z.string({ error: 'repeat must be text' }).trim().min(1, 'repeat must not be empty').max(200).optional(),
+  /** IANA timezone of the repeat rule. Default: this machine's timezone. */
+  timezone: z.string({ error: 'timezone must be text' }).trim().min(1).max(100).optional(),
+  /** Time of day ("HH:MM") for `daily`/`weekdays`. */
+  at: z.string({ error: 'at must be text like 09:00' }).trim().max(10).optional(),
 });
 
 export type ValidNotifyRequest = NotifyRequest & { mode: NotifyMode };
@@ -47,6 +54,9 @@ const FIELD_CODES: Record<string, string> = {
   source: 'bad_source',
   urgent: 'bad_urgent',
   delay_seconds: 'bad_delay',
+  repeat: 'bad_repeat',
+  timezone: 'bad_timezone',
+  at: 'bad_time',
 };
 
 /** Parse with `schema`; on failure throw NotifyInputError whose code names the first bad field. */
@@ -70,5 +80,10 @@ export function parseNotifyRequest(raw: unknown): ValidNotifyRequest {
 }
 
 export function parseScheduleRequest(raw: unknown): ScheduleRequest {
-  return parseOrThrow(scheduleRequestSchema, raw);
+  const request = parseOrThrow(scheduleRequestSchema, raw);
+  if (request.delay_seconds === undefined && request.repeat === undefined) throw new NotifyInputError('bad_delay', 'delay_seconds: required (a number of seconds) unless repeat is given');
+  if (request.repeat === undefined && (request.at !== undefined || request.timezone !== undefined)) {
+    throw new NotifyInputError(request.at !== undefined ? 'bad_time' : 'bad_timezone', `${request.at !== undefined ? 'at' : 'timezone'}: only with repeat`);
+  }
+  return request;
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { LIVE_PROVIDERS, type Config, type VariableName } from '../config/index.ts';
 import { parseMcpServers } from '../mcp/client/config.ts';
+import { parsePriceOverrides } from '../usage/pricing.ts';
 
 const SNOWFLAKE = /^\d{17,20}$/;
 const snowflake = z.string().trim().regex(SNOWFLAKE, 'must be a Discord id (17–20 digits)');
@@ -24,6 +25,17 @@ const VALUE_FIELDS = {
   notesRetentionDays: z.number().int().min(1).max(36500),
   notesMaxMb: z.number().int().min(1).max(1000000),
   scheduleMaxPending: z.number().int().min(1).max(1000000),
+  autoJoin: z.boolean(),
+  dailyCapUsd: z.number().min(0.01).max(100000),
+  dailyCapWarnPercent: z.number().int().min(1).max(99),
+  usagePrices: z
+    .string()
+    .trim()
+    .max(4000)
+    .superRefine((v, ctx) => {
+      const parsed = parsePriceOverrides(v);
+      if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+    }),
 };
 
 /** Non-secret settings, all optional: an absent key means "use the environment or the default". */
@@ -80,6 +92,10 @@ export const SETTING_VARIABLES = {
   notesRetentionDays: 'DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS',
   notesMaxMb: 'DISCORD_VOICE_LIVE_NOTES_MAX_MB',
   scheduleMaxPending: 'DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING',
+  autoJoin: 'DISCORD_VOICE_LIVE_AUTO_JOIN',
+  dailyCapUsd: 'DISCORD_VOICE_LIVE_DAILY_CAP_USD',
+  dailyCapWarnPercent: 'DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT',
+  usagePrices: 'DISCORD_VOICE_LIVE_USAGE_PRICES',
 } as const satisfies Record<SettingKey, VariableName>;
 
 export const SECRET_VARIABLES = {
@@ -171,6 +187,9 @@ export function configToSettingsValues(config: Config): SettingsValues {
     notesRetentionDays: config.notes.retentionDays,
     notesMaxMb: config.notes.maxMb,
     scheduleMaxPending: config.notify.scheduleMaxPending,
+    autoJoin: config.discord.autoJoin,
+    dailyCapUsd: config.usage.dailyCapUsd,
+    dailyCapWarnPercent: config.usage.capWarnPercent,
   };
   for (const key of Object.keys(values) as SettingKey[]) if (values[key] === undefined) delete values[key];
   return values;

@@ -409,15 +409,17 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   #onVoiceStateUpdate(before: VoiceState, after: VoiceState): void {
     const channelId = this.target?.channelId;
-    if (!this.#connection || !channelId) return;
+    const inCall = this.#connection !== null && channelId !== undefined;
     // Someone (a human) came into or left our channel: the wake-name gate counts the people in it.
-    if ((before.channelId === channelId) !== (after.channelId === channelId) && !after.member?.user.bot) this.emit('membersChanged');
+    if (inCall && (before.channelId === channelId) !== (after.channelId === channelId) && !after.member?.user.bot) this.emit('membersChanged');
     if (after.id !== this.#options.ownerId) return;
-    if (before.channelId === channelId && after.channelId !== channelId) {
+    if (inCall && before.channelId === channelId && after.channelId !== channelId) {
       this.#log.info('owner left the voice channel');
       this.emit('ownerLeft');
       if (this.#options.leaveWhenOwnerLeaves) void this.leave();
     }
+    // After ownerLeft: on a move, the call in the old channel is already ending when this is heard.
+    if (after.channelId && after.channelId !== before.channelId) this.emit('ownerEntered', { guildId: after.guild.id, channelId: after.channelId });
   }
 }
 

@@ -27,7 +27,12 @@ interface Session {
   id: string;
   sequence: number;
   identified: boolean;
+  /** The IDENTIFY intents bitfield (0 until identified). */
+  intents: number;
 }
+
+/** GUILD_VOICE_STATES: without it Discord sends no other user's VOICE_STATE_UPDATE. */
+const GUILD_VOICE_STATES = 1 << 7;
 
 export interface GatewayOptions {
   heartbeatIntervalMs?: number;
@@ -55,6 +60,7 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     }
     identifies.push(d);
     session.identified = true;
+    session.intents = typeof d.intents === 'number' ? d.intents : 0;
     sendDispatch(session, 'READY', {
       v: 10,
       user: { ...world.userJson(world.bot), verified: true, flags: 0, mfa_enabled: false },
@@ -74,7 +80,7 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
   }
 
   wss.on('connection', (socket) => {
-    const session: Session = { socket, id: randomToken('gw-session'), sequence: 0, identified: false };
+    const session: Session = { socket, id: randomToken('gw-session'), sequence: 0, identified: false, intents: 0 };
     sessions.add(session);
     socket.on('close', () => sessions.delete(session));
     socket.send(JSON.stringify({ op: 10, s: null, t: null, d: { heartbeat_interval: options.heartbeatIntervalMs ?? 41_250 } }));
@@ -97,6 +103,8 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
         case 6:
           if (d.token !== botToken) return socket.close(4004, 'Authentication failed.');
           session.identified = true;
+          // A resumed session keeps the intents it identified with.
+          session.intents = Number(identifies.at(-1)?.intents ?? 0);
           session.sequence = typeof d.seq === 'number' ? d.seq : session.sequence;
           sendDispatch(session, 'RESUMED', {});
           break;
@@ -127,7 +135,14 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     op4Payloads,
     identifies,
     dispatch(event, data) {
-      for (const session of sessions) if (session.identified) sendDispatch(session, event, data);
+      // Another user's voice state goes only to sessions that asked for GUILD_VOICE_STATES (the
+      // bot's own always comes: it answers the bot's op 4).
+      const othersVoiceState = event === 'VOICE_STATE_UPDATE' && (data as { user_id?: unknown }).user_id !== world.bot.id;
+      for (const session of sessions) {
+        if (!session.identified) continue;
+        if (othersVoiceState && (session.intents & GUILD_VOICE_STATES) === 0) continue;
+        sendDispatch(session, event, data);
+      }
     },
     close: () => new Promise<void>((resolve) => {
       for (const session of sessions) session.socket.terminate();

@@ -68,6 +68,26 @@ export interface FakeConnectionEvents {
   close: [code: number, reason: string];
 }
 
+/** Gemini counts audio at 25 tokens per second, an image at 258 tokens (ai.google.dev token docs). */
+const AUDIO_TOKENS_PER_SECOND = 25;
+const IMAGE_TOKENS = 258;
+/** A text estimate: ~4 characters per token. */
+const textTokens = (text: string): number => Math.ceil(text.length / 4);
+
+function systemInstructionOf(setup: JsonObject | null): string {
+  const instruction = (setup?.systemInstruction ?? (setup?.config as JsonObject | undefined)?.systemInstruction) as { parts?: { text?: string }[] } | string | undefined;
+  if (typeof instruction === 'string') return instruction;
+  return (instruction?.parts ?? []).map((p) => p.text ?? '').join('');
+}
+
+export interface GeminiUsageSent {
+  promptTokenCount: number;
+  responseTokenCount: number;
+  totalTokenCount: number;
+  promptTokensDetails: { modality: 'TEXT' | 'AUDIO' | 'IMAGE'; tokenCount: number }[];
+  responseTokensDetails: { modality: 'AUDIO'; tokenCount: number }[];
+}
+
 export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   readonly index: number;
   readonly path: string;
@@ -96,6 +116,15 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   closedBy: 'server' | 'client' | null = null;
   /** Audio samples received since the last model turn started (what an auto-reply answers). */
   samplesSinceTurn = 0;
+  /** Every usageMetadata this socket sent (tests compare the client's accounting with it). */
+  readonly usageSent: GeminiUsageSent[] = [];
+  /**
+   * Tokens of the conversation so far on this socket, by modality: each turn's usageMetadata
+   * counts the whole context again (a per-turn report whose prompt grows with the history, as a
+   * live probe of the service showed; docs/usage.md), plus the new input.
+   */
+  readonly #context = { TEXT: 0, AUDIO: 0, IMAGE: 0 };
+  readonly #newInput = { TEXT: 0, AUDIO: 0, IMAGE: 0 };
   /** Tool calls this socket asked and that were neither answered nor cancelled, by id. */
   readonly outstandingToolCalls = new Map<string, PendingToolCall>();
   /** On a resumed socket: the calls the previous socket left unanswered, asked again. */
@@ -165,7 +194,10 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
       if (content.turnComplete === true && this.#replyActive) this.interrupt();
       for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
         for (const part of (turn.parts as JsonObject[] | undefined) ?? []) {
-          if (typeof part.text === 'string') this.#hooks.recordHistory(this, 'user', part.text);
+          if (typeof part.text === 'string') {
+            this.#hooks.recordHistory(this, 'user', part.text);
+            this.#newInput.TEXT += textTokens(part.text);
+          }
         }
       }
     }
@@ -196,6 +228,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
       const pcm = base64ToPcm(audio.data);
       this.audio.push({ pcm, rate: rateOf(audio.mimeType), mimeType: audio.mimeType ?? '' });
       this.samplesSinceTurn += pcm.length;
+      this.#newInput.AUDIO += (pcm.length / (rateOf(audio.mimeType) ?? 16000)) * AUDIO_TOKENS_PER_SECOND;
       // Automatic VAD with START_OF_ACTIVITY_INTERRUPTS: loud input cuts the model off.
       if (this.#replyActive && this.#hooks.bargeInRms !== null && rms(pcm) > this.#hooks.bargeInRms) this.interrupt();
     }
@@ -204,9 +237,13 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
       else if (chunk.data) this.audio.push({ pcm: base64ToPcm(chunk.data), rate: rateOf(chunk.mimeType), mimeType: chunk.mimeType ?? '' });
     }
     const video = realtime.video as { data?: string; mimeType?: string } | undefined;
-    if (video?.data) this.frames.push({ data: Buffer.from(video.data, 'base64'), mimeType: video.mimeType ?? '' });
+    if (video?.data) {
+      this.frames.push({ data: Buffer.from(video.data, 'base64'), mimeType: video.mimeType ?? '' });
+      this.#newInput.IMAGE += IMAGE_TOKENS;
+    }
     if (typeof realtime.text === 'string') {
       this.texts.push(realtime.text);
+      this.#newInput.TEXT += textTokens(realtime.text);
       this.#hooks.recordHistory(this, 'user', realtime.text);
     }
     if (realtime.audioStreamEnd === true) this.audioStreamEnds++;
@@ -273,13 +310,38 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
         if (script.complete !== false) {
           this.send({ serverContent: { generationComplete: true } });
           this.send({ serverContent: { turnComplete: true } });
-          this.send({ usageMetadata: { promptTokenCount: 10, responseTokenCount: chunkCount, totalTokenCount: 10 + chunkCount } });
+          this.#sendUsage(Math.ceil((pcm.length / MODEL_OUTPUT_RATE) * AUDIO_TOKENS_PER_SECOND));
           if (this.#resumable) this.resumptionUpdate();
         }
         active.stop('complete');
       };
       timer = this.later(step, script.delayMs ?? 0);
     });
+  }
+
+  /**
+   * The turn's usageMetadata: the prompt is the whole context re-read (system instruction, earlier
+   * turns) plus this turn's new input, by modality; the response is this turn's audio. The
+   * response then joins the context.
+   */
+  #sendUsage(responseAudioTokens: number): void {
+    if (this.#context.TEXT === 0 && this.#context.AUDIO === 0) this.#context.TEXT = textTokens(systemInstructionOf(this.setup));
+    for (const m of ['TEXT', 'AUDIO', 'IMAGE'] as const) {
+      this.#context[m] += Math.ceil(this.#newInput[m]);
+      this.#newInput[m] = 0;
+    }
+    const promptTokensDetails = (['TEXT', 'AUDIO', 'IMAGE'] as const).filter((m) => this.#context[m] > 0).map((m) => ({ modality: m, tokenCount: this.#context[m] }));
+    const promptTokenCount = promptTokensDetails.reduce((n, d) => n + d.tokenCount, 0);
+    const usage: GeminiUsageSent = {
+      promptTokenCount,
+      responseTokenCount: responseAudioTokens,
+      totalTokenCount: promptTokenCount + responseAudioTokens,
+      promptTokensDetails,
+      responseTokensDetails: [{ modality: 'AUDIO', tokenCount: responseAudioTokens }],
+    };
+    this.usageSent.push(usage);
+    this.send({ usageMetadata: usage as unknown as JsonObject });
+    this.#context.AUDIO += responseAudioTokens;
   }
 
   /** The model stops (barge-in): `interrupted`, then `turnComplete` (no generationComplete). */

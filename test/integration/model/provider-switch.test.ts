@@ -31,7 +31,7 @@ describe('provider selection', () => {
 
     expect((await fetch(`${c.core.sidecarUrl}/join`, { method: 'POST', headers: c.auth })).status).toBe(200);
     await until(async () => (await health()).bridge.state === 'connected', 'first call connected');
-    expect((await health()).live_model).toEqual({ provider: 'gemini', model: 'gemini-3.8-live', inCall: true });
+    expect((await health()).live_model).toMatchObject({ provider: 'gemini', model: 'gemini-3.8-live', inCall: true });
     expect(c.gemini.established.length).toBe(1);
     expect((await fetch(`${c.core.sidecarUrl}/stop`, { headers: c.auth })).status).toBe(200);
 
@@ -50,7 +50,7 @@ describe('provider selection', () => {
 
     expect((await fetch(`${c.core.sidecarUrl}/join`, { method: 'POST', headers: c.auth })).status).toBe(200);
     await until(async () => (await health()).bridge.state === 'connected', 'second call connected');
-    expect((await health()).live_model).toEqual({ provider: 'openai-realtime', model: 'gpt-realtime-2.1', inCall: true });
+    expect((await health()).live_model).toMatchObject({ provider: 'openai-realtime', model: 'gpt-realtime-2.1', inCall: true });
     expect(c.openai.established.length).toBe(1);
     expect(c.gemini.established.length).toBe(1);
 

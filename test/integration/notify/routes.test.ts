@@ -167,6 +167,21 @@ describe('/schedule', () => {
     for (const id of ids) await call('DELETE', `/schedule/${id}`);
   });
 
+  it('a repeating reminder: POST with a rule, GET shows the rule and its next occurrence, DELETE stops the series', async () => {
+    const created = await call('POST', '/schedule', { text: 'Stand-up', repeat: 'weekdays', at: '09:55', timezone: 'Europe/Berlin', mode: 'dm' });
+    expect(created.status).toBe(201);
+    const id = created.json.scheduled as string;
+    const entry = created.json.entry as { fire_at_epoch: number; repeat: unknown };
+    expect(entry.repeat).toEqual({ rule: 'weekdays', cron: '55 9 * * 1-5', timezone: 'Europe/Berlin', series: id });
+    // The first occurrence is the rule's next time: a weekday, 09:55 on Berlin's clock.
+    const wall = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(entry.fire_at_epoch * 1000));
+    expect(wall).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 09:55$/);
+    const listed = await call('GET', '/schedule?state=scheduled');
+    expect((listed.json.entries as { id: string; repeat?: { rule: string } }[]).find((e) => e.id === id)?.repeat?.rule).toBe('weekdays');
+    const cancelled = await call('DELETE', `/schedule/${id}`);
+    expect(cancelled).toMatchObject({ status: 200, json: { entry: { state: 'cancelled', repeat: { series: id } } } });
+  });
+
   it('bad schedule input → 400 with a code', async () => {
     const cases: [unknown, string][] = [
       [{ delay_seconds: 5 }, 'empty_text'],
@@ -174,6 +189,10 @@ describe('/schedule', () => {
       [{ text: 'x', delay_seconds: 1e12 }, 'bad_delay'],
       [{ text: 'x', delay_seconds: 'soon' }, 'bad_delay'],
       [{ text: 'x', delay_seconds: 5, mode: 'smoke-signal' }, 'unknown_mode'],
+      [{ text: 'x', repeat: 'fortnightly-ish' }, 'bad_repeat'],
+      [{ text: 'x', repeat: 'daily', at: '25:00' }, 'bad_time'],
+      [{ text: 'x', repeat: 'weekdays', at: '09:00', timezone: 'Nowhere/Land' }, 'bad_timezone'],
+      [{ text: 'x', repeat: 'daily' }, 'missing_time'],
     ];
     for (const [body, code] of cases) {
       const { status, json } = await call('POST', '/schedule', body);

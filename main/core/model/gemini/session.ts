@@ -18,7 +18,8 @@ import { EventEmitter } from 'node:events';
 import type { LiveServerMessage } from '@google/genai';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../api-types.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, TextDelivery, ToolCallResult, ToolDeclaration } from '../../ports.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult, ToolDeclaration } from '../../ports.ts';
+import { parseGeminiUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
@@ -94,6 +95,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #active: GeminiConnection | null = null;
   #draining = new Set<GeminiConnection>();
   #handle: string | null = null;
+  readonly #tokens = new TokenAccount();
+  /** Turns seen (advanced at the first model activity after a turnComplete): the usage scope. */
+  #usageTurn = 0;
+  #usageTurnEnded = false;
   /** The latest handle was issued after the last model activity (safe to resume from). */
   #handleFresh = false;
   #turnOpen = false;
@@ -169,6 +174,27 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   get model(): string {
     return this.#o.models[this.#modelIndex] ?? this.#o.models[0] ?? '';
+  }
+
+  /**
+   * Gemini reports usageMetadata per turn (its prompt count re-reads the whole context, which is
+   * what is billed each turn); a snapshot repeated within one turn must not count twice. So each
+   * (socket, turn) is a cumulative scope: growth within it is added, a new turn or a new socket
+   * (resume, rotation) starts a fresh count. See docs/usage.md.
+   */
+  #countUsage(raw: unknown, connection: GeminiConnection): void {
+    const tokens = parseGeminiUsage(raw);
+    if (!tokens) {
+      this.#o.logger.warn('usageMetadata with an unexpected shape ignored');
+      return;
+    }
+    this.#tokens.addSnapshot(`${connection.id}:${this.#usageTurn}`, tokens);
+  }
+
+  /** Tokens by modality over every socket of this call. */
+  usage(): LiveModelUsage {
+    const tokens = this.#tokens.total;
+    return { tokens, totalTokens: totalTokens(tokens) };
   }
 
   get stats(): GeminiSessionStats {
@@ -622,6 +648,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         this.emit('interrupted');
       }
       if (content.turnComplete) {
+        this.#usageTurnEnded = true;
         this.#turnOpen = false;
         this.#interruptPending = false;
         this.#stopStallWatch();
@@ -629,6 +656,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         this.#texts.modelTurnEnded();
       }
     }
+    if (message.usageMetadata) this.#countUsage(message.usageMetadata, connection);
     const calls = message.toolCall?.functionCalls;
     if (calls) {
       this.#modelActivity(connection);
@@ -660,6 +688,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #modelActivity(connection: GeminiConnection): void {
+    if (this.#usageTurnEnded) {
+      this.#usageTurn++;
+      this.#usageTurnEnded = false;
+    }
     // The model answers: what it was answering no longer needs replaying.
     if (connection === this.#active) this.#unanswered.clear();
     this.#awaitingReplySince = null;

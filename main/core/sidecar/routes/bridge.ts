@@ -32,6 +32,8 @@ export function bridgeHttpError(err: unknown): unknown {
       return new HttpError(409, err.code, err.message);
     case 'not_configured':
       return new HttpError(503, err.code, err.message);
+    case 'daily_cap_reached':
+      return new HttpError(429, err.code, err.message);
     case 'join_failed':
     case 'model_failed':
       return new HttpError(502, err.code, err.message);

@@ -15,6 +15,19 @@ import { clientEventSchemas, CLIENT_EVENT_TYPES, describeIssue, type Conversatio
 export type JsonObject = Record<string, unknown>;
 
 export const REALTIME_RATE = 24_000;
+/** OpenAI's published audio token rates: 1 token per 100 ms of input audio, per 50 ms of output. */
+const INPUT_AUDIO_MS_PER_TOKEN = 100;
+const OUTPUT_AUDIO_MS_PER_TOKEN = 50;
+const IMAGE_TOKENS = 765;
+
+/** `response.done` `response.usage` as the service sends it. */
+export interface RealtimeUsageSent {
+  total_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+  input_token_details: { text_tokens: number; audio_tokens: number; image_tokens: number; cached_tokens: number };
+  output_token_details: { text_tokens: number; audio_tokens: number };
+}
 
 export interface RealtimeReplyScript {
   /** 24 kHz PCM to speak; default a 440 Hz tone of `toneMs`. */
@@ -319,6 +332,7 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
     const previous = this.items.at(-1)?.id ?? null;
     const ms = Math.round(this.#bufferSamples / 24);
     this.#bufferSamples = 0;
+    this.#context.audio += Math.ceil(ms / INPUT_AUDIO_MS_PER_TOKEN);
     this.send({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: id });
     const transcript = this.#userTranscript ?? `(${ms} ms of speech)`;
     this.items.push({ id, type: 'message', role: 'user', text: transcript, source: 'server' });
@@ -326,6 +340,36 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
     this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });
     const transcription = ((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.transcription;
     if (transcription) this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: id, content_index: 0, transcript, usage: { type: 'duration', seconds: ms / 1000 } });
+  }
+
+  /**
+   * The conversation so far in tokens: each response reads all of it as input (billed per
+   * response, as `response.done` usage says), and its own output joins it.
+   */
+  readonly #context = { text: 0, audio: 0, image: 0 };
+  /** Every usage this socket sent in response.done (tests compare the client's accounting with it). */
+  readonly usageSent: RealtimeUsageSent[] = [];
+
+  #countItem(item: ConversationItemInput): void {
+    const parts = 'content' in item && Array.isArray(item.content) ? (item.content as { type?: string; text?: string }[]) : [];
+    for (const part of parts) {
+      if (part.type === 'input_image') this.#context.image += IMAGE_TOKENS;
+      else if (typeof part.text === 'string') this.#context.text += Math.ceil(part.text.length / 4);
+    }
+    if (item.type === 'function_call_output') this.#context.text += Math.ceil(String(item.output ?? '').length / 4);
+  }
+
+  #responseUsage(outputAudioMs: number, transcript: string): RealtimeUsageSent {
+    if (this.#context.text === 0) this.#context.text = Math.ceil(String(this.session.instructions ?? '').length / 4);
+    const input = { text_tokens: this.#context.text, audio_tokens: this.#context.audio, image_tokens: this.#context.image, cached_tokens: 0 };
+    const output = { text_tokens: Math.ceil(transcript.length / 4), audio_tokens: Math.ceil(outputAudioMs / OUTPUT_AUDIO_MS_PER_TOKEN) };
+    const inputTokens = input.text_tokens + input.audio_tokens + input.image_tokens;
+    const outputTokens = output.text_tokens + output.audio_tokens;
+    const usage: RealtimeUsageSent = { total_tokens: inputTokens + outputTokens, input_tokens: inputTokens, output_tokens: outputTokens, input_token_details: input, output_token_details: output };
+    this.usageSent.push(usage);
+    this.#context.audio += output.audio_tokens;
+    this.#context.text += output.text_tokens;
+    return usage;
   }
 
   /** What the fake's input transcription says for the next committed user turn (default "(N ms of speech)"). */
@@ -353,6 +397,7 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
     }
     const previous = this.items.at(-1)?.id ?? null;
     this.items.push(record);
+    this.#countItem(item);
     const echoed = { ...item, id, object: 'realtime.item', status: 'completed' };
     this.send({ type: 'conversation.item.added', previous_item_id: previous, item: echoed });
     this.send({ type: 'conversation.item.done', previous_item_id: previous, item: echoed });
@@ -445,7 +490,7 @@ export class FakeRealtimeConnection extends EventEmitter<FakeRealtimeConnectionE
               status: outcome,
               ...(outcome === 'cancelled' ? { status_details: { type: 'cancelled', reason: 'client_cancelled' } } : {}),
               output: hasOutput && index > 0 ? [{ id: itemId, type: 'message', role: 'assistant' }] : [],
-              usage: { total_tokens: 20 + index, input_tokens: 20, output_tokens: index },
+              usage: this.#responseUsage(item.audioMs ?? 0, spokenText),
             },
           });
         }

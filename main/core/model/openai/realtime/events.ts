@@ -121,7 +121,15 @@ export const responseDone = z.object({
   response: z.object({
     id: z.string(),
     status: z.string(),
-    usage: z.object({ total_tokens: z.number().optional(), input_tokens: z.number().optional(), output_tokens: z.number().optional() }).nullish(),
+    usage: z
+      .object({
+        total_tokens: z.number().optional(),
+        input_tokens: z.number().optional(),
+        output_tokens: z.number().optional(),
+        input_token_details: z.object({ text_tokens: z.number().min(0).optional(), audio_tokens: z.number().min(0).optional(), image_tokens: z.number().min(0).optional() }).nullish(),
+        output_token_details: z.object({ text_tokens: z.number().min(0).optional(), audio_tokens: z.number().min(0).optional() }).nullish(),
+      })
+      .nullish(),
   }),
 });
 export const functionCallDone = z.object({

@@ -13,7 +13,8 @@ import type { RealtimeClientEvent } from 'openai/resources/realtime/realtime';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../../api-types.ts';
 import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, TextDelivery, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../../usage/tokens.ts';
 import type { Clock } from '../../clock.ts';
 import { toModelFrame } from '../../frame-converter.ts';
 import { FrameLimiter, type FrameStats } from '../../frame-limiter.ts';
@@ -120,6 +121,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   readonly #pendingCalls = new Map<string, { name: string; arguments: string }>();
   #responseAfterTools = false;
   readonly #acks = new Map<string, (error: string | null) => void>();
+  readonly #tokens = new TokenAccount();
   readonly #stats = { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
 
   constructor(options: RealtimeSessionOptions) {
@@ -141,6 +143,12 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
 
   get model(): string {
     return this.#o.models[this.#modelIndex] ?? this.#o.models[0] ?? '';
+  }
+
+  /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
+  usage(): LiveModelUsage {
+    const tokens = this.#tokens.total;
+    return { tokens, totalTokens: totalTokens(tokens) };
   }
 
   get stats(): RealtimeSessionStats {
@@ -392,7 +400,10 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
       case 'response.done': {
         const parsed = responseDone.safeParse(event);
         if (!parsed.success) return this.#malformed(event);
-        this.#stats.totalTokens += parsed.data.response.usage?.total_tokens ?? 0;
+        const usage = parsed.data.response.usage;
+        this.#stats.totalTokens += usage?.total_tokens ?? 0;
+        // Per response (each response.done carries that response's own usage): added whole.
+        if (usage) this.#tokens.addReport(fromRealtimeUsage(usage));
         this.#responseActive = false;
         this.#endReply();
         this.emit('turnComplete');

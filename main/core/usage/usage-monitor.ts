@@ -1,0 +1,256 @@
+// Watches the live call's usage (what the provider reported), prices it, and keeps today's total
+// against the optional daily cap: past the warning threshold it warns once (a note, which the
+// dashboard shows, /health `usage.today.state`, and one sentence spoken in the call); at the cap it
+// ends the call, and until the day changes new joins are refused (429 `daily_cap_reached`).
+//
+// Runs only during a call (a 1 s timer between the bridge's `connecting` and its end); nothing runs
+// between calls. Today's figures live in `<voice-users>/usage-daily.json` (each call's estimate by
+// call id, rewritten atomically when it changes), so a restart neither forgets today's spending nor
+// counts a call twice. At the call's end its figures are written to the call's notes.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { SidecarEvent, UsageReport } from '../api-types.ts';
+import type { LiveProviderName } from '../config/index.ts';
+import type { EventHub } from '../event-hub.ts';
+import type { LiveModelUsage } from '../ports.ts';
+import { estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
+import { emptyTokenUsage, totalTokens, INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
+
+export const USAGE_LEDGER_FILE = 'usage-daily.json';
+export const DEFAULT_CAP_WARN_PERCENT = 80;
+
+export interface UsageMonitorOptions {
+  hub: EventHub;
+  /** The provider carrying the call and what it reported (the selector's `choice`). */
+  current: () => { provider: LiveProviderName; usage?: LiveModelUsage } | null;
+  callId: () => string | undefined;
+  prices: PriceTable;
+  /** USD per local day; undefined: no cap. */
+  dailyCapUsd?: number;
+  /** Warn at this percentage of the cap. Default 80. */
+  warnPercent?: number;
+  ledgerFile: string;
+  notes: { append(note: { kind: 'note'; text: string; callId?: string }): unknown };
+  /** Speak one sentence in the live call (the warning). */
+  say: (text: string) => void;
+  endCall: (reason: string) => Promise<unknown>;
+  logger: Logger;
+  /** Epoch ms. */
+  now?: () => number;
+  tickMs?: number;
+}
+
+const ledgerSchema = z.object({
+  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  /** Estimated USD by call id. */
+  calls: z.record(z.string(), z.number().finite().min(0)),
+  warned: z.boolean().default(false),
+});
+type Ledger = z.infer<typeof ledgerSchema>;
+
+/** Local calendar day of `ms`, YYYY-MM-DD. */
+export function localDay(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+const LIVE_STATES = new Set(['connecting', 'connected', 'reconnecting']);
+const ENDED_STATES = new Set(['stopped', 'error', 'idle']);
+
+/** "12,345 tokens (in: audio 10,000, text 300; out: audio 2,000, text 45) · est. $0.0123". */
+export function describeCallUsage(call: NonNullable<UsageReport['call']>): string {
+  const part = (label: string, counts: Record<string, number>, keys: readonly string[]): string | null => {
+    const items = keys.filter((k) => counts[k]! > 0).map((k) => `${k} ${counts[k]!.toLocaleString('en-US')}`);
+    return items.length ? `${label}: ${items.join(', ')}` : null;
+  };
+  const detail = [part('in', call.tokens.input, INPUT_MODALITIES), part('out', call.tokens.output, OUTPUT_MODALITIES)].filter(Boolean).join('; ');
+  const minutes = call.billed_minutes !== undefined ? ` · ${call.billed_minutes} billed min` : '';
+  const unpriced = call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : '';
+  return `${call.total_tokens.toLocaleString('en-US')} tokens${detail ? ` (${detail})` : ''}${minutes} · est. $${call.cost_usd.toFixed(4)}${unpriced}`;
+}
+
+interface CallState {
+  id?: string;
+  live: boolean;
+  /** Its usage note was written (at its end). */
+  noted: boolean;
+  /** The cap already ended it (ending is asked once). */
+  capEnded: boolean;
+}
+
+export class UsageMonitor {
+  readonly #o: UsageMonitorOptions;
+  readonly #now: () => number;
+  readonly #warnFraction: number;
+  #ledger: Ledger;
+  #timer: NodeJS.Timeout | null = null;
+  #unsubscribe: (() => void) | null = null;
+  #call: CallState | null = null;
+  #last: UsageReport['call'] = null;
+
+  constructor(options: UsageMonitorOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#warnFraction = (options.warnPercent ?? DEFAULT_CAP_WARN_PERCENT) / 100;
+    this.#ledger = this.#load();
+  }
+
+  start(): void {
+    this.#unsubscribe ??= this.#o.hub.subscribe((event) => this.#onEvent(event));
+  }
+
+  stop(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    this.#stopTimer();
+  }
+
+  /** Why a new call is refused now (today's estimate is at the cap), or null. */
+  joinRefusal(): string | null {
+    const cap = this.#o.dailyCapUsd;
+    if (cap === undefined) return null;
+    this.#rollDay();
+    const spent = this.#todayUsd();
+    return spent >= cap ? `today's estimated model cost ($${spent.toFixed(2)}) reached the daily cap ($${cap.toFixed(2)}); calls are refused until tomorrow (DISCORD_VOICE_LIVE_DAILY_CAP_USD)` : null;
+  }
+
+  report(): UsageReport {
+    if (this.#call?.live) this.tick();
+    this.#rollDay();
+    const cap = this.#o.dailyCapUsd ?? null;
+    const spent = this.#todayUsd();
+    const state = cap !== null && spent >= cap ? 'reached' : cap !== null && (this.#ledger.warned || spent >= cap * this.#warnFraction) ? 'warned' : 'ok';
+    return { call: this.#last, today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state }, prices_as_of: PRICES_AS_OF };
+  }
+
+  /** Read the call's usage, price it, record it and apply the cap. Public for tests (the timer calls it). */
+  tick(): void {
+    const call = this.#call;
+    if (!call) return;
+    const current = this.#o.current();
+    if (!current) return;
+    const usage = current.usage ?? {};
+    const tokens: TokenUsage = usage.tokens ?? emptyTokenUsage();
+    const estimate = estimateCost(this.#o.prices[current.provider], { tokens, billedMinutes: usage.billedMinutes });
+    this.#last = {
+      ...(call.id ? { call_id: call.id } : {}),
+      provider: current.provider,
+      live: call.live,
+      tokens,
+      total_tokens: totalTokens(tokens),
+      ...(usage.billedMinutes !== undefined ? { billed_minutes: usage.billedMinutes } : {}),
+      cost_usd: estimate.usd,
+      unpriced: estimate.unpriced,
+    };
+    this.#rollDay();
+    if (call.id && this.#ledger.calls[call.id] !== estimate.usd) {
+      this.#ledger.calls[call.id] = estimate.usd;
+      this.#save();
+    }
+    this.#applyCap(call);
+  }
+
+  #applyCap(call: CallState): void {
+    const cap = this.#o.dailyCapUsd;
+    if (cap === undefined || !call.live) return;
+    const spent = this.#todayUsd();
+    if (spent >= cap) {
+      if (call.capEnded) return;
+      call.capEnded = true;
+      const text = `daily cost cap reached: today's estimate $${spent.toFixed(2)} ≥ cap $${cap.toFixed(2)}; ending the call (new calls are refused until tomorrow)`;
+      this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap reached: ending the call');
+      this.#o.notes.append({ kind: 'note', text, ...(call.id ? { callId: call.id } : {}) });
+      void this.#o.endCall('daily cost cap reached').catch((err: unknown) => this.#o.logger.error({ err }, 'ending the call at the cap failed'));
+    } else if (spent >= cap * this.#warnFraction && !this.#ledger.warned) {
+      this.#ledger.warned = true; // once per day, across calls and restarts
+      this.#save();
+      const percent = Math.round((spent / cap) * 100);
+      this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap warning');
+      this.#o.notes.append({ kind: 'note', text: `cost warning: today's estimate $${spent.toFixed(2)} is ${percent}% of the $${cap.toFixed(2)} daily cap; the call ends at the cap`, ...(call.id ? { callId: call.id } : {}) });
+      try {
+        this.#o.say(`Heads-up: today's model cost is at ${percent} percent of your daily cap. The call will end when it is reached.`);
+      } catch (err) {
+        this.#o.logger.warn({ err }, 'could not speak the cost warning');
+      }
+    }
+  }
+
+  #onEvent(event: SidecarEvent): void {
+    if (event.type !== 'state') return;
+    const { state } = event.data;
+    if (LIVE_STATES.has(state)) {
+      const id = this.#o.callId();
+      if (!this.#call || this.#call.id !== id) this.#call = { id, live: true, noted: false, capEnded: false };
+      this.#call.live = true;
+      this.#startTimer();
+    } else if (state === 'stopping' || ENDED_STATES.has(state)) {
+      const call = this.#call;
+      if (!call || call.noted) return;
+      // `stopping` comes before the notes of the call are closed: the figures go into its file.
+      this.tick();
+      call.live = false;
+      call.noted = true;
+      this.#stopTimer();
+      if (this.#last) {
+        this.#last = { ...this.#last, live: false };
+        if (this.#last.total_tokens > 0 || this.#last.billed_minutes) this.#o.notes.append({ kind: 'note', text: `usage: ${describeCallUsage(this.#last)}`, ...(call.id ? { callId: call.id } : {}) });
+      }
+    }
+  }
+
+  #startTimer(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => this.tick(), this.#o.tickMs ?? 1000);
+    this.#timer.unref();
+  }
+
+  #stopTimer(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  #todayUsd(): number {
+    let sum = 0;
+    for (const usd of Object.values(this.#ledger.calls)) sum += usd;
+    return sum;
+  }
+
+  #rollDay(): void {
+    const day = localDay(this.#now());
+    if (this.#ledger.day !== day) this.#ledger = { day, calls: {}, warned: false };
+  }
+
+  #load(): Ledger {
+    const fresh: Ledger = { day: localDay(this.#now()), calls: {}, warned: false };
+    let text: string;
+    try {
+      text = readFileSync(this.#o.ledgerFile, 'utf8');
+    } catch {
+      return fresh;
+    }
+    try {
+      const parsed = ledgerSchema.safeParse(JSON.parse(text));
+      if (parsed.success && parsed.data.day === fresh.day) return parsed.data;
+      if (!parsed.success) this.#o.logger.warn({ file: this.#o.ledgerFile }, 'usage ledger unreadable; starting today from zero');
+    } catch {
+      this.#o.logger.warn({ file: this.#o.ledgerFile }, 'usage ledger is not JSON; starting today from zero');
+    }
+    return fresh;
+  }
+
+  #save(): void {
+    const tmp = `${this.#o.ledgerFile}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      writeFileSync(tmp, JSON.stringify(this.#ledger) + '\n', { mode: 0o600 });
+      renameSync(tmp, this.#o.ledgerFile);
+    } catch (err) {
+      this.#o.logger.warn({ err }, 'could not write the usage ledger');
+    }
+  }
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1e4) / 1e4;
+}

@@ -1,0 +1,32 @@
+// A repeating reminder from the dashboard: the list names the rule and the next occurrence
+// ("repeats daily 14:05 · next: Tue 14:05"); cancelling it stops the series.
+import { expect, test } from '@playwright/test';
+import { login } from './fixtures.ts';
+
+test('schedule: a daily reminder shows its rule and next occurrence; cancel stops it', async ({ page }) => {
+  await login(page);
+  const form = page.locator('#schedule-form');
+  await form.locator('#sched-text').fill('Water the plants');
+  await form.locator('#sched-mode').selectOption('dm');
+  await form.locator('#sched-amount').fill('2');
+  await form.locator('#sched-unit').selectOption('hours');
+  await form.locator('#sched-repeat').selectOption('daily');
+  // The wall-clock time of the first occurrence on the page's clock (its timezone is the one sent);
+  // the click may land in the next minute.
+  const times = await page.evaluate(() =>
+    [0, 60_000].map((later) => {
+      const d = new Date(Date.now() + 2 * 3600 * 1000 + later);
+      return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+    }),
+  );
+  await form.getByRole('button', { name: 'Schedule' }).click();
+  await expect(page.locator('#schedule-status')).toContainText('then every day at that time');
+
+  const row = page.locator('#schedule-list li', { hasText: 'Water the plants' });
+  const hhmm = `(${times.join('|')})`;
+  await expect(row.locator('.repeat')).toHaveText(new RegExp(`^repeats daily ${hhmm} · next: \\w{3} ${hhmm}$`));
+
+  await row.getByRole('button', { name: /Cancel/ }).click();
+  await expect(row.locator('.badge')).toHaveText(/cancelled/);
+  await expect(page.locator('#schedule-list li', { hasText: 'Water the plants' }).locator('.badge', { hasText: 'scheduled' })).toHaveCount(0);
+});
