@@ -36,6 +36,7 @@ import { startMcpModelTools } from './mcp/client/model-tools.ts';
 import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
+import { registerSetupRoutes } from './sidecar/routes/setup.ts';
 import { registerToolRoutes } from './sidecar/routes/tools.ts';
 import { createSidecar, type RouteRegistrar } from './sidecar/server.ts';
 import { DashboardSessions } from './sidecar/sessions.ts';
@@ -57,6 +58,10 @@ export interface CoreOptions {
   extraRoutes?: RouteRegistrar[];
   /** The Opus codec calls use; default: the native addon when it loads, else WASM (reported either way). */
   opus?: OpusFactory;
+  /** Restarts the core from the page ("Restart now", POST /restart); absent when the shell cannot. */
+  restart?: () => void;
+  /** Dashboard sign-ins to keep across an in-process restart (default: a fresh set). */
+  sessions?: DashboardSessions;
 }
 
 export interface CoreHandle {
@@ -275,7 +280,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
   const extraHosts = config.sidecar.allowRemote ? [`${config.sidecar.host}:${config.sidecar.port}`] : [];
   let baseUrl = '';
-  const sessions = new DashboardSessions();
+  const sessions = options.sessions ?? new DashboardSessions();
   const routes: RouteRegistrar[] = [
     (app) => registerHealthRoutes(app, { health }),
     (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
@@ -297,7 +302,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
       }),
-    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment })] : []),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined })] : []),
+    (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),
     ...(options.extraRoutes ?? []),
   ];
   const sidecar = createSidecar({
