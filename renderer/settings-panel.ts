@@ -5,7 +5,7 @@
 import type { SecretKey, SettingKey, SettingsPatch, SettingsValues } from '../main/core/settings/schema.ts';
 import type { SecretState } from '../main/core/settings/store.ts';
 import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
-import { byId, h, setBusy, status } from './dom.ts';
+import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool';
 const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }[] = [
@@ -199,8 +199,11 @@ export class SettingsPanel {
     setBusy(this.#restart, true, 'Restarting…');
     try {
       await api.restart();
-      status(this.#status, 'Restarting… the page reconnects by itself.', 'info');
+      status(this.#status, 'Restarting…', 'info');
       this.#restart.hidden = true;
+      // The page starts afresh once the new core answers (the sign-in survives the restart).
+      if (await waitForRestart(() => api.settings().then((next) => next.pendingRestart.length === 0))) location.reload();
+      else status(this.#status, 'Live Voice Bridge did not come back within 30 s; check its terminal or log.', 'error');
     } catch (err) {
       status(this.#status, friendlyMessage(err), 'error');
     } finally {

@@ -5,7 +5,7 @@ import type { DiscordCheckResult, GuildDirectory } from '../main/core/setup/disc
 import type { SetupStateResponse } from '../main/core/sidecar/routes/setup.ts';
 import type { SettingsPatch } from '../main/core/settings/schema.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
-import { byId, h, setBusy, status } from './dom.ts';
+import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 
 const STATE_WORDS: Record<string, string> = {
   stored: 'Saved.',
@@ -185,20 +185,15 @@ async function restart(button: HTMLButtonElement): Promise<void> {
     await api.restart();
     status(saveStatus, 'Restarting…', 'info');
     // The sidecar goes away and comes back (sign-ins survive an in-process restart).
-    for (let attempt = 0; attempt < 60; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      try {
-        const next = await api.setupState();
-        if (next.savedPendingRestart.length === 0) {
-          renderState(next);
-          status(saveStatus, next.configured ? 'Restarted with the new settings. Back to the dashboard to join a call.' : 'Restarted.', 'ok');
-          return;
-        }
-      } catch {
-        // Still restarting.
-      }
-    }
-    status(saveStatus, 'The bridge did not come back within 30 s; check its terminal or log.', 'error');
+    let next: SetupStateResponse | null = null;
+    const back = await waitForRestart(async () => {
+      next = await api.setupState();
+      return next.savedPendingRestart.length === 0;
+    });
+    if (back && next) {
+      renderState(next);
+      status(saveStatus, (next as SetupStateResponse).configured ? 'Restarted with the new settings. Back to the dashboard to join a call.' : 'Restarted.', 'ok');
+    } else status(saveStatus, 'The bridge did not come back within 30 s; check its terminal or log.', 'error');
   } catch (err) {
     status(saveStatus, friendlyMessage(err), 'error');
   } finally {
