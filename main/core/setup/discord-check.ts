@@ -224,7 +224,9 @@ export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordChe
   }
   const channelNamed = { id: channel.id, name: channel.name ?? channel.id };
   const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
-  const missing = NEEDED_PERMISSIONS.filter((p) => (perms & p.bit) === 0n).map((p) => p.name);
+  // Without View Channel every other permission in the channel is void (Discord's implicit deny).
+  const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;
+  const missing = [...(hidden ? ['View Channel'] : []), ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name)];
   if (missing.length) {
     checks.push({ step: 'permissions', ok: false, message: `In ${channelNamed.name} the bot lacks ${missing.join(', ')}. Allow them for the bot's role in the channel's settings, or re-invite it with the link.` });
     return result({ code: 'missing_permissions', guild: guildNamed, channel: channelNamed, missingPermissions: missing });
