@@ -12,7 +12,7 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'liveProvider', label: 'Live model provider', type: 'text', hint: 'gemini, openai-realtime or openai-live. Takes effect at the next call, no restart.' },
   { key: 'model', label: 'Model (Gemini)', type: 'text' },
   { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice of the provider (the list offers them). Applies at the next call.' },
-  { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction.' },
+  { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction. Read again at each call.' },
   { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'Your Discord user id; the bot follows you into voice.' },
   { key: 'allowedSpeakers', label: 'Allowed speakers', type: 'list', hint: 'Comma-separated user ids; default: the owner only.' },
   { key: 'guildId', label: 'Guild id', type: 'text' },

@@ -1,6 +1,7 @@
 // Composition root of the core: builds every module from the typed config and wires them to the
 // sidecar. Both shells call this: the headless CLI (main/cli.ts) and the Electron main process.
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { VERSION_LABEL, type HealthReport, type SidecarEvent } from './api-types.ts';
@@ -23,7 +24,7 @@ import { createNotifier } from './notify/dispatcher.ts';
 import { scheduleFilePath } from './notify/schedule-store.ts';
 import { createScheduler } from './notify/scheduler.ts';
 import { registerNotifyTools } from './notify/tools.ts';
-import { configToSettingsValues } from './settings/schema.ts';
+import { configToSettingsValues, type SettingsValues } from './settings/schema.ts';
 import type { SettingsStore } from './settings/store.ts';
 import { registerBridgeRoutes } from './sidecar/routes/bridge.ts';
 import { registerRoomRoutes } from './sidecar/routes/room.ts';
@@ -93,10 +94,10 @@ const DEFAULT_PERSONA =
   'You are a concise, friendly voice assistant in a Discord voice call with your owner. Speak naturally ' +
   'and briefly. When a message asks you to relay a notification, say it to the user in your own words.';
 
-function readPersona(config: Config, log: Logger): string {
-  if (!config.gemini.personaFile) return DEFAULT_PERSONA;
+function readPersona(personaFile: string | undefined, log: Logger): string {
+  if (!personaFile) return DEFAULT_PERSONA;
   try {
-    return readFileSync(config.gemini.personaFile, 'utf8').trim() || DEFAULT_PERSONA;
+    return readFileSync(personaFile.startsWith('~/') ? path.join(homedir(), personaFile.slice(2)) : path.resolve(personaFile), 'utf8').trim() || DEFAULT_PERSONA;
   } catch (err) {
     log.warn({ err }, 'persona file unreadable; using the built-in persona');
     return DEFAULT_PERSONA;
@@ -140,6 +141,9 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   // Retried with back-off until it works: Discord unreachable at start-up is not final.
   discord?.keepLoggingIn();
 
+  // Saved settings as last saved (PUT /settings updates it): the ones that apply live read it.
+  let saved: SettingsValues = (await options.settingsStore?.view())?.values ?? {};
+
   // The live model is chosen per call (settings may switch it between calls without a restart).
   const providerKey = config.liveProvider === 'gemini' ? config.gemini.apiKey : config.openai.apiKey;
   const model = providerKey
@@ -165,7 +169,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           notes,
           hub,
           logger: moduleLogger(logger, 'bridge'),
-          systemInstruction: readPersona(config, log),
+          // Read at each call: a persona file saved in Settings applies at the next call.
+          systemInstruction: () => readPersona(saved.personaFile ?? config.gemini.personaFile, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           room: { ownerId: config.discord.ownerId, allowedSpeakers: config.discord.allowedSpeakers },
@@ -192,7 +197,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     webhookUrl: config.notify.webhookAgentNotify,
     throttleSeconds: config.notify.webhookThrottleSeconds,
     playSound: () => realBridge?.playEffect(chime),
-    sfxEnabled: config.notify.sfxEnabled,
+    sfxEnabled: () => saved.sfxEnabled ?? config.notify.sfxEnabled,
     logger: moduleLogger(logger, 'notify'),
     notes,
   });
@@ -302,7 +307,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
       }),
-    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined })] : []),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, onSaved: (values) => (saved = values) })] : []),
     (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),
     ...(options.extraRoutes ?? []),
   ];

@@ -64,8 +64,8 @@ const control = createServer((req, res) => {
       // What a person would copy from the Developer Portal and AI Studio (tests type them into /setup).
       return send(200, { botToken: discord.botToken, geminiKey: GEMINI_KEY, owner: { id: discord.owner.id, name: discord.owner.username }, voiceChannel: discord.world.guild.voiceChannels[0]!.name });
     case '/model-setups':
-      // The voice each live-model session asked for in its setup message (live settings test).
-      return send(200, { voices: call.gemini.connections.map((c) => voiceOf(c.setup)) });
+      // The voice and system instruction each live-model session asked for in its setup message (live settings test).
+      return send(200, { voices: call.gemini.connections.map((c) => voiceOf(c.setup)), instructions: call.gemini.connections.map((c) => JSON.stringify(c.setup?.systemInstruction ?? null)) });
     case '/ready':
       return send(200, { sidecarUrl: core.sidecarUrl });
     case '/login-url':

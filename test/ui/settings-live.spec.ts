@@ -4,6 +4,9 @@
 // restart-only change is offered "Restart now", which brings the core back with it.
 import { expect, test } from '@playwright/test';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { control, login, startOwnHarness } from './fixtures.ts';
 
 test.describe.configure({ mode: 'serial' });
@@ -19,7 +22,8 @@ test.afterAll(() => {
   own?.process.kill('SIGTERM');
 });
 
-const modelVoices = async () => (await control<{ voices: (string | null)[] }>('/model-setups', own.control)).voices;
+const modelSetups = () => control<{ voices: (string | null)[]; instructions: string[] }>('/model-setups', own.control);
+const modelVoices = async () => (await modelSetups()).voices;
 
 test('a voice change applies at the next call without a restart; a made-up voice is refused at the field', async ({ page }) => {
   test.setTimeout(90_000);
@@ -49,6 +53,27 @@ test('a voice change applies at the next call without a restart; a made-up voice
   expect((await modelVoices()).at(-1)).toBe('Puck');
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
+});
+
+test('a persona file applies at the next call too', async ({ page }) => {
+  test.setTimeout(90_000);
+  const dir = mkdtempSync(path.join(tmpdir(), 'lvb-persona-'));
+  const persona = path.join(dir, 'persona.txt');
+  writeFileSync(persona, 'You are the lighthouse keeper persona of the live settings test.');
+  try {
+    await login(page, own.control);
+    const panel = page.locator('#settings-panel');
+    await panel.locator('#set-personaFile').fill(persona);
+    await panel.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.locator('#settings-status')).toHaveText('Saved. Applies at the next call, no restart needed.');
+    await page.getByRole('button', { name: 'Join voice' }).click();
+    await expect(page.locator('#call-state')).toHaveText('connected');
+    expect((await modelSetups()).instructions.at(-1)).toContain('lighthouse keeper persona');
+    await page.getByRole('button', { name: 'Leave voice' }).click();
+    await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('an out-of-range port is explained next to the field, not as schema text', async ({ page }) => {

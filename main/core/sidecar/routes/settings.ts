@@ -18,13 +18,15 @@ export interface SettingsDeps {
   environment?: Readonly<Record<string, string | undefined>>;
   /** Whether this shell can restart the core from the page (POST /restart). */
   canRestart?: boolean;
+  /** Told the saved values after each successful PUT (settings that apply live read them). */
+  onSaved?: (values: SettingsValues) => void;
 }
 
 /**
  * When a saved change takes effect: at the next call (read per call by the provider selector) or
  * after a restart (everything built once at start-up: Discord login, ports, stores).
  */
-export const NEXT_CALL_SETTINGS: readonly SettingKey[] = ['liveProvider', 'model', 'voice'];
+export const NEXT_CALL_SETTINGS: readonly SettingKey[] = ['liveProvider', 'model', 'voice', 'personaFile', 'sfxEnabled'];
 export type SettingApplies = 'next_call' | 'restart';
 
 export function settingApplies(): Record<SettingKey, SettingApplies> {
@@ -102,7 +104,9 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
     }
     await checkVoice(request.body as Record<string, unknown>);
     try {
-      return answer(await deps.store.update(request.body));
+      const view = await deps.store.update(request.body);
+      deps.onSaved?.(view.values);
+      return answer(view);
     } catch (err) {
       if (err instanceof SettingsError) {
         throw new HttpError(err.code === 'secrets_unavailable' ? 409 : 400, err.code, err.message, {}, err.fields);
