@@ -208,6 +208,13 @@ byId<HTMLFormElement>('setup-form').addEventListener('submit', (event) => {
 byId<HTMLButtonElement>('test-discord').addEventListener('click', (e) => void testDiscord(e.currentTarget as HTMLButtonElement));
 byId<HTMLButtonElement>('test-model').addEventListener('click', (e) => void testModel(e.currentTarget as HTMLButtonElement));
 restartButton.addEventListener('click', () => void restart(restartButton));
+byId<HTMLButtonElement>('copy-invite').addEventListener('click', (e) => {
+  const button = e.currentTarget as HTMLButtonElement;
+  navigator.clipboard.writeText(byId<HTMLAnchorElement>('invite-link').href).then(
+    () => (button.textContent = 'Copied'),
+    () => (button.textContent = 'Copy failed: select the link'),
+  );
+});
 provider.addEventListener('change', renderKeyLabel);
 guild.addEventListener('change', renderChannels);
 owner.addEventListener('change', () => {
