@@ -167,70 +167,92 @@ export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordChe
   const invite = inviteLink(bot.id);
   checks.push({ step: 'token', ok: true, message: `Token accepted: the bot is ${botNamed.name}.` });
 
-  const guilds = await get('/users/@me/guilds?limit=200', z.array(GuildSummarySchema));
-  const directory: GuildDirectory[] = [];
-  for (const g of guilds.slice(0, 20)) directory.push(await guildDirectory(g));
-  const result = (extra: Partial<DiscordCheckResult>): DiscordCheckResult => ({ ok: false, checks, bot: botNamed, invite, directory, ...extra });
-
-  async function guildDirectory(g: z.infer<typeof GuildSummarySchema>): Promise<GuildDirectory> {
-    const channels = await get(`/guilds/${g.id}/channels`, z.array(ChannelSchema.loose()));
-    // Listing members needs the privileged Server Members intent; without it, ids still work.
-    const members = await get(`/guilds/${g.id}/members?limit=1000`, z.array(MemberSchema.loose())).catch(() => []);
-    const named = (types: number[]) => channels.filter((c) => types.includes(c.type)).map((c) => ({ id: c.id, name: c.name ?? c.id }));
-    return {
-      id: g.id,
-      name: g.name,
-      members: members.filter((m) => !m.user.bot).map((m) => ({ id: m.user.id, name: displayName(m) })),
-      voiceChannels: named([VOICE, STAGE]),
-      textChannels: named([TEXT]),
-    };
+  // Anything Discord refuses after the token was accepted (rate limit, access) ends the check with
+  // that step failed in plain words, never as a server error.
+  let step: SetupCheck['step'] = 'server';
+  try {
+    return await afterToken();
+  } catch (err) {
+    checks.push({ step, ok: false, message: plainFailure(err) });
+    return { ok: false, code: 'discord_error', checks, bot: botNamed, invite, directory: [] };
   }
 
-  if (guilds.length === 0) {
-    checks.push({ step: 'server', ok: false, message: `${botNamed.name} is in no server yet. Open the invite link, pick your server and authorize.` });
-    return result({ code: 'not_in_server' });
-  }
-  if (!input.ownerId) {
-    checks.push({ step: 'server', ok: false, message: 'Pick the owner (you) so the bot knows whom to follow.' });
-    return result({ code: 'owner_missing' });
-  }
-  const candidates = input.guildId ? guilds.filter((g) => g.id === input.guildId) : guilds;
-  let shared: { guild: z.infer<typeof GuildSummarySchema>; owner: z.infer<typeof MemberSchema> } | null = null;
-  for (const g of candidates) {
-    try {
-      shared = { guild: g, owner: await get(`/guilds/${g.id}/members/${input.ownerId}`, MemberSchema.loose()) };
-      break;
-    } catch (err) {
-      if (!(err instanceof DiscordAnswer && err.status === 404)) throw err;
+  async function afterToken(): Promise<DiscordCheckResult> {
+    const guilds = await get('/users/@me/guilds?limit=200', z.array(GuildSummarySchema));
+    const directory: GuildDirectory[] = [];
+    for (const g of guilds.slice(0, 20)) directory.push(await guildDirectory(g));
+    const result = (extra: Partial<DiscordCheckResult>): DiscordCheckResult => ({ ok: false, checks, bot: botNamed, invite, directory, ...extra });
+
+    async function guildDirectory(g: z.infer<typeof GuildSummarySchema>): Promise<GuildDirectory> {
+      const channels = await get(`/guilds/${g.id}/channels`, z.array(ChannelSchema.loose()));
+      // Listing members needs the privileged Server Members intent; without it, ids still work.
+      const members = await get(`/guilds/${g.id}/members?limit=1000`, z.array(MemberSchema.loose())).catch(() => []);
+      const named = (types: number[]) => channels.filter((c) => types.includes(c.type)).map((c) => ({ id: c.id, name: c.name ?? c.id }));
+      return {
+        id: g.id,
+        name: g.name,
+        members: members.filter((m) => !m.user.bot).map((m) => ({ id: m.user.id, name: displayName(m) })),
+        voiceChannels: named([VOICE, STAGE]),
+        textChannels: named([TEXT]),
+      };
     }
-  }
-  if (!shared) {
-    const where = input.guildId ? 'the chosen server' : 'any server';
-    checks.push({ step: 'server', ok: false, message: `${botNamed.name} is not in ${where} together with the owner. Open the invite link and add it to a server you are in.` });
-    return result({ code: 'not_in_server' });
-  }
-  const guildNamed = { id: shared.guild.id, name: shared.guild.name };
-  checks.push({ step: 'server', ok: true, message: `${botNamed.name} and ${displayName(shared.owner)} are both in ${guildNamed.name}.` });
 
-  const guild = await get(`/guilds/${guildNamed.id}`, GuildSchema.loose());
-  const channels = await get(`/guilds/${guildNamed.id}/channels`, z.array(ChannelSchema.loose()));
-  const botMember = await get(`/guilds/${guildNamed.id}/members/${bot.id}`, MemberSchema.loose());
-  const ownerVoice = await get(`/guilds/${guildNamed.id}/voice-states/${input.ownerId}`, VoiceStateSchema.loose()).catch(() => null);
-  const channelId = input.voiceChannelId ?? ownerVoice?.channel_id ?? channels.find((c) => c.type === VOICE)?.id;
-  const channel = channels.find((c) => c.id === channelId);
-  if (!channel) {
-    checks.push({ step: 'permissions', ok: false, message: `${guildNamed.name} has no voice channel the bot can see.` });
-    return result({ code: 'no_voice_channel', guild: guildNamed });
+    if (guilds.length === 0) {
+      checks.push({ step: 'server', ok: false, message: `${botNamed.name} is in no server yet. Open the invite link, pick your server and authorize.` });
+      return result({ code: 'not_in_server' });
+    }
+    if (!input.ownerId) {
+      checks.push({ step: 'server', ok: false, message: 'Pick the owner (you) so the bot knows whom to follow.' });
+      return result({ code: 'owner_missing' });
+    }
+    const candidates = input.guildId ? guilds.filter((g) => g.id === input.guildId) : guilds;
+    let shared: { guild: z.infer<typeof GuildSummarySchema>; owner: z.infer<typeof MemberSchema> } | null = null;
+    for (const g of candidates) {
+      try {
+        shared = { guild: g, owner: await get(`/guilds/${g.id}/members/${input.ownerId}`, MemberSchema.loose()) };
+        break;
+      } catch (err) {
+        if (!(err instanceof DiscordAnswer && err.status === 404)) throw err;
+      }
+    }
+    if (!shared) {
+      const where = input.guildId ? 'the chosen server' : 'any server';
+      checks.push({ step: 'server', ok: false, message: `${botNamed.name} is not in ${where} together with the owner. Open the invite link and add it to a server you are in.` });
+      return result({ code: 'not_in_server' });
+    }
+    const guildNamed = { id: shared.guild.id, name: shared.guild.name };
+    step = 'permissions';
+    checks.push({ step: 'server', ok: true, message: `${botNamed.name} and ${displayName(shared.owner)} are both in ${guildNamed.name}.` });
+
+    const guild = await get(`/guilds/${guildNamed.id}`, GuildSchema.loose());
+    const channels = await get(`/guilds/${guildNamed.id}/channels`, z.array(ChannelSchema.loose()));
+    const botMember = await get(`/guilds/${guildNamed.id}/members/${bot.id}`, MemberSchema.loose());
+    const ownerVoice = await get(`/guilds/${guildNamed.id}/voice-states/${input.ownerId}`, VoiceStateSchema.loose()).catch(() => null);
+    const channelId = input.voiceChannelId ?? ownerVoice?.channel_id ?? channels.find((c) => c.type === VOICE)?.id;
+    const channel = channels.find((c) => c.id === channelId);
+    if (!channel) {
+      checks.push({ step: 'permissions', ok: false, message: `${guildNamed.name} has no voice channel the bot can see.` });
+      return result({ code: 'no_voice_channel', guild: guildNamed });
+    }
+    const channelNamed = { id: channel.id, name: channel.name ?? channel.id };
+    const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
+    // Without View Channel every other permission in the channel is void (Discord's implicit deny).
+    const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;
+    const missing = [...(hidden ? ['View Channel'] : []), ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name)];
+    if (missing.length) {
+      checks.push({ step: 'permissions', ok: false, message: `In ${channelNamed.name} the bot lacks ${missing.join(', ')}. Allow them for the bot's role in the channel's settings, or re-invite it with the link.` });
+      return result({ code: 'missing_permissions', guild: guildNamed, channel: channelNamed, missingPermissions: missing });
+    }
+    checks.push({ step: 'permissions', ok: true, message: `The bot may Connect, Speak and Send Messages in ${channelNamed.name}.` });
+    return { ok: true, checks, bot: botNamed, invite, guild: guildNamed, channel: channelNamed, directory };
   }
-  const channelNamed = { id: channel.id, name: channel.name ?? channel.id };
-  const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
-  // Without View Channel every other permission in the channel is void (Discord's implicit deny).
-  const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;
-  const missing = [...(hidden ? ['View Channel'] : []), ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name)];
-  if (missing.length) {
-    checks.push({ step: 'permissions', ok: false, message: `In ${channelNamed.name} the bot lacks ${missing.join(', ')}. Allow them for the bot's role in the channel's settings, or re-invite it with the link.` });
-    return result({ code: 'missing_permissions', guild: guildNamed, channel: channelNamed, missingPermissions: missing });
+}
+
+function plainFailure(err: unknown): string {
+  if (err instanceof DiscordAnswer) {
+    if (err.status === 429) return 'Discord asked to slow down; test again in a few seconds.';
+    if (err.status === 403) return "Discord refused to show the server's details to the bot (Missing Access). Re-invite it with the link.";
+    return `Discord answered HTTP ${err.status}; test again, and if it persists see status.discord.com.`;
   }
-  checks.push({ step: 'permissions', ok: true, message: `The bot may Connect, Speak and Send Messages in ${channelNamed.name}.` });
-  return { ok: true, checks, bot: botNamed, invite, guild: guildNamed, channel: channelNamed, directory };
+  return `Could not reach Discord: ${err instanceof Error ? err.message : String(err)}.`;
 }

@@ -28,13 +28,14 @@ async function providerFor(name: LiveProviderName, apiKey: string, config: Confi
   const o = config.openai;
   if (name === 'openai-realtime') {
     const { createOpenAIRealtimeProvider } = await import('../model/openai/realtime/provider.ts');
-    return createOpenAIRealtimeProvider({ apiKey, model: o.realtimeModel, fallbackModels: o.realtimeFallbackModels, voice: o.voice, baseUrl: o.realtimeBaseUrl, turnDetection: o.turnDetection, logger });
+    return createOpenAIRealtimeProvider({ apiKey, model: o.realtimeModel, fallbackModels: o.realtimeFallbackModels, voice: o.voice, baseUrl: o.realtimeBaseUrl, turnDetection: o.turnDetection, logger, backoff: once });
   }
   const { createOpenAILiveProvider } = await import('../model/openai/live/provider.ts');
-  return createOpenAILiveProvider({ apiKey, model: o.liveModel, voice: o.voice, baseUrl: o.liveBaseUrl, logger });
+  return createOpenAILiveProvider({ apiKey, model: o.liveModel, voice: o.voice, baseUrl: o.liveBaseUrl, logger, backoff: once });
 }
 
-const SERVICE: Record<LiveProviderName, string> = { gemini: 'Gemini', 'openai-realtime': 'OpenAI', 'openai-live': 'OpenAI' };
+const SERVICE = { gemini: 'Gemini', 'openai-realtime': 'OpenAI', 'openai-live': 'OpenAI' } as const satisfies Record<LiveProviderName, string>;
+const KEY_SOURCE: Record<(typeof SERVICE)[LiveProviderName], string> = { Gemini: 'Google AI Studio → Get API key', OpenAI: 'platform.openai.com → API keys' };
 
 export async function checkModel(input: { provider: LiveProviderName; apiKey: string; config: Config; logger: Logger }): Promise<ModelCheckResult> {
   const { provider, config } = input;
@@ -44,9 +45,12 @@ export async function checkModel(input: { provider: LiveProviderName; apiKey: st
   try {
     session = await (await providerFor(provider, input.apiKey, config, input.logger)).connect({ tools: [], systemInstruction: 'Setup check: say nothing.' });
   } catch (err) {
+    // The providers' own fatal verdicts (model/gemini/session.ts, model/openai/shared/fallback.ts).
     const reason = err instanceof Error ? err.message : String(err);
-    if (/rejected the (api )?key|invalid.*key|api key|unauthori[sz]ed|401|403/i.test(reason)) return { ok: false, code: 'key_rejected', provider, message: `${service} rejected the key. Copy it again (Google AI Studio → Get API key) and paste it whole.` };
-    if (/no configured .*model|not found|not supported|model/i.test(reason)) return { ok: false, code: 'model_rejected', provider, message: `${service} accepted no configured model (${configured} and its fallbacks). Pick a live model your key may use.` };
+    if (/rejected the API key/i.test(reason)) return { ok: false, code: 'key_rejected', provider, message: `${service} rejected the key. Copy it again (${KEY_SOURCE[service]}) and paste it whole.` };
+    if (/no configured .*model accepted|rejected the session configuration/i.test(reason)) {
+      return { ok: false, code: 'model_rejected', provider, message: `${service} accepted no configured model (${configured} and its fallbacks). Pick a live model your key may use.` };
+    }
     return { ok: false, code: 'model_unreachable', provider, message: `Could not reach ${service}: ${reason}` };
   }
   const model = session.model;

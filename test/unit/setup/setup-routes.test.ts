@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../main/core/config/index.ts';
 import { silentLogger } from '../../../main/core/log/logger.ts';
 import { createConfSettingsStore } from '../../../main/core/settings/conf-store.ts';
-import { channelPermissions, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
+import { channelPermissions, checkDiscord, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
+import { checkModel } from '../../../main/core/setup/model-check.ts';
 import { privateFileVault } from '../../../main/core/setup/private-file-vault.ts';
 import { registerSetupRoutes } from '../../../main/core/sidecar/routes/setup.ts';
 import { createSidecar, type Sidecar } from '../../../main/core/sidecar/server.ts';
@@ -106,6 +107,13 @@ describe('POST /setup/test/discord', () => {
     expect(json).toMatchObject({ ok: false, code: 'not_in_server' });
   });
 
+  it('a rate limit after the token was accepted fails that step in plain words, not as a server error', async () => {
+    const limited: typeof fetch = (url, init) =>
+      String(url).includes('/users/@me/guilds') ? Promise.resolve(Response.json({ message: 'You are being rate limited.', retry_after: 1.5, global: false }, { status: 429 })) : fetch(url, init);
+    const result = await checkDiscord({ token: discord.botToken, ownerId: discord.owner.id, apiBaseUrl: discord.apiBaseUrl, fetch: limited });
+    expect(result).toMatchObject({ ok: false, code: 'discord_error', checks: [{ step: 'token', ok: true }, { step: 'server', ok: false, message: 'Discord asked to slow down; test again in a few seconds.' }] });
+  });
+
   it('bad input is a 400 with a code and the field in plain words', async () => {
     expect(await post('/setup/test/discord', { token: 'short' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { token: 'Paste the whole bot token (no spaces).' } } } });
     expect(await post('/setup/test/discord', { token: discord.botToken, ownerId: 'me' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { ownerId: expect.stringContaining('17–20 digits') } } } });
@@ -129,6 +137,18 @@ describe('POST /setup/test/gemini', () => {
     const { json } = await post('/setup/test/gemini', { key: GEMINI_KEY });
     expect(json).toMatchObject({ ok: true, provider: 'gemini', model: KNOWN_LIVE_MODELS[0], fallback: false, message: `Gemini answered with ${KNOWN_LIVE_MODELS[0]}.` });
     expect(gemini.established.length).toBe(before + 1);
+  });
+
+  it('a configured model the service refuses: the fallback that answered is named; none left is model_rejected', async () => {
+    const env = { HERMES_HOME: dir, GEMINI_LIVE_BASE_URL: gemini.url, GEMINI_MODEL: 'gemini-no-such-live-model' };
+    const withFallback = loadConfig({ env: { ...env, GEMINI_LIVE_MODEL_FALLBACKS: KNOWN_LIVE_MODELS[0] } });
+    expect(await checkModel({ provider: 'gemini', apiKey: GEMINI_KEY, config: withFallback, logger: silentLogger() })).toMatchObject({
+      ok: true,
+      model: KNOWN_LIVE_MODELS[0],
+      fallback: true,
+      message: `Gemini answered with the fallback model ${KNOWN_LIVE_MODELS[0]} (gemini-no-such-live-model was refused).`,
+    });
+    expect(await checkModel({ provider: 'gemini', apiKey: GEMINI_KEY, config: loadConfig({ env: { ...env, GEMINI_LIVE_MODEL_FALLBACKS: 'gemini-also-missing' } }), logger: silentLogger() })).toMatchObject({ ok: false, code: 'model_rejected' });
   });
 
   it('bad input: 400 with a code', async () => {
