@@ -153,9 +153,13 @@ function patch(): SettingsPatch {
   const values: NonNullable<SettingsPatch['values']> = {};
   const person = chosenOwner();
   if (person) values.ownerId = person;
-  values.guildId = guild.value || null;
-  values.voiceChannelId = voice.value || null;
-  values.textChannelId = text.value || null;
+  // Only what the person changed: an id saved earlier stays when the lists were never loaded.
+  const picks = [
+    ['guildId', guild],
+    ['voiceChannelId', voice],
+    ['textChannelId', text],
+  ] as const;
+  for (const [name, select] of picks) if (select.dataset.changed === 'true') values[name] = select.value || null;
   if (state && provider.value !== state.values.liveProvider) values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
   const secrets: NonNullable<SettingsPatch['secrets']> = {};
   if (token.value.trim()) secrets.discordBotToken = token.value.trim();
@@ -217,6 +221,9 @@ byId<HTMLButtonElement>('copy-invite').addEventListener('click', (e) => {
 });
 provider.addEventListener('change', renderKeyLabel);
 guild.addEventListener('change', renderChannels);
+for (const select of [guild, voice, text]) select.addEventListener('change', () => (select.dataset.changed = 'true'));
+// Another server makes the channels chosen in the old one meaningless.
+guild.addEventListener('change', () => (voice.dataset.changed = text.dataset.changed = 'true'));
 owner.addEventListener('change', () => {
   if (owner.value) ownerId.value = owner.value;
 });

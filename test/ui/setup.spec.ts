@@ -122,6 +122,9 @@ test('save, then Restart now: the core comes back configured and Join is the pri
   await page.locator('#setup-token').fill(credentials.botToken);
   await page.locator('#setup-owner-id').fill(credentials.owner.id);
   await page.locator('#setup-key').fill(credentials.geminiKey);
+  // The voice channel picked by name from what the bot sees; saved as its id.
+  await page.getByRole('button', { name: 'Test Discord' }).click();
+  await page.locator('#setup-voice').selectOption({ label: credentials.voiceChannel });
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.locator('#setup-summary')).toHaveText('Everything is saved; restart to use it.');
   // Secrets are never echoed: only their state.
@@ -130,6 +133,11 @@ test('save, then Restart now: the core comes back configured and Join is the pri
   await page.getByRole('button', { name: 'Restart now' }).click();
   await expect(page.locator('#setup-status')).toHaveText('Restarted with the new settings. Back to the dashboard to join a call.', { timeout: 30_000 });
   await expect(page.locator('#setup-summary')).toHaveText('Everything a call needs is set. Test again or change anything below.');
+
+  const saved = (await (await page.request.get(`${new URL(page.url()).origin}/settings`)).json()) as { values: Record<string, unknown>; effective: Record<string, unknown> };
+  expect(saved.values).toMatchObject({ ownerId: credentials.owner.id, voiceChannelId: expect.stringMatching(/^\d{17,20}$/) });
+  expect(saved.effective.voiceChannelId).toBe(saved.values.voiceChannelId);
+  expect(JSON.stringify(saved)).not.toContain(credentials.botToken);
 
   await page.getByRole('link', { name: 'Back to the dashboard' }).click();
   const join = page.getByRole('button', { name: 'Join voice' });
