@@ -97,6 +97,7 @@ export const api = {
   room: () => request<RoomView>('GET', '/room'),
   setupState: () => request<SetupStateResponse>('GET', '/setup/state'),
   testDiscord: (body: { token?: string; ownerId?: string; guildId?: string; voiceChannelId?: string }) => request<DiscordCheckResult>('POST', '/setup/test/discord', json(body), 'application/json'),
+  directory: () => request<{ ok: boolean; directory: DiscordCheckResult['directory'] }>('GET', '/setup/directory'),
   testModel: (body: { key?: string; provider?: string }) => request<ModelCheckResult>('POST', '/setup/test/model', json(body), 'application/json'),
   restart: () => request<{ restarting: boolean }>('POST', '/restart', json({}), 'application/json'),
   approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),

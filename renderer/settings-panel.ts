@@ -24,6 +24,9 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'notesMaxMb', label: 'Call notes size limit (MB)', type: 'number', hint: 'Oldest calls are deleted beyond this. Default 500.' },
   { key: 'scheduleMaxPending', label: 'Most pending reminders', type: 'number', hint: 'Beyond this, new reminders are refused. Default 10,000.' },
 ];
+/** Fields holding Discord ids: shown with the names the bot sees. */
+const ID_FIELDS: readonly SettingKey[] = ['ownerId', 'allowedSpeakers', 'guildId', 'voiceChannelId', 'textChannelId'];
+
 const SECRETS: { key: SecretKey; label: string; type: 'password' | 'url' }[] = [
   { key: 'discordBotToken', label: 'Discord bot token', type: 'password' },
   { key: 'geminiApiKey', label: 'Gemini API key', type: 'password' },
@@ -71,6 +74,7 @@ export class SettingsPanel {
     try {
       const data = await api.settings();
       this.#render(data);
+      void this.#showNames(data);
       return data;
     } catch (err) {
       status(this.#status, `Could not load settings: ${friendlyMessage(err)}`, 'error');
@@ -104,6 +108,7 @@ export class SettingsPanel {
           h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value: asText(stored), placeholder: asText(effective) || 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : undefined, 'aria-describedby': `${id}-error` }),
           f.key === 'voice' ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v }))) : null,
           hint ? h('span', { class: 'hint' }, hint) : null,
+          ID_FIELDS.includes(f.key) ? h('span', { class: 'hint', id: `${id}-names`, hidden: true }) : null,
           h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
         );
       }),
@@ -132,6 +137,26 @@ export class SettingsPanel {
         return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
       }),
     );
+  }
+
+  /** Under each id field: the names those ids have in Discord (or that the bot cannot find them). */
+  async #showNames(data: SettingsResponse): Promise<void> {
+    if (data.secrets.state.discordBotToken === 'unset') return;
+    const answer = await api.directory().catch(() => null);
+    if (!answer?.ok) return;
+    const names = new Map<string, string>();
+    for (const g of answer.directory) {
+      names.set(g.id, g.name);
+      for (const item of [...g.members, ...g.voiceChannels, ...g.textChannels]) names.set(item.id, item.name);
+    }
+    for (const key of ID_FIELDS) {
+      const value = data.values[key] ?? data.effective[key];
+      const line = document.getElementById(`set-${key}-names`);
+      const ids = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+      if (!line || ids.length === 0) continue;
+      status(line, ids.map((id) => names.get(id) ?? `${id} (not among what the bot can see)`).join(', '), 'info');
+      line.dataset.kind = ids.every((id) => names.has(id)) ? 'info' : 'warn';
+    }
   }
 
   /** Voices of the provider the next call will use. */

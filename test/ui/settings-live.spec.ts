@@ -76,9 +76,12 @@ test('a persona file applies at the next call too', async ({ page }) => {
   }
 });
 
-test('an out-of-range port is explained next to the field, not as schema text', async ({ page }) => {
+test('ids are shown with their Discord names; an out-of-range port is explained next to the field, not as schema text', async ({ page }) => {
   await login(page, own.control);
   const panel = page.locator('#settings-panel');
+  // The owner and the text channel come from the environment as ids; the form names them.
+  await expect(panel.locator('#set-ownerId-names')).toHaveText('owner');
+  await expect(panel.locator('#set-textChannelId-names')).toHaveText('general');
   await panel.locator('#set-sidecarPort').fill('80');
   await panel.getByRole('button', { name: 'Save settings' }).click();
   await expect(panel.locator('#set-sidecarPort-error')).toHaveText('Use a port number from 1024 to 65535.');

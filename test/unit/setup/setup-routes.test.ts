@@ -170,6 +170,13 @@ describe('GET /setup/state and POST /restart', () => {
     ]);
   });
 
+  it('GET /setup/directory needs a saved token (409 token_missing), then names what the bot sees', async () => {
+    const get = () => fetch(`${sidecar.url}/setup/directory`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const missing = await get();
+    expect(missing.status).toBe(409);
+    expect(await missing.json()).toMatchObject({ error: { code: 'token_missing' } });
+  });
+
   it('POST /restart answers, then restarts', async () => {
     const before = restarts;
     expect(await post('/restart', {})).toMatchObject({ status: 200, json: { restarting: true } });

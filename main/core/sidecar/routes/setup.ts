@@ -128,6 +128,15 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     });
   });
 
+  // Names for the ids the settings form holds (people, servers, channels), from what the bot sees.
+  app.get('/setup/directory', async () => {
+    const stored = await saved();
+    const token = stored.DISCORD_BOT_TOKEN ?? deps.config.discord.botToken;
+    if (!token) throw new HttpError(409, 'token_missing', 'No bot token is set yet: open Set up.');
+    const result = await checkDiscord({ token, apiBaseUrl: deps.config.discord.apiBaseUrl, fetch: deps.fetch });
+    return { ok: result.code !== 'token_rejected' && result.code !== 'discord_unreachable', directory: result.directory };
+  });
+
   const modelTest = (fixed?: LiveProviderName) => async (request: { body: unknown }): Promise<ModelCheckResult> => {
     const body = parseBody(ModelTestSchema, request.body);
     const stored = await saved();
