@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../main/core/config/index.ts';
-import { silentLogger } from '../../../main/core/log/logger.ts';
+import { createLogger, silentLogger } from '../../../main/core/log/logger.ts';
 import { createConfSettingsStore } from '../../../main/core/settings/conf-store.ts';
 import { channelPermissions, checkDiscord, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
 import { checkModel } from '../../../main/core/setup/model-check.ts';
@@ -23,6 +23,9 @@ let discord: FakeDiscord;
 let gemini: FakeGemini;
 let sidecar: Sidecar;
 let restarts = 0;
+/** Every log line the sidecar and the setup routes wrote (debug and up): no secret may be in it. */
+let logged = '';
+const captured = createLogger({ level: 'debug', destination: { write: (line: string) => void (logged += line) } });
 
 async function post(route: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
   const res = await fetch(`${sidecar.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -41,8 +44,8 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     token: TOKEN,
-    logger: silentLogger(),
-    routes: [(app) => registerSetupRoutes(app, { store, config, missing: ['DISCORD_BOT_TOKEN', 'DISCORD_VOICE_LIVE_USER_ID', 'GEMINI_API_KEY'], logger: silentLogger(), restart: () => restarts++ })],
+    logger: captured,
+    routes: [(app) => registerSetupRoutes(app, { store, config, missing: ['DISCORD_BOT_TOKEN', 'DISCORD_VOICE_LIVE_USER_ID', 'GEMINI_API_KEY'], logger: captured, restart: () => restarts++ })],
   });
   await sidecar.listen();
 });
@@ -181,6 +184,13 @@ describe('GET /setup/state and POST /restart', () => {
     const before = restarts;
     expect(await post('/restart', {})).toMatchObject({ status: 200, json: { restarting: true } });
     await expect.poll(() => restarts).toBe(before + 1);
+  });
+});
+
+describe('logs', () => {
+  it('hold no token or key typed into a test, good or bad', () => {
+    expect(logged.length).toBeGreaterThan(0);
+    for (const secret of [discord.botToken, GEMINI_KEY, 'wrong-key-0123456789']) expect(logged).not.toContain(secret);
   });
 });
 
