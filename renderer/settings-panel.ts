@@ -223,9 +223,12 @@ export class SettingsPanel {
   async #restartNow(): Promise<void> {
     setBusy(this.#restart, true, 'Restarting…');
     try {
+      const newPort = this.#data?.pendingRestart.includes('sidecarPort') ? this.#data.values.sidecarPort : undefined;
       await api.restart();
-      status(this.#status, 'Restarting…', 'info');
       this.#restart.hidden = true;
+      // This page's address dies with the old port: say where the dashboard went instead of waiting.
+      if (newPort !== undefined) return status(this.#status, `Restarting on port ${newPort}: this page will not reconnect. Open the dashboard again from the tray or with \`live-voice-bridge dashboard\`.`, 'warn');
+      status(this.#status, 'Restarting…', 'info');
       // The page starts afresh once the new core answers (the sign-in survives the restart).
       if (await waitForRestart(() => api.settings().then((next) => next.pendingRestart.length === 0))) location.reload();
       else status(this.#status, 'Live Voice Bridge did not come back within 30 s; check its terminal or log.', 'error');
