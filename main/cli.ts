@@ -8,6 +8,9 @@ import { SHUTDOWN_BUDGET_MS, startCore } from './core/core.ts';
 import { handleShutdownSignals } from './core/shutdown-signals.ts';
 import { installLastResortHandlers } from './core/process-guard.ts';
 import { createConfSettingsStore } from './core/settings/conf-store.ts';
+import { startRestartableCore } from './core/setup/restartable-core.ts';
+import { privateFileVault } from './core/setup/private-file-vault.ts';
+import { DashboardSessions } from './core/sidecar/sessions.ts';
 import { redactText } from './core/tools/helpers/index.ts';
 import { terminalLogFormat, unconfiguredParagraph } from './cli/terminal.ts';
 import { callSidecar, errorMessageOf, sidecarBaseUrl, sidecarToken, SidecarUnavailableError } from './cli/sidecar-client.ts';
@@ -40,13 +43,24 @@ async function runHeadless(): Promise<number> {
   // Settings saved from the dashboard live under the agent home, which the environment names:
   // read the environment once to find them, then load again with them on top.
   const envConfig = loadCliConfig();
-  const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers });
-  const config = loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
+  // No keychain here: secrets typed on /setup go to the settings file, owner-only (0600).
+  const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers, vault: privateFileVault() });
+  const load = async () => loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
+  const config = await load();
   const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
   installLastResortHandlers(logger);
-  const core = await startCore({ config, logger, settingsStore, environment: process.env });
-  process.stdout.write(`Live Voice Bridge sidecar on ${core.sidecarUrl} — dashboard: ${core.loginUrl()}\n`);
-  const unconfigured = unconfiguredParagraph(core.missing, path.resolve('.env'));
+  // "Restart now" on the page restarts the core in this process with the saved settings; dashboard
+  // sign-ins survive it, so the page reconnects by itself.
+  const sessions = new DashboardSessions();
+  const running = await startRestartableCore({
+    initial: config,
+    load,
+    start: (next, restart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, sessions }),
+    onRestarted: (next) => process.stdout.write(`Restarted with the saved settings: sidecar on ${next.sidecarUrl}\n`),
+    onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [String(err)] }, 'restart did not happen; the running core keeps its settings'),
+  });
+  process.stdout.write(`Live Voice Bridge sidecar on ${running.core.sidecarUrl} — dashboard: ${running.core.loginUrl()}\n`);
+  const unconfigured = unconfiguredParagraph(running.core.missing, path.resolve('.env'));
   if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);
   return await new Promise<number>((resolve) => {
     // Ours alone: no library may re-raise the signal or exit on our behalf (see shutdown-signals.ts).
@@ -57,7 +71,8 @@ async function runHeadless(): Promise<number> {
         logger.error('shutdown did not finish in time; exiting');
         resolve(0);
       }, SHUTDOWN_BUDGET_MS + 1000).unref();
-      core.stop().then(
+      // A restart in progress finishes first, so the core it starts is the one stopped.
+      running.settled().then(() => running.core.stop()).then(
         () => resolve(0),
         (err: unknown) => {
           logger.error({ err }, 'shutdown failed');

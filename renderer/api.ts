@@ -12,6 +12,9 @@ import type {
 } from '../main/core/api-types.ts';
 import type { CallSummary } from '../main/core/notes/notes-archive.ts';
 import type { SettingsResponse } from '../main/core/sidecar/routes/settings.ts';
+import type { SetupStateResponse } from '../main/core/sidecar/routes/setup.ts';
+import type { DiscordCheckResult } from '../main/core/setup/discord-check.ts';
+import type { ModelCheckResult } from '../main/core/setup/model-check.ts';
 import type { SettingsPatch } from '../main/core/settings/schema.ts';
 
 export type { SettingsResponse };
@@ -19,18 +22,21 @@ export type { SettingsResponse };
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  /** Field → what is wrong, in plain words (form answers). */
+  readonly fields: Record<string, string>;
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.fields = fields;
   }
 }
 
 const FRIENDLY: Record<string, string> = {
   unauthorized: 'This page is not signed in. Open a fresh login link (run `live-voice-bridge dashboard`, or use the tray’s “Open dashboard”).',
   no_call: 'There is no live call. Join voice first.',
-  not_configured: 'The bridge is not configured yet (Discord token, owner or channel). Fill in Settings and restart.',
+  not_configured: 'The bridge is not set up yet: open Set up (/setup) to enter and test the token, owner and key.',
 };
 
 export function friendlyMessage(error: unknown): string {
@@ -57,7 +63,7 @@ async function request<T>(method: string, path: string, body?: BodyInit, content
   }
   if (!response.ok) {
     const error = (parsed as Partial<ApiErrorBody> | null)?.error;
-    throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `${method} ${path} failed with HTTP ${response.status}`);
+    throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `${method} ${path} failed with HTTP ${response.status}`, error?.fields);
   }
   return parsed as T;
 }
@@ -89,6 +95,11 @@ export const api = {
   settings: () => request<SettingsResponse>('GET', '/settings'),
   saveSettings: (patch: SettingsPatch) => request<SettingsResponse>('PUT', '/settings', json(patch), 'application/json'),
   room: () => request<RoomView>('GET', '/room'),
+  setupState: () => request<SetupStateResponse>('GET', '/setup/state'),
+  testDiscord: (body: { token?: string; ownerId?: string; guildId?: string; voiceChannelId?: string }) => request<DiscordCheckResult>('POST', '/setup/test/discord', json(body), 'application/json'),
+  directory: () => request<{ ok: boolean; directory: DiscordCheckResult['directory'] }>('GET', '/setup/directory'),
+  testModel: (body: { key?: string; provider?: string }) => request<ModelCheckResult>('POST', '/setup/test/model', json(body), 'application/json'),
+  restart: () => request<{ restarting: boolean }>('POST', '/restart', json({}), 'application/json'),
   approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),
   decideApproval: (id: string, approved: boolean) => request<{ approval: McpApprovalView }>('POST', `/mcp/approvals/${encodeURIComponent(id)}`, json({ approved }), 'application/json'),
 };

@@ -131,7 +131,7 @@ export class CallPanel {
     this.#detail.textContent = link
       ? link.detail
       : shown === 'unconfigured'
-        ? `Not set up yet: voice calls need ${this.#missing}. Set them in the environment or .env, then restart.`
+        ? `Not set up yet: voice calls need ${this.#missing}. Open Set up to enter and test them.`
         : state === 'connected'
           ? `In a call ${when}.`
           : state === 'error'
@@ -141,6 +141,8 @@ export class CallPanel {
               : `Not in a call${reason ? ` (${plainReason(reason)})` : ''}.`;
     // Until configured, Join is not the primary action (it cannot work).
     this.#join.classList.toggle('primary', this.#missing === null);
+    // Until then the primary action is Set up.
+    byId('setup-link').hidden = this.#missing === null;
     this.#join.disabled = !live || this.#missing !== null || IN_CALL.has(state) || state === 'stopping';
     this.#leave.disabled = !live || !IN_CALL.has(state);
     byId('conn-discord').textContent = live ? this.#facts.discord : '—';

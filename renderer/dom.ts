@@ -75,3 +75,12 @@ export function holdActions(hold: boolean): void {
   if (hold) picker?.setAttribute('aria-disabled', 'true');
   else picker?.removeAttribute('aria-disabled');
 }
+
+/** Polls `ready` every 0.5 s (errors mean "still restarting") for up to 30 s. */
+export async function waitForRestart(ready: () => Promise<boolean>): Promise<boolean> {
+  for (let attempt = 0; attempt < 60; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (await ready().catch(() => false)) return true;
+  }
+  return false;
+}

@@ -46,6 +46,11 @@ async function loadHealth(): Promise<boolean> {
   try {
     const health: HealthReport = await api.health();
     call.applyHealth(health);
+    // First run (no bot token at all): open the setup page, once per tab, so "Back to the dashboard" stays.
+    if (health.reasons.some((r) => r.includes('DISCORD_BOT_TOKEN')) && !sessionStorage.getItem('lvb-setup-opened')) {
+      sessionStorage.setItem('lvb-setup-opened', '1');
+      location.assign('/setup');
+    }
     void room.refresh();
     const warning = nativeWarning(health);
     const nativeBanner = byId('native-warning');

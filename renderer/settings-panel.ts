@@ -1,22 +1,24 @@
 // Settings: model, voice, persona, speakers, channel ids, sfx, sidecar port, and write-only
 // secrets. Only changed fields are sent, so values that come from the environment stay there.
+// The server's answer says which settings apply at the next call and which need a restart, which
+// the panel offers ("Restart now"); a refused value is explained next to its field.
 import type { SecretKey, SettingKey, SettingsPatch, SettingsValues } from '../main/core/settings/schema.ts';
 import type { SecretState } from '../main/core/settings/store.ts';
-import { api, friendlyMessage, type SettingsResponse } from './api.ts';
-import { byId, h, setBusy, status } from './dom.ts';
+import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
+import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool';
 const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }[] = [
   { key: 'liveProvider', label: 'Live model provider', type: 'text', hint: 'gemini, openai-realtime or openai-live. Takes effect at the next call, no restart.' },
   { key: 'model', label: 'Model (Gemini)', type: 'text' },
-  { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice name, e.g. Kore or Puck.' },
-  { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction.' },
+  { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice of the provider (the list offers them). Applies at the next call.' },
+  { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction. Read again at each call.' },
   { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'Your Discord user id; the bot follows you into voice.' },
   { key: 'allowedSpeakers', label: 'Allowed speakers', type: 'list', hint: 'Comma-separated user ids; default: the owner only.' },
   { key: 'guildId', label: 'Guild id', type: 'text' },
   { key: 'voiceChannelId', label: 'Voice channel id', type: 'text', hint: 'Join this channel instead of following the owner.' },
   { key: 'textChannelId', label: 'Text channel id', type: 'text', hint: 'Where “channel” notifications go.' },
-  { key: 'sidecarPort', label: 'Sidecar port', type: 'number' },
+  { key: 'sidecarPort', label: 'Sidecar port', type: 'number', hint: 'After the restart the dashboard moves to the new port: open it from the tray or `live-voice-bridge dashboard`.' },
   { key: 'sfxEnabled', label: 'Notification sound in the call', type: 'bool' },
   { key: 'notesRetentionDays', label: 'Keep call notes (days)', type: 'number', hint: 'Older notes are deleted at start-up and daily. Default 90.' },
   { key: 'notesMaxMb', label: 'Call notes size limit (MB)', type: 'number', hint: 'Oldest calls are deleted beyond this. Default 500.' },
@@ -26,6 +28,9 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'dailyCapWarnPercent', label: 'Warn at (% of the cap)', type: 'number', hint: 'Default 80.' },
   { key: 'usagePrices', label: 'Prices for the cost estimate (JSON)', type: 'text', hint: 'USD per 1M tokens, e.g. {"gemini":{"output_audio":12}}. Defaults are list prices as last read — configure your own.' },
 ];
+/** Fields holding Discord ids: shown with the names the bot sees. */
+const ID_FIELDS: readonly SettingKey[] = ['ownerId', 'allowedSpeakers', 'guildId', 'voiceChannelId', 'textChannelId'];
+
 const SECRETS: { key: SecretKey; label: string; type: 'password' | 'url' }[] = [
   { key: 'discordBotToken', label: 'Discord bot token', type: 'password' },
   { key: 'geminiApiKey', label: 'Gemini API key', type: 'password' },
@@ -35,7 +40,7 @@ const SECRETS: { key: SecretKey; label: string; type: 'password' | 'url' }[] = [
   { key: 'mcpServers', label: 'MCP servers for the model (JSON list, applies at restart)', type: 'password' },
 ];
 const SECRET_WORDS: Record<SecretState, string> = {
-  stored: 'Stored (encrypted). Type to replace.',
+  stored: 'Stored. Type to replace.',
   environment: 'Set by the environment.',
   unset: 'Not set.',
   unreadable: 'Stored, but the OS keyring changed; enter it again.',
@@ -52,6 +57,7 @@ export class SettingsPanel {
   readonly #secretFields = byId('secret-fields');
   readonly #status = byId('settings-status');
   readonly #note = byId('secrets-note');
+  readonly #restart = byId<HTMLButtonElement>('settings-restart');
   #data: SettingsResponse | null = null;
   readonly #clear = new Set<SecretKey>();
 
@@ -60,6 +66,7 @@ export class SettingsPanel {
       event.preventDefault();
       void this.#save(byId<HTMLButtonElement>('settings-save'));
     });
+    this.#restart.addEventListener('click', () => void this.#restartNow());
     this.#form.addEventListener('reset', (event) => {
       event.preventDefault();
       if (this.#data) this.#render(this.#data);
@@ -71,6 +78,7 @@ export class SettingsPanel {
     try {
       const data = await api.settings();
       this.#render(data);
+      void this.#showNames(data);
       return data;
     } catch (err) {
       status(this.#status, `Could not load settings: ${friendlyMessage(err)}`, 'error');
@@ -101,8 +109,11 @@ export class SettingsPanel {
           'div',
           { class: 'field' },
           h('label', { for: id }, f.label),
-          h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value: asText(stored), placeholder: asText(effective) || 'not set', autocomplete: 'off', spellcheck: 'false' }),
+          h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value: asText(stored), placeholder: asText(effective) || 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : undefined, 'aria-describedby': `${id}-error` }),
+          f.key === 'voice' ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v }))) : null,
           hint ? h('span', { class: 'hint' }, hint) : null,
+          ID_FIELDS.includes(f.key) ? h('span', { class: 'hint', id: `${id}-names`, hidden: true }) : null,
+          h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
         );
       }),
     );
@@ -127,9 +138,50 @@ export class SettingsPanel {
                 },
               }, 'Clear')
             : null;
-        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]));
+        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
       }),
     );
+  }
+
+  /** Under each id field: the names those ids have in Discord (or that the bot cannot find them). */
+  async #showNames(data: SettingsResponse): Promise<void> {
+    if (data.secrets.state.discordBotToken === 'unset') return;
+    const answer = await api.directory().catch(() => null);
+    if (!answer?.ok) return;
+    const names = new Map<string, string>();
+    for (const g of answer.directory) {
+      names.set(g.id, g.name);
+      for (const item of [...g.members, ...g.voiceChannels, ...g.textChannels]) names.set(item.id, item.name);
+    }
+    for (const key of ID_FIELDS) {
+      const value = data.values[key] ?? data.effective[key];
+      const line = document.getElementById(`set-${key}-names`);
+      const ids = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+      if (!line || ids.length === 0) continue;
+      status(line, ids.map((id) => names.get(id) ?? `${id} (not among what the bot can see)`).join(', '), 'info');
+      line.dataset.kind = ids.every((id) => names.has(id)) ? 'info' : 'warn';
+    }
+  }
+
+  /** Voices of the provider the next call will use. */
+  #voiceChoices(data: SettingsResponse): readonly string[] {
+    const provider = data.values.liveProvider ?? data.effective.liveProvider ?? 'gemini';
+    return data.voices?.[provider] ?? [];
+  }
+
+  /** The server's plain-words problems, each next to its field; true when any was shown. */
+  #showFieldErrors(fields: Record<string, string>): boolean {
+    let shown = false;
+    for (const [key, message] of Object.entries(fields)) {
+      const id = (SECRETS as { key: string }[]).some((s) => s.key === key) ? `secret-${key}` : `set-${key}`;
+      const line = document.getElementById(`${id}-error`);
+      document.getElementById(id)?.setAttribute('aria-invalid', 'true');
+      if (line) {
+        status(line, message, 'error');
+        shown = true;
+      }
+    }
+    return shown;
   }
 
   #patch(): { patch: SettingsPatch; problems: string[] } {
@@ -139,6 +191,8 @@ export class SettingsPanel {
     for (const f of FIELDS) {
       const input = this.#form.elements.namedItem(f.key) as HTMLInputElement;
       input.removeAttribute('aria-invalid');
+      const errorLine = document.getElementById(`set-${f.key}-error`);
+      if (errorLine) status(errorLine, '');
       if (f.type === 'bool') {
         const before = (data.values[f.key] ?? data.effective[f.key] ?? true) === true;
         if (input.checked !== before) values[f.key] = input.checked;
@@ -153,6 +207,7 @@ export class SettingsPanel {
         else {
           problems.push(`${f.label} must be a whole number.`);
           input.setAttribute('aria-invalid', 'true');
+          status(byId(`set-${f.key}-error`), 'Use a whole number.', 'error');
         }
       } else if (f.type === 'list') values[f.key] = text.split(/[\s,]+/).filter(Boolean);
       else values[f.key] = text;
@@ -169,6 +224,25 @@ export class SettingsPanel {
     return { patch, problems };
   }
 
+  async #restartNow(): Promise<void> {
+    setBusy(this.#restart, true, 'Restarting…');
+    try {
+      const newPort = this.#data?.pendingRestart.includes('sidecarPort') ? this.#data.values.sidecarPort : undefined;
+      await api.restart();
+      this.#restart.hidden = true;
+      // This page's address dies with the old port: say where the dashboard went instead of waiting.
+      if (newPort !== undefined) return status(this.#status, `Restarting on port ${newPort}: this page will not reconnect. Open the dashboard again from the tray or with \`live-voice-bridge dashboard\`.`, 'warn');
+      status(this.#status, 'Restarting…', 'info');
+      // The page starts afresh once the new core answers (the sign-in survives the restart).
+      if (await waitForRestart(() => api.settings().then((next) => next.pendingRestart.length === 0))) location.reload();
+      else status(this.#status, 'Live Voice Bridge did not come back within 30 s; check its terminal or log.', 'error');
+    } catch (err) {
+      status(this.#status, friendlyMessage(err), 'error');
+    } finally {
+      setBusy(this.#restart, false);
+    }
+  }
+
   async #save(button: HTMLButtonElement): Promise<void> {
     if (!this.#data) return;
     const { patch, problems } = this.#patch();
@@ -176,10 +250,15 @@ export class SettingsPanel {
     if (!patch.values && !patch.secrets) return status(this.#status, 'Nothing changed.', 'info');
     setBusy(button, true, 'Saving…');
     try {
-      this.#render(await api.saveSettings(patch));
-      status(this.#status, 'Saved. Restart Live Voice Bridge for the changes to take effect.', 'ok');
+      const saved = await api.saveSettings(patch);
+      this.#render(saved);
+      const changed = Object.keys(patch.values ?? {}) as SettingKey[];
+      const needsRestart = saved.pendingRestart.length > 0 || patch.secrets !== undefined || changed.some((k) => saved.applies[k] === 'restart');
+      status(this.#status, needsRestart ? 'Saved. Some changes need a restart.' : 'Saved. Applies at the next call, no restart needed.', needsRestart ? 'warn' : 'ok');
+      this.#restart.hidden = !(needsRestart && saved.canRestart);
     } catch (err) {
-      status(this.#status, friendlyMessage(err), 'error');
+      const shown = err instanceof ApiError && this.#showFieldErrors(err.fields);
+      status(this.#status, shown ? 'Not saved: please correct the fields marked in red.' : friendlyMessage(err), 'error');
     } finally {
       setBusy(button, false);
     }

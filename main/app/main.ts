@@ -84,7 +84,8 @@ async function start(): Promise<void> {
   };
 
   try {
-    core = await startCore({ config, logger, settingsStore: settings, environment: process.env });
+    // "Restart now" on the page (POST /restart): relaunch, quitting through the usual shutdown.
+    core = await startCore({ config, logger, settingsStore: settings, environment: process.env, restart: () => (app.relaunch(), app.quit()) });
   } catch (err) {
     state.sidecar = 'failed';
     state.problem = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.sidecar.port} is in use` : 'see the log';

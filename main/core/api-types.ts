@@ -5,7 +5,7 @@ export const VERSION_LABEL = 'v0.3.5';
 
 /** Every error the sidecar returns, 4xx or 5xx. */
 export interface ApiErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; fields?: Record<string, string> };
 }
 
 /** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */

@@ -1,6 +1,7 @@
 // Composition root of the core: builds every module from the typed config and wires them to the
 // sidecar. Both shells call this: the headless CLI (main/cli.ts) and the Electron main process.
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { VERSION_LABEL, type HealthReport, type SidecarEvent } from './api-types.ts';
@@ -23,7 +24,7 @@ import { createNotifier } from './notify/dispatcher.ts';
 import { scheduleFilePath } from './notify/schedule-store.ts';
 import { createScheduler } from './notify/scheduler.ts';
 import { registerNotifyTools } from './notify/tools.ts';
-import { configToSettingsValues } from './settings/schema.ts';
+import { configToSettingsValues, type SettingsValues } from './settings/schema.ts';
 import type { SettingsStore } from './settings/store.ts';
 import { registerBridgeRoutes } from './sidecar/routes/bridge.ts';
 import { registerRoomRoutes } from './sidecar/routes/room.ts';
@@ -36,6 +37,7 @@ import { startMcpModelTools } from './mcp/client/model-tools.ts';
 import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
+import { registerSetupRoutes } from './sidecar/routes/setup.ts';
 import { registerToolRoutes } from './sidecar/routes/tools.ts';
 import { createSidecar, type RouteRegistrar } from './sidecar/server.ts';
 import { DashboardSessions } from './sidecar/sessions.ts';
@@ -60,6 +62,10 @@ export interface CoreOptions {
   extraRoutes?: RouteRegistrar[];
   /** The Opus codec calls use; default: the native addon when it loads, else WASM (reported either way). */
   opus?: OpusFactory;
+  /** Restarts the core from the page ("Restart now", POST /restart); absent when the shell cannot. */
+  restart?: () => void;
+  /** Dashboard sign-ins to keep across an in-process restart (default: a fresh set). */
+  sessions?: DashboardSessions;
 }
 
 export interface CoreHandle {
@@ -91,10 +97,10 @@ const DEFAULT_PERSONA =
   'You are a concise, friendly voice assistant in a Discord voice call with your owner. Speak naturally ' +
   'and briefly. When a message asks you to relay a notification, say it to the user in your own words.';
 
-function readPersona(config: Config, log: Logger): string {
-  if (!config.gemini.personaFile) return DEFAULT_PERSONA;
+function readPersona(personaFile: string | undefined, log: Logger): string {
+  if (!personaFile) return DEFAULT_PERSONA;
   try {
-    return readFileSync(config.gemini.personaFile, 'utf8').trim() || DEFAULT_PERSONA;
+    return readFileSync(personaFile.startsWith('~/') ? path.join(homedir(), personaFile.slice(2)) : path.resolve(personaFile), 'utf8').trim() || DEFAULT_PERSONA;
   } catch (err) {
     log.warn({ err }, 'persona file unreadable; using the built-in persona');
     return DEFAULT_PERSONA;
@@ -137,6 +143,9 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   }
   // Retried with back-off until it works: Discord unreachable at start-up is not final.
   discord?.keepLoggingIn();
+
+  // Saved settings as last saved (PUT /settings updates it): the ones that apply live read it.
+  let saved: SettingsValues = (await options.settingsStore?.view())?.values ?? {};
 
   // The live model is chosen per call (settings may switch it between calls without a restart).
   const providerKey = config.liveProvider === 'gemini' ? config.gemini.apiKey : config.openai.apiKey;
@@ -181,7 +190,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           notes,
           hub,
           logger: moduleLogger(logger, 'bridge'),
-          systemInstruction: readPersona(config, log),
+          // Read at each call: a persona file saved in Settings applies at the next call.
+          systemInstruction: () => readPersona(saved.personaFile ?? config.gemini.personaFile, log),
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           startRefusal: (): string | null => usage?.joinRefusal() ?? null,
@@ -211,7 +221,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     webhookUrl: config.notify.webhookAgentNotify,
     throttleSeconds: config.notify.webhookThrottleSeconds,
     playSound: () => realBridge?.playEffect(chime),
-    sfxEnabled: config.notify.sfxEnabled,
+    sfxEnabled: () => saved.sfxEnabled ?? config.notify.sfxEnabled,
     logger: moduleLogger(logger, 'notify'),
     notes,
   });
@@ -300,7 +310,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
   const extraHosts = config.sidecar.allowRemote ? [`${config.sidecar.host}:${config.sidecar.port}`] : [];
   let baseUrl = '';
-  const sessions = new DashboardSessions();
+  const sessions = options.sessions ?? new DashboardSessions();
   const routes: RouteRegistrar[] = [
     (app) => registerHealthRoutes(app, { health }),
     (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
@@ -322,7 +332,8 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
       }),
-    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment })] : []),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, onSaved: (values) => (saved = values) })] : []),
+    (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),
     ...(options.extraRoutes ?? []),
   ];
   const sidecar = createSidecar({

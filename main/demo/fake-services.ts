@@ -14,6 +14,8 @@ export interface FakeServicesOptions {
   bargeInRms?: number | null;
   /** Add the fake voice gateway's test CA to this process's trust store (the core runs here). Default true. */
   trustCertificates?: boolean;
+  /** Only these Gemini keys are accepted (default: any non-empty key, the fake's default). */
+  geminiValidKeys?: readonly string[];
 }
 
 /** What the core needs to reach the fakes; plain data, so it crosses a process boundary as JSON. */
@@ -71,6 +73,7 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
   const autoReply = options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 };
   const gemini = await startFakeGemini({
     autoReply,
+    ...(options.geminiValidKeys ? { validKeys: options.geminiValidKeys } : {}),
     ...(options.bargeInRms !== undefined ? { bargeInRms: options.bargeInRms } : {}),
   });
   const openai = await startFakeOpenAIRealtime({

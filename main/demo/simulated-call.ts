@@ -10,6 +10,9 @@ import { loadConfig, type Config } from '../core/config/index.ts';
 import { startCore, type CoreHandle } from '../core/core.ts';
 import { createLogger, silentLogger } from '../core/log/logger.ts';
 import { createConfSettingsStore } from '../core/settings/conf-store.ts';
+import { privateFileVault } from '../core/setup/private-file-vault.ts';
+import { startRestartableCore, type RestartableCore } from '../core/setup/restartable-core.ts';
+import { DashboardSessions } from '../core/sidecar/sessions.ts';
 import { redactText } from '../core/tools/helpers/index.ts';
 import type { FakeDiscord } from '../fakes/discord/index.ts';
 import type { FakeGemini } from '../fakes/gemini/index.ts';
@@ -19,7 +22,7 @@ import { startFakeServices, type FakeServicesInfo, type FakeServicesOptions } fr
 
 export { DEMO_MODEL_REPLY, speechLikeSignal } from './fake-services.ts';
 
-export interface SimulatedCallOptions extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms'> {}
+export interface SimulatedCallOptions extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms' | 'geminiValidKeys'> {}
 
 export interface SimulatedCall {
   discord: FakeDiscord;
@@ -80,31 +83,43 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
     DISCORD_VOICE_LIVE_LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,
   };
-  const settingsStore = createConfSettingsStore({ dir: path.join(home, 'voice-users'), env });
-  const config = loadConfig({ env, settings: await settingsStore.configValues() });
-  // Port 0 (the default): an ephemeral port, so tests and benchmarks never collide with a running app.
-  if (!options.port) config.sidecar.port = 0;
+  // As headless: secrets typed on /setup go to the owner-only settings file.
+  const settingsStore = createConfSettingsStore({ dir: path.join(home, 'voice-users'), env, vault: privateFileVault() });
+  const load = async () => {
+    const config = loadConfig({ env, settings: await settingsStore.configValues() });
+    // Port 0 (the default): an ephemeral port, so tests and benchmarks never collide with a running app.
+    if (!options.port) config.sidecar.port = 0;
+    return config;
+  };
+  const config = await load();
   const logger: Logger = options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText, ...options.logFormat }) : silentLogger();
-  let core: CoreHandle;
+  // "Restart now" works here as in headless: a new core with the saved settings, sign-ins kept.
+  const sessions = new DashboardSessions();
+  let running: RestartableCore;
   try {
-    core = await startCore({ config, logger, settingsStore });
+    running = await startRestartableCore({ initial: config, load, start: (next, restart) => startCore({ config: next, logger, settingsStore, restart, sessions }), onFailed: (err) => logger.error({ err }, 'restart failed') });
   } catch (err) {
     rmSync(home, { recursive: true, force: true });
     throw err;
   }
   return {
-    core,
-    config,
+    get core() {
+      return running.core;
+    },
+    get config() {
+      return running.config;
+    },
     home,
     async close() {
-      await core.stop().catch(() => undefined);
+      await running.settled();
+      await running.core.stop().catch(() => undefined);
       rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
 export async function startSimulatedCall(options: SimulatedCallOptions = {}): Promise<SimulatedCall> {
-  const fakes = await startFakeServices({ autoReply: options.autoReply, bargeInRms: options.bargeInRms });
+  const fakes = await startFakeServices({ autoReply: options.autoReply, bargeInRms: options.bargeInRms, geminiValidKeys: options.geminiValidKeys });
   let started: CoreOnFakes;
   try {
     started = await startCoreOnFakes(fakes.info, options);
@@ -117,8 +132,12 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     gemini: fakes.gemini,
     openai: fakes.openai,
     openaiLive: fakes.openaiLive,
-    core: started.core,
-    config: started.config,
+    get core() {
+      return started.core;
+    },
+    get config() {
+      return started.config;
+    },
     auth: { authorization: `Bearer ${started.core.token}` },
     ownerSpeaks: (seconds) => fakes.ownerSpeaks(seconds),
     async close() {

@@ -5,7 +5,17 @@
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { startSimulatedCall } from '../../main/demo/simulated-call.ts';
+import { SETUP_SCENARIOS, type SetupScenario } from '../../main/fakes/discord/index.ts';
+
+/** generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName of a setup message. */
+function voiceOf(setup: unknown): string | null {
+  const path = ['generationConfig', 'speechConfig', 'voiceConfig', 'prebuiltVoiceConfig', 'voiceName'];
+  let at: unknown = setup;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+  return typeof at === 'string' ? at : null;
+}
 
 export const UI_SIDECAR_PORT = Number(process.env.LVB_UI_PORT ?? 18971);
 export const UI_CONTROL_PORT = UI_SIDECAR_PORT + 1;
@@ -17,21 +27,45 @@ const MCP_SERVERS = [
   { name: 'everything', command: process.execPath, args: [path.join(path.dirname(everything), 'dist', 'index.js'), 'stdio'], tools: { echo: 'ask' }, default_policy: 'deny' },
 ];
 
+/** The one Gemini key the fake accepts (so a wrong key is refused as the service would). */
+const GEMINI_KEY = `fake-ui-gemini-${randomBytes(8).toString('hex')}`;
+// LVB_UI_UNCONFIGURED=1: no model key, so the core runs unconfigured (the dashboard's "not set up" state).
+// LVB_UI_FIRST_RUN=1: nothing set at all (no token, owner or key), as on a fresh machine: the /setup flow.
+const firstRun = process.env.LVB_UI_FIRST_RUN === '1';
 const call = await startSimulatedCall({
   port: UI_SIDECAR_PORT,
   autoReply: { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' },
   logLevel: 'warn',
-  // LVB_UI_UNCONFIGURED=1: no model key, so the core runs unconfigured (the dashboard's "not set up" state).
-  env: { DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS), ...(process.env.LVB_UI_UNCONFIGURED === '1' ? { GEMINI_API_KEY: '' } : {}) },
+  geminiValidKeys: [GEMINI_KEY],
+  env: {
+    DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS),
+    GEMINI_API_KEY: process.env.LVB_UI_UNCONFIGURED === '1' || firstRun ? '' : GEMINI_KEY,
+    ...(firstRun ? { DISCORD_BOT_TOKEN: '', DISCORD_VOICE_LIVE_USER_ID: '', DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: '' } : {}),
+  },
 });
-const { core, discord } = call;
+const { discord } = call;
 
 const control = createServer((req, res) => {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
+  const core = call.core;
+  const url = new URL(req.url ?? '/', 'http://control');
+  if (url.pathname === '/setup-scenario') {
+    // What the setup page's Discord test meets (the fake's REST answers), e.g. ?name=bot-not-in-server.
+    const name = url.searchParams.get('name') as SetupScenario;
+    if (!SETUP_SCENARIOS.includes(name)) return send(400, { error: `scenario must be one of ${SETUP_SCENARIOS.join(', ')}` });
+    discord.setupScenario(name);
+    return send(200, { scenario: name });
+  }
   switch (req.url) {
+    case '/credentials':
+      // What a person would copy from the Developer Portal and AI Studio (tests type them into /setup).
+      return send(200, { botToken: discord.botToken, geminiKey: GEMINI_KEY, owner: { id: discord.owner.id, name: discord.owner.username }, voiceChannel: discord.world.guild.voiceChannels[0]!.name });
+    case '/model-setups':
+      // The voice and system instruction each live-model session asked for in its setup message (live settings test).
+      return send(200, { voices: call.gemini.connections.map((c) => voiceOf(c.setup)), instructions: call.gemini.connections.map((c) => JSON.stringify(c.setup?.systemInstruction ?? null)) });
     case '/ready':
       return send(200, { sidecarUrl: core.sidecarUrl });
     case '/login-url':
@@ -69,7 +103,7 @@ const control = createServer((req, res) => {
   }
 });
 await new Promise<void>((resolve) => control.listen(UI_CONTROL_PORT, '127.0.0.1', resolve));
-process.stderr.write(`ui harness: sidecar ${core.sidecarUrl}, control http://127.0.0.1:${UI_CONTROL_PORT}\n`);
+process.stderr.write(`ui harness: sidecar ${call.core.sidecarUrl}, control http://127.0.0.1:${UI_CONTROL_PORT}\n`);
 
 let stopping = false;
 async function shutdown(): Promise<void> {

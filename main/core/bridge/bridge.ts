@@ -28,7 +28,8 @@ export interface BridgeOptions {
   notes: NotesLog;
   hub: EventHub;
   logger: Logger;
-  systemInstruction?: string;
+  /** The persona; a function is read again at each call (a saved persona file applies without a restart). */
+  systemInstruction?: string | (() => string | undefined);
   inputChunkMs?: number;
   leaveWhenOwnerLeaves?: boolean;
   /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
@@ -319,8 +320,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   #systemInstruction(): string | undefined {
-    if (!this.#severalSpeakers()) return this.#o.systemInstruction;
-    return this.#o.systemInstruction ? `${this.#o.systemInstruction}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
+    const persona = typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction;
+    if (!this.#severalSpeakers()) return persona;
+    return persona ? `${persona}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
   }
 
   /**

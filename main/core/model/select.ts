@@ -4,6 +4,7 @@
 // Provider modules are imported only when chosen: @google/genai alone takes ~0.5 s to load.
 import type { Logger } from 'pino';
 import { isLiveProviderName, type Config, type LiveProviderName, type VariableName } from '../config/index.ts';
+import { canonicalVoice } from './voices.ts';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, LiveModelUsage } from '../ports.ts';
 
 export type ConfigOverrides = Partial<Record<VariableName, string>>;
@@ -76,7 +77,12 @@ export class ProviderSelector implements LiveModelProvider {
     const apiKey = overrides[keyVariable] ?? (name === 'gemini' ? config.gemini.apiKey : config.openai.apiKey);
     if (!apiKey) throw new Error(`${keyVariable} is not set (needed by the ${name} provider)`);
     // Keyed by the key's length and ends only: the cache must not hold the key as a map key in clear.
-    const cacheKey = `${name}:${apiKey.length}:${apiKey.slice(0, 2)}${apiKey.slice(-2)}`;
+    // Voice and model are read per call too: a saved change applies at the next call, no restart.
+    // The saved voice is one setting for every provider: used where that provider has such a voice.
+    const savedVoice = canonicalVoice(name, overrides.DISCORD_VOICE_LIVE_VOICE ?? '');
+    const voice = savedVoice ?? (name === 'gemini' ? config.gemini.voice : config.openai.voice);
+    const geminiModel = overrides.GEMINI_MODEL?.trim() || config.gemini.model;
+    const cacheKey = `${name}:${apiKey.length}:${apiKey.slice(0, 2)}${apiKey.slice(-2)}:${voice}:${name === 'gemini' ? geminiModel : ''}`;
     const cached = this.#built.get(cacheKey);
     if (cached) return cached;
     const modelLogger = logger.child({ provider: name });
@@ -85,9 +91,9 @@ export class ProviderSelector implements LiveModelProvider {
       const { createGeminiProvider } = await import('./gemini/provider.ts');
       provider = createGeminiProvider({
         apiKey,
-        model: config.gemini.model,
+        model: geminiModel,
         fallbackModels: config.gemini.fallbackModels,
-        voice: config.gemini.voice,
+        voice,
         baseUrl: config.gemini.baseUrl,
         apiVersion: config.gemini.apiVersion,
         logger: modelLogger,
@@ -98,7 +104,7 @@ export class ProviderSelector implements LiveModelProvider {
         apiKey,
         model: config.openai.realtimeModel,
         fallbackModels: config.openai.realtimeFallbackModels,
-        voice: config.openai.voice,
+        voice,
         baseUrl: config.openai.realtimeBaseUrl,
         turnDetection: config.openai.turnDetection,
         logger: modelLogger,
@@ -108,7 +114,7 @@ export class ProviderSelector implements LiveModelProvider {
       provider = createOpenAILiveProvider({
         apiKey,
         model: config.openai.liveModel,
-        voice: config.openai.voice,
+        voice,
         baseUrl: config.openai.liveBaseUrl,
         logger: modelLogger,
       });

@@ -37,8 +37,8 @@ export interface NotifierDeps {
   throttleSeconds?: number;
   /** Plays a sound slot into the live call (a no-op when no call is live). */
   playSound?: (slot: 'notification') => void;
-  /** DISCORD_VOICE_LIVE_SFX_ENABLED (PLATFORM_VOICE_LIVE_SFX_ENABLED). */
-  sfxEnabled: boolean;
+  /** DISCORD_VOICE_LIVE_SFX_ENABLED (PLATFORM_VOICE_LIVE_SFX_ENABLED); a function is asked at each chime (saved settings apply live). */
+  sfxEnabled: boolean | (() => boolean);
   logger: Logger;
   /** When given, each dispatched notification is recorded in the notes log (kind `notification`). */
   notes?: NotesSink;
@@ -89,7 +89,8 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const discordConfigured = deps.discordConfigured ?? deps.discordText !== null;
 
   function playChime(): void {
-    if (!deps.sfxEnabled || !deps.playSound) return;
+    const enabled = typeof deps.sfxEnabled === 'function' ? deps.sfxEnabled() : deps.sfxEnabled;
+    if (!enabled || !deps.playSound) return;
     try {
       deps.playSound('notification');
     } catch (err) {

@@ -1,7 +1,7 @@
 // Headless settings: a `conf` JSON file (atomic writes, JSON Schema on every write) in a folder the
 // caller picks, usually `<agent home>/voice-users`. The Electron shell uses electron-store, which is
 // the same `conf` underneath, through the same `settingsStoreSchema()`.
-import { renameSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import Conf from 'conf';
 import type { Logger } from 'pino';
@@ -76,8 +76,13 @@ export function createConfSettingsStore(options: ConfSettingsStoreOptions): KeyV
       schema: settingsStoreSchema(),
       // Settings written by a newer or older version are validated by zod on read, not migrated.
       projectVersion: undefined,
+      // Owner-only: headless secrets (private-file vault) live in this file.
+      configFileMode: 0o600,
     });
-  const conf = openConfTolerantly(open as () => ConfLike & Conf<Record<string, unknown>>, path.join(options.dir, `${SETTINGS_FILE_NAME}.json`), options.logger);
+  const file = path.join(options.dir, `${SETTINGS_FILE_NAME}.json`);
+  // A file written by an older version with the default mode is narrowed before any secret lands in it.
+  if (existsSync(file)) chmodSync(file, 0o600);
+  const conf = openConfTolerantly(open as () => ConfLike & Conf<Record<string, unknown>>, file, options.logger);
   return new KeyValueSettingsStore({
     backing: backingFromConf(conf),
     vault: options.vault,

@@ -14,6 +14,8 @@ import {
   type SettingsPatch,
   type SettingsValues,
 } from './schema.ts';
+import type { z } from 'zod';
+import { plainFieldErrors, plainSummary } from './field-errors.ts';
 import { canDecryptWith, secretStorageVerdict, type SecretVault } from './secret-policy.ts';
 
 /** Where a secret comes from, as far as anyone outside the main process may know. */
@@ -46,11 +48,19 @@ export interface SettingsStore {
 
 export class SettingsError extends Error {
   readonly code: 'invalid_settings' | 'secrets_unavailable';
-  constructor(code: SettingsError['code'], message: string) {
+  /** Field → what is wrong, in plain words. */
+  readonly fields: Record<string, string> | undefined;
+  constructor(code: SettingsError['code'], message: string, fields?: Record<string, string>) {
     super(message);
     this.name = 'SettingsError';
     this.code = code;
+    this.fields = fields;
   }
+}
+
+function invalid(issues: readonly z.core.$ZodIssue[]): SettingsError {
+  const fields = plainFieldErrors(issues);
+  return new SettingsError('invalid_settings', plainSummary(fields), fields);
 }
 
 /** The part of conf / electron-store this module uses. */
@@ -105,7 +115,7 @@ export class KeyValueSettingsStore implements SettingsStore {
 
   async update(input: SettingsPatch): Promise<SettingsView> {
     const parsed = SettingsPatchSchema.safeParse(input);
-    if (!parsed.success) throw new SettingsError('invalid_settings', parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; '));
+    if (!parsed.success) throw invalid(parsed.error.issues);
     const patch = parsed.data;
 
     // Encrypt every new secret before writing anything, so a refusal leaves the file untouched.
@@ -176,7 +186,7 @@ export class KeyValueSettingsStore implements SettingsStore {
 
   updateDesktopPrefs(patch: Partial<DesktopPrefs>): DesktopPrefs {
     const parsed = DesktopPrefsSchema.safeParse({ ...this.desktopPrefs(), ...patch });
-    if (!parsed.success) throw new SettingsError('invalid_settings', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    if (!parsed.success) throw invalid(parsed.error.issues);
     this.#backing.set(KEY_DESKTOP, parsed.data);
     return parsed.data;
   }

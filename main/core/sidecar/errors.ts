@@ -6,16 +6,19 @@ export class HttpError extends Error {
   readonly statusCode: number;
   readonly code: string;
   readonly headers: Record<string, string>;
+  /** Per-field problems in plain words (form fields: shown next to the field). */
+  readonly fields: Record<string, string> | undefined;
 
-  constructor(statusCode: number, code: string, message: string, headers: Record<string, string> = {}) {
+  constructor(statusCode: number, code: string, message: string, headers: Record<string, string> = {}, fields?: Record<string, string>) {
     super(message);
     this.name = 'HttpError';
     this.statusCode = statusCode;
     this.code = code;
     this.headers = headers;
+    this.fields = fields;
   }
 }
 
-export function errorBody(code: string, message: string): ApiErrorBody {
-  return { error: { code, message } };
+export function errorBody(code: string, message: string, fields?: Record<string, string>): ApiErrorBody {
+  return { error: fields ? { code, message, fields } : { code, message } };
 }

@@ -90,7 +90,7 @@ export function createSidecar(options: SidecarOptions): Sidecar {
   app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
       if (error.statusCode === 401 || error.statusCode === 403) request.log.warn({ code: error.code, url: request.url.split('?')[0] }, 'sidecar request refused');
-      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.message));
+      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.message, error.fields));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

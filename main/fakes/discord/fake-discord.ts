@@ -10,7 +10,7 @@ import type { DaveGroup } from './dave/group.ts';
 import { FakeSpeakers, type SpeakerTotals, type SpeakOptions, type SpeakResult } from './speaker.ts';
 import { testCertificates, trustTestCertificates } from './tls.ts';
 import { FakeVoiceServer, type VoiceSession } from './voice-server.ts';
-import { FakeWorld, randomToken, type FakeUser } from './world.ts';
+import { FakeWorld, PERMISSION, randomToken, type FakeUser } from './world.ts';
 
 export interface FakeDiscordOptions {
   /** Token the fake accepts (default: a random obviously-fake string; read it from `botToken`). */
@@ -85,8 +85,17 @@ export interface FakeDiscord {
   /** Drop all UDP both ways while on. */
   dropUdp(on: boolean): void;
   clearFaults(): void;
+  /**
+   * What the setup check meets (REST only): `ready` (bot in the owner's server with every
+   * permission), `bot-not-in-server` (never invited), `missing-permission` (the owner's voice
+   * channel denies Speak to @everyone, as a server admin's overwrite would).
+   */
+  setupScenario(scenario: SetupScenario): void;
   close(): Promise<void>;
 }
+
+export const SETUP_SCENARIOS = ['ready', 'bot-not-in-server', 'missing-permission'] as const;
+export type SetupScenario = (typeof SETUP_SCENARIOS)[number];
 
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const certificates = options.trustCertificates === false ? await testCertificates() : await trustTestCertificates();
@@ -213,6 +222,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       voice.faults.dropUdp = false;
       voice.faults.dave.nextTransitionIdZero = false;
       voice.faults.dave.alwaysTransitionIdZero = false;
+    },
+    setupScenario(scenario) {
+      world.botInGuild = scenario !== 'bot-not-in-server';
+      world.guild.voiceChannels[0]!.overwrites = scenario === 'missing-permission' ? [{ id: world.guild.id, type: 0, allow: '0', deny: String(PERMISSION.SPEAK) }] : [];
     },
     async close() {
       speakers.close();

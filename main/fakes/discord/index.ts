@@ -1,5 +1,5 @@
 // Public surface of the fake Discord (tests, benchmarks, `npm run demo`).
-export { startFakeDiscord } from './fake-discord.ts';
+export { SETUP_SCENARIOS, startFakeDiscord, type SetupScenario } from './fake-discord.ts';
 export type { CloseVoiceOptions, FakeDiscord, FakeDiscordOptions } from './fake-discord.ts';
 export type { Op4Payload } from './gateway.ts';
 export type { RecordedPacket, RecorderOptions } from './recorder.ts';

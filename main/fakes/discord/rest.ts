@@ -68,6 +68,12 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     }
     if (method === 'GET' && path === '/gateway') return send(res, 200, { url: gatewayUrl() });
     if (method === 'GET' && path === '/users/@me') return send(res, 200, world.userJson(world.bot));
+    if (method === 'GET' && path === '/users/@me/guilds') {
+      const g = world.guild;
+      return send(res, 200, world.botInGuild ? [{ id: g.id, name: g.name, icon: null, owner: false, permissions: world.roles[0]!.permissions, features: [] }] : []);
+    }
+    const guildMatch = /^\/guilds\/(\d+)(?:\/(channels|roles|members|voice-states)(?:\/(\d+|@me))?)?$/.exec(path);
+    if (method === 'GET' && guildMatch) return guildRoute(res, guildMatch[1]!, guildMatch[2], guildMatch[3], url.searchParams);
     if (method === 'POST' && path === '/users/@me/channels') {
       const body = await readJson(req);
       const recipient = typeof body?.recipient_id === 'string' ? world.users.get(body.recipient_id) : undefined;
@@ -78,6 +84,7 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     if (channelMatch) {
       const channel = world.findChannel(channelMatch[1]);
       if (!channel) return send(res, 404, { message: 'Unknown Channel', code: 10003 });
+      if (channel.type !== 1 && !world.botInGuild) return send(res, 403, { message: 'Missing Access', code: 50001 });
       if (method === 'GET' && !channelMatch[2]) return send(res, 200, world.channelJson(channel));
       if (method === 'POST' && channelMatch[2]) {
         if (channel.type === 2) return send(res, 400, { message: 'Cannot send messages in a voice channel', code: 50008 });
@@ -112,6 +119,36 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
           pinned: false,
         });
       }
+    }
+    return notFound(res);
+  }
+
+  // Guild reads as Discord answers them: a guild the bot is not in is 403 Missing Access (50001),
+  // an unknown one 404 Unknown Guild; absent members and voice states have their own 404 codes.
+  function guildRoute(res: ServerResponse, guildId: string, sub: string | undefined, id: string | undefined, query: URLSearchParams): void {
+    if (guildId !== world.guild.id) return send(res, 404, { message: 'Unknown Guild', code: 10004 });
+    if (!world.botInGuild) return send(res, 403, { message: 'Missing Access', code: 50001 });
+    if (sub === undefined) return send(res, 200, world.guildJson());
+    if (id === undefined) {
+      if (sub === 'channels') return send(res, 200, [...world.guild.textChannels, ...world.guild.voiceChannels].map((c) => world.channelJson(c)));
+      if (sub === 'roles') return send(res, 200, world.roles.map((r) => world.roleJson(r)));
+      if (sub === 'members') {
+        if (!world.membersIntent) return send(res, 403, { message: 'Missing Access', code: 50001 });
+        const limit = Number(query.get('limit') ?? '1');
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+          return send(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MAX', message: 'int value should be less than or equal to 1000.' }] } } });
+        }
+        return send(res, 200, [...world.users.keys()].filter((u) => world.isMember(u)).slice(0, limit).map((u) => world.memberJson(u)));
+      }
+      return notFound(res);
+    }
+    const userId = id === '@me' ? world.bot.id : id;
+    if (sub === 'members') return world.isMember(userId) ? send(res, 200, world.memberJson(userId)) : send(res, 404, { message: 'Unknown Member', code: 10007 });
+    if (sub === 'voice-states') {
+      const state = world.voiceStates.get(userId);
+      if (!state) return send(res, 404, { message: 'Unknown Voice State', code: 10065 });
+      const { member: _m, ...rest } = world.voiceStateJson(userId, state.channelId, state.sessionId);
+      return send(res, 200, rest);
     }
     return notFound(res);
   }

@@ -20,7 +20,33 @@ export interface FakeChannel {
   type: 0 | 1 | 2;
   /** For DM channels: the human on the other side. */
   recipientId?: string;
+  /** Guild channels: permission overwrites (type 0 role, 1 member; allow/deny as decimal strings). */
+  overwrites?: FakeOverwrite[];
 }
+
+export interface FakeOverwrite {
+  id: string;
+  type: 0 | 1;
+  allow: string;
+  deny: string;
+}
+
+export interface FakeRole {
+  id: string;
+  name: string;
+  /** Permission bits as a decimal string, as Discord sends them. */
+  permissions: string;
+  position: number;
+}
+
+/** Discord permission bits the bridge needs (and the setup check computes). */
+export const PERMISSION = {
+  ADMINISTRATOR: 1n << 3n,
+  VIEW_CHANNEL: 1n << 10n,
+  SEND_MESSAGES: 1n << 11n,
+  CONNECT: 1n << 20n,
+  SPEAK: 1n << 21n,
+} as const;
 
 export interface FakeVoiceState {
   userId: string;
@@ -68,6 +94,14 @@ export class FakeWorld {
   readonly dmChannels = new Map<string, FakeChannel>();
   readonly voiceStates = new Map<string, FakeVoiceState>();
   readonly joinedAt = new Date(Date.UTC(2026, 0, 1)).toISOString();
+  /** Roles of the guild; the first is @everyone (its id is the guild id, as on Discord). */
+  readonly roles: FakeRole[];
+  /** Role ids of each member (the @everyone role is implicit, as on Discord). */
+  readonly memberRoles = new Map<string, string[]>();
+  /** False: the bot was never invited to the guild (REST answers as Discord does for a stranger's guild). */
+  botInGuild = true;
+  /** Whether the bot may list members (the privileged GUILD_MEMBERS intent); Discord answers 403 otherwise. */
+  membersIntent = true;
 
   constructor(options: WorldOptions = {}) {
     this.bot = { id: snowflake(), username: 'bridge-bot', bot: true };
@@ -87,6 +121,8 @@ export class FakeWorld {
       ],
       textChannels: [{ id: snowflake(), name: 'general', type: 0 }],
     };
+    // @everyone: View Channel, Send Messages, Connect, Speak (3148800), like a fresh community server.
+    this.roles = [{ id: this.guild.id, name: '@everyone', permissions: String(PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES | PERMISSION.CONNECT | PERMISSION.SPEAK), position: 0 }];
     if (options.ownerInVoice ?? true) this.setVoiceState(this.owner.id, this.guild.voiceChannels[0].id);
   }
 
@@ -124,7 +160,21 @@ export class FakeWorld {
     return [...this.voiceStates.values()].filter((s) => s.channelId === channelId).map((s) => s.userId);
   }
 
+  /** Members of the guild: everyone but the bot, plus the bot when it was invited. */
+  isMember(userId: string): boolean {
+    return this.users.has(userId) && (userId !== this.bot.id || this.botInGuild);
+  }
+
   // --- JSON shapes (Discord API v10) ---
+
+  roleJson(role: FakeRole): Record<string, unknown> {
+    return { id: role.id, name: role.name, permissions: role.permissions, position: role.position, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+  }
+
+  guildJson(): Record<string, unknown> {
+    const g = this.guild;
+    return { id: g.id, name: g.name, icon: null, owner_id: g.ownerId, features: [], roles: this.roles.map((r) => this.roleJson(r)), emojis: [], stickers: [], verification_level: 0, premium_tier: 0 };
+  }
 
   userJson(user: FakeUser): Record<string, unknown> {
     return { id: user.id, username: user.username, discriminator: '0', global_name: user.globalName ?? null, avatar: null, bot: user.bot };
@@ -133,7 +183,7 @@ export class FakeWorld {
   memberJson(userId: string): Record<string, unknown> {
     const user = this.users.get(userId);
     if (!user) throw new Error(`unknown user ${userId}`);
-    return { user: this.userJson(user), nick: user.nick ?? null, roles: [], joined_at: this.joinedAt, deaf: false, mute: false, flags: 0 };
+    return { user: this.userJson(user), nick: user.nick ?? null, roles: this.memberRoles.get(userId) ?? [], joined_at: this.joinedAt, deaf: false, mute: false, flags: 0 };
   }
 
   voiceStateJson(userId: string, channelId: string | null, sessionId: string): Record<string, unknown> {
@@ -158,7 +208,7 @@ export class FakeWorld {
       const recipient = this.users.get(channel.recipientId ?? '');
       return { id: channel.id, type: 1, last_message_id: null, recipients: recipient ? [this.userJson(recipient)] : [] };
     }
-    const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: this.guild.id, position: 0, permission_overwrites: [], parent_id: null };
+    const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: this.guild.id, position: 0, permission_overwrites: channel.overwrites ?? [], parent_id: null };
     return channel.type === 2 ? { ...base, bitrate: 64000, user_limit: 0, rtc_region: null } : { ...base, topic: null, nsfw: false, last_message_id: null };
   }
 
@@ -174,7 +224,7 @@ export class FakeWorld {
       large: false,
       member_count: this.users.size,
       joined_at: this.joinedAt,
-      roles: [{ id: g.id, name: '@everyone', permissions: '3148800', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      roles: this.roles.map((r) => this.roleJson(r)),
       channels: [...g.textChannels, ...g.voiceChannels].map((c) => {
         const { guild_id: _drop, ...rest } = this.channelJson(c);
         return rest;

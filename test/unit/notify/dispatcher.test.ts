@@ -291,6 +291,15 @@ describe('deliver: single modes and input errors', () => {
     expect(r.sounds).toEqual([]);
   });
 
+  it('sfx as a live setting: asked at each chime, so a saved change applies without a restart', async () => {
+    let enabled = true;
+    const r = rig({}, { sfxEnabled: () => enabled });
+    await r.notifier.deliver(req());
+    enabled = false;
+    await r.notifier.deliver(req());
+    expect(r.sounds).toEqual(['notification']);
+  });
+
   it('Discord text never pings and fits 2000 chars', async () => {
     const r = rig({ voice: 'absent' });
     await r.notifier.deliver(req({ text: `@everyone <@${OWNER}> <@&${CHANNEL}> ${'x'.repeat(3000)}`, title: '@here alert' }));

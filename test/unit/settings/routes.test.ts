@@ -54,7 +54,7 @@ describe('/settings', () => {
     const res = await call('GET');
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
-    expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: 'restart', secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
+    expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: { voice: 'next_call', sidecarPort: 'restart' }, canRestart: false, secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
   });
 
   it('PUT saves values and GET returns them', async () => {
@@ -64,13 +64,26 @@ describe('/settings', () => {
     expect(body.values).toEqual({ voice: 'Puck', allowedSpeakers: ['123456789012345678'] });
   });
 
-  it('PUT with bad input answers 400 with a readable message', async () => {
-    const res = await call('PUT', { values: { sidecarPort: 'x' } });
+  it('PUT with bad input answers 400 with the problem in plain words, per field', async () => {
+    const res = await call('PUT', { values: { sidecarPort: 80 } });
     expect(res.status).toBe(400);
     const body = (await res.json()) as Json;
-    expect(body.error?.code).toBe('invalid_settings');
-    expect(body.error?.message).toContain('sidecarPort');
+    expect(body.error).toEqual({ code: 'invalid_settings', message: 'Use a port number from 1024 to 65535.', fields: { sidecarPort: 'Use a port number from 1024 to 65535.' } });
     expect((await call('PUT', [1, 2])).status).toBe(400);
+  });
+
+  it('PUT of a voice the provider does not have is refused, naming the choices; a known one is stored as spelt', async () => {
+    const res = await call('PUT', { values: { voice: 'NoSuchVoice' } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as Json & { error: { fields: Record<string, string> } };
+    expect(body.error.code).toBe('invalid_settings');
+    expect(body.error.fields.voice).toMatch(/^There is no voice called "NoSuchVoice" for gemini\. Choose one of: Zephyr, Puck, /);
+    expect((await call('PUT', { values: { voice: 'puck' } })).status).toBe(200);
+    expect(((await (await call('GET')).json()) as Json).values).toMatchObject({ voice: 'Puck' });
+    // The same name checked against the provider chosen in the same request.
+    expect((await call('PUT', { values: { liveProvider: 'openai-realtime', voice: 'Puck' } })).status).toBe(400);
+    expect((await call('PUT', { values: { liveProvider: 'openai-realtime', voice: 'marin' } })).status).toBe(200);
+    expect((await call('PUT', { values: { liveProvider: null, voice: null } })).status).toBe(200);
   });
 
   it('PUT of a secret in headless mode answers 409 and explains', async () => {

@@ -64,9 +64,11 @@ describe('settings store (conf)', () => {
 
   it('refuses bad values and unknown keys without writing anything', async () => {
     const store = createConfSettingsStore({ dir, env: {} });
-    await expect(store.update({ values: { ownerId: 'not-an-id' } })).rejects.toThrow(/ownerId/);
+    // Each refusal names its field and says what to enter, in plain words (no schema text).
+    await expect(store.update({ values: { ownerId: 'not-an-id' } })).rejects.toMatchObject({ fields: { ownerId: 'Pick a person from the list, or paste a Discord user id (17–20 digits).' } });
+    await expect(store.update({ values: { sidecarPort: 80 } } as never)).rejects.toMatchObject({ fields: { sidecarPort: 'Use a port number from 1024 to 65535.' } });
     await expect(store.update({ values: { sidecarPort: 80 } } as never)).rejects.toBeInstanceOf(SettingsError);
-    await expect(store.update({ values: { colour: 'red' } } as never)).rejects.toThrow(/colour|Unrecognized/);
+    await expect(store.update({ values: { colour: 'red' } } as never)).rejects.toThrow('Unknown setting: colour.');
     expect((await store.view()).values).toEqual({});
   });
 

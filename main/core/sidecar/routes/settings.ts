@@ -1,7 +1,10 @@
 // GET /settings and PUT /settings: the dashboard's settings form. Secrets are write-only: the
 // answer says whether each is stored, comes from the environment, or is unset, never its value.
-// Saved settings take effect the next time the core starts (the answer says so).
+// `applies` says, per setting, whether a change takes effect at the next call (no restart) or
+// needs a restart (POST /restart, offered by the page as "Restart now").
 import { CONFIG_VARIABLES, type VariableSpec } from '../../config/variables.ts';
+import { isLiveProviderName, type LiveProviderName } from '../../config/index.ts';
+import { canonicalVoice, voicesFor } from '../../model/voices.ts';
 import { SETTING_VARIABLES, type SettingKey, type SettingsValues } from '../../settings/schema.ts';
 import { SettingsError, type SettingsStore, type SettingsView } from '../../settings/store.ts';
 import { HttpError } from '../errors.ts';
@@ -13,6 +16,21 @@ export interface SettingsDeps {
   effective?: () => SettingsValues;
   /** The environment the shell loaded the config from (to say which saved setting overrides which variable). */
   environment?: Readonly<Record<string, string | undefined>>;
+  /** Whether this shell can restart the core from the page (POST /restart). */
+  canRestart?: boolean;
+  /** Told the saved values after each successful PUT (settings that apply live read them). */
+  onSaved?: (values: SettingsValues) => void;
+}
+
+/**
+ * When a saved change takes effect: at the next call (read per call by the provider selector) or
+ * after a restart (everything built once at start-up: Discord login, ports, stores).
+ */
+export const NEXT_CALL_SETTINGS: readonly SettingKey[] = ['liveProvider', 'model', 'voice', 'personaFile', 'sfxEnabled'];
+export type SettingApplies = 'next_call' | 'restart';
+
+export function settingApplies(): Record<SettingKey, SettingApplies> {
+  return Object.fromEntries((Object.keys(SETTING_VARIABLES) as SettingKey[]).map((k) => [k, NEXT_CALL_SETTINGS.includes(k) ? 'next_call' : 'restart'])) as Record<SettingKey, SettingApplies>;
 }
 
 /** Saved settings win over the environment and .env, which win over defaults. */
@@ -20,7 +38,12 @@ export const SETTINGS_PRECEDENCE = 'saved settings > environment > .env file > d
 
 export interface SettingsResponse extends SettingsView {
   effective: SettingsValues;
-  applies: 'restart';
+  applies: Record<SettingKey, SettingApplies>;
+  /** Saved values the running core does not use yet (they need a restart). */
+  pendingRestart: SettingKey[];
+  canRestart: boolean;
+  /** Voices of each provider, for the voice picker. */
+  voices: Record<LiveProviderName, readonly string[]>;
   precedence: typeof SETTINGS_PRECEDENCE;
   /** Saved settings that override a variable set in the environment: setting → variable name. */
   overrides: Partial<Record<SettingKey, string>>;
@@ -40,13 +63,38 @@ export function environmentOverrides(saved: SettingsValues, env: Readonly<Record
 }
 
 export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => {
-  const answer = (view: SettingsView): SettingsResponse => ({
-    ...view,
-    effective: deps.effective?.() ?? {},
-    applies: 'restart',
-    precedence: SETTINGS_PRECEDENCE,
-    overrides: environmentOverrides(view.values, deps.environment ?? {}),
-  });
+  const applies = settingApplies();
+  const answer = (view: SettingsView): SettingsResponse => {
+    const effective = deps.effective?.() ?? {};
+    const pendingRestart = (Object.keys(view.values) as SettingKey[]).filter((k) => applies[k] === 'restart' && JSON.stringify(view.values[k]) !== JSON.stringify(effective[k]));
+    return {
+      ...view,
+      effective,
+      applies,
+      pendingRestart,
+      canRestart: deps.canRestart ?? false,
+      voices: { gemini: voicesFor('gemini'), 'openai-realtime': voicesFor('openai-realtime'), 'openai-live': voicesFor('openai-live') },
+      precedence: SETTINGS_PRECEDENCE,
+      overrides: environmentOverrides(view.values, deps.environment ?? {}),
+    };
+  };
+
+  /** A voice must exist for the provider that will use it; stored as the provider spells it. */
+  const checkVoice = async (body: Record<string, unknown>): Promise<void> => {
+    const values = body.values as Record<string, unknown> | undefined;
+    if (!values || typeof values.voice !== 'string') return;
+    const saved = (await deps.store.view()).values;
+    const requested = typeof values.liveProvider === 'string' ? values.liveProvider : undefined;
+    const provider = requested ?? saved.liveProvider ?? deps.effective?.().liveProvider ?? 'gemini';
+    // An unknown provider is the schema's to refuse (next), in its own field.
+    if (!isLiveProviderName(provider)) return;
+    const voice = canonicalVoice(provider, values.voice);
+    if (voice) values.voice = voice;
+    else {
+      const fields = { voice: `There is no voice called "${values.voice.trim().slice(0, 40)}" for ${provider}. Choose one of: ${voicesFor(provider).join(', ')}.` };
+      throw new HttpError(400, 'invalid_settings', fields.voice, {}, fields);
+    }
+  };
 
   app.get('/settings', async () => answer(await deps.store.view()));
 
@@ -54,11 +102,14 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
     if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
       throw new HttpError(400, 'invalid_request', 'body must be a JSON object like {"values": {...}, "secrets": {...}}');
     }
+    await checkVoice(request.body as Record<string, unknown>);
     try {
-      return answer(await deps.store.update(request.body));
+      const view = await deps.store.update(request.body);
+      deps.onSaved?.(view.values);
+      return answer(view);
     } catch (err) {
       if (err instanceof SettingsError) {
-        throw new HttpError(err.code === 'secrets_unavailable' ? 409 : 400, err.code, err.message);
+        throw new HttpError(err.code === 'secrets_unavailable' ? 409 : 400, err.code, err.message, {}, err.fields);
       }
       throw err;
     }

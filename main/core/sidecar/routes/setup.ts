@@ -1,0 +1,159 @@
+// First-run setup: the /setup page, what is still missing, a Test for each credential against the
+// service (Discord REST, a live-model handshake), and POST /restart so saved settings that need a
+// restart take effect from the page. Credentials typed into the page are tested as typed and never
+// returned: answers carry states ("stored", "environment", "unset"), never values.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Config, LiveProviderName, VariableName } from '../../config/index.ts';
+import { LIVE_PROVIDERS } from '../../config/index.ts';
+import { PROVIDER_KEY_VARIABLE } from '../../model/select.ts';
+import { SecretValueSchemas } from '../../settings/schema.ts';
+import type { SettingsStore } from '../../settings/store.ts';
+import { checkDiscord, type DiscordCheckResult } from '../../setup/discord-check.ts';
+import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
+import { HttpError } from '../errors.ts';
+import type { RouteModule } from '../route-types.ts';
+import { DASHBOARD_CSP, findAppRoot } from './dashboard.ts';
+
+export interface SetupDeps {
+  store?: SettingsStore;
+  config: Config;
+  /** Variables a call still needs in the running core. */
+  missing: readonly string[];
+  logger: Logger;
+  /** Restarts the core (headless: in-process; desktop: app.relaunch()); absent when the shell cannot. */
+  restart?: () => void;
+  appRoot?: string;
+  /** For tests: Discord REST calls go through this. */
+  fetch?: typeof fetch;
+}
+
+/** What each required variable is, in the page's words. */
+export const MISSING_WORDS: Partial<Record<VariableName, string>> = {
+  DISCORD_BOT_TOKEN: 'the Discord bot token',
+  DISCORD_VOICE_LIVE_USER_ID: 'the owner (your Discord account)',
+  GEMINI_API_KEY: 'the Gemini API key',
+  OPENAI_API_KEY: 'the OpenAI API key',
+};
+
+export interface SetupStateResponse {
+  configured: boolean;
+  /** What the running core lacks: variable and words. */
+  missing: { variable: string; words: string }[];
+  /** Of those, the ones saved since start (they apply after a restart). */
+  savedPendingRestart: string[];
+  secrets: { discordBotToken: string; geminiApiKey: string; openaiApiKey: string };
+  canStoreSecrets: boolean;
+  secretsNote?: string;
+  values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName };
+  canRestart: boolean;
+}
+
+const snowflake = z.string().trim().regex(/^\d{17,20}$/, 'must be a Discord id (17–20 digits)');
+const DiscordTestSchema = z
+  .object({ token: SecretValueSchemas.discordBotToken.optional(), ownerId: snowflake.optional(), guildId: snowflake.optional(), voiceChannelId: snowflake.optional() })
+  .strict();
+const ModelTestSchema = z.object({ key: z.string().trim().min(10).max(300).regex(/^\S+$/).optional(), provider: z.enum(LIVE_PROVIDERS).optional() }).strict();
+
+const FIELD_WORDS: Record<string, string> = {
+  token: 'Paste the whole bot token (no spaces).',
+  key: 'Paste the whole API key (no spaces).',
+  ownerId: 'Pick a person from the list, or paste a Discord user id (17–20 digits).',
+  guildId: 'Pick a server from the list, or paste a server id (17–20 digits).',
+  voiceChannelId: 'Pick a voice channel from the list, or paste a channel id (17–20 digits).',
+  provider: 'Choose gemini, openai-realtime or openai-live.',
+};
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const fields: Record<string, string> = {};
+  for (const issue of parsed.error.issues) {
+    const key = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : String(issue.path[0] ?? 'body');
+    fields[key] ??= FIELD_WORDS[key] ?? (issue.code === 'unrecognized_keys' ? `Unknown field: ${key}.` : 'The request body must be a JSON object.');
+  }
+  throw new HttpError(400, 'invalid_request', Object.values(fields).join(' '), {}, fields);
+}
+
+export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
+  const appRoot = deps.appRoot ?? findAppRoot();
+  const saved = async (): Promise<Partial<Record<VariableName, string>>> => (deps.store ? await deps.store.configValues() : {});
+
+  app.get('/setup', { config: { public: true } }, async (_request, reply) => {
+    const html = readFileSync(path.join(appRoot, 'renderer', 'setup.html'), 'utf8');
+    return reply.header('content-security-policy', DASHBOARD_CSP).type('text/html; charset=utf-8').send(html);
+  });
+
+  app.get('/setup/state', async (): Promise<SetupStateResponse> => {
+    const view = deps.store ? await deps.store.view() : null;
+    const stored = await saved();
+    const values = view?.values ?? {};
+    const c = deps.config;
+    return {
+      configured: deps.missing.length === 0,
+      missing: deps.missing.map((variable) => ({ variable, words: MISSING_WORDS[variable as VariableName] ?? variable })),
+      savedPendingRestart: deps.missing.filter((v) => (stored[v as VariableName] ?? '').trim() !== ''),
+      secrets: {
+        discordBotToken: view?.secrets.state.discordBotToken ?? (c.discord.botToken ? 'environment' : 'unset'),
+        geminiApiKey: view?.secrets.state.geminiApiKey ?? (c.gemini.apiKey ? 'environment' : 'unset'),
+        openaiApiKey: view?.secrets.state.openaiApiKey ?? (c.openai.apiKey ? 'environment' : 'unset'),
+      },
+      canStoreSecrets: view?.secrets.canStore ?? false,
+      ...(view && !view.secrets.canStore && view.secrets.reason ? { secretsNote: view.secrets.reason } : {}),
+      values: {
+        ownerId: values.ownerId ?? c.discord.ownerId,
+        guildId: values.guildId ?? c.discord.guildId,
+        voiceChannelId: values.voiceChannelId ?? c.discord.voiceChannelId,
+        textChannelId: values.textChannelId ?? c.discord.textChannelId,
+        liveProvider: values.liveProvider ?? c.liveProvider,
+      },
+      canRestart: deps.restart !== undefined,
+    };
+  });
+
+  app.post('/setup/test/discord', async (request): Promise<DiscordCheckResult> => {
+    const body = parseBody(DiscordTestSchema, request.body);
+    const stored = await saved();
+    const token = body.token ?? stored.DISCORD_BOT_TOKEN ?? deps.config.discord.botToken;
+    if (!token) throw new HttpError(400, 'token_missing', 'Paste the Discord bot token first.', {}, { token: 'Paste the Discord bot token first.' });
+    return checkDiscord({
+      token,
+      ownerId: body.ownerId ?? stored.DISCORD_VOICE_LIVE_USER_ID ?? deps.config.discord.ownerId,
+      guildId: body.guildId,
+      voiceChannelId: body.voiceChannelId,
+      apiBaseUrl: deps.config.discord.apiBaseUrl,
+      fetch: deps.fetch,
+    });
+  });
+
+  // Names for the ids the settings form holds (people, servers, channels), from what the bot sees.
+  app.get('/setup/directory', async () => {
+    const stored = await saved();
+    const token = stored.DISCORD_BOT_TOKEN ?? deps.config.discord.botToken;
+    if (!token) throw new HttpError(409, 'token_missing', 'No bot token is set yet: open Set up.');
+    const result = await checkDiscord({ token, apiBaseUrl: deps.config.discord.apiBaseUrl, fetch: deps.fetch });
+    return { ok: result.code !== 'token_rejected' && result.code !== 'discord_unreachable', directory: result.directory };
+  });
+
+  const modelTest = (fixed?: LiveProviderName) => async (request: { body: unknown }): Promise<ModelCheckResult> => {
+    const body = parseBody(ModelTestSchema, request.body);
+    const stored = await saved();
+    const provider = fixed ?? body.provider ?? (stored.DISCORD_VOICE_LIVE_PROVIDER as LiveProviderName | undefined) ?? deps.config.liveProvider;
+    const variable = PROVIDER_KEY_VARIABLE[provider];
+    const key = body.key ?? stored[variable] ?? (provider === 'gemini' ? deps.config.gemini.apiKey : deps.config.openai.apiKey);
+    if (!key) throw new HttpError(400, 'key_missing', 'Paste the API key first.', {}, { key: 'Paste the API key first.' });
+    return checkModel({ provider, apiKey: key, config: deps.config, logger: deps.logger });
+  };
+  app.post('/setup/test/gemini', modelTest('gemini'));
+  app.post('/setup/test/model', modelTest());
+
+  app.post('/restart', async (_request, reply) => {
+    const restart = deps.restart;
+    if (!restart) throw new HttpError(409, 'restart_unavailable', 'This shell cannot restart itself; stop Live Voice Bridge and start it again.');
+    // After the answer is on its way: the restart closes this very server.
+    reply.raw.once('finish', () => setImmediate(restart));
+    return { restarting: true };
+  });
+};

@@ -1,0 +1,231 @@
+// The first-run page (/setup): what is missing, the bot token and the model key each with a Test
+// against the service (through the sidecar), the owner and channels picked by name, Save, and
+// "Restart now" when the saved choices need one. Secrets typed here are sent once and never shown.
+import type { DiscordCheckResult, GuildDirectory } from '../main/core/setup/discord-check.ts';
+import type { SetupStateResponse } from '../main/core/sidecar/routes/setup.ts';
+import type { SettingsPatch } from '../main/core/settings/schema.ts';
+import { api, ApiError, friendlyMessage } from './api.ts';
+import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
+
+const STATE_WORDS: Record<string, string> = {
+  stored: 'Saved.',
+  environment: 'Set by the environment (.env).',
+  unset: 'Not set.',
+  unreadable: 'Saved, but the keyring changed: paste it again.',
+};
+const KEY_LABEL: Record<string, string> = { gemini: 'Gemini API key', 'openai-realtime': 'OpenAI API key', 'openai-live': 'OpenAI API key' };
+
+const summary = byId('setup-summary');
+const token = byId<HTMLInputElement>('setup-token');
+const key = byId<HTMLInputElement>('setup-key');
+const provider = byId<HTMLSelectElement>('setup-provider');
+const owner = byId<HTMLSelectElement>('setup-owner');
+const ownerId = byId<HTMLInputElement>('setup-owner-id');
+const guild = byId<HTMLSelectElement>('setup-guild');
+const voice = byId<HTMLSelectElement>('setup-voice');
+const text = byId<HTMLSelectElement>('setup-text');
+const saveStatus = byId('setup-status');
+const restartButton = byId<HTMLButtonElement>('setup-restart');
+let state: SetupStateResponse | null = null;
+let directory: GuildDirectory[] = [];
+
+/** Field name on the server → the element whose error line shows it. */
+const ERROR_TARGET: Record<string, string> = {
+  token: 'token',
+  discordBotToken: 'token',
+  key: 'key',
+  geminiApiKey: 'key',
+  openaiApiKey: 'key',
+  ownerId: 'ownerId',
+  guildId: 'guildId',
+  voiceChannelId: 'voiceChannelId',
+  textChannelId: 'textChannelId',
+};
+const INPUT_OF: Record<string, HTMLElement> = { token, key, ownerId, guildId: guild, voiceChannelId: voice, textChannelId: text };
+
+function clearErrors(): void {
+  for (const [name, input] of Object.entries(INPUT_OF)) {
+    input.removeAttribute('aria-invalid');
+    const line = document.getElementById(`setup-${name}-error`);
+    if (line) status(line, '');
+  }
+}
+
+/** Shows each field's problem next to it; true when any was shown. */
+function showFieldErrors(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  let shown = false;
+  for (const [field, message] of Object.entries(err.fields)) {
+    const target = ERROR_TARGET[field];
+    const line = target ? document.getElementById(`setup-${target}-error`) : null;
+    if (!target || !line) continue;
+    INPUT_OF[target]?.setAttribute('aria-invalid', 'true');
+    status(line, message, 'error');
+    shown = true;
+  }
+  return shown;
+}
+
+function options(select: HTMLSelectElement, first: string, items: { id: string; name: string }[], selected?: string): void {
+  select.replaceChildren(h('option', { value: '' }, first), ...items.map((i) => h('option', { value: i.id, selected: i.id === selected }, i.name)));
+}
+
+function renderDirectory(): void {
+  const people = directory.flatMap((g) => g.members.map((m) => ({ id: m.id, name: directory.length > 1 ? `${m.name} (${g.name})` : m.name })));
+  const unique = [...new Map(people.map((p) => [p.id, p])).values()];
+  const wanted = ownerId.value.trim() || state?.values.ownerId;
+  options(owner, unique.length ? '— pick yourself —' : '— no people listed (paste your id) —', unique, wanted);
+  options(guild, 'Any server shared with the owner', directory, guild.value || state?.values.guildId);
+  renderChannels();
+}
+
+function renderChannels(): void {
+  const shown = guild.value ? directory.filter((g) => g.id === guild.value) : directory;
+  const label = (g: GuildDirectory, c: { id: string; name: string }) => ({ id: c.id, name: shown.length > 1 ? `${c.name} (${g.name})` : c.name });
+  options(voice, 'Follow the owner', shown.flatMap((g) => g.voiceChannels.map((c) => label(g, c))), voice.value || state?.values.voiceChannelId);
+  options(text, 'None (direct messages)', shown.flatMap((g) => g.textChannels.map((c) => label(g, c))), text.value || state?.values.textChannelId);
+}
+
+function chosenOwner(): string | undefined {
+  return ownerId.value.trim() || owner.value || undefined;
+}
+
+function renderState(next: SetupStateResponse): void {
+  state = next;
+  const missing = next.missing.filter((m) => !next.savedPendingRestart.includes(m.variable));
+  if (next.configured) status(summary, 'Everything a call needs is set. Test again or change anything below.', 'ok');
+  else if (missing.length === 0) status(summary, 'Everything is saved; restart to use it.', 'warn');
+  else status(summary, `Still missing: ${missing.map((m) => m.words).join(', ')}.`, 'warn');
+  byId('setup-token-state').textContent = STATE_WORDS[next.secrets.discordBotToken] ?? '';
+  provider.value = next.values.liveProvider;
+  renderKeyLabel();
+  if (next.values.ownerId && !ownerId.value) ownerId.value = next.values.ownerId;
+  const note = byId('setup-secrets-note');
+  status(note, next.canStoreSecrets ? '' : `Secrets cannot be saved here (${next.secretsNote ?? 'no secure storage'}). Tests still work.`, 'warn');
+  restartButton.hidden = !(next.canRestart && next.savedPendingRestart.length > 0);
+}
+
+function renderKeyLabel(): void {
+  byId('setup-key-label').textContent = KEY_LABEL[provider.value] ?? 'API key';
+  const secret = provider.value === 'gemini' ? state?.secrets.geminiApiKey : state?.secrets.openaiApiKey;
+  byId('setup-key-state').textContent = secret ? (STATE_WORDS[secret] ?? '') : '';
+}
+
+function renderDiscord(result: DiscordCheckResult): void {
+  byId('discord-checks').replaceChildren(...result.checks.map((c) => h('li', { 'data-ok': String(c.ok), 'data-step': c.step }, c.message)));
+  const row = byId('invite-row');
+  row.hidden = !result.invite;
+  const link = byId<HTMLAnchorElement>('invite-link');
+  link.href = result.invite ?? '#';
+  link.textContent = result.invite ?? '';
+  directory = result.directory;
+  renderDirectory();
+}
+
+async function testDiscord(button: HTMLButtonElement): Promise<void> {
+  clearErrors();
+  setBusy(button, true, 'Testing…');
+  try {
+    renderDiscord(await api.testDiscord({ token: token.value.trim() || undefined, ownerId: chosenOwner(), guildId: guild.value || undefined, voiceChannelId: voice.value || undefined }));
+  } catch (err) {
+    if (!showFieldErrors(err)) byId('discord-checks').replaceChildren(h('li', { 'data-ok': 'false' }, friendlyMessage(err)));
+  } finally {
+    setBusy(button, false);
+  }
+}
+
+async function testModel(button: HTMLButtonElement): Promise<void> {
+  clearErrors();
+  const line = byId('model-result');
+  setBusy(button, true, 'Testing…');
+  status(line, 'Opening a session with the model…', 'info');
+  try {
+    const result = await api.testModel({ provider: provider.value, key: key.value.trim() || undefined });
+    status(line, result.message, result.ok ? (result.fallback ? 'warn' : 'ok') : 'error');
+  } catch (err) {
+    status(line, showFieldErrors(err) ? '' : friendlyMessage(err), 'error');
+  } finally {
+    setBusy(button, false);
+  }
+}
+
+function patch(): SettingsPatch {
+  const values: NonNullable<SettingsPatch['values']> = {};
+  const person = chosenOwner();
+  if (person) values.ownerId = person;
+  // Only what the person changed: an id saved earlier stays when the lists were never loaded.
+  const picks = [
+    ['guildId', guild],
+    ['voiceChannelId', voice],
+    ['textChannelId', text],
+  ] as const;
+  for (const [name, select] of picks) if (select.dataset.changed === 'true') values[name] = select.value || null;
+  if (state && provider.value !== state.values.liveProvider) values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
+  const secrets: NonNullable<SettingsPatch['secrets']> = {};
+  if (token.value.trim()) secrets.discordBotToken = token.value.trim();
+  if (key.value.trim()) secrets[provider.value === 'gemini' ? 'geminiApiKey' : 'openaiApiKey'] = key.value.trim();
+  return Object.keys(secrets).length ? { values, secrets } : { values };
+}
+
+async function save(button: HTMLButtonElement): Promise<void> {
+  clearErrors();
+  setBusy(button, true, 'Saving…');
+  try {
+    await api.saveSettings(patch());
+    token.value = '';
+    key.value = '';
+    renderState(await api.setupState());
+    status(saveStatus, restartButton.hidden ? 'Saved.' : 'Saved. Restart now to use it.', 'ok');
+  } catch (err) {
+    status(saveStatus, showFieldErrors(err) ? 'Please correct the fields marked in red.' : friendlyMessage(err), 'error');
+  } finally {
+    setBusy(button, false);
+  }
+}
+
+async function restart(button: HTMLButtonElement): Promise<void> {
+  setBusy(button, true, 'Restarting…');
+  try {
+    await api.restart();
+    status(saveStatus, 'Restarting…', 'info');
+    // The sidecar goes away and comes back (sign-ins survive an in-process restart).
+    let next: SetupStateResponse | null = null;
+    const back = await waitForRestart(async () => {
+      next = await api.setupState();
+      return next.savedPendingRestart.length === 0;
+    });
+    if (back && next) {
+      renderState(next);
+      status(saveStatus, (next as SetupStateResponse).configured ? 'Restarted with the new settings. Back to the dashboard to join a call.' : 'Restarted.', 'ok');
+    } else status(saveStatus, 'The bridge did not come back within 30 s; check its terminal or log.', 'error');
+  } catch (err) {
+    status(saveStatus, friendlyMessage(err), 'error');
+  } finally {
+    setBusy(button, false);
+  }
+}
+
+byId<HTMLFormElement>('setup-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void save(byId<HTMLButtonElement>('setup-save'));
+});
+byId<HTMLButtonElement>('test-discord').addEventListener('click', (e) => void testDiscord(e.currentTarget as HTMLButtonElement));
+byId<HTMLButtonElement>('test-model').addEventListener('click', (e) => void testModel(e.currentTarget as HTMLButtonElement));
+restartButton.addEventListener('click', () => void restart(restartButton));
+byId<HTMLButtonElement>('copy-invite').addEventListener('click', (e) => {
+  const button = e.currentTarget as HTMLButtonElement;
+  navigator.clipboard.writeText(byId<HTMLAnchorElement>('invite-link').href).then(
+    () => (button.textContent = 'Copied'),
+    () => (button.textContent = 'Copy failed: select the link'),
+  );
+});
+provider.addEventListener('change', renderKeyLabel);
+guild.addEventListener('change', renderChannels);
+for (const select of [guild, voice, text]) select.addEventListener('change', () => (select.dataset.changed = 'true'));
+// Another server makes the channels chosen in the old one meaningless.
+guild.addEventListener('change', () => (voice.dataset.changed = text.dataset.changed = 'true'));
+owner.addEventListener('change', () => {
+  if (owner.value) ownerId.value = owner.value;
+});
+
+api.setupState().then(renderState, (err: unknown) => status(summary, friendlyMessage(err), 'error'));
