@@ -65,7 +65,7 @@ export interface Config {
     maxLateSeconds: number;
   };
   notes: { retentionDays: number; maxMb: number };
-  audio: { inputChunkMs: number };
+  audio: { inputChunkMs: number; /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */ pttMode: boolean };
   delegate: { command: string[]; cwd?: string; env: string[] };
   /** MCP servers whose tools the live model may use (DISCORD_VOICE_LIVE_MCP_SERVERS). */
   mcp: { servers: McpServerConfig[] };
@@ -280,7 +280,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       retentionDays: asNumber('DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS', true) ?? 90,
       maxMb: asNumber('DISCORD_VOICE_LIVE_NOTES_MAX_MB', true) ?? 500,
     },
-    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
+    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
     delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
     mcp: { servers: mcpServers },
     logLevel: logLevel as Config['logLevel'],

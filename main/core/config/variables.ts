@@ -68,6 +68,7 @@ export const CONFIG_VARIABLES = [
   own('SCHEDULE_MAX_LATE_SECONDS', { kind: 'int', default: '86400', min: 60, max: 31536000, description: 'A reminder later than this (e.g. after a long outage) is marked expired instead of delivered.' }),
   own('NOTES_RETENTION_DAYS', { kind: 'int', default: '90', min: 1, max: 36500, description: 'Call notes (and set-aside schedule lines, old delegate logs) older than this are deleted, at start-up and daily.' }),
   own('NOTES_MAX_MB', { kind: 'int', default: '500', min: 1, max: 1000000, description: 'Call notes are pruned oldest first beyond this total size (MB).' }),
+  own('PTT_MODE', { kind: 'bool', default: 'false', description: 'Start in push-to-talk mode: voices reach the model only while the talk key is held (POST /ptt, tray, dashboard).' }),
   own('INPUT_CHUNK_MS', { kind: 'int', default: '40', min: 20, max: 40, description: 'Size of each audio chunk sent to the model, in ms.' }),
   own('DELEGATE_COMMAND', { kind: 'list', description: 'Delegate command as comma-separated argv (no shell), for local_delegate_execute.' }),
   own('DELEGATE_ENV', { kind: 'list', description: 'Extra environment variable names passed to delegate sessions (comma-separated). Default: only a short allow-list (PATH, HOME, locale, …); never our tokens or keys.' }),
