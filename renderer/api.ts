@@ -9,6 +9,7 @@ import type {
   NotifyResult,
   RoomView,
   ScheduledNotification,
+  TalkState,
 } from '../main/core/api-types.ts';
 import type { CallSummary } from '../main/core/notes/notes-archive.ts';
 import type { SettingsResponse } from '../main/core/sidecar/routes/settings.ts';
@@ -30,6 +31,7 @@ export class ApiError extends Error {
 const FRIENDLY: Record<string, string> = {
   unauthorized: 'This page is not signed in. Open a fresh login link (run `live-voice-bridge dashboard`, or use the tray’s “Open dashboard”).',
   no_call: 'There is no live call. Join voice first.',
+  ptt_off: 'Push-to-talk is off: the model already hears you. Switch push-to-talk on to use the hold button.',
   not_configured: 'The bridge is not configured yet (Discord token, owner or channel). Fill in Settings and restart.',
 };
 
@@ -89,6 +91,8 @@ export const api = {
   settings: () => request<SettingsResponse>('GET', '/settings'),
   saveSettings: (patch: SettingsPatch) => request<SettingsResponse>('PUT', '/settings', json(patch), 'application/json'),
   room: () => request<RoomView>('GET', '/room'),
+  mute: (muted: boolean) => request<TalkState>('POST', '/mute', json({ muted }), 'application/json'),
+  ptt: (body: { enabled?: boolean; held?: boolean }) => request<TalkState>('POST', '/ptt', json(body), 'application/json'),
   approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),
   decideApproval: (id: string, approved: boolean) => request<{ approval: McpApprovalView }>('POST', `/mcp/approvals/${encodeURIComponent(id)}`, json({ approved }), 'application/json'),
 };
