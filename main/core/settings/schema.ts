@@ -59,8 +59,14 @@ export const SecretValueSchemas = {
 export const DesktopPrefsSchema = z.object({
   notificationsPaused: z.boolean().default(false),
   startAtLogin: z.boolean().default(false),
-  screenshotShortcut: z.string().trim().min(1).max(60).default('CommandOrControl+Shift+F'),
+  /** Key bindings (Electron accelerators); absent = the shell's default (main/app/shortcuts.ts), which clashes with no common shortcut. */
+  screenshotShortcut: z.string().trim().min(1).max(60).optional(),
+  muteShortcut: z.string().trim().min(1).max(60).optional(),
+  /** The push-to-talk hold key. */
+  talkKey: z.string().trim().min(1).max(60).optional(),
   shownTrayNotice: z.boolean().default(false),
+  /** Generic electron-updater feed (http/https); absent = no auto-update. Checked by the shell, not here, so a typo never resets the other prefs. */
+  updateFeedUrl: z.string().trim().max(2000).optional(),
 });
 export type DesktopPrefs = z.infer<typeof DesktopPrefsSchema>;
 
