@@ -1,6 +1,7 @@
 // Mute and push-to-talk from the dashboard, judged where it matters: /health says muted, and the
 // fake model's record shows no user audio while muted and audio again after unmuting. The hold
 // button works from the keyboard (Space held = talking) and its state is read out (live region).
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import type { HealthReport } from '../../main/core/api-types.ts';
 import { control, login } from './fixtures.ts';
@@ -65,6 +66,17 @@ test('push-to-talk: the hold button is keyboard-held, and /health follows it', a
   await page.keyboard.up('Space');
   await expect(live).toContainText('Push-to-talk: hold');
   expect((await health(page)).talk?.ptt.held).toBe(false);
+
+  // Muted with push-to-talk on (every control enabled, the danger style shown): no serious axe violations.
+  await page.locator('#mute-button').click();
+  await expect(live).toHaveText('Muted: the model hears nobody.');
+  for (const colorScheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).include('#call-panel').analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+  }
+  await page.locator('#mute-button').click();
 
   await page.getByRole('checkbox', { name: 'Push-to-talk' }).uncheck();
   await expect(live).toHaveText('Live: the model hears the call.');

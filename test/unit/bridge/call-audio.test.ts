@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CallAudio } from '../../../main/core/bridge/call-audio.ts';
 import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
+import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
 
 /** 20 ms of a 440 Hz sine at 48 kHz stereo, continuing the phase of frame `index`. */
 function sineFrame(index: number, amplitude = 8000): Int16Array {
@@ -196,6 +197,14 @@ describe('CallAudio mute / push-to-talk gate', () => {
       advance(20);
     }
     expect(sent.length).toBeGreaterThan(0);
+  });
+
+  it('a muted frame allocates nothing (one comparison and a counter)', () => {
+    audio.setUserAudioOpen(false);
+    const frame = sineFrame(0);
+    const report = measureAllocationsPerFrame(() => audio.pushSpeakerFrame('owner', frame), { warmupFrames: 1000, frames: 5000, windows: 3 });
+    expect(report.bytesPerFrame).toBeLessThan(4);
+    expect(sent).toHaveLength(0);
   });
 
   it('closing mid-utterance ends the audio input at once (the model sees the turn end)', () => {
