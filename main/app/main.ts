@@ -20,7 +20,8 @@ import { applyShortcut } from './shortcut.ts';
 import { describeConflicts, resolveShortcuts, type ShortcutBinding } from './shortcuts.ts';
 import { SidecarClient } from './sidecar-client.ts';
 import { describeStartFailure } from './start-failure.ts';
-import { startTalkKeys, type KeyHook, type TalkKeys } from './talk-keys.ts';
+import { spawnTalkKeyProcess } from './talk-key-process.ts';
+import { startTalkKeys, type TalkKeys } from './talk-keys.ts';
 import { updateFeed } from './update-feed.ts';
 import { startUpdater, type Updater } from './updater.ts';
 import { AppTray } from './tray.ts';
@@ -198,11 +199,14 @@ async function start(): Promise<void> {
       accelerator: binding('talk').accelerator,
       platform: process.platform,
       env: process.env,
-      load: async () => {
-        const { uIOhook, UiohookKey } = await import('uiohook-napi');
-        return { hook: uIOhook as unknown as KeyHook, keycodes: UiohookKey as unknown as Record<string, number> };
-      },
+      spawn: () => spawnTalkKeyProcess(path.join(appRoot, 'dist', 'main', 'app', 'talk-key-worker.js')),
       onHold: (held) => void client?.ptt({ held }).catch((err: unknown) => logger.warn({ err }, 'push-to-talk key not applied')),
+      onLost: (reason) => {
+        logger.warn({ reason }, 'push-to-talk keys stopped');
+        talkKeys = null;
+        state.talkKeys = { available: false, reason };
+        render();
+      },
     });
     talkKeysStarting = false;
     if (!keys.status.available) logger.warn({ reason: keys.status.reason }, 'push-to-talk keys off');

@@ -3,6 +3,7 @@
 // the keyboard system-wide. It is loaded lazily and may fail (no X display, a Wayland session that
 // does not allow global hooks, macOS without the Accessibility permission): then push-to-talk keys
 // are off with the reason shown in the tray, and everything else keeps working.
+import { z } from 'zod';
 import { parseAccelerator } from './shortcuts.ts';
 
 /** A key event as uiohook reports it. */
@@ -12,14 +13,6 @@ export interface HookKeyEvent {
   ctrlKey: boolean;
   metaKey: boolean;
   shiftKey: boolean;
-}
-
-/** The part of uiohook-napi this uses (a fake in tests). */
-export interface KeyHook {
-  on(event: 'keydown' | 'keyup', listener: (e: HookKeyEvent) => void): unknown;
-  removeAllListeners(event?: string): unknown;
-  start(): void;
-  stop(): void;
 }
 
 export interface HoldKey {
@@ -88,12 +81,38 @@ export class HoldTracker {
   }
 }
 
-/** Why a global hook cannot work in this session, before trying (trying could hang or crash on some). */
+/** Why a global hook cannot work in this session, before trying. */
 export function hookUnavailableReason(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>): string | null {
   if (platform !== 'linux') return null;
   if (!env.DISPLAY && env.WAYLAND_DISPLAY) return 'a Wayland session without X11 allows no global key hooks; use the dashboard or `live-voice-bridge ptt down|up`';
   if (!env.DISPLAY) return 'no X display ($DISPLAY is not set), so global keys cannot be read';
   return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hook runs in its own process (talk-key-worker.ts): measured here, libuiohook ABORTS the whole
+// process when the X server lacks the RECORD extension or no display opens, and blocks forever in
+// start() when $DISPLAY names a server that does not answer. In a child, each of those is a reason
+// shown in the tray instead of a dead or frozen app.
+
+export const WorkerMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('error'), reason: z.string().max(500) }),
+  z.object({ type: z.literal('hold'), held: z.boolean() }),
+]);
+export type WorkerMessage = z.infer<typeof WorkerMessage>;
+
+export const WorkerStart = z.object({ type: z.literal('start'), accelerator: z.string().max(100), platform: z.string().max(20) });
+export type WorkerStart = z.infer<typeof WorkerStart>;
+
+/** The child process running the hook (Electron's utilityProcess in the app, child_process.fork in tests). */
+export interface KeyWorker {
+  send(message: WorkerStart): void;
+  onMessage(listener: (message: unknown) => void): void;
+  onExit(listener: (code: number | null) => void): void;
+  /** The child's last words on stderr (libuiohook prints why it failed there). */
+  stderrTail(): string;
+  kill(): void;
 }
 
 export type TalkKeysStatus = { available: true; key: string } | { available: false; reason: string };
@@ -102,9 +121,12 @@ export interface TalkKeysOptions {
   accelerator: string;
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
-  /** Loads the hook library (a dynamic import of uiohook-napi in the app). */
-  load: () => Promise<{ hook: KeyHook; keycodes: Readonly<Record<string, number>> }>;
+  spawn: () => KeyWorker;
   onHold: (held: boolean) => void;
+  /** Told when the hook stops after it started (the child died): the tray shows the reason. */
+  onLost?: (reason: string) => void;
+  /** How long the hook may take to start before it counts as hung (a $DISPLAY that does not answer). */
+  readyTimeoutMs?: number;
 }
 
 export interface TalkKeys {
@@ -112,44 +134,75 @@ export interface TalkKeys {
   stop(): void;
 }
 
-/** Start the hold key, or say why it is off; never throws. */
+/** Start the hold key in its own process, or say why it is off; never throws, never blocks the caller's thread. */
 export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys> {
   const off = (reason: string): TalkKeys => ({ status: { available: false, reason }, stop: () => undefined });
   const unavailable = hookUnavailableReason(options.platform, options.env);
   if (unavailable) return off(unavailable);
-  let loaded: Awaited<ReturnType<TalkKeysOptions['load']>>;
+  let worker: KeyWorker;
   try {
-    loaded = await options.load();
+    worker = options.spawn();
   } catch (err) {
-    return off(`the key hook (uiohook-napi) did not load: ${err instanceof Error ? err.message : String(err)}`);
+    return off(`the key hook process did not start: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const key = holdKeyFor(options.accelerator, options.platform, loaded.keycodes);
-  if ('error' in key) return off(key.error);
-  const tracker = new HoldTracker(key);
-  const { hook } = loaded;
-  hook.on('keydown', (e) => {
-    if (tracker.down(e)) options.onHold(true);
-  });
-  hook.on('keyup', (e) => {
-    if (tracker.up(e)) options.onHold(false);
-  });
-  try {
-    hook.start();
-  } catch (err) {
-    hook.removeAllListeners();
-    return off(`the key hook did not start: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return {
-    status: { available: true, key: options.accelerator },
-    stop() {
-      hook.removeAllListeners('keydown');
-      hook.removeAllListeners('keyup');
-      try {
-        hook.stop();
-      } catch {
-        // Stopping at quit: nothing left to do.
+  let held = false;
+  let stopped = false;
+  let started = false;
+  const lastWords = () => {
+    const tail = worker.stderrTail().trim().split('\n').at(-1)?.trim();
+    return tail ? ` (${tail})` : '';
+  };
+  const status = await new Promise<TalkKeysStatus>((resolve) => {
+    const timer = setTimeout(() => {
+      worker.kill();
+      resolve({ available: false, reason: `the key hook did not start within ${Math.round((options.readyTimeoutMs ?? 5000) / 1000)} s: the X display may not answer${lastWords()}` });
+    }, options.readyTimeoutMs ?? 5000);
+    worker.onMessage((raw) => {
+      const parsed = WorkerMessage.safeParse(raw);
+      if (!parsed.success) return;
+      const message = parsed.data;
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        started = true;
+        resolve({ available: true, key: options.accelerator });
+      } else if (message.type === 'error') {
+        clearTimeout(timer);
+        worker.kill();
+        resolve({ available: false, reason: message.reason });
+      } else if (started && !stopped && message.held !== held) {
+        held = message.held;
+        options.onHold(held);
       }
-      if (tracker.reset()) options.onHold(false);
+    });
+    worker.onExit((code) => {
+      clearTimeout(timer);
+      const reason = `the key hook stopped (exit code ${code ?? 'unknown'})${lastWords()}`;
+      if (!started) return resolve({ available: false, reason });
+      if (held) options.onHold((held = false));
+      if (!stopped) options.onLost?.(reason);
+    });
+    worker.send({ type: 'start', accelerator: options.accelerator, platform: options.platform });
+  });
+  if (!status.available) return { status, stop: () => undefined };
+  return {
+    status,
+    stop() {
+      stopped = true;
+      worker.kill();
+      if (held) options.onHold((held = false));
     },
   };
+}
+
+/** Keeps the last ~2 KB a child wrote to stderr (for the reason it failed). */
+export class StderrTail {
+  #text = '';
+
+  push(chunk: Buffer | string): void {
+    this.#text = (this.#text + chunk.toString()).slice(-2048);
+  }
+
+  toString(): string {
+    return this.#text;
+  }
 }

@@ -1,34 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { holdKeyFor, HoldTracker, hookUnavailableReason, startTalkKeys, type HookKeyEvent, type KeyHook } from '../../../main/app/talk-keys.ts';
+import { holdKeyFor, HoldTracker, hookUnavailableReason, startTalkKeys, type HookKeyEvent, type KeyWorker, type WorkerStart } from '../../../main/app/talk-keys.ts';
 
 const KEYCODES = { F12: 88, F13: 91, Space: 57, ArrowUp: 57416 };
 const NONE = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
 const ev = (keycode: number, mods: Partial<HookKeyEvent> = {}): HookKeyEvent => ({ keycode, ...NONE, ...mods });
 
-class FakeHook implements KeyHook {
-  listeners: Record<string, ((e: HookKeyEvent) => void)[]> = {};
-  started = false;
-  failStart: Error | null = null;
-  on(event: 'keydown' | 'keyup', listener: (e: HookKeyEvent) => void) {
-    (this.listeners[event] ??= []).push(listener);
-    return this;
+/** An in-process stand-in for the hook's child process: the test plays the child's part. */
+class FakeWorker implements KeyWorker {
+  started: WorkerStart | null = null;
+  killed = false;
+  stderr = '';
+  #onMessage: (m: unknown) => void = () => undefined;
+  #onExit: (code: number | null) => void = () => undefined;
+  send(message: WorkerStart) {
+    this.started = message;
   }
-  removeAllListeners(event?: string) {
-    if (event) delete this.listeners[event];
-    else this.listeners = {};
-    return this;
+  onMessage(listener: (m: unknown) => void) {
+    this.#onMessage = listener;
   }
-  start() {
-    if (this.failStart) throw this.failStart;
-    this.started = true;
+  onExit(listener: (code: number | null) => void) {
+    this.#onExit = listener;
   }
-  stop() {
-    this.started = false;
+  stderrTail() {
+    return this.stderr;
   }
-  emit(event: 'keydown' | 'keyup', e: HookKeyEvent) {
-    for (const l of this.listeners[event] ?? []) l(e);
+  kill() {
+    this.killed = true;
+  }
+  say(message: unknown) {
+    this.#onMessage(message);
+  }
+  exit(code: number | null) {
+    this.#onExit(code);
   }
 }
+
+/** Lets startTalkKeys send 'start' before the fake child answers. */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('push-to-talk hold key', () => {
   it('maps accelerators to the hook\'s key codes', () => {
@@ -55,29 +63,60 @@ describe('push-to-talk hold key', () => {
     expect(hookUnavailableReason('darwin', {})).toBeNull();
   });
 
-  it('starts the hook and reports holds; stop releases a hold in progress', async () => {
-    const hook = new FakeHook();
+  it('starts the hook process and reports holds; stop releases a hold in progress', async () => {
+    const worker = new FakeWorker();
     const holds: boolean[] = [];
-    const keys = await startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, load: async () => ({ hook, keycodes: KEYCODES }), onHold: (h) => holds.push(h) });
+    const starting = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => worker, onHold: (h) => holds.push(h) });
+    await tick();
+    expect(worker.started).toEqual({ type: 'start', accelerator: 'F13', platform: 'linux' });
+    worker.say({ type: 'ready' });
+    const keys = await starting;
     expect(keys.status).toEqual({ available: true, key: 'F13' });
-    expect(hook.started).toBe(true);
-    hook.emit('keydown', ev(91));
-    hook.emit('keyup', ev(91));
-    hook.emit('keydown', ev(91));
+    worker.say({ type: 'hold', held: true });
+    worker.say({ type: 'hold', held: true }); // a repeat changes nothing
+    worker.say({ type: 'hold', held: false });
+    worker.say({ type: 'hold', held: 'yes' }); // malformed: ignored
+    worker.say({ type: 'hold', held: true });
     keys.stop();
     expect(holds).toEqual([true, false, true, false]);
-    expect(hook.started).toBe(false);
+    expect(worker.killed).toBe(true);
   });
 
-  it('never throws: a library that fails to load or start turns the keys off with the reason', async () => {
-    const failedLoad = await startTalkKeys({ accelerator: 'F13', platform: 'win32', env: {}, load: () => Promise.reject(new Error('no prebuilt binary')), onHold: () => undefined });
-    expect(failedLoad.status).toEqual({ available: false, reason: 'the key hook (uiohook-napi) did not load: no prebuilt binary' });
-    const hook = new FakeHook();
-    hook.failStart = new Error('Accessibility permission missing');
-    const failedStart = await startTalkKeys({ accelerator: 'F13', platform: 'darwin', env: {}, load: async () => ({ hook, keycodes: KEYCODES }), onHold: () => undefined });
-    expect(failedStart.status).toEqual({ available: false, reason: 'the key hook did not start: Accessibility permission missing' });
-    expect(hook.listeners).toEqual({});
-    const wayland = await startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { WAYLAND_DISPLAY: 'w' }, load: () => Promise.reject(new Error('must not load')), onHold: () => undefined });
+  it('never throws or hangs: an error, a crash at start, a hung start or a later crash turn the keys off with the reason', async () => {
+    const refused = new FakeWorker();
+    const a = startTalkKeys({ accelerator: 'Ctrl+Nope', platform: 'win32', env: {}, spawn: () => refused, onHold: () => undefined });
+    await tick();
+    refused.say({ type: 'error', reason: 'the push-to-talk hook does not know the key Nope' });
+    expect((await a).status).toEqual({ available: false, reason: 'the push-to-talk hook does not know the key Nope' });
+
+    const crashed = new FakeWorker();
+    crashed.stderr = 'Xlib:  extension "RECORD" missing on display ":58".\nxrecord_query [953]: XRecord is not currently available!\n';
+    const b = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':58' }, spawn: () => crashed, onHold: () => undefined });
+    await tick();
+    crashed.exit(134);
+    expect((await b).status).toEqual({ available: false, reason: 'the key hook stopped (exit code 134) (xrecord_query [953]: XRecord is not currently available!)' });
+
+    const hung = new FakeWorker();
+    const c = await startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':99' }, spawn: () => hung, onHold: () => undefined, readyTimeoutMs: 50 });
+    expect(c.status).toEqual({ available: false, reason: 'the key hook did not start within 0 s: the X display may not answer' });
+    expect(hung.killed).toBe(true);
+
+    const failedSpawn = await startTalkKeys({ accelerator: 'F13', platform: 'darwin', env: {}, spawn: () => { throw new Error('no utility process'); }, onHold: () => undefined });
+    expect(failedSpawn.status).toEqual({ available: false, reason: 'the key hook process did not start: no utility process' });
+
+    const wayland = await startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { WAYLAND_DISPLAY: 'w' }, spawn: () => { throw new Error('must not spawn'); }, onHold: () => undefined });
     expect(wayland.status.available).toBe(false);
+
+    const later = new FakeWorker();
+    const holds: boolean[] = [];
+    const lost: string[] = [];
+    const d = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => later, onHold: (h) => holds.push(h), onLost: (r) => lost.push(r) });
+    await tick();
+    later.say({ type: 'ready' });
+    await d;
+    later.say({ type: 'hold', held: true });
+    later.exit(null);
+    expect(holds).toEqual([true, false]); // a hold never outlives the hook
+    expect(lost).toEqual(['the key hook stopped (exit code unknown)']);
   });
 });
