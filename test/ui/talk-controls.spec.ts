@@ -48,6 +48,19 @@ test('the mute button keeps a speaking owner from the model; unmute lets them th
   await expect.poll(async () => (await modelSamples()) - samplesBefore, { timeout: 20_000 }).toBeGreaterThan(16_000);
 });
 
+test('a mute from elsewhere (CLI, tray) reaches the page through /events', async ({ page }) => {
+  await login(page);
+  const { token } = await control<{ token: string }>('/token');
+  const mute = page.locator('#mute-button');
+  await expect(mute).toHaveAttribute('aria-pressed', 'false');
+  const set = (muted: boolean) => page.request.post('/mute', { headers: { authorization: `Bearer ${token}` }, data: { muted } });
+  expect((await set(true)).status()).toBe(200);
+  await expect(mute).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('#talk-state')).toHaveText('Muted: the model hears nobody.');
+  await set(false);
+  await expect(mute).toHaveAttribute('aria-pressed', 'false');
+});
+
 test('push-to-talk: the hold button is keyboard-held, and /health follows it', async ({ page }) => {
   await login(page);
   const hold = page.locator('#hold-button');
