@@ -1,5 +1,5 @@
 // The audio graph of one call and its latency bookkeeping, apart from the call's state machine:
-//   in:  speaker frames (48 kHz stereo) → mixer → 16 kHz mono → voice gate → chunks for the model
+//   in:  speaker frames (48 kHz stereo) → mute/push-to-talk gate → mixer → 16 kHz mono → voice gate → chunks for the model
 //   out: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames pulled by the player
 // Everything is allocated once; the per-frame paths reuse buffers and log nothing.
 import type { LevelReading } from '../api-types.ts';
