@@ -155,7 +155,8 @@ export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys>
   const status = await new Promise<TalkKeysStatus>((resolve) => {
     const timer = setTimeout(() => {
       worker.kill();
-      resolve({ available: false, reason: `the key hook did not start within ${Math.round((options.readyTimeoutMs ?? 5000) / 1000)} s: the X display may not answer${lastWords()}` });
+      const said = lastWords();
+      resolve({ available: false, reason: `the key hook did not start within ${Math.round((options.readyTimeoutMs ?? 5000) / 1000)} s${said || ': the X display may not answer'}` });
     }, options.readyTimeoutMs ?? 5000);
     worker.onMessage((raw) => {
       const parsed = WorkerMessage.safeParse(raw);

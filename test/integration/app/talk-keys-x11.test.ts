@@ -72,11 +72,12 @@ describe.skipIf(missing.length > 0)('push-to-talk hook on a real X server', () =
     keys.stop();
   }, 30_000);
 
-  it('an X server without RECORD: libuiohook aborts its process, the app gets the reason', async () => {
+  it('an X server without RECORD: libuiohook aborts (or hangs in) its process, the app gets the reason', async () => {
     const display = await startXvfb(false);
-    const keys = await startTalkKeys({ accelerator: 'F12', platform: 'linux', env: { DISPLAY: display }, spawn: () => forkWorker(display), onHold: () => undefined, readyTimeoutMs: 10_000 });
+    const keys = await startTalkKeys({ accelerator: 'F12', platform: 'linux', env: { DISPLAY: display }, spawn: () => forkWorker(display), onHold: () => undefined, readyTimeoutMs: 5000 });
     expect(keys.status.available).toBe(false);
-    expect(keys.status.available === false && keys.status.reason).toMatch(/^the key hook stopped \(exit code \d+\).*XRecord is not currently available/);
+    // Seen both ways on this machine: the process aborts at once, or start() never returns.
+    expect(keys.status.available === false && keys.status.reason).toMatch(/^the key hook (stopped \(exit code \d+\)|did not start within 5 s) \(.*XRecord is not currently available!\)$/);
   }, 30_000);
 
   it('a $DISPLAY with no server: the hook dies (or hangs); the app gets the reason, at worst after the timeout', async () => {
