@@ -59,6 +59,12 @@ describe('POST /ptt', () => {
   it('a hold while push-to-talk is off → 409 ptt_off; a release is always accepted', async () => {
     const held = await post('/ptt', '{"held":true}');
     expect([held.status, errorCode(held)]).toEqual([409, 'ptt_off']);
+    // Both at once: switching on and holding works; switching off and holding is refused whole.
+    expect((await post('/ptt', '{"enabled":true,"held":true}')).json).toMatchObject({ ptt: { enabled: true, held: true }, to_model: true });
+    const offAndHeld = await post('/ptt', '{"enabled":false,"held":true}');
+    expect([offAndHeld.status, errorCode(offAndHeld)]).toEqual([409, 'ptt_off']);
+    expect(talk.state().ptt).toEqual({ enabled: true, held: true });
+    await post('/ptt', '{"enabled":false}');
     const released = await post('/ptt', '{"held":false}');
     expect(released.status).toBe(200);
     expect(released.json).toMatchObject({ ptt: { enabled: false, held: false }, to_model: true });

@@ -31,10 +31,11 @@ export const registerTalkRoutes: RouteModule<TalkRouteDeps> = (app, deps) => {
 
   app.post('/ptt', async (request) => {
     const body = parse(PttBody, request.body);
-    if (body.enabled !== undefined) talk.setPttEnabled(body.enabled);
-    if (body.held === true && !talk.state().ptt.enabled) {
+    // Refused as a whole: a request that fails changes nothing.
+    if (body.held === true && !(body.enabled ?? talk.state().ptt.enabled)) {
       throw new HttpError(409, 'ptt_off', 'push-to-talk is off, so voices already reach the model; turn it on first with {"enabled":true}');
     }
+    if (body.enabled !== undefined) talk.setPttEnabled(body.enabled);
     return body.held === undefined ? talk.state() : talk.setPttHeld(body.held);
   });
 };
