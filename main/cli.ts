@@ -13,6 +13,7 @@ import { privateFileVault } from './core/setup/private-file-vault.ts';
 import { DashboardSessions } from './core/sidecar/sessions.ts';
 import { redactText } from './core/tools/helpers/index.ts';
 import { terminalLogFormat, unconfiguredParagraph } from './cli/terminal.ts';
+import { talkRequest } from './cli/talk-command.ts';
 import { callSidecar, errorMessageOf, sidecarBaseUrl, sidecarToken, SidecarUnavailableError } from './cli/sidecar-client.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
@@ -25,6 +26,8 @@ Usage:
                                                deliver a notification (M: voice, dm, channel, webhook, auto, all)
   live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --repeat daily|weekdays|"CRON" [--at HH:MM] [--tz ZONE] "text" | schedule --list | schedule --cancel ID
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
+  live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
+  live-voice-bridge ptt down|up|on|off         push-to-talk: hold/release the talk key, or switch the mode on/off
   live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
   live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
   live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
@@ -120,6 +123,12 @@ async function main(argv: string[]): Promise<number> {
       if (!text || (values.in === undefined && values.repeat === undefined)) throw new UsageError('schedule needs --in SECONDS (or --repeat RULE) and the text (or --list / --cancel ID)');
       const repeat = values.repeat === undefined ? {} : { repeat: values.repeat, at: values.at, timezone: values.tz };
       return printSidecar('POST', '/schedule', { text, delay_seconds: values.in === undefined ? undefined : Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli', ...repeat });
+    }
+    case 'mute':
+    case 'ptt': {
+      const request = talkRequest(command, rest[0]);
+      if ('error' in request) throw new UsageError(request.error);
+      return printSidecar('POST', request.route, request.body);
     }
     case 'dashboard': {
       const response = await callSidecar(loadCliConfig(), 'POST', '/login/url');

@@ -9,6 +9,7 @@ import type {
   NotifyResult,
   RoomView,
   ScheduledNotification,
+  TalkState,
 } from '../main/core/api-types.ts';
 import type { CallSummary } from '../main/core/notes/notes-archive.ts';
 import type { SettingsResponse } from '../main/core/sidecar/routes/settings.ts';
@@ -36,6 +37,7 @@ export class ApiError extends Error {
 const FRIENDLY: Record<string, string> = {
   unauthorized: 'This page is not signed in. Open a fresh login link (run `live-voice-bridge dashboard`, or use the tray’s “Open dashboard”).',
   no_call: 'There is no live call. Join voice first.',
+  ptt_off: 'Push-to-talk is off: the model already hears you. Switch push-to-talk on to use the hold button.',
   not_configured: 'The bridge is not set up yet: open Set up (/setup) to enter and test the token, owner and key.',
 };
 
@@ -100,6 +102,8 @@ export const api = {
   directory: () => request<{ ok: boolean; directory: DiscordCheckResult['directory'] }>('GET', '/setup/directory'),
   testModel: (body: { key?: string; provider?: string }) => request<ModelCheckResult>('POST', '/setup/test/model', json(body), 'application/json'),
   restart: () => request<{ restarting: boolean }>('POST', '/restart', json({}), 'application/json'),
+  mute: (muted: boolean) => request<TalkState>('POST', '/mute', json({ muted }), 'application/json'),
+  ptt: (body: { enabled?: boolean; held?: boolean }) => request<TalkState>('POST', '/ptt', json(body), 'application/json'),
   approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),
   decideApproval: (id: string, approved: boolean) => request<{ approval: McpApprovalView }>('POST', `/mcp/approvals/${encodeURIComponent(id)}`, json({ approved }), 'application/json'),
 };

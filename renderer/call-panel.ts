@@ -2,11 +2,12 @@
 // meters (the latency plot lives in its own panel). It shows only a state it has confirmed: until the
 // first /health answer it says "loading", when /events drops it says "disconnected", signed out it
 // says so, and in all three every action is disabled.
-import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, LevelReading } from '../main/core/api-types.ts';
+import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, LevelReading, TalkState } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, setBusy, status } from './dom.ts';
 import { describeDave, formatClock, latencyPoint, levelPercent, missingConfiguration, type PageLink } from './format.ts';
 import { LatencyPlot } from './latency-plot.ts';
+import { TalkControls } from './talk-controls.ts';
 
 const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting']);
 
@@ -37,6 +38,8 @@ export class CallPanel {
   #ownerId: string | undefined;
   /** Connections from the last /health, shown only while the page is live. */
   #facts = { discord: '—', dave: '—', model: '—' };
+  /** Mute / push-to-talk (usable with or without a call: muting before joining joins muted). */
+  readonly #talk = new TalkControls((message) => status(this.#status, message, 'error'));
 
   constructor() {
     this.#join.addEventListener('click', () => void this.#act(this.#join, 'Joining…', () => api.join()));
@@ -85,6 +88,7 @@ export class CallPanel {
   }
 
   applyHealth(health: HealthReport): void {
+    this.#talk.apply(health.talk);
     this.#missing = missingConfiguration(health);
     this.#facts = {
       discord: health.connections.discord,
@@ -93,6 +97,11 @@ export class CallPanel {
     };
     this.#setState(health.bridge.state, health.bridge.since, health.bridge.reason);
     if (health.audio.input_level && health.audio.output_level) this.onLevels({ input: health.audio.input_level, output: health.audio.output_level, speaking: [] });
+  }
+
+  /** A `talk` event: mute / push-to-talk changed (from here, the tray, a key or the CLI). */
+  onTalk(state: TalkState): void {
+    this.#talk.apply(state);
   }
 
   onState(event: BridgeStateEvent): void {
@@ -145,6 +154,7 @@ export class CallPanel {
     byId('setup-link').hidden = this.#missing === null;
     this.#join.disabled = !live || this.#missing !== null || IN_CALL.has(state) || state === 'stopping';
     this.#leave.disabled = !live || !IN_CALL.has(state);
+    this.#talk.setUsable(live);
     byId('conn-discord').textContent = live ? this.#facts.discord : '—';
     byId('conn-dave').textContent = live ? this.#facts.dave : '—';
     byId('conn-model').textContent = live ? this.#facts.model : '—';

@@ -1,6 +1,6 @@
 // Dashboard entry: builds the panels, loads the current state over the sidecar API, then follows
 // `/events` (state, note, metrics, levels, schedule, mcp_approval) for live updates.
-import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpApprovalView, NoteEvent, ScheduledNotification } from '../main/core/api-types.ts';
+import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpApprovalView, NoteEvent, ScheduledNotification, TalkState } from '../main/core/api-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
@@ -129,6 +129,7 @@ function follow(): void {
     void loadHealth();
   });
   on<NoteEvent>('note', (n) => notes.add([n]));
+  on<TalkState>('talk', (t) => call.onTalk(t));
   on<Record<string, number | LatencySummary>>('metrics', (m) => call.onMetrics(m));
   on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => {
     call.onLevels(l);

@@ -17,7 +17,13 @@ import { registerIpcHandlers } from './ipc.ts';
 import { createAppLogger, logsFolder } from './logging.ts';
 import { capturePrimaryScreen } from './screenshot.ts';
 import { applyShortcut } from './shortcut.ts';
+import { describeConflicts, resolveShortcuts, type ShortcutBinding } from './shortcuts.ts';
 import { SidecarClient } from './sidecar-client.ts';
+import { describeStartFailure } from './start-failure.ts';
+import { spawnTalkKeyProcess } from './talk-key-process.ts';
+import { startTalkKeys, type TalkKeys } from './talk-keys.ts';
+import { updateFeed } from './update-feed.ts';
+import { startUpdater, type Updater } from './updater.ts';
 import { AppTray } from './tray.ts';
 import type { TrayAction, TrayState } from './tray-menu.ts';
 import { closeAction, shouldNotifyNatively } from './window-policy.ts';
@@ -70,7 +76,20 @@ async function start(): Promise<void> {
     startAtLoginSupported: autostart().kind !== 'unsupported',
     shortcut: null,
     port: config.sidecar.port,
+    talk: null,
+    modelSpeaking: false,
+    muteShortcut: null,
+    talkKeys: null,
+    shortcutWarnings: [],
+    update: { state: 'off' },
   };
+  const bindings = resolveShortcuts({ screenshot: prefs.screenshotShortcut, mute: prefs.muteShortcut, talk: prefs.talkKey }, process.env, process.platform);
+  const binding = (id: ShortcutBinding['id']) => bindings.find((b) => b.id === id)!;
+  // Clashes are shown (tray, log), not refused: the user may have chosen the key on purpose.
+  state.shortcutWarnings = bindings.flatMap((b) => {
+    const why = b.invalid ?? describeConflicts(b.conflicts);
+    return why ? [`${b.label} (${b.accelerator}): ${why}`] : [];
+  });
   let quitting = false;
   let window: BrowserWindow | null = null;
   let core: CoreHandle | null = null;
@@ -83,14 +102,19 @@ async function start(): Promise<void> {
     if (Notification.isSupported()) new Notification({ title, body, silent: true }).show();
   };
 
+  // macOS: clicking the dock icon with no window open shows the dashboard again.
+  app.on('activate', () => (core ? showDashboard() : undefined));
+
   try {
     // "Restart now" on the page (POST /restart): relaunch, quitting through the usual shutdown.
     core = await startCore({ config, logger, settingsStore: settings, environment: process.env, restart: () => (app.relaunch(), app.quit()) });
   } catch (err) {
+    const failure = describeStartFailure(err, { port: config.sidecar.port, logsFolder: logsFolder() });
     state.sidecar = 'failed';
-    state.problem = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.sidecar.port} is in use` : 'see the log';
+    state.problem = failure.short;
     render();
     logger.error({ err }, 'core failed to start');
+    void showStartFailure(failure);
     return;
   }
   const running = core;
@@ -121,6 +145,17 @@ async function start(): Promise<void> {
         state.bridge = event.data.state;
         state.problem = event.data.reason;
         render();
+      } else if (event.type === 'talk') {
+        state.talk = event.data;
+        void syncTalkKeys();
+        render();
+      } else if (event.type === 'levels') {
+        // 10 a second during a call: re-render only when the icon would change.
+        const speaking = event.data.output.rms > 0;
+        if (speaking !== state.modelSpeaking) {
+          state.modelSpeaking = speaking;
+          render();
+        }
       } else if (event.type === 'schedule') {
         for (const entry of deliveries.observe(event.data.changed)) {
           const visible = window !== null && !window.isDestroyed() && window.isVisible() && !window.isMinimized();
@@ -134,10 +169,70 @@ async function start(): Promise<void> {
     },
   );
 
-  const shortcut = applyShortcut(globalShortcut, prefs.screenshotShortcut, null, () => void pushScreenshot());
-  state.shortcut = shortcut.active;
-  if (shortcut.error) logger.warn({ reason: shortcut.error }, 'screenshot shortcut not registered');
+  const registered = (b: ShortcutBinding, run: () => void): string | null => {
+    if (b.invalid) return null;
+    const outcome = applyShortcut(globalShortcut, b.accelerator, null, run);
+    if (outcome.error) {
+      logger.warn({ reason: outcome.error }, `${b.label} shortcut not registered`);
+      state.shortcutWarnings = [...(state.shortcutWarnings ?? []), `${b.label}: ${outcome.error}`];
+    }
+    return outcome.active;
+  };
+  state.shortcut = registered(binding('screenshot'), () => void pushScreenshot());
+  state.muteShortcut = registered(binding('mute'), () => void onTrayAction('toggle-mute'));
+  if (state.shortcutWarnings?.length) logger.warn({ warnings: state.shortcutWarnings }, 'key bindings to look at');
   render();
+
+  // The global hold key runs only while push-to-talk mode is on (no keyboard hook otherwise).
+  let talkKeys: TalkKeys | null = null;
+  let talkKeysStarting = false;
+  async function syncTalkKeys(): Promise<void> {
+    const wanted = state.talk?.ptt.enabled === true;
+    if (!wanted && talkKeys) {
+      talkKeys.stop();
+      talkKeys = null;
+      state.talkKeys = null;
+      return render();
+    }
+    if (!wanted || talkKeys || talkKeysStarting) return;
+    talkKeysStarting = true;
+    const keys = await startTalkKeys({
+      accelerator: binding('talk').accelerator,
+      platform: process.platform,
+      env: process.env,
+      spawn: () => spawnTalkKeyProcess(path.join(appRoot, 'dist', 'main', 'app', 'talk-key-worker.js')),
+      onHold: (held) => void client?.ptt({ held }).catch((err: unknown) => logger.warn({ err }, 'push-to-talk key not applied')),
+      onLost: (reason) => {
+        logger.warn({ reason }, 'push-to-talk keys stopped');
+        talkKeys = null;
+        state.talkKeys = { available: false, reason };
+        render();
+      },
+    });
+    talkKeysStarting = false;
+    if (!keys.status.available) logger.warn({ reason: keys.status.reason }, 'push-to-talk keys off');
+    // Push-to-talk may have been switched off while the hook was loading.
+    if (state.talk?.ptt.enabled !== true) keys.stop();
+    else talkKeys = keys;
+    state.talkKeys = keys.status;
+    render();
+  }
+
+  let updater: Updater | null = null;
+  const feed = updateFeed(process.env, prefs.updateFeedUrl);
+  if (feed.url !== null) {
+    startUpdater({ feedUrl: feed.url, logger, onStatus: (status) => ((state.update = status), render()) }).then(
+      (started) => (updater = started),
+      (err: unknown) => {
+        logger.warn({ err }, 'auto-update could not start');
+        state.update = { state: 'error', message: 'could not start (see the log)' };
+        render();
+      },
+    );
+  } else {
+    state.update = { state: 'off', ...(feed.problem ? { problem: feed.problem } : {}) };
+    render();
+  }
 
   function showDashboard(): void {
     if (!window || window.isDestroyed()) {
@@ -183,6 +278,16 @@ async function start(): Promise<void> {
           return;
         case 'push-screenshot':
           return await pushScreenshot();
+        case 'toggle-mute':
+          state.talk = await client!.mute(!(state.talk?.muted ?? false));
+          return render();
+        case 'toggle-ptt':
+          state.talk = await client!.ptt({ enabled: !(state.talk?.ptt.enabled ?? false) });
+          void syncTalkKeys();
+          return render();
+        case 'install-update':
+          updater?.install();
+          return;
         case 'open-dashboard':
           return showDashboard();
         case 'toggle-notifications':
@@ -211,6 +316,7 @@ async function start(): Promise<void> {
   });
   app.on('will-quit', (event) => {
     globalShortcut.unregisterAll();
+    talkKeys?.stop();
     if (!core) return;
     event.preventDefault();
     events.abort();
@@ -223,6 +329,28 @@ async function start(): Promise<void> {
   });
 
   if (!process.argv.includes(HIDDEN_ARG)) showDashboard();
+}
+
+/** The start failure in a small window: the cause, the fix, and a way on (retry, the logs, or quit). */
+async function showStartFailure(failure: { title: string; cause: string; fix: string }): Promise<void> {
+  const choice = await dialog.showMessageBox({
+    type: 'error',
+    title: `Live Voice Bridge: ${failure.title}`,
+    message: failure.cause,
+    detail: failure.fix,
+    buttons: ['Retry', 'Open logs folder', 'Quit'],
+    defaultId: 0,
+    cancelId: 2,
+    noLink: true,
+  });
+  if (choice.response === 0) {
+    app.relaunch();
+    app.exit(0);
+  } else if (choice.response === 1) {
+    await shell.openPath(logsFolder());
+  } else {
+    app.quit();
+  }
 }
 
 function autostart() {

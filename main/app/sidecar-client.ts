@@ -1,6 +1,6 @@
 // The tray talks to the core the way curl does: over the sidecar's HTTP API with the bearer token.
 // One channel for everything, so the tray and the dashboard can never disagree about the state.
-import type { ApiErrorBody, SidecarEvent } from '../core/api-types.ts';
+import type { ApiErrorBody, SidecarEvent, TalkState } from '../core/api-types.ts';
 import { SseParser } from './sse.ts';
 
 export interface SidecarClientOptions {
@@ -37,6 +37,15 @@ export class SidecarClient {
 
   leave(): Promise<unknown> {
     return this.#request('GET', '/leave');
+  }
+
+  mute(muted: boolean): Promise<TalkState> {
+    return this.#request('POST', '/mute', { body: JSON.stringify({ muted }), contentType: 'application/json' }) as Promise<TalkState>;
+  }
+
+  /** Push-to-talk mode (`enabled`) or the talk key (`held`). */
+  ptt(body: { enabled?: boolean; held?: boolean }): Promise<TalkState> {
+    return this.#request('POST', '/ptt', { body: JSON.stringify(body), contentType: 'application/json' }) as Promise<TalkState>;
   }
 
   pushFrame(image: Uint8Array, mime: 'image/png' | 'image/jpeg' | 'image/webp'): Promise<unknown> {

@@ -2,7 +2,7 @@
 // `/events` like any other client (the same API the dashboard and curl use).
 import type { SidecarEvent } from '../core/api-types.ts';
 
-const EVENT_TYPES: ReadonlySet<string> = new Set(['state', 'note', 'metrics', 'levels', 'schedule']);
+const EVENT_TYPES: ReadonlySet<string> = new Set(['state', 'note', 'metrics', 'levels', 'schedule', 'talk']);
 
 export class SseParser {
   #buffer = '';

@@ -10,13 +10,10 @@ export class AppTray {
   readonly #onAction: (action: TrayAction) => void;
 
   constructor(resourcesDir: string, onAction: (action: TrayAction) => void, onClick: () => void) {
-    const load = (variant: TrayIconVariant) => {
-      const image = nativeImage.createFromPath(path.join(resourcesDir, `tray-${variant}.png`));
-      // macOS: template images follow the menu bar's light/dark appearance.
-      if (process.platform === 'darwin') image.setTemplateImage(variant === 'idle');
-      return image;
-    };
-    this.#icons = { idle: load('idle'), connected: load('connected'), error: load('error') };
+    // Every icon is a light microphone with a dark outline and a coloured badge, readable on light
+    // and dark panels alike, so none is a macOS template image (those would lose the badge colour).
+    const load = (variant: TrayIconVariant) => nativeImage.createFromPath(path.join(resourcesDir, `tray-${variant}.png`));
+    this.#icons = { idle: load('idle'), connecting: load('connecting'), listening: load('listening'), speaking: load('speaking'), muted: load('muted'), error: load('error') };
     this.#onAction = onAction;
     this.#tray = new Tray(this.#icons.idle);
     // Some Linux desktops never emit click for tray icons; the menu carries "Open dashboard" too.
@@ -31,7 +28,7 @@ export class AppTray {
         case 'separator':
           return { type: 'separator' };
         case 'checkbox':
-          return { type: 'checkbox', label: item.label, enabled: item.enabled, checked: item.checked, click: () => this.#onAction(item.action) };
+          return { type: 'checkbox', label: item.label, enabled: item.enabled, checked: item.checked, accelerator: item.accelerator, registerAccelerator: false, click: () => this.#onAction(item.action) };
         case 'action':
           return { label: item.label, enabled: item.enabled, accelerator: item.accelerator, registerAccelerator: false, click: () => this.#onAction(item.action) };
       }

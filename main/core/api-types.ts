@@ -193,6 +193,18 @@ export interface HealthReport {
   dave?: DaveStatus | null;
   /** Tokens and the ESTIMATED cost of the current (or last) call and of today, with the daily cap. */
   usage?: UsageReport;
+  /** Mute: true while the users' voices do not reach the model (set with POST /mute). */
+  muted?: boolean;
+  /** Push-to-talk mode and key (POST /ptt); `to_model` says whether voices reach the model now. */
+  talk?: TalkState;
+}
+
+/** Mute and push-to-talk (`/health` `talk`, the `talk` event, POST /mute and /ptt answers). */
+export interface TalkState {
+  muted: boolean;
+  ptt: { enabled: boolean; held: boolean };
+  /** The users' audio reaches the model now: not muted, and (in push-to-talk mode) the key is held. */
+  to_model: boolean;
 }
 
 /** Tokens by direction and modality, as the provider reported them. */
@@ -237,7 +249,8 @@ export type SidecarEvent =
   | { type: 'levels'; data: { input: LevelReading; output: LevelReading; speaking: string[] } }
   | { type: 'schedule'; data: { changed: ScheduledNotification[]; reloaded?: boolean } }
   | { type: 'mcp_approval'; data: McpApprovalView }
-  | { type: 'mcp_server'; data: McpServerReportView };
+  | { type: 'mcp_server'; data: McpServerReportView }
+  | { type: 'talk'; data: TalkState };
 
 /** An MCP tool call waiting for (or decided by) the owner: `GET /mcp/approvals`, `mcp_approval` events. */
 export interface McpApprovalView {

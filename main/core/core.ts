@@ -9,6 +9,8 @@ import { generateNotificationChime } from './audio/index.ts';
 import { faultCounts } from './faults.ts';
 import { Bridge } from './bridge/bridge.ts';
 import { UnconfiguredBridge } from './bridge/unconfigured.ts';
+import { TalkControl } from './bridge/talk-control.ts';
+import { registerTalkRoutes } from './sidecar/routes/talk.ts';
 import type { BridgeControl } from './bridge/types.ts';
 import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
@@ -208,6 +210,15 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         })
       : null;
   const bridge: BridgeControl = realBridge ?? new UnconfiguredBridge(missing);
+  // Mute / push-to-talk: process-wide, applied to the call in progress and to the next one.
+  const talk = new TalkControl({
+    pttMode: config.audio.pttMode,
+    onChange: (state) => {
+      realBridge?.setUserAudioOpen(state.to_model);
+      hub.publish({ type: 'talk', data: state });
+    },
+  });
+  realBridge?.setUserAudioOpen(talk.open);
   const stopAutoJoin = config.discord.autoJoin && discord && realBridge ? startAutoJoin({ voice: discord, bridge: realBridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
 
   const chime = generateNotificationChime();
@@ -299,13 +310,18 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       native: { sharp: native.sharp, davey: native.davey },
       faults: { ...faultCounts },
       dave: status.dave ?? null,
+      muted: talk.state().muted,
+      talk: talk.state(),
       ...(usage ? { usage: usage.report() } : {}),
     };
   };
 
   const snapshot = (): SidecarEvent[] => {
     const status = bridge.status();
-    return [{ type: 'state', data: { state: status.state, previous: status.state, ts: status.since, ...(status.reason ? { reason: status.reason } : {}) } }];
+    return [
+      { type: 'state', data: { state: status.state, previous: status.state, ts: status.since, ...(status.reason ? { reason: status.reason } : {}) } },
+      { type: 'talk', data: talk.state() },
+    ];
   };
 
   const extraHosts = config.sidecar.allowRemote ? [`${config.sidecar.host}:${config.sidecar.port}`] : [];
@@ -317,6 +333,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     (app) => registerEventsRoutes(app, { hub, snapshot }),
     (app) => registerBridgeRoutes(app, { bridge }),
     (app) => registerRoomRoutes(app, { bridge }),
+    (app) => registerTalkRoutes(app, { talk }),
     (app) => registerNotesRoutes(app, { archive: new NotesArchive(path.join(voiceUsers, 'notes')) }),
     (app) => registerNotifyRoutes(app, { notifier, scheduler }),
     (app) => registerToolRoutes(app, { registry: tools }),

@@ -96,6 +96,9 @@ const control = createServer((req, res) => {
         })
         .then((response) => send(200, response), (err: unknown) => send(500, { error: String(err) }));
       return;
+    case '/model-audio':
+      // The fake model's record: 16 kHz samples of user audio it received, over every socket of every call.
+      return send(200, { samples: call.gemini.connections.reduce((n, c) => n + c.inputSamples, 0) });
     case '/messages':
       return send(200, { messages: discord.messages.map((m) => ({ channelId: m.channelId, dmRecipientId: m.dmRecipientId, content: m.content })), ownerId: discord.owner.id });
     default:

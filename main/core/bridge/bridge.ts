@@ -296,6 +296,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
   }
 
+  /** Mute / push-to-talk: whether the users' audio may reach the model (kept across calls). */
+  setUserAudioOpen(open: boolean): void {
+    this.#audio.setUserAudioOpen(open);
+  }
+
   /** Mix a short clip (48 kHz stereo) into playback without stopping speech (notification sound). */
   playEffect(clip: Int16Array, gain = 0.5): boolean {
     if (this.#state !== 'connected') return false;
@@ -361,7 +366,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     const onStart = (id: string) => {
       this.#speaking.add(id);
       this.#activity.start(id);
-      this.#announceSpeaker(id);
+      // Muted: the model is not told who talks either (it hears nothing of it).
+      if (this.#audio.userAudioOpen) this.#announceSpeaker(id);
       this.#startUiTimer();
     };
     const onEnd = (id: string) => {

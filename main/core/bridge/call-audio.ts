@@ -1,5 +1,5 @@
 // The audio graph of one call and its latency bookkeeping, apart from the call's state machine:
-//   in:  speaker frames (48 kHz stereo) → mixer → 16 kHz mono → voice gate → chunks for the model
+//   in:  speaker frames (48 kHz stereo) → mute/push-to-talk gate → mixer → 16 kHz mono → voice gate → chunks for the model
 //   out: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames pulled by the player
 // Everything is allocated once; the per-frame paths reuse buffers and log nothing.
 import type { LevelReading } from '../api-types.ts';
@@ -78,6 +78,8 @@ export class CallAudio {
   #silentInputTicks = 0;
   #silentOutputFrames = 0;
   #outputIdle = false;
+  /** Mute / push-to-talk gate (see setUserAudioOpen); survives reset(): it is the user's choice, not the call's. */
+  #userAudioOpen = true;
 
   // Latency bookkeeping, ms on the monotonic clock (0 = nothing pending).
   #lastFrameArrival = 0;
@@ -153,8 +155,33 @@ export class CallAudio {
     this.#bargeInStart = 0;
   }
 
+  /**
+   * Mute / push-to-talk gate, ahead of the mixer, the voice gate and the model. Closing it ends an
+   * utterance in progress the way a pause does (the voice gate closes: its last chunk and the end of
+   * the audio input reach the model, so it answers what it heard), forgets the partial mix and stops
+   * the input clock: while closed, a frame costs one comparison and nothing runs per tick.
+   */
+  setUserAudioOpen(open: boolean): void {
+    if (open === this.#userAudioOpen) return;
+    this.#userAudioOpen = open;
+    if (open) return;
+    this.#stopInputClock();
+    this.#mixer.reset();
+    this.#downsampler.reset();
+    this.#fillingSilence = false;
+    this.#gate.flush();
+  }
+
+  get userAudioOpen(): boolean {
+    return this.#userAudioOpen;
+  }
+
   /** One 20 ms 48 kHz stereo frame from an allowed speaker (copied by the mixer). */
   pushSpeakerFrame(speakerId: string, frame: Int16Array): void {
+    if (!this.#userAudioOpen) {
+      this.#metrics.framesMuted += 1;
+      return;
+    }
     this.#metrics.framesIn += 1;
     this.#lastFrameArrival = this.#now();
     this.#fillingSilence = false;

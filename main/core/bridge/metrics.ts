@@ -43,6 +43,8 @@ export class LatencyHistogram {
 
 export class CallMetrics {
   framesIn = 0;
+  /** Speaker frames dropped unheard because the user muted (or released push-to-talk). */
+  framesMuted = 0;
   framesOut = 0;
   bytesToModel = 0;
   bytesFromModel = 0;
@@ -59,6 +61,7 @@ export class CallMetrics {
   snapshot(): Record<string, number | LatencySummary> {
     return {
       frames_in: this.framesIn,
+      frames_muted: this.framesMuted,
       frames_out: this.framesOut,
       bytes_to_model: this.bytesToModel,
       bytes_from_model: this.bytesFromModel,

@@ -70,7 +70,7 @@ export interface Config {
   notes: { retentionDays: number; maxMb: number };
   /** Estimated cost per call and the optional daily cap (docs/usage.md). */
   usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number };
-  audio: { inputChunkMs: number };
+  audio: { inputChunkMs: number; /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */ pttMode: boolean };
   /** The wake-name gate (bridge/wake-gate.ts). */
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
   delegate: { command: string[]; cwd?: string; env: string[] };
@@ -296,7 +296,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       dailyCapUsd: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_USD', false),
       capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
     },
-    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40 },
+    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
     wake: {
       names: asList('DISCORD_VOICE_LIVE_WAKE_NAMES') ?? [],
       auto: asBool('DISCORD_VOICE_LIVE_WAKE_AUTO') ?? true,

@@ -21,6 +21,7 @@ const VALUE_FIELDS = {
   voiceChannelId: snowflake,
   textChannelId: snowflake,
   sfxEnabled: z.boolean(),
+  pttMode: z.boolean(),
   sidecarPort: z.number().int().min(1024).max(65535),
   notesRetentionDays: z.number().int().min(1).max(36500),
   notesMaxMb: z.number().int().min(1).max(1000000),
@@ -71,8 +72,14 @@ export const SecretValueSchemas = {
 export const DesktopPrefsSchema = z.object({
   notificationsPaused: z.boolean().default(false),
   startAtLogin: z.boolean().default(false),
-  screenshotShortcut: z.string().trim().min(1).max(60).default('CommandOrControl+Shift+F'),
+  /** Key bindings (Electron accelerators); absent = the shell's default (main/app/shortcuts.ts), which clashes with no common shortcut. */
+  screenshotShortcut: z.string().trim().min(1).max(60).optional(),
+  muteShortcut: z.string().trim().min(1).max(60).optional(),
+  /** The push-to-talk hold key. */
+  talkKey: z.string().trim().min(1).max(60).optional(),
   shownTrayNotice: z.boolean().default(false),
+  /** Generic electron-updater feed (http/https); absent = no auto-update. Checked by the shell, not here, so a typo never resets the other prefs. */
+  updateFeedUrl: z.string().trim().max(2000).optional(),
 });
 export type DesktopPrefs = z.infer<typeof DesktopPrefsSchema>;
 
@@ -88,6 +95,7 @@ export const SETTING_VARIABLES = {
   voiceChannelId: 'DISCORD_VOICE_LIVE_CHANNEL_ID',
   textChannelId: 'DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID',
   sfxEnabled: 'DISCORD_VOICE_LIVE_SFX_ENABLED',
+  pttMode: 'DISCORD_VOICE_LIVE_PTT_MODE',
   sidecarPort: 'DISCORD_VOICE_LIVE_PORT',
   notesRetentionDays: 'DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS',
   notesMaxMb: 'DISCORD_VOICE_LIVE_NOTES_MAX_MB',
@@ -183,6 +191,7 @@ export function configToSettingsValues(config: Config): SettingsValues {
     voiceChannelId: config.discord.voiceChannelId,
     textChannelId: config.discord.textChannelId,
     sfxEnabled: config.notify.sfxEnabled,
+    pttMode: config.audio.pttMode,
     sidecarPort: config.sidecar.port,
     notesRetentionDays: config.notes.retentionDays,
     notesMaxMb: config.notes.maxMb,

@@ -81,7 +81,7 @@ describe('electron-builder.yml', () => {
 
   it('points at icons and entitlements that exist, and the app code electron loads', async () => {
     const config = await loadConfig('electron-builder.yml');
-    for (const file of [config.linux.icon, config.win.icon, config.mac.icon, config.mac.entitlements, 'resources/tray-idle.png', 'resources/tray-connected.png', 'resources/tray-error.png']) {
+    for (const file of [config.linux.icon, config.win.icon, config.mac.icon, config.mac.entitlements, ...['idle', 'connecting', 'listening', 'speaking', 'muted', 'error'].map((state) => `resources/tray-${state}.png`)]) {
       expect(existsSync(path.join(root, file)), file).toBe(true);
     }
     const pkg = require(path.join(root, 'package.json')) as { main: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };

@@ -117,6 +117,11 @@ describe('sidecar event stream parser', () => {
       { type: 'note', data: { id: 'n1', ts: 2, kind: 'note', text: 'hi' } },
     ]);
   });
+
+  it('passes the talk state on (the tray follows mute and push-to-talk)', () => {
+    const talk = { muted: true, ptt: { enabled: false, held: false }, to_model: false };
+    expect(new SseParser().push(`event: talk\ndata: ${JSON.stringify(talk)}\n\n`)).toEqual([{ type: 'talk', data: talk }]);
+  });
 });
 
 describe('screen capture size', () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CallAudio } from '../../../main/core/bridge/call-audio.ts';
 import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
+import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
 
 /** 20 ms of a 440 Hz sine at 48 kHz stereo, continuing the phase of frame `index`. */
 function sineFrame(index: number, amplitude = 8000): Int16Array {
@@ -174,5 +175,48 @@ describe('CallAudio in a quiet call', () => {
     expect(outputResume).toBe(1);
     expect(quiet.outputActive).toBe(true);
     quiet.stop();
+  });
+});
+
+describe('CallAudio mute / push-to-talk gate', () => {
+  it('closed: frames are dropped before the model, no input clock starts; reopened: speech flows again', () => {
+    let activity = 0;
+    audio.stop();
+    audio = new CallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1), onActivity: () => (activity += 1) });
+    audio.start();
+    audio.setUserAudioOpen(false);
+    for (let frame = 0; frame < 50; frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    expect(sent).toHaveLength(0);
+    expect([metrics.framesIn, metrics.framesMuted, activity, vi.getTimerCount()]).toEqual([0, 50, 0, 0]);
+    audio.setUserAudioOpen(true);
+    for (let frame = 0; frame < 25; frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    expect(sent.length).toBeGreaterThan(0);
+  });
+
+  it('a muted frame allocates nothing (one comparison and a counter)', () => {
+    audio.setUserAudioOpen(false);
+    const frame = sineFrame(0);
+    const report = measureAllocationsPerFrame(() => audio.pushSpeakerFrame('owner', frame), { warmupFrames: 1000, frames: 5000, windows: 3 });
+    expect(report.bytesPerFrame).toBeLessThan(4);
+    expect(sent).toHaveLength(0);
+  });
+
+  it('closing mid-utterance ends the audio input at once (the model sees the turn end)', () => {
+    for (let frame = 0; frame < 25; frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    expect(ended).toBe(0);
+    audio.setUserAudioOpen(false);
+    expect(ended).toBe(1);
+    const sentAtClose = sent.length;
+    advance(1000);
+    expect([sent.length, ended, vi.getTimerCount()]).toEqual([sentAtClose, 1, 0]);
   });
 });

@@ -138,7 +138,7 @@ describe('settings store (conf)', () => {
 
   it('keeps desktop preferences with defaults, and survives an invalid file', async () => {
     const store = createConfSettingsStore({ dir, env: {} });
-    expect(store.desktopPrefs()).toEqual({ notificationsPaused: false, startAtLogin: false, screenshotShortcut: 'CommandOrControl+Shift+F', shownTrayNotice: false });
+    expect(store.desktopPrefs()).toEqual({ notificationsPaused: false, startAtLogin: false, shownTrayNotice: false });
     store.updateDesktopPrefs({ notificationsPaused: true });
     expect(createConfSettingsStore({ dir, env: {} }).desktopPrefs().notificationsPaused).toBe(true);
 
