@@ -66,7 +66,7 @@ test('push-to-talk: the hold button is keyboard-held, and /health follows it', a
   const hold = page.locator('#hold-button');
   const live = page.locator('#talk-state');
   await expect(hold).toBeDisabled();
-  await page.getByRole('checkbox', { name: 'Push-to-talk' }).check();
+  await page.getByRole('checkbox', { name: 'Push-to-talk', exact: true }).check();
   await expect(hold).toBeEnabled();
   await expect(live).toContainText('Push-to-talk: hold');
   expect((await health(page)).talk).toEqual({ muted: false, ptt: { enabled: true, held: false }, to_model: false });
@@ -91,7 +91,7 @@ test('push-to-talk: the hold button is keyboard-held, and /health follows it', a
   }
   await page.locator('#mute-button').click();
 
-  await page.getByRole('checkbox', { name: 'Push-to-talk' }).uncheck();
+  await page.getByRole('checkbox', { name: 'Push-to-talk', exact: true }).uncheck();
   await expect(live).toHaveText('Live: the model hears the call.');
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/^(stopped|idle)$/);
