@@ -472,6 +472,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#nextSetupGate = Promise.race([old.closed, this.#sleep(2000)]);
     old.close();
     await this.#reconnect(reason, options);
+    // Unused when a reconnect was already under way (its socket dialled before this close).
+    this.#nextSetupGate = null;
   }
 
   #onBadMessage(reason: string, connection: GeminiConnection): void {
