@@ -9,8 +9,8 @@
 //      line, which the next locker cuts off: every acknowledged change is a whole line on disk;
 //   2. an in-memory index (by id, by fire time, a min-heap of due times) answers reads; before each
 //      change the store catches up with the file (size/mtime/inode compared; appended bytes read
-//      incrementally, anything else reloads), and fs.watch + a 2 s stat notice other programs' edits
-//      while idle;
+//      incrementally, anything else reloads), and fs.watch notices other programs' edits while idle
+//      (a stat every 60 s as a safety net; every 2 s where fs.watch is unavailable);
 //   3. compaction rewrites the file (temp file + fsync + rename + directory fsync) with one line per
 //      live entry when superseded lines outnumber live ones, dropping finished entries past their
 //      retention; the rewrite is written in chunks so the event loop keeps running;
@@ -224,11 +224,20 @@ export interface ScheduleStoreOptions {
   onExternalChange?: (change: StoredNotification[] | 'reloaded') => void;
   /** Compact once superseded lines exceed max(this, live entries). Default 1000. */
   compactMinGarbage?: number;
-  /** Fallback check for external edits where fs.watch is silent (a stat, no read). Default 2000 ms. */
+  /**
+   * Periodic check for external edits (a stat, no read). Given: this interval, fs.watch or not.
+   * Default: 2000 ms where fs.watch is unavailable or failed, 60 s as a safety net beside a working
+   * fs.watch (inotify sees other programs' appends and renames at once; the stat covers the odd
+   * filesystem whose watch stays silent), so an idle store wakes once a minute, not every 2 s.
+   */
   statIntervalMs?: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** External-edit check without a working fs.watch. */
+const FALLBACK_STAT_MS = 2000;
+/** External-edit check beside a working fs.watch (a safety net). */
+const WATCHED_STAT_MS = 60_000;
 
 /** Whether a process exists (EPERM: it does, owned by someone else). */
 export function pidAlive(pid: number): boolean {
@@ -246,7 +255,7 @@ export class ScheduleStore {
   readonly #lockDir: string;
   readonly #lockStaleMs: number;
   readonly #compactMinGarbage: number;
-  readonly #statIntervalMs: number;
+  readonly #statIntervalMs: number | undefined;
   readonly #onExternalChange?: ScheduleStoreOptions['onExternalChange'];
 
   readonly #byId = new Map<string, StoredNotification>();
@@ -274,7 +283,7 @@ export class ScheduleStore {
     this.#lockDir = `${this.file}.lock`;
     this.#lockStaleMs = options.lockStaleMs ?? 10_000;
     this.#compactMinGarbage = options.compactMinGarbage ?? 1000;
-    this.#statIntervalMs = options.statIntervalMs ?? 2000;
+    this.#statIntervalMs = options.statIntervalMs;
     this.#onExternalChange = options.onExternalChange;
   }
 
@@ -356,13 +365,24 @@ export class ScheduleStore {
       this.#watcher = watch(path.dirname(this.file), { persistent: false }, (_event, name) => {
         if (name === null || name === base) this.#queueRefresh(50);
       });
-      this.#watcher.on('error', (err) => this.#log.debug({ err }, 'schedule folder watch failed; the periodic check remains'));
+      this.#watcher.on('error', (err) => {
+        this.#log.debug({ err }, 'schedule folder watch failed; checking every 2 s instead');
+        this.#watcher?.close();
+        this.#watcher = null;
+        this.#startStatTimer(this.#statIntervalMs ?? FALLBACK_STAT_MS);
+      });
     } catch (err) {
-      this.#log.debug({ err }, 'fs.watch unavailable; the periodic check remains');
+      this.#log.debug({ err }, 'fs.watch unavailable; checking every 2 s instead');
+      this.#watcher = null;
     }
+    this.#startStatTimer(this.#statIntervalMs ?? (this.#watcher ? WATCHED_STAT_MS : FALLBACK_STAT_MS));
+  }
+
+  #startStatTimer(intervalMs: number): void {
+    if (this.#statTimer) clearInterval(this.#statTimer);
     this.#statTimer = setInterval(() => {
       if (!this.#sameAsKnown()) this.#queueRefresh(0);
-    }, this.#statIntervalMs);
+    }, intervalMs);
     this.#statTimer.unref();
   }
 

@@ -38,7 +38,10 @@ export interface SchedulerOptions {
   notifier: Pick<Notifier, 'deliver'>;
   logger: Logger;
   clock?: Clock;
-  /** Fallback check for edits by other programs (a stat; fs.watch usually notices at once). Default 2000 (the spec's poll interval). */
+  /**
+   * Check for edits by other programs (a stat). Default: fs.watch notices them at once (sooner than
+   * the spec's 2 s poll) with a stat every 60 s as a safety net; 2000 ms where fs.watch is unavailable.
+   */
   pollMs?: number;
   hub?: EventHub;
   /** Attempts that sent nothing (no destination reachable) before an entry is marked failed. Default 5. */
@@ -174,7 +177,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     file: options.file,
     logger: log,
     lockStaleMs: options.lockStaleMs,
-    statIntervalMs: options.pollMs ?? 2000,
+    statIntervalMs: options.pollMs,
     onExternalChange: (change) => {
       publish(change === 'reloaded' ? [] : change, change === 'reloaded');
       arm();

@@ -2,7 +2,7 @@
 // an owner and extra users, fault injection, and recorders. Usable from vitest, benchmarks and
 // plain Node scripts (`npm run demo`).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startGatewayServer, type GatewayServer, type Op4Payload } from './gateway.ts';
+import { startGatewayServer, type GatewayDrop, type GatewayServer, type Op4Payload } from './gateway.ts';
 import { BotAudioRecorder, type RecorderOptions } from './recorder.ts';
 import { startRestServer, type RecordedMessage, type RecordedRequest, type RestServer } from './rest.ts';
 import type { EncryptionMode } from './rtp.ts';
@@ -67,6 +67,10 @@ export interface FakeDiscord {
   readonly op4Payloads: Op4Payload[];
   /** Op 4 payloads that asked to join a channel (channel_id not null). */
   readonly joinRequestCount: number;
+  /** The gateway's record: IDENTIFYs, RESUMEs that resumed, RESUMEs refused with op 9. */
+  readonly gateway: Pick<GatewayServer, 'identifies' | 'resumes' | 'refusedResumes'>;
+  /** Ends the bot's gateway connection after login as Discord does (see GatewayServer.dropBot). */
+  dropGateway(kind: GatewayDrop): number;
   user(name: string): FakeUser;
   /** The voice channel the bot currently sits in, per the fake's state. */
   botChannelId(): string | null;
@@ -202,6 +206,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     get joinRequestCount() {
       return gateway?.op4Payloads.filter((p) => p.channel_id !== null).length ?? 0;
     },
+    gateway,
+    dropGateway: (kind) => gateway?.dropBot(kind) ?? 0,
     user: (name) => world.userByName(name),
     botChannelId: () => world.voiceStates.get(world.bot.id)?.channelId ?? null,
     botSession: liveSession,

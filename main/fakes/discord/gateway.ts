@@ -1,7 +1,12 @@
 // Fake Discord gateway (v10, JSON encoding, no compression): HELLO, IDENTIFY → READY +
-// GUILD_CREATE, heartbeats, RESUME, and op 4 (voice state update) handed to the owner of the fake.
+// GUILD_CREATE, heartbeats, op 4 (voice state update) handed to the owner of the fake, and drops
+// after login as Discord does them. A session outlives its socket: events dispatched while the
+// bot is away are kept with their sequence numbers and replayed on RESUME (op 6 with `seq`), then
+// RESUMED. A session Discord ended (4009, op 9, unknown id, seq ahead of the server) cannot be
+// resumed: RESUME is answered with op 9 `d: false` and the bot must IDENTIFY again.
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { z } from 'zod';
 import { randomToken, type FakeWorld } from './world.ts';
 
 export interface Op4Payload {
@@ -18,21 +23,49 @@ export interface GatewayServer {
   readonly op4Payloads: Op4Payload[];
   /** IDENTIFY payloads received (intents, shard...). */
   readonly identifies: Record<string, unknown>[];
+  /** RESUME payloads that resumed a session (events replayed, RESUMED sent). */
+  readonly resumes: { sessionId: string; seq: number; replayed: number }[];
+  /** RESUME payloads answered with op 9 (session not resumable). */
+  readonly refusedResumes: number;
   dispatch(event: string, data: unknown): void;
+  /**
+   * Ends the bot's gateway connection(s) as Discord does after login:
+   * - `abrupt`: the TCP connection dies without a close frame (the bot sees 1006); resumable;
+   * - `4000`: close 4000 "Unknown error."; resumable;
+   * - `4009`: close 4009 "Session timed out."; the session is gone (a RESUME gets op 9 false);
+   * - `invalidSession`: op 9 `d: false` on the open socket; the session is gone, IDENTIFY again.
+   * Returns how many connections were ended.
+   */
+  dropBot(kind: GatewayDrop): number;
   close(): Promise<void>;
 }
 
+export type GatewayDrop = 'abrupt' | 4000 | 4009 | 'invalidSession';
+
+/** A gateway session: it outlives its socket until Discord ends it. */
 interface Session {
-  socket: WebSocket;
+  socket: WebSocket | null;
   id: string;
   sequence: number;
-  identified: boolean;
-  /** The IDENTIFY intents bitfield (0 until identified). */
+  /** Dispatches by sequence number, for replay on RESUME (bounded like Discord's buffer). */
+  readonly backlog: { s: number; frame: string }[];
+  resumable: boolean;
+  /** The IDENTIFY intents bitfield; a resumed session keeps it. */
   intents: number;
 }
 
+/** A connected socket, with the session it identified or resumed (null before that). */
+interface Link {
+  socket: WebSocket;
+  session: Session | null;
+}
+
+const BACKLOG_MAX = 1000;
+
 /** GUILD_VOICE_STATES: without it Discord sends no other user's VOICE_STATE_UPDATE. */
 const GUILD_VOICE_STATES = 1 << 7;
+
+const resumeSchema = z.object({ token: z.string(), session_id: z.string(), seq: z.number().int().nonnegative().nullable() });
 
 export interface GatewayOptions {
   heartbeatIntervalMs?: number;
@@ -44,23 +77,39 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const { port } = wss.address() as AddressInfo;
   const url = `ws://127.0.0.1:${port}`;
-  const sessions = new Set<Session>();
+  const links = new Set<Link>();
+  const sessions = new Map<string, Session>();
   const op4Payloads: Op4Payload[] = [];
   const identifies: Record<string, unknown>[] = [];
+  const resumes: GatewayServer['resumes'] = [];
+  let refusedResumes = 0;
 
   function sendDispatch(session: Session, event: string, data: unknown): void {
     session.sequence += 1;
-    session.socket.send(JSON.stringify({ op: 0, t: event, s: session.sequence, d: data }));
+    const frame = JSON.stringify({ op: 0, t: event, s: session.sequence, d: data });
+    session.backlog.push({ s: session.sequence, frame });
+    if (session.backlog.length > BACKLOG_MAX) session.backlog.shift();
+    if (session.socket?.readyState === session.socket?.OPEN) session.socket?.send(frame);
   }
 
-  function onIdentify(session: Session, d: Record<string, unknown>): void {
+  function endSession(session: Session): void {
+    session.resumable = false;
+    sessions.delete(session.id);
+  }
+
+  function onIdentify(link: Link, d: Record<string, unknown>): void {
     if (d.token !== botToken) {
-      session.socket.close(4004, 'Authentication failed.');
+      link.socket.close(4004, 'Authentication failed.');
+      return;
+    }
+    if (link.session) {
+      link.socket.close(4005, 'Already authenticated.');
       return;
     }
     identifies.push(d);
-    session.identified = true;
-    session.intents = typeof d.intents === 'number' ? d.intents : 0;
+    const session: Session = { socket: link.socket, id: randomToken('gw-session'), sequence: 0, backlog: [], resumable: true, intents: typeof d.intents === 'number' ? d.intents : 0 };
+    sessions.set(session.id, session);
+    link.session = session;
     sendDispatch(session, 'READY', {
       v: 10,
       user: { ...world.userJson(world.bot), verified: true, flags: 0, mfa_enabled: false },
@@ -79,10 +128,39 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     sendDispatch(session, 'GUILD_CREATE', world.guildCreateJson());
   }
 
+  function onResume(link: Link, raw: Record<string, unknown>): void {
+    const parsed = resumeSchema.safeParse(raw);
+    if (!parsed.success) return link.socket.close(4002, 'Decode error.');
+    const d = parsed.data;
+    if (d.token !== botToken) return link.socket.close(4004, 'Authentication failed.');
+    if (link.session) return link.socket.close(4005, 'Already authenticated.');
+    const session = sessions.get(d.session_id);
+    const seq = d.seq ?? 0;
+    const oldest = session?.backlog[0]?.s ?? (session ? session.sequence + 1 : 0);
+    // Unknown or ended session, a seq the server never sent, or events no longer buffered.
+    if (!session || !session.resumable || seq > session.sequence || seq + 1 < oldest) {
+      refusedResumes++;
+      // Discord answers op 9 after a short delay; the client waits 1-5 s, then IDENTIFYs.
+      setTimeout(() => link.socket.readyState === link.socket.OPEN && link.socket.send(JSON.stringify({ op: 9, s: null, t: null, d: false })), 50);
+      return;
+    }
+    // A session has one socket: an older one still open is replaced (Discord closes it).
+    if (session.socket && session.socket !== link.socket && session.socket.readyState === session.socket.OPEN) session.socket.close(4000, 'Unknown error.');
+    session.socket = link.socket;
+    link.session = session;
+    const missed = session.backlog.filter((entry) => entry.s > seq);
+    for (const entry of missed) link.socket.send(entry.frame);
+    resumes.push({ sessionId: session.id, seq, replayed: missed.length });
+    sendDispatch(session, 'RESUMED', {});
+  }
+
   wss.on('connection', (socket) => {
-    const session: Session = { socket, id: randomToken('gw-session'), sequence: 0, identified: false, intents: 0 };
-    sessions.add(session);
-    socket.on('close', () => sessions.delete(session));
+    const link: Link = { socket, session: null };
+    links.add(link);
+    socket.on('close', () => {
+      links.delete(link);
+      if (link.session?.socket === socket) link.session.socket = null;
+    });
     socket.send(JSON.stringify({ op: 10, s: null, t: null, d: { heartbeat_interval: options.heartbeatIntervalMs ?? 41_250 } }));
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return socket.close(4002, 'Decode error.');
@@ -98,18 +176,13 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
           socket.send(JSON.stringify({ op: 11, s: null, t: null, d: null }));
           break;
         case 2:
-          onIdentify(session, d);
+          onIdentify(link, d);
           break;
         case 6:
-          if (d.token !== botToken) return socket.close(4004, 'Authentication failed.');
-          session.identified = true;
-          // A resumed session keeps the intents it identified with.
-          session.intents = Number(identifies.at(-1)?.intents ?? 0);
-          session.sequence = typeof d.seq === 'number' ? d.seq : session.sequence;
-          sendDispatch(session, 'RESUMED', {});
+          onResume(link, d);
           break;
         case 4: {
-          if (!session.identified) return socket.close(4003, 'Not authenticated.');
+          if (!link.session) return socket.close(4003, 'Not authenticated.');
           const payload: Op4Payload = {
             guild_id: String(d.guild_id),
             channel_id: typeof d.channel_id === 'string' ? d.channel_id : null,
@@ -134,18 +207,42 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     url,
     op4Payloads,
     identifies,
+    resumes,
+    get refusedResumes() {
+      return refusedResumes;
+    },
+    // Every live session gets the event; one whose bot is away keeps it for the RESUME.
     dispatch(event, data) {
       // Another user's voice state goes only to sessions that asked for GUILD_VOICE_STATES (the
       // bot's own always comes: it answers the bot's op 4).
       const othersVoiceState = event === 'VOICE_STATE_UPDATE' && (data as { user_id?: unknown }).user_id !== world.bot.id;
-      for (const session of sessions) {
-        if (!session.identified) continue;
+      for (const session of sessions.values()) {
         if (othersVoiceState && (session.intents & GUILD_VOICE_STATES) === 0) continue;
         sendDispatch(session, event, data);
       }
     },
+    dropBot(kind) {
+      let ended = 0;
+      for (const link of links) {
+        const session = link.session;
+        if (!session) continue;
+        ended++;
+        if (kind === 'abrupt') link.socket.terminate();
+        else if (kind === 4000) link.socket.close(4000, 'Unknown error.');
+        else if (kind === 4009) {
+          endSession(session);
+          link.socket.close(4009, 'Session timed out.');
+        } else {
+          endSession(session);
+          link.session = null;
+          session.socket = null;
+          link.socket.send(JSON.stringify({ op: 9, s: null, t: null, d: false }));
+        }
+      }
+      return ended;
+    },
     close: () => new Promise<void>((resolve) => {
-      for (const session of sessions) session.socket.terminate();
+      for (const link of links) link.socket.terminate();
       wss.close(() => resolve());
     }),
   };

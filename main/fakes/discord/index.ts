@@ -1,7 +1,7 @@
 // Public surface of the fake Discord (tests, benchmarks, `npm run demo`).
 export { SETUP_SCENARIOS, startFakeDiscord, type SetupScenario } from './fake-discord.ts';
 export type { CloseVoiceOptions, FakeDiscord, FakeDiscordOptions } from './fake-discord.ts';
-export type { Op4Payload } from './gateway.ts';
+export type { GatewayDrop, Op4Payload } from './gateway.ts';
 export type { RecordedPacket, RecorderOptions } from './recorder.ts';
 export { BotAudioRecorder } from './recorder.ts';
 export type { RecordedMessage, RecordedRequest } from './rest.ts';

@@ -101,6 +101,15 @@ it("notices another program's appended line and its whole-file rewrite while idl
   expect(changes.at(-1)).toBe('reloaded');
 });
 
+it("with the default settings fs.watch alone notices another program's append while idle (the periodic stat is only a 60 s safety net)", async () => {
+  const store = open();
+  await store.load();
+  store.watch();
+  await appendFile(file, JSON.stringify(record('cli', 7)) + '\n');
+  // `until` gives up long before the 60 s safety-net stat: only the watch can have seen it.
+  await until(() => store.get('cli') !== undefined, 'appended entry seen through fs.watch');
+});
+
 it('cuts a torn last line off before appending, so every acknowledged change stays a whole line', async () => {
   const store = open();
   await store.load();

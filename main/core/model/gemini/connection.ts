@@ -2,7 +2,7 @@
 // of these (goAway switch-over, reconnects); session.ts owns that story, this file only
 // opens, forwards and closes one socket and remembers how it ended.
 import type { GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from '@google/genai';
-import type { BadMessageHandler } from './guarded-socket.ts';
+import type { SocketClaim } from './guarded-socket.ts';
 
 export interface ConnectionHandlers {
   onMessage(message: LiveServerMessage, connection: GeminiConnection): void;
@@ -15,7 +15,7 @@ export interface ConnectionHandlers {
 /** What opens one socket: the SDK client and the claim on its guarded socket factory. */
 export interface LiveClient {
   ai: GoogleGenAI;
-  claimSocket: (onBadMessage: BadMessageHandler) => () => void;
+  claimSocket: (claim: SocketClaim) => () => void;
 }
 
 /** Why an open failed, with the close code when the server sent one. The key is never in here. */
@@ -62,10 +62,15 @@ export class GeminiConnection {
     config: LiveConnectConfig,
     handlers: ConnectionHandlers,
     scrub: (text: string) => string,
+    /** `setup` is sent only once this settles (the socket dials at once); see SocketClaim. */
+    setupGate?: Promise<void>,
   ): Promise<GeminiConnection> {
     const connection = new GeminiConnection(id, model, handlers);
-    const unclaim = client.claimSocket((reason) => {
-      if (connection.#ready && !connection.#closed) handlers.onBadMessage(reason, connection);
+    const unclaim = client.claimSocket({
+      onBadMessage: (reason) => {
+        if (connection.#ready && !connection.#closed) handlers.onBadMessage(reason, connection);
+      },
+      setupGate,
     });
     try {
       connection.#session = await client.ai.live.connect({

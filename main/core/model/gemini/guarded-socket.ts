@@ -28,23 +28,41 @@ interface SdkSocket {
 
 export type BadMessageHandler = (reason: string) => void;
 
+/** What a connection asks of the next socket the factory creates. */
+export interface SocketClaim {
+  onBadMessage: BadMessageHandler;
+  /**
+   * The socket dials at once, but the SDK hears `open` (and so sends `setup`) only once this
+   * settles: a close-then-resume overlaps the new TCP/WebSocket handshake with the old socket's
+   * close handshake, while the service still sees the resume's `setup` only after the close.
+   */
+  setupGate?: Promise<void>;
+}
+
 class GuardedSocket implements SdkSocket {
   #ws: WebSocket | null = null;
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly callbacks: SdkSocketCallbacks;
   readonly onBadMessage: BadMessageHandler;
-  constructor(url: string, headers: Record<string, string>, callbacks: SdkSocketCallbacks, onBadMessage: BadMessageHandler) {
+  readonly setupGate: Promise<void> | undefined;
+  constructor(url: string, headers: Record<string, string>, callbacks: SdkSocketCallbacks, claim: SocketClaim) {
     this.url = url;
     this.headers = headers;
     this.callbacks = callbacks;
-    this.onBadMessage = onBadMessage;
+    this.onBadMessage = claim.onBadMessage;
+    this.setupGate = claim.setupGate;
   }
 
   connect(): void {
     const ws = new WebSocket(this.url, { headers: this.headers, maxPayload: MAX_SERVER_MESSAGE_BYTES });
     this.#ws = ws;
-    ws.onopen = (event) => this.callbacks.onopen(event);
+    const gate = this.setupGate;
+    ws.onopen = (event) => {
+      if (!gate) this.callbacks.onopen(event);
+      // A socket that closed while waiting has already told the SDK (onclose).
+      else void gate.then(() => ws.readyState === WebSocket.OPEN && this.callbacks.onopen(event));
+    };
     ws.onerror = (event) => this.callbacks.onerror({ message: event.message });
     ws.onclose = (event) => this.callbacks.onclose({ code: event.code, reason: event.reason });
     ws.on('message', (data: RawData) => {
@@ -79,21 +97,21 @@ class GuardedSocket implements SdkSocket {
  * creates: connection.ts calls it right before `ai.live.connect()`, so each socket reports bad
  * frames to the connection that opened it (sockets are created in the order connect is called).
  */
-export function guardLiveSockets(ai: GoogleGenAI): (onBadMessage: BadMessageHandler) => () => void {
-  const claims: BadMessageHandler[] = [];
+export function guardLiveSockets(ai: GoogleGenAI): (claim: SocketClaim) => () => void {
+  const claims: SocketClaim[] = [];
   const factory = {
     create(url: string, headers: Record<string, string>, callbacks: SdkSocketCallbacks): SdkSocket {
-      const handler = claims.shift() ?? (() => undefined);
-      return new GuardedSocket(url, headers, callbacks, handler);
+      const claim = claims.shift() ?? { onBadMessage: () => undefined };
+      return new GuardedSocket(url, headers, callbacks, claim);
     },
   };
   // `webSocketFactory` is private in the SDK's types; it is read on every connect().
   Object.defineProperty(ai.live, 'webSocketFactory', { value: factory, writable: true, configurable: true });
-  return (onBadMessage) => {
-    claims.push(onBadMessage);
+  return (claim) => {
+    claims.push(claim);
     // Withdraws the claim when connect() failed before creating its socket.
     return () => {
-      const at = claims.indexOf(onBadMessage);
+      const at = claims.indexOf(claim);
       if (at >= 0) claims.splice(at, 1);
     };
   };

@@ -113,6 +113,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #sleepers = new Set<() => void>();
   #nextConnectionId = 1;
   #lastOpenResumed = false;
+  /** The next socket may send `setup` only once this settles (the replaced socket has closed). */
+  #nextSetupGate: Promise<void> | null = null;
   /** The service refused a second socket of this session: rotate by close-then-resume. */
   #overlapRefused = false;
   /** `interrupted` arrived and its `turnComplete` has not (playback is muted until then). */
@@ -313,6 +315,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   async #openOne(model: string): Promise<GeminiConnection> {
     this.#stats.connectionAttempts++;
     const handle = this.#handle;
+    const setupGate = this.#nextSetupGate ?? undefined;
+    this.#nextSetupGate = null;
     const connection = await GeminiConnection.open(
       this.#o.client,
       this.#nextConnectionId++,
@@ -324,6 +328,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         onBadMessage: (reason, c) => this.#onBadMessage(reason, c),
       },
       this.#o.scrub,
+      setupGate,
     );
     connection.openedAt = this.#o.clock.now();
     if (handle) this.#stats.resumed++;
@@ -481,17 +486,20 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   /**
    * Ends `old` ourselves and resumes on a new socket at once (one socket per session): input is
-   * held from this moment until the new socket is up.
+   * held from this moment until the new socket is up. The service counts the old socket until its
+   * close handshake is done, so the new socket dials at once (TCP/TLS/WebSocket handshake in
+   * parallel with the close) but sends its `setup` only after the old socket has closed.
    */
   async #replace(old: GeminiConnection, reason: string, options: { announce: boolean }): Promise<void> {
     if (this.#closed) return;
     if (this.#active === old) this.#active = null;
     this.#stopStallWatch();
     this.#endSocketTurn(old);
+    this.#nextSetupGate = Promise.race([old.closed, this.#sleep(2000)]);
     old.close();
-    // The service counts the old socket until its close handshake is done.
-    await Promise.race([old.closed, this.#sleep(2000)]);
     await this.#reconnect(reason, options);
+    // Unused when a reconnect was already under way (its socket dialled before this close).
+    this.#nextSetupGate = null;
   }
 
   #onBadMessage(reason: string, connection: GeminiConnection): void {
