@@ -33,7 +33,6 @@ import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
 import { loginUrl, registerLoginRoutes } from './sidecar/routes/login.ts';
-import { startMcpModelTools } from './mcp/client/model-tools.ts';
 import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
@@ -224,9 +223,10 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     // nobody but the owner can speak to it, or when the owner was heard in the turn (tool authority).
     canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel || ctx.heard?.owner === true,
   });
+  // The MCP client SDK loads only when servers are configured.
   const mcpModelTools =
     config.mcp.servers.length > 0
-      ? startMcpModelTools({
+      ? (await import('./mcp/client/model-tools.ts')).startMcpModelTools({
           servers: config.mcp.servers,
           registry: tools,
           hub,
