@@ -17,6 +17,7 @@ import { round, type Percentiles } from './lib/latency-proc.ts';
 import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls } from './lib/latency-providers.ts';
 import { BENCH_PROVIDERS, parseProviders } from './lib/model-fakes.ts';
 import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
+import { MEMORY_TARGETS, memoryJson, memoryRows, runMemory, type MemoryRunResult } from './lib/latency-memory.ts';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -152,6 +153,8 @@ async function main(): Promise<void> {
   const perProvider = providerRows(runs, TARGETS);
   const speakerRuns: SpeakersRunResult[] = [];
   for (const n of counts) speakerRuns.push(await runSpeakers(n, CALL_MS, log));
+  // `--memory` (about 13 min more): 10-minute call flatness, 8,000 requests, the compiled core idle.
+  const memory: MemoryRunResult | null = process.argv.includes('--memory') ? await runMemory(log) : null;
   log('timing the audio path per frame …');
   const audio = measureAudioPath();
   const loadAfter = os.loadavg().map((v) => round(v));
@@ -162,7 +165,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns)]), '', providerTable(perProvider, TARGETS), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb) : [])]), '', providerTable(perProvider, TARGETS), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;
@@ -177,6 +180,7 @@ async function main(): Promise<void> {
     rssIdleMb: round(call.core.rssIdleMb, 1),
     rssMaxMb: round(call.core.rssMaxMb, 1),
     rssEndMb: round(call.core.rssAtEndMb, 1),
+    ...(memory ? memoryJson(memory).headline : {}),
     speakers: speakerRuns.map((r) => ({
       speakers: r.speakers,
       seconds: r.seconds,
@@ -193,9 +197,10 @@ async function main(): Promise<void> {
       ...PROVIDER_DEFINITIONS,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
       coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
-      rssIdleMb: 'core VmRSS after start-up, before joining',
+      rssIdleMb: 'core VmRSS after start-up, settled (after its idle memory trim, 5 s after the last request), before joining; the core run from TypeScript source (node main/cli.ts), so it includes Node\'s type stripper',
       rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
       rssEndMb: 'core VmRSS at the end of the call',
+      ...(memory ? memoryJson(memory).definitions : {}),
       speakers: 'a fresh core per speaker count; N fake users talk continuously for the whole window; framesSent counted by the fake senders, framesDecoded = GET /health frames_in (decoded frames reaching the bridge), framesDropped = the mixer\'s dropped_frames (queue full)',
     },
     wall_time_s: round((Date.now() - started) / 1000, 1),
@@ -214,7 +219,7 @@ async function main(): Promise<void> {
       owner: 'speech-like utterances of 1.5-2.5 s; 2 of every 3 model replies barged into 450-850 ms after they start',
       model: '3 s 440 Hz reply per utterance, 40 ms chunks every 20 ms (the fake\'s default, faster than real time)',
     },
-    targets: { ...TARGETS, python_predecessor_reply_delay_ms: PYTHON_PREDECESSOR_REPLY_DELAY_MS },
+    targets: { ...TARGETS, ...MEMORY_TARGETS, python_predecessor_reply_delay_ms: PYTHON_PREDECESSOR_REPLY_DELAY_MS },
     call: {
       utterances: call.utterances,
       replies: call.replies,
@@ -272,6 +277,7 @@ async function main(): Promise<void> {
       met: call.core.peakRssMb <= TARGETS.rss_mb && growth !== null && growth <= TARGETS.rss_growth_mb,
       rss_series: call.core.rssSeries,
     },
+    ...(memory ? { memory_run: memoryJson(memory).detail } : {}),
     health_metrics_at_end: call.healthAtEnd.metrics,
     printed,
   };

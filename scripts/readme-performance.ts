@@ -60,6 +60,12 @@ const latencySchema = z.object({
   rssIdleMb: num,
   rssMaxMb: num,
   rssEndMb: num,
+  // From `bench:latency -- --memory` (bench/lib/latency-memory.ts); absent after a default run.
+  rssIdleBuiltMb: num.optional(),
+  rssFlatness10minMb: num.optional(),
+  rssAfterRequestsIdleMb: num.optional(),
+  rssAfterRequestsMb: num.optional(),
+  rssAfterRequestsSettledMb: num.optional(),
   speakers: z.array(z.object({ speakers: z.number(), seconds: z.number(), framesSent: z.number(), framesDecoded: z.number(), framesDropped: z.number(), decodedPercent: z.number(), ingress: percentiles }).passthrough()).optional(),
   providers: z.array(providerRowSchema).optional(),
   definitions: z.record(z.string(), z.string()).optional(),
@@ -120,6 +126,9 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   const tg = lat.targets ?? {};
   const p = (s: z.infer<typeof percentiles> | undefined) => (s ? `p50 ${f(s.p50_ms, 2)} / p95 ${f(s.p95_ms, 2)} ms (n=${s.count})` : '—');
   const le = (v: number | null | undefined, limit: number | undefined) => (typeof v === 'number' && limit !== undefined ? check(v <= limit) : '');
+  // Issue 18's memory targets (bench/lib/latency-memory.ts MEMORY_TARGETS, copied into latency.json's targets).
+  const flatnessMb = tg.rss_flatness_mb ?? 10;
+  const afterRequestsMb = tg.rss_after_requests_over_idle_mb ?? 20;
   const rows: string[][] = [
     ['core CPU in a call, nobody speaking', `${f(lat.coreCpuIdleCallPercent, 2)} % of a core${le(lat.coreCpuIdleCallPercent, tg.core_cpu_idle_call_percent)}`, `≤ ${tg.core_cpu_idle_call_percent ?? 0.5} %`],
     ['core CPU in a call, one speaker, model replying', `${f(lat.coreCpuCallPercent, 2)} % of a core${le(lat.coreCpuCallPercent, tg.core_cpu_call_percent)}`, `≤ ${tg.core_cpu_call_percent ?? 3} %`],
@@ -128,6 +137,12 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
     ['egress, on the wire (model sends → first RTP at Discord)', `${p(lat.latency.wire?.egress)}${le(lat.latency.wire?.egress?.p95_ms, tg.egress_p95_ms)}`, `p95 ≤ ${tg.egress_p95_ms ?? 40} ms`],
     ['barge-in, on the wire (interrupted → last speech RTP)', `${p(lat.latency.wire?.barge_in)}${le(lat.latency.wire?.barge_in?.p95_ms, tg.barge_in_ms)}`, `≤ ${tg.barge_in_ms ?? 20} ms`],
   ];
+  if (lat.rssIdleBuiltMb !== undefined) rows.push(['core RSS idle, compiled core (dist/, as installed)', `${f(lat.rssIdleBuiltMb, 1)} MB${le(lat.rssIdleBuiltMb, tg.rss_idle_mb)}`, `≤ ${tg.rss_idle_mb ?? 120} MB`]);
+  if (lat.rssFlatness10minMb !== undefined) rows.push(['core RSS range over a 10-minute call (20 s → end)', `${f(lat.rssFlatness10minMb, 1)} MB${le(lat.rssFlatness10minMb, flatnessMb)}`, `flat: ± 5 MB (range ≤ ${flatnessMb})`]);
+  if (lat.rssAfterRequestsSettledMb !== undefined && lat.rssAfterRequestsIdleMb !== undefined) {
+    const over = typeof lat.rssAfterRequestsSettledMb === 'number' && typeof lat.rssAfterRequestsIdleMb === 'number' ? lat.rssAfterRequestsSettledMb - lat.rssAfterRequestsIdleMb : null;
+    rows.push(['core RSS, 8,000 requests: idle / right after / a minute after', `${f(lat.rssAfterRequestsIdleMb, 1)} / ${f(lat.rssAfterRequestsMb, 1)} / ${f(lat.rssAfterRequestsSettledMb, 1)} MB${le(over, afterRequestsMb)}`, `a minute after ≤ idle + ${afterRequestsMb} MB`]);
+  }
   if (lat.cpu) rows.push(['audio path alone, timed per stage', `${f(lat.cpu.audio_path.total_percent_of_core, 2)} % of a core`, `≤ ${tg.audio_path_percent_of_core ?? 2} %`]);
   for (const s of lat.speakers ?? []) {
     rows.push([
@@ -141,7 +156,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   lines.push(...table(['metric', 'measured', 'target'], rows));
   if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
   const defs = lat.definitions ?? {};
-  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'rssIdleMb', 'rssIdleBuiltMb', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
 }
 

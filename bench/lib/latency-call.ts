@@ -22,7 +22,14 @@ import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fak
 import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 
-const CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
+const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
+/** The compiled CLI (`npm run build`), what an installed package and the desktop app run. */
+export const BUILT_CLI = fileURLToPath(new URL('../../dist/main/cli.js', import.meta.url));
+/**
+ * LVB_BENCH_CORE=built runs dist/main/cli.js instead of the TypeScript source: without Node's type
+ * stripper (a WebAssembly module, ~16 MB of RSS in the process, measured), as users run it.
+ */
+const CLI = process.env.LVB_BENCH_CORE === 'built' ? BUILT_CLI : SOURCE_CLI;
 
 /** What the fake model says per reply (24 kHz tone), sent at its default 2× real time. */
 export const REPLY_MS = 3000;
@@ -39,6 +46,8 @@ const SOUND_PEAK = 100;
  */
 const SPEECH_PEAK = 1000;
 const FRAME_VALUES = 1920;
+/** After the sidecar answers: past the core's idle memory trim (5 s after the last request). */
+export const IDLE_SETTLE_MS = 6500;
 
 const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
 const healthSchema = z.object({
@@ -239,8 +248,8 @@ export async function health(base: string, token: string): Promise<BenchHealth> 
   return healthSchema.parse((await getJson(`${base}/health`, token)).body);
 }
 
-export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [CLI, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [cli, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
   child.stdout?.on('data', keep);
@@ -286,7 +295,7 @@ export interface BenchCore {
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */
-export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number } = {}): Promise<BenchCore> {
+export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string } = {}): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
   const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
   const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
@@ -296,7 +305,7 @@ export async function startBenchCore(options: { provider?: BenchProvider; extraU
   const env = coreEnv(discord, model, home, port, token);
   if (options.extraUsers) env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users.filter((u) => !u.bot).map((u) => u.id).join(',');
   if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
-  const { child, output } = startCoreChild(env, home);
+  const { child, output } = startCoreChild(env, home, options.cli);
   const close = async (): Promise<void> => {
     await stopChild(child);
     await model.close().catch(() => undefined);
@@ -317,7 +326,9 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
   const { discord, model, base, token, pid } = core;
   try {
     options.progress(`core pid ${pid} on ${base}; idle ${options.idleMs / 1000} s for a CPU baseline`);
-    await sleep(1000); // let start-up work (bot login, module JIT) settle
+    // Let start-up work (bot login, module JIT) settle and the core return its start-up garbage
+    // (it trims 5 s after the last request, main/core/idle-memory-trim.ts): its real idle state.
+    await sleep(IDLE_SETTLE_MS);
     const idleFrom = readProc(pid)!;
     await sleep(options.idleMs);
     const idleTo = readProc(pid)!;

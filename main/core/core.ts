@@ -16,6 +16,7 @@ import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
 import { ensurePrivateDir } from './private-dir.ts';
 import { healthVerdict } from './health-verdict.ts';
+import { IdleMemoryTrim } from './idle-memory-trim.ts';
 import { moduleLogger } from './log/logger.ts';
 import { configuredModel, PROVIDER_KEY_VARIABLE, ProviderSelector } from './model/select.ts';
 import { NotesArchive } from './notes/notes-archive.ts';
@@ -35,7 +36,6 @@ import { registerDashboardRoutes } from './sidecar/routes/dashboard.ts';
 import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
 import { loginUrl, registerLoginRoutes } from './sidecar/routes/login.ts';
-import { startMcpModelTools } from './mcp/client/model-tools.ts';
 import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
@@ -85,6 +85,8 @@ export interface CoreHandle {
 
 /** Everything core.stop() does fits in this; the process exits within 5 s of a signal. */
 export const SHUTDOWN_BUDGET_MS = 4000;
+/** Quiet time (no sidecar request, no call) after which the idle core returns unused memory. */
+const IDLE_TRIM_QUIET_MS = 5_000;
 
 /** True when `work` settled within `ms` (it keeps running otherwise). */
 function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -266,9 +268,10 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     // nobody but the owner can speak to it, or when the owner was heard in the turn (tool authority).
     canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel || ctx.heard?.owner === true,
   });
+  // The MCP client SDK loads only when servers are configured.
   const mcpModelTools =
     config.mcp.servers.length > 0
-      ? startMcpModelTools({
+      ? (await import('./mcp/client/model-tools.ts')).startMcpModelTools({
           servers: config.mcp.servers,
           registry: tools,
           hub,
@@ -324,10 +327,24 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     ];
   };
 
+  // Start-up and request bursts leave garbage and a grown young generation behind: return them once
+  // quiet (no request for IDLE_TRIM_QUIET_MS, not in a call). See idle-memory-trim.ts.
+  const memoryTrim = new IdleMemoryTrim({
+    quietMs: IDLE_TRIM_QUIET_MS,
+    mayTrim: () => ['idle', 'stopped', 'error'].includes(bridge.status().state),
+    onTrim: (r) => log.debug({ rss_before_mb: Math.round(r.rssBeforeMb), rss_after_mb: Math.round(r.rssAfterMb), ms: Math.round(r.ms) }, 'idle memory trimmed'),
+  });
+  hub.subscribe((event) => {
+    if (event.type === 'state') memoryTrim.poke();
+  });
   const extraHosts = config.sidecar.allowRemote ? [`${config.sidecar.host}:${config.sidecar.port}`] : [];
   let baseUrl = '';
   const sessions = options.sessions ?? new DashboardSessions();
   const routes: RouteRegistrar[] = [
+    (app) => app.addHook('onResponse', (_request, _reply, done) => {
+      memoryTrim.poke();
+      done();
+    }),
     (app) => registerHealthRoutes(app, { health }),
     (app) => registerLoginRoutes(app, { sessions, baseUrl: () => baseUrl }),
     (app) => registerEventsRoutes(app, { hub, snapshot }),
@@ -364,6 +381,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   });
   await sidecar.listen();
   baseUrl = sidecar.url;
+  memoryTrim.poke();
   await scheduler.start();
   const stopRetention = startRetention({
     notesDir: path.join(voiceUsers, 'notes'),
@@ -389,6 +407,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      memoryTrim.close();
       // Bounded, whatever a receiver or a child does: the process exits within 5 s of a signal.
       // Calls, scheduled deliveries and delegates wind down together; sends still in flight near
       // the end are aborted (webhook closed) so their outcome is recorded before we go.

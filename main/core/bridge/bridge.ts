@@ -413,8 +413,13 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#detachTools = () => dispatcher.detach();
     model.on('audio', (pcm) => {
       this.#wake.botSpoke();
-      // A reply starts: the packet the player prepared is silence, so send the speech in its place.
-      if (this.#audio.pushModelAudio(pcm)) this.#o.voice.flushPlayback?.();
+      const playerRunning = this.#audio.outputActive;
+      // A reply starts on a running player: the packet it prepared is silence, so send the speech in
+      // its place. A stopped player restarts here and sends its first prepared packet at once
+      // (playback.ts); flushing as well read two frames at the start, so the third raced the model's
+      // second chunk: lost races were gaps in the reply and grew the start margin, which delayed
+      // later replies (wire egress p95 65-122 ms, docs/performance.md).
+      if (this.#audio.pushModelAudio(pcm) && playerRunning) this.#o.voice.flushPlayback?.();
     });
     model.on('interrupted', () => {
       this.#activity.turnBoundary();

@@ -42,9 +42,9 @@ export class ProviderSelector implements LiveModelProvider {
 
   constructor(options: ProviderSelectorOptions) {
     this.#o = options;
-    // Load the configured provider's module now, in the background, so the first call does not
-    // pay for it (@google/genai alone takes ~0.5 s); other providers load when first chosen.
-    void loadProviderModule(options.config.liveProvider).catch(() => undefined);
+    // Providers load at the first connect(), not at start-up: @google/genai costs an idle core
+    // several MB it may never use (docs/performance.md), and the bridge connects the model while the
+    // Discord voice handshake runs, so the import (~0.2-0.5 s) mostly overlaps that wait.
   }
 
   /** Provider and model of the call in progress, else of the last choice (or the configured one). */
@@ -122,12 +122,6 @@ export class ProviderSelector implements LiveModelProvider {
     this.#built.set(cacheKey, provider);
     return provider;
   }
-}
-
-function loadProviderModule(name: LiveProviderName): Promise<unknown> {
-  if (name === 'gemini') return import('./gemini/provider.ts');
-  if (name === 'openai-realtime') return import('./openai/realtime/provider.ts');
-  return import('./openai/live/provider.ts');
 }
 
 export function configuredModel(config: Config, provider: LiveProviderName): string {

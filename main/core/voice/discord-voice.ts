@@ -260,7 +260,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   startPlayback(source: PlaybackSource): void {
     this.#source = source;
     discardPreparedPacket(this.#connection);
-    this.#playback?.start(source);
+    this.#playback?.start(source, this.#connection);
   }
 
   stopPlayback(): void {

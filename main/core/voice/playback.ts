@@ -76,8 +76,6 @@ export class ContinuousPlayback {
   #codec: OpusCodec | null = null;
   #stream: PulledOpusStream | null = null;
   #resource: AudioResource | null = null;
-  /** A flush asked for while the player was still buffering a fresh start: done once it plays. */
-  #pendingFlush: VoiceConnection | null = null;
   #log: Logger;
   #mayPlay: () => boolean;
 
@@ -98,24 +96,31 @@ export class ContinuousPlayback {
     return this.#resource !== null && this.player.state.status !== AudioPlayerStatus.Idle;
   }
 
-  start(source: PlaybackSource): void {
+  /**
+   * `connection`: when given, the first packet goes out as soon as the player's first cycle has
+   * prepared it, not one 20 ms cycle later (a reply restarting a stopped player).
+   */
+  start(source: PlaybackSource, connection?: VoiceConnection | null): void {
     this.stop();
     // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
     this.#codec = this.#opus.create();
     this.#stream = new PulledOpusStream(source, this.#codec, this.#mayPlay);
     this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
     const resource = this.#resource;
-    // The bridge stops the player while it has nothing to say and starts it again for the next
-    // reply: send that reply's first frame as soon as the player plays, not one cycle later.
-    this.player.once(AudioPlayerStatus.Playing, () => {
-      const connection = this.#pendingFlush;
-      this.#pendingFlush = null;
-      if (!connection || this.#resource !== resource) return;
-      const packet = resource.read(); // the frame the stream pulled while buffering, in order
-      if (!packet) return;
-      connection.prepareAudioPacket(packet);
-      connection.dispatchAudio();
-    });
+    // The player's first cycle runs on an immediate queued by play() (after the stream turned
+    // readable): it prepares the reply's first frame for the cycle after. Send that packet right
+    // behind it instead. The source is still read once per 20 ms cycle (reading a frame ahead here
+    // made the third frame race the model's second chunk); the next cycle finds nothing prepared,
+    // so the first packet is simply up to 20 ms early, well inside a receiver's jitter buffer.
+    if (connection) {
+      this.player.once(AudioPlayerStatus.Playing, () => {
+        // eslint-disable-next-line
+        const dbg = (globalThis as any).__dbg; dbg?.(`${performance.now().toFixed(1)} playing`);
+        setImmediate(() => {
+          if (this.#resource === resource) { const ok = connection.dispatchAudio(); dbg?.(`${performance.now().toFixed(1)} dispatch ${ok}`); }
+        });
+      });
+    }
     this.player.play(this.#resource);
   }
 
@@ -127,7 +132,6 @@ export class ContinuousPlayback {
    * assigned when a packet is sent, so the receiver sees no gap.
    */
   flush(connection: VoiceConnection): void {
-    if (this.#stream && this.player.state.status === AudioPlayerStatus.Buffering) this.#pendingFlush = connection;
     if (!this.#stream || this.player.state.status !== AudioPlayerStatus.Playing) return;
     connection.prepareAudioPacket(this.#stream.encodeNext());
     // And send it now rather than at the next tick: a packet up to 20 ms early is well inside any
@@ -143,7 +147,6 @@ export class ContinuousPlayback {
   }
 
   #release(): void {
-    this.#pendingFlush = null;
     this.#stream?.destroy();
     this.#codec?.destroy();
     this.#stream = null;

@@ -7,8 +7,7 @@ import type { Logger } from 'pino';
 import type { NoteEvent } from '../../api-types.ts';
 import type { EventHub } from '../../event-hub.ts';
 import { agentTools, type SidecarInvoker } from '../../mcp/server/agent-tools.ts';
-import { createMcpHttpEndpoint } from '../../mcp/server/http-endpoint.ts';
-import { NOTES_RESOURCE_LIMIT } from '../../mcp/server/session-server.ts';
+import type { McpHttpEndpoint } from '../../mcp/server/http-endpoint.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 import { z } from 'zod';
 import { ApprovalError } from '../../mcp/client/approvals.ts';
@@ -59,20 +58,28 @@ function injectInvoker(app: FastifyInstance, token: string): SidecarInvoker {
 }
 
 export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
-  const endpoint = createMcpHttpEndpoint({
-    name: 'live-voice-bridge',
-    version: deps.version,
-    hub: deps.hub,
-    logger: deps.logger,
-    tools: () => agentTools(deps.helperTools()),
-    invoke: injectInvoker(app, deps.token),
-    currentCallId: deps.currentCallId,
-    currentNotes: () => {
-      const callId = deps.currentCallId() ?? null;
-      return { call_id: callId, notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [] };
-    },
+  // The MCP SDK (with ajv and zod-to-json-schema, ~7 MB of heap) loads on the first /mcp request,
+  // not at start-up: an idle core that no agent talks to does not need it (docs/performance.md).
+  let endpoint: Promise<McpHttpEndpoint> | null = null;
+  const openEndpoint = (): Promise<McpHttpEndpoint> =>
+    (endpoint ??= Promise.all([import('../../mcp/server/http-endpoint.ts'), import('../../mcp/server/session-server.ts')]).then(([{ createMcpHttpEndpoint }, { NOTES_RESOURCE_LIMIT }]) =>
+      createMcpHttpEndpoint({
+        name: 'live-voice-bridge',
+        version: deps.version,
+        hub: deps.hub,
+        logger: deps.logger,
+        tools: () => agentTools(deps.helperTools()),
+        invoke: injectInvoker(app, deps.token),
+        currentCallId: deps.currentCallId,
+        currentNotes: () => {
+          const callId = deps.currentCallId() ?? null;
+          return { call_id: callId, notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [] };
+        },
+      }),
+    ));
+  app.addHook('onClose', async () => {
+    if (endpoint) await (await endpoint).close();
   });
-  app.addHook('onClose', async () => endpoint.close());
 
   // The model's MCP servers and the owner's approvals (the dashboard prompt answers through here).
   app.get('/mcp/servers', async () => ({ servers: deps.modelTools?.servers() ?? [] }));
@@ -101,7 +108,7 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
       res.setHeader('referrer-policy', 'no-referrer');
       res.setHeader('cache-control', 'no-store');
       try {
-        await endpoint.handle(request.raw, res, request.body);
+        await (await openEndpoint()).handle(request.raw, res, request.body);
       } catch (err) {
         request.log.error({ err }, 'MCP request failed');
         if (!res.headersSent) {
