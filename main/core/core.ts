@@ -52,6 +52,7 @@ import { loadOpus, type OpusFactory } from './voice/opus.ts';
 import { checkNativePieces, logNativePieces } from './native/native-pieces.ts';
 import { USAGE_LEDGER_FILE, UsageMonitor } from './usage/usage-monitor.ts';
 import { startAutoJoin } from './voice/auto-join.ts';
+import { AllowedSpeakers, speakerList } from './voice/allowed-speakers.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -131,13 +132,15 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   // without a call, voice needs the bridge.
   // discord.js and @discordjs/voice take ~0.5 s to load: only when configured (model providers
   // load at the first call, see model/select.ts).
+  // Read live by the voice receive path, the room and tool authority (onSettingsSaved changes it).
+  const allowedSpeakers = new AllowedSpeakers(config.discord.ownerId, config.discord.allowedSpeakers);
   const voiceModule = config.discord.botToken && config.discord.ownerId ? await import('./voice/index.ts') : null;
   let discord: DiscordVoiceAdapter | null = null;
   if (voiceModule && config.discord.botToken && config.discord.ownerId) {
     discord = voiceModule.createDiscordVoice({
       token: config.discord.botToken,
       ownerId: config.discord.ownerId,
-      allowedSpeakers: config.discord.allowedSpeakers,
+      allowedSpeakers,
       apiBaseUrl: config.discord.apiBaseUrl,
       guildId: config.discord.guildId,
       channelId: config.discord.voiceChannelId,
@@ -150,6 +153,11 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
   // Saved settings as last saved (PUT /settings updates it): the ones that apply live read it.
   let saved: SettingsValues = (await options.settingsStore?.view())?.values ?? {};
+  // Allowed speakers apply at once; cleared, they are the environment's list again, else the owner.
+  const onSettingsSaved = (values: SettingsValues): void => {
+    saved = values;
+    allowedSpeakers.replace(values.allowedSpeakers ?? speakerList(options.environment?.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS ?? options.environment?.PLATFORM_VOICE_LIVE_ALLOWED_SPEAKERS));
+  };
 
   // The live model is chosen per call (settings may switch it between calls without a restart).
   const providerKey = config.liveProvider === 'gemini' ? config.gemini.apiKey : config.openai.apiKey;
@@ -199,7 +207,12 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           startRefusal: (): string | null => usage?.joinRefusal() ?? null,
-          room: { ownerId: config.discord.ownerId, allowedSpeakers: config.discord.allowedSpeakers },
+          room: {
+            ownerId: config.discord.ownerId,
+            get allowedSpeakers() {
+              return allowedSpeakers.ids;
+            },
+          },
           wake: { settings: config.wake, screener: wakeScreener(config, moduleLogger(logger, 'wake')) },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
           onInputTranscript: (text, speaker) => mcpModelTools?.heard(text, speaker),
@@ -259,14 +272,13 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       redact: redactText,
     });
   }
-  const ownerOnlyModel = config.discord.allowedSpeakers.length === 1 && config.discord.allowedSpeakers[0] === config.discord.ownerId;
   registerNotifyTools(tools, {
     notifier,
     scheduler,
     delegates,
     // Running a command on this machine: the sidecar and CLI (token holders) may; the model may when
     // nobody but the owner can speak to it, or when the owner was heard in the turn (tool authority).
-    canDelegate: (ctx) => ctx.caller !== 'model' || ownerOnlyModel || ctx.heard?.owner === true,
+    canDelegate: (ctx) => ctx.caller !== 'model' || allowedSpeakers.ownerOnly || ctx.heard?.owner === true,
   });
   // The MCP client SDK loads only when servers are configured.
   const mcpModelTools =
@@ -282,7 +294,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           // A late tool result waits for an idle moment in the conversation, up to two minutes.
           deliverToModel: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })),
           ownerId: config.discord.ownerId,
-          ownerOnlyVoice: ownerOnlyModel,
+          ownerOnlyVoice: () => allowedSpeakers.ownerOnly,
         })
       : null;
   registerHelperTools(tools, { notes: () => notes.recent(500), agentHome: config.paths.agentHome, notify: (req) => notifier.deliver(req) });
@@ -366,7 +378,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
       }),
-    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, onSaved: (values) => (saved = values) })] : []),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, onSaved: (values) => onSettingsSaved(values) })] : []),
     (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),
     ...(options.extraRoutes ?? []),
   ];

@@ -3,6 +3,7 @@
 import { startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../main/fakes/gemini/index.ts';
 import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeOpenAILive, type FakeOpenAIRealtime, type FakeRealtimeOptions } from '../../main/fakes/openai/index.ts';
+import type { CoreOptions } from '../../main/core/core.ts';
 import { startTestCore, type TestCore } from './core.ts';
 import { rawRequest, type RawResponse } from './http.ts';
 
@@ -19,7 +20,7 @@ export interface CoreOnFakes {
 }
 
 export async function startCoreOnFakes(
-  options: { gemini?: FakeGeminiOptions; openai?: FakeRealtimeOptions; env?: (discord: FakeDiscord) => Record<string, string> } = {},
+  options: { gemini?: FakeGeminiOptions; openai?: FakeRealtimeOptions; env?: (discord: FakeDiscord) => Record<string, string>; core?: Partial<CoreOptions> } = {},
 ): Promise<CoreOnFakes> {
   const discord = await startFakeDiscord();
   const gemini = await startFakeGemini(options.gemini);
@@ -35,7 +36,7 @@ export async function startCoreOnFakes(
     OPENAI_REALTIME_BASE_URL: openai.url,
     OPENAI_LIVE_BASE_URL: openaiLive.url,
     ...options.env?.(discord),
-  });
+  }, options.core);
   return {
     discord,
     gemini,

@@ -135,7 +135,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       },
     });
     const voice = options.voice;
-    const room: RoomPeople = { displayName: voice.displayName ? (id) => voice.displayName?.(id) : undefined, ...options.room };
+    const people = options.room ?? {};
+    const room: RoomPeople = {
+      ownerId: people.ownerId,
+      // Read through, not copied: allowed speakers saved in Settings apply mid-call.
+      get allowedSpeakers() {
+        return people.allowedSpeakers;
+      },
+      displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
+    };
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }

@@ -21,6 +21,7 @@ import { ContinuousPlayback, discardPreparedPacket } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
 import { DiscordText } from './text.ts';
+import { AllowedSpeakers } from './allowed-speakers.ts';
 
 /** Voice close codes after which rejoining cannot help (opcodes-and-status-codes.mdx). */
 const FATAL_VOICE_CLOSE_CODES: Record<number, string> = {
@@ -36,7 +37,8 @@ export interface DiscordVoiceOptions {
   /** The owner (DISCORD_VOICE_LIVE_USER_ID): followed into voice, allowed to speak by default. */
   ownerId: string;
   /** Users whose audio is delivered (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS); default [ownerId]. */
-  allowedSpeakers?: string[];
+  /** Who may speak to the model (default: the owner); an AllowedSpeakers is read live, never copied. */
+  allowedSpeakers?: readonly string[] | AllowedSpeakers;
   /** REST base override, e.g. http://127.0.0.1:PORT/api (tests, proxies). */
   apiBaseUrl?: string;
   /** Explicit target; otherwise join() follows the owner. */
@@ -87,7 +89,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #client: Client;
   #text: DiscordText;
   #opus: OpusFactory | null = null;
-  #allowed: Set<string>;
+  readonly #allowed: AllowedSpeakers;
   #connection: VoiceConnection | null = null;
   #guard: RejoinGuard | null = null;
   #receiver: SpeakerReceiver | null = null;
@@ -106,7 +108,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     super();
     this.#options = options;
     this.#log = options.logger.child({ module: 'discord-voice' });
-    this.#allowed = new Set(options.allowedSpeakers?.length ? options.allowedSpeakers : [options.ownerId]);
+    this.#allowed = options.allowedSpeakers instanceof AllowedSpeakers ? options.allowedSpeakers : new AllowedSpeakers(options.ownerId, options.allowedSpeakers ?? []);
     this.#client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
       rest: options.apiBaseUrl ? { api: options.apiBaseUrl } : {},

@@ -37,7 +37,11 @@ export class SpeakerReceiver {
   #speakers = new Map<string, Speaker>();
   #closed = false;
   #onStart = (userId: string) => {
-    if (!this.#isAllowed(userId)) return;
+    if (!this.#isAllowed(userId)) {
+      // No longer allowed (Settings changed mid-call): end the stream kept from when they were.
+      this.#speakers.get(userId)?.stream?.destroy();
+      return;
+    }
     this.#subscribe(userId);
     this.#sink.speakingStart(userId);
   };
@@ -108,7 +112,7 @@ export class SpeakerReceiver {
   }
 
   #resubscribeIfSpeaking(userId: string, speaker: Speaker): void {
-    if (this.#closed) return;
+    if (this.#closed || !this.#isAllowed(userId)) return;
     const now = Date.now();
     speaker.resubscribes = speaker.resubscribes.filter((t) => now - t < 1000);
     // Not speaking: the next speaking `start` resubscribes.

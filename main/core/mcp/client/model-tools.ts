@@ -45,7 +45,7 @@ export interface McpModelToolsOptions {
   /** The owner's Discord id: only their transcribed words count as a spoken approval. */
   ownerId?: string;
   /** Only the owner's voice reaches the model, so an unattributed transcript is the owner's. */
-  ownerOnlyVoice: boolean;
+  ownerOnlyVoice: () => boolean;
   quickResultMs?: number;
   backoffMs?: readonly number[];
 }
@@ -259,7 +259,7 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     approvals,
     heard(text, speaker) {
       // Only the owner's words count; unattributed ones only when nobody else can reach the model.
-      if (speaker !== undefined ? speaker !== options.ownerId : !options.ownerOnlyVoice) return;
+      if (speaker !== undefined ? speaker !== options.ownerId : !options.ownerOnlyVoice()) return;
       ownerWords.push({ seq: ++heardSeq, text });
       if (ownerWords.length > OWNER_WORDS_KEPT) ownerWords.splice(0, ownerWords.length - OWNER_WORDS_KEPT);
     },
