@@ -114,10 +114,8 @@ export class ContinuousPlayback {
     // so the first packet is simply up to 20 ms early, well inside a receiver's jitter buffer.
     if (connection) {
       this.player.once(AudioPlayerStatus.Playing, () => {
-        // eslint-disable-next-line
-        const dbg = (globalThis as any).__dbg; dbg?.(`${performance.now().toFixed(1)} playing`);
         setImmediate(() => {
-          if (this.#resource === resource) { const ok = connection.dispatchAudio(); dbg?.(`${performance.now().toFixed(1)} dispatch ${ok}`); }
+          if (this.#resource === resource) connection.dispatchAudio();
         });
       });
     }
