@@ -82,9 +82,10 @@ function fillSchedule(home: string, entries: number): void {
 }
 
 async function idleCpu(core: Core): Promise<number> {
-  // Let the one-off clean-up after loading (V8's memory reducer, a major GC) pass first: it is
-  // start-up cost, not what the schedule costs while it waits.
-  await new Promise((r) => setTimeout(r, 5000));
+  // Let the one-off clean-up after loading and the requests pass first (the core's idle memory
+  // trim, one memory-reducing GC 5 s after the last request): it is start-up cost, not what the
+  // schedule costs while it waits.
+  await new Promise((r) => setTimeout(r, 8000));
   const a = readProc(core.child.pid!)!;
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const b = readProc(core.child.pid!)!;

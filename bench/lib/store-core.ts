@@ -1,9 +1,13 @@
 // The process measured by `npm run bench:store`: the real scheduler (journal store), notifier and
 // notes archive behind the real sidecar routes, nothing else, so /proc readings are theirs alone.
+// Like the core (core.ts), it gives back start-up and request garbage with one memory-reducing GC
+// once it has been quiet for 5 s (IdleMemoryTrim), so the idle reading is the store's, not V8's
+// later one-off clean-up of the loaded index.
 // Prints `READY <port> <startupMs>` once the schedule is loaded and running; startupMs is the time
 // scheduler.start() took (reading, validating and indexing the file).
 import path from 'node:path';
 import pino from 'pino';
+import { IdleMemoryTrim } from '../../main/core/idle-memory-trim.ts';
 import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
 import { createNotifier } from '../../main/core/notify/dispatcher.ts';
 import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
@@ -18,15 +22,24 @@ const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabl
 // The cap is raised so the bench can fill the schedule to 100,000.
 const scheduler = createScheduler({ file: scheduleFilePath(home!), notifier, logger, maxPending: 1_000_000 });
 const archive = new NotesArchive(path.join(home!, 'voice-users', 'notes'));
+const memoryTrim = new IdleMemoryTrim({ quietMs: 5_000, mayTrim: () => true });
 const sidecar = createSidecar({
   host: '127.0.0.1',
   port: 0,
   token: token!,
   logger,
-  routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler }), (app) => registerNotesRoutes(app, { archive })],
+  routes: [
+    (app) => app.addHook('onResponse', (_request, _reply, done) => {
+      memoryTrim.poke();
+      done();
+    }),
+    (app) => registerNotifyRoutes(app, { notifier, scheduler }),
+    (app) => registerNotesRoutes(app, { archive }),
+  ],
 });
 await sidecar.listen();
 const started = performance.now();
 await scheduler.start();
 const startupMs = performance.now() - started;
+memoryTrim.poke();
 process.stdout.write(`READY ${new URL(sidecar.url).port} ${startupMs.toFixed(1)}\n`);
