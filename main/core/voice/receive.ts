@@ -46,7 +46,9 @@ export class SpeakerReceiver {
     this.#sink.speakingStart(userId);
   };
   #onEnd = (userId: string) => {
-    if (this.#isAllowed(userId)) this.#sink.speakingEnd(userId);
+    // Also for someone removed from the allowed speakers mid-utterance (their stream still runs):
+    // a start that was reported always gets its end, so the room never shows them speaking forever.
+    if (this.#isAllowed(userId) || this.#speakers.get(userId)?.stream) this.#sink.speakingEnd(userId);
   };
 
   #onStreamError: (error: Error) => void;

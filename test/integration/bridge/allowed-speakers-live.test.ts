@@ -60,6 +60,16 @@ describe('allowed speakers saved mid-call', () => {
     await waitFor(() => modelSamples() - before >= 0.9 * SPEECH_S * 16_000, "the model to hear the guest's speech");
   });
 
+  it('removed while speaking: once they stop, the room no longer shows them speaking', async () => {
+    const speaking = async () => ((await call.get('/room')).json as RoomView).people.find((p) => p.id === guestId)?.speaking;
+    const talking = call.discord.speak(guestId, speech);
+    await waitFor(async () => (await speaking()) === true, 'the guest to be seen speaking');
+    await saveAllowed([call.discord.owner.id]);
+    await talking;
+    await waitFor(async () => (await speaking()) === false, 'the guest to be seen silent after they stop');
+    await saveAllowed([call.discord.owner.id, guestId]);
+  });
+
   it('removed again: the guest is no longer heard', async () => {
     await saveAllowed([call.discord.owner.id]);
     expect(await guestRole()).toBe('listener');
