@@ -9,6 +9,14 @@
 // There is no public API for it, so `gc` is taken from a fresh vm context after enabling
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
 //
+// V8's own memory reducer is kept out of it: every full GC that shrinks the heap notifies the
+// reducer, which then runs two more full GCs 8 s later (--memory-reducer-gc-count=2,
+// --gc-memory-reducer-start-delay-ms=8000, both fixed at start-up). After our GC they find nothing
+// left to free, but they cost about 120 ms of CPU and, measured, landed in a call the owner started
+// within those seconds (docs/performance.md). The reducer is notified only while incremental marking
+// is enabled, so the trim turns it off for its own synchronous GC (which never marks incrementally)
+// and back on at once; every other GC notifies the reducer as before.
+//
 // Nothing runs per tick: a single unref'd timer is (re)armed by activity and fires once.
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -78,7 +86,12 @@ export class IdleMemoryTrim {
     if (!gc) return;
     const before = process.memoryUsage.rss();
     const started = performance.now();
-    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    v8.setFlagsFromString('--no-incremental-marking');
+    try {
+      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    } finally {
+      v8.setFlagsFromString('--incremental-marking');
+    }
     this.#o.onTrim?.({ rssBeforeMb: before / 1048576, rssAfterMb: process.memoryUsage.rss() / 1048576, ms: performance.now() - started });
   }
 }
