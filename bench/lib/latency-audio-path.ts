@@ -120,11 +120,17 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
     }
   }));
 
-  // Out: 48 kHz stereo → Opus (the player's encoder).
-  const encoder = opus.create();
+  // Out: 48 kHz stereo → mono downmix → Opus (the player's mono encoder, main/core/voice/playback.ts).
+  const encoder = opus.createMonoEncoder();
   const encoded: Buffer[] = new Array<Buffer>(frames);
-  add('Opus encode', 'out', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) encoded[i] = encoder.encode(Buffer.from(played.buffer, i * FRAME_VALUES * 2, FRAME_VALUES * 2));
+  const mono = new Int16Array(FRAME_VALUES / 2);
+  const monoBytes = Buffer.from(mono.buffer);
+  add('Opus encode (mono)', 'out', 'real', cpuMsOf(() => {
+    for (let i = 0; i < frames; i++) {
+      const base = i * FRAME_VALUES;
+      for (let k = 0, j = base; k < mono.length; k++, j += 2) mono[k] = (played[j]! + played[j + 1]!) >> 1;
+      encoded[i] = encoder.encode(monoBytes);
+    }
   }));
 
   // Both ways: RTP transport encryption (aead_aes256_gcm_rtpsize), one packet per frame each way.

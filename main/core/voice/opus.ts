@@ -29,10 +29,24 @@ export interface OpusCodec {
   destroy(): void;
 }
 
+/**
+ * A 48 kHz **mono** Opus encoder for what the bot says. The model speaks mono, so a stereo encoder
+ * spends its time and bits on two identical channels: mono costs about 40 % less CPU per frame
+ * (92 vs 146 µs measured) and half the bytes. Opus receivers decode any packet at any channel
+ * count (RFC 7587: the SDP's "opus/48000/2" is always 2; a mono packet decodes to both channels),
+ * which is how Discord clients play it; Songbird's `MixMode::Mono` sends the same.
+ */
+export interface OpusMonoEncoder {
+  /** 20 ms of s16le mono (960 samples, 1920 bytes) → one Opus packet. */
+  encode(pcm: Buffer): Buffer;
+  destroy(): void;
+}
+
 export interface OpusFactory {
   readonly library: OpusLibraryName;
   readonly choice: OpusChoice;
   create(): OpusCodec;
+  createMonoEncoder(): OpusMonoEncoder;
 }
 
 /** What `require('@discordjs/opus')` hands back (the part we use). */
@@ -65,6 +79,10 @@ function nativeFactory(loadNative: () => NativeOpusModule): OpusFactory {
       const codec = new OpusEncoder(OPUS_RATE, OPUS_CHANNELS);
       return { encode: (pcm) => codec.encode(pcm), decode: (packet) => codec.decode(packet), destroy() {} };
     },
+    createMonoEncoder() {
+      const encoder = new OpusEncoder(OPUS_RATE, 1);
+      return { encode: (pcm) => encoder.encode(pcm), destroy() {} };
+    },
   };
 }
 
@@ -81,6 +99,10 @@ function opusscriptFactory(reason: string): OpusFactory {
         decode: (packet) => Buffer.from(codec.decode(packet)),
         destroy: () => codec.delete(),
       };
+    },
+    createMonoEncoder() {
+      const encoder = new OpusScript(OPUS_RATE, 1, OpusScript.Application.AUDIO);
+      return { encode: (pcm) => Buffer.from(encoder.encode(pcm, OPUS_FRAME_SAMPLES)), destroy: () => encoder.delete() };
     },
   };
 }

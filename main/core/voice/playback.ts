@@ -18,20 +18,22 @@ import {
 } from '@discordjs/voice';
 import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
-import type { OpusCodec, OpusFactory } from './opus.ts';
+import type { OpusFactory, OpusMonoEncoder } from './opus.ts';
 
 /** The Opus silence frame: sent (never E2EE-encrypted, as Discord's clients do) while audio may not go out. */
 const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
-/** Reads one frame per `_read` and encodes it; never ends on its own. */
+/** Reads one frame per `_read` and encodes it (mono, see OpusMonoEncoder); never ends on its own. */
 class PulledOpusStream extends Readable {
   #source: PlaybackSource;
-  #codec: OpusCodec;
+  #codec: OpusMonoEncoder;
   #mayPlay: () => boolean;
+  /** The source's frame (48 kHz stereo, the PlaybackSource contract) and its mono downmix, both reused. */
   #frame = new Int16Array(FRAME_SAMPLES_48K * 2);
-  #frameBytes = Buffer.from(this.#frame.buffer);
+  #mono = new Int16Array(FRAME_SAMPLES_48K);
+  #monoBytes = Buffer.from(this.#mono.buffer);
 
-  constructor(source: PlaybackSource, codec: OpusCodec, mayPlay: () => boolean) {
+  constructor(source: PlaybackSource, codec: OpusMonoEncoder, mayPlay: () => boolean) {
     super({ objectMode: true, highWaterMark: 0 });
     this.#source = source;
     this.#codec = codec;
@@ -53,8 +55,12 @@ class PulledOpusStream extends Readable {
    */
   encodeNext(): Buffer {
     if (!this.#mayPlay()) return OPUS_SILENCE;
-    this.#source.readFrame(this.#frame);
-    return this.#codec.encode(this.#frameBytes);
+    const frame = this.#frame;
+    const mono = this.#mono;
+    this.#source.readFrame(frame);
+    // L and R are the same model voice; a sound effect mixed in may differ: average (never clips).
+    for (let i = 0, j = 0; i < mono.length; i++, j += 2) mono[i] = (frame[j]! + frame[j + 1]!) >> 1;
+    return this.#codec.encode(this.#monoBytes);
   }
 }
 
@@ -73,7 +79,7 @@ export function discardPreparedPacket(connection: VoiceConnection | null): void 
 export class ContinuousPlayback {
   readonly player: AudioPlayer;
   #opus: OpusFactory;
-  #codec: OpusCodec | null = null;
+  #codec: OpusMonoEncoder | null = null;
   #stream: PulledOpusStream | null = null;
   #resource: AudioResource | null = null;
   #log: Logger;
@@ -103,7 +109,7 @@ export class ContinuousPlayback {
   start(source: PlaybackSource, connection?: VoiceConnection | null): void {
     this.stop();
     // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
-    this.#codec = this.#opus.create();
+    this.#codec = this.#opus.createMonoEncoder();
     this.#stream = new PulledOpusStream(source, this.#codec, this.#mayPlay);
     this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
     const resource = this.#resource;

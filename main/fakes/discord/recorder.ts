@@ -20,6 +20,8 @@ export interface RecordedPacket {
   e2ee: boolean;
   /** The listener could play it (decrypted, silence, or plain while no E2EE is in force). */
   heard: boolean;
+  /** Channels coded in the Opus packet (its TOC byte's stereo bit, RFC 6716 §3.1); null when not heard. */
+  opusChannels: 1 | 2 | null;
   receivedAt: number;
 }
 
@@ -88,7 +90,7 @@ export class BotAudioRecorder {
       this.listener.framesSent += 1;
       this.listener.plain += 1;
     }
-    this.packets.push({ ssrc: rtp.ssrc, sequence: rtp.sequence, timestamp: rtp.timestamp, nonce: rtp.nonce, opusBytes: rtp.payload.length, silence, e2ee, heard: opus !== null, receivedAt: Date.now() });
+    this.packets.push({ ssrc: rtp.ssrc, sequence: rtp.sequence, timestamp: rtp.timestamp, nonce: rtp.nonce, opusBytes: rtp.payload.length, silence, e2ee, heard: opus !== null, opusChannels: opus && opus.length > 0 ? ((opus[0]! & 0x04) !== 0 ? 2 : 1) : null, receivedAt: Date.now() });
     if (this.packets.length > 50 * 600) this.packets.splice(0, this.packets.length - 50 * 600);
     let track = this.#tracks.get(rtp.ssrc);
     if (!track) {

@@ -57,6 +57,9 @@ describe('Discord voice adapter on the loopback fake', () => {
     // Negative control: the other signal does not match, so the check above can fail.
     expect(bestCorrelation(spoken, recorded).correlation).toBeLessThan(0.5);
     const packets = fake.recorder.packets.filter((p) => !p.silence);
+    // The bot codes its (mono) voice as mono Opus, which the listener's stereo decoder played above.
+    expect(packets.length).toBeGreaterThan(40);
+    expect(new Set(packets.map((p) => p.opusChannels))).toEqual(new Set([1]));
     // Continuous 20 ms packets: RTP timestamp +960 per packet, sequence +1.
     for (let i = 1; i < Math.min(packets.length, 40); i++) {
       expect((packets[i].timestamp - packets[i - 1].timestamp) >>> 0).toBe(960);
