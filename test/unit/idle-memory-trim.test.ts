@@ -1,9 +1,24 @@
+import v8 from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { IdleMemoryTrim, type TrimReport } from '../../main/core/idle-memory-trim.ts';
+import { IdleMemoryTrim, TRIM_MIN_GROWTH_BYTES, type TrimReport } from '../../main/core/idle-memory-trim.ts';
 
 describe('IdleMemoryTrim', () => {
   afterEach(() => {
     vi.useRealTimers();
+  });
+
+  // First in this file: the gc function and the flag are set up once per process, at the first trim.
+  it('retires V8 memory reducer when the first trim runs, so idle GCs are the trim alone', () => {
+    vi.useFakeTimers();
+    const setFlags = vi.spyOn(v8, 'setFlagsFromString');
+    const trim = new IdleMemoryTrim({ quietMs: 1000, mayTrim: () => true });
+    trim.poke();
+    expect(setFlags).not.toHaveBeenCalled(); // nothing before a quiet period has passed
+    vi.advanceTimersByTime(1000);
+    trim.close();
+    const flags = setFlags.mock.calls.map((c) => c[0]);
+    setFlags.mockRestore();
+    expect(flags).toEqual(['--expose-gc', '--memory-reducer-gc-count=0']);
   });
 
   it('trims once after a quiet period, re-armed by activity, and not while mayTrim says no', () => {
@@ -31,4 +46,30 @@ describe('IdleMemoryTrim', () => {
     vi.advanceTimersByTime(5000);
     expect(reports).toHaveLength(1);
   });
+
+  it('skips a quiet period after which the heap has not grown since the last trim, and trims again once it has', () => {
+    vi.useFakeTimers();
+    const reports: TrimReport[] = [];
+    const skips: number[] = [];
+    const trim = new IdleMemoryTrim({ quietMs: 5000, mayTrim: () => true, onTrim: (r) => reports.push(r), onSkip: (g) => skips.push(g) });
+    trim.poke();
+    vi.advanceTimersByTime(5000);
+    expect(reports).toHaveLength(1); // the first quiet period always trims
+
+    trim.poke(); // a lone request: nothing worth a full GC
+    vi.advanceTimersByTime(5000);
+    expect(reports).toHaveLength(1);
+    expect(skips).toHaveLength(1);
+    expect(skips[0]).toBeLessThan(TRIM_MIN_GROWTH_BYTES);
+
+    // A burst that leaves well over the threshold on the heap (held here, as garbage a burst leaves
+    // in old space until a full GC): the next quiet period trims.
+    const held: object[] = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `entry ${i}` }));
+    trim.poke();
+    vi.advanceTimersByTime(5000);
+    expect(held.length).toBe(200_000);
+    expect(reports).toHaveLength(2);
+    trim.close();
+  });
+
 });
