@@ -197,7 +197,7 @@ async function main(): Promise<void> {
       ...PROVIDER_DEFINITIONS,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
       coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
-      rssIdleMb: 'core VmRSS after start-up, settled (20 s after its sidecar first answered: after its idle memory trim, 5 s after the last request, and V8\'s memory reducer run after start-up), before joining; the core run from TypeScript source (node main/cli.ts), so it includes Node\'s type stripper',
+      rssIdleMb: 'core VmRSS after start-up, settled (6.5 s after its sidecar first answered: after its idle memory trim, 5 s after the last request), before joining; the core run from TypeScript source (node main/cli.ts), so it includes Node\'s type stripper',
       rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
       rssEndMb: 'core VmRSS at the end of the call',
       ...(memory ? memoryJson(memory).definitions : {}),

@@ -46,13 +46,8 @@ const SOUND_PEAK = 100;
  */
 const SPEECH_PEAK = 1000;
 const FRAME_VALUES = 1920;
-/**
- * After the sidecar answers, the core's start-up work is over: its idle memory trim (5 s after the
- * last request) and V8's memory reducer, which start-up's heap growth arms for two full GCs about
- * 8 s after start, or 8 s later again when it finds allocation still high then (seen at 17.6 s):
- * about 120 ms of CPU once (docs/performance.md). A user's first call comes later than that.
- */
-export const IDLE_SETTLE_MS = 20_000;
+/** After the sidecar answers: past the core's idle memory trim (5 s after the last request). */
+export const IDLE_SETTLE_MS = 6500;
 
 const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
 const healthSchema = z.object({

@@ -9,13 +9,15 @@
 // There is no public API for it, so `gc` is taken from a fresh vm context after enabling
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
 //
-// V8's own memory reducer is kept out of it: every full GC that shrinks the heap notifies the
-// reducer, which then runs two more full GCs 8 s later (--memory-reducer-gc-count=2,
-// --gc-memory-reducer-start-delay-ms=8000, both fixed at start-up). After our GC they find nothing
-// left to free, but they cost about 120 ms of CPU and, measured, landed in a call the owner started
-// within those seconds (docs/performance.md). The reducer is notified only while incremental marking
-// is enabled, so the trim turns it off for its own synchronous GC (which never marks incrementally)
-// and back on at once; every other GC notifies the reducer as before.
+// Once the trim works, it is the process's only idle GC: V8's memory reducer is told to start no GCs
+// of its own (--memory-reducer-gc-count=0; V8 reads it each time the reducer's timer fires). The
+// reducer is armed by full GCs (loading a large schedule runs some) and by the trim's own GC, and
+// then ran two more incremental full GCs 10-26 s later that found nothing left to free (measured on
+// a core holding 100,000 schedule entries: 47.9 → 47.9 and 48.5 → 47.1 MB, about 200 ms of CPU
+// across the main thread and V8's four worker threads: the whole of its "idle" CPU; see
+// docs/notifications.md). The trim does the same job sooner, once per quiet period, never in a call.
+// And a quiet period after which the heap has not grown since the last trim (a lone request) is
+// skipped: a full GC of a large heap costs ~100 ms for nothing to give back.
 //
 // Nothing runs per tick: a single unref'd timer is (re)armed by activity and fires once.
 import v8 from 'node:v8';
@@ -31,11 +33,26 @@ function memoryReducingGc(): GcFunction | null {
       v8.setFlagsFromString('--expose-gc');
       const gc: unknown = runInNewContext('gc');
       exposedGc = typeof gc === 'function' ? (gc as GcFunction) : null;
+      // Only with a working trim in its place. A V8 without this flag ignores it.
+      if (exposedGc) v8.setFlagsFromString('--memory-reducer-gc-count=0');
     } catch {
       exposedGc = null;
     }
   }
   return exposedGc;
+}
+
+/** Heap growth (committed or in use) since the last trim below which a quiet period is not trimmed. */
+export const TRIM_MIN_GROWTH_BYTES = 4 * 1024 * 1024;
+
+interface HeapMark {
+  committed: number;
+  used: number;
+}
+
+function heapMark(): HeapMark {
+  const h = v8.getHeapStatistics();
+  return { committed: h.total_heap_size, used: h.used_heap_size };
 }
 
 export interface TrimReport {
@@ -50,12 +67,16 @@ export interface IdleMemoryTrimOptions {
   /** False while trimming would stall something that matters (a call's 20 ms audio). */
   mayTrim: () => boolean;
   onTrim?: (report: TrimReport) => void;
+  /** A quiet period passed with too little heap growth since the last trim to be worth a GC. */
+  onSkip?: (growthBytes: number) => void;
 }
 
 export class IdleMemoryTrim {
   readonly #o: IdleMemoryTrimOptions;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  /** The heap right after the last trim; null before the first. */
+  #afterLast: HeapMark | null = null;
 
   constructor(options: IdleMemoryTrimOptions) {
     this.#o = options;
@@ -82,16 +103,20 @@ export class IdleMemoryTrim {
     this.#timer = null;
     // In a call: skip; the call's end pokes again.
     if (this.#closed || !this.#o.mayTrim()) return;
+    if (this.#afterLast) {
+      const now = heapMark();
+      const growth = Math.max(now.committed - this.#afterLast.committed, now.used - this.#afterLast.used);
+      if (growth < TRIM_MIN_GROWTH_BYTES) {
+        this.#o.onSkip?.(growth);
+        return;
+      }
+    }
     const gc = memoryReducingGc();
     if (!gc) return;
     const before = process.memoryUsage.rss();
     const started = performance.now();
-    v8.setFlagsFromString('--no-incremental-marking');
-    try {
-      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    } finally {
-      v8.setFlagsFromString('--incremental-marking');
-    }
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    this.#afterLast = heapMark();
     this.#o.onTrim?.({ rssBeforeMb: before / 1048576, rssAfterMb: process.memoryUsage.rss() / 1048576, ms: performance.now() - started });
   }
 }
