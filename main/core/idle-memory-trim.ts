@@ -3,8 +3,9 @@
 // Measured (docs/performance.md): after start-up the idle core held ~180 MB RSS, of which 32 MB was
 // V8's young generation, grown to two 16 MB semi-spaces by module loading and then never shrunk
 // (V8 shrinks it only after a GC at a low allocation rate, and an idle process runs no GC), and
-// ~40 MB old space that was already garbage. V8's memory reducer only starts after a full GC, which
-// an idle core never triggers. One memory-reducing ("last resort") full GC, run when nothing has
+// ~40 MB old space that was already garbage. V8's memory reducer reclaims it only at a time of its
+// own choosing (8 s or more after the heap last grew or a full GC ran; measured: often inside the
+// call the owner had just started). One memory-reducing ("last resort") full GC, run when nothing has
 // happened for a while and no call is up, returns both (about 100 ms, once per quiet period).
 // There is no public API for it, so `gc` is taken from a fresh vm context after enabling
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
