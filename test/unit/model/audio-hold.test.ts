@@ -60,3 +60,38 @@ describe('soak reply alignment', async () => {
     expect(stray).toBe(1);
   });
 });
+
+describe('AudioHold as a ring', () => {
+  it('wraps without splitting a chunk: every replayed chunk is whole and in order, the newest kept', () => {
+    const hold = new AudioHold(100); // 1600 samples
+    const sizes = [480, 320, 480, 320, 480, 480, 320, 480, 160, 480];
+    sizes.forEach((size, seq) => hold.push(chunk(seq, size)));
+    const out: Array<{ seq: number; whole: boolean }> = [];
+    hold.drain((pcm) => out.push({ seq: pcm[0]!, whole: pcm.every((v) => v === pcm[0]) && pcm.length === sizes[pcm[0]!] }), () => undefined);
+    // The newest chunks, consecutive, each whole; what gave way is only what did not fit (the gap a
+    // wrap leaves is shorter than one chunk, so less than two chunks' worth is missing).
+    const seqs = out.map((c) => c.seq);
+    expect(seqs.at(-1)).toBe(9);
+    expect(seqs).toEqual(seqs.map((_, i) => 9 - (seqs.length - 1) + i));
+    expect(out.every((c) => c.whole)).toBe(true);
+    const kept = out.reduce((sum, c) => sum + sizes[c.seq]!, 0);
+    expect(kept).toBeGreaterThan(1600 - 2 * 480);
+    expect(hold.droppedSamples).toBe(sizes.reduce((a, b) => a + b, 0) - kept);
+  });
+
+  it('keeps working through many wraps with stream ends between, and restoreLast() after a wrap', () => {
+    const hold = new AudioHold(100);
+    for (let seq = 0; seq < 50; seq++) {
+      hold.push(chunk(seq, seq % 3 === 0 ? 480 : 320));
+      if (seq % 7 === 6) hold.end();
+    }
+    const first: string[] = [];
+    hold.drain((pcm) => first.push(`${pcm[0]}x${pcm.length}`), () => first.push('end'));
+    expect(first.at(-1)).toBe('49x320');
+    expect(first.filter((s) => s !== 'end').length).toBeGreaterThanOrEqual(3);
+    hold.restoreLast();
+    const again: string[] = [];
+    hold.drain((pcm) => again.push(`${pcm[0]}x${pcm.length}`), () => again.push('end'));
+    expect(again).toEqual(first);
+  });
+});
