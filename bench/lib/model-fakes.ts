@@ -157,21 +157,47 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
 type OpenAIConnection = FakeRealtimeConnection | FakeLiveConnection;
 
 /** What the two OpenAI fakes share for a bench: socket controls, replacements after expiry. */
-function openaiControls(established: () => OpenAIConnection[]) {
+interface OpenAIFakeServer {
+  readonly established: OpenAIConnection[];
+  readonly connections: readonly unknown[];
+  connection(index: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * What both OpenAI bench fakes share: the user-turn fan-out, replacements (the previous session
+ * expired on the service's terms, or failed) and the BenchModelFake they return. Each fake wires its
+ * own protocol's turns to `emitTurn` and calls `onReady` for each established connection.
+ */
+function openaiBench(fake: OpenAIFakeServer, provider: BenchProvider, model: string, env: () => Record<string, string>) {
+  const turnHandlers: ((turn: UserTurn) => void)[] = [];
   const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
-  const onReady = (connection: OpenAIConnection): void => {
-    const all = established();
-    if (all.length < 2) return;
-    const previous = all[all.length - 2]!;
-    // The previous session ended on the service's terms (its maximum duration), not by a fault.
-    for (const handler of replacementHandlers) handler(connection.index, previous.expired);
+  const bench: BenchModelFake = {
+    provider,
+    model,
+    env,
+    onUserTurn: (handler) => void turnHandlers.push(handler),
+    onReplacement: (handler) => void replacementHandlers.push(handler),
+    firstSocket: async () => void (await fake.connection(0)),
+    latestOpen: () => {
+      const c = fake.established.filter((x) => x.isOpen).at(-1);
+      return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal server error') };
+    },
+    sockets: () => fake.connections.length,
+    overlapsRefused: () => 0,
+    close: () => fake.close(),
   };
   return {
-    onReady,
-    onReplacement: (handler: (socket: number, planned: boolean) => void) => void replacementHandlers.push(handler),
-    latestOpen: (): ModelSocketControls | undefined => {
-      const c = established().filter((x) => x.isOpen).at(-1);
-      return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal server error') };
+    bench,
+    emitTurn: (turn: UserTurn): void => {
+      for (const handler of turnHandlers) handler(turn);
+    },
+    onReady: (connection: OpenAIConnection): void => {
+      const all = fake.established;
+      if (all.length < 2) return;
+      const previous = all[all.length - 2]!;
+      // The previous session ended on the service's terms (its maximum duration), not by a fault.
+      for (const handler of replacementHandlers) handler(connection.index, previous.expired);
     },
   };
 }
@@ -184,8 +210,7 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
     ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
   });
   const model = KNOWN_REALTIME_MODELS[0];
-  const turnHandlers: ((turn: UserTurn) => void)[] = [];
-  const shared = openaiControls(() => fake.established);
+  const shared = openaiBench(fake, 'openai-realtime', model, () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_REALTIME_BASE_URL: fake.url, OPENAI_REALTIME_MODEL: model }));
   fake.on('ready', (connection) => {
     let current: BenchReply | null = null;
     // speech_started during a reply is the barge-in instant; the reply's audio stops when the client cancels.
@@ -205,22 +230,11 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
           return current;
         },
       };
-      for (const handler of turnHandlers) handler(turn);
+      shared.emitTurn(turn);
     });
     shared.onReady(connection);
   });
-  return {
-    provider: 'openai-realtime',
-    model,
-    env: () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_REALTIME_BASE_URL: fake.url, OPENAI_REALTIME_MODEL: model }),
-    onUserTurn: (handler) => void turnHandlers.push(handler),
-    onReplacement: shared.onReplacement,
-    firstSocket: async () => void (await fake.connection(0)),
-    latestOpen: shared.latestOpen,
-    sockets: () => fake.connections.length,
-    overlapsRefused: () => 0,
-    close: () => fake.close(),
-  };
+  return shared.bench;
 }
 
 async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
@@ -231,8 +245,7 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
     ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
   });
   const model = KNOWN_GPT_LIVE_MODELS[0];
-  const turnHandlers: ((turn: UserTurn) => void)[] = [];
-  const shared = openaiControls(() => fake.established);
+  const shared = openaiBench(fake, 'openai-live', model, () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_LIVE_BASE_URL: fake.url, OPENAI_LIVE_MODEL: model }));
   fake.on('ready', (connection) => {
     connection.on('userTurn', ({ ms, pcm }) => {
       const turn: UserTurn = {
@@ -245,22 +258,11 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
           return track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o)));
         },
       };
-      for (const handler of turnHandlers) handler(turn);
+      shared.emitTurn(turn);
     });
     shared.onReady(connection);
   });
-  return {
-    provider: 'openai-live',
-    model,
-    env: () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_LIVE_BASE_URL: fake.url, OPENAI_LIVE_MODEL: model }),
-    onUserTurn: (handler) => void turnHandlers.push(handler),
-    onReplacement: shared.onReplacement,
-    firstSocket: async () => void (await fake.connection(0)),
-    latestOpen: shared.latestOpen,
-    sockets: () => fake.connections.length,
-    overlapsRefused: () => 0,
-    close: () => fake.close(),
-  };
+  return shared.bench;
 }
 
 /** Starts the provider's fake on 127.0.0.1, scripted by the caller (no automatic replies). */
