@@ -19,7 +19,7 @@ export interface VoiceGateOptions {
   onEnd: () => void;
   /** The gate opened (speech started): the bridge's hook for local barge-in. */
   onOpen?: () => void;
-  /** Chunk length sent to the model, 20-40 ms. Default 40. */
+  /** Chunk length sent to the model, 20-100 ms. Default 100 (the app's default, config INPUT_CHUNK_MS). */
   chunkMs?: number;
   /** Audio kept from before the frames that opened the gate, >= 200 ms. Default 300. */
   preRollMs?: number;
@@ -75,8 +75,8 @@ export class VoiceGate {
   #sentSamples = 0;
 
   constructor(options: VoiceGateOptions) {
-    const chunkMs = options.chunkMs ?? 40;
-    if (!(chunkMs >= 20 && chunkMs <= 40) || (chunkMs * RATE) % 1000 !== 0) throw new RangeError('chunkMs must be 20-40 (whole samples)');
+    const chunkMs = options.chunkMs ?? 100;
+    if (!(chunkMs >= 20 && chunkMs <= 100) || (chunkMs * RATE) % 1000 !== 0) throw new RangeError('chunkMs must be 20-100 (whole samples)');
     const preRollMs = options.preRollMs ?? 300;
     if (!(preRollMs >= 200 && preRollMs <= 2000)) throw new RangeError('preRollMs must be 200-2000');
     this.#onChunk = options.onChunk;

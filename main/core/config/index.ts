@@ -296,7 +296,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       dailyCapUsd: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_USD', false),
       capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
     },
-    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 40, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
+    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 100, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
     wake: {
       names: asList('DISCORD_VOICE_LIVE_WAKE_NAMES') ?? [],
       auto: asBool('DISCORD_VOICE_LIVE_WAKE_AUTO') ?? true,

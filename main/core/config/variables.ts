@@ -84,7 +84,7 @@ export const CONFIG_VARIABLES = [
   own('WAKE_FOLLOW_UP_MS', { kind: 'int', default: '8000', min: 0, max: 120000, description: 'After the bot spoke, utterances starting within this many ms reach the model without a wake name.' }),
   own('WAKE_SCREEN_MODEL', { kind: 'string', default: 'gpt-4o-mini-transcribe', description: 'OpenAI transcription model that screens utterances for a wake name.' }),
   own('PTT_MODE', { kind: 'bool', default: 'false', description: 'Start in push-to-talk mode: voices reach the model only while the talk key is held (POST /ptt, tray, dashboard).' }),
-  own('INPUT_CHUNK_MS', { kind: 'int', default: '40', min: 20, max: 40, description: 'Size of each audio chunk sent to the model, in ms.' }),
+  own('INPUT_CHUNK_MS', { kind: 'int', default: '100', min: 20, max: 100, description: 'Size of each audio chunk sent to the model, in ms (20-100; Google recommends 50-100). Larger chunks mean fewer socket writes; the start of speech (the pre-roll) and its end (the last chunk) are sent at once whatever the size.' }),
   own('DELEGATE_COMMAND', { kind: 'list', description: 'Delegate command as comma-separated argv (no shell), for local_delegate_execute.' }),
   own('DELEGATE_ENV', { kind: 'list', description: 'Extra environment variable names passed to delegate sessions (comma-separated). Default: only a short allow-list (PATH, HOME, locale, …); never our tokens or keys.' }),
   own('DELEGATE_CWD', { kind: 'path', description: 'Working folder for delegate sessions. Default: <agent home>.' }),

@@ -132,9 +132,11 @@ describe('VoiceGate', () => {
     expect(ends).toHaveLength(1);
   });
 
-  it('rejects a pre-roll under 200 ms or chunks outside 20-40 ms', () => {
+  it('rejects a pre-roll under 200 ms or chunks outside 20-100 ms', () => {
     const noop = () => undefined;
     expect(() => new VoiceGate({ onChunk: noop, onEnd: noop, preRollMs: 150 })).toThrow(RangeError);
-    expect(() => new VoiceGate({ onChunk: noop, onEnd: noop, chunkMs: 60 })).toThrow(RangeError);
+    expect(() => new VoiceGate({ onChunk: noop, onEnd: noop, chunkMs: 10 })).toThrow(RangeError);
+    expect(() => new VoiceGate({ onChunk: noop, onEnd: noop, chunkMs: 120 })).toThrow(RangeError);
+    expect(new VoiceGate({ onChunk: noop, onEnd: noop, chunkMs: 100 }).isOpen).toBe(false);
   });
 });

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
     expect(config.gemini.model).toBe('gemini-3.8-live');
     expect(config.gemini.voice).toBe('Kore');
     expect(config.notify.sfxEnabled).toBe(true);
-    expect(config.audio.inputChunkMs).toBe(40);
+    expect(config.audio.inputChunkMs).toBe(100);
   });
 
   it('accepts the spec spelling PLATFORM_VOICE_LIVE_ and GOOGLE_API_KEY as aliases', () => {
