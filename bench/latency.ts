@@ -23,8 +23,11 @@ const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const providersAt = argv.indexOf('--providers');
 const PROVIDERS = providersAt >= 0 ? parseProviders(argv[providersAt + 1] ?? '') : [...BENCH_PROVIDERS];
-/** 60 s; --quick or LVB_BENCH_CALL_S shortens it for a quick try (the committed results are always 60 s). */
-const CALL_MS = (QUICK ? 25 : Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || 60)) * 1000;
+/**
+ * 60 s; --quick makes it 25 s for a quick try; LVB_BENCH_CALL_S (at least 25) sets it, also with
+ * --quick (an A/B comparison at full length that leaves the committed JSON alone).
+ */
+const CALL_MS = Math.max(25, Number(process.env.LVB_BENCH_CALL_S) || (QUICK ? 25 : 60)) * 1000;
 const IDLE_MS = 3_000;
 /** In the call, nobody speaking and the model silent: what a call costs when nothing happens. */
 const IDLE_CALL_MS = Math.round(Math.min(10_000, CALL_MS / 3) / 1000) * 1000;

@@ -160,6 +160,11 @@ export class SpeakerMixer {
     return allQueued;
   }
 
+  /** Speakers being mixed (heard within the last `idleTicks` mixes). */
+  get activeSpeakers(): number {
+    return this.#activeCount;
+  }
+
   /** Forget all queued audio and speakers (a new call). Counters are kept. */
   reset(): void {
     while (this.#activeCount > 0) this.#forget(this.#activeCount - 1);

@@ -8,6 +8,15 @@ import type { PlaybackSource } from '../ports.ts';
 import type { CallMetrics } from './metrics.ts';
 
 const INPUT_TICK_MS = 20;
+/**
+ * One speaker: no packet for this long starts the input clock (the pause handling below). While a
+ * lone speaker's packets flow, each is mixed as it arrives and the clock has nothing to do, so it
+ * does not run: on the machines measured, a 20 ms timer alone costs 0.7 % of a core in wake-ups
+ * (docs/performance.md). 100 ms is @discordjs/voice's own speaking timeout (SpeakingMap.DELAY),
+ * re-armed per packet just before ours: Node keeps timers of one duration in one list, so the two
+ * share their wake-ups. Below SILENCE_AFTER_MS, so a pause is filled in exactly as before.
+ */
+const PAUSE_WATCHDOG_MS = 100;
 /** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
 const SILENT_TICK_SAMPLES_16K = 320;
 /**
@@ -72,7 +81,11 @@ export class CallAudio {
   readonly #onOutputResume: () => void;
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
   #running = false;
+  /** Input arrived and has not yet gone quiet (onActivity fired for it). */
+  #inputActive = false;
   #inputTimer: NodeJS.Timeout | null = null;
+  /** Re-armed by every packet; fires when a lone speaker's packets pause (see PAUSE_WATCHDOG_MS). */
+  #pauseWatchdog: NodeJS.Timeout | null = null;
   #mixedSinceTick = false;
   #fillingSilence = false;
   #silentInputTicks = 0;
@@ -113,11 +126,36 @@ export class CallAudio {
   stop(): void {
     this.#running = false;
     this.#stopInputClock();
+    this.#stopPauseWatchdog();
+    this.#inputActive = false;
   }
 
   /** False while the output is idle (the player was told to stop); tests and status read it. */
   get outputActive(): boolean {
     return !this.#outputIdle;
+  }
+
+  /**
+   * A packet arrived: input is active. With several speakers the 20 ms clock runs (it mixes whoever
+   * is there when someone is late); with one it stops, and the pause watchdog stands in for it.
+   */
+  #onInputPacket(): void {
+    if (!this.#running) return;
+    if (!this.#inputActive) {
+      this.#inputActive = true;
+      this.#onActivity();
+    }
+    if (this.#mixer.activeSpeakers > 1) {
+      this.#stopPauseWatchdog();
+      this.#startInputClock();
+      return;
+    }
+    this.#stopInputClock();
+    if (this.#pauseWatchdog) this.#pauseWatchdog.refresh();
+    else {
+      this.#pauseWatchdog = setTimeout(() => this.#startInputClock(), PAUSE_WATCHDOG_MS);
+      this.#pauseWatchdog.unref();
+    }
   }
 
   #startInputClock(): void {
@@ -126,12 +164,23 @@ export class CallAudio {
     this.#silentInputTicks = 0;
     this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
     this.#inputTimer.unref();
-    this.#onActivity();
   }
 
   #stopInputClock(): void {
     if (this.#inputTimer) clearInterval(this.#inputTimer);
     this.#inputTimer = null;
+  }
+
+  #stopPauseWatchdog(): void {
+    if (this.#pauseWatchdog) clearTimeout(this.#pauseWatchdog);
+    this.#pauseWatchdog = null;
+  }
+
+  /** The input went quiet (a pause closed the gate, or the user muted): nothing runs until the next packet. */
+  #inputIdle(): void {
+    this.#stopInputClock();
+    this.#stopPauseWatchdog();
+    this.#inputActive = false;
   }
 
   #resumeOutput(): void {
@@ -165,7 +214,7 @@ export class CallAudio {
     if (open === this.#userAudioOpen) return;
     this.#userAudioOpen = open;
     if (open) return;
-    this.#stopInputClock();
+    this.#inputIdle();
     this.#mixer.reset();
     this.#downsampler.reset();
     this.#fillingSilence = false;
@@ -185,8 +234,8 @@ export class CallAudio {
     this.#metrics.framesIn += 1;
     this.#lastFrameArrival = this.#now();
     this.#fillingSilence = false;
-    this.#startInputClock();
     this.#mixer.push(speakerId, frame);
+    this.#onInputPacket();
     // Mix as soon as every active speaker has a frame (or one is a frame ahead), so one speaker (the
     // common case) waits for no clock; the 20 ms input tick covers the last frame of a talk spurt.
     while (this.#mixer.readyToMix()) {
@@ -283,7 +332,7 @@ export class CallAudio {
     if (gapMs < SILENCE_AFTER_MS) return;
     if (this.#fillingSilence) {
       this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
-      if (!this.#gate.isOpen && ++this.#silentInputTicks >= IDLE_INPUT_TICKS) this.#stopInputClock();
+      if (!this.#gate.isOpen && ++this.#silentInputTicks >= IDLE_INPUT_TICKS) this.#inputIdle();
     } else {
       // First tick of a real pause: the pause began at the last packet, so fill all of it.
       this.#fillingSilence = true;

@@ -160,7 +160,7 @@ describe('CallAudio in a quiet call', () => {
       quiet.pushSpeakerFrame('owner', sineFrame(f));
       advance(20);
     }
-    expect(vi.getTimerCount()).toBe(1); // the input clock runs while there is input
+    expect(vi.getTimerCount()).toBe(1); // while there is input: the pause watchdog (one speaker)
     expect(activity).toBe(1);
     advance(2000); // the pause closes the gate (500 ms hangover), then the clock stops
     expect(vi.getTimerCount()).toBe(0);
@@ -175,6 +175,35 @@ describe('CallAudio in a quiet call', () => {
     expect(outputResume).toBe(1);
     expect(quiet.outputActive).toBe(true);
     quiet.stop();
+  });
+});
+
+describe('CallAudio input clock', () => {
+  it('one speaker talking: no 20 ms clock runs while packets flow; a pause starts it; a second speaker needs it', () => {
+    const intervals = vi.spyOn(globalThis, 'setInterval');
+    let frame = 0;
+    for (; frame < 100; frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    // Two seconds of one speaker: every frame mixed on arrival, no clock (the watchdog is re-armed).
+    expect(intervals).not.toHaveBeenCalled();
+    expect(metrics.ingress.count).toBeGreaterThan(90);
+    // The pause: the watchdog starts the clock, which fills the silence until the gate closes, then stops.
+    advance(1500);
+    expect(intervals).toHaveBeenCalledTimes(1);
+    expect(ended).toBe(1);
+    expect(vi.getTimerCount()).toBe(0);
+    // Two speakers, one late by half a frame: the clock runs while both are heard.
+    for (let k = 0; k < 20; k++, frame++) {
+      audio.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(10);
+      audio.pushSpeakerFrame('guest', sineFrame(frame, 4000));
+      advance(10);
+    }
+    expect(intervals).toHaveBeenCalledTimes(2);
+    expect(vi.getTimerCount()).toBe(1);
+    intervals.mockRestore();
   });
 });
 
