@@ -112,9 +112,10 @@ export class CallAudio {
   }
 
   /**
-   * Allow the 20 ms input clock (covers late speakers and pauses). It runs only while there is
-   * input: the first packet starts it, and it stops once a pause has closed the gate, so a call in
-   * which nobody speaks does no work per tick.
+   * Allow the 20 ms input clock (covers late speakers and pauses). It runs only when it has work:
+   * while several people are heard, or from 100 ms into a pause until the pause has closed the gate.
+   * A lone speaker's packets are mixed as they arrive (only a pause watchdog is re-armed), and a call
+   * in which nobody speaks does no work per tick.
    */
   start(): void {
     this.stop();
