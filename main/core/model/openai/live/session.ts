@@ -69,7 +69,6 @@ export interface LiveSessionOptions {
 
 /** 600 ms of silence at 24 kHz after the gate closes: the model hears the pause, not a cut. */
 const END_OF_SPEECH_SILENCE_JSON = audioAppendJson(encodePcm(new Int16Array((LIVE_AUDIO_RATE * 600) / 1000)));
-const TURN_POLL_MS = 50;
 /** Mean square of an RMS of -40 dBFS: the gate's quiet hangover tail is below it, talking is above. */
 const SPEECH_MEAN_SQUARE = 328 * 328;
 
@@ -149,7 +148,10 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       return;
     }
     this.#texts.userAudio();
-    if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) this.#userSpokeOverModel = true;
+    if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) {
+      this.#userSpokeOverModel = true;
+      this.#armTurnCheck(); // the shorter barge-in gap now applies
+    }
     this.#sendAudioTo(socket, pcm16kMono);
   }
 
@@ -303,11 +305,11 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       case 'session.output_audio.delta': {
         const parsed = outputAudioDelta.safeParse(event);
         if (!parsed.success) return this.#malformed(event);
+        this.#lastAudioAt = this.#o.clock.now();
         if (!this.#turnOpen) {
           this.#unanswered.answered();
           this.#openTurn();
         }
-        this.#lastAudioAt = this.#o.clock.now();
         this.emit('audio', decodePcm(parsed.data.delta));
         return;
       }
@@ -365,7 +367,18 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#replyText = '';
     this.#flushInputText();
     this.#texts.modelActivity();
-    this.#turnTimer = this.#o.clock.setTimeout(() => this.#checkTurn(), TURN_POLL_MS);
+    this.#armTurnCheck();
+  }
+
+  /**
+   * Check the turn when the quiet gap would be complete if no audio came meanwhile (not on a poll:
+   * a 50 ms poll woke the process 20 times a second for as long as the model talked). Audio that
+   * arrives meanwhile only moves `#lastAudioAt`; the check then waits for the new deadline.
+   */
+  #armTurnCheck(): void {
+    this.#stopTurnTimer();
+    const gapMs = this.#userSpokeOverModel ? this.#o.bargeInGapMs : this.#o.turnGapMs;
+    this.#turnTimer = this.#o.clock.setTimeout(() => this.#checkTurn(), this.#lastAudioAt + gapMs - this.#o.clock.now());
   }
 
   #checkTurn(): void {
@@ -374,7 +387,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     const quietMs = this.#o.clock.now() - this.#lastAudioAt;
     if (this.#userSpokeOverModel && quietMs >= this.#o.bargeInGapMs) return this.#endTurn(true);
     if (quietMs >= this.#o.turnGapMs) return this.#endTurn(false);
-    this.#turnTimer = this.#o.clock.setTimeout(() => this.#checkTurn(), TURN_POLL_MS);
+    this.#armTurnCheck();
   }
 
   #endTurn(yielded: boolean): void {
