@@ -13,7 +13,7 @@ const OPUS_SET_COMPLEXITY_REQUEST = 4010;
 /**
  * Encoder complexity for the bot's voice (libopus default: 10). 5 is WebRTC's setting on mobile:
  * on a speech-like signal it measured within 0.2 dB SNR of 10 at 32 and 64 kbit/s (4 lost 1.3-1.9 dB)
- * for 22 % less CPU per frame (96 -> 76 us); docs/audio.md.
+ * for a quarter to a third less CPU per frame (`node bench/opus-complexity.ts`; docs/audio.md).
  */
 export const VOICE_ENCODER_COMPLEXITY = 5;
 
