@@ -6,14 +6,13 @@
 // the signal, a fresh encoder each). SNR is a crude proxy for
 // a perceptual codec; it is used here only to compare complexities with each other. Prints only.
 import { createRequire } from 'node:module';
-import { VOICE_ENCODER_COMPLEXITY, type NativeEncoder } from '../main/core/voice/opus.ts';
+import { OPUS_SET_COMPLEXITY_REQUEST, VOICE_ENCODER_COMPLEXITY, type NativeEncoder } from '../main/core/voice/opus.ts';
 
 const require = createRequire(import.meta.url);
 const { OpusEncoder } = require('@discordjs/opus') as { OpusEncoder: new (rate: number, channels: number) => NativeEncoder & { setBitrate(bps: number): void } };
 const RATE = 48_000;
 const FRAME = 960;
 const SAMPLES = RATE * 6;
-const OPUS_SET_COMPLEXITY_REQUEST = 4010;
 
 function speechLike(): Int16Array {
   let seed = 1;

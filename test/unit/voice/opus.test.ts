@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { OPUS_RATE, selectOpus, VOICE_ENCODER_COMPLEXITY, type NativeOpusModule, type OpusLibraryName } from '../../../main/core/voice/opus.ts';
 
 const require = createRequire(import.meta.url);
+/** From opus_defines.h, not from the module under test: a wrong request number there must fail here. */
 const OPUS_SET_COMPLEXITY_REQUEST = 4010;
 const FRAME = 960;
 
