@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   const perProvider = providerRows(runs, TARGETS);
   const speakerRuns: SpeakersRunResult[] = [];
   for (const n of counts) speakerRuns.push(await runSpeakers(n, CALL_MS, log));
-  // `--memory` (about 13 min more): 10-minute call flatness, 8,000 requests, the compiled core idle.
+  // `--memory` (about 13 min more): 10-minute call flatness, 8,000 requests, the source-run core idle.
   const memory: MemoryRunResult | null = process.argv.includes('--memory') ? await runMemory(log) : null;
   log('timing the audio path per frame …');
   const audio = measureAudioPath();
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
       ...PROVIDER_DEFINITIONS,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
       coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
-      rssIdleMb: 'core VmRSS after start-up, settled (6.5 s after its sidecar first answered: after its idle memory trim, 5 s after the last request), before joining; the core run from TypeScript source (node main/cli.ts), so it includes Node\'s type stripper',
+      rssIdleMb: 'core VmRSS after start-up, settled (6.5 s after its sidecar first answered: after its idle memory trim, 5 s after the last request), before joining; the compiled core (node dist/main/cli.js, what npm run headless, the Quick start and the desktop app run)',
       rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
       rssEndMb: 'core VmRSS at the end of the call',
       ...(memory ? memoryJson(memory).definitions : {}),
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
       provider: call.provider,
       model_id: call.model,
       providers: PROVIDERS,
-      core: 'child process: node main/cli.ts headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)',
+      core: `child process: node ${process.env.LVB_BENCH_CORE === 'source' ? 'main/cli.ts' : 'dist/main/cli.js'} headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)`,
       idle_call_s: IDLE_CALL_MS / 1000,
       speaker_counts: counts,
       fakes: 'main/fakes/discord + the provider\'s fake (main/fakes/gemini or main/fakes/openai, scripted by bench/lib/model-fakes.ts) in the parent process, 127.0.0.1 only',

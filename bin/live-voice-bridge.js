@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when built (installed packages), else the TypeScript source directly (a
-// checkout, whose Node strips types without a flag). Plain JavaScript so that it runs on any Node:
+// Runs the compiled CLI: always in an installed package; in a checkout when dist/ was compiled from
+// the sources now there (scripts/lib/core-build.mjs; the Quick start and `npm run headless` compile
+// it), else the TypeScript source directly (this Node strips types without a flag), so an edit is
+// never shadowed by an old build. Plain JavaScript so that it runs on any Node:
 // under a Node older than package.json's "engines.node" it hands over to the Node that
 // scripts/use-node22.sh put in .tools/ (so `npx live-voice-bridge …` works from a terminal whose
 // PATH still starts with the machine's Node 20), or says how to get one.
@@ -9,6 +11,15 @@ import { existsSync, readFileSync } from 'node:fs';
 
 const root = new URL('../', import.meta.url);
 const built = new URL('dist/main/cli.js', root);
+const source = new URL('main/cli.ts', root);
+
+async function builtIsUsable() {
+  if (!existsSync(built)) return false;
+  if (!existsSync(source)) return true;
+  const { builtIsCurrent } = await import(new URL('scripts/lib/core-build.mjs', root).href);
+  return builtIsCurrent();
+}
+const entry = (await builtIsUsable()) ? built : source;
 
 function olderThan(version, minimum) {
   const have = version.split('.').map(Number);
@@ -18,10 +29,10 @@ function olderThan(version, minimum) {
 }
 
 const minimum = /(\d+\.\d+\.\d+)/.exec(JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).engines.node)[1];
-if (!existsSync(built) && olderThan(process.versions.node, minimum)) {
+if (olderThan(process.versions.node, minimum)) {
   const projectNode = new URL('.tools/node22/bin/node', root);
   if (existsSync(projectNode) && process.env.LVB_NODE_HANDOVER !== '1') {
-    const child = spawnSync(projectNode.pathname, [new URL('main/cli.ts', root).pathname, ...process.argv.slice(2)], {
+    const child = spawnSync(projectNode.pathname, [entry.pathname, ...process.argv.slice(2)], {
       stdio: 'inherit',
       env: { ...process.env, LVB_NODE_HANDOVER: '1' },
     });
@@ -34,4 +45,4 @@ if (!existsSync(built) && olderThan(process.versions.node, minimum)) {
   );
   process.exit(2);
 }
-await import(existsSync(built) ? built.href : new URL('main/cli.ts', root).href);
+await import(entry.href);

@@ -4,4 +4,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
 lvb_bootstrap
-exec node main/cli.ts demo "$@"
+# The compiled core (built when main/ changed): from TypeScript source Node's type stripper would stay
+# resident in the core, about 30 MB more (scripts/lib/core-build.mjs).
+node scripts/lib/core-build.mjs ensure
+exec node dist/main/cli.js demo "$@"

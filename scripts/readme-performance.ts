@@ -61,7 +61,7 @@ const latencySchema = z.object({
   rssMaxMb: num,
   rssEndMb: num,
   // From `bench:latency -- --memory` (bench/lib/latency-memory.ts); absent after a default run.
-  rssIdleBuiltMb: num.optional(),
+  rssIdleSourceMb: num.optional(),
   rssFlatness10minMb: num.optional(),
   rssAfterRequestsIdleMb: num.optional(),
   rssAfterRequestsMb: num.optional(),
@@ -137,7 +137,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
     ['egress, on the wire (model sends → first RTP at Discord)', `${p(lat.latency.wire?.egress)}${le(lat.latency.wire?.egress?.p95_ms, tg.egress_p95_ms)}`, `p95 ≤ ${tg.egress_p95_ms ?? 40} ms`],
     ['barge-in, on the wire (interrupted → last speech RTP)', `${p(lat.latency.wire?.barge_in)}${le(lat.latency.wire?.barge_in?.p95_ms, tg.barge_in_ms)}`, `≤ ${tg.barge_in_ms ?? 20} ms`],
   ];
-  if (lat.rssIdleBuiltMb !== undefined) rows.push(['core RSS idle, compiled core (dist/, as installed)', `${f(lat.rssIdleBuiltMb, 1)} MB${le(lat.rssIdleBuiltMb, tg.rss_idle_mb)}`, `≤ ${tg.rss_idle_mb ?? 120} MB`]);
+  if (lat.rssIdleSourceMb !== undefined) rows.push(['core RSS idle, run from TypeScript source instead (no launcher does)', `${f(lat.rssIdleSourceMb, 1)} MB`, 'comparison: Node\'s type stripper in the process']);
   if (lat.rssFlatness10minMb !== undefined) rows.push(['core RSS range over a 10-minute call (20 s → end)', `${f(lat.rssFlatness10minMb, 1)} MB${le(lat.rssFlatness10minMb, flatnessMb)}`, `flat: ± 5 MB (range ≤ ${flatnessMb})`]);
   if (lat.rssAfterRequestsSettledMb !== undefined && lat.rssAfterRequestsIdleMb !== undefined) {
     const over = typeof lat.rssAfterRequestsSettledMb === 'number' && typeof lat.rssAfterRequestsIdleMb === 'number' ? lat.rssAfterRequestsSettledMb - lat.rssAfterRequestsIdleMb : null;
@@ -156,7 +156,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   lines.push(...table(['metric', 'measured', 'target'], rows));
   if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
   const defs = lat.definitions ?? {};
-  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'rssIdleMb', 'rssIdleBuiltMb', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'rssIdleMb', 'rssIdleSourceMb', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
 }
 

@@ -1,6 +1,7 @@
 // The latency benchmark's simulated call. The fake Discord and the fake live model (Gemini, OpenAI
 // Realtime or GPT-Live: bench/lib/model-fakes.ts) run in THIS process;
-// the core runs in a CHILD process started exactly as a user starts it (`node main/cli.ts headless`),
+// the core runs in a CHILD process started exactly as a user starts it (`npm run headless`: the
+// compiled `node dist/main/cli.js headless`),
 // so the child's CPU time and RSS (read from /proc) are the core's alone and not mixed with the
 // fakes' Opus encoding/decoding. The env block mirrors main/demo/simulated-call.ts (which starts the
 // core in-process and so cannot be used here).
@@ -19,17 +20,19 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-call.ts';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
+import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
 import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 
-const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
-/** The compiled CLI (`npm run build`), what an installed package and the desktop app run. */
-export const BUILT_CLI = fileURLToPath(new URL('../../dist/main/cli.js', import.meta.url));
+/** The TypeScript source: Node's type stripper (WebAssembly) then stays resident in the core. */
+export const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
 /**
- * LVB_BENCH_CORE=built runs dist/main/cli.js instead of the TypeScript source: without Node's type
- * stripper (a WebAssembly module, ~16 MB of RSS in the process, measured), as users run it.
+ * The compiled CLI, what every launcher runs (`npm run headless`, the Quick start's demo, the desktop
+ * app, an installed package); compiled here first when main/ changed (scripts/lib/core-build.mjs).
  */
-const CLI = process.env.LVB_BENCH_CORE === 'built' ? BUILT_CLI : SOURCE_CLI;
+export const BUILT_CLI = fileURLToPath(new URL('../../dist/main/cli.js', import.meta.url));
+/** LVB_BENCH_CORE=source runs the TypeScript source instead (to compare). */
+const CLI = process.env.LVB_BENCH_CORE === 'source' ? SOURCE_CLI : BUILT_CLI;
 
 /** What the fake model says per reply (24 kHz tone), sent at its default 2× real time. */
 export const REPLY_MS = 3000;
@@ -249,6 +252,7 @@ export async function health(base: string, token: string): Promise<BenchHealth> 
 }
 
 export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI): { child: ChildProcess; output: () => string } {
+  if (cli === BUILT_CLI && !ensureBuilt()) throw new Error('could not compile the core into dist/ (tsc output above)');
   const child = spawn(process.execPath, [cli, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
@@ -291,7 +295,7 @@ export interface BenchCore {
 }
 
 /**
- * The fakes in this process, the core in a child (`node main/cli.ts headless`), its sidecar answering.
+ * The fakes in this process, the core in a child (`node dist/main/cli.js headless`), its sidecar answering.
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */

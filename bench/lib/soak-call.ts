@@ -1,6 +1,6 @@
 // The soak's simulated call. As in the latency benchmark, the fake Discord and the fake live model
 // (any provider: bench/lib/model-fakes.ts) run in THIS process and the core in a CHILD process
-// started as a user starts it (`node main/cli.ts headless`), so CPU and RSS read from /proc are the
+// started as a user starts it (`npm run headless`: `node dist/main/cli.js headless`), so CPU and RSS read from /proc are the
 // core's alone.
 //
 // The fake user speaks numbered phrases: phrase n is a tone whose pitch encodes n mod PHRASES. The

@@ -1,6 +1,7 @@
 // The demo's side of its fakes child process (fakes-process.ts): fork it, wait for the fakes'
 // addresses, ask the fake owner to speak, and close it.
 import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import type { FakeServicesInfo } from './fake-services.ts';
 import { FromFakesSchema, type ToFakes } from './fakes-protocol.ts';
 
@@ -17,7 +18,8 @@ export interface FakesChild {
 const READY_TIMEOUT_MS = 60_000;
 
 export async function startFakesChild(): Promise<FakesChild> {
-  const child: ChildProcess = fork(new URL('./fakes-process.ts', import.meta.url), [], {
+  // The sibling module as this one was loaded: fakes-process.js when compiled (dist/), .ts from source.
+  const child: ChildProcess = fork(new URL(`./fakes-process${path.extname(import.meta.filename)}`, import.meta.url), [], {
     // Not the parent's flags (--inspect and the like): the child is a plain Node process.
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -7,11 +7,11 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { NoteEvent } from '../core/api-types.ts';
 import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
 import { handleShutdownSignals } from '../core/shutdown-signals.ts';
+import { findAppRoot } from '../core/sidecar/routes/dashboard.ts';
 import { terminalLogFormat } from '../cli/terminal.ts';
 import { startFakesChild, type FakesChild } from './fakes-child.ts';
 import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
@@ -121,7 +121,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
 
     const sidecarPort = Number(new URL(core.sidecarUrl).port);
-    const projectRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+    const projectRoot = findAppRoot();
     // The machine's own node may be older than the project needs: when this Node is the one the
     // Quick start put in .tools/, the pasted lines put it first on PATH too.
     const toolsNode = path.join(projectRoot, '.tools', 'node22', 'bin', 'node');

@@ -116,6 +116,10 @@ describe.runIf(inCi)('Quick start on a fresh clone with Node 20 first on PATH (C
       expect(atLeast(health.node, minimumNode())).toBe(true);
       expect(health.audio.opus).toMatchObject({ impl: 'native', library: '@discordjs/opus' });
       expect(first.out() + first.err()).toContain('installing dependencies with Node');
+      // The core runs compiled, without Node's type stripper resident (docs/performance.md, "Memory").
+      expect(first.out() + first.err()).toContain('compiling the core and the dashboard into dist/');
+      const corePid = /this process \((\d+)\) is the core/.exec(first.out())?.[1];
+      expect(readFileSync(`/proc/${corePid}/cmdline`, 'utf8').split('\0')).toContain('dist/main/cli.js');
 
       // Pasted into another terminal that still has Node 20 first on PATH.
       const pasted = runPasted(pasteLines, stockEnv({}));
@@ -137,6 +141,7 @@ describe.runIf(inCi)('Quick start on a fresh clone with Node 20 first on PATH (C
       await waitForConnectedCall(port);
       expect(second.out() + second.err()).not.toContain('installing dependencies');
       expect(second.out() + second.err()).not.toContain('installing node@22');
+      expect(second.out() + second.err()).not.toContain('compiling the core');
       expect(await interrupt(second)).toEqual({ code: 0, signal: null });
     } finally {
       if (second.child.exitCode === null) signalGroup(second, 'SIGKILL');
