@@ -19,6 +19,7 @@ import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
 import { BridgeError, type BridgeControl, type BridgeStatus } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
+import { UiTicker } from './ui-ticker.ts';
 import { WakeGate, type WakeSettings } from './wake-gate.ts';
 
 export interface BridgeOptions {
@@ -76,8 +77,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #model: LiveModelSession | null = null;
   #modelState: ConnectionState = 'disconnected';
   #detachTools: (() => void) | null = null;
-  #uiTimer: NodeJS.Timeout | null = null;
+  readonly #ui: UiTicker;
   #uiTicks = 0;
+  #uiQuietTicks = 0;
   #unbindVoice: (() => void) | null = null;
   /** Start attempts so far; stop() during `connecting` bumps it to cancel the attempt in progress. */
   #attempt = 0;
@@ -100,6 +102,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#log = options.logger;
     const now = options.now ?? (() => performance.now());
     this.#now = now;
+    this.#ui = new UiTicker({ periodMs: UI_UPDATE_MS, now, tick: () => this.#uiUpdate() });
     const inputChunkMs = options.inputChunkMs ?? 20;
     this.#wake = new WakeGate({
       settings: options.wake?.settings ?? { names: [], auto: true, followUpMs: 0 },
@@ -125,7 +128,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       // Nothing runs per tick in a quiet call: the UI updates, the input clock and the player (its
       // 20 ms clock, Opus encoding, encryption, UDP) all stop when there is no audio, and restart
       // with the next packet, reply or sound effect.
-      onActivity: () => this.#startUiTimer(),
+      onActivity: () => this.#ui.start(),
+      onFrame: (at) => this.#ui.frame(at),
       // Called from inside the player's cycle: stop it after that cycle, not in the middle of it.
       onOutputIdle: () => setImmediate(() => {
         if (this.#state === 'connected' && !this.#audio.outputActive) this.#o.voice.stopPlayback();
@@ -243,7 +247,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#o.voice.startPlayback(this.#audio.playbackSource);
       this.#audio.start();
       this.#wake.start();
-      this.#startUiTimer();
+      this.#ui.start();
       this.#transition('connected');
       return this.status();
     } catch (err) {
@@ -376,7 +380,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#activity.start(id);
       // Muted: the model is not told who talks either (it hears nothing of it).
       if (this.#audio.userAudioOpen) this.#announceSpeaker(id);
-      this.#startUiTimer();
+      this.#ui.start();
     };
     const onEnd = (id: string) => {
       this.#speaking.delete(id);
@@ -485,33 +489,27 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#transition('error', reason);
   }
 
-  /** 10 Hz levels (and 1 Hz metrics) while there is audio; stops after a second of silence. */
-  #startUiTimer(): void {
-    if (this.#uiTimer) return;
-    this.#uiTicks = 0;
-    let quietTicks = 0;
-    this.#uiTimer = setInterval(() => {
-      // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
-      this.#levels = this.#audio.readLevels();
-      this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
-      const quiet = this.#levels.input.peak === 0 && this.#levels.output.peak === 0 && this.#speaking.size === 0;
-      quietTicks = quiet ? quietTicks + 1 : 0;
-      if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0 || quietTicks >= QUIET_UI_TICKS) {
-        this.#audio.syncMetrics();
-        this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
-      }
-      if (quietTicks >= QUIET_UI_TICKS) this.#stopUiTimer(); // the last events said "silent"
-    }, UI_UPDATE_MS);
-    this.#uiTimer.unref();
-  }
-
-  #stopUiTimer(): void {
-    if (this.#uiTimer) clearInterval(this.#uiTimer);
-    this.#uiTimer = null;
+  /**
+   * One UI update: levels (10 Hz, from UiTicker, driven by the audio frames while they flow) and
+   * metrics (1 Hz, and with the last quiet update). True after a second of silence: updates stop.
+   */
+  #uiUpdate(): boolean {
+    // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
+    this.#levels = this.#audio.readLevels();
+    this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
+    const quiet = this.#levels.input.peak === 0 && this.#levels.output.peak === 0 && this.#speaking.size === 0;
+    this.#uiQuietTicks = quiet ? this.#uiQuietTicks + 1 : 0;
+    const stop = this.#uiQuietTicks >= QUIET_UI_TICKS;
+    if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0 || stop) {
+      this.#audio.syncMetrics();
+      this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
+    }
+    if (stop) this.#uiQuietTicks = 0; // the last events said "silent"
+    return stop;
   }
 
   async #teardown(): Promise<void> {
-    this.#stopUiTimer();
+    this.#ui.stop();
     this.#audio.stop();
     this.#wake.stop();
     this.#unbindVoice?.();

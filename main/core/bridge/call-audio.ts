@@ -61,6 +61,8 @@ export interface CallAudioOptions {
   now: () => number;
   /** Input or output became active after being idle (restart UI updates). */
   onActivity?: () => void;
+  /** Every frame that flows, a packet in (unmuted) or a frame out, with its time (UI updates ride on it). */
+  onFrame?: (now: number) => void;
   /** 500 ms of silence handed to the player and nothing queued: the player can stop (no clock, no packets). */
   onOutputIdle?: () => void;
   /** Audio to play after onOutputIdle: the player must run again. */
@@ -77,6 +79,7 @@ export class CallAudio {
   readonly #inputMeter = new LevelMeter();
   readonly #onSpeech: (chunk: Int16Array) => void;
   readonly #onActivity: () => void;
+  readonly #onFrame: (now: number) => void;
   readonly #onOutputIdle: () => void;
   readonly #onOutputResume: () => void;
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
@@ -106,6 +109,7 @@ export class CallAudio {
     this.#now = options.now;
     this.#onSpeech = options.onSpeech;
     this.#onActivity = options.onActivity ?? (() => undefined);
+    this.#onFrame = options.onFrame ?? (() => undefined);
     this.#onOutputIdle = options.onOutputIdle ?? (() => undefined);
     this.#onOutputResume = options.onOutputResume ?? (() => undefined);
     this.#gate = new VoiceGate({ chunkMs: options.inputChunkMs, onChunk: (chunk) => this.#emitSpeech(chunk), onEnd: options.onSpeechEnd });
@@ -234,6 +238,7 @@ export class CallAudio {
     }
     this.#metrics.framesIn += 1;
     this.#lastFrameArrival = this.#now();
+    this.#onFrame(this.#lastFrameArrival);
     this.#fillingSilence = false;
     this.#mixer.push(speakerId, frame);
     this.#onInputPacket();
@@ -296,6 +301,7 @@ export class CallAudio {
       this.#playback.readFrame(out);
       this.#metrics.framesOut += 1;
       const now = this.#now();
+      this.#onFrame(now);
       if (hasSound(out)) {
         this.#silentOutputFrames = 0;
         this.#lastNonSilentOut = now;

@@ -1,0 +1,88 @@
+// The call's UI updates (levels 10 times a second, metrics once a second), driven by the audio
+// itself. While frames flow (a packet in or a frame out, every 20 ms), the frame that finds the
+// period passed runs the update: a call with audio wakes no timer of its own for its UI, and each
+// wake-up costs 100-250 µs on a shared VM (docs/performance.md, "Wake-ups"). When frames stop, a
+// timer takes over, so the meters still fall to zero and the last events say "silent"; the update
+// itself says when to stop (a second of quiet), and nothing runs until the next frame or start().
+
+export interface UiTickerOptions {
+  periodMs: number;
+  /** Publishes one update; returns true when the call has been quiet long enough to stop updating. */
+  tick: () => boolean;
+  now: () => number;
+}
+
+export class UiTicker {
+  readonly #periodMs: number;
+  readonly #tick: () => boolean;
+  readonly #now: () => number;
+  #running = false;
+  #nextDueAt = 0;
+  /** Runs the updates while no frames flow. */
+  #interval: NodeJS.Timeout | null = null;
+  /** Re-armed by every frame; fires when frames stopped for 1.5 periods and hands over to the interval. */
+  #framesWatchdog: NodeJS.Timeout | null = null;
+
+  constructor(options: UiTickerOptions) {
+    this.#periodMs = options.periodMs;
+    this.#tick = options.tick;
+    this.#now = options.now;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Activity without a frame (joined, someone started talking): updates run until quiet. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#nextDueAt = this.#now() + this.#periodMs;
+    this.#startInterval();
+  }
+
+  /** One audio frame (20 ms, either direction). Hot path: a comparison and a timer refresh. */
+  frame(now: number): void {
+    if (!this.#running) {
+      this.#running = true;
+      this.#nextDueAt = now + this.#periodMs;
+    }
+    if (this.#interval) this.#stopInterval();
+    if (this.#framesWatchdog) this.#framesWatchdog.refresh();
+    else {
+      this.#framesWatchdog = setTimeout(() => this.#framesStopped(), this.#periodMs * 1.5);
+      this.#framesWatchdog.unref();
+    }
+    if (now >= this.#nextDueAt) {
+      this.#nextDueAt = now + this.#periodMs;
+      this.#run();
+    }
+  }
+
+  stop(): void {
+    this.#running = false;
+    this.#stopInterval();
+    if (this.#framesWatchdog) clearTimeout(this.#framesWatchdog);
+    this.#framesWatchdog = null;
+  }
+
+  #framesStopped(): void {
+    this.#framesWatchdog = null;
+    if (this.#running) this.#startInterval();
+  }
+
+  #run(): void {
+    if (this.#tick()) this.stop();
+  }
+
+  #startInterval(): void {
+    if (this.#interval) return;
+    this.#interval = setInterval(() => this.#run(), this.#periodMs);
+    this.#interval.unref();
+  }
+
+  #stopInterval(): void {
+    if (this.#interval) clearInterval(this.#interval);
+    this.#interval = null;
+  }
+}
