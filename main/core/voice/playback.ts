@@ -1,5 +1,5 @@
 // Continuous playback pulled from a PlaybackSource on the player's own 20 ms clock. The resource
-// is an object-mode stream of ready Opus packets (StreamType.Opus: no prism transcoding graph)
+// is an object-mode stream of ready Opus packets (no prism transcoding graph)
 // whose `_read` asks the source for exactly one 20 ms frame and encodes it. highWaterMark 0: no
 // frame is read ahead, the player's read() pulls and encodes synchronously, so a flush of the source
 // (barge-in) or a reply's first chunk is on the wire one player cycle later (the library prepares
@@ -8,18 +8,18 @@
 import { Readable } from 'node:stream';
 import {
   AudioPlayerStatus,
+  AudioResource,
   createAudioPlayer,
-  createAudioResource,
   NoSubscriberBehavior,
-  StreamType,
   type AudioPlayer,
-  type AudioResource,
   type VoiceConnection,
 } from '@discordjs/voice';
 import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import type { OpusFactory, OpusMonoEncoder } from './opus.ts';
 
+/** Silence frames the player sends after a resource ends (createAudioResource's default). */
+const SILENCE_PADDING_FRAMES = 5;
 /** The Opus silence frame: sent (never E2EE-encrypted, as Discord's clients do) while audio may not go out. */
 const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
@@ -111,7 +111,11 @@ export class ContinuousPlayback {
     // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
     this.#codec = this.#opus.createMonoEncoder();
     this.#stream = new PulledOpusStream(source, this.#codec, this.#mayPlay);
-    this.#resource = createAudioResource(this.#stream, { inputType: StreamType.Opus });
+    // The resource directly, not createAudioResource(): for any input type that builds the library's
+    // transcoding graph once per process, and building it probes for FFmpeg with spawnSync (`ffmpeg
+    // -h`, then avconv and more on failure): 90 ms measured with no FFmpeg installed, in which the
+    // event loop stood still, at the first join. Ready Opus packets need no graph (no edges).
+    this.#resource = new AudioResource([], [this.#stream], null, SILENCE_PADDING_FRAMES);
     const resource = this.#resource;
     // The player's first cycle runs on an immediate queued by play() (after the stream turned
     // readable): it prepares the reply's first frame for the cycle after. Send that packet right
