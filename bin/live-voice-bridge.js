@@ -15,8 +15,10 @@ const source = new URL('main/cli.ts', root);
 
 async function builtIsUsable() {
   if (!existsSync(built)) return false;
-  if (!existsSync(source)) return true;
-  const { builtIsCurrent } = await import(new URL('scripts/lib/core-build.mjs', root).href);
+  const buildState = new URL('scripts/lib/core-build.mjs', root);
+  // A package (no sources, or no build script beside them) always runs what it ships.
+  if (!existsSync(source) || !existsSync(buildState)) return true;
+  const { builtIsCurrent } = await import(buildState.href);
   return builtIsCurrent();
 }
 const entry = (await builtIsUsable()) ? built : source;

@@ -67,6 +67,14 @@ describe('the compiled core and its launchers', () => {
     expect(run(['scripts/lib/core-build.mjs', 'check']).status).toBe(1);
   });
 
+  it('a package (no build script beside the sources) runs the dist/ it ships', () => {
+    rmSync(path.join(project, 'scripts'), { recursive: true });
+    writeCli('three');
+    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({ version: 'two', file: path.join(project, 'dist', 'main', 'cli.js') });
+    mkdirSync(path.join(project, 'scripts', 'lib'), { recursive: true });
+    cpSync(path.join(repo, 'scripts/lib/core-build.mjs'), path.join(project, 'scripts/lib/core-build.mjs'));
+  });
+
   it('a compile that fails leaves no stamp and exits non-zero', () => {
     writeFileSync(path.join(project, 'main', 'cli.ts'), 'const broken = ;\n');
     const failed = run(['scripts/lib/core-build.mjs', 'ensure']);
