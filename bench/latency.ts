@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb) : [])]), '', providerTable(perProvider, TARGETS), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;

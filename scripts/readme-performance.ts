@@ -63,6 +63,8 @@ const latencySchema = z.object({
   // From `bench:latency -- --memory` (bench/lib/latency-memory.ts); absent after a default run.
   rssIdleSourceMb: num.optional(),
   rssFlatness10minMb: num.optional(),
+  coreCpuLongCallPercent: num.optional(),
+  coreCpuLongCallAfter60sPercent: num.optional(),
   rssAfterRequestsIdleMb: num.optional(),
   rssAfterRequestsMb: num.optional(),
   rssAfterRequestsSettledMb: num.optional(),
@@ -138,6 +140,9 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
     ['barge-in, on the wire (interrupted → last speech RTP)', `${p(lat.latency.wire?.barge_in)}${le(lat.latency.wire?.barge_in?.p95_ms, tg.barge_in_ms)}`, `≤ ${tg.barge_in_ms ?? 20} ms`],
   ];
   if (lat.rssIdleSourceMb !== undefined) rows.push(['core RSS idle, run from TypeScript source instead (no launcher does)', `${f(lat.rssIdleSourceMb, 1)} MB`, 'comparison: Node\'s type stripper in the process']);
+  if (lat.coreCpuLongCallAfter60sPercent !== undefined) {
+    rows.push(['core CPU over a 10-minute call, one speaker, model replying: whole / after the first minute', `${f(lat.coreCpuLongCallPercent, 2)} / ${f(lat.coreCpuLongCallAfter60sPercent, 2)} % of a core${le(lat.coreCpuLongCallAfter60sPercent, tg.core_cpu_call_percent)}`, `≤ ${tg.core_cpu_call_percent ?? 3} %`]);
+  }
   if (lat.rssFlatness10minMb !== undefined) rows.push(['core RSS range over a 10-minute call (20 s → end)', `${f(lat.rssFlatness10minMb, 1)} MB${le(lat.rssFlatness10minMb, flatnessMb)}`, `flat: ± 5 MB (range ≤ ${flatnessMb})`]);
   if (lat.rssAfterRequestsSettledMb !== undefined && lat.rssAfterRequestsIdleMb !== undefined) {
     const over = typeof lat.rssAfterRequestsSettledMb === 'number' && typeof lat.rssAfterRequestsIdleMb === 'number' ? lat.rssAfterRequestsSettledMb - lat.rssAfterRequestsIdleMb : null;
@@ -156,7 +161,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   lines.push(...table(['metric', 'measured', 'target'], rows));
   if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
   const defs = lat.definitions ?? {};
-  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'rssIdleMb', 'rssIdleSourceMb', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
 }
 

@@ -102,6 +102,8 @@ export interface CallRunResult {
     idleCallCpuPercent: number;
     callCpuPercent: number;
     callCpuMs: number;
+    /** The same from 60 s into the call to its end (past start-up and JIT warm-up); null for calls ≤ 120 s. */
+    callCpuAfter60sPercent: number | null;
     rssIdleMb: number;
     /** VmHWM just before the call: tells a start-up peak from one during the call. */
     peakRssBeforeCallMb: number;
@@ -392,6 +394,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         idleCallCpuPercent: cpuPercent(idleCallFrom, idleCallTo),
         callCpuPercent: cpuPercent(callFrom, callTo),
         callCpuMs: callTo.cpuMs - callFrom.cpuMs,
+        callCpuAfter60sPercent: options.durationMs > 120_000 ? cpuPercent(sampleNear(60) ?? callFrom, callTo) : null,
         rssIdleMb: idleTo.rssMb,
         peakRssBeforeCallMb: idleTo.peakRssMb,
         rssAt20sMb: sampleNear(20)?.rssMb ?? null,

@@ -24,7 +24,7 @@ const AFTER_REQUESTS_MS = 60_000;
 export interface MemoryRunResult {
   /** Settled idle RSS of the core run from TypeScript source (the comparison, not a target). */
   rssIdleSourceMb: number | null;
-  longCall: { seconds: number; rssAt20sMb: number; rssEndMb: number; rssMinMb: number; rssMaxMb: number; flatnessMb: number; driftMb: number; replies: number };
+  longCall: { seconds: number; rssAt20sMb: number; rssEndMb: number; rssMinMb: number; rssMaxMb: number; flatnessMb: number; driftMb: number; replies: number; cpuPercent: number; cpuAfter60sPercent: number | null };
   requests: { sent: number; answered2xx: number; errors: number; seconds: number; rssIdleMb: number; rssAfterRequestsMb: number; rssAfterRequestsSettledMb: number; rssMaxMb: number };
 }
 
@@ -35,7 +35,18 @@ async function longCall(progress: (line: string) => void): Promise<MemoryRunResu
   const min = Math.min(...series);
   const max = Math.max(...series);
   const at20 = call.core.rssAt20sMb ?? series[0] ?? NaN;
-  return { seconds: LONG_CALL_MS / 1000, rssAt20sMb: at20, rssEndMb: call.core.rssAtEndMb, rssMinMb: min, rssMaxMb: max, flatnessMb: max - min, driftMb: call.core.rssAtEndMb - at20, replies: call.replies };
+  return {
+    seconds: LONG_CALL_MS / 1000,
+    rssAt20sMb: at20,
+    rssEndMb: call.core.rssAtEndMb,
+    rssMinMb: min,
+    rssMaxMb: max,
+    flatnessMb: max - min,
+    driftMb: call.core.rssAtEndMb - at20,
+    replies: call.replies,
+    cpuPercent: call.core.callCpuPercent,
+    cpuAfter60sPercent: call.core.callCpuAfter60sPercent,
+  };
 }
 
 async function requestBursts(progress: (line: string) => void): Promise<MemoryRunResult['requests']> {
@@ -105,15 +116,18 @@ interface MemoryRow {
   status: string;
 }
 
+const pct = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : `${v.toFixed(2)} %`);
 const mb = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : `${v.toFixed(1)} MB`);
+const r2 = (v: number | null) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 const r1 = (v: number | null) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 10) / 10);
 
 /** Printed rows, beside the default run's; `rssIdleMb` is the main call's settled idle (target ≤ 120 MB). */
-export function memoryRows(m: MemoryRunResult, rssIdleMb: number): MemoryRow[] {
+export function memoryRows(m: MemoryRunResult, rssIdleMb: number, cpuTargetPercent: number): MemoryRow[] {
   const q = m.requests;
   const settledOver = q.rssAfterRequestsSettledMb - q.rssIdleMb;
   return [
     { metric: 'core RSS idle, run from TypeScript source (node main/cli.ts)', measured: mb(m.rssIdleSourceMb), target: `reference: the compiled core above, ${rssIdleMb.toFixed(1)} MB`, status: m.rssIdleSourceMb === null ? 'no data' : `+${(m.rssIdleSourceMb - rssIdleMb).toFixed(1)} MB` },
+    { metric: `core CPU over a ${m.longCall.seconds / 60}-minute call (one speaker, model replying): whole call / after the first minute`, measured: `${pct(m.longCall.cpuPercent)} / ${pct(m.longCall.cpuAfter60sPercent)} of one core`, target: `≤ ${cpuTargetPercent} %`, status: (m.longCall.cpuAfter60sPercent ?? Infinity) <= cpuTargetPercent ? 'ok' : 'MISSED' },
     { metric: `core RSS over a ${m.longCall.seconds / 60}-minute call, 20 s → end: range (drift)`, measured: `${mb(m.longCall.flatnessMb)} (${m.longCall.driftMb >= 0 ? '+' : ''}${m.longCall.driftMb.toFixed(1)}), ${mb(m.longCall.rssMinMb)}–${mb(m.longCall.rssMaxMb)}`, target: `flat: range ≤ ${MEMORY_TARGETS.rss_flatness_mb} MB (± 5)`, status: m.longCall.flatnessMb <= MEMORY_TARGETS.rss_flatness_mb ? 'ok' : 'MISSED' },
     { metric: `core RSS, ${q.sent} requests: idle / right after / a minute after`, measured: `${mb(q.rssIdleMb)} / ${mb(q.rssAfterRequestsMb)} / ${mb(q.rssAfterRequestsSettledMb)} (${q.answered2xx} answered 2xx, ${q.errors} errors, ${q.seconds.toFixed(1)} s)`, target: `a minute after ≤ idle + ${MEMORY_TARGETS.rss_after_requests_over_idle_mb} MB`, status: settledOver <= MEMORY_TARGETS.rss_after_requests_over_idle_mb && q.errors === 0 ? 'ok' : 'MISSED' },
   ];
@@ -126,6 +140,8 @@ export function memoryJson(m: MemoryRunResult) {
     headline: {
       rssIdleSourceMb: r1(m.rssIdleSourceMb),
       rssFlatness10minMb: r1(m.longCall.flatnessMb),
+      coreCpuLongCallPercent: r2(m.longCall.cpuPercent),
+      coreCpuLongCallAfter60sPercent: r2(m.longCall.cpuAfter60sPercent),
       rssAfterRequestsIdleMb: r1(q.rssIdleMb),
       rssAfterRequestsMb: r1(q.rssAfterRequestsMb),
       rssAfterRequestsSettledMb: r1(q.rssAfterRequestsSettledMb),
@@ -133,6 +149,8 @@ export function memoryJson(m: MemoryRunResult) {
     definitions: {
       rssIdleSourceMb: 'the same settled idle VmRSS for the core run from TypeScript source (node main/cli.ts), which loads Node\'s type stripper: a comparison (no launcher runs it), not a target',
       rssFlatness10minMb: `highest minus lowest core VmRSS (1 s samples) from 20 s to the end of a ${m.longCall.seconds / 60}-minute call (one speaker, the model replying and barged into), fresh core; "flat ± 5 MB" = ≤ ${MEMORY_TARGETS.rss_flatness_mb}`,
+      coreCpuLongCallPercent: `core process CPU time (utime + stime from /proc) / wall time, % of one core, over the whole ${m.longCall.seconds / 60}-minute call (one speaker, the model replying and barged into), fresh core`,
+      coreCpuLongCallAfter60sPercent: 'the same from 60 s into that call to its end: the steady cost of a call, past start-up and JIT warm-up (coreCpuCallPercent is a 60 s call, warm-up included)',
       rssAfterRequestsIdleMb: 'settled idle VmRSS of the fresh core the requests were sent to, just before them',
       rssAfterRequestsMb: `core VmRSS right after ${q.sent} sidecar requests (4 bursts of 2,000: GET /health, GET /notes, GET /schedule, POST /schedule; 20 at a time)`,
       rssAfterRequestsSettledMb: `the same a minute later (target: ≤ rssAfterRequestsIdleMb + ${MEMORY_TARGETS.rss_after_requests_over_idle_mb})`,
