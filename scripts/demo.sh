@@ -5,6 +5,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
 lvb_bootstrap
 # The compiled core (built when main/ changed): from TypeScript source Node's type stripper would stay
-# resident in the core, about 30 MB more (scripts/lib/core-build.mjs).
+# resident in the core, 24-30 MB more (scripts/lib/core-build.mjs).
 node scripts/lib/core-build.mjs ensure
 exec node dist/main/cli.js demo "$@"

@@ -1,8 +1,7 @@
 // Keeps dist/ (the compiled core and the dashboard's scripts) in step with main/**, renderer/** and
-// preload/**, so that every launcher — the Quick start's
-// demo, `npm run headless`, `npx live-voice-bridge …`, the benchmarks — runs JavaScript rather than
-// TypeScript source. Why: Node's type stripper (amaro, a WebAssembly build of swc) stays resident once
-// the first .ts file loads, 30 MB or more of RSS for the life of the core (docs/performance.md,
+// preload/**, so that every launcher — the Quick start's demo, `npm run headless`, `npx
+// live-voice-bridge …`, the benchmarks — runs JavaScript rather than TypeScript source. Why: Node's type stripper (amaro, a WebAssembly build of swc) stays resident once
+// the first .ts file loads, 24-30 MB of RSS (measured) for the life of the core (docs/performance.md,
 // "Memory"). Plain JavaScript (no type stripping) so that it runs before anything is compiled.
 //   node scripts/lib/core-build.mjs ensure   compile (tsc, no type check: ~5 s) when the sources
 //                                            changed since the last compile; silent when current
