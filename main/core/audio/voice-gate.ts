@@ -121,6 +121,20 @@ export class VoiceGate {
     }
   }
 
+  /**
+   * Samples of digital silence after which the gate next does something the model would see (a
+   * chunk completes, or the gate closes), if nothing but silence follows; Infinity while closed.
+   * A pause's silence is filled in at those moments rather than every 20 ms (CallAudio): the model
+   * receives the same chunks at the same times, with a fraction of the wake-ups.
+   */
+  silenceSamplesUntilOutput(): number {
+    if (!this.#open) return Infinity;
+    const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
+    const toChunk = this.#chunk.length - this.#chunkFill - pending;
+    const toClose = (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - pending;
+    return Math.max(1, Math.min(toChunk, toClose));
+  }
+
   /** Close now if open (call end, e.g. leaving the channel); forgets the pre-roll. */
   flush(): void {
     if (this.#open) this.#close();

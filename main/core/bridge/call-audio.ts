@@ -8,15 +8,6 @@ import type { PlaybackSource } from '../ports.ts';
 import type { CallMetrics } from './metrics.ts';
 
 const INPUT_TICK_MS = 20;
-/**
- * One speaker: no packet for this long starts the input clock (the pause handling below). While a
- * lone speaker's packets flow, each is mixed as it arrives and the clock has nothing to do, so it
- * does not run: on the machines measured, a 20 ms timer alone costs 0.7-0.9 % of a core in wake-ups
- * (docs/performance.md). 100 ms is @discordjs/voice's own speaking timeout (SpeakingMap.DELAY),
- * re-armed per packet just before ours: Node keeps timers of one duration in one list, so the two
- * share their wake-ups. Below SILENCE_AFTER_MS, so a pause is filled in exactly as before.
- */
-const PAUSE_WATCHDOG_MS = 100;
 /** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
 const SILENT_TICK_SAMPLES_16K = 320;
 /**
@@ -24,13 +15,18 @@ const SILENT_TICK_SAMPLES_16K = 320;
  * speaker stops, so time must reach the gate as silence (to close it); but packets also arrive late
  * in bursts (network jitter, a busy event loop), and silence inserted before a late packet would
  * stretch the speech. So a gap shorter than this is waited out, and a longer one is filled in full.
+ * With one speaker it is also the pause watchdog, re-armed per packet: while a lone speaker's
+ * packets flow, each is mixed as it arrives and no clock runs (on the machines measured, every
+ * timer wake-up costs 100-250 µs of CPU: docs/performance.md).
  */
 const SILENCE_AFTER_MS = 200;
-/** Cap on the silence filled in at once after a gap (the gate closes long before). */
-const MAX_SILENCE_FILL_SAMPLES_16K = 16_000;
+/** Cap on the silence filled in at one wake-up (after a long gap, the gate closes long before). */
+const MAX_SILENCE_FILL_TICKS = 50;
 /**
- * Ticks of filled-in silence, with the gate closed, after which the input clock stops until the
- * next packet (500 ms: more than the gate's 300 ms pre-roll, so no speech lingers in it).
+ * Silence put into the closed gate once a pause has closed it, before the input goes idle until
+ * the next packet (500 ms: more than the gate's 300 ms pre-roll, so the next utterance's pre-roll
+ * starts with silence and no speech lingers in it). Nothing is sent to the model for it, so it is
+ * filled in at once rather than tick by tick.
  */
 const IDLE_INPUT_TICKS = 25;
 /** Consecutive silent frames handed to the player after which the output counts as idle (500 ms). */
@@ -87,11 +83,14 @@ export class CallAudio {
   /** Input arrived and has not yet gone quiet (onActivity fired for it). */
   #inputActive = false;
   #inputTimer: NodeJS.Timeout | null = null;
-  /** Re-armed by every packet; fires when a lone speaker's packets pause (see PAUSE_WATCHDOG_MS). */
+  /** Re-armed by every packet; fires when a lone speaker's packets pause (see SILENCE_AFTER_MS). */
   #pauseWatchdog: NodeJS.Timeout | null = null;
+  /** A pause's next fill-in: when the gate will next complete a chunk or close (see #fillSilence). */
+  #fillTimer: NodeJS.Timeout | null = null;
   #mixedSinceTick = false;
   #fillingSilence = false;
-  #silentInputTicks = 0;
+  /** 20 ms ticks of silence filled in since the last packet (the pause's start). */
+  #silenceTicksFilled = 0;
   #silentOutputFrames = 0;
   #outputIdle = false;
   /** Mute / push-to-talk gate (see setUserAudioOpen); survives reset(): it is the user's choice, not the call's. */
@@ -130,9 +129,7 @@ export class CallAudio {
 
   stop(): void {
     this.#running = false;
-    this.#stopInputClock();
-    this.#stopPauseWatchdog();
-    this.#inputActive = false;
+    this.#inputIdle();
   }
 
   /** False while the output is idle (the player was told to stop); tests and status read it. */
@@ -150,6 +147,7 @@ export class CallAudio {
       this.#inputActive = true;
       this.#onActivity();
     }
+    this.#stopFill();
     if (this.#mixer.activeSpeakers > 1) {
       this.#stopPauseWatchdog();
       this.#startInputClock();
@@ -158,7 +156,7 @@ export class CallAudio {
     this.#stopInputClock();
     if (this.#pauseWatchdog) this.#pauseWatchdog.refresh();
     else {
-      this.#pauseWatchdog = setTimeout(() => this.#startInputClock(), PAUSE_WATCHDOG_MS);
+      this.#pauseWatchdog = setTimeout(() => this.#fillSilence(), SILENCE_AFTER_MS);
       this.#pauseWatchdog.unref();
     }
   }
@@ -166,9 +164,13 @@ export class CallAudio {
   #startInputClock(): void {
     if (!this.#running || this.#inputTimer) return;
     this.#mixedSinceTick = false;
-    this.#silentInputTicks = 0;
     this.#inputTimer = setInterval(() => this.#onInputTick(), INPUT_TICK_MS);
     this.#inputTimer.unref();
+  }
+
+  #stopFill(): void {
+    if (this.#fillTimer) clearTimeout(this.#fillTimer);
+    this.#fillTimer = null;
   }
 
   #stopInputClock(): void {
@@ -185,6 +187,7 @@ export class CallAudio {
   #inputIdle(): void {
     this.#stopInputClock();
     this.#stopPauseWatchdog();
+    this.#stopFill();
     this.#inputActive = false;
   }
 
@@ -202,6 +205,7 @@ export class CallAudio {
     this.#downsampler.reset();
     this.#gate.flush();
     this.#playback.reset();
+    this.#stopFill();
     this.#lastFrameArrival = 0;
     this.#chunkFromFrameAt = 0;
     this.#fillingSilence = false;
@@ -237,7 +241,10 @@ export class CallAudio {
       return;
     }
     this.#metrics.framesIn += 1;
-    this.#lastFrameArrival = this.#now();
+    const now = this.#now();
+    // The pause this packet ends: its silence up to now reaches the gate before the packet does.
+    if (this.#fillingSilence) this.#fillOwedSilence(now);
+    this.#lastFrameArrival = now;
     this.#onFrame(this.#lastFrameArrival);
     this.#fillingSilence = false;
     this.#mixer.push(speakerId, frame);
@@ -335,16 +342,45 @@ export class CallAudio {
       this.#processInputFrame(mixed);
       return;
     }
-    const gapMs = this.#now() - this.#lastFrameArrival;
-    if (gapMs < SILENCE_AFTER_MS) return;
-    if (this.#fillingSilence) {
-      this.#gate.pushSilence(SILENT_TICK_SAMPLES_16K);
-      if (!this.#gate.isOpen && ++this.#silentInputTicks >= IDLE_INPUT_TICKS) this.#inputIdle();
-    } else {
-      // First tick of a real pause: the pause began at the last packet, so fill all of it.
+    if (this.#now() - this.#lastFrameArrival >= SILENCE_AFTER_MS) this.#fillSilence();
+  }
+
+  /**
+   * A real pause (nobody has sent a packet for SILENCE_AFTER_MS): time reaches the gate as silence,
+   * from the last packet on, so the gate closes and the model is told the input ended. Only the
+   * gate's outputs are observable (a chunk of hangover silence to the model, the close), so rather
+   * than a 20 ms clock this fills in what is owed and sleeps until the next of those moments; once
+   * the gate has closed, the idle silence goes in at once and nothing runs until the next packet.
+   */
+  #fillSilence(): void {
+    this.#stopInputClock();
+    this.#stopPauseWatchdog();
+    this.#fillTimer = null;
+    if (!this.#running) return;
+    const now = this.#now();
+    if (!this.#fillingSilence) {
       this.#fillingSilence = true;
-      this.#gate.pushSilence(Math.min(MAX_SILENCE_FILL_SAMPLES_16K, Math.floor(gapMs / INPUT_TICK_MS) * SILENT_TICK_SAMPLES_16K));
+      this.#silenceTicksFilled = 0;
     }
+    this.#fillOwedSilence(now);
+    if (!this.#gate.isOpen) {
+      this.#gate.pushSilence(IDLE_INPUT_TICKS * SILENT_TICK_SAMPLES_16K);
+      this.#inputIdle();
+      return;
+    }
+    const ticks = Math.max(1, Math.ceil(this.#gate.silenceSamplesUntilOutput() / SILENT_TICK_SAMPLES_16K));
+    const dueAt = this.#lastFrameArrival + (this.#silenceTicksFilled + ticks) * INPUT_TICK_MS;
+    this.#fillTimer = setTimeout(() => this.#fillSilence(), Math.max(1, dueAt - now));
+    this.#fillTimer.unref();
+  }
+
+  /** Silence for the whole 20 ms ticks since the pause began that the gate has not heard yet. */
+  #fillOwedSilence(now: number): void {
+    const owed = Math.floor((now - this.#lastFrameArrival) / INPUT_TICK_MS) - this.#silenceTicksFilled;
+    const ticks = Math.min(MAX_SILENCE_FILL_TICKS, owed);
+    if (ticks <= 0) return;
+    this.#silenceTicksFilled += ticks;
+    this.#gate.pushSilence(ticks * SILENT_TICK_SAMPLES_16K);
   }
 
   #processInputFrame(mixed48kStereo: Int16Array): void {

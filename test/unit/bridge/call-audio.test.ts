@@ -189,9 +189,9 @@ describe('CallAudio input clock', () => {
     // Two seconds of one speaker: every frame mixed on arrival, no clock (the watchdog is re-armed).
     expect(intervals).not.toHaveBeenCalled();
     expect(metrics.ingress.count).toBeGreaterThan(90);
-    // The pause: the watchdog starts the clock, which fills the silence until the gate closes, then stops.
+    // The pause: the watchdog fills in the silence until the gate closes, then nothing runs.
     advance(1500);
-    expect(intervals).toHaveBeenCalledTimes(1);
+    expect(intervals).not.toHaveBeenCalled();
     expect(ended).toBe(1);
     expect(vi.getTimerCount()).toBe(0);
     // Two speakers, one late by half a frame: the clock runs while both are heard.
@@ -201,9 +201,72 @@ describe('CallAudio input clock', () => {
       audio.pushSpeakerFrame('guest', sineFrame(frame, 4000));
       advance(10);
     }
-    expect(intervals).toHaveBeenCalledTimes(2);
+    expect(intervals).toHaveBeenCalledTimes(1);
     expect(vi.getTimerCount()).toBe(1);
     intervals.mockRestore();
+  });
+
+  it("a pause wakes up only when the gate has something for the model: the same chunks, each once its silence has passed", () => {
+    audio.stop();
+    const chunks: { at: number; pcm: Int16Array }[] = [];
+    let endedAt = 0;
+    const paced = new CallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => chunks.push({ at: now, pcm: c.slice() }), onSpeechEnd: () => (endedAt = now) });
+    paced.start();
+    const speechStart = now;
+    for (let frame = 0; frame < 50; frame++) {
+      paced.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    const lastPacketAt = now - 20;
+    const timeouts = vi.spyOn(globalThis, 'setTimeout');
+    const intervals = vi.spyOn(globalThis, 'setInterval');
+    advance(2000);
+    // The hangover (500 ms of silence after the last loud frame) went to the model in 100 ms chunks,
+    // then the input ended; the 20 ms clock of before woke 45 times for this, now 1 + 6 wake-ups.
+    expect(intervals).not.toHaveBeenCalled();
+    expect(timeouts.mock.calls.length).toBeLessThanOrEqual(7);
+    expect(endedAt).toBeGreaterThan(0);
+    expect(vi.getTimerCount()).toBe(0);
+    // Every chunk left once the real time its audio covers had passed, and at most one tick later
+    // (a packet arriving at t carries the 20 ms before t; the pause's silence starts at the last one),
+    // except that the first 200 ms of a pause are waited out (a late packet may still come).
+    let samples = 0;
+    for (const chunk of chunks) {
+      samples += chunk.pcm.length;
+      const coveredUntil = speechStart - 20 + (samples * 1000) / 16_000;
+      expect(chunk.at).toBeGreaterThanOrEqual(coveredUntil);
+      expect(chunk.at).toBeLessThanOrEqual(Math.max(coveredUntil + 20, lastPacketAt + 200));
+    }
+    // 1 s of speech plus the 500 ms hangover, the last chunk padded.
+    expect(samples).toBeGreaterThanOrEqual(1.5 * 16_000);
+    expect(samples).toBeLessThanOrEqual(1.6 * 16_000 + 1600);
+    expect(endedAt - lastPacketAt).toBeLessThanOrEqual(540);
+    timeouts.mockRestore();
+    intervals.mockRestore();
+    paced.stop();
+  });
+
+  it('a packet during a pause hears the silence before it (whole ticks), then the pause starts over', () => {
+    audio.stop();
+    const received: Int16Array[] = [];
+    const paced = new CallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => received.push(c.slice()), onSpeechEnd: () => undefined });
+    paced.start();
+    let frame = 0;
+    for (; frame < 50; frame++) {
+      paced.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    advance(330); // 350 ms after the last packet: inside the hangover, the gate still open
+    for (let k = 0; k < 10; k++, frame++) {
+      paced.pushSpeakerFrame('owner', sineFrame(frame));
+      advance(20);
+    }
+    const speech = Int16Array.from(received.flatMap((c) => [...c]));
+    // The gap reached the model as silence of its own length (17 whole ticks of 20 ms), not shorter.
+    const gap = longestZeroRun(speech);
+    expect(gap).toBeGreaterThanOrEqual(17 * 320 - 160);
+    expect(gap).toBeLessThanOrEqual(18 * 320 + 160);
+    paced.stop();
   });
 });
 
