@@ -51,11 +51,13 @@ export interface VoiceChannelPort extends EventEmitter<VoiceChannelEvents> {
   startPlayback(source: PlaybackSource): void;
   stopPlayback(): void;
   /**
-   * Barge-in: audio already prepared for sending is replaced at once by the source's next frame
-   * (Discord's player prepares each packet one 20 ms cycle before sending it). Optional: a port
-   * without such read-ahead needs nothing here.
+   * A wake-up that can carry the next packet: send the source's next frame now if its 20 ms slot
+   * has begun (at most one slot early, never twice). The bridge calls it for every chunk of model
+   * speech (the chunk's wake-up sends the packet, not a timer of its own) and, `urgent`, at a
+   * barge-in: the fade frame goes out at once even if the current slot already went early (at
+   * most two slots early). Optional: a port without a slot clock needs nothing here.
    */
-  flushPlayback?(): void;
+  pokePlayback?(urgent?: boolean): void;
   /** A user's name as the room shows it (member nick, then global name, then username); cached by the platform. */
   displayName?(userId: string): string | undefined;
   /** Humans (not bots) in the voice channel the bot is in; empty when not in one. */

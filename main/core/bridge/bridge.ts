@@ -426,19 +426,19 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('audio', (pcm) => {
       this.#wake.botSpoke();
       const playerRunning = this.#audio.outputActive;
-      // A reply starts on a running player: the packet it prepared is silence, so send the speech in
-      // its place. A stopped player restarts here and sends its first prepared packet at once
-      // (playback.ts); flushing as well read two frames at the start, so the third raced the model's
-      // second chunk: lost races were gaps in the reply and grew the start margin, which delayed
-      // later replies (wire egress p95 65-122 ms, docs/performance.md).
-      if (this.#audio.pushModelAudio(pcm) && playerRunning) this.#o.voice.flushPlayback?.();
+      // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
+      // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
+      // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
+      // timer rarely has to wake the process.
+      this.#audio.pushModelAudio(pcm);
+      if (playerRunning) this.#o.voice.pokePlayback?.();
     });
     model.on('interrupted', () => {
       this.#activity.turnBoundary();
       this.#announced = undefined;
       const playedMs = this.#audio.interrupt();
-      // The player already prepared its next (loud) packet: swap in the fade frame now.
-      this.#o.voice.flushPlayback?.();
+      // The fade frame goes out now, not at the next slot (the current one may have gone out early).
+      this.#o.voice.pokePlayback?.(true);
       this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
     });
     model.on('turnComplete', () => {

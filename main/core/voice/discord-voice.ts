@@ -227,13 +227,16 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       logger: this.#log,
       onStreamError: (error) => dave.onStreamError(error),
       sink: {
-        pcm: (speakerId, frame) => this.emit('pcm', speakerId, frame),
+        pcm: (speakerId, frame) => {
+          this.emit('pcm', speakerId, frame);
+          // This packet's wake-up can carry our next packet too (playback.ts: one wake-up, not two).
+          this.#playback?.poke();
+        },
         speakingStart: (speakerId) => this.emit('speakingStart', speakerId),
         speakingEnd: (speakerId) => this.emit('speakingEnd', speakerId),
       },
     });
-    this.#playback = new ContinuousPlayback(opus, this.#log, () => mayPlayAudio(connection));
-    connection.subscribe(this.#playback.player);
+    this.#playback = new ContinuousPlayback(opus, this.#log, connection, () => mayPlayAudio(connection));
     if (this.#source) this.#playback.start(this.#source);
 
     // Aborted by #teardown (a fatal close, leave()) so a doomed join fails at once, not at the timeout.
@@ -262,7 +265,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   startPlayback(source: PlaybackSource): void {
     this.#source = source;
     discardPreparedPacket(this.#connection);
-    this.#playback?.start(source, this.#connection);
+    this.#playback?.start(source);
   }
 
   stopPlayback(): void {
@@ -271,8 +274,8 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     discardPreparedPacket(this.#connection);
   }
 
-  flushPlayback(): void {
-    if (this.#connection && this.#playback) this.#playback.flush(this.#connection);
+  pokePlayback(urgent = false): void {
+    this.#playback?.poke(urgent);
   }
 
   channelMembers(): string[] {

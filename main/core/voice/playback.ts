@@ -1,60 +1,42 @@
-// Continuous playback pulled from a PlaybackSource on the player's own 20 ms clock. The resource
-// is an object-mode stream of ready Opus packets (no prism transcoding graph)
-// whose `_read` asks the source for exactly one 20 ms frame and encodes it. highWaterMark 0: no
-// frame is read ahead, the player's read() pulls and encodes synchronously, so a flush of the source
-// (barge-in) or a reply's first chunk is on the wire one player cycle later (the library prepares
-// each packet a cycle before sending it; with a one-frame read-ahead it was two). The source always
-// fills (silence when empty), so the player never misses frames and never goes Idle mid-call.
-import { Readable } from 'node:stream';
-import {
-  AudioPlayerStatus,
-  AudioResource,
-  createAudioPlayer,
-  NoSubscriberBehavior,
-  type AudioPlayer,
-  type VoiceConnection,
-} from '@discordjs/voice';
+// Continuous playback: one Opus packet per 20 ms slot, pulled from a PlaybackSource, encoded and sent
+// through the connection's own packet API (prepareAudioPacket + dispatchAudio: RTP header, E2EE,
+// transport encryption, the speaking flag) in one synchronous step.
+//
+// Why not @discordjs/voice's AudioPlayer: its global cycle is a timer of its own that wakes the
+// process every 20 ms, prepares each packet a cycle before sending it, and reads through an object-
+// mode stream and an immediate per cycle. On the machines measured, each wake-up costs 100-250 µs
+// of CPU before any work (docs/performance.md), and in a call the player's timer fired a few ms
+// apart from wake-ups the call had anyway (a model chunk arriving, a speaker's packet). Here a slot
+// may be sent at any wake-up within its own 20 ms period (`poke`), so while chunks or packets flow
+// they carry the sends and the timer only fires when nothing else woke the process. A packet is
+// never late and never more than one period early (two for a barge-in's fade), which a receiver's
+// jitter buffer absorbs (it plays by RTP timestamp; sequence numbers and timestamps are assigned as
+// each packet goes, so early packets leave no gap).
 import type { Logger } from 'pino';
+import { VoiceConnectionStatus, type VoiceConnection } from '@discordjs/voice';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import type { OpusFactory, OpusMonoEncoder } from './opus.ts';
 
-/** Silence frames the player sends after a resource ends (createAudioResource's default). */
-const SILENCE_PADDING_FRAMES = 5;
+/** One Opus frame: what @discordjs/voice's RTP timestamps assume (960 samples at 48 kHz). */
+const SLOT_MS = 20;
 /** The Opus silence frame: sent (never E2EE-encrypted, as Discord's clients do) while audio may not go out. */
 const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
-/** Reads one frame per `_read` and encodes it (mono, see OpusMonoEncoder); never ends on its own. */
-class PulledOpusStream extends Readable {
+/** Reads one frame per call and encodes it (mono: the model speaks mono; a sound effect is averaged in). */
+class FrameEncoder {
   #source: PlaybackSource;
   #codec: OpusMonoEncoder;
-  #mayPlay: () => boolean;
   /** The source's frame (48 kHz stereo, the PlaybackSource contract) and its mono downmix, both reused. */
   #frame = new Int16Array(FRAME_SAMPLES_48K * 2);
   #mono = new Int16Array(FRAME_SAMPLES_48K);
   #monoBytes = Buffer.from(this.#mono.buffer);
 
-  constructor(source: PlaybackSource, codec: OpusMonoEncoder, mayPlay: () => boolean) {
-    super({ objectMode: true, highWaterMark: 0 });
+  constructor(source: PlaybackSource, codec: OpusMonoEncoder) {
     this.#source = source;
     this.#codec = codec;
-    this.#mayPlay = mayPlay;
   }
 
-  override _read(): void {
-    try {
-      this.push(this.encodeNext());
-    } catch (error) {
-      this.destroy(error as Error);
-    }
-  }
-
-  /**
-   * Pull the source's next 20 ms frame and encode it. The caller prepares (and DAVE-encrypts) the
-   * packet in the same synchronous step, so the gate's answer still holds when the packet is sealed;
-   * while it says no, the source is not read (the reply waits instead of leaking or being dropped).
-   */
   encodeNext(): Buffer {
-    if (!this.#mayPlay()) return OPUS_SILENCE;
     const frame = this.#frame;
     const mono = this.#mono;
     this.#source.readFrame(frame);
@@ -62,12 +44,16 @@ class PulledOpusStream extends Readable {
     for (let i = 0, j = 0; i < mono.length; i++, j += 2) mono[i] = (frame[j]! + frame[j + 1]!) >> 1;
     return this.#codec.encode(this.#monoBytes);
   }
+
+  destroy(): void {
+    this.#codec.destroy();
+  }
 }
 
 /**
- * Drop the packet the library prepared (and sealed) for its next cycle. After a stop it would
- * otherwise be the first packet of the next playback: a stale frame of the previous reply, sealed
- * under whatever E2EE state held back then (plain, if that was during a downgrade).
+ * Kept for callers written against @discordjs/voice's player, which left a packet prepared for its
+ * next cycle: drop any such packet, so a stale frame sealed under an earlier E2EE state never goes
+ * out. This playback prepares and sends in one step, so normally there is none.
  */
 export function discardPreparedPacket(connection: VoiceConnection | null): void {
   const state = connection?.state;
@@ -77,88 +63,96 @@ export function discardPreparedPacket(connection: VoiceConnection | null): void 
 }
 
 export class ContinuousPlayback {
-  readonly player: AudioPlayer;
-  #opus: OpusFactory;
-  #codec: OpusMonoEncoder | null = null;
-  #stream: PulledOpusStream | null = null;
-  #resource: AudioResource | null = null;
-  #log: Logger;
-  #mayPlay: () => boolean;
+  readonly #connection: VoiceConnection;
+  readonly #opus: OpusFactory;
+  readonly #log: Logger;
+  readonly #mayPlay: () => boolean;
+  readonly #now: () => number;
+  #encoder: FrameEncoder | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  /** When the next slot is due (ms on #now); it may go out anywhere in (due - SLOT_MS, due]. */
+  #due = 0;
+  #slotsSent = 0;
 
   /** `mayPlay`: whether audio may leave now (false while Discord's E2EE group is not ready). */
-  constructor(opus: OpusFactory, logger: Logger, mayPlay: () => boolean = () => true) {
+  constructor(opus: OpusFactory, logger: Logger, connection: VoiceConnection, mayPlay: () => boolean = () => true, now: () => number = () => performance.now()) {
     this.#opus = opus;
     this.#log = logger;
+    this.#connection = connection;
     this.#mayPlay = mayPlay;
-    // Pause while no connection is Ready (reconnects): the source is not drained meanwhile.
-    this.player = createAudioPlayer({ behaviors: { noSubscriber: NoSubscriberBehavior.Pause, maxMissedFrames: 50 } });
-    this.player.on('error', (error) => {
-      this.#log.warn({ err: error }, 'voice playback failed');
-      this.#release();
-    });
+    this.#now = now;
   }
 
   get playing(): boolean {
-    return this.#resource !== null && this.player.state.status !== AudioPlayerStatus.Idle;
+    return this.#encoder !== null;
   }
 
-  /**
-   * `connection`: when given, the first packet goes out as soon as the player's first cycle has
-   * prepared it, not one 20 ms cycle later (a reply restarting a stopped player).
-   */
-  start(source: PlaybackSource, connection?: VoiceConnection | null): void {
+  /** Packets sent since construction (tests, diagnostics). */
+  get slotsSent(): number {
+    return this.#slotsSent;
+  }
+
+  /** Start (or restart) pulling from `source`: the first packet goes out now, then one per 20 ms slot. */
+  start(source: PlaybackSource): void {
     this.stop();
     // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
-    this.#codec = this.#opus.createMonoEncoder();
-    this.#stream = new PulledOpusStream(source, this.#codec, this.#mayPlay);
-    // The resource directly, not createAudioResource(): for any input type that builds the library's
-    // transcoding graph once per process, and building it probes for FFmpeg with spawnSync (`ffmpeg
-    // -h`, then avconv and more on failure): 90 ms measured with no FFmpeg installed, in which the
-    // event loop stood still, at the first join. Ready Opus packets need no graph (no edges).
-    this.#resource = new AudioResource([], [this.#stream], null, SILENCE_PADDING_FRAMES);
-    const resource = this.#resource;
-    // The player's first cycle runs on an immediate queued by play() (after the stream turned
-    // readable): it prepares the reply's first frame for the cycle after. Send that packet right
-    // behind it instead. The source is still read once per 20 ms cycle (reading a frame ahead here
-    // made the third frame race the model's second chunk); the next cycle finds nothing prepared,
-    // so the first packet is simply up to 20 ms early, well inside a receiver's jitter buffer.
-    if (connection) {
-      this.player.once(AudioPlayerStatus.Playing, () => {
-        setImmediate(() => {
-          if (this.#resource === resource) connection.dispatchAudio();
-        });
-      });
-    }
-    this.player.play(this.#resource);
+    this.#encoder = new FrameEncoder(source, this.#opus.createMonoEncoder());
+    this.#due = this.#now();
+    this.#sendSlot();
   }
 
   /**
-   * Barge-in without stopping: the player prepared (encoded and encrypted) its next packet a cycle
-   * ago; replace it now with the source's next frame (the barge-in fade), so the interrupted speech
-   * never reaches the wire. Overwriting the prepared packet is what @discordjs/voice's docs warn
-   * about (that packet is lost): here losing it is the point. Sequence numbers and timestamps are
-   * assigned when a packet is sent, so the receiver sees no gap.
+   * A wake-up that can carry the next packet: send it now if its slot has begun (at most one
+   * period early), else leave it to the timer. `urgent` (barge-in: the fade frame must replace the
+   * speech now) also sends a slot that has not begun yet, at most two periods early: the current
+   * slot may already have gone out early on a model chunk's wake-up.
    */
-  flush(connection: VoiceConnection): void {
-    if (!this.#stream || this.player.state.status !== AudioPlayerStatus.Playing) return;
-    connection.prepareAudioPacket(this.#stream.encodeNext());
-    // And send it now rather than at the next tick: a packet up to 20 ms early is well inside any
-    // receiver's jitter buffer, and the next tick simply finds nothing prepared to send.
-    connection.dispatchAudio();
+  poke(urgent = false): void {
+    if (this.#encoder && this.#now() > this.#due - (urgent ? 2 * SLOT_MS : SLOT_MS)) this.#sendSlot();
   }
 
-  /** Immediate stop (barge-in): no trailing padding frames; the one queued frame is dropped. */
+  /** Immediate stop: the speaking flag goes off; nothing is left prepared. */
   stop(): void {
-    if (!this.#resource) return;
-    this.player.stop(true);
-    this.#release();
+    if (!this.#encoder) return;
+    this.#clearTimer();
+    this.#encoder.destroy();
+    this.#encoder = null;
+    if (this.#connection.state.status === VoiceConnectionStatus.Ready) this.#connection.setSpeaking(false);
   }
 
-  #release(): void {
-    this.#stream?.destroy();
-    this.#codec?.destroy();
-    this.#stream = null;
-    this.#codec = null;
-    this.#resource = null;
+  #sendSlot(): void {
+    const encoder = this.#encoder!;
+    // Not connected (a reconnect): the slot passes without reading the source, so nothing the
+    // model says is consumed unheard; the clock keeps running and playback resumes once Ready.
+    if (this.#connection.state.status === VoiceConnectionStatus.Ready) {
+      try {
+        // Prepared and sealed in the same synchronous step as the E2EE check, so its answer still holds.
+        const packet = this.#mayPlay() ? encoder.encodeNext() : OPUS_SILENCE;
+        this.#connection.prepareAudioPacket(packet);
+        this.#connection.dispatchAudio();
+        this.#slotsSent += 1;
+      } catch (error) {
+        this.#log.warn({ err: error }, 'voice playback failed');
+        this.stop();
+        return;
+      }
+    }
+    this.#due += SLOT_MS;
+    this.#arm();
+  }
+
+  #arm(): void {
+    this.#clearTimer();
+    // After a stall the schedule is behind: one slot per wake-up, 1 ms apart, until caught up (as
+    // @discordjs/voice's cycle does), so the receiver gets the audio rather than a skip.
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      if (this.#encoder) this.#sendSlot();
+    }, Math.max(1, Math.ceil(this.#due - this.#now())));
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
   }
 }

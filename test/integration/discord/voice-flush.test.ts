@@ -1,7 +1,7 @@
-// flushPlayback (barge-in): the packet @discordjs/voice prepared for its next cycle is replaced by the
-// source's next frame at once. On the wire: of the loud frames read before the flush, the last one
-// never leaves (it was prepared, not sent); the flush-time frame takes its place, with no RTP gap
-// (sequence numbers are assigned when a packet is sent). At DAVE v1, the fake's default.
+// pokePlayback(urgent) (barge-in): the source's next frame goes out at once rather than at the end
+// of its 20 ms slot. Each packet is read, encoded, sealed and sent in one step (main/core/voice/playback.ts),
+// so nothing read before the poke is held back or lost: every loud frame read reaches the wire, the
+// poke-time frame follows with no RTP gap, and no slot is sent twice. At DAVE v1, the fake's default.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PlaybackSource } from '../../../main/core/ports.ts';
 import { createDiscordVoice, type DiscordVoiceAdapter } from '../../../main/core/voice/index.ts';
@@ -22,7 +22,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-it('drops the prepared packet and sends the flush-time frame next', async () => {
+it('sends the poke-time frame next, with every frame read before it on the wire and no gap', async () => {
   // A loud tone until the flush, digital silence from the frame read at flush time on.
   let loud = true;
   let reads = 0;
@@ -41,7 +41,9 @@ it('drops the prepared packet and sends the flush-time frame next', async () => 
   await waitFor(() => reads > 30 && fake.recorder.packets.length > 25, 5000, 'steady playback');
   const loudReads = reads;
   loud = false;
-  voice.flushPlayback!();
+  voice.pokePlayback!(true);
+  voice.pokePlayback!(); // a chunk's poke in the same turn: the next slot has not begun, nothing more goes
+  expect(reads - loudReads).toBeLessThanOrEqual(1);
   await waitFor(() => fake.recorder.packets.length > loudReads + 15, 5000, 'playback after the flush');
   voice.stopPlayback();
 
@@ -56,7 +58,9 @@ it('drops the prepared packet and sends the flush-time frame next', async () => 
   // A whole loud frame decodes at RMS ≈ 7000; the codec's few-ms tail after the last one stays
   // well under 5000, digital silence near 0.
   const loudSent = seqs.map((_, k) => frameRms(k)).filter((r) => r > 5000).length;
-  expect(loudSent).toBe(loudReads - 1);
+  expect(loudSent).toBe(loudReads);
+  // One packet per frame read: none held back, none sent twice.
+  expect(fake.recorder.packets.length).toBe(reads);
   // All of it under DAVE: the flush-time packet is E2EE-encrypted like any other, and the listener
   // (a member of the MLS group) decrypted every frame.
   expect(fake.voice.activeSession(fake.bot.id)?.dave?.ready).toBe(true);

@@ -1,0 +1,195 @@
+// ContinuousPlayback's 20 ms slots, on a stub connection that records what the real one would send
+// (prepareAudioPacket + dispatchAudio), with fake timers and an injected clock: one packet per slot,
+// never late, never more than one slot early, never twice; wake-ups the call has anyway (a model
+// chunk, a speaker's packet) carry the sends, so the player's own timer stays asleep while they flow.
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { VoiceConnectionStatus, type VoiceConnection } from '@discordjs/voice';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '../../../main/core/log/logger.ts';
+import { FRAME_SAMPLES_48K, type PlaybackSource } from '../../../main/core/ports.ts';
+import { selectOpus } from '../../../main/core/voice/opus.ts';
+import { ContinuousPlayback } from '../../../main/core/voice/playback.ts';
+
+let now = 0;
+/** Advance the fake timers and the injected clock together, 1 ms at a time. */
+function advance(ms: number): void {
+  for (let i = 0; i < ms; i++) {
+    now += 1;
+    vi.advanceTimersByTime(1);
+  }
+}
+
+interface StubConnection {
+  connection: VoiceConnection;
+  sentAt: number[];
+  speaking: boolean[];
+  setReady(ready: boolean): void;
+}
+
+function stubConnection(): StubConnection {
+  const sentAt: number[] = [];
+  const speaking: boolean[] = [];
+  let prepared: Buffer | undefined;
+  const state = { status: VoiceConnectionStatus.Ready as VoiceConnectionStatus };
+  const connection = {
+    get state() {
+      return state;
+    },
+    prepareAudioPacket(packet: Buffer) {
+      prepared = packet;
+      return packet;
+    },
+    dispatchAudio() {
+      if (!prepared) return false;
+      prepared = undefined;
+      sentAt.push(now);
+      return true;
+    },
+    setSpeaking(on: boolean) {
+      speaking.push(on);
+      return true;
+    },
+  } as unknown as VoiceConnection;
+  return { connection, sentAt, speaking, setReady: (ready) => (state.status = ready ? VoiceConnectionStatus.Ready : VoiceConnectionStatus.Connecting) };
+}
+
+const silence: PlaybackSource = { readFrame: (out) => out.fill(0, 0, FRAME_SAMPLES_48K * 2) };
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  now = 1000;
+});
+afterEach(() => vi.useRealTimers());
+
+describe('ContinuousPlayback slots', () => {
+  it('sends the first packet at once, then one per 20 ms on its own timer', () => {
+    const stub = stubConnection();
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    playback.start(silence);
+    advance(200);
+    playback.stop();
+    expect(stub.sentAt[0]).toBe(1000);
+    expect(stub.sentAt).toHaveLength(11);
+    // Each on its slot's due time (the timer fires at it, never before).
+    stub.sentAt.forEach((at, k) => expect(at).toBe(1000 + 20 * k));
+    expect(stub.speaking.at(-1)).toBe(false);
+  });
+
+  it('wake-ups that come anyway carry the sends: every slot once, at most 20 ms early, and the timer never fires', () => {
+    const stub = stubConnection();
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const timerCallbacks = vi.spyOn(globalThis, 'setTimeout');
+    playback.start(silence); // slot 0 at 1000; slot k due at 1000 + 20k
+    const armedAtStart = timerCallbacks.mock.calls.length;
+    // Model chunks (or a speaker's packets) arrive every 20 ms, 7 ms before each slot is due; a
+    // second poke in the same wake-up (two chunks at once) must not send a second packet.
+    for (let k = 1; k <= 50; k++) {
+      advance(13);
+      playback.poke();
+      playback.poke();
+      advance(7);
+    }
+    const fired = stub.sentAt.length;
+    playback.stop();
+    expect(fired).toBe(51);
+    stub.sentAt.slice(1).forEach((at, i) => {
+      const due = 1000 + 20 * (i + 1);
+      expect(at).toBeLessThanOrEqual(due);
+      expect(at).toBeGreaterThan(due - 20);
+    });
+    // Re-armed after every send, but no send came from the timer: each was carried by a poke.
+    expect(stub.sentAt.slice(1).every((at) => (at - 1000) % 20 === 13)).toBe(true);
+    expect(timerCallbacks.mock.calls.length - armedAtStart).toBe(50);
+    timerCallbacks.mockRestore();
+  });
+
+  it('a poke before its slot has begun sends nothing (never more than one slot ahead)', () => {
+    const stub = stubConnection();
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    playback.start(silence); // slot 0 now; slot 1 due at 1020, may go from 1000 (exclusive)
+    playback.poke();
+    playback.poke();
+    expect(stub.sentAt).toEqual([1000]);
+    advance(1);
+    playback.poke(); // slot 1 (1001 > 1000)
+    playback.poke(); // slot 2 is due at 1040: not begun
+    expect(stub.sentAt).toEqual([1000, 1001]);
+    playback.stop();
+  });
+
+  it('a barge-in (urgent) sends the fade at once even when the current slot already went early', () => {
+    const stub = stubConnection();
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    playback.start(silence); // slot 0 at 1000
+    advance(5);
+    playback.poke(); // slot 1 (due 1020) goes early, on a chunk's wake-up
+    advance(2);
+    playback.poke(); // slot 2 (due 1040) has not begun: nothing
+    expect(stub.sentAt).toEqual([1000, 1005]);
+    playback.poke(true); // the interruption: slot 2's fade goes now, 33 ms early
+    playback.poke(true); // slot 3 is more than two slots ahead: nothing
+    expect(stub.sentAt).toEqual([1000, 1005, 1007]);
+    advance(53);
+    expect(stub.sentAt).toEqual([1000, 1005, 1007, 1060]); // back on the slot clock (slot 3 due at 1060)
+    playback.stop();
+  });
+
+  it('while the connection is not ready the source is not read; playback resumes when it is', () => {
+    const stub = stubConnection();
+    let reads = 0;
+    const counted: PlaybackSource = { readFrame: (out) => (reads++, out.fill(0, 0, FRAME_SAMPLES_48K * 2)) };
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    playback.start(counted);
+    stub.setReady(false);
+    advance(100);
+    expect(reads).toBe(1);
+    stub.setReady(true);
+    advance(40);
+    expect(reads).toBe(3);
+    playback.stop();
+  });
+
+  it('while E2EE is not ready the Opus silence frame goes out and the source is kept', () => {
+    const stub = stubConnection();
+    let reads = 0;
+    const counted: PlaybackSource = { readFrame: (out) => (reads++, out.fill(0, 0, FRAME_SAMPLES_48K * 2)) };
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => false, () => now);
+    playback.start(counted);
+    advance(100);
+    expect(stub.sentAt).toHaveLength(6);
+    expect(reads).toBe(0);
+    playback.stop();
+  });
+});
+
+// Starting playback runs no program: @discordjs/voice's createAudioResource() builds its transcoding
+// graph once per process and probes for FFmpeg with spawnSync on the way (`ffmpeg -h`, then avconv
+// and more), which stood the event loop still for 90 ms at the first join. A fake `ffmpeg` (and
+// `avconv`) first on PATH records every run; none may happen.
+describe('ContinuousPlayback start-up', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lvb-ffmpeg-probe-'));
+  const marker = path.join(dir, 'ran');
+  const savedPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = savedPath;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('spawns no FFmpeg probe, and the source is read', () => {
+    for (const name of ['ffmpeg', 'avconv']) {
+      writeFileSync(path.join(dir, name), `#!/bin/sh\necho "$0 $*" >> "${marker}"\necho "--enable-libopus"\n`);
+      chmodSync(path.join(dir, name), 0o755);
+    }
+    process.env.PATH = `${dir}:${savedPath}`;
+    const stub = stubConnection();
+    let frames = 0;
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    playback.start({ readFrame: (out: Int16Array) => (frames += 1, out.fill(0, 0, FRAME_SAMPLES_48K * 2)) });
+    advance(100);
+    playback.stop();
+    expect(existsSync(marker)).toBe(false);
+    expect(frames).toBeGreaterThan(0);
+  });
+});
