@@ -57,6 +57,15 @@ function stubConnection(): StubConnection {
 
 const silence: PlaybackSource = { readFrame: (out) => out.fill(0, 0, FRAME_SAMPLES_48K * 2) };
 
+/** Playback of a silent source that counts its reads, on a stub connection and the test clock. */
+function countedPlayback(mayPlay: boolean): { stub: StubConnection; playback: ContinuousPlayback; reads: () => number } {
+  const stub = stubConnection();
+  let reads = 0;
+  const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => mayPlay, () => now);
+  playback.start({ readFrame: (out) => (reads++, silence.readFrame(out)) });
+  return { stub, playback, reads: () => reads };
+}
+
 beforeEach(() => {
   vi.useFakeTimers();
   now = 1000;
@@ -137,29 +146,21 @@ describe('ContinuousPlayback slots', () => {
   });
 
   it('while the connection is not ready the source is not read; playback resumes when it is', () => {
-    const stub = stubConnection();
-    let reads = 0;
-    const counted: PlaybackSource = { readFrame: (out) => (reads++, out.fill(0, 0, FRAME_SAMPLES_48K * 2)) };
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
-    playback.start(counted);
+    const { stub, playback, reads } = countedPlayback(true);
     stub.setReady(false);
     advance(100);
-    expect(reads).toBe(1);
+    expect(reads()).toBe(1);
     stub.setReady(true);
     advance(40);
-    expect(reads).toBe(3);
+    expect(reads()).toBe(3);
     playback.stop();
   });
 
   it('while E2EE is not ready the Opus silence frame goes out and the source is kept', () => {
-    const stub = stubConnection();
-    let reads = 0;
-    const counted: PlaybackSource = { readFrame: (out) => (reads++, out.fill(0, 0, FRAME_SAMPLES_48K * 2)) };
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => false, () => now);
-    playback.start(counted);
+    const { stub, playback, reads } = countedPlayback(false);
     advance(100);
     expect(stub.sentAt).toHaveLength(6);
-    expect(reads).toBe(0);
+    expect(reads()).toBe(0);
     playback.stop();
   });
 });
