@@ -17,7 +17,7 @@ import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceCh
 import type { DaveStatus } from '../api-types.ts';
 import { DaveRecovery, mayPlayAudio, waitForE2ee, type DaveRecoveryPolicy } from './dave.ts';
 import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
-import { ContinuousPlayback, discardPreparedPacket } from './playback.ts';
+import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
 import { DiscordText } from './text.ts';
@@ -264,14 +264,12 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   startPlayback(source: PlaybackSource): void {
     this.#source = source;
-    discardPreparedPacket(this.#connection);
     this.#playback?.start(source);
   }
 
   stopPlayback(): void {
     this.#source = null;
     this.#playback?.stop();
-    discardPreparedPacket(this.#connection);
   }
 
   pokePlayback(urgent = false): void {

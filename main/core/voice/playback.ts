@@ -50,18 +50,6 @@ class FrameEncoder {
   }
 }
 
-/**
- * Kept for callers written against @discordjs/voice's player, which left a packet prepared for its
- * next cycle: drop any such packet, so a stale frame sealed under an earlier E2EE state never goes
- * out. This playback prepares and sends in one step, so normally there is none.
- */
-export function discardPreparedPacket(connection: VoiceConnection | null): void {
-  const state = connection?.state;
-  if (!state || !('networking' in state)) return;
-  const networking = state.networking.state;
-  if ('preparedPacket' in networking) networking.preparedPacket = undefined;
-}
-
 export class ContinuousPlayback {
   readonly #connection: VoiceConnection;
   readonly #opus: OpusFactory;
@@ -72,7 +60,6 @@ export class ContinuousPlayback {
   #timer: NodeJS.Timeout | null = null;
   /** When the next slot is due (ms on #now); it may go out anywhere in (due - SLOT_MS, due]. */
   #due = 0;
-  #slotsSent = 0;
 
   /** `mayPlay`: whether audio may leave now (false while Discord's E2EE group is not ready). */
   constructor(opus: OpusFactory, logger: Logger, connection: VoiceConnection, mayPlay: () => boolean = () => true, now: () => number = () => performance.now()) {
@@ -85,11 +72,6 @@ export class ContinuousPlayback {
 
   get playing(): boolean {
     return this.#encoder !== null;
-  }
-
-  /** Packets sent since construction (tests, diagnostics). */
-  get slotsSent(): number {
-    return this.#slotsSent;
   }
 
   /** Start (or restart) pulling from `source`: the first packet goes out now, then one per 20 ms slot. */
@@ -130,7 +112,6 @@ export class ContinuousPlayback {
         const packet = this.#mayPlay() ? encoder.encodeNext() : OPUS_SILENCE;
         this.#connection.prepareAudioPacket(packet);
         this.#connection.dispatchAudio();
-        this.#slotsSent += 1;
       } catch (error) {
         this.#log.warn({ err: error }, 'voice playback failed');
         this.stop();
@@ -142,6 +123,8 @@ export class ContinuousPlayback {
   }
 
   #arm(): void {
+    // A fresh Timeout per slot, as @discordjs/voice's cycle had: Node can re-arm a Timeout only
+    // with its original duration (refresh()), and the delay here is the time left to the slot.
     this.#clearTimer();
     // After a stall the schedule is behind: one slot per wake-up, 1 ms apart, until caught up (as
     // @discordjs/voice's cycle does), so the receiver gets the audio rather than a skip.
