@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { rawDataBytes } from '../../core/model/ws-raw-data.ts';
 import { DaveGroup, noDaveFaults, type DaveFaults } from './dave/group.ts';
 import { serverBinaryFrame } from './dave/mls-wire.ts';
 import { decryptRtp, encryptRtp, ENCRYPTION_MODES, type EncryptionMode, type ParsedRtp, type RtpHeaderFields } from './rtp.ts';
@@ -184,7 +185,7 @@ export class FakeVoiceServer {
     socket.on('message', (raw, isBinary) => {
       if (isBinary) {
         // Client → server binary: u8 opcode ‖ payload (DAVE ops 26 and 28).
-        const bytes = rawBytes(raw);
+        const bytes = rawDataBytes(raw);
         if (!session) return this.#close(socket, 4003, 'Not authenticated');
         if (bytes.length > 0) session.dave?.onBinary(bytes[0], bytes.subarray(1));
         return;
@@ -332,10 +333,4 @@ export class FakeVoiceServer {
       this.udpDecryptErrors.push(error as Error);
     }
   }
-}
-
-function rawBytes(raw: RawData): Buffer {
-  if (Buffer.isBuffer(raw)) return raw;
-  if (Array.isArray(raw)) return Buffer.concat(raw);
-  return Buffer.from(raw);
 }

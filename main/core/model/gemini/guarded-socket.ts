@@ -9,6 +9,7 @@
 // stall watchdog instead.
 import type { GoogleGenAI } from '@google/genai';
 import { WebSocket, type RawData } from 'ws';
+import { rawDataBytes } from '../ws-raw-data.ts';
 
 /** Far above any real message (an audio chunk is a few KiB, a tool call a few KiB). */
 export const MAX_SERVER_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -66,7 +67,7 @@ class GuardedSocket implements SdkSocket {
     ws.onerror = (event) => this.callbacks.onerror({ message: event.message });
     ws.onclose = (event) => this.callbacks.onclose({ code: event.code, reason: event.reason });
     ws.on('message', (data: RawData) => {
-      const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
+      const text = rawDataBytes(data).toString('utf8');
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

@@ -9,6 +9,7 @@
 import WebSocket from 'ws';
 import { z } from 'zod';
 import { ConnectFailure } from '../../gemini/connection.ts';
+import { rawDataBytes } from '../../ws-raw-data.ts';
 
 export { ConnectFailure };
 
@@ -121,7 +122,7 @@ export class JsonSocket {
 
   #onMessage(data: WebSocket.RawData, isBinary: boolean): void {
     // Both services send text frames; a binary frame is read the same way rather than dropped.
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const text = rawDataBytes(data).toString('utf8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
