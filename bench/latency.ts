@@ -101,6 +101,8 @@ function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
   }
   out.push(
     { metric: 'core CPU in a call, one speaker, model replying', measured: `${fmt(call.core.callCpuPercent)} % of one core`, target: `≤ ${TARGETS.core_cpu_call_percent} %`, status: verdict(call.core.callCpuPercent, TARGETS.core_cpu_call_percent) },
+    { metric: '  … its worst 10 s window', measured: `${fmt(call.core.callCpuWorst10sPercent)} % of one core (windows: ${call.core.callCpuWindows10sPercent.map((w) => w.toFixed(1)).join(', ')})`, target: '(worst case)', status: '' },
+    { metric: '  … per audio path timed alone (machine-speed reference)', measured: `${fmt(call.core.callCpuPercent / audio.totalPercentOfCore)} ×`, target: '(compares runs on machines of different speed)', status: '' },
     { metric: 'core CPU in a call, nobody speaking', measured: `${fmt(call.core.idleCallCpuPercent)} % of one core`, target: `≤ ${TARGETS.core_cpu_idle_call_percent} %`, status: verdict(call.core.idleCallCpuPercent, TARGETS.core_cpu_idle_call_percent) },
     { metric: 'core process CPU idle before the call', measured: `${fmt(call.core.idleCpuPercent)} % of one core`, target: '(reference)', status: '' },
     { metric: 'call CPU over idle (transport + SDK + audio path)', measured: `${fmt(callOverIdle)} % of one core`, target: `≤ ${TARGETS.audio_path_percent_of_core} % (audio path)`, status: verdict(callOverIdle, TARGETS.audio_path_percent_of_core) },
@@ -180,6 +182,7 @@ async function main(): Promise<void> {
     // The issue's headline figures, the core process alone (CPU time and RSS from /proc/<pid>).
     coreCpuIdleCallPercent: round(call.core.idleCallCpuPercent),
     coreCpuCallPercent: round(call.core.callCpuPercent),
+    coreCpuCallWorst10sPercent: round(call.core.callCpuWorst10sPercent),
     rssIdleMb: round(call.core.rssIdleMb, 1),
     rssMaxMb: round(call.core.rssMaxMb, 1),
     rssEndMb: round(call.core.rssAtEndMb, 1),
@@ -200,6 +203,7 @@ async function main(): Promise<void> {
       ...PROVIDER_DEFINITIONS,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
       coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
+      coreCpuCallWorst10sPercent: 'the worst 10 s window of that call (CPU time over each consecutive 10 s between the 1 s /proc readings; all windows in cpu.core_call_windows_10s_percent): its worst case beside the average',
       rssIdleMb: 'core VmRSS after start-up, settled (6.5 s after its sidecar first answered: after its idle memory trim, 5 s after the last request), before joining; the compiled core (node dist/main/cli.js, what npm run headless, the Quick start and the desktop app run)',
       rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
       rssEndMb: 'core VmRSS at the end of the call',
@@ -255,6 +259,9 @@ async function main(): Promise<void> {
       core_idle_percent_of_core: round(call.core.idleCpuPercent),
       core_call_over_idle_percent_of_core: round(callOverIdle),
       core_call_cpu_ms: round(call.core.callCpuMs, 0),
+      core_call_windows_10s_percent: call.core.callCpuWindows10sPercent.map((w) => round(w)),
+      core_call_per_audio_path: round(call.core.callCpuPercent / audio.totalPercentOfCore),
+      core_call_per_audio_path_definition: 'core_call_percent_of_core / audio_path.total_percent_of_core, both from this run: the call\'s cost in units of the audio path timed alone, a machine-speed reference for comparing runs on a faster or slower machine (not a target)',
       fakes_process_percent_of_core: round(call.fakesProcess.cpuPercent),
       audio_path: {
         frames_each_way: audio.frames,

@@ -22,7 +22,7 @@ import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-ca
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
 import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
-import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
+import { cpuPercent, cpuWindows, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 
 /** The TypeScript source: Node's type stripper (WebAssembly) then stays resident in the core. */
 export const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
@@ -104,6 +104,9 @@ export interface CallRunResult {
     callCpuMs: number;
     /** The same from 60 s into the call to its end (past start-up and JIT warm-up); null for calls ≤ 120 s. */
     callCpuAfter60sPercent: number | null;
+    /** The call's CPU per consecutive 10 s window (cpuWindows), and the worst of them. */
+    callCpuWindows10sPercent: number[];
+    callCpuWorst10sPercent: number | null;
     rssIdleMb: number;
     /** VmHWM just before the call: tells a start-up peak from one during the call. */
     peakRssBeforeCallMb: number;
@@ -377,6 +380,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     const healthAtEnd = await health(base, token);
     await getJson(`${base}/stop`, token);
 
+    const windows = cpuWindows(callFrom, samples, callTo);
     const sampleNear = (seconds: number) => samples.find((s) => s.at - callFrom.at >= seconds * 1000 - 500) ?? null;
     return {
       provider: model.provider,
@@ -395,6 +399,8 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         callCpuPercent: cpuPercent(callFrom, callTo),
         callCpuMs: callTo.cpuMs - callFrom.cpuMs,
         callCpuAfter60sPercent: options.durationMs > 120_000 ? cpuPercent(sampleNear(60) ?? callFrom, callTo) : null,
+        callCpuWindows10sPercent: windows,
+        callCpuWorst10sPercent: windows.length ? Math.max(...windows) : null,
         rssIdleMb: idleTo.rssMb,
         peakRssBeforeCallMb: idleTo.peakRssMb,
         rssAt20sMb: sampleNear(20)?.rssMb ?? null,

@@ -48,6 +48,30 @@ export function cpuPercent(from: ProcSample, to: ProcSample): number {
   return (100 * (to.cpuMs - from.cpuMs)) / (to.at - from.at);
 }
 
+/** Readings taken at least this far apart make one window (the sampler reads every second). */
+export const CPU_WINDOW_MS = 10_000;
+
+/**
+ * CPU % of one core in consecutive windows of `windowMs` from `from` to `to`, cut at the readings
+ * taken in between (`readings`, in time order). A last window shorter than half a window is left
+ * out (a few 10 ms ticks would make it a noisy figure). The worst window is the call's worst case
+ * beside its average.
+ */
+export function cpuWindows(from: ProcSample, readings: readonly ProcSample[], to: ProcSample, windowMs = CPU_WINDOW_MS): number[] {
+  const windows: number[] = [];
+  let start = from;
+  for (const reading of readings) {
+    if (reading.at <= from.at || reading.at >= to.at) continue;
+    // 1 s readings drift by a few ms: a window ends at the first reading within 0.5 s of its length.
+    if (reading.at - start.at >= windowMs - 500) {
+      windows.push(cpuPercent(start, reading));
+      start = reading;
+    }
+  }
+  if (to.at - start.at >= windowMs / 2) windows.push(cpuPercent(start, to));
+  return windows;
+}
+
 export interface Percentiles {
   count: number;
   p50_ms: number | null;

@@ -43,6 +43,8 @@ export interface ProviderRow {
   bargeInP95Ms: number | null;
   bargeInN: number;
   coreCpuCallPercent: number | null;
+  /** The worst 10 s window of the same call (latency-proc.ts cpuWindows). */
+  coreCpuCallWorst10sPercent: number | null;
   replies: number;
   bargeInsAtModel: number;
   reconnects: number;
@@ -70,6 +72,7 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       bargeInP95Ms: bargeIn.p95_ms,
       bargeInN: bargeIn.count,
       coreCpuCallPercent: round(call.core.callCpuPercent),
+      coreCpuCallWorst10sPercent: round(call.core.callCpuWorst10sPercent),
       replies: call.replies,
       bargeInsAtModel: call.bargeInsAtModel,
       reconnects: call.healthAtEnd.metrics.reconnects,
@@ -85,7 +88,7 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
 
 export const PROVIDER_DEFINITIONS = {
   providers:
-    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, fake model sends a reply\'s first chunk → first sounding RTP at the fake Discord; barge-in = on the wire, the service\'s barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending, and the adapter infers the yield after 250 ms without audio) → last speech RTP; core CPU over the call (% of one core, /proc)',
+    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, fake model sends a reply\'s first chunk → first sounding RTP at the fake Discord; barge-in = on the wire, the service\'s barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending, and the adapter infers the yield after 250 ms without audio) → last speech RTP; core CPU over the call (% of one core, /proc), and its worst 10 s window',
 } as const;
 
 const ms = (v: number | null) => (v === null ? '—' : v.toFixed(2));
@@ -93,13 +96,13 @@ const pair = (p50: number | null, p95: number | null, n: number, ok: boolean) =>
 
 /** The console table: provider × hop, targets in the header. */
 export function providerTable(rows: readonly ProviderRow[], targets: ProviderTargets): string {
-  const header = ['provider (model)', `ingress p50/p95 ms (≤ ${targets.ingress_p95_ms})`, `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`, `barge-in, wire p50/p95 ms (≤ ${targets.barge_in_ms})`, `core CPU % (≤ ${targets.core_cpu_call_percent})`];
+  const header = ['provider (model)', `ingress p50/p95 ms (≤ ${targets.ingress_p95_ms})`, `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`, `barge-in, wire p50/p95 ms (≤ ${targets.barge_in_ms})`, `core CPU % (≤ ${targets.core_cpu_call_percent}), worst 10 s`];
   const lines = rows.map((r) => [
     `${r.provider} (${r.model})`,
     pair(r.ingressP50Ms, r.ingressP95Ms, r.ingressN, r.met.ingress),
     pair(r.egressP50Ms, r.egressP95Ms, r.egressN, r.met.egress),
     pair(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, r.met.bargeIn),
-    `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}`,
+    `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}, ${ms(r.coreCpuCallWorst10sPercent)}`,
   ]);
   const all = [header, ...lines];
   const widths = header.map((_, i) => Math.max(...all.map((cells) => cells[i]!.length)));
