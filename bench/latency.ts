@@ -82,6 +82,9 @@ interface Row {
   status: string;
 }
 
+/** The call's CPU in units of the audio path timed alone in the same run: a machine-speed reference. */
+const callPerAudioPath = (call: CallRunResult, audio: AudioPathCost): number => call.core.callCpuPercent / audio.totalPercentOfCore;
+
 function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
   const m = call.healthAtEnd.metrics;
   const growth = call.core.rssAt20sMb === null ? null : call.core.rssAtEndMb - call.core.rssAt20sMb;
@@ -102,7 +105,7 @@ function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
   out.push(
     { metric: 'core CPU in a call, one speaker, model replying', measured: `${fmt(call.core.callCpuPercent)} % of one core`, target: `≤ ${TARGETS.core_cpu_call_percent} %`, status: verdict(call.core.callCpuPercent, TARGETS.core_cpu_call_percent) },
     { metric: '  … its worst 10 s window', measured: `${fmt(call.core.callCpuWorst10sPercent)} % of one core (windows: ${call.core.callCpuWindows10sPercent.map((w) => w.toFixed(1)).join(', ')})`, target: '(worst case)', status: '' },
-    { metric: '  … per audio path timed alone (machine-speed reference)', measured: `${fmt(call.core.callCpuPercent / audio.totalPercentOfCore)} ×`, target: '(compares runs on machines of different speed)', status: '' },
+    { metric: '  … per audio path timed alone (machine-speed reference)', measured: `${fmt(callPerAudioPath(call, audio))} ×`, target: '(compares runs on machines of different speed)', status: '' },
     { metric: 'core CPU in a call, nobody speaking', measured: `${fmt(call.core.idleCallCpuPercent)} % of one core`, target: `≤ ${TARGETS.core_cpu_idle_call_percent} %`, status: verdict(call.core.idleCallCpuPercent, TARGETS.core_cpu_idle_call_percent) },
     { metric: 'core process CPU idle before the call', measured: `${fmt(call.core.idleCpuPercent)} % of one core`, target: '(reference)', status: '' },
     { metric: 'call CPU over idle (transport + SDK + audio path)', measured: `${fmt(callOverIdle)} % of one core`, target: `≤ ${TARGETS.audio_path_percent_of_core} % (audio path)`, status: verdict(callOverIdle, TARGETS.audio_path_percent_of_core) },
@@ -260,7 +263,7 @@ async function main(): Promise<void> {
       core_call_over_idle_percent_of_core: round(callOverIdle),
       core_call_cpu_ms: round(call.core.callCpuMs, 0),
       core_call_windows_10s_percent: call.core.callCpuWindows10sPercent.map((w) => round(w)),
-      core_call_per_audio_path: round(call.core.callCpuPercent / audio.totalPercentOfCore),
+      core_call_per_audio_path: round(callPerAudioPath(call, audio)),
       core_call_per_audio_path_definition: 'core_call_percent_of_core / audio_path.total_percent_of_core, both from this run: the call\'s cost in units of the audio path timed alone, a machine-speed reference for comparing runs on a faster or slower machine (not a target)',
       fakes_process_percent_of_core: round(call.fakesProcess.cpuPercent),
       audio_path: {
