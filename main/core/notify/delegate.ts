@@ -33,6 +33,8 @@ export interface DelegateSessionView {
   exit_code?: number | null;
   signal?: string | null;
   log_file: string;
+  /** Why `log_file` could not be written (its folder gone, the disk full); the session runs on without it. */
+  log_error?: string;
   /** Last output lines, redacted. */
   tail: string[];
   /** Status of the finish notification once sent. */
@@ -192,6 +194,16 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
         tail: [],
       };
       const logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
+      // The file opens asynchronously; a failure then (or on a later write) is an 'error' event,
+      // which unheard would end the whole core. The session runs on and says what happened.
+      logStream.on('error', (err) => {
+        if (view.log_error) return;
+        view.log_error = errorMessage(err);
+        log.warn({ id, err: view.log_error }, 'delegate log cannot be written; the session runs on without it');
+      });
+      // Emitted once the file is closed after end(), or after an error: `done` waits for it, so a
+      // finished session's log is complete on disk (or its view says why not).
+      const logClosed = new Promise<void>((resolve) => logStream.once('close', resolve));
       logStream.write(`# delegate ${id} started ${new Date(clock.now()).toISOString()} command=${path.basename(options.command[0]!)}\n`);
 
       let resolveDone!: (v: DelegateSessionView) => void;
@@ -218,7 +230,7 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
             view.notified = 'error';
             log.warn({ id, err: errorMessage(err) }, 'delegate finish notification failed');
           })
-          .finally(() => resolveDone(snapshot(session)));
+          .finally(() => void logClosed.then(() => resolveDone(snapshot(session))));
       };
 
       const [cmd, ...args] = delegateArgv(options.command, task);

@@ -1,4 +1,5 @@
 // The delegate watcher runs real child processes (node -e scripts stand in for an agent CLI).
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -74,6 +75,28 @@ describe('delegate watcher', () => {
     const ended = await w.waitFor(s.id);
     expect(ended).toMatchObject({ state: 'failed', error: 'ENOENT' });
     expect(delivered[0]!.text).toBe(`Delegate "${s.id}" could not run: ENOENT.`);
+  });
+
+  it('a log that cannot be written does not end the core: the session runs on and says why', async () => {
+    const logDir = path.join(home, 'voice-users', 'delegates');
+    const w = watcher(`console.log('done')`);
+    const s = w.start('task');
+    // The log file opens asynchronously: its folder vanishing first (an unplugged disk, a cleanup)
+    // makes that open fail. Unheard, that 'error' event was an uncaught exception.
+    rmSync(logDir, { recursive: true, force: true });
+    const ended = await w.waitFor(s.id);
+    expect(ended).toMatchObject({ state: 'succeeded', tail: ['done'] });
+    expect(ended.log_error).toMatch(/ENOENT/);
+    expect(delivered[0]!.text).toMatch(/^Delegate "d-[0-9a-f]+" finished successfully \(exit 0\)/);
+  });
+
+  it('a finished session\'s log is complete on disk when waitFor resolves', async () => {
+    const w = watcher(`console.log('first'); console.log('second')`);
+    const s = w.start('task');
+    const ended = await w.waitFor(s.id);
+    expect(ended.log_error).toBeUndefined();
+    const text = await readFile(ended.log_file, 'utf8');
+    expect(text).toMatch(/^# delegate d-[0-9a-f]+ started .*\nfirst\nsecond\n[\s\S]*# delegate d-[0-9a-f]+ ended .* state=succeeded exit=0 signal=null\n$/);
   });
 
   it('cancel stops the process group; status and list show it', async () => {
