@@ -1,5 +1,5 @@
 // The delegate watcher runs real child processes (node -e scripts stand in for an agent CLI).
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,7 +95,8 @@ describe('delegate watcher', () => {
     const s = w.start('task');
     const ended = await w.waitFor(s.id);
     expect(ended.log_error).toBeUndefined();
-    const text = await readFile(ended.log_file, 'utf8');
+    // Read at once, synchronously: nothing else may run before the check.
+    const text = readFileSync(ended.log_file, 'utf8');
     expect(text).toMatch(/^# delegate d-[0-9a-f]+ started .*\nfirst\nsecond\n[\s\S]*# delegate d-[0-9a-f]+ ended .* state=succeeded exit=0 signal=null\n$/);
   });
 
