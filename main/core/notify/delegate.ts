@@ -195,7 +195,8 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
       };
       const logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
       // The file opens asynchronously; a failure then (or on a later write) is an 'error' event,
-      // which unheard would end the whole core. The session runs on and says what happened.
+      // which unheard is an uncaught exception (a fault in /health headless, Electron's error
+      // dialog in the desktop app). The session runs on and says what happened.
       logStream.on('error', (err) => {
         if (view.log_error) return;
         view.log_error = errorMessage(err);

@@ -77,7 +77,7 @@ describe('delegate watcher', () => {
     expect(delivered[0]!.text).toBe(`Delegate "${s.id}" could not run: ENOENT.`);
   });
 
-  it('a log that cannot be written does not end the core: the session runs on and says why', async () => {
+  it('a log that cannot be written is no uncaught exception: the session runs on and says why', async () => {
     const logDir = path.join(home, 'voice-users', 'delegates');
     const w = watcher(`console.log('done')`);
     const s = w.start('task');
