@@ -21,38 +21,44 @@ export interface PerfSample {
  * such as a schema validator blamed for a call's per-packet work). The latest entry covering an
  * address is the code that lived there last, the right answer for samples of a steady call.
  */
+interface PerfMapEntry {
+  start: number;
+  end: number;
+  name: string;
+  /** Line number in the map: a later entry is newer code. */
+  order: number;
+}
+
 export class PerfMap {
-  readonly #starts: number[] = [];
-  readonly #entries: { start: number; end: number; name: string; order: number }[] = [];
+  /** Sorted by start address. */
+  readonly #entries: PerfMapEntry[] = [];
   #maxSize = 0;
 
   constructor(text: string) {
-    const entries: { start: number; end: number; name: string; order: number }[] = [];
     for (const line of text.split('\n')) {
       const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
       if (!match) continue;
       const start = parseInt(match[1]!, 16);
       const size = parseInt(match[2]!, 16);
-      entries.push({ start, end: start + size, name: match[3]!, order: entries.length });
+      this.#entries.push({ start, end: start + size, name: match[3]!, order: this.#entries.length });
       this.#maxSize = Math.max(this.#maxSize, size);
     }
-    entries.sort((a, b) => a.start - b.start || a.order - b.order);
-    this.#entries.push(...entries);
-    this.#starts.push(...entries.map((e) => e.start));
+    this.#entries.sort((a, b) => a.start - b.start);
   }
 
   /** The name of the code that was last at `address`, or null. */
   resolve(address: number): string | null {
-    // The last entry starting at or before the address, then back over any that could still cover it.
+    // Past the last entry starting at or before the address, then back over every entry that could
+    // still reach it (none is longer than the longest).
     let lo = 0;
-    let hi = this.#starts.length;
+    let hi = this.#entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.#starts[mid]! <= address) lo = mid + 1;
+      if (this.#entries[mid]!.start <= address) lo = mid + 1;
       else hi = mid;
     }
-    let best: { name: string; order: number } | null = null;
-    for (let i = lo - 1; i >= 0 && this.#entries[i]!.start > address - this.#maxSize - 1; i--) {
+    let best: PerfMapEntry | null = null;
+    for (let i = lo - 1; i >= 0 && this.#entries[i]!.start + this.#maxSize > address; i--) {
       const entry = this.#entries[i]!;
       if (address < entry.end && (!best || entry.order > best.order)) best = entry;
     }
