@@ -1,6 +1,6 @@
 // node bench/cpu-tiers.ts [--seconds 60] [--provider gemini]: where the core's CPU time goes in a
-// call, by what ran (V8 tier, native library, kernel), sampled by the OS (docs/performance.md,
-// "CPU time by tier"). Runs `bench/latency.ts --quick` for one provider with the core started with
+// call, by what ran (V8 tier, native library, kernel) and by what woke the process for it (a speaker
+// packet, a socket read, a timer), sampled by the OS (docs/performance.md, "CPU time by tier"). Runs `bench/latency.ts --quick` for one provider with the core started with
 // `--perf-basic-prof`, and records the core with `perf record -g -e cpu-clock` over the call's
 // first `--seconds` (from the end of its idle window, as the bench's call CPU figure). Needs Linux
 // perf (Debian: apt-get install linux-perf). About 30 s plus the call. Prints only.
@@ -66,7 +66,7 @@ const map = new PerfMap(readFileSync(mapFile, 'utf8'));
 rmSync(dir, { recursive: true, force: true });
 rmSync(mapFile, { force: true });
 
-const report = tierReport(parsePerfScript(script, map));
+const report = tierReport(parsePerfScript(script, map), pid);
 const row = ([name, share]: [string, number]) => `${share.toFixed(1).padStart(6)} %  ${name}`;
 console.log(`\n${report.samples} CPU samples (999 Hz) of the core in ${SECONDS} s of a ${PROVIDER} call: ${((100 * report.samples) / 999 / SECONDS).toFixed(2)} % of a core while perf ran`);
 console.log('\nshare of the core\'s CPU time, by what ran (V8 builtins and runtime count for the JS function that called them)');
@@ -75,4 +75,8 @@ console.log('\nCPU in JavaScript not yet optimized (baseline or interpreted), by
 for (const entry of report.unoptimizedByOrigin) console.log(row(entry));
 console.log('\n... and by function (V8 reuses code addresses: each is named by the code that was there last)');
 for (const entry of report.unoptimizedByFunction) console.log(row(entry));
+console.log('\nshare of the core\'s CPU time, by what woke its main thread for it (the event-loop callback at the root of the stack)');
+for (const entry of report.byWakeSource) console.log(row(entry));
+console.log('\n... timers, by the callback the timer ran');
+for (const entry of report.timersByCallback) console.log(row(entry));
 process.exit(code);

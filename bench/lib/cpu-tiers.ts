@@ -146,6 +146,44 @@ export function originOf(jsFrame: string): string {
   return 'other';
 }
 
+/**
+ * What woke the core's main thread for the work a sample is part of: the event-loop callback at the
+ * root of its stack. A call's wake-ups cost more than their work on these machines
+ * (bench/wakeup-cost.ts), so this says which of them to look at. Samples of other threads (V8's
+ * compiler and GC helpers, libuv's pool) are counted apart.
+ */
+export type WakeSource =
+  | 'UDP receive (speaker packets, voice keepalives)'
+  | 'socket read (model sockets, Discord gateways, sidecar)'
+  | 'timers'
+  | 'setImmediate'
+  | 'event loop, no callback (polling, waking)'
+  | 'other threads (V8 compiler and GC, libuv pool)';
+
+export function wakeSourceOf(sample: PerfSample, mainTid: number): WakeSource {
+  if (sample.tid !== mainTid) return 'other threads (V8 compiler and GC, libuv pool)';
+  // Frames are leaf first: the first match is the callback nearest the work.
+  for (const frame of sample.frames) {
+    if (frame.startsWith('node::UDPWrap::OnRecv')) return 'UDP receive (speaker packets, voice keepalives)';
+    if (frame.startsWith('node::LibuvStreamWrap::OnUvRead') || frame.startsWith('node::TLSWrap::')) return 'socket read (model sockets, Discord gateways, sidecar)';
+    if (frame.startsWith('node::Environment::RunTimers')) return 'timers';
+    if (frame.startsWith('node::Environment::CheckImmediate')) return 'setImmediate';
+  }
+  return 'event loop, no callback (polling, waking)';
+}
+
+/** The callback a timer ran: the JavaScript frame that Node's `listOnTimeout` called, without its file path. */
+export function timerCallbackOf(sample: PerfSample): string | null {
+  const at = sample.frames.findIndex((f) => f.startsWith('JS:') && f.includes('listOnTimeout'));
+  if (at <= 0) return null;
+  const callback = sample.frames.slice(0, at).reverse().find((f) => f.startsWith('JS:'));
+  return callback ? shortFunctionName(callback) : null;
+}
+
+function shortFunctionName(jsFrame: string): string {
+  return jsFrame.replace(/ \([^)]*\)$/, '').replace(/file:\/\/\/[^ ]*?\/(dist\/main\/|node_modules\/)/, '');
+}
+
 export interface TierReport {
   samples: number;
   /** Share of the samples per tier, %, largest first. */
@@ -154,24 +192,41 @@ export interface TierReport {
   unoptimizedByOrigin: [string, number][];
   /** The same by function, the largest `top`. */
   unoptimizedByFunction: [string, number][];
+  /** Share of all samples by what woke the main thread for them (given the main thread's id). */
+  byWakeSource: [WakeSource, number][];
+  /** Timer samples by the callback the timer ran, % of all samples, the largest `top`. */
+  timersByCallback: [string, number][];
 }
 
 const UNOPTIMIZED: ReadonlySet<CpuTier> = new Set(['JS, baseline (Sparkplug)', 'JS, interpreted (Ignition)']);
 
-export function tierReport(samples: readonly PerfSample[], top = 25): TierReport {
+/** `mainTid`: the core's main thread (its pid); the wake-up tables need it. */
+export function tierReport(samples: readonly PerfSample[], mainTid: number, top = 25): TierReport {
   const tiers = new Map<CpuTier, number>();
   const origins = new Map<string, number>();
   const functions = new Map<string, number>();
+  const wakeSources = new Map<WakeSource, number>();
+  const timerCallbacks = new Map<string, number>();
   const add = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
   for (const sample of samples) {
+    const source = wakeSourceOf(sample, mainTid);
+    add(wakeSources, source);
+    if (source === 'timers') add(timerCallbacks, timerCallbackOf(sample) ?? '(no callback on the stack: the timer list itself, or a stack perf cut short)');
     const tier = classifySample(sample);
     add(tiers, tier);
     if (!UNOPTIMIZED.has(tier)) continue;
     const js = nearestJsFrame(sample)!;
     add(origins, originOf(js));
-    add(functions, js.replace(/ \([^)]*\)$/, '').replace(/file:\/\/\/[^ ]*?\/(dist\/main\/|node_modules\/)/, ''));
+    add(functions, shortFunctionName(js));
   }
   const percent = <K>(map: Map<K, number>, limit = Infinity): [K, number][] =>
     [...map].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([k, v]) => [k, (100 * v) / samples.length]);
-  return { samples: samples.length, byTier: percent(tiers), unoptimizedByOrigin: percent(origins), unoptimizedByFunction: percent(functions, top) };
+  return {
+    samples: samples.length,
+    byTier: percent(tiers),
+    unoptimizedByOrigin: percent(origins),
+    unoptimizedByFunction: percent(functions, top),
+    byWakeSource: percent(wakeSources),
+    timersByCallback: percent(timerCallbacks, top),
+  };
 }

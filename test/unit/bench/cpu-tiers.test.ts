@@ -2,7 +2,7 @@
 // A wrong reading would blame the wrong thing: a baseline function's inline-cache builtins counted
 // as "native", a TurboFan frame counted as unoptimized, or the kernel counted as JavaScript.
 import { describe, expect, it } from 'vitest';
-import { classifySample, originOf, parsePerfScript, PerfMap, tierReport } from '../../../bench/lib/cpu-tiers.ts';
+import { classifySample, originOf, parsePerfScript, PerfMap, tierReport, timerCallbackOf, wakeSourceOf } from '../../../bench/lib/cpu-tiers.ts';
 
 const NODE = '(/opt/node/bin/node)';
 const MAP = '(/tmp/perf-100.map)';
@@ -72,7 +72,7 @@ describe('cpu tiers from perf script', () => {
   });
 
   it('reports shares of all samples; only baseline and interpreted JS in the unoptimized tables', () => {
-    const report = tierReport(samples);
+    const report = tierReport(samples, 100);
     expect(report.samples).toBe(9);
     expect(report.byTier[0]).toEqual(['JS, baseline (Sparkplug)', 100 / 9]);
     expect(report.byTier.reduce((sum, [, share]) => sum + share, 0)).toBeCloseTo(100, 9);
@@ -84,6 +84,60 @@ describe('cpu tiers from perf script', () => {
     expect(report.unoptimizedByFunction.map(([name]) => name)).toEqual([
       'JS:^onUdpMessage @discordjs/voice/dist/index.mjs:2059:15',
       'JS:~pcm core/voice/discord-voice.js:163:22',
+    ]);
+  });
+
+  it('says what woke the main thread for each sample, and which callback a timer ran', () => {
+    const wake = parsePerfScript(
+      [
+        // A speaker's packet: the UDP receive callback at the root.
+        '100 ',
+        `\t    7f5c240bb529 JS:^onUdpMessage file:///x/node_modules/@discordjs/voice/dist/index.mjs:2059:15 ${MAP}`,
+        `\t          d4c70d node::UDPWrap::OnRecv ${NODE}`,
+        `\t         194d574 uv__io_poll ${NODE}`,
+        // A model message: a stream read.
+        '100 ',
+        `\t    7f5c240bb600 JS:^getData file:///x/node_modules/ws/lib/receiver.js:480:10 ${MAP}`,
+        `\t          aa47f7 node::LibuvStreamWrap::OnUvRead ${NODE}`,
+        // A playback slot sent by its own timer: the callback is the frame listOnTimeout called.
+        '100 ',
+        `\t           1234 celt_encode_with_ec (/x/opus.node)`,
+        `\t    7f5c24034e99 JS:^#sendSlot file:///x/dist/main/core/voice/playback.js:81:14 ${MAP}`,
+        `\t    7f5c24034f00 JS:^ file:///x/dist/main/core/voice/playback.js:107:34 ${MAP}`,
+        `\t    7f5c24034f10 JS:^listOnTimeout node:internal/timers:526:25 ${MAP}`,
+        `\t    7f5c24034f20 JS:^processTimers node:internal/timers:506:25 ${MAP}`,
+        `\t          aa1111 node::Environment::RunTimers ${NODE}`,
+        // Node's timer list with no callback yet; an immediate; the loop waiting; another thread.
+        '100 ',
+        `\t    7f5c24034f20 JS:^processTimers node:internal/timers:506:25 ${MAP}`,
+        `\t          aa1111 node::Environment::RunTimers ${NODE}`,
+        '100 ',
+        `\t          aa2222 node::Environment::CheckImmediate ${NODE}`,
+        '100 ',
+        `\t ffffffff81000000 finish_task_switch.isra.0 ([kernel.kallsyms])`,
+        `\t         194d574 uv__io_poll ${NODE}`,
+        '107 ',
+        `\t         2222222 v8::internal::compiler::GraphReducer::ReduceTop ${NODE}`,
+        '',
+      ].join('\n'),
+    );
+    expect(wake.map((sample) => wakeSourceOf(sample, 100))).toEqual([
+      'UDP receive (speaker packets, voice keepalives)',
+      'socket read (model sockets, Discord gateways, sidecar)',
+      'timers',
+      'timers',
+      'setImmediate',
+      'event loop, no callback (polling, waking)',
+      'other threads (V8 compiler and GC, libuv pool)',
+    ]);
+    expect(timerCallbackOf(wake[2]!)).toBe('JS:^ core/voice/playback.js:107:34');
+    expect(timerCallbackOf(wake[3]!)).toBeNull();
+    const report = tierReport(wake, 100);
+    expect(report.byWakeSource[0]).toEqual(['timers', 200 / 7]);
+    expect(report.byWakeSource.reduce((sum, [, share]) => sum + share, 0)).toBeCloseTo(100, 9);
+    expect(report.timersByCallback).toEqual([
+      ['JS:^ core/voice/playback.js:107:34', 100 / 7],
+      ['(no callback on the stack: the timer list itself, or a stack perf cut short)', 100 / 7],
     ]);
   });
 
