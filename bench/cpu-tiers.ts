@@ -1,9 +1,10 @@
 // node bench/cpu-tiers.ts [--seconds 60] [--provider gemini]: where the core's CPU time goes in a
 // call, by what ran (V8 tier, native library, kernel) and by what woke the process for it (a speaker
-// packet, a socket read, a timer), sampled by the OS (docs/performance.md, "CPU time by tier"). Runs `bench/latency.ts --quick` for one provider with the core started with
-// `--perf-basic-prof`, and records the core with `perf record -g -e cpu-clock` over the call's
-// first `--seconds` (from the end of its idle window, as the bench's call CPU figure). Needs Linux
-// perf (Debian: apt-get install linux-perf). About 30 s plus the call. Prints only.
+// packet, a socket read, a timer), sampled by the OS (docs/performance.md, "CPU time by tier" and
+// "What wakes the core in a call"). Runs `bench/latency.ts --quick` for one provider with the core
+// started with `--perf-basic-prof`, and records the core with `perf record -g -e cpu-clock` over
+// the call's first `--seconds` (from the end of its idle window, as the bench's call CPU figure).
+// Needs Linux perf (Debian: apt-get install linux-perf). About 30 s plus the call. Prints only.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
