@@ -30,6 +30,10 @@ export async function login(page: Page, base = CONTROL): Promise<void> {
   await page.goto(url);
   await expect(page).toHaveURL(/\/$/);
   await expect(page.locator('#stream-status')).toHaveText('live');
+  // "live" shows as the event stream opens; the actions are released only once /health has
+  // confirmed the state (renderer/main.ts). A test that acts before then finds its button disabled
+  // (a focus() on it does nothing), so wait for the page to offer its actions, as a user would.
+  await expect(page.locator('[data-held]')).toHaveCount(0);
 }
 
 export async function shootPanel(panel: Locator, name: string): Promise<void> {
