@@ -146,6 +146,11 @@ export interface DaveStatus {
   transitions: number;
   /** Packets from other members that could not be decrypted. */
   decrypt_failures: number;
+  /**
+   * E2EE frames from other members that arrived while the bot could not decrypt yet (joining their
+   * group, or rebuilding it): dropped like lost packets, never decoded into noise.
+   */
+  undecrypted_frames: number;
   /** DAVE sessions rebuilt by the bridge after a run of decrypt failures. */
   rebuilds: number;
   /** Recoveries completed (library re-key, bridge rebuild or rejoin followed by a working group). */

@@ -136,7 +136,8 @@ export class DaveRecovery {
     }
   }
 
-  status(): DaveStatus {
+  /** The call's DAVE state; the receive side adds `undecrypted_frames` (discord-voice.ts). */
+  status(): Omit<DaveStatus, 'undecrypted_frames'> {
     const dave = daveSessionOf(this.#connection);
     const native = dave?.session instanceof NativeDaveSession ? dave.session : undefined;
     const epoch = native?.epoch;

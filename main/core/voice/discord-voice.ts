@@ -123,7 +123,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   daveStatus(): DaveStatus | null {
-    return this.#connection && this.#dave ? this.#dave.status() : null;
+    return this.#connection && this.#dave ? { ...this.#dave.status(), undecrypted_frames: this.#receiver?.undecryptedFrames ?? 0 } : null;
   }
 
   get botUserId(): string | null {

@@ -4,6 +4,7 @@
 import { EndBehaviorType, type AudioReceiveStream, type VoiceReceiver } from '@discordjs/voice';
 import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K } from '../ports.ts';
+import { isUndecryptedE2eeFrame } from './e2ee-frame.ts';
 import type { OpusCodec, OpusFactory } from './opus.ts';
 
 const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
@@ -35,6 +36,7 @@ export class SpeakerReceiver {
   #sink: ReceiveSink;
   #log: Logger;
   #speakers = new Map<string, Speaker>();
+  #undecryptedFrames = 0;
   #closed = false;
   #onStart = (userId: string) => {
     if (!this.#isAllowed(userId)) {
@@ -72,6 +74,11 @@ export class SpeakerReceiver {
   /** Decode errors per speaker (corrupt packets are skipped, never fatal). */
   decodeErrors(userId: string): number {
     return this.#speakers.get(userId)?.decodeErrors ?? 0;
+  }
+
+  /** E2EE frames delivered before the bot could decrypt them (dropped, never decoded), all speakers. */
+  get undecryptedFrames(): number {
+    return this.#undecryptedFrames;
   }
 
   close(): void {
@@ -134,6 +141,11 @@ export class SpeakerReceiver {
   }
 
   #decode(userId: string, speaker: Speaker, packet: Buffer): void {
+    // Ciphertext the bot cannot open yet is a gap in what it hears, like a lost packet.
+    if (isUndecryptedE2eeFrame(packet)) {
+      this.#undecryptedFrames += 1;
+      return;
+    }
     let pcm: Buffer;
     try {
       pcm = speaker.codec.decode(packet);

@@ -2,12 +2,14 @@
 // paced on a 20 ms clock, with optional (seeded, reproducible) loss, jitter and reordering. Like
 // the real SFU, the fake announces a user's SSRC with op 5 before the first packet, and again on
 // every new voice session of the bot. Like Discord's clients, each speaker is a DAVE member that
-// E2EE-encrypts its Opus frames once its group is ready (dave/group.ts), sends silent 20 ms frames
+// E2EE-encrypts its Opus frames (dave/group.ts; while the bot is still joining the group, with a key
+// the bot does not have yet: a member already in the call does not wait for it), sends silent 20 ms frames
 // as the unencrypted Opus silence frame, carries a 0xBEDE header extension, and pads some packets
 // (P bit), which a receiver must strip before DAVE decryption.
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { loadOpus, OPUS_FRAME_SAMPLES, type OpusCodec } from '../../core/voice/opus.ts';
 import { OPUS_SILENCE_FRAME } from './rtp.ts';
+import type { SpeakerFrame } from './dave/group.ts';
 import type { FakeVoiceServer, VoiceSession } from './voice-server.ts';
 import { seededRandom } from '../shared/pcm.ts';
 
@@ -35,9 +37,11 @@ export interface SpeakOptions {
 export interface SpeakResult {
   packetsPlanned: number;
   packetsSent: number;
-  /** Of the sent packets: E2EE-encrypted, plain (silence frames, or no ready DAVE group), padded. */
+  /** Of the sent packets: E2EE-encrypted for the bot, plain (silence frames, or a call without E2EE), padded. */
   e2eeFrames: number;
   passthroughFrames: number;
+  /** E2EE-encrypted for a group the bot had not joined yet (it cannot decrypt them). */
+  foreignE2eeFrames: number;
   paddedFrames: number;
   corruptedFrames: number;
 }
@@ -47,6 +51,7 @@ export interface SpeakerTotals {
   framesSent: number;
   e2eeFrames: number;
   passthroughFrames: number;
+  foreignE2eeFrames: number;
   paddedFrames: number;
   corruptedFrames: number;
 }
@@ -66,7 +71,7 @@ interface SpeakerState {
 const ENCODE_BATCH_FRAMES = 8;
 
 export class FakeSpeakers {
-  readonly totals: SpeakerTotals = { framesSent: 0, e2eeFrames: 0, passthroughFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
+  readonly totals: SpeakerTotals = { framesSent: 0, e2eeFrames: 0, passthroughFrames: 0, foreignE2eeFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
   #speakers = new Map<string, SpeakerState>();
   #nextSsrc = 50_001;
   #voice: FakeVoiceServer;
@@ -131,12 +136,10 @@ export class FakeSpeakers {
     const paddingShare = options.paddingShare ?? 0.15;
     const extensionWords = options.extensionWords ?? 1;
     const corrupt = options.corruptFrames;
-    const result: SpeakResult = { packetsPlanned: planned, packetsSent: 0, e2eeFrames: 0, passthroughFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
+    const result: SpeakResult = { packetsPlanned: planned, packetsSent: 0, e2eeFrames: 0, passthroughFrames: 0, foreignE2eeFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
 
-    // Like a Discord client joining an E2EE call, the microphone goes live once its MLS group is.
-    const joinDeadline = performance.now() + 3000;
-    while (this.#botSession()?.dave?.canSpeak(userId) === false && performance.now() < joinDeadline) await sleep(10);
-
+    // A user already in the call talks at once, whether or not the bot has joined its E2EE group
+    // yet: what the bot cannot decrypt then is sealed for the others (dave/group.ts encryptFrom).
     let sent = 0;
     const announce = async (): Promise<void> => {
       const session = this.#botSession();
@@ -161,8 +164,9 @@ export class FakeSpeakers {
       }
       if (!current) continue;
       // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
-      const frame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, encrypted: false };
-      if (frame.encrypted) {
+      const frame: SpeakerFrame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, kind: 'plain' };
+      if (frame.kind === 'foreign') result.foreignE2eeFrames++;
+      else if (frame.kind === 'e2ee') {
         if (corrupt && result.e2eeFrames >= corrupt.from && result.e2eeFrames < corrupt.from + corrupt.count) {
           frame.payload[0] ^= 0xff;
           result.corruptedFrames++;
@@ -178,6 +182,7 @@ export class FakeSpeakers {
     this.totals.framesSent += sent;
     this.totals.e2eeFrames += result.e2eeFrames;
     this.totals.passthroughFrames += result.passthroughFrames;
+    this.totals.foreignE2eeFrames += result.foreignE2eeFrames;
     this.totals.paddedFrames += result.paddedFrames;
     this.totals.corruptedFrames += result.corruptedFrames;
     return result;

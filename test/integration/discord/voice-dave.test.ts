@@ -93,6 +93,34 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     expect(fake.recorder.packets.every((p) => p.silence)).toBe(true);
   });
 
+  it('joining while the owner talks: frames sealed for a group the bot is not in yet are dropped, never decoded into noise', async () => {
+    const { fake, voice, collector } = await fixture.start({}, (f) => ({ readyTimeoutMs: 8000, allowedSpeakers: [f.owner.id] }));
+    // The handshake waits on the members' clients, as on Discord: the bot has its transport keys
+    // (it receives the owner's packets) well before it can decrypt them.
+    fake.voice.faults.dave.addDelayMs = 400;
+    const amplitude = 2000;
+    const spoken = chirp(4, 300, 300, amplitude);
+    const joining = voice.join();
+    // The owner is talking as the bot's voice session starts (speak() needs that session).
+    await waitFor(() => fake.botSession() !== undefined, 8000, 'the bot\'s voice session');
+    const sent = await fake.speak(fake.owner.id, spoken);
+    await joining;
+    const heardFrames = sent.e2eeFrames + sent.passthroughFrames;
+    await waitFor(() => collector.count(fake.owner.id) >= heardFrames - 2, 8000, 'the rest of the utterance');
+
+    expect(sent.foreignE2eeFrames).toBeGreaterThan(0); // the owner talked before the bot was in the group
+    expect(status(voice).undecrypted_frames).toBeGreaterThan(0); // ... and the bot received some of that
+    expect(status(voice).undecrypted_frames).toBeLessThanOrEqual(sent.foreignE2eeFrames);
+    // Only what the bot could decrypt was decoded: the tone, never ciphertext as loud noise.
+    expect(collector.count(fake.owner.id)).toBeLessThanOrEqual(heardFrames);
+    const heard = collector.pcm(fake.owner.id);
+    let loudest = 0;
+    for (const v of heard) loudest = Math.max(loudest, Math.abs(v));
+    expect(loudest).toBeGreaterThan(amplitude / 2);
+    expect(loudest).toBeLessThan(amplitude * 1.3);
+    expect(status(voice).decrypt_failures).toBe(0);
+  });
+
   it('a member joining and leaving mid-utterance changes the epoch twice and costs at most 3 frames', async () => {
     const { fake, voice, collector } = await setup();
     const group = fake.dave()!;

@@ -97,7 +97,7 @@ describe('DAVE recovery ladder', () => {
   });
 
   it('summarises the state for the dashboard', () => {
-    const base: DaveStatus = { protocol_version: 1, e2ee: true, ready: true, epoch: 3, privacy_code: '123451234512345123451234512345', last_transition_id: 2, transitions: 3, decrypt_failures: 0, rebuilds: 0, recoveries: 0, rejoins: 0 };
+    const base: DaveStatus = { protocol_version: 1, e2ee: true, ready: true, epoch: 3, privacy_code: '123451234512345123451234512345', last_transition_id: 2, transitions: 3, decrypt_failures: 0, undecrypted_frames: 0, rebuilds: 0, recoveries: 0, rejoins: 0 };
     expect(describeDave(null)).toBe('—');
     expect(describeDave(base)).toBe('on · epoch 3 · code 12345 12345 12345 12345 12345 12345');
     expect(describeDave({ ...base, decrypt_failures: 40, recoveries: 1 })).toContain('40 decrypt failures, 1 recovered');

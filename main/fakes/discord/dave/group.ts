@@ -5,6 +5,7 @@
 // proposals (op 27), accepts the commit/welcome (op 28), announces it (op 29/30) and runs the protocol
 // transitions (op 21-24). Opcodes and payloads: Discord's voice docs ("DAVE"), the DAVE protocol text,
 // shared/research/dave-recipe.md §4 (the algorithm the real @discordjs/voice 0.19.2 accepted).
+import { randomBytes } from 'node:crypto';
 import { DAVESession } from '@snazzah/davey';
 import {
   addProposal,
@@ -58,9 +59,15 @@ export interface DaveFaults {
   nextTransitionIdZero: boolean;
   /** Announce every commit and welcome with transition id 0 (in every group, across rejoins, until cleared). */
   alwaysTransitionIdZero: boolean;
+  /**
+   * The bot's key package (op 26) is proposed (op 27) this long after it arrives: on Discord the
+   * other members' clients commit a newcomer, a few round trips away. Meanwhile the bot has its
+   * transport keys and receives the members' E2EE audio, which it cannot decrypt yet.
+   */
+  addDelayMs: number;
 }
 
-export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false });
+export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0 });
 
 export interface DaveCounters {
   /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
@@ -80,6 +87,30 @@ export interface BotFrame {
   opus: Buffer | null;
   /** The group was ready (v1) when the frame arrived: a plain frame then is a leak. */
   groupReady: boolean;
+}
+
+/** A fake user's frame as sent: E2EE for the bot's group, plain, or E2EE for a group the bot is not in yet. */
+export interface SpeakerFrame {
+  payload: Buffer;
+  kind: 'e2ee' | 'plain' | 'foreign';
+}
+
+/**
+ * A DAVE media frame sealed with a key the bot does not hold: random ciphertext and tag, in the
+ * frame layout (ciphertext ‖ 8-byte tag ‖ ULEB128 nonce ‖ supplemental size ‖ 0xFAFA).
+ */
+export function sealedForOthers(opus: Buffer, nonce: number): Buffer {
+  const nonceBytes: number[] = [];
+  for (let n = nonce >>> 0; ; n >>>= 7) {
+    if (n < 0x80) {
+      nonceBytes.push(n);
+      break;
+    }
+    nonceBytes.push((n & 0x7f) | 0x80);
+  }
+  const supplemental = 8 + nonceBytes.length + 1 + 2;
+  const trailer = Buffer.from([...nonceBytes, supplemental, DAVE_MAGIC >> 8, DAVE_MAGIC & 0xff]);
+  return Buffer.concat([randomBytes(opus.length + 8), trailer]);
 }
 
 interface Member {
@@ -119,6 +150,9 @@ export class DaveGroup {
   /** The bot reset its session while holding a leaf (op 31). */
   #staleBot = false;
   #closed = false;
+  /** An upgrade from v0 is under way: everyone re-keys together (plain frames until it executes). */
+  #upgrading = false;
+  #othersNonce = 0;
 
   constructor(channelId: string, botUserId: string, link: DaveLink, faults: DaveFaults = noDaveFaults()) {
     this.faults = faults;
@@ -165,10 +199,16 @@ export class DaveGroup {
   }
 
   /** What a fake member encrypts for the SFU: E2EE when its group is ready at v1, else plain. */
-  encryptFrom(userId: string, opus: Buffer): { payload: Buffer; encrypted: boolean } {
+  encryptFrom(userId: string, opus: Buffer): SpeakerFrame {
     const session = this.#members.get(userId)?.session;
-    if (opus.equals(SILENCE) || this.protocolVersion === 0 || !session?.ready) return { payload: opus, encrypted: false };
-    return { payload: session.encryptOpus(opus), encrypted: true };
+    if (opus.equals(SILENCE) || this.protocolVersion === 0) return { payload: opus, kind: 'plain' };
+    if (session?.ready) return { payload: session.encryptOpus(opus), kind: 'e2ee' };
+    // Only an upgrade from v0 has everyone re-key together, sending plain frames until it executes.
+    // Otherwise the user is already in an E2EE call and keeps talking in the group the other
+    // members share while the bot joins it (or rebuilds after op 31): frames it cannot open yet. A
+    // Discord client never falls back to plain audio for a newcomer.
+    if (this.#upgrading) return { payload: opus, kind: 'plain' };
+    return { payload: sealedForOthers(opus, ++this.#othersNonce), kind: 'foreign' };
   }
 
   /**
@@ -291,7 +331,9 @@ export class DaveGroup {
 
   #onKeyPackage(keyPackage: Buffer): void {
     this.#botKeyPackage = keyPackage;
-    this.#enqueue(() => this.#proposeAdds());
+    const delay = this.faults.addDelayMs;
+    if (delay > 0) setTimeout(() => !this.#closed && this.#enqueue(() => this.#proposeAdds()), delay);
+    else this.#enqueue(() => this.#proposeAdds());
   }
 
   /** Add every member (and the bot) that is not in the group yet. */
@@ -444,6 +486,7 @@ export class DaveGroup {
 
   #executed(transitionId: number, version: number): void {
     this.protocolVersion = version;
+    this.#upgrading = false;
     this.lastTransitionId = transitionId;
     this.counters.transitions += 1;
     this.#log('member', 'executed', { transitionId, epoch: Number(this.epoch) });
@@ -472,6 +515,7 @@ export class DaveGroup {
     }
     // The upgrade executes when the bot's new commit does; #proposeAdds runs on its op 26.
     this.protocolVersion = 1;
+    this.#upgrading = true;
     this.#next();
   }
 
