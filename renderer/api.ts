@@ -84,8 +84,8 @@ export const api = {
   leave: () => request<unknown>('GET', '/leave'),
   say: (text: string) => request<{ status: string; chars: number }>('GET', `/say?text=${encodeURIComponent(text)}`),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
-  calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: number | null }>('GET', `/calls?limit=${limit}`),
-  callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: number | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),
+  calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: string | null }>('GET', `/calls?limit=${limit}`),
+  callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: string | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),
   frame: (image: Blob) => request<FrameAnswer>('POST', '/frame', image, image.type || 'application/octet-stream'),
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),
   schedule: (state?: ScheduledNotification['state'], limit = 200) =>

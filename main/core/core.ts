@@ -297,7 +297,10 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           ownerOnlyVoice: () => allowedSpeakers.ownerOnly,
         })
       : null;
-  registerHelperTools(tools, { notes: () => notes.recent(500), agentHome: config.paths.agentHome, notify: (req) => notifier.deliver(req) });
+  // Only the call being recorded (the ring also holds earlier calls; between calls: 409 no_call), or
+  // the recorded call a hand-off names by call_id (the dashboard's Hand off after a call ended).
+  const notesArchive = new NotesArchive(path.join(voiceUsers, 'notes'));
+  registerHelperTools(tools, { currentCall: () => notes.currentCallNotes(500), callNotes: (id) => notesArchive.read(id), agentHome: config.paths.agentHome, notify: (req) => notifier.deliver(req) });
 
   const health = (): HealthReport => {
     const mem = process.memoryUsage();
@@ -363,7 +366,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     (app) => registerBridgeRoutes(app, { bridge }),
     (app) => registerRoomRoutes(app, { bridge }),
     (app) => registerTalkRoutes(app, { talk }),
-    (app) => registerNotesRoutes(app, { archive: new NotesArchive(path.join(voiceUsers, 'notes')) }),
+    (app) => registerNotesRoutes(app, { archive: notesArchive }),
     (app) => registerNotifyRoutes(app, { notifier, scheduler }),
     (app) => registerToolRoutes(app, { registry: tools }),
     (app) => registerDashboardRoutes(app, {}),

@@ -2,11 +2,13 @@
 // the daily `outside-YYYY-MM-DD.jsonl` for events outside a call), read back from disk so /notes,
 // /calls and the dashboard survive restarts. A per-file summary (events, first/last time) is cached
 // by size+mtime, so listing calls re-reads only files that changed. Lines are validated (zod); a
-// damaged line is skipped, never fatal.
+// damaged line is skipped, never fatal. Pages follow one total order (time, call id, line in the
+// file; notes-cursor.ts), so paging back never skips or repeats notes that share a timestamp.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { NOTE_KINDS, type NoteEvent } from '../api-types.ts';
+import { compareNotePositions, formatNotesCursor, isBeforeCursor, type NotePosition, type NotesCursor } from './notes-cursor.ts';
 
 export const NOTES_MAX_LIMIT = 500;
 
@@ -34,8 +36,8 @@ export interface CallSummary {
 export interface NotesQuery {
   /** Only this call's events. */
   call?: string;
-  /** Only events strictly older than this (epoch seconds): page backwards with `next_before`. */
-  before?: number;
+  /** Only events before this cursor (a previous page's `next_before`, or bare epoch seconds). */
+  before?: NotesCursor;
   limit: number;
   /** Case-insensitive text search in text and speaker. */
   q?: string;
@@ -44,33 +46,46 @@ export interface NotesQuery {
 export interface NotesPage {
   /** Oldest first (newest last), like a transcript. */
   notes: NoteEvent[];
-  /** Give back as `before` for the previous (older) page; null when there is none. */
-  next_before: number | null;
+  /** Give back as `before` for the previous (older) page (`<ts>~<call id>~<line>`); null when there is none. */
+  next_before: string | null;
 }
 
 interface CachedFile {
   size: number;
   mtimeMs: number;
   summary: CallSummary;
+  /** Lowest and highest event time: first/last in the summary, but a clock step can reorder lines. */
+  minTs: number;
+  maxTs: number;
+}
+
+/** A note with where it sits in the archive (the tie-breaker of the page order). */
+interface Row extends NotePosition {
+  event: NoteEvent;
 }
 
 /** A call id safe to use as a file name: no separators, no dots at the start. */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-export function parseNoteLines(text: string): NoteEvent[] {
-  const events: NoteEvent[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
+/** The valid events of a JSONL file with their line numbers (stable: the files are append-only). */
+function parseNoteRows(text: string, file: string): Row[] {
+  const rows: Row[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (!line.trim()) return;
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch {
-      continue; // a torn or damaged line
+      return; // a torn or damaged line
     }
     const parsed = noteEventSchema.safeParse(json);
-    if (parsed.success) events.push(parsed.data);
-  }
-  return events;
+    if (parsed.success) rows.push({ event: parsed.data, ts: parsed.data.ts, file, line: index });
+  });
+  return rows;
+}
+
+export function parseNoteLines(text: string): NoteEvent[] {
+  return parseNoteRows(text, '').map((r) => r.event);
 }
 
 export class NotesArchive {
@@ -83,6 +98,47 @@ export class NotesArchive {
 
   /** Every file's summary, newest call first. */
   calls(): CallSummary[] {
+    return this.#files()
+      .map((f) => f.summary)
+      .sort((a, b) => b.ended_at - a.ended_at || (a.id < b.id ? 1 : -1));
+  }
+
+  /** One call's events (all of them), oldest first; null when there is no such call. */
+  read(callId: string): NoteEvent[] | null {
+    return this.#rows(callId)?.map((r) => r.event) ?? null;
+  }
+
+  /** The newest `limit` matching events before the cursor, across calls or in one. */
+  query(query: NotesQuery): NotesPage | null {
+    const needle = query.q?.toLowerCase();
+    const { before } = query;
+    const matches = (r: Row): boolean =>
+      (before === undefined || isBeforeCursor(r, before)) &&
+      (!needle || r.event.text.toLowerCase().includes(needle) || (r.event.speaker?.toLowerCase().includes(needle) ?? false));
+    // One more than the page: its presence says an older page exists.
+    const want = query.limit + 1;
+    let best: Row[] = []; // newest first, at most `want`
+    const files =
+      query.call !== undefined ? [{ id: query.call, minTs: -Infinity, maxTs: Infinity }] : this.#files().map((f) => ({ id: f.summary.id, minTs: f.minTs, maxTs: f.maxTs }));
+    files.sort((a, b) => b.maxTs - a.maxTs);
+    for (const file of files) {
+      // Files come by newest event: once the page is full and older than this whole file, stop reading.
+      if (best.length === want && file.maxTs < best[want - 1]!.ts) break;
+      if (before !== undefined && file.minTs > before.ts) continue;
+      const rows = this.#rows(file.id);
+      if (!rows) {
+        if (query.call !== undefined) return null;
+        continue;
+      }
+      best = best.concat(rows.filter(matches));
+      best.sort((a, b) => compareNotePositions(b, a));
+      best.length = Math.min(best.length, want);
+    }
+    const page = best.slice(0, query.limit).reverse(); // oldest first, like a transcript
+    return { notes: page.map((r) => r.event), next_before: best.length > query.limit ? formatNotesCursor(page[0]!) : null };
+  }
+
+  #files(): CachedFile[] {
     let names: string[];
     try {
       names = readdirSync(this.dir).filter((n) => n.endsWith('.jsonl'));
@@ -90,58 +146,27 @@ export class NotesArchive {
       return [];
     }
     const seen = new Set<string>();
-    const out: CallSummary[] = [];
+    const out: CachedFile[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
       seen.add(id);
-      const summary = this.#summary(id);
-      if (summary) out.push(summary);
+      const entry = this.#entry(id);
+      if (entry) out.push(entry);
     }
     for (const id of this.#cache.keys()) if (!seen.has(id)) this.#cache.delete(id);
-    return out.sort((a, b) => b.ended_at - a.ended_at || (a.id < b.id ? 1 : -1));
+    return out;
   }
 
-  /** One call's events (all of them), oldest first; null when there is no such call. */
-  read(callId: string): NoteEvent[] | null {
+  #rows(callId: string): Row[] | null {
     if (!CALL_ID_PATTERN.test(callId)) return null;
     try {
-      return parseNoteLines(readFileSync(path.join(this.dir, `${callId}.jsonl`), 'utf8'));
+      return parseNoteRows(readFileSync(path.join(this.dir, `${callId}.jsonl`), 'utf8'), callId);
     } catch {
       return null;
     }
   }
 
-  /** The newest `limit` matching events older than `before`, across calls or in one. */
-  query(query: NotesQuery): NotesPage | null {
-    const needle = query.q?.toLowerCase();
-    const matches = (e: NoteEvent): boolean =>
-      (query.before === undefined || e.ts < query.before) && (!needle || e.text.toLowerCase().includes(needle) || (e.speaker?.toLowerCase().includes(needle) ?? false));
-    const picked: NoteEvent[] = [];
-    const files = query.call !== undefined ? [query.call] : this.calls().filter((c) => query.before === undefined || c.started_at < query.before).map((c) => c.id);
-    let more = false;
-    for (const id of files) {
-      const events = this.read(id);
-      if (!events) {
-        if (query.call !== undefined) return null;
-        continue;
-      }
-      // Newest first within the file; files come newest first.
-      for (let i = events.length - 1; i >= 0; i--) {
-        const e = events[i]!;
-        if (!matches(e)) continue;
-        if (picked.length === query.limit) {
-          more = true;
-          break;
-        }
-        picked.push(e);
-      }
-      if (more) break;
-    }
-    picked.reverse(); // collected newest first
-    return { notes: picked, next_before: more && picked.length ? picked[0]!.ts : null };
-  }
-
-  #summary(id: string): CallSummary | null {
+  #entry(id: string): CachedFile | null {
     const file = path.join(this.dir, `${id}.jsonl`);
     let stat;
     try {
@@ -150,17 +175,27 @@ export class NotesArchive {
       return null;
     }
     const cached = this.#cache.get(id);
-    if (cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs) return cached.summary;
-    const events = this.read(id) ?? [];
+    if (cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs) return cached;
+    const times = (this.#rows(id) ?? []).map((r) => r.ts);
+    const fallback = stat.mtimeMs / 1000;
     const summary: CallSummary = {
       id,
-      started_at: events[0]?.ts ?? stat.mtimeMs / 1000,
-      ended_at: events.at(-1)?.ts ?? stat.mtimeMs / 1000,
-      events: events.length,
+      started_at: times[0] ?? fallback,
+      ended_at: times.at(-1) ?? fallback,
+      events: times.length,
       bytes: stat.size,
       outside_call: id.startsWith('outside-'),
     };
-    this.#cache.set(id, { size: stat.size, mtimeMs: stat.mtimeMs, summary });
-    return summary;
+    const entry: CachedFile = { size: stat.size, mtimeMs: stat.mtimeMs, summary, minTs: fallback, maxTs: fallback };
+    if (times.length) {
+      // A loop, not Math.min(...times): a long call's file would overflow the argument stack.
+      entry.minTs = entry.maxTs = times[0]!;
+      for (const t of times) {
+        if (t < entry.minTs) entry.minTs = t;
+        if (t > entry.maxTs) entry.maxTs = t;
+      }
+    }
+    this.#cache.set(id, entry);
+    return entry;
   }
 }

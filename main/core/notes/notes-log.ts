@@ -97,8 +97,15 @@ export class NotesLog implements NotesSink {
     this.#outsideFd = null;
   }
 
-  /** The most recent `limit` events, newest last. */
-  recent(limit: number): NoteEvent[] {
-    return this.#ring.slice(Math.max(0, this.#ring.length - limit));
+  /** The call being recorded (startCall to endCall) and its most recent `limit` events; null between calls. */
+  currentCallNotes(limit: number): { callId: string; notes: NoteEvent[] } | null {
+    return this.#callId === undefined ? null : { callId: this.#callId, notes: this.recent(limit, this.#callId) };
+  }
+
+  /** The most recent `limit` events, newest last; with `callId`, only that call's. */
+  recent(limit: number, callId?: string): NoteEvent[] {
+    // The ring holds several calls (and events between them): filter before counting.
+    const events = callId === undefined ? this.#ring : this.#ring.filter((e) => e.callId === callId);
+    return events.slice(Math.max(0, events.length - limit));
   }
 }

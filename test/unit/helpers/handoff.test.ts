@@ -75,7 +75,7 @@ describe('sora_handoff tool', () => {
   it('reads the current call, and reports a failing notify without failing the hand-off', async () => {
     const registry = registerHelperTools(new ToolRegistry(), {
       agentHome: path.join(home, 'b'),
-      notes: () => currentNotes,
+      currentCall: () => ({ callId: 'live-1', notes: currentNotes }),
       now: () => now,
       notify: async () => {
         throw new Error('dm channel closed');

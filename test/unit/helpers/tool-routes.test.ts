@@ -32,7 +32,7 @@ beforeAll(async () => {
   home = mkdtempSync(path.join(tmpdir(), 'lvb-helpers-'));
   const registry = registerHelperTools(new ToolRegistry(), {
     agentHome: home,
-    notes: () => currentNotes,
+    currentCall: () => ({ callId: 'call-42', notes: currentNotes }),
     notify: async (req) => {
       notified.push(req);
       return { status: 'ok', channel: 'dm' };

@@ -1,8 +1,10 @@
 // Notes routes, read from disk so they survive restarts: GET /notes?limit&call&before&q (a page of
 // events, newest last; `next_before` pages back) and GET /calls?limit&before (past calls, newest
-// first). Bad parameters are 400 with a code; an unknown call is 404 `unknown_call`.
+// first). `next_before` is a cursor with a tie-breaker (notes-cursor.ts); `before` also takes the
+// older bare epoch seconds. Bad parameters are 400 with a code; an unknown call is 404 `unknown_call`.
 import { z } from 'zod';
 import { CALL_ID_PATTERN, NOTES_MAX_LIMIT, type CallSummary, type NotesArchive, type NotesPage } from '../../notes/notes-archive.ts';
+import { formatCallsCursor, isAfterCallsCursor, parseCallsCursor, parseNotesCursor, type CallsCursor, type NotesCursor } from '../../notes/notes-cursor.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 
@@ -25,10 +27,12 @@ function parseLimit(raw: string | undefined, fallback: number): number {
   return limit;
 }
 
-function parseBefore(raw: string | undefined): number | undefined {
+const isCallId = (id: string): boolean => CALL_ID_PATTERN.test(id);
+
+function parseBefore<C>(raw: string | undefined, parse: (raw: string, isCallId: (id: string) => boolean) => C | null): C | undefined {
   if (raw === undefined) return undefined;
-  const before = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(before)) throw new HttpError(400, 'bad_before', 'before must be epoch seconds (a number), e.g. the next_before of a previous page');
+  const before = parse(raw, isCallId);
+  if (!before) throw new HttpError(400, 'bad_before', 'before: the next_before of a previous page, or epoch seconds (a number)');
   return before;
 }
 
@@ -46,21 +50,21 @@ export const registerNotesRoutes: RouteModule<NotesRouteDeps> = (app, deps) => {
     const { call, q } = query.data;
     if (call !== undefined && !CALL_ID_PATTERN.test(call)) throw new HttpError(400, 'bad_call', 'call: a call id as listed by GET /calls');
     if (q !== undefined && (q.trim() === '' || q.length > Q_MAX_CHARS)) throw new HttpError(400, 'bad_q', `q: 1 to ${Q_MAX_CHARS} characters of text to search for`);
-    const page = deps.archive.query({ limit: parseLimit(query.data.limit, NOTES_DEFAULT_LIMIT), call, before: parseBefore(query.data.before), q: q?.trim() });
+    const page = deps.archive.query({ limit: parseLimit(query.data.limit, NOTES_DEFAULT_LIMIT), call, before: parseBefore<NotesCursor>(query.data.before, parseNotesCursor), q: q?.trim() });
     if (!page) throw new HttpError(404, 'unknown_call', `no notes for call ${JSON.stringify(call)}`);
     return page;
   });
 
-  app.get('/calls', async (request): Promise<{ calls: CallSummary[]; next_before: number | null }> => {
+  app.get('/calls', async (request): Promise<{ calls: CallSummary[]; next_before: string | null }> => {
     const query = CallsQuery.safeParse(request.query);
     if (!query.success) {
       const field = firstBadField(query.error);
       throw new HttpError(400, field === 'limit' ? 'invalid_limit' : `bad_${field}`, `${field}: give it once, as text`);
     }
     const limit = parseLimit(query.data.limit, CALLS_DEFAULT_LIMIT);
-    const before = parseBefore(query.data.before);
-    const all = deps.archive.calls().filter((c) => before === undefined || c.ended_at < before);
+    const before = parseBefore<CallsCursor>(query.data.before, parseCallsCursor);
+    const all = deps.archive.calls().filter((c) => before === undefined || isAfterCallsCursor(c, before));
     const calls = all.slice(0, limit);
-    return { calls, next_before: all.length > limit ? calls.at(-1)!.ended_at : null };
+    return { calls, next_before: all.length > limit ? formatCallsCursor(calls.at(-1)!) : null };
   });
 };

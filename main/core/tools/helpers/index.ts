@@ -17,6 +17,7 @@ export {
   type HandoffInput,
   type WrittenHandoff,
 } from './handoff.ts';
+export { CALL_NOTES_LIMIT, CallNotesRefusal, resolveNotes, type CallNotesSources, type CurrentCallNotes, type ResolvedNotes } from './call-notes.ts';
 export {
   createGoalSynthTool,
   createGrillTool,
