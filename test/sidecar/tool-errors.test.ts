@@ -33,6 +33,7 @@ beforeAll(async () => {
   registry = new ToolRegistry();
   const delegates = createDelegateWatcher({ command: [process.execPath, '-e', 'setTimeout(() => {}, 50)'], cwd: home, logDir: path.join(home, 'delegates'), notifier, logger, redact: (t) => t });
   registerNotifyTools(registry, { notifier, scheduler, delegates, canDelegate: (ctx) => ctx.caller !== 'model' });
+  registry.register(defineTool({ name: 'list_tool', description: 'takes a list of ids', args: z.object({ ids: z.array(z.string()) }).strict(), run: () => 'ok' }));
   registry.register(defineTool({ name: 'broken_tool', description: 'a bug of ours', args: z.object({}), run: () => { throw new Error('null pointer in our code'); } }));
   sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerToolRoutes(app, { registry })] });
   await sidecar.listen();
@@ -61,6 +62,15 @@ describe('POST /tools/<name>: client mistakes are 4xx with a specific code', () 
   ])('%s %j → %i %s', async (name, body, status, code) => {
     const res = await tool(name, body);
     expect([res.status, errorCode(res)]).toEqual([status, code]);
+  });
+
+  it('invalid_args for a huge wrong body stays a small answer: every issue is not listed', async () => {
+    const wrongItems = await tool('list_tool', { ids: Array.from({ length: 20_000 }, (_, i) => i) });
+    expect([wrongItems.status, errorCode(wrongItems)]).toEqual([400, 'invalid_args']);
+    expect(Buffer.byteLength(wrongItems.text)).toBeLessThan(1024);
+    const unknownKeys = await tool('list_tool', Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, i])));
+    expect([unknownKeys.status, errorCode(unknownKeys)]).toEqual([400, 'invalid_args']);
+    expect(Buffer.byteLength(unknownKeys.text)).toBeLessThan(1024);
   });
 
   it('cancelling twice: the second is 409 conflict, not a 500', async () => {

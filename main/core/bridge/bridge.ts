@@ -17,7 +17,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
-import { BridgeError, type BridgeControl, type BridgeStatus } from './types.ts';
+import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { UiTicker } from './ui-ticker.ts';
 import { WakeGate, type WakeSettings } from './wake-gate.ts';
@@ -224,20 +224,27 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     // would stay live (and billing) with nobody to close it. The voice port is one connection, so
     // leaving before its join settles could also race a later call's join.
     const [joined, session] = await Promise.allSettled([joining, connecting]);
+    // A wrong target (VoiceTargetError) is the caller's mistake: passed on as is, for a 4xx.
+    const wrongTarget = joined.status === 'rejected' && joined.reason instanceof VoiceTargetError ? joined.reason : null;
     const failure =
-      joined.status === 'rejected'
+      wrongTarget ??
+      (joined.status === 'rejected'
         ? new BridgeError('join_failed', `could not join voice: ${errorText(joined.reason)}`)
         : session.status === 'rejected'
           ? new BridgeError('model_failed', `could not connect to the model: ${errorText(session.reason)}`)
           : this.#superseded(attempt)
             ? new BridgeError('cancelled', 'the call was stopped while it was connecting')
-            : null;
+            : null);
     if (failure || joined.status === 'rejected' || session.status === 'rejected') {
       if (session.status === 'fulfilled') await session.value.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
       await this.#teardown(); // leaves the voice channel
 
-      // stop() during connecting owns the transition to `stopped`; a failure ends in `error`.
-      if (!this.#superseded(attempt)) this.#transition('error', failure!.message);
+      // stop() during connecting owns the transition to `stopped`; a failure ends in `error`, a
+      // refused target in `stopped` (nothing failed: /health must not report a failed call).
+      if (!this.#superseded(attempt)) {
+        if (wrongTarget) this.#transition('stopped', `not joined: ${wrongTarget.message}`);
+        else this.#transition('error', failure!.message);
+      }
       throw failure;
     }
     try {

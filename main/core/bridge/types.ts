@@ -14,6 +14,24 @@ export class BridgeError extends Error {
   }
 }
 
+export type VoiceTargetErrorCode = 'guild_not_found' | 'channel_not_found' | 'not_a_voice_channel';
+
+/**
+ * The join target is wrong (a client's mistake, not a failed call): no such guild for the bot, no
+ * such channel in it, or a channel that is not voice-based. The voice port throws it before it
+ * connects; the bridge passes it on unwrapped and /join answers `status` with `code`.
+ */
+export class VoiceTargetError extends Error {
+  readonly code: VoiceTargetErrorCode;
+  readonly status: 400 | 404;
+  constructor(code: VoiceTargetErrorCode, message: string) {
+    super(message);
+    this.name = 'VoiceTargetError';
+    this.code = code;
+    this.status = code === 'not_a_voice_channel' ? 400 : 404;
+  }
+}
+
 export interface BridgeStatus {
   state: BridgeState;
   reason?: string;
@@ -31,7 +49,10 @@ export interface BridgeStatus {
 
 export interface BridgeControl {
   status(): BridgeStatus;
-  /** Start a call; resolves once connected. BridgeError('already_active') when a call is live. */
+  /**
+   * Start a call; resolves once connected. BridgeError('already_active') when a call is live,
+   * VoiceTargetError when the target is no voice channel of a guild the bot is in.
+   */
   start(target?: VoiceTarget): Promise<BridgeStatus>;
   /** End the call; idempotent (returns the status after stopping, or the idle status). */
   stop(reason?: string): Promise<{ stopped: boolean; status: BridgeStatus }>;

@@ -93,7 +93,7 @@ export interface SetupCheck {
 
 export interface DiscordCheckResult {
   ok: boolean;
-  /** Code of the first failed step (token_rejected, not_in_server, missing_permissions, …). */
+  /** Code of the first failed step (token_rejected, not_in_server, not_a_voice_channel, missing_permissions, …). */
   code?: string;
   checks: SetupCheck[];
   bot?: NamedId;
@@ -230,11 +230,21 @@ export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordChe
     const ownerVoice = await get(`/guilds/${guildNamed.id}/voice-states/${input.ownerId}`, VoiceStateSchema.loose()).catch(() => null);
     const channelId = input.voiceChannelId ?? ownerVoice?.channel_id ?? channels.find((c) => c.type === VOICE)?.id;
     const channel = channels.find((c) => c.id === channelId);
+    if (!channel && input.voiceChannelId) {
+      checks.push({ step: 'permissions', ok: false, message: `The chosen voice channel (${input.voiceChannelId}) is not a channel of ${guildNamed.name} that the bot can see. Pick one of its voice channels.` });
+      return result({ code: 'channel_not_found', guild: guildNamed });
+    }
     if (!channel) {
       checks.push({ step: 'permissions', ok: false, message: `${guildNamed.name} has no voice channel the bot can see.` });
       return result({ code: 'no_voice_channel', guild: guildNamed });
     }
     const channelNamed = { id: channel.id, name: channel.name ?? channel.id };
+    // The bot can only join a voice (or stage) channel; a text channel's permissions say nothing about a call.
+    if (channel.type !== VOICE && channel.type !== STAGE) {
+      const kind = channel.type === TEXT ? 'a text channel' : 'not a voice channel';
+      checks.push({ step: 'permissions', ok: false, message: `${channelNamed.name} is ${kind}, and the bot can only join a voice channel. Pick one of ${guildNamed.name}'s voice channels.` });
+      return result({ code: 'not_a_voice_channel', guild: guildNamed, channel: channelNamed });
+    }
     const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
     // Without View Channel every other permission in the channel is void (Discord's implicit deny).
     const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;

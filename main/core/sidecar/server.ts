@@ -3,12 +3,23 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { errorBody, HttpError } from './errors.ts';
+import { clientConnectionError, clientErrorCode, clientErrorMessage, RESPONSE_HEADERS, routingErrorReply } from './error-replies.ts';
+import { boundedFields, boundedText } from './routes/input-errors.ts';
 import { allowedHosts, createSecurityHook } from './security.ts';
+import { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
 import { DashboardSessions } from './sessions.ts';
 
-export const JSON_BODY_LIMIT = 64 * 1024;
-export const IMAGE_BODY_LIMIT = 8 * 1024 * 1024;
+export { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
 export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'application/octet-stream'];
+
+/**
+ * Raw image bodies (POST /frame), with their own 8 MiB limit. Registered only inside the scope of
+ * the routes that take images: registered on the whole app, every JSON route would accept 8 MiB of
+ * binary past the 64 KiB JSON limit and hand a Buffer to its validation.
+ */
+export function acceptImageBodies(scope: FastifyInstance): void {
+  scope.addContentTypeParser(IMAGE_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: IMAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
+}
 
 export type RouteRegistrar = (app: FastifyInstance) => void;
 
@@ -32,13 +43,17 @@ export interface Sidecar {
   close(): Promise<void>;
 }
 
-/** `/schedule/:id` → a regex matching concrete paths, for the 405 lookup. */
+/**
+ * `/schedule/:id` → a regex matching concrete paths, for the 405 lookup. Exact, like the router
+ * (no trailing-slash leniency): `/notes/` is routed nowhere, so it is a 404, not a 405 naming the
+ * very method that was used.
+ */
 function routePattern(url: string): RegExp {
   const body = url
     .split('/')
     .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${body}/?$`);
+  return new RegExp(`^${body}$`);
 }
 
 export function createSidecar(options: SidecarOptions): Sidecar {
@@ -48,15 +63,16 @@ export function createSidecar(options: SidecarOptions): Sidecar {
     // Per-request logs would put every /say text's URL in the log; refusals are logged on purpose instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: JSON_BODY_LIMIT,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     return503OnClosing: true,
+    // Errors raised before routing, answered in the sidecar's own shape (not fastify's or Node's).
+    frameworkErrors: routingErrorReply,
+    clientErrorHandler: clientConnectionError,
   });
 
-  // Bodies are JSON or images only: text/plain and forms are what a cross-site page can send without a
-  // preflight, so they are refused (415) rather than parsed.
+  // Bodies are JSON (and, in POST /frame's scope only, images: acceptImageBodies). text/plain and forms
+  // are what a cross-site page can send without a preflight, so they are refused (415), not parsed.
   app.removeContentTypeParser('text/plain');
-  // Raw image bodies for POST /frame; their own, larger limit.
-  app.addContentTypeParser(IMAGE_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: IMAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
 
   const knownRoutes: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
@@ -70,9 +86,7 @@ export function createSidecar(options: SidecarOptions): Sidecar {
   let hosts = allowedHosts(options.port, options.extraHosts);
   app.addHook('onRequest', createSecurityHook({ allowedHosts: () => hosts, token: options.token, sessions }));
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('x-frame-options', 'DENY');
+    reply.headers(RESPONSE_HEADERS);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
@@ -90,11 +104,11 @@ export function createSidecar(options: SidecarOptions): Sidecar {
   app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
       if (error.statusCode === 401 || error.statusCode === 403) request.log.warn({ code: error.code, url: request.url.split('?')[0] }, 'sidecar request refused');
-      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.message, error.fields));
+      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, boundedText(error.message), boundedFields(error.fields)));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status).send(errorBody(clientErrorCode(error), clientErrorMessage(error)));
+      return reply.code(status).send(errorBody(clientErrorCode(error), boundedText(clientErrorMessage(error))));
     }
     request.log.error({ err: error, url: request.url.split('?')[0] }, 'sidecar route failed');
     return reply.code(500).send(errorBody('internal_error', 'the sidecar hit an unexpected error; see its log'));
@@ -121,27 +135,4 @@ export function createSidecar(options: SidecarOptions): Sidecar {
     },
   };
   return sidecar;
-}
-
-function clientErrorCode(error: FastifyError): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'payload_too_large';
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'unsupported_media_type';
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'empty_body';
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return 'invalid_json';
-    case 'FST_ERR_VALIDATION':
-      return 'invalid_request';
-    default:
-      return error instanceof SyntaxError ? 'invalid_json' : 'bad_request';
-  }
-}
-
-function clientErrorMessage(error: FastifyError): string {
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'unsupported Content-Type for this route';
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'request body is too large';
-  return error.message;
 }

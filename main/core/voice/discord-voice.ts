@@ -10,11 +10,12 @@ import {
   type VoiceConnection,
   type VoiceConnectionState,
 } from '@discordjs/voice';
-import { Client, Events, GatewayIntentBits, type VoiceState } from 'discord.js';
+import { Client, DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, RESTJSONErrorCodes, type Guild, type GuildBasedChannel, type VoiceBasedChannel, type VoiceState } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../api-types.ts';
 import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { DaveStatus } from '../api-types.ts';
+import { VoiceTargetError } from '../bridge/types.ts';
 import { DaveRecovery, mayPlayAudio, waitForE2ee, type DaveRecoveryPolicy } from './dave.ts';
 import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
@@ -183,9 +184,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   async join(target?: VoiceTarget): Promise<VoiceTarget> {
     await this.login();
     const resolved = target ?? this.#resolveTarget();
+    // A wrong target is refused before anything is sent to Discord (and before leaving a live call):
+    // a voice join to a text or unknown channel never becomes Ready, so it would only fail at the timeout.
+    const { guild } = await this.#voiceChannel(resolved);
     if (this.#connection) await this.leave();
-    const guild = this.#client.guilds.cache.get(resolved.guildId);
-    if (!guild) throw new Error(`the bot is not in guild ${resolved.guildId}`);
     this.#opus ??= this.#options.opus ?? loadOpus(this.#options.opusLibrary);
     this.target = resolved;
     this.#wasReady = false;
@@ -304,6 +306,25 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#teardown();
     this.#setState('disconnected', 'destroyed');
     await this.#client.destroy();
+  }
+
+  /** The target's channel when it is a voice-based channel of a guild the bot is in; VoiceTargetError otherwise. */
+  async #voiceChannel(target: VoiceTarget): Promise<VoiceBasedChannel> {
+    const guild = this.#client.guilds.cache.get(target.guildId);
+    if (!guild) throw new VoiceTargetError('guild_not_found', `the bot is not in guild ${target.guildId}`);
+    let channel: GuildBasedChannel | null;
+    try {
+      // The cache is kept current by the gateway (GUILD_CREATE lists every channel); REST only on a miss.
+      channel = guild.channels.cache.get(target.channelId) ?? (await guild.channels.fetch(target.channelId));
+    } catch (err) {
+      if (!isUnknownChannel(err)) throw err;
+      channel = null;
+    }
+    if (!channel) throw new VoiceTargetError('channel_not_found', `no channel ${target.channelId} in ${describeGuild(guild)} that the bot can see`);
+    if (!channel.isVoiceBased()) {
+      throw new VoiceTargetError('not_a_voice_channel', `channel ${target.channelId} (${JSON.stringify(channel.name)}) in ${describeGuild(guild)} is not a voice channel: give a voice channel's id`);
+    }
+    return channel;
   }
 
   #resolveTarget(): VoiceTarget {
@@ -428,4 +449,14 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
 export function createDiscordVoice(options: DiscordVoiceOptions): DiscordVoiceAdapter {
   return new DiscordVoice(options);
+}
+
+/** Discord's answers for a channel id the bot cannot use as a target: unknown (10003), hidden from it (50001), or in another guild. */
+function isUnknownChannel(err: unknown): boolean {
+  if (err instanceof DiscordAPIError) return err.code === RESTJSONErrorCodes.UnknownChannel || err.code === RESTJSONErrorCodes.MissingAccess;
+  return err instanceof DiscordjsError && err.code === DiscordjsErrorCodes.GuildChannelUnowned;
+}
+
+function describeGuild(guild: Guild): string {
+  return `guild ${guild.id} (${guild.name})`;
 }

@@ -2,11 +2,12 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { BridgeError, type BridgeControl } from '../../bridge/types.ts';
+import { BridgeError, VoiceTargetError, type BridgeControl } from '../../bridge/types.ts';
 import { FrameError, sniffImageKind } from '../../model/frame-converter.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
-import { IMAGE_BODY_LIMIT } from '../server.ts';
+import { acceptImageBodies, IMAGE_BODY_LIMIT } from '../server.ts';
+import { zodErrorMessage } from './input-errors.ts';
 
 export const SAY_MAX_CHARS = 2000;
 
@@ -40,14 +41,32 @@ export function bridgeHttpError(err: unknown): unknown {
   }
 }
 
-async function readFrameBody(request: FastifyRequest): Promise<Buffer> {
-  if (request.isMultipart()) {
+/**
+ * A failure while parsing a multipart body. busboy reports a malformed body (no boundary, a part
+ * that ends early) as a plain Error with no status, which would otherwise be a 500: it is the
+ * client's upload that is broken, so it is a 400. @fastify/multipart's own errors carry a status and
+ * a code (e.g. 413 FST_REQ_FILE_TOO_LARGE) that the server's error handler maps; they pass through.
+ */
+function multipartHttpError(err: unknown): unknown {
+  if (err instanceof HttpError || !(err instanceof Error)) return err;
+  if (typeof (err as { statusCode?: unknown }).statusCode === 'number') return err;
+  return new HttpError(400, 'invalid_multipart', 'the multipart/form-data body is malformed (a missing boundary, or a part that ends early)');
+}
+
+async function readMultipartImage(request: FastifyRequest): Promise<Buffer> {
+  try {
     const file = await request.file({ limits: { fileSize: IMAGE_BODY_LIMIT, files: 1 } });
     if (!file) throw new HttpError(400, 'missing_image', 'multipart body has no file part');
     const bytes = await file.toBuffer();
     if (file.file.truncated) throw new HttpError(413, 'payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`);
     return bytes;
+  } catch (err) {
+    throw multipartHttpError(err);
   }
+}
+
+async function readFrameBody(request: FastifyRequest): Promise<Buffer> {
+  if (request.isMultipart()) return readMultipartImage(request);
   if (!Buffer.isBuffer(request.body)) {
     throw new HttpError(415, 'unsupported_media_type', 'send the image as the raw body (Content-Type: image/png, image/jpeg or image/webp) or as multipart/form-data');
   }
@@ -59,11 +78,12 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
 
   app.post('/join', async (request) => {
     const body = JoinBody.safeParse(request.body ?? {});
-    if (!body.success) throw new HttpError(400, 'invalid_request', z.prettifyError(body.error));
+    if (!body.success) throw new HttpError(400, 'invalid_request', zodErrorMessage(body.error));
     const target = body.data.guild_id && body.data.channel_id ? { guildId: body.data.guild_id, channelId: body.data.channel_id } : undefined;
     try {
       return await bridge.start(target);
     } catch (err) {
+      if (err instanceof VoiceTargetError) throw new HttpError(err.status, err.code, err.message);
       throw bridgeHttpError(err);
     }
   });
@@ -86,7 +106,10 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
     return { status: 'queued', chars: text.length };
   });
 
+  // Only /frame takes binary bodies: the image parser (8 MiB) and multipart live in this scope alone,
+  // so every other route keeps the 64 KiB JSON-only rule and answers a binary body with 415.
   app.register(async (scope) => {
+    acceptImageBodies(scope);
     await scope.register(multipart, { limits: { fileSize: IMAGE_BODY_LIMIT, files: 1, fields: 4 } });
     scope.post('/frame', async (request) => {
       const bytes = await readFrameBody(request);

@@ -16,6 +16,7 @@ import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { DASHBOARD_CSP, findAppRoot } from './dashboard.ts';
+import { boundedFields, listKeys } from './input-errors.ts';
 
 export interface SetupDeps {
   store?: SettingsStore;
@@ -71,10 +72,16 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   if (parsed.success) return parsed.data;
   const fields: Record<string, string> = {};
   for (const issue of parsed.error.issues) {
-    const key = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : String(issue.path[0] ?? 'body');
-    fields[key] ??= FIELD_WORDS[key] ?? (issue.code === 'unrecognized_keys' ? `Unknown field: ${key}.` : 'The request body must be a JSON object.');
+    // Unknown keys are one entry however many there are: the body, not each key, is what is wrong,
+    // and a body of thousands of keys must not come back as thousands of fields.
+    if (issue.code === 'unrecognized_keys') fields.body ??= `Unknown field${issue.keys.length === 1 ? '' : 's'}: ${listKeys(issue.keys)}.`;
+    else {
+      const key = String(issue.path[0] ?? 'body');
+      fields[key] ??= FIELD_WORDS[key] ?? 'The request body must be a JSON object.';
+    }
   }
-  throw new HttpError(400, 'invalid_request', Object.values(fields).join(' '), {}, fields);
+  const bounded = boundedFields(fields) ?? {};
+  throw new HttpError(400, 'invalid_request', Object.values(bounded).join(' '), {}, bounded);
 }
 
 export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { TalkControl } from '../../bridge/talk-control.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
+import { zodErrorMessage } from './input-errors.ts';
 
 export interface TalkRouteDeps {
   talk: TalkControl;
@@ -20,7 +21,7 @@ const PttBody = z
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body ?? undefined);
-  if (!parsed.success) throw new HttpError(400, 'invalid_request', z.prettifyError(parsed.error));
+  if (!parsed.success) throw new HttpError(400, 'invalid_request', zodErrorMessage(parsed.error));
   return parsed.data;
 }
 

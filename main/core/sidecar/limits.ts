@@ -1,0 +1,5 @@
+// Request size limits of the sidecar, shared by the server and its error answers.
+export const JSON_BODY_LIMIT = 64 * 1024;
+export const IMAGE_BODY_LIMIT = 8 * 1024 * 1024;
+/** Longest path parameter (a tool name, a schedule id) the router accepts; longer → 414. */
+export const MAX_PARAM_LENGTH = 200;
