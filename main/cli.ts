@@ -106,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
     case 'say': {
       const text = rest.join(' ').trim();
       if (!text) throw new UsageError('say needs the text to speak');
-      return printSidecar('GET', `/say?text=${encodeURIComponent(text)}`);
+      return printSidecar('POST', '/say', { text });
     }
     case 'notify': {
       const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' } } });

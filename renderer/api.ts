@@ -82,7 +82,7 @@ export const api = {
   health: () => request<HealthReport>('GET', '/health'),
   join: () => request<unknown>('POST', '/join', json({}), 'application/json'),
   leave: () => request<unknown>('GET', '/leave'),
-  say: (text: string) => request<{ status: string; chars: number }>('GET', `/say?text=${encodeURIComponent(text)}`),
+  say: (text: string) => request<{ status: string; chars: number }>('POST', '/say', json({ text }), 'application/json'),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: string | null }>('GET', `/calls?limit=${limit}`),
   callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: string | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),

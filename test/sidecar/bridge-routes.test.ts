@@ -91,6 +91,25 @@ describe('call routes: bad input gets a clear 4xx JSON error', () => {
     expect(bridge.said.at(-1)).toBe('Stand-up in five');
   });
 
+  it('/say counts characters, not UTF-16 units, and takes text too long for a URL as POST {text}', async () => {
+    bridge.state = 'connected';
+    const emoji = '🙂'.repeat(1200); // 1200 characters, 2400 UTF-16 units
+    const byQuery = await get(`/say?text=${encodeURIComponent(emoji)}`);
+    expect([byQuery.status, byQuery.json]).toEqual([200, { status: 'queued', chars: 1200 }]);
+    const post = (body: string) => rawRequest({ port, method: 'POST', path: '/say', headers: { ...auth, 'content-type': 'application/json' }, body });
+    const cjk = '話'.repeat(2000); // 18 KB percent-encoded: over Node's header limit as a query
+    const posted = await post(JSON.stringify({ text: cjk }));
+    expect([posted.status, posted.json]).toEqual([200, { status: 'queued', chars: 2000 }]);
+    expect(bridge.said.at(-1)).toBe(cjk);
+    const over = await post(JSON.stringify({ text: '話'.repeat(2001) }));
+    expect([over.status, errorCode(over)]).toEqual([413, 'text_too_long']);
+    expect([(await post('{"text": 5}')).status, errorCode(await post('{"text": 5}'))]).toEqual([400, 'invalid_request']);
+    expect(errorCode(await post('{"text": "hi", "voice": "x"}'))).toBe('invalid_request');
+    expect(errorCode(await post('{"text": "  "}'))).toBe('empty_text');
+    bridge.state = 'idle';
+    expect(errorCode(await post('{"text": "hello"}'))).toBe('no_call');
+  });
+
   it('/join twice → 409 already_active; malformed body → 400', async () => {
     bridge.state = 'idle';
     const first = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });

@@ -89,6 +89,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(structured(badMode)).toMatchObject({ error: { code: 'unknown_mode' }, status: 400 });
     const empty = await call(client, 'say', { text: '  ' });
     expect(structured(empty)).toMatchObject({ error: { code: 'empty_text' }, status: 400 });
+    const notText = await call(client, 'say', { text: 5 });
+    expect(structured(notText)).toMatchObject({ error: { code: 'invalid_request' }, status: 400 });
     const noAction = await call(client, 'schedule', { text: 'x' });
     expect(structured(noAction)).toMatchObject({ error: { code: 'invalid_args' } });
     const unknownId = await call(client, 'schedule', { action: 'cancel', id: 'nope' });

@@ -116,7 +116,8 @@ const CALL_TOOLS: AgentTool[] = [
     description: 'The live model speaks this text in its next turn (never cutting off a reply in progress). Needs a live call.',
     inputSchema: jsonSchemaOf(SayArgs),
     readOnly: false,
-    toRequest: (args) => ({ method: 'GET', url: `/say${queryString({ text: optionalString(args.text) ?? '' })}` }),
+    // POST: the text as given (a non-string is the client's mistake, 400), and long text needs no URL.
+    toRequest: (args) => ({ method: 'POST', url: '/say', json: { text: args.text ?? '' } }),
   },
   {
     name: 'notify',

@@ -21,6 +21,14 @@ const JoinBody = z
   .strict()
   .refine((b) => (b.guild_id === undefined) === (b.channel_id === undefined), 'give both guild_id and channel_id, or neither');
 const SayQuery = z.object({ text: z.string().optional() });
+const SayBody = z.object({ text: z.string() }).strict();
+
+/** Characters as a user counts them (code points): an emoji or a CJK character is one, not two UTF-16 units. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
 
 /** BridgeError (and an image that does not decode) → the HTTP answer a client can act on. */
 export function bridgeHttpError(err: unknown): unknown {
@@ -92,18 +100,29 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   app.get('/stop', stop);
   app.get('/leave', stop);
 
-  app.get('/say', async (request) => {
-    const query = SayQuery.safeParse(request.query);
-    if (!query.success) throw new HttpError(400, 'invalid_request', 'give text once, as a string');
-    const text = (query.data.text ?? '').trim();
-    if (!text) throw new HttpError(400, 'empty_text', 'query parameter text is required');
-    if (text.length > SAY_MAX_CHARS) throw new HttpError(413, 'text_too_long', `text is longer than ${SAY_MAX_CHARS} characters`);
+  const say = (raw: string | undefined, missing: string) => {
+    const text = (raw ?? '').trim();
+    if (!text) throw new HttpError(400, 'empty_text', missing);
+    const chars = characterCount(text);
+    if (chars > SAY_MAX_CHARS) throw new HttpError(413, 'text_too_long', `text is longer than ${SAY_MAX_CHARS} characters (${chars})`);
     try {
       bridge.say(text, 'sidecar');
     } catch (err) {
       throw bridgeHttpError(err);
     }
-    return { status: 'queued', chars: text.length };
+    return { status: 'queued', chars };
+  };
+  app.get('/say', async (request) => {
+    const query = SayQuery.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'invalid_request', 'give text once, as a string');
+    return say(query.data.text, 'query parameter text is required');
+  });
+  // The same as a JSON body: 2000 characters of non-Latin text, percent-encoded, do not fit in a URL
+  // (Node refuses request headers over 16 KiB with 431).
+  app.post('/say', async (request) => {
+    const body = SayBody.safeParse(request.body ?? {});
+    if (!body.success) throw new HttpError(400, 'invalid_request', 'send {"text": "…"} (a string, and nothing else)');
+    return say(body.data.text, 'text is required');
   });
 
   // Only /frame takes binary bodies: the image parser (8 MiB) and multipart live in this scope alone,
