@@ -116,6 +116,8 @@ describe('call routes: bad input gets a clear 4xx JSON error', () => {
     expect(first.status).toBe(200);
     const second = await rawRequest({ port, method: 'POST', path: '/join', headers: auth });
     expect([second.status, errorCode(second)]).toEqual([409, 'already_active']);
+    const nullBody = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: 'null' });
+    expect([nullBody.status, errorCode(nullBody)]).toEqual([400, 'invalid_request']); // not "no body": JSON null is no object
     const half = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: '{"guild_id":"123456789012345678"}' });
     expect([half.status, errorCode(half)]).toEqual([400, 'invalid_request']);
     const notId = await rawRequest({ port, method: 'POST', path: '/join', headers: { ...auth, 'content-type': 'application/json' }, body: '{"guild_id":"x","channel_id":"y"}' });

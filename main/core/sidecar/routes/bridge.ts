@@ -85,7 +85,7 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   const { bridge } = deps;
 
   app.post('/join', async (request) => {
-    const body = JoinBody.safeParse(request.body ?? {});
+    const body = JoinBody.safeParse(request.body === undefined ? {} : request.body);
     if (!body.success) throw new HttpError(400, 'invalid_request', zodErrorMessage(body.error));
     const target = body.data.guild_id && body.data.channel_id ? { guildId: body.data.guild_id, channelId: body.data.channel_id } : undefined;
     try {
@@ -120,7 +120,7 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   // The same as a JSON body: 2000 characters of non-Latin text, percent-encoded, do not fit in a URL
   // (Node refuses request headers over 16 KiB with 431).
   app.post('/say', async (request) => {
-    const body = SayBody.safeParse(request.body ?? {});
+    const body = SayBody.safeParse(request.body === undefined ? {} : request.body);
     if (!body.success) throw new HttpError(400, 'invalid_request', 'send {"text": "…"} (a string, and nothing else)');
     return say(body.data.text, 'text is required');
   });

@@ -85,7 +85,7 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
   app.get('/mcp/servers', async () => ({ servers: deps.modelTools?.servers() ?? [] }));
   app.get('/mcp/approvals', async () => ({ approvals: deps.modelTools?.approvals.pending() ?? [] }));
   app.post<{ Params: { id: string } }>('/mcp/approvals/:id', async (request) => {
-    const body = DecisionBody.safeParse(request.body ?? {});
+    const body = DecisionBody.safeParse(request.body === undefined ? {} : request.body);
     if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
     if (!deps.modelTools) throw new HttpError(404, 'unknown_approval', 'no MCP servers are configured');
     try {
