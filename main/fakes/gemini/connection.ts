@@ -127,7 +127,13 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   readonly #newInput = { TEXT: 0, AUDIO: 0, IMAGE: 0 };
   /** Tool calls this socket asked and that were neither answered nor cancelled, by id. */
   readonly outstandingToolCalls = new Map<string, PendingToolCall>();
-  /** On a resumed socket: the calls the previous socket left unanswered, asked again. */
+  /**
+   * On a resumed socket: what the handle restored. `pendingToolCalls` are the calls the session was
+   * waiting for when the handle was issued (calls asked after it are unknown to this session);
+   * `turnsDropped` counts history entries after the handle, gone from the conversation.
+   */
+  restoredFrom: { handle: string; pendingToolCalls: PendingToolCall[]; turnsDropped: number } | null = null;
+  /** On a resumed socket with `pendingToolCallsOnResume: 'reask'`: the restored pending calls, asked again. */
   reaskedToolCalls: Promise<FunctionResponseRecord[]> | null = null;
   /** While stalled the "model" is silent: nothing is sent, the socket stays open. */
   #stalled = false;

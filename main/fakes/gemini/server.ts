@@ -8,7 +8,9 @@
 // - server messages are JSON in binary frames by default (what the service is reported to send;
 //   `framing: 'text'` switches to text frames);
 // - sessions that asked for `sessionResumption` get handles; a resumed connection continues the
-//   same conversation record (history, session id);
+//   same conversation record (session id) AS OF THE HANDLE: history after the handle is gone, and
+//   tool calls asked after it are unknown to the resumed session (field-notes.md "Rotation during a
+//   tool call"); calls still pending at the handle follow `pendingToolCallsOnResume`;
 // - strictness (strictness.ts) defaults to the strictest reported behaviour: one open socket per
 //   session, a 1011 "Deadline expired" close after goAway, a setup delay, validated messages,
 //   expiring handles, tool-response ids matched, late input transcription, slow pongs.
@@ -67,7 +69,15 @@ export interface FakeSessionRecord {
   connections: number[];
   /** Sockets of this session that completed setup and are still open (the service allows one). */
   open: Set<FakeGeminiConnection>;
-  /** Tool calls a closed socket left unanswered (re-asked on resume with `pendingToolCallsOnResume: 'reask'`). */
+}
+
+/** What a handle restores: the session as it was when the handle was issued. */
+interface HandleRecord {
+  sessionId: string;
+  issuedAt: number;
+  /** History entries that existed when the handle was issued; later ones are gone after a resume. */
+  historyLength: number;
+  /** Tool calls the session was still waiting for when the handle was issued. */
   pendingToolCalls: PendingToolCall[];
 }
 
@@ -86,7 +96,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   upgradeAttempts = 0;
   readonly connections: FakeGeminiConnection[] = [];
   readonly sessions = new Map<string, FakeSessionRecord>();
-  readonly #handles = new Map<string, { sessionId: string; issuedAt: number }>();
+  readonly #handles = new Map<string, HandleRecord>();
   readonly strict: FakeGeminiStrictness;
   /** Resumes refused because another socket of the session was still open. */
   overlapsRefused = 0;
@@ -169,7 +179,13 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       strict: this.strict,
       issueHandle: (connection) => {
         const handle = `fake-handle-${connection.sessionId}-${this.#nextHandle++}`;
-        this.#handles.set(handle, { sessionId: connection.sessionId!, issuedAt: Date.now() });
+        const session = this.sessions.get(connection.sessionId!);
+        this.#handles.set(handle, {
+          sessionId: connection.sessionId!,
+          issuedAt: Date.now(),
+          historyLength: session?.history.length ?? 0,
+          pendingToolCalls: [...connection.outstandingToolCalls.values()].map((call) => ({ name: call.name, args: call.args })),
+        });
         return handle;
       },
       refused: (connection, code, reason) => this.emit('refused', connection, code, reason),
@@ -233,17 +249,17 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     }
     const resumption = setup.sessionResumption as { handle?: string } | undefined;
     let session: FakeSessionRecord | undefined;
+    let issued: HandleRecord | undefined;
     if (resumption?.handle) {
-      const issued = this.#handles.get(resumption.handle);
-      const fresh = issued && Date.now() - issued.issuedAt <= this.strict.handleTtlMs;
-      session = fresh ? this.sessions.get(issued.sessionId) : undefined;
+      issued = this.#handles.get(resumption.handle);
+      session = issued && Date.now() - issued.issuedAt <= this.strict.handleTtlMs ? this.sessions.get(issued.sessionId) : undefined;
       if (!session) {
         connection.refuse(1008, 'Invalid session resumption handle.');
         return;
       }
       connection.resumedWithHandle = resumption.handle;
     } else {
-      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), pendingToolCalls: [] };
+      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set() };
       this.sessions.set(session.id, session);
     }
     const record = session;
@@ -264,15 +280,18 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       }
       connection.sessionId = record.id;
       record.open.add(connection);
-      connection.once('close', () => {
-        record.open.delete(connection);
-        record.pendingToolCalls.push(...connection.outstandingToolCalls.values());
-      });
+      connection.once('close', () => record.open.delete(connection));
+      if (issued && resumption?.handle) {
+        // The session as of the handle: later turns are gone, later tool calls were never asked.
+        const turnsDropped = Math.max(0, record.history.length - issued.historyLength);
+        record.history.length = Math.min(record.history.length, issued.historyLength);
+        connection.restoredFrom = { handle: resumption.handle, pendingToolCalls: issued.pendingToolCalls, turnsDropped };
+      }
       connection.send({ setupComplete: {} });
       this.emit('setup', connection);
       if (resumption) connection.resumptionUpdate();
-      const pending = record.pendingToolCalls.splice(0);
-      if (resumption?.handle && pending.length > 0 && this.strict.pendingToolCallsOnResume === 'reask') {
+      const pending = connection.restoredFrom?.pendingToolCalls ?? [];
+      if (pending.length > 0 && this.strict.pendingToolCallsOnResume === 'reask') {
         connection.reaskedToolCalls = connection.toolCall(pending.map((call) => ({ name: call.name, args: call.args })));
         connection.reaskedToolCalls.catch(() => undefined);
       }

@@ -30,9 +30,13 @@ export interface FakeGeminiStrictness {
   /** Pong answers to client pings come this late (measured 8–30 s). 0 answers at once. */
   pongDelayMs: number;
   /**
-   * Tool calls left unanswered when a socket of the session ended: 'reask' issues them again (new
-   * ids) on the next resumed socket, 'forget' drops them. The live service's behaviour is not
-   * documented; 'reask' is the case a client can get wrong by running a tool twice.
+   * A handle restores the session as of that handle (research/protocols.md §1.5; field-notes.md
+   * "Rotation during a tool call"): turns and tool calls after it are unknown to the resumed
+   * session, so a call asked after the handle is never asked again (documented). This option is
+   * for the undocumented case, calls the session was still waiting for when the handle was issued:
+   * 'reask' issues them again (new ids) on the resumed socket, 'forget' drops them (the model asks
+   * again only if it hears the question again). 'reask' is the case a client can get wrong by
+   * running a tool twice, 'forget' the one where it can lose the user's question.
    */
   pendingToolCallsOnResume: 'reask' | 'forget';
 }
@@ -47,7 +51,7 @@ export const STRICT_GEMINI: FakeGeminiStrictness = {
   matchToolResponseIds: true,
   lateInputTranscript: true,
   pongDelayMs: 10_000,
-  pendingToolCallsOnResume: 'reask',
+  pendingToolCallsOnResume: 'forget',
 };
 
 /** The fake as it was before strictness options: what a client written against a lax server expects. */

@@ -116,11 +116,15 @@ describe('gemini live recovery against the strict fake', () => {
     expect(h.rec.toolCalls).toHaveLength(1);
   });
 
+  // Re-asks by the service need a handle that covers the call (pendingToolCallsOnResume 'reask');
+  // a resume from a handle issued before the call is covered in tool-resume.test.ts.
   it('a socket that dies during a tool call: the call asked again after the resume gets the result, the tool runs once', async () => {
-    h = await startHarness({}, {}, { tools: lookupTool });
+    h = await startHarness({ strict: { pendingToolCallsOnResume: 'reask' } }, {}, { tools: lookupTool });
     const first = await h.fake.connection(0);
     void first.toolCall([{ name: 'lookup', args: { q: 'y' } }]).catch(() => undefined);
     await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
+    first.resumptionUpdate(); // a handle that covers the pending call
+    await new Promise((r) => setTimeout(r, 50));
     first.drop();
     const second = await h.fake.connection(1);
     await waitUntil(() => second.reaskedToolCalls !== null, 'the call asked again');
@@ -134,10 +138,12 @@ describe('gemini live recovery against the strict fake', () => {
   });
 
   it('a result that finished while no socket was up is kept and given to the re-asked call', async () => {
-    h = await startHarness({ setupDelayMs: 400 }, {}, { tools: lookupTool });
+    h = await startHarness({ setupDelayMs: 400, strict: { pendingToolCallsOnResume: 'reask' } }, {}, { tools: lookupTool });
     const first = await h.fake.connection(0);
     void first.toolCall([{ name: 'lookup', args: { q: 'z' } }]).catch(() => undefined);
     await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
+    first.resumptionUpdate(); // a handle that covers the pending call
+    await new Promise((r) => setTimeout(r, 50));
     first.drop();
     await waitUntil(() => h!.session.state === 'reconnecting', 'reconnecting');
     h.session.sendToolResult({ id: h.rec.toolCalls[0]!.id, name: 'lookup', response: { result: 'kept' } });

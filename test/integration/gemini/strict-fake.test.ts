@@ -176,19 +176,54 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
     expect(kinds.slice(firstAudio)).toContain('in:three four');
   });
 
-  it('re-asks a tool call left unanswered by a closed socket on the resumed one (new id)', async () => {
-    fake = await startFakeGemini();
+  /** Opens a session, lets the "model" ask `lookup`, takes a handle issued before (or after) the call, closes the socket. */
+  async function callThenClose(handleAfterCall: boolean): Promise<{ handle: string; callId: string }> {
     const first = await setUp();
-    const handle = (first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }).newHandle;
-    const conn = await fake.connection(0);
+    const conn = await fake!.connection(0);
+    void conn.reply({ toneMs: 40, transcript: 'an earlier turn' });
+    await waitFor(() => first.messages.some((m) => (m.serverContent as { turnComplete?: boolean } | undefined)?.turnComplete), 'earlier turn');
+    const before = conn.issuedHandles.at(-1)!;
     void conn.toolCall([{ name: 'lookup', args: { q: 'a' } }]).catch(() => undefined);
     await waitFor(() => first.messages.some((m) => 'toolCall' in m), 'toolCall');
+    void conn.reply({ toneMs: 40, transcript: 'a turn after the handle' });
+    await waitFor(() => fake!.sessions.get(conn.sessionId!)!.history.length === 2, 'later turn recorded');
+    const handle = handleAfterCall ? conn.resumptionUpdate() : before;
+    const callId = (first.messages.find((m) => 'toolCall' in m)!.toolCall as { functionCalls: { id: string }[] }).functionCalls[0]!.id;
     first.ws.close();
     await first.closed;
+    return { handle, callId };
+  }
+
+  it('a handle restores the session as of the handle: a call asked after it is never asked again, later turns are gone', async () => {
+    fake = await startFakeGemini();
+    const { handle, callId } = await callThenClose(false);
     const resumed = await setUp(handle);
-    await waitFor(() => resumed.messages.some((m) => 'toolCall' in m), 're-asked toolCall');
-    const calls = (resumed.messages.find((m) => 'toolCall' in m)!.toolCall as { functionCalls: { id: string; name: string; args: unknown }[] }).functionCalls;
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ name: 'lookup', args: { q: 'a' } });
+    const conn = await fake.connection(1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(resumed.messages.some((m) => 'toolCall' in m)).toBe(false);
+    expect(conn.restoredFrom).toEqual({ handle, pendingToolCalls: [], turnsDropped: 1 });
+    expect(fake.sessions.get(conn.sessionId!)!.history.map((e) => e.text)).toEqual(['an earlier turn']);
+    // the resumed session never saw the call: its id is refused
+    resumed.ws.send(JSON.stringify({ toolResponse: { functionResponses: [{ id: callId, name: 'lookup', response: { result: 1 } }] } }));
+    expect((await resumed.closed).code).toBe(1007);
+  });
+
+  it.each([
+    ['forget', 0],
+    ['reask', 1],
+  ] as const)('a call still pending when the handle was issued, pendingToolCallsOnResume %s: asked again %i time(s), with a new id', async (mode, asked) => {
+    fake = await startFakeGemini({ strict: { pendingToolCallsOnResume: mode } });
+    const { handle, callId } = await callThenClose(true);
+    const resumed = await setUp(handle);
+    const conn = await fake.connection(1);
+    expect(conn.restoredFrom?.pendingToolCalls).toEqual([{ name: 'lookup', args: { q: 'a' } }]);
+    expect(conn.restoredFrom?.turnsDropped).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    const calls = resumed.messages.filter((m) => 'toolCall' in m).flatMap((m) => (m.toolCall as { functionCalls: { id: string; name: string; args: unknown }[] }).functionCalls);
+    expect(calls).toHaveLength(asked);
+    if (asked) {
+      expect(calls[0]).toMatchObject({ name: 'lookup', args: { q: 'a' } });
+      expect(calls[0]!.id).not.toBe(callId);
+    }
   });
 });

@@ -48,6 +48,8 @@ export interface GeminiProviderOptions {
   holdAudioMs?: number;
   /** A socket that dies sooner than this after setup makes the next reconnect back off (default 10000). */
   stableMs?: number;
+  /** After a resume with kept tool results, how long an idle model may take to ask again before they go as text (default 1500). */
+  reaskWaitMs?: number;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 10_000, maxAttempts: 8 };
@@ -88,6 +90,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
         stallMs: options.stallMs ?? 5000,
         holdAudioMs: options.holdAudioMs ?? 5000,
         stableMs: options.stableMs ?? 10_000,
+        reaskWaitMs: options.reaskWaitMs,
       });
       await session.start();
       return session;

@@ -12,6 +12,11 @@
 //   an open transcript never outlives it; a tool call it asked is answered on it while it is open,
 //   otherwise the result is kept and given to the same call asked again after the resume (never
 //   run twice);
+// - a handle restores the session as of that handle, so a tool call (and the user's question that
+//   led to it, and its result) is only safe once a resumable handle issued after it has arrived.
+//   Until then the user's unanswered audio is kept and results sent are remembered; when the socket
+//   ends first, the next socket hears the question again, a repeated call gets the kept result, and
+//   a result the model does not ask for again reaches it as injected text;
 // - an unexpected close is followed by reconnects; sockets that die soon after setup back off;
 // - a rejected key stops at once (`error`), an unknown model moves to the next fallback model.
 import { EventEmitter } from 'node:events';
@@ -63,6 +68,19 @@ export interface GeminiSessionOptions {
   holdAudioMs: number;
   /** A socket that dies sooner than this after setup makes the next reconnect back off. */
   stableMs: number;
+  /**
+   * After a resume with kept tool results, how long to wait (while the model is idle) for it to ask
+   * the call again before the result is given to it as text. Default 1500.
+   */
+  reaskWaitMs?: number;
+}
+
+/** A tool result whose call the resumed session may not know: given to the same call asked again, or as text. */
+interface KeptResult {
+  result: ToolCallResult;
+  /** kept: waiting for a re-ask; queued: text waiting to be delivered; injected: delivered on `on`. */
+  state: 'kept' | 'queued' | 'injected';
+  on: GeminiConnection | null;
 }
 
 export interface GeminiSessionStats {
@@ -136,8 +154,23 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #awaitStallHandled = false;
   /** Which socket asked each tool call in flight, and the call's identity for a re-ask. */
   readonly #toolOrigins = new Map<string, { connection: GeminiConnection; key: string }>();
-  /** Results of calls whose socket ended before the answer: replayed when the call is asked again. */
-  readonly #orphanResults = new Map<string, ToolCallResult>();
+  /**
+   * Results of calls whose socket ended before the answer, or before a resumable handle covered
+   * the answer (by name+args): replayed when the call is asked again, otherwise injected as text.
+   */
+  readonly #orphanResults = new Map<string, KeptResult>();
+  /** Results answered on a socket that has not issued a resumable handle since (a resume would lose them). */
+  #unacked: { connection: GeminiConnection; key: string; result: ToolCallResult }[] = [];
+  /**
+   * A tool call was asked on the active socket and no resumable handle came after it: the user's
+   * question stays in `#unanswered` (a resume from an older handle has not heard it).
+   */
+  #keepUnanswered = false;
+  /** The resumed socket on which kept calls may be asked again, and its give-up timer. */
+  #reaskWindow: GeminiConnection | null = null;
+  #reaskTimer: TimerHandle | null = null;
+  /** The model on the current socket did not ask the kept calls again: results go as text. */
+  #reaskGivenUp = false;
   /** A call asked again while its first run is still going: first id → the new socket's id. */
   readonly #reaskedRunning = new Map<string, { id: string; connection: GeminiConnection }>();
   /** Kept results waiting for their (re-asking) socket to finish setup. */
@@ -278,15 +311,18 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#reaskedRunning.delete(result.id);
     // Answered on the socket that asked: a resumed session may never have seen this call id.
     const asker = origin?.connection.sdk;
-    if (asker) {
+    if (origin && asker) {
       asker.sendToolResponse({ functionResponses: [{ id: result.id, name: result.name, response: result.response }] });
-    } else if (reasked?.connection.sdk) {
+      // Until a resumable handle from that socket covers it, a resume would lose this answer.
+      this.#unacked.push({ connection: origin.connection, key: origin.key, result });
+    } else if (origin && reasked?.connection.sdk) {
       this.#toolsInFlight.delete(reasked.id);
       this.#stats.toolResultsReplayed++;
       reasked.connection.sdk.sendToolResponse({ functionResponses: [{ id: reasked.id, name: result.name, response: result.response }] });
+      this.#unacked.push({ connection: reasked.connection, key: origin.key, result });
     } else if (origin) {
       // The asking socket is gone: keep the result for the same call asked again after the resume.
-      this.#orphanResults.set(origin.key, result);
+      this.#keep(origin.key, result);
       this.#o.logger.info({ tool: result.name, callId: result.id }, 'tool result kept: the socket that asked has closed');
     } else {
       this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result for an unknown call dropped');
@@ -299,6 +335,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#closed = true;
     this.#o.clock.clearTimeout(this.#goAwayTimer);
     this.#o.clock.clearTimeout(this.#stallTimer);
+    this.#o.clock.clearTimeout(this.#reaskTimer);
     this.#hold.clear();
     for (const wake of this.#sleepers) wake();
     this.#frames.close();
@@ -414,6 +451,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#o.logger.info({ connection: connection.id, chunks, replay }, replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume');
     }
     this.#sendReplies();
+    this.#openReaskWindow(connection);
     this.#texts.tryFlush();
   }
 
@@ -432,7 +470,25 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
    * identity, so the same call asked again after the resume gets their result.
    */
   #endSocketTurn(connection: GeminiConnection): void {
-    if (connection === this.#active || this.#active === null) this.#replayUnanswered = !this.#unanswered.isEmpty;
+    if (connection === this.#active || this.#active === null) {
+      this.#replayUnanswered = !this.#unanswered.isEmpty;
+      this.#keepUnanswered = false;
+    }
+    // Answers no resumable handle covered: the resumed session may ask again, or needs them as text.
+    const unacked = this.#unacked.filter((u) => u.connection === connection);
+    if (unacked.length > 0) {
+      this.#unacked = this.#unacked.filter((u) => u.connection !== connection);
+      for (const { key, result } of unacked) this.#keep(key, result);
+      this.#o.logger.info({ connection: connection.id, results: unacked.length }, 'tool results no handle covered kept for the resumed session');
+    }
+    // Text delivered on this socket but not covered by a handle: the next socket needs it again.
+    for (const kept of this.#orphanResults.values()) {
+      if (kept.state === 'injected' && kept.on === connection) {
+        kept.state = 'kept';
+        kept.on = null;
+      }
+    }
+    if (this.#reaskWindow === connection) this.#closeReaskWindow();
     if (this.#turnConnection === connection && (this.#turnOpen || this.#interruptPending) && !this.#closed) {
       this.#turnOpen = false;
       this.#interruptPending = false;
@@ -662,11 +718,15 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         this.#stopStallWatch();
         this.emit('turnComplete');
         this.#texts.modelTurnEnded();
+        // The model answered (the replayed question) without asking the kept calls again.
+        if (connection === this.#reaskWindow) this.#giveUpReask('the model answered without asking again');
       }
     }
     if (message.usageMetadata) this.#countUsage(message.usageMetadata, connection);
     const calls = message.toolCall?.functionCalls;
     if (calls) {
+      // The question that led to this call is not safe until a resumable handle comes after it.
+      if (connection === this.#active) this.#keepUnanswered = true;
       this.#modelActivity(connection);
       for (const call of calls) this.#onToolCall(connection, call.id ?? '', call.name ?? '', call.args ?? {});
     }
@@ -685,7 +745,12 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       if (update.resumable && update.newHandle) {
         this.#handle = update.newHandle;
         // A handle covers what the service consumed so far: nothing before it needs replaying.
-        if (connection === this.#active) this.#unanswered.clear();
+        this.#unacked = this.#unacked.filter((u) => u.connection !== connection);
+        if (connection === this.#active) {
+          this.#unanswered.clear();
+          this.#keepUnanswered = false;
+          for (const [key, kept] of this.#orphanResults) if (kept.state === 'injected' && kept.on === connection) this.#orphanResults.delete(key);
+        }
         this.#handleFresh = !this.#turnOpen && this.#toolsInFlight.size === 0;
         this.#maybeSwitch();
       } else {
@@ -700,8 +765,9 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#usageTurn++;
       this.#usageTurnEnded = false;
     }
-    // The model answers: what it was answering no longer needs replaying.
-    if (connection === this.#active) this.#unanswered.clear();
+    // The model answers: what it was answering no longer needs replaying (unless it asked a tool:
+    // then only a resumable handle after the call makes the question safe).
+    if (connection === this.#active && !this.#keepUnanswered) this.#unanswered.clear();
     this.#awaitingReplySince = null;
     this.#turnOpen = true;
     this.#turnConnection = connection;
@@ -722,7 +788,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#stats.toolResultsReplayed++;
       this.#o.logger.info({ tool: name, callId: id }, 'tool call asked again after a resume: answered with the kept result');
       // Calls that arrive with setupComplete come before the socket is adopted: answer on adoption.
-      this.#replies.push({ connection, response: { id, name, response: kept.response } });
+      this.#replies.push({ connection, response: { id, name, response: kept.result.response } });
+      this.#unacked.push({ connection, key, result: kept.result });
       this.#sendReplies();
       return;
     }
@@ -736,6 +803,82 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#toolsInFlight.add(id);
     this.#toolOrigins.set(id, { connection, key });
     this.emit('toolCall', { id, name, args });
+  }
+
+  /** Keeps a result for the resumed session; once the model has not asked again, it goes as text. */
+  #keep(key: string, result: ToolCallResult): void {
+    const kept: KeptResult = { result, state: 'kept', on: null };
+    this.#orphanResults.set(key, kept);
+    const active = this.#active;
+    if (!active?.isOpen) return; // the next socket's adoption opens the window
+    if (this.#reaskGivenUp) this.#injectKept(key, kept);
+    // e.g. a socket drained after a deadline switch-over ended before a handle covered its answer.
+    else if (this.#reaskWindow === null) this.#openReaskWindow(active);
+  }
+
+  /** Kept results (or calls still running whose socket ended) the resumed session may ask for again. */
+  #reaskPending(): boolean {
+    for (const kept of this.#orphanResults.values()) if (kept.state === 'kept') return true;
+    for (const [id, origin] of this.#toolOrigins) if (!origin.connection.isOpen && !this.#reaskedRunning.has(id)) return true;
+    return false;
+  }
+
+  /**
+   * After a resume with kept results: the model may ask the same calls again (it heard the question
+   * again, or the service re-asks). If it answers without asking (turnComplete), or says nothing for
+   * `reaskWaitMs`, the results are given to it as text. Until a resumable handle covers that text, a
+   * call asked again still gets the kept result: the tool never runs twice.
+   */
+  #openReaskWindow(connection: GeminiConnection): void {
+    this.#closeReaskWindow();
+    this.#reaskGivenUp = false;
+    if (!this.#reaskPending()) return;
+    this.#reaskWindow = connection;
+    this.#armReaskTimer();
+  }
+
+  #armReaskTimer(): void {
+    this.#o.clock.clearTimeout(this.#reaskTimer);
+    this.#reaskTimer = this.#o.clock.setTimeout(() => {
+      this.#reaskTimer = null;
+      if (this.#reaskWindow === null || this.#closed) return;
+      // The model is answering: its turnComplete decides. A model silent this long gets the results
+      // now (with the question, if it was replayed); a call it still asks again gets the kept result.
+      if (this.#turnOpen && this.#turnConnection === this.#reaskWindow) this.#armReaskTimer();
+      else this.#giveUpReask('the model did not ask again');
+    }, this.#o.reaskWaitMs ?? 1500);
+  }
+
+  #closeReaskWindow(): void {
+    this.#o.clock.clearTimeout(this.#reaskTimer);
+    this.#reaskTimer = null;
+    this.#reaskWindow = null;
+  }
+
+  #giveUpReask(why: string): void {
+    if (this.#reaskWindow === null) return;
+    this.#closeReaskWindow();
+    this.#reaskGivenUp = true;
+    for (const [key, kept] of this.#orphanResults) if (kept.state === 'kept') this.#injectKept(key, kept);
+    this.#o.logger.info({ why }, 'kept tool results not asked for again: given to the model as text');
+  }
+
+  /** The result reaches the model as injected text (the path each model accepts mid-session). */
+  #injectKept(key: string, kept: KeptResult): void {
+    kept.state = 'queued';
+    const [name = '', args = '{}'] = key.split('\u0000');
+    const text =
+      `The connection dropped while you were using the tool ${name} with the arguments ${args}. ` +
+      `Its result: ${JSON.stringify(kept.result.response)}. Use it to answer the user now; do not call the tool again for this.`;
+    this.#texts.enqueue(text, {
+      onSettled: (outcome) => {
+        if (this.#orphanResults.get(key) !== kept) return;
+        if (outcome.delivered && this.#active) {
+          kept.state = 'injected';
+          kept.on = this.#active;
+        } else this.#orphanResults.delete(key);
+      },
+    });
   }
 
   #deliverTexts(texts: readonly string[]): boolean {
