@@ -113,6 +113,17 @@ describe('POST /tools/:name', () => {
     expect((badArgs.json as { error: { message: string } }).error.message).toContain('text');
     const badMax = await post('/tools/sora_goal_synth', { text: 'x', max_chars: 5 });
     expect(errorCode(badMax)).toBe('invalid_args');
+    // A misspelled argument is refused, not silently ignored (max_chars would have applied).
+    for (const [tool, body] of [
+      ['sora_redact', { text: 'x', maxchars: 3 }],
+      ['sora_live_grill', { text: 'x', maxQuestions: 1 }],
+      ['sora_goal_synth', { text: 'x', maxChars: 500 }],
+      ['sora_handoff', { text: 'x', callId: 'a' }],
+    ] as const) {
+      const misspelled = await post(`/tools/${tool}`, body);
+      expect([misspelled.status, errorCode(misspelled)]).toEqual([400, 'invalid_args']);
+      expect((misspelled.json as { error: { message: string } }).error.message).toContain(Object.keys(body)[1]!);
+    }
     const badJson = await post('/tools/sora_redact', '{"text":');
     expect(badJson.status).toBe(400);
     expect(errorCode(badJson)).toBe('invalid_json');

@@ -33,7 +33,8 @@ export interface HelperToolDeps {
 
 export const REDACT_DEFAULT_MAX_CHARS = 20_000;
 
-const redactArgs = z.object({
+// Strict, like every sidecar body: a misspelled argument (maxchars) is refused, not silently ignored.
+const redactArgs = z.strictObject({
   text: z.string().max(1_000_000).describe('Text to redact: notes, a transcript, a log excerpt.'),
   max_chars: z.number().int().min(1).max(1_000_000).optional().describe(`Cut the redacted text to this many characters (default ${REDACT_DEFAULT_MAX_CHARS}).`),
 });
@@ -73,7 +74,7 @@ export function createRedactTool() {
 
 export function createGrillTool(deps: Pick<HelperToolDeps, 'currentCall'> = {}) {
   const args = z
-    .object({ ...notesArgsShape, max_questions: z.number().int().min(0).max(12).optional().describe('At most this many questions (default 6).') })
+    .strictObject({ ...notesArgsShape, max_questions: z.number().int().min(0).max(12).optional().describe('At most this many questions (default 6).') })
     .refine((a) => deps.currentCall !== undefined || hasNotes(a), NEEDS_NOTES);
   return defineTool({
     name: 'sora_live_grill',
@@ -85,7 +86,7 @@ export function createGrillTool(deps: Pick<HelperToolDeps, 'currentCall'> = {}) 
 
 export function createGoalSynthTool(deps: Pick<HelperToolDeps, 'currentCall'> = {}) {
   const args = z
-    .object({
+    .strictObject({
       ...notesArgsShape,
       grill_result: grillResultSchema.optional().describe('A sora_live_grill result to turn into goals (instead of notes).'),
       max_chars: z.number().int().min(100).max(DISCORD_MESSAGE_LIMIT).optional().describe('Limit for the whole block (default 2000, Discord’s message size).'),
@@ -101,7 +102,7 @@ export function createGoalSynthTool(deps: Pick<HelperToolDeps, 'currentCall'> = 
 
 export function createHandoffTool(deps: HelperToolDeps) {
   const args = z
-    .object({
+    .strictObject({
       ...notesArgsShape,
       title: z.string().max(200).optional(),
       call_id: z.string().max(200).optional().describe('The call to hand off (its notes are read when none are given); default: the running call.'),
