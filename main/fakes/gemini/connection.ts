@@ -114,6 +114,17 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   closeCode: number | null = null;
   closeReason = '';
   closedBy: 'server' | 'client' | null = null;
+  /**
+   * Which strictness rule refused this socket (e.g. `unknown setup field "voice"`), for tests and
+   * logs: the close reason itself is the service's generic text.
+   */
+  refusedFor: string | null = null;
+  /**
+   * The setup announced initial history in `clientContent` (`historyConfig.
+   * initialHistoryInClientContent`) and its `turnComplete` has not come yet: until then a model that
+   * refuses mid-session `clientContent` still takes it.
+   */
+  initialHistoryOpen = false;
   /** Audio samples received since the last model turn started (what an auto-reply answers). */
   samplesSinceTurn = 0;
   /** Every usageMetadata this socket sent (tests compare the client's accounting with it). */

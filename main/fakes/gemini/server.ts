@@ -4,7 +4,9 @@
 //   BidiGenerateContent[Constrained]` with any number of leading slashes (the SDK sends `//ws/…`),
 //   the key in `?key=` (or `?access_token=`); anything else gets an HTTP 404 at upgrade;
 // - the first message must be `setup`; a bad key closes 1007, an unknown model 1008, an unknown
-//   resumption handle 1008; otherwise `{"setupComplete":{}}`;
+//   top-level setup field or a field the chosen model rejects 1007 (strictness.ts MODEL_RULES), an
+//   unknown resumption handle 1008; otherwise `{"setupComplete":{}}`;
+// - per model: mid-session `clientContent` on gemini-3.1-flash-live-preview closes 1007;
 // - server messages are JSON in binary frames by default (what the service is reported to send;
 //   `framing: 'text'` switches to text frames);
 // - sessions that asked for `sessionResumption` get handles; a resumed connection continues the
@@ -12,8 +14,9 @@
 //   tool calls asked after it are unknown to the resumed session (field-notes.md "Rotation during a
 //   tool call"); calls still pending at the handle follow `pendingToolCallsOnResume`;
 // - strictness (strictness.ts) defaults to the strictest reported behaviour: one open socket per
-//   session, a 1011 "Deadline expired" close after goAway, a setup delay, validated messages,
-//   expiring handles, tool-response ids matched, late input transcription, slow pongs.
+//   session, a 1011 "Deadline expired" close after goAway, a setup delay, setup and messages
+//   validated (per model), expiring handles, tool-response ids matched, late input transcription,
+//   slow pongs.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -21,7 +24,16 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject, type PendingToolCall, type ReplyScript } from './connection.ts';
-import { clientMessageSchema, STRICT_GEMINI, type FakeGeminiStrictness } from './strictness.ts';
+import {
+  announcesInitialHistory,
+  clientMessageSchema,
+  INVALID_ARGUMENT,
+  MODEL_RULES,
+  setupFieldRejectedBy,
+  STRICT_GEMINI,
+  unknownSetupField,
+  type FakeGeminiStrictness,
+} from './strictness.ts';
 
 export const KNOWN_LIVE_MODELS = [
   'gemini-3.8-live',
@@ -215,14 +227,14 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       try {
         message = JSON.parse(data.toString()) as JsonObject;
       } catch {
-        connection.refuse(1007, 'Request contains an invalid argument.');
+        connection.refuse(1007, INVALID_ARGUMENT);
         return;
       }
       if (!connection.setup) this.#onSetup(connection, message);
       else if (this.strict.validateMessages && !clientMessageSchema.safeParse(message).success) {
         // A second setup, an unknown field, a bad MIME type or bad base64 after setup.
-        connection.refuse(1007, 'Request contains an invalid argument.');
-      } else {
+        connection.refuse(1007, INVALID_ARGUMENT);
+      } else if (!this.#refusedByModel(connection, message)) {
         connection.handleClientMessage(message);
         this.#autoReply(connection, message);
       }
@@ -232,7 +244,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   #onSetup(connection: FakeGeminiConnection, message: JsonObject): void {
     const setup = message.setup as JsonObject | undefined;
     if (!setup || Object.keys(message).length !== 1) {
-      connection.refuse(1007, 'Request contains an invalid argument.');
+      connection.refuse(1007, INVALID_ARGUMENT);
       return;
     }
     connection.setup = setup;
@@ -247,6 +259,23 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       connection.refuse(1008, `models/${model} is not found for API version ${connection.apiVersion}, or is not supported for bidiGenerateContent.`);
       return;
     }
+    if (this.strict.validateSetup) {
+      const unknown = unknownSetupField(setup);
+      if (unknown !== null) {
+        connection.refusedFor = `unknown setup field "${unknown}"`;
+        connection.refuse(1007, INVALID_ARGUMENT);
+        return;
+      }
+    }
+    if (this.strict.modelRules) {
+      const rejected = setupFieldRejectedBy(model, setup);
+      if (rejected !== null) {
+        connection.refusedFor = `${model} rejects setup ${rejected}`;
+        connection.refuse(1007, INVALID_ARGUMENT);
+        return;
+      }
+    }
+    connection.initialHistoryOpen = announcesInitialHistory(setup);
     const resumption = setup.sessionResumption as { handle?: string } | undefined;
     let session: FakeSessionRecord | undefined;
     let issued: HandleRecord | undefined;
@@ -300,6 +329,20 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     };
     if (this.strict.setupDelayMs > 0) connection.later(finish, this.strict.setupDelayMs);
     else finish();
+  }
+
+  /** Per-model refusals after setup (MODEL_RULES): mid-session `clientContent` on the 3.1 preview. */
+  #refusedByModel(connection: FakeGeminiConnection, message: JsonObject): boolean {
+    const content = message.clientContent as JsonObject | undefined;
+    if (!content || !this.strict.modelRules || !MODEL_RULES[connection.model ?? '']?.refusesClientContent) return false;
+    if (connection.initialHistoryOpen) {
+      // Initial history announced in setup: taken up to (and including) its turnComplete.
+      if (content.turnComplete === true) connection.initialHistoryOpen = false;
+      return false;
+    }
+    connection.refusedFor = `${connection.model} rejects mid-session clientContent`;
+    connection.refuse(1007, INVALID_ARGUMENT);
+    return true;
   }
 
   #autoReply(connection: FakeGeminiConnection, message: JsonObject): void {

@@ -39,6 +39,18 @@ export interface FakeGeminiStrictness {
    * running a tool twice, 'forget' the one where it can lose the user's question.
    */
   pendingToolCallsOnResume: 'reask' | 'forget';
+  /**
+   * Validate the top-level fields of `setup` (the first message): a field the Developer API's
+   * `LiveClientSetup` does not have (a typo, a Vertex-only field) closes 1007 "Request contains an
+   * invalid argument." (see SETUP_FIELDS). Off: any field is accepted, as before.
+   */
+  validateSetup: boolean;
+  /**
+   * What each model refuses (MODEL_RULES): `setup` fields the chosen model rejects (3.8) and
+   * mid-session `clientContent` (3.1 flash-live preview) close 1007 "Request contains an invalid
+   * argument.". Off: every model accepts what any model accepts.
+   */
+  modelRules: boolean;
 }
 
 export const STRICT_GEMINI: FakeGeminiStrictness = {
@@ -52,6 +64,8 @@ export const STRICT_GEMINI: FakeGeminiStrictness = {
   lateInputTranscript: true,
   pongDelayMs: 10_000,
   pendingToolCallsOnResume: 'forget',
+  validateSetup: true,
+  modelRules: true,
 };
 
 /** The fake as it was before strictness options: what a client written against a lax server expects. */
@@ -66,6 +80,8 @@ export const LENIENT_GEMINI: FakeGeminiStrictness = {
   lateInputTranscript: false,
   pongDelayMs: 0,
   pendingToolCallsOnResume: 'forget',
+  validateSetup: false,
+  modelRules: false,
 };
 
 /** WebSocket close reasons are at most 123 bytes (RFC 6455 §5.5); cut on a UTF-8 boundary. */
@@ -118,3 +134,93 @@ export const clientMessageSchema = z.union([
   z.strictObject({ toolResponse }),
   z.strictObject({ contextUpdate: z.looseObject({}) }),
 ]);
+
+// --- setup validation (per model) ------------------------------------------------------------
+
+/** The close reason of the service for an invalid argument (research/protocols.md:273, §1.8). */
+export const INVALID_ARGUMENT = 'Request contains an invalid argument.';
+
+/**
+ * Top-level fields of the Developer API's `setup` (`LiveClientSetup`): the SDK 3.1.0 example and
+ * field list in research/protocols.md:137-159 (§1.3). `explicitVadSignal` is not one of them: it
+ * is Vertex-only (protocols.md:158-159; the SDK throws before sending it to the Developer API).
+ * Proto3 JSON also takes the snake_case names (`generation_config`), so both spellings are known.
+ */
+export const SETUP_FIELDS: readonly string[] = [
+  'model',
+  'generationConfig',
+  'systemInstruction',
+  'tools',
+  'realtimeInputConfig',
+  'sessionResumption',
+  'contextWindowCompression',
+  'inputAudioTranscription',
+  'outputAudioTranscription',
+  'proactivity',
+  'historyConfig',
+  'avatarConfig',
+  'safetySettings',
+  'labels',
+];
+
+const snake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const KNOWN_SETUP_FIELDS = new Set(SETUP_FIELDS.flatMap((name) => [name, snake(name)]));
+
+type Json = Record<string, unknown>;
+/** A field by its JSON (camelCase) or proto (snake_case) name; null counts as absent, as in proto3 JSON. */
+function field(object: unknown, name: string): unknown {
+  if (!object || typeof object !== 'object') return undefined;
+  const o = object as Json;
+  return o[name] ?? o[snake(name)] ?? undefined;
+}
+
+/** The first top-level `setup` field the Developer API does not know, or null. */
+export function unknownSetupField(setup: Json): string | null {
+  return Object.keys(setup).find((key) => !KNOWN_SETUP_FIELDS.has(key)) ?? null;
+}
+
+export interface ModelRules {
+  /** `setup` fields this model refuses: a path (for the test report) and the test on the setup. */
+  rejectedSetupFields: { path: string; rejects(setup: Json): boolean }[];
+  /**
+   * Mid-session `clientContent` closes the socket. Only the initial history a setup announced with
+   * `historyConfig.initialHistoryInClientContent` is taken, up to its `turnComplete`
+   * (protocols.md:157-158).
+   */
+  refusesClientContent: boolean;
+}
+
+/**
+ * What each model refuses, ONLY as the research states it (models with no entry refuse nothing
+ * beyond the common rules). gemini-3.8-live-extended-thinking has no entry: the 3.8 migration notes
+ * are those of the gemini-3.8-live page, and nothing is stated for the extended-thinking model.
+ */
+export const MODEL_RULES: Readonly<Record<string, ModelRules>> = {
+  'gemini-3.8-live': {
+    rejectedSetupFields: [
+      // "`thinkingConfig` unsupported"; "omit `thinkingConfig`/`thinking_level`" (protocols.md:83, :121).
+      { path: 'generationConfig.thinkingConfig', rejects: (s) => field(field(s, 'generationConfig'), 'thinkingConfig') !== undefined },
+      // "`enableAffectiveDialog` removed"; "affective dialog removed from the API" (protocols.md:82, :126-127).
+      { path: 'generationConfig.enableAffectiveDialog', rejects: (s) => field(field(s, 'generationConfig'), 'enableAffectiveDialog') !== undefined },
+      // "proactive audio is permanently on (`proactiveAudio: false` is an error)" (protocols.md:125-126).
+      { path: 'proactivity.proactiveAudio=false', rejects: (s) => field(field(s, 'proactivity'), 'proactiveAudio') === false },
+    ],
+    refusesClientContent: false,
+  },
+  'gemini-3.1-flash-live-preview': {
+    rejectedSetupFields: [],
+    // Rejected mid-session `clientContent` with 1007 (main/core/model/gemini/setup.ts:102-104, citing
+    // livekit/agents#5251 and google/adk-python#5018).
+    refusesClientContent: true,
+  },
+};
+
+/** The first `setup` field the model refuses (its path), or null. */
+export function setupFieldRejectedBy(model: string, setup: Json): string | null {
+  return MODEL_RULES[model]?.rejectedSetupFields.find((rule) => rule.rejects(setup))?.path ?? null;
+}
+
+/** True when the setup announced initial history in `clientContent` (taken until its turnComplete). */
+export function announcesInitialHistory(setup: Json): boolean {
+  return field(field(setup, 'historyConfig'), 'initialHistoryInClientContent') === true;
+}
