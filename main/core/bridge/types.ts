@@ -1,6 +1,7 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
 import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
+import { Refusal } from '../refusal.ts';
 
 export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled' | 'daily_cap_reached';
 
@@ -21,14 +22,9 @@ export type VoiceTargetErrorCode = 'guild_not_found' | 'channel_not_found' | 'no
  * such channel in it, or a channel that is not voice-based. The voice port throws it before it
  * connects; the bridge passes it on unwrapped and /join answers `status` with `code`.
  */
-export class VoiceTargetError extends Error {
-  readonly code: VoiceTargetErrorCode;
-  readonly status: 400 | 404;
+export class VoiceTargetError extends Refusal<VoiceTargetErrorCode> {
   constructor(code: VoiceTargetErrorCode, message: string) {
-    super(message);
-    this.name = 'VoiceTargetError';
-    this.code = code;
-    this.status = code === 'not_a_voice_channel' ? 400 : 404;
+    super(code, message, code === 'not_a_voice_channel' ? 400 : 404);
   }
 }
 

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { NOTIFY_MODES } from '../../api-types.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 import { IMAGE_BODY_LIMIT } from '../../sidecar/server.ts';
+import { Refusal } from '../../refusal.ts';
 
 export interface SidecarRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -26,13 +27,9 @@ export interface SidecarAnswer {
 export type SidecarInvoker = (request: SidecarRequest) => Promise<SidecarAnswer>;
 
 /** A refusal decided before any route runs (missing action, unreadable file), with an API-style code. */
-export class AgentToolInputError extends Error {
-  readonly code: string;
-  readonly status: number;
+export class AgentToolInputError extends Refusal {
   constructor(code: string, message: string, status = 400) {
-    super(message);
-    this.code = code;
-    this.status = status;
+    super(code, message, status);
   }
 }
 

@@ -6,6 +6,7 @@
 // quietly reading an earlier call from the notes ring.
 import type { NoteEvent } from '../../api-types.ts';
 import { combineNotes, type NoteLike, type NotesInput } from './notes-input.ts';
+import { Refusal } from '../../refusal.ts';
 
 /** The call being recorded and its notes. */
 export interface CurrentCallNotes {
@@ -26,14 +27,9 @@ export const CALL_NOTES_LIMIT = 500;
 type RefusalCode = 'no_call' | 'call_mismatch' | 'unknown_call';
 
 /** A refusal the tool registry answers with this code and status (see CallerRefusal). */
-export class CallNotesRefusal extends Error {
-  readonly code: RefusalCode;
-  readonly status: 404 | 409;
+export class CallNotesRefusal extends Refusal<RefusalCode> {
   constructor(code: RefusalCode, message: string) {
-    super(message);
-    this.name = 'CallNotesRefusal';
-    this.code = code;
-    this.status = code === 'unknown_call' ? 404 : 409;
+    super(code, message, code === 'unknown_call' ? 404 : 409);
   }
 }
 
