@@ -397,7 +397,10 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   await sidecar.listen();
   baseUrl = sidecar.url;
   memoryTrim.poke();
-  await scheduler.start();
+  // Reminders that came due while we were down wait (at most 30 s) for the bot's login, so an
+  // `auto` one goes by DM rather than falling through to the webhook because Discord is not up yet.
+  const bot = discord;
+  await scheduler.start(bot ? { ready: () => bot.botUserId !== null } : {});
   const stopRetention = startRetention({
     notesDir: path.join(voiceUsers, 'notes'),
     maxAgeDays: config.notes.retentionDays,

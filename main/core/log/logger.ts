@@ -24,8 +24,14 @@ export interface CreateLoggerOptions {
   name?: string;
 }
 
-/** Object keys whose values are secrets whatever they hold. */
-const SECRET_KEYS = /^(authorization|token|bot_?token|api_?key|apikey|secret|password|webhook(_?url)?|cookie|set-cookie)$/i;
+/**
+ * Object keys whose values are secrets whatever they hold. The webhook's URL and secret are
+ * (`webhook_url`, `webhookUrl`, `webhook_secret`); a bare `webhook` key is NOT: it is the name of
+ * a delivery mode, e.g. `outcomes: { webhook: "ok" }` in "notification dispatched", and hiding it
+ * hid that mode's outcome. A URL that lands under any key is still caught by value (the configured
+ * URL is a known secret; webhook URL patterns by the redactor).
+ */
+const SECRET_KEYS = /^(authorization|token|bot_?token|api_?key|apikey|secret|password|webhook_?(url|secret)|cookie|set-cookie)$/i;
 
 export function createScrubber(secrets: readonly string[], redactText?: (text: string) => string): (text: string) => string {
   const known = [...new Set(secrets.filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);

@@ -56,8 +56,10 @@ export interface DeliverOptions {
   notificationId?: string;
   /**
    * Called right before bytes go out to a destination (the text handed to the live session, the
-   * Discord REST call, the webhook POST after its throttle wait), once per mode tried. Resolving
-   * false (or throwing) sends nothing for that mode. The scheduler claims its entry here, so no
+   * Discord REST call, the webhook POST after its throttle wait), once per mode tried — for `all`
+   * concurrently, so the hook must give every mode of one delivery the same answer (the scheduler
+   * shares one claim per attempt). Resolving false (or throwing) sends nothing for that mode, which
+   * is then reported `unavailable` (never `skipped`). The scheduler claims its entry here, so no
    * claim is held while a send waits for a throttle slot.
    */
   onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
@@ -67,7 +69,9 @@ export interface DeliverOptions {
 export async function sendingRefused(options: DeliverOptions, mode: DeliveryMode): Promise<DeliveryOutcome | null> {
   if (!options.onSending) return null;
   try {
-    return (await options.onSending(mode)) ? null : { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
+    // `unavailable`, not `skipped`: the destination exists, it was just not sent to this time, so
+    // `all` counts it against `ok` (a refusal can never make a partial delivery look complete).
+    return (await options.onSending(mode)) ? null : { status: 'unavailable', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
   } catch (err) {
     return { status: 'error', detail: `not sent: ${errorMessage(err)}` };
   }
@@ -132,7 +136,11 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       const sent = await abortable(mode === 'dm' ? port.sendDirectMessage(target, text, { signal: timeUp }) : port.postToChannel(target, text, { signal: timeUp }), timeUp);
       return { status: 'ok', message_id: sent.messageId };
     } catch (err) {
-      if (timeUp.aborted) return { status: 'error', detail: `timeout after ${discordTimeoutMs} ms (send aborted)` };
+      // Aborting drops a send still queued in the REST client, but one whose request already
+      // reached Discord may still be posted: the REST client cannot tell us which. So the outcome is
+      // `unknown` (like a webhook POST with no answer) and `auto` stops here instead of delivering
+      // the same notification a second time through the channel or the webhook.
+      if (timeUp.aborted) return { status: 'unknown', detail: `timeout after ${discordTimeoutMs} ms; send aborted, but it may already have reached Discord (not re-sent)` };
       return { status: 'error', detail: errorMessage(err).slice(0, 300) };
     }
   }
@@ -152,9 +160,16 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
-  type Sending = DeliverOptions & { id: string };
+  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode> };
 
-  function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
+  async function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
+    const outcome = await send(mode, req, options);
+    // A mode whose send the caller refused (e.g. the webhook's beforeSend) is `unavailable`:
+    // configured here, just not sent to this time.
+    return options.refused?.has(mode) && outcome.status === 'skipped' ? { ...outcome, status: 'unavailable' } : outcome;
+  }
+
+  function send(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     switch (mode) {
       case 'voice':
         return tryVoice(req, options);
@@ -191,7 +206,8 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         const results: NotifyResult['results'] = {};
         AUTO_ORDER.forEach((mode, i) => (results[mode] = outcomes[i]!));
         // `skipped` = not configured here (no live call, no bot, no webhook URL, no text channel):
-        // not counted against `ok`, which means every configured destination delivered.
+        // not counted against `ok`, which means every configured destination delivered. A send the
+        // caller refused is `unavailable` (see attempt), so it is counted.
         const channels = AUTO_ORDER.filter((_, i) => outcomes[i]!.status === 'ok');
         const considered = outcomes.filter((o) => o.status !== 'skipped').length;
         const status = channels.length === 0 ? 'error' : channels.length === considered ? 'ok' : 'partial';
@@ -209,7 +225,21 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     async deliver(request, options = {}) {
       const req = parseNotifyRequest(request);
       const id = options.notificationId ?? `n-${randomUUID()}`;
-      const routed = await route(req, { ...options, id });
+      const sending: Sending = { ...options, id };
+      if (options.onSending) {
+        const hook = options.onSending;
+        const refused = (sending.refused = new Set<DeliveryMode>());
+        sending.onSending = async (mode) => {
+          let go = false;
+          try {
+            go = await hook(mode);
+            return go;
+          } finally {
+            if (!go) refused.add(mode);
+          }
+        };
+      }
+      const routed = await route(req, sending);
       const result: NotifyResult = { id, ...routed, notified_at: clock.now() / 1000 };
       const delivered = result.channel ?? (result.channels?.length ? result.channels.join('+') : 'nobody');
       log.info(

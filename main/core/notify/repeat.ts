@@ -3,8 +3,9 @@
 //
 // A repeating reminder is a series of ordinary schedule entries: each occurrence is its own entry
 // (delivered, failed or expired like any other), and the next one is written in the SAME store
-// transaction that takes the current one out of `scheduled` for good (the delivery claim, expiry,
-// or a final failure), appended before it. So a crash after the claim leaves the next occurrence
+// transaction as the current one's first attempt (its delivery claim, expiry, a retry of an attempt
+// that sent nothing, or a final failure), appended before it — so an occurrence being retried does
+// not hold back the next one, and a crash after the claim leaves the next occurrence
 // already on disk (the rest is never skipped), and the current one is recovered as `failed`, never
 // re-sent (no occurrence twice). Occurrence ids are derived from the series and the fire time, so a
 // second attempt at writing the same occurrence is recognised and not written again.

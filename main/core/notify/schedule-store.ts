@@ -16,7 +16,7 @@
 //      retention; the rewrite is written in chunks so the event loop keeps running;
 //   4. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): bad
 //      lines other than a torn tail are set aside in `<file>.rejected` and the file is rewritten clean.
-import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, lutimesSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -63,6 +63,18 @@ export const storedNotificationSchema = z.object({
   claim: claimSchema.optional(),
   /** Repeating reminders only: the series' rule (each occurrence is its own entry; see repeat.ts). */
   repeat: storedRepeatSchema.optional(),
+  /** The client's `Idempotency-Key` of the POST that created this entry (never shown by the API). */
+  idempotency: z
+    .object({
+      key: z.string(),
+      /** sha256 of the request body: a different body under the same key is refused. */
+      request_hash: z.string(),
+      /** Epoch seconds until which a repeat of the key answers with this entry. */
+      until: z.number(),
+      /** The entry the key created (a series' later occurrences copy the record, not the key). */
+      entry: z.string(),
+    })
+    .optional(),
 });
 
 export type StoredNotification = z.infer<typeof storedNotificationSchema> & ScheduledNotification;
@@ -234,6 +246,8 @@ export interface ScheduleStoreOptions {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** A rewrite temp file this old is abandoned even if the pid in its name is alive (pid reuse). */
+const STALE_TEMP_MS = 3600_000;
 /** External-edit check without a working fs.watch. */
 const FALLBACK_STAT_MS = 2000;
 /** External-edit check beside a working fs.watch (a safety net). */
@@ -249,6 +263,31 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * An idempotency key for the entry a change creates (POST /schedule's Idempotency-Key): written in
+ * the same appended line as the entry, so the key is exactly as durable as the entry, across
+ * restarts and processes.
+ */
+export interface IdempotencyKey {
+  key: string;
+  request_hash: string;
+  /** Epoch seconds: now, and how long the key is remembered. */
+  now: number;
+  ttlSeconds: number;
+}
+
+/** A creation refused because the key already created `entry` (same body) or was used for another body. */
+export class IdempotentReplay extends Error {
+  readonly entry: StoredNotification;
+  readonly sameRequest: boolean;
+  constructor(entry: StoredNotification, sameRequest: boolean) {
+    super(sameRequest ? `idempotency key already created ${entry.id}` : `idempotency key already used for a different request (${entry.id})`);
+    this.name = 'IdempotentReplay';
+    this.entry = entry;
+    this.sameRequest = sameRequest;
+  }
+}
+
 export class ScheduleStore {
   readonly file: string;
   readonly #log: Logger;
@@ -259,6 +298,8 @@ export class ScheduleStore {
   readonly #onExternalChange?: ScheduleStoreOptions['onExternalChange'];
 
   readonly #byId = new Map<string, StoredNotification>();
+  /** Idempotency key → id of the entry it created. */
+  readonly #byKey = new Map<string, string>();
   /** Every entry by (fire_at_epoch, id): list pages and cursors. */
   #order: StoredNotification[] = [];
   /** Min-heap by due time of scheduled records (the record objects themselves, no extra objects); a record replaced since is skipped lazily. */
@@ -354,7 +395,49 @@ export class ScheduleStore {
 
   /** Read the file (repairing damage) and build the index. Call once before anything else. */
   async load(): Promise<void> {
-    await this.#locked(() => this.#reload('load'));
+    await this.#locked(() => {
+      this.#removeStaleTemps();
+      this.#reload('load');
+    });
+  }
+
+  /**
+   * Temp files of a rewrite that never finished (`<file>.tmp-<pid>-<hex>`: the process was killed
+   * mid-compaction) are removed when the store opens. We hold the lock, and a rewrite runs under it,
+   * so no live rewrite is writing one now; still, a file is only removed when the pid in its name is
+   * gone, or is alive but the file is older than an hour (the pid was reused) — never a fresh one of
+   * a live process.
+   */
+  #removeStaleTemps(): void {
+    const dir = path.dirname(this.file);
+    const prefix = `${path.basename(this.file)}.tmp-`;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    let removed = 0;
+    let bytes = 0;
+    for (const name of names) {
+      if (!name.startsWith(prefix)) continue;
+      const m = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+      if (!m) continue;
+      const full = path.join(dir, name);
+      try {
+        const st = lstatSync(full);
+        if (!st.isFile()) continue;
+        const pid = Number(m[1]);
+        const stale = !pidAlive(pid) || Date.now() - st.mtimeMs > STALE_TEMP_MS;
+        if (!stale) continue;
+        unlinkSync(full);
+        removed++;
+        bytes += st.size;
+      } catch (err) {
+        this.#log.warn({ err, file: full }, 'could not remove a stale schedule temp file');
+      }
+    }
+    if (removed) this.#log.info({ removed, bytes }, 'removed temp files of an interrupted schedule rewrite');
   }
 
   /** Notice edits made by other programs: fs.watch on the folder plus a cheap periodic stat. */
@@ -407,10 +490,20 @@ export class ScheduleStore {
    * current state (it may throw to refuse), its records are appended and fdatasync'd, and only then
    * applied in memory and the promise resolved.
    */
-  transact<T>(change: () => Change<T>): Promise<T> {
+  transact<T>(change: () => Change<T>, idempotency?: IdempotencyKey): Promise<T> {
     return this.#locked(() => {
       this.#catchUp();
+      // A key that already created a live entry within its window: that entry's answer, nothing
+      // written (checked under the cross-process lock: two concurrent requests create one entry).
+      const prior = idempotency ? this.#entryForKey(idempotency.key, idempotency.now) : undefined;
+      if (idempotency && prior) throw new IdempotentReplay(prior, prior.idempotency!.request_hash === idempotency.request_hash);
       const { value, write } = change();
+      for (const record of write) if (record.idempotency && record.idempotency.entry !== record.id) delete record.idempotency; // a series' copy
+      if (idempotency) {
+        const created = write[0];
+        if (write.length !== 1 || !created || this.#byId.has(created.id)) throw new Error('an idempotency key goes with a change that creates exactly one entry');
+        created.idempotency = { key: idempotency.key, request_hash: idempotency.request_hash, until: idempotency.now + idempotency.ttlSeconds, entry: created.id };
+      }
       if (write.length) {
         this.#append(write);
         for (const record of write) this.#apply(record);
@@ -668,12 +761,25 @@ export class ScheduleStore {
 
   // ---- the index ----
 
+  /** The entry a still-valid idempotency key created, if any. */
+  #entryForKey(key: string, now: number): StoredNotification | undefined {
+    const id = this.#byKey.get(key);
+    const e = id === undefined ? undefined : this.#byId.get(id);
+    return e?.idempotency?.key === key && e.idempotency.entry === e.id && e.idempotency.until > now ? e : undefined;
+  }
+
+  #indexKey(e: StoredNotification): void {
+    if (e.idempotency && e.idempotency.entry === e.id) this.#byKey.set(e.idempotency.key, e.id);
+  }
+
   #resetIndex(entries: Iterable<StoredNotification>): void {
     this.#byId.clear();
+    this.#byKey.clear();
     this.#stateCounts.clear();
     this.#pending = 0;
     for (const e of entries) {
       this.#byId.set(e.id, e);
+      this.#indexKey(e);
       this.#count(e, 1);
     }
     this.#order = [...this.#byId.values()].sort((a, b) => compareOrder(a, b.fire_at_epoch, b.id));
@@ -688,6 +794,7 @@ export class ScheduleStore {
   #apply(record: StoredNotification): void {
     const previous = this.#byId.get(record.id);
     this.#byId.set(record.id, record);
+    this.#indexKey(record);
     if (previous) {
       this.#count(previous, -1);
       const at = this.#indexOf(previous);

@@ -5,8 +5,9 @@
 //
 // At most once, claimed at the last moment: the dispatcher calls our `onSending` hook right before
 // bytes go out (after any throttle wait); only there is the entry claimed (`delivering`, attempts+1,
-// claim with pid and lease, fdatasync'd). If the process dies after the claim, the next scheduler
-// finds a claim whose process is gone (or whose lease expired) and marks the entry `failed`
+// claim with owner, pid and lease, fdatasync'd) — once per attempt, shared by all the modes of an
+// `all`. If the process dies after the claim, the next scheduler finds a claim with no live owner
+// (see claimAbandoned; or whose lease expired) and marks the entry `failed`
 // ("interrupted") instead of sending it again: the user may have got it once, never twice. An
 // attempt that ended before anything was sent (no claim) is retried with backoff — a crash there
 // leaves the entry `scheduled`, so it is simply delivered later. A send that went out and failed is
@@ -18,11 +19,12 @@
 // back only its own destination. Entries later than the tolerance carry "late by …"; later than the
 // maximum they are marked `expired` and not delivered; overdue ones start in due order, paced.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { NotifyResult, ScheduledNotification, ScheduleState } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { Notifier } from './dispatcher.ts';
-import { dueAt, InvalidCursorError, pidAlive, ScheduleStore, type StoredNotification } from './schedule-store.ts';
+import { dueAt, InvalidCursorError, pidAlive, ScheduleStore, type IdempotencyKey, type StoredNotification } from './schedule-store.ts';
 import { errorMessage, formatDuration, NotifyCapacityError, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
 import { parseScheduleRequest, type ScheduleRequest } from './validation.ts';
 import { nextInSeries, nextOccurrence, RepeatRuleError, resolveRepeat, systemTimezone } from './repeat.ts';
@@ -69,6 +71,16 @@ export interface SchedulerOptions {
   stopWaitMs?: number;
 }
 
+export interface StartOptions {
+  /** Destinations are ready (polled every 250 ms); firing waits for it, at most `maxWaitMs`. */
+  ready?: () => boolean;
+  /** Default 30,000 ms. */
+  maxWaitMs?: number;
+}
+
+export const DEFAULT_START_WAIT_MS = 30_000;
+const READY_POLL_MS = 250;
+
 /** The public view of an entry (what list, the hub and the routes show). */
 export type ScheduleEntryView = ScheduledNotification & { next_attempt_at?: number };
 
@@ -91,15 +103,23 @@ export interface ScheduleListPage {
 
 export interface Scheduler {
   readonly file: string;
-  /** Throws NotifyInputError for bad input, NotifyCapacityError at the cap. */
-  schedule(request: unknown): Promise<ScheduleEntryView>;
+  /**
+   * Throws NotifyInputError for bad input, NotifyCapacityError at the cap, and IdempotentReplay when
+   * `idempotency`'s key already created an entry (the route answers with that entry, or 409).
+   */
+  schedule(request: unknown, idempotency?: IdempotencyKey): Promise<ScheduleEntryView>;
   /** One page by fire time (default 100, at most 1000). Throws NotifyInputError for a bad limit/cursor. */
   list(query?: ScheduleListQuery): Promise<ScheduleListPage>;
   /** Throws NotifyStateError: `not_found` for an unknown id, `conflict` when it is no longer scheduled. */
   cancel(id: string): Promise<ScheduleEntryView>;
   /** Deliver what is due now (recovering abandoned claims first); resolves when those deliveries are recorded. Returns deliveries started. */
   tick(): Promise<number>;
-  start(): Promise<void>;
+  /**
+   * Loads the file and starts firing. With `ready` (e.g. "the Discord bot has logged in") nothing is
+   * fired until it returns true or `maxWaitMs` (default 30 s) has passed, so reminders that came due
+   * while the process was down do not find Discord `unavailable` and fall through to the webhook.
+   */
+  start(options?: StartOptions): Promise<void>;
   /** Stops the timer, refuses new claims and waits (bounded) for deliveries in flight to be recorded. */
   stop(): Promise<void>;
 }
@@ -129,6 +149,39 @@ export function toView(e: StoredNotification): ScheduleEntryView {
   if (e.next_attempt_at !== undefined) view.next_attempt_at = e.next_attempt_at;
   if (e.repeat !== undefined) view.repeat = { ...e.repeat };
   return view;
+}
+
+/** Owners of the schedulers running in this process (a claim by any other owner with our pid is stale). */
+const liveOwners = new Set<string>();
+
+/** Start time of `pid` (clock ticks since boot) and whether it is a zombie, from /proc (Linux); null elsewhere or when gone. */
+export function procStat(pid: number): { start: string; zombie: boolean } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm)": state is the 1st, starttime the 20th (field 22 of proc(5)).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ? { start: fields[19], zombie: fields[0] === 'Z' || fields[0] === 'X' } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `<pid>:<instance>`, the instance being `<process start time>-<random>` where /proc exists. */
+function ownerId(): string {
+  const start = procStat(process.pid)?.start;
+  return `${process.pid}:${start ? `${start}-` : ''}${randomBytes(4).toString('hex')}`;
+}
+
+/** Whether the scheduler named by a claim's `owner` (made by process `pid`) can still be running. */
+export function ownerAlive(claimOwner: string, pid: number): boolean {
+  if (pid === process.pid) return liveOwners.has(claimOwner);
+  if (!pidAlive(pid)) return false;
+  const stat = procStat(pid);
+  if (!stat) return true; // no /proc (or unreadable): the pid exists; the lease decides
+  if (stat.zombie) return false;
+  // The owner carries its process's start time: a different one means the pid was reused.
+  const recorded = /^\d+:(\d+)-/.exec(claimOwner)?.[1];
+  return recorded === undefined || recorded === stat.start;
 }
 
 function summarize(result: NotifyResult): string {
@@ -170,7 +223,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const maxConcurrent = options.maxConcurrent ?? 8;
   const perDestination = options.perDestination ?? 2;
   const stopWaitMs = options.stopWaitMs ?? 4000;
-  const owner = `${process.pid}:${randomBytes(4).toString('hex')}`;
+  const owner = ownerId();
   const nowS = (): number => clock.now() / 1000;
 
   const store = new ScheduleStore({
@@ -190,6 +243,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let pruneTimer: NodeJS.Timeout | undefined;
   let running = false;
   let stopping = false;
+  /** Set while start() waits for its `ready` check: no timer is armed and nothing fires on its own. */
+  let gateTimer: NodeJS.Timeout | undefined;
+  let gated = false;
   let nextLateStartMs = 0;
   const inFlight = new Map<string, Promise<void>>();
   const laneBusy = new Map<string, number>();
@@ -203,12 +259,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     options.hub.publish({ type: 'schedule', data: { changed: changed.map(toView), ...(reloaded ? { reloaded: true } : {}) } });
   }
 
+  /**
+   * Whether a `delivering` entry's claim has no live owner. Decided by the claim's OWNER identity,
+   * not just its pid: a claim made in this process by a scheduler that is no longer running (an
+   * in-process core restart, or PID 1 again in a restarted container) is abandoned at once; one by
+   * another pid is abandoned when that process is gone, a zombie, or a different process that
+   * reused the pid (its start time differs from the one in the owner). The lease is the backstop.
+   */
   function claimAbandoned(e: StoredNotification, now: number): boolean {
     if (e.state !== 'delivering') return false;
     if (!e.claim) return true;
     if (e.claim.owner === owner) return false; // ours, in flight
     if (e.claim.lease_until <= now) return true;
-    return e.claim.pid !== process.pid && !pidAlive(e.claim.pid);
+    return !ownerAlive(e.claim.owner, e.claim.pid);
   }
 
   /** Claims whose process is gone: the send may have happened, so the entry is failed, never re-sent. */
@@ -232,12 +295,23 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   /**
-   * `final` (the entry leaving `scheduled` for good) preceded by its series' next occurrence, if it
-   * repeats: one append, next first, so a crash never leaves the series without its next entry.
+   * `current` (an occurrence that came due: claimed, expired, retried or finally failed) preceded by
+   * its series' next occurrence, if it repeats and the series has none yet: one append, next first,
+   * so a crash never leaves the series without its next entry. Written at the occurrence's FIRST
+   * attempt, whatever its outcome, so an occurrence being retried (backoff) does not hold back the
+   * next one: the series is never skipped. Any later member of the series (even a cancelled one:
+   * the series was stopped) means the next one was already written.
    */
-  function withNextOccurrence(final: StoredNotification, now: number): StoredNotification[] {
-    const next = nextInSeries(final, now, (id) => store.get(id) !== undefined);
-    return next ? [next, final] : [final];
+  function withNextOccurrence(current: StoredNotification, now: number): StoredNotification[] {
+    if (!current.repeat || seriesHasLater(current)) return [current];
+    const next = nextInSeries(current, now, (id) => store.get(id) !== undefined);
+    return next ? [next, current] : [current];
+  }
+
+  function seriesHasLater(e: StoredNotification): boolean {
+    const series = e.repeat?.series;
+    for (const other of store.values()) if (other.repeat?.series === series && other.fire_at_epoch > e.fire_at_epoch) return true;
+    return false;
   }
 
   function backoff(attempts: number): number {
@@ -266,11 +340,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const late = lateBy > tolerance;
     let claimed = false;
     let refused = false;
+    let claiming: Promise<boolean> | null = null;
 
-    // Called by the dispatcher right before bytes go out; the first call claims the entry.
-    const onSending = async (): Promise<boolean> => {
-      if (claimed) return true;
-      if (refused || stopping) {
+    // Called by the dispatcher right before bytes go out, once per mode it sends to. ONE claim per
+    // delivery attempt, shared by every mode of it: `all` calls this concurrently for voice, dm,
+    // channel and webhook, and each must get the same answer (a second claim transaction would find
+    // the entry already `delivering` and refuse that mode, silently dropping a destination).
+    const onSending = (): Promise<boolean> => (claiming ??= claim());
+    const claim = async (): Promise<boolean> => {
+      if (stopping) {
         refused = true; // shutting down: leave it scheduled, untouched, for the next start
         return false;
       }
@@ -279,6 +357,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         if (!cur || cur.state !== 'scheduled') return { value: null, write: [] };
         const now = nowS();
         const next: StoredNotification = { ...cur, state: 'delivering', attempts: cur.attempts + 1, updated_at: now, claim: { owner, pid: process.pid, lease_until: now + lease } };
+        liveOwners.add(owner);
         const write = withNextOccurrence(next, now);
         return { value: write, write };
       });
@@ -337,18 +416,16 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         next.state = 'failed';
         next.last_error = `${failure} (after ${next.attempts} attempt${next.attempts === 1 ? '' : 's'}; nothing was sent)`;
         delete next.next_attempt_at;
-        if (next.repeat) {
-          const write = withNextOccurrence(next, now);
-          log.info({ id: e.id, state: next.state, attempts: next.attempts }, 'scheduled notification attempt recorded');
-          return { value: write, write };
-        }
       } else {
         next.state = 'scheduled';
         next.last_error = failure;
         next.next_attempt_at = now + backoff(next.attempts);
       }
       log.info({ id: e.id, state: next.state, attempts: next.attempts }, 'scheduled notification attempt recorded');
-      return { value: [next], write: [next] };
+      // A repeating occurrence's first attempt writes the series' next one whatever its outcome
+      // (usually already done by the claim), so a retried occurrence never delays the series.
+      const write = withNextOccurrence(next, now);
+      return { value: write, write };
     });
     ownClaims.delete(e.id);
     publish(recorded);
@@ -399,7 +476,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         if (lane) laneBusy.set(lane, (laneBusy.get(lane) ?? 1) - 1);
         const cur = store.get(e.id);
         if (cur?.state === 'scheduled') store.putBack(cur); // nothing recorded (refused): keep it findable
-        if (running && !stopping) pump();
+        if (running && !stopping && !gated) pump();
       });
     inFlight.set(e.id, done);
     return done;
@@ -409,7 +486,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   function arm(paced = false): void {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (!running || stopping) return;
+    if (!running || stopping || gated) return;
     const next = store.peekDue();
     const nowMs = clock.now();
     let wakeMs = next ? dueAt(next) * 1000 : nowMs + MAX_TIMER_MS;
@@ -457,7 +534,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   const scheduler: Scheduler = {
     file: options.file,
-    async schedule(request) {
+    async schedule(request, idempotency) {
       const req = parseScheduleRequest(request);
       const repeat = resolveRequestRepeat(req, nowS());
       await ready();
@@ -482,7 +559,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         if (req.source) record.source = req.source;
         if (repeat) record.repeat = { ...repeat, series: id };
         return { value: record, write: [record] };
-      });
+      }, idempotency);
       publish([entry]);
       arm();
       return toView(entry);
@@ -502,17 +579,22 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     async cancel(id) {
       await ready();
-      const record = await store.transact(() => {
+      const written = await store.transact(() => {
         const e = seriesPending(store.get(id));
         if (!e) throw new NotifyStateError('not_found', `no scheduled notification with id ${JSON.stringify(id)}`);
         if (e.state === 'delivering') throw new NotifyStateError('conflict', `notification ${id} is being delivered now`);
         if (e.state !== 'scheduled') throw new NotifyStateError('conflict', `notification ${id} is already ${e.state}`);
-        const next: StoredNotification = { ...e, state: 'cancelled', updated_at: nowS() };
-        delete next.next_attempt_at;
-        return { value: next, write: [next] };
+        // A series can have two occurrences scheduled (one being retried, the next one): stop both.
+        const targets = e.repeat ? [...store.values()].filter((o) => o.repeat?.series === e.repeat!.series && o.state === 'scheduled').sort((a, b) => a.fire_at_epoch - b.fire_at_epoch) : [e];
+        const write = targets.map((o): StoredNotification => {
+          const next: StoredNotification = { ...o, state: 'cancelled', updated_at: nowS() };
+          delete next.next_attempt_at;
+          return next;
+        });
+        return { value: write, write };
       });
-      publish([record]);
-      return toView(record);
+      publish(written);
+      return toView(written.find((r) => r.id === id) ?? written[0]!);
     },
     async tick() {
       await ready();
@@ -521,7 +603,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       await Promise.all(started);
       return started.length;
     },
-    async start() {
+    async start(startOptions = {}) {
       if (running) return;
       await ready();
       stopping = false;
@@ -530,19 +612,47 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       store.watch();
       pruneTimer = setInterval(() => void prune().catch((err: unknown) => log.warn({ err }, 'schedule pruning failed')), DAY_MS);
       pruneTimer.unref();
-      pump(); // overdue entries start at once (paced), not one timer later
+      const destinationsReady = startOptions.ready;
+      if (!destinationsReady || destinationsReady()) {
+        pump(); // overdue entries start at once (paced), not one timer later
+        return;
+      }
+      // Overdue entries wait (bounded) for the destinations: right after a restart the Discord bot
+      // is still logging in, and an `auto` reminder would otherwise skip DM and channel.
+      gated = true;
+      const waitMs = startOptions.maxWaitMs ?? DEFAULT_START_WAIT_MS;
+      const startedAt = Date.now(); // real time: it bounds a real login, whatever the scheduling clock says
+      const poll = (): void => {
+        gateTimer = undefined;
+        if (!running || stopping) return;
+        const isReady = destinationsReady();
+        if (!isReady && Date.now() - startedAt < waitMs) {
+          gateTimer = setTimeout(poll, READY_POLL_MS);
+          gateTimer.unref();
+          return;
+        }
+        gated = false;
+        if (!isReady) log.warn({ waitedMs: waitMs }, 'destinations still not ready; firing due notifications anyway');
+        else log.info({ waitedMs: Date.now() - startedAt }, 'destinations ready; firing due notifications');
+        pump();
+      };
+      gateTimer = setTimeout(poll, READY_POLL_MS);
+      gateTimer.unref();
     },
     async stop() {
       stopping = true;
       running = false;
       if (timer) clearTimeout(timer);
       if (pruneTimer) clearInterval(pruneTimer);
-      timer = pruneTimer = undefined;
+      if (gateTimer) clearTimeout(gateTimer);
+      timer = pruneTimer = gateTimer = undefined;
+      gated = false;
       let bound: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => (bound = setTimeout(resolve, stopWaitMs)));
       await Promise.race([Promise.all(inFlight.values()), waited]);
       clearTimeout(bound);
       if (inFlight.size) log.warn({ inFlight: inFlight.size }, 'stopped with deliveries still in flight; their claims are recovered at the next start');
+      liveOwners.delete(owner); // from now on a claim of ours left in the file is abandoned, even to a scheduler in this process
       await store.close();
       loaded = null;
     },

@@ -21,7 +21,10 @@ export const delaySchema = z
   .min(0, 'delay_seconds must not be negative')
   .max(MAX_DELAY_SECONDS, `delay_seconds must be at most ${MAX_DELAY_SECONDS} (30 days)`);
 
-export const notifyRequestSchema = z.object({
+// Strict: an unknown field is refused (400 `unknown_field`), never silently dropped — a dropped
+// `delay_seconds` on /notify would deliver "later" NOW, a dropped `tz` would read a rule in the
+// wrong timezone.
+export const notifyRequestSchema = z.strictObject({
   text: notifyTextSchema,
   mode: notifyModeSchema.default('auto'),
   title: titleSchema.optional(),
@@ -29,7 +32,7 @@ export const notifyRequestSchema = z.object({
   urgent: z.boolean().optional(),
 });
 
-export const scheduleRequestSchema = z.object({
+export const scheduleRequestSchema = z.strictObject({
   text: notifyTextSchema,
   /** Required unless `repeat` is given (then the first occurrence is the rule's next time). */
   delay_seconds: delaySchema.optional(),
@@ -59,6 +62,24 @@ const FIELD_CODES: Record<string, string> = {
   at: 'bad_time',
 };
 
+/** Fields of /schedule that /notify does not take: the request meant "later", so nothing is sent now. */
+const SCHEDULE_ONLY = new Set(['delay_seconds', 'repeat', 'timezone', 'at']);
+/** Likely spellings of a field we do take. */
+const DID_YOU_MEAN: Record<string, string> = { tz: 'timezone', time_zone: 'timezone', delay: 'delay_seconds', in: 'delay_seconds', message: 'text', body: 'text' };
+
+/** The `unknown_field` error: names the field(s) and, where we can tell, what was meant. */
+function unknownFieldError(keys: readonly string[], known: readonly string[]): NotifyInputError {
+  const names = keys.map((k) => JSON.stringify(k)).join(', ');
+  const hints: string[] = [];
+  for (const key of keys) {
+    if (!known.includes('delay_seconds') && SCHEDULE_ONLY.has(key)) hints.push(`${key} is a /schedule field (local_notify_schedule): this request delivers now, so nothing was sent`);
+    else if (DID_YOU_MEAN[key] && known.includes(DID_YOU_MEAN[key])) hints.push(`did you mean ${DID_YOU_MEAN[key]}?`);
+    else if (key === 'urgent' && !known.includes('urgent')) hints.push('urgent applies to /notify only; a scheduled notification cannot be urgent');
+  }
+  const message = `unknown field${keys.length === 1 ? '' : 's'} ${names}; accepted: ${known.join(', ')}${hints.length ? ` (${hints.join('; ')})` : ''}`;
+  return new NotifyInputError('unknown_field', message);
+}
+
 /** Parse with `schema`; on failure throw NotifyInputError whose code names the first bad field. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -66,6 +87,12 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
   }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
+  // An unknown field first: it often explains the rest (a /schedule request sent to /notify).
+  const unknown = parsed.error.issues.find((i) => i.code === 'unrecognized_keys');
+  if (unknown && unknown.code === 'unrecognized_keys') {
+    const known = schema instanceof z.ZodObject ? Object.keys(schema.shape as Record<string, unknown>) : [];
+    throw unknownFieldError(unknown.keys, known);
+  }
   const issue = parsed.error.issues[0]!;
   const field = String(issue.path[0] ?? '');
   let code = FIELD_CODES[field] ?? 'invalid_request';
@@ -81,6 +108,15 @@ export function parseNotifyRequest(raw: unknown): ValidNotifyRequest {
 
 export function parseScheduleRequest(raw: unknown): ScheduleRequest {
   const request = parseOrThrow(scheduleRequestSchema, raw);
+  // croner also reads nicknames (@yearly, @monthly, @weekly, @daily, @hourly, @annually, @midnight,
+  // @reboot); the documented rule is "daily", "weekdays" or 5 cron fields, so they are refused here
+  // (a nickname is not 5 fields, and @yearly would put the next occurrence up to a year out).
+  if (request.repeat !== undefined && request.repeat.startsWith('@')) {
+    throw new NotifyInputError(
+      'bad_repeat',
+      `repeat: ${JSON.stringify(request.repeat)} is a cron nickname; give "daily", "weekdays" or a 5-field cron expression (minute hour day month weekday), e.g. "0 9 * * 1" for Mondays at 09:00`,
+    );
+  }
   if (request.delay_seconds === undefined && request.repeat === undefined) throw new NotifyInputError('bad_delay', 'delay_seconds: required (a number of seconds) unless repeat is given');
   if (request.repeat === undefined && (request.at !== undefined || request.timezone !== undefined)) {
     throw new NotifyInputError(request.at !== undefined ? 'bad_time' : 'bad_timezone', `${request.at !== undefined ? 'at' : 'timezone'}: only with repeat`);

@@ -7,9 +7,11 @@
 //     and counted as dropped, so a burst can never grow memory or hold a caller for minutes.
 //   - every event carries a stable notification id: `notification_id` in the body and the
 //     `Idempotency-Key` header, the same on every attempt, so a receiver can drop a repeat;
-//   - a failure that proves nothing was acted on is retried with exponential backoff: the
-//     connection was refused or broke before the request was fully written, 5xx, 429 (whose
-//     Retry-After, header or Discord's JSON `retry_after`, is honoured);
+//   - retried with exponential backoff: a connection refused or broken before the request was fully
+//     written (provably not received), 429 (whose Retry-After, header or Discord's JSON
+//     `retry_after`, is honoured), and 5xx — which does NOT prove nothing was acted on, so delivery
+//     is at least once there, deduplicated only by a receiver that honours the Idempotency-Key;
+//   - throttle slots are on a monotonic clock (a wall-clock step cannot block or burst them);
 //   - a request that was written but got no answer in time (timeout, reset) has an UNKNOWN outcome:
 //     the receiver may have acted on it, so it is never re-sent; the outcome says `unknown`.
 // POSTs go through node:http(s) with a fresh connection each (no keep-alive): only there can we
@@ -17,6 +19,7 @@
 // The URL is a secret (it embeds a token): it is never logged and never put in an outcome.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import https from 'node:https';
 import type { Logger } from 'pino';
 import type { DeliveryOutcome } from '../api-types.ts';
@@ -64,7 +67,14 @@ export interface WebhookDispatcherOptions {
   /** Destination; when unset every emit is `unavailable` and nothing is posted. */
   url?: string;
   logger: Logger;
+  /** Wall time (epoch ms): only for what people read (the embed timestamp) and Retry-After dates. */
   clock?: Clock;
+  /**
+   * Monotonic time (ms, any origin) for throttle slots: never steps back or forward with the wall
+   * clock (NTP, a manual change, suspend), so a clock step cannot block or burst the webhook.
+   * Default `performance.now()`; injectable for tests.
+   */
+  monotonic?: Clock;
   sleep?: SleepFn;
   /** Throttling window per event class, seconds (DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS). Default 2. */
   throttleSeconds?: number;
@@ -197,6 +207,9 @@ function headerValue(value: string | string[] | undefined): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
 }
 
+/** Milliseconds since an arbitrary origin that only moves forward (throttle decisions). */
+export const monotonicClock: Clock = { now: () => performance.now() };
+
 type Attempt =
   | { kind: 'ok'; status: number }
   | { kind: 'retry'; detail: string; waitMs?: number }
@@ -205,6 +218,7 @@ type Attempt =
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const clock = options.clock ?? systemClock;
+  const monotonic = options.monotonic ?? monotonicClock;
   const sleep = options.sleep ?? realSleep;
   const windowMs = (options.throttleSeconds ?? 2) * 1000;
   const maxThrottleWaitMs = options.maxThrottleWaitMs ?? 30_000;
@@ -283,7 +297,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (event.urgent) {
         stats.urgent++;
       } else {
-        const now = clock.now();
+        // Monotonic: a wall clock set back an hour must not push the next slot an hour away.
+        const now = monotonic.now();
         const slot = Math.max(now, nextSlot.get(event.eventClass) ?? 0);
         waitMs = slot - now;
         if (waitMs > maxThrottleWaitMs) {

@@ -248,7 +248,7 @@ describe('deliver: single modes and input errors', () => {
     expect(r.events[0]?.urgent).toBe(true);
   });
 
-  it('a hung Discord send is aborted when its time is up, so it cannot land after auto moved on', async () => {
+  it('a hung Discord send is aborted when its time is up and is `unknown` (it may have reached Discord): auto stops there', async () => {
     const signals: AbortSignal[] = [];
     const never = (_target: string, _text: string, options?: { signal?: AbortSignal }): Promise<SentMessage> => {
       signals.push(options!.signal!);
@@ -256,11 +256,15 @@ describe('deliver: single modes and input errors', () => {
     };
     const r = rig({ voice: 'absent' }, { discordText: { sendDirectMessage: never, postToChannel: never }, discordTimeoutMs: 30 });
     const result = await r.notifier.deliver(req());
-    expect(result.results.dm).toEqual({ status: 'error', detail: 'timeout after 30 ms (send aborted)' });
-    expect(result.channel).toBe('webhook');
-    // The sends were told to stop: a REST client honouring the signal never completes them.
-    expect(signals).toHaveLength(2);
-    expect(signals.every((s) => s.aborted)).toBe(true);
+    expect(result.results.dm).toEqual({ status: 'unknown', detail: 'timeout after 30 ms; send aborted, but it may already have reached Discord (not re-sent)' });
+    // Not re-sent through the channel or the webhook: that could deliver the notification twice.
+    expect(result.status).toBe('error');
+    expect(result.channel).toBeUndefined();
+    expect(Object.keys(result.results)).toEqual(['voice', 'dm']);
+    expect(r.events).toEqual([]);
+    // The send was told to stop: a REST client honouring the signal drops it if still queued.
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true);
   });
 
   it('empty text and unknown mode are rejected with codes', async () => {

@@ -24,6 +24,7 @@ function dispatcher(over: Partial<WebhookDispatcherOptions> = {}) {
     url: receiver.url,
     logger,
     clock: { now: () => T0 },
+    monotonic: { now: () => 0 }, // throttle slots run on monotonic time; frozen here like the wall clock
     // Record the waits instead of waiting: no wall-clock in tests.
     sleep: async (ms) => {
       sleeps.push(ms);
