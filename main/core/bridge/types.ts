@@ -15,16 +15,19 @@ export class BridgeError extends Error {
   }
 }
 
-export type VoiceTargetErrorCode = 'guild_not_found' | 'channel_not_found' | 'not_a_voice_channel';
+export type VoiceTargetErrorCode = 'guild_not_found' | 'channel_not_found' | 'not_a_voice_channel' | 'owner_not_in_voice';
+
+const TARGET_STATUS: Record<VoiceTargetErrorCode, 400 | 404 | 409> = { guild_not_found: 404, channel_not_found: 404, not_a_voice_channel: 400, owner_not_in_voice: 409 };
 
 /**
  * The join target is wrong (a client's mistake, not a failed call): no such guild for the bot, no
- * such channel in it, or a channel that is not voice-based. The voice port throws it before it
+ * such channel in it, a channel that is not voice-based, or, with no target given, an owner who is
+ * in no voice channel to follow (409: the state, not the request, is wrong; joining one fixes it). The voice port throws it before it
  * connects; the bridge passes it on unwrapped and /join answers `status` with `code`.
  */
 export class VoiceTargetError extends Refusal<VoiceTargetErrorCode> {
   constructor(code: VoiceTargetErrorCode, message: string) {
-    super(code, message, code === 'not_a_voice_channel' ? 400 : 404);
+    super(code, message, TARGET_STATUS[code]);
   }
 }
 

@@ -335,7 +335,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       const ownerChannel = guild.voiceStates.cache.get(ownerId)?.channelId;
       if (ownerChannel) return { guildId: guild.id, channelId: ownerChannel };
     }
-    throw new Error('the owner is not in a voice channel the bot can see');
+    throw new VoiceTargetError('owner_not_in_voice', 'the owner is not in a voice channel the bot can see: join one in Discord, or give guild_id and channel_id');
   }
 
   #setState(state: ConnectionState, reason?: string): void {

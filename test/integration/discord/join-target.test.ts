@@ -81,6 +81,13 @@ describe('DiscordVoice.join with a wrong target during a call', () => {
   const fixture = fakeCallFixture();
   afterEach(fixture.stop);
 
+  it('with no target and the owner in no voice channel: VoiceTargetError owner_not_in_voice (409), nothing sent', async () => {
+    const { fake, voice } = await fixture.start({ ownerInVoice: false });
+    await expect(voice.join()).rejects.toMatchObject({ name: 'VoiceTargetError', code: 'owner_not_in_voice', status: 409 });
+    expect(fake.joinRequestCount).toBe(0);
+    expect(fake.op4Payloads).toEqual([]);
+  });
+
   it('refuses it with VoiceTargetError and keeps the live call', async () => {
     const { fake, voice } = await fixture.start();
     await voice.join();
