@@ -2,6 +2,7 @@
 // maps to a stable error code so a client sees `empty_text` or `bad_delay`, not a zod dump.
 import { z } from 'zod';
 import { NOTIFY_MODES, type NotifyMode, type NotifyRequest } from '../api-types.ts';
+import { listKeys, MAX_LISTED_KEYS } from '../input-errors.ts';
 import { NotifyInputError } from './types.ts';
 
 /** Longest notification text accepted. Discord posts are cut to 2000 characters at formatting time. */
@@ -69,9 +70,9 @@ const DID_YOU_MEAN: Record<string, string> = { tz: 'timezone', time_zone: 'timez
 
 /** The `unknown_field` error: names the field(s) and, where we can tell, what was meant. */
 function unknownFieldError(keys: readonly string[], known: readonly string[]): NotifyInputError {
-  const names = keys.map((k) => JSON.stringify(k)).join(', ');
+  const names = listKeys(keys);
   const hints: string[] = [];
-  for (const key of keys) {
+  for (const key of keys.slice(0, MAX_LISTED_KEYS)) {
     if (!known.includes('delay_seconds') && SCHEDULE_ONLY.has(key)) hints.push(`${key} is a /schedule field (local_notify_schedule): this request delivers now, so nothing was sent`);
     else if (DID_YOU_MEAN[key] && known.includes(DID_YOU_MEAN[key])) hints.push(`did you mean ${DID_YOU_MEAN[key]}?`);
     else if (key === 'urgent' && !known.includes('urgent')) hints.push('urgent applies to /notify only; a scheduled notification cannot be urgent');

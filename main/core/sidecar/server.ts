@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type { Logger } from 'pino';
 import { errorBody, HttpError } from './errors.ts';
 import { clientConnectionError, clientErrorCode, clientErrorMessage, RESPONSE_HEADERS, routingErrorReply } from './error-replies.ts';
-import { boundedFields, boundedText } from './routes/input-errors.ts';
+import { boundedFields, boundedText } from '../input-errors.ts';
 import { allowedHosts, createSecurityHook } from './security.ts';
 import { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
 import { DashboardSessions } from './sessions.ts';

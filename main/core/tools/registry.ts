@@ -2,6 +2,7 @@
 // the sidecar (`POST /tools/:name`) and the CLI (`live-voice-bridge tool <name>`), so a tool's
 // argument schema is written once, in zod, and its JSON Schema is derived from it.
 import { z } from 'zod';
+import { zodErrorMessage } from '../input-errors.ts';
 import type { ToolDeclaration } from '../ports.ts';
 
 export interface ToolContext {
@@ -122,7 +123,7 @@ export class ToolRegistry {
     if (!tool || (tool.callers && !tool.callers.includes(ctx.caller))) return { ok: false, error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}`, status: 404 } };
     const parsed = tool.args.safeParse(rawArgs ?? {});
     if (!parsed.success) {
-      return { ok: false, error: { code: 'invalid_args', message: z.prettifyError(parsed.error), status: 400 } };
+      return { ok: false, error: { code: 'invalid_args', message: zodErrorMessage(parsed.error), status: 400 } };
     }
     const refused = authorityRefusal(tool, parsed.data, ctx.heard);
     if (refused) return { ok: false, error: refused };

@@ -7,7 +7,7 @@ import { FrameError, sniffImageKind } from '../../model/frame-converter.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { acceptImageBodies, IMAGE_BODY_LIMIT } from '../server.ts';
-import { zodErrorMessage } from './input-errors.ts';
+import { zodErrorMessage } from '../../input-errors.ts';
 
 export const SAY_MAX_CHARS = 2000;
 

@@ -16,7 +16,7 @@ import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { DASHBOARD_CSP, findAppRoot } from './dashboard.ts';
-import { boundedFields, listKeys } from './input-errors.ts';
+import { boundedFields, listKeys } from '../../input-errors.ts';
 
 export interface SetupDeps {
   store?: SettingsStore;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { TalkControl } from '../../bridge/talk-control.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
-import { zodErrorMessage } from './input-errors.ts';
+import { zodErrorMessage } from '../../input-errors.ts';
 
 export interface TalkRouteDeps {
   talk: TalkControl;

@@ -7,7 +7,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolOutcome, ToolRegistry } from '../../tools/registry.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
-import { boundedText } from './input-errors.ts';
 
 /** Call notes can be long: more than the sidecar's default JSON limit. */
 export const TOOL_BODY_LIMIT = 1024 * 1024;
@@ -21,8 +20,7 @@ async function run(registry: ToolRegistry, name: string, body: unknown, request:
       request.log.error({ tool: name, cause: message }, 'tool failed');
       throw new HttpError(500, code, 'the tool failed; see the sidecar log');
     }
-    // The registry words `invalid_args` with zod's full list of issues: bounded here, as on every route.
-    throw new HttpError(status, code, boundedText(message));
+    throw new HttpError(status, code, message);
   }
   // Serialize ourselves so a tool returning a bare string is still JSON, not text/plain.
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(outcome.result ?? null));

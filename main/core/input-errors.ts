@@ -1,8 +1,9 @@
 // Client-facing text for invalid input, bounded. A client mistake must cost a short 400, never an
 // answer that grows with the mistake: zod lists every unknown key of a strict object, so a body with
 // thousands of keys (once: an 8 MB Buffer, every byte offset a "key") gave a 103 MB error body.
-// Shared by the route modules that validate with zod (bridge, talk, setup, tools) and by the server's
-// error handler, which bounds every error message again as a last line of defence.
+// Shared by the tool registry (its `invalid_args`, for HTTP, MCP and the live model alike), the route
+// modules that validate with zod (bridge, talk, setup) and the sidecar's error handler, which bounds
+// every error message again as a last line of defence.
 import type { z } from 'zod';
 
 /** Issues described in one message; the rest are counted. */
