@@ -72,7 +72,7 @@ const DEFINITIONS = {
     'group delay at 1 kHz, measured from the phase slope between 1000 and 1010 Hz tones (ours: equals the designed delay). ffmpeg soxr and libsamplerate trim their own filter delay from the output, so ~0 there is not their streaming latency (soxr VHQ streams with 21-38 ms)',
   realTimeFactor: 'audio seconds processed per CPU second of one thread (process.cpuUsage; ffmpeg: its -benchmark utime+stime), 30 s of speech-like signal in 20 ms frames, best of 3',
   soxrRatio: 'realTimeFactor / ffmpeg soxr VHQ realTimeFactor in the same run (> 1: faster than soxr)',
-  bytesPerFrame: 'JS heap + ArrayBuffer bytes per 20 ms frame (slope of 2 window sizes, no GC inside); < 4 is meter noise',
+  bytesPerFrame: 'JS heap + ArrayBuffer bytes per 20 ms frame (slope of 2 window sizes, no GC inside, the smallest of 3 such pairs); < 4 is meter noise',
   snrVsSoxrDb:
     'SNR vs soxr VHQ on speech-like audio after best (fractional) alignment, both low-passed to 6.8 / 10.2 kHz; a passband ripple of ±0.04 dB alone limits it to about 50 dB',
 } as const;
