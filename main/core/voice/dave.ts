@@ -69,12 +69,16 @@ export interface DaveRecoveryPolicy {
   /** Receive streams destroyed by DAVE decrypt errors within `windowMs` before the session is rebuilt. */
   failuresBeforeRebuild: number;
   windowMs: number;
-  /** Further stream failures after a rebuild (within `windowMs`) before a voice rejoin. */
+  /**
+   * Stream failures after a rebuilt session is ready again (within `rebuildTrialMs` of that) before a
+   * voice rejoin: the rebuild did not help.
+   */
   failuresBeforeRejoin: number;
+  rebuildTrialMs: number;
   maxRejoinsPerMinute: number;
 }
 
-export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, maxRejoinsPerMinute: 3 };
+export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, rebuildTrialMs: 10_000, maxRejoinsPerMinute: 3 };
 
 /** Whether an error that ended a receive stream came from DAVE decryption (davey's error names). */
 export function isDaveDecryptError(error: Error): boolean {
@@ -99,7 +103,11 @@ export class DaveRecovery {
   #recoveries = 0;
   #rejoins: number[] = [];
   #rejoinsTotal = 0;
-  #lastRebuildAt = 0;
+  /**
+   * Our last rebuild: `pending` until the group re-adds us, then on trial: failures after `readyAt`
+   * are the rebuild's, never a reason to rebuild again.
+   */
+  #rebuild: { state: 'none' } | { state: 'pending' } | { state: 'trial'; readyAt: number; failures: number } = { state: 'none' };
   #awaitingRecovery = false;
   #onDebug = (message: string) => this.#debug(message);
   #onTransitioned = () => this.#transitioned();
@@ -126,14 +134,22 @@ export class DaveRecovery {
   onStreamError(error: Error): void {
     if (!isDaveDecryptError(error)) return;
     const now = Date.now();
+    // A failure means the session decrypts again: a rebuild whose readiness we did not see is on trial now.
+    if (this.#rebuild.state === 'pending' && mayPlayAudio(this.#connection)) this.#rebuild = { state: 'trial', readyAt: now, failures: 0 };
+    const rebuild = this.#rebuild;
+    // Judged by counts, not by how fast they come: the library tolerates 36 failed packets before a
+    // stream dies and the receiver resubscribes at most 5 times a second, so on a busy machine the
+    // failures after a rebuild arrive seconds late. Racing them against a clock used to rebuild
+    // again and again and never rejoin.
+    if (rebuild.state === 'pending') return;
+    if (rebuild.state === 'trial' && now - rebuild.readyAt < this.policy.rebuildTrialMs) {
+      rebuild.failures += 1;
+      if (rebuild.failures >= this.policy.failuresBeforeRejoin) this.#rejoin(now);
+      return;
+    }
     this.#streamFailures = this.#streamFailures.filter((t) => now - t < this.policy.windowMs);
     this.#streamFailures.push(now);
-    const sinceRebuild = this.#streamFailures.filter((t) => t > this.#lastRebuildAt).length;
-    if (this.#lastRebuildAt > 0 && now - this.#lastRebuildAt < this.policy.windowMs * 2 && sinceRebuild >= this.policy.failuresBeforeRejoin) {
-      this.#rejoin(now);
-    } else if (this.#streamFailures.length >= this.policy.failuresBeforeRebuild && now - this.#lastRebuildAt >= this.policy.windowMs / 2) {
-      this.#rebuild(now);
-    }
+    if (this.#streamFailures.length >= this.policy.failuresBeforeRebuild) this.#rebuildSession();
   }
 
   /** The call's DAVE state; the receive side adds `undecrypted_frames` (discord-voice.ts). */
@@ -169,6 +185,7 @@ export class DaveRecovery {
 
   #transitioned(): void {
     this.#transitions += 1;
+    if (this.#rebuild.state === 'pending' && mayPlayAudio(this.#connection)) this.#rebuild = { state: 'trial', readyAt: Date.now(), failures: 0 };
     if (this.#awaitingRecovery && mayPlayAudio(this.#connection)) {
       this.#awaitingRecovery = false;
       this.#recoveries += 1;
@@ -178,10 +195,11 @@ export class DaveRecovery {
   }
 
   /** Throw the MLS state away and ask to be re-added (op 31 + op 26), as the library does for non-zero ids. */
-  #rebuild(now: number): void {
+  #rebuildSession(): void {
     const dave = daveSessionOf(this.#connection);
     if (!dave || dave.protocolVersion === 0) return;
-    this.#lastRebuildAt = now;
+    this.#rebuild = { state: 'pending' };
+    this.#streamFailures = [];
     this.#rebuilds += 1;
     this.#awaitingRecovery = true;
     this.#actions.log('rebuilding the dave session after decrypt failures', { lastTransitionId: dave.lastTransitionId ?? 0, rebuilds: this.#rebuilds });
@@ -193,7 +211,7 @@ export class DaveRecovery {
     if (this.#rejoins.length >= this.policy.maxRejoinsPerMinute) return;
     this.#rejoins.push(now);
     this.#rejoinsTotal += 1;
-    this.#lastRebuildAt = 0;
+    this.#rebuild = { state: 'none' };
     this.#streamFailures = [];
     this.#awaitingRecovery = true;
     this.#actions.log('rejoining voice after the dave rebuild did not help', { rejoins: this.#rejoinsTotal });

@@ -28,6 +28,13 @@ function stubConnection(dave: StubDave | undefined) {
   return connection as unknown as VoiceConnection & EventEmitter;
 }
 
+/** The group re-adds us after op 31: the library's session is ready again and the connection says so. */
+function reAdded(dave: StubDave, connection: EventEmitter): void {
+  dave.reinitializing = false;
+  dave.session!.ready = true;
+  connection.emit('transitioned', 0);
+}
+
 const decryptError = () => new Error('DecryptionFailed(UnencryptedWhenPassthroughDisabled)');
 
 describe('DAVE recovery ladder', () => {
@@ -65,7 +72,7 @@ describe('DAVE recovery ladder', () => {
     recovery.attach(connection);
     // A sender whose frames never decrypt: every burst of failures climbs the ladder again.
     for (let second = 0; second < 60; second++) {
-      dave.reinitializing = false;
+      reAdded(dave, connection);
       for (let i = 0; i < 10; i++) {
         recovery.onStreamError(decryptError());
         vi.advanceTimersByTime(100);
@@ -76,12 +83,54 @@ describe('DAVE recovery ladder', () => {
     expect(recovery.status().rejoins).toBe(3);
     vi.advanceTimersByTime(61_000); // a minute later the budget is back
     for (let i = 0; i < 20; i++) {
-      dave.reinitializing = false;
+      reAdded(dave, connection);
       recovery.onStreamError(decryptError());
       vi.advanceTimersByTime(100);
     }
     expect(rejoin.mock.calls.length).toBeGreaterThan(3);
     expect(rejoin.mock.calls.length).toBeLessThanOrEqual(6);
+  });
+
+  it('judges a rebuild by the failures after it, however slowly they come (a busy machine): it rejoins, never rebuilds in a loop', () => {
+    vi.useFakeTimers();
+    const dave = new StubDave();
+    const connection = stubConnection(dave);
+    const rejoin = vi.fn();
+    const recovery = new DaveRecovery({ rejoin, log: () => {} });
+    recovery.attach(connection);
+    for (let i = 0; i < 3; i++) recovery.onStreamError(decryptError());
+    expect(dave.invalidated).toEqual([0]);
+    // While the group has not re-added us nothing decrypts; a stray error then is not the rebuild's.
+    recovery.onStreamError(decryptError());
+    vi.advanceTimersByTime(1_500); // a slow re-add
+    reAdded(dave, connection);
+    // The library's 36 tolerated packets, then streams that die at most 5 times a second, late.
+    vi.advanceTimersByTime(900);
+    for (let i = 0; i < 5; i++) {
+      recovery.onStreamError(decryptError());
+      vi.advanceTimersByTime(600);
+    }
+    expect(dave.invalidated).toEqual([0]); // the old ladder rebuilt again here, racing its own clock
+    expect(rejoin).not.toHaveBeenCalled();
+    recovery.onStreamError(decryptError());
+    expect(rejoin).toHaveBeenCalledTimes(1);
+    expect(recovery.status()).toMatchObject({ rebuilds: 1, rejoins: 1 });
+  });
+
+  it('a rebuild that held: failures long after it start the ladder again with a rebuild, not a rejoin', () => {
+    vi.useFakeTimers();
+    const dave = new StubDave();
+    const connection = stubConnection(dave);
+    const rejoin = vi.fn();
+    const recovery = new DaveRecovery({ rejoin, log: () => {} });
+    recovery.attach(connection);
+    for (let i = 0; i < 3; i++) recovery.onStreamError(decryptError());
+    reAdded(dave, connection);
+    recovery.onStreamError(decryptError()); // one late straggler: not enough to call the rebuild failed
+    vi.advanceTimersByTime(recovery.policy.rebuildTrialMs + 1);
+    for (let i = 0; i < 6; i++) recovery.onStreamError(decryptError());
+    expect(dave.invalidated).toEqual([0, 0]);
+    expect(rejoin).not.toHaveBeenCalled();
   });
 
   it('gates audio: without DAVE or after a downgrade always, at v1 only while the group is ready', () => {
