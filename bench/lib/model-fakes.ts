@@ -117,7 +117,7 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
   const fake = await startFakeGemini({
     autoReply: false,
     bargeInRms: options.bargeInRms,
-    ...(lifetime > 0 ? { connectionLifetimeMs: lifetime, goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, lifetime / 3)) } : {}),
+    ...(lifetime > 0 ? { goAwayAfterMs: lifetime, goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, lifetime / 3)) } : {}),
   });
   const model = KNOWN_LIVE_MODELS[0];
   const turnHandlers: ((turn: UserTurn) => void)[] = [];

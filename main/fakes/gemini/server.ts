@@ -66,8 +66,11 @@ export interface FakeGeminiOptions {
   paceMs?: number;
   /** RMS of incoming audio that interrupts a reply in progress; null disables barge-in. Default 2000. */
   bargeInRms?: number | null;
-  /** Send `goAway` this long after setup, then close `goAwayTimeLeftMs` later. */
-  connectionLifetimeMs?: number;
+  /**
+   * Send `goAway` this long after setup, then close `goAwayTimeLeftMs` (default 2 s) later; overrides
+   * `strict.connectionLifetime` (by default the service's ~10 min).
+   */
+  goAwayAfterMs?: number;
   goAwayTimeLeftMs?: number;
   /** Delay before `setupComplete`; overrides `strict.setupDelayMs`. */
   setupDelayMs?: number;
@@ -81,6 +84,11 @@ export interface FakeSessionRecord {
   connections: number[];
   /** Sockets of this session that completed setup and are still open (the service allows one). */
   open: Set<FakeGeminiConnection>;
+  startedAt: number;
+  /** Its first setup asked for `contextWindowCompression` (no session length limit then). */
+  compressed: boolean;
+  /** It has been sent an image (the shorter limit for uncompressed sessions). */
+  video: boolean;
 }
 
 /** What a handle restores: the session as it was when the handle was issued. */
@@ -125,6 +133,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     this.#options = options;
     this.strict = { ...STRICT_GEMINI, ...options.strict };
     if (options.setupDelayMs !== undefined) this.strict.setupDelayMs = options.setupDelayMs;
+    if (options.goAwayAfterMs !== undefined) this.strict.connectionLifetime = { goAwayAfterMs: options.goAwayAfterMs, goAwayTimeLeftMs: options.goAwayTimeLeftMs ?? 2000 };
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://127.0.0.1:${this.port}`;
   }
@@ -235,6 +244,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
         // A second setup, an unknown field, a bad MIME type or bad base64 after setup.
         connection.refuse(1007, INVALID_ARGUMENT);
       } else if (!this.#refusedByModel(connection, message)) {
+        this.#noteVideo(connection, message);
         connection.handleClientMessage(message);
         this.#autoReply(connection, message);
       }
@@ -288,7 +298,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       }
       connection.resumedWithHandle = resumption.handle;
     } else {
-      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set() };
+      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), startedAt: Date.now(), compressed: setup.contextWindowCompression !== undefined, video: false };
       this.sessions.set(session.id, session);
     }
     const record = session;
@@ -324,11 +334,32 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
         connection.reaskedToolCalls = connection.toolCall(pending.map((call) => ({ name: call.name, args: call.args })));
         connection.reaskedToolCalls.catch(() => undefined);
       }
-      const lifetime = this.#options.connectionLifetimeMs;
-      if (lifetime !== undefined) connection.later(() => connection.goAway(this.#options.goAwayTimeLeftMs ?? 2000), lifetime);
+      const lifetime = this.strict.connectionLifetime;
+      if (lifetime) connection.later(() => connection.goAway(lifetime.goAwayTimeLeftMs), lifetime.goAwayAfterMs);
+      this.#armSessionLimit(connection, record);
     };
     if (this.strict.setupDelayMs > 0) connection.later(finish, this.strict.setupDelayMs);
     else finish();
+  }
+
+  /** The uncompressed session's end (strict.uncompressedSessionLimit), as a deadline close on this socket. */
+  #armSessionLimit(connection: FakeGeminiConnection, record: FakeSessionRecord): void {
+    const limit = this.strict.uncompressedSessionLimit;
+    if (!limit || record.compressed) return;
+    const remaining = record.startedAt + (record.video ? limit.videoMs : limit.audioMs) - Date.now();
+    const { code, reason } = this.strict.deadlineClose;
+    if (remaining <= 0) connection.close(code, reason);
+    else connection.later(() => connection.close(code, reason), remaining);
+  }
+
+  /** The first image sent to an uncompressed session moves its end to the audio-and-video limit. */
+  #noteVideo(connection: FakeGeminiConnection, message: JsonObject): void {
+    const realtime = message.realtimeInput as { video?: unknown; mediaChunks?: { mimeType?: string }[] } | undefined;
+    const record = connection.sessionId === null ? undefined : this.sessions.get(connection.sessionId);
+    if (!realtime || !record || record.video) return;
+    if (realtime.video === undefined && !(realtime.mediaChunks ?? []).some((chunk) => chunk.mimeType?.startsWith('image/'))) return;
+    record.video = true;
+    this.#armSessionLimit(connection, record);
   }
 
   /** Per-model refusals after setup (MODEL_RULES): mid-session `clientContent` on the 3.1 preview. */

@@ -51,6 +51,18 @@ export interface FakeGeminiStrictness {
    * argument.". Off: every model accepts what any model accepts.
    */
   modelRules: boolean;
+  /**
+   * A socket's life (field-notes.md "Gemini Live sessions": ~10 min, `goAway` ~60 s before the end):
+   * `goAway` this long after setup, the deadline close `goAwayTimeLeftMs` later. null: a socket lives
+   * until someone closes it.
+   */
+  connectionLifetime: { goAwayAfterMs: number; goAwayTimeLeftMs: number } | null;
+  /**
+   * A session whose setup has no `contextWindowCompression` ends this long after it began, resumed or
+   * not (field-notes.md: audio-only 15 min, audio and video 2 min): the deadline close, and a resume
+   * after the end is closed the same way at once. null: no limit.
+   */
+  uncompressedSessionLimit: { audioMs: number; videoMs: number } | null;
 }
 
 export const STRICT_GEMINI: FakeGeminiStrictness = {
@@ -66,6 +78,8 @@ export const STRICT_GEMINI: FakeGeminiStrictness = {
   pendingToolCallsOnResume: 'forget',
   validateSetup: true,
   modelRules: true,
+  connectionLifetime: { goAwayAfterMs: 9 * 60_000, goAwayTimeLeftMs: 60_000 },
+  uncompressedSessionLimit: { audioMs: 15 * 60_000, videoMs: 2 * 60_000 },
 };
 
 /** The fake as it was before strictness options: what a client written against a lax server expects. */
@@ -82,6 +96,8 @@ export const LENIENT_GEMINI: FakeGeminiStrictness = {
   pendingToolCallsOnResume: 'forget',
   validateSetup: false,
   modelRules: false,
+  connectionLifetime: null,
+  uncompressedSessionLimit: null,
 };
 
 /** WebSocket close reasons are at most 123 bytes (RFC 6455 §5.5); cut on a UTF-8 boundary. */

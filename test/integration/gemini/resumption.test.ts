@@ -69,7 +69,7 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
   });
 
   it('with the fake’s own lifetime limit, a long call crosses several connections in one conversation', async () => {
-    h = await startHarness({ ...fake, connectionLifetimeMs: 150, goAwayTimeLeftMs: 1500 }, { switchMarginMs: 300 });
+    h = await startHarness({ ...fake, goAwayAfterMs: 150, goAwayTimeLeftMs: 1500 }, { switchMarginMs: 300 });
     await h.fake.connection(3, 15_000);
     const ids = new Set(h.fake.established.map((c) => c.sessionId));
     expect(ids.size).toBe(1);

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
+import { LENIENT_GEMINI, STRICT_GEMINI } from '../../../main/fakes/gemini/strictness.ts';
 import { fakeKey } from './helpers.ts';
 
 let fake: FakeGemini | null = null;
@@ -134,6 +135,45 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
     await waitFor(() => client.messages.some((m) => 'goAway' in m), 'goAway');
     expect(client.messages.find((m) => 'goAway' in m)).toEqual({ goAway: { timeLeft: '0.05s' } });
     expect(await client.closed).toEqual({ code: 1011, reason: 'Deadline expired' });
+  });
+
+  it('by default a socket lives ~10 min (goAway 60 s before its end) and an uncompressed session ends at 15 min, 2 min once it has seen an image', () => {
+    expect(STRICT_GEMINI.connectionLifetime).toEqual({ goAwayAfterMs: 9 * 60_000, goAwayTimeLeftMs: 60_000 });
+    expect(STRICT_GEMINI.uncompressedSessionLimit).toEqual({ audioMs: 15 * 60_000, videoMs: 2 * 60_000 });
+    expect(LENIENT_GEMINI.connectionLifetime).toBeNull();
+  });
+
+  it('sends goAway and closes every socket at the end of its lifetime, by itself', async () => {
+    fake = await startFakeGemini({ strict: { connectionLifetime: { goAwayAfterMs: 80, goAwayTimeLeftMs: 60 } } });
+    const client = await setUp();
+    await waitFor(() => client.messages.some((m) => 'goAway' in m), 'goAway');
+    expect(client.messages.find((m) => 'goAway' in m)).toEqual({ goAway: { timeLeft: '0.06s' } });
+    expect(await client.closed).toEqual({ code: 1011, reason: 'Deadline expired' });
+  });
+
+  it('ends a session without contextWindowCompression at its limit, resumed or not; with compression it goes on', async () => {
+    const limit = { audioMs: 400, videoMs: 150 };
+    fake = await startFakeGemini({ strict: { uncompressedSessionLimit: limit, connectionLifetime: null } });
+    const first = await setUp();
+    const handle = (first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }).newHandle;
+    first.ws.close();
+    await first.closed;
+    const resumed = await setUp(handle); // the clock runs from the session's start, not the socket's
+    expect(await resumed.closed).toEqual({ code: 1011, reason: 'Deadline expired' });
+    const late = await setUp(handle);
+    expect(await late.closed).toEqual({ code: 1011, reason: 'Deadline expired' });
+
+    // An image moves the end to the audio-and-video limit.
+    const withVideo = await setUp();
+    withVideo.ws.send(JSON.stringify({ realtimeInput: { video: { data: Buffer.from('img').toString('base64'), mimeType: 'image/jpeg' } } }));
+    expect(await withVideo.closed).toEqual({ code: 1011, reason: 'Deadline expired' });
+
+    const compressed = openRaw();
+    await new Promise<void>((resolve) => compressed.ws.once('open', () => resolve()));
+    compressed.ws.send(JSON.stringify({ setup: { model: 'models/gemini-3.8-live', contextWindowCompression: { slidingWindow: {} } } }));
+    await waitFor(() => compressed.messages.some((m) => 'setupComplete' in m), 'setupComplete');
+    await new Promise((r) => setTimeout(r, limit.audioMs + 200));
+    expect(compressed.ws.readyState).toBe(WebSocket.OPEN);
   });
 
   it('cuts close reasons to 123 bytes (an unknown model’s long reason)', async () => {

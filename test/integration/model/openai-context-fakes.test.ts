@@ -2,9 +2,9 @@
 // Realtime a `system` message item must carry `input_text` parts only; on GPT-Live
 // `session.thinking.append` needs non-empty content and an explicit `delegation_id` (null). Raw
 // client events over a socket, so the fakes' strictness is tested, not our client's habits.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { startFakeOpenAILive, startFakeOpenAIRealtime } from '../../../main/fakes/openai/index.ts';
+import { FakeRealtimeConnection, startFakeOpenAILive, startFakeOpenAIRealtime } from '../../../main/fakes/openai/index.ts';
 
 const key = ['fake', 'context', 'key', process.pid.toString(36)].join('-');
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -71,5 +71,19 @@ describe('silent context on the OpenAI fakes', () => {
     const c = await fake.connection(0);
     expect(c.thinking).toEqual(['[Speaking now: Gus]']);
     expect(c.commentary).toEqual([]);
+  });
+
+  it('realtime: a session ends at the service\'s 60 minutes by default (session_expired, close 1001); sooner or never when asked', async () => {
+    const expiries = vi.spyOn(FakeRealtimeConnection.prototype, 'expireAfter');
+    cleanup.push(async () => expiries.mockRestore());
+    for (const [options, expected] of [[{}, 60 * 60_000], [{ sessionLifetimeMs: 150 }, 150], [{ sessionLifetimeMs: null }, undefined]] as const) {
+      expiries.mockClear();
+      const fake = await startFakeOpenAIRealtime({ validKeys: [key], autoReply: false, ...options });
+      cleanup.push(() => fake.close());
+      const client = await rawClient(`${fake.url.replace(/^http/, 'ws')}/realtime?model=gpt-realtime-2.1`);
+      await client.next('session.created');
+      expect(expiries.mock.calls.map((call) => call[0])).toEqual(expected === undefined ? [] : [expected]);
+      if (expected === 150) expect(((await client.next('error')).error as { code: string }).code).toBe('session_expired');
+    }
   });
 });

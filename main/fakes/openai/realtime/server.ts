@@ -25,6 +25,9 @@ import { FakeTranscriptionConnection } from './transcription.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
 
+/** Sessions last at most 60 minutes (research/protocols.md §2, the realtime-conversations guide). */
+const REALTIME_SESSION_LIMIT_MS = 60 * 60_000;
+
 export interface RealtimeAutoReply {
   /** What the model says to user speech (default a short fixed sentence). */
   transcript?: string;
@@ -49,8 +52,8 @@ export interface FakeRealtimeOptions {
   transcribe?: (pcm24k: Int16Array) => string;
   /** How long a transcription takes after the commit. Default 50 ms. */
   transcribeDelayMs?: number;
-  /** Each session ends after this long (`session_expired`, close 1001); the service's limit is 60 min. Default: never. */
-  sessionLifetimeMs?: number;
+  /** Each session ends after this long (`session_expired`, close 1001). Default: the service's 60 min; null: never. */
+  sessionLifetimeMs?: number | null;
 }
 
 export interface FakeRealtimeEvents {
@@ -155,7 +158,8 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     connection.send({ type: 'session.created', session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' } });
     const inputTranscript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
     if (inputTranscript) connection.setInputTranscript(inputTranscript);
-    if (this.#options.sessionLifetimeMs) connection.expireAfter(this.#options.sessionLifetimeMs);
+    const lifetime = this.#options.sessionLifetimeMs === undefined ? REALTIME_SESSION_LIMIT_MS : this.#options.sessionLifetimeMs;
+    if (lifetime !== null) connection.expireAfter(lifetime);
     this.emit('ready', connection);
   }
 
