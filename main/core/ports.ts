@@ -171,7 +171,7 @@ export interface LiveModelUsage {
   tokens?: TokenCounts;
 }
 
-export type TextDropReason = 'queue_full' | 'call_ended' | 'timeout';
+export type TextDropReason = 'queue_full' | 'call_ended' | 'timeout' | 'refused';
 export type TextOutcome = { delivered: true } | { delivered: false; reason: TextDropReason };
 
 export interface TextDelivery {
@@ -179,6 +179,12 @@ export interface TextDelivery {
   onSettled?: (outcome: TextOutcome) => void;
   /** Drop the text (settling `timeout`) when no idle moment came within this many ms. */
   deadlineMs?: number;
+  /**
+   * Asked at the idle moment, right before the text is handed over: false (or a rejection) drops it
+   * (`refused`). The notification scheduler claims its entry here, so a crash while the text waits
+   * for a pause leaves the entry unclaimed, to be delivered by the next start.
+   */
+  beforeHandOver?: () => Promise<boolean>;
 }
 
 export interface ToolDeclaration {

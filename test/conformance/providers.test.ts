@@ -309,8 +309,14 @@ export const SCENARIOS: Scenario[] = [
     autoReply: true,
     async run({ fake, session, rec }) {
       const c = await fake.connection(0);
-      session.sendText('Your build finished.');
+      // The notifier's voice mode reports `ok` from this settle (and claims a reminder in
+      // beforeHandOver): a provider that ignores the delivery leaves the caller waiting it out.
+      const settled: unknown[] = [];
+      let asked = 0;
+      session.sendText('Your build finished.', { deadlineMs: 20_000, beforeHandOver: async () => (asked++, true), onSettled: (o) => settled.push(o) });
       await c.waitFor(() => c.injectedTexts().some((t) => t.includes('Your build finished.')), 'injected text');
+      expect(asked).toBe(1);
+      expect(settled).toEqual([{ delivered: true }]);
       await until(() => rec.turnCompletes >= 1, 'spoken');
       expect(rec.outputTranscripts.join('')).toContain('Your build finished.');
     },

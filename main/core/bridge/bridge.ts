@@ -57,6 +57,7 @@ const DROP_REASONS: Record<TextDropReason, string> = {
   call_ended: 'the call ended before the text could be spoken',
   queue_full: 'too many texts waiting to be spoken; the oldest was dropped',
   timeout: 'no pause in the conversation to speak it in time',
+  refused: 'not sent: the entry was cancelled or is being delivered elsewhere',
 };
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -294,7 +295,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
    * it waited, the queue overflowed, or no idle moment came within `withinMs`. During a reconnect
    * the text waits in the session's queue like any other.
    */
-  speak(text: string, options: { withinMs: number; onHandedOver?: () => void }): Promise<VoiceHandOff> {
+  speak(text: string, options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> }): Promise<VoiceHandOff> {
     const model = this.#model;
     if (!model || !this.#callLive()) return Promise.resolve({ delivered: false, reason: 'no live call' });
     return new Promise((resolve) => {
@@ -302,6 +303,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       const guard = setTimeout(() => resolve({ delivered: false, reason: 'the model did not confirm the hand-off in time' }), options.withinMs + 5000);
       model.sendText(text, {
         deadlineMs: options.withinMs,
+        beforeHandOver: options.beforeHandOver,
         onSettled: (outcome) => {
           clearTimeout(guard);
           if (outcome.delivered) {

@@ -7,7 +7,10 @@
 //
 // Each text may carry a settle callback and a deadline: it settles `delivered` when it is handed to
 // the model (written on the live session), or dropped with a reason (`queue_full`, `call_ended`,
-// `timeout`) — and a dropped text is removed, so it is never spoken after its sender moved on.
+// `timeout`, `refused`) — and a dropped text is removed, so it is never spoken after its sender moved on.
+// A text may also ask to be confirmed at the idle moment (`beforeHandOver`, the scheduler's claim):
+// the flush then waits for those answers (a file write, milliseconds), drops what was refused and
+// hands over the rest, so nothing is claimed while it only waits for a pause.
 import type { TextDelivery, TextDropReason, TextOutcome } from '../ports.ts';
 import type { Clock, TimerHandle } from './clock.ts';
 
@@ -15,6 +18,8 @@ interface QueuedText {
   text: string;
   onSettled: ((outcome: TextOutcome) => void) | undefined;
   deadline: TimerHandle | null;
+  /** Still to be confirmed before it is handed over (cleared once confirmed). */
+  beforeHandOver: (() => Promise<boolean>) | undefined;
 }
 
 export interface TextInjectionOptions {
@@ -42,6 +47,8 @@ export class TextInjectionQueue {
   #awaitingReply = false;
   #replyTimer: TimerHandle | null = null;
   #closed = false;
+  /** Confirmations asked at an idle moment and not yet answered: no flush meanwhile. */
+  #confirming = false;
   delivered = 0;
 
   constructor(options: TextInjectionOptions) {
@@ -62,7 +69,7 @@ export class TextInjectionQueue {
   }
 
   enqueue(text: string, delivery: TextDelivery = {}): void {
-    const item: QueuedText = { text, onSettled: delivery.onSettled, deadline: null };
+    const item: QueuedText = { text, onSettled: delivery.onSettled, deadline: null, beforeHandOver: delivery.beforeHandOver };
     if (this.#closed) return settle(item, { delivered: false, reason: 'call_ended' });
     if (delivery.deadlineMs !== undefined) {
       item.deadline = this.#clock.setTimeout(() => {
@@ -105,7 +112,11 @@ export class TextInjectionQueue {
   }
 
   tryFlush(): void {
-    if (this.#closed || this.#queue.length === 0 || !this.idle) return;
+    if (this.#closed || this.#confirming || this.#queue.length === 0 || !this.idle) return;
+    if (this.#queue.some((item) => item.beforeHandOver)) {
+      void this.#confirm();
+      return;
+    }
     const items = this.#queue;
     if (!this.#deliver(items.map((i) => i.text))) return;
     this.#queue = [];
@@ -115,6 +126,25 @@ export class TextInjectionQueue {
       settle(item, { delivered: true });
     }
     this.#waitForReply(this.#injectionReplyTimeoutMs);
+  }
+
+  /**
+   * Ask every text that wants it whether it may go now; drop the refused ones, then flush if the
+   * conversation is still idle (if not, the confirmed texts wait for the next pause, still confirmed).
+   */
+  async #confirm(): Promise<void> {
+    this.#confirming = true;
+    const asked = this.#queue.filter((item) => item.beforeHandOver);
+    const answers = await Promise.all(asked.map((item) => item.beforeHandOver!().catch(() => false)));
+    this.#confirming = false;
+    asked.forEach((item, i) => {
+      item.beforeHandOver = undefined;
+      const at = this.#queue.indexOf(item);
+      if (answers[i] || at < 0) return; // confirmed, or already dropped (deadline, overflow, close)
+      this.#queue.splice(at, 1);
+      this.#drop(item, 'refused');
+    });
+    this.tryFlush();
   }
 
   /** The call ended: everything still waiting is dropped (`call_ended`) and later texts too. */

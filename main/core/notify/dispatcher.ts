@@ -60,7 +60,7 @@ export interface DeliverOptions {
    * concurrently, so the hook must give every mode of one delivery the same answer (the scheduler
    * shares one claim per attempt). Resolving false (or throwing) sends nothing for that mode, which
    * is then reported `unavailable` (never `skipped`). The scheduler claims its entry here, so no
-   * claim is held while a send waits for a throttle slot.
+   * claim is held while a send waits for a throttle slot or a voice text for a pause in the call.
    */
   onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
 }
@@ -106,15 +106,20 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     const bridge = deps.voice();
     // A voice destination exists only while a call is live.
     if (!bridge) return { status: 'skipped', detail: 'no live call' };
-    const refused = await sendingRefused(options, 'voice');
-    if (refused) return refused;
+    // Asked at the pause the text goes out in, not before the wait for it (up to `voiceBoundMs`): a
+    // crash while the text waits then leaves a reminder unclaimed, delivered by the next start,
+    // instead of claimed and reported "may have been delivered".
+    let refused: DeliveryOutcome | null = null;
+    const beforeHandOver = async (): Promise<boolean> => (refused = await sendingRefused(options, 'voice')) === null;
     try {
       const handOff = await bridge.speak(formatVoiceText(req.text, req.title), {
         withinMs: voiceBoundMs,
+        ...(options.onSending ? { beforeHandOver } : {}),
         // The chime goes with the text: it plays the moment the text is handed to the model.
         onHandedOver: playChime,
       });
-      return handOff.delivered ? { status: 'ok' } : { status: 'unavailable', detail: handOff.reason };
+      if (handOff.delivered) return { status: 'ok' };
+      return refused ?? { status: 'unavailable', detail: handOff.reason };
     } catch (err) {
       return { status: 'error', detail: errorMessage(err) };
     }

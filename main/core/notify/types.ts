@@ -15,7 +15,7 @@ export interface VoiceDelivery {
    * the live session: `delivered`), or dropped: the call ended, the queue overflowed, or no idle
    * moment came within `withinMs`. A dropped text is never spoken later.
    */
-  speak(text: string, options: { withinMs: number; onHandedOver?: () => void }): Promise<VoiceHandOff>;
+  speak(text: string, options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> }): Promise<VoiceHandOff>;
 }
 
 export type VoiceHandOff = { delivered: true } | { delivered: false; reason: string };

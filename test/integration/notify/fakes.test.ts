@@ -39,6 +39,7 @@ beforeAll(async () => {
       return new Promise((resolve) =>
         gemini.session.sendText(text, {
           deadlineMs: options.withinMs,
+          beforeHandOver: options.beforeHandOver,
           onSettled: (o) => {
             if (o.delivered) options.onHandedOver?.();
             resolve(o.delivered ? { delivered: true } : { delivered: false, reason: o.reason });

@@ -62,4 +62,49 @@ describe('TextInjectionQueue outcomes', () => {
     expect(r.outcomes.get('2')).toEqual([{ delivered: true }]);
     expect(r.outcomes.get('3')).toEqual([{ delivered: true }]);
   });
+
+  it('asks beforeHandOver only at the pause the text goes out in; a refused text is dropped (`refused`), the others go', async () => {
+    const r = rig();
+    const asked: string[] = [];
+    const answers = new Map<string, (ok: boolean) => void>();
+    const confirm = (text: string) => () => new Promise<boolean>((resolve) => (asked.push(text), answers.set(text, resolve)));
+    r.queue.modelActivity();
+    for (const text of ['claimed', 'refused']) {
+      r.outcomes.set(text, []);
+      r.queue.enqueue(text, { deadlineMs: 20_000, beforeHandOver: confirm(text), onSettled: (o) => r.outcomes.get(text)!.push(o) });
+    }
+    r.add('plain');
+    r.clock.advance(10_000); // the model talks on: nobody is asked while the texts wait
+    expect(asked).toEqual([]);
+    r.queue.modelTurnEnded();
+    expect(asked).toEqual(['claimed', 'refused']);
+    r.queue.tryFlush(); // nothing goes while the answers are out
+    expect(r.sent).toEqual([]);
+    answers.get('claimed')!(true);
+    answers.get('refused')!(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.sent).toEqual([['claimed', 'plain']]);
+    expect(r.outcomes.get('claimed')).toEqual([{ delivered: true }]);
+    expect(r.outcomes.get('refused')).toEqual([{ delivered: false, reason: 'refused' }]);
+    expect(r.outcomes.get('plain')).toEqual([{ delivered: true }]);
+  });
+
+  it('a text whose deadline passes before any pause is never asked, and a rejected confirmation is a refusal', async () => {
+    const r = rig();
+    let asked = 0;
+    r.queue.userAudio();
+    r.outcomes.set('late', []);
+    r.queue.enqueue('late', { deadlineMs: 5_000, beforeHandOver: async () => (asked++, true), onSettled: (o) => r.outcomes.get('late')!.push(o) });
+    r.clock.advance(5_000);
+    r.queue.userAudioEnded();
+    r.clock.advance(5_000);
+    expect(asked).toBe(0);
+    expect(r.outcomes.get('late')).toEqual([{ delivered: false, reason: 'timeout' }]);
+
+    r.outcomes.set('broken', []);
+    r.queue.enqueue('broken', { beforeHandOver: () => Promise.reject(new Error('disk full')), onSettled: (o) => r.outcomes.get('broken')!.push(o) });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.outcomes.get('broken')).toEqual([{ delivered: false, reason: 'refused' }]);
+    expect(r.sent).toEqual([]);
+  });
 });

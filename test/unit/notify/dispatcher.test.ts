@@ -52,6 +52,8 @@ function rig(b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhoo
             async speak(text, options) {
               calls.push('voice');
               if (b.voice === 'fail') return { delivered: false, reason: 'the call ended before the text could be spoken' };
+              // Like the bridge: asked at the pause, right before the hand-over.
+              if (options.beforeHandOver && !(await options.beforeHandOver())) return { delivered: false, reason: 'refused' };
               spoken.push(text);
               options.onHandedOver?.();
               return { delivered: true };

@@ -16,6 +16,9 @@ import { createNotifier, type DeliverOptions } from '../../../main/core/notify/d
 import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
 import { createScheduler, procStat, type SchedulerOptions } from '../../../main/core/notify/scheduler.ts';
 import type { WebhookDispatcher } from '../../../main/core/notify/webhook.ts';
+import type { VoiceDelivery } from '../../../main/core/notify/types.ts';
+import { ManualClock } from '../../../main/core/model/clock.ts';
+import { TextInjectionQueue } from '../../../main/core/model/text-injection.ts';
 
 const logger = pino({ level: 'silent' });
 const T0 = 1_800_000_000_000;
@@ -277,3 +280,53 @@ describe('start() waits (bounded) for the destinations before firing overdue rem
     expect((await make().list()).entries[0]!.state).toBe('scheduled');
   });
 });
+
+describe('a voice reminder is claimed at the pause it is spoken in, not while it waits for one', () => {
+  /** A live call whose model is talking: texts wait in the session's queue, as on the bridge. */
+  function busyCall() {
+    const queue = new TextInjectionQueue({ clock: new ManualClock(), deliver: (texts) => (sent.push(...texts.map((x) => `voice:${x}`)), true) });
+    queue.modelActivity();
+    const voice: VoiceDelivery = {
+      speak: (text, options) =>
+        new Promise((resolve) =>
+          queue.enqueue(text, {
+            deadlineMs: options.withinMs,
+            beforeHandOver: options.beforeHandOver,
+            onSettled: (o) => resolve(o.delivered ? { delivered: true } : { delivered: false, reason: o.reason }),
+          }),
+        ),
+    };
+    return { queue, voice };
+  }
+  const stored = async () => (await make().list()).entries[0]!;
+
+  it('waits unclaimed (`scheduled`, 0 attempts), is claimed and spoken at the pause, recorded delivered once', async () => {
+    const call = busyCall();
+    const s = make({ notifier: createNotifier({ voice: () => call.voice, discordText: null, sfxEnabled: false, logger }) });
+    await s.schedule({ text: 'stand-up', delay_seconds: 0, mode: 'voice' });
+    const delivery = s.tick();
+    await sleep(50);
+    expect(sent).toEqual([]);
+    expect(await stored()).toMatchObject({ state: 'scheduled', attempts: 0 });
+    call.queue.modelTurnEnded(); // the pause
+    await delivery;
+    expect(sent).toEqual([expect.stringMatching(/^voice:.*stand-up/)]);
+    expect(await stored()).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('a process that dies while its reminder waits for a pause leaves it to the next start, which delivers it (not "may have been delivered")', async () => {
+    const dead = busyCall();
+    const first = make({ notifier: createNotifier({ voice: () => dead.voice, discordText: null, sfxEnabled: false, logger }) });
+    await first.schedule({ text: 'pay rent', delay_seconds: 0, mode: 'voice' });
+    void first.tick(); // it never gets its pause: the process is gone
+    await sleep(50);
+    const next = busyCall();
+    next.queue.modelTurnEnded();
+    const second = make({ notifier: createNotifier({ voice: () => next.voice, discordText: null, sfxEnabled: false, logger }) });
+    await second.tick();
+    expect(sent).toEqual([expect.stringMatching(/^voice:.*pay rent/)]);
+    expect(await stored()).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect((await stored()).last_error).toBeUndefined();
+  });
+});
+

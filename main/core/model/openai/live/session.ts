@@ -17,7 +17,7 @@ import type { ClientEvent } from 'openai/resources/live/live';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../../api-types.ts';
 import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
 import type { Clock, TimerHandle } from '../../clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
 import { decodePcm, encodePcm } from '../../pcm-codec.ts';
@@ -170,9 +170,9 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#resampler.reset();
   }
 
-  sendText(text: string): void {
+  sendText(text: string, delivery?: TextDelivery): void {
     const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed));
+    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed), delivery);
   }
 
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
