@@ -194,7 +194,7 @@ export const openaiLiveAdapter: ProviderAdapter = {
     const fake = await startFakeOpenAILive({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
     return {
       knownModel: 'gpt-live-1.1',
-      provider: (o) => createOpenAILiveProvider(openaiProviderBase(o, 'gpt-live-1.1', fake.url)),
+      provider: (o) => createOpenAILiveProvider({ ...openaiProviderBase(o, 'gpt-live-1.1', fake.url), toolReplyWaitMs: 300 }),
       connection: async (n) => {
         const c = await fake.connection(n);
         return openaiControls(c, 'session', {

@@ -582,6 +582,105 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'reconnect-tool-result-offline',
+    title: 'reconnect: a tool result that comes while no socket is open is answered on the next one',
+    notApplicable: { gemini: 'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts' },
+    async run({ fake, session, rec }, adapter) {
+      const c0 = await fake.connection(0);
+      void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
+      await until(() => rec.toolCalls.length === 1, 'tool call');
+      // The result lands in the gap between the drop and the next socket.
+      const onState = (state: string): void => {
+        if (state === 'connected') return;
+        session.off('state', onState);
+        session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
+      };
+      session.on('state', onState);
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'reconnected');
+      // Asked to answer it: Realtime with response.create, GPT-Live with the result as speakable commentary.
+      if (adapter.name === 'openai-live') await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes('sunny')), 'the result handed over');
+      else await c1.waitFor(() => c1.replyRequests() >= 1 && c1.conversation().some((t) => t.includes('sunny')), 'an answer asked for');
+      expect(c1.rejections()).toEqual([]);
+    },
+  },
+  {
+    id: 'reconnect-tool-result-while-replying',
+    title: 'reconnect: a result for the old socket\'s call, while the new socket replies, asks for its answer after that reply (never refused)',
+    notApplicable: { gemini: 'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts', 'openai-live': 'GPT-Live hands such a result over as commentary, with no response request to refuse' },
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
+      await until(() => rec.toolCalls.length === 1, 'tool call');
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'reconnected');
+      const reply = c1.reply({ transcript: 'Talking meanwhile.', toneMs: 600, paceMs: 40 });
+      await until(() => rec.audioSamples > 0, 'the new socket replying');
+      session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
+      await reply;
+      await c1.waitFor(() => c1.replyRequests() >= 1, 'the answer asked for after the reply');
+      expect(c1.rejections()).toEqual([]);
+    },
+  },
+  {
+    id: 'reconnect-ends-turn',
+    title: 'reconnect: a reply cut off by a drop ends its turn, and the next reply is heard',
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      void c0.reply({ transcript: 'A long answer that gets cut.', toneMs: 3000, paceMs: 40 }).catch(() => undefined);
+      await until(() => rec.audioSamples > 0, 'reply started');
+      c0.drop();
+      await until(() => rec.turnCompletes >= 1, 'the cut turn ended');
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'reconnected');
+      const before = rec.audioSamples;
+      await c1.reply({ transcript: 'Next answer.', toneMs: 300 });
+      await until(() => rec.turnCompletes >= 2, 'the next turn');
+      expect(rec.audioSamples).toBeGreaterThan(before);
+    },
+  },
+  {
+    id: 'text-waits-for-user-through-reconnect',
+    title: 'text injection: a user who talks through a reconnect is not talked over by a queued text',
+    async run({ fake, session }) {
+      const c0 = await fake.connection(0);
+      // In the gap between the drop and the next socket: the user starts talking (no end of speech
+      // yet) and a text is queued.
+      const onState = (state: string): void => {
+        if (state === 'connected') return;
+        session.off('state', onState);
+        session.sendAudio(tone16k(40, 440, 12_000));
+        session.sendText('Later please.');
+      };
+      session.on('state', onState);
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => session.state === 'connected', 'reconnected');
+      await new Promise((r) => setTimeout(r, 400));
+      expect(c1.injectedTexts().some((t) => t.includes('Later please.'))).toBe(false);
+      session.endAudioInput();
+      await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes('Later please.')), 'the text after the user stopped');
+    },
+  },
+  {
+    id: 'text-after-silent-tool',
+    title: 'text injection: after a tool result the model does not speak to, texts go out again',
+    notApplicable: {
+      gemini: 'the service ends every tool cycle with turnComplete',
+      'openai-realtime': 'the service ends every response.create with response.done',
+    },
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
+      await until(() => rec.toolCalls.length === 1, 'tool call');
+      session.sendText('Meeting moved.');
+      session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
+      await c0.waitFor(() => c0.injectedTexts().some((t) => t.includes('Meeting moved.')), 'the text once the model stayed silent');
+    },
+  },
+  {
     id: 'bad-key',
     title: 'bad key: connect fails at once with a key error, no retry storm, key not in the message or logs',
     connect: false,

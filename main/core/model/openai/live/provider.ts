@@ -30,6 +30,8 @@ export interface OpenAILiveProviderOptions {
   turnGapMs?: number;
   bargeInGapMs?: number;
   replyWaitMs?: number;
+  /** Silence after the last tool result before texts may go out again (default 5 s). */
+  toolReplyWaitMs?: number;
 }
 
 export function createOpenAILiveProvider(options: OpenAILiveProviderOptions): LiveModelProvider {
@@ -55,6 +57,7 @@ export function createOpenAILiveProvider(options: OpenAILiveProviderOptions): Li
         handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
         turnGapMs: options.turnGapMs ?? 700,
         bargeInGapMs: options.bargeInGapMs ?? 250,
+        toolReplyWaitMs: options.toolReplyWaitMs ?? 5000,
         replyWaitMs: options.replyWaitMs,
       });
       await session.start();

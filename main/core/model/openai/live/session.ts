@@ -45,6 +45,7 @@ import {
   usageUpdated,
 } from './events.ts';
 
+
 export interface LiveSessionOptions {
   /** e.g. wss://api.openai.com/v1; `/live/sessions` is appended. */
   baseUrl: string;
@@ -64,6 +65,8 @@ export interface LiveSessionOptions {
   turnGapMs: number;
   /** Quiet model audio, after the user spoke over it, that counts as the model yielding. */
   bargeInGapMs: number;
+  /** Model silence after the last tool result that releases the text queue (the model chose not to speak). */
+  toolReplyWaitMs: number;
   replyWaitMs?: number;
 }
 
@@ -93,6 +96,9 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   #lastAudioAt = 0;
   #userSpokeOverModel = false;
   #turnTimer: TimerHandle | null = null;
+  #toolReplyTimer: TimerHandle | null = null;
+  /** Tool results that came while no socket was open. */
+  readonly #resultsWhileOffline: ToolCallResult[] = [];
   #replyText = '';
   #inputText = '';
   readonly #pendingCalls = new Map<string, string>();
@@ -141,13 +147,15 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
 
   sendAudio(pcm16kMono: Int16Array): void {
     this.#unanswered.push(pcm16kMono);
+    // Before the socket check: a user talking through a reconnect is still talking when it ends,
+    // so a queued text must not go out over them.
+    this.#texts.userAudio();
     const socket = this.#socket;
     if (!socket?.isOpen) {
       // Not sent live; kept (up to 5 s) for the next session.
       this.#stats.audioChunksDropped++;
       return;
     }
-    this.#texts.userAudio();
     if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) {
       this.#userSpokeOverModel = true;
       this.#armTurnCheck(); // the shorter barge-in gap now applies
@@ -173,6 +181,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   sendText(text: string, delivery?: TextDelivery): void {
     const trimmed = text.trim();
     if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed), delivery);
+    else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
   }
 
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
@@ -193,21 +202,46 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#pendingCalls.delete(result.id);
     this.#history.add({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output });
     if (!this.#socket?.isOpen) {
+      // In the history the next session starts with, as a past note; it is handed over again as
+      // speakable context once that session is up (#connect), or nobody would answer it.
+      this.#resultsWhileOffline.push(result);
       this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result kept for replay: no live connection');
       return;
     }
     if (!this.#callsOnSocket.has(result.id)) {
       // The call belongs to a session that has since dropped: hand its result over as speakable context.
-      this.#send(commentaryAppend(`The ${result.name} tool finished: ${output}`));
+      this.#sendOrphanResult(result, output);
       return;
     }
     this.#send(functionCallOutput(result.id, output));
-    if ([...this.#pendingCalls.keys()].every((id) => !this.#callsOnSocket.has(id))) this.#send(RESPONSE_CREATE);
+    if ([...this.#pendingCalls.keys()].every((id) => !this.#callsOnSocket.has(id))) {
+      this.#send(RESPONSE_CREATE);
+      this.#awaitReplyToTools();
+    }
+  }
+
+  #sendOrphanResult(result: ToolCallResult, output = JSON.stringify(result.response)): void {
+    this.#send(commentaryAppend(`The ${result.name} tool finished: ${output}`));
+    this.#awaitReplyToTools();
+  }
+
+  /**
+   * The tool call held the text queue (the answer comes after the result); if the model says
+   * nothing within `toolReplyWaitMs` of the last result, release it, or /say and voice
+   * notifications would wait for a turn that never comes.
+   */
+  #awaitReplyToTools(): void {
+    this.#o.clock.clearTimeout(this.#toolReplyTimer);
+    this.#toolReplyTimer = this.#o.clock.setTimeout(() => {
+      this.#toolReplyTimer = null;
+      if (!this.#turnOpen) this.#texts.modelTurnEnded();
+    }, this.#o.toolReplyWaitMs);
   }
 
   async close(): Promise<void> {
     if (!this.#life.close()) return;
     this.#stopTurnTimer();
+    this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#texts.close();
     const socket = this.#socket;
     this.#socket = null;
@@ -241,6 +275,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     // After the history (session.start input): the words the old session heard but never answered.
     this.#resampler.reset();
     this.#unanswered.replay((pcm) => this.#sendAudioTo(connection, pcm), () => this.#endOfSpeech(connection));
+    for (const result of this.#resultsWhileOffline.splice(0)) this.#sendOrphanResult(result);
     this.#texts.tryFlush();
   }
 
@@ -290,6 +325,10 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#socket = null;
     this.#o.logger.warn({ code, reason }, 'gpt-live connection closed unexpectedly');
     this.#endTurn(false);
+    // Also when no audio turn was open (a tool cycle): nothing will answer on this socket now.
+    this.#o.clock.clearTimeout(this.#toolReplyTimer);
+    this.#toolReplyTimer = null;
+    this.#texts.modelTurnEnded();
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
 
@@ -362,6 +401,8 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #openTurn(): void {
+    this.#o.clock.clearTimeout(this.#toolReplyTimer);
+    this.#toolReplyTimer = null;
     this.#turnOpen = true;
     this.#userSpokeOverModel = false;
     this.#replyText = '';

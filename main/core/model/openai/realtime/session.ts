@@ -120,6 +120,8 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   /** Calls of the current response still waiting for a result; response.create follows the last. */
   readonly #pendingCalls = new Map<string, { name: string; arguments: string }>();
   #responseAfterTools = false;
+  /** A tool result arrived while no socket was open: the next one is asked to answer it. */
+  #resultsWhileOffline = false;
   readonly #acks = new Map<string, (error: string | null) => void>();
   readonly #tokens = new TokenAccount();
   readonly #stats = { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
@@ -163,13 +165,15 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
 
   sendAudio(pcm16kMono: Int16Array): void {
     this.#unanswered.push(pcm16kMono);
+    // Before the socket check: a user talking through a reconnect is still talking when it ends,
+    // so a queued text must not go out over them.
+    this.#texts.userAudio();
     const socket = this.#active?.socket;
     if (!socket?.isOpen) {
       // Not sent live; kept (up to 5 s) for the next socket.
       this.#stats.audioChunksDropped++;
       return;
     }
-    this.#texts.userAudio();
     this.#sendAudioTo(socket, pcm16kMono);
   }
 
@@ -217,20 +221,34 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     const args = pending?.arguments ?? '{}';
     this.#history.add({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output });
     if (!connection?.socket.isOpen) {
+      // Replayed with the history on the next socket, which is then asked to answer (#connect).
+      this.#resultsWhileOffline = true;
       this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result kept for replay: no live connection');
       return;
     }
     if (!connection.calls.has(result.id)) {
       // The call was made on a socket that has since dropped: give the new one the call and its result.
       for (const event of historyToItems({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output })) this.#send(event);
-      this.#send(RESPONSE_CREATE);
-      return;
+    } else {
+      this.#send(toolOutputItem(result.id, output));
     }
-    this.#send(toolOutputItem(result.id, output));
-    if (this.#pendingCalls.size === 0) {
-      if (this.#responseActive) this.#responseAfterTools = true;
-      else this.#send(RESPONSE_CREATE);
-    }
+    this.#respondAfterTools(connection);
+  }
+
+  /**
+   * Ask for the answer once this socket's calls all have their results: now, or after the response
+   * in progress (the service refuses a second `response.create` while one is active). Calls left
+   * from a dropped socket do not hold it: their results come with their own request.
+   */
+  #respondAfterTools(connection: Connection): void {
+    if (this.#callsPendingOn(connection)) return;
+    if (this.#responseActive) this.#responseAfterTools = true;
+    else this.#send(RESPONSE_CREATE);
+  }
+
+  #callsPendingOn(connection: Connection): boolean {
+    for (const id of this.#pendingCalls.keys()) if (connection.calls.has(id)) return true;
+    return false;
   }
 
   async close(): Promise<void> {
@@ -262,7 +280,14 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     this.#active = connection;
     // After the history: the words the old socket heard but never answered, then any said since.
     this.#resampler.reset();
+    const heardUnanswered = !this.#unanswered.isEmpty;
     this.#unanswered.replay((pcm) => this.#sendAudioTo(connection.socket, pcm), () => this.#endOfSpeech(connection.socket));
+    // Results that came in while no socket was open are in the replayed history; the model answers
+    // them now, unless replayed speech gets an answer anyway (server VAD starts it).
+    if (this.#resultsWhileOffline) {
+      this.#resultsWhileOffline = false;
+      if (!heardUnanswered) this.#respondAfterTools(connection);
+    }
     this.#texts.tryFlush();
   }
 
@@ -329,7 +354,17 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     if (this.#life.closed || connection !== this.#active) return;
     this.#active = null;
     this.#o.logger.warn({ code, reason, connection: connection.id }, 'openai realtime connection closed unexpectedly');
+    // A reply in progress (or cancelled by a barge-in and awaiting its response.done) ends with its
+    // socket: the bridge's playback drops audio after `interrupted` until `turnComplete`, so without
+    // it the first reply on the next socket would be thrown away.
+    const replying = this.#responseActive;
+    if (replying) this.#replyInterrupted = true; // cut off: recorded with "…" in the replayed history
     this.#endReply();
+    this.#responseAfterTools = false;
+    if (replying) {
+      this.#audioItem = null;
+      this.emit('turnComplete');
+    }
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
 
@@ -407,7 +442,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         this.#responseActive = false;
         this.#endReply();
         this.emit('turnComplete');
-        if (this.#responseAfterTools && this.#pendingCalls.size === 0) {
+        if (this.#responseAfterTools && !this.#callsPendingOn(connection)) {
           this.#responseAfterTools = false;
           this.#send(RESPONSE_CREATE);
         }

@@ -14,6 +14,11 @@ export class UnansweredAudio {
     this.#hold = new AudioHold(maxMs);
   }
 
+  /** Nothing kept: the service has answered everything the user said. */
+  get isEmpty(): boolean {
+    return this.#hold.isEmpty;
+  }
+
   /** Every chunk of user audio (16 kHz mono), sent live or not. */
   push(pcm16kMono: Int16Array): void {
     this.#hold.push(pcm16kMono);
