@@ -175,7 +175,8 @@ export class CallPanel {
     try {
       await api.say(text);
       this.#sayText.value = '';
-      status(this.#status, 'Sent to the model.', 'ok');
+      // /say answers `queued`: the text goes to the model at the next pause in the conversation.
+      status(this.#status, 'Queued: the model hears it at the next pause.', 'ok');
     } catch (err) {
       status(this.#status, friendlyMessage(err), 'error');
     } finally {

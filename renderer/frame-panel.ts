@@ -4,6 +4,7 @@ import type { DesktopApi } from '../preload/desktop-api.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, setBusy, status } from './dom.ts';
 import { withTimeout } from './format.ts';
+import { frameDropMessage } from './frame-messages.ts';
 
 export function desktopApi(): DesktopApi | undefined {
   return (window as unknown as { liveVoiceBridgeDesktop?: DesktopApi }).liveVoiceBridgeDesktop;
@@ -79,7 +80,7 @@ export class FramePanel {
         .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`);
       this.#answer.textContent = `Server answer: ${answer.status}${facts.length ? ` (${facts.join(', ')})` : ''}`;
       this.#answer.dataset.status = answer.status;
-      status(this.#status, answer.status === 'sent' ? 'The model received the image.' : 'The image was dropped (frames are rate-limited); try again in a moment.', answer.status === 'sent' ? 'ok' : 'info');
+      status(this.#status, answer.status === 'sent' ? 'The model received the image.' : frameDropMessage(answer.reason), answer.status === 'sent' ? 'ok' : 'info');
     } catch (err) {
       this.#answer.textContent = 'Not sent.';
       this.#answer.dataset.status = 'error';
@@ -111,3 +112,4 @@ async function captureImage(): Promise<Blob | null> {
     stream.getTracks().forEach((t) => t.stop());
   }
 }
+

@@ -135,6 +135,16 @@ export function displayName(member: z.infer<typeof MemberSchema>): string {
   return member.nick || member.user.global_name || member.user.username;
 }
 
+/**
+ * Whether a check read the bot's whole directory (servers, channels, members): every outcome after
+ * the listing does, even a failed one (`not_in_server`); a rejected token, an unreachable Discord or
+ * a refusal mid-listing (`discord_error`) leave it empty or partial, so nothing in it can be called
+ * missing.
+ */
+export function directoryComplete(result: DiscordCheckResult): boolean {
+  return result.code !== 'token_rejected' && result.code !== 'discord_unreachable' && result.code !== 'discord_error';
+}
+
 export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordCheckResult> {
   const base = `${(input.apiBaseUrl ?? 'https://discord.com/api').replace(/\/$/, '')}/v10`;
   const doFetch = input.fetch ?? fetch;

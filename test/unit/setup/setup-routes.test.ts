@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../main/core/config/index.ts';
 import { createLogger, silentLogger } from '../../../main/core/log/logger.ts';
 import { createConfSettingsStore } from '../../../main/core/settings/conf-store.ts';
-import { channelPermissions, checkDiscord, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
+import { channelPermissions, checkDiscord, directoryComplete, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
 import { checkModel } from '../../../main/core/setup/model-check.ts';
 import { privateFileVault } from '../../../main/core/setup/private-file-vault.ts';
 import { registerSetupRoutes } from '../../../main/core/sidecar/routes/setup.ts';
@@ -115,6 +115,9 @@ describe('POST /setup/test/discord', () => {
       String(url).includes('/users/@me/guilds') ? Promise.resolve(Response.json({ message: 'You are being rate limited.', retry_after: 1.5, global: false }, { status: 429 })) : fetch(url, init);
     const result = await checkDiscord({ token: discord.botToken, ownerId: discord.owner.id, apiBaseUrl: discord.apiBaseUrl, fetch: limited });
     expect(result).toMatchObject({ ok: false, code: 'discord_error', checks: [{ step: 'token', ok: true }, { step: 'server', ok: false, message: 'Discord asked to slow down; test again in a few seconds.' }] });
+    // GET /setup/directory's `ok`: an empty directory from a refused listing must not mark every id "not among what the bot can see".
+    expect(directoryComplete(result)).toBe(false);
+    expect(directoryComplete(await checkDiscord({ token: discord.botToken, ownerId: '123456789012345678', apiBaseUrl: discord.apiBaseUrl }))).toBe(true);
   });
 
   it('bad input is a 400 with a code and the field in plain words', async () => {

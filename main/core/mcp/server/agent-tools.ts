@@ -65,7 +65,7 @@ function queryString(params: Record<string, string | number | undefined>): strin
 const SayArgs = z.object({ text: z.string().describe('What the model should say in its next turn (at most 2000 characters).') });
 const NotifyArgs = z.object({
   text: z.string().describe('The notification text.'),
-  mode: z.enum(NOTIFY_MODES).optional().describe('voice (spoken in the call), dm, channel, webhook, auto (voice if a call is live, else DM) or all. Default auto.'),
+  mode: z.enum(NOTIFY_MODES).optional().describe('voice (spoken in the call), dm, channel, webhook, auto (the first that delivers of voice, DM, channel, webhook) or all. Default auto.'),
   title: z.string().optional(),
   urgent: z.boolean().optional().describe('Urgent notifications bypass the webhook throttle.'),
 });

@@ -11,7 +11,7 @@ import { LIVE_PROVIDERS } from '../../config/index.ts';
 import { PROVIDER_KEY_VARIABLE } from '../../model/select.ts';
 import { SecretValueSchemas } from '../../settings/schema.ts';
 import type { SettingsStore } from '../../settings/store.ts';
-import { checkDiscord, type DiscordCheckResult } from '../../setup/discord-check.ts';
+import { checkDiscord, directoryComplete, type DiscordCheckResult } from '../../setup/discord-check.ts';
 import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
@@ -141,7 +141,8 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     const token = stored.DISCORD_BOT_TOKEN ?? deps.config.discord.botToken;
     if (!token) throw new HttpError(409, 'token_missing', 'No bot token is set yet: open Set up.');
     const result = await checkDiscord({ token, apiBaseUrl: deps.config.discord.apiBaseUrl, fetch: deps.fetch });
-    return { ok: result.code !== 'token_rejected' && result.code !== 'discord_unreachable', directory: result.directory };
+    // ok: the directory is complete, so an id missing from it really is out of the bot's sight.
+    return { ok: directoryComplete(result), directory: result.directory };
   });
 
   const modelTest = (fixed?: LiveProviderName) => async (request: { body: unknown }): Promise<ModelCheckResult> => {
