@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { NotifyResult } from '../api-types.ts';
 import type { Notifier } from './dispatcher.ts';
 import { ensurePrivateDir } from '../private-dir.ts';
+import { Refusal } from '../refusal.ts';
 import { errorMessage, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
 
 export const DELEGATE_DIR_NAME = 'delegates';
@@ -64,9 +65,26 @@ export interface DelegateWatcherOptions {
   killGraceMs?: number;
 }
 
+/**
+ * The configured delegate command could not be started (not found, not executable, its folder
+ * missing): a configuration problem here, not the caller's. Answered 503 `delegate_unavailable`;
+ * nothing runs and no session is kept.
+ */
+export class DelegateUnavailableError extends Refusal<'delegate_unavailable'> {
+  constructor(message: string) {
+    super('delegate_unavailable', message, 503);
+  }
+}
+
 export interface DelegateWatcher {
   readonly configured: boolean;
-  start(prompt: string, label?: string): DelegateSessionView;
+  /**
+   * Resolves once the command has started (its `spawn` event): the session is running, `pid` set.
+   * Rejects with DelegateUnavailableError when it cannot start, keeping no session and sending no
+   * notification (the caller hears it at once); with NotifyInputError/NotifyStateError for bad
+   * input, no command configured, or too many running.
+   */
+  start(prompt: string, label?: string): Promise<DelegateSessionView>;
   list(): DelegateSessionView[];
   /** Forget finished sessions that ended more than `maxAgeSeconds` ago (retention). Returns how many. */
   prune(maxAgeSeconds: number): number;
@@ -173,11 +191,13 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
 
   const watcher: DelegateWatcher = {
     configured: options.command.length > 0,
-    start(prompt, label) {
+    async start(prompt, label) {
       if (options.command.length === 0) throw new NotifyInputError('not_configured', 'no delegate command is configured (DISCORD_VOICE_LIVE_DELEGATE_COMMAND)');
       const task = prompt.trim();
       if (!task) throw new NotifyInputError('empty_prompt', 'prompt is required');
       if (task.length > MAX_PROMPT_CHARS) throw new NotifyInputError('prompt_too_long', `prompt is longer than ${MAX_PROMPT_CHARS} characters`);
+      // An argument cannot carry a NUL: spawn() would throw on it. The task text's fault, so a 400.
+      if (task.includes('\0')) throw new NotifyInputError('bad_prompt', 'prompt must not contain NUL characters');
       const running = [...sessions.values()].filter((s) => s.view.state === 'running').length;
       if (running >= maxConcurrent) throw new NotifyStateError('conflict', `${running} delegate sessions are already running (limit ${maxConcurrent})`);
 
@@ -234,6 +254,27 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
           .finally(() => void logClosed.then(() => resolveDone(snapshot(session))));
       };
 
+      /**
+       * The command never started: no session is kept (it is dropped from the list, its `done`
+       * settles for close()), nobody is notified, and the caller gets a 503 `delegate_unavailable`
+       * at once instead of a "started" that was not true.
+       */
+      const notStarted = (reason: string): DelegateUnavailableError => {
+        finished = true;
+        view.ended_at = nowS();
+        view.state = 'failed';
+        view.error = reason;
+        sessions.delete(id);
+        logStream.end(`# delegate ${id} could not start: ${reason}\n`);
+        void logClosed.then(() => resolveDone(snapshot(session)));
+        const name = path.basename(options.command[0]!);
+        log.warn({ id, command: name, err: reason }, 'delegate command could not be started');
+        return new DelegateUnavailableError(
+          `the delegate command "${name}" could not be started (${reason}); nothing was started. ` +
+            'Check DISCORD_VOICE_LIVE_DELEGATE_COMMAND (the program must exist and be executable) and DISCORD_VOICE_LIVE_DELEGATE_CWD (the folder must exist).',
+        );
+      };
+
       const [cmd, ...args] = delegateArgv(options.command, task);
       let child: ChildProcess;
       try {
@@ -246,13 +287,24 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
           detached: true,
         });
       } catch (err) {
-        finish(null, null, errorMessage(err));
-        return snapshot(session);
+        throw notStarted(errorMessage(err));
       }
       session.child = child;
       view.pid = child.pid ?? null;
       child.stdout?.setEncoding('utf8').on('data', (d: string) => pushOutput(session, d));
       child.stderr?.setEncoding('utf8').on('data', (d: string) => pushOutput(session, d));
+      // A command that does not exist (ENOENT), is not executable (EACCES) or whose folder is gone
+      // fails only after spawn() returned, as an 'error' event instead of 'spawn': answer after
+      // one of the two, so the caller never hears "started" for a command that never ran.
+      const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+        child.once('spawn', () => resolve(null));
+        child.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+      });
+      if (spawnError) {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        throw notStarted(spawnError.code ?? spawnError.message);
+      }
       child.on('error', (err: NodeJS.ErrnoException) => finish(null, null, err.code ?? err.message));
       child.on('close', (code, signal) => finish(code, signal));
       log.info({ id, pid: view.pid }, 'delegate session started');

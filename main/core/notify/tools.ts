@@ -123,13 +123,15 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       // Starting or cancelling runs a command on the owner's machine: the owner's voice only.
       authorityFor: (args) => (args.list === true || args.status_id !== undefined ? 'speakers' : 'owner'),
       ownerOnlyForms: 'start, cancel',
-      run(args, ctx): DelegateToolResult {
+      async run(args, ctx): Promise<DelegateToolResult> {
         const form = oneForm({ list: args.list === true, status: args.status_id !== undefined, cancel: args.cancel_id !== undefined });
         if (form === 'list') return { sessions: delegates.list() };
         if (form === 'status') return { session: delegates.status(args.status_id!) };
         if (!canDelegate(ctx)) throw new NotifyInputError('forbidden', 'only the owner can start or cancel delegate sessions');
         if (form === 'cancel') return { cancelling: args.cancel_id!, session: delegates.cancel(args.cancel_id!) };
-        const session = delegates.start(args.prompt ?? '', args.label);
+        // Answers only once the command is running; a command that cannot start is refused
+        // (503 delegate_unavailable), never reported as started.
+        const session = await delegates.start(args.prompt ?? '', args.label);
         return { started: session.id, session };
       },
     }),

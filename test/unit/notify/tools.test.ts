@@ -89,9 +89,21 @@ describe('local_delegate_execute', () => {
     const refused = await r.invoke('local_delegate_execute', { prompt: 'fix the build' }, { caller: 'model' });
     expect(refused).toMatchObject({ ok: false, error: { message: 'only the owner can start or cancel delegate sessions' } });
     const started = await r.invoke('local_delegate_execute', { prompt: 'fix the build', label: 'build' }, { caller: 'owner' });
-    expect(started).toMatchObject({ ok: true, result: { started: expect.stringMatching(/^d-/), session: { state: 'running', label: 'build' } } });
+    expect(started).toMatchObject({ ok: true, result: { started: expect.stringMatching(/^d-/), session: { state: 'running', label: 'build', pid: expect.any(Number) } } });
     const listed = await r.invoke('local_delegate_execute', { list: true }, { caller: 'model' });
     expect((listed as { result: { sessions: unknown[] } }).result.sessions).toHaveLength(1);
+  });
+
+  it('a delegate command that cannot start is refused (503 delegate_unavailable), never reported as started', async () => {
+    const r = new ToolRegistry();
+    const scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
+    const delegates = createDelegateWatcher({ command: [path.join(home, 'no-such-agent')], cwd: home, logDir: path.join(home, 'voice-users', 'delegates'), notifier, logger, redact: (t) => t });
+    registerNotifyTools(r, { notifier, scheduler, delegates, canDelegate: () => true });
+    const outcome = await r.invoke('local_delegate_execute', { prompt: 'fix the build' }, { caller: 'owner' });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'delegate_unavailable', status: 503, message: expect.stringContaining('nothing was started') } });
+    const listed = await r.invoke('local_delegate_execute', { list: true }, { caller: 'model' });
+    expect(listed).toEqual({ ok: true, result: { sessions: [] } });
+    expect(delivered).toEqual([]);
   });
 
   it('is not registered without a delegate watcher', () => {

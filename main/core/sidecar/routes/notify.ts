@@ -12,7 +12,8 @@
 // `idempotency_key_reused`. /schedule keys are stored with the entry in the schedule file (24 h,
 // survive restarts, shared by every process on the file); /notify keys live in memory (24 h, the
 // last 1000 keys, lost on restart). Only successful answers are remembered: after an error the key
-// is free and a retry is processed afresh.
+// is free and a retry is processed afresh. A keyed body is validated before it is hashed, so a bad
+// one gets the same 400 as without the key (and a deeply nested one cannot exhaust the stack).
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -21,6 +22,7 @@ import type { Notifier } from '../../notify/dispatcher.ts';
 import { IdempotentReplay, type StoredNotification } from '../../notify/schedule-store.ts';
 import { LIST_MAX_LIMIT, toView, type ScheduleEntryView, type ScheduleListPage, type Scheduler } from '../../notify/scheduler.ts';
 import { NotifyCapacityError, NotifyInputError, NotifyStateError } from '../../notify/types.ts';
+import { parseNotifyRequest, parseScheduleRequest } from '../../notify/validation.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 
@@ -78,14 +80,21 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   return raw;
 }
 
+/**
+ * Deeper than any valid body (a flat object): hashed only after validation, so never reached; a
+ * guard all the same, as a 400 rather than a stack overflow (500).
+ */
+const CANONICAL_MAX_DEPTH = 32;
+
 /** JSON with sorted keys: the same body hashes the same whatever the key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+function canonical(value: unknown, depth = 0): string {
+  if (depth > CANONICAL_MAX_DEPTH) throw new HttpError(400, 'invalid_request', 'the request body is nested too deeply');
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)
       .sort()
       .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -93,6 +102,15 @@ function canonical(value: unknown): string {
 
 function requestHash(route: string, body: unknown): string {
   return createHash('sha256').update(`${route}\n${canonical(body)}`).digest('hex');
+}
+
+/** Validate a keyed body before hashing it: a bad one is the same 400 as without the key. */
+function validated(parse: (raw: unknown) => unknown, body: unknown): void {
+  try {
+    parse(body);
+  } catch (err) {
+    throw notifyHttpError(err);
+  }
 }
 
 const keyReused = (key: string): HttpError =>
@@ -125,6 +143,7 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     const key = idempotencyKey(request);
     const deliver = (): Promise<NotifyResult> => mapErrors(() => deps.notifier.deliver(request.body as NotifyRequest));
     if (key === undefined) return deliver();
+    validated(parseNotifyRequest, request.body);
     const hash = requestHash('/notify', request.body);
     const t = now();
     const known = notifyAnswers.get(key);
@@ -162,6 +181,7 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     let entry: ScheduleEntryView;
     if (key === undefined) entry = await mapErrors(() => deps.scheduler.schedule(request.body));
     else {
+      validated(parseScheduleRequest, request.body);
       const keyed = { key, request_hash: requestHash('/schedule', request.body), now: now(), ttlSeconds: IDEMPOTENCY_TTL_SECONDS };
       try {
         entry = await mapErrors(() => deps.scheduler.schedule(request.body, keyed));
