@@ -113,6 +113,27 @@ function readPersona(personaFile: string | undefined, log: Logger): string {
 }
 
 export async function startCore(options: CoreOptions): Promise<CoreHandle> {
+  // A start that fails part-way (the sidecar port taken, a store that will not open) closes what it
+  // had opened already: a Discord login retrying in the background, timers, MCP servers, stores. The
+  // process may go on, e.g. a restart that falls back to the previous settings (setup/restartable-core.ts).
+  const opened: (() => unknown)[] = [];
+  try {
+    return await openCore(options, opened);
+  } catch (err) {
+    await closeHalfStarted(opened, moduleLogger(options.logger, 'core'));
+    throw err;
+  }
+}
+
+/** Closes, newest first and within SHUTDOWN_BUDGET_MS, what a failed start had opened. */
+async function closeHalfStarted(opened: (() => unknown)[], log: Logger): Promise<void> {
+  if (opened.length === 0) return;
+  const closing = Promise.allSettled(opened.reverse().map(async (close) => close()));
+  if (!(await settlesWithin(closing, SHUTDOWN_BUDGET_MS))) log.warn('start failed, and what it had opened did not close in time');
+}
+
+/** startCore's work; `opened` collects a closer for each thing it opens, for a start that fails. */
+async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promise<CoreHandle> {
   const { config, logger } = options;
   const log = moduleLogger(logger, 'core');
   const startedAt = Date.now();
@@ -126,6 +147,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   logNativePieces(native, log);
   const hub = new EventHub();
   const notes = new NotesLog({ dir: path.join(voiceUsers, 'notes'), hub });
+  opened.push(() => notes.close());
   const tools = new ToolRegistry();
 
   // Discord: logs in in the background so the sidecar is up at once; DMs and channel posts work
@@ -149,7 +171,11 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     });
   }
   // Retried with back-off until it works: Discord unreachable at start-up is not final.
-  discord?.keepLoggingIn();
+  const client = discord;
+  if (client) {
+    client.keepLoggingIn();
+    opened.push(() => client.destroy());
+  }
 
   // Saved settings as last saved (PUT /settings updates it): the ones that apply live read it.
   let saved: SettingsValues = (await options.settingsStore?.view())?.values ?? {};
@@ -187,6 +213,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       })
     : null;
   usage?.start();
+  opened.push(() => usage?.stop());
 
   const missing = [
     ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),
@@ -235,6 +262,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   });
   realBridge?.setUserAudioOpen(talk.open);
   const stopAutoJoin = config.discord.autoJoin && discord && realBridge ? startAutoJoin({ voice: discord, bridge: realBridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
+  if (stopAutoJoin) opened.push(stopAutoJoin);
 
   const chime = generateNotificationChime();
   const notifier = createNotifier({
@@ -260,6 +288,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     lateToleranceSeconds: config.notify.lateToleranceSeconds,
     maxLatenessSeconds: config.notify.maxLateSeconds,
   });
+  opened.push(() => notifier.webhook.close(), () => scheduler.stop());
   let delegates: DelegateWatcher | undefined;
   if (config.delegate.command.length > 0) {
     delegates = createDelegateWatcher({
@@ -271,6 +300,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
       logger: moduleLogger(logger, 'delegate'),
       redact: redactText,
     });
+    opened.push(() => delegates?.close());
   }
   registerNotifyTools(tools, {
     notifier,
@@ -297,6 +327,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
           ownerOnlyVoice: () => allowedSpeakers.ownerOnly,
         })
       : null;
+  if (mcpModelTools) opened.push(() => mcpModelTools.close());
   // Only the call being recorded (the ring also holds earlier calls; between calls: 409 no_call), or
   // the recorded call a hand-off names by call_id (the dashboard's Hand off after a call ended).
   const notesArchive = new NotesArchive(path.join(voiceUsers, 'notes'));
@@ -349,6 +380,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     mayTrim: () => ['idle', 'stopped', 'error'].includes(bridge.status().state),
     onTrim: (r) => log.debug({ rss_before_mb: Math.round(r.rssBeforeMb), rss_after_mb: Math.round(r.rssAfterMb), ms: Math.round(r.ms) }, 'idle memory trimmed'),
   });
+  opened.push(() => memoryTrim.close());
   hub.subscribe((event) => {
     if (event.type === 'state') memoryTrim.poke();
   });
@@ -394,6 +426,7 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
     sessions,
     routes,
   });
+  opened.push(() => sidecar.close());
   await sidecar.listen();
   baseUrl = sidecar.url;
   memoryTrim.poke();
