@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Headless entry and thin CLI clients. `live-voice-bridge` with no command runs headless.
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './core/config/index.ts';
@@ -14,7 +15,7 @@ import { DashboardSessions } from './core/sidecar/sessions.ts';
 import { redactText } from './core/tools/helpers/index.ts';
 import { terminalLogFormat, unconfiguredParagraph } from './cli/terminal.ts';
 import { talkRequest } from './cli/talk-command.ts';
-import { callSidecar, errorMessageOf, sidecarBaseUrl, sidecarToken, SidecarUnavailableError } from './cli/sidecar-client.ts';
+import { callSidecar, errorMessageOf, EXIT, notifyVerdict, sidecarBaseUrl, sidecarToken, SidecarNoAnswerError, SidecarUnavailableError } from './cli/sidecar-client.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
 
@@ -22,9 +23,10 @@ Usage:
   live-voice-bridge [headless]                 run the core and the sidecar (prints the dashboard login URL)
   live-voice-bridge health                     print GET /health
   live-voice-bridge say "text"                 the model speaks this in its next turn
-  live-voice-bridge notify [--mode M] [--title T] "text"
+  live-voice-bridge notify [--mode M] [--title T] [--idempotency-key K] "text"
                                                deliver a notification (M: voice, dm, channel, webhook, auto, all)
   live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --repeat daily|weekdays|"CRON" [--at HH:MM] [--tz ZONE] "text" | schedule --list | schedule --cancel ID
+                                               (creating takes --idempotency-key K too)
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
   live-voice-bridge ptt down|up|on|off         push-to-talk: hold/release the talk key, or switch the mode on/off
@@ -32,8 +34,21 @@ Usage:
   live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
   live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
 
-Configuration comes from the environment and ./.env (see README). Exit codes: 0 ok, 1 the sidecar
-answered with an error, 2 bad usage or configuration, 3 the sidecar is not running.`;
+Configuration comes from the environment and ./.env (see README).
+
+notify and schedule send an Idempotency-Key (generated unless --idempotency-key is given): running the
+same command again with the same key gets the first answer and never delivers or schedules twice
+(the sidecar keeps /notify keys in memory for 24 h, /schedule keys in the schedule file).
+
+Exit codes:
+  0  ok (notify: delivered, status "ok")
+  1  the sidecar answered with an error; notify: not delivered (status "error"), safe to send again
+  2  bad usage or configuration
+  3  the sidecar is not running (nothing was sent)
+  4  notify: partly delivered (status "partial"); sending again would deliver it twice where it arrived
+  5  notify: may have been delivered (status "unknown"); it was not re-sent, do not send it again
+  6  no answer in time: the request may still be carried out (outcome unknown); notify/schedule print
+     their key: repeat the same command with --idempotency-key KEY to get the answer without sending twice`;
 
 /** Worst case of a synchronous /notify under auto: voice bound, two Discord sends, webhook retries. */
 const NOTIFY_TIMEOUT_MS = 180_000;
@@ -55,17 +70,24 @@ async function runHeadless(): Promise<number> {
   // "Restart now" on the page restarts the core in this process with the saved settings; dashboard
   // sign-ins survive it, so the page reconnects by itself.
   const sessions = new DashboardSessions();
+  // Neither the saved settings nor the previous ones start after a restart: nothing runs, so exit 1.
+  let exitLost: (code: number) => void = (code) => void (process.exitCode = code);
   const running = await startRestartableCore({
     initial: config,
     load,
     start: (next, restart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, sessions }),
     onRestarted: (next) => process.stdout.write(`Restarted with the saved settings: sidecar on ${next.sidecarUrl}\n`),
-    onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [String(err)] }, 'restart did not happen; the running core keeps its settings'),
+    onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [err instanceof Error ? err.message : String(err)] }, 'restart: the saved settings were not applied; the core runs with the previous ones'),
+    onLost: (err) => {
+      logger.fatal({ problems: [err.message] }, 'restart: no core could be started; exiting');
+      exitLost(1);
+    },
   });
   process.stdout.write(`Live Voice Bridge sidecar on ${running.core.sidecarUrl} — dashboard: ${running.core.loginUrl()}\n`);
   const unconfigured = unconfiguredParagraph(running.core.missing, path.resolve('.env'));
   if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);
   return await new Promise<number>((resolve) => {
+    exitLost = resolve;
     // Ours alone: no library may re-raise the signal or exit on our behalf (see shutdown-signals.ts).
     handleShutdownSignals((signal) => {
       logger.info({ signal }, 'shutting down');
@@ -90,10 +112,50 @@ async function printSidecar(method: 'GET' | 'POST' | 'DELETE', route: string, bo
   const response = await callSidecar(loadCliConfig(), method, route, body, timeoutMs);
   if (response.status >= 400) {
     process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
-    return 1;
+    return EXIT.failed;
   }
   process.stdout.write(JSON.stringify(response.body, null, 2) + '\n');
-  return 0;
+  return EXIT.ok;
+}
+
+/** What the sidecar accepts as an Idempotency-Key (routes/notify.ts): 1–200 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** The caller's --idempotency-key, or a fresh one. */
+function idempotencyKeyFrom(given: string | undefined): string {
+  if (given === undefined) return `cli-${randomUUID()}`;
+  if (!IDEMPOTENCY_KEY.test(given)) throw new UsageError('--idempotency-key: 1 to 200 visible ASCII characters (no spaces)');
+  return given;
+}
+
+/**
+ * POST /notify or /schedule with an Idempotency-Key. With no answer in time the key is printed, so
+ * the same command run again with it gets the first request's answer instead of a second delivery.
+ */
+async function postKeyed(route: '/notify' | '/schedule', body: unknown, key: string, timeoutMs?: number): Promise<number> {
+  const what = route === '/notify' ? 'the notification may still be delivered' : 'the entry may have been scheduled';
+  // /notify keys live in the sidecar's memory, /schedule keys in the schedule file (routes/notify.ts).
+  const kept = route === '/notify' ? ' (the sidecar remembers it until it restarts)' : ' (remembered for 24 h)';
+  let response;
+  try {
+    response = await callSidecar(loadCliConfig(), 'POST', route, body, timeoutMs, { 'idempotency-key': key });
+  } catch (err) {
+    if (!(err instanceof SidecarNoAnswerError)) throw err;
+    process.stderr.write(
+      `live-voice-bridge: ${err.message}: ${what}. Do not send it again as a new request; to get its outcome without ` +
+        `doing it twice, run the same command again with --idempotency-key ${key}${kept}\n`,
+    );
+    return EXIT.noAnswer;
+  }
+  if (response.status >= 400) {
+    process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
+    return EXIT.failed;
+  }
+  process.stdout.write(JSON.stringify(response.body, null, 2) + '\n');
+  if (route !== '/notify') return EXIT.ok;
+  const verdict = notifyVerdict(response.body);
+  if (verdict.message) process.stderr.write(`live-voice-bridge: ${verdict.message}\n`);
+  return verdict.exitCode;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -109,20 +171,26 @@ async function main(argv: string[]): Promise<number> {
       return printSidecar('POST', '/say', { text });
     }
     case 'notify': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' } } });
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' }, 'idempotency-key': { type: 'string' } } });
       const text = positionals.join(' ').trim();
       if (!text) throw new UsageError('notify needs the text to deliver');
+      const key = idempotencyKeyFrom(values['idempotency-key']);
       // /notify answers with the final outcome: a voice text may wait for a pause (20 s), then the other modes.
-      return printSidecar('POST', '/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' }, NOTIFY_TIMEOUT_MS);
+      return postKeyed('/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' }, key, NOTIFY_TIMEOUT_MS);
     }
     case 'schedule': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' }, repeat: { type: 'string' }, at: { type: 'string' }, tz: { type: 'string' } } });
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' }, repeat: { type: 'string' }, at: { type: 'string' }, tz: { type: 'string' }, 'idempotency-key': { type: 'string' } },
+      });
       if (values.list) return printSidecar('GET', '/schedule');
       if (values.cancel) return printSidecar('DELETE', `/schedule/${encodeURIComponent(values.cancel)}`);
       const text = positionals.join(' ').trim();
       if (!text || (values.in === undefined && values.repeat === undefined)) throw new UsageError('schedule needs --in SECONDS (or --repeat RULE) and the text (or --list / --cancel ID)');
       const repeat = values.repeat === undefined ? {} : { repeat: values.repeat, at: values.at, timezone: values.tz };
-      return printSidecar('POST', '/schedule', { text, delay_seconds: values.in === undefined ? undefined : Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli', ...repeat });
+      const key = idempotencyKeyFrom(values['idempotency-key']);
+      return postKeyed('/schedule', { text, delay_seconds: values.in === undefined ? undefined : Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli', ...repeat }, key);
     }
     case 'mute':
     case 'ptt': {
@@ -168,13 +236,17 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof ConfigError || err instanceof UsageError) {
       process.stderr.write(`live-voice-bridge: ${err.message}\n${err instanceof UsageError ? '\n' + USAGE + '\n' : ''}`);
-      process.exit(2);
+      process.exit(EXIT.usage);
     }
     if (err instanceof SidecarUnavailableError) {
       process.stderr.write(`live-voice-bridge: ${err.message}\n`);
-      process.exit(3);
+      process.exit(EXIT.unavailable);
+    }
+    if (err instanceof SidecarNoAnswerError) {
+      process.stderr.write(`live-voice-bridge: ${err.message}\n`);
+      process.exit(EXIT.noAnswer);
     }
     process.stderr.write(`live-voice-bridge: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
+    process.exit(EXIT.failed);
   },
 );

@@ -195,12 +195,26 @@ export function missingConfiguration(health: Pick<HealthReport, 'reasons'>): str
   return reason ? reason.slice(prefix.length) : null;
 }
 
-/** "Notify now"'s line: what happened per channel, and a kind that never shows a partial result as success. */
+/**
+ * "Notify now"'s line: what happened per channel, and a kind that never shows a partial result as
+ * success, nor an outcome that may have been delivered (`unknown`) as a failure to send again.
+ */
 export function describeNotifyResult(result: NotifyResult): { text: string; kind: 'ok' | 'warn' | 'error' } {
-  const parts = Object.entries(result.results).map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
+  const entries = Object.entries(result.results);
+  const parts = entries.map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
   const by = result.channel ?? result.channels?.join(', ');
-  const head = result.status === 'ok' ? `Delivered${by ? ` by ${by}` : ''}.` : result.status === 'partial' ? 'Partly delivered.' : 'Not delivered.';
-  return { text: parts.length ? `${head} ${parts.join(', ')}` : head, kind: result.status === 'ok' ? 'ok' : result.status === 'partial' ? 'warn' : 'error' };
+  const maybe = entries.filter(([, outcome]) => outcome?.status === 'unknown').map(([mode]) => mode);
+  const head =
+    result.status === 'ok'
+      ? `Delivered${by ? ` by ${by}` : ''}.`
+      : result.status === 'partial'
+        ? maybe.length
+          ? `Partly delivered; ${maybe.join(', ')} may also have been delivered (not re-sent).`
+          : 'Partly delivered.'
+        : result.status === 'unknown'
+          ? 'May have been delivered (not re-sent).'
+          : 'Not delivered.';
+  return { text: parts.length ? `${head} ${parts.join(', ')}` : head, kind: result.status === 'ok' ? 'ok' : result.status === 'error' ? 'error' : 'warn' };
 }
 
 /** `work`, or a rejection with `message` after `ms` (a capture that never answers must not hold the button forever). */

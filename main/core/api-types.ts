@@ -60,7 +60,13 @@ export interface DeliveryOutcome {
 export interface NotifyResult {
   /** Stable notification id (webhook `notification_id` / `Idempotency-Key`; the schedule id for reminders). */
   id: string;
-  status: 'ok' | 'partial' | 'error';
+  /**
+   * `ok`: delivered (for `all`: to every configured destination). `partial` (`all` only): some
+   * destinations delivered, some did not — a mode among the rest may be `unknown`. `unknown`: none is
+   * known to have delivered but at least one send went out with no answer, so it may have been
+   * delivered: do not send it again. `error`: nothing was delivered and nothing may have been.
+   */
+  status: 'ok' | 'partial' | 'unknown' | 'error';
   /** The mode that delivered (auto, voice, or a single mode); absent when nothing did, and for `all`. */
   channel?: DeliveryMode;
   /** mode `all` only: every mode that delivered. */

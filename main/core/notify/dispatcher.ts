@@ -3,7 +3,8 @@
 // (voice: the text was handed to the live model, i.e. written on its session as the next turn;
 // dm/channel: Discord returned a message id; webhook: the receiver answered 2xx). A voice text still
 // waiting for an idle moment when the call ends, the queue overflows or the bound passes is dropped
-// and `auto` falls through to the next mode. See docs/notifications.md for the statuses.
+// and `auto` falls through to the next mode. A send that went out with no answer is `unknown` (it may
+// have been delivered) and is never re-sent; see overallStatus and docs/notifications.md for the statuses.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DeliveryMode, DeliveryOutcome, NotifyRequest, NotifyResult } from '../api-types.ts';
@@ -63,6 +64,26 @@ export interface DeliverOptions {
    * claim is held while a send waits for a throttle slot or a voice text for a pause in the call.
    */
   onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
+}
+
+/**
+ * The overall status of a delivery from the outcomes of the modes tried. `every`: the request wants
+ * every configured destination (`all`), so `ok` needs all non-`skipped` modes `ok`; otherwise (auto,
+ * voice, a single mode) one `ok` is enough.
+ *
+ * - `ok`: delivered (to every configured destination for `all`).
+ * - `partial` (`all` only): at least one delivered and at least one did not. It stays `partial` even
+ *   when some of the others are `unknown`: the notification did reach somebody, so sending it again
+ *   to all would deliver it twice there.
+ * - `unknown`: none is known `ok` and at least one is `unknown` (sent, no answer): it may have been
+ *   delivered, so it must not be sent again (a retry may deliver it twice).
+ * - `error`: none delivered and none may have: nothing reached anybody, so it is safe to send again.
+ */
+export function overallStatus(outcomes: readonly DeliveryOutcome[], every: boolean): NotifyResult['status'] {
+  const delivered = outcomes.filter((o) => o.status === 'ok').length;
+  if (delivered === 0) return outcomes.some((o) => o.status === 'unknown') ? 'unknown' : 'error';
+  if (!every) return 'ok';
+  return delivered === outcomes.filter((o) => o.status !== 'skipped').length ? 'ok' : 'partial';
 }
 
 /** Ask `onSending` whether `mode` may send now; an outcome when it may not. */
@@ -204,7 +225,8 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       case 'voice': {
         // `voice` with no live call falls through to the other modes (spec: /notify, Errors 2).
         const { results, channel } = await firstSuccess(AUTO_ORDER, req, options);
-        return channel ? { status: 'ok', channel, results } : { status: 'error', results };
+        const status = overallStatus(Object.values(results), false);
+        return channel ? { status, channel, results } : { status, results };
       }
       case 'all': {
         const outcomes = await Promise.all(AUTO_ORDER.map((mode) => attempt(mode, req, options)));
@@ -214,13 +236,12 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         // not counted against `ok`, which means every configured destination delivered. A send the
         // caller refused is `unavailable` (see attempt), so it is counted.
         const channels = AUTO_ORDER.filter((_, i) => outcomes[i]!.status === 'ok');
-        const considered = outcomes.filter((o) => o.status !== 'skipped').length;
-        const status = channels.length === 0 ? 'error' : channels.length === considered ? 'ok' : 'partial';
-        return { status, channels, results };
+        return { status: overallStatus(outcomes, true), channels, results };
       }
       default: {
         const outcome = await attempt(req.mode, req, options);
-        return outcome.status === 'ok' ? { status: 'ok', channel: req.mode, results: { [req.mode]: outcome } } : { status: 'error', results: { [req.mode]: outcome } };
+        const status = overallStatus([outcome], false);
+        return outcome.status === 'ok' ? { status, channel: req.mode, results: { [req.mode]: outcome } } : { status, results: { [req.mode]: outcome } };
       }
     }
   }

@@ -378,7 +378,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     try {
       const text = late ? `${e.text} (late by ${formatDuration(lateBy)})` : e.text;
       result = await options.notifier.deliver({ text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' }, { subEvent: 'agent_notify_scheduled', notificationId: e.id, onSending });
-      if (result.status === 'error') failure = summarize(result) || 'nothing delivered';
+      // `unknown` (nothing known delivered, a send may have been) is a failure too: never recorded
+      // as delivered, never retried.
+      if (result.status === 'error' || result.status === 'unknown') failure = summarize(result) || 'nothing delivered';
     } catch (err) {
       failure = errorMessage(err);
       permanent = err instanceof NotifyInputError;

@@ -36,6 +36,18 @@ describe('dashboard helpers', () => {
     expect(describeNotifyResult({ id: 'n3', status: 'error', results: {}, notified_at: 1 })).toEqual({ text: 'Not delivered.', kind: 'error' });
   });
 
+  it('never shows an outcome that may have been delivered as "Not delivered" (a re-send would deliver it twice)', () => {
+    const unknown = describeNotifyResult({
+      id: 'n4',
+      status: 'unknown',
+      results: { voice: { status: 'skipped', detail: 'no live call' }, dm: { status: 'unknown', detail: 'timeout after 15000 ms' } },
+      notified_at: 1,
+    });
+    expect(unknown).toEqual({ text: 'May have been delivered (not re-sent). voice: skipped (no live call), dm: unknown (timeout after 15000 ms)', kind: 'warn' });
+    const partial = describeNotifyResult({ id: 'n5', status: 'partial', channels: ['dm'], results: { dm: { status: 'ok' }, webhook: { status: 'unknown', detail: 'no answer' } }, notified_at: 1 });
+    expect(partial).toEqual({ text: 'Partly delivered; webhook may also have been delivered (not re-sent). dm: ok, webhook: unknown (no answer)', kind: 'warn' });
+  });
+
   it('reads what a call still needs from /health reasons', () => {
     expect(missingConfiguration({ reasons: ['not configured: voice calls need DISCORD_BOT_TOKEN, GEMINI_API_KEY', 'Opus WASM fallback: x'] })).toBe('DISCORD_BOT_TOKEN, GEMINI_API_KEY');
     expect(missingConfiguration({ reasons: ['Discord bot not logged in (retrying)'] })).toBeNull();

@@ -14,7 +14,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { NoteEvent } from '../../api-types.ts';
-import { AgentToolInputError, type AgentTool, type SidecarAnswer, type SidecarInvoker } from './agent-tools.ts';
+import { AgentToolInputError, type AgentTool, type SidecarAnswer, type SidecarInvoker, type SidecarRequest } from './agent-tools.ts';
 
 export const NOTES_RESOURCE_URI = 'live-voice-bridge://call/current/notes';
 /** The resource carries the newest notes of the current call; older ones stay in the JSONL file. */
@@ -53,14 +53,32 @@ export function toolError(code: string, message: string, status: number): CallTo
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-export function answerToResult(answer: SidecarAnswer): CallToolResult {
+/** What an agent should know about a /notify answer that is not `ok` (it is a tool error then). */
+const NOTIFY_NOT_OK: Record<string, string> = {
+  partial: 'Partly delivered: some destinations got the notification and some did not (see results). Do not send it again: it would arrive twice where it was delivered.',
+  unknown: 'Outcome unknown: the notification may have been delivered (a send went out and got no answer); it was not re-sent. Do not send it again.',
+  error: 'Not delivered: no destination took the notification (see results).',
+};
+
+/**
+ * A route's answer as a tool result. `request` names the route: a `POST /notify` answer whose
+ * `status` is not `ok` is 200 over HTTP but a tool error here (`isError`), with a sentence saying
+ * whether it may have been delivered.
+ */
+export function answerToResult(answer: SidecarAnswer, request?: Pick<SidecarRequest, 'method' | 'url'>): CallToolResult {
   if (answer.status >= 400) {
     const { code, message } = errorFromAnswer(answer);
     return toolError(code, message, answer.status);
   }
   const body = answer.body;
   const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+  if (request?.method === 'POST' && request.url === '/notify' && structured.status !== 'ok') {
+    const status = typeof structured.status === 'string' ? structured.status : 'error';
+    result.isError = true;
+    result.content.push({ type: 'text', text: NOTIFY_NOT_OK[status] ?? NOTIFY_NOT_OK.error! });
+  }
+  return result;
 }
 
 export function createSessionServer(deps: SessionServerDeps): SessionServer {
@@ -90,7 +108,8 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
     if (!tool) return toolError('unknown_tool', `no tool named ${JSON.stringify(request.params.name)}`, 404);
     const args = request.params.arguments ?? {};
     try {
-      return answerToResult(await deps.invoke(await tool.toRequest(args)));
+      const sidecarRequest = await tool.toRequest(args);
+      return answerToResult(await deps.invoke(sidecarRequest), sidecarRequest);
     } catch (err) {
       if (err instanceof AgentToolInputError) return toolError(err.code, err.message, err.status);
       throw err;
