@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { attachToolDispatcher } from '../../main/core/model/tool-dispatcher.ts';
 import type { LiveModelSession, ToolCallRequest } from '../../main/core/ports.ts';
 import { defineTool, ToolRegistry } from '../../main/core/tools/registry.ts';
-import { ADAPTERS, type FakeService, type ProviderAdapter, type ProviderName } from './adapters.ts';
+import { ADAPTERS, type FakeConnectionControls, type FakeService, type ProviderAdapter, type ProviderName } from './adapters.ts';
 
 /** Built at run time so no literal in the source looks like a real key. */
 function fakeKey(label: string): string {
@@ -130,6 +130,17 @@ async function callGoesOn(fake: FakeService, session: LiveModelSession, rec: Rec
   await until(() => rec.turnCompletes >= 1, 'reply after the odd message');
   expect(rec.outputTranscripts.join('')).toContain('Still here.');
   expect(session.state).toBe('connected');
+}
+
+/** The model asks for a tool on the first socket, which then drops; resolves with the next one, connected. */
+async function toolCallThenDrop(fake: FakeService, session: LiveModelSession, rec: Recorder): Promise<FakeConnectionControls> {
+  const c0 = await fake.connection(0);
+  void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
+  await until(() => rec.toolCalls.length === 1, 'tool call');
+  c0.drop();
+  const c1 = await fake.connection(1);
+  await until(() => session.state === 'connected', 'reconnected');
+  return c1;
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -570,12 +581,7 @@ export const SCENARIOS: Scenario[] = [
     title: 'reconnect: a tool result that finishes after a drop is not lost',
     notApplicable: { gemini: 'Gemini resumes the same session; a result for a call of the old socket is covered by the Gemini resumption tests' },
     async run({ fake, session, rec }) {
-      const c0 = await fake.connection(0);
-      void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
-      await until(() => rec.toolCalls.length === 1, 'tool call');
-      c0.drop();
-      const c1 = await fake.connection(1);
-      await until(() => session.state === 'connected', 'reconnected');
+      const c1 = await toolCallThenDrop(fake, session, rec);
       session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
       await c1.waitFor(() => c1.conversation().some((t) => t.includes('sunny')), 'result on the new socket');
       expect(c1.rejections()).toEqual([]);
@@ -610,12 +616,7 @@ export const SCENARIOS: Scenario[] = [
     title: 'reconnect: a result for the old socket\'s call, while the new socket replies, asks for its answer after that reply (never refused)',
     notApplicable: { gemini: 'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts', 'openai-live': 'GPT-Live hands such a result over as commentary, with no response request to refuse' },
     async run({ fake, session, rec }) {
-      const c0 = await fake.connection(0);
-      void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
-      await until(() => rec.toolCalls.length === 1, 'tool call');
-      c0.drop();
-      const c1 = await fake.connection(1);
-      await until(() => session.state === 'connected', 'reconnected');
+      const c1 = await toolCallThenDrop(fake, session, rec);
       const reply = c1.reply({ transcript: 'Talking meanwhile.', toneMs: 600, paceMs: 40 });
       await until(() => rec.audioSamples > 0, 'the new socket replying');
       session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });

@@ -35,18 +35,24 @@ function reAdded(dave: StubDave, connection: EventEmitter): void {
   connection.emit('transitioned', 0);
 }
 
+/** A recovery ladder on a stand-in connection, on fake timers (restored after each test). */
+function ladder() {
+  vi.useFakeTimers();
+  const dave = new StubDave();
+  const connection = stubConnection(dave);
+  const rejoin = vi.fn();
+  const recovery = new DaveRecovery({ rejoin, log: () => {} });
+  recovery.attach(connection);
+  return { dave, connection, rejoin, recovery };
+}
+
 const decryptError = () => new Error('DecryptionFailed(UnencryptedWhenPassthroughDisabled)');
 
 describe('DAVE recovery ladder', () => {
   afterEach(() => vi.useRealTimers());
 
   it('rebuilds the session after 3 failed streams, counts the recovery when a transition makes it ready', () => {
-    vi.useFakeTimers();
-    const dave = new StubDave();
-    const connection = stubConnection(dave);
-    const rejoin = vi.fn();
-    const recovery = new DaveRecovery({ rejoin, log: () => {} });
-    recovery.attach(connection);
+    const { dave, connection, rejoin, recovery } = ladder();
     recovery.onStreamError(new Error('socket closed')); // not a DAVE error: ignored
     recovery.onStreamError(decryptError());
     recovery.onStreamError(decryptError());
@@ -64,12 +70,7 @@ describe('DAVE recovery ladder', () => {
   });
 
   it('rejoins when failures go on after a rebuild, at most 3 times a minute', () => {
-    vi.useFakeTimers();
-    const dave = new StubDave();
-    const connection = stubConnection(dave);
-    const rejoin = vi.fn();
-    const recovery = new DaveRecovery({ rejoin, log: () => {} });
-    recovery.attach(connection);
+    const { dave, connection, rejoin, recovery } = ladder();
     // A sender whose frames never decrypt: every burst of failures climbs the ladder again.
     for (let second = 0; second < 60; second++) {
       reAdded(dave, connection);
@@ -92,12 +93,7 @@ describe('DAVE recovery ladder', () => {
   });
 
   it('judges a rebuild by the failures after it, however slowly they come (a busy machine): it rejoins, never rebuilds in a loop', () => {
-    vi.useFakeTimers();
-    const dave = new StubDave();
-    const connection = stubConnection(dave);
-    const rejoin = vi.fn();
-    const recovery = new DaveRecovery({ rejoin, log: () => {} });
-    recovery.attach(connection);
+    const { dave, connection, rejoin, recovery } = ladder();
     for (let i = 0; i < 3; i++) recovery.onStreamError(decryptError());
     expect(dave.invalidated).toEqual([0]);
     // While the group has not re-added us nothing decrypts; a stray error then is not the rebuild's.
@@ -118,12 +114,7 @@ describe('DAVE recovery ladder', () => {
   });
 
   it('a rebuild that held: failures long after it start the ladder again with a rebuild, not a rejoin', () => {
-    vi.useFakeTimers();
-    const dave = new StubDave();
-    const connection = stubConnection(dave);
-    const rejoin = vi.fn();
-    const recovery = new DaveRecovery({ rejoin, log: () => {} });
-    recovery.attach(connection);
+    const { dave, connection, rejoin, recovery } = ladder();
     for (let i = 0; i < 3; i++) recovery.onStreamError(decryptError());
     reAdded(dave, connection);
     recovery.onStreamError(decryptError()); // one late straggler: not enough to call the rebuild failed
