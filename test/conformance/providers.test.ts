@@ -643,6 +643,23 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'barge-in-then-drop',
+    title: 'barge-in: the user talks over the model and the socket drops before the model stops: interrupted, then turnComplete',
+    notApplicable: {
+      gemini: 'the service reports the interruption itself (serverContent.interrupted), not the client',
+      'openai-realtime': 'the service reports the interruption itself (speech_started), not the client',
+    },
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      void c0.reply({ transcript: 'A long answer.', toneMs: 3000, paceMs: 40 }).catch(() => undefined);
+      await until(() => rec.audioSamples > 0, 'reply started');
+      session.sendAudio(tone16k(40, 440, 12_000)); // the user starts talking over it …
+      c0.drop(); // … and the socket goes before the model's silence would have told
+      await until(() => rec.turnCompletes >= 1, 'the turn ended');
+      expect(rec.order.slice(-2)).toEqual(['interrupted', 'turnComplete']);
+    },
+  },
+  {
     id: 'text-waits-for-user-through-reconnect',
     title: 'text injection: a user who talks through a reconnect is not talked over by a queued text',
     async run({ fake, session }) {

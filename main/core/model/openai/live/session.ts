@@ -324,7 +324,8 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     if (this.#life.closed || socket !== this.#socket) return;
     this.#socket = null;
     this.#o.logger.warn({ code, reason }, 'gpt-live connection closed unexpectedly');
-    this.#endTurn(false);
+    // The user talking over the model when its socket went: the model was yielding (flush playback).
+    this.#endTurn(this.#userSpokeOverModel);
     // Also when no audio turn was open (a tool cycle): nothing will answer on this socket now.
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#toolReplyTimer = null;
