@@ -75,7 +75,7 @@ async function runHeadless(): Promise<number> {
   const running = await startRestartableCore({
     initial: config,
     load,
-    start: (next, restart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, sessions }),
+    start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, lastRestart, sessions }),
     onRestarted: (next) => process.stdout.write(`Restarted with the saved settings: sidecar on ${next.sidecarUrl}\n`),
     onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [err instanceof Error ? err.message : String(err)] }, 'restart: the saved settings were not applied; the core runs with the previous ones'),
     onLost: (err) => {

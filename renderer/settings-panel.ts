@@ -229,14 +229,39 @@ export class SettingsPanel {
     setBusy(this.#restart, true, 'Restarting…');
     try {
       const newPort = this.#data?.pendingRestart.includes('sidecarPort') ? this.#data.values.sidecarPort : undefined;
+      const before = this.#data?.lastRestart?.at;
       await api.restart();
       this.#restart.hidden = true;
-      // This page's address dies with the old port: say where the dashboard went instead of waiting.
-      if (newPort !== undefined) return status(this.#status, `Restarting on port ${newPort}: this page will not reconnect. Open the dashboard again from the tray or with \`live-voice-bridge dashboard\`.`, 'warn');
       status(this.#status, 'Restarting…', 'info');
-      // The page starts afresh once the new core answers (the sign-in survives the restart).
-      if (await waitForRestart(() => api.settings().then((next) => next.pendingRestart.length === 0))) location.reload();
-      else status(this.#status, 'Live Voice Bridge did not come back within 30 s; check its terminal or log.', 'error');
+      // A restart that ends without the saved settings (refused before anything stopped, or the
+      // previous settings started again) leaves a core answering here whose `lastRestart` says why.
+      let refused: string | null = null;
+      const check = async (): Promise<SettingsResponse> => {
+        const next = await api.settings();
+        const last = next.lastRestart;
+        if (last && last.at !== before && !last.applied) refused = last.message;
+        return next;
+      };
+      if (newPort !== undefined) {
+        // This address dies with the old port unless the restart was refused: look briefly, then
+        // say where the dashboard went instead of waiting.
+        for (let i = 0; i < 10 && refused === null; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const next = await check().catch(() => null);
+          if (!next || (next.lastRestart?.at !== before && next.lastRestart?.applied)) break;
+        }
+        if (refused === null) return status(this.#status, `Restarting on port ${newPort}: this page will not reconnect. Open the dashboard again from the tray or with \`live-voice-bridge dashboard\`.`, 'warn');
+      } else {
+        // The page starts afresh once the new core answers (the sign-in survives the restart).
+        const settled = await waitForRestart(async () => (await check()).pendingRestart.length === 0 || refused !== null);
+        if (refused === null) {
+          if (settled) location.reload();
+          else status(this.#status, 'Live Voice Bridge did not come back within 30 s; check its terminal or log.', 'error');
+          return;
+        }
+      }
+      this.#restart.hidden = false;
+      status(this.#status, `The saved settings were not applied: ${refused}`, 'error');
     } catch (err) {
       status(this.#status, friendlyMessage(err), 'error');
     } finally {

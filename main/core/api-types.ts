@@ -325,3 +325,12 @@ export interface WakeView {
   dropped: number;
   followUps: number;
 }
+
+/** How the last "Restart now" ended (GET /settings `lastRestart`; null before the first). */
+export interface RestartOutcome {
+  /** ISO time it ended. */
+  at: string;
+  /** The saved settings run now; false: they did not take and `message` says why and what runs. */
+  applied: boolean;
+  message: string;
+}

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { VERSION_LABEL, type HealthReport, type SidecarEvent } from './api-types.ts';
+import { VERSION_LABEL, type HealthReport, type RestartOutcome, type SidecarEvent } from './api-types.ts';
 import { generateNotificationChime } from './audio/index.ts';
 import { faultCounts } from './faults.ts';
 import { Bridge } from './bridge/bridge.ts';
@@ -67,6 +67,8 @@ export interface CoreOptions {
   opus?: OpusFactory;
   /** Restarts the core from the page ("Restart now", POST /restart); absent when the shell cannot. */
   restart?: () => void;
+  /** How the last restart ended (kept by the shell across cores; shown by GET /settings). */
+  lastRestart?: () => RestartOutcome | null;
   /** Dashboard sign-ins to keep across an in-process restart (default: a fresh set). */
   sessions?: DashboardSessions;
 }
@@ -413,7 +415,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
       }),
-    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, onSaved: (values) => onSettingsSaved(values) })] : []),
+    ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, lastRestart: options.lastRestart, onSaved: (values) => onSettingsSaved(values) })] : []),
     (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),
     ...(options.extraRoutes ?? []),
   ];

@@ -97,7 +97,7 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
   const sessions = new DashboardSessions();
   let running: RestartableCore;
   try {
-    running = await startRestartableCore({ initial: config, load, start: (next, restart) => startCore({ config: next, logger, settingsStore, restart, sessions }), onFailed: (err) => logger.error({ err }, 'restart failed') });
+    running = await startRestartableCore({ initial: config, load, start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, restart, lastRestart, sessions }), onFailed: (err) => logger.error({ err }, 'restart failed') });
   } catch (err) {
     rmSync(home, { recursive: true, force: true });
     throw err;

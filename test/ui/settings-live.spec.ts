@@ -5,6 +5,7 @@
 import { expect, test } from '@playwright/test';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { control, login, startOwnHarness } from './fixtures.ts';
@@ -107,4 +108,28 @@ test('a restart-only change offers Restart now, which brings the core back using
   await expect.poll(async () => (await settings().catch(() => null))?.effective.notesRetentionDays, { timeout: 30_000 }).toBe(30);
   expect((await settings()).pendingRestart).toEqual([]);
   await expect(page.locator('#stream-status')).toHaveText('live', { timeout: 30_000 });
+});
+
+test('Restart now with a saved port another program holds says why at once, and the core goes on', async ({ page }) => {
+  test.setTimeout(60_000);
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const taken = (holder.address() as net.AddressInfo).port;
+  try {
+    await login(page, own.control);
+    const panel = page.locator('#settings-panel');
+    await panel.locator('#set-sidecarPort').fill(String(taken));
+    await panel.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.locator('#settings-status')).toHaveText('Saved. Some changes need a restart.');
+    await page.getByRole('button', { name: 'Restart now' }).click();
+    await expect(page.locator('#settings-status')).toContainText(`The saved settings were not applied: the saved sidecar port ${taken}`, { timeout: 10_000 });
+    await expect(page.locator('#settings-status')).toContainText('another program is using it');
+    await expect(page.locator('#settings-status')).toHaveAttribute('data-kind', 'error');
+    await expect(page.getByRole('button', { name: 'Restart now' })).toBeVisible();
+    // The core never stopped: this page's address still answers.
+    const origin = new URL(page.url()).origin;
+    expect((await page.request.get(`${origin}/health`)).status()).toBe(200);
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
 });

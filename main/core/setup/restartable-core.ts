@@ -16,7 +16,8 @@
 // the notes and usage files. Only the sidecar port is checked up front: it is the start failure a
 // user can cause from the settings page, and it is cheap to probe (bind, then close at once).
 import { createServer } from 'node:net';
-import type { Config } from '../config/index.ts';
+import type { RestartOutcome } from '../api-types.ts';
+import { ConfigError, type Config } from '../config/index.ts';
 import type { CoreHandle } from '../core.ts';
 
 export interface RestartableCoreOptions {
@@ -24,8 +25,11 @@ export interface RestartableCoreOptions {
   initial?: Config;
   /** Loads the configuration (again at each restart); may throw ConfigError. */
   load(): Promise<Config>;
-  /** Starts a core for `config`, wiring `restart` into it (CoreOptions.restart). */
-  start(config: Config, restart: () => void): Promise<CoreHandle>;
+  /**
+   * Starts a core for `config`, wiring `restart` into it (CoreOptions.restart) and `lastRestart`
+   * (CoreOptions.lastRestart: how the last restart ended, for GET /settings).
+   */
+  start(config: Config, restart: () => void, lastRestart: () => RestartOutcome | null): Promise<CoreHandle>;
   /** After a restart: the new core (print its URL). */
   onRestarted?(core: CoreHandle, config: Config): void;
   /**
@@ -87,6 +91,9 @@ export function probeSidecarPort(host: string, port: number): Promise<string | n
 export async function startRestartableCore(options: RestartableCoreOptions): Promise<RestartableCore> {
   let config = options.initial ?? (await options.load());
   let restarting: Promise<void> | null = null;
+  let last: RestartOutcome | null = null;
+  const lastRestart = (): RestartOutcome | null => last;
+  const record = (applied: boolean, message: string): void => void (last = { at: new Date().toISOString(), applied, message });
 
   /** Before stopping anything: a new sidecar port must be free (the running core's own port is, once it stops). */
   const refusal = async (next: Config): Promise<RestartFailedError | null> => {
@@ -106,26 +113,31 @@ export async function startRestartableCore(options: RestartableCoreOptions): Pro
       const previous = config;
       await core.stop();
       try {
-        core = await options.start(next, restart);
+        core = await options.start(next, restart, lastRestart);
         config = next;
       } catch (err) {
         // startCore closed what the failed start had opened: back to the last settings that worked.
         try {
-          core = await options.start(previous, restart);
+          core = await options.start(previous, restart, lastRestart);
         } catch (again) {
           const lost = new RestartFailedError(`the saved settings did not start (${reason(err)}), nor did the previous ones (${reason(again)}): no core is running`, { cause: again, lost: true });
+          record(false, lost.message);
           if (options.onLost) options.onLost(lost);
           else options.onFailed?.(lost);
           return;
         }
         throw new RestartFailedError(`the saved settings did not start (${reason(err)}); the core runs again with the previous settings on ${core.sidecarUrl}`, { cause: err, restored: true });
       }
+      record(true, `restarted with the saved settings on ${core.sidecarUrl}`);
       options.onRestarted?.(core, next);
     })()
-      .catch((err: unknown) => options.onFailed?.(err))
+      .catch((err: unknown) => {
+        record(false, err instanceof ConfigError ? `the saved settings were not applied: ${err.problems.join('; ')}` : reason(err));
+        options.onFailed?.(err);
+      })
       .finally(() => (restarting = null));
   };
-  let core = await options.start(config, restart);
+  let core = await options.start(config, restart, lastRestart);
   return {
     get core() {
       return core;

@@ -1,4 +1,5 @@
 // GET/PUT /settings over a real loopback socket, through the real security layer.
+import type { RestartOutcome } from '../../../main/core/api-types.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,7 @@ beforeAll(async () => {
           store,
           effective: () => ({ model: 'gemini-3.8-live', sidecarPort: 18943 }),
           environment: { GEMINI_MODEL: 'gemini-from-env', PLATFORM_VOICE_LIVE_VOICE: 'Puck', DISCORD_VOICE_LIVE_PORT: '' },
+          lastRestart: () => lastRestart,
         }),
     ],
   });
@@ -37,6 +39,7 @@ afterAll(async () => {
 });
 
 type Json = { values?: unknown; error?: { code: string; message: string } };
+let lastRestart: RestartOutcome | null = null;
 const call = (method: string, body?: unknown, auth = true) =>
   fetch(`${sidecar.url}/settings`, {
     method,
@@ -54,7 +57,14 @@ describe('/settings', () => {
     const res = await call('GET');
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
-    expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: { voice: 'next_call', sidecarPort: 'restart' }, canRestart: false, secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
+    expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: { voice: 'next_call', sidecarPort: 'restart' }, canRestart: false, lastRestart: null, secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
+  });
+
+  it('GET says how the last restart ended, so the page can say why saved settings did not take', async () => {
+    lastRestart = { at: '2026-11-26T10:00:00.000Z', applied: false, message: 'the saved sidecar port 18944 (on 127.0.0.1) is not free: another program is using it' };
+    const body = (await (await call('GET')).json()) as { lastRestart: RestartOutcome | null };
+    expect(body.lastRestart).toEqual(lastRestart);
+    lastRestart = null;
   });
 
   it('PUT saves values and GET returns them', async () => {

@@ -3,6 +3,7 @@
 // start anyway gives way to the previous settings again; when those fail too, onLost says nothing runs.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RestartOutcome } from '../../../main/core/api-types.ts';
 import type { Config } from '../../../main/core/config/index.ts';
 import type { CoreHandle } from '../../../main/core/core.ts';
 import { RestartFailedError, startRestartableCore } from '../../../main/core/setup/restartable-core.ts';
@@ -26,10 +27,12 @@ async function harness(initial: Config, next: Config, failing: Set<string>) {
   const failed: unknown[] = [];
   const lost: RestartFailedError[] = [];
   const restarted: string[] = [];
+  let lastRestart: () => RestartOutcome | null = () => null;
   const running = await startRestartableCore({
     initial,
     load: async () => next,
-    start: async (config) => {
+    start: async (config, _restart, last) => {
+      lastRestart = last;
       const name = nameOf(config);
       starts.push(name);
       if (failing.has(name)) throw Object.assign(new Error(`listen EADDRINUSE: address already in use 127.0.0.1:${config.sidecar.port}`), { code: 'EADDRINUSE' });
@@ -46,7 +49,7 @@ async function harness(initial: Config, next: Config, failing: Set<string>) {
     onLost: (err) => lost.push(err),
   });
   const current = (): FakeCore => (running.core as unknown as { fake: FakeCore }).fake;
-  return { running, cores, starts, failed, lost, restarted, current };
+  return { running, cores, starts, failed, lost, restarted, current, lastRestart: () => lastRestart() };
 }
 
 const blockers: net.Server[] = [];
@@ -81,6 +84,8 @@ describe('restart with settings that do not start', () => {
     expect(err).toBeInstanceOf(RestartFailedError);
     expect(err.restored).toBe(true);
     expect(err.message).toMatch(/saved settings did not start \(listen EADDRINUSE.*previous settings on http:\/\/127\.0\.0\.1:41001/);
+    // What GET /settings shows the page (`lastRestart`), so it can say why at once.
+    expect(h.lastRestart()).toMatchObject({ applied: false, message: err.message });
   });
 
   it('the previous settings fail too: onLost (nothing runs), not a quiet "keeps its settings"', async () => {
@@ -122,6 +127,7 @@ describe('restart with settings that do not start', () => {
     const err = h.failed[0] as RestartFailedError;
     expect(err.restored).toBe(false);
     expect(err.message).toBe(`the saved sidecar port ${taken} (on 127.0.0.1) is not free: another program is using it; nothing was restarted and the core keeps running with its settings on http://127.0.0.1:41003`);
+    expect(h.lastRestart()).toMatchObject({ applied: false, message: err.message });
   });
 
   it("the running core's own port is not probed (it is free once that core stops); a free new port restarts as before", async () => {
@@ -129,6 +135,7 @@ describe('restart with settings that do not start', () => {
     same.running.restart();
     await same.running.settled();
     expect([same.starts, same.restarted, same.failed]).toEqual([['old', 'new'], ['new'], []]);
+    expect(same.lastRestart()).toMatchObject({ applied: true, message: 'restarted with the saved settings on http://127.0.0.1:41004' });
 
     const free = await heldPort();
     await new Promise((resolve) => blockers.pop()!.close(resolve));

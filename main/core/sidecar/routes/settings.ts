@@ -8,6 +8,7 @@ import { canonicalVoice, voicesFor } from '../../model/voices.ts';
 import { SETTING_VARIABLES, type SettingKey, type SettingsValues } from '../../settings/schema.ts';
 import { SettingsError, type SettingsStore, type SettingsView } from '../../settings/store.ts';
 import { HttpError } from '../errors.ts';
+import type { RestartOutcome } from '../../api-types.ts';
 import type { RouteModule } from '../route-types.ts';
 
 export interface SettingsDeps {
@@ -20,6 +21,8 @@ export interface SettingsDeps {
   canRestart?: boolean;
   /** Told the saved values after each successful PUT (settings that apply live read them). */
   onSaved?: (values: SettingsValues) => void;
+  /** How the last restart ended (the shell that restarts the core keeps it). */
+  lastRestart?: () => RestartOutcome | null;
 }
 
 /**
@@ -42,6 +45,8 @@ export interface SettingsResponse extends SettingsView {
   /** Saved values the running core does not use yet (they need a restart). */
   pendingRestart: SettingKey[];
   canRestart: boolean;
+  /** How the last "Restart now" ended: a refused one says why the saved settings did not take. */
+  lastRestart: RestartOutcome | null;
   /** Voices of each provider, for the voice picker. */
   voices: Record<LiveProviderName, readonly string[]>;
   precedence: typeof SETTINGS_PRECEDENCE;
@@ -73,6 +78,7 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
       applies,
       pendingRestart,
       canRestart: deps.canRestart ?? false,
+      lastRestart: deps.lastRestart?.() ?? null,
       voices: { gemini: voicesFor('gemini'), 'openai-realtime': voicesFor('openai-realtime'), 'openai-live': voicesFor('openai-live') },
       precedence: SETTINGS_PRECEDENCE,
       overrides: environmentOverrides(view.values, deps.environment ?? {}),
