@@ -143,6 +143,23 @@ async function toolCallThenDrop(fake: FakeService, session: LiveModelSession, re
   return c1;
 }
 
+/**
+ * Drops `c0` and runs `during` synchronously when the session notices (before the next socket is
+ * up: what a client gets while no socket is open); resolves with the next socket, connected.
+ */
+async function dropAndDuringTheGap(fake: FakeService, session: LiveModelSession, c0: FakeConnectionControls, during: () => void): Promise<FakeConnectionControls> {
+  const onState = (state: string): void => {
+    if (state === 'connected') return;
+    session.off('state', onState);
+    during();
+  };
+  session.on('state', onState);
+  c0.drop();
+  const c1 = await fake.connection(1);
+  await until(() => session.state === 'connected', 'reconnected');
+  return c1;
+}
+
 export const SCENARIOS: Scenario[] = [
   {
     id: 'setup-connects',
@@ -596,15 +613,7 @@ export const SCENARIOS: Scenario[] = [
       void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
       await until(() => rec.toolCalls.length === 1, 'tool call');
       // The result lands in the gap between the drop and the next socket.
-      const onState = (state: string): void => {
-        if (state === 'connected') return;
-        session.off('state', onState);
-        session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
-      };
-      session.on('state', onState);
-      c0.drop();
-      const c1 = await fake.connection(1);
-      await until(() => session.state === 'connected', 'reconnected');
+      const c1 = await dropAndDuringTheGap(fake, session, c0, () => session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } }));
       // Asked to answer it: Realtime with response.create, GPT-Live with the result as speakable commentary.
       if (adapter.name === 'openai-live') await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes('sunny')), 'the result handed over');
       else await c1.waitFor(() => c1.replyRequests() >= 1 && c1.conversation().some((t) => t.includes('sunny')), 'an answer asked for');
@@ -666,16 +675,10 @@ export const SCENARIOS: Scenario[] = [
       const c0 = await fake.connection(0);
       // In the gap between the drop and the next socket: the user starts talking (no end of speech
       // yet) and a text is queued.
-      const onState = (state: string): void => {
-        if (state === 'connected') return;
-        session.off('state', onState);
+      const c1 = await dropAndDuringTheGap(fake, session, c0, () => {
         session.sendAudio(tone16k(40, 440, 12_000));
         session.sendText('Later please.');
-      };
-      session.on('state', onState);
-      c0.drop();
-      const c1 = await fake.connection(1);
-      await until(() => session.state === 'connected', 'reconnected');
+      });
       await new Promise((r) => setTimeout(r, 400));
       expect(c1.injectedTexts().some((t) => t.includes('Later please.'))).toBe(false);
       session.endAudioInput();
