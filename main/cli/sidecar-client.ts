@@ -2,6 +2,7 @@
 // file (or the configured token), so local use stays one line and the token never hits argv.
 import type { ApiErrorBody, NotifyResult } from '../core/api-types.ts';
 import type { Config } from '../core/config/index.ts';
+import { NOTIFY_STATUS_MEANING } from '../core/notify/format.ts';
 import { readSidecarToken } from '../core/sidecar/token.ts';
 
 /** Nothing was sent: the sidecar is not running or could not be connected to. */
@@ -32,18 +33,9 @@ export const EXIT = {
 /** Exit code and a line for stderr (null when it delivered) for a /notify answer's body. */
 export function notifyVerdict(body: unknown): { exitCode: number; message: string | null } {
   const status = (body as Partial<NotifyResult> | null)?.status;
-  switch (status) {
-    case 'ok':
-      return { exitCode: EXIT.ok, message: null };
-    case 'partial':
-      return { exitCode: EXIT.partial, message: 'partly delivered (status partial): some destinations got it and some did not (see results); sending it again would deliver it twice where it arrived' };
-    case 'unknown':
-      return { exitCode: EXIT.unknown, message: 'outcome unknown (status unknown): it may have been delivered (a send went out with no answer) and was not re-sent; do not send it again' };
-    case 'error':
-      return { exitCode: EXIT.failed, message: 'not delivered (status error): no destination took it (see results)' };
-    default:
-      return { exitCode: EXIT.failed, message: `unexpected answer from the sidecar: ${JSON.stringify(body)}` };
-  }
+  if (status === 'ok') return { exitCode: EXIT.ok, message: null };
+  if (status === 'partial' || status === 'unknown' || status === 'error') return { exitCode: status === 'error' ? EXIT.failed : EXIT[status], message: NOTIFY_STATUS_MEANING[status] };
+  return { exitCode: EXIT.failed, message: `unexpected answer from the sidecar: ${JSON.stringify(body)}` };
 }
 
 /** No token to send: names the file that was looked for and the variables that point elsewhere. */

@@ -68,9 +68,9 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 it('exits 0 only when delivered; partial 4, unknown 5, error 1 — the answer is printed either way', async () => {
   const expected: [string, number, RegExp | null][] = [
     ['ok', 0, null],
-    ['error', 1, /not delivered \(status error\)/],
-    ['partial', 4, /partly delivered \(status partial\)/],
-    ['unknown', 5, /may have been delivered .*not re-sent; do not send it again/],
+    ['error', 1, /Not delivered \(status error\)/],
+    ['partial', 4, /Partly delivered \(status partial\)/],
+    ['unknown', 5, /may have been delivered .*was not re-sent\. Do not send it again/],
   ];
   for (const [status, code, message] of expected) {
     notifyAnswer = status;

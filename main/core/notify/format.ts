@@ -1,6 +1,7 @@
 // How a notification reads on each channel. Discord posts are bold-titled and cut to Discord's
 // 2000-character limit; mention syntax is defused here as well as disabled by the Discord port, so
 // a notification can never ping @everyone, a role or a user even if a lower layer forgets.
+import type { NotifyResult } from '../api-types.ts';
 
 export const DISCORD_MAX_CHARS = 2000;
 export const DEFAULT_TITLE = 'Agent notification';
@@ -36,3 +37,14 @@ export function formatDiscordText(text: string, title?: string, source?: string)
 export function formatVoiceText(text: string, title?: string): string {
   return `[${cleanTitle(title)}] ${text.trim()}`;
 }
+
+/**
+ * What a status other than `ok` means for whoever asked (the CLI's stderr line, the MCP tool's
+ * second sentence): whether it may be sent again. One wording for both; the rule that decides the
+ * status is overallStatus (dispatcher.ts).
+ */
+export const NOTIFY_STATUS_MEANING: Record<Exclude<NotifyResult['status'], 'ok'>, string> = {
+  partial: 'Partly delivered (status partial): some destinations got it and some did not (see results). Do not send it again: it would arrive twice where it was delivered.',
+  unknown: 'Outcome unknown (status unknown): it may have been delivered (a send went out and got no answer) and was not re-sent. Do not send it again.',
+  error: 'Not delivered (status error): no destination took it (see results).',
+};

@@ -56,7 +56,7 @@ describe('MCP notify tool result', () => {
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toMatchObject({ status: 'unknown' });
     expect(JSON.parse(texts(r)[0]!)).toMatchObject({ status: 'unknown' });
-    expect(texts(r)[1]).toMatch(/may have been delivered.*Do not send it again/);
+    expect(texts(r)[1]).toMatch(/may have been delivered.*was not re-sent\. Do not send it again/);
   });
 
   it('error and partial are errors too, each saying what happened', async () => {

@@ -14,6 +14,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { NoteEvent } from '../../api-types.ts';
+import { NOTIFY_STATUS_MEANING } from '../../notify/format.ts';
 import { AgentToolInputError, type AgentTool, type SidecarAnswer, type SidecarInvoker, type SidecarRequest } from './agent-tools.ts';
 
 export const NOTES_RESOURCE_URI = 'live-voice-bridge://call/current/notes';
@@ -53,13 +54,6 @@ export function toolError(code: string, message: string, status: number): CallTo
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-/** What an agent should know about a /notify answer that is not `ok` (it is a tool error then). */
-const NOTIFY_NOT_OK: Record<string, string> = {
-  partial: 'Partly delivered: some destinations got the notification and some did not (see results). Do not send it again: it would arrive twice where it was delivered.',
-  unknown: 'Outcome unknown: the notification may have been delivered (a send went out and got no answer); it was not re-sent. Do not send it again.',
-  error: 'Not delivered: no destination took the notification (see results).',
-};
-
 /**
  * A route's answer as a tool result. `request` names the route: a `POST /notify` answer whose
  * `status` is not `ok` is 200 over HTTP but a tool error here (`isError`), with a sentence saying
@@ -74,9 +68,9 @@ export function answerToResult(answer: SidecarAnswer, request?: Pick<SidecarRequ
   const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
   const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
   if (request?.method === 'POST' && request.url === '/notify' && structured.status !== 'ok') {
-    const status = typeof structured.status === 'string' ? structured.status : 'error';
+    const status = structured.status === 'partial' || structured.status === 'unknown' ? structured.status : 'error';
     result.isError = true;
-    result.content.push({ type: 'text', text: NOTIFY_NOT_OK[status] ?? NOTIFY_NOT_OK.error! });
+    result.content.push({ type: 'text', text: NOTIFY_STATUS_MEANING[status] });
   }
   return result;
 }
