@@ -10,14 +10,14 @@
 // There is no public API for it, so `gc` is taken from a fresh vm context after enabling
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
 //
-// Once the trim works, it is the process's only idle GC: V8's memory reducer is told to start no GCs
-// of its own (--memory-reducer-gc-count=0; V8 reads it each time the reducer's timer fires). The
-// reducer is armed by full GCs (loading a large schedule runs some) and by the trim's own GC, and
-// then ran two more incremental full GCs 10-26 s later that found nothing left to free (measured on
-// a core holding 100,000 schedule entries: 47.9 → 47.9 and 48.5 → 47.1 MB, about 200 ms of CPU
-// across the main thread and V8's four worker threads: the whole of its "idle" CPU; see
-// docs/notifications.md). The trim does the same job sooner, once per quiet period, never in a call.
-// And a quiet period after which the heap has not grown since the last trim (a lone request) is
+// V8's memory reducer is left as it is. Armed by full GCs (the trim's own included), it runs up to two
+// more incremental full GCs 10-26 s later that find little left to free (~40 ms of CPU on an empty
+// core, ~200 ms with 100,000 schedule entries; docs/notifications.md). It used to be retired at run
+// time (--memory-reducer-gc-count=0), but lowering that count while the reducer is mid-cycle (a GC
+// already started) aborts the process: V8 checks started_gcs <= MaxNumberOfGCs() at the next full
+// GC ("Check failed … MemoryReducer::NotifyMarkCompact", seen in a test run). A crash of the core
+// is not worth a fifth of a second of idle CPU.
+// A quiet period after which the heap has not grown since the last trim (a lone request) is
 // skipped: a full GC of a large heap costs ~100 ms for nothing to give back.
 //
 // Nothing runs per tick: a single unref'd timer is (re)armed by activity and fires once.
@@ -34,8 +34,6 @@ function memoryReducingGc(): GcFunction | null {
       v8.setFlagsFromString('--expose-gc');
       const gc: unknown = runInNewContext('gc');
       exposedGc = typeof gc === 'function' ? (gc as GcFunction) : null;
-      // Only with a working trim in its place. A V8 without this flag ignores it.
-      if (exposedGc) v8.setFlagsFromString('--memory-reducer-gc-count=0');
     } catch {
       exposedGc = null;
     }
