@@ -16,7 +16,7 @@ import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
 import { ensurePrivateDir } from './private-dir.ts';
 import { healthVerdict } from './health-verdict.ts';
-import { IdleMemoryTrim } from './idle-memory-trim.ts';
+import { IdleMemoryTrim, retireMemoryReducerAtStart } from './idle-memory-trim.ts';
 import { moduleLogger } from './log/logger.ts';
 import { configuredModel, PROVIDER_KEY_VARIABLE, ProviderSelector } from './model/select.ts';
 import { NotesArchive } from './notes/notes-archive.ts';
@@ -376,7 +376,10 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   };
 
   // Start-up and request bursts leave garbage and a grown young generation behind: return them once
-  // quiet (no request for IDLE_TRIM_QUIET_MS, not in a call). See idle-memory-trim.ts.
+  // quiet (no request for IDLE_TRIM_QUIET_MS, not in a call), in place of V8's memory reducer, whose
+  // own GCs would land in the first call. See idle-memory-trim.ts.
+  const reducer = retireMemoryReducerAtStart();
+  if (reducer !== 'retired') log.debug({ reducer, uptime_s: Math.round(process.uptime()) }, 'V8 memory reducer left running');
   const memoryTrim = new IdleMemoryTrim({
     quietMs: IDLE_TRIM_QUIET_MS,
     mayTrim: () => ['idle', 'stopped', 'error'].includes(bridge.status().state),

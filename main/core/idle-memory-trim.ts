@@ -10,13 +10,18 @@
 // There is no public API for it, so `gc` is taken from a fresh vm context after enabling
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
 //
-// V8's memory reducer is left as it is. Armed by full GCs (the trim's own included), it runs up to two
-// more incremental full GCs 10-26 s later that find little left to free (~40 ms of CPU on an empty
-// core, ~200 ms with 100,000 schedule entries; docs/notifications.md). It used to be retired at run
-// time (--memory-reducer-gc-count=0), but lowering that count while the reducer is mid-cycle (a GC
-// already started) aborts the process: V8 checks started_gcs <= MaxNumberOfGCs() at the next full
-// GC ("Check failed … MemoryReducer::NotifyMarkCompact", seen in a test run). A crash of the core
-// is not worth a fifth of a second of idle CPU.
+// V8's memory reducer is retired once, at start-up (retireMemoryReducerAtStart, called by the core
+// when it is built). Armed by any full GC (the trim's own included), it runs up to two more
+// incremental full GCs 8-26 s later that find little left to free: ~40 ms of CPU on an empty core,
+// ~200 ms with 100,000 schedule entries (docs/notifications.md), and often inside the call the owner
+// has just joined (an idle call read 0.9-1.25 % of a core against 0.1 % without them). The trim does
+// the same job sooner, once per quiet period, never in a call. The reducer is retired by
+// --memory-reducer-gc-count=0 (V8 reads it at each step of the reducer), and only while the process
+// is younger than the reducer's first possible GC: lowering that count while the reducer is
+// mid-cycle (a GC of its own already started) aborts the process at the next full GC (V8 checks
+// started_gcs <= MaxNumberOfGCs() in MemoryReducer::NotifyMarkCompact; it killed a core whose first
+// trim lowered it at that moment). With the count at 0 from before its first GC, the reducer's timer
+// goes straight to "done" and it never starts one.
 // A quiet period after which the heap has not grown since the last trim (a lone request) is
 // skipped: a full GC of a large heap costs ~100 ms for nothing to give back.
 //
@@ -39,6 +44,34 @@ function memoryReducingGc(): GcFunction | null {
     }
   }
   return exposedGc;
+}
+
+/**
+ * V8's memory reducer starts its first GC no sooner than 8 s (kLongDelayMs, and
+ * --gc-memory-reducer-start-delay-ms) after the full GC or the garbage hint that armed it, both after
+ * the process started. So a process younger than this cannot have a reducer mid-cycle; 2 s of margin.
+ */
+export const RETIRE_REDUCER_BEFORE_UPTIME_S = 6;
+
+export type ReducerRetirement = 'retired' | 'too-late' | 'unsupported';
+
+let reducerRetired = false;
+
+/**
+ * Stops V8's memory reducer from ever starting a GC of its own, if that is still safe (see the
+ * file's comment). Flags are per process, so this holds for every isolate in it; calling again is a
+ * no-op. `uptimeS` is for tests.
+ */
+export function retireMemoryReducerAtStart(uptimeS = process.uptime()): ReducerRetirement {
+  if (reducerRetired) return 'retired';
+  if (uptimeS >= RETIRE_REDUCER_BEFORE_UPTIME_S) return 'too-late';
+  try {
+    v8.setFlagsFromString('--memory-reducer-gc-count=0');
+  } catch {
+    return 'unsupported';
+  }
+  reducerRetired = true;
+  return 'retired';
 }
 
 /** Heap growth (committed or in use) since the last trim below which a quiet period is not trimmed. */

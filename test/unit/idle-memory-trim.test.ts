@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { IdleMemoryTrim, TRIM_MIN_GROWTH_BYTES, type TrimReport } from '../../main/core/idle-memory-trim.ts';
+import { IdleMemoryTrim, RETIRE_REDUCER_BEFORE_UPTIME_S, retireMemoryReducerAtStart, TRIM_MIN_GROWTH_BYTES, type TrimReport } from '../../main/core/idle-memory-trim.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -80,6 +80,26 @@ describe('IdleMemoryTrim', () => {
 
 });
 
+describe('retireMemoryReducerAtStart', () => {
+  // The flag is not really set here (the test runner's process is older than the safe window, and
+  // its isolates' reducers may be mid-cycle): the spy stands in for V8. The child-process tests below
+  // and test/sidecar/headless-idle-gc.test.ts set it for real.
+  it('retires the reducer only while the process is too young for a reducer GC to have started, once', () => {
+    const setFlags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+    try {
+      expect(retireMemoryReducerAtStart(RETIRE_REDUCER_BEFORE_UPTIME_S)).toBe('too-late');
+      expect(retireMemoryReducerAtStart(60)).toBe('too-late');
+      expect(setFlags).not.toHaveBeenCalled();
+      expect(retireMemoryReducerAtStart(0.8)).toBe('retired');
+      expect(setFlags.mock.calls).toEqual([['--memory-reducer-gc-count=0']]);
+      expect(retireMemoryReducerAtStart(60)).toBe('retired'); // already: nothing more to do
+      expect(setFlags).toHaveBeenCalledTimes(1);
+    } finally {
+      setFlags.mockRestore();
+    }
+  });
+});
+
 describe('IdleMemoryTrim and V8\'s memory reducer', () => {
   // The trim's own GC arms V8's memory reducer, which then runs GCs of its own. The trim used to
   // retire it by lowering --memory-reducer-gc-count at run time; with the reducer mid-cycle that
@@ -94,10 +114,10 @@ describe('IdleMemoryTrim and V8\'s memory reducer', () => {
     expect(seen.liveCount).toBe(150_000);
   });
 
-  it('the first trim of a process while the reducer is mid-cycle does not abort it (the run-time flag did)', { timeout: 40_000 }, async () => {
+  it('the first trim of a process while the reducer is mid-cycle does not abort it (the run-time flag did), and a late retirement is refused', { timeout: 40_000 }, async () => {
     const child = fileURLToPath(new URL('../fixtures/memory/trim-while-reducer-mid-cycle.ts', import.meta.url));
     const run = await execFileAsync(process.execPath, [child]).catch((err: { code?: number; signal?: string; stderr?: string }) => ({ stdout: '', failed: `exit ${err.code ?? err.signal}: ${(err.stderr ?? '').split('\n').find((l) => l.includes('Check failed')) ?? ''}` }));
     expect('failed' in run ? run.failed : null).toBeNull();
-    expect(JSON.parse(run.stdout.trim())).toEqual({ trims: 2, liveCount: 150_000 });
+    expect(JSON.parse(run.stdout.trim())).toEqual({ trims: 2, liveCount: 150_000, reducer: 'too-late' });
   });
 });
