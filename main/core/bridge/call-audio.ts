@@ -29,8 +29,13 @@ const MAX_SILENCE_FILL_TICKS = 50;
  * filled in at once rather than tick by tick.
  */
 const IDLE_INPUT_TICKS = 25;
-/** Consecutive silent frames handed to the player after which the output counts as idle (500 ms). */
-const IDLE_OUTPUT_FRAMES = 25;
+/**
+ * Consecutive silent frames handed to the player after which the output counts as idle (100 ms): as
+ * Discord's clients do, five frames of silence after speech, then no packets (protocols.md). Each
+ * frame kept the player's 20 ms slot timer waking the process and a packet going out (it was 25
+ * frames, 500 ms, per reply); a reply after the stop restarts the player at once.
+ */
+const IDLE_OUTPUT_FRAMES = 5;
 
 export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
@@ -322,8 +327,8 @@ export class CallAudio {
           this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
           this.#bargeInStart = 0;
         }
-        // Half a second of silence with nothing waiting (a reply that is still buffering keeps the
-        // turn open): the player may stop; Discord clients stop sending when they have nothing to say.
+        // Five silent frames with nothing waiting (a reply that is still buffering keeps the turn
+        // open): the player may stop; Discord clients stop sending when they have nothing to say.
         if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.turnState === 'idle' && !this.#outputIdle) {
           this.#outputIdle = true;
           this.#onOutputIdle();

@@ -140,8 +140,10 @@ describe('a call on the fakes', () => {
     expect(playedFrames).toBeGreaterThanOrEqual(18);
     expect(loud).toBeGreaterThanOrEqual(playedFrames - 1);
     expect(loud).toBeLessThanOrEqual(playedFrames + 2);
+    // After the fade: the five silence frames Discord's clients send before they stop, then the
+    // player stopped (nothing more came in the 600 ms waited above; `loud` bounds what did).
     const lastLoud = frames.findLastIndex((f) => f.peak > 200);
-    expect(frames.length - 1 - lastLoud).toBeGreaterThan(20);
+    expect(frames.length - 1 - lastLoud).toBeGreaterThanOrEqual(5);
     const metrics = ((await get('/health')).json as { metrics: { interrupts: number; barge_in_latency: { count: number; p95_ms: number } } }).metrics;
     expect(metrics.interrupts).toBe(1);
     expect(metrics.barge_in_latency.count).toBe(1);

@@ -45,8 +45,9 @@ describe('voice notifications on a real call', () => {
     const chime = generateNotificationChime();
     const chimeLeft = new Int16Array(chime.length / 2);
     for (let i = 0; i < chimeLeft.length; i++) chimeLeft[i] = chime[2 * i]!;
-    // The chime and the half second of silence after it; then the player stops (nothing to say).
-    await waitFor(() => discord.recorder.pcm().length >= chime.length * 2, 'bot audio after the chime');
+    // The chime and the silence frames after it (five, as Discord's clients send); then the player
+    // stops (nothing to say).
+    await waitFor(() => discord.recorder.pcm().length >= chime.length + 4 * 1920, 'bot audio after the chime');
     const pcm = discord.recorder.pcm();
     const left = new Int16Array(pcm.length / 2);
     for (let i = 0; i < left.length; i++) left[i] = pcm[2 * i]!;

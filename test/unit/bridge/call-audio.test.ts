@@ -165,8 +165,13 @@ describe('CallAudio in a quiet call', () => {
     advance(2000); // the pause closes the gate (500 ms hangover), then the clock stops
     expect(vi.getTimerCount()).toBe(0);
 
-    // Output: 25 silent frames pulled by the player (500 ms) and nothing queued -> stop the player.
+    // Output: five silent frames pulled by the player (100 ms, as Discord's clients send before
+    // they stop) and nothing queued -> stop the player; not one frame sooner.
     const out = new Int16Array(1920);
+    for (let f = 0; f < 4; f++) quiet.playbackSource.readFrame(out);
+    expect(outputIdle).toBe(0);
+    quiet.playbackSource.readFrame(out);
+    expect(outputIdle).toBe(1);
     for (let f = 0; f < 30; f++) quiet.playbackSource.readFrame(out);
     expect(outputIdle).toBe(1);
     expect(quiet.outputActive).toBe(false);
