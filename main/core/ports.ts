@@ -22,6 +22,11 @@ export interface PlaybackSource {
    * Must always fill (silence when nothing is buffered) so the player never goes idle mid-call.
    */
   readFrame(out: Int16Array): void;
+  /**
+   * Whole 20 ms frames of audio the next reads will play without waiting for more to arrive (the
+   * end of a reply the model sent faster than real time). Optional: a source without it counts as 0.
+   */
+  framesAhead?(): number;
 }
 
 export interface VoiceChannelEvents {

@@ -207,6 +207,11 @@ export class PlaybackBuffer implements PlaybackSource {
     this.meter.measure(out);
   }
 
+  /** PlaybackSource: whole frames of speech buffered past the playing point (0 until playback has started). */
+  framesAhead(): number {
+    return this.#playing && !this.#fadePending ? Math.floor(this.#fill / IN_FRAME) : 0;
+  }
+
   /** Forget everything (leaving the call): buffered audio, turn state, effects. Counters are kept. */
   reset(): void {
     this.#fill = 0;

@@ -309,6 +309,7 @@ export class CallAudio {
 
   /** Pulled by the Discord player every 20 ms. */
   readonly playbackSource: PlaybackSource = {
+    framesAhead: () => this.#playback.framesAhead(),
     readFrame: (out: Int16Array) => {
       this.#playback.readFrame(out);
       this.#metrics.framesOut += 1;

@@ -8,10 +8,13 @@
 // of CPU before any work (docs/performance.md), and in a call the player's timer fired a few ms
 // apart from wake-ups the call had anyway (a model chunk arriving, a speaker's packet). Here a slot
 // may be sent at any wake-up within its own 20 ms period (`poke`), so while chunks or packets flow
-// they carry the sends and the timer only fires when nothing else woke the process. A packet is
-// never late and never more than one period early (two for a barge-in's fade), which a receiver's
-// jitter buffer absorbs (it plays by RTP timestamp; sequence numbers and timestamps are assigned as
-// each packet goes, so early packets leave no gap).
+// they carry the sends and the timer only fires when nothing else woke the process. When the timer
+// does fire and the next frame is already buffered (the end of a reply, which the model sends faster
+// than real time), that frame goes out in the same wake-up, one period early: the slot timer then
+// wakes every 40 ms instead of 20 while a reply plays out of the buffer. A packet is never late and
+// never more than one period early (two for a barge-in's fade), which a receiver's jitter buffer
+// absorbs (it plays by RTP timestamp; sequence numbers and timestamps are assigned as each packet
+// goes, so early packets leave no gap).
 import type { Logger } from 'pino';
 import { VoiceConnectionStatus, type VoiceConnection } from '@discordjs/voice';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
@@ -34,6 +37,11 @@ class FrameEncoder {
   constructor(source: PlaybackSource, codec: OpusMonoEncoder) {
     this.#source = source;
     this.#codec = codec;
+  }
+
+  /** Whether the frame after the one just read is already buffered at the source. */
+  hasFrameAhead(): boolean {
+    return (this.#source.framesAhead?.() ?? 0) > 0;
   }
 
   encodeNext(): Buffer {
@@ -128,11 +136,18 @@ export class ContinuousPlayback {
     this.#clearTimer();
     // After a stall the schedule is behind: one slot per wake-up, 1 ms apart, until caught up (as
     // @discordjs/voice's cycle does), so the receiver gets the audio rather than a skip.
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      if (this.#encoder) this.#sendSlot();
-    }, Math.max(1, Math.ceil(this.#due - this.#now())));
+    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(this.#due - this.#now())));
   }
+
+  /** Nothing else woke the process within this slot's period: send it, and the next if it is ready. */
+  readonly #onTimer = (): void => {
+    this.#timer = null;
+    if (!this.#encoder) return;
+    this.#sendSlot();
+    // The timer fires at or after the slot it was armed for, so the next slot is at most one
+    // period early (not early at all when catching up after a stall).
+    if (this.#encoder?.hasFrameAhead()) this.#sendSlot();
+  };
 
   #clearTimer(): void {
     if (this.#timer) clearTimeout(this.#timer);

@@ -39,6 +39,22 @@ describe('PlaybackBuffer', () => {
     expect(pb.stats().framesPlayed).toBe(1);
   });
 
+  it('framesAhead: whole frames buffered past the playing point, none before playback starts or with a fade due', () => {
+    const pb = new PlaybackBuffer();
+    const tone = monoSine(24_000, 0.2, 1000, 10_000); // 10 frames
+    expect(pb.framesAhead()).toBe(0);
+    pb.write(tone.subarray(0, 2400 + 100)); // 5 frames and a bit: not playing yet
+    expect(pb.framesAhead()).toBe(0);
+    readFrames(pb, 1);
+    expect(pb.framesAhead()).toBe(4); // 4 whole frames and 100 samples left
+    readFrames(pb, 4);
+    expect(pb.framesAhead()).toBe(0); // only the 100 samples: the next read would wait for more
+    pb.write(tone.subarray(2500));
+    expect(pb.framesAhead()).toBe(5);
+    pb.interrupt(); // the fade goes out next, and the rest of the turn is dropped
+    expect(pb.framesAhead()).toBe(0);
+  });
+
   it('plays exactly the upsampled stream (same filter, no gaps) when data stays ahead', () => {
     const pb = new PlaybackBuffer();
     const speech = monoSine(24_000, 1, 440, 12_000);

@@ -114,6 +114,32 @@ describe('ContinuousPlayback slots', () => {
     timerCallbacks.mockRestore();
   });
 
+  it('a timer wake-up with the next frame already buffered sends it too: one wake-up per 40 ms, no packet late or more than one slot early', () => {
+    const stub = stubConnection();
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    // The end of a reply: 20 frames buffered (the model sent them faster than real time), then nothing.
+    let buffered = 20;
+    const source = { readFrame: (out: Int16Array) => ((buffered = Math.max(0, buffered - 1)), silence.readFrame(out)), framesAhead: () => buffered };
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    playback.start(source); // slot 0 at 1000; slot k due at 1000 + 20k
+    advance(600);
+    playback.stop();
+    armed.mockRestore();
+    // Every slot up to 1600 went out once, in order, never after its due time and at most 20 ms before.
+    expect(stub.sentAt).toHaveLength(31);
+    stub.sentAt.forEach((at, k) => {
+      expect(at).toBeLessThanOrEqual(1000 + 20 * k);
+      expect(at).toBeGreaterThanOrEqual(1000 + 20 * k - 20);
+    });
+    // The first packet at start; then, while a frame was buffered beyond the one read, two packets
+    // per timer wake-up (slots 1+2 at 1020, 3+4 at 1060, …: 19 buffered after the start, two read
+    // per wake-up); once none is, one per slot again.
+    const pairs = Array.from({ length: 9 }, (_, p) => [1020 + 40 * p, 1020 + 40 * p]).flat();
+    const singles = Array.from({ length: 12 }, (_, k) => 1380 + 20 * k);
+    expect(stub.sentAt).toEqual([1000, ...pairs, ...singles]);
+    expect(new Set(stub.sentAt).size).toBe(22); // wake-ups that sent: 22 for 31 packets
+  });
+
   it('a poke before its slot has begun sends nothing (never more than one slot ahead)', () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
