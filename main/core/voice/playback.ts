@@ -134,8 +134,9 @@ export class ContinuousPlayback {
     // A fresh Timeout per slot, as @discordjs/voice's cycle had: Node can re-arm a Timeout only
     // with its original duration (refresh()), and the delay here is the time left to the slot.
     this.#clearTimer();
-    // After a stall the schedule is behind: one slot per wake-up, 1 ms apart, until caught up (as
-    // @discordjs/voice's cycle does), so the receiver gets the audio rather than a skip.
+    // After a stall the schedule is behind: a slot per wake-up (two when the next is buffered), 1 ms
+    // apart, until caught up (as @discordjs/voice's cycle does), so the receiver gets the audio
+    // rather than a skip.
     this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(this.#due - this.#now())));
   }
 
