@@ -10,8 +10,8 @@
 // There is no public API for it, so `gc` is taken from a fresh vm context after enabling
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
 //
-// V8's memory reducer is retired once, at start-up (retireMemoryReducerAtStart, called by the core
-// when it is built). Armed by any full GC (the trim's own included), it runs up to two more
+// V8's memory reducer is retired once, at start-up (retireMemoryReducerAtStart, the first step of
+// the core's openCore; bench/lib/store-core.ts does the same). Armed by any full GC (the trim's own included), it runs up to two more
 // incremental full GCs 8-26 s later that find little left to free: ~40 ms of CPU on an empty core,
 // ~200 ms with 100,000 schedule entries (docs/notifications.md), and often inside the call the owner
 // has just joined (an idle call read 0.9-1.25 % of a core against 0.1 % without them). The trim does
