@@ -212,6 +212,14 @@ export class PlaybackBuffer implements PlaybackSource {
     return this.#playing && !this.#fadePending ? Math.floor(this.#fill / IN_FRAME) : 0;
   }
 
+  /**
+   * Nothing left to play: no model speech queued, no fade, no effect. A turn may still be open (a
+   * provider that ends turns on a quiet gap, GPT-Live, keeps it open for that gap after its audio).
+   */
+  get drained(): boolean {
+    return this.#fill === 0 && !this.#fadePending && this.#fxActive === 0;
+  }
+
   /** Forget everything (leaving the call): buffered audio, turn state, effects. Counters are kept. */
   reset(): void {
     this.#fill = 0;

@@ -328,9 +328,12 @@ export class CallAudio {
           this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
           this.#bargeInStart = 0;
         }
-        // Five silent frames with nothing waiting (a reply that is still buffering keeps the turn
-        // open): the player may stop; Discord clients stop sending when they have nothing to say.
-        if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.turnState === 'idle' && !this.#outputIdle) {
+        // Five silent frames with nothing queued: the player may stop, as Discord's clients stop
+        // sending when they have nothing to say. Audio that is queued but not yet playing (a reply
+        // still filling its start margin) keeps it running; a turn that is open with nothing queued
+        // does not (GPT-Live's turns end on 700 ms without audio, which would be 30 packets of
+        // silence after every reply); the next audio restarts the player.
+        if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.drained && !this.#outputIdle) {
           this.#outputIdle = true;
           this.#onOutputIdle();
         }
