@@ -42,7 +42,10 @@ export interface PlaybackStats {
   framesRead: number;
   /** Of those, frames that carried model speech. */
   framesPlayed: number;
-  /** Mid-turn frames where the buffer ran dry before the turn ended. */
+  /**
+   * Gaps in the middle of a reply: the buffer ran dry while its turn was open and more audio of
+   * the same turn came after. A turn that simply ends after its audio ran out is not one.
+   */
   underruns: number;
   /** Current start margin on top of the first 20 ms frame. */
   marginMs: number;
@@ -95,6 +98,13 @@ export class PlaybackBuffer implements PlaybackSource {
   #framesRead = 0;
   #framesPlayed = 0;
   #underruns = 0;
+  /**
+   * The open turn's audio ran out while it played. Only more audio of the same turn makes that an
+   * underrun: a provider that ends turns on a quiet gap (GPT-Live: 700 ms without audio) leaves
+   * every reply's end open for a while, and counting those would grow the start margin, and so
+   * the next reply's latency, after every reply.
+   */
+  #ranDry = false;
   #turns = 0;
   #interrupts = 0;
   #droppedLate = 0;
@@ -129,6 +139,10 @@ export class PlaybackBuffer implements PlaybackSource {
       this.#turn = 'active';
       this.#turnPlayed = 0;
       this.#turns++;
+      this.#ranDry = false;
+    } else if (this.#ranDry) {
+      this.#ranDry = false;
+      this.#noteUnderrun();
     }
     const accepted = this.#makeRoom(n);
     if (accepted < n) this.#overflowDropped += n - accepted;
@@ -143,6 +157,7 @@ export class PlaybackBuffer implements PlaybackSource {
 
   /** The model finished its turn: play what is buffered to the end; the next write starts a new turn. */
   endTurn(): void {
+    this.#ranDry = false;
     if (this.#turn === 'interrupted') this.#turn = 'idle';
     else if (this.#turn === 'active') this.#turn = this.#fill > 0 ? 'ending' : 'idle';
   }
@@ -159,6 +174,7 @@ export class PlaybackBuffer implements PlaybackSource {
   interrupt(): { playedMs: number } {
     if (this.#turn === 'idle' && this.#fill === 0) return { playedMs: 0 };
     this.#interrupts++;
+    this.#ranDry = false;
     if (!this.#fadePending) this.#prepareFade();
     this.#fill = 0;
     this.#read = 0;
@@ -227,6 +243,7 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#playing = false;
     this.#turn = 'idle';
     this.#previousTurnTail = 0;
+    this.#ranDry = false;
     this.#fadePending = false;
     this.#interp.reset();
     this.#interpQuiet = true;
@@ -255,7 +272,7 @@ export class PlaybackBuffer implements PlaybackSource {
   /** Start on the first whole frame (plus the adaptive margin); an ending turn plays out whatever is left. */
   #shouldPlay(): boolean {
     if (this.#fill === 0) {
-      if (this.#playing && this.#turn === 'active') this.#noteUnderrun();
+      if (this.#playing && this.#turn === 'active') this.#ranDry = true;
       if (this.#turn === 'ending') this.#turn = 'idle';
       this.#playing = false;
       return false;
@@ -271,8 +288,9 @@ export class PlaybackBuffer implements PlaybackSource {
   #playSpeech(): void {
     const take = Math.min(IN_FRAME, this.#fill);
     if (take < IN_FRAME && this.#turn === 'active') {
-      // Ran dry mid-turn: play what there is (the filter runs on into silence), then wait for more.
-      this.#noteUnderrun();
+      // Ran dry with the turn open: play what there is (the filter runs on into silence), then wait
+      // for more (an underrun if it comes, the reply's end if the turn ends instead).
+      this.#ranDry = true;
       this.#playing = false;
     } else if (++this.#cleanFrames >= this.#marginDecayFrames && this.#marginSamples > 0) {
       this.#cleanFrames = 0;

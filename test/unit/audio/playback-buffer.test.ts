@@ -70,20 +70,41 @@ describe('PlaybackBuffer', () => {
     expect(s.turnState).toBe('idle');
   });
 
-  it('counts an underrun when a turn runs dry and grows its start margin', () => {
+  it('counts an underrun when a turn runs dry and then goes on, and grows its start margin', () => {
     const pb = new PlaybackBuffer({ maxMarginMs: 60 });
     const chunk = monoSine(24_000, 0.02, 440, 8000);
     pb.write(chunk);
     readFrames(pb, 1);
     readFrames(pb, 1); // nothing arrived in time
+    // Not yet an underrun: the reply may have ended (a provider that ends turns on a quiet gap).
+    expect(pb.stats().underruns).toBe(0);
+    expect(pb.stats().marginMs).toBe(0);
+    pb.write(chunk); // more of the same turn: that was a gap in the reply
     expect(pb.stats().underruns).toBe(1);
     expect(pb.stats().marginMs).toBe(20);
-    pb.write(chunk); // 20 ms is no longer enough to restart: needs 20 ms + margin
+    // 20 ms is no longer enough to restart: needs 20 ms + margin
     expect(countNonZero(readFrames(pb, 2).subarray(FRAME))).toBe(0);
     pb.write(chunk);
     expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
     for (let i = 0; i < 10; i++) readFrames(pb, 1);
     expect(pb.stats().marginMs).toBeLessThanOrEqual(60);
+  });
+
+  it('a reply whose audio ran out before its turn ended is not an underrun: the next reply starts with no added margin', () => {
+    const pb = new PlaybackBuffer();
+    const reply = monoSine(24_000, 0.1, 440, 8000);
+    for (let turn = 0; turn < 5; turn++) {
+      pb.write(reply);
+      readFrames(pb, 5);
+      readFrames(pb, 10); // the turn stays open (GPT-Live ends it after 700 ms without audio)
+      pb.endTurn();
+    }
+    expect(pb.stats().underruns).toBe(0);
+    expect(pb.stats().marginMs).toBe(0);
+    expect(pb.stats().turns).toBe(5);
+    // The next reply's first 20 ms plays on the first frame read.
+    pb.write(monoSine(24_000, 0.02, 440, 8000));
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
   });
 
   it('plays a short last frame at the end of a turn without counting an underrun', () => {
