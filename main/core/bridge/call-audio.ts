@@ -278,7 +278,10 @@ export class CallAudio {
   /** Barge-in: fade out within a frame and drop the rest of the turn. Returns ms of the turn played. */
   interrupt(): number {
     this.#metrics.interrupts += 1;
-    this.#bargeInStart = this.#now();
+    // The barge-in latency is how long our speech went on after the interruption; with the player
+    // stopped (the reply's audio had run out) none did, and a measurement armed now would only be
+    // taken at the next reply's end, seconds later.
+    this.#bargeInStart = this.#outputIdle ? 0 : this.#now();
     this.#egressStart = 0;
     return this.#playback.interrupt().playedMs;
   }

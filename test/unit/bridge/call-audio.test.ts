@@ -229,6 +229,31 @@ describe('CallAudio output at the end of a reply whose turn is still open', () =
     player.stop();
   });
 
+  it('an interruption after the reply ran out and the player stopped measures no barge-in (nothing was cut)', () => {
+    const out = new Int16Array(1920);
+    const player = new CallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: () => undefined, onSpeechEnd: () => undefined });
+    player.start();
+    player.pushModelAudio(new Int16Array(2400).fill(3000));
+    for (let f = 0; f < 20 && player.outputActive; f++) {
+      player.playbackSource.readFrame(out);
+      advance(20);
+    }
+    expect(player.outputActive).toBe(false);
+    // The model yields with the turn still open (GPT-Live's inferred yield), the player stopped.
+    player.interrupt();
+    player.turnComplete();
+    advance(3000);
+    // The next reply plays and ends: its end is not the earlier interruption's barge-in.
+    player.pushModelAudio(new Int16Array(2400).fill(3000));
+    for (let f = 0; f < 20 && player.outputActive; f++) {
+      player.playbackSource.readFrame(out);
+      advance(20);
+    }
+    expect(metrics.interrupts).toBe(1);
+    expect(metrics.bargeIn.count).toBe(0);
+    player.stop();
+  });
+
   it('keeps the player running while queued audio waits for its start margin', () => {
     let outputIdle = 0;
     const out = new Int16Array(1920);
