@@ -108,6 +108,29 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
   });
 });
 
+describe('gemini live: output still in flight on a socket we closed', () => {
+  it('a reply cut by a close-then-resume rotation ends once, and none of its audio plays after the cut', async () => {
+    h = await startHarness({}, { switchMarginMs: 1500, replyWaitMs: 200 });
+    const first = await h.fake.connection(0);
+    const rec = h.rec;
+    // A long reply streamed far faster than real time: chunks are on the wire whenever we close.
+    const reply = first.reply({ toneMs: 600_000, chunkMs: 20, paceMs: 1, transcript: 'a very long monologue' });
+    await waitUntil(() => rec.audio.length >= 3, 'reply under way');
+    let audioAfterCut = 0;
+    h.session.on('audio', () => {
+      if (rec.turnCompletes > 0) audioAfterCut += 1;
+    });
+    first.goAway(1600); // rotation 100 ms from now (the 1500 ms margin), mid-reply
+    await h.fake.connection(1);
+    expect(await reply).toBe('closed');
+    await waitUntil(() => rec.turnCompletes >= 1, 'the cut turn to end');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(rec.turnCompletes).toBe(1);
+    expect(audioAfterCut).toBe(0);
+    expect(h.fake.overlapsRefused).toBe(1); // it was the close-then-resume path
+  });
+});
+
 describe('gemini live: unexpected close', () => {
   it('reconnects after a dropped socket and resumes with the handle', async () => {
     h = await startHarness();

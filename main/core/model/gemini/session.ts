@@ -683,7 +683,12 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#lastServerAt = this.#o.clock.now();
       this.#awaitingReplySince = null;
     }
-    const content = message.serverContent;
+    // A socket we ended ourselves (replaced, or released after draining) still delivers what the
+    // service sent before it saw our close. Its turn has been ended (or ends with its close), so
+    // that output belongs to a cut turn: it is dropped, or it would reopen the turn (a blip of
+    // audio after the cut, and a second turnComplete when the socket closes). Usage still counts.
+    const cutOff = connection.closedByUs && !this.#draining.has(connection);
+    const content = cutOff ? undefined : message.serverContent;
     if (content) {
       const parts = content.modelTurn?.parts;
       if (parts) {
