@@ -184,40 +184,46 @@ describe('CallAudio in a quiet call', () => {
 });
 
 describe('CallAudio output at the end of a reply whose turn is still open', () => {
-  it('stops the player five silent frames after the audio ran out, before the turn ends; audio of the same turn restarts it', () => {
-    let outputIdle = 0;
-    let outputResume = 0;
-    const out = new Int16Array(1920);
+  /** A started CallAudio whose player stops and restarts are counted. */
+  function countingPlayer(): { player: CallAudio; stops: () => number; restarts: () => number } {
+    let stops = 0;
+    let restarts = 0;
     const player = new CallAudio({
       inputChunkMs: 20,
       metrics,
       now: () => now,
       onSpeech: () => undefined,
       onSpeechEnd: () => undefined,
-      onOutputIdle: () => (outputIdle += 1),
-      onOutputResume: () => (outputResume += 1),
+      onOutputIdle: () => (stops += 1),
+      onOutputResume: () => (restarts += 1),
     });
     player.start();
+    return { player, stops: () => stops, restarts: () => restarts };
+  }
+
+  it('stops the player five silent frames after the audio ran out, before the turn ends; audio of the same turn restarts it', () => {
+    const { player, stops, restarts } = countingPlayer();
+    const out = new Int16Array(1920);
     // A reply of 100 ms (five frames at 24 kHz); no turnComplete follows (GPT-Live ends a turn on
     // 700 ms without audio), so the turn stays open while the player drains it.
     player.pushModelAudio(new Int16Array(2400).fill(3000));
-    expect(outputResume).toBe(0); // the player had not been stopped yet
+    expect(restarts()).toBe(0); // the player had not been stopped yet
     let frames = 0;
     let sounding = 0;
-    while (outputIdle === 0 && frames < 40) {
+    while (stops() === 0 && frames < 40) {
       player.playbackSource.readFrame(out);
       frames += 1;
       if (out.some((v) => v !== 0)) sounding += 1;
     }
     expect(player.playbackStats().turnState).toBe('active');
-    expect(outputIdle).toBe(1);
+    expect(stops()).toBe(1);
     // The reply's frames (plus the interpolator's tail), then five silent frames: not the 35 a
     // 700 ms turn gap would have sent.
     expect(frames - sounding).toBe(5);
     expect(player.outputActive).toBe(false);
     // More audio of the same turn: the player runs again, and the reply plays on.
     player.pushModelAudio(new Int16Array(2400).fill(3000));
-    expect(outputResume).toBe(1);
+    expect(restarts()).toBe(1);
     expect(player.outputActive).toBe(true);
     let resumed = 0;
     for (let f = 0; f < 10; f++) {
@@ -230,9 +236,8 @@ describe('CallAudio output at the end of a reply whose turn is still open', () =
   });
 
   it('an interruption after the reply ran out and the player stopped measures no barge-in (nothing was cut)', () => {
+    const { player } = countingPlayer();
     const out = new Int16Array(1920);
-    const player = new CallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: () => undefined, onSpeechEnd: () => undefined });
-    player.start();
     player.pushModelAudio(new Int16Array(2400).fill(3000));
     for (let f = 0; f < 20 && player.outputActive; f++) {
       player.playbackSource.readFrame(out);
@@ -255,21 +260,12 @@ describe('CallAudio output at the end of a reply whose turn is still open', () =
   });
 
   it('keeps the player running while queued audio waits for its start margin', () => {
-    let outputIdle = 0;
+    const { player, stops } = countingPlayer();
     const out = new Int16Array(1920);
-    const player = new CallAudio({
-      inputChunkMs: 20,
-      metrics,
-      now: () => now,
-      onSpeech: () => undefined,
-      onSpeechEnd: () => undefined,
-      onOutputIdle: () => (outputIdle += 1),
-    });
-    player.start();
     // Less than a frame of a reply: it waits in the buffer for more; the player must not stop on it.
     player.pushModelAudio(new Int16Array(200).fill(3000));
     for (let f = 0; f < 20; f++) player.playbackSource.readFrame(out);
-    expect(outputIdle).toBe(0);
+    expect(stops()).toBe(0);
     expect(player.outputActive).toBe(true);
     player.stop();
   });
