@@ -51,6 +51,25 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A started CallAudio whose activity reports and player stops and restarts are counted. */
+function countingPlayer(): { player: CallAudio; activity: () => number; stops: () => number; restarts: () => number } {
+  let activity = 0;
+  let stops = 0;
+  let restarts = 0;
+  const player = new CallAudio({
+    inputChunkMs: 20,
+    metrics,
+    now: () => now,
+    onSpeech: () => undefined,
+    onSpeechEnd: () => undefined,
+    onActivity: () => (activity += 1),
+    onOutputIdle: () => (stops += 1),
+    onOutputResume: () => (restarts += 1),
+  });
+  player.start();
+  return { player, activity: () => activity, stops: () => stops, restarts: () => restarts };
+}
+
 describe('CallAudio input path', () => {
   it('waits out a late burst of packets instead of inserting silence into the speech', () => {
     let frame = 0;
@@ -141,27 +160,14 @@ describe('CallAudio metrics', () => {
 describe('CallAudio in a quiet call', () => {
   it('runs no clock without audio: the input clock stops after a pause, the output asks the player to stop', () => {
     audio.stop();
-    let activity = 0;
-    let outputIdle = 0;
-    let outputResume = 0;
-    const quiet = new CallAudio({
-      inputChunkMs: 20,
-      metrics,
-      now: () => now,
-      onSpeech: () => undefined,
-      onSpeechEnd: () => undefined,
-      onActivity: () => (activity += 1),
-      onOutputIdle: () => (outputIdle += 1),
-      onOutputResume: () => (outputResume += 1),
-    });
-    quiet.start();
+    const { player: quiet, activity, stops: outputIdle, restarts: outputResume } = countingPlayer();
     expect(vi.getTimerCount()).toBe(0); // joined, nobody speaking: nothing scheduled
     for (let f = 0; f < 50; f++) {
       quiet.pushSpeakerFrame('owner', sineFrame(f));
       advance(20);
     }
     expect(vi.getTimerCount()).toBe(1); // while there is input: the pause watchdog (one speaker)
-    expect(activity).toBe(1);
+    expect(activity()).toBe(1);
     advance(2000); // the pause closes the gate (500 ms hangover), then the clock stops
     expect(vi.getTimerCount()).toBe(0);
 
@@ -169,38 +175,21 @@ describe('CallAudio in a quiet call', () => {
     // they stop) and nothing queued -> stop the player; not one frame sooner.
     const out = new Int16Array(1920);
     for (let f = 0; f < 4; f++) quiet.playbackSource.readFrame(out);
-    expect(outputIdle).toBe(0);
+    expect(outputIdle()).toBe(0);
     quiet.playbackSource.readFrame(out);
-    expect(outputIdle).toBe(1);
+    expect(outputIdle()).toBe(1);
     for (let f = 0; f < 30; f++) quiet.playbackSource.readFrame(out);
-    expect(outputIdle).toBe(1);
+    expect(outputIdle()).toBe(1);
     expect(quiet.outputActive).toBe(false);
     // A reply restarts it.
     quiet.pushModelAudio(new Int16Array(960).fill(3000));
-    expect(outputResume).toBe(1);
+    expect(outputResume()).toBe(1);
     expect(quiet.outputActive).toBe(true);
     quiet.stop();
   });
 });
 
 describe('CallAudio output at the end of a reply whose turn is still open', () => {
-  /** A started CallAudio whose player stops and restarts are counted. */
-  function countingPlayer(): { player: CallAudio; stops: () => number; restarts: () => number } {
-    let stops = 0;
-    let restarts = 0;
-    const player = new CallAudio({
-      inputChunkMs: 20,
-      metrics,
-      now: () => now,
-      onSpeech: () => undefined,
-      onSpeechEnd: () => undefined,
-      onOutputIdle: () => (stops += 1),
-      onOutputResume: () => (restarts += 1),
-    });
-    player.start();
-    return { player, stops: () => stops, restarts: () => restarts };
-  }
-
   it('stops the player five silent frames after the audio ran out, before the turn ends; audio of the same turn restarts it', () => {
     const { player, stops, restarts } = countingPlayer();
     const out = new Int16Array(1920);
