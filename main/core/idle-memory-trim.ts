@@ -11,11 +11,12 @@
 // --expose-gc (the flag applies to contexts created after it is set; the main context is unchanged).
 //
 // V8's memory reducer is retired once, at start-up (retireMemoryReducerAtStart, the first step of
-// the core's openCore; bench/lib/store-core.ts does the same). Armed by any full GC (the trim's own included), it runs up to two more
-// incremental full GCs 8-26 s later that find little left to free: ~40 ms of CPU on an empty core,
-// ~200 ms with 100,000 schedule entries (docs/notifications.md), and often inside the call the owner
-// has just joined (an idle call read 0.9-1.25 % of a core against 0.1 % without them). The trim does
-// the same job sooner, once per quiet period, never in a call. The reducer is retired by
+// the core's openCore; bench/lib/store-core.ts does the same). Armed by any full GC (the trim's own
+// included), it runs up to two more incremental full GCs 8-26 s later that find little left to
+// free: ~40 ms of CPU on an empty core, ~200 ms with 100,000 schedule entries
+// (docs/notifications.md), and often inside the call the owner has just joined (an idle call read
+// 0.9-1.25 % of a core against 0.1 % without them). The trim does the same job sooner, once per
+// quiet period, never in a call. The reducer is retired by
 // --memory-reducer-gc-count=0 (V8 reads it at each step of the reducer), and only while the process
 // is younger than the reducer's first possible GC: lowering that count while the reducer is
 // mid-cycle (a GC of its own already started) aborts the process at the next full GC (V8 checks
