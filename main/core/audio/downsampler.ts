@@ -1,10 +1,11 @@
 // 48 kHz stereo (Discord) -> 16 kHz mono (model input): downmix, then a decimate-by-3 FIR that only
-// computes the samples it keeps (the polyphase form of decimation). The filter is an equiripple
-// design (resampler-taps.ts) with its stopband starting at 8 kHz, the output's Nyquist frequency, so
-// every input that cannot be represented at 16 kHz is removed (>= 90 dB), not only the inputs that
-// would fold into the passband. Streaming: the filter history,
-// the decimation phase and even half a stereo pair survive between calls, so any chunking gives the
-// same output bit for bit.
+// computes the samples it keeps (the polyphase form of decimation), run in WebAssembly SIMD
+// (fir-kernel.wat). The filter is an equiripple design (resampler-taps.ts) with its stopband
+// starting at 8 kHz, the output's Nyquist frequency, so every input that cannot be represented at
+// 16 kHz is removed (>= 90 dB), not only the inputs that would fold into the passband. Streaming:
+// the filter history, the decimation phase and even half a stereo pair survive between calls, so
+// any chunking gives the same output bit for bit.
+import { FirKernel, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
 import { ReusableInt16Output } from './pcm.ts';
 import { DOWNSAMPLER_TAPS_48K } from './resampler-taps.ts';
 
@@ -26,24 +27,20 @@ export function designDownsamplerTaps(): Float64Array {
 export class Downsampler48kStereoTo16kMono {
   /** Filter delay: (taps - 1) / 2 input samples at 48 kHz. */
   readonly groupDelayMs = ((DOWNSAMPLER_TAPS - 1) / 2 / INPUT_RATE) * 1000;
-  /** First half of the symmetric taps including the centre; the loop folds the mirror image. */
-  readonly #half: Float32Array;
-  /** Mono history written twice (i and i + N) so the newest N samples are always contiguous. */
-  readonly #hist = new Float32Array(2 * DOWNSAMPLER_TAPS);
-  #pos = 0;
   /**
-   * Starts at 2 so outputs are computed at inputs 0, 3, 6, ...: with the 96-sample filter delay,
-   * output n then lands exactly on input time 3(n - 32), a whole number of output samples late
-   * (2.0 ms), not a fractional one.
+   * The downmix, the mono ring and the filter run in the kernel (fir-kernel.wat, `decimate3`). Its
+   * phase starts at 2 so outputs are computed at inputs 0, 3, 6, ...: with the 96-sample filter
+   * delay, output n then lands exactly on input time 3(n - 32), a whole number of output samples
+   * late (2.0 ms), not a fractional one.
    */
-  #phase = FACTOR - 1;
+  readonly #kernel = new FirKernel(FACTOR - 1);
+  /** The left value of a stereo pair whose right value has not arrived yet (an odd-length input). */
   #pendingLeft = 0;
   #hasPendingLeft = false;
   readonly #out = new ReusableInt16Output();
 
   constructor() {
-    const taps = designDownsamplerTaps();
-    this.#half = Float32Array.from(taps.subarray(0, (DOWNSAMPLER_TAPS + 1) / 2));
+    this.#kernel.taps.set(designDownsamplerTaps());
   }
 
   /**
@@ -52,54 +49,33 @@ export class Downsampler48kStereoTo16kMono {
    */
   process(pcm48kStereo: Int16Array): Int16Array {
     const n = pcm48kStereo.length;
-    const out = this.#out.ensure(Math.ceil((n / 2 + 1 + this.#phase) / FACTOR) + 1);
-    const hist = this.#hist;
-    const half = this.#half;
-    const centre = half.length - 1;
-    // One flat loop with locals: a helper that took or returned a fractional number would box it
-    // (a heap allocation per sample) whenever the JIT chose not to inline it.
-    let pos = this.#pos;
-    let phase = this.#phase;
+    const out = this.#out.ensure(Math.ceil((n / 2 + FACTOR) / FACTOR) + 1);
+    const kernel = this.#kernel;
+    const input = kernel.input;
     let produced = 0;
     let i = 0;
-    let carry = this.#hasPendingLeft;
-    while (true) {
-      let mono: number;
-      if (carry) {
-        if (n === 0) break;
-        mono = (this.#pendingLeft + pcm48kStereo[0]!) * 0.5;
-        carry = false;
-        i = 1;
-      } else if (i + 1 < n) {
-        mono = (pcm48kStereo[i]! + pcm48kStereo[i + 1]!) * 0.5;
-        i += 2;
-      } else break;
-      hist[pos] = mono;
-      hist[pos + DOWNSAMPLER_TAPS] = mono;
-      if (++pos === DOWNSAMPLER_TAPS) pos = 0;
-      if (++phase === FACTOR) {
-        phase = 0;
-        // Symmetric FIR over the newest N samples (oldest at pos), folding the mirror-image taps.
-        const last = pos + DOWNSAMPLER_TAPS - 1;
-        let acc = half[centre]! * hist[pos + centre]!;
-        for (let k = 0; k < centre; k++) acc += half[k]! * (hist[pos + k]! + hist[last - k]!);
-        const r = Math.round(acc);
-        out[produced++] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
-      }
-    }
-    this.#hasPendingLeft = carry || i < n;
-    if (i < n) this.#pendingLeft = pcm48kStereo[i]!;
-    this.#pos = pos;
-    this.#phase = phase;
+    do {
+      // A pending left value goes first, so the kernel always sees whole pairs.
+      const carried = this.#hasPendingLeft ? 1 : 0;
+      if (carried) input[0] = this.#pendingLeft;
+      const take = Math.min(n - i, KERNEL_INPUT_CAPACITY - carried);
+      // The whole input in one copy (the 20 ms case), no view to allocate.
+      input.set(take === n ? pcm48kStereo : pcm48kStereo.subarray(i, i + take), carried);
+      i += take;
+      const values = carried + take;
+      this.#hasPendingLeft = (values & 1) === 1;
+      if (this.#hasPendingLeft) this.#pendingLeft = input[values - 1]!;
+      const made = kernel.decimate3(values >> 1);
+      const result = kernel.outputInt16;
+      for (let k = 0; k < made; k++) out[produced + k] = result[k]!;
+      produced += made;
+    } while (i < n);
     return this.#out.view(produced);
   }
 
   /** Forget all history (silence in, as if freshly constructed). */
   reset(): void {
-    this.#hist.fill(0);
-    this.#pos = 0;
-    this.#phase = FACTOR - 1;
+    this.#kernel.reset();
     this.#hasPendingLeft = false;
   }
-
 }

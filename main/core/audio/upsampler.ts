@@ -2,9 +2,10 @@
 // polyphase form. The filter (resampler-taps.ts) is an equiripple low-pass with its stopband
 // starting at 12 kHz, the input's Nyquist frequency, so the image of every input frequency
 // (at 24 kHz - f) is removed (>= 90 dB), including those of 10-12 kHz that a half-band filter
-// would leave at 12-14 kHz. With an odd length both polyphase branches are symmetric, so each is
-// computed folded: 50 multiplies per input sample. Mono is resampled once and duplicated, so L and
-// R are identical by construction.
+// would leave at 12-14 kHz. The two polyphase branches (50 and 49 taps) run in WebAssembly SIMD,
+// four taps at a time (fir-kernel.wat). Mono is resampled once and duplicated, so L and R are
+// identical by construction.
+import { FirKernel, KERNEL_BRANCH_STRIDE, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
 import { ReusableInt16Output, roundClipMonoToStereo } from './pcm.ts';
 import { UPSAMPLER_TAPS_48K } from './resampler-taps.ts';
 
@@ -17,9 +18,6 @@ export const UPSAMPLER_STOPBAND_HZ = 12_000;
 const CENTRE = (UPSAMPLER_TAPS - 1) / 2; // 49: the group delay in output samples
 /** Input samples spanned by the even branch h[0], h[2], ... h[98] (the odd branch spans one fewer). */
 const SPAN = CENTRE + 1; // 50
-/** Folded taps per branch: the even branch pairs all 50 taps; the odd one has 49 with a lone centre. */
-const EVEN_PAIRS = SPAN / 2; // 25
-const ODD_PAIRS = (SPAN - 2) / 2; // 24, plus the centre tap g1[24]
 
 /** The full interpolation filter (DC gain 2), the first half of the table mirrored so it is exactly symmetric. */
 export function designUpsamplerTaps(): Float64Array {
@@ -31,20 +29,19 @@ export function designUpsamplerTaps(): Float64Array {
 /** Float core shared by the s16 upsampler and the playback buffer. */
 export class PolyphaseInterpolator2x {
   readonly groupDelayMs = (CENTRE / OUTPUT_RATE) * 1000;
-  /** Even branch h[0], h[2], ..., first half (it is symmetric). */
-  readonly #even: Float32Array;
-  /** Odd branch h[1], h[3], ..., first half plus its centre h[49]. */
-  readonly #odd: Float32Array;
-  /** History written twice (i and i + SPAN) so the newest SPAN samples are always contiguous. */
-  readonly #hist = new Float32Array(2 * SPAN);
-  #pos = 0;
+  /** The two branches and their 50-sample ring run in the kernel (fir-kernel.wat, `interpolate2`). */
+  readonly #kernel = new FirKernel();
 
   constructor() {
+    // With the ring's oldest sample at j = 0 and its newest at j = 49, output 2m is the sum over j
+    // of h[2j] x[m - 49 + j] and output 2m + 1 that of h[2j - 1] x[m - 49 + j] (h is symmetric,
+    // h[n] = h[98 - n]), j = 1..49: the odd branch is shifted by one tap, its first a zero.
     const h = designUpsamplerTaps();
-    this.#even = new Float32Array(EVEN_PAIRS);
-    for (let k = 0; k < EVEN_PAIRS; k++) this.#even[k] = h[2 * k]!;
-    this.#odd = new Float32Array(ODD_PAIRS + 1);
-    for (let k = 0; k <= ODD_PAIRS; k++) this.#odd[k] = h[2 * k + 1]!;
+    const taps = this.#kernel.taps;
+    for (let j = 0; j < SPAN; j++) {
+      taps[j] = h[2 * j]!;
+      if (j > 0) taps[KERNEL_BRANCH_STRIDE + j] = h[2 * j - 1]!;
+    }
   }
 
   /**
@@ -52,33 +49,21 @@ export class PolyphaseInterpolator2x {
    * 2 * count float mono samples at `out[outOffset]`.
    */
   run(input: Int16Array | null, start: number, count: number, out: Float32Array, outOffset: number): void {
-    const hist = this.#hist;
-    const even = this.#even;
-    const odd = this.#odd;
-    let pos = this.#pos;
+    const kernel = this.#kernel;
+    const kernelInput = kernel.input;
+    const result = kernel.outputFloat32;
     let o = outOffset;
-    for (let i = 0; i < count; i++) {
-      const x = input === null ? 0 : input[start + i]!;
-      hist[pos] = x;
-      hist[pos + SPAN] = x;
-      if (++pos === SPAN) pos = 0;
-      // Newest sample x[m] at pos + SPAN - 1, x[m - k] at newest - k; the oldest (x[m - 49]) at pos.
-      const newest = pos + SPAN - 1;
-      // Output 2m: sum over k of h[2k] x[m - k], k = 0..49, folded (h[2k] = h[98 - 2k]).
-      let accEven = 0;
-      for (let k = 0; k < EVEN_PAIRS; k++) accEven += even[k]! * (hist[newest - k]! + hist[pos + k]!);
-      // Output 2m + 1: sum over k of h[2k + 1] x[m - k], k = 0..48, folded around k = 24.
-      let accOdd = odd[ODD_PAIRS]! * hist[newest - ODD_PAIRS]!;
-      for (let k = 0; k < ODD_PAIRS; k++) accOdd += odd[k]! * (hist[newest - k]! + hist[pos + 1 + k]!);
-      out[o++] = accEven;
-      out[o++] = accOdd;
+    for (let done = 0; done < count; ) {
+      const take = Math.min(count - done, KERNEL_INPUT_CAPACITY);
+      if (input !== null) for (let k = 0; k < take; k++) kernelInput[k] = input[start + done + k]!;
+      kernel.interpolate2(take, input === null);
+      for (let k = 0; k < 2 * take; k++) out[o++] = result[k]!;
+      done += take;
     }
-    this.#pos = pos;
   }
 
   reset(): void {
-    this.#hist.fill(0);
-    this.#pos = 0;
+    this.#kernel.reset();
   }
 }
 
