@@ -161,3 +161,31 @@ describe('gemini live: a socket that dies during a tool call', () => {
     expect(h!.rec.toolCalls).toHaveLength(1);
   });
 });
+
+describe('gemini live: a tool call still in flight on a socket we closed', () => {
+  it('runs once with its result kept for the resumed session, and opens no turn (no turnComplete for it when its socket closes)', async () => {
+    const tool = weatherTool(0);
+    // A long re-ask window: the kept result is not injected while the text below is checked.
+    h = await startHarness({}, { reaskWaitMs: 60_000 }, { tools: tool.registry.declarations() });
+    dispatcher = attachToolDispatcher(h.session, tool.registry, { logger: captureLogger().logger });
+    const first = await h.fake.connection(0);
+    // A malformed frame makes the session close this socket and resume at once; the call written
+    // right behind it left before the service saw our close, so it arrives on a socket we closed.
+    first.sendRaw('{"serverContent": {');
+    void first.toolCall([{ name: 'weather', args: ARGS }]).catch(() => undefined);
+    const second = await h.fake.connection(1);
+    await waitUntil(() => tool.runs() === 1, 'the call to run');
+    await first.waitFor(() => first.closeCode !== null, 5000, 'the closed socket to finish closing');
+    await new Promise((r) => setTimeout(r, 100)); // the tool's result is back and kept
+    // No model turn was open, and the late call did not open one: nothing ended, nothing held back.
+    expect(h.rec.turnCompletes).toBe(0);
+    h.session.sendText('Reminder: stand up.');
+    await second.waitFor(() => injectedOn(second).includes('stand up'), 3000, 'the text on the resumed socket');
+    expect(first.toolResponses).toHaveLength(0); // nothing was written to the closed socket
+    // The model asks again on the resumed socket: answered with the kept result, not a second run.
+    const [response] = await second.toolCall([{ name: 'weather', args: ARGS }]);
+    expect(response!.response).toEqual({ result: 'sunny in Oslo' });
+    expect(tool.runs()).toBe(1);
+    expect(h.rec.toolCalls).toHaveLength(1);
+  });
+});

@@ -730,9 +730,15 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (message.usageMetadata) this.#countUsage(message.usageMetadata, connection);
     const calls = message.toolCall?.functionCalls;
     if (calls) {
-      // The question that led to this call is not safe until a resumable handle comes after it.
-      if (connection === this.#active) this.#keepUnanswered = true;
-      this.#modelActivity(connection);
+      // A call from a socket we closed still runs, and its result is kept for the resumed session
+      // (#keep), but its turn has ended: marking the socket active again would reopen that turn
+      // (texts held back, then a second turnComplete when the socket's close arrives) or take over
+      // the turn of a reply already under way on the new socket and end it at that close.
+      if (!cutOff) {
+        // The question that led to this call is not safe until a resumable handle comes after it.
+        if (connection === this.#active) this.#keepUnanswered = true;
+        this.#modelActivity(connection);
+      }
       for (const call of calls) this.#onToolCall(connection, call.id ?? '', call.name ?? '', call.args ?? {});
     }
     const cancelled = message.toolCallCancellation?.ids;
