@@ -116,7 +116,11 @@ describe('a call on the fakes', () => {
     await sleep(200);
     discord.recorder.clear();
     const long = chirpMono(3, 300, 600, 24_000);
-    const outcome = model.reply({ pcm: long, paceMs: 20, chunkMs: 20, transcript: 'This reply is long and will be cut off by the user.' });
+    // Twice as fast as real time, as the service sends: the player never runs dry, so every frame
+    // heard is a whole frame of the turn (paced in real time, a frame that ran dry carried part of
+    // one and the count below drifted past playedMs), and at the interruption the rest of the
+    // reply is partly buffered, partly still to come.
+    const outcome = model.reply({ pcm: long, paceMs: 10, chunkMs: 20, transcript: 'This reply is long and will be cut off by the user.' });
     // 20 frames in, the reply's transcript has begun (the fake spreads its words over the chunks).
     await waitFor(() => botFrames().filter((f) => f.peak > 2000).length >= 20, 'the reply to start playing');
     model.interrupt();
