@@ -7,8 +7,6 @@ import { FIR_KERNEL_WASM_BASE64 } from './fir-kernel-wasm.ts';
 export const KERNEL_INPUT_CAPACITY = 8192;
 /** Floats between the starts of two polyphase branches in the taps region (68 taps, zero-padded). */
 export const KERNEL_BRANCH_STRIDE = 68;
-/** Taps the decimator's filter may have (196, zero-padded; the filter has 193). */
-export const KERNEL_MAX_TAPS = 196;
 
 const INPUT_BYTE = 4096;
 const OUTPUT_BYTE = 20480;
@@ -30,7 +28,10 @@ interface KernelExports {
 let compiled: object | null = null;
 
 export class FirKernel {
-  /** The filter taps (write once, before the first call): one filter, or branches KERNEL_BRANCH_STRIDE apart. */
+  /**
+   * The filter taps (write once, before the first call): one filter of up to 196 taps, or branches
+   * KERNEL_BRANCH_STRIDE apart; unwritten taps stay zero.
+   */
   readonly taps: Float32Array;
   /** Where a call's input goes: s16, up to KERNEL_INPUT_CAPACITY values. */
   readonly input: Int16Array;

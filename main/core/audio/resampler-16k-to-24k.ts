@@ -2,8 +2,8 @@
 // interpolate by 3, low-pass at 48 kHz, keep every second sample, in polyphase form so only the
 // kept samples are computed and the zero-stuffed samples are never multiplied; the branches run in
 // WebAssembly SIMD (fir-kernel.wat).
-// The low-pass is the downsampler's own design (cutoff 8 kHz at 48 kHz, 157 taps, 100 dB) scaled
-// to a DC gain of 3: the same band edge on the way back up, one filter design in the code base.
+// The low-pass is the downsampler's own design (193 taps at 48 kHz, stopband from 8 kHz) scaled to
+// a DC gain of 3: the same band edge on the way back up, one filter design in the code base.
 // Streaming: history and output phase survive between calls, so any chunking gives the same output.
 import { designDownsamplerTaps, DOWNSAMPLER_TAPS } from './downsampler.ts';
 import { FirKernel, KERNEL_BRANCH_STRIDE, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
