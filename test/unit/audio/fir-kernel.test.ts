@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Downsampler48kStereoTo16kMono, designDownsamplerTaps } from '../../../main/core/audio/downsampler.ts';
+import { toInt16 } from '../../../main/core/audio/pcm.ts';
 import { Resampler16kTo24kMono } from '../../../main/core/audio/resampler-16k-to-24k.ts';
 import { PolyphaseInterpolator2x, designUpsamplerTaps } from '../../../main/core/audio/upsampler.ts';
 import { firKernelModuleSource } from '../../../scripts/build-fir-kernel.ts';
@@ -45,7 +46,7 @@ describe('fir-kernel', () => {
     const input = noise(2 * 4800, 30_000, 11); // 100 ms, frames of 1920 values
     const h = designDownsamplerTaps();
     const mono = (i: number): number => (input[2 * i]! + input[2 * i + 1]!) / 2;
-    const want = Array.from({ length: 1600 }, (_, k) => Math.max(-32768, Math.min(32767, Math.round(convolveAt(h, mono, 3 * k)))));
+    const want = Array.from({ length: 1600 }, (_, k) => toInt16(convolveAt(h, mono, 3 * k)));
     const resampler = new Downsampler48kStereoTo16kMono();
     expect(maxAbsDiff(feedInChunks(input, 1920, (p) => resampler.process(p)), want)).toBeLessThanOrEqual(1);
   });
@@ -72,7 +73,7 @@ describe('fir-kernel', () => {
     const input = noise(1600, 30_000, 13);
     const h = designDownsamplerTaps().map((tap) => 3 * tap);
     const stuffed = (i: number): number => (i % 3 === 0 ? input[i / 3]! : 0);
-    const want = Array.from({ length: 2400 }, (_, k) => Math.max(-32768, Math.min(32767, Math.round(convolveAt(h, stuffed, 2 * k)))));
+    const want = Array.from({ length: 2400 }, (_, k) => toInt16(convolveAt(h, stuffed, 2 * k)));
     const resampler = new Resampler16kTo24kMono();
     expect(maxAbsDiff(feedInChunks(input, 320, (p) => resampler.process(p)), want)).toBeLessThanOrEqual(1);
   });
