@@ -215,9 +215,17 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'demo': {
-      // The demo and the fakes it runs on live in main/demo and main/fakes; loaded only on demand.
-      const { runDemo } = await import('./demo/run-demo.ts');
-      return runDemo(rest);
+      // The demo and the fakes it runs on live in main/demo and main/fakes; loaded only on demand,
+      // and not shipped in the installed app (electron-builder.yml), which says so instead of a trace.
+      const demo = await import('./demo/run-demo.ts').catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+        return null;
+      });
+      if (demo === null) {
+        process.stderr.write('live-voice-bridge demo: the demo is not part of the installed app; run it from a checkout (README Quick start)\n');
+        return 2;
+      }
+      return demo.runDemo(rest);
     }
     case 'help':
     case '--help':

@@ -142,6 +142,14 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
     checked.push(`app.asar (${files.length} files) holds ${required.join(', ')}; no source maps of ours`);
   });
 
+  it('ships neither the fakes nor the demo (they import devDependencies; a checkout runs them)', () => {
+    const devOnly = files.filter((f) => /^dist\/main\/(fakes|demo)\//.test(f.path)).map((f) => f.path);
+    expect(devOnly).toEqual([]);
+    // The build itself produced them, so the check above is about the package, not an empty dist.
+    expect(existsSync(path.join(project, 'dist/main/fakes')), 'staged build has dist/main/fakes').toBe(true);
+    checked.push('app.asar holds no dist/main/fakes/** and no dist/main/demo/** (the staged build had both)');
+  });
+
   it('unpacks every native binary, with the core\'s addons and the shell\'s key hook among them', () => {
     expect(packedNativeBinaries(files)).toEqual([]);
     const natives = files.filter((f) => f.unpacked && /\.node$|\.so(\.\d+)*$/.test(f.path));
@@ -199,6 +207,12 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
       checked.push(`packaged core (node ${process.version}, extracted app.asar) answered /health: opus ${health.audio.opus.impl} (${health.audio.opus.library}), sharp ${health.native.sharp.available}, davey ${health.native.davey.available}; status ${health.status}`);
       checked.push(`addons mapped from the package: ${ours.map((p) => path.relative(extracted, p)).join(', ')}`);
       checked.push('the packaged CLI `health` reached it with the token file the core wrote');
+      // The demo is not shipped: the packaged CLI says so in one line instead of a module trace.
+      const demo = await run(process.execPath, [path.join(extracted, 'dist/main/cli.js'), 'demo'], { cwd: home, env });
+      expect(demo.code).toBe(2);
+      expect(demo.output).toContain('the demo is not part of the installed app');
+      expect(demo.output).not.toContain('ERR_MODULE_NOT_FOUND');
+      checked.push('the packaged CLI `demo` exits 2 saying the demo needs a checkout');
       // sharp loads on the first screen frame, not at start: convert one image with the packaged copy.
       const probe = `const sharp = require(${JSON.stringify(path.join(extracted, 'node_modules/sharp'))});
         sharp({ create: { width: 2, height: 2, channels: 3, background: '#08f' } }).png().toBuffer().then((png) => {
