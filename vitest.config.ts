@@ -9,6 +9,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // electron-store imports `electron` itself; inlined, it gets the recording stub a shell test
+    // installs with vi.mock (test/integration/app/shell-wiring.test.ts) instead of the npm package.
+    server: { deps: { inline: ['electron-store'] } },
     env: {
       // Safety net: an accidental `import 'electron'` in plain-Node code must not try to download a binary.
       ELECTRON_OVERRIDE_DIST_PATH: '/nonexistent-electron-dist',
