@@ -64,6 +64,12 @@ export interface DeliverOptions {
    * claim is held while a send waits for a throttle slot or a voice text for a pause in the call.
    */
   onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
+  /**
+   * `mode`'s request was answered without being accepted (5xx, 429) or provably never sent: called
+   * BEFORE any back-off or Retry-After wait (and when giving up), with the time the receiver asked
+   * to be retried at (epoch ms) when it said. The scheduler releases its claim here.
+   */
+  onNotAccepted?: (mode: DeliveryMode, retryAtMs: number | null, detail: string) => Promise<void> | void;
 }
 
 /**
@@ -182,7 +188,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         source: req.source,
         urgent: req.urgent,
         id: options.id,
-      }, options.onSending ? { beforeSend: () => options.onSending!('webhook') } : undefined)
+      }, {
+        ...(options.onSending ? { beforeSend: () => options.onSending!('webhook') } : {}),
+        ...(options.onNotAccepted ? { notAccepted: (retryAtMs: number | null, detail: string) => options.onNotAccepted!('webhook', retryAtMs, detail) } : {}),
+      })
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
