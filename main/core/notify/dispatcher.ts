@@ -12,7 +12,7 @@ import type { DiscordTextPort, NotesSink } from '../ports.ts';
 import { cleanTitle, formatDiscordText, formatVoiceText } from './format.ts';
 import { parseNotifyRequest, type ValidNotifyRequest } from './validation.ts';
 import { AGENT_NOTIFY, createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
-import { errorMessage, systemClock, type Clock, type VoiceDelivery } from './types.ts';
+import { errorMessage, NotAcceptedError, systemClock, type Clock, type VoiceDelivery } from './types.ts';
 
 /** Order `auto` tries; also the fall-through order for `voice` when no live call exists. */
 export const AUTO_ORDER: readonly DeliveryMode[] = ['voice', 'dm', 'channel', 'webhook'];
@@ -173,6 +173,15 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       // `unknown` (like a webhook POST with no answer) and `auto` stops here instead of delivering
       // the same notification a second time through the channel or the webhook.
       if (timeUp.aborted) return { status: 'unknown', detail: `timeout after ${discordTimeoutMs} ms; send aborted, but it may already have reached Discord (not re-sent)` };
+      if (err instanceof NotAcceptedError) {
+        // Rate limited before anything was posted: the claim is let go now, not held through the wait.
+        try {
+          await options.onNotAccepted?.(mode, err.retryAtMs, err.message);
+        } catch (releaseErr) {
+          log.warn({ err: releaseErr, mode }, 'could not record a rate-limited send as not accepted');
+        }
+        return { status: 'error', detail: err.message };
+      }
       return { status: 'error', detail: errorMessage(err).slice(0, 300) };
     }
   }
