@@ -48,6 +48,13 @@ export interface NotifierDeps {
   discordTimeoutMs?: number;
   /** Bound on a voice hand-off (waiting for an idle moment in the call). Default 20 s. */
   voiceBoundMs?: number;
+  /**
+   * The bot's login under way (or a new attempt): a DM or channel post asked for while the bot is
+   * still logging in waits for it (bounded by `loginWaitMs`) instead of being refused at once.
+   */
+  discordLogin?: () => Promise<void>;
+  /** Longest a send waits for the bot's login. Default 10 s. */
+  loginWaitMs?: number;
 }
 
 export interface DeliverOptions {
@@ -152,9 +159,20 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     }
   }
 
+  /** The text port once a login under way has ended (bounded, before any claim); null if it did not work. */
+  async function afterLogin(): Promise<DiscordTextPort | null> {
+    if (!deps.discordLogin) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, deps.loginWaitMs ?? 10_000)));
+    await Promise.race([deps.discordLogin().catch(() => undefined), bound]);
+    clearTimeout(timer);
+    return discordText();
+  }
+
   async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     if (!discordConfigured) return { status: 'skipped', detail: 'no Discord bot configured' };
-    const port = discordText();
+    // One wait per delivery, shared by its dm and channel tries.
+    const port = discordText() ?? (await (options.login ??= afterLogin()));
     if (!port) return { status: 'unavailable', detail: 'Discord bot is not connected' };
     const target = mode === 'dm' ? deps.ownerId : deps.textChannelId;
     if (!target) return { status: 'skipped', detail: mode === 'dm' ? 'no owner user id configured' : 'no text channel configured' };
@@ -204,7 +222,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
-  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode> };
+  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode>; login?: Promise<DiscordTextPort | null> };
 
   async function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     const outcome = await send(mode, req, options);
