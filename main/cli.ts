@@ -63,7 +63,7 @@ async function runHeadless(): Promise<number> {
   const envConfig = loadCliConfig();
   // No keychain here: secrets typed on /setup go to the settings file, owner-only (0600).
   const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers, vault: privateFileVault() });
-  const load = async () => loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues() });
+  const load = async () => loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues(), settingsFile: path.join(envConfig.paths.voiceUsers, 'settings.json') });
   const config = await load();
   const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
   installLastResortHandlers(logger);

@@ -14,5 +14,13 @@ export function spawnTalkKeyProcess(workerPath: string): KeyWorker {
     onExit: (listener) => child.on('exit', listener),
     stderrTail: () => tail.toString(),
     kill: () => void child.kill(),
+    forceKill: () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
   };
 }

@@ -112,8 +112,14 @@ export interface KeyWorker {
   onExit(listener: (code: number | null) => void): void;
   /** The child's last words on stderr (libuiohook prints why it failed there). */
   stderrTail(): string;
+  /** Ask it to end (SIGTERM). */
   kill(): void;
+  /** End it now (SIGKILL): used when it has not exited `KILL_GRACE_MS` after kill(). */
+  forceKill?(): void;
 }
+
+/** How long the hook's process has to exit after SIGTERM before it is SIGKILLed. */
+export const KILL_GRACE_MS = 1000;
 
 export type TalkKeysStatus = { available: true; key: string } | { available: false; reason: string };
 
@@ -148,13 +154,22 @@ export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys>
   let held = false;
   let stopped = false;
   let started = false;
+  let exited = false;
+  // SIGTERM, a bounded wait, then SIGKILL: the hook never outlives the app, whatever it is stuck in.
+  const end = (): void => {
+    worker.kill();
+    if (!worker.forceKill) return;
+    setTimeout(() => {
+      if (!exited) worker.forceKill!();
+    }, KILL_GRACE_MS);
+  };
   const lastWords = () => {
     const tail = worker.stderrTail().trim().split('\n').at(-1)?.trim();
     return tail ? ` (${tail})` : '';
   };
   const status = await new Promise<TalkKeysStatus>((resolve) => {
     const timer = setTimeout(() => {
-      worker.kill();
+      end();
       const said = lastWords();
       resolve({ available: false, reason: `the key hook did not start within ${Math.round((options.readyTimeoutMs ?? 5000) / 1000)} s${said || ': the X display may not answer'}` });
     }, options.readyTimeoutMs ?? 5000);
@@ -168,7 +183,7 @@ export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys>
         resolve({ available: true, key: options.accelerator });
       } else if (message.type === 'error') {
         clearTimeout(timer);
-        worker.kill();
+        end();
         resolve({ available: false, reason: message.reason });
       } else if (started && !stopped && message.held !== held) {
         held = message.held;
@@ -176,6 +191,7 @@ export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys>
       }
     });
     worker.onExit((code) => {
+      exited = true;
       clearTimeout(timer);
       const reason = `the key hook stopped (exit code ${code ?? 'unknown'})${lastWords()}`;
       if (!started) return resolve({ available: false, reason });
@@ -189,7 +205,7 @@ export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys>
     status,
     stop() {
       stopped = true;
-      worker.kill();
+      end();
       if (held) options.onHold((held = false));
     },
   };

@@ -275,6 +275,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
     // During a reconnect the text is held by the model session, not refused.
     voice: () => (realBridge && ['connected', 'reconnecting'].includes(realBridge.status().state) ? realBridge : null),
     discordText: () => (discord && discord.botUserId ? discord : null),
+    discordLogin: discord ? () => discord.login() : undefined,
     discordConfigured: discord !== null,
     ownerId: config.discord.ownerId,
     textChannelId: config.discord.textChannelId,

@@ -97,6 +97,12 @@ export interface TrimReport {
 export interface IdleMemoryTrimOptions {
   /** Quiet time after the last activity before trimming. */
   quietMs: number;
+  /**
+   * Longest activity can put a trim off (default 6 × quietMs): a client that polls more often than
+   * quietMs (a dashboard, a monitor) must not keep a burst's memory allocated for ever. When it
+   * passes, the trim runs if the heap grew enough since the last one (polling alone does not).
+   */
+  maxDeferMs?: number;
   /** False while trimming would stall something that matters (a call's 20 ms audio). */
   mayTrim: () => boolean;
   onTrim?: (report: TrimReport) => void;
@@ -110,6 +116,8 @@ export class IdleMemoryTrim {
   #closed = false;
   /** The heap right after the last trim; null before the first. */
   #afterLast: HeapMark | null = null;
+  /** When the pending timer was first armed (Date.now()). */
+  #pendingSince = 0;
 
   constructor(options: IdleMemoryTrimOptions) {
     this.#o = options;
@@ -118,10 +126,13 @@ export class IdleMemoryTrim {
   /** Something happened (start-up done, a request, a call ended): trim once it has been quiet for quietMs. */
   poke(): void {
     if (this.#closed) return;
+    const now = Date.now();
     if (this.#timer) {
-      this.#timer.refresh();
+      // Put off by activity, but no further than maxDeferMs after it was first armed.
+      if (now + this.#o.quietMs - this.#pendingSince <= (this.#o.maxDeferMs ?? this.#o.quietMs * 6)) this.#timer.refresh();
       return;
     }
+    this.#pendingSince = now;
     this.#timer = setTimeout(() => this.#fire(), this.#o.quietMs);
     this.#timer.unref();
   }

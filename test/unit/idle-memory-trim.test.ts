@@ -121,3 +121,23 @@ describe('IdleMemoryTrim and V8\'s memory reducer', () => {
     expect(JSON.parse(run.stdout.trim())).toEqual({ trims: 2, liveCount: 150_000, reducer: 'too-late' });
   });
 });
+
+describe('IdleMemoryTrim under steady polling', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('still trims when a client polls more often than the quiet period (at most maxDeferMs later)', () => {
+    vi.useFakeTimers();
+    const reports: TrimReport[] = [];
+    const trim = new IdleMemoryTrim({ quietMs: 5000, maxDeferMs: 30_000, mayTrim: () => true, onTrim: (r) => reports.push(r) });
+    // A dashboard polling every 2 s for two minutes.
+    for (let t = 0; t < 120_000; t += 2000) {
+      trim.poke();
+      vi.advanceTimersByTime(2000);
+      if (reports.length) break;
+    }
+    trim.close();
+    expect(reports).toHaveLength(1);
+  });
+});

@@ -105,6 +105,8 @@ export interface LoadConfigOptions {
   envFile?: string;
   /** Values from the settings store, keyed by canonical variable name. */
   settings?: Partial<Record<VariableName, string>>;
+  /** The file those settings were read from, named in a problem about one of them. */
+  settingsFile?: string;
 }
 
 type Source = { label: string; values: Record<string, string | undefined> };
@@ -134,17 +136,21 @@ function isLoopbackHost(host: string): boolean {
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const sources: Source[] = [
-    { label: 'settings', values: options.settings ?? {} },
+    { label: options.settingsFile ?? 'the saved settings (settings.json)', values: options.settings ?? {} },
     { label: 'environment', values: options.env ?? process.env },
   ];
   if (options.envFile) sources.push({ label: options.envFile, values: readEnvFile(options.envFile) });
 
   const problems: string[] = [];
   const raw = new Map<string, string>();
+  /** Where each value that is not from the environment came from (a file), for the problems. */
+  const setIn = new Map<string, string>();
   for (const spec of CONFIG_VARIABLES as readonly VariableSpec[]) {
-    const value = lookup(spec, sources);
-    if (value !== undefined) raw.set(spec.name, value);
-    else if (spec.default !== undefined) raw.set(spec.name, spec.default);
+    const found = lookup(spec, sources);
+    if (found !== undefined) {
+      raw.set(spec.name, found.value);
+      if (found.source !== 'environment') setIn.set(spec.name, found.source);
+    } else if (spec.default !== undefined) raw.set(spec.name, spec.default);
   }
 
   const specOf = new Map((CONFIG_VARIABLES as readonly VariableSpec[]).map((s) => [s.name, s]));
@@ -316,7 +322,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     ],
   };
 
-  if (problems.length) throw new ConfigError(problems.map((problem) => maskSecrets(problem, config.secretValues)));
+  // Every problem names the file its value came from (the environment is not a file).
+  const named = problems.map((problem) => {
+    const source = setIn.get(/^([A-Z0-9_]+):/.exec(problem)?.[1] ?? '');
+    return source ? `${problem} (set in ${source})` : problem;
+  });
+  if (problems.length) throw new ConfigError(named.map((problem) => maskSecrets(problem, config.secretValues)));
   return config;
 }
 
@@ -337,12 +348,12 @@ function quoted(value: string): string {
   return value.length <= 32 ? JSON.stringify(value) : `a ${value.length}-character value (not shown)`;
 }
 
-function lookup(spec: VariableSpec, sources: Source[]): string | undefined {
+function lookup(spec: VariableSpec, sources: Source[]): { value: string; source: string } | undefined {
   for (const source of sources) {
     for (const name of [spec.name, ...(spec.aliases ?? [])]) {
       const value = source.values[name];
       // An empty variable means "unset", as shells commonly export empty placeholders.
-      if (value !== undefined && value.trim() !== '') return value;
+      if (value !== undefined && value.trim() !== '') return { value, source: source.label };
     }
   }
   return undefined;

@@ -144,6 +144,26 @@ interface Session {
   cancelRequested: boolean;
 }
 
+/** How long close() waits after SIGTERM before SIGKILL (and after SIGKILL for the exit). */
+const CLOSE_GRACE_MS = 1500;
+
+/** Signal a session's whole process group (its own, see spawn), or the child alone if that fails. */
+function signalGroup(session: Session, signal: NodeJS.Signals): void {
+  const pid = session.child?.pid;
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    session.child?.kill(signal);
+  }
+}
+
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([work.then(() => true), bound]).finally(() => clearTimeout(timer));
+}
+
 export function createDelegateWatcher(options: DelegateWatcherOptions): DelegateWatcher {
   const clock = options.clock ?? systemClock;
   const log = options.logger;
@@ -327,25 +347,23 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
       const session = get(id);
       if (session.view.state !== 'running') throw new NotifyStateError('conflict', `delegate ${id} already ${session.view.state}`);
       session.cancelRequested = true;
-      const pid = session.child?.pid;
-      if (pid) {
-        const signalGroup = (sig: NodeJS.Signals): void => {
-          try {
-            process.kill(-pid, sig);
-          } catch {
-            session.child?.kill(sig);
-          }
-        };
-        signalGroup('SIGTERM');
-        session.killTimer = setTimeout(() => signalGroup('SIGKILL'), killGraceMs);
+      if (session.child?.pid) {
+        signalGroup(session, 'SIGTERM');
+        session.killTimer = setTimeout(() => signalGroup(session, 'SIGKILL'), killGraceMs);
       }
       return snapshot(session);
     },
     waitFor: (id) => get(id).done,
     async close() {
+      // Ended with the core, whatever they do with SIGTERM: a bounded wait, then SIGKILL to the
+      // whole group, BEFORE close() resolves (a kill timer would never fire once the process exits).
       const running = [...sessions.values()].filter((s) => s.view.state === 'running');
-      for (const s of running) watcher.cancel(s.view.id);
-      await Promise.all(running.map((s) => s.done));
+      for (const s of running) if (!s.cancelRequested) watcher.cancel(s.view.id);
+      const allDone = Promise.all(running.map((s) => s.done));
+      if (!(await settlesWithin(allDone, Math.min(killGraceMs, CLOSE_GRACE_MS)))) {
+        for (const s of running) if (s.view.state === 'running') signalGroup(s, 'SIGKILL');
+        await settlesWithin(allDone, CLOSE_GRACE_MS);
+      }
     },
   };
   return watcher;

@@ -12,7 +12,7 @@ import type { DiscordTextPort, NotesSink } from '../ports.ts';
 import { cleanTitle, formatDiscordText, formatVoiceText } from './format.ts';
 import { parseNotifyRequest, type ValidNotifyRequest } from './validation.ts';
 import { AGENT_NOTIFY, createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
-import { errorMessage, systemClock, type Clock, type VoiceDelivery } from './types.ts';
+import { errorMessage, NotAcceptedError, systemClock, type Clock, type VoiceDelivery } from './types.ts';
 
 /** Order `auto` tries; also the fall-through order for `voice` when no live call exists. */
 export const AUTO_ORDER: readonly DeliveryMode[] = ['voice', 'dm', 'channel', 'webhook'];
@@ -48,6 +48,13 @@ export interface NotifierDeps {
   discordTimeoutMs?: number;
   /** Bound on a voice hand-off (waiting for an idle moment in the call). Default 20 s. */
   voiceBoundMs?: number;
+  /**
+   * The bot's login under way (or a new attempt): a DM or channel post asked for while the bot is
+   * still logging in waits for it (bounded by `loginWaitMs`) instead of being refused at once.
+   */
+  discordLogin?: () => Promise<void>;
+  /** Longest a send waits for the bot's login. Default 10 s. */
+  loginWaitMs?: number;
 }
 
 export interface DeliverOptions {
@@ -64,6 +71,12 @@ export interface DeliverOptions {
    * claim is held while a send waits for a throttle slot or a voice text for a pause in the call.
    */
   onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
+  /**
+   * `mode`'s request was answered without being accepted (5xx, 429) or provably never sent: called
+   * BEFORE any back-off or Retry-After wait (and when giving up), with the time the receiver asked
+   * to be retried at (epoch ms) when it said. The scheduler releases its claim here.
+   */
+  onNotAccepted?: (mode: DeliveryMode, retryAtMs: number | null, detail: string) => Promise<void> | void;
 }
 
 /**
@@ -146,9 +159,20 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     }
   }
 
+  /** The text port once a login under way has ended (bounded, before any claim); null if it did not work. */
+  async function afterLogin(): Promise<DiscordTextPort | null> {
+    if (!deps.discordLogin) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, deps.loginWaitMs ?? 10_000)));
+    await Promise.race([deps.discordLogin().catch(() => undefined), bound]);
+    clearTimeout(timer);
+    return discordText();
+  }
+
   async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     if (!discordConfigured) return { status: 'skipped', detail: 'no Discord bot configured' };
-    const port = discordText();
+    // One wait per delivery, shared by its dm and channel tries.
+    const port = discordText() ?? (await (options.login ??= afterLogin()));
     if (!port) return { status: 'unavailable', detail: 'Discord bot is not connected' };
     const target = mode === 'dm' ? deps.ownerId : deps.textChannelId;
     if (!target) return { status: 'skipped', detail: mode === 'dm' ? 'no owner user id configured' : 'no text channel configured' };
@@ -167,6 +191,15 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       // `unknown` (like a webhook POST with no answer) and `auto` stops here instead of delivering
       // the same notification a second time through the channel or the webhook.
       if (timeUp.aborted) return { status: 'unknown', detail: `timeout after ${discordTimeoutMs} ms; send aborted, but it may already have reached Discord (not re-sent)` };
+      if (err instanceof NotAcceptedError) {
+        // Rate limited before anything was posted: the claim is let go now, not held through the wait.
+        try {
+          await options.onNotAccepted?.(mode, err.retryAtMs, err.message);
+        } catch (releaseErr) {
+          log.warn({ err: releaseErr, mode }, 'could not record a rate-limited send as not accepted');
+        }
+        return { status: 'error', detail: err.message };
+      }
       return { status: 'error', detail: errorMessage(err).slice(0, 300) };
     }
   }
@@ -182,11 +215,14 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         source: req.source,
         urgent: req.urgent,
         id: options.id,
-      }, options.onSending ? { beforeSend: () => options.onSending!('webhook') } : undefined)
+      }, {
+        ...(options.onSending ? { beforeSend: () => options.onSending!('webhook') } : {}),
+        ...(options.onNotAccepted ? { notAccepted: (retryAtMs: number | null, detail: string) => options.onNotAccepted!('webhook', retryAtMs, detail) } : {}),
+      })
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
-  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode> };
+  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode>; login?: Promise<DiscordTextPort | null> };
 
   async function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     const outcome = await send(mode, req, options);

@@ -16,7 +16,7 @@
 //      retention; the rewrite is written in chunks so the event loop keeps running;
 //   4. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): bad
 //      lines other than a torn tail are set aside in `<file>.rejected` and the file is rewritten clean.
-import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, renameSync, statSync, symlinkSync, unlinkSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -25,6 +25,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { NOTIFY_MODES, SCHEDULE_STATES, type ScheduledNotification, type ScheduleState } from '../api-types.ts';
 import { storedRepeatSchema } from './repeat.ts';
+import { DEFAULT_LOCK_WAIT_MS, lockHolderPid, pidAlive, removeLockDir, ScheduleLockedError, touchLock } from './schedule-lock.ts';
+
+export { pidAlive } from './schedule-lock.ts';
 
 export const SCHEDULE_FILE_NAME = 'notifications-schedule.jsonl';
 
@@ -232,6 +235,8 @@ export interface ScheduleStoreOptions {
   logger: Logger;
   /** A lock whose holder is alive but has not finished after this long is taken over. Default 10 s. */
   lockStaleMs?: number;
+  /** A lock held by a live process longer than this refuses the change, naming the holder (ScheduleLockedError). */
+  lockWaitMs?: number;
   /** Called after another program's edits were read in: the changed records, or 'reloaded'. */
   onExternalChange?: (change: StoredNotification[] | 'reloaded') => void;
   /** Compact once superseded lines exceed max(this, live entries). Default 1000. */
@@ -252,16 +257,6 @@ const STALE_TEMP_MS = 3600_000;
 const FALLBACK_STAT_MS = 2000;
 /** External-edit check beside a working fs.watch (a safety net). */
 const WATCHED_STAT_MS = 60_000;
-
-/** Whether a process exists (EPERM: it does, owned by someone else). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * An idempotency key for the entry a change creates (POST /schedule's Idempotency-Key): written in
@@ -293,6 +288,7 @@ export class ScheduleStore {
   readonly #log: Logger;
   readonly #lockDir: string;
   readonly #lockStaleMs: number;
+  readonly #lockWaitMs: number;
   readonly #compactMinGarbage: number;
   readonly #statIntervalMs: number | undefined;
   readonly #onExternalChange?: ScheduleStoreOptions['onExternalChange'];
@@ -323,6 +319,7 @@ export class ScheduleStore {
     this.#log = options.logger;
     this.#lockDir = `${this.file}.lock`;
     this.#lockStaleMs = options.lockStaleMs ?? 10_000;
+    this.#lockWaitMs = Math.min(options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, this.#lockStaleMs * 3);
     this.#compactMinGarbage = options.compactMinGarbage ?? 1000;
     this.#statIntervalMs = options.statIntervalMs;
     this.#onExternalChange = options.onExternalChange;
@@ -557,7 +554,7 @@ export class ScheduleStore {
         removeLockDir(this.#lockDir);
         continue;
       }
-      if (Date.now() - started > this.#lockStaleMs * 3) throw new Error(`the schedule file is locked by another process (${this.#lockDir})`);
+      if (Date.now() - started > this.#lockWaitMs) throw new ScheduleLockedError(this.#lockDir, lockHolderPid(this.#lockDir), Date.now() - started);
       await sleep(Math.min(2 * 2 ** attempt, 50));
     }
   }
@@ -857,25 +854,6 @@ export class ScheduleStore {
       [heap[min], heap[i]] = [heap[i]!, heap[min]!];
       i = min;
     }
-  }
-}
-
-function removeLockDir(lockDir: string): void {
-  try {
-    unlinkSync(lockDir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR' || code === 'EPERM') rmdirSync(lockDir); // an older writer's directory lock, taken over
-    else if (code !== 'ENOENT') throw err;
-  }
-}
-
-function touchLock(lockDir: string): void {
-  try {
-    const now = new Date();
-    lutimesSync(lockDir, now, now);
-  } catch {
-    // best effort: a long compaction keeps its lock fresh
   }
 }
 

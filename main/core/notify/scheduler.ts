@@ -3,16 +3,14 @@
 // attempt that sent nothing) | expired | cancelled. Finished entries stay in the file for audit and
 // are pruned after the retention period.
 //
-// At most once, claimed at the last moment: the dispatcher calls our `onSending` hook right before
-// bytes go out (after any throttle wait); only there is the entry claimed (`delivering`, attempts+1,
-// claim with owner, pid and lease, fdatasync'd) — once per attempt, shared by all the modes of an
-// `all`. If the process dies after the claim, the next scheduler finds a claim with no live owner
-// (see claimAbandoned; or whose lease expired) and marks the entry `failed`
-// ("interrupted") instead of sending it again: the user may have got it once, never twice. An
-// attempt that ended before anything was sent (no claim) is retried with backoff — a crash there
-// leaves the entry `scheduled`, so it is simply delivered later. A send that went out and failed is
-// not retried as a whole: the senders retry what is safe to retry themselves.
-//
+// At most once, claimed at the last moment, only while bytes are in flight (delivery-claim.ts): the
+// dispatcher calls `onSending` right before each request goes out (after any throttle wait); only
+// there is the entry claimed (`delivering`, claim with owner, pid and lease, fdatasync'd). A receiver
+// that answers without accepting (5xx, 429) releases it BEFORE any back-off or Retry-After wait:
+// the entry is written back `scheduled`, retry at T. If the process dies under a claim, the next
+// scheduler finds it with no live owner (claimAbandoned; or its lease expired) and marks the entry
+// `failed` ("interrupted"): the user may have got it once, never twice. An attempt that ended with
+// nothing accepted is retried with backoff (never before a receiver's Retry-After).
 // No polling: a timer waits for the next due entry (at most a minute, so clock jumps and leases are
 // noticed), and the store notices other programs' edits (fs.watch + a 2 s stat). Deliveries run
 // concurrently, bounded overall and per destination (the entry's mode), so one slow receiver holds
@@ -23,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { NotifyResult, ScheduledNotification, ScheduleState } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
+import { DeliveryClaim, unclaimed } from './delivery-claim.ts';
 import type { Notifier } from './dispatcher.ts';
 import { dueAt, InvalidCursorError, pidAlive, ScheduleStore, type IdempotencyKey, type StoredNotification } from './schedule-store.ts';
 import { errorMessage, formatDuration, NotifyCapacityError, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
@@ -191,13 +190,6 @@ function summarize(result: NotifyResult): string {
   return parts.join('; ').slice(0, 500);
 }
 
-/** A copy without the claim (records are replaced whole, never mutated in place). */
-function unclaimed(e: StoredNotification, now: number): StoredNotification {
-  const next = { ...e, updated_at: now };
-  delete next.claim;
-  return next;
-}
-
 /** The request's repeat rule resolved in its timezone (default: this machine's), or null. */
 function resolveRequestRepeat(req: ScheduleRequest, now: number): { rule: string; cron: string; timezone: string } | null {
   if (req.repeat === undefined) return null;
@@ -338,46 +330,34 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   async function deliverEntry(e: StoredNotification): Promise<void> {
     const lateBy = nowS() - e.fire_at_epoch;
     const late = lateBy > tolerance;
-    let claimed = false;
-    let refused = false;
-    let claiming: Promise<boolean> | null = null;
-
-    // Called by the dispatcher right before bytes go out, once per mode it sends to. ONE claim per
-    // delivery attempt, shared by every mode of it: `all` calls this concurrently for voice, dm,
-    // channel and webhook, and each must get the same answer (a second claim transaction would find
-    // the entry already `delivering` and refuse that mode, silently dropping a destination).
-    const onSending = (): Promise<boolean> => (claiming ??= claim());
-    const claim = async (): Promise<boolean> => {
-      if (stopping) {
-        refused = true; // shutting down: leave it scheduled, untouched, for the next start
-        return false;
-      }
-      const record = await store.transact(() => {
-        const cur = store.get(e.id);
-        if (!cur || cur.state !== 'scheduled') return { value: null, write: [] };
-        const now = nowS();
-        const next: StoredNotification = { ...cur, state: 'delivering', attempts: cur.attempts + 1, updated_at: now, claim: { owner, pid: process.pid, lease_until: now + lease } };
-        liveOwners.add(owner);
-        const write = withNextOccurrence(next, now);
-        return { value: write, write };
-      });
-      if (!record) {
-        refused = true;
-        return false;
-      }
-      claimed = true;
-      ownClaims.add(e.id);
-      publish(record);
-      if (record.length > 1) arm(); // the series' next occurrence is now due at its time
-      return true;
-    };
+    // Taken right before each request goes out, released when a receiver answered without
+    // accepting it (before any back-off wait): see delivery-claim.ts.
+    const claim = new DeliveryClaim({
+      store,
+      id: e.id,
+      owner,
+      leaseSeconds: lease,
+      nowS,
+      stopping: () => stopping,
+      markOwnerLive: () => liveOwners.add(owner),
+      withNextOccurrence,
+      written: (records, claimed) => {
+        if (claimed) ownClaims.add(e.id);
+        else ownClaims.delete(e.id);
+        publish(records);
+        if (records.length > 1) arm(); // the series' next occurrence is now due at its time
+      },
+    });
 
     let result: NotifyResult | null = null;
     let failure: string | undefined;
     let permanent = false;
     try {
       const text = late ? `${e.text} (late by ${formatDuration(lateBy)})` : e.text;
-      result = await options.notifier.deliver({ text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' }, { subEvent: 'agent_notify_scheduled', notificationId: e.id, onSending });
+      result = await options.notifier.deliver(
+        { text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' },
+        { subEvent: 'agent_notify_scheduled', notificationId: e.id, onSending: (mode) => claim.take(mode), onNotAccepted: (mode, retryAtMs, detail) => claim.release(mode, retryAtMs, detail) },
+      );
       // `unknown` (nothing known delivered, a send may have been) is a failure too: never recorded
       // as delivered, never retried.
       if (result.status === 'error' || result.status === 'unknown') failure = summarize(result) || 'nothing delivered';
@@ -385,8 +365,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       failure = errorMessage(err);
       permanent = err instanceof NotifyInputError;
     }
-    if (refused && !claimed) {
-      log.info({ id: e.id }, 'scheduled notification was cancelled, claimed elsewhere or stopped before sending; nothing sent');
+    const claimed = claim.held;
+    // Refused, or shutting down with nothing held: the file already says the truth (scheduled, or
+    // "not accepted, retry at T" from a release), so the next start goes on from there.
+    if ((claim.refused || stopping) && !claimed) {
+      log.info({ id: e.id }, 'scheduled notification was cancelled, claimed elsewhere or stopped with nothing in flight; left for later');
       return;
     }
 
@@ -400,7 +383,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       if (!claimed && cur.state !== 'scheduled') return { value: [], write: [] }; // cancelled meanwhile
       const next = unclaimed(cur, now);
-      if (!claimed) next.attempts = cur.attempts + 1; // an attempt that sent nothing is counted here
+      if (!claim.everTaken) next.attempts = cur.attempts + 1; // an attempt that sent nothing is counted here
       if (!failure && result) {
         next.state = 'delivered';
         next.delivered_at = result.notified_at;
@@ -421,7 +404,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       } else {
         next.state = 'scheduled';
         next.last_error = failure;
-        next.next_attempt_at = now + backoff(next.attempts);
+        // Not before the time a receiver asked for (Retry-After), whatever our own back-off says.
+        next.next_attempt_at = Math.max(now + backoff(next.attempts), claim.retryAt ?? 0);
       }
       log.info({ id: e.id, state: next.state, attempts: next.attempts }, 'scheduled notification attempt recorded');
       // A repeating occurrence's first attempt writes the series' next one whatever its outcome

@@ -86,3 +86,16 @@ export function formatDuration(seconds: number): string {
   if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
   return `${Math.floor(h / 24)} days`;
 }
+
+/**
+ * A send the destination answered without accepting it (Discord's 429): nothing was delivered, so
+ * it may be retried — not before `retryAtMs` (epoch ms) when the destination said when.
+ */
+export class NotAcceptedError extends Error {
+  readonly retryAtMs: number | null;
+  constructor(message: string, retryAtMs: number | null) {
+    super(message);
+    this.name = 'NotAcceptedError';
+    this.retryAtMs = retryAtMs;
+  }
+}

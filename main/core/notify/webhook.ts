@@ -96,8 +96,13 @@ export interface WebhookDispatcherOptions {
 
 /** Per-emit hooks. */
 export interface WebhookEmitHooks {
-  /** Called after the throttle wait, right before the first POST; false (or a throw) sends nothing. */
+  /** Called after the throttle wait, right before EACH POST; false (or a throw) sends nothing (more). */
   beforeSend?: () => Promise<boolean> | boolean;
+  /**
+   * A POST was answered without being accepted (5xx, 429) or provably not sent: called before any
+   * back-off or Retry-After wait, and when giving up, with the time to retry at (epoch ms).
+   */
+  notAccepted?: (retryAtMs: number, detail: string) => Promise<void> | void;
 }
 
 export interface WebhookDispatcher {
@@ -213,7 +218,7 @@ export const monotonicClock: Clock = { now: () => performance.now() };
 type Attempt =
   | { kind: 'ok'; status: number }
   | { kind: 'retry'; detail: string; waitMs?: number }
-  | { kind: 'fail'; detail: string }
+  | { kind: 'fail'; detail: string; unsent?: true }
   | { kind: 'unknown'; detail: string };
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
@@ -240,7 +245,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function postOnce(body: string, id: string): Promise<Attempt> {
     const result = await postJson(target!, body, { 'content-type': 'application/json', 'idempotency-key': id }, timeoutMs, closer.signal);
     if (result.kind === 'unknown') return result;
-    if (result.kind === 'not_sent') return closer.signal.aborted ? { kind: 'fail', detail: 'dispatcher closed' } : { kind: 'retry', detail: result.detail };
+    if (result.kind === 'not_sent') return closer.signal.aborted ? { kind: 'fail', detail: 'dispatcher closed', unsent: true } : { kind: 'retry', detail: result.detail };
     if (result.status >= 200 && result.status < 300) return { kind: 'ok', status: result.status };
     if (result.status === 429) {
       const wait = retryAfterMs(result.retryAfter, parseJsonOrNull(result.body), clock.now());
@@ -250,10 +255,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     return { kind: 'fail', detail: `HTTP ${result.status}` };
   }
 
-  async function send(event: WebhookEvent, id: string): Promise<DeliveryOutcome> {
+  /** Ask `beforeSend` before a POST; the outcome to return when it refuses. */
+  async function refusedBeforePost(hooks: WebhookEmitHooks | undefined, last: string | null): Promise<DeliveryOutcome | null> {
+    if (!hooks?.beforeSend) return null;
+    let go: boolean;
+    try {
+      go = await hooks.beforeSend();
+    } catch (err) {
+      return { status: 'error', detail: `not sent: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (go) return null;
+    return last === null ? { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' } : { status: 'error', detail: `${last}; not retried now: the entry was cancelled, is being delivered elsewhere or we are shutting down` };
+  }
+
+  async function send(event: WebhookEvent, id: string, hooks?: WebhookEmitHooks): Promise<DeliveryOutcome> {
     const body = JSON.stringify(buildWebhookPayload({ ...event, id }, clock.now(), username));
     let last = 'not attempted';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const refused = await refusedBeforePost(hooks, attempt === 1 ? null : last);
+      if (refused) return refused;
       const result = await postOnce(body, id);
       if (result.kind === 'ok') {
         stats.sent++;
@@ -265,8 +285,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         return { status: 'unknown', detail: result.detail };
       }
       last = result.detail;
+      const wait = result.kind === 'retry' ? (result.waitMs ?? backoffMs * 2 ** (attempt - 1)) : 0;
+      // Not accepted (a retry) or provably never sent: the caller lets go of what it holds for this
+      // send BEFORE we wait. A refusal (4xx) is final: it stays a failed send.
+      if (hooks?.notAccepted && (result.kind === 'retry' || result.unsent)) {
+        try {
+          await hooks.notAccepted(clock.now() + wait, result.detail);
+        } catch (err) {
+          last = `${result.detail}; not retried: ${err instanceof Error ? err.message : String(err)}`;
+          break;
+        }
+      }
       if (result.kind === 'fail' || attempt === maxAttempts) break;
-      const wait = result.waitMs ?? backoffMs * 2 ** (attempt - 1);
       if (wait > maxRetryAfterMs) {
         last = `${result.detail}; retry-after ${Math.ceil(wait / 1000)} s exceeds the ${Math.round(maxRetryAfterMs / 1000)} s bound`;
         break;
@@ -315,16 +345,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           await sleep(waitMs, closer.signal);
           if (closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
         }
-        if (hooks?.beforeSend) {
-          let go: boolean;
-          try {
-            go = await hooks.beforeSend();
-          } catch (err) {
-            return { status: 'error', detail: `not sent: ${err instanceof Error ? err.message : String(err)}` };
-          }
-          if (!go) return { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
-        }
-        const outcome = await send(event, event.id ?? randomUUID());
+        const outcome = await send(event, event.id ?? randomUUID(), hooks);
         return waitMs > 0 ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` } : outcome;
       } finally {
         pending--;

@@ -38,21 +38,29 @@ export function backingFromConf(store: ConfLike): SettingsBacking {
   };
 }
 
+/** `2026-11-27T15-45-06Z`: a time that sorts and is safe in a file name everywhere. */
+export function fileTimeStamp(date = new Date()): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+}
+
 /**
- * Open a conf-style store; if the file on disk breaks its schema (hand edit, older version), keep
- * it aside as `<file>.invalid-<time>` and start from an empty store instead of refusing to start.
+ * Open a conf-style store; if the file on disk is damaged (not JSON) or breaks its schema (hand
+ * edit, older version), keep it as `<file>.corrupt-<time>` and start from an empty store instead of
+ * refusing to start, with a warning naming the copy (on stderr when there is no logger yet).
  */
 export function openConfTolerantly<T extends ConfLike>(open: () => T, file: string, logger?: Logger): T {
   try {
     return open();
   } catch (err) {
-    const aside = `${file}.invalid-${Date.now()}`;
+    const aside = `${file}.corrupt-${fileTimeStamp()}`;
     try {
       renameSync(file, aside);
     } catch {
-      throw err;
+      throw new Error(`cannot read the settings file ${file}: ${(err as Error).message}`, { cause: err });
     }
-    logger?.warn({ file: aside, reason: (err as Error).message }, 'settings file was invalid; kept it aside and started with defaults');
+    const message = `settings file ${file} was damaged; kept it as ${aside} and started with defaults`;
+    if (logger) logger.warn({ file, keptAs: aside, reason: (err as Error).message }, message);
+    else process.stderr.write(`warning: ${message} (${(err as Error).message})\n`);
     return open();
   }
 }

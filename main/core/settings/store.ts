@@ -17,6 +17,7 @@ import {
 import type { z } from 'zod';
 import { plainFieldErrors, plainSummary } from './field-errors.ts';
 import { canDecryptWith, secretStorageVerdict, type SecretVault } from './secret-policy.ts';
+import { maskSecretsInValues } from './mask-values.ts';
 
 /** Where a secret comes from, as far as anyone outside the main process may know. */
 export type SecretState = 'stored' | 'environment' | 'unset' | 'unreadable';
@@ -110,7 +111,19 @@ export class KeyValueSettingsStore implements SettingsStore {
       else state[key] = this.#inEnvironment(SECRET_VARIABLES[key]) ? 'environment' : 'unset';
     }
     const secrets: SecretsReport = verdict.canStore ? { canStore: true, state } : { canStore: false, reason: verdict.reason, state };
-    return { values, secrets, rejected };
+    return { values: maskSecretsInValues(values, await this.#knownSecrets(stored, readable)), secrets, rejected };
+  }
+
+  /** Every secret this store or the environment holds (to mask them where they should not be). */
+  async #knownSecrets(stored: Partial<Record<SecretKey, string>>, readable: boolean): Promise<string[]> {
+    const known: string[] = [];
+    for (const key of SECRET_KEYS) {
+      const spec = (CONFIG_VARIABLES as readonly VariableSpec[]).find((s) => s.name === SECRET_VARIABLES[key]);
+      for (const name of [SECRET_VARIABLES[key], ...(spec?.aliases ?? [])]) if (this.#env[name]) known.push(this.#env[name]!);
+      const cipherText = stored[key];
+      if (readable && cipherText !== undefined && this.#vault) known.push(await this.#vault.decrypt(cipherText).then((d) => d.value, () => ''));
+    }
+    return known;
   }
 
   async update(input: SettingsPatch): Promise<SettingsView> {

@@ -8,6 +8,7 @@ import { boundedFields, boundedText } from '../input-errors.ts';
 import { allowedHosts, createSecurityHook } from './security.ts';
 import { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
 import { DashboardSessions } from './sessions.ts';
+import { guardConnections, type ConnectionGuardOptions } from './connection-guard.ts';
 
 export { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
 export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'application/octet-stream'];
@@ -32,6 +33,8 @@ export interface SidecarOptions {
   /** Accept this host:port in Host headers too (non-loopback bind, explicitly allowed). */
   extraHosts?: string[];
   sessions?: DashboardSessions;
+  /** Per-client connection cap and idle-connection timeout (connection-guard.ts). */
+  connections?: ConnectionGuardOptions;
 }
 
 export interface Sidecar {
@@ -69,6 +72,9 @@ export function createSidecar(options: SidecarOptions): Sidecar {
     frameworkErrors: routingErrorReply,
     clientErrorHandler: clientConnectionError,
   });
+
+  // Idle connections closed, a per-client cap: /health and the owner always get in (connection-guard.ts).
+  const connectionGuard = guardConnections(app.server, options.connections);
 
   // Bodies are JSON (and, in POST /frame's scope only, images: acceptImageBodies). text/plain and forms
   // are what a cross-site page can send without a preflight, so they are refused (415), not parsed.
@@ -131,6 +137,7 @@ export function createSidecar(options: SidecarOptions): Sidecar {
       }
     },
     async close() {
+      connectionGuard.stop();
       await app.close();
     },
   };

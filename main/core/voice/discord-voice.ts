@@ -21,7 +21,7 @@ import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
-import { DiscordText } from './text.ts';
+import { DiscordText, rejectMessageRateLimits } from './text.ts';
 import { AllowedSpeakers } from './allowed-speakers.ts';
 
 /** Voice close codes after which rejoining cannot help (opcodes-and-status-codes.mdx). */
@@ -112,7 +112,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#allowed = options.allowedSpeakers instanceof AllowedSpeakers ? options.allowedSpeakers : new AllowedSpeakers(options.ownerId, options.allowedSpeakers ?? []);
     this.#client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
-      rest: options.apiBaseUrl ? { api: options.apiBaseUrl } : {},
+      rest: { ...(options.apiBaseUrl ? { api: options.apiBaseUrl } : {}), rejectOnRateLimit: rejectMessageRateLimits },
     });
     this.#client.on(Events.Error, (error) => this.#log.warn({ err: error }, 'discord client error'));
     this.#client.on(Events.VoiceStateUpdate, (before, after) => this.#onVoiceStateUpdate(before, after));

@@ -1,9 +1,10 @@
 // Text delivery through the bot's REST client: DMs and channel posts. Mentions are always
 // disabled (`allowed_mentions: { parse: [] }`) so a notification can never ping @everyone or a
 // role, and long text is split to fit Discord's 2000-character message limit.
-import type { REST } from 'discord.js';
-import { Routes } from 'discord.js';
+import type { RateLimitData, REST } from 'discord.js';
+import { RateLimitError, Routes } from 'discord.js';
 import { z } from 'zod';
+import { NotAcceptedError } from '../notify/types.ts';
 import type { DiscordTextPort, SendOptions, SentMessage } from '../ports.ts';
 
 export const DISCORD_MESSAGE_LIMIT = 2000;
@@ -13,6 +14,21 @@ const TRUNCATION_MARK = '\n… (truncated)';
 
 const messageResponse = z.object({ id: z.string(), channel_id: z.string() });
 const channelResponse = z.object({ id: z.string() });
+
+/**
+ * The REST client's `rejectOnRateLimit`: a message send (or the DM channel it needs) that Discord
+ * rate-limits is refused at once instead of waited out inside the client, so a reminder's claim is
+ * not held through the wait: the send is reported not accepted, to be retried at `retry_after`.
+ */
+export function rejectMessageRateLimits(data: RateLimitData): boolean {
+  return data.method.toUpperCase() === 'POST' && (data.route.endsWith('/messages') || data.route.startsWith('/users/@me/channels'));
+}
+
+/** A rate-limit refusal before anything was posted as NotAcceptedError (retry at Discord's time); others unchanged. */
+function notAccepted(err: unknown, nothingPosted: boolean): unknown {
+  if (!(err instanceof RateLimitError) || !nothingPosted) return err;
+  return new NotAcceptedError(`rate limited by Discord (retry after ${Math.ceil(err.retryAfter / 1000)} s); nothing sent`, Date.now() + err.retryAfter);
+}
 
 /**
  * Split `text` into Discord-sized parts, preferring line breaks, then spaces, then a hard cut.
@@ -52,7 +68,10 @@ export class DiscordText implements DiscordTextPort {
   async sendDirectMessage(userId: string, text: string, options: SendOptions = {}): Promise<SentMessage> {
     let channelId = this.#dmChannels.get(userId);
     if (!channelId) {
-      const channel = channelResponse.parse(await this.#rest().post(Routes.userChannels(), { body: { recipient_id: userId }, signal: options.signal }));
+      const raw = await this.#rest()
+        .post(Routes.userChannels(), { body: { recipient_id: userId }, signal: options.signal })
+        .catch((err: unknown) => Promise.reject(notAccepted(err, true)));
+      const channel = channelResponse.parse(raw);
       channelId = channel.id;
       this.#dmChannels.set(userId, channelId);
     }
@@ -67,7 +86,9 @@ export class DiscordText implements DiscordTextPort {
     for (const content of parts) {
       // Aborted (time is up): the REST client drops the request, queued or in flight, and rejects.
       options.signal?.throwIfAborted();
-      const raw = await this.#rest().post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } }, signal: options.signal });
+      const raw = await this.#rest()
+        .post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } }, signal: options.signal })
+        .catch((err: unknown) => Promise.reject(notAccepted(err, first === null)));
       const message = messageResponse.parse(raw);
       first ??= { messageId: message.id, channelId: message.channel_id };
     }

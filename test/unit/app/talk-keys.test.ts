@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { holdKeyFor, HoldTracker, hookUnavailableReason, startTalkKeys, type HookKeyEvent, type KeyWorker, type WorkerStart } from '../../../main/app/talk-keys.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { holdKeyFor, HoldTracker, hookUnavailableReason, KILL_GRACE_MS, startTalkKeys, type HookKeyEvent, type KeyWorker, type WorkerStart } from '../../../main/app/talk-keys.ts';
 
 const KEYCODES = { F12: 88, F13: 91, Space: 57, ArrowUp: 57416 };
 const NONE = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
@@ -27,6 +27,7 @@ class FakeWorker implements KeyWorker {
   kill() {
     this.killed = true;
   }
+  forceKill?: () => void;
   say(message: unknown) {
     this.#onMessage(message);
   }
@@ -118,5 +119,38 @@ describe('push-to-talk hold key', () => {
     later.exit(null);
     expect(holds).toEqual([true, false]); // a hold never outlives the hook
     expect(lost).toEqual(['the key hook stopped (exit code unknown)']);
+  });
+});
+
+describe('the key hook process is ended with the app', () => {
+  it('SIGTERM on stop, then SIGKILL when it has not exited after the grace period; never SIGKILL once it exited', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const stuck = new FakeWorker();
+      let forced = 0;
+      stuck.forceKill = () => void forced++;
+      const starting = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => stuck, onHold: () => undefined });
+      await tick();
+      stuck.say({ type: 'ready' });
+      const keys = await starting;
+      keys.stop();
+      expect(stuck.killed).toBe(true);
+      expect(forced).toBe(0);
+      vi.advanceTimersByTime(KILL_GRACE_MS);
+      expect(forced).toBe(1);
+
+      const polite = new FakeWorker();
+      let politeForced = 0;
+      polite.forceKill = () => void politeForced++;
+      const second = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => polite, onHold: () => undefined });
+      await tick();
+      polite.say({ type: 'ready' });
+      (await second).stop();
+      polite.exit(0);
+      vi.advanceTimersByTime(KILL_GRACE_MS);
+      expect(politeForced).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
