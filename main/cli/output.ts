@@ -69,8 +69,9 @@ export function notifyLine(result: NotifyResult): string {
   return `${headline}\n${outcomes}`;
 }
 
-function since(epoch: number | undefined, nowSeconds: number): string {
-  return epoch === undefined ? '' : ` ${formatRelative(epoch - nowSeconds).replace(/^in /, '')}`;
+/** "5 min": how long ago `epoch` was. */
+function durationSince(epoch: number, nowSeconds: number): string {
+  return formatRelative(nowSeconds - epoch).replace(/^in /, '');
 }
 
 /** `status`: one screen that answers "is it running, am I in a call, does the model hear me, what is next". */
@@ -81,7 +82,7 @@ export function statusSummary(health: HealthReport, reminders: ScheduleListPage 
   const bridge = health.bridge;
   const inCall = bridge.state === 'connected' || bridge.state === 'reconnecting' || bridge.state === 'connecting';
   const callLine = inCall
-    ? `${bridge.state}${bridge.since !== undefined ? `, since${since(bridge.since, nowSeconds)}` : ''}${bridge.call_id ? ` (call ${bridge.call_id})` : ''}`
+    ? `${bridge.state}${bridge.since !== undefined ? ` for ${durationSince(bridge.since, nowSeconds)}` : ''}${bridge.call_id ? ` (call ${bridge.call_id})` : ''}`
     : `none${bridge.state === 'idle' ? '' : ` (${bridge.state}${bridge.reason ? `: ${bridge.reason}` : ''})`}`;
   const rows: [string, string][] = [['Call', callLine]];
   const model = health.live_model as { provider?: string; model?: string } | undefined;
