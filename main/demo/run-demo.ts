@@ -31,16 +31,29 @@ function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The folder that puts `live-voice-bridge` on PATH without npx (npx alone costs a second or more per
+ * call): bin/ holds a shim of that name (bin/live-voice-bridge). Null where it is missing (a package
+ * that ships only the .js): the lines then fall back to npx.
+ */
+export function cliShimDir(projectRoot: string): string | null {
+  const dir = path.join(projectRoot, 'bin');
+  return existsSync(path.join(dir, 'live-voice-bridge')) ? dir : null;
+}
+
 /** Lines that work against this demo when pasted into another terminal, exactly as printed. */
-export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | null; port: number; tokenFile: string }): string[] {
+export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | null; shimDir?: string | null; port: number; tokenFile: string }): string[] {
   const lines = [`cd ${shellWord(facts.projectRoot)}`];
-  if (facts.nodeBinDir) lines.push(`export PATH=${shellWord(facts.nodeBinDir)}:"$PATH"`);
+  const onPath = [facts.shimDir, facts.nodeBinDir].filter((dir): dir is string => Boolean(dir));
+  if (onPath.length) lines.push(`export PATH=${onPath.map(shellWord).join(':')}:"$PATH"`);
+  const cli = facts.shimDir ? 'live-voice-bridge' : 'npx live-voice-bridge';
   lines.push(
     `export DISCORD_VOICE_LIVE_PORT=${facts.port}`,
     `export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=${shellWord(facts.tokenFile)}`,
-    'npx live-voice-bridge ask "Tell me a one-line joke"',
-    'npx live-voice-bridge announce "The build is green"',
-    'npx live-voice-bridge notify --mode voice "The build finished"',
+    `${cli} status`,
+    `${cli} ask "Tell me a one-line joke"`,
+    `${cli} announce "The build is green"`,
+    `${cli} notify --mode voice "The build finished"`,
     'curl -sG -w "\\n" -H "Authorization: Bearer $(cat "$DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE")" --data-urlencode "limit=10" "http://127.0.0.1:$DISCORD_VOICE_LIVE_PORT/notes"',
   );
   return lines;
@@ -154,8 +167,9 @@ export async function runDemo(argv: string[]): Promise<number> {
     out(`  ${core.loginUrl()}`);
     out('');
     out('In another terminal, paste:');
-    for (const line of pasteLines({ projectRoot, nodeBinDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
-    out('  npx live-voice-bridge dashboard      # a fresh login link, when the one above was used');
+    const shimDir = cliShimDir(projectRoot);
+    for (const line of pasteLines({ projectRoot, nodeBinDir, shimDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
+    out(`  ${shimDir ? '' : 'npx '}live-voice-bridge dashboard      # a fresh login link, when the one above was used`);
     out('');
     out(`The fake owner speaks every ${TURN_EVERY_MS / 1000} s. Ctrl-C ends the demo.`);
     out('');
