@@ -7,13 +7,14 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { CONFIG_VARIABLES, type VariableName, type VariableSpec } from '../core/config/variables.ts';
+import { CONFIG_VARIABLES, type VariableSpec } from '../core/config/variables.ts';
 import type { SidecarAddress } from './sidecar-client.ts';
 
 /** A variable the thin client needs has a value it cannot use (exit 2, like a ConfigError). */
 export class AddressError extends Error {}
 
-const USED = ['DISCORD_VOICE_LIVE_HOST', 'DISCORD_VOICE_LIVE_PORT', 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN', 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE', 'HERMES_HOME'] as const satisfies readonly VariableName[];
+/** The variables the thin client reads. */
+type AddressVariable = 'DISCORD_VOICE_LIVE_HOST' | 'DISCORD_VOICE_LIVE_PORT' | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN' | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE' | 'HERMES_HOME';
 
 function readEnvFile(file: string): Record<string, string> {
   try {
@@ -31,7 +32,7 @@ function expandHome(p: string): string {
 export function readSidecarAddress(env: NodeJS.ProcessEnv, envFile: string): SidecarAddress {
   const sources = [env, readEnvFile(envFile)];
   const specs = new Map((CONFIG_VARIABLES as readonly VariableSpec[]).map((s) => [s.name, s]));
-  const value = (name: (typeof USED)[number]): string | undefined => {
+  const value = (name: AddressVariable): string | undefined => {
     const spec = specs.get(name)!;
     for (const source of sources) {
       for (const n of [spec.name, ...(spec.aliases ?? [])]) {
