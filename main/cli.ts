@@ -124,10 +124,9 @@ function textOf(positionals: string[], what: string): string {
 
 async function status(out: Output): Promise<number> {
   const client = sidecarClient(address());
-  const health = await client.health();
+  // Both at once; reminders need the token, and without one the summary still shows the rest.
+  const [health, reminders] = await Promise.all([client.health(), client.hasToken ? client.listSchedule({ state: 'scheduled', limit: 1 }) : null]);
   if (health.status >= 400) return answer(out, health, () => '');
-  // Reminders need the token; without one the summary still shows the rest.
-  const reminders = client.hasToken ? await client.listSchedule({ state: 'scheduled', limit: 1 }) : null;
   const page = reminders && reminders.status < 400 ? reminders.body : null;
   const now = Date.now() / 1000;
   print(out, { health: health.body, reminders: page }, () => statusSummary(health.body, page, resolveZone(undefined), now));

@@ -1,10 +1,11 @@
-// A typed client for the sidecar's HTTP API, with no dependency beyond fetch: the CLI uses it, and the
-// desktop shell, the MCP stdio bridge and the renderer's wire types can share it. It knows the routes
+// A typed client for the sidecar's HTTP API, on node:http alone: the CLI uses it, and the desktop
+// shell and the MCP stdio bridge can share it (the renderer its wire types). It knows the routes
 // and the shapes they answer with (api-types.ts); where the base URL and the token come from is the
 // caller's business. Errors say whether the request may have been carried out:
 // - SidecarUnavailableError: nothing was sent (not running, refused connection);
 // - SidecarNoAnswerError: it may have been sent and may still be acted on (timeout, cut-off answer);
 // - an HTTP error status is an answer (`SidecarResponse.status`), not an exception.
+import http from 'node:http';
 import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, ScheduleState } from '../api-types.ts';
 import type { ScheduleEntryView, ScheduleListPage } from '../notify/scheduler.ts';
 
@@ -41,7 +42,7 @@ export interface SidecarClientOptions {
 }
 
 /** Connection errors that mean no request went out (nothing can have been acted on). */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT']);
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
@@ -116,40 +117,49 @@ export class SidecarClient {
     if (!this.#token && path !== '/health') throw this.#missingToken();
     const headers: Record<string, string> = { ...options.headers };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const timeUp = AbortSignal.timeout(timeoutMs);
-    const noAnswer = (): SidecarNoAnswerError =>
-      new SidecarNoAnswerError(`no answer from the sidecar at ${base} within ${formatSeconds(timeoutMs)}: the request may still be carried out (outcome unknown)`);
-    let response: Response;
-    try {
-      response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: timeUp });
-    } catch (err) {
-      // A timeout is not "cannot reach": the request went out and the sidecar is still working on it.
-      if (timeUp.aborted) throw noAnswer();
-      const cause = (err as { cause?: { code?: string } }).cause;
-      if (cause?.code === 'ECONNREFUSED') {
-        throw new SidecarUnavailableError(`the sidecar is not running at ${base} (start it with \`npm run headless\` or the desktop app)`);
-      }
-      // A POST/PUT/DELETE whose connection broke once it may have gone out may still be acted on.
-      if (method !== 'GET' && !NOT_CONNECTED.has(cause?.code ?? '')) {
-        throw new SidecarNoAnswerError(`the connection to the sidecar at ${base} failed after the request may have been sent (${(err as Error).message}): outcome unknown`);
-      }
-      throw new SidecarUnavailableError(`cannot reach the sidecar at ${base}: ${(err as Error).message}`);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    if (payload) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(payload.length);
     }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (err) {
-      if (timeUp.aborted) throw noAnswer();
-      throw new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.status}) was cut off: ${(err as Error).message}`);
-    }
+    // node:http, not fetch: loading undici is a third of a CLI call's start-up CPU (bench/cli.ts).
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      let answered = false;
+      const request = http.request(new URL(base + path), { method, headers, agent: false }, (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', (err) => reject(new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.statusCode}) was cut off: ${err.message}`)));
+        response.on('aborted', () => reject(new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.statusCode}) was cut off`)));
+      });
+      const timer = setTimeout(() => {
+        // A timeout is not "cannot reach": the request went out and the sidecar is still working on it.
+        reject(new SidecarNoAnswerError(`no answer from the sidecar at ${base} within ${formatSeconds(timeoutMs)}: the request may still be carried out (outcome unknown)`));
+        request.destroy();
+      }, timeoutMs);
+      request.on('close', () => clearTimeout(timer));
+      request.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (answered) return; // the response's own error/aborted handler says it was cut off
+        if (err.code === 'ECONNREFUSED') {
+          reject(new SidecarUnavailableError(`the sidecar is not running at ${base} (start it with \`npm run headless\` or the desktop app)`));
+        } else if (method !== 'GET' && !NOT_CONNECTED.has(err.code ?? '')) {
+          // A POST/PUT/DELETE whose connection broke once it may have gone out may still be acted on.
+          reject(new SidecarNoAnswerError(`the connection to the sidecar at ${base} failed after the request may have been sent (${err.message}): outcome unknown`));
+        } else {
+          reject(new SidecarUnavailableError(`cannot reach the sidecar at ${base}: ${err.message}`));
+        }
+      });
+      request.end(payload);
+    });
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       // Not JSON: keep the text.
     }
-    return { status: response.status, body: parsed as Body };
+    return { status, body: parsed as Body };
   }
 
   health(): Promise<SidecarResponse<HealthReport>> {
