@@ -22,7 +22,9 @@ const DEFAULT_PORT = 18943;
 
 function formatNote(note: NoteEvent): string {
   const time = new Date(note.ts * 1000).toLocaleTimeString();
-  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? 'owner' : note.kind;
+  // A `say` note is one request: `asked` (a message the model answers) or `announce` (words it says).
+  const said = note.speaker?.endsWith('· message') ? 'asked' : 'announce';
+  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? 'owner' : note.kind === 'say' ? said : note.kind;
   return `[${time}] ${who.padEnd(8)} ${note.text}`;
 }
 
