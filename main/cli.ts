@@ -1,32 +1,38 @@
 #!/usr/bin/env node
 // Headless entry and thin CLI clients. `live-voice-bridge` with no command runs headless.
+// Lean on purpose: the client commands (status, join, announce, schedule, …) load only the typed
+// sidecar client, the address reader and the printers; the core (headless), the demo, the MCP bridge
+// and the helper tools are imported when their command runs, so a client call starts in ~100 ms.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from './core/config/index.ts';
-import { createLogger } from './core/log/logger.ts';
-import { SHUTDOWN_BUDGET_MS, startCore } from './core/core.ts';
-import { handleShutdownSignals } from './core/shutdown-signals.ts';
-import { installLastResortHandlers } from './core/process-guard.ts';
-import { createConfSettingsStore } from './core/settings/conf-store.ts';
-import { startRestartableCore } from './core/setup/restartable-core.ts';
-import { privateFileVault } from './core/setup/private-file-vault.ts';
-import { DashboardSessions } from './core/sidecar/sessions.ts';
-import { redactText } from './core/tools/helpers/index.ts';
-import { terminalLogFormat, unconfiguredParagraph } from './cli/terminal.ts';
+import type { NotifyRequest } from './core/api-types.ts';
+import type { ScheduleRequestBody, SidecarResponse } from './core/sidecar-client/client.ts';
+import { AddressError, readSidecarAddress } from './cli/address.ts';
+import { parseAt, parseIn, resolveZone, TimeInputError } from './cli/human-time.ts';
+import { handedLine, notifyLine, scheduledLine, scheduleTable, statusSummary } from './cli/output.ts';
 import { talkRequest } from './cli/talk-command.ts';
-import { callSidecar, errorMessageOf, EXIT, notifyVerdict, sidecarBaseUrl, sidecarToken, SidecarNoAnswerError, SidecarUnavailableError } from './cli/sidecar-client.ts';
+import { errorMessageOf, EXIT, notifyVerdict, sidecarClient, SidecarNoAnswerError, SidecarUnavailableError, type SidecarAddress } from './cli/sidecar-client.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
 
 Usage:
   live-voice-bridge [headless]                 run the core and the sidecar (prints the dashboard login URL)
-  live-voice-bridge health                     print GET /health
-  live-voice-bridge say "text"                 the model speaks this in its next turn
-  live-voice-bridge notify [--mode M] [--title T] [--idempotency-key K] "text"
+  live-voice-bridge status                     one screen: the call, the microphone, the next reminder, problems
+  live-voice-bridge join [--guild ID --channel ID]   start a call (default: the voice channel the owner is in)
+  live-voice-bridge leave                      end the call
+  live-voice-bridge announce "text"            the model SAYS this, word for word, at the next pause
+  live-voice-bridge ask "text"                 a message TO the model: it answers (e.g. ask "Tell me a joke")
+  live-voice-bridge say "text"                 the same as announce (the spec's /say)
+  live-voice-bridge notify [--mode M] [--title T] [--urgent] [--idempotency-key K] "text"
                                                deliver a notification (M: voice, dm, channel, webhook, auto, all)
-  live-voice-bridge schedule --in SECONDS [--mode M] "text" | schedule --repeat daily|weekdays|"CRON" [--at HH:MM] [--tz ZONE] "text" | schedule --list | schedule --cancel ID
-                                               (creating takes --idempotency-key K too)
+  live-voice-bridge schedule --in 10m|1h30m|90 [--mode M] "text"       once, after a while (a bare number is seconds)
+  live-voice-bridge schedule --at 09:30|"tomorrow 9:00"|"2026-12-01 08:15" [--tz ZONE] "text"   once, at a time
+  live-voice-bridge schedule --repeat daily|weekdays|"CRON" [--at HH:MM] [--tz ZONE] "text"     again and again
+  live-voice-bridge schedule --list [--cursor C] | schedule --cancel ID
+                                               (creating takes --idempotency-key K too; ZONE: an IANA name
+                                               such as Europe/Berlin, default this machine's)
+  live-voice-bridge health                     print GET /health (JSON)
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
   live-voice-bridge ptt down|up|on|off         push-to-talk: hold/release the talk key, or switch the mode on/off
@@ -34,6 +40,7 @@ Usage:
   live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
   live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
 
+Output: sentences and tables on a terminal; JSON with --json, or whenever the output is not a terminal.
 Configuration comes from the environment and ./.env (see README).
 
 notify and schedule send an Idempotency-Key (generated unless --idempotency-key is given): running the
@@ -53,68 +60,29 @@ Exit codes:
 /** Worst case of a synchronous /notify under auto: voice bound, two Discord sends, webhook retries. */
 const NOTIFY_TIMEOUT_MS = 180_000;
 
-function loadCliConfig(): Config {
-  return loadConfig({ env: process.env, envFile: path.resolve('.env') });
+class UsageError extends Error {}
+
+function address(): SidecarAddress {
+  return readSidecarAddress(process.env, path.resolve('.env'));
 }
 
-async function runHeadless(): Promise<number> {
-  // Settings saved from the dashboard live under the agent home, which the environment names:
-  // read the environment once to find them, then load again with them on top.
-  const envConfig = loadCliConfig();
-  // No keychain here: secrets typed on /setup go to the settings file, owner-only (0600).
-  const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers, vault: privateFileVault() });
-  const load = async () => loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues(), settingsFile: path.join(envConfig.paths.voiceUsers, 'settings.json') });
-  const config = await load();
-  const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
-  installLastResortHandlers(logger);
-  // "Restart now" on the page restarts the core in this process with the saved settings; dashboard
-  // sign-ins survive it, so the page reconnects by itself.
-  const sessions = new DashboardSessions();
-  // Neither the saved settings nor the previous ones start after a restart: nothing runs, so exit 1.
-  let exitLost: (code: number) => void = (code) => void (process.exitCode = code);
-  const running = await startRestartableCore({
-    initial: config,
-    load,
-    start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, lastRestart, sessions }),
-    onRestarted: (next) => process.stdout.write(`Restarted with the saved settings: sidecar on ${next.sidecarUrl}\n`),
-    onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [err instanceof Error ? err.message : String(err)] }, 'restart: the saved settings were not applied; the core runs with the previous ones'),
-    onLost: (err) => {
-      logger.fatal({ problems: [err.message] }, 'restart: no core could be started; exiting');
-      exitLost(1);
-    },
-  });
-  process.stdout.write(`Live Voice Bridge sidecar on ${running.core.sidecarUrl} — dashboard: ${running.core.loginUrl()}\n`);
-  const unconfigured = unconfiguredParagraph(running.core.missing, path.resolve('.env'));
-  if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);
-  return await new Promise<number>((resolve) => {
-    exitLost = resolve;
-    // Ours alone: no library may re-raise the signal or exit on our behalf (see shutdown-signals.ts).
-    handleShutdownSignals((signal) => {
-      logger.info({ signal }, 'shutting down');
-      // core.stop() bounds itself (SHUTDOWN_BUDGET_MS); this is the net under it.
-      setTimeout(() => {
-        logger.error('shutdown did not finish in time; exiting');
-        resolve(0);
-      }, SHUTDOWN_BUDGET_MS + 1000).unref();
-      // A restart in progress finishes first, so the core it starts is the one stopped.
-      running.settled().then(() => running.core.stop()).then(
-        () => resolve(0),
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          resolve(1);
-        },
-      );
-    });
-  });
+/** How to print: JSON for scripts (asked for, or stdout is no terminal), sentences and tables for people. */
+interface Output {
+  json: boolean;
+  width: number;
 }
 
-async function printSidecar(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown, timeoutMs?: number): Promise<number> {
-  const response = await callSidecar(loadCliConfig(), method, route, body, timeoutMs);
+function print(out: Output, body: unknown, human: () => string): void {
+  process.stdout.write(out.json ? `${JSON.stringify(body, null, 2)}\n` : `${human()}\n`);
+}
+
+/** An error answer → stderr and exit 1; else the printer's output and exit 0. */
+function answer<Body>(out: Output, response: SidecarResponse<Body>, human: (body: Body) => string): number {
   if (response.status >= 400) {
     process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
     return EXIT.failed;
   }
-  process.stdout.write(JSON.stringify(response.body, null, 2) + '\n');
+  print(out, response.body, () => human(response.body));
   return EXIT.ok;
 }
 
@@ -132,13 +100,12 @@ function idempotencyKeyFrom(given: string | undefined): string {
  * POST /notify or /schedule with an Idempotency-Key. With no answer in time the key is printed, so
  * the same command run again with it gets the first request's answer instead of a second delivery.
  */
-async function postKeyed(route: '/notify' | '/schedule', body: unknown, key: string, timeoutMs?: number): Promise<number> {
+async function postKeyed<Body>(route: '/notify' | '/schedule', send: () => Promise<SidecarResponse<Body>>, key: string): Promise<SidecarResponse<Body> | number> {
   const what = route === '/notify' ? 'the notification may still be delivered' : 'the entry may have been scheduled';
   // /notify keys live in the sidecar's memory, /schedule keys in the schedule file (routes/notify.ts).
   const kept = route === '/notify' ? ' (the sidecar remembers it until it restarts)' : ' (remembered for 24 h)';
-  let response;
   try {
-    response = await callSidecar(loadCliConfig(), 'POST', route, body, timeoutMs, { 'idempotency-key': key });
+    return await send();
   } catch (err) {
     if (!(err instanceof SidecarNoAnswerError)) throw err;
     process.stderr.write(
@@ -147,61 +114,136 @@ async function postKeyed(route: '/notify' | '/schedule', body: unknown, key: str
     );
     return EXIT.noAnswer;
   }
-  if (response.status >= 400) {
-    process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
-    return EXIT.failed;
+}
+
+function textOf(positionals: string[], what: string): string {
+  const text = positionals.join(' ').trim();
+  if (!text) throw new UsageError(what);
+  return text;
+}
+
+async function status(out: Output): Promise<number> {
+  const client = sidecarClient(address());
+  // Both at once; reminders need the token, and without one the summary still shows the rest.
+  const [health, reminders] = await Promise.all([client.health(), client.hasToken ? client.listSchedule({ state: 'scheduled', limit: 1 }) : null]);
+  if (health.status >= 400) return answer(out, health, () => '');
+  const page = reminders && reminders.status < 400 ? reminders.body : null;
+  const now = Date.now() / 1000;
+  print(out, { health: health.body, reminders: page }, () => statusSummary(health.body, page, resolveZone(undefined), now));
+  return EXIT.ok;
+}
+
+async function schedule(rest: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      in: { type: 'string' },
+      at: { type: 'string' },
+      tz: { type: 'string' },
+      repeat: { type: 'string' },
+      mode: { type: 'string' },
+      title: { type: 'string' },
+      list: { type: 'boolean' },
+      cursor: { type: 'string' },
+      cancel: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+    },
+  });
+  const client = sidecarClient(address());
+  const now = Date.now() / 1000;
+  if (values.list) {
+    const zone = resolveZone(values.tz);
+    return answer(out, await client.listSchedule({ cursor: values.cursor }), (page) => scheduleTable(page, zone, now, out.width));
   }
-  process.stdout.write(JSON.stringify(response.body, null, 2) + '\n');
-  if (route !== '/notify') return EXIT.ok;
+  if (values.cancel) {
+    return answer(out, await client.cancelSchedule(values.cancel), (body) => `Cancelled ${body.cancelled}${body.entry.repeat ? ' (the whole series)' : ''}: ${body.entry.text}`);
+  }
+  const text = textOf(positionals, 'schedule needs the text, and --in 10m, --at 09:30 or --repeat RULE (or --list / --cancel ID)');
+  const request: ScheduleRequestBody = { text, mode: values.mode ?? 'auto', title: values.title, source: 'cli' };
+  let zone = resolveZone(values.tz);
+  if (values.repeat !== undefined) {
+    if (values.in !== undefined) throw new UsageError('schedule: give --repeat (with --at HH:MM) or --in, not both');
+    Object.assign(request, { repeat: values.repeat, at: values.at, timezone: zone });
+  } else if (values.in !== undefined && values.at !== undefined) {
+    throw new UsageError('schedule: give --in or --at, not both');
+  } else if (values.in !== undefined) {
+    request.delay_seconds = parseIn(values.in);
+  } else if (values.at !== undefined) {
+    const at = parseAt(values.at, { zone: values.tz });
+    zone = at.zone;
+    request.delay_seconds = at.delaySeconds;
+  } else {
+    throw new UsageError('schedule needs a time: --in 10m, --at 09:30 (or "tomorrow 9:00"), or --repeat daily|weekdays|"CRON"');
+  }
+  const key = idempotencyKeyFrom(values['idempotency-key']);
+  const response = await postKeyed('/schedule', () => client.schedule(request, { headers: { 'idempotency-key': key } }), key);
+  if (typeof response === 'number') return response;
+  return answer(out, response, (created) => scheduledLine(created, zone, now));
+}
+
+async function notify(rest: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' }, 'idempotency-key': { type: 'string' } } });
+  const text = textOf(positionals, 'notify needs the text to deliver');
+  const key = idempotencyKeyFrom(values['idempotency-key']);
+  const client = sidecarClient(address());
+  // /notify answers with the final outcome: a voice text may wait for a pause (20 s), then the other modes.
+  const request = { text, mode: (values.mode ?? 'auto') as NotifyRequest['mode'], title: values.title, urgent: values.urgent, source: 'cli' };
+  const response = await postKeyed('/notify', () => client.notify(request, { timeoutMs: NOTIFY_TIMEOUT_MS, headers: { 'idempotency-key': key } }), key);
+  if (typeof response === 'number') return response;
+  if (answer(out, response, notifyLine) !== EXIT.ok) return EXIT.failed;
   const verdict = notifyVerdict(response.body);
   if (verdict.message) process.stderr.write(`live-voice-bridge: ${verdict.message}\n`);
   return verdict.exitCode;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command = 'headless', ...rest] = argv;
+  const [command = 'headless', ...args] = argv;
+  // --json anywhere after the command; a `--` ends the options (text may then start with a dash).
+  const end = args.indexOf('--');
+  const options = end < 0 ? args : args.slice(0, end);
+  const rest = options.filter((a) => a !== '--json').concat(end < 0 ? [] : args.slice(end));
+  const out: Output = { json: options.includes('--json') || !process.stdout.isTTY, width: process.stdout.columns || 100 };
   switch (command) {
-    case 'headless':
-      return runHeadless();
+    case 'headless': {
+      const { runHeadlessCommand } = await import('./cli/headless.ts');
+      return runHeadlessCommand();
+    }
     case 'health':
-      return printSidecar('GET', '/health');
-    case 'say': {
-      const text = rest.join(' ').trim();
-      if (!text) throw new UsageError('say needs the text to speak');
-      return printSidecar('POST', '/say', { text });
+      return answer({ ...out, json: true }, await sidecarClient(address()).health(), () => '');
+    case 'status':
+      return status(out);
+    case 'join': {
+      const { values } = parseArgs({ args: rest, options: { guild: { type: 'string' }, channel: { type: 'string' } } });
+      if ((values.guild === undefined) !== (values.channel === undefined)) throw new UsageError('join: give both --guild ID and --channel ID, or neither');
+      const target = values.guild && values.channel ? { guild_id: values.guild, channel_id: values.channel } : undefined;
+      return answer(out, await sidecarClient(address()).join(target), () => 'In the call: the model hears the voice channel now.');
     }
-    case 'notify': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' }, 'idempotency-key': { type: 'string' } } });
-      const text = positionals.join(' ').trim();
-      if (!text) throw new UsageError('notify needs the text to deliver');
-      const key = idempotencyKeyFrom(values['idempotency-key']);
-      // /notify answers with the final outcome: a voice text may wait for a pause (20 s), then the other modes.
-      return postKeyed('/notify', { text, mode: values.mode ?? 'auto', title: values.title, urgent: values.urgent, source: 'cli' }, key, NOTIFY_TIMEOUT_MS);
+    case 'leave':
+      return answer(out, await sidecarClient(address()).leave('cli'), (body) => (body.stopped ? 'Left the call.' : 'There was no call to leave.'));
+    case 'say':
+    case 'announce':
+    case 'ask': {
+      const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+      const text = textOf(positionals, command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`);
+      return answer(out, await sidecarClient(address()).hand(command === 'ask' ? 'message' : 'announce', text, 'cli'), handedLine);
     }
-    case 'schedule': {
-      const { values, positionals } = parseArgs({
-        args: rest,
-        allowPositionals: true,
-        options: { in: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' }, list: { type: 'boolean' }, cancel: { type: 'string' }, repeat: { type: 'string' }, at: { type: 'string' }, tz: { type: 'string' }, 'idempotency-key': { type: 'string' } },
-      });
-      if (values.list) return printSidecar('GET', '/schedule');
-      if (values.cancel) return printSidecar('DELETE', `/schedule/${encodeURIComponent(values.cancel)}`);
-      const text = positionals.join(' ').trim();
-      if (!text || (values.in === undefined && values.repeat === undefined)) throw new UsageError('schedule needs --in SECONDS (or --repeat RULE) and the text (or --list / --cancel ID)');
-      const repeat = values.repeat === undefined ? {} : { repeat: values.repeat, at: values.at, timezone: values.tz };
-      const key = idempotencyKeyFrom(values['idempotency-key']);
-      return postKeyed('/schedule', { text, delay_seconds: values.in === undefined ? undefined : Number(values.in), mode: values.mode ?? 'auto', title: values.title, source: 'cli', ...repeat }, key);
-    }
+    case 'notify':
+      return notify(rest, out);
+    case 'schedule':
+      return schedule(rest, out);
     case 'mute':
     case 'ptt': {
       const request = talkRequest(command, rest[0]);
       if ('error' in request) throw new UsageError(request.error);
-      return printSidecar('POST', request.route, request.body);
+      return answer(out, await sidecarClient(address()).request('POST', request.route, request.body), () =>
+        command === 'mute' ? (rest[0] === 'on' ? 'Muted: no voice reaches the model.' : 'Unmuted: the model hears the call.') : `Push-to-talk: ${rest[0]}.`,
+      );
     }
     case 'dashboard': {
-      const response = await callSidecar(loadCliConfig(), 'POST', '/login/url');
+      const response = await sidecarClient(address()).loginUrl();
       if (response.status >= 400) throw new Error(errorMessageOf(response.body));
-      process.stdout.write(`${(response.body as { url: string }).url}\n`);
+      process.stdout.write(`${response.body.url}\n`);
       return 0;
     }
     case 'tool': {
@@ -209,9 +251,10 @@ async function main(argv: string[]): Promise<number> {
       return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     }
     case 'mcp': {
-      const config = loadCliConfig();
+      const client = sidecarClient(address());
+      const { sidecarToken } = await import('./cli/sidecar-client.ts');
       const { runStdioBridge } = await import('./core/mcp/stdio-bridge.ts');
-      await runStdioBridge({ url: `${sidecarBaseUrl(config)}/mcp`, token: sidecarToken(config), warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
+      await runStdioBridge({ url: `${client.baseUrl}/mcp`, token: sidecarToken(address()), warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
       return 0;
     }
     case 'demo': {
@@ -237,13 +280,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-class UsageError extends Error {}
-
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof UsageError) {
-      process.stderr.write(`live-voice-bridge: ${err.message}\n${err instanceof UsageError ? '\n' + USAGE + '\n' : ''}`);
+    // parseArgs refuses an unknown option or a missing value with a TypeError carrying this code.
+    const badOption = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+    if (err instanceof AddressError || err instanceof UsageError || err instanceof TimeInputError || badOption) {
+      const usage = err instanceof UsageError || badOption;
+      process.stderr.write(`live-voice-bridge: ${(err as Error).message}\n${usage ? '\n' + USAGE + '\n' : ''}`);
       process.exit(EXIT.usage);
     }
     if (err instanceof SidecarUnavailableError) {

@@ -170,13 +170,13 @@ export class CallPanel {
 
   async #say(): Promise<void> {
     const text = this.#sayText.value.trim();
-    if (!text) return status(this.#status, 'Type what the model should hear first.', 'error');
+    if (!text) return status(this.#status, 'Type what the model should say first.', 'error');
     setBusy(this.#saySubmit, true, 'Sending…');
     try {
       await api.say(text);
       this.#sayText.value = '';
       // /say answers `queued`: the text goes to the model at the next pause in the conversation.
-      status(this.#status, 'Queued: the model hears it at the next pause.', 'ok');
+      status(this.#status, 'Queued: the model says it, word for word, at the next pause.', 'ok');
     } catch (err) {
       status(this.#status, friendlyMessage(err), 'error');
     } finally {

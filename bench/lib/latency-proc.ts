@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 let clockTicks: number | null = null;
 
 /** Kernel clock ticks per second (utime/stime unit); 100 on practically every Linux. */
-function ticksPerSecond(): number {
+export function ticksPerSecond(): number {
   if (clockTicks === null) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

@@ -55,6 +55,8 @@ export interface DeliveryOutcome {
   status: DeliveryStatus;
   detail?: string;
   message_id?: string;
+  /** `results.voice` only (spec field): true when the text was handed to the model to speak. */
+  queued?: boolean;
 }
 
 export interface NotifyResult {

@@ -190,6 +190,8 @@ export interface TextDelivery {
    * for a pause leaves the entry unclaimed, to be delivered by the next start.
    */
   beforeHandOver?: () => Promise<boolean>;
+  /** A message the model answers (sent as it is), not a text it speaks verbatim (wrapped in the announce wording). */
+  asMessage?: boolean;
 }
 
 export interface ToolDeclaration {

@@ -22,7 +22,9 @@ const DEFAULT_PORT = 18943;
 
 function formatNote(note: NoteEvent): string {
   const time = new Date(note.ts * 1000).toLocaleTimeString();
-  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? 'owner' : note.kind;
+  // A `say` note is one request: `asked` (a message the model answers) or `announce` (words it says).
+  const said = note.speaker?.endsWith('· message') ? 'asked' : 'announce';
+  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? 'owner' : note.kind === 'say' ? said : note.kind;
   return `[${time}] ${who.padEnd(8)} ${note.text}`;
 }
 
@@ -31,18 +33,41 @@ function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The folder that puts `live-voice-bridge` on PATH without npx (npx alone costs a second or more per
+ * call): bin/ holds a shim of that name (bin/live-voice-bridge). Null where it is missing (a package
+ * that ships only the .js): the lines then fall back to npx.
+ */
+export function cliShimDir(projectRoot: string): string | null {
+  const dir = path.join(projectRoot, 'bin');
+  return existsSync(path.join(dir, 'live-voice-bridge')) ? dir : null;
+}
+
 /** Lines that work against this demo when pasted into another terminal, exactly as printed. */
-export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | null; port: number; tokenFile: string }): string[] {
+export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | null; shimDir?: string | null; port: number; tokenFile: string }): string[] {
   const lines = [`cd ${shellWord(facts.projectRoot)}`];
-  if (facts.nodeBinDir) lines.push(`export PATH=${shellWord(facts.nodeBinDir)}:"$PATH"`);
+  const onPath = [facts.shimDir, facts.nodeBinDir].filter((dir): dir is string => Boolean(dir));
+  if (onPath.length) lines.push(`export PATH=${onPath.map(shellWord).join(':')}:"$PATH"`);
+  const cli = facts.shimDir ? 'live-voice-bridge' : 'npx live-voice-bridge';
   lines.push(
     `export DISCORD_VOICE_LIVE_PORT=${facts.port}`,
     `export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=${shellWord(facts.tokenFile)}`,
-    'npx live-voice-bridge say "Tell me a one-line joke"',
-    'npx live-voice-bridge notify --mode voice "The build finished"',
+    `${cli} status`,
+    `${cli} ask "Tell me a one-line joke"`,
+    `${cli} announce "The build is green"`,
+    `${cli} notify --mode voice "The build finished"`,
     'curl -sG -w "\\n" -H "Authorization: Bearer $(cat "$DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE")" --data-urlencode "limit=10" "http://127.0.0.1:$DISCORD_VOICE_LIVE_PORT/notes"',
   );
   return lines;
+}
+
+const FAKES_ENDED = 'fakes-exit';
+
+/** What ended the demo's call, in words: a signal (Ctrl-C is SIGINT) or the fakes process dying. */
+export function demoStopReason(trigger: string): string {
+  if (trigger === FAKES_ENDED) return 'the fakes process ended';
+  if (trigger === 'SIGINT') return 'interrupted (Ctrl-C, SIGINT)';
+  return `signal ${trigger}`;
 }
 
 /** The test CA of the fake voice gateway (in the child) must be trusted here, where the core dials it. */
@@ -57,9 +82,12 @@ export async function runDemo(argv: string[]): Promise<number> {
     process.stderr.write(`demo: --port must be a port number, got ${JSON.stringify(values.port)}\n`);
     return 2;
   }
-  const provider = values.provider ?? 'gemini';
+  // --provider wins, then the variable the demo's own banner names, then gemini.
+  const envProvider = process.env.DISCORD_VOICE_LIVE_PROVIDER?.trim() || undefined;
+  const provider = values.provider ?? envProvider ?? 'gemini';
   if (!isLiveProviderName(provider)) {
-    process.stderr.write(`demo: --provider must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(values.provider)}\n`);
+    const from = values.provider !== undefined ? '--provider' : 'DISCORD_VOICE_LIVE_PROVIDER';
+    process.stderr.write(`demo: ${from} must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}\n`);
     return 2;
   }
   const out = (line: string) => process.stdout.write(line + '\n');
@@ -67,7 +95,14 @@ export async function runDemo(argv: string[]): Promise<number> {
   // Signals are taken from the start, so Ctrl-C during start-up still cleans up; the first one ends
   // the demo and later ones (or ones a library re-raises) cannot kill it mid-cleanup.
   let requestStop: (signal: string) => void = () => undefined;
-  const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
+  let stopTrigger: string | undefined;
+  const stopRequested = new Promise<string>(
+    (resolve) =>
+      (requestStop = (trigger) => {
+        stopTrigger ??= trigger;
+        resolve(trigger);
+      }),
+  );
   handleShutdownSignals((signal) => requestStop(signal));
 
   out('Live Voice Bridge demo: a simulated call on 127.0.0.1 (no accounts, no internet). Starting…');
@@ -84,7 +119,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       if (!finishing) {
         process.stderr.write(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})\n`);
         code = 1;
-        requestStop('fakes-exit');
+        requestStop(FAKES_ENDED);
       }
     });
     trustFakeGateway(fakes.info.caPath);
@@ -134,8 +169,9 @@ export async function runDemo(argv: string[]): Promise<number> {
     out(`  ${core.loginUrl()}`);
     out('');
     out('In another terminal, paste:');
-    for (const line of pasteLines({ projectRoot, nodeBinDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
-    out('  npx live-voice-bridge dashboard      # a fresh login link, when the one above was used');
+    const shimDir = cliShimDir(projectRoot);
+    for (const line of pasteLines({ projectRoot, nodeBinDir, shimDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
+    out(`  ${shimDir ? '' : 'npx '}live-voice-bridge dashboard      # a fresh login link, when the one above was used`);
     out('');
     out(`The fake owner speaks every ${TURN_EVERY_MS / 1000} s. Ctrl-C ends the demo.`);
     out('');
@@ -155,7 +191,9 @@ export async function runDemo(argv: string[]): Promise<number> {
       await stopRequested;
     }
     clearInterval(timer);
-    await fetch(`${core.sidecarUrl}/stop`, { headers: auth }).catch(() => undefined);
+    // The bridge is in this process: stop it directly, with the reason that really ended the call.
+    const why = stopTrigger === undefined ? 'the demo played its one exchange (--once)' : demoStopReason(stopTrigger);
+    await core.bridge.stop(why).catch(() => undefined);
     return code;
   } finally {
     finishing = true;

@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defaultInjectedText } from '../../main/core/model/injected-text.ts';
 import { attachToolDispatcher } from '../../main/core/model/tool-dispatcher.ts';
 import type { LiveModelSession, ToolCallRequest } from '../../main/core/ports.ts';
 import { defineTool, ToolRegistry } from '../../main/core/tools/registry.ts';
@@ -377,6 +378,20 @@ export const SCENARIOS: Scenario[] = [
       const turns = c.injectedTexts().filter((t) => t.includes('note.'));
       expect(turns).toHaveLength(1);
       expect(turns[0]).toContain('First note.');
+    },
+  },
+  {
+    id: 'text-verbs',
+    title: 'text injection: an announcement goes in the announce wording, a message (asMessage) as it is',
+    async run({ fake, session, rec }) {
+      const c = await fake.connection(0);
+      const reply = c.reply({ transcript: 'Busy.', toneMs: 600, paceMs: 40 });
+      await until(() => rec.audioSamples > 0, 'reply started');
+      session.sendText('The build is green.');
+      session.sendText('Tell me a one-line joke', { asMessage: true });
+      await reply;
+      await c.waitFor(() => c.injectedTexts().some((t) => t.includes('one-line joke')), 'texts');
+      expect(c.injectedTexts().filter((t) => t.includes('one-line joke'))).toEqual([`${defaultInjectedText('The build is green.')}\nTell me a one-line joke`]);
     },
   },
   {

@@ -87,7 +87,7 @@ describe('call routes: bad input gets a clear 4xx JSON error', () => {
     bridge.state = 'connected';
     const res = await get('/say?text=Stand-up%20in%20five');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'queued', chars: 16 });
+    expect(res.json).toEqual({ status: 'queued', chars: 16, as: 'announce' });
     expect(bridge.said.at(-1)).toBe('Stand-up in five');
   });
 
@@ -95,11 +95,11 @@ describe('call routes: bad input gets a clear 4xx JSON error', () => {
     bridge.state = 'connected';
     const emoji = '🙂'.repeat(1200); // 1200 characters, 2400 UTF-16 units
     const byQuery = await get(`/say?text=${encodeURIComponent(emoji)}`);
-    expect([byQuery.status, byQuery.json]).toEqual([200, { status: 'queued', chars: 1200 }]);
+    expect([byQuery.status, byQuery.json]).toEqual([200, { status: 'queued', chars: 1200, as: 'announce' }]);
     const post = (body: string) => rawRequest({ port, method: 'POST', path: '/say', headers: { ...auth, 'content-type': 'application/json' }, body });
     const cjk = '話'.repeat(2000); // 18 KB percent-encoded: over Node's header limit as a query
     const posted = await post(JSON.stringify({ text: cjk }));
-    expect([posted.status, posted.json]).toEqual([200, { status: 'queued', chars: 2000 }]);
+    expect([posted.status, posted.json]).toEqual([200, { status: 'queued', chars: 2000, as: 'announce' }]);
     expect(bridge.said.at(-1)).toBe(cjk);
     const over = await post(JSON.stringify({ text: '話'.repeat(2001) }));
     expect([over.status, errorCode(over)]).toEqual([413, 'text_too_long']);

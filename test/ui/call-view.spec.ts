@@ -48,9 +48,9 @@ test('the call and the newest transcript lines are in view at 1120Ã—780 and 800Ã
   const notes = page.locator('#notes-list');
 
   // The box sends what is typed to the model (/say); the model's words come back as transcript.
-  await page.getByRole('textbox', { name: 'Text for the model' }).fill('the window is open');
+  await page.getByRole('textbox', { name: 'Words the model says aloud, verbatim' }).fill('the window is open');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
-  await expect(page.locator('#call-status')).toHaveText('Queued: the model hears it at the next pause.');
+  await expect(page.locator('#call-status')).toHaveText('Queued: the model says it, word for word, at the next pause.');
   await expect(notes.locator('li.kind-output_transcript', { hasText: 'the window is open' })).toBeVisible({ timeout: 20_000 });
 
   // More lines than the list holds, so "newest in view" means the list follows the end.

@@ -17,7 +17,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
-import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus } from './types.ts';
+import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { UiTicker } from './ui-ticker.ts';
 import { WakeGate, type WakeSettings } from './wake-gate.ts';
@@ -283,10 +283,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   /** Held while the call reconnects: the model session queues it until a socket is up. */
-  say(text: string, source = 'sidecar'): void {
+  say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce'): void {
     if (!this.#model || !this.#callLive()) throw new BridgeError('no_call', 'no live call to speak in');
-    this.#model.sendText(text);
-    this.#o.notes.append({ kind: 'say', text, speaker: source });
+    this.#model.sendText(text, verb === 'message' ? { asMessage: true } : undefined);
+    // One note per request, with what was sent (never the announce wording) and which verb it was.
+    this.#o.notes.append({ kind: 'say', text, speaker: `${source} · ${verb}` });
   }
 
   /**

@@ -46,6 +46,9 @@ export interface BridgeStatus {
   speaking: string[];
 }
 
+/** The two things a client can hand the model: words it speaks verbatim, or a message it answers. */
+export type SpokenVerb = 'announce' | 'message';
+
 export interface BridgeControl {
   status(): BridgeStatus;
   /**
@@ -55,8 +58,11 @@ export interface BridgeControl {
   start(target?: VoiceTarget): Promise<BridgeStatus>;
   /** End the call; idempotent (returns the status after stopping, or the idle status). */
   stop(reason?: string): Promise<{ stopped: boolean; status: BridgeStatus }>;
-  /** Queue text for the model to speak in its next turn. BridgeError('no_call') without a live call. */
-  say(text: string, source?: string): void;
+  /**
+   * Queue text for the model's next turn: `announce` (default) it speaks verbatim, `message` it
+   * answers. BridgeError('no_call') without a live call.
+   */
+  say(text: string, source?: string, verb?: SpokenVerb): void;
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   metrics(): Record<string, unknown>;
   /** Who is in the call's room (absent where there is no voice platform). */

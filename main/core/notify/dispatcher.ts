@@ -139,7 +139,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   async function tryVoice(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     const bridge = deps.voice();
     // A voice destination exists only while a call is live.
-    if (!bridge) return { status: 'skipped', detail: 'no live call' };
+    if (!bridge) return { status: 'skipped', detail: 'no live call', queued: false };
     // Asked at the pause the text goes out in, not before the wait for it (up to `voiceBoundMs`): a
     // crash while the text waits then leaves a reminder unclaimed, delivered by the next start,
     // instead of claimed and reported "may have been delivered".
@@ -152,10 +152,11 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         // The chime goes with the text: it plays the moment the text is handed to the model.
         onHandedOver: playChime,
       });
-      if (handOff.delivered) return { status: 'ok' };
-      return refused ?? { status: 'unavailable', detail: handOff.reason };
+      // `queued` is the spec's results.voice.queued: true once the text was handed to the model.
+      if (handOff.delivered) return { status: 'ok', queued: true };
+      return { ...(refused ?? { status: 'unavailable', detail: handOff.reason }), queued: false };
     } catch (err) {
-      return { status: 'error', detail: errorMessage(err) };
+      return { status: 'error', detail: errorMessage(err), queued: false };
     }
   }
 

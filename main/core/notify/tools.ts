@@ -26,6 +26,9 @@ export interface NotifyToolDeps {
 
 export const localNotifyArgs = notifyRequestSchema;
 
+/** Entries per page of local_notify_schedule's list form (a page the model can read in one go). */
+export const SCHEDULE_TOOL_PAGE = 50;
+
 export const scheduleToolArgs = z.object({
   text: z.string().optional().describe('Schedule form: the message to deliver later.'),
   delay_seconds: z.number().optional().describe(`Schedule form: seconds from now, 0 to ${MAX_DELAY_SECONDS} (30 days).`),
@@ -35,7 +38,8 @@ export const scheduleToolArgs = z.object({
   timezone: z.string().max(100).optional().describe("With repeat: IANA timezone, default the machine's."),
   title: titleSchema.optional(),
   source: sourceSchema.optional(),
-  list: z.boolean().optional().describe('List form: true to list scheduled entries.'),
+  list: z.boolean().optional().describe('List form: true to list scheduled entries (soonest first, 50 a page).'),
+  cursor: z.string().max(500).optional().describe('List form: the next_cursor of the previous list answer, to get the next page.'),
   cancel_id: z.string().max(100).optional().describe('Cancel form: the id returned as `scheduled`.'),
 });
 
@@ -69,7 +73,8 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
     defineTool({
       name: 'local_notify',
       description:
-        'Deliver a notification to the user now. mode: voice (speak it next turn in the live call), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results.',
+        'Deliver a notification to the user now. mode: voice (speak it next turn in the live call), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results. ' +
+        'Set urgent: true only for an alert that must interrupt the user now (something is broken, a deadline is minutes away): it skips the webhook throttle; leave it out for everything else. For a task result just answer in the call; for a reminder the user asked for use local_notify_schedule.',
       args: localNotifyArgs,
       run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }),
     }),
@@ -79,16 +84,17 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
     defineTool({
       name: 'local_notify_schedule',
       description:
-        'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}; repeating: {text, repeat, at?, timezone?}. List: {list: true}. Cancel: {cancel_id} (a repeating one: cancels the series). Entries persist across restarts.',
+        'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}; repeating: {text, repeat, at?, timezone?}. List: {list: true} → {entries, next_cursor, pending}; when next_cursor is not null, call {list: true, cursor: next_cursor} for the next page. Cancel: {cancel_id} (a repeating one: cancels the series). Entries persist across restarts.',
       args: scheduleToolArgs,
       // Anyone allowed may set or list a reminder; only the owner may cancel one by voice.
       authorityFor: (args) => (args.cancel_id !== undefined ? 'owner' : 'speakers'),
       ownerOnlyForms: 'cancel',
       async run(args, ctx): Promise<ScheduleToolResult> {
-        const form = oneForm({ list: args.list === true, cancel: args.cancel_id !== undefined });
+        // A cursor alone asks for the next page of the list.
+        const form = oneForm({ list: args.list === true || args.cursor !== undefined, cancel: args.cancel_id !== undefined });
         if (form === 'list') {
-          // The model sees what is still to come, soonest first, one bounded page.
-          const page = await deps.scheduler.list({ state: 'scheduled', limit: 50 });
+          // The model sees what is still to come, soonest first, one bounded page; next_cursor gets the next.
+          const page = await deps.scheduler.list({ state: 'scheduled', limit: SCHEDULE_TOOL_PAGE, cursor: args.cursor });
           return { entries: page.entries, next_cursor: page.next_cursor, pending: page.pending };
         }
         if (form === 'cancel') {

@@ -23,6 +23,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { spokenReplyToTurn } from '../../core/model/injected-text.ts';
 import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject, type PendingToolCall, type ReplyScript } from './connection.ts';
 import {
   announcesInitialHistory,
@@ -389,14 +390,16 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       return;
     }
     if (auto.speakInjectedText === false) return;
+    // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
+    const answer = auto.transcript ?? 'Hello from the fake model.';
     let injected: string | null = null;
-    if (typeof realtime?.text === 'string') injected = realtime.text;
+    if (typeof realtime?.text === 'string') injected = spokenReplyToTurn(realtime.text, answer);
     if (content?.turnComplete === true) {
       const texts: string[] = [];
       for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
         for (const part of (turn.parts as JsonObject[] | undefined) ?? []) if (typeof part.text === 'string') texts.push(part.text);
       }
-      injected = texts.join(' ');
+      injected = spokenReplyToTurn(texts.join('\n'), answer);
     }
     if (injected) void connection.reply({ ...auto, transcript: injected, inputTranscript: undefined });
   }

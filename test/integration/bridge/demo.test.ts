@@ -27,6 +27,10 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
     expect(pasted.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
     expect(pasted.status).toBe(0);
     expect(pasted.stdout).toContain('"status": "queued"');
+    // live-voice-bridge is on PATH from the pasted lines (the shim bin/live-voice-bridge): no npx, no second of npm.
+    expect(pasteLines.filter((line) => line.includes('live-voice-bridge ')).every((line) => line.startsWith('live-voice-bridge '))).toBe(true);
+    expect(pasted.stdout).toContain('"as": "message"');
+    expect(pasted.stdout).toContain('"as": "announce"');
     expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
     const notesJson = JSON.parse(pasted.stdout.trim().split('\n').at(-1)!) as { notes: { kind: string; text: string }[] };
     // The latest notes include the notification the pasted `notify` line just delivered.
@@ -36,6 +40,9 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
     const exit = await demo.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(demo.out()).toMatch(/demo finished: \d+ model repl(y|ies); temporary home removed\./);
+    // The stop reason says what stopped the call: Ctrl-C, not "requested by sidecar".
+    expect(demo.out()).toContain('interrupted (Ctrl-C, SIGINT)');
+    expect(demo.out()).not.toContain('requested by sidecar');
     expect(existsSync(tokenFile!)).toBe(false);
     expect(processAlive(fakesPid)).toBe(false);
   } finally {
@@ -67,3 +74,14 @@ it('--once plays one exchange and exits 0', async () => {
   expect(demo.out()).toContain('model    Hi! I can hear you clearly.');
   expect(demo.out()).toContain('demo finished: 1 model reply; temporary home removed.');
 }, 90_000);
+
+it('honours DISCORD_VOICE_LIVE_PROVIDER (as its banner says); --provider still wins; a bad value names the variable', async () => {
+  const port = await freePort();
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PROVIDER: 'openai-realtime' }, readyTimeoutMs: 60_000 });
+  const exit = await demo.exited;
+  expect(exit.code).toBe(0);
+  expect(demo.out()).toContain('Live model: openai-realtime');
+  const bad = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PROVIDER: 'gemmini' }, readyTimeoutMs: 60_000 });
+  expect((await bad.exited).code).toBe(2);
+  expect(bad.err()).toContain('DISCORD_VOICE_LIVE_PROVIDER must be one of');
+}, 120_000);

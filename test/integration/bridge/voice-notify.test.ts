@@ -72,7 +72,7 @@ describe('voice notifications on a real call', () => {
     const result = res.json as NotifyResult;
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken' });
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false });
     const dms = discord.messages.filter((m) => m.dmRecipientId === discord.owner.id && m.content.includes('Your build failed.'));
     expect(dms).toHaveLength(1);
     // Never spoken later either.
@@ -99,7 +99,7 @@ describe('voice notifications on a real call', () => {
     expect(res.status).toBe(200);
     const result = res.json as NotifyResult;
     expect(result).toMatchObject({ status: 'ok', channel: 'webhook' });
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken' });
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false });
     expect(result.results.dm?.status).toBe('error');
     expect(discord.messages.filter((m) => m.content.includes('The deploy is done.'))).toHaveLength(0);
     const posts = webhook.received.filter((r) => JSON.stringify(r.json).includes('The deploy is done.'));

@@ -73,7 +73,7 @@ describe('/notify', () => {
     const result = json as unknown as NotifyResult;
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'skipped', detail: 'no live call' });
+    expect(result.results.voice).toEqual({ status: 'skipped', detail: 'no live call', queued: false });
     expect(typeof result.notified_at).toBe('number');
     expect(dms).toEqual(['**CI**\nDeploy done']);
   });

@@ -78,7 +78,7 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
   it('voice first when a live call takes the text', async () => {
     const r = rig();
     const result = await r.notifier.deliver(req());
-    expect(result).toEqual({ id: expect.stringMatching(/^n-/), status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } }, notified_at: 1_700_000_000.25 });
+    expect(result).toEqual({ id: expect.stringMatching(/^n-/), status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } }, notified_at: 1_700_000_000.25 });
     expect(r.spoken).toEqual(['[CI] Build finished']);
     expect(r.calls).toEqual(['voice']);
     expect(r.sounds).toEqual(['notification']);
@@ -89,7 +89,7 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
     const result = await r.notifier.deliver(req());
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'skipped', detail: 'no live call' });
+    expect(result.results.voice).toEqual({ status: 'skipped', detail: 'no live call', queued: false });
     expect(result.results.dm).toEqual({ status: 'ok', message_id: 'm1' });
     expect(r.sounds).toEqual([]);
     expect(result.results.channel).toBeUndefined();
@@ -101,7 +101,7 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
     const result = await r.notifier.deliver(req());
     expect(r.calls).toEqual(['voice', 'dm', 'channel']);
     expect(result.channel).toBe('channel');
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken' });
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false });
     expect(result.results.dm).toEqual({ status: 'error', detail: 'Cannot send messages to this user' });
     expect(r.posts[0]).toMatchObject({ kind: 'channel', target: CHANNEL });
   });
@@ -130,7 +130,7 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
     const result = await r.notifier.deliver(req());
     expect(result.status).toBe('error');
     expect(result.results).toEqual({
-      voice: { status: 'skipped', detail: 'no live call' },
+      voice: { status: 'skipped', detail: 'no live call', queued: false },
       dm: { status: 'skipped', detail: 'no Discord bot configured' },
       channel: { status: 'skipped', detail: 'no Discord bot configured' },
       webhook: { status: 'skipped', detail: 'no webhook URL configured' },

@@ -1,4 +1,4 @@
-// Call routes: POST /join, GET /stop, GET /leave, GET /say, POST /frame. (GET /notes: routes/notes.ts.)
+// Call routes: POST /join, GET /stop, GET /leave, POST /frame; /say, /announce, /ask (routes/spoken-text.ts). (GET /notes: routes/notes.ts.)
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -8,8 +8,7 @@ import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { acceptImageBodies, IMAGE_BODY_LIMIT } from '../server.ts';
 import { zodErrorMessage } from '../../input-errors.ts';
-
-export const SAY_MAX_CHARS = 2000;
+import { registerSpokenTextRoutes } from './spoken-text.ts';
 
 export interface BridgeRouteDeps {
   bridge: BridgeControl;
@@ -20,15 +19,16 @@ const JoinBody = z
   .object({ guild_id: Snowflake.optional(), channel_id: Snowflake.optional() })
   .strict()
   .refine((b) => (b.guild_id === undefined) === (b.channel_id === undefined), 'give both guild_id and channel_id, or neither');
-const SayQuery = z.object({ text: z.string().optional() });
-const SayBody = z.object({ text: z.string() }).strict();
 
-/** Characters as a user counts them (code points): an emoji or a CJK character is one, not two UTF-16 units. */
-function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
+/** Who may be named as ending a call (`GET /stop?by=`), and the reason the bridge records. */
+export const STOPPED_BY = {
+  cli: 'stopped from the command line',
+  dashboard: 'stopped from the dashboard',
+  tray: 'stopped from the tray',
+  discord: 'stopped by a Discord command',
+  mcp: 'stopped by an MCP client',
+} as const;
+const StopQuery = z.object({ by: z.enum(Object.keys(STOPPED_BY) as [keyof typeof STOPPED_BY]).optional() }).strict();
 
 /** BridgeError (and an image that does not decode) → the HTTP answer a client can act on. */
 export function bridgeHttpError(err: unknown): unknown {
@@ -96,34 +96,17 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
     }
   });
 
-  const stop = async () => bridge.stop('requested by sidecar');
+  // `?by=` names what ended the call, so the state line and the log say it ("stopped from the tray").
+  const stop = async (request: FastifyRequest) => {
+    const query = StopQuery.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'invalid_request', `by: one of ${Object.keys(STOPPED_BY).join(', ')} (or leave it out)`);
+    return bridge.stop(query.data.by === undefined ? 'stopped over the sidecar' : STOPPED_BY[query.data.by]);
+  };
   app.get('/stop', stop);
   app.get('/leave', stop);
 
-  const say = (raw: string | undefined, missing: string) => {
-    const text = (raw ?? '').trim();
-    if (!text) throw new HttpError(400, 'empty_text', missing);
-    const chars = characterCount(text);
-    if (chars > SAY_MAX_CHARS) throw new HttpError(413, 'text_too_long', `text is longer than ${SAY_MAX_CHARS} characters (${chars})`);
-    try {
-      bridge.say(text, 'sidecar');
-    } catch (err) {
-      throw bridgeHttpError(err);
-    }
-    return { status: 'queued', chars };
-  };
-  app.get('/say', async (request) => {
-    const query = SayQuery.safeParse(request.query);
-    if (!query.success) throw new HttpError(400, 'invalid_request', 'give text once, as a string');
-    return say(query.data.text, 'query parameter text is required');
-  });
-  // The same as a JSON body: 2000 characters of non-Latin text, percent-encoded, do not fit in a URL
-  // (Node refuses request headers over 16 KiB with 431).
-  app.post('/say', async (request) => {
-    const body = SayBody.safeParse(request.body === undefined ? {} : request.body);
-    if (!body.success) throw new HttpError(400, 'invalid_request', 'send {"text": "…"} (a string, and nothing else)');
-    return say(body.data.text, 'text is required');
-  });
+  // GET|POST /say, /announce, /ask: routes/spoken-text.ts.
+  registerSpokenTextRoutes(app, { bridge });
 
   // Only /frame takes binary bodies: the image parser (8 MiB) and multipart live in this scope alone,
   // so every other route keeps the 64 KiB JSON-only rule and answers a binary body with 415.

@@ -49,13 +49,18 @@ async function mapErrors<T>(fn: () => Promise<T>, stateCodes?: { not_found: stri
   }
 }
 
-const NotifyQuery = z.object({
-  text: z.string().optional(),
-  mode: z.string().optional(),
-  title: z.string().optional(),
-  source: z.string().optional(),
-  urgent: z.enum(['true', 'false', '1', '0']).optional(),
-});
+// Unknown parameters are kept (catchall) and handed to deliver(), whose strict schema refuses them
+// with 400 `unknown_field` exactly as POST does: `GET /notify?text=x&delay_seconds=3600` must not
+// deliver now what the caller meant for later.
+const NotifyQuery = z
+  .object({
+    text: z.string().optional(),
+    mode: z.string().optional(),
+    title: z.string().optional(),
+    source: z.string().optional(),
+    urgent: z.enum(['true', 'false', '1', '0']).optional(),
+  })
+  .catchall(z.unknown());
 
 const ScheduleQuery = z.object({
   limit: z.string().regex(/^\d+$/).optional(),

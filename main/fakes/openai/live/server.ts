@@ -21,6 +21,7 @@ import { base64ToPcm, concatPcm, pcmToBase64, rms, tone } from '../../gemini/pcm
 import { tailPcm } from '../../shared/pcm.ts';
 import { BASE64_RE, describeIssue } from '../realtime/protocol.ts';
 import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
+import { spokenReplyToTurn } from '../../../core/model/injected-text.ts';
 
 export const KNOWN_GPT_LIVE_MODELS = ['gpt-live-1.1', 'gpt-live-1'] as const;
 const BUILT_IN_VOICES = ['alloy', 'ash', 'ballad', 'beacon', 'bossa', 'cedar', 'cinder', 'coral', 'delta', 'echo', 'gleam', 'marin', 'meridian', 'quartz', 'ripple', 'sage', 'shida', 'shimmer', 'stone', 'tempo', 'verse', 'vesper', 'willow'] as const;
@@ -542,7 +543,8 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
       connection.sendInputTranscript(auto.inputTranscript ?? `(${trigger.ms} ms of speech)`, trigger.ms);
       void connection.reply({ transcript: auto.transcript ?? 'Hello from the fake GPT-Live model.', toneMs: auto.toneMs });
     } else {
-      void connection.reply({ transcript: trigger.text, toneMs: auto.toneMs });
+      // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
+      void connection.reply({ transcript: spokenReplyToTurn(trigger.text, auto.transcript ?? 'Hello from the fake GPT-Live model.'), toneMs: auto.toneMs });
     }
   }
 

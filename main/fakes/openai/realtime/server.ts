@@ -18,6 +18,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { spokenReplyToTurn } from '../../../core/model/injected-text.ts';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
 import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
@@ -167,7 +168,8 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     const auto = this.#options.autoReply;
     if (!auto) return null;
     if (trigger.kind === 'speech') return { transcript: auto.transcript ?? 'Hello from the fake OpenAI model.', toneMs: auto.toneMs };
-    if (trigger.kind === 'text') return auto.speakInjectedText === false ? null : { transcript: trigger.text, toneMs: auto.toneMs };
+    // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
+    if (trigger.kind === 'text') return auto.speakInjectedText === false ? null : { transcript: spokenReplyToTurn(trigger.text, auto.transcript ?? 'Hello from the fake OpenAI model.'), toneMs: auto.toneMs };
     return { transcript: `The tool answered: ${trigger.output.slice(0, 80)}`, toneMs: auto.toneMs };
   }
 }

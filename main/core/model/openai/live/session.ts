@@ -180,7 +180,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
 
   sendText(text: string, delivery?: TextDelivery): void {
     const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(this.#o.formatInjectedText(trimmed), delivery);
+    if (trimmed) this.#texts.enqueue(delivery?.asMessage ? trimmed : this.#o.formatInjectedText(trimmed), delivery);
     else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
   }
 
