@@ -1,4 +1,4 @@
-// Call routes: POST /join, GET /stop, GET /leave, GET /say, POST /frame. (GET /notes: routes/notes.ts.)
+// Call routes: POST /join, GET /stop, GET /leave, GET /say, POST /interrupt, POST /frame. (GET /notes: routes/notes.ts.)
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -99,6 +99,13 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   const stop = async () => bridge.stop('requested by sidecar');
   app.get('/stop', stop);
   app.get('/leave', stop);
+
+  // "Stop talking" (the page's and the tray's button): the model's current reply stops at once.
+  app.post('/interrupt', async () => {
+    const answer = bridge.interruptReply?.();
+    if (!answer?.interrupted) throw new HttpError(409, 'no_call', 'no live call: the model is not talking');
+    return answer;
+  });
 
   const say = (raw: string | undefined, missing: string) => {
     const text = (raw ?? '').trim();
