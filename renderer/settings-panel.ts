@@ -20,7 +20,12 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'textChannelId', label: 'Text channel id', type: 'text', hint: 'Where “channel” notifications go.' },
   { key: 'sidecarPort', label: 'Sidecar port', type: 'number', hint: 'After the restart the dashboard moves to the new port: open it from the tray or `live-voice-bridge dashboard`.' },
   { key: 'sfxEnabled', label: 'Notification sound in the call', type: 'bool' },
-  { key: 'pttMode', label: 'Start in push-to-talk mode', type: 'bool', hint: 'Voices reach the model only while the talk key is held. The call panel and the tray switch it at any time.' },
+  {
+    key: 'pttMode',
+    label: 'Start in push-to-talk mode',
+    type: 'bool',
+    hint: 'Voices reach the model only while you hold the talk key: Scroll Lock in the desktop app (one key; no Scroll Lock key, e.g. on a Mac? set LVB_TALK_KEY or talkKey to another, such as F13), or “Hold to talk” in the call panel. The call panel and the tray switch the mode at any time.',
+  },
   { key: 'notesRetentionDays', label: 'Keep call notes (days)', type: 'number', hint: 'Older notes are deleted at start-up and daily. Default 90.' },
   { key: 'notesMaxMb', label: 'Call notes size limit (MB)', type: 'number', hint: 'Oldest calls are deleted beyond this. Default 500.' },
   { key: 'scheduleMaxPending', label: 'Most pending reminders', type: 'number', hint: 'Beyond this, new reminders are refused. Default 10,000.' },

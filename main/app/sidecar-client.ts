@@ -39,6 +39,11 @@ export class SidecarClient {
     return this.#request('GET', '/leave');
   }
 
+  /** "Stop talking": cut the model's current reply. */
+  interrupt(): Promise<unknown> {
+    return this.#request('POST', '/interrupt', { body: '{}', contentType: 'application/json' });
+  }
+
   mute(muted: boolean): Promise<TalkState> {
     return this.#request('POST', '/mute', { body: JSON.stringify({ muted }), contentType: 'application/json' }) as Promise<TalkState>;
   }
