@@ -156,7 +156,8 @@ export class SchedulePanel {
     const [minute = '0', hour = '0'] = entry.repeat?.cron.split(' ') ?? [];
     const keywordRule = entry.repeat?.rule === 'daily' || entry.repeat?.rule === 'weekdays';
     const series = entry.repeat ? { repeat: entry.repeat.rule, timezone: entry.repeat.timezone, ...(keywordRule ? { at: `${hour.padStart(2, '0')}:${minute.padStart(2, '0')}` } : {}) } : {};
-    const when = delay >= 1 ? { delay_seconds: delay } : {};
+    // Not rounded: a series comes back at its exact next time (09:55:00, not 09:54:59.6).
+    const when = delay >= 1 ? { delay_seconds: entry.repeat ? entry.fire_at_epoch - Date.now() / 1000 : delay } : {};
     try {
       const answer = await api.createSchedule({ text: entry.text, mode: entry.mode, ...when, ...series, ...(entry.title ? { title: entry.title } : {}) });
       const line = entry.repeat ? formatRepeatLine({ ...entry, fire_at_epoch: answer.fire_at_epoch, state: 'scheduled' }) : null;
