@@ -462,7 +462,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
   interruptReply(why: 'interrupted' | 'stopped by you' = 'stopped by you'): { interrupted: boolean; played_ms: number } {
-    if (this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
+    // A barge-in is always honoured (as before); the user's button only in a live call.
+    if (why === 'stopped by you' && this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
     this.#activity.turnBoundary();
     this.#announced = undefined;
     const playedMs = this.#audio.interrupt();
