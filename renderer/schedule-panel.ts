@@ -3,7 +3,7 @@
 import type { NotifyMode, ScheduledNotification } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
-import { formatRepeatLine } from './repeat-format.ts';
+import { formatRepeatLine, viewerTimezone } from './repeat-format.ts';
 import { delaySecondsFrom, describeNotifyResult, formatCountdown, formatWhen, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
@@ -31,6 +31,8 @@ export class SchedulePanel {
 
   constructor() {
     this.#mode.replaceChildren(...NOTIFY_MODE_CHOICES.map((m) => h('option', { value: m }, MODE_LABELS[m])));
+    // Every time in this panel is on this page's clock, except a repeating rule's own (named on its line).
+    byId('schedule-zone').textContent = `Times in ${viewerTimezone()}`;
     this.#form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#schedule(byId<HTMLButtonElement>('sched-submit'));

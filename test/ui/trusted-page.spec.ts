@@ -193,6 +193,8 @@ test.describe('a viewer in another time zone', () => {
     await page.reload();
     await expect(page.locator('#stream-status')).toHaveText('live');
 
+    // The panel names the zone its own times are in.
+    await expect(page.locator('#schedule-zone')).toHaveText('Times in Europe/London');
     const row = page.locator('#schedule-list li[data-state="scheduled"]', { hasText: text });
     // Both times named: the rule's zone, and the viewer's own time with its zone.
     await expect(row.locator('.repeat')).toHaveText(/^repeats weekdays 09:55 Asia\/Tokyo · next: \w{3} 09:55 Asia\/Tokyo \(00:55 your time, Europe\/London\)$/);
