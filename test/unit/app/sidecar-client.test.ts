@@ -53,6 +53,11 @@ describe('SidecarClient', () => {
     ]);
   });
 
+  it('the tray\'s "Stop talking" posts /interrupt with the bearer token', async () => {
+    await new SidecarClient({ baseUrl: base, token: TOKEN }).interrupt();
+    expect(seen.at(-1)).toEqual({ method: 'POST', url: '/interrupt', auth: `Bearer ${TOKEN}`, type: 'application/json', bytes: 2 });
+  });
+
   it('turns a JSON error into SidecarRequestError with code and message', async () => {
     const err = await new SidecarClient({ baseUrl: base, token: TOKEN }).join().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SidecarRequestError);
