@@ -81,7 +81,7 @@ export interface FrameAnswer {
 export const api = {
   health: () => request<HealthReport>('GET', '/health'),
   join: () => request<unknown>('POST', '/join', json({}), 'application/json'),
-  leave: () => request<unknown>('GET', '/leave'),
+  leave: () => request<unknown>('GET', '/leave?by=dashboard'),
   say: (text: string) => request<{ status: string; chars: number }>('POST', '/say', json({ text }), 'application/json'),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: string | null }>('GET', `/calls?limit=${limit}`),
@@ -90,7 +90,8 @@ export const api = {
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),
   schedule: (state?: ScheduledNotification['state'], limit = 200) =>
     request<{ entries: ScheduledNotification[]; next_cursor: string | null }>('GET', `/schedule?limit=${limit}${state ? `&state=${state}` : ''}`),
-  createSchedule: (body: { text: string; delay_seconds: number; mode: NotifyMode; title?: string; repeat?: 'daily' | 'weekdays'; timezone?: string }) =>
+  /** `repeat`: "daily", "weekdays" or a 5-field cron expression (an Undo restores a series' rule as given). */
+  createSchedule: (body: { text: string; delay_seconds?: number; mode: NotifyMode; title?: string; repeat?: string; timezone?: string; at?: string }) =>
     request<{ scheduled: string; fire_at_epoch: number }>('POST', '/schedule', json({ ...body, source: 'dashboard' }), 'application/json'),
   cancelSchedule: (id: string) => request<unknown>('DELETE', `/schedule/${encodeURIComponent(id)}`),
   handoff: (body: { call_id?: string }) => request<Record<string, unknown>>('POST', '/handoff', json(body), 'application/json'),
@@ -102,6 +103,7 @@ export const api = {
   directory: () => request<{ ok: boolean; directory: DiscordCheckResult['directory'] }>('GET', '/setup/directory'),
   testModel: (body: { key?: string; provider?: string }) => request<ModelCheckResult>('POST', '/setup/test/model', json(body), 'application/json'),
   restart: () => request<{ restarting: boolean }>('POST', '/restart', json({}), 'application/json'),
+  interrupt: () => request<{ interrupted: boolean; played_ms: number }>('POST', '/interrupt', json({}), 'application/json'),
   mute: (muted: boolean) => request<TalkState>('POST', '/mute', json({ muted }), 'application/json'),
   ptt: (body: { enabled?: boolean; held?: boolean }) => request<TalkState>('POST', '/ptt', json(body), 'application/json'),
   approvals: () => request<{ approvals: McpApprovalView[] }>('GET', '/mcp/approvals'),

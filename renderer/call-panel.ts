@@ -4,17 +4,19 @@
 // says so, and in all three every action is disabled.
 import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, LevelReading, TalkState } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
+import { deriveCallView, type CallView } from './call-view-state.ts';
 import { byId, setBusy, status } from './dom.ts';
 import { describeDave, formatClock, latencyPoint, levelPercent, missingConfiguration, type PageLink } from './format.ts';
 import { LatencyPlot } from './latency-plot.ts';
+import { ACTIVITY_WORDS, INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS, type ActivityTracker } from './model-activity.ts';
 import { TalkControls } from './talk-controls.ts';
 
 const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting']);
 
-const LINK_TEXT: Record<Exclude<PageLink, 'live'>, { badge: string; detail: string }> = {
-  loading: { badge: 'loading…', detail: 'Asking the bridge for the call’s state…' },
-  disconnected: { badge: 'disconnected', detail: 'Lost contact with Live Voice Bridge: the call’s state is unknown. Retrying…' },
-  'signed-out': { badge: 'signed out', detail: 'This page is not signed in, so it cannot show or control the call.' },
+const LINK_DETAIL: Record<Exclude<PageLink, 'live'>, string> = {
+  loading: 'Asking the bridge for the call’s state…',
+  disconnected: 'Lost contact with Live Voice Bridge: the call’s state is unknown. Retrying…',
+  'signed-out': 'This page is not signed in, so it cannot show or control the call.',
 };
 
 export class CallPanel {
@@ -38,10 +40,24 @@ export class CallPanel {
   #ownerId: string | undefined;
   /** Connections from the last /health, shown only while the page is live. */
   #facts = { discord: '—', dave: '—', model: '—' };
-  /** Mute / push-to-talk (usable with or without a call: muting before joining joins muted). */
-  readonly #talk = new TalkControls((message) => status(this.#status, message, 'error'));
+  /** Mute / push-to-talk (the state is kept across calls: muting before joining joins muted). */
+  readonly #talk = new TalkControls((message) => status(this.#status, message, 'error'), () => this.#render());
+  readonly #stopTalking = byId<HTMLButtonElement>('stop-talking');
+  readonly #activityEl = byId('model-activity');
+  #activity: ActivityTracker = INITIAL_ACTIVITY;
+  #activityTimer: ReturnType<typeof setTimeout> | undefined;
+  #view: CallView | null = null;
 
   constructor() {
+    this.#stopTalking.addEventListener('click', () => void this.#interrupt());
+    // Page keys: M mutes / unmutes, Esc stops the model talking (not while typing in a field).
+    document.addEventListener('keydown', (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || isTyping(event.target)) return;
+      if (event.key === 'm' || event.key === 'M') {
+        event.preventDefault();
+        this.#talk.toggleMute();
+      } else if (event.key === 'Escape' && this.#view?.stopTalking) void this.#interrupt();
+    });
     this.#join.addEventListener('click', () => void this.#act(this.#join, 'Joining…', () => api.join()));
     this.#leave.addEventListener('click', () => void this.#act(this.#leave, 'Leaving…', () => api.leave()));
     byId<HTMLFormElement>('say-form').addEventListener('submit', (event) => {
@@ -110,6 +126,7 @@ export class CallPanel {
 
   onLevels(levels: { input: LevelReading; output: LevelReading; speaking: string[] }): void {
     if (this.#link !== 'live') return;
+    if (this.#state === 'connected') this.#showActivity(nextActivity(this.#activity, levels, Date.now()));
     setMeter(this.#meterIn, levelPercent(levels.input.rms));
     setMeter(this.#meterOut, levelPercent(levels.output.rms));
     void this.#learnNames(levels.speaking);
@@ -131,15 +148,16 @@ export class CallPanel {
   #render(): void {
     const state = this.#state;
     const live = this.#link === 'live';
-    const link = this.#link === 'live' ? null : LINK_TEXT[this.#link];
-    const shown = link ? this.#link : this.#missing !== null && !IN_CALL.has(state) ? 'unconfigured' : state;
-    this.#badge.textContent = link ? link.badge : shown === 'unconfigured' ? 'not set up' : state;
-    this.#badge.dataset.state = shown;
+    const view = deriveCallView({ link: this.#link, state, missing: this.#missing, talk: this.#talk.state });
+    this.#view = view;
+    this.#badge.textContent = view.badgeText;
+    this.#badge.dataset.state = view.badgeState;
+    byId('muted-mark').hidden = !view.muted;
     const when = `since ${formatClock(this.#since)}`;
     const reason = this.#reason;
-    this.#detail.textContent = link
-      ? link.detail
-      : shown === 'unconfigured'
+    this.#detail.textContent = !live
+      ? LINK_DETAIL[this.#link as Exclude<PageLink, 'live'>]
+      : view.phase === 'unconfigured'
         ? `Not set up yet: voice calls need ${this.#missing}. Open Set up to enter and test them.`
         : state === 'connected'
           ? `In a call ${when}.`
@@ -152,19 +170,40 @@ export class CallPanel {
     this.#join.classList.toggle('primary', this.#missing === null);
     // Until then the primary action is Set up.
     byId('setup-link').hidden = this.#missing === null;
-    this.#join.disabled = !live || this.#missing !== null || IN_CALL.has(state) || state === 'stopping';
-    this.#leave.disabled = !live || !IN_CALL.has(state);
-    this.#talk.setUsable(live);
+    this.#join.disabled = !view.join;
+    this.#leave.disabled = !view.leave;
+    this.#stopTalking.disabled = !view.stopTalking;
+    this.#talk.setView(view);
     byId('conn-discord').textContent = live ? this.#facts.discord : '—';
     byId('conn-dave').textContent = live ? this.#facts.dave : '—';
     byId('conn-model').textContent = live ? this.#facts.model : '—';
-    const canSay = live && state === 'connected';
-    this.#sayText.disabled = !canSay;
-    this.#saySubmit.disabled = !canSay;
+    this.#sayText.disabled = !view.say;
+    this.#saySubmit.disabled = !view.say;
+    if (view.phase !== 'in-call') this.#showActivity(INITIAL_ACTIVITY, false);
+    else if (this.#activityEl.textContent === '—') this.#showActivity(this.#activity);
     if (!live || !IN_CALL.has(state)) {
       setMeter(this.#meterIn, 0);
       setMeter(this.#meterOut, 0);
       this.#speaking.textContent = live ? 'nobody' : '—';
+    }
+  }
+
+  /** The model's state at a glance; "thinking" runs out by itself when no answer comes. */
+  #showActivity(next: ActivityTracker, inCall = true): void {
+    this.#activity = next;
+    clearTimeout(this.#activityTimer);
+    this.#activityEl.textContent = inCall ? ACTIVITY_WORDS[next.activity] : '—';
+    this.#activityEl.dataset.activity = inCall ? next.activity : 'none';
+    if (inCall && next.activity !== 'listening') this.#activityTimer = setTimeout(() => this.#showActivity(settle(this.#activity, Date.now())), next.activity === 'thinking' ? THINKING_MS : 1000);
+  }
+
+  async #interrupt(): Promise<void> {
+    try {
+      await api.interrupt();
+      this.#showActivity(INITIAL_ACTIVITY);
+      status(this.#status, 'Stopped: the model stopped talking.', 'ok');
+    } catch (err) {
+      status(this.#status, friendlyMessage(err), 'error');
     }
   }
 
@@ -198,6 +237,11 @@ export class CallPanel {
       this.#render();
     }
   }
+}
+
+/** Keys typed into a field are text, not page shortcuts. */
+function isTyping(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || target.matches('input:not([type="checkbox"]):not([type="radio"]), textarea, select'));
 }
 
 /** The core's reasons in words a user would use. */

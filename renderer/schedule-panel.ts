@@ -3,7 +3,7 @@
 import type { NotifyMode, ScheduledNotification } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
-import { formatRepeatLine } from './repeat-format.ts';
+import { formatRepeatLine, viewerTimezone } from './repeat-format.ts';
 import { delaySecondsFrom, describeNotifyResult, formatCountdown, formatWhen, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
@@ -31,6 +31,8 @@ export class SchedulePanel {
 
   constructor() {
     this.#mode.replaceChildren(...NOTIFY_MODE_CHOICES.map((m) => h('option', { value: m }, MODE_LABELS[m])));
+    // Every time in this panel is on this page's clock, except a repeating rule's own (named on its line).
+    byId('schedule-zone').textContent = `Times in ${viewerTimezone()}`;
     this.#form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#schedule(byId<HTMLButtonElement>('sched-submit'));
@@ -144,13 +146,24 @@ export class SchedulePanel {
     }
   }
 
-  /** Undo a cancel: the same message, mode and time, scheduled again (a new entry; the cancelled one stays in the history). */
+  /**
+   * Undo a cancel: exactly what was cancelled, scheduled again (a new entry; the cancelled one stays
+   * in the history). A repeating reminder comes back as a series: its rule and zone, its next time.
+   */
   async #undoCancel(entry: ScheduledNotification): Promise<void> {
     const delay = Math.round(entry.fire_at_epoch - Date.now() / 1000);
-    if (delay < 1) return status(this.#status, 'Too late to undo: its time has passed.', 'error');
+    if (delay < 1 && !entry.repeat) return status(this.#status, 'Too late to undo: its time has passed.', 'error');
+    // A keyword rule's time of day is given as `at` (from its cron), so a rounded delay cannot move
+    // the series by a minute; a series whose next time just passed restarts at its rule's next one.
+    const [minute = '0', hour = '0'] = entry.repeat?.cron.split(' ') ?? [];
+    const keywordRule = entry.repeat?.rule === 'daily' || entry.repeat?.rule === 'weekdays';
+    const series = entry.repeat ? { repeat: entry.repeat.rule, timezone: entry.repeat.timezone, ...(keywordRule ? { at: `${hour.padStart(2, '0')}:${minute.padStart(2, '0')}` } : {}) } : {};
+    // Not rounded: a series comes back at its exact next time (09:55:00, not 09:54:59.6).
+    const when = delay >= 1 ? { delay_seconds: entry.repeat ? entry.fire_at_epoch - Date.now() / 1000 : delay } : {};
     try {
-      await api.createSchedule({ text: entry.text, mode: entry.mode, delay_seconds: delay, ...(entry.title ? { title: entry.title } : {}) });
-      status(this.#status, `Restored, for ${formatWhen(entry.fire_at_epoch)}.`, 'ok');
+      const answer = await api.createSchedule({ text: entry.text, mode: entry.mode, ...when, ...series, ...(entry.title ? { title: entry.title } : {}) });
+      const line = entry.repeat ? formatRepeatLine({ ...entry, fire_at_epoch: answer.fire_at_epoch, state: 'scheduled' }) : null;
+      status(this.#status, line ? `Restored: ${line}.` : `Restored, for ${formatWhen(entry.fire_at_epoch)}.`, 'ok');
       await this.refresh();
     } catch (err) {
       status(this.#status, `Could not undo: ${friendlyMessage(err)}`, 'error');

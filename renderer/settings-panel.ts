@@ -7,9 +7,33 @@ import type { SecretState } from '../main/core/settings/store.ts';
 import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 
-type FieldType = 'text' | 'number' | 'list' | 'bool';
+type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice';
+/** The groups, in order: what a person looks for first comes first. */
+const GROUPS = ['Call and model', 'Discord', 'Cost', 'Storage and limits'] as const;
+type Group = (typeof GROUPS)[number];
+/** The provider drop-down's choices (as on /setup). */
+const PROVIDERS: readonly { value: string; label: string }[] = [
+  { value: 'gemini', label: 'Gemini Live' },
+  { value: 'openai-realtime', label: 'OpenAI Realtime' },
+  { value: 'openai-live', label: 'OpenAI GPT-Live' },
+];
+const GROUP_OF: Partial<Record<SettingKey, Group>> = {
+  ownerId: 'Discord',
+  allowedSpeakers: 'Discord',
+  guildId: 'Discord',
+  voiceChannelId: 'Discord',
+  textChannelId: 'Discord',
+  autoJoin: 'Discord',
+  dailyCapUsd: 'Cost',
+  dailyCapWarnPercent: 'Cost',
+  usagePrices: 'Cost',
+  sidecarPort: 'Storage and limits',
+  notesRetentionDays: 'Storage and limits',
+  notesMaxMb: 'Storage and limits',
+  scheduleMaxPending: 'Storage and limits',
+};
 const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }[] = [
-  { key: 'liveProvider', label: 'Live model provider', type: 'text', hint: 'gemini, openai-realtime or openai-live. Takes effect at the next call, no restart.' },
+  { key: 'liveProvider', label: 'Live model provider', type: 'choice', hint: 'Takes effect at the next call, no restart.' },
   { key: 'model', label: 'Model (Gemini)', type: 'text' },
   { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice of the provider (the list offers them). Applies at the next call.' },
   { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction. Read again at each call.' },
@@ -20,7 +44,12 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'textChannelId', label: 'Text channel id', type: 'text', hint: 'Where “channel” notifications go.' },
   { key: 'sidecarPort', label: 'Sidecar port', type: 'number', hint: 'After the restart the dashboard moves to the new port: open it from the tray or `live-voice-bridge dashboard`.' },
   { key: 'sfxEnabled', label: 'Notification sound in the call', type: 'bool' },
-  { key: 'pttMode', label: 'Start in push-to-talk mode', type: 'bool', hint: 'Voices reach the model only while the talk key is held. The call panel and the tray switch it at any time.' },
+  {
+    key: 'pttMode',
+    label: 'Start in push-to-talk mode',
+    type: 'bool',
+    hint: 'Voices reach the model only while you hold the talk key: Scroll Lock in the desktop app (one key; no Scroll Lock key, e.g. on a Mac? set LVB_TALK_KEY or talkKey to another, such as F13), or “Hold to talk” in the call panel. The call panel and the tray switch the mode at any time.',
+  },
   { key: 'notesRetentionDays', label: 'Keep call notes (days)', type: 'number', hint: 'Older notes are deleted at start-up and daily. Default 90.' },
   { key: 'notesMaxMb', label: 'Call notes size limit (MB)', type: 'number', hint: 'Oldest calls are deleted beyond this. Default 500.' },
   { key: 'scheduleMaxPending', label: 'Most pending reminders', type: 'number', hint: 'Beyond this, new reminders are refused. Default 10,000.' },
@@ -90,33 +119,11 @@ export class SettingsPanel {
   #render(data: SettingsResponse): void {
     this.#data = data;
     this.#clear.clear();
+    const fields = FIELDS.map((f) => ({ group: GROUP_OF[f.key] ?? 'Call and model', element: this.#field(f, data) }));
     this.#fields.replaceChildren(
-      ...FIELDS.map((f) => {
-        const stored = data.values[f.key];
-        const effective = data.effective[f.key];
-        const id = `set-${f.key}`;
-        if (f.type === 'bool') {
-          const checked = (stored ?? effective ?? true) === true;
-          return h('label', { class: 'field check', for: id }, h('input', { id, type: 'checkbox', name: f.key, checked }), f.label);
-        }
-        // Saved settings win over the environment: say so where one hides an environment value.
-        const overridden = data.overrides?.[f.key];
-        const hint = overridden
-          ? `Saved here; overrides ${overridden} from the environment. Clear it to use the environment again.`
-          : stored === undefined && effective !== undefined
-            ? `Now: ${asText(effective)} (environment or default)`
-            : (f.hint ?? '');
-        return h(
-          'div',
-          { class: 'field' },
-          h('label', { for: id }, f.label),
-          h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value: asText(stored), placeholder: asText(effective) || 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : undefined, 'aria-describedby': `${id}-error` }),
-          f.key === 'voice' ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v }))) : null,
-          hint ? h('span', { class: 'hint' }, hint) : null,
-          ID_FIELDS.includes(f.key) ? h('span', { class: 'hint', id: `${id}-names`, hidden: true }) : null,
-          h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
-        );
-      }),
+      ...GROUPS.map((group) =>
+        h('fieldset', { class: 'settings-group' }, h('legend', {}, group), h('div', { class: 'settings-grid' }, ...fields.filter((f) => f.group === group).map((f) => f.element))),
+      ),
     );
     const { canStore, reason, state } = data.secrets;
     this.#note.hidden = canStore;
@@ -141,6 +148,46 @@ export class SettingsPanel {
             : null;
         return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
       }),
+    );
+  }
+
+  /** One setting's control: a switch, a drop-down, or a box showing the value in force (not a placeholder). */
+  #field(f: (typeof FIELDS)[number], data: SettingsResponse): HTMLElement {
+    const stored = data.values[f.key];
+    const effective = data.effective[f.key];
+    const id = `set-${f.key}`;
+    if (f.type === 'bool') {
+      const checked = (stored ?? effective ?? true) === true;
+      return h(
+        'div',
+        { class: 'field check' },
+        h('input', { id, type: 'checkbox', role: 'switch', name: f.key, checked, 'aria-describedby': f.hint ? `${id}-hint` : undefined }),
+        h('label', { for: id }, f.label),
+        f.hint ? h('span', { class: 'hint', id: `${id}-hint` }, f.hint) : null,
+      );
+    }
+    // Saved settings win over the environment: say so where one hides an environment value.
+    const overridden = data.overrides?.[f.key];
+    const fromElsewhere = stored === undefined && effective !== undefined;
+    const hint = overridden
+      ? `Saved here; overrides ${overridden} from the environment. Clear it to use the environment again.`
+      : fromElsewhere
+        ? `From the environment or the default.${f.hint ? ` ${f.hint}` : ''}`
+        : (f.hint ?? '');
+    const value = asText(stored ?? effective);
+    const control =
+      f.type === 'choice'
+        ? h('select', { id, name: f.key, 'aria-describedby': `${id}-hint ${id}-error` }, ...PROVIDERS.map((p) => h('option', { value: p.value, selected: p.value === value }, p.label)))
+        : h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value, placeholder: value ? undefined : 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : undefined, 'aria-describedby': `${id}-hint ${id}-error` });
+    return h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, f.label),
+      control,
+      f.key === 'voice' ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v }))) : null,
+      h('span', { class: 'hint', id: `${id}-hint`, hidden: !hint }, hint),
+      ID_FIELDS.includes(f.key) ? h('span', { class: 'hint', id: `${id}-names`, hidden: true }) : null,
+      h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
     );
   }
 
@@ -190,17 +237,19 @@ export class SettingsPanel {
     const values: Record<string, unknown> = {};
     const problems: string[] = [];
     for (const f of FIELDS) {
-      const input = this.#form.elements.namedItem(f.key) as HTMLInputElement;
+      const input = this.#form.elements.namedItem(f.key) as HTMLInputElement | HTMLSelectElement;
       input.removeAttribute('aria-invalid');
       const errorLine = document.getElementById(`set-${f.key}-error`);
       if (errorLine) status(errorLine, '');
       if (f.type === 'bool') {
         const before = (data.values[f.key] ?? data.effective[f.key] ?? true) === true;
-        if (input.checked !== before) values[f.key] = input.checked;
+        const checked = (input as HTMLInputElement).checked;
+        if (checked !== before) values[f.key] = checked;
         continue;
       }
       const text = input.value.trim();
-      if (text === asText(data.values[f.key])) continue;
+      // The box shows the value in force (saved, else environment or default): unchanged sends nothing.
+      if (text === asText(data.values[f.key] ?? data.effective[f.key])) continue;
       if (text === '') values[f.key] = null;
       else if (f.type === 'number') {
         const n = Number(text);

@@ -3,14 +3,8 @@
 // is what the core confirmed (POST answers and `talk` events), never the click alone.
 import type { TalkState } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
+import type { CallView } from './call-view-state.ts';
 import { byId } from './dom.ts';
-
-/** The state in words (also the live region's text). */
-export function describeTalk(state: TalkState): string {
-  if (state.muted) return 'Muted: the model hears nobody.';
-  if (state.ptt.enabled) return state.ptt.held ? 'Talking: the model hears you while you hold.' : 'Push-to-talk: hold “Hold to talk” (or your talk key) to be heard.';
-  return 'Live: the model hears the call.';
-}
 
 export class TalkControls {
   readonly #mute = byId<HTMLButtonElement>('mute-button');
@@ -18,14 +12,17 @@ export class TalkControls {
   readonly #hold = byId<HTMLButtonElement>('hold-button');
   readonly #live = byId('talk-state');
   #state: TalkState | null = null;
-  #usable = false;
+  /** What the panel's one derivation (call-view-state.ts) allows; null until it ran. */
+  #view: CallView | null = null;
   /** The hold this page asked for (so a release is sent only for our own hold). */
   #holding = false;
   readonly #onError: (message: string) => void;
+  readonly #onChange: () => void;
 
-  constructor(onError: (message: string) => void) {
+  constructor(onError: (message: string) => void, onChange: () => void) {
     this.#onError = onError;
-    this.#mute.addEventListener('click', () => void this.#send(() => api.mute(!(this.#state?.muted ?? false))));
+    this.#onChange = onChange;
+    this.#mute.addEventListener('click', () => this.toggleMute());
     this.#ptt.addEventListener('change', () => void this.#send(() => api.ptt({ enabled: this.#ptt.checked })));
     const press = () => this.#press(true);
     const release = () => this.#press(false);
@@ -50,22 +47,33 @@ export class TalkControls {
     this.#hold.addEventListener('click', (event) => event.preventDefault());
   }
 
-  /** Live and signed in: the controls act; otherwise they are held and say nothing they have not confirmed. */
-  setUsable(usable: boolean): void {
-    this.#usable = usable;
-    if (!usable && this.#holding) this.#press(false);
+  /** The confirmed mute / push-to-talk state (null until the core said). */
+  get state(): TalkState | null {
+    return this.#state;
+  }
+
+  /** The panel's derived view: which controls act, and the line that says why the others wait. */
+  setView(view: CallView): void {
+    this.#view = view;
+    if (!view.hold.enabled && this.#holding) this.#press(false);
     this.#render();
   }
 
+  /** Toggle mute (the page's `M` key), when the view allows it. */
+  toggleMute(): void {
+    if (this.#view?.mute.enabled) void this.#send(() => api.mute(!(this.#state?.muted ?? false)));
+  }
+
+  /** A new confirmed state; the owner re-derives the view (the badge and the line follow mute too). */
   apply(state: TalkState | undefined): void {
     if (!state) return;
     this.#state = state;
-    this.#render();
+    this.#onChange();
   }
 
   #press(held: boolean): void {
     if (held === this.#holding) return;
-    if (held && (!this.#usable || !this.#state?.ptt.enabled)) return;
+    if (held && !this.#view?.hold.enabled) return;
     this.#holding = held;
     this.#hold.setAttribute('aria-pressed', String(held));
     void this.#send(() => api.ptt({ held }));
@@ -82,17 +90,17 @@ export class TalkControls {
 
   #render(): void {
     const state = this.#state;
-    const usable = this.#usable && state !== null;
-    this.#mute.disabled = !usable;
-    this.#ptt.disabled = !usable;
+    const view = this.#view;
+    this.#mute.disabled = !view?.mute.enabled;
+    this.#ptt.disabled = !view?.ptt.enabled;
     this.#mute.setAttribute('aria-pressed', String(state?.muted ?? false));
-    this.#mute.textContent = state?.muted ? 'Unmute' : 'Mute';
+    this.#mute.querySelector('.label')!.textContent = state?.muted ? 'Unmute' : 'Mute';
     this.#mute.classList.toggle('danger', state?.muted ?? false);
     this.#ptt.checked = state?.ptt.enabled ?? false;
-    this.#hold.disabled = !usable || !state.ptt.enabled;
+    this.#hold.disabled = !view?.hold.enabled;
     this.#hold.setAttribute('aria-pressed', String(state?.ptt.held ?? false));
-    this.#live.dataset.talk = !state ? 'unknown' : state.to_model ? 'open' : 'closed';
-    const text = !usable ? '' : describeTalk(state);
+    this.#live.dataset.talk = !state ? 'unknown' : state.muted ? 'muted' : view?.phase !== 'in-call' ? 'no-call' : state.to_model ? 'open' : 'closed';
+    const text = view?.talkLine ?? '';
     if (this.#live.textContent !== text) this.#live.textContent = text;
   }
 }

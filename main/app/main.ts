@@ -278,6 +278,9 @@ async function start(): Promise<void> {
           return;
         case 'push-screenshot':
           return await pushScreenshot();
+        case 'stop-talking':
+          await client!.interrupt();
+          return;
         case 'toggle-mute':
           state.talk = await client!.mute(!(state.talk?.muted ?? false));
           return render();

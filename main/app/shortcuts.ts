@@ -18,13 +18,16 @@ export interface ShortcutSpec {
 /**
  * Defaults chosen from keys the table below leaves free on every platform: Ctrl/Cmd+Alt+Shift with
  * F10-F12 is bound by none of VS Code, JetBrains, the browsers or the OSes listed. The talk key is
- * held, so it is a function key: a global hook does not swallow keys, and a letter held in an
- * editor would type itself.
+ * held, so it is ONE key a person can hold with one finger (a four-key chord held through a sentence
+ * is not push-to-talk), and one that does nothing in the app under it: a global hook does not swallow
+ * keys, so a letter held in an editor would type itself and F5-F12 step debuggers. Scroll Lock does
+ * nothing in today's apps beyond its light. Keyboards without it (Macs, many laptops): choose e.g.
+ * F13 (LVB_TALK_KEY or `talkKey`); the dashboard's settings say so.
  */
 export const SHORTCUTS: readonly ShortcutSpec[] = [
   { id: 'screenshot', label: 'Push screenshot', defaultAccelerator: 'CommandOrControl+Alt+Shift+F11', env: 'LVB_SCREENSHOT_SHORTCUT' },
   { id: 'mute', label: 'Mute / unmute', defaultAccelerator: 'CommandOrControl+Alt+Shift+F10', env: 'LVB_MUTE_SHORTCUT' },
-  { id: 'talk', label: 'Hold to talk', defaultAccelerator: 'CommandOrControl+Alt+Shift+F12', env: 'LVB_TALK_KEY' },
+  { id: 'talk', label: 'Hold to talk', defaultAccelerator: 'Scrolllock', env: 'LVB_TALK_KEY' },
 ];
 
 /** The screenshot default before this table existed (Find in Files elsewhere): a saved copy of it is retired. */

@@ -36,7 +36,12 @@ export class SidecarClient {
   }
 
   leave(): Promise<unknown> {
-    return this.#request('GET', '/leave');
+    return this.#request('GET', '/leave?by=tray');
+  }
+
+  /** "Stop talking": cut the model's current reply. */
+  interrupt(): Promise<unknown> {
+    return this.#request('POST', '/interrupt', { body: '{}', contentType: 'application/json' });
   }
 
   mute(muted: boolean): Promise<TalkState> {

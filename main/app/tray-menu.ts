@@ -10,6 +10,7 @@ export type TrayAction =
   | 'push-screenshot'
   | 'toggle-mute'
   | 'toggle-ptt'
+  | 'stop-talking'
   | 'open-dashboard'
   | 'toggle-notifications'
   | 'toggle-start-at-login'
@@ -90,7 +91,8 @@ export function trayIconFor(state: TrayState): TrayIconVariant {
     if (state.talk && !state.talk.to_model) return 'muted';
     return state.modelSpeaking ? 'speaking' : 'listening';
   }
-  return 'idle';
+  // Muted outside a call (the next call joins muted): the crossed-out microphone says so now.
+  return state.talk?.muted ? 'muted' : 'idle';
 }
 
 const ICON_WORDS: Record<TrayIconVariant, string | null> = {
@@ -125,6 +127,8 @@ export function trayMenuModel(state: TrayState): TrayMenuItem[] {
       enabled: ready && state.bridge === 'connected',
       ...(state.shortcut ? { accelerator: state.shortcut } : {}),
     },
+    // Tap to interrupt: the model's current reply stops (POST /interrupt).
+    { kind: 'action', action: 'stop-talking', label: state.modelSpeaking ? 'Stop talking (the model is speaking)' : 'Stop talking', enabled: ready && state.bridge === 'connected' },
     { kind: 'separator' },
     { kind: 'checkbox', action: 'toggle-mute', label: 'Mute', enabled: talkReady, checked: state.talk?.muted ?? false, ...(state.muteShortcut ? { accelerator: state.muteShortcut } : {}) },
     {

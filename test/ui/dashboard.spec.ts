@@ -148,7 +148,9 @@ test('an MCP tool under "ask": the dashboard prompt allows it; a refused one dis
 test('settings: a change persists across a reload; headless keeps secrets in the owner-only file', async ({ page }) => {
   await login(page);
   const panel = page.locator('#settings-panel');
-  await expect(panel.locator('#set-voice')).toHaveAttribute('placeholder', 'Kore');
+  // The voice in force (the default here) is shown as the value, and said to come from elsewhere.
+  await expect(panel.locator('#set-voice')).toHaveValue('Kore');
+  await expect(panel.locator('#set-voice-hint')).toContainText('From the environment or the default.');
   await panel.locator('#set-voice').fill('Puck');
   await panel.locator('#set-sfxEnabled').uncheck();
   await panel.getByRole('button', { name: 'Save settings' }).click();

@@ -443,14 +443,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#audio.pushModelAudio(pcm);
       if (playerRunning) this.#o.voice.pokePlayback?.();
     });
-    model.on('interrupted', () => {
-      this.#activity.turnBoundary();
-      this.#announced = undefined;
-      const playedMs = this.#audio.interrupt();
-      // The fade frame goes out now, not at the next slot (the current one may have gone out early).
-      this.#o.voice.pokePlayback?.(true);
-      this.#transcripts.flush(`(interrupted after ${Math.round(playedMs)} ms)`);
-    });
+    model.on('interrupted', () => this.interruptReply('interrupted'));
     model.on('turnComplete', () => {
       this.#wake.botSpoke();
       this.#activity.turnBoundary();
@@ -466,6 +459,19 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));
+  }
+
+  /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
+  interruptReply(why: 'interrupted' | 'stopped by you' = 'stopped by you'): { interrupted: boolean; played_ms: number } {
+    // A barge-in is always honoured (as before); the user's button only in a live call.
+    if (why === 'stopped by you' && this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
+    this.#activity.turnBoundary();
+    this.#announced = undefined;
+    const playedMs = this.#audio.interrupt();
+    // The fade frame goes out now, not at the next slot (the current one may have gone out early).
+    this.#o.voice.pokePlayback?.(true);
+    this.#transcripts.flush(`(${why} after ${Math.round(playedMs)} ms)`);
+    return { interrupted: true, played_ms: Math.round(playedMs) };
   }
 
   #onVoiceState(state: ConnectionState, reason?: string): void {

@@ -67,4 +67,6 @@ export interface BridgeControl {
   metrics(): Record<string, unknown>;
   /** Who is in the call's room (absent where there is no voice platform). */
   room?(): RoomView;
+  /** "Stop talking": cut the model's current reply (POST /interrupt); false outside a call. */
+  interruptReply?(): { interrupted: boolean; played_ms: number };
 }

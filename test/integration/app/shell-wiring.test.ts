@@ -113,7 +113,10 @@ describe('main/app/main.ts under a stub Electron, on the fakes', () => {
 
     await click('Leave voice');
     await waitFor(() => tray().item('Join voice')?.enabled, 'the tray to offer Join voice again');
-    expect(['idle', 'stopped']).toContain((await health()).bridge.state);
+    const left = await health();
+    expect(['idle', 'stopped']).toContain(left.bridge.state);
+    // The call's end names what ended it.
+    expect(left.bridge.reason).toBe('stopped from the tray');
     await waitFor(() => !discord.world.voiceStates.get(discord.bot.id)?.channelId, 'the bot to leave the fake voice channel');
     expect(recorder.notifications.filter((n) => /error|failed|refused/i.test(n.body))).toEqual([]);
   });

@@ -44,6 +44,6 @@ describe('key bindings', () => {
       ['talk', 'Ctrl+Shift+P', 'setting'],
     ]);
     expect(describeConflicts(bindings[2]!.conflicts)).toBe('clashes with Command Palette (VS Code); New private window (Firefox)');
-    expect(resolveShortcuts({ talk: 'Ctrl+' }, {}, 'linux')[2]).toMatchObject({ invalid: 'Ctrl+ is not a shortcut (write it like CommandOrControl+Alt+Shift+F12)' });
+    expect(resolveShortcuts({ talk: 'Ctrl+' }, {}, 'linux')[2]).toMatchObject({ invalid: 'Ctrl+ is not a shortcut (write it like Scrolllock)' });
   });
 });

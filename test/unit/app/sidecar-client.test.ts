@@ -49,8 +49,13 @@ describe('SidecarClient', () => {
     await client.leave();
     expect(seen.slice(-2)).toEqual([
       { method: 'POST', url: '/frame', auth: `Bearer ${TOKEN}`, type: 'image/png', bytes: 4 },
-      { method: 'GET', url: '/leave', auth: `Bearer ${TOKEN}`, type: undefined, bytes: 0 },
+      { method: 'GET', url: '/leave?by=tray', auth: `Bearer ${TOKEN}`, type: undefined, bytes: 0 },
     ]);
+  });
+
+  it('the tray\'s "Stop talking" posts /interrupt with the bearer token', async () => {
+    await new SidecarClient({ baseUrl: base, token: TOKEN }).interrupt();
+    expect(seen.at(-1)).toEqual({ method: 'POST', url: '/interrupt', auth: `Bearer ${TOKEN}`, type: 'application/json', bytes: 2 });
   });
 
   it('turns a JSON error into SidecarRequestError with code and message', async () => {

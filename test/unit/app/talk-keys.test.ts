@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { SHORTCUTS } from '../../../main/app/shortcuts.ts';
 import { holdKeyFor, HoldTracker, hookUnavailableReason, KILL_GRACE_MS, startTalkKeys, type HookKeyEvent, type KeyWorker, type WorkerStart } from '../../../main/app/talk-keys.ts';
 
 const KEYCODES = { F12: 88, F13: 91, Space: 57, ArrowUp: 57416 };
@@ -44,6 +45,9 @@ describe('push-to-talk hold key', () => {
     expect(holdKeyFor('CommandOrControl+Alt+Shift+F12', 'linux', KEYCODES)).toEqual({ keycode: 88, ctrl: true, alt: true, shift: true, meta: false });
     expect(holdKeyFor('CommandOrControl+F12', 'darwin', KEYCODES)).toEqual({ keycode: 88, ctrl: false, alt: false, shift: false, meta: true });
     expect(holdKeyFor('Up', 'linux', KEYCODES)).toMatchObject({ keycode: 57416 });
+    // The default talk key is one key held with one finger (no modifier chord): Scroll Lock, uiohook's key 70.
+    const talkDefault = SHORTCUTS.find((s) => s.id === 'talk')!.defaultAccelerator;
+    for (const platform of ['linux', 'win32', 'darwin'] as const) expect(holdKeyFor(talkDefault, platform, { ...KEYCODES, ScrollLock: 70 })).toEqual({ keycode: 70, ctrl: false, alt: false, shift: false, meta: false });
     expect(holdKeyFor('Ctrl+Nope', 'linux', KEYCODES)).toEqual({ error: 'the push-to-talk hook does not know the key Nope' });
   });
 

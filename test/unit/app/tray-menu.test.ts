@@ -20,14 +20,20 @@ function enabledActions(items: TrayMenuItem[]): string[] {
 describe('tray menu model', () => {
   it('has the menu from the issue, in order, status first and Quit last', () => {
     const labels = trayMenuModel(base).map((i) => (i.kind === 'separator' ? '—' : i.label));
-    expect(labels).toEqual(['Voice: idle', '—', 'Join voice', 'Leave voice', 'Push screenshot', '—', 'Mute', 'Push-to-talk', '—', 'Open dashboard', 'Notifications paused', 'Start at login', '—', 'Quit']);
+    expect(labels).toEqual(['Voice: idle', '—', 'Join voice', 'Leave voice', 'Push screenshot', 'Stop talking', '—', 'Mute', 'Push-to-talk', '—', 'Open dashboard', 'Notifications paused', 'Start at login', '—', 'Quit']);
   });
 
   it('offers Join when idle, Leave and screenshot only during a call', () => {
     expect(enabledActions(trayMenuModel(base))).toEqual(['join', 'open-dashboard', 'toggle-notifications', 'toggle-start-at-login', 'quit']);
-    expect(enabledActions(trayMenuModel({ ...base, bridge: 'connected' }))).toEqual(['leave', 'push-screenshot', 'open-dashboard', 'toggle-notifications', 'toggle-start-at-login', 'quit']);
+    expect(enabledActions(trayMenuModel({ ...base, bridge: 'connected' }))).toEqual(['leave', 'push-screenshot', 'stop-talking', 'open-dashboard', 'toggle-notifications', 'toggle-start-at-login', 'quit']);
     expect(enabledActions(trayMenuModel({ ...base, bridge: 'connecting' }))).toContain('leave');
     expect(enabledActions(trayMenuModel({ ...base, bridge: 'error' }))).toContain('join');
+  });
+
+  it('offers "Stop talking" (tap to interrupt) only in a call, and says when the model is speaking', () => {
+    const stop = (state: typeof base) => trayMenuModel(state).find((i) => i.kind === 'action' && i.action === 'stop-talking');
+    expect(stop(base)).toMatchObject({ enabled: false, label: 'Stop talking' });
+    expect(stop({ ...base, bridge: 'connected', modelSpeaking: true })).toMatchObject({ enabled: true, label: 'Stop talking (the model is speaking)' });
   });
 
   it('disables everything that needs the sidecar while it is starting or failed', () => {
@@ -52,6 +58,8 @@ describe('tray menu model', () => {
     expect(trayIconFor({ ...base, bridge: 'connected', modelSpeaking: true, talk: { ...LIVE, muted: true, to_model: false } })).toBe('muted');
     // Push-to-talk with the key up: the model hears nobody, shown as muted.
     expect(trayIconFor({ ...base, bridge: 'connected', talk: { muted: false, ptt: { enabled: true, held: false }, to_model: false } })).toBe('muted');
+    // Muted between calls (the next call joins muted): the crossed-out microphone, not the idle icon.
+    expect(trayIconFor({ ...base, talk: { ...LIVE, muted: true, to_model: false } })).toBe('muted');
     expect(trayIconFor({ ...base, bridge: 'connecting' })).toBe('connecting');
     expect(trayIconFor({ ...base, bridge: 'reconnecting' })).toBe('connecting');
     expect(trayIconFor({ ...base, bridge: 'error' })).toBe('error');

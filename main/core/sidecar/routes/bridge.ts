@@ -1,4 +1,4 @@
-// Call routes: POST /join, GET /stop, GET /leave, POST /frame; /say, /announce, /ask (routes/spoken-text.ts). (GET /notes: routes/notes.ts.)
+// Call routes: POST /join, GET /stop, GET /leave, POST /interrupt, POST /frame; /say, /announce, /ask (routes/spoken-text.ts). (GET /notes: routes/notes.ts.)
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -107,6 +107,13 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
 
   // GET|POST /say, /announce, /ask: routes/spoken-text.ts.
   registerSpokenTextRoutes(app, { bridge });
+
+  // "Stop talking" (the page's and the tray's button): the model's current reply stops at once.
+  app.post('/interrupt', async () => {
+    const answer = bridge.interruptReply?.();
+    if (!answer?.interrupted) throw new HttpError(409, 'no_call', 'no live call: the model is not talking');
+    return answer;
+  });
 
   // Only /frame takes binary bodies: the image parser (8 MiB) and multipart live in this scope alone,
   // so every other route keeps the 64 KiB JSON-only rule and answers a binary body with 415.

@@ -1,0 +1,60 @@
+// The call panel's one derivation (renderer/call-view-state.ts) and the model's state at a glance
+// (renderer/model-activity.ts): what a person reads and can press in each state.
+import { describe, expect, it } from 'vitest';
+import type { TalkState } from '../../../main/core/api-types.ts';
+import { deriveCallView } from '../../../renderer/call-view-state.ts';
+import { INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS } from '../../../renderer/model-activity.ts';
+
+const OPEN: TalkState = { muted: false, ptt: { enabled: false, held: false }, to_model: true };
+const MUTED: TalkState = { muted: true, ptt: { enabled: false, held: false }, to_model: false };
+const LIVE = 'Live: the model hears the call.';
+
+describe('the call panel derivation', () => {
+  it('says Live only in a call; before setup, idle, joining or after Leave the talk controls wait with a reason', () => {
+    expect(deriveCallView({ link: 'live', state: 'connected', missing: null, talk: OPEN })).toMatchObject({ phase: 'in-call', talkLine: LIVE, mute: { enabled: true }, ptt: { enabled: true }, stopTalking: true, say: true, leave: true, join: false });
+    for (const [state, missing] of [['idle', null], ['stopped', null], ['idle', 'GEMINI_API_KEY'], ['connecting', null], ['error', null]] as const) {
+      const view = deriveCallView({ link: 'live', state, missing, talk: OPEN });
+      expect(view.talkLine, `${state} ${missing}`).not.toBe(LIVE);
+      expect(view.talkLine, `${state} ${missing}`).toMatch(/^(No call|Joining)/);
+      expect(view, `${state} ${missing}`).toMatchObject({ mute: { enabled: false }, ptt: { enabled: false }, hold: { enabled: false }, stopTalking: false, say: false });
+    }
+    expect(deriveCallView({ link: 'live', state: 'idle', missing: 'GEMINI_API_KEY', talk: OPEN })).toMatchObject({ phase: 'unconfigured', badgeText: 'not set up', join: false });
+  });
+
+  it('a page not linked to the core shows no state of its own and offers nothing', () => {
+    for (const link of ['loading', 'disconnected', 'signed-out'] as const) {
+      const view = deriveCallView({ link, state: 'connected', missing: null, talk: MUTED });
+      expect(view).toMatchObject({ phase: link, talkLine: '', muted: false, join: false, leave: false, say: false, stopTalking: false, mute: { enabled: false } });
+    }
+  });
+
+  it('a muted call reads "muted" in red; muted between calls, Unmute stays offered', () => {
+    expect(deriveCallView({ link: 'live', state: 'connected', missing: null, talk: MUTED })).toMatchObject({ badgeState: 'muted', badgeText: 'connected · muted', muted: true, talkLine: 'Muted: the model hears nobody.' });
+    expect(deriveCallView({ link: 'live', state: 'idle', missing: null, talk: MUTED })).toMatchObject({ muted: true, mute: { enabled: true }, ptt: { enabled: false }, talkLine: 'Muted: you will join muted (Unmute to join open).' });
+  });
+});
+
+describe('the model at a glance', () => {
+  const quiet = { output: { rms: 0, peak: 0 }, speaking: [] };
+  const talking = { output: { rms: 0, peak: 0 }, speaking: ['owner'] };
+  const answering = { output: { rms: 0.2, peak: 0.4 }, speaking: [] };
+
+  it('listening while someone speaks, thinking once they stop, speaking while its voice plays, then listening', () => {
+    let s = nextActivity(INITIAL_ACTIVITY, talking, 0);
+    expect(s.activity).toBe('listening');
+    s = nextActivity(s, quiet, 100);
+    expect(s.activity).toBe('thinking');
+    s = nextActivity(s, answering, 900);
+    expect(s.activity).toBe('speaking');
+    s = nextActivity(s, quiet, 2000);
+    expect(s.activity).toBe('listening');
+    // Silence after the model spoke is not "thinking".
+    expect(nextActivity(s, quiet, 2100).activity).toBe('listening');
+  });
+
+  it('thinking runs out when no answer comes', () => {
+    const thinking = nextActivity(nextActivity(INITIAL_ACTIVITY, talking, 0), quiet, 0);
+    expect(settle(thinking, THINKING_MS - 1).activity).toBe('thinking');
+    expect(settle(thinking, THINKING_MS).activity).toBe('listening');
+  });
+});
