@@ -443,7 +443,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       if (playerRunning) this.#o.voice.pokePlayback?.();
     });
     model.on('interrupted', () => {
-      this.#activity.turnBoundary();
+      this.#activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
       this.#announced = undefined;
       const playedMs = this.#audio.interrupt();
       // The fade frame goes out now, not at the next slot (the current one may have gone out early).
@@ -460,8 +460,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('inputTranscript', (text) => {
       const speakers = this.#activity.speakersOfFragment();
       this.#transcripts.input(text, speakers);
-      // Approval checks want one voice: words said over each other are nobody's alone.
-      this.#o.onInputTranscript?.(text, speakers.length === 1 ? speakers[0] : undefined);
+      // Approval checks want one voice: words said over each other, or late while another talks, are nobody's alone.
+      this.#o.onInputTranscript?.(text, this.#activity.soleSpeaker(speakers));
     });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));

@@ -32,6 +32,13 @@ const REJOIN_GAP_MS = 150;
 const MAX_FRAGMENT_SPAN_MS = 1000;
 /** A speaker counts for a fragment when active for at least this share of its span. */
 const MIN_COVERAGE = 0.2;
+/**
+ * How late an input transcription fragment may arrive after its words were said. The service's
+ * transcription runs apart from the model's turn (protocols.md §1.5): its last words can come after
+ * the model's first reply audio, by which time someone else may be talking. A fragment is one
+ * person's alone (an approval answer, a request) only when nobody else spoke within this window.
+ */
+const LATE_TRANSCRIPT_MS = 3000;
 
 export class SpeakerActivity {
   readonly #people: RoomPeople;
@@ -39,6 +46,7 @@ export class SpeakerActivity {
   #intervals: Interval[] = [];
   #turnStart = Number.NEGATIVE_INFINITY;
   #lastFragmentAt = Number.NEGATIVE_INFINITY;
+  #cutOff = false;
 
   constructor(people: RoomPeople, now: () => number) {
     this.#people = people;
@@ -90,8 +98,33 @@ export class SpeakerActivity {
     return best ? [best.id] : [];
   }
 
-  /** The model finished or was cut off: what is said from now on is the next turn. */
+  /**
+   * The one person a fragment can be trusted to come from, or undefined: `speakers` (its timing
+   * attribution) is a single voice AND no other voice was heard within the late-transcript window,
+   * so a fragment arriving late, while someone else talks, is never taken as theirs (approvals).
+   */
+  soleSpeaker(speakers: readonly string[]): string | undefined {
+    if (speakers.length !== 1) return undefined;
+    const now = this.#now();
+    const others = this.activeDuring(now - LATE_TRANSCRIPT_MS, now).filter((id) => id !== speakers[0]);
+    return others.length === 0 ? speakers[0] : undefined;
+  }
+
+  /**
+   * The model was cut off (barge-in). Every provider follows with a turnComplete, which then is no
+   * boundary: the cut-off request is still unanswered and a tool call the model makes next may
+   * answer it, so its voices keep counting for authority alongside the interrupter's.
+   */
+  cutOff(): void {
+    this.#cutOff = true;
+  }
+
+  /** The model finished its turn: what is said from now on is the next request. */
   turnBoundary(): void {
+    if (this.#cutOff) {
+      this.#cutOff = false;
+      return;
+    }
     this.#turnStart = this.#now();
   }
 
@@ -99,6 +132,7 @@ export class SpeakerActivity {
     this.#intervals = [];
     this.#turnStart = Number.NEGATIVE_INFINITY;
     this.#lastFragmentAt = Number.NEGATIVE_INFINITY;
+    this.#cutOff = false;
   }
 
   /** Speakers whose voice overlapped [from, to], in order of first activity. */
@@ -110,18 +144,31 @@ export class SpeakerActivity {
     return ids;
   }
 
-  /** Who was heard since the model's last turn ended (the turn a tool call answers). */
+  /**
+   * Who was heard since the model's last completed turn (the request a tool call answers). The
+   * transcription names nobody, so which of them asked cannot be known: the call runs with the
+   * rights of the least privileged of them (describe()).
+   */
   heardThisTurn(): HeardSpeakers {
     return this.describe(this.activeDuring(this.#turnStart, this.#now()));
   }
 
+  /**
+   * Rights of a set of voices: the owner's only when every voice is the owner's, an allowed
+   * speaker's only when every voice is allowed. A guest speaking in the owner's turn (before,
+   * after or over them) therefore never borrows the owner's rights.
+   */
   describe(ids: readonly string[]): HeardSpeakers {
     const { ownerId, allowedSpeakers = [] } = this.#people;
+    const lacking = (ok: (id: string) => boolean) => ids.filter((id) => !ok(id)).map((id) => this.name(id));
+    const notOwner = lacking((id) => id === ownerId);
+    const notAllowed = lacking((id) => id === ownerId || allowedSpeakers.includes(id));
     return {
       ids,
       names: ids.map((id) => this.name(id)),
-      owner: ownerId !== undefined && ids.includes(ownerId),
-      allowed: ids.some((id) => id === ownerId || allowedSpeakers.includes(id)),
+      owner: ids.length > 0 && notOwner.length === 0,
+      allowed: ids.length > 0 && notAllowed.length === 0,
+      ...(notOwner.length > 0 && notOwner.length < ids.length ? { notOwner } : {}),
     };
   }
 
