@@ -28,7 +28,10 @@ export interface NoteEvent {
   /** Epoch seconds with a fractional part. */
   ts: number;
   kind: NoteKind;
+  /** Machine field: the Discord id(s) (comma-joined when several talked at once), or model/sidecar/…. */
   speaker?: string;
+  /** Human field: the speaker's display name(s) when `speaker` holds Discord ids (nickname, then global name). */
+  speaker_name?: string;
   text: string;
   callId?: string;
 }

@@ -150,6 +150,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
     };
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
+    options.notes.nameSpeakers((id) => this.#activity.name(id));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }
 

@@ -64,6 +64,9 @@ describe('tool authority with a guest in the call', () => {
     const toolNotes = notes.notes.filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: refused (owner_only), asked by Gus')).toHaveLength(1);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: ok')).toHaveLength(2);
+    // The refusal's note names the guest as people see them; the id stays in the machine field.
+    const refusal = notes.notes.find((n) => n.text === 'local_notify_schedule: refused (owner_only), asked by Gus') as { speaker?: string; speaker_name?: string };
+    expect(refusal).toMatchObject({ speaker: call.discord.user('guest').id, speaker_name: 'Gus' });
   }, 60_000);
 
   it('a guest\'s request cut off by the owner\'s barge-in keeps the guest\'s rights: the next tool call is refused', async () => {
