@@ -62,6 +62,7 @@ export function wakeText(wake: RoomView['wake']): string {
   const names = wake.names.map((n) => `“${n}”`).join(' or ');
   if (!wake.on) return `Wake names off (${wake.reason}).${names ? ` Names: ${names}.` : ''}`;
   const rule = `only speech starting with ${names}, or within ${Math.round(wake.follow_up_ms / 1000)} s after the bot spoke, reaches the model`;
-  const screening = wake.screening === 'ready' ? '' : ` Screener ${wake.screening}.`;
+  // Never open without a screener: until it is ready only the follow-up window reaches the model.
+  const screening = wake.screening === 'ready' ? '' : ` Screener ${wake.screening}: the gate is closed until it is ready.`;
   return `Wake names on (${wake.reason}): ${rule}. ${wake.accepted} let through, ${wake.dropped} not for the bot.${screening}`;
 }

@@ -320,7 +320,7 @@ export interface WakeView {
   /** The wake names, normalised (lower case, no punctuation). */
   names: string[];
   follow_up_ms: number;
-  /** The screening stream: off (gate off), connecting, ready, or unavailable (audio then passes ungated). */
+  /** The screening stream: off (gate off), connecting, ready, or unavailable (while not ready the gate stays closed: only the follow-up window passes). */
   screening: 'off' | 'connecting' | 'ready' | 'unavailable';
   /** Utterances of this call screened, let through, kept from the model, and passed in a follow-up window. */
   screened: number;
