@@ -30,11 +30,12 @@ export class RoomPanel {
       const li = document.createElement('li');
       li.dataset.role = person.role;
       li.classList.toggle('speaking', person.speaking);
+      li.classList.toggle('opted-out', person.opted_out === true);
       const name = document.createElement('strong');
       name.textContent = person.name;
       const role = document.createElement('span');
       role.className = 'badge';
-      role.textContent = ROLE_TEXT[person.role];
+      role.textContent = person.opted_out ? `${ROLE_TEXT[person.role]} · opted out` : ROLE_TEXT[person.role];
       const state = document.createElement('span');
       state.className = 'room-state';
       state.textContent = person.speaking ? 'speaking' : person.in_channel ? 'in the channel' : 'not in the channel';

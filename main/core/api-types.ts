@@ -303,6 +303,8 @@ export interface RoomPersonView {
   speaking: boolean;
   /** What this person may make the model do by voice, in words. */
   may: string;
+  /** They opted out (`/optout` or a reaction on the notice): their audio is dropped before the model. */
+  opted_out?: boolean;
 }
 
 export interface RoomView {

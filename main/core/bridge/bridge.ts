@@ -17,6 +17,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
+import { buildRoomView } from './room-view.ts';
 import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { UiTicker } from './ui-ticker.ts';
@@ -170,23 +171,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   room(): RoomView {
-    const { ownerId, allowedSpeakers = [] } = this.#o.room ?? {};
     const inChannel = this.#callLive() ? (this.#o.voice.channelMembers?.() ?? []) : [];
-    const ids = [...new Set([...(ownerId ? [ownerId] : []), ...allowedSpeakers, ...inChannel])];
-    const ownerOnly = this.#o.tools.ownerOnly();
-    const people = ids.map((id) => {
-      const role = id === ownerId ? 'owner' : allowedSpeakers.includes(id) ? 'speaker' : 'listener';
-      const may =
-        role === 'owner'
-          ? 'everything'
-          : role === 'speaker'
-            ? ownerOnly.length > 0
-              ? `everything but ${ownerOnly.join(', ')}`
-              : 'everything'
-            : 'nothing: the model does not hear them';
-      return { id, name: this.#activity.name(id), role, in_channel: inChannel.includes(id), speaking: this.#speaking.has(id), may } as const;
-    });
-    return { people, owner_only: ownerOnly, wake: this.#wake.view() };
+    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking: this.#speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => this.#activity.name(id), wake: this.#wake.view() });
   }
 
   metrics(): Record<string, unknown> {

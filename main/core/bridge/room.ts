@@ -10,6 +10,8 @@ export interface RoomPeople {
   allowedSpeakers?: readonly string[];
   /** Display name of a user, when Discord told us one (member nick, then global name). */
   displayName?: (userId: string) => string | undefined;
+  /** Opted out of being heard (room/consent.ts): their audio never reaches the model. */
+  optedOut?: (userId: string) => boolean;
 }
 
 interface Interval {
