@@ -274,7 +274,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   });
   realBridge?.setUserAudioOpen(talk.open);
   // The recording notice, /optout and /optin, and the owner's slash commands (docs/room.md).
-  const room = discord && realBridge && config.discord.ownerId ? startRoom({ store: consentStore, discord, bridge: realBridge, talk, hub, notes, ownerId: config.discord.ownerId, retentionDays: config.notes.retentionDays, logger: moduleLogger(logger, 'room') }) : null;
+  const room = discord && realBridge && config.discord.ownerId ? startRoom({ store: consentStore, discord, bridge: realBridge, talk, hub, notes, ownerId: config.discord.ownerId, retentionDays: config.notes.retentionDays, captions: config.discord.captions, logger: moduleLogger(logger, 'room') }) : null;
   if (room) opened.push(room.stop);
   const stopAutoJoin = config.discord.autoJoin && discord && realBridge ? startAutoJoin({ voice: discord, bridge: realBridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
   if (stopAutoJoin) opened.push(stopAutoJoin);

@@ -5,6 +5,7 @@ import type { TalkState } from '../api-types.ts';
 import type { BridgeControl } from '../bridge/types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { DiscordVoiceAdapter } from '../voice/index.ts';
+import { ChannelCaptions } from './captions.ts';
 import { ROOM_SLASH_COMMANDS, roomCommandHandler } from './commands.ts';
 import { RoomConsent } from './consent.ts';
 import type { ConsentStore } from './consent-store.ts';
@@ -18,6 +19,8 @@ export interface RoomWiring {
   notes: { append(note: { kind: 'note'; text: string; speaker?: string }): unknown };
   ownerId: string;
   retentionDays: number;
+  /** Captions, brief and summary in the voice channel's chat (captions.ts). */
+  captions: boolean;
   logger: Logger;
 }
 
@@ -42,11 +45,16 @@ export function startRoom(o: RoomWiring): { consent: RoomConsent; stop: () => vo
       consent.reaction(userId, messageId, emoji);
     },
   });
+  const captions = o.captions
+    ? new ChannelCaptions({ hub: o.hub, target: () => o.bridge.status().target, post: (c, t) => o.discord.postToChannel(c, t), edit: (c, m, t) => o.discord.editMessage(c, m, t), logger: o.logger })
+    : null;
+  captions?.start();
   return {
     consent,
     stop: () => {
       detach();
       consent.stop();
+      captions?.stop();
     },
   };
 }

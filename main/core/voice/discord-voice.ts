@@ -79,6 +79,8 @@ export interface DiscordVoiceAdapter extends VoiceChannelPort, DiscordTextPort {
    * wakes offline comes back by itself). Once ready, discord.js keeps the gateway up on its own.
    */
   keepLoggingIn(): void;
+  /** Replace the text of one of the bot's messages (live captions). */
+  editMessage(channelId: string, messageId: string, text: string): Promise<void>;
   /** Register slash commands and hear interactions and reactions (room-commands.ts); returns the detach. */
   roomCommands(commands: readonly SlashCommand[], handlers: RoomCommandHandlers): () => void;
   destroy(): Promise<void>;
@@ -303,6 +305,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   sendDirectMessage(userId: string, text: string, options?: SendOptions): Promise<SentMessage> {
     return this.login().then(() => this.#text.sendDirectMessage(userId, text, options));
+  }
+
+  editMessage(channelId: string, messageId: string, text: string): Promise<void> {
+    return this.login().then(() => this.#text.editMessage(channelId, messageId, text));
   }
 
   postToChannel(channelId: string, text: string, options?: SendOptions): Promise<SentMessage> {
