@@ -63,13 +63,21 @@ function amplitudeAt(block: Int16Array, hz: number, rate: number): number {
 interface Fragment {
   words: string[];
   phrases: number[];
+  /** The speaker the model had last been told of ("[Speaking now: NAME]") when the block's last audio arrived. */
+  toldAs: string | null;
 }
+
+const SPEAKING_NOW = /\[Speaking now: ([^\]]+)\]/;
 
 /** The fake's transcriber: one word per phrase tone heard in each 320 ms of input, sent at once. */
 function transcribeAsHeard(connection: FakeGeminiConnection, fragments: Fragment[]): void {
   let pending = new Int16Array(0);
   let seen = 0;
+  let contexts = 0;
+  let told: string | null = null;
   connection.on('message', () => {
+    // Messages are handled one at a time, in order: a context note is in effect for the audio after it.
+    while (contexts < connection.clientContents.length) told = SPEAKING_NOW.exec(JSON.stringify(connection.clientContents[contexts++]))?.[1] ?? told;
     while (seen < connection.audio.length) {
       const pcm = connection.audio[seen++]!.pcm;
       const joined = new Int16Array(pending.length + pcm.length);
@@ -84,7 +92,7 @@ function transcribeAsHeard(connection: FakeGeminiConnection, fragments: Fragment
       pending = pending.slice(BLOCK);
       if (heard.length === 0) continue;
       const words = heard.map((j) => `p${j}b${fragments.length}`);
-      fragments.push({ words, phrases: heard });
+      fragments.push({ words, phrases: heard, toldAs: told });
       connection.send({ serverContent: { inputTranscription: { text: `${words.join(' ')} ` } } });
     }
   });
@@ -175,6 +183,11 @@ async function attribution(solo = false) {
     const names = ['Olga', 'Gus', 'Stanley'];
     const toldModel = new Set(announced.map((c) => names.find((n) => c.includes(`[Speaking now: ${n}]`))));
     const attributed = right.filter((ok, j) => ok && heard[j]).length;
+    // What the model received: at the end of each phrase's first block, it had been told that phrase's speaker.
+    const firstBlock = new Map<number, Fragment>();
+    for (const fragment of fragments) for (const j of fragment.phrases) if (!firstBlock.has(j)) firstBlock.set(j, fragment);
+    const spokenBy = (j: number) => ['Olga', 'Gus', 'Stanley'][solo ? 0 : j % 3]!;
+    const modelRight = [...firstBlock].filter(([j, fragment]) => fragment.toldAs === spokenBy(j)).length;
     const inputSeconds = model.inputSamples / 16_000;
     const overlapping = solo ? 0 : starts.filter((_, j) => j % 3 === 2 && j > 0).length;
     // The seconds someone is talking (overlaps counted once): what one speaker saying it all would send.
@@ -189,6 +202,8 @@ async function attribution(solo = false) {
       /** Fragments whose note names exactly the voices in them (boundary blocks of an overlap are the misses). */
       fragmentsExact: Math.round((fragmentsExact / Math.max(1, fragments.length)) * 1000) / 1000,
       modelToldEverySpeaker: names.every((n) => toldModel.has(n)),
+      /** Share of phrases whose speaker the model had been told by name when their first block reached it. */
+      modelAttributedCorrectly: Math.round((modelRight / phrases) * 1000) / 1000,
       modelSessions: gemini.connections.length,
       inputSecondsToModel: Math.round(inputSeconds * 10) / 10,
       speechSeconds: Math.round((phrases * PHRASE_S) * 10) / 10,

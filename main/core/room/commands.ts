@@ -16,6 +16,9 @@ export const ROOM_SLASH_COMMANDS = [
   { name: 'status', description: 'Owner: the call, and who the model hears' },
 ] as const;
 
+/** How long /join waits for the call before answering (Discord's limit for an answer is 3 s). */
+const JOIN_ANSWER_MS = 2000;
+
 export interface RoomCommandsOptions {
   ownerId: string;
   consent: RoomConsent;
@@ -32,9 +35,7 @@ export function roomCommandHandler(o: RoomCommandsOptions): (name: string, userI
     if (userId !== o.ownerId) return `Only the owner can use /${name}. You can use /optout or /optin.`;
     switch (name) {
       case 'join':
-        // Answered within Discord's 3 s: the join goes on in the background.
-        void o.bridge.start().catch(() => undefined);
-        return 'Joining your voice channel…';
+        return join(o.bridge);
       case 'leave':
         return o.bridge.stop('the owner typed /leave').then(({ stopped }) => (stopped ? 'Left the call.' : 'There was no call to leave.'));
       case 'mute': {
@@ -45,6 +46,16 @@ export function roomCommandHandler(o: RoomCommandsOptions): (name: string, userI
         return statusText(o);
     }
   };
+}
+
+/** Discord wants the answer within 3 s: a quick refusal (not in a voice channel, a call already on) is told, a slow join goes on. */
+async function join(bridge: BridgeControl): Promise<string> {
+  const started = bridge.start().then(
+    () => 'Joined your voice channel.',
+    (err: unknown) => `Could not join: ${err instanceof Error ? err.message : String(err)}`,
+  );
+  const slow = new Promise<string>((resolve) => setTimeout(() => resolve('Joining your voice channel…'), JOIN_ANSWER_MS).unref());
+  return Promise.race([started, slow]);
 }
 
 function statusText(o: RoomCommandsOptions): string {

@@ -99,6 +99,7 @@ describe('consent in the room', () => {
 
   it('owner-only commands are refused to others; the owner\'s /status, /mute and /leave answer ephemerally', async () => {
     const gus = call.discord.user('guest').id;
+    expect((await slash(call.discord.owner.id, 'join')).content).toBe('Could not join: a call is already connected');
     const refused = await slash(gus, 'leave');
     expect(refused.content).toBe('Only the owner can use /leave. You can use /optout or /optin.');
     expect(((await call.get('/health')).json as { bridge: { state: string } }).bridge.state).toBe('connected');
