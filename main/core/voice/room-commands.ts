@@ -52,6 +52,9 @@ export function attachRoomCommands(client: Client, commands: readonly SlashComma
   };
 
   const onRaw = (raw: unknown): void => {
+    // Every gateway packet passes here: only the two this module reads are validated.
+    const kind = (raw as { t?: unknown } | null)?.t;
+    if (kind !== 'INTERACTION_CREATE' && kind !== 'MESSAGE_REACTION_ADD') return;
     const packet = packetSchema.safeParse(raw);
     if (!packet.success) return;
     if (packet.data.t === 'INTERACTION_CREATE') {
