@@ -92,12 +92,12 @@ export const KIND_LABELS: Record<NoteKind, string> = {
 
 export function filterNotes(notes: readonly NoteEvent[], query: string, kind: NoteFilterKind): NoteEvent[] {
   const q = query.trim().toLowerCase();
-  return notes.filter((n) => (kind === 'all' || KIND_GROUP[n.kind] === kind) && (!q || n.text.toLowerCase().includes(q) || (n.speaker ?? '').toLowerCase().includes(q)));
+  return notes.filter((n) => (kind === 'all' || KIND_GROUP[n.kind] === kind) && (!q || n.text.toLowerCase().includes(q) || (n.speaker_name ?? n.speaker ?? '').toLowerCase().includes(q)));
 }
 
 /** Plain text for the clipboard: one `[time] speaker: text` line per note. */
 export function notesAsText(notes: readonly NoteEvent[]): string {
-  return notes.map((n) => `[${formatClock(n.ts)}] ${n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`).join('\n');
+  return notes.map((n) => `[${formatClock(n.ts)}] ${n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`).join('\n');
 }
 
 /** Keep the newest `max` notes, dropping duplicates by id (snapshot + live stream may overlap). */

@@ -90,7 +90,7 @@ export class NotesPanel {
           'li',
           { class: `kind-${n.kind}`, 'data-note-id': n.id },
           h('time', { datetime: new Date(n.ts * 1000).toISOString() }, formatClock(n.ts)),
-          h('span', { class: 'who', title: n.speaker ?? KIND_LABELS[n.kind] }, n.speaker ?? KIND_LABELS[n.kind]),
+          h('span', { class: 'who', title: n.speaker ?? KIND_LABELS[n.kind] }, n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]),
           h('span', { class: 'text' }, n.text),
         ),
       ),

@@ -30,11 +30,12 @@ export class RoomPanel {
       const li = document.createElement('li');
       li.dataset.role = person.role;
       li.classList.toggle('speaking', person.speaking);
+      li.classList.toggle('opted-out', person.opted_out === true);
       const name = document.createElement('strong');
       name.textContent = person.name;
       const role = document.createElement('span');
       role.className = 'badge';
-      role.textContent = ROLE_TEXT[person.role];
+      role.textContent = person.opted_out ? `${ROLE_TEXT[person.role]} · opted out` : ROLE_TEXT[person.role];
       const state = document.createElement('span');
       state.className = 'room-state';
       state.textContent = person.speaking ? 'speaking' : person.in_channel ? 'in the channel' : 'not in the channel';
@@ -62,6 +63,7 @@ export function wakeText(wake: RoomView['wake']): string {
   const names = wake.names.map((n) => `“${n}”`).join(' or ');
   if (!wake.on) return `Wake names off (${wake.reason}).${names ? ` Names: ${names}.` : ''}`;
   const rule = `only speech starting with ${names}, or within ${Math.round(wake.follow_up_ms / 1000)} s after the bot spoke, reaches the model`;
-  const screening = wake.screening === 'ready' ? '' : ` Screener ${wake.screening}.`;
+  // Never open without a screener: until it is ready only the follow-up window reaches the model.
+  const screening = wake.screening === 'ready' ? '' : ` Screener ${wake.screening}: the gate is closed until it is ready.`;
   return `Wake names on (${wake.reason}): ${rule}. ${wake.accepted} let through, ${wake.dropped} not for the bot.${screening}`;
 }

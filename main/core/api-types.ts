@@ -28,7 +28,10 @@ export interface NoteEvent {
   /** Epoch seconds with a fractional part. */
   ts: number;
   kind: NoteKind;
+  /** Machine field: the Discord id(s) (comma-joined when several talked at once), or model/sidecar/…. */
   speaker?: string;
+  /** Human field: the speaker's display name(s) when `speaker` holds Discord ids (nickname, then global name). */
+  speaker_name?: string;
   text: string;
   callId?: string;
 }
@@ -302,6 +305,8 @@ export interface RoomPersonView {
   speaking: boolean;
   /** What this person may make the model do by voice, in words. */
   may: string;
+  /** They opted out (`/optout` or a reaction on the notice): their audio is dropped before the model. */
+  opted_out?: boolean;
 }
 
 export interface RoomView {
@@ -319,7 +324,7 @@ export interface WakeView {
   /** The wake names, normalised (lower case, no punctuation). */
   names: string[];
   follow_up_ms: number;
-  /** The screening stream: off (gate off), connecting, ready, or unavailable (audio then passes ungated). */
+  /** The screening stream: off (gate off), connecting, ready, or unavailable (while not ready the gate stays closed: only the follow-up window passes). */
   screening: 'off' | 'connecting' | 'ready' | 'unavailable';
   /** Utterances of this call screened, let through, kept from the model, and passed in a follow-up window. */
   screened: number;

@@ -53,6 +53,8 @@ import { checkNativePieces, logNativePieces } from './native/native-pieces.ts';
 import { USAGE_LEDGER_FILE, UsageMonitor } from './usage/usage-monitor.ts';
 import { startAutoJoin } from './voice/auto-join.ts';
 import { AllowedSpeakers, speakerList } from './voice/allowed-speakers.ts';
+import { ConsentStore } from './room/consent-store.ts';
+import { startRoom } from './room/wire.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -162,6 +164,9 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   // load at the first call, see model/select.ts).
   // Read live by the voice receive path, the room and tool authority (onSettingsSaved changes it).
   const allowedSpeakers = new AllowedSpeakers(config.discord.ownerId, config.discord.allowedSpeakers);
+  // Opt-outs (/optout, a reaction on the notice) are remembered across calls; their audio is never decoded.
+  const consentStore = new ConsentStore(voiceUsers, (problem) => log.warn(problem));
+  allowedSpeakers.exclude((id) => consentStore.optedOut(id));
   const voiceModule = config.discord.botToken && config.discord.ownerId ? await import('./voice/index.ts') : null;
   let discord: DiscordVoiceAdapter | null = null;
   if (voiceModule && config.discord.botToken && config.discord.ownerId) {
@@ -245,6 +250,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
             get allowedSpeakers() {
               return allowedSpeakers.ids;
             },
+            optedOut: (id) => consentStore.optedOut(id),
           },
           wake: { settings: config.wake, screener: wakeScreener(config, moduleLogger(logger, 'wake')) },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
@@ -267,6 +273,9 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
     },
   });
   realBridge?.setUserAudioOpen(talk.open);
+  // The recording notice, /optout and /optin, and the owner's slash commands (docs/room.md).
+  const room = discord && realBridge && config.discord.ownerId ? startRoom({ store: consentStore, discord, bridge: realBridge, talk, hub, notes, ownerId: config.discord.ownerId, retentionDays: config.notes.retentionDays, captions: config.discord.captions, logger: moduleLogger(logger, 'room') }) : null;
+  if (room) opened.push(room.stop);
   const stopAutoJoin = config.discord.autoJoin && discord && realBridge ? startAutoJoin({ voice: discord, bridge: realBridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
   if (stopAutoJoin) opened.push(stopAutoJoin);
 

@@ -79,6 +79,11 @@ const control = createServer((req, res) => {
       discord.userJoinVoice(guest.id);
       return send(200, { guest: guest.id });
     }
+    case '/guest-opts-out': {
+      // The guest types /optout in the voice channel's chat (room/consent.ts).
+      discord.slash(discord.user('guest').id, 'optout');
+      return send(200, { guest: discord.user('guest').id });
+    }
     case '/speak':
       // The owner talks for 3 s (answered at once, so a test can watch it happen); the fake
       // model then answers with FAKE_MODEL_REPLY.

@@ -17,6 +17,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
+import { buildRoomView } from './room-view.ts';
 import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { UiTicker } from './ui-ticker.ts';
@@ -150,6 +151,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
     };
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
+    options.notes.nameSpeakers((id) => this.#activity.name(id));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
   }
 
@@ -169,23 +171,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   room(): RoomView {
-    const { ownerId, allowedSpeakers = [] } = this.#o.room ?? {};
     const inChannel = this.#callLive() ? (this.#o.voice.channelMembers?.() ?? []) : [];
-    const ids = [...new Set([...(ownerId ? [ownerId] : []), ...allowedSpeakers, ...inChannel])];
-    const ownerOnly = this.#o.tools.ownerOnly();
-    const people = ids.map((id) => {
-      const role = id === ownerId ? 'owner' : allowedSpeakers.includes(id) ? 'speaker' : 'listener';
-      const may =
-        role === 'owner'
-          ? 'everything'
-          : role === 'speaker'
-            ? ownerOnly.length > 0
-              ? `everything but ${ownerOnly.join(', ')}`
-              : 'everything'
-            : 'nothing: the model does not hear them';
-      return { id, name: this.#activity.name(id), role, in_channel: inChannel.includes(id), speaking: this.#speaking.has(id), may } as const;
-    });
-    return { people, owner_only: ownerOnly, wake: this.#wake.view() };
+    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking: this.#speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => this.#activity.name(id), wake: this.#wake.view() });
   }
 
   metrics(): Record<string, unknown> {
@@ -454,8 +441,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('inputTranscript', (text) => {
       const speakers = this.#activity.speakersOfFragment();
       this.#transcripts.input(text, speakers);
-      // Approval checks want one voice: words said over each other are nobody's alone.
-      this.#o.onInputTranscript?.(text, speakers.length === 1 ? speakers[0] : undefined);
+      // Approval checks want one voice: words said over each other, or late while another talks, are nobody's alone.
+      this.#o.onInputTranscript?.(text, this.#activity.soleSpeaker(speakers));
     });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));
@@ -465,7 +452,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   interruptReply(why: 'interrupted' | 'stopped by you' = 'stopped by you'): { interrupted: boolean; played_ms: number } {
     // A barge-in is always honoured (as before); the user's button only in a live call.
     if (why === 'stopped by you' && this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
-    this.#activity.turnBoundary();
+    this.#activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
     this.#announced = undefined;
     const playedMs = this.#audio.interrupt();
     // The fade frame goes out now, not at the next slot (the current one may have gone out early).

@@ -10,6 +10,8 @@ export interface RoomPeople {
   allowedSpeakers?: readonly string[];
   /** Display name of a user, when Discord told us one (member nick, then global name). */
   displayName?: (userId: string) => string | undefined;
+  /** Opted out of being heard (room/consent.ts): their audio never reaches the model. */
+  optedOut?: (userId: string) => boolean;
 }
 
 interface Interval {
@@ -30,8 +32,21 @@ const END_REPORTED_LATE_MS = 200;
 const REJOIN_GAP_MS = 150;
 /** A transcription fragment covers the audio since the previous one, but never more than this. */
 const MAX_FRAGMENT_SPAN_MS = 1000;
+/**
+ * How long after a packet is reported (speaking start) its audio reaches the model: the mixer waits
+ * for every active speaker's frame, the voice gate cuts 20 ms chunks, the socket carries them.
+ * Without it the first words of someone joining in are counted into the fragment before them.
+ */
+const INPUT_PIPELINE_MS = 120;
 /** A speaker counts for a fragment when active for at least this share of its span. */
 const MIN_COVERAGE = 0.2;
+/**
+ * How late an input transcription fragment may arrive after its words were said. The service's
+ * transcription runs apart from the model's turn (protocols.md §1.5): its last words can come after
+ * the model's first reply audio, by which time someone else may be talking. A fragment is one
+ * person's alone (an approval answer, a request) only when nobody else spoke within this window.
+ */
+const LATE_TRANSCRIPT_MS = 3000;
 
 export class SpeakerActivity {
   readonly #people: RoomPeople;
@@ -39,6 +54,7 @@ export class SpeakerActivity {
   #intervals: Interval[] = [];
   #turnStart = Number.NEGATIVE_INFINITY;
   #lastFragmentAt = Number.NEGATIVE_INFINITY;
+  #cutOff = false;
 
   constructor(people: RoomPeople, now: () => number) {
     this.#people = people;
@@ -68,7 +84,8 @@ export class SpeakerActivity {
    * time since the previous fragment (the audio it transcribes), else the one active longest.
    */
   speakersOfFragment(): string[] {
-    const now = this.#now();
+    // The fragment transcribes audio that left the receive path INPUT_PIPELINE_MS before it reached the model.
+    const now = this.#now() - INPUT_PIPELINE_MS;
     const from = Math.max(this.#lastFragmentAt, now - MAX_FRAGMENT_SPAN_MS);
     this.#lastFragmentAt = now;
     const span = Math.max(1, now - from);
@@ -90,8 +107,33 @@ export class SpeakerActivity {
     return best ? [best.id] : [];
   }
 
-  /** The model finished or was cut off: what is said from now on is the next turn. */
+  /**
+   * The one person a fragment can be trusted to come from, or undefined: `speakers` (its timing
+   * attribution) is a single voice AND no other voice was heard within the late-transcript window,
+   * so a fragment arriving late, while someone else talks, is never taken as theirs (approvals).
+   */
+  soleSpeaker(speakers: readonly string[]): string | undefined {
+    if (speakers.length !== 1) return undefined;
+    const now = this.#now();
+    const others = this.activeDuring(now - LATE_TRANSCRIPT_MS, now).filter((id) => id !== speakers[0]);
+    return others.length === 0 ? speakers[0] : undefined;
+  }
+
+  /**
+   * The model was cut off (barge-in). Every provider follows with a turnComplete, which then is no
+   * boundary: the cut-off request is still unanswered and a tool call the model makes next may
+   * answer it, so its voices keep counting for authority alongside the interrupter's.
+   */
+  cutOff(): void {
+    this.#cutOff = true;
+  }
+
+  /** The model finished its turn: what is said from now on is the next request. */
   turnBoundary(): void {
+    if (this.#cutOff) {
+      this.#cutOff = false;
+      return;
+    }
     this.#turnStart = this.#now();
   }
 
@@ -99,6 +141,7 @@ export class SpeakerActivity {
     this.#intervals = [];
     this.#turnStart = Number.NEGATIVE_INFINITY;
     this.#lastFragmentAt = Number.NEGATIVE_INFINITY;
+    this.#cutOff = false;
   }
 
   /** Speakers whose voice overlapped [from, to], in order of first activity. */
@@ -110,18 +153,31 @@ export class SpeakerActivity {
     return ids;
   }
 
-  /** Who was heard since the model's last turn ended (the turn a tool call answers). */
+  /**
+   * Who was heard since the model's last completed turn (the request a tool call answers). The
+   * transcription names nobody, so which of them asked cannot be known: the call runs with the
+   * rights of the least privileged of them (describe()).
+   */
   heardThisTurn(): HeardSpeakers {
     return this.describe(this.activeDuring(this.#turnStart, this.#now()));
   }
 
+  /**
+   * Rights of a set of voices: the owner's only when every voice is the owner's, an allowed
+   * speaker's only when every voice is allowed. A guest speaking in the owner's turn (before,
+   * after or over them) therefore never borrows the owner's rights.
+   */
   describe(ids: readonly string[]): HeardSpeakers {
     const { ownerId, allowedSpeakers = [] } = this.#people;
+    const lacking = (ok: (id: string) => boolean) => ids.filter((id) => !ok(id)).map((id) => this.name(id));
+    const notOwner = lacking((id) => id === ownerId);
+    const notAllowed = lacking((id) => id === ownerId || allowedSpeakers.includes(id));
     return {
       ids,
       names: ids.map((id) => this.name(id)),
-      owner: ownerId !== undefined && ids.includes(ownerId),
-      allowed: ids.some((id) => id === ownerId || allowedSpeakers.includes(id)),
+      owner: ids.length > 0 && notOwner.length === 0,
+      allowed: ids.length > 0 && notAllowed.length === 0,
+      ...(notOwner.length > 0 && notOwner.length < ids.length ? { notOwner } : {}),
     };
   }
 

@@ -9,6 +9,10 @@
 //     the model, and the rest of the utterance passes through as it comes;
 //   - otherwise (or no text in time, or held too long) → dropped: the model never receives it, and
 //     the notes say an utterance was not for the bot.
+// Without a screening stream (no OpenAI key, the stream still connecting or failed) the gate stays
+// closed, never open: only the follow-up window after the bot spoke passes, and the room view says
+// "closed: …". A live model's own transcription cannot stand in: with automatic activity detection
+// it answers every utterance it hears (docs/architecture.md, "Several people in one call").
 // The gate is on when wake names are set and either auto mode is off (always on) or two or more
 // humans are in the call (auto). It re-evaluates when people join or leave and at each utterance,
 // and opens the screening stream only while it is on (the stream costs per second of audio).
@@ -37,7 +41,7 @@ export interface WakeSettings {
 
 export interface WakeGateOptions {
   settings: WakeSettings;
-  /** Null when no screener can be built (no OpenAI key): the gate then lets audio through and says so. */
+  /** Null when no screener can be built (no OpenAI key): the gate then stays closed and says so. */
   screener: SpeechScreener | null;
   chunkSamples: number;
   humansInCall: () => number;
@@ -114,7 +118,7 @@ export class WakeGate {
    */
   get withholding(): boolean {
     if (this.#state !== 'idle') return this.#state !== 'pass';
-    return this.#on && this.#stream?.isOpen === true && this.#o.now() - this.#lastBotSpeech > this.#o.settings.followUpMs;
+    return this.#on && this.#o.now() - this.#lastBotSpeech > this.#o.settings.followUpMs;
   }
 
   /** The bot's speech reached playback (the follow-up window runs from its last word). */
@@ -125,7 +129,8 @@ export class WakeGate {
   view(): WakeView {
     const names = this.#names.map((n) => n.join(' '));
     const screening = !this.#on ? 'off' : this.#stream?.isOpen ? 'ready' : this.#opening ? 'connecting' : 'unavailable';
-    const reason = this.#on && screening === 'unavailable' ? `${this.#reason}; not gated: ${this.#screenerProblem ?? 'no screener'}` : this.#reason;
+    const closed = `closed: ${this.#screenerProblem ?? 'no screener'}, so only the follow-up window after the bot spoke reaches the model`;
+    const reason = this.#on && screening === 'unavailable' ? `${this.#reason}; ${closed}` : this.#reason;
     return { on: this.#on, reason, names, follow_up_ms: this.#o.settings.followUpMs, screening, ...this.stats };
   }
 
@@ -165,8 +170,9 @@ export class WakeGate {
       this.stats.followUps++;
       this.#state = 'pass';
     } else if (!this.#stream?.isOpen) {
-      // No screener: audio is not gated (the room view says why) rather than a deaf bot.
-      this.#state = 'pass';
+      // No screener: closed, never open (the room view says why); the notes say it was kept back.
+      this.#inputEnded = false;
+      this.#drop(this.#screenerProblem ? `the wake-name gate is closed (${this.#screenerProblem})` : 'the wake-name gate is closed (the screener is connecting)');
     } else {
       this.stats.screened++;
       this.#state = 'screening';

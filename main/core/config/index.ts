@@ -23,6 +23,8 @@ export interface Config {
     leaveWhenOwnerLeaves: boolean;
     /** Start a call when the owner enters a voice channel (DISCORD_VOICE_LIVE_AUTO_JOIN). */
     autoJoin: boolean;
+    /** Captions, brief and summary in the voice channel's chat (DISCORD_VOICE_LIVE_CAPTIONS). */
+    captions: boolean;
     apiBaseUrl?: string;
   };
   gemini: {
@@ -252,6 +254,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       textChannelId: asSnowflake('DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID'),
       leaveWhenOwnerLeaves: asBool('DISCORD_VOICE_LIVE_LEAVE_WHEN_OWNER_LEAVES') ?? true,
       autoJoin: asBool('DISCORD_VOICE_LIVE_AUTO_JOIN') ?? false,
+      captions: asBool('DISCORD_VOICE_LIVE_CAPTIONS') ?? false,
       apiBaseUrl: asUrl('DISCORD_API_BASE_URL'),
     },
     gemini: {

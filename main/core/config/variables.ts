@@ -33,6 +33,7 @@ export const CONFIG_VARIABLES = [
   own('TEXT_CHANNEL_ID', { kind: 'snowflake', description: 'Text channel for `channel` notifications (voice log / notes channel).' }),
   own('LEAVE_WHEN_OWNER_LEAVES', { kind: 'bool', default: 'true', description: 'End the call when the owner leaves the voice channel.' }),
   own('AUTO_JOIN', { kind: 'bool', default: 'false', description: 'Join (start a call in) the voice channel the owner enters; with LEAVE_WHEN_OWNER_LEAVES the call ends when they leave. See docs/discord.md.' }),
+  own('CAPTIONS', { kind: 'bool', default: 'false', description: "Live captions and a rolling brief in one edited message in the voice channel's chat, and a summary there at the call's end. See docs/room.md." }),
   { name: 'DISCORD_API_BASE_URL', kind: 'url', description: 'Discord REST base override (tests, proxies), e.g. http://127.0.0.1:PORT/api.' },
   { name: 'GEMINI_API_KEY', aliases: ['GOOGLE_API_KEY'], kind: 'secret', description: 'Gemini API key.' },
   { name: 'GEMINI_MODEL', kind: 'string', default: 'gemini-3.8-live', description: 'Live model id.' },

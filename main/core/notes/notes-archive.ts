@@ -17,6 +17,7 @@ const noteEventSchema = z.object({
   ts: z.number(),
   kind: z.enum(NOTE_KINDS),
   speaker: z.string().optional(),
+  speaker_name: z.string().optional(),
   text: z.string(),
   callId: z.string().optional(),
 });

@@ -32,6 +32,7 @@ export class NotesLog implements NotesSink {
   #seq = 0;
   #outsideFd: number | null = null;
   #outsideDay: string | undefined;
+  #nameOf: ((userId: string) => string | undefined) | undefined;
 
   constructor(options: NotesLogOptions) {
     this.#dir = options.dir;
@@ -60,6 +61,21 @@ export class NotesLog implements NotesSink {
     return this.#file;
   }
 
+  /**
+   * How Discord ids are shown to people (the bridge's room: nickname, then global name). Each note
+   * is named when written, so the files and every reader show the name the person had then.
+   */
+  nameSpeakers(nameOf: (userId: string) => string | undefined): void {
+    this.#nameOf = nameOf;
+  }
+
+  #speakerName(speaker: string | undefined, given: string | undefined): { speaker_name?: string } {
+    if (given) return { speaker_name: given };
+    if (!speaker || !this.#nameOf || !/^\d+(,\d+)*$/.test(speaker)) return {};
+    const names = speaker.split(',').map((id) => this.#nameOf?.(id));
+    return names.every((n) => n) ? { speaker_name: names.join(' and ') } : {};
+  }
+
   append(input: Omit<NoteEvent, 'id' | 'ts'> & { ts?: number }): NoteEvent {
     const ts = input.ts ?? this.#now() / 1000;
     this.#seq += 1;
@@ -68,6 +84,7 @@ export class NotesLog implements NotesSink {
       ts,
       kind: input.kind,
       ...(input.speaker ? { speaker: input.speaker } : {}),
+      ...this.#speakerName(input.speaker, input.speaker_name),
       text: input.text,
       ...((input.callId ?? this.#callId) ? { callId: input.callId ?? this.#callId } : {}),
     };

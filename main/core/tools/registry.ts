@@ -25,9 +25,12 @@ export interface HeardSpeakers {
   ids: readonly string[];
   /** Display names, in the same order, for what the model and the notes are told. */
   names: readonly string[];
+  /** Every one of them is the owner (a guest heard in the same turn takes the owner's rights away). */
   owner: boolean;
-  /** At least one of them is an allowed speaker (or the owner). */
+  /** Every one of them is an allowed speaker (or the owner). */
   allowed: boolean;
+  /** When the owner was heard with others: the others' names (the refusal asks the owner to repeat alone). */
+  notOwner?: readonly string[];
 }
 
 export interface ToolDefinition<Args = unknown, Result = unknown> {
@@ -146,6 +149,10 @@ function authorityRefusal(tool: ToolDefinition<unknown, unknown>, args: unknown,
   if (!heard || heard.ids.length === 0) return null;
   const authority = tool.authorityFor?.(args) ?? tool.authority ?? 'speakers';
   const who = heard.names.join(' and ');
+  if (authority === 'owner' && !heard.owner && heard.notOwner) {
+    const others = heard.notOwner.join(' and ');
+    return { code: 'owner_only', status: 403, message: `Only the owner may ask for this, and ${others} spoke in the same turn, so it is not clear who asked. Tell them you will do it when the owner asks again on their own.` };
+  }
   if (authority === 'owner' && !heard.owner) {
     return { code: 'owner_only', status: 403, message: `Only the owner may ask for this; it was asked by ${who}. Tell ${who} that you cannot do it for them, and that the owner can ask.` };
   }

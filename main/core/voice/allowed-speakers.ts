@@ -6,6 +6,7 @@ export class AllowedSpeakers {
   readonly ownerId: string | undefined;
   #ids: readonly string[] = [];
   #set: ReadonlySet<string> = new Set();
+  #excluded: (userId: string) => boolean = () => false;
 
   constructor(ownerId: string | undefined, ids: readonly string[]) {
     this.ownerId = ownerId;
@@ -23,8 +24,14 @@ export class AllowedSpeakers {
     return this.#ids;
   }
 
+  /** Allowed and not opted out (room/consent.ts): the receive path decodes only these. */
   has(userId: string): boolean {
-    return this.#set.has(userId);
+    return this.#set.has(userId) && !this.#excluded(userId);
+  }
+
+  /** People never heard whatever the list says (opted out); read live. */
+  exclude(excluded: (userId: string) => boolean): void {
+    this.#excluded = excluded;
   }
 
   /** Nobody but the owner can speak to the model. */

@@ -23,6 +23,7 @@ import { SpeakerReceiver } from './receive.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
 import { DiscordText, rejectMessageRateLimits } from './text.ts';
 import { AllowedSpeakers } from './allowed-speakers.ts';
+import { attachRoomCommands, type RoomCommandHandlers, type SlashCommand } from './room-commands.ts';
 
 /** Voice close codes after which rejoining cannot help (opcodes-and-status-codes.mdx). */
 const FATAL_VOICE_CLOSE_CODES: Record<number, string> = {
@@ -78,6 +79,10 @@ export interface DiscordVoiceAdapter extends VoiceChannelPort, DiscordTextPort {
    * wakes offline comes back by itself). Once ready, discord.js keeps the gateway up on its own.
    */
   keepLoggingIn(): void;
+  /** Replace the text of one of the bot's messages (live captions). */
+  editMessage(channelId: string, messageId: string, text: string): Promise<void>;
+  /** Register slash commands and hear interactions and reactions (room-commands.ts); returns the detach. */
+  roomCommands(commands: readonly SlashCommand[], handlers: RoomCommandHandlers): () => void;
   destroy(): Promise<void>;
 }
 
@@ -111,7 +116,8 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#log = options.logger.child({ module: 'discord-voice' });
     this.#allowed = options.allowedSpeakers instanceof AllowedSpeakers ? options.allowedSpeakers : new AllowedSpeakers(options.ownerId, options.allowedSpeakers ?? []);
     this.#client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
+      // Reactions: an ❌ on the consent notice opts out (room/consent.ts).
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates, GatewayIntentBits.GuildMessageReactions],
       rest: { ...(options.apiBaseUrl ? { api: options.apiBaseUrl } : {}), rejectOnRateLimit: rejectMessageRateLimits },
     });
     this.#client.on(Events.Error, (error) => this.#log.warn({ err: error }, 'discord client error'));
@@ -125,6 +131,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   daveStatus(): DaveStatus | null {
     return this.#connection && this.#dave ? { ...this.#dave.status(), undecrypted_frames: this.#receiver?.undecryptedFrames ?? 0 } : null;
+  }
+
+  roomCommands(commands: readonly SlashCommand[], handlers: RoomCommandHandlers): () => void {
+    return attachRoomCommands(this.#client, commands, handlers, this.#log);
   }
 
   get botUserId(): string | null {
@@ -230,6 +240,8 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       onStreamError: (error) => dave.onStreamError(error),
       sink: {
         pcm: (speakerId, frame) => {
+          // Checked per frame too: an opt-out applies mid-utterance, not only from the next one.
+          if (!this.#allowed.has(speakerId)) return;
           this.emit('pcm', speakerId, frame);
           // This packet's wake-up can carry our next packet too (playback.ts: one wake-up, not two).
           this.#playback?.poke();
@@ -293,6 +305,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   sendDirectMessage(userId: string, text: string, options?: SendOptions): Promise<SentMessage> {
     return this.login().then(() => this.#text.sendDirectMessage(userId, text, options));
+  }
+
+  editMessage(channelId: string, messageId: string, text: string): Promise<void> {
+    return this.login().then(() => this.#text.editMessage(channelId, messageId, text));
   }
 
   postToChannel(channelId: string, text: string, options?: SendOptions): Promise<SentMessage> {

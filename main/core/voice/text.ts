@@ -78,6 +78,12 @@ export class DiscordText implements DiscordTextPort {
     return this.postToChannel(channelId, text, options);
   }
 
+  /** Replaces a message's text (one of the bot's own; cut to one message). */
+  async editMessage(channelId: string, messageId: string, text: string, options: SendOptions = {}): Promise<void> {
+    const content = splitMessage(text, DISCORD_MESSAGE_LIMIT, 1)[0] ?? '…';
+    await this.#rest().patch(Routes.channelMessage(channelId, messageId), { body: { content, allowed_mentions: { parse: [] } }, signal: options.signal });
+  }
+
   /** Posts every part in order; returns the first message (the one a link should point to). */
   async postToChannel(channelId: string, text: string, options: SendOptions = {}): Promise<SentMessage> {
     const parts = splitMessage(text);

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startGatewayServer, type GatewayDrop, type GatewayServer, type Op4Payload } from './gateway.ts';
 import { BotAudioRecorder, type RecorderOptions } from './recorder.ts';
 import { startRestServer, type RecordedMessage, type RecordedRequest, type RestServer } from './rest.ts';
+import { FakeInteractions } from './interactions.ts';
 import type { EncryptionMode } from './rtp.ts';
 import type { DaveGroup } from './dave/group.ts';
 import { FakeSpeakers, type SpeakerTotals, type SpeakOptions, type SpeakResult } from './speaker.ts';
@@ -63,6 +64,12 @@ export interface FakeDiscord {
   /** Every message posted through REST (channels and DMs), in order. */
   readonly messages: RecordedMessage[];
   readonly restRequests: RecordedRequest[];
+  /** Slash commands the bot registered, its answers to them, and its message edits (interactions.ts). */
+  readonly interactions: FakeInteractions;
+  /** A member uses `/name` in a channel's text chat (default: the first voice channel's); the interaction id. */
+  slash(userId: string, name: string, channelId?: string): string;
+  /** A member reacts to a message with an emoji (MESSAGE_REACTION_ADD). */
+  react(userId: string, message: RecordedMessage, emoji: string): void;
   /** Every gateway op 4 (voice state update) the bot sent. */
   readonly op4Payloads: Op4Payload[];
   /** Op 4 payloads that asked to join a channel (channel_id not null). */
@@ -143,6 +150,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   gateway = await startGatewayServer(world, botToken, { heartbeatIntervalMs: options.gatewayHeartbeatMs, onVoiceStateRequest: onBotVoiceRequest });
   const speakers = new FakeSpeakers(voice, liveSession);
+  const interactions = new FakeInteractions(world, (event, data) => gateway?.dispatch(event, data), (channelId, messageId) => rest.messages.some((m) => m.channelId === channelId && m.id === messageId));
+  rest.routes.push((method, path, body) => interactions.route(method, path, body));
 
   function userJoinVoice(userId: string, channelId = world.guild.voiceChannels[0].id): void {
     if (!world.users.has(userId)) throw new Error(`unknown user ${userId}`);
@@ -202,6 +211,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     recorder,
     messages: rest.messages,
     restRequests: rest.requests,
+    interactions,
+    slash: (userId, name, channelId = world.guild.voiceChannels[0].id) => interactions.use(userId, name, channelId),
+    react: (userId, message, emoji) => interactions.react(userId, message.channelId, message.id, emoji),
     op4Payloads: gateway.op4Payloads,
     get joinRequestCount() {
       return gateway?.op4Payloads.filter((p) => p.channel_id !== null).length ?? 0;

@@ -64,6 +64,8 @@ const BACKLOG_MAX = 1000;
 
 /** GUILD_VOICE_STATES: without it Discord sends no other user's VOICE_STATE_UPDATE. */
 const GUILD_VOICE_STATES = 1 << 7;
+/** GUILD_MESSAGE_REACTIONS: without it Discord sends no MESSAGE_REACTION_* event. */
+const GUILD_MESSAGE_REACTIONS = 1 << 10;
 
 const resumeSchema = z.object({ token: z.string(), session_id: z.string(), seq: z.number().int().nonnegative().nullable() });
 
@@ -218,6 +220,7 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
       const othersVoiceState = event === 'VOICE_STATE_UPDATE' && (data as { user_id?: unknown }).user_id !== world.bot.id;
       for (const session of sessions.values()) {
         if (othersVoiceState && (session.intents & GUILD_VOICE_STATES) === 0) continue;
+        if (event.startsWith('MESSAGE_REACTION_') && (session.intents & GUILD_MESSAGE_REACTIONS) === 0) continue;
         sendDispatch(session, event, data);
       }
     },

@@ -3,6 +3,7 @@
 // assert on exactly what would have reached Discord.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RouteAnswer } from './interactions.ts';
 import { snowflake, type FakeWorld } from './world.ts';
 
 export interface RecordedMessage {
@@ -29,12 +30,15 @@ export interface RestServer {
   readonly apiBaseUrl: string;
   readonly messages: RecordedMessage[];
   readonly requests: RecordedRequest[];
+  /** More routes (interactions.ts): tried before this module's own; null = not theirs. */
+  readonly routes: ((method: string, path: string, body: unknown) => RouteAnswer)[];
   close(): Promise<void>;
 }
 
 export async function startRestServer(world: FakeWorld, botToken: string, gatewayUrl: () => string): Promise<RestServer> {
   const messages: RecordedMessage[] = [];
   const requests: RecordedRequest[] = [];
+  const routes: RestServer['routes'] = [];
 
   function send(res: ServerResponse, status: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -43,16 +47,20 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
   }
   const notFound = (res: ServerResponse) => send(res, 404, { message: '404: Not Found', code: 0 });
 
-  async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  async function readAnyJson(req: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (chunks.length === 0) return {};
     try {
-      const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+      return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
     } catch {
       return null;
     }
+  }
+
+  async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+    const parsed = await readAnyJson(req);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -61,6 +69,21 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     const method = req.method ?? 'GET';
     requests.push({ method, path });
     if (!url.pathname.startsWith('/api/v10/')) return notFound(res);
+    // Interaction answers carry the interaction's token in the path, not the bot's (no Authorization).
+    if (routes.length > 0 && (method === 'PUT' || method === 'PATCH' || path.startsWith('/interactions/'))) {
+      const body = await readAnyJson(req);
+      if (!path.startsWith('/interactions/') && req.headers.authorization !== `Bot ${botToken}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
+      for (const route of routes) {
+        const answer = route(method, path, body);
+        if (!answer) continue;
+        if (answer.status === 204) {
+          res.writeHead(204);
+          return void res.end();
+        }
+        return send(res, answer.status, answer.body);
+      }
+      return notFound(res);
+    }
     if (req.headers.authorization !== `Bot ${botToken}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
 
     if (method === 'GET' && path === '/gateway/bot') {
@@ -87,7 +110,7 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
       if (channel.type !== 1 && !world.botInGuild) return send(res, 403, { message: 'Missing Access', code: 50001 });
       if (method === 'GET' && !channelMatch[2]) return send(res, 200, world.channelJson(channel));
       if (method === 'POST' && channelMatch[2]) {
-        if (channel.type === 2) return send(res, 400, { message: 'Cannot send messages in a voice channel', code: 50008 });
+        // A voice channel has its own text chat (Discord's "Text in Voice", for every server since 2022).
         if (channel.recipientId && world.closedDms.has(channel.recipientId)) return send(res, 403, { message: 'Cannot send messages to this user', code: 50007 });
         const body = await readJson(req);
         if (!body) return send(res, 400, { message: '400: Bad Request', code: 0 });
@@ -163,6 +186,7 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     apiBaseUrl: `http://127.0.0.1:${port}/api`,
     messages,
     requests,
+    routes,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -64,6 +64,34 @@ describe('tool authority with a guest in the call', () => {
     const toolNotes = notes.notes.filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: refused (owner_only), asked by Gus')).toHaveLength(1);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: ok')).toHaveLength(2);
+    // The refusal's note names the guest as people see them; the id stays in the machine field.
+    const refusal = notes.notes.find((n) => n.text === 'local_notify_schedule: refused (owner_only), asked by Gus') as { speaker?: string; speaker_name?: string };
+    expect(refusal).toMatchObject({ speaker: call.discord.user('guest').id, speaker_name: 'Gus' });
+  }, 60_000);
+
+  it('a guest\'s request cut off by the owner\'s barge-in keeps the guest\'s rights: the next tool call is refused', async () => {
+    const scheduled = await call.post('/tools/local_notify_schedule', { text: 'water the plants', delay_seconds: 3600, mode: 'dm' });
+    const id = (scheduled.json as { scheduled: string }).scheduled;
+    // The guest asks; the model starts answering; the owner talks over it (the model is cut off).
+    let samplesBefore = model.inputSamples;
+    await call.discord.speak(call.discord.user('guest').id, chirpStereo(1.5, 300, 2500, 48_000));
+    await waitFor(() => model.inputSamples > samplesBefore + 16_000 * 0.4, 'the guest to be heard');
+    const answering = model.reply({ toneMs: 3000, transcript: 'Let me see about that.' });
+    await new Promise((r) => setTimeout(r, 300));
+    samplesBefore = model.inputSamples;
+    const ownerTalks = call.discord.speak(call.discord.owner.id, chirpStereo(1.5, 300, 2500, 48_000));
+    await waitFor(() => model.inputSamples > samplesBefore + 16_000 * 0.4, 'the owner to be heard');
+    model.interrupt();
+    await answering;
+    await ownerTalks;
+    // The model now acts on the guest's request: the owner's voice in the cut-off turn lends it nothing.
+    const [response] = await model.toolCall([{ name: 'local_notify_schedule', args: { cancel_id: id } }]);
+    const result = response!.response as { error?: { code: string; message: string } };
+    expect(result.error?.code).toBe('owner_only');
+    expect(result.error?.message).toContain('Gus spoke in the same turn');
+    await model.reply({ toneMs: 100, transcript: 'Okay.' });
+    const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as { entries: { id: string }[] };
+    expect(listed.entries.map((e) => e.id)).toContain(id);
   }, 60_000);
 
   it('GET /room shows who is in, who is speaking and who may do what', async () => {

@@ -1,5 +1,6 @@
 // Tool authority and who-was-heard: the registry refuses an owner-only form to a turn in which only
-// a guest was heard, and lets the owner, a mixed turn, a voiceless turn and the sidecar through.
+// a guest was heard or the guest was heard with the owner (least privilege: nobody knows who asked),
+// and lets the owner alone, a voiceless turn and the sidecar through. A late fragment is nobody's alone.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SpeakerActivity } from '../../../main/core/bridge/room.ts';
@@ -39,23 +40,63 @@ describe('tool authority', () => {
     expect(await registry.invoke('reminders', {}, { caller: 'model', heard })).toEqual({ ok: true, result: { done: 'listed' } });
   });
 
-  it('runs it when the owner was heard (alone or with others), when nobody was, and for the sidecar', async () => {
+  it('runs it when the owner alone was heard, when nobody was, and for the sidecar', async () => {
     const { activity, registry, at } = setup();
     at(0);
-    activity.start('g');
     activity.start('o');
     at(500);
     activity.end('o');
-    const mixed = activity.heardThisTurn();
-    expect(mixed.names).toEqual(['Gus', 'Olga']);
-    expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: mixed })).ok).toBe(true);
-    activity.end('g');
+    expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(true);
     at(1000);
     activity.turnBoundary();
     at(1500);
     expect(activity.heardThisTurn().ids).toEqual([]);
     expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(true);
     expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'sidecar' })).ok).toBe(true);
+  });
+
+  it('a guest heard in the owner\'s turn (over them, before or after) takes the owner\'s rights away', async () => {
+    const { activity, registry, at } = setup();
+    at(0);
+    activity.start('g');
+    activity.start('o');
+    at(500);
+    activity.end('o');
+    activity.end('g');
+    const mixed = activity.heardThisTurn();
+    expect(mixed).toMatchObject({ names: ['Gus', 'Olga'], owner: false, allowed: true, notOwner: ['Gus'] });
+    const refused = await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: mixed });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'owner_only', status: 403, message: expect.stringContaining('Gus spoke in the same turn') } });
+    // The guest asked, then the owner spoke up before the model's tool call arrived: still refused.
+    at(5000);
+    activity.turnBoundary();
+    at(6000);
+    activity.start('g');
+    at(7000);
+    activity.end('g');
+    at(7600);
+    activity.start('o');
+    expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(false);
+    // Forms open to every allowed speaker still run.
+    expect((await registry.invoke('reminders', {}, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(true);
+  });
+
+  it('a late transcript fragment is nobody\'s alone while another voice was heard within the lag window', () => {
+    const { activity, at } = setup();
+    at(0);
+    activity.start('g');
+    at(2000);
+    activity.end('g');
+    at(2400);
+    activity.start('o');
+    at(2600);
+    // The guest's last words arrive now, while the owner talks: timing alone would say "Olga".
+    const speakers = activity.speakersOfFragment();
+    expect(activity.soleSpeaker(speakers)).toBeUndefined();
+    expect(activity.soleSpeaker(['g'])).toBeUndefined();
+    // Long after the guest stopped, the owner alone: hers.
+    at(9000);
+    expect(activity.soleSpeaker(activity.speakersOfFragment())).toBe('o');
   });
 
   it('refuses a voice that is not an allowed speaker for tools open to speakers', async () => {

@@ -137,23 +137,35 @@ describe('WakeGate', () => {
     expect(always.gate.view()).toMatchObject({ on: false, reason: 'not in a call', screening: 'off' });
   });
 
-  it('without a screener it says so and lets audio through rather than deafen the bot', () => {
+  it('without a screener it stays closed (never fails open), says so, and passes only the follow-up window', () => {
     const forwarded: number[] = [];
+    const dropped: string[] = [];
+    let now = 0;
     const gate = new WakeGate({
-      settings: { names: ['Gemini'], auto: false, followUpMs: 0 },
+      settings: { names: ['Gemini'], auto: false, followUpMs: 5000 },
       screener: null,
       chunkSamples: CHUNK,
       humansInCall: () => 2,
-      now: () => 0,
+      now: () => now,
       forward: (chunk) => forwarded.push(chunk.length),
       endInput: () => undefined,
-      onDropped: () => undefined,
+      onDropped: (_at, why) => dropped.push(why),
       logger: pino({ level: 'silent' }),
     });
     gate.start();
+    expect(gate.withholding).toBe(true);
+    gate.speech(new Int16Array(CHUNK));
+    gate.speech(new Int16Array(CHUNK));
+    gate.end();
+    expect(forwarded).toEqual([]);
+    expect(dropped).toEqual(['the wake-name gate is closed (no screener (set OPENAI_API_KEY for the transcription session))']);
+    expect(gate.view()).toMatchObject({ on: true, screening: 'unavailable', dropped: 1 });
+    expect(gate.view().reason).toContain('closed: no screener');
+    // The bot spoke (a notification, a reply to text): an answer within the follow-up window passes.
+    now = 10_000;
+    gate.botSpoke();
+    now = 12_000;
     gate.speech(new Int16Array(CHUNK));
     expect(forwarded).toEqual([CHUNK]);
-    expect(gate.view()).toMatchObject({ on: true, screening: 'unavailable' });
-    expect(gate.view().reason).toContain('not gated: no screener');
   });
 });

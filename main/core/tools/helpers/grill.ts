@@ -73,7 +73,7 @@ function statementsOf(notes: NotesInput): Statement[] {
       if (!line.trim()) continue;
       // A labelled line stays whole; spoken prose splits into sentences.
       const parts = LABELLED_LINE.test(line) || /^\s*\$\s/.test(line) ? [line] : line.split(SENTENCE_BREAK);
-      for (const part of parts) if (part.trim()) out.push({ text: part.trim(), speaker: u.speaker, kind: u.kind });
+      for (const part of parts) if (part.trim()) out.push({ text: part.trim(), speaker: u.speaker_name ?? u.speaker, kind: u.kind });
     }
   }
   return out;

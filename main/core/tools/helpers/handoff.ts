@@ -42,8 +42,9 @@ export interface Handoff {
 function speakerLabel(u: Utterance): string {
   if (u.kind === 'output_transcript') return 'assistant';
   if (u.kind === 'say') return 'say';
-  if (u.kind === 'input_transcript') return u.speaker ? `caller ${u.speaker}` : 'caller';
-  return u.speaker ? `note ${u.speaker}` : 'note';
+  const who = u.speaker_name ?? u.speaker;
+  if (u.kind === 'input_transcript') return who ? `caller ${who}` : 'caller';
+  return who ? `note ${who}` : 'note';
 }
 
 /** A fence longer than any backtick run inside, so the excerpt cannot close it early. */
@@ -62,7 +63,7 @@ export function buildHandoff(input: HandoffInput): Handoff {
     total += r.redactions.length;
     return { ...u, text: r.text };
   });
-  const grill = liveGrill({ notes: redacted.map((u) => ({ kind: u.kind, speaker: u.speaker, text: u.text })) });
+  const grill = liveGrill({ notes: redacted.map((u) => ({ kind: u.kind, speaker: u.speaker_name ?? u.speaker, text: u.text })) });
   const goal = goalSynth({ grill });
   const fullExcerpt = redacted.map((u) => `${speakerLabel(u)}: ${u.text}`).join('\n');
   const notesTruncated = fullExcerpt.length > EXCERPT_MAX;

@@ -10,6 +10,7 @@ export const noteLikeSchema = z.object({
   ts: z.number().finite().optional(),
   kind: z.enum(NOTE_KINDS).optional(),
   speaker: z.string().max(200).optional(),
+  speaker_name: z.string().max(400).optional(),
   text: z.string().max(200_000),
   callId: z.string().max(200).optional(),
 });
@@ -30,6 +31,8 @@ export const notesArgsShape = {
 export interface Utterance {
   kind: (typeof NOTE_KINDS)[number];
   speaker?: string;
+  /** Display name(s) for `speaker` (ids stay in `speaker`). */
+  speaker_name?: string;
   text: string;
 }
 
@@ -49,7 +52,7 @@ export function toUtterances(input: NotesInput): Utterance[] {
       last.text += /^[\s,.;:!?)]/.test(note.text) || /\s$/.test(last.text) ? note.text : ` ${note.text}`;
       continue;
     }
-    out.push({ kind, speaker: note.speaker, text: note.text });
+    out.push({ kind, speaker: note.speaker, ...(note.speaker_name ? { speaker_name: note.speaker_name } : {}), text: note.text });
   }
   return out.map((u) => ({ ...u, text: u.text.trim() }));
 }
