@@ -55,6 +55,8 @@ export interface DeliveryOutcome {
   status: DeliveryStatus;
   detail?: string;
   message_id?: string;
+  /** voice, asked by the live model itself: the text for it to say now, in this turn (not queued behind its own turn). */
+  say_now?: string;
 }
 
 export interface NotifyResult {

@@ -64,6 +64,12 @@ export interface DeliverOptions {
    * claim is held while a send waits for a throttle slot or a voice text for a pause in the call.
    */
   onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
+  /**
+   * The live model asked for it (its own tool call): `voice` is answered at once with the text for
+   * the model to say now (`say_now`), because a hand-off that waits for a pause in the call would
+   * wait on the model's own turn, which cannot end while the model waits for this tool.
+   */
+  fromLiveModel?: boolean;
 }
 
 /**
@@ -127,6 +133,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     const bridge = deps.voice();
     // A voice destination exists only while a call is live.
     if (!bridge) return { status: 'skipped', detail: 'no live call' };
+    if (options.fromLiveModel) {
+      playChime();
+      return { status: 'ok', say_now: formatVoiceText(req.text, req.title) };
+    }
     // Asked at the pause the text goes out in, not before the wait for it (up to `voiceBoundMs`): a
     // crash while the text waits then leaves a reminder unclaimed, delivered by the next start,
     // instead of claimed and reported "may have been delivered".

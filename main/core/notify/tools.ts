@@ -69,9 +69,10 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
     defineTool({
       name: 'local_notify',
       description:
-        'Deliver a notification to the user now. mode: voice (speak it next turn in the live call), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results.',
+        'Deliver a notification to the user now. mode: voice (in the live call; when you call this yourself, the result has voice.say_now: say that text now, in this turn), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results.',
       args: localNotifyArgs,
-      run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }),
+      // The live model's own call: a voice text comes back in the result for it to say now.
+      run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }, ctx.caller === 'model' ? { fromLiveModel: true } : undefined),
     }),
   );
 
