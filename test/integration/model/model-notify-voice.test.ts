@@ -12,7 +12,7 @@ let discord: FakeDiscord;
 let gemini: FakeGemini;
 
 beforeAll(async () => {
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null } });
+  call = await startCoreOnFakes({ gemini: { bargeInRms: null }, env: () => ({ DISCORD_VOICE_LIVE_WAKE_NAMES: 'Gemini, Bartholomew' }) });
   ({ discord, gemini } = call);
 }, 60_000);
 
@@ -34,6 +34,15 @@ describe('a voice notification the live model asks for', () => {
     expect(result.result.results.voice.say_now).toContain(text);
     expect(discord.messages.filter((m) => m.content.includes(text))).toHaveLength(0);
     model.turnComplete();
+    expect((await call.get('/stop')).status).toBe(200);
+  });
+});
+
+describe('wake names bias the live model\'s input transcription', () => {
+  it('the call\'s setup carries them as customVocabulary', async () => {
+    expect((await call.post('/join')).status).toBe(200);
+    const model = await gemini.connection(gemini.established.length - 1);
+    expect(model.setup?.inputAudioTranscription).toEqual({ customVocabulary: ['Gemini', 'Bartholomew'] });
     expect((await call.get('/stop')).status).toBe(200);
   });
 });
