@@ -95,6 +95,8 @@ export interface FakeSessionRecord {
   expired: boolean;
   /** User audio samples in the session's state (as of the handle after a resume): what it heard. */
   audioSamples: number;
+  /** User audio a resume rolled back (heard after the handle it resumed from): what the client must send again. */
+  rolledBackSamples: number;
   /** The latest mid-session `contextUpdate` (system instruction, tools), kept across resumes. */
   contextUpdate: JsonObject | null;
 }
@@ -322,7 +324,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       }
       connection.resumedWithHandle = resumption.handle;
     } else {
-      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), startedAt: Date.now(), compressed: setup.contextWindowCompression !== undefined, video: false, expired: false, audioSamples: 0, contextUpdate: null };
+      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), startedAt: Date.now(), compressed: setup.contextWindowCompression !== undefined, video: false, expired: false, audioSamples: 0, rolledBackSamples: 0, contextUpdate: null };
       this.sessions.set(session.id, session);
     }
     const record = session;
@@ -350,6 +352,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
         record.history.length = Math.min(record.history.length, issued.historyLength);
         connection.restoredFrom = { handle: resumption.handle, pendingToolCalls: issued.pendingToolCalls, turnsDropped };
         // What the session heard is what it had heard when the handle was issued.
+        record.rolledBackSamples += Math.max(0, record.audioSamples - issued.audioSamples);
         record.audioSamples = issued.audioSamples;
       }
       connection.transparent = (resumption as { transparent?: unknown } | undefined)?.transparent === true && this.strict.transparentResumption === 'sent';

@@ -64,16 +64,15 @@ describe('gemini live, 2026 session rules', () => {
     expect(h.rec.states.map((s) => s.state)).not.toContain('reconnecting');
   });
 
-  it('transparent resumption: across 20 drops in the middle of replies the service consumes every user audio sample exactly once', async () => {
-    h = await startHarness({ bargeInRms: null }, { backoff: { initialMs: 10, maxMs: 50, maxAttempts: 8 } });
+  it('transparent resumption: across 20 drops, each after more user audio than the hold keeps, the service consumes every sample exactly once', async () => {
+    // The unconsumed tail (30 s) is kept apart from the 1 s hold; before it, a resumed session lost
+    // whatever an utterance had beyond the hold.
+    h = await startHarness({ bargeInRms: null }, { holdAudioMs: 1000, backoff: { initialMs: 10, maxMs: 50, maxAttempts: 8 } });
     pump = startAudioPump(h);
     for (let i = 0; i < 20; i++) {
       const c = await h.fake.connection(i, 10_000);
-      await c.waitFor(() => c.audio.length >= 4, 5000, 'user audio on the socket');
-      void c.reply({ toneMs: 3000, chunkMs: 40, paceMs: 40 });
-      const heard = h.rec.audio.length;
-      await waitUntil(() => h!.rec.audio.length >= heard + 2, 'the reply under way');
-      await c.waitFor(() => c.audio.length >= 8, 5000, 'user audio during the reply');
+      // 80 chunks of 20 ms: 1.6 s of speech on this socket since its handle.
+      await c.waitFor(() => c.audio.length >= 80, 10_000, 'user audio on the socket');
       c.drop();
     }
     const last = await h.fake.connection(20, 10_000);
@@ -82,7 +81,22 @@ describe('gemini live, 2026 session rules', () => {
     const record = h.fake.sessions.get(last.sessionId!)!;
     await waitUntil(() => record.audioSamples >= total, 'every sample consumed', 10_000).catch(() => undefined);
     expect({ consumed: record.audioSamples, lost: total - record.audioSamples }).toEqual({ consumed: total, lost: 0 });
-    expect(h.session.stats.replayedMs).toBeGreaterThan(0);
+    expect(h.session.stats.replayedMs).toBeGreaterThan(20 * 1000);
+  });
+
+  it('a drop in the middle of a reply does not send the answered question again (no second answer)', async () => {
+    h = await startHarness({ bargeInRms: null });
+    const first = await h.fake.connection(0);
+    for (let i = 0; i < 10; i++) h.session.sendAudio(new Int16Array(320).fill(3000));
+    h.session.endAudioInput();
+    await first.waitFor(() => first.audioStreamEnds === 1, 5000, 'the utterance');
+    void first.reply({ toneMs: 2000, chunkMs: 40, paceMs: 40 });
+    await waitUntil(() => h!.rec.audio.length >= 3, 'the reply under way');
+    first.drop();
+    const second = await h.fake.connection(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(second.audio).toHaveLength(0);
+    expect(second.audioStreamEnds).toBe(0);
   });
 
   it('a reply that follows `interrupted` with no turnComplete between is not part of the interrupted turn: the turn ends before its audio', async () => {

@@ -202,11 +202,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     else this.#sendPcm(this.#active!, sdk, pcm16kMono);
   }
 
-  /** Every chunk written on a socket is numbered and kept until the service confirms it (transparent resumption). */
+  /** Every chunk written is numbered and kept until the service confirms it (transparent resumption). */
   #sendPcm(connection: GeminiConnection, sdk: NonNullable<GeminiConnection['sdk']>, pcm: Int16Array): void {
-    const index = connection.nextMessageIndex;
+    this.#tail.audio(pcm, connection.nextMessageIndex);
     sendPcm(sdk, pcm);
-    this.#tail.audio(pcm, index);
   }
 
   #sendStreamEnd(connection: GeminiConnection, sdk: NonNullable<GeminiConnection['sdk']>): void {
@@ -787,6 +786,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       this.emit('turnComplete');
     }
     const wasOpen = this.#turnOpen;
+    // The reply began: the utterance it answers is not sent again after a resume (it would be answered twice).
+    if (!wasOpen && connection === this.#active && !this.#keepUnanswered) this.#tail.clear();
     this.#turnOpen = true;
     this.#turnConnection = connection;
     this.#handleFresh = false;
