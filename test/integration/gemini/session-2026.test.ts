@@ -190,4 +190,20 @@ describe('gemini live, 2026 session rules', () => {
     await waitUntil(() => h!.fake.established.some((c) => c.isOpen && clientTexts(c).includes('the pizza is here')), 'the text on a live socket', 10_000);
     expect(settled).toEqual([{ delivered: true }]);
   });
+
+  it('extended thinking: a turnComplete with interactionStatus IN_PROGRESS is not idle (no text goes in); IDLE is', async () => {
+    h = await startHarness({}, { model: 'gemini-3.8-live-extended-thinking', replyWaitMs: 50 });
+    const c = await h.fake.connection(0);
+    const answered = c.toolCall([{ id: 'slow-1', name: 'lookup', args: {} }]);
+    await waitUntil(() => h!.rec.toolCalls.length === 1, 'the tool call');
+    c.turnComplete(); // IN_PROGRESS: the call is still unanswered
+    await waitUntil(() => h!.rec.turnCompletes === 1, 'turnComplete');
+    h.session.sendText('the pizza is here');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(clientTexts(c)).not.toContain('the pizza is here');
+    h.session.sendToolResult({ id: 'slow-1', name: 'lookup', response: { result: 'done' } });
+    await answered;
+    c.turnComplete(); // IDLE
+    await c.waitFor(() => clientTexts(c).includes('the pizza is here'), 5000, 'the text once idle');
+  });
 });
