@@ -1,5 +1,7 @@
 // npm run soak -- [--provider gemini|openai-realtime|openai-live] [--minutes N] [--rotate-s S]
-//                 [--drop-every-s D] [--stall-every-s T] [--voice-reset-every-s V] [--seed X] [--out FILE]
+//                 [--drop-every-s D] [--stall-every-s T] [--voice-reset-every-s V] [--deadline-s L]
+//                 [--seed X] [--out FILE]
+// (--deadline-s, gemini: the service session's hard deadline every L s, as 3.8 closes at 58:00.)
 // A whole simulated call for N minutes, in real time (audio is paced like a real call; see
 // bench/lib/soak-call.ts), through forced rotations, drops, stalls and voice socket resets. Prints a
 // table with the targets beside the measured values and writes the provider's result file
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     'drop-every-s': { type: 'string', default: '300' },
     'stall-every-s': { type: 'string', default: '0' },
     'voice-reset-every-s': { type: 'string', default: '0' },
+    'deadline-s': { type: 'string', default: '0' },
     seed: { type: 'string', default: '16' },
     provider: { type: 'string', default: 'gemini' },
     out: { type: 'string' },
@@ -62,9 +65,10 @@ const options = {
   dropEveryS: num('drop-every-s'),
   stallEveryS: num('stall-every-s'),
   voiceResetEveryS: num('voice-reset-every-s'),
+  deadlineS: num('deadline-s'),
   seed: num('seed'),
 };
-console.log(`soak (${provider}): ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s (real time)`);
+console.log(`soak (${provider}): ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s, session deadline every ${options.deadlineS || '—'} s (real time)`);
 const machineAtStart = machine();
 const run = await runSoak({ ...options, provider, progress: (line) => console.log(line) });
 
@@ -89,6 +93,9 @@ const result = {
   drops: count('drop'),
   stalls: count('stall'),
   voiceResets: count('voiceReset'),
+  deadlines: run.deadlines,
+  freshSessions: run.freshSessions,
+  replayedMs: run.replayedMs,
   utterancesSent,
   utterancesHeard,
   utterancesLost: utterancesSent - utterancesHeard,
@@ -96,7 +103,7 @@ const result = {
   strayReplies: cycles.reduce((n, c) => n + c.strayReplies, 0),
   maxGapMs: gapStats.max_ms === null ? null : Math.round(gapStats.max_ms),
   p95GapMs: gapStats.p95_ms === null ? null : Math.round(gapStats.p95_ms),
-  gapsByEvent: { rotation: byKind('rotation'), drop: byKind('drop'), stall: byKind('stall'), voiceReset: byKind('voiceReset') },
+  gapsByEvent: { rotation: byKind('rotation'), drop: byKind('drop'), stall: byKind('stall'), voiceReset: byKind('voiceReset'), deadline: byKind('deadline') },
   baselineReplyLatencyMs: Math.round(baselineMs),
   rssStartMb: Math.round(run.rssStartMb * 10) / 10,
   rssEndMb: Math.round(run.rssEndMb * 10) / 10,
@@ -110,6 +117,9 @@ const result = {
   definitions: {
     utterancesHeard: 'utterances the fake model received and transcribed as the phrase the fake user said (pitch-coded phrase number)',
     repliesDoubled: 'utterances the model answered more than once',
+    deadlines: "service sessions the fake model ended at their hard deadline (--deadline-s; 3.8 closes at 58:00 with 1011 and refuses the resume with 1007)",
+    freshSessions: 'service sessions begun after the first: fresh sessions the core opened, seeded with the call so far, after a refused resume or a renewal before the deadline',
+    replayedMs: 'user audio the resumed sessions had not consumed (heard after the handle they resumed from), which the client had to send again (transparent resumption)',
     gap: 'per exchange, the extra silence the user hears: max(longest silence inside the played reply, speech end → first reply audio minus the median of exchanges with no event); maxGapMs/p95GapMs over all exchanges',
     gapsByEvent: 'max gap over exchanges during which (or up to 1.5 s before which) that event happened',
     rssStartMb: 'core RSS (from /proc) one fifth into the call, at most 60 s in (warm); rssEndMb at the end',

@@ -79,6 +79,8 @@ export interface BenchModelOptions {
   bargeInRms: number | null;
   /** Planned session end after this long (0: never): Gemini rotates with goAway; OpenAI sessions expire. */
   sessionLifetimeMs?: number;
+  /** Gemini only: the service session's hard deadline (1011 "Deadline expired", then a refused resume); 0: the fake's default (58 min). */
+  sessionDeadlineMs?: number;
 }
 
 export interface BenchModelFake {
@@ -97,6 +99,14 @@ export interface BenchModelFake {
   sockets(): number;
   /** Gemini only: sockets refused while another of the session was still open. */
   overlapsRefused(): number;
+  /** Gemini only: service sessions ended at their hard deadline. */
+  deadlines(): number;
+  /** Gemini only: service sessions begun after the first (fresh, seeded: after a refused resume or a renewal). */
+  freshSessions(): number;
+  /** Gemini only: user audio (ms) resumed sessions had not consumed, so the client had to send it again. */
+  replayedMs(): number;
+  /** Gemini only: a socket was closed at its session's hard deadline. */
+  onDeadline(handler: () => void): void;
   close(): Promise<void>;
 }
 
@@ -118,11 +128,16 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
     autoReply: false,
     bargeInRms: options.bargeInRms,
     ...(lifetime > 0 ? { goAwayAfterMs: lifetime, goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, lifetime / 3)) } : {}),
+    ...(options.sessionDeadlineMs ? { sessionDeadlineMs: options.sessionDeadlineMs } : {}),
   });
+  const deadlineHandlers: (() => void)[] = [];
   const model = KNOWN_LIVE_MODELS[0];
   const turnHandlers: ((turn: UserTurn) => void)[] = [];
   const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
   fake.on('setup', (connection: FakeGeminiConnection) => {
+    connection.once('close', () => {
+      if (connection.closedBy === 'server' && connection.closeReason === 'Deadline expired' && fake.sessions.get(connection.sessionId!)?.expired) for (const handler of deadlineHandlers) handler();
+    });
     connection.on('message', (message) => {
       const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
       // Like the fake's own autoReply: the turn ends when the client's gate closes after some speech.
@@ -150,6 +165,10 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
     },
     sockets: () => fake.connections.length,
     overlapsRefused: () => fake.overlapsRefused,
+    deadlines: () => [...fake.sessions.values()].filter((s) => s.expired).length,
+    freshSessions: () => Math.max(0, fake.sessions.size - 1),
+    replayedMs: () => Math.round([...fake.sessions.values()].reduce((n, s) => n + s.rolledBackSamples, 0) / 16),
+    onDeadline: (handler) => void deadlineHandlers.push(handler),
     close: () => fake.close(),
   };
 }
@@ -185,6 +204,10 @@ function openaiBench(fake: OpenAIFakeServer, provider: BenchProvider, model: str
     },
     sockets: () => fake.connections.length,
     overlapsRefused: () => 0,
+    deadlines: () => 0,
+    freshSessions: () => 0,
+    replayedMs: () => 0,
+    onDeadline: () => undefined,
     close: () => fake.close(),
   };
   return {

@@ -39,7 +39,7 @@ const LOUD_PEAK = 1000;
 const STREAM_PAUSE_MS = 200;
 const FRAME_VALUES = 1920;
 
-export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset';
+export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline';
 
 export interface SoakOptions {
   provider: BenchProvider;
@@ -49,6 +49,8 @@ export interface SoakOptions {
   dropEveryS: number;
   stallEveryS: number;
   voiceResetEveryS: number;
+  /** Gemini: the service session's hard deadline, in seconds (0: the fake's default, 58 min). */
+  deadlineS: number;
   seed: number;
   progress: (line: string) => void;
 }
@@ -75,6 +77,9 @@ export interface SoakRun {
   events: { kind: SoakEventKind; at: number; detail: string }[];
   rotations: number;
   overlapsRefused: number;
+  deadlines: number;
+  freshSessions: number;
+  replayedMs: number;
   coreCpuPercent: number;
   rssStartMb: number;
   rssEndMb: number;
@@ -181,7 +186,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const random = seededRandom(options.seed);
   // The recorder keeps 30 s: each cycle clears it, and its PCM must stay aligned with its packets.
   const discord = await startFakeDiscord({ ownerInVoice: true, recorder: { maxSeconds: 30 } });
-  const fake = await startBenchModel(options.provider, { bargeInRms: null, sessionLifetimeMs: options.rotateS * 1000 });
+  if (options.deadlineS > 0 && options.provider !== 'gemini') throw new Error(`--deadline-s: the session deadline is modelled on gemini only`);
+  const fake = await startBenchModel(options.provider, { bargeInRms: null, sessionLifetimeMs: options.rotateS * 1000, sessionDeadlineMs: options.deadlineS * 1000 });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
@@ -194,6 +200,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     // A socket that replaces one the service ended on its terms, with no fault injected since, is a planned rotation.
     if (planned && pendingCause === null) events.push({ kind: 'rotation', at: Date.now(), detail: `socket ${socket}` });
     if (planned || pendingCause !== null) pendingCause = null;
+  });
+  fake.onDeadline(() => {
+    pendingCause = 'deadline';
+    events.push({ kind: 'deadline', at: Date.now(), detail: 'session deadline: 1011 "Deadline expired"' });
   });
   const timers: NodeJS.Timeout[] = [];
   const every = (seconds: number, fire: (count: number) => void): void => {
@@ -298,6 +308,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       events,
       rotations: events.filter((e) => e.kind === 'rotation').length,
       overlapsRefused: fake.overlapsRefused(),
+      deadlines: fake.deadlines(),
+      freshSessions: fake.freshSessions(),
+      replayedMs: fake.replayedMs(),
       coreCpuPercent: cpuPercent(from, to),
       rssStartMb: warm.rssMb,
       rssEndMb: to.rssMb,

@@ -60,6 +60,8 @@ export interface DeliveryOutcome {
   message_id?: string;
   /** `results.voice` only (spec field): true when the text was handed to the model to speak. */
   queued?: boolean;
+  /** voice, asked by the live model itself: the text for it to say now, in this turn (not queued behind its own turn). */
+  say_now?: string;
 }
 
 export interface NotifyResult {

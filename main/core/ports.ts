@@ -164,6 +164,28 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   close(): Promise<void>;
   /** What the call has used so far, where the provider reports it (GPT-Live bills per minute). */
   usage?(): LiveModelUsage;
+  /**
+   * The call's recent transcript, for a fresh session that must continue this conversation (pass it
+   * as `LiveModelConnectOptions.seed`): after an outage, a parked call, or a refused resume.
+   */
+  conversationSeed?(): ConversationSeed;
+  /**
+   * Change the persona and/or tools mid-call, where the model allows it (Gemini 3.8 `contextUpdate`).
+   * False when this model or provider cannot: the change applies from the next session.
+   */
+  updateContext?(update: { systemInstruction?: string; tools?: ToolDeclaration[] }): boolean;
+}
+
+export interface ConversationLine {
+  role: 'user' | 'model';
+  text: string;
+}
+
+/** What a fresh session is seeded with so the conversation goes on (docs/gemini.md "Fresh sessions"). */
+export interface ConversationSeed {
+  transcript: ConversationLine[];
+  /** What is still pending in the call (reminders due, texts not yet spoken), as plain text. */
+  pending?: string;
 }
 
 export interface LiveModelUsage {
@@ -209,6 +231,15 @@ export interface LiveModelConnectOptions {
    * what was actually heard at a barge-in (OpenAI `conversation.item.truncate`) read it then.
    */
   playedMs?: () => number;
+  /** A fresh session that continues a call (e.g. reopened after an outage): persona + this transcript. */
+  seed?: ConversationSeed;
+  /**
+   * Asked whenever the provider itself must open a fresh session mid-call (a refused resume, a
+   * renewal before the session deadline): what is still pending (reminders), for the seed.
+   */
+  pendingContext?: () => string | undefined;
+  /** Names to bias input transcription towards (wake names, speakers' names), where the model takes them. */
+  vocabulary?: readonly string[];
 }
 
 export interface LiveModelProvider {

@@ -206,7 +206,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
     const joining = Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target));
-    const connecting = this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#systemInstruction(), playedMs: () => this.#audio.playbackStats().turnPlayedMs });
+    const connecting = this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#systemInstruction(), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.#o.wake?.settings.names });
     // Both run at once. When one fails (or stop() comes first) the other may still be opening: wait
     // for BOTH to settle and close whatever opened, or a model session opened after a failed join
     // would stay live (and billing) with nobody to close it. The voice port is one connection, so

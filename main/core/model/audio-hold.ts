@@ -26,6 +26,8 @@ export class AudioHold {
   #lastUsed = 0;
   droppedSamples = 0;
   heldChunks = 0;
+  /** Chunks and stream ends that gave way to newer audio (for callers that index the entries). */
+  evictedEntries = 0;
 
   constructor(maxMs: number, rate = 16_000) {
     this.#samples = new Int16Array(Math.max(1, Math.round((rate * maxMs) / 1000)));
@@ -104,6 +106,25 @@ export class AudioHold {
     this.#used = this.#lastUsed;
   }
 
+  /**
+   * Forgets the `count` oldest chunks and stream ends (e.g. what the service has confirmed it
+   * consumed); they do not count as evicted.
+   */
+  dropOldest(count: number): void {
+    while (count > 0 && this.#entries.length > 0) {
+      if (this.#entries[0]! > PAD) count--;
+      const before = this.evictedEntries;
+      const dropped = this.#entries[0]!;
+      this.#dropOldest();
+      this.evictedEntries = before;
+      if (dropped >= 0) this.droppedSamples -= dropped;
+    }
+    if (this.#entries.length === 0) {
+      this.#start = 0;
+      this.#used = 0;
+    }
+  }
+
   /** Gives up the oldest entry; false when there was none. */
   #dropOldest(): boolean {
     const first = this.#entries.shift();
@@ -111,6 +132,7 @@ export class AudioHold {
       this.#used = 0;
       return false;
     }
+    if (first > PAD) this.evictedEntries++;
     if (first === END) return true;
     const span = first <= PAD ? PAD - first : first;
     this.#start = (this.#start + span) % this.#samples.length;

@@ -78,3 +78,29 @@ export class ManualClock implements Clock {
     return this.#timers.size;
   }
 }
+
+/** Sleeps on a clock that can all be woken at once (a session that closes stops waiting on back-off). */
+export class Sleeps {
+  readonly #clock: Clock;
+  readonly #wakers = new Set<() => void>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.#wakers.delete(wake);
+        this.#clock.clearTimeout(timer);
+        resolve();
+      };
+      const timer = this.#clock.setTimeout(wake, ms);
+      this.#wakers.add(wake);
+    });
+  }
+
+  wakeAll(): void {
+    for (const wake of this.#wakers) wake();
+  }
+}

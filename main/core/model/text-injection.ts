@@ -89,6 +89,18 @@ export class TextInjectionQueue {
     this.tryFlush();
   }
 
+  /**
+   * Texts already delivered on a socket that ended before the service confirmed them (held-texts.ts):
+   * they go first in the next delivery; their senders were told `delivered` once already.
+   */
+  requeue(texts: readonly string[]): void {
+    if (this.#closed || texts.length === 0) return;
+    this.#queue.unshift(...texts.map((text) => ({ text, onSettled: undefined, deadline: null, beforeHandOver: undefined })));
+    // Their reply was awaited on the socket that ended: it will not come.
+    this.#stopWaiting();
+    this.tryFlush();
+  }
+
   /** Hot path (every audio chunk): a boolean store, nothing else. */
   userAudio(): void {
     this.#userSpeaking = true;

@@ -77,6 +77,12 @@ export interface DeliverOptions {
    * to be retried at (epoch ms) when it said. The scheduler releases its claim here.
    */
   onNotAccepted?: (mode: DeliveryMode, retryAtMs: number | null, detail: string) => Promise<void> | void;
+  /**
+   * The live model asked for it (its own tool call): `voice` is answered at once with the text for
+   * the model to say now (`say_now`), because a hand-off that waits for a pause in the call would
+   * wait on the model's own turn, which cannot end while the model waits for this tool.
+   */
+  fromLiveModel?: boolean;
 }
 
 /**
@@ -140,6 +146,11 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     const bridge = deps.voice();
     // A voice destination exists only while a call is live.
     if (!bridge) return { status: 'skipped', detail: 'no live call', queued: false };
+    if (options.fromLiveModel) {
+      playChime();
+      // Handed to the model in its own tool result, to say in this turn.
+      return { status: 'ok', say_now: formatVoiceText(req.text, req.title), queued: true };
+    }
     // Asked at the pause the text goes out in, not before the wait for it (up to `voiceBoundMs`): a
     // crash while the text waits then leaves a reminder unclaimed, delivered by the next start,
     // instead of claimed and reported "may have been delivered".

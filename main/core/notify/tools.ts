@@ -73,10 +73,11 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
     defineTool({
       name: 'local_notify',
       description:
-        'Deliver a notification to the user now. mode: voice (speak it next turn in the live call), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results. ' +
+        'Deliver a notification to the user now. mode: voice (in the live call; when you call this yourself, the result has voice.say_now: say that text now, in this turn), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results. ' +
         'Set urgent: true only for an alert that must interrupt the user now (something is broken, a deadline is minutes away): it skips the webhook throttle; leave it out for everything else. For a task result just answer in the call; for a reminder the user asked for use local_notify_schedule.',
       args: localNotifyArgs,
-      run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }),
+      // The live model's own call: a voice text comes back in the result for it to say now.
+      run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }, ctx.caller === 'model' ? { fromLiveModel: true } : undefined),
     }),
   );
 

@@ -5,50 +5,11 @@ import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { base64ToPcm, concatPcm, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
 import { cutCloseReason, type FakeGeminiStrictness } from './strictness.ts';
+import type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
+import { AUDIO_TOKENS_PER_SECOND, FakeUsageMeter, IMAGE_TOKENS, textTokens, type GeminiUsageSent } from './usage.ts';
 
-export type JsonObject = Record<string, unknown>;
-
-export interface RecordedAudio {
-  pcm: Int16Array;
-  /** From the chunk's MIME type (`audio/pcm;rate=16000` → 16000). */
-  rate: number | null;
-  mimeType: string;
-}
-
-export interface RecordedFrame {
-  data: Buffer;
-  mimeType: string;
-}
-
-export interface FunctionResponseRecord {
-  id?: string;
-  name?: string;
-  response?: JsonObject;
-}
-
-export interface ReplyScript {
-  /** 24 kHz PCM to speak; default a 440 Hz tone of `toneMs`. */
-  pcm?: Int16Array;
-  toneMs?: number;
-  /** Output transcription, spread over the audio chunks word by word. */
-  transcript?: string;
-  /** Sent first, as the transcription of what the user said. */
-  inputTranscript?: string;
-  /** Audio per message (the real service sends tens of ms per chunk). */
-  chunkMs?: number;
-  /** Wall time between chunks; less than chunkMs means faster than real time (the service does this). */
-  paceMs?: number;
-  delayMs?: number;
-  /** End with generationComplete + turnComplete (default true). */
-  complete?: boolean;
-}
-
-export type ReplyOutcome = 'complete' | 'interrupted' | 'closed';
-
-export interface PendingToolCall {
-  name: string;
-  args: JsonObject;
-}
+export type { GeminiUsageSent } from './usage.ts';
+export type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
 
 export interface FakeConnectionHooks {
   framing: 'binary' | 'text';
@@ -61,31 +22,15 @@ export interface FakeConnectionHooks {
   strict: FakeGeminiStrictness;
   /** Told when the fake closes a socket for a protocol reason. */
   refused(connection: FakeGeminiConnection, code: number, reason: string): void;
+  /** User audio the session consumed (what it has heard, for lossless-handover checks). */
+  consumedAudio(connection: FakeGeminiConnection, samples: number): void;
+  /** The model reports `interactionStatus` with every turnComplete (the extended-thinking model). */
+  interactionStatus(connection: FakeGeminiConnection): boolean;
 }
 
 export interface FakeConnectionEvents {
   message: [message: JsonObject];
   close: [code: number, reason: string];
-}
-
-/** Gemini counts audio at 25 tokens per second, an image at 258 tokens (ai.google.dev token docs). */
-const AUDIO_TOKENS_PER_SECOND = 25;
-const IMAGE_TOKENS = 258;
-/** A text estimate: ~4 characters per token. */
-const textTokens = (text: string): number => Math.ceil(text.length / 4);
-
-function systemInstructionOf(setup: JsonObject | null): string {
-  const instruction = (setup?.systemInstruction ?? (setup?.config as JsonObject | undefined)?.systemInstruction) as { parts?: { text?: string }[] } | string | undefined;
-  if (typeof instruction === 'string') return instruction;
-  return (instruction?.parts ?? []).map((p) => p.text ?? '').join('');
-}
-
-export interface GeminiUsageSent {
-  promptTokenCount: number;
-  responseTokenCount: number;
-  totalTokenCount: number;
-  promptTokensDetails: { modality: 'TEXT' | 'AUDIO' | 'IMAGE'; tokenCount: number }[];
-  responseTokensDetails: { modality: 'AUDIO'; tokenCount: number }[];
 }
 
 export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
@@ -129,13 +74,14 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   samplesSinceTurn = 0;
   /** Every usageMetadata this socket sent (tests compare the client's accounting with it). */
   readonly usageSent: GeminiUsageSent[] = [];
+  readonly #usage = new FakeUsageMeter();
   /**
-   * Tokens of the conversation so far on this socket, by modality: each turn's usageMetadata
-   * counts the whole context again (a per-turn report whose prompt grows with the history, as a
-   * live probe of the service showed; docs/usage.md), plus the new input.
+   * Client messages are numbered per socket from 0 (the `setup`); the last one consumed is what a
+   * transparent `sessionResumptionUpdate` reports as `lastConsumedClientMessageIndex`.
    */
-  readonly #context = { TEXT: 0, AUDIO: 0, IMAGE: 0 };
-  readonly #newInput = { TEXT: 0, AUDIO: 0, IMAGE: 0 };
+  lastConsumedIndex = 0;
+  /** The setup asked for `transparent` resumption and the fake sends the index (strict.transparentResumption). */
+  transparent = false;
   /** Tool calls this socket asked and that were neither answered nor cancelled, by id. */
   readonly outstandingToolCalls = new Map<string, PendingToolCall>();
   /**
@@ -202,6 +148,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   /** Records one post-setup client message and reacts like the service would. */
   handleClientMessage(message: JsonObject): void {
     this.received.push(message);
+    this.lastConsumedIndex++;
     const realtime = message.realtimeInput as JsonObject | undefined;
     if (realtime) this.#onRealtimeInput(realtime);
     const content = message.clientContent as JsonObject | undefined;
@@ -213,7 +160,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
         for (const part of (turn.parts as JsonObject[] | undefined) ?? []) {
           if (typeof part.text === 'string') {
             this.#hooks.recordHistory(this, 'user', part.text);
-            this.#newInput.TEXT += textTokens(part.text);
+            this.#usage.addInput('TEXT', textTokens(part.text));
           }
         }
       }
@@ -245,7 +192,8 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
       const pcm = base64ToPcm(audio.data);
       this.audio.push({ pcm, rate: rateOf(audio.mimeType), mimeType: audio.mimeType ?? '' });
       this.samplesSinceTurn += pcm.length;
-      this.#newInput.AUDIO += (pcm.length / (rateOf(audio.mimeType) ?? 16000)) * AUDIO_TOKENS_PER_SECOND;
+      this.#hooks.consumedAudio(this, pcm.length);
+      this.#usage.addInput('AUDIO', (pcm.length / (rateOf(audio.mimeType) ?? 16000)) * AUDIO_TOKENS_PER_SECOND);
       // Automatic VAD with START_OF_ACTIVITY_INTERRUPTS: loud input cuts the model off.
       if (this.#replyActive && this.#hooks.bargeInRms !== null && rms(pcm) > this.#hooks.bargeInRms) this.interrupt();
     }
@@ -256,11 +204,11 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     const video = realtime.video as { data?: string; mimeType?: string } | undefined;
     if (video?.data) {
       this.frames.push({ data: Buffer.from(video.data, 'base64'), mimeType: video.mimeType ?? '' });
-      this.#newInput.IMAGE += IMAGE_TOKENS;
+      this.#usage.addInput('IMAGE', IMAGE_TOKENS);
     }
     if (typeof realtime.text === 'string') {
       this.texts.push(realtime.text);
-      this.#newInput.TEXT += textTokens(realtime.text);
+      this.#usage.addInput('TEXT', textTokens(realtime.text));
       this.#hooks.recordHistory(this, 'user', realtime.text);
     }
     if (realtime.audioStreamEnd === true) this.audioStreamEnds++;
@@ -324,41 +272,36 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
           timer = this.later(step, paceMs);
           return;
         }
-        if (script.complete !== false) {
+        if (script.complete === false) return active.stop('complete');
+        if (!generated) {
+          generated = true;
           this.send({ serverContent: { generationComplete: true } });
-          this.send({ serverContent: { turnComplete: true } });
-          this.#sendUsage(Math.ceil((pcm.length / MODEL_OUTPUT_RATE) * AUDIO_TOKENS_PER_SECOND));
-          if (this.#resumable) this.resumptionUpdate();
+          // turnComplete waits for the reply's playback (strict.turnCompleteAtPlaybackEnd).
+          const playsUntil = startedAt + (pcm.length / MODEL_OUTPUT_RATE) * 1000;
+          const wait = this.#hooks.strict.turnCompleteAtPlaybackEnd ? playsUntil - Date.now() : 0;
+          if (wait > 0) {
+            timer = this.later(step, wait);
+            return;
+          }
         }
+        this.#sendTurnComplete();
+        this.#sendUsage(Math.ceil((pcm.length / MODEL_OUTPUT_RATE) * AUDIO_TOKENS_PER_SECOND));
+        if (this.#resumable) this.resumptionUpdate();
         active.stop('complete');
       };
-      timer = this.later(step, script.delayMs ?? 0);
+      let generated = false;
+      let startedAt = Date.now();
+      timer = this.later(() => {
+        startedAt = Date.now();
+        step();
+      }, script.delayMs ?? 0);
     });
   }
 
-  /**
-   * The turn's usageMetadata: the prompt is the whole context re-read (system instruction, earlier
-   * turns) plus this turn's new input, by modality; the response is this turn's audio. The
-   * response then joins the context.
-   */
   #sendUsage(responseAudioTokens: number): void {
-    if (this.#context.TEXT === 0 && this.#context.AUDIO === 0) this.#context.TEXT = textTokens(systemInstructionOf(this.setup));
-    for (const m of ['TEXT', 'AUDIO', 'IMAGE'] as const) {
-      this.#context[m] += Math.ceil(this.#newInput[m]);
-      this.#newInput[m] = 0;
-    }
-    const promptTokensDetails = (['TEXT', 'AUDIO', 'IMAGE'] as const).filter((m) => this.#context[m] > 0).map((m) => ({ modality: m, tokenCount: this.#context[m] }));
-    const promptTokenCount = promptTokensDetails.reduce((n, d) => n + d.tokenCount, 0);
-    const usage: GeminiUsageSent = {
-      promptTokenCount,
-      responseTokenCount: responseAudioTokens,
-      totalTokenCount: promptTokenCount + responseAudioTokens,
-      promptTokensDetails,
-      responseTokensDetails: [{ modality: 'AUDIO', tokenCount: responseAudioTokens }],
-    };
+    const usage = this.#usage.report(responseAudioTokens, this.setup);
     this.usageSent.push(usage);
     this.send({ usageMetadata: usage as unknown as JsonObject });
-    this.#context.AUDIO += responseAudioTokens;
   }
 
   /** The model stops (barge-in): `interrupted`, then `turnComplete` (no generationComplete). */
@@ -367,12 +310,21 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     this.#replyActive = null;
     active?.stop('interrupted');
     this.send({ serverContent: { interrupted: true } });
-    this.send({ serverContent: { turnComplete: true } });
+    this.#sendTurnComplete();
     if (this.#resumable) this.resumptionUpdate();
   }
 
   turnComplete(): void {
-    this.send({ serverContent: { turnComplete: true } });
+    this.#sendTurnComplete();
+  }
+
+  /**
+   * The extended-thinking model reports `interactionStatus` with every turnComplete: IN_PROGRESS
+   * while a (NON_BLOCKING) call it asked is still unanswered, IDLE otherwise (strictness.ts MODEL_RULES).
+   */
+  #sendTurnComplete(): void {
+    if (!this.#hooks.interactionStatus(this)) return this.send({ serverContent: { turnComplete: true } });
+    this.send({ serverContent: { turnComplete: true, interactionStatus: this.outstandingToolCalls.size > 0 ? 'IN_PROGRESS' : 'IDLE' } });
   }
 
   /** Sends a toolCall and resolves with the client's matching functionResponses (by id). */
@@ -406,7 +358,8 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   resumptionUpdate(): string {
     const handle = this.#hooks.issueHandle(this);
     this.issuedHandles.push(handle);
-    this.send({ sessionResumptionUpdate: { newHandle: handle, resumable: true } });
+    const index = this.transparent ? { lastConsumedClientMessageIndex: String(this.lastConsumedIndex) } : {};
+    this.send({ sessionResumptionUpdate: { newHandle: handle, resumable: true, ...index } });
     return handle;
   }
 

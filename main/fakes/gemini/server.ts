@@ -75,6 +75,8 @@ export interface FakeGeminiOptions {
   goAwayTimeLeftMs?: number;
   /** Delay before `setupComplete`; overrides `strict.setupDelayMs`. */
   setupDelayMs?: number;
+  /** The session deadline after the first setup (overrides `strict.sessionDeadline.afterMs`; default 58 min). */
+  sessionDeadlineMs?: number;
   /** Strictness; every field defaults to STRICT_GEMINI (LENIENT_GEMINI is the old, lax fake). */
   strict?: Partial<FakeGeminiStrictness>;
 }
@@ -90,6 +92,14 @@ export interface FakeSessionRecord {
   compressed: boolean;
   /** It has been sent an image (the shorter limit for uncompressed sessions). */
   video: boolean;
+  /** Reached `strict.sessionDeadline`: closed, and its handles are refused. */
+  expired: boolean;
+  /** User audio samples in the session's state (as of the handle after a resume): what it heard. */
+  audioSamples: number;
+  /** User audio a resume rolled back (heard after the handle it resumed from): what the client must send again. */
+  rolledBackSamples: number;
+  /** The latest mid-session `contextUpdate` (system instruction, tools), kept across resumes. */
+  contextUpdate: JsonObject | null;
 }
 
 /** What a handle restores: the session as it was when the handle was issued. */
@@ -100,6 +110,8 @@ interface HandleRecord {
   historyLength: number;
   /** Tool calls the session was still waiting for when the handle was issued. */
   pendingToolCalls: PendingToolCall[];
+  /** User audio samples the session had consumed when the handle was issued. */
+  audioSamples: number;
 }
 
 export interface FakeGeminiEvents {
@@ -134,6 +146,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     this.#options = options;
     this.strict = { ...STRICT_GEMINI, ...options.strict };
     if (options.setupDelayMs !== undefined) this.strict.setupDelayMs = options.setupDelayMs;
+    if (options.sessionDeadlineMs !== undefined && this.strict.sessionDeadline) this.strict.sessionDeadline = { ...this.strict.sessionDeadline, afterMs: options.sessionDeadlineMs };
     if (options.goAwayAfterMs !== undefined) this.strict.connectionLifetime = { goAwayAfterMs: options.goAwayAfterMs, goAwayTimeLeftMs: options.goAwayTimeLeftMs ?? 2000 };
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://127.0.0.1:${this.port}`;
@@ -207,10 +220,16 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
           issuedAt: Date.now(),
           historyLength: session?.history.length ?? 0,
           pendingToolCalls: [...connection.outstandingToolCalls.values()].map((call) => ({ name: call.name, args: call.args })),
+          audioSamples: session?.audioSamples ?? 0,
         });
         return handle;
       },
       refused: (connection, code, reason) => this.emit('refused', connection, code, reason),
+      consumedAudio: (connection, samples) => {
+        const session = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
+        if (session) session.audioSamples += samples;
+      },
+      interactionStatus: (connection) => MODEL_RULES[connection.model ?? '']?.interactionStatus === true,
       recordHistory: (connection, role, text) => {
         const session = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
         session?.history.push({ role, text, connection: connection.index });
@@ -244,7 +263,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       else if (this.strict.validateMessages && !clientMessageSchema.safeParse(message).success) {
         // A second setup, an unknown field, a bad MIME type or bad base64 after setup.
         connection.refuse(1007, INVALID_ARGUMENT);
-      } else if (!this.#refusedByModel(connection, message)) {
+      } else if (!this.#refusedByModel(connection, message) && !this.#contextUpdateRefused(connection, message)) {
         this.#noteVideo(connection, message);
         connection.handleClientMessage(message);
         this.#autoReply(connection, message);
@@ -297,9 +316,16 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
         connection.refuse(1008, 'Invalid session resumption handle.');
         return;
       }
+      const deadline = this.strict.sessionDeadline;
+      if (deadline && (session.expired || Date.now() - session.startedAt >= deadline.afterMs)) {
+        // After the 58:00 close the handle is refused with 1007 (discuss thread 186392).
+        connection.refusedFor = 'resume of a session past its deadline';
+        connection.refuse(deadline.refuseResume.code, deadline.refuseResume.reason);
+        return;
+      }
       connection.resumedWithHandle = resumption.handle;
     } else {
-      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), startedAt: Date.now(), compressed: setup.contextWindowCompression !== undefined, video: false };
+      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), startedAt: Date.now(), compressed: setup.contextWindowCompression !== undefined, video: false, expired: false, audioSamples: 0, rolledBackSamples: 0, contextUpdate: null };
       this.sessions.set(session.id, session);
     }
     const record = session;
@@ -326,7 +352,11 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
         const turnsDropped = Math.max(0, record.history.length - issued.historyLength);
         record.history.length = Math.min(record.history.length, issued.historyLength);
         connection.restoredFrom = { handle: resumption.handle, pendingToolCalls: issued.pendingToolCalls, turnsDropped };
+        // What the session heard is what it had heard when the handle was issued.
+        record.rolledBackSamples += Math.max(0, record.audioSamples - issued.audioSamples);
+        record.audioSamples = issued.audioSamples;
       }
+      connection.transparent = (resumption as { transparent?: unknown } | undefined)?.transparent === true && this.strict.transparentResumption === 'sent';
       connection.send({ setupComplete: {} });
       this.emit('setup', connection);
       if (resumption) connection.resumptionUpdate();
@@ -338,6 +368,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       const lifetime = this.strict.connectionLifetime;
       if (lifetime) connection.later(() => connection.goAway(lifetime.goAwayTimeLeftMs), lifetime.goAwayAfterMs);
       this.#armSessionLimit(connection, record);
+      this.#armSessionDeadline(connection, record);
     };
     if (this.strict.setupDelayMs > 0) connection.later(finish, this.strict.setupDelayMs);
     else finish();
@@ -351,6 +382,33 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     const { code, reason } = this.strict.deadlineClose;
     if (remaining <= 0) connection.close(code, reason);
     else connection.later(() => connection.close(code, reason), remaining);
+  }
+
+  /** The session's hard deadline (strict.sessionDeadline): 1011 "Deadline expired", the session is over. */
+  #armSessionDeadline(connection: FakeGeminiConnection, record: FakeSessionRecord): void {
+    const deadline = this.strict.sessionDeadline;
+    if (!deadline) return;
+    const expire = (): void => {
+      record.expired = true;
+      connection.close(deadline.close.code, deadline.close.reason);
+    };
+    const remaining = record.startedAt + deadline.afterMs - Date.now();
+    if (remaining <= 0) expire();
+    else connection.later(expire, remaining);
+  }
+
+  /** `contextUpdate` where the model does not take it mid-session (MODEL_RULES.acceptsContextUpdate): 1007. */
+  #contextUpdateRefused(connection: FakeGeminiConnection, message: JsonObject): boolean {
+    const update = message.contextUpdate as JsonObject | undefined;
+    if (!update) return false;
+    if (this.strict.modelRules && !MODEL_RULES[connection.model ?? '']?.acceptsContextUpdate) {
+      connection.refusedFor = `${connection.model} rejects mid-session contextUpdate`;
+      connection.refuse(1007, INVALID_ARGUMENT);
+      return true;
+    }
+    const record = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
+    if (record) record.contextUpdate = { ...record.contextUpdate, ...update };
+    return false;
   }
 
   /** The first image sent to an uncompressed session moves its end to the audio-and-video limit. */

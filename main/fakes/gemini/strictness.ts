@@ -63,6 +63,32 @@ export interface FakeGeminiStrictness {
    * after the end is closed the same way at once. null: no limit.
    */
   uncompressedSessionLimit: { audioMs: number; videoMs: number } | null;
+  /**
+   * Gemini 3.8 Live closes a session at a hard deadline, resumed or not: "Live sessions are closed at
+   * exactly 58:00 with 1011 'Deadline expired'; resumption afterwards fails with 1007"
+   * (discuss.ai.google.dev thread 186392, seen three days running; research/field-2026-11.md §2,
+   * §3.1). Observed, not documented. `afterMs` counts from the session's first setup; a resume of
+   * one of its handles after that is refused with `refuseResume` (the service's generic 1007 text:
+   * nothing in it says "handle"). null: no session deadline.
+   */
+  sessionDeadline: { afterMs: number; close: { code: number; reason: string }; refuseResume: { code: number; reason: string } } | null;
+  /**
+   * `SessionResumptionConfig.transparent`: the server then sends `lastConsumedClientMessageIndex`
+   * with each `sessionResumptionUpdate` ("Index of last message sent by client that is included in
+   * state represented by this SessionResumptionToken", @google/genai 3.1.0 genai.d.ts
+   * LiveServerSessionResumptionUpdate; hexdocs gemini_ex SessionResumptionConfig; field-2026-11.md
+   * §3.1). The fake numbers the client messages of each socket from 0 (the `setup`) and reports the
+   * last one it consumed. 'absent': the field never comes although it was asked for (as reported on
+   * 3.1), so a client must not rely on it.
+   */
+  transparentResumption: 'sent' | 'absent';
+  /**
+   * `turnComplete` may come well after `generationComplete`: the gap is "caused by model waiting for
+   * playback to finish" (@google/genai 3.1.0 genai.d.ts LiveServerContent.generationComplete). The
+   * fake sends audio faster than real time, then `generationComplete`, and `turnComplete` only when
+   * the reply would have finished playing. false: both at once.
+   */
+  turnCompleteAtPlaybackEnd: boolean;
 }
 
 export const STRICT_GEMINI: FakeGeminiStrictness = {
@@ -80,6 +106,9 @@ export const STRICT_GEMINI: FakeGeminiStrictness = {
   modelRules: true,
   connectionLifetime: { goAwayAfterMs: 9 * 60_000, goAwayTimeLeftMs: 60_000 },
   uncompressedSessionLimit: { audioMs: 15 * 60_000, videoMs: 2 * 60_000 },
+  sessionDeadline: { afterMs: 58 * 60_000, close: { code: 1011, reason: 'Deadline expired' }, refuseResume: { code: 1007, reason: 'Request contains an invalid argument.' } },
+  transparentResumption: 'sent',
+  turnCompleteAtPlaybackEnd: true,
 };
 
 /** The fake as it was before strictness options: what a client written against a lax server expects. */
@@ -98,6 +127,9 @@ export const LENIENT_GEMINI: FakeGeminiStrictness = {
   modelRules: false,
   connectionLifetime: null,
   uncompressedSessionLimit: null,
+  sessionDeadline: null,
+  transparentResumption: 'absent',
+  turnCompleteAtPlaybackEnd: false,
 };
 
 /** WebSocket close reasons are at most 123 bytes (RFC 6455 §5.5); cut on a UTF-8 boundary. */
@@ -148,7 +180,14 @@ export const clientMessageSchema = z.union([
   z.strictObject({ realtimeInput }),
   z.strictObject({ clientContent }),
   z.strictObject({ toolResponse }),
-  z.strictObject({ contextUpdate: z.looseObject({}) }),
+  // sendContextUpdate in @google/genai 3.1.0 (LiveClientContextUpdate): a new system instruction
+  // and/or a tools list that replaces the previous one.
+  z.strictObject({
+    contextUpdate: z.strictObject({
+      systemInstruction: z.union([z.string(), z.looseObject({ parts: z.array(part) })]).optional(),
+      tools: z.strictObject({ tools: z.array(z.looseObject({})).optional() }).optional(),
+    }),
+  }),
 ]);
 
 // --- setup validation (per model) ------------------------------------------------------------
@@ -204,12 +243,28 @@ export interface ModelRules {
    * (protocols.md:157-158).
    */
   refusesClientContent: boolean;
+  /**
+   * Mid-session `contextUpdate` (system instruction, tools) is taken. On 3.8 "system instructions
+   * and tools can be updated during a session" (Vertex "Start and manage live sessions", section
+   * "Update system instructions and tools during a session with Gemini 3.8 Live";
+   * field-2026-11.md §3.1); 3.1 rejected it (livekit/agents #5496). Models without the rule refuse
+   * it with 1007 (nothing says they take it).
+   */
+  acceptsContextUpdate?: boolean;
+  /**
+   * The extended-thinking model: every `turnComplete` carries `interactionStatus`, IN_PROGRESS while
+   * it still works (a NON_BLOCKING call it waits for) and IDLE when done, so `turnComplete` alone
+   * no longer means idle; its function calls are NON_BLOCKING (async only) and it speaks fillers
+   * while they run (ai.google.dev live-api/thinking; the @ai-sdk/google 4.0.72 note;
+   * field-2026-11.md §3.1).
+   */
+  interactionStatus?: boolean;
 }
 
 /**
  * What each model refuses, ONLY as the research states it (models with no entry refuse nothing
- * beyond the common rules). gemini-3.8-live-extended-thinking has no entry: the 3.8 migration notes
- * are those of the gemini-3.8-live page, and nothing is stated for the extended-thinking model.
+ * beyond the common rules, and no mid-session `contextUpdate`). gemini-3.8-live-extended-thinking
+ * refuses no setup field: the 3.8 migration notes are those of the gemini-3.8-live page.
  */
 export const MODEL_RULES: Readonly<Record<string, ModelRules>> = {
   'gemini-3.8-live': {
@@ -222,6 +277,13 @@ export const MODEL_RULES: Readonly<Record<string, ModelRules>> = {
       { path: 'proactivity.proactiveAudio=false', rejects: (s) => field(field(s, 'proactivity'), 'proactiveAudio') === false },
     ],
     refusesClientContent: false,
+    acceptsContextUpdate: true,
+  },
+  'gemini-3.8-live-extended-thinking': {
+    rejectedSetupFields: [],
+    refusesClientContent: false,
+    acceptsContextUpdate: true,
+    interactionStatus: true,
   },
   'gemini-3.1-flash-live-preview': {
     rejectedSetupFields: [],

@@ -4,7 +4,7 @@
 import pino, { type Logger } from 'pino';
 import { Writable } from 'node:stream';
 import { createGeminiProvider, type GeminiProviderOptions, type GeminiLiveSession } from '../../../main/core/model/index.ts';
-import type { ToolDeclaration, ToolCallRequest } from '../../../main/core/ports.ts';
+import type { LiveModelConnectOptions, ToolCallRequest } from '../../../main/core/ports.ts';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
 
 /** Built at run time so no literal in the source looks like a real key. */
@@ -87,7 +87,7 @@ export interface Harness {
 export async function startHarness(
   fakeOptions: FakeGeminiOptions = {},
   providerOptions: Partial<GeminiProviderOptions> = {},
-  connect: { tools?: ToolDeclaration[]; systemInstruction?: string } = {},
+  connect: Partial<LiveModelConnectOptions> = {},
 ): Promise<Harness> {
   const fake = await startFakeGemini(fakeOptions);
   const key = providerOptions.apiKey ?? fakeKey();
@@ -102,7 +102,7 @@ export async function startHarness(
       apiKey: key,
       logger,
     });
-    const session = (await provider.connect({ tools: connect.tools ?? [], systemInstruction: connect.systemInstruction ?? 'You are a test persona.' })) as GeminiLiveSession;
+    const session = (await provider.connect({ ...connect, tools: connect.tools ?? [], systemInstruction: connect.systemInstruction ?? 'You are a test persona.' })) as GeminiLiveSession;
     const rec = new SessionRecorder(session);
     return {
       fake,

@@ -41,7 +41,8 @@ describe('gemini live: setup and audio through @google/genai against the fake', 
     expect(setup.generationConfig.responseModalities).toEqual(['AUDIO']);
     expect(setup.generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName).toBe('Kore');
     expect(JSON.stringify(setup.systemInstruction)).toContain('You are Sora.');
-    expect(setup.sessionResumption).toEqual({});
+    // transparent: the service reports which client message each handle covers (lossless handover)
+    expect(setup.sessionResumption).toEqual({ transparent: true });
     expect(setup.inputAudioTranscription).toEqual({});
     expect(setup.outputAudioTranscription).toEqual({});
     expect(setup.contextWindowCompression).toEqual({ slidingWindow: {} });

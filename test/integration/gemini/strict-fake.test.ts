@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
 import { LENIENT_GEMINI, STRICT_GEMINI } from '../../../main/fakes/gemini/strictness.ts';
-import { fakeKey } from './helpers.ts';
+import { openRawClient, setUpRaw, waitFor, type RawClient } from './raw-client.ts';
 
 let fake: FakeGemini | null = null;
 const sockets: WebSocket[] = [];
@@ -14,43 +14,13 @@ afterEach(async () => {
   fake = null;
 });
 
-interface RawClient {
-  ws: WebSocket;
-  messages: Record<string, unknown>[];
-  closed: Promise<{ code: number; reason: string }>;
-}
-
 function openRaw(version = 'v1beta'): RawClient {
-  const url = `${fake!.url.replace('http:', 'ws:')}//ws/google.ai.generativelanguage.${version}.GenerativeService.BidiGenerateContent?key=${fakeKey()}`;
-  const ws = new WebSocket(url);
-  sockets.push(ws);
-  const messages: Record<string, unknown>[] = [];
-  ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
-    ws.on('error', () => resolve({ code: -1, reason: 'error' }));
-  });
-  return { ws, messages, closed };
-}
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  return openRawClient(fake!.url, sockets, version);
 }
 
 /** Opens a socket and completes setup (optionally resuming). */
-async function setUp(handle?: string, version = 'v1beta'): Promise<RawClient> {
-  const client = openRaw(version);
-  await new Promise<void>((resolve, reject) => {
-    client.ws.once('open', () => resolve());
-    client.ws.once('error', reject);
-  });
-  client.ws.send(JSON.stringify({ setup: { model: 'models/gemini-3.8-live', sessionResumption: handle ? { handle } : {} } }));
-  await waitFor(() => client.messages.some((m) => 'setupComplete' in m) || client.ws.readyState !== WebSocket.OPEN, 'setupComplete');
-  return client;
+function setUp(handle?: string, version = 'v1beta'): Promise<RawClient> {
+  return setUpRaw(fake!.url, sockets, { model: 'models/gemini-3.8-live', sessionResumption: handle ? { handle } : {} }, version);
 }
 
 const pcm16 = Buffer.alloc(640).toString('base64');

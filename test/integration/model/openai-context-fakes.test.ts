@@ -73,6 +73,22 @@ describe('silent context on the OpenAI fakes', () => {
     expect(c.commentary).toEqual([]);
   });
 
+  it('live (GPT-Live 1.1): input PCM at 16 000 Hz is accepted and timed at that rate; other rates are refused', async () => {
+    const fake = await startFakeOpenAILive({ validKeys: [key], autoReply: false });
+    cleanup.push(() => fake.close());
+    const client = await rawClient(`${fake.url.replace(/^http/, 'ws')}/live/sessions`);
+    client.send({ type: 'session.start', session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: 16000 } } } });
+    await client.next('session.started');
+    const c = await fake.connection(0);
+    expect(c.rate).toBe(16000);
+    // 100 ms at 16 kHz.
+    client.send({ type: 'session.input_audio.append', audio: Buffer.alloc(3200).toString('base64') });
+    await vi.waitFor(() => expect(c.usageSeconds).toBe(0.1));
+    const other = await rawClient(`${fake.url.replace(/^http/, 'ws')}/live/sessions`);
+    other.send({ type: 'session.start', session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: 22050 } } } });
+    await other.next('error');
+  });
+
   it('realtime: a session ends at the service\'s 60 minutes by default (session_expired, close 1001); sooner or never when asked', async () => {
     const expiries = vi.spyOn(FakeRealtimeConnection.prototype, 'expireAfter');
     cleanup.push(async () => expiries.mockRestore());

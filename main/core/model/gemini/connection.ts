@@ -8,8 +8,8 @@ export interface ConnectionHandlers {
   onMessage(message: LiveServerMessage, connection: GeminiConnection): void;
   /** Only for connections that finished setup; a failed open rejects `open()` instead. */
   onClose(code: number, reason: string, connection: GeminiConnection): void;
-  /** A frame that is not a JSON object arrived (dropped before the SDK saw it). */
-  onBadMessage(reason: string, connection: GeminiConnection): void;
+  /** A frame that is not a JSON object (`fatal`), or a message of the wrong shape, arrived (dropped before the SDK saw it). */
+  onBadMessage(reason: string, fatal: boolean, connection: GeminiConnection): void;
 }
 
 /** What opens one socket: the SDK client and the claim on its guarded socket factory. */
@@ -46,6 +46,8 @@ export class GeminiConnection {
   readonly closed: Promise<void>;
   /** Clock reading when setup completed (set by the session). */
   openedAt = 0;
+  /** Client messages written on this socket so far, the `setup` included (its number is 0). */
+  readonly #sent = { count: 0 };
 
   private constructor(id: number, model: string, handlers: ConnectionHandlers) {
     this.id = id;
@@ -64,13 +66,17 @@ export class GeminiConnection {
     scrub: (text: string) => string,
     /** `setup` is sent only once this settles (the socket dials at once); see SocketClaim. */
     setupGate?: Promise<void>,
+    /** Ask for transparent resumption (see SocketClaim.transparent). */
+    transparent = false,
   ): Promise<GeminiConnection> {
     const connection = new GeminiConnection(id, model, handlers);
     const unclaim = client.claimSocket({
-      onBadMessage: (reason) => {
-        if (connection.#ready && !connection.#closed) handlers.onBadMessage(reason, connection);
+      onBadMessage: (reason, fatal) => {
+        if (connection.#ready && !connection.#closed) handlers.onBadMessage(reason, fatal, connection);
       },
       setupGate,
+      transparent,
+      sent: connection.#sent,
     });
     try {
       connection.#session = await client.ai.live.connect({
@@ -97,6 +103,11 @@ export class GeminiConnection {
 
   get isOpen(): boolean {
     return this.#ready && !this.#closed;
+  }
+
+  /** The number the next client message on this socket gets (transparent resumption counts them). */
+  get nextMessageIndex(): number {
+    return this.#sent.count;
   }
 
   get closedByUs(): boolean {

@@ -10,6 +10,7 @@
 import type { GoogleGenAI } from '@google/genai';
 import { WebSocket, type RawData } from 'ws';
 import { rawDataBytes } from '../ws-raw-data.ts';
+import { serverMessageProblem } from './server-message.ts';
 
 /** Far above any real message (an audio chunk is a few KiB, a tool call a few KiB). */
 export const MAX_SERVER_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -27,7 +28,8 @@ interface SdkSocket {
   close(): void;
 }
 
-export type BadMessageHandler = (reason: string) => void;
+/** `fatal`: the frame is not JSON (the socket is suspect); otherwise a wrong-shaped message, dropped. */
+export type BadMessageHandler = (reason: string, fatal: boolean) => void;
 
 /** What a connection asks of the next socket the factory creates. */
 export interface SocketClaim {
@@ -38,6 +40,14 @@ export interface SocketClaim {
    * close handshake, while the service still sees the resume's `setup` only after the close.
    */
   setupGate?: Promise<void>;
+  /**
+   * Ask for transparent resumption (`sessionResumption.transparent`). SDK 3.1.0 throws on that field
+   * in Developer API mode ("only supported in Gemini Enterprise Agent Platform mode"), although the
+   * 3.8 service documents it (field-2026-11.md §3.1), so it is added to the `setup` here.
+   */
+  transparent?: boolean;
+  /** Counts every client message written on this socket (the `setup` is number 0). */
+  sent?: { count: number };
 }
 
 class GuardedSocket implements SdkSocket {
@@ -47,12 +57,14 @@ class GuardedSocket implements SdkSocket {
   readonly callbacks: SdkSocketCallbacks;
   readonly onBadMessage: BadMessageHandler;
   readonly setupGate: Promise<void> | undefined;
+  readonly #claim: SocketClaim;
   constructor(url: string, headers: Record<string, string>, callbacks: SdkSocketCallbacks, claim: SocketClaim) {
     this.url = url;
     this.headers = headers;
     this.callbacks = callbacks;
     this.onBadMessage = claim.onBadMessage;
     this.setupGate = claim.setupGate;
+    this.#claim = claim;
   }
 
   connect(): void {
@@ -72,11 +84,16 @@ class GuardedSocket implements SdkSocket {
       try {
         parsed = JSON.parse(text);
       } catch {
-        this.onBadMessage(`not JSON (${text.length} chars)`);
+        this.onBadMessage(`not JSON (${text.length} chars)`, true);
         return;
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        this.onBadMessage('not a JSON object');
+        this.onBadMessage('not a JSON object', true);
+        return;
+      }
+      const problem = serverMessageProblem(parsed);
+      if (problem !== null) {
+        this.onBadMessage(problem, false);
         return;
       }
       this.callbacks.onmessage({ data: text });
@@ -85,12 +102,22 @@ class GuardedSocket implements SdkSocket {
 
   send(message: string): void {
     if (!this.#ws) throw new Error('WebSocket is not connected');
+    const sent = this.#claim.sent;
+    if (sent && sent.count++ === 0 && this.#claim.transparent) message = withTransparentResumption(message);
     this.#ws.send(message);
   }
 
   close(): void {
     this.#ws?.close();
   }
+}
+
+/** The SDK's `setup` message with `sessionResumption.transparent: true` added. */
+function withTransparentResumption(message: string): string {
+  const parsed = JSON.parse(message) as { setup?: { sessionResumption?: Record<string, unknown> } };
+  if (!parsed.setup) return message;
+  parsed.setup.sessionResumption = { ...parsed.setup.sessionResumption, transparent: true };
+  return JSON.stringify(parsed);
 }
 
 /**

@@ -50,6 +50,12 @@ export interface GeminiProviderOptions {
   stableMs?: number;
   /** After a resume with kept tool results, how long an idle model may take to ask again before they go as text (default 1500). */
   reaskWaitMs?: number;
+  /** Renew the session (fresh, seeded) at an idle point this long after it began (default 55 min; null: never). */
+  sessionRenewAfterMs?: number | null;
+  /** Sent user audio kept for a transparent resume (default 30 s). */
+  replayTailMs?: number;
+  /** Ask for transparent resumption (default true). */
+  transparentResumption?: boolean;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 10_000, maxAttempts: 8 };
@@ -91,6 +97,12 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
         holdAudioMs: options.holdAudioMs ?? 5000,
         stableMs: options.stableMs ?? 10_000,
         reaskWaitMs: options.reaskWaitMs,
+        sessionRenewAfterMs: options.sessionRenewAfterMs,
+        replayTailMs: options.replayTailMs,
+        transparentResumption: options.transparentResumption,
+        seed: connect.seed,
+        pendingContext: connect.pendingContext,
+        vocabulary: connect.vocabulary,
       });
       await session.start();
       return session;

@@ -1,108 +1,39 @@
-// One conversation with Gemini Live, which may span several WebSockets. It works in both worlds a
-// client meets:
-// - a connection lives ~10 min and announces its end with `goAway`; at an idle point (no reply, no
-//   tool call in flight, a handle issued after both) or at the deadline the next socket is opened
-//   with the latest resumption handle. Where the service allows two sockets of one session, it is
-//   opened WHILE the old one is up and input moves over in one synchronous step. Where it refuses
-//   that (1011, reported for the live service), the old socket is closed and the resume follows at
-//   once; from then on every rotation goes straight to close-then-resume;
-// - while no socket is ready, user audio is held (bounded) and replayed in order after the resume;
-// - a socket that goes silent while the model's turn is open (a stall) is replaced by a resume;
-// - when a socket ends, the turn it carried ends explicitly (`turnComplete`), so a barge-in mute or
-//   an open transcript never outlives it; a tool call it asked is answered on it while it is open,
-//   otherwise the result is kept and given to the same call asked again after the resume (never
-//   run twice);
-// - a handle restores the session as of that handle, so a tool call (and the user's question that
-//   led to it, and its result) is only safe once a resumable handle issued after it has arrived.
-//   Until then the user's unanswered audio is kept and results sent are remembered; when the socket
-//   ends first, the next socket hears the question again, a repeated call gets the kept result, and
-//   a result the model does not ask for again reaches it as injected text;
-// - an unexpected close is followed by reconnects; sockets that die soon after setup back off;
-// - a rejected key stops at once (`error`), an unknown model moves to the next fallback model.
+// One conversation with Gemini Live, which may span several WebSockets and several service
+// sessions (docs/gemini.md "Resumption, goAway and reconnects" tells the whole story):
+// - a socket's end (goAway, a close, a stall) is bridged by resuming with the latest handle; the
+//   turn it carried ends explicitly; user audio is held meanwhile and what the resumed session has
+//   not heard is sent again (exactly, with transparent resumption: unconsumed-tail.ts);
+// - a refused resume (the 58:00 session deadline) or a renewal before it opens a fresh session
+//   seeded with the call so far (session-context.ts);
+// - tool calls are answered on the socket that asked; a result a resume would lose is kept, given to
+//   the same call asked again or as text, never run twice; texts a resume would lose are written
+//   again (held-texts.ts);
+// - reconnects back off after quick deaths; a rejected key stops at once (`error`), an unknown
+//   model moves to the next fallback model.
 import { EventEmitter } from 'node:events';
 import type { LiveServerMessage } from '@google/genai';
-import type { Logger } from 'pino';
 import type { ConnectionState } from '../../api-types.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult, ToolDeclaration } from '../../ports.ts';
-import { parseGeminiUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { ConversationSeed, FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult } from '../../ports.ts';
+import { Sleeps, type TimerHandle } from '../clock.ts';
 import { toModelFrame } from '../frame-converter.ts';
-import { FrameLimiter, type FrameStats } from '../frame-limiter.ts';
+import { FrameLimiter } from '../frame-limiter.ts';
 import { faultCounts } from '../../faults.ts';
 import { decodePcm, encodePcm } from '../pcm-codec.ts';
 import { AudioHold } from '../audio-hold.ts';
-import { ConnectFailure, GeminiConnection, type LiveClient } from './connection.ts';
-import { buildLiveConfig, classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
+import { ConnectFailure, GeminiConnection } from './connection.ts';
+import { classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
 import { TextInjectionQueue } from '../text-injection.ts';
 import { pcmRateOf, toModelOutputRate } from '../output-audio.ts';
+import { UnconsumedTail } from '../unconsumed-tail.ts';
+import { HeldTexts } from '../held-texts.ts';
+import { StallWatch } from './stall-watch.ts';
+import { SessionContext, type ContextUpdate } from './session-context.ts';
+import { TurnUsage } from './turn-usage.ts';
+import type { GeminiSessionOptions, GeminiSessionStats, KeptResult } from './session-options.ts';
 
 export const INPUT_AUDIO_MIME = 'audio/pcm;rate=16000';
 
-export interface BackoffOptions {
-  initialMs: number;
-  maxMs: number;
-  /** Transient failures tolerated in a row before giving up with `error`. */
-  maxAttempts: number;
-}
-
-export interface GeminiSessionOptions {
-  client: LiveClient;
-  /** Primary model first, then fallbacks in order. */
-  models: readonly string[];
-  voice: string;
-  systemInstruction?: string;
-  tools: ToolDeclaration[];
-  logger: Logger;
-  clock: Clock;
-  scrub: (text: string) => string;
-  backoff: BackoffOptions;
-  formatInjectedText: (text: string) => string;
-  /** Force the goAway switch-over this long before the announced close, whatever is going on. */
-  switchMarginMs: number;
-  /** How long a replaced connection may still deliver the tail of its output before we close it. */
-  drainMs: number;
-  replyWaitMs?: number;
-  /** No server message for this long while the model's turn is open: the socket has stalled. */
-  stallMs: number;
-  /** User audio held while no socket is ready, at most (oldest gives way). */
-  holdAudioMs: number;
-  /** A socket that dies sooner than this after setup makes the next reconnect back off. */
-  stableMs: number;
-  /**
-   * After a resume with kept tool results, how long to wait (while the model is idle) for it to ask
-   * the call again before the result is given to it as text. Default 1500.
-   */
-  reaskWaitMs?: number;
-}
-
-/** A tool result whose call the resumed session may not know: given to the same call asked again, or as text. */
-interface KeptResult {
-  result: ToolCallResult;
-  /** kept: waiting for a re-ask; queued: text waiting to be delivered; injected: delivered on `on`. */
-  state: 'kept' | 'queued' | 'injected';
-  on: GeminiConnection | null;
-}
-
-export interface GeminiSessionStats {
-  /** Every WebSocket this session tried to open (initial, fallbacks, switch-overs, reconnects). */
-  connectionAttempts: number;
-  /** Connections that completed setup with a resumption handle. */
-  resumed: number;
-  reconnects: number;
-  switchOvers: number;
-  audioChunksDropped: number;
-  /** Chunks held while no socket was ready (replayed after the resume). */
-  audioChunksHeld: number;
-  /** Overlapped resumes the service refused (then: close-then-resume). */
-  overlapsRefused: number;
-  stalls: number;
-  malformedMessages: number;
-  /** Tool results given to a call asked again after a resume instead of running the tool twice. */
-  toolResultsReplayed: number;
-  textsDelivered: number;
-  textsQueued: number;
-  frames: FrameStats;
-}
+export type { BackoffOptions, GeminiSessionOptions, GeminiSessionStats } from './session-options.ts';
 
 class FatalSessionError extends Error {}
 
@@ -113,10 +44,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #active: GeminiConnection | null = null;
   #draining = new Set<GeminiConnection>();
   #handle: string | null = null;
-  readonly #tokens = new TokenAccount();
-  /** Turns seen (advanced at the first model activity after a turnComplete): the usage scope. */
-  #usageTurn = 0;
-  #usageTurnEnded = false;
+  readonly #usage = new TurnUsage();
   /** The latest handle was issued after the last model activity (safe to resume from). */
   #handleFresh = false;
   #turnOpen = false;
@@ -128,7 +56,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #switching = false;
   #reconnecting = false;
   #closed = false;
-  #sleepers = new Set<() => void>();
+  readonly #sleeps: Sleeps;
   #nextConnectionId = 1;
   #lastOpenResumed = false;
   /** The next socket may send `setup` only once this settles (the replaced socket has closed). */
@@ -137,8 +65,19 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   #overlapRefused = false;
   /** `interrupted` arrived and its `turnComplete` has not (playback is muted until then). */
   #interruptPending = false;
-  #lastServerAt = 0;
-  #stallTimer: TimerHandle | null = null;
+  readonly #stall: StallWatch;
+  /** Sent audio the service has not confirmed consuming (transparent resumption). */
+  readonly #tail: UnconsumedTail;
+  /** The latest handle came with `lastConsumedClientMessageIndex`: a resume replays #tail. */
+  #tailIndexed = false;
+  /** The socket whose message numbers the tail's entries carry. */
+  #tailOwner: GeminiConnection | null = null;
+  #transparent: boolean;
+  readonly #context: SessionContext;
+  /** Texts written on a socket and not yet covered by its handle: written again if it ends first. */
+  readonly #heldTexts = new HeldTexts<GeminiConnection>();
+  /** The model reported `interactionStatus: IN_PROGRESS` (extended thinking): not idle yet. */
+  #modelWorking = false;
   /** Unexpected closes in a row of sockets that lived less than `stableMs`. */
   #quickDeaths = 0;
   readonly #hold: AudioHold;
@@ -148,10 +87,6 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
    */
   readonly #unanswered: AudioHold;
   #replayUnanswered = false;
-  /** The user's utterance ended (audioStreamEnd sent) and the service has said nothing since. */
-  #awaitingReplySince: number | null = null;
-  /** A stall while awaiting a reply was already handled for this utterance: not twice. */
-  #awaitStallHandled = false;
   /** Which socket asked each tool call in flight, and the call's identity for a re-ask. */
   readonly #toolOrigins = new Map<string, { connection: GeminiConnection; key: string }>();
   /**
@@ -187,6 +122,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     stalls: 0,
     malformedMessages: 0,
     toolResultsReplayed: 0,
+    deadlines: 0,
+    freshSessions: 0,
+    renewals: 0,
+    wrongShapeMessages: 0,
   };
 
   constructor(options: GeminiSessionOptions) {
@@ -194,6 +133,20 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#o = options;
     this.#hold = new AudioHold(options.holdAudioMs);
     this.#unanswered = new AudioHold(options.holdAudioMs);
+    this.#sleeps = new Sleeps(options.clock);
+    this.#tail = new UnconsumedTail(options.replayTailMs ?? 30_000);
+    this.#transparent = options.transparentResumption ?? true;
+    this.#context = new SessionContext({
+      ...options,
+      renewAfterMs: options.sessionRenewAfterMs === undefined ? 55 * 60_000 : options.sessionRenewAfterMs,
+      onRenewDue: () => this.#maybeSwitch(),
+    });
+    this.#stall = new StallWatch({
+      clock: options.clock,
+      stallMs: options.stallMs,
+      midTurn: () => this.#turnOpen && this.#turnConnection === this.#active && this.#toolsInFlight.size === 0,
+      onStall: (silentMs, awaited) => this.#onStall(silentMs, awaited),
+    });
     this.#frames = new FrameLimiter({ clock: options.clock, send: (image) => this.#sendFrameNow(image) });
     this.#texts = new TextInjectionQueue({
       clock: options.clock,
@@ -211,25 +164,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     return this.#o.models[this.#modelIndex] ?? this.#o.models[0] ?? '';
   }
 
-  /**
-   * Gemini reports usageMetadata per turn (its prompt count re-reads the whole context, which is
-   * what is billed each turn); a snapshot repeated within one turn must not count twice. So each
-   * (socket, turn) is a cumulative scope: growth within it is added, a new turn or a new socket
-   * (resume, rotation) starts a fresh count. See docs/usage.md.
-   */
-  #countUsage(raw: unknown, connection: GeminiConnection): void {
-    const tokens = parseGeminiUsage(raw);
-    if (!tokens) {
-      this.#o.logger.warn('usageMetadata with an unexpected shape ignored');
-      return;
-    }
-    this.#tokens.addSnapshot(`${connection.id}:${this.#usageTurn}`, tokens);
-  }
-
-  /** Tokens by modality over every socket of this call. */
   usage(): LiveModelUsage {
-    const tokens = this.#tokens.total;
-    return { tokens, totalTokens: totalTokens(tokens) };
+    return this.#usage.total;
   }
 
   get stats(): GeminiSessionStats {
@@ -237,7 +173,8 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       ...this.#stats,
       audioChunksDropped: this.#stats.audioChunksDropped + Math.ceil(this.#hold.droppedSamples / 320),
       audioChunksHeld: this.#hold.heldChunks,
-      textsDelivered: this.#texts.delivered, textsQueued: this.#texts.size, frames: { ...this.#frames.stats } };
+      textsDelivered: this.#texts.delivered, textsQueued: this.#texts.size, frames: { ...this.#frames.stats },
+      replayedMs: Math.round(this.#tail.replayedSamples / 16) };
   }
 
   /** Opens the first connection (trying fallback models); rejects with a readable reason. */
@@ -262,7 +199,18 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#unanswered.push(pcm16kMono);
     // Held while no socket is ready, and behind earlier held audio so the order stays.
     if (!sdk || !this.#hold.isEmpty) this.#hold.push(pcm16kMono);
-    else sendPcm(sdk, pcm16kMono);
+    else this.#sendPcm(this.#active!, sdk, pcm16kMono);
+  }
+
+  /** Every chunk written is numbered and kept until the service confirms it (transparent resumption). */
+  #sendPcm(connection: GeminiConnection, sdk: NonNullable<GeminiConnection['sdk']>, pcm: Int16Array): void {
+    this.#tail.audio(pcm, connection.nextMessageIndex);
+    sendPcm(sdk, pcm);
+  }
+
+  #sendStreamEnd(connection: GeminiConnection, sdk: NonNullable<GeminiConnection['sdk']>): void {
+    this.#tail.end(connection.nextMessageIndex);
+    sdk.sendRealtimeInput({ audioStreamEnd: true });
   }
 
   endAudioInput(): void {
@@ -270,23 +218,19 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#unanswered.end();
     if (!sdk || !this.#hold.isEmpty) this.#hold.end();
     else {
-      sdk.sendRealtimeInput({ audioStreamEnd: true });
-      this.#awaitReply();
+      this.#sendStreamEnd(this.#active!, sdk);
+      if (!this.#unanswered.isEmpty) this.#stall.awaitReply();
     }
     this.#texts.userAudioEnded();
   }
 
-  /** The user's utterance is complete on the active socket: a silent service from now is a stall. */
-  #awaitReply(): void {
-    if (this.#unanswered.isEmpty) return;
-    this.#awaitingReplySince = this.#o.clock.now();
-    this.#awaitStallHandled = false;
-    this.#watchStall();
-  }
-
   sendText(text: string, delivery?: TextDelivery): void {
     const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(delivery?.asMessage ? trimmed : this.#o.formatInjectedText(trimmed), delivery);
+    if (trimmed) {
+      const text = delivery?.asMessage ? trimmed : this.#o.formatInjectedText(trimmed);
+      this.#heldTexts.expect(text);
+      this.#texts.enqueue(text, delivery);
+    }
     else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
   }
 
@@ -334,10 +278,11 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (this.#closed) return;
     this.#closed = true;
     this.#o.clock.clearTimeout(this.#goAwayTimer);
-    this.#o.clock.clearTimeout(this.#stallTimer);
+    this.#stall.stop();
+    this.#context.close();
     this.#o.clock.clearTimeout(this.#reaskTimer);
     this.#hold.clear();
-    for (const wake of this.#sleepers) wake();
+    this.#sleeps.wakeAll();
     this.#frames.close();
     this.#texts.close();
     this.#active?.close();
@@ -354,24 +299,46 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     const handle = this.#handle;
     const setupGate = this.#nextSetupGate ?? undefined;
     this.#nextSetupGate = null;
+    // A fresh session mid-call continues the conversation: persona + the call so far + what is pending.
+    const { config, seeded } = this.#context.configFor(handle);
     const connection = await GeminiConnection.open(
       this.#o.client,
       this.#nextConnectionId++,
       model,
-      buildLiveConfig({ voice: this.#o.voice, systemInstruction: this.#o.systemInstruction, tools: this.#o.tools, handle }),
+      config,
       {
         onMessage: (m, c) => this.#onMessage(m, c),
         onClose: (code, reason, c) => this.#onClose(code, reason, c),
-        onBadMessage: (reason, c) => this.#onBadMessage(reason, c),
+        onBadMessage: (reason, fatal, c) => this.#onBadMessage(reason, fatal, c),
       },
       this.#o.scrub,
       setupGate,
+      this.#transparent,
     );
     connection.openedAt = this.#o.clock.now();
     if (handle) this.#stats.resumed++;
+    else this.#sessionBegan(seeded);
     this.#lastOpenResumed = Boolean(handle);
-    this.#o.logger.info({ model, connection: connection.id, resumed: Boolean(handle) }, 'gemini live connected');
+    this.#o.logger.info({ model, connection: connection.id, resumed: Boolean(handle), seeded }, 'gemini live connected');
     return connection;
+  }
+
+  /** A new service session (not a resume): seeded when it continues the call; its deadline clock starts. */
+  #sessionBegan(seeded: boolean): void {
+    if (seeded) this.#stats.freshSessions++;
+    this.#tail.clear();
+    this.#tailIndexed = false;
+    this.#context.sessionBegan();
+  }
+
+  /** The call so far, for a fresh session (ours after a refused resume, or one the bridge opens). */
+  conversationSeed(): ConversationSeed {
+    return this.#context.seed();
+  }
+
+  /** Persona and tools mid-call where the model allows it; always from the next socket (session-context.ts). */
+  updateContext(update: ContextUpdate): boolean {
+    return this.#context.update(update, this.#active?.sdk ?? null, this.model);
   }
 
   /**
@@ -395,11 +362,20 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
           const kind = classifyFailure(failure.code, failure.reason);
           logger.warn({ model, code: failure.code, reason: failure.reason, kind, attempt }, 'gemini live connection failed');
           if (kind === 'auth') throw new FatalSessionError(`Gemini rejected the API key (${failure.message})`);
-          if (kind === 'handle' && this.#handle && !handleRetried) {
-            // The conversation cannot be resumed; a fresh one beats no conversation.
-            logger.warn('resumption handle rejected: starting a fresh conversation');
+          // A resume refused as invalid (1007/1008, whatever the text: after the 58:00 session
+          // deadline 3.8 answers a plain 1007, discuss thread 186392): the conversation cannot be
+          // resumed, so a fresh session at once, seeded with the call so far.
+          if ((kind === 'handle' || kind === 'model') && this.#handle && !handleRetried) {
+            logger.warn({ code: failure.code }, 'resumption refused: starting a fresh session seeded with the call so far');
             this.#handle = null;
             handleRetried = true;
+            continue;
+          }
+          if (kind === 'model' && this.#transparent && failure.code === 1007) {
+            // Documented for 3.8 only: a service that refuses the field gets setups without it.
+            logger.warn('setup with transparent resumption refused: retrying without it');
+            this.#transparent = false;
+            attempt--;
             continue;
           }
           if (kind === 'model' || kind === 'handle') {
@@ -407,7 +383,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
             break;
           }
           if (attempt >= backoff.maxAttempts) throw new FatalSessionError(`Gemini unreachable after ${attempt} attempts (${failure.message})`);
-          await this.#sleep(Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1)));
+          await this.#sleeps.sleep(Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1)));
         }
       }
     }
@@ -423,9 +399,21 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#goAwayDeadline = null;
     this.#o.clock.clearTimeout(this.#goAwayTimer);
     this.#goAwayTimer = null;
+    this.#stall.reset();
     // What the user said while no socket was ready goes first, in order.
     const sdk = connection.sdk;
-    const replay = this.#replayUnanswered && !this.#unanswered.isEmpty;
+    // Transparent resume: exactly what the service did not consume is sent again, then what was held.
+    const transparentReplay = Boolean(sdk && this.#lastOpenResumed && this.#tailIndexed && !this.#tail.isEmpty);
+    if (transparentReplay && sdk) {
+      const samples = this.#tail.replay(
+        (pcm) => this.#sendPcm(connection, sdk, pcm),
+        () => this.#sendStreamEnd(connection, sdk),
+      );
+      this.#o.logger.info({ connection: connection.id, replayedMs: Math.round(samples / 16) }, 'unconsumed user audio sent again after a transparent resume');
+    }
+    else this.#tail.clear();
+    this.#tailOwner = connection;
+    const replay = !transparentReplay && this.#replayUnanswered && !this.#unanswered.isEmpty;
     this.#replayUnanswered = false;
     if (sdk && (replay || !this.#hold.isEmpty)) {
       // After a resume the service knows the conversation as of the handle: an utterance it has not
@@ -434,9 +422,9 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       let ended = false;
       const chunks = source.size;
       source.drain(
-        (pcm) => sendPcm(sdk, pcm),
+        (pcm) => this.#sendPcm(connection, sdk, pcm),
         () => {
-          sdk.sendRealtimeInput({ audioStreamEnd: true });
+          this.#sendStreamEnd(connection, sdk);
           ended = true;
         },
       );
@@ -444,10 +432,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
         this.#hold.clear();
         this.#unanswered.restoreLast();
       }
-      if (ended) {
-        this.#awaitingReplySince = this.#o.clock.now();
-        this.#watchStall();
-      }
+      if (ended) this.#stall.awaitReply();
       this.#o.logger.info({ connection: connection.id, chunks, replay }, replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume');
     }
     this.#sendReplies();
@@ -489,6 +474,13 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       }
     }
     if (this.#reaskWindow === connection) this.#closeReaskWindow();
+    this.#modelWorking = false;
+    const texts = this.#heldTexts.lost(connection);
+    if (texts.length > 0 && !this.#closed) {
+      this.#o.logger.info({ connection: connection.id, texts: texts.length }, 'texts written on a socket that ended before a handle covered them: delivered again on the next');
+      this.#heldTexts.expectAgain(texts);
+      this.#texts.requeue(texts);
+    }
     if (this.#turnConnection === connection && (this.#turnOpen || this.#interruptPending) && !this.#closed) {
       this.#turnOpen = false;
       this.#interruptPending = false;
@@ -504,9 +496,11 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (this.#draining.delete(connection) || this.#closed || connection.closedByUs) return;
     if (connection !== this.#active) return;
     this.#active = null;
-    this.#stopStallWatch();
-    // The deadline close that follows goAway is planned: resume at once, no back-off.
-    const planned = this.#goAwayDeadline !== null;
+    this.#stall.stop();
+    // The session deadline (58:00 on 3.8): 1011 "Deadline expired" with no goAway. Planned, like a goAway's.
+    const sessionDeadline = this.#goAwayDeadline === null && code === 1011 && /deadline expired/i.test(reason);
+    if (sessionDeadline) this.#stats.deadlines++;
+    const planned = this.#goAwayDeadline !== null || sessionDeadline;
     const lived = this.#o.clock.now() - connection.openedAt;
     this.#quickDeaths = planned ? 0 : lived < this.#o.stableMs ? this.#quickDeaths + 1 : 0;
     this.#o.logger.warn({ code, reason, connection: connection.id, livedMs: Math.round(lived), planned }, 'gemini live connection closed');
@@ -529,7 +523,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
       // Sockets that die right after setup would otherwise be redialled in a tight loop.
       if (this.#quickDeaths > 0) {
         const { initialMs, maxMs } = this.#o.backoff;
-        await this.#sleep(Math.min(maxMs, initialMs * 2 ** (this.#quickDeaths - 1)));
+        await this.#sleeps.sleep(Math.min(maxMs, initialMs * 2 ** (this.#quickDeaths - 1)));
       }
       this.#adopt(await this.#openWithFallback());
       if (!this.#closed) this.#setState('connected', this.#lastOpenResumed ? 'resumed' : 'new conversation (could not resume)');
@@ -549,54 +543,34 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   async #replace(old: GeminiConnection, reason: string, options: { announce: boolean }): Promise<void> {
     if (this.#closed) return;
     if (this.#active === old) this.#active = null;
-    this.#stopStallWatch();
+    this.#stall.stop();
     this.#endSocketTurn(old);
-    this.#nextSetupGate = Promise.race([old.closed, this.#sleep(2000)]);
+    this.#nextSetupGate = Promise.race([old.closed, this.#sleeps.sleep(2000)]);
     old.close();
     await this.#reconnect(reason, options);
     // Unused when a reconnect was already under way (its socket dialled before this close).
     this.#nextSetupGate = null;
   }
 
-  #onBadMessage(reason: string, connection: GeminiConnection): void {
-    this.#stats.malformedMessages++;
+  #onBadMessage(reason: string, fatal: boolean, connection: GeminiConnection): void {
     faultCounts.malformed_model_messages++;
+    if (!fatal) {
+      // JSON of the wrong shape (server-message.ts): dropped before the session reads it; the socket is fine.
+      if (++this.#stats.wrongShapeMessages === 1) this.#o.logger.warn({ reason, connection: connection.id }, 'wrong-shaped message from the model service dropped (logged once per call, counted in /health)');
+      return;
+    }
+    this.#stats.malformedMessages++;
     if (this.#stats.malformedMessages === 1) {
       this.#o.logger.warn({ reason, connection: connection.id }, 'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)');
     }
     if (connection === this.#active && !this.#switching && !this.#reconnecting) void this.#replace(connection, `malformed message (${reason})`, { announce: true });
   }
 
-  // --- stall watchdog: armed only while the model's turn is open or a reply is awaited -------
-
-  #watchStall(): void {
-    if (this.#stallTimer || this.#closed) return;
-    this.#stallTimer = this.#o.clock.setTimeout(() => this.#checkStall(), this.#o.stallMs);
-  }
-
-  #stopStallWatch(): void {
-    this.#o.clock.clearTimeout(this.#stallTimer);
-    this.#stallTimer = null;
-  }
-
-  #checkStall(): void {
-    this.#stallTimer = null;
+  #onStall(silentMs: number, awaited: boolean): void {
     const connection = this.#active;
-    if (!connection) return;
-    // Waiting on our own tool result is not a stall.
-    const midTurn = this.#turnOpen && this.#turnConnection === connection && this.#toolsInFlight.size === 0;
-    const awaiting = this.#awaitingReplySince !== null && !this.#awaitStallHandled;
-    if (!midTurn && !awaiting) return;
-    const silentMs = this.#o.clock.now() - (midTurn ? this.#lastServerAt : Math.max(this.#lastServerAt, this.#awaitingReplySince!));
-    if (silentMs < this.#o.stallMs) {
-      this.#stallTimer = this.#o.clock.setTimeout(() => this.#checkStall(), this.#o.stallMs - silentMs);
-      return;
-    }
-    if (this.#switching || this.#reconnecting) return;
-    // Once per utterance: a model that chose not to answer must not cause a resume every stallMs.
-    if (!midTurn) this.#awaitStallHandled = true;
+    if (!connection || this.#switching || this.#reconnecting) return;
     this.#stats.stalls++;
-    this.#o.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs) }, 'gemini live stalled mid-turn: resuming on a new socket');
+    this.#o.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs), awaited }, 'gemini live stalled mid-turn: resuming on a new socket');
     void this.#replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, { announce: true });
   }
 
@@ -616,8 +590,23 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   /** Switch as soon as nothing would be lost: no reply or tool call in flight, handle up to date. */
   #maybeSwitch(): void {
+    if (this.#context.renewDue && !this.#switching && !this.#reconnecting && this.#idleForSwitch()) return this.#renew();
     if (this.#goAwayDeadline === null || this.#switching) return;
-    if (!this.#turnOpen && this.#toolsInFlight.size === 0 && this.#handleFresh) void this.#switchOver('idle');
+    if (this.#idleForSwitch()) void this.#switchOver('idle');
+  }
+
+  #idleForSwitch(): boolean {
+    return !this.#turnOpen && !this.#interruptPending && !this.#modelWorking && this.#toolsInFlight.size === 0 && this.#handleFresh && this.#active !== null;
+  }
+
+  /** Before the session deadline, at an idle point: a fresh seeded session (a resume keeps the deadline). */
+  #renew(): void {
+    const old = this.#active!;
+    this.#context.renewDue = false;
+    this.#stats.renewals++;
+    this.#handle = null;
+    this.#o.logger.info({ from: old.id }, 'gemini live session renewed before its deadline (fresh session, seeded)');
+    void this.#replace(old, 'session renewal before its deadline', { announce: false });
   }
 
   async #switchOver(trigger: 'idle' | 'deadline'): Promise<void> {
@@ -679,10 +668,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
 
   #onMessage(message: LiveServerMessage, connection: GeminiConnection): void {
     if (this.#closed) return;
-    if (connection === this.#active) {
-      this.#lastServerAt = this.#o.clock.now();
-      this.#awaitingReplySince = null;
-    }
+    if (connection === this.#active) this.#stall.serverMessage();
     // A socket we ended ourselves (replaced, or released after draining) still delivers what the
     // service sent before it saw our close. Its turn has been ended (or ends with its close), so
     // that output belongs to a cut turn: it is dropped, or it would reopen the turn (a blip of
@@ -701,33 +687,44 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
             if (rate === null) {
               this.#o.logger.warn({ mimeType: inline.mimeType }, 'model audio with an unusable rate dropped');
             } else {
-              this.emit('audio', toModelOutputRate(decodePcm(inline.data), rate));
+              const pcm = toModelOutputRate(decodePcm(inline.data), rate);
+              if (connection === this.#active) this.#stall.audio(pcm.length);
+              this.emit('audio', pcm);
             }
           }
         }
       }
-      if (content.inputTranscription?.text) this.emit('inputTranscript', content.inputTranscription.text);
+      if (content.inputTranscription?.text) {
+        this.#context.transcript.add('user', content.inputTranscription.text);
+        this.emit('inputTranscript', content.inputTranscription.text);
+      }
       if (content.outputTranscription?.text) {
         this.#modelActivity(connection);
+        this.#context.transcript.add('model', content.outputTranscription.text);
         this.emit('outputTranscript', content.outputTranscription.text);
       }
+      if (content.generationComplete && connection === this.#active) this.#stall.generationComplete();
       if (content.interrupted) {
         this.#interruptPending = true;
         this.#turnConnection = connection;
         this.emit('interrupted');
       }
       if (content.turnComplete) {
-        this.#usageTurnEnded = true;
+        this.#usage.turnEnded();
         this.#turnOpen = false;
         this.#interruptPending = false;
-        this.#stopStallWatch();
+        this.#stall.stop();
+        // The extended-thinking model: turnComplete with interactionStatus IN_PROGRESS is not idle
+        // (a NON_BLOCKING call still runs, more output follows); only IDLE frees the queue.
+        this.#modelWorking = content.interactionStatus === 'IN_PROGRESS';
+        this.#context.transcript.turnEnded();
         this.emit('turnComplete');
-        this.#texts.modelTurnEnded();
+        if (!this.#modelWorking) this.#texts.modelTurnEnded();
         // The model answered (the replayed question) without asking the kept calls again.
         if (connection === this.#reaskWindow) this.#giveUpReask('the model answered without asking again');
       }
     }
-    if (message.usageMetadata) this.#countUsage(message.usageMetadata, connection);
+    if (message.usageMetadata) this.#usage.count(message.usageMetadata, connection.id, this.#o.logger);
     const calls = message.toolCall?.functionCalls;
     if (calls) {
       // A call from a socket we closed still runs, and its result is kept for the resumed session
@@ -755,6 +752,11 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     if (update && !this.#draining.has(connection) && !connection.closedByUs) {
       if (update.resumable && update.newHandle) {
         this.#handle = update.newHandle;
+        // Transparent resumption: the handle's state includes client messages up to this index.
+        const index = update.lastConsumedClientMessageIndex;
+        this.#tailIndexed = index !== undefined;
+        if (index !== undefined && connection === this.#tailOwner) this.#tail.consumed(Number(index));
+        this.#heldTexts.covered(connection, index === undefined ? undefined : Number(index));
         // A handle covers what the service consumed so far: nothing before it needs replaying.
         this.#unacked = this.#unacked.filter((u) => u.connection !== connection);
         if (connection === this.#active) {
@@ -772,19 +774,26 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #modelActivity(connection: GeminiConnection): void {
-    if (this.#usageTurnEnded) {
-      this.#usageTurn++;
-      this.#usageTurnEnded = false;
-    }
+    this.#usage.activity();
     // The model answers: what it was answering no longer needs replaying (unless it asked a tool:
     // then only a resumable handle after the call makes the question safe).
     if (connection === this.#active && !this.#keepUnanswered) this.#unanswered.clear();
-    this.#awaitingReplySince = null;
+    // Output after `interrupted` with no turnComplete between: the service moved on to a new turn.
+    // The interrupted one ends here, or the bridge would keep this reply muted as part of it.
+    if (this.#interruptPending) {
+      this.#interruptPending = false;
+      this.#turnOpen = false;
+      this.emit('turnComplete');
+    }
+    const wasOpen = this.#turnOpen;
+    // The reply began: the utterance it answers is not sent again after a resume (it would be answered twice).
+    if (!wasOpen && connection === this.#active && !this.#keepUnanswered) this.#tail.clear();
     this.#turnOpen = true;
     this.#turnConnection = connection;
     this.#handleFresh = false;
     this.#texts.modelActivity();
-    if (connection === this.#active) this.#watchStall();
+    if (connection === this.#active) this.#stall.modelActivity(wasOpen);
+    else this.#stall.replyBegan();
   }
 
   /**
@@ -893,8 +902,10 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #deliverTexts(texts: readonly string[]): boolean {
-    const sdk = this.#active?.sdk;
-    if (!sdk) return false;
+    const active = this.#active;
+    const sdk = active?.sdk;
+    if (!active || !sdk) return false;
+    this.#heldTexts.written(active, active.nextMessageIndex, texts);
     if (textInjectionKindFor(this.model) === 'realtimeText') sdk.sendRealtimeInput({ text: texts.join('\n') });
     else sdk.sendClientContent({ turns: [{ role: 'user', parts: texts.map((text) => ({ text })) }], turnComplete: true });
     this.#o.logger.debug({ count: texts.length }, 'injected text delivered to the model');
@@ -915,17 +926,6 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.emit('state', state, reason);
   }
 
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.#sleepers.delete(wake);
-        this.#o.clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.#o.clock.setTimeout(wake, ms);
-      this.#sleepers.add(wake);
-    });
-  }
 }
 
 function sendPcm(sdk: NonNullable<GeminiConnection['sdk']>, pcm: Int16Array): void {
