@@ -6,7 +6,7 @@
 //           through `mcp_approval`, checked against the owner's own words) or on the dashboard;
 //   deny  — never offered, never run.
 // Results are redacted and size-capped before they reach the model.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { EventHub } from '../../event-hub.ts';
