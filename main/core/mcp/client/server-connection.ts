@@ -4,7 +4,7 @@
 // its own tools unavailable.
 // Both protocol eras: the v2 SDK client probes with `server/discover` and speaks 2026-07-28 to a
 // server that offers it, and falls back to the 2025 `initialize` handshake otherwise (stdio: the
-// probe runs on a short-lived sibling the SDK reaps itself). A server's own questions
+// probe runs in place on the one child, see SupervisedStdioTransport). A server's own questions
 // (elicitation, or an embedded one in an `input_required` result) go to `onElicit`.
 import { EventEmitter } from 'node:events';
 import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type CallToolResult, type ElicitRequestFormParams, type Tool, type Transport } from '@modelcontextprotocol/client';
@@ -72,7 +72,7 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
   #generation = 0;
   #stderrTail: string[] = [];
   /** The client being connected: stop() must end it too (a child that never answers initialize). */
-  #connecting: Client | null = null;
+  #connecting: { client: Client; transport: Transport } | null = null;
   /** Server questions waiting for the owner (they pause the tool-call clock). */
   #questionsPending = 0;
   #protocolVersion: string | undefined;
@@ -157,25 +157,21 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
     const connecting = this.#connecting;
     this.#client = null;
     this.#connecting = null;
-    // Both: a ready server, and one still starting (hung in initialize) whose child must not outlive us.
-    await Promise.all([client?.close().catch(() => undefined), connecting?.close().catch(() => undefined)]);
+    // Both: a ready server, and one still starting (hung in its handshake) whose child must not outlive
+    // us. Its transport is closed directly: during version negotiation the client does not hold it yet.
+    await Promise.all([client?.close().catch(() => undefined), connecting?.client.close().catch(() => undefined), connecting?.transport.close().catch(() => undefined)]);
   }
 
   #transport(): Transport {
     const config = this.config;
     if (isStdioServer(config)) {
-      const transport = new StdioClientTransport({
+      const transport = new SupervisedStdioTransport({
         command: config.command,
         args: config.args,
         env: { ...getDefaultEnvironment(), ...config.env },
         ...(config.cwd ? { cwd: config.cwd } : {}),
         stderr: 'pipe',
       });
-      const start = transport.start.bind(transport);
-      transport.start = async () => {
-        await start();
-        if (transport.pid !== null) trackChild(transport.pid);
-      };
       // Drain stderr (a full pipe would block the server) and keep only its tail for crash reports.
       transport.stderr?.on('data', (chunk: Buffer) => {
         for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.#stderrTail.push(line.slice(0, 300));
@@ -192,10 +188,11 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
     this.#setState('starting');
     this.#stderrTail = [];
     const client = this.#newClient();
-    this.#connecting = client;
     const transport = this.#transport();
+    const connecting = { client, transport };
+    this.#connecting = connecting;
     transport.onclose = () => {
-      if (transport instanceof StdioClientTransport && transport.pid !== null) forgetChild(transport.pid);
+      if (transport instanceof SupervisedStdioTransport && transport.pid !== null) forgetChild(transport.pid);
       if (generation === this.#generation && this.#state === 'ready') this.#fail(generation, 'the server closed the connection (crashed or exited)');
     };
     try {
@@ -211,7 +208,7 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
         await client.close().catch(() => undefined);
         return;
       }
-      this.#connecting = null;
+      if (this.#connecting === connecting) this.#connecting = null;
       this.#protocolVersion = client.getNegotiatedProtocolVersion();
       this.#client = client;
       this.#tools = tools;
@@ -220,8 +217,9 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
       this.#log.info({ tools: tools.length, protocolVersion: this.#protocolVersion }, 'MCP server ready');
       this.emit('tools', tools);
     } catch (err) {
-      if (this.#connecting === client) this.#connecting = null;
-      await client.close().catch(() => undefined);
+      if (this.#connecting === connecting) this.#connecting = null;
+      // The transport too: a handshake that timed out during version negotiation left it with us.
+      await Promise.all([client.close().catch(() => undefined), transport.close().catch(() => undefined)]);
       const reason =
         isTimeout(err)
           ? `no answer to initialize or tools/list within ${this.config.timeout_seconds} s`
@@ -280,6 +278,19 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
   #setState(state: McpServerState): void {
     this.#state = state;
     this.emit('report', this.report());
+  }
+}
+
+/**
+ * The SDK's stdio transport, as a subclass so version negotiation probes on this one child in place:
+ * the base class probes on a disposable sibling process that a close() during the probe does not
+ * reach, so a server hung in its handshake would outlive stop(). Each child is also remembered
+ * until it exits (child-reaper.ts).
+ */
+class SupervisedStdioTransport extends StdioClientTransport {
+  override async start(): Promise<void> {
+    await super.start();
+    if (this.pid !== null) trackChild(this.pid);
   }
 }
 

@@ -44,6 +44,8 @@ export interface AgentTool {
 }
 
 const MCP_SOURCE = 'mcp';
+/** How an agent that does not name itself is introduced to the owner. */
+const MCP_SOURCE_AGENT = 'an agent over MCP';
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
@@ -87,6 +89,10 @@ const JoinArgs = z.object({
   channel_id: z.string().optional(),
 });
 const NoArgs = z.object({});
+const AskOwnerArgs = z.object({
+  question: z.string().describe('A yes-or-no question for the owner (at most 500 characters), e.g. "May I push the release branch?"'),
+  from: z.string().optional().describe('Who is asking, as the owner should hear it (e.g. "the build agent")'),
+});
 
 async function readImageFile(file: string): Promise<Buffer> {
   if (!path.isAbsolute(file)) throw new AgentToolInputError('invalid_args', 'path must be absolute: the sidecar does not share your working folder');
@@ -190,6 +196,16 @@ const CALL_TOOLS: AgentTool[] = [
     inputSchema: jsonSchemaOf(JoinArgs),
     readOnly: false,
     toRequest: (args) => ({ method: 'POST', url: '/join', json: args }),
+  },
+  {
+    name: 'ask_owner',
+    title: 'Ask the owner (yes/no)',
+    description:
+      'Ask the owner a yes-or-no question and wait for the answer (up to 5 minutes). In a live call it is asked aloud and only the owner\'s own spoken answer counts; ' +
+      'otherwise it waits on the dashboard. Answers { answer: "yes" | "no" | "no_answer", by: "voice" | "dashboard", asked_aloud }.',
+    inputSchema: jsonSchemaOf(AskOwnerArgs),
+    readOnly: false,
+    toRequest: (args) => ({ method: 'POST', url: '/ask', json: { question: args.question, ...(args.from !== undefined ? { from: args.from } : { from: MCP_SOURCE_AGENT }) } }),
   },
   {
     name: 'leave',
