@@ -69,7 +69,7 @@ describe('the model-side client and the registry\'s server-everything (v1 SDK)',
 
 /** Our own children whose command line carries the marker. */
 function childrenWith(marker: string): number[] {
-  let out = '';
+  let out: string;
   try {
     out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   } catch {
