@@ -93,7 +93,8 @@ async function v2Client(door: 'http' | 'stdio'): Promise<AgentClient> {
 }
 
 beforeAll(async () => {
-  sim = await startSimulatedCall();
+  // A delegate command that finishes at once: the `delegate` tool's long job, announced when done.
+  sim = await startSimulatedCall({ env: { DISCORD_VOICE_LIVE_DELEGATE_COMMAND: `${process.execPath},-e,console.log("delegate ran")` } });
   port = Number(new URL(sim.core.sidecarUrl).port);
 }, 60_000);
 
@@ -153,6 +154,42 @@ describe.each(CASES)('the $sdk SDK client over $door', ({ sdk, door, open }) => 
       expect(await client.call('no_such_tool')).toMatchObject({ isError: true, structuredContent: { error: { code: 'unknown_tool' }, status: 404 } });
 
       expect((await client.call('leave')).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe('with no call up', () => {
+  it("an agent's ask_owner waits on the dashboard and gets the answer given there", async () => {
+    await rawRequest({ port, method: 'GET', path: '/leave', headers: sim.auth });
+    const client = await v2Client('http');
+    try {
+      const answer = client.call('ask_owner', { question: 'Merge the pull request?', from: 'the review agent' });
+      let id = '';
+      await waitFor(async () => {
+        const listed = (await rawRequest({ port, method: 'GET', path: '/mcp/approvals', headers: sim.auth })).json as { approvals: { id: string; args: string }[] };
+        id = listed.approvals.find((a) => a.args === 'Merge the pull request?')?.id ?? '';
+        return id !== '';
+      }, 'the question on the dashboard list');
+      const decided = await rawRequest({ port, method: 'POST', path: `/mcp/approvals/${id}`, headers: { ...sim.auth, 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) });
+      expect(decided.status).toBe(200);
+      expect((await answer).structuredContent).toEqual({ answer: 'yes', by: 'dashboard', asked_aloud: false });
+      expect(await client.call('ask_owner', { question: '' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'invalid_request' }, status: 400 } });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('a long job an agent starts (delegate) answers at once and is announced to the owner when done', async () => {
+    const client = await v1Client('http');
+    try {
+      const started = (await client.call('delegate', { prompt: 'run the release checks', label: 'release checks' })).structuredContent!;
+      expect(started.started).toBeTruthy();
+      await waitFor(async () => {
+        const session = ((await client.call('delegate', { status_id: started.started })).structuredContent as { session: { state: string; notified?: string } }).session;
+        return session.state === 'succeeded' && session.notified !== undefined;
+      }, 'the delegate to finish and its end to be announced');
     } finally {
       await client.close();
     }

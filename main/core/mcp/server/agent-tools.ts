@@ -220,6 +220,9 @@ const CALL_TOOLS: AgentTool[] = [
 /** The helper tools (`sora_*`) come from the tool registry's own declarations: one schema, two doors. */
 export const HELPER_TOOL_PREFIX = 'sora_';
 
+/** The delegate watcher's tool; offered to agents as `delegate` when a delegate command is configured. */
+const DELEGATE_TOOL = 'local_delegate_execute';
+
 export function agentTools(helperDeclarations: readonly ToolDeclaration[]): AgentTool[] {
   const helpers = helperDeclarations
     .filter((d) => d.name.startsWith(HELPER_TOOL_PREFIX))
@@ -233,5 +236,20 @@ export function agentTools(helperDeclarations: readonly ToolDeclaration[]): Agen
         toRequest: (args) => ({ method: 'POST', url: `/tools/${encodeURIComponent(d.name)}`, json: args }),
       }),
     );
-  return [...CALL_TOOLS, ...helpers];
+  // A long job an agent starts is a task: it answers { started: id } at once, and its end is
+  // announced to the owner (spoken in a call, else a DM) by the delegate watcher.
+  const delegate = helperDeclarations.find((d) => d.name === DELEGATE_TOOL);
+  const delegateTool: AgentTool[] = delegate
+    ? [
+        {
+          name: 'delegate',
+          title: 'Hand a long task to the delegate agent',
+          description: `${delegate.description} Poll with status_id; the owner hears when it ends.`,
+          inputSchema: { type: 'object', ...delegate.parameters },
+          readOnly: false,
+          toRequest: (args) => ({ method: 'POST', url: `/tools/${DELEGATE_TOOL}`, json: args }),
+        },
+      ]
+    : [];
+  return [...CALL_TOOLS, ...helpers, ...delegateTool];
 }
