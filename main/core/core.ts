@@ -318,7 +318,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
     canDelegate: (ctx) => ctx.caller !== 'model' || allowedSpeakers.ownerOnly || ctx.heard?.owner === true,
   });
   // Agents' yes/no questions, asked aloud, answered only by the owner or a named approver (docs/mcp.md).
-  const { approvals: approvalBroker, questions: ownerQuestions } = ownerDecisions({ hub, notes, logger: moduleLogger(logger, 'owner-questions'), ownerId: config.discord.ownerId, approvers: config.mcp.approvers, ownerOnlyVoice: () => allowedSpeakers.ownerOnly, speak: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })) });
+  const { approvals: approvalBroker, questions: ownerQuestions, mayAnswer } = ownerDecisions({ hub, notes, logger: moduleLogger(logger, 'owner-questions'), ownerId: config.discord.ownerId, approvers: config.mcp.approvers, ownerOnlyVoice: () => allowedSpeakers.ownerOnly, speak: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })) });
   // The MCP client SDK loads only when servers are configured.
   const mcpModelTools =
     config.mcp.servers.length > 0
@@ -334,7 +334,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           deliverToModel: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })),
           ownerId: config.discord.ownerId,
           ownerOnlyVoice: () => allowedSpeakers.ownerOnly,
-          approvals: approvalBroker, ownerQuestions,
+          approvals: approvalBroker, ownerQuestions, mayAnswer,
         })
       : null;
   if (mcpModelTools) opened.push(() => mcpModelTools.close());

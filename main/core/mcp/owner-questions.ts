@@ -122,9 +122,9 @@ export function ownerDecisions(input: {
   approvers: readonly string[];
   ownerOnlyVoice: () => boolean;
   speak: OwnerQuestionsOptions['speak'];
-}): { approvals: ApprovalBroker; questions: OwnerQuestions } {
+}): { approvals: ApprovalBroker; questions: OwnerQuestions; mayAnswer: (speaker: string | undefined) => boolean } {
   const approvals = new ApprovalBroker({ hub: input.hub });
   const mayAnswer = (speaker: string | undefined): boolean =>
     speaker !== undefined ? speaker === input.ownerId || input.approvers.includes(speaker) : input.ownerOnlyVoice();
-  return { approvals, questions: createOwnerQuestions({ approvals, notes: input.notes, logger: input.logger, speak: input.speak, mayAnswer }) };
+  return { approvals, mayAnswer, questions: createOwnerQuestions({ approvals, notes: input.notes, logger: input.logger, speak: input.speak, mayAnswer }) };
 }

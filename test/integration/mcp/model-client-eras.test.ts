@@ -3,6 +3,10 @@
 // yes/no question arrives through `input_required` (new) or `elicitation/create` (old) and gets the
 // answer the owner gave. And no server child outlives stop(), even one hung in its handshake.
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server as HttpServer } from 'node:http';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { toWebRequest, writeWebResponse } from '../../../main/core/mcp/server/node-web.ts';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -64,6 +68,38 @@ describe('the model-side client and the registry\'s server-everything (v1 SDK)',
     await waitFor(() => connection.state === 'ready', 'server-everything to be ready', 30_000);
     expect(connection.report().protocol_version).toMatch(/^2025-/);
     expect(text(await connection.callTool('echo', { message: 'old era' }))).toContain('old era');
+  }, 60_000);
+});
+
+describe('the model-side client and a v2-SDK server over Streamable HTTP', () => {
+  let http: HttpServer | undefined;
+  afterEach(() => new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve())));
+
+  it('speaks 2026-07-28 to it over HTTP, with the configured headers', async () => {
+    const seenAuth: string[] = [];
+    const handler = createMcpHandler(() => {
+      const server = new McpServer({ name: 'web-v2', version: '1.0.0' });
+      server.registerTool('echo', { description: 'Echoes', inputSchema: z.object({ message: z.string() }) }, async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }));
+      return server;
+    });
+    http = createServer((req, res) => {
+      seenAuth.push(String(req.headers['x-api-key']));
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
+        void handler.fetch(toWebRequest(req, res, body), { parsedBody: body }).then((response) => writeWebResponse(response, res));
+      });
+    });
+    await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
+    const port = (http.address() as { port: number }).port;
+    const connection = connect({ name: 'webv2', url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-api-key': 'key-for-the-v2-server' } });
+    await waitFor(() => connection.state === 'ready', 'the HTTP server to be ready', 30_000);
+    expect(connection.report()).toMatchObject({ transport: 'http', protocol_version: '2026-07-28' });
+    expect(text(await connection.callTool('echo', { message: 'over http' }))).toBe('echo: over http');
+    expect(new Set(seenAuth)).toEqual(new Set(['key-for-the-v2-server']));
+    await connection.stop();
+    await handler.close();
   }, 60_000);
 });
 

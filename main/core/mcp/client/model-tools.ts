@@ -51,6 +51,8 @@ export interface McpModelToolsOptions {
   approvals?: ApprovalBroker;
   /** A server's yes/no question (elicitation / input_required) put to the owner; without it, declined. */
   ownerQuestions?: Pick<OwnerQuestions, 'ask'>;
+  /** Whose spoken yes approves an `ask` tool (the owner and named approvers); default the owner's alone. */
+  mayAnswer?: (speaker: string | undefined) => boolean;
 }
 
 export interface McpModelTools {
@@ -276,7 +278,8 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     approvals,
     heard(text, speaker) {
       // Only the owner's words count; unattributed ones only when nobody else can reach the model.
-      if (speaker !== undefined ? speaker !== options.ownerId : !options.ownerOnlyVoice()) return;
+      const mayAnswer = options.mayAnswer ?? ((who: string | undefined) => (who !== undefined ? who === options.ownerId : options.ownerOnlyVoice()));
+      if (!mayAnswer(speaker)) return;
       ownerWords.push({ seq: ++heardSeq, text });
       if (ownerWords.length > OWNER_WORDS_KEPT) ownerWords.splice(0, ownerWords.length - OWNER_WORDS_KEPT);
     },
