@@ -423,7 +423,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
         notes,
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
-        approvals: approvalBroker, ownerQuestions,
+        approvals: approvalBroker, ownerQuestions, askTools: config.mcp.askTools,
       }),
     ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, lastRestart: options.lastRestart, onSaved: (values) => onSettingsSaved(values) })] : []),
     (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),

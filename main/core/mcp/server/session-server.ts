@@ -24,6 +24,11 @@ export interface SessionServerDeps {
   tools: () => AgentTool[];
   invoke: SidecarInvoker;
   currentNotes: () => CurrentCallNotes;
+  /**
+   * For a tool that needs the owner's yes first: resolves null to run it, or the refusal to answer
+   * with (the owner said no, or nobody answered). Absent: every tool runs.
+   */
+  ownerGate?: (tool: string, args: Record<string, unknown>) => Promise<{ code: string; message: string; status: number } | null>;
 }
 
 export interface SessionServer {
@@ -93,6 +98,8 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
     const tool = deps.tools().find((t) => t.name === request.params.name);
     if (!tool) return toolError('unknown_tool', `no tool named ${JSON.stringify(request.params.name)}`, 404);
     const args = request.params.arguments ?? {};
+    const refused = await deps.ownerGate?.(tool.name, args);
+    if (refused) return toolError(refused.code, refused.message, refused.status);
     try {
       const sidecarRequest = await tool.toRequest(args);
       return answerToResult(await deps.invoke(sidecarRequest), sidecarRequest);

@@ -34,6 +34,8 @@ export interface McpRouteDeps {
   approvals?: ApprovalBroker;
   /** Agents' yes/no questions to the owner (`POST /ask`, the `ask_owner` MCP tool). */
   ownerQuestions?: OwnerQuestions;
+  /** Our tools an agent may run only after the owner's yes (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS). */
+  askTools?: readonly string[];
 }
 
 const AskBody = z.object({ question: z.string().trim().min(1).max(500), from: z.string().trim().min(1).max(60).optional() }).strict();
@@ -78,6 +80,16 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
         tools: () => agentTools(deps.helperTools()),
         invoke: injectInvoker(app, deps.token),
         currentCallId: deps.currentCallId,
+        ownerGate: async (tool, args) => {
+          if (!deps.askTools?.includes(tool)) return null;
+          if (!deps.ownerQuestions) return { code: 'owner_unavailable', message: `${tool} needs the owner's yes, and nobody can ask them`, status: 503 };
+          const shown = JSON.stringify(args);
+          const outcome = await deps.ownerQuestions.ask({ from: 'an agent over MCP', question: `May the agent run ${tool}${shown === '{}' ? '' : ` with ${shown.slice(0, 300)}`}?` });
+          if (outcome.answer === 'yes') return null;
+          return outcome.answer === 'no'
+            ? { code: 'owner_refused', message: `the owner said no to ${tool} (${outcome.by ?? 'voice'})`, status: 403 }
+            : { code: 'owner_no_answer', message: `the owner did not answer about ${tool} in time`, status: 408 };
+        },
         currentNotes: () => {
           const callId = deps.currentCallId() ?? null;
           return { call_id: callId, notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [] };
