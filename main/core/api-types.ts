@@ -292,6 +292,8 @@ export interface McpServerReportView {
   state: 'starting' | 'ready' | 'restarting' | 'stopped';
   tools: number;
   restarts: number;
+  /** The MCP revision spoken with the server once ready: `2026-07-28`, or a 2025-era one. */
+  protocol_version?: string;
   last_error?: string;
   next_attempt_at?: number;
 }

@@ -37,6 +37,7 @@ import { registerEventsRoutes } from './sidecar/routes/events.ts';
 import { registerHealthRoutes } from './sidecar/routes/health.ts';
 import { loginUrl, registerLoginRoutes } from './sidecar/routes/login.ts';
 import { registerMcpRoutes } from './sidecar/routes/mcp.ts';
+import { ownerDecisions } from './mcp/owner-questions.ts';
 import { registerNotifyRoutes } from './sidecar/routes/notify.ts';
 import { registerSettingsRoutes } from './sidecar/routes/settings.ts';
 import { registerSetupRoutes } from './sidecar/routes/setup.ts';
@@ -254,7 +255,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           },
           wake: { settings: config.wake, screener: wakeScreener(config, moduleLogger(logger, 'wake')) },
           // A spoken approval of an MCP tool is checked against what the owner was just heard saying.
-          onInputTranscript: (text, speaker) => mcpModelTools?.heard(text, speaker),
+          onInputTranscript: (text, speaker) => [mcpModelTools, ownerQuestions].forEach((listener) => listener?.heard(text, speaker)),
           // Each join makes (or joins) a login attempt: a failure is never cached.
           ready: async () => {
             await discord.login().catch((err: unknown) => {
@@ -326,6 +327,8 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
     // nobody but the owner can speak to it, or when the owner was heard in the turn (tool authority).
     canDelegate: (ctx) => ctx.caller !== 'model' || allowedSpeakers.ownerOnly || ctx.heard?.owner === true,
   });
+  // Agents' yes/no questions, asked aloud, answered only by the owner or a named approver (docs/mcp.md).
+  const { approvals: approvalBroker, questions: ownerQuestions, mayAnswer } = ownerDecisions({ hub, notes, logger: moduleLogger(logger, 'owner-questions'), ownerId: config.discord.ownerId, approvers: config.mcp.approvers, ownerOnlyVoice: () => allowedSpeakers.ownerOnly, speak: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })) });
   // The MCP client SDK loads only when servers are configured.
   const mcpModelTools =
     config.mcp.servers.length > 0
@@ -341,6 +344,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           deliverToModel: (text) => (realBridge ? realBridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' })),
           ownerId: config.discord.ownerId,
           ownerOnlyVoice: () => allowedSpeakers.ownerOnly,
+          approvals: approvalBroker, ownerQuestions, mayAnswer,
         })
       : null;
   if (mcpModelTools) opened.push(() => mcpModelTools.close());
@@ -429,6 +433,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
         notes,
         currentCallId: () => bridge.status().callId,
         modelTools: mcpModelTools,
+        approvals: approvalBroker, ownerQuestions, askTools: config.mcp.askTools,
       }),
     ...(options.settingsStore ? [(app: Parameters<RouteRegistrar>[0]) => registerSettingsRoutes(app, { store: options.settingsStore!, effective: () => configToSettingsValues(config), environment: options.environment, canRestart: options.restart !== undefined, lastRestart: options.lastRestart, onSaved: (values) => onSettingsSaved(values) })] : []),
     (app) => registerSetupRoutes(app, { store: options.settingsStore, config, missing, logger: moduleLogger(logger, 'setup'), restart: options.restart }),

@@ -77,7 +77,7 @@ export interface Config {
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
   delegate: { command: string[]; cwd?: string; env: string[] };
   /** MCP servers whose tools the live model may use (DISCORD_VOICE_LIVE_MCP_SERVERS). */
-  mcp: { servers: McpServerConfig[] };
+  mcp: { servers: McpServerConfig[]; /** Who may answer agents' questions by voice besides the owner (DISCORD_VOICE_LIVE_MCP_APPROVERS). */ approvers: string[]; /** Our MCP server's tools that need the owner's yes (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS). */ askTools: string[] };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /** Headless terminal output: auto = pretty on a TTY, JSON otherwise. */
   logFormat: 'auto' | 'pretty' | 'json';
@@ -313,7 +313,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       screenModel: asString('DISCORD_VOICE_LIVE_WAKE_SCREEN_MODEL')!.trim(),
     },
     delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
-    mcp: { servers: mcpServers },
+    mcp: { servers: mcpServers, approvers: asSnowflakeList('DISCORD_VOICE_LIVE_MCP_APPROVERS') ?? [], askTools: asList('DISCORD_VOICE_LIVE_MCP_ASK_TOOLS') ?? [] },
     logLevel: logLevel as Config['logLevel'],
     logFormat: logFormat as Config['logFormat'],
     secretValues: [

@@ -93,6 +93,8 @@ export const CONFIG_VARIABLES = [
     kind: 'secret',
     description: 'JSON list of MCP servers whose tools the live model may use: {name, command, args} or {name, url, headers}, with a policy per tool: allow, ask or deny (default ask). See docs/mcp.md.',
   }),
+  own('MCP_ASK_TOOLS', { kind: 'list', description: "Tools of our MCP server (e.g. join,leave,notify) that an agent may run only after the owner says yes: asked aloud in a call, else on the dashboard. Default: none. See docs/mcp.md." }),
+  own('MCP_APPROVERS', { kind: 'snowflakeList', description: "Comma-separated user ids who may answer agents' yes/no questions by voice besides the owner. Default: the owner only. See docs/mcp.md." }),
   own('LOG_FORMAT', { kind: 'string', default: 'auto', description: 'Log lines on the terminal: auto (readable, coloured on a terminal; JSON when piped), pretty, or json.' }),
   own('LOG_LEVEL', { kind: 'string', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace.' }),
 ] as const satisfies readonly VariableSpec[];

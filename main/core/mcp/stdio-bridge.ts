@@ -1,17 +1,13 @@
 // `live-voice-bridge mcp`: MCP over stdio for clients that only launch commands. A thin relay, no
 // server of its own: every JSON-RPC message from stdin goes to the running sidecar's `/mcp` (with
 // the bearer token), every message back goes to stdout. So tools, errors and notifications are
-// exactly those of the HTTP endpoint. stdout carries only protocol; diagnostics go to stderr.
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+// exactly those of the HTTP endpoint, in both protocol eras: the v2 SDK's HTTP client transport
+// derives the 2026-07-28 headers (`MCP-Protocol-Version`, `Mcp-Method`) from each message's own
+// `_meta` envelope and leaves 2025-era messages (and their session) untouched, so the relay never
+// needs to know which era its client speaks. stdout carries only protocol; diagnostics go to stderr.
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Readable, Writable } from 'node:stream';
 
 export interface StdioBridgeOptions {
@@ -24,11 +20,17 @@ export interface StdioBridgeOptions {
   warn: (line: string) => void;
 }
 
+/** The HTTP status of a failed POST (v2 SDK: `SdkHttpError.data.status`). */
+function httpStatusOf(err: unknown): number | undefined {
+  const status = (err as { data?: { status?: unknown } } | null)?.data?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
 function reasonOf(err: unknown, url: string): string {
   const cause = (err as { cause?: { code?: string } }).cause;
   if (cause?.code === 'ECONNREFUSED') return `the sidecar is not running at ${new URL(url).origin} (start it with \`npm run headless\` or the desktop app)`;
   const message = err instanceof Error ? err.message : String(err);
-  if ((err as { code?: unknown }).code === 401) return 'the sidecar refused the token (401): check DISCORD_VOICE_LIVE_SIDECAR_TOKEN or the sidecar.token file';
+  if (httpStatusOf(err) === 401) return 'the sidecar refused the token (401): check DISCORD_VOICE_LIVE_SIDECAR_TOKEN or the sidecar.token file';
   return `the sidecar did not accept the request: ${message}`;
 }
 
@@ -77,7 +79,7 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
       failure = err;
     }
     // 404: the sidecar no longer knows this session (it restarted, or evicted an idle one).
-    if ((failure as { code?: unknown }).code === 404 && initialize !== undefined && !isInitializeRequest(message)) {
+    if (httpStatusOf(failure) === 404 && initialize !== undefined && !isInitializeRequest(message)) {
       try {
         options.warn('the sidecar lost this MCP session (restarted?); opening a new one');
         await (reinitializing ??= reinitialize().finally(() => (reinitializing = undefined)));

@@ -6,7 +6,7 @@
 //           through `mcp_approval`, checked against the owner's own words) or on the dashboard;
 //   deny  — never offered, never run.
 // Results are redacted and size-capped before they reach the model.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { EventHub } from '../../event-hub.ts';
@@ -14,7 +14,8 @@ import type { NotesSink } from '../../ports.ts';
 import type { ToolContext, ToolRegistry } from '../../tools/registry.ts';
 import { ApprovalBroker, ApprovalError, type ApprovalDecision } from './approvals.ts';
 import type { McpServerConfig, ToolPolicy } from './config.ts';
-import { McpServerConnection, type McpServerReport } from './server-connection.ts';
+import { McpServerConnection, type McpServerReport, type ServerQuestion, type ServerQuestionAnswer } from './server-connection.ts';
+import { AFFIRMATIVE, NEGATIVE, type OwnerQuestions } from '../owner-questions.ts';
 
 export const APPROVAL_TOOL = 'mcp_approval';
 export const MODEL_TOOL_PREFIX = 'mcp_';
@@ -28,8 +29,6 @@ const MODEL_ONLY = ['model'] as const;
 /** Transcription fragments of the owner kept for approval checks (a few minutes of talk). */
 const OWNER_WORDS_KEPT = 400;
 
-const AFFIRMATIVE = /\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|do it|approved?|allow(ed)?|confirm(ed)?|ja|oui|sí|si|da|hai)\b/i;
-const NEGATIVE = /\b(no|nope|not|don'?t|stop|cancel|deny|denied|refuse[d]?|nein|non)\b/i;
 
 export interface McpModelToolsOptions {
   servers: readonly McpServerConfig[];
@@ -48,6 +47,12 @@ export interface McpModelToolsOptions {
   ownerOnlyVoice: () => boolean;
   quickResultMs?: number;
   backoffMs?: readonly number[];
+  /** One broker for every owner decision (the dashboard lists them together); default a new one. */
+  approvals?: ApprovalBroker;
+  /** A server's yes/no question (elicitation / input_required) put to the owner; without it, declined. */
+  ownerQuestions?: Pick<OwnerQuestions, 'ask'>;
+  /** Whose spoken yes approves an `ask` tool (the owner and named approvers); default the owner's alone. */
+  mayAnswer?: (speaker: string | undefined) => boolean;
 }
 
 export interface McpModelTools {
@@ -94,7 +99,20 @@ export function capText(text: string, max = RESULT_MAX_CHARS): string {
 export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools {
   const { registry, hub, notes, logger } = options;
   const log = logger;
-  const approvals = new ApprovalBroker({ hub });
+  const approvals = options.approvals ?? new ApprovalBroker({ hub });
+  const askOwner = options.ownerQuestions;
+  const onElicit = askOwner
+    ? async (question: ServerQuestion): Promise<ServerQuestionAnswer> => {
+        // Only a yes/no can be answered aloud; a form with other fields is declined, not guessed.
+        if (!question.yesNoField) {
+          notes.append({ kind: 'note', text: `MCP server ${question.server} asked for a form the owner cannot answer by voice; declined: ${capText(options.redact(question.message), APPROVAL_ARGS_MAX_CHARS)}` });
+          return { action: 'decline' };
+        }
+        const outcome = await askOwner.ask({ from: `MCP server ${question.server}`, question: capText(options.redact(question.message), APPROVAL_ARGS_MAX_CHARS) });
+        if (outcome.answer === 'no_answer') return { action: 'cancel' };
+        return { action: 'accept', content: { [question.yesNoField]: outcome.answer === 'yes' } };
+      }
+    : undefined;
   const quickMs = options.quickResultMs ?? QUICK_RESULT_MS;
   const safe = (text: string): string => capText(options.redact(text));
 
@@ -204,7 +222,8 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
   }
 
   const connections = options.servers.map(
-    (config) => new McpServerConnection({ config, logger: log, clientVersion: options.clientVersion, ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}) }),
+    (config) =>
+      new McpServerConnection({ config, logger: log, clientVersion: options.clientVersion, ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}), ...(onElicit ? { onElicit } : {}) }),
   );
   const registered = new Map<McpServerConnection, string[]>();
 
@@ -259,7 +278,8 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     approvals,
     heard(text, speaker) {
       // Only the owner's words count; unattributed ones only when nobody else can reach the model.
-      if (speaker !== undefined ? speaker !== options.ownerId : !options.ownerOnlyVoice()) return;
+      const mayAnswer = options.mayAnswer ?? ((who: string | undefined) => (who !== undefined ? who === options.ownerId : options.ownerOnlyVoice()));
+      if (!mayAnswer(speaker)) return;
       ownerWords.push({ seq: ++heardSeq, text });
       if (ownerWords.length > OWNER_WORDS_KEPT) ownerWords.splice(0, ownerWords.length - OWNER_WORDS_KEPT);
     },

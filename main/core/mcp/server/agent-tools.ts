@@ -44,6 +44,8 @@ export interface AgentTool {
 }
 
 const MCP_SOURCE = 'mcp';
+/** How an agent that does not name itself is introduced to the owner. */
+const MCP_SOURCE_AGENT = 'an agent over MCP';
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
@@ -87,6 +89,10 @@ const JoinArgs = z.object({
   channel_id: z.string().optional(),
 });
 const NoArgs = z.object({});
+const AskOwnerArgs = z.object({
+  question: z.string().describe('A yes-or-no question for the owner (at most 500 characters), e.g. "May I push the release branch?"'),
+  from: z.string().optional().describe('Who is asking, as the owner should hear it (e.g. "the build agent")'),
+});
 
 async function readImageFile(file: string): Promise<Buffer> {
   if (!path.isAbsolute(file)) throw new AgentToolInputError('invalid_args', 'path must be absolute: the sidecar does not share your working folder');
@@ -192,6 +198,16 @@ const CALL_TOOLS: AgentTool[] = [
     toRequest: (args) => ({ method: 'POST', url: '/join', json: args }),
   },
   {
+    name: 'ask_owner',
+    title: 'Ask the owner (yes/no)',
+    description:
+      'Ask the owner a yes-or-no question and wait for the answer (up to 5 minutes). In a live call it is asked aloud and only the owner\'s own spoken answer counts; ' +
+      'otherwise it waits on the dashboard. Answers { answer: "yes" | "no" | "no_answer", by: "voice" | "dashboard", asked_aloud }.',
+    inputSchema: jsonSchemaOf(AskOwnerArgs),
+    readOnly: false,
+    toRequest: (args) => ({ method: 'POST', url: '/ask', json: { question: args.question, ...(args.from !== undefined ? { from: args.from } : { from: MCP_SOURCE_AGENT }) } }),
+  },
+  {
     name: 'leave',
     title: 'End the call',
     description: 'Leave the voice channel and close the model session. Idempotent.',
@@ -203,6 +219,9 @@ const CALL_TOOLS: AgentTool[] = [
 
 /** The helper tools (`sora_*`) come from the tool registry's own declarations: one schema, two doors. */
 export const HELPER_TOOL_PREFIX = 'sora_';
+
+/** The delegate watcher's tool; offered to agents as `delegate` when a delegate command is configured. */
+const DELEGATE_TOOL = 'local_delegate_execute';
 
 export function agentTools(helperDeclarations: readonly ToolDeclaration[]): AgentTool[] {
   const helpers = helperDeclarations
@@ -217,5 +236,20 @@ export function agentTools(helperDeclarations: readonly ToolDeclaration[]): Agen
         toRequest: (args) => ({ method: 'POST', url: `/tools/${encodeURIComponent(d.name)}`, json: args }),
       }),
     );
-  return [...CALL_TOOLS, ...helpers];
+  // A long job an agent starts is a task: it answers { started: id } at once, and its end is
+  // announced to the owner (spoken in a call, else a DM) by the delegate watcher.
+  const delegate = helperDeclarations.find((d) => d.name === DELEGATE_TOOL);
+  const delegateTool: AgentTool[] = delegate
+    ? [
+        {
+          name: 'delegate',
+          title: 'Hand a long task to the delegate agent',
+          description: `${delegate.description} Poll with status_id; the owner hears when it ends.`,
+          inputSchema: { type: 'object', ...delegate.parameters },
+          readOnly: false,
+          toRequest: (args) => ({ method: 'POST', url: `/tools/${DELEGATE_TOOL}`, json: args }),
+        },
+      ]
+    : [];
+  return [...CALL_TOOLS, ...helpers, ...delegateTool];
 }

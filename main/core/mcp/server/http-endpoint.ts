@@ -1,13 +1,18 @@
-// Streamable HTTP sessions for `/mcp`. Session mode, not stateless: the notes resource pushes
-// `notifications/resources/updated` to subscribers, and a notification needs a session with its
-// own GET event stream to travel on. Sessions are cheap (one SDK server each), capped, and closed
-// after an idle hour or by the client's DELETE.
+// `/mcp` for both protocol eras, told apart per request by the v2 SDK's own classifier
+// (`isLegacyRequest`, the exact code its serving entry runs):
+// - 2026-07-28 (a `_meta` envelope on every request; no initialize, no session): the SDK's
+//   `createMcpHandler` in strict mode, a fresh server instance per request from the shared factory.
+//   Notes updates reach `subscriptions/listen` streams through the handler's notifier.
+// - 2025-era (initialize + `Mcp-Session-Id`): sessionful Streamable HTTP, not the SDK's stateless
+//   legacy fallback, because a 2025 notification (`notifications/resources/updated`) needs a
+//   session with its own GET event stream to travel on; stateless serving has neither. Sessions are
+//   cheap (one server each), capped, and closed after an idle hour or by the client's DELETE.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { EventHub } from '../../event-hub.ts';
+import { toWebRequest, writeWebResponse } from './node-web.ts';
 import { createSessionServer, NOTES_RESOURCE_URI, type SessionServer, type SessionServerDeps } from './session-server.ts';
 
 export const MAX_MCP_SESSIONS = 32;
@@ -18,7 +23,7 @@ const SESSION_HEADER = 'mcp-session-id';
 
 interface Session {
   id: string;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   mcp: SessionServer;
   lastUsed: number;
   updateTimer: ReturnType<typeof setTimeout> | null;
@@ -37,14 +42,31 @@ export interface McpHttpEndpoint {
   close(): Promise<void>;
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, data: { code: string }): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, data }, id: null }));
+function jsonRpcError(status: number, code: number, message: string, data: { code: string }): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, data }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  });
 }
 
 export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
   const sessions = new Map<string, Session>();
   const log = options.logger;
+
+  // 2026-07-28: one strict handler; a request without the envelope never reaches it.
+  const modern = createMcpHandler(() => createSessionServer(options).server, {
+    legacy: 'reject',
+    onerror: (err) => log.debug({ err }, 'MCP (2026-07-28) request refused'),
+  });
+  let modernUpdateTimer: ReturnType<typeof setTimeout> | null = null;
+  const notifyListeners = (): void => {
+    if (modernUpdateTimer) return;
+    modernUpdateTimer = setTimeout(() => {
+      modernUpdateTimer = null;
+      modern.notify.resourceUpdated(NOTES_RESOURCE_URI);
+    }, NOTES_UPDATE_COALESCE_MS);
+    modernUpdateTimer.unref();
+  };
 
   const notifyNotesChanged = (session: Session): void => {
     if (!session.mcp.subscribedToNotes || session.updateTimer) return;
@@ -60,6 +82,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     const relevant = event.type === 'state' || (event.type === 'note' && event.data.callId !== undefined && event.data.callId === options.currentCallId());
     if (!relevant) return;
     for (const session of sessions.values()) notifyNotesChanged(session);
+    notifyListeners();
   });
 
   const drop = (session: Session): void => {
@@ -75,7 +98,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   }, 60_000);
   sweep.unref();
 
-  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async function openSession(request: Request, body: unknown): Promise<Response> {
     if (sessions.size >= MAX_MCP_SESSIONS) {
       // Evict the least recently used session rather than refuse a new agent.
       const oldest = [...sessions.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0]!;
@@ -83,7 +106,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       drop(oldest);
     }
     const mcp = createSessionServer(options);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, { id, transport, mcp, lastUsed: Date.now(), updateTimer: null });
@@ -96,21 +119,27 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       if (session) drop(session);
     };
     await mcp.server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+
+  async function handleLegacy(request: Request, body: unknown): Promise<Response> {
+    const id = request.headers.get(SESSION_HEADER) ?? undefined;
+    if (id) {
+      const session = sessions.get(id);
+      if (!session) return jsonRpcError(404, -32001, 'unknown or expired MCP session; initialize again', { code: 'unknown_session' });
+      session.lastUsed = Date.now();
+      return session.transport.handleRequest(request, { parsedBody: body });
+    }
+    if (request.method === 'POST' && isInitializeRequest(body)) return openSession(request, body);
+    return jsonRpcError(400, -32000, 'no mcp-session-id: send initialize first (2025-era), or send the 2026-07-28 _meta envelope', { code: 'missing_session' });
   }
 
   return {
     async handle(req, res, body) {
-      const header = req.headers[SESSION_HEADER];
-      const id = typeof header === 'string' ? header : undefined;
-      if (id) {
-        const session = sessions.get(id);
-        if (!session) return jsonRpcError(res, 404, -32001, 'unknown or expired MCP session; initialize again', { code: 'unknown_session' });
-        session.lastUsed = Date.now();
-        return session.transport.handleRequest(req, res, body);
-      }
-      if (req.method === 'POST' && isInitializeRequest(body)) return openSession(req, res, body);
-      return jsonRpcError(res, 400, -32000, 'no mcp-session-id: send initialize first', { code: 'missing_session' });
+      const request = toWebRequest(req, res, body);
+      const legacy = await isLegacyRequest(request, req.method === 'POST' ? body : undefined);
+      const response = legacy ? await handleLegacy(request, body) : await modern.fetch(request, { parsedBody: body });
+      await writeWebResponse(response, res);
     },
     get sessionCount() {
       return sessions.size;
@@ -118,6 +147,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     async close() {
       clearInterval(sweep);
       unsubscribeHub();
+      if (modernUpdateTimer) clearTimeout(modernUpdateTimer);
+      await modern.close().catch(() => undefined);
       for (const session of [...sessions.values()]) drop(session);
     },
   };

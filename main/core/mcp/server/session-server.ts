@@ -1,18 +1,10 @@
-// One MCP server per client session (the SDK binds a server to one transport). Tools are listed
-// with their JSON Schemas and called through the sidecar's routes; the current call's notes are a
-// resource whose subscribers get `notifications/resources/updated` when notes are added.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  McpError,
-  ErrorCode,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+// One MCP server instance per serving unit: a 2025-era client session, or one 2026-07-28 request
+// (the v2 SDK builds a fresh instance per stateless request from the same factory, so both eras
+// get the same tools and resources). Tools are listed with their JSON Schemas and called through
+// the sidecar's routes; the current call's notes are a resource. A 2025-era subscriber gets
+// `notifications/resources/updated` on its session; a 2026-07-28 client opens
+// `subscriptions/listen`, which the SDK's serving entry answers (see http-endpoint.ts).
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import type { NoteEvent } from '../../api-types.ts';
 import { NOTIFY_STATUS_MEANING } from '../../notify/format.ts';
 import { AgentToolInputError, type AgentTool, type SidecarAnswer, type SidecarInvoker, type SidecarRequest } from './agent-tools.ts';
@@ -32,6 +24,11 @@ export interface SessionServerDeps {
   tools: () => AgentTool[];
   invoke: SidecarInvoker;
   currentNotes: () => CurrentCallNotes;
+  /**
+   * For a tool that needs the owner's yes first: resolves null to run it, or the refusal to answer
+   * with (the owner said no, or nobody answered). Absent: every tool runs.
+   */
+  ownerGate?: (tool: string, args: Record<string, unknown>) => Promise<{ code: string; message: string; status: number } | null>;
 }
 
 export interface SessionServer {
@@ -87,7 +84,7 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
   );
   let subscribed = false;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: deps.tools().map((tool) => ({
       name: tool.name,
       title: tool.title,
@@ -97,10 +94,12 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const tool = deps.tools().find((t) => t.name === request.params.name);
     if (!tool) return toolError('unknown_tool', `no tool named ${JSON.stringify(request.params.name)}`, 404);
     const args = request.params.arguments ?? {};
+    const refused = await deps.ownerGate?.(tool.name, args);
+    if (refused) return toolError(refused.code, refused.message, refused.status);
     try {
       const sidecarRequest = await tool.toRequest(args);
       return answerToResult(await deps.invoke(sidecarRequest), sidecarRequest);
@@ -110,7 +109,7 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+  server.setRequestHandler('resources/list', async () => ({
     resources: [
       {
         uri: NOTES_RESOURCE_URI,
@@ -122,18 +121,18 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
     ],
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== NOTES_RESOURCE_URI) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
+  server.setRequestHandler('resources/read', async (request) => {
+    if (request.params.uri !== NOTES_RESOURCE_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
     return { contents: [{ uri: NOTES_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(deps.currentNotes()) }] };
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    if (request.params.uri !== NOTES_RESOURCE_URI) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    if (request.params.uri !== NOTES_RESOURCE_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
     subscribed = true;
     return {};
   });
 
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
     if (request.params.uri === NOTES_RESOURCE_URI) subscribed = false;
     return {};
   });

@@ -10,7 +10,8 @@ import { agentTools, type SidecarInvoker } from '../../mcp/server/agent-tools.ts
 import type { McpHttpEndpoint } from '../../mcp/server/http-endpoint.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 import { z } from 'zod';
-import { ApprovalError } from '../../mcp/client/approvals.ts';
+import { ApprovalError, type ApprovalBroker } from '../../mcp/client/approvals.ts';
+import type { OwnerQuestions } from '../../mcp/owner-questions.ts';
 import type { McpModelTools } from '../../mcp/client/model-tools.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
@@ -29,7 +30,15 @@ export interface McpRouteDeps {
   currentCallId: () => string | undefined;
   /** Third-party MCP servers for the model (absent when none are configured). */
   modelTools?: McpModelTools | null;
+  /** Every owner decision (model tools under `ask`, agents' questions); default the model tools' own. */
+  approvals?: ApprovalBroker;
+  /** Agents' yes/no questions to the owner (`POST /ask`, the `ask_owner` MCP tool). */
+  ownerQuestions?: OwnerQuestions;
+  /** Our tools an agent may run only after the owner's yes (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS). */
+  askTools?: readonly string[];
 }
+
+const AskBody = z.object({ question: z.string().trim().min(1).max(500), from: z.string().trim().min(1).max(60).optional() }).strict();
 
 const DecisionBody = z.object({ approved: z.boolean() }).strict();
 
@@ -71,6 +80,16 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
         tools: () => agentTools(deps.helperTools()),
         invoke: injectInvoker(app, deps.token),
         currentCallId: deps.currentCallId,
+        ownerGate: async (tool, args) => {
+          if (!deps.askTools?.includes(tool)) return null;
+          if (!deps.ownerQuestions) return { code: 'owner_unavailable', message: `${tool} needs the owner's yes, and nobody can ask them`, status: 503 };
+          const shown = JSON.stringify(args);
+          const outcome = await deps.ownerQuestions.ask({ from: 'an agent over MCP', question: `May the agent run ${tool}${shown === '{}' ? '' : ` with ${shown.slice(0, 300)}`}?` });
+          if (outcome.answer === 'yes') return null;
+          return outcome.answer === 'no'
+            ? { code: 'owner_refused', message: `the owner said no to ${tool} (${outcome.by ?? 'voice'})`, status: 403 }
+            : { code: 'owner_no_answer', message: `the owner did not answer about ${tool} in time`, status: 408 };
+        },
         currentNotes: () => {
           const callId = deps.currentCallId() ?? null;
           return { call_id: callId, notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [] };
@@ -83,13 +102,23 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
 
   // The model's MCP servers and the owner's approvals (the dashboard prompt answers through here).
   app.get('/mcp/servers', async () => ({ servers: deps.modelTools?.servers() ?? [] }));
-  app.get('/mcp/approvals', async () => ({ approvals: deps.modelTools?.approvals.pending() ?? [] }));
+  const approvals = (): ApprovalBroker | undefined => deps.approvals ?? deps.modelTools?.approvals;
+  app.get('/mcp/approvals', async () => ({ approvals: approvals()?.pending() ?? [] }));
+  // An agent's yes/no question: asked aloud in the call (or shown on the dashboard), answered by the
+  // owner; the request waits for the answer (at most the approval lifetime, 5 minutes).
+  app.post('/ask', async (request) => {
+    const body = AskBody.safeParse(request.body ?? {});
+    if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "question": "…" } (1–500 characters), optionally "from"');
+    if (!deps.ownerQuestions) throw new HttpError(503, 'unavailable', 'owner questions are not available in this core');
+    return deps.ownerQuestions.ask({ from: body.data.from ?? 'an agent', question: body.data.question });
+  });
   app.post<{ Params: { id: string } }>('/mcp/approvals/:id', async (request) => {
     const body = DecisionBody.safeParse(request.body === undefined ? {} : request.body);
     if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
-    if (!deps.modelTools) throw new HttpError(404, 'unknown_approval', 'no MCP servers are configured');
+    const broker = approvals();
+    if (!broker) throw new HttpError(404, 'unknown_approval', 'no approval requests exist');
     try {
-      return { approval: deps.modelTools.approvals.decide(request.params.id, body.data.approved, 'dashboard') };
+      return { approval: broker.decide(request.params.id, body.data.approved, 'dashboard') };
     } catch (err) {
       if (err instanceof ApprovalError) throw new HttpError(err.status, err.code, err.message);
       throw err;
