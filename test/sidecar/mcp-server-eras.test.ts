@@ -115,7 +115,7 @@ describe.each(CASES)('the $sdk SDK client over $door', ({ sdk, door, open }) => 
     try {
       expect(client.era).toBe(sdk === 'v1' ? 'legacy' : 'modern');
       const tools = await client.listTools();
-      for (const name of ['say', 'notify', 'schedule', 'push_frame', 'read_notes', 'call_status', 'join', 'leave', 'sora_redact']) expect(tools).toContain(name);
+      for (const name of ['say', 'message_model', 'ask_owner', 'notify', 'schedule', 'push_frame', 'read_notes', 'call_status', 'join', 'leave', 'sora_redact']) expect(tools).toContain(name);
 
       expect((await client.call('leave')).isError).toBeFalsy();
       const noCall = await client.call('say', { text: 'too early' });
@@ -128,7 +128,10 @@ describe.each(CASES)('the $sdk SDK client over $door', ({ sdk, door, open }) => 
       expect(await client.listResources()).toContain(NOTES_RESOURCE_URI);
       const updates = await client.follow();
       const marker = `Hello from ${sdk} over ${door}.`;
-      expect((await client.call('say', { text: marker })).structuredContent).toEqual({ status: 'queued', chars: marker.length });
+      expect((await client.call('say', { text: marker })).structuredContent).toEqual({ status: 'queued', chars: marker.length, as: 'announce' });
+      // The other verb: a message the model answers (POST /ask), sent as it is.
+      const question = `What is ${sdk} over ${door}?`;
+      expect((await client.call('message_model', { text: question })).structuredContent).toEqual({ status: 'queued', chars: question.length, as: 'message' });
       await waitFor(() => updates() > 0, `a notes update for the ${sdk} client over ${door}`);
       const notes = await client.readNotes();
       expect(notes.call_id).toBeTruthy();

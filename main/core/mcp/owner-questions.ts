@@ -1,5 +1,5 @@
 // The owner's voice as the approval screen for agents. An agent's yes/no question — from an agent
-// on our MCP server (the `ask_owner` tool, `POST /ask`) or from an MCP server the model uses
+// on our MCP server (the `ask_owner` tool, `POST /ask-owner`) or from an MCP server the model uses
 // (elicitation in 2025-era MCP, an embedded one in a 2026-07-28 `input_required` result) — is put
 // to the owner aloud in the call; the answer is taken only from the owner's own transcribed words
 // (or an approver the settings name), never from another speaker's and never from the model's.

@@ -116,11 +116,19 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'say',
     title: 'Say in the call',
-    description: 'The live model speaks this text in its next turn (never cutting off a reply in progress). Needs a live call.',
+    description: 'An announcement: the live model says this text word for word in its next turn (never cutting off a reply in progress). To have the model answer something instead, use message_model. Needs a live call.',
     inputSchema: jsonSchemaOf(SayArgs),
     readOnly: false,
     // POST: the text as given (a non-string is the client's mistake, 400), and long text needs no URL.
     toRequest: (args) => ({ method: 'POST', url: '/say', json: { text: args.text ?? '' } }),
+  },
+  {
+    name: 'message_model',
+    title: 'Message the model',
+    description: 'A message to the live model, which answers it aloud in the call as if the user had asked (e.g. "Tell me a one-line joke"). To have a text read out as it is, use say. Needs a live call.',
+    inputSchema: jsonSchemaOf(SayArgs),
+    readOnly: false,
+    toRequest: (args) => ({ method: 'POST', url: '/ask', json: { text: args.text ?? '' } }),
   },
   {
     name: 'notify',
@@ -205,7 +213,7 @@ const CALL_TOOLS: AgentTool[] = [
       'otherwise it waits on the dashboard. Answers { answer: "yes" | "no" | "no_answer", by: "voice" | "dashboard", asked_aloud }.',
     inputSchema: jsonSchemaOf(AskOwnerArgs),
     readOnly: false,
-    toRequest: (args) => ({ method: 'POST', url: '/ask', json: { question: args.question, ...(args.from !== undefined ? { from: args.from } : { from: MCP_SOURCE_AGENT }) } }),
+    toRequest: (args) => ({ method: 'POST', url: '/ask-owner', json: { question: args.question, ...(args.from !== undefined ? { from: args.from } : { from: MCP_SOURCE_AGENT }) } }),
   },
   {
     name: 'leave',

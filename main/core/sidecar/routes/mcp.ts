@@ -32,7 +32,7 @@ export interface McpRouteDeps {
   modelTools?: McpModelTools | null;
   /** Every owner decision (model tools under `ask`, agents' questions); default the model tools' own. */
   approvals?: ApprovalBroker;
-  /** Agents' yes/no questions to the owner (`POST /ask`, the `ask_owner` MCP tool). */
+  /** Agents' yes/no questions to the owner (`POST /ask-owner`, the `ask_owner` MCP tool). */
   ownerQuestions?: OwnerQuestions;
   /** Our tools an agent may run only after the owner's yes (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS). */
   askTools?: readonly string[];
@@ -106,7 +106,7 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
   app.get('/mcp/approvals', async () => ({ approvals: approvals()?.pending() ?? [] }));
   // An agent's yes/no question: asked aloud in the call (or shown on the dashboard), answered by the
   // owner; the request waits for the answer (at most the approval lifetime, 5 minutes).
-  app.post('/ask', async (request) => {
+  app.post('/ask-owner', async (request) => {
     const body = AskBody.safeParse(request.body ?? {});
     if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "question": "…" } (1–500 characters), optionally "from"');
     if (!deps.ownerQuestions) throw new HttpError(503, 'unavailable', 'owner questions are not available in this core');
