@@ -9,7 +9,7 @@ import { describeDave, formatClock, latencyPoint, levelPercent, missingConfigura
 import { LatencyPlot } from './latency-plot.ts';
 import { TalkControls } from './talk-controls.ts';
 
-const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting']);
+const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting', 'parked']);
 
 const LINK_TEXT: Record<Exclude<PageLink, 'live'>, { badge: string; detail: string }> = {
   loading: { badge: 'loading…', detail: 'Asking the bridge for the call’s state…' },
@@ -146,7 +146,7 @@ export class CallPanel {
           : state === 'error'
             ? `Error ${when}${reason ? `: ${reason}` : '.'}`
             : IN_CALL.has(state)
-              ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}…`
+              ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}${reason && state !== 'connecting' ? `: ${reason}` : '…'}`
               : `Not in a call${reason ? ` (${plainReason(reason)})` : ''}.`;
     // Until configured, Join is not the primary action (it cannot work).
     this.#join.classList.toggle('primary', this.#missing === null);
@@ -158,7 +158,7 @@ export class CallPanel {
     byId('conn-discord').textContent = live ? this.#facts.discord : '—';
     byId('conn-dave').textContent = live ? this.#facts.dave : '—';
     byId('conn-model').textContent = live ? this.#facts.model : '—';
-    const canSay = live && state === 'connected';
+    const canSay = live && (state === 'connected' || state === 'parked');
     this.#sayText.disabled = !canSay;
     this.#saySubmit.disabled = !canSay;
     if (!live || !IN_CALL.has(state)) {

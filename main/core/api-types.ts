@@ -9,7 +9,7 @@ export interface ApiErrorBody {
 }
 
 /** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */
-export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopping' | 'stopped' | 'error';
+export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'parked' | 'stopping' | 'stopped' | 'error';
 
 export interface BridgeStateEvent {
   state: BridgeState;

@@ -214,7 +214,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
         ledgerFile: path.join(voiceUsers, USAGE_LEDGER_FILE),
         notes,
         say: (text) => realBridge?.say(text, 'usage'),
-        endCall: (reason) => bridge.stop(reason),
+        parkCall: async (reason) => realBridge?.link.park(reason),
         logger: moduleLogger(logger, 'usage'),
       })
     : null;
@@ -240,6 +240,8 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           startRefusal: (): string | null => usage?.joinRefusal() ?? null,
+          wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
+          park: { afterS: () => saved.parkAfterS ?? config.usage.parkAfterS },
           room: {
             ownerId: config.discord.ownerId,
             get allowedSpeakers() {
@@ -273,7 +275,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   const chime = generateNotificationChime();
   const notifier = createNotifier({
     // During a reconnect the text is held by the model session, not refused.
-    voice: () => (realBridge && ['connected', 'reconnecting'].includes(realBridge.status().state) ? realBridge : null),
+    voice: () => (realBridge && ['connected', 'reconnecting', 'parked'].includes(realBridge.status().state) ? realBridge : null),
     discordText: () => (discord && discord.botUserId ? discord : null),
     discordConfigured: discord !== null,
     ownerId: config.discord.ownerId,

@@ -1,7 +1,8 @@
 // Watches the live call's usage (what the provider reported), prices it, and keeps today's total
 // against the optional daily cap: past the warning threshold it warns once (a note, which the
 // dashboard shows, /health `usage.today.state`, and one sentence spoken in the call); at the cap it
-// ends the call, and until the day changes new joins are refused (429 `daily_cap_reached`).
+// says so (a note and a spoken sentence) and parks the model: the call stays in Discord, nothing
+// wakes the model until the day changes, and new joins are refused (429 `daily_cap_reached`).
 //
 // Runs only during a call (a 1 s timer between the bridge's `connecting` and its end); nothing runs
 // between calls. Today's figures live in `<voice-users>/usage-daily.json` (each call's estimate by
@@ -35,7 +36,10 @@ export interface UsageMonitorOptions {
   notes: { append(note: { kind: 'note'; text: string; callId?: string }): unknown };
   /** Speak one sentence in the live call (the warning). */
   say: (text: string) => void;
-  endCall: (reason: string) => Promise<unknown>;
+  /** Close the model connection while the call stays (bridge/model-link.ts), after the sentence was spoken. */
+  parkCall: (reason: string) => Promise<unknown>;
+  /** How long to let the cap sentence be spoken before parking (default 8000 ms). */
+  capParkDelayMs?: number;
   logger: Logger;
   /** Epoch ms. */
   now?: () => number;
@@ -56,7 +60,7 @@ export function localDay(ms: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-const LIVE_STATES = new Set(['connecting', 'connected', 'reconnecting']);
+const LIVE_STATES = new Set(['connecting', 'connected', 'reconnecting', 'parked']);
 const ENDED_STATES = new Set(['stopped', 'error', 'idle']);
 
 /** "12,345 tokens (in: audio 10,000, text 300; out: audio 2,000, text 45) · est. $0.0123". */
@@ -159,10 +163,18 @@ export class UsageMonitor {
     if (spent >= cap) {
       if (call.capEnded) return;
       call.capEnded = true;
-      const text = `daily cost cap reached: today's estimate $${spent.toFixed(2)} ≥ cap $${cap.toFixed(2)}; ending the call (new calls are refused until tomorrow)`;
-      this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap reached: ending the call');
+      const text = `daily cost cap reached: today's estimate $${spent.toFixed(2)} ≥ cap $${cap.toFixed(2)}; the model is parked until tomorrow (the call stays; new calls are refused)`;
+      this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap reached: parking the model');
       this.#o.notes.append({ kind: 'note', text, ...(call.id ? { callId: call.id } : {}) });
-      void this.#o.endCall('daily cost cap reached').catch((err: unknown) => this.#o.logger.error({ err }, 'ending the call at the cap failed'));
+      try {
+        this.#o.say("Today's model cost has reached your daily cap, so I am going quiet until tomorrow. The call stays open.");
+      } catch (err) {
+        this.#o.logger.warn({ err }, 'could not speak the cap sentence');
+      }
+      const park = setTimeout(() => {
+        void this.#o.parkCall('daily cost cap reached').catch((err: unknown) => this.#o.logger.error({ err }, 'parking the call at the cap failed'));
+      }, this.#o.capParkDelayMs ?? 8000);
+      park.unref();
     } else if (spent >= cap * this.#warnFraction && !this.#ledger.warned) {
       this.#ledger.warned = true; // once per day, across calls and restarts
       this.#save();
@@ -170,7 +182,7 @@ export class UsageMonitor {
       this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap warning');
       this.#o.notes.append({ kind: 'note', text: `cost warning: today's estimate $${spent.toFixed(2)} is ${percent}% of the $${cap.toFixed(2)} daily cap; the call ends at the cap`, ...(call.id ? { callId: call.id } : {}) });
       try {
-        this.#o.say(`Heads-up: today's model cost is at ${percent} percent of your daily cap. The call will end when it is reached.`);
+        this.#o.say(`Heads-up: today's model cost is at ${percent} percent of your daily cap. I will go quiet when it is reached.`);
       } catch (err) {
         this.#o.logger.warn({ err }, 'could not speak the cost warning');
       }
