@@ -76,6 +76,8 @@ export class ModelLink {
   #openedAt: number | null = null;
   #parks = 0;
   #wakes = 0;
+  /** 16 kHz samples of speech the call sent to the model (held ones included). */
+  #speechSamples = 0;
   /** Bumped by close(): an open attempt of an ended call drops what it opened. */
   #generation = 0;
 
@@ -100,16 +102,19 @@ export class ModelLink {
     this.#connectedMs = 0;
     this.#parks = 0;
     this.#wakes = 0;
+    this.#speechSamples = 0;
     this.#attach(session);
   }
 
   /** 16 kHz speech for the model: sent now, or held (and the model woken) while no session is up. */
   sendAudio(pcm: Int16Array): void {
+    this.#speechSamples += pcm.length;
     if (this.#session) {
       this.#session.sendAudio(pcm);
       return;
     }
-    if (this.#state === 'closed') return;
+    // In an outage speech is not kept: by the time the model is back it is long stale.
+    if (this.#state === 'closed' || this.#state === 'down') return;
     // Copied: the voice gate reuses its chunk buffer.
     this.#hold({ kind: 'audio', pcm: pcm.slice() });
     this.#heldSamples += pcm.length;
@@ -201,9 +206,9 @@ export class ModelLink {
   }
 
   /** What the call's model connection cost in time, and how often it was parked and woken. */
-  figures(): { connectedSeconds: number; parks: number; wakes: number; downSince: number | null } {
+  figures(): { connectedSeconds: number; speechSeconds: number; parks: number; wakes: number; downSince: number | null } {
     const open = this.#openedAt === null ? 0 : this.#o.now() - this.#openedAt;
-    return { connectedSeconds: (this.#connectedMs + open) / 1000, parks: this.#parks, wakes: this.#wakes, downSince: this.#downSince };
+    return { connectedSeconds: (this.#connectedMs + open) / 1000, speechSeconds: this.#speechSamples / 16_000, parks: this.#parks, wakes: this.#wakes, downSince: this.#downSince };
   }
 
   #hold(item: Held): void {
@@ -245,7 +250,8 @@ export class ModelLink {
     if (this.#state === 'closed') return;
     this.#downSince ??= Date.now();
     void this.#detach();
-    this.#setState('down', `model unreachable since ${new Date(this.#downSince).toISOString()} (${reason}); retrying every ${Math.round(this.#retryDelayMs / 1000)} s at most ${Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000)} s, the call stays`);
+    const maxS = Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000);
+    this.#setState('down', `model unreachable since ${new Date(this.#downSince).toISOString()} (${reason}); retrying (at most ${maxS} s apart) until it is back, the call stays`);
     this.#scheduleRetry();
   }
 
