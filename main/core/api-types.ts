@@ -238,6 +238,11 @@ export interface UsageReport {
     cost_usd: number;
     /** Usage with no configured price: the estimate is low by their cost. */
     unpriced: string[];
+    /** The cost in words: "≈ $0.12", or "no price set" when nothing used has a price (never $0.00). */
+    cost_text?: string;
+    /** Seconds a model session was open in this call (parked time excluded), next to the seconds of speech sent to it. */
+    connected_seconds?: number;
+    speech_seconds?: number;
   } | null;
   today: {
     /** Local date, YYYY-MM-DD. */
@@ -245,8 +250,11 @@ export interface UsageReport {
     cost_usd: number;
     /** The daily cap in USD; null when none is set. */
     cap_usd: number | null;
-    /** `warned`: past the warning threshold; `reached`: calls end and new joins are refused until tomorrow. */
+    /** `warned`: past the warning threshold; `reached`: the call is parked and new joins are refused until tomorrow. */
     state: 'ok' | 'warned' | 'reached';
+    /** Today's calls: seconds a model session was open, and seconds of speech sent to it. */
+    connected_seconds?: number;
+    speech_seconds?: number;
   };
   /** When the built-in default prices were read (configured prices override them). */
   prices_as_of: string;

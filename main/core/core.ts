@@ -206,8 +206,10 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   const usage: UsageMonitor | null = model
     ? new UsageMonitor({
         hub,
-        current: () => model.choice,
+        // A parked call opens several sessions: its usage is theirs together (bridge/model-link.ts).
+        current: () => (realBridge ? { ...model.choice, usage: realBridge.link.usage() } : model.choice),
         callId: (): string | undefined => realBridge?.status().callId,
+        callTime: () => realBridge?.link.figures() ?? null,
         prices: config.usage.prices,
         dailyCapUsd: config.usage.dailyCapUsd,
         warnPercent: config.usage.capWarnPercent,

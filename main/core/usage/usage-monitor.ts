@@ -16,7 +16,7 @@ import type { SidecarEvent, UsageReport } from '../api-types.ts';
 import type { LiveProviderName } from '../config/index.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { LiveModelUsage } from '../ports.ts';
-import { estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
+import { costText, estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
 import { emptyTokenUsage, totalTokens, INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
 
 export const USAGE_LEDGER_FILE = 'usage-daily.json';
@@ -27,6 +27,8 @@ export interface UsageMonitorOptions {
   /** The provider carrying the call and what it reported (the selector's `choice`). */
   current: () => { provider: LiveProviderName; usage?: LiveModelUsage } | null;
   callId: () => string | undefined;
+  /** The call's model-connected seconds (parked time excluded) and seconds of speech sent to the model. */
+  callTime?: () => { connectedSeconds: number; speechSeconds: number } | null;
   prices: PriceTable;
   /** USD per local day; undefined: no cap. */
   dailyCapUsd?: number;
@@ -50,6 +52,8 @@ const ledgerSchema = z.object({
   day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   /** Estimated USD by call id. */
   calls: z.record(z.string(), z.number().finite().min(0)),
+  /** Connected and speech seconds by call id. */
+  time: z.record(z.string(), z.object({ connected: z.number().finite().min(0), speech: z.number().finite().min(0) })).default({}),
   warned: z.boolean().default(false),
 });
 type Ledger = z.infer<typeof ledgerSchema>;
@@ -71,8 +75,9 @@ export function describeCallUsage(call: NonNullable<UsageReport['call']>): strin
   };
   const detail = [part('in', call.tokens.input, INPUT_MODALITIES), part('out', call.tokens.output, OUTPUT_MODALITIES)].filter(Boolean).join('; ');
   const minutes = call.billed_minutes !== undefined ? ` · ${call.billed_minutes} billed min` : '';
-  const unpriced = call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : '';
-  return `${call.total_tokens.toLocaleString('en-US')} tokens${detail ? ` (${detail})` : ''}${minutes} · est. $${call.cost_usd.toFixed(4)}${unpriced}`;
+  const time = call.connected_seconds !== undefined ? ` · model connected ${Math.round(call.connected_seconds)} s for ${Math.round(call.speech_seconds ?? 0)} s of speech` : '';
+  const cost = call.cost_usd === 0 && call.unpriced.length ? 'no price set' : `est. $${call.cost_usd.toFixed(4)}${call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : ''}`;
+  return `${call.total_tokens.toLocaleString('en-US')} tokens${detail ? ` (${detail})` : ''}${minutes}${time} · ${cost}`;
 }
 
 interface CallState {
@@ -126,7 +131,14 @@ export class UsageMonitor {
     const cap = this.#o.dailyCapUsd ?? null;
     const spent = this.#todayUsd();
     const state = cap !== null && spent >= cap ? 'reached' : cap !== null && (this.#ledger.warned || spent >= cap * this.#warnFraction) ? 'warned' : 'ok';
-    return { call: this.#last, today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state }, prices_as_of: PRICES_AS_OF };
+    let connected = 0;
+    let speech = 0;
+    for (const t of Object.values(this.#ledger.time)) {
+      connected += t.connected;
+      speech += t.speech;
+    }
+    const time = { connected_seconds: round1(connected), speech_seconds: round1(speech) };
+    return { call: this.#last, today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state, ...time }, prices_as_of: PRICES_AS_OF };
   }
 
   /** Read the call's usage, price it, record it and apply the cap. Public for tests (the timer calls it). */
@@ -137,7 +149,10 @@ export class UsageMonitor {
     if (!current) return;
     const usage = current.usage ?? {};
     const tokens: TokenUsage = usage.tokens ?? emptyTokenUsage();
-    const estimate = estimateCost(this.#o.prices[current.provider], { tokens, billedMinutes: usage.billedMinutes });
+    const time = this.#o.callTime?.() ?? null;
+    // GPT-Live bills every second a session is open; token-billed providers ignore it.
+    const activeSeconds = current.provider === 'openai-live' ? time?.connectedSeconds : undefined;
+    const estimate = estimateCost(this.#o.prices[current.provider], { tokens, billedMinutes: usage.billedMinutes, activeSeconds });
     this.#last = {
       ...(call.id ? { call_id: call.id } : {}),
       provider: current.provider,
@@ -147,8 +162,11 @@ export class UsageMonitor {
       ...(usage.billedMinutes !== undefined ? { billed_minutes: usage.billedMinutes } : {}),
       cost_usd: estimate.usd,
       unpriced: estimate.unpriced,
+      cost_text: costText(estimate),
+      ...(time ? { connected_seconds: round1(time.connectedSeconds), speech_seconds: round1(time.speechSeconds) } : {}),
     };
     this.#rollDay();
+    if (call.id && time) this.#ledger.time[call.id] = { connected: round1(time.connectedSeconds), speech: round1(time.speechSeconds) };
     if (call.id && this.#ledger.calls[call.id] !== estimate.usd) {
       this.#ledger.calls[call.id] = estimate.usd;
       this.#save();
@@ -231,11 +249,11 @@ export class UsageMonitor {
 
   #rollDay(): void {
     const day = localDay(this.#now());
-    if (this.#ledger.day !== day) this.#ledger = { day, calls: {}, warned: false };
+    if (this.#ledger.day !== day) this.#ledger = { day, calls: {}, time: {}, warned: false };
   }
 
   #load(): Ledger {
-    const fresh: Ledger = { day: localDay(this.#now()), calls: {}, warned: false };
+    const fresh: Ledger = { day: localDay(this.#now()), calls: {}, time: {}, warned: false };
     let text: string;
     try {
       text = readFileSync(this.#o.ledgerFile, 'utf8');
@@ -261,6 +279,10 @@ export class UsageMonitor {
       this.#o.logger.warn({ err }, 'could not write the usage ledger');
     }
   }
+}
+
+function round1(seconds: number): number {
+  return Math.round(seconds * 10) / 10;
 }
 
 function round(usd: number): number {
