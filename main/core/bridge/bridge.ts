@@ -200,7 +200,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   metrics(): Record<string, unknown> {
     this.#audio.syncMetrics();
-    return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats() };
+    return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats(), model_link: this.link.figures() };
   }
 
   async start(target?: VoiceTarget): Promise<BridgeStatus> {

@@ -76,6 +76,8 @@ export class ModelLink {
   #openedAt: number | null = null;
   #parks = 0;
   #wakes = 0;
+  /** Wake → session ready, ms, for the last 100 wakes of the call. */
+  #wakeReadyMs: number[] = [];
   /** 16 kHz samples of speech the call sent to the model (held ones included). */
   #speechSamples = 0;
   /** Bumped by close(): an open attempt of an ended call drops what it opened. */
@@ -103,6 +105,7 @@ export class ModelLink {
     this.#parks = 0;
     this.#wakes = 0;
     this.#speechSamples = 0;
+    this.#wakeReadyMs = [];
     this.#attach(session);
   }
 
@@ -173,7 +176,11 @@ export class ModelLink {
     this.#opening = this.#open(generation).then(
       () => {
         this.#opening = null;
-        if (generation === this.#generation) this.#o.onWake?.({ cause, readyMs: this.#o.now() - started });
+        if (generation !== this.#generation) return;
+        const readyMs = this.#o.now() - started;
+        this.#wakeReadyMs.push(Math.round(readyMs));
+        if (this.#wakeReadyMs.length > 100) this.#wakeReadyMs.shift();
+        this.#o.onWake?.({ cause, readyMs });
       },
       (err: unknown) => {
         this.#opening = null;
@@ -206,9 +213,9 @@ export class ModelLink {
   }
 
   /** What the call's model connection cost in time, and how often it was parked and woken. */
-  figures(): { connectedSeconds: number; speechSeconds: number; parks: number; wakes: number; downSince: number | null } {
+  figures(): { connectedSeconds: number; speechSeconds: number; parks: number; wakes: number; wakeReadyMs: number[]; downSince: number | null } {
     const open = this.#openedAt === null ? 0 : this.#o.now() - this.#openedAt;
-    return { connectedSeconds: (this.#connectedMs + open) / 1000, speechSeconds: this.#speechSamples / 16_000, parks: this.#parks, wakes: this.#wakes, downSince: this.#downSince };
+    return { connectedSeconds: (this.#connectedMs + open) / 1000, speechSeconds: this.#speechSamples / 16_000, parks: this.#parks, wakes: this.#wakes, wakeReadyMs: [...this.#wakeReadyMs], downSince: this.#downSince };
   }
 
   #hold(item: Held): void {

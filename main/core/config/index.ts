@@ -295,7 +295,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       }) ?? defaultPrices(),
       dailyCapUsd: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_USD', false),
       capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
-      parkAfterS: asNumber('DISCORD_VOICE_LIVE_PARK_AFTER_S', true) ?? 60,
+      parkAfterS: asNumber('DISCORD_VOICE_LIVE_PARK_AFTER_S', false) ?? 60,
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 100, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
     wake: {

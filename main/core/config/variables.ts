@@ -72,7 +72,7 @@ export const CONFIG_VARIABLES = [
     description: 'Prices for the ESTIMATED call cost, JSON over the built-in defaults: {"gemini":{"input_audio":3,"output_audio":12,…},"openai-realtime":{…},"openai-live":{"per_minute":…}} in USD per 1M tokens (per_minute: USD per billed minute). See docs/usage.md.',
   }),
   own('DAILY_CAP_USD', { kind: 'number', min: 0.01, max: 100000, description: 'Optional daily limit on the estimated model cost (USD, local day): warns at DAILY_CAP_WARN_PERCENT, at the cap says so and parks the model (the call stays, nothing wakes it), and refuses joins (429 daily_cap_reached) until the next day.' }),
-  own('PARK_AFTER_S', { kind: 'int', default: '60', min: 0, max: 86400, description: 'Close the model connection (park) after this many seconds of quiet in a call; Discord voice stays up and the next speech, /say or reminder wakes it (docs/usage.md). 0 never parks.' }),
+  own('PARK_AFTER_S', { kind: 'number', default: '60', min: 0, max: 86400, description: 'Close the model connection (park) after this many seconds of quiet in a call; Discord voice stays up and the next speech, /say or reminder wakes it (docs/usage.md). 0 never parks.' }),
   own('DAILY_CAP_WARN_PERCENT', { kind: 'int', default: '80', min: 1, max: 99, description: 'Warn (note, dashboard, one spoken sentence) when today\'s estimated cost reaches this percentage of DAILY_CAP_USD.' }),
   own('NOTES_RETENTION_DAYS', { kind: 'int', default: '90', min: 1, max: 36500, description: 'Call notes (and set-aside schedule lines, old delegate logs) older than this are deleted, at start-up and daily.' }),
   own('NOTES_MAX_MB', { kind: 'int', default: '500', min: 1, max: 1000000, description: 'Call notes are pruned oldest first beyond this total size (MB).' }),

@@ -29,7 +29,7 @@ const VALUE_FIELDS = {
   autoJoin: z.boolean(),
   dailyCapUsd: z.number().min(0.01).max(100000),
   dailyCapWarnPercent: z.number().int().min(1).max(99),
-  parkAfterS: z.number().int().min(0).max(86400),
+  parkAfterS: z.number().min(0).max(86400),
   usagePrices: z
     .string()
     .trim()

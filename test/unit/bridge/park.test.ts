@@ -73,7 +73,7 @@ describe('ParkTimer and InFlight', () => {
   });
 });
 
-class FakeSession extends EventEmitter implements Partial<LiveModelSession> {
+class FakeSession extends EventEmitter {
   readonly state = 'connected' as const;
   readonly model = 'fake';
   readonly log: string[] = [];
