@@ -37,7 +37,7 @@ const resultSchema = z.object({
 });
 
 const result = resultSchema.parse(JSON.parse(readFileSync(RESULT, 'utf8')));
-const intro = `The 20-minute room compressed ×${result.scale} (${Math.round(1200 * result.scale)} s calls; parking after ${result.parkAfterSeconds} s × ${result.scale}), run ${result.generatedAt.slice(0, 10)} on a shared, loaded machine: ${result.note}`;
+const intro = `Run ${result.generatedAt.slice(0, 10)}, six calls at once: ${result.note}`;
 const readme = readFileSync(README, 'utf8');
 const from = readme.indexOf(BEGIN);
 const to = readme.indexOf(END);
