@@ -165,7 +165,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
     this.#inFlight = new InFlight(() => this.#parkTimer.touch());
-    this.#parkTimer = new ParkTimer({ afterMs: () => (options.park?.afterS() ?? 60) * 1000, now, busy: () => this.#inFlight.busy() ?? (this.#wake.withholding ? 'screening speech' : null), park: (why) => void this.link.park(why) });
+    this.#parkTimer = new ParkTimer({ afterMs: () => (options.park?.afterS() ?? 60) * 1000, now, busy: () => this.#inFlight.busy(), park: (why) => void this.link.park(why) });
     this.link = new ModelLink({
       provider: options.model,
       connectOptions: () => this.#connectOptions(true),
