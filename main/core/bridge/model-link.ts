@@ -146,7 +146,18 @@ export class ModelLink {
       delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
       return;
     }
-    this.#hold({ kind: 'text', text, ...(delivery ? { delivery } : {}) });
+    const item: Held = { kind: 'text', text, ...(delivery ? { delivery } : {}) };
+    this.#hold(item);
+    // A text with a deadline that no session took in time (an outage) is dropped, as the session's
+    // own queue would drop it: the notifier then delivers it elsewhere, never twice.
+    if (delivery?.deadlineMs !== undefined) {
+      setTimeout(() => {
+        const at = this.#held.indexOf(item);
+        if (at < 0) return;
+        this.#held.splice(at, 1);
+        delivery.onSettled?.({ delivered: false, reason: 'timeout' });
+      }, delivery.deadlineMs).unref();
+    }
     void this.wake('text');
   }
 

@@ -164,3 +164,18 @@ describe('ModelLink', () => {
     expect(l.session).toBeNull();
   });
 });
+
+describe('ModelLink texts in an outage', () => {
+  it('a text with a deadline that no session took in time settles `timeout` and is never sent later', async () => {
+    const { l, sessions } = link(10, 3);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    const outcomes: string[] = [];
+    l.sendText('Tea is ready.', { deadlineMs: 2000, onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason) });
+    await vi.advanceTimersByTimeAsync(2100);
+    expect(outcomes).toEqual(['timeout']);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual([]);
+  });
+});
