@@ -11,7 +11,7 @@ import { LatencyPlot } from './latency-plot.ts';
 import { ACTIVITY_WORDS, INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS, type ActivityTracker } from './model-activity.ts';
 import { TalkControls } from './talk-controls.ts';
 
-const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting']);
+const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting', 'parked']);
 
 const LINK_DETAIL: Record<Exclude<PageLink, 'live'>, string> = {
   loading: 'Asking the bridge for the call’s state…',
@@ -164,7 +164,7 @@ export class CallPanel {
           : state === 'error'
             ? `Error ${when}${reason ? `: ${reason}` : '.'}`
             : IN_CALL.has(state)
-              ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}…`
+              ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}${reason && state !== 'connecting' ? `: ${reason}` : '…'}`
               : `Not in a call${reason ? ` (${plainReason(reason)})` : ''}.`;
     // Until configured, Join is not the primary action (it cannot work).
     this.#join.classList.toggle('primary', this.#missing === null);

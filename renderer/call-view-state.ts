@@ -6,7 +6,7 @@ import type { BridgeState, TalkState } from '../main/core/api-types.ts';
 import type { PageLink } from './format.ts';
 
 /** The one state the panel is in; every label, colour and enabled control follows from it. */
-export type CallPhase = Exclude<PageLink, 'live'> | 'unconfigured' | 'idle' | 'joining' | 'in-call' | 'leaving' | 'error';
+export type CallPhase = Exclude<PageLink, 'live'> | 'unconfigured' | 'idle' | 'joining' | 'in-call' | 'parked' | 'leaving' | 'error';
 
 export interface CallViewInput {
   link: PageLink;
@@ -40,6 +40,8 @@ const JOINING: ReadonlySet<BridgeState> = new Set(['connecting', 'reconnecting']
 export function callPhase(link: PageLink, state: BridgeState, missing: string | null): CallPhase {
   if (link !== 'live') return link;
   if (state === 'connected') return 'in-call';
+  // Still in Discord with the model closed while the room is quiet: speech or a message wakes it.
+  if (state === 'parked') return 'parked';
   if (JOINING.has(state)) return 'joining';
   if (state === 'stopping') return 'leaving';
   if (missing !== null) return 'unconfigured';
@@ -47,7 +49,7 @@ export function callPhase(link: PageLink, state: BridgeState, missing: string | 
   return 'idle';
 }
 
-const BADGES: Record<Exclude<CallPhase, 'in-call' | 'joining' | 'idle' | 'leaving' | 'error'>, string> = {
+const BADGES: Record<Exclude<CallPhase, 'in-call' | 'parked' | 'joining' | 'idle' | 'leaving' | 'error'>, string> = {
   loading: 'loading…',
   disconnected: 'disconnected',
   'signed-out': 'signed out',
@@ -64,6 +66,7 @@ export function describeTalk(state: TalkState): string {
 /** Why mute / push-to-talk wait, when the phase is not a call. */
 function talkWaits(phase: CallPhase, talk: TalkState | null): string {
   if (phase === 'loading' || phase === 'disconnected' || phase === 'signed-out' || talk === null) return '';
+  if (phase === 'parked') return talk.muted ? 'Muted: the model hears nobody (and is parked while the room is quiet).' : 'Parked: the model is closed while the room is quiet; speaking (or a message) wakes it.';
   if (talk.muted) return 'Muted: you will join muted (Unmute to join open).';
   if (phase === 'unconfigured') return 'No call: set up first; Mute and push-to-talk apply in a call.';
   if (phase === 'joining') return 'Joining: Mute and push-to-talk apply once the call is up.';
@@ -75,6 +78,8 @@ export function deriveCallView(input: CallViewInput): CallView {
   const phase = callPhase(link, state, missing);
   const live = link === 'live';
   const inCall = phase === 'in-call';
+  // A parked call is still a call in Discord: leave, mute and push-to-talk act on it, and text wakes the model.
+  const inDiscord = inCall || phase === 'parked';
   const muted = live && talk?.muted === true;
   const badgeText = phase in BADGES ? BADGES[phase as keyof typeof BADGES] : inCall && muted ? 'connected · muted' : state;
   return {
@@ -82,13 +87,13 @@ export function deriveCallView(input: CallViewInput): CallView {
     badgeState: phase in BADGES ? phase : inCall && muted ? 'muted' : state,
     badgeText,
     join: live && missing === null && (phase === 'idle' || phase === 'error'),
-    leave: phase === 'in-call' || phase === 'joining',
-    say: inCall,
+    leave: inDiscord || phase === 'joining',
+    say: inDiscord,
     stopTalking: inCall,
     // Unmute stays offered outside a call: the mute is kept across calls, so it must be undoable.
-    mute: { enabled: live && talk !== null && (inCall || talk.muted) },
-    ptt: { enabled: live && talk !== null && inCall },
-    hold: { enabled: live && talk !== null && inCall && talk.ptt.enabled },
+    mute: { enabled: live && talk !== null && (inDiscord || talk.muted) },
+    ptt: { enabled: live && talk !== null && inDiscord },
+    hold: { enabled: live && talk !== null && inDiscord && talk.ptt.enabled },
     talkLine: inCall && talk ? describeTalk(talk) : talkWaits(phase, talk),
     muted,
   };

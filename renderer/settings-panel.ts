@@ -54,8 +54,9 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'notesMaxMb', label: 'Call notes size limit (MB)', type: 'number', hint: 'Oldest calls are deleted beyond this. Default 500.' },
   { key: 'scheduleMaxPending', label: 'Most pending reminders', type: 'number', hint: 'Beyond this, new reminders are refused. Default 10,000.' },
   { key: 'autoJoin', label: 'Join when I enter a voice channel', type: 'bool', hint: 'The bot follows you in; it leaves when you leave (if “leave when the owner leaves” is on).' },
-  { key: 'dailyCapUsd', label: 'Daily cost cap (USD, estimated)', type: 'number', hint: 'Warns near it, ends the call at it, refuses calls until tomorrow. Empty: no cap.' },
+  { key: 'dailyCapUsd', label: 'Daily cost cap (USD, estimated)', type: 'number', hint: 'Warns near it, parks the model at it (the call stays), refuses calls until tomorrow. Empty: no cap.' },
   { key: 'dailyCapWarnPercent', label: 'Warn at (% of the cap)', type: 'number', hint: 'Default 80.' },
+  { key: 'parkAfterS', label: 'Park the model after quiet (seconds)', type: 'number', hint: 'Closes the model connection while the room is quiet; speech, /say or a reminder wakes it. 0: never. Default 60.' },
   { key: 'usagePrices', label: 'Prices for the cost estimate (JSON)', type: 'text', hint: 'USD per 1M tokens, e.g. {"gemini":{"output_audio":12}}. Defaults are list prices as last read — configure your own.' },
 ];
 /** Fields holding Discord ids: shown with the names the bot sees. */

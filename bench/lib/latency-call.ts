@@ -304,7 +304,7 @@ export interface BenchCore {
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */
-export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string } = {}): Promise<BenchCore> {
+export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string; env?: Record<string, string> } = {}): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
   const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
   const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
@@ -314,6 +314,7 @@ export async function startBenchCore(options: { provider?: BenchProvider; extraU
   const env = coreEnv(discord, model, home, port, token);
   if (options.extraUsers) env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users.filter((u) => !u.bot).map((u) => u.id).join(',');
   if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
+  Object.assign(env, options.env);
   const { child, output } = startCoreChild(env, home, options.cli);
   const close = async (): Promise<void> => {
     await stopChild(child);

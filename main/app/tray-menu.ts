@@ -51,7 +51,7 @@ export type TrayMenuItem =
   | { kind: 'action'; action: TrayAction; label: string; enabled: boolean; accelerator?: string }
   | { kind: 'checkbox'; action: TrayAction; label: string; enabled: boolean; checked: boolean; accelerator?: string };
 
-const IN_CALL: ReadonlySet<string> = new Set(['connecting', 'connected', 'reconnecting']);
+const IN_CALL: ReadonlySet<string> = new Set(['connecting', 'connected', 'reconnecting', 'parked']);
 const CAN_JOIN: ReadonlySet<string> = new Set(['idle', 'stopped', 'error', 'unknown']);
 
 const STATUS_WORDS: Record<BridgeState | 'unknown', string> = {
@@ -60,6 +60,7 @@ const STATUS_WORDS: Record<BridgeState | 'unknown', string> = {
   connecting: 'connecting…',
   connected: 'in a call',
   reconnecting: 'reconnecting…',
+  parked: 'in a call, model parked (quiet)',
   stopping: 'leaving…',
   stopped: 'idle',
   error: 'error',
@@ -69,7 +70,7 @@ export function trayStatusLine(state: TrayState): string {
   if (state.sidecar === 'failed') return `Sidecar failed${state.problem ? `: ${state.problem}` : ''}`;
   if (state.sidecar === 'starting') return 'Starting…';
   const bridge = STATUS_WORDS[state.bridge];
-  const reason = state.bridge === 'error' && state.problem ? ` (${state.problem})` : '';
+  const reason = (state.bridge === 'error' || state.bridge === 'reconnecting') && state.problem ? ` (${state.problem})` : '';
   return `Voice: ${bridge}${reason}`;
 }
 

@@ -9,7 +9,7 @@ export interface ApiErrorBody {
 }
 
 /** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */
-export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopping' | 'stopped' | 'error';
+export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'parked' | 'stopping' | 'stopped' | 'error';
 
 export interface BridgeStateEvent {
   state: BridgeState;
@@ -245,6 +245,11 @@ export interface UsageReport {
     cost_usd: number;
     /** Usage with no configured price: the estimate is low by their cost. */
     unpriced: string[];
+    /** The cost in words: "≈ $0.12", or "no price set" when nothing used has a price (never $0.00). */
+    cost_text?: string;
+    /** Seconds a model session was open in this call (parked time excluded), next to the seconds of speech sent to it. */
+    connected_seconds?: number;
+    speech_seconds?: number;
   } | null;
   today: {
     /** Local date, YYYY-MM-DD. */
@@ -252,8 +257,11 @@ export interface UsageReport {
     cost_usd: number;
     /** The daily cap in USD; null when none is set. */
     cap_usd: number | null;
-    /** `warned`: past the warning threshold; `reached`: calls end and new joins are refused until tomorrow. */
+    /** `warned`: past the warning threshold; `reached`: the call is parked and new joins are refused until tomorrow. */
     state: 'ok' | 'warned' | 'reached';
+    /** Today's calls: seconds a model session was open, and seconds of speech sent to it. */
+    connected_seconds?: number;
+    speech_seconds?: number;
   };
   /** When the built-in default prices were read (configured prices override them). */
   prices_as_of: string;

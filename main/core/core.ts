@@ -212,15 +212,17 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   const usage: UsageMonitor | null = model
     ? new UsageMonitor({
         hub,
-        current: () => model.choice,
+        // A parked call opens several sessions: its usage is theirs together (bridge/model-link.ts).
+        current: () => (realBridge ? { ...model.choice, usage: realBridge.link.usage() } : model.choice),
         callId: (): string | undefined => realBridge?.status().callId,
+        callTime: () => realBridge?.link.figures() ?? null,
         prices: config.usage.prices,
         dailyCapUsd: config.usage.dailyCapUsd,
         warnPercent: config.usage.capWarnPercent,
         ledgerFile: path.join(voiceUsers, USAGE_LEDGER_FILE),
         notes,
         say: (text) => realBridge?.say(text, 'usage'),
-        endCall: (reason) => bridge.stop(reason),
+        parkCall: async (reason) => realBridge?.link.park(reason),
         logger: moduleLogger(logger, 'usage'),
       })
     : null;
@@ -246,6 +248,8 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           inputChunkMs: config.audio.inputChunkMs,
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           startRefusal: (): string | null => usage?.joinRefusal() ?? null,
+          wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
+          park: { afterS: () => saved.parkAfterS ?? config.usage.parkAfterS },
           room: {
             ownerId: config.discord.ownerId,
             get allowedSpeakers() {
@@ -283,7 +287,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   const chime = generateNotificationChime();
   const notifier = createNotifier({
     // During a reconnect the text is held by the model session, not refused.
-    voice: () => (realBridge && ['connected', 'reconnecting'].includes(realBridge.status().state) ? realBridge : null),
+    voice: () => (realBridge && ['connected', 'reconnecting', 'parked'].includes(realBridge.status().state) ? realBridge : null),
     discordText: () => (discord && discord.botUserId ? discord : null),
     discordLogin: discord ? () => discord.login() : undefined,
     discordConfigured: discord !== null,

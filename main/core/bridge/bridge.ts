@@ -3,24 +3,29 @@
 // LiveModelProvider), so the fakes, a second provider or another platform plug in unchanged.
 //
 // States: idle → connecting → connected ⇄ reconnecting → stopping → stopped (→ connecting again),
-// and error (with a reason) when a call cannot be set up or is lost for good.
+// connected ⇄ parked (the model closed in a quiet room, model-link.ts; an outage is `reconnecting`
+// until the model is back, never the end), and error when a call cannot be set up or Discord is lost.
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BridgeState, BridgeStateEvent, ConnectionState, LevelReading, RoomView } from '../api-types.ts';
+import type { BridgeState, BridgeStateEvent, ConnectionState, RoomView } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
-import type { FrameSendResult, LiveModelProvider, LiveModelSession, SpeechScreener, TextDropReason, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { FrameSendResult, LiveModelConnectOptions, LiveModelProvider, LiveModelSession, SpeechScreener, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
+import { ModelLink, type ModelLinkState } from './model-link.ts';
+import { InFlight, ParkTimer } from './park.ts';
+import { seededInstruction, transcriptSeed } from './seed.ts';
+import { handOffText, type HandOffOptions } from './voice-handoff.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { CallAudio, SILENT_LEVEL } from './call-audio.ts';
+import { CallAudio } from './call-audio.ts';
 import { CallMetrics } from './metrics.ts';
 import { SpeakerActivity, type RoomPeople } from './room.ts';
 import { buildRoomView } from './room-view.ts';
 import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
-import { UiTicker } from './ui-ticker.ts';
+import { CallUiUpdates, UiTicker } from './ui-ticker.ts';
 import { WakeGate, type WakeSettings } from './wake-gate.ts';
 
 export interface BridgeOptions {
@@ -46,6 +51,10 @@ export interface BridgeOptions {
   onInputTranscript?: (text: string, speaker: string | undefined) => void;
   /** Wake names (docs/architecture.md "Several people in one call"); absent = never gated. */
   wake?: { settings: WakeSettings; screener: SpeechScreener | null };
+  /** Quiet seconds after which the model is parked (0 never; docs/usage.md), and the outage retry back-off. */
+  park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number } };
+  /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
+  wakeRefusal?: () => string | null;
 }
 
 const UI_UPDATE_MS = 100;
@@ -54,17 +63,7 @@ const SPEAKER_NOTES_RULE =
   'Several people can talk in this call. A line like "[Speaking now: NAME]" tells you who is talking; it is not said by anyone. ' +
   'Never read it aloud and do not answer it by itself; use the name when it helps.';
 
-const DROP_REASONS: Record<TextDropReason, string> = {
-  call_ended: 'the call ended before the text could be spoken',
-  queue_full: 'too many texts waiting to be spoken; the oldest was dropped',
-  timeout: 'no pause in the conversation to speak it in time',
-  refused: 'not sent: the entry was cancelled or is being delivered elsewhere',
-};
-
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-const METRICS_EVERY_UI_TICKS = 10;
-/** UI ticks with both meters silent and nobody speaking after which UI updates pause (1 s). */
-const QUIET_UI_TICKS = 10;
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
   readonly #o: BridgeOptions;
@@ -76,12 +75,13 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #since = Date.now() / 1000;
   #callId: string | undefined;
   #target: VoiceTarget | undefined;
-  #model: LiveModelSession | null = null;
+  /** The call's model session: closed while parked or in an outage, reopened with the call's context. */
+  readonly link: ModelLink;
+  readonly #parkTimer: ParkTimer;
+  readonly #inFlight: InFlight;
   #modelState: ConnectionState = 'disconnected';
-  #detachTools: (() => void) | null = null;
   readonly #ui: UiTicker;
-  #uiTicks = 0;
-  #uiQuietTicks = 0;
+  readonly #uiUpdates: CallUiUpdates;
   #unbindVoice: (() => void) | null = null;
   /** Start attempts so far; stop() during `connecting` bumps it to cancel the attempt in progress. */
   #attempt = 0;
@@ -89,7 +89,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #starting: Promise<void> = Promise.resolve();
   /** Built once per bridge and reset per call, so the 20 ms paths never allocate. */
   readonly #audio: CallAudio;
-  #levels: { input: LevelReading; output: LevelReading } = { input: SILENT_LEVEL, output: SILENT_LEVEL };
   readonly #speaking = new Set<string>();
   readonly #transcripts: TranscriptAggregator;
   readonly #activity: SpeakerActivity;
@@ -104,7 +103,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#log = options.logger;
     const now = options.now ?? (() => performance.now());
     this.#now = now;
-    this.#ui = new UiTicker({ periodMs: UI_UPDATE_MS, now, tick: () => this.#uiUpdate() });
+    this.#uiUpdates = new CallUiUpdates({
+      readLevels: () => this.#audio.readLevels(),
+      speaking: this.#speaking,
+      publishLevels: (levels) => this.#o.hub.publish({ type: 'levels', data: { ...levels, speaking: [...this.#speaking] } }),
+      publishMetrics: () => {
+        this.#audio.syncMetrics();
+        this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
+      },
+    });
+    this.#ui = new UiTicker({ periodMs: UI_UPDATE_MS, now, tick: () => this.#uiUpdates.tick() });
     const inputChunkMs = options.inputChunkMs ?? 20;
     this.#wake = new WakeGate({
       settings: options.wake?.settings ?? { names: [], auto: true, followUpMs: 0 },
@@ -113,10 +121,14 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       humansInCall: () => options.voice.channelMembers?.().length ?? 0,
       now,
       forward: (chunk) => {
-        this.#model?.sendAudio(chunk);
+        this.#inFlight.inputOpened();
+        this.link.sendAudio(chunk);
         this.metricsStore.bytesToModel += chunk.byteLength;
       },
-      endInput: () => this.#model?.endAudioInput(),
+      endInput: () => {
+        this.#inFlight.inputEnded();
+        this.link.endAudioInput();
+      },
       onAccepted: (startedAt) => this.#announceAccepted(startedAt),
       onDropped: (startedAt, why) => this.#noteNotForBot(startedAt, why),
       logger: options.logger,
@@ -134,10 +146,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onFrame: (at) => this.#ui.frame(at),
       // Called from inside the player's cycle: stop it after that cycle, not in the middle of it.
       onOutputIdle: () => setImmediate(() => {
-        if (this.#state === 'connected' && !this.#audio.outputActive) this.#o.voice.stopPlayback();
+        if ((this.#state === 'connected' || this.#state === 'parked') && !this.#audio.outputActive) this.#o.voice.stopPlayback();
       }),
       onOutputResume: () => {
-        if (this.#state === 'connected' || this.#state === 'reconnecting') this.#o.voice.startPlayback(this.#audio.playbackSource);
+        if (this.#callLive()) this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
     });
     const voice = options.voice;
@@ -153,6 +165,18 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
     options.notes.nameSpeakers((id) => this.#activity.name(id));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
+    this.#inFlight = new InFlight(() => this.#parkTimer.touch());
+    this.#parkTimer = new ParkTimer({ afterMs: () => (options.park?.afterS() ?? 60) * 1000, now, busy: () => this.#inFlight.busy(), park: (why) => void this.link.park(why) });
+    this.link = new ModelLink({
+      provider: options.model,
+      connectOptions: () => this.#connectOptions(true),
+      bind: (session) => this.#bindModel(session),
+      onChange: (state, reason) => this.#onLinkState(state, reason),
+      logger: this.#log,
+      now,
+      wakeRefusal: options.wakeRefusal,
+      retry: options.park?.retry,
+    });
   }
 
   status(): BridgeStatus {
@@ -165,7 +189,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       connections: { discord: this.#o.voice.state, model: this.#modelState },
       opus: this.#o.voice.opusLibrary,
       dave: this.#o.voice.daveStatus?.() ?? null,
-      levels: this.#levels,
+      levels: this.#uiUpdates.levels,
       speaking: [...this.#speaking],
     };
   }
@@ -177,11 +201,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   metrics(): Record<string, unknown> {
     this.#audio.syncMetrics();
-    return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats() };
+    return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats(), model_link: this.link.figures() };
   }
 
   async start(target?: VoiceTarget): Promise<BridgeStatus> {
-    if (this.#state === 'connecting' || this.#state === 'connected' || this.#state === 'reconnecting' || this.#state === 'stopping') {
+    if (this.#state === 'connecting' || this.#callLive() || this.#state === 'stopping') {
       throw new BridgeError('already_active', `a call is already ${this.#state}`);
     }
     const refusal = this.#o.startRefusal?.();
@@ -206,7 +230,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
     const joining = Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target));
-    const connecting = this.#o.model.connect({ tools: this.#o.tools.declarations(), systemInstruction: this.#systemInstruction(), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.#o.wake?.settings.names });
+    const connecting = this.#o.model.connect(this.#connectOptions(false));
     // Both run at once. When one fails (or stop() comes first) the other may still be opening: wait
     // for BOTH to settle and close whatever opened, or a model session opened after a failed join
     // would stay live (and billing) with nobody to close it. The voice port is one connection, so
@@ -237,7 +261,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     }
     try {
       this.#target = joined.value;
-      this.#bindModel(session.value);
+      this.#inFlight.reset();
+      this.link.adopt(session.value);
       this.#bindVoice();
       this.#o.voice.startPlayback(this.#audio.playbackSource);
       this.#audio.start();
@@ -269,10 +294,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { stopped: true, status: this.status() };
   }
 
-  /** Held while the call reconnects: the model session queues it until a socket is up. */
+  /** Held while the call reconnects (the model session queues it) or is parked (it wakes the model). */
   say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce'): void {
-    if (!this.#model || !this.#callLive()) throw new BridgeError('no_call', 'no live call to speak in');
-    this.#model.sendText(text, verb === 'message' ? { asMessage: true } : undefined);
+    if (!this.#callLive()) throw new BridgeError('no_call', 'no live call to speak in');
+    const refusal = this.link.state === 'parked' ? this.#o.wakeRefusal?.() : null;
+    if (refusal) throw new BridgeError('daily_cap_reached', refusal);
+    this.link.sendText(text, this.#inFlight.text(verb === 'message' ? { asMessage: true } : {}, 120_000));
     // One note per request, with what was sent (never the announce wording) and which verb it was.
     this.#o.notes.append({ kind: 'say', text, speaker: `${source} · ${verb}` });
   }
@@ -283,43 +310,30 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
    * it waited, the queue overflowed, or no idle moment came within `withinMs`. During a reconnect
    * the text waits in the session's queue like any other.
    */
-  speak(text: string, options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> }): Promise<VoiceHandOff> {
-    const model = this.#model;
-    if (!model || !this.#callLive()) return Promise.resolve({ delivered: false, reason: 'no live call' });
-    return new Promise((resolve) => {
-      // A provider that never settles (no delivery support) must not hold the caller forever.
-      const guard = setTimeout(() => resolve({ delivered: false, reason: 'the model did not confirm the hand-off in time' }), options.withinMs + 5000);
-      model.sendText(text, {
-        deadlineMs: options.withinMs,
-        beforeHandOver: options.beforeHandOver,
-        onSettled: (outcome) => {
-          clearTimeout(guard);
-          if (outcome.delivered) {
-            options.onHandedOver?.();
-            resolve({ delivered: true });
-          } else {
-            resolve({ delivered: false, reason: DROP_REASONS[outcome.reason] });
-          }
-        },
-      });
-    });
+  speak(text: string, options: HandOffOptions): Promise<VoiceHandOff> {
+    if (!this.#callLive() || (this.link.state === 'parked' && this.#o.wakeRefusal?.())) return Promise.resolve({ delivered: false, reason: 'no live call' });
+    return handOffText((t, delivery) => this.link.sendText(t, this.#inFlight.text(delivery, options.withinMs + 5000)), text, options);
   }
 
   /** Mute / push-to-talk: whether the users' audio may reach the model (kept across calls). */
   setUserAudioOpen(open: boolean): void {
     this.#audio.setUserAudioOpen(open);
+    // Push-to-talk pressed in a parked call: the model wakes while the user starts to speak.
+    if (open && this.link.state === 'parked' && !this.#o.wakeRefusal?.()) void this.link.wake('push-to-talk');
   }
 
   /** Mix a short clip (48 kHz stereo) into playback without stopping speech (notification sound). */
   playEffect(clip: Int16Array, gain = 0.5): boolean {
-    if (this.#state !== 'connected') return false;
+    if (!this.#callLive()) return false;
     this.#audio.playEffect(clip, gain);
     return true;
   }
 
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
-    if (!this.#model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to send the frame to');
-    const result = await this.#model.sendFrame(image);
+    if (this.#state === 'parked') await this.link.wake('frame');
+    const model = this.link.session;
+    if (!model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to send the frame to');
+    const result = await model.sendFrame(image);
     if (result.status === 'sent') {
       this.metricsStore.framesSent += 1;
       this.#o.notes.append({ kind: 'frame', text: `image ${result.width}×${result.height} sent to the model` });
@@ -333,10 +347,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return (this.#o.room?.allowedSpeakers?.length ?? 0) > 1;
   }
 
-  #systemInstruction(): string | undefined {
-    const persona = typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction;
-    if (!this.#severalSpeakers()) return persona;
-    return persona ? `${persona}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
+  /** A session opened mid-call (`reopen`) starts with the call's recent transcript (seed.ts). */
+  #connectOptions(reopen: boolean): LiveModelConnectOptions {
+    let persona = typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction;
+    if (this.#severalSpeakers()) persona = persona ? `${persona}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
+    const seed = reopen ? transcriptSeed(this.#o.notes.currentCallNotes(200)?.notes ?? [], (id) => this.#activity.name(id)) : '';
+    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.#o.wake?.settings.names };
   }
 
   /**
@@ -346,7 +362,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #announceSpeaker(id: string): void {
     // Speech that may be kept from the model (wake names) is named once it is let through (#announceAccepted).
     if (!this.#severalSpeakers() || id === this.#announced || this.#wake.withholding) return;
-    if (this.#model?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
+    if (this.link.session?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
   }
 
   /** A screened utterance was let through: name its speaker(s) before its held audio reaches the model. */
@@ -361,9 +377,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#o.notes.append({ kind: 'note', text: `not for the bot: ${who} spoke, but ${why}`, ...(ids.length === 1 ? { speaker: ids[0] } : {}) });
   }
 
-  /** Connected, or reconnecting inside a call that is still going (the model holds input meanwhile). */
+  /** Connected, reconnecting or parked inside a call that is still going (the model link holds input meanwhile). */
   #callLive(): boolean {
-    return this.#state === 'connected' || this.#state === 'reconnecting';
+    return this.#state === 'connected' || this.#state === 'reconnecting' || this.#state === 'parked';
   }
 
   // ------------------------------------------------------------------------------------------
@@ -404,14 +420,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     };
   }
 
-  #bindModel(model: LiveModelSession): void {
-    this.#model = model;
+  /** Wires a session into the call; returns the unwiring (the link closes sessions while the call goes on). */
+  #bindModel(model: LiveModelSession): () => void {
     this.#modelState = model.state;
     const dispatcher = attachToolDispatcher(model, this.#o.tools, {
       logger: this.#log,
       // Read when the call arrives: the voices of the turn it answers decide what it may do.
       heard: () => this.#activity.heardThisTurn(),
       onSettled: ({ call, outcome, replied, heard }) => {
+        this.#inFlight.toolSettled();
         const refused = !outcome.ok && (outcome.error.code === 'owner_only' || outcome.error.code === 'not_allowed');
         const text = refused
           ? `${call.name}: refused (${outcome.error.code}), asked by ${heard?.names.join(' and ') ?? 'nobody heard'}`
@@ -419,9 +436,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#o.notes.append({ kind: 'tool_call', text, ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}) });
       },
     });
-    this.#detachTools = () => dispatcher.detach();
+    model.on('toolCall', () => this.#inFlight.toolStarted());
     model.on('audio', (pcm) => {
       this.#wake.botSpoke();
+      this.#parkTimer.touch();
       const playerRunning = this.#audio.outputActive;
       // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
       // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
@@ -433,6 +451,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('interrupted', () => this.interruptReply('interrupted'));
     model.on('turnComplete', () => {
       this.#wake.botSpoke();
+      this.#parkTimer.touch();
       this.#activity.turnBoundary();
       this.#announced = undefined;
       this.#audio.turnComplete();
@@ -446,6 +465,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));
+    return () => {
+      dispatcher.detach();
+      for (const event of ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const) model.removeAllListeners(event);
+      this.#inFlight.reset();
+      this.#modelState = 'disconnected';
+    };
   }
 
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
@@ -462,12 +487,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   #onVoiceState(state: ConnectionState, reason?: string): void {
-    if (this.#state !== 'connected' && this.#state !== 'reconnecting') return;
+    if (!this.#callLive()) return;
     if (state === 'reconnecting') {
       this.metricsStore.reconnects += 1;
       this.#transition('reconnecting', `discord: ${reason ?? 'voice connection lost'}`);
-    } else if (state === 'connected' && this.#modelState === 'connected') {
-      this.#transition('connected');
+    } else if (state === 'connected' && (this.#modelState === 'connected' || this.link.state === 'parked')) {
+      this.#onLinkState(this.link.state);
     } else if (state === 'error' || state === 'disconnected') {
       void this.#fail(`discord: ${reason ?? 'voice connection ended'}`);
     }
@@ -482,8 +507,20 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     } else if (state === 'connected' && this.#o.voice.state === 'connected') {
       this.#transition('connected');
     } else if (state === 'error' || state === 'disconnected') {
-      void this.#fail(`model: ${reason ?? 'connection ended'}`);
+      // An outage longer than the session's own retries: the call stays, the link keeps trying.
+      this.link.lost(reason ?? 'connection ended');
     }
+  }
+
+  /** The model link parked, woke, lost or reopened the session: the call's state says so. */
+  #onLinkState(state: ModelLinkState, reason?: string): void {
+    if (state === 'open') this.#parkTimer.start();
+    else this.#parkTimer.stop();
+    if (!this.#callLive()) return;
+    if (state === 'parked') this.#transition('parked', reason);
+    else if (state === 'waking') this.#transition('reconnecting', `waking the model (${reason ?? 'wake'})`);
+    else if (state === 'down') this.#transition('reconnecting', reason);
+    else if (state === 'open' && this.#o.voice.state === 'connected' && this.#modelState === 'connected') this.#transition('connected');
   }
 
   async #fail(reason: string): Promise<void> {
@@ -492,43 +529,20 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#transition('error', reason);
   }
 
-  /**
-   * One UI update: levels (10 Hz, from UiTicker, driven by the audio frames while they flow) and
-   * metrics (1 Hz, and with the last quiet update). True after a second of silence: updates stop.
-   */
-  #uiUpdate(): boolean {
-    // Meters are read (and their peak hold reset) here, 10 times a second, never per frame.
-    this.#levels = this.#audio.readLevels();
-    this.#o.hub.publish({ type: 'levels', data: { ...this.#levels, speaking: [...this.#speaking] } });
-    const quiet = this.#levels.input.peak === 0 && this.#levels.output.peak === 0 && this.#speaking.size === 0;
-    this.#uiQuietTicks = quiet ? this.#uiQuietTicks + 1 : 0;
-    const stop = this.#uiQuietTicks >= QUIET_UI_TICKS;
-    if (++this.#uiTicks % METRICS_EVERY_UI_TICKS === 0 || stop) {
-      this.#audio.syncMetrics();
-      this.#o.hub.publish({ type: 'metrics', data: this.metricsStore.snapshot() });
-    }
-    if (stop) this.#uiQuietTicks = 0; // the last events said "silent"
-    return stop;
-  }
-
   async #teardown(): Promise<void> {
     this.#ui.stop();
     this.#audio.stop();
     this.#wake.stop();
     this.#unbindVoice?.();
     this.#unbindVoice = null;
-    this.#detachTools?.();
-    this.#detachTools = null;
+    this.#parkTimer.stop();
     this.#transcripts.flush();
-    const model = this.#model;
-    this.#model = null;
-    this.#modelState = 'disconnected';
     this.#o.voice.stopPlayback();
-    await Promise.allSettled([model?.close(), this.#o.voice.leave()]);
+    await Promise.allSettled([this.link.close(), this.#o.voice.leave()]);
     this.#speaking.clear();
     this.#activity.clear();
     this.#announced = undefined;
-    this.#levels = { input: SILENT_LEVEL, output: SILENT_LEVEL };
+    this.#uiUpdates.reset();
     this.#o.notes.endCall();
   }
 

@@ -5,6 +5,10 @@
 // timer takes over, so the meters still fall to zero and the last events say "silent"; the update
 // itself says when to stop (a second of quiet), and nothing runs until the next frame or start().
 
+import type { LevelReading } from '../api-types.ts';
+
+const SILENT: LevelReading = { rms: 0, peak: 0 };
+
 export interface UiTickerOptions {
   periodMs: number;
   /** Publishes one update; returns true when the call has been quiet long enough to stop updating. */
@@ -84,5 +88,47 @@ export class UiTicker {
   #stopInterval(): void {
     if (this.#interval) clearInterval(this.#interval);
     this.#interval = null;
+  }
+}
+
+const METRICS_EVERY_UI_TICKS = 10;
+/** UI ticks with both meters silent and nobody speaking after which UI updates pause (1 s). */
+const QUIET_UI_TICKS = 10;
+
+export interface CallUiUpdatesOptions {
+  /** Current levels; resets the meters' peak hold (read here, 10 times a second, never per frame). */
+  readLevels: () => { input: LevelReading; output: LevelReading };
+  speaking: ReadonlySet<string>;
+  publishLevels: (levels: { input: LevelReading; output: LevelReading }) => void;
+  publishMetrics: () => void;
+}
+
+/**
+ * One call's UI update: levels (10 Hz, from UiTicker, driven by the audio frames while they flow)
+ * and metrics (1 Hz, and with the last quiet update). tick() is true after a second of silence.
+ */
+export class CallUiUpdates {
+  readonly #o: CallUiUpdatesOptions;
+  levels: { input: LevelReading; output: LevelReading } = { input: SILENT, output: SILENT };
+  #ticks = 0;
+  #quietTicks = 0;
+
+  constructor(options: CallUiUpdatesOptions) {
+    this.#o = options;
+  }
+
+  tick(): boolean {
+    this.levels = this.#o.readLevels();
+    this.#o.publishLevels(this.levels);
+    const quiet = this.levels.input.peak === 0 && this.levels.output.peak === 0 && this.#o.speaking.size === 0;
+    this.#quietTicks = quiet ? this.#quietTicks + 1 : 0;
+    const stop = this.#quietTicks >= QUIET_UI_TICKS;
+    if (++this.#ticks % METRICS_EVERY_UI_TICKS === 0 || stop) this.#o.publishMetrics();
+    if (stop) this.#quietTicks = 0; // the last events said "silent"
+    return stop;
+  }
+
+  reset(): void {
+    this.levels = { input: SILENT, output: SILENT };
   }
 }

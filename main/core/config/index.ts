@@ -71,7 +71,7 @@ export interface Config {
   };
   notes: { retentionDays: number; maxMb: number };
   /** Estimated cost per call and the optional daily cap (docs/usage.md). */
-  usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number };
+  usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number; /** Quiet seconds before the model is parked (0 never). */ parkAfterS: number };
   audio: { inputChunkMs: number; /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */ pttMode: boolean };
   /** The wake-name gate (bridge/wake-gate.ts). */
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
@@ -304,6 +304,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       }) ?? defaultPrices(),
       dailyCapUsd: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_USD', false),
       capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
+      parkAfterS: asNumber('DISCORD_VOICE_LIVE_PARK_AFTER_S', false) ?? 60,
     },
     audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 100, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
     wake: {

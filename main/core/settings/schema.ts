@@ -29,6 +29,7 @@ const VALUE_FIELDS = {
   autoJoin: z.boolean(),
   dailyCapUsd: z.number().min(0.01).max(100000),
   dailyCapWarnPercent: z.number().int().min(1).max(99),
+  parkAfterS: z.number().min(0).max(86400),
   usagePrices: z
     .string()
     .trim()
@@ -103,6 +104,7 @@ export const SETTING_VARIABLES = {
   autoJoin: 'DISCORD_VOICE_LIVE_AUTO_JOIN',
   dailyCapUsd: 'DISCORD_VOICE_LIVE_DAILY_CAP_USD',
   dailyCapWarnPercent: 'DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT',
+  parkAfterS: 'DISCORD_VOICE_LIVE_PARK_AFTER_S',
   usagePrices: 'DISCORD_VOICE_LIVE_USAGE_PRICES',
 } as const satisfies Record<SettingKey, VariableName>;
 
@@ -199,6 +201,7 @@ export function configToSettingsValues(config: Config): SettingsValues {
     autoJoin: config.discord.autoJoin,
     dailyCapUsd: config.usage.dailyCapUsd,
     dailyCapWarnPercent: config.usage.capWarnPercent,
+    parkAfterS: config.usage.parkAfterS,
   };
   for (const key of Object.keys(values) as SettingKey[]) if (values[key] === undefined) delete values[key];
   return values;

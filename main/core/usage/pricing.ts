@@ -1,12 +1,15 @@
 // Estimated cost of a call from its usage, at prices the user can configure
-// (DISCORD_VOICE_LIVE_USAGE_PRICES, a JSON object; see docs/usage.md). The built-in defaults are
-// list prices as we last read them (dates below); providers change prices and bill by their own
-// rules (caching, minimums, taxes), so every figure here is an ESTIMATE — configure your own.
+// (DISCORD_VOICE_LIVE_USAGE_PRICES, a JSON object; see docs/usage.md). The built-in defaults live in
+// one dated table with their sources (PRICE_TABLE); every figure here is an ESTIMATE.
 import { z } from 'zod';
 import type { LiveProviderName } from '../config/index.ts';
 import { INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
 
-/** USD per 1,000,000 tokens by direction and modality, and USD per billed minute (GPT-Live). */
+/**
+ * USD per 1,000,000 tokens by direction and modality; USD per billed minute (what GPT-Live reports
+ * as billed minutes); USD per second a session is active (GPT-Live bills per second while a
+ * session is open, silence and a muted microphone included).
+ */
 export interface ProviderPrices {
   input_audio?: number;
   input_text?: number;
@@ -14,28 +17,48 @@ export interface ProviderPrices {
   output_audio?: number;
   output_text?: number;
   per_minute?: number;
+  per_second?: number;
 }
 
 export type PriceTable = Record<LiveProviderName, ProviderPrices>;
 
 /**
- * Defaults, each dated with its source. Unknown prices are left out (the cost then says it is
- * incomplete instead of guessing): GPT-Live's per-minute price is not published in anything we
- * could read, so it has no default.
+ * THE price table: every default, with the date it was read and where. Unknown prices are left
+ * out (the cost then says "no price set" instead of guessing $0.00). Providers change prices and
+ * bill by their own rules (caching, minimums, taxes): configure your own (DISCORD_VOICE_LIVE_USAGE_PRICES).
  */
-export const DEFAULT_PRICES: PriceTable = {
-  // Gemini 2.5 Flash native audio (Live API) list price, ai.google.dev/gemini-api/docs/pricing, read 2025-09.
-  gemini: { input_text: 0.5, input_audio: 3, input_image: 3, output_text: 2, output_audio: 12 },
-  // gpt-realtime list price, openai.com/api/pricing, read 2025-09.
-  'openai-realtime': { input_text: 4, input_audio: 32, input_image: 5, output_text: 16, output_audio: 64 },
-  'openai-live': {},
+export const PRICE_TABLE: Record<LiveProviderName, { prices: ProviderPrices; asOf: string; source: string }> = {
+  // Gemini 3.8 Live: one input and one output price for every modality (thought tokens are output).
+  gemini: {
+    prices: { input_text: 0.75, input_audio: 0.75, input_image: 0.75, output_text: 4.5, output_audio: 4.5 },
+    asOf: '2026-11',
+    source: 'Vercel AI Gateway listing for Gemini 3.8 Live (no split by modality), research/field-2026-11.md §3.1',
+  },
+  'openai-realtime': {
+    prices: { input_text: 4, input_audio: 32, input_image: 5, output_text: 16, output_audio: 64 },
+    asOf: '2025-09',
+    source: 'gpt-realtime list price, openai.com/api/pricing',
+  },
+  // GPT-Live: $0.05 per active minute, billed per second (WebSocket sessions have no standby).
+  'openai-live': {
+    prices: { per_second: 0.05 / 60 },
+    asOf: '2026-11',
+    source: 'apidog "GPT-Live-1.1 pricing" (secondary source), research/field-2026-11.md §3.2',
+  },
 };
 
-export const PRICES_AS_OF = '2025-09';
+export const DEFAULT_PRICES: PriceTable = {
+  gemini: PRICE_TABLE.gemini.prices,
+  'openai-realtime': PRICE_TABLE['openai-realtime'].prices,
+  'openai-live': PRICE_TABLE['openai-live'].prices,
+};
+
+/** The newest date in the table (each row has its own). */
+export const PRICES_AS_OF = '2026-11';
 
 const price = z.number().finite().min(0).max(10_000_000);
 const providerPricesSchema = z
-  .object({ input_audio: price, input_text: price, input_image: price, output_audio: price, output_text: price, per_minute: price })
+  .object({ input_audio: price, input_text: price, input_image: price, output_audio: price, output_text: price, per_minute: price, per_second: price })
   .partial()
   .strict();
 export const priceOverridesSchema = z.object({ gemini: providerPricesSchema, 'openai-realtime': providerPricesSchema, 'openai-live': providerPricesSchema }).partial().strict();
@@ -68,8 +91,11 @@ export interface CostEstimate {
   unpriced: string[];
 }
 
-/** The estimated cost of `tokens` (and billed minutes) at `prices`. */
-export function estimateCost(prices: ProviderPrices, usage: { tokens?: TokenUsage; billedMinutes?: number }): CostEstimate {
+/**
+ * The estimated cost of `tokens`, billed minutes and active seconds at `prices`. Active seconds are
+ * priced per second where that price is set (GPT-Live), else through billed minutes.
+ */
+export function estimateCost(prices: ProviderPrices, usage: { tokens?: TokenUsage; billedMinutes?: number; activeSeconds?: number }): CostEstimate {
   let usd = 0;
   const unpriced: string[] = [];
   const tokens = usage.tokens;
@@ -87,9 +113,20 @@ export function estimateCost(prices: ProviderPrices, usage: { tokens?: TokenUsag
       else if (n > 0) usd += (n * p!) / 1e6;
     }
   }
-  if (usage.billedMinutes) {
+  if (usage.activeSeconds && prices.per_second !== undefined) {
+    usd += usage.activeSeconds * prices.per_second;
+  } else if (usage.billedMinutes) {
     if (prices.per_minute === undefined) unpriced.push('per_minute');
     else usd += usage.billedMinutes * prices.per_minute;
+  } else if (usage.activeSeconds && prices.per_minute === undefined) {
+    unpriced.push('per_second');
   }
   return { usd: Math.round(usd * 1e4) / 1e4, unpriced };
+}
+
+/** "≈ $0.0123", or "no price set" when nothing used could be priced (never a misleading $0.00). */
+export function costText(estimate: CostEstimate): string {
+  if (estimate.usd === 0 && estimate.unpriced.length > 0) return 'no price set';
+  const amount = `≈ $${estimate.usd < 0.01 && estimate.usd > 0 ? estimate.usd.toFixed(4) : estimate.usd.toFixed(2)}`;
+  return estimate.unpriced.length > 0 ? `${amount} + usage with no price set (${estimate.unpriced.join(', ')})` : amount;
 }

@@ -99,10 +99,15 @@ function geminiModality(name: string | undefined): InputModality | null {
 
 const count = z.number().int().min(0).max(1e12);
 const modalityCounts = z.array(z.object({ modality: z.string().max(40).optional(), tokenCount: count.optional() })).max(16);
-/** The fields of Gemini's usageMetadata we read; others (thoughts, tool use, cache) are ignored. */
+/**
+ * The fields of Gemini's usageMetadata we read; others (tool use, cache) are ignored. Thought tokens
+ * are billed (a Gemini 3.8 Live usage record shows `thoughtsTokenCount` billed, discuss.ai.google.dev
+ * 188765) and not part of responseTokenCount: counted as output text, the rate thinking is billed at.
+ */
 export const geminiUsageSchema = z.object({
   promptTokenCount: count.optional(),
   responseTokenCount: count.optional(),
+  thoughtsTokenCount: count.optional(),
   promptTokensDetails: modalityCounts.optional(),
   responseTokensDetails: modalityCounts.optional(),
 });
@@ -136,6 +141,7 @@ export function fromGeminiUsage(meta: GeminiUsageMetadata): TokenUsage {
     outputNamed += n;
   }
   usage.output.audio += Math.max(0, (meta.responseTokenCount ?? 0) - outputNamed);
+  usage.output.text += Math.max(0, meta.thoughtsTokenCount ?? 0);
   return usage;
 }
 

@@ -1,7 +1,8 @@
 // Watches the live call's usage (what the provider reported), prices it, and keeps today's total
 // against the optional daily cap: past the warning threshold it warns once (a note, which the
 // dashboard shows, /health `usage.today.state`, and one sentence spoken in the call); at the cap it
-// ends the call, and until the day changes new joins are refused (429 `daily_cap_reached`).
+// says so (a note and a spoken sentence) and parks the model: the call stays in Discord, nothing
+// wakes the model until the day changes, and new joins are refused (429 `daily_cap_reached`).
 //
 // Runs only during a call (a 1 s timer between the bridge's `connecting` and its end); nothing runs
 // between calls. Today's figures live in `<voice-users>/usage-daily.json` (each call's estimate by
@@ -15,7 +16,7 @@ import type { SidecarEvent, UsageReport } from '../api-types.ts';
 import type { LiveProviderName } from '../config/index.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { LiveModelUsage } from '../ports.ts';
-import { estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
+import { costText, estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
 import { emptyTokenUsage, totalTokens, INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
 
 export const USAGE_LEDGER_FILE = 'usage-daily.json';
@@ -26,6 +27,8 @@ export interface UsageMonitorOptions {
   /** The provider carrying the call and what it reported (the selector's `choice`). */
   current: () => { provider: LiveProviderName; usage?: LiveModelUsage } | null;
   callId: () => string | undefined;
+  /** The call's model-connected seconds (parked time excluded) and seconds of speech sent to the model. */
+  callTime?: () => { connectedSeconds: number; speechSeconds: number } | null;
   prices: PriceTable;
   /** USD per local day; undefined: no cap. */
   dailyCapUsd?: number;
@@ -35,7 +38,10 @@ export interface UsageMonitorOptions {
   notes: { append(note: { kind: 'note'; text: string; callId?: string }): unknown };
   /** Speak one sentence in the live call (the warning). */
   say: (text: string) => void;
-  endCall: (reason: string) => Promise<unknown>;
+  /** Close the model connection while the call stays (bridge/model-link.ts), after the sentence was spoken. */
+  parkCall: (reason: string) => Promise<unknown>;
+  /** How long to let the cap sentence be spoken before parking (default 8000 ms). */
+  capParkDelayMs?: number;
   logger: Logger;
   /** Epoch ms. */
   now?: () => number;
@@ -46,6 +52,8 @@ const ledgerSchema = z.object({
   day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   /** Estimated USD by call id. */
   calls: z.record(z.string(), z.number().finite().min(0)),
+  /** Connected and speech seconds by call id. */
+  time: z.record(z.string(), z.object({ connected: z.number().finite().min(0), speech: z.number().finite().min(0) })).default({}),
   warned: z.boolean().default(false),
 });
 type Ledger = z.infer<typeof ledgerSchema>;
@@ -56,7 +64,7 @@ export function localDay(ms: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-const LIVE_STATES = new Set(['connecting', 'connected', 'reconnecting']);
+const LIVE_STATES = new Set(['connecting', 'connected', 'reconnecting', 'parked']);
 const ENDED_STATES = new Set(['stopped', 'error', 'idle']);
 
 /** "12,345 tokens (in: audio 10,000, text 300; out: audio 2,000, text 45) · est. $0.0123". */
@@ -67,8 +75,9 @@ export function describeCallUsage(call: NonNullable<UsageReport['call']>): strin
   };
   const detail = [part('in', call.tokens.input, INPUT_MODALITIES), part('out', call.tokens.output, OUTPUT_MODALITIES)].filter(Boolean).join('; ');
   const minutes = call.billed_minutes !== undefined ? ` · ${call.billed_minutes} billed min` : '';
-  const unpriced = call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : '';
-  return `${call.total_tokens.toLocaleString('en-US')} tokens${detail ? ` (${detail})` : ''}${minutes} · est. $${call.cost_usd.toFixed(4)}${unpriced}`;
+  const time = call.connected_seconds !== undefined ? ` · model connected ${Math.round(call.connected_seconds)} s for ${Math.round(call.speech_seconds ?? 0)} s of speech` : '';
+  const cost = call.cost_usd === 0 && call.unpriced.length ? 'no price set' : `est. $${call.cost_usd.toFixed(4)}${call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : ''}`;
+  return `${call.total_tokens.toLocaleString('en-US')} tokens${detail ? ` (${detail})` : ''}${minutes}${time} · ${cost}`;
 }
 
 interface CallState {
@@ -122,7 +131,14 @@ export class UsageMonitor {
     const cap = this.#o.dailyCapUsd ?? null;
     const spent = this.#todayUsd();
     const state = cap !== null && spent >= cap ? 'reached' : cap !== null && (this.#ledger.warned || spent >= cap * this.#warnFraction) ? 'warned' : 'ok';
-    return { call: this.#last, today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state }, prices_as_of: PRICES_AS_OF };
+    let connected = 0;
+    let speech = 0;
+    for (const t of Object.values(this.#ledger.time)) {
+      connected += t.connected;
+      speech += t.speech;
+    }
+    const time = { connected_seconds: round1(connected), speech_seconds: round1(speech) };
+    return { call: this.#last, today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state, ...time }, prices_as_of: PRICES_AS_OF };
   }
 
   /** Read the call's usage, price it, record it and apply the cap. Public for tests (the timer calls it). */
@@ -133,7 +149,10 @@ export class UsageMonitor {
     if (!current) return;
     const usage = current.usage ?? {};
     const tokens: TokenUsage = usage.tokens ?? emptyTokenUsage();
-    const estimate = estimateCost(this.#o.prices[current.provider], { tokens, billedMinutes: usage.billedMinutes });
+    const time = this.#o.callTime?.() ?? null;
+    // GPT-Live bills every second a session is open; token-billed providers ignore it.
+    const activeSeconds = current.provider === 'openai-live' ? time?.connectedSeconds : undefined;
+    const estimate = estimateCost(this.#o.prices[current.provider], { tokens, billedMinutes: usage.billedMinutes, activeSeconds });
     this.#last = {
       ...(call.id ? { call_id: call.id } : {}),
       provider: current.provider,
@@ -143,8 +162,11 @@ export class UsageMonitor {
       ...(usage.billedMinutes !== undefined ? { billed_minutes: usage.billedMinutes } : {}),
       cost_usd: estimate.usd,
       unpriced: estimate.unpriced,
+      cost_text: costText(estimate),
+      ...(time ? { connected_seconds: round1(time.connectedSeconds), speech_seconds: round1(time.speechSeconds) } : {}),
     };
     this.#rollDay();
+    if (call.id && time) this.#ledger.time[call.id] = { connected: round1(time.connectedSeconds), speech: round1(time.speechSeconds) };
     if (call.id && this.#ledger.calls[call.id] !== estimate.usd) {
       this.#ledger.calls[call.id] = estimate.usd;
       this.#save();
@@ -159,10 +181,18 @@ export class UsageMonitor {
     if (spent >= cap) {
       if (call.capEnded) return;
       call.capEnded = true;
-      const text = `daily cost cap reached: today's estimate $${spent.toFixed(2)} ≥ cap $${cap.toFixed(2)}; ending the call (new calls are refused until tomorrow)`;
-      this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap reached: ending the call');
+      const text = `daily cost cap reached: today's estimate $${spent.toFixed(2)} ≥ cap $${cap.toFixed(2)}; the model is parked until tomorrow (the call stays; new calls are refused)`;
+      this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap reached: parking the model');
       this.#o.notes.append({ kind: 'note', text, ...(call.id ? { callId: call.id } : {}) });
-      void this.#o.endCall('daily cost cap reached').catch((err: unknown) => this.#o.logger.error({ err }, 'ending the call at the cap failed'));
+      try {
+        this.#o.say("Today's model cost has reached your daily cap, so I am going quiet until tomorrow. The call stays open.");
+      } catch (err) {
+        this.#o.logger.warn({ err }, 'could not speak the cap sentence');
+      }
+      const park = setTimeout(() => {
+        void this.#o.parkCall('daily cost cap reached').catch((err: unknown) => this.#o.logger.error({ err }, 'parking the call at the cap failed'));
+      }, this.#o.capParkDelayMs ?? 8000);
+      park.unref();
     } else if (spent >= cap * this.#warnFraction && !this.#ledger.warned) {
       this.#ledger.warned = true; // once per day, across calls and restarts
       this.#save();
@@ -170,7 +200,7 @@ export class UsageMonitor {
       this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap warning');
       this.#o.notes.append({ kind: 'note', text: `cost warning: today's estimate $${spent.toFixed(2)} is ${percent}% of the $${cap.toFixed(2)} daily cap; the call ends at the cap`, ...(call.id ? { callId: call.id } : {}) });
       try {
-        this.#o.say(`Heads-up: today's model cost is at ${percent} percent of your daily cap. The call will end when it is reached.`);
+        this.#o.say(`Heads-up: today's model cost is at ${percent} percent of your daily cap. I will go quiet when it is reached.`);
       } catch (err) {
         this.#o.logger.warn({ err }, 'could not speak the cost warning');
       }
@@ -219,11 +249,11 @@ export class UsageMonitor {
 
   #rollDay(): void {
     const day = localDay(this.#now());
-    if (this.#ledger.day !== day) this.#ledger = { day, calls: {}, warned: false };
+    if (this.#ledger.day !== day) this.#ledger = { day, calls: {}, time: {}, warned: false };
   }
 
   #load(): Ledger {
-    const fresh: Ledger = { day: localDay(this.#now()), calls: {}, warned: false };
+    const fresh: Ledger = { day: localDay(this.#now()), calls: {}, time: {}, warned: false };
     let text: string;
     try {
       text = readFileSync(this.#o.ledgerFile, 'utf8');
@@ -249,6 +279,10 @@ export class UsageMonitor {
       this.#o.logger.warn({ err }, 'could not write the usage ledger');
     }
   }
+}
+
+function round1(seconds: number): number {
+  return Math.round(seconds * 10) / 10;
 }
 
 function round(usd: number): number {

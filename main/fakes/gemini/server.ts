@@ -138,6 +138,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   readonly #options: FakeGeminiOptions;
   #nextSession = 1;
   #nextHandle = 1;
+  #down = false;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeGeminiOptions) {
     super();
@@ -182,6 +183,16 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
     this.#handles.clear();
   }
 
+  /**
+   * A provider incident (status.cloud.google.com: Live API "elevated error rates", minutes long):
+   * while on, open sockets are cut (1011, the service's internal-error close) and every new
+   * upgrade is answered 503 Service Unavailable, as an unreachable or overloaded front end does.
+   */
+  setUnavailable(down: boolean): void {
+    this.#down = down;
+    if (down) for (const c of this.connections) if (c.isOpen) c.close(1011, 'Internal error occurred.');
+  }
+
   async close(): Promise<void> {
     for (const client of this.#wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
@@ -192,6 +203,10 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.upgradeAttempts++;
+    if (this.#down) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
     // Split by hand: `new URL('//ws/…', base)` would read `ws` as a host (protocol-relative URL).
     const raw = req.url ?? '/';
     const queryAt = raw.indexOf('?');

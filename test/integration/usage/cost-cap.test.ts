@@ -1,8 +1,9 @@
 // Usage and the daily cap on the fakes, through the real core: the fake Gemini sends usageMetadata
 // per turn as the service does; /health shows the call's tokens by modality and its estimated cost
 // (equal to what the fake reported, priced); past 80 % of the cap the call is warned once (note +
-// a sentence handed to the model), at the cap it ends, a new /join is refused with 429, and the
-// call's notes file holds its usage line.
+// a sentence handed to the model), at the cap it says so (note and a sentence) and parks the model
+// while the call stays in Discord: speech and /say no longer wake it, a new /join after leaving is
+// refused with 429, and the call's notes file holds its usage line.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import type { HealthReport } from '../../../main/core/api-types.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { errorCode } from '../../helpers/http.ts';
-import { waitFor } from '../bridge/signals.ts';
+import { chirpStereo, waitFor } from '../bridge/signals.ts';
 
 let call: CoreOnFakes;
 let model: FakeGeminiConnection;
@@ -46,7 +47,7 @@ describe('usage and the daily cap on the fakes', () => {
     expect(usage.today).toMatchObject({ cost_usd: 10, cap_usd: 25, state: 'ok' });
   });
 
-  it('past 80 % it warns once (note and a spoken sentence); at the cap it ends the call and refuses a new join', async () => {
+  it('past 80 % it warns once (note and a spoken sentence); at the cap it says so, parks the call, wakes it for nothing and refuses a new join', async () => {
     await model.reply({ toneMs: 400, transcript: 'Two.' });
     await waitFor(async () => (await health()).usage?.today.state === 'warned', 'the warning');
     const page = (await call.get('/notes?q=cost%20warning')).json as { notes: { text: string }[] };
@@ -54,17 +55,29 @@ describe('usage and the daily cap on the fakes', () => {
     await waitFor(() => JSON.stringify(model.received).includes('percent of your daily cap'), 'the spoken warning reaching the model');
 
     await model.reply({ toneMs: 400, transcript: 'Three.' });
-    await waitFor(async () => (await health()).bridge.state === 'stopped', 'the call ended at the cap');
+    await waitFor(() => JSON.stringify(model.received).includes('reached your daily cap'), 'the cap sentence reaching the model');
+    await waitFor(async () => (await health()).bridge.state === 'parked', 'the call parked at the cap', 20_000);
     const after = await health();
     expect(after.bridge.reason).toBe('daily cost cap reached');
-    expect(after.usage).toMatchObject({ call: { live: false, cost_usd: 30 }, today: { cost_usd: 30, state: 'reached' } });
+    expect(after.connections.discord).toBe('connected'); // the call stays in Discord
+    expect(after.usage).toMatchObject({ call: { live: true, cost_usd: 30 }, today: { cost_usd: 30, state: 'reached' } });
+    const capNote = (await call.get('/notes?q=daily%20cost%20cap')).json as { notes: { text: string }[] };
+    expect(capNote.notes.map((n) => n.text)).toContainEqual(expect.stringMatching(/the model is parked until tomorrow/));
+    // Nothing wakes it: speech, /say.
+    await call.discord.speak(call.discord.owner.id, chirpStereo(0.6, 300, 3000, 48_000));
+    const said = await call.post('/say', { text: 'are you there?' });
+    expect([said.status, errorCode(said)]).toEqual([429, 'daily_cap_reached']);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(call.gemini.connections.length).toBe(1);
+    expect((await health()).bridge.state).toBe('parked');
 
+    expect((await call.get('/leave')).status).toBe(200);
     const refused = await call.post('/join');
     expect([refused.status, errorCode(refused)]).toEqual([429, 'daily_cap_reached']);
     expect(call.gemini.connections.length).toBe(1); // no new model session was opened
 
     // The call's own notes file holds its usage line.
-    const callId = after.bridge.call_id ?? (await health()).usage!.call!.call_id!;
+    const callId = (await health()).usage!.call!.call_id!;
     const file = readFileSync(path.join(call.t.home, 'voice-users', 'notes', `${callId}.jsonl`), 'utf8');
     expect(file).toMatch(/"text":"usage: \d[\d,]* tokens \(in: [^)]*; out: audio 30\)/);
   });

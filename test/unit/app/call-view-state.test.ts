@@ -21,6 +21,14 @@ describe('the call panel derivation', () => {
     expect(deriveCallView({ link: 'live', state: 'idle', missing: 'GEMINI_API_KEY', talk: OPEN })).toMatchObject({ phase: 'unconfigured', badgeText: 'not set up', join: false });
   });
 
+  it('a parked call is still a call: not "Live", but Leave, Mute and the message box act on it (text wakes the model)', () => {
+    const view = deriveCallView({ link: 'live', state: 'parked', missing: null, talk: OPEN });
+    expect(view).toMatchObject({ phase: 'parked', badgeText: 'parked', leave: true, say: true, stopTalking: false, join: false, mute: { enabled: true }, ptt: { enabled: true } });
+    expect(view.talkLine).not.toBe(LIVE);
+    expect(view.talkLine).toMatch(/^Parked: .*wakes it/);
+    expect(deriveCallView({ link: 'live', state: 'parked', missing: null, talk: MUTED }).talkLine).toMatch(/^Muted: the model hears nobody/);
+  });
+
   it('a page not linked to the core shows no state of its own and offers nothing', () => {
     for (const link of ['loading', 'disconnected', 'signed-out'] as const) {
       const view = deriveCallView({ link, state: 'connected', missing: null, talk: MUTED });

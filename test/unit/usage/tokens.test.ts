@@ -97,3 +97,27 @@ describe('estimated cost', () => {
     expect(parsePriceOverrides('not json')).toEqual({ error: expect.stringMatching(/not JSON/) });
   });
 });
+
+describe('cost truth', () => {
+  it('GPT-Live is priced per active second; an unset price says "no price set", never $0.00', async () => {
+    const { costText, DEFAULT_PRICES, PRICE_TABLE } = await import('../../../main/core/usage/pricing.ts');
+    const live = estimateCost(DEFAULT_PRICES['openai-live'], { activeSeconds: 120 });
+    expect(live).toEqual({ usd: 0.1, unpriced: [] }); // $0.05 per active minute
+    expect(costText(live)).toBe('≈ $0.10');
+    const unset = estimateCost({}, { activeSeconds: 120 });
+    expect(unset).toEqual({ usd: 0, unpriced: ['per_second'] });
+    expect(costText(unset)).toBe('no price set');
+    expect(costText(estimateCost({ output_audio: 1 }, { tokens: usage(0, 10_000), activeSeconds: 5 }))).toMatch(/^≈ \$0\.01 \+ usage with no price set \(per_second\)$/);
+    // Every default row says when and where it was read.
+    for (const row of Object.values(PRICE_TABLE)) {
+      expect(row.asOf).toMatch(/^\d{4}-\d{2}$/);
+      expect(row.source.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('Gemini thought tokens are counted (billed as output)', async () => {
+    const { parseGeminiUsage } = await import('../../../main/core/usage/tokens.ts');
+    const tokens = parseGeminiUsage({ promptTokenCount: 100, responseTokenCount: 40, thoughtsTokenCount: 25, responseTokensDetails: [{ modality: 'AUDIO', tokenCount: 40 }] });
+    expect(tokens?.output).toEqual({ audio: 40, text: 25 });
+  });
+});

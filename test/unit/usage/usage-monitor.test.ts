@@ -45,7 +45,8 @@ function monitor(over: Partial<UsageMonitorOptions> = {}): UsageMonitor {
     ledgerFile: path.join(dir, 'usage-daily.json'),
     notes: { append: (n) => notes.push(n.text) },
     say: (text) => spoken.push(text),
-    endCall: async (reason) => ended.push(reason),
+    parkCall: async (reason: string) => ended.push(reason),
+    capParkDelayMs: 0,
     logger: pino({ level: 'silent' }),
     now: () => now,
     ...over,
@@ -62,7 +63,7 @@ const outputTokens = (n: number): LiveModelUsage => {
 const state = (s: 'connecting' | 'connected' | 'stopping' | 'stopped') => hub.publish({ type: 'state', data: { state: s, previous: 'idle', ts: now / 1000 } });
 
 describe('UsageMonitor', () => {
-  it('reports the call, warns once at 80 %, ends the call at the cap and refuses joins until tomorrow', () => {
+  it('reports the call, warns once at 80 %, at the cap says so and parks the call, and refuses joins until tomorrow', async () => {
     const m = monitor();
     state('connecting');
     state('connected');
@@ -74,12 +75,16 @@ describe('UsageMonitor', () => {
     m.tick();
     expect(spoken).toHaveLength(1);
     expect(notes.filter((n) => n.startsWith('cost warning'))).toHaveLength(1);
+    expect(spoken[0]).toMatch(/go quiet when it is reached/);
     expect(m.report().today.state).toBe('warned');
     expect(ended).toEqual([]);
     reported = outputTokens(10);
     m.tick();
     m.tick();
+    expect(spoken.at(-1)).toMatch(/reached your daily cap/);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(ended).toEqual(['daily cost cap reached']);
+    expect(notes.some((n) => /^daily cost cap reached: .* the model is parked until tomorrow/.test(n))).toBe(true);
     state('stopping');
     state('stopped');
     expect(notes.at(-1)).toBe('usage: 10 tokens (out: audio 10) · est. $10.0000');

@@ -1,0 +1,325 @@
+// The model half of a call, apart from the bridge's state machine: one live model session at a
+// time, which can be closed while the call itself (Discord voice, DAVE, the sidecar, the scheduler)
+// stays up, and opened again with the call's context:
+// - parked: closed on purpose while the room is quiet (park.ts decides when), reopened by a wake;
+// - down: the provider gave up reconnecting (an outage longer than its own retries, ~34 s): a new
+//   session is tried with capped back-off for as long as the call lasts, never ending the call.
+// While no session is ready, what the call sends is held here (speech chunks, the end of an
+// utterance, texts) and handed to the next session in order, so the words that woke it are heard.
+//
+// Sessions are driven only through the provider contract (ports.ts): close(), and connect() with a
+// system instruction that carries the call's recent transcript (the re-seed; see seed.ts).
+import type { Logger } from 'pino';
+import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, LiveModelUsage, TextDelivery } from '../ports.ts';
+import { addTokenUsage, emptyTokenUsage } from '../usage/tokens.ts';
+
+export type ModelLinkState = 'open' | 'parked' | 'waking' | 'down' | 'closed';
+
+export interface ModelLinkOptions {
+  provider: LiveModelProvider;
+  /** Options for a session opened mid-call: persona + the call's recent transcript, tools. */
+  connectOptions: () => LiveModelConnectOptions;
+  /** Wire a new session into the call (its events, the tool dispatcher); returns the unwiring. */
+  bind: (session: LiveModelSession) => () => void;
+  /** The link's state changed (the bridge maps it to its own: parked, reconnecting, connected). */
+  onChange: (state: ModelLinkState, reason?: string) => void;
+  logger: Logger;
+  /** Monotonic ms clock. */
+  now: () => number;
+  /** Back-off between attempts to reopen after an outage: doubling from `initialMs`, capped at `maxMs`. */
+  retry?: { initialMs: number; maxMs: number } | undefined;
+  /** Speech held while no session is ready, at most this many ms of 16 kHz audio (oldest dropped). */
+  holdMs?: number;
+  /** Asked before a wake: a reason to stay parked (the daily cost cap), or null. */
+  wakeRefusal?: () => string | null;
+  /** A wake happened: its cause and how long until the session was ready (cost and latency figures). */
+  onWake?: (wake: { cause: string; readyMs: number }) => void;
+}
+
+const DEFAULT_RETRY = { initialMs: 1000, maxMs: 30_000 };
+const DEFAULT_HOLD_MS = 30_000;
+const SAMPLES_PER_MS_16K = 16;
+
+type Held = { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
+
+function usageSum(a: LiveModelUsage, b: LiveModelUsage | undefined): LiveModelUsage {
+  if (!b) return a;
+  const tokens = emptyTokenUsage();
+  if (a.tokens) addTokenUsage(tokens, a.tokens);
+  if (b.tokens) addTokenUsage(tokens, b.tokens);
+  const sum: LiveModelUsage = { tokens };
+  const audio = (a.audioSeconds ?? 0) + (b.audioSeconds ?? 0);
+  const minutes = (a.billedMinutes ?? 0) + (b.billedMinutes ?? 0);
+  const total = (a.totalTokens ?? 0) + (b.totalTokens ?? 0);
+  if (audio > 0) sum.audioSeconds = audio;
+  if (minutes > 0) sum.billedMinutes = minutes;
+  if (total > 0) sum.totalTokens = total;
+  return sum;
+}
+
+export class ModelLink {
+  readonly #o: ModelLinkOptions;
+  #session: LiveModelSession | null = null;
+  #unbind: (() => void) | null = null;
+  #state: ModelLinkState = 'closed';
+  readonly #held: Held[] = [];
+  #heldSamples = 0;
+  /** The open attempt in progress (a wake or an outage retry), so two causes share one. */
+  #opening: Promise<void> | null = null;
+  #retryTimer: NodeJS.Timeout | null = null;
+  #retryDelayMs: number;
+  #downSince: number | null = null;
+  /** Usage of the call's sessions already closed (a parked call's cost is the sum). */
+  #closedUsage: LiveModelUsage = {};
+  /** ms a session was open, for the sessions already closed, and when the open one opened. */
+  #connectedMs = 0;
+  #openedAt: number | null = null;
+  #parks = 0;
+  #wakes = 0;
+  /** Wake → session ready, ms, for the last 100 wakes of the call. */
+  #wakeReadyMs: number[] = [];
+  /** 16 kHz samples of speech the call sent to the model (held ones included). */
+  #speechSamples = 0;
+  /** Bumped by close(): an open attempt of an ended call drops what it opened. */
+  #generation = 0;
+
+  constructor(options: ModelLinkOptions) {
+    this.#o = options;
+    this.#retryDelayMs = options.retry?.initialMs ?? DEFAULT_RETRY.initialMs;
+  }
+
+  get state(): ModelLinkState {
+    return this.#state;
+  }
+
+  /** The session carrying the call now, or null (parked, waking, down, or no call). */
+  get session(): LiveModelSession | null {
+    return this.#session;
+  }
+
+  /** The call's first session (opened by the bridge together with the Discord join). */
+  adopt(session: LiveModelSession): void {
+    this.#generation++;
+    this.#closedUsage = {};
+    this.#connectedMs = 0;
+    this.#parks = 0;
+    this.#wakes = 0;
+    this.#speechSamples = 0;
+    this.#wakeReadyMs = [];
+    this.#attach(session);
+  }
+
+  /** 16 kHz speech for the model: sent now, or held (and the model woken) while no session is up. */
+  sendAudio(pcm: Int16Array): void {
+    this.#speechSamples += pcm.length;
+    if (this.#session) {
+      this.#session.sendAudio(pcm);
+      return;
+    }
+    // In an outage speech is not kept: by the time the model is back it is long stale.
+    if (this.#state === 'closed' || this.#state === 'down') return;
+    // Copied: the voice gate reuses its chunk buffer.
+    this.#hold({ kind: 'audio', pcm: pcm.slice() });
+    this.#heldSamples += pcm.length;
+    const limit = (this.#o.holdMs ?? DEFAULT_HOLD_MS) * SAMPLES_PER_MS_16K;
+    while (this.#heldSamples > limit) {
+      const i = this.#held.findIndex((h) => h.kind === 'audio');
+      if (i < 0) break;
+      this.#heldSamples -= (this.#held[i] as { pcm: Int16Array }).pcm.length;
+      this.#held.splice(i, 1);
+    }
+    void this.wake('speech');
+  }
+
+  endAudioInput(): void {
+    if (this.#session) this.#session.endAudioInput();
+    else if (this.#state !== 'closed' && this.#held.length > 0) this.#hold({ kind: 'end' });
+  }
+
+  /** Text for the model's next turn: sent now, or held for the session a wake opens. */
+  sendText(text: string, delivery?: TextDelivery): void {
+    if (this.#session) {
+      this.#session.sendText(text, delivery);
+      return;
+    }
+    if (this.#state === 'closed') {
+      delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
+      return;
+    }
+    const item: Held = { kind: 'text', text, ...(delivery ? { delivery } : {}) };
+    this.#hold(item);
+    // A text with a deadline that no session took in time (an outage) is dropped, as the session's
+    // own queue would drop it: the notifier then delivers it elsewhere, never twice.
+    if (delivery?.deadlineMs !== undefined) {
+      setTimeout(() => {
+        const at = this.#held.indexOf(item);
+        if (at < 0) return;
+        this.#held.splice(at, 1);
+        delivery.onSettled?.({ delivered: false, reason: 'timeout' });
+      }, delivery.deadlineMs).unref();
+    }
+    void this.wake('text');
+  }
+
+  /** Close the session while the call stays up. Held input (there should be none) stays held. */
+  async park(reason: string): Promise<void> {
+    if (this.#state !== 'open' || !this.#session) return;
+    this.#parks++;
+    this.#setState('parked', reason);
+    await this.#detach();
+  }
+
+  /** Reopen a parked call (speech, push-to-talk, a text): resolves when the session is up. */
+  wake(cause: string): Promise<void> {
+    if (this.#state !== 'parked' && this.#state !== 'waking') return this.#opening ?? Promise.resolve();
+    if (this.#opening) return this.#opening;
+    const refusal = this.#o.wakeRefusal?.();
+    if (refusal) {
+      // Stays parked: what would have woken it is dropped, not kept for a later day.
+      for (const item of this.#held.splice(0)) if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'refused' });
+      this.#heldSamples = 0;
+      return Promise.resolve();
+    }
+    const started = this.#o.now();
+    this.#wakes++;
+    this.#setState('waking', cause);
+    const generation = this.#generation;
+    this.#opening = this.#open(generation).then(
+      () => {
+        this.#opening = null;
+        if (generation !== this.#generation) return;
+        const readyMs = this.#o.now() - started;
+        this.#wakeReadyMs.push(Math.round(readyMs));
+        if (this.#wakeReadyMs.length > 100) this.#wakeReadyMs.shift();
+        this.#o.onWake?.({ cause, readyMs });
+      },
+      (err: unknown) => {
+        this.#opening = null;
+        if (generation === this.#generation) this.#lost(`could not reopen the model: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+    return this.#opening;
+  }
+
+  /**
+   * The session gave up (its own reconnects exhausted) or ended under the call: the call stays,
+   * and a new session is tried with capped back-off until one opens or the call ends.
+   */
+  lost(reason: string): void {
+    this.#lost(reason);
+  }
+
+  /** The call ended: close the session, forget what was held, stop retrying. */
+  async close(): Promise<void> {
+    this.#generation++;
+    this.#clearRetry();
+    this.#setState('closed');
+    this.#dropHeld();
+    await this.#detach();
+  }
+
+  /** Usage of every session of this call (parks and outages open several). */
+  usage(): LiveModelUsage {
+    return usageSum(this.#closedUsage, this.#session?.usage?.());
+  }
+
+  /** What the call's model connection cost in time, and how often it was parked and woken. */
+  figures(): { connectedSeconds: number; speechSeconds: number; parks: number; wakes: number; wakeReadyMs: number[]; downSince: number | null } {
+    const open = this.#openedAt === null ? 0 : this.#o.now() - this.#openedAt;
+    return { connectedSeconds: (this.#connectedMs + open) / 1000, speechSeconds: this.#speechSamples / 16_000, parks: this.#parks, wakes: this.#wakes, wakeReadyMs: [...this.#wakeReadyMs], downSince: this.#downSince };
+  }
+
+  #hold(item: Held): void {
+    this.#held.push(item);
+  }
+
+  #attach(session: LiveModelSession): void {
+    this.#session = session;
+    this.#openedAt = this.#o.now();
+    this.#unbind = this.#o.bind(session);
+    this.#retryDelayMs = this.#o.retry?.initialMs ?? DEFAULT_RETRY.initialMs;
+    this.#downSince = null;
+    this.#setState('open');
+    this.#flushHeld(session);
+  }
+
+  async #detach(): Promise<void> {
+    const session = this.#session;
+    if (!session) return;
+    this.#session = null;
+    this.#unbind?.();
+    this.#unbind = null;
+    this.#closedUsage = usageSum(this.#closedUsage, session.usage?.());
+    if (this.#openedAt !== null) this.#connectedMs += this.#o.now() - this.#openedAt;
+    this.#openedAt = null;
+    await session.close().catch((err: unknown) => this.#o.logger.warn({ err }, 'closing the model session failed'));
+  }
+
+  async #open(generation: number): Promise<void> {
+    const session = await this.#o.provider.connect(this.#o.connectOptions());
+    if (generation !== this.#generation || this.#state === 'closed') {
+      await session.close().catch(() => undefined);
+      return;
+    }
+    this.#attach(session);
+  }
+
+  #lost(reason: string): void {
+    if (this.#state === 'closed') return;
+    this.#downSince ??= Date.now();
+    void this.#detach();
+    const maxS = Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000);
+    this.#setState('down', `model unreachable since ${new Date(this.#downSince).toISOString()} (${reason}); retrying (at most ${maxS} s apart) until it is back, the call stays`);
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer || this.#state !== 'down') return;
+    const delay = this.#retryDelayMs;
+    this.#retryDelayMs = Math.min(delay * 2, this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      if (this.#state !== 'down' || this.#opening) return;
+      const generation = this.#generation;
+      this.#o.logger.info('trying the model again after an outage');
+      this.#opening = this.#open(generation).then(
+        () => {
+          this.#opening = null;
+        },
+        (err: unknown) => {
+          this.#opening = null;
+          if (generation !== this.#generation) return;
+          this.#o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the model is still unreachable');
+          this.#scheduleRetry();
+        },
+      );
+    }, delay);
+  }
+
+  #clearRetry(): void {
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+  }
+
+  /** What waited for a session, in the order it came: the first words, their end, texts. */
+  #flushHeld(session: LiveModelSession): void {
+    const held = this.#held.splice(0);
+    this.#heldSamples = 0;
+    for (const item of held) {
+      if (item.kind === 'audio') session.sendAudio(item.pcm);
+      else if (item.kind === 'end') session.endAudioInput();
+      else session.sendText(item.text, item.delivery);
+    }
+  }
+
+  #dropHeld(): void {
+    for (const item of this.#held.splice(0)) if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
+    this.#heldSamples = 0;
+  }
+
+  #setState(state: ModelLinkState, reason?: string): void {
+    if (this.#state === state && state !== 'down') return;
+    this.#state = state;
+    this.#o.onChange(state, reason);
+  }
+}

@@ -1,0 +1,181 @@
+// When a call may park its model: after the quiet period with nothing in flight — never while an
+// utterance is open, a tool call runs, or a text (a /say, a notification, a due reminder) waits to
+// be handed over; and a link that parks holds what comes next, in order, for the session a wake opens.
+import { EventEmitter } from 'node:events';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ModelLink, type ModelLinkState } from '../../../main/core/bridge/model-link.ts';
+import { InFlight, ParkTimer } from '../../../main/core/bridge/park.ts';
+import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, TextDelivery } from '../../../main/core/ports.ts';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function parking(afterMs = 1000) {
+  const parks: string[] = [];
+  // eslint-disable-next-line prefer-const
+  let timer: ParkTimer;
+  const inFlight = new InFlight(() => timer.touch());
+  timer = new ParkTimer({ afterMs: () => afterMs, now: () => Date.now(), busy: () => inFlight.busy(), park: (why) => parks.push(why) });
+  timer.start();
+  return { parks, inFlight, timer };
+}
+
+describe('ParkTimer and InFlight', () => {
+  it('parks once after the quiet period; activity starts it again', () => {
+    const { parks, timer } = parking();
+    vi.advanceTimersByTime(600);
+    timer.touch();
+    vi.advanceTimersByTime(600);
+    expect(parks).toEqual([]);
+    vi.advanceTimersByTime(500);
+    expect(parks).toEqual(['quiet for 1 s']);
+  });
+
+  it('never parks while a tool call runs; parks a quiet period after it settled', () => {
+    const { parks, inFlight } = parking();
+    inFlight.toolStarted();
+    vi.advanceTimersByTime(10_000);
+    expect(parks).toEqual([]);
+    inFlight.toolSettled();
+    vi.advanceTimersByTime(2500);
+    expect(parks).toHaveLength(1);
+  });
+
+  it('never parks while a reminder or /say text waits to be handed over', () => {
+    const { parks, inFlight } = parking();
+    const settle: TextDelivery['onSettled'] = inFlight.text({ onSettled: () => undefined }, 120_000).onSettled;
+    vi.advanceTimersByTime(60_000);
+    expect(parks).toEqual([]);
+    settle?.({ delivered: true });
+    vi.advanceTimersByTime(2500);
+    expect(parks).toHaveLength(1);
+  });
+
+  it('never parks while an utterance is open (sent, not ended)', () => {
+    const { parks, inFlight } = parking();
+    inFlight.inputOpened();
+    vi.advanceTimersByTime(10_000);
+    expect(parks).toEqual([]);
+    inFlight.inputEnded();
+    vi.advanceTimersByTime(2500);
+    expect(parks).toHaveLength(1);
+  });
+
+  it('0 never parks', () => {
+    const { parks } = parking(0);
+    vi.advanceTimersByTime(3_600_000);
+    expect(parks).toEqual([]);
+  });
+});
+
+class FakeSession extends EventEmitter {
+  readonly state = 'connected' as const;
+  readonly model = 'fake';
+  readonly log: string[] = [];
+  closed = false;
+  sendAudio(pcm: Int16Array): void {
+    this.log.push(`audio:${pcm[0]}`);
+  }
+  endAudioInput(): void {
+    this.log.push('end');
+  }
+  sendText(text: string): void {
+    this.log.push(`text:${text}`);
+  }
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+function link(connectDelayMs: number, failures = 0) {
+  const sessions: FakeSession[] = [];
+  const states: ModelLinkState[] = [];
+  let attempts = 0;
+  const provider: LiveModelProvider = {
+    name: 'fake',
+    connect: (_o: LiveModelConnectOptions) =>
+      new Promise((resolve, reject) =>
+        setTimeout(() => {
+          if (attempts++ < failures) return reject(new Error('503'));
+          const s = new FakeSession();
+          sessions.push(s);
+          resolve(s as unknown as LiveModelSession);
+        }, connectDelayMs),
+      ),
+  };
+  const l = new ModelLink({
+    provider,
+    connectOptions: () => ({ tools: [] }),
+    bind: () => () => undefined,
+    onChange: (s) => states.push(s),
+    logger: pino({ level: 'silent' }),
+    now: () => Date.now(),
+    retry: { initialMs: 1000, maxMs: 4000 },
+  });
+  return { l, sessions, states, attempts: () => attempts };
+}
+
+describe('ModelLink', () => {
+  it('a wake holds the speech, its end and a text in order, and hands them to the new session', async () => {
+    const { l, sessions } = link(400);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    await l.park('quiet');
+    expect(l.state).toBe('parked');
+    l.sendAudio(Int16Array.of(1));
+    l.sendAudio(Int16Array.of(2));
+    l.endAudioInput();
+    l.sendText('hello');
+    expect(l.state).toBe('waking');
+    await vi.advanceTimersByTimeAsync(400);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual(['audio:1', 'audio:2', 'end', 'text:hello']);
+    expect(l.figures()).toMatchObject({ parks: 1, wakes: 1 });
+  });
+
+  it('an outage: retried with capped back-off until a session opens; speech meanwhile is not kept', async () => {
+    const { l, sessions, states, attempts } = link(10, 4);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('Gemini unreachable after 8 attempts');
+    expect(l.state).toBe('down');
+    l.sendAudio(Int16Array.of(9));
+    // 1 s, 2 s, 4 s, 4 s (capped), then the fifth attempt opens.
+    await vi.advanceTimersByTimeAsync(1010 + 2010 + 4010 + 4010);
+    expect(attempts()).toBe(4);
+    await vi.advanceTimersByTimeAsync(4010);
+    expect(attempts()).toBe(5);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual([]);
+    expect(states.filter((s) => s === 'down').length).toBe(1);
+  });
+
+  it('a call that ends while the model wakes closes the session that opens later', async () => {
+    const { l, sessions } = link(400);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    await l.park('quiet');
+    l.sendText('late');
+    await l.close();
+    await vi.advanceTimersByTimeAsync(400);
+    expect(sessions[0]!.closed).toBe(true);
+    expect(l.session).toBeNull();
+  });
+});
+
+describe('ModelLink texts in an outage', () => {
+  it('a text with a deadline that no session took in time settles `timeout` and is never sent later', async () => {
+    const { l, sessions } = link(10, 3);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    const outcomes: string[] = [];
+    l.sendText('Tea is ready.', { deadlineMs: 2000, onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason) });
+    await vi.advanceTimersByTimeAsync(2100);
+    expect(outcomes).toEqual(['timeout']);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual([]);
+  });
+});
