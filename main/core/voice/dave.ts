@@ -78,6 +78,13 @@ export interface DaveRecoveryPolicy {
   maxRejoinsPerMinute: number;
 }
 
+/** The MLS epoch of the call's DAVE group (null without one). */
+export function daveEpoch(connection: VoiceConnection | null): number | null {
+  const session = daveSessionOf(connection)?.session;
+  const epoch = session instanceof NativeDaveSession ? session.epoch : undefined;
+  return epoch === null || epoch === undefined ? null : Number(epoch);
+}
+
 export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, rebuildTrialMs: 10_000, maxRejoinsPerMinute: 3 };
 
 /** Whether an error that ended a receive stream came from DAVE decryption (davey's error names). */
@@ -152,6 +159,21 @@ export class DaveRecovery {
     if (this.#streamFailures.length >= this.policy.failuresBeforeRebuild) this.#rebuildSession();
   }
 
+  /** A speaker is deaf (speaker-health.ts): rebuild the DAVE session now. False without a v1 session to rebuild. */
+  rebuildNow(reason: string): boolean {
+    const dave = daveSessionOf(this.#connection);
+    if (!dave || dave.protocolVersion === 0) return false;
+    this.#actions.log('rebuilding the dave session: a speaker is deaf', { reason });
+    this.#rebuildSession();
+    return true;
+  }
+
+  /** A rebuild did not help a deaf speaker: rejoin, within the same ≤ `maxRejoinsPerMinute` budget. */
+  rejoinNow(reason: string): boolean {
+    this.#actions.log('rejoining voice: a speaker is still deaf', { reason });
+    return this.#rejoin(Date.now());
+  }
+
   /** The call's DAVE state; the receive side adds `undecrypted_frames` (discord-voice.ts). */
   status(): Omit<DaveStatus, 'undecrypted_frames'> {
     const dave = daveSessionOf(this.#connection);
@@ -206,9 +228,9 @@ export class DaveRecovery {
     dave.recoverFromInvalidTransition(dave.lastTransitionId ?? 0);
   }
 
-  #rejoin(now: number): void {
+  #rejoin(now: number): boolean {
     this.#rejoins = this.#rejoins.filter((t) => now - t < 60_000);
-    if (this.#rejoins.length >= this.policy.maxRejoinsPerMinute) return;
+    if (this.#rejoins.length >= this.policy.maxRejoinsPerMinute) return false;
     this.#rejoins.push(now);
     this.#rejoinsTotal += 1;
     this.#rebuild = { state: 'none' };
@@ -216,5 +238,6 @@ export class DaveRecovery {
     this.#awaitingRecovery = true;
     this.#actions.log('rejoining voice after the dave rebuild did not help', { rejoins: this.#rejoinsTotal });
     this.#actions.rejoin();
+    return true;
   }
 }

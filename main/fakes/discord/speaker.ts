@@ -164,7 +164,12 @@ export class FakeSpeakers {
       }
       if (!current) continue;
       // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
-      const frame: SpeakerFrame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, kind: 'plain' };
+      const rekeyed = !packet.opus.equals(OPUS_SILENCE_FRAME) && this.#voice.faults.room.silentlyRekeyed(userId, current.dave);
+      const frame: SpeakerFrame = rekeyed
+        ? { payload: this.#voice.faults.room.seal(packet.opus), kind: 'foreign' }
+        : current.dave
+          ? current.dave.encryptFrom(userId, packet.opus)
+          : { payload: packet.opus, kind: 'plain' };
       if (frame.kind === 'foreign') result.foreignE2eeFrames++;
       else if (frame.kind === 'e2ee') {
         if (corrupt && result.e2eeFrames >= corrupt.from && result.e2eeFrames < corrupt.from + corrupt.count) {
@@ -186,6 +191,15 @@ export class FakeSpeakers {
     this.totals.paddedFrames += result.paddedFrames;
     this.totals.corruptedFrames += result.corruptedFrames;
     return result;
+  }
+
+  /**
+   * The user left the channel: the bot's voice client forgot their SSRC (op 13), so, as Discord
+   * does, their next utterance is announced again (op 5) before its audio.
+   */
+  forget(userId: string): void {
+    const state = this.#speakers.get(userId);
+    if (state) state.announcedTo = new WeakSet();
   }
 
   close(): void {
