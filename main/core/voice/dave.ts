@@ -85,6 +85,9 @@ export function daveEpoch(connection: VoiceConnection | null): number | null {
   return epoch === null || epoch === undefined ? null : Number(epoch);
 }
 
+/** Failures in a row after which the library's own re-key is under way (it acts at 36). */
+const LIBRARY_RUN = 8;
+
 export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, rebuildTrialMs: 10_000, maxRejoinsPerMinute: 3 };
 
 /** Whether an error that ended a receive stream came from DAVE decryption (davey's error names). */
@@ -162,7 +165,13 @@ export class DaveRecovery {
   /** A speaker is deaf (speaker-health.ts): rebuild the DAVE session now. False without a v1 session to rebuild. */
   rebuildNow(reason: string): boolean {
     const dave = daveSessionOf(this.#connection);
-    if (!dave || dave.protocolVersion === 0) return false;
+    if (!dave || dave.protocolVersion === 0 || dave.reinitializing) return false;
+    // A run of failures in a row that nobody else's good frame interrupts: the library re-keys by
+    // itself at its tolerance (36) when the transition id is non-zero. Only a run that others' frames
+    // keep resetting (its counter is per session, not per speaker) needs us. The field is private in
+    // 0.19.2's typings; read defensively.
+    const inARow = (dave as unknown as { consecutiveFailures?: unknown }).consecutiveFailures;
+    if (dave.lastTransitionId && typeof inARow === 'number' && inARow >= LIBRARY_RUN) return false;
     this.#actions.log('rebuilding the dave session: a speaker is deaf', { reason });
     this.#rebuildSession();
     return true;

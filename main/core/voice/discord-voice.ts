@@ -52,7 +52,7 @@ export interface DiscordVoiceOptions {
   daveEncryption?: boolean;
   /** Decrypt-failure recovery ladder (defaults: rebuild after 3 failed streams in 2 s, ≤ 3 rejoins a minute). */
   daveRecovery?: Partial<DaveRecoveryPolicy>;
-  /** Per-speaker deafness ladder (speaker-health.ts; defaults: resubscribe at 300 ms, rebuild at 700 ms, rejoin 1.8 s later). */
+  /** Per-speaker deafness ladder (speaker-health.ts; defaults: resubscribe at 300 ms, rebuild 400 ms later, rejoin 1.8 s after that). */
   speakerHealth?: Partial<SpeakerHealthPolicy>;
   /** Force an Opus library (default: @discordjs/opus, falling back to opusscript). */
   opusLibrary?: OpusLibraryName;
@@ -242,6 +242,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       this.#options.speakerHealth,
     );
     this.#speakerHealth = health;
+    connection.on('transitioned', () => health.onTransition());
     this.#receiver = new SpeakerReceiver(connection.receiver, {
       health,
       isAllowed: (userId) => this.#allowed.has(userId) && userId !== this.#client.user?.id,

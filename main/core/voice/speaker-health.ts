@@ -18,9 +18,9 @@ import type { DaveSpeakerHealth } from '../api-types.ts';
 export interface SpeakerHealthPolicy {
   /** Unheard this long (with packets arriving) = deaf; the stream is resubscribed. */
   resubscribeAfterMs: number;
-  /** Then, still deaf after this long: rebuild the DAVE session. */
+  /** Still deaf this long after the resubscribe (or after the last DAVE transition): rebuild the DAVE session. */
   rebuildAfterMs: number;
-  /** While our own DAVE session is not ready (joining, re-adding), deaf this long before a rebuild. */
+  /** The same while our own DAVE session is not ready (joining, being re-added): the group's own work gets longer. */
   notReadyRebuildAfterMs: number;
   /** After a rebuild, still deaf this long: rejoin the voice channel. */
   rejoinAfterMs: number;
@@ -28,7 +28,7 @@ export interface SpeakerHealthPolicy {
   minUnheardPackets: number;
 }
 
-export const DEFAULT_SPEAKER_HEALTH: SpeakerHealthPolicy = { resubscribeAfterMs: 300, rebuildAfterMs: 700, notReadyRebuildAfterMs: 1_500, rejoinAfterMs: 1_800, minUnheardPackets: 8 };
+export const DEFAULT_SPEAKER_HEALTH: SpeakerHealthPolicy = { resubscribeAfterMs: 300, rebuildAfterMs: 400, notReadyRebuildAfterMs: 1_200, rejoinAfterMs: 1_800, minUnheardPackets: 8 };
 
 const CHECK_MS = 100;
 
@@ -93,6 +93,12 @@ export class SpeakerHealth {
     speaker.decoded += 1;
     speaker.unheardPackets = 0;
     if (speaker.deaf || speaker.step) this.#recovered(speaker);
+  }
+
+  /** A DAVE transition executed (a re-key by the group or by the library): each deaf speaker's next step waits for its effect. */
+  onTransition(): void {
+    const now = this.#now();
+    for (const speaker of this.#speakers.values()) if (speaker.step) speaker.stepAt = now;
   }
 
   speakers(): SpeakerDaveHealth[] {
@@ -194,7 +200,7 @@ export class SpeakerHealth {
       this.#actions.resubscribe(speaker.userId);
     } else if (speaker.step === 'resubscribe') {
       const wait = this.#actions.daveReady() ? policy.rebuildAfterMs : policy.notReadyRebuildAfterMs;
-      if (unheardMs < wait) return;
+      if (sinceStep < wait) return;
       if (this.#actions.rebuild(`speaker ${speaker.userId} deaf for ${unheardMs} ms`)) this.#take(speaker, 'rebuild', now);
       else speaker.stepAt = now;
     } else if (speaker.step === 'rebuild' && sinceStep >= policy.rejoinAfterMs) {

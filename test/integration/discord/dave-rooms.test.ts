@@ -41,7 +41,7 @@ describe('DAVE in rooms that change', () => {
   }
 
   it('a user who leaves and comes back is heard again: op 5 is announced again before their audio', async () => {
-    const { fake, voice, collector } = await call();
+    const { fake, collector } = await call();
     const guest = fake.user('guest').id;
     fake.userJoinVoice(guest);
     await waitFor(() => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest), 8000, 'the guest in the group');
