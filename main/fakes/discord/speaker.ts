@@ -32,6 +32,8 @@ export interface SpeakOptions {
   paddingShare?: number;
   /** Damage the E2EE ciphertext of the encrypted frames with these indexes (sending order): a forced run of decrypt failures. */
   corruptFrames?: { from: number; count: number };
+  /** Called with the wall-clock time (Date.now()) of every packet sent (benchmarks measure deaf windows with it). */
+  onSent?: (at: number) => void;
 }
 
 export interface SpeakResult {
@@ -181,6 +183,7 @@ export class FakeSpeakers {
       const paddingBytes = random() < paddingShare ? 1 + Math.floor(random() * 32) : 0;
       if (paddingBytes > 0) result.paddedFrames++;
       this.#voice.sendRtpToBot(current, { ssrc: state.ssrc, sequence: packet.sequence, timestamp: packet.timestamp, extensionWords, paddingBytes }, frame.payload);
+      options.onSent?.(Date.now());
       sent++;
     }
     result.packetsSent = sent;
