@@ -12,8 +12,10 @@ import { startBot, utterance } from './voice-call.ts';
 
 /** Between membership changes: long enough for each re-key to settle, short enough for N = 50 in about a minute. */
 const CHANGE_INTERVAL_MS = 1200;
-/** Packets sent within this long of a gap's start were still on their way (loopback + decode). */
-const IN_FLIGHT_MS = 60;
+/** Packets sent within this long of a gap's end were still on their way (loopback + decode): they end it. */
+const IN_FLIGHT_MS = 100;
+/** Shorter gaps are not counted as deaf windows: on a loaded machine the product's event loop stalls that long. */
+const MIN_WINDOW_MS = 200;
 
 export interface ChurnResult {
   membershipChanges: number;
@@ -107,7 +109,8 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
       framesSent,
       framesDecoded,
       framesInDeafWindows: deaf.packets,
-      // An estimate (window edges are judged by wall clock across two processes): capped at 100.
+      // An estimate: window edges are judged by wall clock across two processes, and a packet the
+      // product decoded late (its event loop stalled) can fall inside a window. Capped at 100.
       decodedOutsideDeafWindowsPercent: Math.min(100, Math.round((100_000 * framesDecoded) / Math.max(1, framesSent - deaf.packets)) / 1000),
       rejoins: Math.max(0, fake.voice.identifies.length - 1),
       recoverySteps: steps,
@@ -124,15 +127,17 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
 
 /**
  * Deaf windows: a gap in the product's decoded frames of a speaker during which that speaker sent
- * packets (those sent in the gap's first IN_FLIGHT_MS were still on their way). Its length runs
- * from the first such packet to the next decoded frame; idle time between utterances is not deafness.
+ * packets (sent after the last decoded frame, and not in the last IN_FLIGHT_MS before the next one,
+ * which were still on their way). Its length runs from the first such packet to the next decoded
+ * frame; idle time between utterances is not deafness.
  */
 function deafWindows(sentAt: Map<string, number[]>, gaps: Record<string, [number, number][]>): { maxMs: number; packets: number } {
   let maxMs = 0;
   let packets = 0;
   for (const [userId, sent] of sentAt) {
     for (const [from, to] of gaps[userId] ?? []) {
-      const inside = sent.filter((t) => t > from + IN_FLIGHT_MS && t < to - IN_FLIGHT_MS);
+      if (to - from < MIN_WINDOW_MS) continue;
+      const inside = sent.filter((t) => t > from && t < to - IN_FLIGHT_MS);
       if (inside.length < 3) continue;
       packets += inside.length;
       maxMs = Math.max(maxMs, to - inside[0]!);
