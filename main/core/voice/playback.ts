@@ -52,6 +52,12 @@ class FrameEncoder {
     this.#source.readFrame(this.#frame);
   }
 
+  /** A fresh codec: after dropped audio, the old encoder's memory of it must not reach the next listener. */
+  resetCodec(codec: OpusMonoEncoder): void {
+    this.#codec.destroy();
+    this.#codec = codec;
+  }
+
   encodeNext(): Buffer {
     const frame = this.#frame;
     const mono = this.#mono;
@@ -76,6 +82,8 @@ export class ContinuousPlayback {
   #timer: NodeJS.Timeout | null = null;
   /** When the next slot is due (ms on #now); it may go out anywhere in (due - SLOT_MS, due]. */
   #due = 0;
+  /** The last slot dropped its frame (an emptied room). */
+  #discarding = false;
 
   /**
    * `mayPlay`: whether audio may leave now (false while Discord's E2EE group is not ready: held),
@@ -128,6 +136,8 @@ export class ContinuousPlayback {
     // model says is consumed unheard; the clock keeps running and playback resumes once Ready.
     const gate = this.#mayPlay();
     if (gate === 'discard') encoder.skipNext();
+    else if (this.#discarding) encoder.resetCodec(this.#opus.createMonoEncoder());
+    this.#discarding = gate === 'discard';
     if (this.#connection.state.status === VoiceConnectionStatus.Ready) {
       try {
         // Prepared and sealed in the same synchronous step as the E2EE check, so its answer still holds.
