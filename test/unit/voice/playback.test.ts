@@ -77,7 +77,7 @@ describe('ContinuousPlayback slots', () => {
     const stub = stubConnection();
     const packets: Buffer[] = [];
     const prepare = stub.connection.prepareAudioPacket.bind(stub.connection);
-    (stub.connection as unknown as { prepareAudioPacket: (p: Buffer) => Buffer }).prepareAudioPacket = (p) => (packets.push(p), prepare(p));
+    (stub.connection as unknown as { prepareAudioPacket: (p: Buffer) => Buffer | undefined }).prepareAudioPacket = (p) => (packets.push(p), prepare(p));
     let reads = 0;
     let gate: boolean | 'discard' = 'discard';
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => gate, () => now);
