@@ -339,6 +339,7 @@ async function start(): Promise<void> {
     if (!core) return;
     event.preventDefault();
     events.abort();
+    if (decryptionTimer) clearInterval(decryptionTimer);
     const stopping = core;
     core = null;
     stopping.stop().finally(() => {

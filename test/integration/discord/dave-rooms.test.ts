@@ -37,6 +37,8 @@ describe('DAVE in rooms that change', () => {
     voice.startPlayback(source);
     await waitFor(() => fake.recorder.listener.decrypted - before >= seconds * 50 - 2, 10_000, 'the bot heard by the listener');
     voice.stopPlayback();
+    // Nothing of ours left unencrypted while the group was ready (E2EE).
+    expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
     return fake.recorder.listener.decrypted - before;
   }
 
