@@ -111,7 +111,8 @@ export class SpeakerHealth {
       deaf: s.deaf,
       deaf_ms: s.deaf ? now - s.firstUnheardAt : 0,
       max_deaf_ms: Math.max(s.maxDeafMs, s.deaf ? now - s.firstUnheardAt : 0),
-      epoch: s.epoch,
+      // Heard: their frames decrypt at the group's current epoch; deaf: the epoch when they were last heard.
+      epoch: s.deaf || s.decoded === 0 ? s.epoch : this.#actions.epoch(),
       last_transition: s.lastTransition,
       recoveries: { ...s.recoveries },
     }));
@@ -161,10 +162,7 @@ export class SpeakerHealth {
     const now = this.#now();
     let unheard = false;
     for (const speaker of this.#speakers.values()) {
-      if (speaker.unheardPackets < this.policy.minUnheardPackets) {
-        if (speaker.epoch === null && speaker.decoded > 0) speaker.epoch = this.#actions.epoch();
-        continue;
-      }
+      if (speaker.unheardPackets < this.policy.minUnheardPackets) continue;
       // Packets stopped (they left, or paused): this stretch ends; the ladder goes on from its step when they speak again.
       if (!this.#stillArriving(speaker)) {
         if (speaker.deaf) speaker.maxDeafMs = Math.max(speaker.maxDeafMs, now - speaker.firstUnheardAt);
@@ -190,6 +188,7 @@ export class SpeakerHealth {
     const policy = this.policy;
     if (!speaker.deaf && unheardMs >= policy.resubscribeAfterMs) {
       speaker.deaf = true;
+      speaker.epoch = this.#actions.epoch();
       speaker.lastTransition = { to: 'deaf', at: new Date(now).toISOString(), step: null };
       this.#actions.log('speaker deaf: packets arrive, nothing decrypts', { userId: speaker.userId, unheardMs, packets: speaker.unheardPackets });
     }
