@@ -81,6 +81,7 @@ describe('DAVE in rooms that change', () => {
     await waitFor(() => collector.count(guest) >= guestSent.packetsSent - 2 && collector.count(fake.owner.id) >= owner.packetsSent - 2, 5000, 'both heard');
     expect(await botIsHeard(fake, voice)).toBeGreaterThanOrEqual(28);
     expect(status(voice).speakers?.find((s) => s.user_id === guest)?.decrypt_ratio).toBeGreaterThan(0.95);
+    expect(status(voice).speakers?.find((s) => s.user_id === guest)?.epoch).toBe(Number(fake.dave()!.epoch));
     expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
   });
 
