@@ -201,7 +201,8 @@ export class SpeakerHealth {
       const wait = this.#actions.daveReady() ? policy.rebuildAfterMs : policy.notReadyRebuildAfterMs;
       if (sinceStep < wait) return;
       if (this.#actions.rebuild(`speaker ${speaker.userId} deaf for ${unheardMs} ms`)) this.#take(speaker, 'rebuild', now);
-      else speaker.stepAt = now;
+      // No rebuild possible (a re-key already under way) and still deaf long after: rejoin.
+      else if (sinceStep >= wait + policy.rejoinAfterMs && this.#actions.rejoin(`speaker ${speaker.userId} deaf, no rebuild possible`)) this.#take(speaker, 'rejoin', now);
     } else if (speaker.step === 'rebuild' && sinceStep >= policy.rejoinAfterMs) {
       if (this.#actions.rejoin(`speaker ${speaker.userId} still deaf after a DAVE rebuild`)) this.#take(speaker, 'rejoin', now);
       else speaker.stepAt = now;

@@ -107,6 +107,21 @@ describe('DAVE in rooms that change', () => {
     expect(await botIsHeard(fake, voice)).toBeGreaterThanOrEqual(28);
   });
 
+  it('joined but not ready: a re-key whose key package is lost is offered again, and the owner is heard within 2 s', async () => {
+    const { fake, voice, collector } = await call();
+    await waitFor(() => status(voice).e2ee && fake.dave()?.ready === true, 8000, 'E2EE');
+    // The bot re-keys (op 31 + a new key package) and the gateway never acts on that key package.
+    fake.voice.faults.dave.dropKeyPackages = 1;
+    fake.dave()!.sendInvalidCommit();
+    await waitFor(() => fake.dave()!.counters.invalidCommitWelcomes >= 1, 5000, 'the op 31');
+    const sent = await fake.speak(fake.owner.id, chirp(5, 300, 1200), { silenceTail: false });
+    await sleep(300);
+    expect(collector.count(fake.owner.id)).toBeGreaterThanOrEqual(sent.packetsSent - 100);
+    expect(status(voice).rebuilds).toBeGreaterThanOrEqual(1);
+    expect(status(voice).e2ee).toBe(true);
+    expect(await botIsHeard(fake, voice)).toBeGreaterThanOrEqual(28);
+  });
+
   it('everyone leaves mid-reply: the rest of the reply is dropped, not played to whoever comes back (channel emptied → 4006, fresh join)', async () => {
     const { fake, voice, collector, states } = await call();
     fake.voice.faults.room.emptyChannel = 'close4006';

@@ -76,6 +76,17 @@ describe('SpeakerHealth', () => {
     expect(calls).toEqual(['resubscribe:owner', 'rebuild']);
   });
 
+  it('when no rebuild is possible (a re-key already under way), rejoins once it has waited the rebuild and rejoin times', () => {
+    const { a, calls } = actions({ rebuild: () => false });
+    const health = new SpeakerHealth(a);
+    talk(health, 'owner', 420, false);
+    talk(health, 'owner', 1500, false);
+    expect(calls).toEqual(['resubscribe:owner']);
+    talk(health, 'owner', 1000, false);
+    expect(calls).toEqual(['resubscribe:owner', 'rejoin']);
+    expect(health.speakers()[0]?.recoveries).toEqual({ resubscribe: 1, rebuild: 0, rejoin: 1 });
+  });
+
   it('runs no timer without audio, and a speaker who stops talking is not deaf', () => {
     const { a, calls } = actions();
     const health = new SpeakerHealth(a);

@@ -69,9 +69,11 @@ export interface DaveFaults {
   addDelayMs: number;
   /** A newcomer is committed by another member's client (op 29 with their commit), not by the bot: any member may commit on Discord. */
   memberCommitsJoins: boolean;
+  /** Ignore this many of the bot's next key packages (op 26 lost): it stays "joined but not ready" (soundbored #58). */
+  dropKeyPackages: number;
 }
 
-export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0, memberCommitsJoins: false });
+export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0, memberCommitsJoins: false, dropKeyPackages: 0 });
 
 export interface DaveCounters {
   /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
@@ -316,6 +318,10 @@ export class DaveGroup {
   }
 
   #onKeyPackage(keyPackage: Buffer): void {
+    if (this.faults.dropKeyPackages > 0) {
+      this.faults.dropKeyPackages -= 1;
+      return this.#log('member', 'dropped key package');
+    }
     this.#botKeyPackage = keyPackage;
     const delay = this.faults.addDelayMs;
     if (delay > 0) setTimeout(() => !this.#closed && this.#enqueue(() => this.#proposeAdds()), delay);
