@@ -235,6 +235,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       voice.faults.dave.nextTransitionIdZero = false;
       voice.faults.dave.alwaysTransitionIdZero = false;
       voice.faults.dave.memberCommitsJoins = false;
+      voice.faults.dave.dropKeyPackages = 0;
       voice.faults.room.clear();
     },
     setupScenario(scenario) {
