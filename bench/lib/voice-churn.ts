@@ -28,8 +28,14 @@ export interface ChurnResult {
   maxMuteMs: number;
   framesSent: number;
   framesDecoded: number;
-  /** Speaker packets sent inside deaf windows (a gap in the product's decoded frames while the speaker was sending). */
+  /**
+   * Speaker frames the product could not decrypt by construction: sealed with a key it did not hold
+   * (a silent re-key, or before the group (re-)added it). These make the deaf windows; everything
+   * else should be decoded.
+   */
   framesInDeafWindows: number;
+  /** Speaker packets sent inside the gaps in the product's decoded frames (wall-clock estimate, for comparison). */
+  framesInDecodeGaps: number;
   decodedOutsideDeafWindowsPercent: number;
   /** Fresh voice joins after the first (any cause: stale-epoch 4006, the product's own rejoins). */
   rejoins: number;
@@ -108,10 +114,10 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
       maxMuteMs: maxMuteMs(fake),
       framesSent,
       framesDecoded,
-      framesInDeafWindows: deaf.packets,
-      // An estimate: window edges are judged by wall clock across two processes, and a packet the
-      // product decoded late (its event loop stalled) can fall inside a window. Capped at 100.
-      decodedOutsideDeafWindowsPercent: Math.min(100, Math.round((100_000 * framesDecoded) / Math.max(1, framesSent - deaf.packets)) / 1000),
+      framesInDeafWindows: fake.speakerTotals.foreignE2eeFrames,
+      framesInDecodeGaps: deaf.packets,
+      // Exact: the frames outside the windows are the ones the product held the keys for.
+      decodedOutsideDeafWindowsPercent: Math.round((100_000 * framesDecoded) / Math.max(1, framesSent - fake.speakerTotals.foreignE2eeFrames)) / 1000,
       rejoins: Math.max(0, fake.voice.identifies.length - 1),
       recoverySteps: steps,
       botFramesPlainWhileE2ee: fake.recorder.listener.plainWhileGroupReady - plainBefore,
