@@ -4,32 +4,22 @@
 // bridge's Discord voice adapter on real discord.js + @discordjs/voice) runs in a child process
 // (bench/lib/voice-bot.ts) whose CPU and RSS are read from /proc. Mid-call a third user joins and
 // later leaves (two epoch changes at v1). Writes bench/results/voice.json and prints both runs side
-// by side with the targets. Benchmarks report; nothing here fails on a number.
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+// by side with the targets. `-- --churn N`: only the room-churn run (bench/lib/voice-churn.ts), written
+// as the `churn` row of the same file. Benchmarks report; nothing here fails on a number.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { seededRandom, startFakeDiscord } from '../main/fakes/discord/index.ts';
+import { startFakeDiscord } from '../main/fakes/discord/index.ts';
 import { cpuPercent, readProc, round, type ProcSample } from './lib/latency-proc.ts';
-import { monoToStereo, speechLike, toInt16Mono } from './lib/speech-like.ts';
+import { speakFor, startBot } from './lib/voice-call.ts';
+import { runChurn } from './lib/voice-churn.ts';
 
 /** 120 s; LVB_BENCH_VOICE_S shortens it for a quick try (committed results are always 120 s). */
 const CALL_S = Math.max(20, Number(process.env.LVB_BENCH_VOICE_S) || 120);
 const RESULTS = fileURLToPath(new URL('./results/voice.json', import.meta.url));
-const BOT = fileURLToPath(new URL('./lib/voice-bot.ts', import.meta.url));
 const TARGETS = { speakerFramesDecodedPercent: 99.9, botFramesDecryptedPercent: 100 } as const;
-
-const DaveStatusSchema = z
-  .object({ protocol_version: z.number().nullable(), transitions: z.number(), decrypt_failures: z.number(), recoveries: z.number(), rejoins: z.number(), rebuilds: z.number(), epoch: z.number().nullable() })
-  .nullable();
-const BotMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('joined'), dave: DaveStatusSchema }),
-  z.object({ type: z.literal('failed'), reason: z.string() }),
-  z.object({ type: z.literal('report'), framesDecoded: z.record(z.string(), z.number()), framesPlayed: z.number(), dave: DaveStatusSchema, state: z.string() }),
-]);
-type BotMessage = z.infer<typeof BotMessage>;
 
 interface RunResult {
   daveProtocolVersion: number;
@@ -58,41 +48,6 @@ interface RunResult {
   /** Non-silence product frames that left unencrypted while the group was ready (must be 0). */
   botFramesPlainWhileE2ee: number;
   product: { cpuPercentTypical: number | null; cpuPercentWorst10s: number | null; rssMbEnd: number | null; rssMbPeak: number | null };
-}
-
-function startBot(env: Record<string, string>): { child: ChildProcess; next: (type: BotMessage['type']) => Promise<BotMessage> } {
-  const child = fork(BOT, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const waiting: { type: string; resolve: (m: BotMessage) => void }[] = [];
-  child.on('message', (raw) => {
-    const parsed = BotMessage.safeParse(raw);
-    if (!parsed.success) return;
-    const index = waiting.findIndex((w) => w.type === parsed.data.type || parsed.data.type === 'failed');
-    if (index >= 0) waiting.splice(index, 1)[0]!.resolve(parsed.data);
-  });
-  const next = (type: BotMessage['type']) =>
-    new Promise<BotMessage>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`voice bot: no ${type} message`)), 30_000);
-      waiting.push({ type, resolve: (m) => (clearTimeout(timer), resolve(m)) });
-    });
-  return { child, next };
-}
-
-/**
- * One utterance: 3.8 s of speech-like audio over a microphone's noise floor (±2 LSB, so pauses between
- * words are not digital silence), then 0.2 s of digital silence, which the speaker sends as Opus
- * silence frames (never encrypted): about 5 % of the frames pass through.
- */
-function utterance(seed: number): Int16Array {
-  const random = seededRandom(seed);
-  const speech = monoToStereo(toInt16Mono(speechLike(48_000, 3.8, seed).map((v) => v + (random() * 4 - 2))));
-  const out = new Int16Array(speech.length + 2 * 48_000 * 0.2);
-  out.set(speech);
-  return out;
-}
-
-async function speakFor(fake: Awaited<ReturnType<typeof startFakeDiscord>>, userId: string, untilMs: number, seed: number): Promise<void> {
-  let n = 0;
-  while (performance.now() < untilMs) await fake.speak(userId, utterance(seed + n++), { seed: seed + n, silenceTail: n % 4 === 0 });
 }
 
 async function run(daveProtocolVersion: 0 | 1): Promise<RunResult> {
@@ -192,10 +147,24 @@ function print(v1: RunResult, v0: RunResult): void {
   for (const [name, get, target] of rows) console.log(`${name.padEnd(w[0]!)}${get(v1).padEnd(w[1]!)}${get(v0).padEnd(w[2]!)}${target}`);
 }
 
+/** `--churn N`: only the room-churn run, written as the `churn` row beside the last full run's figures. */
+const churnArg = process.argv.indexOf('--churn');
+const CHURN_TARGETS = { maxDeafMs: 2000, maxMuteMs: 2000, decodedOutsideDeafWindowsPercent: 99.9, rejoins: 3 } as const;
+const previous = existsSync(RESULTS) ? z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(RESULTS, 'utf8'))) : {};
+mkdirSync(path.dirname(RESULTS), { recursive: true });
+if (churnArg >= 0) {
+  const changes = Math.max(2, Number(process.argv[churnArg + 1]) || 50);
+  const churn = await runChurn(changes);
+  console.log(`\nbench:voice --churn ${changes}: targets ${JSON.stringify(CHURN_TARGETS)}`);
+  console.log(JSON.stringify(churn, null, 2));
+  const row = { ...churn, targets: CHURN_TARGETS, measuredAt: new Date().toISOString() };
+  writeFileSync(RESULTS, `${JSON.stringify({ ...previous, churn: row }, null, 2)}\n`);
+  console.log(`\nwrote the churn row to ${path.relative(process.cwd(), RESULTS)}`);
+  process.exit(0);
+}
 const v1 = await run(1);
 const v0 = await run(0);
 print(v1, v0);
-mkdirSync(path.dirname(RESULTS), { recursive: true });
 const definitions = {
   framesSent: 'RTP packets the two fake speakers sent (speech frames + the unencrypted Opus silence frames)',
   framesDecoded: '20 ms PCM frames the product delivered for the two speakers',
@@ -208,6 +177,8 @@ const definitions = {
   botFramesSent: 'non-silence frames the product sent',
   botFramesDecryptedByListener: 'of those, frames a fake MLS member decrypted (v1) or heard plain (v0)',
 };
-writeFileSync(RESULTS, `${JSON.stringify({ ...v1, reference: { daveV0: v0 }, targets: TARGETS, definitions, measuredAt: new Date().toISOString() }, null, 2)}\n`);
+// A churn row from an earlier `--churn` run is kept.
+const keptChurn = previous.churn === undefined ? {} : { churn: previous.churn };
+writeFileSync(RESULTS, `${JSON.stringify({ ...v1, reference: { daveV0: v0 }, targets: TARGETS, definitions, measuredAt: new Date().toISOString(), ...keptChurn }, null, 2)}\n`);
 console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)}`);
 process.exit(0);

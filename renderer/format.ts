@@ -1,5 +1,5 @@
 // Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
-import type { DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode, NotifyResult } from '../main/core/api-types.ts';
+import type { DaveSpeakerHealth, DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode, NotifyResult } from '../main/core/api-types.ts';
 
 export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
 // Compile-time check that the list above names every mode the API knows.
@@ -174,6 +174,21 @@ export function describeDave(dave: DaveStatus | null | undefined): string {
   if (!dave.e2ee) return `setting up (audio held until encrypted)${trouble}`;
   const code = dave.privacy_code ? ` · code ${dave.privacy_code.replace(/(\d{5})(?=\d)/g, '$1 ')}` : '';
   return `on · epoch ${dave.epoch ?? '?'}${code}${trouble}`;
+}
+
+/** One speaker's E2EE receive state for the room view: decrypt ratio and epoch, or that they cannot be decrypted now. */
+export function describeSpeakerDave(s: DaveSpeakerHealth | undefined): string {
+  if (!s || s.packets === 0) return '';
+  if (s.deaf) return `E2EE: cannot decrypt (${(s.deaf_ms / 1000).toFixed(1)} s, recovering)`;
+  return `E2EE ${(100 * s.decrypt_ratio).toFixed(1)} %${s.epoch === null ? '' : ` · epoch ${s.epoch}`}`;
+}
+
+/** The dashboard's warning while anyone in the call cannot be decrypted (named by `nameOf`), else null. */
+export function daveWarning(dave: DaveStatus | null | undefined, nameOf: (id: string) => string = (id) => id): string | null {
+  const deaf = (dave?.speakers ?? []).filter((s) => s.deaf);
+  if (deaf.length === 0) return null;
+  const who = deaf.map((s) => `${nameOf(s.user_id)} (${(s.deaf_ms / 1000).toFixed(1)} s)`).join(', ');
+  return `End-to-end encryption: the bridge cannot decrypt ${who} right now, so the model does not hear them. Recovering (new stream, then new DAVE keys, then a rejoin).`;
 }
 
 /** The slow Opus fallback or a missing native piece, stated where the user looks (it is in /health too). */

@@ -1,8 +1,9 @@
 // Room panel: who is in the call's voice channel, who is speaking, and who may make the model do
 // what (GET /room). Names come from Discord, so they are set as text, never as markup.
-import type { RoomView } from '../main/core/api-types.ts';
+import type { DaveSpeakerHealth, RoomView } from '../main/core/api-types.ts';
 import { api } from './api.ts';
 import { byId } from './dom.ts';
+import { describeSpeakerDave } from './format.ts';
 
 const ROLE_TEXT: Record<RoomView['people'][number]['role'], string> = { owner: 'owner', speaker: 'speaker', listener: 'listener' };
 
@@ -11,6 +12,17 @@ export class RoomPanel {
   readonly #ownerOnly = byId('room-owner-only');
   readonly #wake = byId('room-wake');
   #speakingKey = '';
+  #dave = new Map<string, DaveSpeakerHealth>();
+  #names = new Map<string, string>();
+
+  /** Per-speaker E2EE receive health from /health `dave.speakers`, shown beside each person. */
+  applyDave(speakers: readonly DaveSpeakerHealth[]): void {
+    this.#dave = new Map(speakers.map((s) => [s.user_id, s]));
+  }
+
+  nameOf(id: string): string {
+    return this.#names.get(id) ?? id;
+  }
 
   async refresh(): Promise<void> {
     const room = await api.room().catch(() => null);
@@ -26,6 +38,7 @@ export class RoomPanel {
   }
 
   #render(room: RoomView): void {
+    this.#names = new Map(room.people.map((p) => [p.id, p.name]));
     const items = room.people.map((person) => {
       const li = document.createElement('li');
       li.dataset.role = person.role;
@@ -42,7 +55,11 @@ export class RoomPanel {
       const may = document.createElement('span');
       may.className = 'muted small room-may';
       may.textContent = `may: ${person.may}`;
-      li.append(name, role, state, may);
+      const e2ee = document.createElement('span');
+      e2ee.className = 'muted small room-e2ee';
+      e2ee.textContent = describeSpeakerDave(this.#dave.get(person.id));
+      e2ee.dataset.deaf = String(this.#dave.get(person.id)?.deaf ?? false);
+      li.append(name, role, state, may, e2ee);
       return li;
     });
     if (items.length === 0) {

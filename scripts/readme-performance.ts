@@ -204,6 +204,38 @@ function genericSection(name: string, data: Record<string, unknown>): string[] {
   return [`**${name}** (bench/results/${name}.json):`, '', ...table(['field', 'value', 'definition'], rows)];
 }
 
+const voiceChurnSchema = z.object({
+  churn: z.object({
+    membershipChanges: z.number(),
+    rekeys: z.number(),
+    silentRekeys: z.number().optional(),
+    maxDeafMs: z.number(),
+    maxMuteMs: z.number(),
+    framesSent: z.number(),
+    framesDecoded: z.number(),
+    decodedOutsideDeafWindowsPercent: z.number(),
+    rejoins: z.number(),
+    callSeconds: z.number().optional(),
+    measuredAt: z.string().optional(),
+    targets: z.object({ maxDeafMs: z.number(), maxMuteMs: z.number(), decodedOutsideDeafWindowsPercent: z.number(), rejoins: z.number() }),
+  }).passthrough().optional(),
+}).passthrough();
+
+/** The `churn` row of voice.json (`npm run bench:voice -- --churn N`): a DAVE call in a room that keeps changing. */
+function voiceChurnSection(c: NonNullable<z.infer<typeof voiceChurnSchema>['churn']>): string[] {
+  const t = c.targets;
+  const rows = [
+    ['membership changes / MLS commits (re-keys)', `${c.membershipChanges} / ${c.rekeys}${c.silentRekeys === undefined ? '' : ` (${c.silentRekeys} silent re-keys)`}`, ''],
+    ['longest deaf stretch (a talking speaker not decoded)', `${c.maxDeafMs} ms${check(c.maxDeafMs <= t.maxDeafMs)}`, `≤ ${t.maxDeafMs} ms`],
+    ['longest mute stretch (bot audio the listener cannot play)', `${c.maxMuteMs} ms${check(c.maxMuteMs <= t.maxMuteMs)}`, `≤ ${t.maxMuteMs} ms`],
+    ['speaker frames sent / decoded', `${c.framesSent} / ${c.framesDecoded}`, ''],
+    ['decoded outside the deaf stretches', `${f(c.decodedOutsideDeafWindowsPercent, 3, ' %')}${check(c.decodedOutsideDeafWindowsPercent >= t.decodedOutsideDeafWindowsPercent)}`, `≥ ${t.decodedOutsideDeafWindowsPercent} %`],
+    ['fresh voice joins', `${c.rejoins}${check(c.rejoins <= t.rejoins)}`, `≤ ${t.rejoins}`],
+  ];
+  const when = c.measuredAt ? `; ${c.measuredAt.slice(0, 10)}, shared loaded machine` : '';
+  return [`**DAVE in a changing room** (\`npm run bench:voice -- --churn ${c.membershipChanges}\`, bench/results/voice.json \`churn\`${c.callSeconds === undefined ? '' : `, ${c.callSeconds} s call`}${when}):`, '', ...table(['metric', 'value', 'target'], rows)];
+}
+
 const storeSchema = z.object({
   generated_at: z.string(),
   targets: z.object({ createP95Ms: z.number(), cancelP95Ms: z.number(), listP95Ms: z.number(), idleCpuPercent: z.number(), rssGrowthMb: z.number(), startupMs: z.number() }),
@@ -245,6 +277,8 @@ export function performanceBlock(): string {
   if (latency !== null) parts.push(latencySection(latencySchema.parse(latency)));
   const voice = readResult('voice');
   if (voice !== null) parts.push(genericSection('voice', genericSchema.parse(voice)));
+  const churn = voice === null ? undefined : voiceChurnSchema.safeParse(voice).data?.churn;
+  if (churn) parts.push(voiceChurnSection(churn));
   const store = readResult('store');
   if (store !== null) parts.push(storeSection(storeSchema.parse(store)));
   if (readResult('soak') !== null) parts.push(['Long calls: the soak table below (`npm run soak:readme`, bench/results/soak.json and soak-<provider>.json, a column per provider).']);

@@ -25,8 +25,16 @@ const voice = createDiscordVoice({
   logger: pino({ level: 'silent' }),
 });
 const framesDecoded: Record<string, number> = Object.fromEntries(speakers.map((id) => [id, 0]));
+/** Per speaker: gaps longer than GAP_MS between consecutive decoded frames, as [from, to] wall-clock ms (the churn run compares them with what was sent). */
+const GAP_MS = 100;
+const gaps: Record<string, [number, number][]> = Object.fromEntries(speakers.map((id) => [id, []]));
+const lastFrameAt: Record<string, number> = {};
 voice.on('pcm', (speakerId) => {
   framesDecoded[speakerId] = (framesDecoded[speakerId] ?? 0) + 1;
+  const now = Date.now();
+  const last = lastFrameAt[speakerId];
+  if (last !== undefined && now - last > GAP_MS) gaps[speakerId]?.push([last, now]);
+  lastFrameAt[speakerId] = now;
 });
 
 // 10 s of speech-like audio, looped: every frame the bot sends is audible.
@@ -47,7 +55,7 @@ const send = (message: unknown) => process.send?.(message);
 process.on('message', (raw) => {
   const request = Request.safeParse(raw);
   if (!request.success) return;
-  if (request.data.type === 'report') send({ type: 'report', framesDecoded, framesPlayed, dave: voice.daveStatus?.() ?? null, state: voice.state });
+  if (request.data.type === 'report') send({ type: 'report', framesDecoded, framesPlayed, gaps, dave: voice.daveStatus?.() ?? null, state: voice.state });
   else void voice.destroy().then(() => process.exit(0));
 });
 

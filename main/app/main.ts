@@ -136,6 +136,24 @@ async function start(): Promise<void> {
     },
   });
 
+  // During a call, /health every 5 s: the tooltip says when someone cannot be decrypted (DAVE).
+  let decryptionTimer: NodeJS.Timeout | null = null;
+  const watchDecryption = (): void => {
+    if (state.bridge !== 'connected') {
+      if (decryptionTimer) clearInterval(decryptionTimer);
+      decryptionTimer = null;
+      if (state.undecryptable?.length) state.undecryptable = [];
+      return;
+    }
+    decryptionTimer ??= setInterval(() => {
+      void client?.undecryptableSpeakers().then((ids) => {
+        if (ids.join() === (state.undecryptable ?? []).join()) return;
+        state.undecryptable = ids;
+        render();
+      }, () => undefined);
+    }, 5000);
+  };
+
   // The tray follows /events like any other client.
   const events = new AbortController();
   const deliveries = new DeliveryWatcher();
@@ -144,6 +162,7 @@ async function start(): Promise<void> {
       if (event.type === 'state') {
         state.bridge = event.data.state;
         state.problem = event.data.reason;
+        watchDecryption();
         render();
       } else if (event.type === 'talk') {
         state.talk = event.data;
@@ -323,6 +342,7 @@ async function start(): Promise<void> {
     if (!core) return;
     event.preventDefault();
     events.abort();
+    if (decryptionTimer) clearInterval(decryptionTimer);
     const stopping = core;
     core = null;
     stopping.stop().finally(() => {

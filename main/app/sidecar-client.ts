@@ -1,7 +1,11 @@
 // The tray talks to the core the way curl does: over the sidecar's HTTP API with the bearer token.
 // One channel for everything, so the tray and the dashboard can never disagree about the state.
 import type { ApiErrorBody, SidecarEvent, TalkState } from '../core/api-types.ts';
+import { z } from 'zod';
 import { SseParser } from './sse.ts';
+
+/** The part of /health the tray reads: who in the call cannot be decrypted right now (DAVE). */
+const DaveSpeakersHealth = z.object({ dave: z.object({ speakers: z.array(z.object({ user_id: z.string(), deaf: z.boolean() })).optional() }).nullable().optional() });
 
 export interface SidecarClientOptions {
   baseUrl: string;
@@ -29,6 +33,12 @@ export class SidecarClient {
     this.#baseUrl = options.baseUrl.replace(/\/$/, '');
     this.#token = options.token;
     this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** Speakers whose audio the bridge cannot decrypt now (/health `dave.speakers`), for the tray tooltip. */
+  async undecryptableSpeakers(): Promise<string[]> {
+    const health = DaveSpeakersHealth.parse(await this.#request('GET', '/health'));
+    return (health.dave?.speakers ?? []).filter((s) => s.deaf).map((s) => s.user_id);
   }
 
   join(): Promise<unknown> {

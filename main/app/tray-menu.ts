@@ -43,6 +43,8 @@ export interface TrayState {
   /** Key bindings that are invalid, not registered or clash with common shortcuts, one line each. */
   shortcutWarnings?: string[];
   update?: UpdateStatus;
+  /** Speakers the bridge cannot decrypt right now (DAVE), by user id; empty when all are heard. */
+  undecryptable?: string[];
 }
 
 export type TrayMenuItem =
@@ -106,7 +108,8 @@ const ICON_WORDS: Record<TrayIconVariant, string | null> = {
 };
 
 export function trayTooltip(state: TrayState): string {
-  const extra = [ICON_WORDS[trayIconFor(state)], trayTalkLine(state)].filter(Boolean).join(' · ');
+  const deaf = state.undecryptable?.length ? `cannot decrypt ${state.undecryptable.length === 1 ? '1 speaker' : `${state.undecryptable.length} speakers`} (recovering)` : '';
+  const extra = [ICON_WORDS[trayIconFor(state)], trayTalkLine(state), deaf].filter(Boolean).join(' · ');
   return `Live Voice Bridge — ${trayStatusLine(state)}${extra ? ` · ${extra}` : ''}${state.port ? ` — sidecar :${state.port}` : ''}`;
 }
 

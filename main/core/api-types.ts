@@ -170,6 +170,30 @@ export interface DaveStatus {
   recoveries: number;
   /** Voice rejoins made because DAVE could not recover otherwise (at most 3 a minute). */
   rejoins: number;
+  /** Per allowed speaker: decrypt ratio, epoch, deafness and the recovery steps taken (voice/speaker-health.ts). */
+  speakers?: DaveSpeakerHealth[];
+}
+
+/** One speaker's E2EE receive health in /health `dave.speakers`. */
+export interface DaveSpeakerHealth {
+  user_id: string;
+  /** Packets that arrived from them (before decryption). */
+  packets: number;
+  /** Frames that reached the decoder (decrypted, or never encrypted like the Opus silence frame). */
+  decoded: number;
+  /** decoded / packets (1 before any packet). */
+  decrypt_ratio: number;
+  /** Their packets arrive and nothing of theirs decrypts, right now (the dashboard warns). */
+  deaf: boolean;
+  /** The current deaf stretch (0 when heard) and the longest of the call, in ms. */
+  deaf_ms: number;
+  max_deaf_ms: number;
+  /** The DAVE epoch of the last frame of theirs that was heard. */
+  epoch: number | null;
+  /** Their last change between heard and deaf, with the recovery step that ended a deaf stretch. */
+  last_transition: { to: 'deaf' | 'heard'; at: string; step: 'resubscribe' | 'rebuild' | 'rejoin' | null } | null;
+  /** Recovery steps taken for them: resubscribe → rebuild the DAVE session → rejoin. */
+  recoveries: { resubscribe: number; rebuild: number; rejoin: number };
 }
 
 /** `ok`: everything configured works; `degraded`: runs, but something is missing or down; `error`: a call failed for good. */

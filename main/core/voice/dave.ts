@@ -78,6 +78,18 @@ export interface DaveRecoveryPolicy {
   maxRejoinsPerMinute: number;
 }
 
+/** The MLS epoch of the call's DAVE group (null without one). */
+export function daveEpoch(connection: VoiceConnection | null): number | null {
+  const session = daveSessionOf(connection)?.session;
+  const epoch = session instanceof NativeDaveSession ? session.epoch : undefined;
+  return epoch === null || epoch === undefined ? null : Number(epoch);
+}
+
+/** Failures in a row after which the library's own re-key is under way (it acts at 36). */
+const LIBRARY_RUN = 8;
+/** A re-key (op 31 + key package) with no welcome after this long is stuck. */
+const REINIT_STUCK_MS = 1_000;
+
 export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, rebuildTrialMs: 10_000, maxRejoinsPerMinute: 3 };
 
 /** Whether an error that ended a receive stream came from DAVE decryption (davey's error names). */
@@ -109,6 +121,8 @@ export class DaveRecovery {
    */
   #rebuild: { state: 'none' } | { state: 'pending' } | { state: 'trial'; readyAt: number; failures: number } = { state: 'none' };
   #awaitingRecovery = false;
+  /** When our session last started re-initialising (op 31 + a new key package). */
+  #reinitSince = 0;
   #onDebug = (message: string) => this.#debug(message);
   #onTransitioned = () => this.#transitioned();
 
@@ -152,6 +166,38 @@ export class DaveRecovery {
     if (this.#streamFailures.length >= this.policy.failuresBeforeRebuild) this.#rebuildSession();
   }
 
+  /** A speaker is deaf (speaker-health.ts): rebuild the DAVE session now. False without a v1 session to rebuild. */
+  rebuildNow(reason: string): boolean {
+    const dave = daveSessionOf(this.#connection);
+    if (!dave || dave.protocolVersion === 0) return false;
+    if (dave.reinitializing) {
+      // Re-keying already (op 31 sent, a new key package out) and no welcome came: the key package
+      // was lost or ignored ("joined but not ready" for hours, soundbored #58). Offer a new one;
+      // recoverFromInvalidTransition() does nothing while re-initialising.
+      if (Date.now() - this.#reinitSince < REINIT_STUCK_MS) return false;
+      this.#actions.log('the dave re-key got no welcome: sending a new key package', { reason });
+      this.#reinitSince = Date.now();
+      this.#rebuilds += 1;
+      dave.reinit();
+      return true;
+    }
+    // A run of failures in a row that nobody else's good frame interrupts: the library re-keys by
+    // itself at its tolerance (36) when the transition id is non-zero. Only a run that others' frames
+    // keep resetting (its counter is per session, not per speaker) needs us. The field is private in
+    // 0.19.2's typings; read defensively.
+    const inARow = (dave as unknown as { consecutiveFailures?: unknown }).consecutiveFailures;
+    if (dave.lastTransitionId && typeof inARow === 'number' && inARow >= LIBRARY_RUN) return false;
+    this.#actions.log('rebuilding the dave session: a speaker is deaf', { reason });
+    this.#rebuildSession();
+    return true;
+  }
+
+  /** A rebuild did not help a deaf speaker: rejoin, within the same ≤ `maxRejoinsPerMinute` budget. */
+  rejoinNow(reason: string): boolean {
+    this.#actions.log('rejoining voice: a speaker is still deaf', { reason });
+    return this.#rejoin(Date.now());
+  }
+
   /** The call's DAVE state; the receive side adds `undecrypted_frames` (discord-voice.ts). */
   status(): Omit<DaveStatus, 'undecrypted_frames'> {
     const dave = daveSessionOf(this.#connection);
@@ -179,6 +225,7 @@ export class DaveRecovery {
     else if (message.includes('Invalidating transition')) {
       // The library's own recovery (non-zero transition id): op 31 and a new key package.
       this.#awaitingRecovery = true;
+      this.#reinitSince = Date.now();
       this.#actions.log('dave session invalidated', { message });
     }
   }
@@ -203,12 +250,13 @@ export class DaveRecovery {
     this.#rebuilds += 1;
     this.#awaitingRecovery = true;
     this.#actions.log('rebuilding the dave session after decrypt failures', { lastTransitionId: dave.lastTransitionId ?? 0, rebuilds: this.#rebuilds });
+    this.#reinitSince = Date.now();
     dave.recoverFromInvalidTransition(dave.lastTransitionId ?? 0);
   }
 
-  #rejoin(now: number): void {
+  #rejoin(now: number): boolean {
     this.#rejoins = this.#rejoins.filter((t) => now - t < 60_000);
-    if (this.#rejoins.length >= this.policy.maxRejoinsPerMinute) return;
+    if (this.#rejoins.length >= this.policy.maxRejoinsPerMinute) return false;
     this.#rejoins.push(now);
     this.#rejoinsTotal += 1;
     this.#rebuild = { state: 'none' };
@@ -216,5 +264,6 @@ export class DaveRecovery {
     this.#awaitingRecovery = true;
     this.#actions.log('rejoining voice after the dave rebuild did not help', { rejoins: this.#rejoinsTotal });
     this.#actions.rejoin();
+    return true;
   }
 }

@@ -16,7 +16,8 @@ import type { ConnectionState } from '../api-types.ts';
 import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { DaveStatus } from '../api-types.ts';
 import { VoiceTargetError } from '../bridge/types.ts';
-import { DaveRecovery, mayPlayAudio, waitForE2ee, type DaveRecoveryPolicy } from './dave.ts';
+import { DaveRecovery, daveEpoch, mayPlayAudio, waitForE2ee, type DaveRecoveryPolicy } from './dave.ts';
+import { SpeakerHealth, type SpeakerHealthPolicy } from './speaker-health.ts';
 import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
@@ -52,6 +53,8 @@ export interface DiscordVoiceOptions {
   daveEncryption?: boolean;
   /** Decrypt-failure recovery ladder (defaults: rebuild after 3 failed streams in 2 s, ≤ 3 rejoins a minute). */
   daveRecovery?: Partial<DaveRecoveryPolicy>;
+  /** Per-speaker deafness ladder (speaker-health.ts; defaults: resubscribe at 300 ms, rebuild 400 ms later, rejoin 1.8 s after that). */
+  speakerHealth?: Partial<SpeakerHealthPolicy>;
   /** Force an Opus library (default: @discordjs/opus, falling back to opusscript). */
   opusLibrary?: OpusLibraryName;
   /** The codec chosen (and reported) at start-up; wins over opusLibrary. */
@@ -102,6 +105,9 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #playback: ContinuousPlayback | null = null;
   #source: PlaybackSource | null = null;
   #dave: DaveRecovery | null = null;
+  #speakerHealth: SpeakerHealth | null = null;
+  /** Everyone left the channel during this call: the rest of a reply is dropped, not kept for whoever comes back. */
+  #roomEmptied = false;
   #wasReady = false;
   #recoveryTimer: NodeJS.Timeout | null = null;
   #loginAttempt: Promise<void> | null = null;
@@ -130,7 +136,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   daveStatus(): DaveStatus | null {
-    return this.#connection && this.#dave ? { ...this.#dave.status(), undecrypted_frames: this.#receiver?.undecryptedFrames ?? 0 } : null;
+    return this.#connection && this.#dave ? { ...this.#dave.status(), undecrypted_frames: this.#receiver?.undecryptedFrames ?? 0, speakers: this.#speakerHealth?.speakers() ?? [] } : null;
   }
 
   roomCommands(commands: readonly SlashCommand[], handlers: RoomCommandHandlers): () => void {
@@ -233,7 +239,22 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     connection.on('stateChange', (before, after) => this.#onConnectionState(connection, before, after));
 
     const opus = this.#opus;
+    this.#roomEmptied = false;
+    const health = new SpeakerHealth(
+      {
+        resubscribe: (userId) => this.#receiver?.resubscribe(userId),
+        rebuild: (reason) => dave.rebuildNow(reason),
+        rejoin: (reason) => dave.rejoinNow(reason),
+        daveReady: () => mayPlayAudio(connection),
+        epoch: () => daveEpoch(connection),
+        log: (event, detail) => this.#log.warn(detail, event),
+      },
+      this.#options.speakerHealth,
+    );
+    this.#speakerHealth = health;
+    connection.on('transitioned', () => health.onTransition());
     this.#receiver = new SpeakerReceiver(connection.receiver, {
+      health,
       isAllowed: (userId) => this.#allowed.has(userId) && userId !== this.#client.user?.id,
       opus,
       logger: this.#log,
@@ -250,7 +271,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
         speakingEnd: (speakerId) => this.emit('speakingEnd', speakerId),
       },
     });
-    this.#playback = new ContinuousPlayback(opus, this.#log, connection, () => mayPlayAudio(connection));
+    this.#playback = new ContinuousPlayback(opus, this.#log, connection, () => (this.#roomEmptied ? 'discard' : mayPlayAudio(connection)));
     if (this.#source) this.#playback.start(this.#source);
 
     // Aborted by #teardown (a fatal close, leave()) so a doomed join fails at once, not at the timeout.
@@ -451,7 +472,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     const channelId = this.target?.channelId;
     const inCall = this.#connection !== null && channelId !== undefined;
     // Someone (a human) came into or left our channel: the wake-name gate counts the people in it.
-    if (inCall && (before.channelId === channelId) !== (after.channelId === channelId) && !after.member?.user.bot) this.emit('membersChanged');
+    if (inCall && (before.channelId === channelId) !== (after.channelId === channelId) && !after.member?.user.bot) {
+      this.#roomEmptied = this.channelMembers().length === 0;
+      this.emit('membersChanged');
+    }
     if (after.id !== this.#options.ownerId) return;
     if (inCall && before.channelId === channelId && after.channelId !== channelId) {
       this.#log.info('owner left the voice channel');

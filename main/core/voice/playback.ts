@@ -20,6 +20,9 @@ import { VoiceConnectionStatus, type VoiceConnection } from '@discordjs/voice';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import type { OpusFactory, OpusMonoEncoder } from './opus.ts';
 
+/** true: play; false: hold the source (send silence); 'discard': read the source and drop it (send silence). */
+export type PlayGate = boolean | 'discard';
+
 /** One Opus frame: what @discordjs/voice's RTP timestamps assume (960 samples at 48 kHz). */
 const SLOT_MS = 20;
 /** The Opus silence frame: sent (never E2EE-encrypted, as Discord's clients do) while audio may not go out. */
@@ -44,6 +47,17 @@ class FrameEncoder {
     return (this.#source.framesAhead?.() ?? 0) > 0;
   }
 
+  /** Read the next frame and throw it away: audio for a room nobody is in any more. */
+  skipNext(): void {
+    this.#source.readFrame(this.#frame);
+  }
+
+  /** A fresh codec: after dropped audio, the old encoder's memory of it must not reach the next listener. */
+  resetCodec(codec: OpusMonoEncoder): void {
+    this.#codec.destroy();
+    this.#codec = codec;
+  }
+
   encodeNext(): Buffer {
     const frame = this.#frame;
     const mono = this.#mono;
@@ -62,15 +76,21 @@ export class ContinuousPlayback {
   readonly #connection: VoiceConnection;
   readonly #opus: OpusFactory;
   readonly #log: Logger;
-  readonly #mayPlay: () => boolean;
+  readonly #mayPlay: () => PlayGate;
   readonly #now: () => number;
   #encoder: FrameEncoder | null = null;
   #timer: NodeJS.Timeout | null = null;
   /** When the next slot is due (ms on #now); it may go out anywhere in (due - SLOT_MS, due]. */
   #due = 0;
+  /** The last slot dropped its frame (an emptied room). */
+  #discarding = false;
 
-  /** `mayPlay`: whether audio may leave now (false while Discord's E2EE group is not ready). */
-  constructor(opus: OpusFactory, logger: Logger, connection: VoiceConnection, mayPlay: () => boolean = () => true, now: () => number = () => performance.now()) {
+  /**
+   * `mayPlay`: whether audio may leave now (false while Discord's E2EE group is not ready: held),
+   * or `'discard'`: everyone left the room, so what the source holds is read and dropped, never
+   * kept for whoever comes back (it would play a reply to a room that no longer exists).
+   */
+  constructor(opus: OpusFactory, logger: Logger, connection: VoiceConnection, mayPlay: () => PlayGate = () => true, now: () => number = () => performance.now()) {
     this.#opus = opus;
     this.#log = logger;
     this.#connection = connection;
@@ -114,10 +134,14 @@ export class ContinuousPlayback {
     const encoder = this.#encoder!;
     // Not connected (a reconnect): the slot passes without reading the source, so nothing the
     // model says is consumed unheard; the clock keeps running and playback resumes once Ready.
+    const gate = this.#mayPlay();
+    if (gate === 'discard') encoder.skipNext();
+    else if (this.#discarding) encoder.resetCodec(this.#opus.createMonoEncoder());
+    this.#discarding = gate === 'discard';
     if (this.#connection.state.status === VoiceConnectionStatus.Ready) {
       try {
         // Prepared and sealed in the same synchronous step as the E2EE check, so its answer still holds.
-        const packet = this.#mayPlay() ? encoder.encodeNext() : OPUS_SILENCE;
+        const packet = gate === true ? encoder.encodeNext() : OPUS_SILENCE;
         this.#connection.prepareAudioPacket(packet);
         this.#connection.dispatchAudio();
       } catch (error) {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K } from '../ports.ts';
 import { isUndecryptedE2eeFrame } from './e2ee-frame.ts';
 import type { OpusCodec, OpusFactory } from './opus.ts';
+import type { SpeakerHealth } from './speaker-health.ts';
 
 const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
 const FRAME_BYTES = FRAME_VALUES * 2;
@@ -54,12 +55,27 @@ export class SpeakerReceiver {
   };
 
   #onStreamError: (error: Error) => void;
+  #health: SpeakerHealth | null;
+  #libraryOnPacket: ((userId: string) => void) | null = null;
 
   constructor(
     receiver: VoiceReceiver,
-    options: { isAllowed: (userId: string) => boolean; opus: OpusFactory; sink: ReceiveSink; logger: Logger; onStreamError?: (error: Error) => void },
+    options: { isAllowed: (userId: string) => boolean; opus: OpusFactory; sink: ReceiveSink; logger: Logger; onStreamError?: (error: Error) => void; health?: SpeakerHealth },
   ) {
     this.#receiver = receiver;
+    this.#health = options.health ?? null;
+    const health = this.#health;
+    if (health) {
+      // The speaking map sees every packet of a known SSRC before decryption: counted per speaker,
+      // so a speaker whose packets arrive while nothing decrypts is noticed (speaker-health.ts).
+      const speaking = receiver.speaking;
+      const onPacket = speaking.onPacket.bind(speaking);
+      this.#libraryOnPacket = onPacket;
+      speaking.onPacket = (userId: string) => {
+        if (options.isAllowed(userId)) health.onPacket(userId);
+        onPacket(userId);
+      };
+    }
     this.#onStreamError = options.onStreamError ?? (() => {});
     this.#isAllowed = options.isAllowed;
     this.#opus = options.opus;
@@ -81,8 +97,17 @@ export class SpeakerReceiver {
     return this.#undecryptedFrames;
   }
 
+  /** End `userId`'s stream and open a new one (the cheapest step against a deaf speaker). */
+  resubscribe(userId: string): void {
+    const speaker = this.#speakers.get(userId);
+    if (speaker?.stream) speaker.stream.destroy(); // its close handler resubscribes while they speak
+    else this.#subscribe(userId);
+  }
+
   close(): void {
     this.#closed = true;
+    if (this.#libraryOnPacket) this.#receiver.speaking.onPacket = this.#libraryOnPacket;
+    this.#health?.close();
     this.#receiver.speaking.off('start', this.#onStart);
     this.#receiver.speaking.off('end', this.#onEnd);
     for (const speaker of this.#speakers.values()) {
@@ -146,6 +171,7 @@ export class SpeakerReceiver {
       this.#undecryptedFrames += 1;
       return;
     }
+    this.#health?.onHeard(userId);
     let pcm: Buffer;
     try {
       pcm = speaker.codec.decode(packet);

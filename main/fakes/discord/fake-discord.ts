@@ -162,10 +162,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     gateway?.dispatch('VOICE_STATE_UPDATE', world.voiceStateJson(userId, channelId, state.sessionId));
     const session = liveSession();
     if (!session) return;
-    if (previous?.channelId === session.channelId && channelId !== session.channelId) {
-      voice.sendJson(session, 13, { user_id: userId });
-      session.dave?.userLeft(userId);
-    }
+    if (previous?.channelId === session.channelId && channelId !== session.channelId) leftBotChannel(session, userId);
     if (channelId === session.channelId && previous?.channelId !== channelId) {
       // op 11 first: the client refuses (and throws on) proposals adding a user it was not told about.
       voice.sendJson(session, 11, { user_ids: [userId] });
@@ -179,10 +176,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     world.setVoiceState(userId, null);
     gateway?.dispatch('VOICE_STATE_UPDATE', world.voiceStateJson(userId, null, previous.sessionId));
     const session = liveSession();
-    if (session && session.channelId === previous.channelId) {
-      voice.sendJson(session, 13, { user_id: userId });
-      session.dave?.userLeft(userId);
+    if (session && session.channelId === previous.channelId) leftBotChannel(session, userId);
+  }
+
+  /** op 13 (the bot's client forgets the user's SSRC), the MLS Remove, and on an emptied channel what the room faults say. */
+  function leftBotChannel(session: VoiceSession, userId: string): void {
+    voice.sendJson(session, 13, { user_id: userId });
+    speakers.forget(userId);
+    const empty = world.usersInChannel(session.channelId).every((id) => id === world.bot.id);
+    if (empty && voice.faults.room.emptyChannel === 'close4006') {
+      voice.closeVoice(world.bot.id, 4006, 'Channel emptied: DAVE torn down');
+      return;
     }
+    session.dave?.userLeft(userId);
   }
 
   async function speak(userId: string, pcm: Int16Array, speakOptions?: SpeakOptions): Promise<SpeakResult> {
@@ -240,6 +246,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       voice.faults.dropUdp = false;
       voice.faults.dave.nextTransitionIdZero = false;
       voice.faults.dave.alwaysTransitionIdZero = false;
+      voice.faults.dave.memberCommitsJoins = false;
+      voice.faults.dave.dropKeyPackages = 0;
+      voice.faults.room.clear();
     },
     setupScenario(scenario) {
       world.botInGuild = scenario !== 'bot-not-in-server';

@@ -32,6 +32,8 @@ export interface SpeakOptions {
   paddingShare?: number;
   /** Damage the E2EE ciphertext of the encrypted frames with these indexes (sending order): a forced run of decrypt failures. */
   corruptFrames?: { from: number; count: number };
+  /** Called with the wall-clock time (Date.now()) of every packet sent (benchmarks measure deaf windows with it). */
+  onSent?: (at: number) => void;
 }
 
 export interface SpeakResult {
@@ -164,7 +166,12 @@ export class FakeSpeakers {
       }
       if (!current) continue;
       // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
-      const frame: SpeakerFrame = current.dave ? current.dave.encryptFrom(userId, packet.opus) : { payload: packet.opus, kind: 'plain' };
+      const rekeyed = !packet.opus.equals(OPUS_SILENCE_FRAME) && this.#voice.faults.room.silentlyRekeyed(userId, current.dave);
+      const frame: SpeakerFrame = rekeyed
+        ? { payload: this.#voice.faults.room.seal(packet.opus), kind: 'foreign' }
+        : current.dave
+          ? current.dave.encryptFrom(userId, packet.opus)
+          : { payload: packet.opus, kind: 'plain' };
       if (frame.kind === 'foreign') result.foreignE2eeFrames++;
       else if (frame.kind === 'e2ee') {
         if (corrupt && result.e2eeFrames >= corrupt.from && result.e2eeFrames < corrupt.from + corrupt.count) {
@@ -176,6 +183,7 @@ export class FakeSpeakers {
       const paddingBytes = random() < paddingShare ? 1 + Math.floor(random() * 32) : 0;
       if (paddingBytes > 0) result.paddedFrames++;
       this.#voice.sendRtpToBot(current, { ssrc: state.ssrc, sequence: packet.sequence, timestamp: packet.timestamp, extensionWords, paddingBytes }, frame.payload);
+      options.onSent?.(Date.now());
       sent++;
     }
     result.packetsSent = sent;
@@ -186,6 +194,15 @@ export class FakeSpeakers {
     this.totals.paddedFrames += result.paddedFrames;
     this.totals.corruptedFrames += result.corruptedFrames;
     return result;
+  }
+
+  /**
+   * The user left the channel: the bot's voice client forgot their SSRC (op 13), so, as Discord
+   * does, their next utterance is announced again (op 5) before its audio.
+   */
+  forget(userId: string): void {
+    const state = this.#speakers.get(userId);
+    if (state) state.announcedTo = new WeakSet();
   }
 
   close(): void {

@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { rawDataBytes } from '../../core/model/ws-raw-data.ts';
 import { DaveGroup, noDaveFaults, type DaveFaults } from './dave/group.ts';
 import { serverBinaryFrame } from './dave/mls-wire.ts';
+import { RoomFaults } from './dave/room-faults.ts';
 import { decryptRtp, encryptRtp, ENCRYPTION_MODES, type EncryptionMode, type ParsedRtp, type RtpHeaderFields } from './rtp.ts';
 import type { TestCertificates } from './tls.ts';
 
@@ -43,6 +44,8 @@ export interface VoiceSession extends VoiceGrant {
   maxDaveVersion: number;
   /** The DAVE group of this voice session (null when the session runs without E2EE, v0). */
   dave: DaveGroup | null;
+  /** DAVE messages (ops 21-31) that found no open socket: the bot's MLS state fell behind the group's. */
+  missedDaveOps: number;
 }
 
 export interface VoiceServerOptions {
@@ -65,11 +68,18 @@ export interface VoiceFaults {
   dropUdp: boolean;
   /** DAVE faults, shared by every group this server creates. */
   dave: DaveFaults;
+  /** Rooms that change: silent re-keys, what an emptied channel does (dave/room-faults.ts). */
+  room: RoomFaults;
+  /**
+   * A RESUME after the bot missed DAVE messages is closed with 4006: its MLS epoch is stale and
+   * Discord answers WrongEpoch with 4006 (AlexFlipnote/discord.http #29). Default true, as Discord.
+   */
+  staleEpochResumeCloses: boolean;
 }
 
 export class FakeVoiceServer {
   readonly sessions: VoiceSession[] = [];
-  readonly faults: VoiceFaults = { stickyCloseCode: null, dropUdp: false, dave: noDaveFaults() };
+  readonly faults: VoiceFaults = { stickyCloseCode: null, dropUdp: false, dave: noDaveFaults(), room: new RoomFaults(), staleEpochResumeCloses: true };
   /** Close codes the server sent, in order. */
   readonly closeCodes: number[] = [];
   readonly identifies: Record<string, unknown>[] = [];
@@ -134,14 +144,20 @@ export class FakeVoiceServer {
   }
 
   sendJson(session: VoiceSession, op: number, d: unknown): void {
-    if (!session.socket || session.socket.readyState !== session.socket.OPEN) return;
+    if (!session.socket || session.socket.readyState !== session.socket.OPEN) {
+      if (op >= 21 && op <= 31) session.missedDaveOps += 1;
+      return;
+    }
     session.seq += 1;
     session.socket.send(JSON.stringify({ op, d, seq: session.seq }));
   }
 
   /** Binary DAVE frame: u16 seq (shared with JSON) ‖ u8 opcode ‖ payload. */
   sendBinary(session: VoiceSession, op: number, payload: Buffer): void {
-    if (!session.socket || session.socket.readyState !== session.socket.OPEN) return;
+    if (!session.socket || session.socket.readyState !== session.socket.OPEN) {
+      session.missedDaveOps += 1;
+      return;
+    }
     session.seq += 1;
     session.socket.send(serverBinaryFrame(session.seq, op, payload));
   }
@@ -257,6 +273,7 @@ export class FakeVoiceServer {
       identifiedAt: Date.now(),
       maxDaveVersion: daveVersion,
       dave: null,
+      missedDaveOps: 0,
     };
     this.sessions.push(session);
     const modes = this.#options.modes ?? ENCRYPTION_MODES;
@@ -272,6 +289,12 @@ export class FakeVoiceServer {
     }
     if (this.faults.stickyCloseCode !== null) {
       this.#close(socket, this.faults.stickyCloseCode, 'Scripted failure');
+      return null;
+    }
+    if (session.missedDaveOps > 0 && this.faults.staleEpochResumeCloses) {
+      session.invalid = true;
+      session.dave?.close();
+      this.#close(socket, 4006, 'Session is no longer valid (stale DAVE epoch)');
       return null;
     }
     session.socket = socket;

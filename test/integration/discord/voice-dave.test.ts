@@ -81,7 +81,9 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     expect(firstAudible).toMatchObject({ e2ee: true, heard: true });
     expect(bestCorrelation(played, fake.recorder.pcm()).correlation).toBeGreaterThan(0.99);
 
-    // The last member leaves: the gateway resets the group (op 24, transition 0); the bot holds its audio again.
+    // The last member leaves: the gateway resets the group (op 24, transition 0); no audio leaves the
+    // bot, and since everyone left, what it would say is dropped rather than kept for whoever comes
+    // back (issue #39: a reply to a room that no longer exists).
     fake.userLeaveVoice(fake.owner.id);
     await waitFor(() => status(voice).e2ee === false && status(voice).last_transition_id === 0, 5000, 'the sole-member reset');
     fake.recorder.clear();
@@ -89,7 +91,7 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     voice.startPlayback(again);
     await waitFor(() => fake.recorder.packets.length >= 10, 5000, 'silence frames again');
     voice.stopPlayback();
-    expect(again.frames).toBe(0);
+    expect(again.frames).toBeGreaterThanOrEqual(fake.recorder.packets.length - 1);
     expect(fake.recorder.packets.every((p) => p.silence)).toBe(true);
   });
 

@@ -73,6 +73,27 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe('ContinuousPlayback slots', () => {
+  it('an emptied room (gate "discard") reads the source and drops it, also while reconnecting; only silence leaves', () => {
+    const stub = stubConnection();
+    const packets: Buffer[] = [];
+    const prepare = stub.connection.prepareAudioPacket.bind(stub.connection);
+    (stub.connection as unknown as { prepareAudioPacket: (p: Buffer) => Buffer | undefined }).prepareAudioPacket = (p) => (packets.push(p), prepare(p));
+    let reads = 0;
+    let gate: boolean | 'discard' = 'discard';
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => gate, () => now);
+    playback.start({ readFrame: (out) => (reads++, out.fill(3000)) });
+    advance(100);
+    stub.setReady(false);
+    advance(100);
+    expect(reads).toBe(11); // one frame per slot, whether or not a packet could go out
+    expect(packets.every((p) => p.equals(Buffer.from([0xf8, 0xff, 0xfe])))).toBe(true);
+    stub.setReady(true);
+    gate = true;
+    advance(40);
+    expect(packets.at(-1)!.equals(Buffer.from([0xf8, 0xff, 0xfe]))).toBe(false); // playing again
+    playback.stop();
+  });
+
   it('sends the first packet at once, then one per 20 ms on its own timer', () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);

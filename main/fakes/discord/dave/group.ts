@@ -5,7 +5,6 @@
 // proposals (op 27), accepts the commit/welcome (op 28), announces it (op 29/30) and runs the protocol
 // transitions (op 21-24). Opcodes and payloads: Discord's voice docs ("DAVE"), the DAVE protocol text,
 // shared/research/dave-recipe.md §4 (the algorithm the real @discordjs/voice 0.19.2 accepted).
-import { randomBytes } from 'node:crypto';
 import { DAVESession } from '@snazzah/davey';
 import {
   addProposal,
@@ -17,6 +16,9 @@ import {
   withTransitionId,
   type ExternalSender,
 } from './mls-wire.ts';
+import { sealedForOthers } from './sealed-frame.ts';
+
+export { sealedForOthers };
 
 /** davey's MediaType.AUDIO and ProposalsOperationType (const enums: not importable under type stripping). */
 const MEDIA_AUDIO = 0;
@@ -65,9 +67,13 @@ export interface DaveFaults {
    * transport keys and receives the members' E2EE audio, which it cannot decrypt yet.
    */
   addDelayMs: number;
+  /** A newcomer is committed by another member's client (op 29 with their commit), not by the bot: any member may commit on Discord. */
+  memberCommitsJoins: boolean;
+  /** Ignore this many of the bot's next key packages (op 26 lost): it stays "joined but not ready" (soundbored #58). */
+  dropKeyPackages: number;
 }
 
-export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0 });
+export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0, memberCommitsJoins: false, dropKeyPackages: 0 });
 
 export interface DaveCounters {
   /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
@@ -93,24 +99,6 @@ export interface BotFrame {
 export interface SpeakerFrame {
   payload: Buffer;
   kind: 'e2ee' | 'plain' | 'foreign';
-}
-
-/**
- * A DAVE media frame sealed with a key the bot does not hold: random ciphertext and tag, in the
- * frame layout (ciphertext ‖ 8-byte tag ‖ ULEB128 nonce ‖ supplemental size ‖ 0xFAFA).
- */
-export function sealedForOthers(opus: Buffer, nonce: number): Buffer {
-  const nonceBytes: number[] = [];
-  for (let n = nonce >>> 0; ; n >>>= 7) {
-    if (n < 0x80) {
-      nonceBytes.push(n);
-      break;
-    }
-    nonceBytes.push((n & 0x7f) | 0x80);
-  }
-  const supplemental = 8 + nonceBytes.length + 1 + 2;
-  const trailer = Buffer.from([...nonceBytes, supplemental, DAVE_MAGIC >> 8, DAVE_MAGIC & 0xff]);
-  return Buffer.concat([randomBytes(opus.length + 8), trailer]);
 }
 
 interface Member {
@@ -330,6 +318,10 @@ export class DaveGroup {
   }
 
   #onKeyPackage(keyPackage: Buffer): void {
+    if (this.faults.dropKeyPackages > 0) {
+      this.faults.dropKeyPackages -= 1;
+      return this.#log('member', 'dropped key package');
+    }
     this.#botKeyPackage = keyPackage;
     const delay = this.faults.addDelayMs;
     if (delay > 0) setTimeout(() => !this.#closed && this.#enqueue(() => this.#proposeAdds()), delay);
@@ -359,8 +351,13 @@ export class DaveGroup {
       this.epoch = 0n;
       this.leaves = [this.botUserId];
     }
-    this.#pending = { adds: newcomers, removes: [], memberCommits: false };
-    this.#proposeToAll(newcomers.map((id) => addProposal(this.#keyPackage(id))));
+    this.#pending = { adds: newcomers, removes: [], memberCommits: botLeaf >= 0 && this.faults.memberCommitsJoins };
+    const memberCommit = this.#proposeToAll(newcomers.map((id) => addProposal(this.#keyPackage(id))));
+    // The bot processed the proposals too (its own commit, op 28, loses and is refused): it gets the member's (op 29).
+    if (this.#pending.memberCommits) {
+      if (memberCommit) this.#applyCommit(memberCommit.commit, memberCommit.welcome);
+      else this.#pending.memberCommits = false; // no member could commit: the bot's commit is taken
+    }
   }
 
   #keyPackage(userId: string): Buffer {
@@ -369,8 +366,9 @@ export class DaveGroup {
     return member.keyPackage;
   }
 
-  /** op 27 to the bot; fake members already in the group process (cache) the same proposals. */
-  #proposeToAll(proposals: Buffer[]): void {
+  /** op 27 to the bot; fake members already in the group process (cache) the same proposals. Returns the first member's commit. */
+  #proposeToAll(proposals: Buffer[]): { commit: Buffer; welcome: Buffer | null } | null {
+    let first: { commit: Buffer; welcome: Buffer | null } | null = null;
     const messages = proposals.map((p) => externalProposal(this.#external, this.channelId, this.epoch, p));
     const payload = proposalsPayload(messages);
     for (const id of this.leaves) {
@@ -378,12 +376,14 @@ export class DaveGroup {
       const member = this.#members.get(id);
       if (!member) continue;
       try {
-        member.session.processProposals(payload[0], payload.subarray(1), this.#recognized());
+        const result = member.session.processProposals(payload[0], payload.subarray(1), this.#recognized());
+        if (!first && result.commit) first = { commit: result.commit, welcome: result.welcome ?? null };
       } catch (error) {
         this.#memberError(id, error);
       }
     }
     this.#send(DAVE_OPS.proposals, payload);
+    return first;
   }
 
   /** The bot is the one being (re-)added: the first fake member commits, the bot gets a welcome (op 30). */
@@ -460,7 +460,7 @@ export class DaveGroup {
         this.#memberError(userId, error);
       }
     }
-    if (pending.memberCommits) {
+    if (pending.memberCommits && pending.adds.includes(this.botUserId)) {
       if (!welcome) return this.#memberError(this.botUserId, new Error('member commit without a welcome for the bot'));
       this.counters.welcomes += 1;
       this.#send(DAVE_OPS.welcome, withTransitionId(id, welcome));
