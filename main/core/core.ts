@@ -249,7 +249,11 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           startRefusal: (): string | null => usage?.joinRefusal() ?? null,
           wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
-          park: { afterS: () => saved.parkAfterS ?? config.usage.parkAfterS },
+          park: {
+            afterS: () => saved.parkAfterS ?? config.usage.parkAfterS,
+            // An agent waiting on the owner's spoken answer: the question is in flight, like a tool call.
+            holds: () => (ownerQuestions.pendingCount > 0 || approvalBroker.pending().length > 0 ? "a question waits for the owner's answer" : null),
+          },
           room: {
             ownerId: config.discord.ownerId,
             get allowedSpeakers() {

@@ -52,7 +52,8 @@ export interface BridgeOptions {
   /** Wake names (docs/architecture.md "Several people in one call"); absent = never gated. */
   wake?: { settings: WakeSettings; screener: SpeechScreener | null };
   /** Quiet seconds after which the model is parked (0 never; docs/usage.md), and the outage retry back-off. */
-  park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number } };
+  /** `holds`: work outside the bridge that waits on the call (an agent's question to the owner) keeps it from parking. */
+  park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number }; holds?: () => string | null };
   /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
   wakeRefusal?: () => string | null;
 }
@@ -166,7 +167,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     options.notes.nameSpeakers((id) => this.#activity.name(id));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
     this.#inFlight = new InFlight(() => this.#parkTimer.touch());
-    this.#parkTimer = new ParkTimer({ afterMs: () => (options.park?.afterS() ?? 60) * 1000, now, busy: () => this.#inFlight.busy(), park: (why) => void this.link.park(why) });
+    this.#parkTimer = new ParkTimer({ afterMs: () => (options.park?.afterS() ?? 60) * 1000, now, busy: () => this.#inFlight.busy() ?? options.park?.holds?.() ?? null, park: (why) => void this.link.park(why) });
     this.link = new ModelLink({
       provider: options.model,
       connectOptions: () => this.#connectOptions(true),

@@ -46,7 +46,7 @@ const MIN_COVERAGE = 0.2;
  * the model's first reply audio, by which time someone else may be talking. A fragment is one
  * person's alone (an approval answer, a request) only when nobody else spoke within this window.
  */
-const LATE_TRANSCRIPT_MS = 3000;
+export const LATE_TRANSCRIPT_MS = 3000;
 
 export class SpeakerActivity {
   readonly #people: RoomPeople;

@@ -122,6 +122,25 @@ describe('a quiet call parks its model and wakes it without losing what woke it'
     await call.post('/ptt', { enabled: false });
   });
 
+  it("an agent's question waiting for the owner keeps the call awake; once answered, it parks again", async () => {
+    const before = await parkedNow();
+    const asked = call.post('/ask-owner', { question: 'May I deploy the docs?', from: 'the docs agent' });
+    const woken = await call.gemini.connection(before);
+    await waitFor(() => textOn(woken, 'May I deploy the docs?'), 'the question at the woken model');
+    // Handed over, nothing else in flight: only the unanswered question keeps the call from parking.
+    await sleep(3000);
+    expect((await health()).bridge.state).toBe('connected');
+    let id = '';
+    await waitFor(async () => {
+      const listed = (await call.get('/mcp/approvals')).json as { approvals: { id: string; args: string }[] };
+      id = listed.approvals.find((a) => a.args === 'May I deploy the docs?')?.id ?? '';
+      return id !== '';
+    }, 'the question on the dashboard list');
+    expect((await call.post(`/mcp/approvals/${id}`, { approved: false })).status).toBe(200);
+    expect((await asked).json).toMatchObject({ answer: 'no', by: 'dashboard' });
+    await parkedNow();
+  });
+
   it('with parking, leaving a parked call ends it cleanly and leaves no model socket open', async () => {
     await parkedNow();
     expect((await call.get('/leave')).status).toBe(200);

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATE_TRANSCRIPT_MS } from '../../../main/core/bridge/room.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/connection.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpStereo, waitFor } from '../bridge/signals.ts';
@@ -22,6 +24,12 @@ const HAND_OVER_MS = 60_000;
 /** Everything the bridge handed the model as text. */
 const toModel = (): string => JSON.stringify(model.clientContents) + model.texts.join('\n');
 const notes = async (): Promise<string> => JSON.stringify((await call.get('/notes?limit=200')).json);
+
+/**
+ * The owner answers after the guest has been quiet for the late-transcript window: words heard
+ * while someone else spoke moments ago are nobody's alone, so they never approve (bridge/room.ts).
+ */
+const afterGuestFallsQuiet = () => sleep(LATE_TRANSCRIPT_MS + 300);
 
 /** Someone speaks in the call, and the model's transcription of it arrives while it is theirs. */
 async function says(userId: string, words: string): Promise<void> {
@@ -69,6 +77,7 @@ describe("an agent's question answered by the owner's voice", () => {
       await waitFor(async () => (await notes()).includes('was not taken: only the owner answers agents'), "the guest's answer to be noted as not taken", HAND_OVER_MS);
       expect(JSON.stringify((await call.get('/mcp/approvals')).json)).toContain('"status":"pending"');
 
+      await afterGuestFallsQuiet();
       await says(call.discord.owner.id, 'Yes.');
       const result = await answer;
       expect(result.structuredContent).toEqual({ answer: 'yes', by: 'voice', asked_aloud: true });
@@ -88,6 +97,7 @@ describe("an agent's question answered by the owner's voice", () => {
     await waitFor(() => toModel().includes('Deploy to prod?'), "the server's question to reach the model in the call", HAND_OVER_MS);
     await says(guestId, 'Yes!');
     await waitFor(async () => (await notes()).split('was not taken').length > 2, "the guest's second answer to be noted as not taken", HAND_OVER_MS);
+    await afterGuestFallsQuiet();
     await says(call.discord.owner.id, 'No, not now.');
     // The server's own answer arrives as the tool's later result.
     await waitFor(() => toModel().includes('not deployed to prod (the user said no)'), "the server's answer to reach the model", HAND_OVER_MS);
