@@ -84,6 +84,11 @@ const control = createServer((req, res) => {
       discord.slash(discord.user('guest').id, 'optout');
       return send(200, { guest: discord.user('guest').id });
     }
+    case '/guest-opts-in': {
+      // ... and /optin again (the choice is kept across calls, so a spec that opts out opts back in).
+      discord.slash(discord.user('guest').id, 'optin');
+      return send(200, { guest: discord.user('guest').id });
+    }
     case '/speak':
       // The owner talks for 3 s (answered at once, so a test can watch it happen); the fake
       // model then answers with FAKE_MODEL_REPLY.
