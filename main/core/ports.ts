@@ -174,6 +174,11 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
    * False when this model or provider cannot: the change applies from the next session.
    */
   updateContext?(update: { systemInstruction?: string; tools?: ToolDeclaration[] }): boolean;
+  /**
+   * A handle a later session of this call may resume from (`LiveModelConnectOptions.resumeHandle`),
+   * or null when none is safe (none issued, or the model spoke after the latest). Gemini only.
+   */
+  resumeHandle?(): string | null;
 }
 
 export interface ConversationLine {
@@ -240,6 +245,12 @@ export interface LiveModelConnectOptions {
   pendingContext?: () => string | undefined;
   /** Names to bias input transcription towards (wake names, speakers' names), where the model takes them. */
   vocabulary?: readonly string[];
+  /**
+   * Resume this service session (a parked call's, from `LiveModelSession.resumeHandle()`) instead of
+   * starting a new one; if the service refuses it, a fresh session with the options above opens at
+   * once. Providers without resumption ignore it.
+   */
+  resumeHandle?: string;
 }
 
 export interface LiveModelProvider {

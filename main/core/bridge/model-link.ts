@@ -8,7 +8,9 @@
 // utterance, texts) and handed to the next session in order, so the words that woke it are heard.
 //
 // Sessions are driven only through the provider contract (ports.ts): close(), and connect() with a
-// system instruction that carries the call's recent transcript (the re-seed; see seed.ts).
+// system instruction that carries the call's recent transcript (the re-seed; see seed.ts). A wake
+// resumes the parked session by its handle while the handle is valid (Gemini), so the model keeps
+// the whole conversation; a refused handle makes the provider open a fresh session with that seed.
 import type { Logger } from 'pino';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, LiveModelUsage, TextDelivery } from '../ports.ts';
 import { addTokenUsage, emptyTokenUsage } from '../usage/tokens.ts';
@@ -38,6 +40,13 @@ export interface ModelLinkOptions {
 
 const DEFAULT_RETRY = { initialMs: 1000, maxMs: 30_000 };
 const DEFAULT_HOLD_MS = 30_000;
+/**
+ * How long after a park its resumption handle is used. Gemini keeps a handle valid for 2 h after
+ * the session ended (ai.google.dev Live API "Session management": "resumption tokens are valid for
+ * 2 hrs after the last session termination"); 5 min of margin. Past it, or when the service refuses
+ * the handle anyway (the 58:00 session deadline), a fresh seeded session opens.
+ */
+const RESUME_VALID_MS = 115 * 60_000;
 const SAMPLES_PER_MS_16K = 16;
 
 type Held = { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
@@ -82,6 +91,8 @@ export class ModelLink {
   #speechSamples = 0;
   /** Bumped by close(): an open attempt of an ended call drops what it opened. */
   #generation = 0;
+  /** The parked session's resumption handle and when it was parked, for the next wake. */
+  #resume: { handle: string; parkedAt: number } | null = null;
 
   constructor(options: ModelLinkOptions) {
     this.#o = options;
@@ -106,6 +117,7 @@ export class ModelLink {
     this.#wakes = 0;
     this.#speechSamples = 0;
     this.#wakeReadyMs = [];
+    this.#resume = null;
     this.#attach(session);
   }
 
@@ -165,6 +177,8 @@ export class ModelLink {
   async park(reason: string): Promise<void> {
     if (this.#state !== 'open' || !this.#session) return;
     this.#parks++;
+    const handle = this.#session.resumeHandle?.() ?? null;
+    this.#resume = handle ? { handle, parkedAt: this.#o.now() } : null;
     this.#setState('parked', reason);
     await this.#detach();
   }
@@ -184,7 +198,7 @@ export class ModelLink {
     this.#wakes++;
     this.#setState('waking', cause);
     const generation = this.#generation;
-    this.#opening = this.#open(generation).then(
+    this.#opening = this.#open(generation, this.#takeResumeHandle()).then(
       () => {
         this.#opening = null;
         if (generation !== this.#generation) return;
@@ -214,6 +228,7 @@ export class ModelLink {
     this.#generation++;
     this.#clearRetry();
     this.#setState('closed');
+    this.#resume = null;
     this.#dropHeld();
     await this.#detach();
   }
@@ -227,6 +242,13 @@ export class ModelLink {
   figures(): { connectedSeconds: number; speechSeconds: number; parks: number; wakes: number; wakeReadyMs: number[]; downSince: number | null } {
     const open = this.#openedAt === null ? 0 : this.#o.now() - this.#openedAt;
     return { connectedSeconds: (this.#connectedMs + open) / 1000, speechSeconds: this.#speechSamples / 16_000, parks: this.#parks, wakes: this.#wakes, wakeReadyMs: [...this.#wakeReadyMs], downSince: this.#downSince };
+  }
+
+  /** The parked session's handle while it is valid (used once), else null: a fresh seeded session. */
+  #takeResumeHandle(): string | null {
+    const resume = this.#resume;
+    this.#resume = null;
+    return resume && this.#o.now() - resume.parkedAt < RESUME_VALID_MS ? resume.handle : null;
   }
 
   #hold(item: Held): void {
@@ -255,8 +277,10 @@ export class ModelLink {
     await session.close().catch((err: unknown) => this.#o.logger.warn({ err }, 'closing the model session failed'));
   }
 
-  async #open(generation: number): Promise<void> {
-    const session = await this.#o.provider.connect(this.#o.connectOptions());
+  async #open(generation: number, resumeHandle: string | null = null): Promise<void> {
+    // The seeded instruction goes along with the handle: it is what a refused resume opens with.
+    const options = this.#o.connectOptions();
+    const session = await this.#o.provider.connect(resumeHandle ? { ...options, resumeHandle } : options);
     if (generation !== this.#generation || this.#state === 'closed') {
       await session.close().catch(() => undefined);
       return;

@@ -1,7 +1,9 @@
 // Parking a quiet call and waking it, through the real core on the strict fakes (discord.js,
 // @discordjs/voice, @google/genai, the real sidecar): after 1 s of quiet the model connection is
-// closed while the call stays in Discord (`/health` `bridge.state: "parked"`); each wake path opens
-// a new model session seeded with the call's transcript, and what woke it reaches the model whole:
+// closed while the call stays in Discord (`/health` `bridge.state: "parked"`); each wake path
+// resumes the parked service session by its handle (the fake records the resume), or, when the
+// handle is refused, opens a fresh session seeded with the call's transcript; what woke it reaches
+// the model whole:
 // the speech (samples counted at the fake model), the /say text (also MCP `say`, which posts to
 // /say), the voice notification and the due voice reminder (texts found on the new socket).
 // The fake's setup takes 400 ms, as the service takes hundreds of ms (field notes), so anything
@@ -72,15 +74,36 @@ describe('a quiet call parks its model and wakes it without losing what woke it'
     expect((await health()).bridge.reason).toMatch(/^quiet for \d+ s$/);
   });
 
-  it('speech wakes it: every sample of the utterance reaches the new session, which is seeded with the call so far', async () => {
+  it('speech wakes it by resuming the parked session with its handle, and every sample of the utterance reaches it', async () => {
     const before = await parkedNow();
+    const parkedSession = latest();
+    const handle = parkedSession.issuedHandles.at(-1);
+    expect(handle).toBeDefined();
     await call.discord.speak(call.discord.owner.id, LONG);
     const woken = await call.gemini.connection(before);
+    // The same service session, resumed (not a new conversation that knows only a seed).
+    expect(woken.resumedWithHandle).toBe(handle);
+    expect(woken.sessionId).toBe(parkedSession.sessionId);
+    expect(woken.restoredFrom?.turnsDropped).toBe(0);
     await waitFor(() => woken.audioStreamEnds > 0, 'the end of the utterance at the model');
     await sleep(500);
     expect(woken.inputSamples).toBeGreaterThanOrEqual(baseline.long - TOLERANCE);
+    await waitFor(async () => (await health()).bridge.state === 'connected', 'connected again');
+  });
+
+  it('a refused handle (expired) wakes a fresh session seeded with the call so far, and the words still all arrive', async () => {
+    const before = await parkedNow();
+    const parkedSession = latest();
+    call.gemini.forgetHandles();
+    await call.discord.speak(call.discord.owner.id, LONG);
+    const woken = await call.gemini.connection(before);
+    expect(woken.resumedWithHandle).toBeNull();
+    expect(woken.sessionId).not.toBe(parkedSession.sessionId);
     expect(JSON.stringify(woken.setup)).toContain(SEED_HEADER);
     expect(JSON.stringify(woken.setup)).toContain('You: Hello from before the park.');
+    await waitFor(() => woken.audioStreamEnds > 0, 'the end of the utterance at the model');
+    await sleep(500);
+    expect(woken.inputSamples).toBeGreaterThanOrEqual(baseline.long - TOLERANCE);
     await waitFor(async () => (await health()).bridge.state === 'connected', 'connected again');
   });
 

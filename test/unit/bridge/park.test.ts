@@ -78,6 +78,11 @@ class FakeSession extends EventEmitter {
   readonly model = 'fake';
   readonly log: string[] = [];
   closed = false;
+  /** The resumption handle the session would give a later wake (Gemini's `resumeHandle()`). */
+  handle: string | null = null;
+  resumeHandle(): string | null {
+    return this.handle;
+  }
   sendAudio(pcm: Int16Array): void {
     this.log.push(`audio:${pcm[0]}`);
   }
@@ -96,14 +101,16 @@ function link(connectDelayMs: number, failures = 0) {
   const sessions: FakeSession[] = [];
   const states: ModelLinkState[] = [];
   let attempts = 0;
+  const opened: LiveModelConnectOptions[] = [];
   const provider: LiveModelProvider = {
     name: 'fake',
-    connect: (_o: LiveModelConnectOptions) =>
+    connect: (o: LiveModelConnectOptions) =>
       new Promise((resolve, reject) =>
         setTimeout(() => {
           if (attempts++ < failures) return reject(new Error('503'));
           const s = new FakeSession();
           sessions.push(s);
+          opened.push(o);
           resolve(s as unknown as LiveModelSession);
         }, connectDelayMs),
       ),
@@ -117,7 +124,7 @@ function link(connectDelayMs: number, failures = 0) {
     now: () => Date.now(),
     retry: { initialMs: 1000, maxMs: 4000 },
   });
-  return { l, sessions, states, attempts: () => attempts };
+  return { l, sessions, states, opened, attempts: () => attempts };
 }
 
 describe('ModelLink', () => {
@@ -135,6 +142,32 @@ describe('ModelLink', () => {
     expect(l.state).toBe('open');
     expect(sessions[0]!.log).toEqual(['audio:1', 'audio:2', 'end', 'text:hello']);
     expect(l.figures()).toMatchObject({ parks: 1, wakes: 1 });
+  });
+
+  it('a wake resumes the parked session by its handle while it is valid; without one, or 2 h later, a fresh session', async () => {
+    const { l, sessions, opened } = link(100);
+    const first = new FakeSession();
+    first.handle = 'handle-at-park';
+    l.adopt(first as unknown as LiveModelSession);
+    await l.park('quiet');
+    first.handle = 'issued-after-the-park';
+    l.sendAudio(Int16Array.of(1));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(opened[0]!.resumeHandle).toBe('handle-at-park');
+    expect(sessions[0]!.log).toEqual(['audio:1']);
+    // The woken session has no safe handle (the model spoke after the latest): the next wake is fresh.
+    await l.park('quiet');
+    l.sendText('hello');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(opened[1]!.resumeHandle).toBeUndefined();
+    // A handle older than the service keeps it (2 h after the session ended) is not offered.
+    sessions[1]!.handle = 'old';
+    await l.park('quiet');
+    await vi.advanceTimersByTimeAsync(2 * 60 * 60_000);
+    l.sendText('much later');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(opened[2]!.resumeHandle).toBeUndefined();
+    expect(sessions[2]!.log).toEqual(['text:much later']);
   });
 
   it('an outage: retried with capped back-off until a session opens; speech meanwhile is not kept', async () => {

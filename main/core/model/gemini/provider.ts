@@ -103,6 +103,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
         seed: connect.seed,
         pendingContext: connect.pendingContext,
         vocabulary: connect.vocabulary,
+        resumeHandle: connect.resumeHandle,
       });
       await session.start();
       return session;

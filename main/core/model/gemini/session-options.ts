@@ -57,6 +57,8 @@ export interface GeminiSessionOptions {
   pendingContext?: () => string | undefined;
   /** Input transcription bias (`customVocabulary`): wake names, speakers' names. */
   vocabulary?: readonly string[];
+  /** The first socket resumes this handle (a parked call woken); refused → a fresh session at once. */
+  resumeHandle?: string;
 }
 
 /** A tool result whose call the resumed session may not know: given to the same call asked again, or as text. */

@@ -136,6 +136,7 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#sleeps = new Sleeps(options.clock);
     this.#tail = new UnconsumedTail(options.replayTailMs ?? 30_000);
     this.#transparent = options.transparentResumption ?? true;
+    this.#handle = options.resumeHandle ?? null;
     this.#context = new SessionContext({
       ...options,
       renewAfterMs: options.sessionRenewAfterMs === undefined ? 55 * 60_000 : options.sessionRenewAfterMs,
@@ -167,6 +168,9 @@ export class GeminiLiveSession extends EventEmitter<LiveModelEvents> implements 
   usage(): LiveModelUsage {
     return this.#usage.total;
   }
+
+  /** The latest handle, if issued after the model's last activity (a parked call resumes from it). */
+  resumeHandle = (): string | null => (this.#handleFresh ? this.#handle : null);
 
   get stats(): GeminiSessionStats {
     return {

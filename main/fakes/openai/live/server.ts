@@ -21,7 +21,11 @@ import { base64ToPcm, concatPcm, pcmToBase64, rms, tone } from '../../gemini/pcm
 import { tailPcm } from '../../shared/pcm.ts';
 import { BASE64_RE, describeIssue } from '../realtime/protocol.ts';
 import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
+import { SetupDelay } from '../setup-delay.ts';
+import type { FakeLiveOptions } from './options.ts';
 import { spokenReplyToTurn } from '../../../core/model/injected-text.ts';
+
+export type { FakeLiveOptions } from './options.ts';
 
 export const KNOWN_GPT_LIVE_MODELS = ['gpt-live-1.1', 'gpt-live-1'] as const;
 const BUILT_IN_VOICES = ['alloy', 'ash', 'ballad', 'beacon', 'bossa', 'cedar', 'cinder', 'coral', 'delta', 'echo', 'gleam', 'marin', 'meridian', 'quartz', 'ripple', 'sage', 'shida', 'shimmer', 'stone', 'tempo', 'verse', 'vesper', 'willow'] as const;
@@ -448,19 +452,6 @@ export class FakeLiveConnection extends EventEmitter<FakeLiveConnectionEvents> {
   }
 }
 
-export interface FakeLiveOptions {
-  port?: number;
-  validKeys?: readonly string[];
-  models?: readonly string[];
-  /** Speak to user speech (after 500 ms of quiet) and to commentary by itself. */
-  autoReply?: { transcript?: string; inputTranscript?: string; toneMs?: number } | false;
-  chunkMs?: number;
-  paceMs?: number;
-  vadRms?: number;
-  /** Each session ends after this long (`session.closed` reason `expired`). Default: never. */
-  sessionLifetimeMs?: number;
-}
-
 export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }> {
   readonly url: string;
   readonly port: number;
@@ -474,6 +465,7 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
   readonly #wss: WebSocketServer;
   readonly #options: FakeLiveOptions;
   #nextSession = 1;
+  readonly #setup: SetupDelay;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeLiveOptions) {
     super();
@@ -485,6 +477,7 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
     this.chunkMs = options.chunkMs ?? 40;
     this.paceMs = options.paceMs ?? 20;
     this.vadRms = options.vadRms ?? 1000;
+    this.#setup = new SetupDelay(options.setupDelayMs);
   }
 
   get established(): FakeLiveConnection[] {
@@ -522,7 +515,7 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
 
   /** Called by a connection on a valid session.start. */
   start(connection: FakeLiveConnection, session: LiveSessionConfig): void {
-    if (connection.sessionId) {
+    if (connection.sessionId || this.#setup.pending(connection)) {
       connection.error('session_already_started', 'session.start may be sent once per connection.');
       return;
     }
@@ -531,9 +524,12 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
       connection.close(4000, 'invalid_request_error.model_not_found');
       return;
     }
-    connection.startedWith(session, `live_sess_${this.#nextSession++}`);
-    if (this.#options.sessionLifetimeMs) connection.expireAfter(this.#options.sessionLifetimeMs);
-    this.emit('ready', connection);
+    const id = `live_sess_${this.#nextSession++}`;
+    this.#setup.run(connection, () => {
+      connection.startedWith(session, id);
+      if (this.#options.sessionLifetimeMs) connection.expireAfter(this.#options.sessionLifetimeMs);
+      this.emit('ready', connection);
+    });
   }
 
   autoSpeak(connection: FakeLiveConnection, trigger: { kind: 'speech'; ms: number } | { kind: 'text'; text: string }): void {

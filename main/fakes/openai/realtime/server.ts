@@ -23,6 +23,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
 import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
 import { FakeTranscriptionConnection } from './transcription.ts';
+import { SetupDelay } from '../setup-delay.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
 
@@ -55,6 +56,8 @@ export interface FakeRealtimeOptions {
   transcribeDelayMs?: number;
   /** Each session ends after this long (`session_expired`, close 1001). Default: the service's 60 min; null: never. */
   sessionLifetimeMs?: number | null;
+  /** Socket open → session.created, ms (default OPENAI_SETUP_DELAY_MS, setup-delay.ts). */
+  setupDelayMs?: number;
 }
 
 export interface FakeRealtimeEvents {
@@ -78,9 +81,11 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
   readonly #server: Server;
   readonly #wss: WebSocketServer;
   readonly #options: FakeRealtimeOptions;
+  readonly #setup: SetupDelay;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeRealtimeOptions) {
     super();
+    this.#setup = new SetupDelay(options.setupDelayMs);
     this.#server = server;
     this.#wss = wss;
     this.#options = options;
@@ -156,6 +161,10 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
       connection.close(4000, 'invalid_request_error.model_not_found');
       return;
     }
+    this.#setup.run(connection, () => this.#created(connection));
+  }
+
+  #created(connection: FakeRealtimeConnection): void {
     connection.send({ type: 'session.created', session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' } });
     const inputTranscript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
     if (inputTranscript) connection.setInputTranscript(inputTranscript);
