@@ -63,13 +63,15 @@ export class LiveContext {
   }
 
   #names(): string[] {
-    const names = new Set<string>();
-    for (const name of this.#o.wakeNames) if (name.trim()) names.add(name.trim());
-    for (const id of this.#o.speakerIds()) {
-      const name = this.#o.displayName?.(id)?.trim();
-      if (name) names.add(name);
-    }
-    return [...names].slice(0, MAX_VOCABULARY);
+    // Once each, whatever the case ("Gemini" and "gemini" are one name to a transcriber).
+    const names = new Map<string, string>();
+    const add = (name: string | undefined) => {
+      const trimmed = name?.trim();
+      if (trimmed && !names.has(trimmed.toLowerCase())) names.set(trimmed.toLowerCase(), trimmed);
+    };
+    for (const name of this.#o.wakeNames) add(name);
+    for (const id of this.#o.speakerIds()) add(this.#o.displayName?.(id));
+    return [...names.values()].slice(0, MAX_VOCABULARY);
   }
 
   /** A session was wired into the call: it was opened with the context as it is now. */
