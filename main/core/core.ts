@@ -26,6 +26,7 @@ import { createDelegateWatcher, type DelegateWatcher } from './notify/delegate.t
 import { createNotifier } from './notify/dispatcher.ts';
 import { scheduleFilePath } from './notify/schedule-store.ts';
 import { createScheduler } from './notify/scheduler.ts';
+import { startDueSoonReminders } from './notify/due-soon.ts';
 import { registerNotifyTools } from './notify/tools.ts';
 import { configToSettingsValues, type SettingsValues } from './settings/schema.ts';
 import type { SettingsStore } from './settings/store.ts';
@@ -195,6 +196,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   const onSettingsSaved = (values: SettingsValues): void => {
     saved = values;
     allowedSpeakers.replace(values.allowedSpeakers ?? speakerList(options.environment?.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS ?? options.environment?.PLATFORM_VOICE_LIVE_ALLOWED_SPEAKERS));
+    realBridge?.context.changed(); // a new persona or speakers reach the call's model mid-call where it allows (bridge/live-context.ts)
   };
 
   // The live model is chosen per call (settings may switch it between calls without a restart).
@@ -249,6 +251,7 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
           leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
           startRefusal: (): string | null => usage?.joinRefusal() ?? null,
           wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
+          pendingContext: () => dueSoon.text(),
           park: {
             afterS: () => saved.parkAfterS ?? config.usage.parkAfterS,
             // An agent waiting on the owner's spoken answer: the question is in flight, like a tool call.
@@ -314,6 +317,8 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
     maxLatenessSeconds: config.notify.maxLateSeconds,
   });
   opened.push(() => notifier.webhook.close(), () => scheduler.stop());
+  const dueSoon = startDueSoonReminders({ scheduler, hub, logger: moduleLogger(logger, 'scheduler') });
+  opened.push(() => dueSoon.stop());
   let delegates: DelegateWatcher | undefined;
   if (config.delegate.command.length > 0) {
     delegates = createDelegateWatcher({

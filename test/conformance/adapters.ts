@@ -15,6 +15,8 @@ export interface ScriptedReply {
   transcript: string;
   toneMs: number;
   paceMs?: number;
+  /** False: the reply's audio ends without the turn ending (Gemini: no generationComplete/turnComplete). */
+  complete?: boolean;
 }
 
 /** One server-side connection of a fake, seen through what every protocol has in common. */
@@ -43,6 +45,8 @@ export interface FakeConnectionControls {
   sendOdd(kind: 'not_json' | 'unknown_type' | 'malformed' | 'binary'): void;
   waitFor(predicate: () => boolean, what: string): Promise<void>;
   readonly isOpen: boolean;
+  /** Gemini only: the service's own turn messages, alone (`serverContent.interrupted` / `turnComplete`), in any order a test wants. */
+  serverTurnEvent?(kind: 'interrupted' | 'turnComplete'): void;
 }
 
 export interface FakeService {
@@ -51,6 +55,8 @@ export interface FakeService {
   connection(n: number): Promise<FakeConnectionControls>;
   established(): number;
   upgradeAttempts(): number;
+  /** Where the fake models an incident (Gemini): open sockets closed 1011, new ones refused until it ends. */
+  setUnavailable?(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -62,8 +68,9 @@ export interface ProviderAdapter {
 function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): FakeConnectionControls {
   return {
     inputRate: 16_000,
-    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
+    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs, ...(s.complete === false ? { complete: false } : {}) }),
     toolCall: async (name, args) => (await c.toolCall([{ name, args }]))[0]?.response,
+    serverTurnEvent: (kind) => (kind === 'interrupted' ? c.send({ serverContent: { interrupted: true } }) : c.turnComplete()),
     inputPcm: () => c.inputPcm(),
     injectedTexts: () => [...c.texts, ...c.clientContents.flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n')))],
     contextNotes: () => c.clientContents.filter((content) => content.turnComplete === false).flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n'))),
@@ -114,6 +121,7 @@ export const geminiAdapter: ProviderAdapter = {
       },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
+      setUnavailable: (down) => fake.setUnavailable(down),
       close: () => fake.close(),
     };
   },

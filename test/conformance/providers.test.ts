@@ -1,39 +1,16 @@
 // The provider conformance suite: every live-model adapter, against its own protocol-faithful fake,
 // through the LiveModelSession contract only. A scenario that does not apply to a protocol says so
 // in `notApplicable` (and in docs/providers.md), it is never silently skipped.
-import { Writable } from 'node:stream';
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defaultInjectedText } from '../../main/core/model/injected-text.ts';
 import { attachToolDispatcher } from '../../main/core/model/tool-dispatcher.ts';
-import type { LiveModelSession, ToolCallRequest } from '../../main/core/ports.ts';
+import type { LiveModelSession } from '../../main/core/ports.ts';
 import { defineTool, ToolRegistry } from '../../main/core/tools/registry.ts';
 import { ADAPTERS, type FakeConnectionControls, type FakeService, type ProviderAdapter, type ProviderName } from './adapters.ts';
-
-/** Built at run time so no literal in the source looks like a real key. */
-function fakeKey(label: string): string {
-  return ['conformance', label, 'key', process.pid.toString(36)].join('-');
-}
-
-function captureLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
-
-/** 16 kHz mono tone, the voice gate's output format. */
-function tone16k(ms: number, hz = 440, amplitude = 12_000): Int16Array {
-  const out = new Int16Array((16 * ms) | 0);
-  for (let i = 0; i < out.length; i++) out[i] = Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 16_000));
-  return out;
-}
+import { captureLogger, fakeKey, PERSONA, Recorder, speak, tone16k, TOOLS, until } from './harness.ts';
 
 /** Zero crossings per second / 2: the tone's frequency, whatever the sample rate. */
 function dominantHz(pcm: Int16Array, rate: number): number {
@@ -41,47 +18,6 @@ function dominantHz(pcm: Int16Array, rate: number): number {
   for (let i = 1; i < pcm.length; i++) if ((pcm[i - 1]! < 0) !== (pcm[i]! < 0)) crossings++;
   return crossings / 2 / (pcm.length / rate);
 }
-
-class Recorder {
-  audioSamples = 0;
-  audioChunks = 0;
-  inputTranscripts: string[] = [];
-  outputTranscripts: string[] = [];
-  states: string[] = [];
-  toolCalls: ToolCallRequest[] = [];
-  interrupted = 0;
-  turnCompletes = 0;
-  order: string[] = [];
-  constructor(session: LiveModelSession) {
-    session.on('audio', (pcm) => {
-      this.audioSamples += pcm.length;
-      this.audioChunks++;
-    });
-    session.on('inputTranscript', (t) => this.inputTranscripts.push(t));
-    session.on('outputTranscript', (t) => this.outputTranscripts.push(t));
-    session.on('state', (s) => this.states.push(s));
-    session.on('toolCall', (c) => this.toolCalls.push(c));
-    session.on('interrupted', () => {
-      this.interrupted++;
-      this.order.push('interrupted');
-    });
-    session.on('turnComplete', () => {
-      this.turnCompletes++;
-      this.order.push('turnComplete');
-    });
-  }
-}
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const TOOLS = [{ name: 'lookup_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
-const PERSONA = 'You are the conformance persona.';
 
 interface Ctx {
   fake: FakeService;
@@ -105,14 +41,6 @@ interface Scenario {
   run(ctx: Ctx, adapter: ProviderAdapter): Promise<void>;
 }
 
-/** Sends `ms` of a continuous 440 Hz tone in 40 ms chunks, as the voice gate would. */
-async function speak(session: LiveModelSession, ms: number, amplitude = 12_000): Promise<void> {
-  const pcm = tone16k(ms, 440, amplitude);
-  for (let at = 0; at < pcm.length; at += 640) {
-    session.sendAudio(pcm.slice(at, at + 640));
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 async function jpeg(width = 64, height = 48): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } }).jpeg().toBuffer();

@@ -15,6 +15,7 @@ import type { NotesLog } from '../notes/notes-log.ts';
 import type { FrameSendResult, LiveModelConnectOptions, LiveModelProvider, LiveModelSession, SpeechScreener, VoiceChannelPort, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
 import { ModelLink, type ModelLinkState } from './model-link.ts';
+import { LiveContext } from './live-context.ts';
 import { InFlight, ParkTimer } from './park.ts';
 import { seededInstruction, transcriptSeed } from './seed.ts';
 import { handOffText, type HandOffOptions } from './voice-handoff.ts';
@@ -56,6 +57,8 @@ export interface BridgeOptions {
   park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number }; holds?: () => string | null };
   /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
   wakeRefusal?: () => string | null;
+  /** Reminders due soon, as short text, for a fresh session that continues the call (ports.ts `pendingContext`). */
+  pendingContext?: () => string | undefined;
 }
 
 const UI_UPDATE_MS = 100;
@@ -78,6 +81,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   #target: VoiceTarget | undefined;
   /** The call's model session: closed while parked or in an outage, reopened with the call's context. */
   readonly link: ModelLink;
+  /** Persona, tools and transcription names: changes reach the call's model mid-call where it allows (live-context.ts). */
+  readonly context: LiveContext;
   readonly #parkTimer: ParkTimer;
   readonly #inFlight: InFlight;
   #modelState: ConnectionState = 'disconnected';
@@ -164,6 +169,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
     };
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
+    this.context = new LiveContext({
+      current: () => this.#connectOptions(false),
+      session: () => this.link.session,
+      wakeNames: options.wake?.settings.names ?? [],
+      speakerIds: () => [...(room.allowedSpeakers ?? []), ...(voice.channelMembers?.() ?? [])],
+      displayName: room.displayName,
+      note: (text) => options.notes.append({ kind: 'note', text }),
+      logger: this.#log,
+    });
+    options.tools.onChange(() => this.context.changed());
     options.notes.nameSpeakers((id) => this.#activity.name(id));
     this.#transcripts = new TranscriptAggregator((kind, text, speaker) => options.notes.append({ kind, text, speaker }));
     this.#inFlight = new InFlight(() => this.#parkTimer.touch());
@@ -265,6 +280,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#inFlight.reset();
       this.link.adopt(session.value);
       this.#bindVoice();
+      this.context.changed(); // the room is known now: its names join the transcription vocabulary
       this.#o.voice.startPlayback(this.#audio.playbackSource);
       this.#audio.start();
       this.#wake.start();
@@ -353,7 +369,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     let persona = typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction;
     if (this.#severalSpeakers()) persona = persona ? `${persona}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
     const seed = reopen ? transcriptSeed(this.#o.notes.currentCallNotes(200)?.notes ?? [], (id) => this.#activity.name(id)) : '';
-    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.#o.wake?.settings.names };
+    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext };
   }
 
   /**
@@ -404,7 +420,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     const onOwnerLeft = () => {
       if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
     };
-    const onMembers = () => this.#wake.refresh();
+    const onMembers = () => {
+      this.#wake.refresh();
+      this.context.changed();
+    };
     voice.on('pcm', onPcm);
     voice.on('speakingStart', onStart);
     voice.on('speakingEnd', onEnd);
@@ -466,7 +485,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     model.on('outputTranscript', (text) => this.#transcripts.output(text));
     model.on('state', (state, reason) => this.#onModelState(state, reason));
+    this.context.opened();
     return () => {
+      this.context.closed();
       dispatcher.detach();
       for (const event of ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const) model.removeAllListeners(event);
       this.#inFlight.reset();

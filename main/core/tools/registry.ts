@@ -82,16 +82,26 @@ export function defineTool<Args, Result>(tool: ToolDefinition<Args, Result>): To
 
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition<unknown, unknown>>();
+  readonly #listeners = new Set<() => void>();
 
   register<Args, Result>(tool: ToolDefinition<Args, Result>): this {
     if (this.#tools.has(tool.name)) throw new Error(`tool ${tool.name} is already registered`);
     this.#tools.set(tool.name, tool as ToolDefinition<unknown, unknown>);
+    for (const listener of this.#listeners) listener();
     return this;
   }
 
   /** Tools that come and go at run time (an MCP server restarted with another tool list). */
   unregister(name: string): boolean {
-    return this.#tools.delete(name);
+    const removed = this.#tools.delete(name);
+    if (removed) for (const listener of this.#listeners) listener();
+    return removed;
+  }
+
+  /** Called after each register/unregister (a call in progress updates its model's tools); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   has(name: string): boolean {

@@ -110,6 +110,12 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   readonly #stats = { connectionAttempts: 0, serverErrors: 0, interruptions: 0, audioChunksDropped: 0 };
   /** User audio the model has not begun answering: sent again on a new session (no resumption). */
   readonly #unanswered = new UnansweredAudio();
+  /**
+   * Texts written on the current socket that the model has not begun to answer: a socket that ends
+   * first takes them with it (the next session has no resumption), so they are written again on the
+   * next one, never `delivered` and lost. They join the history once the model answers them.
+   */
+  #unspokenTexts: string[] = [];
 
   constructor(options: LiveSessionOptions) {
     super();
@@ -330,6 +336,11 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#toolReplyTimer = null;
     this.#texts.modelTurnEnded();
+    const unspoken = this.#unspokenTexts.splice(0);
+    if (unspoken.length > 0) {
+      this.#o.logger.info({ texts: unspoken.length }, 'texts written on a socket that ended before the model answered them: written again on the next');
+      this.#texts.requeue(unspoken);
+    }
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
 
@@ -348,6 +359,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
         this.#lastAudioAt = this.#o.clock.now();
         if (!this.#turnOpen) {
           this.#unanswered.answered();
+          for (const text of this.#unspokenTexts.splice(0)) this.#history.add({ kind: 'user', text });
           this.#openTurn();
         }
         this.emit('audio', decodePcm(parsed.data.delta));
@@ -460,7 +472,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     if (!this.#socket?.isOpen) return false;
     const text = texts.join('\n');
     this.#send(commentaryAppend(text));
-    this.#history.add({ kind: 'user', text });
+    this.#unspokenTexts.push(text);
     return true;
   }
 

@@ -1,0 +1,95 @@
+// Settings saved during a call reach that call's model (#37 Build 4), through the real parts: the
+// headless core, PUT /settings (what the dashboard sends), the fake Discord and the fake Gemini.
+// - Gemini 3.8 takes a new persona mid-session: the fake records a `contextUpdate` carrying it, and
+//   the call keeps its one socket (no reconnect).
+// - Gemini 3.1 refuses `contextUpdate` (1007): none is sent, and the persona applies from the next
+//   socket's setup.
+// - The room's display names and the wake names go into the transcription vocabulary.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConfSettingsStore } from '../../../main/core/settings/conf-store.ts';
+import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
+import { rawRequest } from '../../helpers/http.ts';
+import { waitFor } from './signals.ts';
+
+const FIRST = 'You are Ada, a calm helper. (first persona)';
+const SECOND = 'You are Bartholomew, a pirate who answers in rhyme. (second persona)';
+
+let call: CoreOnFakes | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await call?.close();
+  call = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function startCall(model?: string): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
+  dir = mkdtempSync(path.join(tmpdir(), 'lvb-context-live-'));
+  const firstFile = path.join(dir, 'first.md');
+  const secondFile = path.join(dir, 'second.md');
+  writeFileSync(firstFile, FIRST);
+  writeFileSync(secondFile, SECOND);
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null },
+    env: () => ({ DISCORD_VOICE_LIVE_PERSONA_FILE: firstFile, DISCORD_VOICE_LIVE_WAKE_NAMES: 'Gemini', ...(model ? { GEMINI_MODEL: model, GEMINI_LIVE_MODEL_FALLBACKS: '' } : {}) }),
+    core: { settingsStore: createConfSettingsStore({ dir: path.join(dir, 'settings') }) },
+  });
+  const guest = call.discord.user('guest');
+  call.discord.userJoinVoice(guest.id);
+  expect((await call.post('/join')).status).toBe(200);
+  const first = await call.gemini.connection(0);
+  return { call, first, second: secondFile };
+}
+
+async function savePersona(c: CoreOnFakes, file: string): Promise<void> {
+  const res = await rawRequest({ port: c.t.port, method: 'PUT', path: '/settings', headers: { ...c.t.auth, 'content-type': 'application/json' }, body: JSON.stringify({ values: { personaFile: file } }) });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+}
+
+const instructionOf = (c: FakeGeminiConnection) => JSON.stringify(c.setup?.systemInstruction ?? null);
+
+describe('settings saved mid-call', () => {
+  it('Gemini 3.8: a new persona goes out as a contextUpdate on the same socket, no reconnect', async () => {
+    const { call: c, first, second } = await startCall();
+    expect(instructionOf(first)).toContain('first persona');
+    await savePersona(c, second);
+    await first.waitFor(() => first.contextUpdates.length > 0, 10_000, 'a contextUpdate');
+    expect(JSON.stringify(first.contextUpdates[0])).toContain('second persona');
+    expect(JSON.stringify(first.contextUpdates[0])).not.toContain('first persona');
+    expect(first.isOpen).toBe(true);
+    expect(c.gemini.established).toHaveLength(1);
+    expect(((await c.get('/health')).json as { bridge: { state: string } }).bridge.state).toBe('connected');
+    // Saving the same settings again sends nothing more.
+    await savePersona(c, second);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(first.contextUpdates).toHaveLength(1);
+  }, 60_000);
+
+  it('Gemini 3.1: no contextUpdate is sent; the next socket of the call opens with the new persona', async () => {
+    const { call: c, first, second } = await startCall('gemini-3.1-flash-live-preview');
+    await savePersona(c, second);
+    // The service drops the socket: the call resumes on a new one, whose setup carries the change.
+    first.drop();
+    const next = await c.gemini.connection(1);
+    expect(first.received.some((m) => 'contextUpdate' in m)).toBe(false);
+    expect(first.refusedFor).toBeNull();
+    expect(instructionOf(next)).toContain('second persona');
+    await waitFor(async () => ((await c.get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected', 'the call connected again');
+  }, 60_000);
+
+  it("the wake names and the room's display names bias input transcription (from the socket after the join)", async () => {
+    const { call: c, first } = await startCall();
+    const vocabularyOf = (conn: FakeGeminiConnection) => (conn.setup?.inputAudioTranscription as { customVocabulary?: string[] } | undefined)?.customVocabulary ?? [];
+    // The first socket opens while the bot joins (who is in the room is not known yet): the wake names.
+    expect(vocabularyOf(first)).toContain('Gemini');
+    // Names are never sent mid-session; the call's next socket carries the room's names too.
+    first.drop();
+    const next = await c.gemini.connection(1);
+    expect(vocabularyOf(next)).toEqual(expect.arrayContaining(['Gemini', 'guest', 'owner']));
+  }, 60_000);
+});
