@@ -28,7 +28,7 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function startCall(model?: string): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
+async function startCall(model?: string, provider?: 'openai-realtime'): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-context-live-'));
   const firstFile = path.join(dir, 'first.md');
   const secondFile = path.join(dir, 'second.md');
@@ -36,12 +36,13 @@ async function startCall(model?: string): Promise<{ call: CoreOnFakes; first: Fa
   writeFileSync(secondFile, SECOND);
   call = await startCoreOnFakes({
     gemini: { bargeInRms: null },
-    env: () => ({ DISCORD_VOICE_LIVE_PERSONA_FILE: firstFile, DISCORD_VOICE_LIVE_WAKE_NAMES: 'Gemini', ...(model ? { GEMINI_MODEL: model, GEMINI_LIVE_MODEL_FALLBACKS: '' } : {}) }),
+    env: () => ({ DISCORD_VOICE_LIVE_PERSONA_FILE: firstFile, DISCORD_VOICE_LIVE_WAKE_NAMES: 'Gemini', ...(model ? { GEMINI_MODEL: model, GEMINI_LIVE_MODEL_FALLBACKS: '' } : {}), ...(provider ? { DISCORD_VOICE_LIVE_PROVIDER: provider } : {}) }),
     core: { settingsStore: createConfSettingsStore({ dir: path.join(dir, 'settings') }) },
   });
   const guest = call.discord.user('guest');
   call.discord.userJoinVoice(guest.id);
   expect((await call.post('/join')).status).toBe(200);
+  if (provider) return { call, first: null as never, second: secondFile };
   const first = await call.gemini.connection(0);
   return { call, first, second: secondFile };
 }
@@ -80,6 +81,24 @@ describe('settings saved mid-call', () => {
     expect(first.refusedFor).toBeNull();
     expect(instructionOf(next)).toContain('second persona');
     await waitFor(async () => ((await c.get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected', 'the call connected again');
+  }, 60_000);
+
+  it('OpenAI Realtime: a new persona goes out as a session.update on the same socket; names bias its transcription', async () => {
+    const { call: c, second } = await startCall(undefined, 'openai-realtime');
+    const socket = await c.openai.connection(0);
+    const sessionUpdates = () => socket.received.filter((m) => m.type === 'session.update');
+    await waitFor(() => JSON.stringify(socket.session).includes('first persona'), 'the first persona in the session');
+    // The wake names reach the transcription model's prompt (its documented bias).
+    expect(JSON.stringify(socket.session)).toMatch(/"prompt":"Names that may be said: [^"]*Gemini/);
+    const before = sessionUpdates().length;
+    await savePersona(c, second);
+    await waitFor(() => JSON.stringify(sessionUpdates().slice(before)).includes('second persona'), 'a session.update with the new persona mid-call');
+    // Only what changed: the update names no audio format, voice or model.
+    expect(sessionUpdates().slice(before).every((m) => !JSON.stringify(m).includes('"audio"'))).toBe(true);
+    expect(JSON.stringify(socket.session)).toContain('second persona');
+    expect(socket.errors).toEqual([]);
+    expect(socket.isOpen).toBe(true);
+    expect(c.openai.established).toHaveLength(1);
   }, 60_000);
 
   it("the wake names and the room's display names bias input transcription (from the socket after the join)", async () => {

@@ -22,7 +22,11 @@ export interface RealtimeSessionInput {
   /** Silence that ends a user turn (server_vad only). */
   silenceDurationMs: number;
   transcriptionModel: string;
+  /** Names the input transcription should expect (wake names, the room's people). */
+  vocabulary?: readonly string[];
 }
+
+const toolsOf = (tools: readonly ToolDeclaration[]) => tools.map((tool) => ({ type: 'function' as const, name: tool.name, description: tool.description, parameters: tool.parameters }));
 
 export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string): RealtimeClientEvent {
   // interrupt_response false: the client cancels (response.cancel) and truncates at what was
@@ -39,14 +43,23 @@ export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string)
       input: {
         format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE },
         turn_detection: turnDetection,
-        transcription: { model: input.transcriptionModel },
+        // The transcription model's prompt is its documented bias ("a free text string").
+        transcription: { model: input.transcriptionModel, ...(input.vocabulary?.length ? { prompt: `Names that may be said: ${input.vocabulary.join(', ')}.` } : {}) },
       },
       output: { format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE }, voice: input.voice },
     },
-    tools: input.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters })),
+    tools: toolsOf(input.tools),
     tool_choice: 'auto',
   };
   if (input.instructions) session.instructions = input.instructions;
+  return { type: 'session.update', event_id: eventId, session };
+}
+
+/** Mid-session: only what changed (the service merges a session.update into the session). */
+export function buildContextUpdate(update: { systemInstruction?: string; tools?: readonly ToolDeclaration[] }, eventId: string): RealtimeClientEvent {
+  const session: RealtimeSessionCreateRequest = { type: 'realtime' };
+  if (update.systemInstruction !== undefined) session.instructions = update.systemInstruction;
+  if (update.tools) session.tools = toolsOf(update.tools);
   return { type: 'session.update', event_id: eventId, session };
 }
 

@@ -54,6 +54,7 @@ export function createOpenAIRealtimeProvider(options: OpenAIRealtimeProviderOpti
         transcriptionModel: options.transcriptionModel ?? 'gpt-4o-transcribe',
         systemInstruction: connect.systemInstruction,
         tools: connect.tools,
+        vocabulary: connect.vocabulary,
         logger,
         clock: options.clock ?? systemClock,
         scrub: createBearerScrubber(options.apiKey),

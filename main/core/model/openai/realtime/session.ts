@@ -28,6 +28,7 @@ import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../s
 import {
   audioAppendJson,
   audioDelta,
+  buildContextUpdate,
   buildSessionUpdate,
   contextItem,
   errorEvent,
@@ -59,6 +60,7 @@ export interface RealtimeSessionOptions {
   transcriptionModel: string;
   systemInstruction?: string;
   tools: ToolDeclaration[];
+  vocabulary?: readonly string[];
   logger: Logger;
   clock: Clock;
   scrub: (text: string) => string;
@@ -99,6 +101,7 @@ interface Connection {
 
 export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
   readonly #o: RealtimeSessionOptions;
+  #contextUpdates = 0;
   readonly #life: SessionLifecycle;
   #modelIndex = 0;
   #active: Connection | null = null;
@@ -319,6 +322,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
                     turnDetection: this.#o.turnDetection,
                     silenceDurationMs: 500,
                     transcriptionModel: this.#o.transcriptionModel,
+                    vocabulary: this.#o.vocabulary,
                   },
                   setupId,
                 ),
@@ -533,6 +537,18 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
 
   #settleAck(id: string, error: string | null): void {
     this.#acks.get(id)?.(error);
+  }
+
+  /**
+   * Realtime takes new instructions and tools mid-session (a session.update naming only them); they
+   * also open the next socket. Transcription names are set at a socket's setup only.
+   */
+  updateContext(update: { systemInstruction?: string; tools?: ToolDeclaration[] }): boolean {
+    if (update.systemInstruction === undefined && !update.tools) return false;
+    if (update.systemInstruction !== undefined) this.#o.systemInstruction = update.systemInstruction;
+    if (update.tools) this.#o.tools = update.tools;
+    this.#send(buildContextUpdate(update, `evt_context_${++this.#contextUpdates}`));
+    return true;
   }
 
   #send(event: RealtimeClientEvent): void {
