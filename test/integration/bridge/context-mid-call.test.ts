@@ -28,7 +28,7 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function startCall(model?: string, provider?: 'openai-realtime'): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
+async function startCall(model?: string, provider?: 'openai-realtime' | 'openai-live'): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-context-live-'));
   const firstFile = path.join(dir, 'first.md');
   const secondFile = path.join(dir, 'second.md');
@@ -99,6 +99,16 @@ describe('settings saved mid-call', () => {
     expect(socket.errors).toEqual([]);
     expect(socket.isOpen).toBe(true);
     expect(c.openai.established).toHaveLength(1);
+  }, 60_000);
+
+  it('GPT-Live: a new persona is appended to its instructions on the same socket (it cannot replace them)', async () => {
+    const { call: c, second } = await startCall(undefined, 'openai-live');
+    const socket = await c.openaiLive.connection(0);
+    await savePersona(c, second);
+    await waitFor(() => socket.instructions.some((text) => text.includes('second persona')), 'the new persona appended mid-call');
+    expect(socket.instructions.find((text) => text.includes('second persona'))).toMatch(/^From now on, follow these instructions instead/);
+    expect(socket.isOpen).toBe(true);
+    expect(c.openaiLive.established).toHaveLength(1);
   }, 60_000);
 
   it("the wake names and the room's display names bias input transcription (from the socket after the join)", async () => {

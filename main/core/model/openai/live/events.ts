@@ -63,6 +63,15 @@ export function commentaryAppend(text: string): ClientEvent {
  * Silent context (who is speaking now). GPT-Live has no conversation items: `session.thinking.append`
  * "does not directly request speech" (live.d.ts), where `session.commentary.append` is speakable.
  */
+/** The most `session.instructions.append` takes in one event (the service's schema). */
+export const INSTRUCTIONS_APPEND_MAX = 2000;
+
+/** A persona change mid-session: GPT-Live appends to its instructions, it cannot replace them. */
+export function personaAppend(instruction: string): ClientEvent | null {
+  const content = `From now on, follow these instructions instead of the earlier ones:\n${instruction}`;
+  return content.length <= INSTRUCTIONS_APPEND_MAX ? { type: 'session.instructions.append', content, delegation_id: null } : null;
+}
+
 export function thinkingAppend(text: string): ClientEvent {
   return { type: 'session.thinking.append', content: text, delegation_id: null };
 }

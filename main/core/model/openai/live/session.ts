@@ -38,6 +38,7 @@ import {
   RESPONSE_CREATE,
   responseFunctionCall,
   SESSION_CLOSE,
+  personaAppend,
   thinkingAppend,
   sessionClosed,
   sessionStarted,
@@ -474,6 +475,17 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#send(commentaryAppend(text));
     this.#unspokenTexts.push(text);
     return true;
+  }
+
+  /** A new persona mid-session is appended (GPT-Live cannot replace instructions); too long, or new tools: next session. */
+  updateContext(update: { systemInstruction?: string; tools?: ToolDeclaration[] }): boolean {
+    if (update.tools) this.#o.tools = update.tools;
+    if (update.systemInstruction === undefined) return false;
+    this.#o.systemInstruction = update.systemInstruction;
+    const append = personaAppend(update.systemInstruction);
+    if (!append || !this.#socket?.isOpen) return false;
+    this.#send(append);
+    return !update.tools;
   }
 
   #send(event: ClientEvent): void {
