@@ -1,12 +1,11 @@
 // Composition root of the core: builds every module from the typed config and wires them to the
 // sidecar. Both shells call this: the headless CLI (main/cli.ts) and the Electron main process.
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { VERSION_LABEL, type HealthReport, type RestartOutcome, type SidecarEvent } from './api-types.ts';
 import { generateNotificationChime } from './audio/index.ts';
 import { faultCounts } from './faults.ts';
+import { readPersona } from './persona.ts';
 import { Bridge } from './bridge/bridge.ts';
 import { UnconfiguredBridge } from './bridge/unconfigured.ts';
 import { TalkControl } from './bridge/talk-control.ts';
@@ -103,20 +102,6 @@ function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
 }
 
 const PACKAGE_VERSION = VERSION_LABEL.replace(/^v/, '');
-
-const DEFAULT_PERSONA =
-  'You are a concise, friendly voice assistant in a Discord voice call with your owner. Speak naturally ' +
-  'and briefly. When a message asks you to relay a notification, say it to the user in your own words.';
-
-function readPersona(personaFile: string | undefined, log: Logger): string {
-  if (!personaFile) return DEFAULT_PERSONA;
-  try {
-    return readFileSync(personaFile.startsWith('~/') ? path.join(homedir(), personaFile.slice(2)) : path.resolve(personaFile), 'utf8').trim() || DEFAULT_PERSONA;
-  } catch (err) {
-    log.warn({ err }, 'persona file unreadable; using the built-in persona');
-    return DEFAULT_PERSONA;
-  }
-}
 
 export async function startCore(options: CoreOptions): Promise<CoreHandle> {
   // A start that fails part-way (the sidecar port taken, a store that will not open) closes what it

@@ -10,7 +10,7 @@ import {
   type VoiceConnection,
   type VoiceConnectionState,
 } from '@discordjs/voice';
-import { Client, DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, Events, GatewayIntentBits, RESTJSONErrorCodes, type Guild, type GuildBasedChannel, type VoiceBasedChannel, type VoiceState } from 'discord.js';
+import { Client, Events, GatewayIntentBits, type GuildBasedChannel, type VoiceBasedChannel, type VoiceState } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../api-types.ts';
 import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
@@ -21,6 +21,7 @@ import { SpeakerHealth, type SpeakerHealthPolicy } from './speaker-health.ts';
 import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
+import { describeGuild, isUnknownChannel } from './guild-targets.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
 import { DiscordText, rejectMessageRateLimits } from './text.ts';
 import { AllowedSpeakers } from './allowed-speakers.ts';
@@ -489,14 +490,4 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
 export function createDiscordVoice(options: DiscordVoiceOptions): DiscordVoiceAdapter {
   return new DiscordVoice(options);
-}
-
-/** Discord's answers for a channel id the bot cannot use as a target: unknown (10003), hidden from it (50001), or in another guild. */
-function isUnknownChannel(err: unknown): boolean {
-  if (err instanceof DiscordAPIError) return err.code === RESTJSONErrorCodes.UnknownChannel || err.code === RESTJSONErrorCodes.MissingAccess;
-  return err instanceof DiscordjsError && err.code === DiscordjsErrorCodes.GuildChannelUnowned;
-}
-
-function describeGuild(guild: Guild): string {
-  return `guild ${guild.id} (${guild.name})`;
 }
