@@ -4,7 +4,8 @@ export { Downsampler48kStereoTo16kMono, DOWNSAMPLER_TAPS, DOWNSAMPLER_PASSBAND_H
 export { Resampler16kTo24kMono } from './resampler-16k-to-24k.ts';
 export { Upsampler24kMonoTo48kStereo, PolyphaseInterpolator2x, UPSAMPLER_TAPS, UPSAMPLER_PASSBAND_HZ, UPSAMPLER_STOPBAND_HZ, designUpsamplerTaps } from './upsampler.ts';
 export { SpeakerMixer, type SpeakerMixerOptions, type SpeakerMixerStats } from './speaker-mixer.ts';
-export { VoiceGate, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
+export { VoiceGate, DEFAULT_HANGOVER_MS, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
+export { END_OF_TURN, type EndOfTurnChoice, type EndOfTurnProvider } from './end-of-turn.ts';
 export { PlaybackBuffer, type PlaybackBufferOptions, type PlaybackStats, type PlaybackTurnState } from './playback-buffer.ts';
 export { LevelMeter, SILENCE_DBFS, type LevelReading } from './level-meter.ts';
 export { generateNotificationChime } from './sound-effects.ts';

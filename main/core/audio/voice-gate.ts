@@ -8,6 +8,8 @@
 const RATE = 16_000;
 const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
+/** Quiet time after which an open gate closes: the end of a turn (the choice and its figures: end-of-turn.ts). */
+export const DEFAULT_HANGOVER_MS = 500;
 
 export interface VoiceGateOptions {
   /**
@@ -23,7 +25,7 @@ export interface VoiceGateOptions {
   chunkMs?: number;
   /** Audio kept from before the frames that opened the gate, >= 200 ms. Default 300. */
   preRollMs?: number;
-  /** Quiet time after which an open gate closes. Default 500 ms (keeps pauses between words). */
+  /** Quiet time after which an open gate closes. Default DEFAULT_HANGOVER_MS (keeps pauses between words). */
   hangoverMs?: number;
   /** A frame never counts as speech below this RMS level. Default -50 dBFS. */
   minOpenDbfs?: number;
@@ -82,7 +84,7 @@ export class VoiceGate {
     this.#onChunk = options.onChunk;
     this.#onEnd = options.onEnd;
     this.#onOpen = options.onOpen;
-    this.#hangoverFrames = Math.max(1, Math.round((options.hangoverMs ?? 500) / 10));
+    this.#hangoverFrames = Math.max(1, Math.round((options.hangoverMs ?? DEFAULT_HANGOVER_MS) / 10));
     this.#minOpenDbfs = options.minOpenDbfs ?? -50;
     this.#openAboveNoiseDb = options.openAboveNoiseDb ?? 12;
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
