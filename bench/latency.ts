@@ -15,7 +15,9 @@ import { measureAudioPath, type AudioPathCost } from './lib/latency-audio-path.t
 import type { CallRunResult } from './lib/latency-call.ts';
 import { round, type Percentiles } from './lib/latency-proc.ts';
 import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls } from './lib/latency-providers.ts';
-import { BENCH_PROVIDERS, parseProviders } from './lib/model-fakes.ts';
+import { evaluateEndOfTurn, loadPauseCorpus, type CorpusEndOfTurn } from './lib/pause-corpus.ts';
+import { END_OF_TURN } from '../main/core/audio/index.ts';
+import { BENCH_PROVIDERS, parseProviders, type BenchProvider } from './lib/model-fakes.ts';
 import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 import { MEMORY_TARGETS, memoryJson, memoryRows, runMemory, type MemoryRunResult } from './lib/latency-memory.ts';
 
@@ -53,8 +55,13 @@ const TARGETS = {
   rss_mb: 150,
   /** "No growth": RSS at the end of the call at most this much above RSS at 20 s (GC noise allowance). */
   rss_growth_mb: 5,
+  /** The turn (issue #44): the owner's end of speech → the service's end of turn, and mid-sentence pauses cut. */
+  end_of_speech_to_stream_end_p95_ms: 250,
+  false_cutoff_percent: 5,
 } as const;
 const PYTHON_PREDECESSOR_REPLY_DELAY_MS = 320;
+/** Hangovers the pause corpus is also run at, for the trade-off curve in the JSON. */
+const HANGOVER_SWEEP_MS = [150, 250, 300, 400, 450, 500, 600, 700, 800, 900, 950];
 
 type Summary = { count: number; p50_ms: number | null; p95_ms: number | null; p99_ms: number | null };
 
@@ -158,7 +165,15 @@ async function main(): Promise<void> {
   log(`bench:latency — ${CALL_MS / 1000} s simulated duplex call on loopback fakes, per provider (${PROVIDERS.join(', ')}): about ${Math.round((callS * PROVIDERS.length + counts.length * (CALL_MS / 1000 + 10)) / 60)} min in all`);
   const runs = await runProviderCalls(PROVIDERS, { durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log });
   const call = (runs.find((r) => r.provider === 'gemini') ?? runs[0]!).call;
-  const perProvider = providerRows(runs, TARGETS);
+  // Each provider's voice gate (main/core/audio/end-of-turn.ts) on the pause corpus, chunked as the app does (INPUT_CHUNK_MS 100).
+  const corpus = loadPauseCorpus();
+  const endOfTurn = Object.fromEntries(BENCH_PROVIDERS.map((p) => [p, evaluateEndOfTurn(corpus, { hangoverMs: END_OF_TURN[p].hangoverMs, chunkMs: 100 })])) as Record<BenchProvider, CorpusEndOfTurn>;
+  const perProvider = providerRows(runs, TARGETS, endOfTurn);
+  // The trade-off behind the choice: the same gate at other hangovers (docs/performance.md "End of turn").
+  const hangoverSweep = HANGOVER_SWEEP_MS.map((hangoverMs) => {
+    const r = evaluateEndOfTurn(corpus, { hangoverMs, chunkMs: 100 });
+    return { hangoverMs, falseCutoffPercent: r.falseCutoffPercent, endOfSpeechToStreamEndP50Ms: r.endOfSpeechToStreamEndP50Ms, endOfSpeechToStreamEndP95Ms: r.endOfSpeechToStreamEndP95Ms, pausesCutByMs: Object.fromEntries(Object.entries(r.byPauseMs).map(([ms, v]) => [ms, `${v.cut}/${v.pauses}`])) };
+  });
   const speakerRuns: SpeakersRunResult[] = [];
   for (const n of counts) speakerRuns.push(await runSpeakers(n, CALL_MS, log));
   // `--memory` (about 13 min more): 10-minute call flatness, 8,000 requests, the source-run core idle.
@@ -202,6 +217,7 @@ async function main(): Promise<void> {
       rssMaxMb: round(r.rssMaxMb, 1),
     })),
     providers: perProvider,
+    endOfTurnHangoverSweep: hangoverSweep,
     definitions: {
       ...PROVIDER_DEFINITIONS,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
@@ -211,6 +227,7 @@ async function main(): Promise<void> {
       rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
       rssEndMb: 'core VmRSS at the end of the call',
       ...(memory ? memoryJson(memory).definitions : {}),
+      endOfTurnHangoverSweep: 'the voice gate on the pause corpus (test/fixtures/pause-corpus) at other hangovers: % of the 30 labelled mid-sentence pauses cut, end of speech → the gate\'s close (counted in 10 ms frames), and per pause length cut/total',
       speakers: 'a fresh core per speaker count; N fake users talk continuously for the whole window; framesSent counted by the fake senders, framesDecoded = GET /health frames_in (decoded frames reaching the bridge), framesDropped = the mixer\'s dropped_frames (queue full)',
     },
     wall_time_s: round((Date.now() - started) / 1000, 1),

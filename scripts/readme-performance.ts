@@ -52,7 +52,17 @@ const providerRowSchema = z.object({
   bargeInN: z.number(),
   coreCpuCallPercent: num,
   coreCpuCallWorst10sPercent: num.optional(),
+  // The turn (issue #44); absent from results written before it.
+  endOfSpeechToStreamEndP50Ms: num,
+  endOfSpeechToStreamEndP95Ms: num,
+  endOfSpeechToStreamEndCorpusP95Ms: num,
+  falseCutoffPercent: num,
+  endOfSpeechToFirstAudioP50Ms: num,
+  endOfSpeechToFirstAudioP95Ms: num,
+  modelledFirstAudioAfterTurnEndMs: num,
+  modelledDelayApplied: z.boolean().optional(),
 }).passthrough();
+const hangoverSweepSchema = z.array(z.object({ hangoverMs: z.number(), falseCutoffPercent: z.number(), endOfSpeechToStreamEndP95Ms: num }).passthrough());
 const latencySchema = z.object({
   date: z.string(),
   machine,
@@ -73,6 +83,7 @@ const latencySchema = z.object({
   rssAfterRequestsSettledMb: num.optional(),
   speakers: z.array(z.object({ speakers: z.number(), seconds: z.number(), framesSent: z.number(), framesDecoded: z.number(), framesDropped: z.number(), decodedPercent: z.number(), ingress: percentiles }).passthrough()).optional(),
   providers: z.array(providerRowSchema).optional(),
+  endOfTurnHangoverSweep: hangoverSweepSchema.optional(),
   definitions: z.record(z.string(), z.string()).optional(),
   setup: z.object({ call_s: z.number(), provider: z.string().optional(), model_id: z.string().optional() }).passthrough(),
   targets: z.record(z.string(), z.number()).optional(),
@@ -168,6 +179,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call${carrier}, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
   lines.push(...table(['metric', 'measured', 'target'], rows));
   if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
+  if (lat.providers?.some((r) => r.endOfSpeechToStreamEndP95Ms !== undefined)) lines.push('', ...turnSection(lat.providers, tg, lat.endOfTurnHangoverSweep ?? []));
   const defs = lat.definitions ?? {};
   for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'coreCpuCallWorst10sPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'coreCpuLongCallWorst10sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
@@ -189,6 +201,27 @@ function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<s
     `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run):`,
     '',
     ...table(['provider (model)', 'ingress p50 / p95 ms', 'egress, on the wire p50 / p95 ms', 'barge-in, on the wire p50 / p95 ms', 'core CPU % of a core'], body),
+  ];
+}
+
+/** The turn per provider (issue #44): end of speech → the service's end of turn → first reply audio, and the pause corpus. */
+function turnSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>, sweep: z.infer<typeof hangoverSweepSchema>): string[] {
+  const limit = (value: number | null | undefined, max: number | undefined) => (typeof value === 'number' && max !== undefined ? check(value <= max) : '');
+  const body = rows.map((r) => [
+    r.provider,
+    `${f(r.endOfSpeechToStreamEndP50Ms, 0)} / ${f(r.endOfSpeechToStreamEndP95Ms, 0)}${limit(r.endOfSpeechToStreamEndP95Ms, tg.end_of_speech_to_stream_end_p95_ms)} (corpus p95 ${f(r.endOfSpeechToStreamEndCorpusP95Ms, 0)})`,
+    `${f(r.falseCutoffPercent, 1)}${limit(r.falseCutoffPercent, tg.false_cutoff_percent)}`,
+    `${f(r.endOfSpeechToFirstAudioP50Ms, 0)} / ${f(r.endOfSpeechToFirstAudioP95Ms, 0)} (service ${f(r.modelledFirstAudioAfterTurnEndMs, 0)}${r.modelledDelayApplied === false ? ', not applied in this run' : ''})`,
+    `${f(r.bargeInP95Ms, 2)}${limit(r.bargeInP95Ms, tg.barge_in_ms)}`,
+    `${f(r.coreCpuCallPercent, 2)}${limit(r.coreCpuCallPercent, tg.core_cpu_call_percent)}`,
+  ]);
+  body.push(['target', `p95 ≤ ${tg.end_of_speech_to_stream_end_p95_ms ?? 250}`, `≤ ${tg.false_cutoff_percent ?? 5}`, '', `≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`]);
+  const curve = sweep.map((s) => `${s.hangoverMs} ms → ${f(s.falseCutoffPercent, 1)} %`).join(', ');
+  return [
+    '**The turn, per provider** (same run; the false cut-offs: the provider\'s voice gate on the labelled pause corpus, 30 mid-sentence pauses of 200–900 ms; docs/performance.md "End of turn"):',
+    '',
+    ...table(['provider', 'end of speech → stream end p50 / p95 ms', 'false cut-offs %', 'end of speech → first audio p50 / p95 ms (modelled service delay)', 'barge-in p95 ms', 'core CPU % (one speaker)'], body),
+    ...(curve ? ['', `Gate hangover → pauses cut on the corpus: ${curve}.`] : []),
   ];
 }
 

@@ -23,6 +23,7 @@ import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fak
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
 import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { cpuPercent, cpuWindows, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
+import { BENCH_HOLDS_REPLY, modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
 
 /** The TypeScript source: Node's type stripper (WebAssembly) then stays resident in the core. */
 export const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
@@ -118,7 +119,9 @@ export interface CallRunResult {
     rssSeries: { t_s: number; rss_mb: number }[];
   };
   fakesProcess: { cpuPercent: number; rssMb: number };
-  wire: { egress: Percentiles; bargeIn: Percentiles; bargeInSpeech: Percentiles; note: string } | { egress: null; bargeIn: null; bargeInSpeech: null; note: string };
+  wire: { egress: Percentiles; bargeIn: Percentiles; bargeInSpeech: Percentiles; firstAudioAt: (number | null)[]; note: string } | { egress: null; bargeIn: null; bargeInSpeech: null; firstAudioAt: (number | null)[]; note: string };
+  /** End of speech → the service's end of turn → first reply audio (bench/lib/latency-turn.ts). */
+  turn: TurnLatencies;
 }
 
 export function freePort(): Promise<number> {
@@ -151,17 +154,29 @@ export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: strin
   };
 }
 
-/** Drives the fake model: answers each end of user speech with a reply, records when it started and ended. */
+/**
+ * Drives the fake model: answers each end of user speech with a reply (after the service's modelled
+ * first-audio delay, bench/lib/latency-turn.ts), records when it started and ended.
+ */
 class ReplyDriver {
   readonly turns: Turn[] = [];
+  /** The user turn each of `turns` answers (null: the service cut the owner mid-utterance). */
+  readonly answered: (TurnTiming | null)[] = [];
+  readonly clock = new TurnClock();
   #waiters: ((turn: Turn) => void)[] = [];
 
   constructor(model: BenchModelFake) {
     model.onUserTurn((userTurn) => {
-      const turn = userTurn.respond({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
-      if (!turn) return;
-      this.turns.push(turn);
-      for (const waiter of this.#waiters.splice(0)) waiter(turn);
+      const timing = this.clock.turnEnded(Date.now());
+      const respond = (): void => {
+        const turn = userTurn.respond({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
+        if (!turn) return;
+        this.turns.push(turn);
+        this.answered.push(timing);
+        for (const waiter of this.#waiters.splice(0)) waiter(turn);
+      };
+      if (BENCH_HOLDS_REPLY[model.provider]) setTimeout(respond, modelledFirstAudioMs(model.provider));
+      else respond();
     });
   }
 
@@ -191,7 +206,8 @@ async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: num
   let utterances = 0;
   for (let k = 0; performance.now() < until - 4500; k++) {
     const replyStarts = driver.nextReply(6000);
-    await discord.speak(discord.owner.id, signals[k % signals.length]!);
+    const signal = signals[k % signals.length]!;
+    await discord.speak(discord.owner.id, signal, driver.clock.utterance(signal));
     utterances++;
     const turn = await replyStarts;
     if (!turn) continue;
@@ -211,7 +227,7 @@ function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunRes
   const packets = discord.recorder.packets;
   const pcm = discord.recorder.pcm();
   if (pcm.length !== packets.length * FRAME_VALUES) {
-    return { egress: null, bargeIn: null, bargeInSpeech: null, note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
+    return { egress: null, bargeIn: null, bargeInSpeech: null, firstAudioAt: [], note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
   }
   const peaks = packets.map((_, i) => {
     let peak = 0;
@@ -222,10 +238,12 @@ function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunRes
   const egress: number[] = [];
   const bargeIn: number[] = [];
   const bargeInSpeech: number[] = [];
+  const firstAudioAt: (number | null)[] = [];
   turns.forEach((turn, t) => {
     const windowEnd = turns[t + 1]?.startedAt ?? Infinity;
     const first = packets.findIndex((p, i) => sound[i] && p.receivedAt >= turn.startedAt && p.receivedAt < windowEnd);
     if (first >= 0) egress.push(packets[first]!.receivedAt - turn.startedAt);
+    firstAudioAt.push(first >= 0 ? packets[first]!.receivedAt : null);
     const cut = turn.interruptedAt;
     if (turn.outcome === 'interrupted' && cut !== null) {
       let last = cut;
@@ -243,6 +261,7 @@ function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunRes
     egress: percentiles(egress),
     bargeIn: percentiles(bargeIn),
     bargeInSpeech: percentiles(bargeInSpeech),
+    firstAudioAt,
     note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; barge-in counts from the service\'s own signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending); a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)',
   };
 }
@@ -382,6 +401,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     await getJson(`${base}/stop`, token);
 
     const windows = cpuWindows(callFrom, samples, callTo);
+    const wire = wireLatencies(discord, driver.turns);
     const sampleNear = (seconds: number) => samples.find((s) => s.at - callFrom.at >= seconds * 1000 - 500) ?? null;
     return {
       provider: model.provider,
@@ -411,7 +431,8 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - callFrom.at) / 100) / 10, rss_mb: Math.round(s.rssMb * 10) / 10 })),
       },
       fakesProcess: { cpuPercent: fakesPercent, rssMb: process.memoryUsage().rss / 1048576 },
-      wire: wireLatencies(discord, driver.turns),
+      wire,
+      turn: turnLatencies(model.provider, driver.clock, driver.answered, wire.firstAudioAt),
     };
   } finally {
     await core.close();

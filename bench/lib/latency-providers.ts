@@ -5,6 +5,7 @@ import type { CallRunOptions, CallRunResult } from './latency-call.ts';
 import { runBenchCall } from './latency-call.ts';
 import { round, type Percentiles } from './latency-proc.ts';
 import type { BenchProvider } from './model-fakes.ts';
+import type { CorpusEndOfTurn } from './pause-corpus.ts';
 
 export interface ProviderCall {
   provider: BenchProvider;
@@ -25,6 +26,8 @@ export interface ProviderTargets {
   egress_p95_ms: number;
   barge_in_ms: number;
   core_cpu_call_percent: number;
+  end_of_speech_to_stream_end_p95_ms: number;
+  false_cutoff_percent: number;
 }
 
 type Summary = Pick<Percentiles, 'count' | 'p50_ms' | 'p95_ms'>;
@@ -42,23 +45,49 @@ export interface ProviderRow {
   bargeInP50Ms: number | null;
   bargeInP95Ms: number | null;
   bargeInN: number;
+  /** Owner's end of speech → the service's end of turn, on the wire (bench/lib/latency-turn.ts). */
+  endOfSpeechToStreamEndP50Ms: number | null;
+  endOfSpeechToStreamEndP95Ms: number | null;
+  endOfSpeechToStreamEndN: number;
+  /** The same on the pause corpus, counted in frames (bench/lib/pause-corpus.ts). */
+  endOfSpeechToStreamEndCorpusP95Ms: number | null;
+  /** Labelled mid-sentence pauses the provider's gate cut, % (the pause corpus). */
+  falseCutoffPercent: number;
+  /** Owner's end of speech → the reply's first sounding RTP at the fake Discord, service delay included. */
+  endOfSpeechToFirstAudioP50Ms: number | null;
+  endOfSpeechToFirstAudioP95Ms: number | null;
+  endOfSpeechToFirstAudioN: number;
+  /** The service's end of turn → first sounding RTP: the modelled service delay plus the bridge's egress. */
+  streamEndToFirstAudioP50Ms: number | null;
+  /** The modelled service delay (main/fakes/shared/service-timing.ts firstAudioAfterTurnEndMs). */
+  modelledFirstAudioAfterTurnEndMs: number;
+  /**
+   * Whether the call's replies really waited that long (streamEndToFirstAudioP50Ms ≥ it): false where
+   * neither the fake nor the bench could hold the reply (Realtime before the fakes model the timing).
+   */
+  modelledDelayApplied: boolean;
+  /** Turns the service ended while the owner was still talking. */
+  cutMidUtterance: number;
+  /** The core's CPU during the one-speaker call (/proc), % of one core. */
   coreCpuCallPercent: number | null;
   /** The worst 10 s window of the same call (latency-proc.ts cpuWindows). */
   coreCpuCallWorst10sPercent: number | null;
   replies: number;
   bargeInsAtModel: number;
   reconnects: number;
-  met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean };
+  met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean; endOfTurn: boolean; falseCutoff: boolean };
 }
 
 const none: Summary = { count: 0, p50_ms: null, p95_ms: null };
 const within = (value: number | null, limit: number): boolean => value !== null && value <= limit;
 
-export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets): ProviderRow[] {
+export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, CorpusEndOfTurn>>): ProviderRow[] {
   return runs.map(({ provider, call }) => {
     const ingress = call.healthAtEnd.metrics.ingress_latency;
     const egress = call.wire.egress ?? none;
     const bargeIn = call.wire.bargeInSpeech ?? none;
+    const turn = call.turn;
+    const eot = corpus[provider];
     return {
       provider,
       model: call.model,
@@ -71,6 +100,18 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       bargeInP50Ms: bargeIn.p50_ms,
       bargeInP95Ms: bargeIn.p95_ms,
       bargeInN: bargeIn.count,
+      endOfSpeechToStreamEndP50Ms: turn.endOfSpeechToStreamEnd.p50_ms,
+      endOfSpeechToStreamEndP95Ms: turn.endOfSpeechToStreamEnd.p95_ms,
+      endOfSpeechToStreamEndN: turn.endOfSpeechToStreamEnd.count,
+      endOfSpeechToStreamEndCorpusP95Ms: eot.endOfSpeechToStreamEndP95Ms,
+      falseCutoffPercent: eot.falseCutoffPercent,
+      endOfSpeechToFirstAudioP50Ms: turn.endOfSpeechToFirstAudio.p50_ms,
+      endOfSpeechToFirstAudioP95Ms: turn.endOfSpeechToFirstAudio.p95_ms,
+      endOfSpeechToFirstAudioN: turn.endOfSpeechToFirstAudio.count,
+      streamEndToFirstAudioP50Ms: turn.streamEndToFirstAudio.p50_ms,
+      modelledFirstAudioAfterTurnEndMs: turn.modelledFirstAudioMs,
+      modelledDelayApplied: turn.streamEndToFirstAudio.p50_ms !== null && turn.streamEndToFirstAudio.p50_ms >= turn.modelledFirstAudioMs,
+      cutMidUtterance: turn.cutMidUtterance,
       coreCpuCallPercent: round(call.core.callCpuPercent),
       coreCpuCallWorst10sPercent: round(call.core.callCpuWorst10sPercent),
       replies: call.replies,
@@ -81,6 +122,8 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
         egress: within(egress.p95_ms, targets.egress_p95_ms),
         bargeIn: within(bargeIn.p95_ms, targets.barge_in_ms),
         coreCpu: within(call.core.callCpuPercent, targets.core_cpu_call_percent),
+        endOfTurn: within(turn.endOfSpeechToStreamEnd.p95_ms, targets.end_of_speech_to_stream_end_p95_ms),
+        falseCutoff: eot.falseCutoffPercent <= targets.false_cutoff_percent,
       },
     };
   });
@@ -88,7 +131,7 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
 
 export const PROVIDER_DEFINITIONS = {
   providers:
-    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, fake model sends a reply\'s first chunk → first sounding RTP at the fake Discord; barge-in = on the wire, the service\'s barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending, and the adapter infers the yield after 250 ms without audio) → last speech RTP; core CPU over the call (% of one core, /proc), and its worst 10 s window',
+    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, fake model sends a reply\'s first chunk → first sounding RTP at the fake Discord; barge-in = on the wire, the service\'s barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending, and the adapter infers the yield after 250 ms without audio) → last speech RTP; core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts): endOfSpeechToStreamEnd = the fake Discord client sends the utterance\'s last sounding packet → the fake service ends the turn (Gemini: audioStreamEnd arrives; Realtime and GPT-Live: the fake\'s VAD on the appended audio), Date.now() in the fakes process; endOfSpeechToStreamEndCorpusP95Ms and falseCutoffPercent = the provider\'s voice gate (main/core/audio/end-of-turn.ts) on the labelled pause corpus (test/fixtures/pause-corpus: 30 mid-sentence pauses of 200-900 ms, 10 true ends; a close inside a pause is a false cut-off), counted in 10 ms frames; endOfSpeechToFirstAudio = end of speech → the reply\'s first sounding RTP at the fake Discord, with the service\'s modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied; streamEndToFirstAudioP50Ms = that delay plus the bridge\'s egress',
 } as const;
 
 const ms = (v: number | null) => (v === null ? '—' : v.toFixed(2));
@@ -96,12 +139,24 @@ const pair = (p50: number | null, p95: number | null, n: number, ok: boolean) =>
 
 /** The console table: provider × hop, targets in the header. */
 export function providerTable(rows: readonly ProviderRow[], targets: ProviderTargets): string {
-  const header = ['provider (model)', `ingress p50/p95 ms (≤ ${targets.ingress_p95_ms})`, `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`, `barge-in, wire p50/p95 ms (≤ ${targets.barge_in_ms})`, `core CPU % (≤ ${targets.core_cpu_call_percent}), worst 10 s`];
+  const header = [
+    'provider (model)',
+    `ingress p50/p95 ms (≤ ${targets.ingress_p95_ms})`,
+    `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`,
+    `barge-in, wire p50/p95 ms (≤ ${targets.barge_in_ms})`,
+    `end of speech → stream end p50/p95 ms (≤ ${targets.end_of_speech_to_stream_end_p95_ms})`,
+    `false cut-offs % (≤ ${targets.false_cutoff_percent})`,
+    'end of speech → first audio p50/p95 ms (modelled service delay)',
+    `core CPU % (≤ ${targets.core_cpu_call_percent}), worst 10 s`,
+  ];
   const lines = rows.map((r) => [
     `${r.provider} (${r.model})`,
     pair(r.ingressP50Ms, r.ingressP95Ms, r.ingressN, r.met.ingress),
     pair(r.egressP50Ms, r.egressP95Ms, r.egressN, r.met.egress),
     pair(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, r.met.bargeIn),
+    pair(r.endOfSpeechToStreamEndP50Ms, r.endOfSpeechToStreamEndP95Ms, r.endOfSpeechToStreamEndN, r.met.endOfTurn),
+    `${r.falseCutoffPercent.toFixed(1)}${r.met.falseCutoff ? '' : ' MISSED'}`,
+    `${pair(r.endOfSpeechToFirstAudioP50Ms, r.endOfSpeechToFirstAudioP95Ms, r.endOfSpeechToFirstAudioN, true)} (${r.modelledFirstAudioAfterTurnEndMs}${r.modelledDelayApplied ? '' : ', NOT applied'})`,
     `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}, ${ms(r.coreCpuCallWorst10sPercent)}`,
   ]);
   const all = [header, ...lines];

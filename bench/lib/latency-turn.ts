@@ -1,0 +1,91 @@
+// The turn as a user lives it, in the latency bench's call (issue #44): the owner's end of speech
+// (the fake Discord client sends the utterance's last sounding packet) → the service's end of turn
+// (the fake service sees audioStreamEnd, or its VAD ends the turn) → the reply's first sounding RTP
+// at the fake Discord. All three timestamps are Date.now() in the fakes process. The service's
+// published first-audio delay (SERVICE_TIMING) is modelled and printed beside the figures, so the
+// bridge's share stays visible; the pause corpus gives the gate's false cut-offs beside them.
+import { SERVICE_TIMING } from '../../main/fakes/shared/service-timing.ts';
+import { percentiles, type Percentiles } from './latency-proc.ts';
+import type { BenchProvider } from './model-fakes.ts';
+
+/**
+ * Where the bench itself holds a reply for the modelled first-audio delay: Gemini and GPT-Live
+ * answer when told to, so the driver waits. Realtime's server VAD starts its response at once (the
+ * fake's own timing, main/fakes/shared/service-timing.ts, applies it there); a fake that already
+ * waits from the turn's end adds nothing on top (it counts from the same instant).
+ */
+export const BENCH_HOLDS_REPLY: Readonly<Record<BenchProvider, boolean>> = { gemini: true, 'openai-realtime': false, 'openai-live': true };
+
+export const modelledFirstAudioMs = (provider: BenchProvider): number => SERVICE_TIMING[provider].firstAudioAfterTurnEndMs;
+
+/** One user turn as the bench saw it. */
+export interface TurnTiming {
+  /** The utterance's last sounding packet left the fake Discord client. */
+  endOfSpeechAt: number;
+  /** The fake service ended the turn. */
+  streamEndAt: number;
+}
+
+/** The owner's side of the turn clock: utterances start and end, the service ends turns. */
+export class TurnClock {
+  readonly timings: TurnTiming[] = [];
+  /** Turns the service ended while the owner was still talking (cut mid-utterance). */
+  cutMidUtterance = 0;
+  #speaking = false;
+  #endOfSpeechAt = 0;
+
+  /** Options for FakeDiscord.speak: marks the end of speech at the last sounding packet of `pcm48kStereo`. */
+  utterance(pcm48kStereo: Int16Array): { onSent: (at: number) => void } {
+    const speechPackets = Math.ceil(pcm48kStereo.length / 1920);
+    let sent = 0;
+    this.#speaking = true;
+    return {
+      onSent: (at) => {
+        if (++sent !== speechPackets) return;
+        this.#speaking = false;
+        this.#endOfSpeechAt = at;
+      },
+    };
+  }
+
+  /** The service ended a turn now; null when it cut the owner mid-utterance. */
+  turnEnded(at: number): TurnTiming | null {
+    if (this.#speaking || this.#endOfSpeechAt === 0) {
+      this.cutMidUtterance++;
+      return null;
+    }
+    const timing = { endOfSpeechAt: this.#endOfSpeechAt, streamEndAt: at };
+    this.timings.push(timing);
+    return timing;
+  }
+}
+
+export interface TurnLatencies {
+  endOfSpeechToStreamEnd: Percentiles;
+  endOfSpeechToFirstAudio: Percentiles;
+  /** The service's share (modelled) plus the bridge's egress. */
+  streamEndToFirstAudio: Percentiles;
+  cutMidUtterance: number;
+  modelledFirstAudioMs: number;
+  benchHoldsReply: boolean;
+}
+
+/** `replies[i]` answers `timings[i]` (null: not answered); `firstAudioAt[i]` its first sounding RTP. */
+export function turnLatencies(provider: BenchProvider, clock: TurnClock, replies: readonly (TurnTiming | null)[], firstAudioAt: readonly (number | null)[]): TurnLatencies {
+  const toFirstAudio: number[] = [];
+  const streamToFirstAudio: number[] = [];
+  replies.forEach((timing, i) => {
+    const first = firstAudioAt[i];
+    if (!timing || first === null || first === undefined) return;
+    toFirstAudio.push(first - timing.endOfSpeechAt);
+    streamToFirstAudio.push(first - timing.streamEndAt);
+  });
+  return {
+    endOfSpeechToStreamEnd: percentiles(clock.timings.map((t) => t.streamEndAt - t.endOfSpeechAt)),
+    endOfSpeechToFirstAudio: percentiles(toFirstAudio),
+    streamEndToFirstAudio: percentiles(streamToFirstAudio),
+    cutMidUtterance: clock.cutMidUtterance,
+    modelledFirstAudioMs: modelledFirstAudioMs(provider),
+    benchHoldsReply: BENCH_HOLDS_REPLY[provider],
+  };
+}

@@ -1,0 +1,33 @@
+// The latency bench's turn clock (bench/lib/latency-turn.ts): end of speech is the utterance's last
+// sounding packet (not the silence tail the fake client adds), a turn the service ends while the
+// owner is still talking is counted as a cut, and each reply's first audio is measured from both ends.
+import { describe, expect, it } from 'vitest';
+import { TurnClock, turnLatencies } from '../../../bench/lib/latency-turn.ts';
+import { SERVICE_TIMING } from '../../../main/fakes/shared/service-timing.ts';
+
+/** 48 kHz stereo: `packets` × 20 ms. */
+const utterance = (packets: number) => new Int16Array(packets * 1920);
+
+describe('TurnClock', () => {
+  it('ends speech at the last sounding packet and measures to the stream end and first audio', () => {
+    const clock = new TurnClock();
+    const { onSent } = clock.utterance(utterance(3));
+    for (const at of [1000, 1020, 1040, 1060, 1080]) onSent(at); // 3 speech packets, then 2 of the silence tail
+    const timing = clock.turnEnded(1540);
+    expect(timing).toEqual({ endOfSpeechAt: 1040, streamEndAt: 1540 });
+    const result = turnLatencies('gemini', clock, [timing], [1960]);
+    expect(result.endOfSpeechToStreamEnd.p95_ms).toBe(500);
+    expect(result.endOfSpeechToFirstAudio.p95_ms).toBe(920);
+    expect(result.streamEndToFirstAudio.p95_ms).toBe(420);
+    expect(result.modelledFirstAudioMs).toBe(SERVICE_TIMING.gemini.firstAudioAfterTurnEndMs);
+  });
+
+  it('counts a turn ended mid-utterance as a cut, not as a latency', () => {
+    const clock = new TurnClock();
+    const { onSent } = clock.utterance(utterance(10));
+    onSent(1000);
+    expect(clock.turnEnded(1100)).toBeNull();
+    expect(clock.cutMidUtterance).toBe(1);
+    expect(turnLatencies('openai-live', clock, [], []).endOfSpeechToStreamEnd.count).toBe(0);
+  });
+});
