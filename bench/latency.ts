@@ -244,7 +244,7 @@ async function main(): Promise<void> {
       fakes: 'main/fakes/discord + the provider\'s fake (main/fakes/gemini or main/fakes/openai, scripted by bench/lib/model-fakes.ts) in the parent process, 127.0.0.1 only',
       opus: call.opus,
       owner: 'speech-like utterances of 1.5-2.5 s; 2 of every 3 model replies barged into 450-850 ms after they start',
-      model: '3 s 440 Hz reply per utterance, 40 ms chunks every 20 ms (the fake\'s default, faster than real time)',
+      model: '3 s 440 Hz reply per utterance, 40 ms chunks every 20 ms (the fake\'s default, faster than real time), its first audio the service\'s modelled delay after the end of turn (bench/lib/latency-turn.ts)',
     },
     targets: { ...TARGETS, ...MEMORY_TARGETS, python_predecessor_reply_delay_ms: PYTHON_PREDECESSOR_REPLY_DELAY_MS },
     call: {
