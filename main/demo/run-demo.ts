@@ -12,7 +12,7 @@ import type { NoteEvent } from '../core/api-types.ts';
 import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
 import { handleShutdownSignals } from '../core/shutdown-signals.ts';
 import { findAppRoot } from '../core/sidecar/routes/dashboard.ts';
-import { terminalLogFormat } from '../cli/terminal.ts';
+import { terminalLogFormat } from '../core/log/terminal-format.ts';
 import { startFakesChild, type FakesChild } from './fakes-child.ts';
 import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
 
