@@ -74,7 +74,13 @@ export default tseslint.config(
     languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', EventSource: 'readonly', HTMLElement: 'readonly', location: 'readonly', FormData: 'readonly', Blob: 'readonly', File: 'readonly' } },
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/main/**', '**/preload/**'], message: 'The dashboard talks to the core only through the sidecar API; share types with `import type`.', allowTypeImports: true }],
+        patterns: [
+          // Wire types come from one place: api-types.ts or the client's wire-types.ts (type-only),
+          // never a route module. (A pattern with allowTypeImports lets every type import it matches
+          // through, so the type-only one matches those two files alone.)
+          { regex: '^(\\.\\./)+main/(?!core/api-types\\.ts$|core/sidecar-client/wire-types\\.ts$)', message: 'The dashboard talks to the core only through the sidecar API; it takes wire types (`import type`) from main/core/api-types.ts or main/core/sidecar-client/wire-types.ts only.' },
+          { regex: '^(\\.\\./)+(main/core/api-types\\.ts|main/core/sidecar-client/wire-types\\.ts|preload/)', message: 'The dashboard talks to the core only through the sidecar API; share types with `import type`.', allowTypeImports: true },
+        ],
       }],
     },
   },
