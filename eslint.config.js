@@ -1,6 +1,19 @@
 // Layering is enforced here, not by convention: core runs in plain Node, the renderer is a web page.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from 'eslint-plugin-boundaries';
+import { CORE_FLOORS } from './scripts/lib/core-floors.ts';
+
+// main/core's floors (scripts/lib/core-floors.ts) as boundaries file categories: one per folder or
+// root file, each allowed to import itself and everything on the floors below. Type-only imports count.
+const coreCategory = (entry) => `floor ${CORE_FLOORS.findIndex((floor) => floor.includes(entry))} ${entry}`;
+const coreFiles = CORE_FLOORS.flat().map((entry) => ({ category: coreCategory(entry), pattern: entry.endsWith('.ts') ? `main/core/${entry}` : `main/core/${entry}/**` }));
+const floorPolicies = CORE_FLOORS.flatMap((floor, index) =>
+  floor.map((entry) => ({
+    from: { file: { categories: coreCategory(entry) } },
+    allow: { to: { file: { categories: { anyOf: [coreCategory(entry), ...CORE_FLOORS.slice(0, index).flat().map(coreCategory)] } } } },
+  })),
+);
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'test/fixtures/**', 'test-results/**', '.tools/**', 'playwright-report/**'] },
@@ -29,11 +42,45 @@ export default tseslint.config(
     },
   },
   {
+    files: ['main/core/**/*.ts'],
+    plugins: { boundaries },
+    settings: { 'boundaries/files': coreFiles, 'import/resolver': { node: { extensions: ['.ts', '.js'] } } },
+    rules: {
+      // A folder imports only from the floors below it; a file in main/core that no floor names is an error too.
+      'boundaries/dependencies': ['error', { default: 'disallow', policies: floorPolicies, message: '{{from.file.categories}} may not import {{to.file.categories}} ({{dependency.source}}): main/core imports only down its floors, type-only imports too (scripts/lib/core-floors.ts)' }],
+      'boundaries/no-unknown-files': 'error',
+    },
+  },
+  {
+    // The shells sit side by side above the core: the demo and the CLI commands share what they both
+    // need through main/core, never through each other (main/cli.ts, the entry, may start either).
+    files: ['main/demo/**/*.ts', 'main/fakes/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/cli/**', '**/cli.ts', '**/app/**'], message: 'The demo and the fakes do not import the CLI or the Electron shell: move what both need into main/core.' }],
+      }],
+    },
+  },
+  {
+    files: ['main/cli/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/demo/**', '**/fakes/**', '**/app/**'], message: 'The CLI commands do not import the demo, the fakes or the Electron shell.' }],
+      }],
+    },
+  },
+  {
     files: ['renderer/**/*.ts', 'renderer/**/*.js'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', EventSource: 'readonly', HTMLElement: 'readonly', location: 'readonly', FormData: 'readonly', Blob: 'readonly', File: 'readonly' } },
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/main/**', '**/preload/**'], message: 'The dashboard talks to the core only through the sidecar API; share types with `import type`.', allowTypeImports: true }],
+        patterns: [
+          // Wire types come from one place: api-types.ts or the client's wire-types.ts (type-only),
+          // never a route module. (A pattern with allowTypeImports lets every type import it matches
+          // through, so the type-only one matches those two files alone.)
+          { regex: '^(\\.\\./)+main/(?!core/api-types\\.ts$|core/sidecar-client/wire-types\\.ts$)', message: 'The dashboard talks to the core only through the sidecar API; it takes wire types (`import type`) from main/core/api-types.ts or main/core/sidecar-client/wire-types.ts only.' },
+          { regex: '^(\\.\\./)+(main/core/api-types\\.ts|main/core/sidecar-client/wire-types\\.ts|preload/)', message: 'The dashboard talks to the core only through the sidecar API; share types with `import type`.', allowTypeImports: true },
+        ],
       }],
     },
   },

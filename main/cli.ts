@@ -251,10 +251,8 @@ async function main(argv: string[]): Promise<number> {
       return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     }
     case 'mcp': {
-      const client = sidecarClient(address());
-      const { sidecarToken } = await import('./cli/sidecar-client.ts');
-      const { runStdioBridge } = await import('./core/mcp/stdio-bridge.ts');
-      await runStdioBridge({ url: `${client.baseUrl}/mcp`, token: sidecarToken(address()), warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
+      const { runStdioBridge } = await import('./core/sidecar-client/mcp-stdio-bridge.ts');
+      await runStdioBridge({ client: sidecarClient(address()), warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
       return 0;
     }
     case 'demo': {

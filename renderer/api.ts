@@ -11,12 +11,7 @@ import type {
   ScheduledNotification,
   TalkState,
 } from '../main/core/api-types.ts';
-import type { CallSummary } from '../main/core/notes/notes-archive.ts';
-import type { SettingsResponse } from '../main/core/sidecar/routes/settings.ts';
-import type { SetupStateResponse } from '../main/core/sidecar/routes/setup.ts';
-import type { DiscordCheckResult } from '../main/core/setup/discord-check.ts';
-import type { ModelCheckResult } from '../main/core/setup/model-check.ts';
-import type { SettingsPatch } from '../main/core/settings/schema.ts';
+import type { CallSummary, DiscordCheckResult, ModelCheckResult, SettingsPatch, SettingsResponse, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
 
 export type { SettingsResponse };
 

@@ -2,8 +2,7 @@
 // secrets. Only changed fields are sent, so values that come from the environment stay there.
 // The server's answer says which settings apply at the next call and which need a restart, which
 // the panel offers ("Restart now"); a refused value is explained next to its field.
-import type { SecretKey, SettingKey, SettingsPatch, SettingsValues } from '../main/core/settings/schema.ts';
-import type { SecretState } from '../main/core/settings/store.ts';
+import type { SecretKey, SecretState, SettingKey, SettingsPatch, SettingsValues } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 

@@ -1,9 +1,7 @@
 // The first-run page (/setup): what is missing, the bot token and the model key each with a Test
 // against the service (through the sidecar), the owner and channels picked by name, Save, and
 // "Restart now" when the saved choices need one. Secrets typed here are sent once and never shown.
-import type { DiscordCheckResult, GuildDirectory } from '../main/core/setup/discord-check.ts';
-import type { SetupStateResponse } from '../main/core/sidecar/routes/setup.ts';
-import type { SettingsPatch } from '../main/core/settings/schema.ts';
+import type { DiscordCheckResult, GuildDirectory, SettingsPatch, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 

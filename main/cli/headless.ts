@@ -11,7 +11,8 @@ import { startRestartableCore } from '../core/setup/restartable-core.ts';
 import { privateFileVault } from '../core/setup/private-file-vault.ts';
 import { DashboardSessions } from '../core/sidecar/sessions.ts';
 import { redactText } from '../core/tools/helpers/index.ts';
-import { terminalLogFormat, unconfiguredParagraph } from './terminal.ts';
+import { terminalLogFormat } from '../core/log/terminal-format.ts';
+import { unconfiguredParagraph } from './terminal.ts';
 
 function loadCliConfig() {
   return loadConfig({ env: process.env, envFile: path.resolve('.env') });

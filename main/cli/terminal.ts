@@ -1,20 +1,5 @@
-// What the headless core prints for a person at a terminal: readable log lines (pretty and coloured
-// on a TTY, JSON when piped or asked for) and, when a call cannot start yet, one plain paragraph that
-// says what is missing and where to set it.
-import type { Config } from '../core/config/index.ts';
-
-export interface TerminalLogFormat {
-  format: 'json' | 'pretty';
-  colorize: boolean;
-}
-
-export function terminalLogFormat(setting: Config['logFormat'], stderr: { isTTY?: boolean }, env: NodeJS.ProcessEnv): TerminalLogFormat {
-  const tty = stderr.isTTY === true;
-  const format = setting === 'auto' ? (tty ? 'pretty' : 'json') : setting;
-  // https://no-color.org: any non-empty NO_COLOR turns colour off.
-  return { format, colorize: format === 'pretty' && tty && !env.NO_COLOR };
-}
-
+// What the headless core prints for a person at a terminal when a call cannot start yet: one plain
+// paragraph that says what is missing and where to set it (how log lines read: core/log/terminal-format.ts).
 function listOf(names: readonly string[]): string {
   return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }

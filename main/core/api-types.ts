@@ -8,6 +8,9 @@ export interface ApiErrorBody {
   error: { code: string; message: string; fields?: Record<string, string> };
 }
 
+/** The live model services a call can run on (config: DISCORD_VOICE_LIVE_PROVIDER). */
+export type LiveProviderName = 'gemini' | 'openai-realtime' | 'openai-live';
+
 /** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */
 export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'parked' | 'stopping' | 'stopped' | 'error';
 

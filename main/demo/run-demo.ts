@@ -12,7 +12,8 @@ import type { NoteEvent } from '../core/api-types.ts';
 import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
 import { handleShutdownSignals } from '../core/shutdown-signals.ts';
 import { findAppRoot } from '../core/sidecar/routes/dashboard.ts';
-import { terminalLogFormat } from '../cli/terminal.ts';
+import { terminalLogFormat } from '../core/log/terminal-format.ts';
+import { errorMessageOf, SidecarClient } from '../core/sidecar-client/client.ts';
 import { startFakesChild, type FakesChild } from './fakes-child.ts';
 import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
 
@@ -131,7 +132,6 @@ export async function runDemo(argv: string[]): Promise<number> {
       return 2;
     }
     const { core } = started;
-    const auth = { authorization: `Bearer ${core.token}` };
 
     let resolveFirstReply: () => void = () => undefined;
     const firstReply = new Promise<void>((resolve) => (resolveFirstReply = resolve));
@@ -148,9 +148,9 @@ export async function runDemo(argv: string[]): Promise<number> {
       }
     });
 
-    const joined = await fetch(`${core.sidecarUrl}/join`, { method: 'POST', headers: auth });
-    if (!joined.ok) {
-      process.stderr.write(`demo: could not start the call: ${await joined.text()}\n`);
+    const joined = await new SidecarClient({ baseUrl: core.sidecarUrl, token: core.token }).join();
+    if (joined.status >= 300) {
+      process.stderr.write(`demo: could not start the call: ${errorMessageOf(joined.body)}\n`);
       code = 1;
       return code;
     }

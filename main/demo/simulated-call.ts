@@ -95,7 +95,7 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
   const logger: Logger = options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText, ...options.logFormat }) : silentLogger();
   // "Restart now" works here as in headless: a new core with the saved settings, sign-ins kept.
   const sessions = new DashboardSessions();
-  let running: RestartableCore;
+  let running: RestartableCore<CoreHandle>;
   try {
     running = await startRestartableCore({ initial: config, load, start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, restart, lastRestart, sessions }), onFailed: (err) => logger.error({ err }, 'restart failed') });
   } catch (err) {

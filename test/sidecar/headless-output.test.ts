@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { terminalLogFormat, unconfiguredParagraph } from '../../main/cli/terminal.ts';
+import { unconfiguredParagraph } from '../../main/cli/terminal.ts';
+import { terminalLogFormat } from '../../main/core/log/terminal-format.ts';
 import { freePort } from '../helpers/net.ts';
 
 it('auto is pretty and coloured on a TTY, JSON when piped; NO_COLOR and explicit formats win', () => {

@@ -12,7 +12,7 @@ import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
 import { createScheduler, type Scheduler } from '../../main/core/notify/scheduler.ts';
 import { parseNotifyRequest } from '../../main/core/notify/validation.ts';
 import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
-import { JSON_BODY_LIMIT } from '../../main/core/sidecar/limits.ts';
+import { JSON_BODY_LIMIT } from '../../main/core/contracts/sidecar-limits.ts';
 import { createSidecar, type Sidecar } from '../../main/core/sidecar/server.ts';
 import { errorCode, rawRequest } from '../helpers/http.ts';
 

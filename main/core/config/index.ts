@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { mcpSecretValues, parseMcpServers, type McpServerConfig } from '../mcp/client/config.ts';
+import { mcpSecretValues, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 import { defaultPrices, parsePriceOverrides, type PriceTable } from '../usage/pricing.ts';
+import type { LiveProviderName } from '../api-types.ts';
 import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
 
 export { CONFIG_VARIABLES, type VariableName, type VariableSpec } from './variables.ts';
@@ -85,8 +86,11 @@ export interface Config {
   secretValues: string[];
 }
 
-export const LIVE_PROVIDERS = ['gemini', 'openai-realtime', 'openai-live'] as const;
-export type LiveProviderName = (typeof LIVE_PROVIDERS)[number];
+// The names are a wire type (api-types.ts), so every floor can name a provider without the loader.
+export type { LiveProviderName };
+export const LIVE_PROVIDERS = ['gemini', 'openai-realtime', 'openai-live'] as const satisfies readonly LiveProviderName[];
+/** A compile error when a provider name is missing from LIVE_PROVIDERS. */
+const _everyProviderListed: Exclude<LiveProviderName, (typeof LIVE_PROVIDERS)[number]> extends never ? true : never = true;
 
 export function isLiveProviderName(value: string): value is LiveProviderName {
   return (LIVE_PROVIDERS as readonly string[]).includes(value);

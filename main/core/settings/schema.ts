@@ -4,7 +4,7 @@
 // them, reports whether each is set, and never returns a value.
 import { z } from 'zod';
 import { LIVE_PROVIDERS, type Config, type VariableName } from '../config/index.ts';
-import { parseMcpServers } from '../mcp/client/config.ts';
+import { parseMcpServers } from '../config/mcp-servers.ts';
 import { parsePriceOverrides } from '../usage/pricing.ts';
 
 const SNOWFLAKE = /^\d{17,20}$/;

@@ -18,9 +18,17 @@
 import { createServer } from 'node:net';
 import type { RestartOutcome } from '../api-types.ts';
 import { ConfigError, type Config } from '../config/index.ts';
-import type { CoreHandle } from '../core.ts';
 
-export interface RestartableCoreOptions {
+/**
+ * What a restart needs of a running core: where its sidecar listens, and how to stop it. Generic so
+ * this module (a floor below the composition root) never imports core.ts; callers get their own type.
+ */
+export interface RunningCore {
+  sidecarUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface RestartableCoreOptions<Core extends RunningCore = RunningCore> {
   /** The configuration of the first start, when the caller loaded it already. */
   initial?: Config;
   /** Loads the configuration (again at each restart); may throw ConfigError. */
@@ -29,9 +37,9 @@ export interface RestartableCoreOptions {
    * Starts a core for `config`, wiring `restart` into it (CoreOptions.restart) and `lastRestart`
    * (CoreOptions.lastRestart: how the last restart ended, for GET /settings).
    */
-  start(config: Config, restart: () => void, lastRestart: () => RestartOutcome | null): Promise<CoreHandle>;
+  start(config: Config, restart: () => void, lastRestart: () => RestartOutcome | null): Promise<Core>;
   /** After a restart: the new core (print its URL). */
-  onRestarted?(core: CoreHandle, config: Config): void;
+  onRestarted?(core: Core, config: Config): void;
   /**
    * A restart whose new settings did not take: the loader refused them (ConfigError), or a
    * RestartFailedError (`restored`: the new core failed to start and the previous settings run again;
@@ -45,9 +53,9 @@ export interface RestartableCoreOptions {
   onLost?(err: RestartFailedError): void;
 }
 
-export interface RestartableCore {
+export interface RestartableCore<Core extends RunningCore = RunningCore> {
   /** The core now running (a new object after each restart). */
-  readonly core: CoreHandle;
+  readonly core: Core;
   readonly config: Config;
   restart(): void;
   /** Resolves when no restart is in progress. */
@@ -72,7 +80,7 @@ function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function listeningPort(core: CoreHandle): number {
+function listeningPort(core: RunningCore): number {
   return Number(new URL(core.sidecarUrl).port);
 }
 
@@ -88,7 +96,7 @@ export function probeSidecarPort(host: string, port: number): Promise<string | n
   });
 }
 
-export async function startRestartableCore(options: RestartableCoreOptions): Promise<RestartableCore> {
+export async function startRestartableCore<Core extends RunningCore>(options: RestartableCoreOptions<Core>): Promise<RestartableCore<Core>> {
   let config = options.initial ?? (await options.load());
   let restarting: Promise<void> | null = null;
   let last: RestartOutcome | null = null;

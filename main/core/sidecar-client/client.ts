@@ -4,10 +4,12 @@
 // caller's business. Errors say whether the request may have been carried out:
 // - SidecarUnavailableError: nothing was sent (not running, refused connection);
 // - SidecarNoAnswerError: it may have been sent and may still be acted on (timeout, cut-off answer);
-// - an HTTP error status is an answer (`SidecarResponse.status`), not an exception.
+// - an HTTP error status is an answer (`SidecarResponse.status`), not an exception; `okBody` turns
+//   it into a SidecarRequestError (status + the sidecar's error code) for callers that only want the
+//   body (the tray), and SidecarTokenRefusedError is the 401 every caller words the same way.
 import http from 'node:http';
-import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, ScheduleState } from '../api-types.ts';
-import type { ScheduleEntryView, ScheduleListPage } from '../notify/scheduler.ts';
+import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, ScheduleState, TalkState } from '../api-types.ts';
+import type { ScheduleEntryView, ScheduleListPage } from './wire-types.ts';
 
 /** Nothing was sent: the sidecar is not running or could not be connected to. */
 export class SidecarUnavailableError extends Error {}
@@ -17,6 +19,34 @@ export class SidecarUnavailableError extends Error {}
  * still carry the request out (a /notify keeps delivering), so its outcome is unknown.
  */
 export class SidecarNoAnswerError extends Error {}
+
+/** The sidecar answered with an error status: `code` is its JSON error code (`http_error` when it sent none). */
+export class SidecarRequestError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'SidecarRequestError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** 401: the token was refused (or none was sent where one is needed). */
+export class SidecarTokenRefusedError extends SidecarRequestError {
+  constructor(code: string, message: string) {
+    super(401, code, message);
+    this.name = 'SidecarTokenRefusedError';
+  }
+}
+
+/** What to tell a person when the sidecar refused the token. */
+export const TOKEN_REFUSED_HINT = 'the sidecar refused the token (401): check DISCORD_VOICE_LIVE_SIDECAR_TOKEN or the sidecar.token file';
+
+/** What to tell a person when nothing listens at `baseUrl`. */
+export function notRunningMessage(baseUrl: string): string {
+  return `the sidecar is not running at ${baseUrl} (start it with \`npm run headless\` or the desktop app)`;
+}
 
 export interface SidecarResponse<Body = unknown> {
   status: number;
@@ -30,6 +60,8 @@ export interface SidecarRequestOptions {
   timeoutMs?: number;
   /** Extra request headers (e.g. `idempotency-key`). */
   headers?: Record<string, string>;
+  /** Send `body` (bytes) as is with this type instead of as JSON (POST /frame). */
+  contentType?: string;
 }
 
 export interface SidecarClientOptions {
@@ -52,6 +84,16 @@ function formatSeconds(ms: number): string {
 export function errorMessageOf(body: unknown): string {
   const error = (body as Partial<ApiErrorBody> | null)?.error;
   return error && typeof error.message === 'string' ? `${error.code}: ${error.message}` : JSON.stringify(body);
+}
+
+/** The body of a 2xx answer; any other status as a SidecarRequestError (401: SidecarTokenRefusedError). */
+export function okBody<Body>(response: SidecarResponse<Body>, what: string): Body {
+  if (response.status >= 200 && response.status < 300) return response.body;
+  const error = (response.body as Partial<ApiErrorBody> | null)?.error;
+  const code = typeof error?.code === 'string' ? error.code : 'http_error';
+  const message = typeof error?.message === 'string' ? error.message : `${what} answered ${response.status}`;
+  if (response.status === 401) throw new SidecarTokenRefusedError(code, message);
+  throw new SidecarRequestError(response.status, code, message);
 }
 
 /** Who ended a call, as `GET /leave?by=` names it (routes/bridge.ts STOPPED_BY). */
@@ -101,7 +143,7 @@ export class SidecarClient {
   readonly #missingToken: () => Error;
 
   constructor(options: SidecarClientOptions) {
-    this.baseUrl = options.baseUrl;
+    this.baseUrl = options.baseUrl.replace(/\/$/, '');
     this.#token = options.token;
     this.#missingToken = options.missingToken ?? (() => new SidecarUnavailableError('no sidecar token'));
   }
@@ -110,16 +152,21 @@ export class SidecarClient {
     return this.#token !== undefined;
   }
 
+  /** The bearer header (empty without a token), for callers with their own transport (MCP, /events). */
+  authHeaders(): Record<string, string> {
+    return this.#token ? { authorization: `Bearer ${this.#token}` } : {};
+  }
+
   async request<Body = unknown>(method: SidecarMethod, path: string, body?: unknown, options: SidecarRequestOptions = {}): Promise<SidecarResponse<Body>> {
     const base = this.baseUrl;
     const timeoutMs = options.timeoutMs ?? 30_000;
     // Every route but /health needs the token: say so rather than send a doomed request.
     if (!this.#token && path !== '/health') throw this.#missingToken();
-    const headers: Record<string, string> = { ...options.headers };
-    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { ...options.headers, ...this.authHeaders() };
+    const raw = options.contentType !== undefined && body instanceof Uint8Array;
+    const payload = body === undefined ? undefined : raw ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
     if (payload) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = raw ? options.contentType! : 'application/json';
       headers['content-length'] = String(payload.length);
     }
     // node:http, not fetch: loading undici is a third of a CLI call's start-up CPU (bench/cli.ts).
@@ -143,7 +190,7 @@ export class SidecarClient {
         clearTimeout(timer);
         if (answered) return; // the response's own error/aborted handler says it was cut off
         if (err.code === 'ECONNREFUSED') {
-          reject(new SidecarUnavailableError(`the sidecar is not running at ${base} (start it with \`npm run headless\` or the desktop app)`));
+          reject(new SidecarUnavailableError(notRunningMessage(base)));
         } else if (method !== 'GET' && !NOT_CONNECTED.has(err.code ?? '')) {
           // A POST/PUT/DELETE whose connection broke once it may have gone out may still be acted on.
           reject(new SidecarNoAnswerError(`the connection to the sidecar at ${base} failed after the request may have been sent (${err.message}): outcome unknown`));
@@ -168,6 +215,42 @@ export class SidecarClient {
 
   join(target?: { guild_id: string; channel_id: string }): Promise<SidecarResponse> {
     return this.request('POST', '/join', target ?? {}, { timeoutMs: 60_000 });
+  }
+
+  /** "Stop talking": cut the model's current reply. */
+  interrupt(): Promise<SidecarResponse> {
+    return this.request('POST', '/interrupt', {});
+  }
+
+  mute(muted: boolean): Promise<SidecarResponse<TalkState>> {
+    return this.request('POST', '/mute', { muted });
+  }
+
+  /** Push-to-talk mode (`enabled`) or the talk key (`held`). */
+  ptt(change: { enabled?: boolean; held?: boolean }): Promise<SidecarResponse<TalkState>> {
+    return this.request('POST', '/ptt', change);
+  }
+
+  /** An image for the model to see (POST /frame, the raw body). */
+  pushFrame(image: Uint8Array, mime: 'image/png' | 'image/jpeg' | 'image/webp'): Promise<SidecarResponse> {
+    return this.request('POST', '/frame', image, { contentType: mime });
+  }
+
+  /**
+   * GET `path` as a stream (`/events`), until `signal` aborts: the response once it answered 200,
+   * else a SidecarRequestError with the status (connection failures as in request()).
+   */
+  stream(path: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+    const base = this.baseUrl;
+    return new Promise((resolve, reject) => {
+      const request = http.request(new URL(base + path), { method: 'GET', headers: { accept: 'text/event-stream', ...this.authHeaders() }, signal, agent: false }, (response) => {
+        if (response.statusCode === 200) return resolve(response);
+        response.resume();
+        reject(response.statusCode === 401 ? new SidecarTokenRefusedError('unauthorized', TOKEN_REFUSED_HINT) : new SidecarRequestError(response.statusCode ?? 0, 'http_error', `GET ${path} answered ${response.statusCode}`));
+      });
+      request.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ECONNREFUSED' ? new SidecarUnavailableError(notRunningMessage(base)) : err));
+      request.end();
+    });
   }
 
   leave(by: StoppedBy): Promise<SidecarResponse<{ stopped: boolean; status: unknown }>> {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { errorBody } from './errors.ts';
-import { IMAGE_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
+import { IMAGE_BODY_LIMIT, MAX_PARAM_LENGTH } from '../contracts/sidecar-limits.ts';
 
 /** On every answer (the server's onSend hook), and set by hand on the few sent before any hook can run. */
 export const RESPONSE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' } as const;

@@ -6,11 +6,11 @@ import { errorBody, HttpError } from './errors.ts';
 import { clientConnectionError, clientErrorCode, clientErrorMessage, RESPONSE_HEADERS, routingErrorReply } from './error-replies.ts';
 import { boundedFields, boundedText } from '../input-errors.ts';
 import { allowedHosts, createSecurityHook } from './security.ts';
-import { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
+import { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from '../contracts/sidecar-limits.ts';
 import { DashboardSessions } from './sessions.ts';
 import { guardConnections, type ConnectionGuardOptions } from './connection-guard.ts';
 
-export { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.ts';
+export { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from '../contracts/sidecar-limits.ts';
 export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'application/octet-stream'];
 
 /**

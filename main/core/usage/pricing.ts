@@ -2,7 +2,7 @@
 // (DISCORD_VOICE_LIVE_USAGE_PRICES, a JSON object; see docs/usage.md). The built-in defaults live in
 // one dated table with their sources (PRICE_TABLE); every figure here is an ESTIMATE.
 import { z } from 'zod';
-import type { LiveProviderName } from '../config/index.ts';
+import type { LiveProviderName } from '../api-types.ts';
 import { INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
 
 /**

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../main/core/config/index.ts';
-import { startCore } from '../../../main/core/core.ts';
+import { startCore, type CoreHandle } from '../../../main/core/core.ts';
 import { silentLogger } from '../../../main/core/log/logger.ts';
 import { RestartFailedError, startRestartableCore, type RestartableCore } from '../../../main/core/setup/restartable-core.ts';
 import { DashboardSessions } from '../../../main/core/sidecar/sessions.ts';
@@ -39,7 +39,7 @@ async function holdPort(port: number): Promise<net.Server> {
 }
 
 interface Running {
-  running: RestartableCore;
+  running: RestartableCore<CoreHandle>;
   failed: unknown[];
   lost: unknown[];
   /** The port the next load() puts in the configuration (the "saved" sidecarPort). */

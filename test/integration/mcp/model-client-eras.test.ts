@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServerConnection, type ServerQuestion, type ServerQuestionAnswer } from '../../../main/core/mcp/client/server-connection.ts';
 import { silentLogger } from '../../../main/core/log/logger.ts';
-import { McpServersSchema } from '../../../main/core/mcp/client/config.ts';
+import { McpServersSchema } from '../../../main/core/config/mcp-servers.ts';
 import { waitFor } from '../bridge/signals.ts';
 
 const require = createRequire(import.meta.url);

@@ -26,4 +26,10 @@ describe('import layering', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]!.line).toBe(1);
   });
+
+  it('fails when the renderer takes a wire type from a route module, not from api-types or the client\'s wire-types', async () => {
+    const messages = await lintAs('renderer-imports-route-type.ts', 'renderer/fixture.ts');
+    expect(messages.map((m) => m.line)).toEqual([1]);
+    expect(messages[0]!.message).toContain('main/core/sidecar-client/wire-types.ts');
+  });
 });

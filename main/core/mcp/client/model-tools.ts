@@ -13,7 +13,7 @@ import type { EventHub } from '../../event-hub.ts';
 import type { NotesSink } from '../../ports.ts';
 import type { ToolContext, ToolRegistry } from '../../tools/registry.ts';
 import { ApprovalBroker, ApprovalError, type ApprovalDecision } from './approvals.ts';
-import type { McpServerConfig, ToolPolicy } from './config.ts';
+import type { McpServerConfig, ToolPolicy } from '../../config/mcp-servers.ts';
 import { McpServerConnection, type McpServerReport, type ServerQuestion, type ServerQuestionAnswer } from './server-connection.ts';
 import { AFFIRMATIVE, NEGATIVE, type OwnerQuestions } from '../owner-questions.ts';
 

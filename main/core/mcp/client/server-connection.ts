@@ -11,7 +11,7 @@ import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Cal
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from 'pino';
 import type { McpServerReportView } from '../../api-types.ts';
-import { isStdioServer, type McpServerConfig } from './config.ts';
+import { isStdioServer, type McpServerConfig } from '../../config/mcp-servers.ts';
 import { forgetChild, trackChild } from './child-reaper.ts';
 
 export type McpServerState = McpServerReportView['state'];

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { NOTIFY_MODES } from '../../api-types.ts';
 import type { ToolDeclaration } from '../../ports.ts';
-import { IMAGE_BODY_LIMIT } from '../../sidecar/server.ts';
+import { IMAGE_BODY_LIMIT } from '../../contracts/sidecar-limits.ts';
 import { Refusal } from '../../refusal.ts';
 
 export interface SidecarRequest {

@@ -2,12 +2,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { BridgeError, VoiceTargetError, type BridgeControl } from '../../bridge/types.ts';
-import { FrameError, sniffImageKind } from '../../model/frame-converter.ts';
+import { VoiceTargetError, type BridgeControl } from '../../bridge/types.ts';
+import { sniffImageKind } from '../../model/frame-converter.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { acceptImageBodies, IMAGE_BODY_LIMIT } from '../server.ts';
 import { zodErrorMessage } from '../../input-errors.ts';
+import { bridgeHttpError } from './bridge-errors.ts';
 import { registerSpokenTextRoutes } from './spoken-text.ts';
 
 export interface BridgeRouteDeps {
@@ -29,25 +30,6 @@ export const STOPPED_BY = {
   mcp: 'stopped by an MCP client',
 } as const;
 const StopQuery = z.object({ by: z.enum(Object.keys(STOPPED_BY) as [keyof typeof STOPPED_BY]).optional() }).strict();
-
-/** BridgeError (and an image that does not decode) → the HTTP answer a client can act on. */
-export function bridgeHttpError(err: unknown): unknown {
-  if (err instanceof FrameError) return new HttpError(err.code === 'image_too_large' ? 413 : 400, err.code, err.message);
-  if (!(err instanceof BridgeError)) return err;
-  switch (err.code) {
-    case 'already_active':
-    case 'no_call':
-    case 'cancelled':
-      return new HttpError(409, err.code, err.message);
-    case 'not_configured':
-      return new HttpError(503, err.code, err.message);
-    case 'daily_cap_reached':
-      return new HttpError(429, err.code, err.message);
-    case 'join_failed':
-    case 'model_failed':
-      return new HttpError(502, err.code, err.message);
-  }
-}
 
 /**
  * A failure while parsing a multipart body. busboy reports a malformed body (no boundary, a part

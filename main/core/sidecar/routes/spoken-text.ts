@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { BridgeControl, SpokenVerb } from '../../bridge/types.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
-import { bridgeHttpError } from './bridge.ts';
+import { bridgeHttpError } from './bridge-errors.ts';
 
 export const SAY_MAX_CHARS = 2000;
 

@@ -5,15 +5,17 @@
 // derives the 2026-07-28 headers (`MCP-Protocol-Version`, `Mcp-Method`) from each message's own
 // `_meta` envelope and leaves 2025-era messages (and their session) untouched, so the relay never
 // needs to know which era its client speaks. stdout carries only protocol; diagnostics go to stderr.
+// Where the sidecar is, the token, and how a refused connection or token is worded come from the one
+// typed sidecar client (client.ts); only the JSON-RPC transport is the MCP SDK's.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Readable, Writable } from 'node:stream';
+import { notRunningMessage, TOKEN_REFUSED_HINT, type SidecarClient } from './client.ts';
 
 export interface StdioBridgeOptions {
-  /** e.g. http://127.0.0.1:18943/mcp */
-  url: string;
-  token: string | undefined;
+  /** The running sidecar (its base URL and token); the relay talks to its `/mcp`. */
+  client: SidecarClient;
   stdin?: Readable;
   stdout?: Writable;
   /** One line per problem (the sidecar is down, the token is wrong). */
@@ -26,11 +28,11 @@ function httpStatusOf(err: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-function reasonOf(err: unknown, url: string): string {
+function reasonOf(err: unknown, baseUrl: string): string {
   const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code === 'ECONNREFUSED') return `the sidecar is not running at ${new URL(url).origin} (start it with \`npm run headless\` or the desktop app)`;
+  if (cause?.code === 'ECONNREFUSED') return notRunningMessage(baseUrl);
   const message = err instanceof Error ? err.message : String(err);
-  if (httpStatusOf(err) === 401) return 'the sidecar refused the token (401): check DISCORD_VOICE_LIVE_SIDECAR_TOKEN or the sidecar.token file';
+  if (httpStatusOf(err) === 401) return TOKEN_REFUSED_HINT;
   return `the sidecar did not accept the request: ${message}`;
 }
 
@@ -39,7 +41,9 @@ const REPLAYED_INITIALIZE_ID = 'live-voice-bridge-reinitialize';
 
 /** Resolves when stdin ends (the client went away). */
 export async function runStdioBridge(options: StdioBridgeOptions): Promise<void> {
-  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+  const { client } = options;
+  const headers = client.authHeaders();
+  const url = new URL(`${client.baseUrl}/mcp`);
   const stdio = new StdioServerTransport(options.stdin, options.stdout);
   let closed = false;
   /** The client's own initialize, replayed when the sidecar forgot the session (it restarted). */
@@ -47,12 +51,12 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   let reinitializing: Promise<void> | undefined;
 
   const connect = (): StreamableHTTPClientTransport => {
-    const transport = new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers } });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     transport.onmessage = (message) => {
       if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REPLAYED_INITIALIZE_ID) return;
       void stdio.send(message).catch(() => undefined);
     };
-    transport.onerror = (err) => options.warn(reasonOf(err, options.url));
+    transport.onerror = (err) => options.warn(reasonOf(err, client.baseUrl));
     return transport;
   };
   let http = connect();
@@ -89,7 +93,7 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
         failure = err;
       }
     }
-    const reason = reasonOf(failure, options.url);
+    const reason = reasonOf(failure, client.baseUrl);
     options.warn(reason);
     // A request must get an answer, or the client waits forever.
     if (isJSONRPCRequest(message)) await stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } }).catch(() => undefined);
