@@ -4,6 +4,9 @@ import type { HealthReport } from '../api-types.ts';
 import { healthVerdict, type HealthInputs } from '../health-verdict.ts';
 import type { HealthPart } from '../lifecycle.ts';
 
+/** The report's fields in the order /health has always written them (a person reads it with curl). */
+const FIELD_ORDER: readonly (keyof HealthReport)[] = ['version', 'uptime_s', 'pid', 'node', 'bridge', 'connections', 'live_model', 'audio', 'metrics', 'memory', 'native', 'faults', 'dave', 'muted', 'talk', 'usage'];
+
 export function assembleHealth(parts: readonly HealthPart[]): HealthReport {
   const report: Partial<HealthReport> = {};
   const inputs: Partial<HealthInputs> = {};
@@ -20,5 +23,6 @@ export function assembleHealth(parts: readonly HealthPart[]): HealthReport {
     discordBot: { configured: false, loggedIn: false },
     ...inputs,
   } as HealthInputs);
-  return { ...verdict, ...report } as HealthReport;
+  const ordered = Object.fromEntries(FIELD_ORDER.filter((key) => key in report).map((key) => [key, report[key]]));
+  return { ...verdict, ...ordered, ...report } as HealthReport;
 }
