@@ -3,15 +3,15 @@
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../core/config/index.ts';
 import { createLogger } from '../core/log/logger.ts';
-import { SHUTDOWN_BUDGET_MS, startCore } from '../core/core.ts';
+import { SHUTDOWN_BUDGET_MS } from '../core/core.ts';
+import { Lifecycle } from '../core/lifecycle.ts';
 import { handleShutdownSignals } from '../core/shutdown-signals.ts';
 import { installLastResortHandlers } from '../core/process-guard.ts';
 import { createConfSettingsStore } from '../core/settings/conf-store.ts';
-import { startRestartableCore } from '../core/setup/restartable-core.ts';
 import { privateFileVault } from '../core/setup/private-file-vault.ts';
-import { DashboardSessions } from '../core/sidecar/sessions.ts';
 import { redactText } from '../core/tools/helpers/index.ts';
 import { terminalLogFormat } from '../core/log/terminal-format.ts';
+import { headlessCoreCapability } from './headless-core.ts';
 import { unconfiguredParagraph } from './terminal.ts';
 
 function loadCliConfig() {
@@ -39,22 +39,11 @@ async function runHeadless(): Promise<number> {
   const config = await load();
   const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
   installLastResortHandlers(logger);
-  // "Restart now" on the page restarts the core in this process with the saved settings; dashboard
-  // sign-ins survive it, so the page reconnects by itself.
-  const sessions = new DashboardSessions();
+  // The shell's lifecycle: one capability (the restartable core), one stop list (lifecycle.ts).
+  const life = new Lifecycle({ budgetMs: SHUTDOWN_BUDGET_MS, log: logger });
   // Neither the saved settings nor the previous ones start after a restart: nothing runs, so exit 1.
   let exitLost: (code: number) => void = (code) => void (process.exitCode = code);
-  const running = await startRestartableCore({
-    initial: config,
-    load,
-    start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, lastRestart, sessions }),
-    onRestarted: (next) => process.stdout.write(`Restarted with the saved settings: sidecar on ${next.sidecarUrl}\n`),
-    onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [err instanceof Error ? err.message : String(err)] }, 'restart: the saved settings were not applied; the core runs with the previous ones'),
-    onLost: (err) => {
-      logger.fatal({ problems: [err.message] }, 'restart: no core could be started; exiting');
-      exitLost(1);
-    },
-  });
+  const running = await life.start(headlessCoreCapability, { initial: config, load, logger, settingsStore, onLost: () => exitLost(1) });
   process.stdout.write(`Live Voice Bridge sidecar on ${running.core.sidecarUrl} — dashboard: ${running.core.loginUrl()}\n`);
   const unconfigured = unconfiguredParagraph(running.core.missing, path.resolve('.env'));
   if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);
@@ -63,19 +52,12 @@ async function runHeadless(): Promise<number> {
     // Ours alone: no library may re-raise the signal or exit on our behalf (see shutdown-signals.ts).
     handleShutdownSignals((signal) => {
       logger.info({ signal }, 'shutting down');
-      // core.stop() bounds itself (SHUTDOWN_BUDGET_MS); this is the net under it.
+      // The stop list bounds itself (SHUTDOWN_BUDGET_MS); this is the net under it.
       setTimeout(() => {
         logger.error('shutdown did not finish in time; exiting');
         resolve(0);
       }, SHUTDOWN_BUDGET_MS + 1000).unref();
-      // A restart in progress finishes first, so the core it starts is the one stopped.
-      running.settled().then(() => running.core.stop()).then(
-        () => resolve(0),
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          resolve(1);
-        },
-      );
+      void life.stop().then(() => resolve(0));
     });
   });
 }

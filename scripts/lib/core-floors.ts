@@ -8,8 +8,8 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['api-types.ts', 'contracts', 'faults.ts', 'input-errors.ts', 'refusal.ts', 'private-dir.ts', 'persona.ts', 'shutdown-signals.ts', 'idle-memory-trim.ts', 'log'],
   // 1: the seams (ports.ts) and the event fan-out, on the contracts.
   ['ports.ts', 'event-hub.ts', 'health-verdict.ts', 'process-guard.ts'],
-  // 2: leaves: audio graph, tool registry, notes, token/cost accounting.
-  ['audio', 'tools', 'notes', 'usage'],
+  // 2: leaves: audio graph, tool registry, notes, token/cost accounting, the lifecycle runner.
+  ['audio', 'tools', 'notes', 'usage', 'lifecycle.ts'],
   // 3: the configuration loader (prices and MCP server lists are parsed by the leaves' schemas).
   ['config'],
   // 4: settings, the model providers, notifications.
@@ -20,8 +20,13 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['voice'],
   // 7: the room, the native-pieces report, the sidecar's HTTP routes.
   ['room', 'native', 'sidecar'],
-  // 8: the composition root, and the typed client of the sidecar (its wire types come from below).
-  ['core.ts', 'sidecar-client'],
+  // 8: the core's outside contract (options, handle), and the typed client of the sidecar (its wire
+  // types come from below).
+  ['core-contract.ts', 'sidecar-client'],
+  // 9: the capabilities: each starts one part of the core on the lifecycle (lifecycle.ts).
+  ['capabilities'],
+  // 10: the composition root: the capabilities in dependency order.
+  ['core.ts'],
 ];
 
 /** The floor of a repository-relative path under main/core, or undefined. */

@@ -25,7 +25,7 @@ describe('the floors rule', () => {
   it('fails on a type-only import up a floor (setup → core.ts)', async () => {
     const errors = await floorErrors('core-imports-type-up.ts', 'main/core/setup/fixture.ts');
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.message).toContain('may not import floor 8 core.ts');
+    expect(errors[0]!.message).toContain('may not import floor 10 core.ts');
   });
 
   it('fails on an import of a neighbour on the same floor (model → notify, both floor 4)', async () => {
