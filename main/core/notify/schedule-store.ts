@@ -96,7 +96,7 @@ export class ScheduleStore {
   readonly #lockFile: string;
   readonly #lockTiming: { staleMs: number; waitMs: number };
   readonly #compactMinGarbage: number;
-  readonly #onExternalChange?: ScheduleStoreOptions['onExternalChange'];
+  #onExternalChange: ScheduleStoreOptions['onExternalChange'];
   readonly #index = new ScheduleIndex();
   /** Valid lines in the file (live + superseded), to decide when to compact. */
   #lines = 0;
@@ -222,6 +222,11 @@ export class ScheduleStore {
       this.#catchUp();
       return this.#compactNow(prune ?? this.#pruneIf ?? undefined);
     });
+  }
+
+  /** Who is told of other programs' edits once they are read in (replaces the option's listener). */
+  setExternalChangeListener(listener: NonNullable<ScheduleStoreOptions['onExternalChange']>): void {
+    this.#onExternalChange = listener;
   }
 
   /** The retention rule applied by every compaction (background or explicit). */
