@@ -15,7 +15,7 @@ import type { Config } from './config/index.ts';
 import { EventHub } from './event-hub.ts';
 import { ensurePrivateDir } from './private-dir.ts';
 import { healthVerdict } from './health-verdict.ts';
-import { IdleMemoryTrim, retireMemoryReducerAtStart } from './idle-memory-trim.ts';
+import { IdleMemoryTrim } from './idle-memory-trim.ts';
 import { moduleLogger } from './log/logger.ts';
 import { configuredModel, PROVIDER_KEY_VARIABLE, ProviderSelector } from './model/select.ts';
 import { NotesArchive } from './notes/notes-archive.ts';
@@ -127,10 +127,6 @@ async function closeHalfStarted(opened: (() => unknown)[], log: Logger): Promise
 async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promise<CoreHandle> {
   const { config, logger } = options;
   const log = moduleLogger(logger, 'core');
-  // First, while the process is young enough for it to be safe: the idle memory trim (below) does the
-  // reducer's job, whose own GCs would land in the first call. See idle-memory-trim.ts.
-  const reducer = retireMemoryReducerAtStart();
-  if (reducer !== 'retired') log.debug({ reducer, uptime_s: Math.round(process.uptime()) }, 'V8 memory reducer left running');
   const startedAt = Date.now();
   const voiceUsers = config.paths.voiceUsers;
   ensurePrivateDir(voiceUsers);
@@ -392,8 +388,8 @@ async function openCore(options: CoreOptions, opened: (() => unknown)[]): Promis
   };
 
   // Start-up and request bursts leave garbage and a grown young generation behind: return them once
-  // quiet (no request for IDLE_TRIM_QUIET_MS, not in a call), in place of V8's memory reducer (retired
-  // at the top of openCore). See idle-memory-trim.ts.
+  // quiet (no request for IDLE_TRIM_QUIET_MS, not in a call), sooner than V8's memory reducer would;
+  // opt-in: only in a process started with --expose-gc (core-node-flags.ts). See idle-memory-trim.ts.
   const memoryTrim = new IdleMemoryTrim({
     quietMs: IDLE_TRIM_QUIET_MS,
     mayTrim: () => ['idle', 'stopped', 'error'].includes(bridge.status().state),
