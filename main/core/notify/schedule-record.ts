@@ -164,3 +164,28 @@ export function serializeSchedule(entries: readonly StoredNotification[]): strin
 
 /** When the entry is next due: a retry time if one is set, else its fire time. */
 export const dueAt = (e: StoredNotification): number => e.next_attempt_at ?? e.fire_at_epoch;
+
+/**
+ * An idempotency key for the entry a change creates (POST /schedule's Idempotency-Key): written in
+ * the same appended line as the entry, so the key is exactly as durable as the entry, across
+ * restarts and processes.
+ */
+export interface IdempotencyKey {
+  key: string;
+  request_hash: string;
+  /** Epoch seconds: now, and how long the key is remembered. */
+  now: number;
+  ttlSeconds: number;
+}
+
+/** A creation refused because the key already created `entry` (same body) or was used for another body. */
+export class IdempotentReplay extends Error {
+  readonly entry: StoredNotification;
+  readonly sameRequest: boolean;
+  constructor(entry: StoredNotification, sameRequest: boolean) {
+    super(sameRequest ? `idempotency key already created ${entry.id}` : `idempotency key already used for a different request (${entry.id})`);
+    this.name = 'IdempotentReplay';
+    this.entry = entry;
+    this.sameRequest = sameRequest;
+  }
+}

@@ -25,12 +25,12 @@ import { removeStaleTemps, replaceFileSync, rewriteTempPath, syncDir } from './s
 import { ScheduleIndex, type Page, type PageQuery } from './schedule-index.ts';
 import { acquireScheduleLock, DEFAULT_LOCK_WAIT_MS, removeLockDir, touchLock } from './schedule-lock.ts';
 import { ScheduleFileWatch } from './schedule-watch.ts';
-import { parseScheduleLine, readScheduleFile, serializeSchedule, type StoredNotification } from './schedule-record.ts';
+import { IdempotentReplay, parseScheduleLine, readScheduleFile, serializeSchedule, type IdempotencyKey, type StoredNotification } from './schedule-record.ts';
 
 // The file format and the in-memory index live beside the store; what other code imported from here
 // is still exported from here.
 export { pidAlive } from './schedule-lock.ts';
-export { dueAt, parseScheduleText, scheduleFilePath, serializeSchedule, SCHEDULE_FILE_NAME, storedNotificationSchema, type ReadResult, type StoredNotification } from './schedule-record.ts';
+export { dueAt, IdempotentReplay, parseScheduleText, scheduleFilePath, serializeSchedule, SCHEDULE_FILE_NAME, storedNotificationSchema, type IdempotencyKey, type ReadResult, type StoredNotification } from './schedule-record.ts';
 export { encodeCursor, InvalidCursorError, type Page, type PageQuery } from './schedule-index.ts';
 
 interface FileIdentity {
@@ -63,31 +63,6 @@ export interface ScheduleStoreOptions {
    * filesystem whose watch stays silent), so an idle store wakes once a minute, not every 2 s.
    */
   statIntervalMs?: number;
-}
-
-/**
- * An idempotency key for the entry a change creates (POST /schedule's Idempotency-Key): written in
- * the same appended line as the entry, so the key is exactly as durable as the entry, across
- * restarts and processes.
- */
-export interface IdempotencyKey {
-  key: string;
-  request_hash: string;
-  /** Epoch seconds: now, and how long the key is remembered. */
-  now: number;
-  ttlSeconds: number;
-}
-
-/** A creation refused because the key already created `entry` (same body) or was used for another body. */
-export class IdempotentReplay extends Error {
-  readonly entry: StoredNotification;
-  readonly sameRequest: boolean;
-  constructor(entry: StoredNotification, sameRequest: boolean) {
-    super(sameRequest ? `idempotency key already created ${entry.id}` : `idempotency key already used for a different request (${entry.id})`);
-    this.name = 'IdempotentReplay';
-    this.entry = entry;
-    this.sameRequest = sameRequest;
-  }
 }
 
 export class ScheduleStore {
