@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fillSchedule } from './lib/store-fill.ts';
+import { CORE_NODE_FLAGS } from '../main/core/core-node-flags.ts';
 
 const CORE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'store-core.ts');
 const ENTRIES = Number(process.env.PROBE_ENTRIES ?? 100_000);
 const IDLE_S = Number(process.env.PROBE_IDLE_S ?? 75);
-const CORE_ARGS = (process.env.PROBE_CORE_ARGS ?? '--trace-gc').split(' ').filter(Boolean);
+const CORE_ARGS = [...CORE_NODE_FLAGS, ...(process.env.PROBE_CORE_ARGS ?? '--trace-gc').split(' ').filter(Boolean)];
 const TOKEN = randomBytes(24).toString('hex');
 
 const home = mkdtempSync(path.join(tmpdir(), 'lvb-store-probe-'));

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuPercent, percentiles, readProc, round } from './lib/latency-proc.ts';
 import { fillSchedule } from './lib/store-fill.ts';
+import { CORE_NODE_FLAGS } from '../main/core/core-node-flags.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CORE = path.join(HERE, 'lib', 'store-core.ts');
@@ -43,7 +44,7 @@ interface Core {
 
 function startCore(home: string): Promise<Core> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CORE, home, TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, CORE, home, TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();

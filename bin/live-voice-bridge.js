@@ -8,6 +8,7 @@
 // PATH still starts with the machine's Node 20), or says how to get one.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const root = new URL('../', import.meta.url);
 const built = new URL('dist/main/cli.js', root);
@@ -30,11 +31,18 @@ function olderThan(version, minimum) {
   return false;
 }
 
+// The core's start-up options (main/core/core-node-flags.ts, which test/unit/core-node-flags.test.ts
+// keeps equal to this list; docs/performance.md, "Memory without internals"): options Node documents,
+// given on the command line of the process that runs the core, never set at run time.
+const CORE_NODE_FLAGS = ['--max-semi-space-size=1'];
+const command = process.argv[2] ?? 'headless';
+const coreFlags = command === 'headless' || command === 'demo' ? CORE_NODE_FLAGS : [];
+
 const minimum = /(\d+\.\d+\.\d+)/.exec(JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).engines.node)[1];
 if (olderThan(process.versions.node, minimum)) {
   const projectNode = new URL('.tools/node22/bin/node', root);
   if (existsSync(projectNode) && process.env.LVB_NODE_HANDOVER !== '1') {
-    const child = spawnSync(projectNode.pathname, [entry.pathname, ...process.argv.slice(2)], {
+    const child = spawnSync(projectNode.pathname, [...coreFlags, entry.pathname, ...process.argv.slice(2)], {
       stdio: 'inherit',
       env: { ...process.env, LVB_NODE_HANDOVER: '1' },
     });
@@ -46,5 +54,11 @@ if (olderThan(process.versions.node, minimum)) {
       'Run ./scripts/demo.sh once (it puts a new enough Node in .tools/), or: source scripts/use-node22.sh\n',
   );
   process.exit(2);
+}
+// A command that runs the core becomes `node <options> <entry>` in this same process (execve keeps the
+// pid, stdio and signals: nothing is left behind to forward them); where execve does not exist
+// (Windows) it runs here with V8's defaults.
+if (coreFlags.some((flag) => !process.execArgv.includes(flag)) && typeof process.execve === 'function') {
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...coreFlags, fileURLToPath(entry), ...process.argv.slice(2)], process.env);
 }
 await import(entry.href);

@@ -7,4 +7,5 @@ lvb_bootstrap
 # The compiled core (built when main/ changed): from TypeScript source Node's type stripper would stay
 # resident in the core, 24-30 MB more (scripts/lib/core-build.mjs).
 node scripts/lib/core-build.mjs ensure
-exec node dist/main/cli.js demo "$@"
+# The core's start-up options (main/core/core-node-flags.ts; docs/performance.md, "Memory").
+exec node --max-semi-space-size=1 dist/main/cli.js demo "$@"

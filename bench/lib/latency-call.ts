@@ -22,6 +22,7 @@ import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-ca
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
 import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
+import { CORE_NODE_FLAGS } from '../../main/core/core-node-flags.ts';
 import { cpuPercent, cpuWindows, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 import { BENCH_HOLDS_REPLY, modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
 
@@ -275,9 +276,10 @@ export async function health(base: string, token: string): Promise<BenchHealth> 
   return healthSchema.parse((await getJson(`${base}/health`, token)).body);
 }
 
-export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI): { child: ChildProcess; output: () => string } {
+/** `nodeFlags`: the core's start-up options, by default those every launcher passes (core-node-flags.ts). */
+export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI, nodeFlags: readonly string[] = CORE_NODE_FLAGS): { child: ChildProcess; output: () => string } {
   if (cli === BUILT_CLI && !ensureBuilt()) throw new Error('could not compile the core into dist/ (tsc output above)');
-  const child = spawn(process.execPath, [cli, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, cli, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
   child.stdout?.on('data', keep);
@@ -323,7 +325,7 @@ export interface BenchCore {
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */
-export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string; env?: Record<string, string> } = {}): Promise<BenchCore> {
+export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string; env?: Record<string, string>; nodeFlags?: readonly string[] } = {}): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
   const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
   const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
@@ -334,7 +336,7 @@ export async function startBenchCore(options: { provider?: BenchProvider; extraU
   if (options.extraUsers) env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users.filter((u) => !u.bot).map((u) => u.id).join(',');
   if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
   Object.assign(env, options.env);
-  const { child, output } = startCoreChild(env, home, options.cli);
+  const { child, output } = startCoreChild(env, home, options.cli, options.nodeFlags);
   const close = async (): Promise<void> => {
     await stopChild(child);
     await model.close().catch(() => undefined);

@@ -9,7 +9,7 @@
 //   launcher did before they ran the compiled core: Node's type stripper then stays in the process.
 // About 13 minutes in all; the default bench run stays short.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { IDLE_SETTLE_MS, SOURCE_CLI, runBenchCall, startBenchCore } from './latency-call.ts';
+import { IDLE_SETTLE_MS, SOURCE_CLI, runBenchCall, startBenchCore, type BenchCore } from './latency-call.ts';
 import { readProc } from './latency-proc.ts';
 
 export const MEMORY_TARGETS = { rss_flatness_mb: 10, rss_after_requests_over_idle_mb: 20 } as const;
@@ -51,6 +51,33 @@ async function longCall(progress: (line: string) => void): Promise<MemoryRunResu
   };
 }
 
+/** The issue's probe: BURSTS × PER_BURST sidecar requests, CONCURRENCY at a time. Counts the answers. */
+export async function sendRequestBursts(core: Pick<BenchCore, 'base' | 'token'>): Promise<{ sent: number; answered2xx: number; errors: number }> {
+  let answered2xx = 0;
+  let errors = 0;
+  const headers = { authorization: `Bearer ${core.token}`, 'content-type': 'application/json' };
+  for (const burst of BURSTS) {
+    const [method, route] = burst.split(' ') as [string, string];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < PER_BURST) {
+        const i = next++;
+        const body = method === 'POST' ? JSON.stringify({ text: `bench reminder ${i}`, delay_seconds: 86_400, mode: 'dm' }) : undefined;
+        try {
+          const res = await fetch(`${core.base}${route}`, { method, headers: body ? headers : { authorization: headers.authorization }, ...(body ? { body } : {}) });
+          await res.arrayBuffer();
+          if (res.status < 300) answered2xx++;
+          else errors++;
+        } catch {
+          errors++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  }
+  return { sent: BURSTS.length * PER_BURST, answered2xx, errors };
+}
+
 async function requestBursts(progress: (line: string) => void): Promise<MemoryRunResult['requests']> {
   const core = await startBenchCore();
   try {
@@ -61,28 +88,7 @@ async function requestBursts(progress: (line: string) => void): Promise<MemoryRu
     const sampler = setInterval(() => (rssMaxMb = Math.max(rssMaxMb, rss())), 1000);
     progress(`memory: ${BURSTS.length * PER_BURST} requests on a fresh core (idle ${rssIdleMb.toFixed(1)} MB)`);
     const started = performance.now();
-    let answered2xx = 0;
-    let errors = 0;
-    const headers = { authorization: `Bearer ${core.token}`, 'content-type': 'application/json' };
-    for (const burst of BURSTS) {
-      const [method, route] = burst.split(' ') as [string, string];
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < PER_BURST) {
-          const i = next++;
-          const body = method === 'POST' ? JSON.stringify({ text: `bench reminder ${i}`, delay_seconds: 86_400, mode: 'dm' }) : undefined;
-          try {
-            const res = await fetch(`${core.base}${route}`, { method, headers: body ? headers : { authorization: headers.authorization }, ...(body ? { body } : {}) });
-            await res.arrayBuffer();
-            if (res.status < 300) answered2xx++;
-            else errors++;
-          } catch {
-            errors++;
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    }
+    const { answered2xx, errors } = await sendRequestBursts(core);
     const seconds = (performance.now() - started) / 1000;
     const rssAfterRequestsMb = rss();
     await sleep(AFTER_REQUESTS_MS);

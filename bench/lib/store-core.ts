@@ -1,13 +1,13 @@
 // The process measured by `npm run bench:store`: the real scheduler (journal store), notifier and
 // notes archive behind the real sidecar routes, nothing else, so /proc readings are theirs alone.
-// Like the core (core.ts), it retires V8's memory reducer first thing and gives back start-up and
-// request garbage with one memory-reducing GC once it has been quiet for 5 s (IdleMemoryTrim), so
-// the idle reading is the store's, not V8's later one-off clean-up of the loaded index.
+// Like the core (core.ts) it has the opt-in idle trim (IdleMemoryTrim: one full GC once quiet for
+// 5 s, only when started with --expose-gc); bench/store.ts starts it with the core's start-up options
+// (main/core/core-node-flags.ts), as the launchers start the core.
 // Prints `READY <port> <startupMs>` once the schedule is loaded and running; startupMs is the time
 // scheduler.start() took (reading, validating and indexing the file).
 import path from 'node:path';
 import pino from 'pino';
-import { IdleMemoryTrim, retireMemoryReducerAtStart } from '../../main/core/idle-memory-trim.ts';
+import { IdleMemoryTrim } from '../../main/core/idle-memory-trim.ts';
 import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
 import { createNotifier } from '../../main/core/notify/dispatcher.ts';
 import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
@@ -17,7 +17,6 @@ import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
 import { createSidecar } from '../../main/core/sidecar/server.ts';
 
 const [home, token] = process.argv.slice(2);
-if (retireMemoryReducerAtStart() !== 'retired') throw new Error('could not retire V8\'s memory reducer at start-up');
 const logger = pino({ level: 'silent' });
 const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabled: false, logger });
 // The cap is raised so the bench can fill the schedule to 100,000.

@@ -1,6 +1,6 @@
 // Start-up and request bursts leave garbage and a grown young generation behind: return them once
-// quiet (no request for IDLE_TRIM_QUIET_MS, not in a call), in place of V8's memory reducer (retired
-// by the process capability). See idle-memory-trim.ts.
+// quiet (no request for IDLE_TRIM_QUIET_MS, not in a call), sooner than V8's memory reducer would;
+// opt-in: only in a process started with --expose-gc (core-node-flags.ts). See idle-memory-trim.ts.
 import type { Logger } from 'pino';
 import type { BridgeControl } from '../bridge/types.ts';
 import type { EventHub } from '../event-hub.ts';

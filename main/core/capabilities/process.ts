@@ -7,7 +7,6 @@ import { VERSION_LABEL } from '../api-types.ts';
 import type { Config } from '../config/index.ts';
 import { EventHub } from '../event-hub.ts';
 import { faultCounts } from '../faults.ts';
-import { retireMemoryReducerAtStart } from '../idle-memory-trim.ts';
 import type { Capability } from '../lifecycle.ts';
 import { moduleLogger } from '../log/logger.ts';
 import { PROVIDER_KEY_VARIABLE } from '../model/select.ts';
@@ -46,10 +45,6 @@ export const processCapability: Capability<ProcessDeps, ProcessApi> = {
   name: 'process',
   start({ config, logger, opus: givenOpus }) {
     const log = moduleLogger(logger, 'core');
-    // First, while the process is young enough for it to be safe: the idle memory trim does the
-    // reducer's job, whose own GCs would land in the first call. See idle-memory-trim.ts.
-    const reducer = retireMemoryReducerAtStart();
-    if (reducer !== 'retired') log.debug({ reducer, uptime_s: Math.round(process.uptime()) }, 'V8 memory reducer left running');
     const startedAt = Date.now();
     ensurePrivateDir(config.paths.voiceUsers);
     const token = ensureSidecarToken(config.paths.voiceUsers, config.sidecar.token, config.sidecar.tokenFile);

@@ -1,0 +1,88 @@
+// Who owns a delivery claim, and whether that owner can still be running. A claim names its
+// scheduler as `<pid>:<instance>`, the instance being `<process start time>-<random>` where /proc
+// exists, so a claim is judged by its OWNER identity, not just its pid: a claim made in this process
+// by a scheduler that is no longer running (an in-process core restart, or PID 1 again in a
+// restarted container) is abandoned at once; one by another pid is abandoned when that process is
+// gone, a zombie, or a different process that reused the pid (its start time differs from the one in
+// the owner). The lease is the backstop. An abandoned claim is failed, never re-sent: the send may
+// have happened.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { unclaimed } from './delivery-claim.ts';
+import { pidAlive, type ScheduleStore, type StoredNotification } from './schedule-store.ts';
+
+/** Owners of the schedulers running in this process (a claim by any other owner with our pid is stale). */
+const liveOwners = new Set<string>();
+
+/** Start time of `pid` (clock ticks since boot) and whether it is a zombie, from /proc (Linux); null elsewhere or when gone. */
+export function procStat(pid: number): { start: string; zombie: boolean } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm)": state is the 1st, starttime the 20th (field 22 of proc(5)).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ? { start: fields[19], zombie: fields[0] === 'Z' || fields[0] === 'X' } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `<pid>:<instance>`, the instance being `<process start time>-<random>` where /proc exists. */
+export function newOwnerId(): string {
+  const start = procStat(process.pid)?.start;
+  return `${process.pid}:${start ? `${start}-` : ''}${randomBytes(4).toString('hex')}`;
+}
+
+/** `owner` may take claims from now on (registered before its first claim is written). */
+export function markOwnerLive(owner: string): void {
+  liveOwners.add(owner);
+}
+
+/** `owner` has stopped: a claim of its own left in the file is abandoned, even to a scheduler in this process. */
+export function markOwnerStopped(owner: string): void {
+  liveOwners.delete(owner);
+}
+
+/** Whether the scheduler named by a claim's `owner` (made by process `pid`) can still be running. */
+export function ownerAlive(claimOwner: string, pid: number): boolean {
+  if (pid === process.pid) return liveOwners.has(claimOwner);
+  if (!pidAlive(pid)) return false;
+  const stat = procStat(pid);
+  if (!stat) return true; // no /proc (or unreadable): the pid exists; the lease decides
+  if (stat.zombie) return false;
+  // The owner carries its process's start time: a different one means the pid was reused.
+  const recorded = /^\d+:(\d+)-/.exec(claimOwner)?.[1];
+  return recorded === undefined || recorded === stat.start;
+}
+
+/** Whether a `delivering` entry's claim has no live owner (`owner`: the asking scheduler, whose claims are in flight). */
+export function claimAbandoned(e: StoredNotification, now: number, owner: string): boolean {
+  if (e.state !== 'delivering') return false;
+  if (!e.claim) return true;
+  if (e.claim.owner === owner) return false; // ours, in flight
+  if (e.claim.lease_until <= now) return true;
+  return !ownerAlive(e.claim.owner, e.claim.pid);
+}
+
+/**
+ * Claims whose owner is gone are marked `failed` ("interrupted"): the user may have got the entry
+ * once, never twice. `ownClaims`: how many claims the asking scheduler holds now (when every
+ * `delivering` entry is one of them, the file is not touched: null). Returns the records written.
+ */
+export async function failAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
+  if ((store.counts().delivering ?? 0) <= ownClaims) return null;
+  return store.transact(() => {
+    const now = nowS();
+    const write: StoredNotification[] = [];
+    for (const e of store.values()) {
+      if (!claimAbandoned(e, now, owner)) continue;
+      write.push({
+        ...unclaimed(e, now),
+        state: 'failed',
+        last_error: `interrupted during delivery attempt ${e.attempts} (the process stopped after it started sending); not retried so it is never sent twice — it may have been delivered once`,
+      });
+      log.warn({ id: e.id }, 'scheduled notification was interrupted mid-delivery; marked failed');
+    }
+    return { value: write, write };
+  });
+}

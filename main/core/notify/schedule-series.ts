@@ -1,0 +1,89 @@
+// Repeating reminders as the scheduler sees them: each occurrence is its own entry, and a series is
+// the entries whose `repeat.series` names the same first id (the rule itself is repeat.ts's). Also
+// the record a new request creates, once or the first of a series.
+import { randomBytes } from 'node:crypto';
+import { nextInSeries, nextOccurrence, RepeatRuleError, resolveRepeat, systemTimezone } from './repeat.ts';
+import type { ScheduleStore, StoredNotification } from './schedule-store.ts';
+import { NotifyInputError } from './types.ts';
+import type { ScheduleRequest } from './validation.ts';
+
+type ResolvedRepeat = { rule: string; cron: string; timezone: string };
+
+/** The request's repeat rule resolved in its timezone (default: this machine's), or null. */
+export function resolveRequestRepeat(req: ScheduleRequest, now: number): ResolvedRepeat | null {
+  if (req.repeat === undefined) return null;
+  try {
+    return resolveRepeat({ rule: req.repeat, timezone: req.timezone ?? systemTimezone(), at: req.at, firstFireEpoch: req.delay_seconds !== undefined ? now + req.delay_seconds : undefined });
+  } catch (err) {
+    if (err instanceof RepeatRuleError) throw new NotifyInputError(err.code, err.message);
+    throw err;
+  }
+}
+
+/** The entry a valid request creates at `now` (a series' first occurrence when it repeats). */
+export function newScheduledRecord(req: ScheduleRequest, repeat: ResolvedRepeat | null, now: number): StoredNotification {
+  const id = `n-${randomBytes(6).toString('hex')}`;
+  const fireAt = req.delay_seconds !== undefined ? now + req.delay_seconds : repeat ? nextOccurrence(repeat, now) : null;
+  if (fireAt === null) throw new NotifyInputError('bad_repeat', 'repeat: the rule has no future occurrence');
+  const record: StoredNotification = {
+    id,
+    text: req.text,
+    mode: req.mode,
+    delay_seconds: req.delay_seconds ?? Math.max(0, Math.round(fireAt - now)),
+    fire_at_epoch: fireAt,
+    created_at: now,
+    state: 'scheduled',
+    attempts: 0,
+    updated_at: now,
+  };
+  if (req.title) record.title = req.title;
+  if (req.source) record.source = req.source;
+  if (repeat) record.repeat = { ...repeat, series: id };
+  return record;
+}
+
+export class ScheduleSeries {
+  readonly #store: ScheduleStore;
+
+  constructor(store: ScheduleStore) {
+    this.#store = store;
+  }
+
+  /**
+   * `current` (an occurrence that came due: claimed, expired, retried or finally failed) preceded by
+   * its series' next occurrence, if it repeats and the series has none yet: one append, next first,
+   * so a crash never leaves the series without its next entry. Written at the occurrence's FIRST
+   * attempt, whatever its outcome, so an occurrence being retried (backoff) does not hold back the
+   * next one: the series is never skipped. Any later member of the series (even a cancelled one:
+   * the series was stopped) means the next one was already written.
+   */
+  withNextOccurrence(current: StoredNotification, now: number): StoredNotification[] {
+    if (!current.repeat || this.#hasLater(current)) return [current];
+    const next = nextInSeries(current, now, (id) => this.#store.get(id) !== undefined);
+    return next ? [next, current] : [current];
+  }
+
+  /**
+   * For a repeating reminder, any member's id stands for the series: cancelling it cancels the
+   * occurrence still scheduled (which stops the series). Others: the entry itself.
+   */
+  pendingMember(e: StoredNotification | undefined): StoredNotification | undefined {
+    if (!e?.repeat || e.state === 'scheduled') return e;
+    const series = e.repeat.series;
+    for (const other of this.#store.values()) if (other.repeat?.series === series && other.state === 'scheduled') return other;
+    return e;
+  }
+
+  /** What cancelling `e` stops: a series can have two occurrences scheduled (one being retried, the next one). */
+  cancelTargets(e: StoredNotification): StoredNotification[] {
+    if (!e.repeat) return [e];
+    const series = e.repeat.series;
+    return [...this.#store.values()].filter((o) => o.repeat?.series === series && o.state === 'scheduled').sort((a, b) => a.fire_at_epoch - b.fire_at_epoch);
+  }
+
+  #hasLater(e: StoredNotification): boolean {
+    const series = e.repeat?.series;
+    for (const other of this.#store.values()) if (other.repeat?.series === series && other.fire_at_epoch > e.fire_at_epoch) return true;
+    return false;
+  }
+}
