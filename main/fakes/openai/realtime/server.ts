@@ -20,10 +20,14 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { spokenReplyToTurn } from '../../../core/model/injected-text.ts';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
+import { SERVICE_TIMING } from '../../shared/service-timing.ts';
+import { SetupDelay } from '../../shared/setup-delay.ts';
+import { fakeTiming, type FakeTiming, type FakeTimingOptions } from '../../shared/timing.ts';
+import { closeWebSocketFake, listenWebSocketFake, nthEstablished } from '../../shared/ws-server.ts';
+import { OPENAI_NOT_FOUND, refuseUpgrade } from '../shared.ts';
+import type { ResponseTrigger } from './conversation.ts';
 import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
 import { FakeTranscriptionConnection } from './transcription.ts';
-import { SetupDelay } from '../setup-delay.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
 
@@ -40,14 +44,12 @@ export interface RealtimeAutoReply {
   toneMs?: number;
 }
 
-export interface FakeRealtimeOptions {
+export interface FakeRealtimeOptions extends FakeTimingOptions {
   port?: number;
   /** Only these keys are accepted; by default every key of 8+ characters is. */
   validKeys?: readonly string[];
   models?: readonly string[];
   autoReply?: RealtimeAutoReply | false;
-  chunkMs?: number;
-  paceMs?: number;
   /** RMS above which appended audio counts as speech for server VAD. Default 1000. */
   vadRms?: number;
   /** What transcription sessions hear in a committed buffer (default "(N ms of speech)"). */
@@ -56,7 +58,7 @@ export interface FakeRealtimeOptions {
   transcribeDelayMs?: number;
   /** Each session ends after this long (`session_expired`, close 1001). Default: the service's 60 min; null: never. */
   sessionLifetimeMs?: number | null;
-  /** Socket open → session.created, ms (default OPENAI_SETUP_DELAY_MS, setup-delay.ts). */
+  /** Socket open → session.created, ms (default SERVICE_TIMING['openai-realtime'].setupMs). */
   setupDelayMs?: number;
 }
 
@@ -82,10 +84,12 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
   readonly #wss: WebSocketServer;
   readonly #options: FakeRealtimeOptions;
   readonly #setup: SetupDelay;
+  readonly #timing: FakeTiming;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeRealtimeOptions) {
     super();
-    this.#setup = new SetupDelay(options.setupDelayMs);
+    this.#setup = new SetupDelay(options.setupDelayMs ?? SERVICE_TIMING['openai-realtime'].setupMs);
+    this.#timing = fakeTiming('openai-realtime', options);
     this.#server = server;
     this.#wss = wss;
     this.#options = options;
@@ -98,9 +102,8 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     return this.connections.filter((c) => c.sent.some((e) => e.type === 'session.created'));
   }
 
-  async connection(n: number, timeoutMs = 10_000): Promise<FakeRealtimeConnection> {
-    await waitUntil(this, ['ready'], () => this.established[n] !== undefined, timeoutMs, () => `fake realtime: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`);
-    return this.established[n]!;
+  connection(n: number, timeoutMs = 10_000): Promise<FakeRealtimeConnection> {
+    return nthEstablished(this, 'ready', n, timeoutMs, 'fake realtime');
   }
 
   close(): Promise<void> {
@@ -143,7 +146,8 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
       ws,
       { index: this.connections.length, model, key, headers: { ...req.headers } },
       {
-        defaults: { chunkMs: this.#options.chunkMs ?? 40, paceMs: this.#options.paceMs ?? 20, vadRms: this.#options.vadRms ?? 1000 },
+        timing: this.#timing,
+        vadRms: this.#options.vadRms ?? 1000,
         autoReply: (c, trigger) => this.#autoReply(c, trigger),
       },
     );
@@ -173,7 +177,7 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     this.emit('ready', connection);
   }
 
-  #autoReply(connection: FakeRealtimeConnection, trigger: Parameters<ConstructorParameters<typeof FakeRealtimeConnection>[2]['autoReply']>[1]): RealtimeReplyScript | null {
+  #autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null {
     const auto = this.#options.autoReply;
     if (!auto) return null;
     if (trigger.kind === 'speech') return { transcript: auto.transcript ?? 'Hello from the fake OpenAI model.', toneMs: auto.toneMs };
@@ -184,5 +188,5 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
 }
 
 export function startFakeOpenAIRealtime(options: FakeRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
-  return listenWebSocketFake(options.port, (server, wss) => new FakeOpenAIRealtime(server, wss, options));
+  return listenWebSocketFake({ port: options.port, notFoundBody: OPENAI_NOT_FOUND }, (server, wss) => new FakeOpenAIRealtime(server, wss, options));
 }
