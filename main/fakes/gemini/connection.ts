@@ -92,7 +92,6 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   /** While stalled the "model" is silent: nothing is sent, the socket stays open. */
   #stalled = false;
   #replyActive: PacedReply<ReplyOutcome> | null = null;
-  #toolWaiters = new Map<string, (response: FunctionResponseRecord) => void>();
   readonly #hooks: FakeConnectionHooks;
 
   constructor(
@@ -158,11 +157,7 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
         }
         if (response.id) this.outstandingToolCalls.delete(response.id);
         this.toolResponses.push(response);
-        if (response.id) {
-          const waiter = this.#toolWaiters.get(response.id);
-          this.#toolWaiters.delete(response.id);
-          waiter?.(response);
-        }
+        if (response.id) this.toolAnswered(response.id, response);
       }
     }
     if (message.contextUpdate) this.contextUpdates.push(message.contextUpdate as JsonObject);
@@ -296,16 +291,7 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   /** Sends a toolCall and resolves with the client's matching functionResponses (by id). */
   async toolCall(calls: { id?: string; name: string; args?: JsonObject }[], timeoutMs = 10_000): Promise<FunctionResponseRecord[]> {
     const withIds = calls.map((call, i) => ({ id: call.id ?? `call-${this.index}-${Date.now().toString(36)}-${i}`, name: call.name, args: call.args ?? {} }));
-    const waits = withIds.map(
-      (call) =>
-        new Promise<FunctionResponseRecord>((resolve, reject) => {
-          const timer = this.later(() => reject(new Error(`no toolResponse for ${call.id} within ${timeoutMs} ms`)), timeoutMs);
-          this.#toolWaiters.set(call.id, (response) => {
-            this.clearLater(timer);
-            resolve(response);
-          });
-        }),
-    );
+    const waits = withIds.map((call) => this.awaitToolAnswer<FunctionResponseRecord>(call.id, timeoutMs));
     for (const call of withIds) this.outstandingToolCalls.set(call.id, { name: call.name, args: call.args });
     if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
     this.send({ toolCall: { functionCalls: withIds } });
@@ -314,7 +300,7 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
 
   cancelToolCalls(ids: string[]): void {
     for (const id of ids) {
-      this.#toolWaiters.delete(id);
+      this.forgetToolCall(id);
       this.outstandingToolCalls.delete(id);
     }
     this.send({ toolCallCancellation: { ids } });

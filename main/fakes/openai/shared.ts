@@ -11,3 +11,13 @@ export function refuseUpgrade(socket: Duplex, status: number, code: string | nul
 
 /** What a plain HTTP request to an OpenAI fake gets with its 404. */
 export const OPENAI_NOT_FOUND = { error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } };
+
+/** A function_call_output as the test reads it: parsed JSON, or the raw text when it is not JSON. */
+export function parseToolOutput(output: unknown): unknown {
+  if (typeof output !== 'string') return output;
+  try {
+    return JSON.parse(output);
+  } catch {
+    return output;
+  }
+}

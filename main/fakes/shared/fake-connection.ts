@@ -46,6 +46,8 @@ export abstract class FakeConnection<E extends Record<keyof E, any[]>> extends E
   protected readonly socket: WebSocket;
   protected readonly timing: FakeTiming;
   readonly #timers = new Set<Timer>();
+  /** The model's tool calls still waiting for the client's answer, by call id. */
+  readonly #toolWaiters = new Map<string, (answer: unknown) => void>();
   readonly #name: string;
   readonly #trafficEvent: string;
   #turnEndedAt: number | null = null;
@@ -121,6 +123,33 @@ export abstract class FakeConnection<E extends Record<keyof E, any[]>> extends E
   waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
     const emitter = this as unknown as Parameters<typeof waitUntil>[0];
     return waitUntil(emitter, [this.#trafficEvent, 'close'], predicate, timeoutMs, () => `${this.#name} connection ${this.index}: timed out waiting for ${what}`);
+  }
+
+  /** Resolves with the client's answer to the model's tool call `callId`; rejects after `timeoutMs`. */
+  protected awaitToolAnswer<T>(callId: string, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = this.later(() => reject(new Error(`${this.#name} connection ${this.index}: no answer to tool call ${callId} within ${timeoutMs} ms`)), timeoutMs);
+      this.#toolWaiters.set(callId, (answer) => {
+        this.clearLater(timer);
+        this.#toolWaiters.delete(callId);
+        resolve(answer as T);
+      });
+    });
+  }
+
+  /** The model is waiting for the answer to `callId`. */
+  protected awaitsToolAnswer(callId: string): boolean {
+    return this.#toolWaiters.has(callId);
+  }
+
+  /** The client answered `callId` (nothing happens when the model was not waiting for it). */
+  protected toolAnswered(callId: string, answer: unknown): void {
+    this.#toolWaiters.get(callId)?.(answer);
+  }
+
+  /** The model stops waiting for `callId` (the service cancelled it); the scripted wait then times out. */
+  protected forgetToolCall(callId: string): void {
+    this.#toolWaiters.delete(callId);
   }
 
   /**

@@ -10,6 +10,7 @@ import { base64ToPcm, concatPcm, pcmToBase64, tailPcm, tone } from '../../shared
 import { RmsVad } from '../../shared/rms-vad.ts';
 import type { FakeTiming } from '../../shared/timing.ts';
 import { describeIssue } from '../realtime/protocol.ts';
+import { parseToolOutput } from '../shared.ts';
 import { clientSchemas, type LiveSessionConfig } from './protocol.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -61,7 +62,6 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
   readonly #vad = new RmsVad();
   #nextId = 1;
   #active: PacedReply<LiveReplyOutcome> | null = null;
-  readonly #toolWaiters = new Map<string, (output: string) => void>();
   readonly #hooks: LiveConnectionHooks;
 
   constructor(socket: WebSocket, index: number, headers: Record<string, string | string[] | undefined>, hooks: LiveConnectionHooks) {
@@ -164,13 +164,12 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
         }
         const item = event.item as { type?: string; call_id?: string; output?: string };
         if (item.type === 'function_call_output') {
-          const waiter = item.call_id ? this.#toolWaiters.get(item.call_id) : undefined;
-          if (!waiter || typeof item.output !== 'string') {
+          if (!item.call_id || !this.awaitsToolAnswer(item.call_id) || typeof item.output !== 'string') {
             this.error('invalid_value', `No function call found with call_id '${String(item.call_id)}'.`, 'item.call_id');
             return;
           }
-          this.toolOutputs.push({ call_id: item.call_id!, output: item.output });
-          waiter(item.output);
+          this.toolOutputs.push({ call_id: item.call_id, output: item.output });
+          this.toolAnswered(item.call_id, item.output);
         }
         return;
       }
@@ -270,18 +269,7 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     const delegationId = `deleg_${this.index}_${this.#nextId++}`;
     const responseId = `resp_${this.index}_${this.#nextId++}`;
     const raw = typeof args === 'string' ? args : JSON.stringify(args);
-    const result = new Promise<unknown>((resolve, reject) => {
-      const timer = this.later(() => reject(new Error(`fake live: no function_call_output for ${callId}`)), options.timeoutMs ?? 10_000);
-      this.#toolWaiters.set(callId, (output) => {
-        this.clearLater(timer);
-        this.#toolWaiters.delete(callId);
-        try {
-          resolve(JSON.parse(output));
-        } catch {
-          resolve(output);
-        }
-      });
-    });
+    const result = this.awaitToolAnswer<string>(callId, options.timeoutMs ?? 10_000).then(parseToolOutput);
     this.send({ type: 'session.delegation.created', offset_ms: this.#timelineMs(), delegation: { id: delegationId, target: 'responses', type: 'delegation', response_id: responseId } });
     this.send({ type: 'response.event', delegation_id: delegationId, event: { type: 'response.created', response: { id: responseId } } });
     const item = { id: `fc_${callId}`, type: 'function_call', call_id: callId, name, arguments: raw, status: 'completed' };

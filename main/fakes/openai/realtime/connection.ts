@@ -13,6 +13,7 @@ import { RmsVad } from '../../shared/rms-vad.ts';
 import type { FakeTiming } from '../../shared/timing.ts';
 import { defaultSession, mergeSession, RealtimeConversation, type ConversationItem, type ResponseTrigger } from './conversation.ts';
 import { clientEventSchemas, CLIENT_EVENT_TYPES, describeIssue, type ConversationItemInput, type SessionConfig } from './protocol.ts';
+import { parseToolOutput } from '../shared.ts';
 import { RealtimeUsageMeter, type RealtimeUsageSent } from './usage.ts';
 
 export type { RealtimeUsageSent } from './usage.ts';
@@ -70,7 +71,6 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
   #audioSamplesTotal = 0;
   #active: { id: string; reply: PacedReply<RealtimeReplyOutcome> } | null = null;
   #voiceLocked = false;
-  readonly #toolWaiters = new Map<string, (output: string) => void>();
   readonly #hooks: RealtimeConnectionHooks;
   readonly #usage = new RealtimeUsageMeter();
   readonly #conversation = new RealtimeConversation(this);
@@ -293,7 +293,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
   #onItemCreate(item: ConversationItemInput, eventId: string | null): void {
     if (!this.#conversation.create(item, eventId)) return;
     this.#usage.countItem(item);
-    if (item.type === 'function_call_output') this.#toolWaiters.get(item.call_id)?.(item.output);
+    if (item.type === 'function_call_output') this.toolAnswered(item.call_id, item.output);
   }
 
   #respondTo(trigger: ResponseTrigger | null): void {
@@ -391,18 +391,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     const responseId = this.newId('resp');
     const itemId = this.newId('item');
     const raw = typeof args === 'string' ? args : JSON.stringify(args);
-    const result = new Promise<unknown>((resolve, reject) => {
-      const timer = this.later(() => reject(new Error(`fake realtime: no function_call_output for ${callId}`)), options.timeoutMs ?? 10_000);
-      this.#toolWaiters.set(callId, (output) => {
-        this.clearLater(timer);
-        this.#toolWaiters.delete(callId);
-        try {
-          resolve(JSON.parse(output));
-        } catch {
-          resolve(output);
-        }
-      });
-    });
+    const result = this.awaitToolAnswer<string>(callId, options.timeoutMs ?? 10_000).then(parseToolOutput);
     this.responses++;
     const item = { id: itemId, type: 'function_call', status: 'completed', call_id: callId, name, arguments: raw };
     this.items.push({ id: itemId, type: 'function_call', text: raw, call_id: callId, name, arguments: raw, source: 'server' });
