@@ -18,14 +18,13 @@
 //   validated (per model), expiring handles, tool-response ids matched, late input transcription,
 //   slow pongs.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
-import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SetupDelay } from '../shared/setup-delay.ts';
 import { fakeTiming, type FakeTiming } from '../shared/timing.ts';
-import { closeWebSocketFake, listenWebSocketFake, nthEstablished } from '../shared/ws-server.ts';
+import { FakeServer } from '../shared/fake-server.ts';
+import { listenWebSocketFake } from '../shared/ws-server.ts';
 import { autoReply } from './auto-reply.ts';
 import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject } from './connection.ts';
 import { KNOWN_LIVE_MODELS, type FakeGeminiEvents, type FakeGeminiOptions, type FakeSessionRecord, type HandleRecord } from './options.ts';
@@ -44,20 +43,14 @@ export { KNOWN_LIVE_MODELS, type AutoReplyOptions, type FakeGeminiEvents, type F
 
 const PATH_RE = /^\/+ws\/google\.ai\.generativelanguage\.(v1|v1beta|v1alpha)\.GenerativeService\.BidiGenerateContent(Constrained)?$/;
 
-export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
+export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvents> {
   /** Base URL for `httpOptions.baseUrl` / GEMINI_LIVE_BASE_URL. */
   readonly url: string;
-  readonly port: number;
-  /** Every upgrade request, accepted or not: the number a retry storm would inflate. */
-  upgradeAttempts = 0;
-  readonly connections: FakeGeminiConnection[] = [];
   readonly sessions = new Map<string, FakeSessionRecord>();
   readonly #handles = new Map<string, HandleRecord>();
   readonly strict: FakeGeminiStrictness;
   /** Resumes refused because another socket of the session was still open. */
   overlapsRefused = 0;
-  readonly #server: Server;
-  readonly #wss: WebSocketServer;
   readonly #options: FakeGeminiOptions;
   readonly #timing: FakeTiming;
   /** `strict.setupDelayMs`, read at each setup (a test may change it between two). */
@@ -67,27 +60,19 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   #down = false;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeGeminiOptions) {
-    super();
-    this.#server = server;
-    this.#wss = wss;
+    super(server, wss, { name: 'fake gemini', readyEvent: 'setup' });
     this.#options = options;
     this.#timing = fakeTiming('gemini', options);
     this.strict = { ...STRICT_GEMINI, ...options.strict };
     if (options.setupDelayMs !== undefined) this.strict.setupDelayMs = options.setupDelayMs;
     if (options.sessionDeadlineMs !== undefined && this.strict.sessionDeadline) this.strict.sessionDeadline = { ...this.strict.sessionDeadline, afterMs: options.sessionDeadlineMs };
     if (options.goAwayAfterMs !== undefined) this.strict.connectionLifetime = { goAwayAfterMs: options.goAwayAfterMs, goAwayTimeLeftMs: options.goAwayTimeLeftMs ?? 2000 };
-    this.port = (server.address() as AddressInfo).port;
     this.url = `http://127.0.0.1:${this.port}`;
   }
 
   /** Connections that completed setup (i.e. the client got setupComplete). */
   get established(): FakeGeminiConnection[] {
     return this.connections.filter((c) => c.sessionId !== null);
-  }
-
-  /** Resolves with the n-th (0-based) connection that completed setup. */
-  connection(n: number, timeoutMs = 10_000): Promise<FakeGeminiConnection> {
-    return nthEstablished(this, 'setup', n, timeoutMs, 'fake gemini');
   }
 
   /** Invalidate every handle issued so far (as if they expired): resumption attempts then fail 1008. */
@@ -103,10 +88,6 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   setUnavailable(down: boolean): void {
     this.#down = down;
     if (down) for (const c of this.connections) if (c.isOpen) c.close(1011, 'Internal error occurred.');
-  }
-
-  close(): Promise<void> {
-    return closeWebSocketFake(this.#server, this.#wss);
   }
 
   // --- internals ---------------------------------------------------------------------------
@@ -128,7 +109,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       return;
     }
     const key = query.get('key') ?? query.get('access_token');
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, match[1]!, pathname, key));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, match[1]!, pathname, key));
   }
 
   #hooks(): FakeConnectionHooks {

@@ -1,6 +1,10 @@
 // What the two OpenAI fakes (Realtime, GPT-Live) share beyond every fake's base (../shared/): the
-// refusal at the upgrade with OpenAI's JSON error body, and that body's 404.
+// `/v1` base URL, the bearer key, the refusal at the upgrade with OpenAI's JSON error body (and that
+// body's 404), JSON text frames only, and tool outputs read back.
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { FakeServer } from '../shared/fake-server.ts';
 
 /** Answers an upgrade with an HTTP error and OpenAI's JSON error body (never echoing a key). */
 export function refuseUpgrade(socket: Duplex, status: number, code: string | null, message: string): void {
@@ -19,5 +23,43 @@ export function parseToolOutput(output: unknown): unknown {
     return JSON.parse(output);
   } catch {
     return output;
+  }
+}
+
+
+/** The key of an upgrade's `Authorization: Bearer …` ('' when there is none). */
+export function bearerKey(req: IncomingMessage): string {
+  return /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+}
+
+/** A key the fake takes: one of `validKeys`, or with none given any key of 8+ characters. */
+export function keyAccepted(key: string, validKeys: readonly string[] | undefined): boolean {
+  return validKeys ? validKeys.includes(key) : key.length >= 8;
+}
+
+/** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export abstract class OpenAIFakeServer<C, E extends Record<keyof E, any[]>> extends FakeServer<C, E> {
+  /** Base URL for OPENAI_*_BASE_URL (ends in /v1). */
+  readonly url: string;
+  /** HTTP statuses refused at the upgrade, in order. */
+  readonly refusals: number[] = [];
+
+  constructor(server: Server, wss: WebSocketServer, name: string) {
+    super(server, wss, { name, readyEvent: 'ready' });
+    this.url = `ws://127.0.0.1:${this.port}/v1`;
+  }
+
+  protected refuse(socket: Duplex, status: number, code: string | null, message: string): void {
+    this.refusals.push(status);
+    refuseUpgrade(socket, status, code, message);
+  }
+
+  /** The services take JSON text frames only: a binary frame gets an `error` event. */
+  protected routeTextFrames(ws: WebSocket, connection: { error(code: string, message: string): void; handleRaw(text: string): void }): void {
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
+      else connection.handleRaw(data.toString());
+    });
   }
 }

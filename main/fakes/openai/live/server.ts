@@ -14,17 +14,15 @@
 // - the service's timing by default (shared/service-timing.ts): session setup, first audio after
 //   the user's turn ends, audio delivered faster than real time.
 // Scriptable like the other fakes; usable from vitest and plain Node.
-import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { spokenReplyToTurn } from '../../../core/model/injected-text.ts';
 import { SERVICE_TIMING } from '../../shared/service-timing.ts';
 import { SetupDelay } from '../../shared/setup-delay.ts';
 import { fakeTiming } from '../../shared/timing.ts';
-import { closeWebSocketFake, listenWebSocketFake, nthEstablished } from '../../shared/ws-server.ts';
-import { OPENAI_NOT_FOUND, refuseUpgrade } from '../shared.ts';
+import { listenWebSocketFake } from '../../shared/ws-server.ts';
+import { bearerKey, keyAccepted, OPENAI_NOT_FOUND, OpenAIFakeServer } from '../shared.ts';
 import { FakeLiveConnection, type LiveConnectionHooks, type LiveTrigger } from './connection.ts';
 import type { FakeLiveOptions } from './options.ts';
 import { KNOWN_GPT_LIVE_MODELS, type LiveSessionConfig } from './protocol.ts';
@@ -33,27 +31,16 @@ export type { FakeLiveOptions } from './options.ts';
 export { KNOWN_GPT_LIVE_MODELS } from './protocol.ts';
 export { FakeLiveConnection, type LiveReplyOutcome, type LiveReplyScript } from './connection.ts';
 
-export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }> {
-  readonly url: string;
-  readonly port: number;
-  upgradeAttempts = 0;
-  readonly refusals: number[] = [];
-  readonly connections: FakeLiveConnection[] = [];
+export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready: [FakeLiveConnection] }> {
   readonly vadRms: number;
   readonly #hooks: LiveConnectionHooks;
-  readonly #server: Server;
-  readonly #wss: WebSocketServer;
   readonly #options: FakeLiveOptions;
   #nextSession = 1;
   readonly #setup: SetupDelay;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeLiveOptions) {
-    super();
-    this.#server = server;
-    this.#wss = wss;
+    super(server, wss, 'fake live');
     this.#options = options;
-    this.port = (server.address() as AddressInfo).port;
-    this.url = `ws://127.0.0.1:${this.port}/v1`;
     this.vadRms = options.vadRms ?? 1000;
     this.#hooks = {
       timing: fakeTiming('openai-live', options),
@@ -68,31 +55,19 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
     return this.connections.filter((c) => c.sessionId !== null);
   }
 
-  connection(n: number, timeoutMs = 10_000): Promise<FakeLiveConnection> {
-    return nthEstablished(this, 'ready', n, timeoutMs, 'fake live');
-  }
-
-  close(): Promise<void> {
-    return closeWebSocketFake(this.#server, this.#wss);
-  }
-
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.upgradeAttempts++;
     const url = new URL(req.url ?? '/', 'http://fake');
-    if (url.pathname !== '/v1/live/sessions') return this.#refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
-    if (url.search) return this.#refuse(socket, 400, 'unknown_parameter', 'Connect to /v1/live/sessions with no query parameters; put the model in session.start.');
-    const key = /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    const valid = this.#options.validKeys;
-    if (!key || (valid ? !valid.includes(key) : key.length < 8)) {
-      return this.#refuse(socket, 401, 'invalid_api_key', key ? `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}.` : "You didn't provide an API key.");
+    if (url.pathname !== '/v1/live/sessions') return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
+    if (url.search) return this.refuse(socket, 400, 'unknown_parameter', 'Connect to /v1/live/sessions with no query parameters; put the model in session.start.');
+    const key = bearerKey(req);
+    if (!keyAccepted(key, this.#options.validKeys)) {
+      return this.refuse(socket, 401, 'invalid_api_key', key ? `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}.` : "You didn't provide an API key.");
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
       const connection = new FakeLiveConnection(ws, this.connections.length, { ...req.headers }, this.#hooks);
       this.connections.push(connection);
-      ws.on('message', (data, isBinary) => {
-        if (isBinary) connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
-        else connection.handleRaw(data.toString());
-      });
+      this.routeTextFrames(ws, connection);
     });
   }
 
@@ -125,11 +100,6 @@ export class FakeOpenAILive extends EventEmitter<{ ready: [FakeLiveConnection] }
       // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
       void connection.reply({ transcript: spokenReplyToTurn(trigger.text, auto.transcript ?? 'Hello from the fake GPT-Live model.'), toneMs: auto.toneMs });
     }
-  }
-
-  #refuse(socket: Duplex, status: number, code: string | null, message: string): void {
-    this.refusals.push(status);
-    refuseUpgrade(socket, status, code, message);
   }
 }
 
