@@ -12,7 +12,7 @@ import { base64ToPcm, concatPcm, pcmToBase64, tailPcm, tone } from '../../shared
 import { RmsVad } from '../../shared/rms-vad.ts';
 import type { FakeTiming } from '../../shared/timing.ts';
 import { defaultSession, mergeSession, RealtimeConversation, type ConversationItem, type ResponseTrigger } from './conversation.ts';
-import { clientEventSchemas, CLIENT_EVENT_TYPES, describeIssue, type ConversationItemInput, type SessionConfig } from './protocol.ts';
+import { functionCallEvents, readClientEvent, type ConversationItemInput, type SessionConfig } from './protocol.ts';
 import { parseToolOutput } from '../shared.ts';
 import { RealtimeUsageMeter, type RealtimeUsageSent } from './usage.ts';
 
@@ -122,43 +122,12 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
   // --- client events -------------------------------------------------------------------------
 
   handleRaw(text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      this.error('invalid_json', "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)", { type: 'invalid_request_error' });
-      return;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      this.error('invalid_value', 'Expected an object.', { param: '' });
-      return;
-    }
-    const event = parsed as JsonObject;
-    this.received.push(event);
-    this.#handleEvent(event);
+    const read = readClientEvent(text);
+    if (read.event) this.received.push(read.event);
+    if (read.error) this.error(read.error.code, read.error.message, read.error);
+    else this.#dispatch(read.type, read.event, read.eventId);
     // After handling, so a waiter sees the effect of the event it was woken by.
-    this.emit('event', event);
-  }
-
-  #handleEvent(event: JsonObject): void {
-    const type = event.type;
-    if (typeof type !== 'string') {
-      this.error('missing_required_parameter', "Missing required parameter: 'type'.", { param: 'type' });
-      return;
-    }
-    const schema = (clientEventSchemas as Record<string, (typeof clientEventSchemas)[keyof typeof clientEventSchemas]>)[type];
-    const eventId = typeof event.event_id === 'string' ? event.event_id : null;
-    if (!schema) {
-      this.error('invalid_value', `Invalid value: '${type}'. Supported values are: ${CLIENT_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}.`, { param: 'type', eventId });
-      return;
-    }
-    const checked = schema.safeParse(event);
-    if (!checked.success) {
-      const issue = describeIssue(checked.error);
-      this.error(issue.code, issue.message, { param: issue.param, eventId });
-      return;
-    }
-    this.#dispatch(type, event, eventId);
+    if (read.event) this.emit('event', read.event);
   }
 
   #dispatch(type: string, event: JsonObject, eventId: string | null): void {
@@ -395,12 +364,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     this.responses++;
     const item = { id: itemId, type: 'function_call', status: 'completed', call_id: callId, name, arguments: raw };
     this.items.push({ id: itemId, type: 'function_call', text: raw, call_id: callId, name, arguments: raw, source: 'server' });
-    this.send({ type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
-    this.send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
-    this.send({ type: 'response.function_call_arguments.delta', response_id: responseId, item_id: itemId, output_index: 0, call_id: callId, delta: raw });
-    this.send({ type: 'response.function_call_arguments.done', response_id: responseId, item_id: itemId, output_index: 0, call_id: callId, name, arguments: raw });
-    this.send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item });
-    this.send({ type: 'response.done', response: { id: responseId, object: 'realtime.response', status: 'completed', output: [item], usage: { total_tokens: 30 } } });
+    for (const event of functionCallEvents(responseId, item)) this.send(event);
     return result;
   }
 
