@@ -45,7 +45,7 @@ export interface BenchReplyScript {
 }
 
 export interface BenchReply {
-  /** Date.now() when the fake model began the reply (its first chunk goes out on a 0 ms timer). */
+  /** Date.now() when the fake model began the reply (its first chunk follows the service's modelled first-audio latency after the end of turn: main/fakes/shared/service-timing.ts). */
   startedAt: number;
   /** Date.now() when the service signalled the barge-in (null: not cut off). */
   interruptedAt: number | null;

@@ -1,10 +1,12 @@
 // One client connection as the fake Gemini Live service sees it: everything the client sends is
 // recorded (decoded), and the test or demo scripts what the "model" sends back, in the message
 // shapes of the public BidiGenerateContent protocol (protocols.md §1.4-1.5).
-import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
+import { FakeConnection } from '../shared/fake-connection.ts';
+import type { PacedReply } from '../shared/paced-reply.ts';
+import type { FakeTiming } from '../shared/timing.ts';
 import { base64ToPcm, concatPcm, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
-import { cutCloseReason, type FakeGeminiStrictness } from './strictness.ts';
+import type { FakeGeminiStrictness } from './strictness.ts';
 import type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
 import { AUDIO_TOKENS_PER_SECOND, FakeUsageMeter, IMAGE_TOKENS, textTokens, type GeminiUsageSent } from './usage.ts';
 
@@ -16,7 +18,8 @@ export interface FakeConnectionHooks {
   /** The fake service's session store: called to mint handles and log history. */
   issueHandle(connection: FakeGeminiConnection): string;
   recordHistory(connection: FakeGeminiConnection, role: 'user' | 'model', text: string): void;
-  defaults: { chunkMs: number; paceMs: number };
+  /** Chunk length, pace and first-audio latency (the service's, shared/service-timing.ts). */
+  timing: FakeTiming;
   /** RMS above which incoming audio during a reply counts as barge-in (null: never). */
   bargeInRms: number | null;
   strict: FakeGeminiStrictness;
@@ -33,13 +36,10 @@ export interface FakeConnectionEvents {
   close: [code: number, reason: string];
 }
 
-export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
-  readonly index: number;
+export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   readonly path: string;
   readonly apiVersion: string;
   readonly key: string | null;
-  /** Request headers of the upgrade (user-agent, x-goog-api-client …). */
-  readonly headers: Record<string, string | string[] | undefined>;
   setup: JsonObject | null = null;
   model: string | null = null;
   /** Conversation id in the fake's session store; the same across resumed connections. */
@@ -56,9 +56,6 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   /** Everything this connection sent to the client, in order. */
   readonly sent: JsonObject[] = [];
   readonly issuedHandles: string[] = [];
-  closeCode: number | null = null;
-  closeReason = '';
-  closedBy: 'server' | 'client' | null = null;
   /**
    * Which strictness rule refused this socket (e.g. `unknown setup field "voice"`), for tests and
    * logs: the close reason itself is the service's generic text.
@@ -94,10 +91,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   reaskedToolCalls: Promise<FunctionResponseRecord[]> | null = null;
   /** While stalled the "model" is silent: nothing is sent, the socket stays open. */
   #stalled = false;
-  #replyActive: { stop: (outcome: ReplyOutcome) => void } | null = null;
-  #toolWaiters = new Map<string, (response: FunctionResponseRecord) => void>();
-  #timers = new Set<ReturnType<typeof setTimeout>>();
-  readonly #socket: WebSocket;
+  #replyActive: PacedReply<ReplyOutcome> | null = null;
   readonly #hooks: FakeConnectionHooks;
 
   constructor(
@@ -105,29 +99,16 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     init: { index: number; path: string; apiVersion: string; key: string | null; headers: Record<string, string | string[] | undefined> },
     hooks: FakeConnectionHooks,
   ) {
-    super();
-    this.#socket = socket;
+    super(socket, { index: init.index, headers: init.headers, name: 'fake gemini', trafficEvent: 'message' }, hooks.timing);
     this.#hooks = hooks;
-    this.index = init.index;
     this.path = init.path;
     this.apiVersion = init.apiVersion;
     this.key = init.key;
-    this.headers = init.headers;
-    socket.on('close', (code, reason) => {
-      if (this.closeCode === null) {
-        this.closeCode = code;
-        this.closeReason = reason.toString();
-        this.closedBy ??= 'client';
-      }
-      for (const timer of this.#timers) clearTimeout(timer);
-      this.#timers.clear();
-      this.#replyActive?.stop('closed');
-      this.emit('close', code, this.closeReason);
-    });
   }
 
-  get isOpen(): boolean {
-    return this.#socket.readyState === this.#socket.OPEN;
+  protected socketClosed(code: number, reason: string): void {
+    this.#replyActive?.stop('closed');
+    this.emit('close', code, reason);
   }
 
   get replying(): boolean {
@@ -156,6 +137,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
       this.clientContents.push(content);
       // Gemini 3.8: `turnComplete: true` unconditionally interrupts an active generation.
       if (content.turnComplete === true && this.#replyActive) this.interrupt();
+      if (content.turnComplete === true) this.markTurnEnd();
       for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
         for (const part of (turn.parts as JsonObject[] | undefined) ?? []) {
           if (typeof part.text === 'string') {
@@ -175,11 +157,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
         }
         if (response.id) this.outstandingToolCalls.delete(response.id);
         this.toolResponses.push(response);
-        if (response.id) {
-          const waiter = this.#toolWaiters.get(response.id);
-          this.#toolWaiters.delete(response.id);
-          waiter?.(response);
-        }
+        if (response.id) this.toolAnswered(response.id, response);
       }
     }
     if (message.contextUpdate) this.contextUpdates.push(message.contextUpdate as JsonObject);
@@ -210,8 +188,11 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
       this.texts.push(realtime.text);
       this.#usage.addInput('TEXT', textTokens(realtime.text));
       this.#hooks.recordHistory(this, 'user', realtime.text);
+      this.markTurnEnd();
     }
     if (realtime.audioStreamEnd === true) this.audioStreamEnds++;
+    // The end of the user's turn the service answers (its first audio follows after its latency).
+    if (realtime.audioStreamEnd === true || realtime.activityEnd !== undefined) this.markTurnEnd();
   }
 
   // --- what the "model" sends --------------------------------------------------------------
@@ -220,7 +201,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     if (!this.isOpen || this.#stalled) return;
     this.sent.push(message);
     const json = JSON.stringify(message);
-    this.#socket.send(this.#hooks.framing === 'binary' ? Buffer.from(json) : json);
+    this.socket.send(this.#hooks.framing === 'binary' ? Buffer.from(json) : json);
   }
 
   /**
@@ -230,28 +211,15 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
    */
   reply(script: ReplyScript = {}): Promise<ReplyOutcome> {
     this.#replyActive?.stop('interrupted');
-    const chunkMs = script.chunkMs ?? this.#hooks.defaults.chunkMs;
-    const paceMs = script.paceMs ?? this.#hooks.defaults.paceMs;
     const pcm = script.pcm ?? tone(script.toneMs ?? 400);
-    const samplesPerChunk = Math.max(1, Math.round((MODEL_OUTPUT_RATE * chunkMs) / 1000));
-    const chunkCount = Math.max(1, Math.ceil(pcm.length / samplesPerChunk));
-    const words = script.transcript ? script.transcript.split(/(?<=\s)/) : [];
     this.samplesSinceTurn = 0;
-    return new Promise<ReplyOutcome>((resolve) => {
-      let index = 0;
-      let timer: ReturnType<typeof setTimeout> | null = null;
-      const active = {
-        stop: (outcome: ReplyOutcome) => {
-          if (timer) this.#clear(timer);
-          if (this.#replyActive === active) this.#replyActive = null;
-          resolve(outcome);
-        },
-      };
-      this.#replyActive = active;
-      const step = (): void => {
-        timer = null;
-        if (this.#replyActive !== active) return;
-        if (index === 0) {
+    let generated = false;
+    const reply: PacedReply<ReplyOutcome> = this.pacedReply<ReplyOutcome>(
+      script,
+      MODEL_OUTPUT_RATE,
+      pcm,
+      {
+        begin: () => {
           if (script.inputTranscript) {
             const [early, late] = this.#hooks.strict.lateInputTranscript ? splitTranscript(script.inputTranscript) : [script.inputTranscript, ''];
             this.send({ serverContent: { inputTranscription: { text: early, ...(late ? {} : { finished: true }) } } });
@@ -261,41 +229,34 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
           // Mid-generation the session is not resumable (protocols.md §1.5).
           if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
           if (script.transcript) this.#hooks.recordHistory(this, 'model', script.transcript);
-        }
-        if (index < chunkCount) {
-          const chunk = pcm.subarray(index * samplesPerChunk, Math.min(pcm.length, (index + 1) * samplesPerChunk));
+        },
+        chunk: (chunk, words) => {
           this.send({ serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: `audio/pcm;rate=${MODEL_OUTPUT_RATE}`, data: pcmToBase64(chunk) } }] } } });
-          const from = Math.floor((index * words.length) / chunkCount);
-          const to = Math.floor(((index + 1) * words.length) / chunkCount);
-          if (to > from) this.send({ serverContent: { outputTranscription: { text: words.slice(from, to).join('') } } });
-          index++;
-          timer = this.later(step, paceMs);
-          return;
-        }
-        if (script.complete === false) return active.stop('complete');
-        if (!generated) {
-          generated = true;
-          this.send({ serverContent: { generationComplete: true } });
-          // turnComplete waits for the reply's playback (strict.turnCompleteAtPlaybackEnd).
-          const playsUntil = startedAt + (pcm.length / MODEL_OUTPUT_RATE) * 1000;
-          const wait = this.#hooks.strict.turnCompleteAtPlaybackEnd ? playsUntil - Date.now() : 0;
-          if (wait > 0) {
-            timer = this.later(step, wait);
-            return;
+          if (words) this.send({ serverContent: { outputTranscription: { text: words } } });
+        },
+        finish: () => {
+          if (script.complete === false) return 'complete';
+          if (!generated) {
+            generated = true;
+            this.send({ serverContent: { generationComplete: true } });
+            // turnComplete waits for the reply's playback (strict.turnCompleteAtPlaybackEnd).
+            const playsUntil = reply.startedAt + (pcm.length / MODEL_OUTPUT_RATE) * 1000;
+            const wait = this.#hooks.strict.turnCompleteAtPlaybackEnd ? playsUntil - Date.now() : 0;
+            if (wait > 0) return { waitMs: wait };
           }
-        }
-        this.#sendTurnComplete();
-        this.#sendUsage(Math.ceil((pcm.length / MODEL_OUTPUT_RATE) * AUDIO_TOKENS_PER_SECOND));
-        if (this.#resumable) this.resumptionUpdate();
-        active.stop('complete');
-      };
-      let generated = false;
-      let startedAt = Date.now();
-      timer = this.later(() => {
-        startedAt = Date.now();
-        step();
-      }, script.delayMs ?? 0);
-    });
+          this.#sendTurnComplete();
+          this.#sendUsage(Math.ceil((pcm.length / MODEL_OUTPUT_RATE) * AUDIO_TOKENS_PER_SECOND));
+          if (this.#resumable) this.resumptionUpdate();
+          return 'complete';
+        },
+        ended: () => {
+          if (this.#replyActive === reply) this.#replyActive = null;
+        },
+      },
+      1,
+    );
+    this.#replyActive = reply;
+    return reply.done;
   }
 
   #sendUsage(responseAudioTokens: number): void {
@@ -330,16 +291,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   /** Sends a toolCall and resolves with the client's matching functionResponses (by id). */
   async toolCall(calls: { id?: string; name: string; args?: JsonObject }[], timeoutMs = 10_000): Promise<FunctionResponseRecord[]> {
     const withIds = calls.map((call, i) => ({ id: call.id ?? `call-${this.index}-${Date.now().toString(36)}-${i}`, name: call.name, args: call.args ?? {} }));
-    const waits = withIds.map(
-      (call) =>
-        new Promise<FunctionResponseRecord>((resolve, reject) => {
-          const timer = this.later(() => reject(new Error(`no toolResponse for ${call.id} within ${timeoutMs} ms`)), timeoutMs);
-          this.#toolWaiters.set(call.id, (response) => {
-            this.#clear(timer);
-            resolve(response);
-          });
-        }),
-    );
+    const waits = withIds.map((call) => this.awaitToolAnswer<FunctionResponseRecord>(call.id, timeoutMs));
     for (const call of withIds) this.outstandingToolCalls.set(call.id, { name: call.name, args: call.args });
     if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
     this.send({ toolCall: { functionCalls: withIds } });
@@ -348,7 +300,7 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
 
   cancelToolCalls(ids: string[]): void {
     for (const id of ids) {
-      this.#toolWaiters.delete(id);
+      this.forgetToolCall(id);
       this.outstandingToolCalls.delete(id);
     }
     this.send({ toolCallCancellation: { ids } });
@@ -374,14 +326,8 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
   }
 
   /** Close with a code and reason (1007/1008/1011 like the service); the reason is cut to 123 bytes. */
-  close(code = 1011, reason = 'Internal error occurred.'): void {
-    const cut = cutCloseReason(reason);
-    if (this.closeCode === null && this.isOpen) {
-      this.closeCode = code;
-      this.closeReason = cut;
-      this.closedBy = 'server';
-    }
-    this.#socket.close(code, cut);
+  override close(code = 1011, reason = 'Internal error occurred.'): void {
+    super.close(code, reason);
   }
 
   /** Close for a protocol reason (what a strict service refuses); the server is told. */
@@ -400,60 +346,8 @@ export class FakeGeminiConnection extends EventEmitter<FakeConnectionEvents> {
     return this.#stalled;
   }
 
-  /** Bytes exactly as given, bypassing JSON (malformed, binary or oversized frames for fault tests). */
-  sendRaw(data: string | Buffer): void {
-    if (this.isOpen) this.#socket.send(data);
-  }
-
-  /** Drop the TCP connection without a close frame (client sees 1006). */
-  drop(): void {
-    if (this.closeCode === null) {
-      this.closeCode = 1006;
-      this.closedBy = 'server';
-    }
-    this.#socket.terminate();
-  }
-
-  /** Resolves when `predicate` holds, re-checked after every client message. */
-  waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!predicate()) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`fake gemini connection ${this.index}: timed out waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.off('message', check);
-        this.off('close', check);
-      };
-      this.on('message', check);
-      this.on('close', check);
-    });
-  }
-
   get #resumable(): boolean {
     return Boolean(this.setup && 'sessionResumption' in this.setup);
-  }
-
-  /** A timer that dies with this socket. */
-  later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      fn();
-    }, ms);
-    this.#timers.add(timer);
-    return timer;
-  }
-
-  #clear(timer: ReturnType<typeof setTimeout>): void {
-    clearTimeout(timer);
-    this.#timers.delete(timer);
   }
 }
 

@@ -18,13 +18,16 @@
 //   validated (per model), expiring handles, tool-response ids matched, late input transcription,
 //   slow pongs.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
-import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { spokenReplyToTurn } from '../../core/model/injected-text.ts';
-import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject, type PendingToolCall, type ReplyScript } from './connection.ts';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { SetupDelay } from '../shared/setup-delay.ts';
+import { fakeTiming, type FakeTiming } from '../shared/timing.ts';
+import { FakeServer } from '../shared/fake-server.ts';
+import { listenWebSocketFake } from '../shared/ws-server.ts';
+import { autoReply } from './auto-reply.ts';
+import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject } from './connection.ts';
+import { KNOWN_LIVE_MODELS, type FakeGeminiEvents, type FakeGeminiOptions, type FakeSessionRecord, type HandleRecord } from './options.ts';
 import {
   announcesInitialHistory,
   clientMessageSchema,
@@ -36,146 +39,40 @@ import {
   type FakeGeminiStrictness,
 } from './strictness.ts';
 
-export const KNOWN_LIVE_MODELS = [
-  'gemini-3.8-live',
-  'gemini-3.8-live-extended-thinking',
-  'gemini-3.1-flash-live-preview',
-  'gemini-2.5-flash-native-audio-preview-12-2025',
-] as const;
+export { KNOWN_LIVE_MODELS, type AutoReplyOptions, type FakeGeminiEvents, type FakeGeminiOptions, type FakeSessionRecord } from './options.ts';
 
 const PATH_RE = /^\/+ws\/google\.ai\.generativelanguage\.(v1|v1beta|v1alpha)\.GenerativeService\.BidiGenerateContent(Constrained)?$/;
 
-export interface AutoReplyOptions extends Omit<ReplyScript, 'transcript' | 'inputTranscript'> {
-  /** What the model "says" to user audio (default: a short fixed sentence). */
-  transcript?: string;
-  /** Transcription of the user's audio (default: "(N ms of speech)"). */
-  inputTranscript?: string;
-  /** Answer injected text (clientContent turnComplete / realtime text) by saying it. Default true. */
-  speakInjectedText?: boolean;
-}
-
-export interface FakeGeminiOptions {
-  port?: number;
-  /** Only these keys are accepted; by default every non-empty key is. */
-  validKeys?: readonly string[];
-  models?: readonly string[];
-  framing?: 'binary' | 'text';
-  /** When set, the fake answers user audio (on audioStreamEnd) and injected text by itself. */
-  autoReply?: AutoReplyOptions | false;
-  /** Audio per server message and the wall time between messages (default 40 ms / 20 ms). */
-  chunkMs?: number;
-  paceMs?: number;
-  /** RMS of incoming audio that interrupts a reply in progress; null disables barge-in. Default 2000. */
-  bargeInRms?: number | null;
-  /**
-   * Send `goAway` this long after setup, then close `goAwayTimeLeftMs` (default 2 s) later; overrides
-   * `strict.connectionLifetime` (by default the service's ~10 min).
-   */
-  goAwayAfterMs?: number;
-  goAwayTimeLeftMs?: number;
-  /** Delay before `setupComplete`; overrides `strict.setupDelayMs`. */
-  setupDelayMs?: number;
-  /** The session deadline after the first setup (overrides `strict.sessionDeadline.afterMs`; default 58 min). */
-  sessionDeadlineMs?: number;
-  /** Strictness; every field defaults to STRICT_GEMINI (LENIENT_GEMINI is the old, lax fake). */
-  strict?: Partial<FakeGeminiStrictness>;
-}
-
-export interface FakeSessionRecord {
-  id: string;
-  history: { role: 'user' | 'model'; text: string; connection: number }[];
-  connections: number[];
-  /** Sockets of this session that completed setup and are still open (the service allows one). */
-  open: Set<FakeGeminiConnection>;
-  startedAt: number;
-  /** Its first setup asked for `contextWindowCompression` (no session length limit then). */
-  compressed: boolean;
-  /** It has been sent an image (the shorter limit for uncompressed sessions). */
-  video: boolean;
-  /** Reached `strict.sessionDeadline`: closed, and its handles are refused. */
-  expired: boolean;
-  /** User audio samples in the session's state (as of the handle after a resume): what it heard. */
-  audioSamples: number;
-  /** User audio a resume rolled back (heard after the handle it resumed from): what the client must send again. */
-  rolledBackSamples: number;
-  /** The latest mid-session `contextUpdate` (system instruction, tools), kept across resumes. */
-  contextUpdate: JsonObject | null;
-}
-
-/** What a handle restores: the session as it was when the handle was issued. */
-interface HandleRecord {
-  sessionId: string;
-  issuedAt: number;
-  /** History entries that existed when the handle was issued; later ones are gone after a resume. */
-  historyLength: number;
-  /** Tool calls the session was still waiting for when the handle was issued. */
-  pendingToolCalls: PendingToolCall[];
-  /** User audio samples the session had consumed when the handle was issued. */
-  audioSamples: number;
-}
-
-export interface FakeGeminiEvents {
-  connection: [connection: FakeGeminiConnection];
-  setup: [connection: FakeGeminiConnection];
-  /** A socket was closed by the fake for a protocol reason (what a strict service refuses). */
-  refused: [connection: FakeGeminiConnection, code: number, reason: string];
-}
-
-export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
+export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvents> {
   /** Base URL for `httpOptions.baseUrl` / GEMINI_LIVE_BASE_URL. */
   readonly url: string;
-  readonly port: number;
-  /** Every upgrade request, accepted or not: the number a retry storm would inflate. */
-  upgradeAttempts = 0;
-  readonly connections: FakeGeminiConnection[] = [];
   readonly sessions = new Map<string, FakeSessionRecord>();
   readonly #handles = new Map<string, HandleRecord>();
   readonly strict: FakeGeminiStrictness;
   /** Resumes refused because another socket of the session was still open. */
   overlapsRefused = 0;
-  readonly #server: Server;
-  readonly #wss: WebSocketServer;
   readonly #options: FakeGeminiOptions;
+  readonly #timing: FakeTiming;
+  /** `strict.setupDelayMs`, read at each setup (a test may change it between two). */
+  readonly #setup = new SetupDelay(() => this.strict.setupDelayMs);
   #nextSession = 1;
   #nextHandle = 1;
   #down = false;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeGeminiOptions) {
-    super();
-    this.#server = server;
-    this.#wss = wss;
+    super(server, wss, { name: 'fake gemini', readyEvent: 'setup' });
     this.#options = options;
+    this.#timing = fakeTiming('gemini', options);
     this.strict = { ...STRICT_GEMINI, ...options.strict };
     if (options.setupDelayMs !== undefined) this.strict.setupDelayMs = options.setupDelayMs;
     if (options.sessionDeadlineMs !== undefined && this.strict.sessionDeadline) this.strict.sessionDeadline = { ...this.strict.sessionDeadline, afterMs: options.sessionDeadlineMs };
     if (options.goAwayAfterMs !== undefined) this.strict.connectionLifetime = { goAwayAfterMs: options.goAwayAfterMs, goAwayTimeLeftMs: options.goAwayTimeLeftMs ?? 2000 };
-    this.port = (server.address() as AddressInfo).port;
     this.url = `http://127.0.0.1:${this.port}`;
   }
 
   /** Connections that completed setup (i.e. the client got setupComplete). */
   get established(): FakeGeminiConnection[] {
     return this.connections.filter((c) => c.sessionId !== null);
-  }
-
-  /** Resolves with the n-th (0-based) connection that completed setup. */
-  connection(n: number, timeoutMs = 10_000): Promise<FakeGeminiConnection> {
-    const found = this.established[n];
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('setup', check);
-        reject(new Error(`fake gemini: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`));
-      }, timeoutMs);
-      const check = (): void => {
-        const c = this.established[n];
-        if (!c) return;
-        clearTimeout(timer);
-        this.off('setup', check);
-        resolve(c);
-      };
-      this.on('setup', check);
-    });
   }
 
   /** Invalidate every handle issued so far (as if they expired): resumption attempts then fail 1008. */
@@ -191,12 +88,6 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   setUnavailable(down: boolean): void {
     this.#down = down;
     if (down) for (const c of this.connections) if (c.isOpen) c.close(1011, 'Internal error occurred.');
-  }
-
-  async close(): Promise<void> {
-    for (const client of this.#wss.clients) client.terminate();
-    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
   // --- internals ---------------------------------------------------------------------------
@@ -218,13 +109,13 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       return;
     }
     const key = query.get('key') ?? query.get('access_token');
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, match[1]!, pathname, key));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, match[1]!, pathname, key));
   }
 
   #hooks(): FakeConnectionHooks {
     return {
       framing: this.#options.framing ?? 'binary',
-      defaults: { chunkMs: this.#options.chunkMs ?? 40, paceMs: this.#options.paceMs ?? 20 },
+      timing: this.#timing,
       bargeInRms: this.#options.bargeInRms === undefined ? 2000 : this.#options.bargeInRms,
       strict: this.strict,
       issueHandle: (connection) => {
@@ -385,8 +276,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
       this.#armSessionLimit(connection, record);
       this.#armSessionDeadline(connection, record);
     };
-    if (this.strict.setupDelayMs > 0) connection.later(finish, this.strict.setupDelayMs);
-    else finish();
+    this.#setup.run(connection, finish);
   }
 
   /** The uncompressed session's end (strict.uncompressedSessionLimit), as a deadline close on this socket. */
@@ -452,29 +342,7 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
 
   #autoReply(connection: FakeGeminiConnection, message: JsonObject): void {
     const auto = this.#options.autoReply;
-    if (!auto) return;
-    const realtime = message.realtimeInput as JsonObject | undefined;
-    const content = message.clientContent as JsonObject | undefined;
-    if (realtime?.audioStreamEnd === true && connection.samplesSinceTurn > 0 && !connection.replying) {
-      const ms = Math.round(connection.samplesSinceTurn / 16);
-      const inputTranscript = auto.inputTranscript ?? `(${ms} ms of speech)`;
-      this.#recordUser(connection, inputTranscript);
-      void connection.reply({ ...auto, inputTranscript, transcript: auto.transcript ?? 'Hello from the fake model.' });
-      return;
-    }
-    if (auto.speakInjectedText === false) return;
-    // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
-    const answer = auto.transcript ?? 'Hello from the fake model.';
-    let injected: string | null = null;
-    if (typeof realtime?.text === 'string') injected = spokenReplyToTurn(realtime.text, answer);
-    if (content?.turnComplete === true) {
-      const texts: string[] = [];
-      for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
-        for (const part of (turn.parts as JsonObject[] | undefined) ?? []) if (typeof part.text === 'string') texts.push(part.text);
-      }
-      injected = spokenReplyToTurn(texts.join('\n'), answer);
-    }
-    if (injected) void connection.reply({ ...auto, transcript: injected, inputTranscript: undefined });
+    if (auto) autoReply(connection, message, auto, (text) => this.#recordUser(connection, text));
   }
 
   #recordUser(connection: FakeGeminiConnection, text: string): void {
@@ -483,18 +351,8 @@ export class FakeGemini extends EventEmitter<FakeGeminiEvents> {
   }
 }
 
-export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
-  const server = createServer((_req, res) => {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } }));
-  });
+export function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
   // autoPong off: pongs are answered (late) by the fake itself, like the service.
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const fake = new FakeGemini(server, wss, options);
-  server.on('upgrade', (req, socket, head) => fake.handleUpgrade(req, socket, head));
-  return fake;
+  const notFoundBody = { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } };
+  return listenWebSocketFake({ port: options.port, notFoundBody, autoPong: false }, (server, wss) => new FakeGemini(server, wss, options));
 }

@@ -3,6 +3,9 @@
 // needs the lenient world asks for it by name, so a client that only works against a lax server
 // fails by default.
 import { z } from 'zod';
+import { SERVICE_TIMING } from '../shared/service-timing.ts';
+
+export { cutCloseReason } from '../shared/fake-connection.ts';
 
 export interface FakeGeminiStrictness {
   /**
@@ -14,7 +17,10 @@ export interface FakeGeminiStrictness {
   handleTtlMs: number;
   /** Close sent when a goAway's timeLeft runs out (the service: 1011 "Deadline expired"). */
   deadlineClose: { code: number; reason: string };
-  /** Delay before `setupComplete` (the service takes hundreds of ms; gaps only show with one). */
+  /**
+   * Delay before `setupComplete` (the service takes hundreds of ms; gaps only show with one). Strict:
+   * SERVICE_TIMING.gemini.setupMs (shared/service-timing.ts, with its source), read at each setup.
+   */
   setupDelayMs: number;
   /** Validate every post-setup message (one known key, known fields, MIME types, base64); 1007 otherwise. */
   validateMessages: boolean;
@@ -95,7 +101,7 @@ export const STRICT_GEMINI: FakeGeminiStrictness = {
   overlappedResume: 'reject',
   handleTtlMs: 2 * 60 * 60 * 1000,
   deadlineClose: { code: 1011, reason: 'Deadline expired' },
-  setupDelayMs: 150,
+  setupDelayMs: SERVICE_TIMING.gemini.setupMs,
   validateMessages: true,
   apiVersions: ['v1beta', 'v1alpha'],
   matchToolResponseIds: true,
@@ -131,15 +137,6 @@ export const LENIENT_GEMINI: FakeGeminiStrictness = {
   transparentResumption: 'absent',
   turnCompleteAtPlaybackEnd: false,
 };
-
-/** WebSocket close reasons are at most 123 bytes (RFC 6455 §5.5); cut on a UTF-8 boundary. */
-export function cutCloseReason(reason: string): string {
-  const bytes = Buffer.from(reason, 'utf8');
-  if (bytes.length <= 123) return reason;
-  let end = 123;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}
 
 // --- client message validation (post-setup) --------------------------------------------------
 

@@ -1,34 +1,10 @@
-// What the two OpenAI fakes (Realtime, GPT-Live) share: the HTTP/WebSocket bootstrap on 127.0.0.1,
-// the refusal with OpenAI's JSON error body, and "wait until this holds" for tests and scripts.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+// What the two OpenAI fakes (Realtime, GPT-Live) share beyond every fake's base (../shared/): the
+// `/v1` base URL, the bearer key, the refusal at the upgrade with OpenAI's JSON error body (and that
+// body's 404), JSON text frames only, and tool outputs read back.
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
-
-interface Listenable {
-  on(event: string, listener: () => void): unknown;
-  off(event: string, listener: () => void): unknown;
-}
-
-/** Resolves when `predicate` holds, re-checked on each of `events`; rejects after `timeoutMs`. */
-export function waitUntil(emitter: Listenable, events: readonly string[], predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
-  if (predicate()) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (!predicate()) return;
-      cleanup();
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(describe()));
-    }, timeoutMs);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      for (const event of events) emitter.off(event, check);
-    };
-    for (const event of events) emitter.on(event, check);
-  });
-}
+import type { WebSocket, WebSocketServer } from 'ws';
+import { FakeServer } from '../shared/fake-server.ts';
 
 /** Answers an upgrade with an HTTP error and OpenAI's JSON error body (never echoing a key). */
 export function refuseUpgrade(socket: Duplex, status: number, code: string | null, message: string): void {
@@ -37,28 +13,53 @@ export function refuseUpgrade(socket: Duplex, status: number, code: string | nul
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-/** An HTTP server on 127.0.0.1 whose upgrades go to the fake built by `create`; plain requests get 404. */
-export async function listenWebSocketFake<T extends { handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void }>(
-  port: number | undefined,
-  create: (server: Server, wss: WebSocketServer) => T,
-): Promise<T> {
-  const server = createServer((_req, res) => {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } }));
-  });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const fake = create(server, wss);
-  server.on('upgrade', (req, socket, head) => fake.handleUpgrade(req, socket, head));
-  return fake;
+/** What a plain HTTP request to an OpenAI fake gets with its 404. */
+export const OPENAI_NOT_FOUND = { error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } };
+
+/** A function_call_output as the test reads it: parsed JSON, or the raw text when it is not JSON. */
+export function parseToolOutput(output: unknown): unknown {
+  if (typeof output !== 'string') return output;
+  try {
+    return JSON.parse(output);
+  } catch {
+    return output;
+  }
 }
 
-/** Stops a fake: every client socket cut, then the WebSocket and HTTP servers closed. */
-export async function closeWebSocketFake(server: Server, wss: WebSocketServer): Promise<void> {
-  for (const client of wss.clients) client.terminate();
-  await new Promise<void>((resolve) => wss.close(() => resolve()));
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** The key of an upgrade's `Authorization: Bearer …` ('' when there is none). */
+export function bearerKey(req: IncomingMessage): string {
+  return /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+}
+
+/** A key the fake takes: one of `validKeys`, or with none given any key of 8+ characters. */
+export function keyAccepted(key: string, validKeys: readonly string[] | undefined): boolean {
+  return validKeys ? validKeys.includes(key) : key.length >= 8;
+}
+
+/** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export abstract class OpenAIFakeServer<C, E extends Record<keyof E, any[]>> extends FakeServer<C, E> {
+  /** Base URL for OPENAI_*_BASE_URL (ends in /v1). */
+  readonly url: string;
+  /** HTTP statuses refused at the upgrade, in order. */
+  readonly refusals: number[] = [];
+
+  constructor(server: Server, wss: WebSocketServer, name: string) {
+    super(server, wss, { name, readyEvent: 'ready' });
+    this.url = `ws://127.0.0.1:${this.port}/v1`;
+  }
+
+  protected refuse(socket: Duplex, status: number, code: string | null, message: string): void {
+    this.refusals.push(status);
+    refuseUpgrade(socket, status, code, message);
+  }
+
+  /** The services take JSON text frames only: a binary frame gets an `error` event. */
+  protected routeTextFrames(ws: WebSocket, connection: { error(code: string, message: string): void; handleRaw(text: string): void }): void {
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
+      else connection.handleRaw(data.toString());
+    });
+  }
 }

@@ -1,4 +1,33 @@
-// PCM and randomness helpers shared by the fakes, the tests and the benchmarks.
+// PCM and randomness helpers shared by the fakes, the tests and the benchmarks (s16le mono; every
+// fake, whatever its protocol, encodes audio as base64 of these samples).
+
+/** A sine tone: what a fake model "says" when no PCM is given (24 kHz: every model fake's output rate). */
+export function tone(ms: number, options: { rate?: number; hz?: number; amplitude?: number } = {}): Int16Array {
+  const rate = options.rate ?? 24_000;
+  const hz = options.hz ?? 440;
+  const amplitude = options.amplitude ?? 8000;
+  const out = new Int16Array(Math.round((rate * ms) / 1000));
+  for (let i = 0; i < out.length; i++) out[i] = Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate));
+  return out;
+}
+
+export function pcmToBase64(pcm: Int16Array): string {
+  return Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+}
+
+export function base64ToPcm(data: string): Int16Array {
+  const bytes = Buffer.from(data, 'base64');
+  const out = new Int16Array(bytes.length >> 1);
+  new Uint8Array(out.buffer).set(bytes.subarray(0, out.length * 2));
+  return out;
+}
+
+export function rms(pcm: Int16Array): number {
+  if (pcm.length === 0) return 0;
+  let sum = 0;
+  for (let i = 0; i < pcm.length; i++) sum += pcm[i]! * pcm[i]!;
+  return Math.sqrt(sum / pcm.length);
+}
 
 /** One Int16Array holding all chunks in order. */
 export function concatPcm(chunks: readonly Int16Array[]): Int16Array {

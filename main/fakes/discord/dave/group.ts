@@ -3,9 +3,11 @@
 // what they encrypt the bot must really decrypt and what the bot encrypts they really open. The
 // gateway is the MLS external sender: it announces itself (op 25), relays the bot's key package as Add
 // proposals (op 27), accepts the commit/welcome (op 28), announces it (op 29/30) and runs the protocol
-// transitions (op 21-24). Opcodes and payloads: Discord's voice docs ("DAVE"), the DAVE protocol text,
-// shared/research/dave-recipe.md §4 (the algorithm the real @discordjs/voice 0.19.2 accepted).
-import { DAVESession } from '@snazzah/davey';
+// transitions (op 21-24). The fake users' own MLS clients live in members.ts, the queue of
+// membership changes in membership-queue.ts. Opcodes and payloads: Discord's voice docs ("DAVE"),
+// the DAVE protocol text, shared/research/dave-recipe.md §4 (the algorithm the real
+// @discordjs/voice 0.19.2 accepted).
+import type { DAVESession } from '@snazzah/davey';
 import {
   addProposal,
   createExternalSender,
@@ -16,9 +18,13 @@ import {
   withTransitionId,
   type ExternalSender,
 } from './mls-wire.ts';
+import { FakeMembers, type MemberCommit } from './members.ts';
+import { MembershipQueue } from './membership-queue.ts';
 import { sealedForOthers } from './sealed-frame.ts';
+import { DAVE_OPS, noDaveFaults, type BotFrame, type DaveCounters, type DaveEvent, type DaveFaults, type DaveLink, type SpeakerFrame } from './types.ts';
 
 export { sealedForOthers };
+export { DAVE_OPS, noDaveFaults, type BotFrame, type BotFrameKind, type DaveCounters, type DaveEvent, type DaveFaults, type DaveLink, type SpeakerFrame } from './types.ts';
 
 /** davey's MediaType.AUDIO and ProposalsOperationType (const enums: not importable under type stripping). */
 const MEDIA_AUDIO = 0;
@@ -26,85 +32,6 @@ const SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 const DAVE_MAGIC = 0xfafa;
 /** How long fake members keep accepting plain frames after a downgrade (the client uses 24 s). */
 const DOWNGRADE_PASSTHROUGH_S = 120;
-
-export const DAVE_OPS = {
-  prepareTransition: 21,
-  executeTransition: 22,
-  readyForTransition: 23,
-  prepareEpoch: 24,
-  externalSender: 25,
-  keyPackage: 26,
-  proposals: 27,
-  commitWelcome: 28,
-  announceCommit: 29,
-  welcome: 30,
-  invalidCommitWelcome: 31,
-} as const;
-
-/** How the group reaches the bot's voice WebSocket (seq numbers are shared with JSON messages). */
-export interface DaveLink {
-  sendJson(op: number, d: unknown): void;
-  sendBinary(op: number, payload: Buffer): void;
-}
-
-export interface DaveEvent {
-  /** 'in' = from the bot, 'out' = to the bot, 'member' = inside the fake. */
-  dir: 'in' | 'out' | 'member';
-  op: number | string;
-  transitionId?: number;
-  epoch?: number;
-  detail?: string;
-}
-
-export interface DaveFaults {
-  /** Announce the next commit (or welcome) with transition id 0: the client executes it at once and keeps lastTransitionId 0. */
-  nextTransitionIdZero: boolean;
-  /** Announce every commit and welcome with transition id 0 (in every group, across rejoins, until cleared). */
-  alwaysTransitionIdZero: boolean;
-  /**
-   * The bot's key package (op 26) is proposed (op 27) this long after it arrives: on Discord the
-   * other members' clients commit a newcomer, a few round trips away. Meanwhile the bot has its
-   * transport keys and receives the members' E2EE audio, which it cannot decrypt yet.
-   */
-  addDelayMs: number;
-  /** A newcomer is committed by another member's client (op 29 with their commit), not by the bot: any member may commit on Discord. */
-  memberCommitsJoins: boolean;
-  /** Ignore this many of the bot's next key packages (op 26 lost): it stays "joined but not ready" (soundbored #58). */
-  dropKeyPackages: number;
-}
-
-export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0, memberCommitsJoins: false, dropKeyPackages: 0 });
-
-export interface DaveCounters {
-  /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
-  transitions: number;
-  commits: number;
-  welcomes: number;
-  invalidCommitWelcomes: number;
-  memberErrors: number;
-  /** op 28 payloads that did not fit (wrong epoch, nothing pending, unparsable). */
-  rejectedCommits: number;
-}
-
-type BotFrameKind = 'silence' | 'e2ee' | 'plain' | 'undecryptable';
-export interface BotFrame {
-  kind: BotFrameKind;
-  /** Opus the listener plays (null when it would drop the frame). */
-  opus: Buffer | null;
-  /** The group was ready (v1) when the frame arrived: a plain frame then is a leak. */
-  groupReady: boolean;
-}
-
-/** A fake user's frame as sent: E2EE for the bot's group, plain, or E2EE for a group the bot is not in yet. */
-export interface SpeakerFrame {
-  payload: Buffer;
-  kind: 'e2ee' | 'plain' | 'foreign';
-}
-
-interface Member {
-  session: DAVESession;
-  keyPackage: Buffer;
-}
 
 interface PendingCommit {
   adds: string[];
@@ -128,12 +55,12 @@ export class DaveGroup {
   lastTransitionId: number | null = null;
   #external: ExternalSender = createExternalSender();
   #link: DaveLink;
-  #members = new Map<string, Member>();
+  readonly #members: FakeMembers;
   #botKeyPackage: Buffer | null = null;
   #pending: PendingCommit | null = null;
   /** transition id → protocol version the bot will switch to on op 22. */
   #awaitingReady = new Map<number, number>();
-  #queue: (() => void)[] = [];
+  readonly #queue = new MembershipQueue(() => this.#closed || this.#busy());
   #nextTransitionId = 1;
   /** The bot reset its session while holding a leaf (op 31). */
   #staleBot = false;
@@ -147,12 +74,13 @@ export class DaveGroup {
     this.channelId = channelId;
     this.botUserId = botUserId;
     this.#link = link;
+    this.#members = new FakeMembers(channelId, this.#external.packageBytes, (userId, error) => this.#memberError(userId, error));
   }
 
   /** After op 4: announce the external sender; the users already in the channel become pending members. */
   start(userIds: readonly string[]): void {
     this.#send(DAVE_OPS.externalSender, this.#external.packageBytes);
-    for (const userId of userIds) this.#createMember(userId);
+    for (const userId of userIds) this.#members.create(userId);
   }
 
   /** The group is established with the bot in it and running DAVE v1. */
@@ -162,7 +90,7 @@ export class DaveGroup {
 
   /** A fake user's MLS session, if they are a member (ready or pending). */
   member(userId: string): DAVESession | undefined {
-    return this.#members.get(userId)?.session;
+    return this.#members.session(userId);
   }
 
   /**
@@ -179,16 +107,16 @@ export class DaveGroup {
   /** A fake user can send E2EE audio: in the group, with its MLS session ready (or the call runs at v0). */
   canSpeak(userId: string): boolean {
     if (this.protocolVersion === 0) return true;
-    return this.leaves.includes(userId) && this.#members.get(userId)?.session.ready === true;
+    return this.leaves.includes(userId) && this.#members.session(userId)?.ready === true;
   }
 
   memberIds(): string[] {
-    return [...this.#members.keys()];
+    return this.#members.ids();
   }
 
   /** What a fake member encrypts for the SFU: E2EE when its group is ready at v1, else plain. */
   encryptFrom(userId: string, opus: Buffer): SpeakerFrame {
-    const session = this.#members.get(userId)?.session;
+    const session = this.#members.session(userId);
     if (opus.equals(SILENCE) || this.protocolVersion === 0) return { payload: opus, kind: 'plain' };
     if (session?.ready) return { payload: session.encryptOpus(opus), kind: 'e2ee' };
     // Only an upgrade from v0 has everyone re-key together, sending plain frames until it executes.
@@ -210,7 +138,7 @@ export class DaveGroup {
     const e2ee = payload.length > 2 && payload.readUInt16BE(payload.length - 2) === DAVE_MAGIC;
     const kind = e2ee ? 'e2ee' : 'plain';
     if (this.#members.size === 0) return { kind: e2ee ? 'undecryptable' : 'plain', opus: e2ee ? null : payload, groupReady };
-    const listener = this.#listener();
+    const listener = this.#members.listener(this.leaves, this.botUserId);
     if (!listener) return { kind: e2ee ? 'undecryptable' : kind, opus: !e2ee && this.protocolVersion === 0 ? payload : null, groupReady };
     try {
       return { kind, opus: listener.decrypt(this.botUserId, MEDIA_AUDIO, payload), groupReady };
@@ -240,39 +168,36 @@ export class DaveGroup {
   #onInvalidCommitWelcome(transitionId: number): void {
     this.counters.invalidCommitWelcomes += 1;
     if (this.leaves.includes(this.botUserId)) this.#staleBot = true;
-    if (this.#awaitingReady.delete(transitionId)) this.#next();
+    if (this.#awaitingReady.delete(transitionId)) this.#queue.next();
   }
 
   // --- channel membership (called after the gateway's op 11 / op 13) ---
 
   userJoined(userId: string): void {
     if (userId === this.botUserId || this.#members.has(userId)) return;
-    this.#createMember(userId);
-    this.#enqueue(() => this.#proposeAdds());
+    this.#members.create(userId);
+    this.#queue.enqueue(() => this.#proposeAdds());
   }
 
   userLeft(userId: string): void {
-    const member = this.#members.get(userId);
-    if (!member) return;
-    this.#members.delete(userId);
-    this.#enqueue(() => {
+    if (!this.#members.remove(userId)) return;
+    this.#queue.enqueue(() => {
       const leaf = this.leaves.indexOf(userId);
-      if (leaf < 0) return this.#next(); // never got into the group
+      if (leaf < 0) return this.#queue.next(); // never got into the group
       const others = this.leaves.filter((id) => id !== null && id !== userId && id !== this.botUserId);
       if (others.length === 0 && this.#members.size === 0) return this.#soleMemberReset();
       this.#pending = { adds: [], removes: [leaf], memberCommits: false };
       this.#proposeToAll([removeProposal(leaf)]);
     });
-    member.session.reset();
   }
 
   // --- scripted transitions ---
 
   /** op 21 to protocol version 0: after op 22 both sides send plain Opus. */
   downgrade(): void {
-    this.#enqueue(() => {
+    this.#queue.enqueue(() => {
       const id = this.#transitionId();
-      for (const { session } of this.#members.values()) session.setPassthroughMode(true, DOWNGRADE_PASSTHROUGH_S);
+      for (const session of this.#members.sessions()) session.setPassthroughMode(true, DOWNGRADE_PASSTHROUGH_S);
       this.#awaitingReady.set(id, 0);
       this.#sendJson(DAVE_OPS.prepareTransition, { transition_id: id, protocol_version: 0 });
     });
@@ -280,42 +205,26 @@ export class DaveGroup {
 
   /** op 24 (epoch 1, v1): everyone re-creates the group; the bot sends a new key package and commits. */
   upgrade(): void {
-    this.#enqueue(() => this.#recreate(false));
+    this.#queue.enqueue(() => this.#recreate(false));
   }
 
   /** Announce a commit that cannot be processed: the bot answers op 31 and re-keys (op 26). */
   sendInvalidCommit(): void {
-    this.#enqueue(() => {
+    this.#queue.enqueue(() => {
       const id = this.#transitionId();
       const garbage = Buffer.concat([Buffer.from([0, 1, 0, 1]), Buffer.alloc(40, 0x5a)]);
       this.#send(DAVE_OPS.announceCommit, withTransitionId(id, garbage));
-      this.#next();
+      this.#queue.next();
     });
   }
 
   close(): void {
     this.#closed = true;
-    for (const { session } of this.#members.values()) session.reset();
     this.#members.clear();
-    this.#queue.length = 0;
+    this.#queue.clear();
   }
 
   // --- internals ---
-
-  #createMember(userId: string): void {
-    const session = new DAVESession(1, userId, this.channelId);
-    session.setExternalSender(this.#external.packageBytes);
-    this.#members.set(userId, { session, keyPackage: session.getSerializedKeyPackage() });
-  }
-
-  #listener(): DAVESession | undefined {
-    for (const id of this.leaves) {
-      if (id === null || id === this.botUserId) continue;
-      const session = this.#members.get(id)?.session;
-      if (session?.ready) return session;
-    }
-    return undefined;
-  }
 
   #onKeyPackage(keyPackage: Buffer): void {
     if (this.faults.dropKeyPackages > 0) {
@@ -324,35 +233,35 @@ export class DaveGroup {
     }
     this.#botKeyPackage = keyPackage;
     const delay = this.faults.addDelayMs;
-    if (delay > 0) setTimeout(() => !this.#closed && this.#enqueue(() => this.#proposeAdds()), delay);
-    else this.#enqueue(() => this.#proposeAdds());
+    if (delay > 0) setTimeout(() => !this.#closed && this.#queue.enqueue(() => this.#proposeAdds()), delay);
+    else this.#queue.enqueue(() => this.#proposeAdds());
   }
 
   /** Add every member (and the bot) that is not in the group yet. */
   #proposeAdds(): void {
-    if (!this.#botKeyPackage || this.protocolVersion === 0) return this.#next();
+    if (!this.#botKeyPackage || this.protocolVersion === 0) return this.#queue.next();
     const botLeaf = this.leaves.indexOf(this.botUserId);
     const established = this.epoch > 0n && this.leaves.some((id) => id !== null && id !== this.botUserId);
-    const newcomers = [...this.#members.keys()].filter((id) => !this.leaves.includes(id));
+    const newcomers = this.#members.ids().filter((id) => !this.leaves.includes(id));
     if (botLeaf >= 0 && this.#staleBot) {
       // The bot reset its session (op 31, or a failed welcome): a member removes its old leaf and adds its new key package.
       this.#staleBot = false;
       const removes = [botLeaf];
       this.#pending = { adds: [this.botUserId, ...newcomers], removes, memberCommits: true };
-      return this.#memberCommit([removeProposal(botLeaf), addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#keyPackage(id)))]);
+      return this.#memberCommit([removeProposal(botLeaf), addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#members.keyPackage(id)))]);
     }
     if (botLeaf < 0 && established) {
       this.#pending = { adds: [this.botUserId, ...newcomers], removes: [], memberCommits: true };
-      return this.#memberCommit([addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#keyPackage(id)))]);
+      return this.#memberCommit([addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#members.keyPackage(id)))]);
     }
-    if (newcomers.length === 0) return this.#next();
+    if (newcomers.length === 0) return this.#queue.next();
     if (botLeaf < 0) {
       // A new group: the bot creates it at epoch 0 and commits adding everyone else.
       this.epoch = 0n;
       this.leaves = [this.botUserId];
     }
     this.#pending = { adds: newcomers, removes: [], memberCommits: botLeaf >= 0 && this.faults.memberCommitsJoins };
-    const memberCommit = this.#proposeToAll(newcomers.map((id) => addProposal(this.#keyPackage(id))));
+    const memberCommit = this.#proposeToAll(newcomers.map((id) => addProposal(this.#members.keyPackage(id))));
     // The bot processed the proposals too (its own commit, op 28, loses and is refused): it gets the member's (op 29).
     if (this.#pending.memberCommits) {
       if (memberCommit) this.#applyCommit(memberCommit.commit, memberCommit.welcome);
@@ -360,48 +269,17 @@ export class DaveGroup {
     }
   }
 
-  #keyPackage(userId: string): Buffer {
-    const member = this.#members.get(userId);
-    if (!member) throw new Error(`no DAVE member ${userId}`);
-    return member.keyPackage;
-  }
-
   /** op 27 to the bot; fake members already in the group process (cache) the same proposals. Returns the first member's commit. */
-  #proposeToAll(proposals: Buffer[]): { commit: Buffer; welcome: Buffer | null } | null {
-    let first: { commit: Buffer; welcome: Buffer | null } | null = null;
-    const messages = proposals.map((p) => externalProposal(this.#external, this.channelId, this.epoch, p));
-    const payload = proposalsPayload(messages);
-    for (const id of this.leaves) {
-      if (id === null || id === this.botUserId) continue;
-      const member = this.#members.get(id);
-      if (!member) continue;
-      try {
-        const result = member.session.processProposals(payload[0], payload.subarray(1), this.#recognized());
-        if (!first && result.commit) first = { commit: result.commit, welcome: result.welcome ?? null };
-      } catch (error) {
-        this.#memberError(id, error);
-      }
-    }
+  #proposeToAll(proposals: Buffer[]): MemberCommit | null {
+    const payload = this.#proposals(proposals);
+    const first = this.#members.process(this.leaves, this.botUserId, payload, { readyOnly: false, recognized: this.#recognized() });
     this.#send(DAVE_OPS.proposals, payload);
     return first;
   }
 
   /** The bot is the one being (re-)added: the first fake member commits, the bot gets a welcome (op 30). */
   #memberCommit(proposals: Buffer[]): void {
-    const messages = proposals.map((p) => externalProposal(this.#external, this.channelId, this.epoch, p));
-    const payload = proposalsPayload(messages);
-    let winner: { commit: Buffer; welcome: Buffer | null } | null = null;
-    for (const id of this.leaves) {
-      if (id === null || id === this.botUserId) continue;
-      const member = this.#members.get(id);
-      if (!member?.session.ready) continue;
-      try {
-        const result = member.session.processProposals(payload[0], payload.subarray(1), [...this.#recognized(), this.botUserId]);
-        if (!winner && result.commit) winner = { commit: result.commit, welcome: result.welcome ?? null };
-      } catch (error) {
-        this.#memberError(id, error);
-      }
-    }
+    const winner = this.#members.process(this.leaves, this.botUserId, this.#proposals(proposals), { readyOnly: true, recognized: [...this.#recognized(), this.botUserId] });
     if (!winner) {
       // Nobody can commit (no ready member): start over with a fresh group the bot creates.
       this.#pending = null;
@@ -410,8 +288,13 @@ export class DaveGroup {
     this.#applyCommit(winner.commit, winner.welcome);
   }
 
+  /** The gateway's external proposals for the current epoch, as one op 27 payload. */
+  #proposals(proposals: Buffer[]): Buffer {
+    return proposalsPayload(proposals.map((p) => externalProposal(this.#external, this.channelId, this.epoch, p)));
+  }
+
   #recognized(): string[] {
-    return [this.botUserId, ...this.#members.keys()];
+    return [this.botUserId, ...this.#members.ids()];
   }
 
   #onCommitWelcome(payload: Buffer): void {
@@ -448,18 +331,7 @@ export class DaveGroup {
     const zero = this.faults.nextTransitionIdZero || this.faults.alwaysTransitionIdZero;
     this.faults.nextTransitionIdZero = false;
     const id = zero ? 0 : this.#transitionId();
-    for (const userId of this.leaves) {
-      if (userId === null || userId === this.botUserId) continue;
-      const member = this.#members.get(userId);
-      if (!member) continue;
-      try {
-        if (pending.adds.includes(userId)) {
-          if (welcome) member.session.processWelcome(welcome);
-        } else member.session.processCommit(commit); // the committing member too: MLS applies its own commit this way
-      } catch (error) {
-        this.#memberError(userId, error);
-      }
-    }
+    this.#members.apply(this.leaves, this.botUserId, pending.adds, commit, welcome);
     if (pending.memberCommits && pending.adds.includes(this.botUserId)) {
       if (!welcome) return this.#memberError(this.botUserId, new Error('member commit without a welcome for the bot'));
       this.counters.welcomes += 1;
@@ -470,7 +342,7 @@ export class DaveGroup {
     this.#pending = null;
     if (id === 0) {
       this.#executed(0, this.protocolVersion);
-      return this.#next();
+      return this.#queue.next();
     }
     this.#awaitingReady.set(id, this.protocolVersion);
   }
@@ -481,7 +353,7 @@ export class DaveGroup {
     this.#awaitingReady.delete(transitionId);
     this.#sendJson(DAVE_OPS.executeTransition, { transition_id: transitionId });
     this.#executed(transitionId, version);
-    this.#next();
+    this.#queue.next();
   }
 
   #executed(transitionId: number, version: number): void {
@@ -500,23 +372,19 @@ export class DaveGroup {
     this.#awaitingReady.clear();
     this.#botKeyPackage = null;
     this.#staleBot = false;
-    for (const [userId, member] of this.#members) {
-      member.session.reinit(1, userId, this.channelId);
-      member.session.setExternalSender(this.#external.packageBytes);
-      member.keyPackage = member.session.getSerializedKeyPackage();
-    }
+    this.#members.reinitAll();
     this.#sendJson(DAVE_OPS.prepareEpoch, { protocol_version: 1, epoch: 1 });
     if (soleMember) {
       // Transition 0 executes at once: the bot is alone, pending, until someone joins.
       this.protocolVersion = 1;
       this.#sendJson(DAVE_OPS.prepareTransition, { transition_id: 0, protocol_version: 1 });
       this.#executed(0, 1);
-      return this.#next();
+      return this.#queue.next();
     }
     // The upgrade executes when the bot's new commit does; #proposeAdds runs on its op 26.
     this.protocolVersion = 1;
     this.#upgrading = true;
-    this.#next();
+    this.#queue.next();
   }
 
   #soleMemberReset(): void {
@@ -534,25 +402,9 @@ export class DaveGroup {
     return id;
   }
 
-  /** One membership change at a time: the next starts when the current commit is announced and executed. */
-  #enqueue(task: () => void): void {
-    this.#queue.push(task);
-    if (this.#queue.length === 1 && !this.#busy()) this.#runNext();
-  }
-
+  /** A change is in flight: a commit not yet announced, or a transition not yet executed. */
   #busy(): boolean {
     return this.#pending !== null || this.#awaitingReady.size > 0;
-  }
-
-  #next(): void {
-    this.#queue.shift();
-    this.#runNext();
-  }
-
-  #runNext(): void {
-    if (this.#closed || this.#busy()) return;
-    const task = this.#queue[0];
-    if (task) task();
   }
 
   #send(op: number, payload: Buffer): void {

@@ -152,3 +152,46 @@ export function describeIssue(error: z.ZodError, prefix = ''): { code: string; p
   if (issue.code === 'invalid_type' && issue.input === undefined) return { code: 'missing_required_parameter', param: path, message: `Missing required parameter: '${path}'.` };
   return { code: 'invalid_value', param: path, message: `Invalid value for '${path}': ${issue.message}` };
 }
+
+type JsonObject = Record<string, unknown>;
+
+/** A client event read off the wire: the event (when it was a JSON object), and the `error` it gets or what to dispatch. */
+export type ReadClientEvent =
+  | { event: JsonObject | null; error: { code: string; message: string; param?: string; eventId?: string | null; type?: string }; type?: undefined; eventId?: undefined }
+  | { event: JsonObject; error: null; type: (typeof CLIENT_EVENT_TYPES)[number]; eventId: string | null };
+
+/** Parses and validates one client event as the service does (JSON object, known type, its schema). */
+export function readClientEvent(text: string): ReadClientEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { event: null, error: { code: 'invalid_json', message: "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)", type: 'invalid_request_error' } };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { event: null, error: { code: 'invalid_value', message: 'Expected an object.', param: '' } };
+  const event = parsed as JsonObject;
+  const type = event.type;
+  if (typeof type !== 'string') return { event, error: { code: 'missing_required_parameter', message: "Missing required parameter: 'type'.", param: 'type' } };
+  const eventId = typeof event.event_id === 'string' ? event.event_id : null;
+  const schema = (clientEventSchemas as Record<string, z.ZodType | undefined>)[type];
+  if (!schema) return { event, error: { code: 'invalid_value', message: `Invalid value: '${type}'. Supported values are: ${CLIENT_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}.`, param: 'type', eventId } };
+  const checked = schema.safeParse(event);
+  if (!checked.success) {
+    const issue = describeIssue(checked.error);
+    return { event, error: { code: issue.code, message: issue.message, param: issue.param, eventId } };
+  }
+  return { event, error: null, type: type as (typeof CLIENT_EVENT_TYPES)[number], eventId };
+}
+
+/** The GA server events of a response that is one function call, in order (its arguments in one delta). */
+export function functionCallEvents(responseId: string, item: { id: string; call_id: string; name: string; arguments: string }): JsonObject[] {
+  const at = { response_id: responseId, item_id: item.id, output_index: 0, call_id: item.call_id };
+  return [
+    { type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } },
+    { type: 'response.output_item.added', response_id: responseId, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } },
+    { type: 'response.function_call_arguments.delta', ...at, delta: item.arguments },
+    { type: 'response.function_call_arguments.done', ...at, name: item.name, arguments: item.arguments },
+    { type: 'response.output_item.done', response_id: responseId, output_index: 0, item },
+    { type: 'response.done', response: { id: responseId, object: 'realtime.response', status: 'completed', output: [item], usage: { total_tokens: 30 } } },
+  ];
+}

@@ -14,16 +14,18 @@
 //   time) and interrupt_response / create_response behave as documented;
 // - there is no resumption: each socket is a new, empty conversation.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
-import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { spokenReplyToTurn } from '../../../core/model/injected-text.ts';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { closeWebSocketFake, listenWebSocketFake, refuseUpgrade, waitUntil } from '../shared.ts';
+import { SERVICE_TIMING } from '../../shared/service-timing.ts';
+import { SetupDelay } from '../../shared/setup-delay.ts';
+import { fakeTiming, type FakeTiming, type FakeTimingOptions } from '../../shared/timing.ts';
+import { listenWebSocketFake } from '../../shared/ws-server.ts';
+import { bearerKey, keyAccepted, OPENAI_NOT_FOUND, OpenAIFakeServer } from '../shared.ts';
+import type { ResponseTrigger } from './conversation.ts';
 import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
 import { FakeTranscriptionConnection } from './transcription.ts';
-import { SetupDelay } from '../setup-delay.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
 
@@ -40,14 +42,12 @@ export interface RealtimeAutoReply {
   toneMs?: number;
 }
 
-export interface FakeRealtimeOptions {
+export interface FakeRealtimeOptions extends FakeTimingOptions {
   port?: number;
   /** Only these keys are accepted; by default every key of 8+ characters is. */
   validKeys?: readonly string[];
   models?: readonly string[];
   autoReply?: RealtimeAutoReply | false;
-  chunkMs?: number;
-  paceMs?: number;
   /** RMS above which appended audio counts as speech for server VAD. Default 1000. */
   vadRms?: number;
   /** What transcription sessions hear in a committed buffer (default "(N ms of speech)"). */
@@ -56,7 +56,7 @@ export interface FakeRealtimeOptions {
   transcribeDelayMs?: number;
   /** Each session ends after this long (`session_expired`, close 1001). Default: the service's 60 min; null: never. */
   sessionLifetimeMs?: number | null;
-  /** Socket open → session.created, ms (default OPENAI_SETUP_DELAY_MS, setup-delay.ts). */
+  /** Socket open → session.created, ms (default SERVICE_TIMING['openai-realtime'].setupMs). */
   setupDelayMs?: number;
 }
 
@@ -68,29 +68,18 @@ export interface FakeRealtimeEvents {
   transcription: [];
 }
 
-export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
-  /** Base URL for OPENAI_REALTIME_BASE_URL (ends in /v1). */
-  readonly url: string;
-  readonly port: number;
-  upgradeAttempts = 0;
-  /** HTTP statuses refused at the upgrade, in order. */
-  readonly refusals: number[] = [];
-  readonly connections: FakeRealtimeConnection[] = [];
+export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection, FakeRealtimeEvents> {
   /** Transcription-only sessions (`?intent=transcription`), in order. */
   readonly transcriptions: FakeTranscriptionConnection[] = [];
-  readonly #server: Server;
-  readonly #wss: WebSocketServer;
   readonly #options: FakeRealtimeOptions;
   readonly #setup: SetupDelay;
+  readonly #timing: FakeTiming;
 
   constructor(server: Server, wss: WebSocketServer, options: FakeRealtimeOptions) {
-    super();
-    this.#setup = new SetupDelay(options.setupDelayMs);
-    this.#server = server;
-    this.#wss = wss;
+    super(server, wss, 'fake realtime');
+    this.#setup = new SetupDelay(options.setupDelayMs ?? SERVICE_TIMING['openai-realtime'].setupMs);
+    this.#timing = fakeTiming('openai-realtime', options);
     this.#options = options;
-    this.port = (server.address() as AddressInfo).port;
-    this.url = `ws://127.0.0.1:${this.port}/v1`;
   }
 
   /** Connections whose model was accepted (the client got session.created). */
@@ -98,33 +87,22 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     return this.connections.filter((c) => c.sent.some((e) => e.type === 'session.created'));
   }
 
-  async connection(n: number, timeoutMs = 10_000): Promise<FakeRealtimeConnection> {
-    await waitUntil(this, ['ready'], () => this.established[n] !== undefined, timeoutMs, () => `fake realtime: no connection #${n} within ${timeoutMs} ms (have ${this.established.length})`);
-    return this.established[n]!;
-  }
-
-  close(): Promise<void> {
-    return closeWebSocketFake(this.#server, this.#wss);
-  }
-
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.upgradeAttempts++;
     const url = new URL(req.url ?? '/', 'http://fake');
-    if (url.pathname !== '/v1/realtime') return this.#refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
-    const auth = /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '');
-    const key = auth?.[1] ?? '';
-    const valid = this.#options.validKeys;
-    if (!key) return this.#refuse(socket, 401, null, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
-    if (valid ? !valid.includes(key) : key.length < 8) {
-      return this.#refuse(socket, 401, 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
+    if (url.pathname !== '/v1/realtime') return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
+    const key = bearerKey(req);
+    if (!key) return this.refuse(socket, 401, null, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+    if (!keyAccepted(key, this.#options.validKeys)) {
+      return this.refuse(socket, 401, 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
     }
     const model = url.searchParams.get('model');
     if (!model && url.searchParams.get('intent') === 'transcription') {
-      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#acceptTranscription(ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.#acceptTranscription(ws));
       return;
     }
-    if (!model) return this.#refuse(socket, 400, 'missing_model', "Missing required parameter: 'model'.");
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, model, key));
+    if (!model) return this.refuse(socket, 400, 'missing_model', "Missing required parameter: 'model'.");
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, model, key));
   }
 
   #acceptTranscription(ws: WebSocket): void {
@@ -133,29 +111,19 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     this.emit('transcription');
   }
 
-  #refuse(socket: Duplex, status: number, code: string | null, message: string): void {
-    this.refusals.push(status);
-    refuseUpgrade(socket, status, code, message);
-  }
-
   #accept(ws: WebSocket, req: IncomingMessage, model: string, key: string): void {
     const connection = new FakeRealtimeConnection(
       ws,
       { index: this.connections.length, model, key, headers: { ...req.headers } },
       {
-        defaults: { chunkMs: this.#options.chunkMs ?? 40, paceMs: this.#options.paceMs ?? 20, vadRms: this.#options.vadRms ?? 1000 },
+        timing: this.#timing,
+        vadRms: this.#options.vadRms ?? 1000,
         autoReply: (c, trigger) => this.#autoReply(c, trigger),
       },
     );
     this.connections.push(connection);
     this.emit('connection', connection);
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) {
-        connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
-        return;
-      }
-      connection.handleRaw(data.toString());
-    });
+    this.routeTextFrames(ws, connection);
     if (!(this.#options.models ?? KNOWN_REALTIME_MODELS).includes(model)) {
       connection.error('model_not_found', `The model \`${model}\` does not exist or you do not have access to it.`);
       connection.close(4000, 'invalid_request_error.model_not_found');
@@ -173,7 +141,7 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
     this.emit('ready', connection);
   }
 
-  #autoReply(connection: FakeRealtimeConnection, trigger: Parameters<ConstructorParameters<typeof FakeRealtimeConnection>[2]['autoReply']>[1]): RealtimeReplyScript | null {
+  #autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null {
     const auto = this.#options.autoReply;
     if (!auto) return null;
     if (trigger.kind === 'speech') return { transcript: auto.transcript ?? 'Hello from the fake OpenAI model.', toneMs: auto.toneMs };
@@ -184,5 +152,5 @@ export class FakeOpenAIRealtime extends EventEmitter<FakeRealtimeEvents> {
 }
 
 export function startFakeOpenAIRealtime(options: FakeRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
-  return listenWebSocketFake(options.port, (server, wss) => new FakeOpenAIRealtime(server, wss, options));
+  return listenWebSocketFake({ port: options.port, notFoundBody: OPENAI_NOT_FOUND }, (server, wss) => new FakeOpenAIRealtime(server, wss, options));
 }

@@ -8,7 +8,7 @@
 // .completed` for that item. What the fake "hears" is the test's `transcribe(pcm24k)`.
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
-import { base64ToPcm, concatPcm } from '../../gemini/pcm.ts';
+import { base64ToPcm, concatPcm } from '../../shared/pcm.ts';
 import { audioFormat, BASE64_RE, describeIssue, turnDetection } from './protocol.ts';
 
 export const TRANSCRIPTION_MODELS = ['gpt-4o-mini-transcribe', 'gpt-4o-transcribe', 'gpt-4o-transcribe-latest', 'whisper-1', 'gpt-realtime-whisper', 'gpt-live-transcribe'] as const;
