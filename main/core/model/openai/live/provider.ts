@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
 import { systemClock, type Clock } from '../../clock.ts';
 import { defaultInjectedText } from '../../injected-text.ts';
-import { toWebSocketBase } from '../realtime/provider.ts';
-import { DEFAULT_OPENAI_BACKOFF, type BackoffOptions } from '../shared/fallback.ts';
+import { toWebSocketBase } from '../../wire/ws-url.ts';
+import { DEFAULT_BACKOFF, type BackoffOptions } from '../../session-core/fallback.ts';
 import { createBearerScrubber } from '../shared/json-socket.ts';
 import { OpenAILiveSession } from './session.ts';
 
@@ -52,7 +52,7 @@ export function createOpenAILiveProvider(options: OpenAILiveProviderOptions): Li
         logger,
         clock: options.clock ?? systemClock,
         scrub: createBearerScrubber(options.apiKey),
-        backoff: { ...DEFAULT_OPENAI_BACKOFF, ...options.backoff },
+        backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
         formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
         handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
         turnGapMs: options.turnGapMs ?? 700,

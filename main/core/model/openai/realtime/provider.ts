@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
 import { systemClock, type Clock } from '../../clock.ts';
 import { defaultInjectedText } from '../../injected-text.ts';
-import { DEFAULT_OPENAI_BACKOFF, type BackoffOptions } from '../shared/fallback.ts';
+import { DEFAULT_BACKOFF, type BackoffOptions } from '../../session-core/fallback.ts';
 import { createBearerScrubber } from '../shared/json-socket.ts';
+import { toWebSocketBase } from '../../wire/ws-url.ts';
+import { DEFAULT_REALTIME_BASE_URL } from '../shared/realtime-input.ts';
 import type { TurnDetectionMode } from './events.ts';
 import { OpenAIRealtimeSession } from './session.ts';
 
-export const DEFAULT_REALTIME_BASE_URL = 'wss://api.openai.com/v1';
+
 
 export interface OpenAIRealtimeProviderOptions {
   apiKey: string;
@@ -27,15 +29,6 @@ export interface OpenAIRealtimeProviderOptions {
   handshakeTimeoutMs?: number;
   frameAckTimeoutMs?: number;
   replyWaitMs?: number;
-}
-
-/** http → ws, https → wss; ws/wss kept. Rejects anything else (a config error, said at start-up). */
-export function toWebSocketBase(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'http:') parsed.protocol = 'ws:';
-  else if (parsed.protocol === 'https:') parsed.protocol = 'wss:';
-  else if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new Error(`unsupported endpoint scheme ${parsed.protocol}`);
-  return parsed.toString().replace(/\/+$/, '');
 }
 
 export function createOpenAIRealtimeProvider(options: OpenAIRealtimeProviderOptions): LiveModelProvider {
@@ -58,7 +51,7 @@ export function createOpenAIRealtimeProvider(options: OpenAIRealtimeProviderOpti
         logger,
         clock: options.clock ?? systemClock,
         scrub: createBearerScrubber(options.apiKey),
-        backoff: { ...DEFAULT_OPENAI_BACKOFF, ...options.backoff },
+        backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
         formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
         playedMs: connect.playedMs,
         handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
