@@ -12,20 +12,21 @@
 //   model moves to the next fallback model.
 import type { LiveServerMessage } from '@google/genai';
 import type { ConversationSeed, FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult } from '../../ports.ts';
-import type { TimerHandle } from '../clock.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { faultCounts } from '../../faults.ts';
-import { backoffDelayMs, type FailureKind, type Recovery } from '../session-core/fallback.ts';
+import { backoffDelayMs } from '../session-core/fallback.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
-import type { ConnectFailure } from '../wire/connect-failure.ts';
+import { ModelTurn } from '../session-core/model-turn.ts';
 import { decodePcm } from '../wire/pcm-codec.ts';
 import { GeminiAudioInput } from './audio-input.ts';
-import { GeminiConnection } from './connection.ts';
-import { classifyFailure, parseDurationMs, textInjectionKindFor } from './setup.ts';
+import type { GeminiConnection } from './connection.ts';
+import { GeminiDialer } from './dialer.ts';
+import { parseDurationMs, textInjectionKindFor } from './setup.ts';
 import { pcmRateOf, toModelOutputRate } from '../output-audio.ts';
 import { HeldTexts } from '../held-texts.ts';
 import { StallWatch } from './stall-watch.ts';
 import { SessionContext, type ContextUpdate } from './session-context.ts';
+import { GoAwaySwitch } from './switch-over.ts';
 import { GeminiToolReplay } from './tool-replay.ts';
 import { TurnUsage } from './turn-usage.ts';
 import type { GeminiSessionOptions, GeminiSessionStats } from './session-options.ts';
@@ -38,26 +39,14 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   readonly #o: GeminiSessionOptions;
   #active: GeminiConnection | null = null;
   #draining = new Set<GeminiConnection>();
-  #handle: string | null = null;
   readonly #usage = new TurnUsage();
   /** The latest handle was issued after the last model activity (safe to resume from). */
   #handleFresh = false;
-  #turnOpen = false;
-  /** The socket whose model turn is open: if it closes mid-turn, that turn is over. */
-  #turnConnection: GeminiConnection | null = null;
-  #goAwayDeadline: number | null = null;
-  #goAwayTimer: TimerHandle | null = null;
-  #switching = false;
-  #nextConnectionId = 1;
-  #lastOpenResumed = false;
-  /** The next socket may send `setup` only once this settles (the replaced socket has closed). */
-  #nextSetupGate: Promise<void> | null = null;
-  /** The service refused a second socket of this session: rotate by close-then-resume. */
-  #overlapRefused = false;
-  /** `interrupted` arrived and its `turnComplete` has not (playback is muted until then). */
-  #interruptPending = false;
+  /** The model's turn and the socket carrying it: if it closes mid-turn, that turn is over. */
+  readonly #turn = new ModelTurn<GeminiConnection>();
+  readonly #switch: GoAwaySwitch;
+  readonly #dialer: GeminiDialer;
   readonly #stall: StallWatch;
-  #transparent: boolean;
   readonly #context: SessionContext;
   /** Texts written on a socket and not yet covered by its handle: written again if it ends first. */
   readonly #heldTexts = new HeldTexts<GeminiConnection>();
@@ -98,13 +87,48 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       reaskWaitMs: options.reaskWaitMs ?? 1500,
       active: () => this.#active,
       closed: () => this.life.closed,
-      replyingOn: (connection) => this.#turnOpen && this.#turnConnection === connection,
+      replyingOn: (connection) => this.#turn.openOn(connection),
       enqueueText: (text, delivery) => this.texts.enqueue(text, delivery),
       runCall: (call) => this.emit('toolCall', call),
       replayed: () => this.#stats.toolResultsReplayed++,
     });
-    this.#transparent = options.transparentResumption ?? true;
-    this.#handle = options.resumeHandle ?? null;
+    this.#switch = new GoAwaySwitch({
+      clock: options.clock,
+      logger: options.logger,
+      switchMarginMs: options.switchMarginMs,
+      drainMs: options.drainMs,
+      active: () => this.#active,
+      closed: () => this.life.closed,
+      reconnecting: () => this.life.reconnecting,
+      idle: () => this.#idleForSwitch(),
+      openNext: () => this.#dialer.open(this.model),
+      adopt: (old, next) => {
+        if (this.#active === old) this.#draining.add(old);
+        else this.life.set('connected', 'resumed');
+        this.#adopt(next);
+      },
+      release: (old) => {
+        if (this.#draining.delete(old)) old.close();
+      },
+      replace: (old, reason) => this.#replace(old, reason, { announce: false }),
+      reconnect: (reason) => void this.#reconnect(reason, { announce: true }),
+      counted: (counter) => this.#stats[counter]++,
+    });
+    this.#dialer = new GeminiDialer(
+      {
+        ...options,
+        handlers: {
+          onMessage: (m, c) => this.#onMessage(m, c),
+          onClose: (code, reason, c) => this.#onClose(code, reason, c),
+          onBadMessage: (reason, fatal, c) => this.#onBadMessage(reason, fatal, c),
+        },
+        configFor: (handle) => this.#context.configFor(handle),
+        sessionBegan: (seeded) => this.#sessionBegan(seeded),
+        counted: (counter) => this.#stats[counter]++,
+      },
+      options.resumeHandle ?? null,
+      options.transparentResumption ?? true,
+    );
     this.#context = new SessionContext({
       ...options,
       renewAfterMs: options.sessionRenewAfterMs === undefined ? 55 * 60_000 : options.sessionRenewAfterMs,
@@ -113,7 +137,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     this.#stall = new StallWatch({
       clock: options.clock,
       stallMs: options.stallMs,
-      midTurn: () => this.#turnOpen && this.#turnConnection === this.#active && this.#tools.inFlight === 0,
+      midTurn: () => this.#active !== null && this.#turn.openOn(this.#active) && this.#tools.inFlight === 0,
       onStall: (silentMs, awaited) => this.#onStall(silentMs, awaited),
     });
   }
@@ -123,7 +147,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   }
 
   /** The latest handle, if issued after the model's last activity (a parked call resumes from it). */
-  resumeHandle = (): string | null => (this.#handleFresh ? this.#handle : null);
+  resumeHandle = (): string | null => (this.#handleFresh ? this.#dialer.handle : null);
 
   get stats(): GeminiSessionStats {
     return {
@@ -172,7 +196,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
 
   async close(): Promise<void> {
     if (!this.closeCore()) return;
-    this.#o.clock.clearTimeout(this.#goAwayTimer);
+    this.#switch.close();
     this.#stall.stop();
     this.#context.close();
     this.#tools.close();
@@ -185,35 +209,6 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   }
 
   // --- connections -------------------------------------------------------------------------
-
-  async #openOne(model: string): Promise<GeminiConnection> {
-    this.#stats.connectionAttempts++;
-    const handle = this.#handle;
-    const setupGate = this.#nextSetupGate ?? undefined;
-    this.#nextSetupGate = null;
-    // A fresh session mid-call continues the conversation: persona + the call so far + what is pending.
-    const { config, seeded } = this.#context.configFor(handle);
-    const connection = await GeminiConnection.open(
-      this.#o.client,
-      this.#nextConnectionId++,
-      model,
-      config,
-      {
-        onMessage: (m, c) => this.#onMessage(m, c),
-        onClose: (code, reason, c) => this.#onClose(code, reason, c),
-        onBadMessage: (reason, fatal, c) => this.#onBadMessage(reason, fatal, c),
-      },
-      this.#o.scrub,
-      setupGate,
-      this.#transparent,
-    );
-    connection.openedAt = this.#o.clock.now();
-    if (handle) this.#stats.resumed++;
-    else this.#sessionBegan(seeded);
-    this.#lastOpenResumed = Boolean(handle);
-    this.#o.logger.info({ model, connection: connection.id, resumed: Boolean(handle), seeded }, 'gemini live connected');
-    return connection;
-  }
 
   /** A new service session (not a resume): seeded when it continues the call; its deadline clock starts. */
   #sessionBegan(seeded: boolean): void {
@@ -232,38 +227,9 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     return this.#context.update(update, this.#active?.sdk ?? null, this.model);
   }
 
-  /**
-   * Tries the current model, then the fallbacks (session-core/fallback.ts). A resume refused as
-   * invalid (1007/1008, whatever the text: after the 58:00 session deadline 3.8 answers a plain
-   * 1007, discuss thread 186392) cannot be resumed: a fresh session at once, seeded with the call
-   * so far. A setup refusing transparent resumption (documented for 3.8 only) is retried without it.
-   */
+  /** Tries the current model, then the fallbacks (session-core/fallback.ts, dialer.ts). */
   #dial(): Promise<GeminiConnection> {
-    let handleRetried = false;
-    return this.dial({
-      label: 'Gemini',
-      open: (model) => this.#openOne(model),
-      discard: (connection) => connection.close(),
-      classify: (failure): FailureKind => {
-        const kind = classifyFailure(failure.code, failure.reason);
-        return kind === 'handle' ? 'model' : kind;
-      },
-      recover: (failure: ConnectFailure): Recovery => {
-        const kind = classifyFailure(failure.code, failure.reason);
-        if ((kind === 'handle' || kind === 'model') && this.#handle && !handleRetried) {
-          this.#o.logger.warn({ code: failure.code }, 'resumption refused: starting a fresh session seeded with the call so far');
-          this.#handle = null;
-          handleRetried = true;
-          return 'retry';
-        }
-        if (kind === 'model' && this.#transparent && failure.code === 1007) {
-          this.#o.logger.warn('setup with transparent resumption refused: retrying without it');
-          this.#transparent = false;
-          return 'retry-uncounted';
-        }
-        return undefined;
-      },
-    });
+    return this.dial(this.#dialer.round());
   }
 
   #adopt(connection: GeminiConnection): void {
@@ -272,12 +238,10 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       return;
     }
     this.#active = connection;
-    this.#goAwayDeadline = null;
-    this.#o.clock.clearTimeout(this.#goAwayTimer);
-    this.#goAwayTimer = null;
+    this.#switch.reset();
     this.#stall.reset();
     // What the user said while no socket was ready goes first, in order.
-    if (this.#audio.adopt(connection, this.#lastOpenResumed, this.#o.logger)) this.#stall.awaitReply();
+    if (this.#audio.adopt(connection, this.#dialer.lastOpenResumed, this.#o.logger)) this.#stall.awaitReply();
     this.#tools.adopted(connection);
     this.texts.tryFlush();
   }
@@ -301,10 +265,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       this.#heldTexts.expectAgain(texts);
       this.texts.requeue(texts);
     }
-    if (this.#turnConnection === connection && (this.#turnOpen || this.#interruptPending) && !this.life.closed) {
-      this.#turnOpen = false;
-      this.#interruptPending = false;
-      this.#turnConnection = null;
+    if (!this.life.closed && this.#turn.socketEnded(connection)) {
       this.texts.modelTurnEnded();
       this.emit('turnComplete');
     }
@@ -318,14 +279,14 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     this.#active = null;
     this.#stall.stop();
     // The session deadline (58:00 on 3.8): 1011 "Deadline expired" with no goAway. Planned, like a goAway's.
-    const sessionDeadline = this.#goAwayDeadline === null && code === 1011 && /deadline expired/i.test(reason);
+    const sessionDeadline = !this.#switch.announced && code === 1011 && /deadline expired/i.test(reason);
     if (sessionDeadline) this.#stats.deadlines++;
-    const planned = this.#goAwayDeadline !== null || sessionDeadline;
+    const planned = this.#switch.announced || sessionDeadline;
     const lived = this.#o.clock.now() - connection.openedAt;
     this.#quickDeaths = planned ? 0 : lived < this.#o.stableMs ? this.#quickDeaths + 1 : 0;
     this.#o.logger.warn({ code, reason, connection: connection.id, livedMs: Math.round(lived), planned }, 'gemini live connection closed');
-    // Mid switch-over the next socket is already being dialled: let #switchOver adopt it.
-    if (this.#switching) return;
+    // Mid switch-over the next socket is already being dialled: let the switch-over (switch-over.ts) adopt it.
+    if (this.#switch.switching) return;
     const why = `connection closed (${code}${reason ? `: ${reason}` : ''})`;
     void this.#reconnect(why, { announce: !planned });
   }
@@ -340,7 +301,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       if (this.#quickDeaths > 0) await this.life.sleep(backoffDelayMs(this.#o.backoff, this.#quickDeaths));
       this.#adopt(await this.#dial());
     };
-    return this.life.reconnect(reason, connect, () => (this.#lastOpenResumed ? 'resumed' : 'new conversation (could not resume)'), options);
+    return this.life.reconnect(reason, connect, () => (this.#dialer.lastOpenResumed ? 'resumed' : 'new conversation (could not resume)'), options);
   }
 
   /**
@@ -354,11 +315,11 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     if (this.#active === old) this.#active = null;
     this.#stall.stop();
     this.#endSocketTurn(old);
-    this.#nextSetupGate = Promise.race([old.closed, this.life.sleep(2000)]);
+    this.#dialer.setupAfter(Promise.race([old.closed, this.life.sleep(2000)]));
     old.close();
     await this.#reconnect(reason, options);
     // Unused when a reconnect was already under way (its socket dialled before this close).
-    this.#nextSetupGate = null;
+    this.#dialer.setupAfter(null);
   }
 
   #onBadMessage(reason: string, fatal: boolean, connection: GeminiConnection): void {
@@ -372,12 +333,12 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     if (this.#stats.malformedMessages === 1) {
       this.#o.logger.warn({ reason, connection: connection.id }, 'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)');
     }
-    if (connection === this.#active && !this.#switching && !this.life.reconnecting) void this.#replace(connection, `malformed message (${reason})`, { announce: true });
+    if (connection === this.#active && !this.#switch.switching && !this.life.reconnecting) void this.#replace(connection, `malformed message (${reason})`, { announce: true });
   }
 
   #onStall(silentMs: number, awaited: boolean): void {
     const connection = this.#active;
-    if (!connection || this.#switching || this.life.reconnecting) return;
+    if (!connection || this.#switch.switching || this.life.reconnecting) return;
     this.#stats.stalls++;
     this.#o.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs), awaited }, 'gemini live stalled mid-turn: resuming on a new socket');
     void this.#replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, { announce: true });
@@ -385,27 +346,14 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
 
   // --- goAway switch-over ------------------------------------------------------------------
 
-  #onGoAway(connection: GeminiConnection, timeLeftMs: number): void {
-    if (connection !== this.#active || this.#goAwayDeadline !== null) return;
-    const { clock, switchMarginMs, logger } = this.#o;
-    this.#goAwayDeadline = clock.now() + timeLeftMs;
-    logger.info({ timeLeftMs, connection: connection.id }, 'gemini goAway: preparing the next connection');
-    this.#goAwayTimer = clock.setTimeout(() => {
-      this.#goAwayTimer = null;
-      void this.#switchOver('deadline');
-    }, Math.max(0, timeLeftMs - switchMarginMs));
-    this.#maybeSwitch();
-  }
-
   /** Switch as soon as nothing would be lost: no reply or tool call in flight, handle up to date. */
   #maybeSwitch(): void {
-    if (this.#context.renewDue && !this.#switching && !this.life.reconnecting && this.#idleForSwitch()) return this.#renew();
-    if (this.#goAwayDeadline === null || this.#switching) return;
-    if (this.#idleForSwitch()) void this.#switchOver('idle');
+    if (this.#context.renewDue && !this.#switch.switching && !this.life.reconnecting && this.#idleForSwitch()) return this.#renew();
+    this.#switch.maybe();
   }
 
   #idleForSwitch(): boolean {
-    return !this.#turnOpen && !this.#interruptPending && !this.#modelWorking && this.#tools.inFlight === 0 && this.#handleFresh && this.#active !== null;
+    return !this.#turn.open && !this.#turn.interruptPending && !this.#modelWorking && this.#tools.inFlight === 0 && this.#handleFresh && this.#active !== null;
   }
 
   /** Before the session deadline, at an idle point: a fresh seeded session (a resume keeps the deadline). */
@@ -413,64 +361,9 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     const old = this.#active!;
     this.#context.renewDue = false;
     this.#stats.renewals++;
-    this.#handle = null;
+    this.#dialer.handle = null;
     this.#o.logger.info({ from: old.id }, 'gemini live session renewed before its deadline (fresh session, seeded)');
     void this.#replace(old, 'session renewal before its deadline', { announce: false });
-  }
-
-  async #switchOver(trigger: 'idle' | 'deadline'): Promise<void> {
-    const old = this.#active;
-    if (this.#switching || this.life.closed || !old || this.#goAwayDeadline === null) return;
-    this.#switching = true;
-    this.#o.clock.clearTimeout(this.#goAwayTimer);
-    this.#goAwayTimer = null;
-    if (this.#overlapRefused) {
-      this.#switching = false;
-      this.#stats.switchOvers++;
-      this.#o.logger.info({ from: old.id, trigger }, 'gemini live rotation: closing the old socket, then resuming');
-      await this.#replace(old, `rotation (${trigger})`, { announce: false });
-      return;
-    }
-    try {
-      const next = await this.#openOne(this.model);
-      if (this.life.closed) {
-        next.close();
-        return;
-      }
-      if (this.#active !== old && this.#active !== null) {
-        next.close();
-        return;
-      }
-      // From here on every input goes to `next`; the old socket may still finish its output.
-      if (this.#active === old) this.#draining.add(old);
-      else this.life.set('connected', 'resumed');
-      this.#adopt(next);
-      this.#stats.switchOvers++;
-      this.#o.logger.info({ from: old.id, to: next.id, trigger }, 'gemini live switched to the resumed connection');
-      // Idle switch: nothing more is due from the old socket, release it soon. Deadline switch: it
-      // may still be finishing a reply, so let it play out until the service closes it.
-      const drainMs = trigger === 'idle' ? this.#o.drainMs : this.#o.switchMarginMs + 1000;
-      this.#o.clock.setTimeout(() => {
-        if (this.#draining.delete(old)) old.close();
-      }, drainMs);
-    } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      if (this.#active === old && old.isOpen && !this.life.closed) {
-        // The service allows one socket per session: close the old one now (we are at an idle
-        // point or at the deadline) and resume at once; later rotations skip the overlap attempt.
-        this.#overlapRefused = true;
-        this.#stats.overlapsRefused++;
-        this.#o.logger.info({ reason, from: old.id, trigger }, 'overlapped resume refused: closing the old socket, then resuming');
-        this.#switching = false;
-        this.#stats.switchOvers++;
-        await this.#replace(old, `rotation (${trigger})`, { announce: false });
-        return;
-      }
-      this.#o.logger.warn({ reason }, 'gemini switch-over failed; will reconnect on close');
-    } finally {
-      this.#switching = false;
-      if (!this.#active && !this.life.closed && !this.life.reconnecting) void this.#reconnect('connection closed during switch-over', { announce: true });
-    }
   }
 
   // --- output ------------------------------------------------------------------------------
@@ -514,14 +407,12 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       }
       if (content.generationComplete && connection === this.#active) this.#stall.generationComplete();
       if (content.interrupted) {
-        this.#interruptPending = true;
-        this.#turnConnection = connection;
+        this.#turn.interrupted(connection);
         this.emit('interrupted');
       }
       if (content.turnComplete) {
         this.#usage.turnEnded();
-        this.#turnOpen = false;
-        this.#interruptPending = false;
+        this.#turn.complete();
         this.#stall.stop();
         // The extended-thinking model: turnComplete with interactionStatus IN_PROGRESS is not idle
         // (a NON_BLOCKING call still runs, more output follows); only IDLE frees the queue.
@@ -556,7 +447,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     // connect() returns, i.e. before the new connection is adopted. Only a replaced one is ignored.
     if (update && !this.#draining.has(connection) && !connection.closedByUs) {
       if (update.resumable && update.newHandle) {
-        this.#handle = update.newHandle;
+        this.#dialer.handle = update.newHandle;
         // Transparent resumption: the handle's state includes client messages up to this index.
         const raw = update.lastConsumedClientMessageIndex;
         const index = raw === undefined ? undefined : Number(raw);
@@ -568,13 +459,16 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
           this.#audio.answered();
           this.#keepUnanswered = false;
         }
-        this.#handleFresh = !this.#turnOpen && this.#tools.inFlight === 0;
+        this.#handleFresh = !this.#turn.open && this.#tools.inFlight === 0;
         this.#maybeSwitch();
       } else {
         this.#handleFresh = false;
       }
     }
-    if (message.goAway) this.#onGoAway(connection, parseDurationMs(message.goAway.timeLeft) ?? 10_000);
+    if (message.goAway) {
+      this.#switch.goAway(connection, parseDurationMs(message.goAway.timeLeft) ?? 10_000);
+      this.#maybeSwitch();
+    }
   }
 
   #modelActivity(connection: GeminiConnection): void {
@@ -584,16 +478,10 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     if (connection === this.#active && !this.#keepUnanswered) this.#audio.answered();
     // Output after `interrupted` with no turnComplete between: the service moved on to a new turn.
     // The interrupted one ends here, or the bridge would keep this reply muted as part of it.
-    if (this.#interruptPending) {
-      this.#interruptPending = false;
-      this.#turnOpen = false;
-      this.emit('turnComplete');
-    }
-    const wasOpen = this.#turnOpen;
+    const { wasOpen, endedCut } = this.#turn.output(connection);
+    if (endedCut) this.emit('turnComplete');
     // The reply began: the utterance it answers is not sent again after a resume (it would be answered twice).
     if (!wasOpen && connection === this.#active && !this.#keepUnanswered) this.#audio.replyBegan();
-    this.#turnOpen = true;
-    this.#turnConnection = connection;
     this.#handleFresh = false;
     this.modelActivity();
     if (connection === this.#active) this.#stall.modelActivity(wasOpen);
