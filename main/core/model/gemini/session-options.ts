@@ -99,3 +99,21 @@ export interface GeminiSessionStats {
   /** Malformed or wrong-shaped server messages dropped. */
   wrongShapeMessages: number;
 }
+
+/** The counters a session keeps itself (the rest of its stats come from its parts). */
+export function newSessionCounters() {
+  return {
+    connectionAttempts: 0,
+    resumed: 0,
+    switchOvers: 0,
+    audioChunksDropped: 0,
+    overlapsRefused: 0,
+    stalls: 0,
+    malformedMessages: 0,
+    toolResultsReplayed: 0,
+    deadlines: 0,
+    freshSessions: 0,
+    renewals: 0,
+    wrongShapeMessages: 0,
+  };
+}

@@ -13,7 +13,6 @@
 import type { LiveServerMessage } from '@google/genai';
 import type { ConversationSeed, FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult } from '../../ports.ts';
 import { toModelFrame } from '../frame-converter.ts';
-import { faultCounts } from '../../faults.ts';
 import { backoffDelayMs } from '../session-core/fallback.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
 import { ModelTurn } from '../session-core/model-turn.ts';
@@ -29,7 +28,7 @@ import { SessionContext, type ContextUpdate } from './session-context.ts';
 import { GoAwaySwitch } from './switch-over.ts';
 import { GeminiToolReplay } from './tool-replay.ts';
 import { TurnUsage } from './turn-usage.ts';
-import type { GeminiSessionOptions, GeminiSessionStats } from './session-options.ts';
+import { newSessionCounters, type GeminiSessionOptions, type GeminiSessionStats } from './session-options.ts';
 
 export { INPUT_AUDIO_MIME } from './audio-input.ts';
 
@@ -62,20 +61,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   /** User audio: live, held, and kept for a resume. */
   readonly #audio: GeminiAudioInput;
   readonly #tools: GeminiToolReplay;
-  readonly #stats = {
-    connectionAttempts: 0,
-    resumed: 0,
-    switchOvers: 0,
-    audioChunksDropped: 0,
-    overlapsRefused: 0,
-    stalls: 0,
-    malformedMessages: 0,
-    toolResultsReplayed: 0,
-    deadlines: 0,
-    freshSessions: 0,
-    renewals: 0,
-    wrongShapeMessages: 0,
-  };
+  readonly #stats = newSessionCounters();
 
   constructor(options: GeminiSessionOptions) {
     super(options);
@@ -110,9 +96,9 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       release: (old) => {
         if (this.#draining.delete(old)) old.close();
       },
-      replace: (old, reason) => this.#replace(old, reason, { announce: false }),
+      replace: (old, reason, announce) => this.#replace(old, reason, { announce }),
       reconnect: (reason) => void this.#reconnect(reason, { announce: true }),
-      counted: (counter) => this.#stats[counter]++,
+      counted: (counter) => ++this.#stats[counter],
     });
     this.#dialer = new GeminiDialer(
       {
@@ -120,7 +106,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         handlers: {
           onMessage: (m, c) => this.#onMessage(m, c),
           onClose: (code, reason, c) => this.#onClose(code, reason, c),
-          onBadMessage: (reason, fatal, c) => this.#onBadMessage(reason, fatal, c),
+          onBadMessage: (reason, fatal, c) => this.#switch.badMessage(reason, fatal, c),
         },
         configFor: (handle) => this.#context.configFor(handle),
         sessionBegan: (seeded) => this.#sessionBegan(seeded),
@@ -138,7 +124,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       clock: options.clock,
       stallMs: options.stallMs,
       midTurn: () => this.#active !== null && this.#turn.openOn(this.#active) && this.#tools.inFlight === 0,
-      onStall: (silentMs, awaited) => this.#onStall(silentMs, awaited),
+      onStall: (silentMs, awaited) => this.#switch.stalled(silentMs, awaited),
     });
   }
 
@@ -320,28 +306,6 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     await this.#reconnect(reason, options);
     // Unused when a reconnect was already under way (its socket dialled before this close).
     this.#dialer.setupAfter(null);
-  }
-
-  #onBadMessage(reason: string, fatal: boolean, connection: GeminiConnection): void {
-    faultCounts.malformed_model_messages++;
-    if (!fatal) {
-      // JSON of the wrong shape (server-message.ts): dropped before the session reads it; the socket is fine.
-      if (++this.#stats.wrongShapeMessages === 1) this.#o.logger.warn({ reason, connection: connection.id }, 'wrong-shaped message from the model service dropped (logged once per call, counted in /health)');
-      return;
-    }
-    this.#stats.malformedMessages++;
-    if (this.#stats.malformedMessages === 1) {
-      this.#o.logger.warn({ reason, connection: connection.id }, 'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)');
-    }
-    if (connection === this.#active && !this.#switch.switching && !this.life.reconnecting) void this.#replace(connection, `malformed message (${reason})`, { announce: true });
-  }
-
-  #onStall(silentMs: number, awaited: boolean): void {
-    const connection = this.#active;
-    if (!connection || this.#switch.switching || this.life.reconnecting) return;
-    this.#stats.stalls++;
-    this.#o.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs), awaited }, 'gemini live stalled mid-turn: resuming on a new socket');
-    void this.#replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, { announce: true });
   }
 
   // --- goAway switch-over ------------------------------------------------------------------

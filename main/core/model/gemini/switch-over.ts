@@ -1,9 +1,12 @@
-// The goAway switch-over (docs/gemini.md "Resumption, goAway and reconnects"): after a goAway the
+// When the Gemini session moves to a new socket on its own (docs/gemini.md "Resumption, goAway and
+// reconnects"): a stall mid-turn or a malformed frame resumes on a new socket at once (announced as
+// a reconnect). The goAway switch-over: after a goAway the
 // next socket resumes at the first idle point (nothing in flight, handle up to date), or at the
 // announced deadline less a margin, whatever is going on. The new socket is dialled while the old
 // one still runs; input moves to it at once and the old one may finish its output (drained). A
 // service that refuses the overlap (one socket per session) gets close-then-resume from then on.
 import type { Logger } from 'pino';
+import { faultCounts } from '../../faults.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { GeminiConnection } from './connection.ts';
 
@@ -25,11 +28,12 @@ export interface SwitchOverHost {
   adopt(old: GeminiConnection, next: GeminiConnection): void;
   /** Closes `old` if it is still draining. */
   release(old: GeminiConnection): void;
-  /** Close-then-resume, not announced as a reconnect. */
-  replace(old: GeminiConnection, reason: string): Promise<void>;
+  /** Close-then-resume; `announce`: the call goes through `reconnecting`. */
+  replace(old: GeminiConnection, reason: string, announce: boolean): Promise<void>;
   /** The switch left no socket: reconnect (announced). */
   reconnect(reason: string): void;
-  counted(counter: 'switchOvers' | 'overlapsRefused'): void;
+  /** Counts one more; the new count. */
+  counted(counter: 'switchOvers' | 'overlapsRefused' | 'stalls' | 'malformedMessages' | 'wrongShapeMessages'): number;
 }
 
 export class GoAwaySwitch {
@@ -64,6 +68,31 @@ export class GoAwaySwitch {
     }, Math.max(0, timeLeftMs - switchMarginMs));
   }
 
+  /** The active socket stalled mid-turn: resume on a new one. */
+  stalled(silentMs: number, awaited: boolean): void {
+    const host = this.#host;
+    const connection = host.active();
+    if (!connection || this.#switching || host.reconnecting()) return;
+    host.counted('stalls');
+    host.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs), awaited }, 'gemini live stalled mid-turn: resuming on a new socket');
+    void host.replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, true);
+  }
+
+  /** A frame that is not JSON (`fatal`: resume on a new socket), or JSON of the wrong shape (dropped). */
+  badMessage(reason: string, fatal: boolean, connection: GeminiConnection): void {
+    const host = this.#host;
+    faultCounts.malformed_model_messages++;
+    if (!fatal) {
+      // JSON of the wrong shape (server-message.ts): dropped before the session reads it; the socket is fine.
+      if (host.counted('wrongShapeMessages') === 1) host.logger.warn({ reason, connection: connection.id }, 'wrong-shaped message from the model service dropped (logged once per call, counted in /health)');
+      return;
+    }
+    if (host.counted('malformedMessages') === 1) {
+      host.logger.warn({ reason, connection: connection.id }, 'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)');
+    }
+    if (connection === host.active() && !this.#switching && !host.reconnecting()) void host.replace(connection, `malformed message (${reason})`, true);
+  }
+
   /** Switch as soon as nothing would be lost. */
   maybe(): void {
     if (this.#deadline === null || this.#switching) return;
@@ -91,7 +120,7 @@ export class GoAwaySwitch {
       this.#switching = false;
       host.counted('switchOvers');
       host.logger.info({ from: old.id, trigger }, 'gemini live rotation: closing the old socket, then resuming');
-      await host.replace(old, `rotation (${trigger})`);
+      await host.replace(old, `rotation (${trigger})`, false);
       return;
     }
     try {
@@ -118,7 +147,7 @@ export class GoAwaySwitch {
         host.logger.info({ reason, from: old.id, trigger }, 'overlapped resume refused: closing the old socket, then resuming');
         this.#switching = false;
         host.counted('switchOvers');
-        await host.replace(old, `rotation (${trigger})`);
+        await host.replace(old, `rotation (${trigger})`, false);
         return;
       }
       host.logger.warn({ reason }, 'gemini switch-over failed; will reconnect on close');

@@ -23,6 +23,7 @@ import { ConnectFailure } from '../../wire/connect-failure.ts';
 import { decodePcm } from '../../wire/pcm-codec.ts';
 import { classifyOpenAIFailure } from '../shared/failure.ts';
 import { ConversationHistory } from '../shared/history.ts';
+import { handshake } from '../shared/handshake.ts';
 import { JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
 import { SpeechInput } from '../shared/speech-input.ts';
 import {
@@ -221,32 +222,23 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     const url = `${this.#o.baseUrl.replace(/\/+$/, '')}/live/sessions`;
     const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
     const startId = `evt_start_${this.#nextEventId++}`;
+    const o = this.#o;
+    const start = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, delegationModel: o.delegationModel, history: this.#history.items };
     try {
-      this.#sessionId = await new Promise<string>((resolve, reject) => {
-        const timer = this.#o.clock.setTimeout(() => reject(new ConnectFailure(null, 'no session.started within the handshake timeout')), this.#o.handshakeTimeoutMs);
-        const settle = (result: string | ConnectFailure): void => {
-          this.#o.clock.clearTimeout(timer);
-          if (result instanceof ConnectFailure) reject(result);
-          else resolve(result);
-        };
-        socket.attach({
-          onEvent: (event) => {
-            if (event.type === 'session.started') {
-              const parsed = sessionStarted.safeParse(event);
-              settle(parsed.success ? parsed.data.session.id : new ConnectFailure(null, 'malformed session.started'));
-            } else if (event.type === 'error') {
-              const parsed = errorEvent.safeParse(event);
-              settle(new ConnectFailure(null, this.#o.scrub(parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : 'malformed error event')));
-            }
-          },
-          onClose: (code, reason) => settle(new ConnectFailure(code, reason || 'closed during the handshake')),
-        });
-        socket.send(
-          buildSessionStart(
-            { model, voice: this.#o.voice, instructions: this.#o.systemInstruction, tools: this.#o.tools, delegationModel: this.#o.delegationModel, history: this.#history.items },
-            startId,
-          ),
-        );
+      this.#sessionId = await handshake(socket, {
+        clock: o.clock,
+        timeoutMs: o.handshakeTimeoutMs,
+        timeoutReason: 'no session.started within the handshake timeout',
+        begin: () => socket.send(buildSessionStart(start, startId)),
+        onEvent: (event) => {
+          if (event.type === 'session.started') {
+            const parsed = sessionStarted.safeParse(event);
+            return parsed.success ? parsed.data.session.id : new ConnectFailure(null, 'malformed session.started');
+          }
+          if (event.type !== 'error') return undefined;
+          const parsed = errorEvent.safeParse(event);
+          return new ConnectFailure(null, o.scrub(parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : 'malformed error event'));
+        },
       });
     } catch (err) {
       socket.close();

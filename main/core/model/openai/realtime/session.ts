@@ -19,6 +19,8 @@ import { ConnectFailure } from '../../wire/connect-failure.ts';
 import { decodePcm } from '../../wire/pcm-codec.ts';
 import { classifyOpenAIFailure } from '../shared/failure.ts';
 import { ConversationHistory } from '../shared/history.ts';
+import { handshake } from '../shared/handshake.ts';
+import { ItemAcks } from './item-acks.ts';
 import { JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
 import { SpeechInput } from '../shared/speech-input.ts';
 import {
@@ -106,13 +108,14 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
   #responseAfterTools = false;
   /** A tool result arrived while no socket was open: the next one is asked to answer it. */
   #resultsWhileOffline = false;
-  readonly #acks = new Map<string, (error: string | null) => void>();
+  readonly #acks: ItemAcks;
   readonly #tokens = new TokenAccount();
   readonly #stats = { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
 
   constructor(options: RealtimeSessionOptions) {
     super(options);
     this.#o = options;
+    this.#acks = new ItemAcks(options.clock);
   }
 
   /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
@@ -185,8 +188,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
 
   async close(): Promise<void> {
     if (!this.closeCore()) return;
-    for (const settle of this.#acks.values()) settle('session closed');
-    this.#acks.clear();
+    this.#acks.failAll('session closed');
     this.#active?.socket.close(1000, 'bye');
     this.#active = null;
     this.life.set('disconnected', 'closed');
@@ -220,42 +222,23 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
     const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
     const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
     const setupId = `evt_setup_${connection.id}`;
+    const o = this.#o;
+    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, silenceDurationMs: 500, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary };
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = this.#o.clock.setTimeout(() => reject(new ConnectFailure(null, 'no session.updated within the handshake timeout')), this.#o.handshakeTimeoutMs);
-        const done = (err?: ConnectFailure): void => {
-          this.#o.clock.clearTimeout(timer);
-          if (err) reject(err);
-          else resolve();
-        };
-        socket.attach({
-          onEvent: (event) => {
-            if (event.type === 'session.created') {
-              socket.send(
-                buildSessionUpdate(
-                  {
-                    model,
-                    voice: this.#o.voice,
-                    instructions: this.#o.systemInstruction,
-                    tools: this.#o.tools,
-                    turnDetection: this.#o.turnDetection,
-                    silenceDurationMs: 500,
-                    transcriptionModel: this.#o.transcriptionModel,
-                    vocabulary: this.#o.vocabulary,
-                  },
-                  setupId,
-                ),
-              );
-            } else if (event.type === 'session.updated') {
-              done();
-            } else if (event.type === 'error') {
-              const parsed = errorEvent.safeParse(event);
-              const error = parsed.success ? parsed.data.error : { code: 'unknown', message: 'malformed error event' };
-              done(new ConnectFailure(null, this.#o.scrub(`${error.code ?? 'error'}: ${error.message}`)));
-            }
-          },
-          onClose: (code, reason) => done(new ConnectFailure(code, reason || 'closed during the handshake')),
-        });
+      await handshake(socket, {
+        clock: o.clock,
+        timeoutMs: o.handshakeTimeoutMs,
+        timeoutReason: 'no session.updated within the handshake timeout',
+        onEvent: (event) => {
+          if (event.type === 'session.created') socket.send(buildSessionUpdate(session, setupId));
+          else if (event.type === 'session.updated') return true;
+          else if (event.type === 'error') {
+            const parsed = errorEvent.safeParse(event);
+            const error = parsed.success ? parsed.data.error : { code: 'unknown', message: 'malformed error event' };
+            return new ConnectFailure(null, o.scrub(`${error.code ?? 'error'}: ${error.message}`));
+          }
+          return undefined;
+        },
       });
     } catch (err) {
       socket.close();
@@ -375,7 +358,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
       case 'conversation.item.created':
       case 'conversation.item.done': {
         const parsed = itemAck.safeParse(event);
-        if (parsed.success) this.#settleAck(parsed.data.item.id, null);
+        if (parsed.success) this.#acks.settle(parsed.data.item.id, null);
         return;
       }
       case 'error': {
@@ -383,7 +366,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
         if (!parsed.success) return this.#malformed(event);
         const { error } = parsed.data;
         this.#stats.serverErrors++;
-        if (error.event_id) this.#settleAck(error.event_id, `${error.code ?? error.type}: ${error.message}`);
+        if (error.event_id) this.#acks.settle(error.event_id, `${error.code ?? error.type}: ${error.message}`);
         this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) }, 'openai realtime error event');
         return;
       }
@@ -437,25 +420,11 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
     const n = this.#nextEventId++;
     const itemId = `item_frame_${n}`;
     const eventId = `evt_frame_${n}`;
-    const ack = new Promise<string | null>((resolve) => {
-      const timer = this.#o.clock.setTimeout(() => settle('no acknowledgement from the service'), this.#o.frameAckTimeoutMs);
-      const settle = (error: string | null): void => {
-        this.#o.clock.clearTimeout(timer);
-        this.#acks.delete(itemId);
-        this.#acks.delete(eventId);
-        resolve(error);
-      };
-      this.#acks.set(itemId, settle);
-      this.#acks.set(eventId, settle);
-    });
+    const ack = this.#acks.wait(itemId, eventId, this.#o.frameAckTimeoutMs);
     this.#send(imageItem(frame.jpeg, itemId, eventId));
     const error = await ack;
     if (error) return { status: 'dropped', reason: `rejected: ${error}` };
     return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
-  }
-
-  #settleAck(id: string, error: string | null): void {
-    this.#acks.get(id)?.(error);
   }
 
   /**
