@@ -3,15 +3,11 @@
 import type { Logger } from 'pino';
 import type { ConversationSeed, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import type { Clock } from '../clock.ts';
+import type { BackoffOptions } from '../session-core/fallback.ts';
 import type { FrameStats } from '../frame-limiter.ts';
 import type { GeminiConnection, LiveClient } from './connection.ts';
 
-export interface BackoffOptions {
-  initialMs: number;
-  maxMs: number;
-  /** Transient failures tolerated in a row before giving up with `error`. */
-  maxAttempts: number;
-}
+export type { BackoffOptions } from '../session-core/fallback.ts';
 
 export interface GeminiSessionOptions {
   client: LiveClient;
