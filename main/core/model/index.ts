@@ -1,5 +1,7 @@
-export { createGeminiProvider, createKeyScrubber, DEFAULT_BACKOFF, type GeminiProviderOptions } from './gemini/provider.ts';
-export { GeminiLiveSession, INPUT_AUDIO_MIME, decodePcm, type GeminiSessionStats, type BackoffOptions } from './gemini/session.ts';
+export { createGeminiProvider, createKeyScrubber, type GeminiProviderOptions } from './gemini/provider.ts';
+export { GeminiLiveSession, INPUT_AUDIO_MIME, type GeminiSessionStats } from './gemini/session.ts';
+export { DEFAULT_BACKOFF, type BackoffOptions } from './session-core/fallback.ts';
+export { decodePcm } from './wire/pcm-codec.ts';
 export { attachToolDispatcher, toToolCallResult, type ToolDispatcher, type ToolDispatcherOptions, type ToolCallSettled } from './tool-dispatcher.ts';
 export { FrameLimiter, type FrameStats } from './frame-limiter.ts';
 export { toModelFrame, assertSupportedImage, sniffImageKind, FrameError, MAX_FRAME_SIDE, type ModelFrame } from './frame-converter.ts';

@@ -45,7 +45,7 @@ export async function checkModel(input: { provider: LiveProviderName; apiKey: st
   try {
     session = await (await providerFor(provider, input.apiKey, config, input.logger)).connect({ tools: [], systemInstruction: 'Setup check: say nothing.' });
   } catch (err) {
-    // The providers' own fatal verdicts (model/gemini/session.ts, model/openai/shared/fallback.ts).
+    // The providers' own fatal verdicts (model/gemini/session.ts, model/session-core/fallback.ts).
     const reason = err instanceof Error ? err.message : String(err);
     if (/rejected the API key/i.test(reason)) return { ok: false, code: 'key_rejected', provider, message: `${service} rejected the key. Copy it again (${KEY_SOURCE[service]}) and paste it whole.` };
     if (/no configured .*model accepted|rejected the session configuration/i.test(reason)) {

@@ -8,7 +8,7 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { rawDataBytes } from '../../core/model/ws-raw-data.ts';
+import { rawDataBytes } from '../../core/model/wire/ws-raw-data.ts';
 import { DaveGroup, noDaveFaults, type DaveFaults } from './dave/group.ts';
 import { serverBinaryFrame } from './dave/mls-wire.ts';
 import { RoomFaults } from './dave/room-faults.ts';

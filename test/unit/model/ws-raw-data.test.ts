@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawDataBytes } from '../../../main/core/model/ws-raw-data.ts';
+import { rawDataBytes } from '../../../main/core/model/wire/ws-raw-data.ts';
 
 const message = '{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"data":"AAAA"}}]}}}';
 

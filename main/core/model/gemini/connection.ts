@@ -3,6 +3,8 @@
 // opens, forwards and closes one socket and remembers how it ended.
 import type { GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from '@google/genai';
 import type { SocketClaim } from './guarded-socket.ts';
+import { ConnectFailure } from '../wire/connect-failure.ts';
+
 
 export interface ConnectionHandlers {
   onMessage(message: LiveServerMessage, connection: GeminiConnection): void;
@@ -18,17 +20,6 @@ export interface LiveClient {
   claimSocket: (claim: SocketClaim) => () => void;
 }
 
-/** Why an open failed, with the close code when the server sent one. The key is never in here. */
-export class ConnectFailure extends Error {
-  readonly code: number | null;
-  readonly reason: string;
-  constructor(code: number | null, reason: string) {
-    super(code === null ? reason : `closed ${code}: ${reason}`);
-    this.name = 'ConnectFailure';
-    this.code = code;
-    this.reason = reason;
-  }
-}
 
 export class GeminiConnection {
   readonly id: number;

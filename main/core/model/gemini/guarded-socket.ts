@@ -9,7 +9,7 @@
 // stall watchdog instead.
 import type { GoogleGenAI } from '@google/genai';
 import { WebSocket, type RawData } from 'ws';
-import { rawDataBytes } from '../ws-raw-data.ts';
+import { rawDataBytes } from '../wire/ws-raw-data.ts';
 import { serverMessageProblem } from './server-message.ts';
 
 /** Far above any real message (an audio chunk is a few KiB, a tool call a few KiB). */

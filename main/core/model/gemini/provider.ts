@@ -16,32 +16,22 @@
 // What it lacks: a bad frame from the service becomes an unhandled rejection inside the SDK, so its
 // socket factory is replaced by guarded-socket.ts.
 import { GoogleGenAI } from '@google/genai';
-import type { Logger } from 'pino';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../ports.ts';
-import { systemClock, type Clock } from '../clock.ts';
+import { coreOptionsOf, type ProviderOptions } from '../session-core/provider-options.ts';
 import { guardLiveSockets } from './guarded-socket.ts';
-import { defaultInjectedText } from './setup.ts';
-import { GeminiLiveSession, type BackoffOptions } from './session.ts';
+import { GeminiLiveSession } from './session.ts';
 
-export interface GeminiProviderOptions {
-  apiKey: string;
-  model: string;
-  fallbackModels?: readonly string[];
-  voice: string;
+export { DEFAULT_BACKOFF } from '../session-core/fallback.ts';
+
+export interface GeminiProviderOptions extends ProviderOptions {
   /** e.g. http://127.0.0.1:PORT for the fake (http → ws, anything else → wss). */
   baseUrl?: string;
   /** Path version; the SDK 3.x default is `v1`, the documented Live path is `v1beta`. */
   apiVersion?: string;
-  logger: Logger;
-  clock?: Clock;
-  backoff?: Partial<BackoffOptions>;
-  /** Wording around injected text; default asks the model to say it, not answer it. */
-  formatInjectedText?: (text: string) => string;
   /** Force the goAway switch-over this long before the announced close (default 2000). */
   switchMarginMs?: number;
   /** After an idle switch-over, how long the old socket may still deliver output (default 500). */
   drainMs?: number;
-  replyWaitMs?: number;
   /** No server message for this long while the model's turn is open counts as a stall (default 5000). */
   stallMs?: number;
   /** User audio held while no socket is ready (default 5000 ms). */
@@ -58,7 +48,6 @@ export interface GeminiProviderOptions {
   transparentResumption?: boolean;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 10_000, maxAttempts: 8 };
 
 /** Removes the key (and any `key=`/`access_token=` query value) from text that may reach a log. */
 export function createKeyScrubber(apiKey: string): (text: string) => string {
@@ -74,25 +63,18 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
   if (options.baseUrl) httpOptions.baseUrl = options.baseUrl;
   const ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
   const client = { ai, claimSocket: guardLiveSockets(ai) };
-  const models = [...new Set([options.model, ...(options.fallbackModels ?? [])].filter(Boolean))];
-  const logger = options.logger.child({ module: 'gemini' });
+  const core = coreOptionsOf(options, 'gemini', createKeyScrubber(options.apiKey));
   return {
     name: 'gemini',
     async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
       const session = new GeminiLiveSession({
+        ...core,
         client,
-        models,
         voice: options.voice,
         systemInstruction: connect.systemInstruction,
         tools: connect.tools,
-        logger,
-        clock: options.clock ?? systemClock,
-        scrub: createKeyScrubber(options.apiKey),
-        backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
-        formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
         switchMarginMs: options.switchMarginMs ?? 2000,
         drainMs: options.drainMs ?? 500,
-        replyWaitMs: options.replyWaitMs,
         stallMs: options.stallMs ?? 5000,
         holdAudioMs: options.holdAudioMs ?? 5000,
         stableMs: options.stableMs ?? 10_000,

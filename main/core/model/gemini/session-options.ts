@@ -3,15 +3,11 @@
 import type { Logger } from 'pino';
 import type { ConversationSeed, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import type { Clock } from '../clock.ts';
+import type { BackoffOptions } from '../session-core/fallback.ts';
 import type { FrameStats } from '../frame-limiter.ts';
 import type { GeminiConnection, LiveClient } from './connection.ts';
 
-export interface BackoffOptions {
-  initialMs: number;
-  maxMs: number;
-  /** Transient failures tolerated in a row before giving up with `error`. */
-  maxAttempts: number;
-}
+export type { BackoffOptions } from '../session-core/fallback.ts';
 
 export interface GeminiSessionOptions {
   client: LiveClient;
@@ -98,4 +94,22 @@ export interface GeminiSessionStats {
   replayedMs: number;
   /** Malformed or wrong-shaped server messages dropped. */
   wrongShapeMessages: number;
+}
+
+/** The counters a session keeps itself (the rest of its stats come from its parts). */
+export function newSessionCounters() {
+  return {
+    connectionAttempts: 0,
+    resumed: 0,
+    switchOvers: 0,
+    audioChunksDropped: 0,
+    overlapsRefused: 0,
+    stalls: 0,
+    malformedMessages: 0,
+    toolResultsReplayed: 0,
+    deadlines: 0,
+    freshSessions: 0,
+    renewals: 0,
+    wrongShapeMessages: 0,
+  };
 }

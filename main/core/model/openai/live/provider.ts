@@ -1,12 +1,9 @@
 // GPT-Live provider (`gpt-live-1.1`, the current OpenAI speech model since 2026-11-20) on its primary
 // WebSocket transport `<base>/live/sessions`. Transport: `ws` via shared/json-socket.ts (the SDK's
 // Live socket class forces wss: like its Realtime one, and compatible local servers speak ws://).
-import type { Logger } from 'pino';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
-import { systemClock, type Clock } from '../../clock.ts';
-import { defaultInjectedText } from '../../injected-text.ts';
-import { toWebSocketBase } from '../realtime/provider.ts';
-import { DEFAULT_OPENAI_BACKOFF, type BackoffOptions } from '../shared/fallback.ts';
+import { coreOptionsOf, type ProviderOptions } from '../../session-core/provider-options.ts';
+import { toWebSocketBase } from '../../wire/ws-url.ts';
 import { createBearerScrubber } from '../shared/json-socket.ts';
 import { OpenAILiveSession } from './session.ts';
 
@@ -14,51 +11,35 @@ export const DEFAULT_LIVE_BASE_URL = 'wss://api.openai.com/v1';
 /** The backend model of the reference's Responses-delegation example. */
 export const DEFAULT_DELEGATION_MODEL = 'gpt-5.5';
 
-export interface OpenAILiveProviderOptions {
-  apiKey: string;
-  model: string;
-  fallbackModels?: readonly string[];
-  voice: string;
+export interface OpenAILiveProviderOptions extends ProviderOptions {
   /** OPENAI_LIVE_BASE_URL: http(s)/ws(s) base ending in the API version, e.g. ws://127.0.0.1:PORT/v1. */
   baseUrl?: string;
   delegationModel?: string;
-  logger: Logger;
-  clock?: Clock;
-  backoff?: Partial<BackoffOptions>;
-  formatInjectedText?: (text: string) => string;
   handshakeTimeoutMs?: number;
   turnGapMs?: number;
   bargeInGapMs?: number;
-  replyWaitMs?: number;
   /** Silence after the last tool result before texts may go out again (default 5 s). */
   toolReplyWaitMs?: number;
 }
 
 export function createOpenAILiveProvider(options: OpenAILiveProviderOptions): LiveModelProvider {
   const baseUrl = toWebSocketBase(options.baseUrl ?? DEFAULT_LIVE_BASE_URL);
-  const models = [...new Set([options.model, ...(options.fallbackModels ?? [])].filter(Boolean))];
-  const logger = options.logger.child({ module: 'openai-live' });
+  const core = coreOptionsOf(options, 'openai-live', createBearerScrubber(options.apiKey));
   return {
     name: 'openai-live',
     async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
       const session = new OpenAILiveSession({
+        ...core,
         baseUrl,
         apiKey: options.apiKey,
-        models,
         voice: options.voice,
         delegationModel: options.delegationModel ?? DEFAULT_DELEGATION_MODEL,
         systemInstruction: connect.systemInstruction,
         tools: connect.tools,
-        logger,
-        clock: options.clock ?? systemClock,
-        scrub: createBearerScrubber(options.apiKey),
-        backoff: { ...DEFAULT_OPENAI_BACKOFF, ...options.backoff },
-        formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
         handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
         turnGapMs: options.turnGapMs ?? 700,
         bargeInGapMs: options.bargeInGapMs ?? 250,
         toolReplyWaitMs: options.toolReplyWaitMs ?? 5000,
-        replyWaitMs: options.replyWaitMs,
       });
       await session.start();
       return session;

@@ -12,28 +12,26 @@
 // Images are not accepted by GPT-Live: frames are refused with `unsupported`.
 // After an unexpected close, a new session starts with the recent conversation as `input` (text
 // history, at most 128 messages): the thread survives, not the audio.
-import { EventEmitter } from 'node:events';
 import type { ClientEvent } from 'openai/resources/live/live';
-import type { Logger } from 'pino';
-import type { ConnectionState } from '../../../api-types.ts';
-import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
-import type { Clock, TimerHandle } from '../../clock.ts';
+import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type { TimerHandle } from '../../clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
-import { decodePcm, encodePcm } from '../../pcm-codec.ts';
-import { TextInjectionQueue } from '../../text-injection.ts';
-import type { BackoffOptions } from '../shared/fallback.ts';
+import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
+import { PendingToolCalls } from '../../session-core/tool-calls.ts';
+import { SocketTotals } from '../../session-core/usage.ts';
+import { ConnectFailure } from '../../wire/connect-failure.ts';
+import { decodePcm } from '../../wire/pcm-codec.ts';
+import { classifyOpenAIFailure } from '../shared/failure.ts';
 import { ConversationHistory } from '../shared/history.ts';
-import { SessionLifecycle } from '../shared/lifecycle.ts';
-import { UnansweredAudio } from '../shared/unanswered-audio.ts';
-import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
+import { handshake } from '../shared/handshake.ts';
+import { JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
+import { SpeechInput } from '../shared/speech-input.ts';
 import {
   audioAppendJson,
   buildSessionStart,
   commentaryAppend,
   errorEvent,
   functionCallOutput,
-  LIVE_AUDIO_RATE,
   outputAudioDelta,
   RESPONSE_CREATE,
   responseFunctionCall,
@@ -47,20 +45,14 @@ import {
 } from './events.ts';
 
 
-export interface LiveSessionOptions {
+export interface LiveSessionOptions extends ModelSessionCoreOptions {
   /** e.g. wss://api.openai.com/v1; `/live/sessions` is appended. */
   baseUrl: string;
   apiKey: string;
-  models: readonly string[];
   voice: string;
   delegationModel: string;
   systemInstruction?: string;
   tools: ToolDeclaration[];
-  logger: Logger;
-  clock: Clock;
-  scrub: (text: string) => string;
-  backoff: BackoffOptions;
-  formatInjectedText: (text: string) => string;
   handshakeTimeoutMs: number;
   /** Quiet model audio that ends a turn. */
   turnGapMs: number;
@@ -68,11 +60,7 @@ export interface LiveSessionOptions {
   bargeInGapMs: number;
   /** Model silence after the last tool result that releases the text queue (the model chose not to speak). */
   toolReplyWaitMs: number;
-  replyWaitMs?: number;
 }
-
-/** 600 ms of silence at 24 kHz after the gate closes: the model hears the pause, not a cut. */
-const END_OF_SPEECH_SILENCE_JSON = audioAppendJson(encodePcm(new Int16Array((LIVE_AUDIO_RATE * 600) / 1000)));
 /** Mean square of an RMS of -40 dBFS: the gate's quiet hangover tail is below it, talking is above. */
 const SPEECH_MEAN_SQUARE = 328 * 328;
 
@@ -83,16 +71,12 @@ function isSpeech(pcm: Int16Array): boolean {
   return pcm.length > 0 && sum / pcm.length > SPEECH_MEAN_SQUARE;
 }
 
-export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
+export class OpenAILiveSession extends ModelSessionCore implements LiveModelSession {
   readonly #o: LiveSessionOptions;
-  readonly #life: SessionLifecycle;
-  #modelIndex = 0;
   #socket: JsonSocket | null = null;
   #sessionId: string | null = null;
   #nextEventId = 1;
   readonly #history = new ConversationHistory();
-  readonly #resampler = new Resampler16kTo24kMono();
-  readonly #texts: TextInjectionQueue;
   #turnOpen = false;
   #lastAudioAt = 0;
   #userSpokeOverModel = false;
@@ -102,15 +86,13 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   readonly #resultsWhileOffline: ToolCallResult[] = [];
   #replyText = '';
   #inputText = '';
-  readonly #pendingCalls = new Map<string, string>();
-  /** Calls the model made on the current socket (a result for an older one is spoken as commentary). */
-  #callsOnSocket = new Set<string>();
-  /** Cumulative audio seconds billed so far (the service reports totals, never increments). */
-  #usageSeconds = 0;
-  #usageBefore = 0;
+  /** Calls waiting for a result, by the socket that asked (a result for an older one is spoken as commentary). */
+  readonly #calls = new PendingToolCalls<JsonSocket>();
+  /** Audio seconds billed over every socket (each reports its own running total, never increments). */
+  readonly #usageSeconds = new SocketTotals();
   readonly #stats = { connectionAttempts: 0, serverErrors: 0, interruptions: 0, audioChunksDropped: 0 };
-  /** User audio the model has not begun answering: sent again on a new session (no resumption). */
-  readonly #unanswered = new UnansweredAudio();
+  /** User audio (sent live, and kept until answered: a new session hears it again; no resumption). */
+  readonly #speech = new SpeechInput(audioAppendJson);
   /**
    * Texts written on the current socket that the model has not begun to answer: a socket that ends
    * first takes them with it (the next session has no resumption), so they are written again on the
@@ -119,81 +101,45 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   #unspokenTexts: string[] = [];
 
   constructor(options: LiveSessionOptions) {
-    super();
+    super(options);
     this.#o = options;
-    this.#life = new SessionLifecycle(options.clock, (state, reason) => this.emit('state', state, reason));
-    this.#texts = new TextInjectionQueue({
-      clock: options.clock,
-      deliver: (texts) => this.#deliverTexts(texts),
-      replyWaitMs: options.replyWaitMs,
-      onOverflow: (dropped) => options.logger.warn({ dropped }, 'text injection queue full: oldest texts dropped'),
-    });
-  }
-
-  get state(): ConnectionState {
-    return this.#life.state;
-  }
-
-  get model(): string {
-    return this.#o.models[this.#modelIndex] ?? this.#o.models[0] ?? '';
   }
 
   get stats(): Record<string, number> {
-    return { ...this.#stats, reconnects: this.#life.reconnects, usageSeconds: this.usage().audioSeconds ?? 0 };
+    return { ...this.#stats, reconnects: this.life.reconnects, usageSeconds: this.usage().audioSeconds ?? 0 };
   }
 
   /** GPT-Live bills per active/standby minute: cumulative audio seconds over every socket of the call. */
   usage(): LiveModelUsage {
-    const seconds = this.#usageBefore + this.#usageSeconds;
+    const seconds = this.#usageSeconds.total;
     return { audioSeconds: seconds, billedMinutes: Math.ceil(seconds / 60) };
   }
 
-  start(): Promise<void> {
-    return this.#life.start(() => this.#connect());
-  }
-
   sendAudio(pcm16kMono: Int16Array): void {
-    this.#unanswered.push(pcm16kMono);
     // Before the socket check: a user talking through a reconnect is still talking when it ends,
     // so a queued text must not go out over them.
-    this.#texts.userAudio();
-    const socket = this.#socket;
-    if (!socket?.isOpen) {
-      // Not sent live; kept (up to 5 s) for the next session.
-      this.#stats.audioChunksDropped++;
-      return;
-    }
-    if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) {
+    this.texts.userAudio();
+    if (this.#socket?.isOpen && this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) {
       this.#userSpokeOverModel = true;
       this.#armTurnCheck(); // the shorter barge-in gap now applies
     }
-    this.#sendAudioTo(socket, pcm16kMono);
-  }
-
-  #sendAudioTo(socket: JsonSocket, pcm16kMono: Int16Array): void {
-    socket.sendRaw(audioAppendJson(encodePcm(this.#resampler.process(pcm16kMono))));
+    // Not sent live while no socket is open; kept (up to 5 s) for the next session.
+    if (!this.#speech.write(this.#socket, pcm16kMono)) this.#stats.audioChunksDropped++;
   }
 
   endAudioInput(): void {
-    this.#unanswered.end();
-    this.#endOfSpeech(this.#socket);
-    this.#texts.userAudioEnded();
+    this.#speech.end(this.#socket);
+    this.texts.userAudioEnded();
   }
 
-  #endOfSpeech(socket: JsonSocket | null | undefined): void {
-    socket?.sendRaw(END_OF_SPEECH_SILENCE_JSON);
-    this.#resampler.reset();
-  }
-
-  sendText(text: string, delivery?: TextDelivery): void {
-    const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(delivery?.asMessage ? trimmed : this.#o.formatInjectedText(trimmed), delivery);
-    else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
-  }
-
-  async sendFrame(image: Buffer): Promise<FrameSendResult> {
+  /** Images are not accepted by GPT-Live: checked like any frame, then refused. */
+  override async sendFrame(image: Buffer): Promise<FrameSendResult> {
     assertSupportedImage(image);
     return { status: 'dropped', reason: 'unsupported_by_model' };
+  }
+
+  protected sendFrameNow(): Promise<FrameSendResult> {
+    return Promise.resolve({ status: 'dropped', reason: 'unsupported_by_model' });
   }
 
   /** Who is speaking now, as silent thinking context: never spoken, starts and cuts off nothing. */
@@ -205,23 +151,23 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
 
   sendToolResult(result: ToolCallResult): void {
     const output = JSON.stringify(result.response);
-    const args = this.#pendingCalls.get(result.id) ?? '{}';
-    this.#pendingCalls.delete(result.id);
+    const call = this.#calls.settle(result.id);
+    const args = call?.arguments ?? '{}';
     this.#history.add({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output });
     if (!this.#socket?.isOpen) {
       // In the history the next session starts with, as a past note; it is handed over again as
-      // speakable context once that session is up (#connect), or nobody would answer it.
+      // speakable context once that session is up (connect), or nobody would answer it.
       this.#resultsWhileOffline.push(result);
       this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result kept for replay: no live connection');
       return;
     }
-    if (!this.#callsOnSocket.has(result.id)) {
+    if (call?.socket !== this.#socket) {
       // The call belongs to a session that has since dropped: hand its result over as speakable context.
       this.#sendOrphanResult(result, output);
       return;
     }
     this.#send(functionCallOutput(result.id, output));
-    if ([...this.#pendingCalls.keys()].every((id) => !this.#callsOnSocket.has(id))) {
+    if (!this.#calls.pendingOn(this.#socket)) {
       this.#send(RESPONSE_CREATE);
       this.#awaitReplyToTools();
     }
@@ -241,15 +187,14 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#toolReplyTimer = this.#o.clock.setTimeout(() => {
       this.#toolReplyTimer = null;
-      if (!this.#turnOpen) this.#texts.modelTurnEnded();
+      if (!this.#turnOpen) this.texts.modelTurnEnded();
     }, this.#o.toolReplyWaitMs);
   }
 
   async close(): Promise<void> {
-    if (!this.#life.close()) return;
+    if (!this.closeCore()) return;
     this.#stopTurnTimer();
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
-    this.#texts.close();
     const socket = this.#socket;
     this.#socket = null;
     if (socket?.isOpen) {
@@ -257,33 +202,19 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       socket.close(1000, 'bye');
     }
     this.#o.logger.info({ usageSeconds: this.usage().audioSeconds, billedMinutes: this.usage().billedMinutes }, 'gpt-live session usage');
-    this.#life.set('disconnected', 'closed');
+    this.life.set('disconnected', 'closed');
   }
 
   // --- connections -------------------------------------------------------------------------
 
-  async #connect(): Promise<void> {
-    const { connection, index } = await this.#life.open(
-      {
-        label: 'GPT-Live',
-        models: this.#o.models,
-        startIndex: this.#modelIndex,
-        backoff: this.#o.backoff,
-        logger: this.#o.logger,
-        open: (model) => this.#openOne(model),
-      },
-      (c) => c.close(),
-    );
-    this.#modelIndex = index;
-    this.#usageBefore += this.#usageSeconds;
-    this.#usageSeconds = 0;
+  protected async connect(): Promise<void> {
+    const connection = await this.dial({ label: 'GPT-Live', open: (model) => this.#openOne(model), discard: (c) => c.close(), classify: classifyOpenAIFailure });
+    this.#usageSeconds.nextSocket();
     this.#socket = connection;
-    this.#callsOnSocket = new Set();
     // After the history (session.start input): the words the old session heard but never answered.
-    this.#resampler.reset();
-    this.#unanswered.replay((pcm) => this.#sendAudioTo(connection, pcm), () => this.#endOfSpeech(connection));
+    this.#speech.replay(connection);
     for (const result of this.#resultsWhileOffline.splice(0)) this.#sendOrphanResult(result);
-    this.#texts.tryFlush();
+    this.texts.tryFlush();
   }
 
   async #openOne(model: string): Promise<JsonSocket> {
@@ -291,32 +222,23 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     const url = `${this.#o.baseUrl.replace(/\/+$/, '')}/live/sessions`;
     const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
     const startId = `evt_start_${this.#nextEventId++}`;
+    const o = this.#o;
+    const start = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, delegationModel: o.delegationModel, history: this.#history.items };
     try {
-      this.#sessionId = await new Promise<string>((resolve, reject) => {
-        const timer = this.#o.clock.setTimeout(() => reject(new ConnectFailure(null, 'no session.started within the handshake timeout')), this.#o.handshakeTimeoutMs);
-        const settle = (result: string | ConnectFailure): void => {
-          this.#o.clock.clearTimeout(timer);
-          if (result instanceof ConnectFailure) reject(result);
-          else resolve(result);
-        };
-        socket.attach({
-          onEvent: (event) => {
-            if (event.type === 'session.started') {
-              const parsed = sessionStarted.safeParse(event);
-              settle(parsed.success ? parsed.data.session.id : new ConnectFailure(null, 'malformed session.started'));
-            } else if (event.type === 'error') {
-              const parsed = errorEvent.safeParse(event);
-              settle(new ConnectFailure(null, this.#o.scrub(parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : 'malformed error event')));
-            }
-          },
-          onClose: (code, reason) => settle(new ConnectFailure(code, reason || 'closed during the handshake')),
-        });
-        socket.send(
-          buildSessionStart(
-            { model, voice: this.#o.voice, instructions: this.#o.systemInstruction, tools: this.#o.tools, delegationModel: this.#o.delegationModel, history: this.#history.items },
-            startId,
-          ),
-        );
+      this.#sessionId = await handshake(socket, {
+        clock: o.clock,
+        timeoutMs: o.handshakeTimeoutMs,
+        timeoutReason: 'no session.started within the handshake timeout',
+        begin: () => socket.send(buildSessionStart(start, startId)),
+        onEvent: (event) => {
+          if (event.type === 'session.started') {
+            const parsed = sessionStarted.safeParse(event);
+            return parsed.success ? parsed.data.session.id : new ConnectFailure(null, 'malformed session.started');
+          }
+          if (event.type !== 'error') return undefined;
+          const parsed = errorEvent.safeParse(event);
+          return new ConnectFailure(null, o.scrub(parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : 'malformed error event'));
+        },
       });
     } catch (err) {
       socket.close();
@@ -328,7 +250,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
   }
 
   #onClose(code: number, reason: string, socket: JsonSocket): void {
-    if (this.#life.closed || socket !== this.#socket) return;
+    if (this.life.closed || socket !== this.#socket) return;
     this.#socket = null;
     this.#o.logger.warn({ code, reason }, 'gpt-live connection closed unexpectedly');
     // The user talking over the model when its socket went: the model was yielding (flush playback).
@@ -336,30 +258,30 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     // Also when no audio turn was open (a tool cycle): nothing will answer on this socket now.
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#toolReplyTimer = null;
-    this.#texts.modelTurnEnded();
+    this.texts.modelTurnEnded();
     const unspoken = this.#unspokenTexts.splice(0);
     if (unspoken.length > 0) {
       this.#o.logger.info({ texts: unspoken.length }, 'texts written on a socket that ended before the model answered them: written again on the next');
-      this.#texts.requeue(unspoken);
+      this.texts.requeue(unspoken);
     }
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
 
   #reconnect(reason: string): Promise<void> {
-    return this.#life.reconnect(reason, () => this.#connect(), () => `new session, ${this.#history.items.length} history items replayed`);
+    return this.reconnectWith(reason, () => `new session, ${this.#history.items.length} history items replayed`);
   }
 
   // --- output ------------------------------------------------------------------------------
 
   #onEvent(event: JsonEvent, socket: JsonSocket): void {
-    if (this.#life.closed || socket !== this.#socket) return;
+    if (this.life.closed || socket !== this.#socket) return;
     switch (event.type) {
       case 'session.output_audio.delta': {
         const parsed = outputAudioDelta.safeParse(event);
         if (!parsed.success) return this.#malformed(event);
         this.#lastAudioAt = this.#o.clock.now();
         if (!this.#turnOpen) {
-          this.#unanswered.answered();
+          this.#speech.answered();
           for (const text of this.#unspokenTexts.splice(0)) this.#history.add({ kind: 'user', text });
           this.#openTurn();
         }
@@ -383,21 +305,20 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
         const parsed = responseFunctionCall.safeParse(event);
         if (!parsed.success) return; // other Responses stream events (text deltas, lifecycle)
         const { call_id: id, name, arguments: raw } = parsed.data.event.item;
-        if (this.#pendingCalls.has(id)) return;
-        this.#pendingCalls.set(id, raw);
-        this.#callsOnSocket.add(id);
-        this.#texts.modelActivity();
-        this.emit('toolCall', { id, name, args: parseArguments(raw) });
+        if (this.#calls.has(id)) return;
+        const call = this.#calls.ask(id, name, raw, socket);
+        this.modelActivity();
+        this.emit('toolCall', call);
         return;
       }
       case 'session.usage.updated': {
         const parsed = usageUpdated.safeParse(event);
-        if (parsed.success) this.#usageSeconds = Math.max(this.#usageSeconds, parsed.data.usage.seconds);
+        if (parsed.success) this.#usageSeconds.report(parsed.data.usage.seconds);
         return;
       }
       case 'session.closed': {
         const parsed = sessionClosed.safeParse(event);
-        if (parsed.success) this.#usageSeconds = Math.max(this.#usageSeconds, parsed.data.usage.seconds);
+        if (parsed.success) this.#usageSeconds.report(parsed.data.usage.seconds);
         this.#o.logger.info({ reason: parsed.success ? parsed.data.reason : 'unknown' }, 'gpt-live session closed by the service');
         return;
       }
@@ -421,7 +342,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#userSpokeOverModel = false;
     this.#replyText = '';
     this.#flushInputText();
-    this.#texts.modelActivity();
+    this.modelActivity();
     this.#armTurnCheck();
   }
 
@@ -438,7 +359,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
 
   #checkTurn(): void {
     this.#turnTimer = null;
-    if (!this.#turnOpen || this.#life.closed) return;
+    if (!this.#turnOpen || this.life.closed) return;
     const quietMs = this.#o.clock.now() - this.#lastAudioAt;
     if (this.#userSpokeOverModel && quietMs >= this.#o.bargeInGapMs) return this.#endTurn(true);
     if (quietMs >= this.#o.turnGapMs) return this.#endTurn(false);
@@ -451,12 +372,8 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#turnOpen = false;
     if (this.#replyText) this.#history.add({ kind: 'assistant', text: yielded ? `${this.#replyText} …` : this.#replyText });
     this.#replyText = '';
-    if (yielded) {
-      this.#stats.interruptions++;
-      this.emit('interrupted');
-    }
-    this.emit('turnComplete');
-    this.#texts.modelTurnEnded();
+    if (yielded) this.#stats.interruptions++;
+    this.endTurn({ interrupted: yielded });
   }
 
   #flushInputText(): void {
@@ -469,7 +386,7 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
     this.#turnTimer = null;
   }
 
-  #deliverTexts(texts: readonly string[]): boolean {
+  protected deliverTexts(texts: readonly string[]): boolean {
     if (!this.#socket?.isOpen) return false;
     const text = texts.join('\n');
     this.#send(commentaryAppend(text));

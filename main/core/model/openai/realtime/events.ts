@@ -8,8 +8,9 @@ import { z } from 'zod';
 import type { ToolDeclaration } from '../../../ports.ts';
 import type { HistoryItem } from '../shared/history.ts';
 
-/** `audio/pcm` is only accepted at 24 kHz (realtime.ts:1355-1390). */
-export const REALTIME_AUDIO_RATE = 24_000;
+import { REALTIME_AUDIO_RATE } from '../shared/realtime-input.ts';
+
+export { audioAppendJson, errorEvent, REALTIME_AUDIO_RATE } from '../shared/realtime-input.ts';
 
 export type TurnDetectionMode = 'server_vad' | 'semantic_vad';
 
@@ -109,17 +110,8 @@ export function truncateEvent(itemId: string, audioEndMs: number): RealtimeClien
   return { type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: audioEndMs };
 }
 
-/** The audio hot path: the JSON string built directly (no event object, no JSON.stringify). */
-export function audioAppendJson(base64: string): string {
-  return `{"type":"input_audio_buffer.append","audio":"${base64}"}`;
-}
-
 // --- server events we read -------------------------------------------------------------------
 
-export const errorEvent = z.object({
-  type: z.literal('error'),
-  error: z.object({ type: z.string(), code: z.string().nullish(), message: z.string(), param: z.string().nullish(), event_id: z.string().nullish() }),
-});
 export const audioDelta = z.object({ type: z.literal('response.output_audio.delta'), response_id: z.string(), item_id: z.string(), delta: z.string() });
 export const transcriptDelta = z.object({ type: z.literal('response.output_audio_transcript.delta'), item_id: z.string(), delta: z.string() });
 export const transcriptDone = z.object({ type: z.literal('response.output_audio_transcript.done'), item_id: z.string(), transcript: z.string() });

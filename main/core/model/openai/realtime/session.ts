@@ -8,23 +8,21 @@
 // Barge-in: server VAD's `input_audio_buffer.speech_started` while a reply is generating or still
 // playing → `response.cancel` (if generating) + `conversation.item.truncate` at the audio the
 // player actually handed out (`playedMs`), so the model's transcript matches what was heard.
-import { EventEmitter } from 'node:events';
 import type { RealtimeClientEvent } from 'openai/resources/realtime/realtime';
-import type { Logger } from 'pino';
-import type { ConnectionState } from '../../../api-types.ts';
-import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
-import type { FrameSendResult, LiveModelEvents, LiveModelSession, LiveModelUsage, TextDelivery, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../../usage/tokens.ts';
-import type { Clock } from '../../clock.ts';
 import { toModelFrame } from '../../frame-converter.ts';
-import { FrameLimiter, type FrameStats } from '../../frame-limiter.ts';
-import { decodePcm, encodePcm } from '../../pcm-codec.ts';
-import { TextInjectionQueue } from '../../text-injection.ts';
-import type { BackoffOptions } from '../shared/fallback.ts';
+import type { FrameStats } from '../../frame-limiter.ts';
+import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
+import { PendingToolCalls } from '../../session-core/tool-calls.ts';
+import { ConnectFailure } from '../../wire/connect-failure.ts';
+import { decodePcm } from '../../wire/pcm-codec.ts';
+import { classifyOpenAIFailure } from '../shared/failure.ts';
 import { ConversationHistory } from '../shared/history.ts';
-import { SessionLifecycle } from '../shared/lifecycle.ts';
-import { UnansweredAudio } from '../shared/unanswered-audio.ts';
-import { ConnectFailure, JsonSocket, parseArguments, type JsonEvent } from '../shared/json-socket.ts';
+import { handshake } from '../shared/handshake.ts';
+import { ItemAcks } from './item-acks.ts';
+import { JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
+import { SpeechInput } from '../shared/speech-input.ts';
 import {
   audioAppendJson,
   audioDelta,
@@ -50,29 +48,22 @@ import {
   type TurnDetectionMode,
 } from './events.ts';
 
-export interface RealtimeSessionOptions {
+export interface RealtimeSessionOptions extends ModelSessionCoreOptions {
   /** e.g. wss://api.openai.com/v1 or ws://127.0.0.1:PORT/v1; `/realtime?model=` is appended. */
   baseUrl: string;
   apiKey: string;
-  models: readonly string[];
   voice: string;
   turnDetection: TurnDetectionMode;
   transcriptionModel: string;
   systemInstruction?: string;
   tools: ToolDeclaration[];
   vocabulary?: readonly string[];
-  logger: Logger;
-  clock: Clock;
-  scrub: (text: string) => string;
-  backoff: BackoffOptions;
-  formatInjectedText: (text: string) => string;
   /** Ms of the current reply the player has handed out (for truncation at barge-in). */
   playedMs?: () => number;
   /** How long the handshake (session.created → session.updated) may take. */
   handshakeTimeoutMs: number;
   /** How long to wait for the service to acknowledge an image item. */
   frameAckTimeoutMs: number;
-  replyWaitMs?: number;
 }
 
 export interface RealtimeSessionStats {
@@ -89,30 +80,22 @@ export interface RealtimeSessionStats {
   frames: FrameStats;
 }
 
-/** 600 ms of silence at 24 kHz: lets server VAD see the end of speech once the gate closed. */
-const END_OF_SPEECH_SILENCE_JSON = audioAppendJson(encodePcm(new Int16Array((REALTIME_AUDIO_RATE * 600) / 1000)));
-
 interface Connection {
   id: number;
   socket: JsonSocket;
-  /** Call ids the model issued on this socket (a result for another socket's call is replayed). */
+  /** Call ids the model issued on this socket (a repeated event is not a second call). */
   calls: Set<string>;
 }
 
-export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
+export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModelSession {
   readonly #o: RealtimeSessionOptions;
   #contextUpdates = 0;
-  readonly #life: SessionLifecycle;
-  #modelIndex = 0;
   #active: Connection | null = null;
   #nextConnectionId = 1;
   #nextEventId = 1;
   readonly #history = new ConversationHistory();
-  readonly #resampler = new Resampler16kTo24kMono();
-  /** User audio the service has not begun answering: sent again on a new socket (no resumption). */
-  readonly #unanswered = new UnansweredAudio();
-  readonly #frames: FrameLimiter;
-  readonly #texts: TextInjectionQueue;
+  /** User audio (sent live, and kept until answered: a new socket hears it again; no resumption). */
+  readonly #speech = new SpeechInput(audioAppendJson);
   /** Response generating (response.created seen, response.done not yet). */
   #responseActive = false;
   /** The assistant audio item of the latest reply and how much audio of it we emitted. */
@@ -120,34 +103,19 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   /** Transcript of the reply in progress (history keeps what was said up to a barge-in). */
   #replyText = '';
   #replyInterrupted = false;
-  /** Calls of the current response still waiting for a result; response.create follows the last. */
-  readonly #pendingCalls = new Map<string, { name: string; arguments: string }>();
+  /** Calls still waiting for a result; response.create follows the last of a socket's. */
+  readonly #calls = new PendingToolCalls<Connection>();
   #responseAfterTools = false;
   /** A tool result arrived while no socket was open: the next one is asked to answer it. */
   #resultsWhileOffline = false;
-  readonly #acks = new Map<string, (error: string | null) => void>();
+  readonly #acks: ItemAcks;
   readonly #tokens = new TokenAccount();
   readonly #stats = { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
 
   constructor(options: RealtimeSessionOptions) {
-    super();
+    super(options);
     this.#o = options;
-    this.#life = new SessionLifecycle(options.clock, (state, reason) => this.emit('state', state, reason));
-    this.#frames = new FrameLimiter({ clock: options.clock, send: (image) => this.#sendFrameNow(image) });
-    this.#texts = new TextInjectionQueue({
-      clock: options.clock,
-      deliver: (texts) => this.#deliverTexts(texts),
-      replyWaitMs: options.replyWaitMs,
-      onOverflow: (dropped) => options.logger.warn({ dropped }, 'text injection queue full: oldest texts dropped'),
-    });
-  }
-
-  get state(): ConnectionState {
-    return this.#life.state;
-  }
-
-  get model(): string {
-    return this.#o.models[this.#modelIndex] ?? this.#o.models[0] ?? '';
+    this.#acks = new ItemAcks(options.clock);
   }
 
   /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
@@ -157,52 +125,22 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   get stats(): RealtimeSessionStats {
-    return { ...this.#stats, reconnects: this.#life.reconnects, textsDelivered: this.#texts.delivered, frames: { ...this.#frames.stats } };
-  }
-
-  start(): Promise<void> {
-    return this.#life.start(() => this.#connect());
+    return { ...this.#stats, reconnects: this.life.reconnects, textsDelivered: this.texts.delivered, frames: { ...this.frames.stats } };
   }
 
   // --- input -------------------------------------------------------------------------------
 
   sendAudio(pcm16kMono: Int16Array): void {
-    this.#unanswered.push(pcm16kMono);
     // Before the socket check: a user talking through a reconnect is still talking when it ends,
     // so a queued text must not go out over them.
-    this.#texts.userAudio();
-    const socket = this.#active?.socket;
-    if (!socket?.isOpen) {
-      // Not sent live; kept (up to 5 s) for the next socket.
-      this.#stats.audioChunksDropped++;
-      return;
-    }
-    this.#sendAudioTo(socket, pcm16kMono);
-  }
-
-  #sendAudioTo(socket: JsonSocket, pcm16kMono: Int16Array): void {
-    socket.sendRaw(audioAppendJson(encodePcm(this.#resampler.process(pcm16kMono))));
+    this.texts.userAudio();
+    // Not sent live while no socket is open; kept (up to 5 s) for the next socket.
+    if (!this.#speech.write(this.#active?.socket, pcm16kMono)) this.#stats.audioChunksDropped++;
   }
 
   endAudioInput(): void {
-    this.#unanswered.end();
-    this.#endOfSpeech(this.#active?.socket);
-    this.#texts.userAudioEnded();
-  }
-
-  #endOfSpeech(socket: JsonSocket | undefined): void {
-    socket?.sendRaw(END_OF_SPEECH_SILENCE_JSON);
-    this.#resampler.reset();
-  }
-
-  sendText(text: string, delivery?: TextDelivery): void {
-    const trimmed = text.trim();
-    if (trimmed) this.#texts.enqueue(delivery?.asMessage ? trimmed : this.#o.formatInjectedText(trimmed), delivery);
-    else delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
-  }
-
-  sendFrame(image: Buffer): Promise<FrameSendResult> {
-    return this.#frames.submit(image);
+    this.#speech.end(this.#active?.socket);
+    this.texts.userAudioEnded();
   }
 
   /**
@@ -218,18 +156,17 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
 
   sendToolResult(result: ToolCallResult): void {
     const output = JSON.stringify(result.response);
-    const pending = this.#pendingCalls.get(result.id);
-    this.#pendingCalls.delete(result.id);
+    const pending = this.#calls.settle(result.id);
     const connection = this.#active;
     const args = pending?.arguments ?? '{}';
     this.#history.add({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output });
     if (!connection?.socket.isOpen) {
-      // Replayed with the history on the next socket, which is then asked to answer (#connect).
+      // Replayed with the history on the next socket, which is then asked to answer (connect).
       this.#resultsWhileOffline = true;
       this.#o.logger.warn({ tool: result.name, callId: result.id }, 'tool result kept for replay: no live connection');
       return;
     }
-    if (!connection.calls.has(result.id)) {
+    if (pending?.socket !== connection) {
       // The call was made on a socket that has since dropped: give the new one the call and its result.
       for (const event of historyToItems({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output })) this.#send(event);
     } else {
@@ -244,54 +181,38 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
    * from a dropped socket do not hold it: their results come with their own request.
    */
   #respondAfterTools(connection: Connection): void {
-    if (this.#callsPendingOn(connection)) return;
+    if (this.#calls.pendingOn(connection)) return;
     if (this.#responseActive) this.#responseAfterTools = true;
     else this.#send(RESPONSE_CREATE);
   }
 
-  #callsPendingOn(connection: Connection): boolean {
-    for (const id of this.#pendingCalls.keys()) if (connection.calls.has(id)) return true;
-    return false;
-  }
-
   async close(): Promise<void> {
-    if (!this.#life.close()) return;
-    for (const settle of this.#acks.values()) settle('session closed');
-    this.#acks.clear();
-    this.#frames.close();
-    this.#texts.close();
+    if (!this.closeCore()) return;
+    this.#acks.failAll('session closed');
     this.#active?.socket.close(1000, 'bye');
     this.#active = null;
-    this.#life.set('disconnected', 'closed');
+    this.life.set('disconnected', 'closed');
   }
 
   // --- connections -------------------------------------------------------------------------
 
-  async #connect(): Promise<void> {
-    const { connection, index } = await this.#life.open(
-      {
-        label: 'OpenAI Realtime',
-        models: this.#o.models,
-        startIndex: this.#modelIndex,
-        backoff: this.#o.backoff,
-        logger: this.#o.logger,
-        open: (model) => this.#openOne(model),
-      },
-      (c) => c.socket.close(),
-    );
-    this.#modelIndex = index;
+  protected async connect(): Promise<void> {
+    const connection = await this.dial({
+      label: 'OpenAI Realtime',
+      open: (model) => this.#openOne(model),
+      discard: (c) => c.socket.close(),
+      classify: classifyOpenAIFailure,
+    });
     this.#active = connection;
     // After the history: the words the old socket heard but never answered, then any said since.
-    this.#resampler.reset();
-    const heardUnanswered = !this.#unanswered.isEmpty;
-    this.#unanswered.replay((pcm) => this.#sendAudioTo(connection.socket, pcm), () => this.#endOfSpeech(connection.socket));
+    const heardUnanswered = this.#speech.replay(connection.socket);
     // Results that came in while no socket was open are in the replayed history; the model answers
     // them now, unless replayed speech gets an answer anyway (server VAD starts it).
     if (this.#resultsWhileOffline) {
       this.#resultsWhileOffline = false;
       if (!heardUnanswered) this.#respondAfterTools(connection);
     }
-    this.#texts.tryFlush();
+    this.texts.tryFlush();
   }
 
   /** Open, wait for session.created, configure, wait for session.updated, replay history. */
@@ -301,42 +222,23 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
     const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
     const setupId = `evt_setup_${connection.id}`;
+    const o = this.#o;
+    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, silenceDurationMs: 500, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary };
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = this.#o.clock.setTimeout(() => reject(new ConnectFailure(null, 'no session.updated within the handshake timeout')), this.#o.handshakeTimeoutMs);
-        const done = (err?: ConnectFailure): void => {
-          this.#o.clock.clearTimeout(timer);
-          if (err) reject(err);
-          else resolve();
-        };
-        socket.attach({
-          onEvent: (event) => {
-            if (event.type === 'session.created') {
-              socket.send(
-                buildSessionUpdate(
-                  {
-                    model,
-                    voice: this.#o.voice,
-                    instructions: this.#o.systemInstruction,
-                    tools: this.#o.tools,
-                    turnDetection: this.#o.turnDetection,
-                    silenceDurationMs: 500,
-                    transcriptionModel: this.#o.transcriptionModel,
-                    vocabulary: this.#o.vocabulary,
-                  },
-                  setupId,
-                ),
-              );
-            } else if (event.type === 'session.updated') {
-              done();
-            } else if (event.type === 'error') {
-              const parsed = errorEvent.safeParse(event);
-              const error = parsed.success ? parsed.data.error : { code: 'unknown', message: 'malformed error event' };
-              done(new ConnectFailure(null, this.#o.scrub(`${error.code ?? 'error'}: ${error.message}`)));
-            }
-          },
-          onClose: (code, reason) => done(new ConnectFailure(code, reason || 'closed during the handshake')),
-        });
+      await handshake(socket, {
+        clock: o.clock,
+        timeoutMs: o.handshakeTimeoutMs,
+        timeoutReason: 'no session.updated within the handshake timeout',
+        onEvent: (event) => {
+          if (event.type === 'session.created') socket.send(buildSessionUpdate(session, setupId));
+          else if (event.type === 'session.updated') return true;
+          else if (event.type === 'error') {
+            const parsed = errorEvent.safeParse(event);
+            const error = parsed.success ? parsed.data.error : { code: 'unknown', message: 'malformed error event' };
+            return new ConnectFailure(null, o.scrub(`${error.code ?? 'error'}: ${error.message}`));
+          }
+          return undefined;
+        },
       });
     } catch (err) {
       socket.close();
@@ -355,7 +257,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   #onClose(code: number, reason: string, connection: Connection): void {
-    if (this.#life.closed || connection !== this.#active) return;
+    if (this.life.closed || connection !== this.#active) return;
     this.#active = null;
     this.#o.logger.warn({ code, reason, connection: connection.id }, 'openai realtime connection closed unexpectedly');
     // A reply in progress (or cancelled by a barge-in and awaiting its response.done) ends with its
@@ -373,13 +275,13 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
   }
 
   #reconnect(reason: string): Promise<void> {
-    return this.#life.reconnect(reason, () => this.#connect(), () => `new connection, ${this.#history.items.length} history items replayed`);
+    return this.reconnectWith(reason, () => `new connection, ${this.#history.items.length} history items replayed`);
   }
 
   // --- output ------------------------------------------------------------------------------
 
   #onEvent(event: JsonEvent, connection: Connection): void {
-    if (this.#life.closed || connection !== this.#active) return;
+    if (this.life.closed || connection !== this.#active) return;
     switch (event.type) {
       case 'response.output_audio.delta': {
         const parsed = audioDelta.safeParse(event);
@@ -388,7 +290,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         const pcm = decodePcm(parsed.data.delta);
         if (this.#audioItem?.id !== parsed.data.item_id) this.#audioItem = { id: parsed.data.item_id, samples: 0 };
         this.#audioItem.samples += pcm.length;
-        this.#texts.modelActivity();
+        this.modelActivity();
         this.emit('audio', pcm);
         return;
       }
@@ -418,11 +320,11 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         return;
       case 'response.created': {
         if (!responseCreated.safeParse(event).success) return this.#malformed(event);
-        this.#unanswered.answered();
+        this.#speech.answered();
         this.#responseActive = true;
         this.#replyInterrupted = false;
         this.#replyText = '';
-        this.#texts.modelActivity();
+        this.modelActivity();
         return;
       }
       case 'response.function_call_arguments.done': {
@@ -431,9 +333,9 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         const { call_id: id, name, arguments: raw } = parsed.data;
         if (connection.calls.has(id)) return;
         connection.calls.add(id);
-        this.#pendingCalls.set(id, { name, arguments: raw });
-        this.#texts.modelActivity();
-        this.emit('toolCall', { id, name, args: parseArguments(raw) });
+        const call = this.#calls.ask(id, name, raw, connection);
+        this.modelActivity();
+        this.emit('toolCall', call);
         return;
       }
       case 'response.done': {
@@ -446,7 +348,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         this.#responseActive = false;
         this.#endReply();
         this.emit('turnComplete');
-        if (this.#responseAfterTools && !this.#callsPendingOn(connection)) {
+        if (this.#responseAfterTools && !this.#calls.pendingOn(connection)) {
           this.#responseAfterTools = false;
           this.#send(RESPONSE_CREATE);
         }
@@ -456,7 +358,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
       case 'conversation.item.created':
       case 'conversation.item.done': {
         const parsed = itemAck.safeParse(event);
-        if (parsed.success) this.#settleAck(parsed.data.item.id, null);
+        if (parsed.success) this.#acks.settle(parsed.data.item.id, null);
         return;
       }
       case 'error': {
@@ -464,7 +366,7 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
         if (!parsed.success) return this.#malformed(event);
         const { error } = parsed.data;
         this.#stats.serverErrors++;
-        if (error.event_id) this.#settleAck(error.event_id, `${error.code ?? error.type}: ${error.message}`);
+        if (error.event_id) this.#acks.settle(error.event_id, `${error.code ?? error.type}: ${error.message}`);
         this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) }, 'openai realtime error event');
         return;
       }
@@ -500,10 +402,10 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     if (this.#replyText) this.#history.add({ kind: 'assistant', text: this.#replyInterrupted ? `${this.#replyText} …` : this.#replyText });
     this.#replyText = '';
     this.#responseActive = false;
-    this.#texts.modelTurnEnded();
+    this.texts.modelTurnEnded();
   }
 
-  #deliverTexts(texts: readonly string[]): boolean {
+  protected deliverTexts(texts: readonly string[]): boolean {
     if (!this.#active?.socket.isOpen) return false;
     const text = texts.join('\n');
     this.#send(userTextItem(text));
@@ -512,31 +414,17 @@ export class OpenAIRealtimeSession extends EventEmitter<LiveModelEvents> impleme
     return true;
   }
 
-  async #sendFrameNow(image: Buffer): Promise<FrameSendResult> {
+  protected async sendFrameNow(image: Buffer): Promise<FrameSendResult> {
     const frame = await toModelFrame(image);
     if (!this.#active?.socket.isOpen) return { status: 'dropped', reason: 'not_connected' };
     const n = this.#nextEventId++;
     const itemId = `item_frame_${n}`;
     const eventId = `evt_frame_${n}`;
-    const ack = new Promise<string | null>((resolve) => {
-      const timer = this.#o.clock.setTimeout(() => settle('no acknowledgement from the service'), this.#o.frameAckTimeoutMs);
-      const settle = (error: string | null): void => {
-        this.#o.clock.clearTimeout(timer);
-        this.#acks.delete(itemId);
-        this.#acks.delete(eventId);
-        resolve(error);
-      };
-      this.#acks.set(itemId, settle);
-      this.#acks.set(eventId, settle);
-    });
+    const ack = this.#acks.wait(itemId, eventId, this.#o.frameAckTimeoutMs);
     this.#send(imageItem(frame.jpeg, itemId, eventId));
     const error = await ack;
     if (error) return { status: 'dropped', reason: `rejected: ${error}` };
     return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
-  }
-
-  #settleAck(id: string, error: string | null): void {
-    this.#acks.get(id)?.(error);
   }
 
   /**

@@ -8,10 +8,9 @@
 // The SDK still types every client event we send (`RealtimeClientEvent`).
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { ConnectFailure } from '../../gemini/connection.ts';
-import { rawDataBytes } from '../../ws-raw-data.ts';
+import { ConnectFailure } from '../../wire/connect-failure.ts';
+import { rawDataBytes } from '../../wire/ws-raw-data.ts';
 
-export { ConnectFailure };
 
 export type JsonEvent = { type: string } & Record<string, unknown>;
 
@@ -155,13 +154,4 @@ function describeHttpError(body: string): string {
     // not JSON: fall through
   }
   return body.slice(0, 200) || 'no body';
-}
-
-/** Function-call arguments are a JSON string; anything unparsable reaches the registry as-is (it rejects it). */
-export function parseArguments(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }

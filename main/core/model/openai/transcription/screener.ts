@@ -11,9 +11,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
 import type { ScreeningStream, SpeechScreener } from '../../../ports.ts';
-import { encodePcm } from '../../pcm-codec.ts';
-import { DEFAULT_REALTIME_BASE_URL, toWebSocketBase } from '../realtime/provider.ts';
-import { audioAppendJson, errorEvent, REALTIME_AUDIO_RATE } from '../realtime/events.ts';
+import { encodePcm } from '../../wire/pcm-codec.ts';
+import { toWebSocketBase } from '../../wire/ws-url.ts';
+import { audioAppendJson, DEFAULT_REALTIME_BASE_URL, errorEvent, REALTIME_AUDIO_RATE } from '../shared/realtime-input.ts';
 import { createBearerScrubber, JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
 
 export interface OpenAIScreenerOptions {

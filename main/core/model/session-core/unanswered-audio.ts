@@ -1,17 +1,23 @@
 // User speech the service has not answered yet, kept so that a new socket hears it. OpenAI Realtime
 // and GPT-Live have no resumption: audio sent to a socket that then drops or expires (and audio that
 // arrives while no socket is open) is gone with that session, and the history the adapters replay
-// holds only transcripts of turns the service already finished. So the adapter keeps the user's
-// audio since the service last began answering (bounded, 5 s by default: the oldest gives way) and
-// sends it again, in order with its ends of speech, on the next socket; it stays kept until the new
-// service answers it, so a second drop before the answer replays it again.
-import { AudioHold } from '../../audio-hold.ts';
+// holds only transcripts of turns the service already finished. Gemini resumes, but a resumed
+// session knows the conversation only as of its handle. So the session keeps the user's audio since
+// the service last began answering (bounded, 5 s by default: the oldest gives way) and sends it
+// again, in order with its ends of speech, on the next socket; it stays kept until the new service
+// answers it, so a second drop before the answer replays it again.
+import { AudioHold } from '../audio-hold.ts';
 
 export class UnansweredAudio {
   readonly #hold: AudioHold;
 
   constructor(maxMs = 5000) {
     this.#hold = new AudioHold(maxMs);
+  }
+
+  /** Chunks kept. */
+  get size(): number {
+    return this.#hold.size;
   }
 
   /** Nothing kept: the service has answered everything the user said. */

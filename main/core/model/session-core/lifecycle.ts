@@ -1,21 +1,26 @@
-// The connection-state story both OpenAI sessions share: connecting → connected, reconnecting after
-// an unexpected close (one reconnect at a time), error when the service stays away, disconnected
-// after close(); plus backoff sleeps that close() cuts short.
-import type { ConnectionState } from '../../../api-types.ts';
-import type { Clock } from '../../clock.ts';
+// The connection-state story every provider's session shares: connecting → connected, reconnecting
+// after an unexpected close (one reconnect at a time; a planned rotation may skip announcing it),
+// error when the service stays away, disconnected after close(); plus back-off sleeps that close()
+// cuts short.
+import type { ConnectionState } from '../../api-types.ts';
+import { Sleeps, type Clock } from '../clock.ts';
 import { FatalSessionError, openWithFallback, type FallbackLoop } from './fallback.ts';
+
+export interface ReconnectOptions {
+  /** false: a planned rotation, the call does not go through `reconnecting`. Default true. */
+  announce?: boolean;
+}
 
 export class SessionLifecycle {
   #state: ConnectionState = 'disconnected';
   #closed = false;
   #reconnecting = false;
-  readonly #sleepers = new Set<() => void>();
-  readonly #clock: Clock;
+  readonly #sleeps: Sleeps;
   readonly #onState: (state: ConnectionState, reason?: string) => void;
   reconnects = 0;
 
   constructor(clock: Clock, onState: (state: ConnectionState, reason?: string) => void) {
-    this.#clock = clock;
+    this.#sleeps = new Sleeps(clock);
     this.#onState = onState;
   }
 
@@ -25,6 +30,10 @@ export class SessionLifecycle {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  get reconnecting(): boolean {
+    return this.#reconnecting;
   }
 
   set(state: ConnectionState, reason?: string): void {
@@ -47,11 +56,11 @@ export class SessionLifecycle {
   }
 
   /** After an unexpected close: one reconnect at a time; `connected` says what survived. */
-  async reconnect(reason: string, connect: () => Promise<void>, survived: () => string): Promise<void> {
+  async reconnect(reason: string, connect: () => Promise<void>, survived: () => string, options: ReconnectOptions = {}): Promise<void> {
     if (this.#reconnecting || this.#closed) return;
     this.#reconnecting = true;
     this.reconnects++;
-    this.set('reconnecting', reason);
+    if (options.announce ?? true) this.set('reconnecting', reason);
     try {
       await connect();
       if (!this.#closed) this.set('connected', survived());
@@ -62,15 +71,15 @@ export class SessionLifecycle {
     }
   }
 
-  /** Marks the session closed and wakes every backoff sleep; false when it already was. */
+  /** Marks the session closed and wakes every back-off sleep; false when it already was. */
   close(): boolean {
     if (this.#closed) return false;
     this.#closed = true;
-    for (const wake of this.#sleepers) wake();
+    this.#sleeps.wakeAll();
     return true;
   }
 
-  /** Opens a connection with model fallback and backoff; a connection that arrives after close() is discarded. */
+  /** Opens a connection with model fallback and back-off; a connection that arrives after close() is discarded. */
   async open<C>(loop: Omit<FallbackLoop<C>, 'sleep' | 'isClosed'>, discard: (connection: C) => void): Promise<{ connection: C; index: number }> {
     const result = await openWithFallback({ ...loop, sleep: (ms) => this.sleep(ms), isClosed: () => this.#closed });
     if (this.#closed) {
@@ -81,14 +90,6 @@ export class SessionLifecycle {
   }
 
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.#sleepers.delete(wake);
-        this.#clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.#clock.setTimeout(wake, ms);
-      this.#sleepers.add(wake);
-    });
+    return this.#sleeps.sleep(ms);
   }
 }

@@ -1,0 +1,152 @@
+// The user's audio on Gemini sockets across resumes: sent live when a socket is ready, held (in
+// order) while none is; every chunk written is numbered and kept until the service confirms
+// consuming it, so a transparent resume sends exactly what it did not hear (unconsumed-tail.ts);
+// without that, an utterance the resumed session has not answered is sent again whole
+// (session-core/unanswered-audio.ts).
+import type { Logger } from 'pino';
+import { AudioHold } from '../audio-hold.ts';
+import { UnansweredAudio } from '../session-core/unanswered-audio.ts';
+import { UnconsumedTail } from '../unconsumed-tail.ts';
+import { encodePcm } from '../wire/pcm-codec.ts';
+import type { GeminiConnection } from './connection.ts';
+
+export const INPUT_AUDIO_MIME = 'audio/pcm;rate=16000';
+
+type Sdk = NonNullable<GeminiConnection['sdk']>;
+
+export class GeminiAudioInput {
+  readonly #hold: AudioHold;
+  /**
+   * Every chunk sent since the model last answered or issued a resumable handle: what a resumed
+   * session has not heard. Replayed on the next socket when a socket ends before the reply began.
+   */
+  readonly #unanswered: UnansweredAudio;
+  #replayUnanswered = false;
+  /** Sent audio the service has not confirmed consuming (transparent resumption). */
+  readonly #tail: UnconsumedTail;
+  /** The latest handle came with `lastConsumedClientMessageIndex`: a resume replays the tail. */
+  #tailIndexed = false;
+  /** The socket whose message numbers the tail's entries carry. */
+  #tailOwner: GeminiConnection | null = null;
+
+  constructor(holdAudioMs: number, replayTailMs: number) {
+    this.#hold = new AudioHold(holdAudioMs);
+    this.#unanswered = new UnansweredAudio(holdAudioMs);
+    this.#tail = new UnconsumedTail(replayTailMs);
+  }
+
+  get droppedSamples(): number {
+    return this.#hold.droppedSamples;
+  }
+
+  get heldChunks(): number {
+    return this.#hold.heldChunks;
+  }
+
+  get replayedSamples(): number {
+    return this.#tail.replayedSamples;
+  }
+
+  /** Nothing the model has not answered. */
+  get answeredAll(): boolean {
+    return this.#unanswered.isEmpty;
+  }
+
+  send(active: GeminiConnection | null, pcm16kMono: Int16Array): void {
+    const sdk = active?.sdk;
+    this.#unanswered.push(pcm16kMono);
+    // Held while no socket is ready, and behind earlier held audio so the order stays.
+    if (!sdk || !this.#hold.isEmpty) this.#hold.push(pcm16kMono);
+    else this.#sendPcm(active!, sdk, pcm16kMono);
+  }
+
+  /** The voice gate closed. True when the end went out with speech awaiting a reply. */
+  end(active: GeminiConnection | null): boolean {
+    const sdk = active?.sdk;
+    this.#unanswered.end();
+    if (!sdk || !this.#hold.isEmpty) {
+      this.#hold.end();
+      return false;
+    }
+    this.#sendStreamEnd(active!, sdk);
+    return !this.#unanswered.isEmpty;
+  }
+
+  /**
+   * A socket was adopted: what the resumed service did not hear goes first, in order. True when an
+   * end of speech went out (a reply is awaited).
+   */
+  adopt(connection: GeminiConnection, resumed: boolean, logger: Logger): boolean {
+    const sdk = connection.sdk;
+    // Transparent resume: exactly what the service did not consume is sent again, then what was held.
+    const transparentReplay = Boolean(sdk && resumed && this.#tailIndexed && !this.#tail.isEmpty);
+    if (transparentReplay && sdk) {
+      const samples = this.#tail.replay(
+        (pcm) => this.#sendPcm(connection, sdk, pcm),
+        () => this.#sendStreamEnd(connection, sdk),
+      );
+      logger.info({ connection: connection.id, replayedMs: Math.round(samples / 16) }, 'unconsumed user audio sent again after a transparent resume');
+    } else this.#tail.clear();
+    this.#tailOwner = connection;
+    const replay = !transparentReplay && this.#replayUnanswered && !this.#unanswered.isEmpty;
+    this.#replayUnanswered = false;
+    if (!sdk || (!replay && this.#hold.isEmpty)) return false;
+    // After a resume the service knows the conversation as of the handle: an utterance it has not
+    // answered is sent again whole (it includes what was held); otherwise just the held audio.
+    let ended = false;
+    const send = (pcm: Int16Array): void => this.#sendPcm(connection, sdk, pcm);
+    const end = (): void => {
+      this.#sendStreamEnd(connection, sdk);
+      ended = true;
+    };
+    const chunks = replay ? this.#unanswered.size : this.#hold.size;
+    if (replay) {
+      this.#unanswered.replay(send, end);
+      this.#hold.clear();
+    } else this.#hold.drain(send, end);
+    logger.info({ connection: connection.id, chunks, replay }, replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume');
+    return ended;
+  }
+
+  /** A resumable handle: the service's state includes client messages up to `index` (when given). */
+  handle(connection: GeminiConnection, index: number | undefined): void {
+    this.#tailIndexed = index !== undefined;
+    if (index !== undefined && connection === this.#tailOwner) this.#tail.consumed(index);
+  }
+
+  /** The model answered (or a handle covers the question): nothing to replay. */
+  answered(): void {
+    this.#unanswered.answered();
+  }
+
+  /** The reply began: the utterance it answers is not sent again after a resume (it would be answered twice). */
+  replyBegan(): void {
+    this.#tail.clear();
+  }
+
+  /** The active socket ended: an unanswered utterance is sent again on the next one. */
+  socketEnded(): void {
+    this.#replayUnanswered = !this.#unanswered.isEmpty;
+  }
+
+  /** A new service session (not a resume): its message numbers start again. */
+  sessionBegan(): void {
+    this.#tail.clear();
+    this.#tailIndexed = false;
+  }
+
+  clear(): void {
+    this.#hold.clear();
+  }
+
+  /** Every chunk written is numbered and kept until the service confirms it (transparent resumption). */
+  #sendPcm(connection: GeminiConnection, sdk: Sdk, pcm: Int16Array): void {
+    this.#tail.audio(pcm, connection.nextMessageIndex);
+    sdk.sendRealtimeInput({ audio: { data: encodePcm(pcm), mimeType: INPUT_AUDIO_MIME } });
+  }
+
+  #sendStreamEnd(connection: GeminiConnection, sdk: Sdk): void {
+    this.#tail.end(connection.nextMessageIndex);
+    sdk.sendRealtimeInput({ audioStreamEnd: true });
+  }
+}
