@@ -9,64 +9,31 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BridgeState, BridgeStateEvent, ConnectionState, RoomView } from '../api-types.ts';
-import type { EventHub } from '../event-hub.ts';
-import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
-import type { NotesLog } from '../notes/notes-log.ts';
-import type { FrameSendResult, LiveModelConnectOptions, LiveModelProvider, LiveModelSession, SpeechScreener, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { FrameSendResult, LiveModelConnectOptions, LiveModelSession, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
 import { ModelLink, type ModelLinkState } from './model-link.ts';
 import { LiveContext } from './live-context.ts';
 import { InFlight, ParkTimer } from './park.ts';
 import { seededInstruction, transcriptSeed } from './seed.ts';
-import { handOffText, type HandOffOptions } from './voice-handoff.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { HandOffOptions } from './voice-handoff.ts';
+import { CallRequests } from './call-requests.ts';
 import { CallAudio } from './call-audio.ts';
+import { openCallEnds } from './call-open.ts';
 import { CallMetrics } from './metrics.ts';
-import { SpeakerActivity, type RoomPeople } from './room.ts';
+import { bindModelSession } from './model-binding.ts';
+import type { BridgeOptions } from './options.ts';
+import { readThroughRoom, SpeakerActivity } from './room.ts';
 import { buildRoomView } from './room-view.ts';
-import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
+import { SpeakerNotes } from './speaker-notes.ts';
+import { BridgeError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { CallUiUpdates, UiTicker } from './ui-ticker.ts';
-import { WakeGate, type WakeSettings } from './wake-gate.ts';
+import { bindVoiceEvents } from './voice-binding.ts';
+import { WakeGate } from './wake-gate.ts';
 
-export interface BridgeOptions {
-  voice: VoiceChannelPort;
-  model: LiveModelProvider;
-  tools: ToolRegistry;
-  notes: NotesLog;
-  hub: EventHub;
-  logger: Logger;
-  /** The persona; a function is read again at each call (a saved persona file applies without a restart). */
-  systemInstruction?: string | (() => string | undefined);
-  inputChunkMs?: number;
-  leaveWhenOwnerLeaves?: boolean;
-  /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
-  startRefusal?: () => string | null;
-  /** Awaited before joining (the bot's login, which runs in the background from start-up). */
-  ready?: () => Promise<void>;
-  /** Monotonic ms clock for latency metrics. */
-  now?: () => number;
-  /** Who the owner and the allowed speakers are, and their display names (tool authority, attribution). */
-  room?: RoomPeople;
-  /** Each input transcription fragment as it arrives (notes get whole utterances only at turn end). */
-  onInputTranscript?: (text: string, speaker: string | undefined) => void;
-  /** Wake names (docs/architecture.md "Several people in one call"); absent = never gated. */
-  wake?: { settings: WakeSettings; screener: SpeechScreener | null };
-  /** Quiet seconds after which the model is parked (0 never; docs/usage.md), and the outage retry back-off. */
-  /** `holds`: work outside the bridge that waits on the call (an agent's question to the owner) keeps it from parking. */
-  park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number }; holds?: () => string | null };
-  /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
-  wakeRefusal?: () => string | null;
-  /** Reminders due soon, as short text, for a fresh session that continues the call (ports.ts `pendingContext`). */
-  pendingContext?: () => string | undefined;
-}
+export type { BridgeOptions } from './options.ts';
 
 const UI_UPDATE_MS = 100;
-/** Told to the model in a call with several allowed speakers, with the per-turn notes it explains. */
-const SPEAKER_NOTES_RULE =
-  'Several people can talk in this call. A line like "[Speaking now: NAME]" tells you who is talking; it is not said by anyone. ' +
-  'Never read it aloud and do not answer it by itself; use the name when it helps.';
-
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
@@ -98,17 +65,17 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly #speaking = new Set<string>();
   readonly #transcripts: TranscriptAggregator;
   readonly #activity: SpeakerActivity;
-  /** The speaker the model was last told about in this turn (named again only when it changes). */
-  #announced: string | undefined;
+  readonly #speakerNotes: SpeakerNotes;
+  readonly #requests: CallRequests;
+  /** This reply was cut here (local barge-in): the service's own `interrupted` for it only confirms. */
+  #cutLocally = false;
   readonly #wake: WakeGate;
-  readonly #now: () => number;
 
   constructor(options: BridgeOptions) {
     super();
     this.#o = options;
     this.#log = options.logger;
     const now = options.now ?? (() => performance.now());
-    this.#now = now;
     this.#uiUpdates = new CallUiUpdates({
       readLevels: () => this.#audio.readLevels(),
       speaking: this.#speaking,
@@ -135,8 +102,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#inFlight.inputEnded();
         this.link.endAudioInput();
       },
-      onAccepted: (startedAt) => this.#announceAccepted(startedAt),
-      onDropped: (startedAt, why) => this.#noteNotForBot(startedAt, why),
+      onAccepted: (startedAt) => this.#speakerNotes.accepted(startedAt),
+      onDropped: (startedAt, why) => this.#speakerNotes.notForBot(startedAt, why),
       logger: options.logger,
     });
     this.#audio = new CallAudio({
@@ -157,18 +124,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onOutputResume: () => {
         if (this.#callLive()) this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
+      onBargeIn: () => this.#localBargeIn(),
     });
     const voice = options.voice;
-    const people = options.room ?? {};
-    const room: RoomPeople = {
-      ownerId: people.ownerId,
-      // Read through, not copied: allowed speakers saved in Settings apply mid-call.
-      get allowedSpeakers() {
-        return people.allowedSpeakers;
-      },
-      displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
-    };
+    const room = readThroughRoom(options.room ?? {}, voice);
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
+    this.#speakerNotes = new SpeakerNotes({ room: options.room, activity: this.#activity, notes: options.notes, session: () => this.link.session, withholding: () => this.#wake.withholding, now });
     this.context = new LiveContext({
       current: () => this.#connectOptions(false),
       session: () => this.link.session,
@@ -192,6 +153,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       now,
       wakeRefusal: options.wakeRefusal,
       retry: options.park?.retry,
+    });
+    this.#requests = new CallRequests({
+      link: this.link,
+      inFlight: this.#inFlight,
+      notes: options.notes,
+      metrics: this.metricsStore,
+      live: () => this.#callLive(),
+      connected: () => this.#state === 'connected',
+      parked: () => this.#state === 'parked',
+      wakeRefusal: options.wakeRefusal,
     });
   }
 
@@ -245,40 +216,26 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
-    const joining = Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target));
-    const connecting = this.#o.model.connect(this.#connectOptions(false));
-    // Both run at once. When one fails (or stop() comes first) the other may still be opening: wait
-    // for BOTH to settle and close whatever opened, or a model session opened after a failed join
-    // would stay live (and billing) with nobody to close it. The voice port is one connection, so
-    // leaving before its join settles could also race a later call's join.
-    const [joined, session] = await Promise.allSettled([joining, connecting]);
-    // A wrong target (VoiceTargetError) is the caller's mistake: passed on as is, for a 4xx.
-    const wrongTarget = joined.status === 'rejected' && joined.reason instanceof VoiceTargetError ? joined.reason : null;
-    const failure =
-      wrongTarget ??
-      (joined.status === 'rejected'
-        ? new BridgeError('join_failed', `could not join voice: ${errorText(joined.reason)}`)
-        : session.status === 'rejected'
-          ? new BridgeError('model_failed', `could not connect to the model: ${errorText(session.reason)}`)
-          : this.#superseded(attempt)
-            ? new BridgeError('cancelled', 'the call was stopped while it was connecting')
-            : null);
-    if (failure || joined.status === 'rejected' || session.status === 'rejected') {
-      if (session.status === 'fulfilled') await session.value.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
+    const opening = await openCallEnds(
+      () => Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target)),
+      () => this.#o.model.connect(this.#connectOptions(false)),
+      () => this.#superseded(attempt),
+    );
+    if (!opening.ok) {
+      if (opening.session) await opening.session.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
       await this.#teardown(); // leaves the voice channel
-
       // stop() during connecting owns the transition to `stopped`; a failure ends in `error`, a
       // refused target in `stopped` (nothing failed: /health must not report a failed call).
       if (!this.#superseded(attempt)) {
-        if (wrongTarget) this.#transition('stopped', `not joined: ${wrongTarget.message}`);
-        else this.#transition('error', failure!.message);
+        if (opening.wrongTarget) this.#transition('stopped', `not joined: ${opening.failure.message}`);
+        else this.#transition('error', opening.failure.message);
       }
-      throw failure;
+      throw opening.failure;
     }
     try {
-      this.#target = joined.value;
+      this.#target = opening.target;
       this.#inFlight.reset();
-      this.link.adopt(session.value);
+      this.link.adopt(opening.session);
       this.#bindVoice();
       this.context.changed(); // the room is known now: its names join the transcription vocabulary
       this.#o.voice.startPlayback(this.#audio.playbackSource);
@@ -311,25 +268,13 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { stopped: true, status: this.status() };
   }
 
-  /** Held while the call reconnects (the model session queues it) or is parked (it wakes the model). */
   say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce'): void {
-    if (!this.#callLive()) throw new BridgeError('no_call', 'no live call to speak in');
-    const refusal = this.link.state === 'parked' ? this.#o.wakeRefusal?.() : null;
-    if (refusal) throw new BridgeError('daily_cap_reached', refusal);
-    this.link.sendText(text, this.#inFlight.text(verb === 'message' ? { asMessage: true } : {}, 120_000));
-    // One note per request, with what was sent (never the announce wording) and which verb it was.
-    this.#o.notes.append({ kind: 'say', text, speaker: `${source} · ${verb}` });
+    this.#requests.say(text, source, verb);
   }
 
-  /**
-   * Notifier's voice mode. Resolves `delivered` when the text was handed to the model (written on
-   * the live session as its next turn), or why it was dropped: no live call, the call ended while
-   * it waited, the queue overflowed, or no idle moment came within `withinMs`. During a reconnect
-   * the text waits in the session's queue like any other.
-   */
+  /** Notifier's voice mode (call-requests.ts). */
   speak(text: string, options: HandOffOptions): Promise<VoiceHandOff> {
-    if (!this.#callLive() || (this.link.state === 'parked' && this.#o.wakeRefusal?.())) return Promise.resolve({ delivered: false, reason: 'no live call' });
-    return handOffText((t, delivery) => this.link.sendText(t, this.#inFlight.text(delivery, options.withinMs + 5000)), text, options);
+    return this.#requests.speak(text, options);
   }
 
   /** Mute / push-to-talk: whether the users' audio may reach the model (kept across calls). */
@@ -346,52 +291,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return true;
   }
 
-  async sendFrame(image: Buffer): Promise<FrameSendResult> {
-    if (this.#state === 'parked') await this.link.wake('frame');
-    const model = this.link.session;
-    if (!model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to send the frame to');
-    const result = await model.sendFrame(image);
-    if (result.status === 'sent') {
-      this.metricsStore.framesSent += 1;
-      this.#o.notes.append({ kind: 'frame', text: `image ${result.width}×${result.height} sent to the model` });
-    } else {
-      this.metricsStore.framesDropped += 1;
-    }
-    return result;
-  }
-
-  #severalSpeakers(): boolean {
-    return (this.#o.room?.allowedSpeakers?.length ?? 0) > 1;
+  sendFrame(image: Buffer): Promise<FrameSendResult> {
+    return this.#requests.sendFrame(image);
   }
 
   /** A session opened mid-call (`reopen`) starts with the call's recent transcript (seed.ts). */
   #connectOptions(reopen: boolean): LiveModelConnectOptions {
-    let persona = typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction;
-    if (this.#severalSpeakers()) persona = persona ? `${persona}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
+    const persona = this.#speakerNotes.persona(typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction);
     const seed = reopen ? transcriptSeed(this.#o.notes.currentCallNotes(200)?.notes ?? [], (id) => this.#activity.name(id)) : '';
     return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext };
-  }
-
-  /**
-   * At each turn, before its audio, the model is told who speaks (and again when someone else
-   * starts), as context that neither starts nor interrupts a reply (provider's `addContext`).
-   */
-  #announceSpeaker(id: string): void {
-    // Speech that may be kept from the model (wake names) is named once it is let through (#announceAccepted).
-    if (!this.#severalSpeakers() || id === this.#announced || this.#wake.withholding) return;
-    if (this.link.session?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
-  }
-
-  /** A screened utterance was let through: name its speaker(s) before its held audio reaches the model. */
-  #announceAccepted(startedAt: number): void {
-    for (const id of this.#activity.activeDuring(startedAt, this.#now())) this.#announceSpeaker(id);
-  }
-
-  /** The notes say an utterance was kept from the model, and whose (never its words). */
-  #noteNotForBot(startedAt: number, why: string): void {
-    const ids = this.#activity.activeDuring(startedAt, this.#now());
-    const who = ids.length > 0 ? ids.map((id) => this.#activity.name(id)).join(' and ') : 'someone';
-    this.#o.notes.append({ kind: 'note', text: `not for the bot: ${who} spoke, but ${why}`, ...(ids.length === 1 ? { speaker: ids[0] } : {}) });
   }
 
   /** Connected, reconnecting or parked inside a call that is still going (the model link holds input meanwhile). */
@@ -403,96 +311,87 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   // Wiring
 
   #bindVoice(): void {
-    const voice = this.#o.voice;
-    const onPcm = (speakerId: string, frame: Int16Array) => this.#audio.pushSpeakerFrame(speakerId, frame);
-    const onStart = (id: string) => {
-      this.#speaking.add(id);
-      this.#activity.start(id);
-      // Muted: the model is not told who talks either (it hears nothing of it).
-      if (this.#audio.userAudioOpen) this.#announceSpeaker(id);
-      this.#ui.start();
-    };
-    const onEnd = (id: string) => {
-      this.#speaking.delete(id);
-      this.#activity.end(id);
-    };
-    const onState = (state: ConnectionState, reason?: string) => this.#onVoiceState(state, reason);
-    const onOwnerLeft = () => {
-      if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
-    };
-    const onMembers = () => {
-      this.#wake.refresh();
-      this.context.changed();
-    };
-    voice.on('pcm', onPcm);
-    voice.on('speakingStart', onStart);
-    voice.on('speakingEnd', onEnd);
-    voice.on('state', onState);
-    voice.on('ownerLeft', onOwnerLeft);
-    voice.on('membersChanged', onMembers);
-    this.#unbindVoice = () => {
-      voice.off('membersChanged', onMembers);
-      voice.off('pcm', onPcm);
-      voice.off('speakingStart', onStart);
-      voice.off('speakingEnd', onEnd);
-      voice.off('state', onState);
-      voice.off('ownerLeft', onOwnerLeft);
-    };
+    this.#unbindVoice = bindVoiceEvents(this.#o.voice, {
+      pcm: (speakerId, frame) => this.#audio.pushSpeakerFrame(speakerId, frame),
+      speakingStart: (id) => {
+        this.#speaking.add(id);
+        this.#activity.start(id);
+        // Muted: the model is not told who talks either (it hears nothing of it).
+        if (this.#audio.userAudioOpen) this.#speakerNotes.announce(id);
+        this.#ui.start();
+      },
+      speakingEnd: (id) => {
+        this.#speaking.delete(id);
+        this.#activity.end(id);
+      },
+      state: (state, reason) => this.#onVoiceState(state, reason),
+      ownerLeft: () => {
+        if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
+      },
+      membersChanged: () => {
+        this.#wake.refresh();
+        this.context.changed();
+      },
+    });
   }
 
   /** Wires a session into the call; returns the unwiring (the link closes sessions while the call goes on). */
   #bindModel(model: LiveModelSession): () => void {
     this.#modelState = model.state;
-    const dispatcher = attachToolDispatcher(model, this.#o.tools, {
+    const unbind = bindModelSession(model, {
+      tools: this.#o.tools,
+      notes: this.#o.notes,
       logger: this.#log,
-      // Read when the call arrives: the voices of the turn it answers decide what it may do.
-      heard: () => this.#activity.heardThisTurn(),
-      onSettled: ({ call, outcome, replied, heard }) => {
-        this.#inFlight.toolSettled();
-        const refused = !outcome.ok && (outcome.error.code === 'owner_only' || outcome.error.code === 'not_allowed');
-        const text = refused
-          ? `${call.name}: refused (${outcome.error.code}), asked by ${heard?.names.join(' and ') ?? 'nobody heard'}`
-          : `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}`;
-        this.#o.notes.append({ kind: 'tool_call', text, ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}) });
+      activity: this.#activity,
+      inFlight: this.#inFlight,
+      transcripts: this.#transcripts,
+      onInputTranscript: this.#o.onInputTranscript,
+      botSpoke: () => {
+        this.#wake.botSpoke();
+        this.#parkTimer.touch();
       },
+      audio: (pcm) => {
+        const playerRunning = this.#audio.outputActive;
+        // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
+        // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
+        // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
+        // timer rarely has to wake the process.
+        this.#audio.pushModelAudio(pcm);
+        if (playerRunning) this.#o.voice.pokePlayback?.();
+      },
+      interrupted: () => {
+        // Already cut here when the speaker started: the service's signal for that reply only confirms it.
+        if (this.#cutLocally) this.#cutLocally = false;
+        else this.interruptReply('interrupted');
+      },
+      turnComplete: () => {
+        this.#cutLocally = false;
+        this.#speakerNotes.turnEnded();
+        this.#audio.turnComplete();
+      },
+      state: (state, reason) => this.#onModelState(state, reason),
+      opened: () => this.context.opened(),
+      closed: () => this.context.closed(),
     });
-    model.on('toolCall', () => this.#inFlight.toolStarted());
-    model.on('audio', (pcm) => {
-      this.#wake.botSpoke();
-      this.#parkTimer.touch();
-      const playerRunning = this.#audio.outputActive;
-      // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
-      // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
-      // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
-      // timer rarely has to wake the process.
-      this.#audio.pushModelAudio(pcm);
-      if (playerRunning) this.#o.voice.pokePlayback?.();
-    });
-    model.on('interrupted', () => this.interruptReply('interrupted'));
-    model.on('turnComplete', () => {
-      this.#wake.botSpoke();
-      this.#parkTimer.touch();
-      this.#activity.turnBoundary();
-      this.#announced = undefined;
-      this.#audio.turnComplete();
-      this.#transcripts.flush();
-    });
-    model.on('inputTranscript', (text) => {
-      const speakers = this.#activity.speakersOfFragment();
-      this.#transcripts.input(text, speakers);
-      // Approval checks want one voice: words said over each other, or late while another talks, are nobody's alone.
-      this.#o.onInputTranscript?.(text, this.#activity.soleSpeaker(speakers));
-    });
-    model.on('outputTranscript', (text) => this.#transcripts.output(text));
-    model.on('state', (state, reason) => this.#onModelState(state, reason));
-    this.context.opened();
     return () => {
-      this.context.closed();
-      dispatcher.detach();
-      for (const event of ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const) model.removeAllListeners(event);
-      this.#inFlight.reset();
+      unbind();
       this.#modelState = 'disconnected';
     };
+  }
+
+  /**
+   * An allowed speaker talks over the bot's reply (call-audio.ts, barge-in.ts): its playback stops
+   * now, not when the service's signal comes. The service is told by the speech itself, which the
+   * voice gate forwards (Gemini and Realtime interrupt on it; the Realtime session then cancels and
+   * truncates at what we played, frozen here; GPT-Live's model yields). What it still sends of that
+   * reply is dropped (playback-buffer.ts). Speech the wake names keep from the model is not for it:
+   * the service would not stop either.
+   */
+  #localBargeIn(): void {
+    if (this.#state !== 'connected' || this.#wake.withholding) return;
+    this.metricsStore.localBargeIns += 1;
+    this.interruptReply('interrupted');
+    this.#cutLocally = true;
   }
 
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
@@ -500,7 +399,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     // A barge-in is always honoured (as before); the user's button only in a live call.
     if (why === 'stopped by you' && this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
     this.#activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
-    this.#announced = undefined;
+    this.#speakerNotes.turnEnded();
     const playedMs = this.#audio.interrupt();
     // The fade frame goes out now, not at the next slot (the current one may have gone out early).
     this.#o.voice.pokePlayback?.(true);
@@ -563,7 +462,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     await Promise.allSettled([this.link.close(), this.#o.voice.leave()]);
     this.#speaking.clear();
     this.#activity.clear();
-    this.#announced = undefined;
+    this.#speakerNotes.turnEnded();
+    this.#cutLocally = false;
     this.#uiUpdates.reset();
     this.#o.notes.endCall();
   }
