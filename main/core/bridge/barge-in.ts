@@ -5,8 +5,8 @@
 //
 // Echo: Discord never sends the bot its own SSRC, but a speaker's open mic can carry the bot's voice
 // back from their loudspeakers. The choice here is an energy comparison against the playback
-// reference, not a correlation: a speaker frame counts as speech only when both of its 10 ms halves
-// are louder than the loudest frame we played within the echo tail (1 s: Discord's round trip,
+// reference, not a correlation: a speaker frame counts as speech only when its last 10 ms are
+// louder than the loudest frame we played within the echo tail (1 s: Discord's round trip,
 // the listener's jitter buffer and the room) minus the assumed echo return loss (20 dB) plus a
 // margin (6 dB), and above an absolute floor (-40 dBFS). Why energy: our audio comes back through two
 // Opus codecs, the listener's echo canceller and the room, so its waveform barely resembles what we
@@ -15,7 +15,8 @@
 // apart: an echo louder than 14 dB under our own level (loudspeakers at full volume next to a mic
 // with no echo cancelling). Such an echo is speech to the services' own voice detection as well
 // (the voice gate forwards it), so the service would cut the reply on it anyway.
-// Two halves over the threshold, as the voice gate's two loud 10 ms frames: a click does not cut.
+// The test is on a frame's last 10 ms: a click (a few ms) inside a frame does not reach the
+// threshold, and speech that begins in a frame is decided on that frame.
 
 /** Non-silent played frames remembered (more than the echo tail holds at one frame per 20 ms). */
 const PLAYED_FRAMES = 64;
@@ -76,11 +77,13 @@ export class BargeInDetector {
     return Math.max(this.#floor, loudest * this.#echoFactor);
   }
 
-  /** Whether one speaker's 20 ms frame (48 kHz stereo) is speech over the bot rather than its echo. */
+  /**
+   * Whether one speaker's 20 ms frame (48 kHz stereo) is speech over the bot rather than its echo:
+   * its last 10 ms are over the threshold (the frame that starts speech often starts quiet: a
+   * word's attack, and the Opus decoder's 6.5 ms delay on a stream's first frame).
+   */
   isSpeech(frame: Int16Array, now: number): boolean {
-    const threshold = this.echoThreshold(now);
-    const half = frame.length >> 1;
-    return meanSquare(frame, 0, half) > threshold && meanSquare(frame, half, frame.length) > threshold;
+    return meanSquare(frame, frame.length >> 1, frame.length) > this.echoThreshold(now);
   }
 
   reset(): void {

@@ -392,6 +392,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.metricsStore.localBargeIns += 1;
     this.interruptReply('interrupted');
     this.#cutLocally = true;
+    this.link.session?.bargedIn?.();
   }
 
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */

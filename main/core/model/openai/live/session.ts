@@ -3,7 +3,7 @@
 // audio and transcript fragments while the model decides itself when to speak and when to yield.
 // The bridge's contract has turns, so this session derives them from the audio stream:
 // - a turn opens with the first audio delta and ends after `turnGapMs` without audio;
-// - if the user spoke (the gate sent audio) while the model was talking and the model's audio then
+// - if the user spoke over the model (the bridge says so, echo-aware: `bargedIn`) and its audio then
 //   stops for `bargeInGapMs`, the model yielded to the user: `interrupted` (playback is flushed at
 //   once, the model has stopped generating) then `turnComplete`.
 // Tools run through Responses delegation (function tools on the backend model): calls arrive as
@@ -73,16 +73,6 @@ export interface LiveSessionOptions {
 
 /** 600 ms of silence at 24 kHz after the gate closes: the model hears the pause, not a cut. */
 const END_OF_SPEECH_SILENCE_JSON = audioAppendJson(encodePcm(new Int16Array((LIVE_AUDIO_RATE * 600) / 1000)));
-/** Mean square of an RMS of -40 dBFS: the gate's quiet hangover tail is below it, talking is above. */
-const SPEECH_MEAN_SQUARE = 328 * 328;
-
-/** Whether a chunk is talking rather than the quiet tail the voice gate sends after speech. */
-function isSpeech(pcm: Int16Array): boolean {
-  let sum = 0;
-  for (let i = 0; i < pcm.length; i++) sum += pcm[i]! * pcm[i]!;
-  return pcm.length > 0 && sum / pcm.length > SPEECH_MEAN_SQUARE;
-}
-
 export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements LiveModelSession {
   readonly #o: LiveSessionOptions;
   readonly #life: SessionLifecycle;
@@ -163,11 +153,14 @@ export class OpenAILiveSession extends EventEmitter<LiveModelEvents> implements 
       this.#stats.audioChunksDropped++;
       return;
     }
-    if (this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) {
-      this.#userSpokeOverModel = true;
-      this.#armTurnCheck(); // the shorter barge-in gap now applies
-    }
     this.#sendAudioTo(socket, pcm16kMono);
+  }
+
+  /** The bridge heard the user talk over the reply (echo-aware, unlike the input's level alone): a quiet gap now is a yield. */
+  bargedIn(): void {
+    if (!this.#turnOpen || this.#userSpokeOverModel) return;
+    this.#userSpokeOverModel = true;
+    this.#armTurnCheck(); // the shorter barge-in gap now applies
   }
 
   #sendAudioTo(socket: JsonSocket, pcm16kMono: Int16Array): void {
