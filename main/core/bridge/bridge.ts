@@ -22,6 +22,7 @@ import { openCallEnds } from './call-open.ts';
 import { CallMetrics } from './metrics.ts';
 import { bindModelSession } from './model-binding.ts';
 import type { BridgeOptions } from './options.ts';
+import { ReplyCut, type CutReason } from './reply-cut.ts';
 import { readThroughRoom, SpeakerActivity } from './room.ts';
 import { buildRoomView } from './room-view.ts';
 import { SpeakerNotes } from './speaker-notes.ts';
@@ -67,8 +68,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly #activity: SpeakerActivity;
   readonly #speakerNotes: SpeakerNotes;
   readonly #requests: CallRequests;
-  /** This reply was cut here (local barge-in): the service's own `interrupted` for it only confirms. */
-  #cutLocally = false;
+  readonly #replyCut: ReplyCut;
   readonly #wake: WakeGate;
 
   constructor(options: BridgeOptions) {
@@ -124,7 +124,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onOutputResume: () => {
         if (this.#callLive()) this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
-      onBargeIn: () => this.#localBargeIn(),
+      onBargeIn: () => this.#replyCut.speakerTalkedOver(),
     });
     const voice = options.voice;
     const room = readThroughRoom(options.room ?? {}, voice);
@@ -153,6 +153,17 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       now,
       wakeRefusal: options.wakeRefusal,
       retry: options.park?.retry,
+    });
+    this.#replyCut = new ReplyCut({
+      audio: this.#audio,
+      metrics: this.metricsStore,
+      activity: this.#activity,
+      speakerNotes: this.#speakerNotes,
+      transcripts: this.#transcripts,
+      sendFadeNow: () => voice.pokePlayback?.(true),
+      session: () => this.link.session,
+      connected: () => this.#state === 'connected',
+      withholding: () => this.#wake.withholding,
     });
     this.#requests = new CallRequests({
       link: this.link,
@@ -359,13 +370,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#audio.pushModelAudio(pcm);
         if (playerRunning) this.#o.voice.pokePlayback?.();
       },
-      interrupted: () => {
-        // Already cut here when the speaker started: the service's signal for that reply only confirms it.
-        if (this.#cutLocally) this.#cutLocally = false;
-        else this.interruptReply('interrupted');
-      },
+      interrupted: () => this.#replyCut.serviceInterrupted(),
       turnComplete: () => {
-        this.#cutLocally = false;
+        this.#replyCut.turnEnded();
         this.#speakerNotes.turnEnded();
         this.#audio.turnComplete();
       },
@@ -379,33 +386,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     };
   }
 
-  /**
-   * An allowed speaker talks over the bot's reply (call-audio.ts, barge-in.ts): its playback stops
-   * now, not when the service's signal comes. The service is told by the speech itself, which the
-   * voice gate forwards (Gemini and Realtime interrupt on it; the Realtime session then cancels and
-   * truncates at what we played, frozen here; GPT-Live's model yields). What it still sends of that
-   * reply is dropped (playback-buffer.ts). Speech the wake names keep from the model is not for it:
-   * the service would not stop either.
-   */
-  #localBargeIn(): void {
-    if (this.#state !== 'connected' || this.#wake.withholding) return;
-    this.metricsStore.localBargeIns += 1;
-    this.interruptReply('interrupted');
-    this.#cutLocally = true;
-    this.link.session?.bargedIn?.();
-  }
-
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
-  interruptReply(why: 'interrupted' | 'stopped by you' = 'stopped by you'): { interrupted: boolean; played_ms: number } {
-    // A barge-in is always honoured (as before); the user's button only in a live call.
-    if (why === 'stopped by you' && this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
-    this.#activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
-    this.#speakerNotes.turnEnded();
-    const playedMs = this.#audio.interrupt();
-    // The fade frame goes out now, not at the next slot (the current one may have gone out early).
-    this.#o.voice.pokePlayback?.(true);
-    this.#transcripts.flush(`(${why} after ${Math.round(playedMs)} ms)`);
-    return { interrupted: true, played_ms: Math.round(playedMs) };
+  interruptReply(why: CutReason = 'stopped by you'): { interrupted: boolean; played_ms: number } {
+    return this.#replyCut.cut(why);
   }
 
   #onVoiceState(state: ConnectionState, reason?: string): void {
@@ -464,7 +447,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#speaking.clear();
     this.#activity.clear();
     this.#speakerNotes.turnEnded();
-    this.#cutLocally = false;
+    this.#replyCut.turnEnded();
     this.#uiUpdates.reset();
     this.#o.notes.endCall();
   }
