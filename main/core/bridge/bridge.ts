@@ -8,10 +8,10 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BridgeState, BridgeStateEvent, ConnectionState, RoomView } from '../api-types.ts';
+import type { BridgeState, BridgeStateEvent, RoomView } from '../api-types.ts';
 import type { FrameSendResult, LiveModelConnectOptions, LiveModelSession, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
-import { ModelLink, type ModelLinkState } from './model-link.ts';
+import { ModelLink } from './model-link.ts';
 import { LiveContext } from './live-context.ts';
 import { InFlight, ParkTimer } from './park.ts';
 import { seededInstruction, transcriptSeed } from './seed.ts';
@@ -19,6 +19,7 @@ import type { HandOffOptions } from './voice-handoff.ts';
 import { CallRequests } from './call-requests.ts';
 import { CallAudio } from './call-audio.ts';
 import { openCallEnds } from './call-open.ts';
+import { CallStates } from './call-states.ts';
 import { CallMetrics } from './metrics.ts';
 import { bindModelSession } from './model-binding.ts';
 import type { BridgeOptions } from './options.ts';
@@ -53,7 +54,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly context: LiveContext;
   readonly #parkTimer: ParkTimer;
   readonly #inFlight: InFlight;
-  #modelState: ConnectionState = 'disconnected';
+  readonly #states: CallStates;
   readonly #ui: UiTicker;
   readonly #uiUpdates: CallUiUpdates;
   #unbindVoice: (() => void) | null = null;
@@ -76,6 +77,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#o = options;
     this.#log = options.logger;
     const now = options.now ?? (() => performance.now());
+    this.#states = new CallStates({
+      state: () => this.#state,
+      live: () => this.#callLive(),
+      transition: (state, reason) => this.#transition(state, reason),
+      fail: (reason) => void this.#fail(reason),
+      metrics: this.metricsStore,
+      link: () => this.link,
+      voiceState: () => this.#o.voice.state,
+      parkTimer: () => this.#parkTimer,
+    });
     this.#uiUpdates = new CallUiUpdates({
       readLevels: () => this.#audio.readLevels(),
       speaking: this.#speaking,
@@ -148,7 +159,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       provider: options.model,
       connectOptions: () => this.#connectOptions(true),
       bind: (session) => this.#bindModel(session),
-      onChange: (state, reason) => this.#onLinkState(state, reason),
+      onChange: (state, reason) => this.#states.linkChanged(state, reason),
       logger: this.#log,
       now,
       wakeRefusal: options.wakeRefusal,
@@ -184,7 +195,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       ...(this.#callId ? { callId: this.#callId } : {}),
       since: this.#since,
       ...(this.#target ? { target: this.#target } : {}),
-      connections: { discord: this.#o.voice.state, model: this.#modelState },
+      connections: { discord: this.#o.voice.state, model: this.#states.modelState },
       opus: this.#o.voice.opusLibrary,
       dave: this.#o.voice.daveStatus?.() ?? null,
       levels: this.#uiUpdates.levels,
@@ -335,7 +346,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#speaking.delete(id);
         this.#activity.end(id);
       },
-      state: (state, reason) => this.#onVoiceState(state, reason),
+      state: (state, reason) => this.#states.voiceChanged(state, reason),
       ownerLeft: () => {
         if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
       },
@@ -348,7 +359,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   /** Wires a session into the call; returns the unwiring (the link closes sessions while the call goes on). */
   #bindModel(model: LiveModelSession): () => void {
-    this.#modelState = model.state;
+    this.#states.modelState = model.state;
     const unbind = bindModelSession(model, {
       tools: this.#o.tools,
       notes: this.#o.notes,
@@ -376,56 +387,19 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#speakerNotes.turnEnded();
         this.#audio.turnComplete();
       },
-      state: (state, reason) => this.#onModelState(state, reason),
+      state: (state, reason) => this.#states.modelChanged(state, reason),
       opened: () => this.context.opened(),
       closed: () => this.context.closed(),
     });
     return () => {
       unbind();
-      this.#modelState = 'disconnected';
+      this.#states.modelState = 'disconnected';
     };
   }
 
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
   interruptReply(why: CutReason = 'stopped by you'): { interrupted: boolean; played_ms: number } {
     return this.#replyCut.cut(why);
-  }
-
-  #onVoiceState(state: ConnectionState, reason?: string): void {
-    if (!this.#callLive()) return;
-    if (state === 'reconnecting') {
-      this.metricsStore.reconnects += 1;
-      this.#transition('reconnecting', `discord: ${reason ?? 'voice connection lost'}`);
-    } else if (state === 'connected' && (this.#modelState === 'connected' || this.link.state === 'parked')) {
-      this.#onLinkState(this.link.state);
-    } else if (state === 'error' || state === 'disconnected') {
-      void this.#fail(`discord: ${reason ?? 'voice connection ended'}`);
-    }
-  }
-
-  #onModelState(state: ConnectionState, reason?: string): void {
-    this.#modelState = state;
-    if (this.#state !== 'connected' && this.#state !== 'reconnecting') return;
-    if (state === 'reconnecting') {
-      this.metricsStore.reconnects += 1;
-      this.#transition('reconnecting', `model: ${reason ?? 'connection lost'}`);
-    } else if (state === 'connected' && this.#o.voice.state === 'connected') {
-      this.#transition('connected');
-    } else if (state === 'error' || state === 'disconnected') {
-      // An outage longer than the session's own retries: the call stays, the link keeps trying.
-      this.link.lost(reason ?? 'connection ended');
-    }
-  }
-
-  /** The model link parked, woke, lost or reopened the session: the call's state says so. */
-  #onLinkState(state: ModelLinkState, reason?: string): void {
-    if (state === 'open') this.#parkTimer.start();
-    else this.#parkTimer.stop();
-    if (!this.#callLive()) return;
-    if (state === 'parked') this.#transition('parked', reason);
-    else if (state === 'waking') this.#transition('reconnecting', `waking the model (${reason ?? 'wake'})`);
-    else if (state === 'down') this.#transition('reconnecting', reason);
-    else if (state === 'open' && this.#o.voice.state === 'connected' && this.#modelState === 'connected') this.#transition('connected');
   }
 
   async #fail(reason: string): Promise<void> {
