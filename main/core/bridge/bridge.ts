@@ -378,7 +378,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
         // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
         // timer rarely has to wake the process.
-        this.#audio.pushModelAudio(pcm);
+        // A new reply: a cut of the one before (its service signal may never come: Gemini sends none for a reply it had finished) is over.
+        if (this.#audio.pushModelAudio(pcm)) this.#replyCut.turnEnded();
         if (playerRunning) this.#o.voice.pokePlayback?.();
       },
       interrupted: () => this.#replyCut.serviceInterrupted(),

@@ -58,7 +58,7 @@ export class ReplyCut {
     else this.cut('interrupted');
   }
 
-  /** The model's turn ended: a later `interrupted` is about another reply. */
+  /** The model's turn ended, or a new reply began: a later `interrupted` is about another reply. */
   turnEnded(): void {
     this.#cutLocally = false;
   }

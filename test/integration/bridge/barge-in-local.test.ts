@@ -116,3 +116,37 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
     }
   }, 60_000);
 });
+
+describe('local barge-in after the model finished sending its reply', () => {
+  it('a later reply that the service interrupts is still cut (the earlier local cut is not taken for its signal)', async () => {
+    // The fake never interrupts on its own here: the first cut is ours alone, the second the service's.
+    // Its turnComplete comes as soon as the audio is sent, not at playback end, as Realtime's
+    // response.done or GPT-Live's quiet gap do: the first reply is over for the service when it is cut.
+    const c = await startCoreOnFakes({ gemini: { bargeInRms: null, strict: { turnCompleteAtPlaybackEnd: false } } });
+    call = c;
+    expect((await c.post('/join')).status).toBe(200);
+    const model = await c.gemini.connection(0);
+    const owner = c.discord.owner.id;
+    await c.discord.speak(owner, new Int16Array(1920 * 3));
+    const reply = chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE);
+
+    // 1. The whole reply is sent at once (its turn complete) and plays from the buffer; the owner cuts it.
+    c.discord.recorder.clear();
+    expect(await model.reply({ pcm: reply, chunkMs: 100, paceMs: 1 })).not.toBe('interrupted');
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 10, 'the reply to start playing');
+    await c.discord.speak(owner, toStereo48k(chirpMono(0.4, 200, 800, 24_000, 8000), 1));
+    await waitFor(async () => (await metrics(c)).local_barge_ins === 1, 'the local barge-in');
+    await sleep(300);
+
+    // 2. The next reply is interrupted by the service: it stops too.
+    c.discord.recorder.clear();
+    const second = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 20, 'the next reply to start playing');
+    model.interrupt();
+    expect(await second).toBe('interrupted');
+    await sleep(1000);
+    const loud = botPeaks(c).filter((p) => p > LOUD_PEAK).length;
+    expect(loud, `loud packets of the second reply: ${loud}`).toBeLessThanOrEqual(25);
+    expect(await metrics(c)).toMatchObject({ interrupts: 2, local_barge_ins: 1 });
+  }, 60_000);
+});
