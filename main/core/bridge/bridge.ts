@@ -372,22 +372,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#wake.botSpoke();
         this.#parkTimer.touch();
       },
-      audio: (pcm) => {
-        const playerRunning = this.#audio.outputActive;
-        // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
-        // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
-        // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
-        // timer rarely has to wake the process.
-        // A new reply: a cut of the one before (its service signal may never come: Gemini sends none for a reply it had finished) is over.
-        if (this.#audio.pushModelAudio(pcm)) this.#replyCut.turnEnded();
-        if (playerRunning) this.#o.voice.pokePlayback?.();
-      },
-      interrupted: () => this.#replyCut.serviceInterrupted(),
-      turnComplete: () => {
-        this.#replyCut.turnEnded();
-        this.#speakerNotes.turnEnded();
-        this.#audio.turnComplete();
-      },
+      audio: this.#audio,
+      pokePlayback: () => this.#o.voice.pokePlayback?.(),
+      replyCut: this.#replyCut,
+      speakerNotes: this.#speakerNotes,
       state: (state, reason) => this.#states.modelChanged(state, reason),
       opened: () => this.context.opened(),
       closed: () => this.context.closed(),

@@ -7,7 +7,10 @@ import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelSession } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { CallAudio } from './call-audio.ts';
 import type { InFlight } from './park.ts';
+import type { ReplyCut } from './reply-cut.ts';
+import type { SpeakerNotes } from './speaker-notes.ts';
 import type { SpeakerActivity } from './room.ts';
 import type { TranscriptAggregator } from './transcripts.ts';
 
@@ -22,12 +25,14 @@ export interface ModelBindingDeps {
   onInputTranscript?: (text: string, speaker: string | undefined) => void;
   /** The model spoke (a chunk of a reply, or its end): the wake follow-up window and the park timer run from it. */
   botSpoke: () => void;
-  /** A chunk of the model's speech (24 kHz mono). */
-  audio: (pcm: Int16Array) => void;
-  /** The service cut the model off (barge-in). */
-  interrupted: () => void;
-  /** The model's turn ended (after its last audio, or after an interruption). */
-  turnComplete: () => void;
+  /** The call's audio graph: the model's speech goes to its playback buffer. */
+  audio: CallAudio;
+  /** A wake-up that may carry the player's next packet (voice port's pokePlayback). */
+  pokePlayback: () => void;
+  /** Interruptions by the service, and the end of a reply's pending local cut. */
+  replyCut: ReplyCut;
+  /** Each turn names its speaker again. */
+  speakerNotes: SpeakerNotes;
   state: (state: ConnectionState, reason?: string) => void;
   /** The session is wired in / out (mid-call context changes follow it). */
   opened: () => void;
@@ -54,13 +59,22 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
   model.on('toolCall', () => deps.inFlight.toolStarted());
   model.on('audio', (pcm) => {
     deps.botSpoke();
-    deps.audio(pcm);
+    const playerRunning = deps.audio.outputActive;
+    // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
+    // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
+    // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
+    // timer rarely has to wake the process. A new reply ends the previous one's pending local cut
+    // (a service may never confirm a cut of a reply it had finished sending).
+    if (deps.audio.pushModelAudio(pcm)) deps.replyCut.turnEnded();
+    if (playerRunning) deps.pokePlayback();
   });
-  model.on('interrupted', () => deps.interrupted());
+  model.on('interrupted', () => deps.replyCut.serviceInterrupted());
   model.on('turnComplete', () => {
     deps.botSpoke();
     deps.activity.turnBoundary();
-    deps.turnComplete();
+    deps.replyCut.turnEnded();
+    deps.speakerNotes.turnEnded();
+    deps.audio.turnComplete();
     deps.transcripts.flush();
   });
   model.on('inputTranscript', (text) => {
