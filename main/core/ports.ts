@@ -157,6 +157,12 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   sendToolResult(result: ToolCallResult): void;
   /**
+   * The bridge cut the reply's playback because an allowed speaker talked over it (local barge-in,
+   * echo-aware: bridge/barge-in.ts). For a provider whose service gives no barge-in signal of its
+   * own (GPT-Live: the model just goes quiet) this is what tells a yield from the reply's end.
+   */
+  bargedIn?(): void;
+  /**
    * Context for the model that neither starts nor interrupts a reply and is never spoken (who is
    * talking now). False when nothing was sent: the model cannot take such context, or no socket is up.
    */

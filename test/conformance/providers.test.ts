@@ -211,6 +211,7 @@ export const SCENARIOS: Scenario[] = [
       const outcome = c.reply({ transcript: 'A long answer that goes on and on.', toneMs: 4000, paceMs: 40 });
       await until(() => rec.audioSamples > 24 * 200, 'reply started');
       await speak(session, 400);
+      session.bargedIn?.(); // the bridge heard the user over the reply (bridge/barge-in.ts)
       await until(() => rec.interrupted >= 1, 'interrupted');
       expect(await outcome).toMatch(/interrupted|cancelled/);
     },
@@ -223,6 +224,7 @@ export const SCENARIOS: Scenario[] = [
       void c.reply({ transcript: 'Long.', toneMs: 4000, paceMs: 40 });
       await until(() => rec.audioSamples > 24 * 200, 'reply started');
       await speak(session, 400);
+      session.bargedIn?.(); // the bridge heard the user over the reply (bridge/barge-in.ts)
       await until(() => rec.interrupted >= 1, 'interrupted');
       const at = rec.audioSamples;
       await new Promise((r) => setTimeout(r, 300));
@@ -238,6 +240,7 @@ export const SCENARIOS: Scenario[] = [
       void c.reply({ transcript: 'Long.', toneMs: 4000, paceMs: 40 });
       await until(() => rec.audioSamples > 24 * 200, 'reply started');
       await speak(session, 400);
+      session.bargedIn?.(); // the bridge heard the user over the reply (bridge/barge-in.ts)
       await until(() => rec.turnCompletes >= 1, 'turn complete');
       expect(rec.order.slice(0, 2)).toEqual(['interrupted', 'turnComplete']);
     },
@@ -606,6 +609,7 @@ export const SCENARIOS: Scenario[] = [
       void c0.reply({ transcript: 'A long answer.', toneMs: 3000, paceMs: 40 }).catch(() => undefined);
       await until(() => rec.audioSamples > 0, 'reply started');
       session.sendAudio(tone16k(40, 440, 12_000)); // the user starts talking over it …
+      session.bargedIn?.(); // … which the bridge heard (bridge/barge-in.ts) …
       c0.drop(); // … and the socket goes before the model's silence would have told
       await until(() => rec.turnCompletes >= 1, 'the turn ended');
       expect(rec.order.slice(-2)).toEqual(['interrupted', 'turnComplete']);

@@ -8,65 +8,34 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BridgeState, BridgeStateEvent, ConnectionState, RoomView } from '../api-types.ts';
-import type { EventHub } from '../event-hub.ts';
-import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
-import type { NotesLog } from '../notes/notes-log.ts';
-import type { FrameSendResult, LiveModelConnectOptions, LiveModelProvider, LiveModelSession, SpeechScreener, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { BridgeState, BridgeStateEvent, RoomView } from '../api-types.ts';
+import type { FrameSendResult, LiveModelConnectOptions, LiveModelSession, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
-import { ModelLink, type ModelLinkState } from './model-link.ts';
+import { ModelLink } from './model-link.ts';
 import { LiveContext } from './live-context.ts';
 import { InFlight, ParkTimer } from './park.ts';
 import { seededInstruction, transcriptSeed } from './seed.ts';
-import { handOffText, type HandOffOptions } from './voice-handoff.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { HandOffOptions } from './voice-handoff.ts';
+import { CallRequests } from './call-requests.ts';
 import { CallAudio } from './call-audio.ts';
+import { openCallEnds } from './call-open.ts';
+import { CallStates } from './call-states.ts';
 import { CallMetrics } from './metrics.ts';
-import { SpeakerActivity, type RoomPeople } from './room.ts';
+import { bindModelSession } from './model-binding.ts';
+import type { BridgeOptions } from './options.ts';
+import { ReplyCut, type CutReason } from './reply-cut.ts';
+import { readThroughRoom, SpeakerActivity } from './room.ts';
 import { buildRoomView } from './room-view.ts';
-import { BridgeError, VoiceTargetError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
+import { SpeakerNotes } from './speaker-notes.ts';
+import { BridgeError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { CallUiUpdates, UiTicker } from './ui-ticker.ts';
-import { WakeGate, type WakeSettings } from './wake-gate.ts';
+import { bindVoiceEvents } from './voice-binding.ts';
+import { WakeGate } from './wake-gate.ts';
 
-export interface BridgeOptions {
-  voice: VoiceChannelPort;
-  model: LiveModelProvider;
-  tools: ToolRegistry;
-  notes: NotesLog;
-  hub: EventHub;
-  logger: Logger;
-  /** The persona; a function is read again at each call (a saved persona file applies without a restart). */
-  systemInstruction?: string | (() => string | undefined);
-  inputChunkMs?: number;
-  leaveWhenOwnerLeaves?: boolean;
-  /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
-  startRefusal?: () => string | null;
-  /** Awaited before joining (the bot's login, which runs in the background from start-up). */
-  ready?: () => Promise<void>;
-  /** Monotonic ms clock for latency metrics. */
-  now?: () => number;
-  /** Who the owner and the allowed speakers are, and their display names (tool authority, attribution). */
-  room?: RoomPeople;
-  /** Each input transcription fragment as it arrives (notes get whole utterances only at turn end). */
-  onInputTranscript?: (text: string, speaker: string | undefined) => void;
-  /** Wake names (docs/architecture.md "Several people in one call"); absent = never gated. */
-  wake?: { settings: WakeSettings; screener: SpeechScreener | null };
-  /** Quiet seconds after which the model is parked (0 never; docs/usage.md), and the outage retry back-off. */
-  /** `holds`: work outside the bridge that waits on the call (an agent's question to the owner) keeps it from parking. */
-  park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number }; holds?: () => string | null };
-  /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
-  wakeRefusal?: () => string | null;
-  /** Reminders due soon, as short text, for a fresh session that continues the call (ports.ts `pendingContext`). */
-  pendingContext?: () => string | undefined;
-}
+export type { BridgeOptions } from './options.ts';
 
 const UI_UPDATE_MS = 100;
-/** Told to the model in a call with several allowed speakers, with the per-turn notes it explains. */
-const SPEAKER_NOTES_RULE =
-  'Several people can talk in this call. A line like "[Speaking now: NAME]" tells you who is talking; it is not said by anyone. ' +
-  'Never read it aloud and do not answer it by itself; use the name when it helps.';
-
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
@@ -85,7 +54,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly context: LiveContext;
   readonly #parkTimer: ParkTimer;
   readonly #inFlight: InFlight;
-  #modelState: ConnectionState = 'disconnected';
+  readonly #states: CallStates;
   readonly #ui: UiTicker;
   readonly #uiUpdates: CallUiUpdates;
   #unbindVoice: (() => void) | null = null;
@@ -98,17 +67,26 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly #speaking = new Set<string>();
   readonly #transcripts: TranscriptAggregator;
   readonly #activity: SpeakerActivity;
-  /** The speaker the model was last told about in this turn (named again only when it changes). */
-  #announced: string | undefined;
+  readonly #speakerNotes: SpeakerNotes;
+  readonly #requests: CallRequests;
+  readonly #replyCut: ReplyCut;
   readonly #wake: WakeGate;
-  readonly #now: () => number;
 
   constructor(options: BridgeOptions) {
     super();
     this.#o = options;
     this.#log = options.logger;
     const now = options.now ?? (() => performance.now());
-    this.#now = now;
+    this.#states = new CallStates({
+      state: () => this.#state,
+      live: () => this.#callLive(),
+      transition: (state, reason) => this.#transition(state, reason),
+      fail: (reason) => void this.#fail(reason),
+      metrics: this.metricsStore,
+      link: () => this.link,
+      voiceState: () => this.#o.voice.state,
+      parkTimer: () => this.#parkTimer,
+    });
     this.#uiUpdates = new CallUiUpdates({
       readLevels: () => this.#audio.readLevels(),
       speaking: this.#speaking,
@@ -135,8 +113,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#inFlight.inputEnded();
         this.link.endAudioInput();
       },
-      onAccepted: (startedAt) => this.#announceAccepted(startedAt),
-      onDropped: (startedAt, why) => this.#noteNotForBot(startedAt, why),
+      onAccepted: (startedAt) => this.#speakerNotes.accepted(startedAt),
+      onDropped: (startedAt, why) => this.#speakerNotes.notForBot(startedAt, why),
       logger: options.logger,
     });
     this.#audio = new CallAudio({
@@ -157,18 +135,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onOutputResume: () => {
         if (this.#callLive()) this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
+      onBargeIn: () => this.#replyCut.speakerTalkedOver(),
     });
     const voice = options.voice;
-    const people = options.room ?? {};
-    const room: RoomPeople = {
-      ownerId: people.ownerId,
-      // Read through, not copied: allowed speakers saved in Settings apply mid-call.
-      get allowedSpeakers() {
-        return people.allowedSpeakers;
-      },
-      displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
-    };
+    const room = readThroughRoom(options.room ?? {}, voice);
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
+    this.#speakerNotes = new SpeakerNotes({ room: options.room, activity: this.#activity, notes: options.notes, session: () => this.link.session, withholding: () => this.#wake.withholding, now });
     this.context = new LiveContext({
       current: () => this.#connectOptions(false),
       session: () => this.link.session,
@@ -187,11 +159,32 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       provider: options.model,
       connectOptions: () => this.#connectOptions(true),
       bind: (session) => this.#bindModel(session),
-      onChange: (state, reason) => this.#onLinkState(state, reason),
+      onChange: (state, reason) => this.#states.linkChanged(state, reason),
       logger: this.#log,
       now,
       wakeRefusal: options.wakeRefusal,
       retry: options.park?.retry,
+    });
+    this.#replyCut = new ReplyCut({
+      audio: this.#audio,
+      metrics: this.metricsStore,
+      activity: this.#activity,
+      speakerNotes: this.#speakerNotes,
+      transcripts: this.#transcripts,
+      sendFadeNow: () => voice.pokePlayback?.(true),
+      session: () => this.link.session,
+      connected: () => this.#state === 'connected',
+      withholding: () => this.#wake.withholding,
+    });
+    this.#requests = new CallRequests({
+      link: this.link,
+      inFlight: this.#inFlight,
+      notes: options.notes,
+      metrics: this.metricsStore,
+      live: () => this.#callLive(),
+      connected: () => this.#state === 'connected',
+      parked: () => this.#state === 'parked',
+      wakeRefusal: options.wakeRefusal,
     });
   }
 
@@ -202,7 +195,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       ...(this.#callId ? { callId: this.#callId } : {}),
       since: this.#since,
       ...(this.#target ? { target: this.#target } : {}),
-      connections: { discord: this.#o.voice.state, model: this.#modelState },
+      connections: { discord: this.#o.voice.state, model: this.#states.modelState },
       opus: this.#o.voice.opusLibrary,
       dave: this.#o.voice.daveStatus?.() ?? null,
       levels: this.#uiUpdates.levels,
@@ -245,40 +238,26 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
-    const joining = Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target));
-    const connecting = this.#o.model.connect(this.#connectOptions(false));
-    // Both run at once. When one fails (or stop() comes first) the other may still be opening: wait
-    // for BOTH to settle and close whatever opened, or a model session opened after a failed join
-    // would stay live (and billing) with nobody to close it. The voice port is one connection, so
-    // leaving before its join settles could also race a later call's join.
-    const [joined, session] = await Promise.allSettled([joining, connecting]);
-    // A wrong target (VoiceTargetError) is the caller's mistake: passed on as is, for a 4xx.
-    const wrongTarget = joined.status === 'rejected' && joined.reason instanceof VoiceTargetError ? joined.reason : null;
-    const failure =
-      wrongTarget ??
-      (joined.status === 'rejected'
-        ? new BridgeError('join_failed', `could not join voice: ${errorText(joined.reason)}`)
-        : session.status === 'rejected'
-          ? new BridgeError('model_failed', `could not connect to the model: ${errorText(session.reason)}`)
-          : this.#superseded(attempt)
-            ? new BridgeError('cancelled', 'the call was stopped while it was connecting')
-            : null);
-    if (failure || joined.status === 'rejected' || session.status === 'rejected') {
-      if (session.status === 'fulfilled') await session.value.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
+    const opening = await openCallEnds(
+      () => Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target)),
+      () => this.#o.model.connect(this.#connectOptions(false)),
+      () => this.#superseded(attempt),
+    );
+    if (!opening.ok) {
+      if (opening.session) await opening.session.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
       await this.#teardown(); // leaves the voice channel
-
       // stop() during connecting owns the transition to `stopped`; a failure ends in `error`, a
       // refused target in `stopped` (nothing failed: /health must not report a failed call).
       if (!this.#superseded(attempt)) {
-        if (wrongTarget) this.#transition('stopped', `not joined: ${wrongTarget.message}`);
-        else this.#transition('error', failure!.message);
+        if (opening.wrongTarget) this.#transition('stopped', `not joined: ${opening.failure.message}`);
+        else this.#transition('error', opening.failure.message);
       }
-      throw failure;
+      throw opening.failure;
     }
     try {
-      this.#target = joined.value;
+      this.#target = opening.target;
       this.#inFlight.reset();
-      this.link.adopt(session.value);
+      this.link.adopt(opening.session);
       this.#bindVoice();
       this.context.changed(); // the room is known now: its names join the transcription vocabulary
       this.#o.voice.startPlayback(this.#audio.playbackSource);
@@ -311,25 +290,13 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { stopped: true, status: this.status() };
   }
 
-  /** Held while the call reconnects (the model session queues it) or is parked (it wakes the model). */
   say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce'): void {
-    if (!this.#callLive()) throw new BridgeError('no_call', 'no live call to speak in');
-    const refusal = this.link.state === 'parked' ? this.#o.wakeRefusal?.() : null;
-    if (refusal) throw new BridgeError('daily_cap_reached', refusal);
-    this.link.sendText(text, this.#inFlight.text(verb === 'message' ? { asMessage: true } : {}, 120_000));
-    // One note per request, with what was sent (never the announce wording) and which verb it was.
-    this.#o.notes.append({ kind: 'say', text, speaker: `${source} · ${verb}` });
+    this.#requests.say(text, source, verb);
   }
 
-  /**
-   * Notifier's voice mode. Resolves `delivered` when the text was handed to the model (written on
-   * the live session as its next turn), or why it was dropped: no live call, the call ended while
-   * it waited, the queue overflowed, or no idle moment came within `withinMs`. During a reconnect
-   * the text waits in the session's queue like any other.
-   */
+  /** Notifier's voice mode (call-requests.ts). */
   speak(text: string, options: HandOffOptions): Promise<VoiceHandOff> {
-    if (!this.#callLive() || (this.link.state === 'parked' && this.#o.wakeRefusal?.())) return Promise.resolve({ delivered: false, reason: 'no live call' });
-    return handOffText((t, delivery) => this.link.sendText(t, this.#inFlight.text(delivery, options.withinMs + 5000)), text, options);
+    return this.#requests.speak(text, options);
   }
 
   /** Mute / push-to-talk: whether the users' audio may reach the model (kept across calls). */
@@ -346,52 +313,15 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return true;
   }
 
-  async sendFrame(image: Buffer): Promise<FrameSendResult> {
-    if (this.#state === 'parked') await this.link.wake('frame');
-    const model = this.link.session;
-    if (!model || this.#state !== 'connected') throw new BridgeError('no_call', 'no live call to send the frame to');
-    const result = await model.sendFrame(image);
-    if (result.status === 'sent') {
-      this.metricsStore.framesSent += 1;
-      this.#o.notes.append({ kind: 'frame', text: `image ${result.width}×${result.height} sent to the model` });
-    } else {
-      this.metricsStore.framesDropped += 1;
-    }
-    return result;
-  }
-
-  #severalSpeakers(): boolean {
-    return (this.#o.room?.allowedSpeakers?.length ?? 0) > 1;
+  sendFrame(image: Buffer): Promise<FrameSendResult> {
+    return this.#requests.sendFrame(image);
   }
 
   /** A session opened mid-call (`reopen`) starts with the call's recent transcript (seed.ts). */
   #connectOptions(reopen: boolean): LiveModelConnectOptions {
-    let persona = typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction;
-    if (this.#severalSpeakers()) persona = persona ? `${persona}\n\n${SPEAKER_NOTES_RULE}` : SPEAKER_NOTES_RULE;
+    const persona = this.#speakerNotes.persona(typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction);
     const seed = reopen ? transcriptSeed(this.#o.notes.currentCallNotes(200)?.notes ?? [], (id) => this.#activity.name(id)) : '';
     return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext };
-  }
-
-  /**
-   * At each turn, before its audio, the model is told who speaks (and again when someone else
-   * starts), as context that neither starts nor interrupts a reply (provider's `addContext`).
-   */
-  #announceSpeaker(id: string): void {
-    // Speech that may be kept from the model (wake names) is named once it is let through (#announceAccepted).
-    if (!this.#severalSpeakers() || id === this.#announced || this.#wake.withholding) return;
-    if (this.link.session?.addContext?.(`[Speaking now: ${this.#activity.name(id)}]`)) this.#announced = id;
-  }
-
-  /** A screened utterance was let through: name its speaker(s) before its held audio reaches the model. */
-  #announceAccepted(startedAt: number): void {
-    for (const id of this.#activity.activeDuring(startedAt, this.#now())) this.#announceSpeaker(id);
-  }
-
-  /** The notes say an utterance was kept from the model, and whose (never its words). */
-  #noteNotForBot(startedAt: number, why: string): void {
-    const ids = this.#activity.activeDuring(startedAt, this.#now());
-    const who = ids.length > 0 ? ids.map((id) => this.#activity.name(id)).join(' and ') : 'someone';
-    this.#o.notes.append({ kind: 'note', text: `not for the bot: ${who} spoke, but ${why}`, ...(ids.length === 1 ? { speaker: ids[0] } : {}) });
   }
 
   /** Connected, reconnecting or parked inside a call that is still going (the model link holds input meanwhile). */
@@ -403,146 +333,62 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   // Wiring
 
   #bindVoice(): void {
-    const voice = this.#o.voice;
-    const onPcm = (speakerId: string, frame: Int16Array) => this.#audio.pushSpeakerFrame(speakerId, frame);
-    const onStart = (id: string) => {
-      this.#speaking.add(id);
-      this.#activity.start(id);
-      // Muted: the model is not told who talks either (it hears nothing of it).
-      if (this.#audio.userAudioOpen) this.#announceSpeaker(id);
-      this.#ui.start();
-    };
-    const onEnd = (id: string) => {
-      this.#speaking.delete(id);
-      this.#activity.end(id);
-    };
-    const onState = (state: ConnectionState, reason?: string) => this.#onVoiceState(state, reason);
-    const onOwnerLeft = () => {
-      if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
-    };
-    const onMembers = () => {
-      this.#wake.refresh();
-      this.context.changed();
-    };
-    voice.on('pcm', onPcm);
-    voice.on('speakingStart', onStart);
-    voice.on('speakingEnd', onEnd);
-    voice.on('state', onState);
-    voice.on('ownerLeft', onOwnerLeft);
-    voice.on('membersChanged', onMembers);
-    this.#unbindVoice = () => {
-      voice.off('membersChanged', onMembers);
-      voice.off('pcm', onPcm);
-      voice.off('speakingStart', onStart);
-      voice.off('speakingEnd', onEnd);
-      voice.off('state', onState);
-      voice.off('ownerLeft', onOwnerLeft);
-    };
+    this.#unbindVoice = bindVoiceEvents(this.#o.voice, {
+      pcm: (speakerId, frame) => this.#audio.pushSpeakerFrame(speakerId, frame),
+      speakingStart: (id) => {
+        this.#speaking.add(id);
+        this.#activity.start(id);
+        // Muted: the model is not told who talks either (it hears nothing of it).
+        if (this.#audio.userAudioOpen) this.#speakerNotes.announce(id);
+        this.#ui.start();
+      },
+      speakingEnd: (id) => {
+        this.#speaking.delete(id);
+        this.#activity.end(id);
+      },
+      state: (state, reason) => this.#states.voiceChanged(state, reason),
+      ownerLeft: () => {
+        if (this.#o.leaveWhenOwnerLeaves ?? true) void this.stop('the owner left the voice channel');
+      },
+      membersChanged: () => {
+        this.#wake.refresh();
+        this.context.changed();
+      },
+    });
   }
 
   /** Wires a session into the call; returns the unwiring (the link closes sessions while the call goes on). */
   #bindModel(model: LiveModelSession): () => void {
-    this.#modelState = model.state;
-    const dispatcher = attachToolDispatcher(model, this.#o.tools, {
+    this.#states.modelState = model.state;
+    const unbind = bindModelSession(model, {
+      tools: this.#o.tools,
+      notes: this.#o.notes,
       logger: this.#log,
-      // Read when the call arrives: the voices of the turn it answers decide what it may do.
-      heard: () => this.#activity.heardThisTurn(),
-      onSettled: ({ call, outcome, replied, heard }) => {
-        this.#inFlight.toolSettled();
-        const refused = !outcome.ok && (outcome.error.code === 'owner_only' || outcome.error.code === 'not_allowed');
-        const text = refused
-          ? `${call.name}: refused (${outcome.error.code}), asked by ${heard?.names.join(' and ') ?? 'nobody heard'}`
-          : `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}`;
-        this.#o.notes.append({ kind: 'tool_call', text, ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}) });
+      activity: this.#activity,
+      inFlight: this.#inFlight,
+      transcripts: this.#transcripts,
+      onInputTranscript: this.#o.onInputTranscript,
+      botSpoke: () => {
+        this.#wake.botSpoke();
+        this.#parkTimer.touch();
       },
+      audio: this.#audio,
+      pokePlayback: () => this.#o.voice.pokePlayback?.(),
+      replyCut: this.#replyCut,
+      speakerNotes: this.#speakerNotes,
+      state: (state, reason) => this.#states.modelChanged(state, reason),
+      opened: () => this.context.opened(),
+      closed: () => this.context.closed(),
     });
-    model.on('toolCall', () => this.#inFlight.toolStarted());
-    model.on('audio', (pcm) => {
-      this.#wake.botSpoke();
-      this.#parkTimer.touch();
-      const playerRunning = this.#audio.outputActive;
-      // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
-      // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
-      // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
-      // timer rarely has to wake the process.
-      this.#audio.pushModelAudio(pcm);
-      if (playerRunning) this.#o.voice.pokePlayback?.();
-    });
-    model.on('interrupted', () => this.interruptReply('interrupted'));
-    model.on('turnComplete', () => {
-      this.#wake.botSpoke();
-      this.#parkTimer.touch();
-      this.#activity.turnBoundary();
-      this.#announced = undefined;
-      this.#audio.turnComplete();
-      this.#transcripts.flush();
-    });
-    model.on('inputTranscript', (text) => {
-      const speakers = this.#activity.speakersOfFragment();
-      this.#transcripts.input(text, speakers);
-      // Approval checks want one voice: words said over each other, or late while another talks, are nobody's alone.
-      this.#o.onInputTranscript?.(text, this.#activity.soleSpeaker(speakers));
-    });
-    model.on('outputTranscript', (text) => this.#transcripts.output(text));
-    model.on('state', (state, reason) => this.#onModelState(state, reason));
-    this.context.opened();
     return () => {
-      this.context.closed();
-      dispatcher.detach();
-      for (const event of ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const) model.removeAllListeners(event);
-      this.#inFlight.reset();
-      this.#modelState = 'disconnected';
+      unbind();
+      this.#states.modelState = 'disconnected';
     };
   }
 
   /** Stop the model's voice now (barge-in, or "stop talking" from the page/tray): the rest of this reply is dropped. */
-  interruptReply(why: 'interrupted' | 'stopped by you' = 'stopped by you'): { interrupted: boolean; played_ms: number } {
-    // A barge-in is always honoured (as before); the user's button only in a live call.
-    if (why === 'stopped by you' && this.#state !== 'connected') return { interrupted: false, played_ms: 0 };
-    this.#activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
-    this.#announced = undefined;
-    const playedMs = this.#audio.interrupt();
-    // The fade frame goes out now, not at the next slot (the current one may have gone out early).
-    this.#o.voice.pokePlayback?.(true);
-    this.#transcripts.flush(`(${why} after ${Math.round(playedMs)} ms)`);
-    return { interrupted: true, played_ms: Math.round(playedMs) };
-  }
-
-  #onVoiceState(state: ConnectionState, reason?: string): void {
-    if (!this.#callLive()) return;
-    if (state === 'reconnecting') {
-      this.metricsStore.reconnects += 1;
-      this.#transition('reconnecting', `discord: ${reason ?? 'voice connection lost'}`);
-    } else if (state === 'connected' && (this.#modelState === 'connected' || this.link.state === 'parked')) {
-      this.#onLinkState(this.link.state);
-    } else if (state === 'error' || state === 'disconnected') {
-      void this.#fail(`discord: ${reason ?? 'voice connection ended'}`);
-    }
-  }
-
-  #onModelState(state: ConnectionState, reason?: string): void {
-    this.#modelState = state;
-    if (this.#state !== 'connected' && this.#state !== 'reconnecting') return;
-    if (state === 'reconnecting') {
-      this.metricsStore.reconnects += 1;
-      this.#transition('reconnecting', `model: ${reason ?? 'connection lost'}`);
-    } else if (state === 'connected' && this.#o.voice.state === 'connected') {
-      this.#transition('connected');
-    } else if (state === 'error' || state === 'disconnected') {
-      // An outage longer than the session's own retries: the call stays, the link keeps trying.
-      this.link.lost(reason ?? 'connection ended');
-    }
-  }
-
-  /** The model link parked, woke, lost or reopened the session: the call's state says so. */
-  #onLinkState(state: ModelLinkState, reason?: string): void {
-    if (state === 'open') this.#parkTimer.start();
-    else this.#parkTimer.stop();
-    if (!this.#callLive()) return;
-    if (state === 'parked') this.#transition('parked', reason);
-    else if (state === 'waking') this.#transition('reconnecting', `waking the model (${reason ?? 'wake'})`);
-    else if (state === 'down') this.#transition('reconnecting', reason);
-    else if (state === 'open' && this.#o.voice.state === 'connected' && this.#modelState === 'connected') this.#transition('connected');
+  interruptReply(why: CutReason = 'stopped by you'): { interrupted: boolean; played_ms: number } {
+    return this.#replyCut.cut(why);
   }
 
   async #fail(reason: string): Promise<void> {
@@ -563,7 +409,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     await Promise.allSettled([this.link.close(), this.#o.voice.leave()]);
     this.#speaking.clear();
     this.#activity.clear();
-    this.#announced = undefined;
+    this.#speakerNotes.turnEnded();
+    this.#replyCut.turnEnded();
     this.#uiUpdates.reset();
     this.#o.notes.endCall();
   }

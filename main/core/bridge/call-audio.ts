@@ -5,6 +5,7 @@
 import type { LevelReading } from '../api-types.ts';
 import { Downsampler48kStereoTo16kMono, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate, type PlaybackStats } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
+import { BargeInDetector } from './barge-in.ts';
 import type { CallMetrics } from './metrics.ts';
 
 const INPUT_TICK_MS = 20;
@@ -45,12 +46,6 @@ function linearLevel(reading: { rmsDbfs: number; peakDbfs: number }): LevelReadi
   return { rms: lin(reading.rmsDbfs), peak: lin(reading.peakDbfs) };
 }
 
-/** True when any sample is non-zero (early exit on speech; 1920 compares on silence). */
-function hasSound(frame: Int16Array): boolean {
-  for (let i = 0; i < frame.length; i++) if (frame[i] !== 0) return true;
-  return false;
-}
-
 export interface CallAudioOptions {
   inputChunkMs: number;
   metrics: CallMetrics;
@@ -68,6 +63,8 @@ export interface CallAudioOptions {
   onOutputIdle?: () => void;
   /** Audio to play after onOutputIdle: the player must run again. */
   onOutputResume?: () => void;
+  /** An allowed speaker talks over the bot's reply (barge-in.ts): the bridge cuts it (local barge-in). */
+  onBargeIn?: (speakerId: string) => void;
 }
 
 export class CallAudio {
@@ -83,6 +80,9 @@ export class CallAudio {
   readonly #onFrame: (now: number) => void;
   readonly #onOutputIdle: () => void;
   readonly #onOutputResume: () => void;
+  readonly #onBargeIn: ((speakerId: string) => void) | undefined;
+  /** Speech over the bot vs. its echo, against what was played (the playback reference). */
+  readonly #bargeIn = new BargeInDetector();
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
   #running = false;
   /** Input arrived and has not yet gone quiet (onActivity fired for it). */
@@ -116,6 +116,7 @@ export class CallAudio {
     this.#onFrame = options.onFrame ?? (() => undefined);
     this.#onOutputIdle = options.onOutputIdle ?? (() => undefined);
     this.#onOutputResume = options.onOutputResume ?? (() => undefined);
+    this.#onBargeIn = options.onBargeIn;
     this.#gate = new VoiceGate({ chunkMs: options.inputChunkMs, onChunk: (chunk) => this.#emitSpeech(chunk), onEnd: options.onSpeechEnd });
   }
 
@@ -135,6 +136,12 @@ export class CallAudio {
   stop(): void {
     this.#running = false;
     this.#inputIdle();
+  }
+
+  /** A reply is playing or queued to play (not an interrupted one, not a sound effect alone). */
+  get botTalking(): boolean {
+    const turn = this.#playback.turnState;
+    return !this.#outputIdle && (turn === 'active' || turn === 'ending');
   }
 
   /** False while the output is idle (the player was told to stop); tests and status read it. */
@@ -210,6 +217,7 @@ export class CallAudio {
     this.#downsampler.reset();
     this.#gate.flush();
     this.#playback.reset();
+    this.#bargeIn.reset();
     this.#stopFill();
     this.#lastFrameArrival = 0;
     this.#chunkFromFrameAt = 0;
@@ -252,6 +260,8 @@ export class CallAudio {
     this.#lastFrameArrival = now;
     this.#onFrame(this.#lastFrameArrival);
     this.#fillingSilence = false;
+    // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once.
+    if (this.#onBargeIn && this.botTalking && this.#bargeIn.isSpeech(frame, now)) this.#onBargeIn(speakerId);
     this.#mixer.push(speakerId, frame);
     this.#onInputPacket();
     // Mix as soon as every active speaker has a frame (or one is a frame ahead), so one speaker (the
@@ -318,7 +328,7 @@ export class CallAudio {
       this.#metrics.framesOut += 1;
       const now = this.#now();
       this.#onFrame(now);
-      if (hasSound(out)) {
+      if (this.#bargeIn.notePlayed(out, now)) {
         this.#silentOutputFrames = 0;
         this.#lastNonSilentOut = now;
         if (this.#egressStart > 0) {

@@ -52,6 +52,8 @@ export class CallMetrics {
   droppedFrames = 0;
   reconnects = 0;
   interrupts = 0;
+  /** Of the interrupts: cut by us the moment a speaker talked over the bot (barge-in.ts), before any service signal. */
+  localBargeIns = 0;
   framesSent = 0;
   framesDropped = 0;
   readonly ingress = new LatencyHistogram();
@@ -68,6 +70,7 @@ export class CallMetrics {
       dropped_frames: this.droppedFrames,
       reconnects: this.reconnects,
       interrupts: this.interrupts,
+      local_barge_ins: this.localBargeIns,
       image_frames_sent: this.framesSent,
       image_frames_dropped: this.framesDropped,
       ingress_latency: this.ingress.summary(),

@@ -14,6 +14,20 @@ export interface RoomPeople {
   optedOut?: (userId: string) => boolean;
 }
 
+/**
+ * The room as the call reads it: read through, not copied (allowed speakers saved in Settings apply
+ * mid-call), with the voice port's display names where the people give none.
+ */
+export function readThroughRoom(people: RoomPeople, voice: { displayName?: (id: string) => string | undefined }): RoomPeople {
+  return {
+    ownerId: people.ownerId,
+    get allowedSpeakers() {
+      return people.allowedSpeakers;
+    },
+    displayName: people.displayName ?? (voice.displayName ? (id) => voice.displayName?.(id) : undefined),
+  };
+}
+
 interface Interval {
   id: string;
   start: number;

@@ -3,7 +3,7 @@
 // audio and transcript fragments while the model decides itself when to speak and when to yield.
 // The bridge's contract has turns, so this session derives them from the audio stream:
 // - a turn opens with the first audio delta and ends after `turnGapMs` without audio;
-// - if the user spoke (the gate sent audio) while the model was talking and the model's audio then
+// - if the user spoke over the model (the bridge says so, echo-aware: `bargedIn`) and its audio then
 //   stops for `bargeInGapMs`, the model yielded to the user: `interrupted` (playback is flushed at
 //   once, the model has stopped generating) then `turnComplete`.
 // Tools run through Responses delegation (function tools on the backend model): calls arrive as
@@ -61,16 +61,6 @@ export interface LiveSessionOptions extends ModelSessionCoreOptions {
   /** Model silence after the last tool result that releases the text queue (the model chose not to speak). */
   toolReplyWaitMs: number;
 }
-/** Mean square of an RMS of -40 dBFS: the gate's quiet hangover tail is below it, talking is above. */
-const SPEECH_MEAN_SQUARE = 328 * 328;
-
-/** Whether a chunk is talking rather than the quiet tail the voice gate sends after speech. */
-function isSpeech(pcm: Int16Array): boolean {
-  let sum = 0;
-  for (let i = 0; i < pcm.length; i++) sum += pcm[i]! * pcm[i]!;
-  return pcm.length > 0 && sum / pcm.length > SPEECH_MEAN_SQUARE;
-}
-
 export class OpenAILiveSession extends ModelSessionCore implements LiveModelSession {
   readonly #o: LiveSessionOptions;
   #socket: JsonSocket | null = null;
@@ -119,12 +109,15 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     // Before the socket check: a user talking through a reconnect is still talking when it ends,
     // so a queued text must not go out over them.
     this.texts.userAudio();
-    if (this.#socket?.isOpen && this.#turnOpen && !this.#userSpokeOverModel && isSpeech(pcm16kMono)) {
-      this.#userSpokeOverModel = true;
-      this.#armTurnCheck(); // the shorter barge-in gap now applies
-    }
     // Not sent live while no socket is open; kept (up to 5 s) for the next session.
     if (!this.#speech.write(this.#socket, pcm16kMono)) this.#stats.audioChunksDropped++;
+  }
+
+  /** The bridge heard the user talk over the reply (echo-aware, unlike the input's level alone): a quiet gap now is a yield. */
+  bargedIn(): void {
+    if (!this.#turnOpen || this.#userSpokeOverModel) return;
+    this.#userSpokeOverModel = true;
+    this.#armTurnCheck(); // the shorter barge-in gap now applies
   }
 
   endAudioInput(): void {

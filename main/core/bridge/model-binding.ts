@@ -1,0 +1,95 @@
+// Wires one model session into the call (the model link opens and closes sessions while the call
+// goes on): its audio to playback, its tool calls to the registry with the authority of the voices
+// that asked, its transcripts to the notes, its turn and connection events to the bridge.
+import type { Logger } from 'pino';
+import type { ConnectionState } from '../api-types.ts';
+import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
+import type { NotesLog } from '../notes/notes-log.ts';
+import type { LiveModelSession } from '../ports.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { CallAudio } from './call-audio.ts';
+import type { InFlight } from './park.ts';
+import type { ReplyCut } from './reply-cut.ts';
+import type { SpeakerNotes } from './speaker-notes.ts';
+import type { SpeakerActivity } from './room.ts';
+import type { TranscriptAggregator } from './transcripts.ts';
+
+export interface ModelBindingDeps {
+  tools: ToolRegistry;
+  notes: NotesLog;
+  logger: Logger;
+  activity: SpeakerActivity;
+  inFlight: InFlight;
+  transcripts: TranscriptAggregator;
+  /** Each input transcription fragment, with its one speaker where there is one. */
+  onInputTranscript?: (text: string, speaker: string | undefined) => void;
+  /** The model spoke (a chunk of a reply, or its end): the wake follow-up window and the park timer run from it. */
+  botSpoke: () => void;
+  /** The call's audio graph: the model's speech goes to its playback buffer. */
+  audio: CallAudio;
+  /** A wake-up that may carry the player's next packet (voice port's pokePlayback). */
+  pokePlayback: () => void;
+  /** Interruptions by the service, and the end of a reply's pending local cut. */
+  replyCut: ReplyCut;
+  /** Each turn names its speaker again. */
+  speakerNotes: SpeakerNotes;
+  state: (state: ConnectionState, reason?: string) => void;
+  /** The session is wired in / out (mid-call context changes follow it). */
+  opened: () => void;
+  closed: () => void;
+}
+
+const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
+
+/** Wires `model` into the call; returns the unwiring. */
+export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps): () => void {
+  const dispatcher = attachToolDispatcher(model, deps.tools, {
+    logger: deps.logger,
+    // Read when the call arrives: the voices of the turn it answers decide what it may do.
+    heard: () => deps.activity.heardThisTurn(),
+    onSettled: ({ call, outcome, replied, heard }) => {
+      deps.inFlight.toolSettled();
+      const refused = !outcome.ok && (outcome.error.code === 'owner_only' || outcome.error.code === 'not_allowed');
+      const text = refused
+        ? `${call.name}: refused (${outcome.error.code}), asked by ${heard?.names.join(' and ') ?? 'nobody heard'}`
+        : `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}`;
+      deps.notes.append({ kind: 'tool_call', text, ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}) });
+    },
+  });
+  model.on('toolCall', () => deps.inFlight.toolStarted());
+  model.on('audio', (pcm) => {
+    deps.botSpoke();
+    const playerRunning = deps.audio.outputActive;
+    // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
+    // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
+    // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
+    // timer rarely has to wake the process. A new reply ends the previous one's pending local cut
+    // (a service may never confirm a cut of a reply it had finished sending).
+    if (deps.audio.pushModelAudio(pcm)) deps.replyCut.turnEnded();
+    if (playerRunning) deps.pokePlayback();
+  });
+  model.on('interrupted', () => deps.replyCut.serviceInterrupted());
+  model.on('turnComplete', () => {
+    deps.botSpoke();
+    deps.activity.turnBoundary();
+    deps.replyCut.turnEnded();
+    deps.speakerNotes.turnEnded();
+    deps.audio.turnComplete();
+    deps.transcripts.flush();
+  });
+  model.on('inputTranscript', (text) => {
+    const speakers = deps.activity.speakersOfFragment();
+    deps.transcripts.input(text, speakers);
+    // Approval checks want one voice: words said over each other, or late while another talks, are nobody's alone.
+    deps.onInputTranscript?.(text, deps.activity.soleSpeaker(speakers));
+  });
+  model.on('outputTranscript', (text) => deps.transcripts.output(text));
+  model.on('state', (state, reason) => deps.state(state, reason));
+  deps.opened();
+  return () => {
+    deps.closed();
+    dispatcher.detach();
+    for (const event of SESSION_EVENTS) model.removeAllListeners(event);
+    deps.inFlight.reset();
+  };
+}

@@ -1,0 +1,79 @@
+// Cutting the model's reply short: by the service (`interrupted`), by the user's "stop talking"
+// (POST /interrupt, the tray), or here, the moment an allowed speaker talks over it (local barge-in,
+// barge-in.ts). Playback fades out within a frame, the rest of the reply is dropped, and the open
+// transcript line ends with how much was heard.
+//
+// Local barge-in stops playback now, not when the service's signal comes. The service is told by the
+// speech itself, which the voice gate forwards (Gemini and Realtime interrupt on it; the Realtime
+// session then cancels and truncates at what we played, frozen here), and GPT-Live through the
+// session's `bargedIn` (its model yields without an event). What the service still sends of that
+// reply is dropped (playback-buffer.ts), and its own `interrupted` for it only confirms the cut.
+// Speech the wake names keep from the model is not for it: the service would not stop either.
+import type { LiveModelSession } from '../ports.ts';
+import type { CallAudio } from './call-audio.ts';
+import type { CallMetrics } from './metrics.ts';
+import type { SpeakerActivity } from './room.ts';
+import type { SpeakerNotes } from './speaker-notes.ts';
+import type { TranscriptAggregator } from './transcripts.ts';
+
+export type CutReason = 'interrupted' | 'stopped by you';
+
+export interface ReplyCutDeps {
+  audio: CallAudio;
+  metrics: CallMetrics;
+  activity: SpeakerActivity;
+  speakerNotes: SpeakerNotes;
+  transcripts: TranscriptAggregator;
+  /** Send the fade frame now (the voice port's pokePlayback(true)). */
+  sendFadeNow: () => void;
+  session: () => LiveModelSession | null;
+  /** The call is connected (not reconnecting, parked or ending). */
+  connected: () => boolean;
+  /** The wake names may keep speech starting now from the model (wake-gate.ts). */
+  withholding: () => boolean;
+}
+
+export class ReplyCut {
+  readonly #d: ReplyCutDeps;
+  /** This reply was cut here (local barge-in): the service's own `interrupted` for it only confirms. */
+  #cutLocally = false;
+
+  constructor(deps: ReplyCutDeps) {
+    this.#d = deps;
+  }
+
+  /** An allowed speaker talks over the bot's reply (call-audio.ts, barge-in.ts). */
+  speakerTalkedOver(): void {
+    const d = this.#d;
+    if (!d.connected() || d.withholding()) return;
+    d.metrics.localBargeIns += 1;
+    this.cut('interrupted');
+    this.#cutLocally = true;
+    d.session()?.bargedIn?.();
+  }
+
+  /** The service cut the model off. */
+  serviceInterrupted(): void {
+    if (this.#cutLocally) this.#cutLocally = false;
+    else this.cut('interrupted');
+  }
+
+  /** The model's turn ended, or a new reply began: a later `interrupted` is about another reply. */
+  turnEnded(): void {
+    this.#cutLocally = false;
+  }
+
+  /** Stop the model's voice now: the rest of this reply is dropped. */
+  cut(why: CutReason): { interrupted: boolean; played_ms: number } {
+    const d = this.#d;
+    // A barge-in is always honoured (as before); the user's button only in a live call.
+    if (why === 'stopped by you' && !d.connected()) return { interrupted: false, played_ms: 0 };
+    d.activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
+    d.speakerNotes.turnEnded();
+    const playedMs = d.audio.interrupt();
+    // The fade frame goes out now, not at the next slot (the current one may have gone out early).
+    d.sendFadeNow();
+    d.transcripts.flush(`(${why} after ${Math.round(playedMs)} ms)`);
+    return { interrupted: true, played_ms: Math.round(playedMs) };
+  }
+}

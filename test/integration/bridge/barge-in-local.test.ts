@@ -1,0 +1,152 @@
+// Local barge-in on each provider, on the fakes (real core, fake Discord, fake model): the owner
+// talks over a reply and the channel hears the reply stop within two frames of the first packet of
+// their speech, counted in packets at the fake Discord's receiver (not clock time); the rest of that
+// reply, which the model may go on sending, is never played. And the bot's own reply coming back
+// through the owner's open mic, 20 dB under what the bot plays, cuts nothing.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HealthReport } from '../../../main/core/api-types.ts';
+import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
+import { chirpMono, waitFor } from './signals.ts';
+
+let call: CoreOnFakes | null = null;
+afterEach(async () => {
+  await call?.close();
+  call = null;
+});
+
+/** A packet louder than this (decoded peak) carries the reply (the reply peaks at 12 000). */
+const LOUD_PEAK = 1000;
+const REPLY_AMPLITUDE = 12_000;
+
+/**
+ * Decoded peak of the last 10 ms of each bot packet, in the order the receiver got them: a frame of
+ * the reply is loud to its end; the barge-in's fade frame (10 ms down to silence) is not.
+ */
+function botPeaks(c: CoreOnFakes): number[] {
+  const pcm = c.discord.recorder.pcm();
+  const peaks: number[] = [];
+  for (let f = 0; f < c.discord.recorder.packets.length && (f + 1) * 1920 <= pcm.length; f++) {
+    let peak = 0;
+    for (let i = f * 1920 + 960; i < (f + 1) * 1920; i++) peak = Math.max(peak, Math.abs(pcm[i]!));
+    peaks.push(peak);
+  }
+  return peaks;
+}
+
+/** 24 kHz mono → 48 kHz stereo by sample repetition, scaled (what a mic would pick up of it). */
+function toStereo48k(mono24k: Int16Array, gain: number): Int16Array {
+  const out = new Int16Array(mono24k.length * 4);
+  for (let i = 0; i < mono24k.length; i++) {
+    const v = Math.round(mono24k[i]! * gain);
+    out.fill(v, i * 4, i * 4 + 4);
+  }
+  return out;
+}
+
+type Provider = 'gemini' | 'openai-realtime' | 'openai-live';
+
+interface ModelFake {
+  reply(script: { pcm: Int16Array; chunkMs: number; paceMs: number }): Promise<string>;
+}
+
+async function modelOf(c: CoreOnFakes, provider: Provider): Promise<ModelFake> {
+  if (provider === 'gemini') return c.gemini.connection(0);
+  if (provider === 'openai-realtime') return c.openai.connection(0);
+  return c.openaiLive.connection(0);
+}
+
+async function metrics(c: CoreOnFakes): Promise<{ interrupts: number; local_barge_ins: number }> {
+  return ((await c.get('/health')).json as HealthReport).metrics as unknown as { interrupts: number; local_barge_ins: number };
+}
+
+describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local barge-in on %s', (provider) => {
+  it('talking over a reply silences it within two frames at the receiver; the bot\'s own echo does not', async () => {
+    const c = await startCoreOnFakes({ env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
+    call = c;
+    expect((await c.post('/join')).status).toBe(200);
+    const model = await modelOf(c, provider);
+    const owner = c.discord.owner.id;
+    // The owner's client announces their SSRC once (op 5, then 100 ms): later utterances start at once.
+    await c.discord.speak(owner, new Int16Array(1920 * 3));
+
+    // 1. The reply comes back through the owner's mic at -20 dB while it plays: nothing is cut.
+    const reply = chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE);
+    c.discord.recorder.clear();
+    // Twice as fast as real time, as the services send: the reply is partly buffered, partly still to come.
+    const echoed = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 10, 'the reply to start playing');
+    await c.discord.speak(owner, toStereo48k(reply.subarray(0, 24_000 * 1.5), 0.1));
+    expect(await echoed).not.toBe('interrupted');
+    // Every frame of the 3 s reply is heard (the fade-in and -out frames may be quieter).
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 148, 'the whole reply to be heard');
+    expect(await metrics(c)).toMatchObject({ interrupts: 0, local_barge_ins: 0 });
+    await sleep(800); // the reply's turn closes (GPT-Live: 700 ms without audio)
+
+    // 2. The owner talks over the next reply.
+    c.discord.recorder.clear();
+    const cutReply = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 20, 'the next reply to start playing');
+    let packetsBeforeOnset = -1;
+    // Speech at -15 dBFS RMS from its first frame, quieter than the bot (-12 dBFS).
+    const speech = toStereo48k(chirpMono(0.6, 200, 800, 24_000, 8000), 1);
+    await c.discord.speak(owner, speech, {
+      onSent: () => {
+        if (packetsBeforeOnset < 0) packetsBeforeOnset = c.discord.recorder.packets.length;
+      },
+    });
+    await cutReply;
+    await sleep(1500); // whatever of the reply the model still sent has had time to play, had it been kept
+    const peaks = botPeaks(c);
+    const loudBefore = peaks.slice(0, packetsBeforeOnset).filter((p) => p > LOUD_PEAK).length;
+    const loudAfter = peaks.slice(packetsBeforeOnset).filter((p) => p > LOUD_PEAK).length;
+    expect(loudBefore).toBeGreaterThanOrEqual(20);
+    // At most two frames of the reply (the one on its way to the listener, and the one whose slot
+    // came before the speaker's packet was handled), then the fade frame (its end reaches the last
+    // 10 ms through the Opus decoder's delay); nothing of the reply after them.
+    expect(loudAfter, `loud packets after the onset: ${loudAfter} (before: ${loudBefore})`).toBeLessThanOrEqual(3);
+    expect(peaks.slice(packetsBeforeOnset + 3).every((p) => p <= LOUD_PEAK)).toBe(true);
+    const figures = await metrics(c);
+    expect(figures).toMatchObject({ interrupts: 1, local_barge_ins: 1 });
+    if (provider === 'openai-realtime') {
+      // The service is told what was heard: the reply's item truncated at what we played.
+      const truncations = c.openai.connections[0]!.truncations;
+      expect(truncations).toHaveLength(1);
+      expect(Math.abs(truncations[0]!.audio_end_ms - (loudBefore + loudAfter) * 20)).toBeLessThanOrEqual(100);
+    }
+  }, 60_000);
+});
+
+describe('local barge-in after the model finished sending its reply', () => {
+  it('a later reply that the service interrupts is still cut (the earlier local cut is not taken for its signal)', async () => {
+    // The fake never interrupts on its own here: the first cut is ours alone, the second the service's.
+    // Its turnComplete comes as soon as the audio is sent, not at playback end, as Realtime's
+    // response.done or GPT-Live's quiet gap do: the first reply is over for the service when it is cut.
+    const c = await startCoreOnFakes({ gemini: { bargeInRms: null, strict: { turnCompleteAtPlaybackEnd: false } } });
+    call = c;
+    expect((await c.post('/join')).status).toBe(200);
+    const model = await c.gemini.connection(0);
+    const owner = c.discord.owner.id;
+    await c.discord.speak(owner, new Int16Array(1920 * 3));
+    const reply = chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE);
+
+    // 1. The whole reply is sent at once (its turn complete) and plays from the buffer; the owner cuts it.
+    c.discord.recorder.clear();
+    expect(await model.reply({ pcm: reply, chunkMs: 100, paceMs: 1 })).not.toBe('interrupted');
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 10, 'the reply to start playing');
+    await c.discord.speak(owner, toStereo48k(chirpMono(0.4, 200, 800, 24_000, 8000), 1));
+    await waitFor(async () => (await metrics(c)).local_barge_ins === 1, 'the local barge-in');
+    await sleep(300);
+
+    // 2. The next reply is interrupted by the service: it stops too.
+    c.discord.recorder.clear();
+    const second = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 20, 'the next reply to start playing');
+    model.interrupt();
+    expect(await second).toBe('interrupted');
+    await sleep(1000);
+    const loud = botPeaks(c).filter((p) => p > LOUD_PEAK).length;
+    expect(loud, `loud packets of the second reply: ${loud}`).toBeLessThanOrEqual(25);
+    expect(await metrics(c)).toMatchObject({ interrupts: 2, local_barge_ins: 1 });
+  }, 60_000);
+});
