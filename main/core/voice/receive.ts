@@ -65,22 +65,17 @@ export class SpeakerReceiver {
     this.#receiver = receiver;
     this.#health = options.health ?? null;
     const health = this.#health;
-    // The speaking map sees every packet of a known SSRC before decryption. Per packet it clears
-    // the speaker's 100 ms end timer and makes a new one (a Timeout and a Map write per packet,
-    // 50 a second per speaker); while the timer is pending, re-arming it (refresh(): same delay,
-    // from now) ends speech at the same moment without them. Counted per speaker too, so a speaker
-    // whose packets arrive while nothing decrypts is noticed (speaker-health.ts).
-    const speaking = receiver.speaking;
-    const onPacket = speaking.onPacket.bind(speaking);
-    // A private field of @discordjs/voice's SpeakingMap (userId → end timer); absent in another version: no shortcut.
-    const endTimers = (speaking as unknown as { speakingTimeouts?: Map<string, NodeJS.Timeout> }).speakingTimeouts;
-    this.#libraryOnPacket = onPacket;
-    speaking.onPacket = (userId: string) => {
-      if (health && options.isAllowed(userId)) health.onPacket(userId);
-      const endTimer = endTimers instanceof Map ? endTimers.get(userId) : undefined;
-      if (endTimer) endTimer.refresh();
-      else onPacket(userId);
-    };
+    if (health) {
+      // The speaking map sees every packet of a known SSRC before decryption: counted per speaker,
+      // so a speaker whose packets arrive while nothing decrypts is noticed (speaker-health.ts).
+      const speaking = receiver.speaking;
+      const onPacket = speaking.onPacket.bind(speaking);
+      this.#libraryOnPacket = onPacket;
+      speaking.onPacket = (userId: string) => {
+        if (options.isAllowed(userId)) health.onPacket(userId);
+        onPacket(userId);
+      };
+    }
     this.#onStreamError = options.onStreamError ?? (() => {});
     this.#isAllowed = options.isAllowed;
     this.#opus = options.opus;
