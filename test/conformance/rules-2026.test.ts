@@ -132,6 +132,7 @@ for (const adapter of ADAPTERS) {
       void c0.reply({ transcript: 'A long first answer.', toneMs: 4000, paceMs: 40 }).catch(() => undefined);
       await until(() => rec.audioSamples > 24 * 200, 'the first reply started');
       await speak(session, 400);
+      session.bargedIn?.(); // the bridge heard the user over the reply (bridge/barge-in.ts)
       await until(() => rec.interrupted >= 1, 'interrupted');
       c0.drop();
       session.endAudioInput();
