@@ -32,6 +32,10 @@
 //   or a follow-up), its 300 ms words missing from the loud audio of the turns the model ended for
 //   it; all of them when none arrived (bench/lib/cost-room.ts wordsLost);
 // - chatReachedModel: utterances people said to each other that reached the model anyway (0 expected);
+// - parkAfterLastVoiceMaxS: after each exchange, the model's last reply packet at the fake Discord →
+//   the park (the core's `since`, read once a second); the longest. The quiet period runs from the
+//   last audio the model SENT (2× faster than it plays), so ≈ 15 s minus the reply's unplayed half;
+//   more than 15 s (+1 s of polling) would be something keeping the model up after the talk;
 // - costUsd: the core's estimate at the built-in prices (usage summed over a parked call's sessions).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,6 +74,8 @@ export interface CostRow {
   wakeToFirstAudioP95Ms: number | null;
   wordsLost: number;
   chatReachedModel: number;
+  /** After each exchange, the model's last voice at Discord → the park (s); the longest. Null: parking off. */
+  parkAfterLastVoiceMaxS: number | null;
   costUsd: number;
 }
 
@@ -137,6 +143,8 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
   let lastBotVoiceAt = 0;
   let lastChatAt = 0;
   let lastTextAt = 0;
+  const exchangeEnds: number[] = [];
+  const parkedAt: number[] = [];
   try {
     const joinedAt = Date.now();
     const join = await core.request('/join', 'POST');
@@ -148,12 +156,17 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
     const chatWindows: { from: number; to: number }[] = [];
     let said = 0;
     const speak = (k: number, speechS: number) => discord.speak(people[said++ % people.length]!.id, utteranceSignal(k, speechS), { seed: said });
-    /** Until the model's reply has played out at the fake Discord: its first packet's time, or null (10 s without a reply: lost). */
-    const awaitReply = async (spokeAt: number): Promise<number | null> => {
-      for (const started = Date.now(); Date.now() - started < 10_000; ) {
+    /**
+     * Until the model's reply (`replyMs` long) has played out at the fake Discord: its first packet's
+     * time, or null (10 s without a reply: lost). Played out = at least `replyMs` since its first
+     * packet and 120 ms without one: a short gap inside a reply (a late packet on a loaded machine)
+     * is not its end, or the next person would talk over it and the chat start inside the follow-up window.
+     */
+    const awaitReply = async (spokeAt: number, replyMs: number): Promise<number | null> => {
+      for (const started = Date.now(); Date.now() - started < 10_000 + replyMs; ) {
         await sleep(20);
         const reply = replyPackets(spokeAt);
-        if (reply && Date.now() - reply.last > 120) {
+        if (reply && Date.now() - reply.last > 120 && Date.now() - reply.first >= replyMs) {
           lastBotVoiceAt = reply.last;
           return reply.first;
         }
@@ -171,11 +184,12 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
           meant.push({ ms: turn.speechS * 1000, from: Date.now() });
           await speak(turn.k, turn.speechS);
           const spokeAt = Date.now();
-          const firstAudio = await awaitReply(spokeAt);
+          const firstAudio = await awaitReply(spokeAt, nextReplyMs);
           if (parked && firstAudio !== null) wakeToAudio.push(firstAudio - spokeAt);
           if (process.env.COST_DEBUG) log(`${provider} ${parking ? 'on' : 'off'} at ${Math.round((spokeAt - joinedAt) / 1000)} s: ${parked ? 'parked, ' : ''}reply ${firstAudio === null ? 'NONE' : `after ${firstAudio - spokeAt} ms`}`);
           await sleep(TURN_GAP_MS);
         }
+        exchangeEnds.push(lastBotVoiceAt);
       } else if (event.kind === 'chat') {
         // People turn to each other once the follow-up window after the bot's voice (or a text it
         // was given to speak: the fake says nothing for it, a real model would) has passed.
@@ -197,11 +211,29 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
         await core.request(`/say?text=${encodeURIComponent('The build is green.')}`, 'GET');
       }
     };
-    for (const event of roomScript(scale)) {
-      await at(event.atS);
-      await run(event);
+    // When the call parked (the core's `since`), read once a second: how long after the model's voice it parks.
+    let lastState = '';
+    const parkWatch = setInterval(() => {
+      void core.request('/health').then((res) => {
+        const bridge = (res.body as { bridge?: { state?: string; since?: number } }).bridge;
+        if (bridge?.state === 'parked' && lastState !== 'parked' && typeof bridge.since === 'number') parkedAt.push(bridge.since * 1000);
+        lastState = bridge?.state ?? '';
+      }, () => undefined);
+    }, 1000);
+    try {
+      for (const event of roomScript(scale)) {
+        await at(event.atS);
+        await run(event);
+      }
+      await at(SCRIPT_S * scale);
+    } finally {
+      clearInterval(parkWatch);
     }
-    await at(SCRIPT_S * scale);
+    // After each exchange: the model's voice stopped at the fake Discord → the park.
+    const quietToPark = parking ? exchangeEnds.flatMap((end) => {
+      const park = parkedAt.find((t) => t > end);
+      return park === undefined ? [] : [(park - end) / 1000];
+    }) : [];
     // Read whole (the bench's health schema keeps only the latency fields).
     const health = (await core.request('/health')).body as { usage?: { call?: { cost_usd: number } }; metrics: { model_link: LinkFigures } };
     const link = health.metrics.model_link;
@@ -237,6 +269,7 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       wakeToFirstAudioP95Ms: p95(wakeToAudio),
       wordsLost: lost,
       chatReachedModel,
+      parkAfterLastVoiceMaxS: quietToPark.length > 0 ? round1(Math.max(...quietToPark)) : null,
       costUsd: health.usage?.call?.cost_usd ?? 0,
     };
     log(`${provider} parking ${row.parking}: connected ${row.modelConnectedSeconds} s of ${row.callSeconds} s, ${row.parks} parks, ${row.wakes} wakes, ${row.wordsLost} words lost of ${meant.length} utterances, ${row.chatReachedModel} chat utterances reached the model, $${row.costUsd}`);

@@ -34,6 +34,7 @@ const resultSchema = z.object({
       wakeToFirstAudioP95Ms: ms,
       wordsLost: z.number().int(),
       chatReachedModel: z.number().int(),
+      parkAfterLastVoiceMaxS: z.number().nullable(),
       costUsd: z.number(),
     }).strict(),
   ),
