@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-call.ts';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
-import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
+import { startBenchModel, type BenchModelFake, type BenchModelOptions, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { CORE_NODE_FLAGS } from '../../main/core/core-node-flags.ts';
 import { cpuPercent, cpuWindows, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 import { BENCH_HOLDS_REPLY, modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
@@ -325,10 +325,10 @@ export interface BenchCore {
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */
-export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string; env?: Record<string, string>; nodeFlags?: readonly string[] } = {}): Promise<BenchCore> {
+export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string; env?: Record<string, string>; nodeFlags?: readonly string[]; transcribe?: BenchModelOptions['transcribe'] } = {}): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
   const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
-  const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS });
+  const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS, ...(options.transcribe ? { transcribe: options.transcribe } : {}) });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;

@@ -81,6 +81,8 @@ export interface BenchModelOptions {
   sessionLifetimeMs?: number;
   /** Gemini only: the service session's hard deadline (1011 "Deadline expired", then a refused resume); 0: the fake's default (58 min). */
   sessionDeadlineMs?: number;
+  /** OpenAI Realtime only: what its transcription sessions (the wake-name screener) hear, and after how long. */
+  transcribe?: { text: (pcm24k: Int16Array) => string; delayMs: number };
 }
 
 export interface BenchModelFake {
@@ -231,6 +233,7 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
     // Server VAD's speech threshold doubles as the barge-in threshold (speech_started during a reply).
     vadRms: options.bargeInRms ?? 1000,
     ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
+    ...(options.transcribe ? { transcribe: options.transcribe.text, transcribeDelayMs: options.transcribe.delayMs } : {}),
   });
   const model = KNOWN_REALTIME_MODELS[0];
   const shared = openaiBench(fake, 'openai-realtime', model, () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_REALTIME_BASE_URL: fake.url, OPENAI_REALTIME_MODEL: model }));
