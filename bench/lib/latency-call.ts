@@ -23,7 +23,7 @@ import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fak
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
 import { startBenchModel, type BenchModelFake, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { CORE_NODE_FLAGS } from '../../main/core/core-node-flags.ts';
-import { cpuPercent, cpuWindows, readProc, type ProcSample } from './latency-proc.ts';
+import { cpuPercent, cpuWindows, readProc, untilQuiet, type ProcSample } from './latency-proc.ts';
 import { modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
 import { wireLatencies, type WireResult } from './latency-wire.ts';
 
@@ -106,6 +106,8 @@ export interface CallRunResult {
     callCpuWindows10sPercent: number[];
     callCpuWorst10sPercent: number | null;
     rssIdleMb: number;
+    /** When the idle reading began, ms after the sidecar first answered (IDLE_SETTLE_MS, then until quiet). */
+    idleSettledAfterMs: number;
     /** VmHWM just before the call: tells a start-up peak from one during the call. */
     peakRssBeforeCallMb: number;
     rssAt20sMb: number | null;
@@ -306,10 +308,11 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
   const core = await startBenchCore({ provider: options.provider ?? 'gemini' });
   const { discord, model, base, token, pid } = core;
   try {
-    options.progress(`core pid ${pid} on ${base}; idle ${options.idleMs / 1000} s for a CPU baseline`);
+    options.progress(`core pid ${pid} on ${base}; settles, then idle ${options.idleMs / 1000} s for a CPU baseline`);
     // Let start-up work (bot login, module JIT) settle: the core's real idle state (with --expose-gc
     // its opt-in idle trim, main/core/idle-memory-trim.ts, would have run 5 s after the last request).
     await sleep(IDLE_SETTLE_MS);
+    const settleQuietMs = await untilQuiet(pid);
     const idleFrom = readProc(pid)!;
     await sleep(options.idleMs);
     const idleTo = readProc(pid)!;
@@ -375,6 +378,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         callCpuWindows10sPercent: windows,
         callCpuWorst10sPercent: windows.length ? Math.max(...windows) : null,
         rssIdleMb: idleTo.rssMb,
+        idleSettledAfterMs: IDLE_SETTLE_MS + settleQuietMs,
         peakRssBeforeCallMb: idleTo.peakRssMb,
         rssAt20sMb: sampleNear(20)?.rssMb ?? null,
         rssAtEndMb: callTo.rssMb,
