@@ -7,8 +7,8 @@
 // core in-process and so cannot be used here).
 //
 // The fake model's replies are driven from here rather than by its autoReply, so each reply's start
-// and its barge-in are timestamped where they happen; that gives a wire-level cross-check of the
-// core's own egress and barge-in histograms (fake model socket → fake Discord UDP).
+// and its barge-in are timestamped where they happen; that gives the wire-level figures beside the
+// core's own egress and barge-in histograms (bench/lib/latency-wire.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,8 +23,9 @@ import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fak
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
 import { startBenchModel, type BenchModelFake, type BenchModelOptions, type BenchProvider, type BenchReply } from './model-fakes.ts';
 import { CORE_NODE_FLAGS } from '../../main/core/core-node-flags.ts';
-import { cpuPercent, cpuWindows, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
-import { BENCH_HOLDS_REPLY, modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
+import { cpuPercent, cpuWindows, readProc, untilQuiet, type ProcSample } from './latency-proc.ts';
+import { modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
+import { wireLatencies, type WireResult } from './latency-wire.ts';
 
 /** The TypeScript source: Node's type stripper (WebAssembly) then stays resident in the core. */
 export const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
@@ -42,16 +43,11 @@ export const REPLY_MS = 3000;
 const BARGE_IN_RMS = 800;
 /** Owner utterance lengths, cycled (seconds). */
 const UTTERANCES = [1.6, 2.2, 1.9, 2.5, 1.5, 2.0];
-/** Decoded peak above which a recorded 20 ms packet counts as sound (≈ -50 dBFS; Opus leaves tiny residue). */
-const SOUND_PEAK = 100;
 /**
- * Decoded peak above which a packet carries audible speech (≈ -30 dBFS). After a barge-in fade the
- * Opus encoder's overlap puts the fade's last few ms into the next packet at about -44 to -55 dBFS:
- * over SOUND_PEAK, but residue of the fade, not speech of the interrupted turn. Both are reported.
+ * After the sidecar answers: start-up work settled. Also past the opt-in idle memory trim (5 s after
+ * the last request) of a core started with --expose-gc; the launchers' flags (core-node-flags.ts)
+ * leave it off, so by default none runs.
  */
-const SPEECH_PEAK = 1000;
-const FRAME_VALUES = 1920;
-/** After the sidecar answers: past the core's idle memory trim (5 s after the last request). */
 export const IDLE_SETTLE_MS = 6500;
 
 const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
@@ -110,6 +106,8 @@ export interface CallRunResult {
     callCpuWindows10sPercent: number[];
     callCpuWorst10sPercent: number | null;
     rssIdleMb: number;
+    /** When the idle reading began, ms after the sidecar first answered (IDLE_SETTLE_MS, then until quiet). */
+    idleSettledAfterMs: number;
     /** VmHWM just before the call: tells a start-up peak from one during the call. */
     peakRssBeforeCallMb: number;
     rssAt20sMb: number | null;
@@ -120,7 +118,8 @@ export interface CallRunResult {
     rssSeries: { t_s: number; rss_mb: number }[];
   };
   fakesProcess: { cpuPercent: number; rssMb: number };
-  wire: { egress: Percentiles; bargeIn: Percentiles; bargeInSpeech: Percentiles; firstAudioAt: (number | null)[]; note: string } | { egress: null; bargeIn: null; bargeInSpeech: null; firstAudioAt: (number | null)[]; note: string };
+  /** Egress and barge-in on the wire (bench/lib/latency-wire.ts). */
+  wire: WireResult;
   /** End of speech → the service's end of turn → first reply audio (bench/lib/latency-turn.ts). */
   turn: TurnLatencies;
 }
@@ -156,8 +155,9 @@ export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: strin
 }
 
 /**
- * Drives the fake model: answers each end of user speech with a reply (after the service's modelled
- * first-audio delay, bench/lib/latency-turn.ts), records when it started and ended.
+ * Drives the fake model: answers each end of user speech with a reply at once (the fake holds its
+ * first audio for the service's modelled delay after its end of turn: bench/lib/latency-turn.ts),
+ * records when it started and ended.
  */
 class ReplyDriver {
   readonly turns: Turn[] = [];
@@ -169,15 +169,11 @@ class ReplyDriver {
   constructor(model: BenchModelFake) {
     model.onUserTurn((userTurn) => {
       const timing = this.clock.turnEnded(Date.now());
-      const respond = (): void => {
-        const turn = userTurn.respond({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
-        if (!turn) return;
-        this.turns.push(turn);
-        this.answered.push(timing);
-        for (const waiter of this.#waiters.splice(0)) waiter(turn);
-      };
-      if (BENCH_HOLDS_REPLY[model.provider]) setTimeout(respond, modelledFirstAudioMs(model.provider));
-      else respond();
+      const turn = userTurn.respond({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
+      if (!turn) return;
+      this.turns.push(turn);
+      this.answered.push(timing);
+      for (const waiter of this.#waiters.splice(0)) waiter(turn);
     });
   }
 
@@ -198,10 +194,10 @@ class ReplyDriver {
 
 /**
  * The owner's script: utterances of 1.5-2.5 s; two replies in three are barged into 450-850 ms
- * after they start (while the fake model is still sending, so it answers `interrupted`), the third
- * is heard to its end, then a pause.
+ * after their first audio (the fake's modelled delay after the turn end, when the driver answered),
+ * the third is heard to its end, then a pause.
  */
-async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: number): Promise<number> {
+async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: number, firstAudioDelayMs: number): Promise<number> {
   const random = seededRandom(6);
   const signals = UTTERANCES.map((s) => speechLikeSignal(s));
   let utterances = 0;
@@ -213,7 +209,7 @@ async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: num
     const turn = await replyStarts;
     if (!turn) continue;
     if (k % 3 !== 2) {
-      await sleep(450 + random() * 400);
+      await sleep(firstAudioDelayMs + 450 + random() * 400);
       continue;
     }
     await turn.done;
@@ -221,50 +217,6 @@ async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: num
     await sleep(Math.max(0, REPLY_MS - sendingMs) + 600 + random() * 600);
   }
   return utterances;
-}
-
-/** Egress and barge-in as seen on the wire: fake model socket → non-silent RTP received by the fake Discord. */
-function wireLatencies(discord: FakeDiscord, turns: readonly Turn[]): CallRunResult['wire'] {
-  const packets = discord.recorder.packets;
-  const pcm = discord.recorder.pcm();
-  if (pcm.length !== packets.length * FRAME_VALUES) {
-    return { egress: null, bargeIn: null, bargeInSpeech: null, firstAudioAt: [], note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
-  }
-  const peaks = packets.map((_, i) => {
-    let peak = 0;
-    for (let j = i * FRAME_VALUES; j < (i + 1) * FRAME_VALUES; j++) peak = Math.max(peak, Math.abs(pcm[j]!));
-    return peak;
-  });
-  const sound = peaks.map((p) => p > SOUND_PEAK);
-  const egress: number[] = [];
-  const bargeIn: number[] = [];
-  const bargeInSpeech: number[] = [];
-  const firstAudioAt: (number | null)[] = [];
-  turns.forEach((turn, t) => {
-    const windowEnd = turns[t + 1]?.startedAt ?? Infinity;
-    const first = packets.findIndex((p, i) => sound[i] && p.receivedAt >= turn.startedAt && p.receivedAt < windowEnd);
-    if (first >= 0) egress.push(packets[first]!.receivedAt - turn.startedAt);
-    firstAudioAt.push(first >= 0 ? packets[first]!.receivedAt : null);
-    const cut = turn.interruptedAt;
-    if (turn.outcome === 'interrupted' && cut !== null) {
-      let last = cut;
-      let lastSpeech = cut;
-      packets.forEach((p, i) => {
-        if (p.receivedAt < cut || p.receivedAt >= windowEnd) return;
-        if (sound[i]) last = Math.max(last, p.receivedAt);
-        if (peaks[i]! > SPEECH_PEAK) lastSpeech = Math.max(lastSpeech, p.receivedAt);
-      });
-      bargeIn.push(last - cut);
-      bargeInSpeech.push(lastSpeech - cut);
-    }
-  });
-  return {
-    egress: percentiles(egress),
-    bargeIn: percentiles(bargeIn),
-    bargeInSpeech: percentiles(bargeInSpeech),
-    firstAudioAt,
-    note: 'Date.now() (1 ms) in the fakes process; egress includes the fake model\'s 0 ms timer before its first chunk; barge-in counts from the service\'s own signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending); a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)',
-  };
 }
 
 export async function getJson(url: string, token: string, method = 'GET'): Promise<{ status: number; body: unknown }> {
@@ -356,10 +308,11 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
   const core = await startBenchCore({ provider: options.provider ?? 'gemini' });
   const { discord, model, base, token, pid } = core;
   try {
-    options.progress(`core pid ${pid} on ${base}; idle ${options.idleMs / 1000} s for a CPU baseline`);
-    // Let start-up work (bot login, module JIT) settle and the core return its start-up garbage
-    // (it trims 5 s after the last request, main/core/idle-memory-trim.ts): its real idle state.
+    options.progress(`core pid ${pid} on ${base}; settles, then idle ${options.idleMs / 1000} s for a CPU baseline`);
+    // Let start-up work (bot login, module JIT) settle: the core's real idle state (with --expose-gc
+    // its opt-in idle trim, main/core/idle-memory-trim.ts, would have run 5 s after the last request).
     await sleep(IDLE_SETTLE_MS);
+    const settleQuietMs = await untilQuiet(pid);
     const idleFrom = readProc(pid)!;
     await sleep(options.idleMs);
     const idleTo = readProc(pid)!;
@@ -386,7 +339,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     const at20 = setTimeout(() => void health(base, token).then((h) => (healthAt20s = h), () => undefined), 20_000);
     const progress = setInterval(() => options.progress(`  ${Math.round((performance.now() - callFrom.at) / 1000)} s: ${driver.turns.length} replies, ${driver.turns.filter((t) => t.outcome === 'interrupted').length} barged into`), 15_000);
 
-    const script = ownerScript(discord, driver, callFrom.at + options.durationMs);
+    const script = ownerScript(discord, driver, callFrom.at + options.durationMs, modelledFirstAudioMs(model.provider));
     await sleep(Math.max(0, callFrom.at + options.durationMs - performance.now()));
     const callTo = readProc(pid)!;
     const fakesCpu = process.cpuUsage(fakesFrom.cpu);
@@ -398,12 +351,12 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     await Promise.all(driver.turns.map((t) => t.done));
     // Let the last reply play out (and its egress/barge-in samples land) before reading the histograms.
     const lastStart = driver.turns.at(-1)?.startedAt ?? 0;
-    await sleep(Math.max(300, lastStart + REPLY_MS + 400 - Date.now()));
+    await sleep(Math.max(300, lastStart + modelledFirstAudioMs(model.provider) + REPLY_MS + 400 - Date.now()));
     const healthAtEnd = await health(base, token);
     await getJson(`${base}/stop`, token);
 
     const windows = cpuWindows(callFrom, samples, callTo);
-    const wire = wireLatencies(discord, driver.turns);
+    const wire = wireLatencies(discord.recorder.packets, discord.recorder.pcm(), driver.turns, driver.clock.onsets);
     const sampleNear = (seconds: number) => samples.find((s) => s.at - callFrom.at >= seconds * 1000 - 500) ?? null;
     return {
       provider: model.provider,
@@ -425,6 +378,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         callCpuWindows10sPercent: windows,
         callCpuWorst10sPercent: windows.length ? Math.max(...windows) : null,
         rssIdleMb: idleTo.rssMb,
+        idleSettledAfterMs: IDLE_SETTLE_MS + settleQuietMs,
         peakRssBeforeCallMb: idleTo.peakRssMb,
         rssAt20sMb: sampleNear(20)?.rssMb ?? null,
         rssAtEndMb: callTo.rssMb,

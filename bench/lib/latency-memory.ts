@@ -17,7 +17,7 @@ const LONG_CALL_MS = 600_000;
 const BURSTS = ['GET /health', 'GET /notes', 'GET /schedule', 'POST /schedule'] as const;
 const PER_BURST = 2000;
 const CONCURRENCY = 20;
-/** The core trims its idle memory 5 s after the last request (main/core/idle-memory-trim.ts). */
+/** Past the opt-in idle trim (5 s after the last request, with --expose-gc: main/core/idle-memory-trim.ts), when enabled. */
 const SETTLE_MS = 8000;
 const AFTER_REQUESTS_MS = 60_000;
 

@@ -3,6 +3,7 @@
 // process free of any measuring code.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let clockTicks: number | null = null;
 
@@ -40,6 +41,35 @@ export function readProc(pid: number): ProcSample | null {
     return { at: performance.now(), cpuMs: (ticks * 1000) / ticksPerSecond(), rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether the readings (oldest first) end with `quietMs` in which the process used at most
+ * `budgetMs` of CPU (10 ms ticks: 20 ms is two ticks of housekeeping).
+ */
+export function quietFor(readings: readonly ProcSample[], quietMs: number, budgetMs: number): boolean {
+  const last = readings.at(-1);
+  if (!last) return false;
+  const from = readings.findLast((r) => last.at - r.at >= quietMs);
+  return from !== undefined && last.cpuMs - from.cpuMs <= budgetMs;
+}
+
+/**
+ * Waits until `pid` has been quiet (quietFor) or `maxMs` passed; returns the ms waited. An idle core
+ * started without --expose-gc gets one more GC from V8's memory reducer about 8-9 s after start-up
+ * (≈ 130 ms of CPU, RSS down ≈ 7 MB): an idle baseline must not catch it.
+ */
+export async function untilQuiet(pid: number, options: { quietMs?: number; budgetMs?: number; maxMs?: number } = {}): Promise<number> {
+  const { quietMs = 2000, budgetMs = 20, maxMs = 15_000 } = options;
+  const readings: ProcSample[] = [];
+  const from = performance.now();
+  for (;;) {
+    const reading = readProc(pid);
+    if (!reading) return performance.now() - from;
+    readings.push(reading);
+    if (quietFor(readings, quietMs, budgetMs) || reading.at - from >= maxMs) return reading.at - from;
+    await sleep(250);
   }
 }
 

@@ -1,6 +1,6 @@
 // The latency benchmark's provider dimension: the same simulated call (bench/lib/latency-call.ts)
 // run once per live model provider, one after another, each with a fresh core and its own fake,
-// and its hop latencies side by side: ingress, egress and barge-in on the wire, core CPU.
+// and its hop latencies side by side: ingress, egress and barge-in on the wire (latency-wire.ts), core CPU.
 import type { CallRunOptions, CallRunResult } from './latency-call.ts';
 import { runBenchCall } from './latency-call.ts';
 import { round, type Percentiles } from './latency-proc.ts';
@@ -42,9 +42,14 @@ export interface ProviderRow {
   egressP50Ms: number | null;
   egressP95Ms: number | null;
   egressN: number;
+  /** The barging owner's first sounding packet sent → the reply's last speech RTP received (latency-wire.ts). */
   bargeInP50Ms: number | null;
   bargeInP95Ms: number | null;
   bargeInN: number;
+  /** The service's own barge-in signal → the same last RTP (the local cut comes first, so about 0). */
+  serviceSignalToCutP50Ms: number | null;
+  serviceSignalToCutP95Ms: number | null;
+  serviceSignalToCutN: number;
   /** Owner's end of speech → the service's end of turn, on the wire (bench/lib/latency-turn.ts). */
   endOfSpeechToStreamEndP50Ms: number | null;
   endOfSpeechToStreamEndP95Ms: number | null;
@@ -62,8 +67,9 @@ export interface ProviderRow {
   /** The modelled service delay (main/fakes/shared/service-timing.ts firstAudioAfterTurnEndMs). */
   modelledFirstAudioAfterTurnEndMs: number;
   /**
-   * Whether the call's replies really waited that long (streamEndToFirstAudioP50Ms ≥ it): false where
-   * neither the fake nor the bench could hold the reply (Realtime before the fakes model the timing).
+   * Whether the call's replies really waited that long (streamEndToFirstAudioP50Ms ≥ it). The fake
+   * holds every reply from its own end of turn; the bench adds no wait of its own, so the delay is
+   * applied once (streamEndToFirstAudioP50Ms = it + the bridge's egress, not twice it).
    */
   modelledDelayApplied: boolean;
   /** Turns the service ended while the owner was still talking. */
@@ -85,7 +91,8 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
   return runs.map(({ provider, call }) => {
     const ingress = call.healthAtEnd.metrics.ingress_latency;
     const egress = call.wire.egress ?? none;
-    const bargeIn = call.wire.bargeInSpeech ?? none;
+    const bargeIn = call.wire.bargeIn ?? none;
+    const serviceSignal = call.wire.serviceSignalToCut ?? none;
     const turn = call.turn;
     const eot = corpus[provider];
     return {
@@ -100,6 +107,9 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       bargeInP50Ms: bargeIn.p50_ms,
       bargeInP95Ms: bargeIn.p95_ms,
       bargeInN: bargeIn.count,
+      serviceSignalToCutP50Ms: serviceSignal.p50_ms,
+      serviceSignalToCutP95Ms: serviceSignal.p95_ms,
+      serviceSignalToCutN: serviceSignal.count,
       endOfSpeechToStreamEndP50Ms: turn.endOfSpeechToStreamEnd.p50_ms,
       endOfSpeechToStreamEndP95Ms: turn.endOfSpeechToStreamEnd.p95_ms,
       endOfSpeechToStreamEndN: turn.endOfSpeechToStreamEnd.count,
@@ -131,7 +141,7 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
 
 export const PROVIDER_DEFINITIONS = {
   providers:
-    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, fake model sends a reply\'s first chunk → first sounding RTP at the fake Discord; barge-in = on the wire, the service\'s barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model stops sending, and the adapter infers the yield after 250 ms without audio) → last speech RTP; core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts): endOfSpeechToStreamEnd = the fake Discord client sends the utterance\'s last sounding packet → the fake service ends the turn (Gemini: audioStreamEnd arrives; Realtime and GPT-Live: the fake\'s VAD on the appended audio), Date.now() in the fakes process; endOfSpeechToStreamEndCorpusP95Ms and falseCutoffPercent = the provider\'s voice gate (main/core/audio/end-of-turn.ts) on the labelled pause corpus (test/fixtures/pause-corpus: 30 mid-sentence pauses of 200-900 ms, 10 true ends; a close inside a pause is a false cut-off), counted in 10 ms frames; endOfSpeechToFirstAudio = end of speech → the reply\'s first sounding RTP at the fake Discord, with the service\'s modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied; streamEndToFirstAudioP50Ms = that delay plus the bridge\'s egress',
+    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, the fake model sends a reply\'s first chunk (after the modelled first-audio delay) → first sounding RTP at the fake Discord; barge-in (bargeInP50Ms/P95Ms) = what a user lives: the barging owner\'s first sounding packet sent by the fake Discord client → the interrupted reply\'s last speech RTP (decoded peak > -30 dBFS) received by the fake Discord, 2 of every 3 replies barged into 450-850 ms after their first audio (the bridge cuts playback itself on an allowed speaker\'s onset, main/core/bridge/barge-in.ts); serviceSignalToCutP50Ms/P95Ms = the service\'s own barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) → the same last speech RTP, a reference only (the local cut comes before it, so it reads about 0); core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts): endOfSpeechToStreamEnd = the fake Discord client sends the utterance\'s last sounding packet → the fake service ends the turn (Gemini: audioStreamEnd arrives; Realtime and GPT-Live: the fake\'s VAD on the appended audio), Date.now() in the fakes process; endOfSpeechToStreamEndCorpusP95Ms and falseCutoffPercent = the provider\'s voice gate (main/core/audio/end-of-turn.ts) on the labelled pause corpus (test/fixtures/pause-corpus: 30 mid-sentence pauses of 200-900 ms, 10 true ends; a close inside a pause is a false cut-off), counted in 10 ms frames; endOfSpeechToFirstAudio = end of speech → the reply\'s first sounding RTP at the fake Discord, with the service\'s modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied once, by the fake from its own end of turn (the bench answers at once); streamEndToFirstAudioP50Ms = that delay plus the bridge\'s egress; modelledDelayApplied = streamEndToFirstAudioP50Ms ≥ that delay',
 } as const;
 
 const ms = (v: number | null) => (v === null ? '—' : v.toFixed(2));
@@ -143,10 +153,11 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
     'provider (model)',
     `ingress p50/p95 ms (≤ ${targets.ingress_p95_ms})`,
     `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`,
-    `barge-in, wire p50/p95 ms (≤ ${targets.barge_in_ms})`,
+    `barge-in, owner's onset → cut p50/p95 ms (≤ ${targets.barge_in_ms})`,
+    'service signal → cut p50/p95 ms',
     `end of speech → stream end p50/p95 ms (≤ ${targets.end_of_speech_to_stream_end_p95_ms})`,
     `false cut-offs % (≤ ${targets.false_cutoff_percent})`,
-    'end of speech → first audio p50/p95 ms (modelled service delay)',
+    'end of speech → first audio p50/p95 ms (modelled service delay; stream end → first audio p50)',
     `core CPU % (≤ ${targets.core_cpu_call_percent}), worst 10 s`,
   ];
   const lines = rows.map((r) => [
@@ -154,9 +165,10 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
     pair(r.ingressP50Ms, r.ingressP95Ms, r.ingressN, r.met.ingress),
     pair(r.egressP50Ms, r.egressP95Ms, r.egressN, r.met.egress),
     pair(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, r.met.bargeIn),
+    pair(r.serviceSignalToCutP50Ms, r.serviceSignalToCutP95Ms, r.serviceSignalToCutN, true),
     pair(r.endOfSpeechToStreamEndP50Ms, r.endOfSpeechToStreamEndP95Ms, r.endOfSpeechToStreamEndN, r.met.endOfTurn),
     `${r.falseCutoffPercent.toFixed(1)}${r.met.falseCutoff ? '' : ' MISSED'}`,
-    `${pair(r.endOfSpeechToFirstAudioP50Ms, r.endOfSpeechToFirstAudioP95Ms, r.endOfSpeechToFirstAudioN, true)} (${r.modelledFirstAudioAfterTurnEndMs}${r.modelledDelayApplied ? '' : ', NOT applied'})`,
+    `${pair(r.endOfSpeechToFirstAudioP50Ms, r.endOfSpeechToFirstAudioP95Ms, r.endOfSpeechToFirstAudioN, true)} (${r.modelledFirstAudioAfterTurnEndMs}${r.modelledDelayApplied ? '' : ', NOT applied'}; ${ms(r.streamEndToFirstAudioP50Ms)})`,
     `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}, ${ms(r.coreCpuCallWorst10sPercent)}`,
   ]);
   const all = [header, ...lines];

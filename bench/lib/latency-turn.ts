@@ -4,17 +4,12 @@
 // at the fake Discord. All three timestamps are Date.now() in the fakes process. The service's
 // published first-audio delay (SERVICE_TIMING) is modelled and printed beside the figures, so the
 // bridge's share stays visible; the pause corpus gives the gate's false cut-offs beside them.
+// The driver answers every turn at once: each fake holds the reply's first audio for that delay,
+// counted from its own end of turn (main/fakes/shared/fake-connection.ts), so it is applied once.
 import { SERVICE_TIMING } from '../../main/fakes/shared/service-timing.ts';
 import { percentiles, type Percentiles } from './latency-proc.ts';
 import type { BenchProvider } from './model-fakes.ts';
-
-/**
- * Where the bench itself holds a reply for the modelled first-audio delay: Gemini and GPT-Live
- * answer when told to, so the driver waits. Realtime's server VAD starts its response at once (the
- * fake's own timing, main/fakes/shared/service-timing.ts, applies it there); a fake that already
- * waits from the turn's end adds nothing on top (it counts from the same instant).
- */
-export const BENCH_HOLDS_REPLY: Readonly<Record<BenchProvider, boolean>> = { gemini: true, 'openai-realtime': false, 'openai-live': true };
+import { firstSoundingFrame } from './latency-wire.ts';
 
 export const modelledFirstAudioMs = (provider: BenchProvider): number => SERVICE_TIMING[provider].firstAudioAfterTurnEndMs;
 
@@ -29,6 +24,8 @@ export interface TurnTiming {
 /** The owner's side of the turn clock: utterances start and end, the service ends turns. */
 export class TurnClock {
   readonly timings: TurnTiming[] = [];
+  /** When each utterance's first sounding packet left the fake Discord client (its onset: where a barge-in starts). */
+  readonly onsets: number[] = [];
   /** Turns the service ended while the owner was still talking (cut mid-utterance). */
   cutMidUtterance = 0;
   #speaking = false;
@@ -37,10 +34,12 @@ export class TurnClock {
   /** Options for FakeDiscord.speak: marks the end of speech at the last sounding packet of `pcm48kStereo`. */
   utterance(pcm48kStereo: Int16Array): { onSent: (at: number) => void } {
     const speechPackets = Math.ceil(pcm48kStereo.length / 1920);
+    const onsetPacket = firstSoundingFrame(pcm48kStereo);
     let sent = 0;
     this.#speaking = true;
     return {
       onSent: (at) => {
+        if (sent === onsetPacket) this.onsets.push(at);
         if (++sent !== speechPackets) return;
         this.#speaking = false;
         this.#endOfSpeechAt = at;
@@ -67,7 +66,6 @@ export interface TurnLatencies {
   streamEndToFirstAudio: Percentiles;
   cutMidUtterance: number;
   modelledFirstAudioMs: number;
-  benchHoldsReply: boolean;
 }
 
 /** `replies[i]` answers `timings[i]` (null: not answered); `firstAudioAt[i]` its first sounding RTP. */
@@ -86,6 +84,5 @@ export function turnLatencies(provider: BenchProvider, clock: TurnClock, replies
     streamEndToFirstAudio: percentiles(streamToFirstAudio),
     cutMidUtterance: clock.cutMidUtterance,
     modelledFirstAudioMs: modelledFirstAudioMs(provider),
-    benchHoldsReply: BENCH_HOLDS_REPLY[provider],
   };
 }

@@ -20,6 +20,7 @@
 import { isLiveProviderName, LIVE_PROVIDERS, type LiveProviderName } from '../../main/core/config/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
 import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
+import type { ReplyTiming } from '../../main/fakes/shared/paced-reply.ts';
 import { tailPcm } from '../../main/fakes/shared/pcm.ts';
 
 export type BenchProvider = LiveProviderName;
@@ -52,6 +53,8 @@ export interface BenchReply {
   outcome: BenchReplyOutcome | null;
   /** Date.now() when the reply ended. */
   endedAt: number | null;
+  /** Date.now() when the fake sent the reply's first audio (null: not yet, or never). */
+  firstAudioSentAt(): number | null;
   done: Promise<BenchReplyOutcome>;
 }
 
@@ -112,8 +115,10 @@ export interface BenchModelFake {
   close(): Promise<void>;
 }
 
-function track(startedAt: number, done: Promise<BenchReplyOutcome>): BenchReply {
-  const reply: BenchReply = { startedAt, interruptedAt: null, outcome: null, endedAt: null, done };
+/** `timings`: the connection's reply timings; this reply's is the first begun at or after `startedAt`. */
+function track(startedAt: number, done: Promise<BenchReplyOutcome>, timings: readonly ReplyTiming[]): BenchReply {
+  const firstAudioSentAt = (): number | null => timings.find((t) => t.startedAt >= startedAt)?.firstAudioAt ?? null;
+  const reply: BenchReply = { startedAt, interruptedAt: null, outcome: null, endedAt: null, done, firstAudioSentAt };
   void done.then((outcome) => {
     reply.outcome = outcome;
     reply.endedAt = Date.now();
@@ -148,7 +153,11 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
         socket: connection.index,
         pcm: tailPcm(connection.audio, connection.samplesSinceTurn, (a) => a.pcm),
         rate: 16_000,
-        respond: (s) => (connection.stalled ? null : track(Date.now(), connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript, inputTranscript: s.inputTranscript }))),
+        respond: (s) => {
+          if (connection.stalled) return null;
+          const startedAt = Date.now();
+          return track(startedAt, connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript, inputTranscript: s.inputTranscript }), connection.replyTimings);
+        },
       };
       for (const handler of turnHandlers) handler(turn);
     });
@@ -252,7 +261,7 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
           connection.setInputTranscript(s.inputTranscript);
           // The response server VAD creates right after this turn speaks the script.
           const done = connection.queueReply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
-          current = track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o === 'cancelled' ? 'interrupted' : 'closed')));
+          current = track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o === 'cancelled' ? 'interrupted' : 'closed')), connection.replyTimings);
           return current;
         },
       };
@@ -280,8 +289,9 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
         rate: connection.rate,
         respond: (s) => {
           connection.sendInputTranscript(s.inputTranscript, ms);
+          const startedAt = Date.now();
           const done = connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
-          return track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o)));
+          return track(startedAt, done.then((o) => (o === 'completed' ? 'complete' : o)), connection.replyTimings);
         },
       };
       shared.emitTurn(turn);

@@ -1,6 +1,7 @@
 // The latency bench's turn clock (bench/lib/latency-turn.ts): end of speech is the utterance's last
 // sounding packet (not the silence tail the fake client adds), a turn the service ends while the
-// owner is still talking is counted as a cut, and each reply's first audio is measured from both ends.
+// owner is still talking is counted as a cut, and each reply's first audio is measured from both ends;
+// an utterance's onset (where a barge-in starts) is its first sounding packet.
 import { describe, expect, it } from 'vitest';
 import { TurnClock, turnLatencies } from '../../../bench/lib/latency-turn.ts';
 import { SERVICE_TIMING } from '../../../main/fakes/shared/service-timing.ts';
@@ -20,6 +21,17 @@ describe('TurnClock', () => {
     expect(result.endOfSpeechToFirstAudio.p95_ms).toBe(920);
     expect(result.streamEndToFirstAudio.p95_ms).toBe(420);
     expect(result.modelledFirstAudioMs).toBe(SERVICE_TIMING.gemini.firstAudioAfterTurnEndMs);
+  });
+
+  it('marks each utterance\'s onset at its first sounding packet, not at leading silence', () => {
+    const clock = new TurnClock();
+    const pcm = utterance(4);
+    pcm.fill(3000, 2 * 1920 + 500, 4 * 1920); // silent for two packets, then sound
+    const { onSent } = clock.utterance(pcm);
+    for (const at of [2000, 2020, 2040, 2060]) onSent(at);
+    const { onSent: second } = clock.utterance(utterance(2).fill(3000));
+    for (const at of [3000, 3020]) second(at);
+    expect(clock.onsets).toEqual([2040, 3000]);
   });
 
   it('counts a turn ended mid-utterance as a cut, not as a latency', () => {
