@@ -38,8 +38,7 @@ export function keyAccepted(key: string, validKeys: readonly string[] | undefine
 }
 
 /** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export abstract class OpenAIFakeServer<C, E extends Record<keyof E, any[]>> extends FakeServer<C, E> {
+export abstract class OpenAIFakeServer<C, E extends Record<keyof E, unknown[]>> extends FakeServer<C, E> {
   /** Base URL for OPENAI_*_BASE_URL (ends in /v1). */
   readonly url: string;
   /** HTTP statuses refused at the upgrade, in order. */

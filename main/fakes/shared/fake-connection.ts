@@ -31,8 +31,7 @@ export interface PacedScript {
 }
 
 // The event map is the subclass's; `any[]` as in @types/node's own EventMap.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export abstract class FakeConnection<E extends Record<keyof E, any[]>> extends EventEmitter<E> implements SocketTimers {
+export abstract class FakeConnection<E extends Record<keyof E, unknown[]>> extends EventEmitter<E> implements SocketTimers {
   readonly index: number;
   /** Request headers of the upgrade (user-agent, x-goog-api-client …). */
   readonly headers: Record<string, string | string[] | undefined>;

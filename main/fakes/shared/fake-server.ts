@@ -9,8 +9,7 @@ import type { WebSocketServer } from 'ws';
 import { closeWebSocketFake, nthEstablished } from './ws-server.ts';
 
 // The event map is the subclass's; `any[]` as in @types/node's own EventMap.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export abstract class FakeServer<C, E extends Record<keyof E, any[]>> extends EventEmitter<E> {
+export abstract class FakeServer<C, E extends Record<keyof E, unknown[]>> extends EventEmitter<E> {
   readonly port: number;
   /** Every upgrade request, accepted or not: the number a retry storm would inflate. */
   upgradeAttempts = 0;
