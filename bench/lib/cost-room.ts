@@ -77,7 +77,7 @@ export function roomScript(scale: number): RoomEvent[] {
   EXCHANGES_AT_S.forEach((atS, e) => {
     const exchange: ExchangeTurn[] = [];
     for (let t = 0; t < turns; t++, n++) {
-      // Opening turn: a named pitch; follow-ups: any pitch (they pass by the follow-up window, unscreened).
+      // Opening turn: a named pitch; follow-ups: whichever pitch (they pass by the follow-up window, unscreened).
       exchange.push({ k: t === 0 ? e % NAMED_PITCHES : NAMED_PITCHES + ((e + t) % NAMED_PITCHES), speechS: SPEECH_S[n % SPEECH_S.length]!, replyS: REPLY_S[n % REPLY_S.length]! });
     }
     events.push({ atS, kind: 'exchange', turns: exchange });

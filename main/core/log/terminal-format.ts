@@ -10,6 +10,6 @@ export interface TerminalLogFormat {
 export function terminalLogFormat(setting: 'auto' | 'pretty' | 'json', stderr: { isTTY?: boolean }, env: NodeJS.ProcessEnv): TerminalLogFormat {
   const tty = stderr.isTTY === true;
   const format = setting === 'auto' ? (tty ? 'pretty' : 'json') : setting;
-  // https://no-color.org: any non-empty NO_COLOR turns colour off.
+  // https://no-color.org: NO_COLOR set to a non-empty value turns colour off.
   return { format, colorize: format === 'pretty' && tty && !env.NO_COLOR };
 }

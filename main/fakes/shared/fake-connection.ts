@@ -1,4 +1,4 @@
-// One client socket as any model fake sees it, whatever the protocol: how it closes and who closed
+// One client socket as every model fake sees it, whatever the protocol: how it closes and who closed
 // it, timers that die with it, raw frames and drops for fault tests, "wait until this holds", and
 // the service's timing: a reply to a turn starts `firstAudioAfterTurnEndMs` after the turn ended and
 // is paced faster than real time (timing.ts). Each fake's connection maps only its protocol on it.

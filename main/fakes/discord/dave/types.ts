@@ -42,7 +42,7 @@ export interface DaveFaults {
    * transport keys and receives the members' E2EE audio, which it cannot decrypt yet.
    */
   addDelayMs: number;
-  /** A newcomer is committed by another member's client (op 29 with their commit), not by the bot: any member may commit on Discord. */
+  /** A newcomer is committed by another member's client (op 29 with their commit), not by the bot; every member may commit on Discord. */
   memberCommitsJoins: boolean;
   /** Ignore this many of the bot's next key packages (op 26 lost): it stays "joined but not ready" (soundbored #58). */
   dropKeyPackages: number;
