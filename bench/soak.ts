@@ -101,6 +101,7 @@ const result = {
   utterancesLost: utterancesSent - utterancesHeard,
   repliesDoubled,
   strayReplies: cycles.reduce((n, c) => n + c.strayReplies, 0),
+  repliesUnheard: run.repliesUnheard,
   maxGapMs: gapStats.max_ms === null ? null : Math.round(gapStats.max_ms),
   p95GapMs: gapStats.p95_ms === null ? null : Math.round(gapStats.p95_ms),
   gapsByEvent: { rotation: byKind('rotation'), drop: byKind('drop'), stall: byKind('stall'), voiceReset: byKind('voiceReset'), deadline: byKind('deadline') },
@@ -116,7 +117,8 @@ const result = {
   health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
   definitions: {
     utterancesHeard: 'utterances the fake model received and transcribed as the phrase the fake user said (pitch-coded phrase number)',
-    repliesDoubled: 'utterances the model answered more than once',
+    repliesDoubled: 'utterances the model answered more than once with audio (a reply counts once its first audio left the fake)',
+    repliesUnheard: "replies the fake began on a socket that dropped before their first audio (inside the service's modelled first-audio delay): nobody heard them, and the bridge said those words again on the next socket",
     deadlines: "service sessions the fake model ended at their hard deadline (--deadline-s; 3.8 closes at 58:00 with 1011 and refuses the resume with 1007)",
     freshSessions: 'service sessions begun after the first: fresh sessions the core opened, seeded with the call so far, after a refused resume or a renewal before the deadline',
     replayedMs: 'user audio the resumed sessions had not consumed (heard after the handle they resumed from), which the client had to send again (transparent resumption)',

@@ -87,11 +87,20 @@ export interface SoakRun {
   rssSeries: { t_s: number; rss_mb: number }[];
   healthAtEnd: BenchHealth;
   fakeSockets: number;
+  /** Replies the fake began whose socket ended before their first audio (nobody heard them). */
+  repliesUnheard: number;
 }
 
 interface HeardReply {
   k: number;
   done: Promise<unknown>;
+  /**
+   * The fake sent this reply's first audio. The services answer after a first-audio delay
+   * (main/fakes/shared/service-timing.ts): a socket that drops inside it ends a reply nobody heard,
+   * and the bridge rightly says the unanswered words again on the next socket. Only replies that
+   * spoke count as answers (a second one that spoke is a doubled reply).
+   */
+  spoke(): boolean;
 }
 
 /** The fake model: answers every end of user speech, on every socket of the session. */
@@ -106,7 +115,7 @@ class ModelDriver {
       // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
       const replied = turn.respond({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
       if (!replied) return;
-      const reply = { k, done: replied.done };
+      const reply = { k, done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
       this.replies.push(reply);
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
     });
@@ -276,7 +285,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         await sleep(REPLY_MS + 700); // the player plays at real time, behind the model's 2× sending
       }
       const played = reply ? analysePlayback(discord, speechEnd) : { latencyMs: null, innerGapMs: null };
-      const mine = model.replies.slice(repliesBefore);
+      const mine = model.replies.slice(repliesBefore).filter((r) => r.spoke());
       const cycleEnd = Date.now();
       cycles.push({
         n,
@@ -290,7 +299,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     }
     // A reply that arrives after its cycle ended still counts for that utterance (doubled check).
     await sleep(2000);
-    const aligned = alignReplies(cycles.length, model.replies.map((r) => r.k));
+    const spoken = model.replies.filter((r) => r.spoke());
+    const aligned = alignReplies(cycles.length, spoken.map((r) => r.k));
     cycles.forEach((cycle, i) => {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;
@@ -318,6 +328,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - started) / 1000), rss_mb: Math.round(s.rssMb * 10) / 10 })),
       healthAtEnd,
       fakeSockets: fake.sockets(),
+      repliesUnheard: model.replies.length - spoken.length,
     };
   } finally {
     for (const timer of timers) clearTimeout(timer);

@@ -32,6 +32,8 @@ export interface FakeConnectionControls {
   contextNotes(): string[];
   /** Client messages that ask the model to answer (a turn-completing text, `response.create`). */
   replyRequests(): number;
+  /** Replies the service began on this socket, and how many of them had sent their first audio. */
+  replies(): { started: number; spoken: number };
   frames(): number;
   systemInstruction(): string;
   declaredTools(): string[];
@@ -75,6 +77,7 @@ function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): 
     injectedTexts: () => [...c.texts, ...c.clientContents.flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n')))],
     contextNotes: () => c.clientContents.filter((content) => content.turnComplete === false).flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n'))),
     replyRequests: () => c.texts.length + c.clientContents.filter((content) => content.turnComplete === true).length,
+    replies: () => ({ started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length }),
     frames: () => c.frames.length,
     systemInstruction: () => JSON.stringify(c.setup?.systemInstruction ?? ''),
     declaredTools: () => ((c.setup?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
@@ -183,6 +186,7 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
           injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
           contextNotes: () => c.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text),
           replyRequests: () => c.received.filter((e) => e.type === 'response.create').length,
+          replies: () => ({ started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length }),
           frames: () => c.items.filter((i) => i.text === '[image]').length,
           systemInstruction: () => String(c.session.instructions ?? ''),
           declaredTools: () => (c.session.tools ?? []).map((t) => t.name),
@@ -210,6 +214,7 @@ export const openaiLiveAdapter: ProviderAdapter = {
           injectedTexts: () => [...c.commentary],
           contextNotes: () => [...c.thinking],
           replyRequests: () => c.responseCreates,
+          replies: () => ({ started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length }),
           frames: () => 0,
           systemInstruction: () => String(c.session?.instructions ?? ''),
           declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),

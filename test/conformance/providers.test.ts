@@ -513,6 +513,31 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'reconnect-before-first-audio',
+    title: 'reconnect: a socket that drops after the user finished but before the reply spoke: the reply comes once, from the new socket',
+    autoReply: true,
+    async run({ fake, session, rec }) {
+      const c0 = await fake.connection(0);
+      await speak(session, 600);
+      await c0.waitFor(() => c0.inputPcm().length > 0, 'speech at the first socket');
+      session.endAudioInput();
+      // The service took the turn and is about to answer (its modelled first-audio delay): drop now.
+      await until(() => c0.replies().started >= 1, 'the first socket beginning its reply');
+      expect(c0.replies().spoken).toBe(0);
+      c0.drop();
+      const c1 = await fake.connection(1);
+      await until(() => c1.replies().spoken >= 1, 'the reply spoken on the new socket');
+      await until(() => rec.audioSamples >= 24 * 400, 'the whole reply heard');
+      await new Promise((r) => setTimeout(r, 1000));
+      // The user heard one reply: nothing from the dropped socket, one from the new one.
+      expect(c0.replies().spoken).toBe(0);
+      expect(c1.replies()).toEqual({ started: 1, spoken: 1 });
+      expect(rec.audioSamples).toBe(24 * 400);
+      const loud = c1.inputPcm().filter((v) => Math.abs(v) > 3000).length;
+      expect(loud).toBeGreaterThan(0.3 * c1.inputRate);
+    },
+  },
+  {
     id: 'session-end',
     title: 'session end: the service ends the session at its time limit; a new one carries the conversation on',
     autoReply: true,

@@ -288,7 +288,11 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
         if (!parsed.success) return this.#malformed(event);
         if (this.#replyInterrupted) return;
         const pcm = decodePcm(parsed.data.delta);
-        if (this.#audioItem?.id !== parsed.data.item_id) this.#audioItem = { id: parsed.data.item_id, samples: 0 };
+        if (this.#audioItem?.id !== parsed.data.item_id) {
+          // The answer is being heard: the words it answers need no replay on a new socket.
+          this.#speech.answered();
+          this.#audioItem = { id: parsed.data.item_id, samples: 0 };
+        }
         this.#audioItem.samples += pcm.length;
         this.modelActivity();
         this.emit('audio', pcm);
@@ -320,7 +324,8 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
         return;
       case 'response.created': {
         if (!responseCreated.safeParse(event).success) return this.#malformed(event);
-        this.#speech.answered();
+        // Not yet answered: the audio follows the service's first-audio delay, and a socket that
+        // drops before it leaves words nobody answered (they are sent again on the next socket).
         this.#responseActive = true;
         this.#replyInterrupted = false;
         this.#replyText = '';
@@ -333,6 +338,8 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
         const { call_id: id, name, arguments: raw } = parsed.data;
         if (connection.calls.has(id)) return;
         connection.calls.add(id);
+        // A tool call answers what was said: its result is replayed, the words need not be.
+        this.#speech.answered();
         const call = this.#calls.ask(id, name, raw, connection);
         this.modelActivity();
         this.emit('toolCall', call);
