@@ -19,6 +19,11 @@ export interface ScriptedReply {
   complete?: boolean;
 }
 
+/** Replies a fake connection began, and how many had sent their first audio (the shared base records both). */
+function repliesOf(c: { readonly replyTimings: readonly { firstAudioAt: number | null }[] }): { started: number; spoken: number } {
+  return { started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length };
+}
+
 /** One server-side connection of a fake, seen through what every protocol has in common. */
 export interface FakeConnectionControls {
   /** Sample rate the service receives user audio at. */
@@ -77,7 +82,7 @@ function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): 
     injectedTexts: () => [...c.texts, ...c.clientContents.flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n')))],
     contextNotes: () => c.clientContents.filter((content) => content.turnComplete === false).flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n'))),
     replyRequests: () => c.texts.length + c.clientContents.filter((content) => content.turnComplete === true).length,
-    replies: () => ({ started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length }),
+    replies: () => repliesOf(c),
     frames: () => c.frames.length,
     systemInstruction: () => JSON.stringify(c.setup?.systemInstruction ?? ''),
     declaredTools: () => ((c.setup?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
@@ -140,6 +145,7 @@ function openaiControls(
 ): FakeConnectionControls {
   return {
     ...own,
+    replies: () => repliesOf(c),
     reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs }),
     toolCall: (name, args) => c.toolCall(name, args),
     inputPcm: () => c.inputPcm(),
@@ -186,7 +192,6 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
           injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
           contextNotes: () => c.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text),
           replyRequests: () => c.received.filter((e) => e.type === 'response.create').length,
-          replies: () => ({ started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length }),
           frames: () => c.items.filter((i) => i.text === '[image]').length,
           systemInstruction: () => String(c.session.instructions ?? ''),
           declaredTools: () => (c.session.tools ?? []).map((t) => t.name),
@@ -214,7 +219,6 @@ export const openaiLiveAdapter: ProviderAdapter = {
           injectedTexts: () => [...c.commentary],
           contextNotes: () => [...c.thinking],
           replyRequests: () => c.responseCreates,
-          replies: () => ({ started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length }),
           frames: () => 0,
           systemInstruction: () => String(c.session?.instructions ?? ''),
           declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),
