@@ -117,8 +117,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #destroyed = false;
   #loginRetryTimer: NodeJS.Timeout | null = null;
   #joinAbort: AbortController | null = null;
-  /** The gateway's shards, stopped before the client is destroyed (why: gateway-strategy.ts). */
-  #gateway: StoppableGateway | null = null;
+  #gateway: StoppableGateway | null = null; // stopped before the client is destroyed (why: gateway-strategy.ts)
 
   constructor(options: DiscordVoiceOptions) {
     super();

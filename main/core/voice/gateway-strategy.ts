@@ -61,7 +61,8 @@ class StoppableShard extends WebSocketShard {
   }
 
   async #stop(): Promise<void> {
-    // The library keeps its socket private; read it only to close what it would leave behind.
+    // The library keeps its socket private; read it only to close what it would leave behind. It is
+    // a `ws` WebSocket (the one package.json pins; @discordjs/ws shares it), or nothing is touched.
     const socket: unknown = Reflect.get(this, 'connection');
     const connecting = socket instanceof WebSocket && socket.readyState === WebSocket.CONNECTING ? socket : null;
     // Kept after the library removes its own handler: this socket's errors have nobody else to go to.
