@@ -17,7 +17,8 @@ function ephemeralLow(): number {
 
 const FIRST_FIXED_PORT = 20_000;
 
-function tryListen(port: number): Promise<boolean> {
+/** True when nothing listens on `port` of 127.0.0.1 (e.g. a closed server really released it). */
+export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));
@@ -35,7 +36,7 @@ export async function freePort(): Promise<number> {
   if (span < 1000) return kernelChosenPort(); // an unusual ephemeral range: no room below it
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = FIRST_FIXED_PORT + Math.floor(Math.random() * span);
-    if (await tryListen(port)) return port;
+    if (await portIsFree(port)) return port;
   }
   throw new Error(`no free loopback port found between ${FIRST_FIXED_PORT} and ${FIRST_FIXED_PORT + span}`);
 }

@@ -25,6 +25,7 @@ import { describeGuild, isUnknownChannel } from './guild-targets.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
 import { DiscordText, rejectMessageRateLimits } from './text.ts';
 import { AllowedSpeakers } from './allowed-speakers.ts';
+import { StoppableGateway } from './gateway-strategy.ts';
 import { attachRoomCommands, type RoomCommandHandlers, type SlashCommand } from './room-commands.ts';
 
 /** Voice close codes after which rejoining cannot help (opcodes-and-status-codes.mdx). */
@@ -116,6 +117,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   #destroyed = false;
   #loginRetryTimer: NodeJS.Timeout | null = null;
   #joinAbort: AbortController | null = null;
+  #gateway: StoppableGateway | null = null; // stopped before the client is destroyed (why: gateway-strategy.ts)
 
   constructor(options: DiscordVoiceOptions) {
     super();
@@ -126,6 +128,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       // Reactions: an ❌ on the consent notice opts out (room/consent.ts).
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates, GatewayIntentBits.GuildMessageReactions],
       rest: { ...(options.apiBaseUrl ? { api: options.apiBaseUrl } : {}), rejectOnRateLimit: rejectMessageRateLimits },
+      ws: { buildStrategy: (manager) => (this.#gateway = new StoppableGateway(manager, this.#log)) },
     });
     this.#client.on(Events.Error, (error) => this.#log.warn({ err: error }, 'discord client error'));
     this.#client.on(Events.VoiceStateUpdate, (before, after) => this.#onVoiceStateUpdate(before, after));
@@ -343,6 +346,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#loginRetryTimer = null;
     this.#teardown();
     this.#setState('disconnected', 'destroyed');
+    await this.#gateway?.stop();
     await this.#client.destroy();
   }
 

@@ -74,8 +74,11 @@ export interface FakeDiscord {
   readonly op4Payloads: Op4Payload[];
   /** Op 4 payloads that asked to join a channel (channel_id not null). */
   readonly joinRequestCount: number;
-  /** The gateway's record: IDENTIFYs, RESUMEs that resumed, RESUMEs refused with op 9. */
-  readonly gateway: Pick<GatewayServer, 'identifies' | 'resumes' | 'refusedResumes'>;
+  /**
+   * The gateway's record (IDENTIFYs, RESUMEs that resumed, RESUMEs refused with op 9, upgrade
+   * requests, open sockets) and its handshake hold (GatewayHold).
+   */
+  readonly gateway: Pick<GatewayServer, 'identifies' | 'resumes' | 'refusedResumes' | 'upgradeRequests' | 'openSockets' | 'hold'>;
   /** Ends the bot's gateway connection after login as Discord does (see GatewayServer.dropBot). */
   dropGateway(kind: GatewayDrop): number;
   user(name: string): FakeUser;

@@ -5,6 +5,7 @@
 // RESUMED. A session Discord ended (4009, op 9, unknown id, seq ahead of the server) cannot be
 // resumed: RESUME is answered with op 9 `d: false` and the bot must IDENTIFY again.
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { randomToken, type FakeWorld } from './world.ts';
@@ -37,10 +38,24 @@ export interface GatewayServer {
    * Returns how many connections were ended.
    */
   dropBot(kind: GatewayDrop): number;
+  /** Holds the handshakes that reach `step` from now on (null: hold nothing new); see GatewayHold. */
+  hold(step: GatewayHold | null): void;
+  /** WebSocket upgrade requests received, held or not. */
+  readonly upgradeRequests: number;
+  /** Gateway sockets open now (a held upgrade is not one yet). */
+  readonly openSockets: number;
   close(): Promise<void>;
 }
 
 export type GatewayDrop = 'abrupt' | 4000 | 4009 | 'invalidSession';
+
+/**
+ * A handshake step the fake leaves unanswered, as a slow network or a busy gateway does (the client
+ * gives up only at its own timeouts): `upgrade` never answers the HTTP upgrade (the client's socket
+ * stays CONNECTING), `hello` opens the socket but sends no HELLO, `ready` answers IDENTIFY with no
+ * READY. Held sockets are cut (TCP reset) when the fake closes.
+ */
+export type GatewayHold = 'upgrade' | 'hello' | 'ready';
 
 /** A gateway session: it outlives its socket until Discord ends it. */
 interface Session {
@@ -75,7 +90,19 @@ export interface GatewayOptions {
 }
 
 export async function startGatewayServer(world: FakeWorld, botToken: string, options: GatewayOptions): Promise<GatewayServer> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  let holding: GatewayHold | null = null;
+  let upgradeRequests = 0;
+  const heldUpgrades = new Set<Duplex>();
+  const wss = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    verifyClient: (info, accept) => {
+      upgradeRequests++;
+      if (holding !== 'upgrade') return accept(true);
+      heldUpgrades.add(info.req.socket);
+      info.req.socket.once('close', () => heldUpgrades.delete(info.req.socket));
+    },
+  });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const { port } = wss.address() as AddressInfo;
   const url = `ws://127.0.0.1:${port}`;
@@ -109,6 +136,7 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
       return;
     }
     identifies.push(d);
+    if (holding === 'ready') return;
     const session: Session = { socket: link.socket, id: randomToken('gw-session'), sequence: 0, backlog: [], resumable: true, intents: typeof d.intents === 'number' ? d.intents : 0 };
     sessions.set(session.id, session);
     link.session = session;
@@ -163,7 +191,7 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
       links.delete(link);
       if (link.session?.socket === socket) link.session.socket = null;
     });
-    socket.send(JSON.stringify({ op: 10, s: null, t: null, d: { heartbeat_interval: options.heartbeatIntervalMs ?? 41_250 } }));
+    if (holding !== 'hello') socket.send(JSON.stringify({ op: 10, s: null, t: null, d: { heartbeat_interval: options.heartbeatIntervalMs ?? 41_250 } }));
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return socket.close(4002, 'Decode error.');
       let message: { op?: unknown; d?: unknown };
@@ -244,7 +272,17 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
       }
       return ended;
     },
+    hold(step) {
+      holding = step;
+    },
+    get upgradeRequests() {
+      return upgradeRequests;
+    },
+    get openSockets() {
+      return links.size;
+    },
     close: () => new Promise<void>((resolve) => {
+      for (const socket of heldUpgrades) socket.destroy();
       for (const link of links) link.socket.terminate();
       wss.close(() => resolve());
     }),

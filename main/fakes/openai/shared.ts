@@ -37,8 +37,8 @@ export function keyAccepted(key: string, validKeys: readonly string[] | undefine
   return validKeys ? validKeys.includes(key) : key.length >= 8;
 }
 
-/** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only. */
-export abstract class OpenAIFakeServer<C, E extends Record<keyof E, unknown[]>> extends FakeServer<C, E> {
+/** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only; `ready` when a connection is established. */
+export abstract class OpenAIFakeServer<C, E extends Record<keyof E, unknown[]> & { ready: unknown[] }> extends FakeServer<C, E> {
   /** Base URL for OPENAI_*_BASE_URL (ends in /v1). */
   readonly url: string;
   /** HTTP statuses refused at the upgrade, in order. */

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { PacedReply, wordsOf, type PacedReplySteps, type ReplyTiming, type SocketTimers, type Timer } from './paced-reply.ts';
 import { paceFor, type FakeTiming } from './timing.ts';
-import { waitUntil } from './ws-server.ts';
+import { waitUntil, watchEvents } from './ws-server.ts';
 
 /** WebSocket close reasons are at most 123 bytes (RFC 6455 §5.5); cut on a UTF-8 boundary. */
 export function cutCloseReason(reason: string): string {
@@ -30,8 +30,8 @@ export interface PacedScript {
   delayMs?: number;
 }
 
-// The event map is the subclass's; `any[]` as in @types/node's own EventMap.
-export abstract class FakeConnection<E extends Record<keyof E, unknown[]>> extends EventEmitter<E> implements SocketTimers {
+// The event map is the subclass's; every connection reports its close.
+export abstract class FakeConnection<E extends Record<keyof E, unknown[]> & { close: unknown[] }> extends EventEmitter<E> implements SocketTimers {
   readonly index: number;
   /** Request headers of the upgrade (user-agent, x-goog-api-client …). */
   readonly headers: Record<string, string | string[] | undefined>;
@@ -48,10 +48,10 @@ export abstract class FakeConnection<E extends Record<keyof E, unknown[]>> exten
   /** The model's tool calls still waiting for the client's answer, by call id. */
   readonly #toolWaiters = new Map<string, (answer: unknown) => void>();
   readonly #name: string;
-  readonly #trafficEvent: string;
+  readonly #trafficEvent: keyof E & string;
   #turnEndedAt: number | null = null;
 
-  constructor(socket: WebSocket, init: { index: number; headers: Record<string, string | string[] | undefined>; name: string; trafficEvent: string }, timing: FakeTiming) {
+  constructor(socket: WebSocket, init: { index: number; headers: Record<string, string | string[] | undefined>; name: string; trafficEvent: keyof E & string }, timing: FakeTiming) {
     super();
     this.socket = socket;
     this.timing = timing;
@@ -120,8 +120,7 @@ export abstract class FakeConnection<E extends Record<keyof E, unknown[]>> exten
 
   /** Resolves when `predicate` holds, re-checked after every client message and at the close. */
   waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-    const emitter = this as unknown as Parameters<typeof waitUntil>[0];
-    return waitUntil(emitter, [this.#trafficEvent, 'close'], predicate, timeoutMs, () => `${this.#name} connection ${this.index}: timed out waiting for ${what}`);
+    return waitUntil(watchEvents<E>(this, [this.#trafficEvent, 'close']), predicate, timeoutMs, () => `${this.#name} connection ${this.index}: timed out waiting for ${what}`);
   }
 
   /** Resolves with the client's answer to the model's tool call `callId`; rejects after `timeoutMs`. */

@@ -6,9 +6,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
-import { closeWebSocketFake, nthEstablished } from './ws-server.ts';
+import { closeWebSocketFake, nthEstablished, watchEvents } from './ws-server.ts';
 
-// The event map is the subclass's; `any[]` as in @types/node's own EventMap.
+// The event map is the subclass's.
 export abstract class FakeServer<C, E extends Record<keyof E, unknown[]>> extends EventEmitter<E> {
   readonly port: number;
   /** Every upgrade request, accepted or not: the number a retry storm would inflate. */
@@ -17,10 +17,10 @@ export abstract class FakeServer<C, E extends Record<keyof E, unknown[]>> extend
   protected readonly wss: WebSocketServer;
   readonly #server: Server;
   readonly #name: string;
-  readonly #readyEvent: string;
+  readonly #readyEvent: keyof E & string;
 
   /** `readyEvent`: emitted when a connection becomes established (the client's session is ready). */
-  constructor(server: Server, wss: WebSocketServer, init: { name: string; readyEvent: string }) {
+  constructor(server: Server, wss: WebSocketServer, init: { name: string; readyEvent: keyof E & string }) {
     super();
     this.#server = server;
     this.wss = wss;
@@ -36,7 +36,7 @@ export abstract class FakeServer<C, E extends Record<keyof E, unknown[]>> extend
 
   /** Resolves with the n-th (0-based) established connection. */
   connection(n: number, timeoutMs = 10_000): Promise<C> {
-    return nthEstablished(this as unknown as Parameters<typeof nthEstablished<C>>[0], this.#readyEvent, n, timeoutMs, this.#name);
+    return nthEstablished(this, watchEvents<E>(this, [this.#readyEvent]), n, timeoutMs, this.#name);
   }
 
   close(): Promise<void> {

@@ -1,17 +1,31 @@
 // What every model fake's server shares: the HTTP/WebSocket bootstrap on 127.0.0.1, the stop, and
 // "wait until this holds" for tests and scripts. Each fake keeps only its protocol's answers (the
 // 404 body, whether the library or the fake answers pings).
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 
-interface Listenable {
-  on(event: string, listener: () => void): unknown;
-  off(event: string, listener: () => void): unknown;
+/** Calls `listener` on each event that may change a condition; returns the call that stops it. */
+export type Watch = (listener: () => void) => () => void;
+
+/**
+ * Watches `events` of a typed emitter. The shared bases are generic in their event map, and on a
+ * generic map @types/node's typed `on` resolves no listener type (it is a conditional type left
+ * open), so the events are added through EventEmitter's own `on`/`off`; the names are still
+ * checked against the map, and the listener takes no arguments, which fits every event.
+ */
+export function watchEvents<E extends Record<keyof E, unknown[]>>(emitter: EventEmitter<E>, events: readonly (keyof E & string)[]): Watch {
+  return (listener) => {
+    for (const event of events) EventEmitter.prototype.on.call(emitter, event, listener);
+    return () => {
+      for (const event of events) EventEmitter.prototype.off.call(emitter, event, listener);
+    };
+  };
 }
 
-/** Resolves when `predicate` holds, re-checked on each of `events`; rejects after `timeoutMs`. */
-export function waitUntil(emitter: Listenable, events: readonly string[], predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
+/** Resolves when `predicate` holds, re-checked on each event `watch` reports; rejects after `timeoutMs`. */
+export function waitUntil(watch: Watch, predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
   if (predicate()) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const check = (): void => {
@@ -19,21 +33,21 @@ export function waitUntil(emitter: Listenable, events: readonly string[], predic
       cleanup();
       resolve();
     };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      unwatch();
+    };
     const timer = setTimeout(() => {
       cleanup();
       reject(new Error(describe()));
     }, timeoutMs);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      for (const event of events) emitter.off(event, check);
-    };
-    for (const event of events) emitter.on(event, check);
+    const unwatch = watch(check);
   });
 }
 
-/** The n-th (0-based) established connection of a fake server, once `readyEvent` has made it one. */
-export async function nthEstablished<C>(server: Listenable & { readonly established: C[] }, readyEvent: string, n: number, timeoutMs: number, name: string): Promise<C> {
-  await waitUntil(server, [readyEvent], () => server.established[n] !== undefined, timeoutMs, () => `${name}: no connection #${n} within ${timeoutMs} ms (have ${server.established.length})`);
+/** The n-th (0-based) established connection of a fake server, once `watch` reports one made. */
+export async function nthEstablished<C>(server: { readonly established: C[] }, watch: Watch, n: number, timeoutMs: number, name: string): Promise<C> {
+  await waitUntil(watch, () => server.established[n] !== undefined, timeoutMs, () => `${name}: no connection #${n} within ${timeoutMs} ms (have ${server.established.length})`);
   return server.established[n]!;
 }
 
