@@ -50,7 +50,8 @@ export function findAppRoot(start: string = import.meta.dirname): string {
 /** Scripts by module name: built JS if present, else the TypeScript source with types stripped (cached by mtime). */
 export function createScriptSource(appRoot: string): (name: string) => string | null {
   const cache = new Map<string, { mtimeMs: number; code: string }>();
-  const strip = (nodeModule as unknown as { stripTypeScriptTypes?: StripTypes }).stripTypeScriptTypes;
+  // Absent from Node before 22.13 (and from an older Electron's Node): the built JS is used then.
+  const strip: StripTypes | undefined = 'stripTypeScriptTypes' in nodeModule ? nodeModule.stripTypeScriptTypes : undefined;
   return (name) => {
     const built = path.join(appRoot, 'dist', 'renderer', `${name}.js`);
     const source = path.join(appRoot, 'renderer', `${name}.ts`);
