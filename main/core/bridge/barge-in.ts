@@ -21,13 +21,14 @@
 // replies.)
 // Two tests on the frame's last 10 ms, either of which decides:
 // - broadband: its level over the line drawn from the loudest played frame's level;
-// - per band (echo-bands.ts, 11 bands from 100 Hz up): the energy in the bands where it is over the
+// - per band (echo-bands.ts, 11 bands from 100 Hz to 12 kHz): the energy in the bands where it is over the
 //   line drawn from the loudest played energy in that band alone is itself over the floor. A voice
 //   whose pitch and formants are not where the reply's are is told apart from the reply's echo on its
 //   first frame, while the broadband test (a louder reply) waits for a later, louder frame of the
 //   word's attack. The per-band test runs only when the broadband one says no (a frame over the line
-//   costs one pass); each played frame's bands are taken as it is played (one FFT, ~15 µs per 20 ms
-//   while the bot talks), so the decision itself costs one more FFT, never a backlog.
+//   costs one pass). Each played frame's bands are taken as it is played (one 256-point FFT for both
+//   halves), so the decision costs one more FFT and never a backlog: analysed only when a band test
+//   first needed them, the frames of the last second took 5-20 ms on a cold JIT, the whole target.
 // What neither can tell apart: an echo louder than 10 dB under our own level, in any band. Such an
 // echo is speech to the services' own voice detection as well (the voice gate forwards it), so the
 // service would cut the reply on it anyway.
@@ -60,9 +61,12 @@ function meanSquare(values: Int16Array, from: number, to: number): number {
   return to > from ? sum / ((to - from) * FULL_SCALE_SQ) : 0;
 }
 
-/** Mono downmix of `count` stereo frames of `stereo` from frame `from` into `out` at `at`. */
-function downmix(stereo: Int16Array, from: number, count: number, out: Int16Array, at: number): void {
-  for (let i = 0, j = 2 * from; i < count; i++, j += 2) out[at + i] = (stereo[j]! + stereo[j + 1]!) >> 1;
+/**
+ * Mono 24 kHz of `count` output samples from 48 kHz stereo `stereo` at stereo frame `from`, into
+ * `out` at `at`: each output the mean of two frames' four values (a two-tap low-pass: -3 dB at 12 kHz).
+ */
+function downmix24k(stereo: Int16Array, from: number, count: number, out: Int16Array, at: number): void {
+  for (let i = 0, j = 2 * from; i < count; i++, j += 4) out[at + i] = (stereo[j]! + stereo[j + 1]! + stereo[j + 2]! + stereo[j + 3]!) >> 2;
 }
 
 export class BargeInDetector {
@@ -75,7 +79,7 @@ export class BargeInDetector {
   readonly #playedLevel = new Float64Array(PLAYED_FRAMES);
   /** Each played frame's band energies: the louder of its two 10 ms windows, band by band (ring, reused). */
   readonly #playedBands = new Float64Array(PLAYED_FRAMES * BAND_COUNT);
-  /** Scratch: a frame's mono downmix, a played frame's second window, the speaker's bands, the echo line per band. */
+  /** Scratch: a frame at 24 kHz mono, a played frame's second window, the speaker's bands, the echo line per band. */
   readonly #mono = new Int16Array(2 * BAND_WINDOW);
   readonly #halfBands = new Float64Array(BAND_COUNT);
   readonly #speakerBands = new Float64Array(BAND_COUNT);
@@ -140,7 +144,7 @@ export class BargeInDetector {
       const at = slot * BAND_COUNT;
       for (let b = 0; b < BAND_COUNT; b++) if (this.#playedBands[at + b]! > line[b]!) line[b] = this.#playedBands[at + b]!;
     }
-    downmix(frame, BAND_WINDOW, BAND_WINDOW, this.#mono, 0);
+    downmix24k(frame, 2 * BAND_WINDOW, BAND_WINDOW, this.#mono, 0);
     this.#bands.analyze(this.#mono, 0, this.#speakerBands, 0);
     let notEcho = 0;
     for (let b = 0; b < BAND_COUNT; b++) {
@@ -155,7 +159,7 @@ export class BargeInDetector {
     const at = slot * BAND_COUNT;
     const bands = this.#playedBands;
     const half = this.#halfBands;
-    downmix(frame, 0, 2 * BAND_WINDOW, this.#mono, 0);
+    downmix24k(frame, 0, 2 * BAND_WINDOW, this.#mono, 0);
     this.#bands.analyze(this.#mono, 0, bands, at, BAND_WINDOW, half, 0);
     for (let b = 0; b < BAND_COUNT; b++) if (half[b]! > bands[at + b]!) bands[at + b] = half[b]!;
   }

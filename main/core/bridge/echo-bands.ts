@@ -1,17 +1,18 @@
-// Band energies of a 10 ms mono window at 48 kHz, for the barge-in test's echo comparison
-// (barge-in.ts): a Hann window, a 512-point FFT (93.75 Hz bins), the bins summed into bands of about
-// a third to half an octave from 100 Hz up. Each band's value is that band's share of the window's
+// Band energies of a 10 ms mono window at 24 kHz, for the barge-in test's echo comparison
+// (barge-in.ts): a Hann window, a 256-point FFT (93.75 Hz bins), the bins summed into bands of about
+// a third to half an octave from 100 Hz up. 24 kHz: the model speaks at 24 kHz, so what we play
+// holds nothing above 12 kHz, nor does its echo; a voice's energy above it is slight. Each band's value is that band's share of the window's
 // mean square (fraction of full scale squared), so the bands add up to the window's level: a frame's
 // bands compare directly with a played frame's, and their sum with the floor in dBFS.
 // Everything is allocated once; analyze() allocates nothing.
 
-const FFT_SIZE = 512;
-const LOG2_SIZE = 9;
-/** 10 ms at 48 kHz: what one analysis covers. */
-export const BAND_WINDOW = 480;
-const BIN_HZ = 48_000 / FFT_SIZE;
+const FFT_SIZE = 256;
+const LOG2_SIZE = 8;
+/** 10 ms at 24 kHz: what one analysis covers. */
+export const BAND_WINDOW = 240;
+const BIN_HZ = 24_000 / FFT_SIZE;
 /** Upper band edges, Hz. Under 100 Hz (hum, handling noise) counts in no band. */
-const BAND_EDGES_HZ = [300, 500, 700, 1000, 1400, 2000, 2800, 4000, 5600, 8000, 24_000];
+const BAND_EDGES_HZ = [300, 500, 700, 1000, 1400, 2000, 2800, 4000, 5600, 8000, 12_000];
 export const BAND_COUNT = BAND_EDGES_HZ.length;
 const LOWEST_HZ = 100;
 const FULL_SCALE_SQ = 32768 * 32768;
