@@ -29,6 +29,9 @@
 //   costs one pass). Each played frame's bands are taken as it is played (one 256-point FFT for both
 //   halves), so the decision costs one more FFT and never a backlog: analysed only when a band test
 //   first needed them, the frames of the last second took 5-20 ms on a cold JIT, the whole target.
+// A loudspeaker's harmonic distortion (20-30 dB under what it plays) does put energy where we played
+// none; through a -14 dB echo path that is 34 dB or more under our level, under the floor unless we
+// play louder than -6 dBFS RMS (the model's speech is about -20).
 // What neither can tell apart: an echo louder than 10 dB under our own level, in any band. Such an
 // echo is speech to the services' own voice detection as well (the voice gate forwards it), so the
 // service would cut the reply on it anyway.
