@@ -2,7 +2,7 @@
 // env every such test sets, and the sidecar requests they make.
 import { startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../main/fakes/gemini/index.ts';
-import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeOpenAILive, type FakeOpenAIRealtime, type FakeRealtimeOptions } from '../../main/fakes/openai/index.ts';
+import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveOptions, type FakeOpenAILive, type FakeOpenAIRealtime, type FakeRealtimeOptions } from '../../main/fakes/openai/index.ts';
 import type { CoreOptions } from '../../main/core/core.ts';
 import { startTestCore, type TestCore } from './core.ts';
 import { rawRequest, type RawResponse } from './http.ts';
@@ -20,12 +20,12 @@ export interface CoreOnFakes {
 }
 
 export async function startCoreOnFakes(
-  options: { gemini?: FakeGeminiOptions; openai?: FakeRealtimeOptions; env?: (discord: FakeDiscord) => Record<string, string>; core?: Partial<CoreOptions> } = {},
+  options: { gemini?: FakeGeminiOptions; openai?: FakeRealtimeOptions; openaiLive?: FakeLiveOptions; env?: (discord: FakeDiscord) => Record<string, string>; core?: Partial<CoreOptions> } = {},
 ): Promise<CoreOnFakes> {
   const discord = await startFakeDiscord();
   const gemini = await startFakeGemini(options.gemini);
   const openai = await startFakeOpenAIRealtime(options.openai ?? { autoReply: false });
-  const openaiLive = await startFakeOpenAILive({ autoReply: false });
+  const openaiLive = await startFakeOpenAILive({ autoReply: false, ...options.openaiLive });
   const t = await startTestCore({
     DISCORD_BOT_TOKEN: discord.botToken,
     DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,

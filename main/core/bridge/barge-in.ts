@@ -5,27 +5,48 @@
 //
 // Echo: Discord never sends the bot its own SSRC, but a speaker's open mic can carry the bot's voice
 // back from their loudspeakers. The choice here is an energy comparison against the playback
-// reference, not a correlation: a speaker frame counts as speech only when its last 10 ms are
-// louder than the loudest frame we played within the echo tail (1 s: Discord's round trip,
-// the listener's jitter buffer and the room) minus the assumed echo return loss (20 dB) plus a
-// margin (6 dB), and above an absolute floor (-40 dBFS). Why energy: our audio comes back through two
-// Opus codecs, the listener's echo canceller and the room, so its waveform barely resembles what we
-// sent and a cross-correlation over a 1 s lag range costs ~5 M multiply-adds per frame, while the
-// energy test costs one pass over the frame and decides on the first frame. What it cannot tell
-// apart: an echo louder than 14 dB under our own level (loudspeakers at full volume next to a mic
-// with no echo cancelling). Such an echo is speech to the services' own voice detection as well
-// (the voice gate forwards it), so the service would cut the reply on it anyway.
-// The test is on a frame's last 10 ms: a click (a few ms) inside a frame does not reach the
-// threshold, and speech that begins in a frame is decided on that frame.
+// reference, not a correlation: our audio comes back through two Opus codecs, the listener's echo
+// canceller and the room, so its waveform barely resembles what we sent, and a cross-correlation
+// over a 1 s lag range costs ~5 M multiply-adds per frame. What does survive that path is energy,
+// and energy per band: CELT codes each band's energy explicitly (its coarse 6 dB steps refined by
+// fine bits: about 1-1.5 dB of error per codec), and a linear path (codec, room, echo canceller)
+// scales what was in a band but puts nothing into a band where we played nothing.
+// The echo line: our reply may come back as loud as 14 dB under what we played (loudspeakers at
+// full volume next to a mic with no echo cancelling; a headset or Discord's echo cancellation gives
+// 30-50 dB), and a frame counts as speech only 4 dB over that (two codecs' level error and a room's
+// colouring; and the 3 dB by which a frame's last 10 ms can exceed that frame's mean, when its first
+// half is silent), so 10 dB under the loudest frame we played within the echo tail (1 s: Discord's
+// round trip, the listener's jitter buffer and the room), and above an absolute floor (-40 dBFS).
+// (It was 20 dB of return loss plus 6 dB, 14 dB under: an echo at -14 dB sat on the line and cut
+// replies.)
+// Two tests on the frame's last 10 ms, either of which decides:
+// - broadband: its level over the line drawn from the loudest played frame's level;
+// - per band (echo-bands.ts, 11 bands from 100 Hz to 12 kHz): the energy in the bands where it is over the
+//   line drawn from the loudest played energy in that band alone is itself over the floor. A voice
+//   whose pitch and formants are not where the reply's are is told apart from the reply's echo on its
+//   first frame, while the broadband test (a louder reply) waits for a later, louder frame of the
+//   word's attack. The per-band test runs only when the broadband one says no (a frame over the line
+//   costs one pass). Each played frame's bands are taken as it is played (one 256-point FFT for both
+//   halves), so the decision costs one more FFT and never a backlog: analysed only when a band test
+//   first needed them, the frames of the last second took 5-20 ms on a cold JIT, the whole target.
+// A loudspeaker's harmonic distortion (20-30 dB under what it plays) does put energy where we played
+// none; through a -14 dB echo path that is 34 dB or more under our level, under the floor unless we
+// play louder than -6 dBFS RMS (the model's speech is about -20).
+// What neither can tell apart: an echo louder than 10 dB under our own level, in any band. Such an
+// echo is speech to the services' own voice detection as well (the voice gate forwards it), so the
+// service would cut the reply on it anyway.
+// The tests are on a frame's last 10 ms: a click (a few ms) inside a frame does not reach the
+// line, and speech that begins in a frame is decided on that frame.
+import { BAND_COUNT, BAND_WINDOW, BandAnalyzer } from './echo-bands.ts';
 
 /** Non-silent played frames remembered (more than the echo tail holds at one frame per 20 ms). */
 const PLAYED_FRAMES = 64;
 const FULL_SCALE_SQ = 32768 * 32768;
 
 export interface BargeInOptions {
-  /** How far under our own level an echo of it is assumed to come back, at most, dB. Default 20. */
+  /** How far under our own level an echo of it may come back, at most, dB. Default 14. */
   echoReturnLossDb?: number;
-  /** How far over that echo estimate a frame must be to count as speech, dB. Default 6. */
+  /** How far over that echo a frame must be to count as speech, dB. Default 4. */
   marginDb?: number;
   /** A frame quieter than this (RMS dBFS) is never speech. Default -40. */
   minSpeechDbfs?: number;
@@ -43,17 +64,33 @@ function meanSquare(values: Int16Array, from: number, to: number): number {
   return to > from ? sum / ((to - from) * FULL_SCALE_SQ) : 0;
 }
 
+/**
+ * Mono 24 kHz of `count` output samples from 48 kHz stereo `stereo` at stereo frame `from`, into
+ * `out` at `at`: each output the mean of two frames' four values (a two-tap low-pass: -3 dB at 12 kHz).
+ */
+function downmix24k(stereo: Int16Array, from: number, count: number, out: Int16Array, at: number): void {
+  for (let i = 0, j = 2 * from; i < count; i++, j += 4) out[at + i] = (stereo[j]! + stereo[j + 1]! + stereo[j + 2]! + stereo[j + 3]!) >> 2;
+}
+
 export class BargeInDetector {
   readonly #echoFactor: number;
   readonly #floor: number;
   readonly #tailMs: number;
+  readonly #bands = new BandAnalyzer();
   /** When each non-silent frame was played and its mean square (ring, reused). */
   readonly #playedAt = new Float64Array(PLAYED_FRAMES);
   readonly #playedLevel = new Float64Array(PLAYED_FRAMES);
+  /** Each played frame's band energies: the louder of its two 10 ms windows, band by band (ring, reused). */
+  readonly #playedBands = new Float64Array(PLAYED_FRAMES * BAND_COUNT);
+  /** Scratch: a frame at 24 kHz mono, a played frame's second window, the speaker's bands, the echo line per band. */
+  readonly #mono = new Int16Array(2 * BAND_WINDOW);
+  readonly #halfBands = new Float64Array(BAND_COUNT);
+  readonly #speakerBands = new Float64Array(BAND_COUNT);
+  readonly #bandLine = new Float64Array(BAND_COUNT);
   #next = 0;
 
   constructor(options: BargeInOptions = {}) {
-    this.#echoFactor = 10 ** (((options.marginDb ?? 6) - (options.echoReturnLossDb ?? 20)) / 10);
+    this.#echoFactor = 10 ** (((options.marginDb ?? 4) - (options.echoReturnLossDb ?? 14)) / 10);
     this.#floor = 10 ** ((options.minSpeechDbfs ?? -40) / 10);
     this.#tailMs = options.echoTailMs ?? 1000;
   }
@@ -62,9 +99,11 @@ export class BargeInDetector {
   notePlayed(frame: Int16Array, now: number): boolean {
     const level = meanSquare(frame, 0, frame.length);
     if (level === 0) return false;
-    this.#playedAt[this.#next] = now;
-    this.#playedLevel[this.#next] = level;
-    this.#next = (this.#next + 1) % PLAYED_FRAMES;
+    const slot = this.#next;
+    this.#playedAt[slot] = now;
+    this.#playedLevel[slot] = level;
+    this.#analyzePlayed(frame, slot);
+    this.#next = (slot + 1) % PLAYED_FRAMES;
     return true;
   }
 
@@ -72,23 +111,59 @@ export class BargeInDetector {
   echoThreshold(now: number): number {
     let loudest = 0;
     for (let i = 0; i < PLAYED_FRAMES; i++) {
-      if (now - this.#playedAt[i]! <= this.#tailMs && this.#playedLevel[i]! > loudest) loudest = this.#playedLevel[i]!;
+      if (this.#inTail(i, now) && this.#playedLevel[i]! > loudest) loudest = this.#playedLevel[i]!;
     }
     return Math.max(this.#floor, loudest * this.#echoFactor);
   }
 
   /**
    * Whether one speaker's 20 ms frame (48 kHz stereo) is speech over the bot rather than its echo:
-   * its last 10 ms are over the threshold (the frame that starts speech often starts quiet: a
-   * word's attack, and the Opus decoder's 6.5 ms delay on a stream's first frame).
+   * its last 10 ms are over the echo line, broadband or in the bands where it is (the frame that
+   * starts speech often starts quiet: a word's attack, and the Opus decoder's 6.5 ms delay).
    */
   isSpeech(frame: Int16Array, now: number): boolean {
-    return meanSquare(frame, frame.length >> 1, frame.length) > this.echoThreshold(now);
+    const level = meanSquare(frame, frame.length >> 1, frame.length);
+    if (level <= this.#floor) return false;
+    return level > this.echoThreshold(now) || this.#overEchoInBands(frame, now);
   }
 
   reset(): void {
     this.#playedAt.fill(0);
     this.#playedLevel.fill(0);
+    this.#playedBands.fill(0);
     this.#next = 0;
+  }
+
+  #inTail(slot: number, now: number): boolean {
+    return this.#playedLevel[slot]! > 0 && now - this.#playedAt[slot]! <= this.#tailMs;
+  }
+
+  /** The energy of the frame's last 10 ms in the bands where it is over that band's echo line is over the floor. */
+  #overEchoInBands(frame: Int16Array, now: number): boolean {
+    const line = this.#bandLine;
+    line.fill(0);
+    for (let slot = 0; slot < PLAYED_FRAMES; slot++) {
+      if (!this.#inTail(slot, now)) continue;
+      const at = slot * BAND_COUNT;
+      for (let b = 0; b < BAND_COUNT; b++) if (this.#playedBands[at + b]! > line[b]!) line[b] = this.#playedBands[at + b]!;
+    }
+    downmix24k(frame, 2 * BAND_WINDOW, BAND_WINDOW, this.#mono, 0);
+    this.#bands.analyze(this.#mono, 0, this.#speakerBands, 0);
+    let notEcho = 0;
+    for (let b = 0; b < BAND_COUNT; b++) {
+      const energy = this.#speakerBands[b]!;
+      if (energy > line[b]! * this.#echoFactor) notEcho += energy;
+    }
+    return notEcho > this.#floor;
+  }
+
+  /** A played frame's band energies: the louder of its two 10 ms windows, band by band (one FFT for both). */
+  #analyzePlayed(frame: Int16Array, slot: number): void {
+    const at = slot * BAND_COUNT;
+    const bands = this.#playedBands;
+    const half = this.#halfBands;
+    downmix24k(frame, 0, 2 * BAND_WINDOW, this.#mono, 0);
+    this.#bands.analyze(this.#mono, 0, bands, at, BAND_WINDOW, half, 0);
+    for (let b = 0; b < BAND_COUNT; b++) if (half[b]! > bands[at + b]!) bands[at + b] = half[b]!;
   }
 }

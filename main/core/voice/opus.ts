@@ -16,6 +16,8 @@ export const OPUS_SET_COMPLEXITY_REQUEST = 4010;
  * for a quarter to a third less CPU per frame (`node bench/opus-complexity.ts`; docs/audio.md).
  */
 export const VOICE_ENCODER_COMPLEXITY = 5;
+/** The Opus silence frame Discord's clients send before pausing and never E2EE-encrypt (voice-connections.mdx "Voice Data Interpolation"). */
+export const OPUS_SILENCE_FRAME = Buffer.from([0xf8, 0xff, 0xfe]);
 
 export type OpusLibraryName = '@discordjs/opus' | 'opusscript';
 

@@ -18,15 +18,13 @@
 import type { Logger } from 'pino';
 import { VoiceConnectionStatus, type VoiceConnection } from '@discordjs/voice';
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
-import type { OpusFactory, OpusMonoEncoder } from './opus.ts';
+import { OPUS_SILENCE_FRAME, type OpusFactory, type OpusMonoEncoder } from './opus.ts';
 
 /** true: play; false: hold the source (send silence); 'discard': read the source and drop it (send silence). */
 export type PlayGate = boolean | 'discard';
 
 /** One Opus frame: what @discordjs/voice's RTP timestamps assume (960 samples at 48 kHz). */
 const SLOT_MS = 20;
-/** The Opus silence frame: sent (never E2EE-encrypted, as Discord's clients do) while audio may not go out. */
-const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
 /** Reads one frame per call and encodes it (mono: the model speaks mono; a sound effect is averaged in). */
 class FrameEncoder {
@@ -141,7 +139,7 @@ export class ContinuousPlayback {
     if (this.#connection.state.status === VoiceConnectionStatus.Ready) {
       try {
         // Prepared and sealed in the same synchronous step as the E2EE check, so its answer still holds.
-        const packet = gate === true ? encoder.encodeNext() : OPUS_SILENCE;
+        const packet = gate === true ? encoder.encodeNext() : OPUS_SILENCE_FRAME;
         this.#connection.prepareAudioPacket(packet);
         this.#connection.dispatchAudio();
       } catch (error) {

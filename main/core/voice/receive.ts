@@ -5,7 +5,7 @@ import { EndBehaviorType, type AudioReceiveStream, type VoiceReceiver } from '@d
 import type { Logger } from 'pino';
 import { FRAME_SAMPLES_48K } from '../ports.ts';
 import { isUndecryptedE2eeFrame } from './e2ee-frame.ts';
-import type { OpusCodec, OpusFactory } from './opus.ts';
+import { OPUS_SILENCE_FRAME, type OpusCodec, type OpusFactory } from './opus.ts';
 import type { SpeakerHealth } from './speaker-health.ts';
 
 const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
@@ -172,6 +172,14 @@ export class SpeakerReceiver {
       return;
     }
     this.#health?.onHeard(userId);
+    // The silence frame a client sends before pausing was never coded by its encoder: decoding it
+    // would reset the decoder's band energies while the sender's encoder keeps its own, so the next
+    // talk spurt's first 60-80 ms decoded 10-30 dB too quiet (docs/audio.md "Barge-in latency").
+    if (OPUS_SILENCE_FRAME.equals(packet)) {
+      speaker.frame.fill(0);
+      this.#sink.pcm(userId, speaker.frame);
+      return;
+    }
     let pcm: Buffer;
     try {
       pcm = speaker.codec.decode(packet);

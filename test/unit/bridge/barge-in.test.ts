@@ -1,14 +1,22 @@
 // The echo-aware speech test behind local barge-in: what decides is the speaker frame's level
-// against what we played within the echo tail.
+// against what we played within the echo tail, broadband and band by band.
 import { describe, expect, it } from 'vitest';
 import { BargeInDetector } from '../../../main/core/bridge/barge-in.ts';
+import { speechLikeSignal } from '../../../main/demo/fake-services.ts';
 
-/** A 20 ms 48 kHz stereo frame of a 440 Hz tone at `amplitude` (RMS = amplitude / √2). */
-function frame(amplitude: number): Int16Array {
+/** A 20 ms 48 kHz stereo frame of a `hz` tone at `amplitude` (RMS = amplitude / √2), from sample `start`. */
+function frame(amplitude: number, hz = 440, start = 0): Int16Array {
   const out = new Int16Array(1920);
-  for (let i = 0; i < 960; i++) out.fill(Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / 48_000)), i * 2, i * 2 + 2);
+  for (let i = 0; i < 960; i++) out.fill(Math.round(amplitude * Math.sin((2 * Math.PI * hz * (start + i)) / 48_000)), i * 2, i * 2 + 2);
   return out;
 }
+
+/** 20 ms frame `k` of a 48 kHz stereo signal, scaled by `gain`. */
+function frameOf(signal: Int16Array, k: number, gain = 1): Int16Array {
+  return Int16Array.from(signal.subarray(k * 1920, (k + 1) * 1920), (v) => Math.round(v * gain));
+}
+
+const dB = (db: number) => 10 ** (db / 20);
 
 describe('BargeInDetector', () => {
   it('with nothing played, speech over -40 dBFS counts and quieter sound does not', () => {
@@ -17,11 +25,32 @@ describe('BargeInDetector', () => {
     expect(d.isSpeech(frame(300), 0)).toBe(false); // -41 dBFS
   });
 
-  it('our own audio 20 dB down is echo; a speaker 12 dB under us is speech (the line is 14 dB under)', () => {
+  it('our own audio coming back 20 dB or 14 dB down is echo; the same voice 8 dB under us is speech (the line is 10 dB under)', () => {
     const d = new BargeInDetector();
-    for (let t = 0; t < 200; t += 20) expect(d.notePlayed(frame(12_000), t)).toBe(true);
-    expect(d.isSpeech(frame(1200), 300)).toBe(false);
-    expect(d.isSpeech(frame(3000), 300)).toBe(true);
+    for (let t = 0; t < 200; t += 20) expect(d.notePlayed(frame(12_000, 440, t * 48), t)).toBe(true);
+    expect(d.isSpeech(frame(12_000 * dB(-20)), 300)).toBe(false);
+    expect(d.isSpeech(frame(12_000 * dB(-14)), 300)).toBe(false);
+    expect(d.isSpeech(frame(12_000 * dB(-14), 440, 480), 300), 'another phase of the echo').toBe(false);
+    expect(d.isSpeech(frame(12_000 * dB(-8)), 300)).toBe(true);
+  });
+
+  it('a voice where the reply is not is speech on its first frame, 18 dB under the reply', () => {
+    const d = new BargeInDetector();
+    for (let t = 0; t < 400; t += 20) d.notePlayed(frame(8000, 440, t * 48), t);
+    // Speech-like (140 Hz harmonics, 20 ms fade-in): its first frame's last 10 ms are -33 dBFS, the reply -15 dBFS.
+    const voice = speechLikeSignal(0.2, 6000 * dB(-5));
+    expect(d.isSpeech(frameOf(voice, 0), 400)).toBe(true);
+    // The reply's own echo at -14 dB is not, nor a quieter voice under the floor.
+    expect(d.isSpeech(frame(8000 * dB(-14), 440, 400 * 48), 400)).toBe(false);
+    expect(d.isSpeech(frameOf(voice, 0, dB(-12)), 400)).toBe(false);
+  });
+
+  it('a voice-like reply fills the bands: its echo at -14 dB is echo in every band, the same voice 6 dB under its loudest syllable speech', () => {
+    const reply = speechLikeSignal(1, 12_000);
+    const d = new BargeInDetector();
+    for (let k = 0; k < 40; k++) d.notePlayed(frameOf(reply, k), k * 20);
+    for (let k = 10; k < 40; k++) expect(d.isSpeech(frameOf(reply, k, dB(-14)), 800), `frame ${k}`).toBe(false);
+    expect(d.isSpeech(frameOf(reply, 15, dB(-6)), 800)).toBe(true); // a syllable's peak (4 per second)
   });
 
   it('the echo estimate fades once nothing was played for the echo tail', () => {
