@@ -4,10 +4,10 @@
 // holds nothing above 12 kHz, nor does its echo; a voice's energy above it is slight. Each band's value is that band's share of the window's
 // mean square (fraction of full scale squared), so the bands add up to the window's level: a frame's
 // bands compare directly with a played frame's, and their sum with the floor in dBFS.
-// Everything is allocated once; analyze() allocates nothing.
+// The FFT is fft.js's (radix-4). Everything is allocated once; analyze() allocates nothing.
+import FFT from 'fft.js';
 
 const FFT_SIZE = 256;
-const LOG2_SIZE = 8;
 /** 10 ms at 24 kHz: what one analysis covers. */
 export const BAND_WINDOW = 240;
 const BIN_HZ = 24_000 / FFT_SIZE;
@@ -17,39 +17,12 @@ export const BAND_COUNT = BAND_EDGES_HZ.length;
 const LOWEST_HZ = 100;
 const FULL_SCALE_SQ = 32768 * 32768;
 
-/** In-place radix-2 FFT of `re`/`im` (FFT_SIZE values, already in bit-reversed order). */
-function transform(re: Float64Array, im: Float64Array, cos: Float64Array, sin: Float64Array): void {
-  // Twiddle outer, butterflies inner: each twiddle is read once per stage (3× faster in V8).
-  for (let size = 2; size <= FFT_SIZE; size <<= 1) {
-    const half = size >> 1;
-    const step = FFT_SIZE / size;
-    for (let j = 0, t = 0; j < half; j++, t += step) {
-      const c = cos[t]!;
-      const s = sin[t]!;
-      for (let a = j; a < FFT_SIZE; a += size) {
-        const b = a + half;
-        const rb = re[b]!;
-        const ib = im[b]!;
-        const tr = rb * c - ib * s;
-        const ti = rb * s + ib * c;
-        const ra = re[a]!;
-        const ia = im[a]!;
-        re[b] = ra - tr;
-        im[b] = ia - ti;
-        re[a] = ra + tr;
-        im[a] = ia + ti;
-      }
-    }
-  }
-}
-
 export class BandAnalyzer {
   readonly #window = new Float64Array(BAND_WINDOW);
-  readonly #re = new Float64Array(FFT_SIZE);
-  readonly #im = new Float64Array(FFT_SIZE);
-  readonly #cos = new Float64Array(FFT_SIZE / 2);
-  readonly #sin = new Float64Array(FFT_SIZE / 2);
-  readonly #reversed = new Uint16Array(FFT_SIZE);
+  readonly #fft = new FFT(FFT_SIZE);
+  /** Interleaved complex input and spectrum (re, im, re, im …): fft.js's layout. */
+  readonly #input = new Float64Array(2 * FFT_SIZE);
+  readonly #spectrum = new Float64Array(2 * FFT_SIZE);
   /** Band of each bin 0..FFT_SIZE/2 (-1: none). */
   readonly #bandOf = new Int8Array(FFT_SIZE / 2 + 1);
   /** |X|² → share of the mean square: 2 (both halves of the spectrum) / (N · Σw² · full scale²). */
@@ -63,15 +36,6 @@ export class BandAnalyzer {
       windowPower += w * w;
     }
     this.#scale = 2 / (FFT_SIZE * windowPower * FULL_SCALE_SQ);
-    for (let k = 0; k < FFT_SIZE / 2; k++) {
-      this.#cos[k] = Math.cos((2 * Math.PI * k) / FFT_SIZE);
-      this.#sin[k] = -Math.sin((2 * Math.PI * k) / FFT_SIZE);
-    }
-    for (let i = 0; i < FFT_SIZE; i++) {
-      let r = 0;
-      for (let b = 0; b < LOG2_SIZE; b++) r |= ((i >> b) & 1) << (LOG2_SIZE - 1 - b);
-      this.#reversed[i] = r;
-    }
     for (let k = 0; k <= FFT_SIZE / 2; k++) {
       const hz = k * BIN_HZ;
       this.#bandOf[k] = hz < LOWEST_HZ ? -1 : BAND_EDGES_HZ.findIndex((edge) => hz < edge);
@@ -84,15 +48,13 @@ export class BandAnalyzer {
    * same FFT (two real windows as one complex one).
    */
   analyze(mono: Int16Array, from: number, out: Float64Array, at: number, second = -1, secondOut: Float64Array = out, secondAt = 0): void {
-    const re = this.#re;
-    const im = this.#im;
-    const reversed = this.#reversed;
+    const input = this.#input;
     const window = this.#window;
-    re.fill(0);
-    im.fill(0);
-    for (let n = 0; n < BAND_WINDOW; n++) re[reversed[n]!] = mono[from + n]! * window[n]!;
-    if (second >= 0) for (let n = 0; n < BAND_WINDOW; n++) im[reversed[n]!] = mono[second + n]! * window[n]!;
-    transform(re, im, this.#cos, this.#sin);
+    input.fill(0);
+    for (let n = 0; n < BAND_WINDOW; n++) input[2 * n] = mono[from + n]! * window[n]!;
+    if (second >= 0) for (let n = 0; n < BAND_WINDOW; n++) input[2 * n + 1] = mono[second + n]! * window[n]!;
+    const z = this.#spectrum;
+    this.#fft.transform(z, input);
     out.fill(0, at, at + BAND_COUNT);
     if (second >= 0) secondOut.fill(0, secondAt, secondAt + BAND_COUNT);
     const bandOf = this.#bandOf;
@@ -101,14 +63,15 @@ export class BandAnalyzer {
       const band = bandOf[k]!;
       if (band < 0) continue;
       if (second < 0) {
-        out[at + band] = out[at + band]! + (re[k]! * re[k]! + im[k]! * im[k]!) * scale;
+        out[at + band] = out[at + band]! + (z[2 * k]! * z[2 * k]! + z[2 * k + 1]! * z[2 * k + 1]!) * scale;
         continue;
       }
       // Z = X + iY of two real windows: X[k] = (Z[k] + conj Z[N-k]) / 2, Y[k] = (Z[k] - conj Z[N-k]) / 2i.
-      const xr = (re[k]! + re[FFT_SIZE - k]!) / 2;
-      const xi = (im[k]! - im[FFT_SIZE - k]!) / 2;
-      const yr = (im[k]! + im[FFT_SIZE - k]!) / 2;
-      const yi = (re[FFT_SIZE - k]! - re[k]!) / 2;
+      const m = 2 * (FFT_SIZE - k);
+      const xr = (z[2 * k]! + z[m]!) / 2;
+      const xi = (z[2 * k + 1]! - z[m + 1]!) / 2;
+      const yr = (z[2 * k + 1]! + z[m + 1]!) / 2;
+      const yi = (z[m]! - z[2 * k]!) / 2;
       out[at + band] = out[at + band]! + (xr * xr + xi * xi) * scale;
       secondOut[secondAt + band] = secondOut[secondAt + band]! + (yr * yr + yi * yi) * scale;
     }
