@@ -5,6 +5,7 @@
 // Gemini session's real PCM decoder; the socket framing and the RTP crypto are close approximations
 // (the SDK's own JSON building and @discordjs/voice's crypto are not called directly).
 import { randomBytes } from 'node:crypto';
+import { monoToStereo } from '../../main/core/audio/pcm.ts';
 import { CallAudio } from '../../main/core/bridge/call-audio.ts';
 import { CallMetrics } from '../../main/core/bridge/metrics.ts';
 import { decodePcm } from '../../main/core/model/gemini/session.ts';
@@ -72,18 +73,22 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
   const add = (stage: string, direction: 'in' | 'out', code: 'real' | 'approximation', cpuMs: number) =>
     stages.push({ stage, direction, code, frames, cpuMs, percentOfCore: (100 * cpuMs) / (frames * 20) });
 
-  // In: Opus → 48 kHz stereo PCM (one decoder per speaker, as receive.ts keeps).
-  const decoder = opus.create();
-  const decoded: Buffer[] = new Array<Buffer>(frames);
+  // In: Opus → 48 kHz mono, handed on as stereo with L = R (one decoder per speaker, as receive.ts keeps).
+  const decoder = opus.createMonoDecoder();
+  const frameViews: Int16Array[] = Array.from({ length: frames }, () => new Int16Array(FRAME_VALUES));
+  const decodedMono = new Int16Array(FRAME_VALUES / 2);
+  const decodedMonoBytes = Buffer.from(decodedMono.buffer);
   add('Opus decode', 'in', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) decoded[i] = decoder.decode(packets[i]!);
+    for (let i = 0; i < frames; i++) {
+      decoder.decode(packets[i]!).copy(decodedMonoBytes);
+      monoToStereo(decodedMono, frameViews[i]!, FRAME_VALUES / 2);
+    }
   }));
 
   // In: mixer → 16 kHz mono → meter → voice gate → fixed chunks (what CallAudio does per packet).
   const chunks: Int16Array[] = [];
   const inMetrics = new CallMetrics();
   const callIn = new CallAudio({ inputChunkMs: 20, metrics: inMetrics, onSpeech: (c) => chunks.push(c.slice()), onSpeechEnd: () => undefined, now: () => performance.now() });
-  const frameViews = decoded.map((b) => new Int16Array(b.buffer, b.byteOffset, b.byteLength / 2));
   // The copies in onSpeech above are the bench's, not the bridge's: time a run that keeps nothing.
   const callInTimed = new CallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
   add('mix + 16 kHz + gate (CallAudio in)', 'in', 'real', cpuMsOf(() => {

@@ -52,11 +52,25 @@ export interface OpusMonoEncoder {
   destroy(): void;
 }
 
+/**
+ * A 48 kHz **mono** Opus decoder for what a speaker says. Everything a speaker's audio feeds (the
+ * model's 16 kHz input, the voice gate, barge-in) is mono, so decoding both channels only for them
+ * to be averaged is work thrown away: libopus downmixes a stereo packet inside the decoder to
+ * (L + R) / 2 (CELT before its inverse MDCT, so one transform instead of two; SILK outputs its mid
+ * channel), the same average the 16 kHz downsampler took, within rounding.
+ */
+export interface OpusMonoDecoder {
+  /** One Opus packet (mono or stereo) → s16le mono PCM (1920 bytes for a 20 ms packet). */
+  decode(packet: Buffer): Buffer;
+  destroy(): void;
+}
+
 export interface OpusFactory {
   readonly library: OpusLibraryName;
   readonly choice: OpusChoice;
   create(): OpusCodec;
   createMonoEncoder(): OpusMonoEncoder;
+  createMonoDecoder(): OpusMonoDecoder;
 }
 
 /** What `require('@discordjs/opus')` hands back (the part we use). */
@@ -96,6 +110,10 @@ function nativeFactory(loadNative: () => NativeOpusModule): OpusFactory {
       encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY_REQUEST, VOICE_ENCODER_COMPLEXITY);
       return { encode: (pcm) => encoder.encode(pcm), destroy() {} };
     },
+    createMonoDecoder() {
+      const decoder = new OpusEncoder(OPUS_RATE, 1);
+      return { decode: (packet) => decoder.decode(packet), destroy() {} };
+    },
   };
 }
 
@@ -117,6 +135,11 @@ function opusscriptFactory(reason: string): OpusFactory {
       const encoder = new OpusScript(OPUS_RATE, 1, OpusScript.Application.AUDIO);
       encoder.encoderCTL(OPUS_SET_COMPLEXITY_REQUEST, VOICE_ENCODER_COMPLEXITY);
       return { encode: (pcm) => Buffer.from(encoder.encode(pcm, OPUS_FRAME_SAMPLES)), destroy: () => encoder.delete() };
+    },
+    createMonoDecoder() {
+      const decoder = new OpusScript(OPUS_RATE, 1, OpusScript.Application.AUDIO);
+      // A view into opusscript's heap: copied before the next call overwrites it.
+      return { decode: (packet) => Buffer.from(decoder.decode(packet)), destroy: () => decoder.delete() };
     },
   };
 }

@@ -1,15 +1,18 @@
-// Per-speaker receive: subscribe to each allowed speaker's Opus stream, decode to 48 kHz stereo
-// PCM, and resubscribe when a stream dies (@discordjs/voice destroys a subscription on any
+// Per-speaker receive: subscribe to each allowed speaker's Opus stream, decode to 48 kHz mono (libopus
+// downmixes in the decoder: what follows is all mono, so decoding two channels to average them was
+// wasted work) handed on as the 48 kHz stereo frames the call's audio takes (L = R), and resubscribe when a stream dies (@discordjs/voice destroys a subscription on any
 // transport or DAVE decrypt error, VoiceReceiver.ts:196-207), however often it dies.
 import { EndBehaviorType, type AudioReceiveStream, type VoiceReceiver } from '@discordjs/voice';
 import type { Logger } from 'pino';
+import { monoToStereo } from '../audio/pcm.ts';
 import { FRAME_SAMPLES_48K } from '../ports.ts';
 import { isUndecryptedE2eeFrame } from './e2ee-frame.ts';
-import { OPUS_SILENCE_FRAME, type OpusCodec, type OpusFactory } from './opus.ts';
+import { OPUS_SILENCE_FRAME, type OpusFactory, type OpusMonoDecoder } from './opus.ts';
 import type { SpeakerHealth } from './speaker-health.ts';
 
 const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
-const FRAME_BYTES = FRAME_VALUES * 2;
+/** 20 ms of decoded mono s16le. */
+const MONO_FRAME_BYTES = FRAME_SAMPLES_48K * 2;
 /** Resubscribes allowed per speaker per second: a stream that dies at once every time is not retried in a loop. */
 const MAX_RESUBSCRIBES_PER_SECOND = 5;
 
@@ -20,10 +23,12 @@ export interface ReceiveSink {
 }
 
 interface Speaker {
-  codec: OpusCodec;
+  codec: OpusMonoDecoder;
   /** Reused for every frame of this speaker: listeners must copy what they keep. */
   frame: Int16Array;
-  frameBytes: Buffer;
+  /** The decoder's 20 ms of mono, copied here (aligned, reused) before it is spread to both channels. */
+  mono: Int16Array;
+  monoBytes: Buffer;
   stream: AudioReceiveStream | null;
   resubscribes: number[];
   retryTimer: NodeJS.Timeout | null;
@@ -121,8 +126,8 @@ export class SpeakerReceiver {
   #speaker(userId: string): Speaker {
     let speaker = this.#speakers.get(userId);
     if (!speaker) {
-      const frame = new Int16Array(FRAME_VALUES);
-      speaker = { codec: this.#opus.create(), frame, frameBytes: Buffer.from(frame.buffer), stream: null, resubscribes: [], retryTimer: null, decodeErrors: 0 };
+      const mono = new Int16Array(FRAME_SAMPLES_48K);
+      speaker = { codec: this.#opus.createMonoDecoder(), frame: new Int16Array(FRAME_VALUES), mono, monoBytes: Buffer.from(mono.buffer), stream: null, resubscribes: [], retryTimer: null, decodeErrors: 0 };
       this.#speakers.set(userId, speaker);
     }
     return speaker;
@@ -188,8 +193,9 @@ export class SpeakerReceiver {
       return;
     }
     // Discord sends 20 ms packets; a longer one is delivered as several 20 ms frames.
-    for (let offset = 0; offset + FRAME_BYTES <= pcm.length; offset += FRAME_BYTES) {
-      pcm.copy(speaker.frameBytes, 0, offset, offset + FRAME_BYTES);
+    for (let offset = 0; offset + MONO_FRAME_BYTES <= pcm.length; offset += MONO_FRAME_BYTES) {
+      pcm.copy(speaker.monoBytes, 0, offset, offset + MONO_FRAME_BYTES);
+      monoToStereo(speaker.mono, speaker.frame, FRAME_SAMPLES_48K);
       this.#sink.pcm(userId, speaker.frame);
     }
   }
