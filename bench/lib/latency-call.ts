@@ -26,6 +26,7 @@ import { CORE_NODE_FLAGS } from '../../main/core/core-node-flags.ts';
 import { cpuPercent, cpuWindows, readProc, untilQuiet, type ProcSample } from './latency-proc.ts';
 import { modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
 import { wireLatencies, type WireResult } from './latency-wire.ts';
+import { voicedReply } from './speech-like.ts';
 
 /** The TypeScript source: Node's type stripper (WebAssembly) then stays resident in the core. */
 export const SOURCE_CLI = fileURLToPath(new URL('../../main/cli.ts', import.meta.url));
@@ -164,12 +165,14 @@ class ReplyDriver {
   /** The user turn each of `turns` answers (null: the service cut the owner mid-utterance). */
   readonly answered: (TurnTiming | null)[] = [];
   readonly clock = new TurnClock();
+  /** The model's voice: speech-like, not a tone (bench/lib/speech-like.ts voicedReply). */
+  readonly #voice = voicedReply(REPLY_MS);
   #waiters: ((turn: Turn) => void)[] = [];
 
   constructor(model: BenchModelFake) {
     model.onUserTurn((userTurn) => {
       const timing = this.clock.turnEnded(Date.now());
-      const turn = userTurn.respond({ toneMs: REPLY_MS, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
+      const turn = userTurn.respond({ toneMs: REPLY_MS, pcm: this.#voice, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
       if (!turn) return;
       this.turns.push(turn);
       this.answered.push(timing);

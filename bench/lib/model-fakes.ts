@@ -38,6 +38,8 @@ export type BenchReplyOutcome = 'complete' | 'interrupted' | 'closed';
 
 export interface BenchReplyScript {
   toneMs: number;
+  /** The reply's audio (24 kHz mono); without it, the fake's 440 Hz tone of `toneMs`. */
+  pcm?: Int16Array;
   transcript: string;
   /** What the service says it heard (input transcription). */
   inputTranscript: string;
@@ -156,7 +158,7 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
         respond: (s) => {
           if (connection.stalled) return null;
           const startedAt = Date.now();
-          return track(startedAt, connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript, inputTranscript: s.inputTranscript }), connection.replyTimings);
+          return track(startedAt, connection.reply({ toneMs: s.toneMs, pcm: s.pcm, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript, inputTranscript: s.inputTranscript }), connection.replyTimings);
         },
       };
       for (const handler of turnHandlers) handler(turn);
@@ -260,7 +262,7 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
         respond: (s) => {
           connection.setInputTranscript(s.inputTranscript);
           // The response server VAD creates right after this turn speaks the script.
-          const done = connection.queueReply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
+          const done = connection.queueReply({ toneMs: s.toneMs, pcm: s.pcm, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
           current = track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o === 'cancelled' ? 'interrupted' : 'closed')), connection.replyTimings);
           return current;
         },
@@ -290,7 +292,7 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
         respond: (s) => {
           connection.sendInputTranscript(s.inputTranscript, ms);
           const startedAt = Date.now();
-          const done = connection.reply({ toneMs: s.toneMs, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
+          const done = connection.reply({ toneMs: s.toneMs, pcm: s.pcm, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
           return track(startedAt, done.then((o) => (o === 'completed' ? 'complete' : o)), connection.replyTimings);
         },
       };

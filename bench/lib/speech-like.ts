@@ -84,6 +84,36 @@ export function speechLike(rate: number, seconds: number, seed = 42): Float64Arr
   return out;
 }
 
+/**
+ * The fake model's voice for the latency bench: continuous voiced speech at `rate` (mono), a
+ * harmonic series on a ≈ 210 Hz fundamental with a slow glide (another voice than the fake owner's
+ * ≈ 140 Hz), harmonics up to 4 kHz falling 6 dB an octave, a syllable envelope of about 4.5 Hz that
+ * never falls silent (so every packet of it sounds, and the last loud packet of a cut reply is the
+ * cut), 10 ms fades, at -15 dBFS RMS (the level of the fakes' default 440 Hz reply tone). A reply
+ * that fills the bands speech fills, so a barge-in figure is not flattered by a pure tone's empty
+ * spectrum (main/core/bridge/barge-in.ts tells a voice from our echo partly by band).
+ */
+export function voicedReply(ms: number, rate = 24_000): Int16Array {
+  const n = Math.round((rate * ms) / 1000);
+  const out = new Float64Array(n);
+  let phase = 0;
+  let sumSq = 0;
+  const fade = rate / 100;
+  for (let i = 0; i < n; i++) {
+    const t = i / rate;
+    const f0 = 210 + 30 * Math.sin(2 * Math.PI * 0.5 * t);
+    phase += (2 * Math.PI * f0) / rate;
+    let v = 0;
+    for (let h = 1; h * f0 < 4000; h++) v += Math.sin(h * phase) / h;
+    const syllables = 0.7 + 0.3 * Math.sin(2 * Math.PI * 4.5 * t);
+    v *= syllables * Math.min(1, i / fade, (n - 1 - i) / fade);
+    out[i] = v;
+    sumSq += v * v;
+  }
+  const scale = 32768 * 10 ** (-15 / 20) / Math.sqrt(sumSq / Math.max(1, n));
+  return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, Math.round(v * scale))));
+}
+
 export function toInt16Mono(x: Float64Array): Int16Array {
   return Int16Array.from(x, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
 }
