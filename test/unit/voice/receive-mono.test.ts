@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { VoiceReceiver } from '@discordjs/voice';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loadOpus, type OpusFactory, type OpusLibraryName } from '../../../main/core/voice/opus.ts';
+import { loadOpus, OPUS_SILENCE_FRAME, type OpusFactory, type OpusLibraryName } from '../../../main/core/voice/opus.ts';
 import { SpeakerReceiver } from '../../../main/core/voice/receive.ts';
 
 const FRAME = 960;
@@ -73,17 +73,23 @@ function stereoPackets(frames: number): Buffer[] {
   return packets;
 }
 
+/** A receive path that takes only the owner's audio, counting its Opus work and keeping each frame handed on. */
+function ownerOnlyReceiver(library: OpusLibraryName) {
+  const receiver = new FakeReceiver();
+  const { factory, counts } = countingOpus(library);
+  const frames: Int16Array[] = [];
+  const speakers = new SpeakerReceiver(receiver as unknown as VoiceReceiver, {
+    isAllowed: (id) => id === 'owner',
+    opus: factory,
+    sink: { pcm: (_id, frame) => frames.push(frame.slice()), speakingStart: () => undefined, speakingEnd: () => undefined },
+    logger: pino({ level: 'silent' }),
+  });
+  return { receiver, counts, frames, speakers };
+}
+
 describe.each(['@discordjs/opus', 'opusscript'] as const)('speaker receive decodes mono (%s)', (library) => {
   it('decodes each packet once with a mono decoder and hands on L = R = the stereo decode averaged', () => {
-    const receiver = new FakeReceiver();
-    const { factory, counts } = countingOpus(library);
-    const frames: Int16Array[] = [];
-    const speakers = new SpeakerReceiver(receiver as unknown as VoiceReceiver, {
-      isAllowed: (id) => id === 'owner',
-      opus: factory,
-      sink: { pcm: (_id, frame) => frames.push(frame.slice()), speakingStart: () => undefined, speakingEnd: () => undefined },
-      logger: pino({ level: 'silent' }),
-    });
+    const { receiver, counts, frames, speakers } = ownerOnlyReceiver(library);
     const packets = stereoPackets(25);
     for (const packet of packets) receiver.packet('owner', packet);
     speakers.close();
@@ -110,18 +116,23 @@ describe.each(['@discordjs/opus', 'opusscript'] as const)('speaker receive decod
   });
 
   it('a speaker who is not allowed costs no decoder and no decode', () => {
-    const receiver = new FakeReceiver();
-    const { factory, counts } = countingOpus(library);
-    const frames: Int16Array[] = [];
-    const speakers = new SpeakerReceiver(receiver as unknown as VoiceReceiver, {
-      isAllowed: (id) => id === 'owner',
-      opus: factory,
-      sink: { pcm: (_id, frame) => frames.push(frame.slice()), speakingStart: () => undefined, speakingEnd: () => undefined },
-      logger: pino({ level: 'silent' }),
-    });
+    const { receiver, counts, frames, speakers } = ownerOnlyReceiver(library);
     for (const packet of stereoPackets(10)) receiver.packet('stranger', packet);
     speakers.close();
     expect(counts).toEqual({ stereoCodecs: 0, monoDecoders: 0, monoDecodes: 0 });
     expect(frames).toHaveLength(0);
+  });
+
+  it('the silence frames that end a talk spurt are handed on as silence, never through the decoder', () => {
+    const { receiver, counts, frames, speakers } = ownerOnlyReceiver(library);
+    const packets = stereoPackets(5);
+    for (const packet of packets) receiver.packet('owner', packet);
+    // A client's five silence frames (never coded by its encoder: decoding them would put the
+    // decoder out of step with it, docs/audio.md "Barge-in latency").
+    for (let i = 0; i < 5; i++) receiver.packet('owner', Buffer.from(OPUS_SILENCE_FRAME));
+    speakers.close();
+    expect(counts.monoDecodes).toBe(packets.length);
+    expect(frames).toHaveLength(packets.length + 5);
+    expect(frames.slice(packets.length).every((f) => f.every((v) => v === 0))).toBe(true);
   });
 });
