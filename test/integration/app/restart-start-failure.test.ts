@@ -116,6 +116,9 @@ describe('Restart now with a sidecar port that cannot be had', () => {
     r.running.restart();
     await r.running.settled();
 
+    // Outcome first, so a failure prints what the restart said.
+    expect(r.lost).toEqual([]);
+    expect(r.failed.map((e) => (e as Error).message)).toHaveLength(1);
     expect(r.running.core).not.toBe(first);
     expect(r.running.core.sidecarUrl).toBe(first.sidecarUrl);
     expect(r.running.config.sidecar.port).toBe(port);
