@@ -1,7 +1,9 @@
 // Cutting the model's reply short: by the service (`interrupted`), by the user's "stop talking"
 // (POST /interrupt, the tray), or here, the moment an allowed speaker talks over it (local barge-in,
 // barge-in.ts). Playback fades out within a frame, the rest of the reply is dropped, and the open
-// transcript line ends with how much was heard.
+// transcript line ends with how much was heard. The notes are written when the model's turn ends
+// (its `interrupted` or turnComplete, or a new reply), not at the cut: the user's words that the
+// service's transcription still sends (they lag the speech) belong to the request before the cut.
 //
 // Local barge-in stops playback now, not when the service's signal comes. The service is told by the
 // speech itself, which the voice gate forwards (Gemini and Realtime interrupt on it; the Realtime
@@ -52,15 +54,18 @@ export class ReplyCut {
     d.session()?.bargedIn?.();
   }
 
-  /** The service cut the model off. */
+  /** The service cut the model off: the reply's turn is over, its notes are written. */
   serviceInterrupted(): void {
     if (this.#cutLocally) this.#cutLocally = false;
     else this.cut('interrupted');
+    this.#d.transcripts.flush();
   }
 
   /** The model's turn ended, or a new reply began: a later `interrupted` is about another reply. */
   turnEnded(): void {
     this.#cutLocally = false;
+    // A new reply after a cut the service never confirmed: the cut one's notes go first.
+    if (this.#d.transcripts.cutPending) this.#d.transcripts.flush();
   }
 
   /** Stop the model's voice now: the rest of this reply is dropped. */
@@ -73,7 +78,7 @@ export class ReplyCut {
     const playedMs = d.audio.interrupt();
     // The fade frame goes out now, not at the next slot (the current one may have gone out early).
     d.sendFadeNow();
-    d.transcripts.flush(`(${why} after ${Math.round(playedMs)} ms)`);
+    d.transcripts.cutOutput(`(${why} after ${Math.round(playedMs)} ms)`);
     return { interrupted: true, played_ms: Math.round(playedMs) };
   }
 }

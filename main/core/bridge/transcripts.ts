@@ -2,7 +2,10 @@
 // the model's turn completes or is cut off (barge-in, or the socket carrying it ended): the user's
 // words first, then the model's. Not earlier: input transcription is independent of the model's
 // output order, so the last words of an utterance may arrive after the model started speaking
-// (protocols.md §1.5) and would otherwise make a second note.
+// (protocols.md §1.5) and would otherwise make a second note. A reply cut short (barge-in, "stop
+// talking") waits for the same end: the model's words stop where the user stopped hearing them
+// (cutOutput), while the user's words still arriving, the late part of the request the reply
+// answered, join their note instead of starting one after the cut reply's.
 //
 // Several people: each input fragment comes with the speakers whose voice was active while its
 // words were said (bridge/room.ts; the model's transcription names nobody). Consecutive fragments
@@ -22,6 +25,8 @@ export class TranscriptAggregator {
   readonly #sink: TranscriptSink;
   #segments: InputSegment[] = [];
   #output = '';
+  /** The reply was cut: what had been said of it then, and how it ended; later words of it are not kept. */
+  #cut: { heard: string; suffix: string } | null = null;
 
   constructor(sink: TranscriptSink) {
     this.#sink = sink;
@@ -42,14 +47,32 @@ export class TranscriptAggregator {
   }
 
   output(fragment: string): void {
-    this.#output += fragment;
+    // The rest of a cut reply's words: playback dropped their audio, nobody heard them.
+    if (!this.#cut) this.#output += fragment;
   }
 
-  flush(outputSuffix?: string): void {
+  /**
+   * The reply was cut off: its note keeps the words said so far, ending with `suffix` (how much was
+   * heard). Nothing is written yet: that waits for flush() at the end of the model's turn, so the
+   * late fragments of the user's words still arriving are not split from their note. The first cut
+   * of a reply stands.
+   */
+  cutOutput(suffix: string): void {
+    this.#cut ??= { heard: this.#output, suffix };
+  }
+
+  /** A cut reply's notes are waiting for the end of its turn. */
+  get cutPending(): boolean {
+    return this.#cut !== null;
+  }
+
+  flush(): void {
     this.#flushInput();
-    const text = joinFragments(this.#output);
-    if (text) this.#sink('output_transcript', outputSuffix ? `${text} ${outputSuffix}` : text, 'model');
+    const cut = this.#cut;
+    const text = joinFragments(cut ? cut.heard : this.#output);
+    if (text) this.#sink('output_transcript', cut ? `${text} ${cut.suffix}` : text, 'model');
     this.#output = '';
+    this.#cut = null;
   }
 
   #flushInput(): void {
