@@ -107,6 +107,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       forward: (chunk) => {
         this.#inFlight.inputOpened();
         this.link.sendAudio(chunk);
+        this.#activity.audioSent();
         this.metricsStore.bytesToModel += chunk.byteLength;
       },
       endInput: () => {

@@ -46,16 +46,6 @@ const END_REPORTED_LATE_MS = 200;
 const REJOIN_GAP_MS = 150;
 /** A transcription fragment covers the audio since the previous one, but never more than this. */
 const MAX_FRAGMENT_SPAN_MS = 1000;
-/**
- * How long after a packet is reported (speaking start) its audio reaches the model: the mixer waits
- * for every active speaker's frame, the voice gate cuts 20 ms chunks, the socket carries them.
- * Without it the first words of someone joining in are counted into the fragment before them.
- * (Calibrated while the receive path decoded the Opus silence frames that end a talk spurt and a
- * joiner's first 60 ms reached the model 10-30 dB too quiet; with that fixed, overlapping joiners
- * are attributed less well at 120 ms: docs/room.md. 20 ms attributed better on the room bench but
- * split a caption line under load in CI, so 120 stays until the window is measured, not assumed.)
- */
-const INPUT_PIPELINE_MS = 120;
 /** A speaker counts for a fragment when active for at least this share of its span. */
 const MIN_COVERAGE = 0.2;
 /**
@@ -72,6 +62,9 @@ export class SpeakerActivity {
   #intervals: Interval[] = [];
   #turnStart = Number.NEGATIVE_INFINITY;
   #lastFragmentAt = Number.NEGATIVE_INFINITY;
+  #lastFragmentSpeakers: string[] = [];
+  /** When the latest chunk of input audio went to the model (audioSent). */
+  #audioSentAt = Number.NEGATIVE_INFINITY;
   #cutOff = false;
 
   constructor(people: RoomPeople, now: () => number) {
@@ -98,14 +91,32 @@ export class SpeakerActivity {
   }
 
   /**
+   * A chunk of input audio went to the model now. It holds what the receive path reported up to now
+   * (the voice gate sends a chunk as its last frame arrives), so the latest chunk's time is where the
+   * audio a fragment can transcribe ends: measured at each chunk, under any load and chunk size,
+   * instead of a fixed pipeline delay.
+   */
+  audioSent(): void {
+    this.#audioSentAt = this.#now();
+  }
+
+  /**
    * Who said the transcription fragment arriving now: the speakers active for a fair share of the
    * time since the previous fragment (the audio it transcribes), else the one active longest.
    */
   speakersOfFragment(): string[] {
-    // The fragment transcribes audio that left the receive path INPUT_PIPELINE_MS before it reached the model.
-    const now = this.#now() - INPUT_PIPELINE_MS;
+    // The fragment transcribes audio the model has: up to the latest chunk sent (none sent: now).
+    const now = this.#now();
+    const to = this.#audioSentAt === Number.NEGATIVE_INFINITY ? now : Math.min(now, this.#audioSentAt);
+    // A second fragment of audio already attributed (no chunk sent since): the same voices.
+    if (to <= this.#lastFragmentAt && this.#lastFragmentSpeakers.length > 0) return this.#lastFragmentSpeakers;
+    this.#lastFragmentSpeakers = this.#attribute(to);
+    return this.#lastFragmentSpeakers;
+  }
+
+  #attribute(now: number): string[] {
     const from = Math.max(this.#lastFragmentAt, now - MAX_FRAGMENT_SPAN_MS);
-    this.#lastFragmentAt = now;
+    this.#lastFragmentAt = Math.max(this.#lastFragmentAt, now);
     const span = Math.max(1, now - from);
     const coverage = new Map<string, number>();
     for (const i of this.#intervals) {
@@ -159,6 +170,8 @@ export class SpeakerActivity {
     this.#intervals = [];
     this.#turnStart = Number.NEGATIVE_INFINITY;
     this.#lastFragmentAt = Number.NEGATIVE_INFINITY;
+    this.#lastFragmentSpeakers = [];
+    this.#audioSentAt = Number.NEGATIVE_INFINITY;
     this.#cutOff = false;
   }
 
