@@ -37,10 +37,26 @@
 // service would cut the reply on it anyway.
 // The tests are on a frame's last 10 ms: a click (a few ms) inside a frame does not reach the
 // line, and speech that begins in a frame is decided on that frame.
+// Evidence per speaker, before both tests: a speaker whose stream carried nothing over the floor
+// (-40 dBFS) for the whole echo tail after at least QUIET_PROOF_FRAMES of our reply (a Discord client
+// in its default Voice Activity mode sends nothing until its detector hears a voice; one that sends
+// all the time sent frames under the floor) has an echo path that keeps our reply, at that level,
+// under the floor. While we play no more than 3 dB louder than that (one codec's level error and a
+// louder syllable), their next frame over the floor is their own voice: it cuts the reply on the
+// frame the speech starts, where the line drawn for the worst echo path waits for a louder frame of
+// the word. A speaker on loudspeakers without echo cancelling has our reply in their stream from its
+// start, never earns the evidence, and meets the two tests.
 import { BAND_COUNT, BAND_WINDOW, BandAnalyzer } from './echo-bands.ts';
 
-/** Non-silent played frames remembered (more than the echo tail holds at one frame per 20 ms). */
-const PLAYED_FRAMES = 64;
+/**
+ * Non-silent played frames remembered: 2.56 s at one per 20 ms, the 1 s echo tail and, before it,
+ * the frames whose tail has passed (the per-speaker evidence).
+ */
+const PLAYED_FRAMES = 128;
+/** Played frames whose whole echo tail passed in a speaker's quiet before it proves their echo path. */
+const QUIET_PROOF_FRAMES = 10;
+/** How much louder than the proven level we may play and still trust the proof (3 dB, as energy). */
+const QUIET_PROOF_HEADROOM = 2;
 const FULL_SCALE_SQ = 32768 * 32768;
 
 export interface BargeInOptions {
@@ -87,6 +103,11 @@ export class BargeInDetector {
   readonly #halfBands = new Float64Array(BAND_COUNT);
   readonly #speakerBands = new Float64Array(BAND_COUNT);
   readonly #bandLine = new Float64Array(BAND_COUNT);
+  /**
+   * Per speaker: when their stream last carried sound over the floor where our echo may be. An object
+   * per speaker, written in place (a number stored in a Map would be boxed anew at every frame).
+   */
+  readonly #heardAt = new Map<string, { at: number }>();
   #next = 0;
 
   constructor(options: BargeInOptions = {}) {
@@ -121,17 +142,63 @@ export class BargeInDetector {
    * its last 10 ms are over the echo line, broadband or in the bands where it is (the frame that
    * starts speech often starts quiet: a word's attack, and the Opus decoder's 6.5 ms delay).
    */
-  isSpeech(frame: Int16Array, now: number): boolean {
+  isSpeech(frame: Int16Array, now: number, speakerId?: string): boolean {
     const level = meanSquare(frame, frame.length >> 1, frame.length);
     if (level <= this.#floor) return false;
-    return level > this.echoThreshold(now) || this.#overEchoInBands(frame, now);
+    const provenQuiet = speakerId !== undefined && this.#echoProvenQuiet(speakerId, now);
+    if (speakerId !== undefined) this.#noteHeard(speakerId, now);
+    return provenQuiet || level > this.echoThreshold(now) || this.#overEchoInBands(frame, now);
+  }
+
+  /**
+   * A speaker's frame while the bot is silent: whether it carried sound where our echo may still be
+   * (the evidence above). Sound with nothing played within the echo tail is their own voice alone
+   * and says nothing of their echo path.
+   */
+  heard(speakerId: string, frame: Int16Array, now: number): void {
+    if (meanSquare(frame, frame.length >> 1, frame.length) > this.#floor && this.#playedWithinTail(now)) this.#noteHeard(speakerId, now);
+  }
+
+  #noteHeard(speakerId: string, now: number): void {
+    const heard = this.#heardAt.get(speakerId);
+    if (heard) heard.at = now;
+    else this.#heardAt.set(speakerId, { at: now });
   }
 
   reset(): void {
     this.#playedAt.fill(0);
     this.#playedLevel.fill(0);
     this.#playedBands.fill(0);
+    this.#heardAt.clear();
     this.#next = 0;
+  }
+
+  /**
+   * Whether `speakerId` stayed under the floor through the echo tail of at least QUIET_PROOF_FRAMES
+   * played frames, and nothing played within the tail is more than 3 dB louder than the loudest of them.
+   */
+  #echoProvenQuiet(speakerId: string, now: number): boolean {
+    const quietSince = this.#heardAt.get(speakerId)?.at ?? Number.NEGATIVE_INFINITY;
+    let proven = 0;
+    let provenLevel = 0;
+    let loudestInTail = 0;
+    for (let slot = 0; slot < PLAYED_FRAMES; slot++) {
+      const level = this.#playedLevel[slot]!;
+      if (level === 0) continue;
+      const at = this.#playedAt[slot]!;
+      if (now - at <= this.#tailMs) {
+        if (level > loudestInTail) loudestInTail = level;
+      } else if (at >= quietSince) {
+        proven += 1;
+        if (level > provenLevel) provenLevel = level;
+      }
+    }
+    return proven >= QUIET_PROOF_FRAMES && loudestInTail <= provenLevel * QUIET_PROOF_HEADROOM;
+  }
+
+  #playedWithinTail(now: number): boolean {
+    for (let slot = 0; slot < PLAYED_FRAMES; slot++) if (this.#inTail(slot, now)) return true;
+    return false;
   }
 
   #inTail(slot: number, now: number): boolean {

@@ -261,7 +261,10 @@ export class CallAudio {
     this.#onFrame(this.#lastFrameArrival);
     this.#fillingSilence = false;
     // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once.
-    if (this.#onBargeIn && this.botTalking && this.#bargeIn.isSpeech(frame, now)) this.#onBargeIn(speakerId);
+    if (this.#onBargeIn) {
+      if (!this.botTalking) this.#bargeIn.heard(speakerId, frame, now);
+      else if (this.#bargeIn.isSpeech(frame, now, speakerId)) this.#onBargeIn(speakerId);
+    }
     this.#mixer.push(speakerId, frame);
     this.#onInputPacket();
     // Mix as soon as every active speaker has a frame (or one is a frame ahead), so one speaker (the

@@ -70,4 +70,56 @@ describe('BargeInDetector', () => {
     click.fill(0, 960);
     expect(d.isSpeech(click, 0)).toBe(false);
   });
+
+  describe("a speaker's own evidence: quiet through our reply's echo tail", () => {
+    /** A voice-like reply played from 0 ms for `ms` (one frame per 20 ms). */
+    function playing(d: BargeInDetector, ms: number, gain = 1): void {
+      const reply = speechLikeSignal(ms / 1000, 12_000 * gain);
+      for (let k = 0; k < ms / 20; k++) d.notePlayed(frameOf(reply, k), k * 20);
+    }
+    const reply = speechLikeSignal(2, 12_000);
+    /** The reply itself, 18 dB down: to the two tests it is our echo (under the 10 dB line, in our bands). */
+    const quietVoice = frameOf(reply, 66, dB(-18)); // -34 dBFS
+
+    it('a speaker who stayed quiet through the tail of 10+ played frames is speaking at their first frame over the floor', () => {
+      const d = new BargeInDetector();
+      playing(d, 1600);
+      expect(d.isSpeech(quietVoice, 1600), 'no speaker named: the line for the worst echo path').toBe(false);
+      expect(d.isSpeech(quietVoice, 1600, 'olga')).toBe(true);
+    });
+
+    it('no evidence: a reply younger than its echo tail, a speaker whose stream carried sound, a reply grown louder', () => {
+      const young = new BargeInDetector();
+      playing(young, 1100); // 5 frames past the 1 s tail: fewer than 10
+      expect(young.isSpeech(quietVoice, 1100, 'olga')).toBe(false);
+
+      const heard = new BargeInDetector();
+      playing(heard, 1600);
+      heard.heard('olga', frameOf(reply, 14, dB(-20)), 700); // -36 dBFS: over the floor (echo or voice), after the frames past their tail
+      expect(heard.isSpeech(quietVoice, 1600, 'olga')).toBe(false);
+      heard.heard('gus', frameOf(reply, 14, dB(-30)), 700); // -46 dBFS: under the floor, still quiet
+      expect(heard.isSpeech(quietVoice, 1600, 'gus')).toBe(true);
+
+      const louder = new BargeInDetector();
+      playing(louder, 800, dB(-6)); // quiet for its tail at -6 dB…
+      const loud = speechLikeSignal(1, 12_000);
+      for (let k = 0; k < 40; k++) louder.notePlayed(frameOf(loud, k), 800 + k * 20); // …then 6 dB louder
+      expect(louder.isSpeech(quietVoice, 1600, 'olga')).toBe(false);
+    });
+
+    it('their own voice with nothing played within the echo tail leaves the evidence standing', () => {
+      const d = new BargeInDetector();
+      playing(d, 1600);
+      d.heard('olga', frameOf(reply, 14), 2700); // -16 dBFS, 1.1 s after our last frame: not our echo
+      for (let k = 0; k < 20; k++) d.notePlayed(frameOf(reply, k), 3000 + k * 20); // the next reply
+      expect(d.isSpeech(quietVoice, 3400, 'olga')).toBe(true);
+    });
+
+    it('the evidence ends at their first frame over the floor: the rest of the word meets the two tests', () => {
+      const d = new BargeInDetector();
+      playing(d, 1600);
+      expect(d.isSpeech(quietVoice, 1600, 'olga')).toBe(true);
+      expect(d.isSpeech(quietVoice, 1620, 'olga')).toBe(false);
+    });
+  });
 });
