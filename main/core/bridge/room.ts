@@ -114,13 +114,14 @@ export class SpeakerActivity {
     return this.#lastFragmentSpeakers;
   }
 
-  #attribute(now: number): string[] {
-    const from = Math.max(this.#lastFragmentAt, now - MAX_FRAGMENT_SPAN_MS);
-    this.#lastFragmentAt = Math.max(this.#lastFragmentAt, now);
-    const span = Math.max(1, now - from);
+  /** The voices of the audio from the previous fragment's end to `to`. */
+  #attribute(to: number): string[] {
+    const from = Math.max(this.#lastFragmentAt, to - MAX_FRAGMENT_SPAN_MS);
+    this.#lastFragmentAt = Math.max(this.#lastFragmentAt, to);
+    const span = Math.max(1, to - from);
     const coverage = new Map<string, number>();
     for (const i of this.#intervals) {
-      const overlap = Math.min(i.end ?? now, now) - Math.max(i.start, from);
+      const overlap = Math.min(i.end ?? to, to) - Math.max(i.start, from);
       if (overlap > 0) coverage.set(i.id, (coverage.get(i.id) ?? 0) + overlap);
     }
     const ranked = [...coverage].sort((a, b) => b[1] - a[1]);
