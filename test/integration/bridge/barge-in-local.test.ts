@@ -4,7 +4,8 @@
 // reply stop within two frames of the first packet of their speech, counted in packets at the fake
 // Discord's receiver (not clock time); the rest of that reply, which the model may go on sending, is
 // never played. And the bot's own reply coming back through the owner's open mic, 20 dB and 14 dB
-// under what the bot plays, cuts nothing.
+// under what the bot plays, cuts nothing. A speaker who stayed quiet through a reply's echo tail cuts
+// it with their first frames, even in the reply's own band (barge-in.ts, per-speaker evidence).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -163,5 +164,46 @@ describe('local barge-in after the model finished sending its reply', () => {
     const loud = botPeaks(c).filter((p) => p > LOUD_PEAK).length;
     expect(loud, `loud packets of the second reply: ${loud}`).toBeLessThanOrEqual(25);
     expect(await metrics(c)).toMatchObject({ interrupts: 2, local_barge_ins: 1 });
+  }, 60_000);
+});
+
+describe("local barge-in on a speaker's own evidence (barge-in.ts)", () => {
+  it('a sound in the reply\'s band, 18 dB under it: kept as echo while the owner has given no evidence, cut on its first frames once they stayed quiet through the echo tail', async () => {
+    const c = await startCoreOnFakes({});
+    call = c;
+    expect((await c.post('/join')).status).toBe(200);
+    const model = await c.gemini.connection(0);
+    const owner = c.discord.owner.id;
+    await c.discord.speak(owner, new Int16Array(1920 * 3));
+    const reply = chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE);
+    /** What the owner sends: the reply's own band from `at` s, 18 dB under it (to both echo tests, echo). */
+    const inBand = (at: number) => toStereo48k(reply.subarray(24_000 * at, 24_000 * (at + 0.4)), 0.125);
+
+    // 1. 200 ms into a reply, before any played frame has passed its 1 s echo tail: nothing is proven, nothing cut.
+    c.discord.recorder.clear();
+    const first = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 10, 'the reply to start playing');
+    await c.discord.speak(owner, inBand(0.2));
+    expect(await first).not.toBe('interrupted');
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 148, 'the whole reply to be heard');
+    expect(await metrics(c)).toMatchObject({ local_barge_ins: 0 });
+    await sleep(300);
+
+    // 2. The owner stays quiet through the rest of that reply and 1.4 s of the next: the same sound now cuts it.
+    c.discord.recorder.clear();
+    const second = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 70, 'the next reply to play 1.4 s');
+    let packetsBeforeOnset = -1;
+    await c.discord.speak(owner, inBand(1.4), {
+      onSent: () => {
+        if (packetsBeforeOnset < 0) packetsBeforeOnset = c.discord.recorder.packets.length;
+      },
+    });
+    await second;
+    await sleep(1500);
+    const peaks = botPeaks(c);
+    const loudAfter = peaks.slice(packetsBeforeOnset).filter((p) => p > LOUD_PEAK).length;
+    expect(loudAfter, `loud packets after the onset: ${loudAfter}`).toBeLessThanOrEqual(2);
+    expect(await metrics(c)).toMatchObject({ local_barge_ins: 1 });
   }, 60_000);
 });
