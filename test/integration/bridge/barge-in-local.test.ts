@@ -133,18 +133,26 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
   }, 60_000);
 });
 
+/**
+ * A call on the Gemini fake whose owner's client has announced its SSRC (later utterances start at
+ * once), and the 3 s reply the model speaks in these tests.
+ */
+async function geminiCallWithOwner(gemini: NonNullable<Parameters<typeof startCoreOnFakes>[0]>['gemini'] = {}) {
+  const c = await startCoreOnFakes({ gemini });
+  call = c;
+  expect((await c.post('/join')).status).toBe(200);
+  const model = await c.gemini.connection(0);
+  const owner = c.discord.owner.id;
+  await c.discord.speak(owner, new Int16Array(1920 * 3));
+  return { c, model, owner, reply: chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE) };
+}
+
 describe('local barge-in after the model finished sending its reply', () => {
   it('a later reply that the service interrupts is still cut (the earlier local cut is not taken for its signal)', async () => {
     // The fake never interrupts on its own here: the first cut is ours alone, the second the service's.
     // Its turnComplete comes as soon as the audio is sent, not at playback end, as Realtime's
     // response.done or GPT-Live's quiet gap do: the first reply is over for the service when it is cut.
-    const c = await startCoreOnFakes({ gemini: { bargeInRms: null, strict: { turnCompleteAtPlaybackEnd: false } } });
-    call = c;
-    expect((await c.post('/join')).status).toBe(200);
-    const model = await c.gemini.connection(0);
-    const owner = c.discord.owner.id;
-    await c.discord.speak(owner, new Int16Array(1920 * 3));
-    const reply = chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE);
+    const { c, model, owner, reply } = await geminiCallWithOwner({ bargeInRms: null, strict: { turnCompleteAtPlaybackEnd: false } });
 
     // 1. The whole reply is sent at once (its turn complete) and plays from the buffer; the owner cuts it.
     c.discord.recorder.clear();
@@ -169,13 +177,7 @@ describe('local barge-in after the model finished sending its reply', () => {
 
 describe("local barge-in on a speaker's own evidence (barge-in.ts)", () => {
   it('a sound in the reply\'s band, 18 dB under it: kept as echo while the owner has given no evidence, cut on its first frames once they stayed quiet through the echo tail', async () => {
-    const c = await startCoreOnFakes({});
-    call = c;
-    expect((await c.post('/join')).status).toBe(200);
-    const model = await c.gemini.connection(0);
-    const owner = c.discord.owner.id;
-    await c.discord.speak(owner, new Int16Array(1920 * 3));
-    const reply = chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE);
+    const { c, model, owner, reply } = await geminiCallWithOwner();
     /** What the owner sends: the reply's own band from `at` s, 18 dB under it (to both echo tests, echo). */
     const inBand = (at: number) => toStereo48k(reply.subarray(24_000 * at, 24_000 * (at + 0.4)), 0.125);
 
