@@ -25,8 +25,8 @@ export class TranscriptAggregator {
   readonly #sink: TranscriptSink;
   #segments: InputSegment[] = [];
   #output = '';
-  /** The reply was cut: what had been said of it then, and how it ended; later words of it are not kept. */
-  #cut: { heard: string; suffix: string } | null = null;
+  /** The reply was cut: how it ended (its words so far stay in #output; later ones are not kept). */
+  #cutSuffix: string | null = null;
 
   constructor(sink: TranscriptSink) {
     this.#sink = sink;
@@ -48,7 +48,7 @@ export class TranscriptAggregator {
 
   output(fragment: string): void {
     // The rest of a cut reply's words: playback dropped their audio, nobody heard them.
-    if (!this.#cut) this.#output += fragment;
+    if (this.#cutSuffix === null) this.#output += fragment;
   }
 
   /**
@@ -58,21 +58,20 @@ export class TranscriptAggregator {
    * of a reply stands.
    */
   cutOutput(suffix: string): void {
-    this.#cut ??= { heard: this.#output, suffix };
+    this.#cutSuffix ??= suffix;
   }
 
   /** A cut reply's notes are waiting for the end of its turn. */
   get cutPending(): boolean {
-    return this.#cut !== null;
+    return this.#cutSuffix !== null;
   }
 
   flush(): void {
     this.#flushInput();
-    const cut = this.#cut;
-    const text = joinFragments(cut ? cut.heard : this.#output);
-    if (text) this.#sink('output_transcript', cut ? `${text} ${cut.suffix}` : text, 'model');
+    const text = joinFragments(this.#output);
+    if (text) this.#sink('output_transcript', this.#cutSuffix === null ? text : `${text} ${this.#cutSuffix}`, 'model');
     this.#output = '';
-    this.#cut = null;
+    this.#cutSuffix = null;
   }
 
   #flushInput(): void {
