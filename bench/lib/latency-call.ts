@@ -63,6 +63,8 @@ const healthSchema = z.object({
     dropped_frames: z.number(),
     reconnects: z.number(),
     interrupts: z.number(),
+    barge_in_holds: z.number(),
+    barge_in_holds_released: z.number(),
     ingress_latency: latencySchema,
     egress_latency: latencySchema,
     barge_in_latency: latencySchema,

@@ -4,7 +4,8 @@
 // - egress: the fake model sends a reply's first chunk → its first sounding RTP at the fake Discord.
 // - barge-in, as a user lives it: the barging owner's first sounding packet leaves the fake Discord
 //   client → the interrupted reply's last RTP the fake Discord receives (the reply's cut). The bridge
-//   cuts playback itself on the speaker's onset (main/core/bridge/barge-in.ts), before any service
+//   stops playback itself on the speaker's onset (main/core/bridge/barge-in.ts: a hold on a first
+//   frame it cannot yet tell from echo, the cut on the next that is speech), before any service
 //   signal, so this is the figure that means something.
 // - service signal → cut: the service's own barge-in signal (Gemini: interrupted sent; Realtime:
 //   speech_started sent; GPT-Live: the model yields) → the same last RTP; kept for comparison (the

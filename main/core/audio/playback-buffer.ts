@@ -8,6 +8,8 @@
 // interrupt() fades out within one frame, discards the turn's buffered audio and makes the turn
 // sticky-silent: late audio of that turn is dropped until endTurn() (Gemini: `turnComplete`, which
 // follows `interrupted`) or startTurn() (a provider that announces new responses) lifts it.
+// hold() fades out the same way but keeps the turn: its audio waits, buffered, until release()
+// (which fades it back in) or interrupt() (which drops it): a barge-in not yet confirmed.
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import { LevelMeter } from './level-meter.ts';
 import { roundClipMonoToStereo, softLimitInto } from './pcm.ts';
@@ -88,6 +90,10 @@ export class PlaybackBuffer implements PlaybackSource {
   readonly #mono = new Float32Array(FRAME_SAMPLES_48K);
   readonly #fade = new Float32Array(FRAME_SAMPLES_48K);
   #fadePending = false;
+  /** Held (hold()): silence goes out, the turn's audio waits in the ring. */
+  #held = false;
+  /** The first frame after release() starts with a fade-in (the filter restarts from silence). */
+  #fadeInPending = false;
   readonly #mix = new Float32Array(OUT_VALUES);
 
   readonly #fxClip: (Int16Array | null)[] = new Array<Int16Array | null>(MAX_EFFECTS).fill(null);
@@ -175,7 +181,10 @@ export class PlaybackBuffer implements PlaybackSource {
     if (this.#turn === 'idle' && this.#fill === 0) return { playedMs: 0 };
     this.#interrupts++;
     this.#ranDry = false;
-    if (!this.#fadePending) this.#prepareFade();
+    // Held: the fade has gone out already; what waits is dropped.
+    if (!this.#fadePending && !this.#held) this.#prepareFade();
+    this.#held = false;
+    this.#fadeInPending = false;
     this.#fill = 0;
     this.#read = 0;
     this.#playing = false;
@@ -185,6 +194,30 @@ export class PlaybackBuffer implements PlaybackSource {
     // An ended turn has no more audio coming; only an active one needs the sticky silence.
     this.#turn = this.#turn === 'ending' ? 'idle' : 'interrupted';
     return { playedMs: this.#turnPlayed / IN_PER_MS };
+  }
+
+  /**
+   * Stop playing within the next frame (the same fade as interrupt()) but keep the turn: its audio
+   * waits, and more is buffered, until release() or interrupt(). A no-op with nothing playing.
+   */
+  hold(): void {
+    if (this.#held || !this.#playing) return;
+    this.#held = true;
+    if (!this.#fadePending) this.#prepareFade();
+    // The fade took the filter's state with it; the audio resumes from silence (release()).
+    this.#interp.reset();
+    this.#interpQuiet = true;
+  }
+
+  /** Play the held turn on from where hold() faded it, fading back in. */
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    this.#fadeInPending = true;
+  }
+
+  get held(): boolean {
+    return this.#held;
   }
 
   /**
@@ -214,8 +247,9 @@ export class PlaybackBuffer implements PlaybackSource {
     if (this.#fadePending) {
       this.#fadePending = false;
       mono = this.#fade;
-    } else if (this.#shouldPlay()) {
+    } else if (!this.#held && this.#shouldPlay()) {
       this.#playSpeech();
+      if (this.#fadeInPending) this.#fadeIn();
     } else {
       this.#runSilence(mono);
     }
@@ -225,7 +259,7 @@ export class PlaybackBuffer implements PlaybackSource {
 
   /** PlaybackSource: whole frames of speech buffered past the playing point (0 until playback has started). */
   framesAhead(): number {
-    return this.#playing && !this.#fadePending ? Math.floor(this.#fill / IN_FRAME) : 0;
+    return this.#playing && !this.#fadePending && !this.#held ? Math.floor(this.#fill / IN_FRAME) : 0;
   }
 
   /**
@@ -245,6 +279,8 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#previousTurnTail = 0;
     this.#ranDry = false;
     this.#fadePending = false;
+    this.#held = false;
+    this.#fadeInPending = false;
     this.#interp.reset();
     this.#interpQuiet = true;
     this.#fxClip.fill(null);
@@ -346,6 +382,13 @@ export class PlaybackBuffer implements PlaybackSource {
     for (let i = 0; i < this.#fadeValues; i++) fade[i] = fade[i]! * 0.5 * (1 + Math.cos((Math.PI * i) / this.#fadeValues));
     fade.fill(0, this.#fadeValues);
     this.#fadePending = true;
+  }
+
+  /** The frame just played rises from silence over `fadeMs` (the mirror of the fade-out). */
+  #fadeIn(): void {
+    this.#fadeInPending = false;
+    const mono = this.#mono;
+    for (let i = 0; i < this.#fadeValues; i++) mono[i] = mono[i]! * 0.5 * (1 - Math.cos((Math.PI * i) / this.#fadeValues));
   }
 
   /** Mono speech to stereo, plus effects; the soft limiter only engages while an effect plays. */

@@ -46,6 +46,13 @@
 // frame the speech starts, where the line drawn for the worst echo path waits for a louder frame of
 // the word. A speaker on loudspeakers without echo cancelling has our reply in their stream from its
 // start, never earns the evidence, and meets the two tests.
+// Onsets: a speaker's first frame over the floor after at least ONSET_GAP_MS under it is 'onset' when
+// the tests above cannot yet tell it from echo (a word's first frame is often 10-20 dB under its
+// vowel, so under the echo line). The caller holds playback on it (call-audio.ts): the reply stops
+// on the frame the speech starts and is cut when a later frame is speech, or plays on after a few
+// frames. A speaker whose onset was not confirmed is taken for an echo path that carries our reply
+// over the floor (suspectEcho()): their onsets hold nothing more in this call, so a loudspeaker
+// user's echo costs one short gap, not one per phrase of every reply.
 import { BAND_COUNT, BAND_WINDOW, BandAnalyzer } from './echo-bands.ts';
 
 /**
@@ -58,6 +65,24 @@ const QUIET_PROOF_FRAMES = 10;
 /** How much louder than the proven level we may play and still trust the proof (3 dB, as energy). */
 const QUIET_PROOF_HEADROOM = 2;
 const FULL_SCALE_SQ = 32768 * 32768;
+/**
+ * Under the floor this long before a frame over it makes that frame an onset: over two frame
+ * periods, so one quiet frame inside a word or a packet late by a frame's jitter does not.
+ */
+const ONSET_GAP_MS = 50;
+
+/** A speaker frame while the bot talks: speech over it, an onset the tests cannot yet tell from echo, or neither. */
+export type BargeInVerdict = 'speech' | 'onset' | 'none';
+
+/** What one speaker's stream has shown (an object per speaker, written in place: no boxing per frame). */
+interface SpeakerEcho {
+  /** When their stream last carried sound over the floor where our echo may be (the evidence). */
+  heardAt: number;
+  /** When their stream last carried sound over the floor at all (onsets). */
+  soundAt: number;
+  /** An onset of theirs was not confirmed as speech: their echo path may carry our reply. */
+  echoSuspect: boolean;
+}
 
 export interface BargeInOptions {
   /** How far under our own level an echo of it may come back, at most, dB. Default 14. */
@@ -103,11 +128,7 @@ export class BargeInDetector {
   readonly #halfBands = new Float64Array(BAND_COUNT);
   readonly #speakerBands = new Float64Array(BAND_COUNT);
   readonly #bandLine = new Float64Array(BAND_COUNT);
-  /**
-   * Per speaker: when their stream last carried sound over the floor where our echo may be. An object
-   * per speaker, written in place (a number stored in a Map would be boxed anew at every frame).
-   */
-  readonly #heardAt = new Map<string, { at: number }>();
+  readonly #speakers = new Map<string, SpeakerEcho>();
   #next = 0;
 
   constructor(options: BargeInOptions = {}) {
@@ -143,42 +164,61 @@ export class BargeInDetector {
    * starts speech often starts quiet: a word's attack, and the Opus decoder's 6.5 ms delay).
    */
   isSpeech(frame: Int16Array, now: number, speakerId?: string): boolean {
+    return this.judge(frame, now, speakerId) === 'speech';
+  }
+
+  /** isSpeech, and whether a frame that is not (yet) speech is a speaker's onset (see above). */
+  judge(frame: Int16Array, now: number, speakerId?: string): BargeInVerdict {
     const level = meanSquare(frame, frame.length >> 1, frame.length);
-    if (level <= this.#floor) return false;
-    const provenQuiet = speakerId !== undefined && this.#echoProvenQuiet(speakerId, now);
-    if (speakerId !== undefined) this.#noteHeard(speakerId, now);
-    return provenQuiet || level > this.echoThreshold(now) || this.#overEchoInBands(frame, now);
+    if (level <= this.#floor) return 'none';
+    const speaker = speakerId === undefined ? undefined : this.#speaker(speakerId);
+    const provenQuiet = speaker !== undefined && this.#echoProvenQuiet(speaker, now);
+    const onset = speaker !== undefined && now - speaker.soundAt >= ONSET_GAP_MS && !speaker.echoSuspect;
+    if (speaker) speaker.heardAt = speaker.soundAt = now;
+    if (provenQuiet || level > this.echoThreshold(now) || this.#overEchoInBands(frame, now)) return 'speech';
+    return onset ? 'onset' : 'none';
   }
 
   /**
-   * A speaker's frame while the bot is silent: whether it carried sound where our echo may still be
-   * (the evidence above). Sound with nothing played within the echo tail is their own voice alone
-   * and says nothing of their echo path.
+   * A speaker's frame while the bot is silent: whether it carried sound, and where our echo may
+   * still be (the evidence above). Sound with nothing played within the echo tail is their own
+   * voice alone and says nothing of their echo path.
    */
   heard(speakerId: string, frame: Int16Array, now: number): void {
-    if (meanSquare(frame, frame.length >> 1, frame.length) > this.#floor && this.#playedWithinTail(now)) this.#noteHeard(speakerId, now);
+    if (meanSquare(frame, frame.length >> 1, frame.length) <= this.#floor) return;
+    const speaker = this.#speaker(speakerId);
+    speaker.soundAt = now;
+    if (this.#playedWithinTail(now)) speaker.heardAt = now;
   }
 
-  #noteHeard(speakerId: string, now: number): void {
-    const heard = this.#heardAt.get(speakerId);
-    if (heard) heard.at = now;
-    else this.#heardAt.set(speakerId, { at: now });
+  /** `speakerId`'s onset was not confirmed as speech: take their onsets for our echo from now on. */
+  suspectEcho(speakerId: string): void {
+    this.#speaker(speakerId).echoSuspect = true;
+  }
+
+  #speaker(speakerId: string): SpeakerEcho {
+    let speaker = this.#speakers.get(speakerId);
+    if (!speaker) {
+      speaker = { heardAt: Number.NEGATIVE_INFINITY, soundAt: Number.NEGATIVE_INFINITY, echoSuspect: false };
+      this.#speakers.set(speakerId, speaker);
+    }
+    return speaker;
   }
 
   reset(): void {
     this.#playedAt.fill(0);
     this.#playedLevel.fill(0);
     this.#playedBands.fill(0);
-    this.#heardAt.clear();
+    this.#speakers.clear();
     this.#next = 0;
   }
 
   /**
-   * Whether `speakerId` stayed under the floor through the echo tail of at least QUIET_PROOF_FRAMES
+   * Whether the speaker stayed under the floor through the echo tail of at least QUIET_PROOF_FRAMES
    * played frames, and nothing played within the tail is more than 3 dB louder than the loudest of them.
    */
-  #echoProvenQuiet(speakerId: string, now: number): boolean {
-    const quietSince = this.#heardAt.get(speakerId)?.at ?? Number.NEGATIVE_INFINITY;
+  #echoProvenQuiet(speaker: SpeakerEcho, now: number): boolean {
+    const quietSince = speaker.heardAt;
     let proven = 0;
     let provenLevel = 0;
     let loudestInTail = 0;

@@ -137,6 +137,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         if (this.#callLive()) this.#o.voice.startPlayback(this.#audio.playbackSource);
       },
       onBargeIn: () => this.#replyCut.speakerTalkedOver(),
+      onBargeInOnset: (speakerId) => this.#replyCut.speakerMayTalkOver(speakerId),
     });
     const voice = options.voice;
     const room = readThroughRoom(options.room ?? {}, voice);

@@ -37,6 +37,12 @@ const IDLE_INPUT_TICKS = 25;
  * frames, 500 ms, per reply); a reply after the stop restarts the player at once.
  */
 const IDLE_OUTPUT_FRAMES = 5;
+/**
+ * Frames a barge-in hold lasts unconfirmed before the reply plays on (the fade frame and four
+ * silent ones, a 90 ms gap): the speaker's next four frames have arrived by then, with a frame's
+ * jitter to spare; on the fakes' speech and the bench's owner the first of them is confirmed.
+ */
+const HOLD_FRAMES = 5;
 
 export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
@@ -65,6 +71,8 @@ export interface CallAudioOptions {
   onOutputResume?: () => void;
   /** An allowed speaker talks over the bot's reply (barge-in.ts): the bridge cuts it (local barge-in). */
   onBargeIn?: (speakerId: string) => void;
+  /** An allowed speaker's onset the echo tests cannot yet judge: the bridge may hold playback (holdPlayback). */
+  onBargeInOnset?: (speakerId: string) => void;
 }
 
 export class CallAudio {
@@ -81,6 +89,7 @@ export class CallAudio {
   readonly #onOutputIdle: () => void;
   readonly #onOutputResume: () => void;
   readonly #onBargeIn: ((speakerId: string) => void) | undefined;
+  readonly #onBargeInOnset: (speakerId: string) => void;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
@@ -98,6 +107,9 @@ export class CallAudio {
   #silenceTicksFilled = 0;
   #silentOutputFrames = 0;
   #outputIdle = false;
+  /** Playback is held on this speaker's onset (holdPlayback), for #holdFramesLeft more frames. */
+  #heldFor: string | null = null;
+  #holdFramesLeft = 0;
   /** Mute / push-to-talk gate (see setUserAudioOpen); survives reset(): it is the user's choice, not the call's. */
   #userAudioOpen = true;
 
@@ -117,6 +129,7 @@ export class CallAudio {
     this.#onOutputIdle = options.onOutputIdle ?? (() => undefined);
     this.#onOutputResume = options.onOutputResume ?? (() => undefined);
     this.#onBargeIn = options.onBargeIn;
+    this.#onBargeInOnset = options.onBargeInOnset ?? (() => undefined);
     this.#gate = new VoiceGate({ chunkMs: options.inputChunkMs, onChunk: (chunk) => this.#emitSpeech(chunk), onEnd: options.onSpeechEnd });
   }
 
@@ -224,6 +237,7 @@ export class CallAudio {
     this.#fillingSilence = false;
     this.#egressStart = 0;
     this.#bargeInStart = 0;
+    this.#heldFor = null;
   }
 
   /**
@@ -263,7 +277,11 @@ export class CallAudio {
     // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once.
     if (this.#onBargeIn) {
       if (!this.botTalking) this.#bargeIn.heard(speakerId, frame, now);
-      else if (this.#bargeIn.isSpeech(frame, now, speakerId)) this.#onBargeIn(speakerId);
+      else {
+        const verdict = this.#bargeIn.judge(frame, now, speakerId);
+        if (verdict === 'speech') this.#onBargeIn(speakerId);
+        else if (verdict === 'onset' && this.#heldFor === null) this.#onBargeInOnset(speakerId);
+      }
     }
     this.#mixer.push(speakerId, frame);
     this.#onInputPacket();
@@ -288,9 +306,33 @@ export class CallAudio {
     return startsReply;
   }
 
+  /**
+   * A speaker's onset while the bot talks (barge-in.ts): fade the reply out within a frame and keep
+   * it, until a later frame is speech (interrupt()) or HOLD_FRAMES have passed (it plays on, and the
+   * speaker's onsets are taken for echo from then on). Returns whether playback is now held.
+   */
+  holdPlayback(speakerId: string): boolean {
+    if (this.#heldFor !== null) return false;
+    this.#playback.hold();
+    if (!this.#playback.held) return false;
+    this.#heldFor = speakerId;
+    this.#holdFramesLeft = HOLD_FRAMES;
+    this.#metrics.bargeInHolds += 1;
+    return true;
+  }
+
+  #holdFrameRead(): void {
+    if (--this.#holdFramesLeft > 0) return;
+    this.#playback.release();
+    this.#bargeIn.suspectEcho(this.#heldFor!);
+    this.#metrics.bargeInHoldsReleased += 1;
+    this.#heldFor = null;
+  }
+
   /** Barge-in: fade out within a frame and drop the rest of the turn. Returns ms of the turn played. */
   interrupt(): number {
     this.#metrics.interrupts += 1;
+    this.#heldFor = null;
     // The barge-in latency is how long our speech went on after the interruption; with the player
     // stopped (the reply's audio had run out) none did, and a measurement armed now would only be
     // taken at the next reply's end, seconds later.
@@ -329,6 +371,7 @@ export class CallAudio {
     readFrame: (out: Int16Array) => {
       this.#playback.readFrame(out);
       this.#metrics.framesOut += 1;
+      if (this.#heldFor !== null) this.#holdFrameRead();
       const now = this.#now();
       this.#onFrame(now);
       if (this.#bargeIn.notePlayed(out, now)) {

@@ -54,6 +54,10 @@ export class CallMetrics {
   interrupts = 0;
   /** Of the interrupts: cut by us the moment a speaker talked over the bot (barge-in.ts), before any service signal. */
   localBargeIns = 0;
+  /** Playback held on a speaker's onset not yet told from echo (call-audio.ts holdPlayback). */
+  bargeInHolds = 0;
+  /** Of those, holds no speech confirmed: the reply played on after a 90 ms gap. */
+  bargeInHoldsReleased = 0;
   framesSent = 0;
   framesDropped = 0;
   readonly ingress = new LatencyHistogram();
@@ -71,6 +75,8 @@ export class CallMetrics {
       reconnects: this.reconnects,
       interrupts: this.interrupts,
       local_barge_ins: this.localBargeIns,
+      barge_in_holds: this.bargeInHolds,
+      barge_in_holds_released: this.bargeInHoldsReleased,
       image_frames_sent: this.framesSent,
       image_frames_dropped: this.framesDropped,
       ingress_latency: this.ingress.summary(),

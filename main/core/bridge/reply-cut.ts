@@ -54,6 +54,16 @@ export class ReplyCut {
     d.session()?.bargedIn?.();
   }
 
+  /**
+   * An allowed speaker's onset that the echo tests cannot judge yet (barge-in.ts): playback stops
+   * now and the reply waits; the next frames cut it (speakerTalkedOver) or let it play on.
+   */
+  speakerMayTalkOver(speakerId: string): void {
+    const d = this.#d;
+    if (!d.connected() || d.withholding()) return;
+    if (d.audio.holdPlayback(speakerId)) d.sendFadeNow();
+  }
+
   /** The service cut the model off: the reply's turn is over, its notes are written. */
   serviceInterrupted(): void {
     if (this.#cutLocally) this.#cutLocally = false;

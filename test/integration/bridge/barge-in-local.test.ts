@@ -6,12 +6,14 @@
 // never played. And the bot's own reply coming back through the owner's open mic, 20 dB and 14 dB
 // under what the bot plays, cuts nothing. A speaker who stayed quiet through a reply's echo tail cuts
 // it with their first frames, even in the reply's own band (barge-in.ts, per-speaker evidence).
+// A word's first frame, too quiet to tell from echo, holds the reply at once; the next frames cut it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { speechLikeSignal } from '../../../main/demo/fake-services.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpMono, waitFor } from './signals.ts';
+import { voicedReply } from '../../../bench/lib/speech-like.ts';
 
 let call: CoreOnFakes | null = null;
 afterEach(async () => {
@@ -61,9 +63,9 @@ async function modelOf(c: CoreOnFakes, provider: Provider): Promise<ModelFake> {
 }
 
 /** The two counters of /health's metrics these tests read, checked as the page would get them. */
-const bargeInMetrics = z.object({ metrics: z.object({ interrupts: z.number(), local_barge_ins: z.number() }) });
+const bargeInMetrics = z.object({ metrics: z.object({ interrupts: z.number(), local_barge_ins: z.number(), barge_in_holds: z.number(), barge_in_holds_released: z.number() }) });
 
-async function metrics(c: CoreOnFakes): Promise<{ interrupts: number; local_barge_ins: number }> {
+async function metrics(c: CoreOnFakes): Promise<z.infer<typeof bargeInMetrics>['metrics']> {
   return bargeInMetrics.parse((await c.get('/health')).json).metrics;
 }
 
@@ -92,7 +94,11 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
     expect(await echoed).not.toBe('interrupted');
     // Every frame of the 3 s reply is heard (the fade-in and -out frames may be quieter).
     await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 148, 'the whole reply to be heard');
-    expect(await metrics(c)).toMatchObject({ interrupts: 0, local_barge_ins: 0 });
+    // The echo's first onset may hold the reply once (a 90 ms gap, nothing lost); it then holds nothing more.
+    const afterEcho = await metrics(c);
+    expect(afterEcho).toMatchObject({ interrupts: 0, local_barge_ins: 0 });
+    expect(afterEcho.barge_in_holds).toBeLessThanOrEqual(1);
+    expect(afterEcho.barge_in_holds_released).toBe(afterEcho.barge_in_holds);
     await sleep(800); // the reply's turn closes (GPT-Live: 700 ms without audio)
 
     // 2. The owner says something, then talks over the next reply in the same voice. Their client
@@ -130,6 +136,44 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
       expect(truncations).toHaveLength(1);
       expect(Math.abs(truncations[0]!.audio_end_ms - (loudBefore + loudAfter) * 20)).toBeLessThanOrEqual(100);
     }
+  }, 60_000);
+
+  it("a word's first frame, under the echo line, stops the reply by itself; the next frames cut it", async () => {
+    const c = await startCoreOnFakes({ openai: { autoReply: false, vadRms: 2000 }, openaiLive: { vadRms: 2000 }, env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
+    call = c;
+    expect((await c.post('/join')).status).toBe(200);
+    const model = await modelOf(c, provider);
+    const owner = c.discord.owner.id;
+    await c.discord.speak(owner, new Int16Array(1920 * 3));
+    // The bench's voices: the reply a 210 Hz voice at -15 dBFS RMS, the owner a 140 Hz one 11 dB
+    // under it, whose first frame (rising) decodes to about -33 dBFS: under the echo line, and in
+    // the reply's bands, so neither test can tell it from our echo (barge-in.ts).
+    const reply = voicedReply(3000);
+    const owners = speechLikeSignal(0.6);
+    c.discord.recorder.clear();
+    const cutReply = model.reply({ pcm: reply, chunkMs: 20, paceMs: 10 });
+    await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 20, 'the reply to start playing');
+    // 1. The first frame of the word alone, and nothing more for 40 ms: the reply stops (held).
+    let packetsBeforeOnset = -1;
+    await c.discord.speak(owner, owners.subarray(0, 1920), { silenceTail: false, onSent: () => (packetsBeforeOnset = c.discord.recorder.packets.length) });
+    await sleep(40);
+    // 2. The rest of the word: the reply is cut, never played on.
+    let packetsBeforeRest = -1;
+    await c.discord.speak(owner, owners.subarray(1920), {
+      onSent: () => {
+        if (packetsBeforeRest < 0) packetsBeforeRest = c.discord.recorder.packets.length;
+      },
+    });
+    await cutReply;
+    await sleep(1500);
+    const peaks = botPeaks(c);
+    const beforeRest = peaks.slice(packetsBeforeOnset, packetsBeforeRest);
+    expect(beforeRest.length, 'bot packets in the 40 ms').toBeGreaterThanOrEqual(1);
+    // At most the frame whose slot came while the speaker's packet was on its way; then the fade
+    // (quiet in its last 10 ms) and silence. Without the hold the reply plays on through the 40 ms.
+    expect(beforeRest.filter((p) => p > LOUD_PEAK).length, `bot packets before the rest of the word: ${beforeRest.join(', ')}`).toBeLessThanOrEqual(1);
+    expect(peaks.slice(packetsBeforeRest).filter((p) => p > LOUD_PEAK), 'after the rest of the word').toEqual([]);
+    expect(await metrics(c)).toMatchObject({ local_barge_ins: 1, barge_in_holds: 1, barge_in_holds_released: 0 });
   }, 60_000);
 });
 

@@ -152,6 +152,52 @@ describe('PlaybackBuffer', () => {
     expect(pb.stats().turnPlayedMs).toBe(500);
   });
 
+  it('hold: fades within one frame, keeps the turn silent and buffered, and release() plays it on from the fade, rising from silence', () => {
+    const pb = new PlaybackBuffer({ fadeMs: 10 });
+    const reply = monoSine(24_000, 2, 1000, 10_000);
+    pb.write(reply);
+    readFrames(pb, 10);
+    pb.hold();
+    expect(pb.held).toBe(true);
+    expect(pb.framesAhead()).toBe(0);
+    const fadeFrame = readFrames(pb, 1);
+    for (let i = 960; i < FRAME; i++) expect(fadeFrame[i]).toBe(0);
+    expect(countNonZero(readFrames(pb, 3))).toBe(0);
+    // 200 ms played and 10 ms faded out; the rest waits, and what the model sends meanwhile is kept.
+    expect(pb.stats().bufferedMs).toBe(2000 - 210);
+    expect(pb.turnState).toBe('active');
+    pb.release();
+    const resumed = readFrames(pb, 2);
+    // It rises from silence over 10 ms (no click: the filter restarting alone would reach full level
+    // in its first millisecond); by the frame's end it is the tone at full level.
+    let peakFirst2Ms = 0;
+    for (let i = 0; i < 192; i++) peakFirst2Ms = Math.max(peakFirst2Ms, Math.abs(resumed[i]!));
+    expect(peakFirst2Ms).toBeLessThan(1500);
+    let peakLate = 0;
+    for (let i = 1200; i < FRAME; i++) peakLate = Math.max(peakLate, Math.abs(resumed[i]!));
+    expect(peakLate).toBeGreaterThan(9000);
+    expect(pb.stats().bufferedMs).toBe(2000 - 250);
+    expect(pb.stats().interrupts).toBe(0);
+  });
+
+  it('interrupt() while held drops the waiting turn with no second fade', () => {
+    const pb = new PlaybackBuffer({ fadeMs: 10 });
+    pb.write(monoSine(24_000, 2, 1000, 10_000));
+    readFrames(pb, 10);
+    pb.hold();
+    readFrames(pb, 2);
+    expect(pb.interrupt().playedMs).toBe(210);
+    expect(pb.held).toBe(false);
+    expect(pb.stats().bufferedMs).toBe(0);
+    expect(countNonZero(readFrames(pb, 5))).toBe(0);
+  });
+
+  it('hold() with nothing playing holds nothing', () => {
+    const pb = new PlaybackBuffer();
+    pb.hold();
+    expect(pb.held).toBe(false);
+  });
+
   it('interrupt() with nothing playing is not sticky: the next reply plays', () => {
     const pb = new PlaybackBuffer();
     expect(pb.interrupt()).toEqual({ playedMs: 0 });

@@ -122,4 +122,46 @@ describe('BargeInDetector', () => {
       expect(d.isSpeech(quietVoice, 1620, 'olga')).toBe(false);
     });
   });
+
+  describe('onsets: a first frame over the floor the two tests cannot yet tell from echo', () => {
+    const reply = speechLikeSignal(2, 12_000);
+    /** The reply played from 0 ms for `ms`. */
+    function playing(d: BargeInDetector, ms: number): void {
+      for (let k = 0; k < ms / 20; k++) d.notePlayed(frameOf(reply, k), k * 20);
+    }
+    const quietVoice = frameOf(reply, 66, dB(-18)); // -34 dBFS: under the echo line, over the floor
+
+    it('is an onset after at least 50 ms under the floor, and the frames after it are not', () => {
+      const d = new BargeInDetector();
+      playing(d, 600);
+      expect(d.judge(quietVoice, 600, 'olga')).toBe('onset');
+      expect(d.judge(quietVoice, 620, 'olga')).toBe('none');
+      expect(d.judge(quietVoice, 640, 'olga')).toBe('none');
+      // One quiet frame inside a word is no new onset; 60 ms under the floor is.
+      expect(d.judge(frameOf(reply, 66, dB(-40)), 660, 'olga')).toBe('none');
+      expect(d.judge(quietVoice, 680, 'olga')).toBe('none');
+      expect(d.judge(quietVoice, 740, 'olga')).toBe('onset');
+      expect(d.judge(quietVoice, 600), 'no speaker named: nothing to compare with').toBe('none');
+    });
+
+    it('a frame heard while the bot was silent counts as sound before it; loud speech is speech, not an onset', () => {
+      const d = new BargeInDetector();
+      d.heard('olga', quietVoice, 580);
+      playing(d, 600);
+      expect(d.judge(quietVoice, 600, 'olga')).toBe('none');
+      expect(d.judge(frameOf(reply, 66), 700, 'gus')).toBe('speech');
+    });
+
+    it('a speaker whose onset was not confirmed (suspectEcho) has no more onsets; their speech still counts', () => {
+      const d = new BargeInDetector();
+      playing(d, 600);
+      d.suspectEcho('olga');
+      expect(d.judge(quietVoice, 600, 'olga')).toBe('none');
+      expect(d.judge(frameOf(reply, 66), 700, 'olga')).toBe('speech');
+      expect(d.judge(quietVoice, 600, 'gus')).toBe('onset');
+      d.reset();
+      playing(d, 600);
+      expect(d.judge(quietVoice, 600, 'olga'), 'a new call forgets it').toBe('onset');
+    });
+  });
 });

@@ -142,6 +142,71 @@ describe('CallAudio output path', () => {
   });
 });
 
+describe('CallAudio barge-in hold (an onset the echo tests cannot judge yet)', () => {
+  /** 1 s of a 300 Hz reply, and the same reply 18 dB down at 48 kHz stereo: to the echo tests, our echo. */
+  const reply = new Int16Array(24_000).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 300 * i) / 24_000)));
+  function echoLike(index: number, amplitude = 8000 / 8): Int16Array {
+    const out = new Int16Array(1920);
+    for (let i = 0; i < 960; i++) out[2 * i] = out[2 * i + 1] = Math.round(amplitude * Math.sin((2 * Math.PI * 300 * (index * 960 + i)) / 48_000));
+    return out;
+  }
+  function holdingCall() {
+    const calls: string[] = [];
+    const held = new CallAudio({
+      inputChunkMs: 20,
+      metrics,
+      now: () => now,
+      onSpeech: () => undefined,
+      onSpeechEnd: () => undefined,
+      onBargeIn: (id) => calls.push(`cut ${id}`),
+      // What the bridge does (reply-cut.ts): hold on the onset.
+      onBargeInOnset: (id) => {
+        calls.push(`onset ${id}`);
+        held.holdPlayback(id);
+      },
+    });
+    held.start();
+    held.pushModelAudio(reply);
+    const out = new Int16Array(1920);
+    const read = () => {
+      advance(20);
+      held.playbackSource.readFrame(out);
+      return out.some((v) => v !== 0);
+    };
+    for (let k = 0; k < 10; k++) read();
+    return { held, calls, read };
+  }
+
+  it('unconfirmed: the reply stops within a frame, plays on after five, and that speaker holds nothing more', () => {
+    const { held, calls, read } = holdingCall();
+    held.pushSpeakerFrame('olga', echoLike(0));
+    expect(calls).toEqual(['onset olga']);
+    expect(metrics.bargeInHolds).toBe(1);
+    const frames = [read(), read(), read(), read(), read()];
+    expect(frames, 'the fade frame, then four silent ones').toEqual([true, false, false, false, false]);
+    expect(metrics.bargeInHoldsReleased).toBe(1);
+    expect(read(), 'the reply plays on').toBe(true);
+    expect(held.playbackStats().bufferedMs).toBeGreaterThan(700);
+    advance(100);
+    held.pushSpeakerFrame('olga', echoLike(1));
+    expect(calls, 'their onsets are taken for our echo now').toEqual(['onset olga']);
+    held.stop();
+  });
+
+  it('confirmed: a later frame of speech cuts the held reply, with no second fade and nothing played on', () => {
+    const { held, calls, read } = holdingCall();
+    held.pushSpeakerFrame('olga', echoLike(0));
+    expect(read()).toBe(true); // the fade
+    held.pushSpeakerFrame('olga', sineFrame(1, 8000));
+    expect(calls).toEqual(['onset olga', 'cut olga']);
+    held.interrupt(); // what the bridge does on the cut
+    const after = [read(), read(), read(), read(), read(), read()];
+    expect(after.every((loud) => !loud)).toBe(true);
+    expect(metrics.bargeInHoldsReleased).toBe(0);
+    held.stop();
+  });
+});
+
 describe('CallAudio metrics', () => {
   it('mixes a burst from one speaker instead of holding it for a late one (nothing dropped)', () => {
     // Nine packets at once from one speaker while another is active but late: waiting for the late
