@@ -62,25 +62,35 @@ async function modelOf(c: CoreOnFakes, provider: Provider): Promise<ModelFake> {
   return c.openaiLive.connection(0);
 }
 
-/** The two counters of /health's metrics these tests read, checked as the page would get them. */
+/** The barge-in counters of /health's metrics, checked as the page would get them. */
 const bargeInMetrics = z.object({ metrics: z.object({ interrupts: z.number(), local_barge_ins: z.number(), barge_in_holds: z.number(), barge_in_holds_released: z.number() }) });
 
 async function metrics(c: CoreOnFakes): Promise<z.infer<typeof bargeInMetrics>['metrics']> {
   return bargeInMetrics.parse((await c.get('/health')).json).metrics;
 }
 
+type GeminiOptions = NonNullable<Parameters<typeof startCoreOnFakes>[0]>['gemini'];
+
+/**
+ * A joined call on `provider`'s fake whose owner's client has announced its SSRC (op 5, then
+ * 100 ms), so later utterances start at once. The OpenAI fakes' voice detection is as deaf as the
+ * Gemini fake's barge-in (RMS 2000): over the -14 dB echo (RMS ~1700), under the owner's speech. A
+ * real service may well take that echo for speech and cut the reply itself (barge-in.ts); what is
+ * tested here is the bridge's own test.
+ */
+async function callWithOwner(provider: Provider, gemini: GeminiOptions = {}) {
+  const c = await startCoreOnFakes({ gemini, openai: { autoReply: false, vadRms: 2000 }, openaiLive: { vadRms: 2000 }, env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
+  call = c;
+  expect((await c.post('/join')).status).toBe(200);
+  const model = await modelOf(c, provider);
+  const owner = c.discord.owner.id;
+  await c.discord.speak(owner, new Int16Array(1920 * 3));
+  return { c, model, owner };
+}
+
 describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local barge-in on %s', (provider) => {
   it('talking over a reply silences it within two frames at the receiver; the bot\'s own echo does not', async () => {
-    // The OpenAI fakes' voice detection as deaf as the Gemini fake's barge-in (RMS 2000): over the
-    // -14 dB echo (RMS ~1700), under the owner's speech. A real service may well take that echo for
-    // speech and cut the reply itself (barge-in.ts); what is tested here is the bridge's own test.
-    const c = await startCoreOnFakes({ openai: { autoReply: false, vadRms: 2000 }, openaiLive: { vadRms: 2000 }, env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
-    call = c;
-    expect((await c.post('/join')).status).toBe(200);
-    const model = await modelOf(c, provider);
-    const owner = c.discord.owner.id;
-    // The owner's client announces their SSRC once (op 5, then 100 ms): later utterances start at once.
-    await c.discord.speak(owner, new Int16Array(1920 * 3));
+    const { c, model, owner } = await callWithOwner(provider);
 
     // 1. The reply comes back through the owner's mic at -20 dB, then at -14 dB (loudspeakers and no
     // echo cancelling), 100 ms late, while it plays: nothing is cut.
@@ -139,12 +149,7 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
   }, 60_000);
 
   it("a word's first frame, under the echo line, stops the reply by itself; the next frames cut it", async () => {
-    const c = await startCoreOnFakes({ openai: { autoReply: false, vadRms: 2000 }, openaiLive: { vadRms: 2000 }, env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
-    call = c;
-    expect((await c.post('/join')).status).toBe(200);
-    const model = await modelOf(c, provider);
-    const owner = c.discord.owner.id;
-    await c.discord.speak(owner, new Int16Array(1920 * 3));
+    const { c, model, owner } = await callWithOwner(provider);
     // The bench's voices: the reply a 210 Hz voice at -15 dBFS RMS, the owner a 140 Hz one 11 dB
     // under it, whose first frame (rising) decodes to about -33 dBFS: under the echo line, and in
     // the reply's bands, so neither test can tell it from our echo (barge-in.ts).
@@ -177,18 +182,10 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
   }, 60_000);
 });
 
-/**
- * A call on the Gemini fake whose owner's client has announced its SSRC (later utterances start at
- * once), and the 3 s reply the model speaks in these tests.
- */
-async function geminiCallWithOwner(gemini: NonNullable<Parameters<typeof startCoreOnFakes>[0]>['gemini'] = {}) {
-  const c = await startCoreOnFakes({ gemini });
-  call = c;
-  expect((await c.post('/join')).status).toBe(200);
-  const model = await c.gemini.connection(0);
-  const owner = c.discord.owner.id;
-  await c.discord.speak(owner, new Int16Array(1920 * 3));
-  return { c, model, owner, reply: chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE) };
+/** A call on the Gemini fake whose owner's client has announced its SSRC, and the 3 s reply the model speaks in these tests. */
+async function geminiCallWithOwner(gemini: GeminiOptions = {}) {
+  const { c, owner } = await callWithOwner('gemini', gemini);
+  return { c, owner, model: await c.gemini.connection(0), reply: chirpMono(3, 300, 600, 24_000, REPLY_AMPLITUDE) };
 }
 
 describe('local barge-in after the model finished sending its reply', () => {
