@@ -274,7 +274,8 @@ export class CallAudio {
     this.#lastFrameArrival = now;
     this.#onFrame(this.#lastFrameArrival);
     this.#fillingSilence = false;
-    // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once.
+    // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once
+    // (on a first frame not yet told from echo, the reply is held: holdPlayback).
     if (this.#onBargeIn) {
       if (!this.botTalking) this.#bargeIn.heard(speakerId, frame, now);
       else {
