@@ -141,6 +141,8 @@ export class PlaybackBuffer implements PlaybackSource {
       return;
     }
     if (this.#turn !== 'active') {
+      // A fade-in owed to a held turn whose audio ran out is not the new reply's.
+      if (this.#fill === 0) this.#fadeInPending = false;
       this.#previousTurnTail = this.#turn === 'ending' ? this.#fill : 0;
       this.#turn = 'active';
       this.#turnPlayed = 0;

@@ -192,6 +192,24 @@ describe('PlaybackBuffer', () => {
     expect(countNonZero(readFrames(pb, 5))).toBe(0);
   });
 
+  it('a release after the held turn ran out owes the next reply no fade-in: it starts as played', () => {
+    const pb = new PlaybackBuffer({ fadeMs: 10 });
+    pb.write(monoSine(24_000, 0.21, 1000, 10_000));
+    pb.endTurn();
+    readFrames(pb, 10);
+    pb.hold(); // the fade takes the last 10 ms
+    expect(pb.held).toBe(true);
+    readFrames(pb, 2);
+    pb.release();
+    readFrames(pb, 2);
+    const next = monoSine(24_000, 0.2, 1000, 10_000);
+    pb.write(next);
+    pb.endTurn();
+    const played = readFrames(pb, 1);
+    const expected = new Upsampler24kMonoTo48kStereo().process(next);
+    expect(Array.from(played.subarray(0, 400))).toEqual(Array.from(expected.subarray(0, 400)));
+  });
+
   it('hold() with nothing playing holds nothing', () => {
     const pb = new PlaybackBuffer();
     pb.hold();
