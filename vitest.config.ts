@@ -1,12 +1,40 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const inCi = process.env.CI === 'true';
+
+/**
+ * Files that spend minutes waiting in real time rather than computing: the CI-only soaks (about
+ * 9.5 minutes of simulated calls, test/soak/soak-ci.test.ts) and fresh clone (about 7 minutes,
+ * mostly the npm registry), and the 90 s model outage. Vitest runs a fresh clone's files largest
+ * first (it has no durations cached yet), which put these small files last: in the CI run of
+ * 2026-11-28 the soaks ran alone for their last 9.5 minutes while the other worker had nothing left.
+ * Started first, they overlap the rest of the suite.
+ */
+const WAIT_IN_REAL_TIME = ['test/soak/soak-ci.test.ts', 'test/quick-start/fresh-clone.test.ts', 'test/integration/bridge/model-outage.test.ts'];
+
+class RealTimeFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification): number => {
+      const index = WAIT_IN_REAL_TIME.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      return index < 0 ? WAIT_IN_REAL_TIME.length : index;
+    };
+    // Array sort is stable: the rest keeps the order vitest chose.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'main/**/*.test.ts'],
     exclude: ['test/ui/**', 'node_modules/**'],
-    // Integration tests run real servers on loopback; two cores, so keep parallelism modest.
+    // Integration tests run real servers on loopback; two cores, so keep parallelism modest. In CI a
+    // third worker carries the soaks and the fresh clone, which mostly wait (WAIT_IN_REAL_TIME), so
+    // the two cores stay busy with the rest meanwhile.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: inCi ? 3 : 2,
+    sequence: { sequencer: RealTimeFilesFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // electron-store imports `electron` itself; inlined, it gets the recording stub a shell test
