@@ -26,6 +26,7 @@ import { silentLogger } from '../main/core/log/logger.ts';
 import { defineTool, ToolRegistry } from '../main/core/tools/registry.ts';
 import { startFakeDiscord } from '../main/fakes/discord/index.ts';
 import { startFakeGemini, type FakeGeminiConnection } from '../main/fakes/gemini/index.ts';
+import { amplitudeAt } from './lib/tone-analysis.ts';
 
 const BLOCK = 5120; // 320 ms at 16 kHz
 const PHRASE_S = 1.6;
@@ -45,19 +46,6 @@ function toneStereo48k(seconds: number, hz: number): Int16Array {
     out[2 * i] = out[2 * i + 1] = Math.round(9000 * env * Math.sin((2 * Math.PI * hz * i) / 48_000));
   }
   return out;
-}
-
-/** Amplitude of `hz` in a block (Goertzel), in sample units. */
-function amplitudeAt(block: Int16Array, hz: number, rate: number): number {
-  const k = 2 * Math.cos((2 * Math.PI * hz) / rate);
-  let s1 = 0;
-  let s2 = 0;
-  for (const x of block) {
-    const s0 = x + k * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-  }
-  return Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - k * s1 * s2)) / (block.length / 2);
 }
 
 interface Fragment {

@@ -7,39 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthReport } from '../../../main/core/api-types.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { waitFor } from './signals.ts';
+import { toneUtterance, toneTranscriber } from '../../helpers/tone-speech.ts';
+import { amplitudeAt } from '../../../bench/lib/tone-analysis.ts';
 
 const SENTENCES: Record<number, string> = { 300: 'Anyway, about lunch tomorrow.', 440: 'Gemini, what time is it?' };
+/** The fake transcriber: the sentence of the loudest scripted tone in the committed audio. */
+const transcribe = toneTranscriber(SENTENCES);
 
 let call: CoreOnFakes;
-
-function toneStereo48k(seconds: number, hz: number): Int16Array {
-  const n = Math.round(seconds * 48_000);
-  const out = new Int16Array(n * 2);
-  for (let i = 0; i < n; i++) out[2 * i] = out[2 * i + 1] = Math.round(9000 * Math.sin((2 * Math.PI * hz * i) / 48_000));
-  return out;
-}
-
-/** Goertzel amplitude of `hz` in `pcm`, in sample units. */
-function amplitudeAt(pcm: Int16Array, hz: number, rate: number): number {
-  const k = 2 * Math.cos((2 * Math.PI * hz) / rate);
-  let s1 = 0;
-  let s2 = 0;
-  for (const x of pcm) {
-    const s0 = x + k * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-  }
-  return Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - k * s1 * s2)) / (pcm.length / 2);
-}
-
-/** The fake transcriber: the sentence of the louder scripted tone. */
-function transcribe(pcm24k: Int16Array): string {
-  const ranked = Object.keys(SENTENCES)
-    .map(Number)
-    .map((hz) => ({ hz, a: amplitudeAt(pcm24k, hz, 24_000) }))
-    .sort((x, y) => y.a - x.a);
-  return ranked[0]!.a > 500 ? SENTENCES[ranked[0]!.hz]! : '';
-}
 
 const health = async (): Promise<HealthReport> => (await call.get('/health')).json as HealthReport;
 
@@ -69,12 +44,12 @@ describe('a parked call with three people and wake names', () => {
   it('talk without a wake name leaves it parked; a wake name wakes it and the whole utterance reaches the model', async () => {
     await waitFor(async () => (await health()).bridge.state === 'parked', 'the call to park');
     const sessions = call.gemini.established.length;
-    await call.discord.speak(call.discord.user('guest').id, toneStereo48k(1.2, 300));
+    await call.discord.speak(call.discord.user('guest').id, toneUtterance(1.2, 300));
     await sleep(2500);
     expect((await health()).bridge.state).toBe('parked');
     expect(call.gemini.established.length).toBe(sessions);
 
-    await call.discord.speak(call.discord.user('stranger').id, toneStereo48k(1.2, 440));
+    await call.discord.speak(call.discord.user('stranger').id, toneUtterance(1.2, 440));
     const woken = await call.gemini.connection(sessions);
     await waitFor(() => woken.audioStreamEnds > 0, 'the end of the utterance at the model');
     await sleep(300);

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { waitFor } from './signals.ts';
+import { toneUtterance } from '../../helpers/tone-speech.ts';
+import { amplitudeAt } from '../../../bench/lib/tone-analysis.ts';
 
 const BLOCK = 5120; // 320 ms at 16 kHz
 let call: CoreOnFakes;
@@ -15,26 +17,6 @@ let model: FakeGeminiConnection;
 const people: { id: string; word: string; hz: number }[] = [];
 /** Every fragment the fake sent, with the ids of the speakers whose words it holds (the truth). */
 const fragments: { text: string; truth: string[] }[] = [];
-
-function toneStereo48k(seconds: number, hz: number): Int16Array {
-  const n = Math.round(seconds * 48_000);
-  const out = new Int16Array(n * 2);
-  for (let i = 0; i < n; i++) out[2 * i] = out[2 * i + 1] = Math.round(9000 * Math.sin((2 * Math.PI * hz * i) / 48_000));
-  return out;
-}
-
-/** Amplitude of `hz` in a block (Goertzel), in sample units. */
-function amplitudeAt(block: Int16Array, hz: number, rate: number): number {
-  const k = (2 * Math.cos((2 * Math.PI * hz) / rate)) as number;
-  let s1 = 0;
-  let s2 = 0;
-  for (const x of block) {
-    const s0 = x + k * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-  }
-  return Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - k * s1 * s2)) / (block.length / 2);
-}
 
 /** The fake's transcriber: one word per speaker heard in each 320 ms of audio, sent at once. */
 function transcribeAsHeard(connection: FakeGeminiConnection): void {
@@ -98,7 +80,7 @@ describe('who said what, three speakers', () => {
     await Promise.all(
       script.map(async (line) => {
         await new Promise((r) => setTimeout(r, line.at));
-        await call.discord.speak(line.id, toneStereo48k(line.seconds, hz(line.id)));
+        await call.discord.speak(line.id, toneUtterance(line.seconds, hz(line.id)));
       }),
     );
     // The voice gate closes after the last words: wait until no more audio arrives at the model.
@@ -147,7 +129,7 @@ describe('who said what, three speakers', () => {
     expect(spoken.join('')).not.toContain('Speaking now');
     // A next turn names its speaker again.
     const before = model.clientContents.length;
-    await call.discord.speak(olgaId(), toneStereo48k(0.6, 440));
+    await call.discord.speak(olgaId(), toneUtterance(0.6, 440));
     await waitFor(() => model.clientContents.length > before, 'the next turn to be announced');
     expect(JSON.stringify(model.clientContents.slice(before))).toContain('[Speaking now: Olga]');
   }, 60_000);

@@ -6,19 +6,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { waitFor } from './signals.ts';
+import { toneUtterance } from '../../helpers/tone-speech.ts';
 
 let call: CoreOnFakes | null = null;
 afterEach(async () => {
   await call?.close();
   call = null;
 });
-
-function toneStereo48k(seconds: number, hz: number): Int16Array {
-  const n = Math.round(seconds * 48_000);
-  const out = new Int16Array(n * 2);
-  for (let i = 0; i < n; i++) out[2 * i] = out[2 * i + 1] = Math.round(9000 * Math.sin((2 * Math.PI * hz * i) / 48_000));
-  return out;
-}
 
 async function threeSpeakerCall(provider: 'openai-realtime' | 'openai-live'): Promise<{ c: CoreOnFakes; olga: string; gus: string }> {
   const c = await startCoreOnFakes({
@@ -37,9 +31,9 @@ describe('speaker names on the OpenAI providers', () => {
     const { c, olga, gus } = await threeSpeakerCall('openai-realtime');
     call = c;
     const model = await c.openai.connection(0);
-    await c.discord.speak(olga, toneStereo48k(0.6, 440));
+    await c.discord.speak(olga, toneUtterance(0.6, 440));
     await new Promise((r) => setTimeout(r, 300));
-    await c.discord.speak(gus, toneStereo48k(0.6, 950));
+    await c.discord.speak(gus, toneUtterance(0.6, 950));
     const named = () => model.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text);
     await waitFor(() => named().includes('[Speaking now: Gus]'), 'Gus to be named to the model');
     expect(named().slice(0, 2)).toEqual(['[Speaking now: Olga]', '[Speaking now: Gus]']);
@@ -56,9 +50,9 @@ describe('speaker names on the OpenAI providers', () => {
     const { c, olga, gus } = await threeSpeakerCall('openai-live');
     call = c;
     const model = await c.openaiLive.connection(0);
-    await c.discord.speak(olga, toneStereo48k(0.6, 440));
+    await c.discord.speak(olga, toneUtterance(0.6, 440));
     await new Promise((r) => setTimeout(r, 300));
-    await c.discord.speak(gus, toneStereo48k(0.6, 950));
+    await c.discord.speak(gus, toneUtterance(0.6, 950));
     await waitFor(() => model.thinking.includes('[Speaking now: Gus]'), 'Gus to be named to the model');
     expect(model.thinking.slice(0, 2)).toEqual(['[Speaking now: Olga]', '[Speaking now: Gus]']);
     expect(model.commentary).toEqual([]);

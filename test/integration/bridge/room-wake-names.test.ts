@@ -10,6 +10,8 @@ import type { RoomView } from '../../../main/core/api-types.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { waitFor } from './signals.ts';
+import { toneUtterance, toneTranscriber } from '../../helpers/tone-speech.ts';
+import { amplitudeAt } from '../../../bench/lib/tone-analysis.ts';
 
 /** What each tone "says" (the screener's transcript of it). */
 const SENTENCES: Record<number, string> = {
@@ -21,41 +23,14 @@ const SENTENCES: Record<number, string> = {
   1200: 'So I told Gemini about it.',
   600: 'Read me the news.',
 };
+/** The fake transcriber: the sentence of the loudest scripted tone in the committed audio. */
+const transcribe = toneTranscriber(SENTENCES);
 const FOLLOW_UP_MS = 2500;
 
 let call: CoreOnFakes;
 let olga: string;
 let gus: string;
 let stan: string;
-
-function toneStereo48k(seconds: number, hz: number): Int16Array {
-  const n = Math.round(seconds * 48_000);
-  const out = new Int16Array(n * 2);
-  for (let i = 0; i < n; i++) out[2 * i] = out[2 * i + 1] = Math.round(9000 * Math.sin((2 * Math.PI * hz * i) / 48_000));
-  return out;
-}
-
-/** Amplitude of `hz` in `pcm` (Goertzel over at most the last `maxSamples`), in sample units. */
-function amplitudeAt(pcm: Int16Array, hz: number, rate: number): number {
-  const k = 2 * Math.cos((2 * Math.PI * hz) / rate);
-  let s1 = 0;
-  let s2 = 0;
-  for (const x of pcm) {
-    const s0 = x + k * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-  }
-  return Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - k * s1 * s2)) / (pcm.length / 2);
-}
-
-/** The fake transcriber: the sentence of the loudest scripted tone in the committed audio. */
-function transcribe(pcm24k: Int16Array): string {
-  const ranked = Object.keys(SENTENCES)
-    .map(Number)
-    .map((hz) => ({ hz, a: amplitudeAt(pcm24k, hz, 24_000) }))
-    .sort((x, y) => y.a - x.a);
-  return ranked[0]!.a > 500 ? SENTENCES[ranked[0]!.hz]! : '';
-}
 
 /** The main model's sockets: an unanswered utterance can make the session resume on a new one (stall recovery). */
 function modelSockets(): FakeGeminiConnection[] {
@@ -143,7 +118,7 @@ describe('wake names, auto mode, three speakers', () => {
     const before = modelSamples();
     const bytesBefore = await bytesToModel();
     expect(typeof bytesBefore).toBe('number');
-    await call.discord.speak(gus, toneStereo48k(1.2, 950));
+    await call.discord.speak(gus, toneUtterance(1.2, 950));
     await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Gus')), 'the note about Gus');
     await modelInputSettled();
     expect(modelHeard(950)).toBe(false);
@@ -160,7 +135,7 @@ describe('wake names, auto mode, three speakers', () => {
 
   it('an utterance starting with a wake name reaches the main model whole (held audio flushed), named', async () => {
     const before = modelSamples();
-    await call.discord.speak(olga, toneStereo48k(1.2, 440));
+    await call.discord.speak(olga, toneUtterance(1.2, 440));
     await waitFor(() => modelHeard(440), "Olga's addressed utterance to reach the model");
     await modelInputSettled();
     // All of it: at least the 1.2 s spoken (the voice gate adds pre-roll and hangover).
@@ -168,7 +143,7 @@ describe('wake names, auto mode, three speakers', () => {
     expect(await bytesToModel()).toBe(modelSamples() * 2);
     expect(JSON.stringify(modelSockets().map((c) => c.clientContents))).toContain('[Speaking now: Olga]');
     // "Hey assistant" (a lead-in, another name) counts too.
-    await call.discord.speak(gus, toneStereo48k(1.2, 700));
+    await call.discord.speak(gus, toneUtterance(1.2, 700));
     await waitFor(() => modelHeard(700), "Gus's addressed utterance to reach the model");
     // Named once let through, before the audio the model received.
     expect(JSON.stringify(modelSockets().map((c) => c.clientContents))).toContain('[Speaking now: Gus]');
@@ -179,14 +154,14 @@ describe('wake names, auto mode, three speakers', () => {
     await modelInputSettled(); // Gus's utterance is over
     await modelSockets().at(-1)!.reply({ toneMs: 200, transcript: 'It is noon.' });
     const commits = call.openai.transcriptions[0]!.commits.length;
-    await call.discord.speak(stan, toneStereo48k(1.0, 1700));
+    await call.discord.speak(stan, toneUtterance(1.0, 1700));
     await waitFor(() => modelHeard(1700), "Stan's follow-up to reach the model");
     expect(call.openai.transcriptions[0]!.commits.length).toBe(commits);
     expect((await room()).wake.followUps).toBeGreaterThanOrEqual(1);
     // After the window, the same kind of sentence is screened and kept from the model.
     await modelInputSettled();
     await new Promise((r) => setTimeout(r, FOLLOW_UP_MS + 200));
-    await call.discord.speak(stan, toneStereo48k(1.2, 1200));
+    await call.discord.speak(stan, toneUtterance(1.2, 1200));
     await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Stan')), 'the note about Stan');
     await modelInputSettled();
     expect(modelHeard(1200)).toBe(false);
@@ -202,7 +177,7 @@ describe('wake names, auto mode, three speakers', () => {
     await waitFor(() => !call.openai.transcriptions[0]!.isOpen, 'the screening stream to close (it costs per second)');
     await modelInputSettled();
     await new Promise((r) => setTimeout(r, FOLLOW_UP_MS + 200));
-    await call.discord.speak(olga, toneStereo48k(1.0, 300));
+    await call.discord.speak(olga, toneUtterance(1.0, 300));
     await waitFor(() => modelHeard(300), 'the unscreened utterance to reach the model');
     expect(call.openai.transcriptions).toHaveLength(1);
 
@@ -212,7 +187,7 @@ describe('wake names, auto mode, three speakers', () => {
     await waitFor(async () => (await room()).wake.screening === 'ready', 'a new screening stream');
     await modelInputSettled();
     await new Promise((r) => setTimeout(r, FOLLOW_UP_MS + 200));
-    await call.discord.speak(olga, toneStereo48k(1.2, 600));
+    await call.discord.speak(olga, toneUtterance(1.2, 600));
     await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Olga')), 'the note about Olga');
     await modelInputSettled();
     expect(modelHeard(600)).toBe(false);

@@ -2,22 +2,12 @@
 // whatever the chunking, unity gain in the passband, and images of the 16 kHz grid removed.
 import { describe, expect, it } from 'vitest';
 import { Resampler16kTo24kMono } from '../../../main/core/audio/index.ts';
+import { amplitudeAt } from '../../../bench/lib/tone-analysis.ts';
 
 function sine(n: number, hz: number, rate: number, amplitude = 10_000): Int16Array {
   const out = new Int16Array(n);
   for (let i = 0; i < n; i++) out[i] = Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate));
   return out;
-}
-
-/** Amplitude of `hz` in `pcm` (single-bin DFT). */
-function amplitudeAt(pcm: Int16Array, hz: number, rate: number): number {
-  let re = 0;
-  let im = 0;
-  for (let i = 0; i < pcm.length; i++) {
-    re += pcm[i]! * Math.cos((2 * Math.PI * hz * i) / rate);
-    im -= pcm[i]! * Math.sin((2 * Math.PI * hz * i) / rate);
-  }
-  return (2 * Math.hypot(re, im)) / pcm.length;
 }
 
 describe('Resampler16kTo24kMono', () => {
