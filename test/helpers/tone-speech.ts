@@ -2,7 +2,7 @@
 // fake transcriber "hears" the sentence scripted for the loudest tone in the audio it is given.
 import { amplitudeAt, stereoSine } from '../../bench/lib/tone-analysis.ts';
 
-/** One speaker's utterance as the fake Discord client sends it: a 48 kHz stereo tone at -11 dBFS. */
+/** One speaker's utterance as the fake Discord client sends it: a 48 kHz stereo tone peaking at -11 dBFS. */
 export function toneUtterance(seconds: number, hz: number): Int16Array {
   return stereoSine(48_000, seconds, hz, 9000);
 }
