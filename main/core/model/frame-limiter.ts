@@ -2,7 +2,7 @@
 // for the next slot and any older waiting frame is dropped (and counted). A screen feeder sending
 // 10 fps therefore costs the model 1 fps of the freshest picture, never a growing backlog.
 import type { FrameSendResult } from '../ports.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import type { TimerClock, TimerHandle } from '../contracts/clock.ts';
 import { assertSupportedImage } from './frame-converter.ts';
 
 export interface FrameStats {
@@ -17,14 +17,14 @@ interface PendingFrame {
 }
 
 export interface FrameLimiterOptions {
-  clock: Clock;
+  clock: TimerClock;
   intervalMs?: number;
   /** Converts and sends one frame; called at most once per interval. */
   send: (image: Buffer) => Promise<FrameSendResult>;
 }
 
 export class FrameLimiter {
-  readonly #clock: Clock;
+  readonly #clock: TimerClock;
   readonly #intervalMs: number;
   readonly #send: (image: Buffer) => Promise<FrameSendResult>;
   #lastSentAt: number | null = null;

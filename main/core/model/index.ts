@@ -7,4 +7,4 @@ export { FrameLimiter, type FrameStats } from './frame-limiter.ts';
 export { toModelFrame, assertSupportedImage, sniffImageKind, FrameError, MAX_FRAME_SIDE, type ModelFrame } from './frame-converter.ts';
 export { TextInjectionQueue } from './text-injection.ts';
 export { buildLiveConfig, jsonSchemaToGeminiSchema, textInjectionKindFor, defaultInjectedText, classifyFailure, type TextInjectionKind } from './gemini/setup.ts';
-export { systemClock, ManualClock, type Clock, type TimerHandle } from './clock.ts';
+export { systemClock, ManualClock, type TimerClock, type TimerHandle } from '../contracts/clock.ts';

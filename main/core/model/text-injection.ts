@@ -12,7 +12,7 @@
 // the flush then waits for those answers (a file write, milliseconds), drops what was refused and
 // hands over the rest, so nothing is claimed while it only waits for a pause.
 import type { TextDelivery, TextDropReason, TextOutcome } from '../ports.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import type { TimerClock, TimerHandle } from '../contracts/clock.ts';
 
 interface QueuedText {
   text: string;
@@ -23,7 +23,7 @@ interface QueuedText {
 }
 
 export interface TextInjectionOptions {
-  clock: Clock;
+  clock: TimerClock;
   /** Sends the texts as one turn; false when there is no live connection (they stay queued). */
   deliver: (texts: readonly string[]) => boolean;
   /** After the voice gate closes, how long to wait for the model's reply to begin before speaking. */
@@ -35,7 +35,7 @@ export interface TextInjectionOptions {
 }
 
 export class TextInjectionQueue {
-  readonly #clock: Clock;
+  readonly #clock: TimerClock;
   readonly #deliver: (texts: readonly string[]) => boolean;
   readonly #replyWaitMs: number;
   readonly #injectionReplyTimeoutMs: number;

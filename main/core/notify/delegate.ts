@@ -12,7 +12,8 @@ import type { NotifyResult } from '../api-types.ts';
 import type { Notifier } from './dispatcher.ts';
 import { ensurePrivateDir } from '../private-dir.ts';
 import { Refusal } from '../refusal.ts';
-import { errorMessage, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
+import { errorMessage, NotifyInputError, NotifyStateError } from './types.ts';
+import { systemClock, type Clock } from '../contracts/clock.ts';
 
 export const DELEGATE_DIR_NAME = 'delegates';
 export const MAX_PROMPT_CHARS = 8000;

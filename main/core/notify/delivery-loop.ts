@@ -3,7 +3,7 @@
 // (the entry's mode), so one slow receiver holds back only its own destination. Entries later than
 // the tolerance start in due order, paced (one per paceMs); later than the maximum they are expired.
 // While the scheduler waits for its destinations at start-up (gated), nothing fires on its own.
-import type { Clock } from './types.ts';
+import type { Clock } from '../contracts/clock.ts';
 import { failAbandonedClaims } from './claim-owner.ts';
 import { deliverScheduledEntry, expireEntry, type AttemptContext } from './delivery-attempt.ts';
 import { dueAt, type StoredNotification } from './schedule-store.ts';

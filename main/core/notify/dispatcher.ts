@@ -12,7 +12,8 @@ import type { DiscordTextPort, NotesSink } from '../ports.ts';
 import { cleanTitle, formatDiscordText, formatVoiceText } from './format.ts';
 import { parseNotifyRequest, type ValidNotifyRequest } from './validation.ts';
 import { AGENT_NOTIFY, createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
-import { errorMessage, NotAcceptedError, systemClock, type Clock, type VoiceDelivery } from './types.ts';
+import { errorMessage, NotAcceptedError, type VoiceDelivery } from './types.ts';
+import { systemClock, type Clock } from '../contracts/clock.ts';
 
 /** Order `auto` tries; also the fall-through order for `voice` when no live call exists. */
 export const AUTO_ORDER: readonly DeliveryMode[] = ['voice', 'dm', 'channel', 'webhook'];

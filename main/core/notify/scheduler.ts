@@ -24,7 +24,8 @@ import { DeliveryLoop } from './delivery-loop.ts';
 import type { Notifier } from './dispatcher.ts';
 import { newScheduledRecord, resolveRequestRepeat, ScheduleSeries } from './schedule-series.ts';
 import { InvalidCursorError, ScheduleStore, type IdempotencyKey, type StoredNotification } from './schedule-store.ts';
-import { NotifyCapacityError, NotifyInputError, NotifyStateError, systemClock, type Clock } from './types.ts';
+import { NotifyCapacityError, NotifyInputError, NotifyStateError } from './types.ts';
+import { systemClock, type Clock } from '../contracts/clock.ts';
 import { parseScheduleRequest } from './validation.ts';
 
 export { ownerAlive, procStat } from './claim-owner.ts';

@@ -1,12 +1,5 @@
-// Small shared seams of the notification system: the clock, the live-call voice hook and the
+// Small shared seams of the notification system: the live-call voice hook, the sleep and the
 // input error that routes map to 400 and tools to `invalid_args`-like failures.
-
-/** Injectable time source (epoch milliseconds), so tests drive the scheduler and throttling. */
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
 
 /** The live call's text hook. Exists only while a bridge is live; looked up at delivery time. */
 export interface VoiceDelivery {

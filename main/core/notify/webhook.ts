@@ -24,7 +24,8 @@ import https from 'node:https';
 import type { Logger } from 'pino';
 import type { DeliveryOutcome } from '../api-types.ts';
 import { defuseMentions, truncate } from './format.ts';
-import { realSleep, systemClock, type Clock, type SleepFn } from './types.ts';
+import { realSleep, type SleepFn } from './types.ts';
+import { systemClock, type Clock } from '../contracts/clock.ts';
 
 export const AGENT_NOTIFY = 'agent.notify';
 const COLOR_NORMAL = 0xe67e22;

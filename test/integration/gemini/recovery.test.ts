@@ -3,7 +3,7 @@
 // die right after setup. Each test fails on the defect it names (lost audio, a muted next reply,
 // a tool run twice, a crashed process, a reconnect storm).
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../main/core/model/clock.ts';
+import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { faultCounts } from '../../../main/core/faults.ts';
 import { expectAudioAcrossResume, numberedChunk, startAudioPump, startHarness, waitUntil, type Harness } from './helpers.ts';
 

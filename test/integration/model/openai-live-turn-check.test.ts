@@ -5,7 +5,7 @@
 // ends (turnComplete, once), with a handful of turn timers instead of about forty.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../../main/core/model/clock.ts';
+import { systemClock, type TimerClock } from '../../../main/core/contracts/clock.ts';
 import { createOpenAILiveProvider } from '../../../main/core/model/openai/live/provider.ts';
 import type { LiveModelSession } from '../../../main/core/ports.ts';
 import { startFakeOpenAILive } from '../../../main/fakes/openai/index.ts';
@@ -31,7 +31,7 @@ describe('GPT-Live turn end', () => {
     const fake = await startFakeOpenAILive({ validKeys: [key], autoReply: false });
     cleanup.push(() => fake.close());
     let timersSet = 0;
-    const clock: Clock = {
+    const clock: TimerClock = {
       now: () => systemClock.now(),
       setTimeout: (fn, ms) => {
         timersSet++;

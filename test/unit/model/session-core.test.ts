@@ -6,7 +6,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConnectionState } from '../../../main/core/api-types.ts';
 import type { FrameSendResult } from '../../../main/core/ports.ts';
-import { ManualClock } from '../../../main/core/model/clock.ts';
+import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { ConnectFailure } from '../../../main/core/model/wire/connect-failure.ts';
 import type { FailureKind } from '../../../main/core/model/session-core/fallback.ts';
 import { ModelSessionCore } from '../../../main/core/model/session-core/model-session.ts';

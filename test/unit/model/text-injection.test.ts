@@ -1,7 +1,7 @@
 // Every queued text settles exactly once: handed to the model, or dropped with its reason — and a
 // dropped text is never delivered afterwards.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../main/core/model/clock.ts';
+import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { TextInjectionQueue } from '../../../main/core/model/text-injection.ts';
 import type { TextOutcome } from '../../../main/core/ports.ts';
 

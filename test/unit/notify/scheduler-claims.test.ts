@@ -17,7 +17,7 @@ import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
 import { createScheduler, procStat, type SchedulerOptions } from '../../../main/core/notify/scheduler.ts';
 import type { WebhookDispatcher } from '../../../main/core/notify/webhook.ts';
 import type { VoiceDelivery } from '../../../main/core/notify/types.ts';
-import { ManualClock } from '../../../main/core/model/clock.ts';
+import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { TextInjectionQueue } from '../../../main/core/model/text-injection.ts';
 
 const logger = pino({ level: 'silent' });

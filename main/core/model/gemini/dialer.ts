@@ -3,7 +3,7 @@
 // resumption asked for; its failures read for the shared fallback loop (session-core/fallback.ts).
 import type { LiveConnectConfig } from '@google/genai';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
+import type { TimerClock } from '../../contracts/clock.ts';
 import type { FailureKind, Recovery } from '../session-core/fallback.ts';
 import type { ProviderDialer } from '../session-core/model-session.ts';
 import type { ConnectFailure } from '../wire/connect-failure.ts';
@@ -12,7 +12,7 @@ import { classifyFailure } from './setup.ts';
 
 export interface GeminiDialerHost {
   client: LiveClient;
-  clock: Clock;
+  clock: TimerClock;
   logger: Logger;
   scrub: (text: string) => string;
   handlers: ConnectionHandlers;

@@ -11,12 +11,12 @@
 //   and the session renews at its next idle point.
 import type { LiveConnectConfig, Session } from '@google/genai';
 import type { ConversationSeed, ToolDeclaration } from '../../ports.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { TimerClock, TimerHandle } from '../../contracts/clock.ts';
 import { RecentTranscript, seededInstruction } from '../conversation-seed.ts';
 import { buildLiveConfig, toFunctionDeclaration } from './setup.ts';
 
 export interface SessionContextOptions {
-  clock: Clock;
+  clock: TimerClock;
   voice: string;
   systemInstruction?: string;
   tools: ToolDeclaration[];

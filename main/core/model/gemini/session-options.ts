@@ -2,7 +2,7 @@
 // only behaviour.
 import type { Logger } from 'pino';
 import type { ConversationSeed, ToolCallResult, ToolDeclaration } from '../../ports.ts';
-import type { Clock } from '../clock.ts';
+import type { TimerClock } from '../../contracts/clock.ts';
 import type { BackoffOptions } from '../session-core/fallback.ts';
 import type { FrameStats } from '../frame-limiter.ts';
 import type { GeminiConnection, LiveClient } from './connection.ts';
@@ -17,7 +17,7 @@ export interface GeminiSessionOptions {
   systemInstruction?: string;
   tools: ToolDeclaration[];
   logger: Logger;
-  clock: Clock;
+  clock: TimerClock;
   scrub: (text: string) => string;
   backoff: BackoffOptions;
   formatInjectedText: (text: string) => string;

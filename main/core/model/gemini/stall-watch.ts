@@ -10,10 +10,10 @@
 //   "generation_complete and turn_complete that is caused by model waiting for playback to finish");
 // - while reply audio already received is still playing: a reply sent faster than real time leaves
 //   the socket quiet for as long as the rest plays, so silence counts from the end of that playback.
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { TimerClock, TimerHandle } from '../../contracts/clock.ts';
 
 export interface StallWatchOptions {
-  clock: Clock;
+  clock: TimerClock;
   stallMs: number;
   /** The model's turn is open on the active socket and we owe it no tool result. */
   midTurn(): boolean;

@@ -7,11 +7,11 @@
 // service that refuses the overlap (one socket per session) gets close-then-resume from then on.
 import type { Logger } from 'pino';
 import { faultCounts } from '../../faults.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { TimerClock, TimerHandle } from '../../contracts/clock.ts';
 import type { GeminiConnection } from './connection.ts';
 
 export interface SwitchOverHost {
-  clock: Clock;
+  clock: TimerClock;
   logger: Logger;
   /** Force the switch this long before the announced close. */
   switchMarginMs: number;

@@ -5,12 +5,12 @@
 // never runs twice: a call asked again while its first run is still going gets that run's result.
 import type { Logger } from 'pino';
 import type { TextDelivery, ToolCallRequest, ToolCallResult } from '../../ports.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { TimerClock, TimerHandle } from '../../contracts/clock.ts';
 import type { GeminiConnection } from './connection.ts';
 import type { KeptResult } from './session-options.ts';
 
 export interface ToolReplayHost {
-  clock: Clock;
+  clock: TimerClock;
   logger: Logger;
   reaskWaitMs: number;
   active(): GeminiConnection | null;

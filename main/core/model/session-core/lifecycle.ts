@@ -3,7 +3,7 @@
 // error when the service stays away, disconnected after close(); plus back-off sleeps that close()
 // cuts short.
 import type { ConnectionState } from '../../api-types.ts';
-import { Sleeps, type Clock } from '../clock.ts';
+import { Sleeps, type TimerClock } from '../../contracts/clock.ts';
 import { FatalSessionError, openWithFallback, type FallbackLoop } from './fallback.ts';
 
 export interface ReconnectOptions {
@@ -19,7 +19,7 @@ export class SessionLifecycle {
   readonly #onState: (state: ConnectionState, reason?: string) => void;
   reconnects = 0;
 
-  constructor(clock: Clock, onState: (state: ConnectionState, reason?: string) => void) {
+  constructor(clock: TimerClock, onState: (state: ConnectionState, reason?: string) => void) {
     this.#sleeps = new Sleeps(clock);
     this.#onState = onState;
   }

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../../api-types.ts';
 import type { FrameSendResult, LiveModelEvents, TextDelivery } from '../../ports.ts';
-import type { Clock } from '../clock.ts';
+import type { TimerClock } from '../../contracts/clock.ts';
 import { FrameLimiter } from '../frame-limiter.ts';
 import { TextInjectionQueue } from '../text-injection.ts';
 import type { ConnectFailure } from '../wire/connect-failure.ts';
@@ -20,7 +20,7 @@ export interface ModelSessionCoreOptions {
   /** Primary model first, then fallbacks in order. */
   models: readonly string[];
   logger: Logger;
-  clock: Clock;
+  clock: TimerClock;
   backoff: BackoffOptions;
   scrub: (text: string) => string;
   formatInjectedText: (text: string) => string;

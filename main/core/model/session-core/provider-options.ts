@@ -2,7 +2,7 @@
 // shared core's options for one session: the model list without repeats, the back-off over its
 // defaults, the injected-text wording, a scrubber for the provider's key.
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type TimerClock } from '../../contracts/clock.ts';
 import { defaultInjectedText } from '../injected-text.ts';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './fallback.ts';
 import type { ModelSessionCoreOptions } from './model-session.ts';
@@ -13,7 +13,7 @@ export interface ProviderOptions {
   fallbackModels?: readonly string[];
   voice: string;
   logger: Logger;
-  clock?: Clock;
+  clock?: TimerClock;
   backoff?: Partial<BackoffOptions>;
   /** Wording around injected text; default asks the model to say it, not answer it. */
   formatInjectedText?: (text: string) => string;

@@ -14,7 +14,7 @@
 // history, at most 128 messages): the thread survives, not the audio.
 import type { ClientEvent } from 'openai/resources/live/live';
 import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
-import type { TimerHandle } from '../../clock.ts';
+import type { TimerHandle } from '../../../contracts/clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
 import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
 import { PendingToolCalls } from '../../session-core/tool-calls.ts';

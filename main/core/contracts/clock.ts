@@ -1,21 +1,29 @@
-// Time is injected so rate limits, backoff and switch-over deadlines can be tested without waiting
-// on the wall clock (the machine is shared and noisy; tests never assert real durations).
+// Time is injected so rate limits, backoff, switch-over deadlines and the schedule can be tested
+// without waiting on the wall clock (the machine is shared and noisy; tests never assert real
+// durations). One clock for the whole core: `now()` is the wall clock in epoch milliseconds, because
+// the schedule compares it with stored fire times and a laptop's suspend must count as time passed
+// (a monotonic clock stops during suspend); durations measured on it are wrong by a clock step at
+// worst, which every user of it tolerates (a stall watch fires, a back-off is cut short).
 
 export interface TimerHandle {
   readonly id: number;
 }
 
+/** Reads the time: epoch milliseconds. All that the schedule and the notifiers need. */
 export interface Clock {
-  /** Milliseconds, monotonic within one clock. */
   now(): number;
+}
+
+/** A clock that also runs timers (the model sessions' deadlines and back-off). */
+export interface TimerClock extends Clock {
   setTimeout(fn: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle | null | undefined): void;
 }
 
 let nextTimerId = 1;
 
-export const systemClock: Clock = {
-  now: () => performance.now(),
+export const systemClock: TimerClock = {
+  now: () => Date.now(),
   setTimeout(fn, ms) {
     const timer = setTimeout(fn, Math.max(0, ms));
     timer.unref?.();
@@ -31,7 +39,7 @@ export const systemClock: Clock = {
  * A clock that only moves when told to. Timers fire synchronously inside `advance()` in due order.
  * Exported from core (not test/) because the demo and benchmarks may drive it too.
  */
-export class ManualClock implements Clock {
+export class ManualClock implements TimerClock {
   #now: number;
   #timers = new Map<number, { due: number; fn: () => void }>();
 
@@ -81,10 +89,10 @@ export class ManualClock implements Clock {
 
 /** Sleeps on a clock that can all be woken at once (a session that closes stops waiting on back-off). */
 export class Sleeps {
-  readonly #clock: Clock;
+  readonly #clock: TimerClock;
   readonly #wakers = new Set<() => void>();
 
-  constructor(clock: Clock) {
+  constructor(clock: TimerClock) {
     this.#clock = clock;
   }
 
