@@ -13,6 +13,7 @@ import { parseAt, parseIn, resolveZone, TimeInputError } from './cli/human-time.
 import { handedLine, notifyLine, scheduledLine, scheduleTable, statusSummary } from './cli/output.ts';
 import { talkRequest } from './cli/talk-command.ts';
 import { errorMessageOf, EXIT, notifyVerdict, sidecarClient, SidecarNoAnswerError, SidecarUnavailableError, type SidecarAddress } from './cli/sidecar-client.ts';
+import { CodedError } from './core/contracts/coded-error.ts';
 
 const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
 
@@ -60,7 +61,11 @@ Exit codes:
 /** Worst case of a synchronous /notify under auto: voice bound, two Discord sends, webhook retries. */
 const NOTIFY_TIMEOUT_MS = 180_000;
 
-class UsageError extends Error {}
+class UsageError extends CodedError {
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
 
 function address(): SidecarAddress {
   return readSidecarAddress(process.env, path.resolve('.env'));

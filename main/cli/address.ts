@@ -9,9 +9,14 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { CONFIG_VARIABLES, type VariableSpec } from '../core/config/variables.ts';
 import type { SidecarAddress } from './sidecar-client.ts';
+import { CodedError } from '../core/contracts/coded-error.ts';
 
 /** A variable the thin client needs has a value it cannot use (exit 2, like a ConfigError). */
-export class AddressError extends Error {}
+export class AddressError extends CodedError {
+  constructor(message: string) {
+    super('bad_address', message);
+  }
+}
 
 /** The variables the thin client reads. */
 type AddressVariable = 'DISCORD_VOICE_LIVE_HOST' | 'DISCORD_VOICE_LIVE_PORT' | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN' | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE' | 'HERMES_HOME';

@@ -2,11 +2,16 @@
 // `--at 09:30`, `--at "tomorrow 9:00"`, `--at "2026-12-01 08:15"`, `--at "9:30pm Europe/Berlin"`,
 // read in `--tz ZONE` (an IANA name) or this machine's zone. The sidecar takes `delay_seconds`; that
 // name never reaches the user: every refusal here names the option that was typed.
+import { CodedError } from '../core/contracts/coded-error.ts';
 
 /** The sidecar's bound (notify/validation.ts, not imported: it loads zod); a test keeps them equal. */
 export const MAX_DELAY_SECONDS = 30 * 24 * 3600;
 
-export class TimeInputError extends Error {}
+export class TimeInputError extends CodedError {
+  constructor(message: string) {
+    super('bad_time', message);
+  }
+}
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 const UNIT_WORDS: [RegExp, string][] = [

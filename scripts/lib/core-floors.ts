@@ -5,7 +5,7 @@
 // rule fires and that the tree has no import up a floor and no cycle.
 export const CORE_FLOORS: readonly (readonly string[])[] = [
   // 0: contracts, pure helpers and the logger: no imports inside main/core.
-  ['api-types.ts', 'contracts', 'core-node-flags.ts', 'faults.ts', 'input-errors.ts', 'refusal.ts', 'private-dir.ts', 'persona.ts', 'shutdown-signals.ts', 'idle-memory-trim.ts', 'log'],
+  ['api-types.ts', 'contracts', 'core-node-flags.ts', 'faults.ts', 'input-errors.ts', 'private-dir.ts', 'persona.ts', 'shutdown-signals.ts', 'idle-memory-trim.ts', 'log'],
   // 1: the seams (ports.ts) and the event fan-out, on the contracts.
   ['ports.ts', 'event-hub.ts', 'health-verdict.ts', 'process-guard.ts'],
   // 2: leaves: audio graph, tool registry, notes, token/cost accounting, the lifecycle runner.

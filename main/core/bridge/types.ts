@@ -1,19 +1,13 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
 import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../contracts/refusal.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled' | 'daily_cap_reached';
 
 /** A refusal the caller can act on (mapped to 409/503 by the routes), not a crash. */
-export class BridgeError extends Error {
-  readonly code: BridgeErrorCode;
-  constructor(code: BridgeErrorCode, message: string) {
-    super(message);
-    this.name = 'BridgeError';
-    this.code = code;
-  }
-}
+export class BridgeError extends CodedError<BridgeErrorCode> {}
 
 export type VoiceTargetErrorCode = 'guild_not_found' | 'channel_not_found' | 'not_a_voice_channel' | 'owner_not_in_voice';
 

@@ -10,6 +10,7 @@ import { mcpSecretValues, parseMcpServers, type McpServerConfig } from './mcp-se
 import { defaultPrices, parsePriceOverrides, type PriceTable } from '../usage/pricing.ts';
 import type { LiveProviderName } from '../api-types.ts';
 import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 export { CONFIG_VARIABLES, type VariableName, type VariableSpec } from './variables.ts';
 
@@ -96,11 +97,10 @@ export function isLiveProviderName(value: string): value is LiveProviderName {
   return (LIVE_PROVIDERS as readonly string[]).includes(value);
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'ConfigError';
+    super('invalid_configuration', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.problems = problems;
   }
 }

@@ -2,6 +2,7 @@
 // side is at most 768 px, the "standard resolution" the Live API tiles at (protocols.md §1.7).
 // Anything bigger only costs upload time and tokens.
 import type SharpFactory from 'sharp';
+import { CodedError } from '../contracts/coded-error.ts';
 
 // sharp (libvips) takes ~250 ms to load; it is needed only when the first frame arrives, so it is
 // loaded then, keeping the sidecar's start-up fast.
@@ -19,14 +20,7 @@ const JPEG_QUALITY = 80;
 export type FrameErrorCode = 'invalid_image' | 'image_too_large';
 
 /** Bad input from the caller (the sidecar turns this into a 400/413). */
-export class FrameError extends Error {
-  readonly code: FrameErrorCode;
-  constructor(code: FrameErrorCode, message: string) {
-    super(message);
-    this.name = 'FrameError';
-    this.code = code;
-  }
-}
+export class FrameError extends CodedError<FrameErrorCode> {}
 
 export type ImageKind = 'jpeg' | 'png' | 'webp';
 

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { NotifyResult } from '../api-types.ts';
 import type { Notifier } from './dispatcher.ts';
 import { ensurePrivateDir } from '../private-dir.ts';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../contracts/refusal.ts';
 import { errorMessage, NotifyInputError, NotifyStateError } from './types.ts';
 import { systemClock, type Clock } from '../contracts/clock.ts';
 

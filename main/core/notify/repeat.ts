@@ -11,6 +11,7 @@
 // second attempt at writing the same occurrence is recognised and not written again.
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { CodedError } from '../contracts/coded-error.ts';
 
 export const REPEAT_RULE_KEYWORDS = ['daily', 'weekdays'] as const;
 
@@ -28,14 +29,7 @@ export const storedRepeatSchema = z.object({
 
 export type StoredRepeat = z.infer<typeof storedRepeatSchema>;
 
-export class RepeatRuleError extends Error {
-  readonly code: 'bad_repeat' | 'bad_timezone' | 'bad_time' | 'missing_time';
-  constructor(code: RepeatRuleError['code'], message: string) {
-    super(message);
-    this.name = 'RepeatRuleError';
-    this.code = code;
-  }
-}
+export class RepeatRuleError extends CodedError<'bad_repeat' | 'bad_timezone' | 'bad_time' | 'missing_time'> {}
 
 /** The timezone of this machine (what `timezone` defaults to). */
 export function systemTimezone(): string {

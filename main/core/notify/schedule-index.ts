@@ -4,6 +4,7 @@
 // replaced since is skipped lazily). The store feeds it every record it appends or reads in.
 import type { ScheduleState } from '../api-types.ts';
 import { dueAt, type StoredNotification } from './schedule-record.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 const isPending = (e: StoredNotification | undefined): boolean => e !== undefined && (e.state === 'scheduled' || e.state === 'delivering');
 
@@ -30,7 +31,11 @@ export interface Page {
   next_cursor: string | null;
 }
 
-export class InvalidCursorError extends Error {}
+export class InvalidCursorError extends CodedError<'invalid_cursor'> {
+  constructor(message: string) {
+    super('invalid_cursor', message);
+  }
+}
 
 export function encodeCursor(e: Pick<StoredNotification, 'fire_at_epoch' | 'id'>): string {
   return Buffer.from(JSON.stringify([e.fire_at_epoch, e.id])).toString('base64url');

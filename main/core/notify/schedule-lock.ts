@@ -4,18 +4,17 @@
 import { lstatSync, lutimesSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { CodedError } from '../contracts/coded-error.ts';
 
 /** How long a change waits for a lock held by a live process before it is refused. Default 2 s. */
 export const DEFAULT_LOCK_WAIT_MS = 2000;
 
-export class ScheduleLockedError extends Error {
-  readonly code = 'schedule_locked';
+export class ScheduleLockedError extends CodedError<'schedule_locked'> {
   readonly lockFile: string;
   readonly holderPid: number | null;
   constructor(lockFile: string, holderPid: number | null, waitedMs: number) {
     const who = holderPid === null ? 'another process' : `process ${holderPid}${describeProcess(holderPid)}`;
-    super(`the schedule file is locked by ${who} (lock ${lockFile}, still held after ${Math.round(waitedMs)} ms); stop that process or wait for it to finish`);
-    this.name = 'ScheduleLockedError';
+    super('schedule_locked', `the schedule file is locked by ${who} (lock ${lockFile}, still held after ${Math.round(waitedMs)} ms); stop that process or wait for it to finish`);
     this.lockFile = lockFile;
     this.holderPid = holderPid;
   }

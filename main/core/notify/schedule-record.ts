@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { NOTIFY_MODES, SCHEDULE_STATES, type ScheduledNotification } from '../api-types.ts';
 import { storedRepeatSchema } from './repeat.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 export const SCHEDULE_FILE_NAME = 'notifications-schedule.jsonl';
 
@@ -179,12 +180,11 @@ export interface IdempotencyKey {
 }
 
 /** A creation refused because the key already created `entry` (same body) or was used for another body. */
-export class IdempotentReplay extends Error {
+export class IdempotentReplay extends CodedError<'idempotent_replay'> {
   readonly entry: StoredNotification;
   readonly sameRequest: boolean;
   constructor(entry: StoredNotification, sameRequest: boolean) {
-    super(sameRequest ? `idempotency key already created ${entry.id}` : `idempotency key already used for a different request (${entry.id})`);
-    this.name = 'IdempotentReplay';
+    super('idempotent_replay', sameRequest ? `idempotency key already created ${entry.id}` : `idempotency key already used for a different request (${entry.id})`);
     this.entry = entry;
     this.sameRequest = sameRequest;
   }

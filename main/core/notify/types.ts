@@ -1,5 +1,6 @@
 // Small shared seams of the notification system: the live-call voice hook, the sleep and the
 // input error that routes map to 400 and tools to `invalid_args`-like failures.
+import { CodedError } from '../contracts/coded-error.ts';
 
 /** The live call's text hook. Exists only while a bridge is live; looked up at delivery time. */
 export interface VoiceDelivery {
@@ -29,26 +30,20 @@ export const realSleep: SleepFn = (ms, signal) =>
   });
 
 /** Bad input to the notification system. `code` is stable and shown to clients. */
-export class NotifyInputError extends Error {
-  readonly code: string;
+export class NotifyInputError extends CodedError {
   /** HTTP meaning: 413 for a too-long text or prompt, 403 `forbidden`, 503 `not_configured`, else 400. */
   readonly status: number;
   constructor(code: string, message: string) {
-    super(message);
-    this.name = 'NotifyInputError';
-    this.code = code;
+    super(code, message);
     this.status = code.endsWith('_too_long') ? 413 : code === 'forbidden' ? 403 : code === 'not_configured' ? 503 : 400;
   }
 }
 
 /** A schedule or delegate operation on something that does not exist (404) or cannot change (409). */
-export class NotifyStateError extends Error {
-  readonly code: 'not_found' | 'conflict';
+export class NotifyStateError extends CodedError<'not_found' | 'conflict'> {
   readonly status: 404 | 409;
   constructor(code: 'not_found' | 'conflict', message: string) {
-    super(message);
-    this.name = 'NotifyStateError';
-    this.code = code;
+    super(code, message);
     this.status = code === 'not_found' ? 404 : 409;
   }
 }
@@ -58,13 +53,11 @@ export function errorMessage(err: unknown): string {
 }
 
 /** The schedule holds as many pending entries as it may (the cap): answered 429 `schedule_full`. */
-export class NotifyCapacityError extends Error {
-  readonly code = 'schedule_full';
+export class NotifyCapacityError extends CodedError<'schedule_full'> {
   readonly status = 429;
   readonly cap: number;
   constructor(cap: number) {
-    super(`the schedule already holds ${cap} pending entries (the cap, DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING); cancel some or raise the cap`);
-    this.name = 'NotifyCapacityError';
+    super('schedule_full', `the schedule already holds ${cap} pending entries (the cap, DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING); cancel some or raise the cap`);
     this.cap = cap;
   }
 }
@@ -84,11 +77,10 @@ export function formatDuration(seconds: number): string {
  * A send the destination answered without accepting it (Discord's 429): nothing was delivered, so
  * it may be retried — not before `retryAtMs` (epoch ms) when the destination said when.
  */
-export class NotAcceptedError extends Error {
+export class NotAcceptedError extends CodedError<'not_accepted'> {
   readonly retryAtMs: number | null;
   constructor(message: string, retryAtMs: number | null) {
-    super(message);
-    this.name = 'NotAcceptedError';
+    super('not_accepted', message);
     this.retryAtMs = retryAtMs;
   }
 }

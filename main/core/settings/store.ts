@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import { plainFieldErrors, plainSummary } from './field-errors.ts';
 import { canDecryptWith, secretStorageVerdict, type SecretVault } from './secret-policy.ts';
 import { maskSecretsInValues } from './mask-values.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 /** Where a secret comes from, as far as anyone outside the main process may know. */
 export type SecretState = 'stored' | 'environment' | 'unset' | 'unreadable';
@@ -47,14 +48,11 @@ export interface SettingsStore {
   updateDesktopPrefs(patch: Partial<DesktopPrefs>): DesktopPrefs;
 }
 
-export class SettingsError extends Error {
-  readonly code: 'invalid_settings' | 'secrets_unavailable';
+export class SettingsError extends CodedError<'invalid_settings' | 'secrets_unavailable'> {
   /** Field → what is wrong, in plain words. */
   readonly fields: Record<string, string> | undefined;
   constructor(code: SettingsError['code'], message: string, fields?: Record<string, string>) {
-    super(message);
-    this.name = 'SettingsError';
-    this.code = code;
+    super(code, message);
     this.fields = fields;
   }
 }

@@ -3,6 +3,7 @@
 // v10) with the bot token; every answer is validated, and every failure becomes a sentence a
 // person can act on plus an invite link that asks for exactly the permissions the bridge needs.
 import { z } from 'zod';
+import { CodedError } from '../contracts/coded-error.ts';
 
 /** Discord permission bits (https://discord.com/developers/docs/topics/permissions). */
 export const PERMISSION_BITS = {
@@ -119,11 +120,11 @@ export interface DiscordCheckInput {
   timeoutMs?: number;
 }
 
-class DiscordAnswer extends Error {
+class DiscordAnswer extends CodedError<'discord_answer'> {
   readonly status: number;
   readonly discordCode: number | null;
   constructor(status: number, discordCode: number | null) {
-    super(`Discord answered HTTP ${status}${discordCode !== null ? ` (code ${discordCode})` : ''}`);
+    super('discord_answer', `Discord answered HTTP ${status}${discordCode !== null ? ` (code ${discordCode})` : ''}`);
     this.status = status;
     this.discordCode = discordCode;
   }

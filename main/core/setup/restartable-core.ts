@@ -18,6 +18,7 @@
 import { createServer } from 'node:net';
 import type { RestartOutcome } from '../api-types.ts';
 import { ConfigError, type Config } from '../config/index.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 /**
  * What a restart needs of a running core: where its sidecar listens, and how to stop it. Generic so
@@ -63,14 +64,13 @@ export interface RestartableCore<Core extends RunningCore = RunningCore> {
 }
 
 /** Why the saved settings did not take at a restart, and what runs instead. */
-export class RestartFailedError extends Error {
+export class RestartFailedError extends CodedError<'restart_failed'> {
   /** The new core failed to start and the previous settings were started again. */
   readonly restored: boolean;
   /** Not even the previous settings started: no core runs. */
   readonly lost: boolean;
   constructor(message: string, options: { cause: unknown; restored?: boolean; lost?: boolean }) {
-    super(message, { cause: options.cause });
-    this.name = 'RestartFailedError';
+    super('restart_failed', message, { cause: options.cause });
     this.restored = options.restored ?? false;
     this.lost = options.lost ?? false;
   }

@@ -10,25 +10,31 @@
 import http from 'node:http';
 import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, ScheduleState, TalkState } from '../api-types.ts';
 import type { ScheduleEntryView, ScheduleListPage } from './wire-types.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 /** Nothing was sent: the sidecar is not running or could not be connected to. */
-export class SidecarUnavailableError extends Error {}
+export class SidecarUnavailableError extends CodedError<'sidecar_unavailable'> {
+  constructor(message: string, options?: ErrorOptions) {
+    super('sidecar_unavailable', message, options);
+  }
+}
 
 /**
  * No answer in time, or the connection broke after the request may have gone out: the sidecar may
  * still carry the request out (a /notify keeps delivering), so its outcome is unknown.
  */
-export class SidecarNoAnswerError extends Error {}
+export class SidecarNoAnswerError extends CodedError<'no_answer'> {
+  constructor(message: string, options?: ErrorOptions) {
+    super('no_answer', message, options);
+  }
+}
 
 /** The sidecar answered with an error status: `code` is its JSON error code (`http_error` when it sent none). */
-export class SidecarRequestError extends Error {
+export class SidecarRequestError extends CodedError {
   readonly status: number;
-  readonly code: string;
   constructor(status: number, code: string, message: string) {
-    super(message);
-    this.name = 'SidecarRequestError';
+    super(code, message);
     this.status = status;
-    this.code = code;
   }
 }
 

@@ -1,19 +1,17 @@
 // Every sidecar error leaves as `{ "error": { "code", "message" } }`. Route handlers throw HttpError
 // for client mistakes; anything else is a bug and becomes a 500 with a generic message.
 import type { ApiErrorBody } from '../api-types.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
-export class HttpError extends Error {
+export class HttpError extends CodedError {
   readonly statusCode: number;
-  readonly code: string;
   readonly headers: Record<string, string>;
   /** Per-field problems in plain words (form fields: shown next to the field). */
   readonly fields: Record<string, string> | undefined;
 
   constructor(statusCode: number, code: string, message: string, headers: Record<string, string> = {}, fields?: Record<string, string>) {
-    super(message);
-    this.name = 'HttpError';
+    super(code, message);
     this.statusCode = statusCode;
-    this.code = code;
     this.headers = headers;
     this.fields = fields;
   }

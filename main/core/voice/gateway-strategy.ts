@@ -28,12 +28,12 @@ import { Collection } from '@discordjs/collection';
 import type { GatewaySendPayload } from 'discord.js';
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
+import { CodedError } from '../contracts/coded-error.ts';
 
 /** Raised into a login still under way when the gateway is stopped. */
-export class GatewayStoppedError extends Error {
+export class GatewayStoppedError extends CodedError<'gateway_stopped'> {
   constructor() {
-    super('the Discord gateway was stopped');
-    this.name = 'GatewayStoppedError';
+    super('gateway_stopped', 'the Discord gateway was stopped');
   }
 }
 

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { McpApprovalView } from '../../api-types.ts';
 import type { EventHub } from '../../event-hub.ts';
+import { CodedError } from '../../contracts/coded-error.ts';
 
 export const APPROVAL_TTL_MS = 5 * 60_000;
 
@@ -14,12 +15,10 @@ const APPROVAL_ERROR_STATUS = { unknown_approval: 404, already_decided: 409, own
 export type ApprovalErrorCode = keyof typeof APPROVAL_ERROR_STATUS;
 
 /** A refusal with its HTTP meaning (the registry and the sidecar route answer it as such). */
-export class ApprovalError extends Error {
-  readonly code: ApprovalErrorCode;
+export class ApprovalError extends CodedError<ApprovalErrorCode> {
   readonly status: number;
   constructor(code: ApprovalErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
     this.status = APPROVAL_ERROR_STATUS[code];
   }
 }

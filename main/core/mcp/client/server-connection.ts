@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { McpServerReportView } from '../../api-types.ts';
 import { isStdioServer, type McpServerConfig } from '../../config/mcp-servers.ts';
 import { forgetChild, trackChild } from './child-reaper.ts';
+import { CodedError } from '../../contracts/coded-error.ts';
 
 export type McpServerState = McpServerReportView['state'];
 
@@ -26,12 +27,16 @@ export interface ServerConnectionEvents {
 }
 
 /** A call that got no answer in time; the server is restarted. */
-export class McpToolTimeoutError extends Error {
-  readonly code = 'tool_timeout';
+export class McpToolTimeoutError extends CodedError<'tool_timeout'> {
+  constructor(message: string) {
+    super('tool_timeout', message);
+  }
 }
 /** The server is not connected (starting or restarting). */
-export class McpServerUnavailableError extends Error {
-  readonly code = 'server_unavailable';
+export class McpServerUnavailableError extends CodedError<'server_unavailable'> {
+  constructor(message: string) {
+    super('server_unavailable', message);
+  }
 }
 
 const BACKOFF_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 60_000];

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { NOTIFY_MODES } from '../../api-types.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 import { IMAGE_BODY_LIMIT } from '../../contracts/sidecar-limits.ts';
-import { Refusal } from '../../refusal.ts';
+import { Refusal } from '../../contracts/refusal.ts';
 
 export interface SidecarRequest {
   method: 'GET' | 'POST' | 'DELETE';

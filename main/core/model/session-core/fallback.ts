@@ -5,6 +5,7 @@
 // first (Gemini: a refused resume handle, a refused setup field).
 import type { Logger } from 'pino';
 import { ConnectFailure } from '../wire/connect-failure.ts';
+import { CodedError } from '../../contracts/coded-error.ts';
 
 export type FailureKind = 'auth' | 'model' | 'config' | 'transient';
 
@@ -23,7 +24,11 @@ export function backoffDelayMs(backoff: BackoffOptions, n: number): number {
 }
 
 /** A failure no retry can fix (rejected key, no model left, session closed): the session goes to `error`. */
-export class FatalSessionError extends Error {}
+export class FatalSessionError extends CodedError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('fatal_session', message, options);
+  }
+}
 
 /** What a provider does itself with a failure before the generic verdict. */
 export type Recovery = 'retry' | 'retry-uncounted' | undefined;

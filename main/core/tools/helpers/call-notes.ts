@@ -6,7 +6,7 @@
 // quietly reading an earlier call from the notes ring.
 import type { NoteEvent } from '../../api-types.ts';
 import { combineNotes, type NoteLike, type NotesInput } from './notes-input.ts';
-import { Refusal } from '../../refusal.ts';
+import { Refusal } from '../../contracts/refusal.ts';
 
 /** The call being recorded and its notes. */
 export interface CurrentCallNotes {
