@@ -37,6 +37,8 @@ export default tseslint.config(
         patterns: [
           { group: ['**/app/**', '**/main/app/**'], message: 'main/core must not depend on the Electron shell.' },
           { group: ['**/fakes/**', '**/demo/**'], message: 'main/core must not depend on the fakes or the demo that runs on them.' },
+          { group: ['**/main/cli/**', '**/main/cli.ts', '../cli/**', '../cli.ts', '../../cli/**', '../../cli.ts'], message: 'main/core must not depend on the CLI: the CLI sits on top of the core.' },
+          { group: ['**/renderer/**', '**/bench/**', '**/scripts/**', '**/preload/**'], message: 'main/core must not depend on the dashboard, the benchmarks, the repository scripts or the preload.' },
         ],
       }],
     },
@@ -58,6 +60,25 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [{ group: ['**/cli/**', '**/cli.ts', '**/app/**'], message: 'The demo and the fakes do not import the CLI or the Electron shell: move what both need into main/core.' }],
+      }],
+    },
+  },
+  {
+    // The Electron shell ships in the installer; the fakes and the demo do not.
+    files: ['main/app/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/fakes/**', '**/demo/**'], message: 'The Electron shell does not import the fakes or the demo: they are never shipped in the installer.' }],
+      }],
+    },
+  },
+  {
+    // The preload runs in the page's process with Electron's preload API only: it shares its contract
+    // with the shell through preload/, never by importing main/.
+    files: ['preload/**/*.ts', 'preload/**/*.cts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/main/**', '../main/**'], message: 'The preload imports nothing from main/: its contract lives in preload/desktop-api.ts.' }],
       }],
     },
   },
