@@ -135,29 +135,8 @@ function formatDuration(seconds: number): string {
 // eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
-interface Session {
-  view: DelegateSessionView;
-  child: ChildProcess | null;
-  log: WriteStream;
-  partial: string;
-  done: Promise<DelegateSessionView>;
-  killTimer?: NodeJS.Timeout;
-  cancelRequested: boolean;
-}
-
 /** How long close() waits after SIGTERM before SIGKILL (and after SIGKILL for the exit). */
 const CLOSE_GRACE_MS = 1500;
-
-/** Signal a session's whole process group (its own, see spawn), or the child alone if that fails. */
-function signalGroup(session: Session, signal: NodeJS.Signals): void {
-  const pid = session.child?.pid;
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    session.child?.kill(signal);
-  }
-}
 
 function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -165,29 +144,180 @@ function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   return Promise.race([work.then(() => true), bound]).finally(() => clearTimeout(timer));
 }
 
-export function createDelegateWatcher(options: DelegateWatcherOptions): DelegateWatcher {
-  const clock = options.clock ?? systemClock;
-  const log = options.logger;
-  const maxConcurrent = options.maxConcurrent ?? 2;
-  const tailLines = options.tailLines ?? 5;
-  const killGraceMs = options.killGraceMs ?? 5000;
-  const sessions = new Map<string, Session>();
-  const nowS = (): number => clock.now() / 1000;
+/** The task text as the command will get it; throws the caller's mistake as a NotifyInputError. */
+function validTask(prompt: string): string {
+  const task = prompt.trim();
+  if (!task) throw new NotifyInputError('empty_prompt', 'prompt is required');
+  if (task.length > MAX_PROMPT_CHARS) throw new NotifyInputError('prompt_too_long', `prompt is longer than ${MAX_PROMPT_CHARS} characters`);
+  // An argument cannot carry a NUL: spawn() would throw on it. The task text's fault, so a 400.
+  if (task.includes('\0')) throw new NotifyInputError('bad_prompt', 'prompt must not contain NUL characters');
+  return task;
+}
 
-  function pushOutput(session: Session, chunk: string): void {
-    session.log.write(chunk);
-    const text = (session.partial + chunk).replace(ANSI, '');
-    const lines = text.split(/\r?\n|\r/);
-    session.partial = lines.pop()!.slice(-2000);
-    for (const line of lines) {
-      if (line.trim() === '') continue;
-      session.view.tail.push(options.redact(line.trim()).slice(0, LINE_MAX_CHARS));
-      if (session.view.tail.length > tailLines) session.view.tail.shift();
+/** What one run needs of the watcher. */
+interface RunContext {
+  options: DelegateWatcherOptions;
+  log: Logger;
+  tailLines: number;
+  nowS(): number;
+  /** The run never started: the watcher forgets it. */
+  forget(id: string): void;
+}
+
+/** One delegate run: its log file, its process (own process group), its output tail and its end. */
+class DelegateRun {
+  readonly view: DelegateSessionView;
+  readonly done: Promise<DelegateSessionView>;
+  cancelRequested = false;
+  #child: ChildProcess | null = null;
+  readonly #logStream: WriteStream;
+  readonly #logClosed: Promise<void>;
+  readonly #ctx: RunContext;
+  #partial = '';
+  #killTimer: NodeJS.Timeout | undefined;
+  #finished = false;
+  #resolveDone!: (view: DelegateSessionView) => void;
+
+  constructor(ctx: RunContext, id: string, label: string | undefined) {
+    this.#ctx = ctx;
+    const logFile = path.join(ctx.options.logDir, `${id}.log`);
+    this.view = { id, label: (label ?? '').replace(/\s+/g, ' ').trim().slice(0, 80) || id, state: 'running', pid: null, started_at: ctx.nowS(), log_file: logFile, tail: [] };
+    this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+    ensurePrivateDir(ctx.options.logDir);
+    this.#logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
+    // The file opens asynchronously; a failure then (or on a later write) is an 'error' event,
+    // which unheard is an uncaught exception (a fault in /health headless, Electron's error
+    // dialog in the desktop app). The session runs on and says what happened.
+    this.#logStream.on('error', (err) => {
+      if (this.view.log_error) return;
+      this.view.log_error = errorMessage(err);
+      ctx.log.warn({ id, err: this.view.log_error }, 'delegate log cannot be written; the session runs on without it');
+    });
+    // Emitted once the file is closed after end(), or after an error: `done` waits for it, so a
+    // finished session's log is complete on disk (or its view says why not).
+    this.#logClosed = new Promise<void>((resolve) => this.#logStream.once('close', resolve));
+    this.#logStream.write(`# delegate ${id} started ${this.#iso()} command=${path.basename(ctx.options.command[0]!)}\n`);
+  }
+
+  get running(): boolean {
+    return this.view.state === 'running';
+  }
+
+  snapshot(): DelegateSessionView {
+    return { ...this.view, tail: [...this.view.tail] };
+  }
+
+  /**
+   * Resolves once the command has started (its `spawn` event). A command that does not exist
+   * (ENOENT), is not executable (EACCES) or whose folder is gone fails only after spawn() returned,
+   * as an 'error' event instead of 'spawn': this answers after one of the two, so the caller never
+   * hears "started" for a command that never ran.
+   */
+  async spawn(task: string): Promise<void> {
+    const { options } = this.#ctx;
+    const [cmd, ...args] = delegateArgv(options.command, task);
+    let child: ChildProcess;
+    try {
+      // Own process group (detached), so cancel reaches whatever the agent CLI spawned.
+      child = spawn(cmd!, args, { cwd: options.cwd, env: delegateEnv(options.env ?? process.env, options.passEnv), stdio: ['ignore', 'pipe', 'pipe'], shell: false, detached: true });
+    } catch (err) {
+      throw this.#notStarted(errorMessage(err));
+    }
+    this.#child = child;
+    this.view.pid = child.pid ?? null;
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => this.#pushOutput(d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => this.#pushOutput(d));
+    const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      child.once('spawn', () => resolve(null));
+      child.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    });
+    if (spawnError) {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      throw this.#notStarted(spawnError.code ?? spawnError.message);
+    }
+    child.on('error', (err: NodeJS.ErrnoException) => this.#finish(null, null, err.code ?? err.message));
+    child.on('close', (code, signal) => this.#finish(code, signal));
+  }
+
+  /** SIGTERM to the process group, SIGKILL after `graceMs` if it is still running. */
+  cancel(graceMs: number): void {
+    this.cancelRequested = true;
+    if (!this.#child?.pid) return;
+    this.signalGroup('SIGTERM');
+    this.#killTimer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
+  }
+
+  /** Signal the run's whole process group (its own, see spawn), or the child alone if that fails. */
+  signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
+    if (!pid) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      this.#child?.kill(signal);
     }
   }
 
-  function summary(view: DelegateSessionView): string {
-    const took = formatDuration((view.ended_at ?? nowS()) - view.started_at);
+  #iso(): string {
+    return new Date(this.#ctx.nowS() * 1000).toISOString();
+  }
+
+  #pushOutput(chunk: string): void {
+    this.#logStream.write(chunk);
+    const text = (this.#partial + chunk).replace(ANSI, '');
+    const lines = text.split(/\r?\n|\r/);
+    this.#partial = lines.pop()!.slice(-2000);
+    const tail = this.view.tail;
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      tail.push(this.#ctx.options.redact(line.trim()).slice(0, LINE_MAX_CHARS));
+      if (tail.length > this.#ctx.tailLines) tail.shift();
+    }
+  }
+
+  #finish(exitCode: number | null, signal: string | null, error?: string): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    clearTimeout(this.#killTimer);
+    if (this.#partial.trim()) this.#pushOutput('\n');
+    const view = this.view;
+    Object.assign(view, { ended_at: this.#ctx.nowS(), exit_code: exitCode, signal }, error ? { error } : {});
+    view.state = this.cancelRequested ? 'cancelled' : !error && exitCode === 0 ? 'succeeded' : 'failed';
+    this.#logStream.end(`\n# delegate ${view.id} ended ${this.#iso()} state=${view.state} exit=${exitCode} signal=${signal}\n`);
+    this.#ctx.log.info({ id: view.id, state: view.state, exitCode, signal }, 'delegate session ended');
+    this.#ctx.options.notifier
+      .deliver({ text: this.#summary(), mode: 'auto', title: 'Delegate finished', source: 'delegate' })
+      .then((result) => (view.notified = result.status))
+      .catch((err: unknown) => {
+        view.notified = 'error';
+        this.#ctx.log.warn({ id: view.id, err: errorMessage(err) }, 'delegate finish notification failed');
+      })
+      .finally(() => void this.#logClosed.then(() => this.#resolveDone(this.snapshot())));
+  }
+
+  /**
+   * The command never started: no session is kept (it is dropped from the list, its `done`
+   * settles for close()), nobody is notified, and the caller gets a 503 `delegate_unavailable`
+   * at once instead of a "started" that was not true.
+   */
+  #notStarted(reason: string): DelegateUnavailableError {
+    this.#finished = true;
+    Object.assign(this.view, { ended_at: this.#ctx.nowS(), state: 'failed', error: reason });
+    this.#ctx.forget(this.view.id);
+    this.#logStream.end(`# delegate ${this.view.id} could not start: ${reason}\n`);
+    void this.#logClosed.then(() => this.#resolveDone(this.snapshot()));
+    const name = path.basename(this.#ctx.options.command[0]!);
+    this.#ctx.log.warn({ id: this.view.id, command: name, err: reason }, 'delegate command could not be started');
+    return new DelegateUnavailableError(
+      `the delegate command "${name}" could not be started (${reason}); nothing was started. ` +
+        'Check DISCORD_VOICE_LIVE_DELEGATE_COMMAND (the program must exist and be executable) and DISCORD_VOICE_LIVE_DELEGATE_CWD (the folder must exist).',
+    );
+  }
+
+  #summary(): string {
+    const view = this.view;
+    const took = formatDuration((view.ended_at ?? this.#ctx.nowS()) - view.started_at);
     const head =
       view.state === 'succeeded'
         ? `Delegate "${view.label}" finished successfully (exit 0) after ${took}.`
@@ -197,175 +327,92 @@ export function createDelegateWatcher(options: DelegateWatcherOptions): Delegate
             ? `Delegate "${view.label}" could not run: ${view.error}.`
             : `Delegate "${view.label}" failed (${view.signal ? `signal ${view.signal}` : `exit ${view.exit_code}`}) after ${took}.`;
     const tail = view.tail.length ? `\nLast lines:\n${view.tail.join('\n')}` : '';
-    return options.redact(head + tail).slice(0, SUMMARY_MAX_CHARS);
+    return this.#ctx.options.redact(head + tail).slice(0, SUMMARY_MAX_CHARS);
+  }
+}
+
+/** The delegate sessions of this core: at most `maxConcurrent` running, each a DelegateRun. */
+class DelegateSessions implements DelegateWatcher {
+  readonly configured: boolean;
+  readonly #runs = new Map<string, DelegateRun>();
+  readonly #maxConcurrent: number;
+  readonly #killGraceMs: number;
+  readonly #ctx: RunContext;
+
+  constructor(options: DelegateWatcherOptions) {
+    const clock = options.clock ?? systemClock;
+    this.configured = options.command.length > 0;
+    this.#maxConcurrent = options.maxConcurrent ?? 2;
+    this.#killGraceMs = options.killGraceMs ?? 5000;
+    this.#ctx = { options, log: options.logger, tailLines: options.tailLines ?? 5, nowS: () => clock.now() / 1000, forget: (id) => this.#runs.delete(id) };
   }
 
-  function snapshot(session: Session): DelegateSessionView {
-    return { ...session.view, tail: [...session.view.tail] };
+  async start(prompt: string, label?: string): Promise<DelegateSessionView> {
+    if (!this.configured) throw new NotifyInputError('not_configured', 'no delegate command is configured (DISCORD_VOICE_LIVE_DELEGATE_COMMAND)');
+    const task = validTask(prompt);
+    const running = this.#running().length;
+    if (running >= this.#maxConcurrent) throw new NotifyStateError('conflict', `${running} delegate sessions are already running (limit ${this.#maxConcurrent})`);
+    const run = new DelegateRun(this.#ctx, `d-${randomBytes(4).toString('hex')}`, label);
+    this.#runs.set(run.view.id, run);
+    await run.spawn(task);
+    this.#ctx.log.info({ id: run.view.id, pid: run.view.pid }, 'delegate session started');
+    return run.snapshot();
   }
 
-  function get(id: string): Session {
-    const session = sessions.get(id);
-    if (!session) throw new NotifyStateError('not_found', `no delegate session with id ${JSON.stringify(id)}`);
-    return session;
+  list(): DelegateSessionView[] {
+    return [...this.#runs.values()].map((run) => run.snapshot());
   }
 
-  const watcher: DelegateWatcher = {
-    configured: options.command.length > 0,
-    async start(prompt, label) {
-      if (options.command.length === 0) throw new NotifyInputError('not_configured', 'no delegate command is configured (DISCORD_VOICE_LIVE_DELEGATE_COMMAND)');
-      const task = prompt.trim();
-      if (!task) throw new NotifyInputError('empty_prompt', 'prompt is required');
-      if (task.length > MAX_PROMPT_CHARS) throw new NotifyInputError('prompt_too_long', `prompt is longer than ${MAX_PROMPT_CHARS} characters`);
-      // An argument cannot carry a NUL: spawn() would throw on it. The task text's fault, so a 400.
-      if (task.includes('\0')) throw new NotifyInputError('bad_prompt', 'prompt must not contain NUL characters');
-      const running = [...sessions.values()].filter((s) => s.view.state === 'running').length;
-      if (running >= maxConcurrent) throw new NotifyStateError('conflict', `${running} delegate sessions are already running (limit ${maxConcurrent})`);
-
-      const id = `d-${randomBytes(4).toString('hex')}`;
-      ensurePrivateDir(options.logDir);
-      const logFile = path.join(options.logDir, `${id}.log`);
-      const view: DelegateSessionView = {
-        id,
-        label: (label ?? '').replace(/\s+/g, ' ').trim().slice(0, 80) || id,
-        state: 'running',
-        pid: null,
-        started_at: nowS(),
-        log_file: logFile,
-        tail: [],
-      };
-      const logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
-      // The file opens asynchronously; a failure then (or on a later write) is an 'error' event,
-      // which unheard is an uncaught exception (a fault in /health headless, Electron's error
-      // dialog in the desktop app). The session runs on and says what happened.
-      logStream.on('error', (err) => {
-        if (view.log_error) return;
-        view.log_error = errorMessage(err);
-        log.warn({ id, err: view.log_error }, 'delegate log cannot be written; the session runs on without it');
-      });
-      // Emitted once the file is closed after end(), or after an error: `done` waits for it, so a
-      // finished session's log is complete on disk (or its view says why not).
-      const logClosed = new Promise<void>((resolve) => logStream.once('close', resolve));
-      logStream.write(`# delegate ${id} started ${new Date(clock.now()).toISOString()} command=${path.basename(options.command[0]!)}\n`);
-
-      let resolveDone!: (v: DelegateSessionView) => void;
-      const session: Session = { view, child: null, log: logStream, partial: '', cancelRequested: false, done: new Promise((r) => (resolveDone = r)) };
-      sessions.set(id, session);
-
-      let finished = false;
-      const finish = (exitCode: number | null, signal: string | null, error?: string): void => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(session.killTimer);
-        if (session.partial.trim()) pushOutput(session, '\n');
-        view.ended_at = nowS();
-        view.exit_code = exitCode;
-        view.signal = signal;
-        if (error) view.error = error;
-        view.state = session.cancelRequested ? 'cancelled' : !error && exitCode === 0 ? 'succeeded' : 'failed';
-        logStream.end(`\n# delegate ${id} ended ${new Date(clock.now()).toISOString()} state=${view.state} exit=${exitCode} signal=${signal}\n`);
-        log.info({ id, state: view.state, exitCode, signal }, 'delegate session ended');
-        options.notifier
-          .deliver({ text: summary(view), mode: 'auto', title: 'Delegate finished', source: 'delegate' })
-          .then((result) => (view.notified = result.status))
-          .catch((err: unknown) => {
-            view.notified = 'error';
-            log.warn({ id, err: errorMessage(err) }, 'delegate finish notification failed');
-          })
-          .finally(() => void logClosed.then(() => resolveDone(snapshot(session))));
-      };
-
-      /**
-       * The command never started: no session is kept (it is dropped from the list, its `done`
-       * settles for close()), nobody is notified, and the caller gets a 503 `delegate_unavailable`
-       * at once instead of a "started" that was not true.
-       */
-      const notStarted = (reason: string): DelegateUnavailableError => {
-        finished = true;
-        view.ended_at = nowS();
-        view.state = 'failed';
-        view.error = reason;
-        sessions.delete(id);
-        logStream.end(`# delegate ${id} could not start: ${reason}\n`);
-        void logClosed.then(() => resolveDone(snapshot(session)));
-        const name = path.basename(options.command[0]!);
-        log.warn({ id, command: name, err: reason }, 'delegate command could not be started');
-        return new DelegateUnavailableError(
-          `the delegate command "${name}" could not be started (${reason}); nothing was started. ` +
-            'Check DISCORD_VOICE_LIVE_DELEGATE_COMMAND (the program must exist and be executable) and DISCORD_VOICE_LIVE_DELEGATE_CWD (the folder must exist).',
-        );
-      };
-
-      const [cmd, ...args] = delegateArgv(options.command, task);
-      let child: ChildProcess;
-      try {
-        child = spawn(cmd!, args, {
-          cwd: options.cwd,
-          env: delegateEnv(options.env ?? process.env, options.passEnv),
-          stdio: ['ignore', 'pipe', 'pipe'],
-          shell: false,
-          // Own process group, so cancel reaches whatever the agent CLI spawned.
-          detached: true,
-        });
-      } catch (err) {
-        throw notStarted(errorMessage(err));
+  prune(maxAgeSeconds: number): number {
+    const cutoff = this.#ctx.nowS() - maxAgeSeconds;
+    let removed = 0;
+    for (const [id, run] of this.#runs) {
+      if (!run.running && (run.view.ended_at ?? Infinity) < cutoff) {
+        this.#runs.delete(id);
+        removed++;
       }
-      session.child = child;
-      view.pid = child.pid ?? null;
-      child.stdout?.setEncoding('utf8').on('data', (d: string) => pushOutput(session, d));
-      child.stderr?.setEncoding('utf8').on('data', (d: string) => pushOutput(session, d));
-      // A command that does not exist (ENOENT), is not executable (EACCES) or whose folder is gone
-      // fails only after spawn() returned, as an 'error' event instead of 'spawn': answer after
-      // one of the two, so the caller never hears "started" for a command that never ran.
-      const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-        child.once('spawn', () => resolve(null));
-        child.once('error', (err: NodeJS.ErrnoException) => resolve(err));
-      });
-      if (spawnError) {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        throw notStarted(spawnError.code ?? spawnError.message);
-      }
-      child.on('error', (err: NodeJS.ErrnoException) => finish(null, null, err.code ?? err.message));
-      child.on('close', (code, signal) => finish(code, signal));
-      log.info({ id, pid: view.pid }, 'delegate session started');
-      return snapshot(session);
-    },
-    list: () => [...sessions.values()].map(snapshot),
-    prune(maxAgeSeconds) {
-      const cutoff = nowS() - maxAgeSeconds;
-      let removed = 0;
-      for (const [id, s] of sessions) {
-        if (s.view.state !== 'running' && (s.view.ended_at ?? Infinity) < cutoff) {
-          sessions.delete(id);
-          removed++;
-        }
-      }
-      return removed;
-    },
-    status: (id) => snapshot(get(id)),
-    cancel(id) {
-      const session = get(id);
-      if (session.view.state !== 'running') throw new NotifyStateError('conflict', `delegate ${id} already ${session.view.state}`);
-      session.cancelRequested = true;
-      if (session.child?.pid) {
-        signalGroup(session, 'SIGTERM');
-        session.killTimer = setTimeout(() => signalGroup(session, 'SIGKILL'), killGraceMs);
-      }
-      return snapshot(session);
-    },
-    waitFor: (id) => get(id).done,
-    async close() {
-      // Ended with the core, whatever they do with SIGTERM: a bounded wait, then SIGKILL to the
-      // whole group, BEFORE close() resolves (a kill timer would never fire once the process exits).
-      const running = [...sessions.values()].filter((s) => s.view.state === 'running');
-      for (const s of running) if (!s.cancelRequested) watcher.cancel(s.view.id);
-      const allDone = Promise.all(running.map((s) => s.done));
-      if (!(await settlesWithin(allDone, Math.min(killGraceMs, CLOSE_GRACE_MS)))) {
-        for (const s of running) if (s.view.state === 'running') signalGroup(s, 'SIGKILL');
-        await settlesWithin(allDone, CLOSE_GRACE_MS);
-      }
-    },
-  };
-  return watcher;
+    }
+    return removed;
+  }
+
+  status(id: string): DelegateSessionView {
+    return this.#get(id).snapshot();
+  }
+
+  cancel(id: string): DelegateSessionView {
+    const run = this.#get(id);
+    if (!run.running) throw new NotifyStateError('conflict', `delegate ${id} already ${run.view.state}`);
+    run.cancel(this.#killGraceMs);
+    return run.snapshot();
+  }
+
+  waitFor(id: string): Promise<DelegateSessionView> {
+    return this.#get(id).done;
+  }
+
+  async close(): Promise<void> {
+    // Ended with the core, whatever they do with SIGTERM: a bounded wait, then SIGKILL to the
+    // whole group, BEFORE close() resolves (a kill timer would never fire once the process exits).
+    const running = this.#running();
+    for (const run of running) if (!run.cancelRequested) this.cancel(run.view.id);
+    const allDone = Promise.all(running.map((run) => run.done));
+    if (!(await settlesWithin(allDone, Math.min(this.#killGraceMs, CLOSE_GRACE_MS)))) {
+      for (const run of running) if (run.running) run.signalGroup('SIGKILL');
+      await settlesWithin(allDone, CLOSE_GRACE_MS);
+    }
+  }
+
+  #running(): DelegateRun[] {
+    return [...this.#runs.values()].filter((run) => run.running);
+  }
+
+  #get(id: string): DelegateRun {
+    const run = this.#runs.get(id);
+    if (!run) throw new NotifyStateError('not_found', `no delegate session with id ${JSON.stringify(id)}`);
+    return run;
+  }
+}
+
+export function createDelegateWatcher(options: DelegateWatcherOptions): DelegateWatcher {
+  return new DelegateSessions(options);
 }
