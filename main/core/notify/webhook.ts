@@ -222,139 +222,180 @@ type Attempt =
   | { kind: 'fail'; detail: string; unsent?: true }
   | { kind: 'unknown'; detail: string };
 
-export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const clock = options.clock ?? systemClock;
-  const monotonic = options.monotonic ?? monotonicClock;
-  const sleep = options.sleep ?? realSleep;
-  const windowMs = (options.throttleSeconds ?? 2) * 1000;
-  const maxThrottleWaitMs = options.maxThrottleWaitMs ?? 30_000;
-  const queueLimit = options.queueLimit ?? 32;
-  const timeoutMs = options.timeoutMs ?? 8000;
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
-  const backoffMs = options.backoffMs ?? 1000;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-  const username = options.username ?? 'Live Voice Bridge';
-  const log = options.logger;
-  const url = options.url?.trim() || undefined;
-  const target = url ? new URL(url) : undefined;
+/** The options with their defaults applied. */
+type WebhookSettings = Required<Omit<WebhookDispatcherOptions, 'url' | 'throttleSeconds'>> & { windowMs: number };
 
-  const nextSlot = new Map<string, number>();
-  const stats: WebhookStats = { sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 };
-  const closer = new AbortController();
-  let pending = 0;
+function withDefaults(options: WebhookDispatcherOptions): WebhookSettings {
+  return {
+    logger: options.logger,
+    clock: options.clock ?? systemClock,
+    monotonic: options.monotonic ?? monotonicClock,
+    sleep: options.sleep ?? realSleep,
+    windowMs: (options.throttleSeconds ?? 2) * 1000,
+    maxThrottleWaitMs: options.maxThrottleWaitMs ?? 30_000,
+    queueLimit: options.queueLimit ?? 32,
+    timeoutMs: options.timeoutMs ?? 8000,
+    maxAttempts: Math.max(1, options.maxAttempts ?? 4),
+    backoffMs: options.backoffMs ?? 1000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+    username: options.username ?? 'Live Voice Bridge',
+  };
+}
 
-  async function postOnce(body: string, id: string): Promise<Attempt> {
-    const result = await postJson(target!, body, { 'content-type': 'application/json', 'idempotency-key': id }, timeoutMs, closer.signal);
+/** Ask `beforeSend` before a POST; the outcome to return when it refuses. */
+async function refusedBeforePost(hooks: WebhookEmitHooks | undefined, last: string | null): Promise<DeliveryOutcome | null> {
+  if (!hooks?.beforeSend) return null;
+  let go: boolean;
+  try {
+    go = await hooks.beforeSend();
+  } catch (err) {
+    return { status: 'error', detail: `not sent: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (go) return null;
+  return last === null ? { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' } : { status: 'error', detail: `${last}; not retried now: the entry was cancelled, is being delivered elsewhere or we are shutting down` };
+}
+
+/** Posts to one URL: throttled per event class, bounded, retried on 5xx/429, never re-sent when the outcome is unknown. */
+class WebhookPoster implements WebhookDispatcher {
+  readonly configured = true;
+  readonly #target: URL;
+  readonly #s: WebhookSettings;
+  readonly #nextSlot = new Map<string, number>();
+  readonly #stats: WebhookStats = { sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 };
+  readonly #closer = new AbortController();
+  #pending = 0;
+
+  constructor(target: URL, settings: WebhookSettings) {
+    this.#target = target;
+    this.#s = settings;
+  }
+
+  async emit(event: WebhookEvent, hooks?: WebhookEmitHooks): Promise<DeliveryOutcome> {
+    if (this.#closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
+    if (this.#pending >= this.#s.queueLimit) {
+      this.#stats.dropped++;
+      return { status: 'throttled', detail: `webhook queue full (${this.#s.queueLimit} pending); event not sent` };
+    }
+    const { waitMs, reserved } = this.#reserveSlot(event);
+    if (!reserved) {
+      this.#stats.dropped++;
+      return { status: 'throttled', detail: `throttled: next ${event.eventClass} slot is ${Math.ceil(waitMs / 1000)} s away; event not sent` };
+    }
+    this.#pending++;
+    try {
+      if (waitMs > 0) {
+        this.#stats.throttled++;
+        await this.#s.sleep(waitMs, this.#closer.signal);
+        if (this.#closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
+      }
+      const outcome = await this.#send(event, event.id ?? randomUUID(), hooks);
+      return waitMs > 0 ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` } : outcome;
+    } finally {
+      this.#pending--;
+    }
+  }
+
+  stats(): WebhookStats {
+    return { ...this.#stats };
+  }
+
+  close(): void {
+    this.#closer.abort();
+  }
+
+  /**
+   * How long `event` waits for its class's slot, the slot reserved synchronously so concurrent emits
+   * queue up one window apart; not reserved when it is further away than the bound. Urgent: no wait.
+   */
+  #reserveSlot(event: WebhookEvent): { waitMs: number; reserved: boolean } {
+    if (event.urgent) {
+      this.#stats.urgent++;
+      return { waitMs: 0, reserved: true };
+    }
+    // Monotonic: a wall clock set back an hour must not push the next slot an hour away.
+    const now = this.#s.monotonic.now();
+    const slot = Math.max(now, this.#nextSlot.get(event.eventClass) ?? 0);
+    if (slot - now > this.#s.maxThrottleWaitMs) return { waitMs: slot - now, reserved: false };
+    this.#nextSlot.set(event.eventClass, slot + this.#s.windowMs);
+    return { waitMs: slot - now, reserved: true };
+  }
+
+  async #postOnce(body: string, id: string): Promise<Attempt> {
+    const closed = this.#closer.signal;
+    const result = await postJson(this.#target, body, { 'content-type': 'application/json', 'idempotency-key': id }, this.#s.timeoutMs, closed);
     if (result.kind === 'unknown') return result;
-    if (result.kind === 'not_sent') return closer.signal.aborted ? { kind: 'fail', detail: 'dispatcher closed', unsent: true } : { kind: 'retry', detail: result.detail };
+    if (result.kind === 'not_sent') return closed.aborted ? { kind: 'fail', detail: 'dispatcher closed', unsent: true } : { kind: 'retry', detail: result.detail };
     if (result.status >= 200 && result.status < 300) return { kind: 'ok', status: result.status };
     if (result.status === 429) {
-      const wait = retryAfterMs(result.retryAfter, parseJsonOrNull(result.body), clock.now());
+      const wait = retryAfterMs(result.retryAfter, parseJsonOrNull(result.body), this.#s.clock.now());
       return { kind: 'retry', detail: 'HTTP 429 rate limited', waitMs: wait ?? undefined };
     }
     if (result.status >= 500) return { kind: 'retry', detail: `HTTP ${result.status}` };
     return { kind: 'fail', detail: `HTTP ${result.status}` };
   }
 
-  /** Ask `beforeSend` before a POST; the outcome to return when it refuses. */
-  async function refusedBeforePost(hooks: WebhookEmitHooks | undefined, last: string | null): Promise<DeliveryOutcome | null> {
-    if (!hooks?.beforeSend) return null;
-    let go: boolean;
-    try {
-      go = await hooks.beforeSend();
-    } catch (err) {
-      return { status: 'error', detail: `not sent: ${err instanceof Error ? err.message : String(err)}` };
-    }
-    if (go) return null;
-    return last === null ? { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' } : { status: 'error', detail: `${last}; not retried now: the entry was cancelled, is being delivered elsewhere or we are shutting down` };
-  }
-
-  async function send(event: WebhookEvent, id: string, hooks?: WebhookEmitHooks): Promise<DeliveryOutcome> {
-    const body = JSON.stringify(buildWebhookPayload({ ...event, id }, clock.now(), username));
+  async #send(event: WebhookEvent, id: string, hooks?: WebhookEmitHooks): Promise<DeliveryOutcome> {
+    const { clock, logger: log, maxAttempts } = this.#s;
+    const body = JSON.stringify(buildWebhookPayload({ ...event, id }, clock.now(), this.#s.username));
     let last = 'not attempted';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const refused = await refusedBeforePost(hooks, attempt === 1 ? null : last);
       if (refused) return refused;
-      const result = await postOnce(body, id);
+      const result = await this.#postOnce(body, id);
       if (result.kind === 'ok') {
-        stats.sent++;
+        this.#stats.sent++;
         return { status: 'ok', detail: `HTTP ${result.status}${attempt > 1 ? ` after ${attempt} attempts` : ''}` };
       }
       if (result.kind === 'unknown') {
-        stats.unknown++;
+        this.#stats.unknown++;
         log.warn({ eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail }, 'webhook outcome unknown; not re-sent');
         return { status: 'unknown', detail: result.detail };
       }
-      last = result.detail;
-      const wait = result.kind === 'retry' ? (result.waitMs ?? backoffMs * 2 ** (attempt - 1)) : 0;
-      // Not accepted (a retry) or provably never sent: the caller lets go of what it holds for this
-      // send BEFORE we wait. A refusal (4xx) is final: it stays a failed send.
-      if (hooks?.notAccepted && (result.kind === 'retry' || result.unsent)) {
-        try {
-          await hooks.notAccepted(clock.now() + wait, result.detail);
-        } catch (err) {
-          last = `${result.detail}; not retried: ${err instanceof Error ? err.message : String(err)}`;
-          break;
-        }
-      }
-      if (result.kind === 'fail' || attempt === maxAttempts) break;
-      if (wait > maxRetryAfterMs) {
-        last = `${result.detail}; retry-after ${Math.ceil(wait / 1000)} s exceeds the ${Math.round(maxRetryAfterMs / 1000)} s bound`;
-        break;
-      }
-      stats.retries++;
-      log.debug({ eventClass: event.eventClass, notificationId: id, attempt, waitMs: wait, reason: result.detail }, 'webhook post will be retried');
-      await sleep(wait, closer.signal);
-      if (closer.signal.aborted) {
+      const next = await this.#afterFailure(result, attempt, hooks);
+      last = next.last;
+      if (!next.retry) break;
+      this.#stats.retries++;
+      log.debug({ eventClass: event.eventClass, notificationId: id, attempt, waitMs: next.waitMs, reason: result.detail }, 'webhook post will be retried');
+      await this.#s.sleep(next.waitMs, this.#closer.signal);
+      if (this.#closer.signal.aborted) {
         last = 'dispatcher closed';
         break;
       }
     }
-    stats.failed++;
+    this.#stats.failed++;
     log.warn({ eventClass: event.eventClass, notificationId: id, reason: last }, 'webhook event not delivered');
     return { status: 'error', detail: last };
   }
 
-  return {
-    configured: url !== undefined,
-    async emit(event, hooks) {
-      if (!url) return { status: 'unavailable', detail: 'no webhook URL configured' };
-      if (closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
-      if (pending >= queueLimit) {
-        stats.dropped++;
-        return { status: 'throttled', detail: `webhook queue full (${queueLimit} pending); event not sent` };
-      }
-      let waitMs = 0;
-      if (event.urgent) {
-        stats.urgent++;
-      } else {
-        // Monotonic: a wall clock set back an hour must not push the next slot an hour away.
-        const now = monotonic.now();
-        const slot = Math.max(now, nextSlot.get(event.eventClass) ?? 0);
-        waitMs = slot - now;
-        if (waitMs > maxThrottleWaitMs) {
-          stats.dropped++;
-          return { status: 'throttled', detail: `throttled: next ${event.eventClass} slot is ${Math.ceil(waitMs / 1000)} s away; event not sent` };
-        }
-        // Reserve the slot synchronously so concurrent emits queue up one window apart.
-        nextSlot.set(event.eventClass, slot + windowMs);
-      }
-      pending++;
+  /** After a POST that was not accepted: tell the caller, then whether (and after how long) to try again. */
+  async #afterFailure(result: Extract<Attempt, { kind: 'retry' | 'fail' }>, attempt: number, hooks?: WebhookEmitHooks): Promise<{ retry: boolean; waitMs: number; last: string }> {
+    const waitMs = result.kind === 'retry' ? (result.waitMs ?? this.#s.backoffMs * 2 ** (attempt - 1)) : 0;
+    // Not accepted (a retry) or provably never sent: the caller lets go of what it holds for this
+    // send BEFORE we wait. A refusal (4xx) is final: it stays a failed send.
+    if (hooks?.notAccepted && (result.kind === 'retry' || result.unsent)) {
       try {
-        if (waitMs > 0) {
-          stats.throttled++;
-          await sleep(waitMs, closer.signal);
-          if (closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
-        }
-        const outcome = await send(event, event.id ?? randomUUID(), hooks);
-        return waitMs > 0 ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` } : outcome;
-      } finally {
-        pending--;
+        await hooks.notAccepted(this.#s.clock.now() + waitMs, result.detail);
+      } catch (err) {
+        return { retry: false, waitMs, last: `${result.detail}; not retried: ${err instanceof Error ? err.message : String(err)}` };
       }
-    },
-    stats: () => ({ ...stats }),
-    close() {
-      closer.abort();
-    },
-  };
+    }
+    if (result.kind === 'fail' || attempt === this.#s.maxAttempts) return { retry: false, waitMs, last: result.detail };
+    if (waitMs > this.#s.maxRetryAfterMs) {
+      return { retry: false, waitMs, last: `${result.detail}; retry-after ${Math.ceil(waitMs / 1000)} s exceeds the ${Math.round(this.#s.maxRetryAfterMs / 1000)} s bound` };
+    }
+    return { retry: true, waitMs, last: result.detail };
+  }
+}
+
+/** No URL configured: every emit is `unavailable`, nothing is posted. */
+const NO_WEBHOOK: WebhookDispatcher = {
+  configured: false,
+  emit: async () => ({ status: 'unavailable', detail: 'no webhook URL configured' }),
+  stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 }),
+  close: () => undefined,
+};
+
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const url = options.url?.trim() || undefined;
+  return url ? new WebhookPoster(new URL(url), withDefaults(options)) : NO_WEBHOOK;
 }
