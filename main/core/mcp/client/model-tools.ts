@@ -96,81 +96,73 @@ export function capText(text: string, max = RESULT_MAX_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (cut: ${text.length - max} more characters)`;
 }
 
-export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools {
-  const { registry, hub, notes, logger } = options;
-  const log = logger;
-  const approvals = options.approvals ?? new ApprovalBroker({ hub });
-  const askOwner = options.ownerQuestions;
-  const onElicit = askOwner
-    ? async (question: ServerQuestion): Promise<ServerQuestionAnswer> => {
-        // Only a yes/no can be answered aloud; a form with other fields is declined, not guessed.
-        if (!question.yesNoField) {
-          notes.append({ kind: 'note', text: `MCP server ${question.server} asked for a form the owner cannot answer by voice; declined: ${capText(options.redact(question.message), APPROVAL_ARGS_MAX_CHARS)}` });
-          return { action: 'decline' };
-        }
-        const outcome = await askOwner.ask({ from: `MCP server ${question.server}`, question: capText(options.redact(question.message), APPROVAL_ARGS_MAX_CHARS) });
-        if (outcome.answer === 'no_answer') return { action: 'cancel' };
-        return { action: 'accept', content: { [question.yesNoField]: outcome.answer === 'yes' } };
-      }
-    : undefined;
-  const quickMs = options.quickResultMs ?? QUICK_RESULT_MS;
-  const safe = (text: string): string => capText(options.redact(text));
+/**
+ * What the approvers said, fragment by fragment in arrival order: a spoken approval must come after
+ * the request (words from before it, like the request itself, do not count). A sequence number,
+ * not a clock: a fragment and the request can arrive within the same millisecond.
+ */
+class SpokenWords {
+  readonly #words: { seq: number; text: string }[] = [];
+  readonly #seqAtRequest = new Map<string, number>();
+  #seq = 0;
 
-  const deliver = (text: string): void => {
-    void options.deliverToModel(text).then(
-      (outcome) => {
-        if (!outcome.delivered) log.info({ reason: outcome.reason }, 'an MCP tool outcome did not reach the model; it is only in the notes');
-      },
-      (err: unknown) => log.warn({ err }, 'an MCP tool outcome could not be handed to the model'),
-    );
-  };
-
-  /** Runs the tool; resolves with the (redacted, capped) text, rejects with a message for the model. */
-  async function execute(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
-    const started = performance.now();
-    try {
-      const result = await connection.callTool(tool, args, signal);
-      const text = safe(resultText(result));
-      notes.append({ kind: 'tool_call', text: `${modelName}: ${result.isError ? 'error' : 'ok'} (${Math.round(performance.now() - started)} ms)` });
-      if (result.isError) throw new Error(`${modelName} failed: ${text}`);
-      return text;
-    } catch (err) {
-      const message = options.redact(err instanceof Error ? err.message : String(err));
-      if (!message.startsWith(`${modelName} failed:`)) notes.append({ kind: 'tool_call', text: `${modelName}: error (${message.slice(0, 200)})` });
-      throw new Error(message.startsWith(`${modelName}`) ? message : `${modelName} failed: ${message}`, { cause: err });
-    }
+  heard(text: string): void {
+    this.#words.push({ seq: ++this.#seq, text });
+    if (this.#words.length > OWNER_WORDS_KEPT) this.#words.splice(0, this.#words.length - OWNER_WORDS_KEPT);
   }
 
-  /** The later half of a slow or approved call: the outcome reaches the model as a message. */
-  function deliverWhenDone(job: Promise<string>, modelName: string): void {
-    job.then(
-      (text) => deliver(`The tool ${modelName} you started has finished. Its result: ${text}`),
-      (err: unknown) => deliver(`The tool ${modelName} you started did not succeed: ${(err as Error).message}`),
-    );
+  /** Remember where the words stood when approval `id` was asked for, until `decided` settles. */
+  markRequest(id: string, decided: Promise<unknown>): void {
+    this.#seqAtRequest.set(id, this.#seq);
+    void decided.finally(() => this.#seqAtRequest.delete(id));
   }
 
-  async function runAllowed(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
-    const job = execute(connection, tool, modelName, args, ctx.signal);
+  /** Everything heard since approval `id` was asked for ('' for an unknown request). */
+  since(id: string): string {
+    const seq = this.#seqAtRequest.get(id) ?? Number.POSITIVE_INFINITY;
+    return this.#words
+      .filter((w) => w.seq > seq)
+      .map((w) => w.text)
+      .join('');
+  }
+}
+
+/** Runs a model's call of an MCP tool under its policy: at once (allow) or after the owner's approval (ask). */
+class McpToolRunner {
+  readonly #options: McpModelToolsOptions;
+  readonly #approvals: ApprovalBroker;
+  readonly #spoken: SpokenWords;
+  readonly #quickMs: number;
+
+  constructor(options: McpModelToolsOptions, approvals: ApprovalBroker, spoken: SpokenWords) {
+    this.#options = options;
+    this.#approvals = approvals;
+    this.#spoken = spoken;
+    this.#quickMs = options.quickResultMs ?? QUICK_RESULT_MS;
+  }
+
+  async runAllowed(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const job = this.#execute(connection, tool, modelName, args, ctx.signal);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), quickMs)));
+    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), this.#quickMs)));
     const first = await Promise.race([job.then((text) => ({ text })), slow]).finally(() => clearTimeout(timer));
     if (first !== 'slow') return { content: first.text };
-    deliverWhenDone(job, modelName);
+    this.#deliverWhenDone(job, modelName);
     return { status: 'running', message: `${modelName} takes a while. Tell the owner it is running; its result will arrive as a message when ready.` };
   }
 
-  function runAsked(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>): unknown {
-    const shownArgs = capText(options.redact(JSON.stringify(args)), APPROVAL_ARGS_MAX_CHARS);
-    const { id, decision } = approvals.request({ tool: modelName, server: connection.config.name, args: shownArgs });
-    heardAtRequest.set(id, heardSeq);
-    void decision.finally(() => heardAtRequest.delete(id));
+  runAsked(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>): unknown {
+    const { notes, redact } = this.#options;
+    const shownArgs = capText(redact(JSON.stringify(args)), APPROVAL_ARGS_MAX_CHARS);
+    const { id, decision } = this.#approvals.request({ tool: modelName, server: connection.config.name, args: shownArgs });
+    this.#spoken.markRequest(id, decision);
     notes.append({ kind: 'tool_call', text: `${modelName}: waiting for the owner's approval (${id})` });
     void decision.then((outcome: ApprovalDecision) => {
-      if (outcome === 'approved') return deliverWhenDone(execute(connection, tool, modelName, args), modelName);
+      if (outcome === 'approved') return this.#deliverWhenDone(this.#execute(connection, tool, modelName, args), modelName);
       notes.append({ kind: 'tool_call', text: `${modelName}: ${outcome} by the owner (${id})` });
-      const view = approvals.get(id);
+      const view = this.#approvals.get(id);
       // A spoken refusal went through the model already; tell it about the others.
-      if (view?.decided_by !== 'voice') deliver(`The owner did not approve ${modelName} (${outcome === 'expired' ? 'no answer in time' : 'refused on the dashboard'}); it was not run.`);
+      if (view?.decided_by !== 'voice') this.#deliver(`The owner did not approve ${modelName} (${outcome === 'expired' ? 'no answer in time' : 'refused on the dashboard'}); it was not run.`);
     });
     return {
       status: 'awaiting_approval',
@@ -181,53 +173,90 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
     };
   }
 
-  // What the owner said, fragment by fragment in arrival order: a spoken approval must come after
-  // the request (words from before it, like the request itself, do not count). A sequence number,
-  // not a clock: a fragment and the request can arrive within the same millisecond.
-  const ownerWords: { seq: number; text: string }[] = [];
-  let heardSeq = 0;
-  const heardAtRequest = new Map<string, number>();
-  function ownerWordsAfter(seq: number): string {
-    return ownerWords
-      .filter((w) => w.seq > seq)
-      .map((w) => w.text)
-      .join('');
+  /** Runs the tool; resolves with the (redacted, capped) text, rejects with a message for the model. */
+  async #execute(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+    const { notes, redact } = this.#options;
+    const started = performance.now();
+    try {
+      const result = await connection.callTool(tool, args, signal);
+      const text = capText(redact(resultText(result)));
+      notes.append({ kind: 'tool_call', text: `${modelName}: ${result.isError ? 'error' : 'ok'} (${Math.round(performance.now() - started)} ms)` });
+      if (result.isError) throw new Error(`${modelName} failed: ${text}`);
+      return text;
+    } catch (err) {
+      const message = redact(err instanceof Error ? err.message : String(err));
+      if (!message.startsWith(`${modelName} failed:`)) notes.append({ kind: 'tool_call', text: `${modelName}: error (${message.slice(0, 200)})` });
+      throw new Error(message.startsWith(`${modelName}`) ? message : `${modelName} failed: ${message}`, { cause: err });
+    }
   }
 
-  if (options.servers.length > 0) {
-    registry.register({
-      name: APPROVAL_TOOL,
-      description:
-        "Relay the owner's spoken answer to a pending MCP tool approval. approved=true only after the owner clearly said yes in the call; " +
-        'an approval without their spoken yes is refused.',
-      args: z.object({ approval_id: z.string().min(1).max(40), approved: z.boolean() }),
-      callers: MODEL_ONLY,
-      run: ({ approval_id, approved }) => {
-        const view = approvals.get(approval_id);
-        if (!view) throw new ApprovalError('unknown_approval', `no approval request ${JSON.stringify(approval_id)}`);
-        if (view.status !== 'pending') throw new ApprovalError('already_decided', `approval ${approval_id} was already ${view.status}`);
-        if (!approved) {
-          approvals.decide(approval_id, false, 'voice');
-          return { status: 'refused', message: `${view.tool} will not run.` };
-        }
-        // The model's word is not the owner's: the owner must have been heard saying yes since the request.
-        const heard = ownerWordsAfter(heardAtRequest.get(approval_id) ?? Number.POSITIVE_INFINITY);
-        if (!AFFIRMATIVE.test(heard) || NEGATIVE.test(heard)) {
-          throw new ApprovalError('owner_not_heard', 'the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
-        }
-        approvals.decide(approval_id, true, 'voice');
-        return { status: 'approved', message: `${view.tool} is running; its result will arrive as a message.` };
+  /** The later half of a slow or approved call: the outcome reaches the model as a message. */
+  #deliverWhenDone(job: Promise<string>, modelName: string): void {
+    job.then(
+      (text) => this.#deliver(`The tool ${modelName} you started has finished. Its result: ${text}`),
+      (err: unknown) => this.#deliver(`The tool ${modelName} you started did not succeed: ${(err as Error).message}`),
+    );
+  }
+
+  #deliver(text: string): void {
+    const log = this.#options.logger;
+    void this.#options.deliverToModel(text).then(
+      (outcome) => {
+        if (!outcome.delivered) log.info({ reason: outcome.reason }, 'an MCP tool outcome did not reach the model; it is only in the notes');
       },
-    });
+      (err: unknown) => log.warn({ err }, 'an MCP tool outcome could not be handed to the model'),
+    );
   }
+}
 
-  const connections = options.servers.map(
-    (config) =>
-      new McpServerConnection({ config, logger: log, clientVersion: options.clientVersion, ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}), ...(onElicit ? { onElicit } : {}) }),
-  );
+/** `mcp_approval`: the model relays the owner's spoken answer, checked against the owner's own words. */
+function registerApprovalTool(registry: ToolRegistry, approvals: ApprovalBroker, spoken: SpokenWords): void {
+  registry.register({
+    name: APPROVAL_TOOL,
+    description:
+      "Relay the owner's spoken answer to a pending MCP tool approval. approved=true only after the owner clearly said yes in the call; " +
+      'an approval without their spoken yes is refused.',
+    args: z.object({ approval_id: z.string().min(1).max(40), approved: z.boolean() }),
+    callers: MODEL_ONLY,
+    run: ({ approval_id, approved }) => {
+      const view = approvals.get(approval_id);
+      if (!view) throw new ApprovalError('unknown_approval', `no approval request ${JSON.stringify(approval_id)}`);
+      if (view.status !== 'pending') throw new ApprovalError('already_decided', `approval ${approval_id} was already ${view.status}`);
+      if (!approved) {
+        approvals.decide(approval_id, false, 'voice');
+        return { status: 'refused', message: `${view.tool} will not run.` };
+      }
+      // The model's word is not the owner's: the owner must have been heard saying yes since the request.
+      const heard = spoken.since(approval_id);
+      if (!AFFIRMATIVE.test(heard) || NEGATIVE.test(heard)) {
+        throw new ApprovalError('owner_not_heard', 'the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
+      }
+      approvals.decide(approval_id, true, 'voice');
+      return { status: 'approved', message: `${view.tool} is running; its result will arrive as a message.` };
+    },
+  });
+}
+
+/** A server's yes/no question put to the owner aloud; a form with other fields is declined, not guessed. */
+function serverQuestionHandler(options: McpModelToolsOptions): ((question: ServerQuestion) => Promise<ServerQuestionAnswer>) | undefined {
+  const askOwner = options.ownerQuestions;
+  if (!askOwner) return undefined;
+  return async (question) => {
+    const shown = capText(options.redact(question.message), APPROVAL_ARGS_MAX_CHARS);
+    if (!question.yesNoField) {
+      options.notes.append({ kind: 'note', text: `MCP server ${question.server} asked for a form the owner cannot answer by voice; declined: ${shown}` });
+      return { action: 'decline' };
+    }
+    const outcome = await askOwner.ask({ from: `MCP server ${question.server}`, question: shown });
+    if (outcome.answer === 'no_answer') return { action: 'cancel' };
+    return { action: 'accept', content: { [question.yesNoField]: outcome.answer === 'yes' } };
+  };
+}
+
+/** Offers a server's tools to the registry under their policies, replacing what it offered before. */
+function toolOffer(registry: ToolRegistry, runner: McpToolRunner, log: Logger): (connection: McpServerConnection, tools: readonly Tool[]) => void {
   const registered = new Map<McpServerConnection, string[]>();
-
-  const offer = (connection: McpServerConnection, tools: readonly Tool[]): void => {
+  return (connection, tools) => {
     for (const name of registered.get(connection) ?? []) registry.unregister(name);
     const names: string[] = [];
     const config = connection.config;
@@ -247,41 +276,51 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
         callers: MODEL_ONLY,
         // A tool the owner must approve is not one a guest may even ask for.
         authority: policy === 'ask' ? 'owner' : 'speakers',
-        run: (args, ctx) => (policy === 'allow' ? runAllowed(connection, tool.name, modelName, args, ctx) : runAsked(connection, tool.name, modelName, args)),
+        run: (args, ctx) => (policy === 'allow' ? runner.runAllowed(connection, tool.name, modelName, args, ctx) : runner.runAsked(connection, tool.name, modelName, args)),
       });
       names.push(modelName);
     }
     registered.set(connection, names);
   };
+}
 
-  const settledOnce = connections.map(
-    (connection) =>
-      new Promise<void>((resolve) => {
-        connection.on('report', (report) => {
-          hub.publish({ type: 'mcp_server', data: report });
-          if (report.state === 'ready' || report.state === 'restarting') resolve();
-          if (report.state === 'restarting') notes.append({ kind: 'note', text: `MCP server ${report.name} failed (${report.last_error ?? 'unknown'}); restarting` });
-        });
-      }),
+/** Resolves once the connection has been ready or has failed once; its reports go to the hub and the notes. */
+function firstSettled(connection: McpServerConnection, hub: EventHub, notes: NotesSink): Promise<void> {
+  return new Promise<void>((resolve) => {
+    connection.on('report', (report) => {
+      hub.publish({ type: 'mcp_server', data: report });
+      if (report.state === 'ready' || report.state === 'restarting') resolve();
+      if (report.state === 'restarting') notes.append({ kind: 'note', text: `MCP server ${report.name} failed (${report.last_error ?? 'unknown'}); restarting` });
+    });
+  });
+}
+
+export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools {
+  const { registry, hub, notes, logger: log } = options;
+  const approvals = options.approvals ?? new ApprovalBroker({ hub });
+  const spoken = new SpokenWords();
+  if (options.servers.length > 0) registerApprovalTool(registry, approvals, spoken);
+  const onElicit = serverQuestionHandler(options);
+  const connections = options.servers.map(
+    (config) =>
+      new McpServerConnection({ config, logger: log, clientVersion: options.clientVersion, ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}), ...(onElicit ? { onElicit } : {}) }),
   );
+  const offer = toolOffer(registry, new McpToolRunner(options, approvals, spoken), log);
+  const settledOnce = connections.map((connection) => firstSettled(connection, hub, notes));
   for (const connection of connections) {
     connection.on('tools', (tools) => offer(connection, tools));
     connection.start();
   }
-
   // Nobody is left to answer a spoken approval once the call ends.
   const unsubscribe = hub.subscribe((event) => {
     if (event.type === 'state' && (event.data.state === 'stopped' || event.data.state === 'error')) approvals.expireAll();
   });
-
+  // Only the owner's words count; unattributed ones only when nobody else can reach the model.
+  const mayAnswer = options.mayAnswer ?? ((who: string | undefined) => (who !== undefined ? who === options.ownerId : options.ownerOnlyVoice()));
   return {
     approvals,
     heard(text, speaker) {
-      // Only the owner's words count; unattributed ones only when nobody else can reach the model.
-      const mayAnswer = options.mayAnswer ?? ((who: string | undefined) => (who !== undefined ? who === options.ownerId : options.ownerOnlyVoice()));
-      if (!mayAnswer(speaker)) return;
-      ownerWords.push({ seq: ++heardSeq, text });
-      if (ownerWords.length > OWNER_WORDS_KEPT) ownerWords.splice(0, ownerWords.length - OWNER_WORDS_KEPT);
+      if (mayAnswer(speaker)) spoken.heard(text);
     },
     servers: () => connections.map((c) => c.report()),
     settled: async () => {
