@@ -26,7 +26,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   mcp: SessionServer;
   lastUsed: number;
-  updateTimer: ReturnType<typeof setTimeout> | null;
+  /** The coalesced `notifications/resources/updated` for the notes resource. */
+  update: Coalesced;
 }
 
 export interface McpHttpEndpointOptions extends SessionServerDeps {
@@ -49,107 +50,138 @@ function jsonRpcError(status: number, code: number, message: string, data: { cod
   });
 }
 
-export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
-  const sessions = new Map<string, Session>();
-  const log = options.logger;
+/** A timer that runs `fire` once, `NOTES_UPDATE_COALESCE_MS` after the first of a burst of pokes. */
+class Coalesced {
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  readonly #fire: () => void;
 
-  // 2026-07-28: one strict handler; a request without the envelope never reaches it.
-  const modern = createMcpHandler(() => createSessionServer(options).server, {
-    legacy: 'reject',
-    onerror: (err) => log.debug({ err }, 'MCP (2026-07-28) request refused'),
-  });
-  let modernUpdateTimer: ReturnType<typeof setTimeout> | null = null;
-  const notifyListeners = (): void => {
-    if (modernUpdateTimer) return;
-    modernUpdateTimer = setTimeout(() => {
-      modernUpdateTimer = null;
-      modern.notify.resourceUpdated(NOTES_RESOURCE_URI);
+  constructor(fire: () => void) {
+    this.#fire = fire;
+  }
+
+  poke(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#fire();
     }, NOTES_UPDATE_COALESCE_MS);
-    modernUpdateTimer.unref();
-  };
+    this.#timer.unref();
+  }
 
-  const notifyNotesChanged = (session: Session): void => {
-    if (!session.mcp.subscribedToNotes || session.updateTimer) return;
-    session.updateTimer = setTimeout(() => {
-      session.updateTimer = null;
-      session.mcp.server.sendResourceUpdated({ uri: NOTES_RESOURCE_URI }).catch((err: unknown) => log.debug({ err }, 'notes update not delivered'));
-    }, NOTES_UPDATE_COALESCE_MS);
-    session.updateTimer.unref();
-  };
+  cancel(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}
 
-  const unsubscribeHub = options.hub.subscribe((event) => {
-    // A new call replaces the resource's content; a note of the current call adds to it.
-    const relevant = event.type === 'state' || (event.type === 'note' && event.data.callId !== undefined && event.data.callId === options.currentCallId());
-    if (!relevant) return;
-    for (const session of sessions.values()) notifyNotesChanged(session);
-    notifyListeners();
-  });
+/** 2025-era sessions: one server and transport each, capped (least recently used evicted), idle ones swept. */
+class LegacySessions {
+  readonly #sessions = new Map<string, Session>();
+  readonly #options: McpHttpEndpointOptions;
+  readonly #sweep: ReturnType<typeof setInterval>;
 
-  const drop = (session: Session): void => {
-    if (sessions.get(session.id) !== session) return;
-    sessions.delete(session.id);
-    if (session.updateTimer) clearTimeout(session.updateTimer);
-    void session.transport.close().catch(() => undefined);
-  };
+  constructor(options: McpHttpEndpointOptions) {
+    this.#options = options;
+    this.#sweep = setInterval(() => {
+      const cutoff = Date.now() - IDLE_SESSION_MS;
+      for (const session of this.#sessions.values()) if (session.lastUsed < cutoff) this.#drop(session);
+    }, 60_000);
+    this.#sweep.unref();
+  }
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - IDLE_SESSION_MS;
-    for (const session of sessions.values()) if (session.lastUsed < cutoff) drop(session);
-  }, 60_000);
-  sweep.unref();
+  get size(): number {
+    return this.#sessions.size;
+  }
 
-  async function openSession(request: Request, body: unknown): Promise<Response> {
-    if (sessions.size >= MAX_MCP_SESSIONS) {
-      // Evict the least recently used session rather than refuse a new agent.
-      const oldest = [...sessions.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0]!;
-      log.info({ sessions: sessions.size }, 'MCP session limit reached; closing the least recently used one');
-      drop(oldest);
+  async handle(request: Request, body: unknown): Promise<Response> {
+    const id = request.headers.get(SESSION_HEADER) ?? undefined;
+    if (id) {
+      const session = this.#sessions.get(id);
+      if (!session) return jsonRpcError(404, -32001, 'unknown or expired MCP session; initialize again', { code: 'unknown_session' });
+      session.lastUsed = Date.now();
+      return session.transport.handleRequest(request, { parsedBody: body });
     }
-    const mcp = createSessionServer(options);
+    if (request.method === 'POST' && isInitializeRequest(body)) return this.#open(request, body);
+    return jsonRpcError(400, -32000, 'no mcp-session-id: send initialize first (2025-era), or send the 2026-07-28 _meta envelope', { code: 'missing_session' });
+  }
+
+  /** The notes resource changed: each subscribed session hears of it, coalesced. */
+  notesChanged(): void {
+    for (const session of this.#sessions.values()) if (session.mcp.subscribedToNotes) session.update.poke();
+  }
+
+  close(): void {
+    clearInterval(this.#sweep);
+    for (const session of [...this.#sessions.values()]) this.#drop(session);
+  }
+
+  async #open(request: Request, body: unknown): Promise<Response> {
+    const log = this.#options.logger;
+    if (this.#sessions.size >= MAX_MCP_SESSIONS) {
+      // Evict the least recently used session rather than refuse a new agent.
+      const oldest = [...this.#sessions.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0]!;
+      log.info({ sessions: this.#sessions.size }, 'MCP session limit reached; closing the least recently used one');
+      this.#drop(oldest);
+    }
+    const mcp = createSessionServer(this.#options);
+    const update = new Coalesced(() => {
+      mcp.server.sendResourceUpdated({ uri: NOTES_RESOURCE_URI }).catch((err: unknown) => log.debug({ err }, 'notes update not delivered'));
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { id, transport, mcp, lastUsed: Date.now(), updateTimer: null });
-        log.info({ sessions: sessions.size }, 'MCP client connected');
+        this.#sessions.set(id, { id, transport, mcp, lastUsed: Date.now(), update });
+        log.info({ sessions: this.#sessions.size }, 'MCP client connected');
       },
     });
     transport.onclose = () => {
       const id = transport.sessionId;
-      const session = id ? sessions.get(id) : undefined;
-      if (session) drop(session);
+      const session = id ? this.#sessions.get(id) : undefined;
+      if (session) this.#drop(session);
     };
     await mcp.server.connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
   }
 
-  async function handleLegacy(request: Request, body: unknown): Promise<Response> {
-    const id = request.headers.get(SESSION_HEADER) ?? undefined;
-    if (id) {
-      const session = sessions.get(id);
-      if (!session) return jsonRpcError(404, -32001, 'unknown or expired MCP session; initialize again', { code: 'unknown_session' });
-      session.lastUsed = Date.now();
-      return session.transport.handleRequest(request, { parsedBody: body });
-    }
-    if (request.method === 'POST' && isInitializeRequest(body)) return openSession(request, body);
-    return jsonRpcError(400, -32000, 'no mcp-session-id: send initialize first (2025-era), or send the 2026-07-28 _meta envelope', { code: 'missing_session' });
+  #drop(session: Session): void {
+    if (this.#sessions.get(session.id) !== session) return;
+    this.#sessions.delete(session.id);
+    session.update.cancel();
+    void session.transport.close().catch(() => undefined);
   }
+}
 
+export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
+  const log = options.logger;
+  const legacy = new LegacySessions(options);
+  // 2026-07-28: one strict handler; a request without the envelope never reaches it.
+  const modern = createMcpHandler(() => createSessionServer(options).server, {
+    legacy: 'reject',
+    onerror: (err) => log.debug({ err }, 'MCP (2026-07-28) request refused'),
+  });
+  const modernUpdate = new Coalesced(() => modern.notify.resourceUpdated(NOTES_RESOURCE_URI));
+  const unsubscribeHub = options.hub.subscribe((event) => {
+    // A new call replaces the resource's content; a note of the current call adds to it.
+    const relevant = event.type === 'state' || (event.type === 'note' && event.data.callId !== undefined && event.data.callId === options.currentCallId());
+    if (!relevant) return;
+    legacy.notesChanged();
+    modernUpdate.poke();
+  });
   return {
     async handle(req, res, body) {
       const request = toWebRequest(req, res, body);
-      const legacy = await isLegacyRequest(request, req.method === 'POST' ? body : undefined);
-      const response = legacy ? await handleLegacy(request, body) : await modern.fetch(request, { parsedBody: body });
+      const isLegacy = await isLegacyRequest(request, req.method === 'POST' ? body : undefined);
+      const response = isLegacy ? await legacy.handle(request, body) : await modern.fetch(request, { parsedBody: body });
       await writeWebResponse(response, res);
     },
     get sessionCount() {
-      return sessions.size;
+      return legacy.size;
     },
     async close() {
-      clearInterval(sweep);
       unsubscribeHub();
-      if (modernUpdateTimer) clearTimeout(modernUpdateTimer);
+      modernUpdate.cancel();
       await modern.close().catch(() => undefined);
-      for (const session of [...sessions.values()]) drop(session);
+      legacy.close();
     },
   };
 }
