@@ -22,9 +22,10 @@ Usage:
   live-voice-bridge status                     one screen: the call, the microphone, the next reminder, problems
   live-voice-bridge join [--guild ID --channel ID]   start a call (default: the voice channel the owner is in)
   live-voice-bridge leave                      end the call
-  live-voice-bridge announce "text"            the model SAYS this, word for word, at the next pause
-  live-voice-bridge ask "text"                 a message TO the model: it answers (e.g. ask "Tell me a joke")
-  live-voice-bridge say "text"                 the same as announce (the spec's /say)
+  live-voice-bridge announce [--no-wait] "text"   the model SAYS this, word for word, at the next pause;
+                                               waits and prints the outcome (Spoken. / Cut off after "…" / why not)
+  live-voice-bridge ask [--no-wait] "text"     a message TO the model: it answers (e.g. ask "Tell me a joke")
+  live-voice-bridge say [--no-wait] "text"     the same as announce (the spec's /say)
   live-voice-bridge notify [--mode M] [--title T] [--urgent] [--idempotency-key K] "text"
                                                deliver a notification (M: voice, dm, channel, webhook, auto, all)
   live-voice-bridge schedule --in 10m|1h30m|90 [--mode M] "text"       once, after a while (a bare number is seconds)
@@ -49,11 +50,13 @@ same command again with the same key gets the first answer and never delivers or
 (the sidecar keeps /notify keys in memory for 24 h, /schedule keys in the schedule file).
 
 Exit codes:
-  0  ok (notify: delivered, status "ok")
-  1  the sidecar answered with an error; notify: not delivered (status "error"), safe to send again
+  0  ok (notify: delivered, status "ok"; announce/ask/say: spoken)
+  1  the sidecar answered with an error; notify: not delivered (status "error"), safe to send again;
+     announce/ask/say: not spoken (dropped)
   2  bad usage or configuration
   3  the sidecar is not running (nothing was sent)
-  4  notify: partly delivered (status "partial"); sending again would deliver it twice where it arrived
+  4  notify: partly delivered (status "partial"); sending again would deliver it twice where it arrived;
+     announce/ask/say: cut off part-way
   5  notify: may have been delivered (status "unknown"); it was not re-sent, do not send it again
   6  no answer in time: the request may still be carried out (outcome unknown); notify/schedule print
      their key: repeat the same command with --idempotency-key KEY to get the answer without sending twice`;
@@ -229,9 +232,15 @@ async function main(argv: string[]): Promise<number> {
     case 'say':
     case 'announce':
     case 'ask': {
-      const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'no-wait': { type: 'boolean' } } });
       const text = textOf(positionals, command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`);
-      return answer(out, await sidecarClient(address()).hand(command === 'ask' ? 'message' : 'announce', text, 'cli'), handedLine);
+      const client = sidecarClient(address());
+      const handed = await client.hand(command === 'ask' ? 'message' : command, text, 'cli');
+      // By default the command waits for what became of it (spoken, cut, dropped: cli/say-command.ts).
+      if (values['no-wait'] || handed.status >= 400) return answer(out, handed, handedLine);
+      if (!out.json) process.stdout.write(`${handedLine(handed.body)}\n`);
+      const { waitForSpoken } = await import('./cli/say-command.ts');
+      return waitForSpoken(client, handed.body, { json: out.json, write: (line) => process.stdout.write(`${line}\n`), writeError: (line) => process.stderr.write(`${line}\n`) });
     }
     case 'notify':
       return notify(rest, out);

@@ -77,7 +77,7 @@ export const api = {
   health: () => request<HealthReport>('GET', '/health'),
   join: () => request<unknown>('POST', '/join', json({}), 'application/json'),
   leave: () => request<unknown>('GET', '/leave?by=dashboard'),
-  say: (text: string) => request<{ status: string; chars: number }>('POST', '/say', json({ text }), 'application/json'),
+  say: (text: string) => request<{ status: string; chars: number; id: string }>('POST', '/say', json({ text, source: 'dashboard' }), 'application/json'),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: string | null }>('GET', `/calls?limit=${limit}`),
   callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: string | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),

@@ -10,6 +10,7 @@ import { describeDave, formatClock, latencyPoint, levelPercent, missingConfigura
 import { LatencyPlot } from './latency-plot.ts';
 import { ACTIVITY_WORDS, INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS, type ActivityTracker } from './model-activity.ts';
 import { TalkControls } from './talk-controls.ts';
+import { sayOutcomeLine } from './say-outcome.ts';
 
 const IN_CALL: ReadonlySet<BridgeState> = new Set(['connecting', 'connected', 'reconnecting', 'parked']);
 
@@ -212,7 +213,8 @@ export class CallPanel {
     if (!text) return status(this.#status, 'Type what the model should say first.', 'error');
     setBusy(this.#saySubmit, true, 'Sending…');
     try {
-      await api.say(text);
+      const answer = await api.say(text);
+      sayOutcomeLine.track(answer.id);
       this.#sayText.value = '';
       // /say answers `queued`: the text goes to the model at the next pause in the conversation.
       status(this.#status, 'Queued: the model says it, word for word, at the next pause.', 'ok');

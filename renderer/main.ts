@@ -1,6 +1,6 @@
 // Dashboard entry: builds the panels, loads the current state over the sidecar API, then follows
 // `/events` (state, note, metrics, levels, schedule, mcp_approval) for live updates.
-import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpApprovalView, NoteEvent, ScheduledNotification, TalkState } from '../main/core/api-types.ts';
+import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpApprovalView, NoteEvent, SayOutcome, ScheduledNotification, TalkState } from '../main/core/api-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
@@ -10,6 +10,7 @@ import { byId, holdActions } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
 import { NotesPanel } from './notes-panel.ts';
 import { RoomPanel } from './room-panel.ts';
+import { sayOutcomeLine } from './say-outcome.ts';
 import { SchedulePanel } from './schedule-panel.ts';
 import { SettingsPanel } from './settings-panel.ts';
 
@@ -135,6 +136,7 @@ function follow(): void {
   });
   on<NoteEvent>('note', (n) => notes.add([n]));
   on<TalkState>('talk', (t) => call.onTalk(t));
+  on<SayOutcome>('say', (o) => sayOutcomeLine.apply(o));
   on<Record<string, number | LatencySummary>>('metrics', (m) => call.onMetrics(m));
   on<{ input: LevelReading; output: LevelReading; speaking: string[] }>('levels', (l) => {
     call.onLevels(l);

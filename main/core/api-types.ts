@@ -65,6 +65,8 @@ export interface DeliveryOutcome {
   queued?: boolean;
   /** voice, asked by the live model itself: the text for it to say now, in this turn (not queued behind its own turn). */
   say_now?: string;
+  /** voice: the id of its spoken outcome (`GET /say/{id}`), once it was handed to the call. */
+  say_id?: string;
 }
 
 export interface NotifyResult {
@@ -303,7 +305,38 @@ export type SidecarEvent =
   | { type: 'schedule'; data: { changed: ScheduledNotification[]; reloaded?: boolean } }
   | { type: 'mcp_approval'; data: McpApprovalView }
   | { type: 'mcp_server'; data: McpServerReportView }
-  | { type: 'talk'; data: TalkState };
+  | { type: 'talk'; data: TalkState }
+  | { type: 'say'; data: SayOutcome };
+
+/** Which request a spoken-text id belongs to: `/say`, `/announce`, `/ask`, or a voice notification. */
+export type SayVerb = 'say' | 'announce' | 'ask' | 'notify';
+
+/**
+ * What became of a request to speak (docs/sidecar.md, "GET /say/{id}"): `spoken` once the model's
+ * reply to it was played out to Discord whole; `cut` when the reply stopped part-way (`spoken_text`
+ * holds only what was heard, `by` who cut it); `dropped` when it was never spoken (`reason` says why:
+ * the call ended, the model did not answer, …); `waiting` until then (`reason`: what it waits for).
+ */
+export type SayOutcomeKind = 'spoken' | 'cut' | 'dropped' | 'waiting';
+
+/** `GET /say/{id}`, the `say` event on `/events`. */
+export interface SayOutcome {
+  id: string;
+  verb: SayVerb;
+  outcome: SayOutcomeKind;
+  /** What the call heard of the reply (the model's words): the whole reply when spoken, the heard part when cut; null otherwise. */
+  spoken_text: string | null;
+  /** Who cut the reply off (a person's display name, or "Stop talking"); null unless `cut` by someone. */
+  by: string | null;
+  /** In words: what it waits for, why it was cut or dropped; null once spoken. */
+  reason: string | null;
+  /** The text that was sent, and who sent it (`source`, e.g. `cli`). */
+  text: string;
+  source: string;
+  /** Epoch seconds: when the request came, and when its outcome was settled (null while waiting). */
+  created_at: number;
+  settled_at: number | null;
+}
 
 /** An MCP tool call waiting for (or decided by) the owner: `GET /mcp/approvals`, `mcp_approval` events. */
 export interface McpApprovalView {

@@ -124,7 +124,7 @@ describe.runIf(inCi)('Quick start on a fresh clone with Node 20 first on PATH (C
       // Pasted into another terminal that still has Node 20 first on PATH.
       const pasted = runPasted(pasteLines, stockEnv({}));
       expect(pasted.status).toBe(0);
-      expect(pasted.stdout).toContain('"status": "queued"');
+      expect(pasted.stdout).toContain('"outcome": "spoken"');
       expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
       expect(pasted.stdout).toMatch(/"notes":\[/);
       expect(pasted.stdout).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`, 'm'));

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SayOutcome } from '../../main/core/api-types.ts';
 import { BridgeError, type BridgeControl, type BridgeStatus } from '../../main/core/bridge/types.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { toModelFrame } from '../../main/core/model/frame-converter.ts';
@@ -34,9 +35,14 @@ class ScriptedBridge implements BridgeControl {
     this.state = stopped ? 'stopped' : this.state;
     return { stopped, status: this.status() };
   }
-  say(text: string): void {
+  outcomes = new Map<string, SayOutcome>();
+  sayOutcome(id: string): SayOutcome | undefined {
+    return this.outcomes.get(id);
+  }
+  say(text: string): string {
     if (this.state !== 'connected') throw new BridgeError('no_call', 'no live call');
     this.said.push(text);
+    return `say_${this.said.length.toString(16).padStart(12, '0')}`;
   }
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
     // What the real sessions do with a frame: decode and re-encode it (FrameError when it does not decode).
@@ -87,19 +93,34 @@ describe('call routes: bad input gets a clear 4xx JSON error', () => {
     bridge.state = 'connected';
     const res = await get('/say?text=Stand-up%20in%20five');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'queued', chars: 16, as: 'announce' });
+    expect(res.json).toEqual({ status: 'queued', chars: 16, as: 'announce', id: expect.stringMatching(/^say_[0-9a-f]{12}$/) });
     expect(bridge.said.at(-1)).toBe('Stand-up in five');
+  });
+
+  it('GET /say/{id}: the outcome of a known id; 400 bad_say_id for a malformed one, 404 unknown_say_id for an unknown one', async () => {
+    bridge.state = 'connected';
+    const id = (await get('/ask?text=hello')).json as { id: string };
+    bridge.outcomes.set(id.id, { id: id.id, verb: 'ask', outcome: 'waiting', spoken_text: null, by: null, reason: 'waiting for a pause in the conversation', text: 'hello', source: 'sidecar', created_at: 1, settled_at: null });
+    const known = await get(`/say/${id.id}`);
+    expect([known.status, (known.json as { outcome: string }).outcome]).toEqual([200, 'waiting']);
+    const unknown = await get('/say/say_ffffffffffff');
+    expect([unknown.status, errorCode(unknown)]).toEqual([404, 'unknown_say_id']);
+    for (const bad of ['/say/nope', '/say/say_12', '/say/say_GGGGGGGGGGGG', '/say/%20']) {
+      const res = await get(bad);
+      expect([bad, res.status, errorCode(res)]).toEqual([bad, 400, 'bad_say_id']);
+    }
+    bridge.state = 'idle';
   });
 
   it('/say counts characters, not UTF-16 units, and takes text too long for a URL as POST {text}', async () => {
     bridge.state = 'connected';
     const emoji = '🙂'.repeat(1200); // 1200 characters, 2400 UTF-16 units
     const byQuery = await get(`/say?text=${encodeURIComponent(emoji)}`);
-    expect([byQuery.status, byQuery.json]).toEqual([200, { status: 'queued', chars: 1200, as: 'announce' }]);
+    expect([byQuery.status, byQuery.json]).toEqual([200, { status: 'queued', chars: 1200, as: 'announce', id: expect.any(String) }]);
     const post = (body: string) => rawRequest({ port, method: 'POST', path: '/say', headers: { ...auth, 'content-type': 'application/json' }, body });
     const cjk = '話'.repeat(2000); // 18 KB percent-encoded: over Node's header limit as a query
     const posted = await post(JSON.stringify({ text: cjk }));
-    expect([posted.status, posted.json]).toEqual([200, { status: 'queued', chars: 2000, as: 'announce' }]);
+    expect([posted.status, posted.json]).toEqual([200, { status: 'queued', chars: 2000, as: 'announce', id: expect.any(String) }]);
     expect(bridge.said.at(-1)).toBe(cjk);
     const over = await post(JSON.stringify({ text: '話'.repeat(2001) }));
     expect([over.status, errorCode(over)]).toEqual([413, 'text_too_long']);

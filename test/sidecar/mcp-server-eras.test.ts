@@ -128,10 +128,10 @@ describe.each(CASES)('the $sdk SDK client over $door', ({ sdk, door, open }) => 
       expect(await client.listResources()).toContain(NOTES_RESOURCE_URI);
       const updates = await client.follow();
       const marker = `Hello from ${sdk} over ${door}.`;
-      expect((await client.call('say', { text: marker })).structuredContent).toEqual({ status: 'queued', chars: marker.length, as: 'announce' });
+      expect((await client.call('say', { text: marker })).structuredContent).toEqual({ status: 'queued', chars: marker.length, as: 'announce', id: expect.stringMatching(/^say_/) });
       // The other verb: a message the model answers (POST /ask), sent as it is.
       const question = `What is ${sdk} over ${door}?`;
-      expect((await client.call('message_model', { text: question })).structuredContent).toEqual({ status: 'queued', chars: question.length, as: 'message' });
+      expect((await client.call('message_model', { text: question })).structuredContent).toEqual({ status: 'queued', chars: question.length, as: 'message', id: expect.stringMatching(/^say_/) });
       await waitFor(() => updates() > 0, `a notes update for the ${sdk} client over ${door}`);
       const notes = await client.readNotes();
       expect(notes.call_id).toBeTruthy();

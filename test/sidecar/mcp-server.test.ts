@@ -74,7 +74,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
 
     const model = await sim.gemini.connection(0);
     const said = await call(client, 'say', { text: 'Your build finished.' });
-    expect(structured(said)).toEqual({ status: 'queued', chars: 20, as: 'announce' });
+    expect(structured(said)).toEqual({ status: 'queued', chars: 20, as: 'announce', id: expect.stringMatching(/^say_/) });
     await waitFor(() => JSON.stringify(model.clientContents).includes('Your build finished.') || model.texts.some((t) => t.includes('Your build finished.')), 'the said text at the model');
 
     await sim.ownerSpeaks(1.2);
@@ -178,7 +178,7 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
       const { tools } = await stdioClient.listTools();
       expect(tools.map((t) => t.name)).toContain('say');
       const said = await call(stdioClient, 'say', { text: 'Hello over stdio.' });
-      expect(structured(said)).toEqual({ status: 'queued', chars: 17, as: 'announce' });
+      expect(structured(said)).toEqual({ status: 'queued', chars: 17, as: 'announce', id: expect.stringMatching(/^say_/) });
       const bad = await call(stdioClient, 'notify', { text: 'x', mode: 'loud' });
       expect(structured(bad)).toMatchObject({ error: { code: 'unknown_mode' } });
       const notes = structured(await call(stdioClient, 'read_notes'));

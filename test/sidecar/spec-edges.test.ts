@@ -40,9 +40,10 @@ class RecordingBridge implements BridgeControl {
     this.stopReasons.push(reason ?? '(none)');
     return { stopped: true, status: this.status() };
   }
-  say(text: string, source?: string, verb?: SpokenVerb): void {
+  say(text: string, source?: string, verb?: SpokenVerb): string {
     if (this.state !== 'connected') throw new BridgeError('no_call', 'no live call');
     this.handed.push({ text, source, verb });
+    return `say_${this.handed.length.toString(16).padStart(12, '0')}`;
   }
   async sendFrame(image: Buffer): Promise<FrameSendResult> {
     const frame = await toModelFrame(image); // decodes and re-encodes, as the real sessions do
@@ -104,8 +105,8 @@ describe('two verbs: announce (spoken verbatim) and ask (answered); /say is anno
   it('each route hands the text over with its verb and says which it was', async () => {
     bridge.state = 'connected';
     bridge.handed = [];
-    expect((await get('/announce?text=The%20build%20is%20green')).json).toEqual({ status: 'queued', chars: 18, as: 'announce' });
-    expect((await post('/ask', { text: 'Tell me a one-line joke', source: 'cli' })).json).toEqual({ status: 'queued', chars: 23, as: 'message' });
+    expect((await get('/announce?text=The%20build%20is%20green')).json).toEqual({ status: 'queued', chars: 18, as: 'announce', id: expect.stringMatching(/^say_/) });
+    expect((await post('/ask', { text: 'Tell me a one-line joke', source: 'cli' })).json).toEqual({ status: 'queued', chars: 23, as: 'message', id: expect.stringMatching(/^say_/) });
     expect((await get('/ask?text=What%20time%20is%20it')).json).toMatchObject({ as: 'message' });
     expect((await post('/say', { text: 'Stand-up in five' })).json).toMatchObject({ as: 'announce' });
     expect(bridge.handed).toEqual([

@@ -51,9 +51,15 @@ export async function samplePng(width = 64): Promise<Buffer> {
 }
 
 /** A second harness (own core and fakes) a test may kill under the page; the sidecar on a free port, control on the next. */
-export async function startOwnHarness(options: { unconfigured?: boolean; firstRun?: boolean } = {}): Promise<{ control: string; process: ChildProcess }> {
+export async function startOwnHarness(options: { unconfigured?: boolean; firstRun?: boolean; parkAfterS?: number } = {}): Promise<{ control: string; process: ChildProcess }> {
   const port = await freePortPair();
-  const env = { ...process.env, LVB_UI_PORT: String(port), LVB_UI_UNCONFIGURED: options.unconfigured ? '1' : '0', LVB_UI_FIRST_RUN: options.firstRun ? '1' : '0' };
+  const env = {
+    ...process.env,
+    LVB_UI_PORT: String(port),
+    LVB_UI_UNCONFIGURED: options.unconfigured ? '1' : '0',
+    LVB_UI_FIRST_RUN: options.firstRun ? '1' : '0',
+    ...(options.parkAfterS !== undefined ? { LVB_UI_PARK_AFTER_S: String(options.parkAfterS) } : {}),
+  };
   const child = spawn(process.execPath, [path.resolve('test/ui/harness.ts')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const base = `http://127.0.0.1:${port + 1}`;
   for (let attempt = 0; attempt < 240; attempt++) {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startSimulatedCall } from '../../main/demo/simulated-call.ts';
 import { SETUP_SCENARIOS, type SetupScenario } from '../../main/fakes/discord/index.ts';
+import type { AutoReplyOptions } from '../../main/fakes/gemini/options.ts';
 
 /** generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName of a setup message. */
 function voiceOf(setup: unknown): string | null {
@@ -32,13 +33,18 @@ const GEMINI_KEY = `fake-ui-gemini-${randomBytes(8).toString('hex')}`;
 // LVB_UI_UNCONFIGURED=1: no model key, so the core runs unconfigured (the dashboard's "not set up" state).
 // LVB_UI_FIRST_RUN=1: nothing set at all (no token, owner or key), as on a fresh machine: the /setup flow.
 const firstRun = process.env.LVB_UI_FIRST_RUN === '1';
+/** The fake model's answers; `/model-replies` changes them at run time (the fake reads this object at each turn). */
+const autoReply: AutoReplyOptions = { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' };
+// LVB_UI_PARK_AFTER_S: park the quiet call after this many seconds (a parked-call test's own harness).
+const parkAfter = process.env.LVB_UI_PARK_AFTER_S ? { DISCORD_VOICE_LIVE_PARK_AFTER_S: process.env.LVB_UI_PARK_AFTER_S } : {};
 const call = await startSimulatedCall({
   port: UI_SIDECAR_PORT,
-  autoReply: { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' },
+  autoReply,
   logLevel: 'warn',
   geminiValidKeys: [GEMINI_KEY],
   env: {
     DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS),
+    ...parkAfter,
     GEMINI_API_KEY: process.env.LVB_UI_UNCONFIGURED === '1' || firstRun ? '' : GEMINI_KEY,
     ...(firstRun ? { DISCORD_BOT_TOKEN: '', DISCORD_VOICE_LIVE_USER_ID: '', DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: '' } : {}),
   },
@@ -52,6 +58,16 @@ const control = createServer((req, res) => {
   };
   const core = call.core;
   const url = new URL(req.url ?? '/', 'http://control');
+  if (url.pathname === '/model-replies') {
+    // How the fake model answers from now on: ?tone_ms=4000 (how long each reply plays), ?speak_text=0 (it
+    // never says an announced text) / 1; no parameters: back to the defaults.
+    const tone = url.searchParams.get('tone_ms');
+    const speak = url.searchParams.get('speak_text');
+    if (tone === null) delete autoReply.toneMs;
+    else autoReply.toneMs = Number(tone);
+    autoReply.speakInjectedText = speak !== '0';
+    return send(200, { toneMs: autoReply.toneMs ?? null, speakInjectedText: autoReply.speakInjectedText });
+  }
   if (url.pathname === '/setup-scenario') {
     // What the setup page's Discord test meets (the fake's REST answers), e.g. ?name=bot-not-in-server.
     const name = url.searchParams.get('name') as SetupScenario;

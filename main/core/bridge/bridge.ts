@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BridgeState, BridgeStateEvent, RoomView } from '../api-types.ts';
+import type { BridgeState, BridgeStateEvent, RoomView, SayOutcome, SayVerb } from '../api-types.ts';
 import type { FrameSendResult, LiveModelConnectOptions, LiveModelSession, VoiceTarget } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
 import { ModelLink } from './model-link.ts';
@@ -24,10 +24,12 @@ import { CallMetrics } from './metrics.ts';
 import { bindModelSession } from './model-binding.ts';
 import type { BridgeOptions } from './options.ts';
 import { ReplyCut, type CutReason } from './reply-cut.ts';
+import { ReplyFollower } from './reply-follower.ts';
+import { SpokenOutcomes } from './spoken-outcomes.ts';
 import { readThroughRoom, SpeakerActivity } from './room.ts';
 import { buildRoomView } from './room-view.ts';
 import { SpeakerNotes } from './speaker-notes.ts';
-import { BridgeError, type BridgeControl, type BridgeStatus, type SpokenVerb } from './types.ts';
+import { BridgeError, type BridgeControl, type BridgeStatus, type SpokenVerb, type StopOptions } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { CallUiUpdates, UiTicker } from './ui-ticker.ts';
 import { bindVoiceEvents } from './voice-binding.ts';
@@ -36,6 +38,8 @@ import { WakeGate } from './wake-gate.ts';
 export type { BridgeOptions } from './options.ts';
 
 const UI_UPDATE_MS = 100;
+/** A Leave waits at most this long for what was asked to be said (docs/sidecar.md, "GET /say/{id}"). */
+export const LEAVE_GRACE_MS = 8000;
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
@@ -71,6 +75,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   readonly #requests: CallRequests;
   readonly #replyCut: ReplyCut;
   readonly #wake: WakeGate;
+  /** What became of each request to speak, across calls (GET /say/{id}), and what follows the replies. */
+  readonly #outcomes: SpokenOutcomes;
+  readonly #follower: ReplyFollower;
 
   constructor(options: BridgeOptions) {
     super();
@@ -167,6 +174,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       wakeRefusal: options.wakeRefusal,
       retry: options.park?.retry,
     });
+    this.#outcomes = new SpokenOutcomes({
+      publish: (outcome) => options.hub.publish({ type: 'say', data: outcome }),
+      note: (text) => options.notes.append({ kind: 'note', text }),
+    });
+    this.#follower = new ReplyFollower({ outcomes: this.#outcomes, playback: () => this.#audio.playbackStats() });
     this.#replyCut = new ReplyCut({
       audio: this.#audio,
       metrics: this.metricsStore,
@@ -177,6 +189,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       session: () => this.link.session,
       connected: () => this.#state === 'connected',
       withholding: () => this.#wake.withholding,
+      onCut: (why, playedMs) => this.#followCut(why, playedMs),
     });
     this.#requests = new CallRequests({
       link: this.link,
@@ -185,8 +198,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       metrics: this.metricsStore,
       live: () => this.#callLive(),
       connected: () => this.#state === 'connected',
-      parked: () => this.#state === 'parked',
       wakeRefusal: options.wakeRefusal,
+      outcomes: this.#outcomes,
+      follower: this.#follower,
+      endReason: () => this.#reason,
     });
   }
 
@@ -275,7 +290,9 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     }
   }
 
-  async stop(reason = 'requested'): Promise<{ stopped: boolean; status: BridgeStatus }> {
+  async stop(reason = 'requested', options: StopOptions = {}): Promise<{ stopped: boolean; status: BridgeStatus }> {
+    // A Leave lets what waits to be said be spoken first (bounded); the rest is reported dropped at teardown.
+    if (options.finishSpeaking && this.#callLive()) await this.#outcomes.settled(this.#outcomes.waiting(), LEAVE_GRACE_MS);
     if (this.#state === 'idle' || this.#state === 'stopped' || this.#state === 'error' || this.#state === 'stopping') {
       return { stopped: false, status: this.status() };
     }
@@ -292,8 +309,19 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { stopped: true, status: this.status() };
   }
 
-  say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce'): void {
-    this.#requests.say(text, source, verb);
+  say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce', route: SayVerb = verb === 'message' ? 'ask' : 'announce'): string {
+    return this.#requests.say(text, source, verb, route);
+  }
+
+  sayOutcome(id: string): SayOutcome | undefined {
+    return this.#outcomes.get(id);
+  }
+
+  /** A cut reply's outcome names who cut it: the people talking over it, or the stop button. */
+  #followCut(why: CutReason, playedMs: number): void {
+    if (why === 'stopped by you') return this.#follower.cut(playedMs, 'Stop talking', 'stopped with Stop talking');
+    const names = [...this.#speaking].map((id) => this.#activity.name(id));
+    this.#follower.cut(playedMs, names.length ? names.join(' and ') : null, names.length ? `${names.join(' and ')} spoke` : 'the model service cut the reply off');
   }
 
   /** Notifier's voice mode (call-requests.ts). */
@@ -382,6 +410,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       opened: () => this.context.opened(),
       closed: () => this.context.closed(),
     });
+    // After the binding's own listeners (the playback has the chunk, the turn is ended): the spoken outcomes.
+    model.on('audio', (pcm) => this.#follower.modelAudio(pcm.length));
+    model.on('outputTranscript', (text) => this.#follower.outputTranscript(text));
+    model.on('turnComplete', () => this.#follower.turnComplete());
     return () => {
       unbind();
       this.#states.modelState = 'disconnected';
@@ -400,6 +432,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   async #teardown(): Promise<void> {
+    this.#follower.callEnded(this.#reason ?? 'the call ended');
     this.#ui.stop();
     this.#audio.stop();
     this.#wake.stop();

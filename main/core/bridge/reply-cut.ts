@@ -33,6 +33,8 @@ export interface ReplyCutDeps {
   connected: () => boolean;
   /** The wake names may keep speech starting now from the model (wake-gate.ts). */
   withholding: () => boolean;
+  /** The reply was cut after `playedMs` of it had played (the spoken outcomes follow it: reply-follower.ts). */
+  onCut?: (why: CutReason, playedMs: number) => void;
 }
 
 export class ReplyCut {
@@ -89,6 +91,7 @@ export class ReplyCut {
     // The fade frame goes out now, not at the next slot (the current one may have gone out early).
     d.sendFadeNow();
     d.transcripts.cutOutput(`(${why} after ${Math.round(playedMs)} ms)`);
+    d.onCut?.(why, playedMs);
     return { interrupted: true, played_ms: Math.round(playedMs) };
   }
 }

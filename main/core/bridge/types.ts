@@ -1,5 +1,5 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
-import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView } from '../api-types.ts';
+import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView, SayOutcome, SayVerb } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 import { Refusal } from '../contracts/refusal.ts';
 import { CodedError } from '../contracts/coded-error.ts';
@@ -43,6 +43,11 @@ export interface BridgeStatus {
 /** The two things a client can hand the model: words it speaks verbatim, or a message it answers. */
 export type SpokenVerb = 'announce' | 'message';
 
+export interface StopOptions {
+  /** Give what waits to be spoken up to LEAVE_GRACE_MS before leaving (a Leave; not a shutdown or the owner leaving). */
+  finishSpeaking?: boolean;
+}
+
 export interface BridgeControl {
   status(): BridgeStatus;
   /**
@@ -50,13 +55,19 @@ export interface BridgeControl {
    * VoiceTargetError when the target is no voice channel of a guild the bot is in.
    */
   start(target?: VoiceTarget): Promise<BridgeStatus>;
-  /** End the call; idempotent (returns the status after stopping, or the idle status). */
-  stop(reason?: string): Promise<{ stopped: boolean; status: BridgeStatus }>;
+  /**
+   * End the call; idempotent (returns the status after stopping, or the idle status).
+   * `finishSpeaking` (a Leave): what was asked to be said gets up to LEAVE_GRACE_MS to be spoken first.
+   */
+  stop(reason?: string, options?: StopOptions): Promise<{ stopped: boolean; status: BridgeStatus }>;
   /**
    * Queue text for the model's next turn: `announce` (default) it speaks verbatim, `message` it
-   * answers. BridgeError('no_call') without a live call.
+   * answers; `route` names the request in its outcome. Returns the outcome's id (sayOutcome).
+   * BridgeError('no_call') without a live call.
    */
-  say(text: string, source?: string, verb?: SpokenVerb): void;
+  say(text: string, source?: string, verb?: SpokenVerb, route?: SayVerb): string;
+  /** What became of a request to speak (GET /say/{id}); undefined for an unknown or forgotten id. */
+  sayOutcome?(id: string): SayOutcome | undefined;
   sendFrame(image: Buffer): Promise<FrameSendResult>;
   metrics(): Record<string, unknown>;
   /** Who is in the call's room (absent where there is no voice platform). */

@@ -31,7 +31,7 @@ export class UnconfiguredBridge implements BridgeControl {
     return { stopped: false, status: this.status() };
   }
 
-  say(): void {
+  say(): string {
     throw new BridgeError('no_call', 'no live call to speak in');
   }
 

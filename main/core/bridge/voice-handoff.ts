@@ -3,7 +3,8 @@
 import type { TextDelivery, TextDropReason } from '../ports.ts';
 import type { VoiceHandOff } from '../notify/types.ts';
 
-const DROP_REASONS: Record<TextDropReason, string> = {
+/** Why a text was not handed to the model, in words (the notes, a notification's detail, GET /say/{id}). */
+export const DROP_REASONS: Record<TextDropReason, string> = {
   call_ended: 'the call ended before the text could be spoken',
   queue_full: 'too many texts waiting to be spoken; the oldest was dropped',
   timeout: 'no pause in the conversation to speak it in time',

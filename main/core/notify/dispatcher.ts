@@ -165,8 +165,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         onHandedOver: playChime,
       });
       // `queued` is the spec's results.voice.queued: true once the text was handed to the model.
-      if (handOff.delivered) return { status: 'ok', queued: true };
-      return { ...(refused ?? { status: 'unavailable', detail: handOff.reason }), queued: false };
+      // `say_id`: what became of it in the call (spoken, cut, dropped) is at GET /say/{id}.
+      const sayId = handOff.id ? { say_id: handOff.id } : {};
+      if (handOff.delivered) return { status: 'ok', queued: true, ...sayId };
+      return { ...(refused ?? { status: 'unavailable', detail: handOff.reason }), queued: false, ...sayId };
     } catch (err) {
       return { status: 'error', detail: errorMessage(err), queued: false };
     }

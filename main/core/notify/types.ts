@@ -12,7 +12,8 @@ export interface VoiceDelivery {
   speak(text: string, options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> }): Promise<VoiceHandOff>;
 }
 
-export type VoiceHandOff = { delivered: true } | { delivered: false; reason: string };
+/** `id`: the spoken outcome's id (GET /say/{id}) of a text handed to a call. */
+export type VoiceHandOff = ({ delivered: true } | { delivered: false; reason: string }) & { id?: string };
 
 /** Wait `ms`; resolves early (never rejects) when `signal` aborts. Injectable so tests skip real waits. */
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -8,7 +8,7 @@
 //   it into a SidecarRequestError (status + the sidecar's error code) for callers that only want the
 //   body (the tray), and SidecarTokenRefusedError is the 401 every caller words the same way.
 import http from 'node:http';
-import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, ScheduleState, TalkState } from '../api-types.ts';
+import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, SayOutcome, ScheduleState, TalkState } from '../api-types.ts';
 import type { ScheduleEntryView, ScheduleListPage } from './wire-types.ts';
 import { CodedError } from '../contracts/coded-error.ts';
 
@@ -110,6 +110,8 @@ export interface SpokenTextAnswer {
   status: 'queued';
   chars: number;
   as: 'announce' | 'message';
+  /** Where its outcome is: GET /say/{id} (sayOutcome), the `say` event on /events. */
+  id: string;
 }
 
 export interface ScheduleCreated {
@@ -263,9 +265,15 @@ export class SidecarClient {
     return this.request('GET', `/leave?by=${by}`);
   }
 
-  /** The model speaks `text` verbatim (`announce`, the spec's /say) or answers it (`message`, /ask). */
-  hand(verb: 'announce' | 'message', text: string, source?: string): Promise<SidecarResponse<SpokenTextAnswer>> {
-    return this.request('POST', verb === 'announce' ? '/announce' : '/ask', { text, ...(source ? { source } : {}) });
+  /** The model speaks `text` verbatim (`announce`, or the spec's `say`) or answers it (`message`, /ask). */
+  hand(verb: 'announce' | 'message' | 'say', text: string, source?: string): Promise<SidecarResponse<SpokenTextAnswer>> {
+    const path = verb === 'message' ? '/ask' : verb === 'say' ? '/say' : '/announce';
+    return this.request('POST', path, { text, ...(source ? { source } : {}) });
+  }
+
+  /** What became of a /say, /announce or /ask (or a voice notification's `say_id`). */
+  sayOutcome(id: string): Promise<SidecarResponse<SayOutcome>> {
+    return this.request('GET', `/say/${encodeURIComponent(id)}`);
   }
 
   notify(request: NotifyRequest, options: SidecarRequestOptions = {}): Promise<SidecarResponse<NotifyResult>> {

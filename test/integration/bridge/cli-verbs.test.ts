@@ -41,7 +41,8 @@ describe('join, ask, announce, status, leave', () => {
 
     const asked = await cli(['ask', 'Tell me a one-line joke']);
     expect(asked.status).toBe(0);
-    expect(JSON.parse(asked.stdout)).toEqual({ status: 'queued', chars: 23, as: 'message' });
+    // The CLI waits for the outcome: piped, it prints the record (GET /say/{id}); the model's answer was heard.
+    expect(JSON.parse(asked.stdout)).toMatchObject({ verb: 'ask', outcome: 'spoken', text: 'Tell me a one-line joke', spoken_text: ANSWER, source: 'cli' });
     await waitFor(async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text === ANSWER), 'the answer to the message');
 
     const announced = await cli(['announce', 'The build is green']);

@@ -26,11 +26,12 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
     const pasted = runPasted(pasteLines.filter((line) => !line.includes('dashboard')), plainEnv);
     expect(pasted.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
     expect(pasted.status).toBe(0);
-    expect(pasted.stdout).toContain('"status": "queued"');
+    // announce and ask wait for what became of the text: piped, they print its outcome record.
+    expect(pasted.stdout).toContain('"outcome": "spoken"');
     // live-voice-bridge is on PATH from the pasted lines (the shim bin/live-voice-bridge): no npx, no second of npm.
     expect(pasteLines.filter((line) => line.includes('live-voice-bridge ')).every((line) => line.startsWith('live-voice-bridge '))).toBe(true);
-    expect(pasted.stdout).toContain('"as": "message"');
-    expect(pasted.stdout).toContain('"as": "announce"');
+    expect(pasted.stdout).toContain('"verb": "ask"');
+    expect(pasted.stdout).toContain('"verb": "announce"');
     expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
     const notesJson = JSON.parse(pasted.stdout.trim().split('\n').at(-1)!) as { notes: { kind: string; text: string }[] };
     // The latest notes include the notification the pasted `notify` line just delivered.

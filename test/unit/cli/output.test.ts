@@ -73,8 +73,8 @@ describe('TTY output', () => {
     expect(scheduledLine({ scheduled: 'n-1a2b3c', fire_at_epoch: NOW + 600, entry: page.entries[0]! }, 'UTC', NOW)).toBe(
       'Scheduled n-1a2b3c: Fri 27 Nov 15:55 UTC (in 10 min), by dm.\nCancel with: live-voice-bridge schedule --cancel n-1a2b3c',
     );
-    expect(handedLine({ status: 'queued', chars: 23, as: 'message' })).toBe('Sent to the model (23 characters): it answers at the next pause in the conversation.');
-    expect(handedLine({ status: 'queued', chars: 18, as: 'announce' })).toContain('the model says it, word for word');
+    expect(handedLine({ status: 'queued', chars: 23, as: 'message', id: 'say_000000000001' })).toBe('Sent to the model (23 characters): it answers at the next pause in the conversation.');
+    expect(handedLine({ status: 'queued', chars: 18, as: 'announce', id: 'say_000000000002' })).toContain('the model says it, word for word');
     expect(
       notifyLine({ id: 'n-x', status: 'ok', channel: 'dm', results: { voice: { status: 'skipped', detail: 'no live call', queued: false }, dm: { status: 'ok', message_id: '1' } }, notified_at: NOW }),
     ).toBe('Delivered by dm.\nvoice: skipped (no live call); dm: ok');

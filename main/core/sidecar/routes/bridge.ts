@@ -11,6 +11,9 @@ import { zodErrorMessage } from '../../input-errors.ts';
 import { bridgeHttpError } from './bridge-errors.ts';
 import { registerSpokenTextRoutes } from './spoken-text.ts';
 
+/** The states in which a frame can reach the model: connected, or parked / waking (it wakes the model). */
+const FRAME_STATES: ReadonlySet<string> = new Set(['connected', 'parked', 'reconnecting']);
+
 export interface BridgeRouteDeps {
   bridge: BridgeControl;
 }
@@ -82,7 +85,8 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   const stop = async (request: FastifyRequest) => {
     const query = StopQuery.safeParse(request.query);
     if (!query.success) throw new HttpError(400, 'invalid_request', `by: one of ${Object.keys(STOPPED_BY).join(', ')} (or leave it out)`);
-    return bridge.stop(query.data.by === undefined ? 'stopped over the sidecar' : STOPPED_BY[query.data.by]);
+    // A Leave lets what waits to be said be spoken first (at most LEAVE_GRACE_MS), else reports it dropped.
+    return bridge.stop(query.data.by === undefined ? 'stopped over the sidecar' : STOPPED_BY[query.data.by], { finishSpeaking: true });
   };
   app.get('/stop', stop);
   app.get('/leave', stop);
@@ -108,7 +112,8 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
       // The type is decided by the bytes; a Content-Type header is only a claim.
       const kind = sniffImageKind(bytes);
       if (!kind) throw new HttpError(415, 'unsupported_image', 'the body is not a JPEG, PNG or WebP image');
-      if (bridge.status().state !== 'connected') throw new HttpError(409, 'no_call', 'no live call to send the frame to');
+      // A parked call (or one waking) is a call: the bridge wakes the model for the frame (call-requests.ts).
+      if (!FRAME_STATES.has(bridge.status().state)) throw new HttpError(409, 'no_call', 'no live call to send the frame to');
       try {
         return { ...(await bridge.sendFrame(bytes)), input_type: kind };
       } catch (err) {

@@ -1,0 +1,145 @@
+// Follows what the model does with the texts handed to it (spoken-outcomes.ts keeps the records), so
+// each outcome is true:
+// - the reply to a hand-over is the model's next turn of audio (texts go over only when the model is
+//   not talking: model/text-injection.ts); the texts handed over together share that reply;
+// - `spoken` only once that turn ended AND its audio was handed to the Discord player to the last
+//   frame (the playback buffer's turn is over), not when the model finished sending it (it sends
+//   about twice as fast as it plays);
+// - `cut` when the reply is cut off (a barge-in, the service's interruption, "Stop talking"), with the
+//   words actually heard: each transcript fragment is stamped with how much of the reply's audio had
+//   arrived with it, and only fragments whose audio was played before the cut count;
+// - `dropped` when no reply came in REPLY_WAIT_MS, or the call ended first.
+// Per audio chunk this adds one number; nothing runs per tick.
+import type { PlaybackStats } from '../audio/playback-buffer.ts';
+import type { SpokenOutcomes } from './spoken-outcomes.ts';
+
+/** A hand-over the model does not answer with audio within this long was not spoken. */
+export const REPLY_WAIT_MS = 30_000;
+/** Model audio: 24 kHz mono. */
+const SAMPLES_PER_MS = 24;
+
+export interface ReplyFollowerDeps {
+  outcomes: SpokenOutcomes;
+  playback: () => PlaybackStats;
+}
+
+interface Reply {
+  ids: string[];
+  /** The playback buffer's turn number of this reply. */
+  turn: number;
+  receivedMs: number;
+  fragments: { text: string; endMs: number }[];
+}
+
+export class ReplyFollower {
+  readonly #d: ReplyFollowerDeps;
+  /** Handed to the model, no reply yet. */
+  #pending: string[] = [];
+  #noReplyTimer: NodeJS.Timeout | null = null;
+  /** The reply arriving now. */
+  #replying: Reply | null = null;
+  /** Replies the model finished sending, still playing out. */
+  #playingOut: Reply[] = [];
+  #playoutTimer: NodeJS.Timeout | null = null;
+
+  constructor(deps: ReplyFollowerDeps) {
+    this.#d = deps;
+  }
+
+  /** The text of `id` was written on the live session as the model's next turn. */
+  handedOver(id: string): void {
+    this.#pending.push(id);
+    this.#d.outcomes.progress(id, 'handed to the model; waiting for its reply');
+    this.#noReplyTimer ??= setTimeout(() => this.#noReply(), REPLY_WAIT_MS).unref();
+  }
+
+  /** A chunk of the model's audio (24 kHz mono samples), after the call's playback took it. */
+  modelAudio(samples: number): void {
+    if (!this.#replying) {
+      if (this.#pending.length === 0) return;
+      this.#clearNoReply();
+      this.#replying = { ids: this.#pending.splice(0), turn: this.#d.playback().turns, receivedMs: 0, fragments: [] };
+      for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
+    }
+    this.#replying.receivedMs += samples / SAMPLES_PER_MS;
+  }
+
+  outputTranscript(text: string): void {
+    this.#replying?.fragments.push({ text, endMs: this.#replying.receivedMs });
+  }
+
+  /** The model ended its turn: the reply plays out what is buffered, then it was spoken. */
+  turnComplete(): void {
+    const reply = this.#replying;
+    if (!reply) return;
+    this.#replying = null;
+    this.#playingOut.push(reply);
+    this.#checkPlayout();
+  }
+
+  /**
+   * The reply playing now was cut after `playedMs` of its audio: by people talking over it (`by`,
+   * their names), or by `why` (the stop button, the end of the call).
+   */
+  cut(playedMs: number, by: string | null, why: string): void {
+    const reply = this.#replying ?? this.#playingOut.at(-1) ?? null;
+    if (!reply) return;
+    if (reply === this.#replying) this.#replying = null;
+    else this.#playingOut.pop();
+    const heard = joinWords(reply.fragments.filter((f) => f.endMs <= playedMs + 1).map((f) => f.text));
+    for (const id of reply.ids) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, by, reason: why });
+  }
+
+  /** The call ended: what was not spoken whole is dropped (or cut, if part of it was heard). */
+  callEnded(reason: string): void {
+    this.#clearNoReply();
+    if (this.#playoutTimer) clearTimeout(this.#playoutTimer);
+    this.#playoutTimer = null;
+    // Replies whose audio was all handed to the player were heard whole.
+    this.#checkPlayout(false);
+    const played = this.#d.playback().turnPlayedMs;
+    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) {
+      const heard = joinWords(reply.fragments.filter((f) => f.endMs <= played + 1).map((f) => f.text));
+      for (const id of reply.ids) {
+        if (heard) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, reason: `the call ended (${reason})` });
+        else this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before it was spoken (${reason})` });
+      }
+    }
+    for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
+    this.#pending = [];
+    this.#playingOut = [];
+    this.#replying = null;
+  }
+
+  #noReply(): void {
+    this.#noReplyTimer = null;
+    for (const id of this.#pending.splice(0)) this.#d.outcomes.settle(id, 'dropped', { reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)` });
+  }
+
+  #clearNoReply(): void {
+    if (this.#noReplyTimer) clearTimeout(this.#noReplyTimer);
+    this.#noReplyTimer = null;
+  }
+
+  /** Settle the replies whose audio has all gone to the player; re-check when the buffered rest should have. */
+  #checkPlayout(rearm = true): void {
+    if (this.#playoutTimer) clearTimeout(this.#playoutTimer);
+    this.#playoutTimer = null;
+    const stats = this.#d.playback();
+    const open = stats.turnState === 'active' || stats.turnState === 'ending';
+    this.#playingOut = this.#playingOut.filter((reply) => {
+      // Its turn is over in the player (a later turn began only after it, or nothing is left to play).
+      if (reply.turn < stats.turns || (reply.turn === stats.turns && !open)) {
+        const words = joinWords(reply.fragments.map((f) => f.text));
+        for (const id of reply.ids) this.#d.outcomes.settle(id, 'spoken', { spoken_text: words });
+        return false;
+      }
+      return true;
+    });
+    if (rearm && this.#playingOut.length > 0) this.#playoutTimer = setTimeout(() => this.#checkPlayout(), Math.max(40, stats.bufferedMs + 60)).unref();
+  }
+}
+
+function joinWords(fragments: readonly string[]): string {
+  return fragments.join('').replace(/\s+/g, ' ').trim();
+}
