@@ -45,12 +45,12 @@ const BY_CODE: Record<string, { words?: (message: string, context: ErrorContext)
   owner_not_in_voice: { hint: 'Join a voice channel in Discord, or give it: live-voice-bridge join --guild ID --channel ID' },
   not_configured: { hint: 'Set it up on the dashboard: live-voice-bridge dashboard' },
   ptt_off: { words: () => 'Push-to-talk is off, so there is no talk key to hold: voices reach the model already', hint: 'Switch it on first: live-voice-bridge ptt on' },
-  idempotency_key_reused: { hint: 'Give a new --idempotency-key, or leave it out' },
 };
 
 /** "no live call" → "No live call" (the sidecar's messages start in lower case). */
 function sentence(text: string): string {
-  const trimmed = text.trim().replace(/[.\s]+$/, '');
+  // "mode: mode must be one of …" (zod's field prefix before a message that names the field) → "Mode must be one of …".
+  const trimmed = text.trim().replace(/[.\s]+$/, '').replace(/^(\w+): (?=\1\b)/, '');
   return trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
 }
 

@@ -24,6 +24,7 @@ describe('sidecar errors: words, then the code', () => {
       'Voice calls need DISCORD_BOT_TOKEN. Set it up on the dashboard: live-voice-bridge dashboard (not_configured)',
     );
     expect(sidecarErrorLine(429, error('schedule_full', 'the schedule holds 10000 pending entries.'))).toBe('The schedule holds 10000 pending entries. (schedule_full)');
+    expect(sidecarErrorLine(400, error('unknown_mode', 'mode: mode must be one of voice, dm'))).toBe('Mode must be one of voice, dm. (unknown_mode)');
     expect(sidecarErrorLine(502, 'Bad Gateway')).toBe('The sidecar answered HTTP 502: "Bad Gateway". (http_502)');
   });
 
