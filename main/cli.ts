@@ -5,73 +5,29 @@
 // and the helper tools are imported when their command runs, so a client call starts in ~100 ms.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { NotifyRequest } from './core/api-types.ts';
-import type { ScheduleRequestBody, SidecarResponse } from './core/sidecar-client/client.ts';
+import type { ScheduleRequestBody, SidecarClient, SidecarResponse } from './core/sidecar-client/client.ts';
 import { AddressError, readSidecarAddress } from './cli/address.ts';
+import { sidecarErrorLine, type ErrorContext } from './cli/errors.ts';
 import { parseAt, parseIn, resolveZone, TimeInputError } from './cli/human-time.ts';
-import { handedLine, notifyLine, scheduledLine, scheduleTable, statusSummary } from './cli/output.ts';
+import { withIsoTimes } from './cli/json-times.ts';
+import { handedLine, healthSummary, notifyLine, scheduledLine, scheduleTable, statusSummary } from './cli/output.ts';
 import { talkRequest } from './cli/talk-command.ts';
-import { errorMessageOf, EXIT, notifyVerdict, sidecarClient, SidecarNoAnswerError, SidecarUnavailableError, type SidecarAddress } from './cli/sidecar-client.ts';
-import { CodedError } from './core/contracts/coded-error.ts';
-
-const USAGE = `live-voice-bridge — talk with a live speech model in Discord voice; steer it over a loopback sidecar.
-
-Usage:
-  live-voice-bridge [headless]                 run the core and the sidecar (prints the dashboard login URL)
-  live-voice-bridge status                     one screen: the call, the microphone, the next reminder, problems
-  live-voice-bridge join [--guild ID --channel ID]   start a call (default: the voice channel the owner is in)
-  live-voice-bridge leave                      end the call
-  live-voice-bridge announce [--no-wait] "text"   the model SAYS this, word for word, at the next pause;
-                                               waits and prints the outcome (Spoken. / Cut off after "…" / why not)
-  live-voice-bridge ask [--no-wait] "text"     a message TO the model: it answers (e.g. ask "Tell me a joke")
-  live-voice-bridge say [--no-wait] "text"     the same as announce (the spec's /say)
-  live-voice-bridge notify [--mode M] [--title T] [--urgent] [--idempotency-key K] "text"
-                                               deliver a notification (M: voice, dm, channel, webhook, auto, all)
-  live-voice-bridge schedule --in 10m|1h30m|90 [--mode M] "text"       once, after a while (a bare number is seconds)
-  live-voice-bridge schedule --at 09:30|"tomorrow 9:00"|"2026-12-01 08:15" [--tz ZONE] "text"   once, at a time
-  live-voice-bridge schedule --repeat daily|weekdays|"CRON" [--at HH:MM] [--tz ZONE] "text"     again and again
-  live-voice-bridge schedule --list [--cursor C] | schedule --cancel ID
-                                               (creating takes --idempotency-key K too; ZONE: an IANA name
-                                               such as Europe/Berlin, default this machine's)
-  live-voice-bridge health                     print GET /health (JSON)
-  live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
-  live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
-  live-voice-bridge ptt down|up|on|off         push-to-talk: hold/release the talk key, or switch the mode on/off
-  live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
-  live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
-  live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
-
-Output: sentences and tables on a terminal; JSON with --json, or whenever the output is not a terminal.
-Configuration comes from the environment and ./.env (see README).
-
-notify and schedule send an Idempotency-Key (generated unless --idempotency-key is given): running the
-same command again with the same key gets the first answer and never delivers or schedules twice
-(the sidecar keeps /notify keys in memory for 24 h, /schedule keys in the schedule file).
-
-Exit codes:
-  0  ok (notify: delivered, status "ok"; announce/ask/say: spoken)
-  1  the sidecar answered with an error; notify: not delivered (status "error"), safe to send again;
-     announce/ask/say: not spoken (dropped)
-  2  bad usage or configuration
-  3  the sidecar is not running (nothing was sent)
-  4  notify: partly delivered (status "partial"); sending again would deliver it twice where it arrived;
-     announce/ask/say: cut off part-way
-  5  notify: may have been delivered (status "unknown"); it was not re-sent, do not send it again
-  6  no answer in time: the request may still be carried out (outcome unknown); notify/schedule print
-     their key: repeat the same command with --idempotency-key KEY to get the answer without sending twice`;
+import { EXIT, notifyVerdict, sidecarClient, SidecarNoAnswerError, SidecarUnavailableError, tokenSource } from './cli/sidecar-client.ts';
+import { HELP_POINTER, parseOptions, unknownCommand, USAGE, UsageError } from './cli/usage.ts';
 
 /** Worst case of a synchronous /notify under auto: voice bound, two Discord sends, webhook retries. */
 const NOTIFY_TIMEOUT_MS = 180_000;
 
-class UsageError extends CodedError {
-  constructor(message: string) {
-    super('usage', message);
-  }
+/** The running sidecar's client, and what an error line needs to say where the token came from. */
+interface Sidecar {
+  client: SidecarClient;
+  context: ErrorContext;
 }
 
-function address(): SidecarAddress {
-  return readSidecarAddress(process.env, path.resolve('.env'));
+function connect(): Sidecar {
+  const config = readSidecarAddress(process.env, path.resolve('.env'));
+  return { client: sidecarClient(config), context: { token: tokenSource(config) } };
 }
 
 /** How to print: JSON for scripts (asked for, or stdout is no terminal), sentences and tables for people. */
@@ -81,15 +37,21 @@ interface Output {
 }
 
 function print(out: Output, body: unknown, human: () => string): void {
-  process.stdout.write(out.json ? `${JSON.stringify(body, null, 2)}\n` : `${human()}\n`);
+  process.stdout.write(out.json ? `${JSON.stringify(withIsoTimes(body), null, 2)}\n` : `${human()}\n`);
 }
 
-/** An error answer → stderr and exit 1; else the printer's output and exit 0. */
-function answer<Body>(out: Output, response: SidecarResponse<Body>, human: (body: Body) => string): number {
-  if (response.status >= 400) {
-    process.stderr.write(`error ${response.status}: ${errorMessageOf(response.body)}\n`);
-    return EXIT.failed;
-  }
+/**
+ * An error answer → its line on stderr (words, then the code: cli/errors.ts); exit 2 for a refused
+ * token (configuration), else 1.
+ */
+function failed(sidecar: Sidecar, response: SidecarResponse, extra: ErrorContext = {}): number {
+  process.stderr.write(`${sidecarErrorLine(response.status, response.body, { ...sidecar.context, ...extra }, sidecar.client.baseUrl)}\n`);
+  return response.status === 401 ? EXIT.usage : EXIT.failed;
+}
+
+/** An error answer → failed(); else the printer's output and exit 0. */
+function answer<Body>(out: Output, sidecar: Sidecar, response: SidecarResponse<Body>, human: (body: Body) => string, extra: ErrorContext = {}): number {
+  if (response.status >= 400) return failed(sidecar, response, extra);
   print(out, response.body, () => human(response.body));
   return EXIT.ok;
 }
@@ -131,18 +93,22 @@ function textOf(positionals: string[], what: string): string {
 }
 
 async function status(out: Output): Promise<number> {
-  const client = sidecarClient(address());
+  const sidecar = connect();
+  const { client } = sidecar;
   // Both at once; reminders need the token, and without one the summary still shows the rest.
+  // /health is public, so a refused token shows only here: it fails the command (never a screen
+  // that says "ok" with the reminders silently missing).
   const [health, reminders] = await Promise.all([client.health(), client.hasToken ? client.listSchedule({ state: 'scheduled', limit: 1 }) : null]);
-  if (health.status >= 400) return answer(out, health, () => '');
-  const page = reminders && reminders.status < 400 ? reminders.body : null;
+  if (health.status >= 400) return failed(sidecar, health);
+  if (reminders && reminders.status >= 400) return failed(sidecar, reminders);
+  const page = reminders ? reminders.body : null;
   const now = Date.now() / 1000;
   print(out, { health: health.body, reminders: page }, () => statusSummary(health.body, page, resolveZone(undefined), now));
   return EXIT.ok;
 }
 
 async function schedule(rest: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions('schedule', {
     args: rest,
     allowPositionals: true,
     options: {
@@ -158,14 +124,16 @@ async function schedule(rest: string[], out: Output): Promise<number> {
       'idempotency-key': { type: 'string' },
     },
   });
-  const client = sidecarClient(address());
+  const sidecar = connect();
+  const { client } = sidecar;
   const now = Date.now() / 1000;
   if (values.list) {
     const zone = resolveZone(values.tz);
-    return answer(out, await client.listSchedule({ cursor: values.cursor }), (page) => scheduleTable(page, zone, now, out.width));
+    return answer(out, sidecar, await client.listSchedule({ cursor: values.cursor }), (page) => scheduleTable(page, zone, now, out.width));
   }
   if (values.cancel) {
-    return answer(out, await client.cancelSchedule(values.cancel), (body) => `Cancelled ${body.cancelled}${body.entry.repeat ? ' (the whole series)' : ''}: ${body.entry.text}`);
+    const cancelled = await client.cancelSchedule(values.cancel);
+    return answer(out, sidecar, cancelled, (body) => `Cancelled ${body.cancelled}${body.entry.repeat ? ' (the whole series)' : ''}: ${body.entry.text}`, { id: values.cancel });
   }
   const text = textOf(positionals, 'schedule needs the text, and --in 10m, --at 09:30 or --repeat RULE (or --list / --cancel ID)');
   const request: ScheduleRequestBody = { text, mode: values.mode ?? 'auto', title: values.title, source: 'cli' };
@@ -180,26 +148,29 @@ async function schedule(rest: string[], out: Output): Promise<number> {
   } else if (values.at !== undefined) {
     const at = parseAt(values.at, { zone: values.tz });
     zone = at.zone;
-    request.delay_seconds = at.delaySeconds;
+    // The moment itself, not a delay the sidecar adds to its own clock: it fires at the second typed.
+    request.fire_at_epoch = at.fireAt;
   } else {
     throw new UsageError('schedule needs a time: --in 10m, --at 09:30 (or "tomorrow 9:00"), or --repeat daily|weekdays|"CRON"');
   }
   const key = idempotencyKeyFrom(values['idempotency-key']);
   const response = await postKeyed('/schedule', () => client.schedule(request, { headers: { 'idempotency-key': key } }), key);
   if (typeof response === 'number') return response;
-  return answer(out, response, (created) => scheduledLine(created, zone, now));
+  return answer(out, sidecar, response, (created) => scheduledLine(created, zone, now));
 }
 
 async function notify(rest: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' }, 'idempotency-key': { type: 'string' } } });
+  const { values, positionals } = parseOptions('notify', { args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' }, 'idempotency-key': { type: 'string' } } });
   const text = textOf(positionals, 'notify needs the text to deliver');
   const key = idempotencyKeyFrom(values['idempotency-key']);
-  const client = sidecarClient(address());
+  const sidecar = connect();
+  const { client } = sidecar;
   // /notify answers with the final outcome: a voice text may wait for a pause (20 s), then the other modes.
   const request = { text, mode: (values.mode ?? 'auto') as NotifyRequest['mode'], title: values.title, urgent: values.urgent, source: 'cli' };
   const response = await postKeyed('/notify', () => client.notify(request, { timeoutMs: NOTIFY_TIMEOUT_MS, headers: { 'idempotency-key': key } }), key);
   if (typeof response === 'number') return response;
-  if (answer(out, response, notifyLine) !== EXIT.ok) return EXIT.failed;
+  if (response.status >= 400) return failed(sidecar, response);
+  print(out, response.body, () => notifyLine(response.body));
   const verdict = notifyVerdict(response.body);
   if (verdict.message) process.stderr.write(`live-voice-bridge: ${verdict.message}\n`);
   return verdict.exitCode;
@@ -212,35 +183,43 @@ async function main(argv: string[]): Promise<number> {
   const options = end < 0 ? args : args.slice(0, end);
   const rest = options.filter((a) => a !== '--json').concat(end < 0 ? [] : args.slice(end));
   const out: Output = { json: options.includes('--json') || !process.stdout.isTTY, width: process.stdout.columns || 100 };
+  // `schedule --help` (any client command's) is the help, not an unknown option; the demo and tool have their own.
+  if (command !== 'tool' && command !== 'demo' && (options.includes('--help') || options.includes('-h'))) return help();
   switch (command) {
     case 'headless': {
       const { runHeadlessCommand } = await import('./cli/headless.ts');
       return runHeadlessCommand();
     }
-    case 'health':
-      return answer({ ...out, json: true }, await sidecarClient(address()).health(), () => '');
+    case 'health': {
+      const sidecar = connect();
+      return answer(out, sidecar, await sidecar.client.health(), (body) => healthSummary(body, Date.now() / 1000));
+    }
     case 'status':
       return status(out);
     case 'join': {
-      const { values } = parseArgs({ args: rest, options: { guild: { type: 'string' }, channel: { type: 'string' } } });
+      const { values } = parseOptions('join', { args: rest, options: { guild: { type: 'string' }, channel: { type: 'string' } } });
       if ((values.guild === undefined) !== (values.channel === undefined)) throw new UsageError('join: give both --guild ID and --channel ID, or neither');
       const target = values.guild && values.channel ? { guild_id: values.guild, channel_id: values.channel } : undefined;
-      return answer(out, await sidecarClient(address()).join(target), () => 'In the call: the model hears the voice channel now.');
+      const sidecar = connect();
+      return answer(out, sidecar, await sidecar.client.join(target), () => 'In the call: the model hears the voice channel now.');
     }
-    case 'leave':
-      return answer(out, await sidecarClient(address()).leave('cli'), (body) => (body.stopped ? 'Left the call.' : 'There was no call to leave.'));
+    case 'leave': {
+      parseOptions('leave', { args: rest, options: {} });
+      const sidecar = connect();
+      return answer(out, sidecar, await sidecar.client.leave('cli'), (body) => (body.stopped ? 'Left the call.' : 'There was no call to leave.'));
+    }
     case 'say':
     case 'announce':
     case 'ask': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'no-wait': { type: 'boolean' } } });
+      const { values, positionals } = parseOptions(command, { args: rest, allowPositionals: true, options: { 'no-wait': { type: 'boolean' } } });
       const text = textOf(positionals, command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`);
-      const client = sidecarClient(address());
-      const handed = await client.hand(command === 'ask' ? 'message' : command, text, 'cli');
+      const sidecar = connect();
+      const handed = await sidecar.client.hand(command === 'ask' ? 'message' : command, text, 'cli');
       // By default the command waits for what became of it (spoken, cut, dropped: cli/say-command.ts).
-      if (values['no-wait'] || handed.status >= 400) return answer(out, handed, handedLine);
+      if (values['no-wait'] || handed.status >= 400) return answer(out, sidecar, handed, handedLine);
       if (!out.json) process.stdout.write(`${handedLine(handed.body)}\n`);
       const { waitForSpoken } = await import('./cli/say-command.ts');
-      return waitForSpoken(client, handed.body, { json: out.json, write: (line) => process.stdout.write(`${line}\n`), writeError: (line) => process.stderr.write(`${line}\n`) });
+      return waitForSpoken(sidecar.client, handed.body, { json: out.json, write: (line) => process.stdout.write(`${line}\n`), writeError: (line) => process.stderr.write(`${line}\n`) });
     }
     case 'notify':
       return notify(rest, out);
@@ -250,13 +229,15 @@ async function main(argv: string[]): Promise<number> {
     case 'ptt': {
       const request = talkRequest(command, rest[0]);
       if ('error' in request) throw new UsageError(request.error);
-      return answer(out, await sidecarClient(address()).request('POST', request.route, request.body), () =>
+      const sidecar = connect();
+      return answer(out, sidecar, await sidecar.client.request('POST', request.route, request.body), () =>
         command === 'mute' ? (rest[0] === 'on' ? 'Muted: no voice reaches the model.' : 'Unmuted: the model hears the call.') : `Push-to-talk: ${rest[0]}.`,
       );
     }
     case 'dashboard': {
-      const response = await sidecarClient(address()).loginUrl();
-      if (response.status >= 400) throw new Error(errorMessageOf(response.body));
+      const sidecar = connect();
+      const response = await sidecar.client.loginUrl();
+      if (response.status >= 400) return failed(sidecar, response);
       process.stdout.write(`${response.body.url}\n`);
       return 0;
     }
@@ -266,7 +247,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'mcp': {
       const { runStdioBridge } = await import('./core/sidecar-client/mcp-stdio-bridge.ts');
-      await runStdioBridge({ client: sidecarClient(address()), warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
+      await runStdioBridge({ client: connect().client, warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
       return 0;
     }
     case 'demo': {
@@ -285,21 +266,27 @@ async function main(argv: string[]): Promise<number> {
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE + '\n');
-      return 0;
+      return help();
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+      throw unknownCommand(command);
   }
+}
+
+function help(): number {
+  process.stdout.write(USAGE + '\n');
+  return EXIT.ok;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    // parseArgs refuses an unknown option or a missing value with a TypeError carrying this code.
-    const badOption = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
-    if (err instanceof AddressError || err instanceof UsageError || err instanceof TimeInputError || badOption) {
-      const usage = err instanceof UsageError || badOption;
-      process.stderr.write(`live-voice-bridge: ${(err as Error).message}\n${usage ? '\n' + USAGE + '\n' : ''}`);
+    // A usage mistake is one line and a pointer to --help (cli/usage.ts), never the whole help.
+    if (err instanceof UsageError || err instanceof TimeInputError) {
+      process.stderr.write(`live-voice-bridge: ${err.message}\n${HELP_POINTER}\n`);
+      process.exit(EXIT.usage);
+    }
+    if (err instanceof AddressError) {
+      process.stderr.write(`live-voice-bridge: ${err.message}\n`);
       process.exit(EXIT.usage);
     }
     if (err instanceof SidecarUnavailableError) {

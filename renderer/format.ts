@@ -191,13 +191,23 @@ export function daveWarning(dave: DaveStatus | null | undefined, nameOf: (id: st
   return `End-to-end encryption: the bridge cannot decrypt ${who} right now, so the model does not hear them. Recovering (new stream, then new DAVE keys, then a rejoin).`;
 }
 
-/** The slow Opus fallback or a missing native piece, stated where the user looks (it is in /health too). */
-export function nativeWarning(health: Pick<HealthReport, 'audio' | 'native'>): string | null {
+/**
+ * The slow Opus fallback or a missing native piece, stated where the user looks (it is in /health
+ * too), with what fixes it: the usual cause is a core started on another Node than the one the
+ * addons were built for (a terminal's older Node; `npm run headless` and the demo now use the one in
+ * .tools/), else addons never built for this Node, which `npm rebuild` builds.
+ */
+export function nativeWarning(health: Pick<HealthReport, 'audio' | 'native'> & { node?: string }): string | null {
   const problems: string[] = [];
   if (health.audio.opus.impl === 'wasm') problems.push(`Audio uses the slow WASM Opus codec: ${health.audio.opus.reason}.`);
   if (!health.native.sharp.available) problems.push(`sharp is missing: ${health.native.sharp.reason}.`);
   if (!health.native.davey.available) problems.push(`davey is missing: ${health.native.davey.reason}.`);
-  return problems.length ? `${problems.join(' ')} Reinstall with ./scripts/demo.sh or npm ci using the Node that runs the app.` : null;
+  if (!problems.length) return null;
+  const runsOn = health.node ? `The core runs on Node ${health.node}. ` : '';
+  return (
+    `${problems.join(' ')} ${runsOn}Restart it with npm run headless or ./scripts/demo.sh, which use the Node in .tools/ that the native addons were built for; ` +
+    'if this stays, rebuild them for the Node that runs it: source scripts/use-node22.sh && npm rebuild @discordjs/opus sharp @snazzah/davey'
+  );
 }
 
 /** How the page stands with the core: not yet asked, following `/events`, lost it, or not signed in. */

@@ -144,13 +144,16 @@ export function parseAt(text: string, options: { zone?: string; now?: Date } = {
   return { delaySeconds, fireAt: at / 1000, zone };
 }
 
-/** "Tue 28 Nov 09:30 Europe/Berlin": the zone is always named. */
+/**
+ * "2026-12-02 09:00 Europe/Berlin": the one date format of the CLI's human output (24 h, the IANA
+ * zone named; seconds only when they are not :00, e.g. a reminder `--in 90` sets).
+ */
 export function formatWhen(epochSeconds: number, zone: string): string {
-  // To the nearest minute: a time asked for as 09:30 is sent as a delay and lands a moment early.
-  const minute = Math.round(epochSeconds / 60) * 60;
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(minute * 1000));
+  // The second it falls in: a reminder for 09:00:00.4 fires in the second 09:00:00.
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(Math.floor(epochSeconds) * 1000));
   const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('weekday')} ${get('day')} ${get('month')} ${get('hour')}:${get('minute')} ${zone}`;
+  const seconds = get('second') === '00' ? '' : `:${get('second')}`;
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}${seconds} ${zone}`;
 }
 
 /** "in 1 h 5 min", "in 40 s", "2 min ago". */

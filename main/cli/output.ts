@@ -3,7 +3,7 @@
 // (`--json`, or whenever stdout is not a terminal, as before): see cli.ts.
 import type { NotifyResult } from '../core/api-types.ts';
 import type { ScheduleEntryView, ScheduleListPage } from '../core/notify/scheduler.ts';
-import type { HealthReport, ScheduleCreated, SpokenTextAnswer } from '../core/sidecar-client/client.ts';
+import type { ScheduleCreated, SpokenTextAnswer } from '../core/sidecar-client/client.ts';
 import { formatRelative, formatWhen } from './human-time.ts';
 
 export interface Column<Row> {
@@ -69,42 +69,4 @@ export function notifyLine(result: NotifyResult): string {
   return `${headline}\n${outcomes}`;
 }
 
-/** "5 min": how long ago `epoch` was. */
-function durationSince(epoch: number, nowSeconds: number): string {
-  return formatRelative(nowSeconds - epoch).replace(/^in /, '');
-}
-
-/** `status`: one screen that answers "is it running, am I in a call, does the model hear me, what is next". */
-export function statusSummary(health: HealthReport, reminders: ScheduleListPage | null, zone: string, nowSeconds: number): string {
-  const lines: string[] = [];
-  const up = formatRelative(health.uptime_s).replace(/^in /, '');
-  lines.push(`Live Voice Bridge ${health.version}: ${health.status} (running for ${up})`);
-  const bridge = health.bridge;
-  const inCall = bridge.state === 'connected' || bridge.state === 'reconnecting' || bridge.state === 'connecting';
-  const callLine = inCall
-    ? `${bridge.state}${bridge.since !== undefined ? ` for ${durationSince(bridge.since, nowSeconds)}` : ''}${bridge.call_id ? ` (call ${bridge.call_id})` : ''}`
-    : `none${bridge.state === 'idle' ? '' : ` (${bridge.state}${bridge.reason ? `: ${bridge.reason}` : ''})`}`;
-  const rows: [string, string][] = [['Call', callLine]];
-  const model = health.live_model as { provider?: string; model?: string } | undefined;
-  if (model?.provider) rows.push(['Model', `${model.provider}${model.model ? ` (${model.model})` : ''}`]);
-  if (health.connections) rows.push(['Connections', `Discord ${health.connections.discord ?? '—'}, model ${health.connections.model ?? '—'}`]);
-  if (health.talk) {
-    const t = health.talk;
-    const how = t.muted ? 'MUTED: no voice reaches the model' : t.ptt.enabled ? `push-to-talk (${t.ptt.held ? 'held: the model hears you' : 'not held: the model hears nobody'})` : 'open: the model hears the call';
-    rows.push(['Microphone', how]);
-  }
-  if (reminders) {
-    const next = reminders.entries[0];
-    rows.push([
-      'Reminders',
-      next ? `${reminders.pending} pending; next ${formatWhen(next.fire_at_epoch, next.repeat?.timezone ?? zone)} (${formatRelative(next.fire_at_epoch - nowSeconds)}): ${next.text}` : 'none scheduled',
-    ]);
-  }
-  const labelWidth = Math.max(...rows.map(([k]) => k.length));
-  for (const [k, v] of rows) lines.push(`  ${`${k}:`.padEnd(labelWidth + 1)}  ${v}`);
-  if (health.reasons.length) {
-    lines.push('  Needs attention:');
-    for (const reason of health.reasons) lines.push(`    - ${reason}`);
-  }
-  return lines.join('\n');
-}
+export { healthSummary, statusSummary } from './status-output.ts';

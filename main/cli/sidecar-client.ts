@@ -3,6 +3,7 @@
 import type { NotifyResult } from '../core/api-types.ts';
 import { NOTIFY_STATUS_MEANING } from '../core/notify/format.ts';
 import { readSidecarToken } from '../core/sidecar/token.ts';
+import type { TokenSource } from './errors.ts';
 import { SidecarClient, SidecarUnavailableError, type SidecarMethod, type SidecarResponse } from '../core/sidecar-client/client.ts';
 
 export { errorMessageOf, SidecarNoAnswerError, SidecarUnavailableError, type SidecarResponse } from '../core/sidecar-client/client.ts';
@@ -12,6 +13,7 @@ export const EXIT = {
   ok: 0,
   /** The sidecar answered with an error, or a notification was not delivered (status `error`). */
   failed: 1,
+  /** Bad usage or configuration, including a token the sidecar refuses (401). */
   usage: 2,
   /** The sidecar is not running / cannot be connected to: nothing was sent. */
   unavailable: 3,
@@ -56,6 +58,11 @@ export function sidecarBaseUrl(config: SidecarAddress): string {
 /** The configured token, else the one in the 0600 token file the sidecar wrote. */
 export function sidecarToken(config: SidecarAddress): string | undefined {
   return config.sidecar.token ?? readSidecarToken(config.paths.voiceUsers, config.sidecar.tokenFile);
+}
+
+/** Where the token the CLI sends comes from, so a refused one can be traced (cli/errors.ts). */
+export function tokenSource(config: SidecarAddress): TokenSource {
+  return { from: config.sidecar.token !== undefined ? 'variable' : 'file', file: config.sidecar.tokenFile };
 }
 
 /** The typed client for the running sidecar (main/core/sidecar-client), with the CLI's token lookup. */

@@ -218,10 +218,13 @@ export interface HealthReport {
     call_id?: string;
     since: number;
   };
+  /** The live call's connections: the Discord voice connection and the model session. */
   connections: {
     discord: ConnectionState;
     model: ConnectionState;
   };
+  /** The Discord bot (its gateway login), which stays logged in between calls. */
+  discord_bot?: { configured: boolean; logged_in: boolean };
   /** Which live model carries the call (or the next one): provider and model id. */
   live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number; tokens?: TokenCounts } };
   audio: {

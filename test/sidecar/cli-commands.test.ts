@@ -1,8 +1,8 @@
 // The client commands against a running core (no call configured): what they print for scripts
-// (--json, and whenever stdout is no terminal), their exit codes, the human time forms reaching
-// /schedule as the right moment, and usage errors that name what was typed.
-import { spawn } from 'node:child_process';
+// (--json, and whenever stdout is no terminal) and on a terminal, their exit codes, the human time
+// forms reaching /schedule as the right moment, and usage errors that name what was typed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.ts';
 import { startTestCore, type TestCore } from '../helpers/core.ts';
 import { freePort } from '../helpers/net.ts';
 
@@ -12,16 +12,8 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => t?.close());
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f, ...base } = process.env;
-  const child = spawn(process.execPath, ['bin/live-voice-bridge.js', ...args], {
-    env: { ...base, NO_COLOR: '1', TZ: 'UTC', HERMES_HOME: t.home, DISCORD_VOICE_LIVE_PORT: String(t.port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: t.core.token, ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+function cli(args: string[], env: Record<string, string> = {}, tty = false): Promise<CliResult> {
+  return runCli(args, { env: { HERMES_HOME: t.home, DISCORD_VOICE_LIVE_PORT: String(t.port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: t.core.token, ...env }, tty });
 }
 
 interface Created {
@@ -40,16 +32,18 @@ describe('status, join, leave', () => {
   it('join without a configured call: the 503 on stderr, exit 1; leave with no call: exit 0, stopped false', async () => {
     const join = await cli(['join']);
     expect([join.status, join.stdout]).toEqual([1, '']);
-    expect(join.stderr).toContain('error 503: not_configured');
+    expect(join.stderr).toMatch(/^Voice calls .*\. Set it up on the dashboard: live-voice-bridge dashboard \(not_configured\)\n$/);
     const leave = await cli(['leave', '--json']);
     expect(leave.status).toBe(0);
     expect(JSON.parse(leave.stdout)).toMatchObject({ stopped: false });
   });
 
-  it('ask and announce with no call: 409 no_call, exit 1; no text: usage, exit 2', async () => {
+  it('ask and announce with no call: words, the hint to join, then the code; exit 1; no text: usage, exit 2', async () => {
     for (const verb of ['ask', 'announce', 'say']) {
       const res = await cli([verb, 'hello']);
-      expect([res.status, res.stderr.trim()]).toEqual([1, 'error 409: no_call: no live call to speak in']);
+      expect([res.status, res.stdout, res.stderr]).toEqual([1, '', 'No live call to speak in. Join voice first: live-voice-bridge join (no_call)\n']);
+      const onTerminal = await cli([verb, 'hello'], {}, true);
+      expect([onTerminal.status, onTerminal.stdout]).toEqual([1, 'No live call to speak in. Join voice first: live-voice-bridge join (no_call)\n']);
     }
     const empty = await cli(['ask']);
     expect(empty.status).toBe(2);
@@ -72,14 +66,17 @@ describe('schedule with human times', () => {
     expect(mixed.entry.delay_seconds).toBe(5400);
   });
 
-  it('--at 09:30 --tz Europe/Berlin and --at "tomorrow 9:00": fires when the clock there shows it', async () => {
-    const berlin = JSON.parse((await cli(['schedule', '--at', '09:30', '--tz', 'Europe/Berlin', 'Stand-up', '--json'])).stdout) as Created;
-    const shown = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(Math.round(berlin.fire_at_epoch / 60) * 60_000));
-    expect(shown).toBe('09:30');
+  it('--at 09:30 --tz Europe/Berlin and --at "tomorrow 9:00": stored at that second exactly (never a fraction early)', async () => {
+    const berlin = JSON.parse((await cli(['schedule', '--at', '09:30', '--tz', 'Europe/Berlin', 'Stand-up', '--json'])).stdout) as Created & { fire_at: string };
+    const shown = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(new Date(berlin.fire_at_epoch * 1000));
+    expect(shown).toBe('09:30:00');
+    expect(berlin.fire_at_epoch % 60).toBe(0);
+    expect(berlin.fire_at).toBe(new Date(berlin.fire_at_epoch * 1000).toISOString());
     expect(berlin.fire_at_epoch - berlin.entry.created_at).toBeLessThanOrEqual(86400);
-    const tomorrow = JSON.parse((await cli(['schedule', '--at', 'tomorrow 9:00', 'Plan the day', '--json'])).stdout) as Created;
-    const at = new Date(Math.round(tomorrow.fire_at_epoch / 60) * 60_000);
-    expect([at.getUTCHours(), at.getUTCMinutes()]).toEqual([9, 0]);
+    const tomorrow = JSON.parse((await cli(['schedule', '--at', 'tomorrow 9:00', 'Plan the day', '--json'])).stdout) as Created & { fire_at: string };
+    const day = new Date(tomorrow.entry.created_at * 1000 + 86400_000).toISOString().slice(0, 10);
+    expect(tomorrow.fire_at).toBe(`${day}T09:00:00.000Z`);
+    expect(tomorrow.fire_at_epoch).toBe(Date.parse(`${day}T09:00:00Z`) / 1000);
   });
 
   it('--repeat weekdays --at 09:55 --tz: the zone travels with the rule', async () => {
@@ -94,7 +91,24 @@ describe('schedule with human times', () => {
     const id = page.entries.find((e) => e.text === 'Tea')!.id;
     const cancelled = await cli(['schedule', '--cancel', id, '--json']);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ cancelled: id });
-    expect((await cli(['schedule', '--cancel', id])).status).toBe(1);
+    const again = await cli(['schedule', '--cancel', id]);
+    expect([again.status, again.stderr]).toEqual([1, expect.stringMatching(/^.+\. Its state is in: live-voice-bridge schedule --list \(not_cancellable\)\n$/)]);
+  });
+
+  it('--cancel of an unknown id: "No reminder with id …" and the code, on a terminal and with --json', async () => {
+    const piped = await cli(['schedule', '--cancel', 'n-nope', '--json']);
+    expect([piped.status, piped.stdout, piped.stderr]).toEqual([1, '', 'No reminder with id n-nope. The ids are in: live-voice-bridge schedule --list (unknown_schedule_id)\n']);
+    const onTerminal = await cli(['schedule', '--cancel', 'n-nope'], {}, true);
+    expect([onTerminal.status, onTerminal.stdout]).toEqual([1, 'No reminder with id n-nope. The ids are in: live-voice-bridge schedule --list (unknown_schedule_id)\n']);
+  });
+
+  it('on a terminal: the reminder in the one date format, with its zone', async () => {
+    const day = new Date(Date.now() + 3 * 86400_000).toISOString().slice(0, 10);
+    const res = await cli(['schedule', '--at', `${day} 09:00`, '--tz', 'Europe/Berlin', 'Year review'], {}, true);
+    expect(res.status).toBe(0);
+    expect(res.stdout).toMatch(new RegExp(`^Scheduled n-[0-9a-f]{12}: ${day} 09:00 Europe/Berlin \\(in .+\\), by auto\\.\\n`));
+    const list = await cli(['schedule', '--list', '--tz', 'Europe/Berlin'], {}, true);
+    expect(list.stdout).toContain(`${day} 09:00 Europe/Berlin`);
   });
 
   it('bad times are usage errors (exit 2) naming the option typed, never delay_seconds; nothing scheduled', async () => {
@@ -112,7 +126,62 @@ describe('schedule with human times', () => {
       expect(res.status, args.join(' ')).toBe(2);
       expect(res.stderr).toMatch(message);
       expect(res.stderr).not.toContain('delay_seconds');
+      // One line and the pointer to --help, never the whole help.
+      expect(res.stderr.split('\n')).toEqual([expect.stringMatching(/^live-voice-bridge: /), 'Every command and option: live-voice-bridge --help', '']);
     }
     expect((JSON.parse((await cli(['schedule', '--list', '--json'])).stdout) as { total: number }).total).toBe(before);
   }, 60_000);
+});
+
+describe('what status, health and usage mistakes say', () => {
+  it('a wrong token: status fails (exit 2) naming the token file, on a terminal and with --json; no screen, no "ok"', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const dir = mkdtempSync(`${t.home}/wrong-`);
+    const file = `${dir}/sidecar.token`;
+    writeFileSync(file, 'abcdefghijklmnopqrstuv'); // 22 characters, not the sidecar's
+    const env = { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: '', DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: file };
+    const piped = await cli(['status', '--json'], env);
+    expect([piped.status, piped.stdout]).toEqual([2, '']);
+    expect(piped.stderr).toMatch(new RegExp(`^The sidecar at http://127\\.0\\.0\\.1:${t.port} refused the token read from ${file.replace(/[.]/g, '\\.')}: `));
+    expect(piped.stderr).toMatch(/ \(unauthorized\)\n$/);
+    const onTerminal = await cli(['status'], env, true);
+    expect(onTerminal.status).toBe(2);
+    expect(onTerminal.stdout).toContain(`refused the token read from ${file}`);
+    expect(onTerminal.stdout).not.toMatch(/Live Voice Bridge|: ok/);
+    const variable = await cli(['status'], { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'abcdefghijklmnopqrstuv' }, true);
+    expect([variable.status, variable.stdout]).toEqual([2, expect.stringContaining('refused the token in DISCORD_VOICE_LIVE_SIDECAR_TOKEN')]);
+  });
+
+  it('health: a short summary on a terminal, the JSON (with ISO times) with --json', async () => {
+    const onTerminal = await cli(['health'], {}, true);
+    expect(onTerminal.status).toBe(0);
+    expect(onTerminal.stdout).toMatch(/^Live Voice Bridge \S+: degraded \(running for .+\)\n/);
+    expect(onTerminal.stdout).toContain('  Call:');
+    expect(onTerminal.stdout).toContain('Needs attention:');
+    expect(onTerminal.stdout).not.toContain('{');
+    expect(onTerminal.stdout.split('\n').length).toBeLessThan(25);
+    const piped = await cli(['health', '--json']);
+    const json = JSON.parse(piped.stdout) as { bridge: { since: number; since_iso: string }; metrics: object };
+    expect(json.bridge.since_iso).toBe(new Date(Math.round(json.bridge.since * 1000)).toISOString());
+    expect(json.metrics).toBeTypeOf('object');
+  });
+
+  it('usage mistakes: one line, "did you mean", a pointer to --help, exit 2 (terminal and piped)', async () => {
+    const cases: [string[], string][] = [
+      [['notify', '--mod', 'dm', 'hi'], 'live-voice-bridge: notify: unknown option --mod (did you mean --mode?)'],
+      [['schedule', '--in', '10m', '--tz=Europe/Berlin', '--repet', 'daily', 'x'], 'live-voice-bridge: schedule: unknown option --repet (did you mean --repeat?)'],
+      [['stauts'], 'live-voice-bridge: unknown command "stauts" (did you mean status?)'],
+      [['join', '--guild', '1'], 'live-voice-bridge: join: give both --guild ID and --channel ID, or neither'],
+      [['leave', 'now'], 'live-voice-bridge: leave takes no text (got "now")'],
+    ];
+    for (const [args, line] of cases) {
+      const piped = await cli(args);
+      expect([piped.status, piped.stdout, piped.stderr], args.join(' ')).toEqual([2, '', `${line}\nEvery command and option: live-voice-bridge --help\n`]);
+      expect(piped.stderr).not.toContain('place it at the end');
+    }
+    const onTerminal = await cli(['notify', '--mod', 'dm', 'hi'], {}, true);
+    expect([onTerminal.status, onTerminal.stdout]).toEqual([2, 'live-voice-bridge: notify: unknown option --mod (did you mean --mode?)\nEvery command and option: live-voice-bridge --help\n']);
+    const help = await cli(['schedule', '--help']);
+    expect([help.status, help.stdout]).toEqual([0, expect.stringContaining('Exit codes:')]);
+  });
 });

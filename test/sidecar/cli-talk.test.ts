@@ -49,7 +49,7 @@ describe('talk commands', () => {
   it('ptt down while push-to-talk is off: the refusal, exit 1; on, down, up: the key state', async () => {
     const refused = await cli(['ptt', 'down']);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain('error 409: ptt_off');
+    expect(refused.stderr).toBe('Push-to-talk is off, so there is no talk key to hold: voices reach the model already. Switch it on first: live-voice-bridge ptt on (ptt_off)\n');
     expect((await cli(['ptt', 'on'])).status).toBe(0);
     expect((await cli(['ptt', 'down'])).status).toBe(0);
     expect((await health()).talk).toEqual({ muted: false, ptt: { enabled: true, held: true }, to_model: true });

@@ -15,9 +15,9 @@ const scripts = z.object({ scripts: z.record(z.string(), z.string()) }).parse(JS
 const flags = CORE_NODE_FLAGS.join(' ');
 
 describe('the core\'s start-up options', () => {
-  it('are given by npm run headless, npm run demo, scripts/demo.sh and npm start (Electron\'s --js-flags, the main process\'s V8)', () => {
-    expect(scripts.headless).toContain(`node ${flags} dist/main/cli.js headless`);
-    expect(scripts.demo).toContain(`node ${flags} dist/main/cli.js demo`);
+  it('are given by npm run headless, npm run demo (their launcher, scripts/lib/run-core.mjs), scripts/demo.sh and npm start (Electron\'s --js-flags, the main process\'s V8)', () => {
+    expect(scripts.headless).toBe('node scripts/lib/run-core.mjs headless');
+    expect(scripts.demo).toBe('node scripts/lib/run-core.mjs demo');
     expect(readFileSync(new URL('scripts/demo.sh', root), 'utf8')).toContain(`exec node ${flags} dist/main/cli.js demo`);
     expect(scripts.start).toContain(`electron --js-flags="${flags}" .`);
   });
@@ -48,8 +48,10 @@ describe('the core\'s start-up options', () => {
     }
   });
 
-  it('are the same list in the plain-JavaScript command shim', () => {
-    const shim = readFileSync(new URL('bin/live-voice-bridge.js', root), 'utf8');
-    expect(/const CORE_NODE_FLAGS = (\[[^\]]*\]);/.exec(shim)?.[1]).toBe(JSON.stringify(CORE_NODE_FLAGS).replaceAll('"', "'"));
+  it('are the same list in the plain-JavaScript command shim and the npm scripts\' launcher', () => {
+    for (const file of ['bin/live-voice-bridge.js', 'scripts/lib/run-core.mjs']) {
+      const text = readFileSync(new URL(file, root), 'utf8');
+      expect(/const CORE_NODE_FLAGS = (\[[^\]]*\]);/.exec(text)?.[1], file).toBe(JSON.stringify(CORE_NODE_FLAGS).replaceAll('"', "'"));
+    }
   });
 });

@@ -42,7 +42,12 @@ export const voiceCapability: Capability<{ config: Config; logger: Logger; opus:
     return {
       api: { allowedSpeakers, consentStore, discord },
       stop: () => discord?.destroy(),
-      health: () => ({ verdict: { discordBot: { configured: discord !== null, loggedIn: Boolean(discord?.botUserId) } } }),
+      health: () => {
+        const bot = { configured: discord !== null, loggedIn: Boolean(discord?.botUserId) };
+        // The bot's gateway login, apart from `connections.discord` (the voice connection of a call):
+        // after Leave the bot is still logged in and only the call ended.
+        return { report: { discord_bot: { configured: bot.configured, logged_in: bot.loggedIn } }, verdict: { discordBot: bot } };
+      },
     };
   },
 };

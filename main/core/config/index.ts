@@ -60,7 +60,7 @@ export interface Config {
   };
   paths: {
     agentHome: string;
-    /** `<agent home>/voice-users`: schedule, notes, token, sfx, hand-offs, delegates. */
+    /** `<agent home>/voice-users`: schedule, notes, token, settings, hand-offs, delegate logs (the chime is synthesised, no sound files). */
     voiceUsers: string;
   };
   notify: {

@@ -62,7 +62,7 @@ export const CONFIG_VARIABLES = [
   own('SIDECAR_TOKEN', { kind: 'secret', description: 'Bearer token for the sidecar. Default: generated into <agent home>/voice-users/sidecar.token (mode 0600).' }),
   own('SIDECAR_TOKEN_FILE', { kind: 'path', description: 'Token file the core writes (when no SIDECAR_TOKEN) and the CLI reads. Default: <agent home>/voice-users/sidecar.token.' }),
   { name: 'HERMES_HOME', kind: 'path', default: '~/.hermes', description: 'Agent home. Our files live in <agent home>/voice-users/.' },
-  own('SFX_ENABLED', { kind: 'bool', default: 'true', description: 'Play the notification sound into the call on each delivered notification.' }),
+  own('SFX_ENABLED', { kind: 'bool', default: 'true', description: 'Play the notification chime into the call when a notification is spoken there (voice delivery only: not for DM, channel or webhook).' }),
   own('WEBHOOK_AGENT_NOTIFY', { kind: 'secretUrl', description: 'Webhook URL for agent.notify events (never logged).' }),
   own('WEBHOOK_THROTTLE_SECONDS', { kind: 'number', default: '2', min: 0, max: 3600, description: 'Minimum gap between webhook events of one class (urgent bypasses).' }),
   own('SCHEDULE_MAX_PENDING', { kind: 'int', default: '10000', min: 1, max: 1000000, description: 'Most pending (scheduled + delivering) reminders; beyond it POST /schedule answers 429 schedule_full.' }),

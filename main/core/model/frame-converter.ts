@@ -13,7 +13,11 @@ function loadSharp(): Promise<typeof SharpFactory> {
 }
 
 export const MAX_FRAME_SIDE = 768;
-/** Inline images are capped at 7 MB by the service; refuse larger inputs before decoding them. */
+/**
+ * The largest input decoded here (a bound against decoding huge images; over HTTP /frame stops at
+ * 8 MiB first). Unrelated to the service's 7 MB cap on an inline image: what is sent is the
+ * converted JPEG, ≤ 768 px on its long side, tens of KB.
+ */
 export const MAX_FRAME_INPUT_BYTES = 20 * 1024 * 1024;
 const JPEG_QUALITY = 80;
 

@@ -67,7 +67,14 @@ export function checkNativePieces(opus: OpusFactory, checks: { davey?: () => unk
 /** One line when everything is native, else one warning per missing piece saying what it costs. */
 export function logNativePieces(pieces: NativePieces, log: Logger): void {
   if (pieces.opus.impl === 'wasm') {
-    log.warn({ opus: pieces.opus }, `Opus: using the WASM codec (opusscript), several times slower per 20 ms frame, because ${pieces.opus.reason}`);
+    // What fixes it, as the dashboard's warning says (renderer/format.ts nativeWarning): the core on the
+    // Node the addon was built for, or the addon rebuilt for this one.
+    log.warn(
+      { opus: pieces.opus, node: process.version },
+      `Opus: using the WASM codec (opusscript), several times slower per 20 ms frame, because ${pieces.opus.reason}. ` +
+        `This core runs on Node ${process.version}: start it with npm run headless or ./scripts/demo.sh (they use the Node in .tools/ the addon was built for), ` +
+        'or rebuild the addon for this Node: npm rebuild @discordjs/opus',
+    );
   }
   if (!pieces.sharp.available) log.warn({ sharp: pieces.sharp }, `sharp is missing: ${pieces.sharp.reason}`);
   if (!pieces.davey.available) log.warn({ davey: pieces.davey }, `davey is missing: ${pieces.davey.reason}`);

@@ -5,15 +5,27 @@ import { randomBytes } from 'node:crypto';
 import { nextInSeries, nextOccurrence, RepeatRuleError, resolveRepeat, systemTimezone } from './repeat.ts';
 import type { ScheduleStore, StoredNotification } from './schedule-store.ts';
 import { NotifyInputError } from './types.ts';
-import type { ScheduleRequest } from './validation.ts';
+import { MAX_DELAY_SECONDS, type ScheduleRequest } from './validation.ts';
 
 type ResolvedRepeat = { rule: string; cron: string; timezone: string };
+
+/** A `fire_at_epoch` this far in the past is still taken (due at once): the request took a moment to arrive. */
+const FIRE_AT_GRACE_SECONDS = 60;
+
+/** When the request's first (or only) occurrence is due: `fire_at_epoch` as given, or now + `delay_seconds`. */
+function requestedFireAt(req: ScheduleRequest, now: number): number | undefined {
+  if (req.fire_at_epoch === undefined) return req.delay_seconds !== undefined ? now + req.delay_seconds : undefined;
+  const ahead = req.fire_at_epoch - now;
+  if (ahead < -FIRE_AT_GRACE_SECONDS) throw new NotifyInputError('bad_delay', `fire_at_epoch: ${req.fire_at_epoch} has passed (${Math.round(-ahead)} s ago)`);
+  if (ahead > MAX_DELAY_SECONDS) throw new NotifyInputError('bad_delay', `fire_at_epoch: ${req.fire_at_epoch} is more than ${MAX_DELAY_SECONDS} s (30 days) ahead`);
+  return req.fire_at_epoch;
+}
 
 /** The request's repeat rule resolved in its timezone (default: this machine's), or null. */
 export function resolveRequestRepeat(req: ScheduleRequest, now: number): ResolvedRepeat | null {
   if (req.repeat === undefined) return null;
   try {
-    return resolveRepeat({ rule: req.repeat, timezone: req.timezone ?? systemTimezone(), at: req.at, firstFireEpoch: req.delay_seconds !== undefined ? now + req.delay_seconds : undefined });
+    return resolveRepeat({ rule: req.repeat, timezone: req.timezone ?? systemTimezone(), at: req.at, firstFireEpoch: requestedFireAt(req, now) });
   } catch (err) {
     if (err instanceof RepeatRuleError) throw new NotifyInputError(err.code, err.message);
     throw err;
@@ -23,13 +35,15 @@ export function resolveRequestRepeat(req: ScheduleRequest, now: number): Resolve
 /** The entry a valid request creates at `now` (a series' first occurrence when it repeats). */
 export function newScheduledRecord(req: ScheduleRequest, repeat: ResolvedRepeat | null, now: number): StoredNotification {
   const id = `n-${randomBytes(6).toString('hex')}`;
-  const fireAt = req.delay_seconds !== undefined ? now + req.delay_seconds : repeat ? nextOccurrence(repeat, now) : null;
+  const requested = requestedFireAt(req, now);
+  const fireAt = requested ?? (repeat ? nextOccurrence(repeat, now) : null);
   if (fireAt === null) throw new NotifyInputError('bad_repeat', 'repeat: the rule has no future occurrence');
   const record: StoredNotification = {
     id,
     text: req.text,
     mode: req.mode,
-    delay_seconds: req.delay_seconds ?? Math.max(0, Math.round(fireAt - now)),
+    // With fire_at_epoch: the delay to the millisecond (created_at + delay_seconds ≈ the moment asked for).
+    delay_seconds: req.delay_seconds ?? (req.fire_at_epoch !== undefined ? Math.max(0, Math.round((fireAt - now) * 1000) / 1000) : Math.max(0, Math.round(fireAt - now))),
     fire_at_epoch: fireAt,
     created_at: now,
     state: 'scheduled',

@@ -29,7 +29,9 @@ export const localNotifyArgs = notifyRequestSchema;
 /** Entries per page of local_notify_schedule's list form (a page the model can read in one go). */
 export const SCHEDULE_TOOL_PAGE = 50;
 
-export const scheduleToolArgs = z.object({
+// Strict, like POST /schedule: an unknown argument (`tz` for `timezone`) is refused as invalid_args
+// naming it, never dropped (a dropped `tz` read the time in the machine's zone without a word).
+export const scheduleToolArgs = z.strictObject({
   text: z.string().optional().describe('Schedule form: the message to deliver later.'),
   delay_seconds: z.number().optional().describe(`Schedule form: seconds from now, 0 to ${MAX_DELAY_SECONDS} (30 days).`),
   mode: notifyModeSchema.optional().describe('Schedule form: delivery mode, default auto.'),

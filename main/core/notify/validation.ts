@@ -35,8 +35,13 @@ export const notifyRequestSchema = z.strictObject({
 
 export const scheduleRequestSchema = z.strictObject({
   text: notifyTextSchema,
-  /** Required unless `repeat` is given (then the first occurrence is the rule's next time). */
+  /** Required unless `repeat` or `fire_at_epoch` is given (then the first occurrence is the rule's next time). */
   delay_seconds: delaySchema.optional(),
+  /**
+   * Instead of `delay_seconds`: the moment itself, epoch seconds (the CLI's `--at 09:00` sends it,
+   * so a reminder fires at the second typed, not at now + a rounded delay). Bounds in schedule-series.ts.
+   */
+  fire_at_epoch: z.number({ error: 'fire_at_epoch must be a number (epoch seconds)' }).finite('fire_at_epoch must be finite').optional(),
   mode: notifyModeSchema.default('auto'),
   title: titleSchema.optional(),
   source: sourceSchema.optional(),
@@ -58,13 +63,14 @@ const FIELD_CODES: Record<string, string> = {
   source: 'bad_source',
   urgent: 'bad_urgent',
   delay_seconds: 'bad_delay',
+  fire_at_epoch: 'bad_delay',
   repeat: 'bad_repeat',
   timezone: 'bad_timezone',
   at: 'bad_time',
 };
 
 /** Fields of /schedule that /notify does not take: the request meant "later", so nothing is sent now. */
-const SCHEDULE_ONLY = new Set(['delay_seconds', 'repeat', 'timezone', 'at']);
+const SCHEDULE_ONLY = new Set(['delay_seconds', 'fire_at_epoch', 'repeat', 'timezone', 'at']);
 /** Likely spellings of a field we do take. */
 const DID_YOU_MEAN: Record<string, string> = { tz: 'timezone', time_zone: 'timezone', delay: 'delay_seconds', in: 'delay_seconds', message: 'text', body: 'text' };
 
@@ -118,7 +124,10 @@ export function parseScheduleRequest(raw: unknown): ScheduleRequest {
       `repeat: ${JSON.stringify(request.repeat)} is a cron nickname; give "daily", "weekdays" or a 5-field cron expression (minute hour day month weekday), e.g. "0 9 * * 1" for Mondays at 09:00`,
     );
   }
-  if (request.delay_seconds === undefined && request.repeat === undefined) throw new NotifyInputError('bad_delay', 'delay_seconds: required (a number of seconds) unless repeat is given');
+  if (request.delay_seconds !== undefined && request.fire_at_epoch !== undefined) throw new NotifyInputError('bad_delay', 'give delay_seconds or fire_at_epoch, not both');
+  if (request.delay_seconds === undefined && request.fire_at_epoch === undefined && request.repeat === undefined) {
+    throw new NotifyInputError('bad_delay', 'delay_seconds: required (a number of seconds, or fire_at_epoch: the moment) unless repeat is given');
+  }
   if (request.repeat === undefined && (request.at !== undefined || request.timezone !== undefined)) {
     throw new NotifyInputError(request.at !== undefined ? 'bad_time' : 'bad_timezone', `${request.at !== undefined ? 'at' : 'timezone'}: only with repeat`);
   }

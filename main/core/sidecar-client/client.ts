@@ -124,6 +124,8 @@ export interface ScheduleCreated {
 export interface ScheduleRequestBody {
   text: string;
   delay_seconds?: number;
+  /** Instead of delay_seconds: the moment, epoch seconds (exact: `--at 09:00` fires at 09:00:00). */
+  fire_at_epoch?: number;
   mode?: string;
   title?: string;
   source?: string;
@@ -140,6 +142,8 @@ export interface HealthReport {
   uptime_s: number;
   bridge: { state: BridgeStateEvent['state']; call_id?: string; since?: number; reason?: string };
   connections?: { discord?: string; model?: string };
+  /** The bot's gateway login (stays up between calls); `connections.discord` is the voice connection of a call. */
+  discord_bot?: { configured: boolean; logged_in: boolean };
   talk?: { muted: boolean; ptt: { enabled: boolean; held: boolean }; to_model: boolean };
   usage?: Record<string, unknown>;
   [field: string]: unknown;

@@ -64,7 +64,7 @@ describe('--at (one-off)', () => {
   });
 
   it('refuses a time already passed when the day was named, a bad time, a bad zone, over 30 days', () => {
-    expect(refusal(() => parseAt('today 09:00', { zone: 'UTC', now: NOW }))).toContain('has already passed (it is Fri 27 Nov 15:45 UTC)');
+    expect(refusal(() => parseAt('today 09:00', { zone: 'UTC', now: NOW }))).toContain('has already passed (it is 2026-11-27 15:45 UTC)');
     expect(refusal(() => parseAt('25:00', { zone: 'UTC', now: NOW }))).toMatch(/^--at: .*00:00 to 23:59/);
     expect(refusal(() => parseAt('9', { zone: 'UTC', now: NOW }))).toMatch(/^--at: "9" is not a time/);
     expect(refusal(() => parseAt('13pm', { zone: 'UTC', now: NOW }))).toMatch(/1 to 12/);
@@ -74,9 +74,13 @@ describe('--at (one-off)', () => {
 });
 
 describe('printing times', () => {
-  it('names the zone and rounds to the minute', () => {
-    expect(formatWhen(Date.UTC(2026, 10, 28, 8, 30) / 1000, 'Europe/Berlin')).toBe('Sat 28 Nov 09:30 Europe/Berlin');
-    expect(formatWhen(Date.UTC(2026, 10, 28, 8, 29, 59, 600) / 1000, 'UTC')).toBe('Sat 28 Nov 08:30 UTC');
+  it('one format: 2026-12-02 09:00 Europe/Berlin (24 h, the zone named, seconds only when not :00)', () => {
+    expect(formatWhen(Date.UTC(2026, 11, 2, 8, 0) / 1000, 'Europe/Berlin')).toBe('2026-12-02 09:00 Europe/Berlin');
+    expect(formatWhen(Date.UTC(2026, 11, 2, 20, 5) / 1000, 'America/New_York')).toBe('2026-12-02 15:05 America/New_York');
+    // The second it falls in (a reminder fires in that second), never rounded up to the next minute.
+    expect(formatWhen(Date.UTC(2026, 10, 28, 8, 29, 59, 600) / 1000, 'UTC')).toBe('2026-11-28 08:29:59 UTC');
+    expect(formatWhen(Date.UTC(2026, 10, 28, 8, 30, 0, 400) / 1000, 'UTC')).toBe('2026-11-28 08:30 UTC');
+    expect(formatWhen(Date.UTC(2026, 10, 28, 0, 0) / 1000, 'UTC')).toBe('2026-11-28 00:00 UTC');
     expect(resolveZone('utc')).toBe('UTC');
   });
 

@@ -58,6 +58,13 @@ describe('local_notify', () => {
 });
 
 describe('local_notify_schedule: three forms on one tool', () => {
+  it('refuses an unknown argument (tz for timezone) as invalid_args naming it; nothing scheduled', async () => {
+    const { r } = registry();
+    const refused = await r.invoke('local_notify_schedule', { text: 'Stand-up', repeat: 'daily', at: '09:00', tz: 'Europe/Berlin' }, { caller: 'model' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_args', status: 400, message: expect.stringContaining('"tz"') } });
+    expect(await r.invoke('local_notify_schedule', { list: true }, { caller: 'model' })).toMatchObject({ ok: true, result: { entries: [] } });
+  });
+
   it('schedule → {scheduled, fire_at_epoch}; list; cancel', async () => {
     const { r } = registry();
     const scheduled = await r.invoke('local_notify_schedule', { text: 'Tea is ready', delay_seconds: 300, mode: 'voice' }, { caller: 'model' });
