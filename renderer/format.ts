@@ -99,14 +99,30 @@ export type WhenInput = { kind: 'delay'; amount: number; unit: 'seconds' | 'minu
 
 const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600 } as const;
 
+/**
+ * Epoch ms of a moment typed the page's way (`2026-12-02 09:00`, seconds optional) on the page's
+ * clock; a full ISO time with its offset is taken too. Null when it is neither (or no such day).
+ */
+export function localMoment(text: string): number | null {
+  const typed = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d))?$/.exec(text);
+  if (typed) {
+    const [year, month, day, hour, minute, second] = typed.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+    const at = new Date(year, month - 1, day, hour, minute, second);
+    // new Date rolls 2026-02-30 over to March: a day that does not exist is refused, not moved.
+    return at.getMonth() === month - 1 && at.getDate() === day && hour < 24 && minute < 60 && second < 60 ? at.getTime() : null;
+  }
+  const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(iso) ? null : iso;
+}
+
 /** Delay in whole seconds from the form's "in …" or "at …" choice; an error message when it makes no sense. */
 export function delaySecondsFrom(when: WhenInput, nowMs: number): { delay: number } | { error: string } {
   if (when.kind === 'delay') {
     if (!Number.isFinite(when.amount) || when.amount <= 0) return { error: 'Give a delay greater than zero.' };
     return { delay: Math.max(1, Math.round(when.amount * UNIT_SECONDS[when.unit])) };
   }
-  const at = new Date(when.local).getTime();
-  if (!when.local || Number.isNaN(at)) return { error: 'Pick a date and time.' };
+  const at = localMoment(when.local.trim());
+  if (at === null) return { error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' };
   const delay = Math.round((at - nowMs) / 1000);
   if (delay < 1) return { error: 'That time is in the past.' };
   return { delay };

@@ -34,6 +34,8 @@ export class SchedulePanel {
     this.#mode.replaceChildren(...NOTIFY_MODE_CHOICES.map((m) => h('option', { value: m }, MODE_LABELS[m])));
     // Every time in this panel is on this page's clock, except a repeating rule's own (named on its line).
     byId('schedule-zone').textContent = `Times in ${viewerTimezone()}`;
+    // The page's one date format (a browser's date picker would show its locale's instead): an hour from now, as an example.
+    this.#at.placeholder = formatMoment(Math.ceil(Date.now() / 3_600_000) * 3600 + 3600).replace(/ \S+$/, '');
     this.#form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#schedule(byId<HTMLButtonElement>('sched-submit'));

@@ -81,7 +81,12 @@ describe('dashboard helpers', () => {
     const now = Date.UTC(2026, 0, 1, 12, 0, 0);
     expect(delaySecondsFrom({ kind: 'delay', amount: 5, unit: 'minutes' }, now)).toEqual({ delay: 300 });
     expect(delaySecondsFrom({ kind: 'delay', amount: 0, unit: 'seconds' }, now)).toHaveProperty('error');
-    expect(delaySecondsFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Pick a date and time.' });
+    expect(delaySecondsFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' });
+    expect(delaySecondsFrom({ kind: 'at', local: '2026-02-30 09:00' }, now)).toHaveProperty('error');
+    // Typed the page's way, on the page's clock.
+    const local = new Date(now + 3_600_000);
+    const typed = `${local.getFullYear()}-${String(local.getMonth() + 1).padStart(2, '0')}-${String(local.getDate()).padStart(2, '0')} ${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`;
+    expect(delaySecondsFrom({ kind: 'at', local: typed }, now)).toEqual({ delay: 3600 });
     expect(delaySecondsFrom({ kind: 'at', local: new Date(now - 5000).toISOString() }, now)).toEqual({ error: 'That time is in the past.' });
     expect(delaySecondsFrom({ kind: 'at', local: new Date(now + 90_000).toISOString() }, now)).toEqual({ delay: 90 });
   });
