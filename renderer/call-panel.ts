@@ -6,8 +6,9 @@ import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, Level
 import { api, friendlyMessage } from './api.ts';
 import { deriveCallView, type CallView } from './call-view-state.ts';
 import { byId, setBusy, status } from './dom.ts';
-import { describeDave, formatClock, latencyPoint, levelPercent, missingConfiguration, type PageLink } from './format.ts';
+import { describeDave, latencyPoint, levelPercent, missingConfiguration, type PageLink } from './format.ts';
 import { LatencyPlot } from './latency-plot.ts';
+import { formatMoment } from './moment-format.ts';
 import { ACTIVITY_WORDS, INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS, type ActivityTracker } from './model-activity.ts';
 import { TalkControls } from './talk-controls.ts';
 import { sayOutcomeLine } from './say-outcome.ts';
@@ -48,8 +49,11 @@ export class CallPanel {
   #activity: ActivityTracker = INITIAL_ACTIVITY;
   #activityTimer: ReturnType<typeof setTimeout> | undefined;
   #view: CallView | null = null;
+  /** Told each derived view: the header pill and the screenshot panel follow the call. */
+  readonly #onView: (view: CallView) => void;
 
-  constructor() {
+  constructor(onView: (view: CallView) => void = () => {}) {
+    this.#onView = onView;
     this.#stopTalking.addEventListener('click', () => void this.#interrupt());
     // Page keys: M mutes / unmutes, Esc stops the model talking (not while typing in a field).
     document.addEventListener('keydown', (event) => {
@@ -154,7 +158,7 @@ export class CallPanel {
     this.#badge.textContent = view.badgeText;
     this.#badge.dataset.state = view.badgeState;
     byId('muted-mark').hidden = !view.muted;
-    const when = `since ${formatClock(this.#since)}`;
+    const when = `since ${formatMoment(this.#since)}`;
     const reason = this.#reason;
     this.#detail.textContent = !live
       ? LINK_DETAIL[this.#link as Exclude<PageLink, 'live'>]
@@ -167,9 +171,9 @@ export class CallPanel {
             : IN_CALL.has(state)
               ? `${state[0]!.toUpperCase()}${state.slice(1)} ${when}${reason && state !== 'connecting' ? `: ${reason}` : '…'}`
               : `Not in a call${reason ? ` (${plainReason(reason)})` : ''}.`;
-    // Until configured, Join is not the primary action (it cannot work).
-    this.#join.classList.toggle('primary', this.#missing === null);
-    // Until then the primary action is Set up.
+    // One filled button, the likely next step: Set up until configured, Join between calls, Leave in one.
+    this.#join.classList.toggle('primary', view.primary === 'join');
+    this.#leave.classList.toggle('primary', view.primary === 'leave');
     byId('setup-link').hidden = this.#missing === null;
     this.#join.disabled = !view.join;
     this.#leave.disabled = !view.leave;
@@ -187,6 +191,7 @@ export class CallPanel {
       setMeter(this.#meterOut, 0);
       this.#speaking.textContent = live ? 'nobody' : '—';
     }
+    this.#onView(view);
   }
 
   /** The model's state at a glance; "thinking" runs out by itself when no answer comes. */

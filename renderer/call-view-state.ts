@@ -33,6 +33,36 @@ export interface CallView {
   talkLine: string;
   /** The muted marker (crossed-out microphone) in the card's head. */
   muted: boolean;
+  /** The header's pill: the call's state in a few words (never "live" for a page merely following events). */
+  pill: { text: string; kind: PillKind };
+  /** The one filled (primary) button: what a person most likely does next. */
+  primary: 'setup' | 'join' | 'leave' | null;
+  /** Screenshots to the model: allowed in a call (a parked one too: the frame wakes it), else why not. */
+  frame: { enabled: true } | { enabled: false; reason: string };
+}
+
+export type PillKind = 'ok' | 'warn' | 'error' | 'info';
+
+/** The header pill per phase. The link phases are the page's own words (main.ts sets them as the stream reports). */
+const PILLS: Record<CallPhase, { text: string; kind: PillKind }> = {
+  loading: { text: 'connecting…', kind: 'info' },
+  disconnected: { text: 'disconnected', kind: 'error' },
+  'signed-out': { text: 'not signed in', kind: 'error' },
+  unconfigured: { text: 'not set up', kind: 'warn' },
+  idle: { text: 'not in a call', kind: 'info' },
+  joining: { text: 'joining…', kind: 'info' },
+  'in-call': { text: 'in a call', kind: 'ok' },
+  parked: { text: 'in a call · model parked', kind: 'ok' },
+  leaving: { text: 'leaving…', kind: 'info' },
+  error: { text: 'call error', kind: 'error' },
+};
+
+/** Why Capture and Choose image wait, by phase (nothing to send a frame to outside a call). */
+function frameWaits(phase: CallPhase): string {
+  if (phase === 'loading' || phase === 'disconnected' || phase === 'signed-out') return 'Waiting for Live Voice Bridge.';
+  if (phase === 'unconfigured') return 'No call: set up first, then join voice to send screenshots.';
+  if (phase === 'joining') return 'Joining: screenshots can be sent once the call is up.';
+  return 'No call: join voice first; a screenshot goes to the model during a call.';
 }
 
 const JOINING: ReadonlySet<BridgeState> = new Set(['connecting', 'reconnecting']);
@@ -96,5 +126,8 @@ export function deriveCallView(input: CallViewInput): CallView {
     hold: { enabled: live && talk !== null && inDiscord && talk.ptt.enabled },
     talkLine: inCall && talk ? describeTalk(talk) : talkWaits(phase, talk),
     muted,
+    pill: inCall && muted ? { text: 'in a call · muted', kind: 'warn' } : PILLS[phase],
+    primary: phase === 'unconfigured' ? 'setup' : inDiscord || phase === 'joining' ? 'leave' : phase === 'idle' || phase === 'error' ? 'join' : null,
+    frame: inDiscord ? { enabled: true } : { enabled: false, reason: frameWaits(phase) },
   };
 }

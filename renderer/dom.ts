@@ -56,8 +56,8 @@ export function status(el: HTMLElement, message: string, kind: 'ok' | 'warn' | '
   el.hidden = message === '';
 }
 
-/** Actions outside the call panel that need the core: held (disabled) while the page is not live. */
-const CORE_ACTIONS = '#capture-button, #frame-file, #sched-submit, #notify-now, #notes-handoff, #settings-save, #schedule-list button, #approvals button';
+/** Actions outside the call panel that need the core: held (disabled) while the page is not live (the screenshot panel follows the call view itself). */
+const CORE_ACTIONS = '#sched-submit, #notify-now, #notes-handoff, #settings-save, #schedule-list button, #approvals button';
 
 /** Disable every core action while `hold`; release only those this disabled (others keep their own reasons). */
 export function holdActions(hold: boolean): void {
@@ -70,10 +70,6 @@ export function holdActions(hold: boolean): void {
       delete el.dataset.held;
     }
   }
-  // The image picker is a label styled as a button; show it held too.
-  const picker = document.querySelector('label[for="frame-file"]');
-  if (hold) picker?.setAttribute('aria-disabled', 'true');
-  else picker?.removeAttribute('aria-disabled');
 }
 
 /** Polls `ready` every 0.5 s (errors mean "still restarting") for up to 30 s. */

@@ -1,4 +1,5 @@
 // Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
+import { formatMoment } from './moment-format.ts';
 import type { DaveSpeakerHealth, DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode, NotifyResult } from '../main/core/api-types.ts';
 
 export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
@@ -14,25 +15,6 @@ export const MODE_LABELS: Record<NotifyMode, string> = {
   webhook: 'Webhook',
   all: 'All at once',
 };
-
-/** `14:03:27` in local time from epoch seconds. */
-export function formatClock(epochSeconds: number): string {
-  const d = new Date(epochSeconds * 1000);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-}
-
-/**
- * A moment for a list: `14:03:27` today; otherwise with the day (`Tue 24 Nov 14:03`), and the year
- * when it is not this year, so a reminder for tomorrow never reads like one for today.
- */
-export function formatWhen(epochSeconds: number, nowMs: number = Date.now()): string {
-  const d = new Date(epochSeconds * 1000);
-  const now = new Date(nowMs);
-  if (d.toDateString() === now.toDateString()) return formatClock(epochSeconds);
-  const hm = [d.getHours(), d.getMinutes()].map((n) => String(n).padStart(2, '0')).join(':');
-  const day = d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', ...(d.getFullYear() !== now.getFullYear() ? { year: 'numeric' } : {}) });
-  return `${day.replace(/,/g, '')} ${hm}`;
-}
 
 /** Milliseconds for an axis label: whole numbers from 10 up, two significant digits below (0.25, not 0). */
 export function formatMs(ms: number): string {
@@ -95,9 +77,9 @@ export function filterNotes(notes: readonly NoteEvent[], query: string, kind: No
   return notes.filter((n) => (kind === 'all' || KIND_GROUP[n.kind] === kind) && (!q || n.text.toLowerCase().includes(q) || (n.speaker_name ?? n.speaker ?? '').toLowerCase().includes(q)));
 }
 
-/** Plain text for the clipboard: one `[time] speaker: text` line per note. */
-export function notesAsText(notes: readonly NoteEvent[]): string {
-  return notes.map((n) => `[${formatClock(n.ts)}] ${n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`).join('\n');
+/** Plain text for the clipboard: one `[2026-12-02 09:00:17 Europe/Berlin] speaker: text` line per note. */
+export function notesAsText(notes: readonly NoteEvent[], timeZone?: string): string {
+  return notes.map((n) => `[${formatMoment(n.ts, timeZone)}] ${n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`).join('\n');
 }
 
 /** Keep the newest `max` notes, dropping duplicates by id (snapshot + live stream may overlap). */
@@ -117,14 +99,30 @@ export type WhenInput = { kind: 'delay'; amount: number; unit: 'seconds' | 'minu
 
 const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600 } as const;
 
+/**
+ * Epoch ms of a moment typed the page's way (`2026-12-02 09:00`, seconds optional) on the page's
+ * clock; a full ISO time with its offset is taken too. Null when it is neither (or no such day).
+ */
+export function localMoment(text: string): number | null {
+  const typed = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d))?$/.exec(text);
+  if (typed) {
+    const [year, month, day, hour, minute, second] = typed.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+    const at = new Date(year, month - 1, day, hour, minute, second);
+    // new Date rolls 2026-02-30 over to March: a day that does not exist is refused, not moved.
+    return at.getMonth() === month - 1 && at.getDate() === day && hour < 24 && minute < 60 && second < 60 ? at.getTime() : null;
+  }
+  const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(iso) ? null : iso;
+}
+
 /** Delay in whole seconds from the form's "in …" or "at …" choice; an error message when it makes no sense. */
 export function delaySecondsFrom(when: WhenInput, nowMs: number): { delay: number } | { error: string } {
   if (when.kind === 'delay') {
     if (!Number.isFinite(when.amount) || when.amount <= 0) return { error: 'Give a delay greater than zero.' };
     return { delay: Math.max(1, Math.round(when.amount * UNIT_SECONDS[when.unit])) };
   }
-  const at = new Date(when.local).getTime();
-  if (!when.local || Number.isNaN(at)) return { error: 'Pick a date and time.' };
+  const at = localMoment(when.local.trim());
+  if (at === null) return { error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' };
   const delay = Math.round((at - nowMs) / 1000);
   if (delay < 1) return { error: 'That time is in the past.' };
   return { delay };

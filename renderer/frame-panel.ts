@@ -2,6 +2,7 @@
 // getDisplayMedia (the browser asks which screen), an image picker, or a pasted image.
 import type { DesktopApi } from '../preload/desktop-api.ts';
 import { api, friendlyMessage } from './api.ts';
+import type { CallView } from './call-view-state.ts';
 import { byId, setBusy, status } from './dom.ts';
 import { withTimeout } from './format.ts';
 import { frameDropMessage } from './frame-messages.ts';
@@ -22,13 +23,17 @@ export class FramePanel {
   readonly #thumb = byId<HTMLImageElement>('frame-thumb');
   readonly #answer = byId('frame-answer');
   readonly #status = byId('frame-status');
+  readonly #picker = document.querySelector<HTMLElement>('label[for="frame-file"]');
+  readonly #waits = byId('frame-waits');
   #thumbUrl: string | null = null;
+  readonly #canCapture = desktopApi() !== undefined || navigator.mediaDevices?.getDisplayMedia !== undefined;
+  /** Why a frame cannot go now (no call, the page not linked), or null in a call. */
+  #waitReason: string | null = 'Waiting for Live Voice Bridge.';
+  #capturing = false;
 
   constructor() {
-    if (!desktopApi() && !navigator.mediaDevices?.getDisplayMedia) {
-      this.#capture.disabled = true;
-      this.#capture.title = 'This browser cannot capture the screen; choose or paste an image instead.';
-    }
+    if (!this.#canCapture) this.#capture.title = 'This browser cannot capture the screen; choose or paste an image instead.';
+    this.#render();
     this.#capture.addEventListener('click', () => void this.#captureScreen());
     this.#file.addEventListener('change', () => {
       const file = this.#file.files?.[0];
@@ -42,20 +47,40 @@ export class FramePanel {
       const file = item?.getAsFile();
       if (file) {
         event.preventDefault();
-        void this.send(file);
+        if (this.#waitReason) status(this.#status, this.#waitReason, 'info');
+        else void this.send(file);
       }
     });
   }
 
+  /** The call panel's view: frames go to the model in a call (parked too: a frame wakes it), else the controls wait and say why. */
+  applyCall(view: CallView): void {
+    this.#waitReason = view.frame.enabled ? null : view.frame.reason;
+    this.#render();
+  }
+
+  #render(): void {
+    const waiting = this.#waitReason !== null;
+    if (!this.#capturing) this.#capture.disabled = waiting || !this.#canCapture;
+    this.#file.disabled = waiting;
+    if (waiting) this.#picker?.setAttribute('aria-disabled', 'true');
+    else this.#picker?.removeAttribute('aria-disabled');
+    this.#waits.hidden = !waiting;
+    this.#waits.textContent = this.#waitReason ?? '';
+  }
+
   async #captureScreen(): Promise<void> {
     setBusy(this.#capture, true, 'Capturing…');
+    this.#capturing = true;
     try {
       const image = await captureImage();
       if (image) await this.send(image);
     } catch (err) {
       status(this.#status, `Could not capture the screen: ${friendlyMessage(err)}. You can choose or paste an image instead.`, 'error');
     } finally {
+      this.#capturing = false;
       setBusy(this.#capture, false);
+      this.#render();
     }
   }
 

@@ -4,6 +4,7 @@ import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpA
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
+import type { CallView } from './call-view-state.ts';
 import { formatUsageLine } from './usage-format.ts';
 import { daveWarning, nativeWarning, type PageLink } from './format.ts';
 import { byId, holdActions } from './dom.ts';
@@ -14,15 +15,24 @@ import { sayOutcomeLine } from './say-outcome.ts';
 import { SchedulePanel } from './schedule-panel.ts';
 import { SettingsPanel } from './settings-panel.ts';
 
-const call = new CallPanel();
+const streamStatus = byId('stream-status');
+const banner = byId('banner');
+let link: PageLink = 'loading';
+/** What the page's link to the core is doing (shown in the pill until the call's state is confirmed). */
+let stream: { text: string; kind: 'ok' | 'error' | 'info' } = { text: 'connecting…', kind: 'info' };
+const frame = new FramePanel();
+/** The call's view from the call panel: the header pill (while the page is live) and the screenshot panel follow it. */
+let callPill: CallView['pill'] | null = null;
+const call = new CallPanel((view) => {
+  callPill = view.pill;
+  frame.applyCall(view);
+  renderPill();
+});
 const notes = new NotesPanel();
 const room = new RoomPanel();
 const schedule = new SchedulePanel();
-new FramePanel();
 const settings = new SettingsPanel();
 const approvals = new ApprovalPrompt();
-const streamStatus = byId('stream-status');
-const banner = byId('banner');
 
 function showBanner(message: string | null): void {
   banner.hidden = message === null;
@@ -30,16 +40,24 @@ function showBanner(message: string | null): void {
 }
 
 function setStream(text: string, kind: 'ok' | 'error' | 'info'): void {
-  streamStatus.textContent = text;
-  streamStatus.dataset.kind = kind;
+  stream = { text, kind };
+  renderPill();
 }
 
-let link: PageLink = 'loading';
+/** The header pill: the call's confirmed state while the page is live, else the link's trouble. Never "live" for a stopped call. */
+function renderPill(): void {
+  const shown = link === 'live' && callPill ? callPill : stream;
+  streamStatus.textContent = shown.text;
+  streamStatus.dataset.kind = shown.kind;
+  streamStatus.dataset.link = link;
+}
+
 /** Only a page that follows `/events` and is signed in shows the call as fact and offers actions. */
 function setLink(next: PageLink): void {
   link = next;
   call.setLink(next);
   holdActions(next !== 'live');
+  renderPill();
 }
 
 /** Applies `/health`; false when the core did not answer. */
@@ -104,7 +122,7 @@ function follow(): void {
       }
     });
   source.addEventListener('open', () => {
-    setStream('live', 'ok');
+    setStream('connected, checking…', 'info');
     showBanner(null);
     // Events missed while away are not replayed: confirm the state before showing it as live.
     const reopened = link === 'disconnected';

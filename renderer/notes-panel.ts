@@ -3,7 +3,8 @@
 import type { NoteEvent } from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
-import { filterNotes, formatClock, KIND_LABELS, mergeNotes, notesAsText, type NoteFilterKind } from './format.ts';
+import { formatMoment } from './moment-format.ts';
+import { filterNotes, KIND_LABELS, mergeNotes, notesAsText, type NoteFilterKind } from './format.ts';
 
 export class NotesPanel {
   readonly #list = byId<HTMLOListElement>('notes-list');
@@ -54,7 +55,7 @@ export class NotesPanel {
       this.#call.replaceChildren(
         h('option', { value: '' }, 'Live and recent'),
         ...calls.map((c) =>
-          h('option', { value: c.id }, `${c.outside_call ? 'Outside calls' : 'Call'} · ${new Date(c.started_at * 1000).toLocaleString()} · ${c.events} ${c.events === 1 ? 'entry' : 'entries'}`),
+          h('option', { value: c.id }, `${c.outside_call ? 'Outside calls' : 'Call'} · ${formatMoment(c.started_at)} · ${c.events} ${c.events === 1 ? 'entry' : 'entries'}`),
         ),
       );
       this.#call.value = calls.some((c) => c.id === chosen) ? chosen : '';
@@ -89,8 +90,9 @@ export class NotesPanel {
         h(
           'li',
           { class: `kind-${n.kind}`, 'data-note-id': n.id },
-          h('time', { datetime: new Date(n.ts * 1000).toISOString() }, formatClock(n.ts)),
+          // Who, then when, on one line that wraps (nothing is cut to "…"); the text below.
           h('span', { class: 'who', title: n.speaker ?? KIND_LABELS[n.kind] }, n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]),
+          h('time', { datetime: new Date(n.ts * 1000).toISOString() }, formatMoment(n.ts)),
           h('span', { class: 'text' }, n.text),
         ),
       ),

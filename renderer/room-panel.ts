@@ -4,6 +4,7 @@ import type { DaveSpeakerHealth, RoomView } from '../main/core/api-types.ts';
 import { api } from './api.ts';
 import { byId } from './dom.ts';
 import { describeSpeakerDave } from './format.ts';
+import { mayInWords, toolWords } from './tool-words.ts';
 
 const ROLE_TEXT: Record<RoomView['people'][number]['role'], string> = { owner: 'owner', speaker: 'speaker', listener: 'listener' };
 
@@ -54,7 +55,7 @@ export class RoomPanel {
       state.textContent = person.speaking ? 'speaking' : person.in_channel ? 'in the channel' : 'not in the channel';
       const may = document.createElement('span');
       may.className = 'muted small room-may';
-      may.textContent = `may: ${person.may}`;
+      may.textContent = `may: ${mayInWords(person.may, room.owner_only)}`;
       const e2ee = document.createElement('span');
       e2ee.className = 'muted small room-e2ee';
       e2ee.textContent = describeSpeakerDave(this.#dave.get(person.id));
@@ -69,7 +70,7 @@ export class RoomPanel {
       items.push(li);
     }
     this.#list.replaceChildren(...items);
-    this.#ownerOnly.textContent = room.owner_only.length ? `Only the owner’s voice may: ${room.owner_only.join(', ')}.` : '';
+    this.#ownerOnly.textContent = room.owner_only.length ? `Only the owner’s voice may: ${room.owner_only.map(toolWords).join(', ')}.` : '';
     this.#wake.textContent = wakeText(room.wake);
     this.#wake.dataset.on = String(room.wake.on);
   }

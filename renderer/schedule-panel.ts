@@ -4,7 +4,8 @@ import type { NotifyMode, ScheduledNotification } from '../main/core/api-types.t
 import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
 import { formatRepeatLine, viewerTimezone } from './repeat-format.ts';
-import { delaySecondsFrom, describeNotifyResult, formatCountdown, formatWhen, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
+import { formatMoment } from './moment-format.ts';
+import { delaySecondsFrom, describeNotifyResult, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
 /** The panel shows one page: the soonest pending entries and the latest finished ones. */
@@ -33,6 +34,8 @@ export class SchedulePanel {
     this.#mode.replaceChildren(...NOTIFY_MODE_CHOICES.map((m) => h('option', { value: m }, MODE_LABELS[m])));
     // Every time in this panel is on this page's clock, except a repeating rule's own (named on its line).
     byId('schedule-zone').textContent = `Times in ${viewerTimezone()}`;
+    // The page's one date format (a browser's date picker would show its locale's instead): an hour from now, as an example.
+    this.#at.placeholder = formatMoment(Math.ceil(Date.now() / 3_600_000) * 3600 + 3600).replace(/ \S+$/, '');
     this.#form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#schedule(byId<HTMLButtonElement>('sched-submit'));
@@ -99,7 +102,7 @@ export class SchedulePanel {
       // A repeat keeps the first occurrence's time of day, on this browser's clock.
       const repeat = this.#repeat.value === 'daily' || this.#repeat.value === 'weekdays' ? this.#repeat.value : undefined;
       const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay, ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}) });
-      status(this.#status, `Scheduled for ${formatWhen(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`, 'ok');
+      status(this.#status, `Scheduled for ${formatMoment(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`, 'ok');
       this.#text.value = '';
       this.#title.value = '';
       await this.refresh();
@@ -163,7 +166,7 @@ export class SchedulePanel {
     try {
       const answer = await api.createSchedule({ text: entry.text, mode: entry.mode, ...when, ...series, ...(entry.title ? { title: entry.title } : {}) });
       const line = entry.repeat ? formatRepeatLine({ ...entry, fire_at_epoch: answer.fire_at_epoch, state: 'scheduled' }) : null;
-      status(this.#status, line ? `Restored: ${line}.` : `Restored, for ${formatWhen(entry.fire_at_epoch)}.`, 'ok');
+      status(this.#status, line ? `Restored: ${line}.` : `Restored, for ${formatMoment(entry.fire_at_epoch)}.`, 'ok');
       await this.refresh();
     } catch (err) {
       status(this.#status, `Could not undo: ${friendlyMessage(err)}`, 'error');
@@ -188,8 +191,8 @@ export class SchedulePanel {
             h('span', { class: 'badge', 'data-state': entry.state }, entry.state),
             h('span', {}, MODE_LABELS[entry.mode] ?? entry.mode),
             entry.state === 'scheduled'
-              ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatWhen(entry.fire_at_epoch)}`)
-              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatWhen(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatWhen(entry.fire_at_epoch)),
+              ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatMoment(entry.fire_at_epoch)}`)
+              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatMoment(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatMoment(entry.fire_at_epoch)),
             entry.repeat ? h('span', { class: 'repeat' }, formatRepeatLine(entry)) : null,
             entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
           ),
@@ -204,7 +207,7 @@ export class SchedulePanel {
     const now = Date.now() / 1000;
     for (const el of this.#list.querySelectorAll<HTMLElement>('.countdown')) {
       const fire = Number(el.dataset.fire);
-      el.textContent = `${formatCountdown(fire - now)} · ${formatWhen(fire)}`;
+      el.textContent = `${formatCountdown(fire - now)} · ${formatMoment(fire)}`;
     }
   }
 }

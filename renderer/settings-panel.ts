@@ -4,7 +4,9 @@
 // the panel offers ("Restart now"); a refused value is explained next to its field.
 import type { SecretKey, SecretState, SettingKey, SettingsPatch, SettingsValues } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
+import type { GuildDirectory } from '../main/core/sidecar-client/wire-types.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
+import { ID_CHOICES, idSelect, type IdChoiceKey } from './id-choices.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice';
 /** The groups, in order: what a person looks for first comes first. */
@@ -90,6 +92,8 @@ export class SettingsPanel {
   readonly #restart = byId<HTMLButtonElement>('settings-restart');
   #data: SettingsResponse | null = null;
   readonly #clear = new Set<SecretKey>();
+  /** What the bot sees in Discord (null until GET /setup/directory answered with a complete list). */
+  #directory: GuildDirectory[] | null = null;
 
   constructor() {
     this.#form.addEventListener('submit', (event) => {
@@ -149,6 +153,21 @@ export class SettingsPanel {
         return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
       }),
     );
+    this.#pickByName();
+  }
+
+  /** With the directory known, the owner, server and channels are chosen by name instead of typed as ids. */
+  #pickByName(): void {
+    if (!this.#directory) return;
+    for (const key of Object.keys(ID_CHOICES) as IdChoiceKey[]) {
+      const input = document.getElementById(`set-${key}`);
+      if (!(input instanceof HTMLInputElement)) continue;
+      input.replaceWith(idSelect(key, input, this.#directory));
+      const label = this.#form.querySelector(`label[for="set-${key}"]`);
+      if (label) label.textContent = ID_CHOICES[key].label;
+      // The drop-down names the id itself.
+      document.getElementById(`set-${key}-names`)?.remove();
+    }
   }
 
   /** One setting's control: a switch, a drop-down, or a box showing the value in force (not a placeholder). */
@@ -196,6 +215,7 @@ export class SettingsPanel {
     if (data.secrets.state.discordBotToken === 'unset') return;
     const answer = await api.directory().catch(() => null);
     if (!answer?.ok) return;
+    this.#directory = answer.directory;
     const names = new Map<string, string>();
     for (const g of answer.directory) {
       names.set(g.id, g.name);
@@ -209,6 +229,7 @@ export class SettingsPanel {
       status(line, ids.map((id) => names.get(id) ?? `${id} (not among what the bot can see)`).join(', '), 'info');
       line.dataset.kind = ids.every((id) => names.has(id)) ? 'info' : 'warn';
     }
+    this.#pickByName();
   }
 
   /** Voices of the provider the next call will use. */

@@ -1,16 +1,24 @@
 // The first-run page (/setup): what is missing, the bot token and the model key each with a Test
 // against the service (through the sidecar), the owner and channels picked by name, Save, and
 // "Restart now" when the saved choices need one. Secrets typed here are sent once and never shown.
-import type { DiscordCheckResult, GuildDirectory, SettingsPatch, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
+import type { DiscordCheckResult, GuildDirectory, SettingsPatch, SetupSecretKey, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 
 const STATE_WORDS: Record<string, string> = {
   stored: 'Saved.',
-  environment: 'Set by the environment (.env).',
   unset: 'Not set.',
   unreadable: 'Saved, but the keyring changed: paste it again.',
 };
+
+/** A secret's state in words; one from outside the app names where it really comes from. */
+function secretWords(key: SetupSecretKey): string {
+  const secret = state?.secrets[key];
+  if (secret !== 'environment') return secret ? (STATE_WORDS[secret] ?? '') : '';
+  const source = state?.secretSources?.[key];
+  if (!source) return 'Set outside the app (environment).';
+  return source.kind === 'file' ? `Set in ${source.file} (${source.variable}). Saving one here takes its place.` : `Set by the environment variable ${source.variable}. Saving one here takes its place.`;
+}
 const KEY_LABEL: Record<string, string> = { gemini: 'Gemini API key', 'openai-realtime': 'OpenAI API key', 'openai-live': 'OpenAI API key' };
 
 const summary = byId('setup-summary');
@@ -26,6 +34,8 @@ const saveStatus = byId('setup-status');
 const restartButton = byId<HTMLButtonElement>('setup-restart');
 let state: SetupStateResponse | null = null;
 let directory: GuildDirectory[] = [];
+/** Discord was asked for names (at load, with the saved token, or by Test Discord). */
+let directoryAsked = false;
 
 /** Field name on the server → the element whose error line shows it. */
 const ERROR_TARGET: Record<string, string> = {
@@ -64,15 +74,18 @@ function showFieldErrors(err: unknown): boolean {
   return shown;
 }
 
+/** A drop-down of names; an id in force that is not among them (Discord not asked yet, or out of sight) stays chosen, as its id. */
 function options(select: HTMLSelectElement, first: string, items: { id: string; name: string }[], selected?: string): void {
-  select.replaceChildren(h('option', { value: '' }, first), ...items.map((i) => h('option', { value: i.id, selected: i.id === selected }, i.name)));
+  const known = !selected || items.some((i) => i.id === selected);
+  const unnamed = known ? [] : [{ id: selected, name: `${selected} (${directoryAsked ? 'not among what the bot can see' : 'asking Discord for its name…'})` }];
+  select.replaceChildren(h('option', { value: '' }, first), ...[...items, ...unnamed].map((i) => h('option', { value: i.id, selected: i.id === selected }, i.name)));
 }
 
 function renderDirectory(): void {
   const people = directory.flatMap((g) => g.members.map((m) => ({ id: m.id, name: directory.length > 1 ? `${m.name} (${g.name})` : m.name })));
   const unique = [...new Map(people.map((p) => [p.id, p])).values()];
   const wanted = ownerId.value.trim() || state?.values.ownerId;
-  options(owner, unique.length ? '— pick yourself —' : '— no people listed (paste your id) —', unique, wanted);
+  options(owner, !directoryAsked ? '— test Discord to list people —' : unique.length ? '— pick yourself —' : '— no people listed (paste your id) —', unique, wanted);
   options(guild, 'Any server shared with the owner', directory, guild.value || state?.values.guildId);
   renderChannels();
 }
@@ -94,19 +107,34 @@ function renderState(next: SetupStateResponse): void {
   if (next.configured) status(summary, 'Everything a call needs is set. Test again or change anything below.', 'ok');
   else if (missing.length === 0) status(summary, 'Everything is saved; restart to use it.', 'warn');
   else status(summary, `Still missing: ${missing.map((m) => m.words).join(', ')}.`, 'warn');
-  byId('setup-token-state').textContent = STATE_WORDS[next.secrets.discordBotToken] ?? '';
   provider.value = next.values.liveProvider;
-  renderKeyLabel();
+  renderSecretStates();
   if (next.values.ownerId && !ownerId.value) ownerId.value = next.values.ownerId;
+  // The saved owner and channels show at once (as ids until Discord names them).
+  renderDirectory();
   const note = byId('setup-secrets-note');
   status(note, next.canStoreSecrets ? '' : `Secrets cannot be saved here (${next.secretsNote ?? 'no secure storage'}). Tests still work.`, 'warn');
   restartButton.hidden = !(next.canRestart && next.savedPendingRestart.length > 0);
 }
 
-function renderKeyLabel(): void {
+/** Under each secret: its state, or nothing while something is typed there (it is what Save sends). */
+function renderSecretStates(): void {
   byId('setup-key-label').textContent = KEY_LABEL[provider.value] ?? 'API key';
-  const secret = provider.value === 'gemini' ? state?.secrets.geminiApiKey : state?.secrets.openaiApiKey;
-  byId('setup-key-state').textContent = secret ? (STATE_WORDS[secret] ?? '') : '';
+  byId('setup-token-state').textContent = token.value.trim() ? '' : secretWords('discordBotToken');
+  byId('setup-key-state').textContent = key.value.trim() ? '' : secretWords(provider.value === 'gemini' ? 'geminiApiKey' : 'openaiApiKey');
+}
+
+/** With a token in force, Discord is asked for names at once: the saved owner and channels read as names without pressing Test. */
+async function loadDirectory(): Promise<void> {
+  if (!state || state.secrets.discordBotToken === 'unset') return;
+  try {
+    const answer = await api.directory();
+    directory = answer.directory;
+  } catch {
+    // Not answered (token refused, Discord unreachable): the ids stay shown; Test Discord says why.
+  }
+  directoryAsked = true;
+  renderDirectory();
 }
 
 function renderDiscord(result: DiscordCheckResult): void {
@@ -117,6 +145,7 @@ function renderDiscord(result: DiscordCheckResult): void {
   link.href = result.invite ?? '#';
   link.textContent = result.invite ?? '';
   directory = result.directory;
+  directoryAsked = true;
   renderDirectory();
 }
 
@@ -217,7 +246,8 @@ byId<HTMLButtonElement>('copy-invite').addEventListener('click', (e) => {
     () => (button.textContent = 'Copy failed: select the link'),
   );
 });
-provider.addEventListener('change', renderKeyLabel);
+provider.addEventListener('change', renderSecretStates);
+for (const input of [token, key]) input.addEventListener('input', renderSecretStates);
 guild.addEventListener('change', renderChannels);
 for (const select of [guild, voice, text]) select.addEventListener('change', () => (select.dataset.changed = 'true'));
 // Another server makes the channels chosen in the old one meaningless.
@@ -226,4 +256,10 @@ owner.addEventListener('change', () => {
   if (owner.value) ownerId.value = owner.value;
 });
 
-api.setupState().then(renderState, (err: unknown) => status(summary, friendlyMessage(err), 'error'));
+api.setupState().then(
+  (next) => {
+    renderState(next);
+    void loadDirectory();
+  },
+  (err: unknown) => status(summary, friendlyMessage(err), 'error'),
+);

@@ -109,7 +109,7 @@ test('when the app dies under the page, it says disconnected and every action is
     own.process.kill('SIGKILL');
     await expect(page.locator('#call-state')).toHaveText('disconnected');
     await expect(page.locator('#call-detail')).toContainText('Lost contact');
-    await expect(page.locator('#stream-status')).not.toHaveText('live');
+    await expect(page.locator('#stream-status')).not.toHaveAttribute('data-link', 'live');
     for (const name of ['Join voice', 'Leave voice', 'Send', 'Schedule', 'Notify now', 'Save settings', 'Hand off']) await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
     await expect(page.locator('#frame-file')).toBeDisabled();
     // Nothing claims a live call: no connections, no speaker, empty meters.

@@ -29,7 +29,7 @@ test('desktop shell: sandboxed window shows the dashboard, narrow preload API on
   try {
     const page = await app.firstWindow();
     await expect(page).toHaveTitle('Live Voice Bridge');
-    await expect(page.locator('#stream-status')).toHaveText('live');
+    await expect(page.locator('#stream-status')).toHaveAttribute('data-link', 'live');
     expect(new URL(page.url()).origin).toBe('http://127.0.0.1:18981');
 
     const surface = await page.evaluate(() => ({

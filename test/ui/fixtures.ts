@@ -29,9 +29,9 @@ export async function login(page: Page, base = CONTROL): Promise<void> {
   const { url } = await control<{ url: string }>('/login-url', base);
   await page.goto(url);
   await expect(page).toHaveURL(/\/$/);
-  await expect(page.locator('#stream-status')).toHaveText('live');
-  // "live" shows as the event stream opens; the actions are released only once /health has
-  // confirmed the state (renderer/main.ts). A test that acts before then finds its button disabled
+  await expect(page.locator('#stream-status')).toHaveAttribute('data-link', 'live');
+  // data-link turns "live" once the event stream is open and /health has confirmed the state, which
+  // is also when the actions are released (renderer/main.ts). A test that acts before then finds its button disabled
   // (a focus() on it does nothing), so wait for the page to offer its actions, as a user would.
   await expect(page.locator('[data-held]')).toHaveCount(0);
 }

@@ -55,7 +55,7 @@ test('a wrong bot token is rejected in plain words, and a too-short one is marke
 
   await page.locator('#setup-token').fill('short');
   await page.getByRole('button', { name: 'Test Discord' }).click();
-  await expect(page.locator('#setup-token-error')).toHaveText('Paste the whole bot token (no spaces).');
+  await expect(page.locator('#setup-token-error')).toHaveText('That is 5 characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.');
   await expect(page.locator('#setup-token')).toHaveAttribute('aria-invalid', 'true');
 });
 

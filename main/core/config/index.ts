@@ -85,6 +85,17 @@ export interface Config {
   logFormat: 'auto' | 'pretty' | 'json';
   /** Names of the variables whose values are secrets, resolved (for the logger's redactor). */
   secretValues: string[];
+  /**
+   * Where each variable that is set came from: `source` is `environment` (the process environment)
+   * or the file it was read from (the settings file, a `.env`); `name` is the name it was set under
+   * (maybe an alias). So a page can say where a secret really comes from without showing it.
+   */
+  origins?: Partial<Record<VariableName, VariableOrigin>>;
+}
+
+export interface VariableOrigin {
+  source: string;
+  name: string;
 }
 
 // The names are a wire type (api-types.ts), so every floor can name a provider without the loader.
@@ -151,10 +162,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const raw = new Map<string, string>();
   /** Where each value that is not from the environment came from (a file), for the problems. */
   const setIn = new Map<string, string>();
+  const origins: Partial<Record<VariableName, VariableOrigin>> = {};
   for (const spec of CONFIG_VARIABLES as readonly VariableSpec[]) {
     const found = lookup(spec, sources);
     if (found !== undefined) {
       raw.set(spec.name, found.value);
+      origins[spec.name] = { source: found.source, name: found.name };
       if (found.source !== 'environment') setIn.set(spec.name, found.source);
     } else if (spec.default !== undefined) raw.set(spec.name, spec.default);
   }
@@ -328,6 +341,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
         .filter((v): v is string => typeof v === 'string' && v.length >= 8),
       ...mcpSecretValues(mcpServers),
     ],
+    origins,
   };
 
   // Every problem names the file its value came from (the environment is not a file).
@@ -356,12 +370,12 @@ function quoted(value: string): string {
   return value.length <= 32 ? JSON.stringify(value) : `a ${value.length}-character value (not shown)`;
 }
 
-function lookup(spec: VariableSpec, sources: Source[]): { value: string; source: string } | undefined {
+function lookup(spec: VariableSpec, sources: Source[]): { value: string; source: string; name: string } | undefined {
   for (const source of sources) {
     for (const name of [spec.name, ...(spec.aliases ?? [])]) {
       const value = source.values[name];
       // An empty variable means "unset", as shells commonly export empty placeholders.
-      if (value !== undefined && value.trim() !== '') return { value, source: source.label };
+      if (value !== undefined && value.trim() !== '') return { value, source: source.label, name };
     }
   }
   return undefined;

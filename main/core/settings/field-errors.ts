@@ -17,7 +17,7 @@ const RULES: Partial<Record<SettingKey | SecretKey, string>> = {
   voice: 'Choose a voice from the list.',
   model: 'Enter a model name (at most 120 characters).',
   personaFile: 'Enter the path of a text file.',
-  discordBotToken: 'Paste the whole bot token (no spaces).',
+  discordBotToken: 'Paste the bot token as text.',
   geminiApiKey: 'Paste the whole API key (no spaces).',
   openaiApiKey: 'Paste the whole API key (no spaces).',
   webhookUrl: 'Use an http:// or https:// address.',
@@ -30,6 +30,11 @@ export function plainFieldErrors(issues: readonly z.core.$ZodIssue[]): Record<st
   for (const issue of issues) {
     const field = String(issue.path[1] ?? issue.path[0] ?? 'settings');
     if (out[field]) continue;
+    // The token's schema says what is wrong with the one pasted (too short, an id, "Bot " in front).
+    if (field === 'discordBotToken' && issue.code !== 'invalid_type') {
+      out[field] = issue.message;
+      continue;
+    }
     out[field] = RULES[field as SettingKey | SecretKey] ?? (issue.code === 'unrecognized_keys' ? `Unknown setting: ${issue.keys.join(', ')}.` : 'This value is not accepted.');
   }
   return out;

@@ -48,9 +48,21 @@ export type SettingKey = keyof SettingsValues;
 export const SECRET_KEYS = ['discordBotToken', 'geminiApiKey', 'openaiApiKey', 'webhookUrl', 'mcpServers'] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 
+/**
+ * What is wrong with a pasted bot token, in words a person can act on (never the token itself):
+ * an application or user id pasted instead, "Bot " in front, a line break, a piece of it.
+ */
+export function botTokenProblem(token: string): string {
+  if (/\s/.test(token)) return /^bot\s/i.test(token) ? 'Paste the token alone, without “Bot ” in front.' : 'The token has a space or line break inside: paste it as one piece.';
+  if (/^\d+$/.test(token)) return `That is a ${token.length}-digit number (an application or user id), not the bot token: copy the token from Bot → Reset Token.`;
+  if (token.length < 20) return `That is ${token.length} characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.`;
+  return `That is ${token.length} characters, longer than any bot token: paste the token alone.`;
+}
+const botTokenError = { error: (issue: { input?: unknown }) => botTokenProblem(String(issue.input ?? '')) };
+
 /** A secret as the user types it: trimmed, bounded, and a URL where the variable is a URL. */
 export const SecretValueSchemas = {
-  discordBotToken: z.string().trim().min(20).max(200).regex(/^\S+$/, 'must not contain spaces'),
+  discordBotToken: z.string().trim().min(20, botTokenError).max(200, botTokenError).regex(/^\S+$/, botTokenError).regex(/\D/, botTokenError),
   geminiApiKey: z.string().trim().min(10).max(200).regex(/^\S+$/, 'must not contain spaces'),
   openaiApiKey: z.string().trim().min(10).max(300).regex(/^\S+$/, 'must not contain spaces'),
   webhookUrl: z

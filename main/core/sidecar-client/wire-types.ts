@@ -9,4 +9,4 @@ export type { SecretState } from '../settings/store.ts';
 export type { DiscordCheckResult, GuildDirectory } from '../setup/discord-check.ts';
 export type { ModelCheckResult } from '../setup/model-check.ts';
 export type { SettingsResponse } from '../sidecar/routes/settings.ts';
-export type { SetupStateResponse } from '../sidecar/routes/setup.ts';
+export type { SetupSecretKey, SetupStateResponse } from '../sidecar/routes/setup.ts';

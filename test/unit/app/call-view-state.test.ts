@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TalkState } from '../../../main/core/api-types.ts';
 import { deriveCallView } from '../../../renderer/call-view-state.ts';
+import type { PageLink } from '../../../renderer/format.ts';
+import { mayInWords, toolWords } from '../../../renderer/tool-words.ts';
 import { INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS } from '../../../renderer/model-activity.ts';
 
 const OPEN: TalkState = { muted: false, ptt: { enabled: false, held: false }, to_model: true };
@@ -64,5 +66,47 @@ describe('the model at a glance', () => {
     const thinking = nextActivity(nextActivity(INITIAL_ACTIVITY, talking, 0), quiet, 0);
     expect(settle(thinking, THINKING_MS - 1).activity).toBe('thinking');
     expect(settle(thinking, THINKING_MS).activity).toBe('listening');
+  });
+});
+
+describe('the header pill, the primary button and the screenshot panel', () => {
+  it('the pill says the call’s state, never "live" for a stopped or unconfigured bridge', () => {
+    const pill = (state: Parameters<typeof deriveCallView>[0]['state'], missing: string | null = null, talk: TalkState = OPEN) => deriveCallView({ link: 'live', state, missing, talk }).pill;
+    expect(pill('stopped')).toEqual({ text: 'not in a call', kind: 'info' });
+    expect(pill('idle', 'GEMINI_API_KEY')).toEqual({ text: 'not set up', kind: 'warn' });
+    expect(pill('connected')).toEqual({ text: 'in a call', kind: 'ok' });
+    expect(pill('connected', null, MUTED)).toEqual({ text: 'in a call · muted', kind: 'warn' });
+    expect(pill('parked').text).toBe('in a call · model parked');
+    expect(pill('error').kind).toBe('error');
+    for (const state of ['idle', 'stopped', 'connected', 'parked', 'error', 'connecting'] as const) expect(pill(state).text).not.toMatch(/live/i);
+  });
+
+  it('the primary action follows the state: Set up, then Join between calls, Leave in one', () => {
+    const primary = (state: Parameters<typeof deriveCallView>[0]['state'], missing: string | null = null) => deriveCallView({ link: 'live', state, missing, talk: OPEN }).primary;
+    expect(primary('idle', 'GEMINI_API_KEY')).toBe('setup');
+    expect(primary('stopped')).toBe('join');
+    expect(primary('connecting')).toBe('leave');
+    expect(primary('connected')).toBe('leave');
+    expect(primary('parked')).toBe('leave');
+    expect(deriveCallView({ link: 'disconnected', state: 'connected', missing: null, talk: OPEN }).primary).toBeNull();
+  });
+
+  it('Capture waits with a reason outside a call, and works in one (parked too: a frame wakes the model)', () => {
+    const frame = (link: PageLink, state: Parameters<typeof deriveCallView>[0]['state'], missing: string | null = null) => deriveCallView({ link, state, missing, talk: OPEN }).frame;
+    expect(frame('live', 'connected')).toEqual({ enabled: true });
+    expect(frame('live', 'parked')).toEqual({ enabled: true });
+    expect(frame('live', 'stopped')).toEqual({ enabled: false, reason: 'No call: join voice first; a screenshot goes to the model during a call.' });
+    expect(frame('live', 'idle', 'GEMINI_API_KEY')).toMatchObject({ enabled: false, reason: expect.stringMatching(/^No call: set up first/) });
+    expect(frame('disconnected', 'connected')).toMatchObject({ enabled: false });
+  });
+});
+
+describe('the room view in words', () => {
+  it('names the owner-only tools as a person would, not by their internal names', () => {
+    expect(toolWords('local_notify_schedule (cancel)')).toBe('cancelling reminders');
+    expect(toolWords('local_delegate_execute (start, cancel)')).toBe('starting or cancelling delegated tasks');
+    expect(toolWords('mcp_everything_echo')).toBe('the MCP tool “everything echo”');
+    const ownerOnly = ['local_notify_schedule (cancel)', 'local_delegate_execute (start, cancel)'];
+    expect(mayInWords('everything but local_notify_schedule (cancel), local_delegate_execute (start, cancel)', ownerOnly)).toBe('everything but cancelling reminders, starting or cancelling delegated tasks');
   });
 });

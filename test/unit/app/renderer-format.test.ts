@@ -1,7 +1,8 @@
 // The dashboard's pure helpers, in Node.
 import { describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../../main/core/api-types.ts';
-import { delaySecondsFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, formatWhen, missingConfiguration, withTimeout, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+import { delaySecondsFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, missingConfiguration, withTimeout, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+import { formatMoment } from '../../../renderer/moment-format.ts';
 
 const note = (id: string, ts: number, kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id, ts, kind, text, ...(speaker ? { speaker } : {}) });
 
@@ -11,14 +12,13 @@ describe('dashboard helpers', () => {
     await expect(withTimeout(Promise.resolve('png'), 1000, 'x')).resolves.toBe('png');
   });
 
-  it('dates a moment that is not today, and only then', () => {
-    const now = new Date(2026, 10, 23, 19, 30, 0).getTime();
-    const today = new Date(2026, 10, 23, 21, 5, 9).getTime() / 1000;
-    const tomorrow = new Date(2026, 10, 24, 9, 5, 0).getTime() / 1000;
-    const nextYear = new Date(2027, 0, 2, 9, 5, 0).getTime() / 1000;
-    expect(formatWhen(today, now)).toBe('21:05:09');
-    expect(formatWhen(tomorrow, now)).toBe('Tue 24 Nov 09:05');
-    expect(formatWhen(nextYear, now)).toBe('Sat 2 Jan 2027 09:05');
+  it('writes every moment one way: ISO date, 24-hour time, seconds only when not :00, the IANA zone', () => {
+    // 2026-12-02 08:00 UTC is 09:00 in Berlin; 2026-07-01 12:05:09 UTC is 14:05:09 in Berlin (summer time).
+    expect(formatMoment(Date.UTC(2026, 11, 2, 8, 0, 0) / 1000, 'Europe/Berlin')).toBe('2026-12-02 09:00 Europe/Berlin');
+    expect(formatMoment(Date.UTC(2026, 6, 1, 12, 5, 9) / 1000, 'Europe/Berlin')).toBe('2026-07-01 14:05:09 Europe/Berlin');
+    // Midnight is 00:00 (never 24:00), and a fraction of a second counts in the second it falls in.
+    expect(formatMoment(Date.UTC(2026, 11, 31, 23, 0, 0) / 1000 + 0.7, 'Europe/Berlin')).toBe('2027-01-01 00:00 Europe/Berlin');
+    expect(formatMoment(Date.UTC(2026, 11, 2, 21, 30, 0) / 1000, 'America/New_York')).toBe('2026-12-02 16:30 America/New_York');
   });
 
   it('labels latency axes honestly', () => {
@@ -74,14 +74,19 @@ describe('dashboard helpers', () => {
     expect(filterNotes(notes, '', 'system').map((n) => n.id)).toEqual(['c']);
     expect(mergeNotes(notes.slice(0, 2), [notes[1]!, notes[2]!]).map((n) => n.id)).toEqual(['a', 'b', 'c']);
     expect(mergeNotes(notes, [], 2).map((n) => n.id)).toEqual(['b', 'c']);
-    expect(notesAsText([notes[0]!])).toMatch(/^\[\d\d:\d\d:\d\d\] Ana: hello there$/);
+    expect(notesAsText([notes[0]!], 'UTC')).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC\] Ana: hello there$/);
   });
 
   it('turns the schedule form into a delay', () => {
     const now = Date.UTC(2026, 0, 1, 12, 0, 0);
     expect(delaySecondsFrom({ kind: 'delay', amount: 5, unit: 'minutes' }, now)).toEqual({ delay: 300 });
     expect(delaySecondsFrom({ kind: 'delay', amount: 0, unit: 'seconds' }, now)).toHaveProperty('error');
-    expect(delaySecondsFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Pick a date and time.' });
+    expect(delaySecondsFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' });
+    expect(delaySecondsFrom({ kind: 'at', local: '2026-02-30 09:00' }, now)).toHaveProperty('error');
+    // Typed the page's way, on the page's clock.
+    const local = new Date(now + 3_600_000);
+    const typed = `${local.getFullYear()}-${String(local.getMonth() + 1).padStart(2, '0')}-${String(local.getDate()).padStart(2, '0')} ${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`;
+    expect(delaySecondsFrom({ kind: 'at', local: typed }, now)).toEqual({ delay: 3600 });
     expect(delaySecondsFrom({ kind: 'at', local: new Date(now - 5000).toISOString() }, now)).toEqual({ error: 'That time is in the past.' });
     expect(delaySecondsFrom({ kind: 'at', local: new Date(now + 90_000).toISOString() }, now)).toEqual({ delay: 90 });
   });

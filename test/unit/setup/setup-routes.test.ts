@@ -1,7 +1,7 @@
 // The setup routes over a real loopback socket and the real security layer, against the fake
 // Discord REST and the fake Gemini Live (each as strict as the service): every check's verdict, bad
 // input as 4xx with a code, secrets never in an answer, and POST /restart.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { createConfSettingsStore } from '../../../main/core/settings/conf-store.
 import { channelPermissions, checkDiscord, directoryComplete, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
 import { checkModel } from '../../../main/core/setup/model-check.ts';
 import { privateFileVault } from '../../../main/core/setup/private-file-vault.ts';
-import { registerSetupRoutes } from '../../../main/core/sidecar/routes/setup.ts';
+import { registerSetupRoutes, secretReport } from '../../../main/core/sidecar/routes/setup.ts';
 import { createSidecar, type Sidecar } from '../../../main/core/sidecar/server.ts';
 import { startFakeDiscord, type FakeDiscord } from '../../../main/fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGemini } from '../../../main/fakes/gemini/index.ts';
@@ -121,7 +121,14 @@ describe('POST /setup/test/discord', () => {
   });
 
   it('bad input is a 400 with a code and the field in plain words', async () => {
-    expect(await post('/setup/test/discord', { token: 'short' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { token: 'Paste the whole bot token (no spaces).' } } } });
+    // Each says what is wrong with the one pasted, never "paste the whole token" for a whole one.
+    const tokenProblem = async (token: string) => ((await post('/setup/test/discord', { token })).json.error as { fields: { token: string } }).fields.token;
+    expect(await post('/setup/test/discord', { token: 'short' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect(await tokenProblem('short')).toBe('That is 5 characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.');
+    expect(await tokenProblem('1234567890123456789012')).toBe('That is a 22-digit number (an application or user id), not the bot token: copy the token from Bot → Reset Token.');
+    expect(await tokenProblem(`Bot ${discord.botToken}`)).toBe('Paste the token alone, without “Bot ” in front.');
+    expect(await tokenProblem(`${discord.botToken.slice(0, 30)}\n${discord.botToken.slice(30)}`)).toBe('The token has a space or line break inside: paste it as one piece.');
+    expect(await tokenProblem('x'.repeat(201))).toBe('That is 201 characters, longer than any bot token: paste the token alone.');
     expect(await post('/setup/test/discord', { token: discord.botToken, ownerId: 'me' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { ownerId: expect.stringContaining('17–20 digits') } } } });
     expect(await post('/setup/test/discord', { colour: 'red' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
     expect(await post('/setup/test/discord', [1, 2])).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
@@ -174,6 +181,22 @@ describe('GET /setup/state and POST /restart', () => {
       { variable: 'DISCORD_VOICE_LIVE_USER_ID', words: 'the owner (your Discord account)' },
       { variable: 'GEMINI_API_KEY', words: 'the Gemini API key' },
     ]);
+  });
+
+  it('says where a secret not saved here really comes from: the .env file it was read from, or the variable in the environment', () => {
+    const envFile = path.join(dir, '.env');
+    writeFileSync(envFile, `DISCORD_BOT_TOKEN=${'f'.repeat(40)}\n`);
+    const fromFile = loadConfig({ env: { HERMES_HOME: dir }, envFile });
+    // The store sees only the process environment: it says "unset" for a token that is in .env.
+    expect(secretReport({ discordBotToken: 'unset', geminiApiKey: 'unset', openaiApiKey: 'unset' }, fromFile)).toEqual({
+      secrets: { discordBotToken: 'environment', geminiApiKey: 'unset', openaiApiKey: 'unset' },
+      secretSources: { discordBotToken: { kind: 'file', file: envFile, variable: 'DISCORD_BOT_TOKEN' } },
+    });
+    const fromEnv = loadConfig({ env: { HERMES_HOME: dir, GEMINI_API_KEY: GEMINI_KEY }, envFile: path.join(dir, 'absent.env') });
+    expect(secretReport({ discordBotToken: 'stored', geminiApiKey: 'environment', openaiApiKey: 'unset' }, fromEnv)).toEqual({
+      secrets: { discordBotToken: 'stored', geminiApiKey: 'environment', openaiApiKey: 'unset' },
+      secretSources: { geminiApiKey: { kind: 'environment', variable: 'GEMINI_API_KEY' } },
+    });
   });
 
   it('GET /setup/directory needs a saved token (409 token_missing), then names what the bot sees', async () => {

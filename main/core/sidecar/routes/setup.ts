@@ -46,10 +46,39 @@ export interface SetupStateResponse {
   /** Of those, the ones saved since start (they apply after a restart). */
   savedPendingRestart: string[];
   secrets: { discordBotToken: string; geminiApiKey: string; openaiApiKey: string };
+  /**
+   * For each secret in state `environment`: where it really comes from — the process environment
+   * (under which variable name) or a file (the `.env` it was read from) — so the page says so.
+   */
+  secretSources: Partial<Record<SetupSecretKey, SecretSource>>;
   canStoreSecrets: boolean;
   secretsNote?: string;
   values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName };
   canRestart: boolean;
+}
+
+export type SetupSecretKey = 'discordBotToken' | 'geminiApiKey' | 'openaiApiKey';
+export type SecretSource = { kind: 'environment'; variable: string } | { kind: 'file'; file: string; variable: string };
+const SETUP_SECRETS: Record<SetupSecretKey, VariableName> = { discordBotToken: 'DISCORD_BOT_TOKEN', geminiApiKey: 'GEMINI_API_KEY', openaiApiKey: 'OPENAI_API_KEY' };
+
+/**
+ * Each secret's state and, when it is not saved here, where it comes from. The store sees only the
+ * process environment; the config knows the `.env` file too (a token there is "environment", not "unset").
+ */
+export function secretReport(stored: Partial<Record<SetupSecretKey, string>> | undefined, config: Config): Pick<SetupStateResponse, 'secrets' | 'secretSources'> {
+  const secrets = {} as SetupStateResponse['secrets'];
+  const secretSources: SetupStateResponse['secretSources'] = {};
+  const inForce: Record<SetupSecretKey, string | undefined> = { discordBotToken: config.discord.botToken, geminiApiKey: config.gemini.apiKey, openaiApiKey: config.openai.apiKey };
+  for (const [key, variable] of Object.entries(SETUP_SECRETS) as [SetupSecretKey, VariableName][]) {
+    const saved = stored?.[key];
+    const origin = config.origins?.[variable];
+    if (saved === 'stored' || saved === 'unreadable') secrets[key] = saved;
+    else if (origin || saved === 'environment' || inForce[key]) {
+      secrets[key] = 'environment';
+      secretSources[key] = origin && origin.source !== 'environment' ? { kind: 'file', file: origin.source, variable: origin.name } : { kind: 'environment', variable: origin?.name ?? variable };
+    } else secrets[key] = 'unset';
+  }
+  return { secrets, secretSources };
 }
 
 const snowflake = z.string().trim().regex(/^\d{17,20}$/, 'must be a Discord id (17–20 digits)');
@@ -59,7 +88,7 @@ const DiscordTestSchema = z
 const ModelTestSchema = z.object({ key: z.string().trim().min(10).max(300).regex(/^\S+$/).optional(), provider: z.enum(LIVE_PROVIDERS).optional() }).strict();
 
 const FIELD_WORDS: Record<string, string> = {
-  token: 'Paste the whole bot token (no spaces).',
+  token: 'Paste the bot token as text.',
   key: 'Paste the whole API key (no spaces).',
   ownerId: 'Pick a person from the list, or paste a Discord user id (17–20 digits).',
   guildId: 'Pick a server from the list, or paste a server id (17–20 digits).',
@@ -77,7 +106,9 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
     if (issue.code === 'unrecognized_keys') fields.body ??= `Unknown field${issue.keys.length === 1 ? '' : 's'}: ${listKeys(issue.keys)}.`;
     else {
       const key = String(issue.path[0] ?? 'body');
-      fields[key] ??= FIELD_WORDS[key] ?? 'The request body must be a JSON object.';
+      // The token's schema says what is wrong with the one pasted (too short, an id, "Bot " in front).
+      const specific = key === 'token' && issue.code !== 'invalid_type' ? issue.message : undefined;
+      fields[key] ??= specific ?? FIELD_WORDS[key] ?? 'The request body must be a JSON object.';
     }
   }
   const bounded = boundedFields(fields) ?? {};
@@ -102,11 +133,7 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
       configured: deps.missing.length === 0,
       missing: deps.missing.map((variable) => ({ variable, words: MISSING_WORDS[variable as VariableName] ?? variable })),
       savedPendingRestart: deps.missing.filter((v) => (stored[v as VariableName] ?? '').trim() !== ''),
-      secrets: {
-        discordBotToken: view?.secrets.state.discordBotToken ?? (c.discord.botToken ? 'environment' : 'unset'),
-        geminiApiKey: view?.secrets.state.geminiApiKey ?? (c.gemini.apiKey ? 'environment' : 'unset'),
-        openaiApiKey: view?.secrets.state.openaiApiKey ?? (c.openai.apiKey ? 'environment' : 'unset'),
-      },
+      ...secretReport(view?.secrets.state, c),
       canStoreSecrets: view?.secrets.canStore ?? false,
       ...(view && !view.secrets.canStore && view.secrets.reason ? { secretsNote: view.secrets.reason } : {}),
       values: {
