@@ -197,7 +197,11 @@ export async function runDemo(argv: string[]): Promise<number> {
     const playing = demoScene(options.room);
     // --once without --room: the first line and its answer; with --room, the whole scene once.
     const once = options.room ? playing : { ...playing, lines: playing.lines.slice(0, 1) };
-    scene = playScene(fakes, options.once ? once : playing, { repeat: !options.once, onError: (error) => err(`demo: a simulated person could not speak: ${String(error)}`) });
+    scene = playScene(fakes, options.once ? once : playing, { repeat: !options.once, onError: (error) => {
+        // At the end the fakes go away under a line being said: nothing to report then.
+        if (!finishing && stopTrigger === undefined) err(`demo: a simulated person could not speak: ${String(error)}`);
+      },
+    });
     if (options.once) {
       const answered = scene.playedOnce.then(nextReply);
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ONCE_REPLY_TIMEOUT_MS + once.lines.at(-1)!.atMs).unref());
