@@ -4,8 +4,25 @@
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
 import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeOpenAILive, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import { answerAbout } from '../fakes/shared/model-answers.ts';
+import { SpeechScript, type ScriptedListening } from '../fakes/shared/scripted-speech.ts';
+import { CAST, PERSON_KEYS, type PersonKey } from './demo-script.ts';
 
+/** The fake model's answer to speech that is not scripted (speechLikeSignal: no words in it to transcribe). */
 export const DEMO_MODEL_REPLY = 'Hi! I can hear you clearly. This whole call is simulated on your machine.';
+
+/**
+ * How the fake models listen by default: scripted sentences are transcribed and answered from
+ * their words; other speech (a speech-like signal) is "(N ms of speech)" and gets DEMO_MODEL_REPLY.
+ */
+export function scriptedListening(script: SpeechScript): Required<ScriptedListening> {
+  const unscripted = / ms of speech\)$/;
+  return {
+    transcribe: (pcm, rate) => script.transcribe(pcm, rate) || `(${Math.round((pcm.length / rate) * 1000)} ms of speech)`,
+    stream: (rate) => script.streaming(rate),
+    answer: (heard) => (unscripted.test(heard) ? DEMO_MODEL_REPLY : answerAbout(heard)),
+  };
+}
 
 export interface FakeServicesOptions {
   /** The fake model answers speech and injected text by itself (default: a short reply with transcripts). */
@@ -16,6 +33,8 @@ export interface FakeServicesOptions {
   trustCertificates?: boolean;
   /** Only these Gemini keys are accepted (default: any non-empty key, the fake's default). */
   geminiValidKeys?: readonly string[];
+  /** Give the simulated people their server nicknames (demo-script.ts CAST); default false (the fake's usernames). */
+  nicknames?: boolean;
 }
 
 /** What the core needs to reach the fakes; plain data, so it crosses a process boundary as JSON. */
@@ -32,6 +51,8 @@ export interface FakeServicesInfo {
   openaiLiveModel: string;
   /** PEM file of the fake voice gateway's test CA: a core in another process must trust it. */
   caPath: string;
+  /** The simulated people (demo-script.ts CAST): their Discord ids and the names the bot shows. */
+  people: { key: PersonKey; id: string; name: string }[];
 }
 
 export interface FakeServices {
@@ -42,8 +63,12 @@ export interface FakeServices {
   /** The fake GPT-Live service (always running too). */
   openaiLive: FakeOpenAILive;
   info: FakeServicesInfo;
+  /** The sentences the simulated people say, as the fake models transcribe them. */
+  script: SpeechScript;
   /** The owner says something (a speech-like signal) of the given length. */
   ownerSpeaks(seconds: number): Promise<void>;
+  /** `who` says `sentence` (scripted speech the fake models transcribe back to it). */
+  say(who: PersonKey, sentence: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,17 +95,21 @@ export function speechLikeSignal(seconds: number, amplitude = 6000): Int16Array 
 
 export async function startFakeServices(options: FakeServicesOptions = {}): Promise<FakeServices> {
   const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.trustCertificates === false ? { trustCertificates: false } : {}) });
-  const autoReply = options.autoReply ?? { transcript: DEMO_MODEL_REPLY, toneMs: 1800 };
+  const script = new SpeechScript();
+  const autoReply = options.autoReply ?? { ...scriptedListening(script), toneMs: 1800 };
   const gemini = await startFakeGemini({
     autoReply,
     ...(options.geminiValidKeys ? { validKeys: options.geminiValidKeys } : {}),
     ...(options.bargeInRms !== undefined ? { bargeInRms: options.bargeInRms } : {}),
   });
-  const openai = await startFakeOpenAIRealtime({
-    autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
-  });
-  const openaiLive = await startFakeOpenAILive({
-    autoReply: autoReply ? { transcript: autoReply.transcript ?? DEMO_MODEL_REPLY, inputTranscript: autoReply.inputTranscript, toneMs: autoReply.toneMs } : false,
+  // The same answers from every provider's fake (a scripted transcript, or the fixed one given).
+  const sameReply = autoReply ? { transcript: autoReply.transcript, inputTranscript: autoReply.inputTranscript, transcribe: autoReply.transcribe, answer: autoReply.answer, toneMs: autoReply.toneMs } : false;
+  const openai = await startFakeOpenAIRealtime({ autoReply: sameReply });
+  const openaiLive = await startFakeOpenAILive({ autoReply: sameReply });
+  const people = PERSON_KEYS.map((key) => {
+    const user = discord.user(CAST[key].user);
+    if (options.nicknames) user.nick = CAST[key].name;
+    return { key, id: user.id, name: CAST[key].name };
   });
   return {
     discord,
@@ -99,9 +128,14 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
       openaiLiveUrl: openaiLive.url,
       openaiLiveModel: KNOWN_GPT_LIVE_MODELS[0],
       caPath: discord.caPath,
+      people,
     },
+    script,
     async ownerSpeaks(seconds: number) {
       await discord.speak(discord.owner.id, speechLikeSignal(seconds));
+    },
+    async say(who, sentence) {
+      await discord.speak(people.find((p) => p.key === who)!.id, script.utterance(sentence));
     },
     async close() {
       await gemini.close().catch(() => undefined);

@@ -2,6 +2,7 @@
 // addresses, ask the fake owner to speak, and close it.
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import type { PersonKey } from './demo-script.ts';
 import type { FakeServicesInfo } from './fake-services.ts';
 import { FromFakesSchema, type ToFakes } from './fakes-protocol.ts';
 
@@ -9,6 +10,12 @@ export interface FakesChild {
   info: FakeServicesInfo;
   pid: number;
   ownerSpeaks(seconds: number): Promise<void>;
+  /** `who` says `text` (scripted speech the fake models transcribe). */
+  say(who: PersonKey, text: string): Promise<void>;
+  /** `who` joins the voice channel. */
+  join(who: PersonKey): Promise<void>;
+  /** `who` types /optout or /optin; resolves with the bot's answer. */
+  slash(who: PersonKey, command: 'optout' | 'optin'): Promise<string>;
   /** Ends the child (fakes closed, its CA file removed); resolves when it has exited. */
   close(): Promise<void>;
   /** Called once if the child dies on its own. */
@@ -17,6 +24,8 @@ export interface FakesChild {
 
 const READY_TIMEOUT_MS = 60_000;
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 export async function startFakesChild(): Promise<FakesChild> {
   // The sibling module as this one was loaded: fakes-process.js when compiled (dist/), .ts from source.
   const child: ChildProcess = fork(new URL(`./fakes-process${path.extname(import.meta.filename)}`, import.meta.url), [], {
@@ -24,7 +33,7 @@ export async function startFakesChild(): Promise<FakesChild> {
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  const pending = new Map<number, { resolve: (answer: string) => void; reject: (err: Error) => void }>();
   let nextId = 1;
   let exited = false;
   const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
@@ -54,7 +63,7 @@ export async function startFakesChild(): Promise<FakesChild> {
       } else if (message.id !== undefined) {
         const waiter = pending.get(message.id);
         pending.delete(message.id);
-        if (message.type === 'spoken') waiter?.resolve();
+        if (message.type === 'spoken') waiter?.resolve(message.answer ?? '');
         else waiter?.reject(new Error(message.message));
       }
     });
@@ -66,17 +75,22 @@ export async function startFakesChild(): Promise<FakesChild> {
   const send = (message: ToFakes) => {
     if (!exited && child.connected) child.send(message);
   };
+  /** Sends one request (its id added) and resolves with the child's answer when it is done. */
+  const request = (message: DistributiveOmit<Exclude<ToFakes, { type: 'close' }>, 'id'>): Promise<string> => {
+    const id = nextId++;
+    return new Promise<string>((resolve, reject) => {
+      if (exited) return reject(new Error('the fakes process ended'));
+      pending.set(id, { resolve, reject });
+      send({ ...message, id } as ToFakes);
+    });
+  };
   return {
     info,
     pid: child.pid ?? 0,
-    ownerSpeaks(seconds: number) {
-      const id = nextId++;
-      return new Promise<void>((resolve, reject) => {
-        if (exited) return reject(new Error('the fakes process ended'));
-        pending.set(id, { resolve, reject });
-        send({ type: 'speak', id, seconds });
-      });
-    },
+    ownerSpeaks: async (seconds) => void (await request({ type: 'speak', seconds })),
+    say: async (who, text) => void (await request({ type: 'say', who, text })),
+    join: async (who) => void (await request({ type: 'join', who })),
+    slash: (who, command) => request({ type: 'slash', who, command }),
     async close() {
       send({ type: 'close' });
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);

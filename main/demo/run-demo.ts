@@ -7,25 +7,26 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
-import { parseArgs } from 'node:util';
 import type { NoteEvent } from '../core/api-types.ts';
-import { isLiveProviderName, LIVE_PROVIDERS } from '../core/config/index.ts';
 import { handleShutdownSignals } from '../core/shutdown-signals.ts';
 import { findAppRoot } from '../core/sidecar/routes/dashboard.ts';
 import { terminalLogFormat } from '../core/log/terminal-format.ts';
 import { errorMessageOf, SidecarClient } from '../core/sidecar-client/client.ts';
+import { DEMO_HELP, parseDemoArgs, type DemoOptions } from './demo-options.ts';
+import { demoScene, enterRoom, playScene, type PlayingScene } from './demo-scenes.ts';
+import { CAST } from './demo-script.ts';
+import type { FakeServicesInfo } from './fake-services.ts';
 import { startFakesChild, type FakesChild } from './fakes-child.ts';
 import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
 
-const UTTERANCE_SECONDS = 2;
-const TURN_EVERY_MS = 9_000;
-const DEFAULT_PORT = 18943;
+/** How long --once waits for the model's answer to the last line. */
+const ONCE_REPLY_TIMEOUT_MS = 20_000;
 
 function formatNote(note: NoteEvent): string {
   const time = new Date(note.ts * 1000).toLocaleTimeString();
   // A `say` note is one request: `asked` (a message the model answers) or `announce` (words it says).
   const said = note.speaker?.endsWith('· message') ? 'asked' : 'announce';
-  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? 'owner' : note.kind === 'say' ? said : note.kind;
+  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? (note.speaker_name ?? 'owner') : note.kind === 'say' ? said : note.kind;
   return `[${time}] ${who.padEnd(8)} ${note.text}`;
 }
 
@@ -76,22 +77,48 @@ function trustFakeGateway(caPath: string): void {
   tls.setDefaultCACertificates([...tls.getCACertificates('default'), readFileSync(caPath, 'utf8')]);
 }
 
+/**
+ * Where the demo prints: stdout and stderr, until a pipe's reader is gone. Ctrl-C in a terminal
+ * running `./scripts/demo.sh | tee log` ends tee too, and a write to the broken pipe then fails with
+ * EPIPE, an 'error' event that, unhandled, killed the demo mid-cleanup and left its home behind
+ * (token included). Output is best effort; the cleanup is not.
+ */
+function demoOutput(): { out: (line: string) => void; err: (line: string) => void } {
+  const open = { stdout: true, stderr: true };
+  process.stdout.on('error', () => (open.stdout = false));
+  process.stderr.on('error', () => (open.stderr = false));
+  return {
+    out: (line) => void (open.stdout && process.stdout.write(line + '\n')),
+    err: (line) => void (open.stderr && process.stderr.write(line + '\n')),
+  };
+}
+
+/** The core's extra settings for the room: all three may be heard (consent decides), captions on. */
+function roomEnv(info: FakeServicesInfo): Record<string, string> {
+  return { DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: info.people.map((p) => p.id).join(','), DISCORD_VOICE_LIVE_CAPTIONS: 'true' };
+}
+
+function whoSpeaks(options: DemoOptions): string[] {
+  if (!options.room) return [`${CAST.owner.name}, the fake owner, says a scripted line every 9 s; the fake model transcribes it and answers from its words. Ctrl-C ends the demo.`];
+  return [
+    `A room of three: ${CAST.owner.name} (the owner), ${CAST.teammate.name} (who talks over her once) and ${CAST.guest.name}, a guest who opts out,`,
+    `so his words never reach the model or the notes. The dashboard's Room card shows who is heard; live captions go to`,
+    `the voice channel's chat. Ctrl-C ends the demo.`,
+  ];
+}
+
 export async function runDemo(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, port: { type: 'string' }, provider: { type: 'string' } } });
-  const port = Number(values.port ?? process.env.DISCORD_VOICE_LIVE_PORT ?? DEFAULT_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`demo: --port must be a port number, got ${JSON.stringify(values.port)}\n`);
+  const { out, err } = demoOutput();
+  const parsed = parseDemoArgs(argv, process.env);
+  if (parsed === 'help') {
+    out(DEMO_HELP);
+    return 0;
+  }
+  if ('error' in parsed) {
+    err(parsed.error);
     return 2;
   }
-  // --provider wins, then the variable the demo's own banner names, then gemini.
-  const envProvider = process.env.DISCORD_VOICE_LIVE_PROVIDER?.trim() || undefined;
-  const provider = values.provider ?? envProvider ?? 'gemini';
-  if (!isLiveProviderName(provider)) {
-    const from = values.provider !== undefined ? '--provider' : 'DISCORD_VOICE_LIVE_PROVIDER';
-    process.stderr.write(`demo: ${from} must be one of ${LIVE_PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}\n`);
-    return 2;
-  }
-  const out = (line: string) => process.stdout.write(line + '\n');
+  const options = parsed;
 
   // Signals are taken from the start, so Ctrl-C during start-up still cleans up; the first one ends
   // the demo and later ones (or ones a library re-raises) cannot kill it mid-cleanup.
@@ -111,30 +138,35 @@ export async function runDemo(argv: string[]): Promise<number> {
   let started: CoreOnFakes | undefined;
   let code = 0;
   let replies = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let scene: PlayingScene | undefined;
   let unsubscribe = () => undefined as void;
   let finishing = false;
   try {
     fakes = await startFakesChild();
     fakes.onExit((exitCode, signal) => {
       if (!finishing) {
-        process.stderr.write(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})\n`);
+        err(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})`);
         code = 1;
         requestStop(FAKES_ENDED);
       }
     });
     trustFakeGateway(fakes.info.caPath);
     try {
-      started = await startCoreOnFakes(fakes.info, { port, provider, logLevel: 'warn', logFormat: terminalLogFormat('auto', process.stderr, process.env) });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-      process.stderr.write(`demo: port ${port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh\n`);
+      started = await startCoreOnFakes(fakes.info, {
+        port: options.port,
+        provider: options.provider,
+        logLevel: 'warn',
+        logFormat: terminalLogFormat('auto', process.stderr, process.env),
+        ...(options.room ? { env: roomEnv(fakes.info) } : {}),
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      err(`demo: port ${options.port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh`);
       return 2;
     }
     const { core } = started;
 
-    let resolveFirstReply: () => void = () => undefined;
-    const firstReply = new Promise<void>((resolve) => (resolveFirstReply = resolve));
+    let replyWaiter: (() => void) | null = null;
     const transcript: string[] = [];
     let live = false;
     unsubscribe = core.hub.subscribe((event) => {
@@ -144,63 +176,76 @@ export async function runDemo(argv: string[]): Promise<number> {
       else transcript.push(line);
       if (event.data.kind === 'output_transcript') {
         replies += 1;
-        resolveFirstReply();
+        replyWaiter?.();
       }
     });
+    const nextReply = () => new Promise<void>((resolve) => (replyWaiter = resolve));
 
     const joined = await new SidecarClient({ baseUrl: core.sidecarUrl, token: core.token }).join();
     if (joined.status >= 300) {
-      process.stderr.write(`demo: could not start the call: ${errorMessageOf(joined.body)}\n`);
+      err(`demo: could not start the call: ${errorMessageOf(joined.body)}`);
       code = 1;
       return code;
     }
-
-    const sidecarPort = Number(new URL(core.sidecarUrl).port);
-    const projectRoot = findAppRoot();
-    // The machine's own node may be older than the project needs: when this Node is the one the
-    // Quick start put in .tools/, the pasted lines put it first on PATH too.
-    const toolsNode = path.join(projectRoot, '.tools', 'node22', 'bin', 'node');
-    const nodeBinDir = existsSync(toolsNode) && realpathSync(toolsNode) === realpathSync(process.execPath) ? path.dirname(toolsNode) : null;
-    out('');
-    out(`The call is up: fake Discord, fake Gemini, fake OpenAI Realtime and fake GPT-Live run in process ${fakes.pid}; this process (${process.pid}) is the core.`);
-    out(`Live model: ${provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings).`);
-    out('');
-    out('Dashboard (a one-time login link):');
-    out(`  ${core.loginUrl()}`);
-    out('');
-    out('In another terminal, paste:');
-    const shimDir = cliShimDir(projectRoot);
-    for (const line of pasteLines({ projectRoot, nodeBinDir, shimDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
-    out(`  ${shimDir ? '' : 'npx '}live-voice-bridge dashboard      # a fresh login link, when the one above was used`);
-    out('');
-    out(`The fake owner speaks every ${TURN_EVERY_MS / 1000} s. Ctrl-C ends the demo.`);
+    printBanner(out, { core, fakes, options });
+    for (const line of whoSpeaks(options)) out(line);
     out('');
     for (const line of transcript) out(line);
     live = true;
+    if (options.room) for (const line of await enterRoom(fakes)) out(`[${new Date().toLocaleTimeString()}] demo     ${line}`);
 
-    const speak = () => void fakes?.ownerSpeaks(UTTERANCE_SECONDS).catch((err: unknown) => process.stderr.write(`demo: fake owner could not speak: ${String(err)}\n`));
-    speak();
-    if (values.once) {
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000).unref());
-      if ((await Promise.race([firstReply, timeout, stopRequested])) === 'timeout') {
-        process.stderr.write('demo: no reply from the fake model within 20 s\n');
+    const playing = demoScene(options.room);
+    // --once without --room: the first line and its answer; with --room, the whole scene once.
+    const once = options.room ? playing : { ...playing, lines: playing.lines.slice(0, 1) };
+    scene = playScene(fakes, options.once ? once : playing, { repeat: !options.once, onError: (error) => {
+        // At the end the fakes go away under a line being said: nothing to report then.
+        if (!finishing && stopTrigger === undefined) err(`demo: a simulated person could not speak: ${String(error)}`);
+      },
+    });
+    if (options.once) {
+      const answered = scene.playedOnce.then(nextReply);
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ONCE_REPLY_TIMEOUT_MS + once.lines.at(-1)!.atMs).unref());
+      if ((await Promise.race([answered, timeout, stopRequested])) === 'timeout') {
+        err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);
         code = 1;
       }
     } else {
-      timer = setInterval(speak, TURN_EVERY_MS);
       await stopRequested;
     }
-    clearInterval(timer);
+    scene.stop();
     // The bridge is in this process: stop it directly, with the reason that really ended the call.
     const why = stopTrigger === undefined ? 'the demo played its one exchange (--once)' : demoStopReason(stopTrigger);
     await core.bridge.stop(why).catch(() => undefined);
     return code;
   } finally {
     finishing = true;
-    clearInterval(timer);
+    scene?.stop();
     unsubscribe();
     await started?.close();
     await fakes?.close();
     out(`demo finished: ${replies} model repl${replies === 1 ? 'y' : 'ies'}; temporary home removed.`);
   }
+}
+
+/** The call is up: where things run, the dashboard link and the lines to paste. */
+function printBanner(out: (line: string) => void, facts: { core: CoreOnFakes['core']; fakes: FakesChild; options: DemoOptions }): void {
+  const { core, fakes, options } = facts;
+  const sidecarPort = Number(new URL(core.sidecarUrl).port);
+  const projectRoot = findAppRoot();
+  // The machine's own node may be older than the project needs: when this Node is the one the
+  // Quick start put in .tools/, the pasted lines put it first on PATH too.
+  const toolsNode = path.join(projectRoot, '.tools', 'node22', 'bin', 'node');
+  const nodeBinDir = existsSync(toolsNode) && realpathSync(toolsNode) === realpathSync(process.execPath) ? path.dirname(toolsNode) : null;
+  out('');
+  out(`The call is up: fake Discord, fake Gemini, fake OpenAI Realtime and fake GPT-Live run in process ${fakes.pid}; this process (${process.pid}) is the core.`);
+  out(`Live model: ${options.provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings).`);
+  out('');
+  out('Dashboard (a one-time login link):');
+  out(`  ${core.loginUrl()}`);
+  out('');
+  out('In another terminal, paste:');
+  const shimDir = cliShimDir(projectRoot);
+  for (const line of pasteLines({ projectRoot, nodeBinDir, shimDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
+  out(`  ${shimDir ? '' : 'npx '}live-voice-bridge dashboard      # a fresh login link, when the one above was used`);
+  out('');
 }

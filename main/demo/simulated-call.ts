@@ -18,11 +18,11 @@ import type { FakeDiscord } from '../fakes/discord/index.ts';
 import type { FakeGemini } from '../fakes/gemini/index.ts';
 import type { FakeOpenAILive, FakeOpenAIRealtime } from '../fakes/openai/index.ts';
 import type { LiveProviderName } from '../core/config/index.ts';
-import { startFakeServices, type FakeServicesInfo, type FakeServicesOptions } from './fake-services.ts';
+import { startFakeServices, type FakeServices, type FakeServicesInfo, type FakeServicesOptions } from './fake-services.ts';
 
 export { DEMO_MODEL_REPLY, speechLikeSignal } from './fake-services.ts';
 
-export interface SimulatedCallOptions extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms' | 'geminiValidKeys'> {}
+export interface SimulatedCallOptions extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms' | 'geminiValidKeys' | 'nicknames'> {}
 
 export interface SimulatedCall {
   discord: FakeDiscord;
@@ -36,6 +36,10 @@ export interface SimulatedCall {
   auth: { authorization: string };
   /** The owner says something (a speech-like signal) of the given length. */
   ownerSpeaks(seconds: number): Promise<void>;
+  /** `who` says `sentence` as scripted speech: the fake models transcribe it and answer from its words. */
+  say: FakeServices['say'];
+  /** The simulated people (their ids and names). */
+  people: FakeServicesInfo['people'];
   close(): Promise<void>;
 }
 
@@ -119,7 +123,7 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
 }
 
 export async function startSimulatedCall(options: SimulatedCallOptions = {}): Promise<SimulatedCall> {
-  const fakes = await startFakeServices({ autoReply: options.autoReply, bargeInRms: options.bargeInRms, geminiValidKeys: options.geminiValidKeys });
+  const fakes = await startFakeServices({ autoReply: options.autoReply, bargeInRms: options.bargeInRms, geminiValidKeys: options.geminiValidKeys, nicknames: options.nicknames });
   let started: CoreOnFakes;
   try {
     started = await startCoreOnFakes(fakes.info, options);
@@ -140,6 +144,8 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     },
     auth: { authorization: `Bearer ${started.core.token}` },
     ownerSpeaks: (seconds) => fakes.ownerSpeaks(seconds),
+    say: (who, sentence) => fakes.say(who, sentence),
+    people: fakes.info.people,
     async close() {
       await started.close();
       await fakes.close();

@@ -8,17 +8,26 @@ export function defaultInjectedText(text: string): string {
   return `${ANNOUNCE_WORDING}${text}`;
 }
 
+/** What the model says to a message it answers: a fixed line, or one made from the message's words. */
+export type AnswerTo = string | ((message: string) => string);
+
 /**
  * What a model that follows the wording speaks for one injected text: the announcement itself, or
  * `answer` for a message it answers. The fakes reply with it, as the real models do (they never read
  * our instruction aloud); the transcript therefore shows what was said, not the wording.
  */
-export function spokenReplyTo(injected: string, answer: string): string {
-  return injected.startsWith(ANNOUNCE_WORDING) ? injected.slice(ANNOUNCE_WORDING.length) : answer;
+export function spokenReplyTo(injected: string, answer: AnswerTo): string {
+  if (injected.startsWith(ANNOUNCE_WORDING)) return injected.slice(ANNOUNCE_WORDING.length);
+  return typeof answer === 'string' ? answer : answer(injected);
 }
 
-/** The same for a turn of several texts joined by newlines (how the OpenAI sessions send a batch). */
-export function spokenReplyToTurn(turn: string, answer: string): string {
-  const said = turn.split('\n').map((line) => spokenReplyTo(line, answer));
-  return said.filter((line, i) => line !== answer || said.indexOf(answer) === i).join(' ');
+/**
+ * The same for a turn of several texts joined by newlines (how the OpenAI sessions send a batch):
+ * each announcement once in order, each answer once (an answer made from a message may be '', none).
+ */
+export function spokenReplyToTurn(turn: string, answer: AnswerTo): string {
+  const lines = turn.split('\n');
+  const said = lines.map((line) => spokenReplyTo(line, answer));
+  const announced = lines.map((line) => line.startsWith(ANNOUNCE_WORDING));
+  return said.filter((line, i) => line !== '' && (announced[i] || said.findIndex((other, j) => other === line && !announced[j]) === i)).join(' ');
 }

@@ -48,6 +48,8 @@ export class ChannelCaptions {
   #dirty = false;
   #editing = false;
   #timer: NodeJS.Timeout | null = null;
+  /** The end of the latest call (last edit, summary post) while it is under way. */
+  #ending: Promise<void> | null = null;
   #lastEditAt = 0;
   /** Edits sent (tests and the room view). */
   edits = 0;
@@ -63,11 +65,17 @@ export class ChannelCaptions {
     });
   }
 
-  stop(): void {
+  /**
+   * Stops following the call. Resolves once a summary being posted for a call that just ended is
+   * out: the core stops its Discord client after this (lifecycle order), and a summary still in
+   * flight then failed ("Expected token to be set"), lost on every shutdown right after a call.
+   */
+  stop(): Promise<void> {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    return this.#ending ?? Promise.resolve();
   }
 
   #onState(event: BridgeStateEvent): void {
@@ -84,7 +92,7 @@ export class ChannelCaptions {
         return null;
       });
     } else if ((event.state === 'stopped' || event.state === 'error') && this.#channelId !== null) {
-      void this.#end(this.#channelId);
+      this.#ending = this.#end(this.#channelId);
       this.#channelId = null;
     }
   }

@@ -24,7 +24,7 @@ export interface RoomWiring {
   logger: Logger;
 }
 
-export function startRoom(o: RoomWiring): { consent: RoomConsent; stop: () => void } {
+export function startRoom(o: RoomWiring): { consent: RoomConsent; stop: () => Promise<void> } {
   const nameOf = (id: string) => o.discord.displayName?.(id) ?? `user ${id}`;
   const consent = new RoomConsent({
     store: o.store,
@@ -51,10 +51,11 @@ export function startRoom(o: RoomWiring): { consent: RoomConsent; stop: () => vo
   captions?.start();
   return {
     consent,
-    stop: () => {
+    // Resolves once the captions' call summary is out (the Discord client stops after this).
+    stop: async () => {
       detach();
       consent.stop();
-      captions?.stop();
+      await captions?.stop();
     },
   };
 }

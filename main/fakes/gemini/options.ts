@@ -1,6 +1,7 @@
 // What the fake Gemini Live service is started with, and what it keeps per conversation (server.ts).
 import type { FakeTimingOptions } from '../shared/timing.ts';
 import type { FakeGeminiConnection, JsonObject, PendingToolCall, ReplyScript } from './connection.ts';
+import type { ScriptedListening } from '../shared/scripted-speech.ts';
 import type { FakeGeminiStrictness } from './strictness.ts';
 
 export const KNOWN_LIVE_MODELS = [
@@ -10,10 +11,10 @@ export const KNOWN_LIVE_MODELS = [
   'gemini-2.5-flash-native-audio-preview-12-2025',
 ] as const;
 
-export interface AutoReplyOptions extends Omit<ReplyScript, 'transcript' | 'inputTranscript'> {
-  /** What the model "says" to user audio (default: a short fixed sentence). */
+export interface AutoReplyOptions extends Omit<ReplyScript, 'transcript' | 'inputTranscript'>, ScriptedListening {
+  /** What the model "says" to user audio (default: `answer` of what it heard, else a short fixed sentence). */
   transcript?: string;
-  /** Transcription of the user's audio (default: "(N ms of speech)"). */
+  /** Transcription of the user's audio (default: `transcribe` of it, else "(N ms of speech)"). */
   inputTranscript?: string;
   /** Answer injected text (clientContent turnComplete / realtime text) by saying it. Default true. */
   speakInjectedText?: boolean;

@@ -67,3 +67,20 @@ export function tailPcm<T = Int16Array>(chunks: readonly T[], samples: number, p
   }
   return out.subarray(at);
 }
+
+/**
+ * Amplitude of the component at `freqHz` in a mono signal, in sample units (Goertzel): the same
+ * single-bin DFT as `toneAt` (bench/lib/tone-analysis.ts), without the phase, at one multiply-add per sample, so a fake
+ * transcriber can scan many tones in every block it hears.
+ */
+export function amplitudeAt(pcm: ArrayLike<number>, freqHz: number, rate: number): number {
+  const k = 2 * Math.cos((2 * Math.PI * freqHz) / rate);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = 0; i < pcm.length; i++) {
+    const s0 = pcm[i]! + k * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - k * s1 * s2)) / (pcm.length / 2);
+}

@@ -71,10 +71,28 @@ it('--once plays one exchange and exits 0', async () => {
   const exit = await demo.exited;
   expect(demo.err()).toBe('');
   expect(exit.code).toBe(0);
-  expect(demo.out()).toMatch(/owner +\(\d+ ms of speech\)/);
-  expect(demo.out()).toContain('model    Hi! I can hear you clearly.');
+  // The owner's scripted line, transcribed under her name, and the fake model's answer to its words.
+  expect(demo.out()).toMatch(/\] Olga +Hi, can you hear me\?\n/);
+  expect(demo.out()).toContain('model    Loud and clear.');
+  expect(demo.out()).not.toContain('ms of speech');
   expect(demo.out()).toContain('demo finished: 1 model reply; temporary home removed.');
 }, 90_000);
+
+it('--help prints the options (--room and --provider among them), exit 0; a mistyped option gets one line with a suggestion, exit 2', async () => {
+  const help = startDemo(`exec "${process.execPath}" main/cli.ts demo --help`, { cwd: process.cwd(), env: CLI_ENV, readyTimeoutMs: 60_000 });
+  expect(await help.exited).toEqual({ code: 0, signal: null });
+  expect(help.err()).toBe('');
+  expect(help.out()).toMatch(/^Usage: \.\/scripts\/demo\.sh \[options\]/);
+  for (const option of ['--room', '--provider NAME', '--port N', '--once', '-h, --help']) expect(help.out()).toContain(`  ${option}`);
+  expect(help.out()).toContain('gemini, openai-realtime, openai-live');
+  // Nothing started: no call, no home.
+  expect(help.out()).not.toContain('Starting');
+
+  const typo = startDemo(`exec "${process.execPath}" main/cli.ts demo --rom`, { cwd: process.cwd(), env: CLI_ENV, readyTimeoutMs: 60_000 });
+  expect((await typo.exited).code).toBe(2);
+  expect(typo.err()).toBe('demo: unknown option --rom (did you mean --room?). See ./scripts/demo.sh --help\n');
+  expect(typo.out()).toBe('');
+}, 60_000);
 
 it('honours DISCORD_VOICE_LIVE_PROVIDER (as its banner says); --provider still wins; a bad value names the variable', async () => {
   const port = await freePort();

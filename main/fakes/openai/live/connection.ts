@@ -16,7 +16,7 @@ import { clientSchemas, type LiveSessionConfig } from './protocol.ts';
 type JsonObject = Record<string, unknown>;
 
 /** What set off the model by itself: the user's speech ended, or commentary to speak. */
-export type LiveTrigger = { kind: 'speech'; ms: number } | { kind: 'text'; text: string };
+export type LiveTrigger = { kind: 'speech'; ms: number; pcm: Int16Array; rate: number } | { kind: 'text'; text: string };
 
 /** The server's side of a connection. */
 export interface LiveConnectionHooks {
@@ -217,8 +217,9 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     // The model heard the user stop: the end of the turn it answers after its latency.
     this.markTurnEnd();
     const ms = Math.round((this.#vad.spokenSamples / this.#rate) * 1000);
-    this.emit('userTurn', { ms, pcm: tailPcm(this.audio, this.#vad.turnSamples) });
-    this.#hooks.autoSpeak(this, { kind: 'speech', ms });
+    const turn = tailPcm(this.audio, this.#vad.turnSamples);
+    this.emit('userTurn', { ms, pcm: turn });
+    this.#hooks.autoSpeak(this, { kind: 'speech', ms, pcm: turn, rate: this.#rate });
   }
 
   /** What the model heard the user say, as input transcript fragments on the session timeline. */

@@ -93,12 +93,15 @@ export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready
   #autoSpeak(connection: FakeLiveConnection, trigger: LiveTrigger): void {
     const auto = this.#options.autoReply;
     if (!auto) return;
+    const fixed = 'Hello from the fake GPT-Live model.';
     if (trigger.kind === 'speech') {
-      connection.sendInputTranscript(auto.inputTranscript ?? `(${trigger.ms} ms of speech)`, trigger.ms);
-      void connection.reply({ transcript: auto.transcript ?? 'Hello from the fake GPT-Live model.', toneMs: auto.toneMs });
+      const heard = auto.inputTranscript ?? auto.transcribe?.(trigger.pcm, trigger.rate) ?? `(${trigger.ms} ms of speech)`;
+      if (heard) connection.sendInputTranscript(heard, trigger.ms);
+      void connection.reply({ transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed), toneMs: auto.toneMs });
     } else {
       // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
-      void connection.reply({ transcript: spokenReplyToTurn(trigger.text, auto.transcript ?? 'Hello from the fake GPT-Live model.'), toneMs: auto.toneMs });
+      const transcript = spokenReplyToTurn(trigger.text, auto.transcript ?? auto.answer ?? fixed);
+      if (transcript) void connection.reply({ transcript, toneMs: auto.toneMs });
     }
   }
 }

@@ -33,6 +33,8 @@ export interface RealtimeConnectionHooks {
   vadRms: number;
   /** Called when the server VAD commits a user turn or a user text item asks for a response. */
   autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null;
+  /** The input transcription of a committed buffer (24 kHz); absent: "(N ms of speech)". */
+  transcribe?(pcm24k: Int16Array): string;
 }
 
 export interface FakeRealtimeConnectionEvents {
@@ -235,10 +237,11 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     const id = this.newId('item');
     const previous = this.items.at(-1)?.id ?? null;
     const ms = Math.round(this.#bufferSamples / 24);
+    const heard = this.#userTranscript ?? this.#hooks.transcribe?.(tailPcm(this.audio, this.#bufferSamples));
     this.#bufferSamples = 0;
     this.#usage.addInputAudio(ms);
     this.send({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: id });
-    const transcript = this.#userTranscript ?? `(${ms} ms of speech)`;
+    const transcript = heard ?? `(${ms} ms of speech)`;
     this.items.push({ id, type: 'message', role: 'user', text: transcript, source: 'server' });
     this.send({ type: 'conversation.item.added', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });
     this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });

@@ -24,7 +24,8 @@ import { fakeTiming, type FakeTiming, type FakeTimingOptions } from '../../share
 import { listenWebSocketFake } from '../../shared/ws-server.ts';
 import { bearerKey, keyAccepted, OPENAI_NOT_FOUND, OpenAIFakeServer } from '../shared.ts';
 import type { ResponseTrigger } from './conversation.ts';
-import { FakeRealtimeConnection, type RealtimeReplyScript } from './connection.ts';
+import { FakeRealtimeConnection, REALTIME_RATE, type RealtimeReplyScript } from './connection.ts';
+import type { ScriptedListening } from '../../shared/scripted-speech.ts';
 import { FakeTranscriptionConnection } from './transcription.ts';
 
 export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
@@ -32,10 +33,10 @@ export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini
 /** Sessions last at most 60 minutes (research/protocols.md §2, the realtime-conversations guide). */
 const REALTIME_SESSION_LIMIT_MS = 60 * 60_000;
 
-export interface RealtimeAutoReply {
-  /** What the model says to user speech (default a short fixed sentence). */
+export interface RealtimeAutoReply extends ScriptedListening {
+  /** What the model says to user speech (default: `answer` of what it heard, else a short fixed sentence). */
   transcript?: string;
-  /** Input transcription of user speech (default "(N ms of speech)"). */
+  /** Input transcription of user speech (default: `transcribe` of it at 24 kHz, else "(N ms of speech)"). */
   inputTranscript?: string;
   /** Speak injected user text (default true): the reply's transcript is the text itself. */
   speakInjectedText?: boolean;
@@ -112,6 +113,7 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
   }
 
   #accept(ws: WebSocket, req: IncomingMessage, model: string, key: string): void {
+    const transcribe = this.#options.autoReply ? this.#options.autoReply.transcribe : undefined;
     const connection = new FakeRealtimeConnection(
       ws,
       { index: this.connections.length, model, key, headers: { ...req.headers } },
@@ -119,6 +121,7 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
         timing: this.#timing,
         vadRms: this.#options.vadRms ?? 1000,
         autoReply: (c, trigger) => this.#autoReply(c, trigger),
+        ...(transcribe ? { transcribe: (pcm: Int16Array) => transcribe(pcm, REALTIME_RATE) } : {}),
       },
     );
     this.connections.push(connection);
@@ -144,9 +147,18 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
   #autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null {
     const auto = this.#options.autoReply;
     if (!auto) return null;
-    if (trigger.kind === 'speech') return { transcript: auto.transcript ?? 'Hello from the fake OpenAI model.', toneMs: auto.toneMs };
+    const fixed = 'Hello from the fake OpenAI model.';
+    if (trigger.kind === 'speech') {
+      // What the committed turn was transcribed as (the user item #commit just added).
+      const heard = connection.items.findLast((item) => item.role === 'user')?.text ?? '';
+      return { transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed), toneMs: auto.toneMs };
+    }
     // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
-    if (trigger.kind === 'text') return auto.speakInjectedText === false ? null : { transcript: spokenReplyToTurn(trigger.text, auto.transcript ?? 'Hello from the fake OpenAI model.'), toneMs: auto.toneMs };
+    if (trigger.kind === 'text') {
+      if (auto.speakInjectedText === false) return null;
+      const transcript = spokenReplyToTurn(trigger.text, auto.transcript ?? auto.answer ?? fixed);
+      return transcript ? { transcript, toneMs: auto.toneMs } : null;
+    }
     return { transcript: `The tool answered: ${trigger.output.slice(0, 80)}`, toneMs: auto.toneMs };
   }
 }
