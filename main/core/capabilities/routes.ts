@@ -8,7 +8,7 @@ import type { BridgeControl } from '../bridge/types.ts';
 import type { Config } from '../config/index.ts';
 import type { EventHub } from '../event-hub.ts';
 import { moduleLogger } from '../log/logger.ts';
-import type { NotesArchive } from '../notes/notes-archive.ts';
+import type { NotesStore } from '../notes/notes-store.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import { configToSettingsValues, type SettingsValues } from '../settings/schema.ts';
 import type { SettingsStore } from '../settings/store.ts';
@@ -47,7 +47,7 @@ export interface CoreRoutes {
   control: BridgeControl;
   talk: TalkControl;
   notes: NotesLog;
-  archive: NotesArchive;
+  archive: NotesStore;
   notify: Pick<NotifyApi, 'notifier' | 'scheduler'>;
   tools: ToolRegistry;
   mcp: Pick<McpApi, 'modelTools' | 'approvals' | 'questions'>;

@@ -12,6 +12,7 @@ import { ensurePrivateDir } from '../private-dir.ts';
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
 
 export type SqliteDatabase = Database.Database;
+export type SqliteStatement = Database.Statement<unknown[]>;
 
 export const DATABASE_FILE = 'live-voice-bridge.sqlite';
 /** How long a write waits for another process's transaction (the schedule lock waits as long). */
