@@ -57,6 +57,11 @@ export class NotesLog implements NotesSink {
     this.#optedOut = optedOut;
   }
 
+  /** Whether this Discord id opted out (search and recall leave their lines out). */
+  speakerOptedOut(userId: string): boolean {
+    return this.#optedOut(userId);
+  }
+
   #optedOutSpeaker(event: Pick<NoteEvent, 'kind' | 'speaker'>): boolean {
     if (event.kind !== 'input_transcript' || !event.speaker) return false;
     return event.speaker.split(',').some((id) => this.#optedOut(id));

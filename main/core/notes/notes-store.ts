@@ -170,6 +170,23 @@ export class NotesStore {
     return { notes: page.map(noteFromRow), next_before: rows.length > query.limit && oldest ? formatNotesCursor({ ts: oldest.ts, file: oldest.call_id, line: oldest.seq }) : null };
   }
 
+  /** Store a call's end-of-call summary (JSON), replacing an earlier one. */
+  saveSummary(callId: string, body: unknown, nowMs = Date.now()): void {
+    this.#prepare('INSERT INTO summaries (call_id, created_at, body) VALUES (?, ?, ?) ON CONFLICT (call_id) DO UPDATE SET created_at = excluded.created_at, body = excluded.body').run(callId, nowMs / 1000, JSON.stringify(body));
+  }
+
+  /** A call's summary, or null. */
+  summary(callId: string): unknown {
+    const row = this.#prepare('SELECT body FROM summaries WHERE call_id = ?').get(callId) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as unknown) : null;
+  }
+
+  /** The newest `limit` summaries (newest first), with their call and when they were made. */
+  recentSummaries(limit: number): Array<{ call_id: string; created_at: number; body: unknown }> {
+    const rows = this.#prepare('SELECT call_id, created_at, body FROM summaries ORDER BY created_at DESC LIMIT ?').all(limit) as Array<{ call_id: string; created_at: number; body: string }>;
+    return rows.map((r) => ({ call_id: r.call_id, created_at: r.created_at, body: JSON.parse(r.body) as unknown }));
+  }
+
   /** Delete calls (their notes, the index entries, summaries and usage rows) in one transaction. */
   deleteCalls(ids: readonly string[]): number {
     let notes = 0;
