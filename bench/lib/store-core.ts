@@ -1,5 +1,6 @@
 // The process measured by `npm run bench:store`: the real scheduler (journal store), notifier and
-// notes archive behind the real sidecar routes, nothing else, so /proc readings are theirs alone.
+// notes store (the database, with the notes files bench/store.ts wrote imported at start, as a
+// release-0.3.5 home is) behind the real sidecar routes, nothing else, so /proc readings are theirs alone.
 // Like the core (core.ts) it has the opt-in idle trim (IdleMemoryTrim: one full GC once quiet for
 // 5 s, only when started with --expose-gc); bench/store.ts starts it with the core's start-up options
 // (main/core/core-node-flags.ts), as the launchers start the core.
@@ -8,20 +9,23 @@
 import path from 'node:path';
 import pino from 'pino';
 import { IdleMemoryTrim } from '../../main/core/idle-memory-trim.ts';
-import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
+import { importLegacyNotes } from '../../main/core/notes/legacy-import.ts';
+import { NotesStore } from '../../main/core/notes/notes-store.ts';
 import { createNotifier } from '../../main/core/notify/dispatcher.ts';
 import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
 import { createScheduler } from '../../main/core/notify/scheduler.ts';
 import { registerNotesRoutes } from '../../main/core/sidecar/routes/notes.ts';
 import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
 import { createSidecar } from '../../main/core/sidecar/server.ts';
+import { openDatabase } from '../../main/core/store/database.ts';
 
 const [home, token] = process.argv.slice(2);
 const logger = pino({ level: 'silent' });
 const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabled: false, logger });
 // The cap is raised so the bench can fill the schedule to 100,000.
 const scheduler = createScheduler({ file: scheduleFilePath(home!), notifier, logger, maxPending: 1_000_000 });
-const archive = new NotesArchive(path.join(home!, 'voice-users', 'notes'));
+const archive = new NotesStore(openDatabase({ dir: path.join(home!, 'voice-users'), logger }).db);
+importLegacyNotes(archive, path.join(home!, 'voice-users', 'notes'));
 const memoryTrim = new IdleMemoryTrim({ quietMs: 5_000, mayTrim: () => true });
 const sidecar = createSidecar({
   host: '127.0.0.1',

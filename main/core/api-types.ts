@@ -25,7 +25,7 @@ export interface BridgeStateEvent {
 export const NOTE_KINDS = ['input_transcript', 'output_transcript', 'note', 'tool_call', 'state', 'say', 'frame', 'notification'] as const;
 export type NoteKind = (typeof NOTE_KINDS)[number];
 
-/** One entry of the notes log (`GET /notes`, `/events`, the per-call JSONL file). */
+/** One entry of the notes log (`GET /notes`, `/events`, a row of the database's `notes`). */
 export interface NoteEvent {
   id: string;
   /** Epoch seconds with a fractional part. */

@@ -18,6 +18,7 @@ import { coreRoutes } from './capabilities/routes.ts';
 import { scheduleCapability } from './capabilities/schedule.ts';
 import { liveSettingsCapability } from './capabilities/settings.ts';
 import { sidecarCapability } from './capabilities/sidecar.ts';
+import { storeCapability } from './capabilities/store.ts';
 import { usageCapability } from './capabilities/usage.ts';
 import { voiceCapability } from './capabilities/voice.ts';
 import { SHUTDOWN_BUDGET_MS, type CoreHandle, type CoreOptions } from './core-contract.ts';
@@ -48,12 +49,15 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
   const call = new CallPort();
   const proc = await life.start(processCapability, { ...base, opus: options.opus });
   const { hub, tools, missing } = proc;
-  const { notes, archive } = await life.start(notesCapability, { config, hub });
+  const { database } = await life.start(storeCapability, base);
+  const { notes, archive } = await life.start(notesCapability, { ...base, hub, database });
   const voice = await life.start(voiceCapability, { ...base, opus: proc.opus });
+  // Their words are never written, whatever path a transcript takes (the audio is dropped already).
+  notes.excludeSpeakers((id) => voice.consentStore.optedOut(id));
   const { allowedSpeakers, discord } = voice;
   const settings = await life.start(liveSettingsCapability, { store: settingsStore, environment, allowedSpeakers, call });
   const { model } = await life.start(modelCapability, { ...base, notes, settingsStore });
-  const { usage } = await life.start(usageCapability, { ...base, hub, notes, model, call });
+  const { usage } = await life.start(usageCapability, { ...base, hub, notes, model, call, database });
   const notify = await life.start(notifyCapability, { ...base, hub, notes, tools, discord, allowedSpeakers, settings, call });
   const mcp = await life.start(mcpCapability, { ...base, hub, notes, tools, allowedSpeakers, call });
   const callApi = await life.start(callCapability, { ...base, hub, notes, tools, native: proc.native, missing, voice, model, usage, settings, notify, mcp, call });
@@ -67,7 +71,7 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
   const settingsRoutes = { store: settingsStore, environment, restart: options.restart, lastRestart: options.lastRestart, onSaved: settings.saved };
   const routes = (baseUrl: () => string) => [...coreRoutes({ ...base, token: proc.token.token, missing, health, sessions, baseUrl, hub, snapshot, control, talk, notes, archive, notify, tools, mcp, settings: settingsRoutes }), ...(options.extraRoutes ?? [])];
   const sidecar = await life.start(sidecarCapability, { ...base, token: proc.token.token, sessions, routes, onResponse: memoryTrim.poke });
-  await life.start(scheduleCapability, { ...base, notes, discord, notify });
+  await life.start(scheduleCapability, { ...base, notes, archive, database, discord, notify });
   if (missing.length) moduleLogger(logger, 'core').warn({ missing }, 'voice calls are disabled until these are configured');
   return {
     sidecarUrl: sidecar.url,

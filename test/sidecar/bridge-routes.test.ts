@@ -10,12 +10,11 @@ import type { SayOutcome } from '../../main/core/api-types.ts';
 import { BridgeError, type BridgeControl, type BridgeStatus } from '../../main/core/bridge/types.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { toModelFrame } from '../../main/core/model/frame-converter.ts';
-import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
-import { NotesLog } from '../../main/core/notes/notes-log.ts';
 import { registerNotesRoutes } from '../../main/core/sidecar/routes/notes.ts';
 import type { FrameSendResult, VoiceTarget } from '../../main/core/ports.ts';
 import { registerBridgeRoutes } from '../../main/core/sidecar/routes/bridge.ts';
 import { createSidecar, type Sidecar } from '../../main/core/sidecar/server.ts';
+import { openNotesDb } from '../helpers/notes-db.ts';
 import { errorCode, rawRequest } from '../helpers/http.ts';
 
 class ScriptedBridge implements BridgeControl {
@@ -58,14 +57,14 @@ class ScriptedBridge implements BridgeControl {
 let sidecar: Sidecar;
 let port: number;
 const bridge = new ScriptedBridge();
-const notesDir = mkdtempSync(path.join(tmpdir(), 'lvb-notes-'));
-const notes = new NotesLog({ dir: notesDir });
+const notesDb = openNotesDb(mkdtempSync(path.join(tmpdir(), 'lvb-notes-')));
+const notes = notesDb.log();
 const TOKEN = 'test-token-'.padEnd(40, 'x');
 const auth = { authorization: `Bearer ${TOKEN}` };
 let png: Buffer;
 
 beforeAll(async () => {
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerBridgeRoutes(app, { bridge }), (app) => registerNotesRoutes(app, { archive: new NotesArchive(notesDir) })] });
+  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerBridgeRoutes(app, { bridge }), (app) => registerNotesRoutes(app, { archive: notesDb.store })] });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
   png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();

@@ -55,7 +55,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists the call tools and the helper tools, each with an object JSON schema', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ['say', 'notify', 'schedule', 'push_frame', 'read_notes', 'call_status', 'join', 'leave', 'sora_redact', 'sora_handoff']) expect(names).toContain(name);
+    for (const name of ['say', 'notify', 'schedule', 'push_frame', 'read_notes', 'search_notes', 'call_status', 'join', 'leave', 'sora_redact', 'sora_handoff']) expect(names).toContain(name);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
     const notify = tools.find((t) => t.name === 'notify')!;
     expect((notify.inputSchema.properties as Record<string, { enum?: string[] }>).mode!.enum).toEqual(['voice', 'dm', 'channel', 'webhook', 'auto', 'all']);

@@ -1,5 +1,5 @@
 // The helper tools read one call's notes only, wired as the core wires them (a real NotesLog's
-// currentCallNotes, a NotesArchive for a named call) over the real sidecar: during call B a hand-off
+// currentCallNotes, the NotesStore for a named call) over the real sidecar: during call B a hand-off
 // is B's (its id, its notes, none of call A's); a hand-off naming call_id is that call's; with no
 // call running grill, goal synth and hand-off without notes are refused with 409 `no_call` instead
 // of working on an earlier call.
@@ -9,25 +9,26 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../main/core/api-types.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
-import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
-import { NotesLog } from '../../main/core/notes/notes-log.ts';
+import type { NotesLog } from '../../main/core/notes/notes-log.ts';
 import { registerToolRoutes } from '../../main/core/sidecar/routes/tools.ts';
 import { createSidecar, type Sidecar } from '../../main/core/sidecar/server.ts';
 import { registerHelperTools } from '../../main/core/tools/helpers/index.ts';
 import { ToolRegistry } from '../../main/core/tools/registry.ts';
 import { errorCode, rawRequest, type RawResponse } from '../helpers/http.ts';
+import { openNotesDb, type NotesDb } from '../helpers/notes-db.ts';
 
 const TOKEN = 'notes-call-scope-token-'.padEnd(40, 'x');
 let home: string;
 let log: NotesLog;
+let db: NotesDb;
 let sidecar: Sidecar;
 let port: number;
 
 beforeAll(async () => {
   home = mkdtempSync(path.join(tmpdir(), 'lvb-call-scope-'));
-  const notesDir = path.join(home, 'voice-users', 'notes');
-  log = new NotesLog({ dir: notesDir });
-  const archive = new NotesArchive(notesDir);
+  db = openNotesDb(path.join(home, 'voice-users'));
+  log = db.log();
+  const archive = db.store;
   const registry = registerHelperTools(new ToolRegistry(), { agentHome: home, currentCall: () => log.currentCallNotes(500), callNotes: (id) => archive.read(id) });
   sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerToolRoutes(app, { registry })] });
   await sidecar.listen();
@@ -37,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sidecar.close();
   log.close();
+  db.close();
   rmSync(home, { recursive: true, force: true });
 });
 

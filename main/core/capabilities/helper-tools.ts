@@ -3,7 +3,7 @@
 // home, and notifications.
 import type { Config } from '../config/index.ts';
 import type { Capability } from '../lifecycle.ts';
-import type { NotesArchive } from '../notes/notes-archive.ts';
+import type { NotesStore } from '../notes/notes-store.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { Notifier } from '../notify/dispatcher.ts';
 import { registerHelperTools } from '../tools/helpers/index.ts';
@@ -13,7 +13,7 @@ export interface HelperToolsDeps {
   config: Config;
   tools: ToolRegistry;
   notes: NotesLog;
-  archive: NotesArchive;
+  archive: NotesStore;
   notifier: Notifier;
 }
 

@@ -8,8 +8,9 @@ import type { BridgeControl } from '../bridge/types.ts';
 import type { Config } from '../config/index.ts';
 import type { EventHub } from '../event-hub.ts';
 import { moduleLogger } from '../log/logger.ts';
-import type { NotesArchive } from '../notes/notes-archive.ts';
+import type { NotesStore } from '../notes/notes-store.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
+import { searchNotes } from '../notes/notes-search.ts';
 import { configToSettingsValues, type SettingsValues } from '../settings/schema.ts';
 import type { SettingsStore } from '../settings/store.ts';
 import { registerBridgeRoutes } from '../sidecar/routes/bridge.ts';
@@ -19,6 +20,7 @@ import { registerHealthRoutes } from '../sidecar/routes/health.ts';
 import { registerLoginRoutes } from '../sidecar/routes/login.ts';
 import { registerMcpRoutes } from '../sidecar/routes/mcp.ts';
 import { registerNotesRoutes } from '../sidecar/routes/notes.ts';
+import { registerNotesSearchRoutes } from '../sidecar/routes/notes-search.ts';
 import { registerNotifyRoutes } from '../sidecar/routes/notify.ts';
 import { registerRoomRoutes } from '../sidecar/routes/room.ts';
 import { registerSettingsRoutes } from '../sidecar/routes/settings.ts';
@@ -47,7 +49,7 @@ export interface CoreRoutes {
   control: BridgeControl;
   talk: TalkControl;
   notes: NotesLog;
-  archive: NotesArchive;
+  archive: NotesStore;
   notify: Pick<NotifyApi, 'notifier' | 'scheduler'>;
   tools: ToolRegistry;
   mcp: Pick<McpApi, 'modelTools' | 'approvals' | 'questions'>;
@@ -71,6 +73,14 @@ export const ROUTE_TABLE: readonly Route[] = [
   (app, d) => registerRoomRoutes(app, { bridge: d.control }),
   (app, d) => registerTalkRoutes(app, { talk: d.talk }),
   (app, d) => registerNotesRoutes(app, { archive: d.archive }),
+  (app, d) =>
+    registerNotesSearchRoutes(app, {
+      search: (q, options) => searchNotes(d.archive.db, q, { ...options, excludeSpeaker: (id) => d.notes.speakerOptedOut(id) }),
+      exportCall: (id) => {
+        const call = d.archive.call(id);
+        return call ? { call, summary: d.archive.summary(id), notes: d.archive.read(id) ?? [] } : null;
+      },
+    }),
   (app, d) => registerNotifyRoutes(app, { notifier: d.notify.notifier, scheduler: d.notify.scheduler }),
   (app, d) => registerToolRoutes(app, { registry: d.tools }),
   (app) => registerDashboardRoutes(app, {}),

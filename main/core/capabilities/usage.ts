@@ -1,6 +1,5 @@
 // Usage and estimated cost per call, and the optional daily cap (docs/usage.md). Started before the
 // bridge (the bridge asks it whether a join is refused), so it reads the call through the call port.
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { EventHub } from '../event-hub.ts';
@@ -8,7 +7,9 @@ import type { Capability } from '../lifecycle.ts';
 import { moduleLogger } from '../log/logger.ts';
 import type { ProviderSelector } from '../model/select.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
-import { USAGE_LEDGER_FILE, UsageMonitor } from '../usage/usage-monitor.ts';
+import type { OpenedDatabase } from '../store/database.ts';
+import { SqlUsageLedger } from '../usage/ledger-store.ts';
+import { UsageMonitor } from '../usage/usage-monitor.ts';
 import type { CallPort } from './call-port.ts';
 
 export interface UsageDeps {
@@ -18,11 +19,12 @@ export interface UsageDeps {
   notes: NotesLog;
   model: ProviderSelector | null;
   call: CallPort;
+  database: OpenedDatabase;
 }
 
 export const usageCapability: Capability<UsageDeps, { usage: UsageMonitor | null }> = {
   name: 'usage',
-  start({ config, logger, hub, notes, model, call }) {
+  start({ config, logger, hub, notes, model, call, database }) {
     const usage = model
       ? new UsageMonitor({
           hub,
@@ -33,7 +35,7 @@ export const usageCapability: Capability<UsageDeps, { usage: UsageMonitor | null
           prices: config.usage.prices,
           dailyCapUsd: config.usage.dailyCapUsd,
           warnPercent: config.usage.capWarnPercent,
-          ledgerFile: path.join(config.paths.voiceUsers, USAGE_LEDGER_FILE),
+          ledger: new SqlUsageLedger(database.db),
           notes,
           say: (text) => call.current?.say(text, 'usage'),
           parkCall: async (reason) => call.current?.link.park(reason),

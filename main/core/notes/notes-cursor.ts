@@ -1,11 +1,11 @@
 // Paging cursors for GET /notes and GET /calls. Events often share a timestamp (streamed transcript
 // fragments land in the same millisecond), so a bare timestamp cannot say where a page ended: a
 // strict `ts < before` skipped the rest of a tie, `<=` would repeat it. A cursor therefore carries a
-// tie-breaker that makes the order total: `<ts>~<call id>~<line>` for a note (its line in its call's
-// append-only file) and `<ts>~<call id>` for a call. `~` is URL-safe and never part of a call id.
+// tie-breaker that makes the order total: `<ts>~<call id>~<row>` for a note (its row number in the
+// database, which only grows) and `<ts>~<call id>` for a call. `~` is URL-safe and never part of a call id.
 // A bare number (the older, documented form) is still accepted and means "strictly older than".
 
-/** Where a note sits in the archive: its time, its file (call id) and its line in that file. */
+/** Where a note sits in the page order: its time, its call id (`file`, as cursors named it) and its row. */
 export interface NotePosition {
   ts: number;
   file: string;
@@ -31,17 +31,6 @@ const SEP = '~';
 function parseTs(raw: string): number | null {
   const ts = Number(raw);
   return raw.trim() !== '' && Number.isFinite(ts) ? ts : null;
-}
-
-/** Oldest first: by time, then call id, then line; no two notes compare equal. */
-export function compareNotePositions(a: NotePosition, b: NotePosition): number {
-  return a.ts - b.ts || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line;
-}
-
-/** True when the note comes strictly before the cursor (belongs on an older page). */
-export function isBeforeCursor(p: NotePosition, c: NotesCursor): boolean {
-  if (c.file === undefined || c.line === undefined) return p.ts < c.ts;
-  return compareNotePositions(p, { ts: c.ts, file: c.file, line: c.line }) < 0;
 }
 
 export function formatNotesCursor(p: NotePosition): string {

@@ -1,69 +1,75 @@
-// The notes log: every transcript event and note of a call, appended synchronously to a per-call
-// JSONL file (so a crash loses nothing already said); events outside a call (a notification with no
-// call live) go to a daily `outside-YYYY-MM-DD.jsonl`. /notes and /calls read these files back
-// (notes-archive.ts), so they survive restarts; the bounded ring serves the helper tools and
-// /events. Appends are a few per second at most, never per audio frame, so a sync write is cheap.
-import { closeSync, openSync, writeSync } from 'node:fs';
-import path from 'node:path';
+// The notes log: every transcript event and note of a call, written at once to the database
+// (notes-store.ts; a crash loses nothing already said); events outside a call (a notification with
+// no call live) go to the day's `outside-YYYY-MM-DD` record. /notes and /calls read them back, so
+// they survive restarts; the bounded ring serves the helper tools and /events. Writes are a few per
+// second at most, never per audio frame, so a synchronous insert is cheap. The words of a speaker
+// who opted out are never written (the audio is dropped before the model already; this holds for
+// any path a transcript could take).
 import type { NoteEvent } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { NotesSink } from '../ports.ts';
-import { ensurePrivateDir } from '../private-dir.ts';
+import type { NotesStore } from './notes-store.ts';
 
 export const NOTES_RING_SIZE = 1000;
 
 export interface NotesLogOptions {
-  /** `<agent home>/voice-users/notes` */
-  dir: string;
+  store: NotesStore;
   hub?: EventHub;
   ringSize?: number;
   now?: () => number;
 }
 
 export class NotesLog implements NotesSink {
-  readonly #dir: string;
+  readonly #store: NotesStore;
   readonly #hub?: EventHub;
   readonly #ring: NoteEvent[] = [];
   readonly #ringSize: number;
   readonly #now: () => number;
-  #fd: number | null = null;
   #callId: string | undefined;
-  #file: string | undefined;
   #seq = 0;
-  #outsideFd: number | null = null;
-  #outsideDay: string | undefined;
   #nameOf: ((userId: string) => string | undefined) | undefined;
+  #optedOut: (userId: string) => boolean = () => false;
 
   constructor(options: NotesLogOptions) {
-    this.#dir = options.dir;
+    this.#store = options.store;
     this.#hub = options.hub;
     this.#ringSize = options.ringSize ?? NOTES_RING_SIZE;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Route following events to `<dir>/<callId>.jsonl`. */
-  startCall(callId: string): string {
+  /** Record following events under `callId`. */
+  startCall(callId: string): void {
     this.endCall();
-    ensurePrivateDir(this.#dir);
     this.#callId = callId;
-    this.#file = path.join(this.#dir, `${callId}.jsonl`);
-    this.#fd = openSync(this.#file, 'a', 0o600);
-    return this.#file;
   }
 
   endCall(): void {
-    if (this.#fd !== null) closeSync(this.#fd);
-    this.#fd = null;
     this.#callId = undefined;
   }
 
-  get currentFile(): string | undefined {
-    return this.#file;
+  /** The call being recorded (retention never deletes it). */
+  get currentCallId(): string | undefined {
+    return this.#callId;
+  }
+
+  /** Who opted out of being heard (room/consent-store.ts): their words are never written. */
+  excludeSpeakers(optedOut: (userId: string) => boolean): void {
+    this.#optedOut = optedOut;
+  }
+
+  /** Whether this Discord id opted out (search and recall leave their lines out). */
+  speakerOptedOut(userId: string): boolean {
+    return this.#optedOut(userId);
+  }
+
+  #optedOutSpeaker(event: Pick<NoteEvent, 'kind' | 'speaker'>): boolean {
+    if (event.kind !== 'input_transcript' || !event.speaker) return false;
+    return event.speaker.split(',').some((id) => this.#optedOut(id));
   }
 
   /**
    * How Discord ids are shown to people (the bridge's room: nickname, then global name). Each note
-   * is named when written, so the files and every reader show the name the person had then.
+   * is named when written, so the database and every reader show the name the person had then.
    */
   nameSpeakers(nameOf: (userId: string) => string | undefined): void {
     this.#nameOf = nameOf;
@@ -88,30 +94,18 @@ export class NotesLog implements NotesSink {
       text: input.text,
       ...((input.callId ?? this.#callId) ? { callId: input.callId ?? this.#callId } : {}),
     };
+    // Dropped, never stored nor shown: words of someone who asked not to be heard.
+    if (this.#optedOutSpeaker(event)) return event;
+    this.#store.insert(event);
     this.#ring.push(event);
     if (this.#ring.length > this.#ringSize) this.#ring.splice(0, this.#ring.length - this.#ringSize);
-    if (this.#fd !== null) writeSync(this.#fd, JSON.stringify(event) + '\n');
-    else this.#writeOutside(JSON.stringify(event) + '\n', ts);
     this.#hub?.publish({ type: 'note', data: event });
     return event;
   }
 
-  #writeOutside(line: string, ts: number): void {
-    const day = new Date(ts * 1000).toISOString().slice(0, 10);
-    if (day !== this.#outsideDay || this.#outsideFd === null) {
-      if (this.#outsideFd !== null) closeSync(this.#outsideFd);
-      ensurePrivateDir(this.#dir);
-      this.#outsideFd = openSync(path.join(this.#dir, `outside-${day}.jsonl`), 'a', 0o600);
-      this.#outsideDay = day;
-    }
-    writeSync(this.#outsideFd, line);
-  }
-
-  /** Close every file (shutdown). */
+  /** Shutdown: nothing is buffered (each event was written when appended). */
   close(): void {
     this.endCall();
-    if (this.#outsideFd !== null) closeSync(this.#outsideFd);
-    this.#outsideFd = null;
   }
 
   /** The call being recorded (startCall to endCall) and its most recent `limit` events; null between calls. */

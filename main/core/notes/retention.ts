@@ -1,7 +1,8 @@
-// Retention for what grows with use: call notes (kept N days and at most M MB, oldest deleted
-// first), the schedule's `.rejected` lines and delegate logs (kept N days; `.rejected` also cut to
-// its newest part beyond a size bound). Runs at start-up and daily; never touches the file of the
-// call in progress.
+// Retention for what grows with use: call notes in the database (kept N days and at most M MB,
+// oldest deleted first, from every table and the index: notes-store.ts `pruneNotes`), the
+// schedule's `.rejected` lines and delegate logs (kept N days; `.rejected` also cut to its newest
+// part beyond a size bound). Runs at start-up and daily, then backs the database up; never touches
+// the call in progress.
 import { closeSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -105,14 +106,14 @@ export function pruneAppendLog(file: string, options: { maxAgeDays: number; maxB
 }
 
 export interface RetentionPlan {
-  notesDir: string;
   maxAgeDays: number;
-  notesMaxBytes: number;
+  /** Prune the notes (the call in progress is kept): notes-store.ts `pruneNotes`. */
+  pruneNotes: (maxAgeDays: number) => { callsDeleted: number; notesDeleted: number; bytes: number };
+  /** Copy the database to its backup after the pass (database.ts `backup`). */
+  backup?: () => Promise<void>;
   /** The schedule file; its `.rejected` sibling is pruned. */
   scheduleFile: string;
   delegateLogDir: string;
-  /** The notes file being written now (never deleted). */
-  currentNotesFile: () => string | undefined;
   /** Forget finished delegate sessions older than this many seconds. */
   pruneDelegates?: (maxAgeSeconds: number) => number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -122,16 +123,17 @@ export interface RetentionPlan {
 export function startRetention(plan: RetentionPlan): () => void {
   const run = (): void => {
     try {
-      const notes = pruneFolder(plan.notesDir, { suffix: '.jsonl', maxAgeDays: plan.maxAgeDays, maxBytes: plan.notesMaxBytes, keep: (f) => f === plan.currentNotesFile() });
+      const notes = plan.pruneNotes(plan.maxAgeDays);
       const rejected = pruneAppendLog(`${plan.scheduleFile}.rejected`, { maxAgeDays: plan.maxAgeDays, maxBytes: REJECTED_MAX_BYTES });
       const delegateLogs = pruneFolder(plan.delegateLogDir, { suffix: '.log', maxAgeDays: plan.maxAgeDays });
       const sessions = plan.pruneDelegates?.(plan.maxAgeDays * 86_400) ?? 0;
-      if (notes.deleted.length || rejected !== 'kept' || delegateLogs.deleted.length || sessions) {
-        plan.log.info({ notesDeleted: notes.deleted.length, notesBytes: notes.bytes, rejected, delegateLogsDeleted: delegateLogs.deleted.length, delegateSessionsForgotten: sessions }, 'retention: pruned old data');
+      if (notes.callsDeleted || rejected !== 'kept' || delegateLogs.deleted.length || sessions) {
+        plan.log.info({ callsDeleted: notes.callsDeleted, notesDeleted: notes.notesDeleted, notesBytes: notes.bytes, rejected, delegateLogsDeleted: delegateLogs.deleted.length, delegateSessionsForgotten: sessions }, 'retention: pruned old data');
       }
     } catch (err) {
       plan.log.warn({ err }, 'retention pass failed; will try again tomorrow');
     }
+    plan.backup?.().catch((err: unknown) => plan.log.warn({ err }, 'database backup failed; will try again tomorrow'));
   };
   run();
   const timer = setInterval(run, 86_400_000);

@@ -2,7 +2,7 @@
 // (or built by the module) that produces them: the one place clients (the dashboard, the CLI, this
 // client) take them from, type-only, so no client reaches into a route module. What is in
 // api-types.ts is taken from there.
-export type { CallSummary } from '../notes/notes-archive.ts';
+export type { CallSummary } from '../notes/notes-store.ts';
 export type { ScheduleEntryView, ScheduleListPage } from '../notify/scheduler.ts';
 export type { SecretKey, SettingKey, SettingsPatch, SettingsValues } from '../settings/schema.ts';
 export type { SecretState } from '../settings/store.ts';

@@ -5,20 +5,17 @@
 // wakes the model until the day changes, and new joins are refused (429 `daily_cap_reached`).
 //
 // Runs only during a call (a 1 s timer between the bridge's `connecting` and its end); nothing runs
-// between calls. Today's figures live in `<voice-users>/usage-daily.json` (each call's estimate by
-// call id, rewritten atomically when it changes), so a restart neither forgets today's spending nor
+// between calls. Today's figures live in the database's usage ledger (ledger-store.ts: each call's
+// estimate by call id, written when it changes), so a restart neither forgets today's spending nor
 // counts a call twice. At the call's end its figures are written to the call's notes.
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { LiveProviderName, SidecarEvent, UsageReport } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { LiveModelUsage } from '../ports.ts';
+import type { Ledger, UsageLedger } from './ledger-store.ts';
 import { costText, estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
 import { emptyTokenUsage, totalTokens, INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
 
-export const USAGE_LEDGER_FILE = 'usage-daily.json';
 export const DEFAULT_CAP_WARN_PERCENT = 80;
 
 export interface UsageMonitorOptions {
@@ -33,7 +30,7 @@ export interface UsageMonitorOptions {
   dailyCapUsd?: number;
   /** Warn at this percentage of the cap. Default 80. */
   warnPercent?: number;
-  ledgerFile: string;
+  ledger: UsageLedger;
   notes: { append(note: { kind: 'note'; text: string; callId?: string }): unknown };
   /** Speak one sentence in the live call (the warning). */
   say: (text: string) => void;
@@ -46,16 +43,6 @@ export interface UsageMonitorOptions {
   now?: () => number;
   tickMs?: number;
 }
-
-const ledgerSchema = z.object({
-  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  /** Estimated USD by call id. */
-  calls: z.record(z.string(), z.number().finite().min(0)),
-  /** Connected and speech seconds by call id. */
-  time: z.record(z.string(), z.object({ connected: z.number().finite().min(0), speech: z.number().finite().min(0) })).default({}),
-  warned: z.boolean().default(false),
-});
-type Ledger = z.infer<typeof ledgerSchema>;
 
 /** Local calendar day of `ms`, YYYY-MM-DD. */
 export function localDay(ms: number): string {
@@ -252,28 +239,18 @@ export class UsageMonitor {
   }
 
   #load(): Ledger {
-    const fresh: Ledger = { day: localDay(this.#now()), calls: {}, time: {}, warned: false };
-    let text: string;
+    const day = localDay(this.#now());
     try {
-      text = readFileSync(this.#o.ledgerFile, 'utf8');
-    } catch {
-      return fresh;
+      return this.#o.ledger.load(day);
+    } catch (err) {
+      this.#o.logger.warn({ err }, 'usage ledger unreadable; starting today from zero');
+      return { day, calls: {}, time: {}, warned: false };
     }
-    try {
-      const parsed = ledgerSchema.safeParse(JSON.parse(text));
-      if (parsed.success && parsed.data.day === fresh.day) return parsed.data;
-      if (!parsed.success) this.#o.logger.warn({ file: this.#o.ledgerFile }, 'usage ledger unreadable; starting today from zero');
-    } catch {
-      this.#o.logger.warn({ file: this.#o.ledgerFile }, 'usage ledger is not JSON; starting today from zero');
-    }
-    return fresh;
   }
 
   #save(): void {
-    const tmp = `${this.#o.ledgerFile}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      writeFileSync(tmp, JSON.stringify(this.#ledger) + '\n', { mode: 0o600 });
-      renameSync(tmp, this.#o.ledgerFile);
+      this.#o.ledger.save(this.#ledger);
     } catch (err) {
       this.#o.logger.warn({ err }, 'could not write the usage ledger');
     }

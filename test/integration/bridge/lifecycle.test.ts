@@ -11,11 +11,11 @@ import { Bridge } from '../../../main/core/bridge/bridge.ts';
 import { BridgeError } from '../../../main/core/bridge/types.ts';
 import { EventHub } from '../../../main/core/event-hub.ts';
 import { createGeminiProvider } from '../../../main/core/model/index.ts';
-import { NotesLog } from '../../../main/core/notes/notes-log.ts';
 import type { ConnectionState } from '../../../main/core/api-types.ts';
 import type { VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../../../main/core/ports.ts';
 import { ToolRegistry } from '../../../main/core/tools/registry.ts';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
+import { openNotesDb } from '../../helpers/notes-db.ts';
 import { captureLogger, fakeKey, waitUntil } from '../gemini/helpers.ts';
 
 const TARGET: VoiceTarget = { guildId: '100000000000000001', channelId: '100000000000000002' };
@@ -70,7 +70,7 @@ async function setUp(fakeOptions: FakeGeminiOptions = {}, key = fakeKey('lifecyc
   const { logger } = captureLogger();
   const model = createGeminiProvider({ apiKey: key, model: 'gemini-3.8-live', voice: 'Kore', baseUrl: fake.url, backoff: { initialMs: 20, maxMs: 100, maxAttempts: 2 }, logger });
   const voice = new ScriptedVoice();
-  const notes = new NotesLog({ dir: path.join(mkdtempSync(path.join(tmpdir(), 'lvb-lifecycle-')), 'notes') });
+  const notes = openNotesDb(mkdtempSync(path.join(tmpdir(), 'lvb-lifecycle-'))).log();
   const bridge = new Bridge({ voice, model, tools: new ToolRegistry(), notes, hub: new EventHub(), logger });
   const opened = () => fake!.established.length;
   const closed = () => fake!.established.filter((c) => !c.isOpen).length;

@@ -4,8 +4,6 @@
 // a sentence handed to the model), at the cap it says so (note and a sentence) and parks the model
 // while the call stays in Discord: speech and /say no longer wake it, a new /join after leaving is
 // refused with 429, and the call's notes file holds its usage line.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthReport } from '../../../main/core/api-types.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
@@ -76,9 +74,9 @@ describe('usage and the daily cap on the fakes', () => {
     expect([refused.status, errorCode(refused)]).toEqual([429, 'daily_cap_reached']);
     expect(call.gemini.connections.length).toBe(1); // no new model session was opened
 
-    // The call's own notes file holds its usage line.
+    // The call's own notes hold its usage line.
     const callId = (await health()).usage!.call!.call_id!;
-    const file = readFileSync(path.join(call.t.home, 'voice-users', 'notes', `${callId}.jsonl`), 'utf8');
-    expect(file).toMatch(/"text":"usage: \d[\d,]* tokens \(in: [^)]*; out: audio 30\)/);
+    const own = (await call.get(`/notes?call=${callId}&limit=500`)).json as { notes: { text: string }[] };
+    expect(own.notes.map((n) => n.text)).toContainEqual(expect.stringMatching(/^usage: \d[\d,]* tokens \(in: [^)]*; out: audio 30\)/));
   });
 });

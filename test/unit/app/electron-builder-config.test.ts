@@ -68,7 +68,7 @@ describe('electron-builder.yml', () => {
 
   it('unpacks the native modules and hardens the fuses', async () => {
     const config = await loadConfig('electron-builder.yml');
-    for (const mod of ['@discordjs/opus', '@snazzah', 'sharp', '@img', 'uiohook-napi']) expect(config.asarUnpack).toContain(`node_modules/${mod}/**`);
+    for (const mod of ['@discordjs/opus', 'better-sqlite3', '@snazzah', 'sharp', '@img', 'uiohook-napi']) expect(config.asarUnpack).toContain(`node_modules/${mod}/**`);
     expect(config.electronFuses).toMatchObject({
       runAsNode: false,
       enableNodeOptionsEnvironmentVariable: false,

@@ -1,21 +1,24 @@
-// Notes that last: after a restart /notes and /calls read the previous calls back from disk
-// (through the real sidecar), with call, before, limit and q; retention prunes by age and size and
-// never the call in progress.
+// Notes that last: after a restart /notes and /calls read the previous calls back from the database
+// (through the real sidecar), with call, before, limit and q; retention prunes by age and size, from
+// every table and the search index, and never the call in progress.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../main/core/log/logger.ts';
-import { NotesArchive } from '../../../main/core/notes/notes-archive.ts';
-import { NotesLog } from '../../../main/core/notes/notes-log.ts';
-import { pruneAppendLog, pruneFolder } from '../../../main/core/notes/retention.ts';
+import { searchNotes } from '../../../main/core/notes/notes-search.ts';
+import { pruneNotes } from '../../../main/core/notes/notes-store.ts';
+import { pruneAppendLog } from '../../../main/core/notes/retention.ts';
+import { SqlUsageLedger } from '../../../main/core/usage/ledger-store.ts';
 import { registerNotesRoutes } from '../../../main/core/sidecar/routes/notes.ts';
 import { createSidecar, type Sidecar } from '../../../main/core/sidecar/server.ts';
 import { errorCode, rawRequest, type RawResponse } from '../../helpers/http.ts';
+import { openNotesDb, type NotesDb } from '../../helpers/notes-db.ts';
 
 const TOKEN = 'notes-token-'.padEnd(40, 'x');
 let dir: string;
 let sidecar: Sidecar | undefined;
+let db: NotesDb | undefined;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-notes-last-'));
@@ -23,20 +26,29 @@ beforeEach(() => {
 afterEach(async () => {
   await sidecar?.close();
   sidecar = undefined;
+  db?.close();
+  db = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh core's notes routes over the same folder (what a restart gives). */
+function notesDb(): NotesDb {
+  return (db ??= openNotesDb(dir));
+}
+
+/** A fresh core's notes routes over the same folder (what a restart gives: the database opened anew). */
 async function restart(): Promise<(url: string) => Promise<RawResponse>> {
   await sidecar?.close();
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerNotesRoutes(app, { archive: new NotesArchive(dir) })] });
+  db?.close();
+  db = undefined;
+  const store = notesDb().store;
+  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerNotesRoutes(app, { archive: store })] });
   await sidecar.listen();
   const port = Number(new URL(sidecar.url).port);
   return (url) => rawRequest({ port, path: url, headers: { authorization: `Bearer ${TOKEN}` } });
 }
 
 function recordCall(callId: string, startTs: number, lines: string[]): void {
-  const log = new NotesLog({ dir });
+  const log = notesDb().log();
   log.startCall(callId);
   lines.forEach((text, i) => log.append({ kind: i % 2 ? 'output_transcript' : 'input_transcript', speaker: i % 2 ? 'model' : 'owner', text, ts: startTs + i }));
   log.close();
@@ -46,7 +58,7 @@ describe('notes survive restarts', () => {
   it("restart → /notes returns the previous call's notes; /calls lists past calls; call, before, limit and q work", async () => {
     recordCall('call-a', 1_000, ['hello there', 'hi, how can I help', 'remind me about the dentist']);
     recordCall('call-b', 2_000, ['second call', 'the DENTIST is at nine', 'ok']);
-    const outside = new NotesLog({ dir, now: () => 3_000_000 });
+    const outside = notesDb().log({ now: () => 3_000_000 });
     outside.append({ kind: 'notification', text: 'a notification with no call live' });
     outside.close();
 
@@ -96,25 +108,41 @@ describe('notes survive restarts', () => {
 describe('retention', () => {
   const day = 86_400_000;
   const now = Date.UTC(2026, 10, 23);
-  function file(name: string, bytes: number, ageDays: number): string {
-    const f = path.join(dir, name);
-    writeFileSync(f, 'x'.repeat(bytes));
-    const t = new Date(now - ageDays * day);
-    utimesSync(f, t, t);
-    return f;
+  /** A call of `lines` notes with a searchable word, ending `ageDays` ago. */
+  function call(id: string, ageDays: number, lines: number, word: string): void {
+    const log = notesDb().log();
+    log.startCall(id);
+    for (let i = 0; i < lines; i++) log.append({ kind: 'input_transcript', speaker: 'owner', text: `${word} line ${i} `.padEnd(80, '.'), ts: (now - ageDays * day) / 1000 + i });
+    log.close();
   }
+  const found = (word: string): string[] => searchNotes(notesDb().database.db, word, { limit: 100 }).map((h) => h.call_id);
 
-  it('prunes notes older than N days, then the oldest beyond M bytes, never the call in progress', () => {
-    file('old.jsonl', 10, 100);
-    const current = file('current.jsonl', 400, 95); // in progress: kept whatever its age
-    file('a.jsonl', 300, 30);
-    file('b.jsonl', 300, 20);
-    file('c.jsonl', 300, 10);
-    file('keep-me.txt', 10, 500); // not a notes file
-    const result = pruneFolder(dir, { suffix: '.jsonl', maxAgeDays: 90, maxBytes: 900, nowMs: now, keep: (f) => f === current });
-    expect(result.deleted.sort()).toEqual(['a.jsonl', 'b.jsonl', 'old.jsonl']);
-    expect(readdirSync(dir).sort()).toEqual(['c.jsonl', 'current.jsonl', 'keep-me.txt']);
-    expect(result.bytes).toBe(700);
+  it('prunes calls older than N days, then the oldest beyond M bytes, never the call in progress, from every table and the index', () => {
+    call('old', 100, 3, 'aardvark');
+    call('current', 95, 5, 'badger'); // in progress: kept whatever its age
+    call('a', 30, 10, 'cheetah');
+    call('b', 20, 10, 'dingo');
+    call('c', 10, 10, 'echidna');
+    const store = notesDb().store;
+    const ledger = new SqlUsageLedger(store.db);
+    ledger.save({ day: '2026-08-01', calls: { old: 1.5 }, time: {}, warned: true });
+    ledger.save({ day: '2026-11-20', calls: { c: 0.5 }, time: {}, warned: false });
+    store.db.prepare("INSERT INTO summaries (call_id, created_at, body) VALUES ('old', 1, '{}')").run();
+    const callBytes = store.call('c')!.bytes;
+    expect(found('cheetah')).toHaveLength(10);
+
+    const result = pruneNotes(store, { maxAgeDays: 90, maxBytes: callBytes + store.call('current')!.bytes, nowMs: now, keep: 'current' });
+    expect(result).toMatchObject({ callsDeleted: 3, notesDeleted: 23, usageDaysDeleted: 1 });
+    expect(store.calls().map((c) => c.id)).toEqual(['c', 'current']);
+    for (const gone of ['aardvark', 'cheetah', 'dingo']) expect(found(gone), gone).toEqual([]);
+    expect(found('echidna')).toHaveLength(10);
+    expect(found('badger')).toHaveLength(5);
+    // The index holds exactly the rows left, and nothing else of the deleted calls is kept.
+    store.db.prepare("INSERT INTO notes_fts (notes_fts, rank) VALUES ('integrity-check', 1)").run();
+    expect(store.db.prepare('SELECT count(*) AS n FROM notes_fts').get()).toEqual({ n: 15 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM summaries").get()).toEqual({ n: 0 });
+    expect(ledger.load('2026-08-01').calls).toEqual({});
+    expect(ledger.load('2026-11-20').calls).toEqual({ c: 0.5 });
   });
 
   it('.rejected: deleted when untouched for N days, else cut to its newest whole lines', () => {
@@ -128,6 +156,6 @@ describe('retention', () => {
     const t = new Date(now - 91 * day);
     utimesSync(rejected, t, t);
     expect(pruneAppendLog(rejected, { maxAgeDays: 90, maxBytes: 100, nowMs: now })).toBe('deleted');
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir).filter((n) => n.includes('rejected'))).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
-// Names, not ids, wherever a person appears: each note is named when written (file, /notes, MCP
+// Names, not ids, wherever a person appears: each note is named when written (database, /notes, MCP
 // resource), the dashboard's filter, Copy and the hand-off show the name; the id stays in `speaker`.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { NotesLog } from '../../../main/core/notes/notes-log.ts';
 import { buildHandoff } from '../../../main/core/tools/helpers/handoff.ts';
+import { openNotesDb } from '../../helpers/notes-db.ts';
 import { filterNotes, notesAsText } from '../../../renderer/format.ts';
 
 const OLGA = '130000000000000001';
@@ -14,17 +14,19 @@ const NAMES: Record<string, string> = { [OLGA]: 'Olga', [GUS]: 'Gus' };
 
 function log() {
   const dir = mkdtempSync(path.join(tmpdir(), 'lvb-names-'));
-  const notes = new NotesLog({ dir, now: () => 1_700_000_000_000 });
+  const db = openNotesDb(dir);
+  const notes = db.log({ now: () => 1_700_000_000_000 });
   notes.nameSpeakers((id) => NAMES[id]);
-  return { notes, file: notes.startCall('call-names') };
+  notes.startCall('call-names');
+  return { notes, stored: () => db.store.read('call-names') ?? [] };
 }
 
 it('names each note by display name when written; ids stay in the machine field', () => {
-  const { notes, file } = log();
+  const { notes, stored } = log();
   notes.append({ kind: 'input_transcript', text: 'book the room', speaker: GUS });
   notes.append({ kind: 'input_transcript', text: '(overlapping) no wait', speaker: `${GUS},${OLGA}` });
   notes.append({ kind: 'output_transcript', text: 'Done.', speaker: 'model' });
-  const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = stored();
   expect(lines[0]).toMatchObject({ speaker: GUS, speaker_name: 'Gus' });
   expect(lines[1]).toMatchObject({ speaker: `${GUS},${OLGA}`, speaker_name: 'Gus and Olga' });
   expect(lines[2]).not.toHaveProperty('speaker_name');

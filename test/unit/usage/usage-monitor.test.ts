@@ -1,18 +1,21 @@
-// The daily cap: today's estimate (kept across restarts in the ledger file) warns once at the
+// The daily cap: today's estimate (kept across restarts in the database's ledger) warns once at the
 // threshold (note + spoken sentence), ends the call at the cap and refuses joins until the next
 // local day; each call's figures go into its notes at its end.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../main/core/event-hub.ts';
 import type { LiveModelUsage } from '../../../main/core/ports.ts';
+import { openDatabase, type OpenedDatabase } from '../../../main/core/store/database.ts';
+import { SqlUsageLedger } from '../../../main/core/usage/ledger-store.ts';
 import { defaultPrices } from '../../../main/core/usage/pricing.ts';
 import { emptyTokenUsage } from '../../../main/core/usage/tokens.ts';
 import { UsageMonitor, type UsageMonitorOptions } from '../../../main/core/usage/usage-monitor.ts';
 
 let dir: string;
+let database: OpenedDatabase;
 let now: number;
 let reported: LiveModelUsage;
 let notes: string[];
@@ -23,6 +26,7 @@ let callId: string;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-usage-'));
+  database = openDatabase({ dir, logger: pino({ level: 'silent' }) });
   now = new Date(2026, 10, 24, 12, 0).getTime();
   reported = {};
   notes = [];
@@ -31,7 +35,10 @@ beforeEach(() => {
   hub = new EventHub();
   callId = 'call-1';
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function monitor(over: Partial<UsageMonitorOptions> = {}): UsageMonitor {
   const prices = defaultPrices();
@@ -42,7 +49,8 @@ function monitor(over: Partial<UsageMonitorOptions> = {}): UsageMonitor {
     callId: () => callId,
     prices,
     dailyCapUsd: 10,
-    ledgerFile: path.join(dir, 'usage-daily.json'),
+    // A new ledger over the same database each time: what a restart reads back.
+    ledger: new SqlUsageLedger(database.db),
     notes: { append: (n) => notes.push(n.text) },
     say: (text) => spoken.push(text),
     parkCall: async (reason: string) => ended.push(reason),
@@ -114,7 +122,7 @@ describe('UsageMonitor', () => {
     m.tick();
     expect(m.report().today.cost_usd).toBe(9.5);
     expect(spoken).toHaveLength(1);
-    expect(JSON.parse(readFileSync(path.join(dir, 'usage-daily.json'), 'utf8'))).toMatchObject({ calls: { 'call-1': 9, 'call-2': 0.5 }, warned: true });
+    expect(new SqlUsageLedger(database.db).load('2026-11-24')).toMatchObject({ calls: { 'call-1': 9, 'call-2': 0.5 }, warned: true });
   });
 
   it('without a cap: figures only, never refuses or ends a call', () => {

@@ -84,6 +84,11 @@ const PushFrameArgs = z.object({
   base64: z.string().optional().describe('The image bytes, base64-encoded (instead of path)'),
 });
 const ReadNotesArgs = z.object({ limit: z.number().int().min(1).max(500).optional().describe('How many recent events (default 50)') });
+const SearchNotesArgs = z.object({
+  q: z.string().min(1).max(200).describe('Words to look for in every past call (full text)'),
+  since: z.number().optional().describe('Only lines at or after this time (epoch seconds)'),
+  limit: z.number().int().min(1).max(100).optional().describe('How many hits (default 20)'),
+});
 const JoinArgs = z.object({
   guild_id: z.string().optional().describe('With channel_id: join this voice channel instead of following the owner'),
   channel_id: z.string().optional(),
@@ -188,6 +193,17 @@ const CALL_TOOLS: AgentTool[] = [
     inputSchema: jsonSchemaOf(ReadNotesArgs),
     readOnly: true,
     toRequest: (args) => ({ method: 'GET', url: `/notes${queryString({ limit: typeof args.limit === 'number' ? args.limit : optionalString(args.limit) })}` }),
+  },
+  {
+    name: 'search_notes',
+    title: 'Search past calls',
+    description: 'Full-text search over every recorded call (newest first). Answers { hits: [{ call_id, at, speaker, snippet }] }; at is epoch seconds, speaker a display name.',
+    inputSchema: jsonSchemaOf(SearchNotesArgs),
+    readOnly: true,
+    toRequest: (args) => ({
+      method: 'GET',
+      url: `/notes/search${queryString({ q: optionalString(args.q), since: typeof args.since === 'number' ? args.since : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined })}`,
+    }),
   },
   {
     name: 'call_status',

@@ -3,7 +3,7 @@
 // first). `next_before` is a cursor with a tie-breaker (notes-cursor.ts); `before` also takes the
 // older bare epoch seconds. Bad parameters are 400 with a code; an unknown call is 404 `unknown_call`.
 import { z } from 'zod';
-import { CALL_ID_PATTERN, NOTES_MAX_LIMIT, type CallSummary, type NotesArchive, type NotesPage } from '../../notes/notes-archive.ts';
+import { CALL_ID_PATTERN, NOTES_MAX_LIMIT, type CallSummary, type NotesStore, type NotesPage } from '../../notes/notes-store.ts';
 import { formatCallsCursor, isAfterCallsCursor, parseCallsCursor, parseNotesCursor, type CallsCursor, type NotesCursor } from '../../notes/notes-cursor.ts';
 import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
@@ -13,7 +13,7 @@ export const CALLS_DEFAULT_LIMIT = 50;
 export const Q_MAX_CHARS = 200;
 
 export interface NotesRouteDeps {
-  archive: Pick<NotesArchive, 'query' | 'calls'>;
+  archive: Pick<NotesStore, 'query' | 'calls'>;
 }
 
 const once = z.string().optional();
