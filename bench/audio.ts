@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import {
-  Downsampler48kStereoTo16kMono,
-  Upsampler24kMonoTo48kStereo,
+  Downsampler48kTo16k,
+  Upsampler24kTo48k,
   designDownsamplerTaps,
   designUpsamplerTaps,
   firMagnitude,
@@ -23,7 +23,7 @@ import {
   libsamplerateDownsampler,
   libsamplerateUpsampler,
   opusDirect16k,
-  opusRoundTrip48kStereo,
+  opusRoundTrip48k,
   ourDownsampler,
   ourUpsampler,
   soxrDownsampler,
@@ -50,7 +50,7 @@ import {
   type ToneResult,
 } from './lib/resampler-metrics.ts';
 import { responseSvg, type Series } from './lib/response-plot.ts';
-import { monoToStereo, speechLike, toInt16Mono } from './lib/speech-like.ts';
+import { speechLike, toInt16Mono } from './lib/speech-like.ts';
 import { prng } from './lib/tone-analysis.ts';
 
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -90,7 +90,6 @@ interface Row {
   inBandRejectionDb?: number;
   worstRejectionPerKHz?: { fromHz: number; worstDb: number }[];
   passbandDeviationDb?: number;
-  identicalLR?: boolean;
   /** SNR vs soxr with both band-limited to the common passband (0-6.8 kHz down, 0-10.2 kHz up). */
   snrVsSoxrDb?: number | 'reference' | null;
   /** The same over the full output band (dominated by how each method shapes its transition band). */
@@ -120,7 +119,7 @@ async function measure(
   if (candidate.unavailable !== undefined) return { ...row, skipped: candidate.unavailable };
   process.stdout.write(`  measuring ${direction}: ${candidate.name} ...\n`);
   const outRate = direction === 'down' ? 16_000 : 48_000;
-  const channels = direction === 'down' ? 1 : 2;
+  const channels = 1; // every stage inside the bridge is mono (docs/audio.md "Mono inside")
   const sweepOut = await runWhole(candidate, signals.sweep);
   const tones = analyseSweep(sweepOut, outRate, channels, direction === 'down' ? DOWN_TONES : UP_TONES, direction);
   row.tones = tones;
@@ -133,11 +132,6 @@ async function measure(
   row.worstRejectionPerKHz = worstPerKiloHertz(tones);
   row.delayMs = measuredDelayMs(await runWhole(candidate, signals.delay), outRate, channels);
   const speechOut = await runWhole(candidate, signals.speech);
-  if (direction === 'up') {
-    let mismatched = 0;
-    for (let i = 0; i + 1 < speechOut.length; i += 2) if (speechOut[i] !== speechOut[i + 1]) mismatched++;
-    row.identicalLR = mismatched === 0;
-  }
   const reference = extra.referenceOverride !== undefined ? extra.referenceOverride : signals.reference;
   if (extra.isReference === true) row.snrVsSoxrDb = row.snrVsSoxrFullBandDb = 'reference';
   else if (reference === null) row.snrVsSoxrDb = row.snrVsSoxrFullBandDb = null;
@@ -165,16 +159,15 @@ function withTarget(row: Row, value: string, ok: boolean | undefined, target: st
 }
 
 function tableLines(rows: Row[], direction: 'down' | 'up'): string[] {
-  const header = ['method', direction === 'down' ? 'worst alias dB (any input)' : 'worst image dB (any input)', 'in-band dB', 'passband dev. dB', 'L=R', 'SNR vs soxr dB', '× real time (CPU)', 'vs soxr', 'heap B/frame', 'delay ms'];
+  const header = ['method', direction === 'down' ? 'worst alias dB (any input)' : 'worst image dB (any input)', 'in-band dB', 'passband dev. dB', 'SNR vs soxr dB', '× real time (CPU)', 'vs soxr', 'heap B/frame', 'delay ms'];
   const body = rows.map((r) => {
-    if (r.skipped !== undefined) return [r.name, `skipped: ${r.skipped}`, '', '', '', '', '', '', '', ''];
+    if (r.skipped !== undefined) return [r.name, `skipped: ${r.skipped}`, '', '', '', '', '', '', ''];
     const at = r.worstAt === undefined ? '' : ` @${(r.worstAt.inputHz / 1000).toFixed(3)}k`;
     return [
       r.name,
       withTarget(r, fmt(r.worstRejectionDb, 1) + at, r.worstRejectionDb === undefined ? undefined : r.worstRejectionDb >= TARGETS.worstRejectionDb, '≥ 90'),
       fmt(r.inBandRejectionDb, 1),
       withTarget(r, fmt(r.passbandDeviationDb, 4), r.passbandDeviationDb === undefined ? undefined : r.passbandDeviationDb <= TARGETS.passbandDeviationDb, '≤ 0.1'),
-      r.identicalLR === undefined ? 'n/a' : r.identicalLR ? 'yes' : 'NO',
       r.snrVsSoxrDb === 'reference' ? 'reference' : fmt(r.snrVsSoxrDb, 1),
       withTarget(r, fmt(r.realTimeFactor, 0), r.realTimeFactor === undefined ? undefined : r.realTimeFactor >= TARGETS.realTimeFactor, '≥ 300'),
       r.soxrRatio === undefined || r.soxrRatio === null ? '—' : `${r.soxrRatio.toFixed(2)}×`,
@@ -218,7 +211,7 @@ async function writePlot(rows: Row[], file: string): Promise<void> {
   const svg = responseSvg(
     [
       {
-        title: '48 kHz stereo → 16 kHz mono: tone gain below 8 kHz, alias level above (lower is better)',
+        title: '48 kHz → 16 kHz: tone gain below 8 kHz, alias level above (lower is better)',
         xMaxHz: 24_000,
         yMinDb: -140,
         yMaxDb: 10,
@@ -230,7 +223,7 @@ async function writePlot(rows: Row[], file: string): Promise<void> {
         hLines: [{ db: -90, label: 'target -90 dB' }],
       },
       {
-        title: '24 kHz mono → 48 kHz stereo: tone gain below 12 kHz, image level (at 24k − f) above',
+        title: '24 kHz → 48 kHz: tone gain below 12 kHz, image level (at 24k − f) above',
         xMaxHz: 24_000,
         yMinDb: -140,
         yMaxDb: 10,
@@ -255,13 +248,13 @@ async function writePlot(rows: Row[], file: string): Promise<void> {
 async function main(): Promise<void> {
   const soxrMissing = ffmpegAvailable();
   if (soxrMissing !== null) console.log(`soxr column skipped: ${soxrMissing}; SNR column has no reference`);
-  const speechDown = monoToStereo(toInt16Mono(speechLike(48_000, SPEECH_S, 1)));
+  const speechDown = toInt16Mono(speechLike(48_000, SPEECH_S, 1));
   const speechUp = toInt16Mono(speechLike(24_000, SPEECH_S, 2));
   const downSoxr = soxrDownsampler(soxrMissing);
   const upSoxr = soxrUpsampler(soxrMissing);
   const downSignals = {
-    sweep: toneSweep(48_000, 2, DOWN_TONES, prng(1)),
-    delay: delaySignal(48_000, 2),
+    sweep: toneSweep(48_000, 1, DOWN_TONES, prng(1)),
+    delay: delaySignal(48_000, 1),
     speech: speechDown,
     long: repeatTo(speechDown, THROUGHPUT_S / SPEECH_S),
     reference: downSoxr.runWhole?.(speechDown) ?? null,
@@ -273,19 +266,19 @@ async function main(): Promise<void> {
     long: repeatTo(speechUp, THROUGHPUT_S / SPEECH_S),
     reference: upSoxr.runWhole?.(speechUp) ?? null,
   };
-  // Opus: compare against soxr applied to what the decoder gives at 48 kHz stereo (the codec's own loss is common to both).
-  const opusDecoded48k = opusRoundTrip48kStereo(speechDown);
+  // Opus: compare against soxr applied to what the decoder gives at 48 kHz (the codec's own loss is common to both).
+  const opusDecoded48k = opusRoundTrip48k(speechDown);
   const opusReference = opusDecoded48k !== null && downSoxr.runWhole !== undefined ? downSoxr.runWhole(opusDecoded48k) : null;
 
   const rows: Row[] = [];
   console.log(`Audio resampler benchmark on ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, one thread`);
-  rows.push(await measure('down', ourDownsampler(), downSignals, { ours: true, designedDelayMs: new Downsampler48kStereoTo16kMono().groupDelayMs }));
+  rows.push(await measure('down', ourDownsampler(), downSignals, { ours: true, designedDelayMs: new Downsampler48kTo16k().groupDelayMs }));
   rows.push(await measure('down', anchorDownsampler(), downSignals, { ours: false }));
   rows.push(await measure('down', libsamplerateDownsampler(SRC_SINC_BEST), downSignals, { ours: false }));
   rows.push(await measure('down', libsamplerateDownsampler(SRC_SINC_FASTEST), downSignals, { ours: false }));
   rows.push(await measure('down', downSoxr, downSignals, { ours: false, isReference: true }));
   rows.push(await measure('down', opusDirect16k(), downSignals, { ours: false, referenceOverride: opusReference }));
-  rows.push(await measure('up', ourUpsampler(), upSignals, { ours: true, designedDelayMs: new Upsampler24kMonoTo48kStereo().groupDelayMs }));
+  rows.push(await measure('up', ourUpsampler(), upSignals, { ours: true, designedDelayMs: new Upsampler24kTo48k().groupDelayMs }));
   rows.push(await measure('up', anchorUpsampler(), upSignals, { ours: false }));
   rows.push(await measure('up', libsamplerateUpsampler(SRC_SINC_BEST), upSignals, { ours: false }));
   rows.push(await measure('up', libsamplerateUpsampler(SRC_SINC_FASTEST), upSignals, { ours: false }));
@@ -298,10 +291,10 @@ async function main(): Promise<void> {
 
   const lines = [
     '',
-    '48 kHz stereo → 16 kHz mono (Discord → model)',
+    '48 kHz → 16 kHz, mono (Discord → model)',
     ...tableLines(rows.filter((r) => r.direction === 'down'), 'down'),
     '',
-    '24 kHz mono → 48 kHz stereo (model → Discord)',
+    '24 kHz → 48 kHz, mono (model → Discord)',
     ...tableLines(rows.filter((r) => r.direction === 'up'), 'up'),
     '',
     'Targets (ours): worst alias/image ≥ 90 dB over every input frequency, passband deviation ≤ 0.1 dB, ≥ 300× real time, 0 heap bytes per 20 ms frame, delay ≤ 3 ms.',

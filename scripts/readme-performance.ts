@@ -115,7 +115,7 @@ function audioSection(audio: z.infer<typeof audioSchema>): string[] {
   const t = audio.targets;
   const lines = [`**Resamplers** (\`npm run bench:audio\`, bench/results/audio.json; ${machineLine(audio.machine, audio.generatedAt.slice(0, 10))}):`, ''];
   for (const direction of ['down', 'up'] as const) {
-    lines.push(direction === 'down' ? '48 kHz stereo → 16 kHz mono:' : '24 kHz mono → 48 kHz stereo:', '');
+    lines.push(direction === 'down' ? '48 kHz → 16 kHz (mono):' : '24 kHz → 48 kHz (mono):', '');
     const rows = audio.rows.filter((r) => r.direction === direction && r.skipped === undefined).map((r) => {
       const worst = r.worstRejectionDb ?? null;
       return [

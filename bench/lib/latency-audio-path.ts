@@ -5,7 +5,6 @@
 // Gemini session's real PCM decoder; the socket framing and the RTP crypto are close approximations
 // (the SDK's own JSON building and @discordjs/voice's crypto are not called directly).
 import { randomBytes } from 'node:crypto';
-import { monoToStereo } from '../../main/core/audio/pcm.ts';
 import { CallAudio } from '../../main/core/bridge/call-audio.ts';
 import { CallMetrics } from '../../main/core/bridge/metrics.ts';
 import { decodePcm } from '../../main/core/model/gemini/session.ts';
@@ -16,7 +15,8 @@ import { pcmToBase64, tone } from '../../main/fakes/gemini/index.ts';
 
 const FRAMES = 3000; // 60 s of 20 ms frames
 const WARMUP_FRAMES = 250;
-const FRAME_VALUES = 1920; // 20 ms of 48 kHz stereo
+const FRAME_VALUES = 1920; // 20 ms of 48 kHz stereo: what a Discord client encodes (the wire)
+const FRAME_SAMPLES = 960; // 20 ms of 48 kHz mono: every frame inside the bridge
 const MODEL_CHUNK_SAMPLES = 960; // 40 ms at 24 kHz, one per two output frames (the fake's default)
 
 export interface StageCost {
@@ -73,16 +73,12 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
   const add = (stage: string, direction: 'in' | 'out', code: 'real' | 'approximation', cpuMs: number) =>
     stages.push({ stage, direction, code, frames, cpuMs, percentOfCore: (100 * cpuMs) / (frames * 20) });
 
-  // In: Opus → 48 kHz mono, handed on as stereo with L = R (one decoder per speaker, as receive.ts keeps).
+  // In: Opus → 48 kHz mono frames (one decoder per speaker, as receive.ts keeps).
   const decoder = opus.createMonoDecoder();
-  const frameViews: Int16Array[] = Array.from({ length: frames }, () => new Int16Array(FRAME_VALUES));
-  const decodedMono = new Int16Array(FRAME_VALUES / 2);
-  const decodedMonoBytes = Buffer.from(decodedMono.buffer);
+  const frameViews: Int16Array[] = Array.from({ length: frames }, () => new Int16Array(FRAME_SAMPLES));
+  const frameViewBytes = frameViews.map((view) => Buffer.from(view.buffer));
   add('Opus decode', 'in', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) {
-      decoder.decode(packets[i]!).copy(decodedMonoBytes);
-      monoToStereo(decodedMono, frameViews[i]!, FRAME_VALUES / 2);
-    }
+    for (let i = 0; i < frames; i++) decoder.decode(packets[i]!).copy(frameViewBytes[i]!);
   }));
 
   // In: mixer → 16 kHz mono → meter → voice gate → fixed chunks (what CallAudio does per packet).
@@ -113,28 +109,27 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
     }
   }));
 
-  // Out: jitter/playback buffer → 48 kHz stereo frames pulled every 20 ms.
+  // Out: jitter/playback buffer → 48 kHz mono frames pulled every 20 ms.
   const callOut = new CallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
-  const played = new Int16Array(frames * FRAME_VALUES);
-  const out = new Int16Array(FRAME_VALUES);
+  const played = new Int16Array(frames * FRAME_SAMPLES);
+  const out = new Int16Array(FRAME_SAMPLES);
   add('playback buffer + 48 kHz (CallAudio out)', 'out', 'real', cpuMsOf(() => {
     for (let i = 0; i < frames; i++) {
       if (i % 2 === 0 && modelPcm[i / 2]) callOut.pushModelAudio(modelPcm[i / 2]!);
       callOut.playbackSource.readFrame(out);
-      played.set(out, i * FRAME_VALUES);
+      played.set(out, i * FRAME_SAMPLES);
     }
   }));
 
-  // Out: 48 kHz stereo → mono downmix → Opus (the player's mono encoder, main/core/voice/playback.ts).
+  // Out: 48 kHz mono → Opus (the player's mono encoder, main/core/voice/playback.ts).
   const encoder = opus.createMonoEncoder();
   const encoded: Buffer[] = new Array<Buffer>(frames);
-  const mono = new Int16Array(FRAME_VALUES / 2);
-  const monoBytes = Buffer.from(mono.buffer);
+  const frame = new Int16Array(FRAME_SAMPLES);
+  const frameBytes = Buffer.from(frame.buffer);
   add('Opus encode (mono)', 'out', 'real', cpuMsOf(() => {
     for (let i = 0; i < frames; i++) {
-      const base = i * FRAME_VALUES;
-      for (let k = 0, j = base; k < mono.length; k++, j += 2) mono[k] = (played[j]! + played[j + 1]!) >> 1;
-      encoded[i] = encoder.encode(monoBytes);
+      frame.set(played.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES));
+      encoded[i] = encoder.encode(frameBytes);
     }
   }));
 

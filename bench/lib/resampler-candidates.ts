@@ -11,7 +11,7 @@ const { create: createSrc, ConverterType } = libsamplerate;
 type ConverterTypeValue = (typeof ConverterType)[keyof typeof ConverterType];
 export const SRC_SINC_BEST = ConverterType.SRC_SINC_BEST_QUALITY;
 export const SRC_SINC_FASTEST = ConverterType.SRC_SINC_FASTEST;
-import { Downsampler48kStereoTo16kMono, Upsampler24kMonoTo48kStereo } from '../../main/core/audio/index.ts';
+import { Downsampler48kTo16k, Upsampler24kTo48k } from '../../main/core/audio/index.ts';
 
 export interface FrameRun {
   frames: number;
@@ -33,7 +33,7 @@ export interface Candidate {
   note?: string;
 }
 
-const DOWN_IN_FRAME = 1920; // 20 ms of 48 kHz stereo
+const DOWN_IN_FRAME = 960; // 20 ms of 48 kHz mono (what the decoder gives the bridge)
 const UP_IN_FRAME = 480; // 20 ms of 24 kHz mono
 
 function cut(input: Int16Array, size: number): Int16Array[] {
@@ -48,21 +48,21 @@ function copyInto(dst: Int16Array, src: Int16Array): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 48 kHz stereo -> 16 kHz mono
+// 48 kHz -> 16 kHz (mono, as every stage inside the bridge)
 
 export function ourDownsampler(): Candidate {
   return {
     name: 'ours (polyphase equiripple FIR, 193 taps)',
     async open(input) {
       const frames = cut(input, DOWN_IN_FRAME);
-      const ds = new Downsampler48kStereoTo16kMono();
+      const ds = new Downsampler48kTo16k();
       const output = new Int16Array(400);
       return { frames: frames.length, output, step: (i) => copyInto(output, ds.process(frames[i]!)), close: () => undefined };
     },
   };
 }
 
-/** The Python anchor: mean of L/R, mean of each group of 3, astype(int16) (truncation), per frame. */
+/** The Python anchor: mean of each group of 3, astype(int16) (truncation), per frame (its L/R mean is moot on mono). */
 export function anchorDownsampler(): Candidate {
   return {
     name: 'anchor (boxcar of 3)',
@@ -72,8 +72,7 @@ export function anchorDownsampler(): Candidate {
       const output = new Int16Array(400);
       const step = (i: number): number => {
         const frame = frames[i]!;
-        const mono = new Float64Array(frame.length / 2);
-        for (let k = 0; k < mono.length; k++) mono[k] = (frame[2 * k]! + frame[2 * k + 1]!) / 2;
+        const mono = Float64Array.from(frame);
         const out = new Int16Array(mono.length / 3);
         for (let k = 0; k < out.length; k++) out[k] = Math.trunc((mono[3 * k]! + mono[3 * k + 1]! + mono[3 * k + 2]!) / 3);
         return copyInto(output, out);
@@ -87,20 +86,20 @@ function converterName(type: ConverterTypeValue): string {
   return type === ConverterType.SRC_SINC_BEST_QUALITY ? 'SINC_BEST' : type === ConverterType.SRC_SINC_MEDIUM_QUALITY ? 'SINC_MEDIUM' : 'SINC_FASTEST';
 }
 
-/** libsamplerate (WASM) on the same L/R mean; float in [-1, 1] at its edges. */
+/** libsamplerate (WASM) on the same mono input; float in [-1, 1] at its edges. */
 export function libsamplerateDownsampler(type: ConverterTypeValue): Candidate {
   return {
     name: `libsamplerate-js ${converterName(type)}`,
     async open(input) {
       const frames = cut(input, DOWN_IN_FRAME);
       const src = await createSrc(1, 48_000, 16_000, { converterType: type });
-      const floatIn = new Float32Array(DOWN_IN_FRAME / 2);
+      const floatIn = new Float32Array(DOWN_IN_FRAME);
       const floatOut = new Float32Array(1024);
       const written = { frames: 0 };
       const output = new Int16Array(1024);
       const step = (i: number): number => {
         const frame = frames[i]!;
-        for (let k = 0; k < floatIn.length; k++) floatIn[k] = (frame[2 * k]! + frame[2 * k + 1]!) / 65536;
+        for (let k = 0; k < floatIn.length; k++) floatIn[k] = frame[k]! / 32768;
         src.full(floatIn, floatOut, written);
         for (let k = 0; k < written.frames; k++) output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
         return written.frames;
@@ -110,7 +109,7 @@ export function libsamplerateDownsampler(type: ConverterTypeValue): Candidate {
   };
 }
 
-/** libopus decoding Discord's 48 kHz stereo packets straight to 16 kHz mono (encoded at 64 kb/s, not timed). */
+/** libopus decoding Discord's packets straight to 16 kHz mono (encoded at 64 kb/s, not timed). */
 export function opusDirect16k(): Candidate {
   const opus = loadOpus();
   if (typeof opus === 'string') return { name: 'opus decode at 16k mono', unavailable: opus };
@@ -118,7 +117,7 @@ export function opusDirect16k(): Candidate {
     name: 'opus decode at 16k mono',
     note: 'codec in the loop: input is Opus-encoded at 64 kb/s first; throughput = decode only',
     async open(input) {
-      const packets = opusEncode48kStereo(opus, input);
+      const packets = opusEncode48k(opus, input);
       const decoder = new opus.OpusEncoder(16_000, 1);
       const output = new Int16Array(640);
       const step = (i: number): number => {
@@ -133,28 +132,31 @@ export function opusDirect16k(): Candidate {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 24 kHz mono -> 48 kHz stereo
+// 24 kHz -> 48 kHz (mono: the bot's voice is coded as mono Opus)
 
 export function ourUpsampler(): Candidate {
   return {
     name: 'ours (polyphase equiripple FIR, 99 taps)',
     async open(input) {
       const frames = cut(input, UP_IN_FRAME);
-      const us = new Upsampler24kMonoTo48kStereo();
-      const output = new Int16Array(4 * UP_IN_FRAME);
+      const us = new Upsampler24kTo48k();
+      const output = new Int16Array(2 * UP_IN_FRAME);
       return { frames: frames.length, output, step: (i) => copyInto(output, us.process(frames[i]!)), close: () => undefined };
     },
   };
 }
 
-/** The Python anchor: np.repeat to interleaved stereo, then np.interp over the interleaved array, per chunk. */
+/**
+ * The Python anchor: np.repeat to interleaved stereo, then np.interp over the interleaved array, per
+ * chunk; its left channel is taken (the right one differs from it: the anchor's L != R).
+ */
 export function anchorUpsampler(): Candidate {
   return {
     name: 'anchor (linear, interleaved)',
     note: 'JS port of the numpy code, per 20 ms chunk; allocates per chunk like numpy does',
     async open(input) {
       const frames = cut(input, UP_IN_FRAME);
-      const output = new Int16Array(4 * UP_IN_FRAME);
+      const output = new Int16Array(2 * UP_IN_FRAME);
       const step = (i: number): number => {
         const raw = frames[i]!;
         const stereo = new Float64Array(2 * raw.length);
@@ -167,7 +169,8 @@ export function anchorUpsampler(): Candidate {
           const frac = pos - j;
           out[k] = Math.trunc(stereo[j]! + frac * (stereo[j + 1]! - stereo[j]!));
         }
-        return copyInto(output, out);
+        for (let k = 0; k < m; k++) output[k] = out[2 * k]!;
+        return m;
       };
       return { frames: frames.length, output, step, close: () => undefined };
     },
@@ -188,12 +191,8 @@ export function libsamplerateUpsampler(type: ConverterTypeValue): Candidate {
         const frame = frames[i]!;
         for (let k = 0; k < floatIn.length; k++) floatIn[k] = frame[k]! / 32768;
         src.full(floatIn, floatOut, written);
-        for (let k = 0; k < written.frames; k++) {
-          const s = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
-          output[2 * k] = s;
-          output[2 * k + 1] = s;
-        }
-        return 2 * written.frames;
+        for (let k = 0; k < written.frames; k++) output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
+        return written.frames;
       };
       return { frames: frames.length, output, step, close: () => src.destroy() };
     },
@@ -242,12 +241,12 @@ function soxrCandidate(args: string[]): Candidate {
 
 export function soxrDownsampler(unavailable: string | null): Candidate {
   if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
-  return soxrCandidate(['-f', 's16le', '-ar', '48000', '-ac', '2', '-i', 'pipe:0', '-af', 'pan=mono|c0=0.5*c0+0.5*c1,aresample=16000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1']);
+  return soxrCandidate(['-f', 's16le', '-ar', '48000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=16000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1']);
 }
 
 export function soxrUpsampler(unavailable: string | null): Candidate {
   if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
-  return soxrCandidate(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=48000:resampler=soxr:precision=28,pan=stereo|c0=c0|c1=c0', '-f', 's16le', 'pipe:1']);
+  return soxrCandidate(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=48000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1']);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,18 +269,21 @@ function loadOpus(): OpusModule | string {
   }
 }
 
-function opusEncode48kStereo(opus: OpusModule, input: Int16Array): Buffer[] {
+/** Mono 48 kHz input coded as a Discord client's stereo packets (L = R), 64 kb/s. */
+function opusEncode48k(opus: OpusModule, input: Int16Array): Buffer[] {
+  const stereo = new Int16Array(2 * input.length);
+  for (let i = 0; i < input.length; i++) stereo[2 * i] = stereo[2 * i + 1] = input[i]!;
   const encoder = new opus.OpusEncoder(48_000, 2);
   encoder.setBitrate(64_000);
-  return cut(input, DOWN_IN_FRAME).map((frame) => encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)));
+  return cut(stereo, 2 * DOWN_IN_FRAME).map((frame) => encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)));
 }
 
-/** Opus at 64 kb/s decoded at 48 kHz stereo: the input the other downsamplers would really get. */
-export function opusRoundTrip48kStereo(input: Int16Array): Int16Array | null {
+/** Opus at 64 kb/s decoded at 48 kHz mono (as receive.ts decodes): the input the other downsamplers would really get. */
+export function opusRoundTrip48k(input: Int16Array): Int16Array | null {
   const opus = loadOpus();
   if (typeof opus === 'string') return null;
-  const decoder = new opus.OpusEncoder(48_000, 2);
-  const parts = opusEncode48kStereo(opus, input).map((p) => decoder.decode(p));
+  const decoder = new opus.OpusEncoder(48_000, 1);
+  const parts = opusEncode48k(opus, input).map((p) => decoder.decode(p));
   const all = Buffer.concat(parts);
   return new Int16Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength));
 }

@@ -5,7 +5,7 @@
 import pino from 'pino';
 import { z } from 'zod';
 import { createDiscordVoice } from '../../main/core/voice/index.ts';
-import { monoToStereo, speechLike, toInt16Mono } from './speech-like.ts';
+import { speechLike, toInt16Mono } from './speech-like.ts';
 
 const Env = z.object({
   LVB_VOICE_TOKEN: z.string().min(1),
@@ -38,7 +38,7 @@ voice.on('pcm', (speakerId) => {
 });
 
 // 10 s of speech-like audio, looped: every frame the bot sends is audible.
-const loop = monoToStereo(toInt16Mono(speechLike(48_000, 10, 7)));
+const loop = toInt16Mono(speechLike(48_000, 10, 7));
 let offset = 0;
 let framesPlayed = 0;
 voice.startPlayback({

@@ -3,7 +3,11 @@
 import type { EventEmitter } from 'node:events';
 import type { ConnectionState, DaveStatus, NoteEvent, TokenCounts } from './api-types.ts';
 
-/** Samples per 20 ms frame at 48 kHz; a stereo frame holds twice this many Int16 values. */
+/**
+ * Samples per 20 ms frame at 48 kHz. Frames between the call's stages are mono at their stage's rate
+ * (docs/audio.md "Mono inside"): stereo exists only on the wire, where Opus packets are decoded to
+ * mono and the bot's voice is coded as mono.
+ */
 export const FRAME_SAMPLES_48K = 960;
 export const FRAME_MS = 20;
 
@@ -18,7 +22,7 @@ export interface VoiceTarget {
 /** Pull source for playback: called once per 20 ms by the player's clock. */
 export interface PlaybackSource {
   /**
-   * Fill `out` (960 interleaved stereo frames = 1920 Int16 at 48 kHz) with the next 20 ms.
+   * Fill `out` (960 mono samples at 48 kHz) with the next 20 ms.
    * Must always fill (silence when nothing is buffered) so the player never goes idle mid-call.
    */
   readFrame(out: Int16Array): void;
@@ -30,8 +34,8 @@ export interface PlaybackSource {
 }
 
 export interface VoiceChannelEvents {
-  /** 20 ms of decoded audio from one allowed speaker: 48 kHz stereo interleaved s16, 1920 values. */
-  pcm: [speakerId: string, pcm48kStereo: Int16Array];
+  /** 20 ms of decoded audio from one allowed speaker: 48 kHz mono s16, 960 samples (a reused buffer: copy to keep). */
+  pcm: [speakerId: string, pcm48k: Int16Array];
   speakingStart: [speakerId: string];
   speakingEnd: [speakerId: string];
   state: [state: ConnectionState, reason?: string];

@@ -1,10 +1,11 @@
-// 48 kHz stereo (Discord) -> 16 kHz mono (model input): downmix, then a decimate-by-3 FIR that only
+// 48 kHz mono (Discord, decoded) -> 16 kHz mono (model input): a decimate-by-3 FIR that only
 // computes the samples it keeps (the polyphase form of decimation), run in WebAssembly SIMD
 // (fir-kernel.wat). The filter is an equiripple design (resampler-taps.ts) with its stopband
 // starting at 8 kHz, the output's Nyquist frequency, so every input that cannot be represented at
 // 16 kHz is removed (>= 90 dB), not only the inputs that would fold into the passband. Streaming:
-// the filter history, the decimation phase and even half a stereo pair survive between calls, so
-// any chunking gives the same output bit for bit.
+// the filter history and the decimation phase survive between calls, so any chunking gives the
+// same output bit for bit. Mono in: libopus downmixes in the decoder (voice/receive.ts), so the
+// call's audio is mono from the decoder on (docs/audio.md "Mono inside").
 import { FirKernel, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
 import { ReusableInt16Output } from './pcm.ts';
 import { DOWNSAMPLER_TAPS_48K } from './resampler-taps.ts';
@@ -24,19 +25,16 @@ export function designDownsamplerTaps(): Float64Array {
   return h;
 }
 
-export class Downsampler48kStereoTo16kMono {
+export class Downsampler48kTo16k {
   /** Filter delay: (taps - 1) / 2 input samples at 48 kHz. */
   readonly groupDelayMs = ((DOWNSAMPLER_TAPS - 1) / 2 / INPUT_RATE) * 1000;
   /**
-   * The downmix, the mono ring and the filter run in the kernel (fir-kernel.wat, `decimate3`). Its
-   * phase starts at 2 so outputs are computed at inputs 0, 3, 6, ...: with the 96-sample filter
-   * delay, output n then lands exactly on input time 3(n - 32), a whole number of output samples
-   * late (2.0 ms), not a fractional one.
+   * The ring and the filter run in the kernel (fir-kernel.wat, `decimate3`). Its phase starts at 2
+   * so outputs are computed at inputs 0, 3, 6, ...: with the 96-sample filter delay, output n then
+   * lands exactly on input time 3(n - 32), a whole number of output samples late (2.0 ms), not a
+   * fractional one.
    */
   readonly #kernel = new FirKernel(FACTOR - 1);
-  /** The left value of a stereo pair whose right value has not arrived yet (an odd-length input). */
-  #pendingLeft = 0;
-  #hasPendingLeft = false;
   readonly #out = new ReusableInt16Output();
 
   constructor() {
@@ -44,28 +42,22 @@ export class Downsampler48kStereoTo16kMono {
   }
 
   /**
-   * Feed interleaved 48 kHz stereo s16 (any length, even an odd number of values); returns the 16 kHz
-   * mono s16 produced so far. The result is a view into a reused buffer: valid until the next call.
+   * Feed 48 kHz mono s16 (any length); returns the 16 kHz mono s16 produced so far. The result is a
+   * view into a reused buffer: valid until the next call.
    */
-  process(pcm48kStereo: Int16Array): Int16Array {
-    const n = pcm48kStereo.length;
-    const out = this.#out.ensure(Math.ceil((n / 2 + FACTOR) / FACTOR) + 1);
+  process(pcm48k: Int16Array): Int16Array {
+    const n = pcm48k.length;
+    const out = this.#out.ensure(Math.ceil((n + FACTOR) / FACTOR) + 1);
     const kernel = this.#kernel;
     const input = kernel.input;
     let produced = 0;
     let i = 0;
     do {
-      // A pending left value goes first, so the kernel always sees whole pairs.
-      const carried = this.#hasPendingLeft ? 1 : 0;
-      if (carried) input[0] = this.#pendingLeft;
-      const take = Math.min(n - i, KERNEL_INPUT_CAPACITY - carried);
+      const take = Math.min(n - i, KERNEL_INPUT_CAPACITY);
       // The whole input in one copy (the 20 ms case), no view to allocate.
-      input.set(take === n ? pcm48kStereo : pcm48kStereo.subarray(i, i + take), carried);
+      input.set(take === n ? pcm48k : pcm48k.subarray(i, i + take));
       i += take;
-      const values = carried + take;
-      this.#hasPendingLeft = (values & 1) === 1;
-      if (this.#hasPendingLeft) this.#pendingLeft = input[values - 1]!;
-      const made = kernel.decimate3(values >> 1);
+      const made = kernel.decimate3(take);
       const result = kernel.outputInt16;
       for (let k = 0; k < made; k++) out[produced + k] = result[k]!;
       produced += made;
@@ -76,6 +68,5 @@ export class Downsampler48kStereoTo16kMono {
   /** Forget all history (silence in, as if freshly constructed). */
   reset(): void {
     this.#kernel.reset();
-    this.#hasPendingLeft = false;
   }
 }

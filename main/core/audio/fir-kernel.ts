@@ -20,7 +20,7 @@ declare const WebAssembly: {
 interface KernelExports {
   memory: { buffer: ArrayBuffer };
   reset(startPhase: number): void;
-  decimate3(pairs: number): number;
+  decimate3(count: number): number;
   interpolate2(count: number, silent: number): void;
   resample3to2(count: number): number;
 }
@@ -60,9 +60,9 @@ export class FirKernel {
     this.#exports.reset(this.#startPhase);
   }
 
-  /** 48 kHz stereo -> 16 kHz mono: `pairs` stereo pairs from `input`; returns the outputs in outputInt16. */
-  decimate3(pairs: number): number {
-    return this.#exports.decimate3(pairs);
+  /** 48 -> 16 kHz: `count` samples from `input`; returns the outputs in outputInt16. */
+  decimate3(count: number): number {
+    return this.#exports.decimate3(count);
   }
 
   /** 24 -> 48 kHz: `count` samples from `input` (or zeros if `silent`), 2 * count floats in outputFloat32. */

@@ -48,24 +48,23 @@
     (global.set $pos (i32.const 0))
     (global.set $phase (local.get $startPhase)))
 
-  ;; 48 kHz stereo -> 16 kHz mono: `pairs` interleaved s16 pairs at 4096 are averaged to mono into
-  ;; a 193-sample ring (period 193, oldest at $pos); every third sample the 193-tap filter (padded to
-  ;; 196) runs over the ring and one s16 goes out at 20480. Returns the number of outputs.
-  (func (export "decimate3") (param $pairs i32) (result i32)
-    (local $in i32) (local $end i32) (local $out i32) (local $pos i32) (local $phase i32) (local $mono f32)
+  ;; 48 kHz -> 16 kHz: each of `count` s16 inputs at 4096 enters a 193-sample ring (period 193,
+  ;; oldest at $pos); every third sample the 193-tap filter (padded to 196) runs over the ring and one
+  ;; s16 goes out at 20480. Returns the number of outputs.
+  (func (export "decimate3") (param $count i32) (result i32)
+    (local $in i32) (local $end i32) (local $out i32) (local $pos i32) (local $phase i32) (local $x f32)
     (local.set $pos (global.get $pos))
     (local.set $phase (global.get $phase))
     (local.set $in (i32.const 4096))
-    (local.set $end (i32.add (i32.const 4096) (i32.shl (local.get $pairs) (i32.const 2))))
+    (local.set $end (i32.add (i32.const 4096) (i32.shl (local.get $count) (i32.const 1))))
     (local.set $out (i32.const 20480))
     (block $done
       (loop $sample
         (br_if $done (i32.ge_u (local.get $in) (local.get $end)))
-        (local.set $mono (f32.mul (f32.const 0.5) (f32.convert_i32_s
-          (i32.add (i32.load16_s (local.get $in)) (i32.load16_s offset=2 (local.get $in))))))
-        (local.set $in (i32.add (local.get $in) (i32.const 4)))
-        (f32.store offset=1024 (i32.shl (local.get $pos) (i32.const 2)) (local.get $mono))
-        (f32.store offset=1796 (i32.shl (local.get $pos) (i32.const 2)) (local.get $mono)) ;; 1024 + 4 * 193
+        (local.set $x (f32.convert_i32_s (i32.load16_s (local.get $in))))
+        (local.set $in (i32.add (local.get $in) (i32.const 2)))
+        (f32.store offset=1024 (i32.shl (local.get $pos) (i32.const 2)) (local.get $x))
+        (f32.store offset=1796 (i32.shl (local.get $pos) (i32.const 2)) (local.get $x)) ;; 1024 + 4 * 193
         (local.set $pos (i32.add (local.get $pos) (i32.const 1)))
         (if (i32.eq (local.get $pos) (i32.const 193)) (then (local.set $pos (i32.const 0))))
         (local.set $phase (i32.add (local.get $phase) (i32.const 1)))

@@ -1,8 +1,8 @@
-// The audio pipeline: formats are fixed by the spec (Discord 48 kHz stereo s16, model input 16 kHz
-// mono, model output 24 kHz mono). See docs/audio.md for the design and the measured benchmark.
-export { Downsampler48kStereoTo16kMono, DOWNSAMPLER_TAPS, DOWNSAMPLER_PASSBAND_HZ, DOWNSAMPLER_STOPBAND_HZ, designDownsamplerTaps } from './downsampler.ts';
+// The audio pipeline: every stage is mono at its own rate (48 kHz for Discord's side, 16 kHz into the
+// model, 24 kHz out of it); stereo exists only on the wire. See docs/audio.md for the design and the benchmark.
+export { Downsampler48kTo16k, DOWNSAMPLER_TAPS, DOWNSAMPLER_PASSBAND_HZ, DOWNSAMPLER_STOPBAND_HZ, designDownsamplerTaps } from './downsampler.ts';
 export { Resampler16kTo24kMono } from './resampler-16k-to-24k.ts';
-export { Upsampler24kMonoTo48kStereo, PolyphaseInterpolator2x, UPSAMPLER_TAPS, UPSAMPLER_PASSBAND_HZ, UPSAMPLER_STOPBAND_HZ, designUpsamplerTaps } from './upsampler.ts';
+export { Upsampler24kTo48k, PolyphaseInterpolator2x, UPSAMPLER_TAPS, UPSAMPLER_PASSBAND_HZ, UPSAMPLER_STOPBAND_HZ, designUpsamplerTaps } from './upsampler.ts';
 export { SpeakerMixer, type SpeakerMixerOptions, type SpeakerMixerStats } from './speaker-mixer.ts';
 export { VoiceGate, DEFAULT_HANGOVER_MS, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
 export { END_OF_TURN, type EndOfTurnChoice, type EndOfTurnProvider } from './end-of-turn.ts';

@@ -38,25 +38,6 @@ export function roundClipInto(src: Float32Array | Float64Array, dst: Int16Array,
   }
 }
 
-/** Mono s16 to interleaved stereo s16 with L = R: dst[2i] = dst[2i + 1] = src[i] for i < count. */
-export function monoToStereo(src: Int16Array, dst: Int16Array, count: number): void {
-  for (let i = 0, o = 0; i < count; i++, o += 2) {
-    const s = src[i]!;
-    dst[o] = s;
-    dst[o + 1] = s;
-  }
-}
-
-/** Mono float to interleaved stereo s16 with L = R: dst[2i] = dst[2i + 1] = round-and-clip(src[i]). */
-export function roundClipMonoToStereo(src: Float32Array, dst: Int16Array, count: number): void {
-  for (let i = 0, o = 0; i < count; i++, o += 2) {
-    const r = Math.round(src[i]!);
-    const s = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
-    dst[o] = s;
-    dst[o + 1] = s;
-  }
-}
-
 /** dst[i] = round-and-clip(softLimit(src[i])) for i < count (the limiter inlined, see above). */
 export function softLimitInto(src: Float32Array | Float64Array, dst: Int16Array, count: number): void {
   for (let i = 0; i < count; i++) {

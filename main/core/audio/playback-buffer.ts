@@ -1,6 +1,6 @@
 // The jitter buffer between the model's bursty 24 kHz replies and Discord's 20 ms pull clock.
 //
-// It stores the model's 24 kHz mono (a quarter of the memory of 48 kHz stereo) and upsamples on the
+// It stores the model's 24 kHz mono (half the memory of 48 kHz) and upsamples on the
 // clock, 480 samples per frame, so the interpolator runs continuously: gaps, the end of a turn and
 // the barge-in fade all pass through the same filter state, with no clicks at the edges.
 //
@@ -12,13 +12,13 @@
 // (which fades it back in) or interrupt() (which drops it): a barge-in not yet confirmed.
 import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
 import { LevelMeter } from './level-meter.ts';
-import { roundClipMonoToStereo, softLimitInto } from './pcm.ts';
+import { roundClipInto, softLimitInto } from './pcm.ts';
 import { PolyphaseInterpolator2x } from './upsampler.ts';
 
 const IN_RATE = 24_000;
 const IN_PER_MS = IN_RATE / 1000;
 const IN_FRAME = FRAME_SAMPLES_48K / 2; // 480 samples = 20 ms at 24 kHz
-const OUT_VALUES = FRAME_SAMPLES_48K * 2;
+const OUT_SAMPLES = FRAME_SAMPLES_48K; // 960 samples = 20 ms at 48 kHz, mono
 const FRAME_MS = 20;
 const MAX_EFFECTS = 4;
 
@@ -94,7 +94,7 @@ export class PlaybackBuffer implements PlaybackSource {
   #held = false;
   /** The first frame after release() starts with a fade-in (the filter restarts from silence). */
   #fadeInPending = false;
-  readonly #mix = new Float32Array(OUT_VALUES);
+  readonly #mix = new Float32Array(OUT_SAMPLES);
 
   readonly #fxClip: (Int16Array | null)[] = new Array<Int16Array | null>(MAX_EFFECTS).fill(null);
   readonly #fxPos = new Int32Array(MAX_EFFECTS);
@@ -223,12 +223,12 @@ export class PlaybackBuffer implements PlaybackSource {
   }
 
   /**
-   * Mix a short sound effect (48 kHz interleaved stereo s16) over whatever plays, from the next frame.
+   * Mix a short sound effect (48 kHz mono s16) over whatever plays, from the next frame.
    * The clip is referenced, not copied: do not modify it while it plays. Effects survive interrupt().
    */
-  mixEffect(clip48kStereo: Int16Array, gain = 1): void {
+  mixEffect(clip48k: Int16Array, gain = 1): void {
     if (!(Number.isFinite(gain) && gain >= 0 && gain <= 4)) throw new RangeError('gain must be 0-4');
-    if (clip48kStereo.length < 2) return;
+    if (clip48k.length < 1) return;
     let slot = this.#fxClip.indexOf(null);
     if (slot < 0) {
       // Replace the effect that has played longest.
@@ -236,14 +236,14 @@ export class PlaybackBuffer implements PlaybackSource {
       for (let s = 1; s < MAX_EFFECTS; s++) if (this.#fxPos[s]! > this.#fxPos[slot]!) slot = s;
       this.#effectsReplaced++;
     } else this.#fxActive++;
-    this.#fxClip[slot] = clip48kStereo;
+    this.#fxClip[slot] = clip48k;
     this.#fxPos[slot] = 0;
     this.#fxGain[slot] = gain;
   }
 
-  /** PlaybackSource: always fills 20 ms (1920 values), with silence when there is nothing to play. */
+  /** PlaybackSource: always fills 20 ms (960 mono samples), with silence when there is nothing to play. */
   readFrame(out: Int16Array): void {
-    if (out.length !== OUT_VALUES) throw new RangeError(`readFrame needs ${OUT_VALUES} values, got ${out.length}`);
+    if (out.length !== OUT_SAMPLES) throw new RangeError(`readFrame needs ${OUT_SAMPLES} samples, got ${out.length}`);
     this.#framesRead++;
     let mono = this.#mono;
     if (this.#fadePending) {
@@ -393,30 +393,27 @@ export class PlaybackBuffer implements PlaybackSource {
     for (let i = 0; i < this.#fadeValues; i++) mono[i] = mono[i]! * 0.5 * (1 - Math.cos((Math.PI * i) / this.#fadeValues));
   }
 
-  /** Mono speech to stereo, plus effects; the soft limiter only engages while an effect plays. */
+  /** Speech to s16, plus effects; the soft limiter only engages while an effect plays. */
   #render(mono: Float32Array, out: Int16Array): void {
     if (this.#fxActive === 0) {
-      roundClipMonoToStereo(mono, out, FRAME_SAMPLES_48K);
+      roundClipInto(mono, out, OUT_SAMPLES);
       return;
     }
     const mix = this.#mix;
-    for (let i = 0, o = 0; i < FRAME_SAMPLES_48K; i++, o += 2) {
-      mix[o] = mono[i]!;
-      mix[o + 1] = mono[i]!;
-    }
+    mix.set(mono);
     for (let s = 0; s < MAX_EFFECTS; s++) {
       const clip = this.#fxClip[s];
       if (clip === null || clip === undefined) continue;
       const pos = this.#fxPos[s]!;
       const gain = this.#fxGain[s]!;
-      const n = Math.min(OUT_VALUES, (clip.length & ~1) - pos);
+      const n = Math.min(OUT_SAMPLES, clip.length - pos);
       for (let k = 0; k < n; k++) mix[k] = mix[k]! + clip[pos + k]! * gain;
-      if (pos + n >= (clip.length & ~1)) {
+      if (pos + n >= clip.length) {
         this.#fxClip[s] = null;
         this.#fxActive--;
       } else this.#fxPos[s] = pos + n;
     }
-    softLimitInto(mix, out, OUT_VALUES);
+    softLimitInto(mix, out, OUT_SAMPLES);
   }
 
   /** Make room for `n` more samples (growing the ring, warm-up only); returns how many fit. */

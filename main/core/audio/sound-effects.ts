@@ -1,4 +1,4 @@
-// Sound effects synthesised here (no third-party audio): deterministic, 48 kHz stereo s16 with L = R,
+// Sound effects synthesised here (no third-party audio): deterministic, 48 kHz mono s16,
 // ready for PlaybackBuffer.mixEffect().
 import { toInt16 } from './pcm.ts';
 
@@ -40,11 +40,7 @@ export function generateNotificationChime(): Int16Array {
     peak = Math.max(peak, Math.abs(v));
   }
   const scale = (0.5 * 32767) / peak;
-  const out = new Int16Array(2 * frames);
-  for (let i = 0; i < frames; i++) {
-    const s = toInt16(mono[i]! * scale);
-    out[2 * i] = s;
-    out[2 * i + 1] = s;
-  }
+  const out = new Int16Array(frames);
+  for (let i = 0; i < frames; i++) out[i] = toInt16(mono[i]! * scale);
   return out;
 }

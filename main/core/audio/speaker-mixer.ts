@@ -1,6 +1,6 @@
 // Mixes the allowed speakers' 20 ms receive frames into one stream on the bridge's 20 ms clock.
 //
-// Mix at 48 kHz stereo, then downsample once (Downsampler48kStereoTo16kMono on the mixer output):
+// Mix at 48 kHz mono, then downsample once (Downsampler48kTo16k on the mixer output):
 // the resampler is linear, so resampling the sum equals summing the resampled speakers, at 1/N of
 // the cost and with one filter state instead of one per speaker that would have to be created,
 // flushed and discarded as people start and stop talking. It also puts the (non-linear) limiter
@@ -8,14 +8,14 @@
 import { FRAME_SAMPLES_48K } from '../ports.ts';
 import { softLimitInto } from './pcm.ts';
 
-const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
+const FRAME_VALUES = FRAME_SAMPLES_48K;
 
 export interface SpeakerMixerOptions {
   /** Frames queued per speaker before the oldest is dropped (bounds added latency). Default 5 (100 ms). */
   maxQueueFrames?: number;
   /** Ticks without a packet after which a speaker with an empty queue is forgotten. Default 50 (1 s). */
   idleTicks?: number;
-  /** Parked queues kept for returning speakers (each holds maxQueueFrames x 3840 bytes). Default 16. */
+  /** Parked queues kept for returning speakers (each holds maxQueueFrames x 1920 bytes). Default 16. */
   maxKnownSpeakers?: number;
 }
 
@@ -26,7 +26,7 @@ export interface SpeakerMixerStats {
   droppedFrames: number;
   /** Ticks where a known speaker had nothing queued and contributed silence. */
   starvedTicks: number;
-  /** Frames whose length was not 1920 values (padded with silence or truncated). */
+  /** Frames whose length was not 960 samples (padded with silence or truncated). */
   malformedFrames: number;
 }
 
@@ -73,7 +73,7 @@ export class SpeakerMixer {
     this.#maxKnown = Math.max(1, Math.floor(options.maxKnownSpeakers ?? 16));
   }
 
-  /** Queue one 20 ms 48 kHz stereo frame (copied; the caller may reuse its buffer). */
+  /** Queue one 20 ms 48 kHz mono frame, 960 samples (copied; the caller may reuse its buffer). */
   push(speakerId: string, frame: Int16Array): void {
     let q = this.#byId.get(speakerId);
     if (q === undefined) q = this.#adopt(speakerId);
@@ -104,7 +104,7 @@ export class SpeakerMixer {
 
   /**
    * Advance the 20 ms clock: take one frame from every speaker that has one and mix them. Returns a
-   * reused 1920-value 48 kHz stereo buffer (valid until the next call), or null when nobody had a
+   * reused 960-sample 48 kHz mono buffer (valid until the next call), or null when nobody had a
    * frame queued (feed the voice gate silence for that tick). Never returns a stale frame.
    */
   mixNext(): Int16Array | null {

@@ -1,12 +1,12 @@
-// 24 kHz mono (model output) -> 48 kHz stereo (Discord playback): an interpolate-by-2 FIR in
+// 24 kHz mono (model output) -> 48 kHz mono (Discord playback): an interpolate-by-2 FIR in
 // polyphase form. The filter (resampler-taps.ts) is an equiripple low-pass with its stopband
 // starting at 12 kHz, the input's Nyquist frequency, so the image of every input frequency
 // (at 24 kHz - f) is removed (>= 90 dB), including those of 10-12 kHz that a half-band filter
 // would leave at 12-14 kHz. The two polyphase branches (50 and 49 taps) run in WebAssembly SIMD,
-// four taps at a time (fir-kernel.wat). Mono is resampled once and duplicated, so L and R are
-// identical by construction.
+// four taps at a time (fir-kernel.wat). The output stays mono: the bot's voice is coded as mono
+// Opus (voice/playback.ts), and any decoder plays a mono packet on both channels.
 import { FirKernel, KERNEL_BRANCH_STRIDE, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
-import { ReusableInt16Output, roundClipMonoToStereo } from './pcm.ts';
+import { ReusableInt16Output, roundClipInto } from './pcm.ts';
 import { UPSAMPLER_TAPS_48K } from './resampler-taps.ts';
 
 const OUTPUT_RATE = 48_000;
@@ -67,24 +67,24 @@ export class PolyphaseInterpolator2x {
   }
 }
 
-export class Upsampler24kMonoTo48kStereo {
+export class Upsampler24kTo48k {
   readonly #core = new PolyphaseInterpolator2x();
   readonly groupDelayMs = this.#core.groupDelayMs;
-  #mono = new Float32Array(0);
+  #float = new Float32Array(0);
   readonly #out = new ReusableInt16Output();
 
   /**
-   * Feed 24 kHz mono s16 (any length); returns 48 kHz interleaved stereo s16 with L = R, four values
-   * per input sample. The result is a view into a reused buffer: valid until the next call.
+   * Feed 24 kHz mono s16 (any length); returns 48 kHz mono s16, two samples per input sample. The
+   * result is a view into a reused buffer: valid until the next call.
    */
-  process(pcm24kMono: Int16Array): Int16Array {
-    const n = pcm24kMono.length;
-    if (this.#mono.length < 2 * n) this.#mono = new Float32Array(2 * n);
-    const mono = this.#mono;
-    const out = this.#out.ensure(4 * n);
-    this.#core.run(pcm24kMono, 0, n, mono, 0);
-    roundClipMonoToStereo(mono, out, 2 * n);
-    return this.#out.view(4 * n);
+  process(pcm24k: Int16Array): Int16Array {
+    const n = pcm24k.length;
+    if (this.#float.length < 2 * n) this.#float = new Float32Array(2 * n);
+    const float = this.#float;
+    const out = this.#out.ensure(2 * n);
+    this.#core.run(pcm24k, 0, n, float, 0);
+    roundClipInto(float, out, 2 * n);
+    return this.#out.view(2 * n);
   }
 
   reset(): void {

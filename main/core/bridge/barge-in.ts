@@ -95,7 +95,7 @@ export interface BargeInOptions {
   echoTailMs?: number;
 }
 
-/** Mean square of `values` (interleaved s16) over [from, to), as a fraction of full scale squared. */
+/** Mean square of `values` (s16) over [from, to), as a fraction of full scale squared. */
 function meanSquare(values: Int16Array, from: number, to: number): number {
   let sum = 0;
   for (let i = from; i < to; i++) {
@@ -106,11 +106,11 @@ function meanSquare(values: Int16Array, from: number, to: number): number {
 }
 
 /**
- * Mono 24 kHz of `count` output samples from 48 kHz stereo `stereo` at stereo frame `from`, into
- * `out` at `at`: each output the mean of two frames' four values (a two-tap low-pass: -3 dB at 12 kHz).
+ * 24 kHz of `count` output samples from 48 kHz `pcm48k` at sample `from`, into `out` at `at`: each
+ * output the mean of two samples (a two-tap low-pass: -3 dB at 12 kHz).
  */
-function downmix24k(stereo: Int16Array, from: number, count: number, out: Int16Array, at: number): void {
-  for (let i = 0, j = 2 * from; i < count; i++, j += 4) out[at + i] = (stereo[j]! + stereo[j + 1]! + stereo[j + 2]! + stereo[j + 3]!) >> 2;
+function decimate24k(pcm48k: Int16Array, from: number, count: number, out: Int16Array, at: number): void {
+  for (let i = 0, j = from; i < count; i++, j += 2) out[at + i] = (pcm48k[j]! + pcm48k[j + 1]!) >> 1;
 }
 
 export class BargeInDetector {
@@ -123,7 +123,7 @@ export class BargeInDetector {
   readonly #playedLevel = new Float64Array(PLAYED_FRAMES);
   /** Each played frame's band energies: the louder of its two 10 ms windows, band by band (ring, reused). */
   readonly #playedBands = new Float64Array(PLAYED_FRAMES * BAND_COUNT);
-  /** Scratch: a frame at 24 kHz mono, a played frame's second window, the speaker's bands, the echo line per band. */
+  /** Scratch: a frame at 24 kHz, a played frame's second window, the speaker's bands, the echo line per band. */
   readonly #mono = new Int16Array(2 * BAND_WINDOW);
   readonly #halfBands = new Float64Array(BAND_COUNT);
   readonly #speakerBands = new Float64Array(BAND_COUNT);
@@ -137,7 +137,7 @@ export class BargeInDetector {
     this.#tailMs = options.echoTailMs ?? 1000;
   }
 
-  /** A frame handed to the player (48 kHz stereo); returns whether it carries any sound. */
+  /** A frame handed to the player (48 kHz mono); returns whether it carries any sound. */
   notePlayed(frame: Int16Array, now: number): boolean {
     const level = meanSquare(frame, 0, frame.length);
     if (level === 0) return false;
@@ -159,7 +159,7 @@ export class BargeInDetector {
   }
 
   /**
-   * Whether one speaker's 20 ms frame (48 kHz stereo) is speech over the bot rather than its echo:
+   * Whether one speaker's 20 ms frame (48 kHz mono) is speech over the bot rather than its echo:
    * its last 10 ms are over the echo line, broadband or in the bands where it is (the frame that
    * starts speech often starts quiet: a word's attack, and the Opus decoder's 6.5 ms delay).
    */
@@ -254,7 +254,7 @@ export class BargeInDetector {
       const at = slot * BAND_COUNT;
       for (let b = 0; b < BAND_COUNT; b++) if (this.#playedBands[at + b]! > line[b]!) line[b] = this.#playedBands[at + b]!;
     }
-    downmix24k(frame, 2 * BAND_WINDOW, BAND_WINDOW, this.#mono, 0);
+    decimate24k(frame, 2 * BAND_WINDOW, BAND_WINDOW, this.#mono, 0);
     this.#bands.analyze(this.#mono, 0, this.#speakerBands, 0);
     let notEcho = 0;
     for (let b = 0; b < BAND_COUNT; b++) {
@@ -269,7 +269,7 @@ export class BargeInDetector {
     const at = slot * BAND_COUNT;
     const bands = this.#playedBands;
     const half = this.#halfBands;
-    downmix24k(frame, 0, 2 * BAND_WINDOW, this.#mono, 0);
+    decimate24k(frame, 0, 2 * BAND_WINDOW, this.#mono, 0);
     this.#bands.analyze(this.#mono, 0, bands, at, BAND_WINDOW, half, 0);
     for (let b = 0; b < BAND_COUNT; b++) if (half[b]! > bands[at + b]!) bands[at + b] = half[b]!;
   }

@@ -336,7 +336,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     if (open && this.link.state === 'parked' && !this.#o.wakeRefusal?.()) void this.link.wake('push-to-talk');
   }
 
-  /** Mix a short clip (48 kHz stereo) into playback without stopping speech (notification sound). */
+  /** Mix a short clip (48 kHz mono) into playback without stopping speech (notification sound). */
   playEffect(clip: Int16Array, gain = 0.5): boolean {
     if (!this.#callLive()) return false;
     this.#audio.playEffect(clip, gain);

@@ -1,9 +1,9 @@
 // The audio graph of one call and its latency bookkeeping, apart from the call's state machine:
-//   in:  speaker frames (48 kHz stereo) → mute/push-to-talk gate → mixer → 16 kHz mono → voice gate → chunks for the model
+//   in:  speaker frames (48 kHz mono) → mute/push-to-talk gate → mixer → 16 kHz → voice gate → chunks for the model
 //   out: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames pulled by the player
 // Everything is allocated once; the per-frame paths reuse buffers and log nothing.
 import type { LevelReading } from '../api-types.ts';
-import { Downsampler48kStereoTo16kMono, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate, type PlaybackStats } from '../audio/index.ts';
+import { Downsampler48kTo16k, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate, type PlaybackStats } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
 import { BargeInDetector } from './barge-in.ts';
 import type { CallMetrics } from './metrics.ts';
@@ -79,7 +79,7 @@ export class CallAudio {
   readonly #metrics: CallMetrics;
   readonly #now: () => number;
   readonly #mixer = new SpeakerMixer();
-  readonly #downsampler = new Downsampler48kStereoTo16kMono();
+  readonly #downsampler = new Downsampler48kTo16k();
   readonly #gate: VoiceGate;
   readonly #playback = new PlaybackBuffer();
   readonly #inputMeter = new LevelMeter();
@@ -261,7 +261,7 @@ export class CallAudio {
     return this.#userAudioOpen;
   }
 
-  /** One 20 ms 48 kHz stereo frame from an allowed speaker (copied by the mixer). */
+  /** One 20 ms 48 kHz mono frame from an allowed speaker (copied by the mixer). */
   pushSpeakerFrame(speakerId: string, frame: Int16Array): void {
     if (!this.#userAudioOpen) {
       this.#metrics.framesMuted += 1;
@@ -346,7 +346,7 @@ export class CallAudio {
     this.#playback.endTurn();
   }
 
-  /** Mix a short 48 kHz stereo clip over whatever plays (notification sound). */
+  /** Mix a short 48 kHz mono clip over whatever plays (notification sound). */
   playEffect(clip: Int16Array, gain: number): void {
     this.#playback.mixEffect(clip, gain);
     this.#resumeOutput();
@@ -452,8 +452,8 @@ export class CallAudio {
     this.#gate.pushSilence(ticks * SILENT_TICK_SAMPLES_16K);
   }
 
-  #processInputFrame(mixed48kStereo: Int16Array): void {
-    const pcm16k = this.#downsampler.process(mixed48kStereo);
+  #processInputFrame(mixed48k: Int16Array): void {
+    const pcm16k = this.#downsampler.process(mixed48k);
     this.#inputMeter.measure(pcm16k);
     this.#gate.push(pcm16k);
   }

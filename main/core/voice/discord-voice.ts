@@ -1,5 +1,5 @@
 // The Discord side of the bridge on real discord.js + @discordjs/voice: log in, join the owner's
-// voice channel, deliver allowed speakers' audio as 48 kHz stereo PCM, play one continuous pulled
+// voice channel, deliver allowed speakers' audio as 48 kHz mono PCM, play one continuous pulled
 // source, send text, and survive voice socket drops without ever storming the gateway.
 import { EventEmitter } from 'node:events';
 import {

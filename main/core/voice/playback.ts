@@ -26,14 +26,13 @@ export type PlayGate = boolean | 'discard';
 /** One Opus frame: what @discordjs/voice's RTP timestamps assume (960 samples at 48 kHz). */
 const SLOT_MS = 20;
 
-/** Reads one frame per call and encodes it (mono: the model speaks mono; a sound effect is averaged in). */
+/** Reads one frame per call and encodes it (mono, as the source gives it: the model speaks mono). */
 class FrameEncoder {
   #source: PlaybackSource;
   #codec: OpusMonoEncoder;
-  /** The source's frame (48 kHz stereo, the PlaybackSource contract) and its mono downmix, both reused. */
-  #frame = new Int16Array(FRAME_SAMPLES_48K * 2);
-  #mono = new Int16Array(FRAME_SAMPLES_48K);
-  #monoBytes = Buffer.from(this.#mono.buffer);
+  /** The source's frame (48 kHz mono, the PlaybackSource contract), reused; the encoder reads its bytes. */
+  #frame = new Int16Array(FRAME_SAMPLES_48K);
+  #frameBytes = Buffer.from(this.#frame.buffer);
 
   constructor(source: PlaybackSource, codec: OpusMonoEncoder) {
     this.#source = source;
@@ -57,12 +56,8 @@ class FrameEncoder {
   }
 
   encodeNext(): Buffer {
-    const frame = this.#frame;
-    const mono = this.#mono;
-    this.#source.readFrame(frame);
-    // L and R are the same model voice; a sound effect mixed in may differ: average (never clips).
-    for (let i = 0, j = 0; i < mono.length; i++, j += 2) mono[i] = (frame[j]! + frame[j + 1]!) >> 1;
-    return this.#codec.encode(this.#monoBytes);
+    this.#source.readFrame(this.#frame);
+    return this.#codec.encode(this.#frameBytes);
   }
 
   destroy(): void {

@@ -1,16 +1,14 @@
 // Per-speaker receive: subscribe to each allowed speaker's Opus stream, decode to 48 kHz mono (libopus
-// downmixes in the decoder: what follows is all mono, so decoding two channels to average them was
-// wasted work) handed on as the 48 kHz stereo frames the call's audio takes (L = R), and resubscribe when a stream dies (@discordjs/voice destroys a subscription on any
-// transport or DAVE decrypt error, VoiceReceiver.ts:196-207), however often it dies.
+// downmixes in the decoder: the call's audio is mono from here on, docs/audio.md "Mono inside") and
+// hand on 20 ms frames, and resubscribe when a stream dies (@discordjs/voice destroys a subscription
+// on any transport or DAVE decrypt error, VoiceReceiver.ts:196-207), however often it dies.
 import { EndBehaviorType, type AudioReceiveStream, type VoiceReceiver } from '@discordjs/voice';
 import type { Logger } from 'pino';
-import { monoToStereo } from '../audio/pcm.ts';
 import { FRAME_SAMPLES_48K } from '../ports.ts';
 import { isUndecryptedE2eeFrame } from './e2ee-frame.ts';
 import { OPUS_SILENCE_FRAME, type OpusFactory, type OpusMonoDecoder } from './opus.ts';
 import type { SpeakerHealth } from './speaker-health.ts';
 
-const FRAME_VALUES = FRAME_SAMPLES_48K * 2;
 /** 20 ms of decoded mono s16le. */
 const MONO_FRAME_BYTES = FRAME_SAMPLES_48K * 2;
 /** Resubscribes allowed per speaker per second: a stream that dies at once every time is not retried in a loop. */
@@ -24,11 +22,9 @@ export interface ReceiveSink {
 
 interface Speaker {
   codec: OpusMonoDecoder;
-  /** Reused for every frame of this speaker: listeners must copy what they keep. */
+  /** The decoder's 20 ms of mono, copied here (aligned, reused for every frame of this speaker: listeners must copy what they keep). */
   frame: Int16Array;
-  /** The decoder's 20 ms of mono, copied here (aligned, reused) before it is spread to both channels. */
-  mono: Int16Array;
-  monoBytes: Buffer;
+  frameBytes: Buffer;
   stream: AudioReceiveStream | null;
   resubscribes: number[];
   retryTimer: NodeJS.Timeout | null;
@@ -126,8 +122,8 @@ export class SpeakerReceiver {
   #speaker(userId: string): Speaker {
     let speaker = this.#speakers.get(userId);
     if (!speaker) {
-      const mono = new Int16Array(FRAME_SAMPLES_48K);
-      speaker = { codec: this.#opus.createMonoDecoder(), frame: new Int16Array(FRAME_VALUES), mono, monoBytes: Buffer.from(mono.buffer), stream: null, resubscribes: [], retryTimer: null, decodeErrors: 0 };
+      const frame = new Int16Array(FRAME_SAMPLES_48K);
+      speaker = { codec: this.#opus.createMonoDecoder(), frame, frameBytes: Buffer.from(frame.buffer), stream: null, resubscribes: [], retryTimer: null, decodeErrors: 0 };
       this.#speakers.set(userId, speaker);
     }
     return speaker;
@@ -194,8 +190,7 @@ export class SpeakerReceiver {
     }
     // Discord sends 20 ms packets; a longer one is delivered as several 20 ms frames.
     for (let offset = 0; offset + MONO_FRAME_BYTES <= pcm.length; offset += MONO_FRAME_BYTES) {
-      pcm.copy(speaker.monoBytes, 0, offset, offset + MONO_FRAME_BYTES);
-      monoToStereo(speaker.mono, speaker.frame, FRAME_SAMPLES_48K);
+      pcm.copy(speaker.frameBytes, 0, offset, offset + MONO_FRAME_BYTES);
       this.#sink.pcm(userId, speaker.frame);
     }
   }

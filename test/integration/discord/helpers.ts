@@ -70,19 +70,20 @@ export function rms(pcm: Int16Array): number {
   return pcm.length ? Math.sqrt(sum / pcm.length) : 0;
 }
 
-/** A PlaybackSource that plays `pcm` once, then silence forever. */
+/**
+ * A PlaybackSource that plays `pcm` once, then silence forever. `pcm` is stereo with L = R (the
+ * signals above); the source hands out its left channel, as the bot's frames are mono.
+ */
 export function onceSource(pcm: Int16Array): PlaybackSource & { frames: number } {
-  let offset = 0;
+  let offset = 0; // in samples per channel
+  const samples = pcm.length >> 1;
   const source = {
     frames: 0,
     readFrame(out: Int16Array) {
       source.frames++;
       out.fill(0);
-      if (offset < pcm.length) {
-        const chunk = pcm.subarray(offset, Math.min(offset + out.length, pcm.length));
-        out.set(chunk);
-        offset += out.length;
-      }
+      for (let i = 0; i < out.length && offset + i < samples; i++) out[i] = pcm[2 * (offset + i)]!;
+      offset += out.length;
     },
   };
   return source;
@@ -107,10 +108,16 @@ export class PcmCollector {
   count(speakerId: string): number {
     return this.frames.get(speakerId)?.length ?? 0;
   }
+  /**
+   * The speaker's (mono, 960-sample) frames joined and spread to L = R: the fake client's stereo
+   * format, so bestCorrelation compares them with what it sent.
+   */
   pcm(speakerId: string): Int16Array {
     const list = this.frames.get(speakerId) ?? [];
     const out = new Int16Array(list.length * 1920);
-    list.forEach((f, i) => out.set(f, i * 1920));
+    list.forEach((f, i) => {
+      for (let k = 0; k < f.length; k++) out[i * 1920 + 2 * k] = out[i * 1920 + 2 * k + 1] = f[k]!;
+    });
     return out;
   }
   clear(): void {

@@ -30,10 +30,9 @@ it('sends the poke-time frame next, with every frame read before it on the wire 
   const source: PlaybackSource = {
     readFrame(out) {
       reads++;
-      for (let i = 0; i < out.length; i += 2) {
-        const v = loud ? Math.round(10_000 * Math.sin(phase)) : 0;
+      for (let i = 0; i < out.length; i++) {
+        out[i] = loud ? Math.round(10_000 * Math.sin(phase)) : 0;
         phase += (2 * Math.PI * 440) / 48_000;
-        out[i] = out[i + 1] = v;
       }
     },
   };

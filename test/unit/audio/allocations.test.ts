@@ -3,16 +3,16 @@
 // cost. One boxed number per frame would be 16 bytes/frame, one subarray view 96 bytes/frame.
 import { describe, expect, it } from 'vitest';
 import {
-  Downsampler48kStereoTo16kMono,
+  Downsampler48kTo16k,
   LevelMeter,
   PlaybackBuffer,
   SpeakerMixer,
-  Upsampler24kMonoTo48kStereo,
+  Upsampler24kTo48k,
   VoiceGate,
   generateNotificationChime,
 } from '../../../main/core/audio/index.ts';
 import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
-import { monoSine, stereoSine } from '../../../bench/lib/tone-analysis.ts';
+import { monoSine } from '../../../bench/lib/tone-analysis.ts';
 
 // The meter reads 0-2 B/frame of noise; the smallest V8 heap object (a boxed number) is 12-16 B.
 const LIMIT_BYTES_PER_FRAME = 4;
@@ -35,33 +35,33 @@ describe('allocation meter', () => {
 });
 
 describe('hot path allocates nothing per frame after warm-up', () => {
-  it('Downsampler48kStereoTo16kMono.process (and returns the same view every frame)', () => {
-    const ds = new Downsampler48kStereoTo16kMono();
-    const frames = [stereoSine(48_000, 0.02, 440, 9000), stereoSine(48_000, 0.02, 3000, 9000)];
+  it('Downsampler48kTo16k.process (and returns the same view every frame)', () => {
+    const ds = new Downsampler48kTo16k();
+    const frames = [monoSine(48_000, 0.02, 440, 9000), monoSine(48_000, 0.02, 3000, 9000)];
     const first = ds.process(frames[0]!);
     expect(ds.process(frames[1]!)).toBe(first);
     const report = measureAllocationsPerFrame((f) => ds.process(frames[f & 1]!), RESAMPLING_WINDOWS);
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
-  it('Downsampler48kStereoTo16kMono.process with a clipping full-scale square', () => {
-    const ds = new Downsampler48kStereoTo16kMono();
-    const square = new Int16Array(1920).map((_, i) => (Math.floor(i / 120) % 2 === 0 ? 32_767 : -32_768));
+  it('Downsampler48kTo16k.process with a clipping full-scale square', () => {
+    const ds = new Downsampler48kTo16k();
+    const square = new Int16Array(960).map((_, i) => (Math.floor(i / 60) % 2 === 0 ? 32_767 : -32_768));
     const report = measureAllocationsPerFrame(() => ds.process(square), RESAMPLING_WINDOWS);
     expect(Math.max(...ds.process(square))).toBe(32_767); // the FIR's overshoot really clips
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
-  it('Upsampler24kMonoTo48kStereo.process with a clipping full-scale square', () => {
-    const us = new Upsampler24kMonoTo48kStereo();
+  it('Upsampler24kTo48k.process with a clipping full-scale square', () => {
+    const us = new Upsampler24kTo48k();
     const square = new Int16Array(480).map((_, i) => (i % 40 < 20 ? 32_767 : -32_768));
     const report = measureAllocationsPerFrame(() => us.process(square), RESAMPLING_WINDOWS);
     expect(Math.min(...us.process(square))).toBe(-32_768);
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
-  it('Upsampler24kMonoTo48kStereo.process', () => {
-    const us = new Upsampler24kMonoTo48kStereo();
+  it('Upsampler24kTo48k.process', () => {
+    const us = new Upsampler24kTo48k();
     const frame = monoSine(24_000, 0.02, 440, 9000);
     expect(us.process(frame)).toBe(us.process(frame));
     const report = measureAllocationsPerFrame(() => us.process(frame), RESAMPLING_WINDOWS);
@@ -70,7 +70,7 @@ describe('hot path allocates nothing per frame after warm-up', () => {
 
   it('SpeakerMixer with the soft limiter engaged (three loud speakers)', () => {
     const mixer = new SpeakerMixer();
-    const loud = [stereoSine(48_000, 0.02, 200, 25_000), stereoSine(48_000, 0.02, 300, 25_000), stereoSine(48_000, 0.02, 400, 25_000)];
+    const loud = [monoSine(48_000, 0.02, 200, 25_000), monoSine(48_000, 0.02, 300, 25_000), monoSine(48_000, 0.02, 400, 25_000)];
     const step = (): void => {
       mixer.push('a', loud[0]!);
       mixer.push('b', loud[1]!);
@@ -84,12 +84,12 @@ describe('hot path allocates nothing per frame after warm-up', () => {
 
   it('receive path: SpeakerMixer (3 speakers, one intermittent) -> downsampler -> VoiceGate -> meter', () => {
     const mixer = new SpeakerMixer();
-    const ds = new Downsampler48kStereoTo16kMono();
+    const ds = new Downsampler48kTo16k();
     let sentValues = 0;
     let ends = 0;
     const gate = new VoiceGate({ onChunk: (c) => (sentValues += c.length), onEnd: () => ends++, chunkMs: 40 });
     const meter = new LevelMeter();
-    const voices = [stereoSine(48_000, 0.02, 220, 6000), stereoSine(48_000, 0.02, 330, 6000), stereoSine(48_000, 0.02, 500, 6000)];
+    const voices = [monoSine(48_000, 0.02, 220, 6000), monoSine(48_000, 0.02, 330, 6000), monoSine(48_000, 0.02, 500, 6000)];
     const step = (f: number): void => {
       // A talk spurt of 1 s every 2 s, so the gate opens, sends, closes and pre-rolls over and over.
       if (f % 100 < 50) {
@@ -115,7 +115,7 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     const pb = new PlaybackBuffer();
     const chunk = monoSine(24_000, 0.1, 440, 9000); // one 100 ms model chunk
     const chime = generateNotificationChime();
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     const step = (f: number): void => {
       const t = f % 250; // a 5 s cycle: 3 s of reply, barge-in on every other cycle, then quiet
       if (t < 150 && t % 5 === 0) pb.write(chunk);
@@ -134,7 +134,7 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     const pb = new PlaybackBuffer();
     const loud = new Int16Array(2400).map((_, i) => (i % 40 < 20 ? 32_767 : -32_768));
     const chime = generateNotificationChime();
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     const step = (f: number): void => {
       if (f % 5 === 0) pb.write(loud);
       if (f % 20 === 0) pb.mixEffect(chime, 2);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Downsampler48kStereoTo16kMono, designDownsamplerTaps } from '../../../main/core/audio/downsampler.ts';
+import { Downsampler48kTo16k, designDownsamplerTaps } from '../../../main/core/audio/downsampler.ts';
 import { toInt16 } from '../../../main/core/audio/pcm.ts';
 import { Resampler16kTo24kMono } from '../../../main/core/audio/resampler-16k-to-24k.ts';
 import { PolyphaseInterpolator2x, designUpsamplerTaps } from '../../../main/core/audio/upsampler.ts';
@@ -42,13 +42,12 @@ describe('fir-kernel', () => {
     expect(await firKernelModuleSource(wat)).toBe(generated);
   });
 
-  it('decimates 48 kHz stereo to 16 kHz mono as the 193-tap convolution of the L/R mean, every third input', () => {
-    const input = noise(2 * 4800, 30_000, 11); // 100 ms, frames of 1920 values
+  it('decimates 48 to 16 kHz as the 193-tap convolution of the input, every third input', () => {
+    const input = noise(4800, 30_000, 11); // 100 ms, frames of 960 samples
     const h = designDownsamplerTaps();
-    const mono = (i: number): number => (input[2 * i]! + input[2 * i + 1]!) / 2;
-    const want = Array.from({ length: 1600 }, (_, k) => toInt16(convolveAt(h, mono, 3 * k)));
-    const resampler = new Downsampler48kStereoTo16kMono();
-    expect(maxAbsDiff(feedInChunks(input, 1920, (p) => resampler.process(p)), want)).toBeLessThanOrEqual(1);
+    const want = Array.from({ length: 1600 }, (_, k) => toInt16(convolveAt(h, (i) => input[i]!, 3 * k)));
+    const resampler = new Downsampler48kTo16k();
+    expect(maxAbsDiff(feedInChunks(input, 960, (p) => resampler.process(p)), want)).toBeLessThanOrEqual(1);
   });
 
   it('interpolates 24 to 48 kHz as the 99-tap convolution of the zero-stuffed input, in float', () => {
@@ -80,10 +79,10 @@ describe('fir-kernel', () => {
 
   it('reset() forgets the history: a reset resampler repeats a fresh one bit for bit', () => {
     const input = noise(1920, 20_000, 14);
-    const used = new Downsampler48kStereoTo16kMono();
-    used.process(noise(1921, 20_000, 15)); // leaves history and half a stereo pair behind
+    const used = new Downsampler48kTo16k();
+    used.process(noise(1921, 20_000, 15)); // leaves history and a decimation phase behind
     used.reset();
-    const fresh = new Downsampler48kStereoTo16kMono();
+    const fresh = new Downsampler48kTo16k();
     expect(Array.from(used.process(input))).toEqual(Array.from(fresh.process(input)));
     const upUsed = new Resampler16kTo24kMono();
     upUsed.process(noise(321, 20_000, 16)); // an odd count leaves the parity odd

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITER_KNEE, roundClipInto, roundClipMonoToStereo, softLimit, softLimitInto, toInt16 } from '../../../main/core/audio/pcm.ts';
+import { LIMITER_KNEE, roundClipInto, softLimit, softLimitInto, toInt16 } from '../../../main/core/audio/pcm.ts';
 
 // The array helpers repeat the limits as literals (see pcm.ts for why); they must agree with the scalar versions.
 const values = Float64Array.from({ length: 4001 }, (_, i) => (i - 2000) * 40.37);
@@ -13,12 +13,9 @@ describe('s16 edges', () => {
     const dst = new Int16Array(values.length);
     roundClipInto(values, dst, values.length);
     for (let i = 0; i < values.length; i++) expect(dst[i]).toBe(toInt16(values[i]!));
-    const stereo = new Int16Array(2 * values.length);
-    roundClipMonoToStereo(Float32Array.from(values), stereo, values.length);
-    for (let i = 0; i < values.length; i++) {
-      expect(stereo[2 * i]).toBe(toInt16(Math.fround(values[i]!)));
-      expect(stereo[2 * i + 1]).toBe(stereo[2 * i]);
-    }
+    const fromFloat32 = new Int16Array(values.length);
+    roundClipInto(Float32Array.from(values), fromFloat32, values.length);
+    for (let i = 0; i < values.length; i++) expect(fromFloat32[i]).toBe(toInt16(Math.fround(values[i]!)));
   });
 
   it('soft limiter: identity below the knee, smooth, monotonic, never past full scale', () => {

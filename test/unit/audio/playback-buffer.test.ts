@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PlaybackBuffer } from '../../../main/core/audio/playback-buffer.ts';
-import { Upsampler24kMonoTo48kStereo } from '../../../main/core/audio/upsampler.ts';
+import { Upsampler24kTo48k } from '../../../main/core/audio/upsampler.ts';
 import { softLimit, toInt16 } from '../../../main/core/audio/pcm.ts';
 import { generateNotificationChime } from '../../../main/core/audio/sound-effects.ts';
 import { monoSine } from '../../../bench/lib/tone-analysis.ts';
 
-const FRAME = 1920;
+const FRAME = 960; // 20 ms at 48 kHz, mono
 
 function readFrames(pb: PlaybackBuffer, count: number): Int16Array {
   const all = new Int16Array(count * FRAME);
@@ -35,7 +35,7 @@ describe('PlaybackBuffer', () => {
     pb.write(tone.subarray(0, 479));
     expect(countNonZero(readFrames(pb, 1))).toBe(0);
     pb.write(tone.subarray(479));
-    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(800);
     expect(pb.stats().framesPlayed).toBe(1);
   });
 
@@ -62,7 +62,7 @@ describe('PlaybackBuffer', () => {
     for (let i = 0; i < speech.length; i += 2400) pb.write(speech.subarray(i, i + 2400));
     pb.endTurn();
     const played = readFrames(pb, 51);
-    const expected = new Upsampler24kMonoTo48kStereo().process(speech);
+    const expected = new Upsampler24kTo48k().process(speech);
     expect(Array.from(played.subarray(0, expected.length))).toEqual(Array.from(expected));
     const s = pb.stats();
     expect(s.underruns).toBe(0);
@@ -85,7 +85,7 @@ describe('PlaybackBuffer', () => {
     // 20 ms is no longer enough to restart: needs 20 ms + margin
     expect(countNonZero(readFrames(pb, 2).subarray(FRAME))).toBe(0);
     pb.write(chunk);
-    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(800);
     for (let i = 0; i < 10; i++) readFrames(pb, 1);
     expect(pb.stats().marginMs).toBeLessThanOrEqual(60);
   });
@@ -104,7 +104,7 @@ describe('PlaybackBuffer', () => {
     expect(pb.stats().turns).toBe(5);
     // The next reply's first 20 ms plays on the first frame read.
     pb.write(monoSine(24_000, 0.02, 440, 8000));
-    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(800);
   });
 
   it('plays a short last frame at the end of a turn without counting an underrun', () => {
@@ -130,10 +130,10 @@ describe('PlaybackBuffer', () => {
     expect(pb.turnState).toBe('interrupted');
 
     const fadeFrame = readFrames(pb, 1);
-    // The fade continues the stream (no jump) and ends within 10 ms: 480 stereo frames = 960 values.
-    expect(Math.abs(fadeFrame[0]! - before[before.length - 2]!)).toBeLessThan(1500);
-    for (let i = 960; i < FRAME; i++) expect(fadeFrame[i]).toBe(0);
-    for (let i = 2; i < 960; i += 2) expect(Math.abs(fadeFrame[i]!)).toBeLessThanOrEqual(10_100);
+    // The fade continues the stream (no jump) and ends within 10 ms: 480 samples.
+    expect(Math.abs(fadeFrame[0]! - before[before.length - 1]!)).toBeLessThan(1500);
+    for (let i = 480; i < FRAME; i++) expect(fadeFrame[i]).toBe(0);
+    for (let i = 1; i < 480; i++) expect(Math.abs(fadeFrame[i]!)).toBeLessThanOrEqual(10_100);
 
     // Late audio of the interrupted turn is dropped: silence, frame after frame.
     pb.write(stale.subarray(0, 24_000));
@@ -146,9 +146,9 @@ describe('PlaybackBuffer', () => {
     pb.write(next);
     pb.endTurn();
     const played = readFrames(pb, 26);
-    const expected = new Upsampler24kMonoTo48kStereo().process(next);
+    const expected = new Upsampler24kTo48k().process(next);
     expect(Array.from(played.subarray(0, expected.length))).toEqual(Array.from(expected));
-    expect(countNonZero(played.subarray(expected.length + 400))).toBe(0);
+    expect(countNonZero(played.subarray(expected.length + 200))).toBe(0);
     expect(pb.stats().turnPlayedMs).toBe(500);
   });
 
@@ -161,7 +161,7 @@ describe('PlaybackBuffer', () => {
     expect(pb.held).toBe(true);
     expect(pb.framesAhead()).toBe(0);
     const fadeFrame = readFrames(pb, 1);
-    for (let i = 960; i < FRAME; i++) expect(fadeFrame[i]).toBe(0);
+    for (let i = 480; i < FRAME; i++) expect(fadeFrame[i]).toBe(0);
     expect(countNonZero(readFrames(pb, 3))).toBe(0);
     // 200 ms played and 10 ms faded out; the rest waits, and what the model sends meanwhile is kept.
     expect(pb.stats().bufferedMs).toBe(2000 - 210);
@@ -171,10 +171,10 @@ describe('PlaybackBuffer', () => {
     // It rises from silence over 10 ms (no click: the filter restarting alone would reach full level
     // in its first millisecond); by the frame's end it is the tone at full level.
     let peakFirst2Ms = 0;
-    for (let i = 0; i < 192; i++) peakFirst2Ms = Math.max(peakFirst2Ms, Math.abs(resumed[i]!));
+    for (let i = 0; i < 96; i++) peakFirst2Ms = Math.max(peakFirst2Ms, Math.abs(resumed[i]!));
     expect(peakFirst2Ms).toBeLessThan(1500);
     let peakLate = 0;
-    for (let i = 1200; i < FRAME; i++) peakLate = Math.max(peakLate, Math.abs(resumed[i]!));
+    for (let i = 600; i < FRAME; i++) peakLate = Math.max(peakLate, Math.abs(resumed[i]!));
     expect(peakLate).toBeGreaterThan(9000);
     expect(pb.stats().bufferedMs).toBe(2000 - 250);
     expect(pb.stats().interrupts).toBe(0);
@@ -206,8 +206,8 @@ describe('PlaybackBuffer', () => {
     pb.write(next);
     pb.endTurn();
     const played = readFrames(pb, 1);
-    const expected = new Upsampler24kMonoTo48kStereo().process(next);
-    expect(Array.from(played.subarray(0, 400))).toEqual(Array.from(expected.subarray(0, 400)));
+    const expected = new Upsampler24kTo48k().process(next);
+    expect(Array.from(played.subarray(0, 200))).toEqual(Array.from(expected.subarray(0, 200)));
   });
 
   it('hold() with nothing playing holds nothing', () => {
@@ -220,7 +220,7 @@ describe('PlaybackBuffer', () => {
     const pb = new PlaybackBuffer();
     expect(pb.interrupt()).toEqual({ playedMs: 0 });
     pb.write(monoSine(24_000, 0.1, 440, 8000));
-    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(800);
   });
 
   it('startTurn() also lifts the barge-in silence', () => {
@@ -231,14 +231,14 @@ describe('PlaybackBuffer', () => {
     readFrames(pb, 1);
     pb.startTurn();
     pb.write(monoSine(24_000, 0.1, 440, 8000));
-    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(1600);
+    expect(countNonZero(readFrames(pb, 1))).toBeGreaterThan(800);
   });
 
   it('mixes a sound effect over speech without stopping it', () => {
     const pb = new PlaybackBuffer();
     const speech = monoSine(24_000, 1, 440, 12_000);
     pb.write(speech);
-    const reference = new Upsampler24kMonoTo48kStereo().process(speech).slice();
+    const reference = new Upsampler24kTo48k().process(speech).slice();
     readFrames(pb, 5);
     const chime = generateNotificationChime();
     pb.mixEffect(chime, 0.5);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpeakerMixer } from '../../../main/core/audio/speaker-mixer.ts';
 
-const frame = (value: number) => new Int16Array(1920).fill(value);
+const frame = (value: number) => new Int16Array(960).fill(value);
 
 describe('SpeakerMixer.readyToMix / reset', () => {
   it('is ready only when every active speaker has a frame queued', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SpeakerMixer } from '../../../main/core/audio/speaker-mixer.ts';
 import { softLimit, toInt16 } from '../../../main/core/audio/pcm.ts';
-import { stereoSine } from '../../../bench/lib/tone-analysis.ts';
+import { monoSine } from '../../../bench/lib/tone-analysis.ts';
 
-const FRAME = 1920;
+const FRAME = 960;
 
-/** 20 ms frame `index` of a longer stereo signal. */
+/** 20 ms frame `index` of a longer 48 kHz signal. */
 function frameOf(signal: Int16Array, index: number): Int16Array {
   return signal.subarray(index * FRAME, (index + 1) * FRAME);
 }
@@ -21,17 +21,17 @@ describe('SpeakerMixer', () => {
 
   it('passes a single speaker through bit for bit (even above the limiter knee)', () => {
     const mixer = new SpeakerMixer();
-    const loud = stereoSine(48_000, 0.1, 440, 32_000);
+    const loud = monoSine(48_000, 0.1, 440, 32_000);
     for (let f = 0; f < 5; f++) {
       mixer.push('alice', frameOf(loud, f));
       expect(Array.from(mixer.mixNext()!)).toEqual(Array.from(frameOf(loud, f)));
     }
   });
 
-  it('sums two simultaneous speakers sample by sample (not interleaved)', () => {
+  it('sums two simultaneous speakers sample by sample', () => {
     const mixer = new SpeakerMixer();
-    const a = stereoSine(48_000, 0.1, 440, 8000);
-    const b = stereoSine(48_000, 0.1, 1000, 9000, -1);
+    const a = monoSine(48_000, 0.1, 440, 8000);
+    const b = monoSine(48_000, 0.1, 1000, 9000);
     for (let f = 0; f < 5; f++) {
       mixer.push('alice', frameOf(a, f));
       mixer.push('bob', frameOf(b, f));
@@ -43,7 +43,7 @@ describe('SpeakerMixer', () => {
 
   it('soft-limits a loud sum instead of wrapping around', () => {
     const mixer = new SpeakerMixer();
-    const a = stereoSine(48_000, 0.02, 200, 30_000);
+    const a = monoSine(48_000, 0.02, 200, 30_000);
     mixer.push('alice', a);
     mixer.push('bob', a);
     mixer.push('carol', a);

@@ -4,16 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { BargeInDetector } from '../../../main/core/bridge/barge-in.ts';
 import { speechLikeSignal } from '../../../main/demo/fake-services.ts';
 
-/** A 20 ms 48 kHz stereo frame of a `hz` tone at `amplitude` (RMS = amplitude / √2), from sample `start`. */
+/** A 20 ms 48 kHz mono frame of a `hz` tone at `amplitude` (RMS = amplitude / √2), from sample `start`. */
 function frame(amplitude: number, hz = 440, start = 0): Int16Array {
-  const out = new Int16Array(1920);
-  for (let i = 0; i < 960; i++) out.fill(Math.round(amplitude * Math.sin((2 * Math.PI * hz * (start + i)) / 48_000)), i * 2, i * 2 + 2);
-  return out;
+  return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * (start + i)) / 48_000)));
 }
 
-/** 20 ms frame `k` of a 48 kHz stereo signal, scaled by `gain`. */
+/** 20 ms mono frame `k` of a 48 kHz stereo signal with L = R (the fake client's speech), scaled by `gain`. */
 function frameOf(signal: Int16Array, k: number, gain = 1): Int16Array {
-  return Int16Array.from(signal.subarray(k * 1920, (k + 1) * 1920), (v) => Math.round(v * gain));
+  return Int16Array.from({ length: 960 }, (_, i) => Math.round(signal[2 * (k * 960 + i)]! * gain));
 }
 
 const dB = (db: number) => 10 ** (db / 20);
@@ -58,16 +56,16 @@ describe('BargeInDetector', () => {
     d.notePlayed(frame(12_000), 0);
     expect(d.isSpeech(frame(1200), 900)).toBe(false);
     expect(d.isSpeech(frame(1200), 1100)).toBe(true);
-    expect(d.notePlayed(new Int16Array(1920), 1200)).toBe(false);
+    expect(d.notePlayed(new Int16Array(960), 1200)).toBe(false);
   });
 
   it('a frame whose speech starts only in its last 10 ms counts; one whose last 10 ms are quiet does not', () => {
     const d = new BargeInDetector();
     const late = frame(6000);
-    late.fill(0, 0, 960);
+    late.fill(0, 0, 480);
     expect(d.isSpeech(late, 0)).toBe(true);
     const click = frame(6000);
-    click.fill(0, 960);
+    click.fill(0, 480);
     expect(d.isSpeech(click, 0)).toBe(false);
   });
 

@@ -3,14 +3,9 @@ import { CallAudio } from '../../../main/core/bridge/call-audio.ts';
 import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
 import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
 
-/** 20 ms of a 440 Hz sine at 48 kHz stereo, continuing the phase of frame `index`. */
+/** 20 ms of a 440 Hz sine at 48 kHz (mono, as every frame inside the call), continuing the phase of frame `index`. */
 function sineFrame(index: number, amplitude = 8000): Int16Array {
-  const out = new Int16Array(1920);
-  for (let i = 0; i < 960; i++) {
-    const t = (index * 960 + i) / 48_000;
-    out[2 * i] = out[2 * i + 1] = Math.round(amplitude * Math.sin(2 * Math.PI * 440 * t));
-  }
-  return out;
+  return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * 960 + i)) / 48_000)));
 }
 
 function longestZeroRun(pcm: Int16Array): number {
@@ -111,7 +106,7 @@ describe('CallAudio input path', () => {
 
 describe('CallAudio output path', () => {
   it('measures egress on the first frame of a reply and barge-in on the first silent frame after it', () => {
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     audio.playbackSource.readFrame(out);
     expect(out.every((v) => v === 0)).toBe(true);
     const reply = new Int16Array(24_000).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 300 * i) / 24_000)));
@@ -143,12 +138,10 @@ describe('CallAudio output path', () => {
 });
 
 describe('CallAudio barge-in hold (an onset the echo tests cannot judge yet)', () => {
-  /** 1 s of a 300 Hz reply, and the same reply 18 dB down at 48 kHz stereo: to the echo tests, our echo. */
+  /** 1 s of a 300 Hz reply, and the same reply 18 dB down at 48 kHz: to the echo tests, our echo. */
   const reply = new Int16Array(24_000).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 300 * i) / 24_000)));
   function echoLike(index: number, amplitude = 8000 / 8): Int16Array {
-    const out = new Int16Array(1920);
-    for (let i = 0; i < 960; i++) out[2 * i] = out[2 * i + 1] = Math.round(amplitude * Math.sin((2 * Math.PI * 300 * (index * 960 + i)) / 48_000));
-    return out;
+    return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 300 * (index * 960 + i)) / 48_000)));
   }
   function holdingCall() {
     const calls: string[] = [];
@@ -167,7 +160,7 @@ describe('CallAudio barge-in hold (an onset the echo tests cannot judge yet)', (
     });
     held.start();
     held.pushModelAudio(reply);
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     const read = () => {
       advance(20);
       held.playbackSource.readFrame(out);
@@ -238,7 +231,7 @@ describe('CallAudio in a quiet call', () => {
 
     // Output: five silent frames pulled by the player (100 ms, as Discord's clients send before
     // they stop) and nothing queued -> stop the player; not one frame sooner.
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     for (let f = 0; f < 4; f++) quiet.playbackSource.readFrame(out);
     expect(outputIdle()).toBe(0);
     quiet.playbackSource.readFrame(out);
@@ -257,7 +250,7 @@ describe('CallAudio in a quiet call', () => {
 describe('CallAudio output at the end of a reply whose turn is still open', () => {
   it('stops the player five silent frames after the audio ran out, before the turn ends; audio of the same turn restarts it', () => {
     const { player, stops, restarts } = countingPlayer();
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     // A reply of 100 ms (five frames at 24 kHz); no turnComplete follows (GPT-Live ends a turn on
     // 700 ms without audio), so the turn stays open while the player drains it.
     player.pushModelAudio(new Int16Array(2400).fill(3000));
@@ -291,7 +284,7 @@ describe('CallAudio output at the end of a reply whose turn is still open', () =
 
   it('an interruption after the reply ran out and the player stopped measures no barge-in (nothing was cut)', () => {
     const { player } = countingPlayer();
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     player.pushModelAudio(new Int16Array(2400).fill(3000));
     for (let f = 0; f < 20 && player.outputActive; f++) {
       player.playbackSource.readFrame(out);
@@ -315,7 +308,7 @@ describe('CallAudio output at the end of a reply whose turn is still open', () =
 
   it('keeps the player running while queued audio waits for its start margin', () => {
     const { player, stops } = countingPlayer();
-    const out = new Int16Array(1920);
+    const out = new Int16Array(960);
     // Less than a frame of a reply: it waits in the buffer for more; the player must not stop on it.
     player.pushModelAudio(new Int16Array(200).fill(3000));
     for (let f = 0; f < 20; f++) player.playbackSource.readFrame(out);

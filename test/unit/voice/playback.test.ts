@@ -55,7 +55,7 @@ function stubConnection(): StubConnection {
   return { connection, sentAt, speaking, setReady: (ready) => (state.status = ready ? VoiceConnectionStatus.Ready : VoiceConnectionStatus.Connecting) };
 }
 
-const silence: PlaybackSource = { readFrame: (out) => out.fill(0, 0, FRAME_SAMPLES_48K * 2) };
+const silence: PlaybackSource = { readFrame: (out) => out.fill(0, 0, FRAME_SAMPLES_48K) };
 
 /** Playback of a silent source that counts its reads, on a stub connection and the test clock. */
 function countedPlayback(mayPlay: boolean): { stub: StubConnection; playback: ContinuousPlayback; reads: () => number } {
@@ -232,7 +232,7 @@ describe('ContinuousPlayback start-up', () => {
     const stub = stubConnection();
     let frames = 0;
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
-    playback.start({ readFrame: (out: Int16Array) => (frames += 1, out.fill(0, 0, FRAME_SAMPLES_48K * 2)) });
+    playback.start({ readFrame: (out: Int16Array) => (frames += 1, out.fill(0, 0, FRAME_SAMPLES_48K)) });
     advance(100);
     playback.stop();
     expect(existsSync(marker)).toBe(false);
