@@ -8,7 +8,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config, LiveProviderName, VariableName } from '../../config/index.ts';
 import { LIVE_PROVIDERS } from '../../config/index.ts';
-import { PROVIDER_KEY_VARIABLE } from '../../model/select.ts';
+import { providerKey } from '../../model/registry.ts';
+import { GEMINI } from '../../providers/gemini.ts';
+import { isProviderName } from '../../providers/index.ts';
 import { SecretValueSchemas } from '../../settings/schema.ts';
 import type { SettingsStore } from '../../settings/store.ts';
 import { checkDiscord, directoryComplete, type DiscordCheckResult } from '../../setup/discord-check.ts';
@@ -148,13 +150,14 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
   const modelTest = (fixed?: LiveProviderName) => async (request: { body: unknown }): Promise<ModelCheckResult> => {
     const body = parseBody(ModelTestSchema, request.body);
     const stored = await saved();
-    const provider = fixed ?? body.provider ?? (stored.DISCORD_VOICE_LIVE_PROVIDER as LiveProviderName | undefined) ?? deps.config.liveProvider;
-    const variable = PROVIDER_KEY_VARIABLE[provider];
-    const key = body.key ?? stored[variable] ?? (provider === 'gemini' ? deps.config.gemini.apiKey : deps.config.openai.apiKey);
+    const savedProvider = stored.DISCORD_VOICE_LIVE_PROVIDER;
+    const provider = fixed ?? body.provider ?? (savedProvider && isProviderName(savedProvider) ? savedProvider : deps.config.liveProvider);
+    const key = body.key ?? providerKey(deps.config, provider, stored);
     if (!key) throw new HttpError(400, 'key_missing', 'Paste the API key first.', {}, { key: 'Paste the API key first.' });
     return checkModel({ provider, apiKey: key, config: deps.config, logger: deps.logger });
   };
-  app.post('/setup/test/gemini', modelTest('gemini'));
+  // The first setup page's route, kept: it always tests Gemini.
+  app.post('/setup/test/gemini', modelTest(GEMINI.name));
   app.post('/setup/test/model', modelTest());
 
   app.post('/restart', async (_request, reply) => {
