@@ -11,7 +11,6 @@ const STATE_WORDS: Record<string, string> = {
   unset: 'Not set.',
   unreadable: 'Saved, but the keyring changed: paste it again.',
 };
-const KEY_LABEL: Record<string, string> = { gemini: 'Gemini API key', 'openai-realtime': 'OpenAI API key', 'openai-live': 'OpenAI API key' };
 
 const summary = byId('setup-summary');
 const token = byId<HTMLInputElement>('setup-token');
@@ -84,6 +83,11 @@ function renderChannels(): void {
   options(text, 'None (direct messages)', shown.flatMap((g) => g.textChannels.map((c) => label(g, c))), text.value || state?.values.textChannelId);
 }
 
+/** The provider picked in the drop-down, as the server describes it. */
+function chosenProvider(): SetupStateResponse['providers'][number] | undefined {
+  return state?.providers.find((p) => p.name === provider.value);
+}
+
 function chosenOwner(): string | undefined {
   return ownerId.value.trim() || owner.value || undefined;
 }
@@ -95,6 +99,7 @@ function renderState(next: SetupStateResponse): void {
   else if (missing.length === 0) status(summary, 'Everything is saved; restart to use it.', 'warn');
   else status(summary, `Still missing: ${missing.map((m) => m.words).join(', ')}.`, 'warn');
   byId('setup-token-state').textContent = STATE_WORDS[next.secrets.discordBotToken] ?? '';
+  if (provider.options.length !== next.providers.length) provider.replaceChildren(...next.providers.map((p) => h('option', { value: p.name }, p.label)));
   provider.value = next.values.liveProvider;
   renderKeyLabel();
   if (next.values.ownerId && !ownerId.value) ownerId.value = next.values.ownerId;
@@ -104,9 +109,9 @@ function renderState(next: SetupStateResponse): void {
 }
 
 function renderKeyLabel(): void {
-  byId('setup-key-label').textContent = KEY_LABEL[provider.value] ?? 'API key';
-  const secret = provider.value === 'gemini' ? state?.secrets.geminiApiKey : state?.secrets.openaiApiKey;
-  byId('setup-key-state').textContent = secret ? (STATE_WORDS[secret] ?? '') : '';
+  const chosen = chosenProvider();
+  byId('setup-key-label').textContent = chosen?.keyLabel ?? 'API key';
+  byId('setup-key-state').textContent = chosen ? (STATE_WORDS[chosen.keyState] ?? '') : '';
 }
 
 function renderDiscord(result: DiscordCheckResult): void {
@@ -161,7 +166,8 @@ function patch(): SettingsPatch {
   if (state && provider.value !== state.values.liveProvider) values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
   const secrets: NonNullable<SettingsPatch['secrets']> = {};
   if (token.value.trim()) secrets.discordBotToken = token.value.trim();
-  if (key.value.trim()) secrets[provider.value === 'gemini' ? 'geminiApiKey' : 'openaiApiKey'] = key.value.trim();
+  const keySecret = chosenProvider()?.keySecret;
+  if (key.value.trim() && keySecret) secrets[keySecret] = key.value.trim();
   return Object.keys(secrets).length ? { values, secrets } : { values };
 }
 

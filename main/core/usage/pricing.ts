@@ -2,7 +2,7 @@
 // (DISCORD_VOICE_LIVE_USAGE_PRICES, a JSON object; see docs/usage.md). The built-in defaults live in
 // one dated table with their sources (PRICE_TABLE); every figure here is an ESTIMATE.
 import { z } from 'zod';
-import { PROVIDERS, type ProviderName, type ProviderPrices } from '../providers/index.ts';
+import { DEFAULT_PROVIDER, PROVIDERS, type ProviderName, type ProviderPrices } from '../providers/index.ts';
 import { INPUT_MODALITIES, OUTPUT_MODALITIES, type TokenUsage } from './tokens.ts';
 
 export type { ProviderPrices } from '../providers/index.ts';
@@ -42,7 +42,7 @@ export function parsePriceOverrides(json: string | undefined): { prices: PriceTa
   try {
     raw = JSON.parse(json);
   } catch {
-    return { error: 'not JSON: give an object like {"gemini":{"output_audio":12}}' };
+    return { error: `not JSON: give an object like {"${DEFAULT_PROVIDER}":{"output_audio":12}}` };
   }
   const parsed = priceOverridesSchema.safeParse(raw);
   if (!parsed.success) return { error: z.prettifyError(parsed.error) };

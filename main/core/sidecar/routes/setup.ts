@@ -10,8 +10,8 @@ import type { Config, LiveProviderName, VariableName } from '../../config/index.
 import { LIVE_PROVIDERS } from '../../config/index.ts';
 import { providerKey } from '../../model/registry.ts';
 import { GEMINI } from '../../providers/gemini.ts';
-import { isProviderName } from '../../providers/index.ts';
-import { SecretValueSchemas } from '../../settings/schema.ts';
+import { isProviderName, PROVIDERS } from '../../providers/index.ts';
+import { SECRET_VARIABLES, SecretValueSchemas, type SecretKey } from '../../settings/schema.ts';
 import type { SettingsStore } from '../../settings/store.ts';
 import { checkDiscord, directoryComplete, type DiscordCheckResult } from '../../setup/discord-check.ts';
 import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
@@ -37,8 +37,8 @@ export interface SetupDeps {
 export const MISSING_WORDS: Partial<Record<VariableName, string>> = {
   DISCORD_BOT_TOKEN: 'the Discord bot token',
   DISCORD_VOICE_LIVE_USER_ID: 'the owner (your Discord account)',
-  GEMINI_API_KEY: 'the Gemini API key',
-  OPENAI_API_KEY: 'the OpenAI API key',
+  // Each provider's key, in its service's words.
+  ...Object.fromEntries(PROVIDERS.map((p) => [p.keyVariable, `the ${p.service} API key`])),
 };
 
 export interface SetupStateResponse {
@@ -51,6 +51,8 @@ export interface SetupStateResponse {
   canStoreSecrets: boolean;
   secretsNote?: string;
   values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName };
+  /** The providers to choose from (the registry's order): the key's label, the secret that stores it (none: environment only) and its state. */
+  providers: { name: LiveProviderName; label: string; keyLabel: string; keySecret?: SecretKey; keyState: string }[];
   canRestart: boolean;
 }
 
@@ -118,6 +120,11 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
         textChannelId: values.textChannelId ?? c.discord.textChannelId,
         liveProvider: values.liveProvider ?? c.liveProvider,
       },
+      providers: PROVIDERS.map((p) => {
+        const keySecret = (Object.keys(SECRET_VARIABLES) as SecretKey[]).find((k) => SECRET_VARIABLES[k] === p.keyVariable);
+        const keyState = (keySecret ? view?.secrets.state[keySecret] : undefined) ?? (providerKey(c, p.name) ? 'environment' : 'unset');
+        return { name: p.name, label: p.label, keyLabel: `${p.service} API key`, ...(keySecret ? { keySecret } : {}), keyState };
+      }),
       canRestart: deps.restart !== undefined,
     };
   });
