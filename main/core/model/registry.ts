@@ -20,6 +20,7 @@ const ADAPTERS: Readonly<Record<string, () => Promise<{ plugin: AdapterPlugin }>
   gemini: () => import('./gemini/plugin.ts'),
   'openai/realtime': () => import('./openai/realtime/plugin.ts'),
   'openai/live': () => import('./openai/live/plugin.ts'),
+  xai: () => import('./xai/plugin.ts'),
 };
 
 /** The adapter folders the registry can load (test/unit/model/provider-registry.test.ts checks every declaration has one). */

@@ -6,8 +6,9 @@ import { GEMINI } from './gemini.ts';
 import { OPENAI_LIVE } from './openai-live.ts';
 import { OPENAI_REALTIME } from './openai-realtime.ts';
 import type { ProviderDeclaration } from './types.ts';
+import { XAI } from './xai.ts';
 
-export const PROVIDERS = [GEMINI, OPENAI_REALTIME, OPENAI_LIVE] as const satisfies readonly ProviderDeclaration[];
+export const PROVIDERS = [GEMINI, OPENAI_REALTIME, OPENAI_LIVE, XAI] as const satisfies readonly ProviderDeclaration[];
 
 export type ProviderName = (typeof PROVIDERS)[number]['name'];
 export type { ProviderCapabilities, ProviderDeclaration, ProviderPrices, ProviderVariable } from './types.ts';
