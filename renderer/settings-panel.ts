@@ -12,12 +12,11 @@ type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice';
 /** The groups, in order: what a person looks for first comes first. */
 const GROUPS = ['Call and model', 'Discord', 'Cost', 'Storage and limits'] as const;
 type Group = (typeof GROUPS)[number];
-/** The provider drop-down's choices (as on /setup). */
-const PROVIDERS: readonly { value: string; label: string }[] = [
-  { value: 'gemini', label: 'Gemini Live' },
-  { value: 'openai-realtime', label: 'OpenAI Realtime' },
-  { value: 'openai-live', label: 'OpenAI GPT-Live' },
-];
+/** What a provider cannot do, in words, next to its name in the drop-down (from its declared capabilities). */
+function providerChoiceLabel(p: SettingsResponse['providers'][number]): string {
+  const lacks = [p.capabilities.images ? '' : 'no images', p.capabilities.instructionUpdates === 'replace' ? '' : 'persona changes from the next call'].filter(Boolean);
+  return lacks.length ? `${p.label} (${lacks.join('; ')})` : p.label;
+}
 const GROUP_OF: Partial<Record<SettingKey, Group>> = {
   ownerId: 'Discord',
   allowedSpeakers: 'Discord',
@@ -58,7 +57,7 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'dailyCapUsd', label: 'Daily cost cap (USD, estimated)', type: 'number', hint: 'Warns near it, parks the model at it (the call stays), refuses calls until tomorrow. Empty: no cap.' },
   { key: 'dailyCapWarnPercent', label: 'Warn at (% of the cap)', type: 'number', hint: 'Default 80.' },
   { key: 'parkAfterS', label: 'Park the model after quiet (seconds)', type: 'number', hint: 'Closes the model connection while the room is quiet; speech, /say or a reminder wakes it. 0: never. Default 60.' },
-  { key: 'usagePrices', label: 'Prices for the cost estimate (JSON)', type: 'text', hint: 'USD per 1M tokens, e.g. {"gemini":{"output_audio":12}}. Defaults are list prices as last read — configure your own.' },
+  { key: 'usagePrices', label: 'Prices for the cost estimate (JSON)', type: 'text', hint: 'USD per 1M tokens by provider, e.g. {"<provider>":{"output_audio":12}}. Defaults are list prices as last read — configure your own.' },
 ];
 /** Fields holding Discord ids: shown with the names the bot sees. */
 const ID_FIELDS: readonly SettingKey[] = ['ownerId', 'allowedSpeakers', 'guildId', 'voiceChannelId', 'textChannelId'];
@@ -196,7 +195,7 @@ export class SettingsPanel {
     const value = asText(stored ?? effective);
     const control =
       f.type === 'choice'
-        ? h('select', { id, name: f.key, 'aria-describedby': `${id}-hint ${id}-error` }, ...PROVIDERS.map((p) => h('option', { value: p.value, selected: p.value === value }, p.label)))
+        ? h('select', { id, name: f.key, 'aria-describedby': `${id}-hint ${id}-error` }, ...(data.providers ?? []).map((p) => h('option', { value: p.name, selected: p.name === value }, providerChoiceLabel(p))))
         : h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value, placeholder: value ? undefined : 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : undefined, 'aria-describedby': `${id}-hint ${id}-error` });
     return h(
       'div',
@@ -234,7 +233,7 @@ export class SettingsPanel {
 
   /** Voices of the provider the next call will use. */
   #voiceChoices(data: SettingsResponse): readonly string[] {
-    const provider = data.values.liveProvider ?? data.effective.liveProvider ?? 'gemini';
+    const provider = data.values.liveProvider ?? data.effective.liveProvider ?? data.providers?.[0]?.name ?? '';
     return data.voices?.[provider] ?? [];
   }
 

@@ -19,7 +19,6 @@ function secretWords(key: SetupSecretKey): string {
   if (!source) return 'Set outside the app (environment).';
   return source.kind === 'file' ? `Set in ${source.file} (${source.variable}). Saving one here takes its place.` : `Set by the environment variable ${source.variable}. Saving one here takes its place.`;
 }
-const KEY_LABEL: Record<string, string> = { gemini: 'Gemini API key', 'openai-realtime': 'OpenAI API key', 'openai-live': 'OpenAI API key' };
 
 const summary = byId('setup-summary');
 const token = byId<HTMLInputElement>('setup-token');
@@ -97,6 +96,11 @@ function renderChannels(): void {
   options(text, 'None (direct messages)', shown.flatMap((g) => g.textChannels.map((c) => label(g, c))), text.value || state?.values.textChannelId);
 }
 
+/** The provider picked in the drop-down, as the server describes it. */
+function chosenProvider(): SetupStateResponse['providers'][number] | undefined {
+  return state?.providers.find((p) => p.name === provider.value);
+}
+
 function chosenOwner(): string | undefined {
   return ownerId.value.trim() || owner.value || undefined;
 }
@@ -107,6 +111,7 @@ function renderState(next: SetupStateResponse): void {
   if (next.configured) status(summary, 'Everything a call needs is set. Test again or change anything below.', 'ok');
   else if (missing.length === 0) status(summary, 'Everything is saved; restart to use it.', 'warn');
   else status(summary, `Still missing: ${missing.map((m) => m.words).join(', ')}.`, 'warn');
+  if (provider.options.length !== next.providers.length) provider.replaceChildren(...next.providers.map((p) => h('option', { value: p.name }, p.label)));
   provider.value = next.values.liveProvider;
   renderSecretStates();
   if (next.values.ownerId && !ownerId.value) ownerId.value = next.values.ownerId;
@@ -119,9 +124,11 @@ function renderState(next: SetupStateResponse): void {
 
 /** Under each secret: its state, or nothing while something is typed there (it is what Save sends). */
 function renderSecretStates(): void {
-  byId('setup-key-label').textContent = KEY_LABEL[provider.value] ?? 'API key';
+  const chosen = chosenProvider();
+  byId('setup-key-label').textContent = chosen?.keyLabel ?? 'API key';
   byId('setup-token-state').textContent = token.value.trim() ? '' : secretWords('discordBotToken');
-  byId('setup-key-state').textContent = key.value.trim() ? '' : secretWords(provider.value === 'gemini' ? 'geminiApiKey' : 'openaiApiKey');
+  const keyWords = chosen?.keySecret ? secretWords(chosen.keySecret) : chosen ? (STATE_WORDS[chosen.keyState] ?? '') : '';
+  byId('setup-key-state').textContent = key.value.trim() ? '' : keyWords;
 }
 
 /** With a token in force, Discord is asked for names at once: the saved owner and channels read as names without pressing Test. */
@@ -190,7 +197,8 @@ function patch(): SettingsPatch {
   if (state && provider.value !== state.values.liveProvider) values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
   const secrets: NonNullable<SettingsPatch['secrets']> = {};
   if (token.value.trim()) secrets.discordBotToken = token.value.trim();
-  if (key.value.trim()) secrets[provider.value === 'gemini' ? 'geminiApiKey' : 'openaiApiKey'] = key.value.trim();
+  const keySecret = chosenProvider()?.keySecret;
+  if (key.value.trim() && keySecret) secrets[keySecret] = key.value.trim();
   return Object.keys(secrets).length ? { values, secrets } : { values };
 }
 

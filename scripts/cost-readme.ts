@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { costTableMarkdown } from '../bench/cost.ts';
-import { LIVE_PROVIDERS } from '../main/core/config/index.ts';
+import { BENCH_PROVIDERS, type BenchProvider } from '../bench/lib/model-fakes.ts';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
 const RESULT = fileURLToPath(new URL('../bench/results/cost.json', import.meta.url));
@@ -20,7 +20,7 @@ const resultSchema = z.object({
   note: z.string(),
   rows: z.array(
     z.object({
-      provider: z.enum(LIVE_PROVIDERS),
+      provider: z.enum(BENCH_PROVIDERS as [BenchProvider, ...BenchProvider[]]),
       parking: z.enum(['on', 'off']),
       callSeconds: z.number(),
       speechSeconds: z.number(),

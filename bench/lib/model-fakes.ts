@@ -17,21 +17,23 @@
 //   quiet when the user talks over it (no event: the adapter infers it after 250 ms without audio);
 //   a session ends with `session.closed` reason `expired`, and the adapter starts a new one with its
 //   history as `input`.
-import { isLiveProviderName, LIVE_PROVIDERS, type LiveProviderName } from '../../main/core/config/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
 import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
 import type { ReplyTiming } from '../../main/fakes/shared/paced-reply.ts';
 import { tailPcm } from '../../main/fakes/shared/pcm.ts';
+import { SERVICE_TIMING, type ServiceTimingProvider } from '../../main/fakes/shared/service-timing.ts';
 
-export type BenchProvider = LiveProviderName;
-export const BENCH_PROVIDERS: readonly BenchProvider[] = LIVE_PROVIDERS;
+/** The providers the benchmarks have fakes and timing for (main/fakes/shared/service-timing.ts): a registry provider without them is not benched. */
+export type BenchProvider = ServiceTimingProvider;
+export const BENCH_PROVIDERS = Object.keys(SERVICE_TIMING) as BenchProvider[];
+const isBenchProvider = (name: string): name is BenchProvider => (BENCH_PROVIDERS as string[]).includes(name);
 
 /** `gemini,openai-live` → the providers named, in order, each once; an unknown name is an error. */
 export function parseProviders(list: string): BenchProvider[] {
   const names = list.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = names.filter((n) => !isLiveProviderName(n));
+  const unknown = names.filter((n) => !isBenchProvider(n));
   if (names.length === 0 || unknown.length > 0) throw new Error(`unknown provider ${unknown.join(', ') || '(none)'}: use ${BENCH_PROVIDERS.join(', ')}`);
-  return [...new Set(names.filter(isLiveProviderName))];
+  return [...new Set(names.filter(isBenchProvider))];
 }
 
 export type BenchReplyOutcome = 'complete' | 'interrupted' | 'closed';

@@ -8,8 +8,27 @@ export interface ApiErrorBody {
   error: { code: string; message: string; fields?: Record<string, string> };
 }
 
-/** The live model services a call can run on (config: DISCORD_VOICE_LIVE_PROVIDER). */
-export type LiveProviderName = 'gemini' | 'openai-realtime' | 'openai-live';
+/**
+ * A live model service a call can run on (config: DISCORD_VOICE_LIVE_PROVIDER): one of the names in
+ * the provider registry (main/core/providers/index.ts, where the core types it as `ProviderName`).
+ * Text on the wire: a page lists what the sidecar offers (`GET /settings` `providers`).
+ */
+export type LiveProviderName = string;
+
+/** A provider as the page shows it: its name, label, key variable, voices and what its protocol can do. */
+export interface ProviderSummary {
+  name: LiveProviderName;
+  label: string;
+  keyVariable: string;
+  voices: readonly string[];
+  capabilities: {
+    inputTranscription: boolean;
+    images: boolean;
+    instructionUpdates: 'replace' | 'append' | 'next-session';
+    interruptionSignal: 'event' | 'inferred';
+    billing: 'tokens' | 'active-time';
+  };
+}
 
 /** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */
 export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'parked' | 'stopping' | 'stopped' | 'error';

@@ -6,8 +6,9 @@
 export const CORE_FLOORS: readonly (readonly string[])[] = [
   // 0: contracts, pure helpers and the logger: no imports inside main/core.
   ['api-types.ts', 'contracts', 'core-node-flags.ts', 'faults.ts', 'input-errors.ts', 'private-dir.ts', 'persona.ts', 'shutdown-signals.ts', 'idle-memory-trim.ts', 'log'],
-  // 1: the seams (ports.ts), the event fan-out and the embedded database (store), on the contracts.
-  ['ports.ts', 'event-hub.ts', 'health-verdict.ts', 'process-guard.ts', 'store'],
+  // 1: the seams (ports.ts), the event fan-out, the embedded database (store) and the provider
+  // declarations (data every floor reads), on the contracts.
+  ['ports.ts', 'event-hub.ts', 'health-verdict.ts', 'process-guard.ts', 'store', 'providers'],
   // 2: leaves: audio graph, tool registry, notes, token/cost accounting, the lifecycle runner.
   ['audio', 'tools', 'notes', 'usage', 'lifecycle.ts'],
   // 3: the configuration loader (prices and MCP server lists are parsed by the leaves' schemas).

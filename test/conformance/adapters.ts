@@ -9,7 +9,8 @@ import type { LiveModelProvider } from '../../main/core/ports.ts';
 import { startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
 import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
 
-export type ProviderName = 'gemini' | 'openai-realtime' | 'openai-live';
+/** A provider of the registry (main/core/providers/index.ts). */
+export type ProviderName = string;
 
 export interface ScriptedReply {
   transcript: string;
@@ -69,6 +70,11 @@ export interface FakeService {
 
 export interface ProviderAdapter {
   name: ProviderName;
+  /**
+   * Scenarios (by id) this provider's protocol has no such thing for, with why: a provider added
+   * later says so in its own adapter entry, without touching the scenarios.
+   */
+  notApplicable?: Readonly<Record<string, string>>;
   start(options: { autoReply?: boolean; validKeys?: string[] }): Promise<FakeService>;
 }
 

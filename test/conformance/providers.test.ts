@@ -814,7 +814,7 @@ for (const adapter of ADAPTERS) {
         });
         continue;
       }
-      const reason = scenario.notApplicable?.[adapter.name];
+      const reason = scenario.notApplicable?.[adapter.name] ?? adapter.notApplicable?.[scenario.id];
       if (reason) {
         it(`${scenario.id}: not applicable (${reason})`, () => {
           expect(reason.length).toBeGreaterThan(0);

@@ -94,7 +94,7 @@ const KNOWN_GAPS: Partial<Record<string, Partial<Record<ProviderName, string>>>>
 
 for (const adapter of ADAPTERS) {
   describe(`2026 rules: ${adapter.name}`, () => {
-    const na = (id: string) => NOT_APPLICABLE[id]?.[adapter.name];
+    const na = (id: string) => NOT_APPLICABLE[id]?.[adapter.name] ?? adapter.notApplicable?.[id];
 
     if (na('turn-order')) {
       it(`turn-order: not applicable (${na('turn-order')})`, () => expect(na('turn-order')!.length).toBeGreaterThan(0));

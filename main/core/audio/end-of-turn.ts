@@ -26,9 +26,11 @@
 // - openai-live: the service's own VAD only: GPT-Live "owns response timing and interruption" and has
 //   no turn control on the wire; the same 600 ms of silence at the gate's close lets it end the turn
 //   there as long as its silence window is ≤ 600 ms + the hangover.
+// The choice per provider is its declared `activityControl` (main/core/providers/).
+import { PROVIDERS, type ProviderName } from '../providers/index.ts';
 import { DEFAULT_HANGOVER_MS } from './voice-gate.ts';
 
-export type EndOfTurnProvider = 'gemini' | 'openai-realtime' | 'openai-live';
+export type EndOfTurnProvider = ProviderName;
 
 export interface EndOfTurnChoice {
   /** `gate`: our gate's close is sent as the end (audioStreamEnd); `service-vad`: the service's VAD ends the turn on the silence we send at the close. */
@@ -41,8 +43,6 @@ export interface EndOfTurnChoice {
   hangoverMs: number;
 }
 
-export const END_OF_TURN: Readonly<Record<EndOfTurnProvider, Readonly<EndOfTurnChoice>>> = {
-  gemini: { signal: 'gate', hangoverMs: DEFAULT_HANGOVER_MS },
-  'openai-realtime': { signal: 'service-vad', hangoverMs: DEFAULT_HANGOVER_MS },
-  'openai-live': { signal: 'service-vad', hangoverMs: DEFAULT_HANGOVER_MS },
-};
+export const END_OF_TURN: Readonly<Record<EndOfTurnProvider, Readonly<EndOfTurnChoice>>> = Object.fromEntries(
+  PROVIDERS.map((p) => [p.name, { signal: p.capabilities.activityControl, hangoverMs: DEFAULT_HANGOVER_MS }]),
+) as Record<EndOfTurnProvider, EndOfTurnChoice>;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Capability } from '../lifecycle.ts';
 import { moduleLogger } from '../log/logger.ts';
+import { providerKey } from '../model/registry.ts';
 import { configuredModel, ProviderSelector } from '../model/select.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { SettingsStore } from '../settings/store.ts';
@@ -19,8 +20,7 @@ export interface ModelDeps {
 export const modelCapability: Capability<ModelDeps, { model: ProviderSelector | null }> = {
   name: 'model',
   start({ config, logger, notes, settingsStore }) {
-    const providerKey = config.liveProvider === 'gemini' ? config.gemini.apiKey : config.openai.apiKey;
-    const model = providerKey
+    const model = providerKey(config, config.liveProvider)
       ? new ProviderSelector({
           config,
           logger: moduleLogger(logger, 'model'),

@@ -9,7 +9,8 @@ import { EventHub } from '../event-hub.ts';
 import { faultCounts } from '../faults.ts';
 import type { Capability } from '../lifecycle.ts';
 import { moduleLogger } from '../log/logger.ts';
-import { PROVIDER_KEY_VARIABLE } from '../model/select.ts';
+import { providerKey } from '../model/registry.ts';
+import { providerOf } from '../providers/index.ts';
 import { checkNativePieces, logNativePieces, type NativePieces } from '../native/native-pieces.ts';
 import { ensurePrivateDir } from '../private-dir.ts';
 import { ensureSidecarToken } from '../sidecar/token.ts';
@@ -37,8 +38,8 @@ export interface ProcessApi {
 
 /** The variables a voice call needs that the configuration lacks. */
 export function missingForCalls(config: Config): string[] {
-  const providerKey = config.liveProvider === 'gemini' ? config.gemini.apiKey : config.openai.apiKey;
-  return [...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']), ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']), ...(providerKey ? [] : [PROVIDER_KEY_VARIABLE[config.liveProvider]])];
+  const key = providerKey(config, config.liveProvider);
+  return [...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']), ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']), ...(key ? [] : [providerOf(config.liveProvider).keyVariable])];
 }
 
 export const processCapability: Capability<ProcessDeps, ProcessApi> = {

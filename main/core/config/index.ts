@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { mcpSecretValues, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 import { defaultPrices, parsePriceOverrides, type PriceTable } from '../usage/pricing.ts';
-import type { LiveProviderName } from '../api-types.ts';
+import { isProviderName, PROVIDER_NAMES, PROVIDER_VARIABLES, PROVIDERS, type ProviderName } from '../providers/index.ts';
 import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
 import { CodedError } from '../contracts/coded-error.ts';
 
@@ -40,6 +40,8 @@ export interface Config {
   };
   /** Which live model carries the next call (settings may override it per call, see model/select.ts). */
   liveProvider: LiveProviderName;
+  /** Every provider variable's value (trimmed; defaults applied), as each provider declares them (providers/), checked by its schema. */
+  providerValues: Readonly<Record<string, string | undefined>>;
   openai: {
     apiKey?: string;
     realtimeModel: string;
@@ -98,14 +100,12 @@ export interface VariableOrigin {
   name: string;
 }
 
-// The names are a wire type (api-types.ts), so every floor can name a provider without the loader.
-export type { LiveProviderName };
-export const LIVE_PROVIDERS = ['gemini', 'openai-realtime', 'openai-live'] as const satisfies readonly LiveProviderName[];
-/** A compile error when a provider name is missing from LIVE_PROVIDERS. */
-const _everyProviderListed: Exclude<LiveProviderName, (typeof LIVE_PROVIDERS)[number]> extends never ? true : never = true;
+// The names come from the provider registry (providers/index.ts); on the wire they are text (api-types.ts).
+export type LiveProviderName = ProviderName;
+export const LIVE_PROVIDERS = PROVIDER_NAMES;
 
 export function isLiveProviderName(value: string): value is LiveProviderName {
-  return (LIVE_PROVIDERS as readonly string[]).includes(value);
+  return isProviderName(value);
 }
 
 export class ConfigError extends CodedError {
@@ -261,6 +261,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     return 'error' in out ? fail(out.error) : ok(out.servers);
   }) ?? [];
 
+  const providerValues: Record<string, string | undefined> = {};
+  // Their own variables, and the shared ones they name (a voice variable of the core's).
+  for (const name of new Set([...PROVIDER_VARIABLES.map((v) => v.name), ...PROVIDERS.map((p) => p.voiceVariable)])) providerValues[name] = get(name as VariableName)?.trim();
+
   const config: Config = {
     discord: {
       botToken: asString('DISCORD_BOT_TOKEN'),
@@ -284,6 +288,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       personaFile: personaFile ? path.resolve(expandHome(personaFile)) : undefined,
     },
     liveProvider: liveProvider as LiveProviderName,
+    providerValues,
     openai: {
       apiKey: asString('OPENAI_API_KEY'),
       realtimeModel: asString('OPENAI_REALTIME_MODEL')!.trim(),
@@ -343,6 +348,17 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     ],
     origins,
   };
+
+  // Each provider's schema over its values; one problem per variable (the loader's own checks above may have said it).
+  for (const provider of PROVIDERS) {
+    const values = Object.fromEntries(provider.variables.map((v: { name: string }) => [v.name, providerValues[v.name]]));
+    const checked = provider.configSchema.safeParse(values);
+    for (const issue of checked.success ? [] : checked.error.issues) {
+      const name = String(issue.path[0] ?? provider.keyVariable);
+      const shown = isSecretKind(specOf.get(name as VariableName)?.kind ?? 'string') ? ' (value hidden)' : `, got ${quoted(values[name] ?? '')}`;
+      if (!problems.some((p) => p.startsWith(`${name}:`))) problems.push(`${name}: ${issue.message}${shown}`);
+    }
+  }
 
   // Every problem names the file its value came from (the environment is not a file).
   const named = problems.map((problem) => {

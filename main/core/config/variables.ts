@@ -1,7 +1,8 @@
 // Every setting the product reads, in one table: canonical env name, accepted aliases, default,
 // whether it is a secret, and what it means. The loader, the README's configuration table and the
 // settings UI all derive from this list, so a variable cannot be documented in one place and
-// read differently in another.
+// read differently in another. Each provider's variables come from its declaration (providers/).
+import { DEFAULT_PROVIDER, PROVIDER_NAMES, PROVIDER_VARIABLES } from '../providers/index.ts';
 
 export type VariableKind = 'string' | 'secret' | 'url' | 'secretUrl' | 'int' | 'number' | 'bool' | 'list' | 'path' | 'snowflake' | 'snowflakeList';
 
@@ -9,7 +10,7 @@ export interface VariableSpec {
   /** Canonical name (the `DISCORD_VOICE_LIVE_` spelling where the product owns the name). */
   name: string;
   /** Also accepted; the spec writes our prefix as `PLATFORM_VOICE_LIVE_`. Earlier entries win. */
-  aliases?: string[];
+  aliases?: readonly string[];
   kind: VariableKind;
   default?: string;
   min?: number;
@@ -35,26 +36,10 @@ export const CONFIG_VARIABLES = [
   own('AUTO_JOIN', { kind: 'bool', default: 'false', description: 'Join (start a call in) the voice channel the owner enters; with LEAVE_WHEN_OWNER_LEAVES the call ends when they leave. See docs/discord.md.' }),
   own('CAPTIONS', { kind: 'bool', default: 'false', description: "Live captions and a rolling brief in one edited message in the voice channel's chat, and a summary there at the call's end. See docs/room.md." }),
   { name: 'DISCORD_API_BASE_URL', kind: 'url', description: 'Discord REST base override (tests, proxies), e.g. http://127.0.0.1:PORT/api.' },
-  { name: 'GEMINI_API_KEY', aliases: ['GOOGLE_API_KEY'], kind: 'secret', description: 'Gemini API key.' },
-  { name: 'GEMINI_MODEL', kind: 'string', default: 'gemini-3.8-live', description: 'Live model id.' },
-  {
-    name: 'GEMINI_LIVE_MODEL_FALLBACKS',
-    kind: 'list',
-    default: 'gemini-3.1-flash-live-preview,gemini-2.5-flash-native-audio-preview-12-2025',
-    description: 'Models tried in order when the primary is unknown or unavailable.',
-  },
-  { name: 'GEMINI_LIVE_BASE_URL', kind: 'url', description: 'Gemini Live endpoint override (tests, proxies), e.g. http://127.0.0.1:PORT.' },
-  { name: 'GEMINI_LIVE_API_VERSION', kind: 'string', default: 'v1beta', description: 'Gemini API version used in the Live path.' },
-  own('VOICE', { kind: 'string', default: 'Kore', description: 'Prebuilt voice the model speaks with.' }),
-  own('PROVIDER', { kind: 'string', default: 'gemini', description: 'Live model provider for the next call: gemini, openai-realtime or openai-live. Switching between calls needs no restart.' }),
-  { name: 'OPENAI_API_KEY', kind: 'secret', description: 'OpenAI API key (openai-realtime and openai-live providers).' },
-  { name: 'OPENAI_REALTIME_MODEL', kind: 'string', default: 'gpt-realtime-2.1', description: 'OpenAI Realtime model id.' },
-  { name: 'OPENAI_REALTIME_MODEL_FALLBACKS', kind: 'list', default: 'gpt-realtime-2.1-mini', description: 'Realtime models tried in order when the primary is unknown.' },
-  { name: 'OPENAI_REALTIME_BASE_URL', kind: 'url', description: 'OpenAI Realtime endpoint override, e.g. ws://127.0.0.1:PORT/v1 for a compatible local server (http/https/ws/wss).' },
-  { name: 'OPENAI_REALTIME_TURN_DETECTION', kind: 'string', default: 'server_vad', description: 'Realtime turn detection: server_vad or semantic_vad.' },
-  { name: 'OPENAI_LIVE_MODEL', kind: 'string', default: 'gpt-live-1.1', description: 'GPT-Live model id.' },
-  { name: 'OPENAI_LIVE_BASE_URL', kind: 'url', description: 'GPT-Live endpoint override, e.g. ws://127.0.0.1:PORT/v1 (http/https/ws/wss).' },
-  { name: 'OPENAI_VOICE', kind: 'string', default: 'marin', description: 'Voice of the OpenAI providers.' },
+  // The providers' own variables, as each declares them (main/core/providers/).
+  ...PROVIDER_VARIABLES,
+  own('VOICE', { kind: 'string', default: 'Kore', description: 'Prebuilt voice the model speaks with (each provider uses it where it has that voice, else its own default).' }),
+  own('PROVIDER', { kind: 'string', default: DEFAULT_PROVIDER, description: `Live model provider for the next call: ${PROVIDER_NAMES.join(', ')}. Switching between calls needs no restart.` }),
   own('PERSONA_FILE', { kind: 'path', description: 'File holding the system instruction (persona). Default: built-in persona.' }),
   own('HOST', { kind: 'string', default: '127.0.0.1', description: 'Sidecar bind address. Non-loopback needs a configured token and ALLOW_REMOTE=true.' }),
   own('PORT', { kind: 'int', default: '18943', min: 1, max: 65535, description: 'Sidecar port.' }),
@@ -70,7 +55,7 @@ export const CONFIG_VARIABLES = [
   own('SCHEDULE_MAX_LATE_SECONDS', { kind: 'int', default: '86400', min: 60, max: 31536000, description: 'A reminder later than this (e.g. after a long outage) is marked expired instead of delivered.' }),
   own('USAGE_PRICES', {
     kind: 'string',
-    description: 'Prices for the ESTIMATED call cost, JSON over the built-in defaults: {"gemini":{"input_audio":3,"output_audio":12,…},"openai-realtime":{…},"openai-live":{"per_minute":…}} in USD per 1M tokens (per_minute: USD per billed minute). See docs/usage.md.',
+    description: `Prices for the ESTIMATED call cost, JSON over the built-in defaults, by provider (${PROVIDER_NAMES.join(', ')}): {"<provider>":{"input_audio":3,"output_audio":12,…}} in USD per 1M tokens (per_minute: USD per billed minute, per_second: USD per second a session is open). See docs/usage.md.`,
   }),
   own('DAILY_CAP_USD', { kind: 'number', min: 0.01, max: 100000, description: 'Optional daily limit on the estimated model cost (USD, local day): warns at DAILY_CAP_WARN_PERCENT, at the cap says so and parks the model (the call stays, nothing wakes it), and refuses joins (429 daily_cap_reached) until the next day.' }),
   own('PARK_AFTER_S', { kind: 'number', default: '60', min: 0, max: 86400, description: 'Close the model connection (park) after this many seconds of quiet in a call; Discord voice stays up and the next speech, /say or reminder wakes it (docs/usage.md). 0 never parks.' }),

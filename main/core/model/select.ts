@@ -3,11 +3,12 @@
 // reading the settings again at every connect so a switch in the dashboard needs no restart.
 // Provider modules are imported only when chosen: @google/genai alone takes ~0.5 s to load.
 import type { Logger } from 'pino';
-import { isLiveProviderName, type Config, type LiveProviderName, type VariableName } from '../config/index.ts';
-import { canonicalVoice } from './voices.ts';
+import { isLiveProviderName, type Config, type LiveProviderName } from '../config/index.ts';
+import { providerOf } from '../providers/index.ts';
+import { buildProvider, configuredModel, providerKey, voiceFor, type ConfigOverrides } from './registry.ts';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, LiveModelUsage } from '../ports.ts';
 
-export type ConfigOverrides = Partial<Record<VariableName, string>>;
+export { configuredModel, type ConfigOverrides } from './registry.ts';
 
 export interface LiveModelChoice {
   provider: LiveProviderName;
@@ -26,13 +27,6 @@ export interface ProviderSelectorOptions {
   /** A call's model session is up (for the notes: which provider and model carry this call). */
   onConnected?: (choice: LiveModelChoice) => void;
 }
-
-/** The key variable each provider needs, for "missing configuration" messages. */
-export const PROVIDER_KEY_VARIABLE: Record<LiveProviderName, VariableName> = {
-  gemini: 'GEMINI_API_KEY',
-  'openai-realtime': 'OPENAI_API_KEY',
-  'openai-live': 'OPENAI_API_KEY',
-};
 
 export class ProviderSelector implements LiveModelProvider {
   readonly name = 'selector';
@@ -73,59 +67,15 @@ export class ProviderSelector implements LiveModelProvider {
 
   async #provider(name: LiveProviderName, overrides: ConfigOverrides): Promise<LiveModelProvider> {
     const { config, logger } = this.#o;
-    const keyVariable = PROVIDER_KEY_VARIABLE[name];
-    const apiKey = overrides[keyVariable] ?? (name === 'gemini' ? config.gemini.apiKey : config.openai.apiKey);
-    if (!apiKey) throw new Error(`${keyVariable} is not set (needed by the ${name} provider)`);
+    const apiKey = providerKey(config, name, overrides);
+    if (!apiKey) throw new Error(`${providerOf(name).keyVariable} is not set (needed by the ${name} provider)`);
     // Keyed by the key's length and ends only: the cache must not hold the key as a map key in clear.
     // Voice and model are read per call too: a saved change applies at the next call, no restart.
-    // The saved voice is one setting for every provider: used where that provider has such a voice.
-    const savedVoice = canonicalVoice(name, overrides.DISCORD_VOICE_LIVE_VOICE ?? '');
-    const voice = savedVoice ?? (name === 'gemini' ? config.gemini.voice : config.openai.voice);
-    const geminiModel = overrides.GEMINI_MODEL?.trim() || config.gemini.model;
-    const cacheKey = `${name}:${apiKey.length}:${apiKey.slice(0, 2)}${apiKey.slice(-2)}:${voice}:${name === 'gemini' ? geminiModel : ''}`;
+    const cacheKey = `${name}:${apiKey.length}:${apiKey.slice(0, 2)}${apiKey.slice(-2)}:${voiceFor(config, name, overrides)}:${configuredModel(config, name, overrides)}`;
     const cached = this.#built.get(cacheKey);
     if (cached) return cached;
-    const modelLogger = logger.child({ provider: name });
-    let provider: LiveModelProvider;
-    if (name === 'gemini') {
-      const { createGeminiProvider } = await import('./gemini/provider.ts');
-      provider = createGeminiProvider({
-        apiKey,
-        model: geminiModel,
-        fallbackModels: config.gemini.fallbackModels,
-        voice,
-        baseUrl: config.gemini.baseUrl,
-        apiVersion: config.gemini.apiVersion,
-        logger: modelLogger,
-      });
-    } else if (name === 'openai-realtime') {
-      const { createOpenAIRealtimeProvider } = await import('./openai/realtime/provider.ts');
-      provider = createOpenAIRealtimeProvider({
-        apiKey,
-        model: config.openai.realtimeModel,
-        fallbackModels: config.openai.realtimeFallbackModels,
-        voice,
-        baseUrl: config.openai.realtimeBaseUrl,
-        turnDetection: config.openai.turnDetection,
-        logger: modelLogger,
-      });
-    } else {
-      const { createOpenAILiveProvider } = await import('./openai/live/provider.ts');
-      provider = createOpenAILiveProvider({
-        apiKey,
-        model: config.openai.liveModel,
-        voice,
-        baseUrl: config.openai.liveBaseUrl,
-        logger: modelLogger,
-      });
-    }
+    const provider = await buildProvider({ config, name, overrides, apiKey, logger: logger.child({ provider: name }) });
     this.#built.set(cacheKey, provider);
     return provider;
   }
-}
-
-export function configuredModel(config: Config, provider: LiveProviderName): string {
-  if (provider === 'gemini') return config.gemini.model;
-  if (provider === 'openai-realtime') return config.openai.realtimeModel;
-  return config.openai.liveModel;
 }

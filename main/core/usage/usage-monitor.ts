@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import type { LiveProviderName, SidecarEvent, UsageReport } from '../api-types.ts';
 import type { EventHub } from '../event-hub.ts';
+import { isProviderName, providerOf } from '../providers/index.ts';
 import type { LiveModelUsage } from '../ports.ts';
 import type { Ledger, UsageLedger } from './ledger-store.ts';
 import { costText, estimateCost, PRICES_AS_OF, type PriceTable } from './pricing.ts';
@@ -136,9 +137,10 @@ export class UsageMonitor {
     const usage = current.usage ?? {};
     const tokens: TokenUsage = usage.tokens ?? emptyTokenUsage();
     const time = this.#o.callTime?.() ?? null;
-    // GPT-Live bills every second a session is open; token-billed providers ignore it.
-    const activeSeconds = current.provider === 'openai-live' ? time?.connectedSeconds : undefined;
-    const estimate = estimateCost(this.#o.prices[current.provider], { tokens, billedMinutes: usage.billedMinutes, activeSeconds });
+    // A provider billed by the time a session is open (its declaration says so) is priced by it; token-billed ones ignore it.
+    const provider = isProviderName(current.provider) ? providerOf(current.provider) : null;
+    const activeSeconds = provider?.capabilities.billing === 'active-time' ? time?.connectedSeconds : undefined;
+    const estimate = estimateCost(provider ? this.#o.prices[provider.name] : {}, { tokens, billedMinutes: usage.billedMinutes, activeSeconds });
     this.#last = {
       ...(call.id ? { call_id: call.id } : {}),
       provider: current.provider,

@@ -3,12 +3,13 @@
 // `applies` says, per setting, whether a change takes effect at the next call (no restart) or
 // needs a restart (POST /restart, offered by the page as "Restart now").
 import { CONFIG_VARIABLES, type VariableSpec } from '../../config/variables.ts';
-import { isLiveProviderName, type LiveProviderName } from '../../config/index.ts';
+import { isLiveProviderName } from '../../config/index.ts';
+import { DEFAULT_PROVIDER, PROVIDERS, type ProviderDeclaration } from '../../providers/index.ts';
 import { canonicalVoice, voicesFor } from '../../model/voices.ts';
 import { SETTING_VARIABLES, type SettingKey, type SettingsValues } from '../../settings/schema.ts';
 import { SettingsError, type SettingsStore, type SettingsView } from '../../settings/store.ts';
 import { HttpError } from '../errors.ts';
-import type { RestartOutcome } from '../../api-types.ts';
+import type { ProviderSummary, RestartOutcome } from '../../api-types.ts';
 import type { RouteModule } from '../route-types.ts';
 
 export interface SettingsDeps {
@@ -48,7 +49,9 @@ export interface SettingsResponse extends SettingsView {
   /** How the last "Restart now" ended: a refused one says why the saved settings did not take. */
   lastRestart: RestartOutcome | null;
   /** Voices of each provider, for the voice picker. */
-  voices: Record<LiveProviderName, readonly string[]>;
+  voices: Record<string, readonly string[]>;
+  /** The providers this core offers, with what each can do (the page builds its choices from it). */
+  providers: ProviderSummary[];
   precedence: typeof SETTINGS_PRECEDENCE;
   /** Saved settings that override a variable set in the environment: setting → variable name. */
   overrides: Partial<Record<SettingKey, string>>;
@@ -79,7 +82,8 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
       pendingRestart,
       canRestart: deps.canRestart ?? false,
       lastRestart: deps.lastRestart?.() ?? null,
-      voices: { gemini: voicesFor('gemini'), 'openai-realtime': voicesFor('openai-realtime'), 'openai-live': voicesFor('openai-live') },
+      voices: Object.fromEntries(PROVIDERS.map((p) => [p.name, p.voices])),
+      providers: PROVIDERS.map(providerSummary),
       precedence: SETTINGS_PRECEDENCE,
       overrides: environmentOverrides(view.values, deps.environment ?? {}),
     };
@@ -91,7 +95,7 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
     if (!values || typeof values.voice !== 'string') return;
     const saved = (await deps.store.view()).values;
     const requested = typeof values.liveProvider === 'string' ? values.liveProvider : undefined;
-    const provider = requested ?? saved.liveProvider ?? deps.effective?.().liveProvider ?? 'gemini';
+    const provider = requested ?? saved.liveProvider ?? deps.effective?.().liveProvider ?? DEFAULT_PROVIDER;
     // An unknown provider is the schema's to refuse (next), in its own field.
     if (!isLiveProviderName(provider)) return;
     const voice = canonicalVoice(provider, values.voice);
@@ -121,3 +125,9 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
     }
   });
 };
+
+/** A provider as the page sees it (api-types.ts `ProviderSummary`). */
+function providerSummary(p: ProviderDeclaration): ProviderSummary {
+  const { inputTranscription, images, instructionUpdates, interruptionSignal, billing } = p.capabilities;
+  return { name: p.name, label: p.label, keyVariable: p.keyVariable, voices: p.voices, capabilities: { inputTranscription, images, instructionUpdates, interruptionSignal, billing } };
+}

@@ -8,8 +8,10 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config, LiveProviderName, VariableName } from '../../config/index.ts';
 import { LIVE_PROVIDERS } from '../../config/index.ts';
-import { PROVIDER_KEY_VARIABLE } from '../../model/select.ts';
-import { SecretValueSchemas } from '../../settings/schema.ts';
+import { providerKey } from '../../model/registry.ts';
+import { GEMINI } from '../../providers/gemini.ts';
+import { isProviderName, PROVIDERS } from '../../providers/index.ts';
+import { SECRET_VARIABLES, SecretValueSchemas, type SecretKey } from '../../settings/schema.ts';
 import type { SettingsStore } from '../../settings/store.ts';
 import { checkDiscord, directoryComplete, type DiscordCheckResult } from '../../setup/discord-check.ts';
 import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
@@ -35,8 +37,8 @@ export interface SetupDeps {
 export const MISSING_WORDS: Partial<Record<VariableName, string>> = {
   DISCORD_BOT_TOKEN: 'the Discord bot token',
   DISCORD_VOICE_LIVE_USER_ID: 'the owner (your Discord account)',
-  GEMINI_API_KEY: 'the Gemini API key',
-  OPENAI_API_KEY: 'the OpenAI API key',
+  // Each provider's key, in its service's words.
+  ...Object.fromEntries(PROVIDERS.map((p) => [p.keyVariable, `the ${p.service} API key`])),
 };
 
 export interface SetupStateResponse {
@@ -54,6 +56,8 @@ export interface SetupStateResponse {
   canStoreSecrets: boolean;
   secretsNote?: string;
   values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName };
+  /** The providers to choose from (the registry's order): the key's label, the secret that stores it (none: environment only) and its state. */
+  providers: { name: LiveProviderName; label: string; keyLabel: string; keySecret?: SecretKey; keyState: string }[];
   canRestart: boolean;
 }
 
@@ -143,6 +147,11 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
         textChannelId: values.textChannelId ?? c.discord.textChannelId,
         liveProvider: values.liveProvider ?? c.liveProvider,
       },
+      providers: PROVIDERS.map((p) => {
+        const keySecret = (Object.keys(SECRET_VARIABLES) as SecretKey[]).find((k) => SECRET_VARIABLES[k] === p.keyVariable);
+        const keyState = (keySecret ? view?.secrets.state[keySecret] : undefined) ?? (providerKey(c, p.name) ? 'environment' : 'unset');
+        return { name: p.name, label: p.label, keyLabel: `${p.service} API key`, ...(keySecret ? { keySecret } : {}), keyState };
+      }),
       canRestart: deps.restart !== undefined,
     };
   });
@@ -175,13 +184,14 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
   const modelTest = (fixed?: LiveProviderName) => async (request: { body: unknown }): Promise<ModelCheckResult> => {
     const body = parseBody(ModelTestSchema, request.body);
     const stored = await saved();
-    const provider = fixed ?? body.provider ?? (stored.DISCORD_VOICE_LIVE_PROVIDER as LiveProviderName | undefined) ?? deps.config.liveProvider;
-    const variable = PROVIDER_KEY_VARIABLE[provider];
-    const key = body.key ?? stored[variable] ?? (provider === 'gemini' ? deps.config.gemini.apiKey : deps.config.openai.apiKey);
+    const savedProvider = stored.DISCORD_VOICE_LIVE_PROVIDER;
+    const provider = fixed ?? body.provider ?? (savedProvider && isProviderName(savedProvider) ? savedProvider : deps.config.liveProvider);
+    const key = body.key ?? providerKey(deps.config, provider, stored);
     if (!key) throw new HttpError(400, 'key_missing', 'Paste the API key first.', {}, { key: 'Paste the API key first.' });
     return checkModel({ provider, apiKey: key, config: deps.config, logger: deps.logger });
   };
-  app.post('/setup/test/gemini', modelTest('gemini'));
+  // The first setup page's route, kept: it always tests Gemini.
+  app.post('/setup/test/gemini', modelTest(GEMINI.name));
   app.post('/setup/test/model', modelTest());
 
   app.post('/restart', async (_request, reply) => {

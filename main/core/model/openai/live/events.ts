@@ -6,7 +6,7 @@
 import type { ClientEvent, SessionConfig } from 'openai/resources/live/live';
 import { z } from 'zod';
 import type { ToolDeclaration } from '../../../ports.ts';
-import type { HistoryItem } from '../shared/history.ts';
+import type { HistoryItem } from '../../realtime-wire/history.ts';
 
 /** One format serves both directions; 24 kHz keeps model speech at the bridge's output rate. */
 export const LIVE_AUDIO_RATE = 24_000;

@@ -4,7 +4,7 @@
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
 import { coreOptionsOf, type ProviderOptions } from '../../session-core/provider-options.ts';
 import { toWebSocketBase } from '../../wire/ws-url.ts';
-import { createBearerScrubber } from '../shared/json-socket.ts';
+import { createBearerScrubber } from '../../realtime-wire/json-socket.ts';
 import { OpenAILiveSession } from './session.ts';
 
 export const DEFAULT_LIVE_BASE_URL = 'wss://api.openai.com/v1';

@@ -21,11 +21,11 @@ import { PendingToolCalls } from '../../session-core/tool-calls.ts';
 import { SocketTotals } from '../../session-core/usage.ts';
 import { ConnectFailure } from '../../wire/connect-failure.ts';
 import { decodePcm } from '../../wire/pcm-codec.ts';
-import { classifyOpenAIFailure } from '../shared/failure.ts';
-import { ConversationHistory } from '../shared/history.ts';
-import { handshake } from '../shared/handshake.ts';
-import { JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
-import { SpeechInput } from '../shared/speech-input.ts';
+import { classifyOpenAIFailure } from '../../realtime-wire/failure.ts';
+import { ConversationHistory } from '../../realtime-wire/history.ts';
+import { handshake } from '../../realtime-wire/handshake.ts';
+import { JsonSocket, type JsonEvent } from '../../realtime-wire/json-socket.ts';
+import { SpeechInput } from '../../realtime-wire/speech-input.ts';
 import {
   audioAppendJson,
   buildSessionStart,

@@ -2,11 +2,12 @@
 // most OpenAI-compatible local servers speak). Transport: `ws` directly, see shared/json-socket.ts.
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
 import { coreOptionsOf, type ProviderOptions } from '../../session-core/provider-options.ts';
-import { createBearerScrubber } from '../shared/json-socket.ts';
+import { createBearerScrubber } from '../../realtime-wire/json-socket.ts';
 import { toWebSocketBase } from '../../wire/ws-url.ts';
-import { DEFAULT_REALTIME_BASE_URL } from '../shared/realtime-input.ts';
-import type { TurnDetectionMode } from './events.ts';
-import { OpenAIRealtimeSession } from './session.ts';
+import { DEFAULT_REALTIME_BASE_URL } from '../../realtime-wire/realtime-input.ts';
+import type { TurnDetectionMode } from '../../realtime-wire/events.ts';
+import { RealtimeWireSession } from '../../realtime-wire/session.ts';
+import { OPENAI_REALTIME_DIALECT } from './dialect.ts';
 
 
 
@@ -25,8 +26,9 @@ export function createOpenAIRealtimeProvider(options: OpenAIRealtimeProviderOpti
   return {
     name: 'openai-realtime',
     async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
-      const session = new OpenAIRealtimeSession({
+      const session = new RealtimeWireSession({
         ...core,
+        dialect: OPENAI_REALTIME_DIALECT,
         baseUrl,
         apiKey: options.apiKey,
         voice: options.voice,

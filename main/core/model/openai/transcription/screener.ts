@@ -13,8 +13,8 @@ import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
 import type { ScreeningStream, SpeechScreener } from '../../../ports.ts';
 import { encodePcm } from '../../wire/pcm-codec.ts';
 import { toWebSocketBase } from '../../wire/ws-url.ts';
-import { audioAppendJson, DEFAULT_REALTIME_BASE_URL, errorEvent, REALTIME_AUDIO_RATE } from '../shared/realtime-input.ts';
-import { createBearerScrubber, JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
+import { audioAppendJson, DEFAULT_REALTIME_BASE_URL, errorEvent, REALTIME_AUDIO_RATE } from '../../realtime-wire/realtime-input.ts';
+import { createBearerScrubber, JsonSocket, type JsonEvent } from '../../realtime-wire/json-socket.ts';
 
 export interface OpenAIScreenerOptions {
   apiKey: string;

@@ -1,68 +1,21 @@
-// The OpenAI Realtime (GA) wire format as this provider uses it: builders for the client events we
-// send (typed by the official SDK's `RealtimeClientEvent`, so a wrong field fails the typecheck),
-// and zod schemas for the server events we read (a malformed event is skipped, never trusted).
+// The Realtime wire format (OpenAI's GA event set; xAI's Voice Agent API speaks the same events with
+// its own session shape, see dialect.ts): builders for the client events we send (typed by the
+// official SDK's `RealtimeClientEvent`, so a wrong field fails the typecheck), and zod schemas for
+// the server events we read (a malformed event is skipped, never trusted).
 // Reference: developers.openai.com/api/reference/resources/realtime (client-events, server-events)
 // as mirrored by openai@7.57.0 src/resources/realtime/realtime.ts; research/protocols.md §2.
-import type { RealtimeClientEvent, RealtimeSessionCreateRequest } from 'openai/resources/realtime/realtime';
+import type { RealtimeClientEvent } from 'openai/resources/realtime/realtime';
 import { z } from 'zod';
-import type { ToolDeclaration } from '../../../ports.ts';
-import type { HistoryItem } from '../shared/history.ts';
+import type { ToolDeclaration } from '../../ports.ts';
+import type { HistoryItem } from './history.ts';
 
-import { REALTIME_AUDIO_RATE } from '../shared/realtime-input.ts';
 
-export { audioAppendJson, errorEvent, REALTIME_AUDIO_RATE } from '../shared/realtime-input.ts';
+export { audioAppendJson, errorEvent, REALTIME_AUDIO_RATE } from './realtime-input.ts';
 
-export type TurnDetectionMode = 'server_vad' | 'semantic_vad';
+export type { RealtimeSessionInput, TurnDetectionMode } from './dialect.ts';
 
-export interface RealtimeSessionInput {
-  model: string;
-  voice: string;
-  instructions?: string;
-  tools: readonly ToolDeclaration[];
-  turnDetection: TurnDetectionMode;
-  /** Silence that ends a user turn (server_vad only). */
-  silenceDurationMs: number;
-  transcriptionModel: string;
-  /** Names the input transcription should expect (wake names, the room's people). */
-  vocabulary?: readonly string[];
-}
-
-const toolsOf = (tools: readonly ToolDeclaration[]) => tools.map((tool) => ({ type: 'function' as const, name: tool.name, description: tool.description, parameters: tool.parameters }));
-
-export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string): RealtimeClientEvent {
-  // interrupt_response false: the client cancels (response.cancel) and truncates at what was
-  // actually played, in one place, instead of racing the server's own cancel.
-  const turnDetection: NonNullable<NonNullable<RealtimeSessionCreateRequest['audio']>['input']>['turn_detection'] =
-    input.turnDetection === 'semantic_vad'
-      ? { type: 'semantic_vad', eagerness: 'auto', create_response: true, interrupt_response: false }
-      : { type: 'server_vad', silence_duration_ms: input.silenceDurationMs, prefix_padding_ms: 300, create_response: true, interrupt_response: false };
-  const session: RealtimeSessionCreateRequest = {
-    type: 'realtime',
-    model: input.model,
-    output_modalities: ['audio'],
-    audio: {
-      input: {
-        format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE },
-        turn_detection: turnDetection,
-        // The transcription model's prompt is its documented bias ("a free text string").
-        transcription: { model: input.transcriptionModel, ...(input.vocabulary?.length ? { prompt: `Names that may be said: ${input.vocabulary.join(', ')}.` } : {}) },
-      },
-      output: { format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE }, voice: input.voice },
-    },
-    tools: toolsOf(input.tools),
-    tool_choice: 'auto',
-  };
-  if (input.instructions) session.instructions = input.instructions;
-  return { type: 'session.update', event_id: eventId, session };
-}
-
-/** Mid-session: only what changed (the service merges a session.update into the session). */
-export function buildContextUpdate(update: { systemInstruction?: string; tools?: readonly ToolDeclaration[] }, eventId: string): RealtimeClientEvent {
-  const session: RealtimeSessionCreateRequest = { type: 'realtime' };
-  if (update.systemInstruction !== undefined) session.instructions = update.systemInstruction;
-  if (update.tools) session.tools = toolsOf(update.tools);
-  return { type: 'session.update', event_id: eventId, session };
-}
+/** Function tools as the Realtime protocol declares them (flat: type, name, description, parameters). */
+export const toolsOf = (tools: readonly ToolDeclaration[]) => tools.map((tool) => ({ type: 'function' as const, name: tool.name, description: tool.description, parameters: tool.parameters }));
 
 /** One history item as conversation items (context replay after a reconnect). */
 export function historyToItems(item: HistoryItem): RealtimeClientEvent[] {
@@ -119,6 +72,8 @@ export const inputTranscriptionCompleted = z.object({
   type: z.literal('conversation.item.input_audio_transcription.completed'),
   item_id: z.string(),
   transcript: z.string(),
+  /** xAI streams partial transcripts through this event with `in_progress` (livekit-plugins-xai realtime_model.py); OpenAI sends only the final one. */
+  status: z.string().optional(),
 });
 export const responseCreated = z.object({ type: z.literal('response.created'), response: z.object({ id: z.string() }) });
 export const responseDone = z.object({

@@ -8,8 +8,8 @@
 // The SDK still types every client event we send (`RealtimeClientEvent`).
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { ConnectFailure } from '../../wire/connect-failure.ts';
-import { rawDataBytes } from '../../wire/ws-raw-data.ts';
+import { ConnectFailure } from '../wire/connect-failure.ts';
+import { rawDataBytes } from '../wire/ws-raw-data.ts';
 
 
 export type JsonEvent = { type: string } & Record<string, unknown>;

@@ -1,33 +1,33 @@
-// One conversation with the OpenAI Realtime API (GA, `wss://…/v1/realtime?model=…`). It may span
-// several WebSockets: Realtime has no session resumption, so after an unexpected close a new socket
+// One conversation over the Realtime protocol (`wss://…/v1/realtime?model=…`): OpenAI Realtime GA,
+// and xAI's Voice Agent API, which speaks the same events (what differs is the dialect, dialect.ts).
+// It may span several WebSockets: Realtime has no session resumption, so after an unexpected close a new socket
 // is opened (same model, backoff) and the recent conversation is replayed from ConversationHistory
 // as conversation items before any new input: the model keeps the thread, not the old audio.
 //
-// Audio: the bridge hands 16 kHz mono (voice gate); Realtime accepts `audio/pcm` at 24 kHz only,
-// so input is resampled 16k → 24k (audio/resampler-16k-to-24k.ts); output is 24 kHz already.
+// Audio: the bridge hands 16 kHz mono (voice gate); OpenAI accepts `audio/pcm` at 24 kHz only, so
+// there input is resampled 16k → 24k (audio/resampler-16k-to-24k.ts); a dialect that takes 16 kHz
+// gets it as it is. Output is 24 kHz already.
 // Barge-in: server VAD's `input_audio_buffer.speech_started` while a reply is generating or still
 // playing → `response.cancel` (if generating) + `conversation.item.truncate` at the audio the
 // player actually handed out (`playedMs`), so the model's transcript matches what was heard.
-import type { RealtimeClientEvent } from 'openai/resources/realtime/realtime';
-import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
-import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../../usage/tokens.ts';
-import { toModelFrame } from '../../frame-converter.ts';
-import type { FrameStats } from '../../frame-limiter.ts';
-import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
-import { PendingToolCalls } from '../../session-core/tool-calls.ts';
-import { ConnectFailure } from '../../wire/connect-failure.ts';
-import { decodePcm } from '../../wire/pcm-codec.ts';
-import { classifyOpenAIFailure } from '../shared/failure.ts';
-import { ConversationHistory } from '../shared/history.ts';
-import { handshake } from '../shared/handshake.ts';
+import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../ports.ts';
+import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
+import { toModelFrame } from '../frame-converter.ts';
+import type { FrameStats } from '../frame-limiter.ts';
+import { ModelSessionCore, type ModelSessionCoreOptions } from '../session-core/model-session.ts';
+import { PendingToolCalls } from '../session-core/tool-calls.ts';
+import { ConnectFailure } from '../wire/connect-failure.ts';
+import { decodePcm } from '../wire/pcm-codec.ts';
+import type { RealtimeDialect } from './dialect.ts';
+import { classifyOpenAIFailure } from './failure.ts';
+import { ConversationHistory } from './history.ts';
+import { handshake } from './handshake.ts';
 import { ItemAcks } from './item-acks.ts';
-import { JsonSocket, type JsonEvent } from '../shared/json-socket.ts';
-import { SpeechInput } from '../shared/speech-input.ts';
+import { JsonSocket, type JsonEvent } from './json-socket.ts';
+import { SpeechInput } from './speech-input.ts';
 import {
   audioAppendJson,
   audioDelta,
-  buildContextUpdate,
-  buildSessionUpdate,
   contextItem,
   errorEvent,
   functionCallDone,
@@ -49,6 +49,8 @@ import {
 } from './events.ts';
 
 export interface RealtimeSessionOptions extends ModelSessionCoreOptions {
+  /** The service's dialect of the protocol (session shape, first event, truncation, images, input rate). */
+  dialect: RealtimeDialect;
   /** e.g. wss://api.openai.com/v1 or ws://127.0.0.1:PORT/v1; `/realtime?model=` is appended. */
   baseUrl: string;
   apiKey: string;
@@ -87,7 +89,7 @@ interface Connection {
   calls: Set<string>;
 }
 
-export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModelSession {
+export class RealtimeWireSession extends ModelSessionCore implements LiveModelSession {
   readonly #o: RealtimeSessionOptions;
   #contextUpdates = 0;
   #active: Connection | null = null;
@@ -95,7 +97,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
   #nextEventId = 1;
   readonly #history = new ConversationHistory();
   /** User audio (sent live, and kept until answered: a new socket hears it again; no resumption). */
-  readonly #speech = new SpeechInput(audioAppendJson);
+  readonly #speech: SpeechInput;
   /** Response generating (response.created seen, response.done not yet). */
   #responseActive = false;
   /** The assistant audio item of the latest reply and how much audio of it we emitted. */
@@ -116,6 +118,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
     super(options);
     this.#o = options;
     this.#acks = new ItemAcks(options.clock);
+    this.#speech = new SpeechInput(audioAppendJson, options.dialect.inputRate);
   }
 
   /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
@@ -198,7 +201,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
 
   protected async connect(): Promise<void> {
     const connection = await this.dial({
-      label: 'OpenAI Realtime',
+      label: this.#o.dialect.label,
       open: (model) => this.#openOne(model),
       discard: (c) => c.socket.close(),
       classify: classifyOpenAIFailure,
@@ -223,14 +226,14 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
     const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
     const setupId = `evt_setup_${connection.id}`;
     const o = this.#o;
-    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, silenceDurationMs: 500, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary };
+    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, silenceDurationMs: 500, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary, inputRate: o.dialect.inputRate };
     try {
       await handshake(socket, {
         clock: o.clock,
         timeoutMs: o.handshakeTimeoutMs,
         timeoutReason: 'no session.updated within the handshake timeout',
         onEvent: (event) => {
-          if (event.type === 'session.created') socket.send(buildSessionUpdate(session, setupId));
+          if (o.dialect.readyEvents.includes(event.type)) socket.send(o.dialect.sessionUpdate(session, setupId));
           else if (event.type === 'session.updated') return true;
           else if (event.type === 'error') {
             const parsed = errorEvent.safeParse(event);
@@ -252,14 +255,14 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
       replayed++;
     }
     this.#stats.replayedItems += replayed;
-    this.#o.logger.info({ model, connection: connection.id, replayed }, 'openai realtime connected');
+    this.#o.logger.info({ model, connection: connection.id, replayed, service: o.dialect.label }, 'realtime connected');
     return connection;
   }
 
   #onClose(code: number, reason: string, connection: Connection): void {
     if (this.life.closed || connection !== this.#active) return;
     this.#active = null;
-    this.#o.logger.warn({ code, reason, connection: connection.id }, 'openai realtime connection closed unexpectedly');
+    this.#o.logger.warn({ code, reason, connection: connection.id, service: this.#o.dialect.label }, 'realtime connection closed unexpectedly');
     // A reply in progress (or cancelled by a barge-in and awaiting its response.done) ends with its
     // socket: the bridge's playback drops audio after `interrupted` until `turnComplete`, so without
     // it the first reply on the next socket would be thrown away.
@@ -315,6 +318,8 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
       case 'conversation.item.input_audio_transcription.completed': {
         const parsed = inputTranscriptionCompleted.safeParse(event);
         if (!parsed.success) return this.#malformed(event);
+        // A partial (xAI): the final one follows with the whole text.
+        if (parsed.data.status === 'in_progress') return;
         this.#history.add({ kind: 'user', text: parsed.data.transcript });
         if (parsed.data.transcript) this.emit('inputTranscript', parsed.data.transcript);
         return;
@@ -374,7 +379,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
         const { error } = parsed.data;
         this.#stats.serverErrors++;
         if (error.event_id) this.#acks.settle(error.event_id, `${error.code ?? error.type}: ${error.message}`);
-        this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) }, 'openai realtime error event');
+        this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message), service: this.#o.dialect.label }, 'realtime error event');
         return;
       }
       default:
@@ -393,7 +398,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
       this.#send(RESPONSE_CANCEL);
       this.#stats.cancels++;
     }
-    if (item) {
+    if (item && this.#o.dialect.truncates) {
       this.#send(truncateEvent(item.id, Math.floor(playedMs)));
       this.#stats.truncations++;
     }
@@ -423,6 +428,7 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
 
   protected async sendFrameNow(image: Buffer): Promise<FrameSendResult> {
     const frame = await toModelFrame(image);
+    if (!this.#o.dialect.images) return { status: 'dropped', reason: 'unsupported_by_model' };
     if (!this.#active?.socket.isOpen) return { status: 'dropped', reason: 'not_connected' };
     const n = this.#nextEventId++;
     const itemId = `item_frame_${n}`;
@@ -442,16 +448,16 @@ export class OpenAIRealtimeSession extends ModelSessionCore implements LiveModel
     if (update.systemInstruction === undefined && !update.tools) return false;
     if (update.systemInstruction !== undefined) this.#o.systemInstruction = update.systemInstruction;
     if (update.tools) this.#o.tools = update.tools;
-    this.#send(buildContextUpdate(update, `evt_context_${++this.#contextUpdates}`));
+    this.#send(this.#o.dialect.contextUpdate(update, `evt_context_${++this.#contextUpdates}`));
     return true;
   }
 
-  #send(event: RealtimeClientEvent): void {
+  #send(event: object): void {
     this.#active?.socket.send(event);
   }
 
   #malformed(event: JsonEvent): void {
     this.#stats.serverErrors++;
-    this.#o.logger.warn({ type: event.type }, 'openai realtime: malformed server event skipped');
+    this.#o.logger.warn({ type: event.type, service: this.#o.dialect.label }, 'realtime: malformed server event skipped');
   }
 }

@@ -1,8 +1,8 @@
 // The setup exchange at the start of an OpenAI socket (Realtime: session.created → session.update →
 // session.updated; GPT-Live: session.start → session.started): events are read until the provider's
 // step settles, an `error` event or a close fails the open, and so does silence past the timeout.
-import type { TimerClock } from '../../../contracts/clock.ts';
-import { ConnectFailure } from '../../wire/connect-failure.ts';
+import type { TimerClock } from '../../contracts/clock.ts';
+import { ConnectFailure } from '../wire/connect-failure.ts';
 import type { JsonEvent, JsonSocket } from './json-socket.ts';
 
 export interface HandshakeStep<T> {

@@ -1,7 +1,7 @@
 // How the OpenAI speech endpoints (Realtime, GPT-Live) say why a socket could not open: HTTP status
 // or close code and the error text → what the shared fallback loop does next.
-import type { ConnectFailure } from '../../wire/connect-failure.ts';
-import type { FailureKind } from '../../session-core/fallback.ts';
+import type { ConnectFailure } from '../wire/connect-failure.ts';
+import type { FailureKind } from '../session-core/fallback.ts';
 
 export function classifyOpenAIFailure(failure: Pick<ConnectFailure, 'code' | 'reason'>): FailureKind {
   const { code } = failure;

@@ -1,7 +1,7 @@
 // Waiting for the service to acknowledge an item we wrote (an image): it answers with the item
 // (`conversation.item.added`/`created`/`done`, by item id) or an `error` naming our event id; no
 // answer within the timeout counts as a refusal. Settled once, whichever comes first.
-import type { TimerClock } from '../../../contracts/clock.ts';
+import type { TimerClock } from '../../contracts/clock.ts';
 
 export class ItemAcks {
   readonly #clock: TimerClock;
