@@ -148,6 +148,10 @@ describe('what status, health and usage mistakes say', () => {
     expect(onTerminal.status).toBe(2);
     expect(onTerminal.stdout).toContain(`refused the token read from ${file}`);
     expect(onTerminal.stdout).not.toMatch(/Live Voice Bridge|: ok/);
+    // No token at all: the screen (/health is public) says why the reminders are not shown.
+    const none = await cli(['status'], { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: '', DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: `${dir}/missing.token` }, true);
+    expect(none.status).toBe(0);
+    expect(none.stdout).toContain(`  Reminders:   not shown: no sidecar token to read them with (${dir}/missing.token does not exist or is empty)\n`);
     const variable = await cli(['status'], { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'abcdefghijklmnopqrstuv' }, true);
     expect([variable.status, variable.stdout]).toEqual([2, expect.stringContaining('refused the token in DISCORD_VOICE_LIVE_SIDECAR_TOKEN')]);
   });
