@@ -101,9 +101,10 @@ async function status(out: Output): Promise<number> {
   const [health, reminders] = await Promise.all([client.health(), client.hasToken ? client.listSchedule({ state: 'scheduled', limit: 1 }) : null]);
   if (health.status >= 400) return failed(sidecar, health);
   if (reminders && reminders.status >= 400) return failed(sidecar, reminders);
-  const page = reminders ? reminders.body : null;
+  // Without a token the reminders cannot be read: the screen says so instead of leaving the line out.
+  const page = reminders ? reminders.body : `no sidecar token to read them with (${sidecar.context.token?.file ?? 'the token file'} does not exist or is empty)`;
   const now = Date.now() / 1000;
-  print(out, { health: health.body, reminders: page }, () => statusSummary(health.body, page, resolveZone(undefined), now));
+  print(out, { health: health.body, reminders: typeof page === 'string' ? null : page }, () => statusSummary(health.body, page, resolveZone(undefined), now));
   return EXIT.ok;
 }
 

@@ -1,7 +1,8 @@
 // Times as people type them, for `schedule`: `--in 10m` / `1h30m` / `90` (seconds), and a one-off
 // `--at 09:30`, `--at "tomorrow 9:00"`, `--at "2026-12-01 08:15"`, `--at "9:30pm Europe/Berlin"`,
-// read in `--tz ZONE` (an IANA name) or this machine's zone. The sidecar takes `delay_seconds`; that
-// name never reaches the user: every refusal here names the option that was typed.
+// read in `--tz ZONE` (an IANA name) or this machine's zone. `--in` goes to the sidecar as
+// `delay_seconds`, `--at` as the moment itself (`fire_at_epoch`, so it fires at the second typed);
+// those names never reach the user: every refusal here names the option that was typed.
 import { CodedError } from '../core/contracts/coded-error.ts';
 
 /** The sidecar's bound (notify/validation.ts, not imported: it loads zod); a test keeps them equal. */
@@ -94,9 +95,9 @@ function clockTime(text: string, typed: string): { hour: number; minute: number 
 }
 
 export interface OneOffTime {
-  /** What the sidecar takes. */
+  /** Whole seconds from now (checked against the 30-day bound). */
   delaySeconds: number;
-  /** Epoch seconds of the moment asked for. */
+  /** Epoch seconds of the moment asked for: what the CLI sends (`fire_at_epoch`). */
   fireAt: number;
   zone: string;
 }

@@ -74,10 +74,14 @@ function layout(first: string, rows: Row[], reasons: readonly string[]): string 
   return lines.join('\n');
 }
 
-/** `status`: one screen that answers "is it running, am I in a call, does the model hear me, what is next". */
-export function statusSummary(health: HealthReport, reminders: ScheduleListPage | null, zone: string, nowSeconds: number): string {
+/**
+ * `status`: one screen that answers "is it running, am I in a call, does the model hear me, what is
+ * next". `reminders` is the next page, or why it could not be read (no token to read it with).
+ */
+export function statusSummary(health: HealthReport, reminders: ScheduleListPage | string | null, zone: string, nowSeconds: number): string {
   const rows = callRows(health, nowSeconds);
-  if (reminders) {
+  if (typeof reminders === 'string') rows.push(['Reminders', `not shown: ${reminders}`]);
+  else if (reminders) {
     const next = reminders.entries[0];
     rows.push([
       'Reminders',

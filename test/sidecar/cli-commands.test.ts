@@ -48,7 +48,7 @@ describe('status, join, leave', () => {
     const empty = await cli(['ask']);
     expect(empty.status).toBe(2);
     expect(empty.stderr).toContain('ask needs the message for the model');
-  });
+  }, 60_000);
 
   it('the sidecar not running: exit 3, nothing sent', async () => {
     const res = await cli(['status'], { DISCORD_VOICE_LIVE_PORT: String(await freePort()) });
@@ -148,9 +148,13 @@ describe('what status, health and usage mistakes say', () => {
     expect(onTerminal.status).toBe(2);
     expect(onTerminal.stdout).toContain(`refused the token read from ${file}`);
     expect(onTerminal.stdout).not.toMatch(/Live Voice Bridge|: ok/);
+    // No token at all: the screen (/health is public) says why the reminders are not shown.
+    const none = await cli(['status'], { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: '', DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: `${dir}/missing.token` }, true);
+    expect(none.status).toBe(0);
+    expect(none.stdout).toContain(`  Reminders:   not shown: no sidecar token to read them with (${dir}/missing.token does not exist or is empty)\n`);
     const variable = await cli(['status'], { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'abcdefghijklmnopqrstuv' }, true);
     expect([variable.status, variable.stdout]).toEqual([2, expect.stringContaining('refused the token in DISCORD_VOICE_LIVE_SIDECAR_TOKEN')]);
-  });
+  }, 60_000);
 
   it('health: a short summary on a terminal, the JSON (with ISO times) with --json', async () => {
     const onTerminal = await cli(['health'], {}, true);
@@ -183,5 +187,5 @@ describe('what status, health and usage mistakes say', () => {
     expect([onTerminal.status, onTerminal.stdout]).toEqual([2, 'live-voice-bridge: notify: unknown option --mod (did you mean --mode?)\nEvery command and option: live-voice-bridge --help\n']);
     const help = await cli(['schedule', '--help']);
     expect([help.status, help.stdout]).toEqual([0, expect.stringContaining('Exit codes:')]);
-  });
+  }, 60_000);
 });
