@@ -1,5 +1,9 @@
 // The dashboard page and assets over a real socket: public shell with a strict CSP, scripts served
 // as JavaScript (types stripped from renderer/*.ts), nothing outside renderer/ reachable.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../main/core/log/logger.ts';
 import { DASHBOARD_CSP, registerDashboardRoutes } from '../../../main/core/sidecar/routes/dashboard.ts';
@@ -34,9 +38,11 @@ describe('dashboard route', () => {
       expect(code).not.toMatch(/^import type /m);
       expect(code).not.toMatch(/: Promise<|readonly #|: string\)/);
     }
-    // The stripped module parses as JavaScript.
-    const format = await (await fetch(`${sidecar.url}/assets/format.ts`)).text();
-    const mod = (await import(`data:text/javascript;base64,${Buffer.from(format).toString('base64')}`)) as { formatCountdown: (s: number) => string };
+    // The stripped modules parse and run as JavaScript, their relative imports as the page resolves them.
+    const dir = mkdtempSync(path.join(tmpdir(), 'lvb-assets-'));
+    for (const name of ['format.ts', 'moment-format.ts']) writeFileSync(path.join(dir, name), await (await fetch(`${sidecar.url}/assets/${name}`)).text());
+    writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+    const mod = (await import(pathToFileURL(path.join(dir, 'format.ts')).href)) as { formatCountdown: (s: number) => string };
     expect(mod.formatCountdown(65)).toBe('in 1 m 05 s');
   });
 
