@@ -9,9 +9,10 @@ export interface PlayingScene {
   stop(): void;
 }
 
-/** The scene the demo plays: the owner alone, or the room of three. */
-export function demoScene(room: boolean): Scene {
-  return room ? ROOM_SCENE : SOLO_SCENE;
+/** The scene the demo plays: the owner alone, or the room of three; `--once` alone: only the first line. */
+export function demoScene(room: boolean, once = false): Scene {
+  if (room) return ROOM_SCENE;
+  return once ? { ...SOLO_SCENE, lines: SOLO_SCENE.lines.slice(0, 1) } : SOLO_SCENE;
 }
 
 /** Says the scene's lines at their times; again and again with `repeat`. Errors go to `onError` (the demo goes on). */

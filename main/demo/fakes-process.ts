@@ -32,6 +32,19 @@ const close = async () => {
 };
 
 const SLASH_WAIT_MS = 10_000;
+const JOIN_SETTLE_MS = 5_000;
+
+/**
+ * A person joins the voice channel; resolves once the bot has executed the E2EE transition the join
+ * started (or after 5 s), so what anyone says next is sealed with keys the bot already holds.
+ */
+async function join(services: FakeServices, userId: string): Promise<void> {
+  const { discord } = services;
+  const before = discord.dave()?.counters.transitions ?? 0;
+  discord.userJoinVoice(userId);
+  const until = Date.now() + JOIN_SETTLE_MS;
+  while (discord.dave() && discord.dave()!.counters.transitions <= before && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 /** A person types a slash command once the bot has registered it; resolves with the bot's answer. */
 async function slash(services: FakeServices, userId: string, command: string): Promise<string> {
@@ -59,7 +72,7 @@ async function perform(message: Exclude<ToFakes, { type: 'close' }>): Promise<st
     case 'say':
       return void (await fakes.say(message.who, message.text));
     case 'join':
-      return void fakes.discord.userJoinVoice(person!.id);
+      return void (await join(fakes, person!.id));
     case 'slash':
       return slash(fakes, person!.id, message.command);
   }

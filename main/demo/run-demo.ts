@@ -93,6 +93,74 @@ function demoOutput(): { out: (line: string) => void; err: (line: string) => voi
   };
 }
 
+/**
+ * Signals are taken from the start, so Ctrl-C during start-up still cleans up; the first one ends
+ * the demo and later ones (or ones a library re-raises) cannot kill it mid-cleanup.
+ */
+function stopSignals(): { requested: Promise<string>; request(trigger: string): void; trigger(): string | undefined } {
+  let first: string | undefined;
+  let resolve: (trigger: string) => void = () => undefined;
+  const requested = new Promise<string>((r) => (resolve = r));
+  const request = (trigger: string) => {
+    first ??= trigger;
+    resolve(trigger);
+  };
+  handleShutdownSignals((signal) => request(signal));
+  return { requested, request, trigger: () => first };
+}
+
+interface Transcript {
+  /** Model replies so far. */
+  readonly replies: number;
+  /** Resolves at the next model reply. */
+  nextReply(): Promise<void>;
+  /** Prints the lines held back so far, and every later one as it comes. */
+  goLive(): void;
+  unsubscribe(): void;
+}
+
+/** The call's notes as terminal lines, held back until the banner is out. */
+function followTranscript(core: CoreOnFakes['core'], out: (line: string) => void): Transcript {
+  const held: string[] = [];
+  let live = false;
+  let replies = 0;
+  let waiter: (() => void) | null = null;
+  const unsubscribe = core.hub.subscribe((event) => {
+    if (event.type !== 'note') return;
+    const line = formatNote(event.data);
+    if (live) out(line);
+    else held.push(line);
+    if (event.data.kind === 'output_transcript') {
+      replies += 1;
+      waiter?.();
+    }
+  });
+  return {
+    get replies() {
+      return replies;
+    },
+    nextReply: () => new Promise<void>((resolve) => (waiter = resolve)),
+    goLive() {
+      live = true;
+      for (const line of held.splice(0)) out(line);
+    },
+    unsubscribe,
+  };
+}
+
+/** --once: the scene was played and the model answered its last line in time (false: it did not; a signal counts as done). */
+async function answeredInTime(scene: PlayingScene, transcript: Transcript, stopRequested: Promise<string>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const answered = scene.playedOnce.then(() =>
+    Promise.race([transcript.nextReply().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ONCE_REPLY_TIMEOUT_MS).unref()))]),
+  );
+  try {
+    return await Promise.race([answered, stopRequested.then(() => true)]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The core's extra settings for the room: all three may be heard (consent decides), captions on. */
 function roomEnv(info: FakeServicesInfo): Record<string, string> {
   return { DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: info.people.map((p) => p.id).join(','), DISCORD_VOICE_LIVE_CAPTIONS: 'true' };
@@ -120,26 +188,13 @@ export async function runDemo(argv: string[]): Promise<number> {
   }
   const options = parsed;
 
-  // Signals are taken from the start, so Ctrl-C during start-up still cleans up; the first one ends
-  // the demo and later ones (or ones a library re-raises) cannot kill it mid-cleanup.
-  let requestStop: (signal: string) => void = () => undefined;
-  let stopTrigger: string | undefined;
-  const stopRequested = new Promise<string>(
-    (resolve) =>
-      (requestStop = (trigger) => {
-        stopTrigger ??= trigger;
-        resolve(trigger);
-      }),
-  );
-  handleShutdownSignals((signal) => requestStop(signal));
-
+  const stop = stopSignals();
   out('Live Voice Bridge demo: a simulated call on 127.0.0.1 (no accounts, no internet). Starting…');
   let fakes: FakesChild | undefined;
   let started: CoreOnFakes | undefined;
   let code = 0;
-  let replies = 0;
+  let transcript: Transcript | undefined;
   let scene: PlayingScene | undefined;
-  let unsubscribe = () => undefined as void;
   let finishing = false;
   try {
     fakes = await startFakesChild();
@@ -147,7 +202,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       if (!finishing) {
         err(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})`);
         code = 1;
-        requestStop(FAKES_ENDED);
+        stop.request(FAKES_ENDED);
       }
     });
     trustFakeGateway(fakes.info.caPath);
@@ -166,21 +221,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
     const { core } = started;
 
-    let replyWaiter: (() => void) | null = null;
-    const transcript: string[] = [];
-    let live = false;
-    unsubscribe = core.hub.subscribe((event) => {
-      if (event.type !== 'note') return;
-      const line = formatNote(event.data);
-      if (live) out(line);
-      else transcript.push(line);
-      if (event.data.kind === 'output_transcript') {
-        replies += 1;
-        replyWaiter?.();
-      }
-    });
-    const nextReply = () => new Promise<void>((resolve) => (replyWaiter = resolve));
-
+    transcript = followTranscript(core, out);
     const joined = await new SidecarClient({ baseUrl: core.sidecarUrl, token: core.token }).join();
     if (joined.status >= 300) {
       err(`demo: could not start the call: ${errorMessageOf(joined.body)}`);
@@ -190,39 +231,30 @@ export async function runDemo(argv: string[]): Promise<number> {
     printBanner(out, { core, fakes, options });
     for (const line of whoSpeaks(options)) out(line);
     out('');
-    for (const line of transcript) out(line);
-    live = true;
+    transcript.goLive();
     if (options.room) for (const line of await enterRoom(fakes)) out(`[${new Date().toLocaleTimeString()}] demo     ${line}`);
 
-    const playing = demoScene(options.room);
-    // --once without --room: the first line and its answer; with --room, the whole scene once.
-    const once = options.room ? playing : { ...playing, lines: playing.lines.slice(0, 1) };
-    scene = playScene(fakes, options.once ? once : playing, { repeat: !options.once, onError: (error) => {
-        // At the end the fakes go away under a line being said: nothing to report then.
-        if (!finishing && stopTrigger === undefined) err(`demo: a simulated person could not speak: ${String(error)}`);
-      },
-    });
-    if (options.once) {
-      const answered = scene.playedOnce.then(nextReply);
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ONCE_REPLY_TIMEOUT_MS + once.lines.at(-1)!.atMs).unref());
-      if ((await Promise.race([answered, timeout, stopRequested])) === 'timeout') {
-        err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);
-        code = 1;
-      }
-    } else {
-      await stopRequested;
+    // At the end the fakes go away under a line being said: nothing to report then.
+    const onError = (error: unknown) => void (!finishing && stop.trigger() === undefined && err(`demo: a simulated person could not speak: ${String(error)}`));
+    scene = playScene(fakes, demoScene(options.room, options.once), { repeat: !options.once, onError });
+    if (!options.once) await stop.requested;
+    else if (!(await answeredInTime(scene, transcript, stop.requested))) {
+      err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);
+      code = 1;
     }
     scene.stop();
     // The bridge is in this process: stop it directly, with the reason that really ended the call.
-    const why = stopTrigger === undefined ? 'the demo played its one exchange (--once)' : demoStopReason(stopTrigger);
+    const trigger = stop.trigger();
+    const why = trigger === undefined ? 'the demo played its one exchange (--once)' : demoStopReason(trigger);
     await core.bridge.stop(why).catch(() => undefined);
     return code;
   } finally {
     finishing = true;
     scene?.stop();
-    unsubscribe();
+    transcript?.unsubscribe();
     await started?.close();
     await fakes?.close();
+    const replies = transcript?.replies ?? 0;
     out(`demo finished: ${replies} model repl${replies === 1 ? 'y' : 'ies'}; temporary home removed.`);
   }
 }

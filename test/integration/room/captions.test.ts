@@ -1,7 +1,8 @@
 // Captions in the channel (DISCORD_VOICE_LIVE_CAPTIONS=true), on the fakes: one message in the
 // voice channel's chat is edited as people talk (never reposted), the edits stay under the fake's
 // Discord bucket (5 per 5 s: no 429), and at the call's end a summary with the decisions and
-// reminders, each citing its transcript turn, is posted within 10 s.
+// reminders, each citing its transcript turn, is posted within 10 s, also when the core shuts down
+// right after the call (the shutdown waits for it before stopping the Discord client).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
@@ -61,4 +62,19 @@ it('keeps captions and the brief in one edited message, under the edit limit, th
   const transcript = notes.notes.filter((n) => n.kind === 'input_transcript' || n.kind === 'output_transcript');
   const turn = Number(/ship on Friday\. \(turn (\d+)\)/.exec(summary.content)![1]);
   expect(transcript[turn - 1]!.text).toBe('We decided to ship on Friday.');
+}, 60_000);
+
+it('a core shutting down right after the call ended (Ctrl-C of headless or the demo) still posts the summary before its Discord client stops', async () => {
+  const summaries = () => call.discord.messages.filter((m) => m.content.includes('Call summary')).length;
+  const before = summaries();
+  expect((await call.post('/join')).status).toBe(200);
+  await waitFor(() => captionPosts().length === 2, 'the second call\'s captions message');
+  const next = call.gemini.established.at(-1)!;
+  await next.reply({ toneMs: 60, inputTranscript: 'We decided to ship on Monday.', transcript: 'Okay.' });
+  await waitFor(() => call.discord.interactions.edits.some((e) => e.content.includes('ship on Monday')), 'the line in the captions');
+  // The shutdown a signal runs: the call ends, then the core stops at once (no wait in between).
+  await call.t.core.bridge.stop('interrupted (Ctrl-C, SIGINT)');
+  await call.t.core.stop();
+  expect(summaries()).toBe(before + 1);
+  expect(call.discord.messages.at(-1)!.content).toContain('ship on Monday');
 }, 60_000);
