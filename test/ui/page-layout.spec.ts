@@ -94,7 +94,8 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   const notes = page.locator('#notes-list');
   await expect(notes.locator('li .who', { hasText: 'cli · announce' })).toBeVisible({ timeout: 20_000 });
   await control('/speak');
-  await expect(notes.locator('li.kind-output_transcript').first()).toBeVisible({ timeout: 20_000 });
+  // The fake model answers the owner once they stop (test/ui/harness.ts).
+  await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' }).last()).toBeVisible({ timeout: 20_000 });
   // Every line is dated the page's one way.
   for (const time of await notes.locator('time').allTextContents()) expect(time).toMatch(new RegExp(`^${MOMENT.source}$`));
   await expect(page.locator('#call-detail')).toHaveText(new RegExp(`^In a call since ${MOMENT.source}\\.$`));
@@ -158,5 +159,6 @@ test('/setup on a configured core: the configured owner and channel by name, whe
   await page.locator('#setup-token').fill('');
   await expect(page.locator('#setup-token-state')).toContainText('Set by the environment');
   expect(errors).toEqual([]);
+  await page.locator('#setup-token').blur();
   await shootDoc(page, 'setup-configured');
 });
