@@ -38,7 +38,7 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'model', label: 'Model (Gemini)', type: 'text' },
   { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice of the provider (the list offers them). Applies at the next call.' },
   { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction. Read again at each call.' },
-  { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'Your Discord user id; the bot follows you into voice.' },
+  { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'You (your Discord account); the bot follows you into voice.' },
   { key: 'allowedSpeakers', label: 'Allowed speakers', type: 'list', hint: 'Comma-separated user ids; default: the owner only.' },
   { key: 'guildId', label: 'Guild id', type: 'text' },
   { key: 'voiceChannelId', label: 'Voice channel id', type: 'text', hint: 'Join this channel instead of following the owner.' },
