@@ -4,9 +4,11 @@
 // the panel offers ("Restart now"); a refused value is explained next to its field.
 import type { SecretKey, SecretState, SettingKey, SettingsPatch, SettingsValues } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
-import type { GuildDirectory } from '../main/core/sidecar-client/wire-types.ts';
+import type { GuildDirectory, SetupSecretKey, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
-import { ID_CHOICES, idSelect, type IdChoiceKey } from './id-choices.ts';
+import { ID_CHOICES, type IdChoiceKey } from './id-choices.ts';
+import { idSelect } from './id-select.ts';
+import { secretSourceWords } from './secret-words.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice';
 /** The groups, in order: what a person looks for first comes first. */
@@ -92,6 +94,8 @@ export class SettingsPanel {
   readonly #restart = byId<HTMLButtonElement>('settings-restart');
   #data: SettingsResponse | null = null;
   readonly #clear = new Set<SecretKey>();
+  /** Where the token and model keys not saved here come from (GET /setup/state), once known. */
+  #sources: SetupStateResponse['secretSources'] = {};
   /** What the bot sees in Discord (null until GET /setup/directory answered with a complete list). */
   #directory: GuildDirectory[] | null = null;
 
@@ -110,7 +114,8 @@ export class SettingsPanel {
 
   async load(): Promise<SettingsResponse | null> {
     try {
-      const data = await api.settings();
+      const [data, setup] = await Promise.all([api.settings(), api.setupState().catch(() => null)]);
+      this.#sources = setup?.secretSources ?? {};
       this.#render(data);
       void this.#showNames(data);
       return data;
@@ -150,7 +155,7 @@ export class SettingsPanel {
                 },
               }, 'Clear')
             : null;
-        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
+        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, state[s.key] === 'environment' && s.key in this.#sources ? `${secretSourceWords(this.#sources[s.key as SetupSecretKey])} Type to replace it here.` : SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
       }),
     );
     this.#pickByName();
