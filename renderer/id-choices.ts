@@ -1,9 +1,8 @@
 // The settings form's Discord ids picked by name: once the bot's directory answers (GET
-// /setup/directory), the owner, server and channel boxes become drop-downs of what the bot can see.
-// Until then (or when Discord does not answer) they stay boxes for a raw id. Names come from
-// Discord, so they are set as text, never as markup.
+// /setup/directory), the owner, server and channel boxes become drop-downs of what the bot can see
+// (id-select.ts builds them). Until then (or when Discord does not answer) they stay boxes for a raw
+// id. Pure (no DOM), unit-tested in Node.
 import type { GuildDirectory } from '../main/core/sidecar-client/wire-types.ts';
-import { h } from './dom.ts';
 
 export type IdChoiceKey = 'ownerId' | 'guildId' | 'voiceChannelId' | 'textChannelId';
 
@@ -25,21 +24,7 @@ export const ID_CHOICES: Record<IdChoiceKey, Choice> = {
 export function choicesFor(key: IdChoiceKey, directory: readonly GuildDirectory[]): { id: string; name: string }[] {
   const several = directory.length > 1 && key !== 'guildId';
   const all = directory.flatMap((g) => ID_CHOICES[key].items(g).map((item) => ({ id: item.id, name: several ? `${item.name} (${g.name})` : item.name })));
-  return [...new Map(all.map((item) => [item.id, item])).values()];
-}
-
-/**
- * A drop-down replacing the id box `input` (same id, name and description, so the form reads it the
- * same way); the id in force stays chosen, named as unknown when the bot cannot see it.
- */
-export function idSelect(key: IdChoiceKey, input: HTMLInputElement, directory: readonly GuildDirectory[]): HTMLSelectElement {
-  const current = input.value.trim();
-  const items = choicesFor(key, directory);
-  if (current && !items.some((item) => item.id === current)) items.push({ id: current, name: `${current} (not among what the bot can see)` });
-  return h(
-    'select',
-    { id: input.id, name: input.name, 'aria-describedby': input.getAttribute('aria-describedby') ?? undefined, 'data-value': current },
-    h('option', { value: '', selected: current === '' }, ID_CHOICES[key].none),
-    ...items.map((item) => h('option', { value: item.id, selected: item.id === current }, item.name)),
-  );
+  // Each id once, as first listed (a person in two servers is named with the first).
+  const seen = new Set<string>();
+  return all.filter((item) => !seen.has(item.id) && seen.add(item.id));
 }

@@ -4,9 +4,11 @@
 // the panel offers ("Restart now"); a refused value is explained next to its field.
 import type { SecretKey, SecretState, SettingKey, SettingsPatch, SettingsValues } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage, type SettingsResponse } from './api.ts';
-import type { GuildDirectory } from '../main/core/sidecar-client/wire-types.ts';
+import type { GuildDirectory, SetupSecretKey, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
-import { ID_CHOICES, idSelect, type IdChoiceKey } from './id-choices.ts';
+import { ID_CHOICES, type IdChoiceKey } from './id-choices.ts';
+import { idSelect } from './id-select.ts';
+import { secretSourceWords } from './secret-words.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice';
 /** The groups, in order: what a person looks for first comes first. */
@@ -37,7 +39,7 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'model', label: 'Model (Gemini)', type: 'text' },
   { key: 'voice', label: 'Voice', type: 'text', hint: 'A prebuilt voice of the provider (the list offers them). Applies at the next call.' },
   { key: 'personaFile', label: 'Persona file', type: 'text', hint: 'Path of a text file with the system instruction. Read again at each call.' },
-  { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'Your Discord user id; the bot follows you into voice.' },
+  { key: 'ownerId', label: 'Owner user id', type: 'text', hint: 'You (your Discord account); the bot follows you into voice.' },
   { key: 'allowedSpeakers', label: 'Allowed speakers', type: 'list', hint: 'Comma-separated user ids; default: the owner only.' },
   { key: 'guildId', label: 'Guild id', type: 'text' },
   { key: 'voiceChannelId', label: 'Voice channel id', type: 'text', hint: 'Join this channel instead of following the owner.' },
@@ -91,6 +93,8 @@ export class SettingsPanel {
   readonly #restart = byId<HTMLButtonElement>('settings-restart');
   #data: SettingsResponse | null = null;
   readonly #clear = new Set<SecretKey>();
+  /** Where the token and model keys not saved here come from (GET /setup/state), once known. */
+  #sources: SetupStateResponse['secretSources'] = {};
   /** What the bot sees in Discord (null until GET /setup/directory answered with a complete list). */
   #directory: GuildDirectory[] | null = null;
 
@@ -109,7 +113,8 @@ export class SettingsPanel {
 
   async load(): Promise<SettingsResponse | null> {
     try {
-      const data = await api.settings();
+      const [data, setup] = await Promise.all([api.settings(), api.setupState().catch(() => null)]);
+      this.#sources = setup?.secretSources ?? {};
       this.#render(data);
       void this.#showNames(data);
       return data;
@@ -149,7 +154,7 @@ export class SettingsPanel {
                 },
               }, 'Clear')
             : null;
-        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
+        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, state[s.key] === 'environment' && s.key in this.#sources ? `${secretSourceWords(this.#sources[s.key as SetupSecretKey])} Type to replace it here.` : SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
       }),
     );
     this.#pickByName();

@@ -4,6 +4,7 @@
 import type { DiscordCheckResult, GuildDirectory, SettingsPatch, SetupSecretKey, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
+import { secretSourceWords } from './secret-words.ts';
 
 const STATE_WORDS: Record<string, string> = {
   stored: 'Saved.',
@@ -15,9 +16,7 @@ const STATE_WORDS: Record<string, string> = {
 function secretWords(key: SetupSecretKey): string {
   const secret = state?.secrets[key];
   if (secret !== 'environment') return secret ? (STATE_WORDS[secret] ?? '') : '';
-  const source = state?.secretSources?.[key];
-  if (!source) return 'Set outside the app (environment).';
-  return source.kind === 'file' ? `Set in ${source.file} (${source.variable}). Saving one here takes its place.` : `Set by the environment variable ${source.variable}. Saving one here takes its place.`;
+  return `${secretSourceWords(state?.secretSources?.[key])} Saving one here takes its place.`;
 }
 
 const summary = byId('setup-summary');

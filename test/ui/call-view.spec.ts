@@ -6,6 +6,9 @@ import { control, login, shootDoc, startOwnHarness } from './fixtures.ts';
 
 test.describe.configure({ mode: 'serial' });
 
+/** What the harness's fake model answers to speech (test/ui/harness.ts FAKE_MODEL_REPLY; importing it would start a harness). */
+const FAKE_MODEL_REPLY = 'Hello from the fake model, loud and clear.';
+
 const WINDOWS = [
   { width: 1120, height: 780 },
   { width: 800, height: 600 },
@@ -63,8 +66,14 @@ test('the call and the newest transcript lines are in view at 1120Ã—780 and 800Ã
     await expect(notes.locator('li.kind-output_transcript', { hasText: text })).toHaveCount(1, { timeout: 20_000 });
   }
   expect(await notes.evaluate((list) => list.scrollHeight > list.clientHeight)).toBe(true);
+  // The owner speaks, and the fake model answers once they stop: wait for that answer, so "the
+  // newest line" below is the same line at every size (it arrived mid-loop on a loaded machine).
+  const replies = notes.locator('li.kind-output_transcript', { hasText: FAKE_MODEL_REPLY });
+  const repliesBefore = await replies.count();
   await control('/speak');
   await expect(page.locator('#speaking')).toHaveText(/^owner/);
+  await expect(replies).toHaveCount(repliesBefore + 1, { timeout: 20_000 });
+  const newest = FAKE_MODEL_REPLY;
 
   for (const window of WINDOWS) {
     await page.setViewportSize(window);
@@ -81,7 +90,7 @@ test('the call and the newest transcript lines are in view at 1120Ã—780 and 800Ã
       await expectInWindow(page, page.locator(selector), what);
     // The newest line ends inside the list's visible area, and the list inside the window.
     const last = notes.locator('li').last();
-    await expect(last).toContainText(lines.at(-1)!);
+    await expect(last).toContainText(newest);
     await expect
       .poll(async () => {
         const [listBox, lastBox] = [(await notes.boundingBox())!, (await last.boundingBox())!];

@@ -55,12 +55,12 @@ async function authHeaders(): Promise<Record<string, string>> {
 }
 
 test('with no call: no console error, nothing above the header, the pill says so, Capture waits with a reason, Join is primary', async ({ page }) => {
-  for (const window of WINDOWS) {
-    await page.setViewportSize(window);
+  for (const viewport of WINDOWS) {
+    await page.setViewportSize(viewport);
     const errors = collectErrors(page);
     await login(page);
     await expect(page.locator('#call-state')).toHaveText(/^(idle|stopped)$/);
-    const size = `${window.width}×${window.height}`;
+    const size = `${viewport.width}×${viewport.height}`;
     expect(errors, size).toEqual([]);
     // The header is the first thing on the page: no strip above it.
     expect(await page.locator('header.topbar').evaluate((el) => el.getBoundingClientRect().top), size).toBe(0);
@@ -94,7 +94,8 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   const notes = page.locator('#notes-list');
   await expect(notes.locator('li .who', { hasText: 'cli · announce' })).toBeVisible({ timeout: 20_000 });
   await control('/speak');
-  await expect(notes.locator('li.kind-output_transcript').first()).toBeVisible({ timeout: 20_000 });
+  // The fake model answers the owner once they stop (test/ui/harness.ts).
+  await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' }).last()).toBeVisible({ timeout: 20_000 });
   // Every line is dated the page's one way.
   for (const time of await notes.locator('time').allTextContents()) expect(time).toMatch(new RegExp(`^${MOMENT.source}$`));
   await expect(page.locator('#call-detail')).toHaveText(new RegExp(`^In a call since ${MOMENT.source}\\.$`));
@@ -109,12 +110,12 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   });
   expect(spare).toBeLessThan(40);
 
-  for (const window of WINDOWS) {
-    await page.setViewportSize(window);
-    const size = `${window.width}×${window.height}`;
+  for (const viewport of WINDOWS) {
+    await page.setViewportSize(viewport);
+    const size = `${viewport.width}×${viewport.height}`;
     expect(await truncatedLabels(page), size).toEqual([]);
     await page.evaluate(() => window.scrollTo(0, 0));
-    await shootDoc(page, `dashboard-${window.width}x${window.height}`);
+    await shootDoc(page, `dashboard-${viewport.width}x${viewport.height}`);
   }
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
@@ -122,8 +123,8 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
 });
 
 test('Settings is one click from the header at both sizes; owner and channels are picked by name', async ({ page }) => {
-  for (const window of WINDOWS) {
-    await page.setViewportSize(window);
+  for (const viewport of WINDOWS) {
+    await page.setViewportSize(viewport);
     await login(page);
     const settings = page.locator('#settings-panel');
     await expect(settings).not.toBeInViewport();
@@ -137,6 +138,8 @@ test('Settings is one click from the header at both sizes; owner and channels ar
   await expect(owner.locator('option:checked')).toHaveText(credentials.owner.name);
   await expect(panel.getByRole('combobox', { name: 'Text channel for notifications' }).locator('option:checked')).toHaveText('general');
   await expect(panel.getByRole('combobox', { name: 'Voice channel' }).locator('option')).toContainText(['Follow the owner']);
+  // A secret not saved here says where it comes from (the harness passes it in the environment).
+  await expect(panel.locator('#secret-discordBotToken-state')).toHaveText('Set by the environment variable DISCORD_BOT_TOKEN. Type to replace it here.');
 });
 
 test('/setup on a configured core: the configured owner and channel by name, where the token comes from, a link to the portal', async ({ page }) => {
@@ -158,5 +161,6 @@ test('/setup on a configured core: the configured owner and channel by name, whe
   await page.locator('#setup-token').fill('');
   await expect(page.locator('#setup-token-state')).toContainText('Set by the environment');
   expect(errors).toEqual([]);
+  await page.locator('#setup-token').blur();
   await shootDoc(page, 'setup-configured');
 });

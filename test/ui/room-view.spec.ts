@@ -18,7 +18,9 @@ test('the room lists the owner (speaking) and a guest who joined, with what each
   const guest = panel.locator('li[data-role="listener"]', { hasText: 'Gus' });
   await expect(guest.locator('.room-state')).toHaveText('in the channel');
   await expect(guest.locator('.room-may')).toHaveText('may: nothing: the model does not hear them');
-  await expect(panel.locator('#room-owner-only')).toContainText('local_notify_schedule (cancel)');
+  await expect(panel.locator('#room-owner-only')).toContainText('cancelling reminders');
+  // In words: no internal tool names.
+  await expect(panel).not.toContainText(/local_|mcp_/);
   // The wake-name gate's state and why (this harness sets no wake names; on/off is tested in
   // test/integration/bridge/room-wake-names.test.ts).
   await expect(panel.locator('#room-wake')).toHaveText('Wake names off (no wake names set).');
