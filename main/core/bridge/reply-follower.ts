@@ -90,6 +90,18 @@ export class ReplyFollower {
     for (const id of reply.ids) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, by, reason: why });
   }
 
+  /**
+   * The session carrying the reply closed under it (an outage, a goAway switch-over): the rest of
+   * that reply never comes. What played of it was heard; the texts still waiting for a reply stay
+   * (a new session gets them again: model/held-texts.ts).
+   */
+  sessionClosed(): void {
+    const reply = this.#replying;
+    if (!reply) return;
+    this.#replying = null;
+    this.#settleUnfinished(reply, this.#d.playback().turnPlayedMs, 'the model connection was lost while it spoke');
+  }
+
   /** The call ended: what was not spoken whole is dropped (or cut, if part of it was heard). */
   callEnded(reason: string): void {
     this.#clearNoReply();
@@ -98,17 +110,20 @@ export class ReplyFollower {
     // Replies whose audio was all handed to the player were heard whole.
     this.#checkPlayout(false);
     const played = this.#d.playback().turnPlayedMs;
-    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) {
-      const heard = joinWords(reply.fragments.filter((f) => f.endMs <= played + 1).map((f) => f.text));
-      for (const id of reply.ids) {
-        if (heard) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, reason: `the call ended (${reason})` });
-        else this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before it was spoken (${reason})` });
-      }
-    }
+    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) this.#settleUnfinished(reply, played, `the call ended (${reason})`);
     for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
     this.#pending = [];
     this.#playingOut = [];
     this.#replying = null;
+  }
+
+  /** A reply stopped before its end: cut after the words heard, or dropped if none was. */
+  #settleUnfinished(reply: Reply, playedMs: number, why: string): void {
+    const heard = joinWords(reply.fragments.filter((f) => f.endMs <= playedMs + 1).map((f) => f.text));
+    for (const id of reply.ids) {
+      if (heard) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, reason: why });
+      else this.#d.outcomes.settle(id, 'dropped', { reason: `${why}, before a word of it was heard` });
+    }
   }
 
   #noReply(): void {
