@@ -64,8 +64,11 @@ export class ReplyFollower {
     this.#replying.receivedMs += samples / SAMPLES_PER_MS;
   }
 
+  /** A fragment of the model's words: it describes the audio that arrived up to now. */
   outputTranscript(text: string): void {
-    this.#replying?.fragments.push({ text, endMs: this.#replying.receivedMs });
+    // A fragment late after the turn's end (transcription lags the audio) still belongs to that reply.
+    const reply = this.#replying ?? this.#playingOut.at(-1);
+    reply?.fragments.push({ text, endMs: reply.receivedMs });
   }
 
   /** The model ended its turn: the reply plays out what is buffered, then it was spoken. */
@@ -143,7 +146,9 @@ export class ReplyFollower {
     const stats = this.#d.playback();
     const open = stats.turnState === 'active' || stats.turnState === 'ending';
     this.#playingOut = this.#playingOut.filter((reply) => {
-      // Its turn is over in the player (a later turn began only after it, or nothing is left to play).
+      // Its turn is over in the player: nothing of it is left to play, or a later turn began. (A turn
+      // that begins while the previous one's tail still plays keeps that tail first, a few frames
+      // at most: the model does not start a new turn until it ended the last.)
       if (reply.turn < stats.turns || (reply.turn === stats.turns && !open)) {
         const words = joinWords(reply.fragments.map((f) => f.text));
         for (const id of reply.ids) this.#d.outcomes.settle(id, 'spoken', { spoken_text: words });
