@@ -41,6 +41,8 @@ export class ReplyFollower {
   /** Replies the model finished sending, still playing out. */
   #playingOut: Reply[] = [];
   #playoutTimer: NodeJS.Timeout | null = null;
+  /** Since the last reply's end no other audio came: a late fragment is still that reply's. */
+  #lateWords = false;
 
   constructor(deps: ReplyFollowerDeps) {
     this.#d = deps;
@@ -56,7 +58,10 @@ export class ReplyFollower {
   /** A chunk of the model's audio (24 kHz mono samples), after the call's playback took it. */
   modelAudio(samples: number): void {
     if (!this.#replying) {
-      if (this.#pending.length === 0) return;
+      if (this.#pending.length === 0) {
+        this.#lateWords = false; // another reply (to someone's speech): its words are not ours
+        return;
+      }
       this.#clearNoReply();
       this.#replying = { ids: this.#pending.splice(0), turn: this.#d.playback().turns, receivedMs: 0, fragments: [] };
       for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
@@ -67,7 +72,7 @@ export class ReplyFollower {
   /** A fragment of the model's words: it describes the audio that arrived up to now. */
   outputTranscript(text: string): void {
     // A fragment late after the turn's end (transcription lags the audio) still belongs to that reply.
-    const reply = this.#replying ?? this.#playingOut.at(-1);
+    const reply = this.#replying ?? (this.#lateWords ? this.#playingOut.at(-1) : undefined);
     reply?.fragments.push({ text, endMs: reply.receivedMs });
   }
 
@@ -77,6 +82,7 @@ export class ReplyFollower {
     if (!reply) return;
     this.#replying = null;
     this.#playingOut.push(reply);
+    this.#lateWords = true;
     this.#checkPlayout();
   }
 
