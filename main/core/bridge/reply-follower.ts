@@ -91,10 +91,15 @@ export class ReplyFollower {
    * their names), or by `why` (the stop button, the end of the call).
    */
   cut(playedMs: number, by: string | null, why: string): void {
-    const reply = this.#replying ?? this.#playingOut.at(-1) ?? null;
+    // The cut is of the player's current turn: a reply of an earlier turn had played whole, and a
+    // cut of a turn that is no reply to a text (someone's question) concerns no request.
+    const turn = this.#d.playback().turns;
+    for (const reply of this.#playingOut.filter((r) => r.turn < turn)) this.#spoken(reply);
+    this.#playingOut = this.#playingOut.filter((r) => r.turn >= turn);
+    const reply = this.#replying?.turn === turn ? this.#replying : this.#playingOut.find((r) => r.turn === turn);
     if (!reply) return;
     if (reply === this.#replying) this.#replying = null;
-    else this.#playingOut.pop();
+    else this.#playingOut = this.#playingOut.filter((r) => r !== reply);
     const heard = joinWords(reply.fragments.filter((f) => f.endMs <= playedMs + 1).map((f) => f.text));
     for (const id of reply.ids) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, by, reason: why });
   }
@@ -124,6 +129,11 @@ export class ReplyFollower {
     this.#pending = [];
     this.#playingOut = [];
     this.#replying = null;
+  }
+
+  #spoken(reply: Reply): void {
+    const words = joinWords(reply.fragments.map((f) => f.text));
+    for (const id of reply.ids) this.#d.outcomes.settle(id, 'spoken', { spoken_text: words });
   }
 
   /** A reply stopped before its end: cut after the words heard, or dropped if none was. */
@@ -156,8 +166,7 @@ export class ReplyFollower {
       // that begins while the previous one's tail still plays keeps that tail first, a few frames
       // at most: the model does not start a new turn until it ended the last.)
       if (reply.turn < stats.turns || (reply.turn === stats.turns && !open)) {
-        const words = joinWords(reply.fragments.map((f) => f.text));
-        for (const id of reply.ids) this.#d.outcomes.settle(id, 'spoken', { spoken_text: words });
+        this.#spoken(reply);
         return false;
       }
       return true;
