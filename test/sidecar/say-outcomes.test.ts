@@ -111,6 +111,14 @@ describe('what the sender of an announcement sees', () => {
     expect(notes.notes.some((n) => n.kind === 'note' && n.text === 'announce from cli "The build is green": Spoken.')).toBe(true);
   }, 60_000);
 
+  it('--no-wait returns at once with the queued answer and its id', async () => {
+    const run = await cli(['ask', '--no-wait', 'What time is it?'], false);
+    expect(run.status).toBe(0);
+    const answer = JSON.parse(run.stdout) as { status: string; as: string; id: string };
+    expect(answer).toMatchObject({ status: 'queued', as: 'message', id: expect.stringMatching(/^say_[0-9a-f]{12}$/) });
+    await waitFor(() => eventsOf(answer.id).at(-1)?.outcome === 'spoken', 'the answer spoken');
+  }, 60_000);
+
   it('a voice notification carries the id of its outcome (results.voice.say_id), spoken like an announcement', async () => {
     const notified = await call.post('/notify', { text: 'The deploy finished', mode: 'voice' });
     const voice = (notified.json as { results: { voice: { status: string; say_id?: string } } }).results.voice;
