@@ -111,6 +111,22 @@ describe('what the sender of an announcement sees', () => {
     expect(notes.notes.some((n) => n.kind === 'note' && n.text === 'announce from cli "The build is green": Spoken.')).toBe(true);
   }, 60_000);
 
+  it('--no-wait returns at once with the queued answer and its id', async () => {
+    const run = await cli(['ask', '--no-wait', 'What time is it?'], false);
+    expect(run.status).toBe(0);
+    const answer = JSON.parse(run.stdout) as { status: string; as: string; id: string };
+    expect(answer).toMatchObject({ status: 'queued', as: 'message', id: expect.stringMatching(/^say_[0-9a-f]{12}$/) });
+    await waitFor(() => eventsOf(answer.id).at(-1)?.outcome === 'spoken', 'the answer spoken');
+  }, 60_000);
+
+  it('a voice notification carries the id of its outcome (results.voice.say_id), spoken like an announcement', async () => {
+    const notified = await call.post('/notify', { text: 'The deploy finished', mode: 'voice' });
+    const voice = (notified.json as { results: { voice: { status: string; say_id?: string } } }).results.voice;
+    expect(voice).toMatchObject({ status: 'ok', say_id: expect.stringMatching(/^say_[0-9a-f]{12}$/) });
+    await waitFor(() => eventsOf(voice.say_id!).at(-1)?.outcome === 'spoken', 'the notification spoken');
+    expect((await call.get(`/say/${voice.say_id}`)).json).toMatchObject({ verb: 'notify', outcome: 'spoken', spoken_text: expect.stringContaining('The deploy finished') });
+  }, 60_000);
+
   it('cut by the owner: the CLI prints the words heard and who spoke (exit 4); the event names the owner', async () => {
     autoReply.toneMs = 4000;
     const text = 'The build is green and every test passed on the first try';

@@ -36,7 +36,7 @@ const firstRun = process.env.LVB_UI_FIRST_RUN === '1';
 /** The fake model's answers; `/model-replies` changes them at run time (the fake reads this object at each turn). */
 const autoReply: AutoReplyOptions = { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' };
 // LVB_UI_PARK_AFTER_S: park the quiet call after this many seconds (a parked-call test's own harness).
-const parkAfter = process.env.LVB_UI_PARK_AFTER_S ? { DISCORD_VOICE_LIVE_PARK_AFTER_S: process.env.LVB_UI_PARK_AFTER_S } : {};
+const parkAfter: Record<string, string> = process.env.LVB_UI_PARK_AFTER_S ? { DISCORD_VOICE_LIVE_PARK_AFTER_S: process.env.LVB_UI_PARK_AFTER_S } : {};
 const call = await startSimulatedCall({
   port: UI_SIDECAR_PORT,
   autoReply,

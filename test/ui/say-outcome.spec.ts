@@ -29,6 +29,8 @@ test('spoken whole: the line says "Spoken."', async ({ page }) => {
   await send(page, 'The build is green');
   await expect(outcome(page)).toHaveText('Spoken.', { timeout: 30_000 });
   await expect(outcome(page)).toHaveAttribute('data-outcome', 'spoken');
+  // The transcript says it too (so does a text sent from the CLI: the same note).
+  await expect(page.locator('#notes-list')).toContainText('say from dashboard "The build is green": Spoken.');
 });
 
 test('cut by the owner: the line says the words heard and who spoke', async ({ page }) => {
@@ -56,5 +58,6 @@ test('dropped at Leave: the model never says it; after Leave the line says why',
   await expect(outcome(page)).toHaveText('Waiting: handed to the model; waiting for its reply.', { timeout: 30_000 });
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(outcome(page)).toHaveText('Not spoken: the call ended before the model said it (stopped from the dashboard).', { timeout: 20_000 });
+  await expect(page.locator('#notes-list')).toContainText('say from dashboard "Dinner is ready": Not spoken: the call ended before the model said it');
   await expect(page.locator('#call-state')).toHaveText('stopped');
 });

@@ -416,6 +416,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('turnComplete', () => this.#follower.turnComplete());
     return () => {
       unbind();
+      this.#follower.sessionClosed();
       this.#states.modelState = 'disconnected';
     };
   }

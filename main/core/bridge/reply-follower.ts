@@ -41,6 +41,8 @@ export class ReplyFollower {
   /** Replies the model finished sending, still playing out. */
   #playingOut: Reply[] = [];
   #playoutTimer: NodeJS.Timeout | null = null;
+  /** Since the last reply's end no other audio came: a late fragment is still that reply's. */
+  #lateWords = false;
 
   constructor(deps: ReplyFollowerDeps) {
     this.#d = deps;
@@ -56,7 +58,10 @@ export class ReplyFollower {
   /** A chunk of the model's audio (24 kHz mono samples), after the call's playback took it. */
   modelAudio(samples: number): void {
     if (!this.#replying) {
-      if (this.#pending.length === 0) return;
+      if (this.#pending.length === 0) {
+        this.#lateWords = false; // another reply (to someone's speech): its words are not ours
+        return;
+      }
       this.#clearNoReply();
       this.#replying = { ids: this.#pending.splice(0), turn: this.#d.playback().turns, receivedMs: 0, fragments: [] };
       for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
@@ -64,8 +69,11 @@ export class ReplyFollower {
     this.#replying.receivedMs += samples / SAMPLES_PER_MS;
   }
 
+  /** A fragment of the model's words: it describes the audio that arrived up to now. */
   outputTranscript(text: string): void {
-    this.#replying?.fragments.push({ text, endMs: this.#replying.receivedMs });
+    // A fragment late after the turn's end (transcription lags the audio) still belongs to that reply.
+    const reply = this.#replying ?? (this.#lateWords ? this.#playingOut.at(-1) : undefined);
+    reply?.fragments.push({ text, endMs: reply.receivedMs });
   }
 
   /** The model ended its turn: the reply plays out what is buffered, then it was spoken. */
@@ -74,6 +82,7 @@ export class ReplyFollower {
     if (!reply) return;
     this.#replying = null;
     this.#playingOut.push(reply);
+    this.#lateWords = true;
     this.#checkPlayout();
   }
 
@@ -82,12 +91,29 @@ export class ReplyFollower {
    * their names), or by `why` (the stop button, the end of the call).
    */
   cut(playedMs: number, by: string | null, why: string): void {
-    const reply = this.#replying ?? this.#playingOut.at(-1) ?? null;
+    // The cut is of the player's current turn: a reply of an earlier turn had played whole, and a
+    // cut of a turn that is no reply to a text (someone's question) concerns no request.
+    const turn = this.#d.playback().turns;
+    for (const reply of this.#playingOut.filter((r) => r.turn < turn)) this.#spoken(reply);
+    this.#playingOut = this.#playingOut.filter((r) => r.turn >= turn);
+    const reply = this.#replying?.turn === turn ? this.#replying : this.#playingOut.find((r) => r.turn === turn);
     if (!reply) return;
     if (reply === this.#replying) this.#replying = null;
-    else this.#playingOut.pop();
+    else this.#playingOut = this.#playingOut.filter((r) => r !== reply);
     const heard = joinWords(reply.fragments.filter((f) => f.endMs <= playedMs + 1).map((f) => f.text));
     for (const id of reply.ids) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, by, reason: why });
+  }
+
+  /**
+   * The session carrying the reply closed under it (an outage, a goAway switch-over): the rest of
+   * that reply never comes. What played of it was heard; the texts still waiting for a reply stay
+   * (a new session gets them again: model/held-texts.ts).
+   */
+  sessionClosed(): void {
+    const reply = this.#replying;
+    if (!reply) return;
+    this.#replying = null;
+    this.#settleUnfinished(reply, this.#d.playback().turnPlayedMs, 'the model connection was lost while it spoke');
   }
 
   /** The call ended: what was not spoken whole is dropped (or cut, if part of it was heard). */
@@ -98,17 +124,25 @@ export class ReplyFollower {
     // Replies whose audio was all handed to the player were heard whole.
     this.#checkPlayout(false);
     const played = this.#d.playback().turnPlayedMs;
-    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) {
-      const heard = joinWords(reply.fragments.filter((f) => f.endMs <= played + 1).map((f) => f.text));
-      for (const id of reply.ids) {
-        if (heard) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, reason: `the call ended (${reason})` });
-        else this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before it was spoken (${reason})` });
-      }
-    }
+    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) this.#settleUnfinished(reply, played, `the call ended (${reason})`);
     for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
     this.#pending = [];
     this.#playingOut = [];
     this.#replying = null;
+  }
+
+  #spoken(reply: Reply): void {
+    const words = joinWords(reply.fragments.map((f) => f.text));
+    for (const id of reply.ids) this.#d.outcomes.settle(id, 'spoken', { spoken_text: words });
+  }
+
+  /** A reply stopped before its end: cut after the words heard, or dropped if none was. */
+  #settleUnfinished(reply: Reply, playedMs: number, why: string): void {
+    const heard = joinWords(reply.fragments.filter((f) => f.endMs <= playedMs + 1).map((f) => f.text));
+    for (const id of reply.ids) {
+      if (heard) this.#d.outcomes.settle(id, 'cut', { spoken_text: heard, reason: why });
+      else this.#d.outcomes.settle(id, 'dropped', { reason: `${why}, before a word of it was heard` });
+    }
   }
 
   #noReply(): void {
@@ -128,10 +162,11 @@ export class ReplyFollower {
     const stats = this.#d.playback();
     const open = stats.turnState === 'active' || stats.turnState === 'ending';
     this.#playingOut = this.#playingOut.filter((reply) => {
-      // Its turn is over in the player (a later turn began only after it, or nothing is left to play).
+      // Its turn is over in the player: nothing of it is left to play, or a later turn began. (A turn
+      // that begins while the previous one's tail still plays keeps that tail first, a few frames
+      // at most: the model does not start a new turn until it ended the last.)
       if (reply.turn < stats.turns || (reply.turn === stats.turns && !open)) {
-        const words = joinWords(reply.fragments.map((f) => f.text));
-        for (const id of reply.ids) this.#d.outcomes.settle(id, 'spoken', { spoken_text: words });
+        this.#spoken(reply);
         return false;
       }
       return true;

@@ -70,7 +70,9 @@ describe('voice notifications on a real call', () => {
     const result = res.json as NotifyResult;
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false });
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false, say_id: expect.stringMatching(/^say_/) });
+    // Its spoken outcome says it was not spoken, and why (GET /say/{id}); the answer above says where it went instead.
+    expect((await call.get(`/say/${result.results.voice!.say_id}`)).json).toMatchObject({ verb: 'notify', outcome: 'dropped', reason: 'the call ended before the text could be spoken (the owner left the voice channel)' });
     const dms = discord.messages.filter((m) => m.dmRecipientId === discord.owner.id && m.content.includes('Your build failed.'));
     expect(dms).toHaveLength(1);
     // Never spoken later either.
@@ -97,7 +99,7 @@ describe('voice notifications on a real call', () => {
     expect(res.status).toBe(200);
     const result = res.json as NotifyResult;
     expect(result).toMatchObject({ status: 'ok', channel: 'webhook' });
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false });
+    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false, say_id: expect.stringMatching(/^say_/) });
     expect(result.results.dm?.status).toBe('error');
     expect(discord.messages.filter((m) => m.content.includes('The deploy is done.'))).toHaveLength(0);
     const posts = webhook.received.filter((r) => JSON.stringify(r.json).includes('The deploy is done.'));

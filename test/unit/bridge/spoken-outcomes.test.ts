@@ -102,6 +102,23 @@ describe('ReplyFollower', () => {
     }
   });
 
+  it('a cut of a later reply (to someone speaking) concerns no request: the reply to the text had played whole', () => {
+    const { outcomes, follow, set } = follower();
+    const id = outcomes.create('announce', 'Hello', 'cli', 'waiting');
+    follow.handedOver(id);
+    set({ turns: 1, turnState: 'active' });
+    follow.modelAudio(24 * 500);
+    follow.outputTranscript('Hello');
+    set({ turnState: 'ending', bufferedMs: 100 });
+    follow.turnComplete();
+    // The model answers someone else's question (turn 2), and that reply is cut.
+    set({ turns: 2, turnState: 'active' });
+    follow.modelAudio(24 * 500);
+    follow.outputTranscript('Sure, the');
+    follow.cut(200, 'Alice', 'Alice spoke');
+    expect(outcomes.get(id)).toMatchObject({ outcome: 'spoken', spoken_text: 'Hello' });
+  });
+
   it('the end of the call drops what was never said', () => {
     const { outcomes, follow } = follower();
     const id = outcomes.create('announce', 'Dinner is ready', 'dashboard', 'waiting');
