@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import type { WakeView } from '../api-types.ts';
 import { HeldSpeech } from '../audio/held-speech.ts';
 import type { ScreeningStream, SpeechScreener } from '../ports.ts';
+import { Outlet, stageOf, type SpeechSink, type Stage } from './pipeline.ts';
 import { parseWakeNames, startsWithWakeName } from './wake-names.ts';
 
 const RATE = 16_000;
@@ -46,10 +47,6 @@ export interface WakeGateOptions {
   chunkSamples: number;
   humansInCall: () => number;
   now: () => number;
-  /** Speech for the model (a reused buffer: use it synchronously). */
-  forward: (chunk16kMono: Int16Array) => void;
-  /** The end of an utterance the model heard. */
-  endInput: () => void;
   /** An utterance passed screening: called before its held audio is flushed (name who speaks). */
   onAccepted?: (startedAt: number) => void;
   /** An utterance was kept from the model; `startedAt` on the `now` clock. */
@@ -82,6 +79,15 @@ export class WakeGate {
   #utterance = 0;
   #lastBotSpeech = Number.NEGATIVE_INFINITY;
   readonly stats = { screened: 0, accepted: 0, dropped: 0, followUps: 0 };
+  /** Speech for the model (a reused buffer: used synchronously), and the end of each utterance it heard. */
+  readonly #out = new Outlet<SpeechSink>('wake');
+  readonly #forward = (chunk: Int16Array): void => this.#out.next.push(chunk);
+  /** The pipeline's wake stage: the voice gate's chunks in, the model's out (pipeline.ts). */
+  readonly stage: Stage<SpeechSink, SpeechSink> = stageOf(
+    'wake',
+    { stage: 'wake', caps: 'speech@16k', push: (chunk) => this.speech(chunk), end: () => this.end() },
+    this.#out,
+  );
 
   constructor(options: WakeGateOptions) {
     this.#o = options;
@@ -137,7 +143,7 @@ export class WakeGate {
   /** One chunk of speech from the voice gate. */
   speech(chunk: Int16Array): void {
     if (this.#state === 'idle') this.#begin();
-    if (this.#state === 'pass') return this.#o.forward(chunk);
+    if (this.#state === 'pass') return this.#forward(chunk);
     if (this.#state === 'drop') return;
     // Screening: more speech after the end of input continues the same utterance ("Gemini … what time is it").
     this.#inputEnded = false;
@@ -151,7 +157,7 @@ export class WakeGate {
   /** The voice gate closed. */
   end(): void {
     if (this.#state === 'pass') {
-      this.#o.endInput();
+      this.#out.next.end();
       this.#state = 'idle';
     } else if (this.#state === 'drop') {
       this.#state = 'idle';
@@ -199,7 +205,7 @@ export class WakeGate {
     this.stats.accepted++;
     this.#state = 'pass';
     this.#o.onAccepted?.(this.#startedAt);
-    this.#hold.drain(this.#o.forward);
+    this.#hold.drain(this.#forward);
     if (this.#inputEnded) this.end();
   }
 
