@@ -126,8 +126,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       // with the next packet, reply or sound effect (the playback stage starts and stops the encoder).
       onActivity: () => this.#ui.start(),
       onFrame: (at) => this.#ui.frame(at),
-      onBargeIn: () => this.#replyCut.speakerTalkedOver(),
-      onBargeInOnset: (speakerId) => this.#replyCut.speakerMayTalkOver(speakerId),
     });
     const voice = options.voice;
     const room = readThroughRoom(options.room ?? {}, voice);
@@ -180,6 +178,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     this.#encoder = new EncoderStage(voice, () => this.#state);
     const audio = this.#audio;
+    audio.connectBargeIn(this.#replyCut);
     this.pipeline = wireCall(
       { receive: this.#receive.stage, mix: audio.mix, resample: audio.resample.stage, gate: audio.gate.stage, wake: this.#wake.stage, model: new ModelInput(this.link, this.#inFlight, this.#activity, this.metricsStore).stage },
       { 'model-audio': this.#modelAudio.stage, playback: audio.playback, encode: this.#encoder.stage },

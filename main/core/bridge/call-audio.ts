@@ -67,10 +67,14 @@ export interface CallAudioOptions {
   onActivity?: () => void;
   /** Every frame that flows, a packet in (unmuted) or a frame out, with its time (UI updates ride on it). */
   onFrame?: (now: number) => void;
-  /** An allowed speaker talks over the bot's reply (barge-in.ts): the bridge cuts it (local barge-in). */
-  onBargeIn?: (speakerId: string) => void;
-  /** An allowed speaker's onset the echo tests cannot yet judge: the bridge may hold playback (holdPlayback). */
-  onBargeInOnset?: (speakerId: string) => void;
+}
+
+/** Where the barge-in test's verdicts go (reply-cut.ts): connected once (connectBargeIn), after both exist. */
+export interface BargeInHandler {
+  /** An allowed speaker talks over the bot's reply (barge-in.ts): cut it (local barge-in). */
+  speakerTalkedOver(speakerId: string): void;
+  /** An allowed speaker's onset the echo tests cannot yet judge: the handler may hold playback (holdPlayback). */
+  speakerMayTalkOver(speakerId: string): void;
 }
 
 export class CallAudio {
@@ -88,8 +92,8 @@ export class CallAudio {
   readonly gate: GateStage;
   readonly mix: Stage<SpeakerFrameSink, PcmSink<48_000>>;
   readonly playback: Stage<ModelAudioSink, EncoderSink>;
-  readonly #onBargeIn: ((speakerId: string) => void) | undefined;
-  readonly #onBargeInOnset: (speakerId: string) => void;
+  /** Null until connected: without a handler no speaker frame is tested. */
+  #bargeInHandler: BargeInHandler | null = null;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
@@ -124,8 +128,6 @@ export class CallAudio {
     this.#now = options.now;
     this.#onActivity = options.onActivity ?? (() => undefined);
     this.#onFrame = options.onFrame ?? (() => undefined);
-    this.#onBargeIn = options.onBargeIn;
-    this.#onBargeInOnset = options.onBargeInOnset ?? (() => undefined);
     this.gate = new GateStage({ chunkMs: options.inputChunkMs, metrics: options.metrics, now: options.now });
     this.mix = stageOf('mix', { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) }, this.#mixed);
     this.playback = stageOf('playback', { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) }, this.#encoder);
@@ -147,6 +149,12 @@ export class CallAudio {
   stop(): void {
     this.#running = false;
     this.#inputIdle();
+  }
+
+  /** The barge-in test's verdicts go to `handler` from now on (once: a second handler is a wiring mistake). */
+  connectBargeIn(handler: BargeInHandler): void {
+    if (this.#bargeInHandler !== null) throw new Error('the barge-in handler is already connected');
+    this.#bargeInHandler = handler;
   }
 
   /** A reply is playing or queued to play (not an interrupted one, not a sound effect alone). */
@@ -271,12 +279,13 @@ export class CallAudio {
     this.#fillingSilence = false;
     // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once
     // (on a first frame not yet told from echo, the reply is held: holdPlayback).
-    if (this.#onBargeIn) {
+    const handler = this.#bargeInHandler;
+    if (handler !== null) {
       if (!this.botTalking) this.#bargeIn.heard(speakerId, frame, now);
       else {
         const verdict = this.#bargeIn.judge(frame, now, speakerId);
-        if (verdict === 'speech') this.#onBargeIn(speakerId);
-        else if (verdict === 'onset' && this.#heldFor === null) this.#onBargeInOnset(speakerId);
+        if (verdict === 'speech') handler.speakerTalkedOver(speakerId);
+        else if (verdict === 'onset' && this.#heldFor === null) handler.speakerMayTalkOver(speakerId);
       }
     }
     this.#mixer.push(speakerId, frame);

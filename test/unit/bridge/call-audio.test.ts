@@ -152,9 +152,11 @@ describe('CallAudio barge-in hold (an onset the echo tests cannot judge yet)', (
       now: () => now,
       onSpeech: () => undefined,
       onSpeechEnd: () => undefined,
-      onBargeIn: (id) => calls.push(`cut ${id}`),
+    });
+    held.connectBargeIn({
+      speakerTalkedOver: (id) => calls.push(`cut ${id}`),
       // What the bridge does (reply-cut.ts): hold on the onset.
-      onBargeInOnset: (id) => {
+      speakerMayTalkOver: (id) => {
         calls.push(`onset ${id}`);
         held.holdPlayback(id);
       },
