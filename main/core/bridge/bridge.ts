@@ -113,8 +113,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       chunkSamples: (16 * inputChunkMs) | 0,
       humansInCall: () => options.voice.channelMembers?.().length ?? 0,
       now,
-      onAccepted: (startedAt) => this.#speakerNotes.accepted(startedAt),
-      onDropped: (startedAt, why) => this.#speakerNotes.notForBot(startedAt, why),
       logger: options.logger,
     });
     this.#audio = new CallAudio({
@@ -131,6 +129,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     const room = readThroughRoom(options.room ?? {}, voice);
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
     this.#speakerNotes = new SpeakerNotes({ room: options.room, activity: this.#activity, notes: options.notes, session: () => this.link.session, withholding: () => this.#wake.withholding, now });
+    this.#wake.connectVerdicts(this.#speakerNotes);
     this.context = new LiveContext({
       current: () => this.#connectOptions(false),
       session: () => this.link.session,

@@ -47,11 +47,15 @@ export interface WakeGateOptions {
   chunkSamples: number;
   humansInCall: () => number;
   now: () => number;
-  /** An utterance passed screening: called before its held audio is flushed (name who speaks). */
-  onAccepted?: (startedAt: number) => void;
-  /** An utterance was kept from the model; `startedAt` on the `now` clock. */
-  onDropped: (startedAt: number, why: string) => void;
   logger: Logger;
+}
+
+/** Who hears the gate's verdicts (speaker-notes.ts), connected once (connectVerdicts). */
+export interface WakeVerdicts {
+  /** An utterance passed screening: called before its held audio is flushed (name who speaks). */
+  accepted(startedAt: number): void;
+  /** An utterance was kept from the model; `startedAt` on the `now` clock. */
+  notForBot(startedAt: number, why: string): void;
 }
 
 /** The room view's wake state where there is no call machinery (no voice platform configured). */
@@ -79,6 +83,7 @@ export class WakeGate {
   #utterance = 0;
   #lastBotSpeech = Number.NEGATIVE_INFINITY;
   readonly stats = { screened: 0, accepted: 0, dropped: 0, followUps: 0 };
+  #verdicts: WakeVerdicts | null = null;
   /** Speech for the model (a reused buffer: used synchronously), and the end of each utterance it heard. */
   readonly #out = new Outlet<SpeechSink>('wake');
   readonly #forward = (chunk: Int16Array): void => this.#out.next.push(chunk);
@@ -93,6 +98,12 @@ export class WakeGate {
     this.#o = options;
     this.#names = parseWakeNames(options.settings.names);
     this.#hold = new HeldSpeech((RATE * HOLD_MS) / 1000, options.chunkSamples);
+  }
+
+  /** The gate's verdicts go to `verdicts` from now on (once: a second listener is a wiring mistake). */
+  connectVerdicts(verdicts: WakeVerdicts): void {
+    if (this.#verdicts !== null) throw new Error('the wake verdicts are already connected');
+    this.#verdicts = verdicts;
   }
 
   /** A call started: gating may apply from now on. */
@@ -204,7 +215,7 @@ export class WakeGate {
     if (!name) return this.#drop(text === null ? 'it could not be screened in time' : 'it did not start with a wake name');
     this.stats.accepted++;
     this.#state = 'pass';
-    this.#o.onAccepted?.(this.#startedAt);
+    this.#verdicts?.accepted(this.#startedAt);
     this.#hold.drain(this.#forward);
     if (this.#inputEnded) this.end();
   }
@@ -213,7 +224,7 @@ export class WakeGate {
     this.stats.dropped++;
     this.#hold.clear();
     this.#state = this.#inputEnded ? 'idle' : 'drop';
-    this.#o.onDropped(this.#startedAt, why);
+    this.#verdicts?.notForBot(this.#startedAt, why);
   }
 
   #resetUtterance(): void {

@@ -33,10 +33,9 @@ function setup(settings: Partial<WakeSettings> = {}, humans = 3) {
     chunkSamples: CHUNK,
     humansInCall: () => humans,
     now: () => t,
-    onAccepted: () => events.push('accepted'),
-    onDropped: (_at, why) => events.push(`dropped: ${why}`),
     logger: pino({ level: 'silent' }),
   });
+  gate.connectVerdicts({ accepted: () => events.push('accepted'), notForBot: (_at, why) => events.push(`dropped: ${why}`) });
   gate.stage.connect({ stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk[0]!), end: () => events.push('end') });
   const speak = (first: number, chunks: number) => {
     for (let i = 0; i < chunks; i++) {
@@ -146,9 +145,9 @@ describe('WakeGate', () => {
       chunkSamples: CHUNK,
       humansInCall: () => 2,
       now: () => now,
-      onDropped: (_at, why) => dropped.push(why),
       logger: pino({ level: 'silent' }),
     });
+    gate.connectVerdicts({ accepted: () => undefined, notForBot: (_at, why) => dropped.push(why) });
     gate.stage.connect({ stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk.length), end: () => undefined });
     gate.start();
     expect(gate.withholding).toBe(true);
