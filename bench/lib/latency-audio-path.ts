@@ -5,7 +5,7 @@
 // Gemini session's real PCM decoder; the socket framing and the RTP crypto are close approximations
 // (the SDK's own JSON building and @discordjs/voice's crypto are not called directly).
 import { randomBytes } from 'node:crypto';
-import { CallAudio } from '../../main/core/bridge/call-audio.ts';
+import { wiredCallAudio } from './call-audio-segment.ts';
 import { CallMetrics } from '../../main/core/bridge/metrics.ts';
 import { decodePcm } from '../../main/core/model/gemini/session.ts';
 import { loadOpus } from '../../main/core/voice/opus.ts';
@@ -84,9 +84,9 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
   // In: mixer → 16 kHz mono → meter → voice gate → fixed chunks (what CallAudio does per packet).
   const chunks: Int16Array[] = [];
   const inMetrics = new CallMetrics();
-  const callIn = new CallAudio({ inputChunkMs: 20, metrics: inMetrics, onSpeech: (c) => chunks.push(c.slice()), onSpeechEnd: () => undefined, now: () => performance.now() });
+  const callIn = wiredCallAudio({ inputChunkMs: 20, metrics: inMetrics, onSpeech: (c) => chunks.push(c.slice()), onSpeechEnd: () => undefined, now: () => performance.now() });
   // The copies in onSpeech above are the bench's, not the bridge's: time a run that keeps nothing.
-  const callInTimed = new CallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
+  const callInTimed = wiredCallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
   add('mix + 16 kHz + gate (CallAudio in)', 'in', 'real', cpuMsOf(() => {
     for (let i = 0; i < frames; i++) callInTimed.pushSpeakerFrame('owner', frameViews[i]!);
   }));
@@ -110,7 +110,7 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
   }));
 
   // Out: jitter/playback buffer → 48 kHz mono frames pulled every 20 ms.
-  const callOut = new CallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
+  const callOut = wiredCallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
   const played = new Int16Array(frames * FRAME_SAMPLES);
   const out = new Int16Array(FRAME_SAMPLES);
   add('playback buffer + 48 kHz (CallAudio out)', 'out', 'real', cpuMsOf(() => {

@@ -18,6 +18,9 @@ import { seededInstruction, transcriptSeed } from './seed.ts';
 import type { HandOffOptions } from './voice-handoff.ts';
 import { CallRequests } from './call-requests.ts';
 import { CallAudio } from './call-audio.ts';
+import { EncoderStage, ModelAudioStage, ModelInput } from './call-stages.ts';
+import { ReceiveStage } from './input-stages.ts';
+import { wireCall, type PipelineView } from './pipeline.ts';
 import { openCallEnds } from './call-open.ts';
 import { CallStates } from './call-states.ts';
 import { CallMetrics } from './metrics.ts';
@@ -78,6 +81,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   /** What became of each request to speak, across calls (GET /say/{id}), and what follows the replies. */
   readonly #outcomes: SpokenOutcomes;
   readonly #follower: ReplyFollower;
+  /** The pipeline's stages that are the bridge's own (the rest are CallAudio's and the wake gate's). */
+  readonly #receive = new ReceiveStage();
+  readonly #modelAudio = new ModelAudioStage();
+  readonly #encoder: EncoderStage;
+  /** The call's stages as wired, in order (pipeline.ts). */
+  readonly pipeline: PipelineView;
 
   constructor(options: BridgeOptions) {
     super();
@@ -111,45 +120,23 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       chunkSamples: (16 * inputChunkMs) | 0,
       humansInCall: () => options.voice.channelMembers?.().length ?? 0,
       now,
-      forward: (chunk) => {
-        this.#inFlight.inputOpened();
-        this.link.sendAudio(chunk);
-        this.#activity.audioSent();
-        this.metricsStore.bytesToModel += chunk.byteLength;
-      },
-      endInput: () => {
-        this.#inFlight.inputEnded();
-        this.link.endAudioInput();
-      },
-      onAccepted: (startedAt) => this.#speakerNotes.accepted(startedAt),
-      onDropped: (startedAt, why) => this.#speakerNotes.notForBot(startedAt, why),
       logger: options.logger,
     });
     this.#audio = new CallAudio({
       inputChunkMs,
       metrics: this.metricsStore,
-      onSpeech: (chunk) => this.#wake.speech(chunk),
-      onSpeechEnd: () => this.#wake.end(),
       now,
       // Nothing runs per tick in a quiet call: the UI updates, the input clock and the player (its
       // 20 ms clock, Opus encoding, encryption, UDP) all stop when there is no audio, and restart
-      // with the next packet, reply or sound effect.
+      // with the next packet, reply or sound effect (the playback stage starts and stops the encoder).
       onActivity: () => this.#ui.start(),
       onFrame: (at) => this.#ui.frame(at),
-      // Called from inside the player's cycle: stop it after that cycle, not in the middle of it.
-      onOutputIdle: () => setImmediate(() => {
-        if ((this.#state === 'connected' || this.#state === 'parked') && !this.#audio.outputActive) this.#o.voice.stopPlayback();
-      }),
-      onOutputResume: () => {
-        if (this.#callLive()) this.#o.voice.startPlayback(this.#audio.playbackSource);
-      },
-      onBargeIn: () => this.#replyCut.speakerTalkedOver(),
-      onBargeInOnset: (speakerId) => this.#replyCut.speakerMayTalkOver(speakerId),
     });
     const voice = options.voice;
     const room = readThroughRoom(options.room ?? {}, voice);
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
     this.#speakerNotes = new SpeakerNotes({ room: options.room, activity: this.#activity, notes: options.notes, session: () => this.link.session, withholding: () => this.#wake.withholding, now });
+    this.#wake.connectVerdicts(this.#speakerNotes);
     this.context = new LiveContext({
       current: () => this.#connectOptions(false),
       session: () => this.link.session,
@@ -203,6 +190,13 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       follower: this.#follower,
       endReason: () => this.#reason,
     });
+    this.#encoder = new EncoderStage(voice, () => this.#state);
+    const audio = this.#audio;
+    audio.connectBargeIn(this.#replyCut);
+    this.pipeline = wireCall(
+      { receive: this.#receive.stage, mix: audio.mix, resample: audio.resample.stage, gate: audio.gate.stage, wake: this.#wake.stage, model: new ModelInput(this.link, this.#inFlight, this.#activity, this.metricsStore).stage },
+      { 'model-audio': this.#modelAudio.stage, playback: audio.playback, encode: this.#encoder.stage },
+    );
   }
 
   status(): BridgeStatus {
@@ -277,7 +271,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.link.adopt(opening.session);
       this.#bindVoice();
       this.context.changed(); // the room is known now: its names join the transcription vocabulary
-      this.#o.voice.startPlayback(this.#audio.playbackSource);
+      this.#encoder.begin(this.#audio.playbackSource);
       this.#audio.start();
       this.#wake.start();
       this.#ui.start();
@@ -364,7 +358,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   #bindVoice(): void {
     this.#unbindVoice = bindVoiceEvents(this.#o.voice, {
-      pcm: (speakerId, frame) => this.#audio.pushSpeakerFrame(speakerId, frame),
+      pcm: this.#receive.pcm,
       speakingStart: (id) => {
         this.#speaking.add(id);
         this.#activity.start(id);
@@ -403,6 +397,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
         this.#parkTimer.touch();
       },
       audio: this.#audio,
+      modelAudio: this.#modelAudio,
       pokePlayback: () => this.#o.voice.pokePlayback?.(),
       replyCut: this.#replyCut,
       speakerNotes: this.#speakerNotes,

@@ -1,16 +1,22 @@
-// The audio graph of one call and its latency bookkeeping, apart from the call's state machine:
-//   in:  speaker frames (48 kHz mono) → mute/push-to-talk gate → mixer → 16 kHz → voice gate → chunks for the model
-//   out: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames pulled by the player
+// Two stages of the call's pipeline (pipeline.ts) and the clocks between them, apart from the call's
+// state machine:
+//   mix:      speaker frames (48 kHz mono) → mute/push-to-talk gate → barge-in test → mixer, on
+//             packet arrival or the input clock; time without packets as silence → resample
+//   playback: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames at 48 kHz pulled by
+//             the encoder, which it starts and stops (nothing per tick when there is no audio)
+// It also builds, once, the two stages between them (resample, gate); pipeline.ts wires them all.
 // Everything is allocated once; the per-frame paths reuse buffers and log nothing.
 import type { LevelReading } from '../api-types.ts';
-import { Downsampler48kTo16k, LevelMeter, PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, VoiceGate, type PlaybackStats } from '../audio/index.ts';
+import { PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, type PlaybackStats } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
 import { BargeInDetector } from './barge-in.ts';
+import { GateStage, ResampleStage } from './input-stages.ts';
 import type { CallMetrics } from './metrics.ts';
+import { Outlet, stageOf, type EncoderSink, type ModelAudioSink, type PcmSink, type SpeakerFrameSink, type Stage } from './pipeline.ts';
 
 const INPUT_TICK_MS = 20;
-/** 20 ms at 16 kHz: what the voice gate hears per tick once nobody is sending packets. */
-const SILENT_TICK_SAMPLES_16K = 320;
+/** 20 ms at 48 kHz: the silence one tick adds once nobody is sending packets. */
+const SILENT_TICK_SAMPLES = 960;
 /**
  * How long without any packet before the input counts as a pause. Discord stops sending when a
  * speaker stops, so time must reach the gate as silence (to close it); but packets also arrive late
@@ -55,41 +61,39 @@ function linearLevel(reading: { rmsDbfs: number; peakDbfs: number }): LevelReadi
 export interface CallAudioOptions {
   inputChunkMs: number;
   metrics: CallMetrics;
-  /** A fixed-size chunk of gated speech for the model (a reused buffer: use it synchronously). */
-  onSpeech: (chunk16kMono: Int16Array) => void;
-  /** The voice gate closed: the user stopped talking. */
-  onSpeechEnd: () => void;
   /** Monotonic ms clock. */
   now: () => number;
   /** Input or output became active after being idle (restart UI updates). */
   onActivity?: () => void;
   /** Every frame that flows, a packet in (unmuted) or a frame out, with its time (UI updates ride on it). */
   onFrame?: (now: number) => void;
-  /** 500 ms of silence handed to the player and nothing queued: the player can stop (no clock, no packets). */
-  onOutputIdle?: () => void;
-  /** Audio to play after onOutputIdle: the player must run again. */
-  onOutputResume?: () => void;
-  /** An allowed speaker talks over the bot's reply (barge-in.ts): the bridge cuts it (local barge-in). */
-  onBargeIn?: (speakerId: string) => void;
-  /** An allowed speaker's onset the echo tests cannot yet judge: the bridge may hold playback (holdPlayback). */
-  onBargeInOnset?: (speakerId: string) => void;
+}
+
+/** Where the barge-in test's verdicts go (reply-cut.ts): connected once (connectBargeIn), after both exist. */
+export interface BargeInHandler {
+  /** An allowed speaker talks over the bot's reply (barge-in.ts): cut it (local barge-in). */
+  speakerTalkedOver(speakerId: string): void;
+  /** An allowed speaker's onset the echo tests cannot yet judge: the handler may hold playback (holdPlayback). */
+  speakerMayTalkOver(speakerId: string): void;
 }
 
 export class CallAudio {
   readonly #metrics: CallMetrics;
   readonly #now: () => number;
   readonly #mixer = new SpeakerMixer();
-  readonly #downsampler = new Downsampler48kTo16k();
-  readonly #gate: VoiceGate;
   readonly #playback = new PlaybackBuffer();
-  readonly #inputMeter = new LevelMeter();
-  readonly #onSpeech: (chunk: Int16Array) => void;
   readonly #onActivity: () => void;
   readonly #onFrame: (now: number) => void;
-  readonly #onOutputIdle: () => void;
-  readonly #onOutputResume: () => void;
-  readonly #onBargeIn: ((speakerId: string) => void) | undefined;
-  readonly #onBargeInOnset: (speakerId: string) => void;
+  /** Where the mix goes (resample), and where playback is pulled from (encode): wired by pipeline.ts. */
+  readonly #mixed = new Outlet<PcmSink<48_000>>('mix');
+  readonly #encoder = new Outlet<EncoderSink>('playback');
+  /** The stages between mix and the wake-name gate, built once here (wired by pipeline.ts). */
+  readonly resample = new ResampleStage();
+  readonly gate: GateStage;
+  readonly mix: Stage<SpeakerFrameSink, PcmSink<48_000>>;
+  readonly playback: Stage<ModelAudioSink, EncoderSink>;
+  /** Null until connected: without a handler no speaker frame is tested. */
+  #bargeInHandler: BargeInHandler | null = null;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
@@ -115,7 +119,6 @@ export class CallAudio {
 
   // Latency bookkeeping, ms on the monotonic clock (0 = nothing pending).
   #lastFrameArrival = 0;
-  #chunkFromFrameAt = 0;
   #egressStart = 0;
   #bargeInStart = 0;
   #lastNonSilentOut = 0;
@@ -123,14 +126,11 @@ export class CallAudio {
   constructor(options: CallAudioOptions) {
     this.#metrics = options.metrics;
     this.#now = options.now;
-    this.#onSpeech = options.onSpeech;
     this.#onActivity = options.onActivity ?? (() => undefined);
     this.#onFrame = options.onFrame ?? (() => undefined);
-    this.#onOutputIdle = options.onOutputIdle ?? (() => undefined);
-    this.#onOutputResume = options.onOutputResume ?? (() => undefined);
-    this.#onBargeIn = options.onBargeIn;
-    this.#onBargeInOnset = options.onBargeInOnset ?? (() => undefined);
-    this.#gate = new VoiceGate({ chunkMs: options.inputChunkMs, onChunk: (chunk) => this.#emitSpeech(chunk), onEnd: options.onSpeechEnd });
+    this.gate = new GateStage({ chunkMs: options.inputChunkMs, metrics: options.metrics, now: options.now });
+    this.mix = stageOf('mix', { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) }, this.#mixed);
+    this.playback = stageOf('playback', { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) }, this.#encoder);
   }
 
   /**
@@ -149,6 +149,12 @@ export class CallAudio {
   stop(): void {
     this.#running = false;
     this.#inputIdle();
+  }
+
+  /** The barge-in test's verdicts go to `handler` from now on (once: a second handler is a wiring mistake). */
+  connectBargeIn(handler: BargeInHandler): void {
+    if (this.#bargeInHandler !== null) throw new Error('the barge-in handler is already connected');
+    this.#bargeInHandler = handler;
   }
 
   /** A reply is playing or queued to play (not an interrupted one, not a sound effect alone). */
@@ -220,20 +226,18 @@ export class CallAudio {
     this.#silentOutputFrames = 0;
     if (!this.#outputIdle) return;
     this.#outputIdle = false;
-    this.#onOutputResume();
+    this.#encoder.next.start(this.playbackSource);
     this.#onActivity();
   }
 
   /** Forget everything of the previous call (buffers, filter state, pending measurements). */
   reset(): void {
     this.#mixer.reset();
-    this.#downsampler.reset();
-    this.#gate.flush();
+    this.#mixed.next.flush();
     this.#playback.reset();
     this.#bargeIn.reset();
     this.#stopFill();
     this.#lastFrameArrival = 0;
-    this.#chunkFromFrameAt = 0;
     this.#fillingSilence = false;
     this.#egressStart = 0;
     this.#bargeInStart = 0;
@@ -252,9 +256,8 @@ export class CallAudio {
     if (open) return;
     this.#inputIdle();
     this.#mixer.reset();
-    this.#downsampler.reset();
     this.#fillingSilence = false;
-    this.#gate.flush();
+    this.#mixed.next.flush();
   }
 
   get userAudioOpen(): boolean {
@@ -276,12 +279,13 @@ export class CallAudio {
     this.#fillingSilence = false;
     // Talking over the bot's reply cuts it here, before the frame is mixed: the fade goes out at once
     // (on a first frame not yet told from echo, the reply is held: holdPlayback).
-    if (this.#onBargeIn) {
+    const handler = this.#bargeInHandler;
+    if (handler !== null) {
       if (!this.botTalking) this.#bargeIn.heard(speakerId, frame, now);
       else {
         const verdict = this.#bargeIn.judge(frame, now, speakerId);
-        if (verdict === 'speech') this.#onBargeIn(speakerId);
-        else if (verdict === 'onset' && this.#heldFor === null) this.#onBargeInOnset(speakerId);
+        if (verdict === 'speech') handler.speakerTalkedOver(speakerId);
+        else if (verdict === 'onset' && this.#heldFor === null) handler.speakerMayTalkOver(speakerId);
       }
     }
     this.#mixer.push(speakerId, frame);
@@ -290,9 +294,7 @@ export class CallAudio {
     // common case) waits for no clock; the 20 ms input tick covers the last frame of a talk spurt.
     while (this.#mixer.readyToMix()) {
       const mixed = this.#mixer.mixNext();
-      this.#chunkFromFrameAt = this.#lastFrameArrival;
-      if (mixed) this.#processInputFrame(mixed);
-      this.#chunkFromFrameAt = 0;
+      if (mixed) this.#mixed.next.push(mixed, this.#lastFrameArrival);
       this.#mixedSinceTick = true;
     }
   }
@@ -354,7 +356,7 @@ export class CallAudio {
 
   /** Current input/output levels; resets the meters' peak hold (call at the UI rate, not per frame). */
   readLevels(): { input: LevelReading; output: LevelReading } {
-    return { input: linearLevel(this.#inputMeter.read()), output: linearLevel(this.#playback.meter.read()) };
+    return { input: linearLevel(this.gate.meter.read()), output: linearLevel(this.#playback.meter.read()) };
   }
 
   playbackStats(): PlaybackStats {
@@ -395,7 +397,7 @@ export class CallAudio {
         // silence after every reply); the next audio restarts the player.
         if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.drained && !this.#outputIdle) {
           this.#outputIdle = true;
-          this.#onOutputIdle();
+          this.#encoder.next.stop();
         }
       }
     },
@@ -408,7 +410,7 @@ export class CallAudio {
     }
     const mixed = this.#mixer.mixNext();
     if (mixed) {
-      this.#processInputFrame(mixed);
+      this.#mixed.next.push(mixed, 0);
       return;
     }
     if (this.#now() - this.#lastFrameArrival >= SILENCE_AFTER_MS) this.#fillSilence();
@@ -432,12 +434,13 @@ export class CallAudio {
       this.#silenceTicksFilled = 0;
     }
     this.#fillOwedSilence(now);
-    if (!this.#gate.isOpen) {
-      this.#gate.pushSilence(IDLE_INPUT_TICKS * SILENT_TICK_SAMPLES_16K);
+    const untilOutput = this.#mixed.next.untilOutput();
+    if (untilOutput === null) {
+      this.#mixed.next.silence(IDLE_INPUT_TICKS * SILENT_TICK_SAMPLES);
       this.#inputIdle();
       return;
     }
-    const ticks = Math.max(1, Math.ceil(this.#gate.silenceSamplesUntilOutput() / SILENT_TICK_SAMPLES_16K));
+    const ticks = Math.max(1, Math.ceil(untilOutput / SILENT_TICK_SAMPLES));
     const dueAt = this.#lastFrameArrival + (this.#silenceTicksFilled + ticks) * INPUT_TICK_MS;
     this.#fillTimer = setTimeout(() => this.#fillSilence(), Math.max(1, dueAt - now));
     this.#fillTimer.unref();
@@ -449,19 +452,6 @@ export class CallAudio {
     const ticks = Math.min(MAX_SILENCE_FILL_TICKS, owed);
     if (ticks <= 0) return;
     this.#silenceTicksFilled += ticks;
-    this.#gate.pushSilence(ticks * SILENT_TICK_SAMPLES_16K);
-  }
-
-  #processInputFrame(mixed48k: Int16Array): void {
-    const pcm16k = this.#downsampler.process(mixed48k);
-    this.#inputMeter.measure(pcm16k);
-    this.#gate.push(pcm16k);
-  }
-
-  #emitSpeech(chunk: Int16Array): void {
-    this.#onSpeech(chunk); // bytesToModel is counted where audio is sent (the wake-name gate may hold or drop it)
-    // Ingress latency is measured for chunks completed by an arriving packet (not for the pre-roll
-    // or hangover the gate releases on its own).
-    if (this.#chunkFromFrameAt > 0) this.#metrics.ingress.record(this.#now() - this.#chunkFromFrameAt);
+    this.#mixed.next.silence(ticks * SILENT_TICK_SAMPLES);
   }
 }

@@ -8,6 +8,7 @@ import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelSession } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { CallAudio } from './call-audio.ts';
+import type { ModelAudioStage } from './call-stages.ts';
 import type { InFlight } from './park.ts';
 import type { ReplyCut } from './reply-cut.ts';
 import type { SpeakerNotes } from './speaker-notes.ts';
@@ -25,8 +26,10 @@ export interface ModelBindingDeps {
   onInputTranscript?: (text: string, speaker: string | undefined) => void;
   /** The model spoke (a chunk of a reply, or its end): the wake follow-up window and the park timer run from it. */
   botSpoke: () => void;
-  /** The call's audio graph: the model's speech goes to its playback buffer. */
+  /** The call's audio graph (whether the player runs; the model's turn ends). */
   audio: CallAudio;
+  /** The pipeline's model-audio stage: the model's speech goes on to playback (pipeline.ts). */
+  modelAudio: ModelAudioStage;
   /** A wake-up that may carry the player's next packet (voice port's pokePlayback). */
   pokePlayback: () => void;
   /** Interruptions by the service, and the end of a reply's pending local cut. */
@@ -60,12 +63,12 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
   model.on('audio', (pcm) => {
     deps.botSpoke();
     const playerRunning = deps.audio.outputActive;
-    // A stopped player restarts inside pushModelAudio and sends its first packet at once. A running
+    // A stopped player restarts inside the playback stage and sends its first packet at once. A running
     // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
     // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
     // timer rarely has to wake the process. A new reply ends the previous one's pending local cut
     // (a service may never confirm a cut of a reply it had finished sending).
-    if (deps.audio.pushModelAudio(pcm)) deps.replyCut.turnEnded();
+    if (deps.modelAudio.play(pcm)) deps.replyCut.turnEnded();
     if (playerRunning) deps.pokePlayback();
   });
   model.on('interrupted', () => deps.replyCut.serviceInterrupted());

@@ -12,7 +12,7 @@
 // reply is dropped (playback-buffer.ts), and its own `interrupted` for it only confirms the cut.
 // Speech the wake names keep from the model is not for it: the service would not stop either.
 import type { LiveModelSession } from '../ports.ts';
-import type { CallAudio } from './call-audio.ts';
+import type { BargeInHandler, CallAudio } from './call-audio.ts';
 import type { CallMetrics } from './metrics.ts';
 import type { SpeakerActivity } from './room.ts';
 import type { SpeakerNotes } from './speaker-notes.ts';
@@ -37,7 +37,7 @@ export interface ReplyCutDeps {
   onCut?: (why: CutReason, playedMs: number) => void;
 }
 
-export class ReplyCut {
+export class ReplyCut implements BargeInHandler {
   readonly #d: ReplyCutDeps;
   /** This reply was cut here (local barge-in): the service's own `interrupted` for it only confirms. */
   #cutLocally = false;

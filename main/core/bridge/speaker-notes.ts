@@ -5,6 +5,7 @@
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelSession } from '../ports.ts';
 import type { RoomPeople, SpeakerActivity } from './room.ts';
+import type { WakeVerdicts } from './wake-gate.ts';
 
 /** Told to the model in a call with several allowed speakers, with the per-turn notes it explains. */
 const SPEAKER_NOTES_RULE =
@@ -22,7 +23,7 @@ export interface SpeakerNotesOptions {
   now: () => number;
 }
 
-export class SpeakerNotes {
+export class SpeakerNotes implements WakeVerdicts {
   readonly #o: SpeakerNotesOptions;
   /** The speaker the model was last told about in this turn (named again only when it changes). */
   #announced: string | undefined;

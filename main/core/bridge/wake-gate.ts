@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import type { WakeView } from '../api-types.ts';
 import { HeldSpeech } from '../audio/held-speech.ts';
 import type { ScreeningStream, SpeechScreener } from '../ports.ts';
+import { Outlet, stageOf, type SpeechSink, type Stage } from './pipeline.ts';
 import { parseWakeNames, startsWithWakeName } from './wake-names.ts';
 
 const RATE = 16_000;
@@ -46,15 +47,15 @@ export interface WakeGateOptions {
   chunkSamples: number;
   humansInCall: () => number;
   now: () => number;
-  /** Speech for the model (a reused buffer: use it synchronously). */
-  forward: (chunk16kMono: Int16Array) => void;
-  /** The end of an utterance the model heard. */
-  endInput: () => void;
-  /** An utterance passed screening: called before its held audio is flushed (name who speaks). */
-  onAccepted?: (startedAt: number) => void;
-  /** An utterance was kept from the model; `startedAt` on the `now` clock. */
-  onDropped: (startedAt: number, why: string) => void;
   logger: Logger;
+}
+
+/** Who hears the gate's verdicts (speaker-notes.ts), connected once (connectVerdicts). */
+export interface WakeVerdicts {
+  /** An utterance passed screening: called before its held audio is flushed (name who speaks). */
+  accepted(startedAt: number): void;
+  /** An utterance was kept from the model; `startedAt` on the `now` clock. */
+  notForBot(startedAt: number, why: string): void;
 }
 
 /** The room view's wake state where there is no call machinery (no voice platform configured). */
@@ -82,11 +83,27 @@ export class WakeGate {
   #utterance = 0;
   #lastBotSpeech = Number.NEGATIVE_INFINITY;
   readonly stats = { screened: 0, accepted: 0, dropped: 0, followUps: 0 };
+  #verdicts: WakeVerdicts | null = null;
+  /** Speech for the model (a reused buffer: used synchronously), and the end of each utterance it heard. */
+  readonly #out = new Outlet<SpeechSink>('wake');
+  readonly #forward = (chunk: Int16Array): void => this.#out.next.push(chunk);
+  /** The pipeline's wake stage: the voice gate's chunks in, the model's out (pipeline.ts). */
+  readonly stage: Stage<SpeechSink, SpeechSink> = stageOf(
+    'wake',
+    { stage: 'wake', caps: 'speech@16k', push: (chunk) => this.speech(chunk), end: () => this.end() },
+    this.#out,
+  );
 
   constructor(options: WakeGateOptions) {
     this.#o = options;
     this.#names = parseWakeNames(options.settings.names);
     this.#hold = new HeldSpeech((RATE * HOLD_MS) / 1000, options.chunkSamples);
+  }
+
+  /** The gate's verdicts go to `verdicts` from now on (once: a second listener is a wiring mistake). */
+  connectVerdicts(verdicts: WakeVerdicts): void {
+    if (this.#verdicts !== null) throw new Error('the wake verdicts are already connected');
+    this.#verdicts = verdicts;
   }
 
   /** A call started: gating may apply from now on. */
@@ -137,7 +154,7 @@ export class WakeGate {
   /** One chunk of speech from the voice gate. */
   speech(chunk: Int16Array): void {
     if (this.#state === 'idle') this.#begin();
-    if (this.#state === 'pass') return this.#o.forward(chunk);
+    if (this.#state === 'pass') return this.#forward(chunk);
     if (this.#state === 'drop') return;
     // Screening: more speech after the end of input continues the same utterance ("Gemini … what time is it").
     this.#inputEnded = false;
@@ -151,7 +168,7 @@ export class WakeGate {
   /** The voice gate closed. */
   end(): void {
     if (this.#state === 'pass') {
-      this.#o.endInput();
+      this.#out.next.end();
       this.#state = 'idle';
     } else if (this.#state === 'drop') {
       this.#state = 'idle';
@@ -198,8 +215,8 @@ export class WakeGate {
     if (!name) return this.#drop(text === null ? 'it could not be screened in time' : 'it did not start with a wake name');
     this.stats.accepted++;
     this.#state = 'pass';
-    this.#o.onAccepted?.(this.#startedAt);
-    this.#hold.drain(this.#o.forward);
+    this.#verdicts?.accepted(this.#startedAt);
+    this.#hold.drain(this.#forward);
     if (this.#inputEnded) this.end();
   }
 
@@ -207,7 +224,7 @@ export class WakeGate {
     this.stats.dropped++;
     this.#hold.clear();
     this.#state = this.#inputEnded ? 'idle' : 'drop';
-    this.#o.onDropped(this.#startedAt, why);
+    this.#verdicts?.notForBot(this.#startedAt, why);
   }
 
   #resetUtterance(): void {

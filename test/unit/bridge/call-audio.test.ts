@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CallAudio } from '../../../main/core/bridge/call-audio.ts';
+import type { CallAudio } from '../../../main/core/bridge/call-audio.ts';
+import { wiredCallAudio } from '../../../bench/lib/call-audio-segment.ts';
 import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
 import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
 
@@ -38,7 +39,7 @@ beforeEach(() => {
   metrics = new CallMetrics();
   sent = [];
   ended = 0;
-  audio = new CallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1) });
+  audio = wiredCallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1) });
   audio.start();
 });
 afterEach(() => {
@@ -51,7 +52,7 @@ function countingPlayer(): { player: CallAudio; activity: () => number; stops: (
   let activity = 0;
   let stops = 0;
   let restarts = 0;
-  const player = new CallAudio({
+  const player = wiredCallAudio({
     inputChunkMs: 20,
     metrics,
     now: () => now,
@@ -145,15 +146,17 @@ describe('CallAudio barge-in hold (an onset the echo tests cannot judge yet)', (
   }
   function holdingCall() {
     const calls: string[] = [];
-    const held = new CallAudio({
+    const held = wiredCallAudio({
       inputChunkMs: 20,
       metrics,
       now: () => now,
       onSpeech: () => undefined,
       onSpeechEnd: () => undefined,
-      onBargeIn: (id) => calls.push(`cut ${id}`),
+    });
+    held.connectBargeIn({
+      speakerTalkedOver: (id) => calls.push(`cut ${id}`),
       // What the bridge does (reply-cut.ts): hold on the onset.
-      onBargeInOnset: (id) => {
+      speakerMayTalkOver: (id) => {
         calls.push(`onset ${id}`);
         held.holdPlayback(id);
       },
@@ -350,7 +353,7 @@ describe('CallAudio input clock', () => {
     audio.stop();
     const chunks: { at: number; pcm: Int16Array }[] = [];
     let endedAt = 0;
-    const paced = new CallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => chunks.push({ at: now, pcm: c.slice() }), onSpeechEnd: () => (endedAt = now) });
+    const paced = wiredCallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => chunks.push({ at: now, pcm: c.slice() }), onSpeechEnd: () => (endedAt = now) });
     paced.start();
     const speechStart = now;
     for (let frame = 0; frame < 50; frame++) {
@@ -389,7 +392,7 @@ describe('CallAudio input clock', () => {
   it('a packet during a pause hears the silence before it (whole ticks), then the pause starts over', () => {
     audio.stop();
     const received: Int16Array[] = [];
-    const paced = new CallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => received.push(c.slice()), onSpeechEnd: () => undefined });
+    const paced = wiredCallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => received.push(c.slice()), onSpeechEnd: () => undefined });
     paced.start();
     let frame = 0;
     for (; frame < 50; frame++) {
@@ -414,7 +417,7 @@ describe('CallAudio mute / push-to-talk gate', () => {
   it('closed: frames are dropped before the model, no input clock starts; reopened: speech flows again', () => {
     let activity = 0;
     audio.stop();
-    audio = new CallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1), onActivity: () => (activity += 1) });
+    audio = wiredCallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1), onActivity: () => (activity += 1) });
     audio.start();
     audio.setUserAudioOpen(false);
     for (let frame = 0; frame < 50; frame++) {

@@ -33,12 +33,10 @@ function setup(settings: Partial<WakeSettings> = {}, humans = 3) {
     chunkSamples: CHUNK,
     humansInCall: () => humans,
     now: () => t,
-    forward: (chunk) => forwarded.push(chunk[0]!),
-    endInput: () => events.push('end'),
-    onAccepted: () => events.push('accepted'),
-    onDropped: (_at, why) => events.push(`dropped: ${why}`),
     logger: pino({ level: 'silent' }),
   });
+  gate.connectVerdicts({ accepted: () => events.push('accepted'), notForBot: (_at, why) => events.push(`dropped: ${why}`) });
+  gate.stage.connect({ stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk[0]!), end: () => events.push('end') });
   const speak = (first: number, chunks: number) => {
     for (let i = 0; i < chunks; i++) {
       t += 20;
@@ -147,11 +145,10 @@ describe('WakeGate', () => {
       chunkSamples: CHUNK,
       humansInCall: () => 2,
       now: () => now,
-      forward: (chunk) => forwarded.push(chunk.length),
-      endInput: () => undefined,
-      onDropped: (_at, why) => dropped.push(why),
       logger: pino({ level: 'silent' }),
     });
+    gate.connectVerdicts({ accepted: () => undefined, notForBot: (_at, why) => dropped.push(why) });
+    gate.stage.connect({ stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk.length), end: () => undefined });
     gate.start();
     expect(gate.withholding).toBe(true);
     gate.speech(new Int16Array(CHUNK));

@@ -1,0 +1,185 @@
+// The call as one pipeline: its stages declared here, in order, each a small object with a typed
+// input and output, connected by `wireCall` from this one list and nowhere else (Pipecat's
+// `Pipeline([...])`, GStreamer's caps: docs/architecture.md "One call, frame by frame").
+//
+// What flows between two stages is mono at the stage's rate (docs/audio.md "Mono inside"); the
+// rate is part of the edge's type (`caps`), so two neighbours that disagree do not compile, and a
+// conversion exists only where a stage says so (resample). Frames are reused buffers: a stage uses
+// them synchronously or copies them; nothing here allocates per frame.
+//
+// In:  receive → mix → resample → gate → wake → model
+// Out: model → playback → encode
+// The output is pulled: the encoder's 20 ms clock reads the playback buffer, which upsamples
+// 24 → 48 kHz inside, on that clock (audio/playback-buffer.ts), so its filter runs through gaps,
+// turn ends and the barge-in fade alike.
+import type { PlaybackSource } from '../ports.ts';
+
+/** The stages of a call, in order, each direction. */
+export const CALL_INPUT = ['receive', 'mix', 'resample', 'gate', 'wake', 'model'] as const;
+export const CALL_OUTPUT = ['model-audio', 'playback', 'encode'] as const;
+export type InputStageName = (typeof CALL_INPUT)[number];
+export type OutputStageName = (typeof CALL_OUTPUT)[number];
+export type StageName = InputStageName | OutputStageName;
+
+/** An edge's input side: which stage it belongs to and what it takes. */
+interface Inlet<C extends string> {
+  readonly stage: StageName;
+  readonly caps: C;
+}
+
+/** One allowed speaker's 20 ms frames, 48 kHz mono (960 samples, a reused buffer). */
+export interface SpeakerFrameSink extends Inlet<'speaker-pcm@48k'> {
+  frame(speakerId: string, pcm48k: Int16Array): void;
+}
+
+/**
+ * Mono PCM at `R` Hz, with time passing as silence and the questions a pause asks downstream.
+ * `arrivedAt`: when the packet that produced this frame arrived (monotonic ms), 0 for frames made
+ * by the clock; latency is measured from it.
+ */
+export interface PcmSink<R extends number> extends Inlet<`pcm@${R}`> {
+  push(pcm: Int16Array, arrivedAt: number): void;
+  /** `samples` of silence (at R) have passed with no packet. */
+  silence(samples: number): void;
+  /** Silence (samples at R) after which the next output comes out downstream, or null when none is due (the gate is closed). */
+  untilOutput(): number | null;
+  /** Forget what is in flight (a new call, or the user muted): filter state, a half-made chunk. */
+  flush(): void;
+}
+
+/** Fixed-size chunks of gated speech at 16 kHz (a reused buffer), and the end of each utterance. */
+export interface SpeechSink extends Inlet<'speech@16k'> {
+  push(chunk16k: Int16Array): void;
+  end(): void;
+}
+
+/** Model speech, 24 kHz mono chunks (any length, copied by the buffer). */
+export interface ModelAudioSink extends Inlet<'pcm@24k'> {
+  /** Returns true when the chunk starts a reply (playback was idle). */
+  push(pcm24k: Int16Array): boolean;
+}
+
+/** The player that pulls 20 ms frames (48 kHz mono) from a source on its own clock and encodes them. */
+export interface EncoderSink extends Inlet<'pull@48k'> {
+  start(source: PlaybackSource): void;
+  stop(): void;
+}
+
+/** A stage: what it takes (absent for the first one), and where its output goes (set once, by wireCall). */
+export interface Stage<In, Out> {
+  readonly name: StageName;
+  readonly input: In;
+  /** The stage its output is connected to (null until wired; the last stage has none). */
+  readonly downstream: StageName | null;
+  connect(next: Out): void;
+}
+
+/** A stage's output end: connected once, then fixed. A second connection is a wiring mistake and throws. */
+export class Outlet<Out extends Inlet<string>> {
+  readonly #from: StageName;
+  #next: Out | null = null;
+
+  constructor(from: StageName) {
+    this.#from = from;
+  }
+
+  get downstream(): StageName | null {
+    return this.#next?.stage ?? null;
+  }
+
+  connect(next: Out): void {
+    if (this.#next !== null) throw new Error(`${this.#from} is already wired to ${this.#next.stage}`);
+    this.#next = next;
+  }
+
+  /** The connected input (wireCall connects every stage before the first frame flows). */
+  get next(): Out {
+    if (this.#next === null) throw new Error(`${this.#from} is not wired`);
+    return this.#next;
+  }
+}
+
+/** A stage over an input and an outlet (the usual shape). */
+export function stageOf<In, Out extends Inlet<string>>(name: StageName, input: In, outlet: Outlet<Out>): Stage<In, Out> {
+  return {
+    name,
+    input,
+    get downstream() {
+      return outlet.downstream;
+    },
+    connect: (next: Out) => outlet.connect(next),
+  };
+}
+
+/** The last stage of a direction: its output leaves the pipeline (the model's socket, the UDP socket). */
+export function lastStage<In>(name: StageName, input: In): Stage<In, null> {
+  return {
+    name,
+    input,
+    downstream: null,
+    connect: () => {
+      throw new Error(`${name} is the last stage`);
+    },
+  };
+}
+
+export interface CallInputStages {
+  receive: Stage<null, SpeakerFrameSink>;
+  mix: Stage<SpeakerFrameSink, PcmSink<48_000>>;
+  resample: Stage<PcmSink<48_000>, PcmSink<16_000>>;
+  gate: Stage<PcmSink<16_000>, SpeechSink>;
+  wake: Stage<SpeechSink, SpeechSink>;
+  model: Stage<SpeechSink, null>;
+}
+
+export interface CallOutputStages {
+  'model-audio': Stage<null, ModelAudioSink>;
+  playback: Stage<ModelAudioSink, EncoderSink>;
+  encode: Stage<EncoderSink, null>;
+}
+
+/** A wired pipeline, as its stages report it: each stage and where its output goes. */
+export interface PipelineView {
+  input: { stage: StageName; downstream: StageName | null }[];
+  output: { stage: StageName; downstream: StageName | null }[];
+}
+
+/**
+ * Connects every stage to the next in CALL_INPUT / CALL_OUTPUT order: the one place a call's stages
+ * are wired. Then checks, from what each stage reports, that the wiring is the list (a stage
+ * connected anywhere else fails here, at construction).
+ */
+export function wireCall(input: CallInputStages, output: CallOutputStages): PipelineView {
+  input.receive.connect(input.mix.input);
+  input.mix.connect(input.resample.input);
+  input.resample.connect(input.gate.input);
+  input.gate.connect(input.wake.input);
+  input.wake.connect(input.model.input);
+  output['model-audio'].connect(output.playback.input);
+  output.playback.connect(output.encode.input);
+  const view = describePipeline(input, output);
+  assertWiredAsListed(view);
+  return view;
+}
+
+/** What the stages say of their wiring, in list order. */
+export function describePipeline(input: CallInputStages, output: CallOutputStages): PipelineView {
+  return {
+    input: CALL_INPUT.map((name) => ({ stage: input[name].name, downstream: input[name].downstream })),
+    output: CALL_OUTPUT.map((name) => ({ stage: output[name].name, downstream: output[name].downstream })),
+  };
+}
+
+/** Throws unless each stage is the one its list names and feeds exactly the next one in the list. */
+export function assertWiredAsListed(view: PipelineView): void {
+  const check = (list: readonly StageName[], seen: PipelineView['input']): void => {
+    list.forEach((name, i) => {
+      const want = list[i + 1] ?? null;
+      const got = seen[i];
+      if (got?.stage !== name) throw new Error(`stage ${i} is ${got?.stage ?? 'missing'}, the list says ${name}`);
+      if (got.downstream !== want) throw new Error(`${name} feeds ${got.downstream ?? 'nothing'}, the list says ${want ?? 'nothing'}`);
+    });
+  };
+  check(CALL_INPUT, view.input);
+  check(CALL_OUTPUT, view.output);
+}
