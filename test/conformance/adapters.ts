@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import { createGeminiProvider } from '../../main/core/model/index.ts';
 import { createOpenAILiveProvider } from '../../main/core/model/openai/live/provider.ts';
 import { createOpenAIRealtimeProvider } from '../../main/core/model/openai/realtime/provider.ts';
+import { createXaiProvider } from '../../main/core/model/xai/provider.ts';
 import type { LiveModelProvider } from '../../main/core/ports.ts';
+import { startFakeXai } from '../../main/fakes/xai/server.ts';
 import { startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
 import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
 
@@ -238,4 +240,42 @@ export const openaiLiveAdapter: ProviderAdapter = {
   },
 };
 
-export const ADAPTERS: readonly ProviderAdapter[] = [geminiAdapter, openaiRealtimeAdapter, openaiLiveAdapter];
+/** xAI's Grok Voice Agent: the Realtime events in xAI's dialect, against a fake written from xAI's docs. */
+export const xaiAdapter: ProviderAdapter = {
+  name: 'xai',
+  notApplicable: {
+    'barge-in-truncate': 'xAI has no conversation.item.truncate among its client events; a barge-in is response.cancel',
+    'frame-sent': 'xAI takes no image content (text and audio only): sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
+    'frame-rate-limited': 'xAI takes no image content: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
+    'usage-reported': 'xAI bills per minute of connection; the estimate uses the connected time (no usage message of minutes)',
+    'barge-in-then-drop': 'the service reports the interruption itself (speech_started), not the client',
+    'text-after-silent-tool': 'the service ends every response.create with response.done',
+    'turn-order': 'the service sends no interrupted/turn-end messages a test could reorder, as OpenAI Realtime',
+  },
+  async start(options) {
+    const fake = await startFakeXai({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
+    return {
+      knownModel: 'grok-voice-think-fast-1.0',
+      provider: (o) => createXaiProvider({ ...openaiProviderBase(o, 'grok-voice-think-fast-1.0', fake.url), voice: 'Ara' }),
+      connection: async (n) => {
+        const c = await fake.connection(n);
+        return openaiControls(c, 'response', {
+          // The fake's engine keeps the input at 24 kHz (it takes 16 kHz from our client and interpolates).
+          inputRate: 24_000,
+          injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message').map((i) => i.text),
+          contextNotes: () => c.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text),
+          replyRequests: () => c.received.filter((e) => e.type === 'response.create').length,
+          frames: () => 0,
+          systemInstruction: () => String(c.xaiSession.instructions ?? ''),
+          declaredTools: () => (c.xaiSession.tools ?? []).map((t) => ('name' in t ? t.name : t.type)),
+          conversation: () => c.transcript(),
+        });
+      },
+      established: () => fake.established.length,
+      upgradeAttempts: () => fake.upgradeAttempts,
+      close: () => fake.close(),
+    };
+  },
+};
+
+export const ADAPTERS: readonly ProviderAdapter[] = [geminiAdapter, openaiRealtimeAdapter, openaiLiveAdapter, xaiAdapter];

@@ -139,8 +139,10 @@ export class UsageMonitor {
     const time = this.#o.callTime?.() ?? null;
     // A provider billed by the time a session is open (its declaration says so) is priced by it; token-billed ones ignore it.
     const provider = isProviderName(current.provider) ? providerOf(current.provider) : null;
-    const activeSeconds = provider?.capabilities.billing === 'active-time' ? time?.connectedSeconds : undefined;
-    const estimate = estimateCost(provider ? this.#o.prices[provider.name] : {}, { tokens, billedMinutes: usage.billedMinutes, activeSeconds });
+    const byTime = provider?.capabilities.billing === 'active-time';
+    const activeSeconds = byTime ? time?.connectedSeconds : undefined;
+    // Tokens such a provider may report are not what it bills: pricing them would only add "no price set".
+    const estimate = estimateCost(provider ? this.#o.prices[provider.name] : {}, { tokens: byTime ? undefined : tokens, billedMinutes: usage.billedMinutes, activeSeconds });
     this.#last = {
       ...(call.id ? { call_id: call.id } : {}),
       provider: current.provider,

@@ -16,8 +16,8 @@
 // What it lacks: a bad frame from the service becomes an unhandled rejection inside the SDK, so its
 // socket factory is replaced by guarded-socket.ts.
 import { GoogleGenAI } from '@google/genai';
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../ports.ts';
-import { coreOptionsOf, type ProviderOptions } from '../session-core/provider-options.ts';
+import type { LiveModelProvider } from '../../ports.ts';
+import { coreOptionsOf, sessionProvider, type ProviderOptions } from '../session-core/provider-options.ts';
 import { guardLiveSockets } from './guarded-socket.ts';
 import { GeminiLiveSession } from './session.ts';
 
@@ -64,31 +64,26 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
   const ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
   const client = { ai, claimSocket: guardLiveSockets(ai) };
   const core = coreOptionsOf(options, 'gemini', createKeyScrubber(options.apiKey));
-  return {
-    name: 'gemini',
-    async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
-      const session = new GeminiLiveSession({
-        ...core,
-        client,
-        voice: options.voice,
-        systemInstruction: connect.systemInstruction,
-        tools: connect.tools,
-        switchMarginMs: options.switchMarginMs ?? 2000,
-        drainMs: options.drainMs ?? 500,
-        stallMs: options.stallMs ?? 5000,
-        holdAudioMs: options.holdAudioMs ?? 5000,
-        stableMs: options.stableMs ?? 10_000,
-        reaskWaitMs: options.reaskWaitMs,
-        sessionRenewAfterMs: options.sessionRenewAfterMs,
-        replayTailMs: options.replayTailMs,
-        transparentResumption: options.transparentResumption,
-        seed: connect.seed,
-        pendingContext: connect.pendingContext,
-        vocabulary: connect.vocabulary,
-        resumeHandle: connect.resumeHandle,
-      });
-      await session.start();
-      return session;
-    },
-  };
+  return sessionProvider('gemini', (connect) =>
+    new GeminiLiveSession({
+      ...core,
+      client,
+      voice: options.voice,
+      systemInstruction: connect.systemInstruction,
+      tools: connect.tools,
+      switchMarginMs: options.switchMarginMs ?? 2000,
+      drainMs: options.drainMs ?? 500,
+      stallMs: options.stallMs ?? 5000,
+      holdAudioMs: options.holdAudioMs ?? 5000,
+      stableMs: options.stableMs ?? 10_000,
+      reaskWaitMs: options.reaskWaitMs,
+      sessionRenewAfterMs: options.sessionRenewAfterMs,
+      replayTailMs: options.replayTailMs,
+      transparentResumption: options.transparentResumption,
+      seed: connect.seed,
+      pendingContext: connect.pendingContext,
+      vocabulary: connect.vocabulary,
+      resumeHandle: connect.resumeHandle,
+    }),
+  );
 }

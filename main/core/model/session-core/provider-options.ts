@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { systemClock, type TimerClock } from '../../contracts/clock.ts';
 import { defaultInjectedText } from '../injected-text.ts';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './fallback.ts';
-import type { ModelSessionCoreOptions } from './model-session.ts';
+import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../ports.ts';
+import type { ModelSessionCore, ModelSessionCoreOptions } from './model-session.ts';
 
 export interface ProviderOptions {
   apiKey: string;
@@ -30,5 +31,20 @@ export function coreOptionsOf(options: ProviderOptions, module: string, scrub: (
     scrub,
     formatInjectedText: options.formatInjectedText ?? defaultInjectedText,
     replyWaitMs: options.replyWaitMs,
+  };
+}
+
+/**
+ * A provider whose `connect` builds one session from the call's options and starts it: the one
+ * `connect` every adapter had written out for itself.
+ */
+export function sessionProvider(name: string, build: (connect: LiveModelConnectOptions) => ModelSessionCore & LiveModelSession): LiveModelProvider {
+  return {
+    name,
+    async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
+      const session = build(connect);
+      await session.start();
+      return session;
+    },
   };
 }

@@ -1,9 +1,9 @@
 // xAI Grok Voice Agent provider (`wss://api.x.ai/v1/realtime?model=…`, key in `Authorization:
 // Bearer`): the Realtime protocol's session (model/realtime-wire/) in xAI's dialect.
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../ports.ts';
+import type { LiveModelProvider } from '../../ports.ts';
 import { createBearerScrubber } from '../realtime-wire/json-socket.ts';
 import { RealtimeWireSession } from '../realtime-wire/session.ts';
-import { coreOptionsOf, type ProviderOptions } from '../session-core/provider-options.ts';
+import { coreOptionsOf, sessionProvider, type ProviderOptions } from '../session-core/provider-options.ts';
 import { toWebSocketBase } from '../wire/ws-url.ts';
 import { XAI_DIALECT } from './dialect.ts';
 
@@ -18,26 +18,21 @@ export interface XaiProviderOptions extends ProviderOptions {
 export function createXaiProvider(options: XaiProviderOptions): LiveModelProvider {
   const baseUrl = toWebSocketBase(options.baseUrl ?? DEFAULT_XAI_BASE_URL);
   const core = coreOptionsOf(options, 'xai', createBearerScrubber(options.apiKey));
-  return {
-    name: 'xai',
-    async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
-      const session = new RealtimeWireSession({
-        ...core,
-        dialect: XAI_DIALECT,
-        baseUrl,
-        apiKey: options.apiKey,
-        voice: options.voice,
-        turnDetection: 'server_vad',
-        // xAI transcribes on its own; the name is not sent (the dialect has no transcription settings).
-        transcriptionModel: '',
-        systemInstruction: connect.systemInstruction,
-        tools: connect.tools,
-        playedMs: connect.playedMs,
-        handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-        frameAckTimeoutMs: 5_000,
-      });
-      await session.start();
-      return session;
-    },
-  };
+  return sessionProvider('xai', (connect) =>
+    new RealtimeWireSession({
+      ...core,
+      dialect: XAI_DIALECT,
+      baseUrl,
+      apiKey: options.apiKey,
+      voice: options.voice,
+      turnDetection: 'server_vad',
+      // xAI transcribes on its own; the name is not sent (the dialect has no transcription settings).
+      transcriptionModel: '',
+      systemInstruction: connect.systemInstruction,
+      tools: connect.tools,
+      playedMs: connect.playedMs,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      frameAckTimeoutMs: 5_000,
+    }),
+  );
 }

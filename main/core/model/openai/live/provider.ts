@@ -1,8 +1,8 @@
 // GPT-Live provider (`gpt-live-1.1`, the current OpenAI speech model since 2026-11-20) on its primary
 // WebSocket transport `<base>/live/sessions`. Transport: `ws` via shared/json-socket.ts (the SDK's
 // Live socket class forces wss: like its Realtime one, and compatible local servers speak ws://).
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
-import { coreOptionsOf, type ProviderOptions } from '../../session-core/provider-options.ts';
+import type { LiveModelProvider } from '../../../ports.ts';
+import { coreOptionsOf, sessionProvider, type ProviderOptions } from '../../session-core/provider-options.ts';
 import { toWebSocketBase } from '../../wire/ws-url.ts';
 import { createBearerScrubber } from '../../realtime-wire/json-socket.ts';
 import { OpenAILiveSession } from './session.ts';
@@ -25,24 +25,19 @@ export interface OpenAILiveProviderOptions extends ProviderOptions {
 export function createOpenAILiveProvider(options: OpenAILiveProviderOptions): LiveModelProvider {
   const baseUrl = toWebSocketBase(options.baseUrl ?? DEFAULT_LIVE_BASE_URL);
   const core = coreOptionsOf(options, 'openai-live', createBearerScrubber(options.apiKey));
-  return {
-    name: 'openai-live',
-    async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
-      const session = new OpenAILiveSession({
-        ...core,
-        baseUrl,
-        apiKey: options.apiKey,
-        voice: options.voice,
-        delegationModel: options.delegationModel ?? DEFAULT_DELEGATION_MODEL,
-        systemInstruction: connect.systemInstruction,
-        tools: connect.tools,
-        handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-        turnGapMs: options.turnGapMs ?? 700,
-        bargeInGapMs: options.bargeInGapMs ?? 250,
-        toolReplyWaitMs: options.toolReplyWaitMs ?? 5000,
-      });
-      await session.start();
-      return session;
-    },
-  };
+  return sessionProvider('openai-live', (connect) =>
+    new OpenAILiveSession({
+      ...core,
+      baseUrl,
+      apiKey: options.apiKey,
+      voice: options.voice,
+      delegationModel: options.delegationModel ?? DEFAULT_DELEGATION_MODEL,
+      systemInstruction: connect.systemInstruction,
+      tools: connect.tools,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      turnGapMs: options.turnGapMs ?? 700,
+      bargeInGapMs: options.bargeInGapMs ?? 250,
+      toolReplyWaitMs: options.toolReplyWaitMs ?? 5000,
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 // OpenAI Realtime provider (GA Realtime API, the "legacy" speech API since GPT-Live, still what
 // most OpenAI-compatible local servers speak). Transport: `ws` directly, see shared/json-socket.ts.
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession } from '../../../ports.ts';
-import { coreOptionsOf, type ProviderOptions } from '../../session-core/provider-options.ts';
+import type { LiveModelProvider } from '../../../ports.ts';
+import { coreOptionsOf, sessionProvider, type ProviderOptions } from '../../session-core/provider-options.ts';
 import { createBearerScrubber } from '../../realtime-wire/json-socket.ts';
 import { toWebSocketBase } from '../../wire/ws-url.ts';
 import { DEFAULT_REALTIME_BASE_URL } from '../../realtime-wire/realtime-input.ts';
@@ -23,26 +23,21 @@ export interface OpenAIRealtimeProviderOptions extends ProviderOptions {
 export function createOpenAIRealtimeProvider(options: OpenAIRealtimeProviderOptions): LiveModelProvider {
   const baseUrl = toWebSocketBase(options.baseUrl ?? DEFAULT_REALTIME_BASE_URL);
   const core = coreOptionsOf(options, 'openai-realtime', createBearerScrubber(options.apiKey));
-  return {
-    name: 'openai-realtime',
-    async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {
-      const session = new RealtimeWireSession({
-        ...core,
-        dialect: OPENAI_REALTIME_DIALECT,
-        baseUrl,
-        apiKey: options.apiKey,
-        voice: options.voice,
-        turnDetection: options.turnDetection ?? 'server_vad',
-        transcriptionModel: options.transcriptionModel ?? 'gpt-4o-transcribe',
-        systemInstruction: connect.systemInstruction,
-        tools: connect.tools,
-        vocabulary: connect.vocabulary,
-        playedMs: connect.playedMs,
-        handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-        frameAckTimeoutMs: options.frameAckTimeoutMs ?? 5_000,
-      });
-      await session.start();
-      return session;
-    },
-  };
+  return sessionProvider('openai-realtime', (connect) =>
+    new RealtimeWireSession({
+      ...core,
+      dialect: OPENAI_REALTIME_DIALECT,
+      baseUrl,
+      apiKey: options.apiKey,
+      voice: options.voice,
+      turnDetection: options.turnDetection ?? 'server_vad',
+      transcriptionModel: options.transcriptionModel ?? 'gpt-4o-transcribe',
+      systemInstruction: connect.systemInstruction,
+      tools: connect.tools,
+      vocabulary: connect.vocabulary,
+      playedMs: connect.playedMs,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      frameAckTimeoutMs: options.frameAckTimeoutMs ?? 5_000,
+    }),
+  );
 }
