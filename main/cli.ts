@@ -32,6 +32,9 @@ Usage:
   live-voice-bridge schedule --list [--cursor C] | schedule --cancel ID
                                                (creating takes --idempotency-key K too; ZONE: an IANA name
                                                such as Europe/Berlin, default this machine's)
+  live-voice-bridge calls [--limit N] [--before C]   past calls, newest first
+  live-voice-bridge notes search "words" [--since EPOCH_S]   full-text search of every past call
+  live-voice-bridge notes export CALL [--md]   one call with its summary (JSON, or Markdown)
   live-voice-bridge health                     print GET /health (JSON)
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
@@ -209,6 +212,13 @@ async function main(argv: string[]): Promise<number> {
       const { runHeadlessCommand } = await import('./cli/headless.ts');
       return runHeadlessCommand();
     }
+    case 'calls':
+    case 'notes': {
+      const { notesRequest } = await import('./cli/notes-command.ts');
+      const request = notesRequest(command, rest);
+      const response = await sidecarClient(address()).request('GET', request.path);
+      return answer(request.raw ? { ...out, json: false } : out, response, (body) => request.render(body, out.width).replace(/\n$/, ''));
+    }
     case 'health':
       return answer({ ...out, json: true }, await sidecarClient(address()).health(), () => '');
     case 'status':
@@ -283,7 +293,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     // parseArgs refuses an unknown option or a missing value with a TypeError carrying this code.
     const badOption = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
-    if (err instanceof AddressError || err instanceof UsageError || err instanceof TimeInputError || badOption) {
+    if (err instanceof AddressError || err instanceof UsageError || err instanceof TimeInputError || (err as Error).name === 'NotesUsageError' || badOption) {
       const usage = err instanceof UsageError || badOption;
       process.stderr.write(`live-voice-bridge: ${(err as Error).message}\n${usage ? '\n' + USAGE + '\n' : ''}`);
       process.exit(EXIT.usage);
