@@ -8,6 +8,7 @@ import { formatUsageLine } from './usage-format.ts';
 import { daveWarning, nativeWarning, type PageLink } from './format.ts';
 import { byId, holdActions } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
+import { HistorySearch } from './history-search.ts';
 import { NotesPanel } from './notes-panel.ts';
 import { RoomPanel } from './room-panel.ts';
 import { SchedulePanel } from './schedule-panel.ts';
@@ -15,6 +16,7 @@ import { SettingsPanel } from './settings-panel.ts';
 
 const call = new CallPanel();
 const notes = new NotesPanel();
+new HistorySearch(notes);
 const room = new RoomPanel();
 const schedule = new SchedulePanel();
 new FramePanel();
