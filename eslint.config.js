@@ -16,7 +16,7 @@ const floorPolicies = CORE_FLOORS.flatMap((floor, index) =>
 );
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'test/fixtures/**', 'test-results/**', '.tools/**', 'playwright-report/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'test/fixtures/**', 'test-results/**', '.tools/**', 'playwright-report/**', '.bench-release/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,15 +11,20 @@
 // /proc counts CPU in 10 ms ticks, so 60 s resolves 0.017 % of a core; 15 s only 0.067 %).
 // Each size runs in a fresh process whose code is not yet compiled by V8's JIT: WARMUP untimed
 // creates, list pages and cancels run first, so the figures are the steady state of a running core
-// (the warm-up's own p95 is kept in the JSON as createWarmupP95Ms). Takes about 5 minutes.
-import { spawn, type ChildProcess } from 'node:child_process';
+// (the warm-up's own p95 is kept in the JSON as createWarmupP95Ms). Then `database`: a year of
+// daily use (BENCH_STORE_DB_CALLS calls of an hour, default 500 ≈ 1.5 M transcript lines) in the
+// database, beside the same lines in release 0.3.5's JSONL files read by that release's own code,
+// each measured in a fresh process (bench/lib/store-db-probe.ts). BENCH_STORE_ONLY=database runs
+// only that part and keeps the rest of store.json. Takes about 8 minutes.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuPercent, percentiles, readProc, round } from './lib/latency-proc.ts';
+import { extractRelease, fillDatabase, fillJsonl, RELEASE_COMMIT } from './lib/store-database.ts';
 import { fillSchedule } from './lib/store-fill.ts';
 import { CORE_NODE_FLAGS } from '../main/core/core-node-flags.ts';
 
@@ -215,7 +220,74 @@ async function httpFloorP95Ms(core: Core): Promise<number | null> {
   return round(percentiles(times).p95_ms);
 }
 
+const DB_CALLS = Number(process.env.BENCH_STORE_DB_CALLS ?? 500);
+const DB_LINES_PER_CALL = 3000; // an hour: a line every 1.2 s
+const DB_TARGETS = { searchP95Ms: 50, startupMs: 1000 };
+const PROBE = path.join(HERE, 'lib', 'store-db-probe.ts');
+
+function probe(...args: string[]): Record<string, number> {
+  return JSON.parse(execFileSync(process.execPath, [PROBE, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Record<string, number>;
+}
+
+async function measureDatabase() {
+  const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-db-'));
+  const voiceUsers = path.join(home, 'voice-users');
+  const startTs = Date.now() / 1000 - DB_CALLS * 86_400;
+  try {
+    const { transcriptLines, fillMs } = fillDatabase(voiceUsers, DB_CALLS, DB_LINES_PER_CALL, startTs);
+    const file = path.join(voiceUsers, 'live-voice-bridge.sqlite');
+    const fileMb = statSync(file).size / 1024 / 1024;
+    const db = probe('database', voiceUsers);
+    const row = { transcriptLines, fillSeconds: round(fillMs / 1000), fileMb: round(fileMb), insertP95Ms: round(db.insertP95Ms!), searchP95Ms: round(db.searchP95Ms!), searchMaxMs: round(db.searchMaxMs!), startupMs: round(db.startupMs!) };
+    const release = extractRelease(path.resolve(HERE, '..'));
+    let jsonl: Record<string, number | string | null> | null = null;
+    if (release) {
+      fillJsonl(voiceUsers, DB_CALLS, DB_LINES_PER_CALL, startTs);
+      const dir = path.join(voiceUsers, 'notes');
+      let bytes = 0;
+      for (const name of readdirSync(dir)) bytes += statSync(path.join(dir, name)).size;
+      const j = probe('jsonl', voiceUsers, release);
+      jsonl = { release: RELEASE_COMMIT, fileMb: round(bytes / 1024 / 1024), insertP95Ms: round(j.insertP95Ms!), searchP95Ms: round(j.searchP95Ms!), searchMaxMs: round(j.searchMaxMs!), startupMs: round(j.startupMs!) };
+    }
+    return { ...row, jsonl };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 const mark = (value: number | null, target: number): string => (value === null ? '—' : `${value <= target ? 'ok  ' : 'MISS'}`);
+
+async function reportDatabase() {
+  console.log(`database: ${DB_CALLS} calls of an hour (${(DB_CALLS * DB_LINES_PER_CALL).toLocaleString('en')} transcript lines)…`);
+  const database = await measureDatabase();
+  const j = database.jsonl;
+  console.log(
+    [
+      `  filled in ${database.fillSeconds} s (one transaction); file ${database.fileMb} MB${j ? ` (JSONL ${j.fileMb} MB)` : ''}`,
+      `  search p95 ${database.searchP95Ms} ms (max ${database.searchMaxMs}) target ≤ ${DB_TARGETS.searchP95Ms} ${mark(database.searchP95Ms, DB_TARGETS.searchP95Ms)}${j ? `; release ${j.release} JSONL p95 ${j.searchP95Ms} ms` : ''}`,
+      `  start-up (open, check, migrate) ${database.startupMs} ms target ≤ ${DB_TARGETS.startupMs} ${mark(database.startupMs, DB_TARGETS.startupMs)}${j ? `; JSONL (read every file once) ${j.startupMs} ms` : ''}`,
+      `  insert (one line, its own transaction) p95 ${database.insertP95Ms} ms${j ? `; JSONL append p95 ${j.insertP95Ms} ms` : ''}`,
+    ].join('\n'),
+  );
+  return database;
+}
+
+const DATABASE_DEFINITIONS = {
+  transcriptLines: 'lines in the database: BENCH_STORE_DB_CALLS calls × 3000 (an hour, a line every 1.2 s), written in one transaction with prepared statements (fillSeconds)',
+  searchP95Ms: 'searchNotes (FTS5, 20 hits, newest first) in a fresh process on the filled file, p95 over 40 rounds of 6 queries (rare word, two words, common words); jsonl: release 0.3.5 NotesArchive.query({ q }) over the same lines in its JSONL files, 2 rounds',
+  startupMs: 'fresh process: openDatabase (header/schema check, the full check runs in a worker later for files over 64 MB; migrations) + NotesStore + the calls list; jsonl: the release reading every file once for its first /calls',
+  insertP95Ms: 'NotesStore.insert of one line in its own transaction (WAL, synchronous=NORMAL), p95 of 500; jsonl: the release NotesLog.append (writeSync)',
+  fileMb: 'the database file after a checkpoint; jsonl: the notes folder',
+};
+
+if (process.env.BENCH_STORE_ONLY === 'database') {
+  const database = await reportDatabase();
+  const previous = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>) : {};
+  const definitions = { ...(previous.definitions as object), database: DATABASE_DEFINITIONS };
+  writeFileSync(RESULTS, JSON.stringify({ ...previous, definitions, targets: { ...(previous.targets as object), database: DB_TARGETS }, database }, null, 2) + '\n');
+  console.log(`wrote the database rows into ${path.relative(process.cwd(), RESULTS)}`);
+  process.exit(0);
+}
 
 console.log('store bench: the core in its own process; latency = HTTP round trip from this process; CPU/RSS from /proc');
 // The disk probe first, so its writes and its file's removal are not the filesystem journal's
@@ -262,6 +334,7 @@ const notes = await measureNotes();
 console.log(
   `  ${notes.totalMb} MB on disk; GET /calls p95 ${notes.calls_p95_ms} ms (first, cold ${notes.coldCallsMs} ms); /notes p95 ${notes.recent_p95_ms} ms; /notes?call= (500) p95 ${notes.call_p95_ms} ms; /notes?q= full text p95 ${notes.search_p95_ms} ms; RSS ${notes.rssMb} MB`,
 );
+const database = await reportDatabase();
 mkdirSync(path.dirname(RESULTS), { recursive: true });
 writeFileSync(
   RESULTS,
@@ -274,11 +347,13 @@ writeFileSync(
         rssMb: 'VmRSS of the core process after the run and its idle minute (steady state: the idle trim done); rssGrowthMb is over the same process with an empty schedule; rssAfterWorkMb: VmRSS right after the requests, before the idle minute (the transient, young generation still grown from loading)',
         startupMs: 'scheduler.start(): read, validate and index the schedule file',
         floors: 'httpFloorP95Ms: a request doing no store work; diskAppendFsyncP95Ms: write + fdatasync of one line on the same disk — create/cancel pay both',
+        database: DATABASE_DEFINITIONS,
       },
-      targets: TARGETS,
+      targets: { ...TARGETS, database: DB_TARGETS },
       baseline: { rssMb: round(baseline.rssMb), idleCpuPercent: round(baseline.idleCpuPercent, 3), httpFloorP95Ms: baseline.httpFloor, diskAppendFsyncP95Ms: diskFloor },
       schedule: rows,
       notes,
+      database,
     },
     null,
     2,

@@ -191,6 +191,14 @@ async function main(argv: string[]): Promise<number> {
       const { runHeadlessCommand } = await import('./cli/headless.ts');
       return runHeadlessCommand();
     }
+    case 'calls':
+    case 'notes': {
+      const { notesRequest } = await import('./cli/notes-command.ts');
+      const request = notesRequest(command, rest);
+      const sidecar = connect();
+      const response = await sidecar.client.request('GET', request.path);
+      return answer(request.raw ? { ...out, json: false } : out, sidecar, response, (body) => request.render(body, out.width).replace(/\n$/, ''));
+    }
     case 'health': {
       const sidecar = connect();
       return answer(out, sidecar, await sidecar.client.health(), (body) => healthSummary(body, Date.now() / 1000));
@@ -282,8 +290,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     // A usage mistake is one line and a pointer to --help (cli/usage.ts), never the whole help.
-    if (err instanceof UsageError || err instanceof TimeInputError) {
-      process.stderr.write(`live-voice-bridge: ${err.message}\n${HELP_POINTER}\n`);
+    if (err instanceof UsageError || err instanceof TimeInputError || (err as Error).name === 'NotesUsageError') {
+      process.stderr.write(`live-voice-bridge: ${(err as Error).message}\n${HELP_POINTER}\n`);
       process.exit(EXIT.usage);
     }
     if (err instanceof AddressError) {

@@ -80,6 +80,7 @@ export const api = {
   say: (text: string) => request<{ status: string; chars: number; id: string }>('POST', '/say', json({ text, source: 'dashboard' }), 'application/json'),
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: string | null }>('GET', `/calls?limit=${limit}`),
+  searchNotes: (q: string) => request<{ hits: Array<{ call_id: string; at: number; speaker: string | null; snippet: string }> }>('GET', `/notes/search?q=${encodeURIComponent(q)}&limit=20`),
   callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: string | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),
   frame: (image: Blob) => request<FrameAnswer>('POST', '/frame', image, image.type || 'application/octet-stream'),
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),

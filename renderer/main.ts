@@ -9,6 +9,7 @@ import { formatUsageLine } from './usage-format.ts';
 import { daveWarning, nativeWarning, type PageLink } from './format.ts';
 import { byId, holdActions } from './dom.ts';
 import { desktopApi, FramePanel } from './frame-panel.ts';
+import { HistorySearch } from './history-search.ts';
 import { NotesPanel } from './notes-panel.ts';
 import { RoomPanel } from './room-panel.ts';
 import { sayOutcomeLine } from './say-outcome.ts';
@@ -29,6 +30,7 @@ const call = new CallPanel((view) => {
   renderPill();
 });
 const notes = new NotesPanel();
+new HistorySearch(notes);
 const room = new RoomPanel();
 const schedule = new SchedulePanel();
 const settings = new SettingsPanel();

@@ -64,6 +64,21 @@ export class NotesPanel {
     }
   }
 
+  /** History search: show a past call with the line at `at` in view and marked. */
+  async openCallAt(callId: string, at: number): Promise<void> {
+    await this.loadCalls();
+    if (![...this.#call.options].some((o) => o.value === callId)) return status(this.#status, 'That call is no longer kept.', 'error');
+    this.#call.value = callId;
+    this.#query.value = '';
+    await this.#showCall(callId);
+    const line = this.#past?.find((n) => n.ts === at);
+    const item = line ? this.#list.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(line.id)}"]`) : null;
+    if (!item) return;
+    for (const old of this.#list.querySelectorAll('.found')) old.classList.remove('found');
+    item.classList.add('found');
+    item.scrollIntoView({ block: 'center' });
+  }
+
   async #showCall(callId: string): Promise<void> {
     if (!callId) {
       this.#past = null;

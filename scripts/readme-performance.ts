@@ -285,7 +285,34 @@ const storeSchema = z.object({
   baseline: z.object({ rssMb: num, httpFloorP95Ms: num, diskAppendFsyncP95Ms: num }).passthrough(),
   schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
   notes: z.object({ calls: z.number(), totalMb: num, calls_p95_ms: num, recent_p95_ms: num, call_p95_ms: num, search_p95_ms: num, rssMb: num }).passthrough(),
+  database: z
+    .object({
+      transcriptLines: z.number(),
+      fileMb: num,
+      insertP95Ms: num,
+      searchP95Ms: num,
+      startupMs: num,
+      jsonl: z.object({ release: z.string(), fileMb: num, insertP95Ms: num, searchP95Ms: num, startupMs: num }).nullable(),
+    })
+    .optional(),
 }).passthrough();
+
+/** A year of calls in the database beside release 0.3.5's JSONL files, from the same run. */
+function databaseLines(db: NonNullable<z.infer<typeof storeSchema>['database']>, v: (x: number | null | undefined) => string): string[] {
+  const j = db.jsonl;
+  const rows = [
+    ['search p95 ms (target ≤ 50)', v(db.searchP95Ms), j ? v(j.searchP95Ms) : '—'],
+    ['start-up ms (target ≤ 1000)', v(db.startupMs), j ? v(j.startupMs) : '—'],
+    ['insert one line p95 ms', v(db.insertP95Ms), j ? v(j.insertP95Ms) : '—'],
+    ['size on disk MB', v(db.fileMb), j ? v(j.fileMb) : '—'],
+  ];
+  return [
+    '',
+    `**A year of calls** (${db.transcriptLines.toLocaleString('en')} transcript lines; each side in a fresh process, same run; definitions in bench/results/store.json):`,
+    '',
+    ...table(['', 'database (SQLite + FTS5)', `JSONL files (release ${j?.release ?? '—'})`], rows),
+  ];
+}
 
 /** The schedule store per size, beside its targets, and the notes archive (bench/results/store.json). */
 function storeSection(store: z.infer<typeof storeSchema>): string[] {
@@ -304,6 +331,7 @@ function storeSection(store: z.infer<typeof storeSchema>): string[] {
     ...table(['pending entries', 'create p95 ms', 'cancel p95 ms', 'list page p95 ms', 'idle CPU % of a core', 'RSS MB after an idle minute (growth)', 'start-up ms'], rows),
     '',
     `Notes, ${n.calls} calls of an hour (${v(n.totalMb)} MB): GET /calls p95 ${v(n.calls_p95_ms)} ms, /notes p95 ${v(n.recent_p95_ms)} ms, /notes?call= (500 events) p95 ${v(n.call_p95_ms)} ms, full-text /notes?q= p95 ${v(n.search_p95_ms)} ms, RSS ${v(n.rssMb)} MB.`,
+    ...(store.database ? databaseLines(store.database, v) : []),
   ];
 }
 

@@ -24,6 +24,9 @@ Usage:
   live-voice-bridge schedule --list [--cursor C] | schedule --cancel ID
                                                (creating takes --idempotency-key K too; ZONE: an IANA name
                                                such as Europe/Berlin, default this machine's)
+  live-voice-bridge calls [--limit N] [--before C]   past calls, newest first
+  live-voice-bridge notes search "words" [--since EPOCH_S]   full-text search of every past call
+  live-voice-bridge notes export CALL [--md]   one call with its summary (JSON, or Markdown)
   live-voice-bridge health                     the health report: a summary on a terminal, JSON with --json
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
@@ -53,7 +56,7 @@ Exit codes:
      their key: repeat the same command with --idempotency-key KEY to get the answer without sending twice`;
 
 /** The commands, for "did you mean" on an unknown one. */
-export const COMMANDS = ['headless', 'status', 'join', 'leave', 'announce', 'ask', 'say', 'notify', 'schedule', 'health', 'tool', 'mute', 'ptt', 'dashboard', 'mcp', 'demo', 'help'] as const;
+export const COMMANDS = ['headless', 'status', 'calls', 'notes', 'join', 'leave', 'announce', 'ask', 'say', 'notify', 'schedule', 'health', 'tool', 'mute', 'ptt', 'dashboard', 'mcp', 'demo', 'help'] as const;
 
 /** A usage mistake: one line, printed with a pointer to --help (exit 2). */
 export class UsageError extends CodedError {

@@ -11,8 +11,9 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['ports.ts', 'event-hub.ts', 'health-verdict.ts', 'process-guard.ts', 'store', 'providers'],
   // 2: leaves: audio graph, tool registry, notes, token/cost accounting, the lifecycle runner.
   ['audio', 'tools', 'notes', 'usage', 'lifecycle.ts'],
-  // 3: the configuration loader (prices and MCP server lists are parsed by the leaves' schemas).
-  ['config'],
+  // 3: the configuration loader (prices and MCP server lists are parsed by the leaves' schemas), and
+  // the call memory (summaries from the notes with the helper tools, the recall tool).
+  ['config', 'memory'],
   // 4: settings, the model providers, notifications.
   ['settings', 'model', 'notify'],
   // 5: one call (bridge), the MCP server/client, the set-up checks.

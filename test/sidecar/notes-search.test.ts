@@ -73,8 +73,9 @@ describe('GET /notes/search', () => {
         { call_id: 'call-mon', at: 1_000, speaker: 'Ada', snippet: 'We decided to ship the installer on Thursday.' },
       ],
     });
-    // Words in any order, the last one a prefix; since= bounds the time.
-    expect(((await get('/notes/search?q=thursday%20instal')).json as { hits: unknown[] }).hits).toHaveLength(2);
+    // Words in any order, whole words; since= bounds the time.
+    expect(((await get('/notes/search?q=thursday%20installer')).json as { hits: unknown[] }).hits).toHaveLength(2);
+    expect(((await get('/notes/search?q=instal')).json as { hits: unknown[] }).hits).toHaveLength(0);
     expect((await get('/notes/search?q=installer&since=50000')).json).toMatchObject({ hits: [{ call_id: 'call-tue' }] });
   });
 

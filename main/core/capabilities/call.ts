@@ -22,6 +22,8 @@ import type { VoiceApi } from './voice.ts';
 import type { CallPort } from './call-port.ts';
 import type { McpApi } from './mcp.ts';
 import type { NotifyApi } from './notify.ts';
+import { withMemory } from '../memory/memory-seed.ts';
+import type { MemoryApi } from './memory.ts';
 import type { LiveSettingsApi } from './settings.ts';
 
 export interface CallDeps {
@@ -39,6 +41,8 @@ export interface CallDeps {
   notify: Pick<NotifyApi, 'dueSoon'>;
   mcp: Pick<McpApi, 'waitingForOwner' | 'heard'>;
   call: CallPort;
+  /** The earlier calls' summaries a new call's model starts with. */
+  memory?: MemoryApi;
 }
 
 export interface CallApi {
@@ -64,7 +68,7 @@ function buildBridge(d: CallDeps): Bridge | null {
     hub: d.hub,
     logger: moduleLogger(logger, 'bridge'),
     // Read at each call: a persona file saved in Settings applies at the next call.
-    systemInstruction: () => readPersona(settings.values().personaFile ?? config.gemini.personaFile, log),
+    systemInstruction: () => withMemory(readPersona(settings.values().personaFile ?? config.gemini.personaFile, log), d.memory?.seed() ?? ''),
     inputChunkMs: config.audio.inputChunkMs,
     leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
     startRefusal: (): string | null => usage?.joinRefusal() ?? null,

@@ -33,7 +33,8 @@ export const scheduleCapability: Capability<ScheduleDeps, void> = {
     const stopRetention = startRetention({
       maxAgeDays: config.notes.retentionDays,
       pruneNotes: (maxAgeDays) => pruneNotes(archive, { maxAgeDays, maxBytes: config.notes.maxMb * 1024 * 1024, keep: notes.currentCallId }),
-      backup: () => database.backup(),
+      // Daily; a restart within 20 h of the last backup does not check and copy the whole file again.
+      backup: () => database.backup({ skipIfNewerThanMs: 20 * 3_600_000 }),
       scheduleFile: scheduleFilePath(config.paths.agentHome),
       delegateLogDir: path.join(voiceUsers, 'delegates'),
       pruneDelegates: delegates ? (age) => delegates.prune(age) : undefined,

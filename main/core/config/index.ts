@@ -74,6 +74,8 @@ export interface Config {
     maxLateSeconds: number;
   };
   notes: { retentionDays: number; maxMb: number };
+  /** What a new call is told of earlier calls' summaries (memory-seed.ts); 0 tokens: off. */
+  memory: { seedTokens: number; seedCalls: number };
   /** Estimated cost per call and the optional daily cap (docs/usage.md). */
   usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number; /** Quiet seconds before the model is parked (0 never). */ parkAfterS: number };
   audio: { inputChunkMs: number; /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */ pttMode: boolean };
@@ -318,6 +320,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     notes: {
       retentionDays: asNumber('DISCORD_VOICE_LIVE_NOTES_RETENTION_DAYS', true) ?? 90,
       maxMb: asNumber('DISCORD_VOICE_LIVE_NOTES_MAX_MB', true) ?? 500,
+    },
+    memory: {
+      seedTokens: asNumber('DISCORD_VOICE_LIVE_MEMORY_SEED_TOKENS', true) ?? 600,
+      seedCalls: asNumber('DISCORD_VOICE_LIVE_MEMORY_SEED_CALLS', true) ?? 3,
     },
     usage: {
       prices: parse('DISCORD_VOICE_LIVE_USAGE_PRICES', (v) => {

@@ -62,6 +62,8 @@ export const CONFIG_VARIABLES = [
   own('DAILY_CAP_WARN_PERCENT', { kind: 'int', default: '80', min: 1, max: 99, description: 'Warn (note, dashboard, one spoken sentence) when today\'s estimated cost reaches this percentage of DAILY_CAP_USD.' }),
   own('NOTES_RETENTION_DAYS', { kind: 'int', default: '90', min: 1, max: 36500, description: 'Call notes (and set-aside schedule lines, old delegate logs) older than this are deleted, at start-up and daily.' }),
   own('NOTES_MAX_MB', { kind: 'int', default: '500', min: 1, max: 1000000, description: 'Call notes are pruned oldest first beyond this total size (MB).' }),
+  own('MEMORY_SEED_TOKENS', { kind: 'int', default: '600', min: 0, max: 8000, description: "A new call's model is told the last calls' summaries (objective, decisions, open questions…) within about this many tokens; 0 turns it off (docs/storage.md)." }),
+  own('MEMORY_SEED_CALLS', { kind: 'int', default: '3', min: 1, max: 20, description: 'How many of the most recent call summaries a new call is seeded with (within MEMORY_SEED_TOKENS).' }),
   own('WAKE_NAMES', {
     kind: 'list',
     description:

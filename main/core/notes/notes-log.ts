@@ -29,6 +29,7 @@ export class NotesLog implements NotesSink {
   #seq = 0;
   #nameOf: ((userId: string) => string | undefined) | undefined;
   #optedOut: (userId: string) => boolean = () => false;
+  readonly #callEnded = new Set<(callId: string) => void>();
 
   constructor(options: NotesLogOptions) {
     this.#store = options.store;
@@ -44,7 +45,14 @@ export class NotesLog implements NotesSink {
   }
 
   endCall(): void {
+    const ended = this.#callId;
     this.#callId = undefined;
+    if (ended !== undefined) for (const listener of this.#callEnded) listener(ended);
+  }
+
+  /** Called with the call's id once its last note is written (the end-of-call summary). */
+  onCallEnded(listener: (callId: string) => void): void {
+    this.#callEnded.add(listener);
   }
 
   /** The call being recorded (retention never deletes it). */

@@ -87,6 +87,32 @@ describe('openDatabase', () => {
     expect(statSync(back.recovery!.damagedFile).size).toBeGreaterThan(8192 * 10);
   });
 
+  it('checks a large file in the background before the backup: damaged, it is marked and the next start recovers', async () => {
+    const db = open({ fullCheckMaxBytes: 0 });
+    addCall(db, 'backed-up');
+    await db.backup();
+    const insert = db.db.prepare("INSERT INTO notes (id, call_id, ts, kind, text) VALUES (?, 'backed-up', 1, 'note', ?)");
+    db.db.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run(`n${i}`, `a note long enough to fill pages ${i} `.repeat(4));
+    })();
+    db.db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const fd = openSync(db.file, 'r+');
+    writeSync(fd, Buffer.alloc(8192, 0x5a), 0, 8192, 4096 * 10);
+    closeSync(fd);
+    // The header and schema are sound: a large file opens at once, its full check comes later.
+    const running = open({ fullCheckMaxBytes: 0 });
+    expect(running.recovery).toBeNull();
+    const backupBefore = statSync(`${db.file}.bak`).mtimeMs;
+    await running.backup();
+    expect(errors.join('\n')).toMatch(/is damaged .*the backup was not replaced\. Restart the app/);
+    expect(statSync(`${db.file}.bak`).mtimeMs).toBe(backupBefore);
+    running.close();
+    const next = open({ fullCheckMaxBytes: 0 });
+    expect(next.recovery).toMatchObject({ restoredFrom: `${db.file}.bak`, problem: expect.stringMatching(/background check found it damaged/) });
+    expect(next.db.prepare('SELECT id FROM calls').all()).toEqual([{ id: 'backed-up' }]);
+  });
+
   it('serialises two connections on one home: a write waits for the other transaction, then lands', () => {
     const a = open({ busyTimeoutMs: 100 });
     const b = open({ busyTimeoutMs: 100 });
