@@ -283,7 +283,7 @@ const storeSchema = z.object({
   generated_at: z.string(),
   targets: z.object({ createP95Ms: z.number(), cancelP95Ms: z.number(), listP95Ms: z.number(), idleCpuPercent: z.number(), rssGrowthMb: z.number(), startupMs: z.number() }),
   baseline: z.object({ rssMb: num, httpFloorP95Ms: num, diskAppendFsyncP95Ms: num }).passthrough(),
-  schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
+  schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, idleWakeupsPerMin: num.optional(), settleCpuMs: num.optional(), settleS: num.optional(), rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
   notes: z.object({ calls: z.number(), totalMb: num, calls_p95_ms: num, recent_p95_ms: num, call_p95_ms: num, search_p95_ms: num, rssMb: num }).passthrough(),
 }).passthrough();
 
@@ -295,11 +295,15 @@ function storeSection(store: z.infer<typeof storeSchema>): string[] {
   const afterWork = (r: { rssAfterWorkMb?: number | null }): string => (typeof r.rssAfterWorkMb === 'number' ? `; ${v(r.rssAfterWorkMb)} right after the requests` : '');
   // createCoreP95Ms/cancelCoreP95Ms (newer runs): the core's own share of the round trip.
   const withCore = (roundTrip: number | null | undefined, core: number | null | undefined): string => (typeof core === 'number' ? `${v(roundTrip)} (core ${v(core)})` : v(roundTrip));
-  const rows = store.schedule.map((r) => [r.entries.toLocaleString('en'), withCore(r.createP95Ms, r.createCoreP95Ms), withCore(r.cancelP95Ms, r.cancelCoreP95Ms), v(r.listP95Ms), v(r.idleCpuPercent), `${v(r.rssMb)} (+${v(r.rssGrowthMb)})${afterWork(r)}`, v(r.startupMs)]);
+  // settleCpuMs (runs from 2026-12): V8's one settling pass after the requests, beside the steady idle.
+  const settled = store.schedule.some((r) => typeof r.settleCpuMs === 'number');
+  const idle = (r: (typeof store.schedule)[number]): string =>
+    settled ? `${v(r.idleCpuPercent)}; ${v(r.idleWakeupsPerMin)} wake-ups/min; settling ${v(r.settleCpuMs)} ms once, ${v(r.settleS)} s after` : v(r.idleCpuPercent);
+  const rows = store.schedule.map((r) => [r.entries.toLocaleString('en'), withCore(r.createP95Ms, r.createCoreP95Ms), withCore(r.cancelP95Ms, r.cancelCoreP95Ms), v(r.listP95Ms), idle(r), `${v(r.rssMb)} (+${v(r.rssGrowthMb)})${afterWork(r)}`, v(r.startupMs)]);
   rows.push(['target', `≤ ${t.createP95Ms}`, `≤ ${t.cancelP95Ms}`, `≤ ${t.listP95Ms}`, `≤ ${t.idleCpuPercent}`, `growth ≤ ${t.rssGrowthMb}`, `≤ ${t.startupMs}`]);
   const n = store.notes;
   return [
-    `**Schedule and notes** (\`npm run bench:store\`, bench/results/store.json; ${store.generated_at.slice(0, 10)}; the core alone in its own process, latency = HTTP round trip on loopback (in brackets the core's own share), CPU/RSS from /proc, idle CPU over 60 s from 8 s after the last request; floors on that run: a request doing no store work p95 ${v(store.baseline.httpFloorP95Ms)} ms, one write + fdatasync p95 ${v(store.baseline.diskAppendFsyncP95Ms)} ms):`,
+    `**Schedule and notes** (\`npm run bench:store\`, bench/results/store.json; ${store.generated_at.slice(0, 10)}; the core alone in its own process, latency = HTTP round trip on loopback (in brackets the core's own share), CPU/RSS from /proc, ${settled ? "idle CPU over 60 s once V8's memory reducer has run its one settling pass after the requests (its CPU beside it; docs/performance.md, Idle)" : 'idle CPU over 60 s from 8 s after the last request'}; floors on that run: a request doing no store work p95 ${v(store.baseline.httpFloorP95Ms)} ms, one write + fdatasync p95 ${v(store.baseline.diskAppendFsyncP95Ms)} ms):`,
     '',
     ...table(['pending entries', 'create p95 ms', 'cancel p95 ms', 'list page p95 ms', 'idle CPU % of a core', 'RSS MB after an idle minute (growth)', 'start-up ms'], rows),
     '',

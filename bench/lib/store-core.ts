@@ -4,8 +4,13 @@
 // 5 s, only when started with --expose-gc); bench/store.ts starts it with the core's start-up options
 // (main/core/core-node-flags.ts), as the launchers start the core.
 // Prints `READY <port> <startupMs>` once the schedule is loaded and running; startupMs is the time
-// scheduler.start() took (reading, validating and indexing the file).
+// scheduler.start() took (reading, validating and indexing the file). With `--report-gc` after the
+// token it also prints `GC <kind> <ms> <flags> <at>` for every garbage collection (Node's documented
+// perf_hooks 'gc' entries: kind 1 minor, 4 major, 8 incremental, 16 weak callbacks; flags 32 "all
+// external memory" marks V8's memory reducer; at = ms since the process began), so the bench and the
+// idle test can count GCs by kind without --trace-gc. The observer runs only when a GC has happened.
 import path from 'node:path';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import pino from 'pino';
 import { IdleMemoryTrim } from '../../main/core/idle-memory-trim.ts';
 import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
@@ -16,7 +21,15 @@ import { registerNotesRoutes } from '../../main/core/sidecar/routes/notes.ts';
 import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
 import { createSidecar } from '../../main/core/sidecar/server.ts';
 
-const [home, token] = process.argv.slice(2);
+const [home, token, ...options] = process.argv.slice(2);
+if (options.includes('--report-gc')) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const { kind, flags } = (e as PerformanceEntry & { detail: { kind: number; flags: number } }).detail;
+      process.stdout.write(`GC ${kind} ${e.duration.toFixed(2)} ${flags} ${e.startTime.toFixed(0)}\n`);
+    }
+  }).observe({ entryTypes: ['gc'] });
+}
 const logger = pino({ level: 'silent' });
 const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabled: false, logger });
 // The cap is raised so the bench can fill the schedule to 100,000.

@@ -1,0 +1,90 @@
+// What an idle core process does, counted from outside: its garbage collections (the `GC <kind> <ms>
+// <flags> <at>` lines bench/lib/store-core.ts prints with --report-gc, from Node's perf_hooks 'gc'
+// entries) and its main thread's wake-ups (voluntary context switches in /proc: each time the
+// event loop slept and something woke it: a timer, a socket, a task V8 posted). Counts, unlike a
+// CPU percentage, do not depend on how loaded the machine is.
+//
+// V8's memory reducer: after a full GC (module loading always causes one, and so does loading a
+// large schedule) it waits until the allocation rate is low, then runs two full GCs 0.5 s apart
+// that give back what start-up and requests left (V8's src/heap/memory-reducer.cc; 30-150 s after
+// the last request on this machine, later under load), and is done until the heap has grown by
+// 10 MB. Those GCs are that process's one "settling" pass; an idle core is settled once the pass
+// is over (docs/performance.md, "Idle: what it costs and when").
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** perf_hooks constants (node:perf_hooks `constants`): kind of a major GC, flag of the memory reducer's GCs. */
+export const GC_MAJOR = 4;
+export const GC_FLAG_ALL_EXTERNAL_MEMORY = 32;
+
+export interface GcEvent {
+  kind: number;
+  ms: number;
+  flags: number;
+  /** When the bench saw it (performance.now() of this process). */
+  seenAt: number;
+}
+
+/** GC events read from a store core's stdout (started with --report-gc). */
+export class GcLog {
+  readonly events: GcEvent[] = [];
+  #pending = '';
+
+  constructor(stdout: Readable) {
+    stdout.on('data', (d: Buffer) => {
+      this.#pending += d.toString();
+      for (let nl = this.#pending.indexOf('\n'); nl >= 0; nl = this.#pending.indexOf('\n')) {
+        const m = /^GC (\d+) ([\d.]+) (\d+) /.exec(this.#pending.slice(0, nl + 1));
+        this.#pending = this.#pending.slice(nl + 1);
+        if (m) this.events.push({ kind: Number(m[1]), ms: Number(m[2]), flags: Number(m[3]), seenAt: performance.now() });
+      }
+    });
+  }
+
+  /** Events seen since `from` (performance.now()). */
+  since(from: number): GcEvent[] {
+    return this.events.filter((e) => e.seenAt >= from);
+  }
+}
+
+export const isMajor = (e: GcEvent): boolean => (e.kind & GC_MAJOR) !== 0;
+export const isReducerGc = (e: GcEvent): boolean => isMajor(e) && (e.flags & GC_FLAG_ALL_EXTERNAL_MEMORY) !== 0;
+
+/** Voluntary context switches of a process's main thread (its event loop's wake-ups); null when gone. */
+export function mainThreadWakeups(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+    return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
+  } catch {
+    return null;
+  }
+}
+
+export interface Settled {
+  /** Whether the memory reducer's pass was seen and over (false: maxMs passed first). */
+  settled: boolean;
+  /** Since `from`, ms. */
+  waitedMs: number;
+  /** The pass: major GCs from `from` to settling, and their summed pause (the main thread's share). */
+  majorGcs: number;
+  majorGcMs: number;
+}
+
+/**
+ * Waits until the reducer's pass is over: a reducer GC was seen and no major GC for `quietMs` since
+ * (the second GC follows the first by 0.5 s), or `maxMs` passed.
+ */
+export async function untilSettled(log: GcLog, from: number, options: { quietMs?: number; maxMs?: number } = {}): Promise<Settled> {
+  const { quietMs = 3000, maxMs = 240_000 } = options;
+  for (;;) {
+    const majors = log.since(from).filter(isMajor);
+    const lastMajor = majors.at(-1);
+    const now = performance.now();
+    const reducerSeen = majors.some(isReducerGc);
+    if ((reducerSeen && lastMajor && now - lastMajor.seenAt >= quietMs) || now - from >= maxMs) {
+      return { settled: reducerSeen, waitedMs: now - from, majorGcs: majors.length, majorGcMs: majors.reduce((s, e) => s + e.ms, 0) };
+    }
+    await sleep(250);
+  }
+}
