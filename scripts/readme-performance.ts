@@ -63,7 +63,10 @@ const providerRowSchema = z.object({
   endOfSpeechToFirstAudioP95Ms: num,
   modelledFirstAudioAfterTurnEndMs: num,
   modelledDelayApplied: z.boolean().optional(),
+  // The core's CPU over the library floor's in the same run (issue 51 item 6); absent from results written before.
+  cpuVsFloor: num.optional(),
 }).passthrough();
+const libraryFloorSchema = z.object({ cpuPercent: num, cpuWorst10sPercent: num, cpuVsFloorTarget: z.number() }).passthrough();
 const hangoverSweepSchema = z.array(z.object({ hangoverMs: z.number(), falseCutoffPercent: z.number(), endOfSpeechToStreamEndP95Ms: num }).passthrough());
 const latencySchema = z.object({
   date: z.string(),
@@ -85,6 +88,7 @@ const latencySchema = z.object({
   rssAfterRequestsSettledMb: num.optional(),
   speakers: z.array(z.object({ speakers: z.number(), seconds: z.number(), framesSent: z.number(), framesDecoded: z.number(), framesDropped: z.number(), decodedPercent: z.number(), ingress: percentiles, coreCpuPercent: z.number().optional() }).passthrough()).optional(),
   providers: z.array(providerRowSchema).optional(),
+  libraryFloor: libraryFloorSchema.nullable().optional(),
   endOfTurnHangoverSweep: hangoverSweepSchema.optional(),
   definitions: z.record(z.string(), z.string()).optional(),
   setup: z.object({ call_s: z.number(), provider: z.string().optional(), model_id: z.string().optional() }).passthrough(),
@@ -181,7 +185,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   const carrier = lat.setup.provider ? `, carried by ${lat.setup.provider}${lat.setup.model_id ? ` ${lat.setup.model_id}` : ''}` : '';
   const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call${carrier}, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
   lines.push(...table(['metric', 'measured', 'target'], rows));
-  if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
+  if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s, lat.libraryFloor ?? null));
   if (lat.providers?.some((r) => r.endOfSpeechToStreamEndP95Ms !== undefined)) lines.push('', ...turnSection(lat.providers, tg, lat.endOfTurnHangoverSweep ?? []));
   const defs = lat.definitions ?? {};
   for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'coreCpuCallWorst10sPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'coreCpuLongCallWorst10sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
@@ -196,7 +200,8 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
 const userBargeIn = (rows: readonly z.infer<typeof providerRowSchema>[] | undefined): boolean => rows?.some((r) => r.serviceSignalToCutP95Ms !== undefined) ?? false;
 
 /** Provider × hop: the same call once per live model provider (bench/results/latency.json `providers`). */
-function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>, callS: number): string[] {
+function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>, callS: number, floor: z.infer<typeof libraryFloorSchema> | null): string[] {
+  const vsFloor = (r: z.infer<typeof providerRowSchema>): string[] => (floor ? [`${f(r.cpuVsFloor, 2)} ×${typeof r.cpuVsFloor === 'number' ? check(r.cpuVsFloor <= floor.cpuVsFloorTarget) : ''}`] : []);
   const hop = (p50: number | null | undefined, p95: number | null | undefined, n: number, limit: number | undefined) =>
     `${f(p50, 2)} / ${f(p95, 2)} (n=${n})${typeof p95 === 'number' && limit !== undefined ? check(p95 <= limit) : ''}`;
   const body = rows.map((r) => [
@@ -205,12 +210,14 @@ function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<s
     hop(r.egressP50Ms, r.egressP95Ms, r.egressN, tg.egress_p95_ms),
     hop(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, tg.barge_in_ms),
     `${f(r.coreCpuCallPercent, 2)}${typeof r.coreCpuCallPercent === 'number' && tg.core_cpu_call_percent !== undefined ? check(r.coreCpuCallPercent <= tg.core_cpu_call_percent) : ''}${worst(r.coreCpuCallWorst10sPercent, tg.core_cpu_call_worst_10s_percent)}`,
+    ...vsFloor(r),
   ]);
-  body.push(['target', `p95 ≤ ${tg.ingress_p95_ms ?? 25}`, `p95 ≤ ${tg.egress_p95_ms ?? 40}`, `p95 ≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`]);
+  body.push(['target', `p95 ≤ ${tg.ingress_p95_ms ?? 25}`, `p95 ≤ ${tg.egress_p95_ms ?? 40}`, `p95 ≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`, ...(floor ? [`≤ ${floor.cpuVsFloorTarget} ×`] : [])]);
+  if (floor) body.push(['library floor (bare @discordjs/voice + ws, Gemini)', '', '', '', `${f(floor.cpuPercent, 2)} (worst 10 s ${f(floor.cpuWorst10sPercent, 2)})`, '1 ×']);
   return [
-    `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run):`,
+    `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run${floor ? '; the library floor: the same call with a bare script on the same libraries in the core\'s place, bench/library-floor.ts, docs/performance.md "The library floor"' : ''}):`,
     '',
-    ...table(['provider (model)', 'ingress p50 / p95 ms', 'egress, on the wire p50 / p95 ms', userBargeIn(rows) ? 'barge-in, speaker\'s onset → cut p50 / p95 ms' : 'barge-in, on the wire p50 / p95 ms', 'core CPU % of a core'], body),
+    ...table(['provider (model)', 'ingress p50 / p95 ms', 'egress, on the wire p50 / p95 ms', userBargeIn(rows) ? 'barge-in, speaker\'s onset → cut p50 / p95 ms' : 'barge-in, on the wire p50 / p95 ms', 'core CPU % of a core', ...(floor ? ['CPU vs library floor'] : [])], body),
   ];
 }
 

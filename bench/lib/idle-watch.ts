@@ -11,7 +11,8 @@
 // 10 MB. Those GCs are that process's one "settling" pass; an idle core is settled once the pass
 // is over (docs/performance.md, "Idle: what it costs and when").
 import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** perf_hooks constants (node:perf_hooks `constants`): kind of a major GC, flag of the memory reducer's GCs. */
@@ -26,7 +27,20 @@ export interface GcEvent {
   seenAt: number;
 }
 
-/** GC events read from a store core's stdout (started with --report-gc). */
+/**
+ * In the measured process: print `GC <kind> <ms> <flags> <at>` to `out` for every GC (Node's
+ * documented perf_hooks 'gc' entries; the observer runs only when a GC has happened).
+ */
+export function reportGcTo(out: Writable): void {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const { kind, flags } = (e as PerformanceEntry & { detail: { kind: number; flags: number } }).detail;
+      out.write(`GC ${kind} ${e.duration.toFixed(2)} ${flags} ${e.startTime.toFixed(0)}\n`);
+    }
+  }).observe({ entryTypes: ['gc'] });
+}
+
+/** GC events read from a measured process's stdout (reportGcTo). */
 export class GcLog {
   readonly events: GcEvent[] = [];
   #pending = '';

@@ -10,8 +10,8 @@
 // external memory" marks V8's memory reducer; at = ms since the process began), so the bench and the
 // idle test can count GCs by kind without --trace-gc. The observer runs only when a GC has happened.
 import path from 'node:path';
-import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import pino from 'pino';
+import { reportGcTo } from './idle-watch.ts';
 import { IdleMemoryTrim } from '../../main/core/idle-memory-trim.ts';
 import { NotesArchive } from '../../main/core/notes/notes-archive.ts';
 import { createNotifier } from '../../main/core/notify/dispatcher.ts';
@@ -22,14 +22,7 @@ import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
 import { createSidecar } from '../../main/core/sidecar/server.ts';
 
 const [home, token, ...options] = process.argv.slice(2);
-if (options.includes('--report-gc')) {
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      const { kind, flags } = (e as PerformanceEntry & { detail: { kind: number; flags: number } }).detail;
-      process.stdout.write(`GC ${kind} ${e.duration.toFixed(2)} ${flags} ${e.startTime.toFixed(0)}\n`);
-    }
-  }).observe({ entryTypes: ['gc'] });
-}
+if (options.includes('--report-gc')) reportGcTo(process.stdout);
 const logger = pino({ level: 'silent' });
 const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabled: false, logger });
 // The cap is raised so the bench can fill the schedule to 100,000.
