@@ -7,7 +7,8 @@
 // V8's memory reducer: after a full GC (module loading always causes one, and so does loading a
 // large schedule) it waits until the allocation rate is low, then runs two full GCs 0.5 s apart
 // that give back what start-up and requests left (V8's src/heap/memory-reducer.cc; 30-150 s after
-// the last request on this machine, later under load), and is done until the heap has grown by
+// the last request on this machine, the second up to tens of seconds after the first under load),
+// and is done until the heap has grown by
 // 10 MB. Those GCs are that process's one "settling" pass; an idle core is settled once the pass
 // is over (docs/performance.md, "Idle: what it costs and when").
 import { readFileSync } from 'node:fs';
@@ -85,19 +86,22 @@ export interface Settled {
   majorGcMs: number;
 }
 
+/** V8's memory reducer runs this many full GCs per pass (memory_reducer_gc_count; after the first it always runs another). */
+export const REDUCER_GCS_PER_PASS = 2;
+
 /**
- * Waits until the reducer's pass is over: a reducer GC was seen and no major GC for `quietMs` since
- * (the second GC follows the first by 0.5 s), or `maxMs` passed.
+ * Waits until the reducer's pass is over: both its GCs seen (the second waits for a low allocation
+ * rate again: 0.5 s at best, tens of seconds on a loaded machine) and no full GC for `quietMs`; or
+ * `maxMs` passed (settled: false).
  */
 export async function untilSettled(log: GcLog, from: number, options: { quietMs?: number; maxMs?: number } = {}): Promise<Settled> {
   const { quietMs = 3000, maxMs = 240_000 } = options;
   for (;;) {
     const majors = log.since(from).filter(isMajor);
-    const lastMajor = majors.at(-1);
     const now = performance.now();
-    const reducerSeen = majors.some(isReducerGc);
-    if ((reducerSeen && lastMajor && now - lastMajor.seenAt >= quietMs) || now - from >= maxMs) {
-      return { settled: reducerSeen, waitedMs: now - from, majorGcs: majors.length, majorGcMs: majors.reduce((s, e) => s + e.ms, 0) };
+    const over = majors.filter(isReducerGc).length >= REDUCER_GCS_PER_PASS && now - majors.at(-1)!.seenAt >= quietMs;
+    if (over || now - from >= maxMs) {
+      return { settled: over, waitedMs: now - from, majorGcs: majors.length, majorGcMs: majors.reduce((s, e) => s + e.ms, 0) };
     }
     await sleep(250);
   }
