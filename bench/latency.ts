@@ -1,4 +1,4 @@
-// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N]
+// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N] [--no-floor] [--profile]
 // A 60-second simulated duplex call on the loopback fakes (fake Discord and the live model's fake in
 // this process, the core in a child process started as `live-voice-bridge headless`), once per
 // provider (bench/lib/latency-providers.ts), then the many-speaker runs and the audio path's
@@ -6,6 +6,10 @@
 // (MISSED where one is not met) and writes bench/results/latency.json: the headline fields from the
 // Gemini call (the first provider's when Gemini is not run), `providers` with a row per provider.
 // --quick: 25 s calls, no many-speaker runs, results to a temp file (never the committed JSON).
+// The library floor (bench/library-floor.ts, bench/lib/library-floor-call.ts) runs after the provider
+// calls, the same call with a bare script on the libraries in the core's place: `libraryFloor` and
+// each provider row's `cpuVsFloor`; --no-floor skips it; --profile adds a --cpu-prof of a Gemini core
+// call and of a floor call, split by our modules and the libraries (libraryFloor.profile).
 // Benchmarks report; nothing here fails on a number (timing on a shared machine is noisy).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +25,8 @@ import { END_OF_TURN } from '../main/core/audio/index.ts';
 import { BENCH_PROVIDERS, parseProviders, type BenchProvider } from './lib/model-fakes.ts';
 import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 import { MEMORY_TARGETS, memoryJson, memoryRows, runMemory, type MemoryRunResult } from './lib/latency-memory.ts';
+import { LIBRARY_FLOOR_DEFINITION, profileAgainstFloor, runLibraryFloorCall, type FloorProfile, type LibraryFloorResult } from './lib/library-floor-call.ts';
+import { CPU_VS_FLOOR_TARGET } from './lib/latency-providers.ts';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -143,6 +149,47 @@ function speakerRows(runs: SpeakersRunResult[]): Row[] {
   }));
 }
 
+function floorRows(floor: LibraryFloorResult | null): Row[] {
+  if (!floor) return [];
+  return [
+    { metric: 'library floor CPU in the same call (bare @discordjs/voice + ws script)', measured: `${fmt(floor.cpuPercent)} % of one core, worst 10 s ${fmt(floor.cpuWorst10sPercent)} %; ${floor.replies} replies (${floor.bargeInsAtModel} barged into), ${floor.packetsToDiscord} packets to Discord`, target: `(reference: each provider ≤ ${CPU_VS_FLOOR_TARGET} × it)`, status: '' },
+    { metric: '  … joined, nobody speaking', measured: `${fmt(floor.idleCallCpuPercent)} % of one core`, target: '(reference)', status: '' },
+  ];
+}
+
+function floorJson(floor: LibraryFloorResult, profile: FloorProfile | null) {
+  return {
+    provider: floor.provider,
+    model: floor.model,
+    cpuPercent: round(floor.cpuPercent),
+    cpuWorst10sPercent: round(floor.cpuWorst10sPercent),
+    cpuWindows10sPercent: floor.cpuWindows10sPercent.map((w) => round(w)),
+    idleCallCpuPercent: round(floor.idleCallCpuPercent),
+    rssMb: round(floor.rssMb, 1),
+    utterances: floor.utterances,
+    replies: floor.replies,
+    repliesCompleted: floor.repliesCompleted,
+    bargeInsAtModel: floor.bargeInsAtModel,
+    packetsToDiscord: floor.packetsToDiscord,
+    settledBeforeCall: floor.settledBeforeCall,
+    fakesProcessCpuPercent: round(floor.fakesProcess.cpuPercent),
+    cpuVsFloorTarget: CPU_VS_FLOOR_TARGET,
+    profile,
+  };
+}
+
+function profileTable(p: FloorProfile): string {
+  const owners = (s: FloorProfile['core']) => `ours ${s.byOwner.ours} %, libraries ${s.byOwner.library} %, node ${s.byOwner.node} %, native ${s.byOwner.native} %, V8 ${s.byOwner.v8} % (${s.samples} busy samples${s.windowed ? '' : ', whole profile'})`;
+  const top = (s: FloorProfile['core']) => s.top.map((t) => `    ${t.percent.toFixed(1).padStart(5)} %  ${t.what}`);
+  return [
+    `profile of the call's talking part, main thread (--cpu-prof; profiled runs: core ${fmt(p.coreCpuPercent)} %, floor ${fmt(p.floorCpuPercent)} % of one core):`,
+    `  core:  ${owners(p.core)}`,
+    ...top(p.core),
+    `  floor: ${owners(p.floor)}`,
+    ...top(p.floor),
+  ].join('\n');
+}
+
 function table(lines: Row[]): string {
   const header: Row = { metric: 'metric', measured: 'measured', target: 'target', status: '' };
   const all = [header, ...lines];
@@ -173,7 +220,13 @@ async function main(): Promise<void> {
   // Each provider's voice gate (main/core/audio/end-of-turn.ts) on the pause corpus, chunked as the app does (INPUT_CHUNK_MS 100).
   const corpus = loadPauseCorpus();
   const endOfTurn = Object.fromEntries(BENCH_PROVIDERS.map((p) => [p, evaluateEndOfTurn(corpus, { hangoverMs: END_OF_TURN[p].hangoverMs, chunkMs: 100 })])) as Record<BenchProvider, CorpusEndOfTurn>;
-  const perProvider = providerRows(runs, TARGETS, endOfTurn);
+  let floor: LibraryFloorResult | null = null;
+  if (!argv.includes('--no-floor')) {
+    log('— library floor (bench/library-floor.ts) —');
+    floor = await runLibraryFloorCall({ durationMs: CALL_MS, idleCallMs: IDLE_CALL_MS, progress: log });
+  }
+  const floorProfile: FloorProfile | null = argv.includes('--profile') ? await profileAgainstFloor({ durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log }) : null;
+  const perProvider = providerRows(runs, TARGETS, endOfTurn, floor?.cpuPercent ?? null);
   // The trade-off behind the choice: the same gate at other hangovers (docs/performance.md "End of turn").
   const hangoverSweep = HANGOVER_SWEEP_MS.map((hangoverMs) => {
     const r = evaluateEndOfTurn(corpus, { hangoverMs, chunkMs: 100 });
@@ -193,7 +246,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...floorRows(floor), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;
@@ -222,9 +275,11 @@ async function main(): Promise<void> {
       rssMaxMb: round(r.rssMaxMb, 1),
     })),
     providers: perProvider,
+    libraryFloor: floor ? floorJson(floor, floorProfile) : null,
     endOfTurnHangoverSweep: hangoverSweep,
     definitions: {
       ...PROVIDER_DEFINITIONS,
+      libraryFloor: LIBRARY_FLOOR_DEFINITION,
       coreCpuIdleCallPercent: `core process CPU time (utime + stime from /proc/<pid>/stat, 10 ms ticks) / wall time, % of one core, over ${IDLE_CALL_MS / 1000} s in a joined call with nobody speaking and the model silent`,
       coreCpuCallPercent: `the same over the ${CALL_MS / 1000} s call: one speaker (the owner) talking, the model replying and being barged into`,
       coreCpuCallWorst10sPercent: 'the worst 10 s window of that call (CPU time over each consecutive 10 s between the 1 s /proc readings; all windows in cpu.core_call_windows_10s_percent): its worst case beside the average',

@@ -63,7 +63,10 @@ const providerRowSchema = z.object({
   endOfSpeechToFirstAudioP95Ms: num,
   modelledFirstAudioAfterTurnEndMs: num,
   modelledDelayApplied: z.boolean().optional(),
+  // The core's CPU over the library floor's in the same run (issue 51 item 6); absent from results written before.
+  cpuVsFloor: num.optional(),
 }).passthrough();
+const libraryFloorSchema = z.object({ cpuPercent: num, cpuWorst10sPercent: num, cpuVsFloorTarget: z.number() }).passthrough();
 const hangoverSweepSchema = z.array(z.object({ hangoverMs: z.number(), falseCutoffPercent: z.number(), endOfSpeechToStreamEndP95Ms: num }).passthrough());
 const latencySchema = z.object({
   date: z.string(),
@@ -85,6 +88,7 @@ const latencySchema = z.object({
   rssAfterRequestsSettledMb: num.optional(),
   speakers: z.array(z.object({ speakers: z.number(), seconds: z.number(), framesSent: z.number(), framesDecoded: z.number(), framesDropped: z.number(), decodedPercent: z.number(), ingress: percentiles, coreCpuPercent: z.number().optional() }).passthrough()).optional(),
   providers: z.array(providerRowSchema).optional(),
+  libraryFloor: libraryFloorSchema.nullable().optional(),
   endOfTurnHangoverSweep: hangoverSweepSchema.optional(),
   definitions: z.record(z.string(), z.string()).optional(),
   setup: z.object({ call_s: z.number(), provider: z.string().optional(), model_id: z.string().optional() }).passthrough(),
@@ -181,7 +185,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   const carrier = lat.setup.provider ? `, carried by ${lat.setup.provider}${lat.setup.model_id ? ` ${lat.setup.model_id}` : ''}` : '';
   const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call${carrier}, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
   lines.push(...table(['metric', 'measured', 'target'], rows));
-  if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s));
+  if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s, lat.libraryFloor ?? null));
   if (lat.providers?.some((r) => r.endOfSpeechToStreamEndP95Ms !== undefined)) lines.push('', ...turnSection(lat.providers, tg, lat.endOfTurnHangoverSweep ?? []));
   const defs = lat.definitions ?? {};
   for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'coreCpuCallWorst10sPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'coreCpuLongCallWorst10sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
@@ -196,7 +200,8 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
 const userBargeIn = (rows: readonly z.infer<typeof providerRowSchema>[] | undefined): boolean => rows?.some((r) => r.serviceSignalToCutP95Ms !== undefined) ?? false;
 
 /** Provider × hop: the same call once per live model provider (bench/results/latency.json `providers`). */
-function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>, callS: number): string[] {
+function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>, callS: number, floor: z.infer<typeof libraryFloorSchema> | null): string[] {
+  const vsFloor = (r: z.infer<typeof providerRowSchema>): string[] => (floor ? [`${f(r.cpuVsFloor, 2)} ×${typeof r.cpuVsFloor === 'number' ? check(r.cpuVsFloor <= floor.cpuVsFloorTarget) : ''}`] : []);
   const hop = (p50: number | null | undefined, p95: number | null | undefined, n: number, limit: number | undefined) =>
     `${f(p50, 2)} / ${f(p95, 2)} (n=${n})${typeof p95 === 'number' && limit !== undefined ? check(p95 <= limit) : ''}`;
   const body = rows.map((r) => [
@@ -205,12 +210,14 @@ function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<s
     hop(r.egressP50Ms, r.egressP95Ms, r.egressN, tg.egress_p95_ms),
     hop(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, tg.barge_in_ms),
     `${f(r.coreCpuCallPercent, 2)}${typeof r.coreCpuCallPercent === 'number' && tg.core_cpu_call_percent !== undefined ? check(r.coreCpuCallPercent <= tg.core_cpu_call_percent) : ''}${worst(r.coreCpuCallWorst10sPercent, tg.core_cpu_call_worst_10s_percent)}`,
+    ...vsFloor(r),
   ]);
-  body.push(['target', `p95 ≤ ${tg.ingress_p95_ms ?? 25}`, `p95 ≤ ${tg.egress_p95_ms ?? 40}`, `p95 ≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`]);
+  body.push(['target', `p95 ≤ ${tg.ingress_p95_ms ?? 25}`, `p95 ≤ ${tg.egress_p95_ms ?? 40}`, `p95 ≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`, ...(floor ? [`≤ ${floor.cpuVsFloorTarget} ×`] : [])]);
+  if (floor) body.push(['library floor (bare @discordjs/voice + ws, Gemini)', '', '', '', `${f(floor.cpuPercent, 2)} (worst 10 s ${f(floor.cpuWorst10sPercent, 2)})`, '1 ×']);
   return [
-    `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run):`,
+    `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run${floor ? '; the library floor: the same call with a bare script on the same libraries in the core\'s place, bench/library-floor.ts, docs/performance.md "The library floor"' : ''}):`,
     '',
-    ...table(['provider (model)', 'ingress p50 / p95 ms', 'egress, on the wire p50 / p95 ms', userBargeIn(rows) ? 'barge-in, speaker\'s onset → cut p50 / p95 ms' : 'barge-in, on the wire p50 / p95 ms', 'core CPU % of a core'], body),
+    ...table(['provider (model)', 'ingress p50 / p95 ms', 'egress, on the wire p50 / p95 ms', userBargeIn(rows) ? 'barge-in, speaker\'s onset → cut p50 / p95 ms' : 'barge-in, on the wire p50 / p95 ms', 'core CPU % of a core', ...(floor ? ['CPU vs library floor'] : [])], body),
   ];
 }
 
@@ -283,7 +290,7 @@ const storeSchema = z.object({
   generated_at: z.string(),
   targets: z.object({ createP95Ms: z.number(), cancelP95Ms: z.number(), listP95Ms: z.number(), idleCpuPercent: z.number(), rssGrowthMb: z.number(), startupMs: z.number() }),
   baseline: z.object({ rssMb: num, httpFloorP95Ms: num, diskAppendFsyncP95Ms: num }).passthrough(),
-  schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
+  schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, idleWakeupsPerMin: num.optional(), settleCpuMs: num.optional(), settleS: num.optional(), rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
   notes: z.object({ calls: z.number(), totalMb: num, calls_p95_ms: num, recent_p95_ms: num, call_p95_ms: num, search_p95_ms: num, rssMb: num }).passthrough(),
   database: z
     .object({
@@ -322,11 +329,15 @@ function storeSection(store: z.infer<typeof storeSchema>): string[] {
   const afterWork = (r: { rssAfterWorkMb?: number | null }): string => (typeof r.rssAfterWorkMb === 'number' ? `; ${v(r.rssAfterWorkMb)} right after the requests` : '');
   // createCoreP95Ms/cancelCoreP95Ms (newer runs): the core's own share of the round trip.
   const withCore = (roundTrip: number | null | undefined, core: number | null | undefined): string => (typeof core === 'number' ? `${v(roundTrip)} (core ${v(core)})` : v(roundTrip));
-  const rows = store.schedule.map((r) => [r.entries.toLocaleString('en'), withCore(r.createP95Ms, r.createCoreP95Ms), withCore(r.cancelP95Ms, r.cancelCoreP95Ms), v(r.listP95Ms), v(r.idleCpuPercent), `${v(r.rssMb)} (+${v(r.rssGrowthMb)})${afterWork(r)}`, v(r.startupMs)]);
+  // settleCpuMs (runs from 2026-12): V8's one settling pass after the requests, beside the steady idle.
+  const settled = store.schedule.some((r) => typeof r.settleCpuMs === 'number');
+  const idle = (r: (typeof store.schedule)[number]): string =>
+    settled ? `${v(r.idleCpuPercent)}; ${v(r.idleWakeupsPerMin)} wake-ups/min; settling ${v(r.settleCpuMs)} ms once, ${v(r.settleS)} s after` : v(r.idleCpuPercent);
+  const rows = store.schedule.map((r) => [r.entries.toLocaleString('en'), withCore(r.createP95Ms, r.createCoreP95Ms), withCore(r.cancelP95Ms, r.cancelCoreP95Ms), v(r.listP95Ms), idle(r), `${v(r.rssMb)} (+${v(r.rssGrowthMb)})${afterWork(r)}`, v(r.startupMs)]);
   rows.push(['target', `≤ ${t.createP95Ms}`, `≤ ${t.cancelP95Ms}`, `≤ ${t.listP95Ms}`, `≤ ${t.idleCpuPercent}`, `growth ≤ ${t.rssGrowthMb}`, `≤ ${t.startupMs}`]);
   const n = store.notes;
   return [
-    `**Schedule and notes** (\`npm run bench:store\`, bench/results/store.json; ${store.generated_at.slice(0, 10)}; the core alone in its own process, latency = HTTP round trip on loopback (in brackets the core's own share), CPU/RSS from /proc, idle CPU over 60 s from 8 s after the last request; floors on that run: a request doing no store work p95 ${v(store.baseline.httpFloorP95Ms)} ms, one write + fdatasync p95 ${v(store.baseline.diskAppendFsyncP95Ms)} ms):`,
+    `**Schedule and notes** (\`npm run bench:store\`, bench/results/store.json; ${store.generated_at.slice(0, 10)}; the core alone in its own process, latency = HTTP round trip on loopback (in brackets the core's own share), CPU/RSS from /proc, ${settled ? "idle CPU over 60 s once V8's memory reducer has run its one settling pass after the requests (its CPU beside it; docs/performance.md, Idle)" : 'idle CPU over 60 s from 8 s after the last request'}; floors on that run: a request doing no store work p95 ${v(store.baseline.httpFloorP95Ms)} ms, one write + fdatasync p95 ${v(store.baseline.diskAppendFsyncP95Ms)} ms):`,
     '',
     ...table(['pending entries', 'create p95 ms', 'cancel p95 ms', 'list page p95 ms', 'idle CPU % of a core', 'RSS MB after an idle minute (growth)', 'start-up ms'], rows),
     '',

@@ -41,7 +41,7 @@ const CLI = process.env.LVB_BENCH_CORE === 'source' ? SOURCE_CLI : BUILT_CLI;
 /** What the fake model says per reply (24 kHz tone), sent at its default 2× real time. */
 export const REPLY_MS = 3000;
 /** Incoming RMS that makes the fake model stop (the speech-like signal is ≈ 1500-2000 RMS at 16 kHz). */
-const BARGE_IN_RMS = 800;
+export const BARGE_IN_RMS = 800;
 /** Owner utterance lengths, cycled (seconds). */
 const UTTERANCES = [1.6, 2.2, 1.9, 2.5, 1.5, 2.0];
 /**
@@ -82,7 +82,12 @@ export interface CallRunOptions {
   /** Window in the call, after join, in which nobody speaks and the model is silent. */
   idleCallMs: number;
   progress: (line: string) => void;
+  /** The core's start-up options (default: the launchers', CORE_NODE_FLAGS); e.g. with --cpu-prof for a profile. */
+  nodeFlags?: readonly string[];
 }
+
+/** Now on the monotonic clock V8's CPU profiles use, µs (bench/lib/cpu-profile-split.ts). */
+export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 type Turn = BenchReply;
 
@@ -125,6 +130,8 @@ export interface CallRunResult {
   wire: WireResult;
   /** End of speech → the service's end of turn → first reply audio (bench/lib/latency-turn.ts). */
   turn: TurnLatencies;
+  /** The talking part of the call on the monotonic clock (monotonicUs), for a CPU profile's window. */
+  callWindowUs: [number, number];
 }
 
 export function freePort(): Promise<number> {
@@ -162,7 +169,7 @@ export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: strin
  * first audio for the service's modelled delay after its end of turn: bench/lib/latency-turn.ts),
  * records when it started and ended.
  */
-class ReplyDriver {
+export class ReplyDriver {
   readonly turns: Turn[] = [];
   /** The user turn each of `turns` answers (null: the service cut the owner mid-utterance). */
   readonly answered: (TurnTiming | null)[] = [];
@@ -202,7 +209,7 @@ class ReplyDriver {
  * after their first audio (the fake's modelled delay after the turn end, when the driver answered),
  * the third is heard to its end, then a pause.
  */
-async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: number, firstAudioDelayMs: number): Promise<number> {
+export async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: number, firstAudioDelayMs: number): Promise<number> {
   const random = seededRandom(6);
   const signals = UTTERANCES.map((s) => speechLikeSignal(s));
   let utterances = 0;
@@ -310,7 +317,7 @@ export async function startBenchCore(options: { provider?: BenchProvider; extraU
 }
 
 export async function runBenchCall(options: CallRunOptions): Promise<CallRunResult> {
-  const core = await startBenchCore({ provider: options.provider ?? 'gemini' });
+  const core = await startBenchCore({ provider: options.provider ?? 'gemini', ...(options.nodeFlags ? { nodeFlags: options.nodeFlags } : {}) });
   const { discord, model, base, token, pid } = core;
   try {
     options.progress(`core pid ${pid} on ${base}; settles, then idle ${options.idleMs / 1000} s for a CPU baseline`);
@@ -338,6 +345,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     const idleCallTo = readProc(pid)!;
 
     const callFrom = readProc(pid)!;
+    const callFromUs = monotonicUs();
     const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
     options.progress(`the owner talks for ${options.durationMs / 1000} s`);
     let healthAt20s: BenchHealth | null = null;
@@ -347,6 +355,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     const script = ownerScript(discord, driver, callFrom.at + options.durationMs, modelledFirstAudioMs(model.provider));
     await sleep(Math.max(0, callFrom.at + options.durationMs - performance.now()));
     const callTo = readProc(pid)!;
+    const callWindowUs: [number, number] = [callFromUs, monotonicUs()];
     const fakesCpu = process.cpuUsage(fakesFrom.cpu);
     const fakesPercent = (100 * (fakesCpu.user + fakesCpu.system)) / 1000 / (performance.now() - fakesFrom.at);
     clearInterval(sampler);
@@ -394,6 +403,7 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
       fakesProcess: { cpuPercent: fakesPercent, rssMb: process.memoryUsage().rss / 1048576 },
       wire,
       turn: turnLatencies(model.provider, driver.clock, driver.answered, wire.firstAudioAt),
+      callWindowUs,
     };
   } finally {
     await core.close();

@@ -81,16 +81,21 @@ export interface ProviderRow {
   coreCpuCallPercent: number | null;
   /** The worst 10 s window of the same call (latency-proc.ts cpuWindows). */
   coreCpuCallWorst10sPercent: number | null;
+  /** coreCpuCallPercent / libraryFloor.cpuPercent of the same run (bench/lib/library-floor-call.ts); null without a floor run. */
+  cpuVsFloor: number | null;
   replies: number;
   bargeInsAtModel: number;
   reconnects: number;
   met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean; endOfTurn: boolean; falseCutoff: boolean };
 }
 
+/** Issue 51 item 6: a provider's call at most 1.5 × the library floor's CPU. */
+export const CPU_VS_FLOOR_TARGET = 1.5;
+
 const none: Summary = { count: 0, p50_ms: null, p95_ms: null };
 const within = (value: number | null, limit: number): boolean => value !== null && value <= limit;
 
-export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, CorpusEndOfTurn>>): ProviderRow[] {
+export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, CorpusEndOfTurn>>, floorCpuPercent: number | null = null): ProviderRow[] {
   return runs.map(({ provider, call }) => {
     const ingress = call.healthAtEnd.metrics.ingress_latency;
     const egress = call.wire.egress ?? none;
@@ -129,6 +134,7 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       cutMidUtterance: turn.cutMidUtterance,
       coreCpuCallPercent: round(call.core.callCpuPercent),
       coreCpuCallWorst10sPercent: round(call.core.callCpuWorst10sPercent),
+      cpuVsFloor: floorCpuPercent ? round(call.core.callCpuPercent / floorCpuPercent) : null,
       replies: call.replies,
       bargeInsAtModel: call.bargeInsAtModel,
       reconnects: call.healthAtEnd.metrics.reconnects,
@@ -164,6 +170,7 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
     `false cut-offs % (≤ ${targets.false_cutoff_percent})`,
     'end of speech → first audio p50/p95 ms (modelled service delay; stream end → first audio p50)',
     `core CPU % (≤ ${targets.core_cpu_call_percent}), worst 10 s`,
+    'CPU vs library floor (≤ 1.5 ×)',
   ];
   const lines = rows.map((r) => [
     `${r.provider} (${r.model})`,
@@ -175,6 +182,7 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
     `${r.falseCutoffPercent.toFixed(1)}${r.met.falseCutoff ? '' : ' MISSED'}`,
     `${pair(r.endOfSpeechToFirstAudioP50Ms, r.endOfSpeechToFirstAudioP95Ms, r.endOfSpeechToFirstAudioN, true)} (${r.modelledFirstAudioAfterTurnEndMs}${r.modelledDelayApplied ? '' : ', NOT applied'}; ${ms(r.streamEndToFirstAudioP50Ms)})`,
     `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}, ${ms(r.coreCpuCallWorst10sPercent)}`,
+    r.cpuVsFloor === null ? '—' : `${r.cpuVsFloor.toFixed(2)} ×${r.cpuVsFloor <= CPU_VS_FLOOR_TARGET ? '' : ' MISSED'}`,
   ]);
   const all = [header, ...lines];
   const widths = header.map((_, i) => Math.max(...all.map((cells) => cells[i]!.length)));

@@ -5,9 +5,14 @@
 // 5 s, only when started with --expose-gc); bench/store.ts starts it with the core's start-up options
 // (main/core/core-node-flags.ts), as the launchers start the core.
 // Prints `READY <port> <startupMs>` once the schedule is loaded and running; startupMs is the time
-// scheduler.start() took (reading, validating and indexing the file).
+// scheduler.start() took (reading, validating and indexing the file). With `--report-gc` after the
+// token it also prints `GC <kind> <ms> <flags> <at>` for every garbage collection (Node's documented
+// perf_hooks 'gc' entries: kind 1 minor, 4 major, 8 incremental, 16 weak callbacks; flags 32 "all
+// external memory" marks V8's memory reducer; at = ms since the process began), so the bench and the
+// idle test can count GCs by kind without --trace-gc. The observer runs only when a GC has happened.
 import path from 'node:path';
 import pino from 'pino';
+import { reportGcTo } from './idle-watch.ts';
 import { IdleMemoryTrim } from '../../main/core/idle-memory-trim.ts';
 import { importLegacyNotes } from '../../main/core/notes/legacy-import.ts';
 import { NotesStore } from '../../main/core/notes/notes-store.ts';
@@ -19,7 +24,8 @@ import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
 import { createSidecar } from '../../main/core/sidecar/server.ts';
 import { openDatabase } from '../../main/core/store/database.ts';
 
-const [home, token] = process.argv.slice(2);
+const [home, token, ...options] = process.argv.slice(2);
+if (options.includes('--report-gc')) reportGcTo(process.stdout);
 const logger = pino({ level: 'silent' });
 const notifier = createNotifier({ voice: () => null, discordText: null, sfxEnabled: false, logger });
 // The cap is raised so the bench can fill the schedule to 100,000.
