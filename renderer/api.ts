@@ -87,7 +87,7 @@ export const api = {
   schedule: (state?: ScheduledNotification['state'], limit = 200) =>
     request<{ entries: ScheduledNotification[]; next_cursor: string | null }>('GET', `/schedule?limit=${limit}${state ? `&state=${state}` : ''}`),
   /** `repeat`: "daily", "weekdays" or a 5-field cron expression (an Undo restores a series' rule as given). */
-  createSchedule: (body: { text: string; delay_seconds?: number; mode: NotifyMode; title?: string; repeat?: string; timezone?: string; at?: string }) =>
+  createSchedule: (body: { text: string; delay_seconds?: number; fire_at_epoch?: number; mode: NotifyMode; title?: string; repeat?: string; timezone?: string; at?: string }) =>
     request<{ scheduled: string; fire_at_epoch: number }>('POST', '/schedule', json({ ...body, source: 'dashboard' }), 'application/json'),
   cancelSchedule: (id: string) => request<unknown>('DELETE', `/schedule/${encodeURIComponent(id)}`),
   handoff: (body: { call_id?: string }) => request<Record<string, unknown>>('POST', '/handoff', json(body), 'application/json'),

@@ -115,17 +115,20 @@ export function localMoment(text: string): number | null {
   return Number.isNaN(iso) ? null : iso;
 }
 
-/** Delay in whole seconds from the form's "in …" or "at …" choice; an error message when it makes no sense. */
-export function delaySecondsFrom(when: WhenInput, nowMs: number): { delay: number } | { error: string } {
+/**
+ * When the form's reminder fires, as POST /schedule takes it: "in …" as a delay in whole seconds,
+ * "at …" as the moment itself (`fire_at_epoch`), so a time typed on the page fires at that second
+ * (now + a rounded delay would store it up to half a second early). An error message when it makes no sense.
+ */
+export function scheduleTimeFrom(when: WhenInput, nowMs: number): { delay_seconds: number } | { fire_at_epoch: number } | { error: string } {
   if (when.kind === 'delay') {
     if (!Number.isFinite(when.amount) || when.amount <= 0) return { error: 'Give a delay greater than zero.' };
-    return { delay: Math.max(1, Math.round(when.amount * UNIT_SECONDS[when.unit])) };
+    return { delay_seconds: Math.max(1, Math.round(when.amount * UNIT_SECONDS[when.unit])) };
   }
   const at = localMoment(when.local.trim());
   if (at === null) return { error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' };
-  const delay = Math.round((at - nowMs) / 1000);
-  if (delay < 1) return { error: 'That time is in the past.' };
-  return { delay };
+  if (at - nowMs < 1000) return { error: 'That time is in the past.' };
+  return { fire_at_epoch: at / 1000 };
 }
 
 export interface LatencyPoint {

@@ -5,7 +5,7 @@ import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
 import { formatRepeatLine, viewerTimezone } from './repeat-format.ts';
 import { formatMoment } from './moment-format.ts';
-import { delaySecondsFrom, describeNotifyResult, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, type WhenInput } from './format.ts';
+import { describeNotifyResult, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, scheduleTimeFrom, type WhenInput } from './format.ts';
 
 const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
 /** The panel shows one page: the soonest pending entries and the latest finished ones. */
@@ -95,13 +95,13 @@ export class SchedulePanel {
   async #schedule(button: HTMLButtonElement): Promise<void> {
     const message = this.#message();
     if (!message) return;
-    const delay = delaySecondsFrom(this.#when(), Date.now());
-    if ('error' in delay) return status(this.#status, delay.error, 'error');
+    const when = scheduleTimeFrom(this.#when(), Date.now());
+    if ('error' in when) return status(this.#status, when.error, 'error');
     setBusy(button, true, 'Scheduling…');
     try {
       // A repeat keeps the first occurrence's time of day, on this browser's clock.
       const repeat = this.#repeat.value === 'daily' || this.#repeat.value === 'weekdays' ? this.#repeat.value : undefined;
-      const answer = await api.createSchedule({ ...message, delay_seconds: delay.delay, ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}) });
+      const answer = await api.createSchedule({ ...message, ...when, ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}) });
       status(this.#status, `Scheduled for ${formatMoment(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`, 'ok');
       this.#text.value = '';
       this.#title.value = '';
@@ -161,8 +161,8 @@ export class SchedulePanel {
     const [minute = '0', hour = '0'] = entry.repeat?.cron.split(' ') ?? [];
     const keywordRule = entry.repeat?.rule === 'daily' || entry.repeat?.rule === 'weekdays';
     const series = entry.repeat ? { repeat: entry.repeat.rule, timezone: entry.repeat.timezone, ...(keywordRule ? { at: `${hour.padStart(2, '0')}:${minute.padStart(2, '0')}` } : {}) } : {};
-    // Not rounded: a series comes back at its exact next time (09:55:00, not 09:54:59.6).
-    const when = delay >= 1 ? { delay_seconds: entry.repeat ? entry.fire_at_epoch - Date.now() / 1000 : delay } : {};
+    // The moment itself, not a delay: it comes back at its exact time (09:55:00, not 09:54:59.6).
+    const when = delay >= 1 ? { fire_at_epoch: entry.fire_at_epoch } : {};
     try {
       const answer = await api.createSchedule({ text: entry.text, mode: entry.mode, ...when, ...series, ...(entry.title ? { title: entry.title } : {}) });
       const line = entry.repeat ? formatRepeatLine({ ...entry, fire_at_epoch: answer.fire_at_epoch, state: 'scheduled' }) : null;

@@ -33,7 +33,8 @@ Usage:
   live-voice-bridge ptt down|up|on|off         push-to-talk: hold/release the talk key, or switch the mode on/off
   live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
   live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
-  live-voice-bridge demo                       a whole simulated call on local fakes (no accounts)
+  live-voice-bridge demo [--room] [--provider NAME]   a whole simulated call on local fakes (no accounts);
+                                               --room: three named people; demo --help: all its options
 
 Output: sentences and tables on a terminal (times as 2026-12-02 09:00 Europe/Berlin); JSON with --json,
 or whenever the output is not a terminal, with an ISO 8601 time beside each epoch field (docs/sidecar.md).

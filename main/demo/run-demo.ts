@@ -148,6 +148,33 @@ function followTranscript(core: CoreOnFakes['core'], out: (line: string) => void
   };
 }
 
+/** The states with no call to speak into: it was left (or never started). */
+const NO_CALL = new Set(['idle', 'stopping', 'stopped']);
+
+/**
+ * The scripted people, who speak only into a call: after a Leave (the CLI, the dashboard) the demo
+ * says once that they wait for a join, instead of an error at every line until the next one.
+ */
+function speakersInCall(fakes: FakesChild, core: CoreOnFakes['core'], out: (line: string) => void): Pick<FakesChild, 'say'> {
+  let waiting = false;
+  return {
+    say(who, text) {
+      if (!NO_CALL.has(core.bridge.status().state)) {
+        waiting = false;
+        return fakes.say(who, text);
+      }
+      if (!waiting) out(`[${new Date().toLocaleTimeString()}] demo     no call: the simulated people wait until you join again (live-voice-bridge join, or Join voice on the dashboard)`);
+      waiting = true;
+      return Promise.resolve();
+    },
+  };
+}
+
+/** What went wrong, once: the fakes child sends an error's text, which already starts "Error: ". */
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/^(Error: )+/, '');
+}
+
 /** --once: the scene was played and the model answered its last line in time (false: it did not; a signal counts as done). */
 async function answeredInTime(scene: PlayingScene, transcript: Transcript, stopRequested: Promise<string>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -235,8 +262,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     if (options.room) for (const line of await enterRoom(fakes)) out(`[${new Date().toLocaleTimeString()}] demo     ${line}`);
 
     // At the end the fakes go away under a line being said: nothing to report then.
-    const onError = (error: unknown) => void (!finishing && stop.trigger() === undefined && err(`demo: a simulated person could not speak: ${String(error)}`));
-    scene = playScene(fakes, demoScene(options.room, options.once), { repeat: !options.once, onError });
+    const onError = (error: unknown) => void (!finishing && stop.trigger() === undefined && err(`demo: a simulated person could not speak: ${errorText(error)}`));
+    scene = playScene(speakersInCall(fakes, core, out), demoScene(options.room, options.once), { repeat: !options.once, onError });
     if (!options.once) await stop.requested;
     else if (!(await answeredInTime(scene, transcript, stop.requested))) {
       err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);

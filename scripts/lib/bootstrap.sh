@@ -57,6 +57,13 @@ lvb_bootstrap() { # [--chromium]
   if [ -f "$node_home/include/node/node_api.h" ]; then export npm_config_nodedir="$node_home"; fi
 
   if ! node scripts/lib/install-state.mjs check; then
+    # npm ci empties node_modules before installing: through a link (a git worktree sharing another
+    # checkout's tree) it would empty that checkout's tree, under everything running from it.
+    if [ -L node_modules ]; then
+      lvb_say "node_modules is a link to $(readlink -f node_modules), whose install is not current for this checkout;"
+      lvb_say "not reinstalling through the link. To fix: run npm ci in $(dirname "$(readlink -f node_modules)"), or remove the link here and run this again"
+      return 1
+    fi
     lvb_ensure_toolchain
     lvb_say "installing dependencies with Node $(node --version) (npm ci; first run only, takes a few minutes)"
     # The demo and the tests need neither Playwright's own browsers nor the Electron binary.

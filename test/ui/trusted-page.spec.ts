@@ -167,7 +167,8 @@ test('settings are grouped, with a provider drop-down, switches, and the values 
   for (const legend of legends) expect(await panel.locator('fieldset', { has: page.locator('legend', { hasText: legend }) }).locator('.field').count()).toBeLessThanOrEqual(8);
   const provider = panel.getByRole('combobox', { name: 'Live model provider' });
   await expect(provider).toHaveValue('gemini');
-  expect(await provider.locator('option').allTextContents()).toEqual(['Gemini Live', 'OpenAI Realtime', 'OpenAI GPT-Live']);
+  // The registry's providers, each with what it cannot do (renderer/settings-panel.ts providerChoiceLabel).
+  expect(await provider.locator('option').allTextContents()).toEqual(['Gemini Live', 'OpenAI Realtime', 'OpenAI GPT-Live (no images; persona changes from the next call)', 'xAI Grok Voice (no images)']);
   await expect(panel.getByRole('switch', { name: 'Notification sound in the call' })).toBeVisible();
   await expect(panel.getByRole('switch', { name: 'Start in push-to-talk mode' })).toBeVisible();
   // The push-to-talk setting names the one-key default talk key.

@@ -68,7 +68,9 @@ export class CallRequests {
     if (!d.live() || (d.link.state === 'parked' && d.wakeRefusal?.())) return Promise.resolve({ delivered: false, reason: 'no live call' });
     const id = d.outcomes.create('notify', text, 'notification', WAITING);
     const send = (t: string, delivery: TextDelivery) => d.link.sendText(t, d.inFlight.text(this.#followed(id, delivery), options.withinMs + 5000));
-    return handOffText(send, text, options).then((handOff) => ({ ...handOff, id }));
+    return handOffText(send, text, options).then((handOff) =>
+      handOff.delivered ? { ...handOff, id } : { ...handOff, id, sentInstead: (instead: string) => d.outcomes.sentInstead(id, handOff.reason, instead) },
+    );
   }
 
   /** `delivery` that also settles the request's record: handed over (the follower takes it on) or dropped. */

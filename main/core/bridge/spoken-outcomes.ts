@@ -87,6 +87,21 @@ export class SpokenOutcomes {
     for (const wake of this.#settledWaiters) wake();
   }
 
+  /**
+   * A voice notification that was not spoken but delivered another way (`auto` fell through to a
+   * DM, the channel or the webhook): its record says so (`instead`, e.g. "sent by direct message
+   * instead") after why it was not spoken. A record still waiting is dropped for `why` (its text
+   * will never be spoken); one spoken or cut stays as it is.
+   */
+  sentInstead(id: string, why: string, instead: string): void {
+    const record = this.#records.get(id);
+    if (record?.outcome === 'waiting') return this.settle(id, 'dropped', { reason: `${why}; ${instead}` });
+    if (record?.outcome !== 'dropped') return;
+    record.reason = `${record.reason ?? why}; ${instead}`;
+    this.#o.publish({ ...record });
+    this.#o.note?.(`${record.verb} from ${record.source} "${clip(record.text)}": ${outcomeWords(record)}`);
+  }
+
   /** Ids still waiting, oldest first. */
   waiting(): string[] {
     return [...this.#records.values()].filter((r) => r.outcome === 'waiting').map((r) => r.id);

@@ -168,6 +168,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       // `say_id`: what became of it in the call (spoken, cut, dropped) is at GET /say/{id}.
       const sayId = handOff.id ? { say_id: handOff.id } : {};
       if (handOff.delivered) return { status: 'ok', queued: true, ...sayId };
+      options.voiceNotSpoken = handOff.sentInstead;
       return { ...(refused ?? { status: 'unavailable', detail: handOff.reason }), queued: false, ...sayId };
     } catch (err) {
       return { status: 'error', detail: errorMessage(err), queued: false };
@@ -237,7 +238,8 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
-  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode>; login?: Promise<DiscordTextPort | null> };
+  /** `voiceNotSpoken`: a voice text that was not spoken records how it was delivered instead (its GET /say/{id}). */
+  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode>; login?: Promise<DiscordTextPort | null>; voiceNotSpoken?: (instead: string) => void };
 
   async function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     const outcome = await send(mode, req, options);
@@ -276,6 +278,8 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       case 'voice': {
         // `voice` with no live call falls through to the other modes (spec: /notify, Errors 2).
         const { results, channel } = await firstSuccess(AUTO_ORDER, req, options);
+        // The call did not speak it but another mode delivered it: its say record says so ("sent to the fallback").
+        if (channel && channel !== 'voice') options.voiceNotSpoken?.(SENT_INSTEAD[channel]);
         const status = overallStatus(Object.values(results), false);
         return channel ? { status, channel, results } : { status, results };
       }
@@ -336,6 +340,13 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     },
   };
 }
+
+/** How a voice notification that was not spoken reached its reader instead, for its say record. */
+const SENT_INSTEAD: Record<Exclude<DeliveryMode, 'voice'>, string> = {
+  dm: 'sent by direct message instead',
+  channel: 'posted in the text channel instead',
+  webhook: 'sent to the webhook instead',
+};
 
 /** `; voice: unavailable (call ended)`: why the modes tried before the one that delivered did not. */
 function failures(result: NotifyResult): string {

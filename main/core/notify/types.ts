@@ -12,8 +12,11 @@ export interface VoiceDelivery {
   speak(text: string, options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> }): Promise<VoiceHandOff>;
 }
 
-/** `id`: the spoken outcome's id (GET /say/{id}) of a text handed to a call. */
-export type VoiceHandOff = ({ delivered: true } | { delivered: false; reason: string }) & { id?: string };
+/**
+ * `id`: the spoken outcome's id (GET /say/{id}) of a text handed to a call. `sentInstead`: for a text
+ * not spoken, records on that outcome how it was delivered instead (`auto`'s next mode).
+ */
+export type VoiceHandOff = ({ delivered: true } | { delivered: false; reason: string; sentInstead?: (instead: string) => void }) & { id?: string };
 
 /** Wait `ms`; resolves early (never rejects) when `signal` aborts. Injectable so tests skip real waits. */
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -30,7 +30,8 @@ it('--room: three named people, an overlapping note naming two, the opted-out gu
     const auth = { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` };
     const get = async <T>(path: string): Promise<T> => (await (await fetch(`http://127.0.0.1:${port}${path}`, { headers: auth })).json()) as T;
 
-    expect(demo.out()).toContain('A room of three: Olga (the owner), Priya');
+    // Printed right after the paste block, which may reach the pipe in an earlier chunk.
+    await until(() => demo.out().includes('A room of three: Olga (the owner), Priya'), 'who is in the room', 10_000);
     // The whole scene once, up to the model's answer to its last line.
     await until(() => new RegExp(`Priya +${LAST_LINE.replace(/[?.]/g, '\\$&')}\\n.*model +So far:`).test(demo.out()), 'the answer to the last line of the scene', 90_000);
 

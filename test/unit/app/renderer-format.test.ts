@@ -1,7 +1,7 @@
 // The dashboard's pure helpers, in Node.
 import { describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../../main/core/api-types.ts';
-import { delaySecondsFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, missingConfiguration, withTimeout, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
+import { scheduleTimeFrom, describeNotifyResult, filterNotes, formatMs, formatSpan, missingConfiguration, withTimeout, formatCountdown, latencyPoint, levelPercent, mergeNotes, niceCeiling, notesAsText } from '../../../renderer/format.ts';
 import { formatMoment } from '../../../renderer/moment-format.ts';
 
 const note = (id: string, ts: number, kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id, ts, kind, text, ...(speaker ? { speaker } : {}) });
@@ -77,18 +77,19 @@ describe('dashboard helpers', () => {
     expect(notesAsText([notes[0]!], 'UTC')).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC\] Ana: hello there$/);
   });
 
-  it('turns the schedule form into a delay', () => {
-    const now = Date.UTC(2026, 0, 1, 12, 0, 0);
-    expect(delaySecondsFrom({ kind: 'delay', amount: 5, unit: 'minutes' }, now)).toEqual({ delay: 300 });
-    expect(delaySecondsFrom({ kind: 'delay', amount: 0, unit: 'seconds' }, now)).toHaveProperty('error');
-    expect(delaySecondsFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' });
-    expect(delaySecondsFrom({ kind: 'at', local: '2026-02-30 09:00' }, now)).toHaveProperty('error');
-    // Typed the page's way, on the page's clock.
-    const local = new Date(now + 3_600_000);
+  it('turns the schedule form into what POST /schedule takes: a delay, or the typed moment itself', () => {
+    // 12:00:00.460: the fraction is what a rounded delay used to lose (an "at" reminder stored 0.46 s early).
+    const now = Date.UTC(2026, 0, 1, 12, 0, 0, 460);
+    expect(scheduleTimeFrom({ kind: 'delay', amount: 5, unit: 'minutes' }, now)).toEqual({ delay_seconds: 300 });
+    expect(scheduleTimeFrom({ kind: 'delay', amount: 0, unit: 'seconds' }, now)).toHaveProperty('error');
+    expect(scheduleTimeFrom({ kind: 'at', local: '' }, now)).toEqual({ error: 'Type the date and time as 2026-12-02 09:00 (24 h, this page’s zone).' });
+    expect(scheduleTimeFrom({ kind: 'at', local: '2026-02-30 09:00' }, now)).toHaveProperty('error');
+    // Typed the page's way, on the page's clock: sent as that minute's epoch second, not as now + 3600.
+    const local = new Date(Date.UTC(2026, 0, 1, 13, 0, 0));
     const typed = `${local.getFullYear()}-${String(local.getMonth() + 1).padStart(2, '0')}-${String(local.getDate()).padStart(2, '0')} ${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`;
-    expect(delaySecondsFrom({ kind: 'at', local: typed }, now)).toEqual({ delay: 3600 });
-    expect(delaySecondsFrom({ kind: 'at', local: new Date(now - 5000).toISOString() }, now)).toEqual({ error: 'That time is in the past.' });
-    expect(delaySecondsFrom({ kind: 'at', local: new Date(now + 90_000).toISOString() }, now)).toEqual({ delay: 90 });
+    expect(scheduleTimeFrom({ kind: 'at', local: typed }, now)).toEqual({ fire_at_epoch: Date.UTC(2026, 0, 1, 13, 0, 0) / 1000 });
+    expect(scheduleTimeFrom({ kind: 'at', local: new Date(now - 5000).toISOString() }, now)).toEqual({ error: 'That time is in the past.' });
+    expect(scheduleTimeFrom({ kind: 'at', local: '2026-01-01T12:01:30Z' }, now)).toEqual({ fire_at_epoch: Date.UTC(2026, 0, 1, 12, 1, 30) / 1000 });
   });
 
   it('reads latency summaries from metrics and rounds the axis', () => {

@@ -11,7 +11,7 @@ import { LIVE_PROVIDERS } from '../../config/index.ts';
 import { providerKey } from '../../model/registry.ts';
 import { GEMINI } from '../../providers/gemini.ts';
 import { isProviderName, PROVIDERS } from '../../providers/index.ts';
-import { SECRET_VARIABLES, SecretValueSchemas, type SecretKey } from '../../settings/schema.ts';
+import { SecretValueSchemas } from '../../settings/schema.ts';
 import type { SettingsStore } from '../../settings/store.ts';
 import { checkDiscord, directoryComplete, type DiscordCheckResult } from '../../setup/discord-check.ts';
 import { checkModel, type ModelCheckResult } from '../../setup/model-check.ts';
@@ -57,7 +57,7 @@ export interface SetupStateResponse {
   secretsNote?: string;
   values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName };
   /** The providers to choose from (the registry's order): the key's label, the secret that stores it (none: environment only) and its state. */
-  providers: { name: LiveProviderName; label: string; keyLabel: string; keySecret?: SecretKey; keyState: string }[];
+  providers: { name: LiveProviderName; label: string; keyLabel: string; keySecret?: SetupSecretKey; keyState: string }[];
   canRestart: boolean;
 }
 
@@ -148,7 +148,8 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
         liveProvider: values.liveProvider ?? c.liveProvider,
       },
       providers: PROVIDERS.map((p) => {
-        const keySecret = (Object.keys(SECRET_VARIABLES) as SecretKey[]).find((k) => SECRET_VARIABLES[k] === p.keyVariable);
+        // A provider's key is one of the secrets this page reports (its words under the field come from `secrets`).
+        const keySecret = (Object.keys(SETUP_SECRETS) as SetupSecretKey[]).find((k) => SETUP_SECRETS[k] === p.keyVariable);
         const keyState = (keySecret ? view?.secrets.state[keySecret] : undefined) ?? (providerKey(c, p.name) ? 'environment' : 'unset');
         return { name: p.name, label: p.label, keyLabel: `${p.service} API key`, ...(keySecret ? { keySecret } : {}), keyState };
       }),
