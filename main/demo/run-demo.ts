@@ -22,8 +22,14 @@ import { startCoreOnFakes, type CoreOnFakes } from './simulated-call.ts';
 /** How long --once waits for the model's answer to the last line. */
 const ONCE_REPLY_TIMEOUT_MS = 20_000;
 
+/** The time of day as the core's own log lines print it (24 h, this machine's clock): one format, not the locale's "2:08:46 AM". */
+function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
 function formatNote(note: NoteEvent): string {
-  const time = new Date(note.ts * 1000).toLocaleTimeString();
+  const time = clockTime(note.ts * 1000);
   // A `say` note is one request: `asked` (a message the model answers) or `announce` (words it says).
   const said = note.speaker?.endsWith('· message') ? 'asked' : 'announce';
   const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? (note.speaker_name ?? 'owner') : note.kind === 'say' ? said : note.kind;
@@ -163,7 +169,7 @@ function speakersInCall(fakes: FakesChild, core: CoreOnFakes['core'], out: (line
         waiting = false;
         return fakes.say(who, text);
       }
-      if (!waiting) out(`[${new Date().toLocaleTimeString()}] demo     no call: the simulated people wait until you join again (live-voice-bridge join, or Join voice on the dashboard)`);
+      if (!waiting) out(`[${clockTime(Date.now())}] demo     no call: the simulated people wait until you join again (live-voice-bridge join, or Join voice on the dashboard)`);
       waiting = true;
       return Promise.resolve();
     },
@@ -259,7 +265,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     for (const line of whoSpeaks(options)) out(line);
     out('');
     transcript.goLive();
-    if (options.room) for (const line of await enterRoom(fakes)) out(`[${new Date().toLocaleTimeString()}] demo     ${line}`);
+    if (options.room) for (const line of await enterRoom(fakes)) out(`[${clockTime(Date.now())}] demo     ${line}`);
 
     // At the end the fakes go away under a line being said: nothing to report then.
     const onError = (error: unknown) => void (!finishing && stop.trigger() === undefined && err(`demo: a simulated person could not speak: ${errorText(error)}`));

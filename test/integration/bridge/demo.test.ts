@@ -23,11 +23,15 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
 
     // Pasted into a shell whose environment knows nothing about the demo.
     const { DISCORD_VOICE_LIVE_PORT: _port, ...plainEnv } = CLI_ENV;
-    const pasted = runPasted(pasteLines.filter((line) => !line.includes('dashboard')), plainEnv);
+    // The demo's people go on talking, so a pasted announce or ask may be cut by one of them: exit 4 and
+    // "cut" are then the true outcome (README exit codes), not a failure of the pasted line.
+    const mayBeCut = (line: string): string => (/^live-voice-bridge (announce|ask) /.test(line) ? `${line} || [ $? -eq 4 ]` : line);
+    const pasted = runPasted(pasteLines.filter((line) => !line.includes('dashboard')).map(mayBeCut), plainEnv);
     expect(pasted.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
     expect(pasted.status).toBe(0);
     // announce and ask wait for what became of the text: piped, they print its outcome record.
-    expect(pasted.stdout).toContain('"outcome": "spoken"');
+    expect(pasted.stdout).toMatch(/"outcome": "(spoken|cut)"/);
+    expect(pasted.stdout).not.toMatch(/"outcome": "(dropped|waiting)"/);
     // live-voice-bridge is on PATH from the pasted lines (the shim bin/live-voice-bridge): no npx, no second of npm.
     expect(pasteLines.filter((line) => line.includes('live-voice-bridge ')).every((line) => line.startsWith('live-voice-bridge '))).toBe(true);
     expect(pasted.stdout).toContain('"verb": "ask"');
@@ -41,6 +45,9 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
     const exit = await demo.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(demo.out()).toMatch(/demo finished: \d+ model repl(y|ies); temporary home removed\./);
+    // Transcript lines carry the time of day as the core's log does (24 h), never the locale's "2:08:46 AM".
+    expect(demo.out()).toMatch(/^\[\d\d:\d\d:\d\d\] /m);
+    expect(demo.out()).not.toMatch(/\d [AP]M\]/);
     // The stop reason says what stopped the call: Ctrl-C, not "requested by sidecar".
     expect(demo.out()).toContain('interrupted (Ctrl-C, SIGINT)');
     expect(demo.out()).not.toContain('requested by sidecar');
