@@ -12,11 +12,11 @@
 // Each size runs in a fresh process whose code is not yet compiled by V8's JIT: WARMUP untimed
 // creates, list pages and cancels run first, so the figures are the steady state of a running core
 // (the warm-up's own p95 is kept in the JSON as createWarmupP95Ms). Takes about 5 minutes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuPercent, percentiles, readProc, round } from './lib/latency-proc.ts';
@@ -42,9 +42,9 @@ interface Core {
   startupMs: number;
 }
 
-function startCore(home: string): Promise<Core> {
+function startCore(home: string, core = CORE): Promise<Core> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, CORE, home, TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, core, home, TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -97,11 +97,17 @@ async function idleCpu(core: Core): Promise<number> {
   return cpuPercent(a, b);
 }
 
-async function measureSchedule(entries: number) {
+/** A store to measure: this tree's (default), or another release's core and fill (the database section). */
+interface StoreUnderTest {
+  core: string;
+  fill: (home: string, entries: number) => void;
+}
+
+async function measureSchedule(entries: number, store: StoreUnderTest = { core: CORE, fill: fillSchedule }) {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-store-'));
   try {
-    fillSchedule(home, entries);
-    const core = await startCore(home);
+    store.fill(home, entries);
+    const core = await startCore(home, store.core);
     try {
       const warmup: number[] = [];
       const warmIds: string[] = [];
@@ -257,6 +263,7 @@ for (const size of SIZES) {
     ].join('\n'),
   );
 }
+const database = await measureDatabaseSection(rows);
 console.log('notes: 100 calls of an hour…');
 const notes = await measureNotes();
 console.log(
@@ -272,12 +279,13 @@ writeFileSync(
         latency: `HTTP round trip from the bench process (node:http, one keep-alive socket) to the core process on loopback, ms; p95 over 200 creates/cancels and 100 list pages, after ${WARMUP} untimed creates + list pages + cancels in the fresh process (JIT warm-up; createWarmupP95Ms is their p95); createCoreP95Ms/cancelCoreP95Ms: the core's own share (Fastify's reply.elapsedTime, request read → reply sent, in the x-core-ms header of the bench's core)`,
         idleCpuPercent: `CPU of the core process (all threads) over ${IDLE_MS / 1000} s with nothing due, from 8 s after the last request (past the core's idle memory trim at 5 s), % of one core (utime+stime from /proc, 10 ms ticks: resolution ${round(1000 / IDLE_MS, 3)} %)`,
         rssMb: 'VmRSS of the core process after the run and its idle minute (steady state: the idle trim done); rssGrowthMb is over the same process with an empty schedule; rssAfterWorkMb: VmRSS right after the requests, before the idle minute (the transient, young generation still grown from loading)',
-        startupMs: 'scheduler.start(): read, validate and index the schedule file',
+        startupMs: 'scheduler.start(): open (and check) the database, import an old schedule file once, start the timer',
         floors: 'httpFloorP95Ms: a request doing no store work; diskAppendFsyncP95Ms: write + fdatasync of one line on the same disk — create/cancel pay both',
       },
       targets: TARGETS,
       baseline: { rssMb: round(baseline.rssMb), idleCpuPercent: round(baseline.idleCpuPercent, 3), httpFloorP95Ms: baseline.httpFloor, diskAppendFsyncP95Ms: diskFloor },
       schedule: rows,
+      database,
       notes,
     },
     null,
@@ -285,3 +293,56 @@ writeFileSync(
   ) + '\n',
 );
 console.log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
+
+// ---- database: the schedule on SQLite (issue 54) beside the JSONL store of the last release ----
+// `schedule` above measures this tree's store, the database since migration 002: its 1k/10k/100k
+// rows are copied here as `schedule1k`/`schedule10k`/`schedule100k`. In the same run the same
+// measurement is made of release 0.3.5's JSONL journal store: that release's `main/` and `bench/lib/`
+// are extracted from git (BENCH_STORE_JSONL_REF, default the commit before the schedule moved) into
+// a temp folder beside this tree's node_modules, and its own bench core and fill are run.
+async function measureDatabaseSection(measured: ReturnType<typeof scheduleFigures>[]) {
+  const ref = process.env.BENCH_STORE_JSONL_REF ?? '53a3622';
+  const bySize = (list: ReturnType<typeof scheduleFigures>[], n: number) => list.find((r) => r.entries === n) ?? null;
+  const jsonl: ReturnType<typeof scheduleFigures>[] = [];
+  const release = extractRelease(ref);
+  try {
+    const { fillSchedule: releaseFill } = (await import(path.join(release, 'bench', 'lib', 'store-fill.ts'))) as { fillSchedule: StoreUnderTest['fill'] };
+    for (const size of SIZES) {
+      process.stdout.write(`measuring release ${ref}'s JSONL store at ${size.toLocaleString('en')} entries…\n`);
+      const m = await measureSchedule(size, { core: path.join(release, 'bench', 'lib', 'store-core.ts'), fill: releaseFill });
+      const row = scheduleFigures(size, m);
+      jsonl.push(row);
+      const sql = bySize(measured, size);
+      console.log(`  ${size.toLocaleString('en')}: database create/cancel/list p95 ${sql?.createP95Ms}/${sql?.cancelP95Ms}/${sql?.listP95Ms} ms, idle CPU ${sql?.idleCpuPercent} % — JSONL ${row.createP95Ms}/${row.cancelP95Ms}/${row.listP95Ms} ms, ${row.idleCpuPercent} %`);
+    }
+  } finally {
+    rmSync(release, { recursive: true, force: true });
+  }
+  const [load1, load5, load15] = loadavg();
+  return {
+    definitions: {
+      scheduleNk: 'this tree\'s schedule store (the database) with N thousand pending entries: the `schedule` row of the same size (same definitions)',
+      scheduleJsonl: `release ${ref}'s JSONL journal store measured the same way in the same run`,
+      loadAverage: 'the machine\'s 1/5/15-minute load average when the section finished (figures from a loaded machine are upper bounds)',
+    },
+    schedule1k: bySize(measured, 1000),
+    schedule10k: bySize(measured, 10_000),
+    schedule100k: bySize(measured, 100_000),
+    scheduleJsonl: { ref, schedule1k: bySize(jsonl, 1000), schedule10k: bySize(jsonl, 10_000), schedule100k: bySize(jsonl, 100_000) },
+    loadAverage: [round(load1!, 2), round(load5!, 2), round(load15!, 2)],
+  };
+}
+
+/** The figures of one measured size (what the database section compares). */
+function scheduleFigures(entries: number, m: Awaited<ReturnType<typeof measureSchedule>>) {
+  return { entries, createP95Ms: round(m.creates.p95_ms), cancelP95Ms: round(m.cancels.p95_ms), listP95Ms: round(m.lists.p95_ms), idleCpuPercent: round(m.idleCpuPercent, 3), startupMs: round(m.startupMs), rssMb: round(m.rssMb) };
+}
+
+/** `main/`, `bench/lib/` and package.json of `ref` in a temp folder, with this tree's node_modules linked in. */
+function extractRelease(ref: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lvb-bench-release-'));
+  const root = path.resolve(HERE, '..');
+  execFileSync('sh', ['-c', `git -C "$1" archive "$2" main bench/lib package.json | tar -x -C "$3"`, 'sh', root, ref, dir]);
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}
