@@ -279,13 +279,30 @@ function voiceChurnSection(c: NonNullable<z.infer<typeof voiceChurnSchema>['chur
   return [`**DAVE in a changing room** (\`npm run bench:voice -- --churn ${c.membershipChanges}\`, bench/results/voice.json \`churn\`${c.callSeconds === undefined ? '' : `, ${c.callSeconds} s call`}${when}):`, '', ...table(['metric', 'value', 'target'], rows)];
 }
 
+const scheduleFiguresSchema = z.object({ entries: z.number(), createP95Ms: num, cancelP95Ms: num, listP95Ms: num, idleCpuPercent: num }).passthrough().nullable();
+const databaseSchema = z.object({
+  schedule1k: scheduleFiguresSchema,
+  schedule10k: scheduleFiguresSchema,
+  schedule100k: scheduleFiguresSchema,
+  scheduleJsonl: z.object({ ref: z.string(), schedule1k: scheduleFiguresSchema, schedule10k: scheduleFiguresSchema, schedule100k: scheduleFiguresSchema }),
+  loadAverage: z.array(z.number()),
+}).passthrough();
+
 const storeSchema = z.object({
   generated_at: z.string(),
   targets: z.object({ createP95Ms: z.number(), cancelP95Ms: z.number(), listP95Ms: z.number(), idleCpuPercent: z.number(), rssGrowthMb: z.number(), startupMs: z.number() }),
   baseline: z.object({ rssMb: num, httpFloorP95Ms: num, diskAppendFsyncP95Ms: num }).passthrough(),
   schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
   notes: z.object({ calls: z.number(), totalMb: num, calls_p95_ms: num, recent_p95_ms: num, call_p95_ms: num, search_p95_ms: num, rssMb: num }).passthrough(),
+  database: databaseSchema.optional(),
 }).passthrough();
+
+/** The schedule on the database beside the last release's JSONL store, one size (store.json `database`). */
+function databaseRows(db: z.infer<typeof databaseSchema>): string[][] {
+  const v = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : String(x));
+  const sizes = [['1k', db.schedule1k, db.scheduleJsonl.schedule1k], ['10k', db.schedule10k, db.scheduleJsonl.schedule10k], ['100k', db.schedule100k, db.scheduleJsonl.schedule100k]] as const;
+  return sizes.filter(([, sql]) => sql).map(([n, sql, jsonl]) => [n, `${v(sql?.createP95Ms)} / ${v(jsonl?.createP95Ms)}`, `${v(sql?.cancelP95Ms)} / ${v(jsonl?.cancelP95Ms)}`, `${v(sql?.listP95Ms)} / ${v(jsonl?.listP95Ms)}`, `${v(sql?.idleCpuPercent)} / ${v(jsonl?.idleCpuPercent)}`]);
+}
 
 /** The schedule store per size, beside its targets, and the notes archive (bench/results/store.json). */
 function storeSection(store: z.infer<typeof storeSchema>): string[] {
@@ -303,6 +320,14 @@ function storeSection(store: z.infer<typeof storeSchema>): string[] {
     '',
     ...table(['pending entries', 'create p95 ms', 'cancel p95 ms', 'list page p95 ms', 'idle CPU % of a core', 'RSS MB after an idle minute (growth)', 'start-up ms'], rows),
     '',
+    ...(store.database
+      ? [
+          `The schedule on the database beside release ${store.database.scheduleJsonl.ref}'s JSONL store, same run (\`database\` in store.json; load average then ${store.database.loadAverage.join(' / ')}):`,
+          '',
+          ...table(['entries', 'create p95 ms (database / JSONL)', 'cancel p95 ms', 'list page p95 ms', 'idle CPU %'], databaseRows(store.database)),
+          '',
+        ]
+      : []),
     `Notes, ${n.calls} calls of an hour (${v(n.totalMb)} MB): GET /calls p95 ${v(n.calls_p95_ms)} ms, /notes p95 ${v(n.recent_p95_ms)} ms, /notes?call= (500 events) p95 ${v(n.call_p95_ms)} ms, full-text /notes?q= p95 ${v(n.search_p95_ms)} ms, RSS ${v(n.rssMb)} MB.`,
   ];
 }

@@ -153,9 +153,11 @@ it(`0 lost, 0 duplicates across ≥ ${MIN_KILLS} kill -9 with fast, slow, 5xx an
   const texts = new Set(rows.map((e) => e.text));
   for (const t of seen.keys()) expect(texts.has(t), `${t} reached the receiver but is not in the schedule`).toBe(true);
   expect(earlyAfter429, 'requests before their Retry-After').toBe(0);
-  // The claim is committed milliseconds before the request goes out: only a kill in that instant can
-  // write off a reminder whose bytes never left (the slow and refused answers are not in it).
-  expect(interruptedUnsent, `interrupted with nothing at the receiver (of ${kills} kills)`).toBeLessThanOrEqual(Math.ceil(kills / 20));
+  // The claim is on disk before the request goes out: a kill between its commit (write + fsync) and
+  // the POST's bytes leaving (the connect) writes off a reminder the receiver never saw. That window
+  // is milliseconds, but these kills land while deliveries run; the bound is the slow crash test's
+  // (at most one in ten kills). Kills during a back-off or a Retry-After wait are not in it (released).
+  expect(interruptedUnsent, `interrupted with nothing at the receiver (of ${kills} kills)`).toBeLessThanOrEqual(Math.ceil(kills / 10));
   const refused = [...seen.values()].reduce((n, s) => n + s.refused, 0);
   console.log(`kill -9 receivers: ${kills} kills, ${rows.length} entries (${acked.size} acknowledged), ${rows.filter((e) => e.state === 'delivered').length} delivered once, ${interrupted} interrupted (${interruptedUnsent} with nothing at the receiver), ${refused} refused (5xx/429) and retried`);
 });
