@@ -16,12 +16,13 @@
 // daily use (BENCH_STORE_DB_CALLS calls of an hour, default 500 ≈ 1.5 M transcript lines) in the
 // database, beside the same lines in release 0.3.5's JSONL files read by that release's own code,
 // each measured in a fresh process (bench/lib/store-db-probe.ts). BENCH_STORE_ONLY=database runs
-// only that part and keeps the rest of store.json. About 20 minutes in all.
+// only that part and keeps the rest of store.json. The schedule's database section (below) measures
+// release 0.3.5's JSONL store in the same run. About 30 minutes in all.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import os, { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuPercent, percentiles, readProc, round } from './lib/latency-proc.ts';
@@ -51,9 +52,9 @@ interface Core {
   gcs: GcLog;
 }
 
-function startCore(home: string): Promise<Core> {
+function startCore(home: string, core = CORE): Promise<Core> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, CORE, home, TOKEN, '--report-gc'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, core, home, TOKEN, '--report-gc'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const gcs = new GcLog(child.stdout!);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -139,11 +140,17 @@ async function idleCost(core: Core) {
   };
 }
 
-async function measureSchedule(entries: number) {
+/** A store to measure: this tree's (default), or another release's core and fill (the database section). */
+interface StoreUnderTest {
+  core: string;
+  fill: (home: string, entries: number) => void;
+}
+
+async function measureSchedule(entries: number, store: StoreUnderTest = { core: CORE, fill: fillSchedule }) {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-store-'));
   try {
-    fillSchedule(home, entries);
-    const core = await startCore(home);
+    store.fill(home, entries);
+    const core = await startCore(home, store.core);
     try {
       const warmup: number[] = [];
       const warmIds: string[] = [];
@@ -380,12 +387,13 @@ for (const size of SIZES) {
     ].join('\n'),
   );
 }
+const scheduleDatabase = await measureDatabaseSection(rows);
 console.log('notes: 100 calls of an hour…');
 const notes = await measureNotes();
 console.log(
   `  ${notes.totalMb} MB on disk; GET /calls p95 ${notes.calls_p95_ms} ms (first, cold ${notes.coldCallsMs} ms); /notes p95 ${notes.recent_p95_ms} ms; /notes?call= (500) p95 ${notes.call_p95_ms} ms; /notes?q= full text p95 ${notes.search_p95_ms} ms; RSS ${notes.rssMb} MB`,
 );
-const database = await reportDatabase();
+const notesDatabase = await reportDatabase();
 mkdirSync(path.dirname(RESULTS), { recursive: true });
 writeFileSync(
   RESULTS,
@@ -398,19 +406,72 @@ writeFileSync(
         idleCpuAfterWorkPercent: `CPU over ${IDLE_MS / 1000} s from 8 s after the last request, the idleCpuPercent of runs up to 2026-11-26 (then V8's memory reducer was retired by a run-time flag and an --expose-gc trim ran before the window; both removed 2026-11-27): it holds the settling pass when V8 starts it within the window`,
         settle: "the settling pass: V8's memory reducer's full GCs once the allocation rate is low after the requests (bench/lib/idle-watch.ts); settleS: last request → the pass over (both reducer GCs seen and 3 s without a full GC); settleMajorGcs: full GCs in that time; settleGcPauseMs: their main-thread time (perf_hooks); settleCpuMs: the process's CPU (all threads) over settleS; settleRssFreedMb: VmRSS before − after; settled false: the pass not over within 240 s of the last request",
         rssMb: 'VmRSS of the core process after the run and its idle minute (steady state: the idle trim done); rssGrowthMb is over the same process with an empty schedule; rssAfterWorkMb: VmRSS right after the requests, before the idle minute (the transient, young generation still grown from loading)',
-        startupMs: 'scheduler.start(): read, validate and index the schedule file',
+        startupMs: 'scheduler.start(): open (and check) the database, import an old schedule file once, start the timer',
         floors: 'httpFloorP95Ms: a request doing no store work; diskAppendFsyncP95Ms: write + fdatasync of one line on the same disk — create/cancel pay both',
-        database: DATABASE_DEFINITIONS,
       },
       targets: { ...TARGETS, database: DB_TARGETS },
       loadAverage: { atStart: LOAD_AT_START, atEnd: os.loadavg().map((l) => round(l)), cores: os.cpus().length },
       baseline: { rssMb: round(baseline.rssMb), idleCpuPercent: round(baseline.idle.steadyPercent, 3), idleWakeupsPerMin: round(baseline.idle.steadyWakeupsPerMin, 1), idleCpuAfterWorkPercent: round(baseline.idle.afterWorkPercent, 3), settleCpuMs: round(baseline.idle.settleCpuMs), settleS: round(baseline.idle.settleS, 1), httpFloorP95Ms: baseline.httpFloor, diskAppendFsyncP95Ms: diskFloor },
       schedule: rows,
       notes,
-      database,
+      // One object, as issue 54 names it: the year of calls (transcriptLines…) and the schedule (schedule100k…).
+      database: { ...notesDatabase, ...scheduleDatabase, definitions: { ...DATABASE_DEFINITIONS, ...scheduleDatabase.definitions } },
     },
     null,
     2,
   ) + '\n',
 );
 console.log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
+
+// ---- database: the schedule on SQLite (issue 54) beside the JSONL store of the last release ----
+// `schedule` above measures this tree's store, the database since migration 002: its 1k/10k/100k
+// rows are copied here as `schedule1k`/`schedule10k`/`schedule100k`. In the same run the same
+// measurement is made of release 0.3.5's JSONL journal store: that release's `main/` and `bench/lib/`
+// are extracted from git (BENCH_STORE_JSONL_REF, default the commit before the schedule moved) into
+// a temp folder beside this tree's node_modules, and its own bench core and fill are run.
+async function measureDatabaseSection(measured: ReturnType<typeof scheduleFigures>[]) {
+  const ref = process.env.BENCH_STORE_JSONL_REF ?? '53a3622';
+  const bySize = (list: ReturnType<typeof scheduleFigures>[], n: number) => list.find((r) => r.entries === n) ?? null;
+  const jsonl: ReturnType<typeof scheduleFigures>[] = [];
+  const release = extractReleaseTree(ref);
+  try {
+    const { fillSchedule: releaseFill } = (await import(path.join(release, 'bench', 'lib', 'store-fill.ts'))) as { fillSchedule: StoreUnderTest['fill'] };
+    for (const size of SIZES) {
+      process.stdout.write(`measuring release ${ref}'s JSONL store at ${size.toLocaleString('en')} entries…\n`);
+      const m = await measureSchedule(size, { core: path.join(release, 'bench', 'lib', 'store-core.ts'), fill: releaseFill });
+      const row = scheduleFigures(size, m);
+      jsonl.push(row);
+      const sql = bySize(measured, size);
+      console.log(`  ${size.toLocaleString('en')}: database create/cancel/list p95 ${sql?.createP95Ms}/${sql?.cancelP95Ms}/${sql?.listP95Ms} ms, idle CPU ${sql?.idleCpuPercent} % — JSONL ${row.createP95Ms}/${row.cancelP95Ms}/${row.listP95Ms} ms, ${row.idleCpuPercent} %`);
+    }
+  } finally {
+    rmSync(release, { recursive: true, force: true });
+  }
+  const [load1, load5, load15] = loadavg();
+  return {
+    definitions: {
+      scheduleNk: 'this tree\'s schedule store (the database) with N thousand pending entries: the `schedule` row of the same size (same definitions)',
+      scheduleJsonl: `release ${ref}'s JSONL journal store measured the same way in the same run`,
+      loadAverage: 'the machine\'s 1/5/15-minute load average when the section finished (figures from a loaded machine are upper bounds)',
+    },
+    schedule1k: bySize(measured, 1000),
+    schedule10k: bySize(measured, 10_000),
+    schedule100k: bySize(measured, 100_000),
+    scheduleJsonl: { ref, schedule1k: bySize(jsonl, 1000), schedule10k: bySize(jsonl, 10_000), schedule100k: bySize(jsonl, 100_000) },
+    loadAverage: [round(load1!, 2), round(load5!, 2), round(load15!, 2)],
+  };
+}
+
+/** The figures of one measured size (what the database section compares). */
+function scheduleFigures(entries: number, m: Awaited<ReturnType<typeof measureSchedule>>) {
+  return { entries, createP95Ms: round(m.creates.p95_ms), cancelP95Ms: round(m.cancels.p95_ms), listP95Ms: round(m.lists.p95_ms), idleCpuPercent: round(m.idle.steadyPercent, 3), startupMs: round(m.startupMs), rssMb: round(m.rssMb) };
+}
+
+/** `main/`, `bench/lib/` and package.json of `ref` in a temp folder, with this tree's node_modules linked in. */
+function extractReleaseTree(ref: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lvb-bench-release-'));
+  const root = path.resolve(HERE, '..');
+  execFileSync('sh', ['-c', `git -C "$1" archive "$2" main bench/lib package.json | tar -x -C "$3"`, 'sh', root, ref, dir]);
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}

@@ -286,26 +286,34 @@ function voiceChurnSection(c: NonNullable<z.infer<typeof voiceChurnSchema>['chur
   return [`**DAVE in a changing room** (\`npm run bench:voice -- --churn ${c.membershipChanges}\`, bench/results/voice.json \`churn\`${c.callSeconds === undefined ? '' : `, ${c.callSeconds} s call`}${when}):`, '', ...table(['metric', 'value', 'target'], rows)];
 }
 
+const scheduleFiguresSchema = z.object({ entries: z.number(), createP95Ms: num, cancelP95Ms: num, listP95Ms: num, idleCpuPercent: num }).passthrough().nullable();
+/** `database` in store.json: the year of calls (notes) and the schedule on SQLite, each beside release 0.3.5's JSONL. */
+const databaseSchema = z.object({
+  transcriptLines: z.number().optional(),
+  fileMb: num.optional(),
+  insertP95Ms: num.optional(),
+  searchP95Ms: num.optional(),
+  startupMs: num.optional(),
+  jsonl: z.object({ release: z.string(), fileMb: num, insertP95Ms: num, searchP95Ms: num, startupMs: num }).nullable().optional(),
+  schedule1k: scheduleFiguresSchema.optional(),
+  schedule10k: scheduleFiguresSchema.optional(),
+  schedule100k: scheduleFiguresSchema.optional(),
+  scheduleJsonl: z.object({ ref: z.string(), schedule1k: scheduleFiguresSchema, schedule10k: scheduleFiguresSchema, schedule100k: scheduleFiguresSchema }).optional(),
+  loadAverage: z.array(z.number()).optional(),
+}).passthrough();
+
 const storeSchema = z.object({
   generated_at: z.string(),
   targets: z.object({ createP95Ms: z.number(), cancelP95Ms: z.number(), listP95Ms: z.number(), idleCpuPercent: z.number(), rssGrowthMb: z.number(), startupMs: z.number() }),
   baseline: z.object({ rssMb: num, httpFloorP95Ms: num, diskAppendFsyncP95Ms: num }).passthrough(),
   schedule: z.array(z.object({ entries: z.number(), createP95Ms: num, createCoreP95Ms: num.optional(), cancelP95Ms: num, cancelCoreP95Ms: num.optional(), listP95Ms: num, idleCpuPercent: num, idleWakeupsPerMin: num.optional(), settleCpuMs: num.optional(), settleS: num.optional(), rssMb: num, rssGrowthMb: num, rssAfterWorkMb: num.optional(), startupMs: num }).passthrough()),
   notes: z.object({ calls: z.number(), totalMb: num, calls_p95_ms: num, recent_p95_ms: num, call_p95_ms: num, search_p95_ms: num, rssMb: num }).passthrough(),
-  database: z
-    .object({
-      transcriptLines: z.number(),
-      fileMb: num,
-      insertP95Ms: num,
-      searchP95Ms: num,
-      startupMs: num,
-      jsonl: z.object({ release: z.string(), fileMb: num, insertP95Ms: num, searchP95Ms: num, startupMs: num }).nullable(),
-    })
-    .optional(),
+  database: databaseSchema.optional(),
 }).passthrough();
 
 /** A year of calls in the database beside release 0.3.5's JSONL files, from the same run. */
 function databaseLines(db: NonNullable<z.infer<typeof storeSchema>['database']>, v: (x: number | null | undefined) => string): string[] {
+  if (db.transcriptLines === undefined) return [];
   const j = db.jsonl;
   const rows = [
     ['search p95 ms (target ≤ 50)', v(db.searchP95Ms), j ? v(j.searchP95Ms) : '—'],
@@ -319,6 +327,16 @@ function databaseLines(db: NonNullable<z.infer<typeof storeSchema>['database']>,
     '',
     ...table(['', 'database (SQLite + FTS5)', `JSONL files (release ${j?.release ?? '—'})`], rows),
   ];
+}
+
+
+/** The schedule on the database beside the last release's JSONL store, one size (store.json `database`). */
+function databaseRows(db: z.infer<typeof databaseSchema>): string[][] {
+  const v = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : String(x));
+  const j = db.scheduleJsonl;
+  if (!j) return [];
+  const sizes = [['1k', db.schedule1k, j.schedule1k], ['10k', db.schedule10k, j.schedule10k], ['100k', db.schedule100k, j.schedule100k]] as const;
+  return sizes.filter(([, sql]) => sql).map(([n, sql, jsonl]) => [n, `${v(sql?.createP95Ms)} / ${v(jsonl?.createP95Ms)}`, `${v(sql?.cancelP95Ms)} / ${v(jsonl?.cancelP95Ms)}`, `${v(sql?.listP95Ms)} / ${v(jsonl?.listP95Ms)}`, `${v(sql?.idleCpuPercent)} / ${v(jsonl?.idleCpuPercent)}`]);
 }
 
 /** The schedule store per size, beside its targets, and the notes archive (bench/results/store.json). */
@@ -341,6 +359,14 @@ function storeSection(store: z.infer<typeof storeSchema>): string[] {
     '',
     ...table(['pending entries', 'create p95 ms', 'cancel p95 ms', 'list page p95 ms', 'idle CPU % of a core', 'RSS MB after an idle minute (growth)', 'start-up ms'], rows),
     '',
+    ...(store.database?.scheduleJsonl
+      ? [
+          `The schedule on the database beside release ${store.database.scheduleJsonl.ref}'s JSONL store, same run (\`database\` in store.json; load average then ${(store.database.loadAverage ?? []).join(' / ')}):`,
+          '',
+          ...table(['entries', 'create p95 ms (database / JSONL)', 'cancel p95 ms', 'list page p95 ms', 'idle CPU %'], databaseRows(store.database)),
+          '',
+        ]
+      : []),
     `Notes, ${n.calls} calls of an hour (${v(n.totalMb)} MB): GET /calls p95 ${v(n.calls_p95_ms)} ms, /notes p95 ${v(n.recent_p95_ms)} ms, /notes?call= (500 events) p95 ${v(n.call_p95_ms)} ms, full-text /notes?q= p95 ${v(n.search_p95_ms)} ms, RSS ${v(n.rssMb)} MB.`,
     ...(store.database ? databaseLines(store.database, v) : []),
   ];

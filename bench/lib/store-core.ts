@@ -1,11 +1,11 @@
-// The process measured by `npm run bench:store`: the real scheduler (journal store), notifier and
+// The process measured by `npm run bench:store`: the real scheduler (on the database), notifier and
 // notes store (the database, with the notes files bench/store.ts wrote imported at start, as a
 // release-0.3.5 home is) behind the real sidecar routes, nothing else, so /proc readings are theirs alone.
 // Like the core (core.ts) it has the opt-in idle trim (IdleMemoryTrim: one full GC once quiet for
 // 5 s, only when started with --expose-gc); bench/store.ts starts it with the core's start-up options
 // (main/core/core-node-flags.ts), as the launchers start the core.
 // Prints `READY <port> <startupMs>` once the schedule is loaded and running; startupMs is the time
-// scheduler.start() took (reading, validating and indexing the file). With `--report-gc` after the
+// scheduler.start() took (opening the database and starting the timer). With `--report-gc` after the
 // token it also prints `GC <kind> <ms> <flags> <at>` for every garbage collection (Node's documented
 // perf_hooks 'gc' entries: kind 1 minor, 4 major, 8 incremental, 16 weak callbacks; flags 32 "all
 // external memory" marks V8's memory reducer; at = ms since the process began), so the bench and the

@@ -1,6 +1,6 @@
 // POST /notify and POST /schedule: unknown fields are refused (never silently dropped), and an
 // optional Idempotency-Key makes a retry or a concurrent duplicate return the first answer.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DiscordTextPort } from '../../main/core/ports.ts';
 import { createNotifier } from '../../main/core/notify/dispatcher.ts';
 import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
+import { readScheduleRows } from '../helpers/schedule-db.ts';
 import { createScheduler, type Scheduler } from '../../main/core/notify/scheduler.ts';
 import { registerNotifyTools } from '../../main/core/notify/tools.ts';
 import { registerNotifyRoutes } from '../../main/core/sidecar/routes/notify.ts';
@@ -164,9 +165,8 @@ describe('Idempotency-Key on POST /schedule (durable)', () => {
     const again = await call('POST', '/schedule', body, { 'idempotency-key': 'k-sched-1' });
     expect(again).toEqual(first);
     expect((await scheduledEntries()).map((e) => e.text)).toEqual(['stand up']);
-    // The key is on the entry's line in the file, and is not part of the API view.
-    const file = await readFile(scheduleFilePath(home), 'utf8');
-    expect(file).toContain('"key":"k-sched-1"');
+    // The key is on the entry's row in the database, and is not part of the API view.
+    expect(readScheduleRows(scheduleFilePath(home)).map((e) => e.idempotency?.key)).toEqual(['k-sched-1']);
     expect(first.json.entry).not.toHaveProperty('idempotency');
 
     await stop();

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
+import { readScheduleRows } from '../helpers/schedule-db.ts';
 import { freePort } from '../helpers/net.ts';
 import { startWebhookReceiver } from '../unit/notify/webhook-receiver.ts';
 
@@ -55,9 +56,8 @@ it('SIGTERM while a webhook delivery hangs: whole shutdown, exit 0, the entry re
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(output).toContain('shutting down');
     expect(output).not.toContain('did not finish in time');
-    // The entry's last record is an outcome, not a claim in flight.
-    const lines = readFileSync(scheduleFilePath(home), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; state: string });
-    const last = lines.filter((l) => l.id === scheduled).at(-1)!;
+    // The entry's row is an outcome, not a claim in flight.
+    const last = readScheduleRows(scheduleFilePath(home)).find((r) => r.id === scheduled)!;
     expect(last.state).not.toBe('delivering');
     expect(last.state).not.toBe('scheduled');
     expect(receiver.received).toHaveLength(1);

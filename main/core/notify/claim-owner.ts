@@ -10,10 +10,20 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { unclaimed } from './delivery-claim.ts';
-import { pidAlive, type ScheduleStore, type StoredNotification } from './schedule-store.ts';
+import type { ScheduleStore, StoredNotification } from './schedule-store.ts';
 
 /** Owners of the schedulers running in this process (a claim by any other owner with our pid is stale). */
 const liveOwners = new Set<string>();
+
+/** Whether a process exists (EPERM: it does, owned by someone else). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Start time of `pid` (clock ticks since boot) and whether it is a zombie, from /proc (Linux); null elsewhere or when gone. */
 export function procStat(pid: number): { start: string; zombie: boolean } | null {
@@ -67,14 +77,14 @@ export function claimAbandoned(e: StoredNotification, now: number, owner: string
 /**
  * Claims whose owner is gone are marked `failed` ("interrupted"): the user may have got the entry
  * once, never twice. `ownClaims`: how many claims the asking scheduler holds now (when every
- * `delivering` entry is one of them, the file is not touched: null). Returns the records written.
+ * `delivering` entry is one of them, nothing is written: null). Returns the records written.
  */
 export async function failAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
   if ((store.counts().delivering ?? 0) <= ownClaims) return null;
   return store.transact(() => {
     const now = nowS();
     const write: StoredNotification[] = [];
-    for (const e of store.values()) {
+    for (const e of store.delivering()) {
       if (!claimAbandoned(e, now, owner)) continue;
       write.push({
         ...unclaimed(e, now),

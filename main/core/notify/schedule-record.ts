@@ -1,11 +1,7 @@
-// The schedule file's format: one JSON record per line (the whole record of an entry as it is
-// now), the last line for an id winning. The schema every line read back is validated with, and the
-// readers and the writer of that text. How the file is appended to, locked and compacted is the
-// store's (schedule-store.ts); what is asked of the records in memory is the index's
-// (schedule-index.ts).
-import { closeSync, openSync, readSync } from 'node:fs';
+// One schedule entry as stored: the whole record (the `record` column of the database's `schedule`
+// table, migration 002), and the schema every record read back is validated with — from the
+// database, and from a release-0.3.5 `notifications-schedule.jsonl` imported once (schedule-import.ts).
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { NOTIFY_MODES, SCHEDULE_STATES, type ScheduledNotification } from '../api-types.ts';
 import { storedRepeatSchema } from './repeat.ts';
@@ -13,7 +9,11 @@ import { CodedError } from '../contracts/coded-error.ts';
 
 export const SCHEDULE_FILE_NAME = 'notifications-schedule.jsonl';
 
-/** The schedule file inside an agent home: `<agentHome>/voice-users/notifications-schedule.jsonl`. */
+/**
+ * Release 0.3.5's schedule file inside an agent home: `<agentHome>/voice-users/notifications-schedule.jsonl`.
+ * The scheduler is still given this path: its folder is where the database lives, and the file, when
+ * there, is imported once and kept as a backup.
+ */
 export function scheduleFilePath(agentHome: string): string {
   return path.join(agentHome, 'voice-users', SCHEDULE_FILE_NAME);
 }
@@ -64,112 +64,13 @@ export const storedNotificationSchema = z.object({
 
 export type StoredNotification = z.infer<typeof storedNotificationSchema> & ScheduledNotification;
 
-export interface ReadResult {
-  entries: StoredNotification[];
-  /** Lines that were ignored (torn tail or invalid); the next write drops them from the file. */
-  damaged: number;
-}
-
-/** Parse file text (last line per id wins). Never throws: damage is counted and returned separately. */
-export function parseScheduleText(text: string): ReadResult & { rejectedLines: string[]; lines: number } {
-  const lines = text.split('\n');
-  const endsClean = text === '' || text.endsWith('\n');
-  const byId = new Map<string, StoredNotification>();
-  const rejectedLines: string[] = [];
-  let damaged = 0;
-  let valid = 0;
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const isTail = index === lines.length - 1 && !endsClean;
-    const parsed = parseScheduleLine(line);
-    if (parsed) {
-      valid++;
-      byId.delete(parsed.id); // re-insert so order follows the last occurrence
-      byId.set(parsed.id, parsed);
-      return;
-    }
-    damaged++;
-    // A torn tail is an unfinished write: nothing to keep. Anything else is set aside for a human.
-    if (!isTail) rejectedLines.push(line);
-  });
-  return { entries: [...byId.values()], damaged, rejectedLines, lines: valid };
-}
-
-/** One line of the file as a record, or null when it is not valid JSON or not a valid record. */
-export function parseScheduleLine(line: string): StoredNotification | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  const parsed = storedNotificationSchema.safeParse(json);
-  return parsed.success ? parsed.data : null;
-}
-
-/**
- * Read the file line by line in 1 MiB chunks (no whole-file string, no array of all lines), so
- * loading 100,000 entries keeps its peak memory small. Same rules as parseScheduleText.
- */
-export function readScheduleFile(file: string): { entries: Map<string, StoredNotification>; damaged: number; rejectedLines: string[]; lines: number } {
-  const entries = new Map<string, StoredNotification>();
-  const rejectedLines: string[] = [];
-  let damaged = 0;
-  let lines = 0;
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries, damaged, rejectedLines, lines };
-    throw err;
-  }
-  const handle = (line: string): void => {
-    if (line.trim() === '') return;
-    const record = parseScheduleLine(line);
-    if (record) {
-      lines++;
-      entries.delete(record.id); // re-insert so order follows the last occurrence
-      entries.set(record.id, record);
-    } else {
-      damaged++;
-      rejectedLines.push(line);
-    }
-  };
-  try {
-    const decoder = new StringDecoder('utf8');
-    const buffer = Buffer.allocUnsafe(1 << 20);
-    let carry = '';
-    for (let position = 0; ; ) {
-      const n = readSync(fd, buffer, 0, buffer.length, position);
-      if (n === 0) break;
-      position += n;
-      const chunk = carry + decoder.write(buffer.subarray(0, n));
-      let start = 0;
-      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
-        handle(chunk.slice(start, nl));
-        start = nl + 1;
-      }
-      carry = chunk.slice(start);
-    }
-    carry += decoder.end();
-    if (carry.trim() !== '') damaged++; // a torn tail: an unfinished write, nothing to keep
-  } finally {
-    closeSync(fd);
-  }
-  return { entries, damaged, rejectedLines, lines };
-}
-
-export function serializeSchedule(entries: readonly StoredNotification[]): string {
-  return entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : '');
-}
-
 /** When the entry is next due: a retry time if one is set, else its fire time. */
 export const dueAt = (e: StoredNotification): number => e.next_attempt_at ?? e.fire_at_epoch;
 
 /**
  * An idempotency key for the entry a change creates (POST /schedule's Idempotency-Key): written in
- * the same appended line as the entry, so the key is exactly as durable as the entry, across
- * restarts and processes.
+ * the same row as the entry, in the same transaction, so the key is exactly as durable as the entry,
+ * across restarts and processes.
  */
 export interface IdempotencyKey {
   key: string;

@@ -83,21 +83,16 @@ export class ScheduleSeries {
    */
   pendingMember(e: StoredNotification | undefined): StoredNotification | undefined {
     if (!e?.repeat || e.state === 'scheduled') return e;
-    const series = e.repeat.series;
-    for (const other of this.#store.values()) if (other.repeat?.series === series && other.state === 'scheduled') return other;
-    return e;
+    return this.#store.seriesScheduled(e.repeat.series)[0] ?? e;
   }
 
   /** What cancelling `e` stops: a series can have two occurrences scheduled (one being retried, the next one). */
   cancelTargets(e: StoredNotification): StoredNotification[] {
     if (!e.repeat) return [e];
-    const series = e.repeat.series;
-    return [...this.#store.values()].filter((o) => o.repeat?.series === series && o.state === 'scheduled').sort((a, b) => a.fire_at_epoch - b.fire_at_epoch);
+    return this.#store.seriesScheduled(e.repeat.series);
   }
 
   #hasLater(e: StoredNotification): boolean {
-    const series = e.repeat?.series;
-    for (const other of this.#store.values()) if (other.repeat?.series === series && other.fire_at_epoch > e.fire_at_epoch) return true;
-    return false;
+    return e.repeat !== undefined && this.#store.seriesHasLater(e.repeat.series, e.fire_at_epoch);
   }
 }

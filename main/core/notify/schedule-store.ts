@@ -1,385 +1,373 @@
-// The schedule file: `<agent home>/voice-users/notifications-schedule.jsonl`, one JSON record per
-// line, readable by any tool. The file is also the journal: every change APPENDS the entry's whole
-// new record as one line (fdatasync'd before the change is acknowledged), and the LAST line for an
-// id wins. So a change costs one small append, not a rewrite, and nothing runs while nothing
-// changes. Rules:
-//   1. one line per change, appended under a cross-process lock (`<file>.lock`, a symlink whose
-//      target is the owner's pid; a lock whose process is gone is taken over at once), so the app, the
-//      headless runner and the CLI can share the file. A crash mid-append leaves at most a torn last
-//      line, which the next locker cuts off: every acknowledged change is a whole line on disk;
-//   2. an in-memory index (by id, by fire time, a min-heap of due times) answers reads; before each
-//      change the store catches up with the file (size/mtime/inode compared; appended bytes read
-//      incrementally, anything else reloads), and fs.watch notices other programs' edits while idle
-//      (a stat every 60 s as a safety net; every 2 s where fs.watch is unavailable);
-//   3. compaction rewrites the file (temp file + fsync + rename + directory fsync) with one line per
-//      live entry when superseded lines outnumber live ones, dropping finished entries past their
-//      retention; the rewrite is written in chunks so the event loop keeps running;
-//   4. reading tolerates damage from anything else (an older writer, a full disk, a hand edit): bad
-//      lines other than a torn tail are set aside in `<file>.rejected` and the file is rewritten clean.
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { appendFile, open, rename, rm } from 'node:fs/promises';
+// The schedule on the core's embedded database (store/database.ts; table `schedule`, migration 002):
+// one row per entry holding its whole record, the columns the queries need generated from it. Rules:
+//   1. every change is one SQLite transaction (BEGIN IMMEDIATE: one writer at a time across the app,
+//      the headless runner and the CLI), committed with `synchronous = FULL` on this connection —
+//      the WAL is fsync'd before the change is acknowledged, as the JSONL journal's fdatasync was. A
+//      process killed mid-change leaves the change out entirely (SQLite rolls it back);
+//   2. reads are queries, answered from indexes (list order, due queue, series, idempotency key) and
+//      the trigger-kept `schedule_counts`; nothing of the schedule is held in memory but the ids this
+//      process has taken off the due queue and not yet claimed or put back;
+//   3. other processes' commits are noticed while idle by a folder watch (schedule-watch.ts) and read
+//      in by change number (`schedule_meta.rev`, stamped on every row written), and before each
+//      change inside its transaction;
+//   4. a write that waits longer than `busyTimeoutMs` for another process's transaction is refused
+//      with `schedule_locked`, naming the wait (a stuck writer, not a normal change, which takes ms).
+// A release-0.3.5 home's `notifications-schedule.jsonl` is imported once at load (schedule-import.ts).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ScheduleState } from '../api-types.ts';
-import { removeStaleTemps, replaceFileSync, rewriteTempPath, syncDir } from './schedule-files.ts';
-import { ScheduleIndex, type Page, type PageQuery } from './schedule-index.ts';
-import { acquireScheduleLock, DEFAULT_LOCK_WAIT_MS, removeLockDir, touchLock } from './schedule-lock.ts';
+import { CodedError } from '../contracts/coded-error.ts';
+import { DATABASE_FILE, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, type OpenedDatabase, type SqliteDatabase, type SqliteStatement } from '../store/database.ts';
+import { decodeCursor, encodeCursor, type Page, type PageQuery } from './schedule-cursor.ts';
+import { importLegacySchedule } from './schedule-import.ts';
+import { IdempotentReplay, storedNotificationSchema, type IdempotencyKey, type StoredNotification } from './schedule-record.ts';
 import { ScheduleFileWatch } from './schedule-watch.ts';
-import { IdempotentReplay, parseScheduleLine, readScheduleFile, serializeSchedule, type IdempotencyKey, type StoredNotification } from './schedule-record.ts';
 
-// The file format and the in-memory index live beside the store; what other code imported from here
-// is still exported from here.
-export { pidAlive } from './schedule-lock.ts';
-export { dueAt, IdempotentReplay, parseScheduleText, scheduleFilePath, serializeSchedule, SCHEDULE_FILE_NAME, storedNotificationSchema, type IdempotencyKey, type ReadResult, type StoredNotification } from './schedule-record.ts';
-export { encodeCursor, InvalidCursorError, type Page, type PageQuery } from './schedule-index.ts';
+export { dueAt, IdempotentReplay, scheduleFilePath, SCHEDULE_FILE_NAME, storedNotificationSchema, type IdempotencyKey, type StoredNotification } from './schedule-record.ts';
+export { encodeCursor, InvalidCursorError, type Page, type PageQuery } from './schedule-cursor.ts';
 
-interface FileIdentity {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
-
-/** A change: the records to append (whole new versions) and the caller's answer. */
+/** A change: the records to write (whole new versions) and the caller's answer. */
 export interface Change<T> {
   value: T;
   write: StoredNotification[];
 }
 
 export interface ScheduleStoreOptions {
+  /** Release 0.3.5's schedule file: its folder holds the database; the file itself is imported once. */
   file: string;
   logger: Logger;
-  /** A lock whose holder is alive but has not finished after this long is taken over. Default 10 s. */
-  lockStaleMs?: number;
-  /** A lock held by a live process longer than this refuses the change, naming the holder (ScheduleLockedError). */
-  lockWaitMs?: number;
-  /** Called after another program's edits were read in: the changed records, or 'reloaded'. */
+  /** A change waits this long for another process's transaction before it is refused (ScheduleLockedError). Default 2 s. */
+  busyTimeoutMs?: number;
+  /** Called after other processes' changes were read in: the changed records, or 'reloaded' (too many to list). */
   onExternalChange?: (change: StoredNotification[] | 'reloaded') => void;
-  /** Compact once superseded lines exceed max(this, live entries). Default 1000. */
-  compactMinGarbage?: number;
-  /**
-   * Periodic check for external edits (a stat, no read). Given: this interval, fs.watch or not.
-   * Default: 2000 ms where fs.watch is unavailable or failed, 60 s as a safety net beside a working
-   * fs.watch (inotify sees other programs' appends and renames at once; the stat covers the odd
-   * filesystem whose watch stays silent), so an idle store wakes once a minute, not every 2 s.
-   */
+  /** Periodic check for other processes' commits (one row read). Default 60 s beside a working fs.watch, 2 s without. */
   statIntervalMs?: number;
+}
+
+/** The database stayed write-locked by another process longer than a change may wait. */
+export class ScheduleLockedError extends CodedError<'schedule_locked'> {
+  constructor(file: string, waitedMs: number) {
+    super('schedule_locked', `the schedule database ${file} is locked by another process (a transaction still open after ${Math.round(waitedMs)} ms); stop that process or wait for it to finish`);
+  }
+}
+
+const FINISHED = "('delivered', 'failed', 'cancelled', 'expired')";
+/** More changed rows than this since the last look: listeners are told 'reloaded'. */
+const MAX_LISTED_CHANGES = 1000;
+const NO_CURSOR = { fire: -Number.MAX_VALUE, id: '' };
+
+const SQL = {
+  get: 'SELECT record FROM schedule WHERE id = ?',
+  upsert: 'INSERT INTO schedule (id, rev, record) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, record = excluded.record',
+  bumpRev: 'UPDATE schedule_meta SET rev = rev + 1 RETURNING rev',
+  rev: 'SELECT rev FROM schedule_meta',
+  changedSince: `SELECT record FROM schedule WHERE rev > ? ORDER BY rev LIMIT ${MAX_LISTED_CHANGES + 1}`,
+  counts: 'SELECT state, n FROM schedule_counts WHERE n > 0',
+  all: 'SELECT record FROM schedule ORDER BY fire_at, id',
+  page: 'SELECT record FROM schedule WHERE (fire_at, id) > (?, ?) ORDER BY fire_at, id LIMIT ?',
+  pageInState: 'SELECT record FROM schedule WHERE state = ? AND (fire_at, id) > (?, ?) ORDER BY state, fire_at, id LIMIT ?',
+  // The partial index walks the due queue in order (due time, then rowid: the order the entries were
+  // created in, kept by the upsert); named, since the planner would otherwise pick the state index
+  // and sort every scheduled row for each look at the next due entry.
+  due: "SELECT record FROM schedule INDEXED BY schedule_due WHERE state = 'scheduled' ORDER BY due_at, rowid LIMIT ?",
+  delivering: "SELECT record FROM schedule WHERE state = 'delivering'",
+  byKey: 'SELECT record FROM schedule WHERE idempotency_key = ?',
+  seriesScheduled: "SELECT record FROM schedule WHERE series = ? AND state = 'scheduled' ORDER BY fire_at, id",
+  seriesLater: 'SELECT 1 FROM schedule WHERE series = ? AND fire_at > ? LIMIT 1',
+  prune: `DELETE FROM schedule WHERE state IN ${FINISHED} AND updated_at < ?`,
+} as const;
+type Statements = { [K in keyof typeof SQL]: SqliteStatement };
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 export class ScheduleStore {
   readonly file: string;
   readonly #log: Logger;
-  readonly #lockFile: string;
-  readonly #lockTiming: { staleMs: number; waitMs: number };
-  readonly #compactMinGarbage: number;
+  readonly #busyTimeoutMs: number;
   #onExternalChange: ScheduleStoreOptions['onExternalChange'];
-  readonly #index = new ScheduleIndex();
-  /** Valid lines in the file (live + superseded), to decide when to compact. */
-  #lines = 0;
-
-  #fd: number | null = null;
-  #known: FileIdentity | null = null;
-  #mutex: Promise<unknown> = Promise.resolve();
   readonly #watch: ScheduleFileWatch;
-  #compactQueued = false;
-  #pruneIf: ((e: StoredNotification) => boolean) | null = null;
+  #database: OpenedDatabase | null = null;
+  #sql: Statements | null = null;
+  /** The last change number this process has seen (its own or read in). */
+  #seenRev = 0;
+  /** Opened after close() for a late write; closed again at the next turn of the event loop. */
+  #temporary = false;
+  /** Ids taken off the due queue by takeDue and not yet put back or written. */
+  readonly #taken = new Set<string>();
 
   constructor(options: ScheduleStoreOptions) {
     this.file = options.file;
     this.#log = options.logger;
-    this.#lockFile = `${this.file}.lock`;
-    const staleMs = options.lockStaleMs ?? 10_000;
-    this.#lockTiming = { staleMs, waitMs: Math.min(options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, staleMs * 3) };
-    this.#compactMinGarbage = options.compactMinGarbage ?? 1000;
-    this.#watch = new ScheduleFileWatch({ file: this.file, log: this.#log, statIntervalMs: options.statIntervalMs, unchanged: () => this.#sameAsKnown(), refresh: () => this.refresh() });
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     this.#onExternalChange = options.onExternalChange;
+    this.#watch = new ScheduleFileWatch({ file: this.databaseFile, log: this.#log, statIntervalMs: options.statIntervalMs, unchanged: () => this.#unchanged(), refresh: () => this.refresh() });
   }
 
-  // ---- reads (memory only: the index) ----
+  /** Where the rows live: the core's database beside the old file. */
+  get databaseFile(): string {
+    return path.join(path.dirname(this.file), DATABASE_FILE);
+  }
+
+  // ---- reads (queries) ----
 
   get(id: string): StoredNotification | undefined {
-    return this.#index.get(id);
+    return this.#one(this.#q().get.get(id));
   }
 
   get size(): number {
-    return this.#index.size;
+    return Object.values(this.counts()).reduce((a, n) => a + n, 0);
   }
 
   /** Entries scheduled or being delivered (what the cap counts). */
   get pendingCount(): number {
-    return this.#index.pendingCount;
+    const c = this.counts();
+    return (c.scheduled ?? 0) + (c.delivering ?? 0);
   }
 
   counts(): Partial<Record<ScheduleState, number>> {
-    return this.#index.counts();
+    const rows = this.#q().counts.all() as Array<{ state: ScheduleState; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 
-  values(): IterableIterator<StoredNotification> {
-    return this.#index.values();
+  /** Every entry in list order (a full scan: for tools and tests, not the hot paths). */
+  *values(): IterableIterator<StoredNotification> {
+    for (const row of this.#q().all.iterate()) {
+      const e = this.#one(row);
+      if (e) yield e;
+    }
   }
 
-  /** Entries in list order from the cursor, filtered by state. */
+  /** Entries in list order after the cursor, filtered by state. */
   page(query: PageQuery): Page {
-    return this.#index.page(query);
+    const after = query.cursor === undefined ? NO_CURSOR : decodeCursor(query.cursor);
+    const q = this.#q();
+    const rows = query.state ? q.pageInState.all(query.state, after.fire, after.id, query.limit + 1) : q.page.all(after.fire, after.id, query.limit + 1);
+    const entries = this.#many(rows);
+    if (entries.length <= query.limit) return { entries, next_cursor: null };
+    entries.length = query.limit;
+    return { entries, next_cursor: encodeCursor(entries.at(-1)!) };
   }
 
-  /** The scheduled entry due first (due time ≤ anything else), or undefined. */
+  /** The scheduled entry due first (not taken), or undefined. */
   peekDue(): StoredNotification | undefined {
-    return this.#index.peekDue();
+    const rows = this.#q().due.all(this.#taken.size + 1);
+    return this.#many(rows).find((e) => !this.#taken.has(e.id));
   }
 
-  /** Remove and return the first due entry if it is due at `now`. */
+  /** Take the first due entry off the queue if it is due at `now` (until written or put back). */
   takeDue(now: number): StoredNotification | undefined {
-    return this.#index.takeDue(now);
+    const e = this.peekDue();
+    if (!e || (e.next_attempt_at ?? e.fire_at_epoch) > now) return undefined;
+    this.#taken.add(e.id);
+    return e;
   }
 
-  /** Put an entry taken with takeDue back (it was not started). */
+  /** Put an entry taken with takeDue back on the queue (it was not started). */
   putBack(e: StoredNotification): void {
-    this.#index.putBack(e);
+    this.#taken.delete(e.id);
+  }
+
+  /** Entries being delivered (claims), for the recovery of abandoned ones. */
+  delivering(): StoredNotification[] {
+    return this.#many(this.#q().delivering.all());
+  }
+
+  /** A series' occurrences still scheduled, by fire time. */
+  seriesScheduled(series: string): StoredNotification[] {
+    return this.#many(this.#q().seriesScheduled.all(series));
+  }
+
+  /** Whether the series has a member (any state) due after `fireAt`. */
+  seriesHasLater(series: string, fireAt: number): boolean {
+    return this.#q().seriesLater.get(series, fireAt) !== undefined;
   }
 
   // ---- lifecycle ----
 
-  /** Read the file (repairing damage) and build the index. Call once before anything else. */
+  /** Open the database (migrating it), import a release-0.3.5 schedule file once. Call before anything else. */
   async load(): Promise<void> {
-    await this.#locked(() => {
-      removeStaleTemps(this.file, this.#log);
-      this.#reload('load');
-    });
+    this.#temporary = false;
+    if (this.#database) return;
+    const database = this.#connect();
+    try {
+      const counts = importLegacySchedule(database.db, this.file, (records) => this.#write(records, this.#bumpRev()));
+      if (counts) this.#log.info({ file: this.file, database: database.file, ...counts }, `imported ${counts.entries} scheduled notifications from ${this.file} into the database; the file is kept as a backup until you remove it`);
+    } catch (err) {
+      this.#log.error({ err, file: this.file }, 'could not import the old schedule file; nothing of it was imported (it is retried at the next start)');
+    }
+    this.#seenRev = this.#rev();
   }
 
-  /** Notice edits made by other programs: fs.watch on the folder plus a cheap periodic stat. */
+  /** Notice other processes' commits while idle: fs.watch on the folder plus a cheap periodic check. */
   watch(): void {
     this.#watch.start();
   }
 
   async close(): Promise<void> {
+    this.#temporary = false;
     this.#watch.close();
-    await this.#mutex.catch(() => undefined);
-    this.#closeFd();
+    this.#database?.close();
+    this.#database = this.#sql = null;
+    this.#taken.clear();
   }
 
-  /** Read in other programs' edits now (also runs on its own after watch()). */
-  refresh(): Promise<void> {
-    return this.#locked(() => this.#catchUp());
+  /** Read in other processes' changes now (also runs on its own after watch()). */
+  async refresh(): Promise<void> {
+    if (!this.#database || this.#temporary) return;
+    const changed = this.#database.db.transaction(() => this.#changesSince())();
+    this.#tell(changed);
   }
 
   /**
-   * One change: under both locks the store catches up with the file, `change` decides from the
-   * current state (it may throw to refuse), its records are appended and fdatasync'd, and only then
-   * applied in memory and the promise resolved.
+   * One change, in one transaction: other processes' changes are read in, `change` decides from the
+   * current state (it may throw to refuse: nothing is written), its records are written and
+   * committed (fsync'd), and only then is the promise resolved.
    */
   transact<T>(change: () => Change<T>, idempotency?: IdempotencyKey): Promise<T> {
-    return this.#locked(() => {
-      this.#catchUp();
+    return new Promise((resolve) => resolve(this.#transactNow(change, idempotency)));
+  }
+
+  /** Delete finished entries last changed before `cutoff` (epoch seconds). Returns how many. */
+  async prune(cutoff: number): Promise<number> {
+    const dropped = this.#q().prune.run(cutoff).changes;
+    if (dropped) this.#log.info({ dropped }, 'finished scheduled notifications past retention pruned');
+    return dropped;
+  }
+
+  /** Who is told of other processes' changes once they are read in (replaces the option's listener). */
+  setExternalChangeListener(listener: NonNullable<ScheduleStoreOptions['onExternalChange']>): void {
+    this.#onExternalChange = listener;
+  }
+
+  #transactNow<T>(change: () => Change<T>, idempotency?: IdempotencyKey): T {
+    const db = this.#db();
+    let external: StoredNotification[] | 'reloaded' = [];
+    let written: StoredNotification[] = [];
+    let rev = 0;
+    const run = db.transaction(() => {
+      external = this.#changesSince();
       // A key that already created a live entry within its window: that entry's answer, nothing
-      // written (checked under the cross-process lock: two concurrent requests create one entry).
-      const prior = idempotency ? this.#index.entryForKey(idempotency.key, idempotency.now) : undefined;
+      // written (checked inside the write transaction: two concurrent requests create one entry).
+      const prior = idempotency ? this.#entryForKey(idempotency.key, idempotency.now) : undefined;
       if (idempotency && prior) throw new IdempotentReplay(prior, prior.idempotency!.request_hash === idempotency.request_hash);
       const { value, write } = change();
       for (const record of write) if (record.idempotency && record.idempotency.entry !== record.id) delete record.idempotency; // a series' copy
       if (idempotency) {
         const created = write[0];
-        if (write.length !== 1 || !created || this.#index.has(created.id)) throw new Error('an idempotency key goes with a change that creates exactly one entry');
+        if (write.length !== 1 || !created || this.get(created.id)) throw new Error('an idempotency key goes with a change that creates exactly one entry');
         created.idempotency = { key: idempotency.key, request_hash: idempotency.request_hash, until: idempotency.now + idempotency.ttlSeconds, entry: created.id };
       }
       if (write.length) {
-        this.#append(write);
-        for (const record of write) this.#index.apply(record);
-        this.#maybeCompact();
+        rev = this.#bumpRev();
+        this.#write(write, rev);
       }
+      written = write;
       return value;
     });
-  }
-
-  /** Rewrite the file with one line per live entry, dropping those `prune` selects. */
-  compact(prune?: (e: StoredNotification) => boolean): Promise<number> {
-    return this.#locked(async () => {
-      this.#catchUp();
-      return this.#compactNow(prune ?? this.#pruneIf ?? undefined);
-    });
-  }
-
-  /** Who is told of other programs' edits once they are read in (replaces the option's listener). */
-  setExternalChangeListener(listener: NonNullable<ScheduleStoreOptions['onExternalChange']>): void {
-    this.#onExternalChange = listener;
-  }
-
-  /** The retention rule applied by every compaction (background or explicit). */
-  setPruneRule(prune: (e: StoredNotification) => boolean): void {
-    this.#pruneIf = prune;
-  }
-
-  /** One change at a time in this process, under the cross-process file lock. */
-  #locked<T>(fn: () => T | Promise<T>): Promise<T> {
-    const run = this.#mutex.then(async () => {
-      await acquireScheduleLock(this.#lockFile, this.#lockTiming, this.#log);
-      try {
-        return await fn();
-      } finally {
-        removeLockDir(this.#lockFile);
-      }
-    });
-    this.#mutex = run.catch(() => undefined);
-    return run;
-  }
-
-  // ---- file I/O (all under the lock) ----
-
-  #openFd(): number {
-    if (this.#fd === null) this.#fd = openSync(this.file, 'a+', 0o600);
-    return this.#fd;
-  }
-
-  #closeFd(): void {
-    if (this.#fd !== null) closeSync(this.#fd);
-    this.#fd = null;
-  }
-
-  #sameAsKnown(): boolean {
     try {
-      const st = statSync(this.file);
-      return this.#known !== null && st.ino === this.#known.ino && st.size === this.#known.size && st.mtimeMs === this.#known.mtimeMs;
-    } catch {
-      return this.#known === null;
-    }
-  }
-
-  /** Bring memory up to date with the file: nothing, the appended tail, or a full reload. */
-  #catchUp(): void {
-    let st;
-    try {
-      st = statSync(this.file);
+      const value = run.immediate();
+      if (rev) this.#seenRev = rev;
+      for (const record of written) this.#taken.delete(record.id);
+      return value;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      if (this.#known !== null || this.#index.size) this.#reload('file removed');
-      return;
-    }
-    const known = this.#known;
-    if (known && st.ino === known.ino && st.size === known.size && st.mtimeMs === known.mtimeMs) return;
-    if (known && st.ino === known.ino && st.size > known.size) this.#readTail(known.size, st.size);
-    else this.#reload('changed by another program');
-  }
-
-  #readTail(from: number, to: number): void {
-    const fd = this.#openFd();
-    const buffer = Buffer.alloc(to - from);
-    let read = 0;
-    while (read < buffer.length) {
-      const n = readSync(fd, buffer, read, buffer.length - read, from + read);
-      if (n === 0) break;
-      read += n;
-    }
-    let text = buffer.subarray(0, read).toString('utf8');
-    const lastNl = text.lastIndexOf('\n');
-    if (lastNl !== text.length - 1) {
-      // A torn tail: its writer stopped mid-line (we hold the lock, so nobody is writing it now).
-      ftruncateSync(fd, from + Buffer.byteLength(text.slice(0, lastNl + 1)));
-      this.#log.warn({ file: this.file }, 'schedule file ended in a torn line; cut it off');
-      text = text.slice(0, lastNl + 1);
-    }
-    const changed: StoredNotification[] = [];
-    const rejected: string[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      const record = parseScheduleLine(line);
-      if (!record) rejected.push(line);
-      else {
-        this.#index.apply(record);
-        changed.push(record);
-      }
-    }
-    this.#remember();
-    if (rejected.length) {
-      this.#setAside(rejected);
-      this.#rewriteSync(); // leave a clean file behind
-    }
-    if (changed.length) this.#onExternalChange?.(changed);
-  }
-
-  #reload(reason: string): void {
-    const parsed = readScheduleFile(this.file);
-    this.#index.reset(parsed.entries.values());
-    this.#lines = parsed.lines;
-    this.#closeFd();
-    if (parsed.rejectedLines.length) this.#setAside(parsed.rejectedLines);
-    if (parsed.damaged > 0) {
-      this.#log.warn({ damaged: parsed.damaged, file: this.file }, 'schedule file had damaged lines; rewriting it clean');
-      this.#rewriteSync();
-    } else this.#remember();
-    if (reason !== 'load') this.#onExternalChange?.('reloaded');
-  }
-
-  #remember(): void {
-    try {
-      const st = fstatSync(this.#openFd());
-      this.#known = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
-    } catch {
-      this.#known = null;
-    }
-  }
-
-  #append(records: readonly StoredNotification[]): void {
-    const fd = this.#openFd();
-    const bytes = Buffer.from(records.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fdatasyncSync(fd);
-    this.#lines += records.length;
-    this.#remember();
-  }
-
-  #setAside(lines: string[]): void {
-    appendFile(`${this.file}.rejected`, lines.join('\n') + '\n', { mode: 0o600 }).catch((err: unknown) => this.#log.warn({ err }, 'could not set damaged schedule lines aside'));
-  }
-
-  /** Small synchronous clean rewrite (damage repair only). */
-  #rewriteSync(): void {
-    replaceFileSync(this.file, serializeSchedule(this.#index.ordered()));
-    this.#rewritten();
-  }
-
-  /** The file was replaced by one line per live entry: reopen and remember it. */
-  #rewritten(): void {
-    this.#closeFd();
-    this.#lines = this.#index.size;
-    this.#remember();
-  }
-
-  #maybeCompact(): void {
-    if (this.#compactQueued) return;
-    if (this.#lines - this.#index.size <= Math.max(this.#compactMinGarbage, this.#index.size)) return;
-    this.#compactQueued = true;
-    setImmediate(() => {
-      this.compact()
-        .catch((err: unknown) => this.#log.warn({ err }, 'schedule compaction failed; the journal stays as it is'))
-        .finally(() => (this.#compactQueued = false));
-    });
-  }
-
-  async #compactNow(prune?: (e: StoredNotification) => boolean): Promise<number> {
-    const order = this.#index.ordered();
-    const keep = prune ? order.filter((e) => !prune(e)) : order;
-    const dropped = order.length - keep.length;
-    const tmp = rewriteTempPath(this.file);
-    const handle = await open(tmp, 'w', 0o600);
-    try {
-      // Chunks keep each synchronous slice short; the lock keeps writers out meanwhile.
-      for (let i = 0; i < keep.length; i += 2000) {
-        await handle.write(serializeSchedule(keep.slice(i, i + 2000)));
-        touchLock(this.#lockFile);
-      }
-      await handle.sync();
-    } catch (err) {
-      await handle.close();
-      await rm(tmp, { force: true });
+      if (isBusy(err)) throw new ScheduleLockedError(this.databaseFile, this.#busyTimeoutMs);
       throw err;
+    } finally {
+      this.#tell(external);
     }
-    await handle.close();
-    await rename(tmp, this.file);
-    syncDir(path.dirname(this.file));
-    if (dropped) this.#index.reset(keep);
-    this.#rewritten();
-    if (dropped) this.#log.info({ dropped, kept: keep.length }, 'schedule compacted; finished entries past retention pruned');
-    return dropped;
+  }
+
+  #write(records: readonly StoredNotification[], rev: number): void {
+    const upsert = this.#q().upsert;
+    for (const r of records) upsert.run(r.id, rev, JSON.stringify(r));
+  }
+
+  #bumpRev(): number {
+    return (this.#q().bumpRev.get() as { rev: number }).rev;
+  }
+
+  #rev(): number {
+    return (this.#q().rev.get() as { rev: number }).rev;
+  }
+
+  #unchanged(): boolean {
+    try {
+      return !this.#database || this.#rev() === this.#seenRev;
+    } catch {
+      return true; // closing, or busy for a moment: the next check looks again
+    }
+  }
+
+  /** Other processes' changes since the last look (call inside a transaction). */
+  #changesSince(): StoredNotification[] | 'reloaded' {
+    const rev = this.#rev();
+    if (rev === this.#seenRev) return [];
+    const rows = this.#q().changedSince.all(this.#seenRev);
+    this.#seenRev = rev;
+    return rows.length > MAX_LISTED_CHANGES ? 'reloaded' : this.#many(rows);
+  }
+
+  #tell(changed: StoredNotification[] | 'reloaded'): void {
+    if (changed === 'reloaded' || changed.length) this.#onExternalChange?.(changed);
+  }
+
+  #entryForKey(key: string, now: number): StoredNotification | undefined {
+    return this.#many(this.#q().byKey.all(key)).find((e) => e.idempotency?.key === key && e.idempotency.entry === e.id && e.idempotency.until > now);
+  }
+
+  #connect(): OpenedDatabase {
+    const database = openDatabase({ dir: path.dirname(this.file), logger: this.#log, busyTimeoutMs: this.#busyTimeoutMs });
+    // The schedule's changes are acknowledged only once on disk (the WAL fsync'd at each commit).
+    database.db.pragma('synchronous = FULL');
+    this.#database = database;
+    this.#sql = Object.fromEntries(Object.entries(SQL).map(([k, text]) => [k, database.db.prepare<unknown[]>(text)])) as Statements;
+    return database;
+  }
+
+  #db(): SqliteDatabase {
+    this.#q();
+    return this.#database!.db;
+  }
+
+  /**
+   * The statements. After close(), a delivery that was still in flight may yet record its outcome
+   * (the truth of bytes sent): the database is opened for it and closed again right after.
+   */
+  #q(): Statements {
+    if (this.#sql) return this.#sql;
+    this.#connect();
+    this.#seenRev = this.#rev();
+    this.#temporary = true;
+    setImmediate(() => {
+      if (this.#temporary) void this.close();
+    });
+    return this.#sql!;
+  }
+
+  /** A row read back, validated; a row that does not validate is reported and left out. */
+  #one(row: unknown): StoredNotification | undefined {
+    if (row === undefined) return undefined;
+    const text = (row as { record: string }).record;
+    let parsed;
+    try {
+      parsed = storedNotificationSchema.safeParse(JSON.parse(text));
+    } catch {
+      parsed = null;
+    }
+    if (parsed?.success) return parsed.data;
+    this.#log.warn({ record: text.slice(0, 200) }, 'a schedule row does not validate; left out');
+    return undefined;
+  }
+
+  #many(rows: unknown[]): StoredNotification[] {
+    const out: StoredNotification[] = [];
+    for (const row of rows) {
+      const e = this.#one(row);
+      if (e) out.push(e);
+    }
+    return out;
   }
 }

@@ -1,24 +1,27 @@
-// How an idle schedule store notices other programs' edits (the app, the headless runner and the CLI
-// share the file): fs.watch on the folder, plus a cheap periodic stat (no read) as a safety net for
-// the odd filesystem whose watch stays silent, or as the only check where fs.watch is unavailable.
-// A change seen either way is handed to `refresh` once, shortly after (edits come in bursts).
+// How an idle schedule store notices other processes' commits (the app, the headless runner and the
+// CLI share the database): fs.watch on the folder for the database's files (a commit writes the
+// `-wal`), plus a cheap periodic check (one row read: the schedule's change counter) as a safety net
+// for the odd filesystem whose watch stays silent, or as the only check where fs.watch is
+// unavailable. A change seen either way is handed to `refresh` once, shortly after (commits come in
+// bursts); a commit that did not touch the schedule (the notes) costs that one row read.
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 
-/** External-edit check without a working fs.watch. */
+/** External-change check without a working fs.watch. */
 export const FALLBACK_STAT_MS = 2000;
-/** External-edit check beside a working fs.watch (a safety net): an idle store wakes once a minute. */
+/** External-change check beside a working fs.watch (a safety net): an idle store wakes once a minute. */
 export const WATCHED_STAT_MS = 60_000;
 
 export interface ScheduleWatchOptions {
+  /** The database file (its `-wal` and `-shm` beside it count too). */
   file: string;
   log: Logger;
-  /** Given: the stat interval whatever fs.watch does; default FALLBACK_STAT_MS or WATCHED_STAT_MS. */
+  /** Given: the check interval whatever fs.watch does; default FALLBACK_STAT_MS or WATCHED_STAT_MS. */
   statIntervalMs?: number;
-  /** Whether the file on disk is the one the store last read or wrote (a stat). */
+  /** Whether the schedule is as the store last read or wrote it (its change counter). */
   unchanged: () => boolean;
-  /** Read the edits in (under the store's locks). */
+  /** Read the other processes' changes in. */
   refresh: () => Promise<void>;
 }
 
@@ -38,7 +41,7 @@ export class ScheduleFileWatch {
     const base = path.basename(file);
     try {
       this.#watcher = watch(path.dirname(file), { persistent: false }, (_event, name) => {
-        if (name === null || name === base) this.#queueRefresh(50);
+        if (name === null || name.startsWith(base)) this.#queueRefresh(50);
       });
       this.#watcher.on('error', (err) => {
         log.debug({ err }, 'schedule folder watch failed; checking every 2 s instead');
@@ -74,7 +77,7 @@ export class ScheduleFileWatch {
     this.#refreshTimer = setTimeout(() => {
       this.#refreshTimer = null;
       if (this.#o.unchanged()) return;
-      this.#o.refresh().catch((err: unknown) => this.#o.log.warn({ err }, 'reading external schedule edits failed'));
+      this.#o.refresh().catch((err: unknown) => this.#o.log.warn({ err }, 'reading other processes\' schedule changes failed'));
     }, delayMs);
     this.#refreshTimer.unref();
   }

@@ -1,11 +1,11 @@
 // The persistent notification scheduler behind `local_notify_schedule`, `/schedule` and the CLI.
 // Life of an entry: scheduled → delivering → delivered | failed; scheduled → scheduled (retry: an
 // attempt that sent nothing) | expired | cancelled. Finished entries stay in the file for audit and
-// are pruned after the retention period.
+// are pruned after the retention period. The entries live in the core's database (schedule-store.ts).
 //
 // At most once, claimed at the last moment, only while bytes are in flight (delivery-claim.ts): the
 // dispatcher calls `onSending` right before each request goes out (after any throttle wait); only
-// there is the entry claimed (`delivering`, claim with owner, pid and lease, fdatasync'd). A receiver
+// there is the entry claimed (`delivering`, claim with owner, pid and lease, committed and fsync'd). A receiver
 // that answers without accepting (5xx, 429) releases it BEFORE any back-off or Retry-After wait:
 // the entry is written back `scheduled`, retry at T. If the process dies under a claim, the next
 // scheduler finds it with no live owner (claim-owner.ts; or its lease expired) and marks the entry
@@ -13,7 +13,7 @@
 // nothing accepted is retried with backoff (never before a receiver's Retry-After): delivery-attempt.ts.
 // No polling: a timer waits for the next due entry (delivery-loop.ts: bounded overall and per
 // destination, overdue entries paced, past the maximum lateness `expired`), and the store notices
-// other programs' edits (schedule-watch.ts). Repeating reminders: schedule-series.ts. This file
+// other processes' commits (schedule-watch.ts). Repeating reminders: schedule-series.ts. This file
 // composes them and answers the API (schedule, list, cancel, tick, start, stop).
 import type { Logger } from 'pino';
 import type { ScheduledNotification, ScheduleState } from '../api-types.ts';
@@ -42,8 +42,8 @@ export interface SchedulerOptions {
   logger: Logger;
   clock?: Clock;
   /**
-   * Check for edits by other programs (a stat). Default: fs.watch notices them at once (sooner than
-   * the spec's 2 s poll) with a stat every 60 s as a safety net; 2000 ms where fs.watch is unavailable.
+   * Check for other processes' changes (one row read). Default: fs.watch notices their commits at once
+   * (sooner than the spec's 2 s poll) with a check every 60 s as a safety net; 2000 ms where fs.watch is unavailable.
    */
   pollMs?: number;
   hub?: EventHub;
@@ -55,6 +55,10 @@ export interface SchedulerOptions {
   retentionSeconds?: number;
   /** A claim older than this is abandoned even if its process still exists. Default 10 min. */
   leaseSeconds?: number;
+  /**
+   * How long a change waits for another process's open transaction before it is refused with
+   * `schedule_locked` (SQLite's write lock; a killed holder's lock is gone with it). Default 2000 ms.
+   */
   lockStaleMs?: number;
   /** Pending (scheduled + delivering) entries allowed; beyond it schedule() is refused. Default 10,000. */
   maxPending?: number;
@@ -95,7 +99,7 @@ export interface ScheduleListPage {
   entries: ScheduleEntryView[];
   /** Pass as `cursor` for the next page; null on the last one. */
   next_cursor: string | null;
-  /** Entries in the file (every state). */
+  /** Entries in the schedule (every state). */
   total: number;
   /** Scheduled + delivering: what the cap counts. */
   pending: number;
@@ -125,7 +129,6 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-const TERMINAL = new Set<ScheduleState>(['delivered', 'failed', 'cancelled', 'expired']);
 const DAY_MS = 24 * 3600 * 1000;
 
 export function toView(e: StoredNotification): ScheduleEntryView {
@@ -214,8 +217,7 @@ class PersistentScheduler implements Scheduler {
     this.#retention = options.retentionSeconds ?? 7 * 24 * 3600;
     this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
     const publish = (changed: readonly StoredNotification[]): void => this.#publish(changed);
-    this.#store = new ScheduleStore({ file: options.file, logger: this.#log, lockStaleMs: options.lockStaleMs, statIntervalMs: options.pollMs });
-    this.#store.setPruneRule((e) => this.#pastRetention(e));
+    this.#store = new ScheduleStore({ file: options.file, logger: this.#log, busyTimeoutMs: options.lockStaleMs, statIntervalMs: options.pollMs });
     this.#series = new ScheduleSeries(this.#store);
     this.#loop = new DeliveryLoop(
       { store: this.#store, notifier: options.notifier, log: this.#log, owner: this.#owner, nowS: () => this.#nowS(), policy: policyOf(options), series: this.#series, publish },
@@ -303,7 +305,7 @@ class PersistentScheduler implements Scheduler {
     this.#pruneTimer = this.#cancelGate = undefined;
     const inFlight = await this.#loop.stop(this.#options.stopWaitMs ?? 4000);
     if (inFlight) this.#log.warn({ inFlight }, 'stopped with deliveries still in flight; their claims are recovered at the next start');
-    markOwnerStopped(this.#owner); // from now on a claim of ours left in the file is abandoned, even to a scheduler in this process
+    markOwnerStopped(this.#owner); // from now on a claim of ours left in the database is abandoned, even to a scheduler in this process
     await this.#store.close();
     this.#loaded = null;
   }
@@ -320,14 +322,8 @@ class PersistentScheduler implements Scheduler {
     this.#options.hub?.publish({ type: 'schedule', data: { changed: changed.map(toView), ...(reloaded ? { reloaded: true } : {}) } });
   }
 
-  #pastRetention(e: StoredNotification): boolean {
-    return TERMINAL.has(e.state) && (e.updated_at ?? e.created_at) < this.#nowS() - this.#retention;
-  }
-
-  /** Compact the file when some finished entry is past retention (the store's prune rule drops them). */
+  /** Delete finished entries whose last change is older than the retention. */
   async #prune(): Promise<void> {
-    for (const e of this.#store.values()) {
-      if (this.#pastRetention(e)) return void (await this.#store.compact());
-    }
+    await this.#store.prune(this.#nowS() - this.#retention);
   }
 }

@@ -118,11 +118,15 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[] = M
   let applied = 0;
   for (const m of migrations) {
     if (m.version <= current) continue;
-    db.transaction(() => {
+    // Checked again under the write lock: another process (the CLI, the scheduler's own connection)
+    // may have applied it since.
+    const ran = db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return false;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
+      return true;
     }).immediate();
-    applied += 1;
+    if (ran) applied += 1;
   }
   return applied;
 }

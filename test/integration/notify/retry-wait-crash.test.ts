@@ -5,11 +5,12 @@
 // and the entry ends `delivered` — never `failed` "it may have been delivered". A Retry-After is
 // honoured across the restart: the retry does not come before the time the receiver asked for.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scheduleFilePath, type StoredNotification } from '../../../main/core/notify/schedule-store.ts';
+import { readScheduleRows } from '../../helpers/schedule-db.ts';
 import { freePort } from '../../helpers/net.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../unit/notify/webhook-receiver.ts';
 
@@ -43,10 +44,7 @@ async function startCore(home: string, receiver: WebhookReceiver): Promise<Core>
 }
 
 function lastRecord(home: string, id: string): StoredNotification | undefined {
-  const file = scheduleFilePath(home);
-  if (!existsSync(file)) return undefined;
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
-  return lines.map((l) => JSON.parse(l) as StoredNotification).filter((r) => r.id === id).at(-1);
+  return readScheduleRows(scheduleFilePath(home)).find((r) => r.id === id);
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -7,12 +7,15 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseScheduleText, scheduleFilePath, serializeSchedule, type StoredNotification } from '../../../main/core/notify/schedule-store.ts';
+import { scheduleFilePath, type StoredNotification } from '../../../main/core/notify/schedule-store.ts';
+import { readScheduleRows, writeScheduleRows } from '../../helpers/schedule-db.ts';
+import { openDatabase } from '../../../main/core/store/database.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'scheduler-webhook-child.ts');
 const TOTAL = 10_000;
@@ -80,7 +83,7 @@ function runChild(file: string, killAfterMs: number | null, done: () => Promise<
 }
 
 async function readEntries(file: string): Promise<{ entries: StoredNotification[]; damaged: number }> {
-  return parseScheduleText(await readFile(file, 'utf8'));
+  return { entries: readScheduleRows(file), damaged: 0 };
 }
 
 it(`keeps every reminder once or truthfully reported through SIGKILLs, with slow deliveries, the default throttle and ${TOTAL} entries`, { timeout: 300_000 }, async () => {
@@ -90,7 +93,8 @@ it(`keeps every reminder once or truthfully reported through SIGKILLs, with slow
   const records: StoredNotification[] = [];
   for (let k = 0; k < TOTAL - DUE; k++) records.push(entry(100_000 + k, now + 86_400 + k, 'dm'));
   for (let k = 0; k < DUE; k++) records.push(entry(k, now + k * 0.1, 'webhook'));
-  await writeFile(file, serializeSchedule(records), { mode: 0o600 });
+  openDatabase({ dir: path.dirname(file), logger: pino({ level: 'silent' }) }).close(); // the schema
+  writeScheduleRows(file, records);
 
   const dueDone = async (): Promise<boolean> => {
     const { entries } = await readEntries(file);

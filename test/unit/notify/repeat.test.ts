@@ -1,7 +1,7 @@
 // Repeating reminders: rule validation (400 codes), next occurrence across DST and weekends, the
 // series continuing after each delivery, cancel stopping it, and crash safety (an occurrence is
 // never delivered twice and the rest of the series is never skipped).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NotifyRequest, NotifyResult } from '../../../main/core/api-types.ts';
 import type { DeliverOptions } from '../../../main/core/notify/dispatcher.ts';
 import { nextOccurrence, resolveRepeat } from '../../../main/core/notify/repeat.ts';
-import { parseScheduleText, scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
+import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
+import { readScheduleRows, writeScheduleRows } from '../../helpers/schedule-db.ts';
 import { createScheduler } from '../../../main/core/notify/scheduler.ts';
 import { NotifyInputError } from '../../../main/core/notify/types.ts';
 
@@ -42,9 +43,7 @@ const okNotifier = {
 const make = (notifier: typeof okNotifier = okNotifier) => createScheduler({ file, notifier, clock, logger });
 
 async function records() {
-  const parsed = parseScheduleText(await readFile(file, 'utf8'));
-  expect(parsed.damaged).toBe(0);
-  return parsed.entries;
+  return readScheduleRows(file);
 }
 
 describe('repeat rule validation', () => {
@@ -152,14 +151,13 @@ describe('a repeating series in the scheduler', () => {
     expect(delivered).toEqual(['pills@2026-11-25T08:00:00.000Z']);
   });
 
-  it('a crash before the claim line was written (torn after the next occurrence): delivered once, next not duplicated', async () => {
+  it('the next occurrence already written but the occurrence not yet claimed: delivered once, next not duplicated', async () => {
     t = Date.parse('2026-11-24T07:00:00Z');
     const first = await make().schedule({ text: 'water', repeat: 'daily', at: '09:00', timezone: BERLIN });
-    const firstLine = (await readFile(file, 'utf8')).trim();
-    const record = JSON.parse(firstLine) as Record<string, unknown>;
-    // What the claim transaction appends first: the next occurrence (same id the scheduler derives).
+    const [record] = readScheduleRows(file);
+    // The next occurrence (same id the scheduler derives) is there, the first still `scheduled`.
     const nextId = `${first.id}-r${epoch('2026-11-25T08:00:00Z')}`;
-    await writeFile(file, `${firstLine}\n${JSON.stringify({ ...record, id: nextId, fire_at_epoch: epoch('2026-11-25T08:00:00Z') })}\n{"id":"torn`);
+    writeScheduleRows(file, [{ ...record, id: nextId, fire_at_epoch: epoch('2026-11-25T08:00:00Z') }]);
     t = Date.parse('2026-11-24T08:00:00Z');
     const s = make();
     await s.tick();

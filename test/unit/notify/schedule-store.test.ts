@@ -1,12 +1,13 @@
-// The journal store: one appended line per change (last line per id wins), compaction back to one
-// line per entry, other programs' edits noticed without polling the content, torn tails cut off,
-// pages by fire time with a cursor.
-import { appendFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// The schedule on the database: one row per entry (whatever reads the database sees the latest
+// version), counts kept by the triggers, pages by fire time with a cursor, other processes' commits
+// noticed while idle without polling the rows, finished entries pruned past retention.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { parseScheduleText, ScheduleStore, scheduleFilePath, serializeSchedule, type StoredNotification } from '../../../main/core/notify/schedule-store.ts';
+import { ScheduleStore, scheduleFilePath, type StoredNotification } from '../../../main/core/notify/schedule-store.ts';
+import { readScheduleRows, writeScheduleRows } from '../../helpers/schedule-db.ts';
 
 const logger = pino({ level: 'silent' });
 let home: string;
@@ -32,32 +33,37 @@ function open(over: Partial<ConstructorParameters<typeof ScheduleStore>[0]> = {}
   return store;
 }
 
-const lines = async (): Promise<string[]> => (await readFile(file, 'utf8')).split('\n').filter(Boolean);
 const until = async (cond: () => boolean, what: string): Promise<void> => {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
   expect(cond(), what).toBe(true);
 };
 
-it('appends one line per change; a plain reader sees the last line per id; compaction leaves one line per entry', async () => {
-  const store = open({ compactMinGarbage: 5 });
+it('one row per entry: another reader sees the latest version of each; the counts follow every change', async () => {
+  const store = open();
   await store.load();
   await store.transact(() => ({ value: null, write: [record('a', 10), record('b', 20)] }));
   await store.transact(() => ({ value: null, write: [{ ...record('a', 10), state: 'cancelled' }] }));
-  expect(await lines()).toHaveLength(3);
-  const seen = parseScheduleText(await readFile(file, 'utf8'));
-  expect(seen.entries.map((e) => [e.id, e.state])).toEqual([
-    ['b', 'scheduled'],
-    ['a', 'cancelled'],
-  ]);
-  // Enough superseded lines → a background compaction rewrites the file with one line per entry.
   for (let i = 0; i < 6; i++) await store.transact(() => ({ value: null, write: [{ ...record('b', 20), attempts: i }] }));
+  expect(readScheduleRows(file).map((e) => [e.id, e.state, e.attempts])).toEqual([
+    ['a', 'cancelled', 0],
+    ['b', 'scheduled', 5],
+  ]);
   expect(store.size).toBe(2);
-  for (let i = 0; i < 200; i++) {
-    if ((await lines()).length === 2) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  expect((await lines()).map((l) => (JSON.parse(l) as { id: string }).id).sort()).toEqual(['a', 'b']);
+  expect(store.counts()).toEqual({ scheduled: 1, cancelled: 1 });
+  expect(store.pendingCount).toBe(1);
   expect(store.get('b')?.attempts).toBe(5);
+});
+
+it('a change that throws writes nothing', async () => {
+  const store = open();
+  await store.load();
+  await store.transact(() => ({ value: null, write: [record('a', 10)] }));
+  await expect(
+    store.transact(() => {
+      throw new Error('refused');
+    }),
+  ).rejects.toThrow('refused');
+  expect(readScheduleRows(file).map((e) => e.id)).toEqual(['a']);
 });
 
 it('pages by fire time with a cursor and a state filter', async () => {
@@ -77,58 +83,46 @@ it('pages by fire time with a cursor and a state filter', async () => {
   const cancelled = store.page({ limit: 1000, state: 'cancelled' });
   expect(cancelled.entries).toHaveLength(50);
   expect(cancelled.next_cursor).toBeNull();
+  const firstCancelled = store.page({ limit: 20, state: 'cancelled' });
+  const restCancelled = store.page({ limit: 1000, state: 'cancelled', cursor: firstCancelled.next_cursor! });
+  expect([...firstCancelled.entries, ...restCancelled.entries].map((e) => e.id)).toEqual(cancelled.entries.map((e) => e.id));
   expect(store.pendingCount).toBe(200);
   expect(() => store.page({ limit: 10, cursor: 'not-a-cursor' })).toThrow(/cursor/);
 });
 
-it("notices another program's appended line and its whole-file rewrite while idle (fs.watch + stat), without re-reading on its own writes", async () => {
+it("notices another process's commit while idle (fs.watch + check), not its own", async () => {
   const changes: (string[] | 'reloaded')[] = [];
   const store = open({ onExternalChange: (c) => changes.push(c === 'reloaded' ? c : c.map((e) => e.id)), statIntervalMs: 200 });
   await store.load();
   store.watch();
   await store.transact(() => ({ value: null, write: [record('mine', 5)] }));
   await new Promise((r) => setTimeout(r, 400));
-  expect(changes).toEqual([]); // our own append is not an external change
+  expect(changes).toEqual([]); // our own commit is not an external change
 
-  await appendFile(file, JSON.stringify(record('cli', 7)) + '\n'); // e.g. the CLI in another process
-  await until(() => store.get('cli') !== undefined, 'appended entry seen');
+  writeScheduleRows(file, [record('cli', 7)]); // e.g. the CLI in another process
+  await until(() => changes.length > 0, 'commit seen');
   expect(changes).toEqual([['cli']]);
-
-  const tmp = `${file}.other`;
-  await writeFile(tmp, serializeSchedule([record('edited', 9)]));
-  await rename(tmp, file); // a tool rewrote the file
-  await until(() => store.get('edited') !== undefined && store.get('mine') === undefined, 'rewrite seen');
-  expect(changes.at(-1)).toBe('reloaded');
+  expect(store.get('cli')?.text).toBe('text cli');
 });
 
-it("with the default settings fs.watch alone notices another program's append while idle (the periodic stat is only a 60 s safety net)", async () => {
-  const store = open();
+it("with the default settings fs.watch alone notices another process's commit while idle (the periodic check is only a 60 s safety net)", async () => {
+  const changes: unknown[] = [];
+  const store = open({ onExternalChange: (c) => changes.push(c) });
   await store.load();
   store.watch();
-  await appendFile(file, JSON.stringify(record('cli', 7)) + '\n');
-  // `until` gives up long before the 60 s safety-net stat: only the watch can have seen it.
-  await until(() => store.get('cli') !== undefined, 'appended entry seen through fs.watch');
+  writeScheduleRows(file, [record('cli', 7)]);
+  // `until` gives up long before the 60 s safety-net check: only the watch can have seen it.
+  await until(() => changes.length === 1, 'commit seen through fs.watch');
 });
 
-it('cuts a torn last line off before appending, so every acknowledged change stays a whole line', async () => {
+it('prunes finished entries last changed before the cutoff, nothing else', async () => {
   const store = open();
   await store.load();
-  await store.transact(() => ({ value: null, write: [record('a', 1)] }));
-  await appendFile(file, '{"id":"half-writ'); // a writer killed mid-line
-  await store.transact(() => ({ value: null, write: [record('b', 2)] }));
-  const parsed = parseScheduleText(await readFile(file, 'utf8'));
-  expect(parsed.damaged).toBe(0);
-  expect(parsed.entries.map((e) => e.id)).toEqual(['a', 'b']);
-});
-
-it('a lock left by a killed process is taken over at once', async () => {
-  const { spawnSync } = await import('node:child_process');
-  const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
-  const { mkdir, symlink } = await import('node:fs/promises');
-  await mkdir(path.dirname(file), { recursive: true });
-  await symlink(String(deadPid), `${file}.lock`); // the lock a killed process left: its pid
-  const store = open();
-  await store.load();
-  await store.transact(() => ({ value: null, write: [record('a', 1)] }));
-  expect(store.size).toBe(1);
+  await store.transact(() => ({
+    value: null,
+    write: [{ ...record('old-done', 1, 'delivered'), updated_at: 100 }, { ...record('new-done', 2, 'delivered'), updated_at: 900 }, { ...record('old-pending', 3), updated_at: 100 }],
+  }));
+  expect(await store.prune(500)).toBe(1);
+  expect(readScheduleRows(file).map((e) => e.id)).toEqual(['new-done', 'old-pending']);
+  expect(store.counts()).toEqual({ delivered: 1, scheduled: 1 });
 });

@@ -5,8 +5,7 @@
 //    restart, zombie, pid reuse), so the entry does not sit `delivering` until the lease;
 //  - start() can wait (bounded) for the destinations before firing overdue reminders.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -19,6 +18,7 @@ import type { WebhookDispatcher } from '../../../main/core/notify/webhook.ts';
 import type { VoiceDelivery } from '../../../main/core/notify/types.ts';
 import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { TextInjectionQueue } from '../../../main/core/model/text-injection.ts';
+import { readScheduleRows, writeScheduleRows } from '../../helpers/schedule-db.ts';
 
 const logger = pino({ level: 'silent' });
 const T0 = 1_800_000_000_000;
@@ -51,10 +51,10 @@ function make(over: Partial<SchedulerOptions> = {}) {
   return createScheduler({ file, notifier: simple, clock, logger, ...over });
 }
 
-/** Rewrites the only entry in the file as claimed by `owner`/`pid`. */
+/** Rewrites the only entry in the database as claimed by `owner`/`pid`. */
 async function claimAs(owner: string, pid: number): Promise<void> {
-  const record = JSON.parse((await readFile(file, 'utf8')).trim()) as Record<string, unknown>;
-  await writeFile(file, JSON.stringify({ ...record, state: 'delivering', attempts: 1, claim: { owner, pid, lease_until: T0 / 1000 + 600 } }) + '\n');
+  const [record] = readScheduleRows(file);
+  writeScheduleRows(file, [{ ...record, state: 'delivering', attempts: 1, claim: { owner, pid, lease_until: T0 / 1000 + 600 } }]);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -153,7 +153,7 @@ describe('abandoned claims are recognised by their owner', () => {
     const old = make({ notifier: hanging, stopWaitMs: 20 });
     const entry = await old.schedule({ text: 'claimed then restarted', delay_seconds: 0 });
     const ticking = old.tick();
-    for (let i = 0; i < 200 && !(await readFile(file, 'utf8')).includes('"delivering"'); i++) await sleep(5);
+    for (let i = 0; i < 200 && !readScheduleRows(file).some((e) => e.state === 'delivering'); i++) await sleep(5);
     await old.stop();
 
     const fresh = make(); // same pid, new core
@@ -228,7 +228,7 @@ describe('abandoned claims are recognised by their owner', () => {
     const peek = {
       async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
         await options!.onSending!('dm');
-        owner = (JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1)!) as { claim: { owner: string } }).claim.owner;
+        owner = readScheduleRows(file)[0]!.claim!.owner;
         return simple.deliver(req);
       },
     };

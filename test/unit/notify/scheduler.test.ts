@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -11,7 +12,7 @@ import { EventHub } from '../../../main/core/event-hub.ts';
 import { scheduleFilePath } from '../../../main/core/notify/schedule-store.ts';
 import { createNotifier, type DeliverOptions } from '../../../main/core/notify/dispatcher.ts';
 import { createWebhookDispatcher } from '../../../main/core/notify/webhook.ts';
-import { parseScheduleText } from '../../../main/core/notify/schedule-store.ts';
+import { readScheduleRows, writeScheduleRows } from '../../helpers/schedule-db.ts';
 import { createScheduler, type SchedulerOptions } from '../../../main/core/notify/scheduler.ts';
 
 const logger = pino({ level: 'silent' });
@@ -63,22 +64,20 @@ function make(over: Partial<SchedulerOptions> = {}) {
   return createScheduler({ file, notifier, clock, logger, ...over });
 }
 
-/** The file as any reader sees it: one JSON record per line, the last line per id wins. */
+/** The rows as any other process reads them from the database (each validated). */
 async function fileRecords(): Promise<Record<string, unknown>[]> {
-  const text = await readFile(file, 'utf8');
-  expect(text.endsWith('\n')).toBe(true);
-  const parsed = parseScheduleText(text);
-  expect(parsed.damaged).toBe(0);
-  return parsed.entries.map((e): Record<string, unknown> => ({ ...e }));
+  return readScheduleRows(file).map((e): Record<string, unknown> => ({ ...e }));
 }
 
 describe('schedule, list, cancel', () => {
-  it('persists one JSON line per entry under voice-users and lists it', async () => {
+  it('persists one row per entry in the database under voice-users (0600) and lists it', async () => {
     const s = make();
     const entry = await s.schedule({ text: 'Drink water', delay_seconds: 90, mode: 'dm', title: 'Reminder' });
     expect(entry.id).toMatch(/^n-[0-9a-f]{12}$/);
     expect(entry.fire_at_epoch).toBe(T0 / 1000 + 90);
     expect(file).toBe(path.join(home, 'voice-users', 'notifications-schedule.jsonl'));
+    expect(existsSync(file)).toBe(false); // the old file is only read (imported), never written
+    if (process.platform !== 'win32') expect(statSync(path.join(home, 'voice-users', 'live-voice-bridge.sqlite')).mode & 0o777).toBe(0o600);
     const [record] = await fileRecords();
     expect(record).toEqual({
       id: entry.id,
@@ -220,28 +219,31 @@ describe('restarts, retries and damage', () => {
     expect(view).toMatchObject({ state: 'delivered', last_error: 'partial: voice: unavailable (no live call)' });
   });
 
-  it('ignores and repairs a torn last line; sets aside a corrupt middle line', async () => {
-    const s0 = make();
-    const a = await s0.schedule({ text: 'kept A', delay_seconds: 100 });
-    const b = await s0.schedule({ text: 'kept B', delay_seconds: 200 });
-    const [lineA, lineB] = (await readFile(file, 'utf8')).trimEnd().split('\n');
-    const torn = lineB!.slice(0, 25);
-    await writeFile(file, `${lineA}\n{not json at all\n${lineB}\n${torn}`);
+  it('an old schedule file with a torn last line and a corrupt middle line is imported once without them, and kept', async () => {
+    const line = (id: string, text: string, delay: number): string =>
+      JSON.stringify({ id, text, mode: 'auto', delay_seconds: delay, fire_at_epoch: T0 / 1000 + delay, created_at: T0 / 1000, state: 'scheduled', attempts: 0 });
+    const lineA = line('n-00000000000a', 'kept A', 100);
+    const lineB = line('n-00000000000b', 'kept B', 200);
+    const old = `${lineA}\n{not json at all\n${lineB}\n${lineB.slice(0, 25)}`;
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, old);
     const s = make();
-    expect((await s.list()).entries.map((e) => e.id)).toEqual([a.id, b.id]);
+    expect((await s.list()).entries.map((e) => e.text)).toEqual(['kept A', 'kept B']);
     await s.start();
     await s.stop();
-    const records = await fileRecords();
-    expect(records.map((r) => r.id)).toEqual([a.id, b.id]);
-    expect(await readFile(`${file}.rejected`, 'utf8')).toBe('{not json at all\n');
+    expect((await fileRecords()).map((r) => r.id)).toEqual(['n-00000000000a', 'n-00000000000b']);
+    expect(await readFile(file, 'utf8')).toBe(old); // the backup is left as it was
+    await s.cancel('n-00000000000a');
+    const again = make(); // a second start does not import it again (the cancel stands)
+    expect((await again.list()).entries.map((e) => e.state)).toEqual(['cancelled', 'scheduled']);
   });
 
   it('an entry claimed by a process that died is marked failed (interrupted), never re-sent', async () => {
     const s0 = make();
     const entry = await s0.schedule({ text: 'maybe sent', delay_seconds: 0 });
     const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const record = JSON.parse((await readFile(file, 'utf8')).trim()) as Record<string, unknown>;
-    await writeFile(file, JSON.stringify({ ...record, state: 'delivering', attempts: 1, claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 } }) + '\n');
+    const [record] = readScheduleRows(file);
+    writeScheduleRows(file, [{ ...record, state: 'delivering', attempts: 1, claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 } }]);
     const s = make();
     expect(await s.tick()).toBe(0);
     expect(delivered).toEqual([]);
@@ -253,9 +255,9 @@ describe('restarts, retries and damage', () => {
   it('a live claim by another process is left alone until its lease expires', async () => {
     const s0 = make();
     await s0.schedule({ text: 'in flight elsewhere', delay_seconds: 0 });
-    const record = JSON.parse((await readFile(file, 'utf8')).trim()) as Record<string, unknown>;
+    const [record] = readScheduleRows(file);
     // process.ppid is alive for the whole test.
-    await writeFile(file, JSON.stringify({ ...record, state: 'delivering', attempts: 1, claim: { owner: `${process.ppid}:beef`, pid: process.ppid, lease_until: T0 / 1000 + 600 } }) + '\n');
+    writeScheduleRows(file, [{ ...record, state: 'delivering', attempts: 1, claim: { owner: `${process.ppid}:beef`, pid: process.ppid, lease_until: T0 / 1000 + 600 } }]);
     const s = make();
     await s.tick();
     expect((await s.list()).entries[0]!.state).toBe('delivering');

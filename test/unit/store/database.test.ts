@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase, type OpenedDatabase } from '../../../main/core/store/database.ts';
+import { MIGRATIONS } from '../../../main/core/store/migrations/index.ts';
 
 let dir: string;
 let errors: string[];
@@ -40,7 +41,7 @@ describe('openDatabase', () => {
       expect(statSync(db.file).mode & 0o777).toBe(0o600);
     }
     expect(db.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version); // every migration ran
     addCall(db, 'c1');
     db.close();
     const again = open();
