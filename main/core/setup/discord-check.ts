@@ -146,11 +146,144 @@ export function directoryComplete(result: DiscordCheckResult): boolean {
   return result.code !== 'token_rejected' && result.code !== 'discord_unreachable' && result.code !== 'discord_error';
 }
 
-export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordCheckResult> {
-  const base = `${(input.apiBaseUrl ?? 'https://discord.com/api').replace(/\/$/, '')}/v10`;
-  const doFetch = input.fetch ?? fetch;
-  async function get<T>(route: string, schema: z.ZodType<T>): Promise<T> {
-    const res = await doFetch(`${base}${route}`, { headers: { authorization: `Bot ${input.token}`, 'user-agent': 'DiscordBot (live-voice-bridge, setup)' }, signal: AbortSignal.timeout(input.timeoutMs ?? 10_000) });
+type GuildSummary = z.infer<typeof GuildSummarySchema>;
+type Member = z.infer<typeof MemberSchema>;
+type Channel = z.infer<typeof ChannelSchema>;
+
+/** A step of the check that did not pass: the result the caller gets. */
+class CheckStop {
+  readonly result: DiscordCheckResult;
+  constructor(result: DiscordCheckResult) {
+    this.result = result;
+  }
+}
+
+/** One run of the check: Discord's REST API read with the token, the steps recorded as they pass or fail. */
+class DiscordCheckRun {
+  readonly checks: SetupCheck[] = [];
+  readonly #input: DiscordCheckInput;
+  readonly #base: string;
+  readonly #fetch: typeof fetch;
+  #bot: NamedId | undefined;
+  #invite: string | undefined;
+  #directory: GuildDirectory[] = [];
+
+  constructor(input: DiscordCheckInput) {
+    this.#input = input;
+    this.#base = `${(input.apiBaseUrl ?? 'https://discord.com/api').replace(/\/$/, '')}/v10`;
+    this.#fetch = input.fetch ?? fetch;
+  }
+
+  /** The token's bot, or the failed token step. */
+  async token(): Promise<{ id: string; name: string } | DiscordCheckResult> {
+    let bot: z.infer<typeof UserSchema>;
+    try {
+      bot = await this.#get('/users/@me', UserSchema);
+    } catch (err) {
+      const unauthorized = err instanceof DiscordAnswer && err.status === 401;
+      const message = unauthorized ? 'Discord rejected the token. Copy it again from the Developer Portal (Bot → Reset Token) and paste it whole.' : `Could not reach Discord: ${err instanceof Error ? err.message : String(err)}.`;
+      this.checks.push({ step: 'token', ok: false, message });
+      return { ok: false, code: unauthorized ? 'token_rejected' : 'discord_unreachable', checks: this.checks, directory: [] };
+    }
+    this.#bot = { id: bot.id, name: bot.global_name || bot.username };
+    // A bot's user id is its application's client id (https://discord.com/developers/docs/topics/oauth2#bot-users).
+    this.#invite = inviteLink(bot.id);
+    this.checks.push({ step: 'token', ok: true, message: `Token accepted: the bot is ${this.#bot.name}.` });
+    return this.#bot;
+  }
+
+  /** What the bot can see, then the server it shares with the owner, then the channel's permissions. */
+  async afterToken(bot: NamedId): Promise<DiscordCheckResult> {
+    const guilds = await this.#get('/users/@me/guilds?limit=200', z.array(GuildSummarySchema));
+    for (const g of guilds.slice(0, 20)) this.#directory.push(await this.#guildDirectory(g));
+    if (guilds.length === 0) throw this.#stop('server', 'not_in_server', `${bot.name} is in no server yet. Open the invite link, pick your server and authorize.`);
+    if (!this.#input.ownerId) throw this.#stop('server', 'owner_missing', 'Pick the owner (you) so the bot knows whom to follow.');
+    const shared = await this.#sharedServer(guilds, this.#input.ownerId);
+    const guild = { id: shared.guild.id, name: shared.guild.name };
+    this.checks.push({ step: 'server', ok: true, message: `${bot.name} and ${displayName(shared.owner)} are both in ${guild.name}.` });
+    return this.#permissions(bot, guild, this.#input.ownerId);
+  }
+
+  /** The failure of the step under way: Discord refused something after the token was accepted. */
+  failed(step: SetupCheck['step'], err: unknown): DiscordCheckResult {
+    this.checks.push({ step, ok: false, message: plainFailure(err) });
+    return { ok: false, code: 'discord_error', checks: this.checks, ...(this.#bot ? { bot: this.#bot } : {}), ...(this.#invite ? { invite: this.#invite } : {}), directory: [] };
+  }
+
+  /** The step that passed last, for `failed`. */
+  get step(): SetupCheck['step'] {
+    return this.checks.some((c) => c.step === 'server' && c.ok) ? 'permissions' : 'server';
+  }
+
+  async #sharedServer(guilds: GuildSummary[], ownerId: string): Promise<{ guild: GuildSummary; owner: Member }> {
+    const candidates = this.#input.guildId ? guilds.filter((g) => g.id === this.#input.guildId) : guilds;
+    for (const g of candidates) {
+      try {
+        return { guild: g, owner: await this.#get(`/guilds/${g.id}/members/${ownerId}`, MemberSchema.loose()) };
+      } catch (err) {
+        if (!(err instanceof DiscordAnswer && err.status === 404)) throw err;
+      }
+    }
+    const where = this.#input.guildId ? 'the chosen server' : 'any server';
+    throw this.#stop('server', 'not_in_server', `${this.#bot!.name} is not in ${where} together with the owner. Open the invite link and add it to a server you are in.`);
+  }
+
+  async #permissions(bot: NamedId, guildNamed: NamedId, ownerId: string): Promise<DiscordCheckResult> {
+    const guild = await this.#get(`/guilds/${guildNamed.id}`, GuildSchema.loose());
+    const channels = await this.#get(`/guilds/${guildNamed.id}/channels`, z.array(ChannelSchema.loose()));
+    const botMember = await this.#get(`/guilds/${guildNamed.id}/members/${bot.id}`, MemberSchema.loose());
+    const channel = await this.#voiceChannel(guildNamed, channels, ownerId);
+    const channelNamed = { id: channel.id, name: channel.name ?? channel.id };
+    // The bot can only join a voice (or stage) channel; a text channel's permissions say nothing about a call.
+    if (channel.type !== VOICE && channel.type !== STAGE) {
+      const kind = channel.type === TEXT ? 'a text channel' : 'not a voice channel';
+      throw this.#stop('permissions', 'not_a_voice_channel', `${channelNamed.name} is ${kind}, and the bot can only join a voice channel. Pick one of ${guildNamed.name}'s voice channels.`, { guild: guildNamed, channel: channelNamed });
+    }
+    const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
+    // Without View Channel every other permission in the channel is void (Discord's implicit deny).
+    const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;
+    const missing = [...(hidden ? ['View Channel'] : []), ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name)];
+    if (missing.length) {
+      const message = `In ${channelNamed.name} the bot lacks ${missing.join(', ')}. Allow them for the bot's role in the channel's settings, or re-invite it with the link.`;
+      throw this.#stop('permissions', 'missing_permissions', message, { guild: guildNamed, channel: channelNamed, missingPermissions: missing });
+    }
+    this.checks.push({ step: 'permissions', ok: true, message: `The bot may Connect, Speak and Send Messages in ${channelNamed.name}.` });
+    return { ok: true, checks: this.checks, bot, invite: this.#invite!, guild: guildNamed, channel: channelNamed, directory: this.#directory };
+  }
+
+  /** The chosen voice channel, else the owner's, else the server's first. */
+  async #voiceChannel(guild: NamedId, channels: Channel[], ownerId: string): Promise<Channel> {
+    const ownerVoice = await this.#get(`/guilds/${guild.id}/voice-states/${ownerId}`, VoiceStateSchema.loose()).catch(() => null);
+    const chosen = this.#input.voiceChannelId;
+    const channelId = chosen ?? ownerVoice?.channel_id ?? channels.find((c) => c.type === VOICE)?.id;
+    const channel = channels.find((c) => c.id === channelId);
+    if (channel) return channel;
+    if (chosen) throw this.#stop('permissions', 'channel_not_found', `The chosen voice channel (${chosen}) is not a channel of ${guild.name} that the bot can see. Pick one of its voice channels.`, { guild });
+    throw this.#stop('permissions', 'no_voice_channel', `${guild.name} has no voice channel the bot can see.`, { guild });
+  }
+
+  async #guildDirectory(g: GuildSummary): Promise<GuildDirectory> {
+    const channels = await this.#get(`/guilds/${g.id}/channels`, z.array(ChannelSchema.loose()));
+    // Listing members needs the privileged Server Members intent; without it, ids still work.
+    const members = await this.#get(`/guilds/${g.id}/members?limit=1000`, z.array(MemberSchema.loose())).catch(() => []);
+    const named = (types: number[]) => channels.filter((c) => types.includes(c.type)).map((c) => ({ id: c.id, name: c.name ?? c.id }));
+    return {
+      id: g.id,
+      name: g.name,
+      members: members.filter((m) => !m.user.bot).map((m) => ({ id: m.user.id, name: displayName(m) })),
+      voiceChannels: named([VOICE, STAGE]),
+      textChannels: named([TEXT]),
+    };
+  }
+
+  #stop(step: SetupCheck['step'], code: string, message: string, extra: Partial<DiscordCheckResult> = {}): CheckStop {
+    this.checks.push({ step, ok: false, message });
+    return new CheckStop({ ok: false, code, checks: this.checks, bot: this.#bot, invite: this.#invite, directory: this.#directory, ...extra });
+  }
+
+  async #get<T>(route: string, schema: z.ZodType<T>): Promise<T> {
+    const headers = { authorization: `Bot ${this.#input.token}`, 'user-agent': 'DiscordBot (live-voice-bridge, setup)' };
+    const res = await this.#fetch(`${this.#base}${route}`, { headers, signal: AbortSignal.timeout(this.#input.timeoutMs ?? 10_000) });
     const body: unknown = await res.json().catch(() => null);
     if (!res.ok) {
       const parsed = ErrorBodySchema.safeParse(body);
@@ -160,112 +293,19 @@ export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordChe
     if (!parsed.success) throw new Error(`Discord sent an answer this version does not understand (${route.split('?')[0]})`);
     return parsed.data;
   }
-  const checks: SetupCheck[] = [];
-  const fail = (step: SetupCheck['step'], code: string, message: string, extra: Partial<DiscordCheckResult> = {}): DiscordCheckResult => {
-    checks.push({ step, ok: false, message });
-    return { ok: false, code, checks, directory: [], ...extra };
-  };
+}
 
-  let bot: z.infer<typeof UserSchema>;
-  try {
-    bot = await get('/users/@me', UserSchema);
-  } catch (err) {
-    if (err instanceof DiscordAnswer && err.status === 401) return fail('token', 'token_rejected', 'Discord rejected the token. Copy it again from the Developer Portal (Bot → Reset Token) and paste it whole.');
-    return fail('token', 'discord_unreachable', `Could not reach Discord: ${err instanceof Error ? err.message : String(err)}.`);
-  }
-  const botNamed = { id: bot.id, name: bot.global_name || bot.username };
-  // A bot's user id is its application's client id (https://discord.com/developers/docs/topics/oauth2#bot-users).
-  const invite = inviteLink(bot.id);
-  checks.push({ step: 'token', ok: true, message: `Token accepted: the bot is ${botNamed.name}.` });
-
+export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordCheckResult> {
+  const run = new DiscordCheckRun(input);
+  const bot = await run.token();
+  if (!('id' in bot)) return bot;
   // Anything Discord refuses after the token was accepted (rate limit, access) ends the check with
   // that step failed in plain words, never as a server error.
-  let step: SetupCheck['step'] = 'server';
   try {
-    return await afterToken();
+    return await run.afterToken(bot);
   } catch (err) {
-    checks.push({ step, ok: false, message: plainFailure(err) });
-    return { ok: false, code: 'discord_error', checks, bot: botNamed, invite, directory: [] };
-  }
-
-  async function afterToken(): Promise<DiscordCheckResult> {
-    const guilds = await get('/users/@me/guilds?limit=200', z.array(GuildSummarySchema));
-    const directory: GuildDirectory[] = [];
-    for (const g of guilds.slice(0, 20)) directory.push(await guildDirectory(g));
-    const result = (extra: Partial<DiscordCheckResult>): DiscordCheckResult => ({ ok: false, checks, bot: botNamed, invite, directory, ...extra });
-
-    async function guildDirectory(g: z.infer<typeof GuildSummarySchema>): Promise<GuildDirectory> {
-      const channels = await get(`/guilds/${g.id}/channels`, z.array(ChannelSchema.loose()));
-      // Listing members needs the privileged Server Members intent; without it, ids still work.
-      const members = await get(`/guilds/${g.id}/members?limit=1000`, z.array(MemberSchema.loose())).catch(() => []);
-      const named = (types: number[]) => channels.filter((c) => types.includes(c.type)).map((c) => ({ id: c.id, name: c.name ?? c.id }));
-      return {
-        id: g.id,
-        name: g.name,
-        members: members.filter((m) => !m.user.bot).map((m) => ({ id: m.user.id, name: displayName(m) })),
-        voiceChannels: named([VOICE, STAGE]),
-        textChannels: named([TEXT]),
-      };
-    }
-
-    if (guilds.length === 0) {
-      checks.push({ step: 'server', ok: false, message: `${botNamed.name} is in no server yet. Open the invite link, pick your server and authorize.` });
-      return result({ code: 'not_in_server' });
-    }
-    if (!input.ownerId) {
-      checks.push({ step: 'server', ok: false, message: 'Pick the owner (you) so the bot knows whom to follow.' });
-      return result({ code: 'owner_missing' });
-    }
-    const candidates = input.guildId ? guilds.filter((g) => g.id === input.guildId) : guilds;
-    let shared: { guild: z.infer<typeof GuildSummarySchema>; owner: z.infer<typeof MemberSchema> } | null = null;
-    for (const g of candidates) {
-      try {
-        shared = { guild: g, owner: await get(`/guilds/${g.id}/members/${input.ownerId}`, MemberSchema.loose()) };
-        break;
-      } catch (err) {
-        if (!(err instanceof DiscordAnswer && err.status === 404)) throw err;
-      }
-    }
-    if (!shared) {
-      const where = input.guildId ? 'the chosen server' : 'any server';
-      checks.push({ step: 'server', ok: false, message: `${botNamed.name} is not in ${where} together with the owner. Open the invite link and add it to a server you are in.` });
-      return result({ code: 'not_in_server' });
-    }
-    const guildNamed = { id: shared.guild.id, name: shared.guild.name };
-    step = 'permissions';
-    checks.push({ step: 'server', ok: true, message: `${botNamed.name} and ${displayName(shared.owner)} are both in ${guildNamed.name}.` });
-
-    const guild = await get(`/guilds/${guildNamed.id}`, GuildSchema.loose());
-    const channels = await get(`/guilds/${guildNamed.id}/channels`, z.array(ChannelSchema.loose()));
-    const botMember = await get(`/guilds/${guildNamed.id}/members/${bot.id}`, MemberSchema.loose());
-    const ownerVoice = await get(`/guilds/${guildNamed.id}/voice-states/${input.ownerId}`, VoiceStateSchema.loose()).catch(() => null);
-    const channelId = input.voiceChannelId ?? ownerVoice?.channel_id ?? channels.find((c) => c.type === VOICE)?.id;
-    const channel = channels.find((c) => c.id === channelId);
-    if (!channel && input.voiceChannelId) {
-      checks.push({ step: 'permissions', ok: false, message: `The chosen voice channel (${input.voiceChannelId}) is not a channel of ${guildNamed.name} that the bot can see. Pick one of its voice channels.` });
-      return result({ code: 'channel_not_found', guild: guildNamed });
-    }
-    if (!channel) {
-      checks.push({ step: 'permissions', ok: false, message: `${guildNamed.name} has no voice channel the bot can see.` });
-      return result({ code: 'no_voice_channel', guild: guildNamed });
-    }
-    const channelNamed = { id: channel.id, name: channel.name ?? channel.id };
-    // The bot can only join a voice (or stage) channel; a text channel's permissions say nothing about a call.
-    if (channel.type !== VOICE && channel.type !== STAGE) {
-      const kind = channel.type === TEXT ? 'a text channel' : 'not a voice channel';
-      checks.push({ step: 'permissions', ok: false, message: `${channelNamed.name} is ${kind}, and the bot can only join a voice channel. Pick one of ${guildNamed.name}'s voice channels.` });
-      return result({ code: 'not_a_voice_channel', guild: guildNamed, channel: channelNamed });
-    }
-    const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
-    // Without View Channel every other permission in the channel is void (Discord's implicit deny).
-    const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;
-    const missing = [...(hidden ? ['View Channel'] : []), ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name)];
-    if (missing.length) {
-      checks.push({ step: 'permissions', ok: false, message: `In ${channelNamed.name} the bot lacks ${missing.join(', ')}. Allow them for the bot's role in the channel's settings, or re-invite it with the link.` });
-      return result({ code: 'missing_permissions', guild: guildNamed, channel: channelNamed, missingPermissions: missing });
-    }
-    checks.push({ step: 'permissions', ok: true, message: `The bot may Connect, Speak and Send Messages in ${channelNamed.name}.` });
-    return { ok: true, checks, bot: botNamed, invite, guild: guildNamed, channel: channelNamed, directory };
+    if (err instanceof CheckStop) return err.result;
+    return run.failed(run.step, err);
   }
 }
 
