@@ -1,9 +1,11 @@
-// The fake side of a simulated call: fake Discord (owner already in voice) and fake Gemini Live on
-// loopback, plus the fake owner's voice. Runs in the test or benchmark process (startSimulatedCall) or
-// in the demo's child process (fakes-process.ts), so the demo's own process holds the core alone.
+// The fake side of a simulated call: fake Discord (owner already in voice) and the fake live models
+// (Gemini Live, OpenAI Realtime, GPT-Live, xAI Grok Voice) on loopback, plus the fake owner's voice.
+// Runs in the test or benchmark process (startSimulatedCall) or in the demo's child process
+// (fakes-process.ts), so the demo's own process holds the core alone.
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
 import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeOpenAILive, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import { KNOWN_XAI_MODELS, startFakeXai, type FakeXai } from '../fakes/xai/server.ts';
 import { answerAbout } from '../fakes/shared/model-answers.ts';
 import { SpeechScript, type ScriptedListening } from '../fakes/shared/scripted-speech.ts';
 import { CAST, PERSON_KEYS, type PersonKey } from './demo-script.ts';
@@ -49,6 +51,8 @@ export interface FakeServicesInfo {
   openaiModel: string;
   openaiLiveUrl: string;
   openaiLiveModel: string;
+  xaiUrl: string;
+  xaiModel: string;
   /** PEM file of the fake voice gateway's test CA: a core in another process must trust it. */
   caPath: string;
   /** The simulated people (demo-script.ts CAST): their Discord ids and the names the bot shows. */
@@ -62,6 +66,8 @@ export interface FakeServices {
   openai: FakeOpenAIRealtime;
   /** The fake GPT-Live service (always running too). */
   openaiLive: FakeOpenAILive;
+  /** The fake xAI Grok Voice service (always running too). */
+  xai: FakeXai;
   info: FakeServicesInfo;
   /** The sentences the simulated people say, as the fake models transcribe them. */
   script: SpeechScript;
@@ -106,6 +112,7 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
   const sameReply = autoReply ? { transcript: autoReply.transcript, inputTranscript: autoReply.inputTranscript, transcribe: autoReply.transcribe, answer: autoReply.answer, toneMs: autoReply.toneMs } : false;
   const openai = await startFakeOpenAIRealtime({ autoReply: sameReply });
   const openaiLive = await startFakeOpenAILive({ autoReply: sameReply });
+  const xai = await startFakeXai({ autoReply: sameReply });
   const people = PERSON_KEYS.map((key) => {
     const user = discord.user(CAST[key].user);
     if (options.nicknames) user.nick = CAST[key].name;
@@ -116,6 +123,7 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
     gemini,
     openai,
     openaiLive,
+    xai,
     info: {
       discordApiBaseUrl: discord.apiBaseUrl,
       botToken: discord.botToken,
@@ -127,6 +135,8 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
       openaiModel: KNOWN_REALTIME_MODELS[0],
       openaiLiveUrl: openaiLive.url,
       openaiLiveModel: KNOWN_GPT_LIVE_MODELS[0],
+      xaiUrl: xai.url,
+      xaiModel: KNOWN_XAI_MODELS[0],
       caPath: discord.caPath,
       people,
     },
@@ -141,6 +151,7 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
       await gemini.close().catch(() => undefined);
       await openai.close().catch(() => undefined);
       await openaiLive.close().catch(() => undefined);
+      await xai.close().catch(() => undefined);
       await discord.close().catch(() => undefined);
     },
   };

@@ -1,6 +1,6 @@
-// The demo's child process: the fake Discord and fake Gemini, so that the demo's own process (and
-// what the dashboard, /health and the OS show for it) is the core alone. Talks to the parent over
-// the IPC channel (fakes-protocol.ts); ends when told to, or when the parent goes away.
+// The demo's child process: the fake Discord and every provider's fake model, so that the demo's
+// own process (and what the dashboard, /health and the OS show for it) is the core alone. Talks to
+// the parent over the IPC channel (fakes-protocol.ts); ends when told to, or when the parent goes away.
 import { rmSync } from 'node:fs';
 import { startFakeServices, type FakeServices } from './fake-services.ts';
 import { ToFakesSchema, type FromFakes, type ToFakes } from './fakes-protocol.ts';

@@ -14,6 +14,8 @@ export const FakeServicesInfoSchema = z.object({
   openaiModel: z.string().min(1),
   openaiLiveUrl: z.string().url(),
   openaiLiveModel: z.string().min(1),
+  xaiUrl: z.string().url(),
+  xaiModel: z.string().min(1),
   caPath: z.string().min(1),
   people: z.array(z.object({ key: z.enum(PERSON_KEYS), id: z.string().regex(/^\d{17,20}$/), name: z.string().min(1) })),
 });

@@ -1,4 +1,4 @@
-// A whole call with no accounts: the fake Discord and the fake Gemini on loopback (fake-services.ts),
+// A whole call with no accounts: the fake Discord and the fake models on loopback (fake-services.ts),
 // and a real core (the same startCore, settings store and sidecar as `npm run headless`) pointed at
 // them. startSimulatedCall runs both in this process (tests, the latency benchmark); the demo runs the
 // fakes in a child process and only startCoreOnFakes here. Runs under plain `node`, not only vitest.
@@ -17,6 +17,7 @@ import { redactText } from '../core/tools/helpers/index.ts';
 import type { FakeDiscord } from '../fakes/discord/index.ts';
 import type { FakeGemini } from '../fakes/gemini/index.ts';
 import type { FakeOpenAILive, FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import type { FakeXai } from '../fakes/xai/server.ts';
 import type { LiveProviderName } from '../core/config/index.ts';
 import { startFakeServices, type FakeServices, type FakeServicesInfo, type FakeServicesOptions } from './fake-services.ts';
 
@@ -30,6 +31,8 @@ export interface SimulatedCall {
   /** The fake OpenAI Realtime service (always running, so a call can switch to it). */
   openai: FakeOpenAIRealtime;
   openaiLive: FakeOpenAILive;
+  /** The fake xAI Grok Voice service (always running too). */
+  xai: FakeXai;
   core: CoreHandle;
   config: Config;
   /** Authorization header for the sidecar. */
@@ -50,7 +53,7 @@ export interface CoreOnFakesOptions {
   logLevel?: string;
   /** How those lines look (the demo: readable on a terminal). Default JSON. */
   logFormat?: { format: 'json' | 'pretty'; colorize: boolean };
-  /** Live model provider of the core (DISCORD_VOICE_LIVE_PROVIDER). Default gemini. Both fakes always run. */
+  /** Live model provider of the core (DISCORD_VOICE_LIVE_PROVIDER). Default gemini. Every provider's fake always runs. */
   provider?: LiveProviderName;
   /** Extra environment for the core (e.g. webhook URL). */
   env?: Record<string, string>;
@@ -83,6 +86,9 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
     OPENAI_REALTIME_MODEL: info.openaiModel,
     OPENAI_LIVE_BASE_URL: info.openaiLiveUrl,
     OPENAI_LIVE_MODEL: info.openaiLiveModel,
+    XAI_API_KEY: ['fake', 'demo', 'xai', process.pid.toString(36)].join('-'),
+    XAI_BASE_URL: info.xaiUrl,
+    XAI_MODEL: info.xaiModel,
     DISCORD_VOICE_LIVE_PORT: String(options.port || 18943),
     DISCORD_VOICE_LIVE_LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,
@@ -136,6 +142,7 @@ export async function startSimulatedCall(options: SimulatedCallOptions = {}): Pr
     gemini: fakes.gemini,
     openai: fakes.openai,
     openaiLive: fakes.openaiLive,
+    xai: fakes.xai,
     get core() {
       return started.core;
     },

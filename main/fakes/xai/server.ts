@@ -26,10 +26,11 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { spokenReplyToTurn } from '../../core/model/injected-text.ts';
-import { FakeRealtimeConnection, type JsonObject, type RealtimeConnectionHooks } from '../openai/realtime/connection.ts';
+import { FakeRealtimeConnection, type JsonObject, type RealtimeConnectionHooks, type RealtimeReplyScript } from '../openai/realtime/connection.ts';
 import type { ResponseTrigger } from '../openai/realtime/conversation.ts';
 import { bearerKey, keyAccepted, OpenAIFakeServer } from '../openai/shared.ts';
 import { base64ToPcm, pcmToBase64 } from '../shared/pcm.ts';
+import type { ScriptedListening } from '../shared/scripted-speech.ts';
 import { SetupDelay } from '../shared/setup-delay.ts';
 import { fakeTiming, type FakeTimingOptions } from '../shared/timing.ts';
 import { listenWebSocketFake } from '../shared/ws-server.ts';
@@ -66,11 +67,20 @@ export const xaiSessionSchema = z
   .strict();
 export type XaiSession = z.infer<typeof xaiSessionSchema>;
 
+/** How the fake answers by itself; `transcribe`/`answer` as the other fakes (shared/scripted-speech.ts). */
+export interface XaiAutoReply extends Pick<ScriptedListening, 'transcribe' | 'answer'> {
+  /** What the model says to user speech (default: `answer` of what it heard, else a short fixed sentence). */
+  transcript?: string;
+  /** Input transcription of user speech (default: `transcribe` of it at 24 kHz, else "(N ms of speech)"). */
+  inputTranscript?: string;
+  toneMs?: number;
+}
+
 export interface FakeXaiOptions extends FakeTimingOptions {
   port?: number;
   validKeys?: readonly string[];
   models?: readonly string[];
-  autoReply?: { transcript?: string; inputTranscript?: string; toneMs?: number } | false;
+  autoReply?: XaiAutoReply | false;
   vadRms?: number;
   /** Each session ends after this long. Default 30 min (docs.x.ai); null: never. */
   sessionLifetimeMs?: number | null;
@@ -172,7 +182,14 @@ export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [
     super(server, wss, 'fake xai');
     this.#options = options;
     this.#setup = new SetupDelay(options.setupDelayMs ?? 300);
-    this.#hooks = { timing: fakeTiming('openai-realtime', options), vadRms: options.vadRms ?? 1000, autoReply: (c, trigger) => this.#autoReply(trigger) };
+    const transcribe = options.autoReply ? options.autoReply.transcribe : undefined;
+    this.#hooks = {
+      timing: fakeTiming('openai-realtime', options),
+      vadRms: options.vadRms ?? 1000,
+      autoReply: (c, trigger) => this.#autoReply(c, trigger),
+      // The engine's buffer is at 24 kHz whatever rate the client sends (toEngineRate).
+      ...(transcribe ? { transcribe: (pcm: Int16Array) => transcribe(pcm, ENGINE_RATE) } : {}),
+    };
   }
 
   /** Connections whose model was accepted (the client got conversation.created). */
@@ -219,12 +236,20 @@ export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [
     });
   }
 
-  #autoReply(trigger: ResponseTrigger): { transcript: string; toneMs?: number } | null {
+  #autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null {
     const auto = this.#options.autoReply;
     if (!auto) return null;
-    const said = auto.transcript ?? 'Hello from the fake Grok model.';
-    if (trigger.kind === 'speech') return { transcript: said, toneMs: auto.toneMs };
-    if (trigger.kind === 'text') return { transcript: spokenReplyToTurn(trigger.text, said), toneMs: auto.toneMs };
+    const fixed = 'Hello from the fake Grok model.';
+    if (trigger.kind === 'speech') {
+      // What the committed turn was transcribed as (the user item the engine's commit added).
+      const heard = connection.items.findLast((item) => item.role === 'user')?.text ?? '';
+      return { transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed), toneMs: auto.toneMs };
+    }
+    // A model speaks an announcement's words and answers a message; it never reads the wording aloud.
+    if (trigger.kind === 'text') {
+      const transcript = spokenReplyToTurn(trigger.text, auto.transcript ?? auto.answer ?? fixed);
+      return transcript ? { transcript, toneMs: auto.toneMs } : null;
+    }
     return { transcript: `The tool answered: ${trigger.output.slice(0, 80)}`, toneMs: auto.toneMs };
   }
 }
