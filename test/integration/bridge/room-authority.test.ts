@@ -105,10 +105,11 @@ describe('tool authority with a guest in the call', () => {
       return room.people.some((p) => p.id === stranger.id && p.in_channel) && room.people.some((p) => p.role === 'owner' && p.speaking);
     }, 'the stranger in the room and the owner speaking');
     await talking;
-    expect(room!.owner_only).toEqual(['local_notify_schedule (cancel)']);
+    // recall searches past calls: the owner's alone by default (issue 54, docs/storage.md).
+    expect(room!.owner_only).toEqual(['recall', 'local_notify_schedule (cancel)']);
     expect(room!.people).toEqual([
       { id: discord.owner.id, name: 'owner', role: 'owner', in_channel: true, speaking: true, may: 'everything' },
-      { id: discord.user('guest').id, name: 'Gus', role: 'speaker', in_channel: true, speaking: false, may: 'everything but local_notify_schedule (cancel)' },
+      { id: discord.user('guest').id, name: 'Gus', role: 'speaker', in_channel: true, speaking: false, may: 'everything but recall, local_notify_schedule (cancel)' },
       { id: stranger.id, name: 'stranger', role: 'listener', in_channel: true, speaking: false, may: 'nothing: the model does not hear them' },
     ]);
     discord.userLeaveVoice(stranger.id);

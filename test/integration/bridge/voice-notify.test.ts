@@ -72,7 +72,7 @@ describe('voice notifications on a real call', () => {
     expect(result.channel).toBe('dm');
     expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false, say_id: expect.stringMatching(/^say_/) });
     // Its spoken outcome says it was not spoken, and why (GET /say/{id}); the answer above says where it went instead.
-    expect((await call.get(`/say/${result.results.voice!.say_id}`)).json).toMatchObject({ verb: 'notify', outcome: 'dropped', reason: 'the call ended before the text could be spoken (the owner left the voice channel)' });
+    expect((await call.get(`/say/${result.results.voice!.say_id}`)).json).toMatchObject({ verb: 'notify', outcome: 'dropped', reason: 'the call ended before the text could be spoken (the owner left the voice channel); sent by direct message instead' });
     const dms = discord.messages.filter((m) => m.dmRecipientId === discord.owner.id && m.content.includes('Your build failed.'));
     expect(dms).toHaveLength(1);
     // Never spoken later either.
