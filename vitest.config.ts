@@ -2,14 +2,15 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that spend minutes waiting in real time rather than computing: the CI-only soaks (about
+ * Files that spend minutes waiting in real time rather than computing: the CI-only day soak (about
+ * 11 minutes, test/soak/soak-day-ci.test.ts, the longest, so first), the CI-only soaks (about
  * 9.5 minutes of simulated calls, test/soak/soak-ci.test.ts) and fresh clone (about 7 minutes,
  * mostly the npm registry), and the 90 s model outage. Vitest runs a fresh clone's files largest
  * first (it has no durations cached yet), which put these small files last: in the CI run of
  * 2026-11-28 the soaks ran alone for their last 9.5 minutes while the other worker had nothing left.
  * Started first, they overlap the rest of the suite.
  */
-const WAIT_IN_REAL_TIME = ['test/soak/soak-ci.test.ts', 'test/quick-start/fresh-clone.test.ts', 'test/integration/bridge/model-outage.test.ts'];
+const WAIT_IN_REAL_TIME = ['test/soak/soak-day-ci.test.ts', 'test/soak/soak-ci.test.ts', 'test/quick-start/fresh-clone.test.ts', 'test/integration/bridge/model-outage.test.ts'];
 
 class RealTimeFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
