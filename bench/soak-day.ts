@@ -1,4 +1,4 @@
-// npm run soak:day -- [--minutes N] [--short] [--window-minutes W] [--seed X] [--out FILE]
+// npm run soak:day -- [--minutes N] [--short] [--window-minutes W] [--seed X] [--outage-s S (0: none)] [--out FILE]
 // (also: npm run soak -- --profile day ...)
 // A working day's call under every fault at once (issue #55): the real core as a child process, the
 // fakes (Discord with DAVE v1, Gemini, a webhook receiver) in this one, for N minutes in real time
@@ -30,6 +30,7 @@ export async function main(argv: string[]): Promise<void> {
       seed: { type: 'string', default: '55' },
       out: { type: 'string' },
       profile: { type: 'string', default: 'day' },
+      'outage-s': { type: 'string', default: '60' },
     },
   });
   const minutes = Number(values.minutes ?? (values.short ? 10 : 120));
@@ -44,12 +45,12 @@ export async function main(argv: string[]): Promise<void> {
     deadlineS: minutes >= 60 ? 1500 : Math.round(callS * 0.45),
     dropEveryS: Math.min(420, Math.max(90, Math.round(callS / 6))),
     stallEveryS: Math.min(1200, Math.max(150, Math.round(callS / 3))),
-    quietEveryS: Math.min(480, Math.max(100, Math.round(callS / 5))),
+    quietEveryS: Math.min(480, Math.max(60, Math.round(callS / 5))),
     quietForS: 75,
     reminderEveryS: minutes >= 60 ? 150 : 45,
     membershipEveryS: minutes >= 60 ? 150 : 50,
     sayEveryS: minutes >= 60 ? 240 : 80,
-    outageMs: 60_000,
+    outageMs: Number(values['outage-s']) * 1000,
   };
   console.log(`soak day: ${minutes} min (real time), windows of ${windowMinutes} min, seed ${seed}; schedule ${JSON.stringify(schedule)}`);
   const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
@@ -103,8 +104,10 @@ export async function main(argv: string[]): Promise<void> {
     const deliveries = scheduled.map((r) => ({ ...r, count: received[r.mode].get(r.tag) ?? 0 }));
     const windowMs = windowMinutes * 60_000;
     const cycles = run.cycles;
-    const windows = dayWindows(samples, cycles, deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })), startedAt, windowMs);
-    const flat = flatChecks(samples, quietPoints, windows, windowMs);
+    // Windows cover the call; the tail after it (waiting for the last reminders' receivers) is not one.
+    const inCall = samples.filter((s) => s.t <= minutes * 60_000);
+    const windows = dayWindows(inCall, cycles, deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })), startedAt, windowMs);
+    const flat = flatChecks(inCall, quietPoints, windows, windowMs);
     const byMode = Object.fromEntries((['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
       const mine = deliveries.filter((d) => d.mode === mode);
       return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0) }];
@@ -123,6 +126,7 @@ export async function main(argv: string[]): Promise<void> {
       repliesUnheard: run.repliesUnheard,
       remindersDue: scheduled.length,
       remindersRefused: day.reminders.length - scheduled.length,
+      reminderRefusals: day.reminders.flatMap((r) => (r.refusal ? [`${r.tag} (${r.mode}): ${r.refusal}`] : [])),
       remindersLost: deliveries.filter((d) => d.count === 0).length,
       remindersDuplicated: deliveries.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
       remindersByMode: byMode,

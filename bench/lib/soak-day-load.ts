@@ -30,6 +30,8 @@ export interface ReminderRecord {
   /** Date.now() the core was asked to deliver it. */
   dueAt: number;
   scheduled: boolean;
+  /** The core's answer when it refused the reminder (status and error code). */
+  refusal?: string;
 }
 
 /**
@@ -111,9 +113,9 @@ export function countAtReceivers(call: SoakCallContext, webhook: WebhookReceiver
 function followEvents(call: SoakCallContext, until: { done: boolean }, counts: { events: number; reconnects: number }): Promise<void> {
   return (async () => {
     while (!until.done) {
+      const controller = new AbortController();
+      const stop = setInterval(() => until.done && controller.abort(), 500);
       try {
-        const controller = new AbortController();
-        const stop = setInterval(() => until.done && controller.abort(), 500);
         const res = await fetch(`${call.base}/events`, { headers: { authorization: `Bearer ${call.token}` }, signal: controller.signal });
         const reader = res.body!.getReader();
         const decoder = new TextDecoder();
@@ -122,9 +124,10 @@ function followEvents(call: SoakCallContext, until: { done: boolean }, counts: {
           if (done) break;
           counts.events += (decoder.decode(value).match(/^event:/gm) ?? []).length;
         }
-        clearInterval(stop);
       } catch {
         // aborted at the end, or the core closed it
+      } finally {
+        clearInterval(stop);
       }
       if (!until.done) {
         counts.reconnects++;
@@ -159,7 +162,8 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
   const timers: NodeJS.Timeout[] = [];
   const every = (seconds: number, fire: (count: number) => void | Promise<void>): void => {
     let count = 0;
-    const schedule = (): void => void timers.push(setTimeout(() => void Promise.resolve(fire(count++)).finally(schedule), seconds * 1000 * (0.6 + 0.8 * call.random())));
+    // A fire still running at stop() must not schedule the next one (it would keep this process alive).
+    const schedule = (): void => void (until.done || timers.push(setTimeout(() => void Promise.resolve(fire(count++)).finally(schedule), seconds * 1000 * (0.6 + 0.8 * call.random()))));
     schedule();
   };
   every(options.reminderEveryS, async (i) => {
@@ -168,7 +172,8 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     const mode = REMINDER_MODES[i % REMINDER_MODES.length]!;
     const tag = `soakday-r${i}`;
     const res = await fetch(`${call.base}/schedule`, { method: 'POST', headers: { authorization: `Bearer ${call.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: `reminder ${tag}`, delay_seconds: delayS, mode }) }).catch(() => null);
-    load.reminders.push({ tag, mode, dueAt: Date.now() + delayS * 1000, scheduled: res?.status === 200 });
+    const refusal = res?.ok ? undefined : `${res?.status ?? 'no answer'} ${res ? JSON.stringify(await res.json().catch(() => null)) : ''}`;
+    load.reminders.push({ tag, mode, dueAt: Date.now() + delayS * 1000, scheduled: res?.ok === true, ...(refusal ? { refusal } : {}) });
   });
   const guest = call.discord.user('guest');
   const visitor = call.discord.user('visitor');
@@ -206,7 +211,7 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     }
   });
   const at = (fraction: number, fire: () => void) => void timers.push(setTimeout(fire, options.minutes * 60_000 * fraction));
-  at(0.4, () => {
+  if (options.outageMs > 0) at(0.4, () => {
     call.fake.setUnavailable?.(true);
     call.event('outage', `model unavailable for ${options.outageMs / 1000} s`);
     timers.push(setTimeout(() => call.fake.setUnavailable?.(false), options.outageMs));
@@ -222,12 +227,12 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
   });
   const events = followEvents(call, until, load.events);
   load.stop = async () => {
+    until.done = true;
     for (const timer of timers) clearTimeout(timer);
     call.fake.setUnavailable?.(false);
     const lastDue = Math.max(0, ...load.reminders.map((r) => r.dueAt));
     // Every reminder due, then its slowest receiver: the webhook's retries after 500 and 429.
     await sleep(Math.max(0, lastDue - Date.now()) + 15_000);
-    until.done = true;
     await events;
   };
   return load;
