@@ -1,4 +1,4 @@
-// npm run soak -- [--provider gemini|openai-realtime|openai-live] [--minutes N] [--rotate-s S]
+// npm run soak -- [--profile day (bench/soak-day.ts)] [--provider gemini|openai-realtime|openai-live] [--minutes N] [--rotate-s S]
 //                 [--drop-every-s D] [--stall-every-s T] [--voice-reset-every-s V] [--deadline-s L]
 //                 [--seed X] [--out FILE]
 // (--deadline-s, gemini: the service session's hard deadline every L s, as 3.8 closes at 58:00.)
@@ -16,6 +16,13 @@ import { percentiles, runSoak, type SoakCycle, type SoakEventKind } from './lib/
 import { parseProviders } from './lib/model-fakes.ts';
 import { soakResultFile, soakRows } from './lib/soak-report.ts';
 
+// `--profile day`: the day-long call under every fault at once (bench/soak-day.ts, its own options).
+const profileAt = process.argv.indexOf('--profile');
+if (profileAt >= 0 && process.argv[profileAt + 1] === 'day') {
+  const { main } = await import('./soak-day.ts');
+  await main(process.argv.slice(2).filter((_, i) => i !== profileAt - 2 && i !== profileAt - 1));
+  process.exit(0);
+}
 const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '5' },

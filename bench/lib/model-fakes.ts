@@ -106,6 +106,12 @@ export interface BenchModelFake {
   firstSocket(): Promise<void>;
   latestOpen(): ModelSocketControls | undefined;
   sockets(): number;
+  /** Sockets open now (more than one outside a handover: a leaked model connection). */
+  openSockets(): number;
+  /** Gemini only: the service answers nothing (open sockets closed 1011, new ones refused) until set back. */
+  setUnavailable?(down: boolean): void;
+  /** Gemini only: every client message that carries text (clientContent, realtimeInput.text), as JSON. */
+  onClientText?(handler: (json: string) => void): void;
   /** Gemini only: sockets refused while another of the session was still open. */
   overlapsRefused(): number;
   /** Gemini only: service sessions ended at their hard deadline. */
@@ -145,7 +151,15 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
   const model = KNOWN_LIVE_MODELS[0];
   const turnHandlers: ((turn: UserTurn) => void)[] = [];
   const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
+  const textHandlers: ((json: string) => void)[] = [];
   fake.on('setup', (connection: FakeGeminiConnection) => {
+    connection.on('message', (message) => {
+      if (textHandlers.length === 0) return;
+      const realtime = message.realtimeInput as { text?: unknown } | undefined;
+      if (message.clientContent === undefined && realtime?.text === undefined) return;
+      const json = JSON.stringify(message);
+      for (const handler of textHandlers) handler(json);
+    });
     connection.once('close', () => {
       if (connection.closedBy === 'server' && connection.closeReason === 'Deadline expired' && fake.sessions.get(connection.sessionId!)?.expired) for (const handler of deadlineHandlers) handler();
     });
@@ -179,6 +193,9 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
       return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal error occurred.'), stall: () => c.stall() };
     },
     sockets: () => fake.connections.length,
+    openSockets: () => fake.connections.filter((c) => c.isOpen).length,
+    setUnavailable: (down) => fake.setUnavailable(down),
+    onClientText: (handler) => void textHandlers.push(handler),
     overlapsRefused: () => fake.overlapsRefused,
     deadlines: () => [...fake.sessions.values()].filter((s) => s.expired).length,
     freshSessions: () => Math.max(0, fake.sessions.size - 1),
@@ -218,6 +235,7 @@ function openaiBench(fake: OpenAIFakeServer, provider: BenchProvider, model: str
       return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal server error') };
     },
     sockets: () => fake.connections.length,
+    openSockets: () => fake.established.filter((c) => c.isOpen).length,
     overlapsRefused: () => 0,
     deadlines: () => 0,
     freshSessions: () => 0,

@@ -39,7 +39,27 @@ const LOUD_PEAK = 1000;
 const STREAM_PAUSE_MS = 200;
 const FRAME_VALUES = 1920;
 
-export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline';
+export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline' | 'outage' | 'membership';
+
+/** What the day soak's extra load (bench/lib/soak-day-load.ts) is given once the call is up. */
+export interface SoakCallContext {
+  base: string;
+  token: string;
+  pid: number;
+  discord: FakeDiscord;
+  fake: BenchModelFake;
+  random: () => number;
+  /** performance.now() when the call began. */
+  started: number;
+  event(kind: SoakEventKind, detail: string): void;
+}
+
+export interface SoakExtras {
+  /** Nobody speaks from now for `ms` (a long quiet stretch); resolves when the stretch is over. */
+  quiet(ms: number): Promise<void>;
+  /** Before /stop: ends the extra load (its report is the extras' own). */
+  stop(): Promise<void>;
+}
 
 export interface SoakOptions {
   provider: BenchProvider;
@@ -53,10 +73,21 @@ export interface SoakOptions {
   deadlineS: number;
   seed: number;
   progress: (line: string) => void;
+  /** A long quiet stretch (nobody speaks) about every `quietEveryS`, `quietForS` long (0: none). */
+  quietEveryS?: number;
+  quietForS?: number;
+  /** More variables for the core (the day soak's webhook URL). */
+  coreEnv?: Record<string, string>;
+  /** More people in the channel (fake Discord users by name). */
+  extraUsers?: string[];
+  /** More load beside the call (the day soak), started once the call is up. */
+  extras?: (call: SoakCallContext) => SoakExtras;
 }
 
 export interface SoakCycle {
   n: number;
+  /** Date.now() when the utterance began. */
+  at: number;
   /** The model transcribed this utterance as the phrase said (matched in order over the whole run). */
   heard: boolean;
   /** Replies the model gave to this utterance (2 or more: a doubled reply). */
@@ -194,13 +225,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-soak-'));
   const random = seededRandom(options.seed);
   // The recorder keeps 30 s: each cycle clears it, and its PCM must stay aligned with its packets.
-  const discord = await startFakeDiscord({ ownerInVoice: true, recorder: { maxSeconds: 30 } });
+  const discord = await startFakeDiscord({ ownerInVoice: true, recorder: { maxSeconds: 30 }, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
   if (options.deadlineS > 0 && options.provider !== 'gemini') throw new Error(`--deadline-s: the session deadline is modelled on gemini only`);
   const fake = await startBenchModel(options.provider, { bargeInRms: null, sessionLifetimeMs: options.rotateS * 1000, sessionDeadlineMs: options.deadlineS * 1000 });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
-  const { child, output } = startCoreChild(coreEnv(discord, fake, home, port, token), home);
+  const { child, output } = startCoreChild({ ...coreEnv(discord, fake, home, port, token), ...options.coreEnv }, home);
   const pid = child.pid!;
   const events: SoakRun['events'] = [];
   const model = new ModelDriver(fake);
@@ -270,8 +301,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       options.progress(`  ${Math.round((performance.now() - started) / 1000)} s: ${cycles.length} utterances, ${lost} lost, ${events.length} events, core RSS ${samples.at(-1)?.rssMb.toFixed(1) ?? '?'} MB`);
     }, 30_000);
     const from = readProc(pid)!;
+    const extras = options.extras?.({ base, token, pid, discord, fake, random, started, event: (kind, detail) => void events.push({ kind, at: Date.now(), detail }) });
+    let nextQuiet = options.quietEveryS ? started + options.quietEveryS * 1000 * (0.8 + 0.4 * random()) : Infinity;
 
     for (let n = 0; performance.now() < end - 5000; n++) {
+      if (extras && performance.now() >= nextQuiet && performance.now() + (options.quietForS ?? 0) * 1000 < end - 10_000) {
+        await extras.quiet((options.quietForS ?? 0) * 1000);
+        nextQuiet = performance.now() + options.quietEveryS! * 1000 * (0.8 + 0.4 * random());
+      }
       const k = n % PHRASES;
       discord.recorder.clear();
       const cycleStart = Date.now();
@@ -289,6 +326,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const cycleEnd = Date.now();
       cycles.push({
         n,
+        at: cycleStart,
         heard: mine.some((r) => r.k === k),
         replies: mine.filter((r) => r.k === k).length,
         strayReplies: mine.filter((r) => r.k !== k).length,
@@ -305,6 +343,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;
     });
+    await extras?.stop();
     const to = readProc(pid)!;
     clearInterval(sampler);
     clearInterval(progress);

@@ -254,6 +254,8 @@ export interface HealthReport {
   };
   metrics: Record<string, number | LatencySummary>;
   memory: { rss_mb: number; heap_used_mb: number };
+  /** What keeps the core's event loop alive, counted by kind (`process.getActiveResourcesInfo()`, read per request). */
+  diagnostics?: { active_resources: Record<string, number> };
   /** sharp (screen frames) and davey (DAVE end-to-end encrypted voice), checked at start-up. */
   native: { sharp: NativePieceReport; davey: NativePieceReport };
   /** What the network threw at the process and it survived, since start (main/core/faults.ts). */

@@ -42,6 +42,17 @@ export function missingForCalls(config: Config): string[] {
   return [...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']), ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']), ...(key ? [] : [providerOf(config.liveProvider).keyVariable])];
 }
 
+/**
+ * What keeps the event loop alive, by kind (Timeout, TCPSocketWrap, FSReqCallback, ...): read only
+ * when /health is asked, so it costs nothing between requests. A count that climbs from one quiet
+ * moment of a call to the next is a leaked timer or socket (the day soak, bench/soak-day.ts).
+ */
+export function activeResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
+}
+
 export const processCapability: Capability<ProcessDeps, ProcessApi> = {
   name: 'process',
   start({ config, logger, opus: givenOpus }) {
@@ -65,6 +76,7 @@ export const processCapability: Capability<ProcessDeps, ProcessApi> = {
             pid: process.pid,
             node: process.version,
             memory: { rss_mb: Math.round(mem.rss / 1048576), heap_used_mb: Math.round(mem.heapUsed / 1048576) },
+            diagnostics: { active_resources: activeResources() },
             native: { sharp: native.sharp, davey: native.davey },
             faults: { ...faultCounts },
           },

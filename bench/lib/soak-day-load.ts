@@ -1,0 +1,239 @@
+// The day soak's load beside the call (bench/soak-day.ts, issue #55): reminders in every mode counted
+// at their receivers, DAVE membership churn, one 60 s model outage, one Discord voice reconnect, the
+// dashboard's /events stream, and /say from the CLI, all on the soak's seeded random. It reuses the
+// fakes' own controls (userJoinVoice/userLeaveVoice, faults.room.silentRekey, closeVoice,
+// setUnavailable) as bench/lib/voice-churn.ts and the outage test do.
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { BUILT_CLI } from './latency-call.ts';
+import type { SoakCallContext } from './soak-call.ts';
+
+export const REMINDER_MODES = ['voice', 'dm', 'channel', 'webhook'] as const;
+type ReminderMode = (typeof REMINDER_MODES)[number];
+
+export interface DayLoadOptions {
+  minutes: number;
+  /** Mean seconds between reminders (each falls due 15-45 s after it is scheduled). */
+  reminderEveryS: number;
+  /** Mean seconds between DAVE membership changes. */
+  membershipEveryS: number;
+  sayEveryS: number;
+  outageMs: number;
+}
+
+export interface ReminderRecord {
+  tag: string;
+  mode: ReminderMode;
+  /** Date.now() the core was asked to deliver it. */
+  dueAt: number;
+  scheduled: boolean;
+  /** The core's answer when it refused the reminder (status and error code). */
+  refusal?: string;
+}
+
+/**
+ * The webhook receiver: answers 500 to every 5th request and 429 (Retry-After: 1) to every 7th, and
+ * honours the Idempotency-Key (a repeat of a key it acted on is answered 200, not acted on again).
+ * `actedOn` counts per reminder tag what it acted on.
+ */
+export interface WebhookReceiver {
+  url: string;
+  actedOn: Map<string, number>;
+  requests: number;
+  failed: number;
+  rateLimited: number;
+  repeatsDropped: number;
+  close(): Promise<void>;
+}
+
+const TAG = /soakday-r\d+/g;
+
+function body(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (text += chunk));
+    request.on('end', () => resolve(text));
+    request.on('error', reject);
+  });
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const keys = new Set<string>();
+  const receiver: Omit<WebhookReceiver, 'url' | 'close'> = { actedOn: new Map(), requests: 0, failed: 0, rateLimited: 0, repeatsDropped: 0 };
+  const server: Server = createServer((request, reply) => {
+    void body(request).then((text) => {
+      const n = ++receiver.requests;
+      if (n % 5 === 0) {
+        receiver.failed++;
+        reply.writeHead(500).end('{"message":"soak receiver fails this one"}');
+        return;
+      }
+      if (n % 7 === 0) {
+        receiver.rateLimited++;
+        reply.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"message":"You are being rate limited.","retry_after":1}');
+        return;
+      }
+      const key = z.string().safeParse(request.headers['idempotency-key']);
+      if (key.success && keys.has(key.data)) {
+        receiver.repeatsDropped++;
+      } else {
+        if (key.success) keys.add(key.data);
+        for (const tag of new Set(text.match(TAG) ?? [])) receiver.actedOn.set(tag, (receiver.actedOn.get(tag) ?? 0) + 1);
+      }
+      reply.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, { url: `http://127.0.0.1:${port}/webhook`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+}
+
+/** Counts per reminder tag what a receiver got: DM and channel messages at the fake Discord, voice text at the fake model. */
+export function countAtReceivers(call: SoakCallContext, webhook: WebhookReceiver, voiceTexts: readonly string[]): Record<ReminderMode, Map<string, number>> {
+  const count = (texts: Iterable<string>): Map<string, number> => {
+    const map = new Map<string, number>();
+    for (const text of texts) for (const tag of new Set(text.match(TAG) ?? [])) map.set(tag, (map.get(tag) ?? 0) + 1);
+    return map;
+  };
+  const ownerDm = (m: { dmRecipientId: string | null }) => m.dmRecipientId === call.discord.owner.id;
+  return {
+    dm: count(call.discord.messages.filter(ownerDm).map((m) => m.content)),
+    channel: count(call.discord.messages.filter((m) => m.channelId === call.discord.textChannelId).map((m) => m.content)),
+    // The model hears a voice reminder as text; a fresh session seeded with the call repeats it, so only "heard at all" is told here.
+    voice: new Map([...count(voiceTexts).keys()].map((tag) => [tag, 1])),
+    webhook: webhook.actedOn,
+  };
+}
+
+/** The dashboard's live stream: connected for the whole call, reconnected if the core ends it. */
+function followEvents(call: SoakCallContext, until: { done: boolean }, counts: { events: number; reconnects: number }): Promise<void> {
+  return (async () => {
+    while (!until.done) {
+      const controller = new AbortController();
+      const stop = setInterval(() => until.done && controller.abort(), 500);
+      try {
+        const res = await fetch(`${call.base}/events`, { headers: { authorization: `Bearer ${call.token}` }, signal: controller.signal });
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          counts.events += (decoder.decode(value).match(/^event:/gm) ?? []).length;
+        }
+      } catch {
+        // aborted at the end, or the core closed it
+      } finally {
+        clearInterval(stop);
+      }
+      if (!until.done) {
+        counts.reconnects++;
+        await sleep(1000);
+      }
+    }
+  })();
+}
+
+function cli(call: SoakCallContext, args: string[]): Promise<number | null> {
+  const port = new URL(call.base).port;
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token }, stdio: 'ignore' });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+export interface DayLoad {
+  reminders: ReminderRecord[];
+  voiceTexts: string[];
+  events: { events: number; reconnects: number };
+  says: { sent: number; failed: number };
+  membershipChanges: number;
+  silentRekeys: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the load; `stop()` waits for every reminder already scheduled to fall due. */
+export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): DayLoad {
+  const until = { done: false };
+  const load: DayLoad = { reminders: [], voiceTexts: [], events: { events: 0, reconnects: 0 }, says: { sent: 0, failed: 0 }, membershipChanges: 0, silentRekeys: 0, stop: async () => undefined };
+  call.fake.onClientText?.((json) => void (json.includes('soakday-r') && load.voiceTexts.push(json)));
+  const end = call.started + options.minutes * 60_000;
+  const timers: NodeJS.Timeout[] = [];
+  const every = (seconds: number, fire: (count: number) => void | Promise<void>): void => {
+    let count = 0;
+    // A fire still running at stop() must not schedule the next one (it would keep this process alive).
+    const schedule = (): void => void (until.done || timers.push(setTimeout(() => void Promise.resolve(fire(count++)).finally(schedule), seconds * 1000 * (0.6 + 0.8 * call.random()))));
+    schedule();
+  };
+  every(options.reminderEveryS, async (i) => {
+    const delayS = 15 + Math.floor(call.random() * 30);
+    if (performance.now() + delayS * 1000 > end - 20_000) return;
+    const mode = REMINDER_MODES[i % REMINDER_MODES.length]!;
+    const tag = `soakday-r${i}`;
+    const res = await fetch(`${call.base}/schedule`, { method: 'POST', headers: { authorization: `Bearer ${call.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: `reminder ${tag}`, delay_seconds: delayS, mode }) }).catch(() => null);
+    const refusal = res?.ok ? undefined : `${res?.status ?? 'no answer'} ${res ? JSON.stringify(await res.json().catch(() => null)) : ''}`;
+    load.reminders.push({ tag, mode, dueAt: Date.now() + delayS * 1000, scheduled: res?.ok === true, ...(refusal ? { refusal } : {}) });
+  });
+  const guest = call.discord.user('guest');
+  const visitor = call.discord.user('visitor');
+  call.discord.userJoinVoice(guest.id);
+  let visitorIn = false;
+  const toggleVisitor = (): void => {
+    if (visitorIn) call.discord.userLeaveVoice(visitor.id);
+    else call.discord.userJoinVoice(visitor.id);
+    visitorIn = !visitorIn;
+  };
+  every(options.membershipEveryS, (i) => {
+    const group = call.discord.dave();
+    if (i % 6 === 5) {
+      // Everyone but the owner out, and back a few seconds later.
+      call.discord.userLeaveVoice(guest.id);
+      if (visitorIn) call.discord.userLeaveVoice(visitor.id);
+      visitorIn = false;
+      timers.push(setTimeout(() => call.discord.userJoinVoice(guest.id), 4000));
+      call.event('membership', 'everyone out and back');
+      load.membershipChanges += 2;
+    } else if (i % 4 === 3 && group) {
+      call.discord.voice.faults.room.silentRekey(guest.id, group);
+      load.silentRekeys++;
+      call.event('membership', 'guest re-keys silently');
+    } else if (i === 2) {
+      // A stale epoch: the bot's socket drops while the group re-keys, so its resume is refused 4006.
+      call.discord.closeVoice(4015);
+      toggleVisitor();
+      call.event('voiceReset', '4015 while the group re-keys (stale-epoch 4006 on resume)');
+      load.membershipChanges++;
+    } else {
+      toggleVisitor();
+      call.event('membership', visitorIn ? 'visitor joins' : 'visitor leaves');
+      load.membershipChanges++;
+    }
+  });
+  const at = (fraction: number, fire: () => void) => void timers.push(setTimeout(fire, options.minutes * 60_000 * fraction));
+  if (options.outageMs > 0) at(0.4, () => {
+    call.fake.setUnavailable?.(true);
+    call.event('outage', `model unavailable for ${options.outageMs / 1000} s`);
+    timers.push(setTimeout(() => call.fake.setUnavailable?.(false), options.outageMs));
+  });
+  at(0.65, () => {
+    call.discord.closeVoice(4015);
+    call.event('voiceReset', 'Discord voice reconnect (4015)');
+  });
+  every(options.sayEveryS, async (i) => {
+    const code = await cli(call, [i % 2 === 0 ? 'say' : 'ask', `soak day note ${i}`]);
+    if (code === 0) load.says.sent++;
+    else load.says.failed++;
+  });
+  const events = followEvents(call, until, load.events);
+  load.stop = async () => {
+    until.done = true;
+    for (const timer of timers) clearTimeout(timer);
+    call.fake.setUnavailable?.(false);
+    const lastDue = Math.max(0, ...load.reminders.map((r) => r.dueAt));
+    // Every reminder due, then its slowest receiver: the webhook's retries after 500 and 429.
+    await sleep(Math.max(0, lastDue - Date.now()) + 15_000);
+    await events;
+  };
+  return load;
+}

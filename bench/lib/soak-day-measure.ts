@@ -1,0 +1,179 @@
+// What the day soak measures of the core process, from outside it: every 5 s /proc (CPU, RSS, open
+// fds, child processes) and /health (heap, active resources: process.getActiveResourcesInfo() in the
+// core, its round trip), the model sockets open at the fake; and at each quiet point (the end of a
+// long quiet stretch, the model parked) the same once more. Then per-window rows and the "flat
+// means flat" checks (issue #55).
+import { readdirSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { readProc } from './latency-proc.ts';
+
+export interface DaySample {
+  /** ms since the call began. */
+  t: number;
+  cpuMs: number;
+  rssMb: number;
+  heapMb: number | null;
+  fds: number;
+  activeResources: number | null;
+  activeByKind: Record<string, number>;
+  children: number;
+  healthRoundTripMs: number | null;
+  modelSocketsOpen: number;
+}
+
+const healthSchema = z.object({ memory: z.object({ heap_used_mb: z.number() }), diagnostics: z.object({ active_resources: z.record(z.string(), z.number()) }).optional() });
+
+function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return -1;
+  }
+}
+
+/** Processes whose parent is `pid` (the core's children: none expected). */
+function childProcesses(pid: number): number {
+  let n = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}
+
+export async function sampleCore(pid: number, base: string, token: string, started: number, modelSocketsOpen: number): Promise<DaySample | null> {
+  const proc = readProc(pid);
+  if (!proc) return null;
+  const asked = performance.now();
+  const health = await fetch(`${base}/health`, { headers: { authorization: `Bearer ${token}` } })
+    .then(async (res) => healthSchema.parse(await res.json()))
+    .catch(() => null);
+  const roundTrip = health ? performance.now() - asked : null;
+  const byKind = health?.diagnostics?.active_resources ?? {};
+  return {
+    t: Math.round(proc.at - started),
+    cpuMs: proc.cpuMs,
+    rssMb: Math.round(proc.rssMb * 10) / 10,
+    heapMb: health?.memory.heap_used_mb ?? null,
+    fds: openFds(pid),
+    activeResources: health?.diagnostics ? Object.values(byKind).reduce((a, b) => a + b, 0) : null,
+    activeByKind: byKind,
+    children: childProcesses(pid),
+    healthRoundTripMs: roundTrip === null ? null : Math.round(roundTrip * 10) / 10,
+    modelSocketsOpen,
+  };
+}
+
+export interface CycleLike {
+  at: number;
+  heard: boolean;
+  replies: number;
+  strayReplies: number;
+}
+
+export interface DayWindow {
+  fromMin: number;
+  toMin: number;
+  wordsSent: number;
+  wordsHeard: number;
+  repliesWhole: number;
+  repliesDoubled: number;
+  repliesStale: number;
+  remindersDue: number;
+  remindersDelivered: number;
+  rssMb: { first: number; last: number; max: number };
+  heapMbMax: number | null;
+  fdsMax: number;
+  activeResourcesMax: number | null;
+  cpuPercent: number;
+  healthRoundTripP99Ms: number | null;
+  modelSocketsOpenMax: number;
+  childProcessesMax: number;
+}
+
+const p99 = (values: number[]): number | null => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]!;
+};
+
+/** One row per `windowMs` of the call; `startedAt` is Date.now() when the call began. */
+export function dayWindows(samples: readonly DaySample[], cycles: readonly CycleLike[], reminders: readonly { dueAt: number; delivered: boolean }[], startedAt: number, windowMs: number): DayWindow[] {
+  const last = samples.at(-1)?.t ?? 0;
+  const rows: DayWindow[] = [];
+  for (let from = 0; from < last; from += windowMs) {
+    const to = from + windowMs;
+    const inWindow = samples.filter((s) => s.t >= from && s.t < to);
+    // CPU over the window: from the last reading before it (or its first) to its last.
+    const before = samples.filter((s) => s.t < from).at(-1) ?? inWindow[0];
+    const end = inWindow.at(-1);
+    if (!before || !end) continue;
+    const wallMs = end.t - before.t;
+    const mine = cycles.filter((c) => c.at - startedAt >= from && c.at - startedAt < to);
+    const due = reminders.filter((r) => r.dueAt - startedAt >= from && r.dueAt - startedAt < to);
+    const heaps = inWindow.flatMap((s) => (s.heapMb === null ? [] : [s.heapMb]));
+    const resources = inWindow.flatMap((s) => (s.activeResources === null ? [] : [s.activeResources]));
+    rows.push({
+      fromMin: from / 60_000,
+      toMin: Math.min(to, last) / 60_000,
+      wordsSent: mine.length,
+      wordsHeard: mine.filter((c) => c.heard).length,
+      repliesWhole: mine.filter((c) => c.replies === 1).length,
+      repliesDoubled: mine.filter((c) => c.replies > 1).length,
+      repliesStale: mine.reduce((n, c) => n + c.strayReplies, 0),
+      remindersDue: due.length,
+      remindersDelivered: due.filter((r) => r.delivered).length,
+      rssMb: { first: inWindow[0]!.rssMb, last: end.rssMb, max: Math.max(...inWindow.map((s) => s.rssMb)) },
+      heapMbMax: heaps.length ? Math.max(...heaps) : null,
+      fdsMax: Math.max(...inWindow.map((s) => s.fds)),
+      activeResourcesMax: resources.length ? Math.max(...resources) : null,
+      cpuPercent: wallMs > 0 ? Math.round((1000 * (end.cpuMs - before.cpuMs)) / wallMs) / 10 : 0,
+      healthRoundTripP99Ms: p99(inWindow.flatMap((s) => (s.healthRoundTripMs === null ? [] : [s.healthRoundTripMs]))),
+      modelSocketsOpenMax: Math.max(...inWindow.map((s) => s.modelSocketsOpen)),
+      childProcessesMax: Math.max(...inWindow.map((s) => s.children)),
+    });
+  }
+  return rows;
+}
+
+/** Least-squares slope of RSS over time, MB per hour, from the samples at or after `fromMs`. */
+export function rssSlopeMbPerHour(samples: readonly DaySample[], fromMs: number): number | null {
+  const points = samples.filter((s) => s.t >= fromMs);
+  if (points.length < 3) return null;
+  const n = points.length;
+  const mt = points.reduce((a, s) => a + s.t, 0) / n;
+  const mr = points.reduce((a, s) => a + s.rssMb, 0) / n;
+  const cov = points.reduce((a, s) => a + (s.t - mt) * (s.rssMb - mr), 0);
+  const varT = points.reduce((a, s) => a + (s.t - mt) ** 2, 0);
+  return varT === 0 ? null : Math.round((cov / varT) * 3_600_000 * 100) / 100;
+}
+
+export const FLAT_TARGETS = { rssGrowthMbPerHour: 5, cpuWithinPercentOfFirst: 20 } as const;
+
+export interface FlatChecks {
+  rss: { pass: boolean; rssGrowthMbPerHour: number | null; limit: number; fromMin: number };
+  fds: { pass: boolean; atQuietPoints: number[] };
+  activeResources: { pass: boolean; atQuietPoints: (number | null)[]; byKindFirst: Record<string, number>; byKindLast: Record<string, number> };
+  cpu: { pass: boolean; firstWindowPercent: number | null; windowsPercent: number[]; limitPercent: number };
+}
+
+/** "Flat means flat": RSS slope after the first window, fds and active resources equal at every quiet point, CPU per window near the first. */
+export function flatChecks(samples: readonly DaySample[], quiet: readonly DaySample[], windows: readonly DayWindow[], windowMs: number): FlatChecks {
+  const slope = rssSlopeMbPerHour(samples, windowMs);
+  const fds = quiet.map((s) => s.fds);
+  const resources = quiet.map((s) => s.activeResources);
+  const cpu = windows.map((w) => w.cpuPercent);
+  const first = cpu[0] ?? null;
+  const limit = FLAT_TARGETS.cpuWithinPercentOfFirst;
+  return {
+    rss: { pass: slope !== null && slope <= FLAT_TARGETS.rssGrowthMbPerHour, rssGrowthMbPerHour: slope, limit: FLAT_TARGETS.rssGrowthMbPerHour, fromMin: windowMs / 60_000 },
+    fds: { pass: fds.length > 0 && fds.every((n) => n === fds[0]), atQuietPoints: fds },
+    activeResources: { pass: resources.length > 0 && resources.every((n) => n !== null && n === resources[0]), atQuietPoints: resources, byKindFirst: quiet[0]?.activeByKind ?? {}, byKindLast: quiet.at(-1)?.activeByKind ?? {} },
+    cpu: { pass: first !== null && first > 0 && cpu.every((c) => Math.abs(c - first) <= (first * limit) / 100), firstWindowPercent: first, windowsPercent: cpu, limitPercent: limit },
+  };
+}

@@ -1,0 +1,173 @@
+// npm run soak:day -- [--minutes N] [--short] [--window-minutes W] [--seed X] [--outage-s S (0: none)] [--out FILE]
+// (also: npm run soak -- --profile day ...)
+// A working day's call under every fault at once (issue #55): the real core as a child process, the
+// fakes (Discord with DAVE v1, Gemini, a webhook receiver) in this one, for N minutes in real time
+// (default 120; --short: the 10-minute CI profile). On one seeded schedule: the owner speaking
+// numbered phrases with long quiet stretches that park and wake the model, DAVE membership changes
+// (bench/lib/soak-day-load.ts), session rotations, hard deadlines with refused resumes, abrupt
+// drops, one 60 s model outage, one Discord voice reconnect, reminders in every mode, the dashboard's
+// /events stream, /say and /ask from the CLI. Measured per window and in total
+// (bench/lib/soak-day-measure.ts), written to bench/results/soak-day.json. Reports; never fails on
+// a number (test/soak/soak-day-ci.test.ts asserts the loss and duplicate counts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runSoak, type SoakCallContext } from './lib/soak-call.ts';
+import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
+import { dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
+import { SOAK_DAY_DEFINITIONS, soakDayResultSchema, soakDayRows } from './lib/soak-day-report.ts';
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      minutes: { type: 'string' },
+      short: { type: 'boolean', default: false },
+      'window-minutes': { type: 'string', default: '10' },
+      seed: { type: 'string', default: '55' },
+      out: { type: 'string' },
+      profile: { type: 'string', default: 'day' },
+      'outage-s': { type: 'string', default: '60' },
+    },
+  });
+  const minutes = Number(values.minutes ?? (values.short ? 10 : 120));
+  const windowMinutes = Number(values['window-minutes']);
+  const seed = Number(values.seed);
+  if (!(minutes >= 1) || !(windowMinutes > 0) || !Number.isFinite(seed)) throw new Error('--minutes ≥ 1, --window-minutes > 0 and --seed must be numbers');
+  const out = values.out ?? fileURLToPath(new URL('./results/soak-day.json', import.meta.url));
+  const callS = minutes * 60;
+  // The schedule scales with the length: a short run gets each fault at least once.
+  const schedule = {
+    rotateS: Math.min(600, Math.max(60, Math.round(callS / 8))),
+    deadlineS: minutes >= 60 ? 1500 : Math.round(callS * 0.45),
+    dropEveryS: Math.min(420, Math.max(90, Math.round(callS / 6))),
+    stallEveryS: Math.min(1200, Math.max(150, Math.round(callS / 3))),
+    quietEveryS: Math.min(480, Math.max(60, Math.round(callS / 5))),
+    quietForS: 75,
+    reminderEveryS: minutes >= 60 ? 150 : 45,
+    membershipEveryS: minutes >= 60 ? 150 : 50,
+    sayEveryS: minutes >= 60 ? 240 : 80,
+    outageMs: Number(values['outage-s']) * 1000,
+  };
+  console.log(`soak day: ${minutes} min (real time), windows of ${windowMinutes} min, seed ${seed}; schedule ${JSON.stringify(schedule)}`);
+  const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
+  const webhook = await startWebhookReceiver();
+  const samples: DaySample[] = [];
+  const quietPoints: DaySample[] = [];
+  let load: DayLoad | null = null;
+  let call: SoakCallContext | null = null;
+  let sampler: NodeJS.Timeout | null = null;
+  const sample = async (): Promise<DaySample | null> => (call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null);
+  try {
+    const run = await runSoak({
+      provider: 'gemini',
+      minutes,
+      rotateS: schedule.rotateS,
+      dropEveryS: schedule.dropEveryS,
+      stallEveryS: schedule.stallEveryS,
+      voiceResetEveryS: 0,
+      deadlineS: schedule.deadlineS,
+      seed,
+      quietEveryS: schedule.quietEveryS,
+      quietForS: schedule.quietForS,
+      extraUsers: ['guest', 'visitor'],
+      coreEnv: { DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url, DISCORD_VOICE_LIVE_PARK_AFTER_S: '60' },
+      progress: (line) => console.log(line),
+      extras: (context) => {
+        call = context;
+        load = startDayLoad(context, { minutes, ...schedule });
+        sampler = setInterval(() => void sample().then((s) => s && samples.push(s)), 5000);
+        return {
+          quiet: async (ms) => {
+            // The quiet point: nobody has spoken for most of the stretch, the model parked.
+            await sleep(Math.max(0, ms - 5000));
+            const s = await sample();
+            if (s) quietPoints.push(s);
+            await sleep(Math.min(ms, 5000));
+          },
+          stop: async () => {
+            await load?.stop();
+            if (sampler) clearInterval(sampler);
+          },
+        };
+      },
+    });
+    if (!call || !load) throw new Error('the call never began');
+    const started = call as SoakCallContext;
+    const day = load as DayLoad;
+    const startedAt = Date.now() - (performance.now() - started.started);
+    const received = countAtReceivers(started, webhook, day.voiceTexts);
+    const scheduled = day.reminders.filter((r) => r.scheduled);
+    const deliveries = scheduled.map((r) => ({ ...r, count: received[r.mode].get(r.tag) ?? 0 }));
+    const windowMs = windowMinutes * 60_000;
+    const cycles = run.cycles;
+    // Windows cover the call; the tail after it (waiting for the last reminders' receivers) is not one.
+    const inCall = samples.filter((s) => s.t <= minutes * 60_000);
+    const windows = dayWindows(inCall, cycles, deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })), startedAt, windowMs);
+    const flat = flatChecks(inCall, quietPoints, windows, windowMs);
+    const byMode = Object.fromEntries((['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
+      const mine = deliveries.filter((d) => d.mode === mode);
+      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0) }];
+    }));
+    const result = {
+      minutes,
+      windowMinutes,
+      seed,
+      schedule,
+      wordsSent: cycles.length,
+      wordsHeard: cycles.filter((c) => c.heard).length,
+      wordsLost: cycles.filter((c) => !c.heard).length,
+      repliesWhole: cycles.filter((c) => c.replies === 1).length,
+      repliesDoubled: cycles.filter((c) => c.replies > 1).length,
+      repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
+      repliesUnheard: run.repliesUnheard,
+      remindersDue: scheduled.length,
+      remindersRefused: day.reminders.length - scheduled.length,
+      reminderRefusals: day.reminders.flatMap((r) => (r.refusal ? [`${r.tag} (${r.mode}): ${r.refusal}`] : [])),
+      remindersLost: deliveries.filter((d) => d.count === 0).length,
+      remindersDuplicated: deliveries.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
+      remindersByMode: byMode,
+      webhookReceiver: { requests: webhook.requests, failed500: webhook.failed, rateLimited429: webhook.rateLimited, repeatsDropped: webhook.repeatsDropped },
+      rssGrowthMbPerHour: flat.rss.rssGrowthMbPerHour,
+      fdsFirstQuiet: quietPoints[0]?.fds ?? null,
+      fdsLastQuiet: quietPoints.at(-1)?.fds ?? null,
+      activeResourcesFirstQuiet: quietPoints[0]?.activeResources ?? null,
+      activeResourcesLastQuiet: quietPoints.at(-1)?.activeResources ?? null,
+      quietPoints: quietPoints.length,
+      modelSocketsOpenMax: Math.max(0, ...samples.map((s) => s.modelSocketsOpen)),
+      childProcessesMax: Math.max(0, ...samples.map((s) => s.children)),
+      flat: { pass: flat.rss.pass && flat.fds.pass && flat.activeResources.pass && flat.cpu.pass, ...flat },
+      faults: {
+        rotations: run.rotations,
+        deadlines: run.deadlines,
+        freshSessions: run.freshSessions,
+        drops: run.events.filter((e) => e.kind === 'drop').length,
+        stalls: run.events.filter((e) => e.kind === 'stall').length,
+        outages: run.events.filter((e) => e.kind === 'outage').length,
+        voiceResets: run.events.filter((e) => e.kind === 'voiceReset').length,
+        membershipChanges: day.membershipChanges,
+        silentRekeys: day.silentRekeys,
+        overlapsRefused: run.overlapsRefused,
+      },
+      agents: { eventsStreamed: day.events.events, eventsReconnects: day.events.reconnects, cliSays: day.says.sent, cliSaysFailed: day.says.failed },
+      health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
+      machine: { cores: os.cpus().length, node: process.version, loadAverage1m: loadAtStart, loadAverage1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100 },
+      definitions: SOAK_DAY_DEFINITIONS,
+      windows,
+      events: run.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
+      samples,
+    };
+    mkdirSync(path.dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    for (const [metric, measured, target] of soakDayRows(soakDayResultSchema.parse(result))) console.log(`${metric.padEnd(48)}  ${measured.padEnd(28)}  ${target}`);
+    console.log(`\nwritten ${path.relative(process.cwd(), out)}`);
+  } finally {
+    if (sampler) clearInterval(sampler);
+    await webhook.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));

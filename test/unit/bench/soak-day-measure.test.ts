@@ -1,0 +1,57 @@
+// The day soak's verdicts (bench/lib/soak-day-measure.ts): a leak it is meant to catch must fail
+// the check, a flat run must pass it, and the per-window rows must count what happened in them.
+import { describe, expect, it } from 'vitest';
+import { dayWindows, flatChecks, rssSlopeMbPerHour, type DaySample } from '../../../bench/lib/soak-day-measure.ts';
+
+const MIN = 60_000;
+
+function sample(t: number, over: Partial<DaySample> = {}): DaySample {
+  return { t, cpuMs: t / 100, rssMb: 150, heapMb: 40, fds: 30, activeResources: 20, activeByKind: { Timeout: 5 }, children: 0, healthRoundTripMs: 2, modelSocketsOpen: 1, ...over };
+}
+
+const series = (minutes: number, over: (t: number) => Partial<DaySample> = () => ({})): DaySample[] => Array.from({ length: (minutes * MIN) / 5000 + 1 }, (_, i) => sample(i * 5000, over(i * 5000)));
+
+describe('day soak flat checks', () => {
+  it('passes a flat run: RSS level, the same fds and resources at every quiet point, CPU steady', () => {
+    const samples = series(30);
+    const windows = dayWindows(samples, [], [], 0, 10 * MIN);
+    const flat = flatChecks(samples, [sample(5 * MIN), sample(15 * MIN), sample(25 * MIN)], windows, 10 * MIN);
+    expect(windows).toHaveLength(3);
+    expect(windows.map((w) => w.cpuPercent)).toEqual([1, 1, 1]);
+    expect(flat.rss).toMatchObject({ pass: true, rssGrowthMbPerHour: 0 });
+    expect(flat.fds.pass && flat.activeResources.pass && flat.cpu.pass).toBe(true);
+  });
+
+  it('fails RSS growing 12 MB per hour after the first window', () => {
+    const samples = series(30, (t) => ({ rssMb: 150 + (12 * t) / (60 * MIN) }));
+    expect(rssSlopeMbPerHour(samples, 10 * MIN)).toBeCloseTo(12, 1);
+    expect(flatChecks(samples, [], dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN).rss.pass).toBe(false);
+  });
+
+  it('fails one more fd, or one more timer, at a later quiet point', () => {
+    const samples = series(30);
+    const windows = dayWindows(samples, [], [], 0, 10 * MIN);
+    expect(flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { fds: 31 })], windows, 10 * MIN).fds).toEqual({ pass: false, atQuietPoints: [30, 31] });
+    expect(flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { activeResources: 21 })], windows, 10 * MIN).activeResources.pass).toBe(false);
+  });
+
+  it('fails a window whose CPU is more than 20 % above the first', () => {
+    const samples = series(30, (t) => ({ cpuMs: t < 20 * MIN ? t / 100 : 20 * MIN / 100 + (t - 20 * MIN) / 70 }));
+    const flat = flatChecks(samples, [sample(0)], dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
+    expect(flat.cpu.pass).toBe(false);
+  });
+
+  it('counts words, doubled replies and reminders in the window they fell in', () => {
+    const samples = series(20);
+    const cycles = [
+      { at: 1 * MIN, heard: true, replies: 1, strayReplies: 0 },
+      { at: 12 * MIN, heard: false, replies: 0, strayReplies: 0 },
+      { at: 13 * MIN, heard: true, replies: 2, strayReplies: 1 },
+    ];
+    const windows = dayWindows(samples, cycles, [{ dueAt: 2 * MIN, delivered: true }, { dueAt: 11 * MIN, delivered: false }], 0, 10 * MIN);
+    expect(windows.map((w) => [w.wordsSent, w.wordsHeard, w.repliesDoubled, w.repliesStale, w.remindersDue, w.remindersDelivered])).toEqual([
+      [1, 1, 0, 0, 1, 1],
+      [2, 1, 1, 1, 1, 0],
+    ]);
+  });
+});
