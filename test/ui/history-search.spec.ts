@@ -18,7 +18,8 @@ test('History: search finds a past call line by word and opens the call at that 
   await page.getByRole('searchbox', { name: 'Search past calls' }).fill('quokka');
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   const results = page.getByRole('list', { name: 'Past call search results' });
-  const hit = results.locator('.history-hit').first();
+  // The model's own line; the announcement's outcome note ("… Spoken.") quotes the words too, and is found beside it.
+  const hit = results.locator('.history-hit', { has: page.locator('.who', { hasText: /^model$/ }) }).first();
   await expect(hit).toBeVisible();
   await expect(hit.locator('.who')).toHaveText('model');
   await expect(hit.locator('.text')).toContainText('quokka report');
