@@ -29,6 +29,8 @@ const parked = () => waitFor(async () => (await health()).bridge.state === 'park
 describe('a parked call takes frames and messages', () => {
   it('POST /frame on a parked call wakes the model and the image reaches the new session', async () => {
     await parked();
+    // The bridge says `parked` once it has closed its socket; the fake sees the close a moment later.
+    await waitFor(() => call.gemini.established.at(-1)?.closedBy !== null, 'the fake to see the parked session close');
     const sessions = call.gemini.established.length;
     expect(call.gemini.established.at(-1)!.closedBy).toBe('client');
     const png = await samplePng(320);
