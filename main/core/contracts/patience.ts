@@ -1,0 +1,38 @@
+// How long a speaker's pause may last before the service may take it as the end of their turn
+// (issue #52). One setting for every provider: three named levels or an explicit number of
+// milliseconds. Each provider maps it onto its own end-of-turn controls (main/core/providers/ and
+// docs/audio.md "Patience"); the adaptive learner moves a speaker one step at a time along
+// PATIENCE_STEPS_MS.
+
+export const PATIENCE_LEVELS = ['quick', 'natural', 'patient'] as const;
+export type PatienceLevel = (typeof PATIENCE_LEVELS)[number];
+
+/** A named level, or the silence window itself in milliseconds. */
+export type Patience = PatienceLevel | number;
+
+export const DEFAULT_PATIENCE: PatienceLevel = 'natural';
+
+/** The bounds of an explicit patience, in ms: under 200 every breath ends a turn, over 5000 nobody waits. */
+export const PATIENCE_MIN_MS = 200;
+export const PATIENCE_MAX_MS = 5000;
+
+/**
+ * The silence window of each level. `quick` is the 500 ms the voice gate used to end every turn
+ * with (today's behaviour, kept for who wants it); `natural` keeps the pause corpus's mid-sentence
+ * pauses up to 800 ms (test/fixtures/pause-corpus); `patient` keeps pauses up to 1.4 s.
+ */
+export const PATIENCE_SILENCE_MS: Readonly<Record<PatienceLevel, number>> = { quick: 500, natural: 800, patient: 1400 };
+
+/** The windows the adaptive learner steps through, shortest first (bounded at both ends). */
+export const PATIENCE_STEPS_MS: readonly number[] = [500, 800, 1100, 1400, 1800, 2200];
+
+/** The silence window in ms a patience stands for. */
+export function patienceSilenceMs(patience: Patience): number {
+  return typeof patience === 'number' ? patience : PATIENCE_SILENCE_MS[patience];
+}
+
+/** True for a value the setting accepts (a level, or whole ms within the bounds). */
+export function isPatience(value: unknown): value is Patience {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= PATIENCE_MIN_MS && value <= PATIENCE_MAX_MS;
+  return typeof value === 'string' && (PATIENCE_LEVELS as readonly string[]).includes(value);
+}
