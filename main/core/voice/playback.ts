@@ -10,9 +10,9 @@
 // may be sent at any wake-up within its own 20 ms period (`poke`), so while chunks or packets flow
 // they carry the sends and the timer only fires when nothing else woke the process. When the timer
 // does fire and the next frame is already buffered (the end of a reply, which the model sends faster
-// than real time), that frame goes out in the same wake-up, one period early: the slot timer then
-// wakes every 40 ms instead of 20 while a reply plays out of the buffer. A packet is never late and
-// never more than one period early (two for a barge-in's fade), which a receiver's jitter buffer
+// than real time), that frame goes out in the same wake-up (after its I/O, so a barge-in read then
+// fades it), one period early: the slot timer then wakes every 40 ms instead of 20 while a reply
+// plays out of the buffer. A packet is never late and never more than one period early (two for a barge-in's fade), which a receiver's jitter buffer
 // absorbs (it plays by RTP timestamp; sequence numbers and timestamps are assigned as each packet
 // goes, so early packets leave no gap).
 import type { Logger } from 'pino';
@@ -162,9 +162,17 @@ export class ContinuousPlayback {
     this.#timer = null;
     if (!this.#encoder) return;
     this.#sendSlot();
-    // The timer fires at or after the slot it was armed for, so the next slot is at most one
-    // period early (not early at all when catching up after a stall).
-    if (this.#encoder?.hasFrameAhead()) this.#sendSlot();
+    // The next slot goes in this wake-up too, but after its I/O (an immediate runs after the poll
+    // phase): Node runs expired timers before it reads sockets, so a speaker's packet that came
+    // while the process was busy is read after this callback. Sent here, the early frame would be
+    // the reply, already on the wire when that packet's barge-in fades it out (one frame more of
+    // the reply heard: barge-in-local.test.ts under load); sent after the I/O, it is the fade.
+    if (this.#encoder?.hasFrameAhead()) setImmediate(this.#sendAhead);
+  };
+
+  /** The timer's second send, after its wake-up's I/O: skipped when a poke already sent that slot. */
+  readonly #sendAhead = (): void => {
+    if (this.#encoder?.hasFrameAhead() && this.#now() >= this.#due - SLOT_MS) this.#sendSlot();
   };
 
   #clearTimer(): void {

@@ -173,11 +173,18 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
     await sleep(1500);
     const peaks = botPeaks(c);
     const beforeRest = peaks.slice(packetsBeforeOnset, packetsBeforeRest);
-    expect(beforeRest.length, 'bot packets in the 40 ms').toBeGreaterThanOrEqual(1);
-    // At most the frame whose slot came while the speaker's packet was on its way; then the fade
-    // (quiet in its last 10 ms) and silence. Without the hold the reply plays on through the 40 ms.
-    expect(beforeRest.filter((p) => p > LOUD_PEAK).length, `bot packets before the rest of the word: ${beforeRest.join(', ')}`).toBeLessThanOrEqual(1);
-    expect(peaks.slice(packetsBeforeRest).filter((p) => p > LOUD_PEAK), 'after the rest of the word').toEqual([]);
+    // The first frame alone stopped the reply: its fade (quiet in its last 10 ms) went out before
+    // the rest of the word was sent, and nothing of the reply after it. Without the hold the reply
+    // plays on through the 40 ms and fades only on the rest.
+    const fade = beforeRest.findIndex((p) => p <= LOUD_PEAK);
+    expect(fade, `bot packets before the rest of the word: ${beforeRest.join(', ')}`).toBeGreaterThanOrEqual(0);
+    expect(peaks.slice(packetsBeforeOnset + fade).filter((p) => p > LOUD_PEAK), 'after the fade').toEqual([]);
+    // Before the fade, only frames sent before the core could read the packet. The fake and the core
+    // share one event loop here: after the fake's send, the same turn of the loop may run the
+    // player's slot timer and read a model chunk (whose wake-up carries the next slot) before it
+    // reads the speaker's socket, so up to two slots leave first; never the one sent a period early
+    // by the timer's wake-up (voice/playback.ts sends it after the wake-up's I/O).
+    expect(fade, `bot packets before the rest of the word: ${beforeRest.join(', ')}`).toBeLessThanOrEqual(2);
     expect(await metrics(c)).toMatchObject({ local_barge_ins: 1, barge_in_holds: 1, barge_in_holds_released: 0 });
   }, 60_000);
 });

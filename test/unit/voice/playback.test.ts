@@ -13,11 +13,16 @@ import { selectOpus } from '../../../main/core/voice/opus.ts';
 import { ContinuousPlayback } from '../../../main/core/voice/playback.ts';
 
 let now = 0;
-/** Advance the fake timers and the injected clock together, 1 ms at a time. */
-function advance(ms: number): void {
+/**
+ * Advance the fake timers and the injected clock together, 1 ms at a time. Immediates stay real
+ * (not faked): the ones a timer queued run before the next millisecond, at the same clock, as they
+ * do on Node's loop (after the wake-up's I/O, before the next wake-up).
+ */
+async function advance(ms: number): Promise<void> {
   for (let i = 0; i < ms; i++) {
     now += 1;
     vi.advanceTimersByTime(1);
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
@@ -67,13 +72,13 @@ function countedPlayback(mayPlay: boolean): { stub: StubConnection; playback: Co
 }
 
 beforeEach(() => {
-  vi.useFakeTimers();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
   now = 1000;
 });
 afterEach(() => vi.useRealTimers());
 
 describe('ContinuousPlayback slots', () => {
-  it('an emptied room (gate "discard") reads the source and drops it, also while reconnecting; only silence leaves', () => {
+  it('an emptied room (gate "discard") reads the source and drops it, also while reconnecting; only silence leaves', async () => {
     const stub = stubConnection();
     const packets: Buffer[] = [];
     const prepare = stub.connection.prepareAudioPacket.bind(stub.connection);
@@ -82,23 +87,23 @@ describe('ContinuousPlayback slots', () => {
     let gate: boolean | 'discard' = 'discard';
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => gate, () => now);
     playback.start({ readFrame: (out) => (reads++, out.fill(3000)) });
-    advance(100);
+    await advance(100);
     stub.setReady(false);
-    advance(100);
+    await advance(100);
     expect(reads).toBe(11); // one frame per slot, whether or not a packet could go out
     expect(packets.every((p) => p.equals(Buffer.from([0xf8, 0xff, 0xfe])))).toBe(true);
     stub.setReady(true);
     gate = true;
-    advance(40);
+    await advance(40);
     expect(packets.at(-1)!.equals(Buffer.from([0xf8, 0xff, 0xfe]))).toBe(false); // playing again
     playback.stop();
   });
 
-  it('sends the first packet at once, then one per 20 ms on its own timer', () => {
+  it('sends the first packet at once, then one per 20 ms on its own timer', async () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
     playback.start(silence);
-    advance(200);
+    await advance(200);
     playback.stop();
     expect(stub.sentAt[0]).toBe(1000);
     expect(stub.sentAt).toHaveLength(11);
@@ -107,7 +112,7 @@ describe('ContinuousPlayback slots', () => {
     expect(stub.speaking.at(-1)).toBe(false);
   });
 
-  it('wake-ups that come anyway carry the sends: every slot once, at most 20 ms early, and the timer never fires', () => {
+  it('wake-ups that come anyway carry the sends: every slot once, at most 20 ms early, and the timer never fires', async () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
     const timerCallbacks = vi.spyOn(globalThis, 'setTimeout');
@@ -116,10 +121,10 @@ describe('ContinuousPlayback slots', () => {
     // Model chunks (or a speaker's packets) arrive every 20 ms, 7 ms before each slot is due; a
     // second poke in the same wake-up (two chunks at once) must not send a second packet.
     for (let k = 1; k <= 50; k++) {
-      advance(13);
+      await advance(13);
       playback.poke();
       playback.poke();
-      advance(7);
+      await advance(7);
     }
     const fired = stub.sentAt.length;
     playback.stop();
@@ -135,14 +140,14 @@ describe('ContinuousPlayback slots', () => {
     timerCallbacks.mockRestore();
   });
 
-  it('a timer wake-up with the next frame already buffered sends it too: one wake-up per 40 ms, no packet late or more than one slot early', () => {
+  it('a timer wake-up with the next frame already buffered sends it too: one wake-up per 40 ms, no packet late or more than one slot early', async () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
     // The end of a reply: 20 frames buffered (the model sent them faster than real time), then nothing.
     let buffered = 20;
     const source = { readFrame: (out: Int16Array) => ((buffered = Math.max(0, buffered - 1)), silence.readFrame(out)), framesAhead: () => buffered };
     playback.start(source); // slot 0 at 1000; slot k due at 1000 + 20k
-    advance(600);
+    await advance(600);
     playback.stop();
     // Every slot up to 1600 went out once, in order, never after its due time and at most 20 ms before.
     expect(stub.sentAt).toHaveLength(31);
@@ -159,51 +164,73 @@ describe('ContinuousPlayback slots', () => {
     expect(new Set(stub.sentAt).size).toBe(22); // wake-ups that sent: 22 for 31 packets
   });
 
-  it('a poke before its slot has begun sends nothing (never more than one slot ahead)', () => {
+  it("a barge-in read in the timer's wake-up fades the slot the timer would have sent early: the reply's frame never leaves first", async () => {
+    const stub = stubConnection();
+    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    // A reply buffered ahead; `held` is what call-audio's hold does to the source (its next frames fade).
+    let held = false;
+    const readsHeld: boolean[] = [];
+    const source = { readFrame: (out: Int16Array) => (readsHeld.push(held), silence.readFrame(out)), framesAhead: () => 10 };
+    playback.start(source); // slot 0 at 1000
+    await advance(19);
+    // The timer for slot 1 fires at 1020; a speaker's packet that came while the process was busy is
+    // read in the same wake-up, after the timer (Node runs expired timers before it polls sockets).
+    now = 1020;
+    vi.advanceTimersToNextTimer();
+    held = true;
+    playback.poke(true); // the barge-in's fade, slot 2
+    await new Promise((resolve) => setImmediate(resolve)); // the wake-up's immediates: slot 2 is gone already, nothing more goes early
+    expect(stub.sentAt).toEqual([1000, 1020, 1020]);
+    // Slot 2 was read after the hold (the fade), not before it (the reply).
+    expect(readsHeld).toEqual([false, false, true]);
+    playback.stop();
+  });
+
+  it('a poke before its slot has begun sends nothing (never more than one slot ahead)', async () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
     playback.start(silence); // slot 0 now; slot 1 due at 1020, may go from 1000 (exclusive)
     playback.poke();
     playback.poke();
     expect(stub.sentAt).toEqual([1000]);
-    advance(1);
+    await advance(1);
     playback.poke(); // slot 1 (1001 > 1000)
     playback.poke(); // slot 2 is due at 1040: not begun
     expect(stub.sentAt).toEqual([1000, 1001]);
     playback.stop();
   });
 
-  it('a barge-in (urgent) sends the fade at once even when the current slot already went early', () => {
+  it('a barge-in (urgent) sends the fade at once even when the current slot already went early', async () => {
     const stub = stubConnection();
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
     playback.start(silence); // slot 0 at 1000
-    advance(5);
+    await advance(5);
     playback.poke(); // slot 1 (due 1020) goes early, on a chunk's wake-up
-    advance(2);
+    await advance(2);
     playback.poke(); // slot 2 (due 1040) has not begun: nothing
     expect(stub.sentAt).toEqual([1000, 1005]);
     playback.poke(true); // the interruption: slot 2's fade goes now, 33 ms early
     playback.poke(true); // slot 3 is more than two slots ahead: nothing
     expect(stub.sentAt).toEqual([1000, 1005, 1007]);
-    advance(53);
+    await advance(53);
     expect(stub.sentAt).toEqual([1000, 1005, 1007, 1060]); // back on the slot clock (slot 3 due at 1060)
     playback.stop();
   });
 
-  it('while the connection is not ready the source is not read; playback resumes when it is', () => {
+  it('while the connection is not ready the source is not read; playback resumes when it is', async () => {
     const { stub, playback, reads } = countedPlayback(true);
     stub.setReady(false);
-    advance(100);
+    await advance(100);
     expect(reads()).toBe(1);
     stub.setReady(true);
-    advance(40);
+    await advance(40);
     expect(reads()).toBe(3);
     playback.stop();
   });
 
-  it('while E2EE is not ready the Opus silence frame goes out and the source is kept', () => {
+  it('while E2EE is not ready the Opus silence frame goes out and the source is kept', async () => {
     const { stub, playback, reads } = countedPlayback(false);
-    advance(100);
+    await advance(100);
     expect(stub.sentAt).toHaveLength(6);
     expect(reads()).toBe(0);
     playback.stop();
@@ -223,7 +250,7 @@ describe('ContinuousPlayback start-up', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('spawns no FFmpeg probe, and the source is read', () => {
+  it('spawns no FFmpeg probe, and the source is read', async () => {
     for (const name of ['ffmpeg', 'avconv']) {
       writeFileSync(path.join(dir, name), `#!/bin/sh\necho "$0 $*" >> "${marker}"\necho "--enable-libopus"\n`);
       chmodSync(path.join(dir, name), 0o755);
@@ -233,7 +260,7 @@ describe('ContinuousPlayback start-up', () => {
     let frames = 0;
     const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
     playback.start({ readFrame: (out: Int16Array) => (frames += 1, out.fill(0, 0, FRAME_SAMPLES_48K)) });
-    advance(100);
+    await advance(100);
     playback.stop();
     expect(existsSync(marker)).toBe(false);
     expect(frames).toBeGreaterThan(0);
