@@ -6,7 +6,7 @@
 // the filter history and the decimation phase survive between calls, so any chunking gives the
 // same output bit for bit. Mono in: libopus downmixes in the decoder (voice/receive.ts), so the
 // call's audio is mono from the decoder on (docs/audio.md "Mono inside").
-import { FirKernel, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
+import { FirKernel } from './fir-kernel.ts';
 import { ReusableInt16Output } from './pcm.ts';
 import { DOWNSAMPLER_TAPS_48K } from './resampler-taps.ts';
 
@@ -46,23 +46,8 @@ export class Downsampler48kTo16k {
    * view into a reused buffer: valid until the next call.
    */
   process(pcm48k: Int16Array): Int16Array {
-    const n = pcm48k.length;
-    const out = this.#out.ensure(Math.ceil((n + FACTOR) / FACTOR) + 1);
-    const kernel = this.#kernel;
-    const input = kernel.input;
-    let produced = 0;
-    let i = 0;
-    do {
-      const take = Math.min(n - i, KERNEL_INPUT_CAPACITY);
-      // The whole input in one copy (the 20 ms case), no view to allocate.
-      input.set(take === n ? pcm48k : pcm48k.subarray(i, i + take));
-      i += take;
-      const made = kernel.decimate3(take);
-      const result = kernel.outputInt16;
-      for (let k = 0; k < made; k++) out[produced + k] = result[k]!;
-      produced += made;
-    } while (i < n);
-    return this.#out.view(produced);
+    const out = this.#out.ensure(Math.ceil((pcm48k.length + FACTOR) / FACTOR) + 1);
+    return this.#out.view(this.#kernel.runInt16('decimate3', pcm48k, out));
   }
 
   /** Forget all history (silence in, as if freshly constructed). */

@@ -74,4 +74,29 @@ export class FirKernel {
   resample3to2(count: number): number {
     return this.#exports.resample3to2(count);
   }
+
+  /**
+   * Runs an s16 → s16 pass over `pcm` of any length, KERNEL_INPUT_CAPACITY samples at a time, and
+   * writes what it makes to `out` from index 0; returns how many samples that is. `out` must hold
+   * them (the caller sizes it from the pass's ratio).
+   */
+  runInt16(pass: Int16Pass, pcm: Int16Array, out: Int16Array): number {
+    const n = pcm.length;
+    let produced = 0;
+    let i = 0;
+    do {
+      const take = Math.min(n - i, KERNEL_INPUT_CAPACITY);
+      // The whole input in one copy (the 20 ms case), no view to allocate.
+      this.input.set(take === n ? pcm : pcm.subarray(i, i + take));
+      i += take;
+      const made = pass === 'decimate3' ? this.#exports.decimate3(take) : this.#exports.resample3to2(take);
+      const result = this.outputInt16;
+      for (let k = 0; k < made; k++) out[produced + k] = result[k]!;
+      produced += made;
+    } while (i < n);
+    return produced;
+  }
 }
+
+/** The kernel's passes from s16 to s16. */
+export type Int16Pass = 'decimate3' | 'resample3to2';

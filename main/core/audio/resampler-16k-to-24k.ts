@@ -6,7 +6,7 @@
 // a DC gain of 3: the same band edge on the way back up, one filter design in the code base.
 // Streaming: history and output phase survive between calls, so any chunking gives the same output.
 import { designDownsamplerTaps, DOWNSAMPLER_TAPS } from './downsampler.ts';
-import { FirKernel, KERNEL_BRANCH_STRIDE, KERNEL_INPUT_CAPACITY } from './fir-kernel.ts';
+import { FirKernel, KERNEL_BRANCH_STRIDE } from './fir-kernel.ts';
 import { ReusableInt16Output } from './pcm.ts';
 
 const UP = 3;
@@ -31,22 +31,8 @@ export class Resampler16kTo24kMono {
 
   /** Feed 16 kHz mono s16 (any length); returns the 24 kHz samples produced (a reused view). */
   process(pcm16k: Int16Array): Int16Array {
-    const n = pcm16k.length;
-    const out = this.#out.ensure(Math.ceil(n * 1.5) + 2);
-    const kernel = this.#kernel;
-    let produced = 0;
-    let i = 0;
-    do {
-      const take = Math.min(n - i, KERNEL_INPUT_CAPACITY);
-      // The whole input in one copy (the usual case), no view to allocate.
-      kernel.input.set(take === n ? pcm16k : pcm16k.subarray(i, i + take));
-      i += take;
-      const made = kernel.resample3to2(take);
-      const result = kernel.outputInt16;
-      for (let k = 0; k < made; k++) out[produced + k] = result[k]!;
-      produced += made;
-    } while (i < n);
-    return this.#out.view(produced);
+    const out = this.#out.ensure(Math.ceil(pcm16k.length * 1.5) + 2);
+    return this.#out.view(this.#kernel.runInt16('resample3to2', pcm16k, out));
   }
 
   /** Forget all history (silence in, as if freshly constructed). */

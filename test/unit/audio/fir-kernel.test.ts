@@ -90,3 +90,21 @@ describe('fir-kernel', () => {
     expect(Array.from(upUsed.process(input))).toEqual(Array.from(new Resampler16kTo24kMono().process(input)));
   });
 });
+
+describe('the kernel run over inputs longer than its buffer (FirKernel.runInt16)', () => {
+  it('one call of 3 s gives the samples that 20 ms calls give, for both s16 passes', () => {
+    const random = prng(7);
+    const input = Int16Array.from({ length: 144_000 }, () => toInt16((random() * 2 - 1) * 16_000));
+    const whole48 = new Downsampler48kTo16k().process(input).slice();
+    const pieces48 = new Downsampler48kTo16k();
+    const joined48 = Int16Array.from(Array.from({ length: input.length / 960 }, (_, k) => [...pieces48.process(input.subarray(k * 960, (k + 1) * 960))]).flat());
+    expect(whole48.length).toBe(48_000);
+    expect(whole48).toEqual(joined48);
+    const input16 = input.subarray(0, 48_000);
+    const whole16 = new Resampler16kTo24kMono().process(input16).slice();
+    const pieces16 = new Resampler16kTo24kMono();
+    const joined16 = Int16Array.from(Array.from({ length: input16.length / 320 }, (_, k) => [...pieces16.process(input16.subarray(k * 320, (k + 1) * 320))]).flat());
+    expect(whole16.length).toBe(72_000);
+    expect(whole16).toEqual(joined16);
+  });
+});
