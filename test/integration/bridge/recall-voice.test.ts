@@ -5,6 +5,7 @@
 // room hears it. The model here is the fake, scripted by the test as a real model would act on
 // what it is told.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RoomView } from '../../../main/core/api-types.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpStereo, waitFor } from './signals.ts';
@@ -38,14 +39,24 @@ async function notes(): Promise<Note[]> {
   return ((await call.get('/notes?limit=500')).json as { notes: Note[] }).notes;
 }
 
-/** `userId` talks; once the model hears them, `whileHeard` runs (the model's side of the turn). */
+/**
+ * `userId` talks; once the model hears them and the core's room has them speaking (whom a tool call
+ * of this turn is asked by), `whileHeard` runs (the model's side of the turn).
+ */
 async function whileTalking<T>(model: FakeGeminiConnection, userId: string, whileHeard: () => Promise<T>): Promise<T> {
   const before = model.inputSamples;
   const talking = call.discord.speak(userId, chirpStereo(2.5, 300, 2500, 48_000));
   await waitFor(() => model.inputSamples > before + 16_000 * 0.4, 'the speaker to be heard by the model');
+  await waitFor(async () => ((await call.get('/room')).json as RoomView).people.some((p) => p.id === userId && p.speaking), 'the room to have them speaking');
   const out = await whileHeard();
   await talking;
   return out;
+}
+
+/** The model answers and ends its turn; its line in the notes says the core has seen the turn end. */
+async function replyAndEndTurn(model: FakeGeminiConnection, transcript: string, toneMs = 100): Promise<void> {
+  await model.reply({ toneMs, transcript });
+  await waitFor(async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text.includes(transcript)), 'the model\'s line in the notes');
 }
 
 async function askRecall(model: FakeGeminiConnection, userId: string, query: string): Promise<RecallAnswer> {
@@ -78,7 +89,8 @@ describe('recall by voice', () => {
     // The text the model reads out: time, call and the speaker's name, never a Discord id.
     expect(answer.result!.text).toMatch(new RegExp(`^\\[\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, call ${firstCallId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\] Olga: .*kestrel`, 'm'));
     expect(answer.result!.text).not.toContain(call.discord.owner.id);
-    await model.reply({ toneMs: 100, transcript: 'Olga decided the kestrel installer ships on Thursday.' });
+    // The next utterance is a new request: the guest's recall is not the owner's turn.
+    await replyAndEndTurn(model, 'Olga decided the kestrel installer ships on Thursday.');
 
     const toolNotes = (await notes()).filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes).toContain('recall: ok');
@@ -95,9 +107,8 @@ describe('recall by voice', () => {
     // The model says what it was told to say; the room (the guest among it) hears the bot speak it.
     const heardBefore = call.discord.recorder.listener.framesSent;
     const refusal = 'Gus, I cannot do that for you; the owner can ask.';
-    await model.reply({ toneMs: 600, transcript: refusal });
+    await replyAndEndTurn(model, refusal, 600);
     await waitFor(() => call.discord.recorder.listener.framesSent - heardBefore >= 20, 'the refusal heard in the voice channel');
-    await waitFor(async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text.includes(refusal)), 'the spoken refusal in the notes');
     const toolNotes = (await notes()).filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes).toContain('recall: refused (owner_only), asked by Gus');
   }, 60_000);
