@@ -67,6 +67,19 @@ async function request<T>(method: string, path: string, body?: BodyInit, content
 
 const json = (value: unknown) => JSON.stringify(value);
 
+/** A file the core serves, as the body's bytes (with the session cookie, like every request). */
+async function download(path: string): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'unreachable', 'The sidecar is not reachable. Is Live Voice Bridge still running?');
+  }
+  if (response.ok) return response.blob();
+  const error = ((await response.json().catch(() => null)) as Partial<ApiErrorBody> | null)?.error;
+  throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `GET ${path} failed with HTTP ${response.status}`, error?.fields);
+}
+
 export interface FrameAnswer {
   status: 'sent' | 'dropped';
   input_type?: string;
@@ -81,6 +94,8 @@ export const api = {
   notes: (limit = 200) => request<{ notes: NoteEvent[] }>('GET', `/notes?limit=${limit}`),
   calls: (limit = 100) => request<{ calls: CallSummary[]; next_before: string | null }>('GET', `/calls?limit=${limit}`),
   searchNotes: (q: string) => request<{ hits: Array<{ call_id: string; at: number; speaker: string | null; snippet: string }> }>('GET', `/notes/search?q=${encodeURIComponent(q)}&limit=20`),
+  /** One call's export (GET /calls/:id/export): Markdown, or JSON with its summary. */
+  exportCall: (callId: string, format: 'md' | 'json') => download(`/calls/${encodeURIComponent(callId)}/export?format=${format}`),
   callNotes: (callId: string) => request<{ notes: NoteEvent[]; next_before: string | null }>('GET', `/notes?call=${encodeURIComponent(callId)}&limit=500`),
   frame: (image: Blob) => request<FrameAnswer>('POST', '/frame', image, image.type || 'application/octet-stream'),
   notify: (body: { text: string; mode: NotifyMode; title?: string }) => request<NotifyResult>('POST', '/notify', json({ ...body, source: 'dashboard' }), 'application/json'),

@@ -19,6 +19,7 @@ export class NotesPanel {
   #past: NoteEvent[] | null = null;
   /** The reader is at the end of the list: new lines and a smaller window keep the newest line in view. */
   #pinned = true;
+  readonly #shown = new Set<(callId: string | null) => void>();
 
   get #notes(): NoteEvent[] {
     return this.#past ?? this.#live;
@@ -64,6 +65,15 @@ export class NotesPanel {
     }
   }
 
+  /** Told which past call is shown (null: the live view), e.g. for History's export. */
+  onCallShown(listener: (callId: string | null) => void): void {
+    this.#shown.add(listener);
+  }
+
+  #tellShown(callId: string | null): void {
+    for (const listener of this.#shown) listener(callId);
+  }
+
   /** History search: show a past call with the line at `at` in view and marked. */
   async openCallAt(callId: string, at: number): Promise<void> {
     await this.loadCalls();
@@ -83,12 +93,14 @@ export class NotesPanel {
     if (!callId) {
       this.#past = null;
       status(this.#status, '');
+      this.#tellShown(null);
       return this.#render(true);
     }
     try {
       this.#past = (await api.callNotes(callId)).notes;
       status(this.#status, `Showing a past call (${this.#past.length} entries, up to the last 500).`, 'info');
       this.#render(false);
+      this.#tellShown(callId);
     } catch (err) {
       status(this.#status, `Could not load that call: ${friendlyMessage(err)}`, 'error');
     }

@@ -4,13 +4,25 @@
 // by a scheduler that is no longer running (an in-process core restart, or PID 1 again in a
 // restarted container) is abandoned at once; one by another pid is abandoned when that process is
 // gone, a zombie, or a different process that reused the pid (its start time differs from the one in
-// the owner). The lease is the backstop. An abandoned claim is failed, never re-sent: the send may
-// have happened.
+// the owner). The lease is the backstop. An abandoned claim's send may have happened: a delivery
+// whose receiver de-duplicates by the notification's key (RESENDABLE_MODES) is sent again under the
+// same key, so a kill anywhere loses nothing and the receiver keeps one; any other is failed, never
+// re-sent (a spoken reminder or a Discord message cannot be taken back).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+import type { NotifyMode } from '../api-types.ts';
 import { unclaimed } from './delivery-claim.ts';
 import type { ScheduleStore, StoredNotification } from './schedule-store.ts';
+
+/**
+ * Modes whose every request carries a key the receiver de-duplicates by, the same on a re-send: the
+ * webhook POST's `Idempotency-Key` and `notification_id` are the entry's id (webhook.ts, dispatcher's
+ * `notificationId`). Discord messages (dm, channel) join when their sends carry an enforced nonce.
+ */
+export const RESENDABLE_MODES: ReadonlySet<NotifyMode> = new Set<NotifyMode>(['webhook']);
+/** An entry interrupted this often is failed: a delivery that kills its process is not retried forever. */
+export const MAX_INTERRUPTED_RESENDS = 5;
 
 /** Owners of the schedulers running in this process (a claim by any other owner with our pid is stale). */
 const liveOwners = new Set<string>();
@@ -74,24 +86,35 @@ export function claimAbandoned(e: StoredNotification, now: number, owner: string
   return !ownerAlive(e.claim.owner, e.claim.pid);
 }
 
+/** The record after its owner vanished mid-delivery: sent again under the same key, or failed. */
+function afterInterruption(e: StoredNotification, now: number): StoredNotification {
+  const interrupted = (e.interrupted ?? 0) + 1;
+  const base = { ...unclaimed(e, now), interrupted };
+  const what = `interrupted during delivery attempt ${e.attempts} (the process stopped after it started sending)`;
+  if (RESENDABLE_MODES.has(e.mode) && interrupted <= MAX_INTERRUPTED_RESENDS) {
+    return { ...base, state: 'scheduled', next_attempt_at: now, last_error: `${what}; sent again with the same idempotency key, so a receiver that had it keeps one` };
+  }
+  const why = RESENDABLE_MODES.has(e.mode) ? `interrupted ${interrupted} times, not sent again` : 'not retried so it is never sent twice';
+  return { ...base, state: 'failed', last_error: `${what}; ${why} — it may have been delivered once` };
+}
+
 /**
- * Claims whose owner is gone are marked `failed` ("interrupted"): the user may have got the entry
- * once, never twice. `ownClaims`: how many claims the asking scheduler holds now (when every
- * `delivering` entry is one of them, nothing is written: null). Returns the records written.
+ * Claims whose owner is gone: sent again under the same key (RESENDABLE_MODES) or marked `failed`
+ * ("interrupted"): the user gets the entry once, never twice. `ownClaims`: how many claims the asking
+ * scheduler holds now (when every `delivering` entry is one of them, nothing is written: null).
+ * Returns the records written.
  */
-export async function failAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
+export async function recoverAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
   if ((store.counts().delivering ?? 0) <= ownClaims) return null;
   return store.transact(() => {
     const now = nowS();
     const write: StoredNotification[] = [];
     for (const e of store.delivering()) {
       if (!claimAbandoned(e, now, owner)) continue;
-      write.push({
-        ...unclaimed(e, now),
-        state: 'failed',
-        last_error: `interrupted during delivery attempt ${e.attempts} (the process stopped after it started sending); not retried so it is never sent twice — it may have been delivered once`,
-      });
-      log.warn({ id: e.id }, 'scheduled notification was interrupted mid-delivery; marked failed');
+      const next = afterInterruption(e, now);
+      write.push(next);
+      if (next.state === 'scheduled') log.warn({ id: e.id, interrupted: next.interrupted }, 'scheduled notification was interrupted mid-delivery; sending it again under the same idempotency key');
+      else log.warn({ id: e.id }, 'scheduled notification was interrupted mid-delivery; marked failed');
     }
     return { value: write, write };
   });

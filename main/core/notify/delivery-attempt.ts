@@ -175,7 +175,8 @@ export async function expireEntry(ctx: AttemptContext, e: StoredNotification, la
     const record: StoredNotification = {
       ...unclaimed(cur, ctx.nowS()),
       state: 'expired',
-      last_error: `expired: due ${formatDuration(lateBy)} ago, beyond the ${formatDuration(ctx.policy.maxLatenessSeconds)} maximum lateness; not delivered`,
+      // A re-send after an interruption may already have reached the receiver once.
+      last_error: `expired: due ${formatDuration(lateBy)} ago, beyond the ${formatDuration(ctx.policy.maxLatenessSeconds)} maximum lateness; ${cur.interrupted ? 'not sent again after its interrupted delivery (it may have been delivered once)' : 'not delivered'}`,
     };
     delete record.next_attempt_at;
     const write = ctx.series.withNextOccurrence(record, ctx.nowS());

@@ -4,7 +4,7 @@
 // the tolerance start in due order, paced (one per paceMs); later than the maximum they are expired.
 // While the scheduler waits for its destinations at start-up (gated), nothing fires on its own.
 import type { Clock } from '../contracts/clock.ts';
-import { failAbandonedClaims } from './claim-owner.ts';
+import { recoverAbandonedClaims } from './claim-owner.ts';
 import { deliverScheduledEntry, expireEntry, type AttemptContext } from './delivery-attempt.ts';
 import { dueAt, type StoredNotification } from './schedule-store.ts';
 
@@ -46,10 +46,10 @@ export class DeliveryLoop {
     return this.#inFlight.size;
   }
 
-  /** Claims whose process is gone: the send may have happened, so the entry is failed, never re-sent. */
+  /** Claims whose process is gone: the send may have happened, so re-sent under the same key or failed (claim-owner.ts). */
   async recoverAbandoned(): Promise<void> {
     const { store, owner, ownClaims, nowS, log, publish } = this.#ctx;
-    const written = await failAbandonedClaims(store, owner, ownClaims.size, nowS, log);
+    const written = await recoverAbandonedClaims(store, owner, ownClaims.size, nowS, log);
     if (written) publish(written);
   }
 

@@ -46,6 +46,8 @@ export const storedNotificationSchema = z.object({
   /** After an attempt that sent nothing: when the next one is due (fire_at_epoch stays the original time). */
   next_attempt_at: z.number().optional(),
   claim: claimSchema.optional(),
+  /** Times a delivery of it was interrupted (its process stopped mid-send); bounds re-sends (claim-owner.ts). */
+  interrupted: z.number().int().min(1).optional(),
   /** Repeating reminders only: the series' rule (each occurrence is its own entry; see repeat.ts). */
   repeat: storedRepeatSchema.optional(),
   /** The client's `Idempotency-Key` of the POST that created this entry (never shown by the API). */

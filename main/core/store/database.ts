@@ -3,7 +3,9 @@
 // At open: the numbered migrations run (migrations/index.ts, `PRAGMA user_version`), after an
 // `integrity_check` (a file over FULL_CHECK_MAX_BYTES gets a header and schema check at open, to
 // keep start-up under a second with a year of calls, and its full check daily in a worker thread,
-// integrity-worker.ts, before the backup; a failed one marks the file so the next start recovers). A damaged file is never written to: it is set aside as `….damaged-<time>` and
+// integrity-worker.ts, before the backup; a failed one marks the file so the next start recovers),
+// once per process start (a second connection opened while a checked one is open reuses its
+// verdict: the scheduler's own). A damaged file is never written to: it is set aside as `….damaged-<time>` and
 // the core starts from the last good backup (`….bak`, written daily by `backup()`), or fresh when
 // there is none, and says so (the log at error level and `recovery`). Two processes on one home are
 // serialised by SQLite's own locks: a write waits up to `busyTimeoutMs` for the other's transaction.
@@ -52,9 +54,14 @@ export interface OpenDatabaseOptions {
   fullCheckMaxBytes?: number;
 }
 
+/** How the file was checked at open: in full, header and schema only (a large file), or not again. */
+export type OpenCheck = 'integrity' | 'schema' | 'checked-by-open-connection';
+
 export interface OpenedDatabase {
   db: SqliteDatabase;
   file: string;
+  /** How this open checked the file (`checked-by-open-connection`: another connection of this process checked it). */
+  check: OpenCheck;
   /** Set when the file was damaged at start and set aside. */
   recovery: DatabaseRecovery | null;
   /**
@@ -81,16 +88,47 @@ function makePrivate(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
+/**
+ * Files (by device and inode) this process holds a connection to whose open checked them in full,
+ * and how many such connections are open. The core opens the file twice at start (the store, then
+ * the scheduler's own connection): the second open finds it checked moments ago by a connection
+ * still open and does not read the whole file again. A file replaced since (set aside, a backup
+ * restored: another inode), or opened again after every connection closed, is checked again.
+ */
+const checkedOpen = new Map<string, number>();
+const fileKey = (file: string): string => {
+  const st = statSync(file);
+  return `${st.dev}:${st.ino}`;
+};
+
+/** Count one more open connection on `file`'s check; the function that gives it back (once). */
+function holdChecked(file: string): () => void {
+  const key = fileKey(file);
+  checkedOpen.set(key, (checkedOpen.get(key) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (checkedOpen.get(key) ?? 1) - 1;
+    if (left > 0) checkedOpen.set(key, left);
+    else checkedOpen.delete(key);
+  };
+}
+
 /** Open, check and configure one connection; throws DatabaseDamagedError when the file is damaged. */
-function connect(file: string, busyTimeoutMs: number, fullCheckMaxBytes = FULL_CHECK_MAX_BYTES): SqliteDatabase {
+function connect(file: string, busyTimeoutMs: number, fullCheckMaxBytes = FULL_CHECK_MAX_BYTES): { db: SqliteDatabase; check: OpenCheck } {
   // Created 0600 before SQLite opens it (SQLite would create it with the umask's mode).
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   let db: SqliteDatabase | undefined;
+  let check: OpenCheck = 'schema';
   try {
     const marked = readMarker(file);
     if (marked) throw new DatabaseDamagedError(marked);
     db = new Database(file, { timeout: busyTimeoutMs });
-    if (statSync(file).size <= fullCheckMaxBytes) {
+    if (checkedOpen.has(fileKey(file))) {
+      check = 'checked-by-open-connection';
+    } else if (statSync(file).size <= fullCheckMaxBytes) {
+      check = 'integrity';
       const verdict = (db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
       if (verdict.length !== 1 || verdict[0] !== 'ok') throw new DatabaseDamagedError(`integrity_check: ${verdict.slice(0, 3).join('; ')}`);
     } else {
@@ -101,7 +139,7 @@ function connect(file: string, busyTimeoutMs: number, fullCheckMaxBytes = FULL_C
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     makePrivate(file);
-    return db;
+    return { db, check };
   } catch (err) {
     db?.close();
     if (err instanceof DatabaseDamagedError) throw err;
@@ -148,24 +186,24 @@ function setAside(file: string): string {
 }
 
 /** Set a damaged file aside, then open the last good backup, or a new empty file. */
-function recover(file: string, problem: string, busyTimeoutMs: number, logger: OpenDatabaseOptions['logger']): { db: SqliteDatabase; recovery: DatabaseRecovery } {
+function recover(file: string, problem: string, busyTimeoutMs: number, logger: OpenDatabaseOptions['logger']): { db: SqliteDatabase; check: OpenCheck; recovery: DatabaseRecovery } {
   const damagedFile = setAside(file);
   const backup = `${file}.bak`;
   if (existsSync(backup)) {
     copyFileSync(backup, file);
     try {
-      const db = connect(file, busyTimeoutMs);
+      const opened = connect(file, busyTimeoutMs);
       const at = statSync(backup).mtime.toISOString();
       logger.error({ damagedFile, backup, backupTime: at, problem }, `the database ${file} was damaged (${problem}); it was set aside as ${damagedFile} and the last backup (${at}) restored: notes since then are only in the damaged file`);
-      return { db, recovery: { problem, damagedFile, restoredFrom: backup } };
+      return { ...opened, recovery: { problem, damagedFile, restoredFrom: backup } };
     } catch (err) {
       if (!(err instanceof DatabaseDamagedError)) throw err;
       rmSync(file, { force: true });
     }
   }
-  const db = connect(file, busyTimeoutMs);
+  const opened = connect(file, busyTimeoutMs);
   logger.error({ damagedFile, problem }, `the database ${file} was damaged (${problem}) and there is no good backup; it was set aside as ${damagedFile} and the core starts with an empty database`);
-  return { db, recovery: { problem, damagedFile, restoredFrom: null } };
+  return { ...opened, recovery: { problem, damagedFile, restoredFrom: null } };
 }
 
 export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
@@ -173,18 +211,30 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
   const file = path.join(options.dir, options.file ?? DATABASE_FILE);
   const busy = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let db: SqliteDatabase;
+  let check: OpenCheck;
   let recovery: DatabaseRecovery | null = null;
   try {
-    db = connect(file, busy, options.fullCheckMaxBytes);
+    ({ db, check } = connect(file, busy, options.fullCheckMaxBytes));
   } catch (err) {
     if (!(err instanceof DatabaseDamagedError)) throw err;
-    ({ db, recovery } = recover(file, err.message, busy, options.logger));
+    ({ db, check, recovery } = recover(file, err.message, busy, options.logger));
   }
-  const applied = migrate(db, options.migrations);
+  // Held only by a connection whose open checked the file (or found it checked): a large file's
+  // header check never stands in for a full one.
+  const release = check === 'schema' ? () => undefined : holdChecked(file);
+  let applied: number;
+  try {
+    applied = migrate(db, options.migrations);
+  } catch (err) {
+    release();
+    db.close();
+    throw err;
+  }
   if (applied) options.logger.info({ file, applied, version: db.pragma('user_version', { simple: true }) }, 'database schema migrated');
   return {
     db,
     file,
+    check,
     recovery,
     async backup(backupOptions = {}) {
       const age = existsSync(`${file}.bak`) ? Date.now() - statSync(`${file}.bak`).mtimeMs : Infinity;
@@ -200,6 +250,9 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
       makePrivate(tmp);
       renameSync(tmp, `${file}.bak`);
     },
-    close: () => db.close(),
+    close: () => {
+      release();
+      db.close();
+    },
   };
 }

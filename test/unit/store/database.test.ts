@@ -1,10 +1,14 @@
 // The embedded database at start: created 0600 in the private folder, WAL, migrations once; a damaged
 // file set aside (kept) and the last backup restored, or a fresh start; two connections on one home
-// take turns (a write waits for the other's transaction).
+// take turns (a write waits for the other's transaction); the full check runs once per process start,
+// not again for the scheduler's own connection.
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ScheduleStore } from '../../../main/core/notify/schedule-store.ts';
 import { DATABASE_FILE, openDatabase, type OpenedDatabase } from '../../../main/core/store/database.ts';
 import { MIGRATIONS } from '../../../main/core/store/migrations/index.ts';
 
@@ -124,6 +128,53 @@ describe('openDatabase', () => {
     hold.immediate();
     addCall(b, 'from-b');
     expect(a.db.prepare('SELECT id FROM calls ORDER BY id').all()).toEqual([{ id: 'from-a' }, { id: 'from-b' }]);
+  });
+});
+
+describe('the integrity check at start', () => {
+  it('runs once while a checked connection is open; a file opened afresh or replaced is checked again', () => {
+    const a = open();
+    expect(a.check).toBe('integrity');
+    const b = open();
+    expect(b.check).toBe('checked-by-open-connection');
+    a.close();
+    const c = open(); // b still holds the check
+    expect(c.check).toBe('checked-by-open-connection');
+    b.close();
+    c.close();
+    expect(open().check).toBe('integrity');
+  });
+
+  it('a large file gets its header and schema read at every open (its full check is the daily one)', () => {
+    open().close(); // a file with its schema (an empty new file is checked in full: 0 bytes)
+    expect(open({ fullCheckMaxBytes: 0 }).check).toBe('schema');
+    expect(open({ fullCheckMaxBytes: 0 }).check).toBe('schema');
+  });
+
+  it('a file set aside and restored from the backup is checked in full', async () => {
+    const first = open();
+    await first.backup();
+    first.close();
+    writeFileSync(path.join(dir, DATABASE_FILE + '.needs-recovery'), 'page 12: damaged\n');
+    const restored = open();
+    expect(restored.recovery?.restoredFrom).toBe(path.join(dir, `${DATABASE_FILE}.bak`));
+    expect(restored.check).toBe('integrity');
+  });
+
+  it("the core at start: the store opens and checks the file, the scheduler's own connection does not check it again", async () => {
+    const pragma = vi.spyOn(Database.prototype, 'pragma');
+    try {
+      const store = open();
+      const schedule = new ScheduleStore({ file: path.join(dir, 'notifications-schedule.jsonl'), logger: pino({ level: 'silent' }) });
+      await schedule.load();
+      expect(schedule.size).toBe(0);
+      const checks = pragma.mock.calls.filter(([source]) => String(source).startsWith('integrity_check'));
+      expect(checks).toHaveLength(1);
+      await schedule.close();
+      store.close();
+    } finally {
+      pragma.mockRestore();
+    }
   });
 });
 
