@@ -106,7 +106,9 @@ export interface ClipPhantoms extends GateOnClip, BargeInOnClip {
 
 export interface PhantomTurns {
   definition: string;
-  gate: GateSettings;
+  gate: Omit<GateSettings, 'classifier'>;
+  /** Whether a classifier (voice-classifier.ts) confirmed each onset. */
+  classified: boolean;
   noiseMs: number;
   /** Gate opens on clips labelled noise, per hour of that noise. */
   phantomStartsPerHour: number;
@@ -130,7 +132,19 @@ export const PHANTOM_DEFINITION =
 
 /** The whole measurement: every noise-corpus clip through the gate and barge-in, and speech controls through the gate. */
 export function measurePhantomTurns(settings: GateSettings = {}, corpus: readonly NoiseClip[] = loadNoiseCorpus()): PhantomTurns {
-  const clips = corpus.map((clip): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gateOnClip(clip.pcm, clip.soundStart, settings), ...(clip.label === 'noise' ? bargeInOnClip(clip.pcm) : { cuts: 0, holds: 0 }) }));
+  const gated = corpus.map((clip) => gateOnClip(clip.pcm, clip.soundStart, settings));
+  const pause = loadPauseCorpus().map((clip) => gateOnClip(clip.pcm, firstSound(clip.pcm), settings));
+  return summarisePhantoms(settings, corpus, gated, pause);
+}
+
+/** The speech-control clips of the pause corpus, each with where its sound starts. */
+export function pauseCorpusControls(): { pcm: Int16Array; soundStart: number }[] {
+  return loadPauseCorpus().map((clip) => ({ pcm: clip.pcm, soundStart: firstSound(clip.pcm) }));
+}
+
+/** The figures from each noise clip's gate run (in corpus order) and the pause corpus's. */
+export function summarisePhantoms(settings: GateSettings, corpus: readonly NoiseClip[], gated: readonly GateOnClip[], pause: readonly GateOnClip[]): PhantomTurns {
+  const clips = corpus.map((clip, i): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gated[i]!, ...(clip.label === 'noise' ? bargeInOnClip(clip.pcm) : { cuts: 0, holds: 0 }) }));
   const noise = clips.filter((c) => c.label === 'noise');
   const noiseMs = noise.reduce((n, c) => n + c.durationMs, 0);
   const perHour = (count: number) => Math.round((count * MS_PER_HOUR) / noiseMs);
@@ -142,11 +156,11 @@ export function measurePhantomTurns(settings: GateSettings = {}, corpus: readonl
     row.opens += c.opens;
     row.cuts += c.cuts;
   }
-  const pause = loadPauseCorpus().map((clip) => gateOnClip(clip.pcm, firstSound(clip.pcm), settings));
   const speech = [...clips.filter((c) => c.label === 'speech'), ...pause];
   return {
     definition: PHANTOM_DEFINITION,
-    gate: settings,
+    gate: withoutClassifier(settings),
+    classified: settings.classifier !== undefined,
     noiseMs,
     phantomStartsPerHour: perHour(noise.reduce((n, c) => n + c.opens, 0)),
     phantomBargeInsPerHour: perHour(noise.reduce((n, c) => n + c.cuts, 0)),
@@ -158,6 +172,10 @@ export function measurePhantomTurns(settings: GateSettings = {}, corpus: readonl
     speechOpenFrames: speech.map((c) => c.firstOpenFrames),
     clips,
   };
+}
+
+function withoutClassifier({ classifier: _classifier, ...gate }: GateSettings): Omit<GateSettings, 'classifier'> {
+  return gate;
 }
 
 /** The pause corpus's first sound: its first 10 ms frame over -54 dBFS RMS (the corpus's own trim level). */

@@ -4,12 +4,21 @@
 // precedes the energy that opened the gate) and a hangover that carries natural pauses.
 // Output is re-chunked to a fixed size; when the gate closes the last chunk is padded with silence
 // and `onEnd` fires (the Gemini provider maps it to audioStreamEnd).
+// With a classifier (voice-classifier.ts, off unless given), an onset the energy rule would open on
+// first waits, "pending", for the classifier to call it speech: the turn opens on that verdict, with
+// the pre-roll and the pending audio, or never, when the sound falls quiet first (a keyboard burst,
+// a cough, music: docs/audio.md "Phantom turns"). Nothing is lost while it waits; the turn's first
+// chunk is only later by the verdict's delay.
+
+import { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier } from './voice-classifier.ts';
 
 const RATE = 16_000;
 const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
 /** Quiet time after which an open gate closes: the end of a turn (the choice and its figures: end-of-turn.ts). */
 export const DEFAULT_HANGOVER_MS = 500;
+/** Audio an onset may wait for its classifier's verdict and still be sent whole, beyond the pre-roll. */
+const MAX_PENDING_MS = 1000;
 
 export interface VoiceGateOptions {
   /**
@@ -35,6 +44,10 @@ export interface VoiceGateOptions {
   closeHysteresisDb?: number;
   /** Consecutive loud 10 ms frames needed to open (rejects clicks). Default 2. */
   openFrames?: number;
+  /** A second opinion before an onset opens the turn (off when absent: the energy rule alone opens). */
+  classifier?: VoiceActivityClassifier;
+  /** Speech probability at or over which the classifier's verdict opens the turn. Default 0.5. */
+  speechThreshold?: number;
 }
 
 export interface VoiceGateStats {
@@ -43,6 +56,8 @@ export interface VoiceGateStats {
   sentMs: number;
   noiseFloorDbfs: number;
   lastLevelDbfs: number;
+  /** Onsets the classifier never called speech before they fell quiet (phantom turns kept out). */
+  rejectedOnsets: number;
 }
 
 export class VoiceGate {
@@ -54,6 +69,18 @@ export class VoiceGate {
   readonly #openAboveNoiseDb: number;
   readonly #closeHysteresisDb: number;
   readonly #openFrames: number;
+  readonly #classifier: VoiceActivityClassifier | undefined;
+  readonly #speechThreshold: number;
+  /** The classifier's window being filled while an onset is pending (reused). */
+  readonly #window: Int16Array;
+  #windowFill = 0;
+  /** An onset waits for the classifier's verdict. */
+  #pending = false;
+  #rejectedOnsets = 0;
+  /** Bound once: the classifier's callback (no closure per window). */
+  readonly #onVerdict = (speechProbability: number): void => {
+    if (this.#pending && speechProbability >= this.#speechThreshold) this.#confirm();
+  };
 
   readonly #frame = new Int16Array(ANALYSIS_SAMPLES);
   #frameFill = 0;
@@ -62,6 +89,8 @@ export class VoiceGate {
   #ringWrite = 0;
   /** Samples in the ring that have not been sent (so a quick re-open never sends audio twice). */
   #ringUnsent = 0;
+  /** The pre-roll and opening frames, samples: what an onset sends from before its verdict. */
+  readonly #preRollSamples: number;
   readonly #chunk: Int16Array;
   #chunkFill = 0;
 
@@ -90,12 +119,23 @@ export class VoiceGate {
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
     this.#openFrames = Math.max(1, Math.floor(options.openFrames ?? 2));
     this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
-    // Pre-roll measured from the first loud frame, so the ring also holds the opening frames.
-    this.#ring = new Int16Array(Math.ceil((preRollMs * RATE) / 1000 / ANALYSIS_SAMPLES) * ANALYSIS_SAMPLES + this.#openFrames * ANALYSIS_SAMPLES);
+    this.#classifier = options.classifier;
+    this.#speechThreshold = options.speechThreshold ?? DEFAULT_SPEECH_THRESHOLD;
+    this.#window = new Int16Array(this.#classifier?.windowSamples ?? 0);
+    // Pre-roll measured from the first loud frame, so the ring also holds the opening frames (and,
+    // with a classifier, the audio heard while the onset waits for its verdict).
+    const frames = (ms: number) => Math.ceil((ms * RATE) / 1000 / ANALYSIS_SAMPLES) * ANALYSIS_SAMPLES;
+    this.#preRollSamples = frames(preRollMs) + this.#openFrames * ANALYSIS_SAMPLES;
+    this.#ring = new Int16Array(this.#preRollSamples + (this.#classifier ? frames(MAX_PENDING_MS) : 0));
   }
 
   get isOpen(): boolean {
     return this.#open;
+  }
+
+  /** An onset waits for the classifier's verdict (nothing has been sent for it yet). */
+  get isPending(): boolean {
+    return this.#pending;
   }
 
   /** Feed 16 kHz mono s16 (any length). Chunks and the end event are delivered synchronously. */
@@ -140,6 +180,7 @@ export class VoiceGate {
   /** Close now if open (call end, e.g. leaving the channel); forgets the pre-roll. */
   flush(): void {
     if (this.#open) this.#close();
+    if (this.#pending) this.#endPending();
     this.#frameFill = 0;
     this.#ringUnsent = 0;
     this.#loudRun = 0;
@@ -152,6 +193,7 @@ export class VoiceGate {
       sentMs: (this.#sentSamples * 1000) / RATE,
       noiseFloorDbfs: this.#levels[0]!,
       lastLevelDbfs: this.#levels[1]!,
+      rejectedOnsets: this.#rejectedOnsets,
     };
   }
 
@@ -178,7 +220,57 @@ export class VoiceGate {
     const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
     this.#levels[0] = Math.min(-30, Math.max(-90, next));
     this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
-    if (this.#loudRun >= this.#openFrames) this.#openGate();
+    if (this.#pending) this.#pendingFrame(frame, level >= openThreshold - this.#closeHysteresisDb);
+    else if (this.#loudRun >= this.#openFrames) {
+      if (this.#classifier) this.#startPending();
+      else this.#openGate();
+    }
+  }
+
+  /** An onset: ask the classifier about the audio that led to it (the last window's worth in the ring). */
+  #startPending(): void {
+    const classifier = this.#classifier!;
+    this.#pending = true;
+    this.#quietRun = 0;
+    // The ring is longer than the pre-roll (it also keeps the pending audio): send no more from before.
+    this.#ringUnsent = Math.min(this.#ringUnsent, this.#preRollSamples);
+    classifier.reset();
+    const ring = this.#ring;
+    const window = this.#window;
+    const start = this.#ringWrite - window.length + ring.length;
+    for (let i = 0; i < window.length; i++) window[i] = ring[(start + i) % ring.length]!;
+    this.#windowFill = 0;
+    classifier.classify(window, this.#onVerdict);
+  }
+
+  /** A frame heard while the onset waits: on to the classifier; the onset is dropped once quiet for the hangover. */
+  #pendingFrame(frame: Int16Array, loud: boolean): void {
+    const window = this.#window;
+    for (let i = 0; i < frame.length && this.#pending; i++) {
+      window[this.#windowFill++] = frame[i]!;
+      if (this.#windowFill === window.length) {
+        this.#windowFill = 0;
+        this.#classifier!.classify(window, this.#onVerdict); // may confirm at once (then the gate is open)
+      }
+    }
+    if (!this.#pending) return;
+    this.#quietRun = loud ? 0 : this.#quietRun + 1;
+    if (this.#quietRun >= this.#hangoverFrames) {
+      this.#rejectedOnsets++;
+      this.#endPending();
+    }
+  }
+
+  #confirm(): void {
+    this.#pending = false;
+    this.#openGate();
+  }
+
+  #endPending(): void {
+    this.#pending = false;
+    this.#quietRun = 0;
+    this.#loudRun = 0;
+    this.#classifier!.reset();
   }
 
   #remember(frame: Int16Array): void {
