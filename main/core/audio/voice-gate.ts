@@ -17,6 +17,10 @@ const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
 /** Quiet time after which an open gate closes: the end of a turn (the choice and its figures: end-of-turn.ts). */
 export const DEFAULT_HANGOVER_MS = 500;
+/** A block's minimum before it has seen a frame. */
+const MIN_UNSET = 100;
+/** Sub-blocks of the opening frames in which a click's energy is looked for: 2.5 ms at 16 kHz. */
+const BURST_BLOCK = 40;
 /** Audio an onset may wait for its classifier's verdict and still be sent whole, beyond the pre-roll. */
 const MAX_PENDING_MS = 1000;
 
@@ -44,6 +48,16 @@ export interface VoiceGateOptions {
   closeHysteresisDb?: number;
   /** Consecutive loud 10 ms frames needed to open (rejects clicks). Default 2. */
   openFrames?: number;
+  /**
+   * An onset whose opening frames hold more than this share of their energy in one 2.5 ms block is
+   * a click (a key, a tap on the mic), not a voice: it opens nothing. Default 0.5; 1 turns it off.
+   */
+  maxBurstShare?: number;
+  /**
+   * While open, a sound whose 50 ms level never dips to the close threshold for this long is
+   * stationary (a fan, hum, a sustained chord): the floor rises to its quietest 50 ms, so it closes. Default 1500; 0: off.
+   */
+  stationaryAfterMs?: number;
   /** A second opinion before an onset opens the turn (off when absent: the energy rule alone opens). */
   classifier?: VoiceActivityClassifier;
   /** Speech probability at or over which the classifier's verdict opens the turn. Default 0.5. */
@@ -69,6 +83,14 @@ export class VoiceGate {
   readonly #openAboveNoiseDb: number;
   readonly #closeHysteresisDb: number;
   readonly #openFrames: number;
+  readonly #maxBurstShare: number;
+  /** Frames per block of the open gate's running minimum (a third of stationaryAfterMs); 0: off. */
+  readonly #stationaryBlock: number;
+  #openRun = 0;
+  #minBlock = 0;
+  /** Mean square of the open gate's last 5 frames (ring). */
+  readonly #recentEnergy = new Float64Array(5);
+  #recentAt = 0;
   readonly #classifier: VoiceActivityClassifier | undefined;
   readonly #speechThreshold: number;
   /** The classifier's window being filled while an onset is pending (reused). */
@@ -98,10 +120,11 @@ export class VoiceGate {
   #loudRun = 0;
   #quietRun = 0;
   /**
-   * [noise floor dBFS, last level dBFS] in a typed array rather than fields: fractional values
+   * [noise floor dBFS, last level dBFS, the open gate's quietest frame in this block, in the last
+   * three blocks] in a typed array rather than fields: fractional values
    * written to plain fields measured a boxed number per open/close cycle (allocations.test.ts).
    */
-  readonly #levels = Float64Array.of(-70, -100);
+  readonly #levels = Float64Array.of(-70, -100, MIN_UNSET, MIN_UNSET, MIN_UNSET, MIN_UNSET);
   #opens = 0;
   #sentSamples = 0;
 
@@ -119,6 +142,8 @@ export class VoiceGate {
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
     this.#openFrames = Math.max(1, Math.floor(options.openFrames ?? 2));
     this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
+    this.#maxBurstShare = options.maxBurstShare ?? 0.5;
+    this.#stationaryBlock = Math.round((options.stationaryAfterMs ?? 1500) / 30);
     this.#classifier = options.classifier;
     this.#speechThreshold = options.speechThreshold ?? DEFAULT_SPEECH_THRESHOLD;
     this.#window = new Int16Array(this.#classifier?.windowSamples ?? 0);
@@ -209,7 +234,20 @@ export class VoiceGate {
     const openThreshold = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb);
     if (this.#open) {
       this.#emit(frame, 0, ANALYSIS_SAMPLES);
-      this.#quietRun = level >= openThreshold - this.#closeHysteresisDb ? 0 : this.#quietRun + 1;
+      if (this.#stationaryBlock > 0) {
+        // The level over the last 50 ms: a fan's 10 ms frames dip at random, speech's pauses last.
+        const energy = this.#recentEnergy;
+        energy[this.#recentAt] = sumSq / frame.length;
+        this.#recentAt = (this.#recentAt + 1) % energy.length;
+        let recent = 0;
+        for (let i = 0; i < energy.length; i++) recent += energy[i]!;
+        const recentDb = recent === 0 ? -100 : 10 * Math.log10(recent / energy.length / (FULL_SCALE * FULL_SCALE));
+        if (recentDb < this.#levels[2]!) this.#levels[2] = recentDb;
+        this.#trackStationary();
+      }
+      // The floor may have just risen (a stationary sound): the threshold is read again.
+      const closeAt = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb;
+      this.#quietRun = level >= closeAt ? 0 : this.#quietRun + 1;
       if (this.#quietRun >= this.#hangoverFrames) this.#close();
       return;
     }
@@ -221,10 +259,46 @@ export class VoiceGate {
     this.#levels[0] = Math.min(-30, Math.max(-90, next));
     this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
     if (this.#pending) this.#pendingFrame(frame, level >= openThreshold - this.#closeHysteresisDb);
-    else if (this.#loudRun >= this.#openFrames) {
+    else if (this.#loudRun >= this.#openFrames && !this.#burstLike()) {
       if (this.#classifier) this.#startPending();
       else this.#openGate();
     }
+  }
+
+  /**
+   * The open gate's running minimum of its 50 ms level over three blocks (stationaryAfterMs): when
+   * even the quietest 50 ms stayed over the close threshold, the sound is stationary and becomes the noise floor.
+   * The block's minimum is kept in #levels[2] by the caller (a fractional argument would be boxed).
+   */
+  #trackStationary(): void {
+    const levels = this.#levels;
+    if (++this.#openRun % this.#stationaryBlock !== 0) return;
+    levels[3 + this.#minBlock] = levels[2]!;
+    levels[2] = MIN_UNSET;
+    this.#minBlock = (this.#minBlock + 1) % 3;
+    if (this.#openRun < 3 * this.#stationaryBlock) return;
+    const quietest = Math.min(levels[3]!, levels[4]!, levels[5]!);
+    if (quietest >= Math.max(this.#minOpenDbfs, levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb) levels[0] = Math.min(-30, quietest);
+  }
+
+  /** Whether the opening frames (the last openFrames in the ring) hold most of their energy in one 2.5 ms block: a click. */
+  #burstLike(): boolean {
+    if (this.#maxBurstShare >= 1) return false;
+    const ring = this.#ring;
+    const span = this.#openFrames * ANALYSIS_SAMPLES;
+    const start = this.#ringWrite - span + ring.length;
+    let total = 0;
+    let loudest = 0;
+    for (let b = 0; b < span; b += BURST_BLOCK) {
+      let block = 0;
+      for (let i = b; i < b + BURST_BLOCK; i++) {
+        const v = ring[(start + i) % ring.length]!;
+        block += v * v;
+      }
+      total += block;
+      if (block > loudest) loudest = block;
+    }
+    return loudest > this.#maxBurstShare * total;
   }
 
   /** An onset: ask the classifier about the audio that led to it (the last window's worth in the ring). */
@@ -283,6 +357,10 @@ export class VoiceGate {
   #openGate(): void {
     this.#open = true;
     this.#opens++;
+    this.#openRun = 0;
+    this.#minBlock = 0;
+    this.#levels.fill(MIN_UNSET, 2);
+    this.#recentEnergy.fill(FULL_SCALE * FULL_SCALE); // loud until real frames replace it: never a false minimum
     this.#quietRun = 0;
     this.#loudRun = 0;
     this.#onOpen?.();
