@@ -6,7 +6,7 @@
 // Shared by bench/latency.ts (the phantomStartsPerHour row), bench/lib/noise-report.ts and
 // test/unit/noise-phantoms.test.ts.
 import { BargeInDetector } from '../../main/core/bridge/barge-in.ts';
-import { VoiceGate, type VoiceGateOptions } from '../../main/core/audio/index.ts';
+import { VoiceGate, isBurst, type VoiceGateOptions } from '../../main/core/audio/index.ts';
 import { loadNoiseCorpus, type NoiseClip, type NoiseKind } from './noise-corpus.ts';
 import { loadPauseCorpus } from './pause-corpus.ts';
 import { voicedReply } from './speech-like.ts';
@@ -68,6 +68,8 @@ export interface BargeInOnClip {
   cuts: number;
   /** Onsets that held playback (a gap in the reply, not a cut). */
   holds: number;
+  /** 20 ms frames from the clip's soundStart to the first cut; null: none. */
+  firstCutFrames: number | null;
 }
 
 /**
@@ -75,7 +77,7 @@ export interface BargeInOnClip {
  * played from REPLY_LEAD_MS before the clip's first frame, so a headset user's echo evidence is in
  * place, as in a call where they listened first). The detector and verdicts are CallAudio's.
  */
-export function bargeInOnClip(pcm16k: Int16Array): BargeInOnClip {
+export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, clickCheck = false): BargeInOnClip {
   const speaker = to48k(pcm16k);
   const frames = Math.floor(speaker.length / SPEAKER_FRAME_48K);
   const leadFrames = REPLY_LEAD_MS / FRAME_MS;
@@ -84,17 +86,23 @@ export function bargeInOnClip(pcm16k: Int16Array): BargeInOnClip {
   let cuts = 0;
   let holds = 0;
   let lastWasSpeech = false;
+  let firstCut: number | null = null;
   for (let f = 0; f < leadFrames + frames; f++) {
     const now = f * FRAME_MS;
     detector.notePlayed(reply.subarray(f * SPEAKER_FRAME_48K, (f + 1) * SPEAKER_FRAME_48K), now);
     if (f < leadFrames) continue;
     const at = (f - leadFrames) * SPEAKER_FRAME_48K;
-    const verdict = detector.judge(speaker.subarray(at, at + SPEAKER_FRAME_48K), now, 'speaker');
-    if (verdict === 'speech' && !lastWasSpeech) cuts++;
+    const judged = detector.judge(speaker.subarray(at, at + SPEAKER_FRAME_48K), now, 'speaker');
+    // What-if (not in barge-in.ts): a frame that is a click (isBurst, as the voice gate's onset check) only holds.
+    const verdict = clickCheck && judged === 'speech' && isBurst(pcm16k, at / 3, SPEAKER_FRAME_48K / 3, 0.5) ? 'onset' : judged;
+    if (verdict === 'speech' && !lastWasSpeech) {
+      cuts++;
+      firstCut ??= Math.max(0, Math.ceil((at / 3 + SPEAKER_FRAME_48K / 3 - soundStart) / (SPEAKER_FRAME_48K / 3)));
+    }
     if (verdict === 'onset') holds++;
     lastWasSpeech = verdict === 'speech';
   }
-  return { cuts, holds };
+  return { cuts, holds, firstCutFrames: firstCut };
 }
 
 export interface ClipPhantoms extends GateOnClip, BargeInOnClip {
@@ -116,6 +124,11 @@ export interface PhantomTurns {
   phantomBargeInsPerHour: number;
   /** Reply holds (a gap, not a cut) on noise clips, per hour. */
   phantomHoldsPerHour: number;
+  /** What-if for barge-in.ts (not what it does): the cuts if a click frame (isBurst) only held playback. */
+  phantomBargeInsPerHourIfClickChecked: number;
+  /** 20 ms frames from a speech control's start to the cut of the reply it talks over: as barge-in.ts does, and with the click check. */
+  speechBargeInFrames: (number | null)[];
+  speechBargeInFramesIfClickChecked: (number | null)[];
   /** Noise the gate sent to the model, % of the noise clips' duration (billed, and heard by the service's detector). */
   noiseSentPercent: number;
   byKind: Record<string, { clips: number; ms: number; opens: number; cuts: number }>;
@@ -144,7 +157,8 @@ export function pauseCorpusControls(): { pcm: Int16Array; soundStart: number }[]
 
 /** The figures from each noise clip's gate run (in corpus order) and the pause corpus's. */
 export function summarisePhantoms(settings: GateSettings, corpus: readonly NoiseClip[], gated: readonly GateOnClip[], pause: readonly GateOnClip[]): PhantomTurns {
-  const clips = corpus.map((clip, i): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gated[i]!, ...(clip.label === 'noise' ? bargeInOnClip(clip.pcm) : { cuts: 0, holds: 0 }) }));
+  const clips = corpus.map((clip, i): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gated[i]!, ...bargeInOnClip(clip.pcm, clip.soundStart) }));
+  const clickChecked = corpus.map((clip) => bargeInOnClip(clip.pcm, clip.soundStart, true));
   const noise = clips.filter((c) => c.label === 'noise');
   const noiseMs = noise.reduce((n, c) => n + c.durationMs, 0);
   const perHour = (count: number) => Math.round((count * MS_PER_HOUR) / noiseMs);
@@ -165,6 +179,9 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
     phantomStartsPerHour: perHour(noise.reduce((n, c) => n + c.opens, 0)),
     phantomBargeInsPerHour: perHour(noise.reduce((n, c) => n + c.cuts, 0)),
     phantomHoldsPerHour: perHour(noise.reduce((n, c) => n + c.holds, 0)),
+    phantomBargeInsPerHourIfClickChecked: perHour(clickChecked.filter((_, i) => corpus[i]!.label === 'noise').reduce((n, c) => n + c.cuts, 0)),
+    speechBargeInFrames: clips.filter((c) => c.label === 'speech').map((c) => c.firstCutFrames),
+    speechBargeInFramesIfClickChecked: clickChecked.filter((_, i) => corpus[i]!.label === 'speech').map((c) => c.firstCutFrames),
     noiseSentPercent: Math.round((1000 * noise.reduce((n, c) => n + c.sentMs, 0)) / noiseMs) / 10,
     byKind,
     speechOpened: speech.filter((c) => c.opens > 0).length,
@@ -172,6 +189,11 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
     speechOpenFrames: speech.map((c) => c.firstOpenFrames),
     clips,
   };
+}
+
+/** The figures without the per-clip rows and the definition (for a bench's JSON, beside its own definitions). */
+export function phantomSummary<T extends PhantomTurns>({ clips: _clips, definition: _definition, ...summary }: T): Omit<T, 'clips' | 'definition'> {
+  return summary;
 }
 
 function withoutClassifier({ classifier: _classifier, ...gate }: GateSettings): Omit<GateSettings, 'classifier'> {

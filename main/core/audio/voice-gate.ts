@@ -24,6 +24,26 @@ const BURST_BLOCK = 40;
 /** Audio an onset may wait for its classifier's verdict and still be sent whole, beyond the pre-roll. */
 const MAX_PENDING_MS = 1000;
 
+/**
+ * Whether `length` samples of `samples` from `start` (wrapping around the array: a ring) hold more
+ * than `maxShare` of their energy in one 2.5 ms block: a click (a key, a tap), not a voice, whose
+ * energy spreads over its pitch periods. A boolean, not the share: a fractional return is boxed.
+ */
+export function isBurst(samples: Int16Array, start: number, length: number, maxShare: number): boolean {
+  let total = 0;
+  let loudest = 0;
+  for (let b = 0; b < length; b += BURST_BLOCK) {
+    let block = 0;
+    for (let i = b; i < Math.min(length, b + BURST_BLOCK); i++) {
+      const v = samples[(start + i) % samples.length]!;
+      block += v * v;
+    }
+    total += block;
+    if (block > loudest) loudest = block;
+  }
+  return loudest > maxShare * total;
+}
+
 export interface VoiceGateOptions {
   /**
    * Receives each fixed-size chunk of speech. The array is a reused buffer: use or copy it before
@@ -281,24 +301,11 @@ export class VoiceGate {
     if (quietest >= Math.max(this.#minOpenDbfs, levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb) levels[0] = Math.min(-30, quietest);
   }
 
-  /** Whether the opening frames (the last openFrames in the ring) hold most of their energy in one 2.5 ms block: a click. */
+  /** Whether the opening frames (the last openFrames in the ring) are a click. */
   #burstLike(): boolean {
     if (this.#maxBurstShare >= 1) return false;
-    const ring = this.#ring;
     const span = this.#openFrames * ANALYSIS_SAMPLES;
-    const start = this.#ringWrite - span + ring.length;
-    let total = 0;
-    let loudest = 0;
-    for (let b = 0; b < span; b += BURST_BLOCK) {
-      let block = 0;
-      for (let i = b; i < b + BURST_BLOCK; i++) {
-        const v = ring[(start + i) % ring.length]!;
-        block += v * v;
-      }
-      total += block;
-      if (block > loudest) loudest = block;
-    }
-    return loudest > this.#maxBurstShare * total;
+    return isBurst(this.#ring, this.#ringWrite - span + this.#ring.length, span, this.#maxBurstShare);
   }
 
   /** An onset: ask the classifier about the audio that led to it (the last window's worth in the ring). */
