@@ -61,3 +61,18 @@ describe('the gate with a classifier confirming onsets', () => {
     }
   });
 });
+
+describe('Silero confirming onsets (optional packages)', async () => {
+  const { measurePhantomTurnsWithSilero } = await import('../../bench/lib/noise-silero.ts');
+  const measured = await measurePhantomTurnsWithSilero({}, 200);
+
+  it('is reported as not installed, never thrown, when its packages are absent', () => {
+    if (!measured.installed) expect(measured.reason).toMatch(/not installed/);
+  });
+
+  it.skipIf(!measured.installed)('opens on no noise clip and on every speech clip', () => {
+    if (!measured.installed) return;
+    expect(measured.result.phantomStartsPerHour).toBe(0);
+    expect(measured.result.speechOpened).toBe(measured.result.speechClips);
+  });
+});
