@@ -212,9 +212,12 @@ export class VoiceGate {
    * Samples of digital silence after which the gate next does something the model would see (a
    * chunk completes, or the gate closes), if nothing but silence follows; Infinity while closed.
    * A pause's silence is filled in at those moments rather than every 20 ms (CallAudio): the model
-   * receives the same chunks at the same times, with a fraction of the wake-ups.
+   * receives the same chunks at the same times, with a fraction of the wake-ups. While an onset is
+   * pending: the silence after which it is dropped (Discord sends nothing after a cough, and an onset
+   * left pending would splice the cough onto the next speech's pre-roll).
    */
   silenceSamplesUntilOutput(): number {
+    if (this.#pending) return Math.max(1, (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - this.#frameFill);
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
     const toChunk = this.#chunk.length - this.#chunkFill - pending;

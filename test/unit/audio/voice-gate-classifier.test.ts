@@ -137,4 +137,19 @@ describe('VoiceGate with a classifier', () => {
     expect(gate.stats().rejectedOnsets).toBeGreaterThan(10);
     expect(report.bytesPerFrame).toBeLessThan(4);
   });
+
+  it('tells the caller how much silence drops a pending onset, so a cough is not kept for the next speech', () => {
+    const x = utterance(800, 500, 200); // a 200 ms burst, then the stream stops (Discord sends nothing)
+    const classifier = new ManualClassifier();
+    const { gate, sent } = recordingGate({ classifier });
+    feed(gate, x, 0, 720);
+    expect(gate.isPending).toBe(true);
+    const silence = gate.silenceSamplesUntilOutput();
+    expect(silence).toBeLessThanOrEqual(ms(500));
+    gate.pushSilence(silence);
+    expect(gate.isPending).toBe(false);
+    expect(gate.stats().rejectedOnsets).toBe(1);
+    classifier.answer(1);
+    expect(sent()).toHaveLength(0);
+  });
 });
