@@ -254,32 +254,35 @@ export class VoiceGate {
     const rms = Math.sqrt(sumSq / frame.length);
     const level = rms === 0 ? -100 : Math.max(-100, 20 * Math.log10(rms / FULL_SCALE));
     this.#levels[1] = level;
+    // Open or pending (a classifier runs all the while): is the sound stationary?
+    if (this.#stationaryBlock > 0 && (this.#open || this.#pending)) {
+      // The level over the last 50 ms: a fan's 10 ms frames dip at random, speech's pauses last.
+      const energy = this.#recentEnergy;
+      energy[this.#recentAt] = sumSq / frame.length;
+      this.#recentAt = (this.#recentAt + 1) % energy.length;
+      let recent = 0;
+      for (let i = 0; i < energy.length; i++) recent += energy[i]!;
+      const recentDb = recent === 0 ? -100 : 10 * Math.log10(recent / energy.length / (FULL_SCALE * FULL_SCALE));
+      if (recentDb < this.#levels[2]!) this.#levels[2] = recentDb;
+      this.#trackStationary();
+    }
+    // After the stationary check: the floor may have just risen.
     const openThreshold = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb);
     if (this.#open) {
       this.#emit(frame, 0, ANALYSIS_SAMPLES);
-      if (this.#stationaryBlock > 0) {
-        // The level over the last 50 ms: a fan's 10 ms frames dip at random, speech's pauses last.
-        const energy = this.#recentEnergy;
-        energy[this.#recentAt] = sumSq / frame.length;
-        this.#recentAt = (this.#recentAt + 1) % energy.length;
-        let recent = 0;
-        for (let i = 0; i < energy.length; i++) recent += energy[i]!;
-        const recentDb = recent === 0 ? -100 : 10 * Math.log10(recent / energy.length / (FULL_SCALE * FULL_SCALE));
-        if (recentDb < this.#levels[2]!) this.#levels[2] = recentDb;
-        this.#trackStationary();
-      }
-      // The floor may have just risen (a stationary sound): the threshold is read again.
-      const closeAt = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb;
-      this.#quietRun = level >= closeAt ? 0 : this.#quietRun + 1;
+      this.#quietRun = level >= openThreshold - this.#closeHysteresisDb ? 0 : this.#quietRun + 1;
       if (this.#quietRun >= this.#hangoverFrames) this.#close();
       return;
     }
     this.#remember(frame);
-    // Noise floor: fast fall, slow rise (2 dB/s), only while closed, so speech never raises it.
+    // Noise floor: fast fall, slow rise (2 dB/s), only while closed and no onset is pending, so
+    // speech never raises it (and a stationary sound's floor is not pulled back down by its dips).
     // Inline: passing a fractional level to a method V8 does not inline boxes it.
-    const floor = this.#levels[0]!;
-    const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
-    this.#levels[0] = Math.min(-30, Math.max(-90, next));
+    if (!this.#pending) {
+      const floor = this.#levels[0]!;
+      const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
+      this.#levels[0] = Math.min(-30, Math.max(-90, next));
+    }
     this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
     if (this.#pending) this.#pendingFrame(frame, level >= openThreshold - this.#closeHysteresisDb);
     else if (this.#loudRun >= this.#openFrames && !this.#burstLike()) {
@@ -289,7 +292,7 @@ export class VoiceGate {
   }
 
   /**
-   * The open gate's running minimum of its 50 ms level over three blocks (stationaryAfterMs): when
+   * The open (or pending) gate's running minimum of its 50 ms level over three blocks (stationaryAfterMs): when
    * even the quietest 50 ms stayed over the close threshold, the sound is stationary and becomes the noise floor.
    * The block's minimum is kept in #levels[2] by the caller (a fractional argument would be boxed).
    */
@@ -304,6 +307,13 @@ export class VoiceGate {
     if (quietest >= Math.max(this.#minOpenDbfs, levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb) levels[0] = Math.min(-30, quietest);
   }
 
+  #resetStationary(): void {
+    this.#openRun = 0;
+    this.#minBlock = 0;
+    this.#levels.fill(MIN_UNSET, 2);
+    this.#recentEnergy.fill(FULL_SCALE * FULL_SCALE); // loud until real frames replace it: never a false minimum
+  }
+
   /** Whether the opening frames (the last openFrames in the ring) are a click. */
   #burstLike(): boolean {
     if (this.#maxBurstShare >= 1) return false;
@@ -316,6 +326,7 @@ export class VoiceGate {
     const classifier = this.#classifier!;
     this.#pending = true;
     this.#quietRun = 0;
+    this.#resetStationary();
     // The ring is longer than the pre-roll (it also keeps the pending audio): send no more from before.
     this.#ringUnsent = Math.min(this.#ringUnsent, this.#preRollSamples);
     classifier.reset();
@@ -367,10 +378,7 @@ export class VoiceGate {
   #openGate(): void {
     this.#open = true;
     this.#opens++;
-    this.#openRun = 0;
-    this.#minBlock = 0;
-    this.#levels.fill(MIN_UNSET, 2);
-    this.#recentEnergy.fill(FULL_SCALE * FULL_SCALE); // loud until real frames replace it: never a false minimum
+    this.#resetStationary();
     this.#quietRun = 0;
     this.#loudRun = 0;
     this.#onOpen?.();

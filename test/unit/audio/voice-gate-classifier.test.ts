@@ -152,4 +152,27 @@ describe('VoiceGate with a classifier', () => {
     classifier.answer(1);
     expect(sent()).toHaveLength(0);
   });
+
+  it('stops asking about a stationary sound (a fan from the first packet) the classifier never calls speech', () => {
+    const rnd = prng(5);
+    const fan = new Int16Array(ms(6000));
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < fan.length; i++) {
+      a += 0.08 * (rnd() * 2 - 1 - a);
+      b += 0.08 * (a - b);
+      fan[i] = Math.round(b * 4000); // about -46 dBFS RMS
+    }
+    let windows = 0;
+    const never: VoiceActivityClassifier = { windowSamples: 512, reset: () => undefined, classify: (_w, onResult) => (windows++, onResult(0)) };
+    const { gate, sent } = recordingGate({ classifier: never });
+    feed(gate, fan, 0, 3000);
+    expect(gate.stats().rejectedOnsets).toBeGreaterThanOrEqual(1);
+    const after = windows;
+    feed(gate, fan, 3000, 6000);
+    expect(gate.isPending).toBe(false);
+    expect(windows).toBe(after);
+    expect(sent()).toHaveLength(0);
+  });
 });
+
