@@ -70,6 +70,8 @@ export interface BargeInOnClip {
   holds: number;
   /** 20 ms frames from the clip's soundStart to the first cut; null: none. */
   firstCutFrames: number | null;
+  /** Where each cut fell: the 16 kHz sample at the end of the frame judged speech. */
+  cutSamples: number[];
 }
 
 /**
@@ -87,6 +89,7 @@ export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, clickCheck = f
   let holds = 0;
   let lastWasSpeech = false;
   let firstCut: number | null = null;
+  const cutSamples: number[] = [];
   for (let f = 0; f < leadFrames + frames; f++) {
     const now = f * FRAME_MS;
     detector.notePlayed(reply.subarray(f * SPEAKER_FRAME_48K, (f + 1) * SPEAKER_FRAME_48K), now);
@@ -97,12 +100,13 @@ export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, clickCheck = f
     const verdict = clickCheck && judged === 'speech' && isBurst(pcm16k, at / 3, SPEAKER_FRAME_48K / 3, 0.5) ? 'onset' : judged;
     if (verdict === 'speech' && !lastWasSpeech) {
       cuts++;
+      cutSamples.push(at / 3 + SPEAKER_FRAME_48K / 3);
       firstCut ??= Math.max(0, Math.ceil((at / 3 + SPEAKER_FRAME_48K / 3 - soundStart) / (SPEAKER_FRAME_48K / 3)));
     }
     if (verdict === 'onset') holds++;
     lastWasSpeech = verdict === 'speech';
   }
-  return { cuts, holds, firstCutFrames: firstCut };
+  return { cuts, holds, firstCutFrames: firstCut, cutSamples };
 }
 
 export interface ClipPhantoms extends GateOnClip, BargeInOnClip {

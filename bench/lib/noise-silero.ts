@@ -9,7 +9,7 @@ import { loadSileroClassifier } from '../../main/core/audio/silero-classifier.ts
 import type { VoiceActivityClassifier } from '../../main/core/audio/voice-classifier.ts';
 import { VoiceGate } from '../../main/core/audio/index.ts';
 import { loadNoiseCorpus } from './noise-corpus.ts';
-import { pauseCorpusControls, summarisePhantoms, type GateOnClip, type GateSettings, type PhantomTurns } from './noise-phantoms.ts';
+import { bargeInOnClip, pauseCorpusControls, summarisePhantoms, type GateOnClip, type GateSettings, type PhantomTurns } from './noise-phantoms.ts';
 
 const GATE_FRAME = 160;
 const WINDOW_MS = 32;
@@ -79,6 +79,13 @@ export interface SileroPhantoms extends PhantomTurns {
   cpuMsPerWindow: number;
   cpuPercentOfCoreWhilePending: number;
   cpuWindows: number;
+  /**
+   * What-if for barge-in.ts (not what it does): a cut stands only if Silero, primed on the 256 ms
+   * before it, calls one of the two 32 ms windows after it speech (the reply would be held meanwhile).
+   */
+  phantomBargeInsPerHourIfSileroConfirmed: number;
+  /** Per speech control: whether its first cut was confirmed that way. */
+  speechBargeInConfirmedBySilero: boolean[];
 }
 
 export type SileroMeasurement = { installed: true; result: SileroPhantoms } | { installed: false; reason: string };
@@ -102,6 +109,26 @@ async function cpuPerWindow(inner: VoiceActivityClassifier, audio: Int16Array, c
   return (used.user + used.system) / 1000 / count;
 }
 
+const PRIME_WINDOWS = 8; // 256 ms
+const CONFIRM_WINDOWS = 2; // 64 ms
+
+/** Whether Silero, fresh and primed on the audio before `cut`, calls a window of the 64 ms after it speech. */
+async function sileroConfirms(classifier: SettledClassifier, pcm: Int16Array, cut: number): Promise<boolean> {
+  const size = classifier.windowSamples;
+  classifier.reset();
+  let confirmed = false;
+  const window = new Int16Array(size);
+  for (let w = -PRIME_WINDOWS; w < CONFIRM_WINDOWS; w++) {
+    const at = cut + w * size;
+    for (let i = 0; i < size; i++) window[i] = pcm[at + i] ?? 0;
+    classifier.classify(window, (p) => {
+      if (w >= 0 && p >= 0.5) confirmed = true;
+    });
+    await classifier.settled();
+  }
+  return confirmed;
+}
+
 export async function measurePhantomTurnsWithSilero(settings: GateSettings = {}, cpuWindows = 2000): Promise<SileroMeasurement> {
   const loaded = await loadSileroClassifier();
   if (!loaded.ok) return { installed: false, reason: loaded.reason };
@@ -117,6 +144,13 @@ export async function measurePhantomTurnsWithSilero(settings: GateSettings = {},
   const pause: GateOnClip[] = [];
   for (const clip of pauseCorpusControls()) pause.push(await gateOnClipSettled(clip.pcm, clip.soundStart, settings, classifier));
   const summary = summarisePhantoms({ ...settings, classifier }, corpus, gated, pause);
+  let confirmedNoiseCuts = 0;
+  const speechConfirmed: boolean[] = [];
+  for (const clip of corpus) {
+    const { cutSamples } = bargeInOnClip(clip.pcm, clip.soundStart);
+    if (clip.label === 'noise') for (const cut of cutSamples) confirmedNoiseCuts += (await sileroConfirms(classifier, clip.pcm, cut)) ? 1 : 0;
+    else speechConfirmed.push(cutSamples.length > 0 && (await sileroConfirms(classifier, clip.pcm, cutSamples[0]!)));
+  }
   const speech = corpus.find((c) => c.label === 'speech')!.pcm;
   const cpuMs = await cpuPerWindow(loaded.classifier, speech, cpuWindows);
   return {
@@ -127,6 +161,8 @@ export async function measurePhantomTurnsWithSilero(settings: GateSettings = {},
       cpuMsPerWindow: Math.round(cpuMs * 1000) / 1000,
       cpuPercentOfCoreWhilePending: Math.round((1000 * cpuMs) / WINDOW_MS) / 10,
       cpuWindows,
+      phantomBargeInsPerHourIfSileroConfirmed: Math.round((confirmedNoiseCuts * 3_600_000) / summary.noiseMs),
+      speechBargeInConfirmedBySilero: speechConfirmed,
     },
   };
 }
