@@ -1,7 +1,7 @@
 // Phantom turns on the noise corpus (bench/lib/noise-phantoms.ts; docs/audio.md "Phantom turns"):
 // what the voice gate guarantees, counted in corpus frames. The energy gate alone keeps keyboard
-// clicks out only partly and coughs not at all (a cough is as loud and as long as a word); with a
-// classifier confirming each onset none opens. Speech opens on the same frame as before either way.
+// clicks out only partly and coughs not at all (a cough is as loud and as long as a word); closing on
+// a stationary sound (an option) ends a fan's turn; with a classifier confirming each onset none opens. Speech opens on the same frame as before either way.
 import { describe, expect, it } from 'vitest';
 import { measurePhantomTurns, gateOnClip, pauseCorpusControls } from '../../bench/lib/noise-phantoms.ts';
 import { loadNoiseCorpus } from '../../bench/lib/noise-corpus.ts';
@@ -27,13 +27,21 @@ describe('the energy gate on the noise corpus', () => {
     for (const frames of now.speechOpenFrames) expect(frames).toBeLessThanOrEqual(2);
   });
 
-  it('opens fewer times on keyboards (clicks rejected) and closes on a fan and hum (stationary), never more', () => {
+  it('opens fewer times on keyboards (clicks rejected), never more on anything', () => {
     expect(now.byKind.keyboard!.opens).toBeLessThan(before.byKind.keyboard!.opens);
     expect(now.phantomStartsPerHour).toBeLessThan(before.phantomStartsPerHour);
+    for (const kind of Object.keys(before.byKind)) expect(now.byKind[kind]!.opens, kind).toBeLessThanOrEqual(before.byKind[kind]!.opens);
+  });
+
+  it('closing on a stationary sound ends a fan\'s and hum\'s turn, with speech opening as before', () => {
+    const closing = measurePhantomTurns({ closeOnStationary: true });
     for (const kind of ['fan', 'hum']) {
       const ms = (r: typeof now) => r.clips.filter((c) => c.kind === kind).reduce((n, c) => n + c.sentMs, 0);
-      expect(ms(now), kind).toBeLessThan(0.75 * ms(before));
+      expect(ms(closing), kind).toBeLessThan(0.75 * ms(now));
     }
+    expect(closing.speechOpenFrames).toEqual(before.speechOpenFrames);
+    const pause = loadPauseCorpus();
+    expect(evaluateEndOfTurn(pause, { closeOnStationary: true })).toEqual(evaluateEndOfTurn(pause, BEFORE));
   });
 
   it('does not open on a lone key click or on the typing clip at a desk', () => {

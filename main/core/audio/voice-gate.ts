@@ -80,10 +80,16 @@ export interface VoiceGateOptions {
    */
   maxBurstShare?: number;
   /**
-   * While open, a sound whose 50 ms level never dips to the close threshold for this long is
-   * stationary (a fan, hum, a sustained chord): the floor rises to its quietest 50 ms, so it closes. Default 1500; 0: off.
+   * A sound whose 50 ms level never dips to the close threshold for this long is stationary (a fan,
+   * hum, a sustained chord): the floor rises to its quietest 50 ms, so it falls quiet. Applied to a
+   * pending onset (the classifier stops); to an open gate only with closeOnStationary. Default 1500; 0: off.
    */
   stationaryAfterMs?: number;
+  /**
+   * Close an open gate on a stationary sound too. Default false: the fakes' voices (the demo's
+   * scripted speech, the soak's phrases) are steady tones longer than 1.5 s, which it would cut.
+   */
+  closeOnStationary?: boolean;
   /** A second opinion before an onset opens the turn (off when absent: the energy rule alone opens). */
   classifier?: VoiceActivityClassifier;
   /** Speech probability at or over which the classifier's verdict opens the turn. Default 0.5. */
@@ -112,6 +118,7 @@ export class VoiceGate {
   readonly #maxBurstShare: number;
   /** Frames per block of the open gate's running minimum (a third of stationaryAfterMs); 0: off. */
   readonly #stationaryBlock: number;
+  readonly #closeOnStationary: boolean;
   #openRun = 0;
   #minBlock = 0;
   /** Mean square of the open gate's last 5 frames (ring). */
@@ -170,6 +177,7 @@ export class VoiceGate {
     this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
     this.#maxBurstShare = options.maxBurstShare ?? 0.5;
     this.#stationaryBlock = Math.round((options.stationaryAfterMs ?? 1500) / 30);
+    this.#closeOnStationary = options.closeOnStationary ?? false;
     this.#classifier = options.classifier;
     this.#speechThreshold = options.speechThreshold ?? DEFAULT_SPEECH_THRESHOLD;
     this.#window = new Int16Array(this.#classifier?.windowSamples ?? 0);
@@ -260,8 +268,8 @@ export class VoiceGate {
     const rms = Math.sqrt(sumSq / frame.length);
     const level = rms === 0 ? -100 : Math.max(-100, 20 * Math.log10(rms / FULL_SCALE));
     this.#levels[1] = level;
-    // Open or pending (a classifier runs all the while): is the sound stationary?
-    if (this.#stationaryBlock > 0 && (this.#open || this.#pending)) {
+    // Pending (a classifier runs all the while), or open when asked: is the sound stationary?
+    if (this.#stationaryBlock > 0 && ((this.#open && this.#closeOnStationary) || this.#pending)) {
       // The level over the last 50 ms: a fan's 10 ms frames dip at random, speech's pauses last.
       const energy = this.#recentEnergy;
       energy[this.#recentAt] = sumSq / frame.length;

@@ -1,6 +1,6 @@
 // The voice gate's two cheap noise checks (main/core/audio/voice-gate.ts; docs/audio.md "Phantom
 // turns"): a click opens nothing, a stationary sound that opened the gate becomes its floor and
-// closes it, and neither allocates per frame. Counted in frames, never time.
+// closes it when asked (closeOnStationary), and neither allocates per frame. Counted in frames, never time.
 import { describe, expect, it } from 'vitest';
 import { VoiceGate, type VoiceGateOptions } from '../../../main/core/audio/voice-gate.ts';
 import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
@@ -51,20 +51,31 @@ describe('VoiceGate noise checks', () => {
     expect(run(x).opens).toBe(0);
   });
 
-  it('closes on a fan that opened it, 1.5 s plus the hangover later, where it stayed open before', () => {
+  it('closes on a fan that opened it, 1.5 s plus the hangover later, when asked to (closeOnStationary)', () => {
     const x = fan(6000);
     expect(run(x, OFF).closedAt).toBe(-1);
-    const { opens, closedAt } = run(x);
+    expect(run(x).closedAt).toBe(-1); // off by default
+    const { opens, closedAt } = run(x, { closeOnStationary: true });
     expect(opens).toBeGreaterThanOrEqual(1);
     expect(closedAt).toBeGreaterThan(0);
     expect(closedAt).toBeLessThanOrEqual(ms(300 + 1500 + 500 + 100));
+  });
+
+  // The fakes' voices are steady tones (main/fakes/shared/scripted-speech.ts: a 4 Hz envelope that
+  // never falls under 70 %); at their -14 dBFS the floor's -30 dBFS cap keeps them open either way, a
+  // quieter one would be closed by closeOnStationary: so it is off by default.
+  it('keeps a steady 4 s tone at -30 dBFS open by default, and closes it with closeOnStationary', () => {
+    const x = new Int16Array(ms(4500));
+    for (let i = ms(300); i < x.length; i++) x[i] = Math.round(1470 * (0.85 + 0.15 * Math.sin((2 * Math.PI * 4 * i) / RATE)) * Math.sin((2 * Math.PI * 390 * i) / RATE));
+    expect(run(x).closedAt).toBe(-1);
+    expect(run(x, { closeOnStationary: true }).closedAt).toBeGreaterThan(0);
   });
 
   it('allocates nothing per frame through clicks, a fan and the stationary check', () => {
     const x = new Int16Array(ms(12_000));
     x.set(clicks(4000, 120), 0);
     x.set(fan(8000), ms(4000));
-    const gate = new VoiceGate({ chunkMs: 20, onChunk: () => undefined, onEnd: () => undefined });
+    const gate = new VoiceGate({ chunkMs: 20, closeOnStationary: true, onChunk: () => undefined, onEnd: () => undefined });
     const frames = x.length / 320;
     const frame = new Int16Array(320); // copied into, not a subarray: a view per frame is itself 96 B
     const report = measureAllocationsPerFrame((f) => {
