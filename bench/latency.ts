@@ -27,6 +27,8 @@ import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 import { MEMORY_TARGETS, memoryJson, memoryRows, runMemory, type MemoryRunResult } from './lib/latency-memory.ts';
 import { LIBRARY_FLOOR_DEFINITION, profileAgainstFloor, runLibraryFloorCall, type FloorProfile, type LibraryFloorResult } from './lib/library-floor-call.ts';
 import { CPU_VS_FLOOR_TARGET } from './lib/latency-providers.ts';
+import { PHANTOM_DEFINITION, measurePhantomTurns, phantomSummary } from './lib/noise-phantoms.ts';
+import { measurePhantomTurnsWithSilero } from './lib/noise-silero.ts';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -232,6 +234,9 @@ async function main(): Promise<void> {
     const r = evaluateEndOfTurn(corpus, { hangoverMs, chunkMs: 100 });
     return { hangoverMs, falseCutoffPercent: r.falseCutoffPercent, endOfSpeechToStreamEndP50Ms: r.endOfSpeechToStreamEndP50Ms, endOfSpeechToStreamEndP95Ms: r.endOfSpeechToStreamEndP95Ms, pausesCutByMs: Object.fromEntries(Object.entries(r.byPauseMs).map(([ms, v]) => [ms, `${v.cut}/${v.pauses}`])) };
   });
+  // Phantom turns: the gate (and, when its optional packages are installed, Silero) on the noise corpus (docs/audio.md "Phantom turns").
+  const phantoms = phantomSummary(measurePhantomTurns());
+  const phantomsSilero = await measurePhantomTurnsWithSilero();
   const speakerRuns: SpeakersRunResult[] = [];
   for (const n of counts) speakerRuns.push(await runSpeakers(n, CALL_MS, log));
   // `--memory` (about 13 min more): 10-minute call flatness, 8,000 requests, the source-run core idle.
@@ -277,6 +282,9 @@ async function main(): Promise<void> {
     providers: perProvider,
     libraryFloor: floor ? floorJson(floor, floorProfile) : null,
     endOfTurnHangoverSweep: hangoverSweep,
+    phantomStartsPerHour: phantoms.phantomStartsPerHour,
+    phantomTurns: phantoms,
+    phantomTurnsWithSilero: phantomsSilero.installed ? phantomSummary(phantomsSilero.result) : { notInstalled: phantomsSilero.reason },
     definitions: {
       ...PROVIDER_DEFINITIONS,
       libraryFloor: LIBRARY_FLOOR_DEFINITION,
@@ -287,6 +295,8 @@ async function main(): Promise<void> {
       rssMaxMb: 'highest core VmRSS sampled each second in the call (idle part included)',
       rssEndMb: 'core VmRSS at the end of the call',
       ...(memory ? memoryJson(memory).definitions : {}),
+      phantomStartsPerHour: PHANTOM_DEFINITION,
+      phantomTurnsWithSilero: 'the same with Silero v5 confirming each onset before the turn opens (main/core/audio/silero-classifier.ts, optional packages), each verdict awaited before the next 10 ms frame; cpuMsPerWindow = process.cpuUsage over 2000 windows of 32 ms back to back / 2000',
       endOfTurnHangoverSweep: 'the voice gate on the pause corpus (test/fixtures/pause-corpus) at other hangovers: % of the 30 labelled mid-sentence pauses cut, end of speech → the gate\'s close (counted in 10 ms frames), and per pause length cut/total',
       speakers: 'a fresh core per speaker count; N fake users talk continuously for the whole window; framesSent counted by the fake senders, framesDecoded = GET /health frames_in (decoded frames reaching the bridge), framesDropped = the mixer\'s dropped_frames (queue full)',
     },

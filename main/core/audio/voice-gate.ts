@@ -4,12 +4,51 @@
 // precedes the energy that opened the gate) and a hangover that carries natural pauses.
 // Output is re-chunked to a fixed size; when the gate closes the last chunk is padded with silence
 // and `onEnd` fires (the Gemini provider maps it to audioStreamEnd).
+// With a classifier (voice-classifier.ts, off unless given), an onset the energy rule would open on
+// first waits, "pending", for the classifier to call it speech: the turn opens on that verdict, with
+// the pre-roll and the pending audio, or never, when the sound falls quiet first (a keyboard burst,
+// a cough, music: docs/audio.md "Phantom turns"). Nothing is lost while it waits; the turn's first
+// chunk is only later by the verdict's delay.
+
+import { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier } from './voice-classifier.ts';
 
 const RATE = 16_000;
 const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
 /** Quiet time after which an open gate closes: the end of a turn (the choice and its figures: end-of-turn.ts). */
 export const DEFAULT_HANGOVER_MS = 500;
+/** A block's minimum before it has seen a frame. */
+const MIN_UNSET = 100;
+/** Sub-blocks of the opening frames in which a click's energy is looked for: 2.5 ms at 16 kHz. */
+const BURST_BLOCK = 40;
+/**
+ * Classifier windows of the lead-up heard when an onset starts (context for its state). Measured on
+ * the noise corpus with Silero (docs/audio.md "Phantom turns"): 1 window opened a synthetic voice
+ * 950 ms late, 2 within 60 ms, with no phantom start either way; 4 let one through, 8 cost 15 % more windows.
+ */
+const PRIME_WINDOWS = 2;
+/** Audio an onset may wait for its classifier's verdict and still be sent whole, beyond the pre-roll. */
+const MAX_PENDING_MS = 1000;
+
+/**
+ * Whether `length` samples of `samples` from `start` (wrapping around the array: a ring) hold more
+ * than `maxShare` of their energy in one 2.5 ms block: a click (a key, a tap), not a voice, whose
+ * energy spreads over its pitch periods. A boolean, not the share: a fractional return is boxed.
+ */
+export function isBurst(samples: Int16Array, start: number, length: number, maxShare: number): boolean {
+  let total = 0;
+  let loudest = 0;
+  for (let b = 0; b < length; b += BURST_BLOCK) {
+    let block = 0;
+    for (let i = b; i < Math.min(length, b + BURST_BLOCK); i++) {
+      const v = samples[(start + i) % samples.length]!;
+      block += v * v;
+    }
+    total += block;
+    if (block > loudest) loudest = block;
+  }
+  return loudest > maxShare * total;
+}
 
 export interface VoiceGateOptions {
   /**
@@ -35,6 +74,26 @@ export interface VoiceGateOptions {
   closeHysteresisDb?: number;
   /** Consecutive loud 10 ms frames needed to open (rejects clicks). Default 2. */
   openFrames?: number;
+  /**
+   * An onset whose opening frames hold more than this share of their energy in one 2.5 ms block is
+   * a click (a key, a tap on the mic), not a voice: it opens nothing. Default 0.5; 1 turns it off.
+   */
+  maxBurstShare?: number;
+  /**
+   * A sound whose 50 ms level never dips to the close threshold for this long is stationary (a fan,
+   * hum, a sustained chord): the floor rises to its quietest 50 ms, so it falls quiet. Applied to a
+   * pending onset (the classifier stops); to an open gate only with closeOnStationary. Default 1500; 0: off.
+   */
+  stationaryAfterMs?: number;
+  /**
+   * Close an open gate on a stationary sound too. Default false: the fakes' voices (the demo's
+   * scripted speech, the soak's phrases) are steady tones longer than 1.5 s, which it would cut.
+   */
+  closeOnStationary?: boolean;
+  /** A second opinion before an onset opens the turn (off when absent: the energy rule alone opens). */
+  classifier?: VoiceActivityClassifier;
+  /** Speech probability at or over which the classifier's verdict opens the turn. Default 0.5. */
+  speechThreshold?: number;
 }
 
 export interface VoiceGateStats {
@@ -43,6 +102,8 @@ export interface VoiceGateStats {
   sentMs: number;
   noiseFloorDbfs: number;
   lastLevelDbfs: number;
+  /** Onsets the classifier never called speech before they fell quiet (phantom turns kept out). */
+  rejectedOnsets: number;
 }
 
 export class VoiceGate {
@@ -54,6 +115,27 @@ export class VoiceGate {
   readonly #openAboveNoiseDb: number;
   readonly #closeHysteresisDb: number;
   readonly #openFrames: number;
+  readonly #maxBurstShare: number;
+  /** Frames per block of the open gate's running minimum (a third of stationaryAfterMs); 0: off. */
+  readonly #stationaryBlock: number;
+  readonly #closeOnStationary: boolean;
+  #openRun = 0;
+  #minBlock = 0;
+  /** Mean square of the open gate's last 5 frames (ring). */
+  readonly #recentEnergy = new Float64Array(5);
+  #recentAt = 0;
+  readonly #classifier: VoiceActivityClassifier | undefined;
+  readonly #speechThreshold: number;
+  /** The classifier's window being filled while an onset is pending (reused). */
+  readonly #window: Int16Array;
+  #windowFill = 0;
+  /** An onset waits for the classifier's verdict. */
+  #pending = false;
+  #rejectedOnsets = 0;
+  /** Bound once: the classifier's callback (no closure per window). */
+  readonly #onVerdict = (speechProbability: number): void => {
+    if (this.#pending && speechProbability >= this.#speechThreshold) this.#confirm();
+  };
 
   readonly #frame = new Int16Array(ANALYSIS_SAMPLES);
   #frameFill = 0;
@@ -62,6 +144,8 @@ export class VoiceGate {
   #ringWrite = 0;
   /** Samples in the ring that have not been sent (so a quick re-open never sends audio twice). */
   #ringUnsent = 0;
+  /** The pre-roll and opening frames, samples: what an onset sends from before its verdict. */
+  readonly #preRollSamples: number;
   readonly #chunk: Int16Array;
   #chunkFill = 0;
 
@@ -69,10 +153,11 @@ export class VoiceGate {
   #loudRun = 0;
   #quietRun = 0;
   /**
-   * [noise floor dBFS, last level dBFS] in a typed array rather than fields: fractional values
+   * [noise floor dBFS, last level dBFS, the open gate's quietest frame in this block, in the last
+   * three blocks] in a typed array rather than fields: fractional values
    * written to plain fields measured a boxed number per open/close cycle (allocations.test.ts).
    */
-  readonly #levels = Float64Array.of(-70, -100);
+  readonly #levels = Float64Array.of(-70, -100, MIN_UNSET, MIN_UNSET, MIN_UNSET, MIN_UNSET);
   #opens = 0;
   #sentSamples = 0;
 
@@ -90,12 +175,26 @@ export class VoiceGate {
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
     this.#openFrames = Math.max(1, Math.floor(options.openFrames ?? 2));
     this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
-    // Pre-roll measured from the first loud frame, so the ring also holds the opening frames.
-    this.#ring = new Int16Array(Math.ceil((preRollMs * RATE) / 1000 / ANALYSIS_SAMPLES) * ANALYSIS_SAMPLES + this.#openFrames * ANALYSIS_SAMPLES);
+    this.#maxBurstShare = options.maxBurstShare ?? 0.5;
+    this.#stationaryBlock = Math.round((options.stationaryAfterMs ?? 1500) / 30);
+    this.#closeOnStationary = options.closeOnStationary ?? false;
+    this.#classifier = options.classifier;
+    this.#speechThreshold = options.speechThreshold ?? DEFAULT_SPEECH_THRESHOLD;
+    this.#window = new Int16Array(this.#classifier?.windowSamples ?? 0);
+    // Pre-roll measured from the first loud frame, so the ring also holds the opening frames (and,
+    // with a classifier, the audio heard while the onset waits for its verdict).
+    const frames = (ms: number) => Math.ceil((ms * RATE) / 1000 / ANALYSIS_SAMPLES) * ANALYSIS_SAMPLES;
+    this.#preRollSamples = frames(preRollMs) + this.#openFrames * ANALYSIS_SAMPLES;
+    this.#ring = new Int16Array(this.#preRollSamples + (this.#classifier ? frames(MAX_PENDING_MS) : 0));
   }
 
   get isOpen(): boolean {
     return this.#open;
+  }
+
+  /** An onset waits for the classifier's verdict (nothing has been sent for it yet). */
+  get isPending(): boolean {
+    return this.#pending;
   }
 
   /** Feed 16 kHz mono s16 (any length). Chunks and the end event are delivered synchronously. */
@@ -127,9 +226,12 @@ export class VoiceGate {
    * Samples of digital silence after which the gate next does something the model would see (a
    * chunk completes, or the gate closes), if nothing but silence follows; Infinity while closed.
    * A pause's silence is filled in at those moments rather than every 20 ms (CallAudio): the model
-   * receives the same chunks at the same times, with a fraction of the wake-ups.
+   * receives the same chunks at the same times, with a fraction of the wake-ups. While an onset is
+   * pending: the silence after which it is dropped (Discord sends nothing after a cough, and an onset
+   * left pending would splice the cough onto the next speech's pre-roll).
    */
   silenceSamplesUntilOutput(): number {
+    if (this.#pending) return Math.max(1, (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - this.#frameFill);
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
     const toChunk = this.#chunk.length - this.#chunkFill - pending;
@@ -140,6 +242,7 @@ export class VoiceGate {
   /** Close now if open (call end, e.g. leaving the channel); forgets the pre-roll. */
   flush(): void {
     if (this.#open) this.#close();
+    if (this.#pending) this.#endPending();
     this.#frameFill = 0;
     this.#ringUnsent = 0;
     this.#loudRun = 0;
@@ -152,6 +255,7 @@ export class VoiceGate {
       sentMs: (this.#sentSamples * 1000) / RATE,
       noiseFloorDbfs: this.#levels[0]!,
       lastLevelDbfs: this.#levels[1]!,
+      rejectedOnsets: this.#rejectedOnsets,
     };
   }
 
@@ -164,6 +268,19 @@ export class VoiceGate {
     const rms = Math.sqrt(sumSq / frame.length);
     const level = rms === 0 ? -100 : Math.max(-100, 20 * Math.log10(rms / FULL_SCALE));
     this.#levels[1] = level;
+    // Pending (a classifier runs all the while), or open when asked: is the sound stationary?
+    if (this.#stationaryBlock > 0 && ((this.#open && this.#closeOnStationary) || this.#pending)) {
+      // The level over the last 50 ms: a fan's 10 ms frames dip at random, speech's pauses last.
+      const energy = this.#recentEnergy;
+      energy[this.#recentAt] = sumSq / frame.length;
+      this.#recentAt = (this.#recentAt + 1) % energy.length;
+      let recent = 0;
+      for (let i = 0; i < energy.length; i++) recent += energy[i]!;
+      const recentDb = recent === 0 ? -100 : 10 * Math.log10(recent / energy.length / (FULL_SCALE * FULL_SCALE));
+      if (recentDb < this.#levels[2]!) this.#levels[2] = recentDb;
+      this.#trackStationary();
+    }
+    // After the stationary check: the floor may have just risen.
     const openThreshold = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb);
     if (this.#open) {
       this.#emit(frame, 0, ANALYSIS_SAMPLES);
@@ -172,13 +289,102 @@ export class VoiceGate {
       return;
     }
     this.#remember(frame);
-    // Noise floor: fast fall, slow rise (2 dB/s), only while closed, so speech never raises it.
+    // Noise floor: fast fall, slow rise (2 dB/s), only while closed and no onset is pending, so
+    // speech never raises it (and a stationary sound's floor is not pulled back down by its dips).
     // Inline: passing a fractional level to a method V8 does not inline boxes it.
-    const floor = this.#levels[0]!;
-    const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
-    this.#levels[0] = Math.min(-30, Math.max(-90, next));
+    if (!this.#pending) {
+      const floor = this.#levels[0]!;
+      const next = level < floor ? floor + (level - floor) * 0.5 : Math.min(level, floor + 0.02);
+      this.#levels[0] = Math.min(-30, Math.max(-90, next));
+    }
     this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
-    if (this.#loudRun >= this.#openFrames) this.#openGate();
+    if (this.#pending) this.#pendingFrame(frame, level >= openThreshold - this.#closeHysteresisDb);
+    else if (this.#loudRun >= this.#openFrames && !this.#burstLike()) {
+      if (this.#classifier) this.#startPending();
+      else this.#openGate();
+    }
+  }
+
+  /**
+   * The open (or pending) gate's running minimum of its 50 ms level over three blocks (stationaryAfterMs): when
+   * even the quietest 50 ms stayed over the close threshold, the sound is stationary and becomes the noise floor.
+   * The block's minimum is kept in #levels[2] by the caller (a fractional argument would be boxed).
+   */
+  #trackStationary(): void {
+    const levels = this.#levels;
+    if (++this.#openRun % this.#stationaryBlock !== 0) return;
+    levels[3 + this.#minBlock] = levels[2]!;
+    levels[2] = MIN_UNSET;
+    this.#minBlock = (this.#minBlock + 1) % 3;
+    if (this.#openRun < 3 * this.#stationaryBlock) return;
+    const quietest = Math.min(levels[3]!, levels[4]!, levels[5]!);
+    if (quietest >= Math.max(this.#minOpenDbfs, levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb) levels[0] = Math.min(-30, quietest);
+  }
+
+  #resetStationary(): void {
+    this.#openRun = 0;
+    this.#minBlock = 0;
+    this.#levels.fill(MIN_UNSET, 2);
+    this.#recentEnergy.fill(FULL_SCALE * FULL_SCALE); // loud until real frames replace it: never a false minimum
+  }
+
+  /** Whether the opening frames (the last openFrames in the ring) are a click. */
+  #burstLike(): boolean {
+    if (this.#maxBurstShare >= 1) return false;
+    const span = this.#openFrames * ANALYSIS_SAMPLES;
+    return isBurst(this.#ring, this.#ringWrite - span + this.#ring.length, span, this.#maxBurstShare);
+  }
+
+  /** An onset: ask the classifier about the audio that led to it (the last window's worth in the ring). */
+  #startPending(): void {
+    const classifier = this.#classifier!;
+    this.#pending = true;
+    this.#quietRun = 0;
+    this.#resetStationary();
+    // The ring is longer than the pre-roll (it also keeps the pending audio): send no more from before.
+    this.#ringUnsent = Math.min(this.#ringUnsent, this.#preRollSamples);
+    classifier.reset();
+    // The classifier hears the lead-up too (its state needs context): up to PRIME_WINDOWS windows of
+    // the pre-roll, ending with the opening frames; a verdict on any of them may open.
+    const ring = this.#ring;
+    const window = this.#window;
+    const primes = Math.max(1, Math.min(PRIME_WINDOWS, Math.floor(this.#preRollSamples / window.length)));
+    for (let w = primes; w >= 1 && this.#pending; w--) {
+      const start = this.#ringWrite - w * window.length + ring.length;
+      for (let i = 0; i < window.length; i++) window[i] = ring[(start + i) % ring.length]!;
+      classifier.classify(window, this.#onVerdict);
+    }
+    this.#windowFill = 0;
+  }
+
+  /** A frame heard while the onset waits: on to the classifier; the onset is dropped once quiet for the hangover. */
+  #pendingFrame(frame: Int16Array, loud: boolean): void {
+    const window = this.#window;
+    for (let i = 0; i < frame.length && this.#pending; i++) {
+      window[this.#windowFill++] = frame[i]!;
+      if (this.#windowFill === window.length) {
+        this.#windowFill = 0;
+        this.#classifier!.classify(window, this.#onVerdict); // may confirm at once (then the gate is open)
+      }
+    }
+    if (!this.#pending) return;
+    this.#quietRun = loud ? 0 : this.#quietRun + 1;
+    if (this.#quietRun >= this.#hangoverFrames) {
+      this.#rejectedOnsets++;
+      this.#endPending();
+    }
+  }
+
+  #confirm(): void {
+    this.#pending = false;
+    this.#openGate();
+  }
+
+  #endPending(): void {
+    this.#pending = false;
+    this.#quietRun = 0;
+    this.#loudRun = 0;
+    this.#classifier!.reset();
   }
 
   #remember(frame: Int16Array): void {
@@ -191,6 +397,7 @@ export class VoiceGate {
   #openGate(): void {
     this.#open = true;
     this.#opens++;
+    this.#resetStationary();
     this.#quietRun = 0;
     this.#loudRun = 0;
     this.#onOpen?.();
