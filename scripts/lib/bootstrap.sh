@@ -67,7 +67,11 @@ lvb_bootstrap() { # [--chromium]
     lvb_ensure_toolchain
     lvb_say "installing dependencies with Node $(node --version) (npm ci; first run only, takes a few minutes)"
     # The demo and the tests need neither Playwright's own browsers nor the Electron binary.
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ELECTRON_SKIP_BINARY_DOWNLOAD="${ELECTRON_SKIP_BINARY_DOWNLOAD:-1}" JOBS="${JOBS:-2}" \
+    # onnxruntime-node (the optional Silero voice check, docs/audio.md "Phantom turns") ships its CPU
+    # binaries in the tarball; its install script would fetch a CUDA provider from NuGet, which is
+    # neither needed nor reachable (npm 11 runs no install script that allowScripts does not list;
+    # the variable also stops it where one runs).
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ELECTRON_SKIP_BINARY_DOWNLOAD="${ELECTRON_SKIP_BINARY_DOWNLOAD:-1}" ONNXRUNTIME_NODE_INSTALL=skip JOBS="${JOBS:-2}" \
       npm ci --no-audit --no-fund --loglevel=error
     node scripts/lib/install-state.mjs write
   fi
