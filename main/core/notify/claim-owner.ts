@@ -76,7 +76,8 @@ export function claimAbandoned(e: StoredNotification, now: number, owner: string
 
 /**
  * Claims whose owner is gone are marked `failed` ("interrupted"): the user may have got the entry
- * once, never twice. `ownClaims`: how many claims the asking scheduler holds now (when every
+ * once, never twice — unless its receiver drops a repeat until `resend_until`: then it is scheduled
+ * again now, to be resent once. `ownClaims`: how many claims the asking scheduler holds now (when every
  * `delivering` entry is one of them, nothing is written: null). Returns the records written.
  */
 export async function failAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
@@ -86,6 +87,17 @@ export async function failAbandonedClaims(store: ScheduleStore, owner: string, o
     const write: StoredNotification[] = [];
     for (const e of store.delivering()) {
       if (!claimAbandoned(e, now, owner)) continue;
+      if (e.resend_until !== undefined && now < e.resend_until) {
+        // The receiver drops a repeat until then: sending again delivers it once either way.
+        write.push({
+          ...unclaimed(e, now),
+          state: 'scheduled',
+          next_attempt_at: now,
+          last_error: `interrupted during delivery attempt ${e.attempts} (the process stopped after it started sending); sent again with the same nonce / Idempotency-Key, which the receiver drops if the first arrived`,
+        });
+        log.warn({ id: e.id }, 'scheduled notification was interrupted mid-delivery; sending it again (the receiver drops a repeat)');
+        continue;
+      }
       write.push({
         ...unclaimed(e, now),
         state: 'failed',
