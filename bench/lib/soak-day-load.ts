@@ -147,7 +147,8 @@ export interface DayLoad {
   reminders: ReminderRecord[];
   voiceTexts: string[];
   events: { events: number; reconnects: number };
-  says: { sent: number; failed: number };
+  /** `exits`: the CLI's exit code per say/ask, in order (docs/notifications.md's codes). */
+  says: { sent: number; failed: number; exits: string[] };
   membershipChanges: number;
   silentRekeys: number;
   stop(): Promise<void>;
@@ -156,7 +157,7 @@ export interface DayLoad {
 /** Starts the load; `stop()` waits for every reminder already scheduled to fall due. */
 export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): DayLoad {
   const until = { done: false };
-  const load: DayLoad = { reminders: [], voiceTexts: [], events: { events: 0, reconnects: 0 }, says: { sent: 0, failed: 0 }, membershipChanges: 0, silentRekeys: 0, stop: async () => undefined };
+  const load: DayLoad = { reminders: [], voiceTexts: [], events: { events: 0, reconnects: 0 }, says: { sent: 0, failed: 0, exits: [] }, membershipChanges: 0, silentRekeys: 0, stop: async () => undefined };
   call.fake.onClientText?.((json) => void (json.includes('soakday-r') && load.voiceTexts.push(json)));
   const end = call.started + options.minutes * 60_000;
   const timers: NodeJS.Timeout[] = [];
@@ -221,7 +222,9 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     call.event('voiceReset', 'Discord voice reconnect (4015)');
   });
   every(options.sayEveryS, async (i) => {
-    const code = await cli(call, [i % 2 === 0 ? 'say' : 'ask', `soak day note ${i}`]);
+    const verb = i % 2 === 0 ? 'say' : 'ask';
+    const code = await cli(call, [verb, `soak day note ${i}`]);
+    load.says.exits.push(`${verb} ${i}: ${code}`);
     if (code === 0) load.says.sent++;
     else load.says.failed++;
   });
