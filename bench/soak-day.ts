@@ -108,7 +108,13 @@ export async function main(argv: string[]): Promise<void> {
     const startedAt = Date.now() - (performance.now() - started.started);
     const received = countAtReceivers(started, webhook, day.voiceTexts);
     const scheduled = day.reminders.filter((r) => r.scheduled);
-    const deliveries = scheduled.map((r) => ({ ...r, count: received[r.mode].get(r.tag) ?? 0 }));
+    // A voice reminder the call could not take (the model unreachable) goes by DM, channel or
+    // webhook instead, and its outcome says so: it is counted where it went, not lost.
+    const elsewhere = (tag: string): number => (['dm', 'channel', 'webhook'] as const).reduce((n, m) => n + (received[m].get(tag) ?? 0), 0);
+    const deliveries = scheduled.map((r) => {
+      const instead = r.mode === 'voice' ? elsewhere(r.tag) : 0;
+      return { ...r, instead, count: (received[r.mode].get(r.tag) ?? 0) + instead };
+    });
     const windowMs = windowMinutes * 60_000;
     const cycles = run.cycles;
     // Windows cover the call; the tail after it (waiting for the last reminders' receivers) is not one.
@@ -117,7 +123,7 @@ export async function main(argv: string[]): Promise<void> {
     const flat = flatChecks(inCall, quietPoints, windows, windowMs);
     const byMode = Object.fromEntries((['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
       const mine = deliveries.filter((d) => d.mode === mode);
-      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0) }];
+      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0), sentInstead: mine.filter((d) => d.instead > 0).length }];
     }));
     const result = {
       minutes,

@@ -137,17 +137,25 @@ function followEvents(call: SoakCallContext, until: { done: boolean }, counts: {
   })();
 }
 
-function cli(call: SoakCallContext, args: string[]): Promise<number | null> {
+/** Runs the compiled CLI; its exit code and, with `--json`, the outcome it printed (GET /say/{id}). */
+function cli(call: SoakCallContext, args: string[]): Promise<{ code: number | null; outcome: string }> {
   const port = new URL(call.base).port;
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token }, stdio: 'ignore' });
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token }, stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      const said = z.object({ outcome: z.string(), reason: z.string().nullable().optional() }).safeParse((() => { try { return JSON.parse(out) as unknown; } catch { return null; } })());
+      resolve({ code, outcome: said.success ? `${said.data.outcome}${said.data.reason ? ` (${said.data.reason})` : ''}` : out.trim().slice(0, 200) });
+    }),
+  );
 }
 
 export interface DayLoad {
   reminders: ReminderRecord[];
   voiceTexts: string[];
   events: { events: number; reconnects: number };
-  /** `exits`: the CLI's exit code per say/ask, in order (docs/notifications.md's codes). */
+  /** `exits`: per say/ask, in order, when it ended, the CLI's exit code and the outcome (GET /say/{id}). */
   says: { sent: number; failed: number; exits: string[] };
   membershipChanges: number;
   silentRekeys: number;
@@ -223,8 +231,8 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
   });
   every(options.sayEveryS, async (i) => {
     const verb = i % 2 === 0 ? 'say' : 'ask';
-    const code = await cli(call, [verb, `soak day note ${i}`]);
-    load.says.exits.push(`${verb} ${i}: ${code}`);
+    const { code, outcome } = await cli(call, [verb, '--json', `soak day note ${i}`]);
+    load.says.exits.push(`${verb} ${i} at ${new Date().toISOString()}: exit ${code}, ${outcome}`);
     if (code === 0) load.says.sent++;
     else load.says.failed++;
   });
