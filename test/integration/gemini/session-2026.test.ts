@@ -99,6 +99,32 @@ describe('gemini live, 2026 session rules', () => {
     expect(second.audioStreamEnds).toBe(0);
   });
 
+  it('a drop in the middle of the reply to a /say text does not write the text again (it would be said twice)', async () => {
+    h = await startHarness({ bargeInRms: null, autoReply: false });
+    const first = await h.fake.connection(0);
+    const settled: string[] = [];
+    h.session.sendText('Say the following to the user now: the build is green.', { onSettled: (o) => settled.push(o.delivered ? 'delivered' : o.reason) });
+    await first.waitFor(() => clientTexts(first).includes('the build is green'), 5000, 'the text at the model');
+    void first.reply({ toneMs: 2000, chunkMs: 40, paceMs: 40, transcript: 'The build is green.' });
+    await waitUntil(() => h!.rec.audio.length >= 3, 'the reply under way');
+    // No handle came after the text (it comes with turnComplete): the socket drops mid-reply.
+    first.drop();
+    const second = await h.fake.connection(1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(clientTexts(second)).not.toContain('the build is green');
+    expect(settled).toEqual(['delivered']);
+  });
+
+  it('a text written on a socket that drops before the model answered it is written again on the next (never lost)', async () => {
+    h = await startHarness({ bargeInRms: null, autoReply: false });
+    const first = await h.fake.connection(0);
+    h.session.sendText('Say the following to the user now: tea is ready.');
+    await first.waitFor(() => clientTexts(first).includes('tea is ready'), 5000, 'the text at the model');
+    first.drop();
+    const second = await h.fake.connection(1);
+    await second.waitFor(() => clientTexts(second).includes('tea is ready'), 5000, 'the text written again');
+  });
+
   it('a reply that follows `interrupted` with no turnComplete between is not part of the interrupted turn: the turn ends before its audio', async () => {
     h = await startHarness({ bargeInRms: null });
     const c = await h.fake.connection(0);
