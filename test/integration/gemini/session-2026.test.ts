@@ -50,6 +50,24 @@ describe('gemini live, 2026 session rules', () => {
     await fresh.waitFor(() => clientTexts(fresh).includes('the pizza is here'), 5000, 'the /say text on the fresh session');
   });
 
+  it('a refused resume, then a 1011 on the fresh session before it answered: the utterance said across both is heard once, on the next socket', async () => {
+    // The day soak's last minute (issue #55): a deadline with a refused resume and a 1011 drop right after.
+    h = await startHarness({ sessionDeadlineMs: 1500, bargeInRms: null, autoReply: false }, { sessionRenewAfterMs: null });
+    const first = await h.fake.connection(0);
+    await waitUntil(() => first.closeCode !== null, 'the deadline close', 10_000);
+    const fresh = await h.fake.connection(1);
+    expect(fresh.resumedWithHandle).toBeNull();
+    await waitUntil(() => h!.session.stats.freshSessions === 1, 'the fresh session adopted');
+    for (let i = 0; i < 10; i++) h.session.sendAudio(new Int16Array(320).fill(3000));
+    h.session.endAudioInput();
+    await fresh.waitFor(() => fresh.audioStreamEnds === 1, 5000, 'the utterance on the fresh session');
+    fresh.close(1011, 'Internal error occurred.');
+    const next = await h.fake.connection(h.fake.connections.indexOf(fresh) + 1);
+    await next.waitFor(() => next.audioStreamEnds === 1 && next.inputSamples >= 3200, 5000, 'the utterance on the next socket');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(next.audioStreamEnds).toBe(1); // once, not twice
+  });
+
   it('renews the session at an idle point before a known deadline: a fresh seeded session, no deadline close, no reconnecting', async () => {
     h = await startHarness({ sessionDeadlineMs: 4000 }, { sessionRenewAfterMs: 800 });
     const first = await h.fake.connection(0);
