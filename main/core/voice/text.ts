@@ -54,9 +54,23 @@ function notAccepted(err: unknown, nothingPosted: boolean, signal: AbortSignal |
   if (err instanceof RateLimitError) {
     return nothingPosted ? new NotAcceptedError(`rate limited by Discord (retry after ${Math.ceil(err.retryAfter / 1000)} s); nothing sent`, Date.now() + err.retryAfter) : err;
   }
-  const answered = err instanceof DiscordAPIError || err instanceof HTTPError || !(err instanceof Error);
-  if (answered || signal?.aborted) return err;
-  return new AnswerLostError(`no answer from Discord (${(err as Error & { code?: string }).code ?? err.name}); it may have been posted`);
+  if (err instanceof DiscordAPIError || err instanceof HTTPError || signal?.aborted) return err;
+  const code = connectionLostCode(err);
+  return code ? new AnswerLostError(`no answer from Discord (${code}); it may have been posted`) : err;
+}
+
+/**
+ * Codes of a connection that closed after the request may have gone out (undici's socket errors, a
+ * reset, a broken pipe), on the error or its `cause`; null for anything else — a refused
+ * connection or a client-side error sent nothing, and stays an error (safe to send elsewhere).
+ */
+const LOST_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE']);
+function connectionLostCode(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && LOST_CODES.has(code)) return code;
+  }
+  return null;
 }
 
 /**

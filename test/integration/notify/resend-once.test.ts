@@ -58,6 +58,27 @@ describe('a Discord post whose answer is lost after the message was created', ()
   }
 });
 
+describe('a Discord post that provably went nowhere', () => {
+  it('a refused connection is an error, not "may have been posted": auto moves on to the channel', async () => {
+    const dead = new REST({ api: 'http://127.0.0.1:1/api', version: '10', retries: 0 }).setToken(discord.botToken);
+    const live = new REST({ api: discord.apiBaseUrl, version: '10' }).setToken(discord.botToken);
+    const text = `refused ${Date.now()}`;
+    const port = new DiscordText(() => dead);
+    const channelPort = new DiscordText(() => live);
+    const result = await createNotifier({
+      voice: () => null,
+      discordText: { sendDirectMessage: (u, t, o) => port.sendDirectMessage(u, t, o), postToChannel: (c, t, o) => channelPort.postToChannel(c, t, o) },
+      ownerId: discord.owner.id,
+      textChannelId: discord.textChannelId,
+      sfxEnabled: false,
+      logger,
+    }).deliver({ text, mode: 'auto' });
+    expect(result.results.dm).toMatchObject({ status: 'error' });
+    expect(result.channel).toBe('channel');
+    expect(posted(text)).toHaveLength(1);
+  });
+});
+
 describe('the fake Discord enforces the nonce as Discord does', () => {
   const post = (channelId: string, body: object) =>
     fetch(`${discord.apiBaseUrl}/v10/channels/${channelId}/messages`, { method: 'POST', headers: { authorization: `Bot ${discord.botToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
