@@ -74,7 +74,14 @@ export async function main(argv: string[]): Promise<void> {
       quietEveryS: schedule.quietEveryS,
       quietForS: schedule.quietForS,
       extraUsers: ['guest', 'visitor'],
-      coreEnv: { DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url, DISCORD_VOICE_LIVE_PARK_AFTER_S: '60' },
+      coreEnv: {
+        DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url,
+        // The soak's receiver drops a repeated Idempotency-Key (soak-day-load.ts), for as long as the call.
+        DISCORD_VOICE_LIVE_WEBHOOK_IDEMPOTENCY_SECONDS: String(Math.max(60, minutes * 60)),
+        DISCORD_VOICE_LIVE_PARK_AFTER_S: '60',
+        // LVB_CORE_LOG_LEVEL=info with LVB_CORE_LOG=file: the core's log kept for tracing.
+        ...(process.env.LVB_CORE_LOG_LEVEL ? { DISCORD_VOICE_LIVE_LOG_LEVEL: process.env.LVB_CORE_LOG_LEVEL } : {}),
+      },
       progress: (line) => console.log(line),
       extras: (context) => {
         call = context;
@@ -101,7 +108,13 @@ export async function main(argv: string[]): Promise<void> {
     const startedAt = Date.now() - (performance.now() - started.started);
     const received = countAtReceivers(started, webhook, day.voiceTexts);
     const scheduled = day.reminders.filter((r) => r.scheduled);
-    const deliveries = scheduled.map((r) => ({ ...r, count: received[r.mode].get(r.tag) ?? 0 }));
+    // A voice reminder the call could not take (the model unreachable) goes by DM, channel or
+    // webhook instead, and its outcome says so: it is counted where it went, not lost.
+    const elsewhere = (tag: string): number => (['dm', 'channel', 'webhook'] as const).reduce((n, m) => n + (received[m].get(tag) ?? 0), 0);
+    const deliveries = scheduled.map((r) => {
+      const instead = r.mode === 'voice' ? elsewhere(r.tag) : 0;
+      return { ...r, instead, count: (received[r.mode].get(r.tag) ?? 0) + instead };
+    });
     const windowMs = windowMinutes * 60_000;
     const cycles = run.cycles;
     // Windows cover the call; the tail after it (waiting for the last reminders' receivers) is not one.
@@ -110,7 +123,7 @@ export async function main(argv: string[]): Promise<void> {
     const flat = flatChecks(inCall, quietPoints, windows, windowMs);
     const byMode = Object.fromEntries((['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
       const mine = deliveries.filter((d) => d.mode === mode);
-      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0) }];
+      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0), sentInstead: mine.filter((d) => d.instead > 0).length }];
     }));
     const result = {
       minutes,
@@ -124,6 +137,9 @@ export async function main(argv: string[]): Promise<void> {
       repliesDoubled: cycles.filter((c) => c.replies > 1).length,
       repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
       repliesUnheard: run.repliesUnheard,
+      // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).
+      wordsLostAt: cycles.filter((c) => !c.heard).map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), events: c.events })),
+      repliesDoubledAt: cycles.filter((c) => c.replies > 1).map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
       remindersDue: scheduled.length,
       remindersRefused: day.reminders.length - scheduled.length,
       reminderRefusals: day.reminders.flatMap((r) => (r.refusal ? [`${r.tag} (${r.mode}): ${r.refusal}`] : [])),
@@ -152,7 +168,7 @@ export async function main(argv: string[]): Promise<void> {
         silentRekeys: day.silentRekeys,
         overlapsRefused: run.overlapsRefused,
       },
-      agents: { eventsStreamed: day.events.events, eventsReconnects: day.events.reconnects, cliSays: day.says.sent, cliSaysFailed: day.says.failed },
+      agents: { eventsStreamed: day.events.events, eventsReconnects: day.events.reconnects, cliSays: day.says.sent, cliSaysFailed: day.says.failed, cliExits: day.says.exits },
       health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
       machine: { cores: os.cpus().length, node: process.version, loadAverage1m: loadAtStart, loadAverage1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100 },
       definitions: SOAK_DAY_DEFINITIONS,

@@ -11,7 +11,7 @@
 // core's own egress and barge-in histograms (bench/lib/latency-wire.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -245,7 +245,12 @@ export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI, n
   if (cli === BUILT_CLI && !ensureBuilt()) throw new Error('could not compile the core into dist/ (tsc output above)');
   const child = spawn(process.execPath, [...nodeFlags, cli, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
-  const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
+  // LVB_CORE_LOG=file: the core's whole output is kept there too (to trace a soak's losses).
+  const log = process.env.LVB_CORE_LOG ? createWriteStream(process.env.LVB_CORE_LOG, { flags: 'a' }) : null;
+  const keep = (chunk: Buffer) => {
+    log?.write(chunk);
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   return { child, output: () => tail };

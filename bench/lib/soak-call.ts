@@ -124,6 +124,8 @@ export interface SoakRun {
 
 interface HeardReply {
   k: number;
+  /** Date.now() when the fake model got the user's turn it answers. */
+  at: number;
   done: Promise<unknown>;
   /**
    * The fake sent this reply's first audio. The services answer after a first-audio delay
@@ -146,7 +148,7 @@ class ModelDriver {
       // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
       const replied = turn.respond({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
       if (!replied) return;
-      const reply = { k, done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
+      const reply = { k, at: Date.now(), done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
       this.replies.push(reply);
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
     });
@@ -195,20 +197,26 @@ function analysePlayback(discord: FakeDiscord, speechEnd: number): { latencyMs: 
 }
 
 /**
- * Matches the model's transcriptions, in order, to the utterances said, in order: a reply that came
- * late (after its exchange's window) still counts for its utterance, a second reply to the same
- * utterance counts as doubled, one matching nothing nearby is stray.
+ * Matches the model's transcriptions, in order, to the utterances said: each reply (its phrase `k`
+ * and when the fake model got the turn, `at`) answers an utterance already begun by then
+ * (`utteranceAt`, Date.now() per utterance) whose phrase is `k`, among the last PHRASES said (one
+ * per phrase). Preferred: the latest not yet answered at or after the last one answered (a run of
+ * lost utterances is skipped, not filled from behind); then the latest earlier one not yet answered
+ * (a late reply); then the latest one already answered (a doubled reply). None: stray.
+ * (Matching in order by phrase alone, without the times, could not skip more than two lost
+ * utterances: after the day soak's outage it counted the next replies as doubles of the utterances
+ * before the gap and the rest of the run as lost.)
  */
-export function alignReplies(utterances: number, transcribed: readonly number[]): { counts: number[]; stray: number } {
-  const counts = new Array<number>(utterances).fill(0);
+export function alignReplies(utteranceAt: readonly number[], replies: readonly { k: number; at: number }[]): { counts: number[]; stray: number } {
+  const counts = new Array<number>(utteranceAt.length).fill(0);
   let next = 0;
   let stray = 0;
-  for (const k of transcribed) {
-    const inRange = (j: number) => j >= 0 && j < utterances && j % PHRASES === k;
-    const forward = [next, next + 1, next + 2].find(inRange);
-    // Backward: a late answer to an unanswered utterance first, else a repeat (doubled).
-    const back = [next - 1, next - 2, next - 3].filter(inRange);
-    const j = forward ?? back.find((b) => counts[b] === 0) ?? back[0];
+  for (const { k, at } of replies) {
+    let spoken = 0;
+    while (spoken < utteranceAt.length && utteranceAt[spoken]! <= at) spoken++;
+    const said: number[] = [];
+    for (let j = spoken - 1; j >= Math.max(0, spoken - PHRASES); j--) if (j % PHRASES === k) said.push(j);
+    const j = said.find((c) => c >= next && counts[c] === 0) ?? said.find((c) => counts[c] === 0) ?? said[0];
     if (j === undefined) {
       stray++;
       continue;
@@ -338,7 +346,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     // A reply that arrives after its cycle ended still counts for that utterance (doubled check).
     await sleep(2000);
     const spoken = model.replies.filter((r) => r.spoke());
-    const aligned = alignReplies(cycles.length, spoken.map((r) => r.k));
+    const aligned = alignReplies(cycles.map((c) => c.at), spoken);
     cycles.forEach((cycle, i) => {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;

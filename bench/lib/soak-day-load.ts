@@ -137,17 +137,26 @@ function followEvents(call: SoakCallContext, until: { done: boolean }, counts: {
   })();
 }
 
-function cli(call: SoakCallContext, args: string[]): Promise<number | null> {
+/** Runs the compiled CLI; its exit code and, with `--json`, the outcome it printed (GET /say/{id}). */
+function cli(call: SoakCallContext, args: string[]): Promise<{ code: number | null; outcome: string }> {
   const port = new URL(call.base).port;
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token }, stdio: 'ignore' });
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token }, stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      const said = z.object({ outcome: z.string(), reason: z.string().nullable().optional() }).safeParse((() => { try { return JSON.parse(out) as unknown; } catch { return null; } })());
+      resolve({ code, outcome: said.success ? `${said.data.outcome}${said.data.reason ? ` (${said.data.reason})` : ''}` : out.trim().slice(0, 200) });
+    }),
+  );
 }
 
 export interface DayLoad {
   reminders: ReminderRecord[];
   voiceTexts: string[];
   events: { events: number; reconnects: number };
-  says: { sent: number; failed: number };
+  /** `exits`: per say/ask, in order, when it ended, the CLI's exit code and the outcome (GET /say/{id}). */
+  says: { sent: number; failed: number; exits: string[] };
   membershipChanges: number;
   silentRekeys: number;
   stop(): Promise<void>;
@@ -156,7 +165,7 @@ export interface DayLoad {
 /** Starts the load; `stop()` waits for every reminder already scheduled to fall due. */
 export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): DayLoad {
   const until = { done: false };
-  const load: DayLoad = { reminders: [], voiceTexts: [], events: { events: 0, reconnects: 0 }, says: { sent: 0, failed: 0 }, membershipChanges: 0, silentRekeys: 0, stop: async () => undefined };
+  const load: DayLoad = { reminders: [], voiceTexts: [], events: { events: 0, reconnects: 0 }, says: { sent: 0, failed: 0, exits: [] }, membershipChanges: 0, silentRekeys: 0, stop: async () => undefined };
   call.fake.onClientText?.((json) => void (json.includes('soakday-r') && load.voiceTexts.push(json)));
   const end = call.started + options.minutes * 60_000;
   const timers: NodeJS.Timeout[] = [];
@@ -221,7 +230,9 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     call.event('voiceReset', 'Discord voice reconnect (4015)');
   });
   every(options.sayEveryS, async (i) => {
-    const code = await cli(call, [i % 2 === 0 ? 'say' : 'ask', `soak day note ${i}`]);
+    const verb = i % 2 === 0 ? 'say' : 'ask';
+    const { code, outcome } = await cli(call, [verb, '--json', `soak day note ${i}`]);
+    load.says.exits.push(`${verb} ${i} at ${new Date().toISOString()}: exit ${code}, ${outcome}`);
     if (code === 0) load.says.sent++;
     else load.says.failed++;
   });

@@ -11,7 +11,7 @@ export const SOAK_DAY_DEFINITIONS = {
   repliesDoubled: 'phrases the model answered more than once with audio',
   repliesStale: "replies that arrived in a later phrase's window (answers to a phrase already past)",
   remindersDue: 'reminders the core accepted (POST /schedule 201), 15-45 s ahead, modes cycling voice, dm, channel, webhook',
-  remindersLost: 'accepted reminders no receiver got: DM/channel = messages at the fake Discord REST, webhook = acted on by the receiver (2xx), voice = its text reached the fake model',
+  remindersLost: 'accepted reminders no receiver got: DM/channel = messages at the fake Discord REST, webhook = acted on by the receiver (2xx), voice = its text reached the fake model, or (the model unreachable) it arrived by DM, channel or webhook instead, as its outcome says (remindersByMode.voice.sentInstead)',
   remindersDuplicated: 'deliveries beyond the first at the receiver (voice: not told, a fresh seeded session repeats the call so far)',
   webhookReceiver: 'the receiver answers 500 to every 5th request and 429 (Retry-After 1) to every 7th, and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
   rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',

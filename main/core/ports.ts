@@ -87,6 +87,12 @@ export interface DiscordTextPort {
 
 export interface SendOptions {
   signal?: AbortSignal;
+  /**
+   * The delivery's stable id: each part is posted with a nonce derived from it and
+   * `enforce_nonce: true`, so a resend of the same delivery (discord.js's own retry after a reset or
+   * a 5xx, our resend after a timeout or a crash) returns the message Discord already created.
+   */
+  deliveryId?: string;
 }
 
 // ---------------------------------------------------------------------------------------------

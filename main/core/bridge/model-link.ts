@@ -4,8 +4,9 @@
 // - parked: closed on purpose while the room is quiet (park.ts decides when), reopened by a wake;
 // - down: the provider gave up reconnecting (an outage longer than its own retries, ~34 s): a new
 //   session is tried with capped back-off for as long as the call lasts, never ending the call.
-// While no session is ready, what the call sends is held here (speech chunks, the end of an
-// utterance, texts) and handed to the next session in order, so the words that woke it are heard.
+// While no session is ready (parked, waking, down), what the call sends is held here (speech
+// chunks, the end of an utterance, texts; speech bounded by `holdMs`) and handed to the next
+// session in order, so the words that woke it, or were said in an outage, are heard.
 //
 // Sessions are driven only through the provider contract (ports.ts): close(), and connect() with a
 // system instruction that carries the call's recent transcript (the re-seed; see seed.ts). A wake
@@ -89,6 +90,8 @@ export class ModelLink {
   #wakeReadyMs: number[] = [];
   /** 16 kHz samples of speech the call sent to the model (held ones included). */
   #speechSamples = 0;
+  /** 16 kHz samples of held speech that gave way to newer (a park or an outage longer than `holdMs`). */
+  #heldDroppedSamples = 0;
   /** Bumped by close(): an open attempt of an ended call drops what it opened. */
   #generation = 0;
   /** The parked session's resumption handle and when it was parked, for the next wake. */
@@ -116,6 +119,7 @@ export class ModelLink {
     this.#parks = 0;
     this.#wakes = 0;
     this.#speechSamples = 0;
+    this.#heldDroppedSamples = 0;
     this.#wakeReadyMs = [];
     this.#resume = null;
     this.#attach(session);
@@ -128,8 +132,10 @@ export class ModelLink {
       this.#session.sendAudio(pcm);
       return;
     }
-    // In an outage speech is not kept: by the time the model is back it is long stale.
-    if (this.#state === 'closed' || this.#state === 'down') return;
+    if (this.#state === 'closed') return;
+    // Held in an outage too (the day soak lost every word said while the model was unreachable,
+    // issue #55): the session that opens when it is back hears the last `holdMs` of it, in order
+    // with its ends, and answers late rather than never. Older speech gives way (counted).
     // Copied: the voice gate reuses its chunk buffer.
     this.#hold({ kind: 'audio', pcm: pcm.slice() });
     this.#heldSamples += pcm.length;
@@ -137,10 +143,15 @@ export class ModelLink {
     while (this.#heldSamples > limit) {
       const i = this.#held.findIndex((h) => h.kind === 'audio');
       if (i < 0) break;
-      this.#heldSamples -= (this.#held[i] as { pcm: Int16Array }).pcm.length;
+      const dropped = (this.#held[i] as { pcm: Int16Array }).pcm.length;
+      this.#heldSamples -= dropped;
+      this.#heldDroppedSamples += dropped;
       this.#held.splice(i, 1);
+      // `i` was the oldest chunk: an end right after it closes an utterance with nothing left of it.
+      if (this.#held[i]?.kind === 'end') this.#held.splice(i, 1);
     }
-    void this.wake('speech');
+    // A wake opens a parked call; in an outage the retries (#scheduleRetry) are already under way.
+    if (this.#state !== 'down') void this.wake('speech');
   }
 
   endAudioInput(): void {
@@ -239,9 +250,17 @@ export class ModelLink {
   }
 
   /** What the call's model connection cost in time, and how often it was parked and woken. */
-  figures(): { connectedSeconds: number; speechSeconds: number; parks: number; wakes: number; wakeReadyMs: number[]; downSince: number | null } {
+  figures(): { connectedSeconds: number; speechSeconds: number; heldSpeechDroppedSeconds: number; parks: number; wakes: number; wakeReadyMs: number[]; downSince: number | null } {
     const open = this.#openedAt === null ? 0 : this.#o.now() - this.#openedAt;
-    return { connectedSeconds: (this.#connectedMs + open) / 1000, speechSeconds: this.#speechSamples / 16_000, parks: this.#parks, wakes: this.#wakes, wakeReadyMs: [...this.#wakeReadyMs], downSince: this.#downSince };
+    return {
+      connectedSeconds: (this.#connectedMs + open) / 1000,
+      speechSeconds: this.#speechSamples / 16_000,
+      heldSpeechDroppedSeconds: this.#heldDroppedSamples / 16_000,
+      parks: this.#parks,
+      wakes: this.#wakes,
+      wakeReadyMs: [...this.#wakeReadyMs],
+      downSince: this.#downSince,
+    };
   }
 
   /** The parked session's handle while it is valid (used once), else null: a fresh seeded session. */

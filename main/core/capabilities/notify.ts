@@ -20,6 +20,7 @@ import { redactText } from '../tools/helpers/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { AllowedSpeakers } from '../voice/allowed-speakers.ts';
 import type { DiscordVoiceAdapter } from '../voice/index.ts';
+import { NONCE_RESEND_WINDOW_S } from '../voice/text.ts';
 import type { CallPort } from './call-port.ts';
 import type { LiveSettingsApi } from './settings.ts';
 
@@ -56,6 +57,7 @@ export const notifyCapability: Capability<NotifyDeps, NotifyApi> = {
       textChannelId: config.discord.textChannelId,
       webhookUrl: config.notify.webhookAgentNotify,
       throttleSeconds: config.notify.webhookThrottleSeconds,
+      webhookKeyWindowSeconds: config.notify.webhookIdempotencySeconds,
       playSound: () => call.current?.playEffect(chime),
       sfxEnabled: () => settings.values().sfxEnabled ?? config.notify.sfxEnabled,
       logger: moduleLogger(logger, 'notify'),
@@ -69,6 +71,8 @@ export const notifyCapability: Capability<NotifyDeps, NotifyApi> = {
       maxPending: config.notify.scheduleMaxPending,
       lateToleranceSeconds: config.notify.lateToleranceSeconds,
       maxLatenessSeconds: config.notify.maxLateSeconds,
+      // A DM or channel post carries its nonce (Discord drops a repeat); a webhook only when its receiver honours the key.
+      resendWindows: { dm: NONCE_RESEND_WINDOW_S, channel: NONCE_RESEND_WINDOW_S, webhook: config.notify.webhookIdempotencySeconds },
     });
     const dueSoon = startDueSoonReminders({ scheduler, hub, logger: moduleLogger(logger, 'scheduler') });
     const delegates =

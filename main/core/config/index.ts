@@ -69,6 +69,8 @@ export interface Config {
     sfxEnabled: boolean;
     webhookAgentNotify?: string;
     webhookThrottleSeconds: number;
+    /** How long the webhook receiver drops a repeated Idempotency-Key (s); 0: it does not. */
+    webhookIdempotencySeconds: number;
     scheduleMaxPending: number;
     lateToleranceSeconds: number;
     maxLateSeconds: number;
@@ -313,6 +315,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       sfxEnabled: asBool('DISCORD_VOICE_LIVE_SFX_ENABLED') ?? true,
       webhookAgentNotify: asUrl('DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY'),
       webhookThrottleSeconds: asNumber('DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS', false) ?? 2,
+      webhookIdempotencySeconds: asNumber('DISCORD_VOICE_LIVE_WEBHOOK_IDEMPOTENCY_SECONDS', false) ?? 0,
       scheduleMaxPending: asNumber('DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING', true) ?? 10_000,
       lateToleranceSeconds: asNumber('DISCORD_VOICE_LIVE_SCHEDULE_LATE_TOLERANCE_SECONDS', true) ?? 60,
       maxLateSeconds: asNumber('DISCORD_VOICE_LIVE_SCHEDULE_MAX_LATE_SECONDS', true) ?? 86_400,

@@ -49,6 +49,7 @@ export const CONFIG_VARIABLES = [
   { name: 'HERMES_HOME', kind: 'path', default: '~/.hermes', description: 'Agent home. Our files live in <agent home>/voice-users/.' },
   own('SFX_ENABLED', { kind: 'bool', default: 'true', description: 'Play the notification chime into the call when a notification is spoken there (voice delivery only: not for DM, channel or webhook).' }),
   own('WEBHOOK_AGENT_NOTIFY', { kind: 'secretUrl', description: 'Webhook URL for agent.notify events (never logged).' }),
+  own('WEBHOOK_IDEMPOTENCY_SECONDS', { kind: 'number', default: '0', min: 0, max: 604800, description: 'How long the agent.notify receiver drops a repeated Idempotency-Key (0: it does not); then a POST without an answer is sent again with the same key.' }),
   own('WEBHOOK_THROTTLE_SECONDS', { kind: 'number', default: '2', min: 0, max: 3600, description: 'Minimum gap between webhook events of one class (urgent bypasses).' }),
   own('SCHEDULE_MAX_PENDING', { kind: 'int', default: '10000', min: 1, max: 1000000, description: 'Most pending (scheduled + delivering) reminders; beyond it POST /schedule answers 429 schedule_full.' }),
   own('SCHEDULE_LATE_TOLERANCE_SECONDS', { kind: 'int', default: '60', min: 0, max: 86400, description: 'A reminder delivered later than this after its time says "late by …".' }),

@@ -3,13 +3,17 @@
 // and a resumed session knows the conversation only as of its handle. So texts written on a socket
 // stay held here until a resumable handle from that socket covers them (with transparent
 // resumption: a handle whose consumed index reaches the text's message); when the socket ends first,
-// they are handed back to be delivered again on the next one. Never `queued` and silently dropped.
+// they are handed back to be delivered again on the next one. Never `queued` and silently dropped —
+// and never said twice: once the model began answering a text on its socket (the user hears the
+// reply), the text is not written again when that socket ends before a handle covered it.
 
 interface SentText<C> {
   on: C;
   /** The client message number the text went out as on `on`. */
   index: number;
   text: string;
+  /** The model's reply to it began on `on`: written again, it would be said twice. */
+  answered?: true;
 }
 
 export class HeldTexts<C> {
@@ -39,11 +43,16 @@ export class HeldTexts<C> {
     this.#sent = this.#sent.filter((sent) => sent.on !== on || (index !== undefined && sent.index > index));
   }
 
-  /** `on` ended: the texts no handle covered, to be written again on the next socket. */
-  lost(on: C): string[] {
-    const lost = this.#sent.filter((sent) => sent.on === on).map((sent) => sent.text);
-    if (lost.length > 0) this.#sent = this.#sent.filter((sent) => sent.on !== on);
-    return lost;
+  /** The model's output began on `on`: every text written there before it is being answered. */
+  replyBegan(on: C): void {
+    for (const sent of this.#sent) if (sent.on === on) sent.answered = true;
+  }
+
+  /** `on` ended: the texts no handle covered and the model had not begun answering, to be written again on the next socket. */
+  lost(on: C): { again: string[]; answered: number } {
+    const mine = this.#sent.filter((sent) => sent.on === on);
+    if (mine.length > 0) this.#sent = this.#sent.filter((sent) => sent.on !== on);
+    return { again: mine.filter((sent) => !sent.answered).map((sent) => sent.text), answered: mine.filter((sent) => sent.answered).length };
   }
 
   /** A text handed back to the queue is expected again (it will be written again). */

@@ -5,9 +5,10 @@
 // restarted container) is abandoned at once; one by another pid is abandoned when that process is
 // gone, a zombie, or a different process that reused the pid (its start time differs from the one in
 // the owner). The lease is the backstop. An abandoned claim's send may have happened: a delivery
-// whose receiver de-duplicates by the notification's key (RESENDABLE_MODES) is sent again under the
-// same key, so a kill anywhere loses nothing and the receiver keeps one; any other is failed, never
-// re-sent (a spoken reminder or a Discord message cannot be taken back).
+// whose receiver still drops a repeat (`resend_until`: a Discord message's enforced nonce, a webhook
+// receiver that honours the Idempotency-Key) is sent again under the same key, so a kill anywhere
+// loses nothing and the receiver keeps one; any other is failed, never re-sent (a spoken reminder,
+// or a message past its receiver's window, cannot be taken back).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -15,12 +16,6 @@ import type { NotifyMode } from '../api-types.ts';
 import { unclaimed } from './delivery-claim.ts';
 import type { ScheduleStore, StoredNotification } from './schedule-store.ts';
 
-/**
- * Modes whose every request carries a key the receiver de-duplicates by, the same on a re-send: the
- * webhook POST's `Idempotency-Key` and `notification_id` are the entry's id (webhook.ts, dispatcher's
- * `notificationId`). Discord messages (dm, channel) join when their sends carry an enforced nonce.
- */
-export const RESENDABLE_MODES: ReadonlySet<NotifyMode> = new Set<NotifyMode>(['webhook']);
 /** An entry interrupted this often is failed: a delivery that kills its process is not retried forever. */
 export const MAX_INTERRUPTED_RESENDS = 5;
 
@@ -91,18 +86,20 @@ function afterInterruption(e: StoredNotification, now: number): StoredNotificati
   const interrupted = (e.interrupted ?? 0) + 1;
   const base = { ...unclaimed(e, now), interrupted };
   const what = `interrupted during delivery attempt ${e.attempts} (the process stopped after it started sending)`;
-  if (RESENDABLE_MODES.has(e.mode) && interrupted <= MAX_INTERRUPTED_RESENDS) {
-    return { ...base, state: 'scheduled', next_attempt_at: now, last_error: `${what}; sent again with the same idempotency key, so a receiver that had it keeps one` };
+  // The receiver drops a repeat until then (resend_until, set at the first send): sending again delivers it once either way.
+  const receiverDrops = e.resend_until !== undefined && now < e.resend_until;
+  if (receiverDrops && interrupted <= MAX_INTERRUPTED_RESENDS) {
+    return { ...base, state: 'scheduled', next_attempt_at: now, last_error: `${what}; sent again with the same nonce / Idempotency-Key, which the receiver drops if the first arrived` };
   }
-  const why = RESENDABLE_MODES.has(e.mode) ? `interrupted ${interrupted} times, not sent again` : 'not retried so it is never sent twice';
+  const why = receiverDrops ? `interrupted ${interrupted} times, not sent again` : 'not retried so it is never sent twice';
   return { ...base, state: 'failed', last_error: `${what}; ${why} — it may have been delivered once` };
 }
 
 /**
- * Claims whose owner is gone: sent again under the same key (RESENDABLE_MODES) or marked `failed`
- * ("interrupted"): the user gets the entry once, never twice. `ownClaims`: how many claims the asking
- * scheduler holds now (when every `delivering` entry is one of them, nothing is written: null).
- * Returns the records written.
+ * Claims whose owner is gone: sent again under the same key while the receiver drops a repeat
+ * (`resend_until`, at most MAX_INTERRUPTED_RESENDS times), else marked `failed` ("interrupted"): the
+ * user gets the entry once, never twice. `ownClaims`: how many claims the asking scheduler holds now
+ * (when every `delivering` entry is one of them, nothing is written: null). Returns the records written.
  */
 export async function recoverAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
   if ((store.counts().delivering ?? 0) <= ownClaims) return null;

@@ -25,6 +25,8 @@ export interface DeliveryPolicy {
   leaseSeconds: number;
   lateToleranceSeconds: number;
   maxLatenessSeconds: number;
+  /** Seconds after the first send within which a repeat of an entry of this mode is dropped by its receiver. */
+  resendWindows: Partial<Record<'dm' | 'channel' | 'webhook', number>>;
 }
 
 /** What an attempt needs from its scheduler. */
@@ -103,6 +105,8 @@ function newClaim(ctx: AttemptContext, e: StoredNotification): DeliveryClaim {
     id: e.id,
     owner: ctx.owner,
     leaseSeconds: ctx.policy.leaseSeconds,
+    // Only an entry of one mode whose receiver drops a repeat: `auto`/`all` may speak it in the call.
+    resendWindowS: e.mode === 'dm' || e.mode === 'channel' || e.mode === 'webhook' ? (ctx.policy.resendWindows[e.mode] ?? 0) : 0,
     nowS: ctx.nowS,
     stopping: ctx.stopping,
     markOwnerLive: () => markOwnerLive(ctx.owner),

@@ -19,6 +19,8 @@ export interface DeliveryClaimDeps {
   /** This scheduler's owner id (claims carry it). */
   owner: string;
   leaseSeconds: number;
+  /** How long after the first send the receiver drops a repeat of this entry (0: it does not). */
+  resendWindowS: number;
   nowS: () => number;
   /** Whether the scheduler is shutting down: no new claim then. */
   stopping: () => boolean;
@@ -75,6 +77,8 @@ export class DeliveryClaim {
         // A request sent again after a release belongs to the same attempt: counted once.
         const next: StoredNotification = { ...cur, state: 'delivering', attempts: cur.attempts + (this.everTaken ? 0 : 1), updated_at: now, claim: { owner: d.owner, pid: process.pid, lease_until: now + d.leaseSeconds } };
         delete next.next_attempt_at;
+        // From the first send on, the receiver drops a repeat until then: the earliest send counts.
+        if (d.resendWindowS > 0 && next.resend_until === undefined) next.resend_until = now + d.resendWindowS;
         d.markOwnerLive();
         const write = d.withNextOccurrence(next, now);
         return { value: write, write };

@@ -12,7 +12,7 @@ import type { DiscordTextPort, NotesSink } from '../ports.ts';
 import { cleanTitle, formatDiscordText, formatVoiceText } from './format.ts';
 import { parseNotifyRequest, type ValidNotifyRequest } from './validation.ts';
 import { AGENT_NOTIFY, createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
-import { errorMessage, NotAcceptedError, type VoiceDelivery } from './types.ts';
+import { AnswerLostError, errorMessage, NotAcceptedError, type VoiceDelivery } from './types.ts';
 import { systemClock, type Clock } from '../contracts/clock.ts';
 
 /** Order `auto` tries; also the fall-through order for `voice` when no live call exists. */
@@ -37,6 +37,8 @@ export interface NotifierDeps {
   /** A ready webhook dispatcher; when given, `webhookUrl`/`throttleSeconds` are ignored. */
   webhook?: WebhookDispatcher;
   throttleSeconds?: number;
+  /** The webhook receiver drops a repeated Idempotency-Key for this long (s); 0: it does not (webhook.ts). */
+  webhookKeyWindowSeconds?: number;
   /** Plays a sound slot into the live call (a no-op when no call is live). */
   playSound?: (slot: 'notification') => void;
   /** DISCORD_VOICE_LIVE_SFX_ENABLED (PLATFORM_VOICE_LIVE_SFX_ENABLED); a function is asked at each chime (saved settings apply live). */
@@ -129,7 +131,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const log = deps.logger;
   const discordTimeoutMs = deps.discordTimeoutMs ?? 15_000;
   const voiceBoundMs = deps.voiceBoundMs ?? DEFAULT_VOICE_BOUND_MS;
-  const webhook = deps.webhook ?? createWebhookDispatcher({ url: deps.webhookUrl, throttleSeconds: deps.throttleSeconds, clock, logger: log });
+  const webhook = deps.webhook ?? createWebhookDispatcher({ url: deps.webhookUrl, throttleSeconds: deps.throttleSeconds, keyWindowSeconds: deps.webhookKeyWindowSeconds, clock, logger: log });
   const discordText = (): DiscordTextPort | null => (typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText);
   const discordConfigured = deps.discordConfigured ?? deps.discordText !== null;
 
@@ -195,29 +197,46 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     const refused = await sendingRefused(options, mode);
     if (refused) return refused;
     const text = formatDiscordText(req.text, req.title, req.source);
-    // When the time is up the send is ABORTED, not just abandoned: a DM landing after `auto` moved
-    // on to the channel or the webhook would deliver twice.
-    const timeUp = AbortSignal.timeout(discordTimeoutMs);
-    try {
-      const sent = await abortable(mode === 'dm' ? port.sendDirectMessage(target, text, { signal: timeUp }) : port.postToChannel(target, text, { signal: timeUp }), timeUp);
-      return { status: 'ok', message_id: sent.messageId };
-    } catch (err) {
-      // Aborting drops a send still queued in the REST client, but one whose request already
-      // reached Discord may still be posted: the REST client cannot tell us which. So the outcome is
-      // `unknown` (like a webhook POST with no answer) and `auto` stops here instead of delivering
-      // the same notification a second time through the channel or the webhook.
-      if (timeUp.aborted) return { status: 'unknown', detail: `timeout after ${discordTimeoutMs} ms; send aborted, but it may already have reached Discord (not re-sent)` };
-      if (err instanceof NotAcceptedError) {
-        // Rate limited before anything was posted: the claim is let go now, not held through the wait.
-        try {
-          await options.onNotAccepted?.(mode, err.retryAtMs, err.message);
-        } catch (releaseErr) {
-          log.warn({ err: releaseErr, mode }, 'could not record a rate-limited send as not accepted');
+    // Every post carries a nonce from the notification's id with enforce_nonce (voice/text.ts): a
+    // resend of it within Discord's window returns the message already created instead of a second.
+    const post = (signal: AbortSignal) =>
+      abortable(mode === 'dm' ? port.sendDirectMessage(target, text, { signal, deliveryId: options.id }) : port.postToChannel(target, text, { signal, deliveryId: options.id }), signal);
+    // When the time is up the send is ABORTED, not just abandoned (nothing of it lands later); then,
+    // or when the connection closed without an answer, it is sent once more under the same nonce:
+    // if the first had reached Discord, the answer is the message it created.
+    let lost = '';
+    for (let round = 1; ; round++) {
+      const timeUp = AbortSignal.timeout(discordTimeoutMs);
+      try {
+        const sent = await post(timeUp);
+        return round === 1 ? { status: 'ok', message_id: sent.messageId } : { status: 'ok', message_id: sent.messageId, detail: `sent again with the same nonce (${lost})` };
+      } catch (err) {
+        if (round < 2 && (timeUp.aborted || err instanceof AnswerLostError)) {
+          lost = timeUp.aborted ? `the first had no answer within ${discordTimeoutMs} ms` : errorMessage(err);
+          continue;
         }
-        return { status: 'error', detail: err.message };
+        return discordFailure(mode, err, timeUp.aborted, options);
       }
-      return { status: 'error', detail: errorMessage(err).slice(0, 300) };
     }
+  }
+
+  /** The outcome of a Discord send that threw (`timedOut`: its second bound passed too). */
+  async function discordFailure(mode: 'dm' | 'channel', err: unknown, timedOut: boolean, options: Sending): Promise<DeliveryOutcome> {
+    // The REST client cannot tell a send dropped from its queue from one whose request reached
+    // Discord, so after two bounds the outcome is `unknown` (like a webhook POST with no answer) and
+    // `auto` stops here instead of delivering the same notification through the channel or the webhook.
+    if (timedOut) return { status: 'unknown', detail: `timeout after ${discordTimeoutMs} ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)` };
+    if (err instanceof AnswerLostError) return { status: 'unknown', detail: `${err.message}, twice (sent again with the same nonce); not sent elsewhere` };
+    if (err instanceof NotAcceptedError) {
+      // Rate limited before anything was posted: the claim is let go now, not held through the wait.
+      try {
+        await options.onNotAccepted?.(mode, err.retryAtMs, err.message);
+      } catch (releaseErr) {
+        log.warn({ err: releaseErr, mode }, 'could not record a rate-limited send as not accepted');
+      }
+      return { status: 'error', detail: err.message };
+    }
+    return { status: 'error', detail: errorMessage(err).slice(0, 300) };
   }
 
   function tryWebhook(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {

@@ -48,6 +48,12 @@ export const storedNotificationSchema = z.object({
   claim: claimSchema.optional(),
   /** Times a delivery of it was interrupted (its process stopped mid-send); bounds re-sends (claim-owner.ts). */
   interrupted: z.number().int().min(1).optional(),
+  /**
+   * Epoch seconds until which the receiver drops a repeat of this entry (a Discord nonce, an
+   * honoured Idempotency-Key), counted from its first send: a claim interrupted before then is sent
+   * again after a restart instead of written off (claim-owner.ts).
+   */
+  resend_until: z.number().optional(),
   /** Repeating reminders only: the series' rule (each occurrence is its own entry; see repeat.ts). */
   repeat: storedRepeatSchema.optional(),
   /** The client's `Idempotency-Key` of the POST that created this entry (never shown by the API). */

@@ -66,6 +66,12 @@ export interface SchedulerOptions {
   lateToleranceSeconds?: number;
   /** A delivery later than this is not made; the entry becomes `expired`. Default 24 h. */
   maxLatenessSeconds?: number;
+  /**
+   * Per mode, how long after a reminder's first send its receiver drops a repeat (Discord's nonce,
+   * a webhook receiver that honours the Idempotency-Key): a reminder of that mode interrupted
+   * mid-send is sent again after a restart within it, instead of written off. Default: none.
+   */
+  resendWindows?: DeliveryPolicy['resendWindows'];
   /** Late (overdue) entries start at most one per this interval. Default 1000 ms. */
   overduePaceMs?: number;
   /** Deliveries in flight at once. Default 8. */
@@ -159,6 +165,7 @@ function policyOf(options: SchedulerOptions): DeliveryPolicy {
     leaseSeconds: options.leaseSeconds ?? 600,
     lateToleranceSeconds: options.lateToleranceSeconds ?? DEFAULT_LATE_TOLERANCE_SECONDS,
     maxLatenessSeconds: options.maxLatenessSeconds ?? DEFAULT_MAX_LATENESS_SECONDS,
+    resendWindows: options.resendWindows ?? {},
   };
 }
 

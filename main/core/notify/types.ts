@@ -88,3 +88,14 @@ export class NotAcceptedError extends CodedError<'not_accepted'> {
     this.retryAtMs = retryAtMs;
   }
 }
+
+/**
+ * A send whose request may have reached the destination but whose answer never came (the
+ * connection closed under it): it may have been delivered. A destination that drops a repeat (a
+ * Discord post under its nonce) may be sent it again; any other may not.
+ */
+export class AnswerLostError extends CodedError<'answer_lost'> {
+  constructor(message: string) {
+    super('answer_lost', message);
+  }
+}

@@ -13,7 +13,9 @@
 //     is at least once there, deduplicated only by a receiver that honours the Idempotency-Key;
 //   - throttle slots are on a monotonic clock (a wall-clock step cannot block or burst them);
 //   - a request that was written but got no answer in time (timeout, reset) has an UNKNOWN outcome:
-//     the receiver may have acted on it, so it is never re-sent; the outcome says `unknown`.
+//     the receiver may have acted on it, so it is never re-sent; the outcome says `unknown` —
+//     unless the receiver is said to honour the Idempotency-Key (`keyWindowSeconds` > 0,
+//     DISCORD_VOICE_LIVE_WEBHOOK_IDEMPOTENCY_SECONDS): then it is sent again with the same key.
 // POSTs go through node:http(s) with a fresh connection each (no keep-alive): only there can we
 // tell "not sent" from "sent, no answer", and a stale pooled socket cannot turn into an unknown.
 // The URL is a secret (it embeds a token): it is never logged and never put in an outcome.
@@ -93,6 +95,12 @@ export interface WebhookDispatcherOptions {
   maxRetryAfterMs?: number;
   /** `username` shown by Discord for the post. */
   username?: string;
+  /**
+   * How long the receiver drops a repeat of an Idempotency-Key it acted on (seconds); 0 (default):
+   * it does not. When > 0 a POST with an unknown outcome is sent again with the same key (within
+   * the attempts), and a reminder interrupted mid-POST is resent after a restart within this window.
+   */
+  keyWindowSeconds?: number;
 }
 
 /** Per-emit hooks. */
@@ -108,6 +116,8 @@ export interface WebhookEmitHooks {
 
 export interface WebhookDispatcher {
   readonly configured: boolean;
+  /** How long the receiver drops a repeated Idempotency-Key (seconds); 0 or absent: it does not. */
+  readonly keyWindowSeconds?: number;
   emit(event: WebhookEvent, hooks?: WebhookEmitHooks): Promise<DeliveryOutcome>;
   stats(): WebhookStats;
   /** Abort in-flight posts and waits; later emits are `unavailable`. */
@@ -239,6 +249,7 @@ function withDefaults(options: WebhookDispatcherOptions): WebhookSettings {
     backoffMs: options.backoffMs ?? 1000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     username: options.username ?? 'Live Voice Bridge',
+    keyWindowSeconds: Math.max(0, options.keyWindowSeconds ?? 0),
   };
 }
 
@@ -258,6 +269,9 @@ async function refusedBeforePost(hooks: WebhookEmitHooks | undefined, last: stri
 /** Posts to one URL: throttled per event class, bounded, retried on 5xx/429, never re-sent when the outcome is unknown. */
 class WebhookPoster implements WebhookDispatcher {
   readonly configured = true;
+  get keyWindowSeconds(): number {
+    return this.#s.keyWindowSeconds;
+  }
   readonly #target: URL;
   readonly #s: WebhookSettings;
   readonly #nextSlot = new Map<string, number>();
@@ -346,6 +360,15 @@ class WebhookPoster implements WebhookDispatcher {
         this.#stats.sent++;
         return { status: 'ok', detail: `HTTP ${result.status}${attempt > 1 ? ` after ${attempt} attempts` : ''}` };
       }
+      if (result.kind === 'unknown' && this.#s.keyWindowSeconds > 0 && attempt < maxAttempts) {
+        // The receiver drops a repeat of this key: sending again cannot deliver twice.
+        last = result.detail.replace('not re-sent', 'sent again with the same Idempotency-Key');
+        this.#stats.retries++;
+        log.debug({ eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail }, 'webhook outcome unknown; sent again with the same key');
+        await this.#s.sleep(this.#s.backoffMs * 2 ** (attempt - 1), this.#closer.signal);
+        if (this.#closer.signal.aborted) return { status: 'unknown', detail: result.detail };
+        continue;
+      }
       if (result.kind === 'unknown') {
         this.#stats.unknown++;
         log.warn({ eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail }, 'webhook outcome unknown; not re-sent');
@@ -390,6 +413,7 @@ class WebhookPoster implements WebhookDispatcher {
 /** No URL configured: every emit is `unavailable`, nothing is posted. */
 const NO_WEBHOOK: WebhookDispatcher = {
   configured: false,
+  keyWindowSeconds: 0,
   emit: async () => ({ status: 'unavailable', detail: 'no webhook URL configured' }),
   stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 }),
   close: () => undefined,

@@ -1,16 +1,37 @@
 // Text delivery through the bot's REST client: DMs and channel posts. Mentions are always
 // disabled (`allowed_mentions: { parse: [] }`) so a notification can never ping @everyone or a
 // role, and long text is split to fit Discord's 2000-character message limit.
+import { createHash } from 'node:crypto';
 import type { RateLimitData, REST } from 'discord.js';
-import { RateLimitError, Routes } from 'discord.js';
+import { DiscordAPIError, HTTPError, RateLimitError, Routes } from 'discord.js';
 import { z } from 'zod';
-import { NotAcceptedError } from '../notify/types.ts';
+import { AnswerLostError, NotAcceptedError } from '../notify/types.ts';
 import type { DiscordTextPort, SendOptions, SentMessage } from '../ports.ts';
 
 export const DISCORD_MESSAGE_LIMIT = 2000;
 /** A notification longer than this many messages is truncated rather than flooding the channel. */
 export const MAX_MESSAGE_PARTS = 4;
 const TRUNCATION_MARK = '\n… (truncated)';
+
+/**
+ * How long after a delivery's first post a resend of it may rely on Discord dropping the repeat.
+ * Discord checks an enforced nonce "for uniqueness in the past few minutes"
+ * (https://discord.com/developers/docs/resources/message#create-message, `enforce_nonce`); "a few"
+ * is read as at least 2 minutes, and a resend is made only within 90 s of the first post, leaving
+ * 30 s for clocks and the request itself. The fake Discord forgets after exactly 2 minutes.
+ */
+export const NONCE_RESEND_WINDOW_S = 90;
+
+/** Discord's limit on a nonce: "up to 25 characters" (same page, the `nonce` param). */
+const NONCE_LENGTH = 25;
+
+/**
+ * The nonce of part `part` of delivery `deliveryId` through `target`: a hash (ids are longer than 25
+ * characters), the same on every resend of the same delivery, different per part and destination.
+ */
+export function messageNonce(deliveryId: string, target: string, part: number): string {
+  return createHash('sha256').update(`${deliveryId}\n${target}\n${part}`).digest('base64url').slice(0, NONCE_LENGTH);
+}
 
 const messageResponse = z.object({ id: z.string(), channel_id: z.string() });
 const channelResponse = z.object({ id: z.string() });
@@ -24,10 +45,32 @@ export function rejectMessageRateLimits(data: RateLimitData): boolean {
   return data.method.toUpperCase() === 'POST' && (data.route.endsWith('/messages') || data.route.startsWith('/users/@me/channels'));
 }
 
-/** A rate-limit refusal before anything was posted as NotAcceptedError (retry at Discord's time); others unchanged. */
-function notAccepted(err: unknown, nothingPosted: boolean): unknown {
-  if (!(err instanceof RateLimitError) || !nothingPosted) return err;
-  return new NotAcceptedError(`rate limited by Discord (retry after ${Math.ceil(err.retryAfter / 1000)} s); nothing sent`, Date.now() + err.retryAfter);
+/**
+ * A rate-limit refusal before anything was posted as NotAcceptedError (retry at Discord's time); a
+ * connection that closed without an answer (discord.js resends only on ECONNRESET, not on undici's
+ * "other side closed") as AnswerLostError: it may have been posted. Others unchanged.
+ */
+function notAccepted(err: unknown, nothingPosted: boolean, signal: AbortSignal | undefined): unknown {
+  if (err instanceof RateLimitError) {
+    return nothingPosted ? new NotAcceptedError(`rate limited by Discord (retry after ${Math.ceil(err.retryAfter / 1000)} s); nothing sent`, Date.now() + err.retryAfter) : err;
+  }
+  if (err instanceof DiscordAPIError || err instanceof HTTPError || signal?.aborted) return err;
+  const code = connectionLostCode(err);
+  return code ? new AnswerLostError(`no answer from Discord (${code}); it may have been posted`) : err;
+}
+
+/**
+ * Codes of a connection that closed after the request may have gone out (undici's socket errors, a
+ * reset, a broken pipe), on the error or its `cause`; null for anything else — a refused
+ * connection or a client-side error sent nothing, and stays an error (safe to send elsewhere).
+ */
+const LOST_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE']);
+function connectionLostCode(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && LOST_CODES.has(code)) return code;
+  }
+  return null;
 }
 
 /**
@@ -70,7 +113,7 @@ export class DiscordText implements DiscordTextPort {
     if (!channelId) {
       const raw = await this.#rest()
         .post(Routes.userChannels(), { body: { recipient_id: userId }, signal: options.signal })
-        .catch((err: unknown) => Promise.reject(notAccepted(err, true)));
+        .catch((err: unknown) => Promise.reject(notAccepted(err, true, options.signal)));
       const channel = channelResponse.parse(raw);
       channelId = channel.id;
       this.#dmChannels.set(userId, channelId);
@@ -89,12 +132,13 @@ export class DiscordText implements DiscordTextPort {
     const parts = splitMessage(text);
     if (parts.length === 0) throw new Error('cannot send an empty Discord message');
     let first: SentMessage | null = null;
-    for (const content of parts) {
+    for (const [part, content] of parts.entries()) {
       // Aborted (time is up): the REST client drops the request, queued or in flight, and rejects.
       options.signal?.throwIfAborted();
+      const once = options.deliveryId ? { nonce: messageNonce(options.deliveryId, channelId, part), enforce_nonce: true } : {};
       const raw = await this.#rest()
-        .post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } }, signal: options.signal })
-        .catch((err: unknown) => Promise.reject(notAccepted(err, first === null)));
+        .post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] }, ...once }, signal: options.signal })
+        .catch((err: unknown) => Promise.reject(notAccepted(err, first === null, options.signal)));
       const message = messageResponse.parse(raw);
       first ??= { messageId: message.id, channelId: message.channel_id };
     }

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGatewayServer, type GatewayDrop, type GatewayServer, type Op4Payload } from './gateway.ts';
 import { BotAudioRecorder, type RecorderOptions } from './recorder.ts';
-import { startRestServer, type RecordedMessage, type RecordedRequest, type RestServer } from './rest.ts';
+import { startRestServer, type RecordedMessage, type RecordedRequest, type RestFaults, type RestServer } from './rest.ts';
 import { FakeInteractions } from './interactions.ts';
 import type { EncryptionMode } from './rtp.ts';
 import type { DaveGroup } from './dave/group.ts';
@@ -64,6 +64,8 @@ export interface FakeDiscord {
   /** Every message posted through REST (channels and DMs), in order. */
   readonly messages: RecordedMessage[];
   readonly restRequests: RecordedRequest[];
+  /** Faults of the message route (an answer lost after the message was created). */
+  readonly restFaults: RestFaults;
   /** Slash commands the bot registered, its answers to them, and its message edits (interactions.ts). */
   readonly interactions: FakeInteractions;
   /** A member uses `/name` in a channel's text chat (default: the first voice channel's); the interaction id. */
@@ -220,6 +222,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     recorder,
     messages: rest.messages,
     restRequests: rest.requests,
+    restFaults: rest.faults,
     interactions,
     slash: (userId, name, channelId = world.guild.voiceChannels[0].id) => interactions.use(userId, name, channelId),
     react: (userId, message, emoji) => interactions.react(userId, message.channelId, message.id, emoji),

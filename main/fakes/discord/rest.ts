@@ -25,11 +25,38 @@ export interface RecordedRequest {
 /** Discord's limit on `content` (characters). */
 export const MESSAGE_CONTENT_LIMIT = 2000;
 
+/**
+ * Discord's limit on a message `nonce` (a string or an integer, "up to 25 characters"):
+ * https://discord.com/developers/docs/resources/message#create-message (the `nonce` param).
+ */
+export const MESSAGE_NONCE_LIMIT = 25;
+
+/**
+ * How long a nonce sent with `enforce_nonce: true` is remembered. Discord: "it will be checked for
+ * uniqueness in the past few minutes. If another message was created by the same author with the
+ * same nonce, that message will be returned and no new message will be created"
+ * (https://discord.com/developers/docs/resources/message#create-message, `enforce_nonce`). "A few
+ * minutes" is not a number; the fake forgets after 2 minutes, the shortest honest reading, so a
+ * client that relies on a longer window fails here first (the product resends only within
+ * NONCE_RESEND_WINDOW_S, main/core/voice/text.ts).
+ */
+export const NONCE_DEDUPE_WINDOW_MS = 120_000;
+
+/** Faults for the message route. */
+export interface RestFaults {
+  /**
+   * The next N message posts are created (recorded, their nonce remembered) and then the
+   * connection is destroyed before any answer: the client sees ECONNRESET with the message posted.
+   */
+  dropAnswerAfterCreate: number;
+}
+
 export interface RestServer {
   readonly server: Server;
   readonly apiBaseUrl: string;
   readonly messages: RecordedMessage[];
   readonly requests: RecordedRequest[];
+  readonly faults: RestFaults;
   /** More routes (interactions.ts): tried before this module's own; null = not theirs. */
   readonly routes: ((method: string, path: string, body: unknown) => RouteAnswer)[];
   close(): Promise<void>;
@@ -39,6 +66,9 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
   const messages: RecordedMessage[] = [];
   const requests: RecordedRequest[] = [];
   const routes: RestServer['routes'] = [];
+  const faults: RestFaults = { dropAnswerAfterCreate: 0 };
+  /** `<author>:<nonce>` of messages created with enforce_nonce → the message and when (Discord's dedupe is per author). */
+  const nonces = new Map<string, { message: RecordedMessage; at: number }>();
 
   function send(res: ServerResponse, status: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -123,27 +153,51 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
             errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_CONTENT_LIMIT} or fewer in length.` }] } },
           });
         }
-        const message: RecordedMessage = { id: snowflake(), channelId: channel.id, dmRecipientId: channel.recipientId ?? null, content, body, receivedAt: Date.now() };
+        const nonce = nonceOf(body);
+        if (nonce.error) return send(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { nonce: { _errors: [nonce.error] } } });
+        const key = nonce.value !== undefined && body.enforce_nonce === true ? `${world.bot.id}:${nonce.value}` : null;
+        const now = Date.now();
+        const prior = key ? nonces.get(key) : undefined;
+        // A repeat within the window: the existing message is returned, nothing new is created.
+        if (prior && now - prior.at < NONCE_DEDUPE_WINDOW_MS) return send(res, 200, messageJson(prior.message));
+        const message: RecordedMessage = { id: snowflake(), channelId: channel.id, dmRecipientId: channel.recipientId ?? null, content, body, receivedAt: now };
         messages.push(message);
-        return send(res, 200, {
-          id: message.id,
-          channel_id: channel.id,
-          type: 0,
-          content,
-          author: world.userJson(world.bot),
-          timestamp: new Date(message.receivedAt).toISOString(),
-          edited_timestamp: null,
-          tts: false,
-          mention_everyone: false,
-          mentions: [],
-          mention_roles: [],
-          attachments: [],
-          embeds: [],
-          pinned: false,
-        });
+        if (key) rememberNonce(key, message, now);
+        if (faults.dropAnswerAfterCreate > 0) {
+          faults.dropAnswerAfterCreate--;
+          return void req.socket.destroy();
+        }
+        return send(res, 200, messageJson(message));
       }
     }
     return notFound(res);
+  }
+
+  /** The message object Discord answers a create with (the same for a nonce's repeat). */
+  function messageJson(message: RecordedMessage): Record<string, unknown> {
+    return {
+      id: message.id,
+      channel_id: message.channelId,
+      type: 0,
+      content: message.content,
+      author: world.userJson(world.bot),
+      timestamp: new Date(message.receivedAt).toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      ...(message.body.nonce !== undefined ? { nonce: message.body.nonce } : {}),
+    };
+  }
+
+  function rememberNonce(key: string, message: RecordedMessage, now: number): void {
+    // Forget what is past the window first, so the map stays as small as a few minutes of posts.
+    for (const [k, v] of nonces) if (now - v.at >= NONCE_DEDUPE_WINDOW_MS) nonces.delete(k);
+    nonces.set(key, { message, at: now });
   }
 
   // Guild reads as Discord answers them: a guild the bot is not in is 403 Missing Access (50001),
@@ -186,10 +240,25 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     apiBaseUrl: `http://127.0.0.1:${port}/api`,
     messages,
     requests,
+    faults,
     routes,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
     }),
   };
+}
+
+/**
+ * A create's `nonce` as Discord validates it: absent, a string of ≤ 25 characters or an integer.
+ * The error shape is Discord's Invalid Form Body (50035) with a per-field `_errors` list, as for
+ * `content` above; the exact `code` strings for a nonce are not documented.
+ */
+function nonceOf(body: Record<string, unknown>): { value?: string; error?: { code: string; message: string } } {
+  const nonce = body.nonce;
+  if (nonce === undefined || nonce === null) return {};
+  if (typeof nonce === 'number' && Number.isSafeInteger(nonce)) return { value: String(nonce) };
+  if (typeof nonce !== 'string') return { error: { code: 'NONCE_TYPE_INVALID', message: 'Nonce must be an integer or a string.' } };
+  if (nonce.length > MESSAGE_NONCE_LIMIT) return { error: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_NONCE_LIMIT} or fewer in length.` } };
+  return { value: nonce };
 }

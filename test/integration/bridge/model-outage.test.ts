@@ -2,7 +2,9 @@
 // for good. Through the real core on the strict fakes: the fake Gemini is unavailable for 90 s (open
 // sockets cut 1011, every upgrade answered 503); the call stays in Discord in a visible state that
 // says since when, comes back by itself when the service does, and the next utterance is answered
-// (heard by the model, its reply heard in the channel).
+// (heard by the model, its reply heard in the channel). What was said while the model was
+// unreachable is heard too, by the session that opens when it is back (issue #55: the day soak lost
+// every such word).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthReport } from '../../../main/core/api-types.ts';
@@ -51,12 +53,18 @@ describe('a 90 s model outage', () => {
     const since = /since (\S+) /.exec(during.bridge.reason!)![1]!;
     expect(Date.parse(since)).toBeGreaterThanOrEqual(downAt - 1000);
 
+    // Someone speaks while the model is unreachable (the session gave up; the call's link retries).
+    await call.discord.speak(call.discord.owner.id, chirpStereo(1, 300, 3000, 48_000));
+
     await sleep(Math.max(0, downAt + OUTAGE_MS - Date.now()));
     expect((await health()).bridge.state).toBe('reconnecting'); // still up, never `error`
     call.gemini.setUnavailable(false);
 
     const back = await call.gemini.connection(before, 60_000);
     await waitFor(async () => (await health()).bridge.state === 'connected', 'connected again', 30_000);
+    // The utterance said in the outage reaches the model that is back, with its end (a turn to answer).
+    await waitFor(() => back.audioStreamEnds >= 1 && back.inputSamples >= 16_000, 'the utterance said in the outage at the model once it is back');
+    await back.reply({ pcm: chirpMono(0.3, 400, 4000, 24_000), transcript: 'Sorry, I was away.' });
     const notes = ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string }[] }).notes;
     expect(notes.filter((n) => n.kind === 'state' && /^(error|stopped)/.test(n.text))).toEqual([]);
 

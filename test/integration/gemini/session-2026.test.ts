@@ -50,6 +50,24 @@ describe('gemini live, 2026 session rules', () => {
     await fresh.waitFor(() => clientTexts(fresh).includes('the pizza is here'), 5000, 'the /say text on the fresh session');
   });
 
+  it('a refused resume, then a 1011 on the fresh session before it answered: the utterance said across both is heard once, on the next socket', async () => {
+    // The day soak's last minute (issue #55): a deadline with a refused resume and a 1011 drop right after.
+    h = await startHarness({ sessionDeadlineMs: 1500, bargeInRms: null, autoReply: false }, { sessionRenewAfterMs: null });
+    const first = await h.fake.connection(0);
+    await waitUntil(() => first.closeCode !== null, 'the deadline close', 10_000);
+    const fresh = await h.fake.connection(1);
+    expect(fresh.resumedWithHandle).toBeNull();
+    await waitUntil(() => h!.session.stats.freshSessions === 1, 'the fresh session adopted');
+    for (let i = 0; i < 10; i++) h.session.sendAudio(new Int16Array(320).fill(3000));
+    h.session.endAudioInput();
+    await fresh.waitFor(() => fresh.audioStreamEnds === 1, 5000, 'the utterance on the fresh session');
+    fresh.close(1011, 'Internal error occurred.');
+    const next = await h.fake.connection(h.fake.connections.indexOf(fresh) + 1);
+    await next.waitFor(() => next.audioStreamEnds === 1 && next.inputSamples >= 3200, 5000, 'the utterance on the next socket');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(next.audioStreamEnds).toBe(1); // once, not twice
+  });
+
   it('renews the session at an idle point before a known deadline: a fresh seeded session, no deadline close, no reconnecting', async () => {
     h = await startHarness({ sessionDeadlineMs: 4000 }, { sessionRenewAfterMs: 800 });
     const first = await h.fake.connection(0);
@@ -97,6 +115,32 @@ describe('gemini live, 2026 session rules', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(second.audio).toHaveLength(0);
     expect(second.audioStreamEnds).toBe(0);
+  });
+
+  it('a drop in the middle of the reply to a /say text does not write the text again (it would be said twice)', async () => {
+    h = await startHarness({ bargeInRms: null, autoReply: false });
+    const first = await h.fake.connection(0);
+    const settled: string[] = [];
+    h.session.sendText('Say the following to the user now: the build is green.', { onSettled: (o) => settled.push(o.delivered ? 'delivered' : o.reason) });
+    await first.waitFor(() => clientTexts(first).includes('the build is green'), 5000, 'the text at the model');
+    void first.reply({ toneMs: 2000, chunkMs: 40, paceMs: 40, transcript: 'The build is green.' });
+    await waitUntil(() => h!.rec.audio.length >= 3, 'the reply under way');
+    // No handle came after the text (it comes with turnComplete): the socket drops mid-reply.
+    first.drop();
+    const second = await h.fake.connection(1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(clientTexts(second)).not.toContain('the build is green');
+    expect(settled).toEqual(['delivered']);
+  });
+
+  it('a text written on a socket that drops before the model answered it is written again on the next (never lost)', async () => {
+    h = await startHarness({ bargeInRms: null, autoReply: false });
+    const first = await h.fake.connection(0);
+    h.session.sendText('Say the following to the user now: tea is ready.');
+    await first.waitFor(() => clientTexts(first).includes('tea is ready'), 5000, 'the text at the model');
+    first.drop();
+    const second = await h.fake.connection(1);
+    await second.waitFor(() => clientTexts(second).includes('tea is ready'), 5000, 'the text written again');
   });
 
   it('a reply that follows `interrupted` with no turnComplete between is not part of the interrupted turn: the turn ends before its audio', async () => {

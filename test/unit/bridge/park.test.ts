@@ -170,20 +170,39 @@ describe('ModelLink', () => {
     expect(sessions[2]!.log).toEqual(['text:much later']);
   });
 
-  it('an outage: retried with capped back-off until a session opens; speech meanwhile is not kept', async () => {
+  it('an outage: retried with capped back-off until a session opens; speech meanwhile is held for it', async () => {
     const { l, sessions, states, attempts } = link(10, 4);
     l.adopt(new FakeSession() as unknown as LiveModelSession);
     l.lost('Gemini unreachable after 8 attempts');
     expect(l.state).toBe('down');
     l.sendAudio(Int16Array.of(9));
+    l.endAudioInput();
     // 1 s, 2 s, 4 s, 4 s (capped), then the fifth attempt opens.
     await vi.advanceTimersByTimeAsync(1010 + 2010 + 4010 + 4010);
     expect(attempts()).toBe(4);
     await vi.advanceTimersByTimeAsync(4010);
     expect(attempts()).toBe(5);
     expect(l.state).toBe('open');
-    expect(sessions[0]!.log).toEqual([]);
+    // What was said while the model was unreachable is heard when it is back (issue #55's day soak
+    // lost every such word: this was [] before).
+    expect(sessions[0]!.log).toEqual(['audio:9', 'end']);
     expect(states.filter((s) => s === 'down').length).toBe(1);
+  });
+
+  it('an outage longer than the hold: the newest speech is kept, an utterance with nothing left is not sent', async () => {
+    const { l, sessions } = link(10, 1);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    // holdMs is 30 s of 16 kHz audio: three 12 s utterances do not fit, the first gives way whole.
+    for (const first of [1, 2, 3]) {
+      const chunk = new Int16Array(12 * 16_000).fill(first);
+      l.sendAudio(chunk);
+      l.endAudioInput();
+    }
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual(['audio:2', 'end', 'audio:3', 'end']);
+    expect(l.figures().heldSpeechDroppedSeconds).toBe(12);
   });
 
   it('a call that ends while the model wakes closes the session that opens later', async () => {

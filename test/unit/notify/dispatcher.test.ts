@@ -259,15 +259,16 @@ describe('deliver: single modes and input errors', () => {
     };
     const r = rig({ voice: 'absent' }, { discordText: { sendDirectMessage: never, postToChannel: never }, discordTimeoutMs: 30 });
     const result = await r.notifier.deliver(req());
-    expect(result.results.dm).toEqual({ status: 'unknown', detail: 'timeout after 30 ms; send aborted, but it may already have reached Discord (not re-sent)' });
+    expect(result.results.dm).toEqual({ status: 'unknown', detail: 'timeout after 30 ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)' });
     // Not re-sent through the channel or the webhook: that could deliver the notification twice.
     expect(result.status).toBe('unknown');
     expect(result.channel).toBeUndefined();
     expect(Object.keys(result.results)).toEqual(['voice', 'dm']);
     expect(r.events).toEqual([]);
-    // The send was told to stop: a REST client honouring the signal drops it if still queued.
-    expect(signals).toHaveLength(1);
-    expect(signals[0]!.aborted).toBe(true);
+    // Sent once more under the same nonce, and both were told to stop: a REST client honouring the
+    // signal drops a send still queued.
+    expect(signals).toHaveLength(2);
+    expect(signals.every((s) => s.aborted)).toBe(true);
   });
 
   it('empty text and unknown mode are rejected with codes', async () => {

@@ -1,6 +1,7 @@
-// A delivery interrupted mid-send (its process killed with the claim on disk): a webhook entry, whose
-// receiver de-duplicates by the Idempotency-Key, is sent again under the same key (the entry's id) at
-// the next start; a Discord DM is failed, never re-sent; a webhook interrupted too often is failed.
+// A delivery interrupted mid-send (its process killed with the claim on disk): an entry whose
+// receiver still drops a repeat (`resend_until`, set at its first send: an honoured Idempotency-Key,
+// a Discord nonce) is sent again under the same key (the entry's id) at the next start; one past that
+// window, or whose receiver keeps no key, is failed, never re-sent; one interrupted too often is failed.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,8 +49,11 @@ async function interruptedEntry(mode: 'webhook' | 'dm', extra: Partial<StoredNot
   return entry.id;
 }
 
-it('a webhook entry interrupted mid-delivery is sent again at the next start, under the same idempotency key', async () => {
-  const id = await interruptedEntry('webhook');
+/** Until when the receiver drops a repeat: a minute after the test's clock. */
+const WINDOW = { resend_until: T0 / 1000 + 60 };
+
+it('a webhook entry interrupted mid-delivery, its receiver honouring the key, is sent again at the next start under the same idempotency key', async () => {
+  const id = await interruptedEntry('webhook', WINDOW);
   const s = make();
   await s.tick();
   expect(sent.map((x) => [x.req.text, x.key])).toEqual([['reminder by webhook', id]]);
@@ -59,8 +63,25 @@ it('a webhook entry interrupted mid-delivery is sent again at the next start, un
   await s.stop();
 });
 
-it('a DM interrupted mid-delivery is failed, never sent again (Discord keeps no key here)', async () => {
-  const id = await interruptedEntry('dm');
+it('a webhook entry whose receiver keeps no key (no resend window) is failed, never sent again', async () => {
+  const id = await interruptedEntry('webhook');
+  const s = make();
+  await s.tick();
+  expect(sent).toEqual([]);
+  expect(readScheduleRows(file)[0]).toMatchObject({ id, state: 'failed', interrupted: 1 });
+  await s.stop();
+});
+
+it('a DM interrupted within its nonce window is sent again under the same key; past it, failed', async () => {
+  const id = await interruptedEntry('dm', WINDOW);
+  const s = make();
+  await s.tick();
+  expect(sent.map((x) => x.key)).toEqual([id]);
+  await s.stop();
+});
+
+it('a DM interrupted past its nonce window is failed, never sent again', async () => {
+  const id = await interruptedEntry('dm', { resend_until: T0 / 1000 - 1 });
   const s = make();
   await s.tick();
   expect(sent).toEqual([]);
@@ -71,7 +92,7 @@ it('a DM interrupted mid-delivery is failed, never sent again (Discord keeps no 
 });
 
 it(`a webhook entry interrupted ${MAX_INTERRUPTED_RESENDS + 1} times is failed: a send that kills its process is not retried forever`, async () => {
-  const id = await interruptedEntry('webhook', { interrupted: MAX_INTERRUPTED_RESENDS });
+  const id = await interruptedEntry('webhook', { ...WINDOW, interrupted: MAX_INTERRUPTED_RESENDS });
   const s = make();
   await s.tick();
   expect(sent).toEqual([]);

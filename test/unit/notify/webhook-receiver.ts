@@ -11,6 +11,8 @@ export interface ScriptedReply {
   hang?: boolean;
   /** Answer only after this many ms (a slow receiver that still acts on the request). */
   delayMs?: number;
+  /** Act on the request, then drop the connection without an answer (the sender cannot tell). */
+  dropAnswer?: boolean;
 }
 
 export interface Received {
@@ -22,13 +24,19 @@ export interface Received {
 export interface WebhookReceiver {
   url: string;
   received: Received[];
+  /** Idempotency-Key of each request acted on (with `honourKeys`, a repeat of a key is not). */
+  actedOn: string[];
   script: ScriptedReply[];
   close(): Promise<void>;
 }
 
-/** `port`: listen on this port (to bring a receiver back up where a refused one was). */
-export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
+/**
+ * `port`: listen on this port (to bring a receiver back up where a refused one was). `honourKeys`:
+ * a repeat of an Idempotency-Key already acted on is answered 200 and not acted on again.
+ */
+export async function startWebhookReceiver(port = 0, options: { honourKeys?: boolean } = {}): Promise<WebhookReceiver> {
   const received: Received[] = [];
+  const actedOn: string[] = [];
   const script: ScriptedReply[] = [];
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
@@ -43,7 +51,14 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         json = text;
       }
       received.push({ path: req.url ?? '', headers: req.headers, json });
+      const key = String(req.headers['idempotency-key'] ?? '');
+      if (options.honourKeys && key && actedOn.includes(key)) {
+        res.writeHead(200);
+        return void res.end();
+      }
+      actedOn.push(key);
       const reply = script.shift() ?? { status: 204 };
+      if (reply.dropAnswer) return void req.socket.destroy();
       if (reply.hang) {
         hanging.add(res);
         return;
@@ -65,6 +80,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     // Shaped like a Discord webhook URL; the id/token are obviously fake and built at run time.
     url: `http://127.0.0.1:${listening}/api/webhooks/${'1'.repeat(18)}/${'fake-token-'.repeat(3)}`,
     received,
+    actedOn,
     script,
     async close() {
       for (const res of hanging) res.socket?.destroy();

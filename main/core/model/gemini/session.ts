@@ -245,7 +245,8 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     }
     this.#tools.socketEnded(connection);
     this.#modelWorking = false;
-    const texts = this.#heldTexts.lost(connection);
+    const { again: texts, answered } = this.#heldTexts.lost(connection);
+    if (answered > 0) this.#o.logger.info({ connection: connection.id, texts: answered }, 'texts the model had begun answering on a socket that ended: not written again (they would be said twice)');
     if (texts.length > 0 && !this.life.closed) {
       this.#o.logger.info({ connection: connection.id, texts: texts.length }, 'texts written on a socket that ended before a handle covered them: delivered again on the next');
       this.#heldTexts.expectAgain(texts);
@@ -446,6 +447,8 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     if (endedCut) this.emit('turnComplete');
     // The reply began: the utterance it answers is not sent again after a resume (it would be answered twice).
     if (!wasOpen && connection === this.#active && !this.#keepUnanswered) this.#audio.replyBegan();
+    // Nor the texts written before it: the user is hearing the model's answer to them.
+    if (!this.#keepUnanswered) this.#heldTexts.replyBegan(connection);
     this.#handleFresh = false;
     this.modelActivity();
     if (connection === this.#active) this.#stall.modelActivity(wasOpen);
