@@ -32,7 +32,8 @@ import { SpokenOutcomes } from './spoken-outcomes.ts';
 import { readThroughRoom, SpeakerActivity } from './room.ts';
 import { buildRoomView } from './room-view.ts';
 import { SpeakerNotes } from './speaker-notes.ts';
-import { BridgeError, type BridgeControl, type BridgeStatus, type SpokenVerb, type StopOptions } from './types.ts';
+import { BridgeError, type BridgeControl, type BridgeStatus, type CallOptions, type SpokenVerb, type StopOptions } from './types.ts';
+import { patienceTargetOf } from './call-patience.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { CallUiUpdates, UiTicker } from './ui-ticker.ts';
 import { bindVoiceEvents } from './voice-binding.ts';
@@ -191,6 +192,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       endReason: () => this.#reason,
     });
     this.#encoder = new EncoderStage(voice, () => this.#state);
+    options.patience?.bind({ target: () => patienceTargetOf(this.link.session), name: (id) => this.#activity.name(id) });
     const audio = this.#audio;
     audio.connectBargeIn(this.#replyCut);
     this.pipeline = wireCall(
@@ -216,7 +218,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   room(): RoomView {
     const inChannel = this.#callLive() ? (this.#o.voice.channelMembers?.() ?? []) : [];
-    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking: this.#speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => this.#activity.name(id), wake: this.#wake.view() });
+    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking: this.#speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => this.#activity.name(id), wake: this.#wake.view(), patience: this.#o.patience });
   }
 
   metrics(): Record<string, unknown> {
@@ -224,7 +226,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats(), model_link: this.link.figures() };
   }
 
-  async start(target?: VoiceTarget): Promise<BridgeStatus> {
+  async start(target?: VoiceTarget, options: CallOptions = {}): Promise<BridgeStatus> {
     if (this.#state === 'connecting' || this.#callLive() || this.#state === 'stopping') {
       throw new BridgeError('already_active', `a call is already ${this.#state}`);
     }
@@ -232,6 +234,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     if (refusal) throw new BridgeError('daily_cap_reached', refusal);
     this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.#o.notes.startCall(this.#callId);
+    this.#o.patience?.beginCall(options.patience);
     this.#audio.reset();
     const attempt = ++this.#attempt;
     this.#transition('connecting');
@@ -362,6 +365,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakingStart: (id) => {
         this.#speaking.add(id);
         this.#activity.start(id);
+        this.#o.patience?.speechStarted(id);
         // Muted: the model is not told who talks either (it hears nothing of it).
         if (this.#audio.userAudioOpen) this.#speakerNotes.announce(id);
         this.#ui.start();
@@ -369,6 +373,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakingEnd: (id) => {
         this.#speaking.delete(id);
         this.#activity.end(id);
+        this.#o.patience?.speechEnded(id);
       },
       state: (state, reason) => this.#states.voiceChanged(state, reason),
       ownerLeft: () => {
@@ -403,8 +408,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakerNotes: this.#speakerNotes,
       state: (state, reason) => this.#states.modelChanged(state, reason),
       opened: () => this.context.opened(),
+      replyStarted: () => this.#o.patience?.replyStarted(),
       closed: () => this.context.closed(),
     });
+    this.#o.patience?.sessionOpened();
     // After the binding's own listeners (the playback has the chunk, the turn is ended): the spoken outcomes.
     model.on('audio', (pcm) => this.#follower.modelAudio(pcm.length));
     model.on('outputTranscript', (text) => this.#follower.outputTranscript(text));
@@ -442,6 +449,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#activity.clear();
     this.#speakerNotes.turnEnded();
     this.#replyCut.turnEnded();
+    this.#o.patience?.endCall();
     this.#uiUpdates.reset();
     this.#o.notes.endCall();
   }

@@ -37,6 +37,8 @@ export interface ModelBindingDeps {
   /** Each turn names its speaker again. */
   speakerNotes: SpeakerNotes;
   state: (state: ConnectionState, reason?: string) => void;
+  /** A reply's first audio went to playback (the patience learner's cut-off clock starts). */
+  replyStarted?: () => void;
   /** The session is wired in / out (mid-call context changes follow it). */
   opened: () => void;
   closed: () => void;
@@ -68,7 +70,10 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
     // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
     // timer rarely has to wake the process. A new reply ends the previous one's pending local cut
     // (a service may never confirm a cut of a reply it had finished sending).
-    if (deps.modelAudio.play(pcm)) deps.replyCut.turnEnded();
+    if (deps.modelAudio.play(pcm)) {
+      deps.replyCut.turnEnded();
+      deps.replyStarted?.();
+    }
     if (playerRunning) deps.pokePlayback();
   });
   model.on('interrupted', () => deps.replyCut.serviceInterrupted());

@@ -4,6 +4,7 @@ import type { EventHub } from '../event-hub.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelProvider, SpeechScreener, VoiceChannelPort } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { CallPatience } from './call-patience.ts';
 import type { RoomPeople } from './room.ts';
 import type { WakeSettings } from './wake-gate.ts';
 
@@ -35,6 +36,8 @@ export interface BridgeOptions {
   park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number }; holds?: () => string | null };
   /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
   wakeRefusal?: () => string | null;
+  /** The call's patience and the per-speaker learner (call-patience.ts); absent: the provider's default, nothing learnt. */
+  patience?: CallPatience;
   /** Reminders due soon, as short text, for a fresh session that continues the call (ports.ts `pendingContext`). */
   pendingContext?: () => string | undefined;
 }

@@ -1,0 +1,156 @@
+// The call's patience (issue #52): the setting, or the join request's own for one call; the learner
+// that lengthens it per speaker after cut-offs (patience-learner.ts), remembered across calls; and
+// the model session it is applied to (`setPatience`, mapped per provider by the model layer). Built
+// once per core (the page and the CLI read and reset it with no call, or no voice platform).
+import type { PatienceView, SpeakerPatienceView } from '../api-types.ts';
+import { systemClock, type Clock } from '../contracts/clock.ts';
+import { patienceSilenceMs, type Patience } from '../contracts/patience.ts';
+import { PatienceLearner, type PatienceMemory, type SpeakerPatience } from './patience-learner.ts';
+import { END_REPORTED_LATE_MS } from './room.ts';
+
+/** Where the call's patience is applied: the live model session (ports.ts `setPatience`). */
+export interface PatienceTarget {
+  setPatience(patience: Patience): void;
+}
+
+export interface CallPatienceOptions {
+  memory: PatienceMemory;
+  /** The saved setting, read at each call and whenever the window is worked out. */
+  setting: () => Patience;
+  clock?: Clock;
+}
+
+export interface CallPatienceBinding {
+  /** The session of the call, when it has one that takes patience. */
+  target: () => PatienceTarget | null;
+  /** A speaker's display name now. */
+  name: (speakerId: string) => string;
+}
+
+export class CallPatience {
+  readonly #o: CallPatienceOptions;
+  readonly learner: PatienceLearner;
+  #call: Patience | null = null;
+  #binding: CallPatienceBinding | null = null;
+  /** What the session was last given (null: nothing since it opened; it runs on the setting). */
+  #applied: Patience | null = null;
+
+  constructor(options: CallPatienceOptions) {
+    this.#o = options;
+    this.learner = new PatienceLearner({
+      clock: options.clock ?? systemClock,
+      baseMs: () => patienceSilenceMs(this.base()),
+      memory: options.memory,
+      name: (id) => this.#binding?.name(id) ?? id,
+      onChange: () => this.#apply(),
+    });
+  }
+
+  /** The bridge: its session and its names. */
+  bind(binding: CallPatienceBinding): void {
+    this.#binding = binding;
+  }
+
+  /** The call's own patience, else the setting. */
+  base(): Patience {
+    return this.#call ?? this.#o.setting();
+  }
+
+  /** A call starts, with the join request's patience (undefined: the setting). */
+  beginCall(patience: Patience | undefined): void {
+    this.#call = patience ?? null;
+    this.#applied = null;
+  }
+
+  speechStarted(speakerId: string): void {
+    this.learner.speechStarted(speakerId);
+  }
+
+  /** The receive path reports an end late (room.ts): the pause began that much earlier. */
+  speechEnded(speakerId: string): void {
+    this.learner.speechEnded(speakerId, (this.#o.clock ?? systemClock).now() - END_REPORTED_LATE_MS);
+  }
+
+  replyStarted(): void {
+    this.learner.replyStarted();
+  }
+
+  endCall(): void {
+    this.learner.callEnded();
+    this.#call = null;
+    this.#applied = null;
+  }
+
+  /**
+   * A new session of the call is wired in: it opened with the setting (the provider reads it at
+   * connect), so it is told only where the call's window differs from that.
+   */
+  sessionOpened(): void {
+    this.#applied = null;
+    this.#apply();
+  }
+
+  /** What the service should get now: the call's patience as given, or a speaker's longer window in ms. */
+  current(): Patience {
+    const base = this.base();
+    const ms = this.learner.effectiveMs();
+    return ms > patienceSilenceMs(base) ? ms : base;
+  }
+
+  #apply(): void {
+    const target = this.#binding?.target();
+    if (!target) return;
+    const wanted = this.current();
+    const had = this.#applied ?? this.#o.setting();
+    if (wanted === had) return;
+    target.setPatience(wanted);
+    this.#applied = wanted;
+  }
+
+  /** Forget a speaker's learnt window; null when nothing was remembered of them. */
+  reset(speakerId: string): SpeakerPatienceView | null {
+    const record = this.#o.memory.get(speakerId);
+    if (!record) return null;
+    this.learner.reset(speakerId);
+    return this.#speakerView({ ...record, windowMs: 0 });
+  }
+
+  /** A person of the room: their window now. */
+  speaker(speakerId: string, name: string): SpeakerPatienceView {
+    const record = this.#o.memory.get(speakerId);
+    return this.#speakerView(record ? { ...record, name } : { speakerId, name, windowMs: 0, cutoffs: 0, cleanTurns: 0, longestPauseMs: 0, updatedAt: 0 });
+  }
+
+  view(): PatienceView {
+    const base = this.base();
+    return {
+      setting: this.#o.setting(),
+      call: this.#call,
+      base_ms: patienceSilenceMs(base),
+      current_ms: this.learner.effectiveMs(),
+      speakers: this.learner.list().map((r) => this.#speakerView(r)),
+    };
+  }
+
+  #speakerView(record: SpeakerPatience): SpeakerPatienceView {
+    const baseMs = patienceSilenceMs(this.base());
+    return {
+      speaker_id: record.speakerId,
+      name: record.name ?? this.#binding?.name(record.speakerId) ?? record.speakerId,
+      window_ms: Math.max(baseMs, record.windowMs),
+      learnt: record.windowMs > baseMs,
+      cutoffs: record.cutoffs,
+      updated_at: record.updatedAt ? record.updatedAt / 1000 : null,
+    };
+  }
+}
+
+/**
+ * The session as a patience target, when it takes patience. (ports.ts `LiveModelSession.setPatience`
+ * comes with the turn-service change of issue #52; until every session has it, it is looked up.)
+ */
+export function patienceTargetOf(session: object | null): PatienceTarget | null {
+  if (!session || !('setPatience' in session)) return null;
+  const set = session.setPatience;
+  return typeof set === 'function' ? { setPatience: (patience) => void Reflect.apply(set, session, [patience]) } : null;
+}
