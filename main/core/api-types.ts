@@ -425,7 +425,7 @@ export interface SpeakerPatienceView {
 export interface PatienceView {
   /** The saved setting: a level (quick, natural, patient) or ms. */
   setting: 'quick' | 'natural' | 'patient' | number;
-  /** This call's own patience (POST /join `patience`), or null. */
+  /** The patience of the call in progress (its own from POST /join `patience`, else the setting at its start), or null between calls. */
   call: 'quick' | 'natural' | 'patient' | number | null;
   /** The window of the call's patience (the setting's when the call has none), ms. */
   base_ms: number;

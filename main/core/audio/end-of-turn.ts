@@ -28,6 +28,7 @@
 //   there as long as its silence window is ≤ 600 ms + the hangover.
 // The choice per provider is its declared `activityControl` (main/core/providers/).
 import { PROVIDERS, type ProviderName } from '../providers/index.ts';
+import { patienceSilenceMs, type Patience } from '../contracts/patience.ts';
 import { DEFAULT_HANGOVER_MS } from './voice-gate.ts';
 
 export type EndOfTurnProvider = ProviderName;
@@ -46,3 +47,13 @@ export interface EndOfTurnChoice {
 export const END_OF_TURN: Readonly<Record<EndOfTurnProvider, Readonly<EndOfTurnChoice>>> = Object.fromEntries(
   PROVIDERS.map((p) => [p.name, { signal: p.capabilities.activityControl, hangoverMs: DEFAULT_HANGOVER_MS }]),
 ) as Record<EndOfTurnProvider, EndOfTurnChoice>;
+
+/**
+ * The bridge's silence cap never ends a turn before the service's own window would (issue #52): at
+ * least the patience's window plus CAP_MARGIN_MS (the service's decision travelling back to us).
+ */
+export const CAP_MARGIN_MS = 1000;
+
+export function turnCapFor(capMs: number, patience: Patience): number {
+  return Math.max(capMs, patienceSilenceMs(patience) + CAP_MARGIN_MS);
+}

@@ -3,13 +3,22 @@
 // with an adaptive noise floor, hysteresis, >= 200 ms of pre-roll (the quiet start of a word that
 // precedes the energy that opened the gate) and a hangover that carries natural pauses.
 // Output is re-chunked to a fixed size; when the gate closes the last chunk is padded with silence
-// and `onEnd` fires (the Gemini provider maps it to audioStreamEnd).
+// and `onEnd` fires (the end of the user's turn for the model: audio/end-of-turn.ts).
+//
+// Who closes it (issue #52): after `hangoverMs` of quiet the gate asks `holdTurn()`. An utterance
+// the service hears is the service's turn: the gate stays open and keeps handing on the pause as
+// digital silence, in real time (the caller feeds time as pushSilence), so the service's own
+// detector sees the pause as it happened, until the service ends the turn (`serviceEndedTurn()`)
+// or `turnCapMs` of quiet have passed (nobody pays for a silent room). An utterance nobody
+// downstream owns (withheld by the wake-name gate) closes at the hangover, as before.
 
 const RATE = 16_000;
 const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
-/** Quiet time after which an open gate closes: the end of a turn (the choice and its figures: end-of-turn.ts). */
+/** Quiet time after which the gate asks whether the turn is the service's (else it closes there). */
 export const DEFAULT_HANGOVER_MS = 500;
+/** Quiet time after which a turn the service has not ended is ended by the bridge (config TURN_SILENCE_CAP_MS). */
+export const DEFAULT_TURN_CAP_MS = 3000;
 
 export interface VoiceGateOptions {
   /**
@@ -25,8 +34,12 @@ export interface VoiceGateOptions {
   chunkMs?: number;
   /** Audio kept from before the frames that opened the gate, >= 200 ms. Default 300. */
   preRollMs?: number;
-  /** Quiet time after which an open gate closes. Default DEFAULT_HANGOVER_MS (keeps pauses between words). */
+  /** Quiet time after which the gate closes unless `holdTurn()` says the service owns the turn. Default DEFAULT_HANGOVER_MS. */
   hangoverMs?: number;
+  /** Asked at the hangover: true keeps the gate open (silence flows on) until the service ends the turn or the cap. Default: never held. */
+  holdTurn?: () => boolean;
+  /** Quiet time after which a held turn closes anyway. Default DEFAULT_TURN_CAP_MS; never below the hangover. */
+  turnCapMs?: number;
   /** A frame never counts as speech below this RMS level. Default -50 dBFS. */
   minOpenDbfs?: number;
   /** Open when a frame is this far above the tracked noise floor. Default 12 dB. */
@@ -50,6 +63,10 @@ export class VoiceGate {
   readonly #onEnd: () => void;
   readonly #onOpen: (() => void) | undefined;
   readonly #hangoverFrames: number;
+  #capFrames: number;
+  readonly #holdTurn: () => boolean;
+  /** The hangover passed and the turn was held: the gate closes at the cap or the service's end. */
+  #held = false;
   readonly #minOpenDbfs: number;
   readonly #openAboveNoiseDb: number;
   readonly #closeHysteresisDb: number;
@@ -85,6 +102,9 @@ export class VoiceGate {
     this.#onEnd = options.onEnd;
     this.#onOpen = options.onOpen;
     this.#hangoverFrames = Math.max(1, Math.round((options.hangoverMs ?? DEFAULT_HANGOVER_MS) / 10));
+    this.#capFrames = this.#hangoverFrames;
+    this.setTurnCap(options.turnCapMs ?? DEFAULT_TURN_CAP_MS);
+    this.#holdTurn = options.holdTurn ?? (() => false);
     this.#minOpenDbfs = options.minOpenDbfs ?? -50;
     this.#openAboveNoiseDb = options.openAboveNoiseDb ?? 12;
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
@@ -96,6 +116,20 @@ export class VoiceGate {
 
   get isOpen(): boolean {
     return this.#open;
+  }
+
+  /** The quiet after which a held turn closes (ms, at least the hangover); applies from the next frame. */
+  setTurnCap(ms: number): void {
+    this.#capFrames = Math.max(this.#hangoverFrames, Math.round(ms / 10));
+  }
+
+  /**
+   * The service ended the user's turn (its detector decided, or it began answering): close now if
+   * the speaker is quiet, so the end goes out without waiting for the cap. While they are loud the
+   * gate stays open (the service takes what follows as a new turn of its own).
+   */
+  serviceEndedTurn(): void {
+    if (this.#open && this.#quietRun > 0) this.#close();
   }
 
   /** Feed 16 kHz mono s16 (any length). Chunks and the end event are delivered synchronously. */
@@ -133,7 +167,8 @@ export class VoiceGate {
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
     const toChunk = this.#chunk.length - this.#chunkFill - pending;
-    const toClose = (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - pending;
+    const closeAt = this.#held ? this.#capFrames : this.#hangoverFrames;
+    const toClose = (closeAt - this.#quietRun) * ANALYSIS_SAMPLES - pending;
     return Math.max(1, Math.min(toChunk, toClose));
   }
 
@@ -167,8 +202,12 @@ export class VoiceGate {
     const openThreshold = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb);
     if (this.#open) {
       this.#emit(frame, 0, ANALYSIS_SAMPLES);
-      this.#quietRun = level >= openThreshold - this.#closeHysteresisDb ? 0 : this.#quietRun + 1;
-      if (this.#quietRun >= this.#hangoverFrames) this.#close();
+      if (level >= openThreshold - this.#closeHysteresisDb) {
+        this.#quietRun = 0;
+        this.#held = false;
+      } else this.#quietRun++;
+      if (this.#quietRun === this.#hangoverFrames && !this.#held) this.#held = this.#holdTurn();
+      if (this.#quietRun >= (this.#held ? this.#capFrames : this.#hangoverFrames)) this.#close();
       return;
     }
     this.#remember(frame);
@@ -205,6 +244,7 @@ export class VoiceGate {
   #close(): void {
     this.#open = false;
     this.#quietRun = 0;
+    this.#held = false;
     if (this.#chunkFill > 0) {
       this.#chunk.fill(0, this.#chunkFill);
       this.#sentSamples += this.#chunk.length - this.#chunkFill;

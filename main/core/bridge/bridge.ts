@@ -23,6 +23,8 @@ import { ReceiveStage } from './input-stages.ts';
 import { wireCall, type PipelineView } from './pipeline.ts';
 import { openCallEnds } from './call-open.ts';
 import { CallStates } from './call-states.ts';
+import { CallTurn, type CallTurnOptions } from './call-turn.ts';
+import type { Patience } from '../contracts/patience.ts';
 import { CallMetrics } from './metrics.ts';
 import { bindModelSession } from './model-binding.ts';
 import type { BridgeOptions } from './options.ts';
@@ -32,8 +34,7 @@ import { SpokenOutcomes } from './spoken-outcomes.ts';
 import { readThroughRoom, SpeakerActivity } from './room.ts';
 import { buildRoomView } from './room-view.ts';
 import { SpeakerNotes } from './speaker-notes.ts';
-import { BridgeError, type BridgeControl, type BridgeStatus, type CallOptions, type SpokenVerb, type StopOptions } from './types.ts';
-import { patienceTargetOf } from './call-patience.ts';
+import { BridgeError, type BridgeControl, type BridgeStatus, type SpokenVerb, type StopOptions } from './types.ts';
 import { TranscriptAggregator } from './transcripts.ts';
 import { CallUiUpdates, UiTicker } from './ui-ticker.ts';
 import { bindVoiceEvents } from './voice-binding.ts';
@@ -49,6 +50,8 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
   readonly #o: BridgeOptions;
   readonly #log: Logger;
+  /** The call's patience and silence cap (call-turn.ts). */
+  readonly #turn: CallTurn;
   readonly metricsStore = new CallMetrics();
 
   #state: BridgeState = 'idle';
@@ -125,6 +128,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     this.#audio = new CallAudio({
       inputChunkMs,
+      // An utterance the model hears is the service's turn to end (voice-gate.ts); one the wake-name gate withholds ends at the gate's hangover.
+      holdTurn: () => !this.#wake.withholding,
       metrics: this.metricsStore,
       now,
       // Nothing runs per tick in a quiet call: the UI updates, the input clock and the player (its
@@ -133,6 +138,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onActivity: () => this.#ui.start(),
       onFrame: (at) => this.#ui.frame(at),
     });
+    this.#turn = new CallTurn(() => options.turn?.() ?? {}, (ms) => this.#audio.gate.setTurnCap(ms));
     const voice = options.voice;
     const room = readThroughRoom(options.room ?? {}, voice);
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
@@ -192,7 +198,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       endReason: () => this.#reason,
     });
     this.#encoder = new EncoderStage(voice, () => this.#state);
-    options.patience?.bind({ target: () => patienceTargetOf(this.link.session), name: (id) => this.#activity.name(id) });
+    options.patience?.bind({ target: () => (this.#callLive() ? this : null), name: (id) => this.#activity.name(id) });
     const audio = this.#audio;
     audio.connectBargeIn(this.#replyCut);
     this.pipeline = wireCall(
@@ -226,7 +232,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats(), model_link: this.link.figures() };
   }
 
-  async start(target?: VoiceTarget, options: CallOptions = {}): Promise<BridgeStatus> {
+  async start(target?: VoiceTarget, call?: CallTurnOptions): Promise<BridgeStatus> {
     if (this.#state === 'connecting' || this.#callLive() || this.#state === 'stopping') {
       throw new BridgeError('already_active', `a call is already ${this.#state}`);
     }
@@ -234,8 +240,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     if (refusal) throw new BridgeError('daily_cap_reached', refusal);
     this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.#o.notes.startCall(this.#callId);
-    this.#o.patience?.beginCall(options.patience);
     this.#audio.reset();
+    this.#turn.begin(call);
+    // The call's patience (its own, else the setting) is the floor the learner lengthens per speaker.
+    this.#o.patience?.beginCall(this.#turn.patience);
     const attempt = ++this.#attempt;
     this.#transition('connecting');
     const starting = this.#connect(attempt, target);
@@ -344,11 +352,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return this.#requests.sendFrame(image);
   }
 
+  /** The call's patience from now on (a speaker's learnt patience, a change in settings): this session and the next. */
+  setPatience(patience: Patience): void {
+    this.#turn.set(patience, this.link.session);
+  }
+
   /** A session opened mid-call (`reopen`) starts with the call's recent transcript (seed.ts). */
   #connectOptions(reopen: boolean): LiveModelConnectOptions {
     const persona = this.#speakerNotes.persona(typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction);
     const seed = reopen ? transcriptSeed(this.#o.notes.currentCallNotes(200)?.notes ?? [], (id) => this.#activity.name(id)) : '';
-    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext };
+    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext, patience: this.#turn.patience };
   }
 
   /** Connected, reconnecting or parked inside a call that is still going (the model link holds input meanwhile). */
@@ -411,7 +424,6 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       replyStarted: () => this.#o.patience?.replyStarted(),
       closed: () => this.context.closed(),
     });
-    this.#o.patience?.sessionOpened();
     // After the binding's own listeners (the playback has the chunk, the turn is ended): the spoken outcomes.
     model.on('audio', (pcm) => this.#follower.modelAudio(pcm.length));
     model.on('outputTranscript', (text) => this.#follower.outputTranscript(text));

@@ -8,7 +8,7 @@ import { patienceSilenceMs, type Patience } from '../contracts/patience.ts';
 import { PatienceLearner, type PatienceMemory, type SpeakerPatience } from './patience-learner.ts';
 import { END_REPORTED_LATE_MS } from './room.ts';
 
-/** Where the call's patience is applied: the live model session (ports.ts `setPatience`). */
+/** Where the call's patience is applied: the call (Bridge.setPatience: this session and the next, call-turn.ts). */
 export interface PatienceTarget {
   setPatience(patience: Patience): void;
 }
@@ -21,7 +21,7 @@ export interface CallPatienceOptions {
 }
 
 export interface CallPatienceBinding {
-  /** The session of the call, when it has one that takes patience. */
+  /** The live call, or null between calls. */
   target: () => PatienceTarget | null;
   /** A speaker's display name now. */
   name: (speakerId: string) => string;
@@ -32,7 +32,7 @@ export class CallPatience {
   readonly learner: PatienceLearner;
   #call: Patience | null = null;
   #binding: CallPatienceBinding | null = null;
-  /** What the session was last given (null: nothing since it opened; it runs on the setting). */
+  /** What the call was last given (its own patience at its start). */
   #applied: Patience | null = null;
 
   constructor(options: CallPatienceOptions) {
@@ -56,10 +56,10 @@ export class CallPatience {
     return this.#call ?? this.#o.setting();
   }
 
-  /** A call starts, with the join request's patience (undefined: the setting). */
-  beginCall(patience: Patience | undefined): void {
-    this.#call = patience ?? null;
-    this.#applied = null;
+  /** A call starts with its patience (the join request's, else the setting): the call's sessions open with it. */
+  beginCall(patience: Patience): void {
+    this.#call = patience;
+    this.#applied = patience;
   }
 
   speechStarted(speakerId: string): void {
@@ -81,15 +81,6 @@ export class CallPatience {
     this.#applied = null;
   }
 
-  /**
-   * A new session of the call is wired in: it opened with the setting (the provider reads it at
-   * connect), so it is told only where the call's window differs from that.
-   */
-  sessionOpened(): void {
-    this.#applied = null;
-    this.#apply();
-  }
-
   /** What the service should get now: the call's patience as given, or a speaker's longer window in ms. */
   current(): Patience {
     const base = this.base();
@@ -101,8 +92,7 @@ export class CallPatience {
     const target = this.#binding?.target();
     if (!target) return;
     const wanted = this.current();
-    const had = this.#applied ?? this.#o.setting();
-    if (wanted === had) return;
+    if (wanted === (this.#applied ?? this.base())) return;
     target.setPatience(wanted);
     this.#applied = wanted;
   }
@@ -145,12 +135,3 @@ export class CallPatience {
   }
 }
 
-/**
- * The session as a patience target, when it takes patience. (ports.ts `LiveModelSession.setPatience`
- * comes with the turn-service change of issue #52; until every session has it, it is looked up.)
- */
-export function patienceTargetOf(session: object | null): PatienceTarget | null {
-  if (!session || !('setPatience' in session)) return null;
-  const set = session.setPatience;
-  return typeof set === 'function' ? { setPatience: (patience) => void Reflect.apply(set, session, [patience]) } : null;
-}

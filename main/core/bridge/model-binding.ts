@@ -44,7 +44,7 @@ export interface ModelBindingDeps {
   closed: () => void;
 }
 
-const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
+const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'userTurnEnded', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
 
 /** Wires `model` into the call; returns the unwiring. */
 export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps): () => void {
@@ -77,6 +77,8 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
     if (playerRunning) deps.pokePlayback();
   });
   model.on('interrupted', () => deps.replyCut.serviceInterrupted());
+  // The service ended the user's turn: the paced silence stops and the end of input goes out (voice-gate.ts).
+  model.on('userTurnEnded', () => deps.audio.gate.serviceEndedTurn());
   model.on('turnComplete', () => {
     deps.botSpoke();
     deps.activity.turnBoundary();

@@ -5,6 +5,7 @@ import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelProvider, SpeechScreener, VoiceChannelPort } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { CallPatience } from './call-patience.ts';
+import type { CallTurnSettings } from './call-turn.ts';
 import type { RoomPeople } from './room.ts';
 import type { WakeSettings } from './wake-gate.ts';
 
@@ -18,6 +19,8 @@ export interface BridgeOptions {
   /** The persona; a function is read again at each call (a saved persona file applies without a restart). */
   systemInstruction?: string | (() => string | undefined);
   inputChunkMs?: number;
+  /** Read at each call's start: the patience and the silence cap (config `patience`, `turnSilenceCapMs`; call-turn.ts). */
+  turn?: () => Partial<CallTurnSettings>;
   leaveWhenOwnerLeaves?: boolean;
   /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
   startRefusal?: () => string | null;

@@ -1,9 +1,9 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
+import type { CallTurnOptions } from './call-turn.ts';
 import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView, SayOutcome, SayVerb } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 import { Refusal } from '../contracts/refusal.ts';
 import { CodedError } from '../contracts/coded-error.ts';
-import type { Patience } from '../contracts/patience.ts';
 
 export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled' | 'daily_cap_reached';
 
@@ -49,19 +49,13 @@ export interface StopOptions {
   finishSpeaking?: boolean;
 }
 
-/** A call's own options (POST /join). */
-export interface CallOptions {
-  /** This call's patience instead of the setting (issue #52). */
-  patience?: Patience;
-}
-
 export interface BridgeControl {
   status(): BridgeStatus;
   /**
    * Start a call; resolves once connected. BridgeError('already_active') when a call is live,
    * VoiceTargetError when the target is no voice channel of a guild the bot is in.
    */
-  start(target?: VoiceTarget, options?: CallOptions): Promise<BridgeStatus>;
+  start(target?: VoiceTarget, call?: CallTurnOptions): Promise<BridgeStatus>;
   /**
    * End the call; idempotent (returns the status after stopping, or the idle status).
    * `finishSpeaking` (a Leave): what was asked to be said gets up to LEAVE_GRACE_MS to be spoken first.

@@ -70,6 +70,8 @@ function buildBridge(d: CallDeps): Bridge | null {
     // Read at each call: a persona file saved in Settings applies at the next call.
     systemInstruction: () => withMemory(readPersona(settings.values().personaFile ?? config.gemini.personaFile, log), d.memory?.seed() ?? ''),
     inputChunkMs: config.audio.inputChunkMs,
+    // Read at each call: a patience saved in Settings applies at the next call.
+    turn: () => ({ patience: settings.values().patience ?? config.audio.patience, turnSilenceCapMs: settings.values().turnSilenceCapMs ?? config.audio.turnSilenceCapMs }),
     leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
     startRefusal: (): string | null => usage?.joinRefusal() ?? null,
     wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
