@@ -102,7 +102,7 @@ export class CallPatience {
     const record = this.#o.memory.get(speakerId);
     if (!record) return null;
     this.learner.reset(speakerId);
-    return this.#speakerView({ ...record, windowMs: 0 });
+    return this.#speakerView({ ...record, windowMs: 0, cutoffs: 0 });
   }
 
   /** A person of the room: their window now. */
