@@ -378,7 +378,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakingStart: (id) => {
         this.#speaking.add(id);
         this.#activity.start(id);
-        this.#o.patience?.speechStarted(id);
+        this.#o.patience?.speechStarted(id, this.#audio.replyPlaying);
         // Muted: the model is not told who talks either (it hears nothing of it).
         if (this.#audio.userAudioOpen) this.#speakerNotes.announce(id);
         this.#ui.start();

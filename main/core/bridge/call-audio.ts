@@ -165,6 +165,11 @@ export class CallAudio {
     return !this.#outputIdle && (turn === 'active' || turn === 'ending');
   }
 
+  /** A reply's turn is not over at the player yet (playing, its end still buffered, or just cut): the patience learner asks. */
+  get replyPlaying(): boolean {
+    return this.#playback.turnState !== 'idle';
+  }
+
   /** False while the output is idle (the player was told to stop); tests and status read it. */
   get outputActive(): boolean {
     return !this.#outputIdle;

@@ -62,8 +62,8 @@ export class CallPatience {
     this.#applied = patience;
   }
 
-  speechStarted(speakerId: string): void {
-    this.learner.speechStarted(speakerId);
+  speechStarted(speakerId: string, replyPlaying = true): void {
+    this.learner.speechStarted(speakerId, replyPlaying);
   }
 
   /** The receive path reports an end late (room.ts): the pause began that much earlier. */

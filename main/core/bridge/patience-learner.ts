@@ -1,7 +1,9 @@
 // Adaptive patience per speaker (issue #52 item 3): how long the service may let a speaker's pause
 // run before it takes the pause as the end of their turn, learnt from what the speaker does.
 // - A cut-off: the speaker starts talking again within CUTOFF_WINDOW_MS of the first audio of a
-//   reply to their turn. They were not done; their window goes one step up PATIENCE_STEPS_MS.
+//   reply to their turn, while it still plays. They were not done; their window goes one step up
+//   PATIENCE_STEPS_MS. (Someone who let a short reply, "Okay.", play out and then went on was
+//   answered, not cut off: that reply counts as a clean turn.)
 // - A clean turn: a reply to their turn whose first CUTOFF_WINDOW_MS pass without them resuming.
 //   After DRIFT_AFTER_CLEAN_TURNS clean turns in a row, the window goes one step back down, but only
 //   when that step is still longer than every pause they made inside a turn meanwhile (plus
@@ -122,13 +124,15 @@ export class PatienceLearner {
     return Math.max(this.#o.baseMs(), learnt);
   }
 
-  speechStarted(speakerId: string): void {
+  /** `replyPlaying`: the reply's audio has not all been played yet (only then can a resumption cut it). */
+  speechStarted(speakerId: string, replyPlaying = true): void {
     const now = this.#o.clock.now();
     this.#judgeExpired(now);
     const speaker = this.#speaker(speakerId, true)!;
     if (this.#pending?.speakers.has(speakerId)) {
       this.#pending.speakers.delete(speakerId);
-      this.#cutOff(speaker, now);
+      if (replyPlaying) this.#cutOff(speaker, now);
+      else if (speaker.record.windowMs > this.#o.baseMs()) this.#clean(speaker, now);
     } else if (!speaker.answered && Number.isFinite(speaker.lastEnd)) {
       const pause = now - speaker.lastEnd;
       if (pause <= LONGEST_PAUSE_COUNTED_MS && pause > speaker.record.longestPauseMs) {

@@ -102,6 +102,19 @@ describe('PatienceLearner', () => {
     expect(s.memory.list()).toEqual([]);
   });
 
+  it('going on after a short reply played out is no cut-off: they were answered', () => {
+    const s = setup();
+    s.learner.speechStarted('ann');
+    s.clock.advance(1000);
+    s.learner.speechEnded('ann');
+    s.clock.advance(800);
+    s.learner.replyStarted(); // "Okay." (300 ms)
+    s.clock.advance(500);
+    s.learner.speechStarted('ann', false);
+    expect(s.learner.windowOf('ann')).toBe(800);
+    expect(s.memory.list()).toEqual([]);
+  });
+
   it('the effective window is the longest of the turn’s speakers, kept until someone speaks again', () => {
     const s = setup();
     turnWithPause(s, 'ann', 1000); // Ann: 1100
