@@ -378,7 +378,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakingStart: (id) => {
         this.#speaking.add(id);
         this.#activity.start(id);
-        this.#o.patience?.speechStarted(id, this.#audio.replyPlaying);
+        // Only a voice the model hears has turns for the service to end (not while muted, not opted out).
+        if (this.#audio.userAudioOpen && !this.#o.room?.optedOut?.(id)) this.#o.patience?.speechStarted(id, this.#audio.replyPlaying);
         // Muted: the model is not told who talks either (it hears nothing of it).
         if (this.#audio.userAudioOpen) this.#speakerNotes.announce(id);
         this.#ui.start();
