@@ -14,11 +14,11 @@
 //
 // | provider        | the service's rule (patience quick / natural / patient / N ms)                 | it ended the turn when              | at the cap                    |
 // |-----------------|---------------------------------------------------------------------------------|-------------------------------------|-------------------------------|
-// | gemini          | automaticActivityDetection silenceDurationMs 500 / 800 / 1400 / N, end of       | voiceActivity ACTIVITY_END, first   | audioStreamEnd                |
-// |                 | speech sensitivity HIGH for ≤ 500 ms, else LOW (setup only: next resume)        | model output, generationComplete,   |                               |
-// |                 |                                                                                 | turnComplete → then audioStreamEnd  |                               |
-// | openai-realtime | semantic_vad eagerness high / medium / low (max waits 2 / 4 / 8 s); N ms →      | speech_stopped, committed,          | commit + response.create (if  |
-// |                 | server_vad silence_duration_ms N (server_vad chosen: 500 / 800 / 1400)          | response.created → nothing more     | its VAD heard speech)         |
+// | gemini          | automaticActivityDetection silenceDurationMs 500 / 800 / 1400 / N, end of       | voiceActivity ACTIVITY_END, or the  | audioStreamEnd                |
+// |                 | speech sensitivity HIGH for ≤ 500 ms, else LOW (setup only: next resume)        | model's first output → then         |                               |
+// |                 |                                                                                 | audioStreamEnd                      |                               |
+// | openai-realtime | semantic_vad eagerness high / medium / low (max waits 2 / 4 / 8 s); N ms →      | input_audio_buffer.speech_stopped / | commit + response.create (if  |
+// |                 | server_vad silence_duration_ms N (server_vad chosen: 500 / 800 / 1400)          | committed → nothing more            | its VAD heard speech)         |
 // | openai-live     | none on the wire: GPT-Live "starts and ends its own turns"                      | the model's first audio             | nothing (the stream stops)    |
 // | xai             | server_vad silence_duration_ms 500 / 800 / 1400 / N (session.update mid-call)   | as openai-realtime                  | as openai-realtime            |
 //
@@ -29,7 +29,10 @@
 // default), p50 15 / p95 20 ms with INPUT_CHUNK_MS=20. It never runs the service's clock ahead (no
 // burst of silence, which made the service see a longer pause than there was): the bridge sends no
 // end of turn before the service's rule would (test/integration/bridge/turn-service.test.ts).
-// An utterance the wake-name gate withholds is nobody's turn: it closes at the gate's hangover.
+// The service's end closes the gate only after 200 ms of quiet (a loud frame first cancels it), so
+// an event about an earlier turn (generationComplete, turnComplete, a response for a tool result:
+// not taken as ends) or a late one cannot cut an utterance in progress. An utterance the wake-name
+// gate withholds is nobody's turn: it closes at the gate's hangover.
 import { PROVIDERS, type ProviderName } from '../providers/index.ts';
 import { patienceSilenceMs, type Patience } from '../contracts/patience.ts';
 import { DEFAULT_HANGOVER_MS } from './voice-gate.ts';

@@ -103,9 +103,22 @@ describe('a held turn (the service decides)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it("the service's end while the speaker is loud keeps the gate open (the service takes what follows as its next turn)", () => {
+  it("the service's end while the speaker is loud waits for 200 ms of quiet (a late event cannot cut a word)", () => {
+    speak();
+    const lastSpeech = now - 20; // the last packet's arrival (speak() advances past it)
+    audio.gate.serviceEndedTurn();
+    expect(ended).toEqual([]);
+    advance(300);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]! - lastSpeech).toBeGreaterThanOrEqual(200);
+    expect(ended[0]! - lastSpeech).toBeLessThanOrEqual(200 + 20);
+  });
+
+  it("speech after the service's end cancels it: the utterance goes on and is held as before", () => {
     speak();
     audio.gate.serviceEndedTurn();
+    speak(10);
+    advance(1500);
     expect(ended).toEqual([]);
   });
 
