@@ -19,6 +19,13 @@ const FULL_SCALE = 32768;
 export const DEFAULT_HANGOVER_MS = 500;
 /** Quiet time after which a turn the service has not ended is ended by the bridge (config TURN_SILENCE_CAP_MS). */
 export const DEFAULT_TURN_CAP_MS = 3000;
+/**
+ * The service's end of a turn closes the gate only after this much quiet (20 frames, 200 ms: the
+ * shortest patience). A real end comes after the service heard a pause; an end that arrives while
+ * the speaker is talking or between two words (a late event about an earlier turn) must not cut
+ * the utterance in progress: it waits for a pause this long, and a loud frame cancels it.
+ */
+const SERVICE_END_QUIET_FRAMES = 20;
 
 export interface VoiceGateOptions {
   /**
@@ -67,6 +74,8 @@ export class VoiceGate {
   readonly #holdTurn: () => boolean;
   /** The hangover passed and the turn was held: the gate closes at the cap or the service's end. */
   #held = false;
+  /** The service ended the turn before SERVICE_END_QUIET_FRAMES of quiet: close when they have passed. */
+  #endPending = false;
   readonly #minOpenDbfs: number;
   readonly #openAboveNoiseDb: number;
   readonly #closeHysteresisDb: number;
@@ -125,11 +134,13 @@ export class VoiceGate {
 
   /**
    * The service ended the user's turn (its detector decided, or it began answering): close now if
-   * the speaker is quiet, so the end goes out without waiting for the cap. While they are loud the
-   * gate stays open (the service takes what follows as a new turn of its own).
+   * the speaker has been quiet for SERVICE_END_QUIET_FRAMES, else once they have (a loud frame
+   * first cancels it: the speaker goes on, and the service takes that as a turn of its own).
    */
   serviceEndedTurn(): void {
-    if (this.#open && this.#quietRun > 0) this.#close();
+    if (!this.#open) return;
+    if (this.#quietRun >= SERVICE_END_QUIET_FRAMES) this.#close();
+    else this.#endPending = true;
   }
 
   /** Feed 16 kHz mono s16 (any length). Chunks and the end event are delivered synchronously. */
@@ -167,8 +178,7 @@ export class VoiceGate {
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
     const toChunk = this.#chunk.length - this.#chunkFill - pending;
-    const closeAt = this.#held ? this.#capFrames : this.#hangoverFrames;
-    const toClose = (closeAt - this.#quietRun) * ANALYSIS_SAMPLES - pending;
+    const toClose = (this.#closeAtFrames() - this.#quietRun) * ANALYSIS_SAMPLES - pending;
     return Math.max(1, Math.min(toChunk, toClose));
   }
 
@@ -205,9 +215,10 @@ export class VoiceGate {
       if (level >= openThreshold - this.#closeHysteresisDb) {
         this.#quietRun = 0;
         this.#held = false;
+        this.#endPending = false;
       } else this.#quietRun++;
       if (this.#quietRun === this.#hangoverFrames && !this.#held) this.#held = this.#holdTurn();
-      if (this.#quietRun >= (this.#held ? this.#capFrames : this.#hangoverFrames)) this.#close();
+      if (this.#quietRun >= this.#closeAtFrames()) this.#close();
       return;
     }
     this.#remember(frame);
@@ -218,6 +229,12 @@ export class VoiceGate {
     this.#levels[0] = Math.min(-30, Math.max(-90, next));
     this.#loudRun = level >= openThreshold ? this.#loudRun + 1 : 0;
     if (this.#loudRun >= this.#openFrames) this.#openGate();
+  }
+
+  /** Quiet frames after which the open gate closes: the service's pending end, the cap of a held turn, or the hangover. */
+  #closeAtFrames(): number {
+    if (this.#endPending) return SERVICE_END_QUIET_FRAMES;
+    return this.#held ? this.#capFrames : this.#hangoverFrames;
   }
 
   #remember(frame: Int16Array): void {
@@ -245,6 +262,7 @@ export class VoiceGate {
     this.#open = false;
     this.#quietRun = 0;
     this.#held = false;
+    this.#endPending = false;
     if (this.#chunkFill > 0) {
       this.#chunk.fill(0, this.#chunkFill);
       this.#sentSamples += this.#chunk.length - this.#chunkFill;

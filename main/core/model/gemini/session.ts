@@ -376,8 +376,6 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         this.emit('outputTranscript', content.outputTranscription.text);
       }
       if (content.generationComplete && connection === this.#active) this.#stall.generationComplete();
-      // The service's activity detection ended the user's turn (or the model is past it).
-      if (content.generationComplete || content.turnComplete) this.emit('userTurnEnded');
       if (content.interrupted) {
         this.#turn.interrupted(connection);
         this.emit('interrupted');
@@ -395,6 +393,8 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         this.#tools.turnEnded(connection);
       }
     }
+    // The service's activity detection ended the user's turn. (generationComplete / turnComplete are
+    // about the model's turn, and may come after the user began a new utterance: not used.)
     if (!cutOff && message.voiceActivity?.voiceActivityType === 'ACTIVITY_END') this.emit('userTurnEnded');
     if (message.usageMetadata) this.#usage.count(message.usageMetadata, connection.id, this.#o.logger);
     const calls = message.toolCall?.functionCalls;

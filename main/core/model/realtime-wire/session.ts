@@ -352,7 +352,6 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
         return;
       case 'response.created': {
         if (!responseCreated.safeParse(event).success) return this.#malformed(event);
-        this.emit('userTurnEnded');
         // Not yet answered: the audio follows the service's first-audio delay, and a socket that
         // drops before it leaves words nobody answered (they are sent again on the next socket).
         this.#responseActive = true;
