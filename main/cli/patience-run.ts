@@ -1,5 +1,4 @@
 // Runs `live-voice-bridge patience …` against the sidecar (the words: patience-command.ts).
-import type { PatienceView, SpeakerPatienceView } from '../core/api-types.ts';
 import type { SidecarClient, SidecarResponse } from '../core/sidecar-client/client.ts';
 import { findSpeaker, patienceAction, patienceSummary, patienceWords } from './patience-command.ts';
 import { EXIT } from './sidecar-client.ts';
@@ -17,7 +16,7 @@ export interface PatienceRunContext {
 export async function runPatience(args: readonly string[], c: PatienceRunContext): Promise<number> {
   const action = patienceAction(args);
   if ('error' in action) throw new UsageError(action.error);
-  const view = await c.client.request<PatienceView>('GET', '/room/patience');
+  const view = await c.client.patience();
   if (view.status >= 400) return c.fail(view);
   const current = view.body;
   if (action.kind === 'show') {
@@ -35,7 +34,7 @@ export async function runPatience(args: readonly string[], c: PatienceRunContext
     c.writeError(`live-voice-bridge: ${speaker.error}`);
     return EXIT.failed;
   }
-  const reset = await c.client.request<{ reset: SpeakerPatienceView }>('DELETE', `/room/patience/${encodeURIComponent(speaker.speaker_id)}`);
+  const reset = await c.client.resetPatience(speaker.speaker_id);
   if (reset.status >= 400) return c.fail(reset);
   const after = reset.body.reset;
   c.write(c.json ? JSON.stringify(reset.body, null, 2) : `Reset ${after.name}: back to the call's patience (${after.window_ms} ms).`);
