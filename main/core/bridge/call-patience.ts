@@ -1,6 +1,6 @@
 // The call's patience (issue #52): the setting, or the join request's own for one call; the learner
 // that lengthens it per speaker after cut-offs (patience-learner.ts), remembered across calls; and
-// the model session it is applied to (`setPatience`, mapped per provider by the model layer). Built
+// the call it is applied to (Bridge.setPatience; each provider maps it, model/). Built
 // once per core (the page and the CLI read and reset it with no call, or no voice platform).
 import type { PatienceView, SpeakerPatienceView } from '../api-types.ts';
 import { systemClock, type Clock } from '../contracts/clock.ts';
@@ -41,7 +41,11 @@ export class CallPatience {
       clock: options.clock ?? systemClock,
       baseMs: () => patienceSilenceMs(this.base()),
       memory: options.memory,
-      name: (id) => this.#binding?.name(id) ?? id,
+      // A name Discord has not given (the id itself) never replaces one stored earlier.
+      name: (id) => {
+        const name = this.#binding?.name(id);
+        return name && name !== id ? name : null;
+      },
       onChange: () => this.#apply(),
     });
   }

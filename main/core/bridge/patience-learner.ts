@@ -70,8 +70,8 @@ export interface PatienceLearnerOptions {
   /** The call's patience in ms (the setting, or the join request's): the floor of every window. */
   baseMs: () => number;
   memory: PatienceMemory;
-  /** A speaker's display name, stored with their window. */
-  name?: (speakerId: string) => string;
+  /** A speaker's display name, stored with their window (null: not known now; the stored one stays). */
+  name?: (speakerId: string) => string | null;
   /** The effective window for who is talking changed (the model link's setPatience). */
   onChange?: (windowMs: number) => void;
 }
