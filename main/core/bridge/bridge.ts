@@ -242,8 +242,11 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#o.notes.startCall(this.#callId);
     this.#audio.reset();
     this.#turn.begin(call);
-    // The call's patience (its own, else the setting) is the floor the learner lengthens per speaker.
-    this.#o.patience?.beginCall(this.#turn.patience);
+    // The call's patience (its own, else the setting) is the floor the learner lengthens per speaker;
+    // the first session opens with the longest learnt window of the voices it may hear.
+    const room = this.#o.room;
+    const opening = this.#o.patience?.beginCall(this.#turn.patience, [...(room?.ownerId ? [room.ownerId] : []), ...(room?.allowedSpeakers ?? [])]);
+    if (opening !== undefined && opening !== this.#turn.patience) this.#turn.set(opening, null);
     const attempt = ++this.#attempt;
     this.#transition('connecting');
     const starting = this.#connect(attempt, target);

@@ -60,10 +60,18 @@ export class CallPatience {
     return this.#call ?? this.#o.setting();
   }
 
-  /** A call starts with its patience (the join request's, else the setting): the call's sessions open with it. */
-  beginCall(patience: Patience): void {
+  /**
+   * A call starts with its patience (the join request's, else the setting). Returns what its first
+   * session should open with: the longest learnt window of the voices it may hear (`speakers`), else
+   * that patience. A service that takes patience only at setup (Gemini) then has the owner's learnt
+   * one from the first turn, not from the next socket.
+   */
+  beginCall(patience: Patience, speakers: readonly string[] = []): Patience {
     this.#call = patience;
-    this.#applied = patience;
+    const baseMs = patienceSilenceMs(patience);
+    const longest = Math.max(baseMs, ...speakers.map((id) => this.learner.windowOf(id)));
+    this.#applied = longest > baseMs ? longest : patience;
+    return this.#applied;
   }
 
   speechStarted(speakerId: string, replyPlaying = true): void {

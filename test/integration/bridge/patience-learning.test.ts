@@ -1,8 +1,8 @@
 // Adaptive patience in a real call on the fakes (issue #52 item 3): the owner is answered, and
 // starts talking again right after the reply's first audio (they were not done): the learner
 // lengthens their patience one step, the room shows it by name, the call's session is told
-// (OpenAI Realtime: a session.update on the live socket), and the database keeps it for the next
-// call. Ordered by events (the reply's packets at the fake Discord), not by clock time; the ~1 s
+// (OpenAI Realtime: a session.update on the live socket), and the database keeps it: the next
+// call's first session opens with it. Ordered by events (the reply's packets at the fake Discord), not by clock time; the ~1 s
 // cut-off window is the learner's, tested on a manual clock in test/unit/bridge/patience-learner.test.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,8 +49,15 @@ describe.each<Provider>(['gemini', 'openai-realtime'])('adaptive patience on %s'
     // The live socket is told where the service takes it mid-session.
     if (provider === 'openai-realtime') await waitFor(() => c.openai.connections[0]!.sessionUpdates > updatesBefore, 'a session.update with the longer patience');
 
-    // The next call starts from what was learnt.
+    // The next call starts from what was learnt: its first session opens with the owner's window
+    // (Gemini takes patience only at setup: realtimeInputConfig.automaticActivityDetection).
     expect((await c.get('/leave')).status).toBe(200);
     expect(((await c.get('/room/patience')).json as PatienceView).speakers[0]).toMatchObject({ speaker_id: owner, window_ms: 1100 });
+    expect((await c.post('/join')).status).toBe(200);
+    expect(((await c.get('/room/patience')).json as PatienceView).base_ms).toBe(800);
+    if (provider === 'gemini') {
+      const next = await c.gemini.connection(c.gemini.established.length - 1);
+      expect(JSON.stringify(next.setup)).toContain('"silenceDurationMs":1100');
+    }
   }, 60_000);
 });

@@ -54,6 +54,16 @@ describe('CallPatience', () => {
     expect(patience.reset('ann')).toBeNull();
   });
 
+  it('a call opens with the longest learnt window of the voices it may hear, and sends nothing for it again', () => {
+    const { sent, patience } = setup();
+    expect(patience.beginCall('natural', ['bob'])).toBe('natural');
+    patience.endCall();
+    expect(patience.beginCall('natural', ['bob', 'ann'])).toBe(1400);
+    patience.speechStarted('ann');
+    expect(sent).toEqual([]);
+    expect(patience.view().base_ms).toBe(800); // the floor stays the call's patience
+  });
+
   it('sends nothing between calls', () => {
     const { sent, patience, endLive } = setup();
     endLive();
