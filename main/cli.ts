@@ -243,6 +243,11 @@ async function main(argv: string[]): Promise<number> {
         command === 'mute' ? (rest[0] === 'on' ? 'Muted: no voice reaches the model.' : 'Unmuted: the model hears the call.') : `Push-to-talk: ${rest[0]}.`,
       );
     }
+    case 'patience': {
+      const { runPatience } = await import('./cli/patience-run.ts');
+      const sidecar = connect();
+      return runPatience(rest, { client: sidecar.client, json: out.json, write: (line) => process.stdout.write(`${line}\n`), writeError: (line) => process.stderr.write(`${line}\n`), fail: (response) => failed(sidecar, response) });
+    }
     case 'dashboard': {
       const sidecar = connect();
       const response = await sidecar.client.loginUrl();

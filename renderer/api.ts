@@ -9,6 +9,7 @@ import type {
   NotifyResult,
   RoomView,
   ScheduledNotification,
+  SpeakerPatienceView,
   TalkState,
 } from '../main/core/api-types.ts';
 import type { CallSummary, DiscordCheckResult, ModelCheckResult, SettingsPatch, SettingsResponse, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
@@ -109,6 +110,7 @@ export const api = {
   settings: () => request<SettingsResponse>('GET', '/settings'),
   saveSettings: (patch: SettingsPatch) => request<SettingsResponse>('PUT', '/settings', json(patch), 'application/json'),
   room: () => request<RoomView>('GET', '/room'),
+  resetPatience: (speakerId: string) => request<{ reset: SpeakerPatienceView }>('DELETE', `/room/patience/${encodeURIComponent(speakerId)}`),
   setupState: () => request<SetupStateResponse>('GET', '/setup/state'),
   testDiscord: (body: { token?: string; ownerId?: string; guildId?: string; voiceChannelId?: string }) => request<DiscordCheckResult>('POST', '/setup/test/discord', json(body), 'application/json'),
   directory: () => request<{ ok: boolean; directory: DiscordCheckResult['directory'] }>('GET', '/setup/directory'),

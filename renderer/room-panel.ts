@@ -1,8 +1,9 @@
 // Room panel: who is in the call's voice channel, who is speaking, and who may make the model do
 // what (GET /room). Names come from Discord, so they are set as text, never as markup.
-import type { DaveSpeakerHealth, RoomView } from '../main/core/api-types.ts';
+import type { DaveSpeakerHealth, RoomView, SpeakerPatienceView } from '../main/core/api-types.ts';
 import { api } from './api.ts';
-import { byId } from './dom.ts';
+import { byId, status } from './dom.ts';
+import { patienceFooter, personPatience } from './room-patience.ts';
 import { describeSpeakerDave } from './format.ts';
 import { mayInWords, toolWords } from './tool-words.ts';
 
@@ -12,6 +13,8 @@ export class RoomPanel {
   readonly #list = byId<HTMLUListElement>('room-list');
   readonly #ownerOnly = byId('room-owner-only');
   readonly #wake = byId('room-wake');
+  readonly #patience = byId('room-patience');
+  readonly #patienceStatus = byId('room-patience-status');
   #speakingKey = '';
   #dave = new Map<string, DaveSpeakerHealth>();
   #names = new Map<string, string>();
@@ -61,6 +64,7 @@ export class RoomPanel {
       e2ee.textContent = describeSpeakerDave(this.#dave.get(person.id));
       e2ee.dataset.deaf = String(this.#dave.get(person.id)?.deaf ?? false);
       li.append(name, role, state, may, e2ee);
+      if (person.patience) li.append(personPatience(person.patience, this.#reset));
       return li;
     });
     if (items.length === 0) {
@@ -73,7 +77,19 @@ export class RoomPanel {
     this.#ownerOnly.textContent = room.owner_only.length ? `Only the owner’s voice may: ${room.owner_only.map(toolWords).join(', ')}.` : '';
     this.#wake.textContent = wakeText(room.wake);
     this.#wake.dataset.on = String(room.wake.on);
+    this.#patience.replaceChildren(...(room.patience ? patienceFooter(room.patience, new Set(room.people.map((p) => p.id)), this.#reset) : []));
   }
+
+  /** Forget what was learnt of one speaker (DELETE /room/patience/{id}), then show the room again. */
+  readonly #reset = (speaker: SpeakerPatienceView): void => {
+    api.resetPatience(speaker.speaker_id).then(
+      () => {
+        status(this.#patienceStatus, `${speaker.name}'s patience is the call's again.`, 'ok');
+        void this.refresh();
+      },
+      (err: unknown) => status(this.#patienceStatus, `Could not reset ${speaker.name}'s patience: ${err instanceof Error ? err.message : String(err)}`, 'error'),
+    );
+  };
 }
 
 /** The wake-name gate in one sentence: on or off, why, and what it let through. */

@@ -10,7 +10,7 @@ import { ID_CHOICES, type IdChoiceKey } from './id-choices.ts';
 import { idSelect } from './id-select.ts';
 import { secretSourceWords } from './secret-words.ts';
 
-type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice';
+type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice' | 'patience';
 /** The groups, in order: what a person looks for first comes first. */
 const GROUPS = ['Call and model', 'Discord', 'Cost', 'Storage and limits'] as const;
 type Group = (typeof GROUPS)[number];
@@ -58,6 +58,13 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
   { key: 'autoJoin', label: 'Join when I enter a voice channel', type: 'bool', hint: 'The bot follows you in; it leaves when you leave (if “leave when the owner leaves” is on).' },
   { key: 'dailyCapUsd', label: 'Daily cost cap (USD, estimated)', type: 'number', hint: 'Warns near it, parks the model at it (the call stays), refuses calls until tomorrow. Empty: no cap.' },
   { key: 'dailyCapWarnPercent', label: 'Warn at (% of the cap)', type: 'number', hint: 'Default 80.' },
+  {
+    key: 'patience',
+    label: 'Patience (how long a pause may last)',
+    type: 'patience',
+    hint: 'Before the model service may take your pause as the end of your turn: quick (0.5 s, the old behaviour), natural (0.8 s, default), patient (1.4 s), or milliseconds (200–5000). Each person who gets cut off mid-thought gets more, learnt per speaker (the Room panel shows it). Applies at the next call.',
+  },
+  { key: 'turnSilenceCapMs', label: 'Longest silence of a turn (ms)', type: 'number', hint: 'The bridge ends a turn the service has not ended after this much silence, so a quiet room is not billed. Default 3000.' },
   { key: 'parkAfterS', label: 'Park the model after quiet (seconds)', type: 'number', hint: 'Closes the model connection while the room is quiet; speech, /say or a reminder wakes it. 0: never. Default 60.' },
   { key: 'usagePrices', label: 'Prices for the cost estimate (JSON)', type: 'text', hint: 'USD per 1M tokens by provider, e.g. {"<provider>":{"output_audio":12}}. Defaults are list prices as last read — configure your own.' },
 ];
@@ -201,13 +208,14 @@ export class SettingsPanel {
     const control =
       f.type === 'choice'
         ? h('select', { id, name: f.key, 'aria-describedby': `${id}-hint ${id}-error` }, ...(data.providers ?? []).map((p) => h('option', { value: p.name, selected: p.name === value }, providerChoiceLabel(p))))
-        : h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value, placeholder: value ? undefined : 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : undefined, 'aria-describedby': `${id}-hint ${id}-error` });
+        : h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value, placeholder: value ? undefined : 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : f.type === 'patience' ? 'patience-choices' : undefined, 'aria-describedby': `${id}-hint ${id}-error` });
     return h(
       'div',
       { class: 'field' },
       h('label', { for: id }, f.label),
       control,
       f.key === 'voice' ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v }))) : null,
+      f.type === 'patience' ? h('datalist', { id: 'patience-choices' }, ...['quick', 'natural', 'patient'].map((v) => h('option', { value: v }))) : null,
       h('span', { class: 'hint', id: `${id}-hint`, hidden: !hint }, hint),
       ID_FIELDS.includes(f.key) ? h('span', { class: 'hint', id: `${id}-names`, hidden: true }) : null,
       h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
@@ -285,6 +293,8 @@ export class SettingsPanel {
           status(byId(`set-${f.key}-error`), 'Use a whole number.', 'error');
         }
       } else if (f.type === 'list') values[f.key] = text.split(/[\s,]+/).filter(Boolean);
+      // A level or whole ms; the server says what is wrong with anything else.
+      else if (f.type === 'patience') values[f.key] = /^\d+$/.test(text) ? Number(text) : text.toLowerCase();
       else values[f.key] = text;
     }
     const secrets: Record<string, string | null> = {};

@@ -23,6 +23,7 @@ const summary = byId('setup-summary');
 const token = byId<HTMLInputElement>('setup-token');
 const key = byId<HTMLInputElement>('setup-key');
 const provider = byId<HTMLSelectElement>('setup-provider');
+const patience = byId<HTMLSelectElement>('setup-patience');
 const owner = byId<HTMLSelectElement>('setup-owner');
 const ownerId = byId<HTMLInputElement>('setup-owner-id');
 const guild = byId<HTMLSelectElement>('setup-guild');
@@ -55,6 +56,13 @@ function clearErrors(): void {
     const line = document.getElementById(`setup-${name}-error`);
     if (line) status(line, '');
   }
+}
+
+/** The saved patience; one in ms (from Settings or the CLI) is offered as itself, so Save keeps it. */
+function showPatience(value: SetupStateResponse['values']['patience']): void {
+  patience.querySelector('option[data-ms]')?.remove();
+  if (typeof value === 'number') patience.append(h('option', { value: String(value), 'data-ms': 'true' }, `${value} ms (set in Settings)`));
+  patience.value = String(value);
 }
 
 /** Shows each field's problem next to it; true when any was shown. */
@@ -112,6 +120,7 @@ function renderState(next: SetupStateResponse): void {
   else status(summary, `Still missing: ${missing.map((m) => m.words).join(', ')}.`, 'warn');
   if (provider.options.length !== next.providers.length) provider.replaceChildren(...next.providers.map((p) => h('option', { value: p.name }, p.label)));
   provider.value = next.values.liveProvider;
+  showPatience(next.values.patience);
   renderSecretStates();
   if (next.values.ownerId && !ownerId.value) ownerId.value = next.values.ownerId;
   // The saved owner and channels show at once (as ids until Discord names them).
@@ -193,6 +202,7 @@ function patch(): SettingsPatch {
     ['textChannelId', text],
   ] as const;
   for (const [name, select] of picks) if (select.dataset.changed === 'true') values[name] = select.value || null;
+  if (state && patience.value !== String(state.values.patience)) values.patience = /^\d+$/.test(patience.value) ? Number(patience.value) : (patience.value as 'quick' | 'natural' | 'patient');
   if (state && provider.value !== state.values.liveProvider) values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
   const secrets: NonNullable<SettingsPatch['secrets']> = {};
   if (token.value.trim()) secrets.discordBotToken = token.value.trim();

@@ -31,6 +31,10 @@ Usage:
   live-voice-bridge tool NAME < args.json      run a helper tool (sora_redact, ...) on JSON from stdin
   live-voice-bridge mute on|off                mute or unmute: while muted no voice reaches the model
   live-voice-bridge ptt down|up|on|off         push-to-talk: hold/release the talk key, or switch the mode on/off
+  live-voice-bridge patience [quick|natural|patient|MS]   how long a pause may last before the service ends
+                                               your turn: show it and each speaker's learnt one, or save it
+                                               (the next call takes it; MS: 200-5000)
+  live-voice-bridge patience reset NAME|ID     forget what was learnt of one speaker's pauses
   live-voice-bridge dashboard                  print a fresh one-time dashboard login URL
   live-voice-bridge mcp                        MCP over stdio for agents (relays to the running sidecar's /mcp)
   live-voice-bridge demo [--room] [--provider NAME]   a whole simulated call on local fakes (no accounts);
@@ -57,7 +61,7 @@ Exit codes:
      their key: repeat the same command with --idempotency-key KEY to get the answer without sending twice`;
 
 /** The commands, for "did you mean" on an unknown one. */
-export const COMMANDS = ['headless', 'status', 'calls', 'notes', 'join', 'leave', 'announce', 'ask', 'say', 'notify', 'schedule', 'health', 'tool', 'mute', 'ptt', 'dashboard', 'mcp', 'demo', 'help'] as const;
+export const COMMANDS = ['headless', 'status', 'calls', 'notes', 'join', 'leave', 'announce', 'ask', 'say', 'notify', 'schedule', 'health', 'tool', 'mute', 'ptt', 'patience', 'dashboard', 'mcp', 'demo', 'help'] as const;
 
 /** A usage mistake: one line, printed with a pointer to --help (exit 2). */
 export class UsageError extends CodedError {

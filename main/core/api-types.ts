@@ -403,6 +403,36 @@ export interface RoomPersonView {
   may: string;
   /** They opted out (`/optout` or a reaction on the notice): their audio is dropped before the model. */
   opted_out?: boolean;
+  /** How long a pause of theirs may last before the service may end their turn (docs/room.md "Patience per speaker"). */
+  patience?: SpeakerPatienceView;
+}
+
+/** One speaker's patience: the call's, or longer where the learner lengthened it after cut-offs. */
+export interface SpeakerPatienceView {
+  speaker_id: string;
+  /** Their display name (now, or when last heard). */
+  name: string;
+  /** The silence window the service gets while they talk (ms). */
+  window_ms: number;
+  /** Longer than the call's patience because they were cut off (the learner's, remembered across calls). */
+  learnt: boolean;
+  cutoffs: number;
+  /** Epoch seconds the learner last changed it; null for someone it never moved. */
+  updated_at: number | null;
+}
+
+/** GET /room/patience (and RoomView.patience): the setting, the call's own, and each remembered speaker. */
+export interface PatienceView {
+  /** The saved setting: a level (quick, natural, patient) or ms. */
+  setting: 'quick' | 'natural' | 'patient' | number;
+  /** The patience of the call in progress (its own from POST /join `patience`, else the setting at its start), or null between calls. */
+  call: 'quick' | 'natural' | 'patient' | number | null;
+  /** The window of the call's patience (the setting's when the call has none), ms. */
+  base_ms: number;
+  /** The window the service has now: the longest of the current turn's speakers, ms. */
+  current_ms: number;
+  /** Everyone the learner moved, newest change first. */
+  speakers: SpeakerPatienceView[];
 }
 
 export interface RoomView {
@@ -411,6 +441,8 @@ export interface RoomView {
   owner_only: string[];
   /** The wake-name gate: whether audio reaches the model only after a wake name, and why. */
   wake: WakeView;
+  /** Patience: the call's and each speaker's (absent where there is no voice platform). */
+  patience?: PatienceView;
 }
 
 export interface WakeView {

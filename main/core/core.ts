@@ -62,8 +62,8 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
   const { usage } = await life.start(usageCapability, { ...base, hub, notes, model, call, database });
   const notify = await life.start(notifyCapability, { ...base, hub, notes, tools, discord, allowedSpeakers, settings, call });
   const mcp = await life.start(mcpCapability, { ...base, hub, notes, tools, allowedSpeakers, call });
-  const callApi = await life.start(callCapability, { ...base, hub, notes, tools, native: proc.native, missing, voice, model, usage, settings, notify, mcp, call, memory });
-  const { bridge, control, talk, snapshot } = callApi;
+  const callApi = await life.start(callCapability, { ...base, hub, notes, tools, native: proc.native, missing, voice, model, usage, settings, notify, mcp, call, memory, database });
+  const { bridge, control, talk, patience, snapshot } = callApi;
   await life.start(roomCapability, { ...base, hub, notes, voice, bridge, talk });
   await life.start(autoJoinCapability, { ...base, hub, notes, voice, bridge, talk });
   await life.start(helperToolsCapability, { config, tools, notes, archive, notifier: notify.notifier });
@@ -71,7 +71,7 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
   const sessions = options.sessions ?? new DashboardSessions();
   const health = () => assembleHealth(life.healthParts());
   const settingsRoutes = { store: settingsStore, environment, restart: options.restart, lastRestart: options.lastRestart, onSaved: settings.saved };
-  const routes = (baseUrl: () => string) => [...coreRoutes({ ...base, token: proc.token.token, missing, health, sessions, baseUrl, hub, snapshot, control, talk, notes, archive, notify, tools, mcp, settings: settingsRoutes }), ...(options.extraRoutes ?? [])];
+  const routes = (baseUrl: () => string) => [...coreRoutes({ ...base, token: proc.token.token, missing, health, sessions, baseUrl, hub, snapshot, control, talk, patience, notes, archive, notify, tools, mcp, settings: settingsRoutes }), ...(options.extraRoutes ?? [])];
   const sidecar = await life.start(sidecarCapability, { ...base, token: proc.token.token, sessions, routes, onResponse: memoryTrim.poke });
   await life.start(scheduleCapability, { ...base, notes, archive, database, discord, notify });
   if (missing.length) moduleLogger(logger, 'core').warn({ missing }, 'voice calls are disabled until these are configured');

@@ -2,6 +2,7 @@
 // platform or provider, so a second model provider (OpenAI Realtime) or a fake plugs in unchanged.
 import type { EventEmitter } from 'node:events';
 import type { ConnectionState, DaveStatus, NoteEvent, TokenCounts } from './api-types.ts';
+import type { Patience } from './contracts/patience.ts';
 
 /**
  * Samples per 20 ms frame at 48 kHz. Frames between the call's stages are mono at their stage's rate
@@ -147,6 +148,12 @@ export interface LiveModelEvents {
   /** The model stopped its reply because the user spoke (barge-in): flush playback now. */
   interrupted: [];
   turnComplete: [];
+  /**
+   * The service ended the user's turn by its own rule (its detector heard the end, or it began to
+   * answer): the bridge stops the paced silence that kept the service's audio clock running, and
+   * sends its end of input (audio/end-of-turn.ts). May repeat within one turn.
+   */
+  userTurnEnded: [];
   state: [state: ConnectionState, reason?: string];
 }
 
@@ -155,8 +162,18 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   readonly model: string;
   /** 16 kHz mono s16 speech from the voice gate. */
   sendAudio(pcm16kMono: Int16Array): void;
-  /** The voice gate closed: the user stopped talking. */
+  /**
+   * The user's input ends: after the service ended the turn (`userTurnEnded`), or when the bridge's
+   * silence cap ran out first. A service that has not ended the turn is told in its own way
+   * (Gemini `audioStreamEnd`, a Realtime commit where its VAD heard speech; GPT-Live: nothing).
+   */
   endAudioInput(): void;
+  /**
+   * How long a pause may last before the service may end the speaker's turn (contracts/patience.ts),
+   * mapped onto the service's own turn detection: sent now where the service takes it mid-session
+   * (Realtime `session.update`), otherwise taken at the next setup (Gemini: the next resume or socket).
+   */
+  setPatience(patience: Patience): void;
   /**
    * Text the model speaks in its next turn (/say, voice-mode notifications). With `delivery`, the
    * provider settles it once: `delivered` when the text is handed to the model (written on the live
@@ -262,6 +279,8 @@ export interface LiveModelConnectOptions {
   pendingContext?: () => string | undefined;
   /** Names to bias input transcription towards (wake names, speakers' names), where the model takes them. */
   vocabulary?: readonly string[];
+  /** The call's patience (contracts/patience.ts) for the service's turn detection; absent: DEFAULT_PATIENCE. */
+  patience?: Patience;
   /**
    * Resume this service session (a parked call's, from `LiveModelSession.resumeHandle()`) instead of
    * starting a new one; if the service refuses it, a fresh session with the options above opens at

@@ -74,6 +74,19 @@ export async function until(predicate: () => boolean, what: string, timeoutMs = 
 export const TOOLS = [{ name: 'lookup_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
 export const PERSONA = 'You are the conformance persona.';
 
+/**
+ * The pause after speech as the bridge sends it (issue #52: paced silence until the service ends
+ * the turn), `ms` of digital silence in 40 ms chunks: a session appends nothing at its end of
+ * input, so the service's detector hears the pause only from this.
+ */
+export async function pause(session: LiveModelSession, ms = 700): Promise<void> {
+  const silence = new Int16Array(640);
+  for (let left = (ms * 16) / 640; left > 0; left--) {
+    session.sendAudio(silence);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 /** Sends `ms` of a continuous 440 Hz tone in 40 ms chunks, as the voice gate would. */
 export async function speak(session: LiveModelSession, ms: number, amplitude = 12_000): Promise<void> {
   const pcm = tone16k(ms, 440, amplitude);

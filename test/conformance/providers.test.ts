@@ -10,7 +10,7 @@ import { attachToolDispatcher } from '../../main/core/model/tool-dispatcher.ts';
 import type { LiveModelSession } from '../../main/core/ports.ts';
 import { defineTool, ToolRegistry } from '../../main/core/tools/registry.ts';
 import { ADAPTERS, type FakeConnectionControls, type FakeService, type ProviderAdapter, type ProviderName } from './adapters.ts';
-import { captureLogger, fakeKey, PERSONA, Recorder, speak, tone16k, TOOLS, until } from './harness.ts';
+import { captureLogger, fakeKey, pause, PERSONA, Recorder, speak, tone16k, TOOLS, until } from './harness.ts';
 
 /** Zero crossings per second / 2: the tone's frequency, whatever the sample rate. */
 function dominantHz(pcm: Int16Array, rate: number): number {
@@ -186,6 +186,7 @@ export const SCENARIOS: Scenario[] = [
     autoReply: true,
     async run({ session, rec }) {
       await speak(session, 600);
+      await pause(session);
       session.endAudioInput();
       await until(() => rec.turnCompletes >= 1, 'reply to speech');
       expect(rec.audioSamples).toBeGreaterThan(0);
@@ -198,6 +199,7 @@ export const SCENARIOS: Scenario[] = [
     autoReply: true,
     async run({ session, rec }) {
       await speak(session, 600);
+      await pause(session);
       session.endAudioInput();
       await until(() => rec.turnCompletes >= 1, 'the reply (the transcript may arrive in pieces before it)');
       expect(rec.inputTranscripts.join('').replace(/\s+/g, ' ')).toContain('hello model');
@@ -505,6 +507,7 @@ export const SCENARIOS: Scenario[] = [
       c0.drop();
       const c1 = await fake.connection(1);
       await until(() => session.state === 'connected', 'reconnected');
+      await pause(session);
       session.endAudioInput();
       await until(() => rec.turnCompletes >= 1, 'a reply to the speech, from the new socket');
       // The 600 ms tone (amplitude 12 000) again at the new socket, not just the end-of-speech silence.
@@ -520,6 +523,7 @@ export const SCENARIOS: Scenario[] = [
       const c0 = await fake.connection(0);
       await speak(session, 600);
       await c0.waitFor(() => c0.inputPcm().length > 0, 'speech at the first socket');
+      await pause(session);
       session.endAudioInput();
       // The service took the turn and is about to answer (its modelled first-audio delay): drop now.
       await until(() => c0.replies().started >= 1, 'the first socket beginning its reply');

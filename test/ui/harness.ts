@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { startSimulatedCall } from '../../main/demo/simulated-call.ts';
 import { SETUP_SCENARIOS, type SetupScenario } from '../../main/fakes/discord/index.ts';
 import type { AutoReplyOptions } from '../../main/fakes/gemini/options.ts';
@@ -104,6 +105,16 @@ const control = createServer((req, res) => {
       // ... and /optin again (the choice is kept across calls, so a spec that opts out opts back in).
       discord.slash(discord.user('guest').id, 'optin');
       return send(200, { guest: discord.user('guest').id });
+    }
+    case '/seed-patience': {
+      // What the patience learner would have stored after the owner was cut off twice mid-thought,
+      // and Mia, who is not in the room, once (docs/room.md "Patience per speaker").
+      const db = new Database(path.join(call.config.paths.voiceUsers, 'live-voice-bridge.sqlite'));
+      const put = db.prepare('INSERT OR REPLACE INTO speaker_patience (speaker_id, name, window_ms, cutoffs, updated_at) VALUES (?, ?, ?, ?, ?)');
+      put.run(discord.owner.id, null, 1400, 2, Date.now());
+      put.run('333333333333333333', 'Mia', 1100, 1, Date.now() - 1000);
+      db.close();
+      return send(200, { owner: discord.owner.id });
     }
     case '/speak':
       // The owner talks for 3 s (answered at once, so a test can watch it happen); the fake

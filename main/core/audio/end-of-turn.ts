@@ -1,44 +1,51 @@
-// Who ends a user's turn, per provider, and after how much quiet (issue #44; docs/performance.md
-// "End of turn"). Measured on the labelled pause corpus (test/fixtures/pause-corpus,
-// 30 mid-sentence pauses of 200-900 ms, 10 true turn ends; bench/lib/pause-corpus.ts): an energy
-// gate closes exactly `hangoverMs` after the speech's last sound, so every pause at least that long
-// is cut and nothing shorter is:
-//   hangover 250 ms: 96.7 % of pauses cut, end of speech → stream end 250 ms
-//   hangover 300-400 ms: 73.3 %;  450-600 ms: 50.0 %;  700-800 ms: 26.7 %;  900 ms: 3.3 %;  950 ms: 0 %
-// So "p95 ≤ 250 ms with ≤ 5 % false cut-offs" is out of reach of any silence-based end of turn on
-// pauses this long (the eot-bench's VAD-only row agrees: 21.7 % at 600 ms, 1600 ms at 5 %); only a
-// model of what was said (a turn detector) gets there. The gate keeps 500 ms for every provider:
-// it keeps the short pauses (≤ 450 ms) that are most mid-turn pauses, and a cut pause is recovered
-// by the service's own barge-in when the user resumes before the reply's first audio (320-400 ms
-// later, SERVICE_TIMING), so what a user hears as a cut-off is a pause longer than ≈ 0.8-0.9 s.
+// Who ends a user's turn, per provider, and after how much quiet (issue #52; docs/audio.md
+// "Patience and the end of a turn").
 //
-// The signal per provider: in all three the gate's close IS the end of turn, at the same instant;
-// what differs is how the service learns it.
-// - gemini: our own signal, `audioStreamEnd` (GeminiLiveSession.endAudioInput) with the service's
-//   automatic activity detection left on. Explicit activity control (automaticActivityDetection
-//   .disabled + activityStart/activityEnd) would send its end at the same gate close, so it gains no
-//   time, and it switches off the service's start-of-speech interruption that recovers a cut pause.
-// - openai-realtime: the service's server VAD (silence_duration_ms 500, the same as our hangover),
-//   fed 600 ms of silence at the gate's close (OpenAIRealtimeSession.endAudioInput), so the server
-//   counts its silence at once and ends the turn at the gate's close. `turn_detection: null` +
-//   `input_audio_buffer.commit` would end it at the same instant and lose `speech_started`, the
-//   service's barge-in signal.
-// - openai-live: the service's own VAD only: GPT-Live "owns response timing and interruption" and has
-//   no turn control on the wire; the same 600 ms of silence at the gate's close lets it end the turn
-//   there as long as its silence window is ≤ 600 ms + the hangover.
-// The choice per provider is its declared `activityControl` (main/core/providers/).
+// The service decides. Measured on the labelled pause corpus (test/fixtures/pause-corpus, 30
+// mid-sentence pauses of 200-900 ms, 10 true turn ends; bench/lib/pause-corpus.ts), an energy gate
+// that ends the turn `hangoverMs` after the last sound cuts every pause at least that long
+// (500 ms: 50 % of the corpus's pauses; 250 ms: 96.7 %; 950 ms: 0 %), and the eot-bench's VAD-only
+// row agrees (21.7 % at 600 ms). So the gate's close is no longer the end of a turn: while the
+// service hears an utterance, the voice gate stays open through its pauses and hands them on as
+// digital silence in real time, one input chunk per chunk time (Discord sends no packets in a
+// pause, and a service's detector counts the silence it receives), until the service ends the turn
+// by its own rule, or `turnSilenceCapMs` of quiet (default 3000, never under the patience + 1 s)
+// have passed. Only then does the bridge end the input, each service in its own way:
+//
+// | provider        | the service's rule (patience quick / natural / patient / N ms)                 | it ended the turn when              | at the cap                    |
+// |-----------------|---------------------------------------------------------------------------------|-------------------------------------|-------------------------------|
+// | gemini          | automaticActivityDetection silenceDurationMs 500 / 800 / 1400 / N, end of       | voiceActivity ACTIVITY_END, or the  | audioStreamEnd                |
+// |                 | speech sensitivity HIGH for ≤ 500 ms, else LOW (setup only: next resume)        | model's first output → then         |                               |
+// |                 |                                                                                 | audioStreamEnd                      |                               |
+// | openai-realtime | semantic_vad eagerness high / medium / low (max waits 2 / 4 / 8 s); N ms →      | input_audio_buffer.speech_stopped / | commit + response.create (if  |
+// |                 | server_vad silence_duration_ms N (server_vad chosen: 500 / 800 / 1400)          | committed → nothing more            | its VAD heard speech)         |
+// | openai-live     | none on the wire: GPT-Live "starts and ends its own turns"                      | the model's first audio             | nothing (the stream stops)    |
+// | xai             | server_vad silence_duration_ms 500 / 800 / 1400 / N (session.update mid-call)   | as openai-realtime                  | as openai-realtime            |
+//
+// What the bridge adds to the service's own window: the time the audio the detector needs (up to
+// the last speech sample + its window) waits for its chunk to fill, i.e. under one input chunk. On
+// the fakes (OpenAI Realtime, server_vad 1000 ms, 12 utterances each; last loud sample to the chunk
+// that completes the window reaching the fake): p50 63 ms / p95 101 ms with 100 ms chunks (the
+// default), p50 15 / p95 20 ms with INPUT_CHUNK_MS=20. It never runs the service's clock ahead (no
+// burst of silence, which made the service see a longer pause than there was): the bridge sends no
+// end of turn before the service's rule would (test/integration/bridge/turn-service.test.ts).
+// The service's end closes the gate only after 200 ms of quiet (a loud frame first cancels it), so
+// an event about an earlier turn (generationComplete, turnComplete, a response for a tool result:
+// not taken as ends) or a late one cannot cut an utterance in progress. An utterance the wake-name
+// gate withholds is nobody's turn: it closes at the gate's hangover.
 import { PROVIDERS, type ProviderName } from '../providers/index.ts';
+import { patienceSilenceMs, type Patience } from '../contracts/patience.ts';
 import { DEFAULT_HANGOVER_MS } from './voice-gate.ts';
 
 export type EndOfTurnProvider = ProviderName;
 
 export interface EndOfTurnChoice {
-  /** `gate`: our gate's close is sent as the end (audioStreamEnd); `service-vad`: the service's VAD ends the turn on the silence we send at the close. */
+  /** `service-vad`: the service's detector ends the turn on the paced silence the bridge sends (every provider since #52). */
   signal: 'gate' | 'service-vad';
   /**
-   * The voice gate's hangover for this provider. CallAudio builds its gate with the default, which
-   * every choice here equals (test/unit/end-of-turn-corpus.test.ts); a provider with its own value
-   * would need CallAudio to take it.
+   * The voice gate's hangover: where it asks whether the service owns the utterance (and closes
+   * there when nobody does: the wake-name gate withholds it). The same for every provider
+   * (test/unit/end-of-turn-corpus.test.ts).
    */
   hangoverMs: number;
 }
@@ -46,3 +53,13 @@ export interface EndOfTurnChoice {
 export const END_OF_TURN: Readonly<Record<EndOfTurnProvider, Readonly<EndOfTurnChoice>>> = Object.fromEntries(
   PROVIDERS.map((p) => [p.name, { signal: p.capabilities.activityControl, hangoverMs: DEFAULT_HANGOVER_MS }]),
 ) as Record<EndOfTurnProvider, EndOfTurnChoice>;
+
+/**
+ * The bridge's silence cap never ends a turn before the service's own window would (issue #52): at
+ * least the patience's window plus CAP_MARGIN_MS (the service's decision travelling back to us).
+ */
+export const CAP_MARGIN_MS = 1000;
+
+export function turnCapFor(capMs: number, patience: Patience): number {
+  return Math.max(capMs, patienceSilenceMs(patience) + CAP_MARGIN_MS);
+}

@@ -3,7 +3,15 @@
 // with an adaptive noise floor, hysteresis, >= 200 ms of pre-roll (the quiet start of a word that
 // precedes the energy that opened the gate) and a hangover that carries natural pauses.
 // Output is re-chunked to a fixed size; when the gate closes the last chunk is padded with silence
-// and `onEnd` fires (the Gemini provider maps it to audioStreamEnd).
+// and `onEnd` fires (the end of the user's turn for the model: audio/end-of-turn.ts).
+//
+// Who closes it (issue #52): after `hangoverMs` of quiet the gate asks `holdTurn()`. An utterance
+// the service hears is the service's turn: the gate stays open and keeps handing on the pause as
+// digital silence, in real time (the caller feeds time as pushSilence), so the service's own
+// detector sees the pause as it happened, until the service ends the turn (`serviceEndedTurn()`)
+// or `turnCapMs` of quiet have passed (nobody pays for a silent room). An utterance nobody
+// downstream owns (withheld by the wake-name gate) closes at the hangover, as before.
+//
 // With a classifier (voice-classifier.ts, off unless given), an onset the energy rule would open on
 // first waits, "pending", for the classifier to call it speech: the turn opens on that verdict, with
 // the pre-roll and the pending audio, or never, when the sound falls quiet first (a keyboard burst,
@@ -15,7 +23,7 @@ import { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier } from './voice-
 const RATE = 16_000;
 const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
-/** Quiet time after which an open gate closes: the end of a turn (the choice and its figures: end-of-turn.ts). */
+/** Quiet time after which the gate asks whether the turn is the service's (else it closes there). */
 export const DEFAULT_HANGOVER_MS = 500;
 /** A block's minimum before it has seen a frame. */
 const MIN_UNSET = 100;
@@ -49,6 +57,15 @@ export function isBurst(samples: Int16Array, start: number, length: number, maxS
   }
   return loudest > maxShare * total;
 }
+/** Quiet time after which a turn the service has not ended is ended by the bridge (config TURN_SILENCE_CAP_MS). */
+export const DEFAULT_TURN_CAP_MS = 3000;
+/**
+ * The service's end of a turn closes the gate only after this much quiet (20 frames, 200 ms: the
+ * shortest patience). A real end comes after the service heard a pause; an end that arrives while
+ * the speaker is talking or between two words (a late event about an earlier turn) must not cut
+ * the utterance in progress: it waits for a pause this long, and a loud frame cancels it.
+ */
+const SERVICE_END_QUIET_FRAMES = 20;
 
 export interface VoiceGateOptions {
   /**
@@ -64,8 +81,12 @@ export interface VoiceGateOptions {
   chunkMs?: number;
   /** Audio kept from before the frames that opened the gate, >= 200 ms. Default 300. */
   preRollMs?: number;
-  /** Quiet time after which an open gate closes. Default DEFAULT_HANGOVER_MS (keeps pauses between words). */
+  /** Quiet time after which the gate closes unless `holdTurn()` says the service owns the turn. Default DEFAULT_HANGOVER_MS. */
   hangoverMs?: number;
+  /** Asked at the hangover: true keeps the gate open (silence flows on) until the service ends the turn or the cap. Default: never held. */
+  holdTurn?: () => boolean;
+  /** Quiet time after which a held turn closes anyway. Default DEFAULT_TURN_CAP_MS; never below the hangover. */
+  turnCapMs?: number;
   /** A frame never counts as speech below this RMS level. Default -50 dBFS. */
   minOpenDbfs?: number;
   /** Open when a frame is this far above the tracked noise floor. Default 12 dB. */
@@ -111,6 +132,12 @@ export class VoiceGate {
   readonly #onEnd: () => void;
   readonly #onOpen: (() => void) | undefined;
   readonly #hangoverFrames: number;
+  #capFrames: number;
+  readonly #holdTurn: () => boolean;
+  /** The hangover passed and the turn was held: the gate closes at the cap or the service's end. */
+  #held = false;
+  /** The service ended the turn before SERVICE_END_QUIET_FRAMES of quiet: close when they have passed. */
+  #endPending = false;
   readonly #minOpenDbfs: number;
   readonly #openAboveNoiseDb: number;
   readonly #closeHysteresisDb: number;
@@ -170,6 +197,9 @@ export class VoiceGate {
     this.#onEnd = options.onEnd;
     this.#onOpen = options.onOpen;
     this.#hangoverFrames = Math.max(1, Math.round((options.hangoverMs ?? DEFAULT_HANGOVER_MS) / 10));
+    this.#capFrames = this.#hangoverFrames;
+    this.setTurnCap(options.turnCapMs ?? DEFAULT_TURN_CAP_MS);
+    this.#holdTurn = options.holdTurn ?? (() => false);
     this.#minOpenDbfs = options.minOpenDbfs ?? -50;
     this.#openAboveNoiseDb = options.openAboveNoiseDb ?? 12;
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
@@ -195,6 +225,22 @@ export class VoiceGate {
   /** An onset waits for the classifier's verdict (nothing has been sent for it yet). */
   get isPending(): boolean {
     return this.#pending;
+  }
+
+  /** The quiet after which a held turn closes (ms, at least the hangover); applies from the next frame. */
+  setTurnCap(ms: number): void {
+    this.#capFrames = Math.max(this.#hangoverFrames, Math.round(ms / 10));
+  }
+
+  /**
+   * The service ended the user's turn (its detector decided, or it began answering): close now if
+   * the speaker has been quiet for SERVICE_END_QUIET_FRAMES, else once they have (a loud frame
+   * first cancels it: the speaker goes on, and the service takes that as a turn of its own).
+   */
+  serviceEndedTurn(): void {
+    if (!this.#open) return;
+    if (this.#quietRun >= SERVICE_END_QUIET_FRAMES) this.#close();
+    else this.#endPending = true;
   }
 
   /** Feed 16 kHz mono s16 (any length). Chunks and the end event are delivered synchronously. */
@@ -235,14 +281,14 @@ export class VoiceGate {
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
     const toChunk = this.#chunk.length - this.#chunkFill - pending;
-    const toClose = (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - pending;
+    const toClose = (this.#closeAtFrames() - this.#quietRun) * ANALYSIS_SAMPLES - pending;
     return Math.max(1, Math.min(toChunk, toClose));
   }
 
   /** Close now if open (call end, e.g. leaving the channel); forgets the pre-roll. */
   flush(): void {
     if (this.#open) this.#close();
-    if (this.#pending) this.#endPending();
+    if (this.#pending) this.#dropPendingOnset();
     this.#frameFill = 0;
     this.#ringUnsent = 0;
     this.#loudRun = 0;
@@ -284,8 +330,13 @@ export class VoiceGate {
     const openThreshold = Math.max(this.#minOpenDbfs, this.#levels[0]! + this.#openAboveNoiseDb);
     if (this.#open) {
       this.#emit(frame, 0, ANALYSIS_SAMPLES);
-      this.#quietRun = level >= openThreshold - this.#closeHysteresisDb ? 0 : this.#quietRun + 1;
-      if (this.#quietRun >= this.#hangoverFrames) this.#close();
+      if (level >= openThreshold - this.#closeHysteresisDb) {
+        this.#quietRun = 0;
+        this.#held = false;
+        this.#endPending = false;
+      } else this.#quietRun++;
+      if (this.#quietRun === this.#hangoverFrames && !this.#held) this.#held = this.#holdTurn();
+      if (this.#quietRun >= this.#closeAtFrames()) this.#close();
       return;
     }
     this.#remember(frame);
@@ -371,7 +422,7 @@ export class VoiceGate {
     this.#quietRun = loud ? 0 : this.#quietRun + 1;
     if (this.#quietRun >= this.#hangoverFrames) {
       this.#rejectedOnsets++;
-      this.#endPending();
+      this.#dropPendingOnset();
     }
   }
 
@@ -380,11 +431,17 @@ export class VoiceGate {
     this.#openGate();
   }
 
-  #endPending(): void {
+  #dropPendingOnset(): void {
     this.#pending = false;
     this.#quietRun = 0;
     this.#loudRun = 0;
     this.#classifier!.reset();
+  }
+
+  /** Quiet frames after which the open gate closes: the service's pending end, the cap of a held turn, or the hangover. */
+  #closeAtFrames(): number {
+    if (this.#endPending) return SERVICE_END_QUIET_FRAMES;
+    return this.#held ? this.#capFrames : this.#hangoverFrames;
   }
 
   #remember(frame: Int16Array): void {
@@ -412,6 +469,8 @@ export class VoiceGate {
   #close(): void {
     this.#open = false;
     this.#quietRun = 0;
+    this.#held = false;
+    this.#endPending = false;
     if (this.#chunkFill > 0) {
       this.#chunk.fill(0, this.#chunkFill);
       this.#sentSamples += this.#chunk.length - this.#chunkFill;

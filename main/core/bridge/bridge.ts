@@ -23,6 +23,8 @@ import { ReceiveStage } from './input-stages.ts';
 import { wireCall, type PipelineView } from './pipeline.ts';
 import { openCallEnds } from './call-open.ts';
 import { CallStates } from './call-states.ts';
+import { CallTurn, type CallTurnOptions } from './call-turn.ts';
+import type { Patience } from '../contracts/patience.ts';
 import { CallMetrics } from './metrics.ts';
 import { bindModelSession } from './model-binding.ts';
 import type { BridgeOptions } from './options.ts';
@@ -48,6 +50,8 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
 export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implements BridgeControl {
   readonly #o: BridgeOptions;
   readonly #log: Logger;
+  /** The call's patience and silence cap (call-turn.ts). */
+  readonly #turn: CallTurn;
   readonly metricsStore = new CallMetrics();
 
   #state: BridgeState = 'idle';
@@ -124,6 +128,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     });
     this.#audio = new CallAudio({
       inputChunkMs,
+      // An utterance the model hears is the service's turn to end (voice-gate.ts); one the wake-name gate withholds ends at the gate's hangover.
+      holdTurn: () => !this.#wake.withholding,
       metrics: this.metricsStore,
       now,
       // Nothing runs per tick in a quiet call: the UI updates, the input clock and the player (its
@@ -132,6 +138,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       onActivity: () => this.#ui.start(),
       onFrame: (at) => this.#ui.frame(at),
     });
+    this.#turn = new CallTurn(() => options.turn?.() ?? {}, (ms) => this.#audio.gate.setTurnCap(ms));
     const voice = options.voice;
     const room = readThroughRoom(options.room ?? {}, voice);
     this.#activity = new SpeakerActivity(room, options.now ?? (() => performance.now()));
@@ -191,6 +198,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       endReason: () => this.#reason,
     });
     this.#encoder = new EncoderStage(voice, () => this.#state);
+    options.patience?.bind({ target: () => (this.#callLive() ? this : null), name: (id) => this.#activity.name(id) });
     const audio = this.#audio;
     audio.connectBargeIn(this.#replyCut);
     this.pipeline = wireCall(
@@ -216,7 +224,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
 
   room(): RoomView {
     const inChannel = this.#callLive() ? (this.#o.voice.channelMembers?.() ?? []) : [];
-    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking: this.#speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => this.#activity.name(id), wake: this.#wake.view() });
+    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking: this.#speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => this.#activity.name(id), wake: this.#wake.view(), patience: this.#o.patience });
   }
 
   metrics(): Record<string, unknown> {
@@ -224,7 +232,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { ...this.metricsStore.snapshot(), playback: this.#audio.playbackStats(), model_link: this.link.figures() };
   }
 
-  async start(target?: VoiceTarget): Promise<BridgeStatus> {
+  async start(target?: VoiceTarget, call?: CallTurnOptions): Promise<BridgeStatus> {
     if (this.#state === 'connecting' || this.#callLive() || this.#state === 'stopping') {
       throw new BridgeError('already_active', `a call is already ${this.#state}`);
     }
@@ -233,6 +241,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#callId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.#o.notes.startCall(this.#callId);
     this.#audio.reset();
+    this.#turn.begin(call);
+    // The call's patience (its own, else the setting) is the floor the learner lengthens per speaker;
+    // the first session opens with the longest learnt window of the voices it may hear.
+    const room = this.#o.room;
+    const opening = this.#o.patience?.beginCall(this.#turn.patience, [...(room?.ownerId ? [room.ownerId] : []), ...(room?.allowedSpeakers ?? [])]);
+    if (opening !== undefined && opening !== this.#turn.patience) this.#turn.set(opening, null);
     const attempt = ++this.#attempt;
     this.#transition('connecting');
     const starting = this.#connect(attempt, target);
@@ -341,11 +355,16 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return this.#requests.sendFrame(image);
   }
 
+  /** The call's patience from now on (a speaker's learnt patience, a change in settings): this session and the next. */
+  setPatience(patience: Patience): void {
+    this.#turn.set(patience, this.link.session);
+  }
+
   /** A session opened mid-call (`reopen`) starts with the call's recent transcript (seed.ts). */
   #connectOptions(reopen: boolean): LiveModelConnectOptions {
     const persona = this.#speakerNotes.persona(typeof this.#o.systemInstruction === 'function' ? this.#o.systemInstruction() : this.#o.systemInstruction);
     const seed = reopen ? transcriptSeed(this.#o.notes.currentCallNotes(200)?.notes ?? [], (id) => this.#activity.name(id)) : '';
-    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext };
+    return { tools: this.#o.tools.declarations(), systemInstruction: seededInstruction(persona, seed), playedMs: () => this.#audio.playbackStats().turnPlayedMs, vocabulary: this.context.vocabulary(), pendingContext: this.#o.pendingContext, patience: this.#turn.patience };
   }
 
   /** Connected, reconnecting or parked inside a call that is still going (the model link holds input meanwhile). */
@@ -362,6 +381,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakingStart: (id) => {
         this.#speaking.add(id);
         this.#activity.start(id);
+        // Only a voice the model hears has turns for the service to end (not while muted, not opted out).
+        if (this.#audio.userAudioOpen && !this.#o.room?.optedOut?.(id)) this.#o.patience?.speechStarted(id, this.#audio.replyPlaying);
         // Muted: the model is not told who talks either (it hears nothing of it).
         if (this.#audio.userAudioOpen) this.#speakerNotes.announce(id);
         this.#ui.start();
@@ -369,6 +390,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakingEnd: (id) => {
         this.#speaking.delete(id);
         this.#activity.end(id);
+        this.#o.patience?.speechEnded(id);
       },
       state: (state, reason) => this.#states.voiceChanged(state, reason),
       ownerLeft: () => {
@@ -403,6 +425,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       speakerNotes: this.#speakerNotes,
       state: (state, reason) => this.#states.modelChanged(state, reason),
       opened: () => this.context.opened(),
+      replyStarted: () => this.#o.patience?.replyStarted(),
       closed: () => this.context.closed(),
     });
     // After the binding's own listeners (the playback has the chunk, the turn is ended): the spoken outcomes.
@@ -442,6 +465,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     this.#activity.clear();
     this.#speakerNotes.turnEnded();
     this.#replyCut.turnEnded();
+    this.#o.patience?.endCall();
     this.#uiUpdates.reset();
     this.#o.notes.endCall();
   }

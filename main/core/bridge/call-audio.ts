@@ -60,6 +60,8 @@ function linearLevel(reading: { rmsDbfs: number; peakDbfs: number }): LevelReadi
 
 export interface CallAudioOptions {
   inputChunkMs: number;
+  /** Asked when a pause reaches the hangover: true while the service hears the utterance (it ends the turn). */
+  holdTurn?: () => boolean;
   metrics: CallMetrics;
   /** Monotonic ms clock. */
   now: () => number;
@@ -128,7 +130,7 @@ export class CallAudio {
     this.#now = options.now;
     this.#onActivity = options.onActivity ?? (() => undefined);
     this.#onFrame = options.onFrame ?? (() => undefined);
-    this.gate = new GateStage({ chunkMs: options.inputChunkMs, metrics: options.metrics, now: options.now });
+    this.gate = new GateStage({ chunkMs: options.inputChunkMs, metrics: options.metrics, now: options.now, ...(options.holdTurn ? { holdTurn: options.holdTurn } : {}) });
     this.mix = stageOf('mix', { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) }, this.#mixed);
     this.playback = stageOf('playback', { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) }, this.#encoder);
   }
@@ -161,6 +163,11 @@ export class CallAudio {
   get botTalking(): boolean {
     const turn = this.#playback.turnState;
     return !this.#outputIdle && (turn === 'active' || turn === 'ending');
+  }
+
+  /** A reply's turn is not over at the player yet (playing, its end still buffered, or just cut): the patience learner asks. */
+  get replyPlaying(): boolean {
+    return this.#playback.turnState !== 'idle';
   }
 
   /** False while the output is idle (the player was told to stop); tests and status read it. */

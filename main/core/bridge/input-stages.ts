@@ -42,6 +42,10 @@ export interface GateStageOptions {
   metrics: CallMetrics;
   /** Monotonic ms clock (ingress latency). */
   now: () => number;
+  /** Asked at the hangover: the service hears this utterance, so its detector ends the turn (voice-gate.ts). */
+  holdTurn?: () => boolean;
+  /** Quiet after which a turn the service has not ended is ended anyway (ms). */
+  turnCapMs?: number;
 }
 
 /** gate: the input level meter, then the voice gate (pre-roll, hangover, fixed chunks, the end of input). */
@@ -72,8 +76,24 @@ export class GateStage {
   constructor(options: GateStageOptions) {
     this.#metrics = options.metrics;
     this.#now = options.now;
-    this.#gate = new VoiceGate({ chunkMs: options.chunkMs, onChunk: (chunk) => this.#emit(chunk), onEnd: () => this.#out.next.end() });
+    this.#gate = new VoiceGate({
+      chunkMs: options.chunkMs,
+      onChunk: (chunk) => this.#emit(chunk),
+      onEnd: () => this.#out.next.end(),
+      ...(options.holdTurn ? { holdTurn: options.holdTurn } : {}),
+      ...(options.turnCapMs !== undefined ? { turnCapMs: options.turnCapMs } : {}),
+    });
     this.stage = stageOf('gate', this.#input, this.#out);
+  }
+
+  /** The service ended the user's turn: the gate closes now if the speaker is quiet (its end goes to the model). */
+  serviceEndedTurn(): void {
+    this.#gate.serviceEndedTurn();
+  }
+
+  /** The silence cap of a held turn, ms (a call's setting). */
+  setTurnCap(ms: number): void {
+    this.#gate.setTurnCap(ms);
   }
 
   #emit(chunk: Int16Array): void {

@@ -37,12 +37,14 @@ export interface ModelBindingDeps {
   /** Each turn names its speaker again. */
   speakerNotes: SpeakerNotes;
   state: (state: ConnectionState, reason?: string) => void;
+  /** A reply's first audio went to playback (the patience learner's cut-off clock starts). */
+  replyStarted?: () => void;
   /** The session is wired in / out (mid-call context changes follow it). */
   opened: () => void;
   closed: () => void;
 }
 
-const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
+const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'userTurnEnded', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
 
 /** Wires `model` into the call; returns the unwiring. */
 export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps): () => void {
@@ -68,10 +70,15 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
     // reply's first frame is not held for the slot's end and, while chunks flow, the player's own
     // timer rarely has to wake the process. A new reply ends the previous one's pending local cut
     // (a service may never confirm a cut of a reply it had finished sending).
-    if (deps.modelAudio.play(pcm)) deps.replyCut.turnEnded();
+    if (deps.modelAudio.play(pcm)) {
+      deps.replyCut.turnEnded();
+      deps.replyStarted?.();
+    }
     if (playerRunning) deps.pokePlayback();
   });
   model.on('interrupted', () => deps.replyCut.serviceInterrupted());
+  // The service ended the user's turn: the paced silence stops and the end of input goes out (voice-gate.ts).
+  model.on('userTurnEnded', () => deps.audio.gate.serviceEndedTurn());
   model.on('turnComplete', () => {
     deps.botSpoke();
     deps.activity.turnBoundary();

@@ -4,6 +4,8 @@ import type { EventHub } from '../event-hub.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelProvider, SpeechScreener, VoiceChannelPort } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { CallPatience } from './call-patience.ts';
+import type { CallTurnSettings } from './call-turn.ts';
 import type { RoomPeople } from './room.ts';
 import type { WakeSettings } from './wake-gate.ts';
 
@@ -17,6 +19,8 @@ export interface BridgeOptions {
   /** The persona; a function is read again at each call (a saved persona file applies without a restart). */
   systemInstruction?: string | (() => string | undefined);
   inputChunkMs?: number;
+  /** Read at each call's start: the patience and the silence cap (config `patience`, `turnSilenceCapMs`; call-turn.ts). */
+  turn?: () => Partial<CallTurnSettings>;
   leaveWhenOwnerLeaves?: boolean;
   /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
   startRefusal?: () => string | null;
@@ -35,6 +39,8 @@ export interface BridgeOptions {
   park?: { afterS: () => number; retry?: { initialMs: number; maxMs: number }; holds?: () => string | null };
   /** Asked before a parked call wakes: a reason to stay parked (the daily cost cap), or null. */
   wakeRefusal?: () => string | null;
+  /** The call's patience and the per-speaker learner (call-patience.ts); absent: the provider's default, nothing learnt. */
+  patience?: CallPatience;
   /** Reminders due soon, as short text, for a fresh session that continues the call (ports.ts `pendingContext`). */
   pendingContext?: () => string | undefined;
 }

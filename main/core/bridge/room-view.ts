@@ -2,6 +2,7 @@
 // with their role, whether they speak now, what they may make the model do by voice, and whether
 // they opted out of being heard.
 import type { RoomPersonView, RoomView, WakeView } from '../api-types.ts';
+import type { CallPatience } from './call-patience.ts';
 import type { RoomPeople } from './room.ts';
 
 export interface RoomViewInput {
@@ -11,9 +12,11 @@ export interface RoomViewInput {
   ownerOnly: readonly string[];
   name: (id: string) => string;
   wake: WakeView;
+  /** The call's patience and each speaker's (absent: not shown). */
+  patience?: CallPatience;
 }
 
-export function buildRoomView({ people, inChannel, speaking, ownerOnly, name, wake }: RoomViewInput): RoomView {
+export function buildRoomView({ people, inChannel, speaking, ownerOnly, name, wake, patience }: RoomViewInput): RoomView {
   const { ownerId, allowedSpeakers = [] } = people;
   const ids = [...new Set([...(ownerId ? [ownerId] : []), ...allowedSpeakers, ...inChannel])];
   const persons = ids.map((id): RoomPersonView => {
@@ -28,7 +31,10 @@ export function buildRoomView({ people, inChannel, speaking, ownerOnly, name, wa
             ? `everything but ${ownerOnly.join(', ')}`
             : 'everything'
           : 'nothing: the model does not hear them';
-    return { id, name: name(id), role, in_channel: inChannel.includes(id), speaking: speaking.has(id), may, ...(optedOut ? { opted_out: true } : {}) };
+    const shown = name(id);
+    // A listener is not heard by the model: no turn of theirs ends, so no patience to show.
+    const heard = role !== 'listener' && patience ? { patience: patience.speaker(id, shown) } : {};
+    return { id, name: shown, role, in_channel: inChannel.includes(id), speaking: speaking.has(id), may, ...(optedOut ? { opted_out: true } : {}), ...heard };
   });
-  return { people: persons, owner_only: [...ownerOnly], wake };
+  return { people: persons, owner_only: [...ownerOnly], wake, ...(patience ? { patience: patience.view() } : {}) };
 }

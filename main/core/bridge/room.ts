@@ -41,7 +41,7 @@ const KEEP_MS = 120_000;
  * How late the receive path reports the end of speech: clients send 100 ms of Opus silence frames
  * before pausing, and @discordjs/voice emits `end` 100 ms (SpeakingMap.DELAY) after the last packet.
  */
-const END_REPORTED_LATE_MS = 200;
+export const END_REPORTED_LATE_MS = 200;
 /** A pause shorter than this (after the end correction) joins two bursts of one speaker. */
 const REJOIN_GAP_MS = 150;
 /** A transcription fragment covers the audio since the previous one, but never more than this. */

@@ -1,4 +1,5 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
+import type { CallTurnOptions } from './call-turn.ts';
 import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView, SayOutcome, SayVerb } from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 import { Refusal } from '../contracts/refusal.ts';
@@ -54,7 +55,7 @@ export interface BridgeControl {
    * Start a call; resolves once connected. BridgeError('already_active') when a call is live,
    * VoiceTargetError when the target is no voice channel of a guild the bot is in.
    */
-  start(target?: VoiceTarget): Promise<BridgeStatus>;
+  start(target?: VoiceTarget, call?: CallTurnOptions): Promise<BridgeStatus>;
   /**
    * End the call; idempotent (returns the status after stopping, or the idle status).
    * `finishSpeaking` (a Leave): what was asked to be said gets up to LEAVE_GRACE_MS to be spoken first.

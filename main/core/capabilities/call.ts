@@ -25,6 +25,10 @@ import type { NotifyApi } from './notify.ts';
 import { withMemory } from '../memory/memory-seed.ts';
 import type { MemoryApi } from './memory.ts';
 import type { LiveSettingsApi } from './settings.ts';
+import { CallPatience } from '../bridge/call-patience.ts';
+import { SqlitePatienceMemory } from '../bridge/patience-store.ts';
+import { MapPatienceMemory } from '../bridge/patience-learner.ts';
+import type { OpenedDatabase } from '../store/database.ts';
 
 export interface CallDeps {
   config: Config;
@@ -43,6 +47,8 @@ export interface CallDeps {
   call: CallPort;
   /** The earlier calls' summaries a new call's model starts with. */
   memory?: MemoryApi;
+  /** Where each speaker's learnt patience is kept (absent: learnt for the process only). */
+  database?: OpenedDatabase;
 }
 
 export interface CallApi {
@@ -51,11 +57,13 @@ export interface CallApi {
   /** What the sidecar and the shells drive: the bridge, or the unconfigured stand-in. */
   control: BridgeControl;
   talk: TalkControl;
+  /** The call's patience and each speaker's learnt one (GET/DELETE /room/patience), with or without a bridge. */
+  patience: CallPatience;
   /** The first events a new /events subscriber gets: the call state and the talk state. */
   snapshot(): SidecarEvent[];
 }
 
-function buildBridge(d: CallDeps): Bridge | null {
+function buildBridge(d: CallDeps, patience: CallPatience): Bridge | null {
   const { config, logger, voice, model, usage, settings } = d;
   const discord = voice.discord;
   if (!discord || !model) return null;
@@ -70,6 +78,9 @@ function buildBridge(d: CallDeps): Bridge | null {
     // Read at each call: a persona file saved in Settings applies at the next call.
     systemInstruction: () => withMemory(readPersona(settings.values().personaFile ?? config.gemini.personaFile, log), d.memory?.seed() ?? ''),
     inputChunkMs: config.audio.inputChunkMs,
+    // Read at each call: a patience saved in Settings applies at the next call.
+    patience,
+    turn: () => ({ patience: settings.values().patience ?? config.audio.patience, turnSilenceCapMs: settings.values().turnSilenceCapMs ?? config.audio.turnSilenceCapMs }),
     leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
     startRefusal: (): string | null => usage?.joinRefusal() ?? null,
     wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
@@ -101,7 +112,12 @@ function buildBridge(d: CallDeps): Bridge | null {
 export const callCapability: Capability<CallDeps, CallApi> = {
   name: 'call',
   start(deps) {
-    const bridge = buildBridge(deps);
+    const { config, settings } = deps;
+    const patience = new CallPatience({
+      memory: deps.database ? new SqlitePatienceMemory(deps.database.db) : new MapPatienceMemory(),
+      setting: () => settings.values().patience ?? config.audio.patience,
+    });
+    const bridge = buildBridge(deps, patience);
     const control: BridgeControl = bridge ?? new UnconfiguredBridge(deps.missing);
     // Mute / push-to-talk: process-wide, applied to the call in progress and to the next one.
     const talk = new TalkControl({
@@ -121,7 +137,7 @@ export const callCapability: Capability<CallDeps, CallApi> = {
       ];
     };
     return {
-      api: { bridge, control, talk, snapshot },
+      api: { bridge, control, talk, patience, snapshot },
       async stop() {
         await control.stop('shutting down');
         deps.call.bind(null);

@@ -22,6 +22,7 @@ import { registerMcpRoutes } from '../sidecar/routes/mcp.ts';
 import { registerNotesRoutes } from '../sidecar/routes/notes.ts';
 import { registerNotesSearchRoutes } from '../sidecar/routes/notes-search.ts';
 import { registerNotifyRoutes } from '../sidecar/routes/notify.ts';
+import { registerPatienceRoutes, type PatienceControl } from '../sidecar/routes/patience.ts';
 import { registerRoomRoutes } from '../sidecar/routes/room.ts';
 import { registerSettingsRoutes } from '../sidecar/routes/settings.ts';
 import { registerSetupRoutes } from '../sidecar/routes/setup.ts';
@@ -48,6 +49,8 @@ export interface CoreRoutes {
   snapshot: () => SidecarEvent[];
   control: BridgeControl;
   talk: TalkControl;
+  /** The call's patience and each speaker's learnt one. */
+  patience: PatienceControl;
   notes: NotesLog;
   archive: NotesStore;
   notify: Pick<NotifyApi, 'notifier' | 'scheduler'>;
@@ -71,6 +74,7 @@ export const ROUTE_TABLE: readonly Route[] = [
   (app, d) => registerEventsRoutes(app, { hub: d.hub, snapshot: d.snapshot }),
   (app, d) => registerBridgeRoutes(app, { bridge: d.control }),
   (app, d) => registerRoomRoutes(app, { bridge: d.control }),
+  (app, d) => registerPatienceRoutes(app, { patience: d.patience }),
   (app, d) => registerTalkRoutes(app, { talk: d.talk }),
   (app, d) => registerNotesRoutes(app, { archive: d.archive }),
   (app, d) =>

@@ -11,6 +11,7 @@ import { defaultPrices, parsePriceOverrides, type PriceTable } from '../usage/pr
 import { isProviderName, PROVIDER_NAMES, PROVIDER_VARIABLES, PROVIDERS, type ProviderName } from '../providers/index.ts';
 import { CONFIG_VARIABLES, isSecretKind, type VariableName, type VariableSpec } from './variables.ts';
 import { CodedError } from '../contracts/coded-error.ts';
+import { DEFAULT_PATIENCE, parsePatience, PATIENCE_MAX_MS, PATIENCE_MIN_MS, type Patience } from '../contracts/patience.ts';
 
 export { CONFIG_VARIABLES, type VariableName, type VariableSpec } from './variables.ts';
 
@@ -80,7 +81,15 @@ export interface Config {
   memory: { seedTokens: number; seedCalls: number };
   /** Estimated cost per call and the optional daily cap (docs/usage.md). */
   usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number; /** Quiet seconds before the model is parked (0 never). */ parkAfterS: number };
-  audio: { inputChunkMs: number; /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */ pttMode: boolean };
+  audio: {
+    inputChunkMs: number;
+    /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */
+    pttMode: boolean;
+    /** How long a pause may last before the service ends a turn (contracts/patience.ts). */
+    patience: Patience;
+    /** Quiet ms after which the bridge ends a turn the service has not ended. */
+    turnSilenceCapMs: number;
+  };
   /** The wake-name gate (bridge/wake-gate.ts). */
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
   delegate: { command: string[]; cwd?: string; env: string[] };
@@ -337,7 +346,15 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
       parkAfterS: asNumber('DISCORD_VOICE_LIVE_PARK_AFTER_S', false) ?? 60,
     },
-    audio: { inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 100, pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false },
+    audio: {
+      inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 100,
+      pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false,
+      patience: parse('DISCORD_VOICE_LIVE_PATIENCE', (v) => {
+        const patience = parsePatience(v);
+        return patience === null ? fail(`must be quick, natural, patient or whole ms ${PATIENCE_MIN_MS}-${PATIENCE_MAX_MS}, got ${quoted(v)}`) : ok(patience);
+      }) ?? DEFAULT_PATIENCE,
+      turnSilenceCapMs: asNumber('DISCORD_VOICE_LIVE_TURN_SILENCE_CAP_MS', true) ?? 3000,
+    },
     wake: {
       names: asList('DISCORD_VOICE_LIVE_WAKE_NAMES') ?? [],
       auto: asBool('DISCORD_VOICE_LIVE_WAKE_AUTO') ?? true,

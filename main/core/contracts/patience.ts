@@ -36,3 +36,10 @@ export function isPatience(value: unknown): value is Patience {
   if (typeof value === 'number') return Number.isInteger(value) && value >= PATIENCE_MIN_MS && value <= PATIENCE_MAX_MS;
   return typeof value === 'string' && (PATIENCE_LEVELS as readonly string[]).includes(value);
 }
+
+/** A patience as text carries it (an environment variable, a settings string, a CLI argument): a level or whole ms; null when it is neither. */
+export function parsePatience(text: string): Patience | null {
+  const value = text.trim().toLowerCase();
+  const parsed = /^\d+$/.test(value) ? Number(value) : value;
+  return isPatience(parsed) ? parsed : null;
+}

@@ -39,8 +39,8 @@ export const GEMINI = {
   ],
   capabilities: {
     inputTranscription: true,
-    // Our gate's close is sent as audioStreamEnd (audio/end-of-turn.ts).
-    activityControl: 'gate',
+    // Automatic activity detection on the paced silence the bridge sends through a pause; audioStreamEnd only after it (audio/end-of-turn.ts).
+    activityControl: 'service-vad',
     instructionUpdates: 'replace',
     interruptionSignal: 'event',
     inputRates: [16_000],

@@ -17,7 +17,7 @@ export const OPENAI_REALTIME = {
     { name: 'OPENAI_REALTIME_MODEL', kind: 'string', default: 'gpt-realtime-2.1', description: 'OpenAI Realtime model id.' },
     { name: 'OPENAI_REALTIME_MODEL_FALLBACKS', kind: 'list', default: 'gpt-realtime-2.1-mini', description: 'Realtime models tried in order when the primary is unknown.' },
     { name: 'OPENAI_REALTIME_BASE_URL', kind: 'url', description: 'OpenAI Realtime endpoint override, e.g. ws://127.0.0.1:PORT/v1 for a compatible local server (http/https/ws/wss).' },
-    { name: 'OPENAI_REALTIME_TURN_DETECTION', kind: 'string', default: 'server_vad', description: 'Realtime turn detection: server_vad or semantic_vad.' },
+    { name: 'OPENAI_REALTIME_TURN_DETECTION', kind: 'string', default: 'semantic_vad', description: "Realtime turn detection for a named patience: semantic_vad (eagerness from the patience) or server_vad (the patience's silence window); a patience in ms is always server_vad. See docs/audio.md \"Patience\"." },
     { name: 'OPENAI_VOICE', kind: 'string', default: 'marin', description: 'Voice of the OpenAI providers.' },
   ],
   keyVariable: 'OPENAI_API_KEY',
@@ -36,7 +36,7 @@ export const OPENAI_REALTIME = {
   voices: OPENAI_VOICES,
   capabilities: {
     inputTranscription: true,
-    // Server VAD on the 600 ms of silence the adapter sends at the gate's close (audio/end-of-turn.ts).
+    // semantic_vad / server_vad on the paced silence the bridge sends through a pause (audio/end-of-turn.ts).
     activityControl: 'service-vad',
     instructionUpdates: 'replace',
     interruptionSignal: 'event',

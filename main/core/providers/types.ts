@@ -32,7 +32,7 @@ export interface ProviderPrices {
 export interface ProviderCapabilities {
   /** The service transcribes the user's speech back to us. */
   readonly inputTranscription: boolean;
-  /** Who ends the user's turn: `gate` our voice gate's close (sent as the end), `service-vad` the service's VAD on the silence we send. */
+  /** Who ends the user's turn: `gate` our voice gate's close (sent as the end), `service-vad` the service's detector on the paced silence we send (audio/end-of-turn.ts). */
   readonly activityControl: 'gate' | 'service-vad';
   /** New instructions mid-session: `replace`d at once, `append`ed only, or from the `next-session`. */
   readonly instructionUpdates: 'replace' | 'append' | 'next-session';

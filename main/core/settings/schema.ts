@@ -6,9 +6,15 @@ import { z } from 'zod';
 import { LIVE_PROVIDERS, type Config, type VariableName } from '../config/index.ts';
 import { parseMcpServers } from '../config/mcp-servers.ts';
 import { parsePriceOverrides } from '../usage/pricing.ts';
+import { PATIENCE_LEVELS, PATIENCE_MAX_MS, PATIENCE_MIN_MS } from '../contracts/patience.ts';
 
 const SNOWFLAKE = /^\d{17,20}$/;
 const snowflake = z.string().trim().regex(SNOWFLAKE, 'must be a Discord id (17–20 digits)');
+
+/** A patience as the API takes it: a level, or the silence window in whole ms (contracts/patience.ts). */
+export const PatienceSchema = z.union([z.enum(PATIENCE_LEVELS), z.number().int().min(PATIENCE_MIN_MS).max(PATIENCE_MAX_MS)]);
+/** The bridge's silence cap of a turn, ms (config TURN_SILENCE_CAP_MS). */
+export const TurnSilenceCapSchema = z.number().int().min(1000).max(30000);
 
 const VALUE_FIELDS = {
   model: z.string().trim().min(1).max(120),
@@ -30,6 +36,8 @@ const VALUE_FIELDS = {
   dailyCapUsd: z.number().min(0.01).max(100000),
   dailyCapWarnPercent: z.number().int().min(1).max(99),
   parkAfterS: z.number().min(0).max(86400),
+  patience: PatienceSchema,
+  turnSilenceCapMs: TurnSilenceCapSchema,
   usagePrices: z
     .string()
     .trim()
@@ -117,6 +125,8 @@ export const SETTING_VARIABLES = {
   dailyCapUsd: 'DISCORD_VOICE_LIVE_DAILY_CAP_USD',
   dailyCapWarnPercent: 'DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT',
   parkAfterS: 'DISCORD_VOICE_LIVE_PARK_AFTER_S',
+  patience: 'DISCORD_VOICE_LIVE_PATIENCE',
+  turnSilenceCapMs: 'DISCORD_VOICE_LIVE_TURN_SILENCE_CAP_MS',
   usagePrices: 'DISCORD_VOICE_LIVE_USAGE_PRICES',
 } as const satisfies Record<SettingKey, VariableName>;
 
@@ -214,6 +224,8 @@ export function configToSettingsValues(config: Config): SettingsValues {
     dailyCapUsd: config.usage.dailyCapUsd,
     dailyCapWarnPercent: config.usage.capWarnPercent,
     parkAfterS: config.usage.parkAfterS,
+    patience: config.audio.patience,
+    turnSilenceCapMs: config.audio.turnSilenceCapMs,
   };
   for (const key of Object.keys(values) as SettingKey[]) if (values[key] === undefined) delete values[key];
   return values;

@@ -8,7 +8,7 @@
 //   it into a SidecarRequestError (status + the sidecar's error code) for callers that only want the
 //   body (the tray), and SidecarTokenRefusedError is the 401 every caller words the same way.
 import http from 'node:http';
-import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, SayOutcome, ScheduleState, TalkState } from '../api-types.ts';
+import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, PatienceView, SayOutcome, ScheduleState, SpeakerPatienceView, TalkState } from '../api-types.ts';
 import type { ScheduleEntryView, ScheduleListPage } from './wire-types.ts';
 import { CodedError } from '../contracts/coded-error.ts';
 
@@ -297,6 +297,16 @@ export class SidecarClient {
 
   cancelSchedule(id: string): Promise<SidecarResponse<{ cancelled: string; entry: ScheduleEntryView }>> {
     return this.request('DELETE', `/schedule/${encodeURIComponent(id)}`);
+  }
+
+  /** The patience setting, the call's, and each speaker the learner lengthened it for. */
+  patience(): Promise<SidecarResponse<PatienceView>> {
+    return this.request('GET', '/room/patience');
+  }
+
+  /** Forget what was learnt of one speaker's pauses (404 unknown_speaker when nothing was). */
+  resetPatience(speakerId: string): Promise<SidecarResponse<{ reset: SpeakerPatienceView }>> {
+    return this.request('DELETE', `/room/patience/${encodeURIComponent(speakerId)}`);
   }
 
   loginUrl(): Promise<SidecarResponse<{ url: string }>> {

@@ -27,6 +27,21 @@ async function saveAllowed(ids: string[]): Promise<void> {
   expect(res.status, JSON.stringify(res.json)).toBe(200);
 }
 
+/**
+ * The previous turn is over: the model's audio stops growing. A turn the model hears stays open
+ * through its pause (paced silence) until the service ends it or the bridge's silence cap (issue #52).
+ */
+async function previousTurnEnded(): Promise<void> {
+  let last = -1;
+  await waitFor(async () => {
+    const now = modelSamples();
+    if (now === last) return true;
+    last = now;
+    await sleep(300);
+    return false;
+  }, 'the previous turn to end');
+}
+
 const guestRole = async () => ((await call.get('/room')).json as RoomView).people.find((p) => p.id === guestId)?.role;
 
 beforeAll(async () => {
@@ -73,7 +88,7 @@ describe('allowed speakers saved mid-call', () => {
   it('removed again: the guest is no longer heard', async () => {
     await saveAllowed([call.discord.owner.id]);
     expect(await guestRole()).toBe('listener');
-    await sleep(SETTLE_MS);
+    await previousTurnEnded();
     const before = modelSamples();
     await call.discord.speak(guestId, speech);
     await sleep(SETTLE_MS);

@@ -107,9 +107,11 @@ describe('tool authority with a guest in the call', () => {
     await talking;
     // recall searches past calls: the owner's alone by default (issue 54, docs/storage.md).
     expect(room!.owner_only).toEqual(['recall', 'local_notify_schedule (cancel)']);
+    // Each voice the model hears has a patience by name (docs/room.md "Patience per speaker"; whether
+    // the turns above taught the learner anything is patience-learning.test.ts's); a listener's ends no turn.
     expect(room!.people).toEqual([
-      { id: discord.owner.id, name: 'owner', role: 'owner', in_channel: true, speaking: true, may: 'everything' },
-      { id: discord.user('guest').id, name: 'Gus', role: 'speaker', in_channel: true, speaking: false, may: 'everything but recall, local_notify_schedule (cancel)' },
+      { id: discord.owner.id, name: 'owner', role: 'owner', in_channel: true, speaking: true, may: 'everything', patience: expect.objectContaining({ speaker_id: discord.owner.id, name: 'owner' }) },
+      { id: discord.user('guest').id, name: 'Gus', role: 'speaker', in_channel: true, speaking: false, may: 'everything but recall, local_notify_schedule (cancel)', patience: expect.objectContaining({ speaker_id: discord.user('guest').id, name: 'Gus' }) },
       { id: stranger.id, name: 'stranger', role: 'listener', in_channel: true, speaking: false, may: 'nothing: the model does not hear them' },
     ]);
     discord.userLeaveVoice(stranger.id);

@@ -83,6 +83,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
       seed: connect.seed,
       pendingContext: connect.pendingContext,
       vocabulary: connect.vocabulary,
+      patience: connect.patience,
       resumeHandle: connect.resumeHandle,
     }),
   );

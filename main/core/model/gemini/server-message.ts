@@ -29,6 +29,8 @@ export const serverMessageSchema = z.looseObject({
     .optional(),
   goAway: z.looseObject({ timeLeft: z.string().optional() }).optional(),
   usageMetadata: z.looseObject({}).optional(),
+  // The service's activity detection (3.8: "to drive a voice activity indicator, or to handle … barge-in").
+  voiceActivity: z.looseObject({ voiceActivityType: z.string().optional() }).optional(),
 });
 
 /** Null when the message has a shape the session can read; otherwise where it is wrong. */

@@ -10,6 +10,7 @@
 //   186392), resumed or not; so a renewal falls due `renewAfterMs` (55 min) after a session began,
 //   and the session renews at its next idle point.
 import type { LiveConnectConfig, Session } from '@google/genai';
+import type { Patience } from '../../contracts/patience.ts';
 import type { ConversationSeed, ToolDeclaration } from '../../ports.ts';
 import type { TimerClock, TimerHandle } from '../../contracts/clock.ts';
 import { RecentTranscript, seededInstruction } from '../conversation-seed.ts';
@@ -21,6 +22,8 @@ export interface SessionContextOptions {
   systemInstruction?: string;
   tools: ToolDeclaration[];
   vocabulary?: readonly string[];
+  /** Turn patience for the setup's activity detection (taken only at a setup: the next resume or socket). */
+  patience?: Patience;
   /** The call's first session already continues a call (the bridge reopened it). */
   seed?: ConversationSeed;
   pendingContext?: () => string | undefined;
@@ -42,6 +45,8 @@ export class SessionContext {
   #systemInstruction: string | undefined;
   #tools: ToolDeclaration[];
   #vocabulary: readonly string[];
+  /** The setup's activity detection comes from it; a new one applies from the next setup. */
+  patience: Patience | undefined;
   /** The next fresh session continues the call (seeded); false only before a call's very first. */
   #seedNext: boolean;
   #renewTimer: TimerHandle | null = null;
@@ -52,6 +57,7 @@ export class SessionContext {
     this.#systemInstruction = options.systemInstruction;
     this.#tools = options.tools;
     this.#vocabulary = options.vocabulary ?? [];
+    this.patience = options.patience;
     this.#seedNext = options.seed !== undefined;
   }
 
@@ -59,7 +65,7 @@ export class SessionContext {
   configFor(handle: string | null): { config: LiveConnectConfig; seeded: boolean } {
     const seeded = !handle && this.#seedNext;
     const systemInstruction = seeded ? seededInstruction(this.#systemInstruction, this.seed()) : this.#systemInstruction;
-    const config = buildLiveConfig({ voice: this.#o.voice, systemInstruction, tools: this.#tools, handle });
+    const config = buildLiveConfig({ voice: this.#o.voice, systemInstruction, tools: this.#tools, handle, ...(this.patience !== undefined ? { patience: this.patience } : {}) });
     if (this.#vocabulary.length > 0) config.inputAudioTranscription = { customVocabulary: [...this.#vocabulary] };
     return { config, seeded };
   }

@@ -1,5 +1,6 @@
 // The options and counters of a Gemini session (session.ts), kept apart so the session file holds
 // only behaviour.
+import type { Patience } from '../../contracts/patience.ts';
 import type { Logger } from 'pino';
 import type { ConversationSeed, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import type { TimerClock } from '../../contracts/clock.ts';
@@ -53,6 +54,8 @@ export interface GeminiSessionOptions {
   pendingContext?: () => string | undefined;
   /** Input transcription bias (`customVocabulary`): wake names, speakers' names. */
   vocabulary?: readonly string[];
+  /** Turn patience for the setup's automatic activity detection (setup.ts activityDetectionFor). */
+  patience?: Patience;
   /** The first socket resumes this handle (a parked call woken); refused → a fresh session at once. */
   resumeHandle?: string;
 }

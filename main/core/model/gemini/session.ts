@@ -11,6 +11,7 @@
 // - reconnects back off after quick deaths; a rejected key stops at once (`error`), an unknown
 //   model moves to the next fallback model.
 import type { LiveServerMessage } from '@google/genai';
+import type { Patience } from '../../contracts/patience.ts';
 import type { ConversationSeed, FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult } from '../../ports.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { backoffDelayMs } from '../session-core/fallback.ts';
@@ -160,6 +161,11 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   endAudioInput(): void {
     if (this.#audio.end(this.#active)) this.#stall.awaitReply();
     this.texts.userAudioEnded();
+  }
+
+  /** Activity detection is set only in a setup: the new patience applies from the next resume or socket. */
+  setPatience(patience: Patience): void {
+    this.#context.patience = patience;
   }
 
   protected override textQueued(text: string): void {
@@ -388,6 +394,9 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         this.#tools.turnEnded(connection);
       }
     }
+    // The service's activity detection ended the user's turn. (generationComplete / turnComplete are
+    // about the model's turn, and may come after the user began a new utterance: not used.)
+    if (!cutOff && message.voiceActivity?.voiceActivityType === 'ACTIVITY_END') this.emit('userTurnEnded');
     if (message.usageMetadata) this.#usage.count(message.usageMetadata, connection.id, this.#o.logger);
     const calls = message.toolCall?.functionCalls;
     if (calls) {
@@ -451,6 +460,8 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     if (!this.#keepUnanswered) this.#heldTexts.replyBegan(connection);
     this.#handleFresh = false;
     this.modelActivity();
+    // The model's first output of a turn: the service has ended the user's.
+    if (!wasOpen) this.emit('userTurnEnded');
     if (connection === this.#active) this.#stall.modelActivity(wasOpen);
     else this.#stall.replyBegan();
   }

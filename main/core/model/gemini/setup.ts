@@ -1,7 +1,8 @@
 // Everything that decides what the first `setup` message says, and how the service's answers are
 // classified. Kept apart from the connection code so it can be read (and reviewed) in one sitting.
-import type { FunctionDeclaration, LiveConnectConfig, Schema } from '@google/genai';
-import { Modality } from '@google/genai';
+import type { AutomaticActivityDetection, FunctionDeclaration, LiveConnectConfig, Schema } from '@google/genai';
+import { EndSensitivity, Modality } from '@google/genai';
+import { DEFAULT_PATIENCE, PATIENCE_SILENCE_MS, patienceSilenceMs, type Patience } from '../../contracts/patience.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 
 export interface SetupInput {
@@ -10,6 +11,21 @@ export interface SetupInput {
   tools: ToolDeclaration[];
   /** Latest resumption handle; absent on a brand-new conversation. */
   handle?: string | null;
+  /** How long a pause may last before the service ends the turn; absent: DEFAULT_PATIENCE. */
+  patience?: Patience;
+}
+
+/**
+ * The service's automatic activity detection for a patience (docs/audio.md "Patience"):
+ * `silenceDurationMs` is the patience's window; `endOfSpeechSensitivity` HIGH (ends speech
+ * readily, the Live API's own default) for quick windows, LOW (a trailing breath or a soft word
+ * does not count as the end) from natural up. Left on (`disabled: false`): its start of speech is
+ * the service's barge-in, and the bridge sends audioStreamEnd only after it ended the turn.
+ */
+export function activityDetectionFor(patience: Patience): AutomaticActivityDetection {
+  const silenceDurationMs = patienceSilenceMs(patience);
+  const quick = silenceDurationMs <= PATIENCE_SILENCE_MS.quick;
+  return { disabled: false, endOfSpeechSensitivity: quick ? EndSensitivity.END_SENSITIVITY_HIGH : EndSensitivity.END_SENSITIVITY_LOW, silenceDurationMs };
 }
 
 /**
@@ -26,6 +42,7 @@ export function buildLiveConfig(input: SetupInput): LiveConnectConfig {
     outputAudioTranscription: {},
     sessionResumption: input.handle ? { handle: input.handle } : {},
     contextWindowCompression: { slidingWindow: {} },
+    realtimeInputConfig: { automaticActivityDetection: activityDetectionFor(input.patience ?? DEFAULT_PATIENCE) },
   };
   if (input.systemInstruction) config.systemInstruction = input.systemInstruction;
   if (input.tools.length > 0) config.tools = [{ functionDeclarations: input.tools.map(toFunctionDeclaration) }];

@@ -2,6 +2,7 @@
 // Agent API): the shape of their session.update, the event after which a socket takes it, whether
 // the service truncates an item at barge-in, takes images, and at which PCM rate it takes input.
 // Everything else (events, items, tools, VAD, responses) is one protocol, spoken in session.ts.
+import type { Patience } from '../../contracts/patience.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 
 export type TurnDetectionMode = 'server_vad' | 'semantic_vad';
@@ -12,9 +13,10 @@ export interface RealtimeSessionInput {
   voice: string;
   instructions?: string;
   tools: readonly ToolDeclaration[];
+  /** The service's detector when patience is a level (an explicit ms patience is always server_vad). */
   turnDetection: TurnDetectionMode;
-  /** Silence that ends a user turn (server_vad only). */
-  silenceDurationMs: number;
+  /** How long a pause may last before the service ends the turn (contracts/patience.ts). */
+  patience: Patience;
   transcriptionModel: string;
   /** Names the input transcription should expect (wake names, the room's people). */
   vocabulary?: readonly string[];
@@ -28,6 +30,8 @@ export interface RealtimeDialect {
   /** Server events after which the socket takes our session.update (OpenAI: session.created; xAI: conversation.created). */
   readonly readyEvents: readonly string[];
   sessionUpdate(input: RealtimeSessionInput, eventId: string): object;
+  /** Mid-session: a new patience, as a session.update carrying only the turn detection. */
+  patienceUpdate(input: Pick<RealtimeSessionInput, 'turnDetection' | 'patience'>, eventId: string): object;
   /** Mid-session: only what changed (the service merges a session.update into the session). */
   contextUpdate(update: { systemInstruction?: string; tools?: readonly ToolDeclaration[] }, eventId: string): object;
   /** The service takes conversation.item.truncate (a barge-in cuts the item at what was played). */

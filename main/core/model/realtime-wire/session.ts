@@ -10,6 +10,7 @@
 // Barge-in: server VAD's `input_audio_buffer.speech_started` while a reply is generating or still
 // playing → `response.cancel` (if generating) + `conversation.item.truncate` at the audio the
 // player actually handed out (`playedMs`), so the model's transcript matches what was heard.
+import type { Patience } from '../../contracts/patience.ts';
 import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
 import { toModelFrame } from '../frame-converter.ts';
@@ -56,6 +57,8 @@ export interface RealtimeSessionOptions extends ModelSessionCoreOptions {
   apiKey: string;
   voice: string;
   turnDetection: TurnDetectionMode;
+  /** How long a pause may last before the service ends the turn (the dialect maps it). */
+  patience: Patience;
   transcriptionModel: string;
   systemInstruction?: string;
   tools: ToolDeclaration[];
@@ -100,6 +103,9 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   readonly #speech: SpeechInput;
   /** Response generating (response.created seen, response.done not yet). */
   #responseActive = false;
+  /** The service's VAD heard speech start and has not ended that turn (speech_stopped / committed). */
+  #serviceSpeech = false;
+  #patienceUpdates = 0;
   /** The assistant audio item of the latest reply and how much audio of it we emitted. */
   #audioItem: { id: string; samples: number } | null = null;
   /** Transcript of the reply in progress (history keeps what was said up to a barge-in). */
@@ -118,7 +124,8 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     super(options);
     this.#o = options;
     this.#acks = new ItemAcks(options.clock);
-    this.#speech = new SpeechInput(audioAppendJson, options.dialect.inputRate);
+    // A turn the bridge ends (its silence cap) is committed and answered, as the service's VAD would.
+    this.#speech = new SpeechInput(audioAppendJson, options.dialect.inputRate, ['{"type":"input_audio_buffer.commit"}', '{"type":"response.create"}']);
   }
 
   /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
@@ -142,8 +149,17 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   }
 
   endAudioInput(): void {
-    this.#speech.end(this.#active?.socket);
+    // Committed only when the service heard speech it has not ended: the bridge's silence cap ran out first.
+    const commit = this.#serviceSpeech && !this.#responseActive;
+    this.#serviceSpeech = false;
+    this.#speech.end(this.#active?.socket, commit);
     this.texts.userAudioEnded();
+  }
+
+  /** Realtime takes a new turn detection mid-session (a session.update with only it); the next socket opens with it too. */
+  setPatience(patience: Patience): void {
+    this.#o.patience = patience;
+    if (this.#active?.socket.isOpen) this.#send(this.#o.dialect.patienceUpdate({ patience, turnDetection: this.#o.turnDetection }, `evt_patience_${++this.#patienceUpdates}`));
   }
 
   /**
@@ -226,7 +242,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
     const setupId = `evt_setup_${connection.id}`;
     const o = this.#o;
-    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, silenceDurationMs: 500, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary, inputRate: o.dialect.inputRate };
+    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, patience: o.patience, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary, inputRate: o.dialect.inputRate };
     try {
       await handshake(socket, {
         clock: o.clock,
@@ -325,7 +341,14 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
         return;
       }
       case 'input_audio_buffer.speech_started':
+        this.#serviceSpeech = true;
         this.#bargeIn();
+        return;
+      case 'input_audio_buffer.speech_stopped':
+      case 'input_audio_buffer.committed':
+        // The service's detector ended the user's turn: the bridge stops its paced silence.
+        this.#serviceSpeech = false;
+        this.emit('userTurnEnded');
         return;
       case 'response.created': {
         if (!responseCreated.safeParse(event).success) return this.#malformed(event);

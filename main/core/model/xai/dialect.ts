@@ -9,6 +9,7 @@
 //   `response.cancel` only;
 // - no image content (pipecat's item content types: text and audio only);
 // - `audio/pcm` at a rate we choose: 16 kHz as the voice gate hands it, so no resampling.
+import { patienceSilenceMs, type Patience } from '../../contracts/patience.ts';
 import type { RealtimeDialect, RealtimeSessionInput } from '../realtime-wire/dialect.ts';
 import { toolsOf } from '../realtime-wire/events.ts';
 
@@ -16,10 +17,17 @@ import { toolsOf } from '../realtime-wire/events.ts';
 const OUTPUT_RATE = 24_000;
 const INPUT_RATE = 16_000;
 
+/**
+ * xAI has server_vad only (no semantic detector documented): the patience's silence window is its
+ * silence_duration_ms. interrupt_response false: the client cancels in one place (as on OpenAI);
+ * the fields are OpenAI's server_vad fields, which livekit-plugins-xai sends to xAI as they are.
+ */
+export function xaiTurnDetection(patience: Patience): object {
+  return { type: 'server_vad', threshold: 0.5, silence_duration_ms: patienceSilenceMs(patience), prefix_padding_ms: 300, create_response: true, interrupt_response: false };
+}
+
 export function xaiSessionUpdate(input: RealtimeSessionInput, eventId: string): object {
-  // interrupt_response false: the client cancels in one place (as on OpenAI); the fields are
-  // OpenAI's server_vad fields, which livekit-plugins-xai sends to xAI as they are.
-  const turnDetection = { type: 'server_vad', threshold: 0.5, silence_duration_ms: input.silenceDurationMs, prefix_padding_ms: 300, create_response: true, interrupt_response: false };
+  const turnDetection = xaiTurnDetection(input.patience);
   return {
     type: 'session.update',
     event_id: eventId,
@@ -37,6 +45,7 @@ export const XAI_DIALECT: RealtimeDialect = {
   label: 'xAI',
   readyEvents: ['conversation.created'],
   sessionUpdate: xaiSessionUpdate,
+  patienceUpdate: (input, eventId) => ({ type: 'session.update', event_id: eventId, session: { turn_detection: xaiTurnDetection(input.patience) } }),
   contextUpdate: (update, eventId) => ({
     type: 'session.update',
     event_id: eventId,

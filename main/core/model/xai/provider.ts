@@ -1,5 +1,6 @@
 // xAI Grok Voice Agent provider (`wss://api.x.ai/v1/realtime?model=…`, key in `Authorization:
 // Bearer`): the Realtime protocol's session (model/realtime-wire/) in xAI's dialect.
+import { DEFAULT_PATIENCE } from '../../contracts/patience.ts';
 import type { LiveModelProvider } from '../../ports.ts';
 import { createBearerScrubber } from '../realtime-wire/json-socket.ts';
 import { RealtimeWireSession } from '../realtime-wire/session.ts';
@@ -26,6 +27,7 @@ export function createXaiProvider(options: XaiProviderOptions): LiveModelProvide
       apiKey: options.apiKey,
       voice: options.voice,
       turnDetection: 'server_vad',
+      patience: connect.patience ?? DEFAULT_PATIENCE,
       // xAI transcribes on its own; the name is not sent (the dialect has no transcription settings).
       transcriptionModel: '',
       systemInstruction: connect.systemInstruction,

@@ -8,6 +8,7 @@ import { HttpError } from '../errors.ts';
 import type { RouteModule } from '../route-types.ts';
 import { acceptImageBodies, IMAGE_BODY_LIMIT } from '../server.ts';
 import { zodErrorMessage } from '../../input-errors.ts';
+import { PatienceSchema, TurnSilenceCapSchema } from '../../settings/schema.ts';
 import { bridgeHttpError } from './bridge-errors.ts';
 import { registerSpokenTextRoutes } from './spoken-text.ts';
 
@@ -20,7 +21,13 @@ export interface BridgeRouteDeps {
 
 const Snowflake = z.string().regex(/^\d{17,20}$/, 'must be a Discord id');
 const JoinBody = z
-  .object({ guild_id: Snowflake.optional(), channel_id: Snowflake.optional() })
+  .object({
+    guild_id: Snowflake.optional(),
+    channel_id: Snowflake.optional(),
+    // This call's patience and silence cap over the settings (docs/audio.md "Patience").
+    patience: PatienceSchema.optional(),
+    turn_silence_cap_ms: TurnSilenceCapSchema.optional(),
+  })
   .strict()
   .refine((b) => (b.guild_id === undefined) === (b.channel_id === undefined), 'give both guild_id and channel_id, or neither');
 
@@ -74,7 +81,8 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
     if (!body.success) throw new HttpError(400, 'invalid_request', zodErrorMessage(body.error));
     const target = body.data.guild_id && body.data.channel_id ? { guildId: body.data.guild_id, channelId: body.data.channel_id } : undefined;
     try {
-      return await bridge.start(target);
+      const { patience, turn_silence_cap_ms: turnSilenceCapMs } = body.data;
+      return await bridge.start(target, { ...(patience !== undefined ? { patience } : {}), ...(turnSilenceCapMs !== undefined ? { turnSilenceCapMs } : {}) });
     } catch (err) {
       if (err instanceof VoiceTargetError) throw new HttpError(err.status, err.code, err.message);
       throw bridgeHttpError(err);

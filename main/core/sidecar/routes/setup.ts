@@ -55,7 +55,8 @@ export interface SetupStateResponse {
   secretSources: Partial<Record<SetupSecretKey, SecretSource>>;
   canStoreSecrets: boolean;
   secretsNote?: string;
-  values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName };
+  /** `patience`: the setting in force (issue #52): a level, or ms. */
+  values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName; patience: 'quick' | 'natural' | 'patient' | number };
   /** The providers to choose from (the registry's order): the key's label, the secret that stores it (none: environment only) and its state. */
   providers: { name: LiveProviderName; label: string; keyLabel: string; keySecret?: SetupSecretKey; keyState: string }[];
   canRestart: boolean;
@@ -146,6 +147,7 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
         voiceChannelId: values.voiceChannelId ?? c.discord.voiceChannelId,
         textChannelId: values.textChannelId ?? c.discord.textChannelId,
         liveProvider: values.liveProvider ?? c.liveProvider,
+        patience: values.patience ?? c.audio.patience,
       },
       providers: PROVIDERS.map((p) => {
         // A provider's key is one of the secrets this page reports (its words under the field come from `secrets`).

@@ -120,9 +120,15 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.#armTurnCheck(); // the shorter barge-in gap now applies
   }
 
+  /** Nothing goes on the wire: GPT-Live "starts and ends its own turns" (no client event ends one). */
   endAudioInput(): void {
-    this.#speech.end(this.#socket);
+    this.#speech.end(this.#socket, false);
     this.texts.userAudioEnded();
+  }
+
+  /** GPT-Live has no turn-detection setting (docs/audio.md "Patience"): the bridge's paced silence is all it needs. */
+  setPatience(): void {
+    // Nothing to send: the model's own timing decides.
   }
 
   /** Images are not accepted by GPT-Live: checked like any frame, then refused. */
@@ -277,6 +283,8 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
           this.#speech.answered();
           for (const text of this.#unspokenTexts.splice(0)) this.#history.add({ kind: 'user', text });
           this.#openTurn();
+          // The model took its turn: the user's is over by its own rule.
+          this.emit('userTurnEnded');
         }
         this.emit('audio', decodePcm(parsed.data.delta));
         return;

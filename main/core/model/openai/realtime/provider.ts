@@ -1,5 +1,6 @@
 // OpenAI Realtime provider (GA Realtime API, the "legacy" speech API since GPT-Live, still what
 // most OpenAI-compatible local servers speak). Transport: `ws` directly, see shared/json-socket.ts.
+import { DEFAULT_PATIENCE } from '../../../contracts/patience.ts';
 import type { LiveModelProvider } from '../../../ports.ts';
 import { coreOptionsOf, sessionProvider, type ProviderOptions } from '../../session-core/provider-options.ts';
 import { createBearerScrubber } from '../../realtime-wire/json-socket.ts';
@@ -30,7 +31,9 @@ export function createOpenAIRealtimeProvider(options: OpenAIRealtimeProviderOpti
       baseUrl,
       apiKey: options.apiKey,
       voice: options.voice,
-      turnDetection: options.turnDetection ?? 'server_vad',
+      // semantic_vad (content-aware) unless server_vad is chosen; an explicit ms patience is server_vad (dialect.ts).
+      turnDetection: options.turnDetection ?? 'semantic_vad',
+      patience: connect.patience ?? DEFAULT_PATIENCE,
       transcriptionModel: options.transcriptionModel ?? 'gpt-4o-transcribe',
       systemInstruction: connect.systemInstruction,
       tools: connect.tools,
