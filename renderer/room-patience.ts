@@ -29,12 +29,12 @@ export function personPatience(p: SpeakerPatienceView, reset: (p: SpeakerPatienc
 }
 
 /** The call's patience, then whoever else has a learnt one (not in the room now). */
-export function patienceFooter(view: PatienceView, shown: ReadonlySet<string>, reset: (p: SpeakerPatienceView) => void): Node[] {
+export function patienceFooter(view: PatienceView, shown: ReadonlySet<string>, reset: (p: SpeakerPatienceView) => void): (Node | string)[] {
   const base = view.call ?? view.setting;
   const lead = `Patience ${patienceLevelWords(base, view.base_ms)}${view.call === null ? '' : ' this call'}: how long a pause may last before the model may answer.`;
   const others = view.speakers.filter((s) => s.learnt && !shown.has(s.speaker_id));
   if (others.length === 0) return [lead];
-  const nodes: Node[] = [`${lead} Also learnt: `];
+  const nodes: (Node | string)[] = [`${lead} Also learnt: `];
   others.forEach((s, i) => {
     nodes.push(h('span', { class: 'room-patience-other' }, `${s.name} ${seconds(s.window_ms)} `, resetButton(s, reset)));
     if (i < others.length - 1) nodes.push(', ');
