@@ -7,7 +7,7 @@ import { GPT_LIVE_SILENCE_MS, startFakeOpenAILive, type FakeLiveConnection, type
 import { startFakeXai, type FakeXai, type FakeXaiConnection } from '../../../main/fakes/xai/server.ts';
 import { chunks, closeRawSockets, openRaw, waitFor, type RawSocket } from './raw-socket.ts';
 
-let fakes: { close(): Promise<void> }[] = [];
+const fakes: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   closeRawSockets();
   for (const f of fakes.splice(0)) await f.close();
