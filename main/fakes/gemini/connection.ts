@@ -210,7 +210,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
     if (audio?.data) this.#onAudio(base64ToPcm(audio.data), audio.mimeType);
     for (const chunk of (realtime.mediaChunks as { data?: string; mimeType?: string }[] | undefined) ?? []) {
       if (chunk.mimeType?.startsWith('image/') && chunk.data) this.frames.push({ data: Buffer.from(chunk.data, 'base64'), mimeType: chunk.mimeType });
-      else if (chunk.data) this.audio.push({ pcm: base64ToPcm(chunk.data), rate: rateOf(chunk.mimeType), mimeType: chunk.mimeType ?? '' });
+      // The older `media` form (mediaChunks) is audio the service hears like `audio`.
+      else if (chunk.data) this.#onAudio(base64ToPcm(chunk.data), chunk.mimeType);
     }
     const video = realtime.video as { data?: string; mimeType?: string } | undefined;
     if (video?.data) {
