@@ -12,6 +12,11 @@
 //   `audio.input/output.format` audio/pcm at 8000-48000 Hz or G.711 (docs.x.ai, pipecat), tools
 //   (function, web_search, x_search, file_search). Anything else is refused with its path
 //   (OpenAI's fields: `type`, `model`, `audio.output.voice`, transcription settings…);
+// - turn detection is the engine's server_vad on the audio received (samples, never wall time; no
+//   audio, no turn end): the session's threshold / silence_duration_ms / prefix_padding_ms
+//   honoured (docs.x.ai "Session Parameters"); xAI publishes no server defaults, so the engine's
+//   OpenAI ones apply (0.5 / 300 / 500 ms, an ASSUMPTION; livekit-plugins-xai sends 200 ms itself);
+//   `semantic_vad` is refused (xAI documents server_vad or null only);
 // - client events: session.update, input_audio_buffer.append/commit/clear, conversation.item.create,
 //   response.create, response.cancel (pipecat's client events); no `conversation.item.truncate`, no
 //   image content (text and audio only);
