@@ -1,5 +1,7 @@
-// The fake Gemini model answering by itself (FakeGeminiOptions.autoReply): user audio when the
-// client's `audioStreamEnd` ends the turn, and injected text (realtime text, clientContent with
+// The fake Gemini model answering by itself (FakeGeminiOptions.autoReply): user audio when its
+// turn ends (the service's automatic activity detection on the audio it received, the client's
+// `audioStreamEnd` flush of a turn in progress, or `activityEnd` with detection off; activity.ts),
+// and injected text (realtime text, clientContent with
 // turnComplete). Its first audio follows the service's first-audio latency after that turn end
 // (FakeConnection.markTurnEnd, shared/service-timing.ts). With a streaming transcriber (`stream`)
 // the input transcription goes out as the audio comes in, as the service sends it
@@ -51,7 +53,10 @@ export function autoReply(connection: FakeGeminiConnection, message: JsonObject,
     const words = stream.hear(connection.audio.at(-1)!.pcm);
     if (words) sendInputTranscription(connection, words, false);
   }
-  if (realtime?.audioStreamEnd === true && connection.samplesSinceTurn > 0 && !connection.replying) {
+  // The user's turn ended in this message: the service's own detection on the audio, the client's
+  // flush (audioStreamEnd) of a turn in progress, or activityEnd with detection off.
+  const ended = connection.takeUserTurnEnd();
+  if (ended && connection.samplesSinceTurn > 0 && !connection.replying) {
     const ms = Math.round(connection.samplesSinceTurn / 16);
     const { heard, streamed } = heardInTurn(connection, auto, stream, ms);
     if (heard) recordUser(heard);
@@ -60,7 +65,7 @@ export function autoReply(connection: FakeGeminiConnection, message: JsonObject,
     return;
   }
   // A turn the model does not answer (it is still speaking) still gets the rest of its words.
-  if (realtime?.audioStreamEnd === true && stream) {
+  if (ended && stream) {
     const { rest } = stream.endTurn();
     if (rest) sendInputTranscription(connection, rest, true);
   }

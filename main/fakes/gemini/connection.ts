@@ -5,7 +5,8 @@ import type { WebSocket } from 'ws';
 import { FakeConnection } from '../shared/fake-connection.ts';
 import type { PacedReply } from '../shared/paced-reply.ts';
 import type { FakeTiming } from '../shared/timing.ts';
-import { base64ToPcm, concatPcm, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
+import { activitySettings, durationOf, TurnDetector, type ActivitySettings } from './activity.ts';
+import { base64ToPcm, concatPcm, MODEL_INPUT_RATE, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
 import type { FakeGeminiStrictness } from './strictness.ts';
 import type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
 import { AUDIO_TOKENS_PER_SECOND, FakeUsageMeter, IMAGE_TOKENS, textTokens, type GeminiUsageSent } from './usage.ts';
@@ -29,10 +30,17 @@ export interface FakeConnectionHooks {
   consumedAudio(connection: FakeGeminiConnection, samples: number): void;
   /** The model reports `interactionStatus` with every turnComplete (the extended-thinking model). */
   interactionStatus(connection: FakeGeminiConnection): boolean;
+  /** The model reports `voiceActivity` ACTIVITY_START / ACTIVITY_END (3.8, strictness.ts MODEL_RULES). */
+  voiceActivity(connection: FakeGeminiConnection): boolean;
 }
+
+/** How a user turn ended on this socket: the service's own detection, the client's flush, or its activityEnd. */
+export type UserTurnEnd = { by: 'detected' | 'audioStreamEnd' | 'activityEnd'; atSample: number };
 
 export interface FakeConnectionEvents {
   message: [message: JsonObject];
+  /** The user's turn ended (automatic detection, audioStreamEnd's flush, or activityEnd). */
+  userTurnEnd: [end: UserTurnEnd];
   close: [code: number, reason: string];
 }
 
@@ -53,6 +61,17 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   readonly toolResponses: FunctionResponseRecord[] = [];
   readonly contextUpdates: JsonObject[] = [];
   audioStreamEnds = 0;
+  /** audioStreamEnd messages sent while automatic activity detection was off (the service ignores them). */
+  ignoredAudioStreamEnds = 0;
+  /** Every end of a user turn on this socket, in order (on the audio clock: samples received). */
+  readonly userTurnEnds: UserTurnEnd[] = [];
+  /** A user turn ended in the message being handled (what autoReply answers); cleared by takeUserTurnEnd. */
+  #pendingTurnEnd: UserTurnEnd | null = null;
+  /** The setup's activity detection (realtimeInputConfig), and its detector on the audio received. */
+  #activity: ActivitySettings = activitySettings({});
+  readonly #detector = new TurnDetector(this.#activity.window);
+  /** activityStart seen and no activityEnd yet (automatic detection off). */
+  #manualActivity = false;
   /** Everything this connection sent to the client, in order. */
   readonly sent: JsonObject[] = [];
   readonly issuedHandles: string[] = [];
@@ -164,20 +183,35 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
     this.emit('message', message);
   }
 
+  /** The setup's realtimeInputConfig, read by the server (activity.ts readActivitySettings). */
+  configureActivity(settings: ActivitySettings): void {
+    this.#activity = settings;
+    this.#detector.setWindow(settings.window);
+  }
+
+  get activity(): Readonly<ActivitySettings> {
+    return this.#activity;
+  }
+
+  /** The user's turn is open: speech detected (or activityStart) and not yet ended. */
+  get userSpeaking(): boolean {
+    return this.#activity.automatic ? this.#detector.speaking : this.#manualActivity;
+  }
+
+  /** The turn end the last client message brought, once (autoReply answers it). */
+  takeUserTurnEnd(): UserTurnEnd | null {
+    const end = this.#pendingTurnEnd;
+    this.#pendingTurnEnd = null;
+    return end;
+  }
+
   #onRealtimeInput(realtime: JsonObject): void {
     const audio = realtime.audio as { data?: string; mimeType?: string } | undefined;
-    if (audio?.data) {
-      const pcm = base64ToPcm(audio.data);
-      this.audio.push({ pcm, rate: rateOf(audio.mimeType), mimeType: audio.mimeType ?? '' });
-      this.samplesSinceTurn += pcm.length;
-      this.#hooks.consumedAudio(this, pcm.length);
-      this.#usage.addInput('AUDIO', (pcm.length / (rateOf(audio.mimeType) ?? 16000)) * AUDIO_TOKENS_PER_SECOND);
-      // Automatic VAD with START_OF_ACTIVITY_INTERRUPTS: loud input cuts the model off.
-      if (this.#replyActive && this.#hooks.bargeInRms !== null && rms(pcm) > this.#hooks.bargeInRms) this.interrupt();
-    }
+    if (audio?.data) this.#onAudio(base64ToPcm(audio.data), audio.mimeType);
     for (const chunk of (realtime.mediaChunks as { data?: string; mimeType?: string }[] | undefined) ?? []) {
       if (chunk.mimeType?.startsWith('image/') && chunk.data) this.frames.push({ data: Buffer.from(chunk.data, 'base64'), mimeType: chunk.mimeType });
-      else if (chunk.data) this.audio.push({ pcm: base64ToPcm(chunk.data), rate: rateOf(chunk.mimeType), mimeType: chunk.mimeType ?? '' });
+      // The older `media` form (mediaChunks) is audio the service hears like `audio`.
+      else if (chunk.data) this.#onAudio(base64ToPcm(chunk.data), chunk.mimeType);
     }
     const video = realtime.video as { data?: string; mimeType?: string } | undefined;
     if (video?.data) {
@@ -190,9 +224,66 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
       this.#hooks.recordHistory(this, 'user', realtime.text);
       this.markTurnEnd();
     }
-    if (realtime.audioStreamEnd === true) this.audioStreamEnds++;
+    if (realtime.audioStreamEnd === true) this.#onAudioStreamEnd();
+    if (realtime.activityStart !== undefined) this.#onActivityStart();
+    if (realtime.activityEnd !== undefined && this.#manualActivity) {
+      this.#manualActivity = false;
+      this.#userTurnEnded('activityEnd');
+    }
+  }
+
+  #onAudio(pcm: Int16Array, mimeType: string | undefined): void {
+    const rate = rateOf(mimeType);
+    this.audio.push({ pcm, rate, mimeType: mimeType ?? '' });
+    this.samplesSinceTurn += pcm.length;
+    this.#hooks.consumedAudio(this, pcm.length);
+    this.#usage.addInput('AUDIO', (pcm.length / (rate ?? 16000)) * AUDIO_TOKENS_PER_SECOND);
+    if (!this.#activity.automatic) return;
+    // START_OF_ACTIVITY_INTERRUPTS (the default): loud input cuts the model off.
+    if (this.#replyActive && this.#activity.interrupts && this.#hooks.bargeInRms !== null && rms(pcm) > this.#hooks.bargeInRms) this.interrupt();
+    const change = this.#detector.feed(pcm);
+    if (change === 'started') this.#voiceActivity('ACTIVITY_START', this.#detector.startedAt);
+    if (change === 'ended') {
+      this.#voiceActivity('ACTIVITY_END', this.#detector.endedAt);
+      this.#userTurnEnded('detected');
+    }
+  }
+
+  /**
+   * With automatic detection the client's flush ("the audio stream has ended") ends a turn in
+   * progress at once (the bridge sends it after the service's own end or its silence cap). Without
+   * it the message "should only be sent when automatic activity detection is enabled" (genai.d.ts
+   * LiveSendRealtimeInputParameters.audioStreamEnd): the fake ignores it (counted).
+   */
+  #onAudioStreamEnd(): void {
+    this.audioStreamEnds++;
+    if (!this.#activity.automatic) {
+      this.ignoredAudioStreamEnds++;
+      return;
+    }
+    if (!this.#detector.end()) return;
+    this.#voiceActivity('ACTIVITY_END', this.#detector.endedAt);
+    this.#userTurnEnded('audioStreamEnd');
+  }
+
+  /** activityStart (automatic detection off; the server refuses it otherwise): the user's turn opens and cuts a reply. */
+  #onActivityStart(): void {
+    this.#manualActivity = true;
+    if (this.#replyActive && this.#activity.interrupts) this.interrupt();
+  }
+
+  #userTurnEnded(by: UserTurnEnd['by']): void {
+    const end = { by, atSample: this.inputSamples };
+    this.userTurnEnds.push(end);
+    this.#pendingTurnEnd = end;
     // The end of the user's turn the service answers (its first audio follows after its latency).
-    if (realtime.audioStreamEnd === true || realtime.activityEnd !== undefined) this.markTurnEnd();
+    this.markTurnEnd();
+    this.emit('userTurnEnd', end);
+  }
+
+  /** `voiceActivity` as 3.8 sends it (Firebase LiveServerVoiceActivity; genai.d.ts VoiceActivity): where on the audio clock speech began or stopped. */
+  #voiceActivity(type: 'ACTIVITY_START' | 'ACTIVITY_END', atSample: number): void {
+    if (this.#hooks.voiceActivity(this)) this.send({ voiceActivity: { voiceActivityType: type, audioOffset: durationOf(atSample, MODEL_INPUT_RATE) } });
   }
 
   // --- what the "model" sends --------------------------------------------------------------

@@ -13,3 +13,5 @@ export {
   type FakeGeminiStrictness,
   type ModelRules,
 } from './strictness.ts';
+export { GEMINI_AAD_DEFAULTS, GEMINI_SPEECH_RMS, readActivitySettings, type ActivitySettings } from './activity.ts';
+export type { UserTurnEnd } from './connection.ts';

@@ -25,6 +25,7 @@ import { SetupDelay } from '../shared/setup-delay.ts';
 import { fakeTiming, type FakeTiming } from '../shared/timing.ts';
 import { FakeServer } from '../shared/fake-server.ts';
 import { listenWebSocketFake } from '../shared/ws-server.ts';
+import { readActivitySettings } from './activity.ts';
 import { autoReply } from './auto-reply.ts';
 import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject } from './connection.ts';
 import { KNOWN_LIVE_MODELS, type FakeGeminiEvents, type FakeGeminiOptions, type FakeSessionRecord, type HandleRecord } from './options.ts';
@@ -136,6 +137,7 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
         if (session) session.audioSamples += samples;
       },
       interactionStatus: (connection) => MODEL_RULES[connection.model ?? '']?.interactionStatus === true,
+      voiceActivity: (connection) => MODEL_RULES[connection.model ?? '']?.voiceActivity === true,
       recordHistory: (connection, role, text) => {
         const session = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
         session?.history.push({ role, text, connection: connection.index });
@@ -169,7 +171,7 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
       else if (this.strict.validateMessages && !clientMessageSchema.safeParse(message).success) {
         // A second setup, an unknown field, a bad MIME type or bad base64 after setup.
         connection.refuse(1007, INVALID_ARGUMENT);
-      } else if (!this.#refusedByModel(connection, message) && !this.#contextUpdateRefused(connection, message)) {
+      } else if (!this.#refusedByModel(connection, message) && !this.#contextUpdateRefused(connection, message) && !this.#activitySignalRefused(connection, message)) {
         this.#noteVideo(connection, message);
         connection.handleClientMessage(message);
         this.#autoReply(connection, message);
@@ -211,6 +213,14 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
         return;
       }
     }
+    const activity = readActivitySettings(setup);
+    if ('problem' in activity) {
+      if (this.strict.validateSetup) {
+        connection.refusedFor = activity.problem;
+        connection.refuse(1007, INVALID_ARGUMENT);
+        return;
+      }
+    } else connection.configureActivity(activity.settings);
     connection.initialHistoryOpen = announcesInitialHistory(setup);
     const resumption = setup.sessionResumption as { handle?: string } | undefined;
     let session: FakeSessionRecord | undefined;
@@ -314,6 +324,19 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
     const record = connection.sessionId ? this.sessions.get(connection.sessionId) : undefined;
     if (record) record.contextUpdate = { ...record.contextUpdate, ...update };
     return false;
+  }
+
+  /**
+   * activityStart / activityEnd "can only be sent if automatic (i.e. server-side) activity detection
+   * is disabled" (genai.d.ts ActivityStart, ActivityEnd): with it on, 1007 like any invalid argument.
+   */
+  #activitySignalRefused(connection: FakeGeminiConnection, message: JsonObject): boolean {
+    const realtime = message.realtimeInput as JsonObject | undefined;
+    if (!realtime || (realtime.activityStart === undefined && realtime.activityEnd === undefined)) return false;
+    if (!connection.activity.automatic || !this.strict.validateMessages) return false;
+    connection.refusedFor = 'activityStart/activityEnd with automatic activity detection on';
+    connection.refuse(1007, INVALID_ARGUMENT);
+    return true;
   }
 
   /** The first image sent to an uncompressed session moves its end to the audio-and-video limit. */

@@ -256,6 +256,14 @@ export interface ModelRules {
    * field-2026-11.md §3.1).
    */
   interactionStatus?: boolean;
+  /**
+   * The server reports `voiceActivity` (ACTIVITY_START / ACTIVITY_END, with the `audioOffset` on the
+   * audio clock) when its automatic activity detection sees the user start or stop speaking, "to
+   * drive a voice activity indicator, or to handle the user interrupting the model (barge-in)"
+   * (Firebase LiveServerVoiceActivity, updated 2026-11-13; genai.d.ts VoiceActivity;
+   * field-2026-12.md §1d). The fake sends it on the 3.8 models only.
+   */
+  voiceActivity?: boolean;
 }
 
 /**
@@ -275,12 +283,14 @@ export const MODEL_RULES: Readonly<Record<string, ModelRules>> = {
     ],
     refusesClientContent: false,
     acceptsContextUpdate: true,
+    voiceActivity: true,
   },
   'gemini-3.8-live-extended-thinking': {
     rejectedSetupFields: [],
     refusesClientContent: false,
     acceptsContextUpdate: true,
     interactionStatus: true,
+    voiceActivity: true,
   },
   'gemini-3.1-flash-live-preview': {
     rejectedSetupFields: [],

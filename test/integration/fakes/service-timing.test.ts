@@ -101,8 +101,8 @@ describe('the model fakes model the services’ timing by default', () => {
     expect(connection.setupDelayMs).toBe(timing.setupMs);
     await arrivesAfter(timing.setupMs, () => count(connection.sent, (m) => m.type === 'session.created'));
 
-    // The default session: server VAD, 200 ms of silence ends the turn (counted in samples).
-    for (const frame of speech(300, 300, 24_000)) ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: pcmToBase64(frame) }));
+    // The default session: server VAD, 500 ms of silence ends the turn (the documented default, counted in samples).
+    for (const frame of speech(300, 600, 24_000)) ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: pcmToBase64(frame) }));
     await ioUntil(() => connection.sent.some((m) => m.type === 'input_audio_buffer.speech_stopped'), 'speech_stopped');
     // The response exists at once; its audio waits for the service's latency.
     expect(count(connection.sent, (m) => m.type === 'response.created')).toBe(1);

@@ -1,19 +1,29 @@
 // One client connection as the fake GPT-Live service sees it: every client event validated
-// (protocol.ts) and recorded; full duplex: the fake's VAD ends the user's turn after 500 ms of quiet,
+// (protocol.ts) and recorded; full duplex: the fake's VAD ends the user's turn after its own window
+// (GPT_LIVE_SILENCE_MS of quiet in the audio received; no audio, no turn end),
 // the "model" speaks when scripted (paced and delayed as the service, shared/fake-connection.ts) and
 // yields when the user talks over it; output and input transcripts are fragments with
 // session-timeline ms; usage is cumulative seconds.
 import type { WebSocket } from 'ws';
 import { FakeConnection, type PacedScript } from '../../shared/fake-connection.ts';
 import type { PacedReply } from '../../shared/paced-reply.ts';
-import { base64ToPcm, concatPcm, pcmToBase64, tailPcm, tone } from '../../shared/pcm.ts';
-import { RmsVad } from '../../shared/rms-vad.ts';
+import { base64ToPcm, concatPcm, pcmToBase64, rms, tailPcm, tone } from '../../shared/pcm.ts';
+import { samplesOf, TurnDetector } from '../../shared/turn-detector.ts';
 import type { FakeTiming } from '../../shared/timing.ts';
 import { describeIssue } from '../realtime/protocol.ts';
 import { parseToolOutput } from '../shared.ts';
 import { clientSchemas, type LiveSessionConfig } from './protocol.ts';
 
 type JsonObject = Record<string, unknown>;
+
+/**
+ * GPT-Live's own end-of-turn window. The service has NO turn setting on the wire ("server-driven
+ * … The model starts and ends its own turns", docs.livekit.io agents/models/realtime/gpt-live;
+ * live.d.ts has no turn_detection, so the strict session schema refuses one as unknown_parameter)
+ * and publishes no figure: 500 ms of quiet after speech is our ASSUMPTION (OpenAI server_vad's
+ * documented default), counted in the samples received like every fake's detector.
+ */
+export const GPT_LIVE_SILENCE_MS = 500;
 
 /** What set off the model by itself: the user's speech ended, or commentary to speak. */
 export type LiveTrigger = { kind: 'speech'; ms: number; pcm: Int16Array; rate: number } | { kind: 'text'; text: string };
@@ -36,7 +46,7 @@ export type LiveReplyOutcome = 'completed' | 'interrupted' | 'closed';
 export interface FakeLiveConnectionEvents {
   event: [event: JsonObject];
   close: [code: number, reason: string];
-  /** The model heard the user stop (500 ms quiet after speech); `pcm` is the utterance at the session's rate. */
+  /** The model heard the user stop (GPT_LIVE_SILENCE_MS of quiet after speech); `pcm` is the utterance at the session's rate. */
   userTurn: [turn: { ms: number; pcm: Int16Array }];
 }
 
@@ -59,7 +69,7 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
   #rate = 24_000;
   #inputSamples = 0;
   #outputSamples = 0;
-  readonly #vad = new RmsVad();
+  readonly #vad: TurnDetector;
   #nextId = 1;
   #active: PacedReply<LiveReplyOutcome> | null = null;
   readonly #hooks: LiveConnectionHooks;
@@ -67,6 +77,7 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
   constructor(socket: WebSocket, index: number, headers: Record<string, string | string[] | undefined>, hooks: LiveConnectionHooks) {
     super(socket, { index, headers, name: 'fake live', trafficEvent: 'event' }, hooks.timing);
     this.#hooks = hooks;
+    this.#vad = new TurnDetector({ startRms: hooks.vadRms, silenceSamples: samplesOf(GPT_LIVE_SILENCE_MS, this.#rate) });
   }
 
   protected socketClosed(code: number, reason: string): void {
@@ -190,6 +201,7 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     this.session = session;
     this.sessionId = id;
     this.#rate = session.audio?.format?.type === 'audio/pcm' ? session.audio.format.rate : 8000;
+    this.#vad.setWindow({ startRms: this.#hooks.vadRms, silenceSamples: samplesOf(GPT_LIVE_SILENCE_MS, this.#rate) });
     this.send({ type: 'session.started', session: this.#resource() });
   }
 
@@ -210,10 +222,9 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     const pcm = base64ToPcm(audio);
     this.audio.push(pcm);
     this.#inputSamples += pcm.length;
-    const loud = RmsVad.loud(pcm, this.#hooks.vadRms);
     // Full duplex: the model hears the user over its own speech and yields.
-    if (loud && this.#active) this.#active.stop('interrupted');
-    if (this.#vad.feed(pcm, loud, this.#rate / 2) !== 'speech-stopped') return;
+    if (this.#active && rms(pcm) > this.#hooks.vadRms) this.#active.stop('interrupted');
+    if (this.#vad.feed(pcm) !== 'ended') return;
     // The model heard the user stop: the end of the turn it answers after its latency.
     this.markTurnEnd();
     const ms = Math.round((this.#vad.spokenSamples / this.#rate) * 1000);

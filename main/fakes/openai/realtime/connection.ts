@@ -9,11 +9,13 @@ import type { WebSocket } from 'ws';
 import { FakeConnection, type PacedScript } from '../../shared/fake-connection.ts';
 import type { PacedReply } from '../../shared/paced-reply.ts';
 import { base64ToPcm, concatPcm, pcmToBase64, tailPcm, tone } from '../../shared/pcm.ts';
-import { RmsVad } from '../../shared/rms-vad.ts';
+import type { StreamingTranscriber } from '../../shared/scripted-speech.ts';
+import { TurnDetector } from '../../shared/turn-detector.ts';
 import type { FakeTiming } from '../../shared/timing.ts';
 import { defaultSession, mergeSession, RealtimeConversation, type ConversationItem, type ResponseTrigger } from './conversation.ts';
 import { functionCallEvents, readClientEvent, type ConversationItemInput, type SessionConfig } from './protocol.ts';
 import { parseToolOutput } from '../shared.ts';
+import { endsUtterance, prefixPaddingSamples, turnWindow, type TurnDetectionConfig } from './turn-detection.ts';
 import { RealtimeUsageMeter, type RealtimeUsageSent } from './usage.ts';
 
 export type { RealtimeUsageSent } from './usage.ts';
@@ -35,6 +37,8 @@ export interface RealtimeConnectionHooks {
   autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null;
   /** The input transcription of a committed buffer (24 kHz); absent: "(N ms of speech)". */
   transcribe?(pcm24k: Int16Array): string;
+  /** A transcriber that writes as it hears: the semantic_vad stand-in reads the words so far from it. */
+  stream?(rate: number): StreamingTranscriber;
 }
 
 export interface FakeRealtimeConnectionEvents {
@@ -68,7 +72,11 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
   responses = 0;
   sessionUpdates = 0;
   #nextId = 1;
-  readonly #vad = new RmsVad();
+  readonly #vad: TurnDetector;
+  /** The semantic_vad stand-in's cue for this turn (setUtteranceCue), and the words heard so far. */
+  #cue: 'final' | 'mid' | null = null;
+  #words: StreamingTranscriber | null = null;
+  #wordsSoFar = '';
   #bufferSamples = 0;
   #audioSamplesTotal = 0;
   #active: { id: string; reply: PacedReply<RealtimeReplyOutcome> } | null = null;
@@ -87,6 +95,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     this.model = init.model;
     this.key = init.key;
     this.session = defaultSession(init.model);
+    this.#vad = new TurnDetector(turnWindow(this.#turnDetection(), hooks.vadRms, REALTIME_RATE) ?? { startRms: hooks.vadRms, silenceSamples: REALTIME_RATE / 2 });
   }
 
   protected socketClosed(code: number, reason: string): void {
@@ -193,11 +202,27 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     }
     this.sessionUpdates++;
     this.session = mergeSession(this.session, update);
+    this.#applyTurnDetection();
     this.send({ type: 'session.updated', session: { ...this.session, id: `sess_fake_${this.index}`, object: 'realtime.session' } });
   }
 
-  #turnDetection(): { type: string; silence_duration_ms?: number; create_response?: boolean; interrupt_response?: boolean } | null {
-    return ((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.turn_detection as never;
+  #turnDetection(): TurnDetectionConfig | null {
+    return (((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.turn_detection as TurnDetectionConfig | null | undefined) ?? null;
+  }
+
+  /** The detector's window from the session (after each session.update). */
+  #applyTurnDetection(): void {
+    const window = turnWindow(this.#turnDetection(), this.#hooks.vadRms, REALTIME_RATE);
+    if (window) this.#vad.setWindow(window);
+  }
+
+  /**
+   * The semantic_vad stand-in's cue (turn-detection.ts): 'final' or 'mid' decides the next pause of
+   * this turn (reset when the turn ends); null: read from the input transcript the test set, else
+   * from the words heard so far (the streaming transcriber, when the fake has one).
+   */
+  setUtteranceCue(cue: 'final' | 'mid' | null): void {
+    this.#cue = cue;
   }
 
   #onAppend(audio: string, eventId: string | null): void {
@@ -212,15 +237,36 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     this.#bufferSamples += pcm.length;
     const vad = this.#turnDetection();
     if (!vad) return;
-    const change = this.#vad.feed(pcm, RmsVad.loud(pcm, this.#hooks.vadRms), ((vad.silence_duration_ms ?? 500) * REALTIME_RATE) / 1000);
-    if (change === 'speech-started') {
-      this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round((this.#audioSamplesTotal - pcm.length) / 24), item_id: this.#peekId('item') });
-      this.emit('speechStarted');
-      // interrupt_response (default true): the service cancels the reply in progress itself.
-      if (this.#active && vad.interrupt_response !== false) this.#active.reply.stop('cancelled');
-    }
-    if (change !== 'speech-stopped') return;
+    const change = this.#vad.feed(pcm);
+    if (change === 'started') this.#speechStarted(vad);
+    if (this.#vad.speaking && vad.type === 'semantic_vad') this.#vad.finalCue = this.#finalCue(pcm);
+    if (change === 'ended') this.#speechStopped(vad);
+  }
+
+  #speechStarted(vad: TurnDetectionConfig): void {
+    const startMs = Math.max(0, Math.round((this.#vad.startedAt - prefixPaddingSamples(vad, REALTIME_RATE)) / 24));
+    this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: startMs, item_id: this.#peekId('item') });
+    this.emit('speechStarted');
+    // interrupt_response (default true): the service cancels the reply in progress itself.
+    if (this.#active && vad.interrupt_response !== false) this.#active.reply.stop('cancelled');
+  }
+
+  /** Whether what was said so far ends an utterance (semantic_vad stand-in). Per chunk: the transcriber's own block work only. */
+  #finalCue(pcm: Int16Array): boolean {
+    if (this.#cue) return this.#cue === 'final';
+    if (this.#userTranscript !== null) return endsUtterance(this.#userTranscript);
+    if (!this.#hooks.stream) return false;
+    this.#words ??= this.#hooks.stream(REALTIME_RATE);
+    const heard = this.#words.hear(pcm);
+    if (heard) this.#wordsSoFar += heard;
+    return endsUtterance(this.#wordsSoFar);
+  }
+
+  #speechStopped(vad: TurnDetectionConfig): void {
     this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(this.#audioSamplesTotal / 24), item_id: this.#peekId('item') });
+    this.#cue = null;
+    this.#words?.endTurn();
+    this.#wordsSoFar = '';
     // The service's end of turn: its reply's first audio follows after its latency.
     this.markTurnEnd();
     const ms = Math.round(this.#vad.spokenSamples / 24);

@@ -119,14 +119,17 @@ function itemText(item: ConversationItemInput): string {
     .join(' ');
 }
 
-/** The session a new socket starts with (the service's documented defaults). */
+/**
+ * The session a new socket starts with (the service's documented defaults: server_vad with threshold
+ * 0.5, prefix_padding_ms 300, silence_duration_ms 500; openai-client-base ServerVad, guides/realtime-vad).
+ */
 export function defaultSession(model: string): SessionConfig & JsonObject {
   return {
     type: 'realtime',
     model,
     output_modalities: ['audio'],
     audio: {
-      input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 200, create_response: true, interrupt_response: true }, transcription: null },
+      input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500, create_response: true, interrupt_response: true }, transcription: null },
       output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'alloy' },
     },
     tools: [],

@@ -10,8 +10,10 @@
 //   unknown event types, unknown or invalid session fields, bad base64, truncating past the audio,
 //   a second response while one is active, cancelling none… each get the `error` event the
 //   service sends, and the session stays open (most Realtime errors are recoverable);
-// - server VAD runs on the appended audio (RMS threshold, silence measured in samples, not wall
-//   time) and interrupt_response / create_response behave as documented;
+// - turn detection runs on the appended audio, counted in samples, never wall time (no audio: no
+//   turn end): server_vad with the session's threshold / prefix_padding_ms / silence_duration_ms
+//   (defaults 0.5 / 300 / 500) and a documented stand-in for semantic_vad's eagerness
+//   (turn-detection.ts); interrupt_response / create_response behave as documented;
 // - there is no resumption: each socket is a new, empty conversation.
 // Usable from vitest and from plain Node scripts (demo, latency benchmark).
 import type { IncomingMessage, Server } from 'node:http';
@@ -114,6 +116,7 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
 
   #accept(ws: WebSocket, req: IncomingMessage, model: string, key: string): void {
     const transcribe = this.#options.autoReply ? this.#options.autoReply.transcribe : undefined;
+    const stream = this.#options.autoReply ? this.#options.autoReply.stream : undefined;
     const connection = new FakeRealtimeConnection(
       ws,
       { index: this.connections.length, model, key, headers: { ...req.headers } },
@@ -122,6 +125,7 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
         vadRms: this.#options.vadRms ?? 1000,
         autoReply: (c, trigger) => this.#autoReply(c, trigger),
         ...(transcribe ? { transcribe: (pcm: Int16Array) => transcribe(pcm, REALTIME_RATE) } : {}),
+        ...(stream ? { stream } : {}),
       },
     );
     this.connections.push(connection);
