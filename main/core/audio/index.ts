@@ -7,6 +7,7 @@ export { SpeakerMixer, type SpeakerMixerOptions, type SpeakerMixerStats } from '
 export { VoiceGate, DEFAULT_HANGOVER_MS, isBurst, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
 export { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier, type ClassifierLoad } from './voice-classifier.ts';
 export { loadSileroClassifier } from './silero-classifier.ts';
+export { VoiceCheck } from './voice-check.ts';
 export { END_OF_TURN, type EndOfTurnChoice, type EndOfTurnProvider } from './end-of-turn.ts';
 export { PlaybackBuffer, type PlaybackBufferOptions, type PlaybackStats, type PlaybackTurnState } from './playback-buffer.ts';
 export { LevelMeter, SILENCE_DBFS, type LevelReading } from './level-meter.ts';

@@ -263,6 +263,8 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   }
 
   async #connect(attempt: number, target?: VoiceTarget): Promise<BridgeStatus> {
+    // The voice check (the `sileroVad` setting) is read at each call; loaded once, it answers at once.
+    const classifier = (await this.#o.voiceCheck?.()) ?? null;
     const opening = await openCallEnds(
       () => Promise.resolve(this.#o.ready?.()).then(() => this.#o.voice.join(target)),
       () => this.#o.model.connect(this.#connectOptions(false)),
@@ -286,6 +288,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       this.#bindVoice();
       this.context.changed(); // the room is known now: its names join the transcription vocabulary
       this.#encoder.begin(this.#audio.playbackSource);
+      this.#audio.gate.useClassifier(classifier);
       this.#audio.start();
       this.#wake.start();
       this.#ui.start();

@@ -2,7 +2,7 @@
 // receive (the voice port's frames into the pipeline), resample (48 → 16 kHz) and gate (the level
 // meter and the voice gate: fixed chunks of speech, and the end of each utterance). Their order and
 // wiring are pipeline.ts's; each takes frames from its input and hands them to its outlet.
-import { Downsampler48kTo16k, LevelMeter, VoiceGate } from '../audio/index.ts';
+import { Downsampler48kTo16k, LevelMeter, VoiceGate, type VoiceActivityClassifier } from '../audio/index.ts';
 import type { CallMetrics } from './metrics.ts';
 import { Outlet, stageOf, type PcmSink, type SpeakerFrameSink, type SpeechSink, type Stage } from './pipeline.ts';
 
@@ -52,7 +52,10 @@ export interface GateStageOptions {
 export class GateStage {
   /** Input levels of every 16 kHz frame (the page's meter). */
   readonly meter = new LevelMeter();
-  readonly #gate: VoiceGate;
+  #gate: VoiceGate;
+  readonly #options: GateStageOptions;
+  #classifier: VoiceActivityClassifier | null = null;
+  #capMs: number | null = null;
   readonly #metrics: CallMetrics;
   readonly #now: () => number;
   readonly #out = new Outlet<SpeechSink>('gate');
@@ -68,7 +71,8 @@ export class GateStage {
       this.#arrivedAt = 0;
     },
     silence: (samples) => this.#gate.pushSilence(samples),
-    untilOutput: () => (this.#gate.isOpen ? this.#gate.silenceSamplesUntilOutput() : null),
+    // A pending onset (the voice check deciding) is dropped by the silence that follows it, so time reaches it too.
+    untilOutput: () => (this.#gate.isOpen || this.#gate.isPending ? this.#gate.silenceSamplesUntilOutput() : null),
     flush: () => this.#gate.flush(),
   };
   readonly stage: Stage<PcmSink<16_000>, SpeechSink>;
@@ -76,14 +80,39 @@ export class GateStage {
   constructor(options: GateStageOptions) {
     this.#metrics = options.metrics;
     this.#now = options.now;
-    this.#gate = new VoiceGate({
-      chunkMs: options.chunkMs,
+    this.#options = options;
+    this.#gate = this.#build();
+    this.stage = stageOf('gate', this.#input, this.#out);
+  }
+
+  #build(): VoiceGate {
+    const o = this.#options;
+    return new VoiceGate({
+      chunkMs: o.chunkMs,
       onChunk: (chunk) => this.#emit(chunk),
       onEnd: () => this.#out.next.end(),
-      ...(options.holdTurn ? { holdTurn: options.holdTurn } : {}),
-      ...(options.turnCapMs !== undefined ? { turnCapMs: options.turnCapMs } : {}),
+      ...(o.holdTurn ? { holdTurn: o.holdTurn } : {}),
+      ...(o.turnCapMs !== undefined ? { turnCapMs: o.turnCapMs } : {}),
+      ...(this.#classifier ? { classifier: this.#classifier } : {}),
     });
-    this.stage = stageOf('gate', this.#input, this.#out);
+  }
+
+  /**
+   * Between calls: the voice check that confirms each onset before a turn opens (Silero, the
+   * `sileroVad` setting; docs/audio.md "Phantom turns"), or none. The gate is rebuilt when it
+   * changes (its buffers are sized for it), keeping the call's silence cap.
+   */
+  useClassifier(classifier: VoiceActivityClassifier | null): void {
+    if (classifier === this.#classifier) return;
+    this.#gate.flush();
+    this.#classifier = classifier;
+    this.#gate = this.#build();
+    if (this.#capMs !== null) this.#gate.setTurnCap(this.#capMs);
+  }
+
+  /** Whether a voice check confirms onsets (the room view and /health say so). */
+  get voiceCheck(): boolean {
+    return this.#classifier !== null;
   }
 
   /** The service ended the user's turn: the gate closes now if the speaker is quiet (its end goes to the model). */
@@ -93,6 +122,7 @@ export class GateStage {
 
   /** The silence cap of a held turn, ms (a call's setting). */
   setTurnCap(ms: number): void {
+    this.#capMs = ms;
     this.#gate.setTurnCap(ms);
   }
 

@@ -1,5 +1,6 @@
 // What a bridge is built from: its ports, stores and the call's settings (bridge.ts).
 import type { Logger } from 'pino';
+import type { VoiceActivityClassifier } from '../audio/index.ts';
 import type { EventHub } from '../event-hub.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
 import type { LiveModelProvider, SpeechScreener, VoiceChannelPort } from '../ports.ts';
@@ -21,6 +22,8 @@ export interface BridgeOptions {
   inputChunkMs?: number;
   /** Read at each call's start: the patience and the silence cap (config `patience`, `turnSilenceCapMs`; call-turn.ts). */
   turn?: () => Partial<CallTurnSettings>;
+  /** Read at each call's start: the voice check that confirms onsets before a turn opens (Silero), or null (the energy gate alone). */
+  voiceCheck?: () => Promise<VoiceActivityClassifier | null>;
   leaveWhenOwnerLeaves?: boolean;
   /** Asked before each call starts: a reason to refuse it (e.g. the daily cost cap), or null. */
   startRefusal?: () => string | null;

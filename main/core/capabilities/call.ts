@@ -3,6 +3,7 @@
 // call port for the capabilities started before it; reports the call's half of /health.
 import type { Logger } from 'pino';
 import type { HealthReport, SidecarEvent } from '../api-types.ts';
+import { VoiceCheck } from '../audio/index.ts';
 import { Bridge } from '../bridge/bridge.ts';
 import { TalkControl } from '../bridge/talk-control.ts';
 import type { BridgeControl } from '../bridge/types.ts';
@@ -68,6 +69,7 @@ function buildBridge(d: CallDeps, patience: CallPatience): Bridge | null {
   const discord = voice.discord;
   if (!discord || !model) return null;
   const log = moduleLogger(logger, 'core');
+  const voiceCheck = new VoiceCheck(() => settings.values().sileroVad ?? config.audio.sileroVad, log, (text) => d.notes.append({ kind: 'note', text }));
   return new Bridge({
     voice: discord,
     model,
@@ -78,6 +80,7 @@ function buildBridge(d: CallDeps, patience: CallPatience): Bridge | null {
     // Read at each call: a persona file saved in Settings applies at the next call.
     systemInstruction: () => withMemory(readPersona(settings.values().personaFile ?? config.gemini.personaFile, log), d.memory?.seed() ?? ''),
     inputChunkMs: config.audio.inputChunkMs,
+    voiceCheck: () => voiceCheck.forCall(),
     // Read at each call: a patience saved in Settings applies at the next call.
     patience,
     turn: () => ({ patience: settings.values().patience ?? config.audio.patience, turnSilenceCapMs: settings.values().turnSilenceCapMs ?? config.audio.turnSilenceCapMs }),

@@ -89,6 +89,8 @@ export interface Config {
     patience: Patience;
     /** Quiet ms after which the bridge ends a turn the service has not ended. */
     turnSilenceCapMs: number;
+    /** Silero confirms each onset before a turn opens (docs/audio.md "Phantom turns"). */
+    sileroVad: boolean;
   };
   /** The wake-name gate (bridge/wake-gate.ts). */
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
@@ -354,6 +356,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
         return patience === null ? fail(`must be quick, natural, patient or whole ms ${PATIENCE_MIN_MS}-${PATIENCE_MAX_MS}, got ${quoted(v)}`) : ok(patience);
       }) ?? DEFAULT_PATIENCE,
       turnSilenceCapMs: asNumber('DISCORD_VOICE_LIVE_TURN_SILENCE_CAP_MS', true) ?? 3000,
+      sileroVad: asBool('DISCORD_VOICE_LIVE_SILERO_VAD') ?? false,
     },
     wake: {
       names: asList('DISCORD_VOICE_LIVE_WAKE_NAMES') ?? [],

@@ -38,6 +38,7 @@ const VALUE_FIELDS = {
   parkAfterS: z.number().min(0).max(86400),
   patience: PatienceSchema,
   turnSilenceCapMs: TurnSilenceCapSchema,
+  sileroVad: z.boolean(),
   usagePrices: z
     .string()
     .trim()
@@ -127,6 +128,7 @@ export const SETTING_VARIABLES = {
   parkAfterS: 'DISCORD_VOICE_LIVE_PARK_AFTER_S',
   patience: 'DISCORD_VOICE_LIVE_PATIENCE',
   turnSilenceCapMs: 'DISCORD_VOICE_LIVE_TURN_SILENCE_CAP_MS',
+  sileroVad: 'DISCORD_VOICE_LIVE_SILERO_VAD',
   usagePrices: 'DISCORD_VOICE_LIVE_USAGE_PRICES',
 } as const satisfies Record<SettingKey, VariableName>;
 
@@ -226,6 +228,7 @@ export function configToSettingsValues(config: Config): SettingsValues {
     parkAfterS: config.usage.parkAfterS,
     patience: config.audio.patience,
     turnSilenceCapMs: config.audio.turnSilenceCapMs,
+    sileroVad: config.audio.sileroVad,
   };
   for (const key of Object.keys(values) as SettingKey[]) if (values[key] === undefined) delete values[key];
   return values;

@@ -30,7 +30,7 @@ export interface SettingsDeps {
  * When a saved change takes effect: at the next call (read per call by the provider selector) or
  * after a restart (everything built once at start-up: Discord login, ports, stores).
  */
-export const NEXT_CALL_SETTINGS: readonly SettingKey[] = ['liveProvider', 'model', 'voice', 'personaFile', 'sfxEnabled', 'allowedSpeakers', 'parkAfterS', 'patience', 'turnSilenceCapMs'];
+export const NEXT_CALL_SETTINGS: readonly SettingKey[] = ['liveProvider', 'model', 'voice', 'personaFile', 'sfxEnabled', 'allowedSpeakers', 'parkAfterS', 'patience', 'turnSilenceCapMs', 'sileroVad'];
 export type SettingApplies = 'next_call' | 'restart';
 
 export function settingApplies(): Record<SettingKey, SettingApplies> {
