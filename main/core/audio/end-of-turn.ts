@@ -35,7 +35,7 @@
 // not taken as ends) or a late one cannot cut an utterance in progress. An utterance the wake-name
 // gate withholds is nobody's turn: it closes at the gate's hangover.
 import { PROVIDERS, type ProviderName } from '../providers/index.ts';
-import { patienceSilenceMs, type Patience } from '../contracts/patience.ts';
+import { PATIENCE_SERVICE_MAX_WAIT_MS, patienceSilenceMs, type Patience } from '../contracts/patience.ts';
 import { DEFAULT_HANGOVER_MS } from './voice-gate.ts';
 
 export type EndOfTurnProvider = ProviderName;
@@ -56,11 +56,14 @@ export const END_OF_TURN: Readonly<Record<EndOfTurnProvider, Readonly<EndOfTurnC
 ) as Record<EndOfTurnProvider, EndOfTurnChoice>;
 
 /**
- * The bridge's silence cap never ends a turn before the service's own window would (issue #52): at
- * least the patience's window plus CAP_MARGIN_MS (the service's decision travelling back to us).
+ * The bridge's silence cap never ends a turn before the service's own rule would (issue #52): at
+ * least the patience's window, and at a level the longest a service's content-aware detector may
+ * wait (PATIENCE_SERVICE_MAX_WAIT_MS: semantic_vad's eagerness caps), plus CAP_MARGIN_MS (the
+ * service's decision travelling back to us). Explicit ms map to a silence window everywhere.
  */
 export const CAP_MARGIN_MS = 1000;
 
 export function turnCapFor(capMs: number, patience: Patience): number {
-  return Math.max(capMs, patienceSilenceMs(patience) + CAP_MARGIN_MS);
+  const serviceMax = typeof patience === 'number' ? patience : PATIENCE_SERVICE_MAX_WAIT_MS[patience];
+  return Math.max(capMs, Math.max(patienceSilenceMs(patience), serviceMax) + CAP_MARGIN_MS);
 }

@@ -25,6 +25,12 @@ const ANALYSIS_SAMPLES = 160; // 10 ms
 const FULL_SCALE = 32768;
 /** Quiet time after which the gate asks whether the turn is the service's (else it closes there). */
 export const DEFAULT_HANGOVER_MS = 500;
+/**
+ * While a turn is held through a pause, what is in the chunk goes out every PAUSE_PIECE samples
+ * (20 ms) instead of when the chunk is full: the service's detector counts the pause as it happens,
+ * so the bridge adds at most this to its silence window (issue #52's ≤ 40 ms), not a whole chunk.
+ */
+const PAUSE_PIECE = 320;
 /** A block's minimum before it has seen a frame. */
 const MIN_UNSET = 100;
 /** Sub-blocks of the opening frames in which a click's energy is looked for: 2.5 ms at 16 kHz. */
@@ -175,6 +181,8 @@ export class VoiceGate {
   readonly #preRollSamples: number;
   readonly #chunk: Int16Array;
   #chunkFill = 0;
+  /** Views of the chunk's first k analysis frames (index k), made once: a held pause's pieces. */
+  readonly #chunkHeads: Int16Array[];
 
   #open = false;
   #loudRun = 0;
@@ -205,6 +213,7 @@ export class VoiceGate {
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
     this.#openFrames = Math.max(1, Math.floor(options.openFrames ?? 2));
     this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
+    this.#chunkHeads = Array.from({ length: this.#chunk.length / ANALYSIS_SAMPLES + 1 }, (_, k) => this.#chunk.subarray(0, k * ANALYSIS_SAMPLES));
     this.#maxBurstShare = options.maxBurstShare ?? 0.5;
     this.#stationaryBlock = Math.round((options.stationaryAfterMs ?? 1500) / 30);
     this.#closeOnStationary = options.closeOnStationary ?? false;
@@ -280,7 +289,7 @@ export class VoiceGate {
     if (this.#pending) return Math.max(1, (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - this.#frameFill);
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
-    const toChunk = this.#chunk.length - this.#chunkFill - pending;
+    const toChunk = (this.#held ? Math.min(this.#chunk.length, this.#chunkFill - (this.#chunkFill % PAUSE_PIECE) + PAUSE_PIECE) : this.#chunk.length) - this.#chunkFill - pending;
     const toClose = (this.#closeAtFrames() - this.#quietRun) * ANALYSIS_SAMPLES - pending;
     return Math.max(1, Math.min(toChunk, toClose));
   }
@@ -337,6 +346,7 @@ export class VoiceGate {
       } else this.#quietRun++;
       if (this.#quietRun === this.#hangoverFrames && !this.#held) this.#held = this.#holdTurn();
       if (this.#quietRun >= this.#closeAtFrames()) this.#close();
+      else if (this.#held && this.#chunkFill >= PAUSE_PIECE && this.#chunkFill % ANALYSIS_SAMPLES === 0) this.#sendPiece();
       return;
     }
     this.#remember(frame);
@@ -478,6 +488,13 @@ export class VoiceGate {
       this.#onChunk(this.#chunk);
     }
     this.#onEnd();
+  }
+
+  /** A held pause's piece: what the chunk holds goes out now (a view made once), and the chunk starts again. */
+  #sendPiece(): void {
+    const head = this.#chunkHeads[this.#chunkFill / ANALYSIS_SAMPLES]!;
+    this.#chunkFill = 0;
+    this.#onChunk(head);
   }
 
   #emit(src: Int16Array, start: number, count: number): void {

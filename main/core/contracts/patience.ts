@@ -26,6 +26,14 @@ export const PATIENCE_SILENCE_MS: Readonly<Record<PatienceLevel, number>> = { qu
 /** The windows the adaptive learner steps through, shortest first (bounded at both ends). */
 export const PATIENCE_STEPS_MS: readonly number[] = [500, 800, 1100, 1400, 1800, 2200];
 
+/**
+ * The longest a service may wait on a pause at each level before it ends the turn by its own rule:
+ * OpenAI Realtime's semantic_vad, which a level maps to (eagerness high / medium / low), has "max
+ * timeouts of 8s, 4s, and 2s" (developers.openai.com guides/realtime-vad). The bridge's silence cap
+ * is never shorter (audio/end-of-turn.ts turnCapFor), whichever provider the call uses.
+ */
+export const PATIENCE_SERVICE_MAX_WAIT_MS: Readonly<Record<PatienceLevel, number>> = { quick: 2000, natural: 4000, patient: 8000 };
+
 /** The silence window in ms a patience stands for. */
 export function patienceSilenceMs(patience: Patience): number {
   return typeof patience === 'number' ? patience : PATIENCE_SILENCE_MS[patience];

@@ -17,7 +17,7 @@ function sineFrame(index: number, amplitude = 8000): Int16Array {
 }
 
 let now = 0;
-let chunks: { at: number; silent: boolean }[];
+let chunks: { at: number; silent: boolean; samples: number }[];
 let ended: number[];
 let held: boolean;
 let audio: CallAudio;
@@ -48,7 +48,7 @@ beforeEach(() => {
     holdTurn: () => held,
     metrics: new CallMetrics(),
     now: () => now,
-    onSpeech: (c) => chunks.push({ at: now, silent: c.every((v) => v === 0) }),
+    onSpeech: (c) => chunks.push({ at: now, silent: c.every((v) => v === 0), samples: c.length }),
     onSpeechEnd: () => ended.push(now),
   });
   audio.gate.setTurnCap(CAP_MS);
@@ -67,7 +67,7 @@ describe('a held turn (the service decides)', () => {
     expect(chunks).toHaveLength(0);
   });
 
-  it('a pause goes on as silence, one chunk per chunk time, past the old 500 ms hangover; the cap ends it and then nothing runs', () => {
+  it('a pause goes on as silence in real time, in 20 ms pieces once the turn is held, past the old 500 ms hangover; the cap ends it and then nothing runs', () => {
     speak();
     const lastSpeech = now;
     const before = chunks.length;
@@ -75,16 +75,25 @@ describe('a held turn (the service decides)', () => {
     expect(ended, 'no end of input 1.5 s into the pause').toEqual([]);
     const paced = chunks.slice(before);
     expect(paced.every((c) => c.silent)).toBe(true);
-    // Real time, the chunk size: 1500 ms of pause in 100 ms chunks, each handed on when its time is full.
-    expect(paced.length).toBeGreaterThanOrEqual(14);
-    expect(paced.length).toBeLessThanOrEqual(16);
-    for (const c of paced) expect(c.at - lastSpeech).toBeGreaterThanOrEqual(0);
+    // Real time: 1500 ms of pause handed on as it passes, never ahead (the service counts what it receives).
+    // (The first paced chunk also carries the utterance's last frames: up to a chunk of them.)
+    let sent = 0;
+    for (const c of paced) {
+      sent += c.samples;
+      expect(sent / 16, `audio sent by ${c.at - lastSpeech} ms into the pause`).toBeLessThanOrEqual(c.at - lastSpeech + CHUNK_MS);
+    }
+    expect(sent / 16).toBeGreaterThanOrEqual(1500 - CHUNK_MS);
+    // Once the turn is held (the 500 ms hangover), a piece every 20 ms: the service's window never waits on a chunk.
+    const held = paced.filter((c) => c.at - lastSpeech > 500 + CHUNK_MS);
+    expect(held.length).toBeGreaterThan(30);
+    for (let i = 1; i < held.length; i++) expect(held[i]!.at - held[i - 1]!.at).toBeLessThanOrEqual(20);
+    expect(held.every((c) => c.samples <= 320)).toBe(true);
     advance(CAP_MS);
     expect(ended).toHaveLength(1);
     // The cap counts from the last loud 10 ms frame: within a chunk of it.
     expect(ended[0]! - lastSpeech).toBeGreaterThanOrEqual(CAP_MS - CHUNK_MS);
     expect(ended[0]! - lastSpeech).toBeLessThanOrEqual(CAP_MS + CHUNK_MS + 20);
-    const silenceSent = chunks.slice(before).length * CHUNK_MS;
+    const silenceSent = chunks.slice(before).reduce((n, c) => n + c.samples, 0) / 16;
     expect(silenceSent).toBeLessThanOrEqual(CAP_MS + CHUNK_MS);
     const atEnd = chunks.length;
     advance(200); // the last fill-in wake-up sees the gate closed and the input goes idle
@@ -142,10 +151,15 @@ describe('a held turn (the service decides)', () => {
 
 describe('the silence cap', () => {
   it('is never shorter than the patience window plus a margin', () => {
-    expect(turnCapFor(3000, 'natural')).toBe(3000);
-    expect(turnCapFor(3000, 'patient')).toBe(3000);
+    // A level: at least semantic_vad's longest wait at its eagerness (2 / 4 / 8 s) + 1 s, so the
+    // bridge never ends a turn the service's content-aware detector is still weighing.
+    expect(turnCapFor(3000, 'quick')).toBe(3000);
+    expect(turnCapFor(3000, 'natural')).toBe(5000);
+    expect(turnCapFor(3000, 'patient')).toBe(9000);
+    expect(turnCapFor(10_000, 'natural')).toBe(10_000);
+    // Explicit ms map to a silence window everywhere: that window + 1 s.
     expect(turnCapFor(3000, 2500)).toBe(3500);
-    expect(turnCapFor(1000, 'quick')).toBe(1500);
+    expect(turnCapFor(1000, 800)).toBe(1800);
   });
 
   it('paced silence through a held gate allocates nothing per frame', () => {
