@@ -83,9 +83,10 @@ export interface BargeInOnClip {
  * place, as in a call where they listened first). The detector, its verdicts and the hold are
  * CallAudio's: an onset holds the reply (silent frames played) for HOLD_FRAMES, then it plays on and
  * the detector hears suspectEcho(); a cut is counted and the reply goes on (the next noise event
- * meets it as a new reply would).
+ * meets it as a new reply would). `confirmed` false: the call before cuts waited for confirmation
+ * (judge: a frame over the echo line cuts at once), for the before/after figures.
  */
-export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0): BargeInOnClip {
+export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, confirmed = true): BargeInOnClip {
   const speaker = to48k(pcm16k);
   const frames = Math.floor(speaker.length / SPEAKER_FRAME_48K);
   const leadFrames = REPLY_LEAD_MS / FRAME_MS;
@@ -102,7 +103,8 @@ export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0): BargeInOnClip
     if (f < leadFrames) continue;
     const at = (f - leadFrames) * SPEAKER_FRAME_48K;
     const end = at / 3 + SPEAKER_FRAME_48K / 3;
-    const verdict = detector.judgeConfirmed(speaker.subarray(at, at + SPEAKER_FRAME_48K), now, 'speaker');
+    const frame = speaker.subarray(at, at + SPEAKER_FRAME_48K);
+    const verdict = confirmed ? detector.judgeConfirmed(frame, now, 'speaker') : detector.judge(frame, now, 'speaker');
     if (verdict === 'speech' && !lastWasSpeech) {
       run.cuts++;
       run.cutSamples.push(end);
@@ -143,6 +145,8 @@ export interface PhantomTurns {
   speechBargeInFrames: (number | null)[];
   /** The same to the reply's first stop: a hold (silent within the frame) or the cut. */
   speechStopFrames: (number | null)[];
+  /** The same three figures before cuts waited for confirmation (bargeInOnClip's `confirmed` false). */
+  unconfirmed: { phantomBargeInsPerHour: number; phantomHoldsPerHour: number; speechBargeInFrames: (number | null)[]; speechStopFrames: (number | null)[] };
   /** Noise the gate sent to the model, % of the noise clips' duration (billed, and heard by the service's detector). */
   noiseSentPercent: number;
   byKind: Record<string, { clips: number; ms: number; opens: number; cuts: number; holds: number }>;
@@ -155,7 +159,7 @@ export interface PhantomTurns {
 }
 
 export const PHANTOM_DEFINITION =
-  "noise corpus (test/fixtures/noise-corpus, bench/lib/noise-corpus.ts: keyboards, coughs, music, fan, hum; 33 s of noise) fed 10 ms at a time to a fresh voice gate per clip, as the call builds it: phantomStartsPerHour = gate opens on noise clips per hour of noise (each open is a turn the service would hear and answer); phantomBargeInsPerHour = the same clips as a speaker's 20 ms frames while the bot talks (BargeInDetector, echo evidence in place: a headset user who listened first), frames judged speech after one that was not, per hour; speech controls (3 synthetic speech clips, the 10 pause-corpus clips) must all open, speechOpenFrames = 10 ms frames from the sound's start to the open";
+  "noise corpus (test/fixtures/noise-corpus, bench/lib/noise-corpus.ts: keyboards, coughs, music, fan, hum; 33 s of noise) fed 10 ms at a time to a fresh voice gate per clip, as the call builds it: phantomStartsPerHour = gate opens on noise clips per hour of noise (each open is a turn the service would hear and answer); phantomBargeInsPerHour = the same clips as a speaker's 20 ms frames while the bot talks (BargeInDetector.judgeConfirmed and the call's hold, echo evidence in place: a headset user who listened first), replies cut (a frame confirmed as speech after one that was not) per hour of noise, phantomHoldsPerHour = holds (the reply silent for up to 5 frames, then playing on) per hour; speechBargeInFrames / speechStopFrames = 20 ms frames from a speech clip's start to the reply's cut / first stop (hold or cut); unconfirmed = the same before cuts waited for confirmation (judge); speech controls (3 synthetic speech clips, the 10 pause-corpus clips) must all open, speechOpenFrames = 10 ms frames from the sound's start to the open";
 
 /** The whole measurement: every noise-corpus clip through the gate and barge-in, and speech controls through the gate. */
 export function measurePhantomTurns(settings: GateSettings = {}, corpus: readonly NoiseClip[] = loadNoiseCorpus()): PhantomTurns {
@@ -172,7 +176,10 @@ export function pauseCorpusControls(): { pcm: Int16Array; soundStart: number }[]
 /** The figures from each noise clip's gate run (in corpus order) and the pause corpus's. */
 export function summarisePhantoms(settings: GateSettings, corpus: readonly NoiseClip[], gated: readonly GateOnClip[], pause: readonly GateOnClip[]): PhantomTurns {
   const clips = corpus.map((clip, i): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gated[i]!, ...bargeInOnClip(clip.pcm, clip.soundStart) }));
-  const speechBargeIns = [...corpus.filter((c) => c.label === 'speech'), ...pauseCorpusControls()].map((c) => bargeInOnClip(c.pcm, c.soundStart));
+  const speechClips = [...corpus.filter((c) => c.label === 'speech'), ...pauseCorpusControls()];
+  const speechBargeIns = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart));
+  const speechUnconfirmed = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
+  const noiseUnconfirmed = corpus.filter((c) => c.label === 'noise').map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
   const noise = clips.filter((c) => c.label === 'noise');
   const noiseMs = noise.reduce((n, c) => n + c.durationMs, 0);
   const perHour = (count: number) => Math.round((count * MS_PER_HOUR) / noiseMs);
@@ -196,6 +203,12 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
     phantomHoldsPerHour: perHour(noise.reduce((n, c) => n + c.holds, 0)),
     speechBargeInFrames: speechBargeIns.map((c) => c.firstCutFrames),
     speechStopFrames: speechBargeIns.map((c) => c.firstStopFrames),
+    unconfirmed: {
+      phantomBargeInsPerHour: perHour(noiseUnconfirmed.reduce((n, c) => n + c.cuts, 0)),
+      phantomHoldsPerHour: perHour(noiseUnconfirmed.reduce((n, c) => n + c.holds, 0)),
+      speechBargeInFrames: speechUnconfirmed.map((c) => c.firstCutFrames),
+      speechStopFrames: speechUnconfirmed.map((c) => c.firstStopFrames),
+    },
     noiseSentPercent: Math.round((1000 * noise.reduce((n, c) => n + c.sentMs, 0)) / noiseMs) / 10,
     byKind,
     speechOpened: speech.filter((c) => c.opens > 0).length,

@@ -34,19 +34,35 @@ export class Periodicity {
     }
     mean /= n;
     for (let i = 0; i < n; i++) x[i] = x[i]! - mean;
-    for (let lag = MIN_LAG; lag <= MAX_LAG && lag < n; lag++) {
-      let xy = 0;
-      let xx = 0;
-      let yy = 0;
-      for (let i = 0; i + lag < n; i++) {
-        const a = x[i]!;
-        const b = x[i + lag]!;
-        xy += a * b;
-        xx += a * a;
-        yy += b * b;
-      }
-      if (xy > 0 && xy * xy >= minCorrelation * minCorrelation * xx * yy) return true;
+    // A voice repeats at its pitch period; a ringing resonance (a key's body, a tone over 400 Hz)
+    // repeats at a shorter one and correlates as well at its multiples: the pitch lag must beat it.
+    // Shorter lags count only past the correlation's main lobe (its first dip under zero): a dark,
+    // smooth voice correlates highly at a lag of a few samples without repeating there.
+    let pitch = 0;
+    let shorter = 0;
+    let pastMainLobe = false;
+    for (let lag = 1; lag <= MAX_LAG && lag < n; lag++) {
+      const r = this.#correlation(lag);
+      if (lag >= MIN_LAG) pitch = Math.max(pitch, r);
+      else if (pastMainLobe) shorter = Math.max(shorter, r);
+      else pastMainLobe = r < 0;
     }
-    return false;
+    return pitch >= minCorrelation && pitch > shorter;
+  }
+
+  /** Normalised correlation of the frame with itself `lag` samples later (0 for silence). */
+  #correlation(lag: number): number {
+    const x = this.#x;
+    let xy = 0;
+    let xx = 0;
+    let yy = 0;
+    for (let i = 0; i + lag < x.length; i++) {
+      const a = x[i]!;
+      const b = x[i + lag]!;
+      xy += a * b;
+      xx += a * a;
+      yy += b * b;
+    }
+    return xx > 0 && yy > 0 ? xy / Math.sqrt(xx * yy) : 0;
   }
 }
