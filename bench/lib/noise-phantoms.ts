@@ -146,7 +146,7 @@ export interface PhantomTurns {
   /** The same to the reply's first stop: a hold (silent within the frame) or the cut. */
   speechStopFrames: (number | null)[];
   /** The same three figures before cuts waited for confirmation (bargeInOnClip's `confirmed` false). */
-  unconfirmed: { phantomBargeInsPerHour: number; phantomHoldsPerHour: number; speechBargeInFrames: (number | null)[]; speechStopFrames: (number | null)[] };
+  unconfirmed: { phantomBargeInsPerHour: number; phantomHoldsPerHour: number; cutsByKind: Record<string, number>; speechBargeInFrames: (number | null)[]; speechStopFrames: (number | null)[] };
   /** Noise the gate sent to the model, % of the noise clips' duration (billed, and heard by the service's detector). */
   noiseSentPercent: number;
   byKind: Record<string, { clips: number; ms: number; opens: number; cuts: number; holds: number }>;
@@ -179,7 +179,10 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
   const speechClips = [...corpus.filter((c) => c.label === 'speech'), ...pauseCorpusControls()];
   const speechBargeIns = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart));
   const speechUnconfirmed = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
-  const noiseUnconfirmed = corpus.filter((c) => c.label === 'noise').map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
+  const noiseClips = corpus.filter((c) => c.label === 'noise');
+  const noiseUnconfirmed = noiseClips.map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
+  const cutsByKind: Record<string, number> = {};
+  noiseClips.forEach((c, i) => (cutsByKind[c.kind] = (cutsByKind[c.kind] ?? 0) + noiseUnconfirmed[i]!.cuts));
   const noise = clips.filter((c) => c.label === 'noise');
   const noiseMs = noise.reduce((n, c) => n + c.durationMs, 0);
   const perHour = (count: number) => Math.round((count * MS_PER_HOUR) / noiseMs);
@@ -206,6 +209,7 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
     unconfirmed: {
       phantomBargeInsPerHour: perHour(noiseUnconfirmed.reduce((n, c) => n + c.cuts, 0)),
       phantomHoldsPerHour: perHour(noiseUnconfirmed.reduce((n, c) => n + c.holds, 0)),
+      cutsByKind,
       speechBargeInFrames: speechUnconfirmed.map((c) => c.firstCutFrames),
       speechStopFrames: speechUnconfirmed.map((c) => c.firstStopFrames),
     },

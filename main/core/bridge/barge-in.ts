@@ -57,7 +57,8 @@
 // music is over the floor, so to the tests above it is speech. A frame they call speech cuts the
 // reply only when it confirms: its energy is spread over the frame (not a click: isBurst, the voice
 // gate's check), the speaker's frame before it was over the floor and no click either (sound held
-// for two frames), and it is voiced (a pitch period repeats in it: Periodicity). A speech frame that
+// for two frames), and it is voiced (a pitch period repeats in it, Periodicity, and it does not die
+// away within the frame as a key's ringing body does). A speech frame that
 // does not confirm is an onset when it starts a sound (it holds the reply, as above), and nothing
 // while that sound goes on unconfirmed. Its hold, released unconfirmed, says nothing of the echo
 // path (the frame was over the echo line, or a click, which our reply never is): suspectEcho() then
@@ -83,6 +84,12 @@ const FULL_SCALE_SQ = 32768 * 32768;
  * periods, so one quiet frame inside a word or a packet late by a frame's jitter does not.
  */
 const ONSET_GAP_MS = 50;
+/**
+ * The speaker's previous frame, over the floor and no click, confirms sound held for two frames if
+ * no older than this: counted in frames, not time (a word's second packet late by any jitter, or a
+ * loaded event loop, still confirms it on arrival), within the echo tail's second.
+ */
+const SUSTAIN_GAP_MS = 1000;
 /** A frame with more than this share of its energy in one 2.5 ms block is a click (the voice gate's default). */
 const MAX_BURST_SHARE = 0.5;
 /** 2.5 ms at 48 kHz: the click test's block. */
@@ -104,7 +111,8 @@ interface SpeakerEcho {
   soundAt: number;
   /** An onset of theirs was not confirmed as speech: their echo path may carry our reply. */
   echoSuspect: boolean;
-  /** When they last sent a frame over the floor that was not a click (judgeConfirmed). */
+  /** Their last frame over the floor was no click, and when (judgeConfirmed; a frame under the floor ends it). */
+  sustained: boolean;
   sustainedAt: number;
   /** When they last sent a speech frame that did not confirm (judgeConfirmed). */
   unconfirmedAt: number;
@@ -216,18 +224,24 @@ export class BargeInDetector {
   judgeConfirmed(frame: Int16Array, now: number, speakerId: string): BargeInVerdict {
     const speaker = this.#speaker(speakerId);
     const heardBefore = speaker.heardAt;
-    const sustainedBefore = now - speaker.sustainedAt < ONSET_GAP_MS;
+    const sustainedBefore = speaker.sustained && now - speaker.sustainedAt <= SUSTAIN_GAP_MS;
     const pendingBefore = now - speaker.unconfirmedAt < ONSET_GAP_MS;
     const verdict = this.judge(frame, now, speakerId);
-    if (speaker.soundAt !== now) return verdict; // under the floor
+    if (speaker.soundAt !== now) {
+      speaker.sustained = false; // under the floor
+      return verdict;
+    }
     const click = isBurst(frame, 0, frame.length, MAX_BURST_SHARE, BURST_BLOCK_48K);
-    if (!click) speaker.sustainedAt = now;
+    if (!click) {
+      speaker.sustained = true;
+      speaker.sustainedAt = now;
+    }
     // A click is none of our echo: the quiet evidence stands (the next word is judged on it).
     if (click) speaker.heardAt = heardBefore;
     if (verdict === 'onset') speaker.noiseSinceOnset = click;
     if (verdict !== 'speech') return verdict;
     speaker.noiseSinceOnset = true;
-    if (!click && sustainedBefore && this.#periodicity.isVoiced(frame, MIN_VOICING)) {
+    if (!click && sustainedBefore && this.#voiced(frame)) {
       speaker.unconfirmedAt = Number.NEGATIVE_INFINITY;
       return 'speech';
     }
@@ -237,6 +251,15 @@ export class BargeInDetector {
     return pendingBefore ? 'none' : 'onset';
   }
 
+
+  /**
+   * A voice in the frame: a pitch period repeats (Periodicity), and its second half has not fallen
+   * 6 dB under its first (a key's ringing body repeats too, but dies within a few ms).
+   */
+  #voiced(frame: Int16Array): boolean {
+    const half = frame.length >> 1;
+    return 4 * meanSquare(frame, half, frame.length) >= meanSquare(frame, 0, half) && this.#periodicity.isVoiced(frame, MIN_VOICING);
+  }
 
   /**
    * A speaker's frame while the bot is silent: whether it carried sound, and where our echo may
@@ -263,7 +286,7 @@ export class BargeInDetector {
     let speaker = this.#speakers.get(speakerId);
     if (!speaker) {
       const never = Number.NEGATIVE_INFINITY;
-      speaker = { heardAt: never, soundAt: never, echoSuspect: false, sustainedAt: never, unconfirmedAt: never, noiseSinceOnset: false };
+      speaker = { heardAt: never, soundAt: never, echoSuspect: false, sustained: false, sustainedAt: never, unconfirmedAt: never, noiseSinceOnset: false };
       this.#speakers.set(speakerId, speaker);
     }
     return speaker;
