@@ -251,7 +251,6 @@ export class BargeInDetector {
     return pendingBefore ? 'none' : 'onset';
   }
 
-
   /**
    * A voice in the frame: a pitch period repeats (Periodicity), and its second half has not fallen
    * 6 dB under its first (a key's ringing body repeats too, but dies within a few ms).
