@@ -9,6 +9,7 @@ import { HOLD_FRAMES } from '../../../main/core/bridge/call-audio.ts';
 import { speechLikeSignal } from '../../../main/demo/fake-services.ts';
 import { bargeInOnClip, pauseCorpusControls } from '../../../bench/lib/noise-phantoms.ts';
 import { loadNoiseCorpus } from '../../../bench/lib/noise-corpus.ts';
+import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.ts';
 
 const corpus = loadNoiseCorpus();
 
@@ -101,5 +102,23 @@ describe('local barge-in on noise (judgeConfirmed, the call path)', () => {
       d.suspectEcho('olga');
       expect(d.judgeConfirmed(word(0), 1700, 'olga'), 'their onsets hold nothing more').toBe('none');
     });
+  });
+
+  it('allocates nothing per frame: clicks, a voice confirming, and quiet (allocation-meter.ts, as allocations.test.ts)', () => {
+    const d = new BargeInDetector();
+    const reply = speechLikeSignal(3, 12_000);
+    for (let k = 0; k < 100; k++) d.notePlayed(frameOf(reply, k), k * 20);
+    const frames = [click(), frameOf(reply, 66, 0.125), frameOf(reply, 67, 0.125), new Int16Array(960)];
+    let f = 0;
+    let spoken = 0;
+    const report = measureAllocationsPerFrame(
+      () => {
+        f++;
+        if (d.judgeConfirmed(frames[f % 4]!, 2000 + 20 * (f % 50), 'olga') === 'speech') spoken++;
+      },
+      { warmupFrames: 1000, frames: 2000, windows: 3 },
+    );
+    expect(spoken).toBeGreaterThan(0);
+    expect(report.bytesPerFrame).toBeLessThan(4);
   });
 });
