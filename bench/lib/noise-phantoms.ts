@@ -6,7 +6,8 @@
 // Shared by bench/latency.ts (the phantomStartsPerHour row), bench/lib/noise-report.ts and
 // test/unit/noise-phantoms.test.ts.
 import { BargeInDetector } from '../../main/core/bridge/barge-in.ts';
-import { VoiceGate, isBurst, type VoiceGateOptions } from '../../main/core/audio/index.ts';
+import { HOLD_FRAMES } from '../../main/core/bridge/call-audio.ts';
+import { VoiceGate, type VoiceGateOptions } from '../../main/core/audio/index.ts';
 import { loadNoiseCorpus, type NoiseClip, type NoiseKind } from './noise-corpus.ts';
 import { loadPauseCorpus } from './pause-corpus.ts';
 import { voicedReply } from './speech-like.ts';
@@ -70,6 +71,8 @@ export interface BargeInOnClip {
   holds: number;
   /** 20 ms frames from the clip's soundStart to the first cut; null: none. */
   firstCutFrames: number | null;
+  /** 20 ms frames from the clip's soundStart to the reply's first stop (a hold or a cut); null: none. */
+  firstStopFrames: number | null;
   /** Where each cut fell: the 16 kHz sample at the end of the frame judged speech. */
   cutSamples: number[];
 }
@@ -77,36 +80,46 @@ export interface BargeInOnClip {
 /**
  * The clip arrives as a speaker's 20 ms frames while the bot talks (voicedReply at -15 dBFS RMS,
  * played from REPLY_LEAD_MS before the clip's first frame, so a headset user's echo evidence is in
- * place, as in a call where they listened first). The detector and verdicts are CallAudio's.
+ * place, as in a call where they listened first). The detector, its verdicts and the hold are
+ * CallAudio's: an onset holds the reply (silent frames played) for HOLD_FRAMES, then it plays on and
+ * the detector hears suspectEcho(); a cut is counted and the reply goes on (the next noise event
+ * meets it as a new reply would). `confirmed` false: the call before cuts waited for confirmation
+ * (judge: a frame over the echo line cuts at once), for the before/after figures.
  */
-export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, clickCheck = false): BargeInOnClip {
+export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, confirmed = true): BargeInOnClip {
   const speaker = to48k(pcm16k);
   const frames = Math.floor(speaker.length / SPEAKER_FRAME_48K);
   const leadFrames = REPLY_LEAD_MS / FRAME_MS;
   const reply = voicedReply((leadFrames + frames) * FRAME_MS, 48_000);
   const detector = new BargeInDetector();
-  let cuts = 0;
-  let holds = 0;
+  const run = { cuts: 0, holds: 0, firstCutFrames: null as number | null, firstStopFrames: null as number | null, cutSamples: [] as number[] };
+  let heldFrames = 0;
   let lastWasSpeech = false;
-  let firstCut: number | null = null;
-  const cutSamples: number[] = [];
+  const framesFromStart = (end: number) => Math.max(0, Math.ceil((end - soundStart) / (SPEAKER_FRAME_48K / 3)));
   for (let f = 0; f < leadFrames + frames; f++) {
     const now = f * FRAME_MS;
-    detector.notePlayed(reply.subarray(f * SPEAKER_FRAME_48K, (f + 1) * SPEAKER_FRAME_48K), now);
+    if (heldFrames > 0 && --heldFrames === 0) detector.suspectEcho('speaker');
+    if (heldFrames === 0) detector.notePlayed(reply.subarray(f * SPEAKER_FRAME_48K, (f + 1) * SPEAKER_FRAME_48K), now);
     if (f < leadFrames) continue;
     const at = (f - leadFrames) * SPEAKER_FRAME_48K;
-    const judged = detector.judge(speaker.subarray(at, at + SPEAKER_FRAME_48K), now, 'speaker');
-    // What-if (not in barge-in.ts): a frame that is a click (isBurst, as the voice gate's onset check) only holds.
-    const verdict = clickCheck && judged === 'speech' && isBurst(pcm16k, at / 3, SPEAKER_FRAME_48K / 3, 0.5) ? 'onset' : judged;
+    const end = at / 3 + SPEAKER_FRAME_48K / 3;
+    const frame = speaker.subarray(at, at + SPEAKER_FRAME_48K);
+    const verdict = confirmed ? detector.judgeConfirmed(frame, now, 'speaker') : detector.judge(frame, now, 'speaker');
     if (verdict === 'speech' && !lastWasSpeech) {
-      cuts++;
-      cutSamples.push(at / 3 + SPEAKER_FRAME_48K / 3);
-      firstCut ??= Math.max(0, Math.ceil((at / 3 + SPEAKER_FRAME_48K / 3 - soundStart) / (SPEAKER_FRAME_48K / 3)));
+      run.cuts++;
+      run.cutSamples.push(end);
+      run.firstCutFrames ??= framesFromStart(end);
+      run.firstStopFrames ??= framesFromStart(end);
+      heldFrames = 0;
     }
-    if (verdict === 'onset') holds++;
+    if (verdict === 'onset' && heldFrames === 0) {
+      run.holds++;
+      run.firstStopFrames ??= framesFromStart(end);
+      heldFrames = HOLD_FRAMES;
+    }
     lastWasSpeech = verdict === 'speech';
   }
-  return { cuts, holds, firstCutFrames: firstCut, cutSamples };
+  return run;
 }
 
 export interface ClipPhantoms extends GateOnClip, BargeInOnClip {
@@ -128,14 +141,15 @@ export interface PhantomTurns {
   phantomBargeInsPerHour: number;
   /** Reply holds (a gap, not a cut) on noise clips, per hour. */
   phantomHoldsPerHour: number;
-  /** What-if for barge-in.ts (not what it does): the cuts if a click frame (isBurst) only held playback. */
-  phantomBargeInsPerHourIfClickChecked: number;
-  /** 20 ms frames from a speech control's start to the cut of the reply it talks over: as barge-in.ts does, and with the click check. */
+  /** 20 ms frames from a speech clip's start (3 controls, then the 10 pause-corpus clips) to the cut of the reply it talks over. */
   speechBargeInFrames: (number | null)[];
-  speechBargeInFramesIfClickChecked: (number | null)[];
+  /** The same to the reply's first stop: a hold (silent within the frame) or the cut. */
+  speechStopFrames: (number | null)[];
+  /** The same three figures before cuts waited for confirmation (bargeInOnClip's `confirmed` false). */
+  unconfirmed: { phantomBargeInsPerHour: number; phantomHoldsPerHour: number; cutsByKind: Record<string, number>; speechBargeInFrames: (number | null)[]; speechStopFrames: (number | null)[] };
   /** Noise the gate sent to the model, % of the noise clips' duration (billed, and heard by the service's detector). */
   noiseSentPercent: number;
-  byKind: Record<string, { clips: number; ms: number; opens: number; cuts: number }>;
+  byKind: Record<string, { clips: number; ms: number; opens: number; cuts: number; holds: number }>;
   /** Speech controls (noise corpus) and pause-corpus clips that opened the gate, of all. */
   speechOpened: number;
   speechClips: number;
@@ -145,7 +159,7 @@ export interface PhantomTurns {
 }
 
 export const PHANTOM_DEFINITION =
-  "noise corpus (test/fixtures/noise-corpus, bench/lib/noise-corpus.ts: keyboards, coughs, music, fan, hum; 33 s of noise) fed 10 ms at a time to a fresh voice gate per clip, as the call builds it: phantomStartsPerHour = gate opens on noise clips per hour of noise (each open is a turn the service would hear and answer); phantomBargeInsPerHour = the same clips as a speaker's 20 ms frames while the bot talks (BargeInDetector, echo evidence in place: a headset user who listened first), frames judged speech after one that was not, per hour; speech controls (3 synthetic speech clips, the 10 pause-corpus clips) must all open, speechOpenFrames = 10 ms frames from the sound's start to the open";
+  "noise corpus (test/fixtures/noise-corpus, bench/lib/noise-corpus.ts: keyboards, coughs, music, fan, hum; 33 s of noise) fed 10 ms at a time to a fresh voice gate per clip, as the call builds it: phantomStartsPerHour = gate opens on noise clips per hour of noise (each open is a turn the service would hear and answer); phantomBargeInsPerHour = the same clips as a speaker's 20 ms frames while the bot talks (BargeInDetector.judgeConfirmed and the call's hold, echo evidence in place: a headset user who listened first), replies cut (a frame confirmed as speech after one that was not) per hour of noise, phantomHoldsPerHour = holds (the reply silent for up to 5 frames, then playing on) per hour; speechBargeInFrames / speechStopFrames = 20 ms frames from a speech clip's start to the reply's cut / first stop (hold or cut); unconfirmed = the same before cuts waited for confirmation (judge); speech controls (3 synthetic speech clips, the 10 pause-corpus clips) must all open, speechOpenFrames = 10 ms frames from the sound's start to the open";
 
 /** The whole measurement: every noise-corpus clip through the gate and barge-in, and speech controls through the gate. */
 export function measurePhantomTurns(settings: GateSettings = {}, corpus: readonly NoiseClip[] = loadNoiseCorpus()): PhantomTurns {
@@ -162,17 +176,24 @@ export function pauseCorpusControls(): { pcm: Int16Array; soundStart: number }[]
 /** The figures from each noise clip's gate run (in corpus order) and the pause corpus's. */
 export function summarisePhantoms(settings: GateSettings, corpus: readonly NoiseClip[], gated: readonly GateOnClip[], pause: readonly GateOnClip[]): PhantomTurns {
   const clips = corpus.map((clip, i): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gated[i]!, ...bargeInOnClip(clip.pcm, clip.soundStart) }));
-  const clickChecked = corpus.map((clip) => bargeInOnClip(clip.pcm, clip.soundStart, true));
+  const speechClips = [...corpus.filter((c) => c.label === 'speech'), ...pauseCorpusControls()];
+  const speechBargeIns = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart));
+  const speechUnconfirmed = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
+  const noiseClips = corpus.filter((c) => c.label === 'noise');
+  const noiseUnconfirmed = noiseClips.map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
+  const cutsByKind: Record<string, number> = {};
+  noiseClips.forEach((c, i) => (cutsByKind[c.kind] = (cutsByKind[c.kind] ?? 0) + noiseUnconfirmed[i]!.cuts));
   const noise = clips.filter((c) => c.label === 'noise');
   const noiseMs = noise.reduce((n, c) => n + c.durationMs, 0);
   const perHour = (count: number) => Math.round((count * MS_PER_HOUR) / noiseMs);
   const byKind: PhantomTurns['byKind'] = {};
   for (const c of noise) {
-    const row = (byKind[c.kind] ??= { clips: 0, ms: 0, opens: 0, cuts: 0 });
+    const row = (byKind[c.kind] ??= { clips: 0, ms: 0, opens: 0, cuts: 0, holds: 0 });
     row.clips++;
     row.ms += c.durationMs;
     row.opens += c.opens;
     row.cuts += c.cuts;
+    row.holds += c.holds;
   }
   const speech = [...clips.filter((c) => c.label === 'speech'), ...pause];
   return {
@@ -183,9 +204,15 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
     phantomStartsPerHour: perHour(noise.reduce((n, c) => n + c.opens, 0)),
     phantomBargeInsPerHour: perHour(noise.reduce((n, c) => n + c.cuts, 0)),
     phantomHoldsPerHour: perHour(noise.reduce((n, c) => n + c.holds, 0)),
-    phantomBargeInsPerHourIfClickChecked: perHour(clickChecked.filter((_, i) => corpus[i]!.label === 'noise').reduce((n, c) => n + c.cuts, 0)),
-    speechBargeInFrames: clips.filter((c) => c.label === 'speech').map((c) => c.firstCutFrames),
-    speechBargeInFramesIfClickChecked: clickChecked.filter((_, i) => corpus[i]!.label === 'speech').map((c) => c.firstCutFrames),
+    speechBargeInFrames: speechBargeIns.map((c) => c.firstCutFrames),
+    speechStopFrames: speechBargeIns.map((c) => c.firstStopFrames),
+    unconfirmed: {
+      phantomBargeInsPerHour: perHour(noiseUnconfirmed.reduce((n, c) => n + c.cuts, 0)),
+      phantomHoldsPerHour: perHour(noiseUnconfirmed.reduce((n, c) => n + c.holds, 0)),
+      cutsByKind,
+      speechBargeInFrames: speechUnconfirmed.map((c) => c.firstCutFrames),
+      speechStopFrames: speechUnconfirmed.map((c) => c.firstStopFrames),
+    },
     noiseSentPercent: Math.round((1000 * noise.reduce((n, c) => n + c.sentMs, 0)) / noiseMs) / 10,
     byKind,
     speechOpened: speech.filter((c) => c.opens > 0).length,

@@ -48,13 +48,14 @@ const MAX_PENDING_MS = 1000;
  * Whether `length` samples of `samples` from `start` (wrapping around the array: a ring) hold more
  * than `maxShare` of their energy in one 2.5 ms block: a click (a key, a tap), not a voice, whose
  * energy spreads over its pitch periods. A boolean, not the share: a fractional return is boxed.
+ * `blockSamples` is 2.5 ms at the samples' rate (40 at 16 kHz; barge-in.ts tests 48 kHz frames with 120).
  */
-export function isBurst(samples: Int16Array, start: number, length: number, maxShare: number): boolean {
+export function isBurst(samples: Int16Array, start: number, length: number, maxShare: number, blockSamples = BURST_BLOCK): boolean {
   let total = 0;
   let loudest = 0;
-  for (let b = 0; b < length; b += BURST_BLOCK) {
+  for (let b = 0; b < length; b += blockSamples) {
     let block = 0;
-    for (let i = b; i < Math.min(length, b + BURST_BLOCK); i++) {
+    for (let i = b; i < Math.min(length, b + blockSamples); i++) {
       const v = samples[(start + i) % samples.length]!;
       block += v * v;
     }

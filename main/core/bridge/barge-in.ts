@@ -53,6 +53,20 @@
 // frames. A speaker whose onset was not confirmed is taken for an echo path that carries our reply
 // over the floor (suspectEcho()): their onsets hold nothing more in this call, so a loudspeaker
 // user's echo costs one short gap, not one per phrase of every reply.
+// Noise (judgeConfirmed, what the call uses; issue #52 item 5): a headset user's key click, cough or
+// music is over the floor, so to the tests above it is speech. A frame they call speech cuts the
+// reply only when it confirms: its energy is spread over the frame (not a click: isBurst, the voice
+// gate's check), the speaker's frame before it was over the floor and no click either (sound held
+// for two frames), and it is voiced (a pitch period repeats in it, Periodicity, and it does not die
+// away within the frame as a key's ringing body does). A speech frame that
+// does not confirm is an onset when it starts a sound (it holds the reply, as above), and nothing
+// while that sound goes on unconfirmed. Its hold, released unconfirmed, says nothing of the echo
+// path (the frame was over the echo line, or a click, which our reply never is): suspectEcho() then
+// leaves the speaker's onsets standing. The price: a word heard by the tests on its first frame
+// holds the reply on that frame (silent within the frame, as before) and cuts it on the next voiced
+// one; a word whose first frames are unvoiced (a fricative) is cut at its vowel. Music is periodic
+// and sustained: it still cuts (figures in docs/audio.md "Phantom turns").
+import { Periodicity, isBurst } from '../audio/index.ts';
 import { BAND_COUNT, BAND_WINDOW, BandAnalyzer } from './echo-bands.ts';
 
 /**
@@ -70,6 +84,21 @@ const FULL_SCALE_SQ = 32768 * 32768;
  * periods, so one quiet frame inside a word or a packet late by a frame's jitter does not.
  */
 const ONSET_GAP_MS = 50;
+/**
+ * The speaker's previous frame, over the floor and no click, confirms sound held for two frames if
+ * no older than this: counted in frames, not time (a word's second packet late by any jitter, or a
+ * loaded event loop, still confirms it on arrival), within the echo tail's second.
+ */
+const SUSTAIN_GAP_MS = 1000;
+/** A frame with more than this share of its energy in one 2.5 ms block is a click (the voice gate's default). */
+const MAX_BURST_SHARE = 0.5;
+/** 2.5 ms at 48 kHz: the click test's block. */
+const BURST_BLOCK_48K = 120;
+/**
+ * A confirming frame's self-correlation one pitch period later: coughs on the noise corpus peak at
+ * 0.67, the vowels of its speech controls and of the pause corpus reach 0.8-1.0.
+ */
+const MIN_VOICING = 0.75;
 
 /** A speaker frame while the bot talks: speech over it, an onset the tests cannot yet tell from echo, or neither. */
 export type BargeInVerdict = 'speech' | 'onset' | 'none';
@@ -82,6 +111,13 @@ interface SpeakerEcho {
   soundAt: number;
   /** An onset of theirs was not confirmed as speech: their echo path may carry our reply. */
   echoSuspect: boolean;
+  /** Their last frame over the floor was no click, and when (judgeConfirmed; a frame under the floor ends it). */
+  sustained: boolean;
+  sustainedAt: number;
+  /** When they last sent a speech frame that did not confirm (judgeConfirmed). */
+  unconfirmedAt: number;
+  /** Since their last echo-like onset, a frame of theirs was over the echo line or a click: a hold released now was noise, not echo. */
+  noiseSinceOnset: boolean;
 }
 
 export interface BargeInOptions {
@@ -129,6 +165,7 @@ export class BargeInDetector {
   readonly #speakerBands = new Float64Array(BAND_COUNT);
   readonly #bandLine = new Float64Array(BAND_COUNT);
   readonly #speakers = new Map<string, SpeakerEcho>();
+  readonly #periodicity = new Periodicity();
   #next = 0;
 
   constructor(options: BargeInOptions = {}) {
@@ -180,6 +217,50 @@ export class BargeInDetector {
   }
 
   /**
+   * judge, for the call: a 'speech' frame cuts only once confirmed (a sustained, voiced frame after a
+   * sustained one); one that is not confirmed is an onset when it starts a sound, so it holds the
+   * reply, and 'none' while that sound goes on (see "Noise" above).
+   */
+  judgeConfirmed(frame: Int16Array, now: number, speakerId: string): BargeInVerdict {
+    const speaker = this.#speaker(speakerId);
+    const heardBefore = speaker.heardAt;
+    const sustainedBefore = speaker.sustained && now - speaker.sustainedAt <= SUSTAIN_GAP_MS;
+    const pendingBefore = now - speaker.unconfirmedAt < ONSET_GAP_MS;
+    const verdict = this.judge(frame, now, speakerId);
+    if (speaker.soundAt !== now) {
+      speaker.sustained = false; // under the floor
+      return verdict;
+    }
+    const click = isBurst(frame, 0, frame.length, MAX_BURST_SHARE, BURST_BLOCK_48K);
+    if (!click) {
+      speaker.sustained = true;
+      speaker.sustainedAt = now;
+    }
+    // A click is none of our echo: the quiet evidence stands (the next word is judged on it).
+    if (click) speaker.heardAt = heardBefore;
+    if (verdict === 'onset') speaker.noiseSinceOnset = click;
+    if (verdict !== 'speech') return verdict;
+    speaker.noiseSinceOnset = true;
+    if (!click && sustainedBefore && this.#voiced(frame)) {
+      speaker.unconfirmedAt = Number.NEGATIVE_INFINITY;
+      return 'speech';
+    }
+    // Not speech yet: the evidence stands until it is (it was not our echo: see "Noise" above).
+    speaker.heardAt = heardBefore;
+    speaker.unconfirmedAt = now;
+    return pendingBefore ? 'none' : 'onset';
+  }
+
+  /**
+   * A voice in the frame: a pitch period repeats (Periodicity), and its second half has not fallen
+   * 6 dB under its first (a key's ringing body repeats too, but dies within a few ms).
+   */
+  #voiced(frame: Int16Array): boolean {
+    const half = frame.length >> 1;
+    return 4 * meanSquare(frame, half, frame.length) >= meanSquare(frame, 0, half) && this.#periodicity.isVoiced(frame, MIN_VOICING);
+  }
+
+  /**
    * A speaker's frame while the bot is silent: whether it carried sound, and where our echo may
    * still be (the evidence above). Sound with nothing played within the echo tail is their own
    * voice alone and says nothing of their echo path.
@@ -191,15 +272,20 @@ export class BargeInDetector {
     if (this.#playedWithinTail(now)) speaker.heardAt = now;
   }
 
-  /** `speakerId`'s onset was not confirmed as speech: take their onsets for our echo from now on. */
+  /**
+   * `speakerId`'s onset was not confirmed as speech: take their onsets for our echo from now on,
+   * unless what held was noise (over the echo line, or a click: judgeConfirmed), which is no echo.
+   */
   suspectEcho(speakerId: string): void {
-    this.#speaker(speakerId).echoSuspect = true;
+    const speaker = this.#speaker(speakerId);
+    if (!speaker.noiseSinceOnset) speaker.echoSuspect = true;
   }
 
   #speaker(speakerId: string): SpeakerEcho {
     let speaker = this.#speakers.get(speakerId);
     if (!speaker) {
-      speaker = { heardAt: Number.NEGATIVE_INFINITY, soundAt: Number.NEGATIVE_INFINITY, echoSuspect: false };
+      const never = Number.NEGATIVE_INFINITY;
+      speaker = { heardAt: never, soundAt: never, echoSuspect: false, sustained: false, sustainedAt: never, unconfirmedAt: never, noiseSinceOnset: false };
       this.#speakers.set(speakerId, speaker);
     }
     return speaker;

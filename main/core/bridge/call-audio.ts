@@ -48,7 +48,7 @@ const IDLE_OUTPUT_FRAMES = 5;
  * silent ones, a 90 ms gap): the speaker's next four frames have arrived by then, with a frame's
  * jitter to spare; on the fakes' speech and the bench's owner the first of them is confirmed.
  */
-const HOLD_FRAMES = 5;
+export const HOLD_FRAMES = 5;
 
 export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
@@ -290,7 +290,7 @@ export class CallAudio {
     if (handler !== null) {
       if (!this.botTalking) this.#bargeIn.heard(speakerId, frame, now);
       else {
-        const verdict = this.#bargeIn.judge(frame, now, speakerId);
+        const verdict = this.#bargeIn.judgeConfirmed(frame, now, speakerId);
         if (verdict === 'speech') handler.speakerTalkedOver(speakerId);
         else if (verdict === 'onset' && this.#heldFor === null) handler.speakerMayTalkOver(speakerId);
       }
