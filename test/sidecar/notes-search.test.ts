@@ -2,6 +2,7 @@
 // exactly { call_id, at, speaker, snippet }, newest first, speakers by name; the token is required;
 // an empty, word-less or over-long q is 400 bad_q; an opted-out speaker's older lines never come
 // back; the export carries the call's summary and every line, as JSON and as Markdown.
+import { callExport } from '../../main/core/capabilities/call-export.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,10 +46,7 @@ beforeAll(async () => {
       (app) =>
         registerNotesSearchRoutes(app, {
           search: (q, options) => searchNotes(store.db, q, { ...options, excludeSpeaker: (id) => optedOut.has(id) }),
-          exportCall: (id) => {
-            const call = store.call(id);
-            return call ? { call, summary: store.summary(id), notes: store.read(id) ?? [] } : null;
-          },
+          exportCall: (id) => callExport(store, id),
         }),
     ],
   });
@@ -99,7 +97,7 @@ describe('GET /notes/search', () => {
 });
 
 describe('GET /calls/:id/export', () => {
-  it('exports one call with its summary as JSON and Markdown; unknown is 404', async () => {
+  it('exports one call with its summary and hand-off as JSON and Markdown; unknown is 404', async () => {
     const json = await get('/calls/call-mon/export');
     expect(json.status).toBe(200);
     expect(json.json).toMatchObject({ call: { id: 'call-mon', events: 2 }, summary: { objective: 'ship the installer' }, notes: [{ speaker_name: 'Ada' }, { speaker_name: 'Bob' }] });
@@ -108,6 +106,11 @@ describe('GET /calls/:id/export', () => {
     expect(md.text).toContain('# Call call-mon');
     expect(md.text).toContain('"objective": "ship the installer"');
     expect(md.text).toContain('**Ada** (input_transcript): We decided to ship the installer on Thursday.');
+    // The hand-off (sora_handoff on the call's notes): its document in the JSON, its sections in the Markdown.
+    expect(json.json).toMatchObject({ handoff: { json: { version: 1, call_id: 'call-mon', source: { utterances: 2 } } } });
+    expect((json.json as { handoff: { json: { notes_excerpt: string } } }).handoff.json.notes_excerpt).toContain('caller Ada: We decided to ship the installer on Thursday.');
+    expect(md.text).toContain('## Hand-off: Call hand-off');
+    expect(md.text).toContain('### Goal');
     const missing = await get('/calls/call-zzz/export');
     expect([missing.status, errorCode(missing)]).toEqual([404, 'unknown_call']);
     const bad = await get('/calls/call-mon/export?format=pdf');

@@ -1,6 +1,7 @@
 // The sidecar's routes: ONE table, one line per route module, each taking what it needs from the
 // capabilities (CoreRoutes). A new route module is one line here (docs/architecture.md, "Where do I
 // add a route"); the security layer (Host/Origin checks, token, JSON errors) wraps them all.
+import { callExport } from './call-export.ts';
 import type { Logger } from 'pino';
 import type { HealthReport, RestartOutcome, SidecarEvent } from '../api-types.ts';
 import type { TalkControl } from '../bridge/talk-control.ts';
@@ -80,10 +81,7 @@ export const ROUTE_TABLE: readonly Route[] = [
   (app, d) =>
     registerNotesSearchRoutes(app, {
       search: (q, options) => searchNotes(d.archive.db, q, { ...options, excludeSpeaker: (id) => d.notes.speakerOptedOut(id) }),
-      exportCall: (id) => {
-        const call = d.archive.call(id);
-        return call ? { call, summary: d.archive.summary(id), notes: d.archive.read(id) ?? [] } : null;
-      },
+      exportCall: (id) => callExport(d.archive, id),
     }),
   (app, d) => registerNotifyRoutes(app, { notifier: d.notify.notifier, scheduler: d.notify.scheduler }),
   (app, d) => registerToolRoutes(app, { registry: d.tools }),

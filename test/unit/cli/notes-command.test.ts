@@ -1,5 +1,6 @@
 // `live-voice-bridge notes search`, `notes export` and `calls` against a real sidecar over a real
 // database: JSON when stdout is not a terminal (what a script reads), tables for a person.
+import { callExport } from '../../../main/core/capabilities/call-export.ts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,7 @@ beforeAll(async () => {
     logger: silentLogger(),
     routes: [
       (app) => registerNotesRoutes(app, { archive: store }),
-      (app) => registerNotesSearchRoutes(app, { search: (q, o) => searchNotes(store.db, q, o), exportCall: (id) => (store.call(id) ? { call: store.call(id)!, summary: null, notes: store.read(id)! } : null) }),
+      (app) => registerNotesSearchRoutes(app, { search: (q, o) => searchNotes(store.db, q, o), exportCall: (id) => callExport(store, id) }),
     ],
   });
   await sidecar.listen();

@@ -16,6 +16,8 @@ export interface CallExport {
   call: CallSummary;
   /** The end-of-call summary (issue #54 memory), or null when the call has none. */
   summary: unknown;
+  /** The call's hand-off (sora_handoff on its notes, redacted): its document and its Markdown. */
+  handoff: { json: unknown; markdown: string };
   notes: NoteEvent[];
 }
 
@@ -51,6 +53,8 @@ function when(ts: number): string {
 export function callMarkdown(doc: CallExport): string {
   const lines = [`# Call ${doc.call.id}`, '', `${when(doc.call.started_at)} – ${when(doc.call.ended_at)} · ${doc.call.events} events`, ''];
   if (doc.summary) lines.push('## Summary', '', '```json', JSON.stringify(doc.summary, null, 2), '```', '');
+  // The hand-off's own headings one level down, under this document's title.
+  lines.push(doc.handoff.markdown.trimEnd().replace(/^(#+) /gm, '#$1 '), '');
   lines.push('## Transcript and notes', '');
   for (const n of doc.notes) lines.push(`- ${when(n.ts)} **${n.speaker_name ?? n.speaker ?? n.kind}** (${n.kind}): ${n.text.replace(/\s*\n\s*/g, ' ')}`);
   return lines.join('\n') + '\n';
