@@ -12,7 +12,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { NotifyMode } from '../api-types.ts';
 import { unclaimed } from './delivery-claim.ts';
 import type { ScheduleStore, StoredNotification } from './schedule-store.ts';
 
