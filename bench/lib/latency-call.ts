@@ -180,7 +180,7 @@ export class ReplyDriver {
 
   constructor(model: BenchModelFake) {
     model.onUserTurn((userTurn) => {
-      const timing = this.clock.turnEnded(Date.now());
+      const timing = this.clock.turnEnded(Date.now(), userTurn.serviceQuietMs);
       const turn = userTurn.respond({ toneMs: REPLY_MS, pcm: this.#voice, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
       if (!turn) return;
       this.turns.push(turn);
