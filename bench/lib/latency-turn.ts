@@ -69,6 +69,8 @@ export interface TurnLatencies {
    * the detector needed took to reach it: the input chunk filling, the paced silence, the sockets.
    */
   bridgeTurnShare: Percentiles;
+  /** The quiet the service's detector counted before each end (its own window, as received). */
+  serviceQuiet: Percentiles;
   endOfSpeechToFirstAudio: Percentiles;
   /** The service's share (modelled) plus the bridge's egress. */
   streamEndToFirstAudio: Percentiles;
@@ -92,6 +94,7 @@ export function turnLatencies(provider: BenchProvider, clock: TurnClock, replies
   return {
     endOfSpeechToStreamEnd: percentiles(clock.timings.map((t) => t.streamEndAt - t.endOfSpeechAt)),
     bridgeTurnShare: percentiles(clock.timings.map(bridgeShareMs)),
+    serviceQuiet: percentiles(clock.timings.map((t) => t.serviceQuietMs)),
     endOfSpeechToFirstAudio: percentiles(toFirstAudio),
     streamEndToFirstAudio: percentiles(streamToFirstAudio),
     cutMidUtterance: clock.cutMidUtterance,
