@@ -6,6 +6,7 @@
 // (MISSED where one is not met) and writes bench/results/latency.json: the headline fields from the
 // Gemini call (the first provider's when Gemini is not run), `providers` with a row per provider.
 // --quick: 25 s calls, no many-speaker runs, results to a temp file (never the committed JSON).
+// LVB_BENCH_INPUT_CHUNK_MS=20: the cores and the pause-corpus run use that input chunk (setup.input_chunk_ms).
 // The library floor (bench/library-floor.ts, bench/lib/library-floor-call.ts) runs after the provider
 // calls, the same call with a bare script on the libraries in the core's place: `libraryFloor` and
 // each provider row's `cpuVsFloor`; --no-floor skips it; --profile adds a --cpu-prof of a Gemini core
@@ -79,8 +80,8 @@ const TARGETS = {
   adaptive_cutoffs_learning: 2,
   adaptive_cutoffs_after: 0,
 } as const;
-/** The input chunk the call and the corpus run use (INPUT_CHUNK_MS default). */
-const INPUT_CHUNK_MS = Number(process.env.INPUT_CHUNK_MS) || 100;
+/** The input chunk the call and the corpus run use: the app's default (INPUT_CHUNK_MS 100), or LVB_BENCH_INPUT_CHUNK_MS (20-100, bench/lib/latency-call.ts coreEnv) for an A/B run. */
+const INPUT_CHUNK_MS = Number(process.env.LVB_BENCH_INPUT_CHUNK_MS) || 100;
 const PYTHON_PREDECESSOR_REPLY_DELAY_MS = 320;
 /** Hangovers the pause corpus is also run at, for the trade-off curve in the JSON. */
 const HANGOVER_SWEEP_MS = [150, 250, 300, 400, 450, 500, 600, 700, 800, 900, 950];
@@ -337,6 +338,7 @@ async function main(): Promise<void> {
       providers: PROVIDERS,
       core: `child process: node ${process.env.LVB_BENCH_CORE === 'source' ? 'main/cli.ts' : 'dist/main/cli.js'} headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)`,
       idle_call_s: IDLE_CALL_MS / 1000,
+      input_chunk_ms: INPUT_CHUNK_MS,
       speaker_counts: counts,
       fakes: 'main/fakes/discord + the provider\'s fake (main/fakes/gemini or main/fakes/openai, scripted by bench/lib/model-fakes.ts) in the parent process, 127.0.0.1 only',
       opus: call.opus,

@@ -161,6 +161,8 @@ export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: strin
     DISCORD_VOICE_LIVE_PORT: String(port),
     DISCORD_VOICE_LIVE_SIDECAR_TOKEN: token,
     DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
+    // LVB_BENCH_INPUT_CHUNK_MS: the core's input chunk for an A/B run (the bridge's turn share is up to one chunk).
+    ...(process.env.LVB_BENCH_INPUT_CHUNK_MS ? { DISCORD_VOICE_LIVE_INPUT_CHUNK_MS: process.env.LVB_BENCH_INPUT_CHUNK_MS } : {}),
   };
 }
 
