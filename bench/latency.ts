@@ -6,6 +6,7 @@
 // (MISSED where one is not met) and writes bench/results/latency.json: the headline fields from the
 // Gemini call (the first provider's when Gemini is not run), `providers` with a row per provider.
 // --quick: 25 s calls, no many-speaker runs, results to a temp file (never the committed JSON).
+// LVB_BENCH_INPUT_CHUNK_MS=20: the cores and the pause-corpus run use that input chunk (setup.input_chunk_ms).
 // The library floor (bench/library-floor.ts, bench/lib/library-floor-call.ts) runs after the provider
 // calls, the same call with a bare script on the libraries in the core's place: `libraryFloor` and
 // each provider row's `cpuVsFloor`; --no-floor skips it; --profile adds a --cpu-prof of a Gemini core
@@ -20,9 +21,11 @@ import { IDLE_SETTLE_MS, type CallRunResult } from './lib/latency-call.ts';
 import { CORE_NODE_FLAGS } from '../main/core/core-node-flags.ts';
 import { round, type Percentiles } from './lib/latency-proc.ts';
 import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls } from './lib/latency-providers.ts';
-import { evaluateEndOfTurn, loadPauseCorpus, type CorpusEndOfTurn } from './lib/pause-corpus.ts';
-import { END_OF_TURN } from '../main/core/audio/index.ts';
+import { evaluateEndOfTurn, loadPauseCorpus } from './lib/pause-corpus.ts';
 import { BENCH_PROVIDERS, parseProviders, type BenchProvider } from './lib/model-fakes.ts';
+import { evaluateTurnCorpus, TURN_CORPUS_DEFINITION, TURN_CORPUS_PROVIDERS, type TurnCorpusResult } from './lib/turn-corpus.ts';
+import { simulateAdaptivePatience } from './lib/adaptive-patience.ts';
+import { DEFAULT_PATIENCE } from '../main/core/contracts/patience.ts';
 import { runSpeakers, type SpeakersRunResult } from './lib/latency-speakers.ts';
 import { MEMORY_TARGETS, memoryJson, memoryRows, runMemory, type MemoryRunResult } from './lib/latency-memory.ts';
 import { LIBRARY_FLOOR_DEFINITION, profileAgainstFloor, runLibraryFloorCall, type FloorProfile, type LibraryFloorResult } from './lib/library-floor-call.ts';
@@ -67,10 +70,18 @@ const TARGETS = {
   rss_mb: 150,
   /** "No growth": RSS at the end of the call at most this much above RSS at 20 s (GC noise allowance). */
   rss_growth_mb: 5,
-  /** The turn (issue #44): the owner's end of speech → the service's end of turn, and mid-sentence pauses cut. */
-  end_of_speech_to_stream_end_p95_ms: 250,
-  false_cutoff_percent: 5,
+  /**
+   * The turn (issue #52; its old target, end of speech → stream end ≤ 250 ms at ≤ 5 % cut-offs, is
+   * retired): the service decides, the bridge adds ≤ 40 ms to its window and cuts no pause the
+   * service would keep, and the adaptive learner cuts a 1.2 s pauser at most twice, then never.
+   */
+  bridge_turn_share_p95_ms: 40,
+  bridge_cutoff_percent: 0,
+  adaptive_cutoffs_learning: 2,
+  adaptive_cutoffs_after: 0,
 } as const;
+/** The input chunk the call and the corpus run use: the app's default (INPUT_CHUNK_MS 100), or LVB_BENCH_INPUT_CHUNK_MS (20-100, bench/lib/latency-call.ts coreEnv) for an A/B run. */
+const INPUT_CHUNK_MS = Number(process.env.LVB_BENCH_INPUT_CHUNK_MS) || 100;
 const PYTHON_PREDECESSOR_REPLY_DELAY_MS = 320;
 /** Hangovers the pause corpus is also run at, for the trade-off curve in the JSON. */
 const HANGOVER_SWEEP_MS = [150, 250, 300, 400, 450, 500, 600, 700, 800, 900, 950];
@@ -136,6 +147,15 @@ function rows(call: CallRunResult, audio: AudioPathCost): Row[] {
     { metric: 'fakes process CPU (this process, not the core)', measured: `${fmt(call.fakesProcess.cpuPercent)} % of one core`, target: '(reference)', status: '' },
   );
   return out;
+}
+
+function turnRows(corpus: Readonly<Record<string, TurnCorpusResult>>, adaptive: ReturnType<typeof simulateAdaptivePatience>): Row[] {
+  const xai = corpus.xai;
+  return [
+    ...(xai ? [{ metric: `xai on the pause corpus (no bench call): bridge / service cut-offs (${xai.serviceRule})`, measured: `${xai.bridgeCutoffPercent.toFixed(1)} / ${xai.serviceCutoffPercent.toFixed(1)} % of ${xai.pauses} pauses`, target: `bridge = ${TARGETS.bridge_cutoff_percent} %`, status: verdict(xai.bridgeCutoffPercent, TARGETS.bridge_cutoff_percent) }] : []),
+    { metric: 'adaptive patience, 1.2 s pauser: turns cut while learning', measured: `${adaptive.adaptiveCutoffsLearning}`, target: `≤ ${TARGETS.adaptive_cutoffs_learning}`, status: verdict(adaptive.adaptiveCutoffsLearning, TARGETS.adaptive_cutoffs_learning) },
+    { metric: '  … then over the next 20 turns', measured: `${adaptive.adaptiveCutoffsAfter}`, target: `= ${TARGETS.adaptive_cutoffs_after}`, status: verdict(adaptive.adaptiveCutoffsAfter, TARGETS.adaptive_cutoffs_after) },
+  ];
 }
 
 /** "Ingress p95 unchanged" with more speakers: within 1 ms (4 buckets of the core's 0.25 ms histogram). */
@@ -219,17 +239,19 @@ async function main(): Promise<void> {
   log(`bench:latency — ${CALL_MS / 1000} s simulated duplex call on loopback fakes, per provider (${PROVIDERS.join(', ')}): about ${Math.round((callS * PROVIDERS.length + counts.length * (CALL_MS / 1000 + 10)) / 60)} min in all`);
   const runs = await runProviderCalls(PROVIDERS, { durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log });
   const call = (runs.find((r) => r.provider === 'gemini') ?? runs[0]!).call;
-  // Each provider's voice gate (main/core/audio/end-of-turn.ts) on the pause corpus, chunked as the app does (INPUT_CHUNK_MS 100).
+  // The pause corpus through the call's gate and each provider's service rule at the default patience (bench/lib/turn-corpus.ts), chunked as the app does.
   const corpus = loadPauseCorpus();
-  const endOfTurn = Object.fromEntries(BENCH_PROVIDERS.map((p) => [p, evaluateEndOfTurn(corpus, { hangoverMs: END_OF_TURN[p].hangoverMs, chunkMs: 100 })])) as Record<BenchProvider, CorpusEndOfTurn>;
+  const turnCorpus = Object.fromEntries(TURN_CORPUS_PROVIDERS.map((p) => [p, evaluateTurnCorpus(corpus, p, { patience: DEFAULT_PATIENCE, chunkMs: INPUT_CHUNK_MS })])) as Record<BenchProvider | 'xai', TurnCorpusResult>;
+  // The adaptive run (bench/lib/adaptive-patience.ts): a speaker who pauses 1.2 s mid-sentence, every turn.
+  const adaptive = simulateAdaptivePatience();
   let floor: LibraryFloorResult | null = null;
   if (!argv.includes('--no-floor')) {
     log('— library floor (bench/library-floor.ts) —');
     floor = await runLibraryFloorCall({ durationMs: CALL_MS, idleCallMs: IDLE_CALL_MS, progress: log });
   }
   const floorProfile: FloorProfile | null = argv.includes('--profile') ? await profileAgainstFloor({ durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log }) : null;
-  const perProvider = providerRows(runs, TARGETS, endOfTurn, floor?.cpuPercent ?? null);
-  // The trade-off behind the choice: the same gate at other hangovers (docs/performance.md "End of turn").
+  const perProvider = providerRows(runs, TARGETS, turnCorpus, floor?.cpuPercent ?? null);
+  // Information only since #52: what the gate's close at a hangover would cut (it ends only an utterance nobody downstream owns now).
   const hangoverSweep = HANGOVER_SWEEP_MS.map((hangoverMs) => {
     const r = evaluateEndOfTurn(corpus, { hangoverMs, chunkMs: 100 });
     return { hangoverMs, falseCutoffPercent: r.falseCutoffPercent, endOfSpeechToStreamEndP50Ms: r.endOfSpeechToStreamEndP50Ms, endOfSpeechToStreamEndP95Ms: r.endOfSpeechToStreamEndP95Ms, pausesCutByMs: Object.fromEntries(Object.entries(r.byPauseMs).map(([ms, v]) => [ms, `${v.cut}/${v.pauses}`])) };
@@ -251,7 +273,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...floorRows(floor), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...turnRows(turnCorpus, adaptive), ...floorRows(floor), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;
@@ -281,6 +303,9 @@ async function main(): Promise<void> {
     })),
     providers: perProvider,
     libraryFloor: floor ? floorJson(floor, floorProfile) : null,
+    adaptiveCutoffsLearning: adaptive.adaptiveCutoffsLearning,
+    adaptiveCutoffsAfter: adaptive.adaptiveCutoffsAfter,
+    turnCorpus,
     endOfTurnHangoverSweep: hangoverSweep,
     phantomStartsPerHour: phantoms.phantomStartsPerHour,
     phantomTurns: phantoms,
@@ -297,7 +322,10 @@ async function main(): Promise<void> {
       ...(memory ? memoryJson(memory).definitions : {}),
       phantomStartsPerHour: PHANTOM_DEFINITION,
       phantomTurnsWithSilero: 'the same with Silero v5 confirming each onset before the turn opens (main/core/audio/silero-classifier.ts, optional packages), each verdict awaited before the next 10 ms frame; cpuMsPerWindow = process.cpuUsage over 2000 windows of 32 ms back to back / 2000',
-      endOfTurnHangoverSweep: 'the voice gate on the pause corpus (test/fixtures/pause-corpus) at other hangovers: % of the 30 labelled mid-sentence pauses cut, end of speech → the gate\'s close (counted in 10 ms frames), and per pause length cut/total',
+      endOfTurnHangoverSweep: 'information since issue #52 (no target): the voice gate closing at a hangover on the pause corpus (test/fixtures/pause-corpus), as it ended every turn before #52 and still ends an utterance nobody downstream owns (withheld by the wake-name gate): % of the 30 labelled mid-sentence pauses cut, end of speech → the gate\'s close (counted in 10 ms frames), and per pause length cut/total. A turn the service hears is no longer ended there (turnCorpus)',
+      turnCorpus: `${TURN_CORPUS_DEFINITION} Patience ${DEFAULT_PATIENCE} (the default), input chunk ${INPUT_CHUNK_MS} ms; every provider with a fake, xAI included (it has no bench call); each providers row copies its bridgeCutoffPercent, serviceCutoffPercent and serviceRule`,
+      adaptiveCutoffsLearning: 'bench/lib/adaptive-patience.ts simulateAdaptivePatience, on a manual clock: one speaker pauses 1.2 s mid-sentence every turn, the service ends a turn after the window the bridge set (patience natural, 800 ms, moved by main/core/bridge/patience-learner.ts), its reply\'s first audio at once (0 ms: the worst case); turns whose reply played before the speaker resumed, until the first turn that is not cut (target ≤ 2)',
+      adaptiveCutoffsAfter: 'the same run: turns cut over the 20 turns after learning (target 0)',
       speakers: 'a fresh core per speaker count; N fake users talk continuously for the whole window; framesSent counted by the fake senders, framesDecoded = GET /health frames_in (decoded frames reaching the bridge), framesDropped = the mixer\'s dropped_frames (queue full)',
     },
     wall_time_s: round((Date.now() - started) / 1000, 1),
@@ -310,6 +338,7 @@ async function main(): Promise<void> {
       providers: PROVIDERS,
       core: `child process: node ${process.env.LVB_BENCH_CORE === 'source' ? 'main/cli.ts' : 'dist/main/cli.js'} headless (CPU and RSS from /proc/<pid>, not mixed with the fakes)`,
       idle_call_s: IDLE_CALL_MS / 1000,
+      input_chunk_ms: INPUT_CHUNK_MS,
       speaker_counts: counts,
       fakes: 'main/fakes/discord + the provider\'s fake (main/fakes/gemini or main/fakes/openai, scripted by bench/lib/model-fakes.ts) in the parent process, 127.0.0.1 only',
       opus: call.opus,

@@ -5,7 +5,7 @@
 // has its own markers (npm run soak:readme). Usage: npm run docs:perf [-- --check] (--check: exit 1
 // if README.md is not up to date, change nothing).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -54,7 +54,7 @@ const providerRowSchema = z.object({
   serviceSignalToCutP95Ms: num,
   coreCpuCallPercent: num,
   coreCpuCallWorst10sPercent: num.optional(),
-  // The turn (issue #44); absent from results written before it.
+  // The turn (issue #44; #52's fields below); absent from results written before them.
   endOfSpeechToStreamEndP50Ms: num,
   endOfSpeechToStreamEndP95Ms: num,
   endOfSpeechToStreamEndCorpusP95Ms: num,
@@ -63,10 +63,20 @@ const providerRowSchema = z.object({
   endOfSpeechToFirstAudioP95Ms: num,
   modelledFirstAudioAfterTurnEndMs: num,
   modelledDelayApplied: z.boolean().optional(),
+  // Issue #52: the service decides the turn; what the bridge adds to its window, and the corpus cut-offs.
+  serviceWindowP50Ms: num,
+  bridgeTurnShareP50Ms: num,
+  bridgeTurnShareP95Ms: num,
+  bridgeTurnShareWorstMs: num,
+  bridgeTurnShareN: z.number().optional(),
+  serviceRule: z.string().optional(),
+  bridgeCutoffPercent: num,
+  serviceCutoffPercent: num,
   // The core's CPU over the library floor's in the same run (issue 51 item 6); absent from results written before.
   cpuVsFloor: num.optional(),
 }).passthrough();
 const libraryFloorSchema = z.object({ cpuPercent: num, cpuWorst10sPercent: num, cpuVsFloorTarget: z.number() }).passthrough();
+const turnCorpusSchema = z.record(z.string(), z.object({ provider: z.string(), serviceRule: z.string(), pauses: z.number(), bridgeCutoffPercent: z.number(), serviceCutoffPercent: z.number() }).passthrough());
 const hangoverSweepSchema = z.array(z.object({ hangoverMs: z.number(), falseCutoffPercent: z.number(), endOfSpeechToStreamEndP95Ms: num }).passthrough());
 const latencySchema = z.object({
   date: z.string(),
@@ -90,6 +100,11 @@ const latencySchema = z.object({
   providers: z.array(providerRowSchema).optional(),
   libraryFloor: libraryFloorSchema.nullable().optional(),
   endOfTurnHangoverSweep: hangoverSweepSchema.optional(),
+  // Issue #52 (absent from results written before it).
+  turnCorpus: turnCorpusSchema.optional(),
+  adaptiveCutoffsLearning: num,
+  adaptiveCutoffsAfter: num,
+  phantomStartsPerHour: num,
   definitions: z.record(z.string(), z.string()).optional(),
   setup: z.object({ call_s: z.number(), provider: z.string().optional(), model_id: z.string().optional() }).passthrough(),
   targets: z.record(z.string(), z.number()).optional(),
@@ -186,7 +201,8 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   const lines = [`**A call** (\`npm run bench:latency\`, bench/results/latency.json; ${lat.setup.call_s} s call${carrier}, the core alone in its own process, CPU time and RSS from /proc; ${machineLine(lat.machine, lat.date.slice(0, 10))}):`, ''];
   lines.push(...table(['metric', 'measured', 'target'], rows));
   if (lat.providers?.length) lines.push('', ...providerSection(lat.providers, tg, lat.setup.call_s, lat.libraryFloor ?? null));
-  if (lat.providers?.some((r) => r.endOfSpeechToStreamEndP95Ms !== undefined)) lines.push('', ...turnSection(lat.providers, tg, lat.endOfTurnHangoverSweep ?? []));
+  if (lat.providers?.some((r) => r.bridgeTurnShareP95Ms !== undefined)) lines.push('', ...serviceTurnSection(lat, lat.providers, tg));
+  else if (lat.providers?.some((r) => r.endOfSpeechToStreamEndP95Ms !== undefined)) lines.push('', ...turnSection(lat.providers, tg, lat.endOfTurnHangoverSweep ?? []));
   const defs = lat.definitions ?? {};
   for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'coreCpuCallWorst10sPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'coreCpuLongCallWorst10sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
@@ -240,6 +256,48 @@ function turnSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<strin
     ...table(['provider', 'end of speech → stream end p50 / p95 ms', 'false cut-offs %', 'end of speech → first audio p50 / p95 ms (modelled service delay)', 'barge-in p95 ms', 'core CPU % (one speaker)'], body),
     ...(curve ? ['', `Gate hangover → pauses cut on the corpus: ${curve}.`] : []),
   ];
+}
+
+/**
+ * The turn per provider since issue #52 (the service ends it): what the bridge adds to the
+ * service's own window, the pause corpus's cut-offs (the bridge's and the service's own), the wait
+ * to the first reply audio beside the modelled service delay, the adaptive run and phantom turns.
+ */
+function serviceTurnSection(lat: z.infer<typeof latencySchema>, rows: z.infer<typeof providerRowSchema>[], tg: Record<string, number>): string[] {
+  const le = (value: number | null | undefined, max: number | undefined) => (typeof value === 'number' && max !== undefined ? check(value <= max) : '');
+  const body = rows.map((r) => [
+    r.provider,
+    r.serviceRule ?? '—',
+    `${f(r.bridgeTurnShareP50Ms, 0)} / ${f(r.bridgeTurnShareP95Ms, 0)}${le(r.bridgeTurnShareP95Ms, tg.bridge_turn_share_p95_ms)} / ${f(r.bridgeTurnShareWorstMs, 0)} (n=${r.bridgeTurnShareN ?? 0})`,
+    `${f(r.bridgeCutoffPercent, 1)}${le(r.bridgeCutoffPercent, tg.bridge_cutoff_percent)}`,
+    f(r.serviceCutoffPercent, 1),
+    `${f(r.endOfSpeechToStreamEndP50Ms, 0)} / ${f(r.endOfSpeechToStreamEndP95Ms, 0)} (window ${f(r.serviceWindowP50Ms, 0)})`,
+    `${f(r.endOfSpeechToFirstAudioP50Ms, 0)} / ${f(r.endOfSpeechToFirstAudioP95Ms, 0)} (service ${f(r.modelledFirstAudioAfterTurnEndMs, 0)}${r.modelledDelayApplied === false ? ', not applied in this run' : ''})`,
+  ]);
+  const called = new Set(rows.map((r) => r.provider));
+  for (const c of Object.values(lat.turnCorpus ?? {}).filter((c) => !called.has(c.provider))) {
+    body.push([`${c.provider} (corpus only: no bench call)`, c.serviceRule, '—', `${f(c.bridgeCutoffPercent, 1)}${le(c.bridgeCutoffPercent, tg.bridge_cutoff_percent)}`, f(c.serviceCutoffPercent, 1), '—', '—']);
+  }
+  body.push(['target', '', `p95 ≤ ${tg.bridge_turn_share_p95_ms ?? 40}`, `= ${tg.bridge_cutoff_percent ?? 0}`, '(patience decides)', '(information)', '']);
+  const lines = [
+    '**The turn, per provider** (issue #52: the service\'s detector ends it; same run; the cut-offs: the labelled pause corpus, 30 mid-sentence pauses of 200–900 ms, through the call\'s gate and the service\'s rule at patience natural; docs/performance.md "End of turn"):',
+    '',
+    ...table(['provider', 'service rule (natural)', 'bridge\'s turn share p50 / p95 / worst ms', 'bridge cut-offs %', 'service cut-offs %', 'end of speech → service end p50 / p95 ms (its window)', 'end of speech → first audio p50 / p95 ms (modelled service delay)'], body),
+  ];
+  const extra: string[] = [];
+  if (typeof lat.adaptiveCutoffsLearning === 'number') extra.push(`Adaptive patience, a speaker who pauses 1.2 s mid-sentence: cut ${lat.adaptiveCutoffsLearning} times while learning${le(lat.adaptiveCutoffsLearning, tg.adaptive_cutoffs_learning)} (≤ ${tg.adaptive_cutoffs_learning ?? 2}), ${lat.adaptiveCutoffsAfter ?? '—'} in the next 20 turns${le(lat.adaptiveCutoffsAfter, tg.adaptive_cutoffs_after)} (= ${tg.adaptive_cutoffs_after ?? 0}).`);
+  if (typeof lat.phantomStartsPerHour === 'number') extra.push(`Phantom turns: ${f(lat.phantomStartsPerHour, 0)} gate opens per hour of noise (the noise corpus).`);
+  const sweep = (lat.endOfTurnHangoverSweep ?? []).map((s) => `${s.hangoverMs} ms → ${f(s.falseCutoffPercent, 1)} %`).join(', ');
+  if (sweep) extra.push(`Information only: the gate closing at a hangover (how every turn ended before #52; now only an utterance nobody downstream owns) → pauses cut: ${sweep}.`);
+  if (extra.length) lines.push('', ...extra);
+  const defs = lat.definitions ?? {};
+  for (const key of ['turnCorpus', 'adaptiveCutoffsLearning', 'adaptiveCutoffsAfter', 'phantomStartsPerHour']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  return lines;
+}
+
+/** The latency bench's README part from its JSON (exported for the tests). */
+export function latencyMarkdown(json: unknown): string {
+  return latencySection(latencySchema.parse(json)).join('\n');
 }
 
 function genericSection(name: string, data: Record<string, unknown>): string[] {
@@ -410,4 +468,4 @@ function main(): void {
   console.log('README.md performance tables updated from bench/results/*.json');
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

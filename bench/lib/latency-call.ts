@@ -161,6 +161,8 @@ export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: strin
     DISCORD_VOICE_LIVE_PORT: String(port),
     DISCORD_VOICE_LIVE_SIDECAR_TOKEN: token,
     DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
+    // LVB_BENCH_INPUT_CHUNK_MS: the core's input chunk for an A/B run (the bridge's turn share is up to one chunk).
+    ...(process.env.LVB_BENCH_INPUT_CHUNK_MS ? { DISCORD_VOICE_LIVE_INPUT_CHUNK_MS: process.env.LVB_BENCH_INPUT_CHUNK_MS } : {}),
   };
 }
 
@@ -180,7 +182,7 @@ export class ReplyDriver {
 
   constructor(model: BenchModelFake) {
     model.onUserTurn((userTurn) => {
-      const timing = this.clock.turnEnded(Date.now());
+      const timing = this.clock.turnEnded(Date.now(), userTurn.serviceQuietMs);
       const turn = userTurn.respond({ toneMs: REPLY_MS, pcm: this.#voice, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
       if (!turn) return;
       this.turns.push(turn);

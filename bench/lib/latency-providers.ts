@@ -5,7 +5,7 @@ import type { CallRunOptions, CallRunResult } from './latency-call.ts';
 import { runBenchCall } from './latency-call.ts';
 import { round, type Percentiles } from './latency-proc.ts';
 import type { BenchProvider } from './model-fakes.ts';
-import type { CorpusEndOfTurn } from './pause-corpus.ts';
+import type { TurnCorpusResult } from './turn-corpus.ts';
 
 export interface ProviderCall {
   provider: BenchProvider;
@@ -26,8 +26,8 @@ export interface ProviderTargets {
   egress_p95_ms: number;
   barge_in_ms: number;
   core_cpu_call_percent: number;
-  end_of_speech_to_stream_end_p95_ms: number;
-  false_cutoff_percent: number;
+  bridge_turn_share_p95_ms: number;
+  bridge_cutoff_percent: number;
 }
 
 type Summary = Pick<Percentiles, 'count' | 'p50_ms' | 'p95_ms'>;
@@ -53,14 +53,24 @@ export interface ProviderRow {
   serviceSignalToCutP50Ms: number | null;
   serviceSignalToCutP95Ms: number | null;
   serviceSignalToCutN: number;
-  /** Owner's end of speech → the service's end of turn, on the wire (bench/lib/latency-turn.ts). */
+  /** Owner's end of speech → the service's end of turn, on the wire (bench/lib/latency-turn.ts): the service's window included. */
   endOfSpeechToStreamEndP50Ms: number | null;
   endOfSpeechToStreamEndP95Ms: number | null;
   endOfSpeechToStreamEndN: number;
-  /** The same on the pause corpus, counted in frames (bench/lib/pause-corpus.ts). */
-  endOfSpeechToStreamEndCorpusP95Ms: number | null;
-  /** Labelled mid-sentence pauses the provider's gate cut, % (the pause corpus). */
-  falseCutoffPercent: number;
+  /** The quiet the service's detector counted before it ended each turn (its window as received), p50. */
+  serviceWindowP50Ms: number | null;
+  /** What the bridge adds to the service's own window (issue #52): end of speech → service end − the quiet it counted. */
+  bridgeTurnShareP50Ms: number | null;
+  bridgeTurnShareP95Ms: number | null;
+  bridgeTurnShareWorstMs: number | null;
+  bridgeTurnShareN: number;
+  /** The call's patience and the service rule it maps to (bench/lib/turn-corpus.ts serviceRule). */
+  turnPatience: string;
+  serviceRule: string;
+  /** The pause corpus through the call's gate and the service's rule (turn-corpus.ts): pauses the bridge cut before the service would, %. */
+  bridgeCutoffPercent: number;
+  /** The same corpus: pauses the service's own rule cut, %. */
+  serviceCutoffPercent: number;
   /** Owner's end of speech → the reply's first sounding RTP at the fake Discord, service delay included. */
   endOfSpeechToFirstAudioP50Ms: number | null;
   endOfSpeechToFirstAudioP95Ms: number | null;
@@ -86,7 +96,7 @@ export interface ProviderRow {
   replies: number;
   bargeInsAtModel: number;
   reconnects: number;
-  met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean; endOfTurn: boolean; falseCutoff: boolean };
+  met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean; bridgeTurnShare: boolean; bridgeCutoff: boolean };
 }
 
 /** Issue 51 item 6: a provider's call at most 1.5 × the library floor's CPU. */
@@ -95,7 +105,7 @@ export const CPU_VS_FLOOR_TARGET = 1.5;
 const none: Summary = { count: 0, p50_ms: null, p95_ms: null };
 const within = (value: number | null, limit: number): boolean => value !== null && value <= limit;
 
-export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, CorpusEndOfTurn>>, floorCpuPercent: number | null = null): ProviderRow[] {
+export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, TurnCorpusResult>>, floorCpuPercent: number | null = null): ProviderRow[] {
   return runs.map(({ provider, call }) => {
     const ingress = call.healthAtEnd.metrics.ingress_latency;
     const egress = call.wire.egress ?? none;
@@ -123,8 +133,15 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       endOfSpeechToStreamEndP50Ms: turn.endOfSpeechToStreamEnd.p50_ms,
       endOfSpeechToStreamEndP95Ms: turn.endOfSpeechToStreamEnd.p95_ms,
       endOfSpeechToStreamEndN: turn.endOfSpeechToStreamEnd.count,
-      endOfSpeechToStreamEndCorpusP95Ms: eot.endOfSpeechToStreamEndP95Ms,
-      falseCutoffPercent: eot.falseCutoffPercent,
+      serviceWindowP50Ms: turn.serviceQuiet.p50_ms,
+      bridgeTurnShareP50Ms: turn.bridgeTurnShare.p50_ms,
+      bridgeTurnShareP95Ms: turn.bridgeTurnShare.p95_ms,
+      bridgeTurnShareWorstMs: turn.bridgeTurnShare.max_ms,
+      bridgeTurnShareN: turn.bridgeTurnShare.count,
+      turnPatience: String(eot.patience),
+      serviceRule: eot.serviceRule,
+      bridgeCutoffPercent: eot.bridgeCutoffPercent,
+      serviceCutoffPercent: eot.serviceCutoffPercent,
       endOfSpeechToFirstAudioP50Ms: turn.endOfSpeechToFirstAudio.p50_ms,
       endOfSpeechToFirstAudioP95Ms: turn.endOfSpeechToFirstAudio.p95_ms,
       endOfSpeechToFirstAudioN: turn.endOfSpeechToFirstAudio.count,
@@ -143,8 +160,8 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
         egress: within(egress.p95_ms, targets.egress_p95_ms),
         bargeIn: within(bargeIn.p95_ms, targets.barge_in_ms),
         coreCpu: within(call.core.callCpuPercent, targets.core_cpu_call_percent),
-        endOfTurn: within(turn.endOfSpeechToStreamEnd.p95_ms, targets.end_of_speech_to_stream_end_p95_ms),
-        falseCutoff: eot.falseCutoffPercent <= targets.false_cutoff_percent,
+        bridgeTurnShare: within(turn.bridgeTurnShare.p95_ms, targets.bridge_turn_share_p95_ms),
+        bridgeCutoff: eot.bridgeCutoffPercent <= targets.bridge_cutoff_percent,
       },
     };
   });
@@ -152,7 +169,7 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
 
 export const PROVIDER_DEFINITIONS = {
   providers:
-    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, the fake model sends a reply\'s first chunk (after the modelled first-audio delay) → first sounding RTP at the fake Discord; barge-in (bargeInP50Ms/P95Ms) = what a user lives: the barging owner\'s first sounding packet sent by the fake Discord client → the interrupted reply\'s last speech RTP (decoded peak > -30 dBFS) received by the fake Discord, 2 of every 3 replies barged into 450-850 ms after their first audio (the bridge stops playback itself: it holds the reply on an allowed speaker\'s first frame over -40 dBFS that its echo tests cannot yet judge, and cuts it when a later frame is speech, or plays it on after 90 ms; main/core/bridge/barge-in.ts, call-audio.ts; barge_in_holds / barge_in_holds_released in /health count them); the fake model speaks continuous voiced speech-like audio at -15 dBFS RMS (≈ 210 Hz voice, harmonics to 4 kHz: bench/lib/speech-like.ts voicedReply, not a tone, whose empty spectrum would flatter the per-band echo test) and the owner a ≈ 140 Hz voice at -26 dBFS RMS (its loudest 20 ms -22 dBFS), 7-11 dB under it; serviceSignalToCutP50Ms/P95Ms = the service\'s own barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) → the same last speech RTP, a reference only (the local cut comes before it, so it reads about 0); core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts): endOfSpeechToStreamEnd = the fake Discord client sends the utterance\'s last sounding packet → the fake service ends the turn (Gemini: audioStreamEnd arrives; Realtime and GPT-Live: the fake\'s VAD on the appended audio), Date.now() in the fakes process; endOfSpeechToStreamEndCorpusP95Ms and falseCutoffPercent = the provider\'s voice gate (main/core/audio/end-of-turn.ts) on the labelled pause corpus (test/fixtures/pause-corpus: 30 mid-sentence pauses of 200-900 ms, 10 true ends; a close inside a pause is a false cut-off), counted in 10 ms frames; endOfSpeechToFirstAudio = end of speech → the reply\'s first sounding RTP at the fake Discord, with the service\'s modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied once, by the fake from its own end of turn (the bench answers at once); streamEndToFirstAudioP50Ms = that delay plus the bridge\'s egress; modelledDelayApplied = streamEndToFirstAudioP50Ms ≥ that delay',
+    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, the fake model sends a reply\'s first chunk (after the modelled first-audio delay) → first sounding RTP at the fake Discord; barge-in (bargeInP50Ms/P95Ms) = what a user lives: the barging owner\'s first sounding packet sent by the fake Discord client → the interrupted reply\'s last speech RTP (decoded peak > -30 dBFS) received by the fake Discord, 2 of every 3 replies barged into 450-850 ms after their first audio (the bridge stops playback itself: it holds the reply on an allowed speaker\'s first frame over -40 dBFS that its echo tests cannot yet judge, and cuts it when a later frame is speech, or plays it on after 90 ms; main/core/bridge/barge-in.ts, call-audio.ts; barge_in_holds / barge_in_holds_released in /health count them); the fake model speaks continuous voiced speech-like audio at -15 dBFS RMS (≈ 210 Hz voice, harmonics to 4 kHz: bench/lib/speech-like.ts voicedReply, not a tone, whose empty spectrum would flatter the per-band echo test) and the owner a ≈ 140 Hz voice at -26 dBFS RMS (its loudest 20 ms -22 dBFS), 7-11 dB under it; serviceSignalToCutP50Ms/P95Ms = the service\'s own barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) → the same last speech RTP, a reference only (the local cut comes before it, so it reads about 0); core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts; issue #52: the service ends it): endOfSpeechToStreamEnd = the fake Discord client sends the utterance\'s last sounding packet → the fake service\'s own detector ends the turn on the audio it received (Gemini: its automatic activity detection, the fake\'s userTurnEnd, or the bridge\'s audioStreamEnd at its silence cap, whichever comes first; Realtime: semantic_vad\'s stand-in with the owner\'s whole sentences marked utterance-final; GPT-Live: its own window), Date.now() in the fakes process, the service\'s window included (information, no target: the old ≤ 250 ms target is retired); serviceWindowP50Ms = the trailing quiet the fake\'s detector counted before it ended the turn, from its own sample counts; bridgeTurnShareP50Ms/P95Ms/WorstMs = endOfSpeechToStreamEnd − that counted quiet, per turn: from the last speech sample to the moment the service\'s detector has received the audio it needs to end the turn, i.e. what the bridge adds to the service\'s own window (the input chunk filling — up to one INPUT_CHUNK_MS, 100 ms by default —, the paced silence, the sockets, the fakes\' event loop; it reads low, even negative, where the fake\'s speech bar is above the bench\'s -50 dBFS sounding bar — the OpenAI fakes\' RMS 800 — and the owner\'s last syllable dips under it: the service\'s speech ended earlier than the bench\'s; serviceWindowP50Ms also shows a patience the learner lengthened after the bench\'s barge-ins); turnPatience / serviceRule / bridgeCutoffPercent / serviceCutoffPercent: see turnCorpus; endOfSpeechToFirstAudio = end of speech → the reply\'s first sounding RTP at the fake Discord, with the service\'s modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied once, by the fake from its own end of turn (the bench answers at once); streamEndToFirstAudioP50Ms = that delay plus the bridge\'s egress; modelledDelayApplied = streamEndToFirstAudioP50Ms ≥ that delay',
 } as const;
 
 const ms = (v: number | null) => (v === null ? '—' : v.toFixed(2));
@@ -166,8 +183,9 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
     `egress, wire p50/p95 ms (≤ ${targets.egress_p95_ms})`,
     `barge-in, owner's onset → cut p50/p95 ms (≤ ${targets.barge_in_ms})`,
     'service signal → cut p50/p95 ms',
-    `end of speech → stream end p50/p95 ms (≤ ${targets.end_of_speech_to_stream_end_p95_ms})`,
-    `false cut-offs % (≤ ${targets.false_cutoff_percent})`,
+    'end of speech → service end p50/p95 ms (service window p50)',
+    `bridge's turn share p50/p95/worst ms (≤ ${targets.bridge_turn_share_p95_ms})`,
+    `corpus cut-offs %: bridge (= ${targets.bridge_cutoff_percent}) / service`,
     'end of speech → first audio p50/p95 ms (modelled service delay; stream end → first audio p50)',
     `core CPU % (≤ ${targets.core_cpu_call_percent}), worst 10 s`,
     'CPU vs library floor (≤ 1.5 ×)',
@@ -178,8 +196,9 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
     pair(r.egressP50Ms, r.egressP95Ms, r.egressN, r.met.egress),
     pair(r.bargeInP50Ms, r.bargeInP95Ms, r.bargeInN, r.met.bargeIn),
     pair(r.serviceSignalToCutP50Ms, r.serviceSignalToCutP95Ms, r.serviceSignalToCutN, true),
-    pair(r.endOfSpeechToStreamEndP50Ms, r.endOfSpeechToStreamEndP95Ms, r.endOfSpeechToStreamEndN, r.met.endOfTurn),
-    `${r.falseCutoffPercent.toFixed(1)}${r.met.falseCutoff ? '' : ' MISSED'}`,
+    `${pair(r.endOfSpeechToStreamEndP50Ms, r.endOfSpeechToStreamEndP95Ms, r.endOfSpeechToStreamEndN, true)} (${ms(r.serviceWindowP50Ms)})`,
+    `${ms(r.bridgeTurnShareP50Ms)} / ${ms(r.bridgeTurnShareP95Ms)} / ${ms(r.bridgeTurnShareWorstMs)} (n=${r.bridgeTurnShareN})${r.met.bridgeTurnShare ? '' : ' MISSED'}`,
+    `${r.bridgeCutoffPercent.toFixed(1)}${r.met.bridgeCutoff ? '' : ' MISSED'} / ${r.serviceCutoffPercent.toFixed(1)}`,
     `${pair(r.endOfSpeechToFirstAudioP50Ms, r.endOfSpeechToFirstAudioP95Ms, r.endOfSpeechToFirstAudioN, true)} (${r.modelledFirstAudioAfterTurnEndMs}${r.modelledDelayApplied ? '' : ', NOT applied'}; ${ms(r.streamEndToFirstAudioP50Ms)})`,
     `${ms(r.coreCpuCallPercent)}${r.met.coreCpu ? '' : ' MISSED'}, ${ms(r.coreCpuCallWorst10sPercent)}`,
     r.cpuVsFloor === null ? '—' : `${r.cpuVsFloor.toFixed(2)} ×${r.cpuVsFloor <= CPU_VS_FLOOR_TARGET ? '' : ' MISSED'}`,

@@ -19,6 +19,8 @@ export interface TurnTiming {
   endOfSpeechAt: number;
   /** The fake service ended the turn. */
   streamEndAt: number;
+  /** The trailing quiet the service's detector counted before it ended the turn (ms of audio received). */
+  serviceQuietMs: number;
 }
 
 /** The owner's side of the turn clock: utterances start and end, the service ends turns. */
@@ -47,13 +49,13 @@ export class TurnClock {
     };
   }
 
-  /** The service ended a turn now; null when it cut the owner mid-utterance. */
-  turnEnded(at: number): TurnTiming | null {
+  /** The service ended a turn now, after counting `serviceQuietMs` of quiet; null when it cut the owner mid-utterance. */
+  turnEnded(at: number, serviceQuietMs: number): TurnTiming | null {
     if (this.#speaking || this.#endOfSpeechAt === 0) {
       this.cutMidUtterance++;
       return null;
     }
-    const timing = { endOfSpeechAt: this.#endOfSpeechAt, streamEndAt: at };
+    const timing = { endOfSpeechAt: this.#endOfSpeechAt, streamEndAt: at, serviceQuietMs };
     this.timings.push(timing);
     return timing;
   }
@@ -61,12 +63,23 @@ export class TurnClock {
 
 export interface TurnLatencies {
   endOfSpeechToStreamEnd: Percentiles;
+  /**
+   * What the bridge adds to the service's own window (issue #52): end of speech → the service's end
+   * of turn, less the quiet its detector counted (serviceQuietMs). The rest is the time the audio
+   * the detector needed took to reach it: the input chunk filling, the paced silence, the sockets.
+   */
+  bridgeTurnShare: Percentiles;
+  /** The quiet the service's detector counted before each end (its own window, as received). */
+  serviceQuiet: Percentiles;
   endOfSpeechToFirstAudio: Percentiles;
   /** The service's share (modelled) plus the bridge's egress. */
   streamEndToFirstAudio: Percentiles;
   cutMidUtterance: number;
   modelledFirstAudioMs: number;
 }
+
+/** End of speech → the service's end of turn, less the service's own counted window. */
+export const bridgeShareMs = (t: TurnTiming): number => t.streamEndAt - t.endOfSpeechAt - t.serviceQuietMs;
 
 /** `replies[i]` answers `timings[i]` (null: not answered); `firstAudioAt[i]` its first sounding RTP. */
 export function turnLatencies(provider: BenchProvider, clock: TurnClock, replies: readonly (TurnTiming | null)[], firstAudioAt: readonly (number | null)[]): TurnLatencies {
@@ -80,6 +93,8 @@ export function turnLatencies(provider: BenchProvider, clock: TurnClock, replies
   });
   return {
     endOfSpeechToStreamEnd: percentiles(clock.timings.map((t) => t.streamEndAt - t.endOfSpeechAt)),
+    bridgeTurnShare: percentiles(clock.timings.map(bridgeShareMs)),
+    serviceQuiet: percentiles(clock.timings.map((t) => t.serviceQuietMs)),
     endOfSpeechToFirstAudio: percentiles(toFirstAudio),
     streamEndToFirstAudio: percentiles(streamToFirstAudio),
     cutMidUtterance: clock.cutMidUtterance,

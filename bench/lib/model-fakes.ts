@@ -6,10 +6,13 @@
 // soak's faults in the provider's own terms.
 //
 // How each service ends a user turn, cuts a reply and ends a session (so the figures compare alike):
-// - gemini: the client's `audioStreamEnd` ends the turn; loud input during a reply makes the service
+// - gemini: the service's own automatic activity detection ends the turn (the fake's `userTurnEnd`,
+//   counted on the audio it received), or the client's `audioStreamEnd` (the bridge's silence cap),
+//   whichever comes first; loud input during a reply makes the service
 //   send `interrupted` (the barge-in instant); a planned rotation is `goAway` then a deadline close,
 //   and the client resumes with its handle.
-// - openai-realtime: server VAD ends the turn (silence in the appended audio) and creates the
+// - openai-realtime: its VAD ends the turn (silence in the appended audio; semantic_vad's stand-in,
+//   with the owner's utterances marked utterance-final: they are whole sentences) and creates the
 //   response; barge-in is `input_audio_buffer.speech_started` (the adapter cancels and truncates);
 //   Realtime has no resumption and no warning: a session ends at its maximum duration with
 //   `error session_expired` + close 1001, and the adapter opens a new one and replays its history.
@@ -67,6 +70,13 @@ export interface UserTurn {
   /** The utterance as the service received it, mono at `rate`. */
   pcm: Int16Array;
   rate: number;
+  /**
+   * The trailing quiet (ms of audio received) the service's detector counted before it ended the
+   * turn: its own silence window. Wall time past it is what the audio took to reach the service.
+   */
+  serviceQuietMs: number;
+  /** Gemini: how the turn ended (`detected` by the service, `audioStreamEnd` from the client); the OpenAI fakes: `detected`. */
+  endedBy: 'detected' | 'audioStreamEnd' | 'activityEnd';
   /** Answer this turn; null when the socket cannot (a stalled Gemini socket sends nothing). */
   respond(script: BenchReplyScript): BenchReply | null;
 }
@@ -163,14 +173,15 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
     connection.once('close', () => {
       if (connection.closedBy === 'server' && connection.closeReason === 'Deadline expired' && fake.sessions.get(connection.sessionId!)?.expired) for (const handler of deadlineHandlers) handler();
     });
-    connection.on('message', (message) => {
-      const realtime = message.realtimeInput as { audioStreamEnd?: unknown } | undefined;
-      // Like the fake's own autoReply: the turn ends when the client's gate closes after some speech.
-      if (realtime?.audioStreamEnd !== true || connection.samplesSinceTurn === 0 || connection.replying) return;
+    // The service's end of the user's turn: its detector on the audio received, or the client's flush.
+    connection.on('userTurnEnd', (end) => {
+      if (connection.samplesSinceTurn === 0 || connection.replying) return;
       const turn: UserTurn = {
         socket: connection.index,
         pcm: tailPcm(connection.audio, connection.samplesSinceTurn, (a) => a.pcm),
         rate: 16_000,
+        serviceQuietMs: end.quietSamples / 16,
+        endedBy: end.by,
         respond: (s) => {
           if (connection.stalled) return null;
           const startedAt = Date.now();
@@ -274,11 +285,17 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
     connection.on('speechStarted', () => {
       if (current && current.outcome === null && current.interruptedAt === null) current.interruptedAt = Date.now();
     });
-    connection.on('userTurn', ({ pcm }) => {
+    // The owner's utterances are whole sentences: the semantic_vad stand-in's utterance-final cue
+    // (set per turn: the fake clears it when a turn ends). server_vad ignores it.
+    connection.setUtteranceCue('final');
+    connection.on('speechStarted', () => connection.setUtteranceCue('final'));
+    connection.on('userTurn', ({ pcm, quietMs }) => {
       const turn: UserTurn = {
         socket: connection.index,
         pcm,
         rate: 24_000,
+        serviceQuietMs: quietMs,
+        endedBy: 'detected',
         respond: (s) => {
           connection.setInputTranscript(s.inputTranscript);
           // The response server VAD creates right after this turn speaks the script.
@@ -304,11 +321,13 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
   const model = KNOWN_GPT_LIVE_MODELS[0];
   const shared = openaiBench(fake, 'openai-live', model, () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_LIVE_BASE_URL: fake.url, OPENAI_LIVE_MODEL: model }));
   fake.on('ready', (connection) => {
-    connection.on('userTurn', ({ ms, pcm }) => {
+    connection.on('userTurn', ({ ms, pcm, quietMs }) => {
       const turn: UserTurn = {
         socket: connection.index,
         pcm,
         rate: connection.rate,
+        serviceQuietMs: quietMs,
+        endedBy: 'detected',
         respond: (s) => {
           connection.sendInputTranscript(s.inputTranscript, ms);
           const startedAt = Date.now();

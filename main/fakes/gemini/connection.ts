@@ -34,8 +34,13 @@ export interface FakeConnectionHooks {
   voiceActivity(connection: FakeGeminiConnection): boolean;
 }
 
-/** How a user turn ended on this socket: the service's own detection, the client's flush, or its activityEnd. */
-export type UserTurnEnd = { by: 'detected' | 'audioStreamEnd' | 'activityEnd'; atSample: number };
+/**
+ * How a user turn ended on this socket: the service's own detection, the client's flush, or its
+ * activityEnd. `quietSamples`: the trailing quiet the detector had counted when the turn ended (its
+ * silence window when detected; 0 for activityEnd), so a bench can tell the service's own wait from
+ * the time the audio took to reach it.
+ */
+export type UserTurnEnd = { by: 'detected' | 'audioStreamEnd' | 'activityEnd'; atSample: number; quietSamples: number };
 
 export interface FakeConnectionEvents {
   message: [message: JsonObject];
@@ -273,7 +278,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   }
 
   #userTurnEnded(by: UserTurnEnd['by']): void {
-    const end = { by, atSample: this.inputSamples };
+    const quietSamples = by === 'activityEnd' ? 0 : this.#detector.receivedSamples - this.#detector.endedAt;
+    const end = { by, atSample: this.inputSamples, quietSamples };
     this.userTurnEnds.push(end);
     this.#pendingTurnEnd = end;
     // The end of the user's turn the service answers (its first audio follows after its latency).

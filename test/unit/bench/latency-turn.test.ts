@@ -14,10 +14,12 @@ describe('TurnClock', () => {
     const clock = new TurnClock();
     const { onSent } = clock.utterance(utterance(3));
     for (const at of [1000, 1020, 1040, 1060, 1080]) onSent(at); // 3 speech packets, then 2 of the silence tail
-    const timing = clock.turnEnded(1540);
-    expect(timing).toEqual({ endOfSpeechAt: 1040, streamEndAt: 1540 });
+    const timing = clock.turnEnded(1540, 400);
+    expect(timing).toEqual({ endOfSpeechAt: 1040, streamEndAt: 1540, serviceQuietMs: 400 });
     const result = turnLatencies('gemini', clock, [timing], [1960]);
     expect(result.endOfSpeechToStreamEnd.p95_ms).toBe(500);
+    // The service counted 400 ms of quiet: the other 100 ms is the bridge's share.
+    expect(result.bridgeTurnShare.p95_ms).toBe(100);
     expect(result.endOfSpeechToFirstAudio.p95_ms).toBe(920);
     expect(result.streamEndToFirstAudio.p95_ms).toBe(420);
     expect(result.modelledFirstAudioMs).toBe(SERVICE_TIMING.gemini.firstAudioAfterTurnEndMs);
@@ -38,7 +40,7 @@ describe('TurnClock', () => {
     const clock = new TurnClock();
     const { onSent } = clock.utterance(utterance(10));
     onSent(1000);
-    expect(clock.turnEnded(1100)).toBeNull();
+    expect(clock.turnEnded(1100, 500)).toBeNull();
     expect(clock.cutMidUtterance).toBe(1);
     expect(turnLatencies('openai-live', clock, [], []).endOfSpeechToStreamEnd.count).toBe(0);
   });

@@ -45,6 +45,8 @@ describe('fake gemini: automatic activity detection on the audio received', () =
     expect(server.userTurnEnds).toEqual([]);
     await send(client, server, silence(200));
     expect(server.userTurnEnds.map((e) => e.by)).toEqual(['detected']);
+    // The quiet it counted (what a bench subtracts to see the client's share): its 800 ms window, at 2.2 s of audio received.
+    expect(server.userTurnEnds[0]).toMatchObject({ quietSamples: 800 * 16, atSample: 2200 * 16 });
     // 3.8 reports where speech began and stopped on the audio clock (its audioOffset).
     await waitFor(() => voiceActivity(client).length === 2, 'voiceActivity start and end');
     expect(voiceActivity(client)).toEqual([

@@ -58,12 +58,16 @@ describe('fake realtime: server_vad', () => {
   it('silence_duration_ms 800: a 700 ms pause is not a turn end; 900 ms of quiet is', async () => {
     const { client, server } = await connect();
     await turnDetection(client, server, { type: 'server_vad', silence_duration_ms: 800 });
+    const quiet: number[] = [];
+    server.on('userTurn', (turn) => quiet.push(turn.quietMs));
     await send(client, server, speech(400), silence(700), speech(300), silence(700));
     expect(stopped(server)).toBe(0);
     await send(client, server, silence(200));
     expect(stopped(server)).toBe(1);
     // audio_end_ms is where the window ran out, its silence included: 400 + 700 + 300 + 800 ms.
     expect(events(server, 'input_audio_buffer.speech_stopped')[0]!.audio_end_ms).toBe(2200);
+    // The quiet it counted, reported with the turn (a bench's service window): the 800 ms.
+    expect(quiet).toEqual([800]);
   });
 
   it('a pause the client sends no audio for ends nothing', async () => {

@@ -91,6 +91,14 @@ describe('fake gpt-live: its own window', () => {
     expect(turns).toEqual([400]);
   });
 
+  it('reports the quiet it counted before it ended the turn (its window)', async () => {
+    const { client, server } = await connect();
+    const quiet: number[] = [];
+    server.on('userTurn', (turn) => quiet.push(turn.quietMs));
+    await send(client, server, speech(300), silence(GPT_LIVE_SILENCE_MS));
+    expect(quiet).toEqual([GPT_LIVE_SILENCE_MS]);
+  });
+
   it.each([
     ['at the top of the session', { turn_detection: { type: 'server_vad' } }, 'session.turn_detection'],
     ['under audio', { audio: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: { type: 'semantic_vad' } } }, 'session.audio.turn_detection'],

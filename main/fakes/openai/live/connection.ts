@@ -47,7 +47,8 @@ export interface FakeLiveConnectionEvents {
   event: [event: JsonObject];
   close: [code: number, reason: string];
   /** The model heard the user stop (GPT_LIVE_SILENCE_MS of quiet after speech); `pcm` is the utterance at the session's rate. */
-  userTurn: [turn: { ms: number; pcm: Int16Array }];
+  /** quietMs: the trailing quiet the VAD counted before it ended the turn (its silence window). */
+  userTurn: [turn: { ms: number; pcm: Int16Array; quietMs: number }];
 }
 
 
@@ -229,7 +230,8 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     this.markTurnEnd();
     const ms = Math.round((this.#vad.spokenSamples / this.#rate) * 1000);
     const turn = tailPcm(this.audio, this.#vad.turnSamples);
-    this.emit('userTurn', { ms, pcm: turn });
+    const quietMs = Math.round(((this.#vad.receivedSamples - this.#vad.endedAt) / this.#rate) * 1000);
+    this.emit('userTurn', { ms, pcm: turn, quietMs });
     this.#hooks.autoSpeak(this, { kind: 'speech', ms, pcm: turn, rate: this.#rate });
   }
 

@@ -51,7 +51,8 @@ export interface FakeRealtimeConnectionEvents {
    * active): emitted before the commit, so a script can set the input transcript (setInputTranscript)
    * and the reply (queueReply) of this turn. `pcm` is the turn's audio at 24 kHz.
    */
-  userTurn: [turn: { ms: number; pcm: Int16Array }];
+  /** quietMs: the trailing quiet the VAD counted before it ended the turn (its silence window). */
+  userTurn: [turn: { ms: number; pcm: Int16Array; quietMs: number }];
 }
 
 export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectionEvents> {
@@ -271,7 +272,8 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     this.markTurnEnd();
     const ms = Math.round(this.#vad.spokenSamples / 24);
     const answers = vad.create_response !== false && !this.#active;
-    if (answers) this.emit('userTurn', { ms, pcm: tailPcm(this.audio, this.#bufferSamples) });
+    const quietMs = Math.round((this.#vad.receivedSamples - this.#vad.endedAt) / 24);
+    if (answers) this.emit('userTurn', { ms, pcm: tailPcm(this.audio, this.#bufferSamples), quietMs });
     this.#commit();
     if (vad.create_response !== false) {
       if (this.#active) this.error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${this.#active.id}.`);
