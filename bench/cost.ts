@@ -37,6 +37,9 @@
 //   last audio the model SENT (2× faster than it plays), so ≈ 15 s minus the reply's unplayed half;
 //   more than 15 s (+1 s of polling) would be something keeping the model up after the talk;
 // - costUsd: the core's estimate at the built-in prices (usage summed over a parked call's sessions).
+import { turnCapFor } from '../main/core/audio/end-of-turn.ts';
+import { DEFAULT_TURN_SILENCE_CAP_MS } from '../main/core/bridge/call-turn.ts';
+import { DEFAULT_PATIENCE } from '../main/core/contracts/patience.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,6 +79,14 @@ export interface CostRow {
   chatReachedModel: number;
   /** After each exchange, the model's last voice at Discord → the park (s); the longest. Null: parking off. */
   parkAfterLastVoiceMaxS: number | null;
+  /**
+   * Issue #52: the quiet the bridge sent after each utterance's last loud frame (its hangover and the
+   * held pause, as paced silence, until the service ended the turn or the cap): the mean and the
+   * longest, ms, beside the cap in force (never exceeded). Absent in runs made before issue #52.
+   */
+  turnSilencePerUtteranceMeanMs?: number | null;
+  turnSilencePerUtteranceMaxMs?: number | null;
+  turnSilenceCapMs?: number;
   costUsd: number;
 }
 
@@ -235,7 +246,8 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       return park === undefined ? [] : [(park - end) / 1000];
     }) : [];
     // Read whole (the bench's health schema keeps only the latency fields).
-    const health = (await core.request('/health')).body as { usage?: { call?: { cost_usd: number } }; metrics: { model_link: LinkFigures } };
+    const health = (await core.request('/health')).body as { usage?: { call?: { cost_usd: number } }; metrics: { model_link: LinkFigures; turns_ended?: number; turn_silence_ms_total?: number; turn_silence_ms_max?: number } };
+    const turnsEnded = health.metrics.turns_ended ?? 0;
     const link = health.metrics.model_link;
     const callSeconds = (Date.now() - joinedAt) / 1000;
     await core.request('/leave');
@@ -270,9 +282,12 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       wordsLost: lost,
       chatReachedModel,
       parkAfterLastVoiceMaxS: quietToPark.length > 0 ? round1(Math.max(...quietToPark)) : null,
+      turnSilencePerUtteranceMeanMs: turnsEnded > 0 ? Math.round((health.metrics.turn_silence_ms_total ?? 0) / turnsEnded) : null,
+      turnSilencePerUtteranceMaxMs: turnsEnded > 0 ? (health.metrics.turn_silence_ms_max ?? null) : null,
+      turnSilenceCapMs: turnCapFor(DEFAULT_TURN_SILENCE_CAP_MS, DEFAULT_PATIENCE),
       costUsd: health.usage?.call?.cost_usd ?? 0,
     };
-    log(`${provider} parking ${row.parking}: connected ${row.modelConnectedSeconds} s of ${row.callSeconds} s, ${row.parks} parks, ${row.wakes} wakes, ${row.wordsLost} words lost of ${meant.length} utterances, ${row.chatReachedModel} chat utterances reached the model, $${row.costUsd}`);
+    log(`${provider} parking ${row.parking}: connected ${row.modelConnectedSeconds} s of ${row.callSeconds} s, ${row.parks} parks, ${row.wakes} wakes, ${row.wordsLost} words lost of ${meant.length} utterances, ${row.chatReachedModel} chat utterances reached the model, silence after an utterance mean ${row.turnSilencePerUtteranceMeanMs} / max ${row.turnSilencePerUtteranceMaxMs} ms (cap ${row.turnSilenceCapMs}), $${row.costUsd}`);
     return row;
   } finally {
     await core.close();

@@ -81,7 +81,8 @@ export interface VoiceGateOptions {
    */
   onChunk: (chunk16kMono: Int16Array) => void;
   /** The gate closed: the user stopped talking. */
-  onEnd: () => void;
+  /** The utterance ended; `trailingQuietMs`: the quiet it sent after its last loud frame (hangover, held pause). */
+  onEnd: (trailingQuietMs: number) => void;
   /** The gate opened (speech started): the bridge's hook for local barge-in. */
   onOpen?: () => void;
   /** Chunk length sent to the model, 20-100 ms. Default 100 (the app's default, config INPUT_CHUNK_MS). */
@@ -136,7 +137,7 @@ export interface VoiceGateStats {
 
 export class VoiceGate {
   readonly #onChunk: (chunk: Int16Array) => void;
-  readonly #onEnd: () => void;
+  readonly #onEnd: (trailingQuietMs: number) => void;
   readonly #onOpen: (() => void) | undefined;
   readonly #hangoverFrames: number;
   #capFrames: number;
@@ -479,6 +480,7 @@ export class VoiceGate {
 
   #close(): void {
     this.#open = false;
+    const trailingQuietMs = this.#quietRun * 10;
     this.#quietRun = 0;
     this.#held = false;
     this.#endPending = false;
@@ -488,7 +490,7 @@ export class VoiceGate {
       this.#chunkFill = 0;
       this.#onChunk(this.#chunk);
     }
-    this.#onEnd();
+    this.#onEnd(trailingQuietMs);
   }
 
   /** A held pause's piece: what the chunk holds goes out now (a view made once), and the chunk starts again. */

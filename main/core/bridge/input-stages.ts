@@ -90,7 +90,10 @@ export class GateStage {
     return new VoiceGate({
       chunkMs: o.chunkMs,
       onChunk: (chunk) => this.#emit(chunk),
-      onEnd: () => this.#out.next.end(),
+      onEnd: (trailingQuietMs) => {
+        this.#metrics.turnEnded(trailingQuietMs);
+        this.#out.next.end();
+      },
       ...(o.holdTurn ? { holdTurn: o.holdTurn } : {}),
       ...(o.turnCapMs !== undefined ? { turnCapMs: o.turnCapMs } : {}),
       ...(this.#classifier ? { classifier: this.#classifier } : {}),

@@ -60,6 +60,17 @@ export class CallMetrics {
   bargeInHoldsReleased = 0;
   framesSent = 0;
   framesDropped = 0;
+  /** Utterances ended, and the quiet each sent after its last loud frame (ms: summed, the longest): what the service's detector was given to end the turn on (issue #52). */
+  turnsEnded = 0;
+  turnSilenceMsTotal = 0;
+  turnSilenceMsMax = 0;
+
+  /** An utterance ended after `quietMs` of quiet sent (voice gate's close). */
+  turnEnded(quietMs: number): void {
+    this.turnsEnded += 1;
+    this.turnSilenceMsTotal += quietMs;
+    if (quietMs > this.turnSilenceMsMax) this.turnSilenceMsMax = quietMs;
+  }
   readonly ingress = new LatencyHistogram();
   readonly egress = new LatencyHistogram();
   readonly bargeIn = new LatencyHistogram();
@@ -79,6 +90,9 @@ export class CallMetrics {
       barge_in_holds_released: this.bargeInHoldsReleased,
       image_frames_sent: this.framesSent,
       image_frames_dropped: this.framesDropped,
+      turns_ended: this.turnsEnded,
+      turn_silence_ms_total: this.turnSilenceMsTotal,
+      turn_silence_ms_max: this.turnSilenceMsMax,
       ingress_latency: this.ingress.summary(),
       egress_latency: this.egress.summary(),
       barge_in_latency: this.bargeIn.summary(),

@@ -37,8 +37,10 @@ function speak(frames = 25): void {
   }
 }
 
+let metrics: CallMetrics;
 beforeEach(() => {
   vi.useFakeTimers();
+  metrics = new CallMetrics();
   now = 1000;
   chunks = [];
   ended = [];
@@ -46,7 +48,7 @@ beforeEach(() => {
   audio = wiredCallAudio({
     inputChunkMs: CHUNK_MS,
     holdTurn: () => held,
-    metrics: new CallMetrics(),
+    metrics,
     now: () => now,
     onSpeech: (c) => chunks.push({ at: now, silent: c.every((v) => v === 0), samples: c.length }),
     onSpeechEnd: () => ended.push(now),
@@ -95,6 +97,8 @@ describe('a held turn (the service decides)', () => {
     expect(ended[0]! - lastSpeech).toBeLessThanOrEqual(CAP_MS + CHUNK_MS + 20);
     const silenceSent = chunks.slice(before).reduce((n, c) => n + c.samples, 0) / 16;
     expect(silenceSent).toBeLessThanOrEqual(CAP_MS + CHUNK_MS);
+    // The call's figures (bench:cost reads them): one utterance ended, its trailing quiet the cap's.
+    expect(metrics.snapshot()).toMatchObject({ turns_ended: 1, turn_silence_ms_max: CAP_MS, turn_silence_ms_total: CAP_MS });
     const atEnd = chunks.length;
     advance(200); // the last fill-in wake-up sees the gate closed and the input goes idle
     expect(vi.getTimerCount()).toBe(0);
