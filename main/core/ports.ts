@@ -186,7 +186,8 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   /**
    * The bridge cut the reply's playback because an allowed speaker talked over it (local barge-in,
    * echo-aware: bridge/barge-in.ts). For a provider whose service gives no barge-in signal of its
-   * own (GPT-Live: the model just goes quiet) this is what tells a yield from the reply's end.
+   * own (GPT-Live: the model just goes quiet) this is what tells a yield from the reply's end; on
+   * Realtime it cancels and truncates the reply at once (the service's speech_started may not come).
    */
   bargedIn?(): void;
   /**

@@ -6,9 +6,10 @@
 // service's transcription still sends (they lag the speech) belong to the request before the cut.
 //
 // Local barge-in stops playback now, not when the service's signal comes. The service is told by the
-// speech itself, which the voice gate forwards (Gemini and Realtime interrupt on it; the Realtime
-// session then cancels and truncates at what we played, frozen here), and GPT-Live through the
-// session's `bargedIn` (its model yields without an event). What the service still sends of that
+// speech itself, which the voice gate forwards (Gemini interrupts on it), and by the session's
+// `bargedIn`: the Realtime session cancels and truncates at what we played, frozen here (its
+// service's speech_started may never come: a turn its detector holds open sends none), and
+// GPT-Live's model yields without an event. What the service still sends of that
 // reply is dropped (playback-buffer.ts), and its own `interrupted` for it only confirms the cut.
 // Speech the wake names keep from the model is not for it: the service would not stop either.
 import type { LiveModelSession } from '../ports.ts';

@@ -7,9 +7,12 @@
 // Audio: the bridge hands 16 kHz mono (voice gate); OpenAI accepts `audio/pcm` at 24 kHz only, so
 // there input is resampled 16k → 24k (audio/resampler-16k-to-24k.ts); a dialect that takes 16 kHz
 // gets it as it is. Output is 24 kHz already.
-// Barge-in: server VAD's `input_audio_buffer.speech_started` while a reply is generating or still
+// Barge-in: the bridge's local barge-in (`bargedIn`) or the service VAD's
+// `input_audio_buffer.speech_started`, whichever comes first, while a reply is generating or still
 // playing → `response.cancel` (if generating) + `conversation.item.truncate` at the audio the
-// player actually handed out (`playedMs`), so the model's transcript matches what was heard.
+// player actually handed out (`playedMs`), so the model's transcript matches what was heard. The
+// service's signal alone is not enough: a turn its detector holds open (semantic_vad waits up to
+// 8 s through the bridge's paced silence) sends no new speech_started for speech over a reply.
 import type { Patience } from '../../contracts/patience.ts';
 import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
@@ -154,6 +157,11 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     this.#serviceSpeech = false;
     this.#speech.end(this.#active?.socket, commit);
     this.texts.userAudioEnded();
+  }
+
+  /** The bridge cut the reply's playback (local barge-in): the service is told now, not at a speech_started that may never come. */
+  bargedIn(): void {
+    this.#bargeIn();
   }
 
   /** Realtime takes a new turn detection mid-session (a session.update with only it); the next socket opens with it too. */
@@ -412,6 +420,8 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   }
 
   #bargeIn(): void {
+    // Already cut (by the bridge, or an earlier speech_started): nothing left to cancel or truncate.
+    if (this.#replyInterrupted) return;
     const item = this.#audioItem;
     const emittedMs = item ? (item.samples * 1000) / REALTIME_AUDIO_RATE : 0;
     const playedMs = this.#o.playedMs ? Math.max(0, Math.min(emittedMs, this.#o.playedMs())) : emittedMs;
