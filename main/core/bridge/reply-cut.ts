@@ -81,11 +81,25 @@ export class ReplyCut implements BargeInHandler {
     if (this.#d.transcripts.cutPending) this.#d.transcripts.flush();
   }
 
-  /** Stop the model's voice now: the rest of this reply is dropped. */
+  /**
+   * Stop the model's voice now: the rest of this reply is dropped. The Stop button tells the session
+   * too, as a barge-in does: the service cancels the reply and keeps only what was heard (Realtime's
+   * cancel + truncate), so the model does not go on from words nobody heard.
+   */
   cut(why: CutReason): { interrupted: boolean; played_ms: number } {
     const d = this.#d;
     // A barge-in is always honoured (as before); the user's button only in a live call.
     if (why === 'stopped by you' && !d.connected()) return { interrupted: false, played_ms: 0 };
+    const result = this.#stopVoice(why);
+    if (why === 'stopped by you') {
+      this.#cutLocally = true;
+      d.session()?.bargedIn?.();
+    }
+    return result;
+  }
+
+  #stopVoice(why: CutReason): { interrupted: boolean; played_ms: number } {
+    const d = this.#d;
     d.activity.cutOff(); // the cut-off request stays open: its voices keep counting (room.ts)
     d.speakerNotes.turnEnded();
     const playedMs = d.audio.interrupt();
