@@ -9,7 +9,7 @@
 // service hears an utterance, the voice gate stays open through its pauses and hands them on as
 // digital silence in real time, one input chunk per chunk time (Discord sends no packets in a
 // pause, and a service's detector counts the silence it receives), until the service ends the turn
-// by its own rule, or `turnSilenceCapMs` of quiet (default 3000, never under the patience + 1 s)
+// by its own rule, or `turnSilenceCapMs` of quiet (default 3000, never under the service's longest wait at the patience + 1 s: turnCapFor)
 // have passed. Only then does the bridge end the input, each service in its own way:
 //
 // | provider        | the service's rule (patience quick / natural / patient / N ms)                 | it ended the turn when              | at the cap                    |
