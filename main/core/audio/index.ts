@@ -13,5 +13,5 @@ export { END_OF_TURN, type EndOfTurnChoice, type EndOfTurnProvider } from './end
 export { PlaybackBuffer, type PlaybackBufferOptions, type PlaybackStats, type PlaybackTurnState } from './playback-buffer.ts';
 export { LevelMeter, SILENCE_DBFS, type LevelReading } from './level-meter.ts';
 export { generateNotificationChime } from './sound-effects.ts';
-export { softLimit, toInt16, LIMITER_KNEE } from './pcm.ts';
+export { softLimit, toInt16, isDigitalSilence, LIMITER_KNEE } from './pcm.ts';
 export { designLowPass, kaiserBeta, firMagnitude, type LowPassSpec } from './fir-design.ts';

@@ -72,3 +72,9 @@ export class ReusableInt16Output {
     return this.#view;
   }
 }
+
+/** True when every sample is zero: digital silence (the clock's filler), not a quiet sound. */
+export function isDigitalSilence(pcm: Int16Array): boolean {
+  for (let i = 0; i < pcm.length; i++) if (pcm[i] !== 0) return false;
+  return true;
+}

@@ -1,5 +1,6 @@
 // The pipeline's stages at the call's two far ends (pipeline.ts): `model` (speech onto the model's
 // socket), `model-audio` (the model's speech into the call) and `encode` (the voice port's player).
+import { isDigitalSilence } from '../audio/index.ts';
 import type { BridgeState } from '../api-types.ts';
 import type { PlaybackSource, VoiceChannelPort } from '../ports.ts';
 import type { CallMetrics } from './metrics.ts';
@@ -27,7 +28,9 @@ export class ModelInput {
   #send(chunk: Int16Array): void {
     this.#inFlight.inputOpened();
     this.#link.sendAudio(chunk);
-    this.#activity.audioSent();
+    // The voices a transcript fragment is of end where sound last went out: a held pause's paced
+    // silence (issue #52) carries nobody's words, so it does not move that point.
+    if (!isDigitalSilence(chunk)) this.#activity.audioSent();
     this.#metrics.bytesToModel += chunk.byteLength;
   }
 

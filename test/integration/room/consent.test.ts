@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RoomView } from '../../../main/core/api-types.ts';
 import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import { rms } from '../../../main/fakes/shared/pcm.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpStereo, waitFor } from '../bridge/signals.ts';
 
@@ -37,12 +38,17 @@ async function slash(userId: string, name: string) {
   return call.discord.interactions.answers.find((a) => a.interactionId === id)!;
 }
 
-/** How many samples the model received while `userId` said something. */
+/**
+ * How many samples of sound the model received while `userId` said something. Sound only: the
+ * previous speaker's turn may still be held open as paced digital silence until the service ends it
+ * (issue #52), and that silence is not this speaker's audio.
+ */
 async function heardFrom(userId: string): Promise<number> {
-  const before = model.inputSamples;
+  const sounding = () => model.audio.reduce((n, a) => n + (rms(a.pcm) > 100 ? a.pcm.length : 0), 0);
+  const before = sounding();
   await call.discord.speak(userId, chirpStereo(1.0, 300, 2500, 48_000));
   await new Promise((r) => setTimeout(r, 600));
-  return model.inputSamples - before;
+  return sounding() - before;
 }
 
 describe('consent in the room', () => {

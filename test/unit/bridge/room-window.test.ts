@@ -44,3 +44,35 @@ describe('a fragment covers the audio sent to the model since the previous one',
     expect(activity.speakersOfFragment()).toEqual(['a']);
   });
 });
+
+describe('a held pause (issue #52) moves no fragment window', () => {
+  it("a late fragment of an utterance whose pause goes out as paced silence still names its speaker", async () => {
+    const { ModelInput } = await import('../../../main/core/bridge/call-stages.ts');
+    const { activity, at } = room();
+    const sent: number[] = [];
+    const link = { sendAudio: (c: Int16Array) => void sent.push(c.length), endAudioInput: () => undefined };
+    const inFlight = { inputOpened: () => undefined, inputEnded: () => undefined };
+    const input = new ModelInput(link as never, inFlight as never, activity, { bytesToModel: 0 } as never);
+    const speech = new Int16Array(1600).fill(3000);
+    const silence = new Int16Array(320);
+    at(0);
+    activity.start('a');
+    for (let t = 100; t <= 1000; t += 100) {
+      at(t);
+      input.stage.input.push(speech);
+    }
+    at(1010);
+    activity.end('a');
+    at(1030);
+    expect(activity.speakersOfFragment()).toEqual(['a']);
+    // The service keeps the turn open: the bridge sends the pause as digital silence every 20 ms.
+    for (let t = 1040; t <= 4000; t += 20) {
+      at(t);
+      input.stage.input.push(silence);
+    }
+    // The transcription's last words of the utterance arrive during the pause: still a's.
+    at(4010);
+    expect(activity.speakersOfFragment()).toEqual(['a']);
+    expect(sent.length).toBe(10 + 149);
+  });
+});
