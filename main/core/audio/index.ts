@@ -4,7 +4,8 @@ export { Downsampler48kTo16k, DOWNSAMPLER_TAPS, DOWNSAMPLER_PASSBAND_HZ, DOWNSAM
 export { Resampler16kTo24kMono } from './resampler-16k-to-24k.ts';
 export { Upsampler24kTo48k, PolyphaseInterpolator2x, UPSAMPLER_TAPS, UPSAMPLER_PASSBAND_HZ, UPSAMPLER_STOPBAND_HZ, designUpsamplerTaps } from './upsampler.ts';
 export { SpeakerMixer, type SpeakerMixerOptions, type SpeakerMixerStats } from './speaker-mixer.ts';
-export { VoiceGate, DEFAULT_HANGOVER_MS, isBurst, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
+export { VoiceGate, DEFAULT_HANGOVER_MS, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
+export { isBurst } from './burst.ts';
 export { Periodicity } from './periodicity.ts';
 export { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier, type ClassifierLoad } from './voice-classifier.ts';
 export { loadSileroClassifier } from './silero-classifier.ts';

@@ -18,6 +18,7 @@
 // a cough, music: docs/audio.md "Phantom turns"). Nothing is lost while it waits; the turn's first
 // chunk is only later by the verdict's delay.
 
+import { isBurst } from './burst.ts';
 import { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier } from './voice-classifier.ts';
 
 const RATE = 16_000;
@@ -33,8 +34,6 @@ export const DEFAULT_HANGOVER_MS = 500;
 const PAUSE_PIECE = 320;
 /** A block's minimum before it has seen a frame. */
 const MIN_UNSET = 100;
-/** Sub-blocks of the opening frames in which a click's energy is looked for: 2.5 ms at 16 kHz. */
-const BURST_BLOCK = 40;
 /**
  * Classifier windows of the lead-up heard when an onset starts (context for its state). Measured on
  * the noise corpus with Silero (docs/audio.md "Phantom turns"): 1 window opened a synthetic voice
@@ -44,26 +43,6 @@ const PRIME_WINDOWS = 2;
 /** Audio an onset may wait for its classifier's verdict and still be sent whole, beyond the pre-roll. */
 const MAX_PENDING_MS = 1000;
 
-/**
- * Whether `length` samples of `samples` from `start` (wrapping around the array: a ring) hold more
- * than `maxShare` of their energy in one 2.5 ms block: a click (a key, a tap), not a voice, whose
- * energy spreads over its pitch periods. A boolean, not the share: a fractional return is boxed.
- * `blockSamples` is 2.5 ms at the samples' rate (40 at 16 kHz; barge-in.ts tests 48 kHz frames with 120).
- */
-export function isBurst(samples: Int16Array, start: number, length: number, maxShare: number, blockSamples = BURST_BLOCK): boolean {
-  let total = 0;
-  let loudest = 0;
-  for (let b = 0; b < length; b += blockSamples) {
-    let block = 0;
-    for (let i = b; i < Math.min(length, b + blockSamples); i++) {
-      const v = samples[(start + i) % samples.length]!;
-      block += v * v;
-    }
-    total += block;
-    if (block > loudest) loudest = block;
-  }
-  return loudest > maxShare * total;
-}
 /** Quiet time after which a turn the service has not ended is ended by the bridge (config TURN_SILENCE_CAP_MS). */
 export const DEFAULT_TURN_CAP_MS = 3000;
 /**
