@@ -23,11 +23,10 @@
 // | xai             | server_vad silence_duration_ms 500 / 800 / 1400 / N (session.update mid-call)   | as openai-realtime                  | as openai-realtime            |
 //
 // What the bridge adds to the service's own window: the time the audio the detector needs (up to
-// the last speech sample + its window) waits for its chunk to fill, i.e. under one input chunk. On
-// the fakes (OpenAI Realtime, server_vad 1000 ms, 12 utterances each; last loud sample to the chunk
-// that completes the window reaching the fake): p50 63 ms / p95 101 ms with 100 ms chunks (the
-// default), p50 15 / p95 20 ms with INPUT_CHUNK_MS=20; Gemini's fake detection (natural, 10
-// utterances, 100 ms chunks): 2-98 ms, median 63. It never runs the service's clock ahead (no
+// the last speech sample + its window) waits before it goes out: under 20 ms, since a held pause goes
+// out in 20 ms pieces whatever the input chunk (voice-gate.ts PAUSE_PIECE; whole 100 ms chunks read
+// p95 101 ms on the Realtime fake). bench:latency's bridgeTurnShare* per provider (docs/audio.md
+// "What the bridge adds"). It never runs the service's clock ahead (no
 // burst of silence, which made the service see a longer pause than there was): the bridge sends no
 // end of turn before the service's rule would (test/integration/bridge/turn-service.test.ts).
 // The service's end closes the gate only after 200 ms of quiet (a loud frame first cancels it), so
