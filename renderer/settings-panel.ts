@@ -12,7 +12,7 @@ import { secretSourceWords } from './secret-words.ts';
 
 type FieldType = 'text' | 'number' | 'list' | 'bool' | 'choice' | 'patience';
 /** The groups, in order: what a person looks for first comes first. */
-const GROUPS = ['Call and model', 'Discord', 'Cost', 'Storage and limits'] as const;
+const GROUPS = ['Call and model', 'Turns and quiet', 'Discord', 'Cost', 'Storage and limits'] as const;
 type Group = (typeof GROUPS)[number];
 /** What a provider cannot do, in words, next to its name in the drop-down (from its declared capabilities). */
 function providerChoiceLabel(p: SettingsResponse['providers'][number]): string {
@@ -33,6 +33,10 @@ const GROUP_OF: Partial<Record<SettingKey, Group>> = {
   notesRetentionDays: 'Storage and limits',
   notesMaxMb: 'Storage and limits',
   scheduleMaxPending: 'Storage and limits',
+  // When a turn ends and when a quiet call parks: the three settings that decide how the call waits.
+  patience: 'Turns and quiet',
+  turnSilenceCapMs: 'Turns and quiet',
+  parkAfterS: 'Turns and quiet',
 };
 const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }[] = [
   { key: 'liveProvider', label: 'Live model provider', type: 'choice', hint: 'Takes effect at the next call, no restart.' },
@@ -64,7 +68,7 @@ const FIELDS: { key: SettingKey; label: string; type: FieldType; hint?: string }
     type: 'patience',
     hint: 'Before the model service may take your pause as the end of your turn: quick (0.5 s, the old behaviour), natural (0.8 s, default), patient (1.4 s), or milliseconds (200–5000). Each person who gets cut off mid-thought gets more, learnt per speaker (the Room panel shows it). Applies at the next call.',
   },
-  { key: 'turnSilenceCapMs', label: 'Longest silence of a turn (ms)', type: 'number', hint: 'The bridge ends a turn the service has not ended after this much silence, so a quiet room is not billed. Default 3000.' },
+  { key: 'turnSilenceCapMs', label: 'Longest silence of a turn (ms)', type: 'number', hint: 'The bridge ends a turn the service has not ended after this much silence, so a quiet room is not billed. Default 3000; never less than the service’s own longest wait at your patience plus 1 s.' },
   { key: 'parkAfterS', label: 'Park the model after quiet (seconds)', type: 'number', hint: 'Closes the model connection while the room is quiet; speech, /say or a reminder wakes it. 0: never. Default 60.' },
   { key: 'usagePrices', label: 'Prices for the cost estimate (JSON)', type: 'text', hint: 'USD per 1M tokens by provider, e.g. {"<provider>":{"output_audio":12}}. Defaults are list prices as last read — configure your own.' },
 ];

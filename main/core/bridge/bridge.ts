@@ -435,6 +435,7 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     model.on('audio', (pcm) => this.#follower.modelAudio(pcm.length));
     model.on('outputTranscript', (text) => this.#follower.outputTranscript(text));
     model.on('turnComplete', () => this.#follower.turnComplete());
+    model.on('interrupted', () => this.#follower.serviceInterrupted());
     return () => {
       unbind();
       this.#follower.sessionClosed();

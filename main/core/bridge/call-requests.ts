@@ -8,7 +8,7 @@ import type { FrameSendResult, TextDelivery, TextOutcome } from '../ports.ts';
 import type { CallMetrics } from './metrics.ts';
 import type { ModelLink } from './model-link.ts';
 import type { InFlight } from './park.ts';
-import type { ReplyFollower } from './reply-follower.ts';
+import type { ReplyFollower, Resend } from './reply-follower.ts';
 import type { SpokenOutcomes } from './spoken-outcomes.ts';
 import { BridgeError, type SpokenVerb } from './types.ts';
 import { DROP_REASONS, handOffText, type HandOffOptions } from './voice-handoff.ts';
@@ -50,7 +50,9 @@ export class CallRequests {
     const refusal = d.link.state === 'parked' ? d.wakeRefusal?.() : null;
     if (refusal) throw new BridgeError('daily_cap_reached', refusal);
     const id = d.outcomes.create(route, text, source, WAITING);
-    d.link.sendText(text, d.inFlight.text(this.#followed(id, verb === 'message' ? { asMessage: true } : {}), 120_000));
+    const delivery: TextDelivery = verb === 'message' ? { asMessage: true } : {};
+    const resend = () => d.link.sendText(text, d.inFlight.text(this.#followed(id, delivery, null), 120_000));
+    d.link.sendText(text, d.inFlight.text(this.#followed(id, delivery, resend), 120_000));
     // One note per request, with what was sent (never the announce wording) and which verb it was.
     d.notes.append({ kind: 'say', text, speaker: `${source} · ${verb}` });
     return id;
@@ -67,19 +69,26 @@ export class CallRequests {
     const d = this.#d;
     if (!d.live() || (d.link.state === 'parked' && d.wakeRefusal?.())) return Promise.resolve({ delivered: false, reason: 'no live call' });
     const id = d.outcomes.create('notify', text, 'notification', WAITING);
-    const send = (t: string, delivery: TextDelivery) => d.link.sendText(t, d.inFlight.text(this.#followed(id, delivery), options.withinMs + 5000));
+    const send = (t: string, delivery: TextDelivery) => {
+      // Sent again (its claim already made: no second confirmation) if the service cancels its reply before a word.
+      const resend = () => d.link.sendText(t, d.inFlight.text(this.#followed(id, {}, null), options.withinMs + 5000));
+      d.link.sendText(t, d.inFlight.text(this.#followed(id, delivery, resend), options.withinMs + 5000));
+    };
     return handOffText(send, text, options).then((handOff) =>
       handOff.delivered ? { ...handOff, id } : { ...handOff, id, sentInstead: (instead: string) => d.outcomes.sentInstead(id, handOff.reason, instead) },
     );
   }
 
-  /** `delivery` that also settles the request's record: handed over (the follower takes it on) or dropped. */
-  #followed(id: string, delivery: TextDelivery): TextDelivery {
+  /**
+   * `delivery` that also settles the request's record: handed over (the follower takes it on, with
+   * `resend` for a reply the service cancels before a word) or dropped.
+   */
+  #followed(id: string, delivery: TextDelivery, resend: Resend | null): TextDelivery {
     const d = this.#d;
     return {
       ...delivery,
       onSettled: (outcome: TextOutcome) => {
-        if (outcome.delivered) d.follower.handedOver(id);
+        if (outcome.delivered) d.follower.handedOver(id, resend);
         else {
           const why = d.endReason();
           const words = DROP_REASONS[outcome.reason];

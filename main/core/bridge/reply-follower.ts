@@ -8,7 +8,11 @@
 // - `cut` when the reply is cut off (a barge-in, the service's interruption, "Stop talking"), with the
 //   words actually heard: each transcript fragment is stamped with how much of the reply's audio had
 //   arrived with it, and only fragments whose audio was played before the cut count;
-// - `dropped` when no reply came in REPLY_WAIT_MS, or the call ended first.
+// - `dropped` when no reply came in REPLY_WAIT_MS, or the call ended first;
+// - a hand-over whose reply the service cancelled before any of its audio came (someone began to
+//   speak just after it went over, and the service's `interrupted` stopped the generation) was not
+//   said: it is handed over once more at the next pause (its reply is then the model's next turn
+//   after that pause, not the answer to the speaker), or dropped with that reason if it was again.
 // Per audio chunk this adds one number; nothing runs per tick.
 import type { PlaybackStats } from '../audio/playback-buffer.ts';
 import type { SpokenOutcomes } from './spoken-outcomes.ts';
@@ -23,6 +27,9 @@ export interface ReplyFollowerDeps {
   playback: () => PlaybackStats;
 }
 
+/** Hands a text over once more (the same record, followed again); null: it may not be resent. */
+export type Resend = () => void;
+
 interface Reply {
   ids: string[];
   /** The playback buffer's turn number of this reply. */
@@ -35,6 +42,8 @@ export class ReplyFollower {
   readonly #d: ReplyFollowerDeps;
   /** Handed to the model, no reply yet. */
   #pending: string[] = [];
+  /** How to hand a pending text over again, once (taken when used). */
+  readonly #resends = new Map<string, Resend>();
   #noReplyTimer: NodeJS.Timeout | null = null;
   /** The reply arriving now. */
   #replying: Reply | null = null;
@@ -49,8 +58,9 @@ export class ReplyFollower {
   }
 
   /** The text of `id` was written on the live session as the model's next turn. */
-  handedOver(id: string): void {
+  handedOver(id: string, resend: Resend | null = null): void {
     this.#pending.push(id);
+    if (resend) this.#resends.set(id, resend);
     this.#d.outcomes.progress(id, 'handed to the model; waiting for its reply');
     this.#noReplyTimer ??= setTimeout(() => this.#noReply(), REPLY_WAIT_MS).unref();
   }
@@ -64,6 +74,7 @@ export class ReplyFollower {
       }
       this.#clearNoReply();
       this.#replying = { ids: this.#pending.splice(0), turn: this.#d.playback().turns, receivedMs: 0, fragments: [] };
+      for (const id of this.#replying.ids) this.#resends.delete(id);
       for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
     }
     this.#replying.receivedMs += samples / SAMPLES_PER_MS;
@@ -74,6 +85,24 @@ export class ReplyFollower {
     // A fragment late after the turn's end (transcription lags the audio) still belongs to that reply.
     const reply = this.#replying ?? (this.#lateWords ? this.#playingOut.at(-1) : undefined);
     reply?.fragments.push({ text, endMs: reply.receivedMs });
+  }
+
+  /**
+   * The service stopped the model's generation (its `interrupted`). With texts handed over and none of
+   * their reply's audio here, that reply was cancelled before a word: without this the next reply
+   * (the answer to whoever spoke) would be taken for it and reported `spoken`.
+   */
+  serviceInterrupted(): void {
+    if (this.#replying || this.#pending.length === 0) return;
+    this.#clearNoReply();
+    for (const id of this.#pending.splice(0)) {
+      const resend = this.#resends.get(id);
+      this.#resends.delete(id);
+      if (resend) {
+        this.#d.outcomes.progress(id, 'someone spoke as the model began it; waiting for the next pause to hand it over again');
+        resend();
+      } else this.#d.outcomes.settle(id, 'dropped', { reason: 'someone spoke as the model began it, twice; it was not said' });
+    }
   }
 
   /** The model ended its turn: the reply plays out what is buffered, then it was spoken. */
@@ -127,6 +156,7 @@ export class ReplyFollower {
     for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) this.#settleUnfinished(reply, played, `the call ended (${reason})`);
     for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
     this.#pending = [];
+    this.#resends.clear();
     this.#playingOut = [];
     this.#replying = null;
   }
@@ -147,7 +177,10 @@ export class ReplyFollower {
 
   #noReply(): void {
     this.#noReplyTimer = null;
-    for (const id of this.#pending.splice(0)) this.#d.outcomes.settle(id, 'dropped', { reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)` });
+    for (const id of this.#pending.splice(0)) {
+      this.#resends.delete(id);
+      this.#d.outcomes.settle(id, 'dropped', { reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)` });
+    }
   }
 
   #clearNoReply(): void {
