@@ -71,6 +71,14 @@ export interface CallAudioOptions {
   onFrame?: (now: number) => void;
 }
 
+/** Who follows the audio's activity (ui-ticker.ts): connected once (connectActivity), after it exists. */
+export interface AudioActivityListener {
+  /** Input or output became active after being idle. */
+  start(): void;
+  /** A frame flowed, a packet in (unmuted) or a frame out, at `now`. */
+  frame(now: number): void;
+}
+
 /** Where the barge-in test's verdicts go (reply-cut.ts): connected once (connectBargeIn), after both exist. */
 export interface BargeInHandler {
   /** An allowed speaker talks over the bot's reply (barge-in.ts): cut it (local barge-in). */
@@ -84,8 +92,8 @@ export class CallAudio {
   readonly #now: () => number;
   readonly #mixer = new SpeakerMixer();
   readonly #playback = new PlaybackBuffer();
-  readonly #onActivity: () => void;
-  readonly #onFrame: (now: number) => void;
+  #onActivity: () => void;
+  #onFrame: (now: number) => void;
   /** Where the mix goes (resample), and where playback is pulled from (encode): wired by pipeline.ts. */
   readonly #mixed = new Outlet<PcmSink<48_000>>('mix');
   readonly #encoder = new Outlet<EncoderSink>('playback');
@@ -96,6 +104,7 @@ export class CallAudio {
   readonly playback: Stage<ModelAudioSink, EncoderSink>;
   /** Null until connected: without a handler no speaker frame is tested. */
   #bargeInHandler: BargeInHandler | null = null;
+  #activityConnected = false;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
@@ -151,6 +160,17 @@ export class CallAudio {
   stop(): void {
     this.#running = false;
     this.#inputIdle();
+  }
+
+  /**
+   * The audio's activity goes to `listener` from now on (the UI updates ride on it; once: the
+   * listener is built after the audio, from its levels).
+   */
+  connectActivity(listener: AudioActivityListener): void {
+    if (this.#activityConnected) throw new Error('the activity listener is already connected');
+    this.#activityConnected = true;
+    this.#onActivity = () => listener.start();
+    this.#onFrame = (now) => listener.frame(now);
   }
 
   /** The barge-in test's verdicts go to `handler` from now on (once: a second handler is a wiring mistake). */

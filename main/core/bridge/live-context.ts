@@ -17,10 +17,10 @@ export interface CallContextBase {
 }
 
 export interface LiveContextOptions {
-  /** Persona and tools as a session opened now would get them (no transcript seed). */
-  current: () => CallContextBase;
-  /** The session carrying the call now, or null (no call, parked, in an outage). */
-  session: () => LiveModelSession | null;
+  /** Persona and tools as a session opened now would get them (no transcript seed: session-setup.ts). */
+  persona: { base(): CallContextBase };
+  /** The model link: the session carrying the call now, or null (no call, parked, in an outage). */
+  link: { readonly session: LiveModelSession | null };
   /** Wake names as configured (they change only with a restart). */
   wakeNames: readonly string[];
   /** Users whose names the room may say: allowed speakers and who is in the voice channel. */
@@ -100,7 +100,7 @@ export class LiveContext {
   #current(): CallContextBase {
     this.#reading = true;
     try {
-      return this.#o.current();
+      return this.#o.persona.base();
     } finally {
       this.#reading = false;
     }
@@ -111,7 +111,7 @@ export class LiveContext {
   }
 
   #apply(): void {
-    const session = this.#o.session();
+    const session = this.#o.link.session;
     const before = this.#applied;
     if (!session || !before) return;
     const base = this.#current();

@@ -15,6 +15,7 @@
 //   after that pause, not the answer to the speaker), or dropped with that reason if it was again.
 // Per audio chunk this adds one number; nothing runs per tick.
 import type { PlaybackStats } from '../audio/playback-buffer.ts';
+import type { CutReason } from './reply-cut.ts';
 import type { SpokenOutcomes } from './spoken-outcomes.ts';
 
 /** A hand-over the model does not answer with audio within this long was not spoken. */
@@ -24,7 +25,11 @@ const SAMPLES_PER_MS = 24;
 
 export interface ReplyFollowerDeps {
   outcomes: SpokenOutcomes;
-  playback: () => PlaybackStats;
+  /** The player's figures (how much of the current turn played). */
+  audio: { playbackStats(): PlaybackStats };
+  /** Who is talking now, and their names: a cut reply's outcome names who cut it. */
+  speaking: ReadonlySet<string>;
+  activity: { name(id: string): string };
 }
 
 /** Hands a text over once more (the same record, followed again); null: it may not be resent. */
@@ -73,7 +78,7 @@ export class ReplyFollower {
         return;
       }
       this.#clearNoReply();
-      this.#replying = { ids: this.#pending.splice(0), turn: this.#d.playback().turns, receivedMs: 0, fragments: [] };
+      this.#replying = { ids: this.#pending.splice(0), turn: this.#d.audio.playbackStats().turns, receivedMs: 0, fragments: [] };
       for (const id of this.#replying.ids) this.#resends.delete(id);
       for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
     }
@@ -119,10 +124,17 @@ export class ReplyFollower {
    * The reply playing now was cut after `playedMs` of its audio: by people talking over it (`by`,
    * their names), or by `why` (the stop button, the end of the call).
    */
+  /** A reply was cut (reply-cut.ts): its outcome names who cut it, the people talking over it or the stop button. */
+  replyCut(why: CutReason, playedMs: number): void {
+    if (why === 'stopped by you') return this.cut(playedMs, 'Stop talking', 'stopped with Stop talking');
+    const names = [...this.#d.speaking].map((id) => this.#d.activity.name(id));
+    this.cut(playedMs, names.length ? names.join(' and ') : null, names.length ? `${names.join(' and ')} spoke` : 'the model service cut the reply off');
+  }
+
   cut(playedMs: number, by: string | null, why: string): void {
     // The cut is of the player's current turn: a reply of an earlier turn had played whole, and a
     // cut of a turn that is no reply to a text (someone's question) concerns no request.
-    const turn = this.#d.playback().turns;
+    const turn = this.#d.audio.playbackStats().turns;
     for (const reply of this.#playingOut.filter((r) => r.turn < turn)) this.#spoken(reply);
     this.#playingOut = this.#playingOut.filter((r) => r.turn >= turn);
     const reply = this.#replying?.turn === turn ? this.#replying : this.#playingOut.find((r) => r.turn === turn);
@@ -142,7 +154,7 @@ export class ReplyFollower {
     const reply = this.#replying;
     if (!reply) return;
     this.#replying = null;
-    this.#settleUnfinished(reply, this.#d.playback().turnPlayedMs, 'the model connection was lost while it spoke');
+    this.#settleUnfinished(reply, this.#d.audio.playbackStats().turnPlayedMs, 'the model connection was lost while it spoke');
   }
 
   /** The call ended: what was not spoken whole is dropped (or cut, if part of it was heard). */
@@ -152,7 +164,7 @@ export class ReplyFollower {
     this.#playoutTimer = null;
     // Replies whose audio was all handed to the player were heard whole.
     this.#checkPlayout(false);
-    const played = this.#d.playback().turnPlayedMs;
+    const played = this.#d.audio.playbackStats().turnPlayedMs;
     for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) this.#settleUnfinished(reply, played, `the call ended (${reason})`);
     for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
     this.#pending = [];
@@ -192,7 +204,7 @@ export class ReplyFollower {
   #checkPlayout(rearm = true): void {
     if (this.#playoutTimer) clearTimeout(this.#playoutTimer);
     this.#playoutTimer = null;
-    const stats = this.#d.playback();
+    const stats = this.#d.audio.playbackStats();
     const open = stats.turnState === 'active' || stats.turnState === 'ending';
     this.#playingOut = this.#playingOut.filter((reply) => {
       // Its turn is over in the player: nothing of it is left to play, or a later turn began. (A turn

@@ -65,7 +65,7 @@ describe('ReplyFollower', () => {
   function follower() {
     const { outcomes } = store();
     let stats: Pick<PlaybackStats, 'turns' | 'turnState' | 'bufferedMs' | 'turnPlayedMs'> = { turns: 0, turnState: 'idle', bufferedMs: 0, turnPlayedMs: 0 };
-    const follow = new ReplyFollower({ outcomes, playback: () => stats as PlaybackStats });
+    const follow = new ReplyFollower({ outcomes, audio: { playbackStats: () => stats as PlaybackStats }, speaking: new Set(), activity: { name: (id) => id } });
     return { outcomes, follow, set: (s: Partial<typeof stats>) => (stats = { ...stats, ...s }) };
   }
 
