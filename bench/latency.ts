@@ -1,4 +1,4 @@
-// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N] [--no-floor] [--profile]
+// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N] [--no-floor] [--profile] [--out FILE]
 // A 60-second simulated duplex call on the loopback fakes (fake Discord and the live model's fake in
 // this process, the core in a child process started as `live-voice-bridge headless`), once per
 // provider (bench/lib/latency-providers.ts), then the many-speaker runs and the audio path's
@@ -6,6 +6,7 @@
 // (MISSED where one is not met) and writes bench/results/latency.json: the headline fields from the
 // Gemini call (the first provider's when Gemini is not run), `providers` with a row per provider.
 // --quick: 25 s calls, no many-speaker runs, results to a temp file (never the committed JSON).
+// --out FILE: the results to FILE (a draft from a loaded machine, leaving the committed JSON alone).
 // LVB_BENCH_INPUT_CHUNK_MS=20: the cores and the pause-corpus run use that input chunk (setup.input_chunk_ms).
 // The library floor (bench/library-floor.ts, bench/lib/library-floor-call.ts) runs after the provider
 // calls, the same call with a bare script on the libraries in the core's place: `libraryFloor` and
@@ -20,7 +21,7 @@ import { measureAudioPath, type AudioPathCost } from './lib/latency-audio-path.t
 import { IDLE_SETTLE_MS, type CallRunResult } from './lib/latency-call.ts';
 import { CORE_NODE_FLAGS } from '../main/core/core-node-flags.ts';
 import { round, type Percentiles } from './lib/latency-proc.ts';
-import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls } from './lib/latency-providers.ts';
+import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls, type ProviderRow } from './lib/latency-providers.ts';
 import { evaluateEndOfTurn, loadPauseCorpus } from './lib/pause-corpus.ts';
 import { BENCH_PROVIDERS, parseProviders, type BenchProvider } from './lib/model-fakes.ts';
 import { evaluateTurnCorpus, TURN_CORPUS_DEFINITION, TURN_CORPUS_PROVIDERS, type TurnCorpusResult } from './lib/turn-corpus.ts';
@@ -53,7 +54,9 @@ function speakerCounts(argv: string[]): number[] {
   if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error('--speakers takes a whole number from 1 to 50');
   return n === 1 ? [1] : [1, n];
 }
-const RESULTS = QUICK ? path.join(os.tmpdir(), 'lvb-latency-quick.json') : fileURLToPath(new URL('./results/latency.json', import.meta.url));
+/** `--out <file>`: the results there instead (a loaded machine's draft, e.g. bench/results/latency-floor-draft.json, beside the committed run). */
+const outAt = argv.indexOf('--out');
+const RESULTS = outAt >= 0 && argv[outAt + 1] ? path.resolve(argv[outAt + 1]!) : QUICK ? path.join(os.tmpdir(), 'lvb-latency-quick.json') : fileURLToPath(new URL('./results/latency.json', import.meta.url));
 
 /** The issue's targets. */
 const TARGETS = {
@@ -171,11 +174,18 @@ function speakerRows(runs: SpeakersRunResult[]): Row[] {
   }));
 }
 
-function floorRows(floor: LibraryFloorResult | null): Row[] {
+function floorRows(floor: LibraryFloorResult | null, providers: readonly ProviderRow[]): Row[] {
   if (!floor) return [];
   return [
-    { metric: 'library floor CPU in the same call (bare @discordjs/voice + ws script)', measured: `${fmt(floor.cpuPercent)} % of one core, worst 10 s ${fmt(floor.cpuWorst10sPercent)} %; ${floor.replies} replies (${floor.bargeInsAtModel} barged into), ${floor.packetsToDiscord} packets to Discord`, target: `(reference: each provider ≤ ${CPU_VS_FLOOR_TARGET} × it)`, status: '' },
+    { metric: 'library floor CPU in the same call (bare @discordjs/voice + ws script)', measured: `${fmt(floor.cpuPercent)} % of one core, worst 10 s ${fmt(floor.cpuWorst10sPercent)} %, RSS ${fmt(floor.rssMb)} MB over ${fmt(floor.seconds)} s (load ${fmt(floor.loadAvg1m.before)} → ${fmt(floor.loadAvg1m.after)}); ${floor.replies} replies (${floor.bargeInsAtModel} barged into), ${floor.packetsToDiscord} packets to Discord`, target: `(reference: each provider ≤ ${CPU_VS_FLOOR_TARGET} × it)`, status: '' },
     { metric: '  … joined, nobody speaking', measured: `${fmt(floor.idleCallCpuPercent)} % of one core`, target: '(reference)', status: '' },
+    // Side by side: each provider's core over the floor (cpuVsFloor = coreCpuCallPercent / libraryFloor.cpuPercent).
+    ...providers.map((r) => ({
+      metric: `  core CPU vs the floor, ${r.provider}`,
+      measured: r.cpuVsFloor === null ? '—' : `${fmt(r.coreCpuCallPercent)} % / ${fmt(floor.cpuPercent)} % = ${r.cpuVsFloor.toFixed(2)} ×`,
+      target: `≤ ${CPU_VS_FLOOR_TARGET} ×`,
+      status: r.cpuVsFloor === null ? '' : r.cpuVsFloor <= CPU_VS_FLOOR_TARGET ? 'ok' : 'MISSED',
+    })),
   ];
 }
 
@@ -184,10 +194,13 @@ function floorJson(floor: LibraryFloorResult, profile: FloorProfile | null) {
     provider: floor.provider,
     model: floor.model,
     cpuPercent: round(floor.cpuPercent),
+    rssMb: round(floor.rssMb, 1),
+    seconds: round(floor.seconds, 1),
+    definition: LIBRARY_FLOOR_DEFINITION,
+    loadAvg1m: { before: round(floor.loadAvg1m.before), after: round(floor.loadAvg1m.after) },
     cpuWorst10sPercent: round(floor.cpuWorst10sPercent),
     cpuWindows10sPercent: floor.cpuWindows10sPercent.map((w) => round(w)),
     idleCallCpuPercent: round(floor.idleCallCpuPercent),
-    rssMb: round(floor.rssMb, 1),
     utterances: floor.utterances,
     replies: floor.replies,
     repliesCompleted: floor.repliesCompleted,
@@ -273,7 +286,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...turnRows(turnCorpus, adaptive), ...floorRows(floor), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...turnRows(turnCorpus, adaptive), ...floorRows(floor, perProvider), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;

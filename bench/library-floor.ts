@@ -18,6 +18,7 @@ import opus from '@discordjs/opus';
 import { PassThrough } from 'node:stream';
 import WebSocket from 'ws';
 import { reportGcTo } from './lib/idle-watch.ts';
+import { decimationFactor, downmixDecimate, upsampleToStereo } from './lib/library-floor-pcm.ts';
 
 const env = (name: string): string => {
   const value = process.env[`LVB_FLOOR_${name}`];
@@ -26,6 +27,9 @@ const env = (name: string): string => {
 };
 const [GATEWAY, TOKEN, GUILD, CHANNEL, OWNER, MODEL_URL, MODEL] = ['GATEWAY', 'TOKEN', 'GUILD', 'CHANNEL', 'OWNER', 'MODEL_URL', 'MODEL'].map(env) as [string, string, string, string, string, string, string];
 const CHUNK_SAMPLES = 1600; // 100 ms at 16 kHz
+/** Gemini Live's rates: 16 kHz in (48 / 3), 24 kHz out (× 2). */
+const INPUT_FACTOR = decimationFactor(16_000);
+const OUTPUT_FACTOR = decimationFactor(24_000);
 // Measurement only: GC events on stdout, so the bench can wait for V8's settling pass before the call
 // (bench/lib/idle-watch.ts); the observer runs only when a GC has happened.
 reportGcTo(process.stdout);
@@ -48,26 +52,18 @@ const modelReady = new Promise<void>((resolve, reject) => {
   });
 });
 
-let pending = new Int16Array(CHUNK_SAMPLES);
+// One chunk buffer, reused: sendAudio turns it into base64 before it is written again.
+const pending = new Int16Array(CHUNK_SAMPLES);
 let pendingLength = 0;
 function sendAudio(samples: Int16Array): void {
   model.send(JSON.stringify({ realtimeInput: { audio: { data: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).toString('base64'), mimeType: 'audio/pcm;rate=16000' } } }));
 }
-/** 48 kHz stereo → 16 kHz mono: the average of L and R of every third frame, no low-pass. */
+/** 48 kHz stereo → 16 kHz mono (bench/lib/library-floor-pcm.ts: L + R averaged, every third frame, no low-pass). */
 function heard(stereo: Buffer): void {
-  const pcm = new Int16Array(stereo.buffer, stereo.byteOffset, stereo.byteLength >> 1);
-  for (let i = 0; i + 1 < pcm.length; i += 6) {
-    pending[pendingLength++] = (pcm[i]! + pcm[i + 1]!) >> 1;
-    if (pendingLength === CHUNK_SAMPLES) {
-      sendAudio(pending);
-      pending = new Int16Array(CHUNK_SAMPLES);
-      pendingLength = 0;
-    }
-  }
+  pendingLength = downmixDecimate(new Int16Array(stereo.buffer, stereo.byteOffset, stereo.byteLength >> 1), INPUT_FACTOR, pending, pendingLength, sendAudio);
 }
 function speechEnded(): void {
   if (pendingLength > 0) sendAudio(pending.subarray(0, pendingLength));
-  pending = new Int16Array(CHUNK_SAMPLES);
   pendingLength = 0;
   model.send(JSON.stringify({ realtimeInput: { audioStreamEnd: true } }));
 }
@@ -75,15 +71,13 @@ function speechEnded(): void {
 // --- playback -----------------------------------------------------------------------------------
 const player = createAudioPlayer({ behaviors: { maxMissedFrames: 50 } });
 let reply: PassThrough | null = null;
-/** 24 kHz mono → 48 kHz stereo: each sample four times (two frames of L = R). */
+/** 24 kHz mono → 48 kHz stereo (bench/lib/library-floor-pcm.ts: each sample four times, two frames of L = R). */
 function play(mono24k: Buffer): void {
   if (!reply) {
     reply = new PassThrough({ highWaterMark: 1 << 20 });
     player.play(createAudioResource(reply, { inputType: StreamType.Raw }));
   }
-  const input = new Int16Array(mono24k.buffer, mono24k.byteOffset, mono24k.byteLength >> 1);
-  const output = new Int16Array(input.length * 4);
-  for (let i = 0; i < input.length; i++) output.fill(input[i]!, i * 4, i * 4 + 4);
+  const output = upsampleToStereo(new Int16Array(mono24k.buffer, mono24k.byteOffset, mono24k.byteLength >> 1), OUTPUT_FACTOR);
   reply.write(Buffer.from(output.buffer));
 }
 function endReply(): void {

@@ -4,7 +4,7 @@
 // process, the floor script in a child, so its CPU and RSS from /proc are its own.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,13 @@ export interface LibraryFloorResult {
   fakesProcess: { cpuPercent: number };
   /** The talking part of the call on the monotonic clock (monotonicUs), for a CPU profile's window. */
   callWindowUs: [number, number];
+  /** Length of the measured call, s (the provider rows' call length). */
+  seconds: number;
+  /**
+   * The machine's 1-minute load average as the floor's call began and ended: the floor runs after
+   * the provider calls, so on a shared machine its load can differ from theirs (machine.load_avg_*).
+   */
+  loadAvg1m: { before: number; after: number };
 }
 
 export async function runLibraryFloorCall(options: { durationMs: number; idleCallMs: number; progress: (line: string) => void; nodeFlags?: readonly string[] }): Promise<LibraryFloorResult> {
@@ -91,6 +98,7 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
       const s = readProc(pid);
       if (s) samples.push(s);
     }, 1000);
+    const loadBefore = loadavg()[0]!;
     const callFrom = readProc(pid)!;
     const callFromUs = monotonicUs();
     const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
@@ -120,6 +128,8 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
       settledBeforeCall: settle.settled,
       fakesProcess: { cpuPercent: (100 * (fakesCpu.user + fakesCpu.system)) / 1000 / (performance.now() - fakesFrom.at) },
       callWindowUs,
+      seconds: (callTo.at - callFrom.at) / 1000,
+      loadAvg1m: { before: loadBefore, after: loadavg()[0]! },
     };
   } finally {
     await stopChild(child);
