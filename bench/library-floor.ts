@@ -22,7 +22,7 @@ import WebSocket from 'ws';
 import { reportGcTo } from './lib/idle-watch.ts';
 import { decimationFactor, downmixDecimate, upsampleToStereo } from './lib/library-floor-pcm.ts';
 import { connectFloorModel } from './lib/library-floor-models.ts';
-import { parseProviders } from './lib/model-fakes.ts';
+import type { BenchProvider } from './lib/model-fakes.ts';
 
 const env = (name: string): string => {
   const value = process.env[`LVB_FLOOR_${name}`];
@@ -30,7 +30,10 @@ const env = (name: string): string => {
   return value;
 };
 const [GATEWAY, TOKEN, GUILD, CHANNEL, OWNER, MODEL_URL, MODEL, KEY] = ['GATEWAY', 'TOKEN', 'GUILD', 'CHANNEL', 'OWNER', 'MODEL_URL', 'MODEL', 'KEY'].map(env) as [string, string, string, string, string, string, string, string];
-const PROVIDER = parseProviders(env('PROVIDER'))[0]!;
+// Checked here rather than with model-fakes.ts's parser, which would load the fakes' modules into the floor's memory.
+const FLOOR_PROVIDERS: readonly BenchProvider[] = ['gemini', 'openai-realtime', 'openai-live'];
+const PROVIDER = FLOOR_PROVIDERS.find((p) => p === env('PROVIDER'));
+if (!PROVIDER) throw new Error(`LVB_FLOOR_PROVIDER ${env('PROVIDER')}: use ${FLOOR_PROVIDERS.join(', ')}`);
 // Measurement only: GC events on stdout, so the bench can wait for V8's settling pass before the call
 // (bench/lib/idle-watch.ts); the observer runs only when a GC has happened.
 reportGcTo(process.stdout);
