@@ -326,6 +326,8 @@ async function main(): Promise<void> {
     })),
     providers: perProvider,
     libraryFloor: floors.length ? floorJson(floors, floorProfile) : null,
+    // --profile with --no-floor: the split still lands in the JSON.
+    ...(floors.length === 0 && floorProfile ? { libraryFloorProfile: floorProfile } : {}),
     adaptiveCutoffsLearning: adaptive.adaptiveCutoffsLearning,
     adaptiveCutoffsAfter: adaptive.adaptiveCutoffsAfter,
     turnCorpus,
