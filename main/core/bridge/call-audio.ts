@@ -71,14 +71,6 @@ export interface CallAudioOptions {
   onFrame?: (now: number) => void;
 }
 
-/** Who follows the audio's activity (ui-ticker.ts): connected once (connectActivity), after it exists. */
-export interface AudioActivityListener {
-  /** Input or output became active after being idle. */
-  start(): void;
-  /** A frame flowed, a packet in (unmuted) or a frame out, at `now`. */
-  frame(now: number): void;
-}
-
 /** Where the barge-in test's verdicts go (reply-cut.ts): connected once (connectBargeIn), after both exist. */
 export interface BargeInHandler {
   /** An allowed speaker talks over the bot's reply (barge-in.ts): cut it (local barge-in). */
@@ -162,11 +154,8 @@ export class CallAudio {
     this.#inputIdle();
   }
 
-  /**
-   * The audio's activity goes to `listener` from now on (the UI updates ride on it; once: the
-   * listener is built after the audio, from its levels).
-   */
-  connectActivity(listener: AudioActivityListener): void {
+  /** From now on, onActivity and onFrame go to `listener` (the UI ticker, built after the audio from its levels; once). */
+  connectActivity(listener: { start(): void; frame(now: number): void }): void {
     if (this.#activityConnected) throw new Error('the activity listener is already connected');
     this.#activityConnected = true;
     this.#onActivity = () => listener.start();

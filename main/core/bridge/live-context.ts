@@ -48,7 +48,6 @@ export class LiveContext {
   #checkQueued = false;
   /** The names the last session opened was given (the first opens while the bot joins: no room yet). */
   #offeredVocabulary = '';
-  #reading = false;
 
   constructor(options: LiveContextOptions) {
     this.#o = options;
@@ -57,8 +56,7 @@ export class LiveContext {
   /** For a session being opened: wake names, then the room's display names, once each. */
   vocabulary(): string[] {
     const names = this.#names();
-    // `current()` builds a session's options too: that read is not an offer to a session.
-    if (!this.#reading) this.#offeredVocabulary = names.join('\n');
+    this.#offeredVocabulary = names.join('\n');
     return names;
   }
 
@@ -98,12 +96,7 @@ export class LiveContext {
   }
 
   #current(): CallContextBase {
-    this.#reading = true;
-    try {
-      return this.#o.persona.base();
-    } finally {
-      this.#reading = false;
-    }
+    return this.#o.persona.base();
   }
 
   #snapshot(base = this.#current()): Applied {
