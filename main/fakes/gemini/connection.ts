@@ -9,10 +9,11 @@ import { base64ToPcm, concatPcm, MODEL_INPUT_RATE, MODEL_OUTPUT_RATE, pcmToBase6
 import { inputTranscription } from './transcripts.ts';
 import type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
 import { AUDIO_TOKENS_PER_SECOND, FakeUsageMeter, IMAGE_TOKENS, textTokens, type GeminiUsageSent } from './usage.ts';
-import type { FakeConnectionEvents, FakeConnectionHooks, UserTurnEnd } from './hooks.ts';
+import type { FakeConnectionEvents, GeminiConnectionHooks, UserTurnEnd } from './hooks.ts';
 
 export type { GeminiUsageSent } from './usage.ts';
-export type { FakeConnectionEvents, FakeConnectionHooks, UserTurnEnd } from './hooks.ts';
+export type { FakeConnectionEvents, UserTurnEnd } from './hooks.ts';
+export type FakeConnectionHooks = GeminiConnectionHooks<FakeGeminiConnection>; // what the server lends (hooks.ts)
 export type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
 
 export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {

@@ -2,28 +2,28 @@
 // a connection (hooks) and what a connection reports (events). Apart from connection.ts so that
 // server.ts and the tests read the contract without the connection's protocol handling.
 import type { FakeTiming } from '../shared/timing.ts';
-import type { FakeGeminiConnection } from './connection.ts';
 import type { FakeGeminiStrictness } from './strictness.ts';
 import type { JsonObject } from './types.ts';
 
-export interface FakeConnectionHooks {
+/** `C`: the connection (connection.ts names it; generic here so the contract does not import it back). */
+export interface GeminiConnectionHooks<C> {
   framing: 'binary' | 'text';
   /** The fake service's session store: called to mint handles and log history. */
-  issueHandle(connection: FakeGeminiConnection): string;
-  recordHistory(connection: FakeGeminiConnection, role: 'user' | 'model', text: string): void;
+  issueHandle(connection: C): string;
+  recordHistory(connection: C, role: 'user' | 'model', text: string): void;
   /** Chunk length, pace and first-audio latency (the service's, shared/service-timing.ts). */
   timing: FakeTiming;
   /** RMS above which incoming audio during a reply counts as barge-in (null: never). */
   bargeInRms: number | null;
   strict: FakeGeminiStrictness;
   /** Told when the fake closes a socket for a protocol reason. */
-  refused(connection: FakeGeminiConnection, code: number, reason: string): void;
+  refused(connection: C, code: number, reason: string): void;
   /** User audio the session consumed (what it has heard, for lossless-handover checks). */
-  consumedAudio(connection: FakeGeminiConnection, samples: number): void;
+  consumedAudio(connection: C, samples: number): void;
   /** The model reports `interactionStatus` with every turnComplete (the extended-thinking model). */
-  interactionStatus(connection: FakeGeminiConnection): boolean;
+  interactionStatus(connection: C): boolean;
   /** The model reports `voiceActivity` ACTIVITY_START / ACTIVITY_END (3.8, strictness.ts MODEL_RULES). */
-  voiceActivity(connection: FakeGeminiConnection): boolean;
+  voiceActivity(connection: C): boolean;
 }
 
 /**

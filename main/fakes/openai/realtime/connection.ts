@@ -16,13 +16,14 @@ import { functionCallEvents, readClientEvent, type ConversationItemInput, type S
 import { parseToolOutput } from '../shared.ts';
 import { endsUtterance, prefixPaddingSamples, turnWindow, type TurnDetectionConfig } from './turn-detection.ts';
 import { RealtimeUsageMeter, type RealtimeUsageSent } from './usage.ts';
-import type { FakeRealtimeConnectionEvents, RealtimeConnectionHooks } from './hooks.ts';
+import type { FakeRealtimeConnectionEvents, RealtimeHooks } from './hooks.ts';
 import { errorEvent, REFUSALS, type Refusal } from './refusals.ts';
 import { assistantItemOpened, audioFinished, contentBase, inputTranscriptionCompleted, outputItemDone, responseCreated, responseDone, speechStopped, userItemCommitted } from './reply-events.ts';
 
 export type { RealtimeUsageSent } from './usage.ts';
 export type { ConversationItem } from './conversation.ts';
-export type { FakeRealtimeConnectionEvents, RealtimeConnectionHooks } from './hooks.ts';
+export type { FakeRealtimeConnectionEvents } from './hooks.ts';
+export type RealtimeConnectionHooks = RealtimeHooks<FakeRealtimeConnection>; // what the server lends (hooks.ts)
 export type JsonObject = Record<string, unknown>;
 
 export const REALTIME_RATE = 24_000;

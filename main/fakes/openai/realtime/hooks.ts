@@ -4,15 +4,16 @@
 // read the contract without the connection's protocol handling.
 import type { StreamingTranscriber } from '../../shared/scripted-speech.ts';
 import type { FakeTiming } from '../../shared/timing.ts';
-import type { FakeRealtimeConnection, JsonObject, RealtimeReplyScript } from './connection.ts';
+import type { PacedScript } from '../../shared/fake-connection.ts';
 import type { ResponseTrigger } from './conversation.ts';
 
-export interface RealtimeConnectionHooks {
+/** `C`: the connection (connection.ts names it; generic here so the contract does not import it back). */
+export interface RealtimeHooks<C> {
   /** Chunk length, pace and first-audio latency (the service's, shared/service-timing.ts). */
   timing: FakeTiming;
   vadRms: number;
   /** Called when the server VAD commits a user turn or a user text item asks for a response. */
-  autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null;
+  autoReply(connection: C, trigger: ResponseTrigger): PacedScript | null;
   /** The input transcription of a committed buffer (24 kHz); absent: "(N ms of speech)". */
   transcribe?(pcm24k: Int16Array): string;
   /** A transcriber that writes as it hears: the semantic_vad stand-in reads the words so far from it. */
@@ -20,7 +21,7 @@ export interface RealtimeConnectionHooks {
 }
 
 export interface FakeRealtimeConnectionEvents {
-  event: [event: JsonObject];
+  event: [event: Record<string, unknown>];
   close: [code: number, reason: string];
   /** Server VAD heard speech start (sent `input_audio_buffer.speech_started`). */
   speechStarted: [];

@@ -2,7 +2,7 @@
 // response.done, and a user turn's end and committed items, in the shapes and order of the real service.
 // Apart from connection.ts, which decides when each goes out (pacing, barge-in, cancels): this part
 // is the events' shapes only.
-import type { JsonObject } from './connection.ts';
+type JsonObject = Record<string, unknown>;
 
 /** The ids a spoken response's content events carry. */
 export function contentBase(responseId: string, itemId: string): JsonObject {
