@@ -245,7 +245,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   }
 
   #userTurnEnded(by: UserTurnEnd['by']): void {
-    const quietSamples = by === 'activityEnd' ? 0 : this.#detector.receivedSamples - this.#detector.endedAt;
+    // Detected: the quiet counted when the window filled (the end may fall inside a chunk); a flush: all the quiet received.
+    const quietSamples = by === 'activityEnd' ? 0 : by === 'detected' ? this.#detector.endQuietSamples : this.#detector.receivedSamples - this.#detector.endedAt;
     const end = { by, atSample: this.inputSamples, quietSamples };
     this.userTurnEnds.push(end);
     this.#pendingTurnEnd = end;
