@@ -36,7 +36,8 @@ export async function main(argv: string[]): Promise<void> {
   const minutes = Number(values.minutes ?? (values.short ? 10 : 120));
   const windowMinutes = Number(values['window-minutes']);
   const seed = Number(values.seed);
-  if (!(minutes >= 1) || !(windowMinutes > 0) || !Number.isFinite(seed)) throw new Error('--minutes ≥ 1, --window-minutes > 0 and --seed must be numbers');
+  if (!(minutes >= 1) || !(windowMinutes > 0) || !Number.isFinite(seed))
+    throw new Error('--minutes ≥ 1, --window-minutes > 0 and --seed must be numbers');
   const out = values.out ?? fileURLToPath(new URL('./results/soak-day.json', import.meta.url));
   const callS = minutes * 60;
   // The schedule scales with the length: a short run gets each fault at least once.
@@ -52,7 +53,9 @@ export async function main(argv: string[]): Promise<void> {
     sayEveryS: minutes >= 60 ? 240 : 80,
     outageMs: Number(values['outage-s']) * 1000,
   };
-  console.log(`soak day: ${minutes} min (real time), windows of ${windowMinutes} min, seed ${seed}; schedule ${JSON.stringify(schedule)}`);
+  console.log(
+    `soak day: ${minutes} min (real time), windows of ${windowMinutes} min, seed ${seed}; schedule ${JSON.stringify(schedule)}`,
+  );
   const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
   const webhook = await startWebhookReceiver();
   const samples: DaySample[] = [];
@@ -60,7 +63,8 @@ export async function main(argv: string[]): Promise<void> {
   let load: DayLoad | null = null;
   let call: SoakCallContext | null = null;
   let sampler: NodeJS.Timeout | null = null;
-  const sample = async (): Promise<DaySample | null> => (call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null);
+  const sample = async (): Promise<DaySample | null> =>
+    call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null;
   try {
     const run = await runSoak({
       provider: 'gemini',
@@ -110,7 +114,8 @@ export async function main(argv: string[]): Promise<void> {
     const scheduled = day.reminders.filter((r) => r.scheduled);
     // A voice reminder the call could not take (the model unreachable) goes by DM, channel or
     // webhook instead, and its outcome says so: it is counted where it went, not lost.
-    const elsewhere = (tag: string): number => (['dm', 'channel', 'webhook'] as const).reduce((n, m) => n + (received[m].get(tag) ?? 0), 0);
+    const elsewhere = (tag: string): number =>
+      (['dm', 'channel', 'webhook'] as const).reduce((n, m) => n + (received[m].get(tag) ?? 0), 0);
     const deliveries = scheduled.map((r) => {
       const instead = r.mode === 'voice' ? elsewhere(r.tag) : 0;
       return { ...r, instead, count: (received[r.mode].get(r.tag) ?? 0) + instead };
@@ -119,12 +124,28 @@ export async function main(argv: string[]): Promise<void> {
     const cycles = run.cycles;
     // Windows cover the call; the tail after it (waiting for the last reminders' receivers) is not one.
     const inCall = samples.filter((s) => s.t <= minutes * 60_000);
-    const windows = dayWindows(inCall, cycles, deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })), startedAt, windowMs);
+    const windows = dayWindows(
+      inCall,
+      cycles,
+      deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })),
+      startedAt,
+      windowMs,
+    );
     const flat = flatChecks(inCall, quietPoints, windows, windowMs);
-    const byMode = Object.fromEntries((['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
-      const mine = deliveries.filter((d) => d.mode === mode);
-      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0), sentInstead: mine.filter((d) => d.instead > 0).length }];
-    }));
+    const byMode = Object.fromEntries(
+      (['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
+        const mine = deliveries.filter((d) => d.mode === mode);
+        return [
+          mode,
+          {
+            due: mine.length,
+            lost: mine.filter((d) => d.count === 0).length,
+            duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
+            sentInstead: mine.filter((d) => d.instead > 0).length,
+          },
+        ];
+      }),
+    );
     const result = {
       minutes,
       windowMinutes,
@@ -138,15 +159,24 @@ export async function main(argv: string[]): Promise<void> {
       repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
       repliesUnheard: run.repliesUnheard,
       // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).
-      wordsLostAt: cycles.filter((c) => !c.heard).map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), events: c.events })),
-      repliesDoubledAt: cycles.filter((c) => c.replies > 1).map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
+      wordsLostAt: cycles
+        .filter((c) => !c.heard)
+        .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), events: c.events })),
+      repliesDoubledAt: cycles
+        .filter((c) => c.replies > 1)
+        .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
       remindersDue: scheduled.length,
       remindersRefused: day.reminders.length - scheduled.length,
       reminderRefusals: day.reminders.flatMap((r) => (r.refusal ? [`${r.tag} (${r.mode}): ${r.refusal}`] : [])),
       remindersLost: deliveries.filter((d) => d.count === 0).length,
       remindersDuplicated: deliveries.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
       remindersByMode: byMode,
-      webhookReceiver: { requests: webhook.requests, failed500: webhook.failed, rateLimited429: webhook.rateLimited, repeatsDropped: webhook.repeatsDropped },
+      webhookReceiver: {
+        requests: webhook.requests,
+        failed500: webhook.failed,
+        rateLimited429: webhook.rateLimited,
+        repeatsDropped: webhook.repeatsDropped,
+      },
       rssGrowthMbPerHour: flat.rss.rssGrowthMbPerHour,
       fdsFirstQuiet: quietPoints[0]?.fds ?? null,
       fdsLastQuiet: quietPoints.at(-1)?.fds ?? null,
@@ -168,9 +198,20 @@ export async function main(argv: string[]): Promise<void> {
         silentRekeys: day.silentRekeys,
         overlapsRefused: run.overlapsRefused,
       },
-      agents: { eventsStreamed: day.events.events, eventsReconnects: day.events.reconnects, cliSays: day.says.sent, cliSaysFailed: day.says.failed, cliExits: day.says.exits },
+      agents: {
+        eventsStreamed: day.events.events,
+        eventsReconnects: day.events.reconnects,
+        cliSays: day.says.sent,
+        cliSaysFailed: day.says.failed,
+        cliExits: day.says.exits,
+      },
       health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
-      machine: { cores: os.cpus().length, node: process.version, loadAverage1m: loadAtStart, loadAverage1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100 },
+      machine: {
+        cores: os.cpus().length,
+        node: process.version,
+        loadAverage1m: loadAtStart,
+        loadAverage1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100,
+      },
       definitions: SOAK_DAY_DEFINITIONS,
       windows,
       events: run.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
@@ -178,7 +219,8 @@ export async function main(argv: string[]): Promise<void> {
     };
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    for (const [metric, measured, target] of soakDayRows(soakDayResultSchema.parse(result))) console.log(`${metric.padEnd(48)}  ${measured.padEnd(28)}  ${target}`);
+    for (const [metric, measured, target] of soakDayRows(soakDayResultSchema.parse(result)))
+      console.log(`${metric.padEnd(48)}  ${measured.padEnd(28)}  ${target}`);
     console.log(`\nwritten ${path.relative(process.cwd(), out)}`);
   } finally {
     if (sampler) clearInterval(sampler);

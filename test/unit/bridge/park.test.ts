@@ -6,7 +6,12 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelLink, type ModelLinkState } from '../../../main/core/bridge/model-link.ts';
 import { ParkTimer } from '../../../main/core/bridge/park.ts';
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, TextDelivery } from '../../../main/core/ports.ts';
+import type {
+  LiveModelConnectOptions,
+  LiveModelProvider,
+  LiveModelSession,
+  TextDelivery,
+} from '../../../main/core/ports.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -17,7 +22,11 @@ afterEach(() => {
 
 function parking(afterMs = 1000) {
   const parks: string[] = [];
-  const timer = new ParkTimer({ afterMs: () => afterMs, now: () => Date.now(), link: { park: (why) => parks.push(why) } });
+  const timer = new ParkTimer({
+    afterMs: () => afterMs,
+    now: () => Date.now(),
+    link: { park: (why) => parks.push(why) },
+  });
   const inFlight = timer.inFlight;
   timer.start();
   return { parks, inFlight, timer };
@@ -113,7 +122,12 @@ function link(connectDelayMs: number, failures = 0) {
         }, connectDelayMs),
       ),
   };
-  const l = new ModelLink({ provider, logger: pino({ level: 'silent' }), now: () => Date.now(), retry: { initialMs: 1000, maxMs: 4000 } });
+  const l = new ModelLink({
+    provider,
+    logger: pino({ level: 'silent' }),
+    now: () => Date.now(),
+    retry: { initialMs: 1000, maxMs: 4000 },
+  });
   l.serve({ sessionOptions: () => ({ tools: [] }), bind: () => () => undefined, linkChanged: (s) => states.push(s) });
   return { l, sessions, states, opened, attempts: () => attempts };
 }
@@ -214,7 +228,10 @@ describe('ModelLink texts in an outage', () => {
     l.adopt(new FakeSession() as unknown as LiveModelSession);
     l.lost('unreachable');
     const outcomes: string[] = [];
-    l.sendText('Tea is ready.', { deadlineMs: 2000, onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason) });
+    l.sendText('Tea is ready.', {
+      deadlineMs: 2000,
+      onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason),
+    });
     await vi.advanceTimersByTimeAsync(2100);
     expect(outcomes).toEqual(['timeout']);
     await vi.advanceTimersByTimeAsync(30_000);

@@ -85,7 +85,10 @@ export class GeminiAudioInput {
         (pcm) => this.#sendPcm(connection, sdk, pcm),
         () => this.#sendStreamEnd(connection, sdk),
       );
-      logger.info({ connection: connection.id, replayedMs: Math.round(samples / 16) }, 'unconsumed user audio sent again after a transparent resume');
+      logger.info(
+        { connection: connection.id, replayedMs: Math.round(samples / 16) },
+        'unconsumed user audio sent again after a transparent resume',
+      );
     } else this.#tail.clear();
     this.#tailOwner = connection;
     const replay = !transparentReplay && this.#replayUnanswered && !this.#unanswered.isEmpty;
@@ -104,7 +107,10 @@ export class GeminiAudioInput {
       this.#unanswered.replay(send, end);
       this.#hold.clear();
     } else this.#hold.drain(send, end);
-    logger.info({ connection: connection.id, chunks, replay }, replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume');
+    logger.info(
+      { connection: connection.id, chunks, replay },
+      replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume',
+    );
     return ended;
   }
 
