@@ -139,6 +139,13 @@ export class ModelLink {
     // Copied: the voice gate reuses its chunk buffer.
     this.#hold({ kind: 'audio', pcm: pcm.slice() });
     this.#heldSamples += pcm.length;
+    this.#trimHeld();
+    // A wake opens a parked call; in an outage the retries (#scheduleRetry) are already under way.
+    if (this.#state !== 'down') void this.wake('speech');
+  }
+
+  /** Held speech past `holdMs` gives way, oldest first (counted). */
+  #trimHeld(): void {
     const limit = (this.#o.holdMs ?? DEFAULT_HOLD_MS) * SAMPLES_PER_MS_16K;
     while (this.#heldSamples > limit) {
       const i = this.#held.findIndex((h) => h.kind === 'audio');
@@ -150,8 +157,6 @@ export class ModelLink {
       // `i` was the oldest chunk: an end right after it closes an utterance with nothing left of it.
       if (this.#held[i]?.kind === 'end') this.#held.splice(i, 1);
     }
-    // A wake opens a parked call; in an outage the retries (#scheduleRetry) are already under way.
-    if (this.#state !== 'down') void this.wake('speech');
   }
 
   endAudioInput(): void {
@@ -310,6 +315,7 @@ export class ModelLink {
   #lost(reason: string): void {
     if (this.#state === 'closed') return;
     this.#downSince ??= Date.now();
+    this.#takeUnanswered();
     void this.#detach();
     const maxS = Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000);
     this.#setState('down', `model unreachable since ${new Date(this.#downSince).toISOString()} (${reason}); retrying (at most ${maxS} s apart) until it is back, the call stays`);
@@ -353,6 +359,20 @@ export class ModelLink {
       else if (item.kind === 'end') session.endAudioInput();
       else session.sendText(item.text, item.delivery);
     }
+  }
+
+  /**
+   * The session that gave up still holds what the user said while it retried (and what a silent
+   * socket never answered): held here ahead of anything newer, for the session opened when the
+   * model is back. Without it those words went with the session (the day soak, issue #55).
+   */
+  #takeUnanswered(): void {
+    const taken = this.#session?.takeUnanswered?.() ?? [];
+    if (taken.length === 0) return;
+    const items: Held[] = taken.map((pcm) => (pcm ? { kind: 'audio', pcm } : { kind: 'end' }));
+    this.#held.unshift(...items);
+    for (const pcm of taken) if (pcm) this.#heldSamples += pcm.length;
+    this.#trimHeld();
   }
 
   #dropHeld(): void {

@@ -189,6 +189,21 @@ describe('ModelLink', () => {
     expect(states.filter((s) => s === 'down').length).toBe(1);
   });
 
+  it('a session that gives up hands over what it held unanswered: heard, in order, before what came after', async () => {
+    const { l, sessions } = link(10, 1);
+    const first = new FakeSession();
+    // What the user said while the session retried (issue #55: the day soak lost these words).
+    const unanswered: (Int16Array | null)[] = [Int16Array.of(7), null, Int16Array.of(8)];
+    Object.assign(first, { takeUnanswered: () => unanswered.splice(0) });
+    l.adopt(first as unknown as LiveModelSession);
+    l.lost('Gemini unreachable after 8 attempts');
+    l.sendAudio(Int16Array.of(9));
+    l.endAudioInput();
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual(['audio:7', 'end', 'audio:8', 'audio:9', 'end']);
+  });
+
   it('an outage longer than the hold: the newest speech is kept, an utterance with nothing left is not sent', async () => {
     const { l, sessions } = link(10, 1);
     l.adopt(new FakeSession() as unknown as LiveModelSession);
