@@ -49,6 +49,8 @@ const DEFAULT_HOLD_MS = 30_000;
  */
 const RESUME_VALID_MS = 115 * 60_000;
 const SAMPLES_PER_MS_16K = 16;
+/** A held utterance the model does not answer (noise, a cough) holds the next ones back at most this long. */
+const HAND_OVER_WAIT_MS = 10_000;
 
 type Held = { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
 
@@ -96,6 +98,13 @@ export class ModelLink {
   #generation = 0;
   /** The parked session's resumption handle and when it was parked, for the next wake. */
   #resume: { handle: string; parkedAt: number } | null = null;
+  /**
+   * Held utterances are handed to a new session one per model turn: the next goes when the model
+   * has answered the one before (or after HAND_OVER_WAIT_MS). Meanwhile what the call sends queues
+   * behind them. Written back to back, the service took the second utterance as a barge-in on its
+   * answer to the first, and the day soak lost one word of each such pair (issue #55).
+   */
+  #handOver: { timer: NodeJS.Timeout; off: () => void } | null = null;
 
   constructor(options: ModelLinkOptions) {
     this.#o = options;
@@ -128,7 +137,7 @@ export class ModelLink {
   /** 16 kHz speech for the model: sent now, or held (and the model woken) while no session is up. */
   sendAudio(pcm: Int16Array): void {
     this.#speechSamples += pcm.length;
-    if (this.#session) {
+    if (this.#session && !this.#handOver) {
       this.#session.sendAudio(pcm);
       return;
     }
@@ -160,13 +169,13 @@ export class ModelLink {
   }
 
   endAudioInput(): void {
-    if (this.#session) this.#session.endAudioInput();
+    if (this.#session && !this.#handOver) this.#session.endAudioInput();
     else if (this.#state !== 'closed' && this.#held.length > 0) this.#hold({ kind: 'end' });
   }
 
   /** Text for the model's next turn: sent now, or held for the session a wake opens. */
   sendText(text: string, delivery?: TextDelivery): void {
-    if (this.#session) {
+    if (this.#session && !this.#handOver) {
       this.#session.sendText(text, delivery);
       return;
     }
@@ -245,6 +254,7 @@ export class ModelLink {
     this.#clearRetry();
     this.#setState('closed');
     this.#resume = null;
+    this.#stopHandOver();
     this.#dropHeld();
     await this.#detach();
   }
@@ -292,6 +302,8 @@ export class ModelLink {
   async #detach(): Promise<void> {
     const session = this.#session;
     if (!session) return;
+    // What is still held waits for the next session.
+    this.#stopHandOver();
     this.#session = null;
     this.#unbind?.();
     this.#unbind = null;
@@ -350,15 +362,38 @@ export class ModelLink {
     this.#retryTimer = null;
   }
 
-  /** What waited for a session, in the order it came: the first words, their end, texts. */
+  /**
+   * What waited for a session, in the order it came: the first words, their end, texts. An
+   * utterance with more held speech after it is answered before the next is sent (#handOver).
+   */
   #flushHeld(session: LiveModelSession): void {
-    const held = this.#held.splice(0);
-    this.#heldSamples = 0;
-    for (const item of held) {
-      if (item.kind === 'audio') session.sendAudio(item.pcm);
-      else if (item.kind === 'end') session.endAudioInput();
-      else session.sendText(item.text, item.delivery);
+    this.#stopHandOver();
+    while (this.#held.length > 0) {
+      const item = this.#held.shift()!;
+      if (item.kind === 'audio') {
+        this.#heldSamples -= item.pcm.length;
+        session.sendAudio(item.pcm);
+      } else if (item.kind === 'text') session.sendText(item.text, item.delivery);
+      else {
+        session.endAudioInput();
+        if (this.#held.some((h) => h.kind === 'audio')) {
+          const next = (): void => {
+            if (this.#session === session) this.#flushHeld(session);
+          };
+          session.once('turnComplete', next);
+          this.#handOver = { timer: setTimeout(next, HAND_OVER_WAIT_MS), off: () => session.off('turnComplete', next) };
+          return;
+        }
+      }
     }
+    this.#heldSamples = 0;
+  }
+
+  #stopHandOver(): void {
+    if (!this.#handOver) return;
+    clearTimeout(this.#handOver.timer);
+    this.#handOver.off();
+    this.#handOver = null;
   }
 
   /**

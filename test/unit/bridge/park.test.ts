@@ -201,6 +201,7 @@ describe('ModelLink', () => {
     l.endAudioInput();
     await vi.advanceTimersByTimeAsync(3100);
     expect(l.state).toBe('open');
+    sessions[0]!.emit('turnComplete');
     expect(sessions[0]!.log).toEqual(['audio:7', 'end', 'audio:8', 'audio:9', 'end']);
   });
 
@@ -216,8 +217,40 @@ describe('ModelLink', () => {
     }
     await vi.advanceTimersByTimeAsync(3100);
     expect(l.state).toBe('open');
+    sessions[0]!.emit('turnComplete');
     expect(sessions[0]!.log).toEqual(['audio:2', 'end', 'audio:3', 'end']);
     expect(l.figures().heldSpeechDroppedSeconds).toBe(12);
+  });
+
+  it('held utterances are handed over one per model turn; what comes meanwhile queues behind them', async () => {
+    const { l, sessions } = link(10, 1);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    for (const n of [1, 2, 3]) {
+      l.sendAudio(Int16Array.of(n));
+      l.endAudioInput();
+    }
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(l.state).toBe('open');
+    const session = sessions[0]!;
+    // Back to back, the service took the next utterance as a barge-in on its answer (issue #55's day soak).
+    expect(session.log).toEqual(['audio:1', 'end']);
+    // Said now, once the model is back: behind the held ones, in order.
+    l.sendAudio(Int16Array.of(4));
+    l.sendText('reminder');
+    expect(session.log).toEqual(['audio:1', 'end']);
+    session.emit('turnComplete');
+    expect(session.log).toEqual(['audio:1', 'end', 'audio:2', 'end']);
+    // An utterance the model does not answer holds the next back for a while, not for ever.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(session.log).toEqual(['audio:1', 'end', 'audio:2', 'end', 'audio:3', 'end']);
+    session.emit('turnComplete');
+    expect(session.log.slice(-2)).toEqual(['audio:4', 'text:reminder']);
+    // Handed over: live again.
+    l.endAudioInput();
+    l.sendAudio(Int16Array.of(5));
+    expect(session.log.slice(-2)).toEqual(['end', 'audio:5']);
+    expect(session.listenerCount('turnComplete')).toBe(0);
   });
 
   it('a call that ends while the model wakes closes the session that opens later', async () => {
