@@ -51,6 +51,25 @@ const RESUME_VALID_MS = 115 * 60_000;
 const SAMPLES_PER_MS_16K = 16;
 /** A held utterance the model does not answer (noise, a cough) holds the next ones back at most this long. */
 const HAND_OVER_WAIT_MS = 10_000;
+/**
+ * Digital silence held in a row, at most (16 kHz samples): 1 s. The pause after an utterance is
+ * paced silence up to the silence cap (~5 s) when no service ends the turn, so held whole it was
+ * most of the hold (the day soak lost the oldest words of its outage to it, issue #55). A held
+ * utterance ends with its explicit end; the pauses between its words stay.
+ */
+const HELD_PAUSE_SAMPLES = 16_000;
+
+/** The voice gate's paced pause is exact zeros; speech, even quiet, never is. */
+function isDigitalSilence(pcm: Int16Array): boolean {
+  for (let i = 0; i < pcm.length; i++) if (pcm[i] !== 0) return false;
+  return true;
+}
+
+/** Whether to hold this chunk, given the silence held just before it (a run longer than HELD_PAUSE_SAMPLES is cut). */
+function pauseRun(pcm: Int16Array, run: number): number | null {
+  if (!isDigitalSilence(pcm)) return 0;
+  return run >= HELD_PAUSE_SAMPLES ? null : run + pcm.length;
+}
 
 type Held = { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
 
@@ -76,6 +95,8 @@ export class ModelLink {
   #state: ModelLinkState = 'closed';
   readonly #held: Held[] = [];
   #heldSamples = 0;
+  /** Digital silence held since the last speech chunk (HELD_PAUSE_SAMPLES). */
+  #heldPause = 0;
   /** The open attempt in progress (a wake or an outage retry), so two causes share one. */
   #opening: Promise<void> | null = null;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -142,6 +163,9 @@ export class ModelLink {
       return;
     }
     if (this.#state === 'closed') return;
+    const run = pauseRun(pcm, this.#heldPause);
+    if (run === null) return;
+    this.#heldPause = run;
     // Held in an outage too (the day soak lost every word said while the model was unreachable,
     // issue #55): the session that opens when it is back hears the last `holdMs` of it, in order
     // with its ends, and answers late rather than never. Older speech gives way (counted).
@@ -170,7 +194,10 @@ export class ModelLink {
 
   endAudioInput(): void {
     if (this.#session && !this.#handOver) this.#session.endAudioInput();
-    else if (this.#state !== 'closed' && this.#held.length > 0) this.#hold({ kind: 'end' });
+    else if (this.#state !== 'closed' && this.#held.length > 0) {
+      this.#hold({ kind: 'end' });
+      this.#heldPause = 0;
+    }
   }
 
   /** Text for the model's next turn: sent now, or held for the session a wake opens. */
@@ -217,6 +244,7 @@ export class ModelLink {
       // Stays parked: what would have woken it is dropped, not kept for a later day.
       for (const item of this.#held.splice(0)) if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'refused' });
       this.#heldSamples = 0;
+      this.#heldPause = 0;
       return Promise.resolve();
     }
     const started = this.#o.now();
@@ -387,6 +415,7 @@ export class ModelLink {
       }
     }
     this.#heldSamples = 0;
+    this.#heldPause = 0;
   }
 
   #stopHandOver(): void {
@@ -404,15 +433,23 @@ export class ModelLink {
   #takeUnanswered(): void {
     const taken = this.#session?.takeUnanswered?.() ?? [];
     if (taken.length === 0) return;
-    const items: Held[] = taken.map((pcm) => (pcm ? { kind: 'audio', pcm } : { kind: 'end' }));
+    const items: Held[] = [];
+    let pause = 0;
+    for (const pcm of taken) {
+      const run = pcm ? pauseRun(pcm, pause) : 0;
+      if (run === null) continue;
+      pause = run;
+      items.push(pcm ? { kind: 'audio', pcm } : { kind: 'end' });
+      if (pcm) this.#heldSamples += pcm.length;
+    }
     this.#held.unshift(...items);
-    for (const pcm of taken) if (pcm) this.#heldSamples += pcm.length;
     this.#trimHeld();
   }
 
   #dropHeld(): void {
     for (const item of this.#held.splice(0)) if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
     this.#heldSamples = 0;
+    this.#heldPause = 0;
   }
 
   #setState(state: ModelLinkState, reason?: string): void {

@@ -205,6 +205,26 @@ describe('ModelLink', () => {
     expect(sessions[0]!.log).toEqual(['audio:7', 'end', 'audio:8', 'audio:9', 'end']);
   });
 
+  it('the paced pause after a held utterance is held for 1 s at most, the pauses between its words whole', async () => {
+    const { l, sessions } = link(10, 1);
+    const first = new FakeSession();
+    const zeros = (chunks: number) => Array.from({ length: chunks }, () => new Int16Array(320));
+    // The session's unanswered speech: a word, a 200 ms pause, a word, then 5 s of the paced pause.
+    const unanswered: (Int16Array | null)[] = [new Int16Array(320).fill(1), ...zeros(10), new Int16Array(320).fill(2), ...zeros(250), null];
+    Object.assign(first, { takeUnanswered: () => unanswered.splice(0) });
+    l.adopt(first as unknown as LiveModelSession);
+    l.lost('unreachable');
+    // Said while the link is down: a word and the paced pause up to the silence cap.
+    l.sendAudio(new Int16Array(320).fill(3));
+    for (const chunk of zeros(250)) l.sendAudio(chunk);
+    l.endAudioInput();
+    await vi.advanceTimersByTimeAsync(3100);
+    sessions[0]!.emit('turnComplete');
+    const log = sessions[0]!.log;
+    // 1 s of 20 ms chunks after each utterance (was 250: 10 s of the 30 s hold for two words).
+    expect(log).toEqual(['audio:1', ...Array(10).fill('audio:0'), 'audio:2', ...Array(50).fill('audio:0'), 'end', 'audio:3', ...Array(50).fill('audio:0'), 'end']);
+  });
+
   it('an outage longer than the hold: the newest speech is kept, an utterance with nothing left is not sent', async () => {
     const { l, sessions } = link(10, 1);
     l.adopt(new FakeSession() as unknown as LiveModelSession);
