@@ -1,4 +1,4 @@
-// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N] [--no-floor] [--profile]
+// npm run bench:latency [-- --providers gemini,openai-realtime,openai-live] [--quick] [--speakers N] [--no-floor | --floor-providers a,b] [--profile] [--out FILE]
 // A 60-second simulated duplex call on the loopback fakes (fake Discord and the live model's fake in
 // this process, the core in a child process started as `live-voice-bridge headless`), once per
 // provider (bench/lib/latency-providers.ts), then the many-speaker runs and the audio path's
@@ -6,10 +6,12 @@
 // (MISSED where one is not met) and writes bench/results/latency.json: the headline fields from the
 // Gemini call (the first provider's when Gemini is not run), `providers` with a row per provider.
 // --quick: 25 s calls, no many-speaker runs, results to a temp file (never the committed JSON).
+// --out FILE: the results to FILE (a draft from a loaded machine, leaving the committed JSON alone).
 // LVB_BENCH_INPUT_CHUNK_MS=20: the cores and the pause-corpus run use that input chunk (setup.input_chunk_ms).
 // The library floor (bench/library-floor.ts, bench/lib/library-floor-call.ts) runs after the provider
-// calls, the same call with a bare script on the libraries in the core's place: `libraryFloor` and
-// each provider row's `cpuVsFloor`; --no-floor skips it; --profile adds a --cpu-prof of a Gemini core
+// calls, the same call with a bare script on the libraries in the core's place, once per provider
+// (its protocol and rates): `libraryFloor` (Gemini's, and perProvider) and each provider row's
+// `cpuVsFloor`; --floor-providers a,b runs fewer floors (about 1.5-2 min each), --no-floor none; --profile adds a --cpu-prof of a Gemini core
 // call and of a floor call, split by our modules and the libraries (libraryFloor.profile).
 // Benchmarks report; nothing here fails on a number (timing on a shared machine is noisy).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { measureAudioPath, type AudioPathCost } from './lib/latency-audio-path.t
 import { IDLE_SETTLE_MS, type CallRunResult } from './lib/latency-call.ts';
 import { CORE_NODE_FLAGS } from '../main/core/core-node-flags.ts';
 import { round, type Percentiles } from './lib/latency-proc.ts';
-import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls } from './lib/latency-providers.ts';
+import { PROVIDER_DEFINITIONS, providerRows, providerTable, runProviderCalls, type ProviderRow } from './lib/latency-providers.ts';
 import { evaluateEndOfTurn, loadPauseCorpus } from './lib/pause-corpus.ts';
 import { BENCH_PROVIDERS, parseProviders, type BenchProvider } from './lib/model-fakes.ts';
 import { evaluateTurnCorpus, TURN_CORPUS_DEFINITION, TURN_CORPUS_PROVIDERS, type TurnCorpusResult } from './lib/turn-corpus.ts';
@@ -53,7 +55,9 @@ function speakerCounts(argv: string[]): number[] {
   if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error('--speakers takes a whole number from 1 to 50');
   return n === 1 ? [1] : [1, n];
 }
-const RESULTS = QUICK ? path.join(os.tmpdir(), 'lvb-latency-quick.json') : fileURLToPath(new URL('./results/latency.json', import.meta.url));
+/** `--out <file>`: the results there instead (a loaded machine's draft, e.g. bench/results/latency-floor-draft.json, beside the committed run). */
+const outAt = argv.indexOf('--out');
+const RESULTS = outAt >= 0 && argv[outAt + 1] ? path.resolve(argv[outAt + 1]!) : QUICK ? path.join(os.tmpdir(), 'lvb-latency-quick.json') : fileURLToPath(new URL('./results/latency.json', import.meta.url));
 
 /** The issue's targets. */
 const TARGETS = {
@@ -171,23 +175,35 @@ function speakerRows(runs: SpeakersRunResult[]): Row[] {
   }));
 }
 
-function floorRows(floor: LibraryFloorResult | null): Row[] {
-  if (!floor) return [];
+function floorRows(floors: readonly LibraryFloorResult[], providers: readonly ProviderRow[]): Row[] {
   return [
-    { metric: 'library floor CPU in the same call (bare @discordjs/voice + ws script)', measured: `${fmt(floor.cpuPercent)} % of one core, worst 10 s ${fmt(floor.cpuWorst10sPercent)} %; ${floor.replies} replies (${floor.bargeInsAtModel} barged into), ${floor.packetsToDiscord} packets to Discord`, target: `(reference: each provider ≤ ${CPU_VS_FLOOR_TARGET} × it)`, status: '' },
-    { metric: '  … joined, nobody speaking', measured: `${fmt(floor.idleCallCpuPercent)} % of one core`, target: '(reference)', status: '' },
+    ...floors.flatMap((floor) => [
+      { metric: `library floor CPU, ${floor.provider} (bare @discordjs/voice + ws script, same call)`, measured: `${fmt(floor.cpuPercent)} % of one core, worst 10 s ${fmt(floor.cpuWorst10sPercent)} %, RSS ${fmt(floor.rssMb)} MB over ${fmt(floor.seconds)} s (load ${fmt(floor.loadAvg1m.before)} → ${fmt(floor.loadAvg1m.after)}); ${floor.replies} replies (${floor.bargeInsAtModel} barged into), ${floor.packetsToDiscord} packets to Discord`, target: `(reference: its provider's core ≤ ${CPU_VS_FLOOR_TARGET} × it)`, status: '' },
+      { metric: '  … joined, nobody speaking', measured: `${fmt(floor.idleCallCpuPercent)} % of one core`, target: '(reference)', status: '' },
+    ]),
+    // Side by side: each provider's core over its floor (cpuVsFloor = coreCpuCallPercent / that floor's cpuPercent).
+    ...(floors.length === 0
+      ? []
+      : providers.map((r) => ({
+          metric: `core CPU vs the floor, ${r.provider}${r.floorProvider && r.floorProvider !== r.provider ? ` (${r.floorProvider}'s floor)` : ''}`,
+          measured: r.cpuVsFloor === null ? '—' : `${fmt(r.coreCpuCallPercent)} % / ${fmt(floors.find((f) => f.provider === r.floorProvider)?.cpuPercent ?? null)} % = ${r.cpuVsFloor.toFixed(2)} ×`,
+          target: `≤ ${CPU_VS_FLOOR_TARGET} ×`,
+          status: r.cpuVsFloor === null ? '' : r.cpuVsFloor <= CPU_VS_FLOOR_TARGET ? 'ok' : 'MISSED',
+        }))),
   ];
 }
 
-function floorJson(floor: LibraryFloorResult, profile: FloorProfile | null) {
+function floorFields(floor: LibraryFloorResult) {
   return {
     provider: floor.provider,
     model: floor.model,
     cpuPercent: round(floor.cpuPercent),
+    rssMb: round(floor.rssMb, 1),
+    seconds: round(floor.seconds, 1),
+    loadAvg1m: { before: round(floor.loadAvg1m.before), after: round(floor.loadAvg1m.after) },
     cpuWorst10sPercent: round(floor.cpuWorst10sPercent),
     cpuWindows10sPercent: floor.cpuWindows10sPercent.map((w) => round(w)),
     idleCallCpuPercent: round(floor.idleCallCpuPercent),
-    rssMb: round(floor.rssMb, 1),
     utterances: floor.utterances,
     replies: floor.replies,
     repliesCompleted: floor.repliesCompleted,
@@ -195,9 +211,13 @@ function floorJson(floor: LibraryFloorResult, profile: FloorProfile | null) {
     packetsToDiscord: floor.packetsToDiscord,
     settledBeforeCall: floor.settledBeforeCall,
     fakesProcessCpuPercent: round(floor.fakesProcess.cpuPercent),
-    cpuVsFloorTarget: CPU_VS_FLOOR_TARGET,
-    profile,
   };
+}
+
+/** `libraryFloor` in latency.json: the headline floor (Gemini's when it ran) and, in perProvider, every floor of the run. */
+function floorJson(floors: readonly LibraryFloorResult[], profile: FloorProfile | null) {
+  const headline = floors.find((f) => f.provider === 'gemini') ?? floors[0]!;
+  return { ...floorFields(headline), definition: LIBRARY_FLOOR_DEFINITION, cpuVsFloorTarget: CPU_VS_FLOOR_TARGET, perProvider: floors.map(floorFields), profile };
 }
 
 function profileTable(p: FloorProfile): string {
@@ -244,13 +264,16 @@ async function main(): Promise<void> {
   const turnCorpus = Object.fromEntries(TURN_CORPUS_PROVIDERS.map((p) => [p, evaluateTurnCorpus(corpus, p, { patience: DEFAULT_PATIENCE, chunkMs: INPUT_CHUNK_MS })])) as Record<BenchProvider | 'xai', TurnCorpusResult>;
   // The adaptive run (bench/lib/adaptive-patience.ts): a speaker who pauses 1.2 s mid-sentence, every turn.
   const adaptive = simulateAdaptivePatience();
-  let floor: LibraryFloorResult | null = null;
-  if (!argv.includes('--no-floor')) {
-    log('— library floor (bench/library-floor.ts) —');
-    floor = await runLibraryFloorCall({ durationMs: CALL_MS, idleCallMs: IDLE_CALL_MS, progress: log });
+  // One floor per provider of the run (each its own protocol and rates); --floor-providers a,b for fewer, --no-floor for none.
+  const floorProvidersAt = argv.indexOf('--floor-providers');
+  const floorProviders = argv.includes('--no-floor') ? [] : floorProvidersAt >= 0 ? parseProviders(argv[floorProvidersAt + 1] ?? '') : PROVIDERS;
+  const floors: LibraryFloorResult[] = [];
+  for (const provider of floorProviders) {
+    log(`— library floor, ${provider} (bench/library-floor.ts) —`);
+    floors.push(await runLibraryFloorCall({ provider, durationMs: CALL_MS, idleCallMs: IDLE_CALL_MS, progress: log }));
   }
   const floorProfile: FloorProfile | null = argv.includes('--profile') ? await profileAgainstFloor({ durationMs: CALL_MS, idleMs: IDLE_MS, idleCallMs: IDLE_CALL_MS, progress: log }) : null;
-  const perProvider = providerRows(runs, TARGETS, turnCorpus, floor?.cpuPercent ?? null);
+  const perProvider = providerRows(runs, TARGETS, turnCorpus, floors);
   // Information only since #52: what the gate's close at a hangover would cut (it ends only an utterance nobody downstream owns now).
   const hangoverSweep = HANGOVER_SWEEP_MS.map((hangoverMs) => {
     const r = evaluateEndOfTurn(corpus, { hangoverMs, chunkMs: 100 });
@@ -273,7 +296,7 @@ async function main(): Promise<void> {
     `machine: ${mach.cpu}, ${mach.cores} cores (SHARED with other users: load avg ${loadBefore[0]} before, ${loadAfter[0]} after), node ${mach.node}, Opus ${call.opus ?? '?'}`,
     `call (${call.provider} ${call.model}): ${CALL_MS / 1000} s, ${call.utterances} owner utterances, ${call.replies} model replies (${call.repliesCompleted} heard to the end, ${call.bargeInsAtModel} barged into); core counted ${call.healthAtEnd.metrics.interrupts} interrupts`,
   ];
-  const printed = [title, ...context, '', table([...rows(call, audio), ...turnRows(turnCorpus, adaptive), ...floorRows(floor), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
+  const printed = [title, ...context, '', table([...rows(call, audio), ...turnRows(turnCorpus, adaptive), ...floorRows(floors, perProvider), ...speakerRows(speakerRuns), ...(memory ? memoryRows(memory, call.core.rssIdleMb, TARGETS.core_cpu_call_percent) : [])]), '', providerTable(perProvider, TARGETS), ...(floorProfile ? ['', profileTable(floorProfile)] : []), '', stageTable(audio)].join('\n');
   process.stdout.write(printed + '\n');
 
   const m = call.healthAtEnd.metrics;
@@ -302,7 +325,9 @@ async function main(): Promise<void> {
       rssMaxMb: round(r.rssMaxMb, 1),
     })),
     providers: perProvider,
-    libraryFloor: floor ? floorJson(floor, floorProfile) : null,
+    libraryFloor: floors.length ? floorJson(floors, floorProfile) : null,
+    // --profile with --no-floor: the split still lands in the JSON.
+    ...(floors.length === 0 && floorProfile ? { libraryFloorProfile: floorProfile } : {}),
     adaptiveCutoffsLearning: adaptive.adaptiveCutoffsLearning,
     adaptiveCutoffsAfter: adaptive.adaptiveCutoffsAfter,
     turnCorpus,

@@ -1,13 +1,15 @@
-// The library floor (issue 51 item 6): the least a Discord ↔ Gemini Live voice bridge built on the
-// libraries this project uses can cost. A bare script, none of our code: the gateway by hand over
+// The library floor (issue 51 item 6): the least a Discord ↔ live model voice bridge built on the
+// libraries this project uses can cost (LVB_FLOOR_PROVIDER: gemini, openai-realtime, openai-live). A bare script, none of our code: the gateway by hand over
 // `ws` (hello, identify, heartbeat, op 4), `@discordjs/voice` for the voice connection (its DAVE
 // session, UDP, RTP, receive and player), `@discordjs/opus` to decode, prism-media's Opus encoder
 // behind the library's raw-PCM player, and `ws` to the model. In between only the naive part any
-// bridge needs: each speaker packet decoded (48 kHz stereo), averaged to mono and decimated 3:1 to
-// 16 kHz without a filter, sent in 100 ms `realtimeInput` messages (Google's 50-100 ms; the core
-// sends 100 ms too) and `audioStreamEnd` when the library's receive stream ends after 100 ms of
-// silence; the model's 24 kHz audio doubled sample by sample to 48 kHz stereo and played; a reply
-// cut (`interrupted`) stops the player. No gate, mixer, resampler filter, echo test or buffer policy.
+// bridge needs: each speaker packet decoded (48 kHz stereo), averaged to mono and decimated to the
+// provider's input rate without a filter (3:1 to Gemini's 16 kHz, 2:1 to OpenAI's 24 kHz), sent in
+// 100 ms audio messages of its protocol (Google's 50-100 ms; the core sends 100 ms too), and the end
+// of the user's audio when the library's receive stream ends after 100 ms of silence (Gemini:
+// `audioStreamEnd`; OpenAI: paced digital silence for its detector, bench/lib/library-floor-models.ts);
+// the model's 24 kHz audio doubled sample by sample to 48 kHz stereo and played; the service's
+// barge-in signal stops the player. No gate, mixer, resampler filter, echo test or buffer policy.
 //
 // Started by bench/lib/library-floor-call.ts as its own process (fakes in the bench's process), so
 // its CPU from /proc is the floor's alone. Configuration in env (LVB_FLOOR_*); prints `READY` once
@@ -18,72 +20,54 @@ import opus from '@discordjs/opus';
 import { PassThrough } from 'node:stream';
 import WebSocket from 'ws';
 import { reportGcTo } from './lib/idle-watch.ts';
+import { decimationFactor, downmixDecimate, upsampleToStereo } from './lib/library-floor-pcm.ts';
+import { connectFloorModel } from './lib/library-floor-models.ts';
+import type { BenchProvider } from './lib/model-fakes.ts';
 
 const env = (name: string): string => {
   const value = process.env[`LVB_FLOOR_${name}`];
   if (!value) throw new Error(`LVB_FLOOR_${name} is not set`);
   return value;
 };
-const [GATEWAY, TOKEN, GUILD, CHANNEL, OWNER, MODEL_URL, MODEL] = ['GATEWAY', 'TOKEN', 'GUILD', 'CHANNEL', 'OWNER', 'MODEL_URL', 'MODEL'].map(env) as [string, string, string, string, string, string, string];
-const CHUNK_SAMPLES = 1600; // 100 ms at 16 kHz
+const [GATEWAY, TOKEN, GUILD, CHANNEL, OWNER, MODEL_URL, MODEL, KEY] = ['GATEWAY', 'TOKEN', 'GUILD', 'CHANNEL', 'OWNER', 'MODEL_URL', 'MODEL', 'KEY'].map(env) as [string, string, string, string, string, string, string, string];
+// Checked here rather than with model-fakes.ts's parser, which would load the fakes' modules into the floor's memory.
+const FLOOR_PROVIDERS: readonly BenchProvider[] = ['gemini', 'openai-realtime', 'openai-live'];
+const PROVIDER = FLOOR_PROVIDERS.find((p) => p === env('PROVIDER'));
+if (!PROVIDER) throw new Error(`LVB_FLOOR_PROVIDER ${env('PROVIDER')}: use ${FLOOR_PROVIDERS.join(', ')}`);
 // Measurement only: GC events on stdout, so the bench can wait for V8's settling pass before the call
 // (bench/lib/idle-watch.ts); the observer runs only when a GC has happened.
 reportGcTo(process.stdout);
 // Exit on SIGTERM (the bench's stop) through process.exit, so a --cpu-prof run writes its profile.
 process.on('SIGTERM', () => process.exit(0));
 
-// --- the model --------------------------------------------------------------------------------
-const model = new WebSocket(MODEL_URL);
-const modelReady = new Promise<void>((resolve, reject) => {
-  model.once('open', () => model.send(JSON.stringify({ setup: { model: `models/${MODEL}`, generationConfig: { responseModalities: ['AUDIO'] } } })));
-  model.once('close', (code, reason) => reject(new Error(`model closed ${code} ${reason.toString()}`)));
-  model.on('message', (raw) => {
-    const message = JSON.parse(raw.toString()) as { setupComplete?: object; serverContent?: { modelTurn?: { parts?: { inlineData?: { data: string } }[] }; interrupted?: boolean; turnComplete?: boolean } };
-    if (message.setupComplete) resolve();
-    const content = message.serverContent;
-    if (!content) return;
-    for (const part of content.modelTurn?.parts ?? []) if (part.inlineData) play(Buffer.from(part.inlineData.data, 'base64'));
-    if (content.interrupted) cutReply();
-    if (content.turnComplete) endReply();
-  });
-});
-
-let pending = new Int16Array(CHUNK_SAMPLES);
+// --- the model (bench/lib/library-floor-models.ts: the provider's own messages over `ws`) -------------
+let speaking = false;
+const model = connectFloorModel(PROVIDER, MODEL_URL, KEY, MODEL, { play, endReply, cutReply, userSpeaking: () => speaking });
+const INPUT_FACTOR = decimationFactor(model.inputRate);
+const OUTPUT_FACTOR = decimationFactor(model.outputRate);
+// One 100 ms chunk buffer, reused: the model side turns it into base64 before it is written again.
+const pending = new Int16Array(model.inputRate / 10);
 let pendingLength = 0;
-function sendAudio(samples: Int16Array): void {
-  model.send(JSON.stringify({ realtimeInput: { audio: { data: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).toString('base64'), mimeType: 'audio/pcm;rate=16000' } } }));
-}
-/** 48 kHz stereo → 16 kHz mono: the average of L and R of every third frame, no low-pass. */
+/** 48 kHz stereo → mono at the model's rate (bench/lib/library-floor-pcm.ts: L + R averaged, every 3rd or 2nd frame, no low-pass). */
 function heard(stereo: Buffer): void {
-  const pcm = new Int16Array(stereo.buffer, stereo.byteOffset, stereo.byteLength >> 1);
-  for (let i = 0; i + 1 < pcm.length; i += 6) {
-    pending[pendingLength++] = (pcm[i]! + pcm[i + 1]!) >> 1;
-    if (pendingLength === CHUNK_SAMPLES) {
-      sendAudio(pending);
-      pending = new Int16Array(CHUNK_SAMPLES);
-      pendingLength = 0;
-    }
-  }
+  pendingLength = downmixDecimate(new Int16Array(stereo.buffer, stereo.byteOffset, stereo.byteLength >> 1), INPUT_FACTOR, pending, pendingLength, model.sendAudio);
 }
 function speechEnded(): void {
-  if (pendingLength > 0) sendAudio(pending.subarray(0, pendingLength));
-  pending = new Int16Array(CHUNK_SAMPLES);
+  if (pendingLength > 0) model.sendAudio(pending.subarray(0, pendingLength));
   pendingLength = 0;
-  model.send(JSON.stringify({ realtimeInput: { audioStreamEnd: true } }));
+  model.speechEnded();
 }
 
 // --- playback -----------------------------------------------------------------------------------
 const player = createAudioPlayer({ behaviors: { maxMissedFrames: 50 } });
 let reply: PassThrough | null = null;
-/** 24 kHz mono → 48 kHz stereo: each sample four times (two frames of L = R). */
+/** The model's 24 kHz mono → 48 kHz stereo (bench/lib/library-floor-pcm.ts: each sample four times, two frames of L = R). */
 function play(mono24k: Buffer): void {
   if (!reply) {
     reply = new PassThrough({ highWaterMark: 1 << 20 });
     player.play(createAudioResource(reply, { inputType: StreamType.Raw }));
   }
-  const input = new Int16Array(mono24k.buffer, mono24k.byteOffset, mono24k.byteLength >> 1);
-  const output = new Int16Array(input.length * 4);
-  for (let i = 0; i < input.length; i++) output.fill(input[i]!, i * 4, i * 4 + 4);
+  const output = upsampleToStereo(new Int16Array(mono24k.buffer, mono24k.byteOffset, mono24k.byteLength >> 1), OUTPUT_FACTOR);
   reply.write(Buffer.from(output.buffer));
 }
 function endReply(): void {
@@ -133,14 +117,17 @@ async function join(): Promise<void> {
   const listen = (): void => {
     if (listening) return;
     listening = true;
+    speaking = true;
+    model.speechStarted();
     const stream = connection.receiver.subscribe(OWNER, { end: { behavior: EndBehaviorType.AfterSilence, duration: 100 } });
     stream.on('data', (packet: Buffer) => heard(decoder.decode(packet)));
     stream.once('end', () => {
       listening = false;
+      speaking = false;
       speechEnded();
     });
   };
   connection.receiver.speaking.on('start', (userId) => userId === OWNER && listen());
-  await modelReady;
+  await model.ready;
   process.stdout.write('READY\n');
 }

@@ -75,7 +75,10 @@ const providerRowSchema = z.object({
   // The core's CPU over the library floor's in the same run (issue 51 item 6); absent from results written before.
   cpuVsFloor: num.optional(),
 }).passthrough();
-const libraryFloorSchema = z.object({ cpuPercent: num, cpuWorst10sPercent: num, cpuVsFloorTarget: z.number() }).passthrough();
+// rssMb and seconds are absent from results written before they were added to the row.
+const floorFieldsSchema = z.object({ provider: z.string().optional(), cpuPercent: num, cpuWorst10sPercent: num, rssMb: num.optional(), seconds: num.optional() }).passthrough();
+// perProvider: one floor per provider of the run; absent from results with the Gemini floor alone.
+const libraryFloorSchema = floorFieldsSchema.extend({ cpuVsFloorTarget: z.number(), perProvider: z.array(floorFieldsSchema).optional() });
 const turnCorpusSchema = z.record(z.string(), z.object({ provider: z.string(), serviceRule: z.string(), pauses: z.number(), bridgeCutoffPercent: z.number(), serviceCutoffPercent: z.number() }).passthrough());
 const hangoverSweepSchema = z.array(z.object({ hangoverMs: z.number(), falseCutoffPercent: z.number(), endOfSpeechToStreamEndP95Ms: num }).passthrough());
 const latencySchema = z.object({
@@ -204,7 +207,7 @@ function latencySection(lat: z.infer<typeof latencySchema>): string[] {
   if (lat.providers?.some((r) => r.bridgeTurnShareP95Ms !== undefined)) lines.push('', ...serviceTurnSection(lat, lat.providers, tg));
   else if (lat.providers?.some((r) => r.endOfSpeechToStreamEndP95Ms !== undefined)) lines.push('', ...turnSection(lat.providers, tg, lat.endOfTurnHangoverSweep ?? []));
   const defs = lat.definitions ?? {};
-  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'coreCpuCallWorst10sPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'coreCpuLongCallWorst10sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers']) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
+  for (const key of ['coreCpuIdleCallPercent', 'coreCpuCallPercent', 'coreCpuCallWorst10sPercent', 'rssIdleMb', 'rssIdleSourceMb', 'coreCpuLongCallPercent', 'coreCpuLongCallAfter60sPercent', 'coreCpuLongCallWorst10sPercent', 'rssFlatness10minMb', 'rssAfterRequestsMb', 'rssAfterRequestsSettledMb', 'speakers', 'providers', ...(lat.libraryFloor ? ['libraryFloor'] : [])]) if (defs[key]) lines.push('', `*${key}*: ${defs[key]}.`);
   return lines;
 }
 
@@ -229,7 +232,9 @@ function providerSection(rows: z.infer<typeof providerRowSchema>[], tg: Record<s
     ...vsFloor(r),
   ]);
   body.push(['target', `p95 ≤ ${tg.ingress_p95_ms ?? 25}`, `p95 ≤ ${tg.egress_p95_ms ?? 40}`, `p95 ≤ ${tg.barge_in_ms ?? 20}`, `≤ ${tg.core_cpu_call_percent ?? 3}`, ...(floor ? [`≤ ${floor.cpuVsFloorTarget} ×`] : [])]);
-  if (floor) body.push(['library floor (bare @discordjs/voice + ws, Gemini)', '', '', '', `${f(floor.cpuPercent, 2)} (worst 10 s ${f(floor.cpuWorst10sPercent, 2)})`, '1 ×']);
+  const floorRow = (x: z.infer<typeof floorFieldsSchema>, who: string): string[] => [`library floor (bare @discordjs/voice + ws, ${who})`, '', '', '', `${f(x.cpuPercent, 2)} (worst 10 s ${f(x.cpuWorst10sPercent, 2)}${typeof x.rssMb === 'number' ? `; RSS ${f(x.rssMb, 1)} MB` : ''})`, '1 ×'];
+  if (floor?.perProvider?.length) for (const x of floor.perProvider) body.push(floorRow(x, x.provider ?? '?'));
+  else if (floor) body.push(floorRow(floor, 'Gemini'));
   return [
     `**Per provider** (the same ${callS} s call once per live model provider, a fresh core each, in one run${floor ? '; the library floor: the same call with a bare script on the same libraries in the core\'s place, bench/library-floor.ts, docs/performance.md "The library floor"' : ''}):`,
     '',

@@ -2,6 +2,7 @@
 // plain callbacks instead of the wake gate, the model and the voice port: what the audio benchmarks
 // and CallAudio's unit tests run. The bridge wires the whole call with pipeline.ts's wireCall.
 import { CallAudio, type CallAudioOptions } from '../../main/core/bridge/call-audio.ts';
+import { connectListed } from '../../main/core/bridge/pipeline.ts';
 
 export interface CallAudioEnds {
   /** A fixed-size chunk of gated speech (a reused buffer: use it synchronously). */
@@ -16,10 +17,10 @@ export interface CallAudioEnds {
 
 /** Connects `audio`'s stages to `ends`; returns it. */
 export function wireCallAudio(audio: CallAudio, ends: CallAudioEnds): CallAudio {
-  audio.mix.connect(audio.resample.stage.input);
-  audio.resample.stage.connect(audio.gate.stage.input);
-  audio.gate.stage.connect({ stage: 'wake', caps: 'speech@16k', push: ends.onSpeech, end: ends.onSpeechEnd });
-  audio.playback.connect({ stage: 'encode', caps: 'pull@48k', start: () => ends.onOutputResume?.(), stop: () => ends.onOutputIdle?.() });
+  connectListed(audio.mix, audio.resample.stage.input);
+  connectListed(audio.resample.stage, audio.gate.stage.input);
+  connectListed(audio.gate.stage, { stage: 'wake', caps: 'speech@16k', push: ends.onSpeech, end: ends.onSpeechEnd });
+  connectListed(audio.playback, { stage: 'encode', caps: 'pull@48k', start: () => ends.onOutputResume?.(), stop: () => ends.onOutputIdle?.() });
   return audio;
 }
 

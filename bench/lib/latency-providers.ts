@@ -91,8 +91,13 @@ export interface ProviderRow {
   coreCpuCallPercent: number | null;
   /** The worst 10 s window of the same call (latency-proc.ts cpuWindows). */
   coreCpuCallWorst10sPercent: number | null;
-  /** coreCpuCallPercent / libraryFloor.cpuPercent of the same run (bench/lib/library-floor-call.ts); null without a floor run. */
+  /**
+   * coreCpuCallPercent / the library floor's cpuPercent in the same run (bench/lib/library-floor-call.ts):
+   * the floor on this row's provider when one ran, else the headline (Gemini) floor; null without a floor run.
+   */
   cpuVsFloor: number | null;
+  /** The provider whose floor cpuVsFloor divides by (null without a floor run). */
+  floorProvider: BenchProvider | null;
   replies: number;
   bargeInsAtModel: number;
   reconnects: number;
@@ -105,8 +110,12 @@ export const CPU_VS_FLOOR_TARGET = 1.5;
 const none: Summary = { count: 0, p50_ms: null, p95_ms: null };
 const within = (value: number | null, limit: number): boolean => value !== null && value <= limit;
 
-export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, TurnCorpusResult>>, floorCpuPercent: number | null = null): ProviderRow[] {
+/** The floors of a run, by provider, each its CPU % of one core. */
+export type FloorCpu = readonly { provider: BenchProvider; cpuPercent: number }[];
+
+export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, TurnCorpusResult>>, floors: FloorCpu = []): ProviderRow[] {
   return runs.map(({ provider, call }) => {
+    const floor = floors.find((f) => f.provider === provider) ?? floors.find((f) => f.provider === 'gemini') ?? floors[0];
     const ingress = call.healthAtEnd.metrics.ingress_latency;
     const egress = call.wire.egress ?? none;
     const bargeIn = call.wire.bargeIn ?? none;
@@ -151,7 +160,8 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       cutMidUtterance: turn.cutMidUtterance,
       coreCpuCallPercent: round(call.core.callCpuPercent),
       coreCpuCallWorst10sPercent: round(call.core.callCpuWorst10sPercent),
-      cpuVsFloor: floorCpuPercent ? round(call.core.callCpuPercent / floorCpuPercent) : null,
+      cpuVsFloor: floor?.cpuPercent ? round(call.core.callCpuPercent / floor.cpuPercent) : null,
+      floorProvider: floor?.provider ?? null,
       replies: call.replies,
       bargeInsAtModel: call.bargeInsAtModel,
       reconnects: call.healthAtEnd.metrics.reconnects,

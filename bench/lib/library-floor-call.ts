@@ -4,7 +4,7 @@
 // process, the floor script in a child, so its CPU and RSS from /proc are its own.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -15,13 +15,21 @@ import { GcLog, untilSettled } from './idle-watch.ts';
 import { BARGE_IN_RMS, monotonicUs, ownerScript, ReplyDriver, runBenchCall, stopChild } from './latency-call.ts';
 import { cpuPercent, cpuWindows, readProc, untilQuiet, type ProcSample } from './latency-proc.ts';
 import { modelledFirstAudioMs } from './latency-turn.ts';
-import { startBenchModel } from './model-fakes.ts';
+import { startBenchModel, type BenchProvider } from './model-fakes.ts';
 
 const FLOOR_SCRIPT = fileURLToPath(new URL('../library-floor.ts', import.meta.url));
 const GEMINI_PATH = '/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent';
+const ws = (url: string): string => url.replace(/^http/, 'ws').replace(/\/$/, '');
+
+/** The floor's socket to the provider's fake, from the env the bench gives a core (bench/lib/model-fakes.ts). */
+export function floorModelUrl(provider: BenchProvider, env: Readonly<Record<string, string>>, model: string): { url: string; key: string } {
+  if (provider === 'gemini') return { url: `${ws(env.GEMINI_LIVE_BASE_URL!)}${GEMINI_PATH}?key=${env.GEMINI_API_KEY}`, key: env.GEMINI_API_KEY! };
+  if (provider === 'openai-realtime') return { url: `${ws(env.OPENAI_REALTIME_BASE_URL!)}/realtime?model=${encodeURIComponent(model)}`, key: env.OPENAI_API_KEY! };
+  return { url: `${ws(env.OPENAI_LIVE_BASE_URL!)}/live/sessions`, key: env.OPENAI_API_KEY! };
+}
 
 export interface LibraryFloorResult {
-  provider: 'gemini';
+  provider: BenchProvider;
   model: string;
   /** CPU of the floor process (all threads) over the call, % of one core (utime + stime from /proc). */
   cpuPercent: number;
@@ -42,12 +50,20 @@ export interface LibraryFloorResult {
   fakesProcess: { cpuPercent: number };
   /** The talking part of the call on the monotonic clock (monotonicUs), for a CPU profile's window. */
   callWindowUs: [number, number];
+  /** Length of the measured call, s (the provider rows' call length). */
+  seconds: number;
+  /**
+   * The machine's 1-minute load average as the floor's call began and ended: the floor runs after
+   * the provider calls, so on a shared machine its load can differ from theirs (machine.load_avg_*).
+   */
+  loadAvg1m: { before: number; after: number };
 }
 
-export async function runLibraryFloorCall(options: { durationMs: number; idleCallMs: number; progress: (line: string) => void; nodeFlags?: readonly string[] }): Promise<LibraryFloorResult> {
+export async function runLibraryFloorCall(options: { provider?: BenchProvider; durationMs: number; idleCallMs: number; progress: (line: string) => void; nodeFlags?: readonly string[] }): Promise<LibraryFloorResult> {
+  const provider = options.provider ?? 'gemini';
   const discord = await startFakeDiscord({ ownerInVoice: true });
-  const model = await startBenchModel('gemini', { bargeInRms: BARGE_IN_RMS });
-  const modelEnv = model.env();
+  const model = await startBenchModel(provider, { bargeInRms: BARGE_IN_RMS });
+  const socket = floorModelUrl(provider, model.env(), model.model);
   const child = spawn(process.execPath, [...(options.nodeFlags ?? []), FLOOR_SCRIPT], {
     cwd: path.dirname(FLOOR_SCRIPT),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,7 +75,9 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
       LVB_FLOOR_GUILD: discord.guildId,
       LVB_FLOOR_CHANNEL: discord.voiceChannelId,
       LVB_FLOOR_OWNER: discord.owner.id,
-      LVB_FLOOR_MODEL_URL: `${modelEnv.GEMINI_LIVE_BASE_URL!.replace(/^http/, 'ws')}${GEMINI_PATH}?key=${modelEnv.GEMINI_API_KEY}`,
+      LVB_FLOOR_PROVIDER: provider,
+      LVB_FLOOR_MODEL_URL: socket.url,
+      LVB_FLOOR_KEY: socket.key,
       LVB_FLOOR_MODEL: model.model,
     },
   });
@@ -91,6 +109,7 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
       const s = readProc(pid);
       if (s) samples.push(s);
     }, 1000);
+    const loadBefore = loadavg()[0]!;
     const callFrom = readProc(pid)!;
     const callFromUs = monotonicUs();
     const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
@@ -104,7 +123,7 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
     const utterances = await script;
     const windows = cpuWindows(callFrom, samples, callTo);
     return {
-      provider: 'gemini',
+      provider,
       model: model.model,
       cpuPercent: cpuPercent(callFrom, callTo),
       cpuMs: callTo.cpuMs - callFrom.cpuMs,
@@ -120,6 +139,8 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
       settledBeforeCall: settle.settled,
       fakesProcess: { cpuPercent: (100 * (fakesCpu.user + fakesCpu.system)) / 1000 / (performance.now() - fakesFrom.at) },
       callWindowUs,
+      seconds: (callTo.at - callFrom.at) / 1000,
+      loadAvg1m: { before: loadBefore, after: loadavg()[0]! },
     };
   } finally {
     await stopChild(child);
@@ -130,7 +151,7 @@ export async function runLibraryFloorCall(options: { durationMs: number; idleCal
 
 /** What `libraryFloor` in bench/results/latency.json says each field is. */
 export const LIBRARY_FLOOR_DEFINITION =
-  "the least any Discord ↔ Gemini Live bridge built on these libraries can cost: bench/library-floor.ts, a bare script on @discordjs/voice (DAVE on), @discordjs/opus, prism-media and ws with none of our logic (naive L+R average and 3:1 decimation to 16 kHz, 100 ms realtimeInput messages, audioStreamEnd when the library's receive stream ends after 100 ms of silence; the model's 24 kHz doubled to 48 kHz stereo into the library's raw-PCM player, stopped on interrupted), on the same fake Discord call and fake Gemini as a provider row, driven by the same owner script and replies, for the same duration; cpuPercent = the floor process's CPU (utime + stime from /proc, all threads) over the call, % of one core, the fakes in the bench's process; cpuVsFloor in each provider row = coreCpuCallPercent / cpuPercent (target ≤ 1.5); profile (with --profile): a --cpu-prof of a Gemini core call and of a floor call, each over its talking part, busy main-thread samples by owner (ours = files under main/, library = npm package, node = Node's own JS, v8 = GC and (program)) and the largest entries";
+  "the least any Discord ↔ live model bridge built on these libraries can cost: bench/library-floor.ts, a bare script on @discordjs/voice (DAVE on), @discordjs/opus, prism-media and ws with none of our logic (bench/lib/library-floor-pcm.ts: L+R averaged and decimated without a filter to the provider's input rate, 3:1 to Gemini's 16 kHz, 2:1 to OpenAI's 24 kHz; bench/lib/library-floor-models.ts: 100 ms audio messages of the provider's protocol, the end of the user's audio when the library's receive stream ends after 100 ms of silence — Gemini audioStreamEnd, OpenAI paced digital silence for the service's detector —, the model's 24 kHz doubled to 48 kHz stereo into the library's raw-PCM player, stopped on the service's barge-in signal), on the same fake Discord call and the same provider's fake as a provider row, driven by the same owner script and replies, for the same duration; one floor per provider of the run (perProvider; the fields at the top are Gemini's); cpuPercent = the floor process's CPU (utime + stime from /proc/<pid>/stat, all threads) over the call, % of one core, read as coreCpuCallPercent is for the core, the fakes in the bench's process; rssMb = the floor process's VmRSS at the call's end (the core's: rssEndMb); seconds = the measured call's length; loadAvg1m = the machine's 1-minute load as that floor's call began and ended (the floors run after the provider calls); cpuVsFloor in each provider row = coreCpuCallPercent / the cpuPercent of the floor on floorProvider (the row's own provider when its floor ran; target ≤ 1.5); profile (with --profile): a --cpu-prof of a Gemini core call and of a Gemini floor call, each over its talking part, busy main-thread samples by owner (ours = files under main/, library = npm package, node = Node's own JS, v8 = GC and (program)) and the largest entries";
 
 export interface FloorProfile {
   core: ProfileSplit;

@@ -29,9 +29,12 @@ test('History: the call found and opened is exported as Markdown and JSON, lines
   await expect(page.locator('#call-state')).toHaveText('connected');
   // The owner talks; the fake model hears "hello model" and answers.
   const { ownerId } = await control<{ ownerId: string }>('/messages');
+  // The live list also holds the lines of earlier calls today: wait for this call's own line.
+  const ownerLines = page.locator('#notes-list li.kind-input_transcript', { hasText: 'hello model' });
+  const before = await ownerLines.count();
   await control('/speak');
-  const ownerLine = page.locator('#notes-list li.kind-input_transcript', { hasText: 'hello model' }).last();
-  await expect(ownerLine).toBeVisible({ timeout: 20_000 });
+  await expect(ownerLines).toHaveCount(before + 1, { timeout: 20_000 });
+  const ownerLine = ownerLines.last();
   const ownerName = (await ownerLine.locator('.who').textContent())!.trim();
   expect(ownerName).not.toBe(ownerId);
   const token = (await control<{ token: string }>('/token')).token;

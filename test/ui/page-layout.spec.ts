@@ -93,9 +93,12 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   expect(announce.ok()).toBe(true);
   const notes = page.locator('#notes-list');
   await expect(notes.locator('li .who', { hasText: 'cli · announce' })).toBeVisible({ timeout: 20_000 });
+  // The fake model answers the owner once they stop (test/ui/harness.ts); the live list also holds
+  // the lines of earlier calls today, so wait for one more answer than it had.
+  const answers = notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' });
+  const before = await answers.count();
   await control('/speak');
-  // The fake model answers the owner once they stop (test/ui/harness.ts).
-  await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' }).last()).toBeVisible({ timeout: 20_000 });
+  await expect(answers).toHaveCount(before + 1, { timeout: 20_000 });
   // Every line is dated the page's one way.
   for (const time of await notes.locator('time').allTextContents()) expect(time).toMatch(new RegExp(`^${MOMENT.source}$`));
   await expect(page.locator('#call-detail')).toHaveText(new RegExp(`^In a call since ${MOMENT.source}\\.$`));
@@ -105,7 +108,9 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   await expect(roomPanel.locator('#room-list li').first()).toBeVisible();
   await expect(roomPanel).not.toContainText(/local_|mcp_|_schedule|_execute/);
   const spare = await roomPanel.evaluate((card) => {
-    const last = card.lastElementChild!.getBoundingClientRect().bottom;
+    // The last child the card shows: a hidden status line (display: none) has no box to measure.
+    const shown = [...card.children].filter((child) => child.getClientRects().length > 0);
+    const last = shown[shown.length - 1]!.getBoundingClientRect().bottom;
     return card.getBoundingClientRect().bottom - last;
   });
   expect(spare).toBeLessThan(40);

@@ -162,7 +162,7 @@ test('settings are grouped, with a provider drop-down, switches, and the values 
   await login(page);
   const panel = page.locator('#settings-panel');
   const legends = await panel.locator('#settings-fields fieldset > legend').allTextContents();
-  expect(legends).toEqual(['Call and model', 'Discord', 'Cost', 'Storage and limits']);
+  expect(legends).toEqual(['Call and model', 'Turns and quiet', 'Discord', 'Cost', 'Storage and limits']);
   // Each group holds a handful, not 25 fields in one heap.
   for (const legend of legends) expect(await panel.locator('fieldset', { has: page.locator('legend', { hasText: legend }) }).locator('.field').count()).toBeLessThanOrEqual(8);
   const provider = panel.getByRole('combobox', { name: 'Live model provider' });

@@ -35,7 +35,7 @@
 // gate withholds is nobody's turn: it closes at the gate's hangover.
 import { PROVIDERS, type ProviderName } from '../providers/index.ts';
 import { PATIENCE_SERVICE_MAX_WAIT_MS, patienceSilenceMs, type Patience } from '../contracts/patience.ts';
-import { DEFAULT_HANGOVER_MS } from './voice-gate.ts';
+import { DEFAULT_HANGOVER_MS } from './voice-gate-options.ts';
 
 export type EndOfTurnProvider = ProviderName;
 

@@ -84,8 +84,8 @@ export class CallAudio {
   readonly #now: () => number;
   readonly #mixer = new SpeakerMixer();
   readonly #playback = new PlaybackBuffer();
-  readonly #onActivity: () => void;
-  readonly #onFrame: (now: number) => void;
+  #onActivity: () => void;
+  #onFrame: (now: number) => void;
   /** Where the mix goes (resample), and where playback is pulled from (encode): wired by pipeline.ts. */
   readonly #mixed = new Outlet<PcmSink<48_000>>('mix');
   readonly #encoder = new Outlet<EncoderSink>('playback');
@@ -96,6 +96,7 @@ export class CallAudio {
   readonly playback: Stage<ModelAudioSink, EncoderSink>;
   /** Null until connected: without a handler no speaker frame is tested. */
   #bargeInHandler: BargeInHandler | null = null;
+  #activityConnected = false;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
@@ -151,6 +152,14 @@ export class CallAudio {
   stop(): void {
     this.#running = false;
     this.#inputIdle();
+  }
+
+  /** From now on, onActivity and onFrame go to `listener` (the UI ticker, built after the audio from its levels; once). */
+  connectActivity(listener: { start(): void; frame(now: number): void }): void {
+    if (this.#activityConnected) throw new Error('the activity listener is already connected');
+    this.#activityConnected = true;
+    this.#onActivity = () => listener.start();
+    this.#onFrame = (now) => listener.frame(now);
   }
 
   /** The barge-in test's verdicts go to `handler` from now on (once: a second handler is a wiring mistake). */

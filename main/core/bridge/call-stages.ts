@@ -54,18 +54,18 @@ export class ModelAudioStage {
 /**
  * encode (out): the voice port's player, which pulls 20 ms frames on its own clock and sends them
  * as Opus. The playback stage starts it for audio and stops it when it has none; the call's state
- * decides whether it may run (`state`: only inside a live call).
+ * decides whether it may run (`call.state`: only inside a live call).
  */
 export class EncoderStage {
   readonly #voice: VoiceChannelPort;
-  readonly #state: () => BridgeState;
+  readonly #call: { readonly state: BridgeState };
   /** The playback stage wants the player running (false after it went idle). */
   #wanted = false;
   readonly stage: Stage<EncoderSink, null>;
 
-  constructor(voice: VoiceChannelPort, state: () => BridgeState) {
+  constructor(voice: VoiceChannelPort, call: { readonly state: BridgeState }) {
     this.#voice = voice;
-    this.#state = state;
+    this.#call = call;
     this.stage = lastStage('encode', { stage: 'encode', caps: 'pull@48k', start: (source) => this.#start(source), stop: () => this.#stop() });
   }
 
@@ -77,7 +77,7 @@ export class EncoderStage {
 
   #start(source: PlaybackSource): void {
     this.#wanted = true;
-    const state = this.#state();
+    const state = this.#call.state;
     if (state === 'connected' || state === 'reconnecting' || state === 'parked') this.#voice.startPlayback(source);
   }
 
@@ -85,7 +85,7 @@ export class EncoderStage {
   #stop(): void {
     this.#wanted = false;
     setImmediate(() => {
-      const state = this.#state();
+      const state = this.#call.state;
       if ((state === 'connected' || state === 'parked') && !this.#wanted) this.#voice.stopPlayback();
     });
   }

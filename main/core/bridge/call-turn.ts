@@ -18,15 +18,16 @@ export type CallTurnOptions = Partial<CallTurnSettings>;
 export const DEFAULT_TURN_SILENCE_CAP_MS = 3000;
 
 export class CallTurn {
-  readonly #defaults: () => Partial<CallTurnSettings>;
-  /** Applies the cap to the voice gate (ms). */
-  readonly #applyCap: (ms: number) => void;
+  /** The settings, read at each call's start (absent: the defaults). */
+  readonly #settings: (() => Partial<CallTurnSettings>) | undefined;
+  /** The voice gate, which applies the cap (ms). */
+  readonly #gate: { setTurnCap(ms: number): void };
   #patience: Patience = DEFAULT_PATIENCE;
   #capMs = DEFAULT_TURN_SILENCE_CAP_MS;
 
-  constructor(defaults: () => Partial<CallTurnSettings>, applyCap: (ms: number) => void) {
-    this.#defaults = defaults;
-    this.#applyCap = applyCap;
+  constructor(settings: (() => Partial<CallTurnSettings>) | undefined, gate: { setTurnCap(ms: number): void }) {
+    this.#settings = settings;
+    this.#gate = gate;
   }
 
   get patience(): Patience {
@@ -35,16 +36,16 @@ export class CallTurn {
 
   /** A call starts: its own options over the settings. */
   begin(options: CallTurnOptions = {}): void {
-    const defaults = this.#defaults();
+    const defaults = this.#settings?.() ?? {};
     this.#patience = options.patience ?? defaults.patience ?? DEFAULT_PATIENCE;
     this.#capMs = options.turnSilenceCapMs ?? defaults.turnSilenceCapMs ?? DEFAULT_TURN_SILENCE_CAP_MS;
-    this.#applyCap(turnCapFor(this.#capMs, this.#patience));
+    this.#gate.setTurnCap(turnCapFor(this.#capMs, this.#patience));
   }
 
   /** A new patience mid-call: the session in use takes it (where its service can), and every later one. */
   set(patience: Patience, session: LiveModelSession | null): void {
     this.#patience = patience;
-    this.#applyCap(turnCapFor(this.#capMs, patience));
+    this.#gate.setTurnCap(turnCapFor(this.#capMs, patience));
     session?.setPatience(patience);
   }
 }

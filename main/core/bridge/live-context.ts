@@ -17,10 +17,10 @@ export interface CallContextBase {
 }
 
 export interface LiveContextOptions {
-  /** Persona and tools as a session opened now would get them (no transcript seed). */
-  current: () => CallContextBase;
-  /** The session carrying the call now, or null (no call, parked, in an outage). */
-  session: () => LiveModelSession | null;
+  /** Persona and tools as a session opened now would get them (no transcript seed: session-setup.ts). */
+  persona: { base(): CallContextBase };
+  /** The model link: the session carrying the call now, or null (no call, parked, in an outage). */
+  link: { readonly session: LiveModelSession | null };
   /** Wake names as configured (they change only with a restart). */
   wakeNames: readonly string[];
   /** Users whose names the room may say: allowed speakers and who is in the voice channel. */
@@ -48,7 +48,6 @@ export class LiveContext {
   #checkQueued = false;
   /** The names the last session opened was given (the first opens while the bot joins: no room yet). */
   #offeredVocabulary = '';
-  #reading = false;
 
   constructor(options: LiveContextOptions) {
     this.#o = options;
@@ -57,8 +56,7 @@ export class LiveContext {
   /** For a session being opened: wake names, then the room's display names, once each. */
   vocabulary(): string[] {
     const names = this.#names();
-    // `current()` builds a session's options too: that read is not an offer to a session.
-    if (!this.#reading) this.#offeredVocabulary = names.join('\n');
+    this.#offeredVocabulary = names.join('\n');
     return names;
   }
 
@@ -98,12 +96,7 @@ export class LiveContext {
   }
 
   #current(): CallContextBase {
-    this.#reading = true;
-    try {
-      return this.#o.current();
-    } finally {
-      this.#reading = false;
-    }
+    return this.#o.persona.base();
   }
 
   #snapshot(base = this.#current()): Applied {
@@ -111,7 +104,7 @@ export class LiveContext {
   }
 
   #apply(): void {
-    const session = this.#o.session();
+    const session = this.#o.link.session;
     const before = this.#applied;
     if (!session || !before) return;
     const base = this.#current();

@@ -1,15 +1,19 @@
 // Wires one model session into the call (the model link opens and closes sessions while the call
 // goes on): its audio to playback, its tool calls to the registry with the authority of the voices
-// that asked, its transcripts to the notes, its turn and connection events to the bridge.
+// that asked, its transcripts to the notes, its turn and connection events to the call's states.
+// CallModelSide is the call as the model link sees it (model-link.ts `ModelLinkCall`).
 import type { Logger } from 'pino';
-import type { ConnectionState } from '../api-types.ts';
 import { attachToolDispatcher } from '../model/tool-dispatcher.ts';
 import type { NotesLog } from '../notes/notes-log.ts';
-import type { LiveModelSession } from '../ports.ts';
+import type { LiveModelConnectOptions, LiveModelSession } from '../ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { CallAudio } from './call-audio.ts';
+import type { CallStates } from './call-states.ts';
 import type { ModelAudioStage } from './call-stages.ts';
+import type { ModelLinkCall, ModelLinkState } from './model-link.ts';
 import type { InFlight } from './park.ts';
+import type { ReplyFollower } from './reply-follower.ts';
+import type { SessionSetup } from './session-setup.ts';
 import type { ReplyCut } from './reply-cut.ts';
 import type { SpeakerNotes } from './speaker-notes.ts';
 import type { SpeakerActivity } from './room.ts';
@@ -25,23 +29,29 @@ export interface ModelBindingDeps {
   /** Each input transcription fragment, with its one speaker where there is one. */
   onInputTranscript?: (text: string, speaker: string | undefined) => void;
   /** The model spoke (a chunk of a reply, or its end): the wake follow-up window and the park timer run from it. */
-  botSpoke: () => void;
+  wake: { botSpoke(): void };
+  parkTimer: { touch(): void };
   /** The call's audio graph (whether the player runs; the model's turn ends). */
   audio: CallAudio;
   /** The pipeline's model-audio stage: the model's speech goes on to playback (pipeline.ts). */
   modelAudio: ModelAudioStage;
-  /** A wake-up that may carry the player's next packet (voice port's pokePlayback). */
-  pokePlayback: () => void;
+  /** pokePlayback: a wake-up that may carry the player's next packet. */
+  voice: { pokePlayback?(urgent?: boolean): void };
   /** Interruptions by the service, and the end of a reply's pending local cut. */
   replyCut: ReplyCut;
   /** Each turn names its speaker again. */
   speakerNotes: SpeakerNotes;
-  state: (state: ConnectionState, reason?: string) => void;
-  /** A reply's first audio went to playback (the patience learner's cut-off clock starts). */
-  replyStarted?: () => void;
+  /** The session's connection state (call-states.ts). */
+  states: Pick<CallStates, 'modelChanged' | 'linkChanged' | 'modelState'>;
+  /** replyStarted: a reply's first audio went to playback (the patience learner's cut-off clock starts). */
+  patience?: { replyStarted(): void } | undefined;
   /** The session is wired in / out (mid-call context changes follow it). */
-  opened: () => void;
-  closed: () => void;
+  context: { opened(): void; closed(): void };
+}
+
+function botSpoke(deps: ModelBindingDeps): void {
+  deps.wake.botSpoke();
+  deps.parkTimer.touch();
 }
 
 const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'userTurnEnded', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
@@ -63,7 +73,7 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
   });
   model.on('toolCall', () => deps.inFlight.toolStarted());
   model.on('audio', (pcm) => {
-    deps.botSpoke();
+    botSpoke(deps);
     const playerRunning = deps.audio.outputActive;
     // A stopped player restarts inside the playback stage and sends its first packet at once. A running
     // one sends its next packet on this chunk's wake-up if that slot has begun (playback.ts), so a
@@ -72,15 +82,15 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
     // (a service may never confirm a cut of a reply it had finished sending).
     if (deps.modelAudio.play(pcm)) {
       deps.replyCut.turnEnded();
-      deps.replyStarted?.();
+      deps.patience?.replyStarted();
     }
-    if (playerRunning) deps.pokePlayback();
+    if (playerRunning) deps.voice.pokePlayback?.();
   });
   model.on('interrupted', () => deps.replyCut.serviceInterrupted());
   // The service ended the user's turn: the paced silence stops and the end of input goes out (voice-gate.ts).
   model.on('userTurnEnded', () => deps.audio.gate.serviceEndedTurn());
   model.on('turnComplete', () => {
-    deps.botSpoke();
+    botSpoke(deps);
     deps.activity.turnBoundary();
     deps.replyCut.turnEnded();
     deps.speakerNotes.turnEnded();
@@ -94,12 +104,53 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
     deps.onInputTranscript?.(text, deps.activity.soleSpeaker(speakers));
   });
   model.on('outputTranscript', (text) => deps.transcripts.output(text));
-  model.on('state', (state, reason) => deps.state(state, reason));
-  deps.opened();
+  model.on('state', (state, reason) => deps.states.modelChanged(state, reason));
+  deps.context.opened();
   return () => {
-    deps.closed();
+    deps.context.closed();
     dispatcher.detach();
     for (const event of SESSION_EVENTS) model.removeAllListeners(event);
     deps.inFlight.reset();
   };
+}
+
+export interface CallModelSideDeps extends ModelBindingDeps {
+  /** What a session opened mid-call is given (session-setup.ts). */
+  setup: Pick<SessionSetup, 'options'>;
+  /** The spoken outcomes follow each reply (reply-follower.ts). */
+  follower: Pick<ReplyFollower, 'modelAudio' | 'outputTranscript' | 'turnComplete' | 'serviceInterrupted' | 'sessionClosed'>;
+}
+
+/** The call as its model link serves it: the options of the sessions it opens, their wiring, its state changes. */
+export class CallModelSide implements ModelLinkCall {
+  readonly #d: CallModelSideDeps;
+
+  constructor(deps: CallModelSideDeps) {
+    this.#d = deps;
+  }
+
+  sessionOptions(): LiveModelConnectOptions {
+    return this.#d.setup.options(true);
+  }
+
+  /** Wires a session into the call; returns the unwiring (the link closes sessions while the call goes on). */
+  bind(model: LiveModelSession): () => void {
+    const { states, follower } = this.#d;
+    states.modelState = model.state;
+    const unbind = bindModelSession(model, this.#d);
+    // After the binding's own listeners (the playback has the chunk, the turn is ended): the spoken outcomes.
+    model.on('audio', (pcm) => follower.modelAudio(pcm.length));
+    model.on('outputTranscript', (text) => follower.outputTranscript(text));
+    model.on('turnComplete', () => follower.turnComplete());
+    model.on('interrupted', () => follower.serviceInterrupted());
+    return () => {
+      unbind();
+      follower.sessionClosed();
+      states.modelState = 'disconnected';
+    };
+  }
+
+  linkChanged(state: ModelLinkState, reason?: string): void {
+    this.#d.states.linkChanged(state, reason);
+  }
 }

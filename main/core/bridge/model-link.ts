@@ -18,14 +18,21 @@ import { addTokenUsage, emptyTokenUsage } from '../usage/tokens.ts';
 
 export type ModelLinkState = 'open' | 'parked' | 'waking' | 'down' | 'closed';
 
+/**
+ * The call the link serves. The link is built before the parts that use it (they send through it
+ * and read its session), so the call is given to it once, after them (`serve`, call-assembly.ts).
+ */
+export interface ModelLinkCall {
+  /** Options for a session opened mid-call: persona + the call's recent transcript, tools. */
+  sessionOptions(): LiveModelConnectOptions;
+  /** Wire a new session into the call (its events, the tool dispatcher); returns the unwiring. */
+  bind(session: LiveModelSession): () => void;
+  /** The link's state changed (the bridge maps it to its own: parked, reconnecting, connected). */
+  linkChanged(state: ModelLinkState, reason?: string): void;
+}
+
 export interface ModelLinkOptions {
   provider: LiveModelProvider;
-  /** Options for a session opened mid-call: persona + the call's recent transcript, tools. */
-  connectOptions: () => LiveModelConnectOptions;
-  /** Wire a new session into the call (its events, the tool dispatcher); returns the unwiring. */
-  bind: (session: LiveModelSession) => () => void;
-  /** The link's state changed (the bridge maps it to its own: parked, reconnecting, connected). */
-  onChange: (state: ModelLinkState, reason?: string) => void;
   logger: Logger;
   /** Monotonic ms clock. */
   now: () => number;
@@ -127,9 +134,22 @@ export class ModelLink {
    */
   #handOver: { timer: NodeJS.Timeout; off: () => void } | null = null;
 
+  #call: ModelLinkCall | null = null;
+
   constructor(options: ModelLinkOptions) {
     this.#o = options;
     this.#retryDelayMs = options.retry?.initialMs ?? DEFAULT_RETRY.initialMs;
+  }
+
+  /** The call this link serves (once: a second call is a wiring mistake). */
+  serve(call: ModelLinkCall): void {
+    if (this.#call !== null) throw new Error('the model link already serves a call');
+    this.#call = call;
+  }
+
+  get #served(): ModelLinkCall {
+    if (this.#call === null) throw new Error('the model link serves no call yet');
+    return this.#call;
   }
 
   get state(): ModelLinkState {
@@ -320,7 +340,7 @@ export class ModelLink {
   #attach(session: LiveModelSession): void {
     this.#session = session;
     this.#openedAt = this.#o.now();
-    this.#unbind = this.#o.bind(session);
+    this.#unbind = this.#served.bind(session);
     this.#retryDelayMs = this.#o.retry?.initialMs ?? DEFAULT_RETRY.initialMs;
     this.#downSince = null;
     this.#setState('open');
@@ -343,7 +363,7 @@ export class ModelLink {
 
   async #open(generation: number, resumeHandle: string | null = null): Promise<void> {
     // The seeded instruction goes along with the handle: it is what a refused resume opens with.
-    const options = this.#o.connectOptions();
+    const options = this.#served.sessionOptions();
     const session = await this.#o.provider.connect(resumeHandle ? { ...options, resumeHandle } : options);
     if (generation !== this.#generation || this.#state === 'closed') {
       await session.close().catch(() => undefined);
@@ -455,6 +475,6 @@ export class ModelLink {
   #setState(state: ModelLinkState, reason?: string): void {
     if (this.#state === state && state !== 'down') return;
     this.#state = state;
-    this.#o.onChange(state, reason);
+    this.#served.linkChanged(state, reason);
   }
 }

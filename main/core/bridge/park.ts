@@ -11,13 +11,16 @@ export interface ParkTimerOptions {
   afterMs: () => number;
   /** Monotonic ms clock. */
   now: () => number;
-  /** Why the call may not park now (something in flight), or null. */
-  busy: () => string | null;
-  park: (reason: string) => void;
+  /** Work outside the call that waits on it (an agent's question to the owner): why it may not park now, or null. */
+  holds?: (() => string | null) | undefined;
+  /** What parks (model-link.ts). */
+  link: { park(reason: string): unknown };
 }
 
 export class ParkTimer {
   readonly #o: ParkTimerOptions;
+  /** What the call has in flight: each start and end of it counts as activity. */
+  readonly inFlight = new InFlight(() => this.touch());
   #lastActivity = 0;
   #timer: NodeJS.Timeout | null = null;
   #afterMs = 0;
@@ -57,13 +60,13 @@ export class ParkTimer {
       this.#arm(this.#afterMs - quietFor);
       return;
     }
-    const busy = this.#o.busy();
+    const busy = this.inFlight.busy() ?? this.#o.holds?.() ?? null;
     if (busy) {
       // Re-checked a quiet period later: what is in flight ends with activity (a reply, a result).
       this.#arm(this.#afterMs);
       return;
     }
-    this.#o.park(`quiet for ${Math.round(quietFor / 1000)} s`);
+    void this.#o.link.park(`quiet for ${Math.round(quietFor / 1000)} s`);
   }
 }
 

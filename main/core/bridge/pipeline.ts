@@ -65,16 +65,30 @@ export interface EncoderSink extends Inlet<'pull@48k'> {
   stop(): void;
 }
 
+/**
+ * What connecting a stage takes besides its next input: this module's own token, which it does not
+ * export. Only connectListed (below) passes it, after checking the edge against the list, so no
+ * other code can connect a stage's output: a call without it does not compile, and one with
+ * anything else throws.
+ */
+const WIRING: unique symbol = Symbol('connectListed');
+type WiringToken = typeof WIRING;
+
+function checkToken(token: WiringToken, from: StageName): void {
+  if (token !== WIRING) throw new Error(`${from}: stages are connected only from the list (connectListed)`);
+}
+
 /** A stage: what it takes (absent for the first one), and where its output goes (set once, by wireCall). */
 export interface Stage<In, Out> {
   readonly name: StageName;
   readonly input: In;
   /** The stage its output is connected to (null until wired; the last stage has none). */
   readonly downstream: StageName | null;
-  connect(next: Out): void;
+  /** connectListed's only: `token` is this module's (WIRING). */
+  connect(next: Out, token: WiringToken): void;
 }
 
-/** A stage's output end: connected once, then fixed. A second connection is a wiring mistake and throws. */
+/** A stage's output end: connected once (from the list), then fixed. A second connection is a wiring mistake and throws. */
 export class Outlet<Out extends Inlet<string>> {
   readonly #from: StageName;
   #next: Out | null = null;
@@ -87,7 +101,8 @@ export class Outlet<Out extends Inlet<string>> {
     return this.#next?.stage ?? null;
   }
 
-  connect(next: Out): void {
+  connect(next: Out, token: WiringToken): void {
+    checkToken(token, this.#from);
     if (this.#next !== null) throw new Error(`${this.#from} is already wired to ${this.#next.stage}`);
     this.#next = next;
   }
@@ -99,6 +114,26 @@ export class Outlet<Out extends Inlet<string>> {
   }
 }
 
+/** The stage the list names after `name`, or null for the last of its direction. */
+export function nextInList(name: StageName): StageName | null {
+  for (const list of [CALL_INPUT, CALL_OUTPUT] as readonly (readonly StageName[])[]) {
+    const i = list.indexOf(name);
+    if (i >= 0) return list[i + 1] ?? null;
+  }
+  return null;
+}
+
+/**
+ * Connects `from`'s output to `to`, which must be the input of the stage the list names next: the
+ * one way a stage's output is connected (wireCall, and the partial chains that benchmarks and unit
+ * tests run against stand-ins named for the next stage). Anything else throws.
+ */
+export function connectListed<Out extends Inlet<string>>(from: Stage<unknown, Out>, to: Out): void {
+  const want = nextInList(from.name);
+  if (to.stage !== want) throw new Error(`${from.name} feeds ${want ?? 'nothing'} in the list, not ${to.stage}`);
+  from.connect(to, WIRING);
+}
+
 /** A stage over an input and an outlet (the usual shape). */
 export function stageOf<In, Out extends Inlet<string>>(name: StageName, input: In, outlet: Outlet<Out>): Stage<In, Out> {
   return {
@@ -107,7 +142,7 @@ export function stageOf<In, Out extends Inlet<string>>(name: StageName, input: I
     get downstream() {
       return outlet.downstream;
     },
-    connect: (next: Out) => outlet.connect(next),
+    connect: (next: Out, token: WiringToken) => outlet.connect(next, token),
   };
 }
 
@@ -117,7 +152,8 @@ export function lastStage<In>(name: StageName, input: In): Stage<In, null> {
     name,
     input,
     downstream: null,
-    connect: () => {
+    connect: (_next: null, token: WiringToken) => {
+      checkToken(token, name);
       throw new Error(`${name} is the last stage`);
     },
   };
@@ -150,13 +186,13 @@ export interface PipelineView {
  * connected anywhere else fails here, at construction).
  */
 export function wireCall(input: CallInputStages, output: CallOutputStages): PipelineView {
-  input.receive.connect(input.mix.input);
-  input.mix.connect(input.resample.input);
-  input.resample.connect(input.gate.input);
-  input.gate.connect(input.wake.input);
-  input.wake.connect(input.model.input);
-  output['model-audio'].connect(output.playback.input);
-  output.playback.connect(output.encode.input);
+  connectListed(input.receive, input.mix.input);
+  connectListed(input.mix, input.resample.input);
+  connectListed(input.resample, input.gate.input);
+  connectListed(input.gate, input.wake.input);
+  connectListed(input.wake, input.model.input);
+  connectListed(output['model-audio'], output.playback.input);
+  connectListed(output.playback, output.encode.input);
   const view = describePipeline(input, output);
   assertWiredAsListed(view);
   return view;

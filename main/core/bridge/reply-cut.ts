@@ -12,6 +12,7 @@
 // GPT-Live's model yields without an event. What the service still sends of that
 // reply is dropped (playback-buffer.ts), and its own `interrupted` for it only confirms the cut.
 // Speech the wake names keep from the model is not for it: the service would not stop either.
+import type { BridgeState } from '../api-types.ts';
 import type { LiveModelSession } from '../ports.ts';
 import type { BargeInHandler, CallAudio } from './call-audio.ts';
 import type { CallMetrics } from './metrics.ts';
@@ -27,15 +28,16 @@ export interface ReplyCutDeps {
   activity: SpeakerActivity;
   speakerNotes: SpeakerNotes;
   transcripts: TranscriptAggregator;
-  /** Send the fade frame now (the voice port's pokePlayback(true)). */
-  sendFadeNow: () => void;
-  session: () => LiveModelSession | null;
-  /** The call is connected (not reconnecting, parked or ending). */
-  connected: () => boolean;
-  /** The wake names may keep speech starting now from the model (wake-gate.ts). */
-  withholding: () => boolean;
-  /** The reply was cut after `playedMs` of it had played (the spoken outcomes follow it: reply-follower.ts). */
-  onCut?: (why: CutReason, playedMs: number) => void;
+  /** pokePlayback(true) sends the fade frame now. */
+  voice: { pokePlayback?(urgent?: boolean): void };
+  /** The call's current model session: the model link. */
+  link: { readonly session: LiveModelSession | null };
+  /** The call's state: a cut is local only while it is connected (not reconnecting, parked or ending). */
+  call: { readonly state: BridgeState };
+  /** `withholding`: the wake names may keep speech starting now from the model (wake-gate.ts). */
+  wake: { readonly withholding: boolean };
+  /** Told when a reply was cut after `playedMs` of it had played (the spoken outcomes follow it: reply-follower.ts). */
+  follower?: { replyCut(why: CutReason, playedMs: number): void };
 }
 
 export class ReplyCut implements BargeInHandler {
@@ -50,11 +52,11 @@ export class ReplyCut implements BargeInHandler {
   /** An allowed speaker talks over the bot's reply (call-audio.ts, barge-in.ts). */
   speakerTalkedOver(): void {
     const d = this.#d;
-    if (!d.connected() || d.withholding()) return;
+    if (d.call.state !== 'connected' || d.wake.withholding) return;
     d.metrics.localBargeIns += 1;
     this.cut('interrupted');
     this.#cutLocally = true;
-    d.session()?.bargedIn?.();
+    d.link.session?.bargedIn?.();
   }
 
   /**
@@ -63,8 +65,8 @@ export class ReplyCut implements BargeInHandler {
    */
   speakerMayTalkOver(speakerId: string): void {
     const d = this.#d;
-    if (!d.connected() || d.withholding()) return;
-    if (d.audio.holdPlayback(speakerId)) d.sendFadeNow();
+    if (d.call.state !== 'connected' || d.wake.withholding) return;
+    if (d.audio.holdPlayback(speakerId)) d.voice.pokePlayback?.(true);
   }
 
   /** The service cut the model off: the reply's turn is over, its notes are written. */
@@ -89,11 +91,11 @@ export class ReplyCut implements BargeInHandler {
   cut(why: CutReason): { interrupted: boolean; played_ms: number } {
     const d = this.#d;
     // A barge-in is always honoured (as before); the user's button only in a live call.
-    if (why === 'stopped by you' && !d.connected()) return { interrupted: false, played_ms: 0 };
+    if (why === 'stopped by you' && d.call.state !== 'connected') return { interrupted: false, played_ms: 0 };
     const result = this.#stopVoice(why);
     if (why === 'stopped by you') {
       this.#cutLocally = true;
-      d.session()?.bargedIn?.();
+      d.link.session?.bargedIn?.();
     }
     return result;
   }
@@ -104,9 +106,9 @@ export class ReplyCut implements BargeInHandler {
     d.speakerNotes.turnEnded();
     const playedMs = d.audio.interrupt();
     // The fade frame goes out now, not at the next slot (the current one may have gone out early).
-    d.sendFadeNow();
+    d.voice.pokePlayback?.(true);
     d.transcripts.cutOutput(`(${why} after ${Math.round(playedMs)} ms)`);
-    d.onCut?.(why, playedMs);
+    d.follower?.replyCut(why, playedMs);
     return { interrupted: true, played_ms: Math.round(playedMs) };
   }
 }

@@ -8,9 +8,14 @@
 // - `cut` when the reply is cut off (a barge-in, the service's interruption, "Stop talking"), with the
 //   words actually heard: each transcript fragment is stamped with how much of the reply's audio had
 //   arrived with it, and only fragments whose audio was played before the cut count;
-// - `dropped` when no reply came in REPLY_WAIT_MS, or the call ended first.
+// - `dropped` when no reply came in REPLY_WAIT_MS, or the call ended first;
+// - a hand-over whose reply the service cancelled before any of its audio came (someone began to
+//   speak just after it went over, and the service's `interrupted` stopped the generation) was not
+//   said: it is handed over once more at the next pause (its reply is then the model's next turn
+//   after that pause, not the answer to the speaker), or dropped with that reason if it was again.
 // Per audio chunk this adds one number; nothing runs per tick.
 import type { PlaybackStats } from '../audio/playback-buffer.ts';
+import type { CutReason } from './reply-cut.ts';
 import type { SpokenOutcomes } from './spoken-outcomes.ts';
 
 /** A hand-over the model does not answer with audio within this long was not spoken. */
@@ -20,8 +25,15 @@ const SAMPLES_PER_MS = 24;
 
 export interface ReplyFollowerDeps {
   outcomes: SpokenOutcomes;
-  playback: () => PlaybackStats;
+  /** The player's figures (how much of the current turn played). */
+  audio: { playbackStats(): PlaybackStats };
+  /** Who is talking now, and their names: a cut reply's outcome names who cut it. */
+  speaking: ReadonlySet<string>;
+  activity: { name(id: string): string };
 }
+
+/** Hands a text over once more (the same record, followed again); null: it may not be resent. */
+export type Resend = () => void;
 
 interface Reply {
   ids: string[];
@@ -35,6 +47,8 @@ export class ReplyFollower {
   readonly #d: ReplyFollowerDeps;
   /** Handed to the model, no reply yet. */
   #pending: string[] = [];
+  /** How to hand a pending text over again, once (taken when used). */
+  readonly #resends = new Map<string, Resend>();
   #noReplyTimer: NodeJS.Timeout | null = null;
   /** The reply arriving now. */
   #replying: Reply | null = null;
@@ -49,8 +63,9 @@ export class ReplyFollower {
   }
 
   /** The text of `id` was written on the live session as the model's next turn. */
-  handedOver(id: string): void {
+  handedOver(id: string, resend: Resend | null = null): void {
     this.#pending.push(id);
+    if (resend) this.#resends.set(id, resend);
     this.#d.outcomes.progress(id, 'handed to the model; waiting for its reply');
     this.#noReplyTimer ??= setTimeout(() => this.#noReply(), REPLY_WAIT_MS).unref();
   }
@@ -63,7 +78,8 @@ export class ReplyFollower {
         return;
       }
       this.#clearNoReply();
-      this.#replying = { ids: this.#pending.splice(0), turn: this.#d.playback().turns, receivedMs: 0, fragments: [] };
+      this.#replying = { ids: this.#pending.splice(0), turn: this.#d.audio.playbackStats().turns, receivedMs: 0, fragments: [] };
+      for (const id of this.#replying.ids) this.#resends.delete(id);
       for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
     }
     this.#replying.receivedMs += samples / SAMPLES_PER_MS;
@@ -74,6 +90,24 @@ export class ReplyFollower {
     // A fragment late after the turn's end (transcription lags the audio) still belongs to that reply.
     const reply = this.#replying ?? (this.#lateWords ? this.#playingOut.at(-1) : undefined);
     reply?.fragments.push({ text, endMs: reply.receivedMs });
+  }
+
+  /**
+   * The service stopped the model's generation (its `interrupted`). With texts handed over and none of
+   * their reply's audio here, that reply was cancelled before a word: without this the next reply
+   * (the answer to whoever spoke) would be taken for it and reported `spoken`.
+   */
+  serviceInterrupted(): void {
+    if (this.#replying || this.#pending.length === 0) return;
+    this.#clearNoReply();
+    for (const id of this.#pending.splice(0)) {
+      const resend = this.#resends.get(id);
+      this.#resends.delete(id);
+      if (resend) {
+        this.#d.outcomes.progress(id, 'someone spoke as the model began it; waiting for the next pause to hand it over again');
+        resend();
+      } else this.#d.outcomes.settle(id, 'dropped', { reason: 'someone spoke as the model began it, twice; it was not said' });
+    }
   }
 
   /** The model ended its turn: the reply plays out what is buffered, then it was spoken. */
@@ -90,10 +124,17 @@ export class ReplyFollower {
    * The reply playing now was cut after `playedMs` of its audio: by people talking over it (`by`,
    * their names), or by `why` (the stop button, the end of the call).
    */
+  /** A reply was cut (reply-cut.ts): its outcome names who cut it, the people talking over it or the stop button. */
+  replyCut(why: CutReason, playedMs: number): void {
+    if (why === 'stopped by you') return this.cut(playedMs, 'Stop talking', 'stopped with Stop talking');
+    const names = [...this.#d.speaking].map((id) => this.#d.activity.name(id));
+    this.cut(playedMs, names.length ? names.join(' and ') : null, names.length ? `${names.join(' and ')} spoke` : 'the model service cut the reply off');
+  }
+
   cut(playedMs: number, by: string | null, why: string): void {
     // The cut is of the player's current turn: a reply of an earlier turn had played whole, and a
     // cut of a turn that is no reply to a text (someone's question) concerns no request.
-    const turn = this.#d.playback().turns;
+    const turn = this.#d.audio.playbackStats().turns;
     for (const reply of this.#playingOut.filter((r) => r.turn < turn)) this.#spoken(reply);
     this.#playingOut = this.#playingOut.filter((r) => r.turn >= turn);
     const reply = this.#replying?.turn === turn ? this.#replying : this.#playingOut.find((r) => r.turn === turn);
@@ -113,7 +154,7 @@ export class ReplyFollower {
     const reply = this.#replying;
     if (!reply) return;
     this.#replying = null;
-    this.#settleUnfinished(reply, this.#d.playback().turnPlayedMs, 'the model connection was lost while it spoke');
+    this.#settleUnfinished(reply, this.#d.audio.playbackStats().turnPlayedMs, 'the model connection was lost while it spoke');
   }
 
   /** The call ended: what was not spoken whole is dropped (or cut, if part of it was heard). */
@@ -123,10 +164,11 @@ export class ReplyFollower {
     this.#playoutTimer = null;
     // Replies whose audio was all handed to the player were heard whole.
     this.#checkPlayout(false);
-    const played = this.#d.playback().turnPlayedMs;
+    const played = this.#d.audio.playbackStats().turnPlayedMs;
     for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) this.#settleUnfinished(reply, played, `the call ended (${reason})`);
     for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
     this.#pending = [];
+    this.#resends.clear();
     this.#playingOut = [];
     this.#replying = null;
   }
@@ -147,7 +189,10 @@ export class ReplyFollower {
 
   #noReply(): void {
     this.#noReplyTimer = null;
-    for (const id of this.#pending.splice(0)) this.#d.outcomes.settle(id, 'dropped', { reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)` });
+    for (const id of this.#pending.splice(0)) {
+      this.#resends.delete(id);
+      this.#d.outcomes.settle(id, 'dropped', { reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)` });
+    }
   }
 
   #clearNoReply(): void {
@@ -159,7 +204,7 @@ export class ReplyFollower {
   #checkPlayout(rearm = true): void {
     if (this.#playoutTimer) clearTimeout(this.#playoutTimer);
     this.#playoutTimer = null;
-    const stats = this.#d.playback();
+    const stats = this.#d.audio.playbackStats();
     const open = stats.turnState === 'active' || stats.turnState === 'ending';
     this.#playingOut = this.#playingOut.filter((reply) => {
       // Its turn is over in the player: nothing of it is left to play, or a later turn began. (A turn

@@ -16,10 +16,10 @@ export interface SpeakerNotesOptions {
   room: RoomPeople | undefined;
   activity: SpeakerActivity;
   notes: NotesLog;
-  /** The call's current model session (none while parked or down). */
-  session: () => LiveModelSession | null;
-  /** The wake names may keep speech starting now from the model (wake-gate.ts `withholding`). */
-  withholding: () => boolean;
+  /** The call's current model session (none while parked or down): the model link. */
+  link: { readonly session: LiveModelSession | null };
+  /** `withholding`: the wake names may keep speech starting now from the model (wake-gate.ts). */
+  wake: { readonly withholding: boolean };
   now: () => number;
 }
 
@@ -48,8 +48,8 @@ export class SpeakerNotes implements WakeVerdicts {
    */
   announce(id: string): void {
     // Speech that may be kept from the model (wake names) is named once it is let through (accepted()).
-    if (!this.severalSpeakers() || id === this.#announced || this.#o.withholding()) return;
-    if (this.#o.session()?.addContext?.(`[Speaking now: ${this.#o.activity.name(id)}]`)) this.#announced = id;
+    if (!this.severalSpeakers() || id === this.#announced || this.#o.wake.withholding) return;
+    if (this.#o.link.session?.addContext?.(`[Speaking now: ${this.#o.activity.name(id)}]`)) this.#announced = id;
   }
 
   /** A screened utterance was let through: name its speaker(s) before its held audio reaches the model. */

@@ -6,19 +6,21 @@
 // itself says when to stop (a second of quiet), and nothing runs until the next frame or start().
 
 import type { LevelReading } from '../api-types.ts';
+import type { EventHub } from '../event-hub.ts';
+import type { CallMetrics } from './metrics.ts';
 
 const SILENT: LevelReading = { rms: 0, peak: 0 };
 
 export interface UiTickerOptions {
   periodMs: number;
-  /** Publishes one update; returns true when the call has been quiet long enough to stop updating. */
-  tick: () => boolean;
+  /** Publishes one update per tick; true when the call has been quiet long enough to stop updating. */
+  updates: { tick(): boolean };
   now: () => number;
 }
 
 export class UiTicker {
   readonly #periodMs: number;
-  readonly #tick: () => boolean;
+  readonly #updates: { tick(): boolean };
   readonly #now: () => number;
   #running = false;
   #nextDueAt = 0;
@@ -29,7 +31,7 @@ export class UiTicker {
 
   constructor(options: UiTickerOptions) {
     this.#periodMs = options.periodMs;
-    this.#tick = options.tick;
+    this.#updates = options.updates;
     this.#now = options.now;
   }
 
@@ -76,7 +78,7 @@ export class UiTicker {
   }
 
   #run(): void {
-    if (this.#tick()) this.stop();
+    if (this.#updates.tick()) this.stop();
   }
 
   #startInterval(): void {
@@ -96,11 +98,11 @@ const METRICS_EVERY_UI_TICKS = 10;
 const QUIET_UI_TICKS = 10;
 
 export interface CallUiUpdatesOptions {
-  /** Current levels; resets the meters' peak hold (read here, 10 times a second, never per frame). */
-  readLevels: () => { input: LevelReading; output: LevelReading };
+  /** readLevels: current levels, resetting the meters' peak hold (read here, 10 times a second, never per frame). */
+  audio: { readLevels(): { input: LevelReading; output: LevelReading }; syncMetrics(): void };
   speaking: ReadonlySet<string>;
-  publishLevels: (levels: { input: LevelReading; output: LevelReading }) => void;
-  publishMetrics: () => void;
+  hub: EventHub;
+  metrics: CallMetrics;
 }
 
 /**
@@ -118,12 +120,16 @@ export class CallUiUpdates {
   }
 
   tick(): boolean {
-    this.levels = this.#o.readLevels();
-    this.#o.publishLevels(this.levels);
-    const quiet = this.levels.input.peak === 0 && this.levels.output.peak === 0 && this.#o.speaking.size === 0;
+    const o = this.#o;
+    this.levels = o.audio.readLevels();
+    o.hub.publish({ type: 'levels', data: { ...this.levels, speaking: [...o.speaking] } });
+    const quiet = this.levels.input.peak === 0 && this.levels.output.peak === 0 && o.speaking.size === 0;
     this.#quietTicks = quiet ? this.#quietTicks + 1 : 0;
     const stop = this.#quietTicks >= QUIET_UI_TICKS;
-    if (++this.#ticks % METRICS_EVERY_UI_TICKS === 0 || stop) this.#o.publishMetrics();
+    if (++this.#ticks % METRICS_EVERY_UI_TICKS === 0 || stop) {
+      o.audio.syncMetrics();
+      o.hub.publish({ type: 'metrics', data: o.metrics.snapshot() });
+    }
     if (stop) this.#quietTicks = 0; // the last events said "silent"
     return stop;
   }

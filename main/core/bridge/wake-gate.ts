@@ -133,6 +133,12 @@ export class WakeGate {
    * What is said now may never reach the model: an utterance is held or being dropped, or one
    * starting now would be screened. (Who speaks is then told to the model only once it is let through.)
    */
+  /**
+   * The voice gate's `holdTurn` (voice-gate.ts): an utterance the model hears is the service's turn
+   * to end; one these names withhold ends at the gate's hangover.
+   */
+  readonly serviceHearsSpeech = (): boolean => !this.withholding;
+
   get withholding(): boolean {
     if (this.#state !== 'idle') return this.#state !== 'pass';
     return this.#on && this.#o.now() - this.#lastBotSpeech > this.#o.settings.followUpMs;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { searchNotes, type SearchHit } from '../notes/notes-search.ts';
 import type { SqliteDatabase } from '../store/database.ts';
 import { defineTool, type ToolRegistry } from '../tools/registry.ts';
+import { CodedError } from '../contracts/coded-error.ts';
 
 export const RECALL_LIMIT = 8;
 
@@ -32,13 +33,8 @@ export interface RecallResult {
   text: string;
 }
 
-class RecallRefusal extends Error {
+class RecallRefusal extends CodedError {
   readonly status = 400;
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 function sinceSeconds(since: number | string | undefined): number | undefined {

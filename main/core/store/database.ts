@@ -12,6 +12,7 @@
 import { chmodSync, copyFileSync, existsSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { CodedError } from '../contracts/coded-error.ts';
 import { ensurePrivateDir } from '../private-dir.ts';
 import { checkInWorker } from './integrity-worker.ts';
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
@@ -74,8 +75,10 @@ export interface OpenedDatabase {
 }
 
 /** The file is not a database SQLite can trust. */
-export class DatabaseDamagedError extends Error {
-  readonly code = 'database_damaged';
+export class DatabaseDamagedError extends CodedError<'database_damaged'> {
+  constructor(message: string) {
+    super('database_damaged', message);
+  }
 }
 
 function isDamage(err: unknown): boolean {

@@ -10,86 +10,26 @@ import {
   type VoiceConnection,
   type VoiceConnectionState,
 } from '@discordjs/voice';
-import { Client, Events, GatewayIntentBits, type GuildBasedChannel, type VoiceBasedChannel, type VoiceState } from 'discord.js';
+import { Client, Events, GatewayIntentBits, type VoiceState } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ConnectionState } from '../api-types.ts';
-import type { DiscordTextPort, PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceChannelPort, VoiceTarget } from '../ports.ts';
+import type { PlaybackSource, SendOptions, SentMessage, VoiceChannelEvents, VoiceTarget } from '../ports.ts';
 import type { DaveStatus } from '../api-types.ts';
-import { VoiceTargetError } from '../bridge/types.ts';
-import { DaveRecovery, daveEpoch, mayPlayAudio, waitForE2ee, type DaveRecoveryPolicy } from './dave.ts';
-import { SpeakerHealth, type SpeakerHealthPolicy } from './speaker-health.ts';
-import { loadOpus, type OpusFactory, type OpusLibraryName } from './opus.ts';
+import { DaveRecovery, daveEpoch, mayPlayAudio, waitForE2ee } from './dave.ts';
+import { SpeakerHealth } from './speaker-health.ts';
+import { loadOpus, type OpusFactory } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
-import { describeGuild, isUnknownChannel } from './guild-targets.ts';
-import { DEFAULT_REJOIN_POLICY, RejoinGuard, type RejoinPolicy } from './rejoin-guard.ts';
+import { ownerTarget, voiceChannelOf } from './guild-targets.ts';
+import { FATAL_VOICE_CLOSE_CODES, type DiscordVoiceAdapter, type DiscordVoiceOptions } from './discord-voice-options.ts';
+import { DEFAULT_REJOIN_POLICY, RejoinGuard } from './rejoin-guard.ts';
 import { DiscordText, rejectMessageRateLimits } from './text.ts';
 import { AllowedSpeakers } from './allowed-speakers.ts';
 import { StoppableGateway } from './gateway-strategy.ts';
 import { attachRoomCommands, type RoomCommandHandlers, type SlashCommand } from './room-commands.ts';
 
-/** Voice close codes after which rejoining cannot help (opcodes-and-status-codes.mdx). */
-const FATAL_VOICE_CLOSE_CODES: Record<number, string> = {
-  4004: 'voice authentication failed',
-  4016: 'unknown voice encryption mode',
-  4017: 'Discord requires DAVE end-to-end encryption (close 4017)',
-  4021: 'voice disconnected: rate limited',
-  4022: 'voice disconnected: call terminated',
-};
-
-export interface DiscordVoiceOptions {
-  token: string;
-  /** The owner (DISCORD_VOICE_LIVE_USER_ID): followed into voice, allowed to speak by default. */
-  ownerId: string;
-  /** Users whose audio is delivered (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS); default [ownerId]. */
-  /** Who may speak to the model (default: the owner); an AllowedSpeakers is read live, never copied. */
-  allowedSpeakers?: readonly string[] | AllowedSpeakers;
-  /** REST base override, e.g. http://127.0.0.1:PORT/api (tests, proxies). */
-  apiBaseUrl?: string;
-  /** Explicit target; otherwise join() follows the owner. */
-  guildId?: string;
-  channelId?: string;
-  /** Leave the channel when the owner leaves it (default false: only `ownerLeft` is emitted). */
-  leaveWhenOwnerLeaves?: boolean;
-  /** DAVE E2EE (default true; Discord requires it since 2026-03-01). */
-  daveEncryption?: boolean;
-  /** Decrypt-failure recovery ladder (defaults: rebuild after 3 failed streams in 2 s, ≤ 3 rejoins a minute). */
-  daveRecovery?: Partial<DaveRecoveryPolicy>;
-  /** Per-speaker deafness ladder (speaker-health.ts; defaults: resubscribe at 300 ms, rebuild 400 ms later, rejoin 1.8 s after that). */
-  speakerHealth?: Partial<SpeakerHealthPolicy>;
-  /** Force an Opus library (default: @discordjs/opus, falling back to opusscript). */
-  opusLibrary?: OpusLibraryName;
-  /** The codec chosen (and reported) at start-up; wins over opusLibrary. */
-  opus?: OpusFactory;
-  logger: Logger;
-  /** Rejoin back-off and budget (defaults: 4 rejoins, 0.5 s doubling to 8 s). */
-  rejoin?: Partial<RejoinPolicy>;
-  /** How long a join or a reconnect may take before it counts as failed (default 20 s). */
-  readyTimeoutMs?: number;
-  /** After a 4014 close, how long to wait for Discord to move us before rejoining (default 5 s). */
-  disconnectGraceMs?: number;
-  /** Back-off between background login attempts (default 1 s doubling to 60 s, forever). */
-  loginRetry?: { initialMs: number; maxMs: number };
-}
-
-export interface DiscordVoiceAdapter extends VoiceChannelPort, DiscordTextPort {
-  /** The reason of the last `error`/`disconnected` state, if any. */
-  readonly stateReason: string | undefined;
-  readonly target: VoiceTarget | null;
-  readonly botUserId: string | null;
-  /** One login attempt (joins one already under way); a failure is not cached: the next call tries again. */
-  login(): Promise<void>;
-  /**
-   * Logs in in the background, retrying with back-off until it works or destroy() (a laptop that
-   * wakes offline comes back by itself). Once ready, discord.js keeps the gateway up on its own.
-   */
-  keepLoggingIn(): void;
-  /** Replace the text of one of the bot's messages (live captions). */
-  editMessage(channelId: string, messageId: string, text: string): Promise<void>;
-  /** Register slash commands and hear interactions and reactions (room-commands.ts); returns the detach. */
-  roomCommands(commands: readonly SlashCommand[], handlers: RoomCommandHandlers): () => void;
-  destroy(): Promise<void>;
-}
+// The adapter's contract (options, the port it implements) is in discord-voice-options.ts.
+export type { DiscordVoiceAdapter, DiscordVoiceOptions } from './discord-voice-options.ts';
 
 class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVoiceAdapter {
   state: ConnectionState = 'disconnected';
@@ -203,10 +143,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
   async join(target?: VoiceTarget): Promise<VoiceTarget> {
     await this.login();
-    const resolved = target ?? this.#resolveTarget();
+    const resolved = target ?? ownerTarget(this.#client, this.#options);
     // A wrong target is refused before anything is sent to Discord (and before leaving a live call):
     // a voice join to a text or unknown channel never becomes Ready, so it would only fail at the timeout.
-    const { guild } = await this.#voiceChannel(resolved);
+    const { guild } = await voiceChannelOf(this.#client, resolved);
     if (this.#connection) await this.leave();
     this.#opus ??= this.#options.opus ?? loadOpus(this.#options.opusLibrary);
     this.target = resolved;
@@ -348,36 +288,6 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#setState('disconnected', 'destroyed');
     await this.#gateway?.stop();
     await this.#client.destroy();
-  }
-
-  /** The target's channel when it is a voice-based channel of a guild the bot is in; VoiceTargetError otherwise. */
-  async #voiceChannel(target: VoiceTarget): Promise<VoiceBasedChannel> {
-    const guild = this.#client.guilds.cache.get(target.guildId);
-    if (!guild) throw new VoiceTargetError('guild_not_found', `the bot is not in guild ${target.guildId}`);
-    let channel: GuildBasedChannel | null;
-    try {
-      // The cache is kept current by the gateway (GUILD_CREATE lists every channel); REST only on a miss.
-      channel = guild.channels.cache.get(target.channelId) ?? (await guild.channels.fetch(target.channelId));
-    } catch (err) {
-      if (!isUnknownChannel(err)) throw err;
-      channel = null;
-    }
-    if (!channel) throw new VoiceTargetError('channel_not_found', `no channel ${target.channelId} in ${describeGuild(guild)} that the bot can see`);
-    if (!channel.isVoiceBased()) {
-      throw new VoiceTargetError('not_a_voice_channel', `channel ${target.channelId} (${JSON.stringify(channel.name)}) in ${describeGuild(guild)} is not a voice channel: give a voice channel's id`);
-    }
-    return channel;
-  }
-
-  #resolveTarget(): VoiceTarget {
-    const { guildId, channelId, ownerId } = this.#options;
-    if (guildId && channelId) return { guildId, channelId };
-    for (const guild of this.#client.guilds.cache.values()) {
-      if (guildId && guild.id !== guildId) continue;
-      const ownerChannel = guild.voiceStates.cache.get(ownerId)?.channelId;
-      if (ownerChannel) return { guildId: guild.id, channelId: ownerChannel };
-    }
-    throw new VoiceTargetError('owner_not_in_voice', 'the owner is not in a voice channel the bot can see: join one in Discord, or give guild_id and channel_id');
   }
 
   #setState(state: ConnectionState, reason?: string): void {

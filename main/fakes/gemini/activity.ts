@@ -46,6 +46,17 @@ export type RealtimeInputConfig = z.infer<typeof realtimeInputConfigSchema>;
 export const GEMINI_AAD_DEFAULTS = { silenceDurationMs: 500, prefixPaddingMs: 20 } as const;
 
 /**
+ * The detector's analysis frame. The service's detector runs on the audio stream, not on the
+ * client's messages: it reports where on that stream speech began and stopped
+ * (`voiceActivity.audioOffset`, a Duration; research/protocols.md §1.5), and the client picks its
+ * chunk size freely ("10–20 ms for lowest latency, 50–100 ms recommended", protocols.md §1.4). So a
+ * 100 ms chunk holding the last few ms of a word and then quiet is quiet from where the word ended,
+ * not speech to its end. The frame length is NOT PUBLISHED; 20 ms is our ASSUMPTION, the coarsest
+ * choice consistent with the guide's finest chunk (a 20 ms chunk is judged whole, as before).
+ */
+export const GEMINI_AAD_FRAME_MS = 20;
+
+/**
  * The sensitivities as loudness (no figure is published; a stand-in). HIGH start ("detect the
  * start of speech more often") opens at RMS 300 (about -40 dBFS: any voice, not the near-zero
  * samples of Discord's silence frames or the bridge's paced silence), LOW at 1000. HIGH end ("ends speech more often")
@@ -102,6 +113,7 @@ export function activitySettings(config: RealtimeInputConfig, rate = 16_000): Ac
       continueRms,
       commitSamples: samplesOf(aad.prefixPaddingMs ?? GEMINI_AAD_DEFAULTS.prefixPaddingMs, rate),
       silenceSamples: samplesOf(aad.silenceDurationMs ?? GEMINI_AAD_DEFAULTS.silenceDurationMs, rate),
+      frameSamples: samplesOf(GEMINI_AAD_FRAME_MS, rate),
     },
   };
 }

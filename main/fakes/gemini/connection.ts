@@ -4,50 +4,17 @@
 import type { WebSocket } from 'ws';
 import { FakeConnection } from '../shared/fake-connection.ts';
 import type { PacedReply } from '../shared/paced-reply.ts';
-import type { FakeTiming } from '../shared/timing.ts';
 import { activitySettings, durationOf, TurnDetector, type ActivitySettings } from './activity.ts';
 import { base64ToPcm, concatPcm, MODEL_INPUT_RATE, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
-import type { FakeGeminiStrictness } from './strictness.ts';
+import { inputTranscription } from './transcripts.ts';
 import type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
 import { AUDIO_TOKENS_PER_SECOND, FakeUsageMeter, IMAGE_TOKENS, textTokens, type GeminiUsageSent } from './usage.ts';
+import type { FakeConnectionEvents, GeminiConnectionHooks, UserTurnEnd } from './hooks.ts';
 
 export type { GeminiUsageSent } from './usage.ts';
+export type { FakeConnectionEvents, UserTurnEnd } from './hooks.ts';
+export type FakeConnectionHooks = GeminiConnectionHooks<FakeGeminiConnection>; // what the server lends (hooks.ts)
 export type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
-
-export interface FakeConnectionHooks {
-  framing: 'binary' | 'text';
-  /** The fake service's session store: called to mint handles and log history. */
-  issueHandle(connection: FakeGeminiConnection): string;
-  recordHistory(connection: FakeGeminiConnection, role: 'user' | 'model', text: string): void;
-  /** Chunk length, pace and first-audio latency (the service's, shared/service-timing.ts). */
-  timing: FakeTiming;
-  /** RMS above which incoming audio during a reply counts as barge-in (null: never). */
-  bargeInRms: number | null;
-  strict: FakeGeminiStrictness;
-  /** Told when the fake closes a socket for a protocol reason. */
-  refused(connection: FakeGeminiConnection, code: number, reason: string): void;
-  /** User audio the session consumed (what it has heard, for lossless-handover checks). */
-  consumedAudio(connection: FakeGeminiConnection, samples: number): void;
-  /** The model reports `interactionStatus` with every turnComplete (the extended-thinking model). */
-  interactionStatus(connection: FakeGeminiConnection): boolean;
-  /** The model reports `voiceActivity` ACTIVITY_START / ACTIVITY_END (3.8, strictness.ts MODEL_RULES). */
-  voiceActivity(connection: FakeGeminiConnection): boolean;
-}
-
-/**
- * How a user turn ended on this socket: the service's own detection, the client's flush, or its
- * activityEnd. `quietSamples`: the trailing quiet the detector had counted when the turn ended (its
- * silence window when detected; 0 for activityEnd), so a bench can tell the service's own wait from
- * the time the audio took to reach it.
- */
-export type UserTurnEnd = { by: 'detected' | 'audioStreamEnd' | 'activityEnd'; atSample: number; quietSamples: number };
-
-export interface FakeConnectionEvents {
-  message: [message: JsonObject];
-  /** The user's turn ended (automatic detection, audioStreamEnd's flush, or activityEnd). */
-  userTurnEnd: [end: UserTurnEnd];
-  close: [code: number, reason: string];
-}
 
 export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   readonly path: string;
@@ -278,7 +245,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   }
 
   #userTurnEnded(by: UserTurnEnd['by']): void {
-    const quietSamples = by === 'activityEnd' ? 0 : this.#detector.receivedSamples - this.#detector.endedAt;
+    // Detected: the quiet counted when the window filled (the end may fall inside a chunk); a flush: all the quiet received.
+    const quietSamples = by === 'activityEnd' ? 0 : by === 'detected' ? this.#detector.endQuietSamples : this.#detector.receivedSamples - this.#detector.endedAt;
     const end = { by, atSample: this.inputSamples, quietSamples };
     this.userTurnEnds.push(end);
     this.#pendingTurnEnd = end;
@@ -317,12 +285,10 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
       pcm,
       {
         begin: () => {
-          if (script.inputTranscript) {
-            const [early, late] = this.#hooks.strict.lateInputTranscript ? splitTranscript(script.inputTranscript) : [script.inputTranscript, ''];
-            this.send({ serverContent: { inputTranscription: { text: early, ...(late ? {} : { finished: true }) } } });
-            // The rest of the user's words arrive after the model's first audio.
-            if (late) this.later(() => this.send({ serverContent: { inputTranscription: { text: late, finished: true } } }), 1);
-          }
+          const [early, late] = inputTranscription(script.inputTranscript, this.#hooks.strict.lateInputTranscript);
+          if (early) this.send(early);
+          // The rest of the user's words arrive after the model's first audio.
+          if (late) this.later(() => this.send(late), 1);
           // Mid-generation the session is not resumable (protocols.md §1.5).
           if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
           if (script.transcript) this.#hooks.recordHistory(this, 'model', script.transcript);
@@ -446,12 +412,4 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   get #resumable(): boolean {
     return Boolean(this.setup && 'sessionResumption' in this.setup);
   }
-}
-
-/** Splits a transcript roughly in half at a word boundary: what arrives before and after the first audio. */
-function splitTranscript(text: string): [string, string] {
-  const words = text.split(/(?<=\s)/);
-  if (words.length < 2) return [text, ''];
-  const half = Math.ceil(words.length / 2);
-  return [words.slice(0, half).join(''), words.slice(half).join('')];
 }

@@ -13,6 +13,9 @@
 // - The turn ends after `silenceSamples` of quiet following speech, or after `finalSilenceSamples`
 //   when the caller has marked what was said so far as utterance-final (`finalCue`, the
 //   semantic_vad stand-in: a sentence that ended is answered sooner than one left hanging).
+// - With `frameSamples` the loudness is judged per frame of that many samples on the audio clock,
+//   whatever the client's chunking (a service's detector runs on the stream, and reports where in
+//   it speech stopped); without it each received chunk is judged whole.
 // Per chunk: arithmetic only, no allocation (the fakes receive a chunk every 20-100 ms).
 import { rms } from './pcm.ts';
 
@@ -27,6 +30,8 @@ export interface TurnWindow {
   silenceSamples: number;
   /** Quiet samples that end it when `finalCue` is set; absent: silenceSamples. */
   finalSilenceSamples?: number;
+  /** Samples per analysis frame on the audio clock (0, the default: each received chunk is one frame). */
+  frameSamples?: number;
 }
 
 export type TurnChange = 'started' | 'ended' | null;
@@ -44,13 +49,20 @@ export class TurnDetector {
   #quietSamples = 0;
   #startedAt = 0;
   #endedAt = 0;
+  /** The quiet counted when the last turn ended (the end may fall inside a chunk: its rest is not quiet counted). */
+  #endQuiet = 0;
+  /** The frame being filled (frameSamples > 0): its samples and their sum of squares. */
+  #frameFill = 0;
+  #frameSumSq = 0;
+  /** A change was reported in this chunk: a start in its rest commits on the next chunk's loud frame. */
+  #changed = false;
 
   constructor(window: TurnWindow) {
     this.#window = TurnDetector.#complete(window);
   }
 
   static #complete(window: TurnWindow): Required<TurnWindow> {
-    return { continueRms: window.startRms, commitSamples: 0, finalSilenceSamples: window.silenceSamples, ...window };
+    return { continueRms: window.startRms, commitSamples: 0, finalSilenceSamples: window.silenceSamples, frameSamples: 0, ...window };
   }
 
   /** New settings (a session.update); a turn in progress keeps going under them. */
@@ -92,13 +104,37 @@ export class TurnDetector {
     return this.speaking ? this.#quietSamples : 0;
   }
 
-  /** Feeds one received chunk; reports a committed start or an end of turn. */
+  /** The trailing quiet the detector had counted when the last turn ended (its silence window when detected). */
+  get endQuietSamples(): number {
+    return this.#endQuiet;
+  }
+
+  /** Feeds one received chunk; reports a committed start or an end of turn (the first, when a chunk holds two). */
   feed(pcm: Int16Array): TurnChange {
-    const level = rms(pcm);
-    this.#received += pcm.length;
-    if (!this.speaking) return this.#maybeStart(pcm.length, level);
-    this.#turnSamples += pcm.length;
-    this.#quietSamples = level > this.#window.continueRms ? 0 : this.#quietSamples + pcm.length;
+    const frame = this.#window.frameSamples;
+    this.#changed = false;
+    if (frame <= 0) return this.#judge(pcm.length, rms(pcm));
+    let change: TurnChange = null;
+    for (let i = 0; i < pcm.length; i++) {
+      const v = pcm[i]!;
+      this.#frameSumSq += v * v;
+      if (++this.#frameFill < frame) continue;
+      const level = Math.sqrt(this.#frameSumSq / frame);
+      this.#frameFill = 0;
+      this.#frameSumSq = 0;
+      const next = this.#judge(frame, level);
+      if (next !== null && change === null) change = next;
+      this.#changed = change !== null;
+    }
+    return change;
+  }
+
+  /** One frame (or chunk) of `samples` at loudness `level`. */
+  #judge(samples: number, level: number): TurnChange {
+    this.#received += samples;
+    if (!this.speaking) return this.#maybeStart(samples, level);
+    this.#turnSamples += samples;
+    this.#quietSamples = level > this.#window.continueRms ? 0 : this.#quietSamples + samples;
     const needed = this.finalCue ? this.#window.finalSilenceSamples : this.#window.silenceSamples;
     if (this.#quietSamples < needed) return null;
     this.#close();
@@ -118,7 +154,7 @@ export class TurnDetector {
       return null;
     }
     this.#candidate += samples;
-    if (this.#candidate < Math.max(1, this.#window.commitSamples)) return null;
+    if (this.#candidate < Math.max(1, this.#window.commitSamples) || this.#changed) return null;
     this.speaking = true;
     this.finalCue = false;
     this.#turnSamples = this.#candidate;
@@ -130,6 +166,7 @@ export class TurnDetector {
 
   #close(): void {
     this.speaking = false;
+    this.#endQuiet = this.#quietSamples;
     this.#endedAt = this.#startedAt + this.#turnSamples - this.#quietSamples;
   }
 }

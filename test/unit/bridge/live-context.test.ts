@@ -19,8 +19,12 @@ function setup(takesUpdates: boolean) {
   }) as unknown as LiveModelSession;
   let open: LiveModelSession | null = null;
   const context = new LiveContext({
-    current: () => ({ systemInstruction: state.persona, tools: state.tools }),
-    session: () => open,
+    persona: { base: () => ({ systemInstruction: state.persona, tools: state.tools }) },
+    link: {
+      get session() {
+        return open;
+      },
+    },
     wakeNames: ['Gemini', ' gemini '],
     speakerIds: () => state.speakers,
     displayName: (id) => state.names.get(id),

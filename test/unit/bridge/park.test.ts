@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelLink, type ModelLinkState } from '../../../main/core/bridge/model-link.ts';
-import { InFlight, ParkTimer } from '../../../main/core/bridge/park.ts';
+import { ParkTimer } from '../../../main/core/bridge/park.ts';
 import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, TextDelivery } from '../../../main/core/ports.ts';
 
 beforeEach(() => {
@@ -17,10 +17,8 @@ afterEach(() => {
 
 function parking(afterMs = 1000) {
   const parks: string[] = [];
-  // eslint-disable-next-line prefer-const
-  let timer: ParkTimer;
-  const inFlight = new InFlight(() => timer.touch());
-  timer = new ParkTimer({ afterMs: () => afterMs, now: () => Date.now(), busy: () => inFlight.busy(), park: (why) => parks.push(why) });
+  const timer = new ParkTimer({ afterMs: () => afterMs, now: () => Date.now(), link: { park: (why) => parks.push(why) } });
+  const inFlight = timer.inFlight;
   timer.start();
   return { parks, inFlight, timer };
 }
@@ -115,15 +113,8 @@ function link(connectDelayMs: number, failures = 0) {
         }, connectDelayMs),
       ),
   };
-  const l = new ModelLink({
-    provider,
-    connectOptions: () => ({ tools: [] }),
-    bind: () => () => undefined,
-    onChange: (s) => states.push(s),
-    logger: pino({ level: 'silent' }),
-    now: () => Date.now(),
-    retry: { initialMs: 1000, maxMs: 4000 },
-  });
+  const l = new ModelLink({ provider, logger: pino({ level: 'silent' }), now: () => Date.now(), retry: { initialMs: 1000, maxMs: 4000 } });
+  l.serve({ sessionOptions: () => ({ tools: [] }), bind: () => () => undefined, linkChanged: (s) => states.push(s) });
   return { l, sessions, states, opened, attempts: () => attempts };
 }
 

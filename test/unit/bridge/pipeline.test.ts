@@ -1,8 +1,13 @@
 // The call's pipeline (main/core/bridge/pipeline.ts): a Bridge's stages, as they report their own
-// wiring, are the declared list in order; a stage wired anywhere but from that list fails the
-// assembly; and neighbours whose rates disagree do not compile.
+// wiring, are the declared list in order; a stage's output can only be connected through
+// connectListed, which refuses an edge the list does not have (Stage.connect takes a token that
+// pipeline.ts does not export: a call without it does not compile, a forged one throws); in product
+// code connectListed is called only by wireCall, and wireCall only by the call's assembly; the
+// assembly builds its parts in dependency order; and neighbours whose rates disagree do not compile.
+// What this does not prove: that a stage's code pushes only to its own outlet (a stage could still
+// call another part directly; the stages' files are small enough to read for that).
 import { EventEmitter } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -15,6 +20,7 @@ import {
   assertWiredAsListed,
   CALL_INPUT,
   CALL_OUTPUT,
+  connectListed,
   lastStage,
   stageOf,
   Outlet,
@@ -90,15 +96,64 @@ describe('the call pipeline', () => {
     expect(p.chunks.every((n) => n === 320)).toBe(true); // 20 ms at 16 kHz: the resample stage ran
   });
 
-  it('a stage wired outside the list (gate straight to the model, skipping wake) fails the assembly', () => {
+  it('a stage wired outside the list (gate straight to the model, skipping wake) is refused, however it is tried', () => {
     const p = parts();
-    p.audio.gate.stage.connect(p.model.input);
-    expect(() =>
-      wireCall(
-        { receive: p.receive.stage, mix: p.audio.mix, resample: p.audio.resample.stage, gate: p.audio.gate.stage, wake: p.wake, model: p.model },
-        { 'model-audio': p.modelAudio, playback: p.audio.playback, encode: p.encode },
-      ),
-    ).toThrow('gate is already wired to model');
+    expect(() => connectListed(p.audio.gate.stage, p.model.input)).toThrow('gate feeds wake in the list, not model');
+    // @ts-expect-error Stage.connect takes pipeline.ts's token, which it does not export
+    expect(() => p.audio.gate.stage.connect(p.model.input)).toThrow('gate: stages are connected only from the list (connectListed)');
+    // @ts-expect-error nor does a look-alike symbol pass for it
+    expect(() => p.audio.gate.stage.connect(p.model.input, Symbol('connectListed'))).toThrow('connected only from the list');
+    expect(p.audio.gate.stage.downstream).toBeNull();
+    // Wired once from the list, a stage cannot be wired again.
+    connectListed(p.audio.gate.stage, p.wake.input);
+    expect(() => connectListed(p.audio.gate.stage, p.wake.input)).toThrow('gate is already wired to wake');
+  });
+
+  it('in product code, stages are connected only by wireCall, and wireCall is called only by the call assembly', () => {
+    const root = new URL('../../../main/', import.meta.url);
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const callers = (name: string) =>
+      files.filter((f) => new RegExp(`(?<![\\w.])${name}\\(`).test(readFileSync(new URL(f, root), 'utf8').replace(/export function \w+/g, ''))).sort();
+    expect(callers('connectListed')).toEqual(['core/bridge/pipeline.ts']);
+    expect(callers('wireCall')).toEqual(['core/bridge/call-assembly.ts']);
+    const pipeline = readFileSync(new URL('core/bridge/pipeline.ts', root), 'utf8');
+    const wiring = pipeline.slice(pipeline.indexOf('export function wireCall'));
+    // wireCall's edges, in order, are the list's: each stage to the next one of its direction.
+    const edges = [...wiring.matchAll(/connectListed\((?:input|output)(?:\.(\w+)|\['([\w-]+)'\]), (?:input|output)(?:\.(\w+)|\['([\w-]+)'\])\.input\)/g)].map((m) => `${m[1] ?? m[2]}→${m[3] ?? m[4]}`);
+    const chain = (list: readonly string[]) => list.slice(1).map((to, i) => `${list[i]}→${to}`);
+    expect(edges).toEqual([...chain(CALL_INPUT), ...chain(CALL_OUTPUT)]);
+  });
+
+  it("the call's assembly builds each part from parts built before it (no forward reference)", () => {
+    const source = readFileSync(new URL('../../../main/core/bridge/call-assembly.ts', import.meta.url), 'utf8');
+    const body = source
+      .slice(source.indexOf('export function assembleCall'))
+      .split('\n')
+      .map((line) => line.replace(/\/\/.*$/, '').replace(/'[^']*'/g, "''"));
+    const declared = new Map<string, number>();
+    body.forEach((line, i) => {
+      const single = /^\s*const (\w+)(?::[^=]+)? =/.exec(line);
+      const destructured = /^\s*const \{([^}]+)\} =/.exec(line);
+      for (const name of single ? [single[1]!] : (destructured?.[1]!.split(',').map((n) => n.trim()) ?? [])) declared.set(name, i);
+    });
+    expect(declared.size).toBeGreaterThan(20);
+    const early: string[] = [];
+    for (const [name, at] of declared) {
+      // A use is the name not read as a property (o.name) nor written as an object key (name: …).
+      const use = new RegExp(`(?<![\\w.])${name}\\b(?!\\s*:(?!:))`);
+      body.slice(0, at).forEach((line, i) => {
+        if (use.test(line)) early.push(`${name} used on line ${i} before it is built`);
+      });
+    }
+    expect(early).toEqual([]);
+  });
+
+  it('the Bridge constructor is an assembly of at most 40 lines', () => {
+    const source = readFileSync(new URL('../../../main/core/bridge/bridge.ts', import.meta.url), 'utf8').split('\n');
+    const start = source.findIndex((line) => line.startsWith('  constructor('));
+    const end = source.findIndex((line, i) => i > start && line === '  }');
+    expect(start).toBeGreaterThan(0);
+    expect(end - start + 1).toBeLessThanOrEqual(40);
   });
 
   it('a wiring that is not the list is refused: a stage feeding another than the next one, or stages out of order', () => {
@@ -114,8 +169,8 @@ describe('the call pipeline', () => {
   it('rates are part of the edge types: neighbours that disagree do not compile', () => {
     const { audio } = parts();
     // @ts-expect-error the mix's 48 kHz output cannot feed the gate's 16 kHz input (resample sits between them)
-    expect(() => audio.mix.connect(audio.gate.stage.input)).not.toThrow();
+    expect(() => connectListed(audio.mix, audio.gate.stage.input)).toThrow('mix feeds resample in the list, not gate');
     // @ts-expect-error nor can the gate's speech chunks feed playback (24 kHz model audio)
-    expect(() => audio.gate.stage.connect(audio.playback.input)).not.toThrow();
+    expect(() => connectListed(audio.gate.stage, audio.playback.input)).toThrow('gate feeds wake in the list, not playback');
   });
 });

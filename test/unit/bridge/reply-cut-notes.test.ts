@@ -29,10 +29,10 @@ function setUp() {
     activity: { cutOff: () => undefined } as SpeakerActivity,
     speakerNotes: { turnEnded: () => undefined } as SpeakerNotes,
     transcripts,
-    sendFadeNow: () => undefined,
-    session: () => ({ bargedIn: () => void bargedIn++ }) as Partial<LiveModelSession> as LiveModelSession,
-    connected: () => true,
-    withholding: () => false,
+    voice: {},
+    link: { session: { bargedIn: () => void bargedIn++ } as Partial<LiveModelSession> as LiveModelSession },
+    call: { state: 'connected' },
+    wake: { withholding: false },
   });
   /** What model-binding.ts does at the model's turnComplete. */
   const turnComplete = () => {

@@ -65,7 +65,7 @@ describe('ReplyFollower', () => {
   function follower() {
     const { outcomes } = store();
     let stats: Pick<PlaybackStats, 'turns' | 'turnState' | 'bufferedMs' | 'turnPlayedMs'> = { turns: 0, turnState: 'idle', bufferedMs: 0, turnPlayedMs: 0 };
-    const follow = new ReplyFollower({ outcomes, playback: () => stats as PlaybackStats });
+    const follow = new ReplyFollower({ outcomes, audio: { playbackStats: () => stats as PlaybackStats }, speaking: new Set(), activity: { name: (id) => id } });
     return { outcomes, follow, set: (s: Partial<typeof stats>) => (stats = { ...stats, ...s }) };
   }
 
@@ -125,5 +125,41 @@ describe('ReplyFollower', () => {
     follow.handedOver(id);
     follow.callEnded('stopped from the dashboard');
     expect(outcomes.get(id)).toMatchObject({ outcome: 'dropped', reason: 'the call ended before the model said it (stopped from the dashboard)' });
+  });
+
+  it('a reply the service cancelled before a word is no reply: the answer to the speaker is not taken for it; it goes over once more', () => {
+    const { outcomes, follow, set } = follower();
+    const id = outcomes.create('announce', 'the pelican budget review moved to Monday', 'sidecar', 'waiting');
+    let resent = 0;
+    follow.handedOver(id, () => resent++);
+    // The owner began to speak as it went over: the service stops the generation before its audio.
+    follow.serviceInterrupted();
+    expect(resent).toBe(1);
+    expect(outcomes.get(id)).toMatchObject({ outcome: 'waiting' });
+    // The model's answer to the owner plays whole: it is not the announcement.
+    set({ turns: 1, turnState: 'active' });
+    follow.modelAudio(24 * 400);
+    follow.outputTranscript('Hello from the fake model.');
+    follow.turnComplete();
+    set({ turnState: 'idle' });
+    follow.turnComplete();
+    expect(outcomes.get(id)).toMatchObject({ outcome: 'waiting' });
+    // Handed over again at the next pause (no further resend): its own reply is spoken.
+    follow.handedOver(id);
+    set({ turns: 2, turnState: 'active' });
+    follow.modelAudio(24 * 400);
+    follow.outputTranscript('the pelican budget review moved to Monday');
+    follow.turnComplete();
+    set({ turnState: 'idle' });
+    follow.callEnded('test over');
+    expect(outcomes.get(id)).toMatchObject({ outcome: 'spoken', spoken_text: 'the pelican budget review moved to Monday' });
+  });
+
+  it('cancelled before a word a second time: dropped with that reason, never reported spoken', () => {
+    const { outcomes, follow } = follower();
+    const id = outcomes.create('announce', 'Dinner is ready', 'dashboard', 'waiting');
+    follow.handedOver(id, null);
+    follow.serviceInterrupted();
+    expect(outcomes.get(id)).toMatchObject({ outcome: 'dropped', reason: 'someone spoke as the model began it, twice; it was not said' });
   });
 });

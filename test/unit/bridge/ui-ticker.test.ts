@@ -19,7 +19,7 @@ beforeEach(() => {
   now = 0;
   ticks = [];
   quietAfter = Infinity;
-  ticker = new UiTicker({ periodMs: 100, now: () => now, tick: () => ticks.push(now) >= quietAfter });
+  ticker = new UiTicker({ periodMs: 100, now: () => now, updates: { tick: () => ticks.push(now) >= quietAfter } });
 });
 
 afterEach(() => {

@@ -8,7 +8,7 @@ import type { VoiceActivityClassifier } from '../../../main/core/audio/index.ts'
 import { VoiceCheck } from '../../../main/core/audio/index.ts';
 import { GateStage } from '../../../main/core/bridge/input-stages.ts';
 import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
-import type { SpeechSink } from '../../../main/core/bridge/pipeline.ts';
+import { connectListed, type SpeechSink } from '../../../main/core/bridge/pipeline.ts';
 
 /** A check that answers every window at once with `probability`. */
 function fixedCheck(probability: number): VoiceActivityClassifier {
@@ -20,7 +20,7 @@ function gateStage(): { gate: GateStage; chunks: () => number } {
   const gate = new GateStage({ chunkMs: 100, metrics: new CallMetrics(), now: () => 0 });
   let chunks = 0;
   const sink: SpeechSink = { stage: 'wake', caps: 'speech@16k', push: () => void chunks++, end: () => undefined };
-  gate.stage.connect(sink);
+  connectListed(gate.stage, sink);
   return { gate, chunks: () => chunks };
 }
 

@@ -3,6 +3,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { WakeGate, type WakeSettings } from '../../../main/core/bridge/wake-gate.ts';
+import { connectListed } from '../../../main/core/bridge/pipeline.ts';
 import type { ScreeningStream } from '../../../main/core/ports.ts';
 
 const CHUNK = 320; // 20 ms at 16 kHz
@@ -36,7 +37,7 @@ function setup(settings: Partial<WakeSettings> = {}, humans = 3) {
     logger: pino({ level: 'silent' }),
   });
   gate.connectVerdicts({ accepted: () => events.push('accepted'), notForBot: (_at, why) => events.push(`dropped: ${why}`) });
-  gate.stage.connect({ stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk[0]!), end: () => events.push('end') });
+  connectListed(gate.stage, { stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk[0]!), end: () => events.push('end') });
   const speak = (first: number, chunks: number) => {
     for (let i = 0; i < chunks; i++) {
       t += 20;
@@ -148,7 +149,7 @@ describe('WakeGate', () => {
       logger: pino({ level: 'silent' }),
     });
     gate.connectVerdicts({ accepted: () => undefined, notForBot: (_at, why) => dropped.push(why) });
-    gate.stage.connect({ stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk.length), end: () => undefined });
+    connectListed(gate.stage, { stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk.length), end: () => undefined });
     gate.start();
     expect(gate.withholding).toBe(true);
     gate.speech(new Int16Array(CHUNK));

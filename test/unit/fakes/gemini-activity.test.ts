@@ -5,6 +5,7 @@
 // the socket takes it: the fake counts samples, so the outcome never depends on the wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
 import { GEMINI_AAD_DEFAULTS, startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import { pcmToBase64, tone } from '../../../main/fakes/gemini/pcm.ts';
 import { chunks, closeRawSockets, openRaw, waitFor, type RawSocket } from './raw-socket.ts';
 
 let fake: FakeGemini | null = null;
@@ -53,6 +54,21 @@ describe('fake gemini: automatic activity detection on the audio received', () =
       { voiceActivityType: 'ACTIVITY_START', audioOffset: '0s' },
       { voiceActivityType: 'ACTIVITY_END', audioOffset: '1.4s' },
     ]);
+  });
+
+  it('counts the quiet from where speech stopped inside a chunk, not from the chunk boundary (its detector runs on the stream)', async () => {
+    // The bridge's setup for natural patience: 800 ms, END_SENSITIVITY_LOW (speech kept down to RMS 75).
+    const { client, server } = await setUp({ realtimeInputConfig: { automaticActivityDetection: { silenceDurationMs: 800, endOfSpeechSensitivity: 'END_SENSITIVITY_LOW' } } });
+    // A 100 ms chunk holding a word's last 20 ms and then 80 ms of quiet: loud over the whole chunk.
+    const tail = new Int16Array(1600);
+    tail.set(tone(20, { rate: 16_000, amplitude: 2000 }));
+    await send(client, server, speech(400), [pcmToBase64(tail)], chunks('silence', 700, 16_000, 20));
+    expect(server.userTurnEnds).toEqual([]);
+    await send(client, server, chunks('silence', 20, 16_000, 20));
+    // 80 + 720 ms of quiet since the word ended: the 800 ms window, not 800 ms after the chunk.
+    expect(server.userTurnEnds).toEqual([{ by: 'detected', atSample: 1220 * 16, quietSamples: 800 * 16 }]);
+    await waitFor(() => voiceActivity(client).length === 2, 'voiceActivity start and end');
+    expect(voiceActivity(client)[1]).toEqual({ voiceActivityType: 'ACTIVITY_END', audioOffset: '0.42s' });
   });
 
   it('without a setting, the stated default window ends the turn', async () => {

@@ -40,6 +40,25 @@ describe('TurnDetector', () => {
     expect(feed(d, quiet, 3)).toEqual([null, null, 'ended']);
   });
 
+  it('with frameSamples, judges frames on the audio clock: the quiet in a chunk after a word counts from where it stopped', () => {
+    // 100 ms chunks: 20 ms of a word's end, then 80 ms of quiet (loud as a whole: RMS over the bar).
+    const tail = new Int16Array(1600);
+    tail.set(tone(20, { rate: 16_000, amplitude: 8000 }));
+    const silence = new Int16Array(1600);
+    const framed = new TurnDetector({ startRms: 1000, silenceSamples: 3200, frameSamples: 320 });
+    const whole = new TurnDetector({ startRms: 1000, silenceSamples: 3200 });
+    for (const d of [framed, whole]) {
+      feed(d, tone(100, { rate: 16_000, amplitude: 8000 }), 4);
+      d.feed(tail);
+    }
+    expect(framed.feed(silence)).toBeNull();
+    expect(framed.feed(new Int16Array(960))).toBe('ended');
+    // 80 + 100 + 60 ms: the window filled inside the chunk; the quiet counted is the window, not the chunk's rest.
+    expect(framed.endQuietSamples).toBe(3200);
+    expect(framed.endedAt).toBe(4 * 1600 + 320);
+    expect([whole.feed(silence), whole.feed(new Int16Array(960))]).toEqual([null, null]);
+  });
+
   it('end() closes an open turn only', () => {
     const d = new TurnDetector({ startRms: 1000, silenceSamples: 800 });
     expect(d.end()).toBe(false);

@@ -21,11 +21,9 @@ function rig(dm: 'ok' | 'fail') {
     inFlight: { text: (delivery: TextDelivery) => delivery },
     notes: { append: () => undefined },
     metrics: {},
-    live: () => true,
-    connected: () => true,
+    call: { state: 'connected', reason: undefined, live: () => true },
     outcomes,
     follower: { handedOver: () => undefined },
-    endReason: () => undefined,
   } as unknown as CallRequestsDeps);
   const port: DiscordTextPort = {
     async sendDirectMessage() {

@@ -13,7 +13,6 @@
 import type { LiveServerMessage } from '@google/genai';
 import type { Patience } from '../../contracts/patience.ts';
 import type { ConversationSeed, FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult } from '../../ports.ts';
-import { toModelFrame } from '../frame-converter.ts';
 import { backoffDelayMs } from '../session-core/fallback.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
 import { ModelTurn } from '../session-core/model-turn.ts';
@@ -21,14 +20,15 @@ import { decodePcm } from '../wire/pcm-codec.ts';
 import { GeminiAudioInput } from './audio-input.ts';
 import type { GeminiConnection } from './connection.ts';
 import { GeminiDialer } from './dialer.ts';
-import { parseDurationMs, textInjectionKindFor } from './setup.ts';
-import { pcmRateOf, toModelOutputRate } from '../output-audio.ts';
+import { parseDurationMs } from './setup.ts';
+import { writeContext, writeFrame, writeTexts } from './writes.ts';
 import { HeldTexts } from '../held-texts.ts';
 import { StallWatch } from './stall-watch.ts';
 import { SessionContext, type ContextUpdate } from './session-context.ts';
 import { GoAwaySwitch } from './switch-over.ts';
 import { GeminiToolReplay } from './tool-replay.ts';
 import { TurnUsage } from './turn-usage.ts';
+import { GeminiModelOutput } from './model-output.ts';
 import { newSessionCounters, type GeminiSessionOptions, type GeminiSessionStats } from './session-options.ts';
 
 export { INPUT_AUDIO_MIME } from './audio-input.ts';
@@ -62,6 +62,8 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   /** User audio: live, held, and kept for a resume. */
   readonly #audio: GeminiAudioInput;
   readonly #tools: GeminiToolReplay;
+  /** What the model says and asks on a socket (model-output.ts); this file reads the control messages. */
+  readonly #output: GeminiModelOutput;
   readonly #stats = newSessionCounters();
 
   constructor(options: GeminiSessionOptions) {
@@ -127,6 +129,20 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       midTurn: () => this.#active !== null && this.#turn.openOn(this.#active) && this.#tools.inFlight === 0,
       onStall: (silentMs, awaited) => this.#switch.stalled(silentMs, awaited),
     });
+    this.#output = new GeminiModelOutput({
+      logger: options.logger, events: this, turn: this.#turn, usage: this.#usage, stall: this.#stall, context: this.#context, tools: this.#tools,
+      active: () => this.#active,
+      modelActivity: (connection) => this.#modelActivity(connection),
+      toolAsked: (connection) => {
+        // The question that led to this call is not safe until a resumable handle comes after it.
+        if (connection === this.#active) this.#keepUnanswered = true;
+        this.#modelActivity(connection);
+      },
+      turnCompleted: (working) => {
+        this.#modelWorking = working;
+        this.endTurn({ releaseTexts: !working });
+      },
+    });
   }
 
   usage(): LiveModelUsage {
@@ -174,11 +190,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
 
   addContext(text: string): boolean {
     const sdk = this.#active?.sdk;
-    // 3.8: clientContent without turnComplete "waits for more" (no reply, no interruption). The 3.1
-    // models take text only as realtimeInput.text, which the model answers: nothing is sent there.
-    if (!sdk || textInjectionKindFor(this.model) !== 'clientContent') return false;
-    sdk.sendClientContent({ turns: [{ role: 'user', parts: [{ text }] }], turnComplete: false });
-    return true;
+    return sdk ? writeContext(sdk, this.model, text) : false;
   }
 
   sendToolResult(result: ToolCallResult): void {
@@ -352,75 +364,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     // that output belongs to a cut turn: it is dropped, or it would reopen the turn (a blip of
     // audio after the cut, and a second turnComplete when the socket closes). Usage still counts.
     const cutOff = connection.closedByUs && !this.#draining.has(connection);
-    const content = cutOff ? undefined : message.serverContent;
-    if (content) {
-      const parts = content.modelTurn?.parts;
-      if (parts) {
-        for (const part of parts) {
-          const inline = part.inlineData;
-          if (inline?.data && inline.mimeType?.startsWith('audio/pcm')) {
-            this.#modelActivity(connection);
-            // The rate comes from the MIME type (audio/pcm;rate=24000), never assumed.
-            const rate = pcmRateOf(inline.mimeType);
-            if (rate === null) {
-              this.#o.logger.warn({ mimeType: inline.mimeType }, 'model audio with an unusable rate dropped');
-            } else {
-              const pcm = toModelOutputRate(decodePcm(inline.data), rate);
-              if (connection === this.#active) this.#stall.audio(pcm.length);
-              this.emit('audio', pcm);
-            }
-          }
-        }
-      }
-      if (content.inputTranscription?.text) {
-        this.#context.transcript.add('user', content.inputTranscription.text);
-        this.emit('inputTranscript', content.inputTranscription.text);
-      }
-      if (content.outputTranscription?.text) {
-        this.#modelActivity(connection);
-        this.#context.transcript.add('model', content.outputTranscription.text);
-        this.emit('outputTranscript', content.outputTranscription.text);
-      }
-      if (content.generationComplete && connection === this.#active) this.#stall.generationComplete();
-      if (content.interrupted) {
-        this.#turn.interrupted(connection);
-        this.emit('interrupted');
-      }
-      if (content.turnComplete) {
-        this.#usage.turnEnded();
-        this.#turn.complete();
-        this.#stall.stop();
-        // The extended-thinking model: turnComplete with interactionStatus IN_PROGRESS is not idle
-        // (a NON_BLOCKING call still runs, more output follows); only IDLE frees the queue.
-        this.#modelWorking = content.interactionStatus === 'IN_PROGRESS';
-        this.#context.transcript.turnEnded();
-        this.endTurn({ releaseTexts: !this.#modelWorking });
-        // The model answered (the replayed question) without asking the kept calls again.
-        this.#tools.turnEnded(connection);
-      }
-    }
-    // The service's activity detection ended the user's turn. (generationComplete / turnComplete are
-    // about the model's turn, and may come after the user began a new utterance: not used.)
-    if (!cutOff && message.voiceActivity?.voiceActivityType === 'ACTIVITY_END') this.emit('userTurnEnded');
-    if (message.usageMetadata) this.#usage.count(message.usageMetadata, connection.id, this.#o.logger);
-    const calls = message.toolCall?.functionCalls;
-    if (calls) {
-      // A call from a socket we closed still runs, and its result is kept for the resumed session
-      // (#keep), but its turn has ended: marking the socket active again would reopen that turn
-      // (texts held back, then a second turnComplete when the socket's close arrives) or take over
-      // the turn of a reply already under way on the new socket and end it at that close.
-      if (!cutOff) {
-        // The question that led to this call is not safe until a resumable handle comes after it.
-        if (connection === this.#active) this.#keepUnanswered = true;
-        this.#modelActivity(connection);
-      }
-      for (const call of calls) this.#tools.asked(connection, call.id ?? '', call.name ?? '', call.args ?? {});
-    }
-    const cancelled = message.toolCallCancellation?.ids;
-    if (cancelled && cancelled.length > 0) {
-      this.#tools.cancelled(cancelled);
-      this.emit('toolCallCancelled', [...cancelled]);
-    }
+    this.#output.read(message, connection, cutOff);
     const update = message.sessionResumptionUpdate;
     // Not only the active socket: the SDK delivers messages that arrive with setupComplete before
     // connect() returns, i.e. before the new connection is adopted. Only a replaced one is ignored.
@@ -476,18 +420,13 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     const sdk = active?.sdk;
     if (!active || !sdk) return false;
     this.#heldTexts.written(active, active.nextMessageIndex, texts);
-    if (textInjectionKindFor(this.model) === 'realtimeText') sdk.sendRealtimeInput({ text: texts.join('\n') });
-    else sdk.sendClientContent({ turns: [{ role: 'user', parts: texts.map((text) => ({ text })) }], turnComplete: true });
+    writeTexts(sdk, this.model, texts);
     this.#o.logger.debug({ count: texts.length }, 'injected text delivered to the model');
     return true;
   }
 
-  protected async sendFrameNow(image: Buffer): Promise<FrameSendResult> {
-    const frame = await toModelFrame(image);
-    const sdk = this.#active?.sdk;
-    if (!sdk) return { status: 'dropped', reason: 'not_connected' };
-    sdk.sendRealtimeInput({ video: { data: frame.jpeg.toString('base64'), mimeType: 'image/jpeg' } });
-    return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
+  protected sendFrameNow(image: Buffer): Promise<FrameSendResult> {
+    return writeFrame(image, () => this.#active?.sdk ?? null);
   }
 }
 

@@ -2,6 +2,8 @@
 // (`conversation.item.added`/`created`/`done`, by item id) or an `error` naming our event id; no
 // answer within the timeout counts as a refusal. Settled once, whichever comes first.
 import type { TimerClock } from '../../contracts/clock.ts';
+import { imageItem } from './events.ts';
+import type { JsonSocket } from './json-socket.ts';
 
 export class ItemAcks {
   readonly #clock: TimerClock;
@@ -24,6 +26,15 @@ export class ItemAcks {
       this.#waiting.set(itemId, settle);
       this.#waiting.set(eventId, settle);
     });
+  }
+
+  /** Writes image item number `n` on `socket`; resolves like wait(). */
+  sendImage(socket: JsonSocket, jpeg: Buffer, n: number, timeoutMs: number): Promise<string | null> {
+    const itemId = `item_frame_${n}`;
+    const eventId = `evt_frame_${n}`;
+    const ack = this.wait(itemId, eventId, timeoutMs);
+    socket.send(imageItem(jpeg, itemId, eventId));
+    return ack;
   }
 
   /** The service answered for an item id or an event id (`error`: it refused). */

@@ -17,18 +17,16 @@ import type { Patience } from '../../contracts/patience.ts';
 import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
 import { toModelFrame } from '../frame-converter.ts';
-import type { FrameStats } from '../frame-limiter.ts';
-import { ModelSessionCore, type ModelSessionCoreOptions } from '../session-core/model-session.ts';
+import { ModelSessionCore } from '../session-core/model-session.ts';
 import { PendingToolCalls } from '../session-core/tool-calls.ts';
-import { ConnectFailure } from '../wire/connect-failure.ts';
 import { decodePcm } from '../wire/pcm-codec.ts';
-import type { RealtimeDialect } from './dialect.ts';
 import { classifyOpenAIFailure } from './failure.ts';
 import { ConversationHistory } from './history.ts';
-import { handshake } from './handshake.ts';
 import { ItemAcks } from './item-acks.ts';
-import { JsonSocket, type JsonEvent } from './json-socket.ts';
+import type { JsonEvent, JsonSocket } from './json-socket.ts';
 import { SpeechInput } from './speech-input.ts';
+import { newRealtimeCounters, type RealtimeSessionOptions, type RealtimeSessionStats } from './session-options.ts';
+import { configureSocket, openSocket, replayHistory } from './session-setup.ts';
 import {
   audioAppendJson,
   audioDelta,
@@ -36,7 +34,6 @@ import {
   errorEvent,
   functionCallDone,
   historyToItems,
-  imageItem,
   inputTranscriptionCompleted,
   itemAck,
   REALTIME_AUDIO_RATE,
@@ -49,44 +46,10 @@ import {
   transcriptDone,
   truncateEvent,
   userTextItem,
-  type TurnDetectionMode,
 } from './events.ts';
 
-export interface RealtimeSessionOptions extends ModelSessionCoreOptions {
-  /** The service's dialect of the protocol (session shape, first event, truncation, images, input rate). */
-  dialect: RealtimeDialect;
-  /** e.g. wss://api.openai.com/v1 or ws://127.0.0.1:PORT/v1; `/realtime?model=` is appended. */
-  baseUrl: string;
-  apiKey: string;
-  voice: string;
-  turnDetection: TurnDetectionMode;
-  /** How long a pause may last before the service ends the turn (the dialect maps it). */
-  patience: Patience;
-  transcriptionModel: string;
-  systemInstruction?: string;
-  tools: ToolDeclaration[];
-  vocabulary?: readonly string[];
-  /** Ms of the current reply the player has handed out (for truncation at barge-in). */
-  playedMs?: () => number;
-  /** How long the handshake (session.created → session.updated) may take. */
-  handshakeTimeoutMs: number;
-  /** How long to wait for the service to acknowledge an image item. */
-  frameAckTimeoutMs: number;
-}
-
-export interface RealtimeSessionStats {
-  connectionAttempts: number;
-  reconnects: number;
-  /** Items replayed into new sockets after drops (context that survived). */
-  replayedItems: number;
-  audioChunksDropped: number;
-  serverErrors: number;
-  truncations: number;
-  cancels: number;
-  totalTokens: number;
-  textsDelivered: number;
-  frames: FrameStats;
-}
+// The session's contract is in session-options.ts; the providers import it from here.
+export type { RealtimeSessionOptions, RealtimeSessionStats } from './session-options.ts';
 
 interface Connection {
   id: number;
@@ -121,7 +84,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   #resultsWhileOffline = false;
   readonly #acks: ItemAcks;
   readonly #tokens = new TokenAccount();
-  readonly #stats = { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
+  readonly #stats = newRealtimeCounters();
 
   constructor(options: RealtimeSessionOptions) {
     super(options);
@@ -167,7 +130,9 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   /** Realtime takes a new turn detection mid-session (a session.update with only it); the next socket opens with it too. */
   setPatience(patience: Patience): void {
     this.#o.patience = patience;
-    if (this.#active?.socket.isOpen) this.#send(this.#o.dialect.patienceUpdate({ patience, turnDetection: this.#o.turnDetection }, `evt_patience_${++this.#patienceUpdates}`));
+    if (!this.#active?.socket.isOpen) return;
+    const id = `evt_patience_${++this.#patienceUpdates}`;
+    this.#send(this.#o.dialect.patienceUpdate({ patience, turnDetection: this.#o.turnDetection }, id));
   }
 
   /**
@@ -185,8 +150,8 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const output = JSON.stringify(result.response);
     const pending = this.#calls.settle(result.id);
     const connection = this.#active;
-    const args = pending?.arguments ?? '{}';
-    this.#history.add({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output });
+    const item = { kind: 'tool', callId: result.id, name: result.name, arguments: pending?.arguments ?? '{}', output } as const;
+    this.#history.add(item);
     if (!connection?.socket.isOpen) {
       // Replayed with the history on the next socket, which is then asked to answer (connect).
       this.#resultsWhileOffline = true;
@@ -195,7 +160,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     }
     if (pending?.socket !== connection) {
       // The call was made on a socket that has since dropped: give the new one the call and its result.
-      for (const event of historyToItems({ kind: 'tool', callId: result.id, name: result.name, arguments: args, output })) this.#send(event);
+      for (const event of historyToItems(item)) this.#send(event);
     } else {
       this.#send(toolOutputItem(result.id, output));
     }
@@ -245,39 +210,13 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   /** Open, wait for session.created, configure, wait for session.updated, replay history. */
   async #openOne(model: string): Promise<Connection> {
     this.#stats.connectionAttempts++;
-    const url = `${this.#o.baseUrl.replace(/\/+$/, '')}/realtime?model=${encodeURIComponent(model)}`;
-    const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
+    const socket = await openSocket(this.#o, model);
     const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
-    const setupId = `evt_setup_${connection.id}`;
     const o = this.#o;
-    const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, patience: o.patience, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary, inputRate: o.dialect.inputRate };
-    try {
-      await handshake(socket, {
-        clock: o.clock,
-        timeoutMs: o.handshakeTimeoutMs,
-        timeoutReason: 'no session.updated within the handshake timeout',
-        onEvent: (event) => {
-          if (o.dialect.readyEvents.includes(event.type)) socket.send(o.dialect.sessionUpdate(session, setupId));
-          else if (event.type === 'session.updated') return true;
-          else if (event.type === 'error') {
-            const parsed = errorEvent.safeParse(event);
-            const error = parsed.success ? parsed.data.error : { code: 'unknown', message: 'malformed error event' };
-            return new ConnectFailure(null, o.scrub(`${error.code ?? 'error'}: ${error.message}`));
-          }
-          return undefined;
-        },
-      });
-    } catch (err) {
-      socket.close();
-      throw err;
-    }
+    await configureSocket(socket, o, model, `evt_setup_${connection.id}`);
     socket.attach({ onEvent: (event) => this.#onEvent(event, connection), onClose: (code, reason) => this.#onClose(code, reason, connection) });
     // Context survives the drop: replay the recent conversation before any new input.
-    let replayed = 0;
-    for (const item of this.#history.items) {
-      for (const event of historyToItems(item)) socket.send(event);
-      replayed++;
-    }
+    const replayed = replayHistory(socket, this.#history.items);
     this.#stats.replayedItems += replayed;
     this.#o.logger.info({ model, connection: connection.id, replayed, service: o.dialect.label }, 'realtime connected');
     return connection;
@@ -407,10 +346,10 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
       case 'error': {
         const parsed = errorEvent.safeParse(event);
         if (!parsed.success) return this.#malformed(event);
-        const { error } = parsed.data;
+        const { code, type, param, message, event_id: eventId } = parsed.data.error;
         this.#stats.serverErrors++;
-        if (error.event_id) this.#acks.settle(error.event_id, `${error.code ?? error.type}: ${error.message}`);
-        this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message), service: this.#o.dialect.label }, 'realtime error event');
+        if (eventId) this.#acks.settle(eventId, `${code ?? type}: ${message}`);
+        this.#o.logger.warn({ code, type, param, message: this.#o.scrub(message), service: this.#o.dialect.label }, 'realtime error event');
         return;
       }
       default:
@@ -463,12 +402,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const frame = await toModelFrame(image);
     if (!this.#o.dialect.images) return { status: 'dropped', reason: 'unsupported_by_model' };
     if (!this.#active?.socket.isOpen) return { status: 'dropped', reason: 'not_connected' };
-    const n = this.#nextEventId++;
-    const itemId = `item_frame_${n}`;
-    const eventId = `evt_frame_${n}`;
-    const ack = this.#acks.wait(itemId, eventId, this.#o.frameAckTimeoutMs);
-    this.#send(imageItem(frame.jpeg, itemId, eventId));
-    const error = await ack;
+    const error = await this.#acks.sendImage(this.#active.socket, frame.jpeg, this.#nextEventId++, this.#o.frameAckTimeoutMs);
     if (error) return { status: 'dropped', reason: `rejected: ${error}` };
     return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
   }

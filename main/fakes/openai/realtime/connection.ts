@@ -11,15 +11,19 @@ import type { PacedReply } from '../../shared/paced-reply.ts';
 import { base64ToPcm, concatPcm, pcmToBase64, tailPcm, tone } from '../../shared/pcm.ts';
 import type { StreamingTranscriber } from '../../shared/scripted-speech.ts';
 import { TurnDetector } from '../../shared/turn-detector.ts';
-import type { FakeTiming } from '../../shared/timing.ts';
 import { defaultSession, mergeSession, RealtimeConversation, type ConversationItem, type ResponseTrigger } from './conversation.ts';
 import { functionCallEvents, readClientEvent, type ConversationItemInput, type SessionConfig } from './protocol.ts';
 import { parseToolOutput } from '../shared.ts';
 import { endsUtterance, prefixPaddingSamples, turnWindow, type TurnDetectionConfig } from './turn-detection.ts';
 import { RealtimeUsageMeter, type RealtimeUsageSent } from './usage.ts';
+import type { FakeRealtimeConnectionEvents, RealtimeHooks } from './hooks.ts';
+import { errorEvent, REFUSALS, type Refusal } from './refusals.ts';
+import { assistantItemOpened, audioFinished, contentBase, inputTranscriptionCompleted, outputItemDone, responseCreated, responseDone, speechStopped, userItemCommitted } from './reply-events.ts';
 
 export type { RealtimeUsageSent } from './usage.ts';
 export type { ConversationItem } from './conversation.ts';
+export type { FakeRealtimeConnectionEvents } from './hooks.ts';
+export type RealtimeConnectionHooks = RealtimeHooks<FakeRealtimeConnection>; // what the server lends (hooks.ts)
 export type JsonObject = Record<string, unknown>;
 
 export const REALTIME_RATE = 24_000;
@@ -28,32 +32,6 @@ export const REALTIME_RATE = 24_000;
 export type RealtimeReplyScript = PacedScript;
 
 export type RealtimeReplyOutcome = 'completed' | 'cancelled' | 'closed';
-
-export interface RealtimeConnectionHooks {
-  /** Chunk length, pace and first-audio latency (the service's, shared/service-timing.ts). */
-  timing: FakeTiming;
-  vadRms: number;
-  /** Called when the server VAD commits a user turn or a user text item asks for a response. */
-  autoReply(connection: FakeRealtimeConnection, trigger: ResponseTrigger): RealtimeReplyScript | null;
-  /** The input transcription of a committed buffer (24 kHz); absent: "(N ms of speech)". */
-  transcribe?(pcm24k: Int16Array): string;
-  /** A transcriber that writes as it hears: the semantic_vad stand-in reads the words so far from it. */
-  stream?(rate: number): StreamingTranscriber;
-}
-
-export interface FakeRealtimeConnectionEvents {
-  event: [event: JsonObject];
-  close: [code: number, reason: string];
-  /** Server VAD heard speech start (sent `input_audio_buffer.speech_started`). */
-  speechStarted: [];
-  /**
-   * Server VAD ended a user turn that the service will answer (create_response, no response
-   * active): emitted before the commit, so a script can set the input transcript (setInputTranscript)
-   * and the reply (queueReply) of this turn. `pcm` is the turn's audio at 24 kHz.
-   */
-  /** quietMs: the trailing quiet the VAD counted before it ended the turn (its silence window). */
-  userTurn: [turn: { ms: number; pcm: Int16Array; quietMs: number }];
-}
 
 export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectionEvents> {
   readonly model: string;
@@ -149,10 +127,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
       case 'input_audio_buffer.append':
         return this.#onAppend(event.audio as string, eventId);
       case 'input_audio_buffer.commit':
-        if (this.#bufferSamples < (REALTIME_RATE * 100) / 1000) {
-          this.error('input_audio_buffer_commit_empty', `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${(this.#bufferSamples / 24).toFixed(2)}ms of audio.`, { eventId });
-          return;
-        }
+        if (this.#bufferSamples < (REALTIME_RATE * 100) / 1000) return this.refuse(REFUSALS.commitTooSmall(this.#bufferSamples / 24), eventId);
         this.#commit();
         return;
       case 'input_audio_buffer.clear':
@@ -168,39 +143,26 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
       case 'conversation.item.truncate':
         return this.#conversation.truncate(event.item_id as string, event.content_index as number, event.audio_end_ms as number, eventId);
       case 'response.create':
-        if (this.#active) {
-          this.error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${this.#active.id}. Wait until the response is finished before creating a new one.`, { eventId });
-          return;
-        }
+        if (this.#active) return this.refuse(REFUSALS.activeResponse(this.#active.id, true), eventId);
         // The client ends its turn by asking for the response (turn_detection null, or after a tool's output).
         this.markTurnEnd();
         this.#respondTo(this.#conversation.lastTrigger());
         return;
       case 'response.cancel':
-        if (!this.#active) {
-          this.error('response_cancel_not_active', 'Cancellation failed: no active response found.', { eventId });
-          return;
-        }
+        if (!this.#active) return this.refuse(REFUSALS.noActiveResponse(), eventId);
         this.cancels++;
         this.#active.reply.stop('cancelled');
         return;
       case 'output_audio_buffer.clear':
-        this.error('invalid_value', 'output_audio_buffer.clear is only supported for WebRTC and SIP connections.', { param: 'type', eventId });
-        return;
+        return this.refuse(REFUSALS.outputClearOverWebSocket(), eventId);
     }
   }
 
   #onSessionUpdate(update: SessionConfig, eventId: string | null): void {
     const voice = update.audio?.output?.voice;
     const current = (this.session.audio as { output?: { voice?: string } } | undefined)?.output?.voice;
-    if (voice && voice !== current && this.#voiceLocked) {
-      this.error('cannot_update_voice', 'Cannot update a conversation\'s voice if assistant audio is present.', { param: 'session.audio.output.voice', eventId });
-      return;
-    }
-    if (update.model && update.model !== this.model) {
-      this.error('invalid_value', `Cannot change the model of a session (connected as '${this.model}').`, { param: 'session.model', eventId });
-      return;
-    }
+    if (voice && voice !== current && this.#voiceLocked) return this.refuse(REFUSALS.voiceLocked(), eventId);
+    if (update.model && update.model !== this.model) return this.refuse(REFUSALS.modelChange(this.model), eventId);
     this.sessionUpdates++;
     this.session = mergeSession(this.session, update);
     this.#applyTurnDetection();
@@ -228,10 +190,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
 
   #onAppend(audio: string, eventId: string | null): void {
     const bytes = Buffer.from(audio, 'base64');
-    if (bytes.length % 2 !== 0) {
-      this.error('invalid_value', 'Invalid audio: PCM16 audio must contain an even number of bytes.', { param: 'audio', eventId });
-      return;
-    }
+    if (bytes.length % 2 !== 0) return this.refuse(REFUSALS.oddAudioBytes(), eventId);
     const pcm = base64ToPcm(audio);
     this.audio.push(pcm);
     this.#audioSamplesTotal += pcm.length;
@@ -264,7 +223,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
   }
 
   #speechStopped(vad: TurnDetectionConfig): void {
-    this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(this.#audioSamplesTotal / 24), item_id: this.#peekId('item') });
+    this.send(speechStopped(Math.round(this.#audioSamplesTotal / 24), this.#peekId('item')));
     this.#cue = null;
     this.#words?.endTurn();
     this.#wordsSoFar = '';
@@ -276,7 +235,7 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     if (answers) this.emit('userTurn', { ms, pcm: tailPcm(this.audio, this.#bufferSamples), quietMs });
     this.#commit();
     if (vad.create_response !== false) {
-      if (this.#active) this.error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${this.#active.id}.`);
+      if (this.#active) this.refuse(REFUSALS.activeResponse(this.#active.id, false), null);
       else this.#respondTo({ kind: 'speech', ms });
     }
   }
@@ -291,10 +250,9 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     this.send({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: id });
     const transcript = heard ?? `(${ms} ms of speech)`;
     this.items.push({ id, type: 'message', role: 'user', text: transcript, source: 'server' });
-    this.send({ type: 'conversation.item.added', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });
-    this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });
+    for (const event of userItemCommitted(id, previous)) this.send(event);
     const transcription = ((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.transcription;
-    if (transcription) this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: id, content_index: 0, transcript, usage: { type: 'duration', seconds: ms / 1000 } });
+    if (transcription) this.send(inputTranscriptionCompleted(id, transcript, ms));
   }
 
   /** Every usage this socket sent in response.done (tests compare the client's accounting with it). */
@@ -346,23 +304,21 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     const pcm = script.pcm ?? tone(script.toneMs ?? 400);
     const hasOutput = pcm.length > 0 || Boolean(script.transcript);
     const item: ConversationItem = { id: itemId, type: 'message', role: 'assistant', text: '', audioMs: 0, source: 'server' };
-    const base = { response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 };
+    const base = contentBase(responseId, itemId);
     let spokenText = '';
     let spokenSamples = 0;
     /** The output item was announced (output_item.added): it is closed with output_item.done. */
     let itemOpen = false;
     this.responses++;
     // The response exists at once; its audio follows after the service's first-audio latency.
-    this.send({ type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
+    this.send(responseCreated(responseId));
     const reply: PacedReply<RealtimeReplyOutcome> = this.pacedReply<RealtimeReplyOutcome>(script, REALTIME_RATE, pcm, {
       begin: () => {
         if (!hasOutput) return;
         itemOpen = true;
         this.items.push(item);
         this.#voiceLocked = true;
-        this.send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-        this.send({ type: 'conversation.item.added', previous_item_id: null, item: { id: itemId, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-        this.send({ type: 'response.content_part.added', ...base, part: { type: 'audio', transcript: '' } });
+        for (const event of assistantItemOpened(responseId, itemId)) this.send(event);
       },
       chunk: (chunk, words) => {
         this.send({ type: 'response.output_audio.delta', ...base, delta: pcmToBase64(chunk) });
@@ -376,29 +332,15 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
       finish: () => {
         if (hasOutput) {
           item.text = script.transcript ?? '';
-          this.send({ type: 'response.output_audio.done', ...base });
-          this.send({ type: 'response.output_audio_transcript.done', ...base, transcript: script.transcript ?? '' });
-          this.send({ type: 'response.content_part.done', ...base, part: { type: 'audio', transcript: script.transcript ?? '' } });
+          for (const event of audioFinished(responseId, itemId, script.transcript ?? '')) this.send(event);
         }
         return 'completed';
       },
       ended: (outcome) => {
         if (this.#active?.reply === reply) this.#active = null;
         if (outcome === 'closed') return;
-        if (itemOpen) {
-          this.send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: outcome === 'completed' ? 'completed' : 'incomplete' } });
-        }
-        this.send({
-          type: 'response.done',
-          response: {
-            id: responseId,
-            object: 'realtime.response',
-            status: outcome,
-            ...(outcome === 'cancelled' ? { status_details: { type: 'cancelled', reason: 'client_cancelled' } } : {}),
-            output: itemOpen ? [{ id: itemId, type: 'message', role: 'assistant' }] : [],
-            usage: this.#usage.response(item.audioMs ?? 0, spokenText, this.session.instructions),
-          },
-        });
+        if (itemOpen) this.send(outputItemDone(responseId, itemId, outcome === 'completed'));
+        this.send(responseDone(responseId, outcome, itemOpen ? itemId : null, this.#usage.response(item.audioMs ?? 0, spokenText, this.session.instructions)));
       },
     });
     this.#active = { id: responseId, reply };
@@ -430,7 +372,12 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
 
   error(code: string, message: string, options: { param?: string; eventId?: string | null; type?: string } = {}): void {
     this.errors.push({ code, param: options.param, message, event_id: options.eventId ?? null });
-    this.send({ type: 'error', error: { type: options.type ?? 'invalid_request_error', code, message, param: options.param ?? null, event_id: options.eventId ?? null } });
+    this.send(errorEvent(code, message, options));
+  }
+
+  /** An `error` event with a refusal's code, words and parameter, about the client event `eventId`. */
+  refuse(refusal: Refusal, eventId: string | null): void {
+    this.error(refusal.code, refusal.message, { param: refusal.param, eventId });
   }
 
   /**
