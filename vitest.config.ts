@@ -10,7 +10,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * 2026-11-28 the soaks ran alone for their last 9.5 minutes while the other worker had nothing left.
  * Started first, they overlap the rest of the suite.
  */
-const WAIT_IN_REAL_TIME = ['test/soak/soak-ci.test.ts', 'test/quick-start/fresh-clone.test.ts', 'test/integration/bridge/model-outage.test.ts', 'test/sidecar/store-idle-wakeups.test.ts'];
+const WAIT_IN_REAL_TIME = [
+  'test/soak/soak-ci.test.ts',
+  'test/quick-start/fresh-clone.test.ts',
+  'test/integration/bridge/model-outage.test.ts',
+  'test/sidecar/store-idle-wakeups.test.ts',
+];
 
 class RealTimeFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

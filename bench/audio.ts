@@ -64,15 +64,17 @@ const PASSBAND_HZ = { down: 7_000, up: 10_000 };
 
 /** What each number in audio.json means: printed under the tables and written beside the rows. */
 const DEFINITIONS = {
-  worstRejectionDb:
-    `worst case over ALL input frequencies, swept every ${SWEEP_STEP_HZ} Hz with dithered -0.8 dBFS tones: down, every input from 8 to 24 kHz (all a 16 kHz output cannot carry) and its alias at the folded frequency; up, every input from 0 to 12 kHz and its image at 24 kHz - f; level of that component re. the input tone`,
-  inBandRejectionDb: 'the same, only over aliases landing in the 0-7 kHz passband (down) / images of the 0-10 kHz passband (up)',
+  worstRejectionDb: `worst case over ALL input frequencies, swept every ${SWEEP_STEP_HZ} Hz with dithered -0.8 dBFS tones: down, every input from 8 to 24 kHz (all a 16 kHz output cannot carry) and its alias at the folded frequency; up, every input from 0 to 12 kHz and its image at 24 kHz - f; level of that component re. the input tone`,
+  inBandRejectionDb:
+    'the same, only over aliases landing in the 0-7 kHz passband (down) / images of the 0-10 kHz passband (up)',
   passbandDeviationDb: 'max |gain| of the swept tones up to 7 kHz (down) / 10 kHz (up)',
   delayMs:
     'group delay at 1 kHz, measured from the phase slope between 1000 and 1010 Hz tones (ours: equals the designed delay). ffmpeg soxr and libsamplerate trim their own filter delay from the output, so ~0 there is not their streaming latency (soxr VHQ streams with 21-38 ms)',
-  realTimeFactor: 'audio seconds processed per CPU second of one thread (process.cpuUsage; ffmpeg: its -benchmark utime+stime), 30 s of speech-like signal in 20 ms frames, best of 3',
+  realTimeFactor:
+    'audio seconds processed per CPU second of one thread (process.cpuUsage; ffmpeg: its -benchmark utime+stime), 30 s of speech-like signal in 20 ms frames, best of 3',
   soxrRatio: 'realTimeFactor / ffmpeg soxr VHQ realTimeFactor in the same run (> 1: faster than soxr)',
-  bytesPerFrame: 'JS heap + ArrayBuffer bytes per 20 ms frame (slope of 2 window sizes, no GC inside, the smallest of 3 such pairs); < 4 is meter noise',
+  bytesPerFrame:
+    'JS heap + ArrayBuffer bytes per 20 ms frame (slope of 2 window sizes, no GC inside, the smallest of 3 such pairs); < 4 is meter noise',
   snrVsSoxrDb:
     'SNR vs soxr VHQ on speech-like audio after best (fractional) alignment, both low-passed to 6.8 / 10.2 kHz; a passband ripple of ±0.04 dB alone limits it to about 50 dB',
 } as const;
@@ -128,7 +130,9 @@ async function measure(
   const worst = worstRejection(tones, () => true);
   row.worstRejectionDb = worst.db;
   row.worstAt = { inputHz: worst.inputHz, spurHz: worst.spurHz };
-  row.inBandRejectionDb = worstRejection(tones, (t) => (direction === 'down' ? t.spuriousHz <= passbandHz : t.freqHz <= passbandHz)).db;
+  row.inBandRejectionDb = worstRejection(tones, (t) =>
+    direction === 'down' ? t.spuriousHz <= passbandHz : t.freqHz <= passbandHz,
+  ).db;
   row.worstRejectionPerKHz = worstPerKiloHertz(tones);
   row.delayMs = measuredDelayMs(await runWhole(candidate, signals.delay), outRate, channels);
   const speechOut = await runWhole(candidate, signals.speech);
@@ -141,7 +145,12 @@ async function measure(
     const maxLag = 20 * (outRate / 1000);
     row.snrVsSoxrFullBandDb = alignedSnr(out0, ref0, maxLag, outRate).snrDb;
     const [cutoff, taps] = direction === 'down' ? [6800, 255] : [10_200, 511];
-    row.snrVsSoxrDb = alignedSnr(bandLimit(out0, outRate, cutoff, taps), bandLimit(ref0, outRate, cutoff, taps), maxLag, outRate).snrDb;
+    row.snrVsSoxrDb = alignedSnr(
+      bandLimit(out0, outRate, cutoff, taps),
+      bandLimit(ref0, outRate, cutoff, taps),
+      maxLag,
+      outRate,
+    ).snrDb;
   }
   row.realTimeFactor = await throughput(candidate, signals.long, THROUGHPUT_S);
   row.bytesPerFrame = await allocationsPerFrame(candidate, signals.speech);
@@ -152,26 +161,57 @@ async function measure(
 // ---------------------------------------------------------------------------------------------
 // Printing
 
-const fmt = (v: number | undefined | null, digits: number): string => (v === undefined || v === null ? '—' : Number.isFinite(v) ? v.toFixed(digits) : v > 0 ? '∞' : '-∞');
+const fmt = (v: number | undefined | null, digits: number): string =>
+  v === undefined || v === null ? '—' : Number.isFinite(v) ? v.toFixed(digits) : v > 0 ? '∞' : '-∞';
 
 function withTarget(row: Row, value: string, ok: boolean | undefined, target: string): string {
   return row.ours && ok !== undefined ? `${value} (${target} ${ok ? '✓' : '✗'})` : value;
 }
 
 function tableLines(rows: Row[], direction: 'down' | 'up'): string[] {
-  const header = ['method', direction === 'down' ? 'worst alias dB (any input)' : 'worst image dB (any input)', 'in-band dB', 'passband dev. dB', 'SNR vs soxr dB', '× real time (CPU)', 'vs soxr', 'heap B/frame', 'delay ms'];
+  const header = [
+    'method',
+    direction === 'down' ? 'worst alias dB (any input)' : 'worst image dB (any input)',
+    'in-band dB',
+    'passband dev. dB',
+    'SNR vs soxr dB',
+    '× real time (CPU)',
+    'vs soxr',
+    'heap B/frame',
+    'delay ms',
+  ];
   const body = rows.map((r) => {
     if (r.skipped !== undefined) return [r.name, `skipped: ${r.skipped}`, '', '', '', '', '', '', ''];
     const at = r.worstAt === undefined ? '' : ` @${(r.worstAt.inputHz / 1000).toFixed(3)}k`;
     return [
       r.name,
-      withTarget(r, fmt(r.worstRejectionDb, 1) + at, r.worstRejectionDb === undefined ? undefined : r.worstRejectionDb >= TARGETS.worstRejectionDb, '≥ 90'),
+      withTarget(
+        r,
+        fmt(r.worstRejectionDb, 1) + at,
+        r.worstRejectionDb === undefined ? undefined : r.worstRejectionDb >= TARGETS.worstRejectionDb,
+        '≥ 90',
+      ),
       fmt(r.inBandRejectionDb, 1),
-      withTarget(r, fmt(r.passbandDeviationDb, 4), r.passbandDeviationDb === undefined ? undefined : r.passbandDeviationDb <= TARGETS.passbandDeviationDb, '≤ 0.1'),
+      withTarget(
+        r,
+        fmt(r.passbandDeviationDb, 4),
+        r.passbandDeviationDb === undefined ? undefined : r.passbandDeviationDb <= TARGETS.passbandDeviationDb,
+        '≤ 0.1',
+      ),
       r.snrVsSoxrDb === 'reference' ? 'reference' : fmt(r.snrVsSoxrDb, 1),
-      withTarget(r, fmt(r.realTimeFactor, 0), r.realTimeFactor === undefined ? undefined : r.realTimeFactor >= TARGETS.realTimeFactor, '≥ 300'),
+      withTarget(
+        r,
+        fmt(r.realTimeFactor, 0),
+        r.realTimeFactor === undefined ? undefined : r.realTimeFactor >= TARGETS.realTimeFactor,
+        '≥ 300',
+      ),
       r.soxrRatio === undefined || r.soxrRatio === null ? '—' : `${r.soxrRatio.toFixed(2)}×`,
-      withTarget(r, r.bytesPerFrame === null ? 'n/a (process)' : fmt(r.bytesPerFrame, 1), r.bytesPerFrame === null || r.bytesPerFrame === undefined ? undefined : r.bytesPerFrame < NO_ALLOCATION_BYTES, '0'),
+      withTarget(
+        r,
+        r.bytesPerFrame === null ? 'n/a (process)' : fmt(r.bytesPerFrame, 1),
+        r.bytesPerFrame === null || r.bytesPerFrame === undefined ? undefined : r.bytesPerFrame < NO_ALLOCATION_BYTES,
+        '0',
+      ),
       withTarget(r, fmt(r.delayMs, 3), r.delayMs === undefined ? undefined : r.delayMs <= TARGETS.delayMs, '≤ 3'),
     ];
   });
@@ -203,7 +243,8 @@ function seriesFor(rows: Row[], direction: 'down' | 'up'): Series[] {
   const taps = direction === 'down' ? designDownsamplerTaps() : designUpsamplerTaps();
   const gain = direction === 'down' ? 1 : 2;
   const designed: [number, number][] = [];
-  for (let f = 0; f <= 24_000; f += 100) designed.push([f, 20 * Math.log10(Math.max(1e-9, firMagnitude(taps, 48_000, f) / gain))]);
+  for (let f = 0; f <= 24_000; f += 100)
+    designed.push([f, 20 * Math.log10(Math.max(1e-9, firMagnitude(taps, 48_000, f) / gain))]);
   return [...measured, { name: 'ours, designed response', color: '#1f77b4', points: designed, dashed: true }];
 }
 
@@ -215,7 +256,10 @@ async function writePlot(rows: Row[], file: string): Promise<void> {
         xMaxHz: 24_000,
         yMinDb: -140,
         yMaxDb: 10,
-        series: seriesFor(rows.filter((r) => r.direction === 'down'), 'down'),
+        series: seriesFor(
+          rows.filter((r) => r.direction === 'down'),
+          'down',
+        ),
         vLines: [
           { hz: 7000, label: 'passband 7k' },
           { hz: 8000, label: 'every input above 8k aliases' },
@@ -227,7 +271,10 @@ async function writePlot(rows: Row[], file: string): Promise<void> {
         xMaxHz: 24_000,
         yMinDb: -140,
         yMaxDb: 10,
-        series: seriesFor(rows.filter((r) => r.direction === 'up'), 'up'),
+        series: seriesFor(
+          rows.filter((r) => r.direction === 'up'),
+          'up',
+        ),
         vLines: [
           { hz: 10_000, label: 'passband 10k' },
           { hz: 12_000, label: 'images from 12k' },
@@ -268,34 +315,57 @@ async function main(): Promise<void> {
   };
   // Opus: compare against soxr applied to what the decoder gives at 48 kHz (the codec's own loss is common to both).
   const opusDecoded48k = opusRoundTrip48k(speechDown);
-  const opusReference = opusDecoded48k !== null && downSoxr.runWhole !== undefined ? downSoxr.runWhole(opusDecoded48k) : null;
+  const opusReference =
+    opusDecoded48k !== null && downSoxr.runWhole !== undefined ? downSoxr.runWhole(opusDecoded48k) : null;
 
   const rows: Row[] = [];
-  console.log(`Audio resampler benchmark on ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, one thread`);
-  rows.push(await measure('down', ourDownsampler(), downSignals, { ours: true, designedDelayMs: new Downsampler48kTo16k().groupDelayMs }));
+  console.log(
+    `Audio resampler benchmark on ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, one thread`,
+  );
+  rows.push(
+    await measure('down', ourDownsampler(), downSignals, {
+      ours: true,
+      designedDelayMs: new Downsampler48kTo16k().groupDelayMs,
+    }),
+  );
   rows.push(await measure('down', anchorDownsampler(), downSignals, { ours: false }));
   rows.push(await measure('down', libsamplerateDownsampler(SRC_SINC_BEST), downSignals, { ours: false }));
   rows.push(await measure('down', libsamplerateDownsampler(SRC_SINC_FASTEST), downSignals, { ours: false }));
   rows.push(await measure('down', downSoxr, downSignals, { ours: false, isReference: true }));
   rows.push(await measure('down', opusDirect16k(), downSignals, { ours: false, referenceOverride: opusReference }));
-  rows.push(await measure('up', ourUpsampler(), upSignals, { ours: true, designedDelayMs: new Upsampler24kTo48k().groupDelayMs }));
+  rows.push(
+    await measure('up', ourUpsampler(), upSignals, {
+      ours: true,
+      designedDelayMs: new Upsampler24kTo48k().groupDelayMs,
+    }),
+  );
   rows.push(await measure('up', anchorUpsampler(), upSignals, { ours: false }));
   rows.push(await measure('up', libsamplerateUpsampler(SRC_SINC_BEST), upSignals, { ours: false }));
   rows.push(await measure('up', libsamplerateUpsampler(SRC_SINC_FASTEST), upSignals, { ours: false }));
   rows.push(await measure('up', upSoxr, upSignals, { ours: false, isReference: true }));
 
   for (const direction of ['down', 'up'] as const) {
-    const soxr = rows.find((r) => r.direction === direction && r.snrVsSoxrDb === 'reference' && r.realTimeFactor !== undefined);
-    for (const r of rows) if (r.direction === direction && r.realTimeFactor !== undefined) r.soxrRatio = soxr === undefined ? null : r.realTimeFactor / soxr.realTimeFactor!;
+    const soxr = rows.find(
+      (r) => r.direction === direction && r.snrVsSoxrDb === 'reference' && r.realTimeFactor !== undefined,
+    );
+    for (const r of rows)
+      if (r.direction === direction && r.realTimeFactor !== undefined)
+        r.soxrRatio = soxr === undefined ? null : r.realTimeFactor / soxr.realTimeFactor!;
   }
 
   const lines = [
     '',
     '48 kHz → 16 kHz, mono (Discord → model)',
-    ...tableLines(rows.filter((r) => r.direction === 'down'), 'down'),
+    ...tableLines(
+      rows.filter((r) => r.direction === 'down'),
+      'down',
+    ),
     '',
     '24 kHz → 48 kHz, mono (model → Discord)',
-    ...tableLines(rows.filter((r) => r.direction === 'up'), 'up'),
+    ...tableLines(
+      rows.filter((r) => r.direction === 'up'),
+      'up',
+    ),
     '',
     'Targets (ours): worst alias/image ≥ 90 dB over every input frequency, passband deviation ≤ 0.1 dB, ≥ 300× real time, 0 heap bytes per 20 ms frame, delay ≤ 3 ms.',
     ...Object.entries(DEFINITIONS).map(([key, text]) => `${key}: ${text}.`),
@@ -309,7 +379,13 @@ async function main(): Promise<void> {
     machine: { cpu: os.cpus()[0]?.model ?? null, cores: os.cpus().length, node: process.version },
     targets: TARGETS,
     definitions: DEFINITIONS,
-    signals: { speechLikeSeconds: SPEECH_S, throughputSeconds: THROUGHPUT_S, toneDbfs: -0.8, sweepStepHz: SWEEP_STEP_HZ, dither: 'TPDF ±1 LSB' },
+    signals: {
+      speechLikeSeconds: SPEECH_S,
+      throughputSeconds: THROUGHPUT_S,
+      toneDbfs: -0.8,
+      sweepStepHz: SWEEP_STEP_HZ,
+      dither: 'TPDF ±1 LSB',
+    },
     rows: rows.map(({ tones: _tones, ...rest }) => rest),
   };
   writeFileSync(path.join(RESULTS_DIR, 'audio.json'), JSON.stringify(json, null, 2) + '\n');

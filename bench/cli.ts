@@ -53,7 +53,9 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; cpuM
   const cpuBefore = childrenCpuMs();
   const start = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'ignore' });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ ms: performance.now() - start, cpuMs: childrenCpuMs() - cpuBefore, code })));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ ms: performance.now() - start, cpuMs: childrenCpuMs() - cpuBefore, code })),
+  );
 }
 
 async function waitForHealth(port: number, timeoutMs: number): Promise<void> {
@@ -71,22 +73,49 @@ async function waitForHealth(port: number, timeoutMs: number): Promise<void> {
 
 async function main(): Promise<void> {
   if (!FROM_SOURCE) {
-    const built = spawnSync(process.execPath, ['scripts/lib/core-build.mjs', 'ensure'], { cwd: ROOT, stdio: 'inherit' });
+    const built = spawnSync(process.execPath, ['scripts/lib/core-build.mjs', 'ensure'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     if (built.status !== 0) throw new Error('could not compile the core (scripts/lib/core-build.mjs ensure)');
   }
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-cli-'));
   mkdirSync(home, { recursive: true });
   const port = await freePort();
-  const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _file, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: _token, ...base } = process.env;
-  const env: NodeJS.ProcessEnv = { ...base, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn', NO_COLOR: '1' };
-  const core = spawn(process.execPath, [FROM_SOURCE ? 'main/cli.ts' : 'dist/main/cli.js', 'headless'], { cwd: ROOT, env, stdio: 'ignore' });
+  const {
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _file,
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN: _token,
+    ...base
+  } = process.env;
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    HERMES_HOME: home,
+    DISCORD_VOICE_LIVE_PORT: String(port),
+    DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
+    NO_COLOR: '1',
+  };
+  const core = spawn(process.execPath, [FROM_SOURCE ? 'main/cli.ts' : 'dist/main/cli.js', 'headless'], {
+    cwd: ROOT,
+    env,
+    stdio: 'ignore',
+  });
   try {
     await waitForHealth(port, 60_000);
     const floor: number[] = [];
-    const results: Record<string, { startMs: { p50: number | null; p95: number | null; max: number | null }; cpuMs: { p50: number | null; p95: number | null }; samples: number; exitCodes: number[] }> = {};
+    const results: Record<
+      string,
+      {
+        startMs: { p50: number | null; p95: number | null; max: number | null };
+        cpuMs: { p50: number | null; p95: number | null };
+        samples: number;
+        exitCodes: number[];
+      }
+    > = {};
     const times: Record<string, number[]> = Object.fromEntries(Object.keys(COMMANDS).map((name) => [name, []]));
     const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(COMMANDS).map((name) => [name, []]));
-    const codes: Record<string, Set<number>> = Object.fromEntries(Object.keys(COMMANDS).map((name) => [name, new Set<number>()]));
+    const codes: Record<string, Set<number>> = Object.fromEntries(
+      Object.keys(COMMANDS).map((name) => [name, new Set<number>()]),
+    );
     // One untimed round first (the file cache), then the commands interleaved, so a burst of load
     // from elsewhere on the machine spreads over all of them instead of landing on one.
     for (const args of Object.values(COMMANDS)) await run(['bin/live-voice-bridge.js', ...args], env);
@@ -126,10 +155,16 @@ async function main(): Promise<void> {
     mkdirSync(path.dirname(RESULTS), { recursive: true });
     writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
     for (const [name, r] of Object.entries(results)) {
-      process.stdout.write(`${name.padEnd(16)} startMs p50 ${r.startMs.p50} ms, p95 ${r.startMs.p95} ms; CPU p50 ${r.cpuMs.p50} ms (exit ${r.exitCodes.join('/')})\n`);
+      process.stdout.write(
+        `${name.padEnd(16)} startMs p50 ${r.startMs.p50} ms, p95 ${r.startMs.p95} ms; CPU p50 ${r.cpuMs.p50} ms (exit ${r.exitCodes.join('/')})\n`,
+      );
     }
-    process.stdout.write(`node -e 0        p50 ${report.nodeFloorMs.p50} ms (the floor); load average ${report.loadAverage1m} on ${report.cpus} CPUs\n`);
-    process.stdout.write(`status --json p95 ${statusP95} ms: ${report.statusMeetsTarget ? 'meets' : 'misses'} the ${TARGET_P95_MS} ms target. Wrote ${path.relative(ROOT, RESULTS)}\n`);
+    process.stdout.write(
+      `node -e 0        p50 ${report.nodeFloorMs.p50} ms (the floor); load average ${report.loadAverage1m} on ${report.cpus} CPUs\n`,
+    );
+    process.stdout.write(
+      `status --json p95 ${statusP95} ms: ${report.statusMeetsTarget ? 'meets' : 'misses'} the ${TARGET_P95_MS} ms target. Wrote ${path.relative(ROOT, RESULTS)}\n`,
+    );
   } finally {
     core.kill('SIGTERM');
     await new Promise((r) => core.once('close', r));

@@ -46,7 +46,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startFakeOpenAIRealtime, type FakeOpenAIRealtime } from '../main/fakes/openai/index.ts';
-import { roomScript, screenerTranscript, SCRIPT_S, utteranceSignal, WAKE_NAME, wordsLost as countWordsLost, loudMs, type RoomEvent } from './lib/cost-room.ts';
+import {
+  roomScript,
+  screenerTranscript,
+  SCRIPT_S,
+  utteranceSignal,
+  WAKE_NAME,
+  wordsLost as countWordsLost,
+  loudMs,
+  type RoomEvent,
+} from './lib/cost-room.ts';
 import { startBenchCore, type BenchCore } from './lib/latency-call.ts';
 import { BENCH_PROVIDERS, type BenchProvider, type UserTurn } from './lib/model-fakes.ts';
 
@@ -111,9 +120,21 @@ interface SeenTurn {
   turn: UserTurn;
 }
 
-async function runRoom(provider: BenchProvider, parking: boolean, scale: number, log: (line: string) => void): Promise<CostRow> {
+async function runRoom(
+  provider: BenchProvider,
+  parking: boolean,
+  scale: number,
+  log: (line: string) => void,
+): Promise<CostRow> {
   // Gemini and GPT-Live calls screen on a fake Realtime of their own; a Realtime call on its model's fake.
-  const screener = provider === 'openai-realtime' ? null : await startFakeOpenAIRealtime({ autoReply: false, transcribe: screenerTranscript, transcribeDelayMs: SCREEN_MS });
+  const screener =
+    provider === 'openai-realtime'
+      ? null
+      : await startFakeOpenAIRealtime({
+          autoReply: false,
+          transcribe: screenerTranscript,
+          transcribeDelayMs: SCREEN_MS,
+        });
   try {
     return await runRoomOn(provider, parking, scale, screener, log);
   } finally {
@@ -121,12 +142,30 @@ async function runRoom(provider: BenchProvider, parking: boolean, scale: number,
   }
 }
 
-async function runRoomOn(provider: BenchProvider, parking: boolean, scale: number, screener: FakeOpenAIRealtime | null, log: (line: string) => void): Promise<CostRow> {
+async function runRoomOn(
+  provider: BenchProvider,
+  parking: boolean,
+  scale: number,
+  screener: FakeOpenAIRealtime | null,
+  log: (line: string) => void,
+): Promise<CostRow> {
   const parkAfterS = parking ? PARK_AFTER_S * scale : 0;
   const transcribe = { text: screenerTranscript, delayMs: SCREEN_MS };
-  const env: Record<string, string> = { DISCORD_VOICE_LIVE_PARK_AFTER_S: String(parkAfterS), DISCORD_VOICE_LIVE_WAKE_NAMES: WAKE_NAME };
-  if (screener) Object.assign(env, { OPENAI_REALTIME_BASE_URL: screener.url, OPENAI_API_KEY: `fake-bench-screener-${process.pid}` });
-  const core: BenchCore = await startBenchCore({ provider, extraUsers: ['speaker-2', 'speaker-3'], env, ...(screener ? {} : { transcribe }) });
+  const env: Record<string, string> = {
+    DISCORD_VOICE_LIVE_PARK_AFTER_S: String(parkAfterS),
+    DISCORD_VOICE_LIVE_WAKE_NAMES: WAKE_NAME,
+  };
+  if (screener)
+    Object.assign(env, {
+      OPENAI_REALTIME_BASE_URL: screener.url,
+      OPENAI_API_KEY: `fake-bench-screener-${process.pid}`,
+    });
+  const core: BenchCore = await startBenchCore({
+    provider,
+    extraUsers: ['speaker-2', 'speaker-3'],
+    env,
+    ...(screener ? {} : { transcribe }),
+  });
   const { discord, model } = core;
   const people = discord.users.filter((u) => !u.bot);
   for (const user of people) if (user.id !== discord.owner.id) discord.userJoinVoice(user.id);
@@ -136,7 +175,8 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
   let nextReplyMs = 2500;
   model.onUserTurn((turn) => {
     seen.push({ at: Date.now(), turn });
-    if (turn.respond({ toneMs: nextReplyMs, transcript: 'Noted.', inputTranscript: `turn ${seen.length}` })) replyAudioMs += nextReplyMs;
+    if (turn.respond({ toneMs: nextReplyMs, transcript: 'Noted.', inputTranscript: `turn ${seen.length}` }))
+      replyAudioMs += nextReplyMs;
   });
   /** Reply packets (loud) the fake Discord received after `since`: the first's time and the last's. */
   const replyPackets = (since: number): { first: number; last: number } | null => {
@@ -166,7 +206,8 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
     const meant: { ms: number; from: number }[] = [];
     const chatWindows: { from: number; to: number }[] = [];
     let said = 0;
-    const speak = (k: number, speechS: number) => discord.speak(people[said++ % people.length]!.id, utteranceSignal(k, speechS), { seed: said });
+    const speak = (k: number, speechS: number) =>
+      discord.speak(people[said++ % people.length]!.id, utteranceSignal(k, speechS), { seed: said });
     /**
      * Until the model's reply (`replyMs` long) has played out at the fake Discord: its first packet's
      * time, or null (10 s without a reply: lost). Played out = at least `replyMs` since its first
@@ -174,7 +215,7 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
      * is not its end, or the next person would talk over it and the chat start inside the follow-up window.
      */
     const awaitReply = async (spokeAt: number, replyMs: number): Promise<number | null> => {
-      for (const started = Date.now(); Date.now() - started < 10_000 + replyMs; ) {
+      for (const started = Date.now(); Date.now() - started < 10_000 + replyMs;) {
         await sleep(20);
         const reply = replyPackets(spokeAt);
         if (reply && Date.now() - reply.last > 120 && Date.now() - reply.first >= replyMs) {
@@ -197,7 +238,10 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
           const spokeAt = Date.now();
           const firstAudio = await awaitReply(spokeAt, nextReplyMs);
           if (parked && firstAudio !== null) wakeToAudio.push(firstAudio - spokeAt);
-          if (process.env.COST_DEBUG) log(`${provider} ${parking ? 'on' : 'off'} at ${Math.round((spokeAt - joinedAt) / 1000)} s: ${parked ? 'parked, ' : ''}reply ${firstAudio === null ? 'NONE' : `after ${firstAudio - spokeAt} ms`}`);
+          if (process.env.COST_DEBUG)
+            log(
+              `${provider} ${parking ? 'on' : 'off'} at ${Math.round((spokeAt - joinedAt) / 1000)} s: ${parked ? 'parked, ' : ''}reply ${firstAudio === null ? 'NONE' : `after ${firstAudio - spokeAt} ms`}`,
+            );
           await sleep(TURN_GAP_MS);
         }
         exchangeEnds.push(lastBotVoiceAt);
@@ -215,7 +259,11 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       } else if (event.kind === 'reminder') {
         lastTextAt = Date.now() + 1000;
         const body = JSON.stringify({ text: 'Stand up and stretch.', delay_seconds: 1, mode: 'voice' });
-        const res = await fetch(`${core.base}/schedule`, { method: 'POST', headers: { authorization: `Bearer ${core.token}`, 'content-type': 'application/json' }, body });
+        const res = await fetch(`${core.base}/schedule`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${core.token}`, 'content-type': 'application/json' },
+          body,
+        });
         if (res.status !== 201) throw new Error(`schedule failed: ${res.status}`);
       } else {
         lastTextAt = Date.now();
@@ -225,11 +273,15 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
     // When the call parked (the core's `since`), read once a second: how long after the model's voice it parks.
     let lastState = '';
     const parkWatch = setInterval(() => {
-      void core.request('/health').then((res) => {
-        const bridge = (res.body as { bridge?: { state?: string; since?: number } }).bridge;
-        if (bridge?.state === 'parked' && lastState !== 'parked' && typeof bridge.since === 'number') parkedAt.push(bridge.since * 1000);
-        lastState = bridge?.state ?? '';
-      }, () => undefined);
+      void core.request('/health').then(
+        (res) => {
+          const bridge = (res.body as { bridge?: { state?: string; since?: number } }).bridge;
+          if (bridge?.state === 'parked' && lastState !== 'parked' && typeof bridge.since === 'number')
+            parkedAt.push(bridge.since * 1000);
+          lastState = bridge?.state ?? '';
+        },
+        () => undefined,
+      );
     }, 1000);
     try {
       for (const event of roomScript(scale)) {
@@ -241,12 +293,22 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       clearInterval(parkWatch);
     }
     // After each exchange: the model's voice stopped at the fake Discord → the park.
-    const quietToPark = parking ? exchangeEnds.flatMap((end) => {
-      const park = parkedAt.find((t) => t > end);
-      return park === undefined ? [] : [(park - end) / 1000];
-    }) : [];
+    const quietToPark = parking
+      ? exchangeEnds.flatMap((end) => {
+          const park = parkedAt.find((t) => t > end);
+          return park === undefined ? [] : [(park - end) / 1000];
+        })
+      : [];
     // Read whole (the bench's health schema keeps only the latency fields).
-    const health = (await core.request('/health')).body as { usage?: { call?: { cost_usd: number } }; metrics: { model_link: LinkFigures; turns_ended?: number; turn_silence_ms_total?: number; turn_silence_ms_max?: number } };
+    const health = (await core.request('/health')).body as {
+      usage?: { call?: { cost_usd: number } };
+      metrics: {
+        model_link: LinkFigures;
+        turns_ended?: number;
+        turn_silence_ms_total?: number;
+        turn_silence_ms_max?: number;
+      };
+    };
     const turnsEnded = health.metrics.turns_ended ?? 0;
     const link = health.metrics.model_link;
     const callSeconds = (Date.now() - joinedAt) / 1000;
@@ -255,13 +317,19 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
     let lost = 0;
     meant.forEach((u, i) => {
       const until = meant[i + 1]?.from ?? Number.POSITIVE_INFINITY;
-      const turns = seen.filter((s) => s.at >= u.from && s.at < until && !chatWindows.some((w) => s.at >= w.from && s.at < w.to)).map((s) => s.turn);
+      const turns = seen
+        .filter((s) => s.at >= u.from && s.at < until && !chatWindows.some((w) => s.at >= w.from && s.at < w.to))
+        .map((s) => s.turn);
       lost += countWordsLost(u.ms, turns);
     });
     if (process.env.COST_DEBUG) {
       for (const u of meant) log(`${provider} ${parking ? 'on' : 'off'} meant at ${u.from - joinedAt} ms, ${u.ms} ms`);
-      for (const w of chatWindows) log(`${provider} ${parking ? 'on' : 'off'} chat ${w.from - joinedAt}-${w.to - joinedAt} ms`);
-      for (const t of seen) log(`${provider} ${parking ? 'on' : 'off'} turn at ${t.at - joinedAt} ms: ${Math.round((t.turn.pcm.length / t.turn.rate) * 1000)} ms, loud ${loudMs(t.turn.pcm, t.turn.rate)} ms`);
+      for (const w of chatWindows)
+        log(`${provider} ${parking ? 'on' : 'off'} chat ${w.from - joinedAt}-${w.to - joinedAt} ms`);
+      for (const t of seen)
+        log(
+          `${provider} ${parking ? 'on' : 'off'} turn at ${t.at - joinedAt} ms: ${Math.round((t.turn.pcm.length / t.turn.rate) * 1000)} ms, loud ${loudMs(t.turn.pcm, t.turn.rate)} ms`,
+        );
     }
     const chatReachedModel = seen.filter((s) => chatWindows.some((w) => s.at >= w.from && s.at < w.to)).length;
     const peopleSpeechSeconds = link.speechSeconds;
@@ -274,7 +342,9 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       peopleSpeechSeconds: round1(peopleSpeechSeconds),
       modelSpeechSeconds: round1(modelSpeechSeconds),
       modelConnectedSeconds: round1(link.connectedSeconds),
-      billedSecondsEstimate: round1(provider === 'openai-live' ? link.connectedSeconds : peopleSpeechSeconds + modelSpeechSeconds),
+      billedSecondsEstimate: round1(
+        provider === 'openai-live' ? link.connectedSeconds : peopleSpeechSeconds + modelSpeechSeconds,
+      ),
       parks: link.parks,
       wakes: link.wakes,
       wakeToReadyP95Ms: p95(link.wakeReadyMs),
@@ -282,12 +352,15 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
       wordsLost: lost,
       chatReachedModel,
       parkAfterLastVoiceMaxS: quietToPark.length > 0 ? round1(Math.max(...quietToPark)) : null,
-      turnSilencePerUtteranceMeanMs: turnsEnded > 0 ? Math.round((health.metrics.turn_silence_ms_total ?? 0) / turnsEnded) : null,
+      turnSilencePerUtteranceMeanMs:
+        turnsEnded > 0 ? Math.round((health.metrics.turn_silence_ms_total ?? 0) / turnsEnded) : null,
       turnSilencePerUtteranceMaxMs: turnsEnded > 0 ? (health.metrics.turn_silence_ms_max ?? null) : null,
       turnSilenceCapMs: turnCapFor(DEFAULT_TURN_SILENCE_CAP_MS, DEFAULT_PATIENCE),
       costUsd: health.usage?.call?.cost_usd ?? 0,
     };
-    log(`${provider} parking ${row.parking}: connected ${row.modelConnectedSeconds} s of ${row.callSeconds} s, ${row.parks} parks, ${row.wakes} wakes, ${row.wordsLost} words lost of ${meant.length} utterances, ${row.chatReachedModel} chat utterances reached the model, silence after an utterance mean ${row.turnSilencePerUtteranceMeanMs} / max ${row.turnSilencePerUtteranceMaxMs} ms (cap ${row.turnSilenceCapMs}), $${row.costUsd}`);
+    log(
+      `${provider} parking ${row.parking}: connected ${row.modelConnectedSeconds} s of ${row.callSeconds} s, ${row.parks} parks, ${row.wakes} wakes, ${row.wordsLost} words lost of ${meant.length} utterances, ${row.chatReachedModel} chat utterances reached the model, silence after an utterance mean ${row.turnSilencePerUtteranceMeanMs} / max ${row.turnSilencePerUtteranceMaxMs} ms (cap ${row.turnSilenceCapMs}), $${row.costUsd}`,
+    );
     return row;
   } finally {
     await core.close();
@@ -296,22 +369,36 @@ async function runRoomOn(provider: BenchProvider, parking: boolean, scale: numbe
 
 /** The README table, from the JSON. */
 export function costTableMarkdown(result: { scale: number; rows: CostRow[] }): string {
-  const head = '| provider | parking | call s | speech s (people + model) | model connected s | billed s (est.) | parks | wakes | wake→ready p95 ms | wake→first audio p95 ms | words lost | cost USD |';
+  const head =
+    '| provider | parking | call s | speech s (people + model) | model connected s | billed s (est.) | parks | wakes | wake→ready p95 ms | wake→first audio p95 ms | words lost | cost USD |';
   const rule = '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|';
-  const lines = result.rows.map((r) =>
-    `| ${r.provider} | ${r.parking} | ${r.callSeconds} | ${r.speechSeconds} (${r.peopleSpeechSeconds} + ${r.modelSpeechSeconds}) | ${r.modelConnectedSeconds} | ${r.billedSecondsEstimate} | ${r.parks} | ${r.wakes} | ${r.wakeToReadyP95Ms ?? '—'} | ${r.wakeToFirstAudioP95Ms ?? '—'} | ${r.wordsLost} | ${r.costUsd.toFixed(4)} |`,
+  const lines = result.rows.map(
+    (r) =>
+      `| ${r.provider} | ${r.parking} | ${r.callSeconds} | ${r.speechSeconds} (${r.peopleSpeechSeconds} + ${r.modelSpeechSeconds}) | ${r.modelConnectedSeconds} | ${r.billedSecondsEstimate} | ${r.parks} | ${r.wakes} | ${r.wakeToReadyP95Ms ?? '—'} | ${r.wakeToFirstAudioP95Ms ?? '—'} | ${r.wordsLost} | ${r.costUsd.toFixed(4)} |`,
   );
   return [head, rule, ...lines].join('\n');
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { scale: { type: 'string', default: '0.1' }, providers: { type: 'string', default: BENCH_PROVIDERS.join(',') } } });
+  const { values } = parseArgs({
+    options: {
+      scale: { type: 'string', default: '0.1' },
+      providers: { type: 'string', default: BENCH_PROVIDERS.join(',') },
+    },
+  });
   const scale = Number(values.scale);
   if (!(scale > 0 && scale <= 1)) throw new Error('--scale must be in (0, 1]');
-  const providers = values.providers.split(',').filter((p): p is BenchProvider => (BENCH_PROVIDERS as readonly string[]).includes(p));
+  const providers = values.providers
+    .split(',')
+    .filter((p): p is BenchProvider => (BENCH_PROVIDERS as readonly string[]).includes(p));
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  log(`bench:cost: a ${SCRIPT_S / 60}-minute room compressed ×${scale} (${Math.round(SCRIPT_S * scale)} s per call); parking on parks after ${PARK_AFTER_S} s of quiet (${round1(PARK_AFTER_S * scale)} s compressed); ${providers.length * 2} calls at once`);
-  const runs = providers.flatMap((provider) => [runRoom(provider, true, scale, log), runRoom(provider, false, scale, log)]);
+  log(
+    `bench:cost: a ${SCRIPT_S / 60}-minute room compressed ×${scale} (${Math.round(SCRIPT_S * scale)} s per call); parking on parks after ${PARK_AFTER_S} s of quiet (${round1(PARK_AFTER_S * scale)} s compressed); ${providers.length * 2} calls at once`,
+  );
+  const runs = providers.flatMap((provider) => [
+    runRoom(provider, true, scale, log),
+    runRoom(provider, false, scale, log),
+  ]);
   // Settled, not all: a failed call must not leave the others' cores running.
   const settled = await Promise.allSettled(runs);
   const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
@@ -328,7 +415,9 @@ async function main(): Promise<void> {
     const off = rows.find((row) => row.provider === r.provider && row.parking === 'off');
     const bound = 1.2 * r.speechSeconds + PARK_AFTER_S * scale * r.wakes;
     const peopleBound = 1.2 * r.peopleSpeechSeconds + PARK_AFTER_S * scale * r.wakes;
-    log(`${r.provider}: connected ${r.modelConnectedSeconds} s ≤ 1.2 × speech + ${round1(PARK_AFTER_S * scale)} s × wakes = ${round1(bound)} s? ${r.modelConnectedSeconds <= bound ? 'yes' : 'NO'} (people's speech alone: ${round1(peopleBound)} s, ${r.modelConnectedSeconds <= peopleBound ? 'yes' : 'NO'}); ${off ? `${Math.round((100 * r.modelConnectedSeconds) / off.modelConnectedSeconds)} % of parking off (≤ 35 %)` : ''}; words lost ${r.wordsLost}; wake→first audio p95 ${r.wakeToFirstAudioP95Ms ?? '—'} ms (≤ 1500)`);
+    log(
+      `${r.provider}: connected ${r.modelConnectedSeconds} s ≤ 1.2 × speech + ${round1(PARK_AFTER_S * scale)} s × wakes = ${round1(bound)} s? ${r.modelConnectedSeconds <= bound ? 'yes' : 'NO'} (people's speech alone: ${round1(peopleBound)} s, ${r.modelConnectedSeconds <= peopleBound ? 'yes' : 'NO'}); ${off ? `${Math.round((100 * r.modelConnectedSeconds) / off.modelConnectedSeconds)} % of parking off (≤ 35 %)` : ''}; words lost ${r.wordsLost}; wake→first audio p95 ${r.wakeToFirstAudioP95Ms ?? '—'} ms (≤ 1500)`,
+    );
   }
   const out = fileURLToPath(new URL('./results/cost.json', import.meta.url));
   mkdirSync(path.dirname(out), { recursive: true });

@@ -13,10 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { parsePerfScript, PerfMap, tierReport } from './lib/cpu-tiers.ts';
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] ?? fallback : fallback);
+const option = (name: string, fallback: string) =>
+  argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback;
 const SECONDS = Number(option('--seconds', '60'));
 const PROVIDER = option('--provider', 'gemini');
-if (!Number.isInteger(SECONDS) || SECONDS < 10 || SECONDS > 600) throw new Error('--seconds takes a whole number from 10 to 600');
+if (!Number.isInteger(SECONDS) || SECONDS < 10 || SECONDS > 600)
+  throw new Error('--seconds takes a whole number from 10 to 600');
 
 try {
   execFileSync('perf', ['--version'], { stdio: 'ignore' });
@@ -27,10 +29,14 @@ try {
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lvb-cpu-tiers-'));
 const data = path.join(dir, 'perf.data');
-const bench = spawn(process.execPath, [fileURLToPath(new URL('./latency.ts', import.meta.url)), '--quick', '--providers', PROVIDER], {
-  env: { ...process.env, LVB_BENCH_CALL_S: String(SECONDS + 5), LVB_CORE_NODE_OPTIONS: '--perf-basic-prof' },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
+const bench = spawn(
+  process.execPath,
+  [fileURLToPath(new URL('./latency.ts', import.meta.url)), '--quick', '--providers', PROVIDER],
+  {
+    env: { ...process.env, LVB_BENCH_CALL_S: String(SECONDS + 5), LVB_CORE_NODE_OPTIONS: '--perf-basic-prof' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 
 let pid = 0;
 let recording: Promise<void> | null = null;
@@ -44,10 +50,31 @@ const onOutput = (chunk: Buffer) => {
   if (pid && idle && !recording) {
     console.log(`core pid ${pid}: recording ${SECONDS} s of the call after its ${idle[1]} s idle window`);
     recording = new Promise((resolve, reject) => {
-      setTimeout(() => {
-        const perf = spawn('perf', ['record', '-g', '-e', 'cpu-clock', '-F', '999', '-p', String(pid), '-o', data, '--', 'sleep', String(SECONDS)], { stdio: 'ignore' });
-        perf.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`perf record exited ${code}`))));
-      }, Number(idle[1]) * 1000 + 1000);
+      setTimeout(
+        () => {
+          const perf = spawn(
+            'perf',
+            [
+              'record',
+              '-g',
+              '-e',
+              'cpu-clock',
+              '-F',
+              '999',
+              '-p',
+              String(pid),
+              '-o',
+              data,
+              '--',
+              'sleep',
+              String(SECONDS),
+            ],
+            { stdio: 'ignore' },
+          );
+          perf.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`perf record exited ${code}`))));
+        },
+        Number(idle[1]) * 1000 + 1000,
+      );
     });
   }
 };
@@ -61,7 +88,11 @@ if (!recording) {
   process.exit(1);
 }
 await recording;
-const script = execFileSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+const script = execFileSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym,dso'], {
+  encoding: 'utf8',
+  maxBuffer: 1 << 30,
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
 const mapFile = `/tmp/perf-${pid}.map`;
 const map = new PerfMap(readFileSync(mapFile, 'utf8'));
 rmSync(dir, { recursive: true, force: true });
@@ -69,14 +100,20 @@ rmSync(mapFile, { force: true });
 
 const report = tierReport(parsePerfScript(script, map), pid);
 const row = ([name, share]: [string, number]) => `${share.toFixed(1).padStart(6)} %  ${name}`;
-console.log(`\n${report.samples} CPU samples (999 Hz) of the core in ${SECONDS} s of a ${PROVIDER} call: ${((100 * report.samples) / 999 / SECONDS).toFixed(2)} % of a core while perf ran`);
-console.log('\nshare of the core\'s CPU time, by what ran (V8 builtins and runtime count for the JS function that called them)');
+console.log(
+  `\n${report.samples} CPU samples (999 Hz) of the core in ${SECONDS} s of a ${PROVIDER} call: ${((100 * report.samples) / 999 / SECONDS).toFixed(2)} % of a core while perf ran`,
+);
+console.log(
+  "\nshare of the core's CPU time, by what ran (V8 builtins and runtime count for the JS function that called them)",
+);
 for (const entry of report.byTier) console.log(row(entry));
 console.log('\nCPU in JavaScript not yet optimized (baseline or interpreted), by where the code lives');
 for (const entry of report.unoptimizedByOrigin) console.log(row(entry));
 console.log('\n... and by function (V8 reuses code addresses: each is named by the code that was there last)');
 for (const entry of report.unoptimizedByFunction) console.log(row(entry));
-console.log('\nshare of the core\'s CPU time, by what woke its main thread for it (the event-loop callback at the root of the stack)');
+console.log(
+  "\nshare of the core's CPU time, by what woke its main thread for it (the event-loop callback at the root of the stack)",
+);
 for (const entry of report.byWakeSource) console.log(row(entry));
 console.log('\n... timers, by the callback the timer ran');
 for (const entry of report.timersByCallback) console.log(row(entry));

@@ -23,12 +23,28 @@ interface Variant {
 }
 
 const VARIANTS: readonly Variant[] = [
-  { name: 'none', flags: [], what: 'V8 defaults: no gc exposed, so no idle trim; V8\'s memory reducer alone' },
-  { name: 'max-semi-space-size=1', flags: ['--max-semi-space-size=1'], what: 'young generation capped at 3 × 1 MiB; no trim' },
-  { name: 'max-semi-space-size=2', flags: ['--max-semi-space-size=2'], what: 'young generation capped at 3 × 2 MiB; no trim' },
-  { name: 'max-old-space-size=256', flags: ['--max-old-space-size=256'], what: 'old generation capped at 256 MiB; no trim' },
+  { name: 'none', flags: [], what: "V8 defaults: no gc exposed, so no idle trim; V8's memory reducer alone" },
+  {
+    name: 'max-semi-space-size=1',
+    flags: ['--max-semi-space-size=1'],
+    what: 'young generation capped at 3 × 1 MiB; no trim',
+  },
+  {
+    name: 'max-semi-space-size=2',
+    flags: ['--max-semi-space-size=2'],
+    what: 'young generation capped at 3 × 2 MiB; no trim',
+  },
+  {
+    name: 'max-old-space-size=256',
+    flags: ['--max-old-space-size=256'],
+    what: 'old generation capped at 256 MiB; no trim',
+  },
   { name: 'expose-gc', flags: ['--expose-gc'], what: 'the idle trim runs globalThis.gc() once quiet' },
-  { name: 'expose-gc + max-semi-space-size=2', flags: ['--expose-gc', '--max-semi-space-size=2'], what: 'the idle trim, and the young generation capped at 3 × 2 MiB' },
+  {
+    name: 'expose-gc + max-semi-space-size=2',
+    flags: ['--expose-gc', '--max-semi-space-size=2'],
+    what: 'the idle trim, and the young generation capped at 3 × 2 MiB',
+  },
 ];
 
 const QUICK = process.argv.includes('--quick');
@@ -68,8 +84,18 @@ async function measure(variant: Variant): Promise<{ later: Promise<VariantResult
     const burst = await sendRequestBursts(core);
     const seconds = (performance.now() - started) / 1000;
     const rssAfterBurst = rssOf(core);
-    const partial = { name: variant.name, flags: variant.flags, what: variant.what, rss_after_start_mb: r1(rssAfterStart), quiet_call_cpu_percent: r2(cpuPercent(from, to)), rss_after_burst_mb: r1(rssAfterBurst), requests: { ...burst, seconds: r1(seconds) } };
-    process.stdout.write(`${variant.name}: idle ${partial.rss_after_start_mb} MB, quiet call ${partial.quiet_call_cpu_percent} %, after ${burst.sent} requests ${partial.rss_after_burst_mb} MB\n`);
+    const partial = {
+      name: variant.name,
+      flags: variant.flags,
+      what: variant.what,
+      rss_after_start_mb: r1(rssAfterStart),
+      quiet_call_cpu_percent: r2(cpuPercent(from, to)),
+      rss_after_burst_mb: r1(rssAfterBurst),
+      requests: { ...burst, seconds: r1(seconds) },
+    };
+    process.stdout.write(
+      `${variant.name}: idle ${partial.rss_after_start_mb} MB, quiet call ${partial.quiet_call_cpu_percent} %, after ${burst.sent} requests ${partial.rss_after_burst_mb} MB\n`,
+    );
     const later = sleep(MINUTE_LATER_MS)
       .then(() => ({ ...partial, rss_minute_later_mb: r1(rssOf(core)) }))
       .finally(() => core.close());
@@ -97,7 +123,8 @@ const out = {
   definitions: {
     rss_after_start_mb: `core VmRSS ${IDLE_SETTLE_MS / 1000} s after its sidecar first answered (the idle trim runs 5 s after the last request)`,
     quiet_call_cpu_percent: `core CPU, % of one core, over ${QUIET_CALL_MS / 1000} s of a call nobody speaks in, joined right after that reading`,
-    rss_after_burst_mb: 'core VmRSS right after 8,000 sidecar requests (4 bursts of 2,000, 20 at a time), the call left first',
+    rss_after_burst_mb:
+      'core VmRSS right after 8,000 sidecar requests (4 bursts of 2,000, 20 at a time), the call left first',
     rss_minute_later_mb: `core VmRSS ${MINUTE_LATER_MS / 1000} s after the burst`,
   },
   variants: results,

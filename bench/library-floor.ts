@@ -15,7 +15,16 @@
 // its CPU from /proc is the floor's alone. Configuration in env (LVB_FLOOR_*); prints `READY` once
 // the voice connection is Ready and the model's setup complete. Runs with Node's defaults (no
 // start-up options), Opus at the libraries' defaults (48 kHz stereo both ways).
-import { createAudioPlayer, createAudioResource, EndBehaviorType, joinVoiceChannel, StreamType, VoiceConnectionStatus, entersState, type DiscordGatewayAdapterLibraryMethods } from '@discordjs/voice';
+import {
+  createAudioPlayer,
+  createAudioResource,
+  EndBehaviorType,
+  joinVoiceChannel,
+  StreamType,
+  VoiceConnectionStatus,
+  entersState,
+  type DiscordGatewayAdapterLibraryMethods,
+} from '@discordjs/voice';
 import opus from '@discordjs/opus';
 import { PassThrough } from 'node:stream';
 import WebSocket from 'ws';
@@ -29,7 +38,16 @@ const env = (name: string): string => {
   if (!value) throw new Error(`LVB_FLOOR_${name} is not set`);
   return value;
 };
-const [GATEWAY, TOKEN, GUILD, CHANNEL, OWNER, MODEL_URL, MODEL, KEY] = ['GATEWAY', 'TOKEN', 'GUILD', 'CHANNEL', 'OWNER', 'MODEL_URL', 'MODEL', 'KEY'].map(env) as [string, string, string, string, string, string, string, string];
+const [GATEWAY, TOKEN, GUILD, CHANNEL, OWNER, MODEL_URL, MODEL, KEY] = [
+  'GATEWAY',
+  'TOKEN',
+  'GUILD',
+  'CHANNEL',
+  'OWNER',
+  'MODEL_URL',
+  'MODEL',
+  'KEY',
+].map(env) as [string, string, string, string, string, string, string, string];
 // Checked here rather than with model-fakes.ts's parser, which would load the fakes' modules into the floor's memory.
 const FLOOR_PROVIDERS: readonly BenchProvider[] = ['gemini', 'openai-realtime', 'openai-live'];
 const PROVIDER = FLOOR_PROVIDERS.find((p) => p === env('PROVIDER'));
@@ -42,7 +60,12 @@ process.on('SIGTERM', () => process.exit(0));
 
 // --- the model (bench/lib/library-floor-models.ts: the provider's own messages over `ws`) -------------
 let speaking = false;
-const model = connectFloorModel(PROVIDER, MODEL_URL, KEY, MODEL, { play, endReply, cutReply, userSpeaking: () => speaking });
+const model = connectFloorModel(PROVIDER, MODEL_URL, KEY, MODEL, {
+  play,
+  endReply,
+  cutReply,
+  userSpeaking: () => speaking,
+});
 const INPUT_FACTOR = decimationFactor(model.inputRate);
 const OUTPUT_FACTOR = decimationFactor(model.outputRate);
 // One 100 ms chunk buffer, reused: the model side turns it into base64 before it is written again.
@@ -50,7 +73,13 @@ const pending = new Int16Array(model.inputRate / 10);
 let pendingLength = 0;
 /** 48 kHz stereo → mono at the model's rate (bench/lib/library-floor-pcm.ts: L + R averaged, every 3rd or 2nd frame, no low-pass). */
 function heard(stereo: Buffer): void {
-  pendingLength = downmixDecimate(new Int16Array(stereo.buffer, stereo.byteOffset, stereo.byteLength >> 1), INPUT_FACTOR, pending, pendingLength, model.sendAudio);
+  pendingLength = downmixDecimate(
+    new Int16Array(stereo.buffer, stereo.byteOffset, stereo.byteLength >> 1),
+    INPUT_FACTOR,
+    pending,
+    pendingLength,
+    model.sendAudio,
+  );
 }
 function speechEnded(): void {
   if (pendingLength > 0) model.sendAudio(pending.subarray(0, pendingLength));
@@ -67,7 +96,10 @@ function play(mono24k: Buffer): void {
     reply = new PassThrough({ highWaterMark: 1 << 20 });
     player.play(createAudioResource(reply, { inputType: StreamType.Raw }));
   }
-  const output = upsampleToStereo(new Int16Array(mono24k.buffer, mono24k.byteOffset, mono24k.byteLength >> 1), OUTPUT_FACTOR);
+  const output = upsampleToStereo(
+    new Int16Array(mono24k.buffer, mono24k.byteOffset, mono24k.byteLength >> 1),
+    OUTPUT_FACTOR,
+  );
   reply.write(Buffer.from(output.buffer));
 }
 function endReply(): void {
@@ -86,16 +118,31 @@ let botId = '';
 let sequence: number | null = null;
 const gateway = new WebSocket(`${GATEWAY}/?v=10&encoding=json`);
 gateway.on('message', (raw) => {
-  const message = JSON.parse(raw.toString()) as { op: number; s: number | null; t: string | null; d: Record<string, unknown> };
+  const message = JSON.parse(raw.toString()) as {
+    op: number;
+    s: number | null;
+    t: string | null;
+    d: Record<string, unknown>;
+  };
   if (message.s !== null) sequence = message.s;
   if (message.op === 10) {
     setInterval(() => gateway.send(JSON.stringify({ op: 1, d: sequence })), Number(message.d.heartbeat_interval));
-    gateway.send(JSON.stringify({ op: 2, d: { token: TOKEN, intents: 1 | 128, properties: { os: 'linux', browser: 'library-floor', device: 'library-floor' } } }));
+    gateway.send(
+      JSON.stringify({
+        op: 2,
+        d: {
+          token: TOKEN,
+          intents: 1 | 128,
+          properties: { os: 'linux', browser: 'library-floor', device: 'library-floor' },
+        },
+      }),
+    );
   }
   if (message.op !== 0) return;
   if (message.t === 'READY') botId = String((message.d.user as { id: string }).id);
   if (message.t === 'GUILD_CREATE') void join();
-  if (message.t === 'VOICE_STATE_UPDATE' && message.d.user_id === botId) adapter?.onVoiceStateUpdate(message.d as never);
+  if (message.t === 'VOICE_STATE_UPDATE' && message.d.user_id === botId)
+    adapter?.onVoiceStateUpdate(message.d as never);
   if (message.t === 'VOICE_SERVER_UPDATE') adapter?.onVoiceServerUpdate(message.d as never);
 });
 
@@ -108,7 +155,10 @@ async function join(): Promise<void> {
     daveEncryption: true,
     adapterCreator: (methods) => {
       adapter = methods;
-      return { sendPayload: (payload) => (gateway.send(JSON.stringify(payload)), true), destroy: () => (adapter = null) };
+      return {
+        sendPayload: (payload) => (gateway.send(JSON.stringify(payload)), true),
+        destroy: () => (adapter = null),
+      };
     },
   });
   await entersState(connection, VoiceConnectionStatus.Ready, 20_000);
@@ -119,7 +169,9 @@ async function join(): Promise<void> {
     listening = true;
     speaking = true;
     model.speechStarted();
-    const stream = connection.receiver.subscribe(OWNER, { end: { behavior: EndBehaviorType.AfterSilence, duration: 100 } });
+    const stream = connection.receiver.subscribe(OWNER, {
+      end: { behavior: EndBehaviorType.AfterSilence, duration: 100 },
+    });
     stream.on('data', (packet: Buffer) => heard(decoder.decode(packet)));
     stream.once('end', () => {
       listening = false;

@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 import { OPUS_SET_COMPLEXITY_REQUEST, VOICE_ENCODER_COMPLEXITY, type NativeEncoder } from '../main/core/voice/opus.ts';
 
 const require = createRequire(import.meta.url);
-const { OpusEncoder } = require('@discordjs/opus') as { OpusEncoder: new (rate: number, channels: number) => NativeEncoder & { setBitrate(bps: number): void } };
+const { OpusEncoder } = require('@discordjs/opus') as {
+  OpusEncoder: new (rate: number, channels: number) => NativeEncoder & { setBitrate(bps: number): void };
+};
 const RATE = 48_000;
 const FRAME = 960;
 const SAMPLES = RATE * 6;
@@ -17,7 +19,11 @@ const SAMPLES = RATE * 6;
 function speechLike(): Int16Array {
   let seed = 1;
   const noise = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
-  const formants = [[700, 90], [1200, 110], [2600, 160]].map(([hz, bw]) => {
+  const formants = [
+    [700, 90],
+    [1200, 110],
+    [2600, 160],
+  ].map(([hz, bw]) => {
     const r = Math.exp((-Math.PI * bw!) / RATE);
     return { c: 2 * r * Math.cos((2 * Math.PI * hz!) / RATE), r2: r * r, y1: 0, y2: 0 };
   });
@@ -86,6 +92,8 @@ for (const bitrate of [32_000, 64_000]) {
       best = Math.max(best, 10 * Math.log10(signal / error));
     }
     const mark = complexity === VOICE_ENCODER_COMPLEXITY ? '  <- the product' : '';
-    console.log(`${String(bitrate / 1000).padStart(4)} k  ${String(complexity).padStart(10)}  ${best.toFixed(2).padStart(6)}  ${bestUs.toFixed(0).padStart(8)}  ${(bytes / frames).toFixed(0).padStart(12)}${mark}`);
+    console.log(
+      `${String(bitrate / 1000).padStart(4)} k  ${String(complexity).padStart(10)}  ${best.toFixed(2).padStart(6)}  ${bestUs.toFixed(0).padStart(8)}  ${(bytes / frames).toFixed(0).padStart(12)}${mark}`,
+    );
   }
 }

@@ -51,7 +51,14 @@ const QUERIES: Array<{ name: string; args: { query: string; since?: number } }> 
   { name: 'rare word', args: { query: `zanzibar${Math.floor(CALLS / 3)}` } },
   { name: 'rare + two words of its line', args: { query: `${rareLine[0]} zanzibar${rareCall} ${rareLine[3]}` } },
   { name: 'two common words', args: { query: 'installer thursday' } },
-  { name: 'eight words of one line', args: { query: lineOf(CALLS - 1, 10).slice(0, 8).join(' ') } },
+  {
+    name: 'eight words of one line',
+    args: {
+      query: lineOf(CALLS - 1, 10)
+        .slice(0, 8)
+        .join(' '),
+    },
+  },
   { name: 'no match', args: { query: 'quokka' } },
   { name: 'common word, last week', args: { query: 'rollback', since: Math.floor(Date.now() / 1000) - 7 * 86_400 } },
 ];
@@ -74,7 +81,11 @@ async function until(ok: () => boolean, ms: number, what: string): Promise<void>
   }
 }
 
-interface Round { query: string; ms: number; hits: number }
+interface Round {
+  query: string;
+  ms: number;
+  hits: number;
+}
 
 async function askAll(model: FakeGeminiConnection): Promise<Round[]> {
   const out: Round[] = [];
@@ -90,10 +101,12 @@ async function askAll(model: FakeGeminiConnection): Promise<Round[]> {
 }
 
 function figures(rounds: readonly Round[]) {
-  const byQuery = Object.fromEntries(QUERIES.map((q) => {
-    const mine = rounds.filter((r) => r.query === q.name);
-    return [q.name, { hits: mine[0]?.hits ?? 0, ...rounded(percentiles(mine.map((r) => r.ms))) }];
-  }));
+  const byQuery = Object.fromEntries(
+    QUERIES.map((q) => {
+      const mine = rounds.filter((r) => r.query === q.name);
+      return [q.name, { hits: mine[0]?.hits ?? 0, ...rounded(percentiles(mine.map((r) => r.ms))) }];
+    }),
+  );
   return { all: rounded(percentiles(rounds.map((r) => r.ms))), byQuery };
 }
 
@@ -109,7 +122,11 @@ function bareSearch(file: string) {
     for (let r = 0; r < ROUNDS; r++) {
       for (const q of QUERIES) {
         const t0 = performance.now();
-        searchNotes(db, q.args.query, { limit: RECALL_LIMIT * 2, callsOnly: true, ...(q.args.since !== undefined ? { since: q.args.since } : {}) });
+        searchNotes(db, q.args.query, {
+          limit: RECALL_LIMIT * 2,
+          callsOnly: true,
+          ...(q.args.since !== undefined ? { since: q.args.since } : {}),
+        });
         ms.push(performance.now() - t0);
       }
     }
@@ -178,13 +195,25 @@ try {
       },
       definitions: {
         toolRoundTrip: `fake Gemini toolCall(recall) → the core's functionResponse, ms, over ${ROUNDS} rounds of ${QUERIES.length} queries, after the start-up backup; p50 is the typical turn, max the worst`,
-        bareSearch: 'searchNotes alone (what recall runs) on a read-only connection of the same file, same queries and rounds',
+        bareSearch:
+          'searchNotes alone (what recall runs) on a read-only connection of the same file, same queries and rounds',
         duringBackup: 'the same round trip while the core’s start-up check and backup of the file ran in its worker',
       },
     };
     writeFileSync(RESULTS, JSON.stringify(result, null, 2) + '\n');
     const worst = Object.entries(measured.byQuery).sort((a, b) => (b[1].max_ms ?? 0) - (a[1].max_ms ?? 0))[0]!;
-    console.log(JSON.stringify({ targetMs: TARGET_MS, typicalMs: measured.all.p50_ms, p95Ms: measured.all.p95_ms, worstMs: measured.all.max_ms, worstQuery: worst[0], bareSearchP95Ms: bare.p95_ms, duringBackupMaxMs: result.recall.duringBackup?.max_ms ?? null, transcriptLines }));
+    console.log(
+      JSON.stringify({
+        targetMs: TARGET_MS,
+        typicalMs: measured.all.p50_ms,
+        p95Ms: measured.all.p95_ms,
+        worstMs: measured.all.max_ms,
+        worstQuery: worst[0],
+        bareSearchP95Ms: bare.p95_ms,
+        duringBackupMaxMs: result.recall.duringBackup?.max_ms ?? null,
+        transcriptLines,
+      }),
+    );
   } finally {
     await core.stop();
   }

@@ -65,7 +65,8 @@ function transcribeAsHeard(connection: FakeGeminiConnection, fragments: Fragment
   let told: string | null = null;
   connection.on('message', () => {
     // Messages are handled one at a time, in order: a context note is in effect for the audio after it.
-    while (contexts < connection.clientContents.length) told = SPEAKING_NOW.exec(JSON.stringify(connection.clientContents[contexts++]))?.[1] ?? told;
+    while (contexts < connection.clientContents.length)
+      told = SPEAKING_NOW.exec(JSON.stringify(connection.clientContents[contexts++]))?.[1] ?? told;
     while (seen < connection.audio.length) {
       const pcm = connection.audio[seen++]!.pcm;
       const joined = new Int16Array(pending.length + pcm.length);
@@ -136,7 +137,7 @@ async function attribution(solo = false) {
       }),
     );
     let samples = -1;
-    for (let quiet = 0; quiet < 3; ) {
+    for (let quiet = 0; quiet < 3;) {
       await new Promise((r) => setTimeout(r, 400));
       quiet = model.inputSamples === samples ? quiet + 1 : 0;
       samples = model.inputSamples;
@@ -145,7 +146,10 @@ async function attribution(solo = false) {
     await new Promise((r) => setTimeout(r, 500));
 
     const notesRes = await fetch(`${base}/notes?limit=500`, { headers: auth });
-    const notes = z.object({ notes: z.array(noteSchema) }).parse(await notesRes.json()).notes.filter((n) => n.kind === 'input_transcript');
+    const notes = z
+      .object({ notes: z.array(noteSchema) })
+      .parse(await notesRes.json())
+      .notes.filter((n) => n.kind === 'input_transcript');
     // Per phrase: every fragment holding one of its words is in a note naming exactly the fragment's voices.
     const right = new Array<boolean>(phrases).fill(true);
     const misattributed: string[] = [];
@@ -158,7 +162,10 @@ async function attribution(solo = false) {
       const named = (holding[0]?.speaker ?? '').split(',').filter(Boolean).sort();
       const exact = holding.length === 1 && JSON.stringify(named) === JSON.stringify(truth);
       if (exact) fragmentsExact++;
-      else misattributed.push(`${fragment.words.join(' ')}: said by ${truth.map((id) => nameOf[id]).join('+')}, noted as ${named.map((id) => nameOf[id]).join('+') || 'nobody'} (${holding.length} notes)`);
+      else
+        misattributed.push(
+          `${fragment.words.join(' ')}: said by ${truth.map((id) => nameOf[id]).join('+')}, noted as ${named.map((id) => nameOf[id]).join('+') || 'nobody'} (${holding.length} notes)`,
+        );
       for (const j of fragment.phrases) {
         heard[j] = true;
         // The phrase's speaker must be named on every one of its words (a note that also names the
@@ -173,7 +180,8 @@ async function attribution(solo = false) {
     const attributed = right.filter((ok, j) => ok && heard[j]).length;
     // What the model received: at the end of each phrase's first block, it had been told that phrase's speaker.
     const firstBlock = new Map<number, Fragment>();
-    for (const fragment of fragments) for (const j of fragment.phrases) if (!firstBlock.has(j)) firstBlock.set(j, fragment);
+    for (const fragment of fragments)
+      for (const j of fragment.phrases) if (!firstBlock.has(j)) firstBlock.set(j, fragment);
     const spokenBy = (j: number) => ['Olga', 'Gus', 'Stanley'][solo ? 0 : j % 3]!;
     const modelRight = [...firstBlock].filter(([j, fragment]) => fragment.toldAs === spokenBy(j)).length;
     const inputSeconds = model.inputSamples / 16_000;
@@ -194,7 +202,7 @@ async function attribution(solo = false) {
       modelAttributedCorrectly: Math.round((modelRight / phrases) * 1000) / 1000,
       modelSessions: gemini.connections.length,
       inputSecondsToModel: Math.round(inputSeconds * 10) / 10,
-      speechSeconds: Math.round((phrases * PHRASE_S) * 10) / 10,
+      speechSeconds: Math.round(phrases * PHRASE_S * 10) / 10,
       speechSecondsOverlapsOnce: Math.round(speechUnion * 10) / 10,
       misattributed,
     };
@@ -209,14 +217,23 @@ async function attribution(solo = false) {
 /** 200 interleaved turns through the bridge's SpeakerActivity and the registry's authority check. */
 async function authority() {
   let now = 0;
-  const activity = new SpeakerActivity({ ownerId: 'o', allowedSpeakers: ['o', 'g'], displayName: (id) => ({ o: 'Olga', g: 'Gus' })[id] }, () => now);
+  const activity = new SpeakerActivity(
+    { ownerId: 'o', allowedSpeakers: ['o', 'g'], displayName: (id) => ({ o: 'Olga', g: 'Gus' })[id] },
+    () => now,
+  );
   let ran = 0;
   const registry = new ToolRegistry().register(
-    defineTool({ name: 'cancel_reminder', description: 'owner only', args: z.object({}), authority: 'owner', run: () => ++ran }),
+    defineTool({
+      name: 'cancel_reminder',
+      description: 'owner only',
+      args: z.object({}),
+      authority: 'owner',
+      run: () => ++ran,
+    }),
   );
   const patterns = ['alone', 'other-before', 'other-after', 'other-over', 'barge-in', 'late'] as const;
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   let cross = 0;
   let ownerRan = 0;
   let ownerAlone = 0;
@@ -269,7 +286,8 @@ const auth = await authority();
 const room = await attribution();
 // The same phrases said by one person, one after another: what a one-speaker call sends the model.
 const alone = await attribution(true);
-const perSpeechSecond = (r: { inputSecondsToModel: number; speechSecondsOverlapsOnce: number }) => r.inputSecondsToModel / Math.max(1, r.speechSecondsOverlapsOnce);
+const perSpeechSecond = (r: { inputSecondsToModel: number; speechSecondsOverlapsOnce: number }) =>
+  r.inputSecondsToModel / Math.max(1, r.speechSecondsOverlapsOnce);
 const result = {
   when: new Date().toISOString(),
   note: 'taken on a shared, loaded machine; attribution and counts do not depend on speed, timings do',
@@ -281,7 +299,15 @@ const result = {
   // One session hears the mixed room: the model is billed for the call's audio once, as for one
   // speaker (per-speaker sessions would bill each person's audio and each session's context).
   costVsOneSpeaker: Math.round((perSpeechSecond(room) / perSpeechSecond(alone)) * 100) / 100,
-  detail: { attribution: room, oneSpeaker: { inputSecondsToModel: alone.inputSecondsToModel, speechSeconds: alone.speechSeconds, modelSessions: alone.modelSessions }, authority: auth },
+  detail: {
+    attribution: room,
+    oneSpeaker: {
+      inputSecondsToModel: alone.inputSecondsToModel,
+      speechSeconds: alone.speechSeconds,
+      modelSessions: alone.modelSessions,
+    },
+    authority: auth,
+  },
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/room.json', JSON.stringify(result, null, 2) + '\n');

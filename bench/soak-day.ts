@@ -39,7 +39,8 @@ export async function main(argv: string[]): Promise<void> {
   const minutes = Number(values.minutes ?? (values.short ? 10 : 120));
   const windowMinutes = Number(values['window-minutes']);
   const seed = Number(values.seed);
-  if (!(minutes >= 1) || !(windowMinutes > 0) || !Number.isFinite(seed)) throw new Error('--minutes ≥ 1, --window-minutes > 0 and --seed must be numbers');
+  if (!(minutes >= 1) || !(windowMinutes > 0) || !Number.isFinite(seed))
+    throw new Error('--minutes ≥ 1, --window-minutes > 0 and --seed must be numbers');
   const out = values.out ?? fileURLToPath(new URL('./results/soak-day.json', import.meta.url));
   const callS = minutes * 60;
   const killAtMin = Number(values['kill-at-min'] ?? (values.short ? 0 : minutes / 2));
@@ -57,7 +58,9 @@ export async function main(argv: string[]): Promise<void> {
     sayEveryS: minutes >= 60 ? 240 : 80,
     outageMs: Number(values['outage-s']) * 1000,
   };
-  console.log(`soak day: ${minutes} min (real time), windows of ${windowMinutes} min, seed ${seed}; schedule ${JSON.stringify(schedule)}`);
+  console.log(
+    `soak day: ${minutes} min (real time), windows of ${windowMinutes} min, seed ${seed}; schedule ${JSON.stringify(schedule)}`,
+  );
   const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
   const webhook = await startWebhookReceiver();
   const samples: DaySample[] = [];
@@ -65,7 +68,8 @@ export async function main(argv: string[]): Promise<void> {
   let load: DayLoad | null = null;
   let call: SoakCallContext | null = null;
   let sampler: NodeJS.Timeout | null = null;
-  const sample = async (): Promise<DaySample | null> => (call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null);
+  const sample = async (): Promise<DaySample | null> =>
+    call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null;
   try {
     const run = await runSoak({
       provider: 'gemini',
@@ -116,7 +120,8 @@ export async function main(argv: string[]): Promise<void> {
     const scheduled = day.reminders.filter((r) => r.scheduled);
     // A voice reminder the call could not take (the model unreachable) goes by DM, channel or
     // webhook instead, and its outcome says so: it is counted where it went, not lost.
-    const elsewhere = (tag: string): number => (['dm', 'channel', 'webhook'] as const).reduce((n, m) => n + (received[m].get(tag) ?? 0), 0);
+    const elsewhere = (tag: string): number =>
+      (['dm', 'channel', 'webhook'] as const).reduce((n, m) => n + (received[m].get(tag) ?? 0), 0);
     const deliveries = scheduled.map((r) => {
       const instead = r.mode === 'voice' ? elsewhere(r.tag) : 0;
       return { ...r, instead, count: (received[r.mode].get(r.tag) ?? 0) + instead };
@@ -125,11 +130,19 @@ export async function main(argv: string[]): Promise<void> {
     const cycles = run.cycles;
     // Windows cover the call; the tail after it (waiting for the last reminders' receivers) is not one.
     const inCall = samples.filter((s) => s.t <= minutes * 60_000);
-    const windows = dayWindows(inCall, cycles, deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })), startedAt, windowMs);
+    const windows = dayWindows(
+      inCall,
+      cycles,
+      deliveries.map((d) => ({ dueAt: d.dueAt, delivered: d.count > 0 })),
+      startedAt,
+      windowMs,
+    );
     const flat = flatChecks(inCall, quietPoints, windows, windowMs);
     const kill = run.kill;
     // Reminders that fell due while the core was down (the kill to the call back): delivered once each?
-    const gap = kill ? deliveries.filter((d) => d.dueAt >= kill.at && d.dueAt <= (kill.backAt ?? kill.at + 60_000)) : [];
+    const gap = kill
+      ? deliveries.filter((d) => d.dueAt >= kill.at && d.dueAt <= (kill.backAt ?? kill.at + 60_000))
+      : [];
     const killRestart = kill && {
       atMinute: Math.round(((kill.at - startedAt) / 60_000) * 10) / 10,
       callBack: kill.callBack,
@@ -141,10 +154,20 @@ export async function main(argv: string[]): Promise<void> {
       notesIntact: kill.notesBefore > 0 && kill.notesMissing === 0,
       notesMissing: kill.notesMissing,
     };
-    const byMode = Object.fromEntries((['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
-      const mine = deliveries.filter((d) => d.mode === mode);
-      return [mode, { due: mine.length, lost: mine.filter((d) => d.count === 0).length, duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0), sentInstead: mine.filter((d) => d.instead > 0).length }];
-    }));
+    const byMode = Object.fromEntries(
+      (['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
+        const mine = deliveries.filter((d) => d.mode === mode);
+        return [
+          mode,
+          {
+            due: mine.length,
+            lost: mine.filter((d) => d.count === 0).length,
+            duplicated: mine.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
+            sentInstead: mine.filter((d) => d.instead > 0).length,
+          },
+        ];
+      }),
+    );
     const result = {
       minutes,
       windowMinutes,
@@ -158,11 +181,17 @@ export async function main(argv: string[]): Promise<void> {
       repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
       repliesUnheard: run.repliesUnheard,
       // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).
-      wordsLostAt: cycles.filter((c) => !c.heard).map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), events: c.events })),
+      wordsLostAt: cycles
+        .filter((c) => !c.heard)
+        .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), events: c.events })),
       // Each lost word with the fault phase it fell in: the faults just before it and the call's
       // state at /health around it (the samples before and after, 5 s apart), for tracing (#55).
-      lostWords: cycles.filter((c) => !c.heard).map((c) => lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs)),
-      repliesDoubledAt: cycles.filter((c) => c.replies > 1).map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
+      lostWords: cycles
+        .filter((c) => !c.heard)
+        .map((c) => lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs)),
+      repliesDoubledAt: cycles
+        .filter((c) => c.replies > 1)
+        .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
       killRestart,
       remindersDue: scheduled.length,
       remindersRefused: day.reminders.length - scheduled.length,
@@ -170,7 +199,12 @@ export async function main(argv: string[]): Promise<void> {
       remindersLost: deliveries.filter((d) => d.count === 0).length,
       remindersDuplicated: deliveries.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
       remindersByMode: byMode,
-      webhookReceiver: { requests: webhook.requests, failed500: webhook.failed, rateLimited429: webhook.rateLimited, repeatsDropped: webhook.repeatsDropped },
+      webhookReceiver: {
+        requests: webhook.requests,
+        failed500: webhook.failed,
+        rateLimited429: webhook.rateLimited,
+        repeatsDropped: webhook.repeatsDropped,
+      },
       rssGrowthMbPerHour: flat.rss.rssGrowthMbPerHour,
       fdsFirstQuiet: quietPoints[0]?.fds ?? null,
       fdsLastQuiet: quietPoints.at(-1)?.fds ?? null,
@@ -192,9 +226,20 @@ export async function main(argv: string[]): Promise<void> {
         silentRekeys: day.silentRekeys,
         overlapsRefused: run.overlapsRefused,
       },
-      agents: { eventsStreamed: day.events.events, eventsReconnects: day.events.reconnects, cliSays: day.says.sent, cliSaysFailed: day.says.failed, cliExits: day.says.exits },
+      agents: {
+        eventsStreamed: day.events.events,
+        eventsReconnects: day.events.reconnects,
+        cliSays: day.says.sent,
+        cliSaysFailed: day.says.failed,
+        cliExits: day.says.exits,
+      },
       health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
-      machine: { cores: os.cpus().length, node: process.version, loadAverage1m: loadAtStart, loadAverage1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100 },
+      machine: {
+        cores: os.cpus().length,
+        node: process.version,
+        loadAverage1m: loadAtStart,
+        loadAverage1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100,
+      },
       definitions: SOAK_DAY_DEFINITIONS,
       windows,
       events: run.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
@@ -202,7 +247,8 @@ export async function main(argv: string[]): Promise<void> {
     };
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    for (const [metric, measured, target] of soakDayRows(soakDayResultSchema.parse(result))) console.log(`${metric.padEnd(48)}  ${measured.padEnd(28)}  ${target}`);
+    for (const [metric, measured, target] of soakDayRows(soakDayResultSchema.parse(result)))
+      console.log(`${metric.padEnd(48)}  ${measured.padEnd(28)}  ${target}`);
     console.log(`\nwritten ${path.relative(process.cwd(), out)}`);
   } finally {
     if (sampler) clearInterval(sampler);
@@ -211,11 +257,24 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /** Where a lost word fell: seconds into the call, the outage phase, the last faults before it, the call's state. */
-function lostWordPhase(cycle: SoakCycle, events: SoakRun['events'], samples: DaySample[], startedAt: number, outageMs: number) {
+function lostWordPhase(
+  cycle: SoakCycle,
+  events: SoakRun['events'],
+  samples: DaySample[],
+  startedAt: number,
+  outageMs: number,
+) {
   const t = cycle.at - startedAt;
   const outage = events.find((e) => e.kind === 'outage');
   const sinceOutage = outage ? (cycle.at - outage.at) / 1000 : null;
-  const outagePhase = sinceOutage === null ? 'no outage' : sinceOutage < 0 ? 'before the outage' : sinceOutage * 1000 < outageMs ? `in the outage (${sinceOutage.toFixed(1)} s of ${outageMs / 1000})` : `${(sinceOutage - outageMs / 1000).toFixed(1)} s after the outage ended`;
+  const outagePhase =
+    sinceOutage === null
+      ? 'no outage'
+      : sinceOutage < 0
+        ? 'before the outage'
+        : sinceOutage * 1000 < outageMs
+          ? `in the outage (${sinceOutage.toFixed(1)} s of ${outageMs / 1000})`
+          : `${(sinceOutage - outageMs / 1000).toFixed(1)} s after the outage ended`;
   const before = samples.filter((s) => s.t <= t).at(-1);
   const after = samples.find((s) => s.t > t);
   return {
@@ -223,7 +282,9 @@ function lostWordPhase(cycle: SoakCycle, events: SoakRun['events'], samples: Day
     at: new Date(cycle.at).toISOString(),
     secondsIntoCall: Math.round(t / 100) / 10,
     outagePhase,
-    faultsBefore: events.filter((e) => e.at <= cycle.at && e.at >= cycle.at - 30_000).map((e) => `${e.kind} ${((cycle.at - e.at) / 1000).toFixed(1)} s before: ${e.detail}`),
+    faultsBefore: events
+      .filter((e) => e.at <= cycle.at && e.at >= cycle.at - 30_000)
+      .map((e) => `${e.kind} ${((cycle.at - e.at) / 1000).toFixed(1)} s before: ${e.detail}`),
     eventsInCycle: cycle.events,
     callStateBefore: before?.bridge ?? null,
     callStateAfter: after?.bridge ?? null,

@@ -52,7 +52,12 @@ function machine() {
   } catch {
     // not Linux: keep os.cpus()
   }
-  return { cpu, cores: os.cpus().length, node: process.version, loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100 };
+  return {
+    cpu,
+    cores: os.cpus().length,
+    node: process.version,
+    loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100,
+  };
 }
 
 function median(values: number[]): number {
@@ -75,7 +80,9 @@ const options = {
   deadlineS: num('deadline-s'),
   seed: num('seed'),
 };
-console.log(`soak (${provider}): ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s, session deadline every ${options.deadlineS || '—'} s (real time)`);
+console.log(
+  `soak (${provider}): ${options.minutes} min, rotation every ${options.rotateS} s, drop every ${options.dropEveryS || '—'} s, stall every ${options.stallEveryS || '—'} s, voice reset every ${options.voiceResetEveryS || '—'} s, session deadline every ${options.deadlineS || '—'} s (real time)`,
+);
 const machineAtStart = machine();
 const run = await runSoak({ ...options, provider, progress: (line) => console.log(line) });
 
@@ -85,7 +92,10 @@ const baselineMs = median(quiet);
 const gaps = cycles.map((c) => gapOf(c, baselineMs)).filter((g): g is number => g !== null);
 const gapStats = percentiles(gaps);
 const byKind = (kind: SoakEventKind) => {
-  const list = cycles.filter((c) => c.events.includes(kind)).map((c) => gapOf(c, baselineMs)).filter((g): g is number => g !== null);
+  const list = cycles
+    .filter((c) => c.events.includes(kind))
+    .map((c) => gapOf(c, baselineMs))
+    .filter((g): g is number => g !== null);
   return { exchanges: list.length, maxGapMs: list.length ? Math.round(Math.max(...list)) : null };
 };
 const count = (kind: SoakEventKind) => run.events.filter((e) => e.kind === kind).length;
@@ -111,7 +121,13 @@ const result = {
   repliesUnheard: run.repliesUnheard,
   maxGapMs: gapStats.max_ms === null ? null : Math.round(gapStats.max_ms),
   p95GapMs: gapStats.p95_ms === null ? null : Math.round(gapStats.p95_ms),
-  gapsByEvent: { rotation: byKind('rotation'), drop: byKind('drop'), stall: byKind('stall'), voiceReset: byKind('voiceReset'), deadline: byKind('deadline') },
+  gapsByEvent: {
+    rotation: byKind('rotation'),
+    drop: byKind('drop'),
+    stall: byKind('stall'),
+    voiceReset: byKind('voiceReset'),
+    deadline: byKind('deadline'),
+  },
   baselineReplyLatencyMs: Math.round(baselineMs),
   rssStartMb: Math.round(run.rssStartMb * 10) / 10,
   rssEndMb: Math.round(run.rssEndMb * 10) / 10,
@@ -123,21 +139,35 @@ const result = {
   machine: { ...machineAtStart, loadAverage1mAtEnd: machine().loadAverage1m },
   health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
   definitions: {
-    utterancesHeard: 'utterances the fake model received and transcribed as the phrase the fake user said (pitch-coded phrase number)',
-    repliesDoubled: 'utterances the model answered more than once with audio (a reply counts once its first audio left the fake)',
-    repliesUnheard: "replies the fake began on a socket that dropped before their first audio (inside the service's modelled first-audio delay): nobody heard them, and the bridge said those words again on the next socket",
-    deadlines: "service sessions the fake model ended at their hard deadline (--deadline-s; 3.8 closes at 58:00 with 1011 and refuses the resume with 1007)",
-    freshSessions: 'service sessions begun after the first: fresh sessions the core opened, seeded with the call so far, after a refused resume or a renewal before the deadline',
-    replayedMs: 'user audio the resumed sessions had not consumed (heard after the handle they resumed from), which the client had to send again (transparent resumption)',
+    utterancesHeard:
+      'utterances the fake model received and transcribed as the phrase the fake user said (pitch-coded phrase number)',
+    repliesDoubled:
+      'utterances the model answered more than once with audio (a reply counts once its first audio left the fake)',
+    repliesUnheard:
+      "replies the fake began on a socket that dropped before their first audio (inside the service's modelled first-audio delay): nobody heard them, and the bridge said those words again on the next socket",
+    deadlines:
+      'service sessions the fake model ended at their hard deadline (--deadline-s; 3.8 closes at 58:00 with 1011 and refuses the resume with 1007)',
+    freshSessions:
+      'service sessions begun after the first: fresh sessions the core opened, seeded with the call so far, after a refused resume or a renewal before the deadline',
+    replayedMs:
+      'user audio the resumed sessions had not consumed (heard after the handle they resumed from), which the client had to send again (transparent resumption)',
     gap: 'per exchange, the extra silence the user hears: max(longest silence inside the played reply, speech end → first reply audio minus the median of exchanges with no event); maxGapMs/p95GapMs over all exchanges',
     gapsByEvent: 'max gap over exchanges during which (or up to 1.5 s before which) that event happened',
     rssStartMb: 'core RSS (from /proc) one fifth into the call, at most 60 s in (warm); rssEndMb at the end',
     cpuPercent: 'core process CPU over the call, % of one core (from /proc)',
-    pacing: 'real time: the fake user sends 20 ms RTP per 20 ms, the fake model 40 ms chunks every 20 ms (2x, like the service), the core plays 20 ms per 20 ms',
+    pacing:
+      'real time: the fake user sends 20 ms RTP per 20 ms, the fake model 40 ms chunks every 20 ms (2x, like the service), the core plays 20 ms per 20 ms',
     machine: 'shared machine: other helpers were running builds and tests at the same time (see loadAverage1m)',
   },
   events: run.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
-  cycles: cycles.map((c) => ({ n: c.n, heard: c.heard, replies: c.replies, latencyMs: c.latencyMs, innerGapMs: c.innerGapMs, events: c.events })),
+  cycles: cycles.map((c) => ({
+    n: c.n,
+    heard: c.heard,
+    replies: c.replies,
+    latencyMs: c.latencyMs,
+    innerGapMs: c.innerGapMs,
+    events: c.events,
+  })),
   rssSeries: run.rssSeries,
 };
 
@@ -148,5 +178,8 @@ const rows = soakRows(result);
 const width = Math.max(...rows.map((r) => r[0].length));
 const mwidth = Math.max(...rows.map((r) => r[1].length));
 console.log(`\n${'metric'.padEnd(width)}  ${'measured'.padEnd(mwidth)}  target`);
-for (const [metric, measured, target] of rows) console.log(`${metric.padEnd(width)}  ${measured.padEnd(mwidth)}  ${target}`);
-console.log(`\nwritten ${path.relative(process.cwd(), out)}; machine load (1 min) ${result.machine.loadAverage1m} → ${result.machine.loadAverage1mAtEnd} on ${result.machine.cores} cores`);
+for (const [metric, measured, target] of rows)
+  console.log(`${metric.padEnd(width)}  ${measured.padEnd(mwidth)}  ${target}`);
+console.log(
+  `\nwritten ${path.relative(process.cwd(), out)}; machine load (1 min) ${result.machine.loadAverage1m} → ${result.machine.loadAverage1mAtEnd} on ${result.machine.cores} cores`,
+);

@@ -41,16 +41,30 @@ const base = await new Promise<string>((resolve, reject) => {
 });
 
 async function request(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(base + url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(base + url, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return (await res.json()) as Record<string, unknown>;
 }
 
 const ids: string[] = [];
-for (let i = 0; i < 250; i++) ids.push(String((await request('POST', '/schedule', { text: `probe ${i}`, delay_seconds: 7 * 86_400, mode: 'dm' })).scheduled));
+for (let i = 0; i < 250; i++)
+  ids.push(
+    String(
+      (await request('POST', '/schedule', { text: `probe ${i}`, delay_seconds: 7 * 86_400, mode: 'dm' })).scheduled,
+    ),
+  );
 let cursor: unknown = null;
-for (let i = 0; i < 150; i++) cursor = (await request('GET', `/schedule?limit=100&state=scheduled${typeof cursor === 'string' ? `&cursor=${cursor}` : ''}`)).next_cursor;
+for (let i = 0; i < 150; i++)
+  cursor = (
+    await request('GET', `/schedule?limit=100&state=scheduled${typeof cursor === 'string' ? `&cursor=${cursor}` : ''}`)
+  ).next_cursor;
 for (const id of ids) await request('DELETE', `/schedule/${id}`);
-console.log(`${stamp()} probe: requests done; per-thread ticks follow (the main thread is the one whose id is the pid ${child.pid})`);
+console.log(
+  `${stamp()} probe: requests done; per-thread ticks follow (the main thread is the one whose id is the pid ${child.pid})`,
+);
 
 function threadTicks(): Map<string, number> {
   const ticks = new Map<string, number>();
@@ -68,7 +82,7 @@ function threadTicks(): Map<string, number> {
 
 let previous = threadTicks();
 const totals = new Map<string, number>();
-for (const end = performance.now() + IDLE_S * 1000; performance.now() < end; ) {
+for (const end = performance.now() + IDLE_S * 1000; performance.now() < end;) {
   await new Promise((r) => setTimeout(r, 100));
   const now = threadTicks();
   for (const [tid, ticks] of now) {

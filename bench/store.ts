@@ -21,7 +21,21 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import os, { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +56,14 @@ const LIST_SAMPLES = 100;
 const TOKEN = randomBytes(24).toString('hex');
 const LOAD_AT_START = os.loadavg().map((l) => Math.round(l * 100) / 100);
 
-const TARGETS = { createP95Ms: 5, cancelP95Ms: 5, listP95Ms: 20, idleCpuPercent: 0.2, rssGrowthMb: 60, startupMs: 2000 };
+const TARGETS = {
+  createP95Ms: 5,
+  cancelP95Ms: 5,
+  listP95Ms: 20,
+  idleCpuPercent: 0.2,
+  rssGrowthMb: 60,
+  startupMs: 2000,
+};
 
 interface Core {
   child: ChildProcess;
@@ -54,14 +75,23 @@ interface Core {
 
 function startCore(home: string, core = CORE): Promise<Core> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, core, home, TOKEN, '--report-gc'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...CORE_NODE_FLAGS, core, home, TOKEN, '--report-gc'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const gcs = new GcLog(child.stdout!);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       if (out.includes('READY')) return;
       out += d.toString();
       const m = /READY (\d+) ([\d.]+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]), agent: new http.Agent({ keepAlive: true, maxSockets: 1 }), startupMs: Number(m[2]), gcs });
+      if (m)
+        resolve({
+          child,
+          port: Number(m[1]),
+          agent: new http.Agent({ keepAlive: true, maxSockets: 1 }),
+          startupMs: Number(m[2]),
+          gcs,
+        });
     });
     child.on('exit', (code) => reject(new Error(`store core exited ${code}`)));
   });
@@ -76,20 +106,39 @@ async function stopCore(core: Core): Promise<void> {
 }
 
 /** One request: the round trip (ms) and the core's own share of it (coreMs: read → reply sent). */
-async function timed(core: Core, method: string, url: string, body?: unknown): Promise<{ ms: number; coreMs: number; status: number; json: unknown }> {
+async function timed(
+  core: Core,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ ms: number; coreMs: number; status: number; json: unknown }> {
   const data = body ? JSON.stringify(body) : undefined;
-  const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${TOKEN}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) };
+  const headers: http.OutgoingHttpHeaders = {
+    authorization: `Bearer ${TOKEN}`,
+    ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
+  };
   const t0 = performance.now();
-  const { status, coreMs, text } = await new Promise<{ status: number; coreMs: number; text: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: core.port, path: url, method, agent: core.agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, coreMs: Number(res.headers['x-core-ms']), text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
+  const { status, coreMs, text } = await new Promise<{ status: number; coreMs: number; text: string }>(
+    (resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: core.port, path: url, method, agent: core.agent, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              coreMs: Number(res.headers['x-core-ms']),
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
+    },
+  );
   const json: unknown = JSON.parse(text);
   const ms = performance.now() - t0;
   if (status >= 400) throw new Error(`${method} ${url} → ${status} ${text}`);
@@ -155,7 +204,11 @@ async function measureSchedule(entries: number, store: StoreUnderTest = { core: 
       const warmup: number[] = [];
       const warmIds: string[] = [];
       for (let i = 0; i < WARMUP; i++) {
-        const r = await timed(core, 'POST', '/schedule', { text: `warm-up ${i}`, delay_seconds: 7 * 86_400, mode: 'dm' });
+        const r = await timed(core, 'POST', '/schedule', {
+          text: `warm-up ${i}`,
+          delay_seconds: 7 * 86_400,
+          mode: 'dm',
+        });
         warmup.push(r.ms);
         warmIds.push((r.json as { scheduled: string }).scheduled);
         await timed(core, 'GET', '/schedule?limit=100&state=scheduled');
@@ -173,7 +226,11 @@ async function measureSchedule(entries: number, store: StoreUnderTest = { core: 
       const lists: number[] = [];
       let cursor: string | null = null;
       for (let i = 0; i < LIST_SAMPLES; i++) {
-        const r = await timed(core, 'GET', `/schedule?limit=100&state=scheduled${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const r = await timed(
+          core,
+          'GET',
+          `/schedule?limit=100&state=scheduled${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         lists.push(r.ms);
         cursor = (r.json as { next_cursor: string | null }).next_cursor;
       }
@@ -190,7 +247,21 @@ async function measureSchedule(entries: number, store: StoreUnderTest = { core: 
       const afterWork = readProc(core.child.pid!)!;
       const idle = await idleCost(core);
       const proc = readProc(core.child.pid!)!;
-      return { httpFloor, entries, startupMs: core.startupMs, warmup: percentiles(warmup), creates: percentiles(creates), createsCore: percentiles(createsCore), cancels: percentiles(cancels), cancelsCore: percentiles(cancelsCore), lists: percentiles(lists), idle, rssAfterWorkMb: afterWork.rssMb, rssMb: proc.rssMb, peakRssMb: proc.peakRssMb };
+      return {
+        httpFloor,
+        entries,
+        startupMs: core.startupMs,
+        warmup: percentiles(warmup),
+        creates: percentiles(creates),
+        createsCore: percentiles(createsCore),
+        cancels: percentiles(cancels),
+        cancelsCore: percentiles(cancelsCore),
+        lists: percentiles(lists),
+        idle,
+        rssAfterWorkMb: afterWork.rssMb,
+        rssMb: proc.rssMb,
+        peakRssMb: proc.peakRssMb,
+      };
     } finally {
       await stopCore(core);
     }
@@ -199,7 +270,32 @@ async function measureSchedule(entries: number, store: StoreUnderTest = { core: 
   }
 }
 
-const WORDS = ['the', 'meeting', 'moved', 'to', 'three', 'remind', 'me', 'about', 'groceries', 'build', 'failed', 'again', 'ship', 'it', 'tomorrow', 'okay', 'sounds', 'good', 'what', 'about', 'lunch', 'review', 'the', 'draft'];
+const WORDS = [
+  'the',
+  'meeting',
+  'moved',
+  'to',
+  'three',
+  'remind',
+  'me',
+  'about',
+  'groceries',
+  'build',
+  'failed',
+  'again',
+  'ship',
+  'it',
+  'tomorrow',
+  'okay',
+  'sounds',
+  'good',
+  'what',
+  'about',
+  'lunch',
+  'review',
+  'the',
+  'draft',
+];
 
 async function measureNotes() {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-notes-'));
@@ -214,8 +310,19 @@ async function measureNotes() {
     const lines: string[] = [];
     for (let e = 0; e < EVENTS; e++) {
       const ts = start + c * 86_400 + e * 3;
-      const text = Array.from({ length: 18 }, (_, w) => WORDS[(c * 7 + e * 3 + w) % WORDS.length]).join(' ') + (c === 42 && e === 600 ? ' zanzibar' : '');
-      lines.push(JSON.stringify({ id: `${Math.floor(ts * 1000).toString(36)}-${e.toString(36)}`, ts, kind: e % 2 ? 'output_transcript' : 'input_transcript', speaker: e % 2 ? 'model' : 'owner', text, callId }));
+      const text =
+        Array.from({ length: 18 }, (_, w) => WORDS[(c * 7 + e * 3 + w) % WORDS.length]).join(' ') +
+        (c === 42 && e === 600 ? ' zanzibar' : '');
+      lines.push(
+        JSON.stringify({
+          id: `${Math.floor(ts * 1000).toString(36)}-${e.toString(36)}`,
+          ts,
+          kind: e % 2 ? 'output_transcript' : 'input_transcript',
+          speaker: e % 2 ? 'model' : 'owner',
+          text,
+          callId,
+        }),
+      );
     }
     const body = lines.join('\n') + '\n';
     bytes += Buffer.byteLength(body);
@@ -234,7 +341,18 @@ async function measureNotes() {
     const oneCall = await runs(20, '/notes?call=2026-01-042-call&limit=500');
     const search = await runs(5, '/notes?q=zanzibar&limit=50');
     const proc = readProc(core.child.pid!)!;
-    return { calls: CALLS, eventsPerCall: EVENTS, totalMb: round(bytes / 1024 / 1024), coldCallsMs: round(coldCalls), calls_p95_ms: round(calls.p95_ms), recent_p95_ms: round(recent.p95_ms), call_p95_ms: round(oneCall.p95_ms), search_p95_ms: round(search.p95_ms), search_max_ms: round(search.max_ms), rssMb: round(proc.rssMb) };
+    return {
+      calls: CALLS,
+      eventsPerCall: EVENTS,
+      totalMb: round(bytes / 1024 / 1024),
+      coldCallsMs: round(coldCalls),
+      calls_p95_ms: round(calls.p95_ms),
+      recent_p95_ms: round(recent.p95_ms),
+      call_p95_ms: round(oneCall.p95_ms),
+      search_p95_ms: round(search.p95_ms),
+      search_max_ms: round(search.max_ms),
+      rssMb: round(proc.rssMb),
+    };
   } finally {
     await stopCore(core);
     rmSync(home, { recursive: true, force: true });
@@ -270,7 +388,9 @@ const DB_TARGETS = { searchP95Ms: 50, startupMs: 1000 };
 const PROBE = path.join(HERE, 'lib', 'store-db-probe.ts');
 
 function probe(...args: string[]): Record<string, number> {
-  return JSON.parse(execFileSync(process.execPath, [PROBE, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Record<string, number>;
+  return JSON.parse(
+    execFileSync(process.execPath, [PROBE, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+  ) as Record<string, number>;
 }
 
 async function measureDatabase() {
@@ -282,7 +402,15 @@ async function measureDatabase() {
     const file = path.join(voiceUsers, 'live-voice-bridge.sqlite');
     const fileMb = statSync(file).size / 1024 / 1024;
     const db = probe('database', voiceUsers);
-    const row = { transcriptLines, fillSeconds: round(fillMs / 1000), fileMb: round(fileMb), insertP95Ms: round(db.insertP95Ms!), searchP95Ms: round(db.searchP95Ms!), searchMaxMs: round(db.searchMaxMs!), startupMs: round(db.startupMs!) };
+    const row = {
+      transcriptLines,
+      fillSeconds: round(fillMs / 1000),
+      fileMb: round(fileMb),
+      insertP95Ms: round(db.insertP95Ms!),
+      searchP95Ms: round(db.searchP95Ms!),
+      searchMaxMs: round(db.searchMaxMs!),
+      startupMs: round(db.startupMs!),
+    };
     const release = extractRelease(path.resolve(HERE, '..'));
     let jsonl: Record<string, number | string | null> | null = null;
     if (release) {
@@ -291,7 +419,14 @@ async function measureDatabase() {
       let bytes = 0;
       for (const name of readdirSync(dir)) bytes += statSync(path.join(dir, name)).size;
       const j = probe('jsonl', voiceUsers, release);
-      jsonl = { release: RELEASE_COMMIT, fileMb: round(bytes / 1024 / 1024), insertP95Ms: round(j.insertP95Ms!), searchP95Ms: round(j.searchP95Ms!), searchMaxMs: round(j.searchMaxMs!), startupMs: round(j.startupMs!) };
+      jsonl = {
+        release: RELEASE_COMMIT,
+        fileMb: round(bytes / 1024 / 1024),
+        insertP95Ms: round(j.insertP95Ms!),
+        searchP95Ms: round(j.searchP95Ms!),
+        searchMaxMs: round(j.searchMaxMs!),
+        startupMs: round(j.startupMs!),
+      };
     }
     return { ...row, jsonl };
   } finally {
@@ -304,10 +439,13 @@ const idleLine = (i: IdleCost): string =>
   `settling pass ${i.settled ? `over ${i.settleS.toFixed(0)} s after the last request` : `not seen in ${i.settleS.toFixed(0)} s`}: ${i.settleMajorGcs} full GC(s), ${i.settleCpuMs.toFixed(0)} ms CPU, RSS −${i.settleRssFreedMb.toFixed(1)} MB; ` +
   `then idle (${IDLE_MS / 1000} s) ${i.steadyPercent.toFixed(3)} % of a core, ${i.steadyWakeupsPerMin.toFixed(1)} main-thread wake-ups/min, ${i.steadyGcs} GC(s); ` +
   `(${IDLE_MS / 1000} s from 8 s after the last request, as reported up to 2026-11: ${i.afterWorkPercent.toFixed(3)} %)`;
-const mark = (value: number | null, target: number): string => (value === null ? '—' : `${value <= target ? 'ok  ' : 'MISS'}`);
+const mark = (value: number | null, target: number): string =>
+  value === null ? '—' : `${value <= target ? 'ok  ' : 'MISS'}`;
 
 async function reportDatabase() {
-  console.log(`database: ${DB_CALLS} calls of an hour (${(DB_CALLS * DB_LINES_PER_CALL).toLocaleString('en')} transcript lines)…`);
+  console.log(
+    `database: ${DB_CALLS} calls of an hour (${(DB_CALLS * DB_LINES_PER_CALL).toLocaleString('en')} transcript lines)…`,
+  );
   const database = await measureDatabase();
   const j = database.jsonl;
   console.log(
@@ -322,10 +460,14 @@ async function reportDatabase() {
 }
 
 const DATABASE_DEFINITIONS = {
-  transcriptLines: 'lines in the database: BENCH_STORE_DB_CALLS calls × 3000 (an hour, a line every 1.2 s), written in one transaction with prepared statements (fillSeconds)',
-  searchP95Ms: 'searchNotes (FTS5, 20 hits, newest first) in a fresh process on the filled file, p95 over 40 rounds of 6 queries (rare word, two words, common words); jsonl: release 0.3.5 NotesArchive.query({ q }) over the same lines in its JSONL files, 2 rounds',
-  startupMs: 'fresh process: openDatabase (header/schema check, the full check runs in a worker later for files over 64 MB; migrations) + NotesStore + the calls list; jsonl: the release reading every file once for its first /calls',
-  insertP95Ms: 'NotesStore.insert of one line in its own transaction (WAL, synchronous=NORMAL), p95 of 500; jsonl: the release NotesLog.append (writeSync)',
+  transcriptLines:
+    'lines in the database: BENCH_STORE_DB_CALLS calls × 3000 (an hour, a line every 1.2 s), written in one transaction with prepared statements (fillSeconds)',
+  searchP95Ms:
+    'searchNotes (FTS5, 20 hits, newest first) in a fresh process on the filled file, p95 over 40 rounds of 6 queries (rare word, two words, common words); jsonl: release 0.3.5 NotesArchive.query({ q }) over the same lines in its JSONL files, 2 rounds',
+  startupMs:
+    'fresh process: openDatabase (header/schema check, the full check runs in a worker later for files over 64 MB; migrations) + NotesStore + the calls list; jsonl: the release reading every file once for its first /calls',
+  insertP95Ms:
+    'NotesStore.insert of one line in its own transaction (WAL, synchronous=NORMAL), p95 of 500; jsonl: the release NotesLog.append (writeSync)',
   fileMb: 'the database file after a checkpoint; jsonl: the notes folder',
 };
 
@@ -333,18 +475,29 @@ if (process.env.BENCH_STORE_ONLY === 'database') {
   const database = await reportDatabase();
   const previous = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>) : {};
   const definitions = { ...(previous.definitions as object), database: DATABASE_DEFINITIONS };
-  writeFileSync(RESULTS, JSON.stringify({ ...previous, definitions, targets: { ...(previous.targets as object), database: DB_TARGETS }, database }, null, 2) + '\n');
+  writeFileSync(
+    RESULTS,
+    JSON.stringify(
+      { ...previous, definitions, targets: { ...(previous.targets as object), database: DB_TARGETS }, database },
+      null,
+      2,
+    ) + '\n',
+  );
   console.log(`wrote the database rows into ${path.relative(process.cwd(), RESULTS)}`);
   process.exit(0);
 }
 
-console.log('store bench: the core in its own process; latency = HTTP round trip from this process; CPU/RSS from /proc');
+console.log(
+  'store bench: the core in its own process; latency = HTTP round trip from this process; CPU/RSS from /proc',
+);
 // The disk probe first, so its writes and its file's removal are not the filesystem journal's
 // business right before a measured size.
 const diskFloor = diskFloorP95Ms();
 const baseline = await measureSchedule(0);
 console.log(`baseline (empty schedule): RSS ${baseline.rssMb.toFixed(1)} MB, ${idleLine(baseline.idle)}`);
-console.log(`floors: HTTP round trip with no store work p95 ${baseline.httpFloor} ms; one durable append (write + fdatasync) on this disk p95 ${diskFloor} ms`);
+console.log(
+  `floors: HTTP round trip with no store work p95 ${baseline.httpFloor} ms; one durable append (write + fdatasync) on this disk p95 ${diskFloor} ms`,
+);
 const rows = [];
 for (const size of SIZES) {
   process.stdout.write(`measuring ${size.toLocaleString('en')} entries…\n`);
@@ -404,18 +557,35 @@ writeFileSync(
         latency: `HTTP round trip from the bench process (node:http, one keep-alive socket) to the core process on loopback, ms; p95 over 200 creates/cancels and 100 list pages, after ${WARMUP} untimed creates + list pages + cancels in the fresh process (JIT warm-up; createWarmupP95Ms is their p95); createCoreP95Ms/cancelCoreP95Ms: the core's own share (Fastify's reply.elapsedTime, request read → reply sent, in the x-core-ms header of the bench's core)`,
         idleCpuPercent: `CPU of the core process (all threads) over ${IDLE_MS / 1000} s with nothing due, once settled (V8's memory reducer's pass over: settle*), % of one core (utime+stime from /proc, 10 ms ticks: resolution ${round(1000 / IDLE_MS, 3)} %); idleWakeupsPerMin: the main thread's voluntary context switches (event-loop wake-ups) per minute in that window; idleGcs: GCs in it (perf_hooks 'gc' entries)`,
         idleCpuAfterWorkPercent: `CPU over ${IDLE_MS / 1000} s from 8 s after the last request, the idleCpuPercent of runs up to 2026-11-26 (then V8's memory reducer was retired by a run-time flag and an --expose-gc trim ran before the window; both removed 2026-11-27): it holds the settling pass when V8 starts it within the window`,
-        settle: "the settling pass: V8's memory reducer's full GCs once the allocation rate is low after the requests (bench/lib/idle-watch.ts); settleS: last request → the pass over (both reducer GCs seen and 3 s without a full GC); settleMajorGcs: full GCs in that time; settleGcPauseMs: their main-thread time (perf_hooks); settleCpuMs: the process's CPU (all threads) over settleS; settleRssFreedMb: VmRSS before − after; settled false: the pass not over within 240 s of the last request",
-        rssMb: 'VmRSS of the core process after the run and its idle minute (steady state: the idle trim done); rssGrowthMb is over the same process with an empty schedule; rssAfterWorkMb: VmRSS right after the requests, before the idle minute (the transient, young generation still grown from loading)',
-        startupMs: 'scheduler.start(): open (and check) the database, import an old schedule file once, start the timer',
-        floors: 'httpFloorP95Ms: a request doing no store work; diskAppendFsyncP95Ms: write + fdatasync of one line on the same disk — create/cancel pay both',
+        settle:
+          "the settling pass: V8's memory reducer's full GCs once the allocation rate is low after the requests (bench/lib/idle-watch.ts); settleS: last request → the pass over (both reducer GCs seen and 3 s without a full GC); settleMajorGcs: full GCs in that time; settleGcPauseMs: their main-thread time (perf_hooks); settleCpuMs: the process's CPU (all threads) over settleS; settleRssFreedMb: VmRSS before − after; settled false: the pass not over within 240 s of the last request",
+        rssMb:
+          'VmRSS of the core process after the run and its idle minute (steady state: the idle trim done); rssGrowthMb is over the same process with an empty schedule; rssAfterWorkMb: VmRSS right after the requests, before the idle minute (the transient, young generation still grown from loading)',
+        startupMs:
+          'scheduler.start(): open (and check) the database, import an old schedule file once, start the timer',
+        floors:
+          'httpFloorP95Ms: a request doing no store work; diskAppendFsyncP95Ms: write + fdatasync of one line on the same disk — create/cancel pay both',
       },
       targets: { ...TARGETS, database: DB_TARGETS },
       loadAverage: { atStart: LOAD_AT_START, atEnd: os.loadavg().map((l) => round(l)), cores: os.cpus().length },
-      baseline: { rssMb: round(baseline.rssMb), idleCpuPercent: round(baseline.idle.steadyPercent, 3), idleWakeupsPerMin: round(baseline.idle.steadyWakeupsPerMin, 1), idleCpuAfterWorkPercent: round(baseline.idle.afterWorkPercent, 3), settleCpuMs: round(baseline.idle.settleCpuMs), settleS: round(baseline.idle.settleS, 1), httpFloorP95Ms: baseline.httpFloor, diskAppendFsyncP95Ms: diskFloor },
+      baseline: {
+        rssMb: round(baseline.rssMb),
+        idleCpuPercent: round(baseline.idle.steadyPercent, 3),
+        idleWakeupsPerMin: round(baseline.idle.steadyWakeupsPerMin, 1),
+        idleCpuAfterWorkPercent: round(baseline.idle.afterWorkPercent, 3),
+        settleCpuMs: round(baseline.idle.settleCpuMs),
+        settleS: round(baseline.idle.settleS, 1),
+        httpFloorP95Ms: baseline.httpFloor,
+        diskAppendFsyncP95Ms: diskFloor,
+      },
       schedule: rows,
       notes,
       // One object, as issue 54 names it: the year of calls (transcriptLines…) and the schedule (schedule100k…).
-      database: { ...notesDatabase, ...scheduleDatabase, definitions: { ...DATABASE_DEFINITIONS, ...scheduleDatabase.definitions } },
+      database: {
+        ...notesDatabase,
+        ...scheduleDatabase,
+        definitions: { ...DATABASE_DEFINITIONS, ...scheduleDatabase.definitions },
+      },
     },
     null,
     2,
@@ -435,14 +605,21 @@ async function measureDatabaseSection(measured: ReturnType<typeof scheduleFigure
   const jsonl: ReturnType<typeof scheduleFigures>[] = [];
   const release = extractReleaseTree(ref);
   try {
-    const { fillSchedule: releaseFill } = (await import(path.join(release, 'bench', 'lib', 'store-fill.ts'))) as { fillSchedule: StoreUnderTest['fill'] };
+    const { fillSchedule: releaseFill } = (await import(path.join(release, 'bench', 'lib', 'store-fill.ts'))) as {
+      fillSchedule: StoreUnderTest['fill'];
+    };
     for (const size of SIZES) {
       process.stdout.write(`measuring release ${ref}'s JSONL store at ${size.toLocaleString('en')} entries…\n`);
-      const m = await measureSchedule(size, { core: path.join(release, 'bench', 'lib', 'store-core.ts'), fill: releaseFill });
+      const m = await measureSchedule(size, {
+        core: path.join(release, 'bench', 'lib', 'store-core.ts'),
+        fill: releaseFill,
+      });
       const row = scheduleFigures(size, m);
       jsonl.push(row);
       const sql = bySize(measured, size);
-      console.log(`  ${size.toLocaleString('en')}: database create/cancel/list p95 ${sql?.createP95Ms}/${sql?.cancelP95Ms}/${sql?.listP95Ms} ms, idle CPU ${sql?.idleCpuPercent} % — JSONL ${row.createP95Ms}/${row.cancelP95Ms}/${row.listP95Ms} ms, ${row.idleCpuPercent} %`);
+      console.log(
+        `  ${size.toLocaleString('en')}: database create/cancel/list p95 ${sql?.createP95Ms}/${sql?.cancelP95Ms}/${sql?.listP95Ms} ms, idle CPU ${sql?.idleCpuPercent} % — JSONL ${row.createP95Ms}/${row.cancelP95Ms}/${row.listP95Ms} ms, ${row.idleCpuPercent} %`,
+      );
     }
   } finally {
     rmSync(release, { recursive: true, force: true });
@@ -450,28 +627,50 @@ async function measureDatabaseSection(measured: ReturnType<typeof scheduleFigure
   const [load1, load5, load15] = loadavg();
   return {
     definitions: {
-      scheduleNk: 'this tree\'s schedule store (the database) with N thousand pending entries: the `schedule` row of the same size (same definitions)',
+      scheduleNk:
+        "this tree's schedule store (the database) with N thousand pending entries: the `schedule` row of the same size (same definitions)",
       scheduleJsonl: `release ${ref}'s JSONL journal store measured the same way in the same run`,
-      loadAverage: 'the machine\'s 1/5/15-minute load average when the section finished (figures from a loaded machine are upper bounds)',
+      loadAverage:
+        "the machine's 1/5/15-minute load average when the section finished (figures from a loaded machine are upper bounds)",
     },
     schedule1k: bySize(measured, 1000),
     schedule10k: bySize(measured, 10_000),
     schedule100k: bySize(measured, 100_000),
-    scheduleJsonl: { ref, schedule1k: bySize(jsonl, 1000), schedule10k: bySize(jsonl, 10_000), schedule100k: bySize(jsonl, 100_000) },
+    scheduleJsonl: {
+      ref,
+      schedule1k: bySize(jsonl, 1000),
+      schedule10k: bySize(jsonl, 10_000),
+      schedule100k: bySize(jsonl, 100_000),
+    },
     loadAverage: [round(load1!, 2), round(load5!, 2), round(load15!, 2)],
   };
 }
 
 /** The figures of one measured size (what the database section compares). */
 function scheduleFigures(entries: number, m: Awaited<ReturnType<typeof measureSchedule>>) {
-  return { entries, createP95Ms: round(m.creates.p95_ms), cancelP95Ms: round(m.cancels.p95_ms), listP95Ms: round(m.lists.p95_ms), idleCpuPercent: round(m.idle.steadyPercent, 3), startupMs: round(m.startupMs), rssMb: round(m.rssMb) };
+  return {
+    entries,
+    createP95Ms: round(m.creates.p95_ms),
+    cancelP95Ms: round(m.cancels.p95_ms),
+    listP95Ms: round(m.lists.p95_ms),
+    idleCpuPercent: round(m.idle.steadyPercent, 3),
+    startupMs: round(m.startupMs),
+    rssMb: round(m.rssMb),
+  };
 }
 
 /** `main/`, `bench/lib/` and package.json of `ref` in a temp folder, with this tree's node_modules linked in. */
 function extractReleaseTree(ref: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'lvb-bench-release-'));
   const root = path.resolve(HERE, '..');
-  execFileSync('sh', ['-c', `git -C "$1" archive "$2" main bench/lib package.json | tar -x -C "$3"`, 'sh', root, ref, dir]);
+  execFileSync('sh', [
+    '-c',
+    `git -C "$1" archive "$2" main bench/lib package.json | tar -x -C "$3"`,
+    'sh',
+    root,
+    ref,
+    dir,
+  ]);
   symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
 }

@@ -47,11 +47,20 @@ interface RunResult {
   botFramesDecryptedPercent: number;
   /** Non-silence product frames that left unencrypted while the group was ready (must be 0). */
   botFramesPlainWhileE2ee: number;
-  product: { cpuPercentTypical: number | null; cpuPercentWorst10s: number | null; rssMbEnd: number | null; rssMbPeak: number | null };
+  product: {
+    cpuPercentTypical: number | null;
+    cpuPercentWorst10s: number | null;
+    rssMbEnd: number | null;
+    rssMbPeak: number | null;
+  };
 }
 
 async function run(daveProtocolVersion: 0 | 1): Promise<RunResult> {
-  const fake = await startFakeDiscord({ daveProtocolVersion, trustCertificates: false, extraUsers: ['guest', 'visitor'] });
+  const fake = await startFakeDiscord({
+    daveProtocolVersion,
+    trustCertificates: false,
+    extraUsers: ['guest', 'visitor'],
+  });
   const guest = fake.user('guest');
   const visitor = fake.user('visitor');
   fake.userJoinVoice(guest.id);
@@ -90,7 +99,8 @@ async function run(daveProtocolVersion: 0 | 1): Promise<RunResult> {
     const framesDecoded = (report.framesDecoded[fake.owner.id] ?? 0) + (report.framesDecoded[guest.id] ?? 0);
     const listener = fake.recorder.listener;
     const botFramesSent = listener.framesSent - listenerBefore.framesSent;
-    const heard = daveProtocolVersion === 1 ? listener.decrypted - listenerBefore.decrypted : listener.plain - listenerBefore.plain;
+    const heard =
+      daveProtocolVersion === 1 ? listener.decrypted - listenerBefore.decrypted : listener.plain - listenerBefore.plain;
     const cpu = samples.slice(1).map((s, i) => cpuPercent(samples[i]!, s));
     const windows: number[] = [];
     for (let i = 10; i < samples.length; i++) windows.push(cpuPercent(samples[i - 10]!, samples[i]!));
@@ -131,26 +141,41 @@ function print(v1: RunResult, v0: RunResult): void {
   const rows: [string, (r: RunResult) => string, string][] = [
     ['DAVE protocol version', (r) => String(r.daveProtocolVersion), ''],
     ['speaker frames sent', (r) => String(r.framesSent), ''],
-    ['speaker frames decoded', (r) => `${r.framesDecoded} (${r.speakerFramesDecodedPercent} %)`, `≥ ${TARGETS.speakerFramesDecodedPercent} %`],
+    [
+      'speaker frames decoded',
+      (r) => `${r.framesDecoded} (${r.speakerFramesDecodedPercent} %)`,
+      `≥ ${TARGETS.speakerFramesDecodedPercent} %`,
+    ],
     ['  E2EE / passthrough / padded', (r) => `${r.e2eeFrames} / ${r.passthroughFrames} / ${r.paddedFrames}`, ''],
     ['bot frames sent (non-silence)', (r) => String(r.botFramesSent), ''],
-    ['bot frames the listener could play', (r) => `${r.botFramesDecryptedByListener} (${r.botFramesDecryptedPercent} %)`, `${TARGETS.botFramesDecryptedPercent} % at v1`],
+    [
+      'bot frames the listener could play',
+      (r) => `${r.botFramesDecryptedByListener} (${r.botFramesDecryptedPercent} %)`,
+      `${TARGETS.botFramesDecryptedPercent} % at v1`,
+    ],
     ['bot frames plain while E2EE', (r) => String(r.botFramesPlainWhileE2ee), '0'],
     ['transitions / decrypt failures', (r) => `${r.transitions} / ${r.decryptFailures}`, ''],
     ['recoveries / rejoins', (r) => `${r.recoveries} / ${r.rejoins}`, 'rejoins ≤ 3/min'],
-    ['product CPU typical / worst 10 s', (r) => `${r.product.cpuPercentTypical} / ${r.product.cpuPercentWorst10s} % of a core`, ''],
+    [
+      'product CPU typical / worst 10 s',
+      (r) => `${r.product.cpuPercentTypical} / ${r.product.cpuPercentWorst10s} % of a core`,
+      '',
+    ],
     ['product RSS end / peak', (r) => `${r.product.rssMbEnd} / ${r.product.rssMbPeak} MB`, ''],
   ];
   const w = [36, 30, 30];
   console.log(`\nbench:voice — ${v1.callSeconds} s call, two DAVE speakers, a third user joins and leaves mid-call`);
   console.log(`${'metric'.padEnd(w[0]!)}${'DAVE v1 (E2EE)'.padEnd(w[1]!)}${'DAVE v0 (reference)'.padEnd(w[2]!)}target`);
-  for (const [name, get, target] of rows) console.log(`${name.padEnd(w[0]!)}${get(v1).padEnd(w[1]!)}${get(v0).padEnd(w[2]!)}${target}`);
+  for (const [name, get, target] of rows)
+    console.log(`${name.padEnd(w[0]!)}${get(v1).padEnd(w[1]!)}${get(v0).padEnd(w[2]!)}${target}`);
 }
 
 /** `--churn N`: only the room-churn run, written as the `churn` row beside the last full run's figures. */
 const churnArg = process.argv.indexOf('--churn');
 const CHURN_TARGETS = { maxDeafMs: 2000, maxMuteMs: 2000, decodedOutsideDeafWindowsPercent: 99.9, rejoins: 3 } as const;
-const previous = existsSync(RESULTS) ? z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(RESULTS, 'utf8'))) : {};
+const previous = existsSync(RESULTS)
+  ? z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(RESULTS, 'utf8')))
+  : {};
 mkdirSync(path.dirname(RESULTS), { recursive: true });
 if (churnArg >= 0) {
   const changes = Math.max(2, Number(process.argv[churnArg + 1]) || 50);
@@ -179,6 +204,9 @@ const definitions = {
 };
 // A churn row from an earlier `--churn` run is kept.
 const keptChurn = previous.churn === undefined ? {} : { churn: previous.churn };
-writeFileSync(RESULTS, `${JSON.stringify({ ...v1, reference: { daveV0: v0 }, targets: TARGETS, definitions, measuredAt: new Date().toISOString(), ...keptChurn }, null, 2)}\n`);
+writeFileSync(
+  RESULTS,
+  `${JSON.stringify({ ...v1, reference: { daveV0: v0 }, targets: TARGETS, definitions, measuredAt: new Date().toISOString(), ...keptChurn }, null, 2)}\n`,
+);
 console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)}`);
 process.exit(0);

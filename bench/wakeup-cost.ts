@@ -43,7 +43,10 @@ if (role === 'receiver' || role === 'busy-receiver') {
   const child = async (childRole: string): Promise<{ process: ChildProcess; port: number }> => {
     const proc = fork(self, [childRole]);
     children.push(proc);
-    const port = childRole === 'sender' ? 0 : await new Promise<number>((resolve) => proc.once('message', (p) => resolve(p as number)));
+    const port =
+      childRole === 'sender'
+        ? 0
+        : await new Promise<number>((resolve) => proc.once('message', (p) => resolve(p as number)));
     return { process: proc, port };
   };
   const measure = async (label: string, start: () => () => void): Promise<void> => {
@@ -56,10 +59,12 @@ if (role === 'receiver' || role === 'busy-receiver') {
     stop();
     console.log(`${percent.toFixed(2).padStart(6)} %  ${label}`);
   };
-  const interval = (ms: number, fn: () => void = () => undefined) => () => {
-    const timer = setInterval(fn, ms);
-    return () => clearInterval(timer);
-  };
+  const interval =
+    (ms: number, fn: () => void = () => undefined) =>
+    () => {
+      const timer = setInterval(fn, ms);
+      return () => clearInterval(timer);
+    };
 
   console.log('% of one core  what runs (this process)');
   await measure('nothing', () => () => undefined);
@@ -71,7 +76,10 @@ if (role === 'receiver' || role === 'busy-receiver') {
   for (const receiverRole of ['receiver', 'busy-receiver']) {
     const receiver = await child(receiverRole);
     const who = receiverRole === 'receiver' ? 'a sleeping process' : 'a busy process (nothing to wake)';
-    await measure(`setInterval 20 ms + a 160-byte UDP send per tick to ${who}`, interval(20, () => out.send(PACKET, receiver.port, '127.0.0.1')));
+    await measure(
+      `setInterval 20 ms + a 160-byte UDP send per tick to ${who}`,
+      interval(20, () => out.send(PACKET, receiver.port, '127.0.0.1')),
+    );
     receiver.process.kill();
   }
 

@@ -59,6 +59,10 @@ if (olderThan(process.versions.node, minimum)) {
 // pid, stdio and signals: nothing is left behind to forward them); where execve does not exist
 // (Windows) it runs here with V8's defaults.
 if (coreFlags.some((flag) => !process.execArgv.includes(flag)) && typeof process.execve === 'function') {
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...coreFlags, fileURLToPath(entry), ...process.argv.slice(2)], process.env);
+  process.execve(
+    process.execPath,
+    [process.execPath, ...process.execArgv, ...coreFlags, fileURLToPath(entry), ...process.argv.slice(2)],
+    process.env,
+  );
 }
 await import(entry.href);

@@ -13,7 +13,14 @@ import { parseAt, parseIn, resolveZone, TimeInputError } from './cli/human-time.
 import { withIsoTimes } from './cli/json-times.ts';
 import { handedLine, healthSummary, notifyLine, scheduledLine, scheduleTable, statusSummary } from './cli/output.ts';
 import { talkRequest } from './cli/talk-command.ts';
-import { EXIT, notifyVerdict, sidecarClient, SidecarNoAnswerError, SidecarUnavailableError, tokenSource } from './cli/sidecar-client.ts';
+import {
+  EXIT,
+  notifyVerdict,
+  sidecarClient,
+  SidecarNoAnswerError,
+  SidecarUnavailableError,
+  tokenSource,
+} from './cli/sidecar-client.ts';
 import { HELP_POINTER, parseOptions, unknownCommand, USAGE, UsageError } from './cli/usage.ts';
 
 /** Worst case of a synchronous /notify under auto: voice bound, two Discord sends, webhook retries. */
@@ -45,12 +52,20 @@ function print(out: Output, body: unknown, human: () => string): void {
  * token (configuration), else 1.
  */
 function failed(sidecar: Sidecar, response: SidecarResponse, extra: ErrorContext = {}): number {
-  process.stderr.write(`${sidecarErrorLine(response.status, response.body, { ...sidecar.context, ...extra }, sidecar.client.baseUrl)}\n`);
+  process.stderr.write(
+    `${sidecarErrorLine(response.status, response.body, { ...sidecar.context, ...extra }, sidecar.client.baseUrl)}\n`,
+  );
   return response.status === 401 ? EXIT.usage : EXIT.failed;
 }
 
 /** An error answer → failed(); else the printer's output and exit 0. */
-function answer<Body>(out: Output, sidecar: Sidecar, response: SidecarResponse<Body>, human: (body: Body) => string, extra: ErrorContext = {}): number {
+function answer<Body>(
+  out: Output,
+  sidecar: Sidecar,
+  response: SidecarResponse<Body>,
+  human: (body: Body) => string,
+  extra: ErrorContext = {},
+): number {
   if (response.status >= 400) return failed(sidecar, response, extra);
   print(out, response.body, () => human(response.body));
   return EXIT.ok;
@@ -62,7 +77,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 /** The caller's --idempotency-key, or a fresh one. */
 function idempotencyKeyFrom(given: string | undefined): string {
   if (given === undefined) return `cli-${randomUUID()}`;
-  if (!IDEMPOTENCY_KEY.test(given)) throw new UsageError('--idempotency-key: 1 to 200 visible ASCII characters (no spaces)');
+  if (!IDEMPOTENCY_KEY.test(given))
+    throw new UsageError('--idempotency-key: 1 to 200 visible ASCII characters (no spaces)');
   return given;
 }
 
@@ -70,7 +86,11 @@ function idempotencyKeyFrom(given: string | undefined): string {
  * POST /notify or /schedule with an Idempotency-Key. With no answer in time the key is printed, so
  * the same command run again with it gets the first request's answer instead of a second delivery.
  */
-async function postKeyed<Body>(route: '/notify' | '/schedule', send: () => Promise<SidecarResponse<Body>>, key: string): Promise<SidecarResponse<Body> | number> {
+async function postKeyed<Body>(
+  route: '/notify' | '/schedule',
+  send: () => Promise<SidecarResponse<Body>>,
+  key: string,
+): Promise<SidecarResponse<Body> | number> {
   const what = route === '/notify' ? 'the notification may still be delivered' : 'the entry may have been scheduled';
   // /notify keys live in the sidecar's memory, /schedule keys in the schedule file (routes/notify.ts).
   const kept = route === '/notify' ? ' (the sidecar remembers it until it restarts)' : ' (remembered for 24 h)';
@@ -98,13 +118,20 @@ async function status(out: Output): Promise<number> {
   // Both at once; reminders need the token, and without one the summary still shows the rest.
   // /health is public, so a refused token shows only here: it fails the command (never a screen
   // that says "ok" with the reminders silently missing).
-  const [health, reminders] = await Promise.all([client.health(), client.hasToken ? client.listSchedule({ state: 'scheduled', limit: 1 }) : null]);
+  const [health, reminders] = await Promise.all([
+    client.health(),
+    client.hasToken ? client.listSchedule({ state: 'scheduled', limit: 1 }) : null,
+  ]);
   if (health.status >= 400) return failed(sidecar, health);
   if (reminders && reminders.status >= 400) return failed(sidecar, reminders);
   // Without a token the reminders cannot be read: the screen says so instead of leaving the line out.
-  const page = reminders ? reminders.body : `no sidecar token to read them with (${sidecar.context.token?.file ?? 'the token file'} does not exist or is empty)`;
+  const page = reminders
+    ? reminders.body
+    : `no sidecar token to read them with (${sidecar.context.token?.file ?? 'the token file'} does not exist or is empty)`;
   const now = Date.now() / 1000;
-  print(out, { health: health.body, reminders: typeof page === 'string' ? null : page }, () => statusSummary(health.body, page, resolveZone(undefined), now));
+  print(out, { health: health.body, reminders: typeof page === 'string' ? null : page }, () =>
+    statusSummary(health.body, page, resolveZone(undefined), now),
+  );
   return EXIT.ok;
 }
 
@@ -130,13 +157,24 @@ async function schedule(rest: string[], out: Output): Promise<number> {
   const now = Date.now() / 1000;
   if (values.list) {
     const zone = resolveZone(values.tz);
-    return answer(out, sidecar, await client.listSchedule({ cursor: values.cursor }), (page) => scheduleTable(page, zone, now, out.width));
+    return answer(out, sidecar, await client.listSchedule({ cursor: values.cursor }), (page) =>
+      scheduleTable(page, zone, now, out.width),
+    );
   }
   if (values.cancel) {
     const cancelled = await client.cancelSchedule(values.cancel);
-    return answer(out, sidecar, cancelled, (body) => `Cancelled ${body.cancelled}${body.entry.repeat ? ' (the whole series)' : ''}: ${body.entry.text}`, { id: values.cancel });
+    return answer(
+      out,
+      sidecar,
+      cancelled,
+      (body) => `Cancelled ${body.cancelled}${body.entry.repeat ? ' (the whole series)' : ''}: ${body.entry.text}`,
+      { id: values.cancel },
+    );
   }
-  const text = textOf(positionals, 'schedule needs the text, and --in 10m, --at 09:30 or --repeat RULE (or --list / --cancel ID)');
+  const text = textOf(
+    positionals,
+    'schedule needs the text, and --in 10m, --at 09:30 or --repeat RULE (or --list / --cancel ID)',
+  );
   const request: ScheduleRequestBody = { text, mode: values.mode ?? 'auto', title: values.title, source: 'cli' };
   let zone = resolveZone(values.tz);
   if (values.repeat !== undefined) {
@@ -152,23 +190,48 @@ async function schedule(rest: string[], out: Output): Promise<number> {
     // The moment itself, not a delay the sidecar adds to its own clock: it fires at the second typed.
     request.fire_at_epoch = at.fireAt;
   } else {
-    throw new UsageError('schedule needs a time: --in 10m, --at 09:30 (or "tomorrow 9:00"), or --repeat daily|weekdays|"CRON"');
+    throw new UsageError(
+      'schedule needs a time: --in 10m, --at 09:30 (or "tomorrow 9:00"), or --repeat daily|weekdays|"CRON"',
+    );
   }
   const key = idempotencyKeyFrom(values['idempotency-key']);
-  const response = await postKeyed('/schedule', () => client.schedule(request, { headers: { 'idempotency-key': key } }), key);
+  const response = await postKeyed(
+    '/schedule',
+    () => client.schedule(request, { headers: { 'idempotency-key': key } }),
+    key,
+  );
   if (typeof response === 'number') return response;
   return answer(out, sidecar, response, (created) => scheduledLine(created, zone, now));
 }
 
 async function notify(rest: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseOptions('notify', { args: rest, allowPositionals: true, options: { mode: { type: 'string' }, title: { type: 'string' }, urgent: { type: 'boolean' }, 'idempotency-key': { type: 'string' } } });
+  const { values, positionals } = parseOptions('notify', {
+    args: rest,
+    allowPositionals: true,
+    options: {
+      mode: { type: 'string' },
+      title: { type: 'string' },
+      urgent: { type: 'boolean' },
+      'idempotency-key': { type: 'string' },
+    },
+  });
   const text = textOf(positionals, 'notify needs the text to deliver');
   const key = idempotencyKeyFrom(values['idempotency-key']);
   const sidecar = connect();
   const { client } = sidecar;
   // /notify answers with the final outcome: a voice text may wait for a pause (20 s), then the other modes.
-  const request = { text, mode: (values.mode ?? 'auto') as NotifyRequest['mode'], title: values.title, urgent: values.urgent, source: 'cli' };
-  const response = await postKeyed('/notify', () => client.notify(request, { timeoutMs: NOTIFY_TIMEOUT_MS, headers: { 'idempotency-key': key } }), key);
+  const request = {
+    text,
+    mode: (values.mode ?? 'auto') as NotifyRequest['mode'],
+    title: values.title,
+    urgent: values.urgent,
+    source: 'cli',
+  };
+  const response = await postKeyed(
+    '/notify',
+    () => client.notify(request, { timeoutMs: NOTIFY_TIMEOUT_MS, headers: { 'idempotency-key': key } }),
+    key,
+  );
   if (typeof response === 'number') return response;
   if (response.status >= 400) return failed(sidecar, response);
   print(out, response.body, () => notifyLine(response.body));
@@ -183,7 +246,10 @@ async function main(argv: string[]): Promise<number> {
   const end = args.indexOf('--');
   const options = end < 0 ? args : args.slice(0, end);
   const rest = options.filter((a) => a !== '--json').concat(end < 0 ? [] : args.slice(end));
-  const out: Output = { json: options.includes('--json') || !process.stdout.isTTY, width: process.stdout.columns || 100 };
+  const out: Output = {
+    json: options.includes('--json') || !process.stdout.isTTY,
+    width: process.stdout.columns || 100,
+  };
   // `schedule --help` (any client command's) is the help, not an unknown option; the demo and tool have their own.
   if (command !== 'tool' && command !== 'demo' && (options.includes('--help') || options.includes('-h'))) return help();
   switch (command) {
@@ -197,7 +263,9 @@ async function main(argv: string[]): Promise<number> {
       const request = notesRequest(command, rest);
       const sidecar = connect();
       const response = await sidecar.client.request('GET', request.path);
-      return answer(request.raw ? { ...out, json: false } : out, sidecar, response, (body) => request.render(body, out.width).replace(/\n$/, ''));
+      return answer(request.raw ? { ...out, json: false } : out, sidecar, response, (body) =>
+        request.render(body, out.width).replace(/\n$/, ''),
+      );
     }
     case 'health': {
       const sidecar = connect();
@@ -206,29 +274,52 @@ async function main(argv: string[]): Promise<number> {
     case 'status':
       return status(out);
     case 'join': {
-      const { values } = parseOptions('join', { args: rest, options: { guild: { type: 'string' }, channel: { type: 'string' } } });
-      if ((values.guild === undefined) !== (values.channel === undefined)) throw new UsageError('join: give both --guild ID and --channel ID, or neither');
-      const target = values.guild && values.channel ? { guild_id: values.guild, channel_id: values.channel } : undefined;
+      const { values } = parseOptions('join', {
+        args: rest,
+        options: { guild: { type: 'string' }, channel: { type: 'string' } },
+      });
+      if ((values.guild === undefined) !== (values.channel === undefined))
+        throw new UsageError('join: give both --guild ID and --channel ID, or neither');
+      const target =
+        values.guild && values.channel ? { guild_id: values.guild, channel_id: values.channel } : undefined;
       const sidecar = connect();
-      return answer(out, sidecar, await sidecar.client.join(target), () => 'In the call: the model hears the voice channel now.');
+      return answer(
+        out,
+        sidecar,
+        await sidecar.client.join(target),
+        () => 'In the call: the model hears the voice channel now.',
+      );
     }
     case 'leave': {
       parseOptions('leave', { args: rest, options: {} });
       const sidecar = connect();
-      return answer(out, sidecar, await sidecar.client.leave('cli'), (body) => (body.stopped ? 'Left the call.' : 'There was no call to leave.'));
+      return answer(out, sidecar, await sidecar.client.leave('cli'), (body) =>
+        body.stopped ? 'Left the call.' : 'There was no call to leave.',
+      );
     }
     case 'say':
     case 'announce':
     case 'ask': {
-      const { values, positionals } = parseOptions(command, { args: rest, allowPositionals: true, options: { 'no-wait': { type: 'boolean' } } });
-      const text = textOf(positionals, command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`);
+      const { values, positionals } = parseOptions(command, {
+        args: rest,
+        allowPositionals: true,
+        options: { 'no-wait': { type: 'boolean' } },
+      });
+      const text = textOf(
+        positionals,
+        command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`,
+      );
       const sidecar = connect();
       const handed = await sidecar.client.hand(command === 'ask' ? 'message' : command, text, 'cli');
       // By default the command waits for what became of it (spoken, cut, dropped: cli/say-command.ts).
       if (values['no-wait'] || handed.status >= 400) return answer(out, sidecar, handed, handedLine);
       if (!out.json) process.stdout.write(`${handedLine(handed.body)}\n`);
       const { waitForSpoken } = await import('./cli/say-command.ts');
-      return waitForSpoken(sidecar.client, handed.body, { json: out.json, write: (line) => process.stdout.write(`${line}\n`), writeError: (line) => process.stderr.write(`${line}\n`) });
+      return waitForSpoken(sidecar.client, handed.body, {
+        json: out.json,
+        write: (line) => process.stdout.write(`${line}\n`),
+        writeError: (line) => process.stderr.write(`${line}\n`),
+      });
     }
     case 'notify':
       return notify(rest, out);
@@ -240,13 +331,23 @@ async function main(argv: string[]): Promise<number> {
       if ('error' in request) throw new UsageError(request.error);
       const sidecar = connect();
       return answer(out, sidecar, await sidecar.client.request('POST', request.route, request.body), () =>
-        command === 'mute' ? (rest[0] === 'on' ? 'Muted: no voice reaches the model.' : 'Unmuted: the model hears the call.') : `Push-to-talk: ${rest[0]}.`,
+        command === 'mute'
+          ? rest[0] === 'on'
+            ? 'Muted: no voice reaches the model.'
+            : 'Unmuted: the model hears the call.'
+          : `Push-to-talk: ${rest[0]}.`,
       );
     }
     case 'patience': {
       const { runPatience } = await import('./cli/patience-run.ts');
       const sidecar = connect();
-      return runPatience(rest, { client: sidecar.client, json: out.json, write: (line) => process.stdout.write(`${line}\n`), writeError: (line) => process.stderr.write(`${line}\n`), fail: (response) => failed(sidecar, response) });
+      return runPatience(rest, {
+        client: sidecar.client,
+        json: out.json,
+        write: (line) => process.stdout.write(`${line}\n`),
+        writeError: (line) => process.stderr.write(`${line}\n`),
+        fail: (response) => failed(sidecar, response),
+      });
     }
     case 'dashboard': {
       const sidecar = connect();
@@ -261,7 +362,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'mcp': {
       const { runStdioBridge } = await import('./core/sidecar-client/mcp-stdio-bridge.ts');
-      await runStdioBridge({ client: connect().client, warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`) });
+      await runStdioBridge({
+        client: connect().client,
+        warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`),
+      });
       return 0;
     }
     case 'demo': {
@@ -272,7 +376,9 @@ async function main(argv: string[]): Promise<number> {
         return null;
       });
       if (demo === null) {
-        process.stderr.write('live-voice-bridge demo: the demo is not part of the installed app; run it from a checkout (README Quick start)\n');
+        process.stderr.write(
+          'live-voice-bridge demo: the demo is not part of the installed app; run it from a checkout (README Quick start)\n',
+        );
         return 2;
       }
       return demo.runDemo(rest);

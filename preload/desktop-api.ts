@@ -4,8 +4,7 @@
 // modules at run time, so both sides check their channel literals against these types instead.
 
 export type CaptureResult =
-  | { ok: true; mime: 'image/png'; data: Uint8Array; width: number; height: number }
-  | { ok: false; error: string };
+  { ok: true; mime: 'image/png'; data: Uint8Array; width: number; height: number } | { ok: false; error: string };
 
 export interface IpcContract {
   'lvb:capture-screenshot': { response: CaptureResult };

@@ -45,12 +45,27 @@ export class ApprovalPrompt {
     this.#host.hidden = items.length === 0;
     this.#host.replaceChildren(
       ...items.map((view) => {
-        const allow: HTMLButtonElement = h('button', { class: 'primary', type: 'button', onclick: () => void this.#decide(view, true, allow) }, 'Allow');
-        const refuse: HTMLButtonElement = h('button', { type: 'button', onclick: () => void this.#decide(view, false, refuse) }, 'Refuse');
+        const allow: HTMLButtonElement = h(
+          'button',
+          { class: 'primary', type: 'button', onclick: () => void this.#decide(view, true, allow) },
+          'Allow',
+        );
+        const refuse: HTMLButtonElement = h(
+          'button',
+          { type: 'button', onclick: () => void this.#decide(view, false, refuse) },
+          'Refuse',
+        );
         return h(
           'div',
           { class: 'approval', 'data-approval-id': view.id },
-          h('p', {}, 'The model wants to run ', h('strong', {}, view.tool), ` (MCP server ${view.server}) with `, h('code', {}, view.args)),
+          h(
+            'p',
+            {},
+            'The model wants to run ',
+            h('strong', {}, view.tool),
+            ` (MCP server ${view.server}) with `,
+            h('code', {}, view.args),
+          ),
           h('div', { class: 'approval-actions' }, allow, refuse),
         );
       }),

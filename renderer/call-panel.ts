@@ -2,14 +2,28 @@
 // meters (the latency plot lives in its own panel). It shows only a state it has confirmed: until the
 // first /health answer it says "loading", when /events drops it says "disconnected", signed out it
 // says so, and in all three every action is disabled.
-import type { BridgeState, BridgeStateEvent, HealthReport, LatencySummary, LevelReading, TalkState } from '../main/core/api-types.ts';
+import type {
+  BridgeState,
+  BridgeStateEvent,
+  HealthReport,
+  LatencySummary,
+  LevelReading,
+  TalkState,
+} from '../main/core/api-types.ts';
 import { api, friendlyMessage } from './api.ts';
 import { deriveCallView, type CallView } from './call-view-state.ts';
 import { byId, setBusy, status } from './dom.ts';
 import { describeDave, latencyPoint, levelPercent, missingConfiguration, type PageLink } from './format.ts';
 import { LatencyPlot } from './latency-plot.ts';
 import { formatMoment } from './moment-format.ts';
-import { ACTIVITY_WORDS, INITIAL_ACTIVITY, nextActivity, settle, THINKING_MS, type ActivityTracker } from './model-activity.ts';
+import {
+  ACTIVITY_WORDS,
+  INITIAL_ACTIVITY,
+  nextActivity,
+  settle,
+  THINKING_MS,
+  type ActivityTracker,
+} from './model-activity.ts';
 import { TalkControls } from './talk-controls.ts';
 import { sayOutcomeLine } from './say-outcome.ts';
 
@@ -32,7 +46,12 @@ export class CallPanel {
   readonly #speaking = byId('speaking');
   readonly #sayText = byId<HTMLInputElement>('say-text');
   readonly #saySubmit = byId<HTMLButtonElement>('say-submit');
-  readonly #plot = new LatencyPlot(byId('latency-plot') as unknown as SVGSVGElement, byId('latency-empty'), byId('latency-y'), byId('latency-x'));
+  readonly #plot = new LatencyPlot(
+    byId('latency-plot') as unknown as SVGSVGElement,
+    byId('latency-empty'),
+    byId('latency-y'),
+    byId('latency-x'),
+  );
   #state: BridgeState = 'idle';
   #since = 0;
   #reason: string | undefined;
@@ -43,7 +62,10 @@ export class CallPanel {
   /** Connections from the last /health, shown only while the page is live. */
   #facts = { discord: '—', dave: '—', model: '—' };
   /** Mute / push-to-talk (the state is kept across calls: muting before joining joins muted). */
-  readonly #talk = new TalkControls((message) => status(this.#status, message, 'error'), () => this.#render());
+  readonly #talk = new TalkControls(
+    (message) => status(this.#status, message, 'error'),
+    () => this.#render(),
+  );
   readonly #stopTalking = byId<HTMLButtonElement>('stop-talking');
   readonly #activityEl = byId('model-activity');
   #activity: ActivityTracker = INITIAL_ACTIVITY;
@@ -114,10 +136,13 @@ export class CallPanel {
     this.#facts = {
       discord: health.connections.discord,
       dave: describeDave(health.dave),
-      model: health.live_model ? `${health.connections.model} · ${health.live_model.provider} ${health.live_model.model}` : health.connections.model,
+      model: health.live_model
+        ? `${health.connections.model} · ${health.live_model.provider} ${health.live_model.model}`
+        : health.connections.model,
     };
     this.#setState(health.bridge.state, health.bridge.since, health.bridge.reason);
-    if (health.audio.input_level && health.audio.output_level) this.onLevels({ input: health.audio.input_level, output: health.audio.output_level, speaking: [] });
+    if (health.audio.input_level && health.audio.output_level)
+      this.onLevels({ input: health.audio.input_level, output: health.audio.output_level, speaking: [] });
   }
 
   /** A `talk` event: mute / push-to-talk changed (from here, the tray, a key or the CLI). */
@@ -135,7 +160,9 @@ export class CallPanel {
     setMeter(this.#meterIn, levelPercent(levels.input.rms));
     setMeter(this.#meterOut, levelPercent(levels.output.rms));
     void this.#learnNames(levels.speaking);
-    this.#speaking.textContent = levels.speaking.length ? levels.speaking.map((id) => this.#who(id)).join(', ') : 'nobody';
+    this.#speaking.textContent = levels.speaking.length
+      ? levels.speaking.map((id) => this.#who(id)).join(', ')
+      : 'nobody';
     this.#speaking.title = this.#speaking.textContent;
   }
 
@@ -200,7 +227,11 @@ export class CallPanel {
     clearTimeout(this.#activityTimer);
     this.#activityEl.textContent = inCall ? ACTIVITY_WORDS[next.activity] : '—';
     this.#activityEl.dataset.activity = inCall ? next.activity : 'none';
-    if (inCall && next.activity !== 'listening') this.#activityTimer = setTimeout(() => this.#showActivity(settle(this.#activity, Date.now())), next.activity === 'thinking' ? THINKING_MS : 1000);
+    if (inCall && next.activity !== 'listening')
+      this.#activityTimer = setTimeout(
+        () => this.#showActivity(settle(this.#activity, Date.now())),
+        next.activity === 'thinking' ? THINKING_MS : 1000,
+      );
   }
 
   async #interrupt(): Promise<void> {
@@ -248,7 +279,10 @@ export class CallPanel {
 
 /** Keys typed into a field are text, not page shortcuts. */
 function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || target.matches('input:not([type="checkbox"]):not([type="radio"]), textarea, select'));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || target.matches('input:not([type="checkbox"]):not([type="radio"]), textarea, select'))
+  );
 }
 
 /** The core's reasons in words a user would use. */

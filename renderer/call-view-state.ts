@@ -6,7 +6,8 @@ import type { BridgeState, TalkState } from '../main/core/api-types.ts';
 import type { PageLink } from './format.ts';
 
 /** The one state the panel is in; every label, colour and enabled control follows from it. */
-export type CallPhase = Exclude<PageLink, 'live'> | 'unconfigured' | 'idle' | 'joining' | 'in-call' | 'parked' | 'leaving' | 'error';
+export type CallPhase =
+  Exclude<PageLink, 'live'> | 'unconfigured' | 'idle' | 'joining' | 'in-call' | 'parked' | 'leaving' | 'error';
 
 export interface CallViewInput {
   link: PageLink;
@@ -59,7 +60,8 @@ const PILLS: Record<CallPhase, { text: string; kind: PillKind }> = {
 
 /** Why Capture and Choose image wait, by phase (nothing to send a frame to outside a call). */
 function frameWaits(phase: CallPhase): string {
-  if (phase === 'loading' || phase === 'disconnected' || phase === 'signed-out') return 'Waiting for Live Voice Bridge.';
+  if (phase === 'loading' || phase === 'disconnected' || phase === 'signed-out')
+    return 'Waiting for Live Voice Bridge.';
   if (phase === 'unconfigured') return 'No call: set up first, then join voice to send screenshots.';
   if (phase === 'joining') return 'Joining: screenshots can be sent once the call is up.';
   return 'No call: join voice first; a screenshot goes to the model during a call.';
@@ -89,14 +91,20 @@ const BADGES: Record<Exclude<CallPhase, 'in-call' | 'parked' | 'joining' | 'idle
 /** The state in words when mute / push-to-talk act on a live call. */
 export function describeTalk(state: TalkState): string {
   if (state.muted) return 'Muted: the model hears nobody.';
-  if (state.ptt.enabled) return state.ptt.held ? 'Talking: the model hears you while you hold.' : 'Push-to-talk: hold “Hold to talk” (or your talk key) to be heard.';
+  if (state.ptt.enabled)
+    return state.ptt.held
+      ? 'Talking: the model hears you while you hold.'
+      : 'Push-to-talk: hold “Hold to talk” (or your talk key) to be heard.';
   return 'Live: the model hears the call.';
 }
 
 /** Why mute / push-to-talk wait, when the phase is not a call. */
 function talkWaits(phase: CallPhase, talk: TalkState | null): string {
   if (phase === 'loading' || phase === 'disconnected' || phase === 'signed-out' || talk === null) return '';
-  if (phase === 'parked') return talk.muted ? 'Muted: the model hears nobody (and is parked while the room is quiet).' : 'Parked: the model is closed while the room is quiet; speaking (or a message) wakes it.';
+  if (phase === 'parked')
+    return talk.muted
+      ? 'Muted: the model hears nobody (and is parked while the room is quiet).'
+      : 'Parked: the model is closed while the room is quiet; speaking (or a message) wakes it.';
   if (talk.muted) return 'Muted: you will join muted (Unmute to join open).';
   if (phase === 'unconfigured') return 'No call: set up first; Mute and push-to-talk apply in a call.';
   if (phase === 'joining') return 'Joining: Mute and push-to-talk apply once the call is up.';
@@ -111,7 +119,8 @@ export function deriveCallView(input: CallViewInput): CallView {
   // A parked call is still a call in Discord: leave, mute and push-to-talk act on it, and text wakes the model.
   const inDiscord = inCall || phase === 'parked';
   const muted = live && talk?.muted === true;
-  const badgeText = phase in BADGES ? BADGES[phase as keyof typeof BADGES] : inCall && muted ? 'connected · muted' : state;
+  const badgeText =
+    phase in BADGES ? BADGES[phase as keyof typeof BADGES] : inCall && muted ? 'connected · muted' : state;
   return {
     phase,
     badgeState: phase in BADGES ? phase : inCall && muted ? 'muted' : state,
@@ -127,7 +136,14 @@ export function deriveCallView(input: CallViewInput): CallView {
     talkLine: inCall && talk ? describeTalk(talk) : talkWaits(phase, talk),
     muted,
     pill: inCall && muted ? { text: 'in a call · muted', kind: 'warn' } : PILLS[phase],
-    primary: phase === 'unconfigured' ? 'setup' : inDiscord || phase === 'joining' ? 'leave' : phase === 'idle' || phase === 'error' ? 'join' : null,
+    primary:
+      phase === 'unconfigured'
+        ? 'setup'
+        : inDiscord || phase === 'joining'
+          ? 'leave'
+          : phase === 'idle' || phase === 'error'
+            ? 'join'
+            : null,
     frame: inDiscord ? { enabled: true } : { enabled: false, reason: frameWaits(phase) },
   };
 }

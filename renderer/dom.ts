@@ -9,7 +9,11 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 type Attrs = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
 
 /** `h('button', { class: 'x', onclick: fn }, 'Label')`: text children are set as text, never as HTML. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string | null | undefined | false)[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Node | string | null | undefined | false)[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -34,16 +38,34 @@ export function setBusy(button: HTMLButtonElement, busy: boolean, busyLabel?: st
 }
 
 /** A short-lived message in the corner (errors stay until dismissed); `action` adds a button (e.g. Undo) that closes it. */
-export function toast(message: string, kind: 'ok' | 'warn' | 'error' = 'ok', action?: { label: string; run: () => void }): void {
+export function toast(
+  message: string,
+  kind: 'ok' | 'warn' | 'error' = 'ok',
+  action?: { label: string; run: () => void },
+): void {
   const host = byId('toasts');
   const close = h('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×');
   const act = action
-    ? h('button', { type: 'button', class: 'link', onclick: () => {
-        item.remove();
-        action.run();
-      } }, action.label)
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          onclick: () => {
+            item.remove();
+            action.run();
+          },
+        },
+        action.label,
+      )
     : null;
-  const item = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, h('span', {}, message), act, close);
+  const item = h(
+    'div',
+    { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    h('span', {}, message),
+    act,
+    close,
+  );
   host.append(item);
   // Long enough to reach an action button.
   if (kind === 'ok') setTimeout(() => item.remove(), action ? 10_000 : 4000);
@@ -57,7 +79,8 @@ export function status(el: HTMLElement, message: string, kind: 'ok' | 'warn' | '
 }
 
 /** Actions outside the call panel that need the core: held (disabled) while the page is not live (the screenshot panel follows the call view itself). */
-const CORE_ACTIONS = '#sched-submit, #notify-now, #notes-handoff, #settings-save, #schedule-list button, #approvals button';
+const CORE_ACTIONS =
+  '#sched-submit, #notify-now, #notes-handoff, #settings-save, #schedule-list button, #approvals button';
 
 /** Disable every core action while `hold`; release only those this disabled (others keep their own reasons). */
 export function holdActions(hold: boolean): void {

@@ -1,10 +1,33 @@
 // Pure formatting and filtering for the dashboard (no DOM), unit-tested in Node.
 import { formatMoment } from './moment-format.ts';
-import type { DaveSpeakerHealth, DaveStatus, HealthReport, LatencySummary, NoteEvent, NoteKind, NotifyMode, NotifyResult } from '../main/core/api-types.ts';
+import type {
+  DaveSpeakerHealth,
+  DaveStatus,
+  HealthReport,
+  LatencySummary,
+  NoteEvent,
+  NoteKind,
+  NotifyMode,
+  NotifyResult,
+} from '../main/core/api-types.ts';
 
-export const NOTIFY_MODE_CHOICES = ['auto', 'voice', 'dm', 'channel', 'webhook', 'all'] as const satisfies readonly NotifyMode[];
+export const NOTIFY_MODE_CHOICES = [
+  'auto',
+  'voice',
+  'dm',
+  'channel',
+  'webhook',
+  'all',
+] as const satisfies readonly NotifyMode[];
 // Compile-time check that the list above names every mode the API knows.
-const everyModeListed: Record<NotifyMode, true> = { auto: true, voice: true, dm: true, channel: true, webhook: true, all: true };
+const everyModeListed: Record<NotifyMode, true> = {
+  auto: true,
+  voice: true,
+  dm: true,
+  channel: true,
+  webhook: true,
+  all: true,
+};
 void everyModeListed;
 
 export const MODE_LABELS: Record<NotifyMode, string> = {
@@ -74,12 +97,18 @@ export const KIND_LABELS: Record<NoteKind, string> = {
 
 export function filterNotes(notes: readonly NoteEvent[], query: string, kind: NoteFilterKind): NoteEvent[] {
   const q = query.trim().toLowerCase();
-  return notes.filter((n) => (kind === 'all' || KIND_GROUP[n.kind] === kind) && (!q || n.text.toLowerCase().includes(q) || (n.speaker_name ?? n.speaker ?? '').toLowerCase().includes(q)));
+  return notes.filter(
+    (n) =>
+      (kind === 'all' || KIND_GROUP[n.kind] === kind) &&
+      (!q || n.text.toLowerCase().includes(q) || (n.speaker_name ?? n.speaker ?? '').toLowerCase().includes(q)),
+  );
 }
 
 /** Plain text for the clipboard: one `[2026-12-02 09:00:17 Europe/Berlin] speaker: text` line per note. */
 export function notesAsText(notes: readonly NoteEvent[], timeZone?: string): string {
-  return notes.map((n) => `[${formatMoment(n.ts, timeZone)}] ${n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`).join('\n');
+  return notes
+    .map((n) => `[${formatMoment(n.ts, timeZone)}] ${n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]}: ${n.text}`)
+    .join('\n');
 }
 
 /** Keep the newest `max` notes, dropping duplicates by id (snapshot + live stream may overlap). */
@@ -95,7 +124,8 @@ export function mergeNotes(existing: readonly NoteEvent[], incoming: readonly No
   return merged.slice(-max);
 }
 
-export type WhenInput = { kind: 'delay'; amount: number; unit: 'seconds' | 'minutes' | 'hours' } | { kind: 'at'; local: string };
+export type WhenInput =
+  { kind: 'delay'; amount: number; unit: 'seconds' | 'minutes' | 'hours' } | { kind: 'at'; local: string };
 
 const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600 } as const;
 
@@ -106,10 +136,19 @@ const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600 } as const;
 export function localMoment(text: string): number | null {
   const typed = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d))?$/.exec(text);
   if (typed) {
-    const [year, month, day, hour, minute, second] = typed.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+    const [year, month, day, hour, minute, second] = typed.slice(1).map((part) => Number(part ?? 0)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const at = new Date(year, month - 1, day, hour, minute, second);
     // new Date rolls 2026-02-30 over to March: a day that does not exist is refused, not moved.
-    return at.getMonth() === month - 1 && at.getDate() === day && hour < 24 && minute < 60 && second < 60 ? at.getTime() : null;
+    return at.getMonth() === month - 1 && at.getDate() === day && hour < 24 && minute < 60 && second < 60
+      ? at.getTime()
+      : null;
   }
   const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(iso) ? null : iso;
@@ -120,7 +159,10 @@ export function localMoment(text: string): number | null {
  * "at …" as the moment itself (`fire_at_epoch`), so a time typed on the page fires at that second
  * (now + a rounded delay would store it up to half a second early). An error message when it makes no sense.
  */
-export function scheduleTimeFrom(when: WhenInput, nowMs: number): { delay_seconds: number } | { fire_at_epoch: number } | { error: string } {
+export function scheduleTimeFrom(
+  when: WhenInput,
+  nowMs: number,
+): { delay_seconds: number } | { fire_at_epoch: number } | { error: string } {
   if (when.kind === 'delay') {
     if (!Number.isFinite(when.amount) || when.amount <= 0) return { error: 'Give a delay greater than zero.' };
     return { delay_seconds: Math.max(1, Math.round(when.amount * UNIT_SECONDS[when.unit])) };
@@ -140,7 +182,13 @@ export interface LatencyPoint {
 
 /** A summary with at least one sample (an empty histogram says nothing about latency). */
 function isSummary(value: unknown): value is LatencySummary {
-  return typeof value === 'object' && value !== null && 'p50_ms' in value && 'p95_ms' in value && (value as LatencySummary).count > 0;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'p50_ms' in value &&
+    'p95_ms' in value &&
+    (value as LatencySummary).count > 0
+  );
 }
 
 /** The latency plot's sample from one metrics event (`ingress_latency`, `egress_latency`). */
@@ -170,7 +218,10 @@ export function niceCeiling(value: number): number {
  */
 export function describeDave(dave: DaveStatus | null | undefined): string {
   if (!dave || dave.protocol_version === null) return '—';
-  const trouble = dave.decrypt_failures > 0 ? ` · ${dave.decrypt_failures} decrypt failures, ${dave.recoveries} recovered${dave.rejoins ? `, ${dave.rejoins} rejoins` : ''}` : '';
+  const trouble =
+    dave.decrypt_failures > 0
+      ? ` · ${dave.decrypt_failures} decrypt failures, ${dave.recoveries} recovered${dave.rejoins ? `, ${dave.rejoins} rejoins` : ''}`
+      : '';
   if (dave.protocol_version === 0) return `off (DAVE v0)${trouble}`;
   if (!dave.e2ee) return `setting up (audio held until encrypted)${trouble}`;
   const code = dave.privacy_code ? ` · code ${dave.privacy_code.replace(/(\d{5})(?=\d)/g, '$1 ')}` : '';
@@ -185,7 +236,10 @@ export function describeSpeakerDave(s: DaveSpeakerHealth | undefined): string {
 }
 
 /** The dashboard's warning while anyone in the call cannot be decrypted (named by `nameOf`), else null. */
-export function daveWarning(dave: DaveStatus | null | undefined, nameOf: (id: string) => string = (id) => id): string | null {
+export function daveWarning(
+  dave: DaveStatus | null | undefined,
+  nameOf: (id: string) => string = (id) => id,
+): string | null {
   const deaf = (dave?.speakers ?? []).filter((s) => s.deaf);
   if (deaf.length === 0) return null;
   const who = deaf.map((s) => `${nameOf(s.user_id)} (${(s.deaf_ms / 1000).toFixed(1)} s)`).join(', ');
@@ -200,7 +254,8 @@ export function daveWarning(dave: DaveStatus | null | undefined, nameOf: (id: st
  */
 export function nativeWarning(health: Pick<HealthReport, 'audio' | 'native'> & { node?: string }): string | null {
   const problems: string[] = [];
-  if (health.audio.opus.impl === 'wasm') problems.push(`Audio uses the slow WASM Opus codec: ${health.audio.opus.reason}.`);
+  if (health.audio.opus.impl === 'wasm')
+    problems.push(`Audio uses the slow WASM Opus codec: ${health.audio.opus.reason}.`);
   if (!health.native.sharp.available) problems.push(`sharp is missing: ${health.native.sharp.reason}.`);
   if (!health.native.davey.available) problems.push(`davey is missing: ${health.native.davey.reason}.`);
   if (!problems.length) return null;
@@ -227,7 +282,9 @@ export function missingConfiguration(health: Pick<HealthReport, 'reasons'>): str
  */
 export function describeNotifyResult(result: NotifyResult): { text: string; kind: 'ok' | 'warn' | 'error' } {
   const entries = Object.entries(result.results);
-  const parts = entries.map(([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`);
+  const parts = entries.map(
+    ([mode, outcome]) => `${mode}: ${outcome?.status}${outcome?.detail ? ` (${outcome.detail})` : ''}`,
+  );
   const by = result.channel ?? result.channels?.join(', ');
   const maybe = entries.filter(([, outcome]) => outcome?.status === 'unknown').map(([mode]) => mode);
   const head =
@@ -240,7 +297,10 @@ export function describeNotifyResult(result: NotifyResult): { text: string; kind
         : result.status === 'unknown'
           ? 'May have been delivered (not re-sent).'
           : 'Not delivered.';
-  return { text: parts.length ? `${head} ${parts.join(', ')}` : head, kind: result.status === 'ok' ? 'ok' : result.status === 'error' ? 'error' : 'warn' };
+  return {
+    text: parts.length ? `${head} ${parts.join(', ')}` : head,
+    kind: result.status === 'ok' ? 'ok' : result.status === 'error' ? 'error' : 'warn',
+  };
 }
 
 /** `work`, or a rejection with `message` after `ms` (a capture that never answers must not hold the button forever). */

@@ -32,7 +32,8 @@ export class FramePanel {
   #capturing = false;
 
   constructor() {
-    if (!this.#canCapture) this.#capture.title = 'This browser cannot capture the screen; choose or paste an image instead.';
+    if (!this.#canCapture)
+      this.#capture.title = 'This browser cannot capture the screen; choose or paste an image instead.';
     this.#render();
     this.#capture.addEventListener('click', () => void this.#captureScreen());
     this.#file.addEventListener('change', () => {
@@ -76,7 +77,11 @@ export class FramePanel {
       const image = await captureImage();
       if (image) await this.send(image);
     } catch (err) {
-      status(this.#status, `Could not capture the screen: ${friendlyMessage(err)}. You can choose or paste an image instead.`, 'error');
+      status(
+        this.#status,
+        `Could not capture the screen: ${friendlyMessage(err)}. You can choose or paste an image instead.`,
+        'error',
+      );
     } finally {
       this.#capturing = false;
       setBusy(this.#capture, false);
@@ -90,7 +95,11 @@ export class FramePanel {
       this.#result.hidden = true;
       this.#answer.textContent = '';
       delete this.#answer.dataset.status;
-      return status(this.#status, `That file is ${image.type || 'not an image'}; send a PNG, JPEG or WebP image.`, 'error');
+      return status(
+        this.#status,
+        `That file is ${image.type || 'not an image'}; send a PNG, JPEG or WebP image.`,
+        'error',
+      );
     }
     if (this.#thumbUrl) URL.revokeObjectURL(this.#thumbUrl);
     this.#thumbUrl = URL.createObjectURL(image);
@@ -105,7 +114,11 @@ export class FramePanel {
         .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`);
       this.#answer.textContent = `Server answer: ${answer.status}${facts.length ? ` (${facts.join(', ')})` : ''}`;
       this.#answer.dataset.status = answer.status;
-      status(this.#status, answer.status === 'sent' ? 'The model received the image.' : frameDropMessage(answer.reason), answer.status === 'sent' ? 'ok' : 'info');
+      status(
+        this.#status,
+        answer.status === 'sent' ? 'The model received the image.' : frameDropMessage(answer.reason),
+        answer.status === 'sent' ? 'ok' : 'info',
+      );
     } catch (err) {
       this.#answer.textContent = 'Not sent.';
       this.#answer.dataset.status = 'error';
@@ -137,4 +150,3 @@ async function captureImage(): Promise<Blob | null> {
     stream.getTracks().forEach((t) => t.stop());
   }
 }
-

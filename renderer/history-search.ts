@@ -61,7 +61,13 @@ export class HistorySearch {
             {},
             h(
               'button',
-              { type: 'button', class: 'history-hit', 'data-call': hit.call_id, 'data-at': String(hit.at), title: `Open call ${hit.call_id} at this line` },
+              {
+                type: 'button',
+                class: 'history-hit',
+                'data-call': hit.call_id,
+                'data-at': String(hit.at),
+                title: `Open call ${hit.call_id} at this line`,
+              },
               h('time', { datetime: new Date(hit.at * 1000).toISOString() }, new Date(hit.at * 1000).toLocaleString()),
               h('span', { class: 'who' }, hit.speaker ?? '—'),
               h('span', { class: 'text' }, hit.snippet),
@@ -70,7 +76,13 @@ export class HistorySearch {
           ),
         ),
       );
-      status(this.#status, hits.length ? `${hits.length} ${hits.length === 1 ? 'line' : 'lines'} found, newest first.` : 'No past call matches.', 'info');
+      status(
+        this.#status,
+        hits.length
+          ? `${hits.length} ${hits.length === 1 ? 'line' : 'lines'} found, newest first.`
+          : 'No past call matches.',
+        'info',
+      );
     } catch (err) {
       status(this.#status, `Search failed: ${friendlyMessage(err)}`, 'error');
     }

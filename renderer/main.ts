@@ -1,6 +1,16 @@
 // Dashboard entry: builds the panels, loads the current state over the sidecar API, then follows
 // `/events` (state, note, metrics, levels, schedule, mcp_approval) for live updates.
-import type { BridgeStateEvent, HealthReport, LatencySummary, LevelReading, McpApprovalView, NoteEvent, SayOutcome, ScheduledNotification, TalkState } from '../main/core/api-types.ts';
+import type {
+  BridgeStateEvent,
+  HealthReport,
+  LatencySummary,
+  LevelReading,
+  McpApprovalView,
+  NoteEvent,
+  SayOutcome,
+  ScheduledNotification,
+  TalkState,
+} from '../main/core/api-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { ApprovalPrompt } from './approval-prompt.ts';
 import { CallPanel } from './call-panel.ts';
@@ -163,7 +173,9 @@ function follow(): void {
     room.onSpeaking(l.speaking);
   });
   on<McpApprovalView>('mcp_approval', (a) => approvals.onEvent(a));
-  on<{ changed: ScheduledNotification[]; reloaded?: boolean }>('schedule', (s) => (s.reloaded ? void schedule.refresh() : schedule.merge(s.changed)));
+  on<{ changed: ScheduledNotification[]; reloaded?: boolean }>('schedule', (s) =>
+    s.reloaded ? void schedule.refresh() : schedule.merge(s.changed),
+  );
 }
 
 const desktop = desktopApi();

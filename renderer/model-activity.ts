@@ -21,16 +21,22 @@ export interface ActivityTracker {
 export const INITIAL_ACTIVITY: ActivityTracker = { activity: 'listening', heardSpeech: false, quietSinceMs: null };
 
 /** The next state from one `levels` event. */
-export function nextActivity(prev: ActivityTracker, levels: { output: LevelReading; speaking: readonly string[] }, nowMs: number): ActivityTracker {
+export function nextActivity(
+  prev: ActivityTracker,
+  levels: { output: LevelReading; speaking: readonly string[] },
+  nowMs: number,
+): ActivityTracker {
   if (levels.output.peak > 0) return { activity: 'speaking', heardSpeech: false, quietSinceMs: null };
   if (levels.speaking.length > 0) return { activity: 'listening', heardSpeech: true, quietSinceMs: null };
-  if (prev.heardSpeech && prev.activity === 'listening') return { activity: 'thinking', heardSpeech: false, quietSinceMs: nowMs };
+  if (prev.heardSpeech && prev.activity === 'listening')
+    return { activity: 'thinking', heardSpeech: false, quietSinceMs: nowMs };
   return settle(prev, nowMs);
 }
 
 /** A tracker with no new event: "thinking" runs out after THINKING_MS; a quiet output ends "speaking". */
 export function settle(prev: ActivityTracker, nowMs: number): ActivityTracker {
-  if (prev.activity === 'thinking' && prev.quietSinceMs !== null && nowMs - prev.quietSinceMs < THINKING_MS) return prev;
+  if (prev.activity === 'thinking' && prev.quietSinceMs !== null && nowMs - prev.quietSinceMs < THINKING_MS)
+    return prev;
   if (prev.activity === 'listening') return prev;
   return INITIAL_ACTIVITY;
 }

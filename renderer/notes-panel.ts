@@ -56,7 +56,11 @@ export class NotesPanel {
       this.#call.replaceChildren(
         h('option', { value: '' }, 'Live and recent'),
         ...calls.map((c) =>
-          h('option', { value: c.id }, `${c.outside_call ? 'Outside calls' : 'Call'} · ${formatMoment(c.started_at)} · ${c.events} ${c.events === 1 ? 'entry' : 'entries'}`),
+          h(
+            'option',
+            { value: c.id },
+            `${c.outside_call ? 'Outside calls' : 'Call'} · ${formatMoment(c.started_at)} · ${c.events} ${c.events === 1 ? 'entry' : 'entries'}`,
+          ),
         ),
       );
       this.#call.value = calls.some((c) => c.id === chosen) ? chosen : '';
@@ -77,7 +81,8 @@ export class NotesPanel {
   /** History search: show a past call with the line at `at` in view and marked. */
   async openCallAt(callId: string, at: number): Promise<void> {
     await this.loadCalls();
-    if (![...this.#call.options].some((o) => o.value === callId)) return status(this.#status, 'That call is no longer kept.', 'error');
+    if (![...this.#call.options].some((o) => o.value === callId))
+      return status(this.#status, 'That call is no longer kept.', 'error');
     this.#call.value = callId;
     this.#query.value = '';
     await this.#showCall(callId);
@@ -118,14 +123,20 @@ export class NotesPanel {
           'li',
           { class: `kind-${n.kind}`, 'data-note-id': n.id },
           // Who, then when, on one line that wraps (nothing is cut to "…"); the text below.
-          h('span', { class: 'who', title: n.speaker ?? KIND_LABELS[n.kind] }, n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind]),
+          h(
+            'span',
+            { class: 'who', title: n.speaker ?? KIND_LABELS[n.kind] },
+            n.speaker_name ?? n.speaker ?? KIND_LABELS[n.kind],
+          ),
           h('time', { datetime: new Date(n.ts * 1000).toISOString() }, formatMoment(n.ts)),
           h('span', { class: 'text' }, n.text),
         ),
       ),
     );
     this.#empty.hidden = visible.length > 0;
-    this.#empty.textContent = this.#notes.length ? 'No entries match the filter.' : 'Nothing yet. Transcript lines and notes appear here live.';
+    this.#empty.textContent = this.#notes.length
+      ? 'No entries match the filter.'
+      : 'Nothing yet. Transcript lines and notes appear here live.';
     this.#count.textContent = this.#notes.length ? `${visible.length} of ${this.#notes.length}` : '';
     if (stickToBottom) this.#list.scrollTop = this.#list.scrollHeight;
   }
@@ -148,7 +159,10 @@ export class NotesPanel {
       const callId = [...this.#notes].reverse().find((n) => n.callId)?.callId;
       const result = await api.handoff(callId ? { call_id: callId } : {});
       const where = typeof result.markdown_path === 'string' ? result.markdown_path : null;
-      const missing = Array.isArray(result.missing) && result.complete === false ? ` The brief still lacks: ${result.missing.join(', ')}.` : '';
+      const missing =
+        Array.isArray(result.missing) && result.complete === false
+          ? ` The brief still lacks: ${result.missing.join(', ')}.`
+          : '';
       status(this.#status, `${where ? `Hand-off written to ${where}.` : 'Hand-off written.'}${missing}`, 'ok');
     } catch (err) {
       status(this.#status, `Hand-off failed: ${friendlyMessage(err)}`, 'error');

@@ -21,7 +21,10 @@ export function formatRepeatRule(repeat: Pick<ScheduleRepeat, 'rule' | 'cron'>):
 export { viewerTimezone };
 
 /** The panel's line for a member of a series; the scheduled one names the next occurrence. */
-export function formatRepeatLine(entry: { repeat?: ScheduleRepeat; state: string; fire_at_epoch: number }, viewerZone: string = viewerTimezone()): string | null {
+export function formatRepeatLine(
+  entry: { repeat?: ScheduleRepeat; state: string; fire_at_epoch: number },
+  viewerZone: string = viewerTimezone(),
+): string | null {
   if (!entry.repeat) return null;
   const zone = entry.repeat.timezone;
   const rule = `repeats ${formatRepeatRule(entry.repeat)} ${zone}`;

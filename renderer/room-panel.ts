@@ -7,7 +7,11 @@ import { patienceFooter, personPatience } from './room-patience.ts';
 import { describeSpeakerDave } from './format.ts';
 import { mayInWords, toolWords } from './tool-words.ts';
 
-const ROLE_TEXT: Record<RoomView['people'][number]['role'], string> = { owner: 'owner', speaker: 'speaker', listener: 'listener' };
+const ROLE_TEXT: Record<RoomView['people'][number]['role'], string> = {
+  owner: 'owner',
+  speaker: 'speaker',
+  listener: 'listener',
+};
 
 export class RoomPanel {
   readonly #list = byId<HTMLUListElement>('room-list');
@@ -74,10 +78,14 @@ export class RoomPanel {
       items.push(li);
     }
     this.#list.replaceChildren(...items);
-    this.#ownerOnly.textContent = room.owner_only.length ? `Only the owner’s voice may: ${room.owner_only.map(toolWords).join(', ')}.` : '';
+    this.#ownerOnly.textContent = room.owner_only.length
+      ? `Only the owner’s voice may: ${room.owner_only.map(toolWords).join(', ')}.`
+      : '';
     this.#wake.textContent = wakeText(room.wake);
     this.#wake.dataset.on = String(room.wake.on);
-    this.#patience.replaceChildren(...(room.patience ? patienceFooter(room.patience, new Set(room.people.map((p) => p.id)), this.#reset) : []));
+    this.#patience.replaceChildren(
+      ...(room.patience ? patienceFooter(room.patience, new Set(room.people.map((p) => p.id)), this.#reset) : []),
+    );
   }
 
   /** Forget what was learnt of one speaker (DELETE /room/patience/{id}), then show the room again. */
@@ -87,7 +95,12 @@ export class RoomPanel {
         status(this.#patienceStatus, `${speaker.name}'s patience is the call's again.`, 'ok');
         void this.refresh();
       },
-      (err: unknown) => status(this.#patienceStatus, `Could not reset ${speaker.name}'s patience: ${err instanceof Error ? err.message : String(err)}`, 'error'),
+      (err: unknown) =>
+        status(
+          this.#patienceStatus,
+          `Could not reset ${speaker.name}'s patience: ${err instanceof Error ? err.message : String(err)}`,
+          'error',
+        ),
     );
   };
 }
@@ -98,6 +111,7 @@ export function wakeText(wake: RoomView['wake']): string {
   if (!wake.on) return `Wake names off (${wake.reason}).${names ? ` Names: ${names}.` : ''}`;
   const rule = `only speech starting with ${names}, or within ${Math.round(wake.follow_up_ms / 1000)} s after the bot spoke, reaches the model`;
   // Never open without a screener: until it is ready only the follow-up window reaches the model.
-  const screening = wake.screening === 'ready' ? '' : ` Screener ${wake.screening}: the gate is closed until it is ready.`;
+  const screening =
+    wake.screening === 'ready' ? '' : ` Screener ${wake.screening}: the gate is closed until it is ready.`;
   return `Wake names on (${wake.reason}): ${rule}. ${wake.accepted} let through, ${wake.dropped} not for the bot.${screening}`;
 }

@@ -20,23 +20,43 @@ export function patienceLevelWords(patience: PatienceView['setting'], ms: number
 }
 
 function resetButton(p: SpeakerPatienceView, reset: (p: SpeakerPatienceView) => void): HTMLButtonElement {
-  return h('button', { type: 'button', class: 'small room-patience-reset', 'aria-label': `Reset ${p.name}'s patience`, onclick: () => reset(p) }, 'Reset');
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'small room-patience-reset',
+      'aria-label': `Reset ${p.name}'s patience`,
+      onclick: () => reset(p),
+    },
+    'Reset',
+  );
 }
 
 /** The patience part of one person's line. */
 export function personPatience(p: SpeakerPatienceView, reset: (p: SpeakerPatienceView) => void): HTMLElement {
-  return h('span', { class: 'muted small room-patience', 'data-learnt': String(p.learnt) }, speakerPatienceWords(p), p.learnt ? resetButton(p, reset) : null);
+  return h(
+    'span',
+    { class: 'muted small room-patience', 'data-learnt': String(p.learnt) },
+    speakerPatienceWords(p),
+    p.learnt ? resetButton(p, reset) : null,
+  );
 }
 
 /** The call's patience, then whoever else has a learnt one (not in the room now). */
-export function patienceFooter(view: PatienceView, shown: ReadonlySet<string>, reset: (p: SpeakerPatienceView) => void): (Node | string)[] {
+export function patienceFooter(
+  view: PatienceView,
+  shown: ReadonlySet<string>,
+  reset: (p: SpeakerPatienceView) => void,
+): (Node | string)[] {
   const base = view.call ?? view.setting;
   const lead = `Patience ${patienceLevelWords(base, view.base_ms)}${view.call === null ? '' : ' this call'}: how long a pause may last before the model may answer.`;
   const others = view.speakers.filter((s) => s.learnt && !shown.has(s.speaker_id));
   if (others.length === 0) return [lead];
   const nodes: (Node | string)[] = [`${lead} Also learnt: `];
   others.forEach((s, i) => {
-    nodes.push(h('span', { class: 'room-patience-other' }, `${s.name} ${seconds(s.window_ms)} `, resetButton(s, reset)));
+    nodes.push(
+      h('span', { class: 'room-patience-other' }, `${s.name} ${seconds(s.window_ms)} `, resetButton(s, reset)),
+    );
     if (i < others.length - 1) nodes.push(', ');
   });
   return nodes;

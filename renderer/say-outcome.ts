@@ -21,7 +21,12 @@ export function sayOutcomeWords(o: Pick<SayOutcome, 'outcome' | 'spoken_text' | 
   }
 }
 
-const KIND: Record<SayOutcome['outcome'], 'ok' | 'warn' | 'error' | 'info'> = { spoken: 'ok', cut: 'warn', dropped: 'error', waiting: 'info' };
+const KIND: Record<SayOutcome['outcome'], 'ok' | 'warn' | 'error' | 'info'> = {
+  spoken: 'ok',
+  cut: 'warn',
+  dropped: 'error',
+  waiting: 'info',
+};
 
 export class SayOutcomeLine {
   #el: HTMLElement | null = null;

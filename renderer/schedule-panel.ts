@@ -5,9 +5,23 @@ import { api, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, toast } from './dom.ts';
 import { formatRepeatLine, viewerTimezone } from './repeat-format.ts';
 import { formatMoment } from './moment-format.ts';
-import { describeNotifyResult, formatCountdown, MODE_LABELS, NOTIFY_MODE_CHOICES, scheduleTimeFrom, type WhenInput } from './format.ts';
+import {
+  describeNotifyResult,
+  formatCountdown,
+  MODE_LABELS,
+  NOTIFY_MODE_CHOICES,
+  scheduleTimeFrom,
+  type WhenInput,
+} from './format.ts';
 
-const STATE_ORDER: Record<ScheduledNotification['state'], number> = { delivering: 0, scheduled: 1, failed: 2, expired: 3, delivered: 4, cancelled: 5 };
+const STATE_ORDER: Record<ScheduledNotification['state'], number> = {
+  delivering: 0,
+  scheduled: 1,
+  failed: 2,
+  expired: 3,
+  delivered: 4,
+  cancelled: 5,
+};
 /** The panel shows one page: the soonest pending entries and the latest finished ones. */
 const PANEL_LIMIT = 200;
 
@@ -58,14 +72,23 @@ export class SchedulePanel {
     for (const e of changed) {
       const before = byId.get(e.id);
       // A reminder that fired while the page watched: say so where the user looks.
-      if (before && before.state !== e.state && (e.state === 'delivered' || e.state === 'failed' || e.state === 'expired')) announceFired(e);
+      if (
+        before &&
+        before.state !== e.state &&
+        (e.state === 'delivered' || e.state === 'failed' || e.state === 'expired')
+      )
+        announceFired(e);
       byId.set(e.id, e);
     }
     this.setEntries([...byId.values()]);
   }
 
   setEntries(entries: readonly ScheduledNotification[]): void {
-    const sorted = [...entries].sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.state === 'scheduled' ? a.fire_at_epoch - b.fire_at_epoch : b.fire_at_epoch - a.fire_at_epoch));
+    const sorted = [...entries].sort(
+      (a, b) =>
+        STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
+        (a.state === 'scheduled' ? a.fire_at_epoch - b.fire_at_epoch : b.fire_at_epoch - a.fire_at_epoch),
+    );
     this.#entries = this.#pointerInList ? keepPlaces(this.#entries, sorted) : sorted;
     this.#entries.length = Math.min(this.#entries.length, PANEL_LIMIT);
     this.#render();
@@ -78,7 +101,13 @@ export class SchedulePanel {
 
   #when(): WhenInput {
     const kind = this.#form.querySelector<HTMLInputElement>('input[name="sched-when"]:checked')?.value;
-    return kind === 'at' ? { kind: 'at', local: this.#at.value } : { kind: 'delay', amount: Number(this.#amount.value), unit: this.#unit.value as 'seconds' | 'minutes' | 'hours' };
+    return kind === 'at'
+      ? { kind: 'at', local: this.#at.value }
+      : {
+          kind: 'delay',
+          amount: Number(this.#amount.value),
+          unit: this.#unit.value as 'seconds' | 'minutes' | 'hours',
+        };
   }
 
   #message(): { text: string; mode: NotifyMode; title?: string } | null {
@@ -100,9 +129,18 @@ export class SchedulePanel {
     setBusy(button, true, 'Scheduling…');
     try {
       // A repeat keeps the first occurrence's time of day, on this browser's clock.
-      const repeat = this.#repeat.value === 'daily' || this.#repeat.value === 'weekdays' ? this.#repeat.value : undefined;
-      const answer = await api.createSchedule({ ...message, ...when, ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}) });
-      status(this.#status, `Scheduled for ${formatMoment(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`, 'ok');
+      const repeat =
+        this.#repeat.value === 'daily' || this.#repeat.value === 'weekdays' ? this.#repeat.value : undefined;
+      const answer = await api.createSchedule({
+        ...message,
+        ...when,
+        ...(repeat ? { repeat, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}),
+      });
+      status(
+        this.#status,
+        `Scheduled for ${formatMoment(answer.fire_at_epoch)}${repeat ? `, then ${repeat === 'daily' ? 'every day' : 'every weekday'} at that time` : ''}.`,
+        'ok',
+      );
       this.#text.value = '';
       this.#title.value = '';
       await this.refresh();
@@ -130,7 +168,10 @@ export class SchedulePanel {
 
   async refresh(): Promise<void> {
     try {
-      const [pending, finished] = await Promise.all([api.schedule('scheduled', PANEL_LIMIT), api.schedule(undefined, PANEL_LIMIT)]);
+      const [pending, finished] = await Promise.all([
+        api.schedule('scheduled', PANEL_LIMIT),
+        api.schedule(undefined, PANEL_LIMIT),
+      ]);
       this.setEntries([...pending.entries, ...finished.entries.filter((e) => e.state !== 'scheduled')]);
     } catch (err) {
       status(this.#status, `Could not load the schedule: ${friendlyMessage(err)}`, 'error');
@@ -160,12 +201,26 @@ export class SchedulePanel {
     // the series by a minute; a series whose next time just passed restarts at its rule's next one.
     const [minute = '0', hour = '0'] = entry.repeat?.cron.split(' ') ?? [];
     const keywordRule = entry.repeat?.rule === 'daily' || entry.repeat?.rule === 'weekdays';
-    const series = entry.repeat ? { repeat: entry.repeat.rule, timezone: entry.repeat.timezone, ...(keywordRule ? { at: `${hour.padStart(2, '0')}:${minute.padStart(2, '0')}` } : {}) } : {};
+    const series = entry.repeat
+      ? {
+          repeat: entry.repeat.rule,
+          timezone: entry.repeat.timezone,
+          ...(keywordRule ? { at: `${hour.padStart(2, '0')}:${minute.padStart(2, '0')}` } : {}),
+        }
+      : {};
     // The moment itself, not a delay: it comes back at its exact time (09:55:00, not 09:54:59.6).
     const when = delay >= 1 ? { fire_at_epoch: entry.fire_at_epoch } : {};
     try {
-      const answer = await api.createSchedule({ text: entry.text, mode: entry.mode, ...when, ...series, ...(entry.title ? { title: entry.title } : {}) });
-      const line = entry.repeat ? formatRepeatLine({ ...entry, fire_at_epoch: answer.fire_at_epoch, state: 'scheduled' }) : null;
+      const answer = await api.createSchedule({
+        text: entry.text,
+        mode: entry.mode,
+        ...when,
+        ...series,
+        ...(entry.title ? { title: entry.title } : {}),
+      });
+      const line = entry.repeat
+        ? formatRepeatLine({ ...entry, fire_at_epoch: answer.fire_at_epoch, state: 'scheduled' })
+        : null;
       status(this.#status, line ? `Restored: ${line}.` : `Restored, for ${formatMoment(entry.fire_at_epoch)}.`, 'ok');
       await this.refresh();
     } catch (err) {
@@ -179,7 +234,16 @@ export class SchedulePanel {
       ...this.#entries.map((entry) => {
         const cancel =
           entry.state === 'scheduled'
-            ? h('button', { type: 'button', class: 'danger', 'aria-label': `Cancel “${entry.text}”`, onclick: (e) => void this.#cancel(entry, e.currentTarget as HTMLButtonElement) }, 'Cancel')
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger',
+                  'aria-label': `Cancel “${entry.text}”`,
+                  onclick: (e) => void this.#cancel(entry, e.currentTarget as HTMLButtonElement),
+                },
+                'Cancel',
+              )
             : null;
         return h(
           'li',
@@ -191,8 +255,18 @@ export class SchedulePanel {
             h('span', { class: 'badge', 'data-state': entry.state }, entry.state),
             h('span', {}, MODE_LABELS[entry.mode] ?? entry.mode),
             entry.state === 'scheduled'
-              ? h('span', { class: 'countdown', 'data-fire': entry.fire_at_epoch }, `${formatCountdown(entry.fire_at_epoch - now)} · ${formatMoment(entry.fire_at_epoch)}`)
-              : h('span', {}, entry.state === 'delivered' && entry.delivered_at ? `at ${formatMoment(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}` : formatMoment(entry.fire_at_epoch)),
+              ? h(
+                  'span',
+                  { class: 'countdown', 'data-fire': entry.fire_at_epoch },
+                  `${formatCountdown(entry.fire_at_epoch - now)} · ${formatMoment(entry.fire_at_epoch)}`,
+                )
+              : h(
+                  'span',
+                  {},
+                  entry.state === 'delivered' && entry.delivered_at
+                    ? `at ${formatMoment(entry.delivered_at)}${entry.late_by_seconds ? ' (late)' : ''}`
+                    : formatMoment(entry.fire_at_epoch),
+                ),
             entry.repeat ? h('span', { class: 'repeat' }, formatRepeatLine(entry)) : null,
             entry.last_error ? h('span', { class: 'error-text' }, entry.last_error) : null,
           ),
@@ -212,9 +286,11 @@ export class SchedulePanel {
   }
 }
 
-
 /** Entries in the order already shown (new ones after them, in sorted order). */
-function keepPlaces(shown: readonly ScheduledNotification[], sorted: readonly ScheduledNotification[]): ScheduledNotification[] {
+function keepPlaces(
+  shown: readonly ScheduledNotification[],
+  sorted: readonly ScheduledNotification[],
+): ScheduledNotification[] {
   const fresh = new Map(sorted.map((e) => [e.id, e]));
   const kept = shown.flatMap((e) => (fresh.has(e.id) ? [fresh.get(e.id)!] : []));
   const keptIds = new Set(kept.map((e) => e.id));
@@ -224,5 +300,9 @@ function keepPlaces(shown: readonly ScheduledNotification[], sorted: readonly Sc
 function announceFired(entry: ScheduledNotification): void {
   const what = entry.title ? `${entry.title}: ${entry.text}` : entry.text;
   if (entry.state === 'delivered') toast(`Reminder delivered: ${what}`);
-  else toast(`Reminder ${entry.state === 'expired' ? 'expired' : 'failed'}: ${what}${entry.last_error ? ` (${entry.last_error})` : ''}`, 'error');
+  else
+    toast(
+      `Reminder ${entry.state === 'expired' ? 'expired' : 'failed'}: ${what}${entry.last_error ? ` (${entry.last_error})` : ''}`,
+      'error',
+    );
 }

@@ -7,5 +7,7 @@ type SecretSource = NonNullable<SetupStateResponse['secretSources'][keyof SetupS
 /** "Set by the environment variable DISCORD_BOT_TOKEN." / "Set in /home/me/bridge/.env (DISCORD_BOT_TOKEN)." */
 export function secretSourceWords(source: SecretSource | undefined): string {
   if (!source) return 'Set outside the app (environment).';
-  return source.kind === 'file' ? `Set in ${source.file} (${source.variable}).` : `Set by the environment variable ${source.variable}.`;
+  return source.kind === 'file'
+    ? `Set in ${source.file} (${source.variable}).`
+    : `Set by the environment variable ${source.variable}.`;
 }

@@ -9,7 +9,16 @@ import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 import { ID_CHOICES, type IdChoiceKey } from './id-choices.ts';
 import { idSelect } from './id-select.ts';
 import { secretSourceWords } from './secret-words.ts';
-import { asText, FIELDS, GROUP_OF, GROUPS, ID_FIELDS, providerChoiceLabel, SECRET_WORDS, SECRETS } from './settings-fields.ts';
+import {
+  asText,
+  FIELDS,
+  GROUP_OF,
+  GROUPS,
+  ID_FIELDS,
+  providerChoiceLabel,
+  SECRET_WORDS,
+  SECRETS,
+} from './settings-fields.ts';
 
 export class SettingsPanel {
   readonly #form = byId<HTMLFormElement>('settings-form');
@@ -57,7 +66,12 @@ export class SettingsPanel {
     const fields = FIELDS.map((f) => ({ group: GROUP_OF[f.key] ?? 'Call and model', element: this.#field(f, data) }));
     this.#fields.replaceChildren(
       ...GROUPS.map((group) =>
-        h('fieldset', { class: 'settings-group' }, h('legend', {}, group), h('div', { class: 'settings-grid' }, ...fields.filter((f) => f.group === group).map((f) => f.element))),
+        h(
+          'fieldset',
+          { class: 'settings-group' },
+          h('legend', {}, group),
+          h('div', { class: 'settings-grid' }, ...fields.filter((f) => f.group === group).map((f) => f.element)),
+        ),
       ),
     );
     const { canStore, reason, state } = data.secrets;
@@ -66,22 +80,48 @@ export class SettingsPanel {
     this.#secretFields.replaceChildren(
       ...SECRETS.map((s) => {
         const id = `secret-${s.key}`;
-        const input = h('input', { id, name: s.key, type: s.type, value: '', autocomplete: 'new-password', placeholder: state[s.key] === 'stored' ? '••••••••' : '', disabled: !canStore, 'aria-describedby': `${id}-state` });
+        const input = h('input', {
+          id,
+          name: s.key,
+          type: s.type,
+          value: '',
+          autocomplete: 'new-password',
+          placeholder: state[s.key] === 'stored' ? '••••••••' : '',
+          disabled: !canStore,
+          'aria-describedby': `${id}-state`,
+        });
         const clear =
           state[s.key] === 'stored'
-            ? h('button', {
-                type: 'button',
-                onclick: (e) => {
-                  const button = e.currentTarget as HTMLButtonElement;
-                  const on = !this.#clear.has(s.key);
-                  if (on) this.#clear.add(s.key);
-                  else this.#clear.delete(s.key);
-                  button.textContent = on ? 'Will clear' : 'Clear';
-                  button.setAttribute('aria-pressed', String(on));
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: (e) => {
+                    const button = e.currentTarget as HTMLButtonElement;
+                    const on = !this.#clear.has(s.key);
+                    if (on) this.#clear.add(s.key);
+                    else this.#clear.delete(s.key);
+                    button.textContent = on ? 'Will clear' : 'Clear';
+                    button.setAttribute('aria-pressed', String(on));
+                  },
                 },
-              }, 'Clear')
+                'Clear',
+              )
             : null;
-        return h('div', { class: 'field' }, h('label', { for: id }, s.label), h('div', { class: 'secret-row' }, input, clear), h('span', { class: 'hint', id: `${id}-state` }, state[s.key] === 'environment' && s.key in this.#sources ? `${secretSourceWords(this.#sources[s.key as SetupSecretKey])} Type to replace it here.` : SECRET_WORDS[state[s.key]]), h('span', { class: 'field-error', id: `${id}-error`, hidden: true }));
+        return h(
+          'div',
+          { class: 'field' },
+          h('label', { for: id }, s.label),
+          h('div', { class: 'secret-row' }, input, clear),
+          h(
+            'span',
+            { class: 'hint', id: `${id}-state` },
+            state[s.key] === 'environment' && s.key in this.#sources
+              ? `${secretSourceWords(this.#sources[s.key as SetupSecretKey])} Type to replace it here.`
+              : SECRET_WORDS[state[s.key]],
+          ),
+          h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
+        );
       }),
     );
     this.#pickByName();
@@ -111,7 +151,14 @@ export class SettingsPanel {
       return h(
         'div',
         { class: 'field check' },
-        h('input', { id, type: 'checkbox', role: 'switch', name: f.key, checked, 'aria-describedby': f.hint ? `${id}-hint` : undefined }),
+        h('input', {
+          id,
+          type: 'checkbox',
+          role: 'switch',
+          name: f.key,
+          checked,
+          'aria-describedby': f.hint ? `${id}-hint` : undefined,
+        }),
         h('label', { for: id }, f.label),
         f.hint ? h('span', { class: 'hint', id: `${id}-hint` }, f.hint) : null,
       );
@@ -127,15 +174,39 @@ export class SettingsPanel {
     const value = asText(stored ?? effective);
     const control =
       f.type === 'choice'
-        ? h('select', { id, name: f.key, 'aria-describedby': `${id}-hint ${id}-error` }, ...(data.providers ?? []).map((p) => h('option', { value: p.name, selected: p.name === value }, providerChoiceLabel(p))))
-        : h('input', { id, name: f.key, type: f.type === 'number' ? 'number' : 'text', value, placeholder: value ? undefined : 'not set', autocomplete: 'off', spellcheck: 'false', list: f.key === 'voice' ? 'voice-choices' : f.type === 'patience' ? 'patience-choices' : undefined, 'aria-describedby': `${id}-hint ${id}-error` });
+        ? h(
+            'select',
+            { id, name: f.key, 'aria-describedby': `${id}-hint ${id}-error` },
+            ...(data.providers ?? []).map((p) =>
+              h('option', { value: p.name, selected: p.name === value }, providerChoiceLabel(p)),
+            ),
+          )
+        : h('input', {
+            id,
+            name: f.key,
+            type: f.type === 'number' ? 'number' : 'text',
+            value,
+            placeholder: value ? undefined : 'not set',
+            autocomplete: 'off',
+            spellcheck: 'false',
+            list: f.key === 'voice' ? 'voice-choices' : f.type === 'patience' ? 'patience-choices' : undefined,
+            'aria-describedby': `${id}-hint ${id}-error`,
+          });
     return h(
       'div',
       { class: 'field' },
       h('label', { for: id }, f.label),
       control,
-      f.key === 'voice' ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v }))) : null,
-      f.type === 'patience' ? h('datalist', { id: 'patience-choices' }, ...['quick', 'natural', 'patient'].map((v) => h('option', { value: v }))) : null,
+      f.key === 'voice'
+        ? h('datalist', { id: 'voice-choices' }, ...this.#voiceChoices(data).map((v) => h('option', { value: v })))
+        : null,
+      f.type === 'patience'
+        ? h(
+            'datalist',
+            { id: 'patience-choices' },
+            ...['quick', 'natural', 'patient'].map((v) => h('option', { value: v })),
+          )
+        : null,
       h('span', { class: 'hint', id: `${id}-hint`, hidden: !hint }, hint),
       ID_FIELDS.includes(f.key) ? h('span', { class: 'hint', id: `${id}-names`, hidden: true }) : null,
       h('span', { class: 'field-error', id: `${id}-error`, hidden: true }),
@@ -254,13 +325,25 @@ export class SettingsPanel {
           const next = await check().catch(() => null);
           if (!next || (next.lastRestart?.at !== before && next.lastRestart?.applied)) break;
         }
-        if (refused === null) return status(this.#status, `Restarting on port ${newPort}: this page will not reconnect. Open the dashboard again from the tray or with \`live-voice-bridge dashboard\`.`, 'warn');
+        if (refused === null)
+          return status(
+            this.#status,
+            `Restarting on port ${newPort}: this page will not reconnect. Open the dashboard again from the tray or with \`live-voice-bridge dashboard\`.`,
+            'warn',
+          );
       } else {
         // The page starts afresh once the new core answers (the sign-in survives the restart).
-        const settled = await waitForRestart(async () => (await check()).pendingRestart.length === 0 || refused !== null);
+        const settled = await waitForRestart(
+          async () => (await check()).pendingRestart.length === 0 || refused !== null,
+        );
         if (refused === null) {
           if (settled) location.reload();
-          else status(this.#status, 'Live Voice Bridge did not come back within 30 s; check its terminal or log.', 'error');
+          else
+            status(
+              this.#status,
+              'Live Voice Bridge did not come back within 30 s; check its terminal or log.',
+              'error',
+            );
           return;
         }
       }
@@ -283,12 +366,23 @@ export class SettingsPanel {
       const saved = await api.saveSettings(patch);
       this.#render(saved);
       const changed = Object.keys(patch.values ?? {}) as SettingKey[];
-      const needsRestart = saved.pendingRestart.length > 0 || patch.secrets !== undefined || changed.some((k) => saved.applies[k] === 'restart');
-      status(this.#status, needsRestart ? 'Saved. Some changes need a restart.' : 'Saved. Applies at the next call, no restart needed.', needsRestart ? 'warn' : 'ok');
+      const needsRestart =
+        saved.pendingRestart.length > 0 ||
+        patch.secrets !== undefined ||
+        changed.some((k) => saved.applies[k] === 'restart');
+      status(
+        this.#status,
+        needsRestart ? 'Saved. Some changes need a restart.' : 'Saved. Applies at the next call, no restart needed.',
+        needsRestart ? 'warn' : 'ok',
+      );
       this.#restart.hidden = !(needsRestart && saved.canRestart);
     } catch (err) {
       const shown = err instanceof ApiError && this.#showFieldErrors(err.fields);
-      status(this.#status, shown ? 'Not saved: please correct the fields marked in red.' : friendlyMessage(err), 'error');
+      status(
+        this.#status,
+        shown ? 'Not saved: please correct the fields marked in red.' : friendlyMessage(err),
+        'error',
+      );
     } finally {
       setBusy(button, false);
     }

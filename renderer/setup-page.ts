@@ -1,7 +1,13 @@
 // The first-run page (/setup): what is missing, the bot token and the model key each with a Test
 // against the service (through the sidecar), the owner and channels picked by name, Save, and
 // "Restart now" when the saved choices need one. Secrets typed here are sent once and never shown.
-import type { DiscordCheckResult, GuildDirectory, SettingsPatch, SetupSecretKey, SetupStateResponse } from '../main/core/sidecar-client/wire-types.ts';
+import type {
+  DiscordCheckResult,
+  GuildDirectory,
+  SettingsPatch,
+  SetupSecretKey,
+  SetupStateResponse,
+} from '../main/core/sidecar-client/wire-types.ts';
 import { api, ApiError, friendlyMessage } from './api.ts';
 import { byId, h, setBusy, status, waitForRestart } from './dom.ts';
 import { secretSourceWords } from './secret-words.ts';
@@ -48,7 +54,14 @@ const ERROR_TARGET: Record<string, string> = {
   voiceChannelId: 'voiceChannelId',
   textChannelId: 'textChannelId',
 };
-const INPUT_OF: Record<string, HTMLElement> = { token, key, ownerId, guildId: guild, voiceChannelId: voice, textChannelId: text };
+const INPUT_OF: Record<string, HTMLElement> = {
+  token,
+  key,
+  ownerId,
+  guildId: guild,
+  voiceChannelId: voice,
+  textChannelId: text,
+};
 
 function clearErrors(): void {
   for (const [name, input] of Object.entries(INPUT_OF)) {
@@ -61,7 +74,8 @@ function clearErrors(): void {
 /** The saved patience; one in ms (from Settings or the CLI) is offered as itself, so Save keeps it. */
 function showPatience(value: SetupStateResponse['values']['patience']): void {
   patience.querySelector('option[data-ms]')?.remove();
-  if (typeof value === 'number') patience.append(h('option', { value: String(value), 'data-ms': 'true' }, `${value} ms (set in Settings)`));
+  if (typeof value === 'number')
+    patience.append(h('option', { value: String(value), 'data-ms': 'true' }, `${value} ms (set in Settings)`));
   patience.value = String(value);
 }
 
@@ -81,26 +95,65 @@ function showFieldErrors(err: unknown): boolean {
 }
 
 /** A drop-down of names; an id in force that is not among them (Discord not asked yet, or out of sight) stays chosen, as its id. */
-function options(select: HTMLSelectElement, first: string, items: { id: string; name: string }[], selected?: string): void {
+function options(
+  select: HTMLSelectElement,
+  first: string,
+  items: { id: string; name: string }[],
+  selected?: string,
+): void {
   const known = !selected || items.some((i) => i.id === selected);
-  const unnamed = known ? [] : [{ id: selected, name: `${selected} (${directoryAsked ? 'not among what the bot can see' : 'asking Discord for its name…'})` }];
-  select.replaceChildren(h('option', { value: '' }, first), ...[...items, ...unnamed].map((i) => h('option', { value: i.id, selected: i.id === selected }, i.name)));
+  const unnamed = known
+    ? []
+    : [
+        {
+          id: selected,
+          name: `${selected} (${directoryAsked ? 'not among what the bot can see' : 'asking Discord for its name…'})`,
+        },
+      ];
+  select.replaceChildren(
+    h('option', { value: '' }, first),
+    ...[...items, ...unnamed].map((i) => h('option', { value: i.id, selected: i.id === selected }, i.name)),
+  );
 }
 
 function renderDirectory(): void {
-  const people = directory.flatMap((g) => g.members.map((m) => ({ id: m.id, name: directory.length > 1 ? `${m.name} (${g.name})` : m.name })));
+  const people = directory.flatMap((g) =>
+    g.members.map((m) => ({ id: m.id, name: directory.length > 1 ? `${m.name} (${g.name})` : m.name })),
+  );
   const unique = [...new Map(people.map((p) => [p.id, p])).values()];
   const wanted = ownerId.value.trim() || state?.values.ownerId;
-  options(owner, !directoryAsked ? '— test Discord to list people —' : unique.length ? '— pick yourself —' : '— no people listed (paste your id) —', unique, wanted);
+  options(
+    owner,
+    !directoryAsked
+      ? '— test Discord to list people —'
+      : unique.length
+        ? '— pick yourself —'
+        : '— no people listed (paste your id) —',
+    unique,
+    wanted,
+  );
   options(guild, 'Any server shared with the owner', directory, guild.value || state?.values.guildId);
   renderChannels();
 }
 
 function renderChannels(): void {
   const shown = guild.value ? directory.filter((g) => g.id === guild.value) : directory;
-  const label = (g: GuildDirectory, c: { id: string; name: string }) => ({ id: c.id, name: shown.length > 1 ? `${c.name} (${g.name})` : c.name });
-  options(voice, 'Follow the owner', shown.flatMap((g) => g.voiceChannels.map((c) => label(g, c))), voice.value || state?.values.voiceChannelId);
-  options(text, 'None (direct messages)', shown.flatMap((g) => g.textChannels.map((c) => label(g, c))), text.value || state?.values.textChannelId);
+  const label = (g: GuildDirectory, c: { id: string; name: string }) => ({
+    id: c.id,
+    name: shown.length > 1 ? `${c.name} (${g.name})` : c.name,
+  });
+  options(
+    voice,
+    'Follow the owner',
+    shown.flatMap((g) => g.voiceChannels.map((c) => label(g, c))),
+    voice.value || state?.values.voiceChannelId,
+  );
+  options(
+    text,
+    'None (direct messages)',
+    shown.flatMap((g) => g.textChannels.map((c) => label(g, c))),
+    text.value || state?.values.textChannelId,
+  );
 }
 
 /** The provider picked in the drop-down, as the server describes it. */
@@ -118,7 +171,8 @@ function renderState(next: SetupStateResponse): void {
   if (next.configured) status(summary, 'Everything a call needs is set. Test again or change anything below.', 'ok');
   else if (missing.length === 0) status(summary, 'Everything is saved; restart to use it.', 'warn');
   else status(summary, `Still missing: ${missing.map((m) => m.words).join(', ')}.`, 'warn');
-  if (provider.options.length !== next.providers.length) provider.replaceChildren(...next.providers.map((p) => h('option', { value: p.name }, p.label)));
+  if (provider.options.length !== next.providers.length)
+    provider.replaceChildren(...next.providers.map((p) => h('option', { value: p.name }, p.label)));
   provider.value = next.values.liveProvider;
   showPatience(next.values.patience);
   renderSecretStates();
@@ -126,7 +180,13 @@ function renderState(next: SetupStateResponse): void {
   // The saved owner and channels show at once (as ids until Discord names them).
   renderDirectory();
   const note = byId('setup-secrets-note');
-  status(note, next.canStoreSecrets ? '' : `Secrets cannot be saved here (${next.secretsNote ?? 'no secure storage'}). Tests still work.`, 'warn');
+  status(
+    note,
+    next.canStoreSecrets
+      ? ''
+      : `Secrets cannot be saved here (${next.secretsNote ?? 'no secure storage'}). Tests still work.`,
+    'warn',
+  );
   restartButton.hidden = !(next.canRestart && next.savedPendingRestart.length > 0);
 }
 
@@ -135,7 +195,11 @@ function renderSecretStates(): void {
   const chosen = chosenProvider();
   byId('setup-key-label').textContent = chosen?.keyLabel ?? 'API key';
   byId('setup-token-state').textContent = token.value.trim() ? '' : secretWords('discordBotToken');
-  const keyWords = chosen?.keySecret ? secretWords(chosen.keySecret) : chosen ? (STATE_WORDS[chosen.keyState] ?? '') : '';
+  const keyWords = chosen?.keySecret
+    ? secretWords(chosen.keySecret)
+    : chosen
+      ? (STATE_WORDS[chosen.keyState] ?? '')
+      : '';
   byId('setup-key-state').textContent = key.value.trim() ? '' : keyWords;
 }
 
@@ -153,7 +217,9 @@ async function loadDirectory(): Promise<void> {
 }
 
 function renderDiscord(result: DiscordCheckResult): void {
-  byId('discord-checks').replaceChildren(...result.checks.map((c) => h('li', { 'data-ok': String(c.ok), 'data-step': c.step }, c.message)));
+  byId('discord-checks').replaceChildren(
+    ...result.checks.map((c) => h('li', { 'data-ok': String(c.ok), 'data-step': c.step }, c.message)),
+  );
   const row = byId('invite-row');
   row.hidden = !result.invite;
   const link = byId<HTMLAnchorElement>('invite-link');
@@ -168,9 +234,17 @@ async function testDiscord(button: HTMLButtonElement): Promise<void> {
   clearErrors();
   setBusy(button, true, 'Testing…');
   try {
-    renderDiscord(await api.testDiscord({ token: token.value.trim() || undefined, ownerId: chosenOwner(), guildId: guild.value || undefined, voiceChannelId: voice.value || undefined }));
+    renderDiscord(
+      await api.testDiscord({
+        token: token.value.trim() || undefined,
+        ownerId: chosenOwner(),
+        guildId: guild.value || undefined,
+        voiceChannelId: voice.value || undefined,
+      }),
+    );
   } catch (err) {
-    if (!showFieldErrors(err)) byId('discord-checks').replaceChildren(h('li', { 'data-ok': 'false' }, friendlyMessage(err)));
+    if (!showFieldErrors(err))
+      byId('discord-checks').replaceChildren(h('li', { 'data-ok': 'false' }, friendlyMessage(err)));
   } finally {
     setBusy(button, false);
   }
@@ -202,8 +276,12 @@ function patch(): SettingsPatch {
     ['textChannelId', text],
   ] as const;
   for (const [name, select] of picks) if (select.dataset.changed === 'true') values[name] = select.value || null;
-  if (state && patience.value !== String(state.values.patience)) values.patience = /^\d+$/.test(patience.value) ? Number(patience.value) : (patience.value as 'quick' | 'natural' | 'patient');
-  if (state && provider.value !== state.values.liveProvider) values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
+  if (state && patience.value !== String(state.values.patience))
+    values.patience = /^\d+$/.test(patience.value)
+      ? Number(patience.value)
+      : (patience.value as 'quick' | 'natural' | 'patient');
+  if (state && provider.value !== state.values.liveProvider)
+    values.liveProvider = provider.value as NonNullable<SettingsPatch['values']>['liveProvider'];
   const secrets: NonNullable<SettingsPatch['secrets']> = {};
   if (token.value.trim()) secrets.discordBotToken = token.value.trim();
   const keySecret = chosenProvider()?.keySecret;
@@ -221,7 +299,11 @@ async function save(button: HTMLButtonElement): Promise<void> {
     renderState(await api.setupState());
     status(saveStatus, restartButton.hidden ? 'Saved.' : 'Saved. Restart now to use it.', 'ok');
   } catch (err) {
-    status(saveStatus, showFieldErrors(err) ? 'Please correct the fields marked in red.' : friendlyMessage(err), 'error');
+    status(
+      saveStatus,
+      showFieldErrors(err) ? 'Please correct the fields marked in red.' : friendlyMessage(err),
+      'error',
+    );
   } finally {
     setBusy(button, false);
   }
@@ -240,7 +322,13 @@ async function restart(button: HTMLButtonElement): Promise<void> {
     });
     if (back && next) {
       renderState(next);
-      status(saveStatus, (next as SetupStateResponse).configured ? 'Restarted with the new settings. Back to the dashboard to join a call.' : 'Restarted.', 'ok');
+      status(
+        saveStatus,
+        (next as SetupStateResponse).configured
+          ? 'Restarted with the new settings. Back to the dashboard to join a call.'
+          : 'Restarted.',
+        'ok',
+      );
     } else status(saveStatus, 'The bridge did not come back within 30 s; check its terminal or log.', 'error');
   } catch (err) {
     status(saveStatus, friendlyMessage(err), 'error');
@@ -253,8 +341,14 @@ byId<HTMLFormElement>('setup-form').addEventListener('submit', (event) => {
   event.preventDefault();
   void save(byId<HTMLButtonElement>('setup-save'));
 });
-byId<HTMLButtonElement>('test-discord').addEventListener('click', (e) => void testDiscord(e.currentTarget as HTMLButtonElement));
-byId<HTMLButtonElement>('test-model').addEventListener('click', (e) => void testModel(e.currentTarget as HTMLButtonElement));
+byId<HTMLButtonElement>('test-discord').addEventListener(
+  'click',
+  (e) => void testDiscord(e.currentTarget as HTMLButtonElement),
+);
+byId<HTMLButtonElement>('test-model').addEventListener(
+  'click',
+  (e) => void testModel(e.currentTarget as HTMLButtonElement),
+);
 restartButton.addEventListener('click', () => void restart(restartButton));
 byId<HTMLButtonElement>('copy-invite').addEventListener('click', (e) => {
   const button = e.currentTarget as HTMLButtonElement;

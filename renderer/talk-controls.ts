@@ -30,7 +30,8 @@ export class TalkControls {
       this.#hold.setPointerCapture?.(event.pointerId);
       press();
     });
-    for (const type of ['pointerup', 'pointercancel', 'lostpointercapture', 'blur'] as const) this.#hold.addEventListener(type, release);
+    for (const type of ['pointerup', 'pointercancel', 'lostpointercapture', 'blur'] as const)
+      this.#hold.addEventListener(type, release);
     this.#hold.addEventListener('keydown', (event) => {
       if ((event.key === ' ' || event.key === 'Enter') && !event.repeat) {
         event.preventDefault();
@@ -99,7 +100,15 @@ export class TalkControls {
     this.#ptt.checked = state?.ptt.enabled ?? false;
     this.#hold.disabled = !view?.hold.enabled;
     this.#hold.setAttribute('aria-pressed', String(state?.ptt.held ?? false));
-    this.#live.dataset.talk = !state ? 'unknown' : state.muted ? 'muted' : view?.phase !== 'in-call' ? 'no-call' : state.to_model ? 'open' : 'closed';
+    this.#live.dataset.talk = !state
+      ? 'unknown'
+      : state.muted
+        ? 'muted'
+        : view?.phase !== 'in-call'
+          ? 'no-call'
+          : state.to_model
+            ? 'open'
+            : 'closed';
     const text = view?.talkLine ?? '';
     if (this.#live.textContent !== text) this.#live.textContent = text;
   }

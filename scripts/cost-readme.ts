@@ -19,27 +19,29 @@ const resultSchema = z.object({
   parkAfterSeconds: z.number(),
   note: z.string(),
   rows: z.array(
-    z.object({
-      provider: z.enum(BENCH_PROVIDERS as [BenchProvider, ...BenchProvider[]]),
-      parking: z.enum(['on', 'off']),
-      callSeconds: z.number(),
-      speechSeconds: z.number(),
-      peopleSpeechSeconds: z.number(),
-      modelSpeechSeconds: z.number(),
-      modelConnectedSeconds: z.number(),
-      billedSecondsEstimate: z.number(),
-      parks: z.number().int(),
-      wakes: z.number().int(),
-      wakeToReadyP95Ms: ms,
-      wakeToFirstAudioP95Ms: ms,
-      wordsLost: z.number().int(),
-      turnSilencePerUtteranceMeanMs: ms.optional(),
-      turnSilencePerUtteranceMaxMs: ms.optional(),
-      turnSilenceCapMs: z.number().optional(),
-      chatReachedModel: z.number().int(),
-      parkAfterLastVoiceMaxS: z.number().nullable(),
-      costUsd: z.number(),
-    }).strict(),
+    z
+      .object({
+        provider: z.enum(BENCH_PROVIDERS as [BenchProvider, ...BenchProvider[]]),
+        parking: z.enum(['on', 'off']),
+        callSeconds: z.number(),
+        speechSeconds: z.number(),
+        peopleSpeechSeconds: z.number(),
+        modelSpeechSeconds: z.number(),
+        modelConnectedSeconds: z.number(),
+        billedSecondsEstimate: z.number(),
+        parks: z.number().int(),
+        wakes: z.number().int(),
+        wakeToReadyP95Ms: ms,
+        wakeToFirstAudioP95Ms: ms,
+        wordsLost: z.number().int(),
+        turnSilencePerUtteranceMeanMs: ms.optional(),
+        turnSilencePerUtteranceMaxMs: ms.optional(),
+        turnSilenceCapMs: z.number().optional(),
+        chatReachedModel: z.number().int(),
+        parkAfterLastVoiceMaxS: z.number().nullable(),
+        costUsd: z.number(),
+      })
+      .strict(),
   ),
 });
 
@@ -49,5 +51,8 @@ const readme = readFileSync(README, 'utf8');
 const from = readme.indexOf(BEGIN);
 const to = readme.indexOf(END);
 if (from < 0 || to < from) throw new Error(`README.md has no ${BEGIN} … ${END} block`);
-writeFileSync(README, `${readme.slice(0, from + BEGIN.length)}\n${intro}\n\n${costTableMarkdown(result)}\n${readme.slice(to)}`);
+writeFileSync(
+  README,
+  `${readme.slice(0, from + BEGIN.length)}\n${intro}\n\n${costTableMarkdown(result)}\n${readme.slice(to)}`,
+);
 console.log('README.md cost table updated from bench/results/cost.json');

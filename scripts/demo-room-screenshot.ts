@@ -21,7 +21,11 @@ function freePort(): Promise<number> {
 }
 
 const port = await freePort();
-const demo = spawn(process.execPath, ['main/cli.ts', 'demo', '--room', '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'], detached: true, env: { ...process.env, NO_COLOR: '1' } });
+const demo = spawn(process.execPath, ['main/cli.ts', 'demo', '--room', '--port', String(port)], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  detached: true,
+  env: { ...process.env, NO_COLOR: '1' },
+});
 let out = '';
 demo.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
 
@@ -30,7 +34,8 @@ async function printed(pattern: RegExp, timeoutMs: number): Promise<RegExpExecAr
   for (;;) {
     const match = pattern.exec(out);
     if (match) return match;
-    if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`the demo did not print ${String(pattern)}:\n${out}`);
+    if (Date.now() > deadline || demo.exitCode !== null)
+      throw new Error(`the demo did not print ${String(pattern)}:\n${out}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -45,7 +50,11 @@ try {
   await page.waitForTimeout(1500);
   const room = await page.locator('#room-panel').boundingBox();
   if (!room) throw new Error('no Room card on the page');
-  await page.screenshot({ path: outPath, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(room.y + room.height + 16) } });
+  await page.screenshot({
+    path: outPath,
+    fullPage: true,
+    clip: { x: 0, y: 0, width: 1280, height: Math.ceil(room.y + room.height + 16) },
+  });
   await browser.close();
   console.log(`wrote ${outPath}`);
 } finally {

@@ -26,13 +26,16 @@ export function updateFeed(env: NodeJS.ProcessEnv): string | null {
   } catch {
     throw new Error(`${FEED_VARIABLE} is not a URL: ${feed}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${FEED_VARIABLE} must be an http(s) URL, not ${url.protocol}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`${FEED_VARIABLE} must be an http(s) URL, not ${url.protocol}`);
   return feed;
 }
 
 /** electron-builder.yml as electron-builder reads it, with the feed removed: the config of a build without auto-update. */
 export async function configWithoutFeed(root: string): Promise<Record<string, unknown>> {
-  const { getConfig } = require('app-builder-lib/out/util/config/config') as { getConfig: (dir: string, file: string, extra: null) => Promise<Record<string, unknown>> };
+  const { getConfig } = require('app-builder-lib/out/util/config/config') as {
+    getConfig: (dir: string, file: string, extra: null) => Promise<Record<string, unknown>>;
+  };
   return { ...(await getConfig(root, CONFIG_FILE, null)), publish: null };
 }
 
@@ -54,8 +57,16 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const feed = updateFeed(process.env);
-  console.log(feed ? `dist: update feed ${feed}` : `dist: ${FEED_VARIABLE} is not set, so this build has no update feed (auto-update off)`);
-  const run = spawnSync(process.execPath, [require.resolve('electron-builder/cli.js'), ...args, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+  console.log(
+    feed
+      ? `dist: update feed ${feed}`
+      : `dist: ${FEED_VARIABLE} is not set, so this build has no update feed (auto-update off)`,
+  );
+  const run = spawnSync(
+    process.execPath,
+    [require.resolve('electron-builder/cli.js'), ...args, ...process.argv.slice(2)],
+    { cwd: root, stdio: 'inherit' },
+  );
   if (feed === null) rmSync(path.dirname(args[1]!), { recursive: true, force: true });
   process.exit(run.status ?? 1);
 }

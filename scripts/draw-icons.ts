@@ -73,15 +73,21 @@ function contactSheet(): string {
   const height = 40 + rows.length * cell;
   const parts: string[] = [`<rect width="${width}" height="${height}" fill="#ffffff"/>`];
   TRAY_VARIANTS.forEach((variant, i) => {
-    parts.push(`<text x="${140 + i * cell + cell / 2}" y="26" font-family="DejaVu Sans" font-size="16" text-anchor="middle" fill="#222">${variant}</text>`);
+    parts.push(
+      `<text x="${140 + i * cell + cell / 2}" y="26" font-family="DejaVu Sans" font-size="16" text-anchor="middle" fill="#222">${variant}</text>`,
+    );
   });
   rows.forEach((row, r) => {
     const y = 40 + r * cell;
     parts.push(`<rect x="0" y="${y}" width="${width}" height="${cell}" fill="${row.bg}"/>`);
-    parts.push(`<text x="12" y="${y + cell / 2 + 5}" font-family="DejaVu Sans" font-size="15" fill="${row.fg}">${row.name}</text>`);
+    parts.push(
+      `<text x="12" y="${y + cell / 2 + 5}" font-family="DejaVu Sans" font-size="15" fill="${row.fg}">${row.name}</text>`,
+    );
     TRAY_VARIANTS.forEach((variant, i) => {
       const x = 140 + i * cell;
-      const inner = trayIcon(variant).replace(/^<svg[^>]*>/, '').replace(/<\/svg>$/, '');
+      const inner = trayIcon(variant)
+        .replace(/^<svg[^>]*>/, '')
+        .replace(/<\/svg>$/, '');
       parts.push(`<svg x="${x + 14}" y="${y + 43}" width="64" height="64" viewBox="0 0 100 100">${inner}</svg>`);
       parts.push(`<svg x="${x + 94}" y="${y + 59}" width="32" height="32" viewBox="0 0 100 100">${inner}</svg>`);
     });

@@ -33,16 +33,66 @@ interface ClipSpec {
 // Pauses: 250, 400, 600, 800 ms seven times each, 200 and 900 ms once (30 in all), spread over
 // voices and rates so no length belongs to one voice.
 const CLIPS: ClipSpec[] = [
-  { voice: 'en-us', wpm: 175, phrases: ['so I was thinking', 'that we could', 'maybe go to the', 'park tomorrow.'], pausesMs: [250, 600, 800] },
-  { voice: 'en-gb', wpm: 150, phrases: ['can you tell me', 'what the weather', 'will be like', 'on Saturday?'], pausesMs: [400, 250, 900] },
-  { voice: 'en-us+f3', wpm: 190, phrases: ['I need to book', 'a table for', 'four people', 'at seven.'], pausesMs: [800, 400, 250] },
-  { voice: 'en-gb-x-rp', wpm: 140, phrases: ['the thing is', 'I am not sure', 'whether the train', 'leaves at nine.'], pausesMs: [600, 800, 400] },
-  { voice: 'en-us+m3', wpm: 210, phrases: ['remind me to', 'call my sister', 'when I get', 'home tonight.'], pausesMs: [400, 200, 600] },
-  { voice: 'en+f2', wpm: 165, phrases: ['what do you think', 'about moving the', 'meeting to', 'next Tuesday?'], pausesMs: [800, 600, 250] },
-  { voice: 'en-029', wpm: 180, phrases: ['play something', 'relaxing like', 'the album from', 'last night.'], pausesMs: [400, 600, 800] },
-  { voice: 'en-us+f4', wpm: 145, phrases: ['we should probably', 'order more', 'coffee before', 'Monday.'], pausesMs: [600, 250, 400] },
-  { voice: 'en-gb-scotland', wpm: 200, phrases: ['how long does it', 'take to drive', 'from here to', 'Edinburgh?'], pausesMs: [250, 800, 600] },
-  { voice: 'en-gb+m2', wpm: 185, phrases: ['tell the others', 'that I will be', 'about ten minutes', 'late.'], pausesMs: [800, 250, 400] },
+  {
+    voice: 'en-us',
+    wpm: 175,
+    phrases: ['so I was thinking', 'that we could', 'maybe go to the', 'park tomorrow.'],
+    pausesMs: [250, 600, 800],
+  },
+  {
+    voice: 'en-gb',
+    wpm: 150,
+    phrases: ['can you tell me', 'what the weather', 'will be like', 'on Saturday?'],
+    pausesMs: [400, 250, 900],
+  },
+  {
+    voice: 'en-us+f3',
+    wpm: 190,
+    phrases: ['I need to book', 'a table for', 'four people', 'at seven.'],
+    pausesMs: [800, 400, 250],
+  },
+  {
+    voice: 'en-gb-x-rp',
+    wpm: 140,
+    phrases: ['the thing is', 'I am not sure', 'whether the train', 'leaves at nine.'],
+    pausesMs: [600, 800, 400],
+  },
+  {
+    voice: 'en-us+m3',
+    wpm: 210,
+    phrases: ['remind me to', 'call my sister', 'when I get', 'home tonight.'],
+    pausesMs: [400, 200, 600],
+  },
+  {
+    voice: 'en+f2',
+    wpm: 165,
+    phrases: ['what do you think', 'about moving the', 'meeting to', 'next Tuesday?'],
+    pausesMs: [800, 600, 250],
+  },
+  {
+    voice: 'en-029',
+    wpm: 180,
+    phrases: ['play something', 'relaxing like', 'the album from', 'last night.'],
+    pausesMs: [400, 600, 800],
+  },
+  {
+    voice: 'en-us+f4',
+    wpm: 145,
+    phrases: ['we should probably', 'order more', 'coffee before', 'Monday.'],
+    pausesMs: [600, 250, 400],
+  },
+  {
+    voice: 'en-gb-scotland',
+    wpm: 200,
+    phrases: ['how long does it', 'take to drive', 'from here to', 'Edinburgh?'],
+    pausesMs: [250, 800, 600],
+  },
+  {
+    voice: 'en-gb+m2',
+    wpm: 185,
+    phrases: ['tell the others', 'that I will be', 'about ten minutes', 'late.'],
+    pausesMs: [800, 250, 400],
+  },
 ];
 
 function synthesise(text: string, voice: string, wpm: number, scratch: string): Int16Array {
@@ -100,7 +150,11 @@ function main(): void {
   const clips = CLIPS.map((spec, c) => {
     const phrases = spec.phrases.map((p) => trim(synthesise(p, spec.voice, spec.wpm, scratch)));
     const ms = (v: number) => (v * RATE) / 1000;
-    const total = ms(LEAD_MS) + phrases.reduce((n, p) => n + p.length, 0) + spec.pausesMs.reduce((n, p) => n + ms(p), 0) + ms(TAIL_MS);
+    const total =
+      ms(LEAD_MS) +
+      phrases.reduce((n, p) => n + p.length, 0) +
+      spec.pausesMs.reduce((n, p) => n + ms(p), 0) +
+      ms(TAIL_MS);
     const samples = new Int16Array(total);
     const speech: [number, number][] = [];
     const pauses: { start: number; end: number; ms: number }[] = [];
@@ -115,14 +169,24 @@ function main(): void {
         at += ms(pause);
       }
     });
-    for (let i = 0; i < samples.length; i++) samples[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! + noise())));
+    for (let i = 0; i < samples.length; i++)
+      samples[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! + noise())));
     const file = `clip-${String(c + 1).padStart(2, '0')}.wav`;
     writeFileSync(path.join(OUT, file), encodeWav({ rate: RATE, samples }));
-    return { file, voice: spec.voice, wpm: spec.wpm, text: spec.phrases.join(' … '), samples: samples.length, speech, pauses, endOfSpeech: speech.at(-1)![1] };
+    return {
+      file,
+      voice: spec.voice,
+      wpm: spec.wpm,
+      text: spec.phrases.join(' … '),
+      samples: samples.length,
+      speech,
+      pauses,
+      endOfSpeech: speech.at(-1)![1],
+    };
   });
   const labels = {
     description:
-      'Pause corpus for the voice gate\'s end of turn (issue #44), made by scripts/make-pause-corpus.ts with espeak-ng. One turn per clip: phrases joined by inserted pauses (labelled: not a turn end), the true end of the turn at endOfSpeech, then 1 s of silence. Sample indexes at `rate`; speech = [start, end) of each phrase, trimmed to its sound (10 ms RMS > -54 dBFS); noise at -66 dBFS RMS under everything.',
+      "Pause corpus for the voice gate's end of turn (issue #44), made by scripts/make-pause-corpus.ts with espeak-ng. One turn per clip: phrases joined by inserted pauses (labelled: not a turn end), the true end of the turn at endOfSpeech, then 1 s of silence. Sample indexes at `rate`; speech = [start, end) of each phrase, trimmed to its sound (10 ms RMS > -54 dBFS); noise at -66 dBFS RMS under everything.",
     rate: RATE,
     tailMs: TAIL_MS,
     clips,
@@ -130,7 +194,9 @@ function main(): void {
   writeFileSync(path.join(OUT, 'labels.json'), JSON.stringify(labels, null, 1) + '\n');
   rmSync(scratch, { recursive: true, force: true });
   const seconds = clips.reduce((n, c) => n + c.samples, 0) / RATE;
-  process.stdout.write(`wrote ${clips.length} clips (${seconds.toFixed(1)} s, ${clips.reduce((n, c) => n + c.pauses.length, 0)} pauses) to ${path.relative(process.cwd(), OUT)}\n`);
+  process.stdout.write(
+    `wrote ${clips.length} clips (${seconds.toFixed(1)} s, ${clips.reduce((n, c) => n + c.pauses.length, 0)} pauses) to ${path.relative(process.cwd(), OUT)}\n`,
+  );
 }
 
 main();

@@ -29,7 +29,19 @@ function between(text: string, begin: string, end: string, body: string): string
 /** The day soak: totals with their targets, then one row per window. */
 function dayTables(r: SoakDayResult): string {
   const totals = markdown([['metric', 'measured (soak-day.json)', 'target'], ['---', '---', '---'], ...soakDayRows(r)]);
-  const header = ['window (min)', 'words sent / heard', 'replies doubled', 'reminders due / delivered', 'RSS MB (last)', 'heap MB (max)', 'fds (max)', 'active resources (max)', 'CPU %', '/health p99 ms', 'model sockets (max)'];
+  const header = [
+    'window (min)',
+    'words sent / heard',
+    'replies doubled',
+    'reminders due / delivered',
+    'RSS MB (last)',
+    'heap MB (max)',
+    'fds (max)',
+    'active resources (max)',
+    'CPU %',
+    '/health p99 ms',
+    'model sockets (max)',
+  ];
   const rows = r.windows.map((w) => [
     `${w.fromMin}–${Math.round(w.toMin * 10) / 10}`,
     `${w.wordsSent} / ${w.wordsHeard}`,
@@ -62,4 +74,6 @@ let readme = between(readFileSync(README, 'utf8'), BEGIN, END, markdown([header,
 const day = existsSync(DAY_FILE) ? soakDayResultSchema.parse(JSON.parse(readFileSync(DAY_FILE, 'utf8'))) : null;
 readme = between(readme, DAY_BEGIN, DAY_END, day ? dayTables(day) : '(no day soak yet: npm run soak:day)');
 writeFileSync(README, readme);
-console.log(`README.md soak tables updated from ${[...runs.map((r) => r.file), ...(day ? ['soak-day.json'] : [])].join(', ')}`);
+console.log(
+  `README.md soak tables updated from ${[...runs.map((r) => r.file), ...(day ? ['soak-day.json'] : [])].join(', ')}`,
+);

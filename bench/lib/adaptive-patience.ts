@@ -71,7 +71,11 @@ export function simulateAdaptivePatience(options: AdaptivePatienceOptions = {}):
   const pauseMs = options.pauseMs ?? 1200;
   const replyDelayMs = options.replyDelayMs ?? 0;
   const clock = new ManualClock(1_000_000);
-  const learner = new PatienceLearner({ clock, baseMs: () => options.baseMs ?? PATIENCE_SILENCE_MS.natural, memory: new MapPatienceMemory() });
+  const learner = new PatienceLearner({
+    clock,
+    baseMs: () => options.baseMs ?? PATIENCE_SILENCE_MS.natural,
+    memory: new MapPatienceMemory(),
+  });
   const afterTurns = options.afterTurns ?? 20;
   let learning = 0;
   let after = 0;

@@ -34,7 +34,10 @@ export interface AllocationReport {
  * object, whatever V8 re-creates lazily after the forced GC) cancel, a per-frame cost does not.
  * A window with a GC inside is discarded and the size halved, so heavy allocators still get a number.
  */
-export function measureAllocationsPerFrame(step: (frame: number) => void, options: { warmupFrames?: number; frames?: number; windows?: number } = {}): AllocationReport {
+export function measureAllocationsPerFrame(
+  step: (frame: number) => void,
+  options: { warmupFrames?: number; frames?: number; windows?: number } = {},
+): AllocationReport {
   let frames = options.frames ?? 5000;
   const wanted = options.windows ?? 5;
   let f = 0;

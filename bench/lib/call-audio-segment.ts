@@ -20,7 +20,12 @@ export function wireCallAudio(audio: CallAudio, ends: CallAudioEnds): CallAudio 
   connectListed(audio.mix, audio.resample.stage.input);
   connectListed(audio.resample.stage, audio.gate.stage.input);
   connectListed(audio.gate.stage, { stage: 'wake', caps: 'speech@16k', push: ends.onSpeech, end: ends.onSpeechEnd });
-  connectListed(audio.playback, { stage: 'encode', caps: 'pull@48k', start: () => ends.onOutputResume?.(), stop: () => ends.onOutputIdle?.() });
+  connectListed(audio.playback, {
+    stage: 'encode',
+    caps: 'pull@48k',
+    start: () => ends.onOutputResume?.(),
+    stop: () => ends.onOutputIdle?.(),
+  });
   return audio;
 }
 

@@ -78,10 +78,17 @@ export function roomScript(scale: number): RoomEvent[] {
     const exchange: ExchangeTurn[] = [];
     for (let t = 0; t < turns; t++, n++) {
       // Opening turn: a named pitch; follow-ups: whichever pitch (they pass by the follow-up window, unscreened).
-      exchange.push({ k: t === 0 ? e % NAMED_PITCHES : NAMED_PITCHES + ((e + t) % NAMED_PITCHES), speechS: SPEECH_S[n % SPEECH_S.length]!, replyS: REPLY_S[n % REPLY_S.length]! });
+      exchange.push({
+        k: t === 0 ? e % NAMED_PITCHES : NAMED_PITCHES + ((e + t) % NAMED_PITCHES),
+        speechS: SPEECH_S[n % SPEECH_S.length]!,
+        replyS: REPLY_S[n % REPLY_S.length]!,
+      });
     }
     events.push({ atS, kind: 'exchange', turns: exchange });
-    const chat = Array.from({ length: chats }, (_, c) => ({ k: NAMED_PITCHES + ((e + c + 3) % NAMED_PITCHES), speechS: SPEECH_S[(n + c) % SPEECH_S.length]! }));
+    const chat = Array.from({ length: chats }, (_, c) => ({
+      k: NAMED_PITCHES + ((e + c + 3) % NAMED_PITCHES),
+      speechS: SPEECH_S[(n + c) % SPEECH_S.length]!,
+    }));
     // The chat follows the exchange once the follow-up window has passed (the runner waits for it).
     events.push({ atS, kind: 'chat', utterances: chat });
   });

@@ -8,7 +8,13 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const profileSchema = z.object({
-  nodes: z.array(z.object({ id: z.number(), callFrame: z.object({ functionName: z.string(), url: z.string() }), children: z.array(z.number()).optional() })),
+  nodes: z.array(
+    z.object({
+      id: z.number(),
+      callFrame: z.object({ functionName: z.string(), url: z.string() }),
+      children: z.array(z.number()).optional(),
+    }),
+  ),
   startTime: z.number(),
   samples: z.array(z.number()),
   timeDeltas: z.array(z.number()),
@@ -26,7 +32,10 @@ export interface ProfileSplit {
 }
 
 /** What a frame's URL belongs to; null for a frame without one (native: its caller decides). */
-export function ownerOf(url: string, functionName: string): { owner: keyof ProfileSplit['byOwner']; what: string } | null {
+export function ownerOf(
+  url: string,
+  functionName: string,
+): { owner: keyof ProfileSplit['byOwner']; what: string } | null {
   if (url === '') {
     if (functionName === '(garbage collector)') return { owner: 'v8', what: 'v8: GC' };
     if (functionName === '(program)' || functionName === '(root)') return { owner: 'v8', what: 'v8: (program)' };
@@ -51,7 +60,13 @@ export function splitProfile(file: string, window?: [number, number]): ProfileSp
     const known = attribution.get(id);
     if (known) return known;
     const node = byId.get(id)!;
-    let found: ReturnType<typeof attribute> = node.callFrame.functionName === '(idle)' ? 'idle' : (ownerOf(node.callFrame.url, node.callFrame.functionName) ?? { owner: 'v8', what: `native: ${node.callFrame.functionName}` });
+    let found: ReturnType<typeof attribute> =
+      node.callFrame.functionName === '(idle)'
+        ? 'idle'
+        : (ownerOf(node.callFrame.url, node.callFrame.functionName) ?? {
+            owner: 'v8',
+            what: `native: ${node.callFrame.functionName}`,
+          });
     if (found !== 'idle' && found.what.startsWith('native: ')) {
       let caller = '';
       for (let up = parent.get(id); up !== undefined && !caller; up = parent.get(up)) {
@@ -88,8 +103,17 @@ export function splitProfile(file: string, window?: [number, number]): ProfileSp
   for (const { owner, n } of counts.values()) byOwner[owner] += n;
   return {
     samples: busy,
-    byOwner: { ours: pct(byOwner.ours), library: pct(byOwner.library), node: pct(byOwner.node), native: pct(byOwner.native), v8: pct(byOwner.v8) },
-    top: [...counts.entries()].sort((a, b) => b[1].n - a[1].n).slice(0, 20).map(([what, { n }]) => ({ what, percent: pct(n) })),
+    byOwner: {
+      ours: pct(byOwner.ours),
+      library: pct(byOwner.library),
+      node: pct(byOwner.node),
+      native: pct(byOwner.native),
+      v8: pct(byOwner.v8),
+    },
+    top: [...counts.entries()]
+      .sort((a, b) => b[1].n - a[1].n)
+      .slice(0, 20)
+      .map(([what, { n }]) => ({ what, percent: pct(n) })),
     windowed,
   };
 }

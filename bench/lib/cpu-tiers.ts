@@ -165,7 +165,8 @@ export function wakeSourceOf(sample: PerfSample, mainTid: number): WakeSource {
   // Frames are leaf first: the first match is the callback nearest the work.
   for (const frame of sample.frames) {
     if (frame.startsWith('node::UDPWrap::OnRecv')) return 'UDP receive (speaker packets, voice keepalives)';
-    if (frame.startsWith('node::LibuvStreamWrap::OnUvRead') || frame.startsWith('node::TLSWrap::')) return 'socket read (model sockets, Discord gateways, sidecar)';
+    if (frame.startsWith('node::LibuvStreamWrap::OnUvRead') || frame.startsWith('node::TLSWrap::'))
+      return 'socket read (model sockets, Discord gateways, sidecar)';
     if (frame.startsWith('node::Environment::RunTimers')) return 'timers';
     if (frame.startsWith('node::Environment::CheckImmediate')) return 'setImmediate';
   }
@@ -176,7 +177,10 @@ export function wakeSourceOf(sample: PerfSample, mainTid: number): WakeSource {
 export function timerCallbackOf(sample: PerfSample): string | null {
   const at = sample.frames.findIndex((f) => f.startsWith('JS:') && f.includes('listOnTimeout'));
   if (at <= 0) return null;
-  const callback = sample.frames.slice(0, at).reverse().find((f) => f.startsWith('JS:'));
+  const callback = sample.frames
+    .slice(0, at)
+    .reverse()
+    .find((f) => f.startsWith('JS:'));
   return callback ? shortFunctionName(callback) : null;
 }
 
@@ -211,7 +215,11 @@ export function tierReport(samples: readonly PerfSample[], mainTid: number, top 
   for (const sample of samples) {
     const source = wakeSourceOf(sample, mainTid);
     add(wakeSources, source);
-    if (source === 'timers') add(timerCallbacks, timerCallbackOf(sample) ?? '(no callback on the stack: the timer list itself, or a stack perf cut short)');
+    if (source === 'timers')
+      add(
+        timerCallbacks,
+        timerCallbackOf(sample) ?? '(no callback on the stack: the timer list itself, or a stack perf cut short)',
+      );
     const tier = classifySample(sample);
     add(tiers, tier);
     if (!UNOPTIMIZED.has(tier)) continue;
@@ -220,7 +228,10 @@ export function tierReport(samples: readonly PerfSample[], mainTid: number, top 
     add(functions, shortFunctionName(js));
   }
   const percent = <K>(map: Map<K, number>, limit = Infinity): [K, number][] =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([k, v]) => [k, (100 * v) / samples.length]);
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit)
+      .map(([k, v]) => [k, (100 * v) / samples.length]);
   return {
     samples: samples.length,
     byTier: percent(tiers),

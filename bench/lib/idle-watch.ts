@@ -52,7 +52,8 @@ export class GcLog {
       for (let nl = this.#pending.indexOf('\n'); nl >= 0; nl = this.#pending.indexOf('\n')) {
         const m = /^GC (\d+) ([\d.]+) (\d+) /.exec(this.#pending.slice(0, nl + 1));
         this.#pending = this.#pending.slice(nl + 1);
-        if (m) this.events.push({ kind: Number(m[1]), ms: Number(m[2]), flags: Number(m[3]), seenAt: performance.now() });
+        if (m)
+          this.events.push({ kind: Number(m[1]), ms: Number(m[2]), flags: Number(m[3]), seenAt: performance.now() });
       }
     });
   }
@@ -94,14 +95,23 @@ export const REDUCER_GCS_PER_PASS = 2;
  * rate again: 0.5 s at best, tens of seconds on a loaded machine) and no full GC for `quietMs`; or
  * `maxMs` passed (settled: false).
  */
-export async function untilSettled(log: GcLog, from: number, options: { quietMs?: number; maxMs?: number } = {}): Promise<Settled> {
+export async function untilSettled(
+  log: GcLog,
+  from: number,
+  options: { quietMs?: number; maxMs?: number } = {},
+): Promise<Settled> {
   const { quietMs = 3000, maxMs = 240_000 } = options;
   for (;;) {
     const majors = log.since(from).filter(isMajor);
     const now = performance.now();
     const over = majors.filter(isReducerGc).length >= REDUCER_GCS_PER_PASS && now - majors.at(-1)!.seenAt >= quietMs;
     if (over || now - from >= maxMs) {
-      return { settled: over, waitedMs: now - from, majorGcs: majors.length, majorGcMs: majors.reduce((s, e) => s + e.ms, 0) };
+      return {
+        settled: over,
+        waitedMs: now - from,
+        majorGcs: majors.length,
+        majorGcMs: majors.reduce((s, e) => s + e.ms, 0),
+      };
     }
     await sleep(250);
   }

@@ -61,7 +61,13 @@ function inputs(frames: number) {
   const modelMessages: string[] = [];
   for (let i = 0; i < frames / 2; i++) {
     const chunk = reply.subarray(i * MODEL_CHUNK_SAMPLES, (i + 1) * MODEL_CHUNK_SAMPLES);
-    modelMessages.push(JSON.stringify({ serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: 'audio/pcm;rate=24000', data: pcmToBase64(chunk) } }] } } }));
+    modelMessages.push(
+      JSON.stringify({
+        serverContent: {
+          modelTurn: { parts: [{ inlineData: { mimeType: 'audio/pcm;rate=24000', data: pcmToBase64(chunk) } }] },
+        },
+      }),
+    );
   }
   return { packets, modelMessages };
 }
@@ -77,71 +83,132 @@ function measure(frames: number): { stages: StageCost[]; opusLibrary: string } {
   const decoder = opus.createMonoDecoder();
   const frameViews: Int16Array[] = Array.from({ length: frames }, () => new Int16Array(FRAME_SAMPLES));
   const frameViewBytes = frameViews.map((view) => Buffer.from(view.buffer));
-  add('Opus decode', 'in', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) decoder.decode(packets[i]!).copy(frameViewBytes[i]!);
-  }));
+  add(
+    'Opus decode',
+    'in',
+    'real',
+    cpuMsOf(() => {
+      for (let i = 0; i < frames; i++) decoder.decode(packets[i]!).copy(frameViewBytes[i]!);
+    }),
+  );
 
   // In: mixer → 16 kHz mono → meter → voice gate → fixed chunks (what CallAudio does per packet).
   const chunks: Int16Array[] = [];
   const inMetrics = new CallMetrics();
-  const callIn = wiredCallAudio({ inputChunkMs: 20, metrics: inMetrics, onSpeech: (c) => chunks.push(c.slice()), onSpeechEnd: () => undefined, now: () => performance.now() });
+  const callIn = wiredCallAudio({
+    inputChunkMs: 20,
+    metrics: inMetrics,
+    onSpeech: (c) => chunks.push(c.slice()),
+    onSpeechEnd: () => undefined,
+    now: () => performance.now(),
+  });
   // The copies in onSpeech above are the bench's, not the bridge's: time a run that keeps nothing.
-  const callInTimed = wiredCallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
-  add('mix + 16 kHz + gate (CallAudio in)', 'in', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) callInTimed.pushSpeakerFrame('owner', frameViews[i]!);
-  }));
+  const callInTimed = wiredCallAudio({
+    inputChunkMs: 20,
+    metrics: new CallMetrics(),
+    onSpeech: () => undefined,
+    onSpeechEnd: () => undefined,
+    now: () => performance.now(),
+  });
+  add(
+    'mix + 16 kHz + gate (CallAudio in)',
+    'in',
+    'real',
+    cpuMsOf(() => {
+      for (let i = 0; i < frames; i++) callInTimed.pushSpeakerFrame('owner', frameViews[i]!);
+    }),
+  );
   for (let i = 0; i < frames; i++) callIn.pushSpeakerFrame('owner', frameViews[i]!);
 
   // In: chunk → base64 → the realtimeInput JSON the SDK writes to the socket.
-  add('model socket framing (base64 + JSON)', 'in', 'approximation', cpuMsOf(() => {
-    for (const c of chunks) {
-      const data = Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('base64');
-      JSON.stringify({ realtimeInput: { audio: { data, mimeType: 'audio/pcm;rate=16000' } } });
-    }
-  }));
+  add(
+    'model socket framing (base64 + JSON)',
+    'in',
+    'approximation',
+    cpuMsOf(() => {
+      for (const c of chunks) {
+        const data = Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('base64');
+        JSON.stringify({ realtimeInput: { audio: { data, mimeType: 'audio/pcm;rate=16000' } } });
+      }
+    }),
+  );
 
   // Out: the server message → JSON → 24 kHz PCM (the session's own decoder).
   const modelPcm: Int16Array[] = [];
-  add('model message parse + PCM decode', 'out', 'approximation', cpuMsOf(() => {
-    for (const m of modelMessages) {
-      const parsed = JSON.parse(m) as { serverContent: { modelTurn: { parts: { inlineData: { data: string } }[] } } };
-      modelPcm.push(decodePcm(parsed.serverContent.modelTurn.parts[0]!.inlineData.data));
-    }
-  }));
+  add(
+    'model message parse + PCM decode',
+    'out',
+    'approximation',
+    cpuMsOf(() => {
+      for (const m of modelMessages) {
+        const parsed = JSON.parse(m) as { serverContent: { modelTurn: { parts: { inlineData: { data: string } }[] } } };
+        modelPcm.push(decodePcm(parsed.serverContent.modelTurn.parts[0]!.inlineData.data));
+      }
+    }),
+  );
 
   // Out: jitter/playback buffer → 48 kHz mono frames pulled every 20 ms.
-  const callOut = wiredCallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), onSpeech: () => undefined, onSpeechEnd: () => undefined, now: () => performance.now() });
+  const callOut = wiredCallAudio({
+    inputChunkMs: 20,
+    metrics: new CallMetrics(),
+    onSpeech: () => undefined,
+    onSpeechEnd: () => undefined,
+    now: () => performance.now(),
+  });
   const played = new Int16Array(frames * FRAME_SAMPLES);
   const out = new Int16Array(FRAME_SAMPLES);
-  add('playback buffer + 48 kHz (CallAudio out)', 'out', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) {
-      if (i % 2 === 0 && modelPcm[i / 2]) callOut.pushModelAudio(modelPcm[i / 2]!);
-      callOut.playbackSource.readFrame(out);
-      played.set(out, i * FRAME_SAMPLES);
-    }
-  }));
+  add(
+    'playback buffer + 48 kHz (CallAudio out)',
+    'out',
+    'real',
+    cpuMsOf(() => {
+      for (let i = 0; i < frames; i++) {
+        if (i % 2 === 0 && modelPcm[i / 2]) callOut.pushModelAudio(modelPcm[i / 2]!);
+        callOut.playbackSource.readFrame(out);
+        played.set(out, i * FRAME_SAMPLES);
+      }
+    }),
+  );
 
   // Out: 48 kHz mono → Opus (the player's mono encoder, main/core/voice/playback.ts).
   const encoder = opus.createMonoEncoder();
   const encoded: Buffer[] = new Array<Buffer>(frames);
   const frame = new Int16Array(FRAME_SAMPLES);
   const frameBytes = Buffer.from(frame.buffer);
-  add('Opus encode (mono)', 'out', 'real', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) {
-      frame.set(played.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES));
-      encoded[i] = encoder.encode(frameBytes);
-    }
-  }));
+  add(
+    'Opus encode (mono)',
+    'out',
+    'real',
+    cpuMsOf(() => {
+      for (let i = 0; i < frames; i++) {
+        frame.set(played.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES));
+        encoded[i] = encoder.encode(frameBytes);
+      }
+    }),
+  );
 
   // Both ways: RTP transport encryption (aead_aes256_gcm_rtpsize), one packet per frame each way.
   const key = randomBytes(32);
-  const sealed = encoded.map((p, i) => encryptRtp('aead_aes256_gcm_rtpsize', key, i, { sequence: i, timestamp: i * 960, ssrc: 1 }, p));
-  add('RTP decrypt (aes-256-gcm)', 'in', 'approximation', cpuMsOf(() => {
-    for (const s of sealed) decryptRtp('aead_aes256_gcm_rtpsize', key, s);
-  }));
-  add('RTP encrypt (aes-256-gcm)', 'out', 'approximation', cpuMsOf(() => {
-    for (let i = 0; i < frames; i++) encryptRtp('aead_aes256_gcm_rtpsize', key, i, { sequence: i, timestamp: i * 960, ssrc: 1 }, encoded[i]!);
-  }));
+  const sealed = encoded.map((p, i) =>
+    encryptRtp('aead_aes256_gcm_rtpsize', key, i, { sequence: i, timestamp: i * 960, ssrc: 1 }, p),
+  );
+  add(
+    'RTP decrypt (aes-256-gcm)',
+    'in',
+    'approximation',
+    cpuMsOf(() => {
+      for (const s of sealed) decryptRtp('aead_aes256_gcm_rtpsize', key, s);
+    }),
+  );
+  add(
+    'RTP encrypt (aes-256-gcm)',
+    'out',
+    'approximation',
+    cpuMsOf(() => {
+      for (let i = 0; i < frames; i++)
+        encryptRtp('aead_aes256_gcm_rtpsize', key, i, { sequence: i, timestamp: i * 960, ssrc: 1 }, encoded[i]!);
+    }),
+  );
   decoder.destroy();
   encoder.destroy();
   return { stages, opusLibrary: opus.library };

@@ -21,7 +21,13 @@ import { z } from 'zod';
 import { DEMO_MODEL_REPLY, speechLikeSignal } from '../../main/demo/simulated-call.ts';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { ensureBuilt } from '../../scripts/lib/core-build.mjs';
-import { startBenchModel, type BenchModelFake, type BenchModelOptions, type BenchProvider, type BenchReply } from './model-fakes.ts';
+import {
+  startBenchModel,
+  type BenchModelFake,
+  type BenchModelOptions,
+  type BenchProvider,
+  type BenchReply,
+} from './model-fakes.ts';
 import { CORE_NODE_FLAGS } from '../../main/core/core-node-flags.ts';
 import { cpuPercent, cpuWindows, readProc, untilQuiet, type ProcSample } from './latency-proc.ts';
 import { modelledFirstAudioMs, TurnClock, turnLatencies, type TurnLatencies, type TurnTiming } from './latency-turn.ts';
@@ -51,24 +57,31 @@ const UTTERANCES = [1.6, 2.2, 1.9, 2.5, 1.5, 2.0];
  */
 export const IDLE_SETTLE_MS = 6500;
 
-const latencySchema = z.object({ count: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable(), p99_ms: z.number().nullable() });
+const latencySchema = z.object({
+  count: z.number(),
+  p50_ms: z.number().nullable(),
+  p95_ms: z.number().nullable(),
+  p99_ms: z.number().nullable(),
+});
 const healthSchema = z.object({
   bridge: z.object({ state: z.string() }),
   audio: z.object({ opus: z.object({ impl: z.enum(['native', 'wasm']), library: z.string(), reason: z.string() }) }),
-  metrics: z.object({
-    frames_in: z.number(),
-    frames_out: z.number(),
-    bytes_to_model: z.number(),
-    bytes_from_model: z.number(),
-    dropped_frames: z.number(),
-    reconnects: z.number(),
-    interrupts: z.number(),
-    barge_in_holds: z.number(),
-    barge_in_holds_released: z.number(),
-    ingress_latency: latencySchema,
-    egress_latency: latencySchema,
-    barge_in_latency: latencySchema,
-  }).passthrough(),
+  metrics: z
+    .object({
+      frames_in: z.number(),
+      frames_out: z.number(),
+      bytes_to_model: z.number(),
+      bytes_from_model: z.number(),
+      dropped_frames: z.number(),
+      reconnects: z.number(),
+      interrupts: z.number(),
+      barge_in_holds: z.number(),
+      barge_in_holds_released: z.number(),
+      ingress_latency: latencySchema,
+      egress_latency: latencySchema,
+      barge_in_latency: latencySchema,
+    })
+    .passthrough(),
   memory: z.object({ rss_mb: z.number(), heap_used_mb: z.number() }),
 });
 export type BenchHealth = z.infer<typeof healthSchema>;
@@ -145,7 +158,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: string, port: number, token: string): NodeJS.ProcessEnv {
+export function coreEnv(
+  discord: FakeDiscord,
+  model: BenchModelFake,
+  home: string,
+  port: number,
+  token: string,
+): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -162,7 +181,9 @@ export function coreEnv(discord: FakeDiscord, model: BenchModelFake, home: strin
     DISCORD_VOICE_LIVE_SIDECAR_TOKEN: token,
     DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
     // LVB_BENCH_INPUT_CHUNK_MS: the core's input chunk for an A/B run (the bridge's turn share is up to one chunk).
-    ...(process.env.LVB_BENCH_INPUT_CHUNK_MS ? { DISCORD_VOICE_LIVE_INPUT_CHUNK_MS: process.env.LVB_BENCH_INPUT_CHUNK_MS } : {}),
+    ...(process.env.LVB_BENCH_INPUT_CHUNK_MS
+      ? { DISCORD_VOICE_LIVE_INPUT_CHUNK_MS: process.env.LVB_BENCH_INPUT_CHUNK_MS }
+      : {}),
   };
 }
 
@@ -183,7 +204,12 @@ export class ReplyDriver {
   constructor(model: BenchModelFake) {
     model.onUserTurn((userTurn) => {
       const timing = this.clock.turnEnded(Date.now(), userTurn.serviceQuietMs);
-      const turn = userTurn.respond({ toneMs: REPLY_MS, pcm: this.#voice, transcript: DEMO_MODEL_REPLY, inputTranscript: '(owner speech)' });
+      const turn = userTurn.respond({
+        toneMs: REPLY_MS,
+        pcm: this.#voice,
+        transcript: DEMO_MODEL_REPLY,
+        inputTranscript: '(owner speech)',
+      });
       if (!turn) return;
       this.turns.push(turn);
       this.answered.push(timing);
@@ -211,7 +237,12 @@ export class ReplyDriver {
  * after their first audio (the fake's modelled delay after the turn end, when the driver answered),
  * the third is heard to its end, then a pause.
  */
-export async function ownerScript(discord: FakeDiscord, driver: ReplyDriver, until: number, firstAudioDelayMs: number): Promise<number> {
+export async function ownerScript(
+  discord: FakeDiscord,
+  driver: ReplyDriver,
+  until: number,
+  firstAudioDelayMs: number,
+): Promise<number> {
   const random = seededRandom(6);
   const signals = UTTERANCES.map((s) => speechLikeSignal(s));
   let utterances = 0;
@@ -243,9 +274,18 @@ export async function health(base: string, token: string): Promise<BenchHealth> 
 }
 
 /** `nodeFlags`: the core's start-up options, by default those every launcher passes (core-node-flags.ts). */
-export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI, nodeFlags: readonly string[] = CORE_NODE_FLAGS): { child: ChildProcess; output: () => string } {
+export function startCoreChild(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  cli = CLI,
+  nodeFlags: readonly string[] = CORE_NODE_FLAGS,
+): { child: ChildProcess; output: () => string } {
   if (cli === BUILT_CLI && !ensureBuilt()) throw new Error('could not compile the core into dist/ (tsc output above)');
-  const child = spawn(process.execPath, [...nodeFlags, cli, 'headless'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, cli, 'headless'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
   // LVB_CORE_LOG=file: the core's whole output is kept there too (to trace a soak's losses).
   const log = process.env.LVB_CORE_LOG ? createWriteStream(process.env.LVB_CORE_LOG, { flags: 'a' }) : null;
@@ -258,11 +298,20 @@ export function startCoreChild(env: NodeJS.ProcessEnv, cwd: string, cli = CLI, n
   return { child, output: () => tail };
 }
 
-export async function waitForSidecar(base: string, token: string, child: ChildProcess, output: () => string): Promise<void> {
+export async function waitForSidecar(
+  base: string,
+  token: string,
+  child: ChildProcess,
+  output: () => string,
+): Promise<void> {
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`core exited (${child.exitCode}) before its sidecar answered:\n${output()}`);
-    const ok = await health(base, token).then(() => true, () => false);
+    if (child.exitCode !== null)
+      throw new Error(`core exited (${child.exitCode}) before its sidecar answered:\n${output()}`);
+    const ok = await health(base, token).then(
+      () => true,
+      () => false,
+    );
     if (ok) return;
     await sleep(100);
   }
@@ -296,15 +345,35 @@ export interface BenchCore {
  * `extraUsers` become members of the guild who may speak (DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS).
  * LVB_CORE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the core for profiling.
  */
-export async function startBenchCore(options: { provider?: BenchProvider; extraUsers?: string[]; bargeInRms?: number; cli?: string; env?: Record<string, string>; nodeFlags?: readonly string[]; transcribe?: BenchModelOptions['transcribe'] } = {}): Promise<BenchCore> {
+export async function startBenchCore(
+  options: {
+    provider?: BenchProvider;
+    extraUsers?: string[];
+    bargeInRms?: number;
+    cli?: string;
+    env?: Record<string, string>;
+    nodeFlags?: readonly string[];
+    transcribe?: BenchModelOptions['transcribe'];
+  } = {},
+): Promise<BenchCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-bench-'));
-  const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
-  const model = await startBenchModel(options.provider ?? 'gemini', { bargeInRms: options.bargeInRms ?? BARGE_IN_RMS, ...(options.transcribe ? { transcribe: options.transcribe } : {}) });
+  const discord = await startFakeDiscord({
+    ownerInVoice: true,
+    ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}),
+  });
+  const model = await startBenchModel(options.provider ?? 'gemini', {
+    bargeInRms: options.bargeInRms ?? BARGE_IN_RMS,
+    ...(options.transcribe ? { transcribe: options.transcribe } : {}),
+  });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
   const env = coreEnv(discord, model, home, port, token);
-  if (options.extraUsers) env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users.filter((u) => !u.bot).map((u) => u.id).join(',');
+  if (options.extraUsers)
+    env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users
+      .filter((u) => !u.bot)
+      .map((u) => u.id)
+      .join(',');
   if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
   Object.assign(env, options.env);
   const { child, output } = startCoreChild(env, home, options.cli, options.nodeFlags);
@@ -320,11 +389,23 @@ export async function startBenchCore(options: { provider?: BenchProvider; extraU
     await close();
     throw error;
   }
-  return { discord, model, base, token, pid: child.pid!, health: () => health(base, token), request: (route, method = 'GET') => getJson(`${base}${route}`, token, method), close };
+  return {
+    discord,
+    model,
+    base,
+    token,
+    pid: child.pid!,
+    health: () => health(base, token),
+    request: (route, method = 'GET') => getJson(`${base}${route}`, token, method),
+    close,
+  };
 }
 
 export async function runBenchCall(options: CallRunOptions): Promise<CallRunResult> {
-  const core = await startBenchCore({ provider: options.provider ?? 'gemini', ...(options.nodeFlags ? { nodeFlags: options.nodeFlags } : {}) });
+  const core = await startBenchCore({
+    provider: options.provider ?? 'gemini',
+    ...(options.nodeFlags ? { nodeFlags: options.nodeFlags } : {}),
+  });
   const { discord, model, base, token, pid } = core;
   try {
     options.progress(`core pid ${pid} on ${base}; settles, then idle ${options.idleMs / 1000} s for a CPU baseline`);
@@ -356,8 +437,21 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
     const fakesFrom = { cpu: process.cpuUsage(), at: performance.now() };
     options.progress(`the owner talks for ${options.durationMs / 1000} s`);
     let healthAt20s: BenchHealth | null = null;
-    const at20 = setTimeout(() => void health(base, token).then((h) => (healthAt20s = h), () => undefined), 20_000);
-    const progress = setInterval(() => options.progress(`  ${Math.round((performance.now() - callFrom.at) / 1000)} s: ${driver.turns.length} replies, ${driver.turns.filter((t) => t.outcome === 'interrupted').length} barged into`), 15_000);
+    const at20 = setTimeout(
+      () =>
+        void health(base, token).then(
+          (h) => (healthAt20s = h),
+          () => undefined,
+        ),
+      20_000,
+    );
+    const progress = setInterval(
+      () =>
+        options.progress(
+          `  ${Math.round((performance.now() - callFrom.at) / 1000)} s: ${driver.turns.length} replies, ${driver.turns.filter((t) => t.outcome === 'interrupted').length} barged into`,
+        ),
+      15_000,
+    );
 
     const script = ownerScript(discord, driver, callFrom.at + options.durationMs, modelledFirstAudioMs(model.provider));
     await sleep(Math.max(0, callFrom.at + options.durationMs - performance.now()));
@@ -405,7 +499,10 @@ export async function runBenchCall(options: CallRunOptions): Promise<CallRunResu
         rssAtEndMb: callTo.rssMb,
         peakRssMb: callTo.peakRssMb,
         rssMaxMb: Math.max(idleCallFrom.rssMb, callTo.rssMb, ...samples.map((x) => x.rssMb)),
-        rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - callFrom.at) / 100) / 10, rss_mb: Math.round(s.rssMb * 10) / 10 })),
+        rssSeries: samples.map((s) => ({
+          t_s: Math.round((s.at - callFrom.at) / 100) / 10,
+          rss_mb: Math.round(s.rssMb * 10) / 10,
+        })),
       },
       fakesProcess: { cpuPercent: fakesPercent, rssMb: process.memoryUsage().rss / 1048576 },
       wire,

@@ -24,8 +24,30 @@ const AFTER_REQUESTS_MS = 60_000;
 export interface MemoryRunResult {
   /** Settled idle RSS of the core run from TypeScript source (the comparison, not a target). */
   rssIdleSourceMb: number | null;
-  longCall: { seconds: number; rssAt20sMb: number; rssEndMb: number; rssMinMb: number; rssMaxMb: number; flatnessMb: number; driftMb: number; replies: number; cpuPercent: number; cpuAfter60sPercent: number | null; cpuWorst10sPercent: number | null; cpuWindows10sPercent: number[] };
-  requests: { sent: number; answered2xx: number; errors: number; seconds: number; rssIdleMb: number; rssAfterRequestsMb: number; rssAfterRequestsSettledMb: number; rssMaxMb: number };
+  longCall: {
+    seconds: number;
+    rssAt20sMb: number;
+    rssEndMb: number;
+    rssMinMb: number;
+    rssMaxMb: number;
+    flatnessMb: number;
+    driftMb: number;
+    replies: number;
+    cpuPercent: number;
+    cpuAfter60sPercent: number | null;
+    cpuWorst10sPercent: number | null;
+    cpuWindows10sPercent: number[];
+  };
+  requests: {
+    sent: number;
+    answered2xx: number;
+    errors: number;
+    seconds: number;
+    rssIdleMb: number;
+    rssAfterRequestsMb: number;
+    rssAfterRequestsSettledMb: number;
+    rssMaxMb: number;
+  };
 }
 
 async function longCall(progress: (line: string) => void): Promise<MemoryRunResult['longCall']> {
@@ -52,7 +74,9 @@ async function longCall(progress: (line: string) => void): Promise<MemoryRunResu
 }
 
 /** The issue's probe: BURSTS × PER_BURST sidecar requests, CONCURRENCY at a time. Counts the answers. */
-export async function sendRequestBursts(core: Pick<BenchCore, 'base' | 'token'>): Promise<{ sent: number; answered2xx: number; errors: number }> {
+export async function sendRequestBursts(
+  core: Pick<BenchCore, 'base' | 'token'>,
+): Promise<{ sent: number; answered2xx: number; errors: number }> {
   let answered2xx = 0;
   let errors = 0;
   const headers = { authorization: `Bearer ${core.token}`, 'content-type': 'application/json' };
@@ -62,9 +86,16 @@ export async function sendRequestBursts(core: Pick<BenchCore, 'base' | 'token'>)
     const worker = async (): Promise<void> => {
       while (next < PER_BURST) {
         const i = next++;
-        const body = method === 'POST' ? JSON.stringify({ text: `bench reminder ${i}`, delay_seconds: 86_400, mode: 'dm' }) : undefined;
+        const body =
+          method === 'POST'
+            ? JSON.stringify({ text: `bench reminder ${i}`, delay_seconds: 86_400, mode: 'dm' })
+            : undefined;
         try {
-          const res = await fetch(`${core.base}${route}`, { method, headers: body ? headers : { authorization: headers.authorization }, ...(body ? { body } : {}) });
+          const res = await fetch(`${core.base}${route}`, {
+            method,
+            headers: body ? headers : { authorization: headers.authorization },
+            ...(body ? { body } : {}),
+          });
           await res.arrayBuffer();
           if (res.status < 300) answered2xx++;
           else errors++;
@@ -93,7 +124,16 @@ async function requestBursts(progress: (line: string) => void): Promise<MemoryRu
     const rssAfterRequestsMb = rss();
     await sleep(AFTER_REQUESTS_MS);
     clearInterval(sampler);
-    return { sent: BURSTS.length * PER_BURST, answered2xx, errors, seconds, rssIdleMb, rssAfterRequestsMb, rssAfterRequestsSettledMb: rss(), rssMaxMb };
+    return {
+      sent: BURSTS.length * PER_BURST,
+      answered2xx,
+      errors,
+      seconds,
+      rssIdleMb,
+      rssAfterRequestsMb,
+      rssAfterRequestsSettledMb: rss(),
+      rssMaxMb,
+    };
   } finally {
     await core.close();
   }
@@ -134,10 +174,33 @@ export function memoryRows(m: MemoryRunResult, rssIdleMb: number, cpuTargetPerce
   const q = m.requests;
   const settledOver = q.rssAfterRequestsSettledMb - q.rssIdleMb;
   return [
-    { metric: 'core RSS idle, run from TypeScript source (node main/cli.ts)', measured: mb(m.rssIdleSourceMb), target: `reference: the compiled core above, ${rssIdleMb.toFixed(1)} MB`, status: m.rssIdleSourceMb === null ? 'no data' : `+${(m.rssIdleSourceMb - rssIdleMb).toFixed(1)} MB` },
-    { metric: `core CPU over a ${m.longCall.seconds / 60}-minute call (one speaker, model replying): whole call / after the first minute`, measured: `${pct(m.longCall.cpuPercent)} / ${pct(m.longCall.cpuAfter60sPercent)} of one core (worst 10 s: ${pct(m.longCall.cpuWorst10sPercent)})`, target: `≤ ${cpuTargetPercent} %`, status: Math.max(m.longCall.cpuPercent, m.longCall.cpuAfter60sPercent ?? Infinity) <= cpuTargetPercent ? 'ok' : 'MISSED' },
-    { metric: `core RSS over a ${m.longCall.seconds / 60}-minute call, 20 s → end: range (drift)`, measured: `${mb(m.longCall.flatnessMb)} (${m.longCall.driftMb >= 0 ? '+' : ''}${m.longCall.driftMb.toFixed(1)}), ${mb(m.longCall.rssMinMb)}–${mb(m.longCall.rssMaxMb)}`, target: `flat: range ≤ ${MEMORY_TARGETS.rss_flatness_mb} MB (± 5)`, status: m.longCall.flatnessMb <= MEMORY_TARGETS.rss_flatness_mb ? 'ok' : 'MISSED' },
-    { metric: `core RSS, ${q.sent} requests: idle / right after / a minute after`, measured: `${mb(q.rssIdleMb)} / ${mb(q.rssAfterRequestsMb)} / ${mb(q.rssAfterRequestsSettledMb)} (${q.answered2xx} answered 2xx, ${q.errors} errors, ${q.seconds.toFixed(1)} s)`, target: `a minute after ≤ idle + ${MEMORY_TARGETS.rss_after_requests_over_idle_mb} MB`, status: settledOver <= MEMORY_TARGETS.rss_after_requests_over_idle_mb && q.errors === 0 ? 'ok' : 'MISSED' },
+    {
+      metric: 'core RSS idle, run from TypeScript source (node main/cli.ts)',
+      measured: mb(m.rssIdleSourceMb),
+      target: `reference: the compiled core above, ${rssIdleMb.toFixed(1)} MB`,
+      status: m.rssIdleSourceMb === null ? 'no data' : `+${(m.rssIdleSourceMb - rssIdleMb).toFixed(1)} MB`,
+    },
+    {
+      metric: `core CPU over a ${m.longCall.seconds / 60}-minute call (one speaker, model replying): whole call / after the first minute`,
+      measured: `${pct(m.longCall.cpuPercent)} / ${pct(m.longCall.cpuAfter60sPercent)} of one core (worst 10 s: ${pct(m.longCall.cpuWorst10sPercent)})`,
+      target: `≤ ${cpuTargetPercent} %`,
+      status:
+        Math.max(m.longCall.cpuPercent, m.longCall.cpuAfter60sPercent ?? Infinity) <= cpuTargetPercent
+          ? 'ok'
+          : 'MISSED',
+    },
+    {
+      metric: `core RSS over a ${m.longCall.seconds / 60}-minute call, 20 s → end: range (drift)`,
+      measured: `${mb(m.longCall.flatnessMb)} (${m.longCall.driftMb >= 0 ? '+' : ''}${m.longCall.driftMb.toFixed(1)}), ${mb(m.longCall.rssMinMb)}–${mb(m.longCall.rssMaxMb)}`,
+      target: `flat: range ≤ ${MEMORY_TARGETS.rss_flatness_mb} MB (± 5)`,
+      status: m.longCall.flatnessMb <= MEMORY_TARGETS.rss_flatness_mb ? 'ok' : 'MISSED',
+    },
+    {
+      metric: `core RSS, ${q.sent} requests: idle / right after / a minute after`,
+      measured: `${mb(q.rssIdleMb)} / ${mb(q.rssAfterRequestsMb)} / ${mb(q.rssAfterRequestsSettledMb)} (${q.answered2xx} answered 2xx, ${q.errors} errors, ${q.seconds.toFixed(1)} s)`,
+      target: `a minute after ≤ idle + ${MEMORY_TARGETS.rss_after_requests_over_idle_mb} MB`,
+      status: settledOver <= MEMORY_TARGETS.rss_after_requests_over_idle_mb && q.errors === 0 ? 'ok' : 'MISSED',
+    },
   ];
 }
 
@@ -156,18 +219,28 @@ export function memoryJson(m: MemoryRunResult) {
       rssAfterRequestsSettledMb: r1(q.rssAfterRequestsSettledMb),
     },
     definitions: {
-      rssIdleSourceMb: 'the same settled idle VmRSS for the core run from TypeScript source (node main/cli.ts), which loads Node\'s type stripper: a comparison (no launcher runs it), not a target',
+      rssIdleSourceMb:
+        "the same settled idle VmRSS for the core run from TypeScript source (node main/cli.ts), which loads Node's type stripper: a comparison (no launcher runs it), not a target",
       rssFlatness10minMb: `highest minus lowest core VmRSS (1 s samples) from 20 s to the end of a ${m.longCall.seconds / 60}-minute call (one speaker, the model replying and barged into), fresh core; "flat ± 5 MB" = ≤ ${MEMORY_TARGETS.rss_flatness_mb}`,
       coreCpuLongCallPercent: `core process CPU time (utime + stime from /proc) / wall time, % of one core, over the whole ${m.longCall.seconds / 60}-minute call (one speaker, the model replying and barged into), fresh core`,
-      coreCpuLongCallAfter60sPercent: 'the same from 60 s into that call to its end: the steady cost of a call, past start-up and JIT warm-up (coreCpuCallPercent is a 60 s call, warm-up included)',
-      coreCpuLongCallWorst10sPercent: 'the worst 10 s window of that call (CPU time over each consecutive 10 s between the 1 s /proc readings): its worst case beside the average',
+      coreCpuLongCallAfter60sPercent:
+        'the same from 60 s into that call to its end: the steady cost of a call, past start-up and JIT warm-up (coreCpuCallPercent is a 60 s call, warm-up included)',
+      coreCpuLongCallWorst10sPercent:
+        'the worst 10 s window of that call (CPU time over each consecutive 10 s between the 1 s /proc readings): its worst case beside the average',
       rssAfterRequestsIdleMb: 'settled idle VmRSS of the fresh core the requests were sent to, just before them',
       rssAfterRequestsMb: `core VmRSS right after ${q.sent} sidecar requests (4 bursts of 2,000: GET /health, GET /notes, GET /schedule, POST /schedule; 20 at a time)`,
       rssAfterRequestsSettledMb: `the same a minute later (target: ≤ rssAfterRequestsIdleMb + ${MEMORY_TARGETS.rss_after_requests_over_idle_mb})`,
     },
     detail: {
       targets: MEMORY_TARGETS,
-      long_call: { ...m.longCall, cpuWindows10sPercent: m.longCall.cpuWindows10sPercent.map(r2), rssAt20sMb: r1(m.longCall.rssAt20sMb), rssEndMb: r1(m.longCall.rssEndMb), flatnessMb: r1(m.longCall.flatnessMb), driftMb: r1(m.longCall.driftMb) },
+      long_call: {
+        ...m.longCall,
+        cpuWindows10sPercent: m.longCall.cpuWindows10sPercent.map(r2),
+        rssAt20sMb: r1(m.longCall.rssAt20sMb),
+        rssEndMb: r1(m.longCall.rssEndMb),
+        flatnessMb: r1(m.longCall.flatnessMb),
+        driftMb: r1(m.longCall.driftMb),
+      },
       requests: { ...q, seconds: r1(q.seconds), rssMaxMb: r1(q.rssMaxMb) },
     },
   };

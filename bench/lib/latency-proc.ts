@@ -38,7 +38,12 @@ export function readProc(pid: number): ProcSample | null {
     const ticks = Number(fields[11]) + Number(fields[12]);
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { at: performance.now(), cpuMs: (ticks * 1000) / ticksPerSecond(), rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+    return {
+      at: performance.now(),
+      cpuMs: (ticks * 1000) / ticksPerSecond(),
+      rssMb: kb('VmRSS') / 1024,
+      peakRssMb: kb('VmHWM') / 1024,
+    };
   } catch {
     return null;
   }
@@ -60,7 +65,10 @@ export function quietFor(readings: readonly ProcSample[], quietMs: number, budge
  * started without --expose-gc gets one more GC from V8's memory reducer about 8-9 s after start-up
  * (≈ 130 ms of CPU, RSS down ≈ 7 MB): an idle baseline must not catch it.
  */
-export async function untilQuiet(pid: number, options: { quietMs?: number; budgetMs?: number; maxMs?: number } = {}): Promise<number> {
+export async function untilQuiet(
+  pid: number,
+  options: { quietMs?: number; budgetMs?: number; maxMs?: number } = {},
+): Promise<number> {
   const { quietMs = 2000, budgetMs = 20, maxMs = 15_000 } = options;
   const readings: ProcSample[] = [];
   const from = performance.now();
@@ -87,7 +95,12 @@ export const CPU_WINDOW_MS = 10_000;
  * out (a few 10 ms ticks would make it a noisy figure). The worst window is the call's worst case
  * beside its average.
  */
-export function cpuWindows(from: ProcSample, readings: readonly ProcSample[], to: ProcSample, windowMs = CPU_WINDOW_MS): number[] {
+export function cpuWindows(
+  from: ProcSample,
+  readings: readonly ProcSample[],
+  to: ProcSample,
+  windowMs = CPU_WINDOW_MS,
+): number[] {
   const windows: number[] = [];
   let start = from;
   for (const reading of readings) {
@@ -114,7 +127,13 @@ export interface Percentiles {
 export function percentiles(values: readonly number[]): Percentiles {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => (sorted.length ? sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]! : null);
-  return { count: sorted.length, p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), max_ms: sorted.length ? sorted[sorted.length - 1]! : null };
+  return {
+    count: sorted.length,
+    p50_ms: at(0.5),
+    p95_ms: at(0.95),
+    p99_ms: at(0.99),
+    max_ms: sorted.length ? sorted[sorted.length - 1]! : null,
+  };
 }
 
 export function round(value: number | null, digits = 2): number | null {

@@ -12,7 +12,10 @@ export interface ProviderCall {
   call: CallRunResult;
 }
 
-export async function runProviderCalls(providers: readonly BenchProvider[], options: Omit<CallRunOptions, 'provider'>): Promise<ProviderCall[]> {
+export async function runProviderCalls(
+  providers: readonly BenchProvider[],
+  options: Omit<CallRunOptions, 'provider'>,
+): Promise<ProviderCall[]> {
   const runs: ProviderCall[] = [];
   for (const provider of providers) {
     options.progress(`— provider ${provider} —`);
@@ -101,7 +104,14 @@ export interface ProviderRow {
   replies: number;
   bargeInsAtModel: number;
   reconnects: number;
-  met: { ingress: boolean; egress: boolean; bargeIn: boolean; coreCpu: boolean; bridgeTurnShare: boolean; bridgeCutoff: boolean };
+  met: {
+    ingress: boolean;
+    egress: boolean;
+    bargeIn: boolean;
+    coreCpu: boolean;
+    bridgeTurnShare: boolean;
+    bridgeCutoff: boolean;
+  };
 }
 
 /** Issue 51 item 6: a provider's call at most 1.5 × the library floor's CPU. */
@@ -113,9 +123,15 @@ const within = (value: number | null, limit: number): boolean => value !== null 
 /** The floors of a run, by provider, each its CPU % of one core. */
 export type FloorCpu = readonly { provider: BenchProvider; cpuPercent: number }[];
 
-export function providerRows(runs: readonly ProviderCall[], targets: ProviderTargets, corpus: Readonly<Record<BenchProvider, TurnCorpusResult>>, floors: FloorCpu = []): ProviderRow[] {
+export function providerRows(
+  runs: readonly ProviderCall[],
+  targets: ProviderTargets,
+  corpus: Readonly<Record<BenchProvider, TurnCorpusResult>>,
+  floors: FloorCpu = [],
+): ProviderRow[] {
   return runs.map(({ provider, call }) => {
-    const floor = floors.find((f) => f.provider === provider) ?? floors.find((f) => f.provider === 'gemini') ?? floors[0];
+    const floor =
+      floors.find((f) => f.provider === provider) ?? floors.find((f) => f.provider === 'gemini') ?? floors[0];
     const ingress = call.healthAtEnd.metrics.ingress_latency;
     const egress = call.wire.egress ?? none;
     const bargeIn = call.wire.bargeIn ?? none;
@@ -156,7 +172,8 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
       endOfSpeechToFirstAudioN: turn.endOfSpeechToFirstAudio.count,
       streamEndToFirstAudioP50Ms: turn.streamEndToFirstAudio.p50_ms,
       modelledFirstAudioAfterTurnEndMs: turn.modelledFirstAudioMs,
-      modelledDelayApplied: turn.streamEndToFirstAudio.p50_ms !== null && turn.streamEndToFirstAudio.p50_ms >= turn.modelledFirstAudioMs,
+      modelledDelayApplied:
+        turn.streamEndToFirstAudio.p50_ms !== null && turn.streamEndToFirstAudio.p50_ms >= turn.modelledFirstAudioMs,
       cutMidUtterance: turn.cutMidUtterance,
       coreCpuCallPercent: round(call.core.callCpuPercent),
       coreCpuCallWorst10sPercent: round(call.core.callCpuWorst10sPercent),
@@ -179,11 +196,12 @@ export function providerRows(runs: readonly ProviderCall[], targets: ProviderTar
 
 export const PROVIDER_DEFINITIONS = {
   providers:
-    'the same call once per provider, each with a fresh core (child process) and that provider\'s fake: ingress = the core\'s histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, the fake model sends a reply\'s first chunk (after the modelled first-audio delay) → first sounding RTP at the fake Discord; barge-in (bargeInP50Ms/P95Ms) = what a user lives: the barging owner\'s first sounding packet sent by the fake Discord client → the interrupted reply\'s last speech RTP (decoded peak > -30 dBFS) received by the fake Discord, 2 of every 3 replies barged into 450-850 ms after their first audio (the bridge stops playback itself: it holds the reply on an allowed speaker\'s first frame over -40 dBFS that its echo tests cannot yet judge, and cuts it when a later frame is speech, or plays it on after 90 ms; main/core/bridge/barge-in.ts, call-audio.ts; barge_in_holds / barge_in_holds_released in /health count them); the fake model speaks continuous voiced speech-like audio at -15 dBFS RMS (≈ 210 Hz voice, harmonics to 4 kHz: bench/lib/speech-like.ts voicedReply, not a tone, whose empty spectrum would flatter the per-band echo test) and the owner a ≈ 140 Hz voice at -26 dBFS RMS (its loudest 20 ms -22 dBFS), 7-11 dB under it; serviceSignalToCutP50Ms/P95Ms = the service\'s own barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) → the same last speech RTP, a reference only (the local cut comes before it, so it reads about 0); core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts; issue #52: the service ends it): endOfSpeechToStreamEnd = the fake Discord client sends the utterance\'s last sounding packet → the fake service\'s own detector ends the turn on the audio it received (Gemini: its automatic activity detection, the fake\'s userTurnEnd, or the bridge\'s audioStreamEnd at its silence cap, whichever comes first; Realtime: semantic_vad\'s stand-in with the owner\'s whole sentences marked utterance-final; GPT-Live: its own window), Date.now() in the fakes process, the service\'s window included (information, no target: the old ≤ 250 ms target is retired); serviceWindowP50Ms = the trailing quiet the fake\'s detector counted before it ended the turn, from its own sample counts; bridgeTurnShareP50Ms/P95Ms/WorstMs = endOfSpeechToStreamEnd − that counted quiet, per turn: from the last speech sample to the moment the service\'s detector has received the audio it needs to end the turn, i.e. what the bridge adds to the service\'s own window (the input chunk filling — up to one INPUT_CHUNK_MS, 100 ms by default —, the paced silence, the sockets, the fakes\' event loop; it reads low, even negative, where the fake\'s speech bar is above the bench\'s -50 dBFS sounding bar — the OpenAI fakes\' RMS 800 — and the owner\'s last syllable dips under it: the service\'s speech ended earlier than the bench\'s; serviceWindowP50Ms also shows a patience the learner lengthened after the bench\'s barge-ins); turnPatience / serviceRule / bridgeCutoffPercent / serviceCutoffPercent: see turnCorpus; endOfSpeechToFirstAudio = end of speech → the reply\'s first sounding RTP at the fake Discord, with the service\'s modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied once, by the fake from its own end of turn (the bench answers at once); streamEndToFirstAudioP50Ms = that delay plus the bridge\'s egress; modelledDelayApplied = streamEndToFirstAudioP50Ms ≥ that delay',
+    "the same call once per provider, each with a fresh core (child process) and that provider's fake: ingress = the core's histogram (decoded packet PCM → written to the model socket, incl. the 16→24 kHz resampling for OpenAI); egress = on the wire, the fake model sends a reply's first chunk (after the modelled first-audio delay) → first sounding RTP at the fake Discord; barge-in (bargeInP50Ms/P95Ms) = what a user lives: the barging owner's first sounding packet sent by the fake Discord client → the interrupted reply's last speech RTP (decoded peak > -30 dBFS) received by the fake Discord, 2 of every 3 replies barged into 450-850 ms after their first audio (the bridge stops playback itself: it holds the reply on an allowed speaker's first frame over -40 dBFS that its echo tests cannot yet judge, and cuts it when a later frame is speech, or plays it on after 90 ms; main/core/bridge/barge-in.ts, call-audio.ts; barge_in_holds / barge_in_holds_released in /health count them); the fake model speaks continuous voiced speech-like audio at -15 dBFS RMS (≈ 210 Hz voice, harmonics to 4 kHz: bench/lib/speech-like.ts voicedReply, not a tone, whose empty spectrum would flatter the per-band echo test) and the owner a ≈ 140 Hz voice at -26 dBFS RMS (its loudest 20 ms -22 dBFS), 7-11 dB under it; serviceSignalToCutP50Ms/P95Ms = the service's own barge-in signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) → the same last speech RTP, a reference only (the local cut comes before it, so it reads about 0); core CPU over the call (% of one core, /proc), and its worst 10 s window; the turn (bench/lib/latency-turn.ts; issue #52: the service ends it): endOfSpeechToStreamEnd = the fake Discord client sends the utterance's last sounding packet → the fake service's own detector ends the turn on the audio it received (Gemini: its automatic activity detection, the fake's userTurnEnd, or the bridge's audioStreamEnd at its silence cap, whichever comes first; Realtime: semantic_vad's stand-in with the owner's whole sentences marked utterance-final; GPT-Live: its own window), Date.now() in the fakes process, the service's window included (information, no target: the old ≤ 250 ms target is retired); serviceWindowP50Ms = the trailing quiet the fake's detector counted before it ended the turn, from its own sample counts; bridgeTurnShareP50Ms/P95Ms/WorstMs = endOfSpeechToStreamEnd − that counted quiet, per turn: from the last speech sample to the moment the service's detector has received the audio it needs to end the turn, i.e. what the bridge adds to the service's own window (the input chunk filling — up to one INPUT_CHUNK_MS, 100 ms by default —, the paced silence, the sockets, the fakes' event loop; it reads low, even negative, where the fake's speech bar is above the bench's -50 dBFS sounding bar — the OpenAI fakes' RMS 800 — and the owner's last syllable dips under it: the service's speech ended earlier than the bench's; serviceWindowP50Ms also shows a patience the learner lengthened after the bench's barge-ins); turnPatience / serviceRule / bridgeCutoffPercent / serviceCutoffPercent: see turnCorpus; endOfSpeechToFirstAudio = end of speech → the reply's first sounding RTP at the fake Discord, with the service's modelled first-audio delay (modelledFirstAudioAfterTurnEndMs, main/fakes/shared/service-timing.ts) applied once, by the fake from its own end of turn (the bench answers at once); streamEndToFirstAudioP50Ms = that delay plus the bridge's egress; modelledDelayApplied = streamEndToFirstAudioP50Ms ≥ that delay",
 } as const;
 
 const ms = (v: number | null) => (v === null ? '—' : v.toFixed(2));
-const pair = (p50: number | null, p95: number | null, n: number, ok: boolean) => `${ms(p50)} / ${ms(p95)} (n=${n})${ok ? '' : ' MISSED'}`;
+const pair = (p50: number | null, p95: number | null, n: number, ok: boolean) =>
+  `${ms(p50)} / ${ms(p95)} (n=${n})${ok ? '' : ' MISSED'}`;
 
 /** The console table: provider × hop, targets in the header. */
 export function providerTable(rows: readonly ProviderRow[], targets: ProviderTargets): string {
@@ -215,6 +233,15 @@ export function providerTable(rows: readonly ProviderRow[], targets: ProviderTar
   ]);
   const all = [header, ...lines];
   const widths = header.map((_, i) => Math.max(...all.map((cells) => cells[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return ['per provider (the same call, one core each):', line(header), '-'.repeat(widths.reduce((a, b) => a + b + 2, 0)), ...lines.map(line)].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    'per provider (the same call, one core each):',
+    line(header),
+    '-'.repeat(widths.reduce((a, b) => a + b + 2, 0)),
+    ...lines.map(line),
+  ].join('\n');
 }

@@ -20,7 +20,11 @@ export interface SpeakersRunResult {
   rssMaxMb: number;
 }
 
-export async function runSpeakers(speakers: number, durationMs: number, progress: (line: string) => void): Promise<SpeakersRunResult> {
+export async function runSpeakers(
+  speakers: number,
+  durationMs: number,
+  progress: (line: string) => void,
+): Promise<SpeakersRunResult> {
   const extraUsers = Array.from({ length: speakers - 1 }, (_, i) => `speaker-${i + 2}`);
   const core = await startBenchCore({ extraUsers });
   try {
@@ -41,10 +45,12 @@ export async function runSpeakers(speakers: number, durationMs: number, progress
     }, 1000);
     const from = readProc(core.pid)!;
     // Staggered by 3 ms each, as independent clients are; every packet is counted by the sender.
-    const results = await Promise.all(talkers.map(async (user, i) => {
-      await sleep(3 * i);
-      return core.discord.speak(user.id, signal, { seed: i + 1 });
-    }));
+    const results = await Promise.all(
+      talkers.map(async (user, i) => {
+        await sleep(3 * i);
+        return core.discord.speak(user.id, signal, { seed: i + 1 });
+      }),
+    );
     const to = readProc(core.pid)!;
     clearInterval(sampler);
     await sleep(1500); // the last frames are mixed and the drop counter synced (UI rate)

@@ -11,7 +11,8 @@ import { percentiles, type Percentiles } from './latency-proc.ts';
 import type { BenchProvider } from './model-fakes.ts';
 import { firstSoundingFrame } from './latency-wire.ts';
 
-export const modelledFirstAudioMs = (provider: BenchProvider): number => SERVICE_TIMING[provider].firstAudioAfterTurnEndMs;
+export const modelledFirstAudioMs = (provider: BenchProvider): number =>
+  SERVICE_TIMING[provider].firstAudioAfterTurnEndMs;
 
 /** One user turn as the bench saw it. */
 export interface TurnTiming {
@@ -82,7 +83,12 @@ export interface TurnLatencies {
 export const bridgeShareMs = (t: TurnTiming): number => t.streamEndAt - t.endOfSpeechAt - t.serviceQuietMs;
 
 /** `replies[i]` answers `timings[i]` (null: not answered); `firstAudioAt[i]` its first sounding RTP. */
-export function turnLatencies(provider: BenchProvider, clock: TurnClock, replies: readonly (TurnTiming | null)[], firstAudioAt: readonly (number | null)[]): TurnLatencies {
+export function turnLatencies(
+  provider: BenchProvider,
+  clock: TurnClock,
+  replies: readonly (TurnTiming | null)[],
+  firstAudioAt: readonly (number | null)[],
+): TurnLatencies {
   const toFirstAudio: number[] = [];
   const streamToFirstAudio: number[] = [];
   replies.forEach((timing, i) => {

@@ -32,7 +32,8 @@ export const PLAYING_GAP_MS = 100;
 
 /** The first 20 ms frame of `pcm48kStereo` with a sample louder than SOUND_PEAK (-1: none). */
 export function firstSoundingFrame(pcm48kStereo: Int16Array): number {
-  for (let i = 0; i < pcm48kStereo.length; i++) if (Math.abs(pcm48kStereo[i]!) > SOUND_PEAK) return Math.floor(i / FRAME_VALUES);
+  for (let i = 0; i < pcm48kStereo.length; i++)
+    if (Math.abs(pcm48kStereo[i]!) > SOUND_PEAK) return Math.floor(i / FRAME_VALUES);
   return -1;
 }
 
@@ -72,16 +73,37 @@ export interface WireFigures {
   note: string;
 }
 
-export type WireResult = WireFigures | { egress: null; bargeIn: null; bargeInInclResidue: null; serviceSignalToCut: null; firstAudioAt: (number | null)[]; note: string };
+export type WireResult =
+  | WireFigures
+  | {
+      egress: null;
+      bargeIn: null;
+      bargeInInclResidue: null;
+      serviceSignalToCut: null;
+      firstAudioAt: (number | null)[];
+      note: string;
+    };
 
 interface ReceivedPacket {
   receivedAt: number;
 }
 
 /** The wire figures of a call: `packets`/`pcm` as the fake Discord's recorder holds them, `onsets` the owner's. */
-export function wireLatencies(packets: readonly ReceivedPacket[], pcm: Int16Array, turns: readonly WireReply[], onsets: readonly number[]): WireResult {
+export function wireLatencies(
+  packets: readonly ReceivedPacket[],
+  pcm: Int16Array,
+  turns: readonly WireReply[],
+  onsets: readonly number[],
+): WireResult {
   if (pcm.length !== packets.length * FRAME_VALUES) {
-    return { egress: null, bargeIn: null, bargeInInclResidue: null, serviceSignalToCut: null, firstAudioAt: [], note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each` };
+    return {
+      egress: null,
+      bargeIn: null,
+      bargeInInclResidue: null,
+      serviceSignalToCut: null,
+      firstAudioAt: [],
+      note: `skipped: ${packets.length} packets decoded to ${pcm.length} values, not 20 ms each`,
+    };
   }
   const peaks = packets.map((_, i) => {
     let peak = 0;
@@ -114,7 +136,8 @@ export function wireLatencies(packets: readonly ReceivedPacket[], pcm: Int16Arra
       bargeInInclResidue.push(cutAfterOnset(onset, soundAt) ?? cut);
     }
     const signal = turn.interruptedAt;
-    if (turn.outcome === 'interrupted' && signal !== null) serviceSignalToCut.push(Math.max(0, ...speechAt.filter((at) => at >= signal).map((at) => at - signal)));
+    if (turn.outcome === 'interrupted' && signal !== null)
+      serviceSignalToCut.push(Math.max(0, ...speechAt.filter((at) => at >= signal).map((at) => at - signal)));
   });
   return {
     egress: percentiles(egress),
@@ -122,6 +145,6 @@ export function wireLatencies(packets: readonly ReceivedPacket[], pcm: Int16Arra
     bargeInInclResidue: percentiles(bargeInInclResidue),
     serviceSignalToCut: percentiles(serviceSignalToCut),
     firstAudioAt,
-    note: 'Date.now() (1 ms) in the fakes process; egress = the fake model sends a reply\'s first chunk (after the service\'s modelled first-audio delay) → its first sounding RTP; barge-in = the barging owner\'s first sounding packet sent by the fake Discord client → the interrupted reply\'s last speech RTP received; serviceSignalToCut counts from the service\'s own signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) instead; a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)',
+    note: "Date.now() (1 ms) in the fakes process; egress = the fake model sends a reply's first chunk (after the service's modelled first-audio delay) → its first sounding RTP; barge-in = the barging owner's first sounding packet sent by the fake Discord client → the interrupted reply's last speech RTP received; serviceSignalToCut counts from the service's own signal (Gemini: interrupted sent; Realtime: speech_started sent; GPT-Live: the model yields) instead; a packet is sound when its decoded peak > 100 (≈ -50 dBFS), speech when > 1000 (≈ -30 dBFS)",
   };
 }

@@ -22,9 +22,21 @@ const GEMINI_PATH = '/ws/google.ai.generativelanguage.v1beta.GenerativeService.B
 const ws = (url: string): string => url.replace(/^http/, 'ws').replace(/\/$/, '');
 
 /** The floor's socket to the provider's fake, from the env the bench gives a core (bench/lib/model-fakes.ts). */
-export function floorModelUrl(provider: BenchProvider, env: Readonly<Record<string, string>>, model: string): { url: string; key: string } {
-  if (provider === 'gemini') return { url: `${ws(env.GEMINI_LIVE_BASE_URL!)}${GEMINI_PATH}?key=${env.GEMINI_API_KEY}`, key: env.GEMINI_API_KEY! };
-  if (provider === 'openai-realtime') return { url: `${ws(env.OPENAI_REALTIME_BASE_URL!)}/realtime?model=${encodeURIComponent(model)}`, key: env.OPENAI_API_KEY! };
+export function floorModelUrl(
+  provider: BenchProvider,
+  env: Readonly<Record<string, string>>,
+  model: string,
+): { url: string; key: string } {
+  if (provider === 'gemini')
+    return {
+      url: `${ws(env.GEMINI_LIVE_BASE_URL!)}${GEMINI_PATH}?key=${env.GEMINI_API_KEY}`,
+      key: env.GEMINI_API_KEY!,
+    };
+  if (provider === 'openai-realtime')
+    return {
+      url: `${ws(env.OPENAI_REALTIME_BASE_URL!)}/realtime?model=${encodeURIComponent(model)}`,
+      key: env.OPENAI_API_KEY!,
+    };
   return { url: `${ws(env.OPENAI_LIVE_BASE_URL!)}/live/sessions`, key: env.OPENAI_API_KEY! };
 }
 
@@ -59,7 +71,13 @@ export interface LibraryFloorResult {
   loadAvg1m: { before: number; after: number };
 }
 
-export async function runLibraryFloorCall(options: { provider?: BenchProvider; durationMs: number; idleCallMs: number; progress: (line: string) => void; nodeFlags?: readonly string[] }): Promise<LibraryFloorResult> {
+export async function runLibraryFloorCall(options: {
+  provider?: BenchProvider;
+  durationMs: number;
+  idleCallMs: number;
+  progress: (line: string) => void;
+  nodeFlags?: readonly string[];
+}): Promise<LibraryFloorResult> {
   const provider = options.provider ?? 'gemini';
   const discord = await startFakeDiscord({ ownerInVoice: true });
   const model = await startBenchModel(provider, { bargeInRms: BARGE_IN_RMS });
@@ -89,7 +107,8 @@ export async function runLibraryFloorCall(options: { provider?: BenchProvider; d
   try {
     const deadline = performance.now() + 30_000;
     while (!output.includes('READY')) {
-      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`library floor did not get ready:\n${output}`);
+      if (child.exitCode !== null || performance.now() > deadline)
+        throw new Error(`library floor did not get ready:\n${output}`);
       await sleep(100);
     }
     const pid = child.pid!;
@@ -99,7 +118,9 @@ export async function runLibraryFloorCall(options: { provider?: BenchProvider; d
     options.progress(`library floor pid ${pid} joined; waits for V8's settling pass (at most 120 s)`);
     const settle = await untilSettled(gcs, startedAt, { maxMs: 120_000 });
     await untilQuiet(pid, { maxMs: 5000 });
-    options.progress(`library floor ${settle.settled ? `settled after ${Math.round(settle.waitedMs / 1000)} s` : 'not settled in 120 s'}; nobody speaks for ${options.idleCallMs / 1000} s`);
+    options.progress(
+      `library floor ${settle.settled ? `settled after ${Math.round(settle.waitedMs / 1000)} s` : 'not settled in 120 s'}; nobody speaks for ${options.idleCallMs / 1000} s`,
+    );
     const idleFrom = readProc(pid)!;
     await sleep(options.idleCallMs);
     const idleTo = readProc(pid)!;
@@ -137,7 +158,9 @@ export async function runLibraryFloorCall(options: { provider?: BenchProvider; d
       bargeInsAtModel: driver.turns.filter((t) => t.outcome === 'interrupted').length,
       packetsToDiscord: discord.recorder.packets.length - packetsBefore,
       settledBeforeCall: settle.settled,
-      fakesProcess: { cpuPercent: (100 * (fakesCpu.user + fakesCpu.system)) / 1000 / (performance.now() - fakesFrom.at) },
+      fakesProcess: {
+        cpuPercent: (100 * (fakesCpu.user + fakesCpu.system)) / 1000 / (performance.now() - fakesFrom.at),
+      },
       callWindowUs,
       seconds: (callTo.at - callFrom.at) / 1000,
       loadAvg1m: { before: loadBefore, after: loadavg()[0]! },
@@ -162,18 +185,37 @@ export interface FloorProfile {
 }
 
 /** One profiled Gemini core call and one profiled floor call (bench:latency --profile), split by owner. */
-export async function profileAgainstFloor(options: { durationMs: number; idleMs: number; idleCallMs: number; progress: (line: string) => void }): Promise<FloorProfile> {
+export async function profileAgainstFloor(options: {
+  durationMs: number;
+  idleMs: number;
+  idleCallMs: number;
+  progress: (line: string) => void;
+}): Promise<FloorProfile> {
   const dir = mkdtempSync(path.join(tmpdir(), 'lvb-floor-prof-'));
   try {
     const coreDir = path.join(dir, 'core');
     const floorDir = path.join(dir, 'floor');
     const prof = (out: string) => ['--cpu-prof', `--cpu-prof-dir=${out}`, '--cpu-prof-interval=500'];
     options.progress('profiling a Gemini core call (--cpu-prof) …');
-    const call = await runBenchCall({ ...options, provider: 'gemini', nodeFlags: [...CORE_NODE_FLAGS, ...prof(coreDir)] });
+    const call = await runBenchCall({
+      ...options,
+      provider: 'gemini',
+      nodeFlags: [...CORE_NODE_FLAGS, ...prof(coreDir)],
+    });
     options.progress('profiling a library floor call (--cpu-prof) …');
-    const floor = await runLibraryFloorCall({ durationMs: options.durationMs, idleCallMs: options.idleCallMs, progress: options.progress, nodeFlags: prof(floorDir) });
+    const floor = await runLibraryFloorCall({
+      durationMs: options.durationMs,
+      idleCallMs: options.idleCallMs,
+      progress: options.progress,
+      nodeFlags: prof(floorDir),
+    });
     const only = (d: string): string => path.join(d, readdirSync(d).find((f) => f.endsWith('.cpuprofile')) ?? '');
-    return { core: splitProfile(only(coreDir), call.callWindowUs), floor: splitProfile(only(floorDir), floor.callWindowUs), coreCpuPercent: call.core.callCpuPercent, floorCpuPercent: floor.cpuPercent };
+    return {
+      core: splitProfile(only(coreDir), call.callWindowUs),
+      floor: splitProfile(only(floorDir), floor.callWindowUs),
+      coreCpuPercent: call.core.callCpuPercent,
+      floorCpuPercent: floor.cpuPercent,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

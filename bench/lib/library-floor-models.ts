@@ -35,9 +35,16 @@ export interface FloorModel {
 
 const PACE_MS = 100;
 const PACE_CAP_MS = 5000;
-const base64 = (samples: Int16Array): string => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).toString('base64');
+const base64 = (samples: Int16Array): string =>
+  Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).toString('base64');
 
-export function connectFloorModel(provider: BenchProvider, url: string, key: string, modelId: string, hooks: FloorModelHooks): FloorModel {
+export function connectFloorModel(
+  provider: BenchProvider,
+  url: string,
+  key: string,
+  modelId: string,
+  hooks: FloorModelHooks,
+): FloorModel {
   const socket = new WebSocket(url, provider === 'gemini' ? {} : { headers: { Authorization: `Bearer ${key}` } });
   const inputRate = provider === 'gemini' ? 16_000 : 24_000;
   const silence = new Int16Array((inputRate * PACE_MS) / 1000);
@@ -68,13 +75,24 @@ export function connectFloorModel(provider: BenchProvider, url: string, key: str
   const ready = new Promise<void>((resolve, reject) => {
     socket.once('close', (code, reason) => reject(new Error(`model closed ${code} ${reason.toString()}`)));
     socket.once('open', () => {
-      if (provider === 'gemini') send({ setup: { model: `models/${modelId}`, generationConfig: { responseModalities: ['AUDIO'] } } });
-      if (provider === 'openai-live') send({ type: 'session.start', session: { model: modelId, audio: { format: { type: 'audio/pcm', rate: 24_000 } } } });
+      if (provider === 'gemini')
+        send({ setup: { model: `models/${modelId}`, generationConfig: { responseModalities: ['AUDIO'] } } });
+      if (provider === 'openai-live')
+        send({
+          type: 'session.start',
+          session: { model: modelId, audio: { format: { type: 'audio/pcm', rate: 24_000 } } },
+        });
     });
     socket.on('message', (raw) => {
       const m = JSON.parse(raw.toString()) as Record<string, unknown> & { type?: string };
       if (provider === 'gemini') {
-        const content = m.serverContent as { modelTurn?: { parts?: { inlineData?: { data: string } }[] }; interrupted?: boolean; turnComplete?: boolean } | undefined;
+        const content = m.serverContent as
+          | {
+              modelTurn?: { parts?: { inlineData?: { data: string } }[] };
+              interrupted?: boolean;
+              turnComplete?: boolean;
+            }
+          | undefined;
         if (m.setupComplete) resolve();
         for (const part of content?.modelTurn?.parts ?? []) if (part.inlineData) audio(part.inlineData.data);
         if (content?.interrupted) ended(true);
@@ -91,7 +109,15 @@ export function connectFloorModel(provider: BenchProvider, url: string, key: str
               model: modelId,
               output_modalities: ['audio'],
               audio: {
-                input: { format: { type: 'audio/pcm', rate: 24_000 }, turn_detection: { type: 'semantic_vad', eagerness: 'medium', create_response: true, interrupt_response: false } },
+                input: {
+                  format: { type: 'audio/pcm', rate: 24_000 },
+                  turn_detection: {
+                    type: 'semantic_vad',
+                    eagerness: 'medium',
+                    create_response: true,
+                    interrupt_response: false,
+                  },
+                },
                 output: { format: { type: 'audio/pcm', rate: 24_000 } },
               },
             },

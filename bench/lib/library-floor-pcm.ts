@@ -18,7 +18,13 @@ export function decimationFactor(rate: number): number {
  * `factor`-th frame, no low-pass (aliasing and all: the floor pays for no filter). Writes into
  * `out` from `at` and calls `full` each time `out` fills (then goes on from 0); returns the new fill.
  */
-export function downmixDecimate(stereo: Int16Array, factor: number, out: Int16Array, at: number, full: (chunk: Int16Array) => void): number {
+export function downmixDecimate(
+  stereo: Int16Array,
+  factor: number,
+  out: Int16Array,
+  at: number,
+  full: (chunk: Int16Array) => void,
+): number {
   let fill = at;
   for (let i = 0; i + 1 < stereo.length; i += 2 * factor) {
     out[fill++] = (stereo[i]! + stereo[i + 1]!) >> 1;

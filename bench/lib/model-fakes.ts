@@ -21,7 +21,14 @@
 //   a session ends with `session.closed` reason `expired`, and the adapter starts a new one with its
 //   history as `input`.
 import { KNOWN_LIVE_MODELS, startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
-import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
+import {
+  KNOWN_GPT_LIVE_MODELS,
+  KNOWN_REALTIME_MODELS,
+  startFakeOpenAILive,
+  startFakeOpenAIRealtime,
+  type FakeLiveConnection,
+  type FakeRealtimeConnection,
+} from '../../main/fakes/openai/index.ts';
 import type { ReplyTiming } from '../../main/fakes/shared/paced-reply.ts';
 import { tailPcm } from '../../main/fakes/shared/pcm.ts';
 import { SERVICE_TIMING, type ServiceTimingProvider } from '../../main/fakes/shared/service-timing.ts';
@@ -33,9 +40,13 @@ const isBenchProvider = (name: string): name is BenchProvider => (BENCH_PROVIDER
 
 /** `gemini,openai-live` → the providers named, in order, each once; an unknown name is an error. */
 export function parseProviders(list: string): BenchProvider[] {
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !isBenchProvider(n));
-  if (names.length === 0 || unknown.length > 0) throw new Error(`unknown provider ${unknown.join(', ') || '(none)'}: use ${BENCH_PROVIDERS.join(', ')}`);
+  if (names.length === 0 || unknown.length > 0)
+    throw new Error(`unknown provider ${unknown.join(', ') || '(none)'}: use ${BENCH_PROVIDERS.join(', ')}`);
   return [...new Set(names.filter(isBenchProvider))];
 }
 
@@ -154,7 +165,9 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
   const fake = await startFakeGemini({
     autoReply: false,
     bargeInRms: options.bargeInRms,
-    ...(lifetime > 0 ? { goAwayAfterMs: lifetime, goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, lifetime / 3)) } : {}),
+    ...(lifetime > 0
+      ? { goAwayAfterMs: lifetime, goAwayTimeLeftMs: Math.min(10_000, Math.max(1000, lifetime / 3)) }
+      : {}),
     ...(options.sessionDeadlineMs ? { sessionDeadlineMs: options.sessionDeadlineMs } : {}),
   });
   const deadlineHandlers: (() => void)[] = [];
@@ -171,7 +184,12 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
       for (const handler of textHandlers) handler(json);
     });
     connection.once('close', () => {
-      if (connection.closedBy === 'server' && connection.closeReason === 'Deadline expired' && fake.sessions.get(connection.sessionId!)?.expired) for (const handler of deadlineHandlers) handler();
+      if (
+        connection.closedBy === 'server' &&
+        connection.closeReason === 'Deadline expired' &&
+        fake.sessions.get(connection.sessionId!)?.expired
+      )
+        for (const handler of deadlineHandlers) handler();
     });
     // The service's end of the user's turn: its detector on the audio received, or the client's flush.
     connection.on('userTurnEnd', (end) => {
@@ -185,12 +203,24 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
         respond: (s) => {
           if (connection.stalled) return null;
           const startedAt = Date.now();
-          return track(startedAt, connection.reply({ toneMs: s.toneMs, pcm: s.pcm, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript, inputTranscript: s.inputTranscript }), connection.replyTimings);
+          return track(
+            startedAt,
+            connection.reply({
+              toneMs: s.toneMs,
+              pcm: s.pcm,
+              chunkMs: s.chunkMs,
+              paceMs: s.paceMs,
+              transcript: s.transcript,
+              inputTranscript: s.inputTranscript,
+            }),
+            connection.replyTimings,
+          );
         },
       };
       for (const handler of turnHandlers) handler(turn);
     });
-    if (fake.established.length > 1) for (const handler of replacementHandlers) handler(connection.index, connection.resumedWithHandle !== null);
+    if (fake.established.length > 1)
+      for (const handler of replacementHandlers) handler(connection.index, connection.resumedWithHandle !== null);
   });
   return {
     provider: 'gemini',
@@ -201,7 +231,14 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
     firstSocket: async () => void (await fake.connection(0)),
     latestOpen: () => {
       const c = fake.established.filter((x) => x.isOpen).at(-1);
-      return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal error occurred.'), stall: () => c.stall() };
+      return (
+        c && {
+          index: c.index,
+          drop: () => c.drop(),
+          closeWithError: () => c.close(1011, 'Internal error occurred.'),
+          stall: () => c.stall(),
+        }
+      );
     },
     sockets: () => fake.connections.length,
     openSockets: () => fake.connections.filter((c) => c.isOpen).length,
@@ -231,7 +268,12 @@ interface OpenAIFakeServer {
  * expired on the service's terms, or failed) and the BenchModelFake they return. Each fake wires its
  * own protocol's turns to `emitTurn` and calls `onReady` for each established connection.
  */
-function openaiBench(fake: OpenAIFakeServer, provider: BenchProvider, model: string, env: () => Record<string, string>) {
+function openaiBench(
+  fake: OpenAIFakeServer,
+  provider: BenchProvider,
+  model: string,
+  env: () => Record<string, string>,
+) {
   const turnHandlers: ((turn: UserTurn) => void)[] = [];
   const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
   const bench: BenchModelFake = {
@@ -243,7 +285,9 @@ function openaiBench(fake: OpenAIFakeServer, provider: BenchProvider, model: str
     firstSocket: async () => void (await fake.connection(0)),
     latestOpen: () => {
       const c = fake.established.filter((x) => x.isOpen).at(-1);
-      return c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal server error') };
+      return (
+        c && { index: c.index, drop: () => c.drop(), closeWithError: () => c.close(1011, 'Internal server error') }
+      );
     },
     sockets: () => fake.connections.length,
     openSockets: () => fake.established.filter((c) => c.isOpen).length,
@@ -275,10 +319,16 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
     // Server VAD's speech threshold doubles as the barge-in threshold (speech_started during a reply).
     vadRms: options.bargeInRms ?? 1000,
     ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
-    ...(options.transcribe ? { transcribe: options.transcribe.text, transcribeDelayMs: options.transcribe.delayMs } : {}),
+    ...(options.transcribe
+      ? { transcribe: options.transcribe.text, transcribeDelayMs: options.transcribe.delayMs }
+      : {}),
   });
   const model = KNOWN_REALTIME_MODELS[0];
-  const shared = openaiBench(fake, 'openai-realtime', model, () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_REALTIME_BASE_URL: fake.url, OPENAI_REALTIME_MODEL: model }));
+  const shared = openaiBench(fake, 'openai-realtime', model, () => ({
+    OPENAI_API_KEY: fakeKey('openai'),
+    OPENAI_REALTIME_BASE_URL: fake.url,
+    OPENAI_REALTIME_MODEL: model,
+  }));
   fake.on('ready', (connection) => {
     let current: BenchReply | null = null;
     // speech_started during a reply is the barge-in instant; the reply's audio stops when the client cancels.
@@ -299,8 +349,18 @@ async function realtimeFake(options: BenchModelOptions): Promise<BenchModelFake>
         respond: (s) => {
           connection.setInputTranscript(s.inputTranscript);
           // The response server VAD creates right after this turn speaks the script.
-          const done = connection.queueReply({ toneMs: s.toneMs, pcm: s.pcm, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
-          current = track(Date.now(), done.then((o) => (o === 'completed' ? 'complete' : o === 'cancelled' ? 'interrupted' : 'closed')), connection.replyTimings);
+          const done = connection.queueReply({
+            toneMs: s.toneMs,
+            pcm: s.pcm,
+            chunkMs: s.chunkMs,
+            paceMs: s.paceMs,
+            transcript: s.transcript,
+          });
+          current = track(
+            Date.now(),
+            done.then((o) => (o === 'completed' ? 'complete' : o === 'cancelled' ? 'interrupted' : 'closed')),
+            connection.replyTimings,
+          );
           return current;
         },
       };
@@ -319,7 +379,11 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
     ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}),
   });
   const model = KNOWN_GPT_LIVE_MODELS[0];
-  const shared = openaiBench(fake, 'openai-live', model, () => ({ OPENAI_API_KEY: fakeKey('openai'), OPENAI_LIVE_BASE_URL: fake.url, OPENAI_LIVE_MODEL: model }));
+  const shared = openaiBench(fake, 'openai-live', model, () => ({
+    OPENAI_API_KEY: fakeKey('openai'),
+    OPENAI_LIVE_BASE_URL: fake.url,
+    OPENAI_LIVE_MODEL: model,
+  }));
   fake.on('ready', (connection) => {
     connection.on('userTurn', ({ ms, pcm, quietMs }) => {
       const turn: UserTurn = {
@@ -331,8 +395,18 @@ async function liveFake(options: BenchModelOptions): Promise<BenchModelFake> {
         respond: (s) => {
           connection.sendInputTranscript(s.inputTranscript, ms);
           const startedAt = Date.now();
-          const done = connection.reply({ toneMs: s.toneMs, pcm: s.pcm, chunkMs: s.chunkMs, paceMs: s.paceMs, transcript: s.transcript });
-          return track(startedAt, done.then((o) => (o === 'completed' ? 'complete' : o)), connection.replyTimings);
+          const done = connection.reply({
+            toneMs: s.toneMs,
+            pcm: s.pcm,
+            chunkMs: s.chunkMs,
+            paceMs: s.paceMs,
+            transcript: s.transcript,
+          });
+          return track(
+            startedAt,
+            done.then((o) => (o === 'completed' ? 'complete' : o)),
+            connection.replyTimings,
+          );
         },
       };
       shared.emitTurn(turn);

@@ -8,7 +8,8 @@ import { encodeWav } from './wav.ts';
 
 const OUT = fileURLToPath(new URL('../../test/fixtures/noise-corpus/', import.meta.url));
 mkdirSync(OUT, { recursive: true });
-for (const spec of NOISE_CLIPS) writeFileSync(OUT + spec.file, encodeWav({ rate: NOISE_RATE, samples: synthesiseNoiseClip(spec) }));
+for (const spec of NOISE_CLIPS)
+  writeFileSync(OUT + spec.file, encodeWav({ rate: NOISE_RATE, samples: synthesiseNoiseClip(spec) }));
 const labels = {
   description:
     'Noise corpus for phantom turns (issue #52 item 5), synthesised by bench/lib/noise-corpus.ts from the seeds below (regenerate: node bench/lib/noise-corpus-make.ts). label noise: must open no turn and cut no reply; label speech: a control that must open the gate. 16 kHz mono s16; soundStart = sample where the sound begins; -66 dBFS RMS floor noise under everything.',

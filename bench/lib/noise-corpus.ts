@@ -32,18 +32,106 @@ export interface NoiseClipSpec {
 }
 
 export const NOISE_CLIPS: readonly NoiseClipSpec[] = [
-  { file: 'keyboard-typing.wav', kind: 'keyboard', label: 'noise', seconds: 5, seed: 11, description: 'membrane keyboard, bursts of 6-14 keys at 70-220 ms, key-down and a weaker key-up click, peaks -26 to -14 dBFS' },
-  { file: 'keyboard-mechanical.wav', kind: 'keyboard', label: 'noise', seconds: 4, seed: 12, description: 'mechanical keyboard: louder clicks (peaks -18 to -8 dBFS), longer body ring, a spacebar thock now and then' },
-  { file: 'keyboard-close.wav', kind: 'keyboard', label: 'noise', seconds: 3, seed: 13, description: 'laptop keyboard next to the mic, fast typing (50-140 ms), peaks -12 to -4 dBFS' },
-  { file: 'cough-single.wav', kind: 'cough', label: 'noise', seconds: 4, seed: 21, description: 'three single coughs of 150-400 ms: broadband burst then a decaying resonant tail, peaks near -10 dBFS' },
-  { file: 'cough-double.wav', kind: 'cough', label: 'noise', seconds: 3, seed: 22, description: 'a double cough and a throat clear (shaped noise, 150-400 ms each)' },
-  { file: 'music-rhythm.wav', kind: 'music', label: 'noise', seconds: 4, seed: 31, description: 'music in the stream: a chord progression in quarter notes at 120 bpm, kick and hi-hat, -28 dBFS RMS' },
-  { file: 'music-sustained.wav', kind: 'music', label: 'noise', seconds: 3, seed: 32, description: 'a sustained pad chord with slow tremolo and a melody line, -30 dBFS RMS' },
-  { file: 'fan.wav', kind: 'fan', label: 'noise', seconds: 4, seed: 41, description: 'a desk fan: low-passed noise with a blade-rate wobble, -46 dBFS RMS, from the first packet' },
-  { file: 'hum.wav', kind: 'hum', label: 'noise', seconds: 3, seed: 42, description: 'mains hum: 50 Hz and its harmonics with a little noise, -44 dBFS RMS, from the first packet' },
-  { file: 'speech-like-1.wav', kind: 'speech', label: 'speech', seconds: 3, seed: 51, description: 'control: synthetic speech (voiced formants, fricatives, pauses; bench/lib/speech-like.ts) at -22 dBFS RMS' },
-  { file: 'speech-like-2.wav', kind: 'speech', label: 'speech', seconds: 3, seed: 52, description: 'control: synthetic speech, another seed, at -30 dBFS RMS (a quiet talker)' },
-  { file: 'speech-over-fan.wav', kind: 'speech', label: 'speech', seconds: 3, seed: 53, description: 'control: the fan clip with synthetic speech at -24 dBFS RMS starting at 1.2 s' },
+  {
+    file: 'keyboard-typing.wav',
+    kind: 'keyboard',
+    label: 'noise',
+    seconds: 5,
+    seed: 11,
+    description:
+      'membrane keyboard, bursts of 6-14 keys at 70-220 ms, key-down and a weaker key-up click, peaks -26 to -14 dBFS',
+  },
+  {
+    file: 'keyboard-mechanical.wav',
+    kind: 'keyboard',
+    label: 'noise',
+    seconds: 4,
+    seed: 12,
+    description:
+      'mechanical keyboard: louder clicks (peaks -18 to -8 dBFS), longer body ring, a spacebar thock now and then',
+  },
+  {
+    file: 'keyboard-close.wav',
+    kind: 'keyboard',
+    label: 'noise',
+    seconds: 3,
+    seed: 13,
+    description: 'laptop keyboard next to the mic, fast typing (50-140 ms), peaks -12 to -4 dBFS',
+  },
+  {
+    file: 'cough-single.wav',
+    kind: 'cough',
+    label: 'noise',
+    seconds: 4,
+    seed: 21,
+    description:
+      'three single coughs of 150-400 ms: broadband burst then a decaying resonant tail, peaks near -10 dBFS',
+  },
+  {
+    file: 'cough-double.wav',
+    kind: 'cough',
+    label: 'noise',
+    seconds: 3,
+    seed: 22,
+    description: 'a double cough and a throat clear (shaped noise, 150-400 ms each)',
+  },
+  {
+    file: 'music-rhythm.wav',
+    kind: 'music',
+    label: 'noise',
+    seconds: 4,
+    seed: 31,
+    description: 'music in the stream: a chord progression in quarter notes at 120 bpm, kick and hi-hat, -28 dBFS RMS',
+  },
+  {
+    file: 'music-sustained.wav',
+    kind: 'music',
+    label: 'noise',
+    seconds: 3,
+    seed: 32,
+    description: 'a sustained pad chord with slow tremolo and a melody line, -30 dBFS RMS',
+  },
+  {
+    file: 'fan.wav',
+    kind: 'fan',
+    label: 'noise',
+    seconds: 4,
+    seed: 41,
+    description: 'a desk fan: low-passed noise with a blade-rate wobble, -46 dBFS RMS, from the first packet',
+  },
+  {
+    file: 'hum.wav',
+    kind: 'hum',
+    label: 'noise',
+    seconds: 3,
+    seed: 42,
+    description: 'mains hum: 50 Hz and its harmonics with a little noise, -44 dBFS RMS, from the first packet',
+  },
+  {
+    file: 'speech-like-1.wav',
+    kind: 'speech',
+    label: 'speech',
+    seconds: 3,
+    seed: 51,
+    description:
+      'control: synthetic speech (voiced formants, fricatives, pauses; bench/lib/speech-like.ts) at -22 dBFS RMS',
+  },
+  {
+    file: 'speech-like-2.wav',
+    kind: 'speech',
+    label: 'speech',
+    seconds: 3,
+    seed: 52,
+    description: 'control: synthetic speech, another seed, at -30 dBFS RMS (a quiet talker)',
+  },
+  {
+    file: 'speech-over-fan.wav',
+    kind: 'speech',
+    label: 'speech',
+    seconds: 3,
+    seed: 53,
+    description: 'control: the fan clip with synthetic speech at -24 dBFS RMS starting at 1.2 s',
+  },
 ];
 
 /** Scale `x` in place so its RMS (over the whole array, or [from, to)) is `dbfs`. */
@@ -74,7 +162,14 @@ function resonator(rate: number, freq: number, bandwidth: number): (x: number) =
 }
 
 /** One key click at `at`: a noise impulse decaying with `tauMs` plus a ringing body at `bodyHz`, peak ≈ `peakDbfs`. */
-function addClick(out: Float64Array, at: number, rnd: () => number, peakDbfs: number, tauMs: number, bodyHz: number): void {
+function addClick(
+  out: Float64Array,
+  at: number,
+  rnd: () => number,
+  peakDbfs: number,
+  tauMs: number,
+  bodyHz: number,
+): void {
   const n = Math.min(out.length - at, Math.round((tauMs * 8 * NOISE_RATE) / 1000));
   const body = resonator(NOISE_RATE, bodyHz, bodyHz / 6);
   const tau = (tauMs * NOISE_RATE) / 1000;
@@ -134,7 +229,10 @@ function addCough(out: Float64Array, at: number, ms: number, rnd: () => number, 
   const tau = n / 3;
   const amp = dbToAmp(peakDbfs);
   for (let i = 0; i < n; i++) {
-    const env = Math.min(1, i / attack) * (i < burstEnd ? 1 : Math.exp(-(i - burstEnd) / tau)) * Math.min(1, (n - i) / (NOISE_RATE * 0.01));
+    const env =
+      Math.min(1, i / attack) *
+      (i < burstEnd ? 1 : Math.exp(-(i - burstEnd) / tau)) *
+      Math.min(1, (n - i) / (NOISE_RATE * 0.01));
     const noise = rnd() * 2 - 1;
     const broadband = i < burstEnd ? noise : noise * 0.25;
     const shaped = 4 * r1(noise) + 3 * r2(noise);
@@ -163,7 +261,14 @@ const CHORDS = [
 ];
 
 /** A harmonic tone (5 partials falling 6 dB each) at `freq` into `out` over [from, to) with `env`. */
-function addTone(out: Float64Array, from: number, to: number, freq: number, gain: number, env: (i: number, n: number) => number): void {
+function addTone(
+  out: Float64Array,
+  from: number,
+  to: number,
+  freq: number,
+  gain: number,
+  env: (i: number, n: number) => number,
+): void {
   const n = Math.min(out.length, to) - from;
   for (let i = 0; i < n; i++) {
     const t = i / NOISE_RATE;
@@ -182,16 +287,24 @@ function music(spec: NoiseClipSpec, out: Float64Array, rnd: () => number): void 
       const at = lead + b * beat;
       for (const f of CHORDS[Math.floor(b / 4) % CHORDS.length]!) addTone(out, at, at + beat, f, 1, pluck);
       const hat = at + beat / 2;
-      for (let i = 0; i < 600 && hat + i < out.length; i++) out[hat + i] = out[hat + i]! + (rnd() * 2 - 1) * 0.6 * Math.exp(-i / 120);
-      if (b % 2 === 0) for (let i = 0; i < 2400 && at + i < out.length; i++) out[at + i] = out[at + i]! + 3 * Math.sin(2 * Math.PI * (60 + 90 * Math.exp(-i / 400)) * (i / NOISE_RATE)) * Math.exp(-i / 1200);
+      for (let i = 0; i < 600 && hat + i < out.length; i++)
+        out[hat + i] = out[hat + i]! + (rnd() * 2 - 1) * 0.6 * Math.exp(-i / 120);
+      if (b % 2 === 0)
+        for (let i = 0; i < 2400 && at + i < out.length; i++)
+          out[at + i] =
+            out[at + i]! +
+            3 * Math.sin(2 * Math.PI * (60 + 90 * Math.exp(-i / 400)) * (i / NOISE_RATE)) * Math.exp(-i / 1200);
     }
     setRms(out, -28, lead);
   } else {
-    const tremolo = (i: number, n: number) => Math.min(1, i / 1600, (n - i) / 1600) * (0.8 + 0.2 * Math.sin((2 * Math.PI * 4 * i) / NOISE_RATE));
+    const tremolo = (i: number, n: number) =>
+      Math.min(1, i / 1600, (n - i) / 1600) * (0.8 + 0.2 * Math.sin((2 * Math.PI * 4 * i) / NOISE_RATE));
     for (const f of CHORDS[0]!) addTone(out, lead, out.length, f / 2, 1, tremolo);
     const melody = [523.25, 587.33, 659.25, 783.99, 659.25, 587.33];
     const note = Math.floor((out.length - lead) / melody.length);
-    melody.forEach((f, k) => addTone(out, lead + k * note, lead + (k + 1) * note, f, 0.5, (i, n) => Math.min(1, i / 200, (n - i) / 400)));
+    melody.forEach((f, k) =>
+      addTone(out, lead + k * note, lead + (k + 1) * note, f, 0.5, (i, n) => Math.min(1, i / 200, (n - i) / 400)),
+    );
     setRms(out, -30, lead);
   }
 }
@@ -206,7 +319,13 @@ function background(kind: 'fan' | 'hum', out: Float64Array, rnd: () => number, d
     lp1 += 0.08 * (noise - lp1);
     lp2 += 0.08 * (lp1 - lp2);
     if (kind === 'fan') out[i] = lp2 * (1 + 0.15 * Math.sin(2 * Math.PI * 23 * t)) + 0.02 * noise;
-    else out[i] = Math.sin(2 * Math.PI * 50 * t) + 0.5 * Math.sin(2 * Math.PI * 100 * t) + 0.35 * Math.sin(2 * Math.PI * 150 * t) + 0.2 * Math.sin(2 * Math.PI * 250 * t) + 0.05 * noise;
+    else
+      out[i] =
+        Math.sin(2 * Math.PI * 50 * t) +
+        0.5 * Math.sin(2 * Math.PI * 100 * t) +
+        0.35 * Math.sin(2 * Math.PI * 150 * t) +
+        0.2 * Math.sin(2 * Math.PI * 250 * t) +
+        0.05 * noise;
   }
   setRms(out, dbfs);
 }
@@ -220,7 +339,10 @@ function speech(spec: NoiseClipSpec, out: Float64Array, rnd: () => number): void
     for (let i = 0; i < voice.length && start + i < out.length; i++) out[start + i] = out[start + i]! + voice[i]!;
     return;
   }
-  const voice = setRms(speechLike(NOISE_RATE, (out.length - lead) / NOISE_RATE, spec.seed), spec.seed === 51 ? -22 : -30);
+  const voice = setRms(
+    speechLike(NOISE_RATE, (out.length - lead) / NOISE_RATE, spec.seed),
+    spec.seed === 51 ? -22 : -30,
+  );
   for (let i = 0; i < voice.length && lead + i < out.length; i++) out[lead + i] = out[lead + i]! + voice[i]!;
 }
 
@@ -242,7 +364,9 @@ export function synthesiseNoiseClip(spec: NoiseClipSpec): Int16Array {
   else if (spec.kind === 'hum') background('hum', out, rnd, -44);
   else speech(spec, out, rnd);
   const floor = prng(spec.seed + 1000);
-  return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, Math.round(v + (floor() * 2 - 1) * FLOOR_RMS * Math.sqrt(3)))));
+  return Int16Array.from(out, (v) =>
+    Math.max(-32768, Math.min(32767, Math.round(v + (floor() * 2 - 1) * FLOOR_RMS * Math.sqrt(3)))),
+  );
 }
 
 const CORPUS_DIR = new URL('../../test/fixtures/noise-corpus/', import.meta.url);
@@ -298,7 +422,17 @@ export function loadNoiseCorpus(): NoiseClip[] {
   const labels = labelsSchema.parse(JSON.parse(readFileSync(new URL('labels.json', CORPUS_DIR), 'utf8')));
   return labels.clips.map((clip) => {
     const wav = decodeWav(readFileSync(new URL(clip.file, CORPUS_DIR)));
-    if (wav.rate !== labels.rate || wav.samples.length !== clip.samples) throw new Error(`${clip.file}: ${wav.rate} Hz, ${wav.samples.length} samples; labels say ${labels.rate} Hz, ${clip.samples}`);
-    return { file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, soundStart: clip.soundStart, pcm: wav.samples };
+    if (wav.rate !== labels.rate || wav.samples.length !== clip.samples)
+      throw new Error(
+        `${clip.file}: ${wav.rate} Hz, ${wav.samples.length} samples; labels say ${labels.rate} Hz, ${clip.samples}`,
+      );
+    return {
+      file: clip.file,
+      kind: clip.kind,
+      label: clip.label,
+      durationMs: clip.durationMs,
+      soundStart: clip.soundStart,
+      pcm: wav.samples,
+    };
   });
 }

@@ -42,13 +42,17 @@ export function gateOnClip(pcm: Int16Array, soundStart: number, settings: GateSe
       firstOpen ??= fed;
     },
   });
-  for (; fed + GATE_FRAME <= pcm.length; ) {
+  for (; fed + GATE_FRAME <= pcm.length;) {
     fed += GATE_FRAME;
     gate.push(pcm.subarray(fed - GATE_FRAME, fed));
   }
   const stats = gate.stats();
   const opened: number | null = firstOpen;
-  return { opens: stats.opens, firstOpenFrames: opened === null ? null : Math.max(0, Math.ceil((opened - soundStart) / GATE_FRAME)), sentMs: Math.round(stats.sentMs) };
+  return {
+    opens: stats.opens,
+    firstOpenFrames: opened === null ? null : Math.max(0, Math.ceil((opened - soundStart) / GATE_FRAME)),
+    sentMs: Math.round(stats.sentMs),
+  };
 }
 
 /** 16 kHz → 48 kHz by linear interpolation: enough for a level and band test (the bands stop at 12 kHz). */
@@ -92,7 +96,13 @@ export function bargeInOnClip(pcm16k: Int16Array, soundStart = 0, confirmed = tr
   const leadFrames = REPLY_LEAD_MS / FRAME_MS;
   const reply = voicedReply((leadFrames + frames) * FRAME_MS, 48_000);
   const detector = new BargeInDetector();
-  const run = { cuts: 0, holds: 0, firstCutFrames: null as number | null, firstStopFrames: null as number | null, cutSamples: [] as number[] };
+  const run = {
+    cuts: 0,
+    holds: 0,
+    firstCutFrames: null as number | null,
+    firstStopFrames: null as number | null,
+    cutSamples: [] as number[],
+  };
   let heldFrames = 0;
   let lastWasSpeech = false;
   const framesFromStart = (end: number) => Math.max(0, Math.ceil((end - soundStart) / (SPEAKER_FRAME_48K / 3)));
@@ -146,7 +156,13 @@ export interface PhantomTurns {
   /** The same to the reply's first stop: a hold (silent within the frame) or the cut. */
   speechStopFrames: (number | null)[];
   /** The same three figures before cuts waited for confirmation (bargeInOnClip's `confirmed` false). */
-  unconfirmed: { phantomBargeInsPerHour: number; phantomHoldsPerHour: number; cutsByKind: Record<string, number>; speechBargeInFrames: (number | null)[]; speechStopFrames: (number | null)[] };
+  unconfirmed: {
+    phantomBargeInsPerHour: number;
+    phantomHoldsPerHour: number;
+    cutsByKind: Record<string, number>;
+    speechBargeInFrames: (number | null)[];
+    speechStopFrames: (number | null)[];
+  };
   /** Noise the gate sent to the model, % of the noise clips' duration (billed, and heard by the service's detector). */
   noiseSentPercent: number;
   byKind: Record<string, { clips: number; ms: number; opens: number; cuts: number; holds: number }>;
@@ -162,7 +178,10 @@ export const PHANTOM_DEFINITION =
   "noise corpus (test/fixtures/noise-corpus, bench/lib/noise-corpus.ts: keyboards, coughs, music, fan, hum; 33 s of noise) fed 10 ms at a time to a fresh voice gate per clip, as the call builds it: phantomStartsPerHour = gate opens on noise clips per hour of noise (each open is a turn the service would hear and answer); phantomBargeInsPerHour = the same clips as a speaker's 20 ms frames while the bot talks (BargeInDetector.judgeConfirmed and the call's hold, echo evidence in place: a headset user who listened first), replies cut (a frame confirmed as speech after one that was not) per hour of noise, phantomHoldsPerHour = holds (the reply silent for up to 5 frames, then playing on) per hour; speechBargeInFrames / speechStopFrames = 20 ms frames from a speech clip's start to the reply's cut / first stop (hold or cut); unconfirmed = the same before cuts waited for confirmation (judge); speech controls (3 synthetic speech clips, the 10 pause-corpus clips) must all open, speechOpenFrames = 10 ms frames from the sound's start to the open";
 
 /** The whole measurement: every noise-corpus clip through the gate and barge-in, and speech controls through the gate. */
-export function measurePhantomTurns(settings: GateSettings = {}, corpus: readonly NoiseClip[] = loadNoiseCorpus()): PhantomTurns {
+export function measurePhantomTurns(
+  settings: GateSettings = {},
+  corpus: readonly NoiseClip[] = loadNoiseCorpus(),
+): PhantomTurns {
   const gated = corpus.map((clip) => gateOnClip(clip.pcm, clip.soundStart, settings));
   const pause = loadPauseCorpus().map((clip) => gateOnClip(clip.pcm, firstSound(clip.pcm), settings));
   return summarisePhantoms(settings, corpus, gated, pause);
@@ -174,8 +193,20 @@ export function pauseCorpusControls(): { pcm: Int16Array; soundStart: number }[]
 }
 
 /** The figures from each noise clip's gate run (in corpus order) and the pause corpus's. */
-export function summarisePhantoms(settings: GateSettings, corpus: readonly NoiseClip[], gated: readonly GateOnClip[], pause: readonly GateOnClip[]): PhantomTurns {
-  const clips = corpus.map((clip, i): ClipPhantoms => ({ file: clip.file, kind: clip.kind, label: clip.label, durationMs: clip.durationMs, ...gated[i]!, ...bargeInOnClip(clip.pcm, clip.soundStart) }));
+export function summarisePhantoms(
+  settings: GateSettings,
+  corpus: readonly NoiseClip[],
+  gated: readonly GateOnClip[],
+  pause: readonly GateOnClip[],
+): PhantomTurns {
+  const clips = corpus.map((clip, i): ClipPhantoms => ({
+    file: clip.file,
+    kind: clip.kind,
+    label: clip.label,
+    durationMs: clip.durationMs,
+    ...gated[i]!,
+    ...bargeInOnClip(clip.pcm, clip.soundStart),
+  }));
   const speechClips = [...corpus.filter((c) => c.label === 'speech'), ...pauseCorpusControls()];
   const speechBargeIns = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart));
   const speechUnconfirmed = speechClips.map((c) => bargeInOnClip(c.pcm, c.soundStart, false));
@@ -223,7 +254,11 @@ export function summarisePhantoms(settings: GateSettings, corpus: readonly Noise
 }
 
 /** The figures without the per-clip rows and the definition (for a bench's JSON, beside its own definitions). */
-export function phantomSummary<T extends PhantomTurns>({ clips: _clips, definition: _definition, ...summary }: T): Omit<T, 'clips' | 'definition'> {
+export function phantomSummary<T extends PhantomTurns>({
+  clips: _clips,
+  definition: _definition,
+  ...summary
+}: T): Omit<T, 'clips' | 'definition'> {
   return summary;
 }
 

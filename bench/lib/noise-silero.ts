@@ -9,7 +9,14 @@ import { loadSileroClassifier } from '../../main/core/audio/silero-classifier.ts
 import type { VoiceActivityClassifier } from '../../main/core/audio/voice-classifier.ts';
 import { VoiceGate } from '../../main/core/audio/index.ts';
 import { loadNoiseCorpus } from './noise-corpus.ts';
-import { bargeInOnClip, pauseCorpusControls, summarisePhantoms, type GateOnClip, type GateSettings, type PhantomTurns } from './noise-phantoms.ts';
+import {
+  bargeInOnClip,
+  pauseCorpusControls,
+  summarisePhantoms,
+  type GateOnClip,
+  type GateSettings,
+  type PhantomTurns,
+} from './noise-phantoms.ts';
 
 const GATE_FRAME = 160;
 const WINDOW_MS = 32;
@@ -58,18 +65,34 @@ class SettledClassifier implements VoiceActivityClassifier {
   }
 }
 
-async function gateOnClipSettled(pcm: Int16Array, soundStart: number, settings: GateSettings, classifier: SettledClassifier): Promise<GateOnClip> {
+async function gateOnClipSettled(
+  pcm: Int16Array,
+  soundStart: number,
+  settings: GateSettings,
+  classifier: SettledClassifier,
+): Promise<GateOnClip> {
   let fed = 0;
   let firstOpen: number | null = null;
-  const gate = new VoiceGate({ chunkMs: 100, ...settings, classifier, onChunk: () => undefined, onEnd: () => undefined, onOpen: () => (firstOpen ??= fed) });
-  for (; fed + GATE_FRAME <= pcm.length; ) {
+  const gate = new VoiceGate({
+    chunkMs: 100,
+    ...settings,
+    classifier,
+    onChunk: () => undefined,
+    onEnd: () => undefined,
+    onOpen: () => (firstOpen ??= fed),
+  });
+  for (; fed + GATE_FRAME <= pcm.length;) {
     fed += GATE_FRAME;
     gate.push(pcm.subarray(fed - GATE_FRAME, fed));
     await classifier.settled();
   }
   const stats = gate.stats();
   const opened: number | null = firstOpen;
-  return { opens: stats.opens, firstOpenFrames: opened === null ? null : Math.max(0, Math.ceil((opened - soundStart) / GATE_FRAME)), sentMs: Math.round(stats.sentMs) };
+  return {
+    opens: stats.opens,
+    firstOpenFrames: opened === null ? null : Math.max(0, Math.ceil((opened - soundStart) / GATE_FRAME)),
+    sentMs: Math.round(stats.sentMs),
+  };
 }
 
 export interface SileroPhantoms extends PhantomTurns {
@@ -129,7 +152,10 @@ async function sileroConfirms(classifier: SettledClassifier, pcm: Int16Array, cu
   return confirmed;
 }
 
-export async function measurePhantomTurnsWithSilero(settings: GateSettings = {}, cpuWindows = 2000): Promise<SileroMeasurement> {
+export async function measurePhantomTurnsWithSilero(
+  settings: GateSettings = {},
+  cpuWindows = 2000,
+): Promise<SileroMeasurement> {
   const loaded = await loadSileroClassifier();
   if (!loaded.ok) return { installed: false, reason: loaded.reason };
   const classifier = new SettledClassifier(loaded.classifier);
@@ -142,13 +168,15 @@ export async function measurePhantomTurnsWithSilero(settings: GateSettings = {},
     if (clip.label === 'noise') noiseWindows += classifier.windows - before;
   }
   const pause: GateOnClip[] = [];
-  for (const clip of pauseCorpusControls()) pause.push(await gateOnClipSettled(clip.pcm, clip.soundStart, settings, classifier));
+  for (const clip of pauseCorpusControls())
+    pause.push(await gateOnClipSettled(clip.pcm, clip.soundStart, settings, classifier));
   const summary = summarisePhantoms({ ...settings, classifier }, corpus, gated, pause);
   let confirmedNoiseCuts = 0;
   const speechConfirmed: boolean[] = [];
   for (const clip of corpus) {
     const { cutSamples } = bargeInOnClip(clip.pcm, clip.soundStart);
-    if (clip.label === 'noise') for (const cut of cutSamples) confirmedNoiseCuts += (await sileroConfirms(classifier, clip.pcm, cut)) ? 1 : 0;
+    if (clip.label === 'noise')
+      for (const cut of cutSamples) confirmedNoiseCuts += (await sileroConfirms(classifier, clip.pcm, cut)) ? 1 : 0;
     else speechConfirmed.push(cutSamples.length > 0 && (await sileroConfirms(classifier, clip.pcm, cutSamples[0]!)));
   }
   const speech = corpus.find((c) => c.label === 'speech')!.pcm;

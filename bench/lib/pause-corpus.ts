@@ -33,7 +33,13 @@ const labelsSchema = z.object({
         text: z.string(),
         samples: z.number().int().positive(),
         speech: z.array(span).min(1),
-        pauses: z.array(z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative(), ms: z.number().int().positive() })),
+        pauses: z.array(
+          z.object({
+            start: z.number().int().nonnegative(),
+            end: z.number().int().nonnegative(),
+            ms: z.number().int().positive(),
+          }),
+        ),
         endOfSpeech: z.number().int().positive(),
       }),
     )
@@ -53,8 +59,18 @@ export function loadPauseCorpus(): CorpusClip[] {
   const labels = labelsSchema.parse(JSON.parse(readFileSync(new URL('labels.json', CORPUS_DIR), 'utf8')));
   return labels.clips.map((clip) => {
     const wav = decodeWav(readFileSync(new URL(clip.file, CORPUS_DIR)));
-    if (wav.rate !== labels.rate || wav.samples.length !== clip.samples) throw new Error(`${clip.file}: ${wav.rate} Hz, ${wav.samples.length} samples; labels say ${labels.rate} Hz, ${clip.samples}`);
-    return { file: clip.file, voice: clip.voice, wpm: clip.wpm, pcm: wav.samples, pauses: clip.pauses, endOfSpeech: clip.endOfSpeech };
+    if (wav.rate !== labels.rate || wav.samples.length !== clip.samples)
+      throw new Error(
+        `${clip.file}: ${wav.rate} Hz, ${wav.samples.length} samples; labels say ${labels.rate} Hz, ${clip.samples}`,
+      );
+    return {
+      file: clip.file,
+      voice: clip.voice,
+      wpm: clip.wpm,
+      pcm: wav.samples,
+      pauses: clip.pauses,
+      endOfSpeech: clip.endOfSpeech,
+    };
   });
 }
 
@@ -88,7 +104,7 @@ function closesIn(pcm: Int16Array, gate: Omit<VoiceGateOptions, 'onChunk' | 'onE
   const closes: number[] = [];
   let fed = 0;
   const voiceGate = new VoiceGate({ ...gate, onChunk: () => undefined, onEnd: () => closes.push(fed) });
-  for (; fed + FRAME_SAMPLES <= pcm.length; ) {
+  for (; fed + FRAME_SAMPLES <= pcm.length;) {
     const frame = pcm.subarray(fed, fed + FRAME_SAMPLES);
     fed += FRAME_SAMPLES;
     voiceGate.push(frame);
@@ -96,7 +112,10 @@ function closesIn(pcm: Int16Array, gate: Omit<VoiceGateOptions, 'onChunk' | 'onE
   return closes;
 }
 
-export function evaluateEndOfTurn(corpus: readonly CorpusClip[], gate: Omit<VoiceGateOptions, 'onChunk' | 'onEnd'>): CorpusEndOfTurn {
+export function evaluateEndOfTurn(
+  corpus: readonly CorpusClip[],
+  gate: Omit<VoiceGateOptions, 'onChunk' | 'onEnd'>,
+): CorpusEndOfTurn {
   const byPauseMs: Record<number, { pauses: number; cut: number }> = {};
   const clips = corpus.map((clip): ClipEndOfTurn => {
     const closes = closesIn(clip.pcm, gate);
@@ -109,15 +128,26 @@ export function evaluateEndOfTurn(corpus: readonly CorpusClip[], gate: Omit<Voic
         pausesCut.push(pause.ms);
       }
     }
-    const inPause = (at: number) => clip.pauses.some((p) => at > p.start && at <= p.end + ONSET_GRACE_FRAMES * FRAME_SAMPLES);
+    const inPause = (at: number) =>
+      clip.pauses.some((p) => at > p.start && at <= p.end + ONSET_GRACE_FRAMES * FRAME_SAMPLES);
     const cutsInPhrases = closes.filter((at) => at < clip.endOfSpeech && !inPause(at)).length;
     const streamEnd = closes.find((at) => at >= clip.endOfSpeech);
-    return { file: clip.file, pausesCut, cutsInPhrases, streamEndFrames: streamEnd === undefined ? null : Math.ceil((streamEnd - clip.endOfSpeech) / FRAME_SAMPLES) };
+    return {
+      file: clip.file,
+      pausesCut,
+      cutsInPhrases,
+      streamEndFrames: streamEnd === undefined ? null : Math.ceil((streamEnd - clip.endOfSpeech) / FRAME_SAMPLES),
+    };
   });
   const pauses = corpus.reduce((n, c) => n + c.pauses.length, 0);
   const pausesCut = clips.reduce((n, c) => n + c.pausesCut.length, 0);
   const cutsInPhrases = clips.reduce((n, c) => n + c.cutsInPhrases, 0);
-  const latency = percentiles(clips.map((c) => c.streamEndFrames).filter((f): f is number => f !== null).map((f) => f * FRAME_MS));
+  const latency = percentiles(
+    clips
+      .map((c) => c.streamEndFrames)
+      .filter((f): f is number => f !== null)
+      .map((f) => f * FRAME_MS),
+  );
   const never = clips.some((c) => c.streamEndFrames === null);
   return {
     gate: { hangoverMs: gate.hangoverMs },

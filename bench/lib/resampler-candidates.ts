@@ -57,7 +57,12 @@ export function ourDownsampler(): Candidate {
       const frames = cut(input, DOWN_IN_FRAME);
       const ds = new Downsampler48kTo16k();
       const output = new Int16Array(400);
-      return { frames: frames.length, output, step: (i) => copyInto(output, ds.process(frames[i]!)), close: () => undefined };
+      return {
+        frames: frames.length,
+        output,
+        step: (i) => copyInto(output, ds.process(frames[i]!)),
+        close: () => undefined,
+      };
     },
   };
 }
@@ -74,7 +79,8 @@ export function anchorDownsampler(): Candidate {
         const frame = frames[i]!;
         const mono = Float64Array.from(frame);
         const out = new Int16Array(mono.length / 3);
-        for (let k = 0; k < out.length; k++) out[k] = Math.trunc((mono[3 * k]! + mono[3 * k + 1]! + mono[3 * k + 2]!) / 3);
+        for (let k = 0; k < out.length; k++)
+          out[k] = Math.trunc((mono[3 * k]! + mono[3 * k + 1]! + mono[3 * k + 2]!) / 3);
         return copyInto(output, out);
       };
       return { frames: frames.length, output, step, close: () => undefined };
@@ -83,7 +89,11 @@ export function anchorDownsampler(): Candidate {
 }
 
 function converterName(type: ConverterTypeValue): string {
-  return type === ConverterType.SRC_SINC_BEST_QUALITY ? 'SINC_BEST' : type === ConverterType.SRC_SINC_MEDIUM_QUALITY ? 'SINC_MEDIUM' : 'SINC_FASTEST';
+  return type === ConverterType.SRC_SINC_BEST_QUALITY
+    ? 'SINC_BEST'
+    : type === ConverterType.SRC_SINC_MEDIUM_QUALITY
+      ? 'SINC_MEDIUM'
+      : 'SINC_FASTEST';
 }
 
 /** libsamplerate (WASM) on the same mono input; float in [-1, 1] at its edges. */
@@ -101,7 +111,8 @@ export function libsamplerateDownsampler(type: ConverterTypeValue): Candidate {
         const frame = frames[i]!;
         for (let k = 0; k < floatIn.length; k++) floatIn[k] = frame[k]! / 32768;
         src.full(floatIn, floatOut, written);
-        for (let k = 0; k < written.frames; k++) output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
+        for (let k = 0; k < written.frames; k++)
+          output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
         return written.frames;
       };
       return { frames: frames.length, output, step, close: () => src.destroy() };
@@ -141,7 +152,12 @@ export function ourUpsampler(): Candidate {
       const frames = cut(input, UP_IN_FRAME);
       const us = new Upsampler24kTo48k();
       const output = new Int16Array(2 * UP_IN_FRAME);
-      return { frames: frames.length, output, step: (i) => copyInto(output, us.process(frames[i]!)), close: () => undefined };
+      return {
+        frames: frames.length,
+        output,
+        step: (i) => copyInto(output, us.process(frames[i]!)),
+        close: () => undefined,
+      };
     },
   };
 }
@@ -191,7 +207,8 @@ export function libsamplerateUpsampler(type: ConverterTypeValue): Candidate {
         const frame = frames[i]!;
         for (let k = 0; k < floatIn.length; k++) floatIn[k] = frame[k]! / 32768;
         src.full(floatIn, floatOut, written);
-        for (let k = 0; k < written.frames; k++) output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
+        for (let k = 0; k < written.frames; k++)
+          output[k] = Math.max(-32768, Math.min(32767, Math.round(floatOut[k]! * 32768)));
         return written.frames;
       };
       return { frames: frames.length, output, step, close: () => src.destroy() };
@@ -210,13 +227,29 @@ export function ffmpegAvailable(): string | null {
 }
 
 function runFfmpeg(args: string[], input: Int16Array, benchmark = false): { output: Int16Array; stderr: string } {
-  const res = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-loglevel', benchmark ? 'info' : 'error', ...(benchmark ? ['-benchmark'] : []), '-threads', '1', ...args], {
-    input: Buffer.from(input.buffer, input.byteOffset, input.byteLength),
-    maxBuffer: 1 << 30,
-  });
+  const res = spawnSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostats',
+      '-loglevel',
+      benchmark ? 'info' : 'error',
+      ...(benchmark ? ['-benchmark'] : []),
+      '-threads',
+      '1',
+      ...args,
+    ],
+    {
+      input: Buffer.from(input.buffer, input.byteOffset, input.byteLength),
+      maxBuffer: 1 << 30,
+    },
+  );
   if (res.status !== 0) throw new Error(`ffmpeg failed: ${res.stderr.toString()}`);
   const out = res.stdout;
-  return { output: new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + (out.byteLength & ~1))), stderr: res.stderr.toString() };
+  return {
+    output: new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + (out.byteLength & ~1))),
+    stderr: res.stderr.toString(),
+  };
 }
 
 /**
@@ -241,12 +274,44 @@ function soxrCandidate(args: string[]): Candidate {
 
 export function soxrDownsampler(unavailable: string | null): Candidate {
   if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
-  return soxrCandidate(['-f', 's16le', '-ar', '48000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=16000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1']);
+  return soxrCandidate([
+    '-f',
+    's16le',
+    '-ar',
+    '48000',
+    '-ac',
+    '1',
+    '-i',
+    'pipe:0',
+    '-af',
+    'aresample=16000:resampler=soxr:precision=28',
+    '-f',
+    's16le',
+    '-ac',
+    '1',
+    'pipe:1',
+  ]);
 }
 
 export function soxrUpsampler(unavailable: string | null): Candidate {
   if (unavailable !== null) return { name: 'ffmpeg soxr VHQ', unavailable };
-  return soxrCandidate(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=48000:resampler=soxr:precision=28', '-f', 's16le', '-ac', '1', 'pipe:1']);
+  return soxrCandidate([
+    '-f',
+    's16le',
+    '-ar',
+    '24000',
+    '-ac',
+    '1',
+    '-i',
+    'pipe:0',
+    '-af',
+    'aresample=48000:resampler=soxr:precision=28',
+    '-f',
+    's16le',
+    '-ac',
+    '1',
+    'pipe:1',
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,7 +340,9 @@ function opusEncode48k(opus: OpusModule, input: Int16Array): Buffer[] {
   for (let i = 0; i < input.length; i++) stereo[2 * i] = stereo[2 * i + 1] = input[i]!;
   const encoder = new opus.OpusEncoder(48_000, 2);
   encoder.setBitrate(64_000);
-  return cut(stereo, 2 * DOWN_IN_FRAME).map((frame) => encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)));
+  return cut(stereo, 2 * DOWN_IN_FRAME).map((frame) =>
+    encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)),
+  );
 }
 
 /** Opus at 64 kb/s decoded at 48 kHz mono (as receive.ts decodes): the input the other downsamplers would really get. */

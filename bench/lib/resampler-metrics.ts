@@ -59,17 +59,30 @@ export interface ToneResult {
   spuriousHz: number;
 }
 
-export function analyseSweep(out: Int16Array, outRate: number, channels: number, tones: number[], direction: 'down' | 'up'): ToneResult[] {
+export function analyseSweep(
+  out: Int16Array,
+  outRate: number,
+  channels: number,
+  tones: number[],
+  direction: 'down' | 'up',
+): ToneResult[] {
   const seg = Math.round(SEGMENT_S * outRate);
   const start = Math.round(SETTLE_S * outRate);
   const length = Math.round(WINDOW_S * outRate);
   return tones.map((f, s) => {
     const from = s * seg + start;
     const gainDb: number[] = [];
-    for (let c = 0; c < channels; c++) gainDb.push(f < outRate / 2 ? db(toneAt(out, outRate, f, from, length, channels, c).amplitude / TONE_AMPLITUDE) : Number.NaN);
+    for (let c = 0; c < channels; c++)
+      gainDb.push(
+        f < outRate / 2
+          ? db(toneAt(out, outRate, f, from, length, channels, c).amplitude / TONE_AMPLITUDE)
+          : Number.NaN,
+      );
     const spuriousHz = direction === 'down' ? foldedFrequency(f, outRate) : outRate / 2 - f;
     const makesSpur = direction === 'up' || f > outRate / 2;
-    const spurious = makesSpur ? db(Math.max(1e-9, toneAt(out, outRate, spuriousHz, from, length, channels, 0).amplitude) / TONE_AMPLITUDE) : Number.NaN;
+    const spurious = makesSpur
+      ? db(Math.max(1e-9, toneAt(out, outRate, spuriousHz, from, length, channels, 0).amplitude) / TONE_AMPLITUDE)
+      : Number.NaN;
     return { freqHz: f, gainDb, spuriousDb: spurious, spuriousHz };
   });
 }
@@ -82,9 +95,14 @@ export function passbandDeviation(results: ToneResult[], passbandHz: number): nu
 }
 
 /** The weakest alias/image among `results` whose input passes `include`: rejection (dB) and where. */
-export function worstRejection(results: ToneResult[], include: (r: ToneResult) => boolean): { db: number; inputHz: number; spurHz: number } {
+export function worstRejection(
+  results: ToneResult[],
+  include: (r: ToneResult) => boolean,
+): { db: number; inputHz: number; spurHz: number } {
   let worst = { db: Number.POSITIVE_INFINITY, inputHz: 0, spurHz: 0 };
-  for (const r of results) if (Number.isFinite(r.spuriousDb) && include(r) && -r.spuriousDb < worst.db) worst = { db: -r.spuriousDb, inputHz: r.freqHz, spurHz: r.spuriousHz };
+  for (const r of results)
+    if (Number.isFinite(r.spuriousDb) && include(r) && -r.spuriousDb < worst.db)
+      worst = { db: -r.spuriousDb, inputHz: r.freqHz, spurHz: r.spuriousHz };
   return worst;
 }
 
@@ -107,7 +125,9 @@ export function delaySignal(rate: number, channels: number): Int16Array {
   const n = Math.round(1.3 * rate);
   const out = new Int16Array(n * channels);
   for (let t = 0; t < n; t++) {
-    const v = Math.round(14_000 * (Math.sin((2 * Math.PI * 1000 * t) / rate) + Math.sin((2 * Math.PI * 1010 * t) / rate)));
+    const v = Math.round(
+      14_000 * (Math.sin((2 * Math.PI * 1000 * t) / rate) + Math.sin((2 * Math.PI * 1010 * t) / rate)),
+    );
     for (let c = 0; c < channels; c++) out[t * channels + c] = v;
   }
   return out;
@@ -135,7 +155,12 @@ export function channel0(x: Int16Array, channels: number): Float64Array {
  * fractional refinement (±0.5 sample in 0.05 steps, 64-tap Kaiser-windowed sinc) so a method whose
  * delay is not a whole number of samples is not charged for a pure delay.
  */
-export function alignedSnr(out: Float64Array, ref: Float64Array, maxLag: number, rate: number): { snrDb: number; lagMs: number } {
+export function alignedSnr(
+  out: Float64Array,
+  ref: Float64Array,
+  maxLag: number,
+  rate: number,
+): { snrDb: number; lagMs: number } {
   const half = 32;
   const edge = maxLag + half + Math.round(0.1 * rate);
   const n = Math.min(out.length, ref.length, edge + 3 * rate) - edge; // 3 s is plenty and keeps it quick
@@ -220,7 +245,12 @@ export async function runWhole(candidate: Candidate, input: Int16Array): Promise
  * best of `repeats`. CPU time, not wall time: on a shared machine the time the thread waits for a
  * core is not the resampler's cost. Process candidates report their own CPU time (`cpuSeconds`).
  */
-export async function throughput(candidate: Candidate, input: Int16Array, inputSeconds: number, repeats = 3): Promise<number> {
+export async function throughput(
+  candidate: Candidate,
+  input: Int16Array,
+  inputSeconds: number,
+  repeats = 3,
+): Promise<number> {
   let best = 0;
   const cpuNow = (): number => {
     const u = process.cpuUsage();
@@ -252,7 +282,11 @@ export async function throughput(candidate: Candidate, input: Int16Array, inputS
 export async function allocationsPerFrame(candidate: Candidate, input: Int16Array): Promise<number | null> {
   if (candidate.open === undefined) return null;
   const run = await candidate.open(input);
-  const report = measureAllocationsPerFrame((f) => run.step(f % run.frames), { warmupFrames: 1000, frames: 2000, windows: 3 });
+  const report = measureAllocationsPerFrame((f) => run.step(f % run.frames), {
+    warmupFrames: 1000,
+    frames: 2000,
+    windows: 3,
+  });
   run.close();
   return report.bytesPerFrame;
 }

@@ -24,7 +24,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { PHRASES, phraseSignal, transcribePhrase } from '../../main/fakes/shared/phrases.ts';
-import { coreEnv, freePort, getJson, health, startCoreChild, stopChild, waitForSidecar, type BenchHealth } from './latency-call.ts';
+import {
+  coreEnv,
+  freePort,
+  getJson,
+  health,
+  startCoreChild,
+  stopChild,
+  waitForSidecar,
+  type BenchHealth,
+} from './latency-call.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 import { startBenchModel, type BenchModelFake, type BenchProvider } from './model-fakes.ts';
 
@@ -39,7 +48,8 @@ const LOUD_PEAK = 1000;
 const STREAM_PAUSE_MS = 200;
 const FRAME_VALUES = 1920;
 
-export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline' | 'outage' | 'membership' | 'kill';
+export type SoakEventKind =
+  'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline' | 'outage' | 'membership' | 'kill';
 
 /** What the day soak's extra load (bench/lib/soak-day-load.ts) is given once the call is up. */
 export interface SoakCallContext {
@@ -160,7 +170,13 @@ class ModelDriver {
       const k = transcribePhrase(turn.pcm, turn.rate);
       if (process.env.SOAK_DEBUG) console.error('transcribed', turn.pcm.length, k);
       // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
-      const replied = turn.respond({ toneMs: REPLY_MS, chunkMs: 40, paceMs: 20, transcript: `reply to phrase ${k}`, inputTranscript: `phrase ${k}` });
+      const replied = turn.respond({
+        toneMs: REPLY_MS,
+        chunkMs: 40,
+        paceMs: 20,
+        transcript: `reply to phrase ${k}`,
+        inputTranscript: `phrase ${k}`,
+      });
       if (!replied) return;
       const reply = { k, at: Date.now(), done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
       this.replies.push(reply);
@@ -184,11 +200,15 @@ class ModelDriver {
 }
 
 /** Latency and the longest silence inside the reply, from what the fake Discord received. */
-function analysePlayback(discord: FakeDiscord, speechEnd: number): { latencyMs: number | null; innerGapMs: number | null } {
+function analysePlayback(
+  discord: FakeDiscord,
+  speechEnd: number,
+): { latencyMs: number | null; innerGapMs: number | null } {
   const packets = discord.recorder.packets;
   const pcm = discord.recorder.pcm();
   if (pcm.length !== packets.length * FRAME_VALUES) {
-    if (process.env.SOAK_DEBUG) console.error('unaligned', pcm.length / FRAME_VALUES, packets.length, discord.recorder.decodeErrors);
+    if (process.env.SOAK_DEBUG)
+      console.error('unaligned', pcm.length / FRAME_VALUES, packets.length, discord.recorder.decodeErrors);
     return { latencyMs: null, innerGapMs: null };
   }
   const loud: number[] = [];
@@ -221,7 +241,10 @@ function analysePlayback(discord: FakeDiscord, speechEnd: number): { latencyMs: 
  * utterances: after the day soak's outage it counted the next replies as doubles of the utterances
  * before the gap and the rest of the run as lost.)
  */
-export function alignReplies(utteranceAt: readonly number[], replies: readonly { k: number; at: number }[]): { counts: number[]; stray: number } {
+export function alignReplies(
+  utteranceAt: readonly number[],
+  replies: readonly { k: number; at: number }[],
+): { counts: number[]; stray: number } {
   const counts = new Array<number>(utteranceAt.length).fill(0);
   let next = 0;
   let stray = 0;
@@ -243,13 +266,25 @@ export function alignReplies(utteranceAt: readonly number[], replies: readonly {
 
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   // Only the Gemini adapter watches for a silent socket; a stall on an OpenAI socket would never end.
-  if (options.stallEveryS > 0 && options.provider !== 'gemini') throw new Error(`--stall-every-s: stalls are injected on gemini only (the ${options.provider} adapter has no stall watchdog; docs/providers.md)`);
+  if (options.stallEveryS > 0 && options.provider !== 'gemini')
+    throw new Error(
+      `--stall-every-s: stalls are injected on gemini only (the ${options.provider} adapter has no stall watchdog; docs/providers.md)`,
+    );
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-soak-'));
   const random = seededRandom(options.seed);
   // The recorder keeps 30 s: each cycle clears it, and its PCM must stay aligned with its packets.
-  const discord = await startFakeDiscord({ ownerInVoice: true, recorder: { maxSeconds: 30 }, ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}) });
-  if (options.deadlineS > 0 && options.provider !== 'gemini') throw new Error(`--deadline-s: the session deadline is modelled on gemini only`);
-  const fake = await startBenchModel(options.provider, { bargeInRms: null, sessionLifetimeMs: options.rotateS * 1000, sessionDeadlineMs: options.deadlineS * 1000 });
+  const discord = await startFakeDiscord({
+    ownerInVoice: true,
+    recorder: { maxSeconds: 30 },
+    ...(options.extraUsers ? { extraUsers: options.extraUsers } : {}),
+  });
+  if (options.deadlineS > 0 && options.provider !== 'gemini')
+    throw new Error(`--deadline-s: the session deadline is modelled on gemini only`);
+  const fake = await startBenchModel(options.provider, {
+    bargeInRms: null,
+    sessionLifetimeMs: options.rotateS * 1000,
+    sessionDeadlineMs: options.deadlineS * 1000,
+  });
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
@@ -275,10 +310,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     let count = 0;
     const schedule = (): void => {
       const delay = seconds * 1000 * (0.8 + 0.4 * random());
-      timers.push(setTimeout(() => {
-        fire(count++);
-        schedule();
-      }, delay));
+      timers.push(
+        setTimeout(() => {
+          fire(count++);
+          schedule();
+        }, delay),
+      );
     };
     schedule();
   };
@@ -322,7 +359,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     const signals = Array.from({ length: PHRASES }, (_, k) => phraseSignal(k));
     const progress = setInterval(() => {
       const lost = cycles.filter((c) => !c.heard).length;
-      options.progress(`  ${Math.round((performance.now() - started) / 1000)} s: ${cycles.length} utterances, ${lost} lost, ${events.length} events, core RSS ${samples.at(-1)?.rssMb.toFixed(1) ?? '?'} MB`);
+      options.progress(
+        `  ${Math.round((performance.now() - started) / 1000)} s: ${cycles.length} utterances, ${lost} lost, ${events.length} events, core RSS ${samples.at(-1)?.rssMb.toFixed(1) ?? '?'} MB`,
+      );
     }, 30_000);
     let from = readProc(pid)!;
     const context: SoakCallContext = {
@@ -345,8 +384,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       // The killed call's own notes (by its id), so the restarted call's new ones push none out of the page.
       let callId: string | undefined;
       const notes = async (): Promise<string[]> => {
-        const res = await getJson(`${base}/notes?limit=500${callId ? `&call=${encodeURIComponent(callId)}` : ''}`, token).catch(() => null);
-        const list = (res?.body as { notes?: { id?: unknown; ts?: unknown; text?: unknown; callId?: unknown }[] } | undefined)?.notes ?? [];
+        const res = await getJson(
+          `${base}/notes?limit=500${callId ? `&call=${encodeURIComponent(callId)}` : ''}`,
+          token,
+        ).catch(() => null);
+        const list =
+          (res?.body as { notes?: { id?: unknown; ts?: unknown; text?: unknown; callId?: unknown }[] } | undefined)
+            ?.notes ?? [];
         callId ??= list.map((n) => n.callId).find((c): c is string => typeof c === 'string');
         return list.map((n) => JSON.stringify([n.id, n.ts, n.text]));
       };
@@ -371,7 +415,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       }
       from = readProc(pid) ?? from;
       const after = new Set(await notes());
-      return { at, backAt, callBack: backAt !== null, notesBefore: before.length, notesMissing: before.filter((n) => !after.has(n)).length };
+      return {
+        at,
+        backAt,
+        callBack: backAt !== null,
+        notesBefore: before.length,
+        notesMissing: before.filter((n) => !after.has(n)).length,
+      };
     };
     let nextQuiet = options.quietEveryS ? started + options.quietEveryS * 1000 * (0.8 + 0.4 * random()) : Infinity;
 
@@ -384,7 +434,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           return { at, backAt: null, callBack: false, notesBefore: 0, notesMissing: 0 };
         });
       }
-      if (extras && performance.now() >= nextQuiet && performance.now() + (options.quietForS ?? 0) * 1000 < end - 10_000) {
+      if (
+        extras &&
+        performance.now() >= nextQuiet &&
+        performance.now() + (options.quietForS ?? 0) * 1000 < end - 10_000
+      ) {
         await extras.quiet((options.quietForS ?? 0) * 1000);
         nextQuiet = performance.now() + options.quietEveryS! * 1000 * (0.8 + 0.4 * random());
       }
@@ -417,7 +471,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     // A reply that arrives after its cycle ended still counts for that utterance (doubled check).
     await sleep(2000);
     const spoken = model.replies.filter((r) => r.spoke());
-    const aligned = alignReplies(cycles.map((c) => c.at), spoken);
+    const aligned = alignReplies(
+      cycles.map((c) => c.at),
+      spoken,
+    );
     cycles.forEach((cycle, i) => {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;
@@ -443,7 +500,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       rssStartMb: warm.rssMb,
       rssEndMb: to.rssMb,
       peakRssMb: to.peakRssMb,
-      rssSeries: samples.map((s) => ({ t_s: Math.round((s.at - started) / 1000), rss_mb: Math.round(s.rssMb * 10) / 10 })),
+      rssSeries: samples.map((s) => ({
+        t_s: Math.round((s.at - started) / 1000),
+        rss_mb: Math.round(s.rssMb * 10) / 10,
+      })),
       healthAtEnd,
       fakeSockets: fake.sockets(),
       repliesUnheard: model.replies.length - spoken.length,

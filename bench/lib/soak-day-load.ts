@@ -63,7 +63,13 @@ function body(request: IncomingMessage): Promise<string> {
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const keys = new Set<string>();
-  const receiver: Omit<WebhookReceiver, 'url' | 'close'> = { actedOn: new Map(), requests: 0, failed: 0, rateLimited: 0, repeatsDropped: 0 };
+  const receiver: Omit<WebhookReceiver, 'url' | 'close'> = {
+    actedOn: new Map(),
+    requests: 0,
+    failed: 0,
+    rateLimited: 0,
+    repeatsDropped: 0,
+  };
   const server: Server = createServer((request, reply) => {
     void body(request).then((text) => {
       const n = ++receiver.requests;
@@ -74,7 +80,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }
       if (n % 7 === 0) {
         receiver.rateLimited++;
-        reply.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"message":"You are being rate limited.","retry_after":1}');
+        reply
+          .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' })
+          .end('{"message":"You are being rate limited.","retry_after":1}');
         return;
       }
       const key = z.string().safeParse(request.headers['idempotency-key']);
@@ -82,18 +90,26 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         receiver.repeatsDropped++;
       } else {
         if (key.success) keys.add(key.data);
-        for (const tag of new Set(text.match(TAG) ?? [])) receiver.actedOn.set(tag, (receiver.actedOn.get(tag) ?? 0) + 1);
+        for (const tag of new Set(text.match(TAG) ?? []))
+          receiver.actedOn.set(tag, (receiver.actedOn.get(tag) ?? 0) + 1);
       }
       reply.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, { url: `http://127.0.0.1:${port}/webhook`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}/webhook`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
 }
 
 /** Counts per reminder tag what a receiver got: DM and channel messages at the fake Discord, voice text at the fake model. */
-export function countAtReceivers(call: SoakCallContext, webhook: WebhookReceiver, voiceTexts: readonly string[]): Record<ReminderMode, Map<string, number>> {
+export function countAtReceivers(
+  call: SoakCallContext,
+  webhook: WebhookReceiver,
+  voiceTexts: readonly string[],
+): Record<ReminderMode, Map<string, number>> {
   const count = (texts: Iterable<string>): Map<string, number> => {
     const map = new Map<string, number>();
     for (const text of texts) for (const tag of new Set(text.match(TAG) ?? [])) map.set(tag, (map.get(tag) ?? 0) + 1);
@@ -102,7 +118,9 @@ export function countAtReceivers(call: SoakCallContext, webhook: WebhookReceiver
   const ownerDm = (m: { dmRecipientId: string | null }) => m.dmRecipientId === call.discord.owner.id;
   return {
     dm: count(call.discord.messages.filter(ownerDm).map((m) => m.content)),
-    channel: count(call.discord.messages.filter((m) => m.channelId === call.discord.textChannelId).map((m) => m.content)),
+    channel: count(
+      call.discord.messages.filter((m) => m.channelId === call.discord.textChannelId).map((m) => m.content),
+    ),
     // The model hears a voice reminder as text; a fresh session seeded with the call repeats it, so only "heard at all" is told here.
     voice: new Map([...count(voiceTexts).keys()].map((tag) => [tag, 1])),
     webhook: webhook.actedOn,
@@ -110,13 +128,20 @@ export function countAtReceivers(call: SoakCallContext, webhook: WebhookReceiver
 }
 
 /** The dashboard's live stream: connected for the whole call, reconnected if the core ends it. */
-function followEvents(call: SoakCallContext, until: { done: boolean }, counts: { events: number; reconnects: number }): Promise<void> {
+function followEvents(
+  call: SoakCallContext,
+  until: { done: boolean },
+  counts: { events: number; reconnects: number },
+): Promise<void> {
   return (async () => {
     while (!until.done) {
       const controller = new AbortController();
       const stop = setInterval(() => until.done && controller.abort(), 500);
       try {
-        const res = await fetch(`${call.base}/events`, { headers: { authorization: `Bearer ${call.token}` }, signal: controller.signal });
+        const res = await fetch(`${call.base}/events`, {
+          headers: { authorization: `Bearer ${call.token}` },
+          signal: controller.signal,
+        });
         const reader = res.body!.getReader();
         const decoder = new TextDecoder();
         for (;;) {
@@ -140,13 +165,29 @@ function followEvents(call: SoakCallContext, until: { done: boolean }, counts: {
 /** Runs the compiled CLI; its exit code and, with `--json`, the outcome it printed (GET /say/{id}). */
 function cli(call: SoakCallContext, args: string[]): Promise<{ code: number | null; outcome: string }> {
   const port = new URL(call.base).port;
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', DISCORD_VOICE_LIVE_PORT: port, DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.token },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve) =>
     child.once('exit', (code) => {
-      const said = z.object({ outcome: z.string(), reason: z.string().nullable().optional() }).safeParse((() => { try { return JSON.parse(out) as unknown; } catch { return null; } })());
-      resolve({ code, outcome: said.success ? `${said.data.outcome}${said.data.reason ? ` (${said.data.reason})` : ''}` : out.trim().slice(0, 200) });
+      const said = z.object({ outcome: z.string(), reason: z.string().nullable().optional() }).safeParse(
+        (() => {
+          try {
+            return JSON.parse(out) as unknown;
+          } catch {
+            return null;
+          }
+        })(),
+      );
+      resolve({
+        code,
+        outcome: said.success
+          ? `${said.data.outcome}${said.data.reason ? ` (${said.data.reason})` : ''}`
+          : out.trim().slice(0, 200),
+      });
     }),
   );
 }
@@ -165,14 +206,31 @@ export interface DayLoad {
 /** Starts the load; `stop()` waits for every reminder already scheduled to fall due. */
 export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): DayLoad {
   const until = { done: false };
-  const load: DayLoad = { reminders: [], voiceTexts: [], events: { events: 0, reconnects: 0 }, says: { sent: 0, failed: 0, exits: [] }, membershipChanges: 0, silentRekeys: 0, stop: async () => undefined };
+  const load: DayLoad = {
+    reminders: [],
+    voiceTexts: [],
+    events: { events: 0, reconnects: 0 },
+    says: { sent: 0, failed: 0, exits: [] },
+    membershipChanges: 0,
+    silentRekeys: 0,
+    stop: async () => undefined,
+  };
   call.fake.onClientText?.((json) => void (json.includes('soakday-r') && load.voiceTexts.push(json)));
   const end = call.started + options.minutes * 60_000;
   const timers: NodeJS.Timeout[] = [];
   const every = (seconds: number, fire: (count: number) => void | Promise<void>): void => {
     let count = 0;
     // A fire still running at stop() must not schedule the next one (it would keep this process alive).
-    const schedule = (): void => void (until.done || timers.push(setTimeout(() => void Promise.resolve(fire(count++)).finally(schedule), seconds * 1000 * (0.6 + 0.8 * call.random()))));
+    const schedule = (): void =>
+      void (
+        until.done ||
+        timers.push(
+          setTimeout(
+            () => void Promise.resolve(fire(count++)).finally(schedule),
+            seconds * 1000 * (0.6 + 0.8 * call.random()),
+          ),
+        )
+      );
     schedule();
   };
   every(options.reminderEveryS, async (i) => {
@@ -180,9 +238,21 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     if (performance.now() + delayS * 1000 > end - 20_000) return;
     const mode = REMINDER_MODES[i % REMINDER_MODES.length]!;
     const tag = `soakday-r${i}`;
-    const res = await fetch(`${call.base}/schedule`, { method: 'POST', headers: { authorization: `Bearer ${call.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: `reminder ${tag}`, delay_seconds: delayS, mode }) }).catch(() => null);
-    const refusal = res?.ok ? undefined : `${res?.status ?? 'no answer'} ${res ? JSON.stringify(await res.json().catch(() => null)) : ''}`;
-    load.reminders.push({ tag, mode, dueAt: Date.now() + delayS * 1000, scheduled: res?.ok === true, ...(refusal ? { refusal } : {}) });
+    const res = await fetch(`${call.base}/schedule`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${call.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: `reminder ${tag}`, delay_seconds: delayS, mode }),
+    }).catch(() => null);
+    const refusal = res?.ok
+      ? undefined
+      : `${res?.status ?? 'no answer'} ${res ? JSON.stringify(await res.json().catch(() => null)) : ''}`;
+    load.reminders.push({
+      tag,
+      mode,
+      dueAt: Date.now() + delayS * 1000,
+      scheduled: res?.ok === true,
+      ...(refusal ? { refusal } : {}),
+    });
   });
   const guest = call.discord.user('guest');
   const visitor = call.discord.user('visitor');
@@ -219,12 +289,14 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
       load.membershipChanges++;
     }
   });
-  const at = (fraction: number, fire: () => void) => void timers.push(setTimeout(fire, options.minutes * 60_000 * fraction));
-  if (options.outageMs > 0) at(0.4, () => {
-    call.fake.setUnavailable?.(true);
-    call.event('outage', `model unavailable for ${options.outageMs / 1000} s`);
-    timers.push(setTimeout(() => call.fake.setUnavailable?.(false), options.outageMs));
-  });
+  const at = (fraction: number, fire: () => void) =>
+    void timers.push(setTimeout(fire, options.minutes * 60_000 * fraction));
+  if (options.outageMs > 0)
+    at(0.4, () => {
+      call.fake.setUnavailable?.(true);
+      call.event('outage', `model unavailable for ${options.outageMs / 1000} s`);
+      timers.push(setTimeout(() => call.fake.setUnavailable?.(false), options.outageMs));
+    });
   at(0.65, () => {
     call.discord.closeVoice(4015);
     call.event('voiceReset', 'Discord voice reconnect (4015)');

@@ -23,7 +23,11 @@ export interface DaySample {
   bridge?: string | null;
 }
 
-const healthSchema = z.object({ bridge: z.object({ state: z.string(), reason: z.string().nullish() }).optional(), memory: z.object({ heap_used_mb: z.number() }), diagnostics: z.object({ active_resources: z.record(z.string(), z.number()) }).optional() });
+const healthSchema = z.object({
+  bridge: z.object({ state: z.string(), reason: z.string().nullish() }).optional(),
+  memory: z.object({ heap_used_mb: z.number() }),
+  diagnostics: z.object({ active_resources: z.record(z.string(), z.number()) }).optional(),
+});
 
 function openFds(pid: number): number {
   try {
@@ -48,7 +52,13 @@ function childProcesses(pid: number): number {
   return n;
 }
 
-export async function sampleCore(pid: number, base: string, token: string, started: number, modelSocketsOpen: number): Promise<DaySample | null> {
+export async function sampleCore(
+  pid: number,
+  base: string,
+  token: string,
+  started: number,
+  modelSocketsOpen: number,
+): Promise<DaySample | null> {
   const proc = readProc(pid);
   if (!proc) return null;
   const asked = performance.now();
@@ -68,7 +78,9 @@ export async function sampleCore(pid: number, base: string, token: string, start
     children: childProcesses(pid),
     healthRoundTripMs: roundTrip === null ? null : Math.round(roundTrip * 10) / 10,
     modelSocketsOpen,
-    bridge: health?.bridge ? `${health.bridge.state}${health.bridge.reason ? `: ${health.bridge.reason.slice(0, 120)}` : ''}` : null,
+    bridge: health?.bridge
+      ? `${health.bridge.state}${health.bridge.reason ? `: ${health.bridge.reason.slice(0, 120)}` : ''}`
+      : null,
   };
 }
 
@@ -106,7 +118,13 @@ const p99 = (values: number[]): number | null => {
 };
 
 /** One row per `windowMs` of the call; `startedAt` is Date.now() when the call began. */
-export function dayWindows(samples: readonly DaySample[], cycles: readonly CycleLike[], reminders: readonly { dueAt: number; delivered: boolean }[], startedAt: number, windowMs: number): DayWindow[] {
+export function dayWindows(
+  samples: readonly DaySample[],
+  cycles: readonly CycleLike[],
+  reminders: readonly { dueAt: number; delivered: boolean }[],
+  startedAt: number,
+  windowMs: number,
+): DayWindow[] {
   const last = samples.at(-1)?.t ?? 0;
   const rows: DayWindow[] = [];
   for (let from = 0; from < last; from += windowMs) {
@@ -161,12 +179,22 @@ export const FLAT_TARGETS = { rssGrowthMbPerHour: 5, cpuWithinPercentOfFirst: 20
 export interface FlatChecks {
   rss: { pass: boolean; rssGrowthMbPerHour: number | null; limit: number; fromMin: number };
   fds: { pass: boolean; atQuietPoints: number[] };
-  activeResources: { pass: boolean; atQuietPoints: (number | null)[]; byKindFirst: Record<string, number>; byKindLast: Record<string, number> };
+  activeResources: {
+    pass: boolean;
+    atQuietPoints: (number | null)[];
+    byKindFirst: Record<string, number>;
+    byKindLast: Record<string, number>;
+  };
   cpu: { pass: boolean; firstWindowPercent: number | null; windowsPercent: number[]; limitPercent: number };
 }
 
 /** "Flat means flat": RSS slope after the first window, fds and active resources equal at every quiet point, CPU per window near the first. */
-export function flatChecks(samples: readonly DaySample[], quiet: readonly DaySample[], windows: readonly DayWindow[], windowMs: number): FlatChecks {
+export function flatChecks(
+  samples: readonly DaySample[],
+  quiet: readonly DaySample[],
+  windows: readonly DayWindow[],
+  windowMs: number,
+): FlatChecks {
   const slope = rssSlopeMbPerHour(samples, windowMs);
   const fds = quiet.map((s) => s.fds);
   const resources = quiet.map((s) => s.activeResources);
@@ -174,9 +202,24 @@ export function flatChecks(samples: readonly DaySample[], quiet: readonly DaySam
   const first = cpu[0] ?? null;
   const limit = FLAT_TARGETS.cpuWithinPercentOfFirst;
   return {
-    rss: { pass: slope !== null && slope <= FLAT_TARGETS.rssGrowthMbPerHour, rssGrowthMbPerHour: slope, limit: FLAT_TARGETS.rssGrowthMbPerHour, fromMin: windowMs / 60_000 },
+    rss: {
+      pass: slope !== null && slope <= FLAT_TARGETS.rssGrowthMbPerHour,
+      rssGrowthMbPerHour: slope,
+      limit: FLAT_TARGETS.rssGrowthMbPerHour,
+      fromMin: windowMs / 60_000,
+    },
     fds: { pass: fds.length > 0 && fds.every((n) => n === fds[0]), atQuietPoints: fds },
-    activeResources: { pass: resources.length > 0 && resources.every((n) => n !== null && n === resources[0]), atQuietPoints: resources, byKindFirst: quiet[0]?.activeByKind ?? {}, byKindLast: quiet.at(-1)?.activeByKind ?? {} },
-    cpu: { pass: first !== null && first > 0 && cpu.every((c) => Math.abs(c - first) <= (first * limit) / 100), firstWindowPercent: first, windowsPercent: cpu, limitPercent: limit },
+    activeResources: {
+      pass: resources.length > 0 && resources.every((n) => n !== null && n === resources[0]),
+      atQuietPoints: resources,
+      byKindFirst: quiet[0]?.activeByKind ?? {},
+      byKindLast: quiet.at(-1)?.activeByKind ?? {},
+    },
+    cpu: {
+      pass: first !== null && first > 0 && cpu.every((c) => Math.abs(c - first) <= (first * limit) / 100),
+      firstWindowPercent: first,
+      windowsPercent: cpu,
+      limitPercent: limit,
+    },
   };
 }

@@ -5,22 +5,32 @@ import { FLAT_TARGETS } from './soak-day-measure.ts';
 
 export const SOAK_DAY_DEFINITIONS = {
   minutes: 'length of the call, real time (audio paced as in a real call)',
-  lostWords: 'each word not heard, with the outage phase it fell in, the faults of the 30 s before it and the call state at /health in the samples either side (5 s apart)',
-  killRestart: 'the kill -9 of the core mid-call (--kill-at-min) and its restart on the same home, port and token, the call joined again by POST /join: callBack = a model socket again (backAfterS after the kill), reminders due from the kill until then delivered and duplicated, the killed call\'s notes (GET /notes?call=) all still there after the restart',
+  lostWords:
+    'each word not heard, with the outage phase it fell in, the faults of the 30 s before it and the call state at /health in the samples either side (5 s apart)',
+  killRestart:
+    "the kill -9 of the core mid-call (--kill-at-min) and its restart on the same home, port and token, the call joined again by POST /join: callBack = a model socket again (backAfterS after the kill), reminders due from the kill until then delivered and duplicated, the killed call's notes (GET /notes?call=) all still there after the restart",
   wordsSent: 'numbered phrases the fake owner spoke (each a pitch-coded word, bench/lib/soak-call.ts)',
-  wordsHeard: "phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard",
+  wordsHeard:
+    'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',
   repliesWhole: 'phrases answered exactly once with audio the fake Discord received',
   repliesDoubled: 'phrases the model answered more than once with audio',
   repliesStale: "replies that arrived in a later phrase's window (answers to a phrase already past)",
-  remindersDue: 'reminders the core accepted (POST /schedule 201), 15-45 s ahead, modes cycling voice, dm, channel, webhook',
-  remindersLost: 'accepted reminders no receiver got: DM/channel = messages at the fake Discord REST, webhook = acted on by the receiver (2xx), voice = its text reached the fake model, or (the model unreachable) it arrived by DM, channel or webhook instead, as its outcome says (remindersByMode.voice.sentInstead)',
-  remindersDuplicated: 'deliveries beyond the first at the receiver (voice: not told, a fresh seeded session repeats the call so far)',
-  webhookReceiver: 'the receiver answers 500 to every 5th request and 429 (Retry-After 1) to every 7th, and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
+  remindersDue:
+    'reminders the core accepted (POST /schedule 201), 15-45 s ahead, modes cycling voice, dm, channel, webhook',
+  remindersLost:
+    'accepted reminders no receiver got: DM/channel = messages at the fake Discord REST, webhook = acted on by the receiver (2xx), voice = its text reached the fake model, or (the model unreachable) it arrived by DM, channel or webhook instead, as its outcome says (remindersByMode.voice.sentInstead)',
+  remindersDuplicated:
+    'deliveries beyond the first at the receiver (voice: not told, a fresh seeded session repeats the call so far)',
+  webhookReceiver:
+    'the receiver answers 500 to every 5th request and 429 (Retry-After 1) to every 7th, and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
   rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',
-  fdsFirstQuiet: 'open file descriptors of the core (/proc/<pid>/fd) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last',
-  activeResources: "process.getActiveResourcesInfo() in the core, summed over kinds (/health diagnostics.active_resources), at the quiet points",
+  fdsFirstQuiet:
+    'open file descriptors of the core (/proc/<pid>/fd) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last',
+  activeResources:
+    'process.getActiveResourcesInfo() in the core, summed over kinds (/health diagnostics.active_resources), at the quiet points',
   cpuPercent: 'core CPU (utime+stime from /proc) over the window, % of one core',
-  healthRoundTripP99Ms: "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
+  healthRoundTripP99Ms:
+    "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
   modelSocketsOpenMax: 'model sockets open at the fake at a sample (1 expected; 2 only inside a handover)',
   childProcessesMax: 'processes whose parent is the core (none expected)',
   flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
@@ -47,25 +57,44 @@ export const soakDayResultSchema = z.object({
   quietPoints: z.number(),
   modelSocketsOpenMax: z.number(),
   childProcessesMax: z.number(),
-  flat: z.object({ pass: z.boolean(), rss: check, fds: check, activeResources: check, cpu: check.extend({ firstWindowPercent: z.number().nullable(), windowsPercent: z.array(z.number()) }) }),
-  faults: z.object({ rotations: z.number(), deadlines: z.number(), drops: z.number(), stalls: z.number(), outages: z.number(), voiceResets: z.number(), membershipChanges: z.number(), silentRekeys: z.number() }).passthrough(),
+  flat: z.object({
+    pass: z.boolean(),
+    rss: check,
+    fds: check,
+    activeResources: check,
+    cpu: check.extend({ firstWindowPercent: z.number().nullable(), windowsPercent: z.array(z.number()) }),
+  }),
+  faults: z
+    .object({
+      rotations: z.number(),
+      deadlines: z.number(),
+      drops: z.number(),
+      stalls: z.number(),
+      outages: z.number(),
+      voiceResets: z.number(),
+      membershipChanges: z.number(),
+      silentRekeys: z.number(),
+    })
+    .passthrough(),
   windows: z.array(
-    z.object({
-      fromMin: z.number(),
-      toMin: z.number(),
-      wordsSent: z.number(),
-      wordsHeard: z.number(),
-      repliesDoubled: z.number(),
-      remindersDue: z.number(),
-      remindersDelivered: z.number(),
-      rssMb: z.object({ last: z.number() }),
-      heapMbMax: z.number().nullable(),
-      fdsMax: z.number(),
-      activeResourcesMax: z.number().nullable(),
-      cpuPercent: z.number(),
-      healthRoundTripP99Ms: z.number().nullable(),
-      modelSocketsOpenMax: z.number(),
-    }).passthrough(),
+    z
+      .object({
+        fromMin: z.number(),
+        toMin: z.number(),
+        wordsSent: z.number(),
+        wordsHeard: z.number(),
+        repliesDoubled: z.number(),
+        remindersDue: z.number(),
+        remindersDelivered: z.number(),
+        rssMb: z.object({ last: z.number() }),
+        heapMbMax: z.number().nullable(),
+        fdsMax: z.number(),
+        activeResourcesMax: z.number().nullable(),
+        cpuPercent: z.number(),
+        healthRoundTripP99Ms: z.number().nullable(),
+        modelSocketsOpenMax: z.number(),
+      })
+      .passthrough(),
   ),
   machine: z.object({ cores: z.number(), loadAverage1m: z.number(), loadAverage1mAtEnd: z.number() }).passthrough(),
 });
@@ -78,16 +107,56 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
   const f = r.faults;
   return [
     ['length (real time)', `${r.minutes} min (${r.windows.length} windows of ${r.windowMinutes} min)`, ''],
-    ['rotations / deadlines / drops / stalls / outages / voice resets', `${f.rotations} / ${f.deadlines} / ${f.drops} / ${f.stalls} / ${f.outages} / ${f.voiceResets}`, ''],
+    [
+      'rotations / deadlines / drops / stalls / outages / voice resets',
+      `${f.rotations} / ${f.deadlines} / ${f.drops} / ${f.stalls} / ${f.outages} / ${f.voiceResets}`,
+      '',
+    ],
     ['DAVE membership changes / silent re-keys', `${f.membershipChanges} / ${f.silentRekeys}`, ''],
-    ['words spoken / heard by the model (lost)', `${r.wordsSent} / ${r.wordsHeard} (${lost})${mark(lost === 0)}`, 'lost 0'],
-    ['replies doubled / stale', `${r.repliesDoubled} / ${r.repliesStale}${mark(r.repliesDoubled === 0 && r.repliesStale === 0)}`, '0 / 0'],
-    ['reminders due / lost / duplicated (at the receivers)', `${r.remindersDue} / ${r.remindersLost} / ${r.remindersDuplicated}${mark(r.remindersLost === 0 && r.remindersDuplicated === 0)}`, 'lost 0, duplicated 0'],
-    ['core RSS growth after the first window', `${r.rssGrowthMbPerHour ?? '—'} MB/h${mark(r.flat.rss.pass)}`, `≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h`],
-    ['open fds at the first / last quiet point', `${r.fdsFirstQuiet ?? '—'} / ${r.fdsLastQuiet ?? '—'} (${r.quietPoints} quiet points)${mark(r.flat.fds.pass)}`, 'the same at every quiet point'],
-    ['active resources at the first / last quiet point', `${r.activeResourcesFirstQuiet ?? '—'} / ${r.activeResourcesLastQuiet ?? '—'}${mark(r.flat.activeResources.pass)}`, 'the same at every quiet point'],
-    ['core CPU per window (first → worst)', `${r.flat.cpu.firstWindowPercent ?? '—'} % → ${r.flat.cpu.windowsPercent.length ? Math.max(...r.flat.cpu.windowsPercent) : '—'} %${mark(r.flat.cpu.pass)}`, `within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`],
-    ['model sockets open (max) / core child processes (max)', `${r.modelSocketsOpenMax} / ${r.childProcessesMax}`, '≤ 2 (handover) / 0'],
-    ['machine load (1 min avg, start → end)', `${r.machine.loadAverage1m} → ${r.machine.loadAverage1mAtEnd} on ${r.machine.cores} cores`, '(shared with other work)'],
+    [
+      'words spoken / heard by the model (lost)',
+      `${r.wordsSent} / ${r.wordsHeard} (${lost})${mark(lost === 0)}`,
+      'lost 0',
+    ],
+    [
+      'replies doubled / stale',
+      `${r.repliesDoubled} / ${r.repliesStale}${mark(r.repliesDoubled === 0 && r.repliesStale === 0)}`,
+      '0 / 0',
+    ],
+    [
+      'reminders due / lost / duplicated (at the receivers)',
+      `${r.remindersDue} / ${r.remindersLost} / ${r.remindersDuplicated}${mark(r.remindersLost === 0 && r.remindersDuplicated === 0)}`,
+      'lost 0, duplicated 0',
+    ],
+    [
+      'core RSS growth after the first window',
+      `${r.rssGrowthMbPerHour ?? '—'} MB/h${mark(r.flat.rss.pass)}`,
+      `≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h`,
+    ],
+    [
+      'open fds at the first / last quiet point',
+      `${r.fdsFirstQuiet ?? '—'} / ${r.fdsLastQuiet ?? '—'} (${r.quietPoints} quiet points)${mark(r.flat.fds.pass)}`,
+      'the same at every quiet point',
+    ],
+    [
+      'active resources at the first / last quiet point',
+      `${r.activeResourcesFirstQuiet ?? '—'} / ${r.activeResourcesLastQuiet ?? '—'}${mark(r.flat.activeResources.pass)}`,
+      'the same at every quiet point',
+    ],
+    [
+      'core CPU per window (first → worst)',
+      `${r.flat.cpu.firstWindowPercent ?? '—'} % → ${r.flat.cpu.windowsPercent.length ? Math.max(...r.flat.cpu.windowsPercent) : '—'} %${mark(r.flat.cpu.pass)}`,
+      `within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
+    ],
+    [
+      'model sockets open (max) / core child processes (max)',
+      `${r.modelSocketsOpenMax} / ${r.childProcessesMax}`,
+      '≤ 2 (handover) / 0',
+    ],
+    [
+      'machine load (1 min avg, start → end)',
+      `${r.machine.loadAverage1m} → ${r.machine.loadAverage1mAtEnd} on ${r.machine.cores} cores`,
+      '(shared with other work)',
+    ],
   ];
 }

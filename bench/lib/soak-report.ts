@@ -8,7 +8,14 @@ export function soakResultFile(provider: LiveProviderName): string {
   return provider === 'gemini' ? 'soak.json' : `soak-${provider}.json`;
 }
 
-export const SOAK_TARGETS = { lost: 0, doubled: 0, rotationGapMs: 300, dropGapMs: 1000, deadlineGapMs: 1500, rssGrowthMb: 10 } as const;
+export const SOAK_TARGETS = {
+  lost: 0,
+  doubled: 0,
+  rotationGapMs: 300,
+  dropGapMs: 1000,
+  deadlineGapMs: 1500,
+  rssGrowthMb: 10,
+} as const;
 
 const gap = z.object({ exchanges: z.number(), maxGapMs: z.number().nullable() });
 export const soakResultSchema = z.object({
@@ -29,7 +36,13 @@ export const soakResultSchema = z.object({
   deadlines: z.number().nullable().default(null),
   freshSessions: z.number().nullable().default(null),
   replayedMs: z.number().nullable().default(null),
-  gapsByEvent: z.object({ rotation: gap, drop: gap, stall: gap, voiceReset: gap, deadline: gap.default({ exchanges: 0, maxGapMs: null }) }),
+  gapsByEvent: z.object({
+    rotation: gap,
+    drop: gap,
+    stall: gap,
+    voiceReset: gap,
+    deadline: gap.default({ exchanges: 0, maxGapMs: null }),
+  }),
   rssStartMb: z.number(),
   rssEndMb: z.number(),
   cpuPercent: z.number(),
@@ -50,18 +63,54 @@ export function soakRows(r: SoakResult): [metric: string, measured: string, targ
     ['live model', `${r.provider}${r.model ? ` ${r.model}` : ''}`, ''],
     ['length (real time)', `${r.minutes} min`, ''],
     ['rotations / drops / stalls / voice resets', `${r.rotations} / ${r.drops} / ${r.stalls} / ${r.voiceResets}`, ''],
-    ['utterances sent / heard by the model (lost)', `${r.utterancesSent} / ${r.utterancesHeard} (${lost})${check(lost === 0)}`, `lost ${SOAK_TARGETS.lost}`],
+    [
+      'utterances sent / heard by the model (lost)',
+      `${r.utterancesSent} / ${r.utterancesHeard} (${lost})${check(lost === 0)}`,
+      `lost ${SOAK_TARGETS.lost}`,
+    ],
     ['replies doubled', `${r.repliesDoubled}${check(r.repliesDoubled === 0)}`, String(SOAK_TARGETS.doubled)],
-    ['max gap at a planned rotation', `${ms(rotation)} (${r.gapsByEvent.rotation.exchanges} exchanges)${rotation === null ? '' : check(rotation <= SOAK_TARGETS.rotationGapMs)}`, `≤ ${SOAK_TARGETS.rotationGapMs} ms`],
-    ['max gap after a drop', `${ms(drop)} (${r.gapsByEvent.drop.exchanges} exchanges)${drop === null ? '' : check(drop <= SOAK_TARGETS.dropGapMs)}`, `≤ ${SOAK_TARGETS.dropGapMs} ms`],
+    [
+      'max gap at a planned rotation',
+      `${ms(rotation)} (${r.gapsByEvent.rotation.exchanges} exchanges)${rotation === null ? '' : check(rotation <= SOAK_TARGETS.rotationGapMs)}`,
+      `≤ ${SOAK_TARGETS.rotationGapMs} ms`,
+    ],
+    [
+      'max gap after a drop',
+      `${ms(drop)} (${r.gapsByEvent.drop.exchanges} exchanges)${drop === null ? '' : check(drop <= SOAK_TARGETS.dropGapMs)}`,
+      `≤ ${SOAK_TARGETS.dropGapMs} ms`,
+    ],
     ['deadlines', r.deadlines === null ? '—' : String(r.deadlines), '(--deadline-s: hard session deadlines met)'],
-    ['freshSessions', r.freshSessions === null ? '—' : String(r.freshSessions), '(fresh seeded sessions after a refused resume or a renewal)'],
-    ['replayedMs', r.replayedMs === null ? '—' : `${r.replayedMs} ms`, '(user audio sent again after a transparent resume)'],
-    ['max gap at a hard session deadline', `${ms(deadline)} (${r.gapsByEvent.deadline.exchanges} exchanges)${deadline === null ? '' : check(deadline <= SOAK_TARGETS.deadlineGapMs)}`, `≤ ${SOAK_TARGETS.deadlineGapMs} ms`],
-    ['max gap after a stall / a voice reset', `${ms(r.gapsByEvent.stall.maxGapMs)} / ${ms(r.gapsByEvent.voiceReset.maxGapMs)}`, '(stall, gemini only: detected after 5 s of silence)'],
+    [
+      'freshSessions',
+      r.freshSessions === null ? '—' : String(r.freshSessions),
+      '(fresh seeded sessions after a refused resume or a renewal)',
+    ],
+    [
+      'replayedMs',
+      r.replayedMs === null ? '—' : `${r.replayedMs} ms`,
+      '(user audio sent again after a transparent resume)',
+    ],
+    [
+      'max gap at a hard session deadline',
+      `${ms(deadline)} (${r.gapsByEvent.deadline.exchanges} exchanges)${deadline === null ? '' : check(deadline <= SOAK_TARGETS.deadlineGapMs)}`,
+      `≤ ${SOAK_TARGETS.deadlineGapMs} ms`,
+    ],
+    [
+      'max gap after a stall / a voice reset',
+      `${ms(r.gapsByEvent.stall.maxGapMs)} / ${ms(r.gapsByEvent.voiceReset.maxGapMs)}`,
+      '(stall, gemini only: detected after 5 s of silence)',
+    ],
     ['gap p95 / max, all exchanges', `${ms(r.p95GapMs)} / ${ms(r.maxGapMs)}`, ''],
-    ['core RSS start → end (growth)', `${r.rssStartMb} → ${r.rssEndMb} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)})${check(growth <= SOAK_TARGETS.rssGrowthMb)}`, `≤ +${SOAK_TARGETS.rssGrowthMb} MB`],
+    [
+      'core RSS start → end (growth)',
+      `${r.rssStartMb} → ${r.rssEndMb} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)})${check(growth <= SOAK_TARGETS.rssGrowthMb)}`,
+      `≤ +${SOAK_TARGETS.rssGrowthMb} MB`,
+    ],
     ['core CPU', `${r.cpuPercent} % of one core`, ''],
-    ['machine load (1 min avg, start → end)', `${r.machine.loadAverage1m} → ${r.machine.loadAverage1mAtEnd} on ${r.machine.cores} cores`, '(shared with other work)'],
+    [
+      'machine load (1 min avg, start → end)',
+      `${r.machine.loadAverage1m} → ${r.machine.loadAverage1mAtEnd} on ${r.machine.cores} cores`,
+      '(shared with other work)',
+    ],
   ];
 }

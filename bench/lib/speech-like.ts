@@ -110,7 +110,7 @@ export function voicedReply(ms: number, rate = 24_000): Int16Array {
     out[i] = v;
     sumSq += v * v;
   }
-  const scale = 32768 * 10 ** (-15 / 20) / Math.sqrt(sumSq / Math.max(1, n));
+  const scale = (32768 * 10 ** (-15 / 20)) / Math.sqrt(sumSq / Math.max(1, n));
   return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, Math.round(v * scale))));
 }
 

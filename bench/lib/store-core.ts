@@ -39,16 +39,18 @@ const sidecar = createSidecar({
   token: token!,
   logger,
   routes: [
-    (app) => app.addHook('onResponse', (_request, _reply, done) => {
-      memoryTrim.poke();
-      done();
-    }),
+    (app) =>
+      app.addHook('onResponse', (_request, _reply, done) => {
+        memoryTrim.poke();
+        done();
+      }),
     // The time this process spent on the request (from reading it to sending the reply), so the
     // bench can split a round trip into the core's work and everything outside it.
-    (app) => app.addHook('onSend', (_request, reply, payload, done) => {
-      reply.header('x-core-ms', reply.elapsedTime.toFixed(3));
-      done(null, payload);
-    }),
+    (app) =>
+      app.addHook('onSend', (_request, reply, payload, done) => {
+        reply.header('x-core-ms', reply.elapsedTime.toFixed(3));
+        done(null, payload);
+      }),
     (app) => registerNotifyRoutes(app, { notifier, scheduler }),
     (app) => registerNotesRoutes(app, { archive }),
   ],

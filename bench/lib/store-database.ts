@@ -10,9 +10,48 @@ import { openDatabase } from '../../main/core/store/database.ts';
 
 /** The commit of release 0.3.5, the last one with the notes in JSONL files. */
 export const RELEASE_COMMIT = '659d8ce';
-const RELEASE_FILES = ['main/core/api-types.ts', 'main/core/private-dir.ts', 'main/core/notes/notes-archive.ts', 'main/core/notes/notes-cursor.ts', 'main/core/notes/notes-log.ts'];
+const RELEASE_FILES = [
+  'main/core/api-types.ts',
+  'main/core/private-dir.ts',
+  'main/core/notes/notes-archive.ts',
+  'main/core/notes/notes-cursor.ts',
+  'main/core/notes/notes-log.ts',
+];
 
-const WORDS = ['the', 'meeting', 'moved', 'to', 'three', 'remind', 'me', 'about', 'groceries', 'build', 'failed', 'again', 'ship', 'it', 'tomorrow', 'okay', 'sounds', 'good', 'what', 'lunch', 'review', 'draft', 'installer', 'budget', 'launch', 'deploy', 'rollback', 'thursday', 'friday', 'owner', 'decided', 'question'];
+const WORDS = [
+  'the',
+  'meeting',
+  'moved',
+  'to',
+  'three',
+  'remind',
+  'me',
+  'about',
+  'groceries',
+  'build',
+  'failed',
+  'again',
+  'ship',
+  'it',
+  'tomorrow',
+  'okay',
+  'sounds',
+  'good',
+  'what',
+  'lunch',
+  'review',
+  'draft',
+  'installer',
+  'budget',
+  'launch',
+  'deploy',
+  'rollback',
+  'thursday',
+  'friday',
+  'owner',
+  'decided',
+  'question',
+];
 const OWNER = '100000000000000001';
 
 export interface SyntheticLine {
@@ -27,22 +66,38 @@ export interface SyntheticLine {
 /** Call `c`'s lines: one every 1.2 s for an hour, the user and the model in turn; one rare word per call. */
 export function* callLines(c: number, lines: number, startTs: number): Generator<SyntheticLine> {
   for (let e = 0; e < lines; e++) {
-    const text = Array.from({ length: 14 }, (_, w) => WORDS[(c * 7 + e * 3 + w * 5) % WORDS.length]).join(' ') + (e === lines / 2 ? ` zanzibar${c}` : '');
+    const text =
+      Array.from({ length: 14 }, (_, w) => WORDS[(c * 7 + e * 3 + w * 5) % WORDS.length]).join(' ') +
+      (e === lines / 2 ? ` zanzibar${c}` : '');
     const ts = startTs + c * 86_400 + e * 1.2;
     const user = e % 2 === 0;
-    yield { id: `${Math.floor(ts * 1000).toString(36)}-${e.toString(36)}`, ts, kind: user ? 'input_transcript' : 'output_transcript', speaker: user ? OWNER : 'model', ...(user ? { speaker_name: 'Ada' } : {}), text };
+    yield {
+      id: `${Math.floor(ts * 1000).toString(36)}-${e.toString(36)}`,
+      ts,
+      kind: user ? 'input_transcript' : 'output_transcript',
+      speaker: user ? OWNER : 'model',
+      ...(user ? { speaker_name: 'Ada' } : {}),
+      text,
+    };
   }
 }
 
 export const callIdOf = (c: number): string => `2025-${String(c).padStart(3, '0')}-call`;
 
 /** Fill `<voiceUsers>/live-voice-bridge.sqlite`; returns the lines written and the time it took. */
-export function fillDatabase(voiceUsers: string, calls: number, lines: number, startTs: number): { transcriptLines: number; fillMs: number } {
+export function fillDatabase(
+  voiceUsers: string,
+  calls: number,
+  lines: number,
+  startTs: number,
+): { transcriptLines: number; fillMs: number } {
   const t0 = performance.now();
   const opened = openDatabase({ dir: voiceUsers, logger: { info() {}, warn() {}, error() {} } });
   const { db } = opened;
   const addCall = db.prepare('INSERT INTO calls (id, started_at, ended_at, events, bytes) VALUES (?, ?, ?, 0, 0)');
-  const addNote = db.prepare('INSERT INTO notes (id, call_id, ts, kind, speaker, speaker_name, text) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const addNote = db.prepare(
+    'INSERT INTO notes (id, call_id, ts, kind, speaker, speaker_name, text) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   const count = db.prepare('UPDATE calls SET events = ?, bytes = ? WHERE id = ?');
   let total = 0;
   db.transaction(() => {
@@ -80,7 +135,11 @@ export function extractRelease(root: string): string | null {
   const out = path.join(root, '.bench-release', RELEASE_COMMIT);
   try {
     for (const file of RELEASE_FILES) {
-      const text = execFileSync('git', ['show', `${RELEASE_COMMIT}:${file}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const text = execFileSync('git', ['show', `${RELEASE_COMMIT}:${file}`], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
       writeFileSync(path.join(out, file), text);
     }

@@ -38,7 +38,15 @@ async function database(): Promise<object> {
   const inserts: number[] = [];
   for (let i = 0; i < INSERTS; i++) {
     const s = performance.now();
-    store.insert({ id: `bench-${i}`, ts: 2_000_000_000 + i, kind: 'input_transcript', speaker: '100000000000000001', speaker_name: 'Ada', text: 'one more line said in the call in progress', callId: 'bench-live-call' });
+    store.insert({
+      id: `bench-${i}`,
+      ts: 2_000_000_000 + i,
+      kind: 'input_transcript',
+      speaker: '100000000000000001',
+      speaker_name: 'Ada',
+      text: 'one more line said in the call in progress',
+      callId: 'bench-live-call',
+    });
     inserts.push(performance.now() - s);
   }
   opened.close();
@@ -47,8 +55,12 @@ async function database(): Promise<object> {
 
 async function jsonl(): Promise<object> {
   const base = pathToFileURL(path.join(release!, 'main/core/notes/')).href;
-  const { NotesArchive } = (await import(`${base}notes-archive.ts`)) as { NotesArchive: new (dir: string) => { calls(): unknown[]; query(q: { limit: number; q?: string }): unknown } };
-  const { NotesLog } = (await import(`${base}notes-log.ts`)) as { NotesLog: new (o: { dir: string }) => { startCall(id: string): string; append(e: object): unknown; close(): void } };
+  const { NotesArchive } = (await import(`${base}notes-archive.ts`)) as {
+    NotesArchive: new (dir: string) => { calls(): unknown[]; query(q: { limit: number; q?: string }): unknown };
+  };
+  const { NotesLog } = (await import(`${base}notes-log.ts`)) as {
+    NotesLog: new (o: { dir: string }) => { startCall(id: string): string; append(e: object): unknown; close(): void };
+  };
   const t0 = performance.now();
   const archive = new NotesArchive(path.join(voiceUsers!, 'notes'));
   archive.calls(); // what the release did before its first /calls answer: read every file once
@@ -67,7 +79,11 @@ async function jsonl(): Promise<object> {
   const inserts: number[] = [];
   for (let i = 0; i < INSERTS; i++) {
     const s = performance.now();
-    log.append({ kind: 'input_transcript', speaker: '100000000000000001', text: 'one more line said in the call in progress' });
+    log.append({
+      kind: 'input_transcript',
+      speaker: '100000000000000001',
+      text: 'one more line said in the call in progress',
+    });
     inserts.push(performance.now() - s);
   }
   log.close();

@@ -4,7 +4,13 @@
 import { concatPcm } from '../../main/fakes/shared/pcm.ts';
 
 /** Interleaved 48 kHz (or any rate) stereo s16 sine, same on both channels unless `rightGain` says otherwise. */
-export function stereoSine(rate: number, seconds: number, freqHz: number, amplitude: number, rightGain = 1): Int16Array {
+export function stereoSine(
+  rate: number,
+  seconds: number,
+  freqHz: number,
+  amplitude: number,
+  rightGain = 1,
+): Int16Array {
   const n = Math.round(rate * seconds);
   const out = new Int16Array(2 * n);
   for (let i = 0; i < n; i++) {
@@ -66,9 +72,13 @@ export function db(ratio: number): number {
 export { seededRandom as prng } from '../../main/fakes/shared/pcm.ts';
 
 /** Feed `input` to `process` in chunks of `chunk` values and concatenate the outputs (copying each view). */
-export function feedInChunks(input: Int16Array, chunk: number | (() => number), process: (pcm: Int16Array) => Int16Array): Int16Array {
+export function feedInChunks(
+  input: Int16Array,
+  chunk: number | (() => number),
+  process: (pcm: Int16Array) => Int16Array,
+): Int16Array {
   const parts: Int16Array[] = [];
-  for (let i = 0; i < input.length; ) {
+  for (let i = 0; i < input.length;) {
     const size = typeof chunk === 'number' ? chunk : chunk();
     parts.push(process(input.subarray(i, Math.min(input.length, i + size))).slice());
     i += size;

@@ -46,14 +46,27 @@ export function serviceRule(provider: TurnCorpusProvider, patience: Patience): S
   if (provider === 'gemini') {
     const aad = activityDetectionFor(patience);
     const settings = activitySettings(realtimeInputConfigSchema.parse({ automaticActivityDetection: aad }), RATE);
-    return { rule: `automaticActivityDetection silenceDurationMs ${aad.silenceDurationMs}, ${aad.endOfSpeechSensitivity}`, window: settings.window, finalCueAtEnd: false };
+    return {
+      rule: `automaticActivityDetection silenceDurationMs ${aad.silenceDurationMs}, ${aad.endOfSpeechSensitivity}`,
+      window: settings.window,
+      finalCueAtEnd: false,
+    };
   }
   if (provider === 'openai-live') {
-    return { rule: `GPT-Live's own window, ${GPT_LIVE_SILENCE_MS} ms (the fake's; patience is not on the wire)`, window: { startRms: OPENAI_FAKE_VAD_RMS, silenceSamples: samplesOf(GPT_LIVE_SILENCE_MS, RATE) }, finalCueAtEnd: false };
+    return {
+      rule: `GPT-Live's own window, ${GPT_LIVE_SILENCE_MS} ms (the fake's; patience is not on the wire)`,
+      window: { startRms: OPENAI_FAKE_VAD_RMS, silenceSamples: samplesOf(GPT_LIVE_SILENCE_MS, RATE) },
+      finalCueAtEnd: false,
+    };
   }
-  const config = (provider === 'xai' ? xaiTurnDetection(patience) : openAITurnDetection(patience, 'semantic_vad')) as TurnDetectionConfig;
+  const config = (
+    provider === 'xai' ? xaiTurnDetection(patience) : openAITurnDetection(patience, 'semantic_vad')
+  ) as TurnDetectionConfig;
   const window = turnWindow(config, OPENAI_FAKE_VAD_RMS, RATE)!;
-  const rule = config.type === 'semantic_vad' ? `semantic_vad eagerness ${config.eagerness} (the fake's stand-in: ${window.silenceSamples / 16} ms mid-sentence, ${(window.finalSilenceSamples ?? window.silenceSamples) / 16} ms after an utterance-final cue)` : `server_vad silence_duration_ms ${config.silence_duration_ms}`;
+  const rule =
+    config.type === 'semantic_vad'
+      ? `semantic_vad eagerness ${config.eagerness} (the fake's stand-in: ${window.silenceSamples / 16} ms mid-sentence, ${(window.finalSilenceSamples ?? window.silenceSamples) / 16} ms after an utterance-final cue)`
+      : `server_vad silence_duration_ms ${config.silence_duration_ms}`;
   return { rule, window, finalCueAtEnd: config.type === 'semantic_vad' };
 }
 
@@ -81,7 +94,7 @@ function runClip(clip: CorpusClip, rule: ServiceRule, chunkMs: number, capMs: nu
     },
     onEnd: () => ends.gateCloses.push(fed),
   });
-  for (; fed + FRAME_SAMPLES <= clip.pcm.length; ) {
+  for (; fed + FRAME_SAMPLES <= clip.pcm.length;) {
     fed += FRAME_SAMPLES;
     gate.push(clip.pcm.subarray(fed - FRAME_SAMPLES, fed));
     // As the call: the service's end reaches the gate after the chunk that caused it, never inside it.
@@ -127,7 +140,11 @@ export interface TurnCorpusOptions {
   gateHoldsTurn?: boolean;
 }
 
-export function evaluateTurnCorpus(corpus: readonly CorpusClip[], provider: TurnCorpusProvider, options: TurnCorpusOptions): TurnCorpusResult {
+export function evaluateTurnCorpus(
+  corpus: readonly CorpusClip[],
+  provider: TurnCorpusProvider,
+  options: TurnCorpusOptions,
+): TurnCorpusResult {
   const rule = serviceRule(provider, options.patience);
   const capMs = turnCapFor(options.capMs ?? DEFAULT_TURN_SILENCE_CAP_MS, options.patience);
   const rows: Record<number, { pauses: number; service: number; bridge: number }> = {};
@@ -177,4 +194,4 @@ export function evaluateTurnCorpus(corpus: readonly CorpusClip[], provider: Turn
 }
 
 export const TURN_CORPUS_DEFINITION =
-  'each pause-corpus clip (test/fixtures/pause-corpus: 30 labelled mid-sentence pauses of 200-900 ms, 10 true ends) through the bridge\'s voice gate as a call builds it (holdTurn true: the service hears the utterance; the silence cap turnCapFor(3000 ms, patience); the input chunk) with its chunks fed to the provider\'s service rule as its fake runs it (main/fakes/shared/turn-detector.ts, the window from the bridge\'s own patience mapping: Gemini automaticActivityDetection, Realtime semantic_vad\'s stand-in — mid-sentence waits its eagerness cap, an utterance-final cue is set at the clip\'s true end —, GPT-Live its 500 ms window, xAI server_vad); the service\'s end closes the gate as in the call (serviceEndedTurn). bridgeCutoffPercent = labelled pauses in which the gate closed (its end of input) before the service ended the turn there (the bridge cut a pause the service would have kept); serviceCutoffPercent = labelled pauses in which the service\'s own rule ended the turn (what patience decides, not the bridge); byPauseMs = service cuts / bridge cuts / pauses; endOfSpeechToServiceEnd = the true end → the service\'s end, in corpus samples. All counted in samples: deterministic.';
+  "each pause-corpus clip (test/fixtures/pause-corpus: 30 labelled mid-sentence pauses of 200-900 ms, 10 true ends) through the bridge's voice gate as a call builds it (holdTurn true: the service hears the utterance; the silence cap turnCapFor(3000 ms, patience); the input chunk) with its chunks fed to the provider's service rule as its fake runs it (main/fakes/shared/turn-detector.ts, the window from the bridge's own patience mapping: Gemini automaticActivityDetection, Realtime semantic_vad's stand-in — mid-sentence waits its eagerness cap, an utterance-final cue is set at the clip's true end —, GPT-Live its 500 ms window, xAI server_vad); the service's end closes the gate as in the call (serviceEndedTurn). bridgeCutoffPercent = labelled pauses in which the gate closed (its end of input) before the service ended the turn there (the bridge cut a pause the service would have kept); serviceCutoffPercent = labelled pauses in which the service's own rule ended the turn (what patience decides, not the bridge); byPauseMs = service cuts / bridge cuts / pauses; endOfSpeechToServiceEnd = the true end → the service's end, in corpus samples. All counted in samples: deterministic.";

@@ -55,7 +55,8 @@ const send = (message: unknown) => process.send?.(message);
 process.on('message', (raw) => {
   const request = Request.safeParse(raw);
   if (!request.success) return;
-  if (request.data.type === 'report') send({ type: 'report', framesDecoded, framesPlayed, gaps, dave: voice.daveStatus?.() ?? null, state: voice.state });
+  if (request.data.type === 'report')
+    send({ type: 'report', framesDecoded, framesPlayed, gaps, dave: voice.daveStatus?.() ?? null, state: voice.state });
   else void voice.destroy().then(() => process.exit(0));
 });
 

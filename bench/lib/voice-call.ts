@@ -9,16 +9,37 @@ import { monoToStereo, speechLike, toInt16Mono } from './speech-like.ts';
 const BOT = fileURLToPath(new URL('./voice-bot.ts', import.meta.url));
 
 const DaveStatusSchema = z
-  .object({ protocol_version: z.number().nullable(), transitions: z.number(), decrypt_failures: z.number(), recoveries: z.number(), rejoins: z.number(), rebuilds: z.number(), epoch: z.number().nullable(), speakers: z.array(z.object({ recoveries: z.object({ resubscribe: z.number(), rebuild: z.number(), rejoin: z.number() }) })).optional() })
+  .object({
+    protocol_version: z.number().nullable(),
+    transitions: z.number(),
+    decrypt_failures: z.number(),
+    recoveries: z.number(),
+    rejoins: z.number(),
+    rebuilds: z.number(),
+    epoch: z.number().nullable(),
+    speakers: z
+      .array(z.object({ recoveries: z.object({ resubscribe: z.number(), rebuild: z.number(), rejoin: z.number() }) }))
+      .optional(),
+  })
   .nullable();
 export const BotMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('joined'), dave: DaveStatusSchema }),
   z.object({ type: z.literal('failed'), reason: z.string() }),
-  z.object({ type: z.literal('report'), framesDecoded: z.record(z.string(), z.number()), framesPlayed: z.number(), gaps: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))).optional(), dave: DaveStatusSchema, state: z.string() }),
+  z.object({
+    type: z.literal('report'),
+    framesDecoded: z.record(z.string(), z.number()),
+    framesPlayed: z.number(),
+    gaps: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))).optional(),
+    dave: DaveStatusSchema,
+    state: z.string(),
+  }),
 ]);
 export type BotMessage = z.infer<typeof BotMessage>;
 
-export function startBot(env: Record<string, string>): { child: ChildProcess; next: (type: BotMessage['type']) => Promise<BotMessage> } {
+export function startBot(env: Record<string, string>): {
+  child: ChildProcess;
+  next: (type: BotMessage['type']) => Promise<BotMessage>;
+} {
   const child = fork(BOT, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting: { type: string; resolve: (m: BotMessage) => void }[] = [];
   child.on('message', (raw) => {
@@ -48,8 +69,13 @@ export function utterance(seed: number): Int16Array {
   return out;
 }
 
-export async function speakFor(fake: Awaited<ReturnType<typeof startFakeDiscord>>, userId: string, untilMs: number, seed: number): Promise<void> {
+export async function speakFor(
+  fake: Awaited<ReturnType<typeof startFakeDiscord>>,
+  userId: string,
+  untilMs: number,
+  seed: number,
+): Promise<void> {
   let n = 0;
-  while (performance.now() < untilMs) await fake.speak(userId, utterance(seed + n++), { seed: seed + n, silenceTail: n % 4 === 0 });
+  while (performance.now() < untilMs)
+    await fake.speak(userId, utterance(seed + n++), { seed: seed + n, silenceTail: n % 4 === 0 });
 }
-

@@ -45,7 +45,13 @@ export interface ChurnResult {
   callSeconds: number;
 }
 
-async function talk(fake: FakeDiscord, userId: string, until: { done: boolean }, seed: number, sentAt: number[]): Promise<void> {
+async function talk(
+  fake: FakeDiscord,
+  userId: string,
+  until: { done: boolean },
+  seed: number,
+  sentAt: number[],
+): Promise<void> {
   const onSent = (at: number) => void sentAt.push(at);
   for (let n = 0; !until.done; n++) {
     try {
@@ -95,7 +101,11 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
       until.done = true;
     })();
     const sentAt = new Map([fake.owner.id, guest.id].map((id) => [id, [] as number[]]));
-    await Promise.all([talk(fake, fake.owner.id, until, 100, sentAt.get(fake.owner.id)!), talk(fake, guest.id, until, 500, sentAt.get(guest.id)!), script]);
+    await Promise.all([
+      talk(fake, fake.owner.id, until, 100, sentAt.get(fake.owner.id)!),
+      talk(fake, guest.id, until, 500, sentAt.get(guest.id)!),
+      script,
+    ]);
     await sleep(1000);
     const callSeconds = (performance.now() - start) / 1000;
     child.send({ type: 'report' });
@@ -105,7 +115,8 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
     const framesDecoded = (report.framesDecoded[fake.owner.id] ?? 0) + (report.framesDecoded[guest.id] ?? 0);
     const deaf = deafWindows(sentAt, report.gaps ?? {});
     const steps = { resubscribe: 0, rebuild: 0, rejoin: 0 };
-    for (const s of report.dave?.speakers ?? []) for (const k of Object.keys(steps) as (keyof typeof steps)[]) steps[k] += s.recoveries[k];
+    for (const s of report.dave?.speakers ?? [])
+      for (const k of Object.keys(steps) as (keyof typeof steps)[]) steps[k] += s.recoveries[k];
     return {
       membershipChanges: changes,
       rekeys: fake.voice.sessions.reduce((sum, s) => sum + (s.dave?.counters.commits ?? 0), 0),
@@ -117,7 +128,8 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
       framesInDeafWindows: fake.speakerTotals.foreignE2eeFrames,
       framesInDecodeGaps: deaf.packets,
       // Exact: the frames outside the windows are the ones the product held the keys for.
-      decodedOutsideDeafWindowsPercent: Math.round((100_000 * framesDecoded) / Math.max(1, framesSent - fake.speakerTotals.foreignE2eeFrames)) / 1000,
+      decodedOutsideDeafWindowsPercent:
+        Math.round((100_000 * framesDecoded) / Math.max(1, framesSent - fake.speakerTotals.foreignE2eeFrames)) / 1000,
       rejoins: Math.max(0, fake.voice.identifies.length - 1),
       recoverySteps: steps,
       botFramesPlainWhileE2ee: fake.recorder.listener.plainWhileGroupReady - plainBefore,
@@ -137,7 +149,10 @@ export async function runChurn(changes: number): Promise<ChurnResult> {
  * which were still on their way). Its length runs from the first such packet to the next decoded
  * frame; idle time between utterances is not deafness.
  */
-function deafWindows(sentAt: Map<string, number[]>, gaps: Record<string, [number, number][]>): { maxMs: number; packets: number } {
+function deafWindows(
+  sentAt: Map<string, number[]>,
+  gaps: Record<string, [number, number][]>,
+): { maxMs: number; packets: number } {
   let maxMs = 0;
   let packets = 0;
   for (const [userId, sent] of sentAt) {

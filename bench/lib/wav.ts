@@ -32,15 +32,17 @@ export function encodeWav({ rate, samples }: MonoPcm): Buffer {
  * the file (espeak-ng writing a stream) is clamped to the bytes present.
  */
 export function decodeWav(file: Buffer): MonoPcm {
-  if (file.length < 12 || file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a RIFF/WAVE file');
+  if (file.length < 12 || file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a RIFF/WAVE file');
   let rate = 0;
   let channels = 0;
-  for (let at = 12; at + 8 <= file.length; ) {
+  for (let at = 12; at + 8 <= file.length;) {
     const id = file.toString('ascii', at, at + 4);
     const size = file.readUInt32LE(at + 4);
     const body = at + 8;
     if (id === 'fmt ') {
-      if (file.readUInt16LE(body) !== 1 || file.readUInt16LE(body + 14) !== 16) throw new Error('only 16-bit PCM WAV is read');
+      if (file.readUInt16LE(body) !== 1 || file.readUInt16LE(body + 14) !== 16)
+        throw new Error('only 16-bit PCM WAV is read');
       channels = file.readUInt16LE(body + 2);
       rate = file.readUInt32LE(body + 4);
     } else if (id === 'data') {

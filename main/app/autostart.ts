@@ -6,7 +6,8 @@ import path from 'node:path';
 export const HIDDEN_ARG = '--hidden';
 export const AUTOSTART_FILE = 'live-voice-bridge.desktop';
 
-export type AutostartMethod = { kind: 'login-item' } | { kind: 'xdg'; file: string; contents: string } | { kind: 'unsupported'; reason: string };
+export type AutostartMethod =
+  { kind: 'login-item' } | { kind: 'xdg'; file: string; contents: string } | { kind: 'unsupported'; reason: string };
 
 export interface AutostartEnv {
   platform: NodeJS.Platform;
@@ -39,7 +40,11 @@ export function autostartMethod(env: AutostartEnv): AutostartMethod {
   if (!env.isPackaged) return { kind: 'unsupported', reason: 'start at login is only offered for the installed app' };
   if (env.platform === 'darwin' || env.platform === 'win32') return { kind: 'login-item' };
   if (env.platform === 'linux') {
-    return { kind: 'xdg', file: path.join(env.configHome, 'autostart', AUTOSTART_FILE), contents: linuxAutostartEntry(env.appImage ?? env.execPath) };
+    return {
+      kind: 'xdg',
+      file: path.join(env.configHome, 'autostart', AUTOSTART_FILE),
+      contents: linuxAutostartEntry(env.appImage ?? env.execPath),
+    };
   }
   return { kind: 'unsupported', reason: `start at login is not supported on ${env.platform}` };
 }

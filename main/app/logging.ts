@@ -13,7 +13,11 @@ export function logsFolder(): string {
   return app.getPath('logs');
 }
 
-export function createAppLogger(options: { level: string; secrets: readonly string[]; redactText?: (text: string) => string }): Logger {
+export function createAppLogger(options: {
+  level: string;
+  secrets: readonly string[];
+  redactText?: (text: string) => string;
+}): Logger {
   const file = path.join(logsFolder(), 'main.log');
   try {
     if (statSync(file).size > MAX_LOG_BYTES) renameSync(file, `${file}.1`);

@@ -52,7 +52,11 @@ async function loadShell(): Promise<Shell | null> {
   const settings = createElectronSettingsStore(createAppLogger({ level: 'warn', secrets: [] }));
   try {
     const config = loadConfig({ env: process.env, settings: await settings.configValues() });
-    return createShell({ config, settings, logger: createAppLogger({ level: config.logLevel, secrets: config.secretValues }) });
+    return createShell({
+      config,
+      settings,
+      logger: createAppLogger({ level: config.logLevel, secrets: config.secretValues }),
+    });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     fail('configuration problem', err);
@@ -67,7 +71,9 @@ async function start(): Promise<void> {
   const port = new TrayActionPort();
   const { render } = await life.start(trayCapability, { shell, actions: port });
   const { quitting } = await life.start(quitCapability, { stopAll: () => life.stop() });
-  const core = await life.start(coreCapability, { shell, render }).catch((err: unknown) => void startFailed(shell, render, err));
+  const core = await life
+    .start(coreCapability, { shell, render })
+    .catch((err: unknown) => void startFailed(shell, render, err));
   if (!core) return;
   try {
     const dashboard = await life.start(dashboardCapability, { shell, core, quitting });
@@ -75,7 +81,15 @@ async function start(): Promise<void> {
     const { sync: syncTalkKeys } = await life.start(talkKeysCapability, { shell, client, render });
     await life.start(eventsCapability, { shell, client, render, syncTalkKeys, window: dashboard.window });
     const { updater } = await life.start(updaterCapability, { shell, render });
-    const actions = await life.start(actionsCapability, { shell, client, render, showDashboard: dashboard.show, syncTalkKeys, updater, port });
+    const actions = await life.start(actionsCapability, {
+      shell,
+      client,
+      render,
+      showDashboard: dashboard.show,
+      syncTalkKeys,
+      updater,
+      port,
+    });
     await life.start(shortcutsCapability, { shell, actions, render });
     if (!process.argv.includes(HIDDEN_ARG)) dashboard.show();
   } catch (err) {

@@ -14,7 +14,12 @@ export interface ShortcutOutcome {
   error?: string;
 }
 
-export function applyShortcut(registrar: ShortcutRegistrar, wanted: string | null, current: string | null, onTrigger: () => void): ShortcutOutcome {
+export function applyShortcut(
+  registrar: ShortcutRegistrar,
+  wanted: string | null,
+  current: string | null,
+  onTrigger: () => void,
+): ShortcutOutcome {
   if (wanted === current) return { active: current };
   if (current) registrar.unregister(current);
   if (!wanted) return { active: null };

@@ -25,8 +25,18 @@ export interface ShortcutSpec {
  * F13 (LVB_TALK_KEY or `talkKey`); the dashboard's settings say so.
  */
 export const SHORTCUTS: readonly ShortcutSpec[] = [
-  { id: 'screenshot', label: 'Push screenshot', defaultAccelerator: 'CommandOrControl+Alt+Shift+F11', env: 'LVB_SCREENSHOT_SHORTCUT' },
-  { id: 'mute', label: 'Mute / unmute', defaultAccelerator: 'CommandOrControl+Alt+Shift+F10', env: 'LVB_MUTE_SHORTCUT' },
+  {
+    id: 'screenshot',
+    label: 'Push screenshot',
+    defaultAccelerator: 'CommandOrControl+Alt+Shift+F11',
+    env: 'LVB_SCREENSHOT_SHORTCUT',
+  },
+  {
+    id: 'mute',
+    label: 'Mute / unmute',
+    defaultAccelerator: 'CommandOrControl+Alt+Shift+F10',
+    env: 'LVB_MUTE_SHORTCUT',
+  },
   { id: 'talk', label: 'Hold to talk', defaultAccelerator: 'Scrolllock', env: 'LVB_TALK_KEY' },
 ];
 
@@ -155,7 +165,8 @@ export function parseAccelerator(accelerator: string, platform: Platform): Parse
   for (const part of parts) {
     const lower = part.toLowerCase();
     if (lower === 'commandorcontrol' || lower === 'cmdorctrl') modifiers.add(platform === 'darwin' ? 'Cmd' : 'Ctrl');
-    else if (MODIFIER_ALIASES[lower]) modifiers.add(platform !== 'darwin' && MODIFIER_ALIASES[lower] === 'Cmd' ? 'Super' : MODIFIER_ALIASES[lower]);
+    else if (MODIFIER_ALIASES[lower])
+      modifiers.add(platform !== 'darwin' && MODIFIER_ALIASES[lower] === 'Cmd' ? 'Super' : MODIFIER_ALIASES[lower]);
     else if (key === null) key = part.length === 1 ? part.toUpperCase() : part[0]!.toUpperCase() + part.slice(1);
     else return null;
   }
@@ -173,7 +184,9 @@ export function canonicalAccelerator(accelerator: string, platform: Platform): s
 export function shortcutConflicts(accelerator: string, platform: Platform): KnownShortcut[] {
   const wanted = canonicalAccelerator(accelerator, platform);
   if (!wanted) return [];
-  return COMMON_SHORTCUTS.filter((s) => (!s.platform || s.platform === platform) && canonicalAccelerator(s.keys, platform) === wanted);
+  return COMMON_SHORTCUTS.filter(
+    (s) => (!s.platform || s.platform === platform) && canonicalAccelerator(s.keys, platform) === wanted,
+  );
 }
 
 export interface ShortcutBinding {
@@ -199,10 +212,15 @@ export function describeConflicts(conflicts: readonly KnownShortcut[]): string |
  * The binding of every key: environment variable, else saved setting, else default; a saved copy of
  * the retired screenshot default counts as "not chosen" and gets the new default.
  */
-export function resolveShortcuts(saved: Partial<Record<ShortcutId, string | undefined>>, env: Readonly<Record<string, string | undefined>>, platform: Platform): ShortcutBinding[] {
+export function resolveShortcuts(
+  saved: Partial<Record<ShortcutId, string | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+  platform: Platform,
+): ShortcutBinding[] {
   return SHORTCUTS.map((spec) => {
     const fromEnv = env[spec.env]?.trim();
-    const fromSetting = spec.id === 'screenshot' && saved.screenshot === RETIRED_SCREENSHOT_DEFAULT ? undefined : saved[spec.id]?.trim();
+    const fromSetting =
+      spec.id === 'screenshot' && saved.screenshot === RETIRED_SCREENSHOT_DEFAULT ? undefined : saved[spec.id]?.trim();
     const accelerator = fromEnv || fromSetting || spec.defaultAccelerator;
     const source = fromEnv ? 'env' : fromSetting ? 'setting' : 'default';
     const valid = parseAccelerator(accelerator, platform) !== null;

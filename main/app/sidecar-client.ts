@@ -10,7 +10,12 @@ import { SseParser } from './sse.ts';
 export { SidecarRequestError, SidecarTokenRefusedError } from '../core/sidecar-client/client.ts';
 
 /** The part of /health the tray reads: who in the call cannot be decrypted right now (DAVE). */
-const DaveSpeakersHealth = z.object({ dave: z.object({ speakers: z.array(z.object({ user_id: z.string(), deaf: z.boolean() })).optional() }).nullable().optional() });
+const DaveSpeakersHealth = z.object({
+  dave: z
+    .object({ speakers: z.array(z.object({ user_id: z.string(), deaf: z.boolean() })).optional() })
+    .nullable()
+    .optional(),
+});
 
 export interface SidecarClientOptions {
   baseUrl: string;
@@ -60,7 +65,12 @@ export class SidecarClient {
    * Follow `/events` until `signal` aborts, reconnecting after a drop (the core restarts, the
    * machine sleeps). `onEvent` receives each event; `onConnection` reports up/down for the tray.
    */
-  async followEvents(onEvent: (event: SidecarEvent) => void, signal: AbortSignal, onConnection?: (up: boolean) => void, retryMs = 2000): Promise<void> {
+  async followEvents(
+    onEvent: (event: SidecarEvent) => void,
+    signal: AbortSignal,
+    onConnection?: (up: boolean) => void,
+    retryMs = 2000,
+  ): Promise<void> {
     while (!signal.aborted) {
       try {
         const stream = await this.#client.stream('/events', signal);

@@ -4,7 +4,10 @@ import { utilityProcess } from 'electron';
 import { StderrTail, type KeyWorker } from './talk-keys.ts';
 
 export function spawnTalkKeyProcess(workerPath: string): KeyWorker {
-  const child = utilityProcess.fork(workerPath, [], { stdio: 'pipe', serviceName: 'Live Voice Bridge push-to-talk keys' });
+  const child = utilityProcess.fork(workerPath, [], {
+    stdio: 'pipe',
+    serviceName: 'Live Voice Bridge push-to-talk keys',
+  });
   const tail = new StderrTail();
   child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
   child.stdout?.resume();

@@ -28,10 +28,17 @@ onStart(async (raw) => {
   try {
     hookModule = await import('uiohook-napi');
   } catch (err) {
-    return post({ type: 'error', reason: `the key hook (uiohook-napi) did not load: ${err instanceof Error ? err.message : String(err)}` });
+    return post({
+      type: 'error',
+      reason: `the key hook (uiohook-napi) did not load: ${err instanceof Error ? err.message : String(err)}`,
+    });
   }
   const { uIOhook, UiohookKey } = hookModule;
-  const key = holdKeyFor(start.data.accelerator, start.data.platform as NodeJS.Platform, UiohookKey as unknown as Record<string, number>);
+  const key = holdKeyFor(
+    start.data.accelerator,
+    start.data.platform as NodeJS.Platform,
+    UiohookKey as unknown as Record<string, number>,
+  );
   if ('error' in key) return post({ type: 'error', reason: key.error });
   const tracker = new HoldTracker(key);
   uIOhook.on('keydown', (e: HookKeyEvent) => {
@@ -43,7 +50,10 @@ onStart(async (raw) => {
   try {
     uIOhook.start();
   } catch (err) {
-    return post({ type: 'error', reason: `the key hook did not start: ${err instanceof Error ? err.message : String(err)}` });
+    return post({
+      type: 'error',
+      reason: `the key hook did not start: ${err instanceof Error ? err.message : String(err)}`,
+    });
   }
   post({ type: 'ready' });
 });

@@ -24,10 +24,26 @@ export interface HoldKey {
 }
 
 /** Accelerator key names that differ from uiohook's key names. */
-const KEY_NAMES: Record<string, string> = { Esc: 'Escape', Return: 'Enter', Up: 'ArrowUp', Down: 'ArrowDown', Left: 'ArrowLeft', Right: 'ArrowRight', Plus: 'Equal', Capslock: 'CapsLock', Scrolllock: 'ScrollLock', Printscreen: 'PrintScreen', Numlock: 'NumLock' };
+const KEY_NAMES: Record<string, string> = {
+  Esc: 'Escape',
+  Return: 'Enter',
+  Up: 'ArrowUp',
+  Down: 'ArrowDown',
+  Left: 'ArrowLeft',
+  Right: 'ArrowRight',
+  Plus: 'Equal',
+  Capslock: 'CapsLock',
+  Scrolllock: 'ScrollLock',
+  Printscreen: 'PrintScreen',
+  Numlock: 'NumLock',
+};
 
 /** The hold key an accelerator names, with uiohook's key codes; an error in words when it names none. */
-export function holdKeyFor(accelerator: string, platform: NodeJS.Platform, keycodes: Readonly<Record<string, number>>): HoldKey | { error: string } {
+export function holdKeyFor(
+  accelerator: string,
+  platform: NodeJS.Platform,
+  keycodes: Readonly<Record<string, number>>,
+): HoldKey | { error: string } {
   const parsed = parseAccelerator(accelerator, platform);
   if (!parsed) return { error: `${accelerator} is not a key (write it like F13 or CommandOrControl+Alt+Shift+F12)` };
   const name = KEY_NAMES[parsed.key] ?? parsed.key;
@@ -67,7 +83,8 @@ export class HoldTracker {
   up(e: HookKeyEvent): 'release' | null {
     if (!this.#held) return null;
     const k = this.#key;
-    const modifierDropped = (k.ctrl && !e.ctrlKey) || (k.alt && !e.altKey) || (k.shift && !e.shiftKey) || (k.meta && !e.metaKey);
+    const modifierDropped =
+      (k.ctrl && !e.ctrlKey) || (k.alt && !e.altKey) || (k.shift && !e.shiftKey) || (k.meta && !e.metaKey);
     if (e.keycode !== k.keycode && !modifierDropped) return null;
     this.#held = false;
     return 'release';
@@ -82,9 +99,13 @@ export class HoldTracker {
 }
 
 /** Why a global hook cannot work in this session, before trying. */
-export function hookUnavailableReason(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>): string | null {
+export function hookUnavailableReason(
+  platform: NodeJS.Platform,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
   if (platform !== 'linux') return null;
-  if (!env.DISPLAY && env.WAYLAND_DISPLAY) return 'a Wayland session without X11 allows no global key hooks; use the dashboard or `live-voice-bridge ptt down|up`';
+  if (!env.DISPLAY && env.WAYLAND_DISPLAY)
+    return 'a Wayland session without X11 allows no global key hooks; use the dashboard or `live-voice-bridge ptt down|up`';
   if (!env.DISPLAY) return 'no X display ($DISPLAY is not set), so global keys cannot be read';
   return null;
 }
@@ -102,7 +123,11 @@ export const WorkerMessage = z.discriminatedUnion('type', [
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
 
-export const WorkerStart = z.object({ type: z.literal('start'), accelerator: z.string().max(100), platform: z.string().max(20) });
+export const WorkerStart = z.object({
+  type: z.literal('start'),
+  accelerator: z.string().max(100),
+  platform: z.string().max(20),
+});
 export type WorkerStart = z.infer<typeof WorkerStart>;
 
 /** The child process running the hook (Electron's utilityProcess in the app, child_process.fork in tests). */
@@ -171,7 +196,10 @@ export async function startTalkKeys(options: TalkKeysOptions): Promise<TalkKeys>
     const timer = setTimeout(() => {
       end();
       const said = lastWords();
-      resolve({ available: false, reason: `the key hook did not start within ${Math.round((options.readyTimeoutMs ?? 5000) / 1000)} s${said || ': the X display may not answer'}` });
+      resolve({
+        available: false,
+        reason: `the key hook did not start within ${Math.round((options.readyTimeoutMs ?? 5000) / 1000)} s${said || ': the X display may not answer'}`,
+      });
     }, options.readyTimeoutMs ?? 5000);
     worker.onMessage((raw) => {
       const parsed = WorkerMessage.safeParse(raw);

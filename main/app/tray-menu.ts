@@ -72,7 +72,8 @@ export function trayStatusLine(state: TrayState): string {
   if (state.sidecar === 'failed') return `Sidecar failed${state.problem ? `: ${state.problem}` : ''}`;
   if (state.sidecar === 'starting') return 'Starting…';
   const bridge = STATUS_WORDS[state.bridge];
-  const reason = (state.bridge === 'error' || state.bridge === 'reconnecting') && state.problem ? ` (${state.problem})` : '';
+  const reason =
+    (state.bridge === 'error' || state.bridge === 'reconnecting') && state.problem ? ` (${state.problem})` : '';
   return `Voice: ${bridge}${reason}`;
 }
 
@@ -84,7 +85,9 @@ export function trayTalkLine(state: TrayState): string | null {
   if (!talk.ptt.enabled) return null;
   if (talk.ptt.held) return 'Push-to-talk: talking';
   if (state.talkKeys && !state.talkKeys.available) return `Push-to-talk keys off: ${state.talkKeys.reason}`;
-  return state.talkKeys?.available ? `Push-to-talk: hold ${state.talkKeys.key} to talk` : 'Push-to-talk: hold to talk in the dashboard';
+  return state.talkKeys?.available
+    ? `Push-to-talk: hold ${state.talkKeys.key} to talk`
+    : 'Push-to-talk: hold to talk in the dashboard';
 }
 
 export function trayIconFor(state: TrayState): TrayIconVariant {
@@ -108,7 +111,9 @@ const ICON_WORDS: Record<TrayIconVariant, string | null> = {
 };
 
 export function trayTooltip(state: TrayState): string {
-  const deaf = state.undecryptable?.length ? `cannot decrypt ${state.undecryptable.length === 1 ? '1 speaker' : `${state.undecryptable.length} speakers`} (recovering)` : '';
+  const deaf = state.undecryptable?.length
+    ? `cannot decrypt ${state.undecryptable.length === 1 ? '1 speaker' : `${state.undecryptable.length} speakers`} (recovering)`
+    : '';
   const extra = [ICON_WORDS[trayIconFor(state)], trayTalkLine(state), deaf].filter(Boolean).join(' · ');
   return `Live Voice Bridge — ${trayStatusLine(state)}${extra ? ` · ${extra}` : ''}${state.port ? ` — sidecar :${state.port}` : ''}`;
 }
@@ -132,9 +137,21 @@ export function trayMenuModel(state: TrayState): TrayMenuItem[] {
       ...(state.shortcut ? { accelerator: state.shortcut } : {}),
     },
     // Tap to interrupt: the model's current reply stops (POST /interrupt).
-    { kind: 'action', action: 'stop-talking', label: state.modelSpeaking ? 'Stop talking (the model is speaking)' : 'Stop talking', enabled: ready && state.bridge === 'connected' },
+    {
+      kind: 'action',
+      action: 'stop-talking',
+      label: state.modelSpeaking ? 'Stop talking (the model is speaking)' : 'Stop talking',
+      enabled: ready && state.bridge === 'connected',
+    },
     { kind: 'separator' },
-    { kind: 'checkbox', action: 'toggle-mute', label: 'Mute', enabled: talkReady, checked: state.talk?.muted ?? false, ...(state.muteShortcut ? { accelerator: state.muteShortcut } : {}) },
+    {
+      kind: 'checkbox',
+      action: 'toggle-mute',
+      label: 'Mute',
+      enabled: talkReady,
+      checked: state.talk?.muted ?? false,
+      ...(state.muteShortcut ? { accelerator: state.muteShortcut } : {}),
+    },
     {
       kind: 'checkbox',
       action: 'toggle-ptt',
@@ -145,11 +162,25 @@ export function trayMenuModel(state: TrayState): TrayMenuItem[] {
     },
     { kind: 'separator' },
     { kind: 'action', action: 'open-dashboard', label: 'Open dashboard', enabled: ready },
-    { kind: 'checkbox', action: 'toggle-notifications', label: 'Notifications paused', enabled: true, checked: state.notificationsPaused },
-    { kind: 'checkbox', action: 'toggle-start-at-login', label: 'Start at login', enabled: state.startAtLoginSupported, checked: state.startAtLogin },
+    {
+      kind: 'checkbox',
+      action: 'toggle-notifications',
+      label: 'Notifications paused',
+      enabled: true,
+      checked: state.notificationsPaused,
+    },
+    {
+      kind: 'checkbox',
+      action: 'toggle-start-at-login',
+      label: 'Start at login',
+      enabled: state.startAtLoginSupported,
+      checked: state.startAtLogin,
+    },
     ...(state.shortcutWarnings ?? []).map((label) => ({ kind: 'status', label }) as const),
     ...(updateLine ? [{ kind: 'status', label: updateLine } as const] : []),
-    ...(state.update?.state === 'ready' ? [{ kind: 'action', action: 'install-update', label: 'Restart to update', enabled: true } as const] : []),
+    ...(state.update?.state === 'ready'
+      ? [{ kind: 'action', action: 'install-update', label: 'Restart to update', enabled: true } as const]
+      : []),
     { kind: 'separator' },
     { kind: 'action', action: 'quit', label: 'Quit', enabled: true },
   ];

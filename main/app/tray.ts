@@ -2,7 +2,14 @@
 // only picked up after setContextMenu() again, so every render sets it anew.
 import path from 'node:path';
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
-import { trayIconFor, trayMenuModel, trayTooltip, type TrayAction, type TrayIconVariant, type TrayState } from './tray-menu.ts';
+import {
+  trayIconFor,
+  trayMenuModel,
+  trayTooltip,
+  type TrayAction,
+  type TrayIconVariant,
+  type TrayState,
+} from './tray-menu.ts';
 
 export class AppTray {
   readonly #tray: Tray;
@@ -12,8 +19,16 @@ export class AppTray {
   constructor(resourcesDir: string, onAction: (action: TrayAction) => void, onClick: () => void) {
     // Every icon is a light microphone with a dark outline and a coloured badge, readable on light
     // and dark panels alike, so none is a macOS template image (those would lose the badge colour).
-    const load = (variant: TrayIconVariant) => nativeImage.createFromPath(path.join(resourcesDir, `tray-${variant}.png`));
-    this.#icons = { idle: load('idle'), connecting: load('connecting'), listening: load('listening'), speaking: load('speaking'), muted: load('muted'), error: load('error') };
+    const load = (variant: TrayIconVariant) =>
+      nativeImage.createFromPath(path.join(resourcesDir, `tray-${variant}.png`));
+    this.#icons = {
+      idle: load('idle'),
+      connecting: load('connecting'),
+      listening: load('listening'),
+      speaking: load('speaking'),
+      muted: load('muted'),
+      error: load('error'),
+    };
     this.#onAction = onAction;
     this.#tray = new Tray(this.#icons.idle);
     // Some Linux desktops never emit click for tray icons; the menu carries "Open dashboard" too.
@@ -28,9 +43,23 @@ export class AppTray {
         case 'separator':
           return { type: 'separator' };
         case 'checkbox':
-          return { type: 'checkbox', label: item.label, enabled: item.enabled, checked: item.checked, accelerator: item.accelerator, registerAccelerator: false, click: () => this.#onAction(item.action) };
+          return {
+            type: 'checkbox',
+            label: item.label,
+            enabled: item.enabled,
+            checked: item.checked,
+            accelerator: item.accelerator,
+            registerAccelerator: false,
+            click: () => this.#onAction(item.action),
+          };
         case 'action':
-          return { label: item.label, enabled: item.enabled, accelerator: item.accelerator, registerAccelerator: false, click: () => this.#onAction(item.action) };
+          return {
+            label: item.label,
+            enabled: item.enabled,
+            accelerator: item.accelerator,
+            registerAccelerator: false,
+            click: () => this.#onAction(item.action),
+          };
       }
     });
     this.#tray.setContextMenu(Menu.buildFromTemplate(items));

@@ -15,7 +15,8 @@ export function updateFeed(env: Readonly<Record<string, string | undefined>>, se
   const candidate = fromEnv || setting?.trim();
   if (!candidate) return { url: null };
   const parsed = FeedUrl.safeParse(candidate);
-  if (!parsed.success) return { url: null, problem: `${fromEnv ? UPDATE_FEED_ENV : 'the update feed setting'} is not an http(s) URL` };
+  if (!parsed.success)
+    return { url: null, problem: `${fromEnv ? UPDATE_FEED_ENV : 'the update feed setting'} is not an http(s) URL` };
   return { url: parsed.data, source: fromEnv ? 'env' : 'setting' };
 }
 

@@ -10,7 +10,11 @@ export interface Updater {
 
 const SIX_HOURS_MS = 6 * 3600 * 1000;
 
-export async function startUpdater(options: { feedUrl: string; logger: Logger; onStatus: (status: UpdateStatus) => void }): Promise<Updater> {
+export async function startUpdater(options: {
+  feedUrl: string;
+  logger: Logger;
+  onStatus: (status: UpdateStatus) => void;
+}): Promise<Updater> {
   const { autoUpdater } = (await import('electron-updater')).default;
   autoUpdater.logger = null;
   autoUpdater.autoDownload = true;
@@ -23,7 +27,9 @@ export async function startUpdater(options: { feedUrl: string; logger: Logger; o
     version = info.version;
     options.onStatus({ state: 'downloading', version });
   });
-  autoUpdater.on('download-progress', (progress) => options.onStatus({ state: 'downloading', version, percent: progress.percent }));
+  autoUpdater.on('download-progress', (progress) =>
+    options.onStatus({ state: 'downloading', version, percent: progress.percent }),
+  );
   autoUpdater.on('update-downloaded', (info) => options.onStatus({ state: 'ready', version: info.version }));
   autoUpdater.on('error', (err) => {
     options.logger.warn({ err }, 'update check failed');

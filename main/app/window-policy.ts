@@ -14,7 +14,10 @@ export function originOf(url: string): string | null {
  * IPC is answered only for the top frame of our dashboard window showing a page of our own
  * sidecar: not a sub-frame, not another window, not a page that navigated elsewhere.
  */
-export function isTrustedSender(sender: { frameUrl: string | undefined; isMainFrame: boolean; fromDashboardWindow: boolean }, sidecarUrl: string): boolean {
+export function isTrustedSender(
+  sender: { frameUrl: string | undefined; isMainFrame: boolean; fromDashboardWindow: boolean },
+  sidecarUrl: string,
+): boolean {
   if (!sender.fromDashboardWindow || !sender.isMainFrame || !sender.frameUrl) return false;
   const expected = originOf(sidecarUrl);
   return expected !== null && originOf(sender.frameUrl) === expected;
@@ -38,6 +41,10 @@ export function closeAction(state: { quitting: boolean; shownTrayNotice: boolean
  * A native OS notification for a delivered notification, only when the user would not see it on
  * the dashboard (window hidden or minimised) and has not paused them. One per entry id.
  */
-export function shouldNotifyNatively(state: { windowVisible: boolean; paused: boolean; alreadyNotified: boolean }): boolean {
+export function shouldNotifyNatively(state: {
+  windowVisible: boolean;
+  paused: boolean;
+  alreadyNotified: boolean;
+}): boolean {
   return !state.windowVisible && !state.paused && !state.alreadyNotified;
 }

@@ -57,5 +57,8 @@ function hardenContents(contents: WebContents, options: DashboardWindowOptions):
   contents.session.setPermissionRequestHandler((_contents, permission, callback, details) => {
     callback(permission === 'clipboard-sanitized-write' && originOf(details.requestingUrl) === ours);
   });
-  contents.session.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permission === 'clipboard-sanitized-write' && requestingOrigin === ours);
+  contents.session.setPermissionCheckHandler(
+    (_contents, permission, requestingOrigin) =>
+      permission === 'clipboard-sanitized-write' && requestingOrigin === ours,
+  );
 }

@@ -19,7 +19,12 @@ export class AddressError extends CodedError {
 }
 
 /** The variables the thin client reads. */
-type AddressVariable = 'DISCORD_VOICE_LIVE_HOST' | 'DISCORD_VOICE_LIVE_PORT' | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN' | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE' | 'HERMES_HOME';
+type AddressVariable =
+  | 'DISCORD_VOICE_LIVE_HOST'
+  | 'DISCORD_VOICE_LIVE_PORT'
+  | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN'
+  | 'DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE'
+  | 'HERMES_HOME';
 
 function readEnvFile(file: string): Record<string, string> {
   try {
@@ -50,13 +55,22 @@ export function readSidecarAddress(env: NodeJS.ProcessEnv, envFile: string): Sid
   const host = value('DISCORD_VOICE_LIVE_HOST')!.trim();
   const portText = value('DISCORD_VOICE_LIVE_PORT')!.trim();
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AddressError(`DISCORD_VOICE_LIVE_PORT: must be an integer from 1 to 65535, got ${JSON.stringify(portText)}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new AddressError(
+      `DISCORD_VOICE_LIVE_PORT: must be an integer from 1 to 65535, got ${JSON.stringify(portText)}`,
+    );
   const token = value('DISCORD_VOICE_LIVE_SIDECAR_TOKEN');
-  if (token !== undefined && token.length < 16) throw new AddressError('DISCORD_VOICE_LIVE_SIDECAR_TOKEN: must be at least 16 characters (value hidden)');
+  if (token !== undefined && token.length < 16)
+    throw new AddressError('DISCORD_VOICE_LIVE_SIDECAR_TOKEN: must be at least 16 characters (value hidden)');
   const agentHome = path.resolve(expandHome(value('HERMES_HOME')!.trim()));
   const tokenFile = value('DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE');
   return {
-    sidecar: { host, port, token, tokenFile: tokenFile ? path.resolve(expandHome(tokenFile)) : path.join(agentHome, 'voice-users', 'sidecar.token') },
+    sidecar: {
+      host,
+      port,
+      token,
+      tokenFile: tokenFile ? path.resolve(expandHome(tokenFile)) : path.join(agentHome, 'voice-users', 'sidecar.token'),
+    },
     paths: { voiceUsers: path.join(agentHome, 'voice-users') },
   };
 }

@@ -39,26 +39,41 @@ function tokenRefusedWords(token: TokenSource | undefined, baseUrl: string | und
 /** Sentences by code: the words to lead with (null: the sidecar's own message) and a hint. */
 const BY_CODE: Record<string, { words?: (message: string, context: ErrorContext) => string; hint?: string }> = {
   no_call: { words: () => 'No live call to speak in', hint: 'Join voice first: live-voice-bridge join' },
-  unknown_schedule_id: { words: (message, c) => (c.id ? `No reminder with id ${c.id}` : message), hint: 'The ids are in: live-voice-bridge schedule --list' },
+  unknown_schedule_id: {
+    words: (message, c) => (c.id ? `No reminder with id ${c.id}` : message),
+    hint: 'The ids are in: live-voice-bridge schedule --list',
+  },
   not_cancellable: { hint: 'Its state is in: live-voice-bridge schedule --list' },
   already_active: { hint: 'End it first: live-voice-bridge leave' },
-  owner_not_in_voice: { hint: 'Join a voice channel in Discord, or give it: live-voice-bridge join --guild ID --channel ID' },
+  owner_not_in_voice: {
+    hint: 'Join a voice channel in Discord, or give it: live-voice-bridge join --guild ID --channel ID',
+  },
   not_configured: { hint: 'Set it up on the dashboard: live-voice-bridge dashboard' },
-  ptt_off: { words: () => 'Push-to-talk is off, so there is no talk key to hold: voices reach the model already', hint: 'Switch it on first: live-voice-bridge ptt on' },
+  ptt_off: {
+    words: () => 'Push-to-talk is off, so there is no talk key to hold: voices reach the model already',
+    hint: 'Switch it on first: live-voice-bridge ptt on',
+  },
 };
 
 /** "no live call" → "No live call" (the sidecar's messages start in lower case). */
 function sentence(text: string): string {
   // "mode: mode must be one of …" (zod's field prefix before a message that names the field) → "Mode must be one of …".
-  const trimmed = text.trim().replace(/[.\s]+$/, '').replace(/^(\w+): (?=\1\b)/, '');
+  const trimmed = text
+    .trim()
+    .replace(/[.\s]+$/, '')
+    .replace(/^(\w+): (?=\1\b)/, '');
   return trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
 }
 
 /** The sidecar's `{ error: { code, message } }`, or what stands in for it when the body is something else. */
 function errorOf(status: number, body: unknown): { code: string; message: string } {
   const error = (body as Partial<ApiErrorBody> | null)?.error;
-  if (error && typeof error.code === 'string') return { code: error.code, message: typeof error.message === 'string' ? error.message : `HTTP ${status}` };
-  return { code: `http_${status}`, message: `the sidecar answered HTTP ${status}${body ? `: ${JSON.stringify(body).slice(0, 200)}` : ''}` };
+  if (error && typeof error.code === 'string')
+    return { code: error.code, message: typeof error.message === 'string' ? error.message : `HTTP ${status}` };
+  return {
+    code: `http_${status}`,
+    message: `the sidecar answered HTTP ${status}${body ? `: ${JSON.stringify(body).slice(0, 200)}` : ''}`,
+  };
 }
 
 /**
@@ -67,7 +82,8 @@ function errorOf(status: number, body: unknown): { code: string; message: string
  */
 export function sidecarErrorLine(status: number, body: unknown, context: ErrorContext = {}, baseUrl?: string): string {
   const { code, message } = errorOf(status, body);
-  if (status === 401 && code === 'unauthorized') return `${sentence(tokenRefusedWords(context.token, baseUrl))} (${code})`;
+  if (status === 401 && code === 'unauthorized')
+    return `${sentence(tokenRefusedWords(context.token, baseUrl))} (${code})`;
   const known = BY_CODE[code];
   const words = sentence(known?.words ? known.words(message, context) : message);
   return `${words}.${known?.hint ? ` ${known.hint}` : ''} (${code})`;

@@ -26,9 +26,14 @@ export const headlessCoreCapability: Capability<HeadlessCoreDeps, RestartableCor
     const running = await startRestartableCore({
       initial,
       load,
-      start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, environment: process.env, restart, lastRestart, sessions }),
+      start: (next, restart, lastRestart) =>
+        startCore({ config: next, logger, settingsStore, environment: process.env, restart, lastRestart, sessions }),
       onRestarted: (next) => process.stdout.write(`Restarted with the saved settings: sidecar on ${next.sidecarUrl}\n`),
-      onFailed: (err) => logger.error({ problems: err instanceof ConfigError ? err.problems : [err instanceof Error ? err.message : String(err)] }, 'restart: the saved settings were not applied; the core runs with the previous ones'),
+      onFailed: (err) =>
+        logger.error(
+          { problems: err instanceof ConfigError ? err.problems : [err instanceof Error ? err.message : String(err)] },
+          'restart: the saved settings were not applied; the core runs with the previous ones',
+        ),
       onLost: (err) => {
         logger.fatal({ problems: [err.message] }, 'restart: no core could be started; exiting');
         onLost();

@@ -35,16 +35,35 @@ async function runHeadless(): Promise<number> {
   const envConfig = loadCliConfig();
   // No keychain here: secrets typed on /setup go to the settings file, owner-only (0600).
   const settingsStore = createConfSettingsStore({ dir: envConfig.paths.voiceUsers, vault: privateFileVault() });
-  const load = async () => loadConfig({ env: process.env, envFile: path.resolve('.env'), settings: await settingsStore.configValues(), settingsFile: path.join(envConfig.paths.voiceUsers, 'settings.json') });
+  const load = async () =>
+    loadConfig({
+      env: process.env,
+      envFile: path.resolve('.env'),
+      settings: await settingsStore.configValues(),
+      settingsFile: path.join(envConfig.paths.voiceUsers, 'settings.json'),
+    });
   const config = await load();
-  const logger = createLogger({ level: config.logLevel, secrets: config.secretValues, redactText, ...terminalLogFormat(config.logFormat, process.stderr, process.env) });
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets: config.secretValues,
+    redactText,
+    ...terminalLogFormat(config.logFormat, process.stderr, process.env),
+  });
   installLastResortHandlers(logger);
   // The shell's lifecycle: one capability (the restartable core), one stop list (lifecycle.ts).
   const life = new Lifecycle({ budgetMs: SHUTDOWN_BUDGET_MS, log: logger });
   // Neither the saved settings nor the previous ones start after a restart: nothing runs, so exit 1.
   let exitLost: (code: number) => void = (code) => void (process.exitCode = code);
-  const running = await life.start(headlessCoreCapability, { initial: config, load, logger, settingsStore, onLost: () => exitLost(1) });
-  process.stdout.write(`Live Voice Bridge sidecar on ${running.core.sidecarUrl} — dashboard: ${running.core.loginUrl()}\n`);
+  const running = await life.start(headlessCoreCapability, {
+    initial: config,
+    load,
+    logger,
+    settingsStore,
+    onLost: () => exitLost(1),
+  });
+  process.stdout.write(
+    `Live Voice Bridge sidecar on ${running.core.sidecarUrl} — dashboard: ${running.core.loginUrl()}\n`,
+  );
   const unconfigured = unconfiguredParagraph(running.core.missing, path.resolve('.env'));
   if (unconfigured) process.stdout.write(`\n${unconfigured}\n\n`);
   return await new Promise<number>((resolve) => {

@@ -36,13 +36,18 @@ export function parseIn(text: string): number {
     consumed = part.lastIndex;
   }
   if (consumed === 0 || consumed !== input.length) {
-    throw new TimeInputError(`--in: ${JSON.stringify(text)} is not a duration; write e.g. 90 (seconds), 10m, 1h30m, 2h or 1d`);
+    throw new TimeInputError(
+      `--in: ${JSON.stringify(text)} is not a duration; write e.g. 90 (seconds), 10m, 1h30m, 2h or 1d`,
+    );
   }
   return checkedDelay(Math.round(total), text, '--in');
 }
 
 function checkedDelay(seconds: number, typed: string, option: string): number {
-  if (seconds > MAX_DELAY_SECONDS) throw new TimeInputError(`${option}: ${JSON.stringify(typed)} is more than 30 days ahead (the longest a reminder may wait)`);
+  if (seconds > MAX_DELAY_SECONDS)
+    throw new TimeInputError(
+      `${option}: ${JSON.stringify(typed)} is more than 30 days ahead (the longest a reminder may wait)`,
+    );
   return seconds;
 }
 
@@ -52,20 +57,38 @@ export function resolveZone(given: string | undefined): string {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    throw new TimeInputError(`--tz: ${JSON.stringify(given)} is not a time zone; use an IANA name such as Europe/Berlin, America/New_York or UTC`);
+    throw new TimeInputError(
+      `--tz: ${JSON.stringify(given)} is not a time zone; use an IANA name such as Europe/Berlin, America/New_York or UTC`,
+    );
   }
 }
 
 /** Milliseconds the zone is ahead of UTC at `epochMs`. */
 function zoneOffsetMs(epochMs: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(epochMs));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(epochMs));
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)!.value);
   const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return wall - Math.floor(epochMs / 1000) * 1000;
 }
 
 /** The instant the wall clock in `zone` shows this date and time (day may overflow: Date.UTC rolls it). */
-function wallTimeToEpochMs(year: number, month: number, day: number, hour: number, minute: number, zone: string): number {
+function wallTimeToEpochMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  zone: string,
+): number {
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);
   const first = asUtc - zoneOffsetMs(asUtc, zone);
   // Once more at the found instant: right across a daylight-saving change.
@@ -73,7 +96,12 @@ function wallTimeToEpochMs(year: number, month: number, day: number, hour: numbe
 }
 
 function todayIn(zone: string, now: Date): { year: number; month: number; day: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  }).formatToParts(now);
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)!.value);
   return { year: get('year'), month: get('month'), day: get('day') };
 }
@@ -83,14 +111,19 @@ const TIME = /^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$/;
 function clockTime(text: string, typed: string): { hour: number; minute: number } {
   const m = TIME.exec(text);
   // A bare number ("9") is refused: 9 o'clock or 9 minutes? --in says minutes.
-  if (!m || (m[2] === undefined && m[3] === undefined)) throw new TimeInputError(`--at: ${JSON.stringify(typed)} is not a time; write e.g. 09:30, 9:30pm, "tomorrow 9:00" or "2026-12-01 08:15"`);
+  if (!m || (m[2] === undefined && m[3] === undefined))
+    throw new TimeInputError(
+      `--at: ${JSON.stringify(typed)} is not a time; write e.g. 09:30, 9:30pm, "tomorrow 9:00" or "2026-12-01 08:15"`,
+    );
   let hour = Number(m[1]);
   const minute = Number(m[2] ?? 0);
   if (m[3]) {
-    if (hour < 1 || hour > 12) throw new TimeInputError(`--at: ${JSON.stringify(typed)}: with am/pm the hour is 1 to 12`);
+    if (hour < 1 || hour > 12)
+      throw new TimeInputError(`--at: ${JSON.stringify(typed)}: with am/pm the hour is 1 to 12`);
     hour = (hour % 12) + (m[3] === 'pm' ? 12 : 0);
   }
-  if (hour > 23 || minute > 59) throw new TimeInputError(`--at: ${JSON.stringify(typed)} is not a time of day (00:00 to 23:59)`);
+  if (hour > 23 || minute > 59)
+    throw new TimeInputError(`--at: ${JSON.stringify(typed)} is not a time of day (00:00 to 23:59)`);
   return { hour, minute };
 }
 
@@ -138,7 +171,10 @@ export function parseAt(text: string, options: { zone?: string; now?: Date } = {
   const { hour, minute } = clockTime(lower.join(''), text);
   let at = wallTimeToEpochMs(date.year, date.month, date.day, hour, minute, zone);
   if (at <= now.getTime()) {
-    if (explicitDay) throw new TimeInputError(`--at: ${JSON.stringify(text)} has already passed (it is ${formatWhen(now.getTime() / 1000, zone)})`);
+    if (explicitDay)
+      throw new TimeInputError(
+        `--at: ${JSON.stringify(text)} has already passed (it is ${formatWhen(now.getTime() / 1000, zone)})`,
+      );
     at = wallTimeToEpochMs(date.year, date.month, date.day + 1, hour, minute, zone);
   }
   const delaySeconds = checkedDelay(Math.round((at - now.getTime()) / 1000), text, '--at');
@@ -151,7 +187,16 @@ export function parseAt(text: string, options: { zone?: string; now?: Date } = {
  */
 export function formatWhen(epochSeconds: number, zone: string): string {
   // The second it falls in: a reminder for 09:00:00.4 fires in the second 09:00:00.
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(Math.floor(epochSeconds) * 1000));
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(Math.floor(epochSeconds) * 1000));
   const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
   const seconds = get('second') === '00' ? '' : `:${get('second')}`;
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}${seconds} ${zone}`;
@@ -163,7 +208,9 @@ export function formatRelative(seconds: number): string {
   let text: string;
   if (s < 60) text = `${s} s`;
   else if (s < 3600) text = `${Math.round(s / 60)} min`;
-  else if (s < 86400) text = `${Math.floor(s / 3600)} h${Math.round((s % 3600) / 60) ? ` ${Math.round((s % 3600) / 60)} min` : ''}`;
-  else text = `${Math.floor(s / 86400)} d${Math.floor((s % 86400) / 3600) ? ` ${Math.floor((s % 86400) / 3600)} h` : ''}`;
+  else if (s < 86400)
+    text = `${Math.floor(s / 3600)} h${Math.round((s % 3600) / 60) ? ` ${Math.round((s % 3600) / 60)} min` : ''}`;
+  else
+    text = `${Math.floor(s / 86400)} d${Math.floor((s % 86400) / 3600) ? ` ${Math.floor((s % 86400) / 3600)} h` : ''}`;
   return seconds >= 0 ? `in ${text}` : `${text} ago`;
 }

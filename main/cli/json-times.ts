@@ -32,7 +32,12 @@ export function withIsoTimes(value: unknown): unknown {
   for (const [key, field] of Object.entries(source)) {
     out[key] = withIsoTimes(field);
     if (isEpoch(key, field) && !(isoFieldName(key) in source)) out[isoFieldName(key)] = isoOf(field);
-    if (key === 'delay_seconds' && typeof field === 'number' && isEpoch('created_at', source.created_at) && !('due_at' in source)) {
+    if (
+      key === 'delay_seconds' &&
+      typeof field === 'number' &&
+      isEpoch('created_at', source.created_at) &&
+      !('due_at' in source)
+    ) {
       out.due_at = isoOf(source.created_at + field);
     }
   }

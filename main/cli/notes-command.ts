@@ -29,23 +29,31 @@ const when = (ts: number): string => new Date(ts * 1000).toISOString().slice(0, 
 export function hitsTable(body: unknown, width: number): string {
   const hits = (body as { hits: Hit[] }).hits;
   if (!hits.length) return 'No past call matches.';
-  return table(hits, [
-    { title: 'WHEN (UTC)', value: (h) => when(h.at) },
-    { title: 'CALL', value: (h) => h.call_id },
-    { title: 'SPEAKER', value: (h) => h.speaker ?? '—' },
-    { title: 'SAID', value: (h) => h.snippet },
-  ], width);
+  return table(
+    hits,
+    [
+      { title: 'WHEN (UTC)', value: (h) => when(h.at) },
+      { title: 'CALL', value: (h) => h.call_id },
+      { title: 'SPEAKER', value: (h) => h.speaker ?? '—' },
+      { title: 'SAID', value: (h) => h.snippet },
+    ],
+    width,
+  );
 }
 
 export function callsTable(body: unknown, width: number): string {
   const { calls, next_before } = body as { calls: CallSummary[]; next_before: string | null };
   if (!calls.length) return 'No calls recorded yet.';
-  const rows = table(calls, [
-    { title: 'STARTED (UTC)', value: (c) => when(c.started_at) },
-    { title: 'MINUTES', value: (c) => String(Math.round((c.ended_at - c.started_at) / 60)) },
-    { title: 'EVENTS', value: (c) => String(c.events) },
-    { title: 'CALL', value: (c) => (c.outside_call ? `${c.id} (outside calls)` : c.id) },
-  ], width);
+  const rows = table(
+    calls,
+    [
+      { title: 'STARTED (UTC)', value: (c) => when(c.started_at) },
+      { title: 'MINUTES', value: (c) => String(Math.round((c.ended_at - c.started_at) / 60)) },
+      { title: 'EVENTS', value: (c) => String(c.events) },
+      { title: 'CALL', value: (c) => (c.outside_call ? `${c.id} (outside calls)` : c.id) },
+    ],
+    width,
+  );
   return next_before ? `${rows}\n(older calls: live-voice-bridge calls --before ${next_before})` : rows;
 }
 
@@ -53,22 +61,41 @@ export function callsTable(body: unknown, width: number): string {
 export function notesRequest(command: 'notes' | 'calls', args: string[]): NotesRequest {
   if (command === 'calls') {
     const { values } = parseArgs({ args, options: { limit: { type: 'string' }, before: { type: 'string' } } });
-    const query = new URLSearchParams({ limit: values.limit ?? '20', ...(values.before ? { before: values.before } : {}) });
+    const query = new URLSearchParams({
+      limit: values.limit ?? '20',
+      ...(values.before ? { before: values.before } : {}),
+    });
     return { path: `/calls?${query}`, render: callsTable };
   }
   const [sub, ...rest] = args;
   if (sub === 'search') {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { since: { type: 'string' }, limit: { type: 'string' } } });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { since: { type: 'string' }, limit: { type: 'string' } },
+    });
     const q = positionals.join(' ').trim();
     if (!q) throw new NotesUsageError('notes search needs the words to look for');
-    const query = new URLSearchParams({ q, ...(values.limit ? { limit: values.limit } : {}), ...(values.since ? { since: values.since } : {}) });
+    const query = new URLSearchParams({
+      q,
+      ...(values.limit ? { limit: values.limit } : {}),
+      ...(values.since ? { since: values.since } : {}),
+    });
     return { path: `/notes/search?${query}`, render: hitsTable };
   }
   if (sub === 'export') {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { md: { type: 'boolean' } } });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { md: { type: 'boolean' } },
+    });
     const id = positionals[0];
     if (!id) throw new NotesUsageError('notes export needs a call id (see live-voice-bridge calls)');
-    return { path: `/calls/${encodeURIComponent(id)}/export${values.md ? '?format=md' : ''}`, render: (body) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2)), raw: values.md === true };
+    return {
+      path: `/calls/${encodeURIComponent(id)}/export${values.md ? '?format=md' : ''}`,
+      render: (body) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2)),
+      raw: values.md === true,
+    };
   }
   throw new NotesUsageError('notes: search "words" [--since EPOCH_S] [--limit N], or export CALL [--md]');
 }

@@ -16,7 +16,10 @@ export function table<Row>(rows: readonly Row[], columns: readonly Column<Row>[]
   const cells = rows.map((row) => columns.map((c) => c.value(row).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((r) => r[i]!.length)));
   const line = (values: string[]): string => {
-    const head = values.slice(0, -1).map((v, i) => v.padEnd(widths[i]!)).join('  ');
+    const head = values
+      .slice(0, -1)
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ');
     const room = Math.max(10, width - head.length - (values.length > 1 ? 2 : 0));
     const tail = values.at(-1)!;
     const cut = tail.length > room ? `${tail.slice(0, room - 1)}…` : tail;
@@ -65,7 +68,10 @@ export function notifyLine(result: NotifyResult): string {
   const outcomes = Object.entries(result.results)
     .map(([mode, o]) => `${mode}: ${o!.status}${o!.detail ? ` (${o!.detail})` : ''}`)
     .join('; ');
-  const headline = result.status === 'ok' ? `Delivered by ${result.channel ?? result.channels?.join(', ') ?? 'every destination'}.` : `Not delivered: ${result.status}.`;
+  const headline =
+    result.status === 'ok'
+      ? `Delivered by ${result.channel ?? result.channels?.join(', ') ?? 'every destination'}.`
+      : `Not delivered: ${result.status}.`;
   return `${headline}\n${outcomes}`;
 }
 

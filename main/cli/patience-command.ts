@@ -8,7 +8,8 @@ import { parsePatience, patienceSilenceMs, type Patience } from '../core/contrac
 
 export type PatienceAction = { kind: 'show' } | { kind: 'set'; patience: Patience } | { kind: 'reset'; who: string };
 
-export const PATIENCE_USAGE = 'patience takes quick, natural, patient or a number of ms (200–5000), or: patience reset NAME|ID';
+export const PATIENCE_USAGE =
+  'patience takes quick, natural, patient or a number of ms (200–5000), or: patience reset NAME|ID';
 
 /** The action for the words after `patience`, or an error message. */
 export function patienceAction(args: readonly string[]): PatienceAction | { error: string } {
@@ -16,7 +17,9 @@ export function patienceAction(args: readonly string[]): PatienceAction | { erro
   if (first === undefined) return { kind: 'show' };
   if (first.toLowerCase() === 'reset') {
     const who = rest.join(' ').trim();
-    return who ? { kind: 'reset', who } : { error: 'patience reset needs the name (or Discord id) of the speaker to reset' };
+    return who
+      ? { kind: 'reset', who }
+      : { error: 'patience reset needs the name (or Discord id) of the speaker to reset' };
   }
   if (rest.length > 0) return { error: PATIENCE_USAGE };
   const patience = parsePatience(first.replace(/ms$/i, ''));
@@ -36,20 +39,32 @@ export function findSpeaker(view: PatienceView, who: string): SpeakerPatienceVie
   const matches = view.speakers.filter((s) => fold(s.name) === fold(who));
   if (matches.length === 1) return matches[0]!;
   const known = view.speakers.map((s) => s.name).join(', ');
-  if (matches.length > 1) return { error: `${matches.length} speakers are called ${who}: give the Discord id instead (${matches.map((s) => s.speaker_id).join(', ')})` };
-  return { error: `nothing was learnt of ${who}: their patience is the call's already${known ? ` (learnt: ${known})` : ''}` };
+  if (matches.length > 1)
+    return {
+      error: `${matches.length} speakers are called ${who}: give the Discord id instead (${matches.map((s) => s.speaker_id).join(', ')})`,
+    };
+  return {
+    error: `nothing was learnt of ${who}: their patience is the call's already${known ? ` (learnt: ${known})` : ''}`,
+  };
 }
 
 function speakerLine(s: SpeakerPatienceView): string {
   const cuts = `${s.cutoffs} cut-off${s.cutoffs === 1 ? '' : 's'}`;
-  return s.learnt ? `  ${s.name}: ${s.window_ms} ms (learnt after ${cuts})` : `  ${s.name}: ${s.window_ms} ms, the call's (drifted back; ${cuts} in all)`;
+  return s.learnt
+    ? `  ${s.name}: ${s.window_ms} ms (learnt after ${cuts})`
+    : `  ${s.name}: ${s.window_ms} ms, the call's (drifted back; ${cuts} in all)`;
 }
 
 /** GET /room/patience for a person. */
 export function patienceSummary(view: PatienceView): string {
   const lines = [`Patience: ${patienceWords(view.setting)} (the setting)`];
-  if (view.call !== null) lines.push(`This call: ${patienceWords(view.call)}; now ${view.current_ms} ms for who is talking`);
+  if (view.call !== null)
+    lines.push(`This call: ${patienceWords(view.call)}; now ${view.current_ms} ms for who is talking`);
   if (view.speakers.length === 0) lines.push('No speaker has a longer patience learnt.');
-  else lines.push('Learnt per speaker (cut off mid-thought, so the service waits longer for them):', ...view.speakers.map(speakerLine));
+  else
+    lines.push(
+      'Learnt per speaker (cut off mid-thought, so the service waits longer for them):',
+      ...view.speakers.map(speakerLine),
+    );
   return lines.join('\n');
 }

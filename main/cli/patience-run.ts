@@ -26,7 +26,11 @@ export async function runPatience(args: readonly string[], c: PatienceRunContext
   if (action.kind === 'set') {
     const saved = await c.client.request('PUT', '/settings', { values: { patience: action.patience } });
     if (saved.status >= 400) return c.fail(saved);
-    c.write(c.json ? JSON.stringify({ patience: action.patience }) : `Patience saved: ${patienceWords(action.patience)}. The next call takes it; learnt per-speaker patience stays on top of it.`);
+    c.write(
+      c.json
+        ? JSON.stringify({ patience: action.patience })
+        : `Patience saved: ${patienceWords(action.patience)}. The next call takes it; learnt per-speaker patience stays on top of it.`,
+    );
     return EXIT.ok;
   }
   const speaker = findSpeaker(current, action.who);
@@ -37,6 +41,10 @@ export async function runPatience(args: readonly string[], c: PatienceRunContext
   const reset = await c.client.resetPatience(speaker.speaker_id);
   if (reset.status >= 400) return c.fail(reset);
   const after = reset.body.reset;
-  c.write(c.json ? JSON.stringify(reset.body, null, 2) : `Reset ${after.name}: back to the call's patience (${after.window_ms} ms).`);
+  c.write(
+    c.json
+      ? JSON.stringify(reset.body, null, 2)
+      : `Reset ${after.name}: back to the call's patience (${after.window_ms} ms).`,
+  );
   return EXIT.ok;
 }

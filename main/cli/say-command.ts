@@ -37,7 +37,11 @@ export function sayExitCode(outcome: SayOutcome['outcome']): number {
 }
 
 /** Waits for the outcome of `answer` (a /say, /announce or /ask just accepted) and prints it. */
-export async function waitForSpoken(client: SidecarClient, answer: SpokenTextAnswer, options: SayWaitOptions): Promise<number> {
+export async function waitForSpoken(
+  client: SidecarClient,
+  answer: SpokenTextAnswer,
+  options: SayWaitOptions,
+): Promise<number> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = Date.now() + (options.waitMs ?? SAY_WAIT_MS);
   let last: SayOutcome;
@@ -52,7 +56,8 @@ export async function waitForSpoken(client: SidecarClient, answer: SpokenTextAns
     await sleep(POLL_MS);
   }
   if (options.json) options.write(JSON.stringify(last, null, 2));
-  else if (last.outcome === 'waiting') options.write(`${outcomeWords(last)} Its outcome will be at GET /say/${last.id}.`);
+  else if (last.outcome === 'waiting')
+    options.write(`${outcomeWords(last)} Its outcome will be at GET /say/${last.id}.`);
   else options.write(outcomeWords(last));
   return sayExitCode(last.outcome);
 }

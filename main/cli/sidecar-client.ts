@@ -4,9 +4,19 @@ import type { NotifyResult } from '../core/api-types.ts';
 import { NOTIFY_STATUS_MEANING } from '../core/notify/format.ts';
 import { readSidecarToken } from '../core/sidecar/token.ts';
 import type { TokenSource } from './errors.ts';
-import { SidecarClient, SidecarUnavailableError, type SidecarMethod, type SidecarResponse } from '../core/sidecar-client/client.ts';
+import {
+  SidecarClient,
+  SidecarUnavailableError,
+  type SidecarMethod,
+  type SidecarResponse,
+} from '../core/sidecar-client/client.ts';
 
-export { errorMessageOf, SidecarNoAnswerError, SidecarUnavailableError, type SidecarResponse } from '../core/sidecar-client/client.ts';
+export {
+  errorMessageOf,
+  SidecarNoAnswerError,
+  SidecarUnavailableError,
+  type SidecarResponse,
+} from '../core/sidecar-client/client.ts';
 
 /** The CLI's exit codes (see its help, README and docs/notifications.md). */
 export const EXIT = {
@@ -29,7 +39,8 @@ export const EXIT = {
 export function notifyVerdict(body: unknown): { exitCode: number; message: string | null } {
   const status = (body as Partial<NotifyResult> | null)?.status;
   if (status === 'ok') return { exitCode: EXIT.ok, message: null };
-  if (status === 'partial' || status === 'unknown' || status === 'error') return { exitCode: status === 'error' ? EXIT.failed : EXIT[status], message: NOTIFY_STATUS_MEANING[status] };
+  if (status === 'partial' || status === 'unknown' || status === 'error')
+    return { exitCode: status === 'error' ? EXIT.failed : EXIT[status], message: NOTIFY_STATUS_MEANING[status] };
   return { exitCode: EXIT.failed, message: `unexpected answer from the sidecar: ${JSON.stringify(body)}` };
 }
 
@@ -67,7 +78,11 @@ export function tokenSource(config: SidecarAddress): TokenSource {
 
 /** The typed client for the running sidecar (main/core/sidecar-client), with the CLI's token lookup. */
 export function sidecarClient(config: SidecarAddress): SidecarClient {
-  return new SidecarClient({ baseUrl: sidecarBaseUrl(config), token: sidecarToken(config), missingToken: () => new MissingTokenError(config.sidecar.tokenFile) });
+  return new SidecarClient({
+    baseUrl: sidecarBaseUrl(config),
+    token: sidecarToken(config),
+    missingToken: () => new MissingTokenError(config.sidecar.tokenFile),
+  });
 }
 
 export async function callSidecar(

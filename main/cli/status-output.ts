@@ -18,8 +18,10 @@ function callIsUp(state: HealthReport['bridge']['state']): boolean {
 }
 
 function callRow(bridge: HealthReport['bridge'], nowSeconds: number): string {
-  if (!callIsUp(bridge.state)) return `none${bridge.state === 'idle' ? '' : ` (${bridge.state}${bridge.reason ? `: ${bridge.reason}` : ''})`}`;
-  const parked = bridge.state === 'parked' ? ': the model is parked after a quiet spell and wakes when someone speaks' : '';
+  if (!callIsUp(bridge.state))
+    return `none${bridge.state === 'idle' ? '' : ` (${bridge.state}${bridge.reason ? `: ${bridge.reason}` : ''})`}`;
+  const parked =
+    bridge.state === 'parked' ? ': the model is parked after a quiet spell and wakes when someone speaks' : '';
   return `${bridge.state}${bridge.since !== undefined ? ` for ${durationSince(bridge.since, nowSeconds)}` : ''}${bridge.call_id ? ` (call ${bridge.call_id})` : ''}${parked}`;
 }
 
@@ -43,11 +45,16 @@ function modelRow(health: HealthReport, inCall: boolean): string | null {
 
 function microphoneRow(talk: NonNullable<HealthReport['talk']>, inCall: boolean): string {
   if (!inCall) {
-    const next = talk.muted ? 'muted: a call would start muted' : talk.ptt.enabled ? 'push-to-talk is on for the next call' : 'open for the next call';
+    const next = talk.muted
+      ? 'muted: a call would start muted'
+      : talk.ptt.enabled
+        ? 'push-to-talk is on for the next call'
+        : 'open for the next call';
     return `no call, nothing is heard (${next})`;
   }
   if (talk.muted) return 'MUTED: no voice reaches the model';
-  if (talk.ptt.enabled) return `push-to-talk (${talk.ptt.held ? 'held: the model hears you' : 'not held: the model hears nobody'})`;
+  if (talk.ptt.enabled)
+    return `push-to-talk (${talk.ptt.held ? 'held: the model hears you' : 'not held: the model hears nobody'})`;
   return 'open: the model hears the call';
 }
 
@@ -78,14 +85,21 @@ function layout(first: string, rows: Row[], reasons: readonly string[]): string 
  * `status`: one screen that answers "is it running, am I in a call, does the model hear me, what is
  * next". `reminders` is the next page, or why it could not be read (no token to read it with).
  */
-export function statusSummary(health: HealthReport, reminders: ScheduleListPage | string | null, zone: string, nowSeconds: number): string {
+export function statusSummary(
+  health: HealthReport,
+  reminders: ScheduleListPage | string | null,
+  zone: string,
+  nowSeconds: number,
+): string {
   const rows = callRows(health, nowSeconds);
   if (typeof reminders === 'string') rows.push(['Reminders', `not shown: ${reminders}`]);
   else if (reminders) {
     const next = reminders.entries[0];
     rows.push([
       'Reminders',
-      next ? `${reminders.pending} pending; next ${formatWhen(next.fire_at_epoch, next.repeat?.timezone ?? zone)} (${formatRelative(next.fire_at_epoch - nowSeconds)}): ${next.text}` : 'none scheduled',
+      next
+        ? `${reminders.pending} pending; next ${formatWhen(next.fire_at_epoch, next.repeat?.timezone ?? zone)} (${formatRelative(next.fire_at_epoch - nowSeconds)}): ${next.text}`
+        : 'none scheduled',
     ]);
   }
   return layout(headline(health), rows, health.reasons);
@@ -102,16 +116,31 @@ export function healthSummary(health: HealthReport, nowSeconds: number): string 
   const rows = callRows(health, nowSeconds);
   const audio = health.audio as Native | undefined;
   const native = health.native as Native | undefined;
-  if (audio?.opus) rows.push(['Opus', audio.opus.impl === 'native' ? `native (${audio.opus.library ?? '@discordjs/opus'})` : `${audio.opus.impl ?? 'unknown'}: ${audio.opus.reason ?? ''}`.trim()]);
-  if (native) rows.push(['Native', `sharp ${native.sharp?.available ? 'loaded' : 'missing'}, davey ${native.davey?.available ? 'loaded' : 'missing'}`]);
+  if (audio?.opus)
+    rows.push([
+      'Opus',
+      audio.opus.impl === 'native'
+        ? `native (${audio.opus.library ?? '@discordjs/opus'})`
+        : `${audio.opus.impl ?? 'unknown'}: ${audio.opus.reason ?? ''}`.trim(),
+    ]);
+  if (native)
+    rows.push([
+      'Native',
+      `sharp ${native.sharp?.available ? 'loaded' : 'missing'}, davey ${native.davey?.available ? 'loaded' : 'missing'}`,
+    ]);
   const memory = health.memory as { rss_mb?: number; heap_used_mb?: number } | undefined;
   const pid = typeof health.pid === 'number' ? `pid ${health.pid}` : '';
   const node = typeof health.node === 'string' ? `Node ${health.node}` : '';
-  const memoryText = memory?.rss_mb !== undefined ? `${memory.rss_mb} MB resident, ${memory.heap_used_mb ?? '?'} MB heap` : '';
+  const memoryText =
+    memory?.rss_mb !== undefined ? `${memory.rss_mb} MB resident, ${memory.heap_used_mb ?? '?'} MB heap` : '';
   const processText = [pid, node, memoryText].filter(Boolean).join(', ');
   if (processText) rows.push(['Process', processText]);
   const m = health.metrics as Record<string, unknown> | undefined;
   const count = (key: string): number => (typeof m?.[key] === 'number' ? (m[key] as number) : 0);
-  if (m) rows.push(['Audio frames', `${count('frames_in')} in, ${count('frames_out')} out, ${count('dropped_frames')} dropped; ${count('reconnects')} reconnects`]);
+  if (m)
+    rows.push([
+      'Audio frames',
+      `${count('frames_in')} in, ${count('frames_out')} out, ${count('dropped_frames')} dropped; ${count('reconnects')} reconnects`,
+    ]);
   return `${layout(headline(health), rows, health.reasons)}\nThe whole report: live-voice-bridge health --json`;
 }

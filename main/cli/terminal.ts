@@ -9,7 +9,7 @@ export function unconfiguredParagraph(missing: readonly string[], envFile: strin
   if (missing.length === 0) return null;
   return (
     `Voice calls are off until ${listOf(missing)} ${missing.length === 1 ? 'is' : 'are'} set. Put ${missing.length === 1 ? 'it' : 'them'} in ${envFile} ` +
-    '(read from the folder you start in), in the environment, or on the dashboard\'s Set up page (the link above opens it; each is tested there); ' +
+    "(read from the folder you start in), in the environment, or on the dashboard's Set up page (the link above opens it; each is tested there); " +
     'README.md, "From zero to a real call", shows where to get each. Everything else works already: ' +
     'the sidecar, notifications by webhook and the helper tools.'
   );

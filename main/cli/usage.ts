@@ -61,7 +61,28 @@ Exit codes:
      their key: repeat the same command with --idempotency-key KEY to get the answer without sending twice`;
 
 /** The commands, for "did you mean" on an unknown one. */
-export const COMMANDS = ['headless', 'status', 'calls', 'notes', 'join', 'leave', 'announce', 'ask', 'say', 'notify', 'schedule', 'health', 'tool', 'mute', 'ptt', 'patience', 'dashboard', 'mcp', 'demo', 'help'] as const;
+export const COMMANDS = [
+  'headless',
+  'status',
+  'calls',
+  'notes',
+  'join',
+  'leave',
+  'announce',
+  'ask',
+  'say',
+  'notify',
+  'schedule',
+  'health',
+  'tool',
+  'mute',
+  'ptt',
+  'patience',
+  'dashboard',
+  'mcp',
+  'demo',
+  'help',
+] as const;
 
 /** A usage mistake: one line, printed with a pointer to --help (exit 2). */
 export class UsageError extends CodedError {
@@ -81,7 +102,8 @@ function distance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
@@ -121,23 +143,32 @@ function parseMistake(command: string, options: Options, err: NodeJS.ErrnoExcept
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const meant = closest(typed.replace(/^-+/, ''), names);
     const known = names.length ? `; its options: ${names.map((n) => `--${n}`).join(', ')}` : ' (it takes no options)';
-    return new UsageError(`${command}: unknown option ${typed}${meant ? ` (did you mean --${meant}?)` : `${known}; text that starts with "-" goes after --`}`);
+    return new UsageError(
+      `${command}: unknown option ${typed}${meant ? ` (did you mean --${meant}?)` : `${known}; text that starts with "-" goes after --`}`,
+    );
   }
   if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const option = typed.split(' ')[0] ?? typed;
     const type = options[option.replace(/^-+/, '')]?.type;
-    return new UsageError(type === 'boolean' ? `${command}: ${option} takes no value` : `${command}: ${option} needs a value`);
+    return new UsageError(
+      type === 'boolean' ? `${command}: ${option} takes no value` : `${command}: ${option} needs a value`,
+    );
   }
-  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(`${command} takes no text (got ${JSON.stringify(typed)})`);
+  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return new UsageError(`${command} takes no text (got ${JSON.stringify(typed)})`);
   return new UsageError(`${command}: ${err.message}`);
 }
 
 /** parseArgs for `command`, its mistakes as one-line UsageErrors. */
-export function parseOptions<T extends ParseArgsConfig & { args: string[]; options: Options }>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+export function parseOptions<T extends ParseArgsConfig & { args: string[]; options: Options }>(
+  command: string,
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw parseMistake(command, config.options, err as NodeJS.ErrnoException);
+    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
+      throw parseMistake(command, config.options, err as NodeJS.ErrnoException);
     throw err;
   }
 }

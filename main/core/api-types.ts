@@ -31,7 +31,8 @@ export interface ProviderSummary {
 }
 
 /** Lifecycle of one call (the bridge). `error` carries a reason in the transition event. */
-export type BridgeState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'parked' | 'stopping' | 'stopped' | 'error';
+export type BridgeState =
+  'idle' | 'connecting' | 'connected' | 'reconnecting' | 'parked' | 'stopping' | 'stopped' | 'error';
 
 export interface BridgeStateEvent {
   state: BridgeState;
@@ -41,7 +42,16 @@ export interface BridgeStateEvent {
   reason?: string;
 }
 
-export const NOTE_KINDS = ['input_transcript', 'output_transcript', 'note', 'tool_call', 'state', 'say', 'frame', 'notification'] as const;
+export const NOTE_KINDS = [
+  'input_transcript',
+  'output_transcript',
+  'note',
+  'tool_call',
+  'state',
+  'say',
+  'frame',
+  'notification',
+] as const;
 export type NoteKind = (typeof NOTE_KINDS)[number];
 
 /** One entry of the notes log (`GET /notes`, `/events`, a row of the database's `notes`). */
@@ -245,7 +255,12 @@ export interface HealthReport {
   /** The Discord bot (its gateway login), which stays logged in between calls. */
   discord_bot?: { configured: boolean; logged_in: boolean };
   /** Which live model carries the call (or the next one): provider and model id. */
-  live_model?: { provider: string; model: string; inCall: boolean; usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number; tokens?: TokenCounts } };
+  live_model?: {
+    provider: string;
+    model: string;
+    inCall: boolean;
+    usage?: { audioSeconds?: number; billedMinutes?: number; totalTokens?: number; tokens?: TokenCounts };
+  };
   audio: {
     /** Known from start-up, before any call. */
     opus: OpusReport;

@@ -56,13 +56,43 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
   // Their words are never written, whatever path a transcript takes (the audio is dropped already).
   notes.excludeSpeakers((id) => voice.consentStore.optedOut(id));
   const { allowedSpeakers, discord } = voice;
-  const settings = await life.start(liveSettingsCapability, { store: settingsStore, environment, allowedSpeakers, call });
+  const settings = await life.start(liveSettingsCapability, {
+    store: settingsStore,
+    environment,
+    allowedSpeakers,
+    call,
+  });
   const { model } = await life.start(modelCapability, { ...base, notes, settingsStore });
   const memory = await life.start(memoryCapability, { ...base, notes, archive, tools });
   const { usage } = await life.start(usageCapability, { ...base, hub, notes, model, call, database });
-  const notify = await life.start(notifyCapability, { ...base, hub, notes, tools, discord, allowedSpeakers, settings, call });
+  const notify = await life.start(notifyCapability, {
+    ...base,
+    hub,
+    notes,
+    tools,
+    discord,
+    allowedSpeakers,
+    settings,
+    call,
+  });
   const mcp = await life.start(mcpCapability, { ...base, hub, notes, tools, allowedSpeakers, call });
-  const callApi = await life.start(callCapability, { ...base, hub, notes, tools, native: proc.native, missing, voice, model, usage, settings, notify, mcp, call, memory, database });
+  const callApi = await life.start(callCapability, {
+    ...base,
+    hub,
+    notes,
+    tools,
+    native: proc.native,
+    missing,
+    voice,
+    model,
+    usage,
+    settings,
+    notify,
+    mcp,
+    call,
+    memory,
+    database,
+  });
   const { bridge, control, talk, patience, snapshot } = callApi;
   await life.start(roomCapability, { ...base, hub, notes, voice, bridge, talk });
   await life.start(autoJoinCapability, { ...base, hub, notes, voice, bridge, talk });
@@ -70,11 +100,45 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
   const memoryTrim = await life.start(memoryTrimCapability, { logger, hub, control });
   const sessions = options.sessions ?? new DashboardSessions();
   const health = () => assembleHealth(life.healthParts());
-  const settingsRoutes = { store: settingsStore, environment, restart: options.restart, lastRestart: options.lastRestart, onSaved: settings.saved };
-  const routes = (baseUrl: () => string) => [...coreRoutes({ ...base, token: proc.token.token, missing, health, sessions, baseUrl, hub, snapshot, control, talk, patience, notes, archive, notify, tools, mcp, settings: settingsRoutes }), ...(options.extraRoutes ?? [])];
-  const sidecar = await life.start(sidecarCapability, { ...base, token: proc.token.token, sessions, routes, onResponse: memoryTrim.poke });
+  const settingsRoutes = {
+    store: settingsStore,
+    environment,
+    restart: options.restart,
+    lastRestart: options.lastRestart,
+    onSaved: settings.saved,
+  };
+  const routes = (baseUrl: () => string) => [
+    ...coreRoutes({
+      ...base,
+      token: proc.token.token,
+      missing,
+      health,
+      sessions,
+      baseUrl,
+      hub,
+      snapshot,
+      control,
+      talk,
+      patience,
+      notes,
+      archive,
+      notify,
+      tools,
+      mcp,
+      settings: settingsRoutes,
+    }),
+    ...(options.extraRoutes ?? []),
+  ];
+  const sidecar = await life.start(sidecarCapability, {
+    ...base,
+    token: proc.token.token,
+    sessions,
+    routes,
+    onResponse: memoryTrim.poke,
+  });
   await life.start(scheduleCapability, { ...base, notes, archive, database, discord, notify });
-  if (missing.length) moduleLogger(logger, 'core').warn({ missing }, 'voice calls are disabled until these are configured');
+  if (missing.length)
+    moduleLogger(logger, 'core').warn({ missing }, 'voice calls are disabled until these are configured');
   return {
     sidecarUrl: sidecar.url,
     loginUrl: () => loginUrl(sidecar.url, sessions.createNonce()),

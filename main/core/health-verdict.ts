@@ -21,7 +21,8 @@ export function healthVerdict(inputs: HealthInputs): { status: HealthStatus; rea
   const { bridge, connections } = inputs;
   if (bridge.state === 'error') errors.push(`call failed: ${bridge.reason ?? 'unknown reason'}`);
   if (inputs.missing.length) degraded.push(`not configured: voice calls need ${inputs.missing.join(', ')}`);
-  if (inputs.discordBot.configured && !inputs.discordBot.loggedIn) degraded.push('Discord bot not logged in (retrying)');
+  if (inputs.discordBot.configured && !inputs.discordBot.loggedIn)
+    degraded.push('Discord bot not logged in (retrying)');
   const inCall = bridge.state === 'connected' || bridge.state === 'reconnecting' || bridge.state === 'parked';
   if (inCall) {
     if (connections.discord !== 'connected') degraded.push(`Discord voice connection ${connections.discord}`);

@@ -89,7 +89,8 @@ export class IdleMemoryTrim {
     const now = Date.now();
     if (this.#timer) {
       // Put off by activity, but no further than maxDeferMs after it was first armed.
-      if (now + this.#o.quietMs - this.#pendingSince <= (this.#o.maxDeferMs ?? this.#o.quietMs * 6)) this.#timer.refresh();
+      if (now + this.#o.quietMs - this.#pendingSince <= (this.#o.maxDeferMs ?? this.#o.quietMs * 6))
+        this.#timer.refresh();
       return;
     }
     this.#pendingSince = now;
@@ -119,6 +120,10 @@ export class IdleMemoryTrim {
     const started = performance.now();
     this.#gc();
     this.#afterLast = heapMark();
-    this.#o.onTrim?.({ rssBeforeMb: before / 1048576, rssAfterMb: process.memoryUsage.rss() / 1048576, ms: performance.now() - started });
+    this.#o.onTrim?.({
+      rssBeforeMb: before / 1048576,
+      rssAfterMb: process.memoryUsage.rss() / 1048576,
+      ms: performance.now() - started,
+    });
   }
 }

@@ -29,7 +29,10 @@ export function listKeys(keys: readonly string[]): string {
 }
 
 function dotPath(path: readonly PropertyKey[]): string {
-  const text = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const text = path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   return boundedText(text, MAX_KEY_CHARS * 2);
 }
 
@@ -41,7 +44,10 @@ export function zodErrorMessage(error: z.ZodError): string {
   const issues = [...error.issues].sort((a, b) => a.path.length - b.path.length);
   const lines: string[] = [];
   for (const issue of issues.slice(0, MAX_LISTED_ISSUES)) {
-    const message = issue.code === 'unrecognized_keys' ? `Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${listKeys(issue.keys)}` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${listKeys(issue.keys)}`
+        : issue.message;
     lines.push(`✖ ${boundedText(message, MAX_ERROR_MESSAGE_CHARS / 2)}`);
     if (issue.path.length) lines.push(`  → at ${dotPath(issue.path)}`);
   }

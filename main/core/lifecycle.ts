@@ -69,7 +69,11 @@ export class Lifecycle {
   async start<Deps, Api>(capability: Capability<Deps, Api>, deps: Deps): Promise<Api> {
     if (this.stopping) throw new Error(`${capability.name}: not started, the process is stopping`);
     const running = await capability.start(deps);
-    this.started.push({ name: capability.name, stop: (budget) => running.stop(budget), health: running.health ? () => running.health!() : undefined });
+    this.started.push({
+      name: capability.name,
+      stop: (budget) => running.stop(budget),
+      health: running.health ? () => running.health!() : undefined,
+    });
     return running.api;
   }
 
@@ -100,7 +104,8 @@ export class Lifecycle {
       const stopping = Promise.resolve()
         .then(() => entry.stop(budget))
         .catch((err: unknown) => this.options.log.warn({ err, capability: entry.name }, 'stop failed'));
-      if (!(await settlesWithin(stopping, budget.left()))) this.options.log.warn({ capability: entry.name }, 'did not stop within the shutdown budget');
+      if (!(await settlesWithin(stopping, budget.left())))
+        this.options.log.warn({ capability: entry.name }, 'did not stop within the shutdown budget');
     }
   }
 }

@@ -12,7 +12,12 @@ const DEFAULT_PERSONA =
 export function readPersona(personaFile: string | undefined, log: Logger): string {
   if (!personaFile) return DEFAULT_PERSONA;
   try {
-    return readFileSync(personaFile.startsWith('~/') ? path.join(homedir(), personaFile.slice(2)) : path.resolve(personaFile), 'utf8').trim() || DEFAULT_PERSONA;
+    return (
+      readFileSync(
+        personaFile.startsWith('~/') ? path.join(homedir(), personaFile.slice(2)) : path.resolve(personaFile),
+        'utf8',
+      ).trim() || DEFAULT_PERSONA
+    );
   } catch (err) {
     log.warn({ err }, 'persona file unreadable; using the built-in persona');
     return DEFAULT_PERSONA;

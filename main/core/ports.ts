@@ -208,7 +208,11 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
    * False when this model or provider cannot: the change applies from the next session. `vocabulary`
    * (transcription names) is never sent mid-session: it is taken for the next socket's setup.
    */
-  updateContext?(update: { systemInstruction?: string; tools?: ToolDeclaration[]; vocabulary?: readonly string[] }): boolean;
+  updateContext?(update: {
+    systemInstruction?: string;
+    tools?: ToolDeclaration[];
+    vocabulary?: readonly string[];
+  }): boolean;
   /**
    * A handle a later session of this call may resume from (`LiveModelConnectOptions.resumeHandle`),
    * or null when none is safe (none issued, or the model spoke after the latest). Gemini only.

@@ -15,10 +15,16 @@ export function installLastResortHandlers(logger: Logger): void {
   const log = logger.child({ module: 'process' });
   process.on('unhandledRejection', (reason) => {
     faultCounts.unhandled_rejections++;
-    log.error({ err: reason, count: faultCounts.unhandled_rejections }, 'unhandled promise rejection (kept running; counted in /health)');
+    log.error(
+      { err: reason, count: faultCounts.unhandled_rejections },
+      'unhandled promise rejection (kept running; counted in /health)',
+    );
   });
   process.on('uncaughtException', (err, origin) => {
     faultCounts.uncaught_exceptions++;
-    log.error({ err, origin, count: faultCounts.uncaught_exceptions }, 'uncaught exception (kept running; counted in /health)');
+    log.error(
+      { err, origin, count: faultCounts.uncaught_exceptions },
+      'uncaught exception (kept running; counted in /health)',
+    );
   });
 }

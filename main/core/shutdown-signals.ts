@@ -15,7 +15,8 @@ export function handleShutdownSignals(onSignal: (signal: ShutdownSignal) => void
   let fired = false;
   const ours = (signal: NodeJS.Signals): void => {
     for (const s of SHUTDOWN_SIGNALS) {
-      for (const listener of process.listeners(s)) if (listener !== ours) process.removeListener(s, listener as (...args: unknown[]) => void);
+      for (const listener of process.listeners(s))
+        if (listener !== ours) process.removeListener(s, listener as (...args: unknown[]) => void);
     }
     if (fired) return;
     fired = true;

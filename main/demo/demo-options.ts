@@ -44,7 +44,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
@@ -75,13 +76,17 @@ export function parseDemoArgs(argv: string[], env: NodeJS.ProcessEnv): DemoOptio
       const near = nearestOption(typed);
       return usageError(`unknown option ${typed}${near ? ` (did you mean ${near}?)` : ''}`);
     }
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return usageError(`unexpected argument ${JSON.stringify(typed)} (the demo takes options only)`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      return usageError(`unexpected argument ${JSON.stringify(typed)} (the demo takes options only)`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return usageError(`${typed || 'an option'} needs a value`);
     return usageError((err as Error).message.split('.')[0]!);
   }
   if (values.help) return 'help';
   const port = Number(values.port ?? env.DISCORD_VOICE_LIVE_PORT ?? DEFAULT_DEMO_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`--port must be a port number, got ${JSON.stringify(values.port ?? env.DISCORD_VOICE_LIVE_PORT)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return usageError(
+      `--port must be a port number, got ${JSON.stringify(values.port ?? env.DISCORD_VOICE_LIVE_PORT)}`,
+    );
   // --provider wins, then the variable the demo's own banner names, then gemini.
   const provider = values.provider ?? (env.DISCORD_VOICE_LIVE_PROVIDER?.trim() || 'gemini');
   if (!isLiveProviderName(provider)) {

@@ -16,7 +16,11 @@ export function demoScene(room: boolean, once = false): Scene {
 }
 
 /** Says the scene's lines at their times; again and again with `repeat`. Errors go to `onError` (the demo goes on). */
-export function playScene(fakes: Pick<FakesChild, 'say'>, scene: Scene, options: { repeat: boolean; onError: (err: unknown) => void }): PlayingScene {
+export function playScene(
+  fakes: Pick<FakesChild, 'say'>,
+  scene: Scene,
+  options: { repeat: boolean; onError: (err: unknown) => void },
+): PlayingScene {
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   let resolvePlayed: () => void = () => undefined;
@@ -62,5 +66,8 @@ export async function enterRoom(fakes: Pick<FakesChild, 'join' | 'slash'>): Prom
   await fakes.join('teammate');
   await fakes.join('guest');
   const answer = await fakes.slash('guest', 'optout');
-  return [`${CAST.teammate.name} and ${CAST.guest.name} joined the voice channel; the bot posted its consent notice in the channel's chat.`, `${CAST.guest.name} typed /optout. The bot answered him: ${answer}`];
+  return [
+    `${CAST.teammate.name} and ${CAST.guest.name} joined the voice channel; the bot posted its consent notice in the channel's chat.`,
+    `${CAST.guest.name} typed /optout. The bot answered him: ${answer}`,
+  ];
 }

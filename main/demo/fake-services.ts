@@ -4,7 +4,14 @@
 // (fakes-process.ts), so the demo's own process holds the core alone.
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.ts';
 import { KNOWN_LIVE_MODELS, startFakeGemini, type AutoReplyOptions, type FakeGemini } from '../fakes/gemini/index.ts';
-import { KNOWN_GPT_LIVE_MODELS, KNOWN_REALTIME_MODELS, startFakeOpenAILive, startFakeOpenAIRealtime, type FakeOpenAILive, type FakeOpenAIRealtime } from '../fakes/openai/index.ts';
+import {
+  KNOWN_GPT_LIVE_MODELS,
+  KNOWN_REALTIME_MODELS,
+  startFakeOpenAILive,
+  startFakeOpenAIRealtime,
+  type FakeOpenAILive,
+  type FakeOpenAIRealtime,
+} from '../fakes/openai/index.ts';
 import { KNOWN_XAI_MODELS, startFakeXai, type FakeXai } from '../fakes/xai/server.ts';
 import { answerAbout } from '../fakes/shared/model-answers.ts';
 import { SpeechScript, type ScriptedListening } from '../fakes/shared/scripted-speech.ts';
@@ -20,7 +27,8 @@ export const DEMO_MODEL_REPLY = 'Hi! I can hear you clearly. This whole call is 
 export function scriptedListening(script: SpeechScript): Required<ScriptedListening> {
   const unscripted = / ms of speech\)$/;
   return {
-    transcribe: (pcm, rate) => script.transcribe(pcm, rate) || `(${Math.round((pcm.length / rate) * 1000)} ms of speech)`,
+    transcribe: (pcm, rate) =>
+      script.transcribe(pcm, rate) || `(${Math.round((pcm.length / rate) * 1000)} ms of speech)`,
     stream: (rate) => script.streaming(rate),
     answer: (heard) => (unscripted.test(heard) ? DEMO_MODEL_REPLY : answerAbout(heard)),
   };
@@ -100,7 +108,10 @@ export function speechLikeSignal(seconds: number, amplitude = 6000): Int16Array 
 }
 
 export async function startFakeServices(options: FakeServicesOptions = {}): Promise<FakeServices> {
-  const discord = await startFakeDiscord({ ownerInVoice: true, ...(options.trustCertificates === false ? { trustCertificates: false } : {}) });
+  const discord = await startFakeDiscord({
+    ownerInVoice: true,
+    ...(options.trustCertificates === false ? { trustCertificates: false } : {}),
+  });
   const script = new SpeechScript();
   const autoReply = options.autoReply ?? { ...scriptedListening(script), toneMs: 1800 };
   const gemini = await startFakeGemini({
@@ -109,7 +120,15 @@ export async function startFakeServices(options: FakeServicesOptions = {}): Prom
     ...(options.bargeInRms !== undefined ? { bargeInRms: options.bargeInRms } : {}),
   });
   // The same answers from every provider's fake (a scripted transcript, or the fixed one given).
-  const sameReply = autoReply ? { transcript: autoReply.transcript, inputTranscript: autoReply.inputTranscript, transcribe: autoReply.transcribe, answer: autoReply.answer, toneMs: autoReply.toneMs } : false;
+  const sameReply = autoReply
+    ? {
+        transcript: autoReply.transcript,
+        inputTranscript: autoReply.inputTranscript,
+        transcribe: autoReply.transcribe,
+        answer: autoReply.answer,
+        toneMs: autoReply.toneMs,
+      }
+    : false;
   const openai = await startFakeOpenAIRealtime({ autoReply: sameReply });
   const openaiLive = await startFakeOpenAILive({ autoReply: sameReply });
   const xai = await startFakeXai({ autoReply: sameReply });

@@ -28,11 +28,15 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 export async function startFakesChild(): Promise<FakesChild> {
   // The sibling module as this one was loaded: fakes-process.js when compiled (dist/), .ts from source.
-  const child: ChildProcess = fork(new URL(`./fakes-process${path.extname(import.meta.filename)}`, import.meta.url), [], {
-    // Not the parent's flags (--inspect and the like): the child is a plain Node process.
-    execArgv: [],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child: ChildProcess = fork(
+    new URL(`./fakes-process${path.extname(import.meta.filename)}`, import.meta.url),
+    [],
+    {
+      // Not the parent's flags (--inspect and the like): the child is a plain Node process.
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const pending = new Map<number, { resolve: (answer: string) => void; reject: (err: Error) => void }>();
   let nextId = 1;
   let exited = false;
@@ -48,7 +52,10 @@ export async function startFakesChild(): Promise<FakesChild> {
   );
 
   const info = await new Promise<FakeServicesInfo>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the fakes process did not start within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the fakes process did not start within ${READY_TIMEOUT_MS / 1000} s`)),
+      READY_TIMEOUT_MS,
+    );
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the fakes process exited (${code}) before it was ready`));

@@ -8,7 +8,7 @@ import { ToFakesSchema, type FromFakes, type ToFakes } from './fakes-protocol.ts
 const send = (message: FromFakes) => process.send?.(message);
 
 if (!process.send) {
-  process.stderr.write('fakes-process.ts runs as the demo\'s child process (live-voice-bridge demo)\n');
+  process.stderr.write("fakes-process.ts runs as the demo's child process (live-voice-bridge demo)\n");
   process.exit(2);
 }
 
@@ -43,7 +43,8 @@ async function join(services: FakeServices, userId: string): Promise<void> {
   const before = discord.dave()?.counters.transitions ?? 0;
   discord.userJoinVoice(userId);
   const until = Date.now() + JOIN_SETTLE_MS;
-  while (discord.dave() && discord.dave()!.counters.transitions <= before && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (discord.dave() && discord.dave()!.counters.transitions <= before && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** A person types a slash command once the bot has registered it; resolves with the bot's answer. */

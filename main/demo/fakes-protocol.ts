@@ -31,9 +31,19 @@ export type FromFakes = z.infer<typeof FromFakesSchema>;
 /** What a simulated person does in the fake Discord (`slash`: types a slash command, and waits for the bot's answer). */
 export const ToFakesSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('speak'), id: z.number().int(), seconds: z.number().positive().max(30) }),
-  z.object({ type: z.literal('say'), id: z.number().int(), who: z.enum(PERSON_KEYS), text: z.string().min(1).max(300) }),
+  z.object({
+    type: z.literal('say'),
+    id: z.number().int(),
+    who: z.enum(PERSON_KEYS),
+    text: z.string().min(1).max(300),
+  }),
   z.object({ type: z.literal('join'), id: z.number().int(), who: z.enum(PERSON_KEYS) }),
-  z.object({ type: z.literal('slash'), id: z.number().int(), who: z.enum(PERSON_KEYS), command: z.enum(['optout', 'optin']) }),
+  z.object({
+    type: z.literal('slash'),
+    id: z.number().int(),
+    who: z.enum(PERSON_KEYS),
+    command: z.enum(['optout', 'optin']),
+  }),
   z.object({ type: z.literal('close') }),
 ]);
 export type ToFakes = z.infer<typeof ToFakesSchema>;

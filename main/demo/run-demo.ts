@@ -32,7 +32,14 @@ function formatNote(note: NoteEvent): string {
   const time = clockTime(note.ts * 1000);
   // A `say` note is one request: `asked` (a message the model answers) or `announce` (words it says).
   const said = note.speaker?.endsWith('· message') ? 'asked' : 'announce';
-  const who = note.kind === 'output_transcript' ? 'model' : note.kind === 'input_transcript' ? (note.speaker_name ?? 'owner') : note.kind === 'say' ? said : note.kind;
+  const who =
+    note.kind === 'output_transcript'
+      ? 'model'
+      : note.kind === 'input_transcript'
+        ? (note.speaker_name ?? 'owner')
+        : note.kind === 'say'
+          ? said
+          : note.kind;
   return `[${time}] ${who.padEnd(8)} ${note.text}`;
 }
 
@@ -52,7 +59,13 @@ export function cliShimDir(projectRoot: string): string | null {
 }
 
 /** Lines that work against this demo when pasted into another terminal, exactly as printed. */
-export function pasteLines(facts: { projectRoot: string; nodeBinDir: string | null; shimDir?: string | null; port: number; tokenFile: string }): string[] {
+export function pasteLines(facts: {
+  projectRoot: string;
+  nodeBinDir: string | null;
+  shimDir?: string | null;
+  port: number;
+  tokenFile: string;
+}): string[] {
   const lines = [`cd ${shellWord(facts.projectRoot)}`];
   const onPath = [facts.shimDir, facts.nodeBinDir].filter((dir): dir is string => Boolean(dir));
   if (onPath.length) lines.push(`export PATH=${onPath.map(shellWord).join(':')}:"$PATH"`);
@@ -161,7 +174,11 @@ const NO_CALL = new Set(['idle', 'stopping', 'stopped']);
  * The scripted people, who speak only into a call: after a Leave (the CLI, the dashboard) the demo
  * says once that they wait for a join, instead of an error at every line until the next one.
  */
-function speakersInCall(fakes: FakesChild, core: CoreOnFakes['core'], out: (line: string) => void): Pick<FakesChild, 'say'> {
+function speakersInCall(
+  fakes: FakesChild,
+  core: CoreOnFakes['core'],
+  out: (line: string) => void,
+): Pick<FakesChild, 'say'> {
   let waiting = false;
   return {
     say(who, text) {
@@ -169,7 +186,10 @@ function speakersInCall(fakes: FakesChild, core: CoreOnFakes['core'], out: (line
         waiting = false;
         return fakes.say(who, text);
       }
-      if (!waiting) out(`[${clockTime(Date.now())}] demo     no call: the simulated people wait until you join again (live-voice-bridge join, or Join voice on the dashboard)`);
+      if (!waiting)
+        out(
+          `[${clockTime(Date.now())}] demo     no call: the simulated people wait until you join again (live-voice-bridge join, or Join voice on the dashboard)`,
+        );
       waiting = true;
       return Promise.resolve();
     },
@@ -182,10 +202,17 @@ function errorText(error: unknown): string {
 }
 
 /** --once: the scene was played and the model answered its last line in time (false: it did not; a signal counts as done). */
-async function answeredInTime(scene: PlayingScene, transcript: Transcript, stopRequested: Promise<string>): Promise<boolean> {
+async function answeredInTime(
+  scene: PlayingScene,
+  transcript: Transcript,
+  stopRequested: Promise<string>,
+): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const answered = scene.playedOnce.then(() =>
-    Promise.race([transcript.nextReply().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ONCE_REPLY_TIMEOUT_MS).unref()))]),
+    Promise.race([
+      transcript.nextReply().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ONCE_REPLY_TIMEOUT_MS).unref())),
+    ]),
   );
   try {
     return await Promise.race([answered, stopRequested.then(() => true)]);
@@ -196,11 +223,17 @@ async function answeredInTime(scene: PlayingScene, transcript: Transcript, stopR
 
 /** The core's extra settings for the room: all three may be heard (consent decides), captions on. */
 function roomEnv(info: FakeServicesInfo): Record<string, string> {
-  return { DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: info.people.map((p) => p.id).join(','), DISCORD_VOICE_LIVE_CAPTIONS: 'true' };
+  return {
+    DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: info.people.map((p) => p.id).join(','),
+    DISCORD_VOICE_LIVE_CAPTIONS: 'true',
+  };
 }
 
 function whoSpeaks(options: DemoOptions): string[] {
-  if (!options.room) return [`${CAST.owner.name}, the fake owner, says a scripted line every 9 s; the fake model transcribes it and answers from its words. Ctrl-C ends the demo.`];
+  if (!options.room)
+    return [
+      `${CAST.owner.name}, the fake owner, says a scripted line every 9 s; the fake model transcribes it and answers from its words. Ctrl-C ends the demo.`,
+    ];
   return [
     `A room of three: ${CAST.owner.name} (the owner), ${CAST.teammate.name} (who talks over her once) and ${CAST.guest.name}, a guest who opts out,`,
     `so his words never reach the model or the notes. The dashboard's Room card shows who is heard; live captions go to`,
@@ -249,7 +282,9 @@ export async function runDemo(argv: string[]): Promise<number> {
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      err(`demo: port ${options.port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh`);
+      err(
+        `demo: port ${options.port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh`,
+      );
       return 2;
     }
     const { core } = started;
@@ -268,8 +303,16 @@ export async function runDemo(argv: string[]): Promise<number> {
     if (options.room) for (const line of await enterRoom(fakes)) out(`[${clockTime(Date.now())}] demo     ${line}`);
 
     // At the end the fakes go away under a line being said: nothing to report then.
-    const onError = (error: unknown) => void (!finishing && stop.trigger() === undefined && err(`demo: a simulated person could not speak: ${errorText(error)}`));
-    scene = playScene(speakersInCall(fakes, core, out), demoScene(options.room, options.once), { repeat: !options.once, onError });
+    const onError = (error: unknown) =>
+      void (
+        !finishing &&
+        stop.trigger() === undefined &&
+        err(`demo: a simulated person could not speak: ${errorText(error)}`)
+      );
+    scene = playScene(speakersInCall(fakes, core, out), demoScene(options.room, options.once), {
+      repeat: !options.once,
+      onError,
+    });
     if (!options.once) await stop.requested;
     else if (!(await answeredInTime(scene, transcript, stop.requested))) {
       err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);
@@ -293,16 +336,24 @@ export async function runDemo(argv: string[]): Promise<number> {
 }
 
 /** The call is up: where things run, the dashboard link and the lines to paste. */
-function printBanner(out: (line: string) => void, facts: { core: CoreOnFakes['core']; fakes: FakesChild; options: DemoOptions }): void {
+function printBanner(
+  out: (line: string) => void,
+  facts: { core: CoreOnFakes['core']; fakes: FakesChild; options: DemoOptions },
+): void {
   const { core, fakes, options } = facts;
   const sidecarPort = Number(new URL(core.sidecarUrl).port);
   const projectRoot = findAppRoot();
   // The machine's own node may be older than the project needs: when this Node is the one the
   // Quick start put in .tools/, the pasted lines put it first on PATH too.
   const toolsNode = path.join(projectRoot, '.tools', 'node22', 'bin', 'node');
-  const nodeBinDir = existsSync(toolsNode) && realpathSync(toolsNode) === realpathSync(process.execPath) ? path.dirname(toolsNode) : null;
+  const nodeBinDir =
+    existsSync(toolsNode) && realpathSync(toolsNode) === realpathSync(process.execPath)
+      ? path.dirname(toolsNode)
+      : null;
   out('');
-  out(`The call is up: fake Discord, fake Gemini, fake OpenAI Realtime and fake GPT-Live run in process ${fakes.pid}; this process (${process.pid}) is the core.`);
+  out(
+    `The call is up: fake Discord, fake Gemini, fake OpenAI Realtime and fake GPT-Live run in process ${fakes.pid}; this process (${process.pid}) is the core.`,
+  );
   out(`Live model: ${options.provider} (switch per call: DISCORD_VOICE_LIVE_PROVIDER or the dashboard settings).`);
   out('');
   out('Dashboard (a one-time login link):');
@@ -310,7 +361,8 @@ function printBanner(out: (line: string) => void, facts: { core: CoreOnFakes['co
   out('');
   out('In another terminal, paste:');
   const shimDir = cliShimDir(projectRoot);
-  for (const line of pasteLines({ projectRoot, nodeBinDir, shimDir, port: sidecarPort, tokenFile: core.tokenFile })) out(`  ${line}`);
+  for (const line of pasteLines({ projectRoot, nodeBinDir, shimDir, port: sidecarPort, tokenFile: core.tokenFile }))
+    out(`  ${line}`);
   out(`  ${shimDir ? '' : 'npx '}live-voice-bridge dashboard      # a fresh login link, when the one above was used`);
   out('');
 }

@@ -19,11 +19,17 @@ import type { FakeGemini } from '../fakes/gemini/index.ts';
 import type { FakeOpenAILive, FakeOpenAIRealtime } from '../fakes/openai/index.ts';
 import type { FakeXai } from '../fakes/xai/server.ts';
 import type { LiveProviderName } from '../core/config/index.ts';
-import { startFakeServices, type FakeServices, type FakeServicesInfo, type FakeServicesOptions } from './fake-services.ts';
+import {
+  startFakeServices,
+  type FakeServices,
+  type FakeServicesInfo,
+  type FakeServicesOptions,
+} from './fake-services.ts';
 
 export { DEMO_MODEL_REPLY, speechLikeSignal } from './fake-services.ts';
 
-export interface SimulatedCallOptions extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms' | 'geminiValidKeys' | 'nicknames'> {}
+export interface SimulatedCallOptions
+  extends CoreOnFakesOptions, Pick<FakeServicesOptions, 'autoReply' | 'bargeInRms' | 'geminiValidKeys' | 'nicknames'> {}
 
 export interface SimulatedCall {
   discord: FakeDiscord;
@@ -94,7 +100,11 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
     ...options.env,
   };
   // As headless: secrets typed on /setup go to the owner-only settings file.
-  const settingsStore = createConfSettingsStore({ dir: path.join(home, 'voice-users'), env, vault: privateFileVault() });
+  const settingsStore = createConfSettingsStore({
+    dir: path.join(home, 'voice-users'),
+    env,
+    vault: privateFileVault(),
+  });
   const load = async () => {
     const config = loadConfig({ env, settings: await settingsStore.configValues() });
     // Port 0 (the default): an ephemeral port, so tests and benchmarks never collide with a running app.
@@ -102,12 +112,20 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
     return config;
   };
   const config = await load();
-  const logger: Logger = options.logLevel ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText, ...options.logFormat }) : silentLogger();
+  const logger: Logger = options.logLevel
+    ? createLogger({ level: options.logLevel, secrets: config.secretValues, redactText, ...options.logFormat })
+    : silentLogger();
   // "Restart now" works here as in headless: a new core with the saved settings, sign-ins kept.
   const sessions = new DashboardSessions();
   let running: RestartableCore<CoreHandle>;
   try {
-    running = await startRestartableCore({ initial: config, load, start: (next, restart, lastRestart) => startCore({ config: next, logger, settingsStore, restart, lastRestart, sessions }), onFailed: (err) => logger.error({ err }, 'restart failed') });
+    running = await startRestartableCore({
+      initial: config,
+      load,
+      start: (next, restart, lastRestart) =>
+        startCore({ config: next, logger, settingsStore, restart, lastRestart, sessions }),
+      onFailed: (err) => logger.error({ err }, 'restart failed'),
+    });
   } catch (err) {
     rmSync(home, { recursive: true, force: true });
     throw err;
@@ -129,7 +147,12 @@ export async function startCoreOnFakes(info: FakeServicesInfo, options: CoreOnFa
 }
 
 export async function startSimulatedCall(options: SimulatedCallOptions = {}): Promise<SimulatedCall> {
-  const fakes = await startFakeServices({ autoReply: options.autoReply, bargeInRms: options.bargeInRms, geminiValidKeys: options.geminiValidKeys, nicknames: options.nicknames });
+  const fakes = await startFakeServices({
+    autoReply: options.autoReply,
+    bargeInRms: options.bargeInRms,
+    geminiValidKeys: options.geminiValidKeys,
+    nicknames: options.nicknames,
+  });
   let started: CoreOnFakes;
   try {
     started = await startCoreOnFakes(fakes.info, options);

@@ -17,7 +17,13 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const stampFile = path.join(root, 'dist', '.core-build-stamp');
 /** What the compiled output depends on besides main/**: the compiler settings and the compiler. */
-const CONFIG_FILES = ['tsconfig.base.json', 'tsconfig.build.json', 'main/app/tsconfig.json', 'main/app/tsconfig.build.json', 'node_modules/typescript/package.json'];
+const CONFIG_FILES = [
+  'tsconfig.base.json',
+  'tsconfig.build.json',
+  'main/app/tsconfig.json',
+  'main/app/tsconfig.build.json',
+  'node_modules/typescript/package.json',
+];
 const SOURCE_DIRS = ['main', 'renderer', 'preload'];
 /**
  * The core (main/** → dist/main) and the dashboard's scripts (renderer/** → dist/renderer, which the

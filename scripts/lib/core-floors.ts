@@ -5,7 +5,18 @@
 // rule fires and that the tree has no import up a floor and no cycle.
 export const CORE_FLOORS: readonly (readonly string[])[] = [
   // 0: contracts, pure helpers and the logger: no imports inside main/core.
-  ['api-types.ts', 'contracts', 'core-node-flags.ts', 'faults.ts', 'input-errors.ts', 'private-dir.ts', 'persona.ts', 'shutdown-signals.ts', 'idle-memory-trim.ts', 'log'],
+  [
+    'api-types.ts',
+    'contracts',
+    'core-node-flags.ts',
+    'faults.ts',
+    'input-errors.ts',
+    'private-dir.ts',
+    'persona.ts',
+    'shutdown-signals.ts',
+    'idle-memory-trim.ts',
+    'log',
+  ],
   // 1: the seams (ports.ts), the event fan-out, the embedded database (store) and the provider
   // declarations (data every floor reads), on the contracts.
   ['ports.ts', 'event-hub.ts', 'health-verdict.ts', 'process-guard.ts', 'store', 'providers'],

@@ -40,12 +40,19 @@ function runAndExit(file, args, env) {
   });
 }
 
-const minimum = /(\d+\.\d+\.\d+)/.exec(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node)[1];
+const minimum = /(\d+\.\d+\.\d+)/.exec(
+  JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node,
+)[1];
 if (olderThan(process.versions.node, minimum)) {
   const projectNode = path.join(root, '.tools', 'node22', 'bin', 'node');
   if (existsSync(projectNode) && process.env.LVB_NODE_HANDOVER !== '1') {
-    process.stderr.write(`==> this terminal's node is ${process.version} (older than ${minimum}): running on the Node the Quick start installed, ${path.relative(root, projectNode)}\n`);
-    runAndExit(projectNode, [fileURLToPath(import.meta.url), command, ...rest], { ...process.env, LVB_NODE_HANDOVER: '1' });
+    process.stderr.write(
+      `==> this terminal's node is ${process.version} (older than ${minimum}): running on the Node the Quick start installed, ${path.relative(root, projectNode)}\n`,
+    );
+    runAndExit(projectNode, [fileURLToPath(import.meta.url), command, ...rest], {
+      ...process.env,
+      LVB_NODE_HANDOVER: '1',
+    });
   } else {
     process.stderr.write(
       `npm run ${command} needs Node >= ${minimum}; this terminal's node is ${process.version}, on which the core would fall back to the slow WASM Opus codec.\n` +

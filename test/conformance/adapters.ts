@@ -9,7 +9,12 @@ import { createXaiProvider } from '../../main/core/model/xai/provider.ts';
 import type { LiveModelProvider } from '../../main/core/ports.ts';
 import { startFakeXai } from '../../main/fakes/xai/server.ts';
 import { startFakeGemini, type FakeGeminiConnection } from '../../main/fakes/gemini/index.ts';
-import { startFakeOpenAILive, startFakeOpenAIRealtime, type FakeLiveConnection, type FakeRealtimeConnection } from '../../main/fakes/openai/index.ts';
+import {
+  startFakeOpenAILive,
+  startFakeOpenAIRealtime,
+  type FakeLiveConnection,
+  type FakeRealtimeConnection,
+} from '../../main/fakes/openai/index.ts';
 
 /** A provider of the registry (main/core/providers/index.ts). */
 export type ProviderName = string;
@@ -23,7 +28,10 @@ export interface ScriptedReply {
 }
 
 /** Replies a fake connection began, and how many had sent their first audio (the shared base records both). */
-function repliesOf(c: { readonly replyTimings: readonly { firstAudioAt: number | null }[] }): { started: number; spoken: number } {
+function repliesOf(c: { readonly replyTimings: readonly { firstAudioAt: number | null }[] }): {
+  started: number;
+  spoken: number;
+} {
   return { started: c.replyTimings.length, spoken: c.replyTimings.filter((t) => t.firstAudioAt !== null).length };
 }
 
@@ -83,19 +91,46 @@ export interface ProviderAdapter {
 function geminiControls(c: FakeGeminiConnection, conversation: () => string[]): FakeConnectionControls {
   return {
     inputRate: 16_000,
-    reply: (s) => c.reply({ transcript: s.transcript, toneMs: s.toneMs, paceMs: s.paceMs, ...(s.complete === false ? { complete: false } : {}) }),
+    reply: (s) =>
+      c.reply({
+        transcript: s.transcript,
+        toneMs: s.toneMs,
+        paceMs: s.paceMs,
+        ...(s.complete === false ? { complete: false } : {}),
+      }),
     toolCall: async (name, args) => (await c.toolCall([{ name, args }]))[0]?.response,
-    serverTurnEvent: (kind) => (kind === 'interrupted' ? c.send({ serverContent: { interrupted: true } }) : c.turnComplete()),
+    serverTurnEvent: (kind) =>
+      kind === 'interrupted' ? c.send({ serverContent: { interrupted: true } }) : c.turnComplete(),
     inputPcm: () => c.inputPcm(),
-    injectedTexts: () => [...c.texts, ...c.clientContents.flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n')))],
-    contextNotes: () => c.clientContents.filter((content) => content.turnComplete === false).flatMap((content) => ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) => (t.parts ?? []).map((p) => p.text ?? '').join('\n'))),
+    injectedTexts: () => [
+      ...c.texts,
+      ...c.clientContents.flatMap((content) =>
+        ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) =>
+          (t.parts ?? []).map((p) => p.text ?? '').join('\n'),
+        ),
+      ),
+    ],
+    contextNotes: () =>
+      c.clientContents
+        .filter((content) => content.turnComplete === false)
+        .flatMap((content) =>
+          ((content.turns as { parts?: { text?: string }[] }[] | undefined) ?? []).map((t) =>
+            (t.parts ?? []).map((p) => p.text ?? '').join('\n'),
+          ),
+        ),
     replyRequests: () => c.texts.length + c.clientContents.filter((content) => content.turnComplete === true).length,
     replies: () => repliesOf(c),
     frames: () => c.frames.length,
     systemInstruction: () => JSON.stringify(c.setup?.systemInstruction ?? ''),
-    declaredTools: () => ((c.setup?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
+    declaredTools: () =>
+      ((c.setup?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) =>
+        (t.functionDeclarations ?? []).map((f) => f.name),
+      ),
     conversation,
-    rejections: () => (c.closedBy === 'server' && c.closeCode !== 1000 && c.closeCode !== 1006 ? [`${c.closeCode} ${c.closeReason}`] : []),
+    rejections: () =>
+      c.closedBy === 'server' && c.closeCode !== 1000 && c.closeCode !== 1006
+        ? [`${c.closeCode} ${c.closeReason}`]
+        : [],
     drop: () => c.drop(),
     endSession: () => c.goAway(200),
     sendOdd: (kind) => {
@@ -116,7 +151,9 @@ export const geminiAdapter: ProviderAdapter = {
   async start(options) {
     const fake = await startFakeGemini({
       validKeys: options.validKeys,
-      autoReply: options.autoReply ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 } : false,
+      autoReply: options.autoReply
+        ? { transcript: 'Hello from the fake model.', inputTranscript: 'hello model', toneMs: 400 }
+        : false,
     });
     return {
       knownModel: 'gemini-3.8-live',
@@ -133,7 +170,9 @@ export const geminiAdapter: ProviderAdapter = {
         }),
       async connection(n) {
         const c = await fake.connection(n);
-        return geminiControls(c, () => (c.sessionId ? (fake.sessions.get(c.sessionId)?.history ?? []).map((h) => `${h.role}: ${h.text}`) : []));
+        return geminiControls(c, () =>
+          c.sessionId ? (fake.sessions.get(c.sessionId)?.history ?? []).map((h) => `${h.role}: ${h.text}`) : [],
+        );
       },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
@@ -149,7 +188,17 @@ type OpenAIFakeConnection = FakeRealtimeConnection | FakeLiveConnection;
 function openaiControls(
   c: OpenAIFakeConnection,
   events: 'response' | 'session',
-  own: Pick<FakeConnectionControls, 'inputRate' | 'injectedTexts' | 'contextNotes' | 'replyRequests' | 'frames' | 'systemInstruction' | 'declaredTools' | 'conversation'>,
+  own: Pick<
+    FakeConnectionControls,
+    | 'inputRate'
+    | 'injectedTexts'
+    | 'contextNotes'
+    | 'replyRequests'
+    | 'frames'
+    | 'systemInstruction'
+    | 'declaredTools'
+    | 'conversation'
+  >,
 ): FakeConnectionControls {
   return {
     ...own,
@@ -189,7 +238,10 @@ const openaiProviderBase = (o: Parameters<FakeService['provider']>[0], model: st
 export const openaiRealtimeAdapter: ProviderAdapter = {
   name: 'openai-realtime',
   async start(options) {
-    const fake = await startFakeOpenAIRealtime({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
+    const fake = await startFakeOpenAIRealtime({
+      validKeys: options.validKeys,
+      autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false,
+    });
     return {
       knownModel: 'gpt-realtime-2.1',
       provider: (o) => createOpenAIRealtimeProvider(openaiProviderBase(o, 'gpt-realtime-2.1', fake.url)),
@@ -197,7 +249,10 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
         const c = await fake.connection(n);
         return openaiControls(c, 'response', {
           inputRate: 24_000,
-          injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]').map((i) => i.text),
+          injectedTexts: () =>
+            c.items
+              .filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message' && i.text !== '[image]')
+              .map((i) => i.text),
           contextNotes: () => c.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text),
           replyRequests: () => c.received.filter((e) => e.type === 'response.create').length,
           frames: () => c.items.filter((i) => i.text === '[image]').length,
@@ -216,10 +271,14 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
 export const openaiLiveAdapter: ProviderAdapter = {
   name: 'openai-live',
   async start(options) {
-    const fake = await startFakeOpenAILive({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
+    const fake = await startFakeOpenAILive({
+      validKeys: options.validKeys,
+      autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false,
+    });
     return {
       knownModel: 'gpt-live-1.1',
-      provider: (o) => createOpenAILiveProvider({ ...openaiProviderBase(o, 'gpt-live-1.1', fake.url), toolReplyWaitMs: 300 }),
+      provider: (o) =>
+        createOpenAILiveProvider({ ...openaiProviderBase(o, 'gpt-live-1.1', fake.url), toolReplyWaitMs: 300 }),
       connection: async (n) => {
         const c = await fake.connection(n);
         return openaiControls(c, 'session', {
@@ -229,7 +288,10 @@ export const openaiLiveAdapter: ProviderAdapter = {
           replyRequests: () => c.responseCreates,
           frames: () => 0,
           systemInstruction: () => String(c.session?.instructions ?? ''),
-          declaredTools: () => (c.session?.delegation?.type === 'responses' ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type)) : []),
+          declaredTools: () =>
+            c.session?.delegation?.type === 'responses'
+              ? (c.session.delegation.responses.tools ?? []).map((t) => ('name' in t ? String(t.name) : t.type))
+              : [],
           conversation: () => c.conversation(),
         });
       },
@@ -245,24 +307,34 @@ export const xaiAdapter: ProviderAdapter = {
   name: 'xai',
   notApplicable: {
     'barge-in-truncate': 'xAI has no conversation.item.truncate among its client events; a barge-in is response.cancel',
-    'frame-sent': 'xAI takes no image content (text and audio only): sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
-    'frame-rate-limited': 'xAI takes no image content: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
-    'usage-reported': 'xAI bills per minute of connection; the estimate uses the connected time (no usage message of minutes)',
+    'frame-sent':
+      'xAI takes no image content (text and audio only): sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
+    'frame-rate-limited':
+      'xAI takes no image content: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
+    'usage-reported':
+      'xAI bills per minute of connection; the estimate uses the connected time (no usage message of minutes)',
     'barge-in-then-drop': 'the service reports the interruption itself (speech_started), not the client',
     'text-after-silent-tool': 'the service ends every response.create with response.done',
     'turn-order': 'the service sends no interrupted/turn-end messages a test could reorder, as OpenAI Realtime',
   },
   async start(options) {
-    const fake = await startFakeXai({ validKeys: options.validKeys, autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false });
+    const fake = await startFakeXai({
+      validKeys: options.validKeys,
+      autoReply: options.autoReply ? OPENAI_AUTO_REPLY : false,
+    });
     return {
       knownModel: 'grok-voice-think-fast-1.0',
-      provider: (o) => createXaiProvider({ ...openaiProviderBase(o, 'grok-voice-think-fast-1.0', fake.url), voice: 'Ara' }),
+      provider: (o) =>
+        createXaiProvider({ ...openaiProviderBase(o, 'grok-voice-think-fast-1.0', fake.url), voice: 'Ara' }),
       connection: async (n) => {
         const c = await fake.connection(n);
         return openaiControls(c, 'response', {
           // The fake's engine keeps the input at 24 kHz (it takes 16 kHz from our client and interpolates).
           inputRate: 24_000,
-          injectedTexts: () => c.items.filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message').map((i) => i.text),
+          injectedTexts: () =>
+            c.items
+              .filter((i) => i.source === 'client' && i.role === 'user' && i.type === 'message')
+              .map((i) => i.text),
           contextNotes: () => c.items.filter((i) => i.source === 'client' && i.role === 'system').map((i) => i.text),
           replyRequests: () => c.received.filter((e) => e.type === 'response.create').length,
           frames: () => 0,
@@ -278,4 +350,9 @@ export const xaiAdapter: ProviderAdapter = {
   },
 };
 
-export const ADAPTERS: readonly ProviderAdapter[] = [geminiAdapter, openaiRealtimeAdapter, openaiLiveAdapter, xaiAdapter];
+export const ADAPTERS: readonly ProviderAdapter[] = [
+  geminiAdapter,
+  openaiRealtimeAdapter,
+  openaiLiveAdapter,
+  xaiAdapter,
+];

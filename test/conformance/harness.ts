@@ -71,7 +71,13 @@ export async function until(predicate: () => boolean, what: string, timeoutMs = 
   }
 }
 
-export const TOOLS = [{ name: 'lookup_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+export const TOOLS = [
+  {
+    name: 'lookup_weather',
+    description: 'Weather for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 export const PERSONA = 'You are the conformance persona.';
 
 /**

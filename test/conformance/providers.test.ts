@@ -9,13 +9,19 @@ import { defaultInjectedText } from '../../main/core/model/injected-text.ts';
 import { attachToolDispatcher } from '../../main/core/model/tool-dispatcher.ts';
 import type { LiveModelSession } from '../../main/core/ports.ts';
 import { defineTool, ToolRegistry } from '../../main/core/tools/registry.ts';
-import { ADAPTERS, type FakeConnectionControls, type FakeService, type ProviderAdapter, type ProviderName } from './adapters.ts';
+import {
+  ADAPTERS,
+  type FakeConnectionControls,
+  type FakeService,
+  type ProviderAdapter,
+  type ProviderName,
+} from './adapters.ts';
 import { captureLogger, fakeKey, pause, PERSONA, Recorder, speak, tone16k, TOOLS, until } from './harness.ts';
 
 /** Zero crossings per second / 2: the tone's frequency, whatever the sample rate. */
 function dominantHz(pcm: Int16Array, rate: number): number {
   let crossings = 0;
-  for (let i = 1; i < pcm.length; i++) if ((pcm[i - 1]! < 0) !== (pcm[i]! < 0)) crossings++;
+  for (let i = 1; i < pcm.length; i++) if (pcm[i - 1]! < 0 !== pcm[i]! < 0) crossings++;
   return crossings / 2 / (pcm.length / rate);
 }
 
@@ -41,9 +47,10 @@ interface Scenario {
   run(ctx: Ctx, adapter: ProviderAdapter): Promise<void>;
 }
 
-
 async function jpeg(width = 64, height = 48): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .jpeg()
+    .toBuffer();
 }
 
 /**
@@ -62,7 +69,11 @@ async function callGoesOn(fake: FakeService, session: LiveModelSession, rec: Rec
 }
 
 /** The model asks for a tool on the first socket, which then drops; resolves with the next one, connected. */
-async function toolCallThenDrop(fake: FakeService, session: LiveModelSession, rec: Recorder): Promise<FakeConnectionControls> {
+async function toolCallThenDrop(
+  fake: FakeService,
+  session: LiveModelSession,
+  rec: Recorder,
+): Promise<FakeConnectionControls> {
   const c0 = await fake.connection(0);
   void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
   await until(() => rec.toolCalls.length === 1, 'tool call');
@@ -76,7 +87,12 @@ async function toolCallThenDrop(fake: FakeService, session: LiveModelSession, re
  * Drops `c0` and runs `during` synchronously when the session notices (before the next socket is
  * up: what a client gets while no socket is open); resolves with the next socket, connected.
  */
-async function dropAndDuringTheGap(fake: FakeService, session: LiveModelSession, c0: FakeConnectionControls, during: () => void): Promise<FakeConnectionControls> {
+async function dropAndDuringTheGap(
+  fake: FakeService,
+  session: LiveModelSession,
+  c0: FakeConnectionControls,
+  during: () => void,
+): Promise<FakeConnectionControls> {
   const onState = (state: string): void => {
     if (state === 'connected') return;
     session.off('state', onState);
@@ -275,7 +291,11 @@ export const SCENARIOS: Scenario[] = [
       // beforeHandOver): a provider that ignores the delivery leaves the caller waiting it out.
       const settled: unknown[] = [];
       let asked = 0;
-      session.sendText('Your build finished.', { deadlineMs: 20_000, beforeHandOver: async () => (asked++, true), onSettled: (o) => settled.push(o) });
+      session.sendText('Your build finished.', {
+        deadlineMs: 20_000,
+        beforeHandOver: async () => (asked++, true),
+        onSettled: (o) => settled.push(o),
+      });
       await c.waitFor(() => c.injectedTexts().some((t) => t.includes('Your build finished.')), 'injected text');
       expect(asked).toBe(1);
       expect(settled).toEqual([{ delivered: true }]);
@@ -324,7 +344,9 @@ export const SCENARIOS: Scenario[] = [
       session.sendText('Tell me a one-line joke', { asMessage: true });
       await reply;
       await c.waitFor(() => c.injectedTexts().some((t) => t.includes('one-line joke')), 'texts');
-      expect(c.injectedTexts().filter((t) => t.includes('one-line joke'))).toEqual([`${defaultInjectedText('The build is green.')}\nTell me a one-line joke`]);
+      expect(c.injectedTexts().filter((t) => t.includes('one-line joke'))).toEqual([
+        `${defaultInjectedText('The build is green.')}\nTell me a one-line joke`,
+      ]);
     },
   },
   {
@@ -332,7 +354,9 @@ export const SCENARIOS: Scenario[] = [
     title: 'tools: a call reaches the client with its arguments; the result goes back by id',
     async run({ fake, session, rec }) {
       const c = await fake.connection(0);
-      session.on('toolCall', (call) => session.sendToolResult({ id: call.id, name: call.name, response: { result: { tempC: 21 } } }));
+      session.on('toolCall', (call) =>
+        session.sendToolResult({ id: call.id, name: call.name, response: { result: { tempC: 21 } } }),
+      );
       const response = await c.toolCall('lookup_weather', { city: 'Oslo' });
       expect(rec.toolCalls[0]).toMatchObject({ name: 'lookup_weather', args: { city: 'Oslo' } });
       expect(response).toEqual({ result: { tempC: 21 } });
@@ -344,8 +368,16 @@ export const SCENARIOS: Scenario[] = [
     title: 'tools: a failing tool returns an error the model can talk about',
     async run({ fake, session }) {
       const c = await fake.connection(0);
-      session.on('toolCall', (call) => session.sendToolResult({ id: call.id, name: call.name, response: { error: { code: 'tool_failed', message: 'weather service down' } } }));
-      expect(await c.toolCall('lookup_weather', { city: 'Oslo' })).toEqual({ error: { code: 'tool_failed', message: 'weather service down' } });
+      session.on('toolCall', (call) =>
+        session.sendToolResult({
+          id: call.id,
+          name: call.name,
+          response: { error: { code: 'tool_failed', message: 'weather service down' } },
+        }),
+      );
+      expect(await c.toolCall('lookup_weather', { city: 'Oslo' })).toEqual({
+        error: { code: 'tool_failed', message: 'weather service down' },
+      });
     },
   },
   {
@@ -353,7 +385,14 @@ export const SCENARIOS: Scenario[] = [
     title: 'tools: the shared registry and dispatcher run the call and answer it',
     async run({ fake, session }) {
       const c = await fake.connection(0);
-      const registry = new ToolRegistry().register(defineTool({ name: 'lookup_weather', description: 'd', args: z.object({ city: z.string() }), run: ({ city }) => ({ city, tempC: 7 }) }));
+      const registry = new ToolRegistry().register(
+        defineTool({
+          name: 'lookup_weather',
+          description: 'd',
+          args: z.object({ city: z.string() }),
+          run: ({ city }) => ({ city, tempC: 7 }),
+        }),
+      );
       const dispatcher = attachToolDispatcher(session, registry, { logger: pino({ level: 'silent' }) });
       expect(await c.toolCall('lookup_weather', { city: 'Bergen' })).toEqual({ result: { city: 'Bergen', tempC: 7 } });
       dispatcher.detach();
@@ -364,7 +403,9 @@ export const SCENARIOS: Scenario[] = [
     title: 'tools: arguments that fail the schema come back as invalid_args, the session lives on',
     async run({ fake, session }) {
       const c = await fake.connection(0);
-      const registry = new ToolRegistry().register(defineTool({ name: 'lookup_weather', description: 'd', args: z.object({ city: z.string() }), run: () => 'x' }));
+      const registry = new ToolRegistry().register(
+        defineTool({ name: 'lookup_weather', description: 'd', args: z.object({ city: z.string() }), run: () => 'x' }),
+      );
       const dispatcher = attachToolDispatcher(session, registry, { logger: pino({ level: 'silent' }) });
       const response = (await c.toolCall('lookup_weather', { town: 3 })) as { error?: { code: string } };
       expect(response.error?.code).toBe('invalid_args');
@@ -385,7 +426,10 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'frame-sent',
-    notApplicable: { 'openai-live': 'GPT-Live accepts no images: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)' },
+    notApplicable: {
+      'openai-live':
+        'GPT-Live accepts no images: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
+    },
     title: 'frames: an image reaches the service and reports its size',
     async run({ fake, session }) {
       const c = await fake.connection(0);
@@ -406,7 +450,10 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'frame-rate-limited',
-    notApplicable: { 'openai-live': 'GPT-Live accepts no images: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)' },
+    notApplicable: {
+      'openai-live':
+        'GPT-Live accepts no images: sendFrame answers dropped/unsupported_by_model (see frame-unsupported)',
+    },
     title: 'frames: a burst keeps only the newest picture (1 fps)',
     async run({ fake, session }) {
       const c = await fake.connection(0);
@@ -419,7 +466,10 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'frame-unsupported',
     title: 'frames: a model that takes no images says so instead of pretending',
-    notApplicable: { gemini: 'Gemini accepts images (frame-sent)', 'openai-realtime': 'Realtime accepts images (frame-sent)' },
+    notApplicable: {
+      gemini: 'Gemini accepts images (frame-sent)',
+      'openai-realtime': 'Realtime accepts images (frame-sent)',
+    },
     async run({ session }) {
       expect(await session.sendFrame(await jpeg())).toEqual({ status: 'dropped', reason: 'unsupported_by_model' });
     },
@@ -427,7 +477,10 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'usage-reported',
     title: 'usage: the provider reports what the call used (GPT-Live: per-minute billing)',
-    notApplicable: { gemini: 'Gemini bills tokens, not minutes (usage-tokens)', 'openai-realtime': 'Realtime bills tokens, not minutes (usage-tokens)' },
+    notApplicable: {
+      gemini: 'Gemini bills tokens, not minutes (usage-tokens)',
+      'openai-realtime': 'Realtime bills tokens, not minutes (usage-tokens)',
+    },
     async run({ fake, session, rec }) {
       const c = await fake.connection(0);
       await c.reply({ transcript: 'Counting.', toneMs: 1200 });
@@ -448,7 +501,10 @@ export const SCENARIOS: Scenario[] = [
       await until(() => (tokens()?.output.audio ?? 0) > 0, 'the first turn counted');
       const first = tokens()!;
       await c.reply({ transcript: 'Two.', toneMs: 1200 });
-      await until(() => rec.turnCompletes >= 2 && tokens()!.output.audio > first.output.audio, 'the second turn counted');
+      await until(
+        () => rec.turnCompletes >= 2 && tokens()!.output.audio > first.output.audio,
+        'the second turn counted',
+      );
       // The same reply again: its output counted once more, not twice, not zero; the input re-reads a longer context.
       expect(tokens()!.output.audio).toBe(2 * first.output.audio);
       expect(input()).toBeGreaterThan(2 * input(first));
@@ -456,8 +512,11 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'usage-across-reconnect',
-    title: 'usage: a new socket (reconnect, resume) restarts its counts; the call total neither loses nor repeats a turn',
-    notApplicable: { 'openai-live': 'GPT-Live bills per minute: cumulative seconds summed over sockets (usage-reported)' },
+    title:
+      'usage: a new socket (reconnect, resume) restarts its counts; the call total neither loses nor repeats a turn',
+    notApplicable: {
+      'openai-live': 'GPT-Live bills per minute: cumulative seconds summed over sockets (usage-reported)',
+    },
     async run({ fake, session, rec }) {
       const output = () => session.usage?.().tokens?.output.audio ?? 0;
       const c0 = await fake.connection(0);
@@ -517,7 +576,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'reconnect-before-first-audio',
-    title: 'reconnect: a socket that drops after the user finished but before the reply spoke: the reply comes once, from the new socket',
+    title:
+      'reconnect: a socket that drops after the user finished but before the reply spoke: the reply comes once, from the new socket',
     autoReply: true,
     async run({ fake, session, rec }) {
       const c0 = await fake.connection(0);
@@ -571,7 +631,10 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'reconnect-tool-result',
     title: 'reconnect: a tool result that finishes after a drop is not lost',
-    notApplicable: { gemini: 'Gemini resumes the same session; a result for a call of the old socket is covered by the Gemini resumption tests' },
+    notApplicable: {
+      gemini:
+        'Gemini resumes the same session; a result for a call of the old socket is covered by the Gemini resumption tests',
+    },
     async run({ fake, session, rec }) {
       const c1 = await toolCallThenDrop(fake, session, rec);
       session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
@@ -582,23 +645,38 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'reconnect-tool-result-offline',
     title: 'reconnect: a tool result that comes while no socket is open is answered on the next one',
-    notApplicable: { gemini: 'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts' },
+    notApplicable: {
+      gemini:
+        'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts',
+    },
     async run({ fake, session, rec }, adapter) {
       const c0 = await fake.connection(0);
       void c0.toolCall('lookup_weather', { city: 'Oslo' }).catch(() => undefined);
       await until(() => rec.toolCalls.length === 1, 'tool call');
       // The result lands in the gap between the drop and the next socket.
-      const c1 = await dropAndDuringTheGap(fake, session, c0, () => session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } }));
+      const c1 = await dropAndDuringTheGap(fake, session, c0, () =>
+        session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } }),
+      );
       // Asked to answer it: Realtime with response.create, GPT-Live with the result as speakable commentary.
-      if (adapter.name === 'openai-live') await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes('sunny')), 'the result handed over');
-      else await c1.waitFor(() => c1.replyRequests() >= 1 && c1.conversation().some((t) => t.includes('sunny')), 'an answer asked for');
+      if (adapter.name === 'openai-live')
+        await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes('sunny')), 'the result handed over');
+      else
+        await c1.waitFor(
+          () => c1.replyRequests() >= 1 && c1.conversation().some((t) => t.includes('sunny')),
+          'an answer asked for',
+        );
       expect(c1.rejections()).toEqual([]);
     },
   },
   {
     id: 'reconnect-tool-result-while-replying',
-    title: 'reconnect: a result for the old socket\'s call, while the new socket replies, asks for its answer after that reply (never refused)',
-    notApplicable: { gemini: 'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts', 'openai-live': 'GPT-Live hands such a result over as commentary, with no response request to refuse' },
+    title:
+      "reconnect: a result for the old socket's call, while the new socket replies, asks for its answer after that reply (never refused)",
+    notApplicable: {
+      gemini:
+        'Gemini resumes the same session; results across a resume are covered by test/integration/gemini/tool-resume.test.ts',
+      'openai-live': 'GPT-Live hands such a result over as commentary, with no response request to refuse',
+    },
     async run({ fake, session, rec }) {
       const c1 = await toolCallThenDrop(fake, session, rec);
       const reply = c1.reply({ transcript: 'Talking meanwhile.', toneMs: 600, paceMs: 40 });
@@ -628,7 +706,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: 'barge-in-then-drop',
-    title: 'barge-in: the user talks over the model and the socket drops before the model stops: interrupted, then turnComplete',
+    title:
+      'barge-in: the user talks over the model and the socket drops before the model stops: interrupted, then turnComplete',
     notApplicable: {
       gemini: 'the service reports the interruption itself (serverContent.interrupted), not the client',
       'openai-realtime': 'the service reports the interruption itself (speech_started), not the client',
@@ -658,7 +737,10 @@ export const SCENARIOS: Scenario[] = [
       await new Promise((r) => setTimeout(r, 400));
       expect(c1.injectedTexts().some((t) => t.includes('Later please.'))).toBe(false);
       session.endAudioInput();
-      await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes('Later please.')), 'the text after the user stopped');
+      await c1.waitFor(
+        () => c1.injectedTexts().some((t) => t.includes('Later please.')),
+        'the text after the user stopped',
+      );
     },
   },
   {
@@ -674,7 +756,10 @@ export const SCENARIOS: Scenario[] = [
       await until(() => rec.toolCalls.length === 1, 'tool call');
       session.sendText('Meeting moved.');
       session.sendToolResult({ id: rec.toolCalls[0]!.id, name: 'lookup_weather', response: { result: 'sunny' } });
-      await c0.waitFor(() => c0.injectedTexts().some((t) => t.includes('Meeting moved.')), 'the text once the model stayed silent');
+      await c0.waitFor(
+        () => c0.injectedTexts().some((t) => t.includes('Meeting moved.')),
+        'the text once the model stayed silent',
+      );
     },
   },
   {
@@ -701,7 +786,9 @@ export const SCENARIOS: Scenario[] = [
     connect: false,
     async run({ fake, key }) {
       const { logger } = captureLogger();
-      const session = await fake.provider({ apiKey: key, logger, model: 'no-such-model-9', fallbackModels: [fake.knownModel] }).connect({ tools: [] });
+      const session = await fake
+        .provider({ apiKey: key, logger, model: 'no-such-model-9', fallbackModels: [fake.knownModel] })
+        .connect({ tools: [] });
       expect(session.model).toBe(fake.knownModel);
       expect(session.state).toBe('connected');
       await session.close();
@@ -713,7 +800,9 @@ export const SCENARIOS: Scenario[] = [
     connect: false,
     async run({ fake, key }) {
       const { logger } = captureLogger();
-      await expect(fake.provider({ apiKey: key, logger, model: 'no-such-model-9' }).connect({ tools: [] })).rejects.toThrow(/no-such-model-9/);
+      await expect(
+        fake.provider({ apiKey: key, logger, model: 'no-such-model-9' }).connect({ tools: [] }),
+      ).rejects.toThrow(/no-such-model-9/);
     },
   },
   {
@@ -832,10 +921,18 @@ for (const adapter of ADAPTERS) {
         const { logger, lines } = captureLogger();
         let session = null as LiveModelSession | null;
         if (scenario.connect !== false) {
-          session = await fake.provider({ apiKey: key, logger }).connect({ tools: TOOLS, systemInstruction: PERSONA, playedMs: scenario.playedMs });
+          session = await fake
+            .provider({ apiKey: key, logger })
+            .connect({ tools: TOOLS, systemInstruction: PERSONA, playedMs: scenario.playedMs });
           cleanup.push(() => session!.close());
         }
-        const ctx: Ctx = { fake, session: session!, rec: session ? new Recorder(session) : (null as unknown as Recorder), lines, key };
+        const ctx: Ctx = {
+          fake,
+          session: session!,
+          rec: session ? new Recorder(session) : (null as unknown as Recorder),
+          lines,
+          key,
+        };
         await scenario.run(ctx, adapter);
       });
     }

@@ -14,7 +14,13 @@ import { createNotifier } from '../../main/core/notify/dispatcher.ts';
 import { registerNotifyTools } from '../../main/core/notify/tools.ts';
 import type { LiveModelSession, TextOutcome, ToolDeclaration } from '../../main/core/ports.ts';
 import { ToolRegistry } from '../../main/core/tools/registry.ts';
-import { ADAPTERS, type FakeConnectionControls, type FakeService, type ProviderAdapter, type ProviderName } from './adapters.ts';
+import {
+  ADAPTERS,
+  type FakeConnectionControls,
+  type FakeService,
+  type ProviderAdapter,
+  type ProviderName,
+} from './adapters.ts';
 import { captureLogger, fakeKey, PERSONA, Recorder, speak, TOOLS, until } from './harness.ts';
 
 interface Call {
@@ -33,7 +39,9 @@ async function open(adapter: ProviderAdapter, tools: ToolDeclaration[] = TOOLS):
   const key = fakeKey('rules');
   const fake = await adapter.start({ validKeys: [key] });
   cleanup.push(() => fake.close());
-  const session = await fake.provider({ apiKey: key, logger: captureLogger().logger }).connect({ tools, systemInstruction: PERSONA });
+  const session = await fake
+    .provider({ apiKey: key, logger: captureLogger().logger })
+    .connect({ tools, systemInstruction: PERSONA });
   cleanup.push(() => session.close());
   return { fake, session, rec: new Recorder(session) };
 }
@@ -50,7 +58,13 @@ async function nextReplyHeardWholeOnce(c: FakeConnectionControls, rec: Recorder)
   const before = rec.audioSamples;
   const turnsBefore = rec.turnCompletes;
   await c.reply({ transcript: SECOND, toneMs: SECOND_MS });
-  await until(() => rec.audioSamples - before >= 24 * SECOND_MS * 0.98 && rec.outputTranscripts.join('').includes(SECOND) && rec.timeline.lastIndexOf('turnComplete') > rec.timeline.indexOf('audio', mark), 'the second reply, whole, and its turn end');
+  await until(
+    () =>
+      rec.audioSamples - before >= 24 * SECOND_MS * 0.98 &&
+      rec.outputTranscripts.join('').includes(SECOND) &&
+      rec.timeline.lastIndexOf('turnComplete') > rec.timeline.indexOf('audio', mark),
+    'the second reply, whole, and its turn end',
+  );
   await new Promise((r) => setTimeout(r, 250));
   const heard = rec.audioSamples - before;
   expect(heard).toBeGreaterThanOrEqual(24 * SECOND_MS * 0.98);
@@ -84,8 +98,10 @@ const ORDERS = ['I', 'T', 'IT', 'TI', 'C', 'IC', 'TC', 'ITC', 'TIC'] as const;
 
 const NOT_APPLICABLE: Partial<Record<string, Partial<Record<ProviderName, string>>>> = {
   'turn-order': {
-    'openai-realtime': 'the service sends no interrupted/turn-end messages a test could reorder: the client cancels at speech_started and ends its turn at response.done (reconnect and barge-in orders below)',
-    'openai-live': 'as OpenAI Realtime: turn ends are the client’s own (response.done, its own barge-in); reconnect and barge-in orders below',
+    'openai-realtime':
+      'the service sends no interrupted/turn-end messages a test could reorder: the client cancels at speech_started and ends its turn at response.done (reconnect and barge-in orders below)',
+    'openai-live':
+      'as OpenAI Realtime: turn ends are the client’s own (response.done, its own barge-in); reconnect and barge-in orders below',
   },
 };
 
@@ -99,22 +115,25 @@ for (const adapter of ADAPTERS) {
     if (na('turn-order')) {
       it(`turn-order: not applicable (${na('turn-order')})`, () => expect(na('turn-order')!.length).toBeGreaterThan(0));
     } else {
-      it.each(ORDERS)('turn-order %s after a reply whose turn is still open: the next reply is heard whole, once', async (order) => {
-        const { fake, session, rec } = await open(adapter);
-        let c = await fake.connection(0);
-        await c.reply({ transcript: 'First answer.', toneMs: 300, complete: false });
-        await until(() => rec.audioSamples >= 24 * 300 * 0.98, 'the first reply');
-        let sockets = 1;
-        for (const step of order) {
-          if (step === 'C') {
-            c.drop();
-            c = await reconnected(fake, session, sockets++);
-          } else c.serverTurnEvent!(step === 'I' ? 'interrupted' : 'turnComplete');
-        }
-        await new Promise((r) => setTimeout(r, 100));
-        await nextReplyHeardWholeOnce(c, rec);
-        expect(rec.outputTranscripts.join('').split('First answer.').length).toBeLessThanOrEqual(2);
-      });
+      it.each(ORDERS)(
+        'turn-order %s after a reply whose turn is still open: the next reply is heard whole, once',
+        async (order) => {
+          const { fake, session, rec } = await open(adapter);
+          let c = await fake.connection(0);
+          await c.reply({ transcript: 'First answer.', toneMs: 300, complete: false });
+          await until(() => rec.audioSamples >= 24 * 300 * 0.98, 'the first reply');
+          let sockets = 1;
+          for (const step of order) {
+            if (step === 'C') {
+              c.drop();
+              c = await reconnected(fake, session, sockets++);
+            } else c.serverTurnEvent!(step === 'I' ? 'interrupted' : 'turnComplete');
+          }
+          await new Promise((r) => setTimeout(r, 100));
+          await nextReplyHeardWholeOnce(c, rec);
+          expect(rec.outputTranscripts.join('').split('First answer.').length).toBeLessThanOrEqual(2);
+        },
+      );
     }
 
     it('reconnect mid-reply: the first reply on the next socket is heard whole, once', async () => {
@@ -141,33 +160,39 @@ for (const adapter of ADAPTERS) {
 
     // A known gap runs as `it.fails`: it documents the defect and turns red once it is fixed (then drop the entry).
     const sayGap = KNOWN_GAPS['say-during-outage']?.[adapter.name];
-    (sayGap ? it.fails : it)(`/say during an outage is delivered after it (never settled and dropped)${sayGap ? ` — KNOWN GAP: ${sayGap}` : ''}`, async () => {
-      const { fake, session } = await open(adapter);
-      const c0 = await fake.connection(0);
-      const outcomes: TextOutcome[] = [];
-      const text = 'The pizza is here.';
-      if (fake.setUnavailable) {
-        // An incident: the socket closes 1011 and the next connection attempt is refused (503). The
-        // test's provider retries within tens of ms (3 attempts), so the fake is watched every turn
-        // of the event loop, not on a timer.
-        const attempts = fake.upgradeAttempts();
-        fake.setUnavailable(true);
-        await everyTurnUntil(() => session.state === 'reconnecting');
-        session.sendText(text, { onSettled: (o) => outcomes.push(o) });
-        await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
-        fake.setUnavailable(false);
-      } else {
-        // No incident mode in this fake: the socket drops, and the text is handed over at once, before
-        // the client has even read the close.
-        c0.drop();
-        session.sendText(text, { onSettled: (o) => outcomes.push(o) });
-      }
-      const c1 = await reconnected(fake, session, 1);
-      await c1.waitFor(() => c1.injectedTexts().some((t) => t.includes(text)), 'the text on the socket after the outage');
-      await until(() => outcomes.length === 1, 'the text settled');
-      expect(outcomes).toEqual([{ delivered: true }]);
-      expect(c0.injectedTexts().some((t) => t.includes(text))).toBe(false);
-    });
+    (sayGap ? it.fails : it)(
+      `/say during an outage is delivered after it (never settled and dropped)${sayGap ? ` — KNOWN GAP: ${sayGap}` : ''}`,
+      async () => {
+        const { fake, session } = await open(adapter);
+        const c0 = await fake.connection(0);
+        const outcomes: TextOutcome[] = [];
+        const text = 'The pizza is here.';
+        if (fake.setUnavailable) {
+          // An incident: the socket closes 1011 and the next connection attempt is refused (503). The
+          // test's provider retries within tens of ms (3 attempts), so the fake is watched every turn
+          // of the event loop, not on a timer.
+          const attempts = fake.upgradeAttempts();
+          fake.setUnavailable(true);
+          await everyTurnUntil(() => session.state === 'reconnecting');
+          session.sendText(text, { onSettled: (o) => outcomes.push(o) });
+          await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
+          fake.setUnavailable(false);
+        } else {
+          // No incident mode in this fake: the socket drops, and the text is handed over at once, before
+          // the client has even read the close.
+          c0.drop();
+          session.sendText(text, { onSettled: (o) => outcomes.push(o) });
+        }
+        const c1 = await reconnected(fake, session, 1);
+        await c1.waitFor(
+          () => c1.injectedTexts().some((t) => t.includes(text)),
+          'the text on the socket after the outage',
+        );
+        await until(() => outcomes.length === 1, 'the text settled');
+        expect(outcomes).toEqual([{ delivered: true }]);
+        expect(c0.injectedTexts().some((t) => t.includes(text))).toBe(false);
+      },
+    );
 
     it("the model's own local_notify voice call is answered at once, with the text to say now (say_now)", async () => {
       const registry = new ToolRegistry();
@@ -176,7 +201,12 @@ for (const adapter of ADAPTERS) {
       const notifier = createNotifier({
         // A live call: the voice destination is this session (the notifier's non-model path would hand text to it).
         voice: () => ({
-          speak: (text) => new Promise((resolve) => session!.sendText(text, { onSettled: (o) => resolve(o.delivered ? { delivered: true } : { delivered: false, reason: o.reason }) })),
+          speak: (text) =>
+            new Promise((resolve) =>
+              session!.sendText(text, {
+                onSettled: (o) => resolve(o.delivered ? { delivered: true } : { delivered: false, reason: o.reason }),
+              }),
+            ),
         }),
         discordText: null,
         sfxEnabled: false,

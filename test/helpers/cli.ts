@@ -16,7 +16,12 @@ export interface CliOptions {
 
 /** The environment the CLI reads, without the runner's own sidecar variables. */
 function baseEnv(): NodeJS.ProcessEnv {
-  const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: _t, DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f, DISCORD_VOICE_LIVE_PORT: _p, ...base } = process.env;
+  const {
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN: _t,
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f,
+    DISCORD_VOICE_LIVE_PORT: _p,
+    ...base
+  } = process.env;
   return { ...base, NO_COLOR: '1', TZ: 'UTC' };
 }
 
@@ -27,13 +32,18 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   const command = [process.execPath, 'bin/live-voice-bridge.js', ...args];
   // -q: no "Script started" lines; -e: its exit status is the command's; the log goes to /dev/null.
   const child = options.tty
-    ? spawn('script', ['-qec', `stty cols 120 2>/dev/null; exec ${command.map(shellQuote).join(' ')}`, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('script', ['-qec', `stty cols 120 2>/dev/null; exec ${command.map(shellQuote).join(' ')}`, '/dev/null'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) =>
-    child.on('close', (status) => resolve({ status, stdout: options.tty ? stdout.replace(/\r\n/g, '\n') : stdout, stderr })),
+    child.on('close', (status) =>
+      resolve({ status, stdout: options.tty ? stdout.replace(/\r\n/g, '\n') : stdout, stderr }),
+    ),
   );
 }

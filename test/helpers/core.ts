@@ -15,7 +15,10 @@ export interface TestCore {
   close(): Promise<void>;
 }
 
-export async function startTestCore(env: Record<string, string> = {}, extra: Partial<CoreOptions> = {}): Promise<TestCore> {
+export async function startTestCore(
+  env: Record<string, string> = {},
+  extra: Partial<CoreOptions> = {},
+): Promise<TestCore> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-test-'));
   const config = loadConfig({ env: { HERMES_HOME: home, ...env } });
   config.sidecar.port = 0;

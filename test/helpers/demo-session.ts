@@ -13,22 +13,43 @@ export interface DemoSession {
 }
 
 /** Start `command` in bash, in its own process group (like a terminal job), in `cwd` with `env`. */
-export function startDemo(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; readyTimeoutMs: number }): DemoSession {
-  const child = spawn('bash', ['-c', command], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function startDemo(
+  command: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; readyTimeoutMs: number },
+): DemoSession {
+  const child = spawn('bash', ['-c', command], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const ready = new Promise<{ dashboardUrl: string; pasteLines: string[]; fakesPid: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo printed no paste block within ${options.readyTimeoutMs / 1000} s:\n${out}\n${err}`)), options.readyTimeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`the demo printed no paste block within ${options.readyTimeoutMs / 1000} s:\n${out}\n${err}`)),
+      options.readyTimeoutMs,
+    );
     const check = () => {
       const block = /In another terminal, paste:\n((?: {2}.*\n)+)\n/.exec(out);
       if (!block) return;
       clearTimeout(timer);
       const dashboardUrl = /Dashboard \(a one-time login link\):\n {2}(\S+)/.exec(out)?.[1] ?? '';
       const fakesPid = Number(/ run in process (\d+);/.exec(out)?.[1] ?? 0);
-      resolve({ dashboardUrl, fakesPid, pasteLines: block[1]!.split('\n').filter(Boolean).map((line) => line.slice(2)) });
+      resolve({
+        dashboardUrl,
+        fakesPid,
+        pasteLines: block[1]!
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.slice(2)),
+      });
     };
     child.stdout!.on('data', check);
     void exited.then(() => {
@@ -50,7 +71,10 @@ export function acceptCut(lines: string[]): string[] {
   return lines.map((line) => (/^live-voice-bridge (announce|ask) /.test(line) ? `${line} || [ $? -eq 4 ]` : line));
 }
 
-export function runPasted(lines: string[], env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
+export function runPasted(
+  lines: string[],
+  env: NodeJS.ProcessEnv,
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync('bash', ['-e', '-c', lines.join('\n')], { env, encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

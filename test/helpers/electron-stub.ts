@@ -57,7 +57,10 @@ export class StubWindow extends EventEmitter {
   readonly webContents = Object.assign(new EventEmitter(), {
     id: nextContentsId++,
     setWindowOpenHandler: (_handler: unknown) => undefined,
-    session: { setPermissionRequestHandler: (_h: unknown) => undefined, setPermissionCheckHandler: (_h: unknown) => undefined },
+    session: {
+      setPermissionRequestHandler: (_h: unknown) => undefined,
+      setPermissionCheckHandler: (_h: unknown) => undefined,
+    },
   });
   constructor(options: Record<string, unknown>) {
     super();
@@ -192,7 +195,8 @@ export function electronStubModule(): Record<string, unknown> {
     },
     BrowserWindow: StubWindow,
     ipcMain: Object.assign(new EventEmitter(), {
-      handle: (channel: string, handler: (event: unknown) => Promise<unknown>) => void recorder.ipcHandlers.set(channel, handler),
+      handle: (channel: string, handler: (event: unknown) => Promise<unknown>) =>
+        void recorder.ipcHandlers.set(channel, handler),
       removeHandler: (channel: string) => void recorder.ipcHandlers.delete(channel),
     }),
     desktopCapturer: { getSources: async () => [] },

@@ -17,7 +17,14 @@ export function rawRequest(options: {
 }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: options.port, method: options.method ?? 'GET', path: options.path, headers: { host: `127.0.0.1:${options.port}`, ...options.headers }, setHost: false },
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: { host: `127.0.0.1:${options.port}`, ...options.headers },
+        setHost: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

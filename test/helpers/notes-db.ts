@@ -15,5 +15,10 @@ export interface NotesDb {
 export function openNotesDb(dir: string): NotesDb {
   const database = openDatabase({ dir, logger: silentLogger() });
   const store = new NotesStore(database.db);
-  return { database, store, log: (options = {}) => new NotesLog({ ...options, store }), close: () => database.db.open && database.close() };
+  return {
+    database,
+    store,
+    log: (options = {}) => new NotesLog({ ...options, store }),
+    close: () => database.db.open && database.close(),
+  };
 }

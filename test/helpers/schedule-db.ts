@@ -30,7 +30,9 @@ export function writeScheduleRows(scheduleFile: string, records: readonly object
   try {
     db.transaction(() => {
       const { rev } = db.prepare('UPDATE schedule_meta SET rev = rev + 1 RETURNING rev').get() as { rev: number };
-      const upsert = db.prepare('INSERT INTO schedule (id, rev, record) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, record = excluded.record');
+      const upsert = db.prepare(
+        'INSERT INTO schedule (id, rev, record) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, record = excluded.record',
+      );
       for (const r of records) upsert.run((r as { id: string }).id, rev, JSON.stringify(r));
     }).immediate();
   } finally {

@@ -11,7 +11,14 @@ afterAll(() => {
   child?.kill('SIGKILL');
 });
 
-const healthSchema = z.object({ status: z.enum(['ok', 'degraded', 'error']), faults: z.object({ malformed_model_messages: z.number(), unhandled_rejections: z.number(), uncaught_exceptions: z.number() }) });
+const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded', 'error']),
+  faults: z.object({
+    malformed_model_messages: z.number(),
+    unhandled_rejections: z.number(),
+    uncaught_exceptions: z.number(),
+  }),
+});
 
 async function health(url: string): Promise<z.infer<typeof healthSchema>> {
   const res = await fetch(`${url}/health`);
@@ -42,14 +49,26 @@ describe('last-resort handlers in the headless process', () => {
       child!.once('exit', (code) => reject(new Error(`child exited ${code}: ${stderr}`)));
     });
     const { url } = z.object({ url: z.string(), token: z.string() }).parse(JSON.parse(line));
-    expect((await health(url)).faults).toEqual({ malformed_model_messages: 0, unhandled_rejections: 0, uncaught_exceptions: 0 });
+    expect((await health(url)).faults).toEqual({
+      malformed_model_messages: 0,
+      unhandled_rejections: 0,
+      uncaught_exceptions: 0,
+    });
 
     child.stdin!.write('reject\nthrow\n');
-    const after = await until(() => health(url), (h) => h.faults.unhandled_rejections === 1 && h.faults.uncaught_exceptions === 1, 'both faults counted');
+    const after = await until(
+      () => health(url),
+      (h) => h.faults.unhandled_rejections === 1 && h.faults.uncaught_exceptions === 1,
+      'both faults counted',
+    );
     // Still up and answering; unconfigured here, so `degraded` (not configured), never `error`.
     expect(after.status).toBe('degraded');
     expect(child.exitCode).toBeNull();
     // both logged (the log line may reach the pipe after /health already counts it)
-    await until(async () => stderr, (text) => text.includes('an unknown bug rejected') && text.includes('an unknown bug threw'), 'both log lines');
+    await until(
+      async () => stderr,
+      (text) => text.includes('an unknown bug rejected') && text.includes('an unknown bug threw'),
+      'both log lines',
+    );
   });
 });

@@ -32,7 +32,8 @@ export function filesOfHeader(root: HeaderNode): AsarFile[] {
     for (const [name, child] of Object.entries(node.files ?? {})) {
       const at = prefix ? `${prefix}/${name}` : name;
       if (child.files) walk(child, at);
-      else if (child.link === undefined) out.push({ path: at, size: child.size ?? 0, unpacked: child.unpacked === true });
+      else if (child.link === undefined)
+        out.push({ path: at, size: child.size ?? 0, unpacked: child.unpacked === true });
     }
   };
   walk(root, '');

@@ -30,7 +30,11 @@ describe('offline package check helpers', () => {
         'package.json': { size: 10 },
         node_modules: {
           files: {
-            '@img': { files: { 'sharp-libvips-linux-x64': { files: { lib: { files: { 'libvips-cpp.so.8.18.7': { size: 5 } } } } } } },
+            '@img': {
+              files: {
+                'sharp-libvips-linux-x64': { files: { lib: { files: { 'libvips-cpp.so.8.18.7': { size: 5 } } } } },
+              },
+            },
             sharp: { files: { 'index.js': { size: 3 } } },
             opus: { files: { 'opus.node': { size: 7, unpacked: true } } },
             link: { link: 'opus' },
@@ -38,11 +42,18 @@ describe('offline package check helpers', () => {
         },
       },
     });
-    expect(files.map((f) => f.path)).toEqual(['package.json', 'node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7', 'node_modules/sharp/index.js', 'node_modules/opus/opus.node']);
-    expect(packedNativeBinaries(files)).toEqual(['node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7']);
+    expect(files.map((f) => f.path)).toEqual([
+      'package.json',
+      'node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7',
+      'node_modules/sharp/index.js',
+      'node_modules/opus/opus.node',
+    ]);
+    expect(packedNativeBinaries(files)).toEqual([
+      'node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7',
+    ]);
   });
 
-  it('the stub Electron carries Electron\'s default fuse wire', () => {
+  it("the stub Electron carries Electron's default fuse wire", () => {
     const dist = writeStubElectronDist(path.join(scratch, 'stub'));
     expect(readFuses(path.join(dist, 'electron'))).toEqual({
       runAsNode: true,

@@ -11,7 +11,17 @@
 // not follow such a link (nor the linked node_modules of a git worktree), so the scratch project
 // uses electron-builder's `traversal` collector, which reads node_modules itself.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,7 +35,8 @@ import { readFuses, STUB_MARKER, writeStubElectronDist } from './stub-electron.t
 
 const require = createRequire(import.meta.url);
 const onLinux = process.platform === 'linux';
-if (!onLinux) console.log(`offline package check skipped: it builds and runs the Linux app (this is ${process.platform})`);
+if (!onLinux)
+  console.log(`offline package check skipped: it builds and runs the Linux app (this is ${process.platform})`);
 
 const FEED_URL = 'https://updates.example.invalid/live-voice-bridge/';
 const BUILD_BUDGET_MS = 240_000;
@@ -38,7 +49,11 @@ interface Run {
 /** Runs a child to its end without blocking this process (the download trap must keep answering). */
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -67,9 +82,14 @@ async function stageProject(): Promise<void> {
   mkdirSync(project, { recursive: true });
   const tsc = require.resolve('typescript/bin/tsc');
   const dist = path.join(project, 'dist');
-  const builds = await Promise.all(['tsconfig.build.json', 'main/app/tsconfig.build.json'].map((tsconfig) => run(process.execPath, [tsc, '-p', tsconfig, '--outDir', dist], { cwd: repoRoot })));
+  const builds = await Promise.all(
+    ['tsconfig.build.json', 'main/app/tsconfig.build.json'].map((tsconfig) =>
+      run(process.execPath, [tsc, '-p', tsconfig, '--outDir', dist], { cwd: repoRoot }),
+    ),
+  );
   builds.forEach((result, i) => must(`tsc (${i === 0 ? 'main' : 'preload and renderer'})`, result));
-  for (const entry of ['package.json', 'electron-builder.yml', 'resources', 'renderer']) cpSync(path.join(repoRoot, entry), path.join(project, entry), { recursive: true });
+  for (const entry of ['package.json', 'electron-builder.yml', 'resources', 'renderer'])
+    cpSync(path.join(repoRoot, entry), path.join(project, entry), { recursive: true });
   symlinkSync(realpathSync(path.join(repoRoot, 'node_modules')), path.join(project, 'node_modules'), 'dir');
 }
 
@@ -79,7 +99,21 @@ async function buildPackage(): Promise<void> {
   const started = Date.now();
   const result = await run(
     process.execPath,
-    [cli, '--projectDir', project, '--linux', 'dir', '--publish', 'never', '--config', 'electron-builder.yml', `-c.electronDist=${stub}`, `-c.directories.output=${outDir}`, '-c.npmRebuild=false', ...trap.builderArgs],
+    [
+      cli,
+      '--projectDir',
+      project,
+      '--linux',
+      'dir',
+      '--publish',
+      'never',
+      '--config',
+      'electron-builder.yml',
+      `-c.electronDist=${stub}`,
+      `-c.directories.output=${outDir}`,
+      '-c.npmRebuild=false',
+      ...trap.builderArgs,
+    ],
     {
       cwd: project,
       env: {
@@ -92,7 +126,10 @@ async function buildPackage(): Promise<void> {
       },
     },
   );
-  if (trap.attempts.length > 0) throw new Error(`the package build attempted downloads (refused): ${trap.attempts.join(', ')}\n${result.output.slice(-2000)}`);
+  if (trap.attempts.length > 0)
+    throw new Error(
+      `the package build attempted downloads (refused): ${trap.attempts.join(', ')}\n${result.output.slice(-2000)}`,
+    );
   must('electron-builder --linux dir', result);
   console.log(`offline package: electron-builder --linux dir took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -119,7 +156,9 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
     expect(trap.attempts).toEqual([]);
     expect(readFileSync(path.join(appDir, config.linux.executableName), 'utf8')).toContain(STUB_MARKER);
     const version = (require('electron-builder/package.json') as { version: string }).version;
-    checked.push(`electron-builder ${version} built linux-unpacked from the stub Electron; no download attempted (Electron zip mirror, tool-binaries mirror and HTTP(S) proxies all routed to a refusing loopback trap, empty ELECTRON_BUILDER_CACHE)`);
+    checked.push(
+      `electron-builder ${version} built linux-unpacked from the stub Electron; no download attempted (Electron zip mirror, tool-binaries mirror and HTTP(S) proxies all routed to a refusing loopback trap, empty ELECTRON_BUILDER_CACHE)`,
+    );
   });
 
   it('holds the main process, the preload, the dashboard and the icons in app.asar', () => {
@@ -150,7 +189,7 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
     checked.push('app.asar holds no dist/main/fakes/** and no dist/main/demo/** (the staged build had both)');
   });
 
-  it('unpacks every native binary, with the core\'s addons and the shell\'s key hook among them', () => {
+  it("unpacks every native binary, with the core's addons and the shell's key hook among them", () => {
     expect(packedNativeBinaries(files)).toEqual([]);
     const natives = files.filter((f) => f.unpacked && /\.node$|\.so(\.\d+)*$/.test(f.path));
     for (const file of natives) {
@@ -159,15 +198,32 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
       expect(statSync(onDisk).size, onDisk).toBe(file.size);
     }
     const host = `${process.platform}-${process.arch}`;
-    const expected = ['node_modules/@discordjs/opus/', `node_modules/@snazzah/davey-${host}`, `node_modules/@img/sharp-${host}/`, `node_modules/@img/sharp-libvips-${host}/`, `node_modules/uiohook-napi/prebuilds/${host}/`];
-    for (const prefix of expected) expect(natives.some((f) => f.path.startsWith(prefix)), `an unpacked native binary under ${prefix}`).toBe(true);
-    checked.push(`all ${natives.length} native binaries (.node, .so) are in app.asar.unpacked, none packed; present for ${expected.map((p) => p.replace('node_modules/', '')).join(', ')}`);
+    const expected = [
+      'node_modules/@discordjs/opus/',
+      `node_modules/@snazzah/davey-${host}`,
+      `node_modules/@img/sharp-${host}/`,
+      `node_modules/@img/sharp-libvips-${host}/`,
+      `node_modules/uiohook-napi/prebuilds/${host}/`,
+    ];
+    for (const prefix of expected)
+      expect(
+        natives.some((f) => f.path.startsWith(prefix)),
+        `an unpacked native binary under ${prefix}`,
+      ).toBe(true);
+    checked.push(
+      `all ${natives.length} native binaries (.node, .so) are in app.asar.unpacked, none packed; present for ${expected.map((p) => p.replace('node_modules/', '')).join(', ')}`,
+    );
   });
 
   it('flips the fuses electron-builder.yml asks for in the executable', () => {
     const fuses = readFuses(path.join(appDir, config.linux.executableName));
-    for (const [name, wanted] of Object.entries(config.electronFuses)) expect(fuses[name as keyof typeof fuses], name).toBe(wanted);
-    checked.push(`fuses in ${config.linux.executableName}: ${Object.entries(fuses).map(([n, on]) => `${n}=${on ? 'on' : 'off'}`).join(', ')}`);
+    for (const [name, wanted] of Object.entries(config.electronFuses))
+      expect(fuses[name as keyof typeof fuses], name).toBe(wanted);
+    checked.push(
+      `fuses in ${config.linux.executableName}: ${Object.entries(fuses)
+        .map(([n, on]) => `${n}=${on ? 'on' : 'off'}`)
+        .join(', ')}`,
+    );
   });
 
   it('carries the update feed given at build time as a generic provider (app-update.yml)', () => {
@@ -185,8 +241,19 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
     const port = await freePort();
     const tokenFile = path.join(home, 'sidecar.token');
     // Only what a user's shell would have; nothing from this checkout (no NODE_PATH, cwd elsewhere).
-    const env = { PATH: process.env.PATH ?? '', HOME: home, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: tokenFile, DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn' };
-    const child = spawn(process.execPath, [path.join(extracted, 'dist/main/cli.js'), 'headless'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      HERMES_HOME: home,
+      DISCORD_VOICE_LIVE_PORT: String(port),
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: tokenFile,
+      DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
+    };
+    const child = spawn(process.execPath, [path.join(extracted, 'dist/main/cli.js'), 'headless'], {
+      cwd: home,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       await printedLoginUrl(child, port);
       const response = await fetch(`http://127.0.0.1:${port}/health`);
@@ -196,15 +263,28 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
       expect(health.native.sharp.available).toBe(true);
       expect(health.native.davey.available).toBe(true);
       // Where the addons came from: the mapped files of the running process.
-      const mapped = [...new Set(readFileSync(`/proc/${child.pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/).slice(5).join(' ')).filter((p) => /\.node$|libvips/.test(p)))];
+      const mapped = [
+        ...new Set(
+          readFileSync(`/proc/${child.pid}/maps`, 'utf8')
+            .split('\n')
+            .map((l) => l.split(/\s+/).slice(5).join(' '))
+            .filter((p) => /\.node$|libvips/.test(p)),
+        ),
+      ];
       const ours = mapped.filter((p) => p.startsWith(extracted));
       expect(mapped.filter((p) => !p.startsWith(extracted))).toEqual([]);
-      for (const piece of ['opus.node', 'davey']) expect(ours.some((p) => path.basename(p).includes(piece)), piece).toBe(true);
+      for (const piece of ['opus.node', 'davey'])
+        expect(
+          ours.some((p) => path.basename(p).includes(piece)),
+          piece,
+        ).toBe(true);
       // The CLI client of the packaged tree finds the sidecar through the token file the core wrote.
       const cli = await run(process.execPath, [path.join(extracted, 'dist/main/cli.js'), 'health'], { cwd: home, env });
       must('live-voice-bridge health (packaged)', cli);
       expect(cli.output).toContain('"opus"');
-      checked.push(`packaged core (node ${process.version}, extracted app.asar) answered /health: opus ${health.audio.opus.impl} (${health.audio.opus.library}), sharp ${health.native.sharp.available}, davey ${health.native.davey.available}; status ${health.status}`);
+      checked.push(
+        `packaged core (node ${process.version}, extracted app.asar) answered /health: opus ${health.audio.opus.impl} (${health.audio.opus.library}), sharp ${health.native.sharp.available}, davey ${health.native.davey.available}; status ${health.status}`,
+      );
       checked.push(`addons mapped from the package: ${ours.map((p) => path.relative(extracted, p)).join(', ')}`);
       checked.push('the packaged CLI `health` reached it with the token file the core wrote');
       // The demo is not shipped: the packaged CLI says so in one line instead of a module trace.
@@ -224,8 +304,14 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
       const sharpResult = JSON.parse(sharpRun.output.trim().split('\n').at(-1)!) as { png: string; maps: string[] };
       expect(sharpResult.png).toBe('PNG');
       expect(sharpResult.maps.filter((p) => !p.startsWith(extracted))).toEqual([]);
-      for (const piece of ['sharp-', 'libvips-cpp']) expect(sharpResult.maps.some((p) => path.basename(p).includes(piece)), piece).toBe(true);
-      checked.push(`sharp from the package converted an image to PNG with ${sharpResult.maps.map((p) => path.relative(extracted, p)).join(', ')}`);
+      for (const piece of ['sharp-', 'libvips-cpp'])
+        expect(
+          sharpResult.maps.some((p) => path.basename(p).includes(piece)),
+          piece,
+        ).toBe(true);
+      checked.push(
+        `sharp from the package converted an image to PNG with ${sharpResult.maps.map((p) => path.relative(extracted, p)).join(', ')}`,
+      );
     } finally {
       // Stopped before the scratch directory (its HERMES_HOME) is removed.
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -236,7 +322,7 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
     }
   });
 
-  it('the shell\'s key hook (uiohook-napi) resolves and loads from the extracted package where its X11 libraries exist', async () => {
+  it("the shell's key hook (uiohook-napi) resolves and loads from the extracted package where its X11 libraries exist", async () => {
     const extracted = path.join(scratch, 'extracted');
     const probe = `try { require(${JSON.stringify(path.join(extracted, 'node_modules/uiohook-napi'))}); console.log('loaded') } catch (e) { console.log(String(e.message).split('\\n')[0]) }`;
     const result = await run(process.execPath, ['-e', probe], { cwd: scratch, env: { PATH: process.env.PATH ?? '' } });
@@ -245,7 +331,11 @@ describe.runIf(onLinux)('the Linux package, built offline against a stub Electro
     // A packaging fault (module or its loader missing) fails; a machine without libX11/libXtst is said, not failed.
     expect(line).not.toMatch(/Cannot find module/);
     if (line !== 'loaded') expect(line).toMatch(/lib\w+\.so[.\d]*: cannot open shared object file/);
-    checked.push(line === 'loaded' ? 'uiohook-napi loads under plain Node from the extracted package' : `uiohook-napi not loadable on this machine: ${line}`);
+    checked.push(
+      line === 'loaded'
+        ? 'uiohook-napi loads under plain Node from the extracted package'
+        : `uiohook-napi not loadable on this machine: ${line}`,
+    );
   });
 });
 
@@ -258,6 +348,8 @@ async function printedLoginUrl(child: ChildProcess, port: number): Promise<void>
       if (out.includes(`127.0.0.1:${port}/login?nonce=`)) resolve();
     });
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('exit', (code) => reject(new Error(`the packaged core exited with ${code} before listening:\n${out}\n${err.slice(-2000)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the packaged core exited with ${code} before listening:\n${out}\n${err.slice(-2000)}`)),
+    );
   });
 }

@@ -30,7 +30,12 @@ export function writeStubElectronDist(dir: string): string {
   mkdirSync(dir, { recursive: true });
   const executable = path.join(dir, 'electron');
   const script = `#!/bin/sh\n# ${STUB_MARKER}: not Electron; the offline package check never runs it.\necho "${STUB_MARKER}" >&2\nexit 1\n`;
-  const wire = Buffer.concat([Buffer.from(`# ${FUSE_SENTINEL}`), Buffer.from([1, ELECTRON_DEFAULT_WIRE.length]), Buffer.from(ELECTRON_DEFAULT_WIRE), Buffer.from('\n')]);
+  const wire = Buffer.concat([
+    Buffer.from(`# ${FUSE_SENTINEL}`),
+    Buffer.from([1, ELECTRON_DEFAULT_WIRE.length]),
+    Buffer.from(ELECTRON_DEFAULT_WIRE),
+    Buffer.from('\n'),
+  ]);
   writeFileSync(executable, Buffer.concat([Buffer.from(script), wire]));
   chmodSync(executable, 0o755);
   writeFileSync(path.join(dir, 'LICENSE'), 'stub Electron distribution for the offline package check\n');

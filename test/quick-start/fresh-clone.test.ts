@@ -15,7 +15,9 @@ import { acceptCut, runPasted, signalGroup, startDemo, type DemoSession } from '
 
 const inCi = process.env.CI === 'true';
 if (!inCi) {
-  console.log('fresh-clone Quick start test not run: it needs CI=true (it clones the repo and installs Node and every dependency from the npm registry, several minutes); .ci/run sets it');
+  console.log(
+    'fresh-clone Quick start test not run: it needs CI=true (it clones the repo and installs Node and every dependency from the npm registry, several minutes); .ci/run sets it',
+  );
 }
 
 const root = process.cwd();
@@ -27,11 +29,15 @@ function quickStartCommands(): string[] {
   const section = readme.split(/^## /m).find((part) => part.startsWith('Quick start'));
   const block = section && /```(?:sh|bash)\n([\s\S]*?)```/.exec(section);
   if (!block) throw new Error('README.md has no code block under "## Quick start"');
-  return block[1]!.split('\n').map((line) => line.trim()).filter(Boolean);
+  return block[1]!
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 }
 
 function minimumNode(): string {
-  const engines = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+  const engines = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string } })
+    .engines.node;
   return /(\d+\.\d+\.\d+)/.exec(engines)![1]!;
 }
 
@@ -47,9 +53,12 @@ function atLeast(version: string, minimum: string): boolean {
  */
 function stockEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const keep = Object.entries(process.env).filter(
-    ([key]) => !/^(npm_|NODE_|VITEST|DISCORD_|PLATFORM_VOICE_LIVE_|GEMINI_|OPENAI_|HERMES_HOME$|INIT_CWD$|ELECTRON_)/.test(key),
+    ([key]) =>
+      !/^(npm_|NODE_|VITEST|DISCORD_|PLATFORM_VOICE_LIVE_|GEMINI_|OPENAI_|HERMES_HOME$|INIT_CWD$|ELECTRON_)/.test(key),
   );
-  const pathDirs = (process.env.PATH ?? '').split(':').filter((dir) => dir && !dir.includes('/.tools/') && !dir.includes('node_modules'));
+  const pathDirs = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => dir && !dir.includes('/.tools/') && !dir.includes('node_modules'));
   return { ...Object.fromEntries(keep), PATH: [MACHINE_NODE_DIR, ...pathDirs].join(':'), NO_COLOR: '1', ...extra };
 }
 
@@ -78,7 +87,13 @@ async function waitForConnectedCall(port: number): Promise<z.infer<typeof Health
 async function interrupt(demo: DemoSession): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   signalGroup(demo, 'SIGINT');
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the demo did not exit within 5 s of SIGINT:\n${demo.out()}\n${demo.err()}`)), 5_000)));
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`the demo did not exit within 5 s of SIGINT:\n${demo.out()}\n${demo.err()}`)),
+        5_000,
+      )),
+  );
   try {
     return await Promise.race([demo.exited, late]);
   } finally {
@@ -92,60 +107,71 @@ describe.runIf(inCi)('Quick start on a fresh clone with Node 20 first on PATH (C
   // The clone holds node_modules and a Node: removing it takes a while on a busy machine.
   afterAll(() => scratch && rmSync(scratch, { recursive: true, force: true }), 300_000);
 
-  it('the first command sets everything up and runs the demo; the printed lines work; Ctrl-C exits 0; a second run skips the install', async () => {
-    scratch = mkdtempSync(path.join(tmpdir(), 'lvb-fresh-clone-'));
-    const clone = path.join(scratch, 'live-voice-bridge');
-    const commands = quickStartCommands();
-    expect(commands).toHaveLength(2);
-    const [runCommand] = commands as [string, string];
+  it(
+    'the first command sets everything up and runs the demo; the printed lines work; Ctrl-C exits 0; a second run skips the install',
+    async () => {
+      scratch = mkdtempSync(path.join(tmpdir(), 'lvb-fresh-clone-'));
+      const clone = path.join(scratch, 'live-voice-bridge');
+      const commands = quickStartCommands();
+      expect(commands).toHaveLength(2);
+      const [runCommand] = commands as [string, string];
 
-    execFileSync('git', ['clone', '--quiet', '--no-hardlinks', root, clone]);
-    execFileSync('git', ['-C', clone, 'checkout', '--quiet', '--detach', execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()]);
-    expect(existsSync(path.join(clone, 'node_modules'))).toBe(false);
+      execFileSync('git', ['clone', '--quiet', '--no-hardlinks', root, clone]);
+      execFileSync('git', [
+        '-C',
+        clone,
+        'checkout',
+        '--quiet',
+        '--detach',
+        execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+      ]);
+      expect(existsSync(path.join(clone, 'node_modules'))).toBe(false);
 
-    const port = await freePort();
-    const env = stockEnv({ DISCORD_VOICE_LIVE_PORT: String(port) });
-    // Precondition: the machine's Node is older than the project needs (Debian's 20).
-    const machineNode = spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim();
-    expect(atLeast(machineNode, minimumNode())).toBe(false);
+      const port = await freePort();
+      const env = stockEnv({ DISCORD_VOICE_LIVE_PORT: String(port) });
+      // Precondition: the machine's Node is older than the project needs (Debian's 20).
+      const machineNode = spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim();
+      expect(atLeast(machineNode, minimumNode())).toBe(false);
 
-    const first = startDemo(runCommand, { cwd: clone, env, readyTimeoutMs: 20 * 60_000 });
-    try {
-      const { pasteLines } = await first.ready;
-      const health = await waitForConnectedCall(port);
-      expect(atLeast(health.node, minimumNode())).toBe(true);
-      expect(health.audio.opus).toMatchObject({ impl: 'native', library: '@discordjs/opus' });
-      expect(first.out() + first.err()).toContain('installing dependencies with Node');
-      // The core runs compiled, without Node's type stripper resident (docs/performance.md, "Memory").
-      expect(first.out() + first.err()).toContain('compiling the core and the dashboard into dist/');
-      const corePid = /this process \((\d+)\) is the core/.exec(first.out())?.[1];
-      expect(readFileSync(`/proc/${corePid}/cmdline`, 'utf8').split('\0')).toContain('dist/main/cli.js');
+      const first = startDemo(runCommand, { cwd: clone, env, readyTimeoutMs: 20 * 60_000 });
+      try {
+        const { pasteLines } = await first.ready;
+        const health = await waitForConnectedCall(port);
+        expect(atLeast(health.node, minimumNode())).toBe(true);
+        expect(health.audio.opus).toMatchObject({ impl: 'native', library: '@discordjs/opus' });
+        expect(first.out() + first.err()).toContain('installing dependencies with Node');
+        // The core runs compiled, without Node's type stripper resident (docs/performance.md, "Memory").
+        expect(first.out() + first.err()).toContain('compiling the core and the dashboard into dist/');
+        const corePid = /this process \((\d+)\) is the core/.exec(first.out())?.[1];
+        expect(readFileSync(`/proc/${corePid}/cmdline`, 'utf8').split('\0')).toContain('dist/main/cli.js');
 
-      // Pasted into another terminal that still has Node 20 first on PATH.
-      const pasted = runPasted(acceptCut(pasteLines), stockEnv({}));
-      expect(pasted.status).toBe(0);
-      expect(pasted.stdout).toMatch(/"outcome": "(spoken|cut)"/);
-      expect(pasted.stdout).not.toMatch(/"outcome": "(dropped|waiting)"/);
-      expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
-      expect(pasted.stdout).toMatch(/"notes":\[/);
-      expect(pasted.stdout).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`, 'm'));
+        // Pasted into another terminal that still has Node 20 first on PATH.
+        const pasted = runPasted(acceptCut(pasteLines), stockEnv({}));
+        expect(pasted.status).toBe(0);
+        expect(pasted.stdout).toMatch(/"outcome": "(spoken|cut)"/);
+        expect(pasted.stdout).not.toMatch(/"outcome": "(dropped|waiting)"/);
+        expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
+        expect(pasted.stdout).toMatch(/"notes":\[/);
+        expect(pasted.stdout).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`, 'm'));
 
-      expect(await interrupt(first)).toEqual({ code: 0, signal: null });
-      expect(first.out()).toContain('demo finished:');
-    } finally {
-      if (first.child.exitCode === null) signalGroup(first, 'SIGKILL');
-    }
+        expect(await interrupt(first)).toEqual({ code: 0, signal: null });
+        expect(first.out()).toContain('demo finished:');
+      } finally {
+        if (first.child.exitCode === null) signalGroup(first, 'SIGKILL');
+      }
 
-    const second = startDemo(runCommand, { cwd: clone, env, readyTimeoutMs: 5 * 60_000 });
-    try {
-      await second.ready;
-      await waitForConnectedCall(port);
-      expect(second.out() + second.err()).not.toContain('installing dependencies');
-      expect(second.out() + second.err()).not.toContain('installing node@22');
-      expect(second.out() + second.err()).not.toContain('compiling the core');
-      expect(await interrupt(second)).toEqual({ code: 0, signal: null });
-    } finally {
-      if (second.child.exitCode === null) signalGroup(second, 'SIGKILL');
-    }
-  }, 30 * 60_000);
+      const second = startDemo(runCommand, { cwd: clone, env, readyTimeoutMs: 5 * 60_000 });
+      try {
+        await second.ready;
+        await waitForConnectedCall(port);
+        expect(second.out() + second.err()).not.toContain('installing dependencies');
+        expect(second.out() + second.err()).not.toContain('installing node@22');
+        expect(second.out() + second.err()).not.toContain('compiling the core');
+        expect(await interrupt(second)).toEqual({ code: 0, signal: null });
+      } finally {
+        if (second.child.exitCode === null) signalGroup(second, 'SIGKILL');
+      }
+    },
+    30 * 60_000,
+  );
 });

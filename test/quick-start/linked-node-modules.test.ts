@@ -17,7 +17,14 @@ it('a stale install behind a node_modules link is not reinstalled through the li
   const checkout = path.join(dir, 'checkout');
   const shared = path.join(dir, 'shared');
   mkdirSync(path.join(checkout, 'scripts', 'lib'), { recursive: true });
-  for (const file of ['scripts/lib/bootstrap.sh', 'scripts/lib/install-state.mjs', 'scripts/use-node22.sh', 'package.json', 'package-lock.json']) cpSync(file, path.join(checkout, file));
+  for (const file of [
+    'scripts/lib/bootstrap.sh',
+    'scripts/lib/install-state.mjs',
+    'scripts/use-node22.sh',
+    'package.json',
+    'package-lock.json',
+  ])
+    cpSync(file, path.join(checkout, file));
   // The shared tree's stamp is for another lockfile, so the check fails.
   mkdirSync(path.join(shared, 'node_modules', 'zod'), { recursive: true });
   writeFileSync(path.join(shared, 'node_modules', 'zod', 'package.json'), '{"name":"zod"}');

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = process.cwd();
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string; fix: string } };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  engines: { node: string; fix: string };
+};
 const minimum = /^>=(\d+\.\d+)\.0$/.exec(pkg.engines.node)?.[1];
 
 it('engines.node is the one minimum; README, scripts and the CLI say the same or read it from there', () => {
@@ -27,13 +29,20 @@ it('engines.node is the one minimum; README, scripts and the CLI say the same or
 });
 
 const machineNode = '/usr/bin/node';
-const machineNodeVersion = existsSync(machineNode) ? spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim() : '';
-const machineNodeIsOld = /^v(\d+)\.(\d+)\./.test(machineNodeVersion) && (() => {
-  const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(machineNodeVersion)!;
-  const [needMajor, needMinor] = minimum!.split('.').map(Number);
-  return Number(major) < needMajor! || (Number(major) === needMajor && Number(minor) < needMinor!);
-})();
-if (!machineNodeIsOld) console.log(`node-minimum: the older-Node checks need the machine's ${machineNode} older than ${minimum} (found ${machineNodeVersion || 'none'})`);
+const machineNodeVersion = existsSync(machineNode)
+  ? spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim()
+  : '';
+const machineNodeIsOld =
+  /^v(\d+)\.(\d+)\./.test(machineNodeVersion) &&
+  (() => {
+    const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(machineNodeVersion)!;
+    const [needMajor, needMinor] = minimum!.split('.').map(Number);
+    return Number(major) < needMajor! || (Number(major) === needMajor && Number(minor) < needMinor!);
+  })();
+if (!machineNodeIsOld)
+  console.log(
+    `node-minimum: the older-Node checks need the machine's ${machineNode} older than ${minimum} (found ${machineNodeVersion || 'none'})`,
+  );
 
 describe.runIf(machineNodeIsOld)(`under the machine's older Node (${machineNodeVersion})`, () => {
   const oldNodeEnv: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(machineNode)}:${process.env.PATH}` };
@@ -41,9 +50,15 @@ describe.runIf(machineNodeIsOld)(`under the machine's older Node (${machineNodeV
   it('npm ci fails at once, before touching node_modules, naming the fix', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lvb-old-node-'));
     try {
-      for (const file of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(path.join(root, file), path.join(dir, file));
+      for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+        copyFileSync(path.join(root, file), path.join(dir, file));
       const { npm_config_engine_strict: _s, ...env } = oldNodeEnv;
-      const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+      const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain('EBADENGINE');
       expect(result.stderr).toContain(`"node":">=${minimum}.0"`);
@@ -56,7 +71,11 @@ describe.runIf(machineNodeIsOld)(`under the machine's older Node (${machineNodeV
 
   it('the CLI shim hands over to the Node in .tools/ when there is one', () => {
     if (!existsSync(path.join(root, '.tools', 'node22', 'bin', 'node'))) return;
-    const result = spawnSync(machineNode, ['bin/live-voice-bridge.js', 'help'], { cwd: root, env: oldNodeEnv, encoding: 'utf8' });
+    const result = spawnSync(machineNode, ['bin/live-voice-bridge.js', 'help'], {
+      cwd: root,
+      env: oldNodeEnv,
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('live-voice-bridge demo');
   });

@@ -24,14 +24,20 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   req.on('end', () => {
     const raw = Buffer.concat(chunks).toString('utf8');
     const key = req.headers['idempotency-key'];
-    seen.push({ method: req.method!, url: req.url!, key: Array.isArray(key) ? key.join(',') : key, body: raw ? JSON.parse(raw) : undefined });
+    seen.push({
+      method: req.method!,
+      url: req.url!,
+      key: Array.isArray(key) ? key.join(',') : key,
+      body: raw ? JSON.parse(raw) : undefined,
+    });
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {
       res.writeHead(401, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'bad token' } }));
     }
     if (req.url === '/notify' && notifyAnswer === 'drop') return req.socket.destroy();
     res.writeHead(req.url === '/schedule' ? 201 : 200, { 'content-type': 'application/json' });
-    if (req.url === '/schedule') return res.end(JSON.stringify({ scheduled: 'n-1', fire_at_epoch: 1, entry: { id: 'n-1' } }));
+    if (req.url === '/schedule')
+      return res.end(JSON.stringify({ scheduled: 'n-1', fire_at_epoch: 1, entry: { id: 'n-1' } }));
     const results = { dm: { status: notifyAnswer === 'ok' || notifyAnswer === 'partial' ? 'ok' : notifyAnswer } };
     res.end(JSON.stringify({ id: 'n-x', status: notifyAnswer, results, notified_at: 1 }));
   });
@@ -133,5 +139,10 @@ it('a connection lost after the request went out is "outcome unknown" (6) with t
 it('the help states the exit codes', async () => {
   const run = await cli(['help']);
   expect(run.code).toBe(0);
-  for (const line of [/^ {2}4 {2}notify: partly delivered/m, /^ {2}5 {2}notify: may have been delivered/m, /^ {2}6 {2}no answer in time/m]) expect(run.stdout).toMatch(line);
+  for (const line of [
+    /^ {2}4 {2}notify: partly delivered/m,
+    /^ {2}5 {2}notify: may have been delivered/m,
+    /^ {2}6 {2}no answer in time/m,
+  ])
+    expect(run.stdout).toMatch(line);
 }, 30_000);

@@ -13,11 +13,22 @@ beforeAll(async () => {
 afterAll(async () => f?.close());
 
 function cli(args: string[], tty = false): Promise<CliResult> {
-  return runCli(args, { env: { HERMES_HOME: f.t.home, DISCORD_VOICE_LIVE_PORT: String(f.t.port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: f.t.core.token }, tty });
+  return runCli(args, {
+    env: {
+      HERMES_HOME: f.t.home,
+      DISCORD_VOICE_LIVE_PORT: String(f.t.port),
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: f.t.core.token,
+    },
+    tty,
+  });
 }
 
 interface StatusJson {
-  health: { bridge: { state: string; since: number; since_iso: string }; connections: { discord: string }; discord_bot: { configured: boolean; logged_in: boolean } };
+  health: {
+    bridge: { state: string; since: number; since_iso: string };
+    connections: { discord: string };
+    discord_bot: { configured: boolean; logged_in: boolean };
+  };
 }
 
 describe('status in a call and after leave', () => {

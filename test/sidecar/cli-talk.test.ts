@@ -16,7 +16,12 @@ afterAll(async () => t?.close());
 function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f, ...base } = process.env;
   const child = spawn(process.execPath, ['main/cli.ts', ...args], {
-    env: { ...base, HERMES_HOME: t.home, DISCORD_VOICE_LIVE_PORT: String(t.port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: t.core.token },
+    env: {
+      ...base,
+      HERMES_HOME: t.home,
+      DISCORD_VOICE_LIVE_PORT: String(t.port),
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: t.core.token,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -40,7 +45,10 @@ describe('talk commands', () => {
 
   it('mute on / off changes what /health reports', async () => {
     const on = await cli(['mute', 'on']);
-    expect([on.status, JSON.parse(on.stdout)]).toEqual([0, { muted: true, ptt: { enabled: false, held: false }, to_model: false }]);
+    expect([on.status, JSON.parse(on.stdout)]).toEqual([
+      0,
+      { muted: true, ptt: { enabled: false, held: false }, to_model: false },
+    ]);
     expect((await health()).muted).toBe(true);
     expect((await cli(['mute', 'off'])).status).toBe(0);
     expect((await health()).muted).toBe(false);
@@ -49,7 +57,9 @@ describe('talk commands', () => {
   it('ptt down while push-to-talk is off: the refusal, exit 1; on, down, up: the key state', async () => {
     const refused = await cli(['ptt', 'down']);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toBe('Push-to-talk is off, so there is no talk key to hold: voices reach the model already. Switch it on first: live-voice-bridge ptt on (ptt_off)\n');
+    expect(refused.stderr).toBe(
+      'Push-to-talk is off, so there is no talk key to hold: voices reach the model already. Switch it on first: live-voice-bridge ptt on (ptt_off)\n',
+    );
     expect((await cli(['ptt', 'on'])).status).toBe(0);
     expect((await cli(['ptt', 'down'])).status).toBe(0);
     expect((await health()).talk).toEqual({ muted: false, ptt: { enabled: true, held: true }, to_model: true });

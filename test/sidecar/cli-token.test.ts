@@ -12,19 +12,27 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 function cli(args: string[], env: Record<string, string>) {
   const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: _t, DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f, ...base } = process.env;
-  return spawnSync(process.execPath, ['main/cli.ts', ...args], { env: { ...base, HERMES_HOME: home, ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['main/cli.ts', ...args], {
+    env: { ...base, HERMES_HOME: home, ...env },
+    encoding: 'utf8',
+  });
 }
 
 it('names the default token file under the agent home', async () => {
   const result = cli(['say', 'hello there'], { DISCORD_VOICE_LIVE_PORT: String(await freePort()) });
   expect(result.status).toBe(3);
-  expect(result.stderr).toContain(`no sidecar token: ${path.join(home, 'voice-users', 'sidecar.token')} does not exist or is empty`);
+  expect(result.stderr).toContain(
+    `no sidecar token: ${path.join(home, 'voice-users', 'sidecar.token')} does not exist or is empty`,
+  );
   expect(result.stderr).toContain('DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE');
 });
 
 it('names the file DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE points at', async () => {
   const file = path.join(home, 'elsewhere', 'demo.token');
-  const result = cli(['notify', 'done'], { DISCORD_VOICE_LIVE_PORT: String(await freePort()), DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: file });
+  const result = cli(['notify', 'done'], {
+    DISCORD_VOICE_LIVE_PORT: String(await freePort()),
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: file,
+  });
   expect(result.status).toBe(3);
   expect(result.stderr).toContain(`no sidecar token: ${file} does not exist or is empty`);
 });

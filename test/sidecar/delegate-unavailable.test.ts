@@ -7,7 +7,11 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NotifyRequest, NotifyResult } from '../../main/core/api-types.ts';
-import { createDelegateWatcher, type DelegateWatcher, type DelegateWatcherOptions } from '../../main/core/notify/delegate.ts';
+import {
+  createDelegateWatcher,
+  type DelegateWatcher,
+  type DelegateWatcherOptions,
+} from '../../main/core/notify/delegate.ts';
 import { scheduleFilePath } from '../../main/core/notify/schedule-store.ts';
 import { createScheduler, type Scheduler } from '../../main/core/notify/scheduler.ts';
 import { registerNotifyTools } from '../../main/core/notify/tools.ts';
@@ -48,13 +52,33 @@ afterEach(async () => {
 async function serve(over: Partial<DelegateWatcherOptions>): Promise<(body: unknown) => ReturnType<typeof rawRequest>> {
   scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
   const registry = new ToolRegistry();
-  delegates = createDelegateWatcher({ command: [process.execPath, '-e', 'setTimeout(() => {}, 100)'], cwd: home, logDir: path.join(home, 'delegates'), notifier, logger, redact: (t) => t, ...over });
+  delegates = createDelegateWatcher({
+    command: [process.execPath, '-e', 'setTimeout(() => {}, 100)'],
+    cwd: home,
+    logDir: path.join(home, 'delegates'),
+    notifier,
+    logger,
+    redact: (t) => t,
+    ...over,
+  });
   registerNotifyTools(registry, { notifier, scheduler, delegates, canDelegate: () => true });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerToolRoutes(app, { registry })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger,
+    routes: [(app) => registerToolRoutes(app, { registry })],
+  });
   await sidecar.listen();
   const port = Number(new URL(sidecar.url).port);
   return (body) =>
-    rawRequest({ port, method: 'POST', path: '/tools/local_delegate_execute', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    rawRequest({
+      port,
+      method: 'POST',
+      path: '/tools/local_delegate_execute',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 }
 
 describe('POST /tools/local_delegate_execute: a command that cannot start', () => {
@@ -83,7 +107,13 @@ describe('POST /tools/local_delegate_execute: a command that cannot start', () =
     const call = await serve({});
     const port = Number(new URL(sidecar!.url).port);
     const raw = (body: string) =>
-      rawRequest({ port, method: 'POST', path: '/tools/local_delegate_execute', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+      rawRequest({
+        port,
+        method: 'POST',
+        path: '/tools/local_delegate_execute',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body,
+      });
     const deepPrompt = await raw(`{"prompt":${'['.repeat(30_000)}${']'.repeat(30_000)}}`);
     expect([deepPrompt.status, errorCode(deepPrompt)]).toEqual([400, 'invalid_args']);
     const deepWhole = await raw(`${'['.repeat(32_000)}${']'.repeat(32_000)}`);
@@ -95,6 +125,9 @@ describe('POST /tools/local_delegate_execute: a command that cannot start', () =
     const call = await serve({});
     const res = await call({ prompt: 'fix the build', label: 'build' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ started: expect.stringMatching(/^d-/), session: { state: 'running', label: 'build', pid: expect.any(Number) } });
+    expect(res.json).toMatchObject({
+      started: expect.stringMatching(/^d-/),
+      session: { state: 'running', label: 'build', pid: expect.any(Number) },
+    });
   });
 });

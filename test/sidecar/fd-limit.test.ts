@@ -44,7 +44,12 @@ it(`answers /health while a client holds ${IDLE_CONNECTIONS} idle connections un
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-fd-limit-'));
   const port = await freePort();
   const child = spawn('prlimit', ['--nofile=1024:1024', process.execPath, 'main/cli.ts', 'headless'], {
-    env: { ...process.env, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      HERMES_HOME: home,
+      DISCORD_VOICE_LIVE_PORT: String(port),
+      DISCORD_VOICE_LIVE_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -54,7 +59,9 @@ it(`answers /health while a client holds ${IDLE_CONNECTIONS} idle connections un
   try {
     await waitFor(() => output.includes('dashboard: http://'), 'the sidecar to start');
     for (let i = 0; i < IDLE_CONNECTIONS; i += 50) {
-      sockets.push(...(await Promise.all(Array.from({ length: Math.min(50, IDLE_CONNECTIONS - i) }, () => openIdle(port)))));
+      sockets.push(
+        ...(await Promise.all(Array.from({ length: Math.min(50, IDLE_CONNECTIONS - i) }, () => openIdle(port)))),
+      );
     }
     const answered: number[] = [];
     for (let i = 0; i < HEALTH_CHECKS; i++) answered.push(await health(port));

@@ -13,7 +13,10 @@ import { waitFor } from '../integration/bridge/signals.ts';
 let call: CoreOnFakes;
 
 beforeAll(async () => {
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null, setupDelayMs: 300 }, env: () => ({ DISCORD_VOICE_LIVE_PARK_AFTER_S: '1' }) });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null, setupDelayMs: 300 },
+    env: () => ({ DISCORD_VOICE_LIVE_PARK_AFTER_S: '1' }),
+  });
   expect((await call.post('/join')).status).toBe(200);
   await call.gemini.connection(0);
 }, 60_000);
@@ -22,7 +25,10 @@ afterAll(async () => {
   await call?.close();
 });
 
-const samplePng = (width: number): Promise<Buffer> => sharp({ create: { width, height: Math.round((width * 9) / 16), channels: 3, background: '#204080' } }).png().toBuffer();
+const samplePng = (width: number): Promise<Buffer> =>
+  sharp({ create: { width, height: Math.round((width * 9) / 16), channels: 3, background: '#204080' } })
+    .png()
+    .toBuffer();
 const health = async (): Promise<HealthReport> => (await call.get('/health')).json as HealthReport;
 const parked = () => waitFor(async () => (await health()).bridge.state === 'parked', 'the call to park');
 
@@ -34,7 +40,13 @@ describe('a parked call takes frames and messages', () => {
     const sessions = call.gemini.established.length;
     expect(call.gemini.established.at(-1)!.closedBy).toBe('client');
     const png = await samplePng(320);
-    const answer = await rawRequest({ port: call.t.port, method: 'POST', path: '/frame', headers: { ...call.t.auth, 'content-type': 'image/png' }, body: png });
+    const answer = await rawRequest({
+      port: call.t.port,
+      method: 'POST',
+      path: '/frame',
+      headers: { ...call.t.auth, 'content-type': 'image/png' },
+      body: png,
+    });
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ status: 'sent', input_type: 'png' });
     // The wake opened a session, and the frame went on it (the fake decodes what it received).
@@ -53,6 +65,9 @@ describe('a parked call takes frames and messages', () => {
     expect(answer.status).toBe(200);
     await waitFor(() => call.gemini.established.length === sessions + 1, 'the wake');
     const woken = call.gemini.established.at(-1)!;
-    await waitFor(() => woken.clientContents.some((m) => JSON.stringify(m).includes('What is on the screen?')), 'the message at the woken session');
+    await waitFor(
+      () => woken.clientContents.some((m) => JSON.stringify(m).includes('What is on the screen?')),
+      'the message at the woken session',
+    );
   }, 30_000);
 });

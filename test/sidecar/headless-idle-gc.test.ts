@@ -15,11 +15,20 @@ import { freePort } from '../helpers/net.ts';
 /** The reducer's first GC comes 8 s (plus 0.1 s of slack) after the full GC that armed it. */
 const WATCH_AFTER_TRIM_MS = 10_000;
 
-async function idleCore(flags: readonly string[], until: (out: string) => boolean, deadlineMs: number): Promise<{ out: string; alive: boolean }> {
+async function idleCore(
+  flags: readonly string[],
+  until: (out: string) => boolean,
+  deadlineMs: number,
+): Promise<{ out: string; alive: boolean }> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-idle-gc-'));
   const port = await freePort();
   const child = spawn(process.execPath, [...flags, '--trace-memory-reducer', 'main/cli.ts', 'headless'], {
-    env: { ...process.env, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_LOG_LEVEL: 'debug' },
+    env: {
+      ...process.env,
+      HERMES_HOME: home,
+      DISCORD_VOICE_LIVE_PORT: String(port),
+      DISCORD_VOICE_LIVE_LOG_LEVEL: 'debug',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -35,19 +44,31 @@ async function idleCore(flags: readonly string[], until: (out: string) => boolea
   }
 }
 
-it('started with --expose-gc beside the launchers\' options, the idle core trims and lives on through V8\'s memory reducer GCs after it', { timeout: 90_000 }, async () => {
-  let trimmedAt = -1;
-  const run = await idleCore([...CORE_NODE_FLAGS, '--expose-gc'], (out) => {
-    if (trimmedAt < 0 && out.includes('idle memory trimmed')) trimmedAt = Date.now();
-    return trimmedAt > 0 && Date.now() - trimmedAt > WATCH_AFTER_TRIM_MS;
-  }, 60_000);
-  expect(run.out, 'the idle trim ran').toContain('idle memory trimmed');
-  expect(run.alive, 'the core is still running').toBe(true);
-});
+it(
+  "started with --expose-gc beside the launchers' options, the idle core trims and lives on through V8's memory reducer GCs after it",
+  { timeout: 90_000 },
+  async () => {
+    let trimmedAt = -1;
+    const run = await idleCore(
+      [...CORE_NODE_FLAGS, '--expose-gc'],
+      (out) => {
+        if (trimmedAt < 0 && out.includes('idle memory trimmed')) trimmedAt = Date.now();
+        return trimmedAt > 0 && Date.now() - trimmedAt > WATCH_AFTER_TRIM_MS;
+      },
+      60_000,
+    );
+    expect(run.out, 'the idle trim ran').toContain('idle memory trimmed');
+    expect(run.alive, 'the core is still running').toBe(true);
+  },
+);
 
-it('started as the launchers start it (no --expose-gc), the idle core runs no trim of its own', { timeout: 60_000 }, async () => {
-  // Long enough for a start-up under load and the 5 s quiet period after it (the first test sees it well within).
-  const run = await idleCore(CORE_NODE_FLAGS, () => false, 25_000);
-  expect(run.alive, 'the core is still running').toBe(true);
-  expect(run.out).not.toContain('idle memory trimmed');
-});
+it(
+  'started as the launchers start it (no --expose-gc), the idle core runs no trim of its own',
+  { timeout: 60_000 },
+  async () => {
+    // Long enough for a start-up under load and the 5 s quiet period after it (the first test sees it well within).
+    const run = await idleCore(CORE_NODE_FLAGS, () => false, 25_000);
+    expect(run.alive, 'the core is still running').toBe(true);
+    expect(run.out).not.toContain('idle memory trimmed');
+  },
+);

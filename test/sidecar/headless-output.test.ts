@@ -26,14 +26,24 @@ it('the unconfigured paragraph names each missing variable and the .env file', (
 async function runHeadless(env: Record<string, string>): Promise<{ out: string; err: string; code: number | null }> {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-headless-out-'));
   const port = await freePort();
-  const { DISCORD_BOT_TOKEN: _a, GEMINI_API_KEY: _b, DISCORD_VOICE_LIVE_USER_ID: _c, DISCORD_VOICE_LIVE_LOG_FORMAT: _d, ...base } = process.env;
-  const child = spawn(process.execPath, ['main/cli.ts', 'headless'], { env: { ...base, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const {
+    DISCORD_BOT_TOKEN: _a,
+    GEMINI_API_KEY: _b,
+    DISCORD_VOICE_LIVE_USER_ID: _c,
+    DISCORD_VOICE_LIVE_LOG_FORMAT: _d,
+    ...base
+  } = process.env;
+  const child = spawn(process.execPath, ['main/cli.ts', 'headless'], {
+    env: { ...base, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   try {
-    for (let i = 0; i < 200 && !out.includes('Everything else works already'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 200 && !out.includes('Everything else works already'); i++)
+      await new Promise((r) => setTimeout(r, 100));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     return { out, err, code: await exited };
@@ -46,7 +56,9 @@ async function runHeadless(env: Record<string, string>): Promise<{ out: string; 
 it('unconfigured and piped: JSON log lines, the paragraph on stdout, no ExperimentalWarning', async () => {
   const { out, err, code } = await runHeadless({});
   expect(code).toBe(0);
-  expect(out).toContain(`Voice calls are off until DISCORD_BOT_TOKEN, DISCORD_VOICE_LIVE_USER_ID and GEMINI_API_KEY are set. Put them in ${path.resolve('.env')} `);
+  expect(out).toContain(
+    `Voice calls are off until DISCORD_BOT_TOKEN, DISCORD_VOICE_LIVE_USER_ID and GEMINI_API_KEY are set. Put them in ${path.resolve('.env')} `,
+  );
   const lines = err.split('\n').filter(Boolean);
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();

@@ -10,7 +10,12 @@ it('starts, prints the dashboard login URL, serves /health, and exits 0 on SIGTE
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-headless-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['main/cli.ts', 'headless'], {
-    env: { ...process.env, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      HERMES_HOME: home,
+      DISCORD_VOICE_LIVE_PORT: String(port),
+      DISCORD_VOICE_LIVE_LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
@@ -23,7 +28,10 @@ it('starts, prints the dashboard login URL, serves /health, and exits 0 on SIGTE
       child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
     });
     expect(line).toMatch(new RegExp(`dashboard: http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`));
-    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { status: string; reasons: string[] };
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as {
+      status: string;
+      reasons: string[];
+    };
     // Runs, but no bot or model is configured: degraded, and it says why.
     expect(health.status).toBe('degraded');
     expect(health.reasons.join('\n')).toContain('not configured');
@@ -39,7 +47,10 @@ it('starts, prints the dashboard login URL, serves /health, and exits 0 on SIGTE
 });
 
 it('refuses bad configuration with exit 2 and a message naming the variable', async () => {
-  const child = spawn(process.execPath, ['main/cli.ts', 'headless'], { env: { ...process.env, DISCORD_VOICE_LIVE_PORT: 'not-a-port' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['main/cli.ts', 'headless'], {
+    env: { ...process.env, DISCORD_VOICE_LIVE_PORT: 'not-a-port' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -49,7 +60,10 @@ it('refuses bad configuration with exit 2 and a message naming the variable', as
 
 it('CLI clients say clearly when the sidecar is not running (exit 3)', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, ['main/cli.ts', 'health'], { env: { ...process.env, DISCORD_VOICE_LIVE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['main/cli.ts', 'health'], {
+    env: { ...process.env, DISCORD_VOICE_LIVE_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -20,7 +20,14 @@ function capturingLogger(): { logger: pino.Logger; lines: () => { level: number;
     },
   });
   const logger = pino({ level: 'info' }, stream);
-  return { logger, lines: () => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string }) };
+  return {
+    logger,
+    lines: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; msg: string }),
+  };
 }
 
 async function healthOf(test: TestCore): Promise<HealthReport> {
@@ -39,7 +46,11 @@ describe('/health names the Opus codec before any call', () => {
     try {
       const health = await healthOf(test);
       expect(health.bridge.state).toBe('idle');
-      expect(health.audio.opus).toEqual({ impl: 'native', library: '@discordjs/opus', reason: 'the native @discordjs/opus addon loaded' });
+      expect(health.audio.opus).toEqual({
+        impl: 'native',
+        library: '@discordjs/opus',
+        reason: 'the native @discordjs/opus addon loaded',
+      });
       expect(health.native.sharp.available).toBe(true);
       expect(health.native.davey.available).toBe(true);
       expect(log.lines().filter((l) => l.msg.startsWith('native pieces: Opus native'))).toHaveLength(1);
@@ -74,8 +85,16 @@ describe('/health names the Opus codec before any call', () => {
   });
 
   it('the WASM fallback still encodes and decodes a 20 ms frame', () => {
-    const codec = selectOpus({ loadNative: () => { throw new Error('NODE_MODULE_VERSION 115 does not match 127'); } });
-    expect(codec.choice).toEqual({ impl: 'wasm', library: 'opusscript', reason: 'the native @discordjs/opus addon failed to load: NODE_MODULE_VERSION 115 does not match 127' });
+    const codec = selectOpus({
+      loadNative: () => {
+        throw new Error('NODE_MODULE_VERSION 115 does not match 127');
+      },
+    });
+    expect(codec.choice).toEqual({
+      impl: 'wasm',
+      library: 'opusscript',
+      reason: 'the native @discordjs/opus addon failed to load: NODE_MODULE_VERSION 115 does not match 127',
+    });
     const stream = codec.create();
     expect(stream.decode(stream.encode(Buffer.alloc(3840))).length).toBe(3840);
     stream.destroy();

@@ -20,11 +20,14 @@ afterAll(async () => {
 /** Status, code and that the body is the sidecar's error shape, under `maxBytes`. */
 function refusal(res: RawResponse, maxBytes = 1024): [number, string | undefined] {
   expect(Buffer.byteLength(res.text)).toBeLessThan(maxBytes);
-  expect(Object.keys((res.json as { error: object }).error).sort()).toEqual(expect.arrayContaining(['code', 'message']));
+  expect(Object.keys((res.json as { error: object }).error).sort()).toEqual(
+    expect.arrayContaining(['code', 'message']),
+  );
   return [res.status, errorCode(res)];
 }
 
-const post = (p: string, contentType: string, body: string | Buffer) => rawRequest({ port: t.port, method: 'POST', path: p, headers: { ...t.auth, 'content-type': contentType }, body });
+const post = (p: string, contentType: string, body: string | Buffer) =>
+  rawRequest({ port: t.port, method: 'POST', path: p, headers: { ...t.auth, 'content-type': contentType }, body });
 
 /** A request written byte for byte (for what http.request will not send), answered on the socket. */
 function rawExchange(request: string): Promise<string> {
@@ -87,8 +90,12 @@ describe('validation messages are bounded', () => {
 
 describe('malformed multipart on POST /frame', () => {
   it('a part that ends early → 400 invalid_multipart, not a 500', async () => {
-    const body = '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nabc';
-    expect(refusal(await post('/frame', 'multipart/form-data; boundary=xyz', body))).toEqual([400, 'invalid_multipart']);
+    const body =
+      '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nabc';
+    expect(refusal(await post('/frame', 'multipart/form-data; boundary=xyz', body))).toEqual([
+      400,
+      'invalid_multipart',
+    ]);
   });
 
   it('multipart/form-data with no boundary → 400 invalid_multipart', async () => {
@@ -97,11 +104,16 @@ describe('malformed multipart on POST /frame', () => {
 
   it('a file part over 8 MiB → 413 payload_too_large (as the raw body)', async () => {
     const body = Buffer.concat([
-      Buffer.from('--xyz\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n'),
+      Buffer.from(
+        '--xyz\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n',
+      ),
       Buffer.alloc(9 * 1024 * 1024, 7),
       Buffer.from('\r\n--xyz--\r\n'),
     ]);
-    expect(refusal(await post('/frame', 'multipart/form-data; boundary=xyz', body))).toEqual([413, 'payload_too_large']);
+    expect(refusal(await post('/frame', 'multipart/form-data; boundary=xyz', body))).toEqual([
+      413,
+      'payload_too_large',
+    ]);
   });
 });
 

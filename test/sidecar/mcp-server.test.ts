@@ -18,7 +18,9 @@ let port: number;
 let client: Client;
 
 function connectHttp(headers: Record<string, string>): { client: Client; transport: StreamableHTTPClientTransport } {
-  const transport = new StreamableHTTPClientTransport(new URL(`${sim.core.sidecarUrl}/mcp`), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${sim.core.sidecarUrl}/mcp`), {
+    requestInit: { headers },
+  });
   return { client: new Client({ name: 'lvb-test', version: '1.0.0' }), transport };
 }
 
@@ -55,10 +57,30 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists the call tools and the helper tools, each with an object JSON schema', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ['say', 'notify', 'schedule', 'push_frame', 'read_notes', 'search_notes', 'call_status', 'join', 'leave', 'sora_redact', 'sora_handoff']) expect(names).toContain(name);
+    for (const name of [
+      'say',
+      'notify',
+      'schedule',
+      'push_frame',
+      'read_notes',
+      'search_notes',
+      'call_status',
+      'join',
+      'leave',
+      'sora_redact',
+      'sora_handoff',
+    ])
+      expect(names).toContain(name);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
     const notify = tools.find((t) => t.name === 'notify')!;
-    expect((notify.inputSchema.properties as Record<string, { enum?: string[] }>).mode!.enum).toEqual(['voice', 'dm', 'channel', 'webhook', 'auto', 'all']);
+    expect((notify.inputSchema.properties as Record<string, { enum?: string[] }>).mode!.enum).toEqual([
+      'voice',
+      'dm',
+      'channel',
+      'webhook',
+      'auto',
+      'all',
+    ]);
   });
 
   it('joins, says, reads the call transcripts, and reports tool errors with the API codes', async () => {
@@ -74,12 +96,32 @@ describe('MCP over Streamable HTTP at /mcp', () => {
 
     const model = await sim.gemini.connection(0);
     const said = await call(client, 'say', { text: 'Your build finished.' });
-    expect(structured(said)).toEqual({ status: 'queued', chars: 20, as: 'announce', id: expect.stringMatching(/^say_/) });
-    await waitFor(() => JSON.stringify(model.clientContents).includes('Your build finished.') || model.texts.some((t) => t.includes('Your build finished.')), 'the said text at the model');
+    expect(structured(said)).toEqual({
+      status: 'queued',
+      chars: 20,
+      as: 'announce',
+      id: expect.stringMatching(/^say_/),
+    });
+    await waitFor(
+      () =>
+        JSON.stringify(model.clientContents).includes('Your build finished.') ||
+        model.texts.some((t) => t.includes('Your build finished.')),
+      'the said text at the model',
+    );
 
     await sim.ownerSpeaks(1.2);
-    await waitFor(async () => JSON.stringify(structured(await call(client, 'read_notes', { limit: 100 }))).includes(DEMO_MODEL_REPLY.slice(0, 20)), 'the reply transcript in read_notes');
-    const notes = structured(await call(client, 'read_notes', { limit: 100 })).notes as { kind: string; text: string; callId?: string }[];
+    await waitFor(
+      async () =>
+        JSON.stringify(structured(await call(client, 'read_notes', { limit: 100 }))).includes(
+          DEMO_MODEL_REPLY.slice(0, 20),
+        ),
+      'the reply transcript in read_notes',
+    );
+    const notes = structured(await call(client, 'read_notes', { limit: 100 })).notes as {
+      kind: string;
+      text: string;
+      callId?: string;
+    }[];
     const callId = (status.bridge as { call_id: string }).call_id;
     expect(notes.some((n) => n.kind === 'input_transcript' && n.callId === callId)).toBe(true);
     expect(notes.some((n) => n.kind === 'output_transcript' && n.text.includes('I can hear you clearly'))).toBe(true);
@@ -100,7 +142,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 
   it('schedules, lists and cancels; pushes a frame; runs a helper tool', async () => {
-    const created = structured(await call(client, 'schedule', { action: 'create', text: 'stand-up', delay_seconds: 3600 }));
+    const created = structured(
+      await call(client, 'schedule', { action: 'create', text: 'stand-up', delay_seconds: 3600 }),
+    );
     const id = created.scheduled as string;
     expect(id).toBeTruthy();
     const listed = structured(await call(client, 'schedule', { action: 'list' }));
@@ -108,7 +152,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const cancelled = structured(await call(client, 'schedule', { action: 'cancel', id }));
     expect(cancelled.cancelled).toBe(id);
 
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
     const frame = await call(client, 'push_frame', { base64: png.toString('base64') });
     expect(frame.isError).toBeFalsy();
     expect(structured(frame)).toMatchObject({ input_type: 'png' });
@@ -116,7 +162,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await waitFor(() => model.frames.length > 0, 'the frame at the model');
 
     const password = ['s3cr3t', 'pass', 'word'].join('-');
-    const redacted = structured(await call(client, 'sora_redact', { text: `db at https://bob:${password}@db.example.com/x` }));
+    const redacted = structured(
+      await call(client, 'sora_redact', { text: `db at https://bob:${password}@db.example.com/x` }),
+    );
     expect(JSON.stringify(redacted)).not.toContain(password);
     expect(JSON.stringify(redacted)).toContain('REDACTED');
   });
@@ -132,7 +180,10 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await call(client, 'say', { text: 'A note for subscribers.' });
     await waitFor(() => updates > 0, 'a resources/updated notification');
     const read = await client.readResource({ uri: NOTES_RESOURCE_URI });
-    const content = JSON.parse((read.contents[0] as { text: string }).text) as { call_id: string; notes: { text: string }[] };
+    const content = JSON.parse((read.contents[0] as { text: string }).text) as {
+      call_id: string;
+      notes: { text: string }[];
+    };
     expect(content.call_id).toBeTruthy();
     expect(content.notes.some((n) => n.text === 'A note for subscribers.')).toBe(true);
   });
@@ -144,24 +195,57 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const wrongToken = connectHttp({ authorization: 'Bearer not-the-token' });
     await expect(wrongToken.client.connect(wrongToken.transport)).rejects.toMatchObject({ code: 401 });
 
-    const crossOrigin = await rawRequest({ port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...sim.auth, origin: 'https://evil.example' }, body: INITIALIZE });
+    const crossOrigin = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, ...sim.auth, origin: 'https://evil.example' },
+      body: INITIALIZE,
+    });
     expect(crossOrigin.status).toBe(403);
     expect((crossOrigin.json as { error: { code: string } }).error.code).toBe('cross_origin');
-    const crossSite = await rawRequest({ port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...sim.auth, 'sec-fetch-site': 'cross-site' }, body: INITIALIZE });
+    const crossSite = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, ...sim.auth, 'sec-fetch-site': 'cross-site' },
+      body: INITIALIZE,
+    });
     expect(crossSite.status).toBe(403);
-    const badHost = await rawRequest({ port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...sim.auth, host: `attacker.example:${port}` }, body: INITIALIZE });
+    const badHost = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, ...sim.auth, host: `attacker.example:${port}` },
+      body: INITIALIZE,
+    });
     expect(badHost.status).toBe(403);
-    const unknownSession = await rawRequest({ port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...sim.auth, 'mcp-session-id': 'no-such-session' }, body: INITIALIZE });
+    const unknownSession = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, ...sim.auth, 'mcp-session-id': 'no-such-session' },
+      body: INITIALIZE,
+    });
     expect(unknownSession.status).toBe(404);
   });
 });
 
 /** `live-voice-bridge mcp` as a stdio MCP client launches it: only the environment the CLI reads. */
-function stdioRelay(extraEnv: Record<string, string> = {}): { client: Client; transport: StdioClientTransport; stderr: () => string } {
+function stdioRelay(extraEnv: Record<string, string> = {}): {
+  client: Client;
+  transport: StdioClientTransport;
+  stderr: () => string;
+} {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.resolve('main/cli.ts'), 'mcp'],
-    env: { PATH: process.env.PATH ?? '', HERMES_HOME: sim.config.paths.agentHome, DISCORD_VOICE_LIVE_PORT: String(port), ...extraEnv },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HERMES_HOME: sim.config.paths.agentHome,
+      DISCORD_VOICE_LIVE_PORT: String(port),
+      ...extraEnv,
+    },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -178,7 +262,12 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
       const { tools } = await stdioClient.listTools();
       expect(tools.map((t) => t.name)).toContain('say');
       const said = await call(stdioClient, 'say', { text: 'Hello over stdio.' });
-      expect(structured(said)).toEqual({ status: 'queued', chars: 17, as: 'announce', id: expect.stringMatching(/^say_/) });
+      expect(structured(said)).toEqual({
+        status: 'queued',
+        chars: 17,
+        as: 'announce',
+        id: expect.stringMatching(/^say_/),
+      });
       const bad = await call(stdioClient, 'notify', { text: 'x', mode: 'loud' });
       expect(structured(bad)).toMatchObject({ error: { code: 'unknown_mode' } });
       const notes = structured(await call(stdioClient, 'read_notes'));
@@ -198,7 +287,13 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
       // under load that GET can land while the first batch is opening, making one of the new
       // sessions the least recently used instead (the relay's then survives: no note, a CI flake).
       for (let i = 0; i < 2 * MAX_MCP_SESSIONS; i++) {
-        const opened = await rawRequest({ port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...sim.auth }, body: INITIALIZE });
+        const opened = await rawRequest({
+          port,
+          method: 'POST',
+          path: '/mcp',
+          headers: { ...MCP_HEADERS, ...sim.auth },
+          body: INITIALIZE,
+        });
         expect(opened.status).toBe(200);
       }
       const after = await call(stdioClient, 'call_status');
@@ -213,7 +308,9 @@ describe('MCP over stdio (live-voice-bridge mcp)', () => {
   });
 
   it('answers requests with an error naming the problem when the token is wrong', async () => {
-    const { client: stdioClient, transport } = stdioRelay({ DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'wrong-token-but-long-enough' });
+    const { client: stdioClient, transport } = stdioRelay({
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'wrong-token-but-long-enough',
+    });
     await expect(stdioClient.connect(transport)).rejects.toThrow(/refused the token \(401\)/);
     await stdioClient.close();
   });

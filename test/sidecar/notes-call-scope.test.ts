@@ -29,8 +29,18 @@ beforeAll(async () => {
   db = openNotesDb(path.join(home, 'voice-users'));
   log = db.log();
   const archive = db.store;
-  const registry = registerHelperTools(new ToolRegistry(), { agentHome: home, currentCall: () => log.currentCallNotes(500), callNotes: (id) => archive.read(id) });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerToolRoutes(app, { registry })] });
+  const registry = registerHelperTools(new ToolRegistry(), {
+    agentHome: home,
+    currentCall: () => log.currentCallNotes(500),
+    callNotes: (id) => archive.read(id),
+  });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger: silentLogger(),
+    routes: [(app) => registerToolRoutes(app, { registry })],
+  });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
 });
@@ -43,7 +53,13 @@ afterAll(async () => {
 });
 
 function post(route: string, body: unknown): Promise<RawResponse> {
-  return rawRequest({ port, method: 'POST', path: route, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return rawRequest({
+    port,
+    method: 'POST',
+    path: route,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 function handoffCount(): number {
@@ -85,19 +101,28 @@ describe('helper tools and the running call', () => {
     log.append({ kind: 'input_transcript', speaker: 'owner', text: 'The goal is to ship the tray fix.' });
     const res = await post('/handoff', { title: 'x' });
     expect(res.status, res.text).toBe(200);
-    const doc = JSON.parse(readFileSync((res.json as { json_path: string }).json_path, 'utf8')) as { call_id: string; notes_excerpt: string; brief: { fields: { objective: string | null; owner: string | null } } };
+    const doc = JSON.parse(readFileSync((res.json as { json_path: string }).json_path, 'utf8')) as {
+      call_id: string;
+      notes_excerpt: string;
+      brief: { fields: { objective: string | null; owner: string | null } };
+    };
     expect(doc.call_id).toBe('call-b');
     expect(doc.notes_excerpt).toContain('ship the tray fix');
     expect(doc.notes_excerpt).not.toMatch(/staging keys|Alice/);
     expect(doc.brief.fields).toMatchObject({ objective: 'ship the tray fix', owner: null });
 
-    const grill = (await post('/tools/sora_live_grill', {})).json as { fields: { objective: string | null; owner: string | null } };
+    const grill = (await post('/tools/sora_live_grill', {})).json as {
+      fields: { objective: string | null; owner: string | null };
+    };
     expect(grill.fields).toMatchObject({ objective: 'ship the tray fix', owner: null });
 
     // A hand-off naming another call reads that call, and is labelled with it.
     const other = await post('/handoff', { call_id: 'call-a' });
     expect(other.status, other.text).toBe(200);
-    const docA = JSON.parse(readFileSync((other.json as { json_path: string }).json_path, 'utf8')) as { call_id: string; notes_excerpt: string };
+    const docA = JSON.parse(readFileSync((other.json as { json_path: string }).json_path, 'utf8')) as {
+      call_id: string;
+      notes_excerpt: string;
+    };
     expect(docA.call_id).toBe('call-a');
     expect(docA.notes_excerpt).toContain('rotate the staging keys');
     expect(docA.notes_excerpt).not.toContain('tray fix');
@@ -109,7 +134,10 @@ describe('helper tools and the running call', () => {
     // The dashboard's Hand off after the call ended names the call it shows.
     const afterwards = await post('/handoff', { call_id: 'call-b' });
     expect(afterwards.status, afterwards.text).toBe(200);
-    expect(JSON.parse(readFileSync((afterwards.json as { json_path: string }).json_path, 'utf8'))).toMatchObject({ call_id: 'call-b', brief: { fields: { objective: 'ship the tray fix' } } });
+    expect(JSON.parse(readFileSync((afterwards.json as { json_path: string }).json_path, 'utf8'))).toMatchObject({
+      call_id: 'call-b',
+      brief: { fields: { objective: 'ship the tray fix' } },
+    });
   });
 
   it("keeps only the running call's events whatever the source hands over", async () => {
@@ -117,7 +145,10 @@ describe('helper tools and the running call', () => {
       { id: '1', ts: 1, kind: 'input_transcript', text: 'The goal is to clean the old call up.', callId: 'old' },
       { id: '2', ts: 2, kind: 'input_transcript', text: 'The goal is to test the live call.', callId: 'live' },
     ];
-    const registry = registerHelperTools(new ToolRegistry(), { agentHome: home, currentCall: () => ({ callId: 'live', notes: mixed }) });
+    const registry = registerHelperTools(new ToolRegistry(), {
+      agentHome: home,
+      currentCall: () => ({ callId: 'live', notes: mixed }),
+    });
     const outcome = await registry.invoke('sora_live_grill', {}, { caller: 'test' });
     expect(outcome).toMatchObject({ ok: true, result: { fields: { objective: 'test the live call' } } });
     // Without a source of recorded calls, a call_id other than the running call's is refused, not mislabelled.

@@ -29,12 +29,30 @@ beforeAll(async () => {
   const log = db.log();
   log.nameSpeakers((id) => ({ [ADA]: 'Ada', [BOB]: 'Bob' })[id]);
   log.startCall('call-mon');
-  log.append({ kind: 'input_transcript', speaker: ADA, text: 'We decided to ship the installer on Thursday.', ts: 1_000 });
-  log.append({ kind: 'input_transcript', speaker: BOB, text: 'My salary is private, but the installer is fine.', ts: 1_001 });
+  log.append({
+    kind: 'input_transcript',
+    speaker: ADA,
+    text: 'We decided to ship the installer on Thursday.',
+    ts: 1_000,
+  });
+  log.append({
+    kind: 'input_transcript',
+    speaker: BOB,
+    text: 'My salary is private, but the installer is fine.',
+    ts: 1_001,
+  });
   log.startCall('call-tue');
-  log.append({ kind: 'output_transcript', speaker: 'model', text: 'The installer ships Thursday, as decided.', ts: 90_000 });
+  log.append({
+    kind: 'output_transcript',
+    speaker: 'model',
+    text: 'The installer ships Thursday, as decided.',
+    ts: 90_000,
+  });
   log.close();
-  db.store.saveSummary('call-mon', { objective: 'ship the installer', decisions: [{ text: 'ship Thursday', cites: ['x'] }] });
+  db.store.saveSummary('call-mon', {
+    objective: 'ship the installer',
+    decisions: [{ text: 'ship Thursday', cites: ['x'] }],
+  });
   optedOut.add(BOB); // Bob opted out after the call: his line stays out of every search from now on
   const { store } = db;
   sidecar = createSidecar({
@@ -59,7 +77,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const get = (url: string, token = TOKEN): Promise<RawResponse> => rawRequest({ port, path: url, headers: { authorization: `Bearer ${token}` } });
+const get = (url: string, token = TOKEN): Promise<RawResponse> =>
+  rawRequest({ port, path: url, headers: { authorization: `Bearer ${token}` } });
 
 describe('GET /notes/search', () => {
   it('answers exactly { hits: [{ call_id, at, speaker, snippet }] }, newest first, by name', async () => {
@@ -74,10 +93,12 @@ describe('GET /notes/search', () => {
     // Words in any order, whole words; since= bounds the time.
     expect(((await get('/notes/search?q=thursday%20installer')).json as { hits: unknown[] }).hits).toHaveLength(2);
     expect(((await get('/notes/search?q=instal')).json as { hits: unknown[] }).hits).toHaveLength(0);
-    expect((await get('/notes/search?q=installer&since=50000')).json).toMatchObject({ hits: [{ call_id: 'call-tue' }] });
+    expect((await get('/notes/search?q=installer&since=50000')).json).toMatchObject({
+      hits: [{ call_id: 'call-tue' }],
+    });
   });
 
-  it("never returns the lines of a speaker who opted out", async () => {
+  it('never returns the lines of a speaker who opted out', async () => {
     expect((await get('/notes/search?q=salary')).json).toEqual({ hits: [] });
   });
 
@@ -100,15 +121,23 @@ describe('GET /calls/:id/export', () => {
   it('exports one call with its summary and hand-off as JSON and Markdown; unknown is 404', async () => {
     const json = await get('/calls/call-mon/export');
     expect(json.status).toBe(200);
-    expect(json.json).toMatchObject({ call: { id: 'call-mon', events: 2 }, summary: { objective: 'ship the installer' }, notes: [{ speaker_name: 'Ada' }, { speaker_name: 'Bob' }] });
+    expect(json.json).toMatchObject({
+      call: { id: 'call-mon', events: 2 },
+      summary: { objective: 'ship the installer' },
+      notes: [{ speaker_name: 'Ada' }, { speaker_name: 'Bob' }],
+    });
     const md = await get('/calls/call-mon/export?format=md');
     expect(md.headers['content-type']).toMatch(/^text\/markdown/);
     expect(md.text).toContain('# Call call-mon');
     expect(md.text).toContain('"objective": "ship the installer"');
     expect(md.text).toContain('**Ada** (input_transcript): We decided to ship the installer on Thursday.');
     // The hand-off (sora_handoff on the call's notes): its document in the JSON, its sections in the Markdown.
-    expect(json.json).toMatchObject({ handoff: { json: { version: 1, call_id: 'call-mon', source: { utterances: 2 } } } });
-    expect((json.json as { handoff: { json: { notes_excerpt: string } } }).handoff.json.notes_excerpt).toContain('caller Ada: We decided to ship the installer on Thursday.');
+    expect(json.json).toMatchObject({
+      handoff: { json: { version: 1, call_id: 'call-mon', source: { utterances: 2 } } },
+    });
+    expect((json.json as { handoff: { json: { notes_excerpt: string } } }).handoff.json.notes_excerpt).toContain(
+      'caller Ada: We decided to ship the installer on Thursday.',
+    );
     expect(md.text).toContain('## Hand-off: Call hand-off');
     expect(md.text).toContain('### Goal');
     const missing = await get('/calls/call-zzz/export');

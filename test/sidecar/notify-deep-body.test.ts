@@ -36,7 +36,13 @@ beforeEach(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'lvb-notify-deep-'));
   delivered = [];
   scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger,
+    routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })],
+  });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
 });
@@ -51,14 +57,20 @@ const post = (url: string, body: string, key?: string) =>
     port,
     method: 'POST',
     path: url,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      ...(key ? { 'idempotency-key': key } : {}),
+    },
     body,
   });
 
 /** `{ ...fields, <field>: [[[…]]] }` nested `depth` arrays deep, as raw JSON text. */
-const deepArray = (depth: number, fields: string, field = 'extra') => `{${fields},"${field}":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+const deepArray = (depth: number, fields: string, field = 'extra') =>
+  `{${fields},"${field}":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 /** `{ ...fields, <field>: {"a":{"a":…}} }` nested `depth` objects deep. */
-const deepObject = (depth: number, fields: string, field = 'extra') => `{${fields},"${field}":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+const deepObject = (depth: number, fields: string, field = 'extra') =>
+  `{${fields},"${field}":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
 
 const NOTIFY = '"text":"hi","mode":"dm"';
 const SCHEDULE = '"text":"hi","delay_seconds":60';

@@ -37,7 +37,13 @@ const port: DiscordTextPort = {
 
 async function start(): Promise<void> {
   scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger,
+    routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })],
+  });
   await sidecar.listen();
 }
 async function stop(): Promise<void> {
@@ -48,7 +54,14 @@ async function stop(): Promise<void> {
 beforeEach(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'lvb-notify-guards-'));
   posts = [];
-  notifier = createNotifier({ voice: () => null, discordText: port, ownerId: '200000000000000001', textChannelId: '200000000000000002', sfxEnabled: false, logger });
+  notifier = createNotifier({
+    voice: () => null,
+    discordText: port,
+    ownerId: '200000000000000001',
+    textChannelId: '200000000000000002',
+    sfxEnabled: false,
+    logger,
+  });
   await start();
 });
 afterEach(async () => {
@@ -68,7 +81,11 @@ interface Answer {
 async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(sidecar.url + url, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Answer };
@@ -78,7 +95,11 @@ const scheduledEntries = async () => (await call('GET', '/schedule')).json.entri
 
 describe('unknown fields are refused with 400 unknown_field', () => {
   it('POST /notify with delay_seconds (a /schedule field) is refused and nothing is delivered now', async () => {
-    const { status, json } = await call('POST', '/notify', { text: 'meant for later', mode: 'channel', delay_seconds: 3600 });
+    const { status, json } = await call('POST', '/notify', {
+      text: 'meant for later',
+      mode: 'channel',
+      delay_seconds: 3600,
+    });
     expect(status).toBe(400);
     expect(json.error.code).toBe('unknown_field');
     expect(json.error.message).toContain('"delay_seconds"');
@@ -87,7 +108,13 @@ describe('unknown fields are refused with 400 unknown_field', () => {
   });
 
   it('POST /schedule with urgent, tz and foo names every unknown field and creates nothing', async () => {
-    const { status, json } = await call('POST', '/schedule', { text: 'x', delay_seconds: 60, urgent: true, tz: 'Europe/Berlin', foo: 1 });
+    const { status, json } = await call('POST', '/schedule', {
+      text: 'x',
+      delay_seconds: 60,
+      urgent: true,
+      tz: 'Europe/Berlin',
+      foo: 1,
+    });
     expect(status).toBe(400);
     expect(json.error.code).toBe('unknown_field');
     for (const f of ['"urgent"', '"tz"', '"foo"']) expect(json.error.message).toContain(f);
@@ -96,12 +123,31 @@ describe('unknown fields are refused with 400 unknown_field', () => {
   });
 
   it('every documented field still works, including source as the MCP tools and the CLI send it', async () => {
-    const n = await call('POST', '/notify', { source: 'mcp', text: 'all fields', mode: 'dm', title: 'T', urgent: false });
+    const n = await call('POST', '/notify', {
+      source: 'mcp',
+      text: 'all fields',
+      mode: 'dm',
+      title: 'T',
+      urgent: false,
+    });
     expect(n.status).toBe(200);
     expect(n.json.status).toBe('ok');
-    const s = await call('POST', '/schedule', { source: 'mcp', text: 'later', delay_seconds: 600, mode: 'dm', title: 'T' });
+    const s = await call('POST', '/schedule', {
+      source: 'mcp',
+      text: 'later',
+      delay_seconds: 600,
+      mode: 'dm',
+      title: 'T',
+    });
     expect(s.status).toBe(201);
-    const r = await call('POST', '/schedule', { source: 'cli', text: 'daily', repeat: 'daily', at: '09:00', timezone: 'Europe/Berlin', mode: 'auto' });
+    const r = await call('POST', '/schedule', {
+      source: 'cli',
+      text: 'daily',
+      repeat: 'daily',
+      at: '09:00',
+      timezone: 'Europe/Berlin',
+      mode: 'auto',
+    });
     expect(r.status).toBe(201);
     expect(r.json.entry.repeat).toMatchObject({ timezone: 'Europe/Berlin' });
   });
@@ -109,12 +155,34 @@ describe('unknown fields are refused with 400 unknown_field', () => {
   it('the live model tools: what they declare still passes; an undeclared argument is refused', async () => {
     const registry = new ToolRegistry();
     registerNotifyTools(registry, { notifier, scheduler });
-    const declared = registry.declarations().find((d) => d.name === 'local_notify')!.parameters as { properties: Record<string, unknown> };
+    const declared = registry.declarations().find((d) => d.name === 'local_notify')!.parameters as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(declared.properties).sort()).toEqual(['mode', 'source', 'text', 'title', 'urgent']);
-    expect(await registry.invoke('local_notify', { text: 'hi', mode: 'dm', title: 't', source: 's', urgent: true }, { caller: 'model' })).toMatchObject({ ok: true });
-    expect(await registry.invoke('local_notify_schedule', { text: 'later', delay_seconds: 60, mode: 'dm', title: 't' }, { caller: 'model' })).toMatchObject({ ok: true });
-    expect(await registry.invoke('local_notify_schedule', { text: 'r', repeat: 'weekdays', at: '08:00', timezone: 'UTC' }, { caller: 'model' })).toMatchObject({ ok: true });
-    expect(await registry.invoke('local_notify', { text: 'later please', delay_seconds: 60 }, { caller: 'model' })).toMatchObject({ ok: false });
+    expect(
+      await registry.invoke(
+        'local_notify',
+        { text: 'hi', mode: 'dm', title: 't', source: 's', urgent: true },
+        { caller: 'model' },
+      ),
+    ).toMatchObject({ ok: true });
+    expect(
+      await registry.invoke(
+        'local_notify_schedule',
+        { text: 'later', delay_seconds: 60, mode: 'dm', title: 't' },
+        { caller: 'model' },
+      ),
+    ).toMatchObject({ ok: true });
+    expect(
+      await registry.invoke(
+        'local_notify_schedule',
+        { text: 'r', repeat: 'weekdays', at: '08:00', timezone: 'UTC' },
+        { caller: 'model' },
+      ),
+    ).toMatchObject({ ok: true });
+    expect(
+      await registry.invoke('local_notify', { text: 'later please', delay_seconds: 60 }, { caller: 'model' }),
+    ).toMatchObject({ ok: false });
     expect(posts).toEqual(['dm:**t**\nhi\n-# from s']);
   });
 });
@@ -131,7 +199,9 @@ describe('Idempotency-Key on POST /notify', () => {
 
   it('concurrent identical POSTs with one key deliver once and answer the same', async () => {
     const body = { text: 'only once', mode: 'channel' };
-    const answers = await Promise.all([1, 2, 3].map(() => call('POST', '/notify', body, { 'idempotency-key': 'k-concurrent' })));
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call('POST', '/notify', body, { 'idempotency-key': 'k-concurrent' })),
+    );
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
     expect(posts.filter((p) => p.includes('only once'))).toHaveLength(1);
   });
@@ -144,7 +214,9 @@ describe('Idempotency-Key on POST /notify', () => {
     await call('POST', '/notify', { text: 'three', mode: 'dm' });
     await call('POST', '/notify', { text: 'three', mode: 'dm' });
     expect(posts.filter((p) => p.includes('three'))).toHaveLength(2);
-    expect((await call('POST', '/notify', { text: 'x' }, { 'idempotency-key': 'bad key with spaces' })).json.error.code).toBe('bad_idempotency_key');
+    expect(
+      (await call('POST', '/notify', { text: 'x' }, { 'idempotency-key': 'bad key with spaces' })).json.error.code,
+    ).toBe('bad_idempotency_key');
   });
 
   it('an error answer is not remembered: the retry is processed', async () => {
@@ -178,7 +250,9 @@ describe('Idempotency-Key on POST /schedule (durable)', () => {
 
   it('concurrent identical POSTs with one key create one entry', async () => {
     const body = { text: 'once', delay_seconds: 600 };
-    const answers = await Promise.all([1, 2, 3, 4].map(() => call('POST', '/schedule', body, { 'idempotency-key': 'k-sched-c' })));
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(() => call('POST', '/schedule', body, { 'idempotency-key': 'k-sched-c' })),
+    );
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
     expect(new Set(answers.map((a) => a.json.scheduled)).size).toBe(1);
     expect(await scheduledEntries()).toHaveLength(1);

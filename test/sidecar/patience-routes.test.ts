@@ -20,14 +20,29 @@ const TOKEN = 'test-token-'.padEnd(40, 'x');
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
-  memory.put({ speakerId: ANN, name: 'Ann', windowMs: 1400, cutoffs: 2, cleanTurns: 1, longestPauseMs: 1200, updatedAt: 1_700_000_000_000 });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerPatienceRoutes(app, { patience })] });
+  memory.put({
+    speakerId: ANN,
+    name: 'Ann',
+    windowMs: 1400,
+    cutoffs: 2,
+    cleanTurns: 1,
+    longestPauseMs: 1200,
+    updatedAt: 1_700_000_000_000,
+  });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger: silentLogger(),
+    routes: [(app) => registerPatienceRoutes(app, { patience })],
+  });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
 });
 afterAll(async () => sidecar.close());
 
-const request = (method: 'GET' | 'DELETE', path: string, headers: Record<string, string> = auth) => rawRequest({ port, method, path, headers });
+const request = (method: 'GET' | 'DELETE', path: string, headers: Record<string, string> = auth) =>
+  rawRequest({ port, method, path, headers });
 
 describe('/room/patience', () => {
   it('lists the setting and each learnt speaker by name', async () => {
@@ -38,7 +53,9 @@ describe('/room/patience', () => {
       call: null,
       base_ms: 800,
       current_ms: 800,
-      speakers: [{ speaker_id: ANN, name: 'Ann', window_ms: 1400, learnt: true, cutoffs: 2, updated_at: 1_700_000_000 }],
+      speakers: [
+        { speaker_id: ANN, name: 'Ann', window_ms: 1400, learnt: true, cutoffs: 2, updated_at: 1_700_000_000 },
+      ],
     });
   });
 
@@ -62,7 +79,9 @@ describe('/room/patience', () => {
   it('a reset answers with the speaker back at the call’s patience, and forgets them', async () => {
     const res = await request('DELETE', `/room/patience/${ANN}`);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ reset: { speaker_id: ANN, name: 'Ann', window_ms: 800, learnt: false, cutoffs: 0, updated_at: 1_700_000_000 } });
+    expect(res.json).toEqual({
+      reset: { speaker_id: ANN, name: 'Ann', window_ms: 800, learnt: false, cutoffs: 0, updated_at: 1_700_000_000 },
+    });
     expect(memory.get(ANN)).toBeUndefined();
     expect((await request('DELETE', `/room/patience/${ANN}`)).status).toBe(404);
     expect(((await request('GET', '/room/patience')).json as PatienceView).speakers).toEqual([]);

@@ -22,21 +22,29 @@ let stream: http.ClientRequest;
 
 /** Follows GET /events and keeps every `say` event. */
 function followEvents(): void {
-  stream = http.get({ host: '127.0.0.1', port: call.t.port, path: '/events', headers: { ...call.t.auth, host: `127.0.0.1:${call.t.port}` } }, (res) => {
-    let buffered = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      buffered += chunk;
-      let end: number;
-      while ((end = buffered.indexOf('\n\n')) >= 0) {
-        const block = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const type = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (type === 'say' && data) events.push(JSON.parse(data) as SayOutcome);
-      }
-    });
-  });
+  stream = http.get(
+    {
+      host: '127.0.0.1',
+      port: call.t.port,
+      path: '/events',
+      headers: { ...call.t.auth, host: `127.0.0.1:${call.t.port}` },
+    },
+    (res) => {
+      let buffered = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffered += chunk;
+        let end: number;
+        while ((end = buffered.indexOf('\n\n')) >= 0) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const type = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (type === 'say' && data) events.push(JSON.parse(data) as SayOutcome);
+        }
+      });
+    },
+  );
   stream.on('error', () => undefined);
 }
 
@@ -49,14 +57,24 @@ interface CliRun {
 /** The CLI as a person runs it: on a terminal (a pty from util-linux `script`), or piped (JSON). */
 function cli(args: string[], tty: boolean): Promise<CliRun> {
   const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f, ...base } = process.env;
-  const env = { ...base, NO_COLOR: '1', HERMES_HOME: call.t.home, DISCORD_VOICE_LIVE_PORT: String(call.t.port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.t.core.token };
+  const env = {
+    ...base,
+    NO_COLOR: '1',
+    HERMES_HOME: call.t.home,
+    DISCORD_VOICE_LIVE_PORT: String(call.t.port),
+    DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.t.core.token,
+  };
   const command = [process.execPath, 'main/cli.ts', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = tty ? spawn('script', ['-qefc', command, '/dev/null'], { env }) : spawn(process.execPath, ['main/cli.ts', ...args], { env });
+  const child = tty
+    ? spawn('script', ['-qefc', command, '/dev/null'], { env })
+    : spawn(process.execPath, ['main/cli.ts', ...args], { env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r\n/g, '\n'), stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r\n/g, '\n'), stderr })),
+  );
 }
 
 /** The events of one request, in order. */
@@ -97,18 +115,29 @@ describe('what the sender of an announcement sees', () => {
   it('spoken whole: the CLI prints "Spoken." (exit 0) once the reply was played out to Discord; /events and GET /say/{id} say spoken', async () => {
     call.discord.recorder.clear();
     const run = await cli(['announce', 'The build is green'], true);
-    expect(run.stdout).toBe('Queued (18 characters): the model says it, word for word, at the next pause in the conversation.\nSpoken.\n');
+    expect(run.stdout).toBe(
+      'Queued (18 characters): the model says it, word for word, at the next pause in the conversation.\nSpoken.\n',
+    );
     expect(run.status).toBe(0);
     const id = await idOf('The build is green');
     const seen = eventsOf(id);
     expect(seen[0]).toMatchObject({ verb: 'announce', outcome: 'waiting', source: 'cli' });
-    expect(seen.at(-1)).toMatchObject({ id, verb: 'announce', outcome: 'spoken', spoken_text: 'The build is green', by: null, reason: null });
+    expect(seen.at(-1)).toMatchObject({
+      id,
+      verb: 'announce',
+      outcome: 'spoken',
+      spoken_text: 'The build is green',
+      by: null,
+      reason: null,
+    });
     // The whole 1.5 s reply had reached Discord when it was called spoken (fades aside).
     expect(loudMsAtDiscord()).toBeGreaterThanOrEqual(1400);
     expect((await call.get(`/say/${id}`)).json).toEqual(seen.at(-1));
     // The transcript says it too.
     const notes = (await call.get('/notes?limit=50')).json as { notes: { kind: string; text: string }[] };
-    expect(notes.notes.some((n) => n.kind === 'note' && n.text === 'announce from cli "The build is green": Spoken.')).toBe(true);
+    expect(
+      notes.notes.some((n) => n.kind === 'note' && n.text === 'announce from cli "The build is green": Spoken.'),
+    ).toBe(true);
   }, 60_000);
 
   it('--no-wait returns at once with the queued answer and its id', async () => {
@@ -124,7 +153,11 @@ describe('what the sender of an announcement sees', () => {
     const voice = (notified.json as { results: { voice: { status: string; say_id?: string } } }).results.voice;
     expect(voice).toMatchObject({ status: 'ok', say_id: expect.stringMatching(/^say_[0-9a-f]{12}$/) });
     await waitFor(() => eventsOf(voice.say_id!).at(-1)?.outcome === 'spoken', 'the notification spoken');
-    expect((await call.get(`/say/${voice.say_id}`)).json).toMatchObject({ verb: 'notify', outcome: 'spoken', spoken_text: expect.stringContaining('The deploy finished') });
+    expect((await call.get(`/say/${voice.say_id}`)).json).toMatchObject({
+      verb: 'notify',
+      outcome: 'spoken',
+      spoken_text: expect.stringContaining('The deploy finished'),
+    });
   }, 60_000);
 
   it('cut by the owner: the CLI prints the words heard and who spoke (exit 4); the event names the owner', async () => {
@@ -160,7 +193,14 @@ describe('what the sender of an announcement sees', () => {
     const run = await running;
     expect(run.status).toBe(1);
     const printed = JSON.parse(run.stdout) as SayOutcome;
-    expect(printed).toMatchObject({ id, verb: 'announce', outcome: 'dropped', spoken_text: null, by: null, reason: 'the call ended before the model said it (stopped from the command line)' });
+    expect(printed).toMatchObject({
+      id,
+      verb: 'announce',
+      outcome: 'dropped',
+      spoken_text: null,
+      by: null,
+      reason: 'the call ended before the model said it (stopped from the command line)',
+    });
     expect(eventsOf(id).at(-1)).toEqual(printed);
     autoReply.speakInjectedText = true;
   }, 60_000);
@@ -172,6 +212,11 @@ describe('what the sender of an announcement sees', () => {
     const { id } = handed.json as { id: string };
     expect((await call.get('/leave?by=dashboard')).status).toBe(200);
     // The Leave answered after the text was spoken (within its bound), not before.
-    expect((await call.get(`/say/${id}`)).json).toMatchObject({ id, verb: 'say', outcome: 'spoken', spoken_text: 'Leaving now, bye' });
+    expect((await call.get(`/say/${id}`)).json).toMatchObject({
+      id,
+      verb: 'say',
+      outcome: 'spoken',
+      spoken_text: 'Leaving now, bye',
+    });
   }, 60_000);
 });

@@ -21,16 +21,27 @@ describe('sidecar security layer (real socket)', () => {
 
   it('refuses an empty Host and a loopback host on another port', async () => {
     expect((await rawRequest({ port: t.port, path: '/health', headers: { host: '' } })).status).toBe(403);
-    expect((await rawRequest({ port: t.port, path: '/health', headers: { host: `127.0.0.1:${t.port + 1}` } })).status).toBe(403);
+    expect(
+      (await rawRequest({ port: t.port, path: '/health', headers: { host: `127.0.0.1:${t.port + 1}` } })).status,
+    ).toBe(403);
   });
 
   it('accepts localhost and [::1] spellings of its own address', async () => {
-    expect((await rawRequest({ port: t.port, path: '/health', headers: { host: `localhost:${t.port}` } })).status).toBe(200);
-    expect((await rawRequest({ port: t.port, path: '/health', headers: { host: `[::1]:${t.port}` } })).status).toBe(200);
+    expect((await rawRequest({ port: t.port, path: '/health', headers: { host: `localhost:${t.port}` } })).status).toBe(
+      200,
+    );
+    expect((await rawRequest({ port: t.port, path: '/health', headers: { host: `[::1]:${t.port}` } })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a foreign Origin with 403 even with a valid token', async () => {
-    const res = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { origin: 'https://evil.example', ...t.auth } });
+    const res = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/login/url',
+      headers: { origin: 'https://evil.example', ...t.auth },
+    });
     expect(res.status).toBe(403);
     expect(errorCode(res)).toBe('cross_origin');
   });
@@ -44,7 +55,11 @@ describe('sidecar security layer (real socket)', () => {
   });
 
   it('allows its own origin (the dashboard page)', async () => {
-    const res = await rawRequest({ port: t.port, path: '/health', headers: { origin: `http://127.0.0.1:${t.port}`, 'sec-fetch-site': 'same-origin' } });
+    const res = await rawRequest({
+      port: t.port,
+      path: '/health',
+      headers: { origin: `http://127.0.0.1:${t.port}`, 'sec-fetch-site': 'same-origin' },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -53,7 +68,12 @@ describe('sidecar security layer (real socket)', () => {
     expect(none.status).toBe(401);
     expect(errorCode(none)).toBe('unauthorized');
     expect(none.headers['www-authenticate']).toBe('Bearer');
-    const wrong = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { authorization: 'Bearer not-the-token' } });
+    const wrong = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/login/url',
+      headers: { authorization: 'Bearer not-the-token' },
+    });
     expect(wrong.status).toBe(401);
     const right = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: t.auth });
     expect(right.status).toBe(200);
@@ -90,16 +110,33 @@ describe('sidecar security layer (real socket)', () => {
   });
 
   it('sends no CORS headers, even to a preflight', async () => {
-    const res = await rawRequest({ port: t.port, method: 'OPTIONS', path: '/health', headers: { 'access-control-request-method': 'POST' } });
+    const res = await rawRequest({
+      port: t.port,
+      method: 'OPTIONS',
+      path: '/health',
+      headers: { 'access-control-request-method': 'POST' },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 
   it('answers malformed JSON with 400 and a text/plain POST with 415, never 500', async () => {
-    const badJson = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { ...t.auth, 'content-type': 'application/json' }, body: '{"x":' });
+    const badJson = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/login/url',
+      headers: { ...t.auth, 'content-type': 'application/json' },
+      body: '{"x":',
+    });
     expect(badJson.status).toBe(400);
     expect(errorCode(badJson)).toBe('invalid_json');
-    const plain = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { ...t.auth, 'content-type': 'text/plain' }, body: 'hi' });
+    const plain = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/login/url',
+      headers: { ...t.auth, 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(plain.status).toBe(415);
     expect(errorCode(plain)).toBe('unsupported_media_type');
   });
@@ -112,12 +149,22 @@ describe('sidecar security layer (real socket)', () => {
     const cookie = String(login.headers['set-cookie']);
     expect(cookie).toMatch(/^lvb_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
     const session = cookie.split(';')[0]!;
-    const withCookie = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { cookie: session } });
+    const withCookie = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/login/url',
+      headers: { cookie: session },
+    });
     expect(withCookie.status).toBe(200);
     const reused = await rawRequest({ port: t.port, path: `/login?nonce=${nonce}` });
     expect(reused.status).toBe(401);
     expect(errorCode(reused)).toBe('login_expired');
-    const forged = await rawRequest({ port: t.port, method: 'POST', path: '/login/url', headers: { cookie: 'lvb_session=forged' } });
+    const forged = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/login/url',
+      headers: { cookie: 'lvb_session=forged' },
+    });
     expect(forged.status).toBe(401);
   });
 
@@ -128,7 +175,8 @@ describe('sidecar security layer (real socket)', () => {
         let buffer = '';
         res.on('data', (chunk: Buffer) => {
           buffer += chunk.toString('utf8');
-          if (buffer.includes(': connected')) t.core.hub.publish({ type: 'note', data: { id: 'n1', ts: 1, kind: 'note', text: 'hello' } });
+          if (buffer.includes(': connected'))
+            t.core.hub.publish({ type: 'note', data: { id: 'n1', ts: 1, kind: 'note', text: 'hello' } });
           if (buffer.includes('event: note')) {
             req.destroy();
             resolve(buffer);

@@ -38,7 +38,9 @@ it('SIGTERM while a webhook delivery hangs: whole shutdown, exit 0, the entry re
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   try {
     await waitFor(() => output.includes('dashboard: http://'), 'the sidecar to start');
     const token = readFileSync(path.join(home, 'voice-users', 'sidecar.token'), 'utf8').trim();

@@ -31,7 +31,14 @@ class RecordingBridge implements BridgeControl {
   stopReasons: string[] = [];
   frames: { width: number; height: number }[] = [];
   status(): BridgeStatus {
-    return { state: this.state, since: 0, connections: { discord: 'connected', model: 'connected' }, opus: null, levels: { input: { rms: 0, peak: 0 }, output: { rms: 0, peak: 0 } }, speaking: [] };
+    return {
+      state: this.state,
+      since: 0,
+      connections: { discord: 'connected', model: 'connected' },
+      opus: null,
+      levels: { input: { rms: 0, peak: 0 }, output: { rms: 0, peak: 0 } },
+      speaking: [],
+    };
   }
   async start(): Promise<BridgeStatus> {
     return this.status();
@@ -63,7 +70,8 @@ const bridge = new RecordingBridge();
 const spoken: string[] = [];
 const dms: string[] = [];
 const notifier = createNotifier({
-  voice: () => (bridge.state === 'connected' ? { speak: async (text) => (spoken.push(text), { delivered: true }) } : null),
+  voice: () =>
+    bridge.state === 'connected' ? { speak: async (text) => (spoken.push(text), { delivered: true }) } : null,
   discordText: {
     async sendDirectMessage(_user, text) {
       dms.push(text);
@@ -86,7 +94,10 @@ beforeAll(async () => {
     port: 0,
     token: TOKEN,
     logger,
-    routes: [(app) => registerBridgeRoutes(app, { bridge }), (app) => registerNotifyRoutes(app, { notifier, scheduler })],
+    routes: [
+      (app) => registerBridgeRoutes(app, { bridge }),
+      (app) => registerNotifyRoutes(app, { notifier, scheduler }),
+    ],
   });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
@@ -99,14 +110,30 @@ afterAll(async () => {
 
 const get = (p: string) => rawRequest({ port, path: p, headers: auth });
 const post = (p: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  rawRequest({ port, method: 'POST', path: p, headers: { ...auth, ...headers }, body: Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+  rawRequest({
+    port,
+    method: 'POST',
+    path: p,
+    headers: { ...auth, ...headers },
+    body: Buffer.isBuffer(body) ? body : JSON.stringify(body),
+  });
 
 describe('two verbs: announce (spoken verbatim) and ask (answered); /say is announce', () => {
   it('each route hands the text over with its verb and says which it was', async () => {
     bridge.state = 'connected';
     bridge.handed = [];
-    expect((await get('/announce?text=The%20build%20is%20green')).json).toEqual({ status: 'queued', chars: 18, as: 'announce', id: expect.stringMatching(/^say_/) });
-    expect((await post('/ask', { text: 'Tell me a one-line joke', source: 'cli' })).json).toEqual({ status: 'queued', chars: 23, as: 'message', id: expect.stringMatching(/^say_/) });
+    expect((await get('/announce?text=The%20build%20is%20green')).json).toEqual({
+      status: 'queued',
+      chars: 18,
+      as: 'announce',
+      id: expect.stringMatching(/^say_/),
+    });
+    expect((await post('/ask', { text: 'Tell me a one-line joke', source: 'cli' })).json).toEqual({
+      status: 'queued',
+      chars: 23,
+      as: 'message',
+      id: expect.stringMatching(/^say_/),
+    });
     expect((await get('/ask?text=What%20time%20is%20it')).json).toMatchObject({ as: 'message' });
     expect((await post('/say', { text: 'Stand-up in five' })).json).toMatchObject({ as: 'announce' });
     expect(bridge.handed).toEqual([
@@ -138,7 +165,11 @@ describe('stop reasons say what stopped the call', () => {
     expect((await get('/stop?by=tray')).status).toBe(200);
     expect((await get('/leave?by=cli')).status).toBe(200);
     expect((await get('/leave')).status).toBe(200);
-    expect(bridge.stopReasons).toEqual(['stopped from the tray', 'stopped from the command line', 'stopped over the sidecar']);
+    expect(bridge.stopReasons).toEqual([
+      'stopped from the tray',
+      'stopped from the command line',
+      'stopped over the sidecar',
+    ]);
     const bad = await get('/stop?by=someone');
     expect([bad.status, errorCode(bad)]).toEqual([400, 'invalid_request']);
     expect(bridge.stopReasons).toHaveLength(3);
@@ -156,7 +187,10 @@ describe('GET /notify refuses unknown or misspelled parameters, like POST', () =
     expect([misspelt.status, errorCode(misspelt)]).toEqual([400, 'unknown_field']);
     expect(dms).toEqual([]);
     // The documented parameters still deliver.
-    expect((await get('/notify?text=hi&mode=dm&title=T&source=curl&urgent=false')).json).toMatchObject({ status: 'ok', channel: 'dm' });
+    expect((await get('/notify?text=hi&mode=dm&title=T&source=curl&urgent=false')).json).toMatchObject({
+      status: 'ok',
+      channel: 'dm',
+    });
     expect(dms).toHaveLength(1);
     bridge.state = 'connected';
   });
@@ -165,9 +199,15 @@ describe('GET /notify refuses unknown or misspelled parameters, like POST', () =
 describe('results.voice.queued (spec field)', () => {
   it('is true when the text was handed to the model, false when there was no call', async () => {
     bridge.state = 'connected';
-    expect((await post('/notify', { text: 'spoken', mode: 'voice' })).json).toMatchObject({ status: 'ok', results: { voice: { status: 'ok', queued: true } } });
+    expect((await post('/notify', { text: 'spoken', mode: 'voice' })).json).toMatchObject({
+      status: 'ok',
+      results: { voice: { status: 'ok', queued: true } },
+    });
     bridge.state = 'idle';
-    expect((await post('/notify', { text: 'no call', mode: 'auto' })).json).toMatchObject({ channel: 'dm', results: { voice: { queued: false } } });
+    expect((await post('/notify', { text: 'no call', mode: 'auto' })).json).toMatchObject({
+      channel: 'dm',
+      results: { voice: { queued: false } },
+    });
     bridge.state = 'connected';
   });
 });
@@ -176,21 +216,32 @@ describe('local_notify_schedule: the list pages with a cursor the model passes b
   it('60 reminders: a page of 50 and a next_cursor; {list, cursor} gives the other 10, no repeats', async () => {
     const registry = new ToolRegistry();
     registerNotifyTools(registry, { notifier, scheduler });
-    for (let i = 0; i < 60; i++) await scheduler.schedule({ text: `reminder ${i}`, delay_seconds: 3600 + i, mode: 'dm' });
+    for (let i = 0; i < 60; i++)
+      await scheduler.schedule({ text: `reminder ${i}`, delay_seconds: 3600 + i, mode: 'dm' });
     const first = await registry.invoke('local_notify_schedule', { list: true }, { caller: 'model' });
     expect(first.ok).toBe(true);
     const page1 = (first as { result: { entries: { id: string }[]; next_cursor: string | null } }).result;
     expect(page1.entries).toHaveLength(50);
     expect(page1.next_cursor).toEqual(expect.any(String));
     const declared = registry.declarations().find((d) => d.name === 'local_notify_schedule')!;
-    expect(Object.keys((declared.parameters as { properties: Record<string, unknown> }).properties)).toContain('cursor');
-    const second = await registry.invoke('local_notify_schedule', { list: true, cursor: page1.next_cursor }, { caller: 'model' });
+    expect(Object.keys((declared.parameters as { properties: Record<string, unknown> }).properties)).toContain(
+      'cursor',
+    );
+    const second = await registry.invoke(
+      'local_notify_schedule',
+      { list: true, cursor: page1.next_cursor },
+      { caller: 'model' },
+    );
     const page2 = (second as { result: { entries: { id: string }[]; next_cursor: string | null } }).result;
     expect(page2.entries).toHaveLength(10);
     expect(page2.next_cursor).toBeNull();
     const ids = new Set([...page1.entries, ...page2.entries].map((e) => e.id));
     expect(ids.size).toBe(60);
-    const bad = await registry.invoke('local_notify_schedule', { list: true, cursor: 'not-a-cursor' }, { caller: 'model' });
+    const bad = await registry.invoke(
+      'local_notify_schedule',
+      { list: true, cursor: 'not-a-cursor' },
+      { caller: 'model' },
+    );
     expect(bad).toMatchObject({ ok: false, error: { code: 'bad_cursor', status: 400 } });
   });
 
@@ -206,12 +257,16 @@ describe('POST /frame takes WebP (spec: JPEG, PNG or WebP)', () => {
   it('a raw WebP body and a WebP file part are decoded and sent, input_type webp', async () => {
     bridge.state = 'connected';
     bridge.frames = [];
-    const webp = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#884422' } }).webp().toBuffer();
+    const webp = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#884422' } })
+      .webp()
+      .toBuffer();
     const raw = await post('/frame', webp, { 'content-type': 'image/webp' });
     expect([raw.status, (raw.json as { input_type: string }).input_type]).toEqual([200, 'webp']);
     const boundary = 'lvb-webp-boundary';
     const multipart = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="shot.webp"\r\nContent-Type: image/webp\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="shot.webp"\r\nContent-Type: image/webp\r\n\r\n`,
+      ),
       webp,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);

@@ -17,14 +17,26 @@ const TOKEN = 'test-token-'.padEnd(40, 'x');
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerTalkRoutes(app, { talk })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger: silentLogger(),
+    routes: [(app) => registerTalkRoutes(app, { talk })],
+  });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
 });
 afterAll(async () => sidecar.close());
 
 const post = (path: string, body: string | undefined) =>
-  rawRequest({ port, method: 'POST', path, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body });
+  rawRequest({
+    port,
+    method: 'POST',
+    path,
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body,
+  });
 
 describe('POST /mute', () => {
   it('mutes and unmutes without a call; each real change is announced once', async () => {
@@ -49,7 +61,13 @@ describe('POST /mute', () => {
   });
 
   it('needs the token', async () => {
-    const res = await rawRequest({ port, method: 'POST', path: '/mute', headers: { 'content-type': 'application/json' }, body: '{"muted":true}' });
+    const res = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/mute',
+      headers: { 'content-type': 'application/json' },
+      body: '{"muted":true}',
+    });
     expect(res.status).toBe(401);
     expect(talk.state().muted).toBe(false);
   });
@@ -60,7 +78,10 @@ describe('POST /ptt', () => {
     const held = await post('/ptt', '{"held":true}');
     expect([held.status, errorCode(held)]).toEqual([409, 'ptt_off']);
     // Both at once: switching on and holding works; switching off and holding is refused whole.
-    expect((await post('/ptt', '{"enabled":true,"held":true}')).json).toMatchObject({ ptt: { enabled: true, held: true }, to_model: true });
+    expect((await post('/ptt', '{"enabled":true,"held":true}')).json).toMatchObject({
+      ptt: { enabled: true, held: true },
+      to_model: true,
+    });
     const offAndHeld = await post('/ptt', '{"enabled":false,"held":true}');
     expect([offAndHeld.status, errorCode(offAndHeld)]).toEqual([409, 'ptt_off']);
     expect(talk.state().ptt).toEqual({ enabled: true, held: true });
@@ -71,14 +92,25 @@ describe('POST /ptt', () => {
   });
 
   it('push-to-talk on: audio reaches the model only while held; muting wins over a hold', async () => {
-    expect((await post('/ptt', '{"enabled":true}')).json).toEqual({ muted: false, ptt: { enabled: true, held: false }, to_model: false });
-    expect((await post('/ptt', '{"held":true}')).json).toMatchObject({ ptt: { enabled: true, held: true }, to_model: true });
+    expect((await post('/ptt', '{"enabled":true}')).json).toEqual({
+      muted: false,
+      ptt: { enabled: true, held: false },
+      to_model: false,
+    });
+    expect((await post('/ptt', '{"held":true}')).json).toMatchObject({
+      ptt: { enabled: true, held: true },
+      to_model: true,
+    });
     expect((await post('/mute', '{"muted":true}')).json).toMatchObject({ muted: true, to_model: false });
     expect((await post('/mute', '{"muted":false}')).json).toMatchObject({ to_model: true });
     expect((await post('/ptt', '{"held":false}')).json).toMatchObject({ to_model: false });
     // Turning the mode off forgets a hold and lets voices through again.
     await post('/ptt', '{"held":true}');
-    expect((await post('/ptt', '{"enabled":false}')).json).toEqual({ muted: false, ptt: { enabled: false, held: false }, to_model: true });
+    expect((await post('/ptt', '{"enabled":false}')).json).toEqual({
+      muted: false,
+      ptt: { enabled: false, held: false },
+      to_model: true,
+    });
   });
 
   it('bad bodies get 400 invalid_request', async () => {

@@ -31,11 +31,40 @@ beforeAll(async () => {
   scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
   await scheduler.start();
   registry = new ToolRegistry();
-  const delegates = createDelegateWatcher({ command: [process.execPath, '-e', 'setTimeout(() => {}, 50)'], cwd: home, logDir: path.join(home, 'delegates'), notifier, logger, redact: (t) => t });
+  const delegates = createDelegateWatcher({
+    command: [process.execPath, '-e', 'setTimeout(() => {}, 50)'],
+    cwd: home,
+    logDir: path.join(home, 'delegates'),
+    notifier,
+    logger,
+    redact: (t) => t,
+  });
   registerNotifyTools(registry, { notifier, scheduler, delegates, canDelegate: (ctx) => ctx.caller !== 'model' });
-  registry.register(defineTool({ name: 'list_tool', description: 'takes a list of ids', args: z.object({ ids: z.array(z.string()) }).strict(), run: () => 'ok' }));
-  registry.register(defineTool({ name: 'broken_tool', description: 'a bug of ours', args: z.object({}), run: () => { throw new Error('null pointer in our code'); } }));
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerToolRoutes(app, { registry })] });
+  registry.register(
+    defineTool({
+      name: 'list_tool',
+      description: 'takes a list of ids',
+      args: z.object({ ids: z.array(z.string()) }).strict(),
+      run: () => 'ok',
+    }),
+  );
+  registry.register(
+    defineTool({
+      name: 'broken_tool',
+      description: 'a bug of ours',
+      args: z.object({}),
+      run: () => {
+        throw new Error('null pointer in our code');
+      },
+    }),
+  );
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger,
+    routes: [(app) => registerToolRoutes(app, { registry })],
+  });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
 });
@@ -46,7 +75,13 @@ afterAll(async () => {
 });
 
 const tool = (name: string, body: unknown) =>
-  rawRequest({ port, method: 'POST', path: `/tools/${name}`, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  rawRequest({
+    port,
+    method: 'POST',
+    path: `/tools/${name}`,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('POST /tools/<name>: client mistakes are 4xx with a specific code', () => {
   it.each([
@@ -68,7 +103,10 @@ describe('POST /tools/<name>: client mistakes are 4xx with a specific code', () 
     const wrongItems = await tool('list_tool', { ids: Array.from({ length: 20_000 }, (_, i) => i) });
     expect([wrongItems.status, errorCode(wrongItems)]).toEqual([400, 'invalid_args']);
     expect(Buffer.byteLength(wrongItems.text)).toBeLessThan(1024);
-    const unknownKeys = await tool('list_tool', Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, i])));
+    const unknownKeys = await tool(
+      'list_tool',
+      Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, i])),
+    );
     expect([unknownKeys.status, errorCode(unknownKeys)]).toEqual([400, 'invalid_args']);
     expect(Buffer.byteLength(unknownKeys.text)).toBeLessThan(1024);
   });
@@ -83,7 +121,11 @@ describe('POST /tools/<name>: client mistakes are 4xx with a specific code', () 
   });
 
   it('a delegate start the caller may not make is 403 forbidden', async () => {
-    const outcome = await registry.invoke('local_delegate_execute', { prompt: 'rm -rf the world' }, { caller: 'model' });
+    const outcome = await registry.invoke(
+      'local_delegate_execute',
+      { prompt: 'rm -rf the world' },
+      { caller: 'model' },
+    );
     expect(outcome).toMatchObject({ ok: false, error: { code: 'forbidden', status: 403 } });
   });
 

@@ -12,7 +12,10 @@ import { z } from 'zod';
 
 const SOAK = fileURLToPath(new URL('../../bench/soak.ts', import.meta.url));
 const inCi = process.env.CI === 'true';
-if (!inCi) console.log('soak-ci: the soaks run only with CI=true (~6 minutes of wall time for Gemini, ~2.5 for each OpenAI provider); run `npm run soak` by hand');
+if (!inCi)
+  console.log(
+    'soak-ci: the soaks run only with CI=true (~6 minutes of wall time for Gemini, ~2.5 for each OpenAI provider); run `npm run soak` by hand',
+  );
 
 const resultSchema = z.object({
   provider: z.string(),
@@ -27,50 +30,80 @@ const resultSchema = z.object({
 });
 
 describe.runIf(inCi)('5-minute soak (CI)', () => {
-  it('rotations every 60 s and a drop and a stall and a voice reset: 0 utterances lost, 0 replies doubled', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-ci-'));
-    const out = path.join(dir, 'soak.json');
-    try {
-      const run = spawnSync(process.execPath, [SOAK, '--minutes', '5', '--rotate-s', '60', '--drop-every-s', '150', '--stall-every-s', '200', '--voice-reset-every-s', '170', '--out', out], {
-        encoding: 'utf8',
-        timeout: 9 * 60_000,
-      });
-      console.log(run.stdout);
-      expect(run.status, run.stderr).toBe(0);
-      const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
-      expect(result.rotations).toBeGreaterThanOrEqual(3);
-      expect(result.drops).toBeGreaterThanOrEqual(1);
-      expect(result.utterancesSent).toBeGreaterThan(20);
-      expect(result.utterancesSent - result.utterancesHeard).toBe(0);
-      expect(result.repliesDoubled).toBe(0);
-      expect(result.health.bridge).toBe('connected'); // at the end of the call, before /stop
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 10 * 60_000);
+  it(
+    'rotations every 60 s and a drop and a stall and a voice reset: 0 utterances lost, 0 replies doubled',
+    () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-ci-'));
+      const out = path.join(dir, 'soak.json');
+      try {
+        const run = spawnSync(
+          process.execPath,
+          [
+            SOAK,
+            '--minutes',
+            '5',
+            '--rotate-s',
+            '60',
+            '--drop-every-s',
+            '150',
+            '--stall-every-s',
+            '200',
+            '--voice-reset-every-s',
+            '170',
+            '--out',
+            out,
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 9 * 60_000,
+          },
+        );
+        console.log(run.stdout);
+        expect(run.status, run.stderr).toBe(0);
+        const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
+        expect(result.rotations).toBeGreaterThanOrEqual(3);
+        expect(result.drops).toBeGreaterThanOrEqual(1);
+        expect(result.utterancesSent).toBeGreaterThan(20);
+        expect(result.utterancesSent - result.utterancesHeard).toBe(0);
+        expect(result.repliesDoubled).toBe(0);
+        expect(result.health.bridge).toBe('connected'); // at the end of the call, before /stop
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    10 * 60_000,
+  );
 });
 
 describe.runIf(inCi).each(['openai-realtime', 'openai-live'])('2-minute soak on %s (CI)', (provider) => {
-  it('sessions expiring every 40 s and a drop: 0 utterances lost, 0 replies doubled', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-ci-'));
-    const out = path.join(dir, 'soak.json');
-    try {
-      const run = spawnSync(process.execPath, [SOAK, '--provider', provider, '--minutes', '2', '--rotate-s', '40', '--drop-every-s', '50', '--out', out], {
-        encoding: 'utf8',
-        timeout: 5 * 60_000,
-      });
-      console.log(run.stdout);
-      expect(run.status, run.stderr).toBe(0);
-      const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
-      expect(result.provider).toBe(provider);
-      expect(result.rotations).toBeGreaterThanOrEqual(1);
-      expect(result.drops).toBeGreaterThanOrEqual(1);
-      expect(result.utterancesSent).toBeGreaterThan(8);
-      expect(result.utterancesSent - result.utterancesHeard).toBe(0);
-      expect(result.repliesDoubled).toBe(0);
-      expect(result.health.bridge).toBe('connected');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 6 * 60_000);
+  it(
+    'sessions expiring every 40 s and a drop: 0 utterances lost, 0 replies doubled',
+    () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-ci-'));
+      const out = path.join(dir, 'soak.json');
+      try {
+        const run = spawnSync(
+          process.execPath,
+          [SOAK, '--provider', provider, '--minutes', '2', '--rotate-s', '40', '--drop-every-s', '50', '--out', out],
+          {
+            encoding: 'utf8',
+            timeout: 5 * 60_000,
+          },
+        );
+        console.log(run.stdout);
+        expect(run.status, run.stderr).toBe(0);
+        const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
+        expect(result.provider).toBe(provider);
+        expect(result.rotations).toBeGreaterThanOrEqual(1);
+        expect(result.drops).toBeGreaterThanOrEqual(1);
+        expect(result.utterancesSent).toBeGreaterThan(8);
+        expect(result.utterancesSent - result.utterancesHeard).toBe(0);
+        expect(result.repliesDoubled).toBe(0);
+        expect(result.health.bridge).toBe('connected');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    6 * 60_000,
+  );
 });

@@ -17,7 +17,10 @@ const SOAK_DAY = fileURLToPath(new URL('../../bench/soak-day.ts', import.meta.ur
 // model outage, 6 right after a refused resume and a 1011 drop), 3 replies doubled and 1 voice
 // reminder lost. It asserts the right values and fails on those defects; it runs with LVB_SOAK_DAY=1.
 const enabled = process.env.LVB_SOAK_DAY === '1';
-if (!enabled) console.log('soak-day-ci: skipped — the 10-minute day soak fails on known, untraced losses (docs/performance.md); run it with LVB_SOAK_DAY=1, or `npm run soak:day -- --short`');
+if (!enabled)
+  console.log(
+    'soak-day-ci: skipped — the 10-minute day soak fails on known, untraced losses (docs/performance.md); run it with LVB_SOAK_DAY=1, or `npm run soak:day -- --short`',
+  );
 
 const resultSchema = z.object({
   minutes: z.number(),
@@ -29,35 +32,50 @@ const resultSchema = z.object({
   remindersLost: z.number(),
   remindersDuplicated: z.number(),
   remindersByMode: z.record(z.string(), z.object({ due: z.number() })),
-  faults: z.object({ deadlines: z.number(), drops: z.number(), outages: z.number(), voiceResets: z.number(), membershipChanges: z.number() }).passthrough(),
+  faults: z
+    .object({
+      deadlines: z.number(),
+      drops: z.number(),
+      outages: z.number(),
+      voiceResets: z.number(),
+      membershipChanges: z.number(),
+    })
+    .passthrough(),
   health: z.object({ bridge: z.string() }),
 });
 
 describe.runIf(enabled)('10-minute day soak, every fault at once (CI)', () => {
-  it('re-keys, deadlines, drops, an outage, parks and reminders together: 0 words lost, 0 replies doubled, every reminder exactly once', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-day-ci-'));
-    const out = path.join(dir, 'soak-day.json');
-    try {
-      const run = spawnSync(process.execPath, [SOAK_DAY, '--short', '--out', out], { encoding: 'utf8', timeout: 14 * 60_000 });
-      console.log(run.stdout);
-      expect(run.status, run.stderr).toBe(0);
-      const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
-      // The faults happened (else the zeros below would say nothing).
-      expect(result.faults.deadlines).toBeGreaterThanOrEqual(1);
-      expect(result.faults.drops).toBeGreaterThanOrEqual(1);
-      expect(result.faults.outages).toBe(1);
-      expect(result.faults.voiceResets).toBeGreaterThanOrEqual(1);
-      expect(result.faults.membershipChanges).toBeGreaterThanOrEqual(3);
-      expect(Object.values(result.remindersByMode).every((mode) => mode.due >= 1)).toBe(true);
-      expect(result.wordsSent).toBeGreaterThan(30);
-      expect(result.wordsSent - result.wordsHeard).toBe(0);
-      expect(result.repliesDoubled).toBe(0);
-      expect(result.repliesStale).toBe(0);
-      expect(result.remindersLost).toBe(0);
-      expect(result.remindersDuplicated).toBe(0);
-      expect(result.health.bridge).toBe('connected');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 15 * 60_000);
+  it(
+    're-keys, deadlines, drops, an outage, parks and reminders together: 0 words lost, 0 replies doubled, every reminder exactly once',
+    () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'lvb-soak-day-ci-'));
+      const out = path.join(dir, 'soak-day.json');
+      try {
+        const run = spawnSync(process.execPath, [SOAK_DAY, '--short', '--out', out], {
+          encoding: 'utf8',
+          timeout: 14 * 60_000,
+        });
+        console.log(run.stdout);
+        expect(run.status, run.stderr).toBe(0);
+        const result = resultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
+        // The faults happened (else the zeros below would say nothing).
+        expect(result.faults.deadlines).toBeGreaterThanOrEqual(1);
+        expect(result.faults.drops).toBeGreaterThanOrEqual(1);
+        expect(result.faults.outages).toBe(1);
+        expect(result.faults.voiceResets).toBeGreaterThanOrEqual(1);
+        expect(result.faults.membershipChanges).toBeGreaterThanOrEqual(3);
+        expect(Object.values(result.remindersByMode).every((mode) => mode.due >= 1)).toBe(true);
+        expect(result.wordsSent).toBeGreaterThan(30);
+        expect(result.wordsSent - result.wordsHeard).toBe(0);
+        expect(result.repliesDoubled).toBe(0);
+        expect(result.repliesStale).toBe(0);
+        expect(result.remindersLost).toBe(0);
+        expect(result.remindersDuplicated).toBe(0);
+        expect(result.health.bridge).toBe('connected');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    15 * 60_000,
+  );
 });

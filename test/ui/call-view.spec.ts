@@ -40,10 +40,13 @@ test('signed out: the page says so and Join, Leave and the other actions are dis
   await page.goto('/');
   await expect(page.locator('#call-state')).toHaveText('signed out');
   await expect(page.locator('#call-detail')).toContainText('not signed in');
-  for (const name of ['Join voice', 'Leave voice', 'Send', 'Schedule', 'Notify now', 'Save settings']) await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
+  for (const name of ['Join voice', 'Leave voice', 'Send', 'Schedule', 'Notify now', 'Save settings'])
+    await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
 });
 
-test('the call and the newest transcript lines are in view at 1120×780 and 800×600; the box types to the model', async ({ page }) => {
+test('the call and the newest transcript lines are in view at 1120×780 and 800×600; the box types to the model', async ({
+  page,
+}) => {
   await login(page);
   await expect(page.locator('#call-state')).toHaveText(/^(idle|stopped)$/);
   await page.getByRole('button', { name: 'Join voice' }).click();
@@ -54,13 +57,17 @@ test('the call and the newest transcript lines are in view at 1120×780 and 800�
   await page.getByRole('textbox', { name: 'Words the model says aloud, verbatim' }).fill('the window is open');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await expect(page.locator('#call-status')).toHaveText('Queued: the model says it, word for word, at the next pause.');
-  await expect(notes.locator('li.kind-output_transcript', { hasText: 'the window is open' })).toBeVisible({ timeout: 20_000 });
+  await expect(notes.locator('li.kind-output_transcript', { hasText: 'the window is open' })).toBeVisible({
+    timeout: 20_000,
+  });
 
   // More lines than the list holds, so "newest in view" means the list follows the end.
   const token = (await control<{ token: string }>('/token')).token;
   const lines = Array.from({ length: 9 }, (_, i) => `line number ${i + 1} of the long talk`);
   for (const text of lines) {
-    const say = await page.request.get('/say?text=' + encodeURIComponent(text), { headers: { authorization: `Bearer ${token}` } });
+    const say = await page.request.get('/say?text=' + encodeURIComponent(text), {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(say.status()).toBe(200);
     // One at a time, so each answer is its own line in the list.
     await expect(notes.locator('li.kind-output_transcript', { hasText: text })).toHaveCount(1, { timeout: 20_000 });
@@ -92,13 +99,20 @@ test('the call and the newest transcript lines are in view at 1120×780 and 800�
     const last = notes.locator('li').last();
     await expect(last).toContainText(newest);
     await expect
-      .poll(async () => {
-        const [listBox, lastBox] = [(await notes.boundingBox())!, (await last.boundingBox())!];
-        return lastBox.y + lastBox.height <= listBox.y + listBox.height + 1 && listBox.y + listBox.height <= window.height;
-      }, { message: `newest transcript line in view (${size})` })
+      .poll(
+        async () => {
+          const [listBox, lastBox] = [(await notes.boundingBox())!, (await last.boundingBox())!];
+          return (
+            lastBox.y + lastBox.height <= listBox.y + listBox.height + 1 && listBox.y + listBox.height <= window.height
+          );
+        },
+        { message: `newest transcript line in view (${size})` },
+      )
       .toBe(true);
     await expectInWindow(page, last, `newest transcript line (${size})`);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
   }
 
   await page.getByRole('button', { name: 'Leave voice' }).click();
@@ -119,10 +133,12 @@ test('when the app dies under the page, it says disconnected and every action is
     await expect(page.locator('#call-state')).toHaveText('disconnected');
     await expect(page.locator('#call-detail')).toContainText('Lost contact');
     await expect(page.locator('#stream-status')).not.toHaveAttribute('data-link', 'live');
-    for (const name of ['Join voice', 'Leave voice', 'Send', 'Schedule', 'Notify now', 'Save settings', 'Hand off']) await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
+    for (const name of ['Join voice', 'Leave voice', 'Send', 'Schedule', 'Notify now', 'Save settings', 'Hand off'])
+      await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
     await expect(page.locator('#frame-file')).toBeDisabled();
     // Nothing claims a live call: no connections, no speaker, empty meters.
-    for (const fact of ['#conn-discord', '#conn-model', '#conn-dave', '#speaking']) await expect(page.locator(fact)).toHaveText('—');
+    for (const fact of ['#conn-discord', '#conn-model', '#conn-dave', '#speaking'])
+      await expect(page.locator(fact)).toHaveText('—');
     await expect(page.locator('#meter-in')).toHaveAttribute('aria-valuenow', '0');
     await shootDoc(page, 'call-view-disconnected');
   } finally {
@@ -130,7 +146,9 @@ test('when the app dies under the page, it says disconnected and every action is
   }
 });
 
-test('not set up: the page says what is missing, and Join is neither the primary action nor enabled', async ({ page }) => {
+test('not set up: the page says what is missing, and Join is neither the primary action nor enabled', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const own = await startOwnHarness({ unconfigured: true });
   try {

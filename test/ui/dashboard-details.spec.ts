@@ -8,7 +8,13 @@ import { control, login, samplePng } from './fixtures.ts';
 
 test.describe.configure({ mode: 'serial' });
 
-async function schedule(page: Page, text: string, amount: number, unit: 'seconds' | 'minutes' | 'hours', mode = 'dm'): Promise<void> {
+async function schedule(
+  page: Page,
+  text: string,
+  amount: number,
+  unit: 'seconds' | 'minutes' | 'hours',
+  mode = 'dm',
+): Promise<void> {
   const form = page.locator('#schedule-form');
   await form.locator('#sched-text').fill(text);
   await form.locator('#sched-mode').selectOption(mode);
@@ -30,7 +36,9 @@ test('a reminder for tomorrow shows its date; one that fires shows a toast', asy
   await schedule(page, 'Dentist tomorrow', 30, 'hours');
   const dentist = page.locator('#schedule-list li', { hasText: 'Dentist tomorrow' });
   // "in 30 h 00 m · 2026-11-24 02:03:17 Europe/Berlin": the page's one date format, never a bare time that reads like today.
-  await expect(dentist.locator('.countdown')).toHaveText(/^in (29|30) h \d\d m · \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? [\w/+-]+$/);
+  await expect(dentist.locator('.countdown')).toHaveText(
+    /^in (29|30) h \d\d m · \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? [\w/+-]+$/,
+  );
   await dentist.getByRole('button', { name: /Cancel/ }).click();
   await expect(dentist.locator('.badge')).toHaveText('cancelled');
 
@@ -38,7 +46,9 @@ test('a reminder for tomorrow shows its date; one that fires shows a toast', asy
   await expect(page.locator('#toasts')).toContainText('Reminder delivered: Stretch your legs', { timeout: 20_000 });
 });
 
-test('Cancel is stable under the pointer: a double click or a second click cancels one reminder only', async ({ page }) => {
+test('Cancel is stable under the pointer: a double click or a second click cancels one reminder only', async ({
+  page,
+}) => {
   await login(page);
   await schedule(page, 'First of two', 10, 'minutes');
   await schedule(page, 'Second of two', 20, 'minutes');
@@ -65,13 +75,19 @@ test('Cancel is stable under the pointer: a double click or a second click cance
   await expect(page.locator('#schedule-list li[data-state="scheduled"]', { hasText: 'Second of two' })).toHaveCount(1);
 });
 
-test('in a call: a refused file clears the previous "sent"; the latency axes read in ms over time', async ({ page }) => {
+test('in a call: a refused file clears the previous "sent"; the latency axes read in ms over time', async ({
+  page,
+}) => {
   await login(page);
   await page.getByRole('button', { name: 'Join voice' }).click();
   await expect(page.locator('#call-state')).toHaveText('connected');
-  await page.locator('#frame-file').setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: await samplePng() });
+  await page
+    .locator('#frame-file')
+    .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: await samplePng() });
   await expect(page.locator('#frame-answer')).toContainText('Server answer: sent');
-  await page.locator('#frame-file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
+  await page
+    .locator('#frame-file')
+    .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
   await expect(page.locator('#frame-status')).toContainText('send a PNG, JPEG or WebP image');
   await expect(page.locator('#frame-result')).toBeHidden();
   await expect(page.locator('#frame-panel')).not.toContainText('Server answer: sent');
@@ -104,12 +120,15 @@ test('accessibility: focus ring on "Choose image…", live regions, and no serio
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
 
   await expect(page.locator('#call-state')).toHaveAttribute('role', 'status');
-  for (const id of ['call-status', 'frame-status', 'notes-status', 'schedule-status', 'settings-status']) await expect(page.locator(`#${id}`)).toHaveAttribute('role', 'status');
+  for (const id of ['call-status', 'frame-status', 'notes-status', 'schedule-status', 'settings-status'])
+    await expect(page.locator(`#${id}`)).toHaveAttribute('role', 'status');
 
   for (const colorScheme of ['dark', 'light'] as const) {
     await page.emulateMedia({ colorScheme });
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+    expect(
+      serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    ).toEqual([]);
   }
 });

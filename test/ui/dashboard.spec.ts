@@ -33,7 +33,9 @@ test('call panel: join shows connected, a transcript line from the model appears
   // /say (as curl would send it) makes the fake model speak the text; the model's output
   // transcript streams into the notes list over /events.
   const token = (await control<{ token: string }>('/token')).token;
-  const say = await page.request.get('/say?text=' + encodeURIComponent('the kettle is on'), { headers: { authorization: `Bearer ${token}` } });
+  const say = await page.request.get('/say?text=' + encodeURIComponent('the kettle is on'), {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(say.status()).toBe(200);
   const notes = page.locator('#notes-list');
   const modelLine = notes.locator('li.kind-output_transcript', { hasText: 'the kettle is on' });
@@ -43,12 +45,18 @@ test('call panel: join shows connected, a transcript line from the model appears
   const { speaking } = await control<{ speaking: string }>('/speak');
   // Shown by Discord display name (from GET /room), marked as the owner.
   const room = await page.request.get('/room', { headers: { authorization: `Bearer ${token}` } });
-  const owner = ((await room.json()) as { people: { id: string; name: string }[] }).people.find((p) => p.id === speaking);
+  const owner = ((await room.json()) as { people: { id: string; name: string }[] }).people.find(
+    (p) => p.id === speaking,
+  );
   expect(owner?.name).toBeTruthy();
   await expect(panel.locator('#speaking')).toHaveText(`${owner!.name} (owner)`);
-  await expect.poll(async () => Number(await panel.locator('#meter-in').getAttribute('aria-valuenow'))).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await panel.locator('#meter-in').getAttribute('aria-valuenow')))
+    .toBeGreaterThan(0);
   await shootPanel(panel, 'call-speaking');
-  await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' })).toBeVisible({ timeout: 20_000 });
+  await expect(notes.locator('li.kind-output_transcript', { hasText: 'Hello from the fake model' })).toBeVisible({
+    timeout: 20_000,
+  });
   await expect(notes.locator('li.kind-input_transcript', { hasText: 'hello model' })).toBeVisible();
   await expect(page.locator('#latency-plot')).toBeVisible({ timeout: 15_000 });
   await shootPanel(panel, 'call');
@@ -69,7 +77,9 @@ test('call panel: join shows connected, a transcript line from the model appears
 test('screenshot panel: an image through the picker reaches /frame and is accepted', async ({ page }) => {
   await login(page);
   await expect(page.locator('#call-state')).toHaveText('connected');
-  await page.locator('#frame-file').setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: await samplePng() });
+  await page
+    .locator('#frame-file')
+    .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: await samplePng() });
   await expect(page.locator('#frame-answer')).toContainText('Server answer: sent');
   await expect(page.locator('#frame-status')).toHaveText('The model received the image.');
   await expect(page.locator('#frame-thumb')).toHaveJSProperty('naturalWidth', 64);
@@ -108,7 +118,10 @@ test('schedule: create one that counts down and is delivered as a DM; cancel ano
   await shootPanel(page.locator('#schedule-panel'), 'schedule');
 
   await expect(tea.locator('.badge')).toHaveText('delivered', { timeout: 20_000 });
-  const { messages, ownerId } = await control<{ messages: { dmRecipientId: string | null; content: string }[]; ownerId: string }>('/messages');
+  const { messages, ownerId } = await control<{
+    messages: { dmRecipientId: string | null; content: string }[];
+    ownerId: string;
+  }>('/messages');
   expect(messages.some((m) => m.dmRecipientId === ownerId && m.content.includes('Tea is ready'))).toBe(true);
 
   await standup.getByRole('button', { name: /Cancel/ }).click();
@@ -136,7 +149,9 @@ test('an MCP tool under "ask": the dashboard prompt allows it; a refused one dis
   await shootPanel(page.locator('#approvals'), 'approval-prompt');
   await prompts.first().getByRole('button', { name: 'Allow' }).click();
   await expect(prompts).toHaveCount(0);
-  await expect(page.locator('#notes-list li', { hasText: /mcp_everything_echo: ok \(\d+ ms\)/ })).toBeVisible({ timeout: 20_000 });
+  await expect(page.locator('#notes-list li', { hasText: /mcp_everything_echo: ok \(\d+ ms\)/ })).toBeVisible({
+    timeout: 20_000,
+  });
 
   await control('/model-calls-echo');
   await expect(prompts).toHaveCount(1);
@@ -160,7 +175,9 @@ test('settings: a change persists across a reload; headless keeps secrets in the
   await expect(panel.locator('#set-sfxEnabled')).not.toBeChecked();
   await expect(panel.locator('#secrets-note')).toBeHidden();
   await expect(panel.locator('#secret-discordBotToken')).toBeEnabled();
-  await expect(panel.locator('#secret-discordBotToken + *, #secret-discordBotToken-state')).toContainText(/environment/);
+  await expect(panel.locator('#secret-discordBotToken + *, #secret-discordBotToken-state')).toContainText(
+    /environment/,
+  );
   await shootPanel(panel, 'settings');
 
   await panel.locator('#set-sidecarPort').fill('80');
@@ -174,7 +191,9 @@ test('leave ends the call; the whole page fits an 800×600 window', async ({ pag
   await login(page);
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBe(0);
   await page.screenshot({ path: 'test-results/panels/page-800x600.png' });
   await page.screenshot({ path: 'test-results/panels/page-800-full.png', fullPage: true });
@@ -182,7 +201,9 @@ test('leave ends the call; the whole page fits an 800×600 window', async ({ pag
   await page.screenshot({ path: 'test-results/panels/page-1280.png', fullPage: true });
 });
 
-test('past calls: after the call ended, choosing it in the notes panel shows its transcript, read back from disk', async ({ page }) => {
+test('past calls: after the call ended, choosing it in the notes panel shows its transcript, read back from disk', async ({
+  page,
+}) => {
   await login(page);
   const chooser = page.getByRole('combobox', { name: 'Which call to show' });
   await chooser.focus(); // refreshes the list from GET /calls

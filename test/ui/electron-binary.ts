@@ -15,6 +15,10 @@ export function electronBinary(): string | null {
   const pathFile = path.join(pkgDir, 'path.txt');
   const relative = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
   const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
-  const candidate = override ? path.join(override, relative ?? 'electron') : relative ? path.join(pkgDir, 'dist', relative) : null;
+  const candidate = override
+    ? path.join(override, relative ?? 'electron')
+    : relative
+      ? path.join(pkgDir, 'dist', relative)
+      : null;
   return candidate && existsSync(candidate) ? candidate : null;
 }

@@ -16,7 +16,10 @@ test('desktop shell: sandboxed window shows the dashboard, narrow preload API on
     return;
   }
   const root = path.resolve(import.meta.dirname, '../..');
-  if (!existsSync(path.join(root, 'dist/main/app/main.js')) || !existsSync(path.join(root, 'dist/preload/preload.cjs'))) {
+  if (
+    !existsSync(path.join(root, 'dist/main/app/main.js')) ||
+    !existsSync(path.join(root, 'dist/preload/preload.cjs'))
+  ) {
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
   const profile = mkdtempSync(path.join(tmpdir(), 'lvb-electron-'));
@@ -24,7 +27,12 @@ test('desktop shell: sandboxed window shows the dashboard, narrow preload API on
     executablePath: binary,
     args: [root],
     cwd: root,
-    env: { ...process.env, LVB_USER_DATA_DIR: path.join(profile, 'user-data'), HERMES_HOME: path.join(profile, 'home'), DISCORD_VOICE_LIVE_PORT: '18981' },
+    env: {
+      ...process.env,
+      LVB_USER_DATA_DIR: path.join(profile, 'user-data'),
+      HERMES_HOME: path.join(profile, 'home'),
+      DISCORD_VOICE_LIVE_PORT: '18981',
+    },
   });
   try {
     const page = await app.firstWindow();
@@ -38,8 +46,19 @@ test('desktop shell: sandboxed window shows the dashboard, narrow preload API on
       process: typeof (window as unknown as { process?: unknown }).process,
       popup: window.open('https://example.com/') === null,
     }));
-    expect(surface).toEqual({ api: ['appVersion', 'captureScreenshot', 'openLogsFolder'], require: 'undefined', process: 'undefined', popup: true });
-    expect(await page.evaluate(() => (window as unknown as { liveVoiceBridgeDesktop: { appVersion(): Promise<string> } }).liveVoiceBridgeDesktop.appVersion())).toMatch(/^\d+\.\d+\.\d+/);
+    expect(surface).toEqual({
+      api: ['appVersion', 'captureScreenshot', 'openLogsFolder'],
+      require: 'undefined',
+      process: 'undefined',
+      popup: true,
+    });
+    expect(
+      await page.evaluate(() =>
+        (
+          window as unknown as { liveVoiceBridgeDesktop: { appVersion(): Promise<string> } }
+        ).liveVoiceBridgeDesktop.appVersion(),
+      ),
+    ).toMatch(/^\d+\.\d+\.\d+/);
     await expect(page.locator('#open-logs')).toBeVisible();
 
     // Navigation away from our sidecar is refused by will-navigate.

@@ -12,7 +12,10 @@ export const PANEL_SHOTS = path.resolve('test-results', 'panels');
  * Where the screenshots shown in docs/ go: docs/screenshots only when asked
  * (LVB_DOC_SCREENSHOTS=1), so an ordinary test run leaves the work tree clean.
  */
-export const DOC_SHOTS = process.env.LVB_DOC_SCREENSHOTS === '1' ? path.resolve('docs', 'screenshots') : path.resolve('test-results', 'doc-screenshots');
+export const DOC_SHOTS =
+  process.env.LVB_DOC_SCREENSHOTS === '1'
+    ? path.resolve('docs', 'screenshots')
+    : path.resolve('test-results', 'doc-screenshots');
 
 export async function shootDoc(target: Page | Locator, name: string): Promise<void> {
   mkdirSync(DOC_SHOTS, { recursive: true });
@@ -46,12 +49,17 @@ export async function samplePng(width = 64): Promise<Buffer> {
   const sharp = (await import('sharp')).default;
   const height = Math.round((width * 5) / 8);
   const pixels = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels.set([(x * 255) / width, (y * 255) / height, 160], (y * width + x) * 3);
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) pixels.set([(x * 255) / width, (y * 255) / height, 160], (y * width + x) * 3);
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A second harness (own core and fakes) a test may kill under the page; the sidecar on a free port, control on the next. */
-export async function startOwnHarness(options: { unconfigured?: boolean; firstRun?: boolean; parkAfterS?: number } = {}): Promise<{ control: string; process: ChildProcess }> {
+export async function startOwnHarness(
+  options: { unconfigured?: boolean; firstRun?: boolean; parkAfterS?: number } = {},
+): Promise<{ control: string; process: ChildProcess }> {
   const port = await freePortPair();
   const env = {
     ...process.env,
@@ -60,7 +68,10 @@ export async function startOwnHarness(options: { unconfigured?: boolean; firstRu
     LVB_UI_FIRST_RUN: options.firstRun ? '1' : '0',
     ...(options.parkAfterS !== undefined ? { LVB_UI_PARK_AFTER_S: String(options.parkAfterS) } : {}),
   };
-  const child = spawn(process.execPath, [path.resolve('test/ui/harness.ts')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [path.resolve('test/ui/harness.ts')], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const base = `http://127.0.0.1:${port + 1}`;
   for (let attempt = 0; attempt < 240; attempt++) {
     if (child.exitCode !== null) throw new Error(`own harness exited with ${child.exitCode}`);
@@ -78,7 +89,14 @@ export async function startOwnHarness(options: { unconfigured?: boolean; firstRu
 async function freePortPair(): Promise<number> {
   for (;;) {
     const port = await listenOnce(0);
-    if (port < 65535 && (await listenOnce(port + 1).then(() => true, () => false))) return port;
+    if (
+      port < 65535 &&
+      (await listenOnce(port + 1).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return port;
   }
 }
 

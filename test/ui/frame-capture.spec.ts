@@ -10,13 +10,16 @@ test.describe.configure({ mode: 'serial' });
 
 async function framesSent(page: Page): Promise<number> {
   const token = (await control<{ token: string }>('/token')).token;
-  const health = (await (await page.request.get('/health', { headers: { authorization: `Bearer ${token}` } })).json()) as { metrics: { image_frames_sent?: number } };
+  const health = (await (
+    await page.request.get('/health', { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { metrics: { image_frames_sent?: number } };
   return health.metrics.image_frames_sent ?? 0;
 }
 
 async function joined(page: Page): Promise<void> {
   await login(page);
-  if ((await page.locator('#call-state').textContent()) !== 'connected') await page.getByRole('button', { name: 'Join voice' }).click();
+  if ((await page.locator('#call-state').textContent()) !== 'connected')
+    await page.getByRole('button', { name: 'Join voice' }).click();
   await expect(page.locator('#call-state')).toHaveText('connected');
 }
 
@@ -73,7 +76,9 @@ test('desktop: Capture screen uses the preload capture; a WebP picked from disk 
   await expect.poll(() => framesSent(page)).toBe(before + 1);
   // Frames go to the model at most once a second (the newest wins): wait for the next slot.
   await page.waitForTimeout(1500);
-  const webp = await sharp({ create: { width: 320, height: 180, channels: 3, background: '#884422' } }).webp().toBuffer();
+  const webp = await sharp({ create: { width: 320, height: 180, channels: 3, background: '#884422' } })
+    .webp()
+    .toBuffer();
   await page.locator('#frame-file').setInputFiles({ name: 'shot.webp', mimeType: 'image/webp', buffer: webp });
   await expect(page.locator('#frame-answer')).toContainText('Server answer: sent', { timeout: 20_000 });
   await expect.poll(() => framesSent(page)).toBe(before + 2);

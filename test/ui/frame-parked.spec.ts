@@ -31,7 +31,9 @@ test('Capture on a parked call wakes the model and the model receives the image'
     const { sidecarUrl } = await control<{ sidecarUrl: string }>('/ready', own.control);
     const { token } = await control<{ token: string }>('/token', own.control);
     const framesSent = async (): Promise<number> => {
-      const health = (await (await page.request.get(`${sidecarUrl}/health`, { headers: { authorization: `Bearer ${token}` } })).json()) as { metrics: { image_frames_sent?: number } };
+      const health = (await (
+        await page.request.get(`${sidecarUrl}/health`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { metrics: { image_frames_sent?: number } };
       return health.metrics.image_frames_sent ?? 0;
     };
     await login(page, own.control);

@@ -26,7 +26,13 @@ export const FAKE_MODEL_REPLY = 'Hello from the fake model, loud and clear.';
 /** The real server-everything package over stdio; its `echo` needs the owner's approval (dashboard prompt test). */
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json');
 const MCP_SERVERS = [
-  { name: 'everything', command: process.execPath, args: [path.join(path.dirname(everything), 'dist', 'index.js'), 'stdio'], tools: { echo: 'ask' }, default_policy: 'deny' },
+  {
+    name: 'everything',
+    command: process.execPath,
+    args: [path.join(path.dirname(everything), 'dist', 'index.js'), 'stdio'],
+    tools: { echo: 'ask' },
+    default_policy: 'deny',
+  },
 ];
 
 /** The one Gemini key the fake accepts (so a wrong key is refused as the service would). */
@@ -37,7 +43,9 @@ const firstRun = process.env.LVB_UI_FIRST_RUN === '1';
 /** The fake model's answers; `/model-replies` changes them at run time (the fake reads this object at each turn). */
 const autoReply: AutoReplyOptions = { transcript: FAKE_MODEL_REPLY, inputTranscript: 'hello model' };
 // LVB_UI_PARK_AFTER_S: park the quiet call after this many seconds (a parked-call test's own harness).
-const parkAfter: Record<string, string> = process.env.LVB_UI_PARK_AFTER_S ? { DISCORD_VOICE_LIVE_PARK_AFTER_S: process.env.LVB_UI_PARK_AFTER_S } : {};
+const parkAfter: Record<string, string> = process.env.LVB_UI_PARK_AFTER_S
+  ? { DISCORD_VOICE_LIVE_PARK_AFTER_S: process.env.LVB_UI_PARK_AFTER_S }
+  : {};
 const call = await startSimulatedCall({
   port: UI_SIDECAR_PORT,
   autoReply,
@@ -47,7 +55,9 @@ const call = await startSimulatedCall({
     DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(MCP_SERVERS),
     ...parkAfter,
     GEMINI_API_KEY: process.env.LVB_UI_UNCONFIGURED === '1' || firstRun ? '' : GEMINI_KEY,
-    ...(firstRun ? { DISCORD_BOT_TOKEN: '', DISCORD_VOICE_LIVE_USER_ID: '', DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: '' } : {}),
+    ...(firstRun
+      ? { DISCORD_BOT_TOKEN: '', DISCORD_VOICE_LIVE_USER_ID: '', DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: '' }
+      : {}),
   },
 });
 const { discord } = call;
@@ -72,17 +82,26 @@ const control = createServer((req, res) => {
   if (url.pathname === '/setup-scenario') {
     // What the setup page's Discord test meets (the fake's REST answers), e.g. ?name=bot-not-in-server.
     const name = url.searchParams.get('name') as SetupScenario;
-    if (!SETUP_SCENARIOS.includes(name)) return send(400, { error: `scenario must be one of ${SETUP_SCENARIOS.join(', ')}` });
+    if (!SETUP_SCENARIOS.includes(name))
+      return send(400, { error: `scenario must be one of ${SETUP_SCENARIOS.join(', ')}` });
     discord.setupScenario(name);
     return send(200, { scenario: name });
   }
   switch (req.url) {
     case '/credentials':
       // What a person would copy from the Developer Portal and AI Studio (tests type them into /setup).
-      return send(200, { botToken: discord.botToken, geminiKey: GEMINI_KEY, owner: { id: discord.owner.id, name: discord.owner.username }, voiceChannel: discord.world.guild.voiceChannels[0]!.name });
+      return send(200, {
+        botToken: discord.botToken,
+        geminiKey: GEMINI_KEY,
+        owner: { id: discord.owner.id, name: discord.owner.username },
+        voiceChannel: discord.world.guild.voiceChannels[0]!.name,
+      });
     case '/model-setups':
       // The voice and system instruction each live-model session asked for in its setup message (live settings test).
-      return send(200, { voices: call.gemini.connections.map((c) => voiceOf(c.setup)), instructions: call.gemini.connections.map((c) => JSON.stringify(c.setup?.systemInstruction ?? null)) });
+      return send(200, {
+        voices: call.gemini.connections.map((c) => voiceOf(c.setup)),
+        instructions: call.gemini.connections.map((c) => JSON.stringify(c.setup?.systemInstruction ?? null)),
+      });
     case '/ready':
       return send(200, { sidecarUrl: core.sidecarUrl });
     case '/login-url':
@@ -110,7 +129,9 @@ const control = createServer((req, res) => {
       // What the patience learner would have stored after the owner was cut off twice mid-thought,
       // and Mia, who is not in the room, once (docs/room.md "Patience per speaker").
       const db = new Database(path.join(call.config.paths.voiceUsers, 'live-voice-bridge.sqlite'));
-      const put = db.prepare('INSERT OR REPLACE INTO speaker_patience (speaker_id, name, window_ms, cutoffs, updated_at) VALUES (?, ?, ?, ?, ?)');
+      const put = db.prepare(
+        'INSERT OR REPLACE INTO speaker_patience (speaker_id, name, window_ms, cutoffs, updated_at) VALUES (?, ?, ?, ?, ?)',
+      );
       put.run(discord.owner.id, null, 1400, 2, Date.now());
       put.run('333333333333333333', 'Mia', 1100, 1, Date.now() - 1000);
       db.close();
@@ -126,18 +147,30 @@ const control = createServer((req, res) => {
       call.gemini
         .connection(call.gemini.established.length - 1)
         .then(async (model) => {
-          const [response] = await model.toolCall([{ name: 'mcp_everything_echo', args: { message: 'hello from the model' } }]);
+          const [response] = await model.toolCall([
+            { name: 'mcp_everything_echo', args: { message: 'hello from the model' } },
+          ]);
           // As the service does, the model ends its turn once it has the tool's answer.
           model.turnComplete();
           return response;
         })
-        .then((response) => send(200, response), (err: unknown) => send(500, { error: String(err) }));
+        .then(
+          (response) => send(200, response),
+          (err: unknown) => send(500, { error: String(err) }),
+        );
       return;
     case '/model-audio':
       // The fake model's record: 16 kHz samples of user audio it received, over every socket of every call.
       return send(200, { samples: call.gemini.connections.reduce((n, c) => n + c.inputSamples, 0) });
     case '/messages':
-      return send(200, { messages: discord.messages.map((m) => ({ channelId: m.channelId, dmRecipientId: m.dmRecipientId, content: m.content })), ownerId: discord.owner.id });
+      return send(200, {
+        messages: discord.messages.map((m) => ({
+          channelId: m.channelId,
+          dmRecipientId: m.dmRecipientId,
+          content: m.content,
+        })),
+        ownerId: discord.owner.id,
+      });
     default:
       return send(404, { error: 'unknown' });
   }

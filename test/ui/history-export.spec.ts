@@ -20,7 +20,9 @@ async function downloadExport(page: Page, format: 'md' | 'json'): Promise<{ name
   return { name: file.suggestedFilename(), text: await readFile((await file.path())!, 'utf8') };
 }
 
-test('History: the call found and opened is exported as Markdown and JSON, lines with names, not ids', async ({ page }) => {
+test('History: the call found and opened is exported as Markdown and JSON, lines with names, not ids', async ({
+  page,
+}) => {
   await login(page);
   const exportButton = page.getByRole('button', { name: 'Export call' });
   // Nothing to export while the live view is shown.
@@ -39,14 +41,23 @@ test('History: the call found and opened is exported as Markdown and JSON, lines
   expect(ownerName).not.toBe(ownerId);
   const token = (await control<{ token: string }>('/token')).token;
   const said = 'the pelican budget review moved to Monday';
-  expect((await page.request.get('/say?text=' + encodeURIComponent(said), { headers: { authorization: `Bearer ${token}` } })).status()).toBe(200);
-  await expect(page.locator('#notes-list li.kind-output_transcript', { hasText: 'pelican' })).toBeVisible({ timeout: 20_000 });
+  expect(
+    (
+      await page.request.get('/say?text=' + encodeURIComponent(said), { headers: { authorization: `Bearer ${token}` } })
+    ).status(),
+  ).toBe(200);
+  await expect(page.locator('#notes-list li.kind-output_transcript', { hasText: 'pelican' })).toBeVisible({
+    timeout: 20_000,
+  });
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
 
   await page.getByRole('searchbox', { name: 'Search past calls' }).fill('pelican');
   await page.getByRole('button', { name: 'Search', exact: true }).click();
-  const hit = page.getByRole('list', { name: 'Past call search results' }).locator('.history-hit', { has: page.locator('.who', { hasText: /^model$/ }) }).first();
+  const hit = page
+    .getByRole('list', { name: 'Past call search results' })
+    .locator('.history-hit', { has: page.locator('.who', { hasText: /^model$/ }) })
+    .first();
   const callId = (await hit.locator('.call').textContent())!.trim();
   await hit.click();
   await expect(page.getByRole('combobox', { name: 'Which call to show' })).toHaveValue(callId);
@@ -68,7 +79,9 @@ test('History: the call found and opened is exported as Markdown and JSON, lines
   const doc = JSON.parse(json.text) as ExportDoc;
   expect(doc.call.id).toBe(callId);
   expect(doc.summary).toMatchObject({ call_id: callId });
-  expect(doc.notes.find((n) => n.kind === 'input_transcript' && n.text === 'hello model')).toMatchObject({ speaker_name: ownerName });
+  expect(doc.notes.find((n) => n.kind === 'input_transcript' && n.text === 'hello model')).toMatchObject({
+    speaker_name: ownerName,
+  });
   expect(doc.notes.some((n) => n.kind === 'output_transcript' && n.text.includes('pelican budget review'))).toBe(true);
   // Every line a person said carries their name beside the machine id.
   for (const n of doc.notes.filter((x) => x.kind === 'input_transcript')) expect(n.speaker_name).toBeTruthy();

@@ -10,8 +10,14 @@ test('History: search finds a past call line by word and opens the call at that 
   await expect(page.locator('#call-state')).toHaveText('connected');
   const token = (await control<{ token: string }>('/token')).token;
   const said = 'the quokka report is due on Friday';
-  expect((await page.request.get('/say?text=' + encodeURIComponent(said), { headers: { authorization: `Bearer ${token}` } })).status()).toBe(200);
-  await expect(page.locator('#notes-list li.kind-output_transcript', { hasText: 'quokka' })).toBeVisible({ timeout: 20_000 });
+  expect(
+    (
+      await page.request.get('/say?text=' + encodeURIComponent(said), { headers: { authorization: `Bearer ${token}` } })
+    ).status(),
+  ).toBe(200);
+  await expect(page.locator('#notes-list li.kind-output_transcript', { hasText: 'quokka' })).toBeVisible({
+    timeout: 20_000,
+  });
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/idle|stopped/);
 

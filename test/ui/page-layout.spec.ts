@@ -32,19 +32,27 @@ async function truncatedLabels(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const cut: string[] = [];
     // Visible to a reader (a label kept for screen readers only is 1 px wide on purpose).
-    const shown = (el: HTMLElement) => (el.offsetParent !== null || getComputedStyle(el).position === 'fixed') && !el.closest('.visually-hidden');
-    const labels = 'label, button, .button, .pill, .badge, dt, dd, h1, h2, legend, .notes .who, .notes time, .room-list strong, .room-list span, .top-links a';
+    const shown = (el: HTMLElement) =>
+      (el.offsetParent !== null || getComputedStyle(el).position === 'fixed') && !el.closest('.visually-hidden');
+    const labels =
+      'label, button, .button, .pill, .badge, dt, dd, h1, h2, legend, .notes .who, .notes time, .room-list strong, .room-list span, .top-links a';
     for (const el of document.querySelectorAll<HTMLElement>(labels)) {
-      if (shown(el) && el.scrollWidth > el.clientWidth + 1) cut.push(`${el.id || el.className || el.tagName}: "${el.textContent?.trim()}" (${el.scrollWidth} > ${el.clientWidth})`);
+      if (shown(el) && el.scrollWidth > el.clientWidth + 1)
+        cut.push(
+          `${el.id || el.className || el.tagName}: "${el.textContent?.trim()}" (${el.scrollWidth} > ${el.clientWidth})`,
+        );
     }
     const canvas = document.createElement('canvas').getContext('2d')!;
-    for (const input of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input[placeholder], textarea[placeholder]')) {
+    for (const input of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+      'input[placeholder], textarea[placeholder]',
+    )) {
       if (!shown(input) || !input.placeholder) continue;
       const style = getComputedStyle(input);
       canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
       const room = input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
       const width = canvas.measureText(input.placeholder).width;
-      if (width > room + 1) cut.push(`${input.id} placeholder: "${input.placeholder}" (${Math.ceil(width)} > ${Math.floor(room)})`);
+      if (width > room + 1)
+        cut.push(`${input.id} placeholder: "${input.placeholder}" (${Math.ceil(width)} > ${Math.floor(room)})`);
     }
     return cut;
   });
@@ -54,7 +62,9 @@ async function authHeaders(): Promise<Record<string, string>> {
   return { authorization: `Bearer ${(await control<{ token: string }>('/token')).token}` };
 }
 
-test('with no call: no console error, nothing above the header, the pill says so, Capture waits with a reason, Join is primary', async ({ page }) => {
+test('with no call: no console error, nothing above the header, the pill says so, Capture waits with a reason, Join is primary', async ({
+  page,
+}) => {
   for (const viewport of WINDOWS) {
     await page.setViewportSize(viewport);
     const errors = collectErrors(page);
@@ -64,20 +74,27 @@ test('with no call: no console error, nothing above the header, the pill says so
     expect(errors, size).toEqual([]);
     // The header is the first thing on the page: no strip above it.
     expect(await page.locator('header.topbar').evaluate((el) => el.getBoundingClientRect().top), size).toBe(0);
-    expect(await page.evaluate(() => document.elementFromPoint(window.innerWidth / 2, 2)?.closest('header') !== null), size).toBe(true);
+    expect(
+      await page.evaluate(() => document.elementFromPoint(window.innerWidth / 2, 2)?.closest('header') !== null),
+      size,
+    ).toBe(true);
     // The pill names the call's state; a stopped bridge is not "live".
     await expect(page.locator('#stream-status')).toHaveText('not in a call');
     const capture = page.getByRole('button', { name: 'Capture screen' });
     await expect(capture).toBeDisabled();
     await expect(page.locator('#frame-file')).toBeDisabled();
-    await expect(page.locator('#frame-waits')).toHaveText('No call: join voice first; a screenshot goes to the model during a call.');
+    await expect(page.locator('#frame-waits')).toHaveText(
+      'No call: join voice first; a screenshot goes to the model during a call.',
+    );
     await expect(page.getByRole('button', { name: 'Join voice' })).toHaveClass(/primary/);
     await expect(page.getByRole('button', { name: 'Leave voice' })).not.toHaveClass(/primary/);
     expect(await truncatedLabels(page), size).toEqual([]);
   }
 });
 
-test('in a call: the pill, Capture and the primary button follow; speaker labels and dates are whole; the Room card reads in words', async ({ page }) => {
+test('in a call: the pill, Capture and the primary button follow; speaker labels and dates are whole; the Room card reads in words', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await login(page);
   await page.getByRole('button', { name: 'Join voice' }).click();
@@ -89,7 +106,10 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   await expect(page.getByRole('button', { name: 'Join voice' })).not.toHaveClass(/primary/);
 
   // A line from the CLI ("cli · announce") and the owner speaking: labels that were cut to "cli · ann…".
-  const announce = await page.request.post('/announce', { headers: await authHeaders(), data: { text: 'The build is green', source: 'cli' } });
+  const announce = await page.request.post('/announce', {
+    headers: await authHeaders(),
+    data: { text: 'The build is green', source: 'cli' },
+  });
   expect(announce.ok()).toBe(true);
   const notes = page.locator('#notes-list');
   await expect(notes.locator('li .who', { hasText: 'cli · announce' })).toBeVisible({ timeout: 20_000 });
@@ -100,7 +120,8 @@ test('in a call: the pill, Capture and the primary button follow; speaker labels
   await control('/speak');
   await expect(answers).toHaveCount(before + 1, { timeout: 20_000 });
   // Every line is dated the page's one way.
-  for (const time of await notes.locator('time').allTextContents()) expect(time).toMatch(new RegExp(`^${MOMENT.source}$`));
+  for (const time of await notes.locator('time').allTextContents())
+    expect(time).toMatch(new RegExp(`^${MOMENT.source}$`));
   await expect(page.locator('#call-detail')).toHaveText(new RegExp(`^In a call since ${MOMENT.source}\\.$`));
 
   // The Room card: tools in words (no internal names), and as tall as what it holds (not stretched beside a long card).
@@ -141,25 +162,40 @@ test('Settings is one click from the header at both sizes; owner and channels ar
   const owner = panel.getByRole('combobox', { name: 'Owner (you)' });
   await expect(owner).toHaveValue(credentials.owner.id);
   await expect(owner.locator('option:checked')).toHaveText(credentials.owner.name);
-  await expect(panel.getByRole('combobox', { name: 'Text channel for notifications' }).locator('option:checked')).toHaveText('general');
-  await expect(panel.getByRole('combobox', { name: 'Voice channel' }).locator('option')).toContainText(['Follow the owner']);
+  await expect(
+    panel.getByRole('combobox', { name: 'Text channel for notifications' }).locator('option:checked'),
+  ).toHaveText('general');
+  await expect(panel.getByRole('combobox', { name: 'Voice channel' }).locator('option')).toContainText([
+    'Follow the owner',
+  ]);
   // A secret not saved here says where it comes from (the harness passes it in the environment).
-  await expect(panel.locator('#secret-discordBotToken-state')).toHaveText('Set by the environment variable DISCORD_BOT_TOKEN. Type to replace it here.');
+  await expect(panel.locator('#secret-discordBotToken-state')).toHaveText(
+    'Set by the environment variable DISCORD_BOT_TOKEN. Type to replace it here.',
+  );
 });
 
-test('/setup on a configured core: the configured owner and channel by name, where the token comes from, a link to the portal', async ({ page }) => {
+test('/setup on a configured core: the configured owner and channel by name, where the token comes from, a link to the portal', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   const errors = collectErrors(page);
   await login(page);
   await page.goto('/setup');
-  await expect(page.locator('#setup-summary')).toHaveText('Everything a call needs is set. Test again or change anything below.');
+  await expect(page.locator('#setup-summary')).toHaveText(
+    'Everything a call needs is set. Test again or change anything below.',
+  );
   const credentials = await control<{ owner: { name: string } }>('/credentials');
   // Without pressing Test Discord: the core asks Discord for the names of what is configured.
   await expect(page.locator('#setup-owner option:checked')).toHaveText(credentials.owner.name);
   await expect(page.locator('#setup-text option:checked')).toHaveText('general');
   // The harness passes the token in the process environment (there is no .env): the page says so.
-  await expect(page.locator('#setup-token-state')).toHaveText('Set by the environment variable DISCORD_BOT_TOKEN. Saving one here takes its place.');
-  await expect(page.getByRole('link', { name: 'discord.com/developers' })).toHaveAttribute('href', 'https://discord.com/developers/applications');
+  await expect(page.locator('#setup-token-state')).toHaveText(
+    'Set by the environment variable DISCORD_BOT_TOKEN. Saving one here takes its place.',
+  );
+  await expect(page.getByRole('link', { name: 'discord.com/developers' })).toHaveAttribute(
+    'href',
+    'https://discord.com/developers/applications',
+  );
   // Typing a token replaces what the line under it said; emptying the box brings it back.
   await page.locator('#setup-token').fill('something typed');
   await expect(page.locator('#setup-token-state')).toHaveText('');

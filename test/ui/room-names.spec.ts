@@ -15,12 +15,18 @@ test('the transcript names the speaker; the room shows an opted-out guest', asyn
   await control('/guest-opts-out');
   const room = page.locator('#room-panel');
   const guest = room.locator('li.opted-out', { hasText: 'Gus' });
-  await expect(guest.locator('.room-may')).toHaveText('may: nothing: opted out, their audio is dropped before the model', { timeout: 15_000 });
+  await expect(guest.locator('.room-may')).toHaveText(
+    'may: nothing: opted out, their audio is dropped before the model',
+    { timeout: 15_000 },
+  );
   await expect(guest.locator('.badge')).toHaveText('listener · opted out');
   await shootDoc(room, 'room-view-consent');
   // /optin undoes it (and leaves the shared harness's guest as other specs expect).
   await control('/guest-opts-in');
-  await expect(room.locator('li', { hasText: 'Gus' }).locator('.room-may')).toHaveText('may: nothing: the model does not hear them', { timeout: 15_000 });
+  await expect(room.locator('li', { hasText: 'Gus' }).locator('.room-may')).toHaveText(
+    'may: nothing: the model does not hear them',
+    { timeout: 15_000 },
+  );
   await expect(room.locator('li.opted-out')).toHaveCount(0);
 
   const notes = page.locator('#notes-panel');

@@ -10,7 +10,9 @@ test('shows each speaker’s patience by name and resets a learnt one from the p
   const panel = page.locator('#room-panel');
   const owner = panel.locator('li[data-role="owner"]');
   await expect(owner.locator('.room-patience')).toHaveText('patience 1.4 s (learnt: cut off twice)Reset');
-  await expect(panel.locator('#room-patience')).toHaveText('Patience natural (0.8 s): how long a pause may last before the model may answer. Also learnt: Mia 1.1 s Reset');
+  await expect(panel.locator('#room-patience')).toHaveText(
+    'Patience natural (0.8 s): how long a pause may last before the model may answer. Also learnt: Mia 1.1 s Reset',
+  );
   // People by name: no Discord id on the panel.
   await expect(panel).not.toContainText(/\d{17}/);
   await owner.getByRole('button', { name: /Reset .*patience/ }).click();
@@ -18,5 +20,7 @@ test('shows each speaker’s patience by name and resets a learnt one from the p
   await expect(owner.locator('.room-patience')).toHaveText('patience 0.8 s');
   await expect(owner.locator('.room-patience')).toHaveAttribute('data-learnt', 'false');
   await panel.getByRole('button', { name: "Reset Mia's patience" }).click();
-  await expect(panel.locator('#room-patience')).toHaveText('Patience natural (0.8 s): how long a pause may last before the model may answer.');
+  await expect(panel.locator('#room-patience')).toHaveText(
+    'Patience natural (0.8 s): how long a pause may last before the model may answer.',
+  );
 });

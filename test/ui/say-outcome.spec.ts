@@ -9,7 +9,8 @@ test.describe.configure({ mode: 'serial' });
 
 async function joined(page: Page): Promise<void> {
   await login(page);
-  if ((await page.locator('#call-state').textContent()) !== 'connected') await page.getByRole('button', { name: 'Join voice' }).click();
+  if ((await page.locator('#call-state').textContent()) !== 'connected')
+    await page.getByRole('button', { name: 'Join voice' }).click();
   await expect(page.locator('#call-state')).toHaveText('connected', { timeout: 30_000 });
 }
 
@@ -57,7 +58,12 @@ test('dropped at Leave: the model never says it; after Leave the line says why',
   await send(page, 'Dinner is ready');
   await expect(outcome(page)).toHaveText('Waiting: handed to the model; waiting for its reply.', { timeout: 30_000 });
   await page.getByRole('button', { name: 'Leave voice' }).click();
-  await expect(outcome(page)).toHaveText('Not spoken: the call ended before the model said it (stopped from the dashboard).', { timeout: 20_000 });
-  await expect(page.locator('#notes-list')).toContainText('say from dashboard "Dinner is ready": Not spoken: the call ended before the model said it');
+  await expect(outcome(page)).toHaveText(
+    'Not spoken: the call ended before the model said it (stopped from the dashboard).',
+    { timeout: 20_000 },
+  );
+  await expect(page.locator('#notes-list')).toContainText(
+    'say from dashboard "Dinner is ready": Not spoken: the call ended before the model said it',
+  );
   await expect(page.locator('#call-state')).toHaveText('stopped');
 });

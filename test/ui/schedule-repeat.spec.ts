@@ -27,14 +27,20 @@ test('schedule: a daily reminder shows its rule and next occurrence; cancel stop
   // The page's zone is the one sent, so the line names it once per time and adds no second clock.
   const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
   const z = zone.replace(/[/+]/g, (c) => `\\${c}`);
-  await expect(row.locator('.repeat')).toHaveText(new RegExp(`^repeats daily ${hhmm} ${z} · next: \\d{4}-\\d\\d-\\d\\d ${hhmm}(:\\d\\d)? ${z}$`));
+  await expect(row.locator('.repeat')).toHaveText(
+    new RegExp(`^repeats daily ${hhmm} ${z} · next: \\d{4}-\\d\\d-\\d\\d ${hhmm}(:\\d\\d)? ${z}$`),
+  );
 
   await row.getByRole('button', { name: /Cancel/ }).click();
   await expect(row.locator('.badge')).toHaveText(/cancelled/);
-  await expect(page.locator('#schedule-list li', { hasText: 'Water the plants' }).locator('.badge', { hasText: 'scheduled' })).toHaveCount(0);
+  await expect(
+    page.locator('#schedule-list li', { hasText: 'Water the plants' }).locator('.badge', { hasText: 'scheduled' }),
+  ).toHaveCount(0);
 });
 
-test('schedule: a reminder typed for a wall-clock time is stored at that second, not now + a rounded delay', async ({ page }) => {
+test('schedule: a reminder typed for a wall-clock time is stored at that second, not now + a rounded delay', async ({
+  page,
+}) => {
   await login(page);
   const form = page.locator('#schedule-form');
   await form.locator('#sched-text').fill('Call the plumber');
@@ -44,12 +50,17 @@ test('schedule: a reminder typed for a wall-clock time is stored at that second,
     const d = new Date(Date.now() + 2 * 3600 * 1000);
     d.setSeconds(0, 0);
     const p = (n: number): string => String(n).padStart(2, '0');
-    return { typed: `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`, epoch: d.getTime() / 1000 };
+    return {
+      typed: `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`,
+      epoch: d.getTime() / 1000,
+    };
   });
   await form.locator('#sched-at').fill(typed);
   await expect(form.locator('input[name="sched-when"][value="at"]')).toBeChecked();
   const sent = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/schedule');
-  const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/schedule');
+  const answered = page.waitForResponse(
+    (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/schedule',
+  );
   await form.getByRole('button', { name: 'Schedule' }).click();
   // What the page asks for: the moment itself…
   const body = (await sent).postDataJSON() as Record<string, unknown>;

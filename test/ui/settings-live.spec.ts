@@ -26,7 +26,9 @@ test.afterAll(() => {
 const modelSetups = () => control<{ voices: (string | null)[]; instructions: string[] }>('/model-setups', own.control);
 const modelVoices = async () => (await modelSetups()).voices;
 
-test('a voice change applies at the next call without a restart; a made-up voice is refused at the field', async ({ page }) => {
+test('a voice change applies at the next call without a restart; a made-up voice is refused at the field', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   await login(page, own.control);
   const panel = page.locator('#settings-panel');
@@ -36,7 +38,9 @@ test('a voice change applies at the next call without a restart; a made-up voice
 
   await panel.locator('#set-voice').fill('NoSuchVoice');
   await panel.getByRole('button', { name: 'Save settings' }).click();
-  await expect(panel.locator('#set-voice-error')).toHaveText(/^There is no voice called "NoSuchVoice" for gemini\. Choose one of: Zephyr, Puck, /);
+  await expect(panel.locator('#set-voice-error')).toHaveText(
+    /^There is no voice called "NoSuchVoice" for gemini\. Choose one of: Zephyr, Puck, /,
+  );
   await expect(panel.locator('#set-voice')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.locator('#settings-status')).toHaveText('Not saved: please correct the fields marked in red.');
 
@@ -77,12 +81,16 @@ test('a persona file applies at the next call too', async ({ page }) => {
   }
 });
 
-test('ids are shown with their Discord names; an out-of-range port is explained next to the field, not as schema text', async ({ page }) => {
+test('ids are shown with their Discord names; an out-of-range port is explained next to the field, not as schema text', async ({
+  page,
+}) => {
   await login(page, own.control);
   const panel = page.locator('#settings-panel');
   // The owner and the text channel come from the environment as ids; once Discord answers they are picked by name.
   await expect(panel.getByRole('combobox', { name: 'Owner (you)' }).locator('option:checked')).toHaveText('owner');
-  await expect(panel.getByRole('combobox', { name: 'Text channel for notifications' }).locator('option:checked')).toHaveText('general');
+  await expect(
+    panel.getByRole('combobox', { name: 'Text channel for notifications' }).locator('option:checked'),
+  ).toHaveText('general');
   await panel.locator('#set-sidecarPort').fill('80');
   await panel.getByRole('button', { name: 'Save settings' }).click();
   await expect(panel.locator('#set-sidecarPort-error')).toHaveText('Use a port number from 1024 to 65535.');
@@ -99,13 +107,22 @@ test('a restart-only change offers Restart now, which brings the core back using
   await panel.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.locator('#settings-status')).toHaveText('Saved. Some changes need a restart.');
   const origin = new URL(page.url()).origin;
-  const settings = async () => (await (await page.request.get(`${origin}/settings`)).json()) as { pendingRestart: string[]; effective: { notesRetentionDays: number } };
-  expect(await settings()).toMatchObject({ pendingRestart: ['notesRetentionDays'], effective: { notesRetentionDays: 90 } });
+  const settings = async () =>
+    (await (await page.request.get(`${origin}/settings`)).json()) as {
+      pendingRestart: string[];
+      effective: { notesRetentionDays: number };
+    };
+  expect(await settings()).toMatchObject({
+    pendingRestart: ['notesRetentionDays'],
+    effective: { notesRetentionDays: 90 },
+  });
 
   await page.getByRole('button', { name: 'Restart now' }).click();
   await expect(page.locator('#settings-status')).toHaveText('Restarting…');
   // The same sign-in works against the restarted core, which now runs with the saved value.
-  await expect.poll(async () => (await settings().catch(() => null))?.effective.notesRetentionDays, { timeout: 30_000 }).toBe(30);
+  await expect
+    .poll(async () => (await settings().catch(() => null))?.effective.notesRetentionDays, { timeout: 30_000 })
+    .toBe(30);
   expect((await settings()).pendingRestart).toEqual([]);
   await expect(page.locator('#stream-status')).toHaveAttribute('data-link', 'live', { timeout: 30_000 });
 });
@@ -122,7 +139,10 @@ test('Restart now with a saved port another program holds says why at once, and 
     await panel.getByRole('button', { name: 'Save settings' }).click();
     await expect(page.locator('#settings-status')).toHaveText('Saved. Some changes need a restart.');
     await page.getByRole('button', { name: 'Restart now' }).click();
-    await expect(page.locator('#settings-status')).toContainText(`The saved settings were not applied: the saved sidecar port ${taken}`, { timeout: 10_000 });
+    await expect(page.locator('#settings-status')).toContainText(
+      `The saved settings were not applied: the saved sidecar port ${taken}`,
+      { timeout: 10_000 },
+    );
     await expect(page.locator('#settings-status')).toContainText('another program is using it');
     await expect(page.locator('#settings-status')).toHaveAttribute('data-kind', 'error');
     await expect(page.getByRole('button', { name: 'Restart now' })).toBeVisible();

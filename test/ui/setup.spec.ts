@@ -34,7 +34,9 @@ const scenario = (name: string) => control(`/setup-scenario?name=${name}`, own.c
 test('unconfigured: the dashboard opens /setup, which says what is missing and passes axe', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await openSetup(page);
-  await expect(page.locator('#setup-summary')).toHaveText('Still missing: the Discord bot token, the owner (your Discord account), the Gemini API key.');
+  await expect(page.locator('#setup-summary')).toHaveText(
+    'Still missing: the Discord bot token, the owner (your Discord account), the Gemini API key.',
+  );
   await expect(page.locator('#setup-token-state')).toHaveText('Not set.');
   // Headless has no keychain: secrets go to the owner-only settings file, so saving is allowed.
   await expect(page.locator('#setup-secrets-note')).toBeHidden();
@@ -42,7 +44,9 @@ test('unconfigured: the dashboard opens /setup, which says what is missing and p
     await page.emulateMedia({ colorScheme });
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+    expect(
+      serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    ).toEqual([]);
   }
 });
 
@@ -55,11 +59,15 @@ test('a wrong bot token is rejected in plain words, and a too-short one is marke
 
   await page.locator('#setup-token').fill('short');
   await page.getByRole('button', { name: 'Test Discord' }).click();
-  await expect(page.locator('#setup-token-error')).toHaveText('That is 5 characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.');
+  await expect(page.locator('#setup-token-error')).toHaveText(
+    'That is 5 characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.',
+  );
   await expect(page.locator('#setup-token')).toHaveAttribute('aria-invalid', 'true');
 });
 
-test('bot not in a server: says so and offers an invite with exactly Connect, Speak and Send Messages', async ({ page }) => {
+test('bot not in a server: says so and offers an invite with exactly Connect, Speak and Send Messages', async ({
+  page,
+}) => {
   await scenario('bot-not-in-server');
   try {
     await openSetup(page);
@@ -69,13 +77,18 @@ test('bot not in a server: says so and offers an invite with exactly Connect, Sp
     await expect(page.locator('#discord-checks li[data-step="server"]')).toHaveText(/is in no server yet/);
     const invite = page.locator('#invite-link');
     // Connect (1 << 20) + Speak (1 << 21) + Send Messages (1 << 11) = 3147776.
-    await expect(invite).toHaveAttribute('href', /^https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d{17,20}&scope=bot&permissions=3147776$/);
+    await expect(invite).toHaveAttribute(
+      'href',
+      /^https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d{17,20}&scope=bot&permissions=3147776$/,
+    );
   } finally {
     await scenario('ready');
   }
 });
 
-test('missing permission: the owner picked by name, the check names the permission the channel denies', async ({ page }) => {
+test('missing permission: the owner picked by name, the check names the permission the channel denies', async ({
+  page,
+}) => {
   await scenario('missing-permission');
   try {
     await openSetup(page);
@@ -87,19 +100,25 @@ test('missing permission: the owner picked by name, the check names the permissi
     await expect(page.locator('#setup-owner-id')).toHaveValue(credentials.owner.id);
     await page.getByRole('button', { name: 'Test Discord' }).click();
     await expect(page.locator('#discord-checks li[data-step="server"]')).toHaveAttribute('data-ok', 'true');
-    await expect(page.locator('#discord-checks li[data-step="permissions"]')).toHaveText(`In ${credentials.voiceChannel} the bot lacks Speak. Allow them for the bot's role in the channel's settings, or re-invite it with the link.`);
+    await expect(page.locator('#discord-checks li[data-step="permissions"]')).toHaveText(
+      `In ${credentials.voiceChannel} the bot lacks Speak. Allow them for the bot's role in the channel's settings, or re-invite it with the link.`,
+    );
   } finally {
     await scenario('ready');
   }
 });
 
-test('good token and a wrong then right key: every check passes, the model that answered is named', async ({ page }) => {
+test('good token and a wrong then right key: every check passes, the model that answered is named', async ({
+  page,
+}) => {
   await openSetup(page);
   await page.locator('#setup-token').fill(credentials.botToken);
   await page.locator('#setup-owner-id').fill(credentials.owner.id);
   await page.getByRole('button', { name: 'Test Discord' }).click();
   await expect(page.locator('#discord-checks li[data-ok="true"]')).toHaveCount(3);
-  await expect(page.locator('#discord-checks li[data-step="permissions"]')).toHaveText(`The bot may Connect, Speak and Send Messages in ${credentials.voiceChannel}.`);
+  await expect(page.locator('#discord-checks li[data-step="permissions"]')).toHaveText(
+    `The bot may Connect, Speak and Send Messages in ${credentials.voiceChannel}.`,
+  );
   // Channels by name from what the bot sees.
   await expect(page.locator('#setup-voice option', { hasText: credentials.voiceChannel })).toHaveCount(1);
 
@@ -131,11 +150,22 @@ test('save, then Restart now: the core comes back configured and Join is the pri
   await expect(page.locator('#setup-token-state')).toHaveText('Saved.');
   await expect(page.locator('#setup-token')).toHaveValue('');
   await page.getByRole('button', { name: 'Restart now' }).click();
-  await expect(page.locator('#setup-status')).toHaveText('Restarted with the new settings. Back to the dashboard to join a call.', { timeout: 30_000 });
-  await expect(page.locator('#setup-summary')).toHaveText('Everything a call needs is set. Test again or change anything below.');
+  await expect(page.locator('#setup-status')).toHaveText(
+    'Restarted with the new settings. Back to the dashboard to join a call.',
+    { timeout: 30_000 },
+  );
+  await expect(page.locator('#setup-summary')).toHaveText(
+    'Everything a call needs is set. Test again or change anything below.',
+  );
 
-  const saved = (await (await page.request.get(`${new URL(page.url()).origin}/settings`)).json()) as { values: Record<string, unknown>; effective: Record<string, unknown> };
-  expect(saved.values).toMatchObject({ ownerId: credentials.owner.id, voiceChannelId: expect.stringMatching(/^\d{17,20}$/) });
+  const saved = (await (await page.request.get(`${new URL(page.url()).origin}/settings`)).json()) as {
+    values: Record<string, unknown>;
+    effective: Record<string, unknown>;
+  };
+  expect(saved.values).toMatchObject({
+    ownerId: credentials.owner.id,
+    voiceChannelId: expect.stringMatching(/^\d{17,20}$/),
+  });
   expect(saved.effective.voiceChannelId).toBe(saved.values.voiceChannelId);
   expect(JSON.stringify(saved)).not.toContain(credentials.botToken);
 

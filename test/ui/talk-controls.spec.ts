@@ -36,7 +36,9 @@ test('the mute button keeps a speaking owner from the model; unmute lets them th
   const samplesBefore = await modelSamples();
   const droppedBefore = await framesMuted(page);
   await control('/speak');
-  await expect.poll(async () => (await framesMuted(page)) - droppedBefore, { timeout: 20_000 }).toBeGreaterThanOrEqual(140);
+  await expect
+    .poll(async () => (await framesMuted(page)) - droppedBefore, { timeout: 20_000 })
+    .toBeGreaterThanOrEqual(140);
   await page.waitForTimeout(1000); // past the voice gate's hangover: anything let through would have arrived
   expect(await modelSamples()).toBe(samplesBefore);
 
@@ -53,7 +55,8 @@ test('a mute from elsewhere (CLI, tray) reaches the page through /events', async
   const { token } = await control<{ token: string }>('/token');
   const mute = page.locator('#mute-button');
   await expect(mute).toHaveAttribute('aria-pressed', 'false');
-  const set = (muted: boolean) => page.request.post('/mute', { headers: { authorization: `Bearer ${token}` }, data: { muted } });
+  const set = (muted: boolean) =>
+    page.request.post('/mute', { headers: { authorization: `Bearer ${token}` }, data: { muted } });
   expect((await set(true)).status()).toBe(200);
   await expect(mute).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator('#talk-state')).toHaveText('Muted: the model hears nobody.');
@@ -87,7 +90,9 @@ test('push-to-talk: the hold button is keyboard-held, and /health follows it', a
     await page.emulateMedia({ colorScheme });
     const results = await new AxeBuilder({ page }).include('#call-panel').analyze();
     const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+    expect(
+      serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    ).toEqual([]);
   }
   await page.locator('#mute-button').click();
 

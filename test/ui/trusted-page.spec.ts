@@ -26,14 +26,18 @@ async function joined(page: Page): Promise<void> {
 
 /** Every value in the call panel that is cut off (its text wider than its box), by id. */
 async function truncatedValues(page: Page): Promise<string[]> {
-  return page.locator('#call-panel').evaluate((panel) =>
-    [...panel.querySelectorAll<HTMLElement>('.facts dd, #call-state, #call-detail, #talk-state, #muted-mark')]
-      .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth)
-      .map((el) => `${el.id || el.tagName}: "${el.textContent}" (${el.scrollWidth} > ${el.clientWidth})`),
-  );
+  return page
+    .locator('#call-panel')
+    .evaluate((panel) =>
+      [...panel.querySelectorAll<HTMLElement>('.facts dd, #call-state, #call-detail, #talk-state, #muted-mark')]
+        .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth)
+        .map((el) => `${el.id || el.tagName}: "${el.textContent}" (${el.scrollWidth} > ${el.clientWidth})`),
+    );
 }
 
-test('no value in the call panel is cut off at 800×600, 1120×780 and 1280×800, dark and light; today’s cost is shown at every width', async ({ page }) => {
+test('no value in the call panel is cut off at 800×600, 1120×780 and 1280×800, dark and light; today’s cost is shown at every width', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await joined(page);
   // The privacy code and the model appear once the call is up; a reply makes usage count tokens.
@@ -45,7 +49,8 @@ test('no value in the call panel is cut off at 800×600, 1120×780 and 1280×800
       await page.setViewportSize(window);
       const where = `${window.width}×${window.height} ${scheme}`;
       await expect.poll(() => truncatedValues(page), { message: `cut-off values at ${where}` }).toEqual([]);
-      for (const id of ['#usage-line', '#conn-model', '#conn-dave']) await expect(page.locator(id), `${id} at ${where}`).toBeVisible();
+      for (const id of ['#usage-line', '#conn-model', '#conn-dave'])
+        await expect(page.locator(id), `${id} at ${where}`).toBeVisible();
       await expect(page.locator('#usage-line')).toContainText(/today ≈ \$\d/);
       if (scheme === 'dark') {
         // The connection facts and usage at the column's end, in the picture.
@@ -80,7 +85,11 @@ test('a muted call cannot be missed: crossed-out microphone, red badge, the M ke
     document.body.append(probe);
     const err = getComputedStyle(probe).color;
     probe.remove();
-    return { badge: getComputedStyle(document.getElementById('call-state')!).color, mark: getComputedStyle(document.getElementById('muted-mark')!).color, err };
+    return {
+      badge: getComputedStyle(document.getElementById('call-state')!).color,
+      mark: getComputedStyle(document.getElementById('muted-mark')!).color,
+      err,
+    };
   });
   expect(colours.badge).toBe(colours.err);
   expect(colours.mark).toBe(colours.err);
@@ -107,7 +116,8 @@ test('the model’s state at a glance, and "Stop talking" cuts the model off', a
   const stop = page.getByRole('button', { name: 'Stop talking' });
   await expect(stop).toBeEnabled();
   // The owner talks; the fake model answers with speech.
-  const interrupts = async () => ((await (await page.request.get('/health')).json()) as HealthReport).metrics.interrupts as number;
+  const interrupts = async () =>
+    ((await (await page.request.get('/health')).json()) as HealthReport).metrics.interrupts as number;
   const before = await interrupts();
   await control('/speak');
   await expect(activity).toHaveText('speaking', { timeout: 30_000 });
@@ -119,7 +129,9 @@ test('the model’s state at a glance, and "Stop talking" cuts the model off', a
   await expect(activity).toHaveText('listening', { timeout: 10_000 });
 });
 
-test('after Leave the page never says Live, and Mute, push-to-talk and Stop talking wait with a reason', async ({ page }) => {
+test('after Leave the page never says Live, and Mute, push-to-talk and Stop talking wait with a reason', async ({
+  page,
+}) => {
   await joined(page);
   await page.getByRole('button', { name: 'Leave voice' }).click();
   await expect(page.locator('#call-state')).toHaveText(/^(idle|stopped)$/);
@@ -158,17 +170,30 @@ test('before setup the page never says Live, and the talk controls wait with a r
   }
 });
 
-test('settings are grouped, with a provider drop-down, switches, and the values in force shown as values', async ({ page }) => {
+test('settings are grouped, with a provider drop-down, switches, and the values in force shown as values', async ({
+  page,
+}) => {
   await login(page);
   const panel = page.locator('#settings-panel');
   const legends = await panel.locator('#settings-fields fieldset > legend').allTextContents();
   expect(legends).toEqual(['Call and model', 'Turns and quiet', 'Discord', 'Cost', 'Storage and limits']);
   // Each group holds a handful, not 25 fields in one heap.
-  for (const legend of legends) expect(await panel.locator('fieldset', { has: page.locator('legend', { hasText: legend }) }).locator('.field').count()).toBeLessThanOrEqual(8);
+  for (const legend of legends)
+    expect(
+      await panel
+        .locator('fieldset', { has: page.locator('legend', { hasText: legend }) })
+        .locator('.field')
+        .count(),
+    ).toBeLessThanOrEqual(8);
   const provider = panel.getByRole('combobox', { name: 'Live model provider' });
   await expect(provider).toHaveValue('gemini');
   // The registry's providers, each with what it cannot do (renderer/settings-panel.ts providerChoiceLabel).
-  expect(await provider.locator('option').allTextContents()).toEqual(['Gemini Live', 'OpenAI Realtime', 'OpenAI GPT-Live (no images; persona changes from the next call)', 'xAI Grok Voice (no images)']);
+  expect(await provider.locator('option').allTextContents()).toEqual([
+    'Gemini Live',
+    'OpenAI Realtime',
+    'OpenAI GPT-Live (no images; persona changes from the next call)',
+    'xAI Grok Voice (no images)',
+  ]);
   await expect(panel.getByRole('switch', { name: 'Notification sound in the call' })).toBeVisible();
   await expect(panel.getByRole('switch', { name: 'Start in push-to-talk mode' })).toBeVisible();
   // The push-to-talk setting names the one-key default talk key.
@@ -183,12 +208,17 @@ test('settings are grouped, with a provider drop-down, switches, and the values 
 test.describe('a viewer in another time zone', () => {
   test.use({ timezoneId: 'Europe/London' });
 
-  test('a repeating reminder names its zone; Undo after cancelling it restores the series, not a one-off', async ({ page }) => {
+  test('a repeating reminder names its zone; Undo after cancelling it restores the series, not a one-off', async ({
+    page,
+  }) => {
     await login(page);
     const { token } = await control<{ token: string }>('/token');
     const auth = { authorization: `Bearer ${token}` };
     const text = `Stand-up ${Date.now()}`;
-    const created = await page.request.post('/schedule', { headers: auth, data: { text, mode: 'dm', repeat: 'weekdays', at: '09:55', timezone: 'Asia/Tokyo' } });
+    const created = await page.request.post('/schedule', {
+      headers: auth,
+      data: { text, mode: 'dm', repeat: 'weekdays', at: '09:55', timezone: 'Asia/Tokyo' },
+    });
     expect(created.status()).toBe(201);
     const first = ((await created.json()) as { entry: ScheduledNotification }).entry;
     await page.reload();
@@ -198,17 +228,23 @@ test.describe('a viewer in another time zone', () => {
     await expect(page.locator('#schedule-zone')).toHaveText('Times in Europe/London');
     const row = page.locator('#schedule-list li[data-state="scheduled"]', { hasText: text });
     // Both times named: the rule's zone, and the viewer's own time with its zone.
-    await expect(row.locator('.repeat')).toHaveText(/^repeats weekdays 09:55 Asia\/Tokyo · next: \d{4}-\d\d-\d\d 09:55 Asia\/Tokyo \(\d{4}-\d\d-\d\d 00:55 Europe\/London your time\)$/);
+    await expect(row.locator('.repeat')).toHaveText(
+      /^repeats weekdays 09:55 Asia\/Tokyo · next: \d{4}-\d\d-\d\d 09:55 Asia\/Tokyo \(\d{4}-\d\d-\d\d 00:55 Europe\/London your time\)$/,
+    );
 
     await row.getByRole('button', { name: /Cancel/ }).click();
     await expect(page.locator('#schedule-list li[data-state="scheduled"]', { hasText: text })).toHaveCount(0);
     await page.locator('#toasts').getByRole('button', { name: 'Undo' }).click();
     await expect(page.locator('#schedule-status')).toContainText('Restored: repeats weekdays 09:55 Asia/Tokyo');
-    await expect(row.locator('.repeat')).toHaveText(/^repeats weekdays 09:55 Asia\/Tokyo · next: \d{4}-\d\d-\d\d 09:55 Asia\/Tokyo \(\d{4}-\d\d-\d\d 00:55 Europe\/London your time\)$/);
+    await expect(row.locator('.repeat')).toHaveText(
+      /^repeats weekdays 09:55 Asia\/Tokyo · next: \d{4}-\d\d-\d\d 09:55 Asia\/Tokyo \(\d{4}-\d\d-\d\d 00:55 Europe\/London your time\)$/,
+    );
     await shootDoc(page.locator('#schedule-panel'), 'schedule-repeat-undo');
 
     // What the core holds: a series again, the same rule, zone and next time (not a one-off).
-    const list = (await (await page.request.get('/schedule?state=scheduled', { headers: auth })).json()) as { entries: ScheduledNotification[] };
+    const list = (await (await page.request.get('/schedule?state=scheduled', { headers: auth })).json()) as {
+      entries: ScheduledNotification[];
+    };
     const restored = list.entries.filter((e) => e.text === text);
     expect(restored).toHaveLength(1);
     expect(restored[0]!.id).not.toBe(first.id);

@@ -48,7 +48,10 @@ describe.each(LIVE_PROVIDERS)('end of turn on the pause corpus: %s', (provider) 
 
   it('cuts no pause shorter than the hangover and nothing inside a phrase', () => {
     for (const clip of result.clips) {
-      expect(clip.pausesCut.filter((ms) => ms < choice.hangoverMs), clip.file).toEqual([]);
+      expect(
+        clip.pausesCut.filter((ms) => ms < choice.hangoverMs),
+        clip.file,
+      ).toEqual([]);
       expect(clip.cutsInPhrases, clip.file).toBe(0);
     }
     expect(result.falseCutoffPercent).toBeLessThanOrEqual(DOCUMENTED_FALSE_CUTOFF_PERCENT);

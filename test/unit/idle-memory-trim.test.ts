@@ -11,7 +11,13 @@ import { IdleMemoryTrim, TRIM_MIN_GROWTH_BYTES, type TrimReport } from '../../ma
 const execFileAsync = promisify(execFile);
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(path.join(dir, d.name)) : /\.[cm]?[jt]s$/.test(d.name) ? [path.join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory()
+      ? sourceFiles(path.join(dir, d.name))
+      : /\.[cm]?[jt]s$/.test(d.name)
+        ? [path.join(dir, d.name)]
+        : [],
+  );
 }
 
 describe('IdleMemoryTrim', () => {
@@ -50,7 +56,12 @@ describe('IdleMemoryTrim', () => {
     const reports: TrimReport[] = [];
     let gcs = 0;
     let inCall = false;
-    const trim = new IdleMemoryTrim({ quietMs: 5000, mayTrim: () => !inCall, onTrim: (r) => reports.push(r), gc: () => gcs++ });
+    const trim = new IdleMemoryTrim({
+      quietMs: 5000,
+      mayTrim: () => !inCall,
+      onTrim: (r) => reports.push(r),
+      gc: () => gcs++,
+    });
     trim.poke();
     vi.advanceTimersByTime(4000);
     trim.poke(); // a request: the quiet period starts again
@@ -77,7 +88,13 @@ describe('IdleMemoryTrim', () => {
     vi.useFakeTimers();
     const reports: TrimReport[] = [];
     const skips: number[] = [];
-    const trim = new IdleMemoryTrim({ quietMs: 5000, mayTrim: () => true, onTrim: (r) => reports.push(r), onSkip: (g) => skips.push(g), gc: () => undefined });
+    const trim = new IdleMemoryTrim({
+      quietMs: 5000,
+      mayTrim: () => true,
+      onTrim: (r) => reports.push(r),
+      onSkip: (g) => skips.push(g),
+      gc: () => undefined,
+    });
     trim.poke();
     vi.advanceTimersByTime(5000);
     expect(reports).toHaveLength(1); // the first quiet period always trims
@@ -98,27 +115,46 @@ describe('IdleMemoryTrim', () => {
   });
 });
 
-describe('IdleMemoryTrim in a process started with --expose-gc, beside V8\'s memory reducer', () => {
+describe("IdleMemoryTrim in a process started with --expose-gc, beside V8's memory reducer", () => {
   // The trim's own GC arms V8's memory reducer, which then runs GCs of its own; nothing retires it
   // any more (that took a run-time flag). Trims and the reducer's GCs interleave, and the process
   // lives on with its data.
-  it('trims again while V8\'s memory reducer runs its own GCs: the process lives on, its data intact', { timeout: 30_000 }, async () => {
-    const child = fileURLToPath(new URL('../fixtures/memory/trim-then-watch-gc.ts', import.meta.url));
-    const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', '--no-memory-reducer-for-small-heaps', '--trace-memory-reducer', child], { env: { ...process.env, WATCH_MS: '9000' } });
-    const lines = stdout.trim().split('\n');
-    const seen = z.object({ trims: z.number(), skips: z.number(), liveCount: z.number(), majorGcsAfterTrim: z.number() }).parse(JSON.parse(lines.at(-1)!));
-    // Every quiet period ends in a trim, or in a skip when V8's own GCs already returned the burst.
-    expect(seen.trims + seen.skips).toBe(3);
-    expect(seen.trims).toBeGreaterThanOrEqual(1);
-    expect(seen.liveCount).toBe(150_000);
-  });
+  it(
+    "trims again while V8's memory reducer runs its own GCs: the process lives on, its data intact",
+    { timeout: 30_000 },
+    async () => {
+      const child = fileURLToPath(new URL('../fixtures/memory/trim-then-watch-gc.ts', import.meta.url));
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        ['--expose-gc', '--no-memory-reducer-for-small-heaps', '--trace-memory-reducer', child],
+        { env: { ...process.env, WATCH_MS: '9000' } },
+      );
+      const lines = stdout.trim().split('\n');
+      const seen = z
+        .object({ trims: z.number(), skips: z.number(), liveCount: z.number(), majorGcsAfterTrim: z.number() })
+        .parse(JSON.parse(lines.at(-1)!));
+      // Every quiet period ends in a trim, or in a skip when V8's own GCs already returned the burst.
+      expect(seen.trims + seen.skips).toBe(3);
+      expect(seen.trims).toBeGreaterThanOrEqual(1);
+      expect(seen.liveCount).toBe(150_000);
+    },
+  );
 
-  it('the first trim of a process while the reducer is mid-cycle leaves it running (the old run-time flag aborted it there)', { timeout: 40_000 }, async () => {
-    const child = fileURLToPath(new URL('../fixtures/memory/trim-while-reducer-mid-cycle.ts', import.meta.url));
-    const run = await execFileAsync(process.execPath, ['--expose-gc', child]).catch((err: { code?: number; signal?: string; stderr?: string }) => ({ stdout: '', failed: `exit ${err.code ?? err.signal}: ${(err.stderr ?? '').split('\n').find((l) => l.includes('Check failed')) ?? ''}` }));
-    expect('failed' in run ? run.failed : null).toBeNull();
-    expect(JSON.parse(run.stdout.trim())).toEqual({ trims: 2, liveCount: 150_000 });
-  });
+  it(
+    'the first trim of a process while the reducer is mid-cycle leaves it running (the old run-time flag aborted it there)',
+    { timeout: 40_000 },
+    async () => {
+      const child = fileURLToPath(new URL('../fixtures/memory/trim-while-reducer-mid-cycle.ts', import.meta.url));
+      const run = await execFileAsync(process.execPath, ['--expose-gc', child]).catch(
+        (err: { code?: number; signal?: string; stderr?: string }) => ({
+          stdout: '',
+          failed: `exit ${err.code ?? err.signal}: ${(err.stderr ?? '').split('\n').find((l) => l.includes('Check failed')) ?? ''}`,
+        }),
+      );
+      expect('failed' in run ? run.failed : null).toBeNull();
+      expect(JSON.parse(run.stdout.trim())).toEqual({ trims: 2, liveCount: 150_000 });
+    },
+  );
 });
 
 describe('IdleMemoryTrim under steady polling', () => {
@@ -129,7 +165,13 @@ describe('IdleMemoryTrim under steady polling', () => {
   it('still trims when a client polls more often than the quiet period (at most maxDeferMs later)', () => {
     vi.useFakeTimers();
     const reports: TrimReport[] = [];
-    const trim = new IdleMemoryTrim({ quietMs: 5000, maxDeferMs: 30_000, mayTrim: () => true, onTrim: (r) => reports.push(r), gc: () => undefined });
+    const trim = new IdleMemoryTrim({
+      quietMs: 5000,
+      maxDeferMs: 30_000,
+      mayTrim: () => true,
+      onTrim: (r) => reports.push(r),
+      gc: () => undefined,
+    });
     // A dashboard polling every 2 s for two minutes.
     for (let t = 0; t < 120_000; t += 2000) {
       trim.poke();

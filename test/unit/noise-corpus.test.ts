@@ -10,7 +10,9 @@ const corpus = loadNoiseCorpus();
 
 describe('noise corpus', () => {
   it('holds keyboards, coughs, music, a fan, hum and speech controls, each labelled with its duration, in under 1.5 MB', () => {
-    expect(new Set(corpus.filter((c) => c.label === 'noise').map((c) => c.kind))).toEqual(new Set(['keyboard', 'cough', 'music', 'fan', 'hum']));
+    expect(new Set(corpus.filter((c) => c.label === 'noise').map((c) => c.kind))).toEqual(
+      new Set(['keyboard', 'cough', 'music', 'fan', 'hum']),
+    );
     expect(corpus.filter((c) => c.label === 'speech').length).toBeGreaterThanOrEqual(3);
     for (const clip of corpus) expect(clip.pcm.length, clip.file).toBe((clip.durationMs * 16_000) / 1000);
     const bytes = readdirSync(CORPUS_DIR).reduce((n, f) => n + statSync(new URL(f, CORPUS_DIR)).size, 0);

@@ -30,10 +30,11 @@ describe('the energy gate on the noise corpus', () => {
   it('opens fewer times on keyboards (clicks rejected), never more on anything', () => {
     expect(now.byKind.keyboard!.opens).toBeLessThan(before.byKind.keyboard!.opens);
     expect(now.phantomStartsPerHour).toBeLessThan(before.phantomStartsPerHour);
-    for (const kind of Object.keys(before.byKind)) expect(now.byKind[kind]!.opens, kind).toBeLessThanOrEqual(before.byKind[kind]!.opens);
+    for (const kind of Object.keys(before.byKind))
+      expect(now.byKind[kind]!.opens, kind).toBeLessThanOrEqual(before.byKind[kind]!.opens);
   });
 
-  it('closing on a stationary sound ends a fan\'s and hum\'s turn, with speech opening as before', () => {
+  it("closing on a stationary sound ends a fan's and hum's turn, with speech opening as before", () => {
     const closing = measurePhantomTurns({ closeOnStationary: true });
     for (const kind of ['fan', 'hum']) {
       const ms = (r: typeof now) => r.clips.filter((c) => c.kind === kind).reduce((n, c) => n + c.sentMs, 0);
@@ -65,7 +66,9 @@ describe('the gate with a classifier confirming onsets', () => {
       else expect(withClassifier.firstOpenFrames, clip.file).toBe(alone.firstOpenFrames);
     }
     for (const clip of pauseCorpusControls()) {
-      expect(gateOnClip(clip.pcm, clip.soundStart, { classifier: labelled(true) }).firstOpenFrames).toBe(gateOnClip(clip.pcm, clip.soundStart).firstOpenFrames);
+      expect(gateOnClip(clip.pcm, clip.soundStart, { classifier: labelled(true) }).firstOpenFrames).toBe(
+        gateOnClip(clip.pcm, clip.soundStart).firstOpenFrames,
+      );
     }
   });
 });

@@ -18,7 +18,15 @@ it('writes each event to the database at once, keeps a bounded ring, and publish
   log.startCall('call-1');
   log.append({ kind: 'input_transcript', text: 'hello there', speaker: '123456789012345678' });
   // Written synchronously: readable before anything else happens (nothing lost on a crash).
-  expect(reader.store.read('call-1')).toEqual([expect.objectContaining({ ts: 1_700_000_000.5, kind: 'input_transcript', text: 'hello there', speaker: '123456789012345678', callId: 'call-1' })]);
+  expect(reader.store.read('call-1')).toEqual([
+    expect.objectContaining({
+      ts: 1_700_000_000.5,
+      kind: 'input_transcript',
+      text: 'hello there',
+      speaker: '123456789012345678',
+      callId: 'call-1',
+    }),
+  ]);
   for (let i = 0; i < 4; i++) log.append({ kind: 'note', text: `n${i}` });
   expect(reader.store.read('call-1')).toHaveLength(5);
   expect(log.recent(10).map((n) => n.text)).toEqual(['n1', 'n2', 'n3']);
@@ -36,7 +44,7 @@ it('writes each event to the database at once, keeps a bounded ring, and publish
   rmSync(dir, { recursive: true, force: true });
 });
 
-it("never writes the words of a speaker who opted out, alone or talking over someone", () => {
+it('never writes the words of a speaker who opted out, alone or talking over someone', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'lvb-notes-optout-'));
   const db = openNotesDb(dir);
   const log = db.log();
@@ -44,10 +52,16 @@ it("never writes the words of a speaker who opted out, alone or talking over som
   log.startCall('call-1');
   log.append({ kind: 'input_transcript', text: 'keep this', speaker: '100000000000000001' });
   log.append({ kind: 'input_transcript', text: 'secret plans', speaker: '200000000000000002' });
-  log.append({ kind: 'input_transcript', text: 'overlapping secret', speaker: '100000000000000001,200000000000000002' });
+  log.append({
+    kind: 'input_transcript',
+    text: 'overlapping secret',
+    speaker: '100000000000000001,200000000000000002',
+  });
   expect(db.store.read('call-1')!.map((n) => n.text)).toEqual(['keep this']);
   expect(log.recent(10).map((n) => n.text)).toEqual(['keep this']);
-  expect(db.database.db.prepare("SELECT count(*) AS n FROM notes_fts WHERE notes_fts MATCH 'secret'").get()).toEqual({ n: 0 });
+  expect(db.database.db.prepare("SELECT count(*) AS n FROM notes_fts WHERE notes_fts MATCH 'secret'").get()).toEqual({
+    n: 0,
+  });
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });

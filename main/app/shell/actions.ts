@@ -75,7 +75,9 @@ export const actionsCapability: Capability<ActionsDeps, ShellActions> = {
         case 'open-dashboard':
           return showDashboard();
         case 'toggle-notifications':
-          state.notificationsPaused = shell.updatePrefs({ notificationsPaused: !shell.prefs().notificationsPaused }).notificationsPaused;
+          state.notificationsPaused = shell.updatePrefs({
+            notificationsPaused: !shell.prefs().notificationsPaused,
+          }).notificationsPaused;
           return render();
         case 'toggle-start-at-login':
           setStartAtLogin(!shell.prefs().startAtLogin);

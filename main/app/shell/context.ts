@@ -29,7 +29,11 @@ export interface Shell {
 export function createShell(options: { config: Config; logger: Logger; settings: KeyValueSettingsStore }): Shell {
   const { config, settings } = options;
   let prefs = settings.desktopPrefs();
-  const bindings = resolveShortcuts({ screenshot: prefs.screenshotShortcut, mute: prefs.muteShortcut, talk: prefs.talkKey }, process.env, process.platform);
+  const bindings = resolveShortcuts(
+    { screenshot: prefs.screenshotShortcut, mute: prefs.muteShortcut, talk: prefs.talkKey },
+    process.env,
+    process.platform,
+  );
   const appRoot = app.getAppPath();
   return {
     ...options,

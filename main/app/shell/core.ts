@@ -15,14 +15,23 @@ export const coreCapability: Capability<{ shell: Shell; render(): void }, CoreHa
   async start({ shell, render }) {
     const { config, logger, settings } = shell;
     // "Restart now" on the page (POST /restart): relaunch, quitting through the usual shutdown.
-    const core = await startCore({ config, logger, settingsStore: settings, environment: process.env, restart: () => (app.relaunch(), app.quit()) });
+    const core = await startCore({
+      config,
+      logger,
+      settingsStore: settings,
+      environment: process.env,
+      restart: () => (app.relaunch(), app.quit()),
+    });
     shell.state.sidecar = 'listening';
     render();
     return { api: core, stop: () => core.stop() };
   },
 };
 
-export const clientCapability: Capability<{ shell: Shell; core: CoreHandle; window: () => BrowserWindow | null }, SidecarClient> = {
+export const clientCapability: Capability<
+  { shell: Shell; core: CoreHandle; window: () => BrowserWindow | null },
+  SidecarClient
+> = {
   name: 'sidecar client',
   start({ shell, core, window }) {
     const unregister = registerIpcHandlers({

@@ -15,7 +15,10 @@ export interface DashboardApi {
   window(): BrowserWindow | null;
 }
 
-export const dashboardCapability: Capability<{ shell: Shell; core: CoreHandle; quitting: () => boolean }, DashboardApi> = {
+export const dashboardCapability: Capability<
+  { shell: Shell; core: CoreHandle; quitting: () => boolean },
+  DashboardApi
+> = {
   name: 'dashboard',
   start({ shell, core, quitting }) {
     let window: BrowserWindow | null = null;
@@ -27,7 +30,12 @@ export const dashboardCapability: Capability<{ shell: Shell; core: CoreHandle; q
         window.focus();
         return;
       }
-      const created = createDashboardWindow({ preloadPath, iconPath: path.join(shell.resourcesDir, 'icon.png'), sidecarUrl: core.sidecarUrl, logger: shell.logger });
+      const created = createDashboardWindow({
+        preloadPath,
+        iconPath: path.join(shell.resourcesDir, 'icon.png'),
+        sidecarUrl: core.sidecarUrl,
+        logger: shell.logger,
+      });
       window = created;
       created.on('close', (event) => {
         const action = closeAction({ quitting: quitting(), shownTrayNotice: shell.prefs().shownTrayNotice });
@@ -36,7 +44,10 @@ export const dashboardCapability: Capability<{ shell: Shell; core: CoreHandle; q
         created.hide();
         if (action === 'hide-with-notice') {
           shell.updatePrefs({ shownTrayNotice: true });
-          shell.notify('Live Voice Bridge is still running', 'It lives in the tray now; use the tray icon to open the dashboard or quit.');
+          shell.notify(
+            'Live Voice Bridge is still running',
+            'It lives in the tray now; use the tray icon to open the dashboard or quit.',
+          );
         }
       });
       // A fresh one-time login URL: the nonce becomes an HttpOnly session cookie for this window.

@@ -29,11 +29,14 @@ export const eventsCapability: Capability<EventsDeps, void> = {
         return;
       }
       decryptionTimer ??= setInterval(() => {
-        void client.undecryptableSpeakers().then((ids) => {
-          if (ids.join() === (state.undecryptable ?? []).join()) return;
-          state.undecryptable = ids;
-          render();
-        }, () => undefined);
+        void client.undecryptableSpeakers().then(
+          (ids) => {
+            if (ids.join() === (state.undecryptable ?? []).join()) return;
+            state.undecryptable = ids;
+            render();
+          },
+          () => undefined,
+        );
       }, 5000);
     };
     const events = new AbortController();
@@ -60,7 +63,14 @@ export const eventsCapability: Capability<EventsDeps, void> = {
           for (const entry of deliveries.observe(event.data.changed)) {
             const shown = window();
             const visible = shown !== null && !shown.isDestroyed() && shown.isVisible() && !shown.isMinimized();
-            if (shouldNotifyNatively({ windowVisible: visible, paused: state.notificationsPaused, alreadyNotified: false })) shell.notify(entry.title ?? 'Notification delivered', entry.text);
+            if (
+              shouldNotifyNatively({
+                windowVisible: visible,
+                paused: state.notificationsPaused,
+                alreadyNotified: false,
+              })
+            )
+              shell.notify(entry.title ?? 'Notification delivered', entry.text);
           }
         }
       },

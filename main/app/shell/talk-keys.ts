@@ -7,7 +7,10 @@ import { spawnTalkKeyProcess } from '../talk-key-process.ts';
 import { startTalkKeys, type TalkKeys } from '../talk-keys.ts';
 import type { Shell } from './context.ts';
 
-export const talkKeysCapability: Capability<{ shell: Shell; client: SidecarClient; render(): void }, { sync(): Promise<void> }> = {
+export const talkKeysCapability: Capability<
+  { shell: Shell; client: SidecarClient; render(): void },
+  { sync(): Promise<void> }
+> = {
   name: 'talk keys',
   start({ shell, client, render }) {
     const { state, logger } = shell;
@@ -28,7 +31,8 @@ export const talkKeysCapability: Capability<{ shell: Shell; client: SidecarClien
         platform: process.platform,
         env: process.env,
         spawn: () => spawnTalkKeyProcess(path.join(shell.appRoot, 'dist', 'main', 'app', 'talk-key-worker.js')),
-        onHold: (held) => void client.ptt({ held }).catch((err: unknown) => logger.warn({ err }, 'push-to-talk key not applied')),
+        onHold: (held) =>
+          void client.ptt({ held }).catch((err: unknown) => logger.warn({ err }, 'push-to-talk key not applied')),
         onLost: (reason) => {
           logger.warn({ reason }, 'push-to-talk keys stopped');
           talkKeys = null;

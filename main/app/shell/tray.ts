@@ -36,7 +36,11 @@ export class TrayActionPort {
 export const trayCapability: Capability<{ shell: Shell; actions: TrayActionPort }, { render(): void }> = {
   name: 'tray',
   start({ shell, actions }) {
-    const tray = new AppTray(shell.resourcesDir, (action) => actions.action(action), () => actions.clicked());
+    const tray = new AppTray(
+      shell.resourcesDir,
+      (action) => actions.action(action),
+      () => actions.clicked(),
+    );
     const render = () => tray.render(shell.state);
     render();
     return { api: { render }, stop: () => tray.destroy() };

@@ -11,7 +11,13 @@ const BURST_BLOCK = 40;
  * energy spreads over its pitch periods. A boolean, not the share: a fractional return is boxed.
  * `blockSamples` is 2.5 ms at the samples' rate (40 at 16 kHz; barge-in.ts tests 48 kHz frames with 120).
  */
-export function isBurst(samples: Int16Array, start: number, length: number, maxShare: number, blockSamples = BURST_BLOCK): boolean {
+export function isBurst(
+  samples: Int16Array,
+  start: number,
+  length: number,
+  maxShare: number,
+  blockSamples = BURST_BLOCK,
+): boolean {
   let total = 0;
   let loudest = 0;
   for (let b = 0; b < length; b += blockSamples) {

@@ -1,8 +1,21 @@
 // The audio pipeline: every stage is mono at its own rate (48 kHz for Discord's side, 16 kHz into the
 // model, 24 kHz out of it); stereo exists only on the wire. See docs/audio.md for the design and the benchmark.
-export { Downsampler48kTo16k, DOWNSAMPLER_TAPS, DOWNSAMPLER_PASSBAND_HZ, DOWNSAMPLER_STOPBAND_HZ, designDownsamplerTaps } from './downsampler.ts';
+export {
+  Downsampler48kTo16k,
+  DOWNSAMPLER_TAPS,
+  DOWNSAMPLER_PASSBAND_HZ,
+  DOWNSAMPLER_STOPBAND_HZ,
+  designDownsamplerTaps,
+} from './downsampler.ts';
 export { Resampler16kTo24kMono } from './resampler-16k-to-24k.ts';
-export { Upsampler24kTo48k, PolyphaseInterpolator2x, UPSAMPLER_TAPS, UPSAMPLER_PASSBAND_HZ, UPSAMPLER_STOPBAND_HZ, designUpsamplerTaps } from './upsampler.ts';
+export {
+  Upsampler24kTo48k,
+  PolyphaseInterpolator2x,
+  UPSAMPLER_TAPS,
+  UPSAMPLER_PASSBAND_HZ,
+  UPSAMPLER_STOPBAND_HZ,
+  designUpsamplerTaps,
+} from './upsampler.ts';
 export { SpeakerMixer, type SpeakerMixerOptions, type SpeakerMixerStats } from './speaker-mixer.ts';
 export { VoiceGate, DEFAULT_HANGOVER_MS, type VoiceGateOptions, type VoiceGateStats } from './voice-gate.ts';
 export { isBurst } from './burst.ts';
@@ -11,7 +24,12 @@ export { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier, type Classifier
 export { loadSileroClassifier } from './silero-classifier.ts';
 export { VoiceCheck } from './voice-check.ts';
 export { END_OF_TURN, type EndOfTurnChoice, type EndOfTurnProvider } from './end-of-turn.ts';
-export { PlaybackBuffer, type PlaybackBufferOptions, type PlaybackStats, type PlaybackTurnState } from './playback-buffer.ts';
+export {
+  PlaybackBuffer,
+  type PlaybackBufferOptions,
+  type PlaybackStats,
+  type PlaybackTurnState,
+} from './playback-buffer.ts';
 export { LevelMeter, SILENCE_DBFS, type LevelReading } from './level-meter.ts';
 export { generateNotificationChime } from './sound-effects.ts';
 export { softLimit, toInt16, isDigitalSilence, LIMITER_KNEE } from './pcm.ts';

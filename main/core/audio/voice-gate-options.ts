@@ -69,4 +69,3 @@ export interface VoiceGateStats {
   /** Onsets the classifier never called speech before they fell quiet (phantom turns kept out). */
   rejectedOnsets: number;
 }
-

@@ -20,10 +20,20 @@
 
 import { isBurst } from './burst.ts';
 import { DEFAULT_SPEECH_THRESHOLD, type VoiceActivityClassifier } from './voice-classifier.ts';
-import { DEFAULT_HANGOVER_MS, DEFAULT_TURN_CAP_MS, type VoiceGateOptions, type VoiceGateStats } from './voice-gate-options.ts';
+import {
+  DEFAULT_HANGOVER_MS,
+  DEFAULT_TURN_CAP_MS,
+  type VoiceGateOptions,
+  type VoiceGateStats,
+} from './voice-gate-options.ts';
 
 // The gate's contract lives beside it (voice-gate-options.ts); its importers keep importing it from here.
-export { DEFAULT_HANGOVER_MS, DEFAULT_TURN_CAP_MS, type VoiceGateOptions, type VoiceGateStats } from './voice-gate-options.ts';
+export {
+  DEFAULT_HANGOVER_MS,
+  DEFAULT_TURN_CAP_MS,
+  type VoiceGateOptions,
+  type VoiceGateStats,
+} from './voice-gate-options.ts';
 
 const RATE = 16_000;
 const ANALYSIS_SAMPLES = 160; // 10 ms
@@ -118,7 +128,8 @@ export class VoiceGate {
 
   constructor(options: VoiceGateOptions) {
     const chunkMs = options.chunkMs ?? 100;
-    if (!(chunkMs >= 20 && chunkMs <= 100) || (chunkMs * RATE) % 1000 !== 0) throw new RangeError('chunkMs must be 20-100 (whole samples)');
+    if (!(chunkMs >= 20 && chunkMs <= 100) || (chunkMs * RATE) % 1000 !== 0)
+      throw new RangeError('chunkMs must be 20-100 (whole samples)');
     const preRollMs = options.preRollMs ?? 300;
     if (!(preRollMs >= 200 && preRollMs <= 2000)) throw new RangeError('preRollMs must be 200-2000');
     this.#onChunk = options.onChunk;
@@ -133,7 +144,9 @@ export class VoiceGate {
     this.#closeHysteresisDb = options.closeHysteresisDb ?? 6;
     this.#openFrames = Math.max(1, Math.floor(options.openFrames ?? 2));
     this.#chunk = new Int16Array((chunkMs * RATE) / 1000);
-    this.#chunkHeads = Array.from({ length: this.#chunk.length / ANALYSIS_SAMPLES + 1 }, (_, k) => this.#chunk.subarray(0, k * ANALYSIS_SAMPLES));
+    this.#chunkHeads = Array.from({ length: this.#chunk.length / ANALYSIS_SAMPLES + 1 }, (_, k) =>
+      this.#chunk.subarray(0, k * ANALYSIS_SAMPLES),
+    );
     this.#maxBurstShare = options.maxBurstShare ?? 0.5;
     this.#stationaryBlock = Math.round((options.stationaryAfterMs ?? 1500) / 30);
     this.#closeOnStationary = options.closeOnStationary ?? false;
@@ -209,7 +222,12 @@ export class VoiceGate {
     if (this.#pending) return Math.max(1, (this.#hangoverFrames - this.#quietRun) * ANALYSIS_SAMPLES - this.#frameFill);
     if (!this.#open) return Infinity;
     const pending = this.#frameFill; // emitted (and counted as quiet or not) when its frame completes
-    const toChunk = (this.#held ? Math.min(this.#chunk.length, this.#chunkFill - (this.#chunkFill % PAUSE_PIECE) + PAUSE_PIECE) : this.#chunk.length) - this.#chunkFill - pending;
+    const toChunk =
+      (this.#held
+        ? Math.min(this.#chunk.length, this.#chunkFill - (this.#chunkFill % PAUSE_PIECE) + PAUSE_PIECE)
+        : this.#chunk.length) -
+      this.#chunkFill -
+      pending;
     const toClose = (this.#closeAtFrames() - this.#quietRun) * ANALYSIS_SAMPLES - pending;
     return Math.max(1, Math.min(toChunk, toClose));
   }
@@ -266,7 +284,8 @@ export class VoiceGate {
       } else this.#quietRun++;
       if (this.#quietRun === this.#hangoverFrames && !this.#held) this.#held = this.#holdTurn();
       if (this.#quietRun >= this.#closeAtFrames()) this.#close();
-      else if (this.#held && this.#chunkFill >= PAUSE_PIECE && this.#chunkFill % ANALYSIS_SAMPLES === 0) this.#sendPiece();
+      else if (this.#held && this.#chunkFill >= PAUSE_PIECE && this.#chunkFill % ANALYSIS_SAMPLES === 0)
+        this.#sendPiece();
       return;
     }
     this.#remember(frame);
@@ -299,7 +318,8 @@ export class VoiceGate {
     this.#minBlock = (this.#minBlock + 1) % 3;
     if (this.#openRun < 3 * this.#stationaryBlock) return;
     const quietest = Math.min(levels[3]!, levels[4]!, levels[5]!);
-    if (quietest >= Math.max(this.#minOpenDbfs, levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb) levels[0] = Math.min(-30, quietest);
+    if (quietest >= Math.max(this.#minOpenDbfs, levels[0]! + this.#openAboveNoiseDb) - this.#closeHysteresisDb)
+      levels[0] = Math.min(-30, quietest);
   }
 
   #resetStationary(): void {

@@ -257,7 +257,10 @@ export class BargeInDetector {
    */
   #voiced(frame: Int16Array): boolean {
     const half = frame.length >> 1;
-    return 4 * meanSquare(frame, half, frame.length) >= meanSquare(frame, 0, half) && this.#periodicity.isVoiced(frame, MIN_VOICING);
+    return (
+      4 * meanSquare(frame, half, frame.length) >= meanSquare(frame, 0, half) &&
+      this.#periodicity.isVoiced(frame, MIN_VOICING)
+    );
   }
 
   /**
@@ -285,7 +288,15 @@ export class BargeInDetector {
     let speaker = this.#speakers.get(speakerId);
     if (!speaker) {
       const never = Number.NEGATIVE_INFINITY;
-      speaker = { heardAt: never, soundAt: never, echoSuspect: false, sustained: false, sustainedAt: never, unconfirmedAt: never, noiseSinceOnset: false };
+      speaker = {
+        heardAt: never,
+        soundAt: never,
+        echoSuspect: false,
+        sustained: false,
+        sustainedAt: never,
+        unconfirmedAt: never,
+        noiseSinceOnset: false,
+      };
       this.#speakers.set(speakerId, speaker);
     }
     return speaker;
@@ -338,7 +349,8 @@ export class BargeInDetector {
     for (let slot = 0; slot < PLAYED_FRAMES; slot++) {
       if (!this.#inTail(slot, now)) continue;
       const at = slot * BAND_COUNT;
-      for (let b = 0; b < BAND_COUNT; b++) if (this.#playedBands[at + b]! > line[b]!) line[b] = this.#playedBands[at + b]!;
+      for (let b = 0; b < BAND_COUNT; b++)
+        if (this.#playedBands[at + b]! > line[b]!) line[b] = this.#playedBands[at + b]!;
     }
     decimate24k(frame, 2 * BAND_WINDOW, BAND_WINDOW, this.#mono, 0);
     this.#bands.analyze(this.#mono, 0, this.#speakerBands, 0);

@@ -90,12 +90,24 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
   room(): RoomView {
     const { speaking, activity, wake } = this.#c;
     const inChannel = this.#call.live() ? (this.#o.voice.channelMembers?.() ?? []) : [];
-    return buildRoomView({ people: this.#o.room ?? {}, inChannel, speaking, ownerOnly: this.#o.tools.ownerOnly(), name: (id) => activity.name(id), wake: wake.view(), patience: this.#o.patience });
+    return buildRoomView({
+      people: this.#o.room ?? {},
+      inChannel,
+      speaking,
+      ownerOnly: this.#o.tools.ownerOnly(),
+      name: (id) => activity.name(id),
+      wake: wake.view(),
+      patience: this.#o.patience,
+    });
   }
 
   metrics(): Record<string, unknown> {
     this.#c.audio.syncMetrics();
-    return { ...this.metricsStore.snapshot(), playback: this.#c.audio.playbackStats(), model_link: this.link.figures() };
+    return {
+      ...this.metricsStore.snapshot(),
+      playback: this.#c.audio.playbackStats(),
+      model_link: this.link.figures(),
+    };
   }
 
   async start(target?: VoiceTarget, call?: CallTurnOptions): Promise<BridgeStatus> {
@@ -113,7 +125,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     // The call's patience (its own, else the setting) is the floor the learner lengthens per speaker;
     // the first session opens with the longest learnt window of the voices it may hear.
     const room = this.#o.room;
-    const opening = this.#o.patience?.beginCall(turn.patience, [...(room?.ownerId ? [room.ownerId] : []), ...(room?.allowedSpeakers ?? [])]);
+    const opening = this.#o.patience?.beginCall(turn.patience, [
+      ...(room?.ownerId ? [room.ownerId] : []),
+      ...(room?.allowedSpeakers ?? []),
+    ]);
     if (opening !== undefined && opening !== turn.patience) turn.set(opening, null);
     const attempt = ++this.#attempt;
     this.#call.transition('connecting');
@@ -139,7 +154,10 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
       () => this.#superseded(attempt),
     );
     if (!opening.ok) {
-      if (opening.session) await opening.session.close().catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
+      if (opening.session)
+        await opening.session
+          .close()
+          .catch((err: unknown) => this.#log.warn({ err }, 'closing the model session failed'));
       await this.#teardown(); // leaves the voice channel
       // stop() during connecting owns the transition to `stopped`; a failure ends in `error`, a
       // refused target in `stopped` (nothing failed: /health must not report a failed call).
@@ -190,7 +208,12 @@ export class Bridge extends EventEmitter<{ state: [BridgeStateEvent] }> implemen
     return { stopped: true, status: this.status() };
   }
 
-  say(text: string, source = 'sidecar', verb: SpokenVerb = 'announce', route: SayVerb = verb === 'message' ? 'ask' : 'announce'): string {
+  say(
+    text: string,
+    source = 'sidecar',
+    verb: SpokenVerb = 'announce',
+    route: SayVerb = verb === 'message' ? 'ask' : 'announce',
+  ): string {
     return this.#c.requests.say(text, source, verb, route);
   }
 

@@ -56,7 +56,13 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
   const room = readThroughRoom(o.room ?? {}, voice);
   const activity = new SpeakerActivity(room, now);
   // The model half of the call: the parts below send through it and read its session.
-  const link = new ModelLink({ provider: o.model, logger: o.logger, now, wakeRefusal: o.wakeRefusal, retry: o.park?.retry });
+  const link = new ModelLink({
+    provider: o.model,
+    logger: o.logger,
+    now,
+    wakeRefusal: o.wakeRefusal,
+    retry: o.park?.retry,
+  });
   const wake = new WakeGate({
     settings: o.wake?.settings ?? { names: [], auto: true, followUpMs: 0 },
     screener: o.wake?.screener ?? null,
@@ -81,21 +87,86 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
     note: (text) => o.notes.append({ kind: 'note', text }),
     logger: o.logger,
   });
-  const setup = new SessionSetup({ persona, notes: o.notes, activity, audio, context, turn, pendingContext: o.pendingContext });
+  const setup = new SessionSetup({
+    persona,
+    notes: o.notes,
+    activity,
+    audio,
+    context,
+    turn,
+    pendingContext: o.pendingContext,
+  });
   const transcripts = new TranscriptAggregator((kind, text, speaker) => o.notes.append({ kind, text, speaker }));
   const parkTimer = new ParkTimer({ afterMs: () => (o.park?.afterS() ?? 60) * 1000, now, holds: o.park?.holds, link });
-  const outcomes = new SpokenOutcomes({ publish: (outcome) => o.hub.publish({ type: 'say', data: outcome }), note: (text) => o.notes.append({ kind: 'note', text }) });
+  const outcomes = new SpokenOutcomes({
+    publish: (outcome) => o.hub.publish({ type: 'say', data: outcome }),
+    note: (text) => o.notes.append({ kind: 'note', text }),
+  });
   const follower = new ReplyFollower({ outcomes, audio, speaking, activity });
-  const replyCut = new ReplyCut({ audio, metrics, activity, speakerNotes, transcripts, voice, link, call, wake, follower });
+  const replyCut = new ReplyCut({
+    audio,
+    metrics,
+    activity,
+    speakerNotes,
+    transcripts,
+    voice,
+    link,
+    call,
+    wake,
+    follower,
+  });
   const inFlight = parkTimer.inFlight;
-  const requests = new CallRequests({ link, inFlight, notes: o.notes, metrics, call, wakeRefusal: o.wakeRefusal, outcomes, follower });
+  const requests = new CallRequests({
+    link,
+    inFlight,
+    notes: o.notes,
+    metrics,
+    call,
+    wakeRefusal: o.wakeRefusal,
+    outcomes,
+    follower,
+  });
   const states = new CallStates({ call, owner, metrics, link, voice, parkTimer });
   const { tools, notes, logger, onInputTranscript, patience } = o;
   const modelAudio = new ModelAudioStage();
-  const modelSide = new CallModelSide({ tools, notes, logger, activity, inFlight, transcripts, onInputTranscript, wake, parkTimer, audio, modelAudio, voice, replyCut, speakerNotes, states, patience, context, setup, follower });
+  const modelSide = new CallModelSide({
+    tools,
+    notes,
+    logger,
+    activity,
+    inFlight,
+    transcripts,
+    onInputTranscript,
+    wake,
+    parkTimer,
+    audio,
+    modelAudio,
+    voice,
+    replyCut,
+    speakerNotes,
+    states,
+    patience,
+    context,
+    setup,
+    follower,
+  });
   const receive = new ReceiveStage();
   const leaveWhenOwnerLeaves = o.leaveWhenOwnerLeaves ?? true;
-  const voiceEvents = new CallVoiceEvents({ receive, speaking, activity, audio, room: o.room, patience, speakerNotes, ui, states, wake, context, owner, leaveWhenOwnerLeaves });
+  const voiceEvents = new CallVoiceEvents({
+    receive,
+    speaking,
+    activity,
+    audio,
+    room: o.room,
+    patience,
+    speakerNotes,
+    ui,
+    states,
+    wake,
+    context,
+    owner,
+    leaveWhenOwnerLeaves,
+  });
   const encoder = new EncoderStage(voice, call);
 
   // The ports' events the call follows.
@@ -109,8 +180,38 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
   link.serve(modelSide);
   // The pipeline, from its one list (pipeline.ts: CALL_INPUT, CALL_OUTPUT).
   const pipeline: PipelineView = wireCall(
-    { receive: receive.stage, mix: audio.mix, resample: audio.resample.stage, gate: audio.gate.stage, wake: wake.stage, model: new ModelInput(link, inFlight, activity, metrics).stage },
+    {
+      receive: receive.stage,
+      mix: audio.mix,
+      resample: audio.resample.stage,
+      gate: audio.gate.stage,
+      wake: wake.stage,
+      model: new ModelInput(link, inFlight, activity, metrics).stage,
+    },
     { 'model-audio': modelAudio.stage, playback: audio.playback, encode: encoder.stage },
   );
-  return { metrics, speaking, activity, link, wake, audio, uiUpdates, ui, turn, speakerNotes, context, setup, transcripts, parkTimer, outcomes, follower, replyCut, requests, states, voiceEvents, encoder, pipeline };
+  return {
+    metrics,
+    speaking,
+    activity,
+    link,
+    wake,
+    audio,
+    uiUpdates,
+    ui,
+    turn,
+    speakerNotes,
+    context,
+    setup,
+    transcripts,
+    parkTimer,
+    outcomes,
+    follower,
+    replyCut,
+    requests,
+    states,
+    voiceEvents,
+    encoder,
+    pipeline,
+  };
 }

@@ -12,7 +12,15 @@ import type { PlaybackSource } from '../ports.ts';
 import { BargeInDetector } from './barge-in.ts';
 import { GateStage, ResampleStage } from './input-stages.ts';
 import type { CallMetrics } from './metrics.ts';
-import { Outlet, stageOf, type EncoderSink, type ModelAudioSink, type PcmSink, type SpeakerFrameSink, type Stage } from './pipeline.ts';
+import {
+  Outlet,
+  stageOf,
+  type EncoderSink,
+  type ModelAudioSink,
+  type PcmSink,
+  type SpeakerFrameSink,
+  type Stage,
+} from './pipeline.ts';
 
 const INPUT_TICK_MS = 20;
 /** 20 ms at 48 kHz: the silence one tick adds once nobody is sending packets. */
@@ -131,9 +139,22 @@ export class CallAudio {
     this.#now = options.now;
     this.#onActivity = options.onActivity ?? (() => undefined);
     this.#onFrame = options.onFrame ?? (() => undefined);
-    this.gate = new GateStage({ chunkMs: options.inputChunkMs, metrics: options.metrics, now: options.now, ...(options.holdTurn ? { holdTurn: options.holdTurn } : {}) });
-    this.mix = stageOf('mix', { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) }, this.#mixed);
-    this.playback = stageOf('playback', { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) }, this.#encoder);
+    this.gate = new GateStage({
+      chunkMs: options.inputChunkMs,
+      metrics: options.metrics,
+      now: options.now,
+      ...(options.holdTurn ? { holdTurn: options.holdTurn } : {}),
+    });
+    this.mix = stageOf(
+      'mix',
+      { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) },
+      this.#mixed,
+    );
+    this.playback = stageOf(
+      'playback',
+      { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) },
+      this.#encoder,
+    );
   }
 
   /**

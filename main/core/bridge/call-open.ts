@@ -13,7 +13,11 @@ export type CallOpening =
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-export async function openCallEnds(join: () => Promise<VoiceTarget>, connect: () => Promise<LiveModelSession>, cancelled: () => boolean): Promise<CallOpening> {
+export async function openCallEnds(
+  join: () => Promise<VoiceTarget>,
+  connect: () => Promise<LiveModelSession>,
+  cancelled: () => boolean,
+): Promise<CallOpening> {
   const [joined, session] = await Promise.allSettled([join(), connect()]);
   const wrongTarget = joined.status === 'rejected' && joined.reason instanceof VoiceTargetError ? joined.reason : null;
   const failure =
@@ -26,7 +30,12 @@ export async function openCallEnds(join: () => Promise<VoiceTarget>, connect: ()
           ? new BridgeError('cancelled', 'the call was stopped while it was connecting')
           : null);
   if (failure || joined.status === 'rejected' || session.status === 'rejected') {
-    return { ok: false, failure: failure ?? new BridgeError('join_failed', 'the call could not be opened'), wrongTarget: wrongTarget !== null, session: session.status === 'fulfilled' ? session.value : null };
+    return {
+      ok: false,
+      failure: failure ?? new BridgeError('join_failed', 'the call could not be opened'),
+      wrongTarget: wrongTarget !== null,
+      session: session.status === 'fulfilled' ? session.value : null,
+    };
   }
   return { ok: true, target: joined.value, session: session.value };
 }

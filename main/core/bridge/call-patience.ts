@@ -120,7 +120,11 @@ export class CallPatience {
   /** A person of the room: their window now. */
   speaker(speakerId: string, name: string): SpeakerPatienceView {
     const record = this.#o.memory.get(speakerId);
-    return this.#speakerView(record ? { ...record, name } : { speakerId, name, windowMs: 0, cutoffs: 0, cleanTurns: 0, longestPauseMs: 0, updatedAt: 0 });
+    return this.#speakerView(
+      record
+        ? { ...record, name }
+        : { speakerId, name, windowMs: 0, cutoffs: 0, cleanTurns: 0, longestPauseMs: 0, updatedAt: 0 },
+    );
   }
 
   view(): PatienceView {
@@ -146,4 +150,3 @@ export class CallPatience {
     };
   }
 }
-

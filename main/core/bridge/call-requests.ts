@@ -64,7 +64,8 @@ export class CallRequests {
    */
   speak(text: string, options: HandOffOptions): Promise<VoiceHandOff> {
     const d = this.#d;
-    if (!d.call.live() || (d.link.state === 'parked' && d.wakeRefusal?.())) return Promise.resolve({ delivered: false, reason: 'no live call' });
+    if (!d.call.live() || (d.link.state === 'parked' && d.wakeRefusal?.()))
+      return Promise.resolve({ delivered: false, reason: 'no live call' });
     const id = d.outcomes.create('notify', text, 'notification', WAITING);
     const send = (t: string, delivery: TextDelivery) => {
       // Sent again (its claim already made: no second confirmation) if the service cancels its reply before a word.
@@ -72,7 +73,9 @@ export class CallRequests {
       d.link.sendText(t, d.inFlight.text(this.#followed(id, delivery, resend), options.withinMs + 5000));
     };
     return handOffText(send, text, options).then((handOff) =>
-      handOff.delivered ? { ...handOff, id } : { ...handOff, id, sentInstead: (instead: string) => d.outcomes.sentInstead(id, handOff.reason, instead) },
+      handOff.delivered
+        ? { ...handOff, id }
+        : { ...handOff, id, sentInstead: (instead: string) => d.outcomes.sentInstead(id, handOff.reason, instead) },
     );
   }
 
@@ -89,7 +92,9 @@ export class CallRequests {
         else {
           const why = d.call.reason;
           const words = DROP_REASONS[outcome.reason];
-          d.outcomes.settle(id, 'dropped', { reason: outcome.reason === 'call_ended' && why ? `${words} (${why})` : words });
+          d.outcomes.settle(id, 'dropped', {
+            reason: outcome.reason === 'call_ended' && why ? `${words} (${why})` : words,
+          });
         }
         delivery.onSettled?.(outcome);
       },

@@ -6,7 +6,15 @@ import type { PlaybackSource, VoiceChannelPort } from '../ports.ts';
 import type { CallMetrics } from './metrics.ts';
 import type { ModelLink } from './model-link.ts';
 import type { InFlight } from './park.ts';
-import { lastStage, Outlet, stageOf, type EncoderSink, type ModelAudioSink, type SpeechSink, type Stage } from './pipeline.ts';
+import {
+  lastStage,
+  Outlet,
+  stageOf,
+  type EncoderSink,
+  type ModelAudioSink,
+  type SpeechSink,
+  type Stage,
+} from './pipeline.ts';
 import type { SpeakerActivity } from './room.ts';
 
 /** model (in): each chunk of speech goes to the call's model link; the utterance's end too. */
@@ -22,7 +30,12 @@ export class ModelInput {
     this.#inFlight = inFlight;
     this.#activity = activity;
     this.#metrics = metrics;
-    this.stage = lastStage('model', { stage: 'model', caps: 'speech@16k', push: (chunk) => this.#send(chunk), end: () => this.#end() });
+    this.stage = lastStage('model', {
+      stage: 'model',
+      caps: 'speech@16k',
+      push: (chunk) => this.#send(chunk),
+      end: () => this.#end(),
+    });
   }
 
   #send(chunk: Int16Array): void {
@@ -66,7 +79,12 @@ export class EncoderStage {
   constructor(voice: VoiceChannelPort, call: { readonly state: BridgeState }) {
     this.#voice = voice;
     this.#call = call;
-    this.stage = lastStage('encode', { stage: 'encode', caps: 'pull@48k', start: (source) => this.#start(source), stop: () => this.#stop() });
+    this.stage = lastStage('encode', {
+      stage: 'encode',
+      caps: 'pull@48k',
+      start: (source) => this.#start(source),
+      stop: () => this.#stop(),
+    });
   }
 
   /** The call starts: the player runs from its first slot (the state is still `connecting`). */

@@ -63,6 +63,7 @@ export class CallStates {
     if (state === 'parked') d.call.transition('parked', reason);
     else if (state === 'waking') d.call.transition('reconnecting', `waking the model (${reason ?? 'wake'})`);
     else if (state === 'down') d.call.transition('reconnecting', reason);
-    else if (state === 'open' && d.voice.state === 'connected' && this.modelState === 'connected') d.call.transition('connected');
+    else if (state === 'open' && d.voice.state === 'connected' && this.modelState === 'connected')
+      d.call.transition('connected');
   }
 }

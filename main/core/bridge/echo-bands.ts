@@ -47,7 +47,15 @@ export class BandAnalyzer {
    * values). With `second`, the window from `second` too, into `secondOut` at `secondAt`, in the
    * same FFT (two real windows as one complex one).
    */
-  analyze(mono: Int16Array, from: number, out: Float64Array, at: number, second = -1, secondOut: Float64Array = out, secondAt = 0): void {
+  analyze(
+    mono: Int16Array,
+    from: number,
+    out: Float64Array,
+    at: number,
+    second = -1,
+    secondOut: Float64Array = out,
+    secondAt = 0,
+  ): void {
     const input = this.#input;
     const window = this.#window;
     input.fill(0);

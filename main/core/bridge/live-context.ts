@@ -100,7 +100,11 @@ export class LiveContext {
   }
 
   #snapshot(base = this.#current()): Applied {
-    return { systemInstruction: base.systemInstruction, tools: JSON.stringify(base.tools), vocabulary: this.#names().join('\n') };
+    return {
+      systemInstruction: base.systemInstruction,
+      tools: JSON.stringify(base.tools),
+      vocabulary: this.#names().join('\n'),
+    };
   }
 
   #apply(): void {
@@ -120,8 +124,16 @@ export class LiveContext {
     this.#applied = now;
     const sentNow = session.updateContext?.(update) ?? false;
     const what = [personaChanged ? 'persona' : null, toolsChanged ? 'tools' : null].filter(Boolean).join(' and ');
-    this.#o.logger.info({ persona: personaChanged, tools: toolsChanged, vocabulary: update.vocabulary !== undefined, sentNow }, 'call context changed');
+    this.#o.logger.info(
+      { persona: personaChanged, tools: toolsChanged, vocabulary: update.vocabulary !== undefined, sentNow },
+      'call context changed',
+    );
     // Names alone are not worth a note: they bias transcription from the next socket.
-    if (what) this.#o.note(sentNow ? `${what} updated mid-call (${session.model})` : `${what} changed: ${session.model} takes it from its next session`);
+    if (what)
+      this.#o.note(
+        sentNow
+          ? `${what} updated mid-call (${session.model})`
+          : `${what} changed: ${session.model} takes it from its next session`,
+      );
   }
 }

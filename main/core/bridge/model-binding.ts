@@ -54,7 +54,16 @@ function botSpoke(deps: ModelBindingDeps): void {
   deps.parkTimer.touch();
 }
 
-const SESSION_EVENTS = ['audio', 'interrupted', 'turnComplete', 'userTurnEnded', 'inputTranscript', 'outputTranscript', 'state', 'toolCall'] as const;
+const SESSION_EVENTS = [
+  'audio',
+  'interrupted',
+  'turnComplete',
+  'userTurnEnded',
+  'inputTranscript',
+  'outputTranscript',
+  'state',
+  'toolCall',
+] as const;
 
 /** Wires `model` into the call; returns the unwiring. */
 export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps): () => void {
@@ -68,7 +77,11 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
       const text = refused
         ? `${call.name}: refused (${outcome.error.code}), asked by ${heard?.names.join(' and ') ?? 'nobody heard'}`
         : `${call.name}: ${!replied ? 'cancelled' : outcome.ok ? 'ok' : `error (${outcome.error.code})`}`;
-      deps.notes.append({ kind: 'tool_call', text, ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}) });
+      deps.notes.append({
+        kind: 'tool_call',
+        text,
+        ...(heard && heard.ids.length === 1 ? { speaker: heard.ids[0] } : {}),
+      });
     },
   });
   model.on('toolCall', () => deps.inFlight.toolStarted());
@@ -118,7 +131,10 @@ export interface CallModelSideDeps extends ModelBindingDeps {
   /** What a session opened mid-call is given (session-setup.ts). */
   setup: Pick<SessionSetup, 'options'>;
   /** The spoken outcomes follow each reply (reply-follower.ts). */
-  follower: Pick<ReplyFollower, 'modelAudio' | 'outputTranscript' | 'turnComplete' | 'serviceInterrupted' | 'sessionClosed'>;
+  follower: Pick<
+    ReplyFollower,
+    'modelAudio' | 'outputTranscript' | 'turnComplete' | 'serviceInterrupted' | 'sessionClosed'
+  >;
 }
 
 /** The call as its model link serves it: the options of the sessions it opens, their wiring, its state changes. */

@@ -13,7 +13,13 @@
 // resumes the parked session by its handle while the handle is valid (Gemini), so the model keeps
 // the whole conversation; a refused handle makes the provider open a fresh session with that seed.
 import type { Logger } from 'pino';
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, LiveModelUsage, TextDelivery } from '../ports.ts';
+import type {
+  LiveModelConnectOptions,
+  LiveModelProvider,
+  LiveModelSession,
+  LiveModelUsage,
+  TextDelivery,
+} from '../ports.ts';
 import { addTokenUsage, emptyTokenUsage } from '../usage/tokens.ts';
 
 export type ModelLinkState = 'open' | 'parked' | 'waking' | 'down' | 'closed';
@@ -78,7 +84,8 @@ function pauseRun(pcm: Int16Array, run: number): number | null {
   return run >= HELD_PAUSE_SAMPLES ? null : run + pcm.length;
 }
 
-type Held = { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
+type Held =
+  { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
 
 function usageSum(a: LiveModelUsage, b: LiveModelUsage | undefined): LiveModelUsage {
   if (!b) return a;
@@ -262,7 +269,8 @@ export class ModelLink {
     const refusal = this.#o.wakeRefusal?.();
     if (refusal) {
       // Stays parked: what would have woken it is dropped, not kept for a later day.
-      for (const item of this.#held.splice(0)) if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'refused' });
+      for (const item of this.#held.splice(0))
+        if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'refused' });
       this.#heldSamples = 0;
       this.#heldPause = 0;
       return Promise.resolve();
@@ -282,7 +290,8 @@ export class ModelLink {
       },
       (err: unknown) => {
         this.#opening = null;
-        if (generation === this.#generation) this.#lost(`could not reopen the model: ${err instanceof Error ? err.message : String(err)}`);
+        if (generation === this.#generation)
+          this.#lost(`could not reopen the model: ${err instanceof Error ? err.message : String(err)}`);
       },
     );
     return this.#opening;
@@ -313,7 +322,15 @@ export class ModelLink {
   }
 
   /** What the call's model connection cost in time, and how often it was parked and woken. */
-  figures(): { connectedSeconds: number; speechSeconds: number; heldSpeechDroppedSeconds: number; parks: number; wakes: number; wakeReadyMs: number[]; downSince: number | null } {
+  figures(): {
+    connectedSeconds: number;
+    speechSeconds: number;
+    heldSpeechDroppedSeconds: number;
+    parks: number;
+    wakes: number;
+    wakeReadyMs: number[];
+    downSince: number | null;
+  } {
     const open = this.#openedAt === null ? 0 : this.#o.now() - this.#openedAt;
     return {
       connectedSeconds: (this.#connectedMs + open) / 1000,
@@ -378,7 +395,10 @@ export class ModelLink {
     this.#takeUnanswered();
     void this.#detach();
     const maxS = Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000);
-    this.#setState('down', `model unreachable since ${new Date(this.#downSince).toISOString()} (${reason}); retrying (at most ${maxS} s apart) until it is back, the call stays`);
+    this.#setState(
+      'down',
+      `model unreachable since ${new Date(this.#downSince).toISOString()} (${reason}); retrying (at most ${maxS} s apart) until it is back, the call stays`,
+    );
     this.#scheduleRetry();
   }
 
@@ -398,7 +418,10 @@ export class ModelLink {
         (err: unknown) => {
           this.#opening = null;
           if (generation !== this.#generation) return;
-          this.#o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'the model is still unreachable');
+          this.#o.logger.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'the model is still unreachable',
+          );
           this.#scheduleRetry();
         },
       );
@@ -467,7 +490,8 @@ export class ModelLink {
   }
 
   #dropHeld(): void {
-    for (const item of this.#held.splice(0)) if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
+    for (const item of this.#held.splice(0))
+      if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
     this.#heldSamples = 0;
     this.#heldPause = 0;
   }

@@ -192,7 +192,15 @@ export class PatienceLearner {
   #speaker(speakerId: string, create = false): Speaker | undefined {
     let speaker = this.#speakers.get(speakerId);
     if (speaker || !create) return speaker ?? this.#stored(speakerId);
-    const record = this.#o.memory.get(speakerId) ?? { speakerId, name: null, windowMs: 0, cutoffs: 0, cleanTurns: 0, longestPauseMs: 0, updatedAt: 0 };
+    const record = this.#o.memory.get(speakerId) ?? {
+      speakerId,
+      name: null,
+      windowMs: 0,
+      cutoffs: 0,
+      cleanTurns: 0,
+      longestPauseMs: 0,
+      updatedAt: 0,
+    };
     speaker = { record, lastEnd: Number.NaN, answered: true };
     this.#speakers.set(speakerId, speaker);
     return speaker;

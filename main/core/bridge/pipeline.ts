@@ -135,7 +135,11 @@ export function connectListed<Out extends Inlet<string>>(from: Stage<unknown, Ou
 }
 
 /** A stage over an input and an outlet (the usual shape). */
-export function stageOf<In, Out extends Inlet<string>>(name: StageName, input: In, outlet: Outlet<Out>): Stage<In, Out> {
+export function stageOf<In, Out extends Inlet<string>>(
+  name: StageName,
+  input: In,
+  outlet: Outlet<Out>,
+): Stage<In, Out> {
   return {
     name,
     input,
@@ -213,7 +217,8 @@ export function assertWiredAsListed(view: PipelineView): void {
       const want = list[i + 1] ?? null;
       const got = seen[i];
       if (got?.stage !== name) throw new Error(`stage ${i} is ${got?.stage ?? 'missing'}, the list says ${name}`);
-      if (got.downstream !== want) throw new Error(`${name} feeds ${got.downstream ?? 'nothing'}, the list says ${want ?? 'nothing'}`);
+      if (got.downstream !== want)
+        throw new Error(`${name} feeds ${got.downstream ?? 'nothing'}, the list says ${want ?? 'nothing'}`);
     });
   };
   check(CALL_INPUT, view.input);

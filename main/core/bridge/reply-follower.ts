@@ -78,7 +78,12 @@ export class ReplyFollower {
         return;
       }
       this.#clearNoReply();
-      this.#replying = { ids: this.#pending.splice(0), turn: this.#d.audio.playbackStats().turns, receivedMs: 0, fragments: [] };
+      this.#replying = {
+        ids: this.#pending.splice(0),
+        turn: this.#d.audio.playbackStats().turns,
+        receivedMs: 0,
+        fragments: [],
+      };
       for (const id of this.#replying.ids) this.#resends.delete(id);
       for (const id of this.#replying.ids) this.#d.outcomes.progress(id, 'being spoken');
     }
@@ -104,9 +109,15 @@ export class ReplyFollower {
       const resend = this.#resends.get(id);
       this.#resends.delete(id);
       if (resend) {
-        this.#d.outcomes.progress(id, 'someone spoke as the model began it; waiting for the next pause to hand it over again');
+        this.#d.outcomes.progress(
+          id,
+          'someone spoke as the model began it; waiting for the next pause to hand it over again',
+        );
         resend();
-      } else this.#d.outcomes.settle(id, 'dropped', { reason: 'someone spoke as the model began it, twice; it was not said' });
+      } else
+        this.#d.outcomes.settle(id, 'dropped', {
+          reason: 'someone spoke as the model began it, twice; it was not said',
+        });
     }
   }
 
@@ -128,7 +139,11 @@ export class ReplyFollower {
   replyCut(why: CutReason, playedMs: number): void {
     if (why === 'stopped by you') return this.cut(playedMs, 'Stop talking', 'stopped with Stop talking');
     const names = [...this.#d.speaking].map((id) => this.#d.activity.name(id));
-    this.cut(playedMs, names.length ? names.join(' and ') : null, names.length ? `${names.join(' and ')} spoke` : 'the model service cut the reply off');
+    this.cut(
+      playedMs,
+      names.length ? names.join(' and ') : null,
+      names.length ? `${names.join(' and ')} spoke` : 'the model service cut the reply off',
+    );
   }
 
   cut(playedMs: number, by: string | null, why: string): void {
@@ -154,7 +169,11 @@ export class ReplyFollower {
     const reply = this.#replying;
     if (!reply) return;
     this.#replying = null;
-    this.#settleUnfinished(reply, this.#d.audio.playbackStats().turnPlayedMs, 'the model connection was lost while it spoke');
+    this.#settleUnfinished(
+      reply,
+      this.#d.audio.playbackStats().turnPlayedMs,
+      'the model connection was lost while it spoke',
+    );
   }
 
   /** The call ended: what was not spoken whole is dropped (or cut, if part of it was heard). */
@@ -165,8 +184,10 @@ export class ReplyFollower {
     // Replies whose audio was all handed to the player were heard whole.
     this.#checkPlayout(false);
     const played = this.#d.audio.playbackStats().turnPlayedMs;
-    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])]) this.#settleUnfinished(reply, played, `the call ended (${reason})`);
-    for (const id of this.#pending) this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
+    for (const reply of [...this.#playingOut, ...(this.#replying ? [this.#replying] : [])])
+      this.#settleUnfinished(reply, played, `the call ended (${reason})`);
+    for (const id of this.#pending)
+      this.#d.outcomes.settle(id, 'dropped', { reason: `the call ended before the model said it (${reason})` });
     this.#pending = [];
     this.#resends.clear();
     this.#playingOut = [];
@@ -191,7 +212,9 @@ export class ReplyFollower {
     this.#noReplyTimer = null;
     for (const id of this.#pending.splice(0)) {
       this.#resends.delete(id);
-      this.#d.outcomes.settle(id, 'dropped', { reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)` });
+      this.#d.outcomes.settle(id, 'dropped', {
+        reason: `the model did not say it (no reply within ${REPLY_WAIT_MS / 1000} s)`,
+      });
     }
   }
 
@@ -216,7 +239,8 @@ export class ReplyFollower {
       }
       return true;
     });
-    if (rearm && this.#playingOut.length > 0) this.#playoutTimer = setTimeout(() => this.#checkPlayout(), Math.max(40, stats.bufferedMs + 60)).unref();
+    if (rearm && this.#playingOut.length > 0)
+      this.#playoutTimer = setTimeout(() => this.#checkPlayout(), Math.max(40, stats.bufferedMs + 60)).unref();
   }
 }
 

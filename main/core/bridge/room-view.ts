@@ -16,7 +16,15 @@ export interface RoomViewInput {
   patience?: CallPatience;
 }
 
-export function buildRoomView({ people, inChannel, speaking, ownerOnly, name, wake, patience }: RoomViewInput): RoomView {
+export function buildRoomView({
+  people,
+  inChannel,
+  speaking,
+  ownerOnly,
+  name,
+  wake,
+  patience,
+}: RoomViewInput): RoomView {
   const { ownerId, allowedSpeakers = [] } = people;
   const ids = [...new Set([...(ownerId ? [ownerId] : []), ...allowedSpeakers, ...inChannel])];
   const persons = ids.map((id): RoomPersonView => {
@@ -34,7 +42,16 @@ export function buildRoomView({ people, inChannel, speaking, ownerOnly, name, wa
     const shown = name(id);
     // A listener is not heard by the model: no turn of theirs ends, so no patience to show.
     const heard = role !== 'listener' && patience ? { patience: patience.speaker(id, shown) } : {};
-    return { id, name: shown, role, in_channel: inChannel.includes(id), speaking: speaking.has(id), may, ...(optedOut ? { opted_out: true } : {}), ...heard };
+    return {
+      id,
+      name: shown,
+      role,
+      in_channel: inChannel.includes(id),
+      speaking: speaking.has(id),
+      may,
+      ...(optedOut ? { opted_out: true } : {}),
+      ...heard,
+    };
   });
   return { people: persons, owner_only: [...ownerOnly], wake, ...(patience ? { patience: patience.view() } : {}) };
 }

@@ -18,7 +18,10 @@ export interface RoomPeople {
  * The room as the call reads it: read through, not copied (allowed speakers saved in Settings apply
  * mid-call), with the voice port's display names where the people give none.
  */
-export function readThroughRoom(people: RoomPeople, voice: { displayName?: (id: string) => string | undefined }): RoomPeople {
+export function readThroughRoom(
+  people: RoomPeople,
+  voice: { displayName?: (id: string) => string | undefined },
+): RoomPeople {
   return {
     ownerId: people.ownerId,
     get allowedSpeakers() {
@@ -133,7 +136,8 @@ export class SpeakerActivity {
 
   #lastActive(since: number): string[] {
     let best: Interval | undefined;
-    for (const i of this.#intervals) if ((i.end ?? Infinity) >= since && (!best || (i.end ?? Infinity) >= (best.end ?? Infinity))) best = i;
+    for (const i of this.#intervals)
+      if ((i.end ?? Infinity) >= since && (!best || (i.end ?? Infinity) >= (best.end ?? Infinity))) best = i;
     return best ? [best.id] : [];
   }
 

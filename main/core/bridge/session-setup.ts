@@ -28,7 +28,10 @@ export class CallPersona {
 
   base(): CallContextBase {
     const own = this.#d.systemInstruction;
-    return { tools: this.#d.tools.declarations(), systemInstruction: this.#d.speakerNotes.persona(typeof own === 'function' ? own() : own) };
+    return {
+      tools: this.#d.tools.declarations(),
+      systemInstruction: this.#d.speakerNotes.persona(typeof own === 'function' ? own() : own),
+    };
   }
 }
 
@@ -57,6 +60,13 @@ export class SessionSetup {
     const d = this.#d;
     const { tools, systemInstruction } = d.persona.base();
     const seed = reopen ? transcriptSeed(d.notes.currentCallNotes(200)?.notes ?? [], (id) => d.activity.name(id)) : '';
-    return { tools, systemInstruction: seededInstruction(systemInstruction, seed), playedMs: () => d.audio.playbackStats().turnPlayedMs, vocabulary: d.context.vocabulary(), pendingContext: d.pendingContext, patience: d.turn.patience };
+    return {
+      tools,
+      systemInstruction: seededInstruction(systemInstruction, seed),
+      playedMs: () => d.audio.playbackStats().turnPlayedMs,
+      vocabulary: d.context.vocabulary(),
+      pendingContext: d.pendingContext,
+      patience: d.turn.patience,
+    };
   }
 }

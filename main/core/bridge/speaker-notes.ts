@@ -62,7 +62,11 @@ export class SpeakerNotes implements WakeVerdicts {
     const activity = this.#o.activity;
     const ids = activity.activeDuring(startedAt, this.#o.now());
     const who = ids.length > 0 ? ids.map((id) => activity.name(id)).join(' and ') : 'someone';
-    this.#o.notes.append({ kind: 'note', text: `not for the bot: ${who} spoke, but ${why}`, ...(ids.length === 1 ? { speaker: ids[0] } : {}) });
+    this.#o.notes.append({
+      kind: 'note',
+      text: `not for the bot: ${who} spoke, but ${why}`,
+      ...(ids.length === 1 ? { speaker: ids[0] } : {}),
+    });
   }
 
   /** A turn ended or was cut off: the next one names its speaker again. */

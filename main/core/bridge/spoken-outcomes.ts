@@ -49,7 +49,18 @@ export class SpokenOutcomes {
   create(verb: SayVerb, text: string, source: string, reason: string): string {
     this.#prune();
     const id = `say_${randomBytes(6).toString('hex')}`;
-    const record: SayOutcome = { id, verb, outcome: 'waiting', spoken_text: null, by: null, reason, text, source, created_at: this.#now() / 1000, settled_at: null };
+    const record: SayOutcome = {
+      id,
+      verb,
+      outcome: 'waiting',
+      spoken_text: null,
+      by: null,
+      reason,
+      text,
+      source,
+      created_at: this.#now() / 1000,
+      settled_at: null,
+    };
     this.#records.set(id, record);
     this.#o.publish({ ...record });
     return id;

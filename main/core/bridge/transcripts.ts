@@ -78,7 +78,8 @@ export class TranscriptAggregator {
     for (const segment of this.#segments) {
       const text = joinFragments(segment.text);
       if (!text) continue;
-      if (segment.speakers.length > 1) this.#sink('input_transcript', `(overlapping) ${text}`, segment.speakers.join(','));
+      if (segment.speakers.length > 1)
+        this.#sink('input_transcript', `(overlapping) ${text}`, segment.speakers.join(','));
       else this.#sink('input_transcript', text, segment.speakers[0]);
     }
     this.#segments = [];

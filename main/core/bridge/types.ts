@@ -1,18 +1,33 @@
 // What the sidecar routes, the notifier and the shells may ask of the bridge (one call at a time).
 import type { CallTurnOptions } from './call-turn.ts';
-import type { BridgeState, ConnectionState, DaveStatus, LevelReading, RoomView, SayOutcome, SayVerb } from '../api-types.ts';
+import type {
+  BridgeState,
+  ConnectionState,
+  DaveStatus,
+  LevelReading,
+  RoomView,
+  SayOutcome,
+  SayVerb,
+} from '../api-types.ts';
 import type { FrameSendResult, VoiceTarget } from '../ports.ts';
 import { Refusal } from '../contracts/refusal.ts';
 import { CodedError } from '../contracts/coded-error.ts';
 
-export type BridgeErrorCode = 'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled' | 'daily_cap_reached';
+export type BridgeErrorCode =
+  'already_active' | 'no_call' | 'not_configured' | 'join_failed' | 'model_failed' | 'cancelled' | 'daily_cap_reached';
 
 /** A refusal the caller can act on (mapped to 409/503 by the routes), not a crash. */
 export class BridgeError extends CodedError<BridgeErrorCode> {}
 
-export type VoiceTargetErrorCode = 'guild_not_found' | 'channel_not_found' | 'not_a_voice_channel' | 'owner_not_in_voice';
+export type VoiceTargetErrorCode =
+  'guild_not_found' | 'channel_not_found' | 'not_a_voice_channel' | 'owner_not_in_voice';
 
-const TARGET_STATUS: Record<VoiceTargetErrorCode, 400 | 404 | 409> = { guild_not_found: 404, channel_not_found: 404, not_a_voice_channel: 400, owner_not_in_voice: 409 };
+const TARGET_STATUS: Record<VoiceTargetErrorCode, 400 | 404 | 409> = {
+  guild_not_found: 404,
+  channel_not_found: 404,
+  not_a_voice_channel: 400,
+  owner_not_in_voice: 409,
+};
 
 /**
  * The join target is wrong (a client's mistake, not a failed call): no such guild for the bot, no

@@ -18,10 +18,17 @@ export interface HandOffOptions {
 }
 
 /** Resolves `delivered` once the text is written on the live session, or why it was dropped. */
-export function handOffText(send: (text: string, delivery: TextDelivery) => void, text: string, options: HandOffOptions): Promise<VoiceHandOff> {
+export function handOffText(
+  send: (text: string, delivery: TextDelivery) => void,
+  text: string,
+  options: HandOffOptions,
+): Promise<VoiceHandOff> {
   return new Promise((resolve) => {
     // A provider that never settles (no delivery support) must not hold the caller forever.
-    const guard = setTimeout(() => resolve({ delivered: false, reason: 'the model did not confirm the hand-off in time' }), options.withinMs + 5000);
+    const guard = setTimeout(
+      () => resolve({ delivered: false, reason: 'the model did not confirm the hand-off in time' }),
+      options.withinMs + 5000,
+    );
     send(text, {
       deadlineMs: options.withinMs,
       beforeHandOver: options.beforeHandOver,

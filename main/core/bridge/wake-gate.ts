@@ -60,7 +60,17 @@ export interface WakeVerdicts {
 
 /** The room view's wake state where there is no call machinery (no voice platform configured). */
 export function wakeViewOff(reason: string): WakeView {
-  return { on: false, reason, names: [], follow_up_ms: 0, screening: 'off', screened: 0, accepted: 0, dropped: 0, followUps: 0 };
+  return {
+    on: false,
+    reason,
+    names: [],
+    follow_up_ms: 0,
+    screening: 'off',
+    screened: 0,
+    accepted: 0,
+    dropped: 0,
+    followUps: 0,
+  };
 }
 
 type UtteranceState = 'idle' | 'pass' | 'screening' | 'drop';
@@ -195,7 +205,11 @@ export class WakeGate {
     } else if (!this.#stream?.isOpen) {
       // No screener: closed, never open (the room view says why); the notes say it was kept back.
       this.#inputEnded = false;
-      this.#drop(this.#screenerProblem ? `the wake-name gate is closed (${this.#screenerProblem})` : 'the wake-name gate is closed (the screener is connecting)');
+      this.#drop(
+        this.#screenerProblem
+          ? `the wake-name gate is closed (${this.#screenerProblem})`
+          : 'the wake-name gate is closed (the screener is connecting)',
+      );
     } else {
       this.stats.screened++;
       this.#state = 'screening';
@@ -218,7 +232,8 @@ export class WakeGate {
   #verdict(utterance: number, text: string | null): void {
     if (utterance !== this.#utterance || this.#state !== 'screening') return;
     const name = text === null ? null : startsWithWakeName(text, this.#names);
-    if (!name) return this.#drop(text === null ? 'it could not be screened in time' : 'it did not start with a wake name');
+    if (!name)
+      return this.#drop(text === null ? 'it could not be screened in time' : 'it did not start with a wake name');
     this.stats.accepted++;
     this.#state = 'pass';
     this.#verdicts?.accepted(this.#startedAt);

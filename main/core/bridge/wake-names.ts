@@ -6,7 +6,23 @@
 // (Levenshtein distance 1 for names of 4–7 letters, 2 for 8 or more: "Jemini", "Gemeni").
 
 /** Words people say before a name without it stopping being addressed to the bot. */
-const LEAD_INS = new Set(['hey', 'hi', 'hello', 'ok', 'okay', 'oh', 'so', 'um', 'uh', 'yo', 'excuse', 'me', 'please', 'and', 'well']);
+const LEAD_INS = new Set([
+  'hey',
+  'hi',
+  'hello',
+  'ok',
+  'okay',
+  'oh',
+  'so',
+  'um',
+  'uh',
+  'yo',
+  'excuse',
+  'me',
+  'please',
+  'and',
+  'well',
+]);
 /** At most this many lead-in words are skipped ("ok so hey Gemini"). */
 const MAX_LEAD_INS = 3;
 
@@ -66,7 +82,8 @@ export function startsWithWakeName(transcript: string, names: readonly (readonly
       // The name's words one by one, or all of them run together in 1–3 heard words.
       const asWords = name.every((part, k) => heard[skip + k] !== undefined && sounds(heard[skip + k]!, part));
       let together = false;
-      for (let span = 1; span <= 3 && !together && skip + span <= heard.length; span++) together = sounds(heard.slice(skip, skip + span).join(''), joined);
+      for (let span = 1; span <= 3 && !together && skip + span <= heard.length; span++)
+        together = sounds(heard.slice(skip, skip + span).join(''), joined);
       if (asWords || together) return name.join(' ');
     }
     if (!LEAD_INS.has(heard[skip]!)) return null;

@@ -21,6 +21,8 @@ export class CallPort {
 
   /** Text for the model to say at an idle moment within two minutes; refused without a call. */
   speakSoon(text: string): Promise<VoiceHandOff> {
-    return this.bridge ? this.bridge.speak(text, { withinMs: 120_000 }) : Promise.resolve({ delivered: false, reason: 'no live call' });
+    return this.bridge
+      ? this.bridge.speak(text, { withinMs: 120_000 })
+      : Promise.resolve({ delivered: false, reason: 'no live call' });
   }
 }

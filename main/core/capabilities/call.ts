@@ -69,7 +69,11 @@ function buildBridge(d: CallDeps, patience: CallPatience): Bridge | null {
   const discord = voice.discord;
   if (!discord || !model) return null;
   const log = moduleLogger(logger, 'core');
-  const voiceCheck = new VoiceCheck(() => settings.values().sileroVad ?? config.audio.sileroVad, log, (text) => d.notes.append({ kind: 'note', text }));
+  const voiceCheck = new VoiceCheck(
+    () => settings.values().sileroVad ?? config.audio.sileroVad,
+    log,
+    (text) => d.notes.append({ kind: 'note', text }),
+  );
   return new Bridge({
     voice: discord,
     model,
@@ -78,12 +82,16 @@ function buildBridge(d: CallDeps, patience: CallPatience): Bridge | null {
     hub: d.hub,
     logger: moduleLogger(logger, 'bridge'),
     // Read at each call: a persona file saved in Settings applies at the next call.
-    systemInstruction: () => withMemory(readPersona(settings.values().personaFile ?? config.gemini.personaFile, log), d.memory?.seed() ?? ''),
+    systemInstruction: () =>
+      withMemory(readPersona(settings.values().personaFile ?? config.gemini.personaFile, log), d.memory?.seed() ?? ''),
     inputChunkMs: config.audio.inputChunkMs,
     voiceCheck: () => voiceCheck.forCall(),
     // Read at each call: a patience saved in Settings applies at the next call.
     patience,
-    turn: () => ({ patience: settings.values().patience ?? config.audio.patience, turnSilenceCapMs: settings.values().turnSilenceCapMs ?? config.audio.turnSilenceCapMs }),
+    turn: () => ({
+      patience: settings.values().patience ?? config.audio.patience,
+      turnSilenceCapMs: settings.values().turnSilenceCapMs ?? config.audio.turnSilenceCapMs,
+    }),
     leaveWhenOwnerLeaves: config.discord.leaveWhenOwnerLeaves,
     startRefusal: (): string | null => usage?.joinRefusal() ?? null,
     wakeRefusal: (): string | null => usage?.joinRefusal() ?? null,
@@ -106,7 +114,9 @@ function buildBridge(d: CallDeps, patience: CallPatience): Bridge | null {
     // Each join makes (or joins) a login attempt: a failure is never cached.
     ready: async () => {
       await discord.login().catch((err: unknown) => {
-        throw new Error(`the Discord bot could not log in (${err instanceof Error ? err.message : String(err)}); retrying in the background`);
+        throw new Error(
+          `the Discord bot could not log in (${err instanceof Error ? err.message : String(err)}); retrying in the background`,
+        );
       });
     },
   });
@@ -135,7 +145,15 @@ export const callCapability: Capability<CallDeps, CallApi> = {
     const snapshot = (): SidecarEvent[] => {
       const status = control.status();
       return [
-        { type: 'state', data: { state: status.state, previous: status.state, ts: status.since, ...(status.reason ? { reason: status.reason } : {}) } },
+        {
+          type: 'state',
+          data: {
+            state: status.state,
+            previous: status.state,
+            ts: status.since,
+            ...(status.reason ? { reason: status.reason } : {}),
+          },
+        },
         { type: 'talk', data: talk.state() },
       ];
     };
@@ -149,7 +167,12 @@ export const callCapability: Capability<CallDeps, CallApi> = {
         const status = control.status();
         return {
           report: {
-            bridge: { state: status.state, ...(status.reason ? { reason: status.reason } : {}), ...(status.callId ? { call_id: status.callId } : {}), since: status.since },
+            bridge: {
+              state: status.state,
+              ...(status.reason ? { reason: status.reason } : {}),
+              ...(status.callId ? { call_id: status.callId } : {}),
+              since: status.since,
+            },
             connections: status.connections,
             audio: { opus: deps.native.opus, input_level: status.levels.input, output_level: status.levels.output },
             metrics: control.metrics() as HealthReport['metrics'],

@@ -5,7 +5,25 @@ import { healthVerdict, type HealthInputs } from '../health-verdict.ts';
 import type { HealthPart } from '../lifecycle.ts';
 
 /** The report's fields in the order /health has always written them (a person reads it with curl). */
-const FIELD_ORDER: readonly (keyof HealthReport)[] = ['version', 'uptime_s', 'pid', 'node', 'bridge', 'connections', 'discord_bot', 'live_model', 'audio', 'metrics', 'memory', 'native', 'faults', 'dave', 'muted', 'talk', 'usage'];
+const FIELD_ORDER: readonly (keyof HealthReport)[] = [
+  'version',
+  'uptime_s',
+  'pid',
+  'node',
+  'bridge',
+  'connections',
+  'discord_bot',
+  'live_model',
+  'audio',
+  'metrics',
+  'memory',
+  'native',
+  'faults',
+  'dave',
+  'muted',
+  'talk',
+  'usage',
+];
 
 export function assembleHealth(parts: readonly HealthPart[]): HealthReport {
   const report: Partial<HealthReport> = {};

@@ -20,7 +20,12 @@ export interface HelperToolsDeps {
 export const helperToolsCapability: Capability<HelperToolsDeps, void> = {
   name: 'helper tools',
   start({ config, tools, notes, archive, notifier }) {
-    registerHelperTools(tools, { currentCall: () => notes.currentCallNotes(500), callNotes: (id) => archive.read(id), agentHome: config.paths.agentHome, notify: (req) => notifier.deliver(req) });
+    registerHelperTools(tools, {
+      currentCall: () => notes.currentCallNotes(500),
+      callNotes: (id) => archive.read(id),
+      agentHome: config.paths.agentHome,
+      notify: (req) => notifier.deliver(req),
+    });
     return { api: undefined, stop: () => undefined };
   },
 };

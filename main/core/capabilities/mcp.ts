@@ -39,7 +39,15 @@ export const mcpCapability: Capability<McpDeps, McpApi> = {
   name: 'mcp',
   async start({ config, logger, hub, notes, tools, allowedSpeakers, call }) {
     const ownerOnlyVoice = (): boolean => allowedSpeakers.ownerOnly;
-    const decisions = ownerDecisions({ hub, notes, logger: moduleLogger(logger, 'owner-questions'), ownerId: config.discord.ownerId, approvers: config.mcp.approvers, ownerOnlyVoice, speak: (text) => call.speakSoon(text) });
+    const decisions = ownerDecisions({
+      hub,
+      notes,
+      logger: moduleLogger(logger, 'owner-questions'),
+      ownerId: config.discord.ownerId,
+      approvers: config.mcp.approvers,
+      ownerOnlyVoice,
+      speak: (text) => call.speakSoon(text),
+    });
     const { approvals, questions, mayAnswer } = decisions;
     const modelTools =
       config.mcp.servers.length > 0
@@ -55,7 +63,9 @@ export const mcpCapability: Capability<McpDeps, McpApi> = {
             deliverToModel: (text) => call.speakSoon(text),
             ownerId: config.discord.ownerId,
             ownerOnlyVoice,
-            approvals, ownerQuestions: questions, mayAnswer,
+            approvals,
+            ownerQuestions: questions,
+            mayAnswer,
           })
         : null;
     return {

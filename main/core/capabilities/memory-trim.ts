@@ -11,14 +11,21 @@ import { moduleLogger } from '../log/logger.ts';
 /** Quiet time (no sidecar request, no call) after which the idle core returns unused memory. */
 const IDLE_TRIM_QUIET_MS = 5_000;
 
-export const memoryTrimCapability: Capability<{ logger: Logger; hub: EventHub; control: BridgeControl }, { poke(): void }> = {
+export const memoryTrimCapability: Capability<
+  { logger: Logger; hub: EventHub; control: BridgeControl },
+  { poke(): void }
+> = {
   name: 'memory trim',
   start({ logger, hub, control }) {
     const log = moduleLogger(logger, 'core');
     const memoryTrim = new IdleMemoryTrim({
       quietMs: IDLE_TRIM_QUIET_MS,
       mayTrim: () => ['idle', 'stopped', 'error'].includes(control.status().state),
-      onTrim: (r) => log.debug({ rss_before_mb: Math.round(r.rssBeforeMb), rss_after_mb: Math.round(r.rssAfterMb), ms: Math.round(r.ms) }, 'idle memory trimmed'),
+      onTrim: (r) =>
+        log.debug(
+          { rss_before_mb: Math.round(r.rssBeforeMb), rss_after_mb: Math.round(r.rssAfterMb), ms: Math.round(r.ms) },
+          'idle memory trimmed',
+        ),
     });
     const unsubscribe = hub.subscribe((event) => {
       if (event.type === 'state') memoryTrim.poke();

@@ -42,17 +42,33 @@ export const memoryCapability: Capability<MemoryDeps, MemoryApi> = {
     notes.onCallEnded((callId) => {
       try {
         const memory = rememberCall(archive, callId);
-        if (memory) log.info({ callId, decisions: memory.decisions.length, openQuestions: memory.open_questions.length, redactions: memory.redactions }, 'call summary stored');
+        if (memory)
+          log.info(
+            {
+              callId,
+              decisions: memory.decisions.length,
+              openQuestions: memory.open_questions.length,
+              redactions: memory.redactions,
+            },
+            'call summary stored',
+          );
       } catch (err) {
         log.warn({ err, callId }, 'could not summarise the call');
       }
     });
-    registerRecallTool(tools, { db: archive.db, excludeSpeaker: (id) => notes.speakerOptedOut(id), currentCallId: () => notes.currentCallId });
+    registerRecallTool(tools, {
+      db: archive.db,
+      excludeSpeaker: (id) => notes.speakerOptedOut(id),
+      currentCallId: () => notes.currentCallId,
+    });
     const { seedTokens, seedCalls } = config.memory;
     const seed = (): string => {
       if (seedTokens <= 0) return '';
       try {
-        return memorySeed(archive.recentSummaries(seedCalls).map((s) => s.body as CallMemory), seedTokens);
+        return memorySeed(
+          archive.recentSummaries(seedCalls).map((s) => s.body as CallMemory),
+          seedTokens,
+        );
       } catch (err) {
         log.warn({ err }, 'could not read the call summaries for the memory seed');
         return '';

@@ -25,13 +25,20 @@ export const modelCapability: Capability<ModelDeps, { model: ProviderSelector | 
           config,
           logger: moduleLogger(logger, 'model'),
           overrides: settingsStore ? () => settingsStore.configValues() : undefined,
-          onConnected: (choice) => notes.append({ kind: 'note', text: `live model: ${choice.provider} ${choice.model}` }),
+          onConnected: (choice) =>
+            notes.append({ kind: 'note', text: `live model: ${choice.provider} ${choice.model}` }),
         })
       : null;
     return {
       api: { model },
       stop: () => undefined,
-      health: () => ({ report: { live_model: model ? model.choice : { provider: config.liveProvider, model: configuredModel(config, config.liveProvider), inCall: false } } }),
+      health: () => ({
+        report: {
+          live_model: model
+            ? model.choice
+            : { provider: config.liveProvider, model: configuredModel(config, config.liveProvider), inCall: false },
+        },
+      }),
     };
   },
 };

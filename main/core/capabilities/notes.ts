@@ -23,13 +23,24 @@ function importLegacyHome(store: NotesStore, voiceUsers: string, logger: Logger)
   const log = moduleLogger(logger, 'store');
   const notesDir = path.join(voiceUsers, 'notes');
   const notes = importLegacyNotes(store, notesDir);
-  if (notes) log.info({ ...notes, from: notesDir }, `imported ${notes.notes} notes of ${notes.files} calls from the notes files (kept as a backup; remove ${notesDir} when you no longer need it)`);
+  if (notes)
+    log.info(
+      { ...notes, from: notesDir },
+      `imported ${notes.notes} notes of ${notes.files} calls from the notes files (kept as a backup; remove ${notesDir} when you no longer need it)`,
+    );
   const ledgerFile = path.join(voiceUsers, LEGACY_LEDGER_FILE);
   const ledger = importLegacyLedger(store.db, ledgerFile);
-  if (ledger) log.info({ ...ledger, from: ledgerFile }, `imported the usage ledger of ${ledger.day} (${ledger.calls} calls; the file is kept as a backup)`);
+  if (ledger)
+    log.info(
+      { ...ledger, from: ledgerFile },
+      `imported the usage ledger of ${ledger.day} (${ledger.calls} calls; the file is kept as a backup)`,
+    );
 }
 
-export const notesCapability: Capability<{ config: Config; logger: Logger; hub: EventHub; database: OpenedDatabase }, NotesApi> = {
+export const notesCapability: Capability<
+  { config: Config; logger: Logger; hub: EventHub; database: OpenedDatabase },
+  NotesApi
+> = {
   name: 'notes',
   start({ config, logger, hub, database }) {
     const store = new NotesStore(database.db);

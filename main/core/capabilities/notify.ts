@@ -49,7 +49,10 @@ export const notifyCapability: Capability<NotifyDeps, NotifyApi> = {
     const chime = generateNotificationChime();
     const notifier = createNotifier({
       // During a reconnect the text is held by the model session, not refused.
-      voice: () => (call.current && ['connected', 'reconnecting', 'parked'].includes(call.current.status().state) ? call.current : null),
+      voice: () =>
+        call.current && ['connected', 'reconnecting', 'parked'].includes(call.current.status().state)
+          ? call.current
+          : null,
       discordText: () => (discord && discord.botUserId ? discord : null),
       discordLogin: discord ? () => discord.login() : undefined,
       discordConfigured: discord !== null,
@@ -72,7 +75,11 @@ export const notifyCapability: Capability<NotifyDeps, NotifyApi> = {
       lateToleranceSeconds: config.notify.lateToleranceSeconds,
       maxLatenessSeconds: config.notify.maxLateSeconds,
       // A DM or channel post carries its nonce (Discord drops a repeat); a webhook only when its receiver honours the key.
-      resendWindows: { dm: NONCE_RESEND_WINDOW_S, channel: NONCE_RESEND_WINDOW_S, webhook: config.notify.webhookIdempotencySeconds },
+      resendWindows: {
+        dm: NONCE_RESEND_WINDOW_S,
+        channel: NONCE_RESEND_WINDOW_S,
+        webhook: config.notify.webhookIdempotencySeconds,
+      },
     });
     const dueSoon = startDueSoonReminders({ scheduler, hub, logger: moduleLogger(logger, 'scheduler') });
     const delegates =
@@ -103,9 +110,11 @@ export const notifyCapability: Capability<NotifyDeps, NotifyApi> = {
       async stop({ left }) {
         dueSoon.stop();
         const windDown = Promise.allSettled([scheduler.stop(), delegates?.close()]);
-        if (!(await settlesWithin(windDown, left() - 1000))) log.warn('deliveries still in flight at shutdown: aborting them');
+        if (!(await settlesWithin(windDown, left() - 1000)))
+          log.warn('deliveries still in flight at shutdown: aborting them');
         notifier.webhook.close();
-        if (!(await settlesWithin(windDown, left() - 500))) log.warn('shutdown: a delivery or a delegate did not finish in time');
+        if (!(await settlesWithin(windDown, left() - 500)))
+          log.warn('shutdown: a delivery or a delegate did not finish in time');
       },
     };
   },

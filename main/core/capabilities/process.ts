@@ -39,7 +39,11 @@ export interface ProcessApi {
 /** The variables a voice call needs that the configuration lacks. */
 export function missingForCalls(config: Config): string[] {
   const key = providerKey(config, config.liveProvider);
-  return [...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']), ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']), ...(key ? [] : [providerOf(config.liveProvider).keyVariable])];
+  return [
+    ...(config.discord.botToken ? [] : ['DISCORD_BOT_TOKEN']),
+    ...(config.discord.ownerId ? [] : ['DISCORD_VOICE_LIVE_USER_ID']),
+    ...(key ? [] : [providerOf(config.liveProvider).keyVariable]),
+  ];
 }
 
 /**

@@ -28,7 +28,21 @@ export const roomCapability: Capability<FollowCallDeps, void> = {
   start({ config, logger, hub, notes, voice, bridge, talk }) {
     const { discord } = voice;
     const ownerId = config.discord.ownerId;
-    const room = discord && bridge && ownerId ? startRoom({ store: voice.consentStore, discord, bridge, talk, hub, notes, ownerId, retentionDays: config.notes.retentionDays, captions: config.discord.captions, logger: moduleLogger(logger, 'room') }) : null;
+    const room =
+      discord && bridge && ownerId
+        ? startRoom({
+            store: voice.consentStore,
+            discord,
+            bridge,
+            talk,
+            hub,
+            notes,
+            ownerId,
+            retentionDays: config.notes.retentionDays,
+            captions: config.discord.captions,
+            logger: moduleLogger(logger, 'room'),
+          })
+        : null;
     return { api: undefined, stop: () => room?.stop() };
   },
 };
@@ -36,7 +50,10 @@ export const roomCapability: Capability<FollowCallDeps, void> = {
 export const autoJoinCapability: Capability<FollowCallDeps, void> = {
   name: 'auto-join',
   start({ config, logger, hub, notes, voice, bridge }) {
-    const stop = config.discord.autoJoin && voice.discord && bridge ? startAutoJoin({ voice: voice.discord, bridge, hub, notes, logger: moduleLogger(logger, 'auto-join') }) : null;
+    const stop =
+      config.discord.autoJoin && voice.discord && bridge
+        ? startAutoJoin({ voice: voice.discord, bridge, hub, notes, logger: moduleLogger(logger, 'auto-join') })
+        : null;
     return { api: undefined, stop: () => stop?.() };
   },
 };

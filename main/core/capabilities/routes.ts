@@ -80,7 +80,8 @@ export const ROUTE_TABLE: readonly Route[] = [
   (app, d) => registerNotesRoutes(app, { archive: d.archive }),
   (app, d) =>
     registerNotesSearchRoutes(app, {
-      search: (q, options) => searchNotes(d.archive.db, q, { ...options, excludeSpeaker: (id) => d.notes.speakerOptedOut(id) }),
+      search: (q, options) =>
+        searchNotes(d.archive.db, q, { ...options, excludeSpeaker: (id) => d.notes.speakerOptedOut(id) }),
       exportCall: (id) => callExport(d.archive, id),
     }),
   (app, d) => registerNotifyRoutes(app, { notifier: d.notify.notifier, scheduler: d.notify.scheduler }),
@@ -96,11 +97,29 @@ export const ROUTE_TABLE: readonly Route[] = [
       notes: d.notes,
       currentCallId: () => d.control.status().callId,
       modelTools: d.mcp.modelTools,
-      approvals: d.mcp.approvals, ownerQuestions: d.mcp.questions, askTools: d.config.mcp.askTools,
+      approvals: d.mcp.approvals,
+      ownerQuestions: d.mcp.questions,
+      askTools: d.config.mcp.askTools,
     }),
   // GET/PUT /settings need a store (conf headless, electron-store in the desktop app).
-  (app, { settings: s, config }) => s.store && registerSettingsRoutes(app, { store: s.store, effective: () => configToSettingsValues(config), environment: s.environment, canRestart: s.restart !== undefined, lastRestart: s.lastRestart, onSaved: s.onSaved }),
-  (app, d) => registerSetupRoutes(app, { store: d.settings.store, config: d.config, missing: d.missing, logger: moduleLogger(d.logger, 'setup'), restart: d.settings.restart }),
+  (app, { settings: s, config }) =>
+    s.store &&
+    registerSettingsRoutes(app, {
+      store: s.store,
+      effective: () => configToSettingsValues(config),
+      environment: s.environment,
+      canRestart: s.restart !== undefined,
+      lastRestart: s.lastRestart,
+      onSaved: s.onSaved,
+    }),
+  (app, d) =>
+    registerSetupRoutes(app, {
+      store: d.settings.store,
+      config: d.config,
+      missing: d.missing,
+      logger: moduleLogger(d.logger, 'setup'),
+      restart: d.settings.restart,
+    }),
 ];
 
 /** The table bound to the running capabilities, as the sidecar registers routes. */

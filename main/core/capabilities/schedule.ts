@@ -32,7 +32,8 @@ export const scheduleCapability: Capability<ScheduleDeps, void> = {
     const voiceUsers = config.paths.voiceUsers;
     const stopRetention = startRetention({
       maxAgeDays: config.notes.retentionDays,
-      pruneNotes: (maxAgeDays) => pruneNotes(archive, { maxAgeDays, maxBytes: config.notes.maxMb * 1024 * 1024, keep: notes.currentCallId }),
+      pruneNotes: (maxAgeDays) =>
+        pruneNotes(archive, { maxAgeDays, maxBytes: config.notes.maxMb * 1024 * 1024, keep: notes.currentCallId }),
       // Daily; a restart within 20 h of the last backup does not check and copy the whole file again.
       backup: () => database.backup({ skipIfNewerThanMs: 20 * 3_600_000 }),
       scheduleFile: scheduleFilePath(config.paths.agentHome),

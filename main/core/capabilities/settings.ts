@@ -28,7 +28,12 @@ export const liveSettingsCapability: Capability<LiveSettingsDeps, LiveSettingsAp
     let current: SettingsValues = (await store?.view())?.values ?? {};
     const saved = (values: SettingsValues): void => {
       current = values;
-      allowedSpeakers.replace(values.allowedSpeakers ?? speakerList(environment?.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS ?? environment?.PLATFORM_VOICE_LIVE_ALLOWED_SPEAKERS));
+      allowedSpeakers.replace(
+        values.allowedSpeakers ??
+          speakerList(
+            environment?.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS ?? environment?.PLATFORM_VOICE_LIVE_ALLOWED_SPEAKERS,
+          ),
+      );
       call.current?.context.changed();
     };
     return { api: { values: () => current, saved }, stop: () => undefined };

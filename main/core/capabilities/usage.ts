@@ -43,6 +43,10 @@ export const usageCapability: Capability<UsageDeps, { usage: UsageMonitor | null
         })
       : null;
     usage?.start();
-    return { api: { usage }, stop: () => usage?.stop(), health: () => ({ report: usage ? { usage: usage.report() } : {} }) };
+    return {
+      api: { usage },
+      stop: () => usage?.stop(),
+      health: () => ({ report: usage ? { usage: usage.report() } : {} }),
+    };
   },
 };

@@ -23,21 +23,24 @@ export const voiceCapability: Capability<{ config: Config; logger: Logger; opus:
   name: 'voice',
   async start({ config, logger, opus }) {
     const allowedSpeakers = new AllowedSpeakers(config.discord.ownerId, config.discord.allowedSpeakers);
-    const consentStore = new ConsentStore(config.paths.voiceUsers, (problem) => moduleLogger(logger, 'core').warn(problem));
+    const consentStore = new ConsentStore(config.paths.voiceUsers, (problem) =>
+      moduleLogger(logger, 'core').warn(problem),
+    );
     allowedSpeakers.exclude((id) => consentStore.optedOut(id));
     const { botToken, ownerId } = config.discord;
-    const discord = botToken && ownerId
-      ? (await import('../voice/index.ts')).createDiscordVoice({
-          token: botToken,
-          ownerId,
-          allowedSpeakers,
-          apiBaseUrl: config.discord.apiBaseUrl,
-          guildId: config.discord.guildId,
-          channelId: config.discord.voiceChannelId,
-          logger: moduleLogger(logger, 'discord'),
-          opus,
-        })
-      : null;
+    const discord =
+      botToken && ownerId
+        ? (await import('../voice/index.ts')).createDiscordVoice({
+            token: botToken,
+            ownerId,
+            allowedSpeakers,
+            apiBaseUrl: config.discord.apiBaseUrl,
+            guildId: config.discord.guildId,
+            channelId: config.discord.voiceChannelId,
+            logger: moduleLogger(logger, 'discord'),
+            opus,
+          })
+        : null;
     discord?.keepLoggingIn();
     return {
       api: { allowedSpeakers, consentStore, discord },
@@ -46,7 +49,10 @@ export const voiceCapability: Capability<{ config: Config; logger: Logger; opus:
         const bot = { configured: discord !== null, loggedIn: Boolean(discord?.botUserId) };
         // The bot's gateway login, apart from `connections.discord` (the voice connection of a call):
         // after Leave the bot is still logged in and only the call ended.
-        return { report: { discord_bot: { configured: bot.configured, logged_in: bot.loggedIn } }, verdict: { discordBot: bot } };
+        return {
+          report: { discord_bot: { configured: bot.configured, logged_in: bot.loggedIn } },
+          verdict: { discordBot: bot },
+        };
       },
     };
   },

@@ -92,7 +92,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const get = (name: VariableName): string | undefined => raw.get(name);
 
   type Parsed<T> = { value: T } | { error: string };
-  const ok = <T,>(value: T): Parsed<T> => ({ value });
+  const ok = <T>(value: T): Parsed<T> => ({ value });
   const fail = (error: string): Parsed<never> => ({ error });
 
   function parse<T>(name: VariableName, convert: (value: string, spec: VariableSpec) => Parsed<T>): T | undefined {
@@ -114,13 +114,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
         if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('must be an http(s) URL');
         return ok(url.toString().replace(/\/$/, ''));
       } catch {
-        return fail(isSecretKind(spec.kind) ? 'is not a valid URL (value hidden)' : `is not a valid URL: ${JSON.stringify(v)}`);
+        return fail(
+          isSecretKind(spec.kind) ? 'is not a valid URL (value hidden)' : `is not a valid URL: ${JSON.stringify(v)}`,
+        );
       }
     });
   const asNumber = (name: VariableName, integer: boolean) =>
     parse(name, (v, spec) => {
       const n = Number(v.trim());
-      if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) return fail(`must be ${integer ? 'an integer' : 'a number'}, got ${quoted(v)}`);
+      if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
+        return fail(`must be ${integer ? 'an integer' : 'a number'}, got ${quoted(v)}`);
       if (spec.min !== undefined && n < spec.min) return fail(`must be ≥ ${spec.min}, got ${n}`);
       if (spec.max !== undefined && n > spec.max) return fail(`must be ≤ ${spec.max}, got ${n}`);
       return ok(n);
@@ -132,12 +135,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       if (FALSE_WORDS.has(word)) return ok(false);
       return fail(`must be true or false, got ${quoted(v)}`);
     });
-  const asList = (name: VariableName) => parse(name, (v) => ok(v.split(',').map((s) => s.trim()).filter(Boolean)));
+  const asList = (name: VariableName) =>
+    parse(name, (v) =>
+      ok(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    );
   const asSnowflake = (name: VariableName) =>
-    parse(name, (v) => (SNOWFLAKE.test(v.trim()) ? ok(v.trim()) : fail(`must be a Discord id (17–20 digits), got ${quoted(v)}`)));
+    parse(name, (v) =>
+      SNOWFLAKE.test(v.trim()) ? ok(v.trim()) : fail(`must be a Discord id (17–20 digits), got ${quoted(v)}`),
+    );
   const asSnowflakeList = (name: VariableName) =>
     parse(name, (v) => {
-      const ids = v.split(',').map((s) => s.trim()).filter(Boolean);
+      const ids = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = ids.filter((id) => !SNOWFLAKE.test(id));
       return bad.length ? fail(`must be comma-separated Discord ids; bad: ${bad.map(quoted).join(', ')}`) : ok(ids);
     });
@@ -147,23 +163,33 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const host = asString('DISCORD_VOICE_LIVE_HOST')!.trim();
   const allowRemote = asBool('DISCORD_VOICE_LIVE_ALLOW_REMOTE') ?? false;
   const sidecarToken = asString('DISCORD_VOICE_LIVE_SIDECAR_TOKEN');
-  if (sidecarToken !== undefined && sidecarToken.length < 16) problems.push('DISCORD_VOICE_LIVE_SIDECAR_TOKEN: must be at least 16 characters (value hidden)');
+  if (sidecarToken !== undefined && sidecarToken.length < 16)
+    problems.push('DISCORD_VOICE_LIVE_SIDECAR_TOKEN: must be at least 16 characters (value hidden)');
   if (!isLoopbackHost(host) && !(allowRemote && sidecarToken)) {
-    problems.push(`DISCORD_VOICE_LIVE_HOST: ${JSON.stringify(host)} is not a loopback address; set DISCORD_VOICE_LIVE_SIDECAR_TOKEN and DISCORD_VOICE_LIVE_ALLOW_REMOTE=true to expose the sidecar`);
+    problems.push(
+      `DISCORD_VOICE_LIVE_HOST: ${JSON.stringify(host)} is not a loopback address; set DISCORD_VOICE_LIVE_SIDECAR_TOKEN and DISCORD_VOICE_LIVE_ALLOW_REMOTE=true to expose the sidecar`,
+    );
   }
   const logLevel = asString('DISCORD_VOICE_LIVE_LOG_LEVEL')!.trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevel)}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    problems.push(`DISCORD_VOICE_LIVE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevel)}`);
   const logFormat = asString('DISCORD_VOICE_LIVE_LOG_FORMAT')!.trim().toLowerCase();
-  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) problems.push(`DISCORD_VOICE_LIVE_LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')}, got ${quoted(logFormat)}`);
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat))
+    problems.push(`DISCORD_VOICE_LIVE_LOG_FORMAT: must be one of ${LOG_FORMATS.join(', ')}, got ${quoted(logFormat)}`);
 
   const liveProvider = asString('DISCORD_VOICE_LIVE_PROVIDER')!.trim().toLowerCase();
-  if (!isLiveProviderName(liveProvider)) problems.push(`DISCORD_VOICE_LIVE_PROVIDER: must be one of ${LIVE_PROVIDERS.join(', ')}, got ${quoted(liveProvider)}`);
+  if (!isLiveProviderName(liveProvider))
+    problems.push(
+      `DISCORD_VOICE_LIVE_PROVIDER: must be one of ${LIVE_PROVIDERS.join(', ')}, got ${quoted(liveProvider)}`,
+    );
   const turnDetection = asString('OPENAI_REALTIME_TURN_DETECTION')!.trim();
-  if (turnDetection !== 'server_vad' && turnDetection !== 'semantic_vad') problems.push(`OPENAI_REALTIME_TURN_DETECTION: must be server_vad or semantic_vad, got ${quoted(turnDetection)}`);
+  if (turnDetection !== 'server_vad' && turnDetection !== 'semantic_vad')
+    problems.push(`OPENAI_REALTIME_TURN_DETECTION: must be server_vad or semantic_vad, got ${quoted(turnDetection)}`);
   // OpenAI endpoints are WebSockets; compatible local servers are often plain ws://.
   const asSocketUrl = (name: VariableName) =>
     parse(name, (v) => {
-      if (!URL.canParse(v) || !/^(?:https?|wss?):$/.test(new URL(v).protocol)) return fail(`must be an http(s) or ws(s) URL, got ${JSON.stringify(v)}`);
+      if (!URL.canParse(v) || !/^(?:https?|wss?):$/.test(new URL(v).protocol))
+        return fail(`must be an http(s) or ws(s) URL, got ${JSON.stringify(v)}`);
       return ok(new URL(v).toString().replace(/\/$/, ''));
     });
 
@@ -172,14 +198,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const delegateCwd = asString('DISCORD_VOICE_LIVE_DELEGATE_CWD');
   const tokenFile = asString('DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE');
 
-  const mcpServers = parse('DISCORD_VOICE_LIVE_MCP_SERVERS', (v) => {
-    const out = v.trim() ? parseMcpServers(v) : { servers: [] };
-    return 'error' in out ? fail(out.error) : ok(out.servers);
-  }) ?? [];
+  const mcpServers =
+    parse('DISCORD_VOICE_LIVE_MCP_SERVERS', (v) => {
+      const out = v.trim() ? parseMcpServers(v) : { servers: [] };
+      return 'error' in out ? fail(out.error) : ok(out.servers);
+    }) ?? [];
 
   const providerValues: Record<string, string | undefined> = {};
   // Their own variables, and the shared ones they name (a voice variable of the core's).
-  for (const name of new Set([...PROVIDER_VARIABLES.map((v) => v.name), ...PROVIDERS.map((p) => p.voiceVariable)])) providerValues[name] = get(name as VariableName)?.trim();
+  for (const name of new Set([...PROVIDER_VARIABLES.map((v) => v.name), ...PROVIDERS.map((p) => p.voiceVariable)]))
+    providerValues[name] = get(name as VariableName)?.trim();
 
   const config: Config = {
     discord: {
@@ -241,10 +269,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       seedCalls: asNumber('DISCORD_VOICE_LIVE_MEMORY_SEED_CALLS', true) ?? 3,
     },
     usage: {
-      prices: parse('DISCORD_VOICE_LIVE_USAGE_PRICES', (v) => {
-        const out = parsePriceOverrides(v);
-        return 'error' in out ? fail(out.error) : ok(out.prices);
-      }) ?? defaultPrices(),
+      prices:
+        parse('DISCORD_VOICE_LIVE_USAGE_PRICES', (v) => {
+          const out = parsePriceOverrides(v);
+          return 'error' in out ? fail(out.error) : ok(out.prices);
+        }) ?? defaultPrices(),
       dailyCapUsd: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_USD', false),
       capWarnPercent: asNumber('DISCORD_VOICE_LIVE_DAILY_CAP_WARN_PERCENT', true) ?? 80,
       parkAfterS: asNumber('DISCORD_VOICE_LIVE_PARK_AFTER_S', false) ?? 60,
@@ -252,10 +281,15 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     audio: {
       inputChunkMs: asNumber('DISCORD_VOICE_LIVE_INPUT_CHUNK_MS', true) ?? 100,
       pttMode: asBool('DISCORD_VOICE_LIVE_PTT_MODE') ?? false,
-      patience: parse('DISCORD_VOICE_LIVE_PATIENCE', (v) => {
-        const patience = parsePatience(v);
-        return patience === null ? fail(`must be quick, natural, patient or whole ms ${PATIENCE_MIN_MS}-${PATIENCE_MAX_MS}, got ${quoted(v)}`) : ok(patience);
-      }) ?? DEFAULT_PATIENCE,
+      patience:
+        parse('DISCORD_VOICE_LIVE_PATIENCE', (v) => {
+          const patience = parsePatience(v);
+          return patience === null
+            ? fail(
+                `must be quick, natural, patient or whole ms ${PATIENCE_MIN_MS}-${PATIENCE_MAX_MS}, got ${quoted(v)}`,
+              )
+            : ok(patience);
+        }) ?? DEFAULT_PATIENCE,
       turnSilenceCapMs: asNumber('DISCORD_VOICE_LIVE_TURN_SILENCE_CAP_MS', true) ?? 3000,
       sileroVad: asBool('DISCORD_VOICE_LIVE_SILERO_VAD') ?? false,
     },
@@ -265,8 +299,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       followUpMs: asNumber('DISCORD_VOICE_LIVE_WAKE_FOLLOW_UP_MS', true) ?? 8000,
       screenModel: asString('DISCORD_VOICE_LIVE_WAKE_SCREEN_MODEL')!.trim(),
     },
-    delegate: { command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [], cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined, env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [] },
-    mcp: { servers: mcpServers, approvers: asSnowflakeList('DISCORD_VOICE_LIVE_MCP_APPROVERS') ?? [], askTools: asList('DISCORD_VOICE_LIVE_MCP_ASK_TOOLS') ?? [] },
+    delegate: {
+      command: asList('DISCORD_VOICE_LIVE_DELEGATE_COMMAND') ?? [],
+      cwd: delegateCwd ? path.resolve(expandHome(delegateCwd)) : undefined,
+      env: asList('DISCORD_VOICE_LIVE_DELEGATE_ENV') ?? [],
+    },
+    mcp: {
+      servers: mcpServers,
+      approvers: asSnowflakeList('DISCORD_VOICE_LIVE_MCP_APPROVERS') ?? [],
+      askTools: asList('DISCORD_VOICE_LIVE_MCP_ASK_TOOLS') ?? [],
+    },
     logLevel: logLevel as Config['logLevel'],
     logFormat: logFormat as Config['logFormat'],
     secretValues: [
@@ -281,11 +323,15 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
   // Each provider's schema over its values; one problem per variable (the loader's own checks above may have said it).
   for (const provider of PROVIDERS) {
-    const values = Object.fromEntries(provider.variables.map((v: { name: string }) => [v.name, providerValues[v.name]]));
+    const values = Object.fromEntries(
+      provider.variables.map((v: { name: string }) => [v.name, providerValues[v.name]]),
+    );
     const checked = provider.configSchema.safeParse(values);
     for (const issue of checked.success ? [] : checked.error.issues) {
       const name = String(issue.path[0] ?? provider.keyVariable);
-      const shown = isSecretKind(specOf.get(name as VariableName)?.kind ?? 'string') ? ' (value hidden)' : `, got ${quoted(values[name] ?? '')}`;
+      const shown = isSecretKind(specOf.get(name as VariableName)?.kind ?? 'string')
+        ? ' (value hidden)'
+        : `, got ${quoted(values[name] ?? '')}`;
       if (!problems.some((p) => p.startsWith(`${name}:`))) problems.push(`${name}: ${issue.message}${shown}`);
     }
   }

@@ -38,9 +38,14 @@ const HttpServer = z
   .strict();
 
 export const McpServersSchema = z
-  .array(z.union([StdioServer, HttpServer], { error: 'each server needs either command (stdio) or url (HTTP), not both' }))
+  .array(
+    z.union([StdioServer, HttpServer], { error: 'each server needs either command (stdio) or url (HTTP), not both' }),
+  )
   .max(20)
-  .refine((servers) => new Set(servers.map((s) => s.name.toLowerCase())).size === servers.length, 'server names must be unique');
+  .refine(
+    (servers) => new Set(servers.map((s) => s.name.toLowerCase())).size === servers.length,
+    'server names must be unique',
+  );
 
 export type McpServerConfig = z.output<typeof McpServersSchema>[number];
 export type McpStdioServerConfig = z.output<typeof StdioServer>;
@@ -62,7 +67,9 @@ export function parseMcpServers(raw: string): { servers: McpServerConfig[] } | {
   const parsed = McpServersSchema.safeParse(json);
   if (parsed.success) return { servers: parsed.data };
   const issue = parsed.error.issues[0]!;
-  const where = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') : '';
+  const where = issue.path.length
+    ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
+    : '';
   return { error: `${where ? `${where}: ` : ''}${issue.message} (value hidden)` };
 }
 

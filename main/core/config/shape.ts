@@ -75,7 +75,12 @@ export interface Config {
   /** What a new call is told of earlier calls' summaries (memory-seed.ts); 0 tokens: off. */
   memory: { seedTokens: number; seedCalls: number };
   /** Estimated cost per call and the optional daily cap (docs/usage.md). */
-  usage: { prices: PriceTable; dailyCapUsd?: number; capWarnPercent: number; /** Quiet seconds before the model is parked (0 never). */ parkAfterS: number };
+  usage: {
+    prices: PriceTable;
+    dailyCapUsd?: number;
+    capWarnPercent: number;
+    /** Quiet seconds before the model is parked (0 never). */ parkAfterS: number;
+  };
   audio: {
     inputChunkMs: number;
     /** Push-to-talk mode at start-up: voices reach the model only while the talk key is held. */
@@ -91,7 +96,11 @@ export interface Config {
   wake: { names: string[]; auto: boolean; followUpMs: number; screenModel: string };
   delegate: { command: string[]; cwd?: string; env: string[] };
   /** MCP servers whose tools the live model may use (DISCORD_VOICE_LIVE_MCP_SERVERS). */
-  mcp: { servers: McpServerConfig[]; /** Who may answer agents' questions by voice besides the owner (DISCORD_VOICE_LIVE_MCP_APPROVERS). */ approvers: string[]; /** Our MCP server's tools that need the owner's yes (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS). */ askTools: string[] };
+  mcp: {
+    servers: McpServerConfig[];
+    /** Who may answer agents' questions by voice besides the owner (DISCORD_VOICE_LIVE_MCP_APPROVERS). */ approvers: string[];
+    /** Our MCP server's tools that need the owner's yes (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS). */ askTools: string[];
+  };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /** Headless terminal output: auto = pretty on a TTY, JSON otherwise. */
   logFormat: 'auto' | 'pretty' | 'json';

@@ -32,7 +32,11 @@ export const PATIENCE_STEPS_MS: readonly number[] = [500, 800, 1100, 1400, 1800,
  * timeouts of 8s, 4s, and 2s" (developers.openai.com guides/realtime-vad). The bridge's silence cap
  * is never shorter (audio/end-of-turn.ts turnCapFor), whichever provider the call uses.
  */
-export const PATIENCE_SERVICE_MAX_WAIT_MS: Readonly<Record<PatienceLevel, number>> = { quick: 2000, natural: 4000, patient: 8000 };
+export const PATIENCE_SERVICE_MAX_WAIT_MS: Readonly<Record<PatienceLevel, number>> = {
+  quick: 2000,
+  natural: 4000,
+  patient: 8000,
+};
 
 /** The silence window in ms a patience stands for. */
 export function patienceSilenceMs(patience: Patience): number {

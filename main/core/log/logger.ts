@@ -31,9 +31,13 @@ export interface CreateLoggerOptions {
  * hid that mode's outcome. A URL that lands under any key is still caught by value (the configured
  * URL is a known secret; webhook URL patterns by the redactor).
  */
-const SECRET_KEYS = /^(authorization|token|bot_?token|api_?key|apikey|secret|password|webhook_?(url|secret)|cookie|set-cookie)$/i;
+const SECRET_KEYS =
+  /^(authorization|token|bot_?token|api_?key|apikey|secret|password|webhook_?(url|secret)|cookie|set-cookie)$/i;
 
-export function createScrubber(secrets: readonly string[], redactText?: (text: string) => string): (text: string) => string {
+export function createScrubber(
+  secrets: readonly string[],
+  redactText?: (text: string) => string,
+): (text: string) => string {
   const known = [...new Set(secrets.filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);
   return (text: string) => {
     let out = text;
@@ -46,12 +50,18 @@ function scrubValue(value: unknown, scrub: (text: string) => string, depth: numb
   if (typeof value === 'string') return scrub(value);
   if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    return { type: value.name, message: scrub(value.message), stack: value.stack ? scrub(value.stack) : undefined, code: (value as NodeJS.ErrnoException).code };
+    return {
+      type: value.name,
+      message: scrub(value.message),
+      stack: value.stack ? scrub(value.stack) : undefined,
+      code: (value as NodeJS.ErrnoException).code,
+    };
   }
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrub, depth + 1));
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[key] = SECRET_KEYS.test(key) ? '[REDACTED]' : scrubValue(v, scrub, depth + 1);
+  for (const [key, v] of Object.entries(value))
+    out[key] = SECRET_KEYS.test(key) ? '[REDACTED]' : scrubValue(v, scrub, depth + 1);
   return out;
 }
 
@@ -73,13 +83,21 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
         },
       },
     },
-    options.destination ?? (options.format === 'pretty' ? prettyStderr(options.colorize ?? false) : pino.destination({ fd: 2, sync: true })),
+    options.destination ??
+      (options.format === 'pretty' ? prettyStderr(options.colorize ?? false) : pino.destination({ fd: 2, sync: true })),
   );
 }
 
 /** Lines are scrubbed before they get here (formatters and hooks above); this only lays them out. */
 function prettyStderr(colorize: boolean): DestinationStream {
-  return pinoPretty({ destination: 2, sync: true, colorize, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name', singleLine: true });
+  return pinoPretty({
+    destination: 2,
+    sync: true,
+    colorize,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,name',
+    singleLine: true,
+  });
 }
 
 /** A child logger per module: `moduleLogger(root, 'sidecar')`. */

@@ -7,7 +7,11 @@ export interface TerminalLogFormat {
 }
 
 /** `setting` is DISCORD_VOICE_LIVE_LOG_FORMAT (Config['logFormat']). */
-export function terminalLogFormat(setting: 'auto' | 'pretty' | 'json', stderr: { isTTY?: boolean }, env: NodeJS.ProcessEnv): TerminalLogFormat {
+export function terminalLogFormat(
+  setting: 'auto' | 'pretty' | 'json',
+  stderr: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv,
+): TerminalLogFormat {
   const tty = stderr.isTTY === true;
   const format = setting === 'auto' ? (tty ? 'pretty' : 'json') : setting;
   // https://no-color.org: NO_COLOR set to a non-empty value turns colour off.

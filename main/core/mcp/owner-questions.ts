@@ -11,7 +11,8 @@ import type { EventHub } from '../event-hub.ts';
 import { ApprovalBroker } from './client/approvals.ts';
 
 /** A spoken yes, in the languages the owner is likely to answer in. */
-export const AFFIRMATIVE = /\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|do it|approved?|allow(ed)?|confirm(ed)?|ja|oui|sí|si|da|hai)\b/i;
+export const AFFIRMATIVE =
+  /\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|do it|approved?|allow(ed)?|confirm(ed)?|ja|oui|sí|si|da|hai)\b/i;
 /** A spoken no; a no anywhere in the answer wins over a yes ("yes... no, wait"). */
 export const NEGATIVE = /\b(no|nope|not|don'?t|stop|cancel|deny|denied|refuse[d]?|nein|non)\b/i;
 
@@ -70,20 +71,29 @@ export function createOwnerQuestions(options: OwnerQuestionsOptions): OwnerQuest
       open.push(entry);
       notes.append({ kind: 'note', text: `${from} asked the owner: ${text}` });
       const spoken = await options
-        .speak(`An agent (${from}) asks the owner a yes-or-no question: "${text}". Ask the owner this out loud now and wait for their answer; do not answer it yourself.`)
+        .speak(
+          `An agent (${from}) asks the owner a yes-or-no question: "${text}". Ask the owner this out loud now and wait for their answer; do not answer it yourself.`,
+        )
         .catch((err: unknown) => {
           logger.warn({ err }, 'an agent question could not be handed to the model');
           return { delivered: false, reason: 'hand-over failed' };
         });
       // Only words heard after the question reached the call count (heard() skips it until then).
       entry.aloud = spoken.delivered;
-      if (!spoken.delivered) logger.info({ reason: spoken.reason, id }, 'agent question waits on the dashboard (not asked aloud)');
+      if (!spoken.delivered)
+        logger.info({ reason: spoken.reason, id }, 'agent question waits on the dashboard (not asked aloud)');
       const outcome = await decision;
       open.splice(open.indexOf(entry), 1);
       const view = approvals.get(id);
       const answer: OwnerAnswer = outcome === 'approved' ? 'yes' : outcome === 'refused' ? 'no' : 'no_answer';
       const by = view?.decided_by;
-      notes.append({ kind: 'note', text: answer === 'no_answer' ? `No answer to ${from}'s question in time: ${text}` : `The owner answered ${answer} (${by}) to ${from}: ${text}` });
+      notes.append({
+        kind: 'note',
+        text:
+          answer === 'no_answer'
+            ? `No answer to ${from}'s question in time: ${text}`
+            : `The owner answered ${answer} (${by}) to ${from}: ${text}`,
+      });
       return { answer, ...(by ? { by } : {}), asked_aloud: entry.aloud };
     },
 
@@ -92,7 +102,11 @@ export function createOwnerQuestions(options: OwnerQuestionsOptions): OwnerQuest
       const question = open.find((q) => q.aloud);
       if (!question) return;
       if (!options.mayAnswer(speaker)) {
-        if (AFFIRMATIVE.test(text) || NEGATIVE.test(text)) notes.append({ kind: 'note', text: `An answer from ${speaker ?? 'an unattributed voice'} to ${question.from}'s question was not taken: only the owner answers agents.` });
+        if (AFFIRMATIVE.test(text) || NEGATIVE.test(text))
+          notes.append({
+            kind: 'note',
+            text: `An answer from ${speaker ?? 'an unattributed voice'} to ${question.from}'s question was not taken: only the owner answers agents.`,
+          });
         return;
       }
       question.words += text;
@@ -126,5 +140,15 @@ export function ownerDecisions(input: {
   const approvals = new ApprovalBroker({ hub: input.hub });
   const mayAnswer = (speaker: string | undefined): boolean =>
     speaker !== undefined ? speaker === input.ownerId || input.approvers.includes(speaker) : input.ownerOnlyVoice();
-  return { approvals, mayAnswer, questions: createOwnerQuestions({ approvals, notes: input.notes, logger: input.logger, speak: input.speak, mayAnswer }) };
+  return {
+    approvals,
+    mayAnswer,
+    questions: createOwnerQuestions({
+      approvals,
+      notes: input.notes,
+      logger: input.logger,
+      speak: input.speak,
+      mayAnswer,
+    }),
+  };
 }

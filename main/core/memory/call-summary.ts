@@ -31,8 +31,10 @@ export interface CallMemory {
 }
 
 const SPOKEN = new Set(['input_transcript', 'output_transcript', 'note', 'say']);
-const DECISION = /\b(?:we (?:have )?decided|decided to|decision|agreed|let'?s go with|going with|settled on|the plan is|we will|we'll)\b/i;
-const UNSURE = /\b(?:not sure|don'?t know|do not know|unclear|no idea|can'?t tell|cannot tell|open question|to be decided|tbd)\b/i;
+const DECISION =
+  /\b(?:we (?:have )?decided|decided to|decision|agreed|let'?s go with|going with|settled on|the plan is|we will|we'll)\b/i;
+const UNSURE =
+  /\b(?:not sure|don'?t know|do not know|unclear|no idea|can'?t tell|cannot tell|open question|to be decided|tbd)\b/i;
 const MAX_ITEMS = 6;
 const MAX_CITES = 5;
 
@@ -54,14 +56,16 @@ function citesFor(text: string, notes: readonly NoteEvent[]): string[] {
   return cited.slice(0, MAX_CITES).map((n) => n.id);
 }
 
-const cite = (text: string | null, notes: readonly NoteEvent[]): Cited | null => (text ? { text, cites: citesFor(text, notes) } : null);
+const cite = (text: string | null, notes: readonly NoteEvent[]): Cited | null =>
+  text ? { text, cites: citesFor(text, notes) } : null;
 
 /** Sentences of the spoken lines that state a decision. */
 function decisionsOf(notes: readonly NoteEvent[]): Cited[] {
   const out: Cited[] = [];
   for (const n of notes) {
     for (const sentence of n.text.split(/(?<=[.!?])\s+/)) {
-      if (out.length < MAX_ITEMS && DECISION.test(sentence) && !sentence.trim().endsWith('?')) out.push({ text: sentence.trim(), cites: [n.id] });
+      if (out.length < MAX_ITEMS && DECISION.test(sentence) && !sentence.trim().endsWith('?'))
+        out.push({ text: sentence.trim(), cites: [n.id] });
     }
   }
   return out;
@@ -73,7 +77,11 @@ function openQuestionsOf(notes: readonly NoteEvent[]): Cited[] {
   notes.forEach((n, i) => {
     if (n.kind !== 'input_transcript' || !n.text.includes('?') || out.length >= MAX_ITEMS) return;
     const reply = notes.slice(i + 1).find((m) => m.kind === 'output_transcript' || m.kind === 'input_transcript');
-    if (!reply || reply.kind !== 'output_transcript' || UNSURE.test(reply.text)) out.push({ text: n.text.trim(), cites: [n.id, ...(reply && reply.kind === 'output_transcript' ? [reply.id] : [])] });
+    if (!reply || reply.kind !== 'output_transcript' || UNSURE.test(reply.text))
+      out.push({
+        text: n.text.trim(),
+        cites: [n.id, ...(reply && reply.kind === 'output_transcript' ? [reply.id] : [])],
+      });
   });
   return out;
 }
@@ -88,7 +96,8 @@ export function summarizeCall(callId: string, stored: readonly NoteEvent[]): Cal
       return { ...n, text: r.text };
     });
   const { fields } = liveGrill({ notes });
-  const list = (items: readonly string[]): Cited[] => items.slice(0, MAX_ITEMS).map((text) => ({ text, cites: citesFor(text, notes) }));
+  const list = (items: readonly string[]): Cited[] =>
+    items.slice(0, MAX_ITEMS).map((text) => ({ text, cites: citesFor(text, notes) }));
   return {
     version: 1,
     call_id: callId,
@@ -108,5 +117,14 @@ export function summarizeCall(callId: string, stored: readonly NoteEvent[]): Cal
 
 /** Whether the summary says anything worth remembering. */
 export function hasContent(m: CallMemory): boolean {
-  return Boolean(m.objective || m.owner || m.next_command || m.verification || m.constraints.length || m.risk.length || m.decisions.length || m.open_questions.length);
+  return Boolean(
+    m.objective ||
+    m.owner ||
+    m.next_command ||
+    m.verification ||
+    m.constraints.length ||
+    m.risk.length ||
+    m.decisions.length ||
+    m.open_questions.length,
+  );
 }

@@ -64,10 +64,23 @@ export function registerRecallTool(tools: ToolRegistry, deps: RecallDeps): ToolR
       run: (args): RecallResult => {
         const current = deps.currentCallId();
         const since = sinceSeconds(args.since);
-        const hits = searchNotes(deps.db, args.query, { limit: RECALL_LIMIT * 2, excludeSpeaker: deps.excludeSpeaker, callsOnly: true, ...(since !== undefined ? { since } : {}) })
+        const hits = searchNotes(deps.db, args.query, {
+          limit: RECALL_LIMIT * 2,
+          excludeSpeaker: deps.excludeSpeaker,
+          callsOnly: true,
+          ...(since !== undefined ? { since } : {}),
+        })
           .filter((h) => h.call_id !== current)
           .slice(0, RECALL_LIMIT);
-        return { hits: hits.map((h) => ({ call_id: h.call_id, at: new Date(h.at * 1000).toISOString(), speaker: h.speaker, snippet: h.snippet })), text: render(hits) };
+        return {
+          hits: hits.map((h) => ({
+            call_id: h.call_id,
+            at: new Date(h.at * 1000).toISOString(),
+            speaker: h.speaker,
+            snippet: h.snippet,
+          })),
+          text: render(hits),
+        };
       },
     }),
   );

@@ -45,7 +45,9 @@ export class RecentTranscript {
 
   /** A copy, whitespace tidied, empty lines left out. */
   lines(): ConversationLine[] {
-    return this.#lines.map((line) => ({ role: line.role, text: line.text.replace(/\s+/g, ' ').trim() })).filter((line) => line.text);
+    return this.#lines
+      .map((line) => ({ role: line.role, text: line.text.replace(/\s+/g, ' ').trim() }))
+      .filter((line) => line.text);
   }
 }
 

@@ -31,11 +31,18 @@ export type ImageKind = 'jpeg' | 'png' | 'webp';
 /** Magic-byte sniffing: cheap, synchronous, and independent of a file name or claimed type. */
 export function sniffImageKind(image: Uint8Array): ImageKind | null {
   if (image.length >= 3 && image[0] === 0xff && image[1] === 0xd8 && image[2] === 0xff) return 'jpeg';
-  if (image.length >= 8 && image[0] === 0x89 && image[1] === 0x50 && image[2] === 0x4e && image[3] === 0x47) return 'png';
+  if (image.length >= 8 && image[0] === 0x89 && image[1] === 0x50 && image[2] === 0x4e && image[3] === 0x47)
+    return 'png';
   if (
     image.length >= 12 &&
-    image[0] === 0x52 && image[1] === 0x49 && image[2] === 0x46 && image[3] === 0x46 &&
-    image[8] === 0x57 && image[9] === 0x45 && image[10] === 0x42 && image[11] === 0x50
+    image[0] === 0x52 &&
+    image[1] === 0x49 &&
+    image[2] === 0x46 &&
+    image[3] === 0x46 &&
+    image[8] === 0x57 &&
+    image[9] === 0x45 &&
+    image[10] === 0x42 &&
+    image[11] === 0x50
   ) {
     return 'webp';
   }
@@ -70,6 +77,9 @@ export async function toModelFrame(image: Buffer, maxSide = MAX_FRAME_SIDE): Pro
       .toBuffer({ resolveWithObject: true });
     return { jpeg: data, width: info.width, height: info.height };
   } catch (err) {
-    throw new FrameError('invalid_image', `could not decode the image: ${err instanceof Error ? err.message : String(err)}`);
+    throw new FrameError(
+      'invalid_image',
+      `could not decode the image: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }

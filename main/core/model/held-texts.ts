@@ -52,7 +52,10 @@ export class HeldTexts<C> {
   lost(on: C): { again: string[]; answered: number } {
     const mine = this.#sent.filter((sent) => sent.on === on);
     if (mine.length > 0) this.#sent = this.#sent.filter((sent) => sent.on !== on);
-    return { again: mine.filter((sent) => !sent.answered).map((sent) => sent.text), answered: mine.filter((sent) => sent.answered).length };
+    return {
+      again: mine.filter((sent) => !sent.answered).map((sent) => sent.text),
+      answered: mine.filter((sent) => sent.answered).length,
+    };
   }
 
   /** A text handed back to the queue is expected again (it will be written again). */

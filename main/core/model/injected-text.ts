@@ -29,5 +29,9 @@ export function spokenReplyToTurn(turn: string, answer: AnswerTo): string {
   const lines = turn.split('\n');
   const said = lines.map((line) => spokenReplyTo(line, answer));
   const announced = lines.map((line) => line.startsWith(ANNOUNCE_WORDING));
-  return said.filter((line, i) => line !== '' && (announced[i] || said.findIndex((other, j) => other === line && !announced[j]) === i)).join(' ');
+  return said
+    .filter(
+      (line, i) => line !== '' && (announced[i] || said.findIndex((other, j) => other === line && !announced[j]) === i),
+    )
+    .join(' ');
 }

@@ -35,10 +35,19 @@ export async function loadAdapter(name: ProviderName): Promise<AdapterPlugin> {
 }
 
 /** A provider's values: the configuration's, with non-empty overrides (settings store) over them. */
-export function providerValues(config: Config, name: ProviderName, overrides: ConfigOverrides = {}): Record<string, string | undefined> {
+export function providerValues(
+  config: Config,
+  name: ProviderName,
+  overrides: ConfigOverrides = {},
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   const declaration = providerOf(name);
-  const names = new Set<string>([...declaration.variables.map((v) => v.name), declaration.keyVariable, declaration.modelVariable, declaration.voiceVariable]);
+  const names = new Set<string>([
+    ...declaration.variables.map((v) => v.name),
+    declaration.keyVariable,
+    declaration.modelVariable,
+    declaration.voiceVariable,
+  ]);
   for (const variable of names) {
     const over = (overrides as Record<string, string | undefined>)[variable]?.trim();
     out[variable] = over || config.providerValues[variable];
@@ -61,7 +70,14 @@ export function voiceFor(config: Config, name: ProviderName, overrides: ConfigOv
 }
 
 /** Builds the provider a call would use (the selector caches it per key, voice and model). */
-export async function buildProvider(options: { config: Config; name: ProviderName; overrides?: ConfigOverrides; apiKey: string; logger: Logger; backoff?: Partial<BackoffOptions> }): Promise<LiveModelProvider> {
+export async function buildProvider(options: {
+  config: Config;
+  name: ProviderName;
+  overrides?: ConfigOverrides;
+  apiKey: string;
+  logger: Logger;
+  backoff?: Partial<BackoffOptions>;
+}): Promise<LiveModelProvider> {
   const { config, name, overrides = {} } = options;
   const adapter = await loadAdapter(name);
   return adapter.create({

@@ -69,7 +69,12 @@ export class TextInjectionQueue {
   }
 
   enqueue(text: string, delivery: TextDelivery = {}): void {
-    const item: QueuedText = { text, onSettled: delivery.onSettled, deadline: null, beforeHandOver: delivery.beforeHandOver };
+    const item: QueuedText = {
+      text,
+      onSettled: delivery.onSettled,
+      deadline: null,
+      beforeHandOver: delivery.beforeHandOver,
+    };
     if (this.#closed) return settle(item, { delivered: false, reason: 'call_ended' });
     if (delivery.deadlineMs !== undefined) {
       item.deadline = this.#clock.setTimeout(() => {
@@ -95,7 +100,9 @@ export class TextInjectionQueue {
    */
   requeue(texts: readonly string[]): void {
     if (this.#closed || texts.length === 0) return;
-    this.#queue.unshift(...texts.map((text) => ({ text, onSettled: undefined, deadline: null, beforeHandOver: undefined })));
+    this.#queue.unshift(
+      ...texts.map((text) => ({ text, onSettled: undefined, deadline: null, beforeHandOver: undefined })),
+    );
     // Their reply was awaited on the socket that ended: it will not come.
     this.#stopWaiting();
     this.tryFlush();

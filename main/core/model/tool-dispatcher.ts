@@ -32,11 +32,17 @@ export interface ToolDispatcher {
 
 export function toToolCallResult(call: ToolCallRequest, outcome: ToolOutcome): ToolCallResult {
   // The model gets the code and the message; the HTTP status means nothing to it.
-  const response: Record<string, unknown> = outcome.ok ? { result: outcome.result ?? null } : { error: { code: outcome.error.code, message: outcome.error.message } };
+  const response: Record<string, unknown> = outcome.ok
+    ? { result: outcome.result ?? null }
+    : { error: { code: outcome.error.code, message: outcome.error.message } };
   return { id: call.id, name: call.name, response };
 }
 
-export function attachToolDispatcher(session: LiveModelSession, registry: ToolRegistry, options: ToolDispatcherOptions): ToolDispatcher {
+export function attachToolDispatcher(
+  session: LiveModelSession,
+  registry: ToolRegistry,
+  options: ToolDispatcherOptions,
+): ToolDispatcher {
   const { logger } = options;
   const running = new Map<string, AbortController>();
 
@@ -50,7 +56,10 @@ export function attachToolDispatcher(session: LiveModelSession, registry: ToolRe
     logger.debug({ tool: call.name, args: call.args }, 'model tool call arguments');
     void registry
       .invoke(call.name, call.args, { caller: 'model', signal: controller.signal, ...(heard ? { heard } : {}) })
-      .catch((err: unknown): ToolOutcome => ({ ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 } }))
+      .catch((err: unknown): ToolOutcome => ({
+        ok: false,
+        error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 },
+      }))
       .then((outcome) => {
         const mine = running.get(call.id) === controller;
         if (mine) running.delete(call.id);
@@ -63,7 +72,17 @@ export function attachToolDispatcher(session: LiveModelSession, registry: ToolRe
           }
         }
         const durationMs = performance.now() - started;
-        logger.info({ tool: call.name, callId: call.id, ok: outcome.ok, code: outcome.ok ? undefined : outcome.error.code, replied, ms: Math.round(durationMs) }, 'model tool call settled');
+        logger.info(
+          {
+            tool: call.name,
+            callId: call.id,
+            ok: outcome.ok,
+            code: outcome.ok ? undefined : outcome.error.code,
+            replied,
+            ms: Math.round(durationMs),
+          },
+          'model tool call settled',
+        );
         options.onSettled?.({ call, outcome, replied, durationMs, ...(heard ? { heard } : {}) });
       });
   };

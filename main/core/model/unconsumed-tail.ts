@@ -73,13 +73,10 @@ export class UnconsumedTail {
     this.#indices.length = 0;
     this.#evictedSeen = this.#current.evictedEntries;
     let samples = 0;
-    old.drain(
-      (pcm) => {
-        samples += pcm.length;
-        send(pcm);
-      },
-      end,
-    );
+    old.drain((pcm) => {
+      samples += pcm.length;
+      send(pcm);
+    }, end);
     this.replayedSamples += samples;
     return samples;
   }

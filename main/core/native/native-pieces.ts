@@ -54,9 +54,15 @@ export function checkSharp(): NativePieceReport {
 export function checkDavey(load: () => unknown = () => require('@snazzah/davey')): NativePieceReport {
   try {
     const davey = load() as { DAVE_PROTOCOL_VERSION?: number };
-    return { available: true, reason: `@snazzah/davey ${packageVersion('@snazzah/davey')} loaded (DAVE protocol v${davey.DAVE_PROTOCOL_VERSION ?? '?'})` };
+    return {
+      available: true,
+      reason: `@snazzah/davey ${packageVersion('@snazzah/davey')} loaded (DAVE protocol v${davey.DAVE_PROTOCOL_VERSION ?? '?'})`,
+    };
   } catch (error) {
-    return { available: false, reason: `DAVE (end-to-end encrypted) voice channels cannot be joined: ${firstLine(error)}` };
+    return {
+      available: false,
+      reason: `DAVE (end-to-end encrypted) voice channels cannot be joined: ${firstLine(error)}`,
+    };
   }
 }
 

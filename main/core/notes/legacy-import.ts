@@ -31,12 +31,17 @@ export interface ImportCounts {
 
 /** Whether `source` was imported already (and when). */
 export function importedAt(db: SqliteDatabase, source: string): number | null {
-  const row = db.prepare('SELECT imported_at FROM imports WHERE source = ?').get(source) as { imported_at: number } | undefined;
+  const row = db.prepare('SELECT imported_at FROM imports WHERE source = ?').get(source) as
+    { imported_at: number } | undefined;
   return row?.imported_at ?? null;
 }
 
 export function recordImport(db: SqliteDatabase, source: string, counts: object, nowMs: number): void {
-  db.prepare('INSERT INTO imports (source, imported_at, counts) VALUES (?, ?, ?)').run(source, nowMs / 1000, JSON.stringify(counts));
+  db.prepare('INSERT INTO imports (source, imported_at, counts) VALUES (?, ?, ?)').run(
+    source,
+    nowMs / 1000,
+    JSON.stringify(counts),
+  );
 }
 
 function* legacyNotes(dir: string, names: string[], counts: ImportCounts): Generator<NoteEvent & { callId: string }> {
@@ -67,7 +72,11 @@ function* legacyNotes(dir: string, names: string[], counts: ImportCounts): Gener
 export function importLegacyNotes(store: NotesStore, notesDir: string, nowMs = Date.now()): ImportCounts | null {
   const { db } = store;
   if (importedAt(db, NOTES_IMPORT_SOURCE) !== null) return null;
-  const names = existsSync(notesDir) ? readdirSync(notesDir).filter((n) => n.endsWith('.jsonl') && CALL_ID_PATTERN.test(n.slice(0, -6))).sort() : [];
+  const names = existsSync(notesDir)
+    ? readdirSync(notesDir)
+        .filter((n) => n.endsWith('.jsonl') && CALL_ID_PATTERN.test(n.slice(0, -6)))
+        .sort()
+    : [];
   const counts: ImportCounts = { files: names.length, notes: 0, skippedLines: 0 };
   db.transaction(() => {
     counts.notes = store.insertMany(legacyNotes(notesDir, names, counts));

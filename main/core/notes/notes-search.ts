@@ -69,9 +69,21 @@ export function searchNotes(db: SqliteDatabase, text: string, options: SearchOpt
   const excluded = options.excludeSpeaker;
   const hits: SearchHit[] = [];
   // A few more than asked: lines of opted-out speakers are dropped after the query.
-  for (const r of statement.all(match, options.since ?? -Infinity, options.callsOnly ? 1 : 0, excluded ? limit * 2 : limit) as HitRow[]) {
+  for (const r of statement.all(
+    match,
+    options.since ?? -Infinity,
+    options.callsOnly ? 1 : 0,
+    excluded ? limit * 2 : limit,
+  ) as HitRow[]) {
     if (excluded && r.speaker && r.speaker.split(',').some((id) => excluded(id))) continue;
-    hits.push({ call_id: r.call_id, at: r.ts, speaker: r.speaker_name ?? r.speaker, snippet: r.snippet, note_id: r.id, speaker_id: r.speaker });
+    hits.push({
+      call_id: r.call_id,
+      at: r.ts,
+      speaker: r.speaker_name ?? r.speaker,
+      snippet: r.snippet,
+      note_id: r.id,
+      speaker_id: r.speaker,
+    });
     if (hits.length === limit) break;
   }
   return hits;

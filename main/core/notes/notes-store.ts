@@ -80,7 +80,14 @@ export function noteFromRow(r: NoteRow): NoteEvent {
 }
 
 function callFromRow(r: CallRow): CallSummary {
-  return { id: r.id, started_at: r.started_at, ended_at: r.ended_at, events: r.events, bytes: r.bytes, outside_call: r.outside_call === 1 };
+  return {
+    id: r.id,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    events: r.events,
+    bytes: r.bytes,
+    outside_call: r.outside_call === 1,
+  };
 }
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern. */
@@ -101,11 +108,23 @@ export class NotesStore {
       `INSERT INTO calls (id, started_at, ended_at, events, bytes, outside_call) VALUES (@id, @ts, @ts, 1, @bytes, @outside)
        ON CONFLICT (id) DO UPDATE SET started_at = min(started_at, @ts), ended_at = max(ended_at, @ts), events = events + 1, bytes = bytes + @bytes`,
     );
-    const insertNote = db.prepare('INSERT INTO notes (id, call_id, ts, kind, speaker, speaker_name, text) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const insertNote = db.prepare(
+      'INSERT INTO notes (id, call_id, ts, kind, speaker, speaker_name, text) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     this.#insertOne = db.transaction((event: NoteEvent, callId: string): number => {
       const bytes = Buffer.byteLength(JSON.stringify(event)) + 1;
       upsertCall.run({ id: callId, ts: event.ts, bytes, outside: callId.startsWith(OUTSIDE_PREFIX) ? 1 : 0 });
-      return Number(insertNote.run(event.id, callId, event.ts, event.kind, event.speaker ?? null, event.speaker_name ?? null, event.text).lastInsertRowid);
+      return Number(
+        insertNote.run(
+          event.id,
+          callId,
+          event.ts,
+          event.kind,
+          event.speaker ?? null,
+          event.speaker_name ?? null,
+          event.text,
+        ).lastInsertRowid,
+      );
     });
   }
 
@@ -145,7 +164,9 @@ export class NotesStore {
   /** One call's events (all of them), oldest first; null when there is no such call. */
   read(callId: string): NoteEvent[] | null {
     if (!this.call(callId)) return null;
-    return (this.#prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE call_id = ? ORDER BY ts, seq`).all(callId) as NoteRow[]).map(noteFromRow);
+    return (
+      this.#prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE call_id = ? ORDER BY ts, seq`).all(callId) as NoteRow[]
+    ).map(noteFromRow);
   }
 
   /** The newest `limit` matching events before the cursor, across calls or in one; null for an unknown call. */
@@ -159,31 +180,44 @@ export class NotesStore {
     };
     if (query.call !== undefined) add('call_id = ?', query.call);
     const { before } = query;
-    if (before?.file !== undefined && before.line !== undefined) add('(ts, call_id, seq) < (?, ?, ?)', before.ts, before.file, before.line);
+    if (before?.file !== undefined && before.line !== undefined)
+      add('(ts, call_id, seq) < (?, ?, ?)', before.ts, before.file, before.line);
     else if (before !== undefined) add('ts < ?', before.ts);
-    if (query.q) add("(text LIKE ? ESCAPE '\\' OR speaker LIKE ? ESCAPE '\\')", likePattern(query.q), likePattern(query.q));
+    if (query.q)
+      add("(text LIKE ? ESCAPE '\\' OR speaker LIKE ? ESCAPE '\\')", likePattern(query.q), likePattern(query.q));
     const sql = `SELECT ${NOTE_COLUMNS} FROM notes ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC, call_id DESC, seq DESC LIMIT ?`;
     // One more than the page: its presence says an older page exists.
     const rows = this.#prepare(sql).all(...params, query.limit + 1) as NoteRow[];
     const page = rows.slice(0, query.limit).reverse();
     const oldest = page[0];
-    return { notes: page.map(noteFromRow), next_before: rows.length > query.limit && oldest ? formatNotesCursor({ ts: oldest.ts, file: oldest.call_id, line: oldest.seq }) : null };
+    return {
+      notes: page.map(noteFromRow),
+      next_before:
+        rows.length > query.limit && oldest
+          ? formatNotesCursor({ ts: oldest.ts, file: oldest.call_id, line: oldest.seq })
+          : null,
+    };
   }
 
   /** Store a call's end-of-call summary (JSON), replacing an earlier one. */
   saveSummary(callId: string, body: unknown, nowMs = Date.now()): void {
-    this.#prepare('INSERT INTO summaries (call_id, created_at, body) VALUES (?, ?, ?) ON CONFLICT (call_id) DO UPDATE SET created_at = excluded.created_at, body = excluded.body').run(callId, nowMs / 1000, JSON.stringify(body));
+    this.#prepare(
+      'INSERT INTO summaries (call_id, created_at, body) VALUES (?, ?, ?) ON CONFLICT (call_id) DO UPDATE SET created_at = excluded.created_at, body = excluded.body',
+    ).run(callId, nowMs / 1000, JSON.stringify(body));
   }
 
   /** A call's summary, or null. */
   summary(callId: string): unknown {
-    const row = this.#prepare('SELECT body FROM summaries WHERE call_id = ?').get(callId) as { body: string } | undefined;
+    const row = this.#prepare('SELECT body FROM summaries WHERE call_id = ?').get(callId) as
+      { body: string } | undefined;
     return row ? (JSON.parse(row.body) as unknown) : null;
   }
 
   /** The newest `limit` summaries (newest first), with their call and when they were made. */
   recentSummaries(limit: number): Array<{ call_id: string; created_at: number; body: unknown }> {
-    const rows = this.#prepare('SELECT call_id, created_at, body FROM summaries ORDER BY created_at DESC LIMIT ?').all(limit) as Array<{ call_id: string; created_at: number; body: string }>;
+    const rows = this.#prepare('SELECT call_id, created_at, body FROM summaries ORDER BY created_at DESC LIMIT ?').all(
+      limit,
+    ) as Array<{ call_id: string; created_at: number; body: string }>;
     return rows.map((r) => ({ call_id: r.call_id, created_at: r.created_at, body: JSON.parse(r.body) as unknown }));
   }
 

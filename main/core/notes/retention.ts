@@ -58,7 +58,10 @@ function remove(file: string): boolean {
  * Delete `*<suffix>` files in `dir` last written more than `maxAgeDays` ago, then the oldest ones
  * until the rest fit in `maxBytes`. `keep` protects files in use (the current call).
  */
-export function pruneFolder(dir: string, options: { suffix: string; maxAgeDays: number; maxBytes?: number; nowMs?: number; keep?: (file: string) => boolean }): PruneResult {
+export function pruneFolder(
+  dir: string,
+  options: { suffix: string; maxAgeDays: number; maxBytes?: number; nowMs?: number; keep?: (file: string) => boolean },
+): PruneResult {
   const now = options.nowMs ?? Date.now();
   const cutoff = now - options.maxAgeDays * 86_400_000;
   const keep = options.keep ?? (() => false);
@@ -82,14 +85,18 @@ export function pruneFolder(dir: string, options: { suffix: string; maxAgeDays: 
 }
 
 /** A single append-only file: deleted when untouched for `maxAgeDays`, else cut to its newest `maxBytes` (whole lines). */
-export function pruneAppendLog(file: string, options: { maxAgeDays: number; maxBytes: number; nowMs?: number }): 'deleted' | 'trimmed' | 'kept' {
+export function pruneAppendLog(
+  file: string,
+  options: { maxAgeDays: number; maxBytes: number; nowMs?: number },
+): 'deleted' | 'trimmed' | 'kept' {
   let st;
   try {
     st = statSync(file);
   } catch {
     return 'kept';
   }
-  if (st.mtimeMs < (options.nowMs ?? Date.now()) - options.maxAgeDays * 86_400_000) return remove(file) ? 'deleted' : 'kept';
+  if (st.mtimeMs < (options.nowMs ?? Date.now()) - options.maxAgeDays * 86_400_000)
+    return remove(file) ? 'deleted' : 'kept';
   if (st.size <= options.maxBytes) return 'kept';
   const fd = openSync(file, 'r');
   const tail = Buffer.alloc(options.maxBytes);
@@ -124,11 +131,24 @@ export function startRetention(plan: RetentionPlan): () => void {
   const run = (): void => {
     try {
       const notes = plan.pruneNotes(plan.maxAgeDays);
-      const rejected = pruneAppendLog(`${plan.scheduleFile}.rejected`, { maxAgeDays: plan.maxAgeDays, maxBytes: REJECTED_MAX_BYTES });
+      const rejected = pruneAppendLog(`${plan.scheduleFile}.rejected`, {
+        maxAgeDays: plan.maxAgeDays,
+        maxBytes: REJECTED_MAX_BYTES,
+      });
       const delegateLogs = pruneFolder(plan.delegateLogDir, { suffix: '.log', maxAgeDays: plan.maxAgeDays });
       const sessions = plan.pruneDelegates?.(plan.maxAgeDays * 86_400) ?? 0;
       if (notes.callsDeleted || rejected !== 'kept' || delegateLogs.deleted.length || sessions) {
-        plan.log.info({ callsDeleted: notes.callsDeleted, notesDeleted: notes.notesDeleted, notesBytes: notes.bytes, rejected, delegateLogsDeleted: delegateLogs.deleted.length, delegateSessionsForgotten: sessions }, 'retention: pruned old data');
+        plan.log.info(
+          {
+            callsDeleted: notes.callsDeleted,
+            notesDeleted: notes.notesDeleted,
+            notesBytes: notes.bytes,
+            rejected,
+            delegateLogsDeleted: delegateLogs.deleted.length,
+            delegateSessionsForgotten: sessions,
+          },
+          'retention: pruned old data',
+        );
       }
     } catch (err) {
       plan.log.warn({ err }, 'retention pass failed; will try again tomorrow');

@@ -88,9 +88,16 @@ function afterInterruption(e: StoredNotification, now: number): StoredNotificati
   // The receiver drops a repeat until then (resend_until, set at the first send): sending again delivers it once either way.
   const receiverDrops = e.resend_until !== undefined && now < e.resend_until;
   if (receiverDrops && interrupted <= MAX_INTERRUPTED_RESENDS) {
-    return { ...base, state: 'scheduled', next_attempt_at: now, last_error: `${what}; sent again with the same nonce / Idempotency-Key, which the receiver drops if the first arrived` };
+    return {
+      ...base,
+      state: 'scheduled',
+      next_attempt_at: now,
+      last_error: `${what}; sent again with the same nonce / Idempotency-Key, which the receiver drops if the first arrived`,
+    };
   }
-  const why = receiverDrops ? `interrupted ${interrupted} times, not sent again` : 'not retried so it is never sent twice';
+  const why = receiverDrops
+    ? `interrupted ${interrupted} times, not sent again`
+    : 'not retried so it is never sent twice';
   return { ...base, state: 'failed', last_error: `${what}; ${why} — it may have been delivered once` };
 }
 
@@ -100,7 +107,13 @@ function afterInterruption(e: StoredNotification, now: number): StoredNotificati
  * user gets the entry once, never twice. `ownClaims`: how many claims the asking scheduler holds now
  * (when every `delivering` entry is one of them, nothing is written: null). Returns the records written.
  */
-export async function recoverAbandonedClaims(store: ScheduleStore, owner: string, ownClaims: number, nowS: () => number, log: Logger): Promise<StoredNotification[] | null> {
+export async function recoverAbandonedClaims(
+  store: ScheduleStore,
+  owner: string,
+  ownClaims: number,
+  nowS: () => number,
+  log: Logger,
+): Promise<StoredNotification[] | null> {
   if ((store.counts().delivering ?? 0) <= ownClaims) return null;
   return store.transact(() => {
     const now = nowS();
@@ -109,7 +122,11 @@ export async function recoverAbandonedClaims(store: ScheduleStore, owner: string
       if (!claimAbandoned(e, now, owner)) continue;
       const next = afterInterruption(e, now);
       write.push(next);
-      if (next.state === 'scheduled') log.warn({ id: e.id, interrupted: next.interrupted }, 'scheduled notification was interrupted mid-delivery; sending it again under the same idempotency key');
+      if (next.state === 'scheduled')
+        log.warn(
+          { id: e.id, interrupted: next.interrupted },
+          'scheduled notification was interrupted mid-delivery; sending it again under the same idempotency key',
+        );
       else log.warn({ id: e.id }, 'scheduled notification was interrupted mid-delivery; marked failed');
     }
     return { value: write, write };

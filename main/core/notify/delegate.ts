@@ -104,9 +104,32 @@ export interface DelegateWatcher {
  * names (DISCORD_VOICE_LIVE_*, PLATFORM_VOICE_LIVE_*, DISCORD_BOT_TOKEN) are refused even if listed.
  */
 const DELEGATE_ENV_ALLOWED = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'COLORTERM', 'NO_COLOR',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'COLORTERM',
+  'NO_COLOR',
   // Windows: programs do not start without these.
-  'SYSTEMROOT', 'SystemRoot', 'COMSPEC', 'ComSpec', 'PATHEXT', 'WINDIR', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'HOMEDRIVE', 'HOMEPATH',
+  'SYSTEMROOT',
+  'SystemRoot',
+  'COMSPEC',
+  'ComSpec',
+  'PATHEXT',
+  'WINDIR',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'HOMEDRIVE',
+  'HOMEPATH',
 ]);
 const ALLOWED_PREFIXES = /^(LC_|XDG_)/;
 const OURS = /^(DISCORD_VOICE_LIVE_|PLATFORM_VOICE_LIVE_)|^DISCORD_BOT_TOKEN$/;
@@ -148,7 +171,8 @@ function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
 function validTask(prompt: string): string {
   const task = prompt.trim();
   if (!task) throw new NotifyInputError('empty_prompt', 'prompt is required');
-  if (task.length > MAX_PROMPT_CHARS) throw new NotifyInputError('prompt_too_long', `prompt is longer than ${MAX_PROMPT_CHARS} characters`);
+  if (task.length > MAX_PROMPT_CHARS)
+    throw new NotifyInputError('prompt_too_long', `prompt is longer than ${MAX_PROMPT_CHARS} characters`);
   // An argument cannot carry a NUL: spawn() would throw on it. The task text's fault, so a 400.
   if (task.includes('\0')) throw new NotifyInputError('bad_prompt', 'prompt must not contain NUL characters');
   return task;
@@ -181,7 +205,15 @@ class DelegateRun {
   constructor(ctx: RunContext, id: string, label: string | undefined) {
     this.#ctx = ctx;
     const logFile = path.join(ctx.options.logDir, `${id}.log`);
-    this.view = { id, label: (label ?? '').replace(/\s+/g, ' ').trim().slice(0, 80) || id, state: 'running', pid: null, started_at: ctx.nowS(), log_file: logFile, tail: [] };
+    this.view = {
+      id,
+      label: (label ?? '').replace(/\s+/g, ' ').trim().slice(0, 80) || id,
+      state: 'running',
+      pid: null,
+      started_at: ctx.nowS(),
+      log_file: logFile,
+      tail: [],
+    };
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
     ensurePrivateDir(ctx.options.logDir);
     this.#logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
@@ -196,7 +228,9 @@ class DelegateRun {
     // Emitted once the file is closed after end(), or after an error: `done` waits for it, so a
     // finished session's log is complete on disk (or its view says why not).
     this.#logClosed = new Promise<void>((resolve) => this.#logStream.once('close', resolve));
-    this.#logStream.write(`# delegate ${id} started ${this.#iso()} command=${path.basename(ctx.options.command[0]!)}\n`);
+    this.#logStream.write(
+      `# delegate ${id} started ${this.#iso()} command=${path.basename(ctx.options.command[0]!)}\n`,
+    );
   }
 
   get running(): boolean {
@@ -219,7 +253,13 @@ class DelegateRun {
     let child: ChildProcess;
     try {
       // Own process group (detached), so cancel reaches whatever the agent CLI spawned.
-      child = spawn(cmd!, args, { cwd: options.cwd, env: delegateEnv(options.env ?? process.env, options.passEnv), stdio: ['ignore', 'pipe', 'pipe'], shell: false, detached: true });
+      child = spawn(cmd!, args, {
+        cwd: options.cwd,
+        env: delegateEnv(options.env ?? process.env, options.passEnv),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        shell: false,
+        detached: true,
+      });
     } catch (err) {
       throw this.#notStarted(errorMessage(err));
     }
@@ -284,7 +324,9 @@ class DelegateRun {
     const view = this.view;
     Object.assign(view, { ended_at: this.#ctx.nowS(), exit_code: exitCode, signal }, error ? { error } : {});
     view.state = this.cancelRequested ? 'cancelled' : !error && exitCode === 0 ? 'succeeded' : 'failed';
-    this.#logStream.end(`\n# delegate ${view.id} ended ${this.#iso()} state=${view.state} exit=${exitCode} signal=${signal}\n`);
+    this.#logStream.end(
+      `\n# delegate ${view.id} ended ${this.#iso()} state=${view.state} exit=${exitCode} signal=${signal}\n`,
+    );
     this.#ctx.log.info({ id: view.id, state: view.state, exitCode, signal }, 'delegate session ended');
     this.#ctx.options.notifier
       .deliver({ text: this.#summary(), mode: 'auto', title: 'Delegate finished', source: 'delegate' })
@@ -344,14 +386,28 @@ class DelegateSessions implements DelegateWatcher {
     this.configured = options.command.length > 0;
     this.#maxConcurrent = options.maxConcurrent ?? 2;
     this.#killGraceMs = options.killGraceMs ?? 5000;
-    this.#ctx = { options, log: options.logger, tailLines: options.tailLines ?? 5, nowS: () => clock.now() / 1000, forget: (id) => this.#runs.delete(id) };
+    this.#ctx = {
+      options,
+      log: options.logger,
+      tailLines: options.tailLines ?? 5,
+      nowS: () => clock.now() / 1000,
+      forget: (id) => this.#runs.delete(id),
+    };
   }
 
   async start(prompt: string, label?: string): Promise<DelegateSessionView> {
-    if (!this.configured) throw new NotifyInputError('not_configured', 'no delegate command is configured (DISCORD_VOICE_LIVE_DELEGATE_COMMAND)');
+    if (!this.configured)
+      throw new NotifyInputError(
+        'not_configured',
+        'no delegate command is configured (DISCORD_VOICE_LIVE_DELEGATE_COMMAND)',
+      );
     const task = validTask(prompt);
     const running = this.#running().length;
-    if (running >= this.#maxConcurrent) throw new NotifyStateError('conflict', `${running} delegate sessions are already running (limit ${this.#maxConcurrent})`);
+    if (running >= this.#maxConcurrent)
+      throw new NotifyStateError(
+        'conflict',
+        `${running} delegate sessions are already running (limit ${this.#maxConcurrent})`,
+      );
     const run = new DelegateRun(this.#ctx, `d-${randomBytes(4).toString('hex')}`, label);
     this.#runs.set(run.view.id, run);
     await run.spawn(task);

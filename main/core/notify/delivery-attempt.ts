@@ -67,7 +67,13 @@ function backoff(policy: DeliveryPolicy, attempts: number): number {
 }
 
 /** The entry's record after the attempt (`cur`: its record now, `claimed`: a claim is still held). */
-function afterAttempt(cur: StoredNotification, outcome: AttemptOutcome, claimed: boolean, policy: DeliveryPolicy, now: number): StoredNotification {
+function afterAttempt(
+  cur: StoredNotification,
+  outcome: AttemptOutcome,
+  claimed: boolean,
+  policy: DeliveryPolicy,
+  now: number,
+): StoredNotification {
   const { result, failure, permanent, claim, lateBy } = outcome;
   const next = unclaimed(cur, now);
   if (!claim.everTaken) next.attempts = cur.attempts + 1; // an attempt that sent nothing is counted here
@@ -106,7 +112,8 @@ function newClaim(ctx: AttemptContext, e: StoredNotification): DeliveryClaim {
     owner: ctx.owner,
     leaseSeconds: ctx.policy.leaseSeconds,
     // Only an entry of one mode whose receiver drops a repeat: `auto`/`all` may speak it in the call.
-    resendWindowS: e.mode === 'dm' || e.mode === 'channel' || e.mode === 'webhook' ? (ctx.policy.resendWindows[e.mode] ?? 0) : 0,
+    resendWindowS:
+      e.mode === 'dm' || e.mode === 'channel' || e.mode === 'webhook' ? (ctx.policy.resendWindows[e.mode] ?? 0) : 0,
     nowS: ctx.nowS,
     stopping: ctx.stopping,
     markOwnerLive: () => markOwnerLive(ctx.owner),
@@ -129,12 +136,18 @@ async function attempt(ctx: AttemptContext, e: StoredNotification): Promise<Atte
     const text = lateBy > ctx.policy.lateToleranceSeconds ? `${e.text} (late by ${formatDuration(lateBy)})` : e.text;
     const result = await ctx.notifier.deliver(
       { text, mode: e.mode, title: e.title, source: e.source ?? 'scheduler' },
-      { subEvent: 'agent_notify_scheduled', notificationId: e.id, onSending: (mode) => claim.take(mode), onNotAccepted: (mode, retryAtMs, detail) => claim.release(mode, retryAtMs, detail) },
+      {
+        subEvent: 'agent_notify_scheduled',
+        notificationId: e.id,
+        onSending: (mode) => claim.take(mode),
+        onNotAccepted: (mode, retryAtMs, detail) => claim.release(mode, retryAtMs, detail),
+      },
     );
     outcome.result = result;
     // `unknown` (nothing known delivered, a send may have been) is a failure too: never recorded
     // as delivered, never retried.
-    if (result.status === 'error' || result.status === 'unknown') outcome.failure = summarize(result) || 'nothing delivered';
+    if (result.status === 'error' || result.status === 'unknown')
+      outcome.failure = summarize(result) || 'nothing delivered';
   } catch (err) {
     outcome.failure = errorMessage(err);
     outcome.permanent = err instanceof NotifyInputError;
@@ -148,7 +161,10 @@ export async function deliverScheduledEntry(ctx: AttemptContext, e: StoredNotifi
   // Refused, or shutting down with nothing held: the file already says the truth (scheduled, or
   // "not accepted, retry at T" from a release), so the next start goes on from there.
   if ((outcome.claim.refused || ctx.stopping()) && !claimed) {
-    ctx.log.info({ id: e.id }, 'scheduled notification was cancelled, claimed elsewhere or stopped with nothing in flight; left for later');
+    ctx.log.info(
+      { id: e.id },
+      'scheduled notification was cancelled, claimed elsewhere or stopped with nothing in flight; left for later',
+    );
     return;
   }
   const recorded = await ctx.store.transact(() => {
@@ -186,6 +202,7 @@ export async function expireEntry(ctx: AttemptContext, e: StoredNotification, la
     const write = ctx.series.withNextOccurrence(record, ctx.nowS());
     return { value: write, write };
   });
-  if (written.length) ctx.log.warn({ id: e.id, lateBySeconds: Math.round(lateBy) }, 'scheduled notification expired unsent');
+  if (written.length)
+    ctx.log.warn({ id: e.id, lateBySeconds: Math.round(lateBy) }, 'scheduled notification expired unsent');
   ctx.publish(written);
 }

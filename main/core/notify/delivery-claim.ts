@@ -75,7 +75,13 @@ export class DeliveryClaim {
         if (!cur || cur.state !== 'scheduled') return { value: null, write: [] };
         const now = d.nowS();
         // A request sent again after a release belongs to the same attempt: counted once.
-        const next: StoredNotification = { ...cur, state: 'delivering', attempts: cur.attempts + (this.everTaken ? 0 : 1), updated_at: now, claim: { owner: d.owner, pid: process.pid, lease_until: now + d.leaseSeconds } };
+        const next: StoredNotification = {
+          ...cur,
+          state: 'delivering',
+          attempts: cur.attempts + (this.everTaken ? 0 : 1),
+          updated_at: now,
+          claim: { owner: d.owner, pid: process.pid, lease_until: now + d.leaseSeconds },
+        };
         delete next.next_attempt_at;
         // From the first send on, the receiver drops a repeat until then: the earliest send counts.
         if (d.resendWindowS > 0 && next.resend_until === undefined) next.resend_until = now + d.resendWindowS;

@@ -114,7 +114,9 @@ export async function sendingRefused(options: DeliverOptions, mode: DeliveryMode
   try {
     // `unavailable`, not `skipped`: the destination exists, it was just not sent to this time, so
     // `all` counts it against `ok` (a refusal can never make a partial delivery look complete).
-    return (await options.onSending(mode)) ? null : { status: 'unavailable', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
+    return (await options.onSending(mode))
+      ? null
+      : { status: 'unavailable', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
   } catch (err) {
     return { status: 'error', detail: `not sent: ${errorMessage(err)}` };
   }
@@ -131,8 +133,17 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const log = deps.logger;
   const discordTimeoutMs = deps.discordTimeoutMs ?? 15_000;
   const voiceBoundMs = deps.voiceBoundMs ?? DEFAULT_VOICE_BOUND_MS;
-  const webhook = deps.webhook ?? createWebhookDispatcher({ url: deps.webhookUrl, throttleSeconds: deps.throttleSeconds, keyWindowSeconds: deps.webhookKeyWindowSeconds, clock, logger: log });
-  const discordText = (): DiscordTextPort | null => (typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText);
+  const webhook =
+    deps.webhook ??
+    createWebhookDispatcher({
+      url: deps.webhookUrl,
+      throttleSeconds: deps.throttleSeconds,
+      keyWindowSeconds: deps.webhookKeyWindowSeconds,
+      clock,
+      logger: log,
+    });
+  const discordText = (): DiscordTextPort | null =>
+    typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText;
   const discordConfigured = deps.discordConfigured ?? deps.discordText !== null;
 
   function playChime(): void {
@@ -187,20 +198,33 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     return discordText();
   }
 
-  async function tryDiscord(mode: 'dm' | 'channel', req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
+  async function tryDiscord(
+    mode: 'dm' | 'channel',
+    req: ValidNotifyRequest,
+    options: Sending,
+  ): Promise<DeliveryOutcome> {
     if (!discordConfigured) return { status: 'skipped', detail: 'no Discord bot configured' };
     // One wait per delivery, shared by its dm and channel tries.
     const port = discordText() ?? (await (options.login ??= afterLogin()));
     if (!port) return { status: 'unavailable', detail: 'Discord bot is not connected' };
     const target = mode === 'dm' ? deps.ownerId : deps.textChannelId;
-    if (!target) return { status: 'skipped', detail: mode === 'dm' ? 'no owner user id configured' : 'no text channel configured' };
+    if (!target)
+      return {
+        status: 'skipped',
+        detail: mode === 'dm' ? 'no owner user id configured' : 'no text channel configured',
+      };
     const refused = await sendingRefused(options, mode);
     if (refused) return refused;
     const text = formatDiscordText(req.text, req.title, req.source);
     // Every post carries a nonce from the notification's id with enforce_nonce (voice/text.ts): a
     // resend of it within Discord's window returns the message already created instead of a second.
     const post = (signal: AbortSignal) =>
-      abortable(mode === 'dm' ? port.sendDirectMessage(target, text, { signal, deliveryId: options.id }) : port.postToChannel(target, text, { signal, deliveryId: options.id }), signal);
+      abortable(
+        mode === 'dm'
+          ? port.sendDirectMessage(target, text, { signal, deliveryId: options.id })
+          : port.postToChannel(target, text, { signal, deliveryId: options.id }),
+        signal,
+      );
     // When the time is up the send is ABORTED, not just abandoned (nothing of it lands later); then,
     // or when the connection closed without an answer, it is sent once more under the same nonce:
     // if the first had reached Discord, the answer is the message it created.
@@ -209,7 +233,9 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       const timeUp = AbortSignal.timeout(discordTimeoutMs);
       try {
         const sent = await post(timeUp);
-        return round === 1 ? { status: 'ok', message_id: sent.messageId } : { status: 'ok', message_id: sent.messageId, detail: `sent again with the same nonce (${lost})` };
+        return round === 1
+          ? { status: 'ok', message_id: sent.messageId }
+          : { status: 'ok', message_id: sent.messageId, detail: `sent again with the same nonce (${lost})` };
       } catch (err) {
         if (round < 2 && (timeUp.aborted || err instanceof AnswerLostError)) {
           lost = timeUp.aborted ? `the first had no answer within ${discordTimeoutMs} ms` : errorMessage(err);
@@ -221,12 +247,25 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   }
 
   /** The outcome of a Discord send that threw (`timedOut`: its second bound passed too). */
-  async function discordFailure(mode: 'dm' | 'channel', err: unknown, timedOut: boolean, options: Sending): Promise<DeliveryOutcome> {
+  async function discordFailure(
+    mode: 'dm' | 'channel',
+    err: unknown,
+    timedOut: boolean,
+    options: Sending,
+  ): Promise<DeliveryOutcome> {
     // The REST client cannot tell a send dropped from its queue from one whose request reached
     // Discord, so after two bounds the outcome is `unknown` (like a webhook POST with no answer) and
     // `auto` stops here instead of delivering the same notification through the channel or the webhook.
-    if (timedOut) return { status: 'unknown', detail: `timeout after ${discordTimeoutMs} ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)` };
-    if (err instanceof AnswerLostError) return { status: 'unknown', detail: `${err.message}, twice (sent again with the same nonce); not sent elsewhere` };
+    if (timedOut)
+      return {
+        status: 'unknown',
+        detail: `timeout after ${discordTimeoutMs} ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)`,
+      };
+    if (err instanceof AnswerLostError)
+      return {
+        status: 'unknown',
+        detail: `${err.message}, twice (sent again with the same nonce); not sent elsewhere`,
+      };
     if (err instanceof NotAcceptedError) {
       // Rate limited before anything was posted: the claim is let go now, not held through the wait.
       try {
@@ -242,23 +281,36 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   function tryWebhook(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     if (!webhook.configured) return Promise.resolve({ status: 'skipped', detail: 'no webhook URL configured' });
     return webhook
-      .emit({
-        eventClass: AGENT_NOTIFY,
-        subEvent: options.subEvent ?? 'agent_notification',
-        title: cleanTitle(req.title),
-        text: req.text,
-        source: req.source,
-        urgent: req.urgent,
-        id: options.id,
-      }, {
-        ...(options.onSending ? { beforeSend: () => options.onSending!('webhook') } : {}),
-        ...(options.onNotAccepted ? { notAccepted: (retryAtMs: number | null, detail: string) => options.onNotAccepted!('webhook', retryAtMs, detail) } : {}),
-      })
+      .emit(
+        {
+          eventClass: AGENT_NOTIFY,
+          subEvent: options.subEvent ?? 'agent_notification',
+          title: cleanTitle(req.title),
+          text: req.text,
+          source: req.source,
+          urgent: req.urgent,
+          id: options.id,
+        },
+        {
+          ...(options.onSending ? { beforeSend: () => options.onSending!('webhook') } : {}),
+          ...(options.onNotAccepted
+            ? {
+                notAccepted: (retryAtMs: number | null, detail: string) =>
+                  options.onNotAccepted!('webhook', retryAtMs, detail),
+              }
+            : {}),
+        },
+      )
       .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
   }
 
   /** `voiceNotSpoken`: a voice text that was not spoken records how it was delivered instead (its GET /say/{id}). */
-  type Sending = DeliverOptions & { id: string; refused?: Set<DeliveryMode>; login?: Promise<DiscordTextPort | null>; voiceNotSpoken?: (instead: string) => void };
+  type Sending = DeliverOptions & {
+    id: string;
+    refused?: Set<DeliveryMode>;
+    login?: Promise<DiscordTextPort | null>;
+    voiceNotSpoken?: (instead: string) => void;
+  };
 
   async function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
     const outcome = await send(mode, req, options);
@@ -315,7 +367,9 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       default: {
         const outcome = await attempt(req.mode, req, options);
         const status = overallStatus([outcome], false);
-        return outcome.status === 'ok' ? { status, channel: req.mode, results: { [req.mode]: outcome } } : { status, results: { [req.mode]: outcome } };
+        return outcome.status === 'ok'
+          ? { status, channel: req.mode, results: { [req.mode]: outcome } }
+          : { status, results: { [req.mode]: outcome } };
       }
     }
   }
@@ -343,7 +397,13 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       const result: NotifyResult = { id, ...routed, notified_at: clock.now() / 1000 };
       const delivered = result.channel ?? (result.channels?.length ? result.channels.join('+') : 'nobody');
       log.info(
-        { id, mode: req.mode, status: result.status, delivered, outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])) },
+        {
+          id,
+          mode: req.mode,
+          status: result.status,
+          delivered,
+          outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])),
+        },
         'notification dispatched',
       );
       try {

@@ -59,7 +59,11 @@ export function startDueSoonReminders(options: DueSoonOptions): DueSoonReminders
         (page) => {
           soonest = page.entries;
         },
-        (err: unknown) => options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the reminders due soon'),
+        (err: unknown) =>
+          options.logger.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'could not read the reminders due soon',
+          ),
       )
       .finally(() => {
         reading = null;

@@ -44,7 +44,9 @@ export function formatVoiceText(text: string, title?: string): string {
  * status is overallStatus (dispatcher.ts).
  */
 export const NOTIFY_STATUS_MEANING: Record<Exclude<NotifyResult['status'], 'ok'>, string> = {
-  partial: 'Partly delivered (status partial): some destinations got it and some did not (see results). Do not send it again: it would arrive twice where it was delivered.',
-  unknown: 'Outcome unknown (status unknown): it may have been delivered (a send went out and got no answer) and was not re-sent. Do not send it again.',
+  partial:
+    'Partly delivered (status partial): some destinations got it and some did not (see results). Do not send it again: it would arrive twice where it was delivered.',
+  unknown:
+    'Outcome unknown (status unknown): it may have been delivered (a send went out and got no answer) and was not re-sent. Do not send it again.',
   error: 'Not delivered (status error): no destination took it (see results).',
 };

@@ -47,7 +47,12 @@ export function isValidTimezone(tz: string): boolean {
 
 /** Hour and minute of `epochSeconds` on the wall clock of `timezone`. */
 function wallClock(epochSeconds: number, timezone: string): { hour: number; minute: number } {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(epochSeconds * 1000));
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(epochSeconds * 1000));
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return { hour: get('hour'), minute: get('minute') };
 }
@@ -68,7 +73,11 @@ export interface RepeatInput {
  */
 export function resolveRepeat(input: RepeatInput): { rule: string; cron: string; timezone: string } {
   const rule = input.rule.trim();
-  if (!isValidTimezone(input.timezone)) throw new RepeatRuleError('bad_timezone', `timezone: ${JSON.stringify(input.timezone)} is not an IANA timezone (e.g. Europe/Berlin)`);
+  if (!isValidTimezone(input.timezone))
+    throw new RepeatRuleError(
+      'bad_timezone',
+      `timezone: ${JSON.stringify(input.timezone)} is not an IANA timezone (e.g. Europe/Berlin)`,
+    );
   if ((REPEAT_RULE_KEYWORDS as readonly string[]).includes(rule)) {
     let hour: number;
     let minute: number;
@@ -84,19 +93,29 @@ export function resolveRepeat(input: RepeatInput): { rule: string; cron: string;
     }
     return { rule, cron: `${minute} ${hour} * * ${rule === 'weekdays' ? '1-5' : '*'}`, timezone: input.timezone };
   }
-  if (input.at !== undefined) throw new RepeatRuleError('bad_time', 'at: only with repeat "daily" or "weekdays" (a cron expression carries its own time)');
+  if (input.at !== undefined)
+    throw new RepeatRuleError(
+      'bad_time',
+      'at: only with repeat "daily" or "weekdays" (a cron expression carries its own time)',
+    );
   try {
     // 5 fields only: minute resolution, so a rule cannot fire every second.
     const cron = new Cron(rule, { timezone: input.timezone, mode: '5-part', paused: true });
     if (cron.nextRun(new Date()) === null) throw new Error('it never fires');
   } catch (err) {
-    throw new RepeatRuleError('bad_repeat', `repeat: "daily", "weekdays" or a 5-field cron expression (minute hour day month weekday); ${err instanceof Error ? err.message : String(err)}`);
+    throw new RepeatRuleError(
+      'bad_repeat',
+      `repeat: "daily", "weekdays" or a 5-field cron expression (minute hour day month weekday); ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return { rule, cron: rule, timezone: input.timezone };
 }
 
 /** The first occurrence strictly after `afterEpochSeconds` (epoch seconds), or null if none. */
-export function nextOccurrence(repeat: Pick<StoredRepeat, 'cron' | 'timezone'>, afterEpochSeconds: number): number | null {
+export function nextOccurrence(
+  repeat: Pick<StoredRepeat, 'cron' | 'timezone'>,
+  afterEpochSeconds: number,
+): number | null {
   const cron = new Cron(repeat.cron, { timezone: repeat.timezone, mode: '5-part', paused: true });
   const next = cron.nextRun(new Date(afterEpochSeconds * 1000));
   return next ? next.getTime() / 1000 : null;
@@ -124,13 +143,27 @@ export interface RepeatingEntry {
  * The next time is after both the current fire time and now, so an outage does not replay a burst
  * of missed occurrences: the series resumes at its next time.
  */
-export function nextInSeries<T extends RepeatingEntry>(current: T, now: number, exists: (id: string) => boolean): T | null {
+export function nextInSeries<T extends RepeatingEntry>(
+  current: T,
+  now: number,
+  exists: (id: string) => boolean,
+): T | null {
   if (!current.repeat) return null;
   const fire = nextOccurrence(current.repeat, Math.max(current.fire_at_epoch, now));
   if (fire === null) return null;
   const id = occurrenceId(current.repeat.series, fire);
   if (exists(id)) return null;
-  const next = { ...current, id, fire_at_epoch: fire, created_at: now, delay_seconds: Math.max(0, Math.round(fire - now)), state: 'scheduled', attempts: 0, updated_at: now };
-  for (const key of ['last_error', 'delivered_at', 'late_by_seconds', 'next_attempt_at', 'claim'] as const) delete (next as unknown as Record<string, unknown>)[key];
+  const next = {
+    ...current,
+    id,
+    fire_at_epoch: fire,
+    created_at: now,
+    delay_seconds: Math.max(0, Math.round(fire - now)),
+    state: 'scheduled',
+    attempts: 0,
+    updated_at: now,
+  };
+  for (const key of ['last_error', 'delivered_at', 'late_by_seconds', 'next_attempt_at', 'claim'] as const)
+    delete (next as unknown as Record<string, unknown>)[key];
   return next as T;
 }

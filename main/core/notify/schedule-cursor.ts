@@ -31,7 +31,8 @@ export function encodeCursor(e: Pick<StoredNotification, 'fire_at_epoch' | 'id'>
 export function decodeCursor(cursor: string): { fire: number; id: string } {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') return { fire: value[0], id: value[1] };
+    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string')
+      return { fire: value[0], id: value[1] };
   } catch {
     // fall through
   }

@@ -32,7 +32,9 @@ function parseLine(line: string): StoredNotification | null {
 }
 
 /** The file's entries, last line per id, read in 1 MiB chunks (no whole-file string). Null when there is no file. */
-export function readLegacySchedule(file: string): { entries: Map<string, StoredNotification>; lines: number; skippedLines: number } | null {
+export function readLegacySchedule(
+  file: string,
+): { entries: Map<string, StoredNotification>; lines: number; skippedLines: number } | null {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -56,7 +58,7 @@ export function readLegacySchedule(file: string): { entries: Map<string, StoredN
     const decoder = new StringDecoder('utf8');
     const buffer = Buffer.allocUnsafe(1 << 20);
     let carry = '';
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const n = readSync(fd, buffer, 0, buffer.length, position);
       if (n === 0) break;
       position += n;
@@ -81,7 +83,12 @@ export function readLegacySchedule(file: string): { entries: Map<string, StoredN
  * transaction); null when it was imported before or there is no file. Throws (importing nothing)
  * when the file cannot be read.
  */
-export function importLegacySchedule(db: SqliteDatabase, file: string, insert: (records: StoredNotification[]) => void, nowMs = Date.now()): ScheduleImportCounts | null {
+export function importLegacySchedule(
+  db: SqliteDatabase,
+  file: string,
+  insert: (records: StoredNotification[]) => void,
+  nowMs = Date.now(),
+): ScheduleImportCounts | null {
   const done = db.prepare('SELECT 1 FROM imports WHERE source = ?');
   if (done.get(SCHEDULE_IMPORT_SOURCE)) return null;
   const read = readLegacySchedule(file);
@@ -89,12 +96,23 @@ export function importLegacySchedule(db: SqliteDatabase, file: string, insert: (
   const records = [...read.entries.values()];
   const states: Record<string, number> = {};
   for (const r of records) states[r.state] = (states[r.state] ?? 0) + 1;
-  const counts: ScheduleImportCounts = { entries: records.length, lines: read.lines, skippedLines: read.skippedLines, states };
+  const counts: ScheduleImportCounts = {
+    entries: records.length,
+    lines: read.lines,
+    skippedLines: read.skippedLines,
+    states,
+  };
   // Checked again under the write lock: two processes starting at once import it once.
-  return db.transaction(() => {
-    if (done.get(SCHEDULE_IMPORT_SOURCE)) return null;
-    insert(records);
-    db.prepare('INSERT INTO imports (source, imported_at, counts) VALUES (?, ?, ?)').run(SCHEDULE_IMPORT_SOURCE, nowMs / 1000, JSON.stringify(counts));
-    return counts;
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (done.get(SCHEDULE_IMPORT_SOURCE)) return null;
+      insert(records);
+      db.prepare('INSERT INTO imports (source, imported_at, counts) VALUES (?, ?, ?)').run(
+        SCHEDULE_IMPORT_SOURCE,
+        nowMs / 1000,
+        JSON.stringify(counts),
+      );
+      return counts;
+    })
+    .immediate();
 }

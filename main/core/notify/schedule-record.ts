@@ -93,7 +93,12 @@ export class IdempotentReplay extends CodedError<'idempotent_replay'> {
   readonly entry: StoredNotification;
   readonly sameRequest: boolean;
   constructor(entry: StoredNotification, sameRequest: boolean) {
-    super('idempotent_replay', sameRequest ? `idempotency key already created ${entry.id}` : `idempotency key already used for a different request (${entry.id})`);
+    super(
+      'idempotent_replay',
+      sameRequest
+        ? `idempotency key already created ${entry.id}`
+        : `idempotency key already used for a different request (${entry.id})`,
+    );
     this.entry = entry;
     this.sameRequest = sameRequest;
   }

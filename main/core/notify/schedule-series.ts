@@ -16,8 +16,16 @@ const FIRE_AT_GRACE_SECONDS = 60;
 function requestedFireAt(req: ScheduleRequest, now: number): number | undefined {
   if (req.fire_at_epoch === undefined) return req.delay_seconds !== undefined ? now + req.delay_seconds : undefined;
   const ahead = req.fire_at_epoch - now;
-  if (ahead < -FIRE_AT_GRACE_SECONDS) throw new NotifyInputError('bad_delay', `fire_at_epoch: ${req.fire_at_epoch} has passed (${Math.round(-ahead)} s ago)`);
-  if (ahead > MAX_DELAY_SECONDS) throw new NotifyInputError('bad_delay', `fire_at_epoch: ${req.fire_at_epoch} is more than ${MAX_DELAY_SECONDS} s (30 days) ahead`);
+  if (ahead < -FIRE_AT_GRACE_SECONDS)
+    throw new NotifyInputError(
+      'bad_delay',
+      `fire_at_epoch: ${req.fire_at_epoch} has passed (${Math.round(-ahead)} s ago)`,
+    );
+  if (ahead > MAX_DELAY_SECONDS)
+    throw new NotifyInputError(
+      'bad_delay',
+      `fire_at_epoch: ${req.fire_at_epoch} is more than ${MAX_DELAY_SECONDS} s (30 days) ahead`,
+    );
   return req.fire_at_epoch;
 }
 
@@ -25,7 +33,12 @@ function requestedFireAt(req: ScheduleRequest, now: number): number | undefined 
 export function resolveRequestRepeat(req: ScheduleRequest, now: number): ResolvedRepeat | null {
   if (req.repeat === undefined) return null;
   try {
-    return resolveRepeat({ rule: req.repeat, timezone: req.timezone ?? systemTimezone(), at: req.at, firstFireEpoch: requestedFireAt(req, now) });
+    return resolveRepeat({
+      rule: req.repeat,
+      timezone: req.timezone ?? systemTimezone(),
+      at: req.at,
+      firstFireEpoch: requestedFireAt(req, now),
+    });
   } catch (err) {
     if (err instanceof RepeatRuleError) throw new NotifyInputError(err.code, err.message);
     throw err;
@@ -33,7 +46,11 @@ export function resolveRequestRepeat(req: ScheduleRequest, now: number): Resolve
 }
 
 /** The entry a valid request creates at `now` (a series' first occurrence when it repeats). */
-export function newScheduledRecord(req: ScheduleRequest, repeat: ResolvedRepeat | null, now: number): StoredNotification {
+export function newScheduledRecord(
+  req: ScheduleRequest,
+  repeat: ResolvedRepeat | null,
+  now: number,
+): StoredNotification {
   const id = `n-${randomBytes(6).toString('hex')}`;
   const requested = requestedFireAt(req, now);
   const fireAt = requested ?? (repeat ? nextOccurrence(repeat, now) : null);
@@ -43,7 +60,11 @@ export function newScheduledRecord(req: ScheduleRequest, repeat: ResolvedRepeat 
     text: req.text,
     mode: req.mode,
     // With fire_at_epoch: the delay to the millisecond (created_at + delay_seconds ≈ the moment asked for).
-    delay_seconds: req.delay_seconds ?? (req.fire_at_epoch !== undefined ? Math.max(0, Math.round((fireAt - now) * 1000) / 1000) : Math.max(0, Math.round(fireAt - now))),
+    delay_seconds:
+      req.delay_seconds ??
+      (req.fire_at_epoch !== undefined
+        ? Math.max(0, Math.round((fireAt - now) * 1000) / 1000)
+        : Math.max(0, Math.round(fireAt - now))),
     fire_at_epoch: fireAt,
     created_at: now,
     state: 'scheduled',

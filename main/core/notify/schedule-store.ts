@@ -17,13 +17,33 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ScheduleState } from '../api-types.ts';
 import { CodedError } from '../contracts/coded-error.ts';
-import { DATABASE_FILE, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, type OpenedDatabase, type SqliteDatabase, type SqliteStatement } from '../store/database.ts';
+import {
+  DATABASE_FILE,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  openDatabase,
+  type OpenedDatabase,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from '../store/database.ts';
 import { decodeCursor, encodeCursor, type Page, type PageQuery } from './schedule-cursor.ts';
 import { importLegacySchedule } from './schedule-import.ts';
-import { IdempotentReplay, storedNotificationSchema, type IdempotencyKey, type StoredNotification } from './schedule-record.ts';
+import {
+  IdempotentReplay,
+  storedNotificationSchema,
+  type IdempotencyKey,
+  type StoredNotification,
+} from './schedule-record.ts';
 import { ScheduleFileWatch } from './schedule-watch.ts';
 
-export { dueAt, IdempotentReplay, scheduleFilePath, SCHEDULE_FILE_NAME, storedNotificationSchema, type IdempotencyKey, type StoredNotification } from './schedule-record.ts';
+export {
+  dueAt,
+  IdempotentReplay,
+  scheduleFilePath,
+  SCHEDULE_FILE_NAME,
+  storedNotificationSchema,
+  type IdempotencyKey,
+  type StoredNotification,
+} from './schedule-record.ts';
 export { encodeCursor, InvalidCursorError, type Page, type PageQuery } from './schedule-cursor.ts';
 
 /** A change: the records to write (whole new versions) and the caller's answer. */
@@ -47,7 +67,10 @@ export interface ScheduleStoreOptions {
 /** The database stayed write-locked by another process longer than a change may wait. */
 export class ScheduleLockedError extends CodedError<'schedule_locked'> {
   constructor(file: string, waitedMs: number) {
-    super('schedule_locked', `the schedule database ${file} is locked by another process (a transaction still open after ${Math.round(waitedMs)} ms); stop that process or wait for it to finish`);
+    super(
+      'schedule_locked',
+      `the schedule database ${file} is locked by another process (a transaction still open after ${Math.round(waitedMs)} ms); stop that process or wait for it to finish`,
+    );
   }
 }
 
@@ -58,14 +81,16 @@ const NO_CURSOR = { fire: -Number.MAX_VALUE, id: '' };
 
 const SQL = {
   get: 'SELECT record FROM schedule WHERE id = ?',
-  upsert: 'INSERT INTO schedule (id, rev, record) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, record = excluded.record',
+  upsert:
+    'INSERT INTO schedule (id, rev, record) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, record = excluded.record',
   bumpRev: 'UPDATE schedule_meta SET rev = rev + 1 RETURNING rev',
   rev: 'SELECT rev FROM schedule_meta',
   changedSince: `SELECT record FROM schedule WHERE rev > ? ORDER BY rev LIMIT ${MAX_LISTED_CHANGES + 1}`,
   counts: 'SELECT state, n FROM schedule_counts WHERE n > 0',
   all: 'SELECT record FROM schedule ORDER BY fire_at, id',
   page: 'SELECT record FROM schedule WHERE (fire_at, id) > (?, ?) ORDER BY fire_at, id LIMIT ?',
-  pageInState: 'SELECT record FROM schedule WHERE state = ? AND (fire_at, id) > (?, ?) ORDER BY state, fire_at, id LIMIT ?',
+  pageInState:
+    'SELECT record FROM schedule WHERE state = ? AND (fire_at, id) > (?, ?) ORDER BY state, fire_at, id LIMIT ?',
   // The partial index walks the due queue in order (due time, then rowid: the order the entries were
   // created in, kept by the upsert); named, since the planner would otherwise pick the state index
   // and sort every scheduled row for each look at the next due entry.
@@ -103,7 +128,13 @@ export class ScheduleStore {
     this.#log = options.logger;
     this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     this.#onExternalChange = options.onExternalChange;
-    this.#watch = new ScheduleFileWatch({ file: this.databaseFile, log: this.#log, statIntervalMs: options.statIntervalMs, unchanged: () => this.#unchanged(), refresh: () => this.refresh() });
+    this.#watch = new ScheduleFileWatch({
+      file: this.databaseFile,
+      log: this.#log,
+      statIntervalMs: options.statIntervalMs,
+      unchanged: () => this.#unchanged(),
+      refresh: () => this.refresh(),
+    });
   }
 
   /** Where the rows live: the core's database beside the old file. */
@@ -144,7 +175,9 @@ export class ScheduleStore {
   page(query: PageQuery): Page {
     const after = query.cursor === undefined ? NO_CURSOR : decodeCursor(query.cursor);
     const q = this.#q();
-    const rows = query.state ? q.pageInState.all(query.state, after.fire, after.id, query.limit + 1) : q.page.all(after.fire, after.id, query.limit + 1);
+    const rows = query.state
+      ? q.pageInState.all(query.state, after.fire, after.id, query.limit + 1)
+      : q.page.all(after.fire, after.id, query.limit + 1);
     const entries = this.#many(rows);
     if (entries.length <= query.limit) return { entries, next_cursor: null };
     entries.length = query.limit;
@@ -194,9 +227,16 @@ export class ScheduleStore {
     const database = this.#connect();
     try {
       const counts = importLegacySchedule(database.db, this.file, (records) => this.#write(records, this.#bumpRev()));
-      if (counts) this.#log.info({ file: this.file, database: database.file, ...counts }, `imported ${counts.entries} scheduled notifications from ${this.file} into the database; the file is kept as a backup until you remove it`);
+      if (counts)
+        this.#log.info(
+          { file: this.file, database: database.file, ...counts },
+          `imported ${counts.entries} scheduled notifications from ${this.file} into the database; the file is kept as a backup until you remove it`,
+        );
     } catch (err) {
-      this.#log.error({ err, file: this.file }, 'could not import the old schedule file; nothing of it was imported (it is retried at the next start)');
+      this.#log.error(
+        { err, file: this.file },
+        'could not import the old schedule file; nothing of it was imported (it is retried at the next start)',
+      );
     }
     this.#seenRev = this.#rev();
   }
@@ -252,13 +292,21 @@ export class ScheduleStore {
       // A key that already created a live entry within its window: that entry's answer, nothing
       // written (checked inside the write transaction: two concurrent requests create one entry).
       const prior = idempotency ? this.#entryForKey(idempotency.key, idempotency.now) : undefined;
-      if (idempotency && prior) throw new IdempotentReplay(prior, prior.idempotency!.request_hash === idempotency.request_hash);
+      if (idempotency && prior)
+        throw new IdempotentReplay(prior, prior.idempotency!.request_hash === idempotency.request_hash);
       const { value, write } = change();
-      for (const record of write) if (record.idempotency && record.idempotency.entry !== record.id) delete record.idempotency; // a series' copy
+      for (const record of write)
+        if (record.idempotency && record.idempotency.entry !== record.id) delete record.idempotency; // a series' copy
       if (idempotency) {
         const created = write[0];
-        if (write.length !== 1 || !created || this.get(created.id)) throw new Error('an idempotency key goes with a change that creates exactly one entry');
-        created.idempotency = { key: idempotency.key, request_hash: idempotency.request_hash, until: idempotency.now + idempotency.ttlSeconds, entry: created.id };
+        if (write.length !== 1 || !created || this.get(created.id))
+          throw new Error('an idempotency key goes with a change that creates exactly one entry');
+        created.idempotency = {
+          key: idempotency.key,
+          request_hash: idempotency.request_hash,
+          until: idempotency.now + idempotency.ttlSeconds,
+          entry: created.id,
+        };
       }
       if (write.length) {
         rev = this.#bumpRev();
@@ -315,15 +363,23 @@ export class ScheduleStore {
   }
 
   #entryForKey(key: string, now: number): StoredNotification | undefined {
-    return this.#many(this.#q().byKey.all(key)).find((e) => e.idempotency?.key === key && e.idempotency.entry === e.id && e.idempotency.until > now);
+    return this.#many(this.#q().byKey.all(key)).find(
+      (e) => e.idempotency?.key === key && e.idempotency.entry === e.id && e.idempotency.until > now,
+    );
   }
 
   #connect(): OpenedDatabase {
-    const database = openDatabase({ dir: path.dirname(this.file), logger: this.#log, busyTimeoutMs: this.#busyTimeoutMs });
+    const database = openDatabase({
+      dir: path.dirname(this.file),
+      logger: this.#log,
+      busyTimeoutMs: this.#busyTimeoutMs,
+    });
     // The schedule's changes are acknowledged only once on disk (the WAL fsync'd at each commit).
     database.db.pragma('synchronous = FULL');
     this.#database = database;
-    this.#sql = Object.fromEntries(Object.entries(SQL).map(([k, text]) => [k, database.db.prepare<unknown[]>(text)])) as Statements;
+    this.#sql = Object.fromEntries(
+      Object.entries(SQL).map(([k, text]) => [k, database.db.prepare<unknown[]>(text)]),
+    ) as Statements;
     return database;
   }
 

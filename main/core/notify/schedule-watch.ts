@@ -77,7 +77,9 @@ export class ScheduleFileWatch {
     this.#refreshTimer = setTimeout(() => {
       this.#refreshTimer = null;
       if (this.#o.unchanged()) return;
-      this.#o.refresh().catch((err: unknown) => this.#o.log.warn({ err }, 'reading other processes\' schedule changes failed'));
+      this.#o
+        .refresh()
+        .catch((err: unknown) => this.#o.log.warn({ err }, "reading other processes' schedule changes failed"));
     }, delayMs);
     this.#refreshTimer.unref();
   }

@@ -224,12 +224,30 @@ class PersistentScheduler implements Scheduler {
     this.#retention = options.retentionSeconds ?? 7 * 24 * 3600;
     this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
     const publish = (changed: readonly StoredNotification[]): void => this.#publish(changed);
-    this.#store = new ScheduleStore({ file: options.file, logger: this.#log, busyTimeoutMs: options.lockStaleMs, statIntervalMs: options.pollMs });
+    this.#store = new ScheduleStore({
+      file: options.file,
+      logger: this.#log,
+      busyTimeoutMs: options.lockStaleMs,
+      statIntervalMs: options.pollMs,
+    });
     this.#series = new ScheduleSeries(this.#store);
     this.#loop = new DeliveryLoop(
-      { store: this.#store, notifier: options.notifier, log: this.#log, owner: this.#owner, nowS: () => this.#nowS(), policy: policyOf(options), series: this.#series, publish },
+      {
+        store: this.#store,
+        notifier: options.notifier,
+        log: this.#log,
+        owner: this.#owner,
+        nowS: () => this.#nowS(),
+        policy: policyOf(options),
+        series: this.#series,
+        publish,
+      },
       this.#clock,
-      { paceMs: options.overduePaceMs ?? 1000, maxConcurrent: options.maxConcurrent ?? 8, perDestination: options.perDestination ?? 2 },
+      {
+        paceMs: options.overduePaceMs ?? 1000,
+        maxConcurrent: options.maxConcurrent ?? 8,
+        perDestination: options.perDestination ?? 2,
+      },
     );
     this.#store.setExternalChangeListener((change) => {
       this.#publish(change === 'reloaded' ? [] : change, change === 'reloaded');
@@ -254,7 +272,8 @@ class PersistentScheduler implements Scheduler {
   async list(query: ScheduleListQuery = {}): Promise<ScheduleListPage> {
     await this.#ready();
     const limit = query.limit ?? LIST_DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw new NotifyInputError('bad_limit', `limit must be an integer from 1 to ${LIST_MAX_LIMIT}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT)
+      throw new NotifyInputError('bad_limit', `limit must be an integer from 1 to ${LIST_MAX_LIMIT}`);
     let page;
     try {
       page = this.#store.page({ limit, cursor: query.cursor, state: query.state });
@@ -262,7 +281,13 @@ class PersistentScheduler implements Scheduler {
       if (err instanceof InvalidCursorError) throw new NotifyInputError('bad_cursor', err.message);
       throw err;
     }
-    return { entries: page.entries.map(toView), next_cursor: page.next_cursor, total: this.#store.size, pending: this.#store.pendingCount, max_pending: this.#maxPending };
+    return {
+      entries: page.entries.map(toView),
+      next_cursor: page.next_cursor,
+      total: this.#store.size,
+      pending: this.#store.pendingCount,
+      max_pending: this.#maxPending,
+    };
   }
 
   async cancel(id: string): Promise<ScheduleEntryView> {
@@ -299,11 +324,21 @@ class PersistentScheduler implements Scheduler {
     loop.running = true;
     await this.#prune();
     this.#store.watch();
-    this.#pruneTimer = setInterval(() => void this.#prune().catch((err: unknown) => this.#log.warn({ err }, 'schedule pruning failed')), DAY_MS);
+    this.#pruneTimer = setInterval(
+      () => void this.#prune().catch((err: unknown) => this.#log.warn({ err }, 'schedule pruning failed')),
+      DAY_MS,
+    );
     this.#pruneTimer.unref();
     const destinationsReady = startOptions.ready;
-    if (!destinationsReady || destinationsReady()) loop.pump(); // overdue entries start at once (paced), not one timer later
-    else this.#cancelGate = gateUntilReady(loop, destinationsReady, startOptions.maxWaitMs ?? DEFAULT_START_WAIT_MS, this.#log);
+    if (!destinationsReady || destinationsReady())
+      loop.pump(); // overdue entries start at once (paced), not one timer later
+    else
+      this.#cancelGate = gateUntilReady(
+        loop,
+        destinationsReady,
+        startOptions.maxWaitMs ?? DEFAULT_START_WAIT_MS,
+        this.#log,
+      );
   }
 
   async stop(): Promise<void> {
@@ -311,7 +346,11 @@ class PersistentScheduler implements Scheduler {
     this.#cancelGate?.();
     this.#pruneTimer = this.#cancelGate = undefined;
     const inFlight = await this.#loop.stop(this.#options.stopWaitMs ?? 4000);
-    if (inFlight) this.#log.warn({ inFlight }, 'stopped with deliveries still in flight; their claims are recovered at the next start');
+    if (inFlight)
+      this.#log.warn(
+        { inFlight },
+        'stopped with deliveries still in flight; their claims are recovered at the next start',
+      );
     markOwnerStopped(this.#owner); // from now on a claim of ours left in the database is abandoned, even to a scheduler in this process
     await this.#store.close();
     this.#loaded = null;
@@ -326,7 +365,10 @@ class PersistentScheduler implements Scheduler {
   }
 
   #publish(changed: readonly StoredNotification[], reloaded = false): void {
-    this.#options.hub?.publish({ type: 'schedule', data: { changed: changed.map(toView), ...(reloaded ? { reloaded: true } : {}) } });
+    this.#options.hub?.publish({
+      type: 'schedule',
+      data: { changed: changed.map(toView), ...(reloaded ? { reloaded: true } : {}) },
+    });
   }
 
   /** Delete finished entries whose last change is older than the retention. */

@@ -33,15 +33,28 @@ export const SCHEDULE_TOOL_PAGE = 50;
 // naming it, never dropped (a dropped `tz` read the time in the machine's zone without a word).
 export const scheduleToolArgs = z.strictObject({
   text: z.string().optional().describe('Schedule form: the message to deliver later.'),
-  delay_seconds: z.number().optional().describe(`Schedule form: seconds from now, 0 to ${MAX_DELAY_SECONDS} (30 days).`),
+  delay_seconds: z
+    .number()
+    .optional()
+    .describe(`Schedule form: seconds from now, 0 to ${MAX_DELAY_SECONDS} (30 days).`),
   mode: notifyModeSchema.optional().describe('Schedule form: delivery mode, default auto.'),
-  repeat: z.string().max(200).optional().describe('Schedule form, repeating: "daily", "weekdays" or a 5-field cron expression; delay_seconds is then optional.'),
+  repeat: z
+    .string()
+    .max(200)
+    .optional()
+    .describe(
+      'Schedule form, repeating: "daily", "weekdays" or a 5-field cron expression; delay_seconds is then optional.',
+    ),
   at: z.string().max(10).optional().describe('With repeat daily/weekdays: time of day "HH:MM" (24 h).'),
   timezone: z.string().max(100).optional().describe("With repeat: IANA timezone, default the machine's."),
   title: titleSchema.optional(),
   source: sourceSchema.optional(),
   list: z.boolean().optional().describe('List form: true to list scheduled entries (soonest first, 50 a page).'),
-  cursor: z.string().max(500).optional().describe('List form: the next_cursor of the previous list answer, to get the next page.'),
+  cursor: z
+    .string()
+    .max(500)
+    .optional()
+    .describe('List form: the next_cursor of the previous list answer, to get the next page.'),
   cancel_id: z.string().max(100).optional().describe('Cancel form: the id returned as `scheduled`.'),
 });
 
@@ -65,7 +78,9 @@ export type DelegateToolResult =
   | { cancelling: string; session: DelegateSessionView };
 
 function oneForm(forms: Record<string, boolean>): string {
-  const given = Object.entries(forms).filter(([, on]) => on).map(([name]) => name);
+  const given = Object.entries(forms)
+    .filter(([, on]) => on)
+    .map(([name]) => name);
   if (given.length > 1) throw new NotifyInputError('ambiguous_form', `give one form only, not ${given.join(' and ')}`);
   return given[0] ?? 'default';
 }
@@ -79,7 +94,11 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
         'Set urgent: true only for an alert that must interrupt the user now (something is broken, a deadline is minutes away): it skips the webhook throttle; leave it out for everything else. For a task result just answer in the call; for a reminder the user asked for use local_notify_schedule.',
       args: localNotifyArgs,
       // The live model's own call: a voice text comes back in the result for it to say now.
-      run: (args, ctx): Promise<NotifyResult> => deps.notifier.deliver({ ...args, source: args.source ?? ctx.caller }, ctx.caller === 'model' ? { fromLiveModel: true } : undefined),
+      run: (args, ctx): Promise<NotifyResult> =>
+        deps.notifier.deliver(
+          { ...args, source: args.source ?? ctx.caller },
+          ctx.caller === 'model' ? { fromLiveModel: true } : undefined,
+        ),
     }),
   );
 
@@ -94,10 +113,17 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       ownerOnlyForms: 'cancel',
       async run(args, ctx): Promise<ScheduleToolResult> {
         // A cursor alone asks for the next page of the list.
-        const form = oneForm({ list: args.list === true || args.cursor !== undefined, cancel: args.cancel_id !== undefined });
+        const form = oneForm({
+          list: args.list === true || args.cursor !== undefined,
+          cancel: args.cancel_id !== undefined,
+        });
         if (form === 'list') {
           // The model sees what is still to come, soonest first, one bounded page; next_cursor gets the next.
-          const page = await deps.scheduler.list({ state: 'scheduled', limit: SCHEDULE_TOOL_PAGE, cursor: args.cursor });
+          const page = await deps.scheduler.list({
+            state: 'scheduled',
+            limit: SCHEDULE_TOOL_PAGE,
+            cursor: args.cursor,
+          });
           return { entries: page.entries, next_cursor: page.next_cursor, pending: page.pending };
         }
         if (form === 'cancel') {
@@ -133,10 +159,15 @@ export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps
       authorityFor: (args) => (args.list === true || args.status_id !== undefined ? 'speakers' : 'owner'),
       ownerOnlyForms: 'start, cancel',
       async run(args, ctx): Promise<DelegateToolResult> {
-        const form = oneForm({ list: args.list === true, status: args.status_id !== undefined, cancel: args.cancel_id !== undefined });
+        const form = oneForm({
+          list: args.list === true,
+          status: args.status_id !== undefined,
+          cancel: args.cancel_id !== undefined,
+        });
         if (form === 'list') return { sessions: delegates.list() };
         if (form === 'status') return { session: delegates.status(args.status_id!) };
-        if (!canDelegate(ctx)) throw new NotifyInputError('forbidden', 'only the owner can start or cancel delegate sessions');
+        if (!canDelegate(ctx))
+          throw new NotifyInputError('forbidden', 'only the owner can start or cancel delegate sessions');
         if (form === 'cancel') return { cancelling: args.cancel_id!, session: delegates.cancel(args.cancel_id!) };
         // Answers only once the command is running; a command that cannot start is refused
         // (503 delegate_unavailable), never reported as started.

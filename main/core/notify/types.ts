@@ -9,14 +9,19 @@ export interface VoiceDelivery {
    * the live session: `delivered`), or dropped: the call ended, the queue overflowed, or no idle
    * moment came within `withinMs`. A dropped text is never spoken later.
    */
-  speak(text: string, options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> }): Promise<VoiceHandOff>;
+  speak(
+    text: string,
+    options: { withinMs: number; onHandedOver?: () => void; beforeHandOver?: () => Promise<boolean> },
+  ): Promise<VoiceHandOff>;
 }
 
 /**
  * `id`: the spoken outcome's id (GET /say/{id}) of a text handed to a call. `sentInstead`: for a text
  * not spoken, records on that outcome how it was delivered instead (`auto`'s next mode).
  */
-export type VoiceHandOff = ({ delivered: true } | { delivered: false; reason: string; sentInstead?: (instead: string) => void }) & { id?: string };
+export type VoiceHandOff = (
+  { delivered: true } | { delivered: false; reason: string; sentInstead?: (instead: string) => void }
+) & { id?: string };
 
 /** Wait `ms`; resolves early (never rejects) when `signal` aborts. Injectable so tests skip real waits. */
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -61,7 +66,10 @@ export class NotifyCapacityError extends CodedError<'schedule_full'> {
   readonly status = 429;
   readonly cap: number;
   constructor(cap: number) {
-    super('schedule_full', `the schedule already holds ${cap} pending entries (the cap, DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING); cancel some or raise the cap`);
+    super(
+      'schedule_full',
+      `the schedule already holds ${cap} pending entries (the cap, DISCORD_VOICE_LIVE_SCHEDULE_MAX_PENDING); cancel some or raise the cap`,
+    );
     this.cap = cap;
   }
 }

@@ -12,7 +12,11 @@ export const MAX_SOURCE_CHARS = 100;
 /** Scheduling bounds: now up to 30 days ahead. */
 export const MAX_DELAY_SECONDS = 30 * 24 * 3600;
 
-export const notifyTextSchema = z.string().trim().min(1, 'text is required').max(MAX_TEXT_CHARS, `text is longer than ${MAX_TEXT_CHARS} characters`);
+export const notifyTextSchema = z
+  .string()
+  .trim()
+  .min(1, 'text is required')
+  .max(MAX_TEXT_CHARS, `text is longer than ${MAX_TEXT_CHARS} characters`);
 export const notifyModeSchema = z.enum(NOTIFY_MODES, { error: `mode must be one of ${NOTIFY_MODES.join(', ')}` });
 export const titleSchema = z.string().trim().max(MAX_TITLE_CHARS);
 export const sourceSchema = z.string().trim().max(MAX_SOURCE_CHARS);
@@ -41,7 +45,10 @@ export const scheduleRequestSchema = z.strictObject({
    * Instead of `delay_seconds`: the moment itself, epoch seconds (the CLI's `--at 09:00` sends it,
    * so a reminder fires at the second typed, not at now + a rounded delay). Bounds in schedule-series.ts.
    */
-  fire_at_epoch: z.number({ error: 'fire_at_epoch must be a number (epoch seconds)' }).finite('fire_at_epoch must be finite').optional(),
+  fire_at_epoch: z
+    .number({ error: 'fire_at_epoch must be a number (epoch seconds)' })
+    .finite('fire_at_epoch must be finite')
+    .optional(),
   mode: notifyModeSchema.default('auto'),
   title: titleSchema.optional(),
   source: sourceSchema.optional(),
@@ -72,16 +79,25 @@ const FIELD_CODES: Record<string, string> = {
 /** Fields of /schedule that /notify does not take: the request meant "later", so nothing is sent now. */
 const SCHEDULE_ONLY = new Set(['delay_seconds', 'fire_at_epoch', 'repeat', 'timezone', 'at']);
 /** Likely spellings of a field we do take. */
-const DID_YOU_MEAN: Record<string, string> = { tz: 'timezone', time_zone: 'timezone', delay: 'delay_seconds', in: 'delay_seconds', message: 'text', body: 'text' };
+const DID_YOU_MEAN: Record<string, string> = {
+  tz: 'timezone',
+  time_zone: 'timezone',
+  delay: 'delay_seconds',
+  in: 'delay_seconds',
+  message: 'text',
+  body: 'text',
+};
 
 /** The `unknown_field` error: names the field(s) and, where we can tell, what was meant. */
 function unknownFieldError(keys: readonly string[], known: readonly string[]): NotifyInputError {
   const names = listKeys(keys);
   const hints: string[] = [];
   for (const key of keys.slice(0, MAX_LISTED_KEYS)) {
-    if (!known.includes('delay_seconds') && SCHEDULE_ONLY.has(key)) hints.push(`${key} is a /schedule field (local_notify_schedule): this request delivers now, so nothing was sent`);
+    if (!known.includes('delay_seconds') && SCHEDULE_ONLY.has(key))
+      hints.push(`${key} is a /schedule field (local_notify_schedule): this request delivers now, so nothing was sent`);
     else if (DID_YOU_MEAN[key] && known.includes(DID_YOU_MEAN[key])) hints.push(`did you mean ${DID_YOU_MEAN[key]}?`);
-    else if (key === 'urgent' && !known.includes('urgent')) hints.push('urgent applies to /notify only; a scheduled notification cannot be urgent');
+    else if (key === 'urgent' && !known.includes('urgent'))
+      hints.push('urgent applies to /notify only; a scheduled notification cannot be urgent');
   }
   const message = `unknown field${keys.length === 1 ? '' : 's'} ${names}; accepted: ${known.join(', ')}${hints.length ? ` (${hints.join('; ')})` : ''}`;
   return new NotifyInputError('unknown_field', message);
@@ -104,8 +120,10 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
   const field = String(issue.path[0] ?? '');
   let code = FIELD_CODES[field] ?? 'invalid_request';
   if (field === 'text' && issue.code === 'too_big') code = 'text_too_long';
-  if (field === 'text' && issue.code === 'invalid_type' && (raw as Record<string, unknown>).text !== undefined) code = 'bad_text';
-  const message = field === 'text' && code === 'empty_text' ? 'text is required' : `${field || 'request'}: ${issue.message}`;
+  if (field === 'text' && issue.code === 'invalid_type' && (raw as Record<string, unknown>).text !== undefined)
+    code = 'bad_text';
+  const message =
+    field === 'text' && code === 'empty_text' ? 'text is required' : `${field || 'request'}: ${issue.message}`;
   throw new NotifyInputError(code, message);
 }
 
@@ -124,12 +142,19 @@ export function parseScheduleRequest(raw: unknown): ScheduleRequest {
       `repeat: ${JSON.stringify(request.repeat)} is a cron nickname; give "daily", "weekdays" or a 5-field cron expression (minute hour day month weekday), e.g. "0 9 * * 1" for Mondays at 09:00`,
     );
   }
-  if (request.delay_seconds !== undefined && request.fire_at_epoch !== undefined) throw new NotifyInputError('bad_delay', 'give delay_seconds or fire_at_epoch, not both');
+  if (request.delay_seconds !== undefined && request.fire_at_epoch !== undefined)
+    throw new NotifyInputError('bad_delay', 'give delay_seconds or fire_at_epoch, not both');
   if (request.delay_seconds === undefined && request.fire_at_epoch === undefined && request.repeat === undefined) {
-    throw new NotifyInputError('bad_delay', 'delay_seconds: required (a number of seconds, or fire_at_epoch: the moment) unless repeat is given');
+    throw new NotifyInputError(
+      'bad_delay',
+      'delay_seconds: required (a number of seconds, or fire_at_epoch: the moment) unless repeat is given',
+    );
   }
   if (request.repeat === undefined && (request.at !== undefined || request.timezone !== undefined)) {
-    throw new NotifyInputError(request.at !== undefined ? 'bad_time' : 'bad_timezone', `${request.at !== undefined ? 'at' : 'timezone'}: only with repeat`);
+    throw new NotifyInputError(
+      request.at !== undefined ? 'bad_time' : 'bad_timezone',
+      `${request.at !== undefined ? 'at' : 'timezone'}: only with repeat`,
+    );
   }
   return request;
 }

@@ -125,9 +125,16 @@ export interface WebhookDispatcher {
 }
 
 /** The JSON body POSTed for one event (documented in docs/notifications.md). */
-export function buildWebhookPayload(event: WebhookEvent & { id: string }, nowMs: number, username: string): Record<string, unknown> {
-  const fields: { name: string; value: string; inline: boolean }[] = [{ name: 'Event', value: event.eventClass, inline: true }];
-  if (event.source) fields.push({ name: 'Source', value: truncate(defuseMentions(event.source), EMBED_FIELD_MAX), inline: true });
+export function buildWebhookPayload(
+  event: WebhookEvent & { id: string },
+  nowMs: number,
+  username: string,
+): Record<string, unknown> {
+  const fields: { name: string; value: string; inline: boolean }[] = [
+    { name: 'Event', value: event.eventClass, inline: true },
+  ];
+  if (event.source)
+    fields.push({ name: 'Source', value: truncate(defuseMentions(event.source), EMBED_FIELD_MAX), inline: true });
   if (event.urgent) fields.push({ name: 'Urgent', value: 'yes', inline: true });
   return {
     notification_id: event.id,
@@ -176,7 +183,13 @@ export type PostResult =
   | { kind: 'unknown'; detail: string };
 
 /** One POST on a fresh connection, telling "never written" apart from "written, no answer". */
-export function postJson(target: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<PostResult> {
+export function postJson(
+  target: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<PostResult> {
   return new Promise((resolve) => {
     let written = false;
     let settled = false;
@@ -188,23 +201,41 @@ export function postJson(target: URL, body: string, headers: Record<string, stri
       resolve(result);
     };
     const lost = (why: string): PostResult =>
-      written ? { kind: 'unknown', detail: `${why} after the request was sent; not re-sent (the receiver may have acted on it)` } : { kind: 'not_sent', detail: why };
+      written
+        ? {
+            kind: 'unknown',
+            detail: `${why} after the request was sent; not re-sent (the receiver may have acted on it)`,
+          }
+        : { kind: 'not_sent', detail: why };
     const request = (target.protocol === 'https:' ? https : http).request(
       target,
-      { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (c: Buffer) => chunks.push(c));
         response.on('end', () =>
-          finish({ kind: 'answered', status: response.statusCode ?? 0, retryAfter: headerValue(response.headers['retry-after']), body: Buffer.concat(chunks).toString('utf8') }),
+          finish({
+            kind: 'answered',
+            status: response.statusCode ?? 0,
+            retryAfter: headerValue(response.headers['retry-after']),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
         );
         // The status line arrived: the receiver answered, whatever happens to the rest of the body.
-        response.on('error', () => finish({ kind: 'answered', status: response.statusCode ?? 0, retryAfter: null, body: '' }));
+        response.on('error', () =>
+          finish({ kind: 'answered', status: response.statusCode ?? 0, retryAfter: null, body: '' }),
+        );
       },
     );
     request.on('finish', () => (written = true));
     // Describe the failure without the error text: Node's messages carry the address.
-    request.on('error', (err: NodeJS.ErrnoException) => finish(lost(`network error${err.code ? ` (${err.code})` : ''}`)));
+    request.on('error', (err: NodeJS.ErrnoException) =>
+      finish(lost(`network error${err.code ? ` (${err.code})` : ''}`)),
+    );
     const timer = setTimeout(() => {
       finish(lost(`no answer within ${timeoutMs} ms`));
       request.destroy();
@@ -254,7 +285,10 @@ function withDefaults(options: WebhookDispatcherOptions): WebhookSettings {
 }
 
 /** Ask `beforeSend` before a POST; the outcome to return when it refuses. */
-async function refusedBeforePost(hooks: WebhookEmitHooks | undefined, last: string | null): Promise<DeliveryOutcome | null> {
+async function refusedBeforePost(
+  hooks: WebhookEmitHooks | undefined,
+  last: string | null,
+): Promise<DeliveryOutcome | null> {
   if (!hooks?.beforeSend) return null;
   let go: boolean;
   try {
@@ -263,7 +297,12 @@ async function refusedBeforePost(hooks: WebhookEmitHooks | undefined, last: stri
     return { status: 'error', detail: `not sent: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (go) return null;
-  return last === null ? { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' } : { status: 'error', detail: `${last}; not retried now: the entry was cancelled, is being delivered elsewhere or we are shutting down` };
+  return last === null
+    ? { status: 'skipped', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' }
+    : {
+        status: 'error',
+        detail: `${last}; not retried now: the entry was cancelled, is being delivered elsewhere or we are shutting down`,
+      };
 }
 
 /** Posts to one URL: throttled per event class, bounded, retried on 5xx/429, never re-sent when the outcome is unknown. */
@@ -293,7 +332,10 @@ class WebhookPoster implements WebhookDispatcher {
     const { waitMs, reserved } = this.#reserveSlot(event);
     if (!reserved) {
       this.#stats.dropped++;
-      return { status: 'throttled', detail: `throttled: next ${event.eventClass} slot is ${Math.ceil(waitMs / 1000)} s away; event not sent` };
+      return {
+        status: 'throttled',
+        detail: `throttled: next ${event.eventClass} slot is ${Math.ceil(waitMs / 1000)} s away; event not sent`,
+      };
     }
     this.#pending++;
     try {
@@ -303,7 +345,9 @@ class WebhookPoster implements WebhookDispatcher {
         if (this.#closer.signal.aborted) return { status: 'unavailable', detail: 'dispatcher closed' };
       }
       const outcome = await this.#send(event, event.id ?? randomUUID(), hooks);
-      return waitMs > 0 ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` } : outcome;
+      return waitMs > 0
+        ? { ...outcome, detail: `${outcome.detail}; delayed ${(waitMs / 1000).toFixed(1)} s by throttling` }
+        : outcome;
     } finally {
       this.#pending--;
     }
@@ -336,9 +380,18 @@ class WebhookPoster implements WebhookDispatcher {
 
   async #postOnce(body: string, id: string): Promise<Attempt> {
     const closed = this.#closer.signal;
-    const result = await postJson(this.#target, body, { 'content-type': 'application/json', 'idempotency-key': id }, this.#s.timeoutMs, closed);
+    const result = await postJson(
+      this.#target,
+      body,
+      { 'content-type': 'application/json', 'idempotency-key': id },
+      this.#s.timeoutMs,
+      closed,
+    );
     if (result.kind === 'unknown') return result;
-    if (result.kind === 'not_sent') return closed.aborted ? { kind: 'fail', detail: 'dispatcher closed', unsent: true } : { kind: 'retry', detail: result.detail };
+    if (result.kind === 'not_sent')
+      return closed.aborted
+        ? { kind: 'fail', detail: 'dispatcher closed', unsent: true }
+        : { kind: 'retry', detail: result.detail };
     if (result.status >= 200 && result.status < 300) return { kind: 'ok', status: result.status };
     if (result.status === 429) {
       const wait = retryAfterMs(result.retryAfter, parseJsonOrNull(result.body), this.#s.clock.now());
@@ -364,21 +417,30 @@ class WebhookPoster implements WebhookDispatcher {
         // The receiver drops a repeat of this key: sending again cannot deliver twice.
         last = result.detail.replace('not re-sent', 'sent again with the same Idempotency-Key');
         this.#stats.retries++;
-        log.debug({ eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail }, 'webhook outcome unknown; sent again with the same key');
+        log.debug(
+          { eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail },
+          'webhook outcome unknown; sent again with the same key',
+        );
         await this.#s.sleep(this.#s.backoffMs * 2 ** (attempt - 1), this.#closer.signal);
         if (this.#closer.signal.aborted) return { status: 'unknown', detail: result.detail };
         continue;
       }
       if (result.kind === 'unknown') {
         this.#stats.unknown++;
-        log.warn({ eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail }, 'webhook outcome unknown; not re-sent');
+        log.warn(
+          { eventClass: event.eventClass, notificationId: id, attempt, reason: result.detail },
+          'webhook outcome unknown; not re-sent',
+        );
         return { status: 'unknown', detail: result.detail };
       }
       const next = await this.#afterFailure(result, attempt, hooks);
       last = next.last;
       if (!next.retry) break;
       this.#stats.retries++;
-      log.debug({ eventClass: event.eventClass, notificationId: id, attempt, waitMs: next.waitMs, reason: result.detail }, 'webhook post will be retried');
+      log.debug(
+        { eventClass: event.eventClass, notificationId: id, attempt, waitMs: next.waitMs, reason: result.detail },
+        'webhook post will be retried',
+      );
       await this.#s.sleep(next.waitMs, this.#closer.signal);
       if (this.#closer.signal.aborted) {
         last = 'dispatcher closed';
@@ -391,7 +453,11 @@ class WebhookPoster implements WebhookDispatcher {
   }
 
   /** After a POST that was not accepted: tell the caller, then whether (and after how long) to try again. */
-  async #afterFailure(result: Extract<Attempt, { kind: 'retry' | 'fail' }>, attempt: number, hooks?: WebhookEmitHooks): Promise<{ retry: boolean; waitMs: number; last: string }> {
+  async #afterFailure(
+    result: Extract<Attempt, { kind: 'retry' | 'fail' }>,
+    attempt: number,
+    hooks?: WebhookEmitHooks,
+  ): Promise<{ retry: boolean; waitMs: number; last: string }> {
     const waitMs = result.kind === 'retry' ? (result.waitMs ?? this.#s.backoffMs * 2 ** (attempt - 1)) : 0;
     // Not accepted (a retry) or provably never sent: the caller lets go of what it holds for this
     // send BEFORE we wait. A refusal (4xx) is final: it stays a failed send.
@@ -399,12 +465,20 @@ class WebhookPoster implements WebhookDispatcher {
       try {
         await hooks.notAccepted(this.#s.clock.now() + waitMs, result.detail);
       } catch (err) {
-        return { retry: false, waitMs, last: `${result.detail}; not retried: ${err instanceof Error ? err.message : String(err)}` };
+        return {
+          retry: false,
+          waitMs,
+          last: `${result.detail}; not retried: ${err instanceof Error ? err.message : String(err)}`,
+        };
       }
     }
     if (result.kind === 'fail' || attempt === this.#s.maxAttempts) return { retry: false, waitMs, last: result.detail };
     if (waitMs > this.#s.maxRetryAfterMs) {
-      return { retry: false, waitMs, last: `${result.detail}; retry-after ${Math.ceil(waitMs / 1000)} s exceeds the ${Math.round(this.#s.maxRetryAfterMs / 1000)} s bound` };
+      return {
+        retry: false,
+        waitMs,
+        last: `${result.detail}; retry-after ${Math.ceil(waitMs / 1000)} s exceeds the ${Math.round(this.#s.maxRetryAfterMs / 1000)} s bound`,
+      };
     }
     return { retry: true, waitMs, last: result.detail };
   }

@@ -13,14 +13,22 @@ export const OPENAI_LIVE = {
   adapter: 'openai/live',
   variables: [
     { name: 'OPENAI_LIVE_MODEL', kind: 'string', default: 'gpt-live-1.1', description: 'GPT-Live model id.' },
-    { name: 'OPENAI_LIVE_BASE_URL', kind: 'url', description: 'GPT-Live endpoint override, e.g. ws://127.0.0.1:PORT/v1 (http/https/ws/wss).' },
+    {
+      name: 'OPENAI_LIVE_BASE_URL',
+      kind: 'url',
+      description: 'GPT-Live endpoint override, e.g. ws://127.0.0.1:PORT/v1 (http/https/ws/wss).',
+    },
   ],
   keyVariable: 'OPENAI_API_KEY',
   modelVariable: 'OPENAI_LIVE_MODEL',
   voiceVariable: 'OPENAI_VOICE',
   configSchema: z.object({ OPENAI_LIVE_BASE_URL: socketUrl.optional() }),
   // $0.05 per active minute, billed per second (WebSocket sessions have no standby).
-  prices: { prices: { per_second: 0.05 / 60 }, asOf: '2026-11', source: 'apidog "GPT-Live-1.1 pricing" (secondary source), research/field-2026-11.md §3.2' },
+  prices: {
+    prices: { per_second: 0.05 / 60 },
+    asOf: '2026-11',
+    source: 'apidog "GPT-Live-1.1 pricing" (secondary source), research/field-2026-11.md §3.2',
+  },
   voices: OPENAI_VOICES,
   capabilities: {
     inputTranscription: true,

@@ -4,7 +4,18 @@ import type { ProviderDeclaration } from './types.ts';
 import { list, socketUrl } from './values.ts';
 
 /** The voices of the Realtime API reference; GPT-Live takes the same. */
-export const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
+export const OPENAI_VOICES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+] as const;
 
 export const OPENAI_REALTIME = {
   name: 'openai-realtime',
@@ -13,11 +24,36 @@ export const OPENAI_REALTIME = {
   keySource: 'platform.openai.com → API keys',
   adapter: 'openai/realtime',
   variables: [
-    { name: 'OPENAI_API_KEY', kind: 'secret', description: 'OpenAI API key (openai-realtime and openai-live providers).' },
-    { name: 'OPENAI_REALTIME_MODEL', kind: 'string', default: 'gpt-realtime-2.1', description: 'OpenAI Realtime model id.' },
-    { name: 'OPENAI_REALTIME_MODEL_FALLBACKS', kind: 'list', default: 'gpt-realtime-2.1-mini', description: 'Realtime models tried in order when the primary is unknown.' },
-    { name: 'OPENAI_REALTIME_BASE_URL', kind: 'url', description: 'OpenAI Realtime endpoint override, e.g. ws://127.0.0.1:PORT/v1 for a compatible local server (http/https/ws/wss).' },
-    { name: 'OPENAI_REALTIME_TURN_DETECTION', kind: 'string', default: 'semantic_vad', description: "Realtime turn detection for a named patience: semantic_vad (eagerness from the patience) or server_vad (the patience's silence window); a patience in ms is always server_vad. See docs/audio.md \"Patience\"." },
+    {
+      name: 'OPENAI_API_KEY',
+      kind: 'secret',
+      description: 'OpenAI API key (openai-realtime and openai-live providers).',
+    },
+    {
+      name: 'OPENAI_REALTIME_MODEL',
+      kind: 'string',
+      default: 'gpt-realtime-2.1',
+      description: 'OpenAI Realtime model id.',
+    },
+    {
+      name: 'OPENAI_REALTIME_MODEL_FALLBACKS',
+      kind: 'list',
+      default: 'gpt-realtime-2.1-mini',
+      description: 'Realtime models tried in order when the primary is unknown.',
+    },
+    {
+      name: 'OPENAI_REALTIME_BASE_URL',
+      kind: 'url',
+      description:
+        'OpenAI Realtime endpoint override, e.g. ws://127.0.0.1:PORT/v1 for a compatible local server (http/https/ws/wss).',
+    },
+    {
+      name: 'OPENAI_REALTIME_TURN_DETECTION',
+      kind: 'string',
+      default: 'semantic_vad',
+      description:
+        'Realtime turn detection for a named patience: semantic_vad (eagerness from the patience) or server_vad (the patience\'s silence window); a patience in ms is always server_vad. See docs/audio.md "Patience".',
+    },
     { name: 'OPENAI_VOICE', kind: 'string', default: 'marin', description: 'Voice of the OpenAI providers.' },
   ],
   keyVariable: 'OPENAI_API_KEY',
@@ -26,7 +62,9 @@ export const OPENAI_REALTIME = {
   configSchema: z.object({
     OPENAI_REALTIME_BASE_URL: socketUrl.optional(),
     OPENAI_REALTIME_MODEL_FALLBACKS: list.optional(),
-    OPENAI_REALTIME_TURN_DETECTION: z.enum(['server_vad', 'semantic_vad'], { error: 'must be server_vad or semantic_vad' }).optional(),
+    OPENAI_REALTIME_TURN_DETECTION: z
+      .enum(['server_vad', 'semantic_vad'], { error: 'must be server_vad or semantic_vad' })
+      .optional(),
   }),
   prices: {
     prices: { input_text: 4, input_audio: 32, input_image: 5, output_text: 16, output_audio: 64 },

@@ -153,7 +153,8 @@ export class ChannelCaptions {
   }
 
   summary(): string {
-    const list = (kind: Point['kind']) => this.#points.filter((p) => p.kind === kind).map((p) => `• ${p.text} (turn ${p.turn})`);
+    const list = (kind: Point['kind']) =>
+      this.#points.filter((p) => p.kind === kind).map((p) => `• ${p.text} (turn ${p.turn})`);
     const decisions = list('decision');
     const reminders = list('reminder');
     const text = [
@@ -169,7 +170,9 @@ export class ChannelCaptions {
 
   #render(ended: boolean): string {
     const head = ended ? '📝 **Captions** (the call has ended)' : '📝 **Live captions** (updated as people talk)';
-    const brief = this.#points.slice(-6).map((p) => `• ${p.kind === 'decision' ? 'Decision' : 'Reminder'}: ${p.text} (turn ${p.turn})`);
+    const brief = this.#points
+      .slice(-6)
+      .map((p) => `• ${p.kind === 'decision' ? 'Decision' : 'Reminder'}: ${p.text} (turn ${p.turn})`);
     const tail = ['**Brief so far**', ...(brief.length ? brief : ['• nothing decided yet'])].join('\n');
     // The newest caption lines that fit beside the brief.
     const lines = [...this.#lines];

@@ -37,10 +37,14 @@ export function roomCommandHandler(o: RoomCommandsOptions): (name: string, userI
       case 'join':
         return join(o.bridge);
       case 'leave':
-        return o.bridge.stop('the owner typed /leave').then(({ stopped }) => (stopped ? 'Left the call.' : 'There was no call to leave.'));
+        return o.bridge
+          .stop('the owner typed /leave')
+          .then(({ stopped }) => (stopped ? 'Left the call.' : 'There was no call to leave.'));
       case 'mute': {
         const state = o.talk.setMuted(!o.talk.state().muted);
-        return state.muted ? 'Muted: the model hears nobody until you /mute again.' : 'Unmuted: the model hears the call again.';
+        return state.muted
+          ? 'Muted: the model hears nobody until you /mute again.'
+          : 'Unmuted: the model hears the call again.';
       }
       default:
         return statusText(o);
@@ -54,14 +58,17 @@ async function join(bridge: BridgeControl): Promise<string> {
     () => 'Joined your voice channel.',
     (err: unknown) => `Could not join: ${err instanceof Error ? err.message : String(err)}`,
   );
-  const slow = new Promise<string>((resolve) => setTimeout(() => resolve('Joining your voice channel…'), JOIN_ANSWER_MS).unref());
+  const slow = new Promise<string>((resolve) =>
+    setTimeout(() => resolve('Joining your voice channel…'), JOIN_ANSWER_MS).unref(),
+  );
   return Promise.race([started, slow]);
 }
 
 function statusText(o: RoomCommandsOptions): string {
   const status = o.bridge.status();
   const room = o.bridge.room?.();
-  const heard = room?.people.filter((p) => p.in_channel && p.role !== 'listener' && !p.opted_out).map((p) => p.name) ?? [];
+  const heard =
+    room?.people.filter((p) => p.in_channel && p.role !== 'listener' && !p.opted_out).map((p) => p.name) ?? [];
   const optedOut = room?.people.filter((p) => p.opted_out).map((p) => p.name) ?? [];
   return [
     `Call: ${status.state}${status.reason ? ` (${status.reason})` : ''}`,

@@ -12,7 +12,10 @@ export const CONSENT_FILE = 'consent.json';
 const consentFileSchema = z.object({
   version: z.literal(1),
   /** Discord user id → when (epoch seconds) and how they opted out. */
-  opted_out: z.record(z.string().regex(/^\d{1,25}$/), z.object({ at: z.number(), via: z.enum(['command', 'reaction', 'api']) })),
+  opted_out: z.record(
+    z.string().regex(/^\d{1,25}$/),
+    z.object({ at: z.number(), via: z.enum(['command', 'reaction', 'api']) }),
+  ),
 });
 type ConsentFile = z.infer<typeof consentFileSchema>;
 export type OptOutVia = ConsentFile['opted_out'][string]['via'];
@@ -33,7 +36,9 @@ export class ConsentStore {
     try {
       this.#data = consentFileSchema.parse(JSON.parse(raw));
     } catch (err) {
-      onDamaged?.(`${this.#file} is not a valid consent file (${err instanceof Error ? err.message : String(err)}); nobody counts as opted out until someone opts out again`);
+      onDamaged?.(
+        `${this.#file} is not a valid consent file (${err instanceof Error ? err.message : String(err)}); nobody counts as opted out until someone opts out again`,
+      );
     }
   }
 

@@ -64,7 +64,12 @@ export class RoomConsent {
   /** `/optout`, a reaction, or the API. Returns what to tell the person. */
   optOut(userId: string, via: OptOutVia): string {
     const changed = this.#o.store.optOut(userId, via);
-    if (changed) this.#o.notes.append({ kind: 'note', text: `${this.#name(userId)} opted out: their audio is dropped before the model and the notes`, speaker: userId });
+    if (changed)
+      this.#o.notes.append({
+        kind: 'note',
+        text: `${this.#name(userId)} opted out: their audio is dropped before the model and the notes`,
+        speaker: userId,
+      });
     return changed
       ? `You opted out: ${this.#o.botName()} no longer hears you (in this call and later ones) and nothing you say is kept. Use /optin to be heard again.`
       : 'You had already opted out: nothing you say reaches the model or the notes. Use /optin to be heard again.';
@@ -73,7 +78,9 @@ export class RoomConsent {
   optIn(userId: string): string {
     const changed = this.#o.store.optIn(userId);
     if (changed) this.#o.notes.append({ kind: 'note', text: `${this.#name(userId)} opted back in`, speaker: userId });
-    return changed ? `You opted back in: ${this.#o.botName()} hears you again when you are an allowed speaker.` : 'You had not opted out.';
+    return changed
+      ? `You opted back in: ${this.#o.botName()} hears you again when you are an allowed speaker.`
+      : 'You had not opted out.';
   }
 
   /** A reaction on a message: an opt-out when it is one of our notices and an opt-out emoji. */
@@ -122,7 +129,10 @@ export class RoomConsent {
     } catch (err) {
       // A notice that cannot be posted (no permission to write there) is logged and in the notes.
       this.#o.logger.warn({ err, channelId }, 'could not post the consent notice');
-      this.#o.notes.append({ kind: 'note', text: `could not post the recording notice in the voice channel's chat: ${err instanceof Error ? err.message : String(err)}` });
+      this.#o.notes.append({
+        kind: 'note',
+        text: `could not post the recording notice in the voice channel's chat: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
 

@@ -46,7 +46,13 @@ export function startRoom(o: RoomWiring): { consent: RoomConsent; stop: () => Pr
     },
   });
   const captions = o.captions
-    ? new ChannelCaptions({ hub: o.hub, target: () => o.bridge.status().target, post: (c, t) => o.discord.postToChannel(c, t), edit: (c, m, t) => o.discord.editMessage(c, m, t), logger: o.logger })
+    ? new ChannelCaptions({
+        hub: o.hub,
+        target: () => o.bridge.status().target,
+        post: (c, t) => o.discord.postToChannel(c, t),
+        edit: (c, m, t) => o.discord.editMessage(c, m, t),
+        logger: o.logger,
+      })
     : null;
   captions?.start();
   return {

@@ -40,7 +40,10 @@ export function backingFromConf(store: ConfLike): SettingsBacking {
 
 /** `2026-11-27T15-45-06Z`: a time that sorts and is safe in a file name everywhere. */
 export function fileTimeStamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /**

@@ -35,7 +35,11 @@ export function plainFieldErrors(issues: readonly z.core.$ZodIssue[]): Record<st
       out[field] = issue.message;
       continue;
     }
-    out[field] = RULES[field as SettingKey | SecretKey] ?? (issue.code === 'unrecognized_keys' ? `Unknown setting: ${issue.keys.join(', ')}.` : 'This value is not accepted.');
+    out[field] =
+      RULES[field as SettingKey | SecretKey] ??
+      (issue.code === 'unrecognized_keys'
+        ? `Unknown setting: ${issue.keys.join(', ')}.`
+        : 'This value is not accepted.');
   }
   return out;
 }

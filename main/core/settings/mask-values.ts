@@ -17,13 +17,19 @@ function maskString(text: string, known: readonly string[]): string {
 function maskAny(value: unknown, known: readonly string[]): unknown {
   if (typeof value === 'string') return maskString(value, known);
   if (Array.isArray(value)) return value.map((v) => maskAny(v, known));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAny(v, known)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAny(v, known)]));
   return value;
 }
 
 /** `values` with every secret in them masked; the same object when none is. */
-export function maskSecretsInValues<T extends Record<string, unknown>>(values: T, knownSecrets: readonly (string | undefined)[]): T {
-  const known = [...new Set(knownSecrets.map((s) => s?.trim() ?? '').filter((s) => s.length >= MIN_KNOWN_SECRET))].sort((a, b) => b.length - a.length);
+export function maskSecretsInValues<T extends Record<string, unknown>>(
+  values: T,
+  knownSecrets: readonly (string | undefined)[],
+): T {
+  const known = [...new Set(knownSecrets.map((s) => s?.trim() ?? '').filter((s) => s.length >= MIN_KNOWN_SECRET))].sort(
+    (a, b) => b.length - a.length,
+  );
   const masked = maskAny(values, known) as T;
   return JSON.stringify(masked) === JSON.stringify(values) ? values : masked;
 }

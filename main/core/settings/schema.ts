@@ -12,7 +12,10 @@ const SNOWFLAKE = /^\d{17,20}$/;
 const snowflake = z.string().trim().regex(SNOWFLAKE, 'must be a Discord id (17–20 digits)');
 
 /** A patience as the API takes it: a level, or the silence window in whole ms (contracts/patience.ts). */
-export const PatienceSchema = z.union([z.enum(PATIENCE_LEVELS), z.number().int().min(PATIENCE_MIN_MS).max(PATIENCE_MAX_MS)]);
+export const PatienceSchema = z.union([
+  z.enum(PATIENCE_LEVELS),
+  z.number().int().min(PATIENCE_MIN_MS).max(PATIENCE_MAX_MS),
+]);
 /** The bridge's silence cap of a turn, ms (config TURN_SILENCE_CAP_MS). */
 export const TurnSilenceCapSchema = z.number().int().min(1000).max(30000);
 
@@ -62,16 +65,27 @@ export type SecretKey = (typeof SECRET_KEYS)[number];
  * an application or user id pasted instead, "Bot " in front, a line break, a piece of it.
  */
 export function botTokenProblem(token: string): string {
-  if (/\s/.test(token)) return /^bot\s/i.test(token) ? 'Paste the token alone, without “Bot ” in front.' : 'The token has a space or line break inside: paste it as one piece.';
-  if (/^\d+$/.test(token)) return `That is a ${token.length}-digit number (an application or user id), not the bot token: copy the token from Bot → Reset Token.`;
-  if (token.length < 20) return `That is ${token.length} characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.`;
+  if (/\s/.test(token))
+    return /^bot\s/i.test(token)
+      ? 'Paste the token alone, without “Bot ” in front.'
+      : 'The token has a space or line break inside: paste it as one piece.';
+  if (/^\d+$/.test(token))
+    return `That is a ${token.length}-digit number (an application or user id), not the bot token: copy the token from Bot → Reset Token.`;
+  if (token.length < 20)
+    return `That is ${token.length} characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.`;
   return `That is ${token.length} characters, longer than any bot token: paste the token alone.`;
 }
 const botTokenError = { error: (issue: { input?: unknown }) => botTokenProblem(String(issue.input ?? '')) };
 
 /** A secret as the user types it: trimmed, bounded, and a URL where the variable is a URL. */
 export const SecretValueSchemas = {
-  discordBotToken: z.string().trim().min(20, botTokenError).max(200, botTokenError).regex(/^\S+$/, botTokenError).regex(/\D/, botTokenError),
+  discordBotToken: z
+    .string()
+    .trim()
+    .min(20, botTokenError)
+    .max(200, botTokenError)
+    .regex(/^\S+$/, botTokenError)
+    .regex(/\D/, botTokenError),
   geminiApiKey: z.string().trim().min(10).max(200).regex(/^\S+$/, 'must not contain spaces'),
   openaiApiKey: z.string().trim().min(10).max(300).regex(/^\S+$/, 'must not contain spaces'),
   webhookUrl: z
@@ -162,12 +176,19 @@ export const SettingsPatchSchema = z
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
-function nullableFields<T extends Record<string, z.ZodType>>(fields: T): { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> } {
-  return Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.nullable().optional()])) as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> };
+function nullableFields<T extends Record<string, z.ZodType>>(
+  fields: T,
+): { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> } {
+  return Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.nullable().optional()])) as {
+    [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>>;
+  };
 }
 
 /** Settings as config-loader input: canonical variable name → string, the way env would carry it. */
-export function settingsToConfigValues(values: SettingsValues, secrets: Partial<Record<SecretKey, string>> = {}): Partial<Record<VariableName, string>> {
+export function settingsToConfigValues(
+  values: SettingsValues,
+  secrets: Partial<Record<SecretKey, string>> = {},
+): Partial<Record<VariableName, string>> {
   const out: Partial<Record<VariableName, string>> = {};
   for (const key of Object.keys(SETTING_VARIABLES) as SettingKey[]) {
     const value = values[key];
@@ -188,7 +209,8 @@ export function settingsToConfigValues(values: SettingsValues, secrets: Partial<
 export function parseStoredValues(raw: unknown): { values: SettingsValues; rejected: string[] } {
   const values: Record<string, unknown> = {};
   const rejected: string[] = [];
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { values: {}, rejected: raw === undefined ? [] : ['(whole file)'] };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { values: {}, rejected: raw === undefined ? [] : ['(whole file)'] };
   for (const [key, value] of Object.entries(raw)) {
     const schema = (VALUE_FIELDS as Record<string, z.ZodType | undefined>)[key];
     const parsed = schema?.safeParse(value);

@@ -24,11 +24,20 @@ export type SecretStorageVerdict = { canStore: true; backend: string } | { canSt
 /** Linux backends that really encrypt with a key the OS keeps for the user. */
 const PLAIN_TEXT_BACKENDS = new Set(['basic_text', 'unknown']);
 
-const ENV_HINT = 'set DISCORD_BOT_TOKEN, GEMINI_API_KEY or DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY in the environment (or .env) instead';
+const ENV_HINT =
+  'set DISCORD_BOT_TOKEN, GEMINI_API_KEY or DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY in the environment (or .env) instead';
 
 export function secretStorageVerdict(status: VaultStatus | undefined): SecretStorageVerdict {
-  if (!status) return { canStore: false, reason: `headless mode has no OS secret store, and secrets are never written in plain text; ${ENV_HINT}` };
-  if (!status.available) return { canStore: false, reason: `the OS secret store (keychain) is not available, and secrets are never written in plain text; ${ENV_HINT}` };
+  if (!status)
+    return {
+      canStore: false,
+      reason: `headless mode has no OS secret store, and secrets are never written in plain text; ${ENV_HINT}`,
+    };
+  if (!status.available)
+    return {
+      canStore: false,
+      reason: `the OS secret store (keychain) is not available, and secrets are never written in plain text; ${ENV_HINT}`,
+    };
   if (PLAIN_TEXT_BACKENDS.has(status.backend)) {
     return {
       canStore: false,

@@ -108,7 +108,9 @@ export class KeyValueSettingsStore implements SettingsStore {
       if (stored[key] !== undefined) state[key] = readable ? 'stored' : 'unreadable';
       else state[key] = this.#inEnvironment(SECRET_VARIABLES[key]) ? 'environment' : 'unset';
     }
-    const secrets: SecretsReport = verdict.canStore ? { canStore: true, state } : { canStore: false, reason: verdict.reason, state };
+    const secrets: SecretsReport = verdict.canStore
+      ? { canStore: true, state }
+      : { canStore: false, reason: verdict.reason, state };
     return { values: maskSecretsInValues(values, await this.#knownSecrets(stored, readable)), secrets, rejected };
   }
 
@@ -117,9 +119,16 @@ export class KeyValueSettingsStore implements SettingsStore {
     const known: string[] = [];
     for (const key of SECRET_KEYS) {
       const spec = (CONFIG_VARIABLES as readonly VariableSpec[]).find((s) => s.name === SECRET_VARIABLES[key]);
-      for (const name of [SECRET_VARIABLES[key], ...(spec?.aliases ?? [])]) if (this.#env[name]) known.push(this.#env[name]!);
+      for (const name of [SECRET_VARIABLES[key], ...(spec?.aliases ?? [])])
+        if (this.#env[name]) known.push(this.#env[name]!);
       const cipherText = stored[key];
-      if (readable && cipherText !== undefined && this.#vault) known.push(await this.#vault.decrypt(cipherText).then((d) => d.value, () => ''));
+      if (readable && cipherText !== undefined && this.#vault)
+        known.push(
+          await this.#vault.decrypt(cipherText).then(
+            (d) => d.value,
+            () => '',
+          ),
+        );
     }
     return known;
   }

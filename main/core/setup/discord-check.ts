@@ -27,12 +27,27 @@ export function inviteLink(clientId: string): string {
 }
 
 const Snowflake = z.string().regex(/^\d{17,20}$/);
-const UserSchema = z.object({ id: Snowflake, username: z.string(), global_name: z.string().nullish(), bot: z.boolean().optional() });
+const UserSchema = z.object({
+  id: Snowflake,
+  username: z.string(),
+  global_name: z.string().nullish(),
+  bot: z.boolean().optional(),
+});
 const GuildSummarySchema = z.object({ id: Snowflake, name: z.string() });
 const RoleSchema = z.object({ id: Snowflake, name: z.string(), permissions: z.string().regex(/^\d+$/) });
 const GuildSchema = z.object({ id: Snowflake, name: z.string(), owner_id: Snowflake, roles: z.array(RoleSchema) });
-const OverwriteSchema = z.object({ id: Snowflake, type: z.union([z.literal(0), z.literal(1)]), allow: z.string().regex(/^\d+$/), deny: z.string().regex(/^\d+$/) });
-const ChannelSchema = z.object({ id: Snowflake, type: z.number().int(), name: z.string().nullish(), permission_overwrites: z.array(OverwriteSchema).optional() });
+const OverwriteSchema = z.object({
+  id: Snowflake,
+  type: z.union([z.literal(0), z.literal(1)]),
+  allow: z.string().regex(/^\d+$/),
+  deny: z.string().regex(/^\d+$/),
+});
+const ChannelSchema = z.object({
+  id: Snowflake,
+  type: z.number().int(),
+  name: z.string().nullish(),
+  permission_overwrites: z.array(OverwriteSchema).optional(),
+});
 const MemberSchema = z.object({ user: UserSchema, nick: z.string().nullish(), roles: z.array(Snowflake) });
 const VoiceStateSchema = z.object({ channel_id: Snowflake.nullable() });
 export type DiscordRole = z.infer<typeof RoleSchema>;
@@ -48,7 +63,14 @@ const STAGE = 13;
  * everything for the server owner or an administrator, then the channel's @everyone overwrite, its
  * role overwrites (denies then allows, merged), and its member overwrite.
  */
-export function channelPermissions(input: { guildId: string; guildOwnerId: string; userId: string; roles: readonly DiscordRole[]; memberRoleIds: readonly string[]; overwrites: readonly DiscordOverwrite[] }): bigint {
+export function channelPermissions(input: {
+  guildId: string;
+  guildOwnerId: string;
+  userId: string;
+  roles: readonly DiscordRole[];
+  memberRoleIds: readonly string[];
+  overwrites: readonly DiscordOverwrite[];
+}): bigint {
   const ALL = (1n << 53n) - 1n;
   if (input.userId === input.guildOwnerId) return ALL;
   const byId = new Map(input.roles.map((r) => [r.id, BigInt(r.permissions)]));
@@ -181,9 +203,16 @@ class DiscordCheckRun {
       bot = await this.#get('/users/@me', UserSchema);
     } catch (err) {
       const unauthorized = err instanceof DiscordAnswer && err.status === 401;
-      const message = unauthorized ? 'Discord rejected the token. Copy it again from the Developer Portal (Bot → Reset Token) and paste it whole.' : `Could not reach Discord: ${err instanceof Error ? err.message : String(err)}.`;
+      const message = unauthorized
+        ? 'Discord rejected the token. Copy it again from the Developer Portal (Bot → Reset Token) and paste it whole.'
+        : `Could not reach Discord: ${err instanceof Error ? err.message : String(err)}.`;
       this.checks.push({ step: 'token', ok: false, message });
-      return { ok: false, code: unauthorized ? 'token_rejected' : 'discord_unreachable', checks: this.checks, directory: [] };
+      return {
+        ok: false,
+        code: unauthorized ? 'token_rejected' : 'discord_unreachable',
+        checks: this.checks,
+        directory: [],
+      };
     }
     this.#bot = { id: bot.id, name: bot.global_name || bot.username };
     // A bot's user id is its application's client id (https://discord.com/developers/docs/topics/oauth2#bot-users).
@@ -196,18 +225,35 @@ class DiscordCheckRun {
   async afterToken(bot: NamedId): Promise<DiscordCheckResult> {
     const guilds = await this.#get('/users/@me/guilds?limit=200', z.array(GuildSummarySchema));
     for (const g of guilds.slice(0, 20)) this.#directory.push(await this.#guildDirectory(g));
-    if (guilds.length === 0) throw this.#stop('server', 'not_in_server', `${bot.name} is in no server yet. Open the invite link, pick your server and authorize.`);
-    if (!this.#input.ownerId) throw this.#stop('server', 'owner_missing', 'Pick the owner (you) so the bot knows whom to follow.');
+    if (guilds.length === 0)
+      throw this.#stop(
+        'server',
+        'not_in_server',
+        `${bot.name} is in no server yet. Open the invite link, pick your server and authorize.`,
+      );
+    if (!this.#input.ownerId)
+      throw this.#stop('server', 'owner_missing', 'Pick the owner (you) so the bot knows whom to follow.');
     const shared = await this.#sharedServer(guilds, this.#input.ownerId);
     const guild = { id: shared.guild.id, name: shared.guild.name };
-    this.checks.push({ step: 'server', ok: true, message: `${bot.name} and ${displayName(shared.owner)} are both in ${guild.name}.` });
+    this.checks.push({
+      step: 'server',
+      ok: true,
+      message: `${bot.name} and ${displayName(shared.owner)} are both in ${guild.name}.`,
+    });
     return this.#permissions(bot, guild, this.#input.ownerId);
   }
 
   /** The failure of the step under way: Discord refused something after the token was accepted. */
   failed(step: SetupCheck['step'], err: unknown): DiscordCheckResult {
     this.checks.push({ step, ok: false, message: plainFailure(err) });
-    return { ok: false, code: 'discord_error', checks: this.checks, ...(this.#bot ? { bot: this.#bot } : {}), ...(this.#invite ? { invite: this.#invite } : {}), directory: [] };
+    return {
+      ok: false,
+      code: 'discord_error',
+      checks: this.checks,
+      ...(this.#bot ? { bot: this.#bot } : {}),
+      ...(this.#invite ? { invite: this.#invite } : {}),
+      directory: [],
+    };
   }
 
   /** The step that passed last, for `failed`. */
@@ -225,7 +271,11 @@ class DiscordCheckRun {
       }
     }
     const where = this.#input.guildId ? 'the chosen server' : 'any server';
-    throw this.#stop('server', 'not_in_server', `${this.#bot!.name} is not in ${where} together with the owner. Open the invite link and add it to a server you are in.`);
+    throw this.#stop(
+      'server',
+      'not_in_server',
+      `${this.#bot!.name} is not in ${where} together with the owner. Open the invite link and add it to a server you are in.`,
+    );
   }
 
   async #permissions(bot: NamedId, guildNamed: NamedId, ownerId: string): Promise<DiscordCheckResult> {
@@ -237,36 +287,80 @@ class DiscordCheckRun {
     // The bot can only join a voice (or stage) channel; a text channel's permissions say nothing about a call.
     if (channel.type !== VOICE && channel.type !== STAGE) {
       const kind = channel.type === TEXT ? 'a text channel' : 'not a voice channel';
-      throw this.#stop('permissions', 'not_a_voice_channel', `${channelNamed.name} is ${kind}, and the bot can only join a voice channel. Pick one of ${guildNamed.name}'s voice channels.`, { guild: guildNamed, channel: channelNamed });
+      throw this.#stop(
+        'permissions',
+        'not_a_voice_channel',
+        `${channelNamed.name} is ${kind}, and the bot can only join a voice channel. Pick one of ${guildNamed.name}'s voice channels.`,
+        { guild: guildNamed, channel: channelNamed },
+      );
     }
-    const perms = channelPermissions({ guildId: guild.id, guildOwnerId: guild.owner_id, userId: bot.id, roles: guild.roles, memberRoleIds: botMember.roles, overwrites: channel.permission_overwrites ?? [] });
+    const perms = channelPermissions({
+      guildId: guild.id,
+      guildOwnerId: guild.owner_id,
+      userId: bot.id,
+      roles: guild.roles,
+      memberRoleIds: botMember.roles,
+      overwrites: channel.permission_overwrites ?? [],
+    });
     // Without View Channel every other permission in the channel is void (Discord's implicit deny).
     const hidden = (perms & PERMISSION_BITS.VIEW_CHANNEL) === 0n;
-    const missing = [...(hidden ? ['View Channel'] : []), ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name)];
+    const missing = [
+      ...(hidden ? ['View Channel'] : []),
+      ...NEEDED_PERMISSIONS.filter((p) => hidden || (perms & p.bit) === 0n).map((p) => p.name),
+    ];
     if (missing.length) {
       const message = `In ${channelNamed.name} the bot lacks ${missing.join(', ')}. Allow them for the bot's role in the channel's settings, or re-invite it with the link.`;
-      throw this.#stop('permissions', 'missing_permissions', message, { guild: guildNamed, channel: channelNamed, missingPermissions: missing });
+      throw this.#stop('permissions', 'missing_permissions', message, {
+        guild: guildNamed,
+        channel: channelNamed,
+        missingPermissions: missing,
+      });
     }
-    this.checks.push({ step: 'permissions', ok: true, message: `The bot may Connect, Speak and Send Messages in ${channelNamed.name}.` });
-    return { ok: true, checks: this.checks, bot, invite: this.#invite!, guild: guildNamed, channel: channelNamed, directory: this.#directory };
+    this.checks.push({
+      step: 'permissions',
+      ok: true,
+      message: `The bot may Connect, Speak and Send Messages in ${channelNamed.name}.`,
+    });
+    return {
+      ok: true,
+      checks: this.checks,
+      bot,
+      invite: this.#invite!,
+      guild: guildNamed,
+      channel: channelNamed,
+      directory: this.#directory,
+    };
   }
 
   /** The chosen voice channel, else the owner's, else the server's first. */
   async #voiceChannel(guild: NamedId, channels: Channel[], ownerId: string): Promise<Channel> {
-    const ownerVoice = await this.#get(`/guilds/${guild.id}/voice-states/${ownerId}`, VoiceStateSchema.loose()).catch(() => null);
+    const ownerVoice = await this.#get(`/guilds/${guild.id}/voice-states/${ownerId}`, VoiceStateSchema.loose()).catch(
+      () => null,
+    );
     const chosen = this.#input.voiceChannelId;
     const channelId = chosen ?? ownerVoice?.channel_id ?? channels.find((c) => c.type === VOICE)?.id;
     const channel = channels.find((c) => c.id === channelId);
     if (channel) return channel;
-    if (chosen) throw this.#stop('permissions', 'channel_not_found', `The chosen voice channel (${chosen}) is not a channel of ${guild.name} that the bot can see. Pick one of its voice channels.`, { guild });
-    throw this.#stop('permissions', 'no_voice_channel', `${guild.name} has no voice channel the bot can see.`, { guild });
+    if (chosen)
+      throw this.#stop(
+        'permissions',
+        'channel_not_found',
+        `The chosen voice channel (${chosen}) is not a channel of ${guild.name} that the bot can see. Pick one of its voice channels.`,
+        { guild },
+      );
+    throw this.#stop('permissions', 'no_voice_channel', `${guild.name} has no voice channel the bot can see.`, {
+      guild,
+    });
   }
 
   async #guildDirectory(g: GuildSummary): Promise<GuildDirectory> {
     const channels = await this.#get(`/guilds/${g.id}/channels`, z.array(ChannelSchema.loose()));
     // Listing members needs the privileged Server Members intent; without it, ids still work.
-    const members = await this.#get(`/guilds/${g.id}/members?limit=1000`, z.array(MemberSchema.loose())).catch(() => []);
-    const named = (types: number[]) => channels.filter((c) => types.includes(c.type)).map((c) => ({ id: c.id, name: c.name ?? c.id }));
+    const members = await this.#get(`/guilds/${g.id}/members?limit=1000`, z.array(MemberSchema.loose())).catch(
+      () => [],
+    );
+    const named = (types: number[]) =>
+      channels.filter((c) => types.includes(c.type)).map((c) => ({ id: c.id, name: c.name ?? c.id }));
     return {
       id: g.id,
       name: g.name,
@@ -278,19 +372,34 @@ class DiscordCheckRun {
 
   #stop(step: SetupCheck['step'], code: string, message: string, extra: Partial<DiscordCheckResult> = {}): CheckStop {
     this.checks.push({ step, ok: false, message });
-    return new CheckStop({ ok: false, code, checks: this.checks, bot: this.#bot, invite: this.#invite, directory: this.#directory, ...extra });
+    return new CheckStop({
+      ok: false,
+      code,
+      checks: this.checks,
+      bot: this.#bot,
+      invite: this.#invite,
+      directory: this.#directory,
+      ...extra,
+    });
   }
 
   async #get<T>(route: string, schema: z.ZodType<T>): Promise<T> {
-    const headers = { authorization: `Bot ${this.#input.token}`, 'user-agent': 'DiscordBot (live-voice-bridge, setup)' };
-    const res = await this.#fetch(`${this.#base}${route}`, { headers, signal: AbortSignal.timeout(this.#input.timeoutMs ?? 10_000) });
+    const headers = {
+      authorization: `Bot ${this.#input.token}`,
+      'user-agent': 'DiscordBot (live-voice-bridge, setup)',
+    };
+    const res = await this.#fetch(`${this.#base}${route}`, {
+      headers,
+      signal: AbortSignal.timeout(this.#input.timeoutMs ?? 10_000),
+    });
     const body: unknown = await res.json().catch(() => null);
     if (!res.ok) {
       const parsed = ErrorBodySchema.safeParse(body);
       throw new DiscordAnswer(res.status, parsed.success ? parsed.data.code : null);
     }
     const parsed = schema.safeParse(body);
-    if (!parsed.success) throw new Error(`Discord sent an answer this version does not understand (${route.split('?')[0]})`);
+    if (!parsed.success)
+      throw new Error(`Discord sent an answer this version does not understand (${route.split('?')[0]})`);
     return parsed.data;
   }
 }
@@ -312,7 +421,8 @@ export async function checkDiscord(input: DiscordCheckInput): Promise<DiscordChe
 function plainFailure(err: unknown): string {
   if (err instanceof DiscordAnswer) {
     if (err.status === 429) return 'Discord asked to slow down; test again in a few seconds.';
-    if (err.status === 403) return "Discord refused to show the server's details to the bot (Missing Access). Re-invite it with the link.";
+    if (err.status === 403)
+      return "Discord refused to show the server's details to the bot (Missing Access). Re-invite it with the link.";
     return `Discord answered HTTP ${err.status}; test again, and if it persists see status.discord.com.`;
   }
   return `Could not reach Discord: ${err instanceof Error ? err.message : String(err)}.`;

@@ -96,12 +96,15 @@ export function probeSidecarPort(host: string, port: number): Promise<string | n
   });
 }
 
-export async function startRestartableCore<Core extends RunningCore>(options: RestartableCoreOptions<Core>): Promise<RestartableCore<Core>> {
+export async function startRestartableCore<Core extends RunningCore>(
+  options: RestartableCoreOptions<Core>,
+): Promise<RestartableCore<Core>> {
   let config = options.initial ?? (await options.load());
   let restarting: Promise<void> | null = null;
   let last: RestartOutcome | null = null;
   const lastRestart = (): RestartOutcome | null => last;
-  const record = (applied: boolean, message: string): void => void (last = { at: new Date().toISOString(), applied, message });
+  const record = (applied: boolean, message: string): void =>
+    void (last = { at: new Date().toISOString(), applied, message });
 
   /** Before stopping anything: a new sidecar port must be free (the running core's own port is, once it stops). */
   const refusal = async (next: Config): Promise<RestartFailedError | null> => {
@@ -110,7 +113,10 @@ export async function startRestartableCore<Core extends RunningCore>(options: Re
     const problem = await probeSidecarPort(host, port);
     if (problem === null) return null;
     const why = problem === 'EADDRINUSE' ? 'another program is using it' : `it cannot be used here: ${problem}`;
-    return new RestartFailedError(`the saved sidecar port ${port} (on ${host}) is not free: ${why}; nothing was restarted and the core keeps running with its settings on ${core.sidecarUrl}`, { cause: problem });
+    return new RestartFailedError(
+      `the saved sidecar port ${port} (on ${host}) is not free: ${why}; nothing was restarted and the core keeps running with its settings on ${core.sidecarUrl}`,
+      { cause: problem },
+    );
   };
 
   const restart = (): void => {
@@ -128,19 +134,28 @@ export async function startRestartableCore<Core extends RunningCore>(options: Re
         try {
           core = await options.start(previous, restart, lastRestart);
         } catch (again) {
-          const lost = new RestartFailedError(`the saved settings did not start (${reason(err)}), nor did the previous ones (${reason(again)}): no core is running`, { cause: again, lost: true });
+          const lost = new RestartFailedError(
+            `the saved settings did not start (${reason(err)}), nor did the previous ones (${reason(again)}): no core is running`,
+            { cause: again, lost: true },
+          );
           record(false, lost.message);
           if (options.onLost) options.onLost(lost);
           else options.onFailed?.(lost);
           return;
         }
-        throw new RestartFailedError(`the saved settings did not start (${reason(err)}); the core runs again with the previous settings on ${core.sidecarUrl}`, { cause: err, restored: true });
+        throw new RestartFailedError(
+          `the saved settings did not start (${reason(err)}); the core runs again with the previous settings on ${core.sidecarUrl}`,
+          { cause: err, restored: true },
+        );
       }
       record(true, `restarted with the saved settings on ${core.sidecarUrl}`);
       options.onRestarted?.(core, next);
     })()
       .catch((err: unknown) => {
-        record(false, err instanceof ConfigError ? `the saved settings were not applied: ${err.problems.join('; ')}` : reason(err));
+        record(
+          false,
+          err instanceof ConfigError ? `the saved settings were not applied: ${err.problems.join('; ')}` : reason(err),
+        );
         options.onFailed?.(err);
       })
       .finally(() => (restarting = null));

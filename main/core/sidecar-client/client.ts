@@ -8,7 +8,17 @@
 //   it into a SidecarRequestError (status + the sidecar's error code) for callers that only want the
 //   body (the tray), and SidecarTokenRefusedError is the 401 every caller words the same way.
 import http from 'node:http';
-import type { ApiErrorBody, BridgeStateEvent, NotifyRequest, NotifyResult, PatienceView, SayOutcome, ScheduleState, SpeakerPatienceView, TalkState } from '../api-types.ts';
+import type {
+  ApiErrorBody,
+  BridgeStateEvent,
+  NotifyRequest,
+  NotifyResult,
+  PatienceView,
+  SayOutcome,
+  ScheduleState,
+  SpeakerPatienceView,
+  TalkState,
+} from '../api-types.ts';
 import type { ScheduleEntryView, ScheduleListPage } from './wire-types.ts';
 import { CodedError } from '../contracts/coded-error.ts';
 
@@ -47,7 +57,8 @@ export class SidecarTokenRefusedError extends SidecarRequestError {
 }
 
 /** What to tell a person when the sidecar refused the token. */
-export const TOKEN_REFUSED_HINT = 'the sidecar refused the token (401): check DISCORD_VOICE_LIVE_SIDECAR_TOKEN or the sidecar.token file';
+export const TOKEN_REFUSED_HINT =
+  'the sidecar refused the token (401): check DISCORD_VOICE_LIVE_SIDECAR_TOKEN or the sidecar.token file';
 
 /** What to tell a person when nothing listens at `baseUrl`. */
 export function notRunningMessage(baseUrl: string): string {
@@ -80,7 +91,15 @@ export interface SidecarClientOptions {
 }
 
 /** Connection errors that mean no request went out (nothing can have been acted on). */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT',
+]);
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
@@ -169,7 +188,12 @@ export class SidecarClient {
     return this.#token ? { authorization: `Bearer ${this.#token}` } : {};
   }
 
-  async request<Body = unknown>(method: SidecarMethod, path: string, body?: unknown, options: SidecarRequestOptions = {}): Promise<SidecarResponse<Body>> {
+  async request<Body = unknown>(
+    method: SidecarMethod,
+    path: string,
+    body?: unknown,
+    options: SidecarRequestOptions = {},
+  ): Promise<SidecarResponse<Body>> {
     const base = this.baseUrl;
     const timeoutMs = options.timeoutMs ?? 30_000;
     // Every route but /health needs the token: say so rather than send a doomed request.
@@ -188,13 +212,25 @@ export class SidecarClient {
         answered = true;
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', (err) => reject(new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.statusCode}) was cut off: ${err.message}`)));
-        response.on('aborted', () => reject(new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.statusCode}) was cut off`)));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', (err) =>
+          reject(
+            new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.statusCode}) was cut off: ${err.message}`),
+          ),
+        );
+        response.on('aborted', () =>
+          reject(new SidecarNoAnswerError(`the sidecar's answer (HTTP ${response.statusCode}) was cut off`)),
+        );
       });
       const timer = setTimeout(() => {
         // A timeout is not "cannot reach": the request went out and the sidecar is still working on it.
-        reject(new SidecarNoAnswerError(`no answer from the sidecar at ${base} within ${formatSeconds(timeoutMs)}: the request may still be carried out (outcome unknown)`));
+        reject(
+          new SidecarNoAnswerError(
+            `no answer from the sidecar at ${base} within ${formatSeconds(timeoutMs)}: the request may still be carried out (outcome unknown)`,
+          ),
+        );
         request.destroy();
       }, timeoutMs);
       request.on('close', () => clearTimeout(timer));
@@ -205,7 +241,11 @@ export class SidecarClient {
           reject(new SidecarUnavailableError(notRunningMessage(base)));
         } else if (method !== 'GET' && !NOT_CONNECTED.has(err.code ?? '')) {
           // A POST/PUT/DELETE whose connection broke once it may have gone out may still be acted on.
-          reject(new SidecarNoAnswerError(`the connection to the sidecar at ${base} failed after the request may have been sent (${err.message}): outcome unknown`));
+          reject(
+            new SidecarNoAnswerError(
+              `the connection to the sidecar at ${base} failed after the request may have been sent (${err.message}): outcome unknown`,
+            ),
+          );
         } else {
           reject(new SidecarUnavailableError(`cannot reach the sidecar at ${base}: ${err.message}`));
         }
@@ -255,12 +295,26 @@ export class SidecarClient {
   stream(path: string, signal: AbortSignal): Promise<http.IncomingMessage> {
     const base = this.baseUrl;
     return new Promise((resolve, reject) => {
-      const request = http.request(new URL(base + path), { method: 'GET', headers: { accept: 'text/event-stream', ...this.authHeaders() }, signal, agent: false }, (response) => {
-        if (response.statusCode === 200) return resolve(response);
-        response.resume();
-        reject(response.statusCode === 401 ? new SidecarTokenRefusedError('unauthorized', TOKEN_REFUSED_HINT) : new SidecarRequestError(response.statusCode ?? 0, 'http_error', `GET ${path} answered ${response.statusCode}`));
-      });
-      request.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ECONNREFUSED' ? new SidecarUnavailableError(notRunningMessage(base)) : err));
+      const request = http.request(
+        new URL(base + path),
+        { method: 'GET', headers: { accept: 'text/event-stream', ...this.authHeaders() }, signal, agent: false },
+        (response) => {
+          if (response.statusCode === 200) return resolve(response);
+          response.resume();
+          reject(
+            response.statusCode === 401
+              ? new SidecarTokenRefusedError('unauthorized', TOKEN_REFUSED_HINT)
+              : new SidecarRequestError(
+                  response.statusCode ?? 0,
+                  'http_error',
+                  `GET ${path} answered ${response.statusCode}`,
+                ),
+          );
+        },
+      );
+      request.on('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'ECONNREFUSED' ? new SidecarUnavailableError(notRunningMessage(base)) : err),
+      );
       request.end();
     });
   }
@@ -270,7 +324,11 @@ export class SidecarClient {
   }
 
   /** The model speaks `text` verbatim (`announce`, or the spec's `say`) or answers it (`message`, /ask). */
-  hand(verb: 'announce' | 'message' | 'say', text: string, source?: string): Promise<SidecarResponse<SpokenTextAnswer>> {
+  hand(
+    verb: 'announce' | 'message' | 'say',
+    text: string,
+    source?: string,
+  ): Promise<SidecarResponse<SpokenTextAnswer>> {
     const path = verb === 'message' ? '/ask' : verb === 'say' ? '/say' : '/announce';
     return this.request('POST', path, { text, ...(source ? { source } : {}) });
   }
@@ -284,11 +342,16 @@ export class SidecarClient {
     return this.request('POST', '/notify', request, options);
   }
 
-  schedule(request: ScheduleRequestBody, options: SidecarRequestOptions = {}): Promise<SidecarResponse<ScheduleCreated>> {
+  schedule(
+    request: ScheduleRequestBody,
+    options: SidecarRequestOptions = {},
+  ): Promise<SidecarResponse<ScheduleCreated>> {
     return this.request('POST', '/schedule', request, options);
   }
 
-  listSchedule(query: { limit?: number; cursor?: string; state?: ScheduleState } = {}): Promise<SidecarResponse<ScheduleListPage>> {
+  listSchedule(
+    query: { limit?: number; cursor?: string; state?: ScheduleState } = {},
+  ): Promise<SidecarResponse<ScheduleListPage>> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
     const search = params.toString();

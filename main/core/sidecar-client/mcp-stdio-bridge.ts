@@ -8,7 +8,14 @@
 // Where the sidecar is, the token, and how a refused connection or token is worded come from the one
 // typed sidecar client (client.ts); only the JSON-RPC transport is the MCP SDK's.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import {
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Readable, Writable } from 'node:stream';
 import { notRunningMessage, TOKEN_REFUSED_HINT, type SidecarClient } from './client.ts';
@@ -53,7 +60,11 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   const connect = (): StreamableHTTPClientTransport => {
     const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     transport.onmessage = (message) => {
-      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REPLAYED_INITIALIZE_ID) return;
+      if (
+        (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) &&
+        message.id === REPLAYED_INITIALIZE_ID
+      )
+        return;
       void stdio.send(message).catch(() => undefined);
     };
     transport.onerror = (err) => options.warn(reasonOf(err, client.baseUrl));
@@ -96,7 +107,10 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
     const reason = reasonOf(failure, client.baseUrl);
     options.warn(reason);
     // A request must get an answer, or the client waits forever.
-    if (isJSONRPCRequest(message)) await stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } }).catch(() => undefined);
+    if (isJSONRPCRequest(message))
+      await stdio
+        .send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } })
+        .catch(() => undefined);
   };
 
   await new Promise<void>((resolve) => {

@@ -9,7 +9,11 @@ import { errorBody } from './errors.ts';
 import { IMAGE_BODY_LIMIT, MAX_PARAM_LENGTH } from '../contracts/sidecar-limits.ts';
 
 /** On every answer (the server's onSend hook), and set by hand on the few sent before any hook can run. */
-export const RESPONSE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' } as const;
+export const RESPONSE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+} as const;
 
 /**
  * Before routing, fastify answers a path it cannot route in its own shape: a bad percent-encoding
@@ -20,7 +24,9 @@ export function routingErrorReply(error: FastifyError, _request: unknown, reply:
   // No route context yet, so the onSend hook does not run: its headers are set here.
   reply.headers({ ...RESPONSE_HEADERS, 'cache-control': 'no-store' });
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void reply.code(414).send(errorBody('path_param_too_long', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`));
+    void reply
+      .code(414)
+      .send(errorBody('path_param_too_long', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`));
   } else if (error.code === 'FST_ERR_BAD_URL') {
     void reply.code(400).send(errorBody('invalid_url', 'the path has an invalid percent-encoding'));
   } else {
@@ -48,7 +54,11 @@ export function clientConnectionError(this: FastifyInstance, err: Error & { code
     socket.destroy();
     return;
   }
-  const [status, code, message] = CONNECTION_ERRORS[err.code ?? ''] ?? [400, 'malformed_request', 'the request is not valid HTTP'];
+  const [status, code, message] = CONNECTION_ERRORS[err.code ?? ''] ?? [
+    400,
+    'malformed_request',
+    'the request is not valid HTTP',
+  ];
   this.log.debug({ code: err.code }, 'sidecar refused a malformed request');
   const body = JSON.stringify(errorBody(code, message));
   socket.end(
@@ -56,7 +66,9 @@ export function clientConnectionError(this: FastifyInstance, err: Error & { code
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Bad Request'}`,
       'content-type: application/json; charset=utf-8',
       `content-length: ${Buffer.byteLength(body)}`,
-      ...Object.entries({ ...RESPONSE_HEADERS, 'cache-control': 'no-store' }).map(([name, value]) => `${name}: ${value}`),
+      ...Object.entries({ ...RESPONSE_HEADERS, 'cache-control': 'no-store' }).map(
+        ([name, value]) => `${name}: ${value}`,
+      ),
       'connection: close',
       '',
       body,
@@ -93,6 +105,7 @@ export function clientErrorMessage(error: FastifyError): string {
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'unsupported Content-Type for this route';
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'request body is too large';
   if (error.code === 'FST_REQ_FILE_TOO_LARGE') return `image is larger than ${IMAGE_BODY_LIMIT} bytes`;
-  if (error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_FIELDS_LIMIT') return 'send one file part (and at most a few fields)';
+  if (error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_FIELDS_LIMIT')
+    return 'send one file part (and at most a few fields)';
   return error.message;
 }

@@ -9,7 +9,13 @@ export class HttpError extends CodedError {
   /** Per-field problems in plain words (form fields: shown next to the field). */
   readonly fields: Record<string, string> | undefined;
 
-  constructor(statusCode: number, code: string, message: string, headers: Record<string, string> = {}, fields?: Record<string, string>) {
+  constructor(
+    statusCode: number,
+    code: string,
+    message: string,
+    headers: Record<string, string> = {},
+    fields?: Record<string, string>,
+  ) {
     super(code, message);
     this.statusCode = statusCode;
     this.headers = headers;

@@ -30,7 +30,8 @@ export function createSecurityHook(options: SecurityOptions) {
   return async function securityHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const host = request.headers.host?.toLowerCase();
     // Missing, empty or unlisted Host is refused: a rebinding page always carries its own name.
-    if (!host || !options.allowedHosts().has(host)) throw new HttpError(403, 'forbidden_host', 'Host header is not an allowed loopback address');
+    if (!host || !options.allowedHosts().has(host))
+      throw new HttpError(403, 'forbidden_host', 'Host header is not an allowed loopback address');
 
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== `http://${host}`) {
@@ -52,8 +53,13 @@ export function createSecurityHook(options: SecurityOptions) {
     }
     const session = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
     if (session && options.sessions.isValidSession(session)) return;
-    throw new HttpError(401, 'unauthorized', 'missing bearer token (Authorization: Bearer <token from sidecar.token>)', {
-      'www-authenticate': 'Bearer',
-    });
+    throw new HttpError(
+      401,
+      'unauthorized',
+      'missing bearer token (Authorization: Bearer <token from sidecar.token>)',
+      {
+        'www-authenticate': 'Bearer',
+      },
+    );
   };
 }

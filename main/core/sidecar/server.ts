@@ -3,7 +3,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { errorBody, HttpError } from './errors.ts';
-import { clientConnectionError, clientErrorCode, clientErrorMessage, RESPONSE_HEADERS, routingErrorReply } from './error-replies.ts';
+import {
+  clientConnectionError,
+  clientErrorCode,
+  clientErrorMessage,
+  RESPONSE_HEADERS,
+  routingErrorReply,
+} from './error-replies.ts';
 import { boundedFields, boundedText } from '../input-errors.ts';
 import { allowedHosts, createSecurityHook } from './security.ts';
 import { IMAGE_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PARAM_LENGTH } from '../contracts/sidecar-limits.ts';
@@ -19,7 +25,11 @@ export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'im
  * binary past the 64 KiB JSON limit and hand a Buffer to its validation.
  */
 export function acceptImageBodies(scope: FastifyInstance): void {
-  scope.addContentTypeParser(IMAGE_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: IMAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  scope.addContentTypeParser(
+    IMAGE_CONTENT_TYPES,
+    { parseAs: 'buffer', bodyLimit: IMAGE_BODY_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
 }
 
 export type RouteRegistrar = (app: FastifyInstance) => void;
@@ -101,16 +111,26 @@ export function createSidecar(options: SidecarOptions): Sidecar {
     const path = request.url.split('?')[0]!;
     const match = knownRoutes.find((r) => r.pattern.test(path));
     if (match) {
-      const allow = [...match.methods].filter((m) => m !== 'HEAD').sort().join(', ');
-      return reply.code(405).header('allow', allow).send(errorBody('method_not_allowed', `${request.method} is not allowed here; use ${allow}`));
+      const allow = [...match.methods]
+        .filter((m) => m !== 'HEAD')
+        .sort()
+        .join(', ');
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send(errorBody('method_not_allowed', `${request.method} is not allowed here; use ${allow}`));
     }
     return reply.code(404).send(errorBody('not_found', `no route ${request.method} ${path}`));
   });
 
   app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      if (error.statusCode === 401 || error.statusCode === 403) request.log.warn({ code: error.code, url: request.url.split('?')[0] }, 'sidecar request refused');
-      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, boundedText(error.message), boundedFields(error.fields)));
+      if (error.statusCode === 401 || error.statusCode === 403)
+        request.log.warn({ code: error.code, url: request.url.split('?')[0] }, 'sidecar request refused');
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send(errorBody(error.code, boundedText(error.message), boundedFields(error.fields)));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

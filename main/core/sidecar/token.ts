@@ -16,7 +16,11 @@ export function tokenFilePath(voiceUsersDir: string): string {
   return path.join(voiceUsersDir, TOKEN_FILE_NAME);
 }
 
-export function ensureSidecarToken(voiceUsersDir: string, configured?: string, file = tokenFilePath(voiceUsersDir)): SidecarTokenInfo {
+export function ensureSidecarToken(
+  voiceUsersDir: string,
+  configured?: string,
+  file = tokenFilePath(voiceUsersDir),
+): SidecarTokenInfo {
   if (configured) return { token: configured, source: 'config', file };
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {

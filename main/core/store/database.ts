@@ -9,7 +9,18 @@
 // the core starts from the last good backup (`….bak`, written daily by `backup()`), or fresh when
 // there is none, and says so (the log at error level and `recovery`). Two processes on one home are
 // serialised by SQLite's own locks: a write waits up to `busyTimeoutMs` for the other's transaction.
-import { chmodSync, copyFileSync, existsSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CodedError } from '../contracts/coded-error.ts';
@@ -119,7 +130,11 @@ function holdChecked(file: string): () => void {
 }
 
 /** Open, check and configure one connection; throws DatabaseDamagedError when the file is damaged. */
-function connect(file: string, busyTimeoutMs: number, fullCheckMaxBytes = FULL_CHECK_MAX_BYTES): { db: SqliteDatabase; check: OpenCheck } {
+function connect(
+  file: string,
+  busyTimeoutMs: number,
+  fullCheckMaxBytes = FULL_CHECK_MAX_BYTES,
+): { db: SqliteDatabase; check: OpenCheck } {
   // Created 0600 before SQLite opens it (SQLite would create it with the umask's mode).
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   let db: SqliteDatabase | undefined;
@@ -132,8 +147,11 @@ function connect(file: string, busyTimeoutMs: number, fullCheckMaxBytes = FULL_C
       check = 'checked-by-open-connection';
     } else if (statSync(file).size <= fullCheckMaxBytes) {
       check = 'integrity';
-      const verdict = (db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
-      if (verdict.length !== 1 || verdict[0] !== 'ok') throw new DatabaseDamagedError(`integrity_check: ${verdict.slice(0, 3).join('; ')}`);
+      const verdict = (db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>).map(
+        (r) => r.integrity_check,
+      );
+      if (verdict.length !== 1 || verdict[0] !== 'ok')
+        throw new DatabaseDamagedError(`integrity_check: ${verdict.slice(0, 3).join('; ')}`);
     } else {
       // Reads the header and the schema pages: a file that is not a database, or a damaged schema, fails here.
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
@@ -155,18 +173,23 @@ function connect(file: string, busyTimeoutMs: number, fullCheckMaxBytes = FULL_C
 export function migrate(db: SqliteDatabase, migrations: readonly Migration[] = MIGRATIONS): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   const newest = migrations.at(-1)?.version ?? 0;
-  if (current > newest) throw new Error(`the database was written by a newer version (schema ${current}; this one knows up to ${newest}): update the app`);
+  if (current > newest)
+    throw new Error(
+      `the database was written by a newer version (schema ${current}; this one knows up to ${newest}): update the app`,
+    );
   let applied = 0;
   for (const m of migrations) {
     if (m.version <= current) continue;
     // Checked again under the write lock: another process (the CLI, the scheduler's own connection)
     // may have applied it since.
-    const ran = db.transaction(() => {
-      if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return false;
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-      return true;
-    }).immediate();
+    const ran = db
+      .transaction(() => {
+        if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return false;
+        db.exec(m.sql);
+        db.pragma(`user_version = ${m.version}`);
+        return true;
+      })
+      .immediate();
     if (ran) applied += 1;
   }
   return applied;
@@ -189,7 +212,12 @@ function setAside(file: string): string {
 }
 
 /** Set a damaged file aside, then open the last good backup, or a new empty file. */
-function recover(file: string, problem: string, busyTimeoutMs: number, logger: OpenDatabaseOptions['logger']): { db: SqliteDatabase; check: OpenCheck; recovery: DatabaseRecovery } {
+function recover(
+  file: string,
+  problem: string,
+  busyTimeoutMs: number,
+  logger: OpenDatabaseOptions['logger'],
+): { db: SqliteDatabase; check: OpenCheck; recovery: DatabaseRecovery } {
   const damagedFile = setAside(file);
   const backup = `${file}.bak`;
   if (existsSync(backup)) {
@@ -197,7 +225,10 @@ function recover(file: string, problem: string, busyTimeoutMs: number, logger: O
     try {
       const opened = connect(file, busyTimeoutMs);
       const at = statSync(backup).mtime.toISOString();
-      logger.error({ damagedFile, backup, backupTime: at, problem }, `the database ${file} was damaged (${problem}); it was set aside as ${damagedFile} and the last backup (${at}) restored: notes since then are only in the damaged file`);
+      logger.error(
+        { damagedFile, backup, backupTime: at, problem },
+        `the database ${file} was damaged (${problem}); it was set aside as ${damagedFile} and the last backup (${at}) restored: notes since then are only in the damaged file`,
+      );
       return { ...opened, recovery: { problem, damagedFile, restoredFrom: backup } };
     } catch (err) {
       if (!(err instanceof DatabaseDamagedError)) throw err;
@@ -205,7 +236,10 @@ function recover(file: string, problem: string, busyTimeoutMs: number, logger: O
     }
   }
   const opened = connect(file, busyTimeoutMs);
-  logger.error({ damagedFile, problem }, `the database ${file} was damaged (${problem}) and there is no good backup; it was set aside as ${damagedFile} and the core starts with an empty database`);
+  logger.error(
+    { damagedFile, problem },
+    `the database ${file} was damaged (${problem}) and there is no good backup; it was set aside as ${damagedFile} and the core starts with an empty database`,
+  );
   return { ...opened, recovery: { problem, damagedFile, restoredFrom: null } };
 }
 
@@ -233,7 +267,11 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
     db.close();
     throw err;
   }
-  if (applied) options.logger.info({ file, applied, version: db.pragma('user_version', { simple: true }) }, 'database schema migrated');
+  if (applied)
+    options.logger.info(
+      { file, applied, version: db.pragma('user_version', { simple: true }) },
+      'database schema migrated',
+    );
   return {
     db,
     file,
@@ -245,7 +283,10 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
       const problem = await checkInWorker(file);
       if (problem) {
         writeFileSync(file + NEEDS_RECOVERY_SUFFIX, problem + '\n', { mode: 0o600 });
-        options.logger.error({ file, problem }, `the database ${file} is damaged (${problem}); the backup was not replaced. Restart the app: it sets the file aside and restores the last backup`);
+        options.logger.error(
+          { file, problem },
+          `the database ${file} is damaged (${problem}); the backup was not replaced. Restart the app: it sets the file aside and restores the last backup`,
+        );
         return;
       }
       const tmp = `${file}.bak.tmp`;

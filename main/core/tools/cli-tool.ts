@@ -35,7 +35,11 @@ export function createCliToolRegistry(env: NodeJS.ProcessEnv = process.env): Too
   return registry;
 }
 
-export async function runToolCommand(argv: string[], io: ToolCommandIo, registry: ToolRegistry = createCliToolRegistry()): Promise<number> {
+export async function runToolCommand(
+  argv: string[],
+  io: ToolCommandIo,
+  registry: ToolRegistry = createCliToolRegistry(),
+): Promise<number> {
   const args = argv[0] === 'tool' ? argv.slice(1) : argv;
   const [name, ...extra] = args;
   if (name === '--list') {

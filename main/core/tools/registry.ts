@@ -55,7 +55,8 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
  * 409 `cancelled`, the caller-mistake status a tool refused with (its own code: `empty_text`,
  * `unknown_schedule_id`, `forbidden`, …), and 500 `tool_failed` only for a fault of ours.
  */
-export type ToolOutcome<Result = unknown> = { ok: true; result: Result } | { ok: false; error: { code: string; message: string; status: number } };
+export type ToolOutcome<Result = unknown> =
+  { ok: true; result: Result } | { ok: false; error: { code: string; message: string; status: number } };
 
 /**
  * What a tool throws to refuse its caller's request (bad input, unknown id, not allowed, conflict):
@@ -115,14 +116,19 @@ export class ToolRegistry {
   /** Tools, or forms of them, that only the owner's voice may trigger (the room view). */
   ownerOnly(): string[] {
     return [...this.#tools.values()].flatMap((tool) =>
-      tool.authority === 'owner' ? [tool.name] : tool.authorityFor && tool.ownerOnlyForms ? [`${tool.name} (${tool.ownerOnlyForms})`] : [],
+      tool.authority === 'owner'
+        ? [tool.name]
+        : tool.authorityFor && tool.ownerOnlyForms
+          ? [`${tool.name} (${tool.ownerOnlyForms})`]
+          : [],
     );
   }
 
   /** Declarations for the live model: name, description and the JSON Schema of the arguments. */
   declarations(): ToolDeclaration[] {
     return [...this.#tools.values()].map((tool) => {
-      const { $schema: _drop, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.args, { io: 'input' }) as Record<string, unknown>);
+      const { $schema: _drop, ...parameters } =
+        tool.parameters ?? (z.toJSONSchema(tool.args, { io: 'input' }) as Record<string, unknown>);
       return { name: tool.name, description: tool.description, parameters };
     });
   }
@@ -133,7 +139,11 @@ export class ToolRegistry {
    */
   async invoke(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
-    if (!tool || (tool.callers && !tool.callers.includes(ctx.caller))) return { ok: false, error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}`, status: 404 } };
+    if (!tool || (tool.callers && !tool.callers.includes(ctx.caller)))
+      return {
+        ok: false,
+        error: { code: 'unknown_tool', message: `no tool named ${JSON.stringify(name)}`, status: 404 },
+      };
     const parsed = tool.args.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       return { ok: false, error: { code: 'invalid_args', message: zodErrorMessage(parsed.error), status: 400 } };
@@ -145,8 +155,12 @@ export class ToolRegistry {
       return { ok: true, result: await tool.run(parsed.data, ctx) };
     } catch (err) {
       if (ctx.signal?.aborted) return { ok: false, error: CANCELLED };
-      if (isCallerRefusal(err)) return { ok: false, error: { code: err.code, message: err.message, status: err.status } };
-      return { ok: false, error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 } };
+      if (isCallerRefusal(err))
+        return { ok: false, error: { code: err.code, message: err.message, status: err.status } };
+      return {
+        ok: false,
+        error: { code: 'tool_failed', message: err instanceof Error ? err.message : String(err), status: 500 },
+      };
     }
   }
 }
@@ -155,19 +169,35 @@ export class ToolRegistry {
  * Refuse a voice-triggered call the voices heard may not make. A turn with no voice at all (text
  * injected by a token holder, a scheduled reminder) is not a guest's request and passes.
  */
-function authorityRefusal(tool: ToolDefinition<unknown, unknown>, args: unknown, heard: HeardSpeakers | undefined): { code: string; message: string; status: number } | null {
+function authorityRefusal(
+  tool: ToolDefinition<unknown, unknown>,
+  args: unknown,
+  heard: HeardSpeakers | undefined,
+): { code: string; message: string; status: number } | null {
   if (!heard || heard.ids.length === 0) return null;
   const authority = tool.authorityFor?.(args) ?? tool.authority ?? 'speakers';
   const who = heard.names.join(' and ');
   if (authority === 'owner' && !heard.owner && heard.notOwner) {
     const others = heard.notOwner.join(' and ');
-    return { code: 'owner_only', status: 403, message: `Only the owner may ask for this, and ${others} spoke in the same turn, so it is not clear who asked. Tell them you will do it when the owner asks again on their own.` };
+    return {
+      code: 'owner_only',
+      status: 403,
+      message: `Only the owner may ask for this, and ${others} spoke in the same turn, so it is not clear who asked. Tell them you will do it when the owner asks again on their own.`,
+    };
   }
   if (authority === 'owner' && !heard.owner) {
-    return { code: 'owner_only', status: 403, message: `Only the owner may ask for this; it was asked by ${who}. Tell ${who} that you cannot do it for them, and that the owner can ask.` };
+    return {
+      code: 'owner_only',
+      status: 403,
+      message: `Only the owner may ask for this; it was asked by ${who}. Tell ${who} that you cannot do it for them, and that the owner can ask.`,
+    };
   }
   if (authority === 'speakers' && !heard.allowed) {
-    return { code: 'not_allowed', status: 403, message: `${who} may not ask for this; only the allowed speakers may. Tell them so.` };
+    return {
+      code: 'not_allowed',
+      status: 403,
+      message: `${who} may not ask for this; only the allowed speakers may. Tell them so.`,
+    };
   }
   return null;
 }

@@ -15,7 +15,9 @@ export const ledgerSchema = z.object({
   /** Estimated USD by call id. */
   calls: z.record(z.string(), z.number().finite().min(0)),
   /** Connected and speech seconds by call id. */
-  time: z.record(z.string(), z.object({ connected: z.number().finite().min(0), speech: z.number().finite().min(0) })).default({}),
+  time: z
+    .record(z.string(), z.object({ connected: z.number().finite().min(0), speech: z.number().finite().min(0) }))
+    .default({}),
   warned: z.boolean().default(false),
 });
 export type Ledger = z.infer<typeof ledgerSchema>;
@@ -41,8 +43,12 @@ export class SqlUsageLedger implements UsageLedger {
   }
 
   load(day: string): Ledger {
-    const rows = this.#db.prepare('SELECT call_id, cost_usd, connected_seconds, speech_seconds FROM usage_calls WHERE day = ?').all(day) as CallRow[];
-    const warned = (this.#db.prepare('SELECT warned FROM usage_days WHERE day = ?').get(day) as { warned: number } | undefined)?.warned === 1;
+    const rows = this.#db
+      .prepare('SELECT call_id, cost_usd, connected_seconds, speech_seconds FROM usage_calls WHERE day = ?')
+      .all(day) as CallRow[];
+    const warned =
+      (this.#db.prepare('SELECT warned FROM usage_days WHERE day = ?').get(day) as { warned: number } | undefined)
+        ?.warned === 1;
     const ledger: Ledger = { day, calls: {}, time: {}, warned };
     for (const r of rows) {
       ledger.calls[r.call_id] = r.cost_usd;
@@ -52,7 +58,9 @@ export class SqlUsageLedger implements UsageLedger {
   }
 
   save(ledger: Ledger): void {
-    const day = this.#db.prepare('INSERT INTO usage_days (day, warned) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET warned = excluded.warned');
+    const day = this.#db.prepare(
+      'INSERT INTO usage_days (day, warned) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET warned = excluded.warned',
+    );
     const call = this.#db.prepare(
       `INSERT INTO usage_calls (day, call_id, cost_usd, connected_seconds, speech_seconds) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (day, call_id) DO UPDATE SET cost_usd = excluded.cost_usd, connected_seconds = excluded.connected_seconds, speech_seconds = excluded.speech_seconds`,
@@ -71,7 +79,11 @@ export class SqlUsageLedger implements UsageLedger {
  * Import a release-0.3.5 `usage-daily.json` once: its day's calls, whatever the day. Returns the
  * number of calls imported, or null when it ran before or there is no readable file.
  */
-export function importLegacyLedger(db: SqliteDatabase, file: string, nowMs = Date.now()): { day: string; calls: number } | null {
+export function importLegacyLedger(
+  db: SqliteDatabase,
+  file: string,
+  nowMs = Date.now(),
+): { day: string; calls: number } | null {
   if (db.prepare('SELECT 1 FROM imports WHERE source = ?').get(LEDGER_IMPORT_SOURCE)) return null;
   let ledger: Ledger | null = null;
   try {
@@ -83,7 +95,11 @@ export function importLegacyLedger(db: SqliteDatabase, file: string, nowMs = Dat
   const counts = ledger ? { day: ledger.day, calls: Object.keys(ledger.calls).length } : null;
   db.transaction(() => {
     if (ledger) new SqlUsageLedger(db).save(ledger);
-    db.prepare('INSERT INTO imports (source, imported_at, counts) VALUES (?, ?, ?)').run(LEDGER_IMPORT_SOURCE, nowMs / 1000, JSON.stringify(counts ?? {}));
+    db.prepare('INSERT INTO imports (source, imported_at, counts) VALUES (?, ?, ?)').run(
+      LEDGER_IMPORT_SOURCE,
+      nowMs / 1000,
+      JSON.stringify(counts ?? {}),
+    );
   })();
   return counts;
 }

@@ -15,19 +15,37 @@ export type PriceTable = Record<ProviderName, ProviderPrices>;
  * set" instead of guessing $0.00). Providers change prices and bill by their own rules (caching,
  * minimums, taxes): configure your own (DISCORD_VOICE_LIVE_USAGE_PRICES).
  */
-export const PRICE_TABLE = Object.fromEntries(PROVIDERS.map((p) => [p.name, p.prices])) as Record<ProviderName, { prices: ProviderPrices; asOf: string; source: string }>;
+export const PRICE_TABLE = Object.fromEntries(PROVIDERS.map((p) => [p.name, p.prices])) as Record<
+  ProviderName,
+  { prices: ProviderPrices; asOf: string; source: string }
+>;
 
-export const DEFAULT_PRICES: PriceTable = Object.fromEntries(PROVIDERS.map((p) => [p.name, p.prices.prices])) as PriceTable;
+export const DEFAULT_PRICES: PriceTable = Object.fromEntries(
+  PROVIDERS.map((p) => [p.name, p.prices.prices]),
+) as PriceTable;
 
 /** The newest date in the table (each row has its own). */
-export const PRICES_AS_OF = PROVIDERS.map((p) => p.prices.asOf).sort().at(-1)!;
+export const PRICES_AS_OF = PROVIDERS.map((p) => p.prices.asOf)
+  .sort()
+  .at(-1)!;
 
 const price = z.number().finite().min(0).max(10_000_000);
 const providerPricesSchema = z
-  .object({ input_audio: price, input_text: price, input_image: price, output_audio: price, output_text: price, per_minute: price, per_second: price })
+  .object({
+    input_audio: price,
+    input_text: price,
+    input_image: price,
+    output_audio: price,
+    output_text: price,
+    per_minute: price,
+    per_second: price,
+  })
   .partial()
   .strict();
-export const priceOverridesSchema = z.object(Object.fromEntries(PROVIDERS.map((p) => [p.name, providerPricesSchema]))).partial().strict();
+export const priceOverridesSchema = z
+  .object(Object.fromEntries(PROVIDERS.map((p) => [p.name, providerPricesSchema])))
+  .partial()
+  .strict();
 
 /** A fresh copy of the defaults. */
 export function defaultPrices(): PriceTable {
@@ -46,7 +64,8 @@ export function parsePriceOverrides(json: string | undefined): { prices: PriceTa
   }
   const parsed = priceOverridesSchema.safeParse(raw);
   if (!parsed.success) return { error: z.prettifyError(parsed.error) };
-  for (const [provider, over] of Object.entries(parsed.data) as [ProviderName, ProviderPrices][]) Object.assign(prices[provider], over);
+  for (const [provider, over] of Object.entries(parsed.data) as [ProviderName, ProviderPrices][])
+    Object.assign(prices[provider], over);
   return { prices };
 }
 
@@ -61,7 +80,10 @@ export interface CostEstimate {
  * The estimated cost of `tokens`, billed minutes and active seconds at `prices`. Active seconds are
  * priced per second where that price is set (GPT-Live), else through billed minutes.
  */
-export function estimateCost(prices: ProviderPrices, usage: { tokens?: TokenUsage; billedMinutes?: number; activeSeconds?: number }): CostEstimate {
+export function estimateCost(
+  prices: ProviderPrices,
+  usage: { tokens?: TokenUsage; billedMinutes?: number; activeSeconds?: number },
+): CostEstimate {
   let usd = 0;
   const unpriced: string[] = [];
   const tokens = usage.tokens;
@@ -94,5 +116,7 @@ export function estimateCost(prices: ProviderPrices, usage: { tokens?: TokenUsag
 export function costText(estimate: CostEstimate): string {
   if (estimate.usd === 0 && estimate.unpriced.length > 0) return 'no price set';
   const amount = `≈ $${estimate.usd < 0.01 && estimate.usd > 0 ? estimate.usd.toFixed(4) : estimate.usd.toFixed(2)}`;
-  return estimate.unpriced.length > 0 ? `${amount} + usage with no price set (${estimate.unpriced.join(', ')})` : amount;
+  return estimate.unpriced.length > 0
+    ? `${amount} + usage with no price set (${estimate.unpriced.join(', ')})`
+    : amount;
 }

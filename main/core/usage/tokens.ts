@@ -41,7 +41,10 @@ function copy(usage: TokenUsage): TokenUsage {
 
 /** Whether any field of `now` is below `before`: the counter restarted. */
 function restarted(before: TokenUsage, now: TokenUsage): boolean {
-  return INPUT_MODALITIES.some((m) => now.input[m] < before.input[m]) || OUTPUT_MODALITIES.some((m) => now.output[m] < before.output[m]);
+  return (
+    INPUT_MODALITIES.some((m) => now.input[m] < before.input[m]) ||
+    OUTPUT_MODALITIES.some((m) => now.output[m] < before.output[m])
+  );
 }
 
 const MAX_SCOPES = 8;
@@ -98,7 +101,9 @@ function geminiModality(name: string | undefined): InputModality | null {
 }
 
 const count = z.number().int().min(0).max(1e12);
-const modalityCounts = z.array(z.object({ modality: z.string().max(40).optional(), tokenCount: count.optional() })).max(16);
+const modalityCounts = z
+  .array(z.object({ modality: z.string().max(40).optional(), tokenCount: count.optional() }))
+  .max(16);
 /**
  * The fields of Gemini's usageMetadata we read; others (tool use, cache) are ignored. Thought tokens
  * are billed (a Gemini 3.8 Live usage record shows `thoughtsTokenCount` billed, discuss.ai.google.dev

@@ -60,10 +60,18 @@ export function describeCallUsage(call: NonNullable<UsageReport['call']>): strin
     const items = keys.filter((k) => counts[k]! > 0).map((k) => `${k} ${counts[k]!.toLocaleString('en-US')}`);
     return items.length ? `${label}: ${items.join(', ')}` : null;
   };
-  const detail = [part('in', call.tokens.input, INPUT_MODALITIES), part('out', call.tokens.output, OUTPUT_MODALITIES)].filter(Boolean).join('; ');
+  const detail = [part('in', call.tokens.input, INPUT_MODALITIES), part('out', call.tokens.output, OUTPUT_MODALITIES)]
+    .filter(Boolean)
+    .join('; ');
   const minutes = call.billed_minutes !== undefined ? ` · ${call.billed_minutes} billed min` : '';
-  const time = call.connected_seconds !== undefined ? ` · model connected ${Math.round(call.connected_seconds)} s for ${Math.round(call.speech_seconds ?? 0)} s of speech` : '';
-  const cost = call.cost_usd === 0 && call.unpriced.length ? 'no price set' : `est. $${call.cost_usd.toFixed(4)}${call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : ''}`;
+  const time =
+    call.connected_seconds !== undefined
+      ? ` · model connected ${Math.round(call.connected_seconds)} s for ${Math.round(call.speech_seconds ?? 0)} s of speech`
+      : '';
+  const cost =
+    call.cost_usd === 0 && call.unpriced.length
+      ? 'no price set'
+      : `est. $${call.cost_usd.toFixed(4)}${call.unpriced.length ? ` (no price for ${call.unpriced.join(', ')})` : ''}`;
   return `${call.total_tokens.toLocaleString('en-US')} tokens${detail ? ` (${detail})` : ''}${minutes}${time} · ${cost}`;
 }
 
@@ -109,7 +117,9 @@ export class UsageMonitor {
     if (cap === undefined) return null;
     this.#rollDay();
     const spent = this.#todayUsd();
-    return spent >= cap ? `today's estimated model cost ($${spent.toFixed(2)}) reached the daily cap ($${cap.toFixed(2)}); calls are refused until tomorrow (DISCORD_VOICE_LIVE_DAILY_CAP_USD)` : null;
+    return spent >= cap
+      ? `today's estimated model cost ($${spent.toFixed(2)}) reached the daily cap ($${cap.toFixed(2)}); calls are refused until tomorrow (DISCORD_VOICE_LIVE_DAILY_CAP_USD)`
+      : null;
   }
 
   report(): UsageReport {
@@ -117,7 +127,12 @@ export class UsageMonitor {
     this.#rollDay();
     const cap = this.#o.dailyCapUsd ?? null;
     const spent = this.#todayUsd();
-    const state = cap !== null && spent >= cap ? 'reached' : cap !== null && (this.#ledger.warned || spent >= cap * this.#warnFraction) ? 'warned' : 'ok';
+    const state =
+      cap !== null && spent >= cap
+        ? 'reached'
+        : cap !== null && (this.#ledger.warned || spent >= cap * this.#warnFraction)
+          ? 'warned'
+          : 'ok';
     let connected = 0;
     let speech = 0;
     for (const t of Object.values(this.#ledger.time)) {
@@ -125,7 +140,11 @@ export class UsageMonitor {
       speech += t.speech;
     }
     const time = { connected_seconds: round1(connected), speech_seconds: round1(speech) };
-    return { call: this.#last, today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state, ...time }, prices_as_of: PRICES_AS_OF };
+    return {
+      call: this.#last,
+      today: { day: this.#ledger.day, cost_usd: round(spent), cap_usd: cap, state, ...time },
+      prices_as_of: PRICES_AS_OF,
+    };
   }
 
   /** Read the call's usage, price it, record it and apply the cap. Public for tests (the timer calls it). */
@@ -142,7 +161,11 @@ export class UsageMonitor {
     const byTime = provider?.capabilities.billing === 'active-time';
     const activeSeconds = byTime ? time?.connectedSeconds : undefined;
     // Tokens such a provider may report are not what it bills: pricing them would only add "no price set".
-    const estimate = estimateCost(provider ? this.#o.prices[provider.name] : {}, { tokens: byTime ? undefined : tokens, billedMinutes: usage.billedMinutes, activeSeconds });
+    const estimate = estimateCost(provider ? this.#o.prices[provider.name] : {}, {
+      tokens: byTime ? undefined : tokens,
+      billedMinutes: usage.billedMinutes,
+      activeSeconds,
+    });
     this.#last = {
       ...(call.id ? { call_id: call.id } : {}),
       provider: current.provider,
@@ -156,7 +179,8 @@ export class UsageMonitor {
       ...(time ? { connected_seconds: round1(time.connectedSeconds), speech_seconds: round1(time.speechSeconds) } : {}),
     };
     this.#rollDay();
-    if (call.id && time) this.#ledger.time[call.id] = { connected: round1(time.connectedSeconds), speech: round1(time.speechSeconds) };
+    if (call.id && time)
+      this.#ledger.time[call.id] = { connected: round1(time.connectedSeconds), speech: round1(time.speechSeconds) };
     if (call.id && this.#ledger.calls[call.id] !== estimate.usd) {
       this.#ledger.calls[call.id] = estimate.usd;
       this.#save();
@@ -175,12 +199,16 @@ export class UsageMonitor {
       this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap reached: parking the model');
       this.#o.notes.append({ kind: 'note', text, ...(call.id ? { callId: call.id } : {}) });
       try {
-        this.#o.say("Today's model cost has reached your daily cap, so I am going quiet until tomorrow. The call stays open.");
+        this.#o.say(
+          "Today's model cost has reached your daily cap, so I am going quiet until tomorrow. The call stays open.",
+        );
       } catch (err) {
         this.#o.logger.warn({ err }, 'could not speak the cap sentence');
       }
       const park = setTimeout(() => {
-        void this.#o.parkCall('daily cost cap reached').catch((err: unknown) => this.#o.logger.error({ err }, 'parking the call at the cap failed'));
+        void this.#o
+          .parkCall('daily cost cap reached')
+          .catch((err: unknown) => this.#o.logger.error({ err }, 'parking the call at the cap failed'));
       }, this.#o.capParkDelayMs ?? 8000);
       park.unref();
     } else if (spent >= cap * this.#warnFraction && !this.#ledger.warned) {
@@ -188,9 +216,15 @@ export class UsageMonitor {
       this.#save();
       const percent = Math.round((spent / cap) * 100);
       this.#o.logger.warn({ spentUsd: round(spent), capUsd: cap }, 'daily cost cap warning');
-      this.#o.notes.append({ kind: 'note', text: `cost warning: today's estimate $${spent.toFixed(2)} is ${percent}% of the $${cap.toFixed(2)} daily cap; the call ends at the cap`, ...(call.id ? { callId: call.id } : {}) });
+      this.#o.notes.append({
+        kind: 'note',
+        text: `cost warning: today's estimate $${spent.toFixed(2)} is ${percent}% of the $${cap.toFixed(2)} daily cap; the call ends at the cap`,
+        ...(call.id ? { callId: call.id } : {}),
+      });
       try {
-        this.#o.say(`Heads-up: today's model cost is at ${percent} percent of your daily cap. I will go quiet when it is reached.`);
+        this.#o.say(
+          `Heads-up: today's model cost is at ${percent} percent of your daily cap. I will go quiet when it is reached.`,
+        );
       } catch (err) {
         this.#o.logger.warn({ err }, 'could not speak the cost warning');
       }
@@ -215,7 +249,12 @@ export class UsageMonitor {
       this.#stopTimer();
       if (this.#last) {
         this.#last = { ...this.#last, live: false };
-        if (this.#last.total_tokens > 0 || this.#last.billed_minutes) this.#o.notes.append({ kind: 'note', text: `usage: ${describeCallUsage(this.#last)}`, ...(call.id ? { callId: call.id } : {}) });
+        if (this.#last.total_tokens > 0 || this.#last.billed_minutes)
+          this.#o.notes.append({
+            kind: 'note',
+            text: `usage: ${describeCallUsage(this.#last)}`,
+            ...(call.id ? { callId: call.id } : {}),
+          });
       }
     }
   }

@@ -42,5 +42,8 @@ export class AllowedSpeakers {
 
 /** A comma-separated id list as the environment gives it (validated at start-up by the config loader). */
 export function speakerList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
 }

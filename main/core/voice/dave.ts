@@ -46,7 +46,11 @@ function otherClients(connection: VoiceConnection): number {
  * reported `connected` is E2EE from its first audible frame. Alone in the channel there is no group
  * to wait for (it forms when someone joins; until then the gate sends only silence frames).
  */
-export async function waitForE2ee(connection: VoiceConnection, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+export async function waitForE2ee(
+  connection: VoiceConnection,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   if (mayPlayAudio(connection) || otherClients(connection) === 0) return true;
   return new Promise<boolean>((resolve) => {
     const done = (ready: boolean) => {
@@ -90,7 +94,13 @@ const LIBRARY_RUN = 8;
 /** A re-key (op 31 + key package) with no welcome after this long is stuck. */
 const REINIT_STUCK_MS = 1_000;
 
-export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = { failuresBeforeRebuild: 3, windowMs: 2_000, failuresBeforeRejoin: 6, rebuildTrialMs: 10_000, maxRejoinsPerMinute: 3 };
+export const DEFAULT_DAVE_RECOVERY: DaveRecoveryPolicy = {
+  failuresBeforeRebuild: 3,
+  windowMs: 2_000,
+  failuresBeforeRejoin: 6,
+  rebuildTrialMs: 10_000,
+  maxRejoinsPerMinute: 3,
+};
 
 /** Whether an error that ended a receive stream came from DAVE decryption (davey's error names). */
 export function isDaveDecryptError(error: Error): boolean {
@@ -119,7 +129,9 @@ export class DaveRecovery {
    * Our last rebuild: `pending` until the group re-adds us, then on trial: failures after `readyAt`
    * are the rebuild's, never a reason to rebuild again.
    */
-  #rebuild: { state: 'none' } | { state: 'pending' } | { state: 'trial'; readyAt: number; failures: number } = { state: 'none' };
+  #rebuild: { state: 'none' } | { state: 'pending' } | { state: 'trial'; readyAt: number; failures: number } = {
+    state: 'none',
+  };
   #awaitingRecovery = false;
   /** When our session last started re-initialising (op 31 + a new key package). */
   #reinitSince = 0;
@@ -149,7 +161,8 @@ export class DaveRecovery {
     if (!isDaveDecryptError(error)) return;
     const now = Date.now();
     // A failure means the session decrypts again: a rebuild whose readiness we did not see is on trial now.
-    if (this.#rebuild.state === 'pending' && mayPlayAudio(this.#connection)) this.#rebuild = { state: 'trial', readyAt: now, failures: 0 };
+    if (this.#rebuild.state === 'pending' && mayPlayAudio(this.#connection))
+      this.#rebuild = { state: 'trial', readyAt: now, failures: 0 };
     const rebuild = this.#rebuild;
     // Judged by counts, not by how fast they come: the library tolerates 36 failed packets before a
     // stream dies and the receiver resubscribes at most 5 times a second, so on a busy machine the
@@ -232,7 +245,8 @@ export class DaveRecovery {
 
   #transitioned(): void {
     this.#transitions += 1;
-    if (this.#rebuild.state === 'pending' && mayPlayAudio(this.#connection)) this.#rebuild = { state: 'trial', readyAt: Date.now(), failures: 0 };
+    if (this.#rebuild.state === 'pending' && mayPlayAudio(this.#connection))
+      this.#rebuild = { state: 'trial', readyAt: Date.now(), failures: 0 };
     if (this.#awaitingRecovery && mayPlayAudio(this.#connection)) {
       this.#awaitingRecovery = false;
       this.#recoveries += 1;
@@ -249,7 +263,10 @@ export class DaveRecovery {
     this.#streamFailures = [];
     this.#rebuilds += 1;
     this.#awaitingRecovery = true;
-    this.#actions.log('rebuilding the dave session after decrypt failures', { lastTransitionId: dave.lastTransitionId ?? 0, rebuilds: this.#rebuilds });
+    this.#actions.log('rebuilding the dave session after decrypt failures', {
+      lastTransitionId: dave.lastTransitionId ?? 0,
+      rebuilds: this.#rebuilds,
+    });
     this.#reinitSince = Date.now();
     dave.recoverFromInvalidTransition(dave.lastTransitionId ?? 0);
   }

@@ -21,7 +21,11 @@ import { loadOpus, type OpusFactory } from './opus.ts';
 import { ContinuousPlayback } from './playback.ts';
 import { SpeakerReceiver } from './receive.ts';
 import { ownerTarget, voiceChannelOf } from './guild-targets.ts';
-import { FATAL_VOICE_CLOSE_CODES, type DiscordVoiceAdapter, type DiscordVoiceOptions } from './discord-voice-options.ts';
+import {
+  FATAL_VOICE_CLOSE_CODES,
+  type DiscordVoiceAdapter,
+  type DiscordVoiceOptions,
+} from './discord-voice-options.ts';
 import { DEFAULT_REJOIN_POLICY, RejoinGuard } from './rejoin-guard.ts';
 import { DiscordText, rejectMessageRateLimits } from './text.ts';
 import { AllowedSpeakers } from './allowed-speakers.ts';
@@ -63,7 +67,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     super();
     this.#options = options;
     this.#log = options.logger.child({ module: 'discord-voice' });
-    this.#allowed = options.allowedSpeakers instanceof AllowedSpeakers ? options.allowedSpeakers : new AllowedSpeakers(options.ownerId, options.allowedSpeakers ?? []);
+    this.#allowed =
+      options.allowedSpeakers instanceof AllowedSpeakers
+        ? options.allowedSpeakers
+        : new AllowedSpeakers(options.ownerId, options.allowedSpeakers ?? []);
     this.#client = new Client({
       // Reactions: an ❌ on the consent notice opts out (room/consent.ts).
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates, GatewayIntentBits.GuildMessageReactions],
@@ -80,7 +87,13 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   daveStatus(): DaveStatus | null {
-    return this.#connection && this.#dave ? { ...this.#dave.status(), undecrypted_frames: this.#receiver?.undecryptedFrames ?? 0, speakers: this.#speakerHealth?.speakers() ?? [] } : null;
+    return this.#connection && this.#dave
+      ? {
+          ...this.#dave.status(),
+          undecrypted_frames: this.#receiver?.undecryptedFrames ?? 0,
+          speakers: this.#speakerHealth?.speakers() ?? [],
+        }
+      : null;
   }
 
   roomCommands(commands: readonly SlashCommand[], handlers: RoomCommandHandlers): () => void {
@@ -132,7 +145,8 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
           failures++;
           const delay = Math.min(maxMs, initialMs * 2 ** (failures - 1));
           // Logged on the first failure and then at most once a minute of back-off.
-          if (failures === 1 || delay >= maxMs) this.#log.warn({ err, retryInMs: delay, failures }, 'discord login failed; retrying with back-off');
+          if (failures === 1 || delay >= maxMs)
+            this.#log.warn({ err, retryInMs: delay, failures }, 'discord login failed; retrying with back-off');
           this.#loginRetryTimer = setTimeout(attempt, delay);
           this.#loginRetryTimer.unref();
         },
@@ -155,7 +169,9 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
 
     // Deferred: the guard gives up from inside the library's sendPayload call, where destroying the
     // connection re-entrantly would leave it in an inconsistent state.
-    const guard = new RejoinGuard({ ...DEFAULT_REJOIN_POLICY, ...this.#options.rejoin }, (reason) => setImmediate(() => this.#fail(reason)));
+    const guard = new RejoinGuard({ ...DEFAULT_REJOIN_POLICY, ...this.#options.rejoin }, (reason) =>
+      setImmediate(() => this.#fail(reason)),
+    );
     this.#guard = guard;
     const connection = joinVoiceChannel({
       guildId: resolved.guildId,
@@ -215,16 +231,23 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
         speakingEnd: (speakerId) => this.emit('speakingEnd', speakerId),
       },
     });
-    this.#playback = new ContinuousPlayback(opus, this.#log, connection, () => (this.#roomEmptied ? 'discard' : mayPlayAudio(connection)));
+    this.#playback = new ContinuousPlayback(opus, this.#log, connection, () =>
+      this.#roomEmptied ? 'discard' : mayPlayAudio(connection),
+    );
     if (this.#source) this.#playback.start(this.#source);
 
     // Aborted by #teardown (a fatal close, leave()) so a doomed join fails at once, not at the timeout.
     const joinAbort = new AbortController();
     this.#joinAbort = joinAbort;
     try {
-      await entersState(connection, VoiceConnectionStatus.Ready, AbortSignal.any([joinAbort.signal, AbortSignal.timeout(this.#options.readyTimeoutMs ?? 20_000)]));
+      await entersState(
+        connection,
+        VoiceConnectionStatus.Ready,
+        AbortSignal.any([joinAbort.signal, AbortSignal.timeout(this.#options.readyTimeoutMs ?? 20_000)]),
+      );
       // Our audio is held (silence frames) until E2EE is up anyway; waiting here makes `connected` mean "encrypted".
-      if (!(await waitForE2ee(connection, 5_000, joinAbort.signal))) this.#log.warn('voice connected, but the DAVE (E2EE) group is not ready yet; audio is held until it is');
+      if (!(await waitForE2ee(connection, 5_000, joinAbort.signal)))
+        this.#log.warn('voice connected, but the DAVE (E2EE) group is not ready yet; audio is held until it is');
     } catch (error) {
       const reason = this.stateReason ?? `voice join did not complete: ${(error as Error).message}`;
       this.#teardown();
@@ -256,14 +279,18 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
   }
 
   channelMembers(): string[] {
-    const channel = this.target ? this.#client.guilds.cache.get(this.target.guildId)?.channels.cache.get(this.target.channelId) : undefined;
+    const channel = this.target
+      ? this.#client.guilds.cache.get(this.target.guildId)?.channels.cache.get(this.target.channelId)
+      : undefined;
     if (!channel?.isVoiceBased()) return [];
     return [...channel.members.values()].filter((member) => !member.user.bot).map((member) => member.id);
   }
 
   /** From discord.js's caches, which the gateway keeps current (voice states carry the member, member updates). */
   displayName(userId: string): string | undefined {
-    const member = this.target ? this.#client.guilds.cache.get(this.target.guildId)?.members.cache.get(userId) : undefined;
+    const member = this.target
+      ? this.#client.guilds.cache.get(this.target.guildId)?.members.cache.get(userId)
+      : undefined;
     const user = member?.user ?? this.#client.users.cache.get(userId);
     return member?.nickname ?? user?.globalName ?? user?.username ?? undefined;
   }
@@ -321,7 +348,9 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
         if (this.#wasReady) this.#setState('reconnecting', 'voice disconnected');
         // 4014 may be a move by Discord (new dispatches follow); give it a moment, then rejoin.
         this.#scheduleRecovery(
-          after.reason === VoiceConnectionDisconnectReason.WebSocketClose ? (this.#options.disconnectGraceMs ?? 5_000) : 1_000,
+          after.reason === VoiceConnectionDisconnectReason.WebSocketClose
+            ? (this.#options.disconnectGraceMs ?? 5_000)
+            : 1_000,
         );
         return;
       default:
@@ -398,7 +427,8 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       if (this.#options.leaveWhenOwnerLeaves) void this.leave();
     }
     // After ownerLeft: on a move, the call in the old channel is already ending when this is heard.
-    if (after.channelId && after.channelId !== before.channelId) this.emit('ownerEntered', { guildId: after.guild.id, channelId: after.channelId });
+    if (after.channelId && after.channelId !== before.channelId)
+      this.emit('ownerEntered', { guildId: after.guild.id, channelId: after.channelId });
   }
 }
 

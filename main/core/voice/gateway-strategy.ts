@@ -66,7 +66,9 @@ class StoppableShard extends WebSocketShard {
     const socket: unknown = Reflect.get(this, 'connection');
     const connecting = socket instanceof WebSocket && socket.readyState === WebSocket.CONNECTING ? socket : null;
     // Kept after the library removes its own handler: this socket's errors have nobody else to go to.
-    connecting?.on('error', (err) => this.#log.debug({ err, shard: this.id }, 'gateway socket abandoned while connecting'));
+    connecting?.on('error', (err) =>
+      this.#log.debug({ err, shard: this.id }, 'gateway socket abandoned while connecting'),
+    );
     await super.destroy({ code: CloseCodes.Normal, reason: 'the app is stopping' });
     if (connecting && connecting.readyState !== WebSocket.CLOSED) connecting.terminate();
   }
@@ -130,13 +132,25 @@ export class StoppableGateway implements IShardingStrategy {
   /** What the library's own strategy relays: each shard event, tagged with its shard id. */
   #forwardEvents(shard: StoppableShard, shardId: number): void {
     const manager = this.#manager;
-    shard.on(WebSocketShardEvents.Closed, (payload) => manager.emit(WebSocketShardEvents.Closed, { ...payload, shardId }));
-    shard.on(WebSocketShardEvents.Debug, (payload) => manager.emit(WebSocketShardEvents.Debug, { ...payload, shardId }));
-    shard.on(WebSocketShardEvents.Dispatch, (payload) => manager.emit(WebSocketShardEvents.Dispatch, { ...payload, shardId }));
-    shard.on(WebSocketShardEvents.Error, (payload) => manager.emit(WebSocketShardEvents.Error, { ...payload, shardId }));
+    shard.on(WebSocketShardEvents.Closed, (payload) =>
+      manager.emit(WebSocketShardEvents.Closed, { ...payload, shardId }),
+    );
+    shard.on(WebSocketShardEvents.Debug, (payload) =>
+      manager.emit(WebSocketShardEvents.Debug, { ...payload, shardId }),
+    );
+    shard.on(WebSocketShardEvents.Dispatch, (payload) =>
+      manager.emit(WebSocketShardEvents.Dispatch, { ...payload, shardId }),
+    );
+    shard.on(WebSocketShardEvents.Error, (payload) =>
+      manager.emit(WebSocketShardEvents.Error, { ...payload, shardId }),
+    );
     shard.on(WebSocketShardEvents.Hello, () => manager.emit(WebSocketShardEvents.Hello, { shardId }));
-    shard.on(WebSocketShardEvents.Ready, (payload) => manager.emit(WebSocketShardEvents.Ready, { ...payload, shardId }));
+    shard.on(WebSocketShardEvents.Ready, (payload) =>
+      manager.emit(WebSocketShardEvents.Ready, { ...payload, shardId }),
+    );
     shard.on(WebSocketShardEvents.Resumed, () => manager.emit(WebSocketShardEvents.Resumed, { shardId }));
-    shard.on(WebSocketShardEvents.HeartbeatComplete, (payload) => manager.emit(WebSocketShardEvents.HeartbeatComplete, { ...payload, shardId }));
+    shard.on(WebSocketShardEvents.HeartbeatComplete, (payload) =>
+      manager.emit(WebSocketShardEvents.HeartbeatComplete, { ...payload, shardId }),
+    );
   }
 }

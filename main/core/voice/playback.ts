@@ -83,7 +83,13 @@ export class ContinuousPlayback {
    * or `'discard'`: everyone left the room, so what the source holds is read and dropped, never
    * kept for whoever comes back (it would play a reply to a room that no longer exists).
    */
-  constructor(opus: OpusFactory, logger: Logger, connection: VoiceConnection, mayPlay: () => PlayGate = () => true, now: () => number = () => performance.now()) {
+  constructor(
+    opus: OpusFactory,
+    logger: Logger,
+    connection: VoiceConnection,
+    mayPlay: () => PlayGate = () => true,
+    now: () => number = () => performance.now(),
+  ) {
     this.#opus = opus;
     this.#log = logger;
     this.#connection = connection;

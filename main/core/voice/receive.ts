@@ -61,7 +61,14 @@ export class SpeakerReceiver {
 
   constructor(
     receiver: VoiceReceiver,
-    options: { isAllowed: (userId: string) => boolean; opus: OpusFactory; sink: ReceiveSink; logger: Logger; onStreamError?: (error: Error) => void; health?: SpeakerHealth },
+    options: {
+      isAllowed: (userId: string) => boolean;
+      opus: OpusFactory;
+      sink: ReceiveSink;
+      logger: Logger;
+      onStreamError?: (error: Error) => void;
+      health?: SpeakerHealth;
+    },
   ) {
     this.#receiver = receiver;
     this.#health = options.health ?? null;
@@ -101,7 +108,8 @@ export class SpeakerReceiver {
   /** End `userId`'s stream and open a new one (the cheapest step against a deaf speaker). */
   resubscribe(userId: string): void {
     const speaker = this.#speakers.get(userId);
-    if (speaker?.stream) speaker.stream.destroy(); // its close handler resubscribes while they speak
+    if (speaker?.stream)
+      speaker.stream.destroy(); // its close handler resubscribes while they speak
     else this.#subscribe(userId);
   }
 
@@ -123,7 +131,15 @@ export class SpeakerReceiver {
     let speaker = this.#speakers.get(userId);
     if (!speaker) {
       const frame = new Int16Array(FRAME_SAMPLES_48K);
-      speaker = { codec: this.#opus.createMonoDecoder(), frame, frameBytes: Buffer.from(frame.buffer), stream: null, resubscribes: [], retryTimer: null, decodeErrors: 0 };
+      speaker = {
+        codec: this.#opus.createMonoDecoder(),
+        frame,
+        frameBytes: Buffer.from(frame.buffer),
+        stream: null,
+        resubscribes: [],
+        retryTimer: null,
+        decodeErrors: 0,
+      };
       this.#speakers.set(userId, speaker);
     }
     return speaker;
@@ -156,10 +172,13 @@ export class SpeakerReceiver {
       // A stream that dies at once every time (a run of DAVE decrypt failures) is retried when the
       // window frees up, never given up on: the failures end when the session is rebuilt.
       if (speaker.retryTimer) return;
-      speaker.retryTimer = setTimeout(() => {
-        speaker.retryTimer = null;
-        this.#resubscribeIfSpeaking(userId, speaker);
-      }, 1000 - (now - speaker.resubscribes[0]));
+      speaker.retryTimer = setTimeout(
+        () => {
+          speaker.retryTimer = null;
+          this.#resubscribeIfSpeaking(userId, speaker);
+        },
+        1000 - (now - speaker.resubscribes[0]),
+      );
       return;
     }
     speaker.resubscribes.push(now);

@@ -14,7 +14,12 @@ export interface RejoinPolicy {
   stableAfterMs: number;
 }
 
-export const DEFAULT_REJOIN_POLICY: RejoinPolicy = { maxRejoins: 4, baseDelayMs: 500, maxDelayMs: 8_000, stableAfterMs: 30_000 };
+export const DEFAULT_REJOIN_POLICY: RejoinPolicy = {
+  maxRejoins: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  stableAfterMs: 30_000,
+};
 
 interface VoicePayload {
   op: number;

@@ -30,17 +30,29 @@ const interactionSchema = z.object({
   member: z.object({ user: z.object({ id: z.string() }) }).optional(),
   user: z.object({ id: z.string() }).optional(),
 });
-const reactionSchema = z.object({ user_id: z.string(), channel_id: z.string(), message_id: z.string(), emoji: z.object({ name: z.string().nullable() }) });
+const reactionSchema = z.object({
+  user_id: z.string(),
+  channel_id: z.string(),
+  message_id: z.string(),
+  emoji: z.object({ name: z.string().nullable() }),
+});
 const packetSchema = z.object({ t: z.string().nullable().optional(), d: z.unknown() });
 
-export function attachRoomCommands(client: Client, commands: readonly SlashCommand[], handlers: RoomCommandHandlers, logger: Logger): () => void {
+export function attachRoomCommands(
+  client: Client,
+  commands: readonly SlashCommand[],
+  handlers: RoomCommandHandlers,
+  logger: Logger,
+): () => void {
   const register = (guildId: string): void => {
     const appId = client.application?.id ?? client.user?.id;
     if (!appId) return;
-    client.rest.put(Routes.applicationGuildCommands(appId, guildId), { body: commands.map((c) => ({ ...c, type: 1 })) }).then(
-      () => logger.info({ guildId, commands: commands.map((c) => c.name) }, 'slash commands registered'),
-      (err: unknown) => logger.warn({ err, guildId }, 'could not register the slash commands'),
-    );
+    client.rest
+      .put(Routes.applicationGuildCommands(appId, guildId), { body: commands.map((c) => ({ ...c, type: 1 })) })
+      .then(
+        () => logger.info({ guildId, commands: commands.map((c) => c.name) }, 'slash commands registered'),
+        (err: unknown) => logger.warn({ err, guildId }, 'could not register the slash commands'),
+      );
   };
   const registerAll = (): void => {
     for (const guildId of client.guilds.cache.keys()) register(guildId);
@@ -48,7 +60,10 @@ export function attachRoomCommands(client: Client, commands: readonly SlashComma
   const onGuild = (guild: { id: string }): void => register(guild.id);
 
   const answer = async (id: string, token: string, content: string): Promise<void> => {
-    await client.rest.post(Routes.interactionCallback(id, token), { body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } } }, auth: false });
+    await client.rest.post(Routes.interactionCallback(id, token), {
+      body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } } },
+      auth: false,
+    });
   };
 
   const onRaw = (raw: unknown): void => {

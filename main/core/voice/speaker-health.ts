@@ -28,7 +28,13 @@ export interface SpeakerHealthPolicy {
   minUnheardPackets: number;
 }
 
-export const DEFAULT_SPEAKER_HEALTH: SpeakerHealthPolicy = { resubscribeAfterMs: 300, rebuildAfterMs: 400, notReadyRebuildAfterMs: 1_200, rejoinAfterMs: 1_800, minUnheardPackets: 8 };
+export const DEFAULT_SPEAKER_HEALTH: SpeakerHealthPolicy = {
+  resubscribeAfterMs: 300,
+  rebuildAfterMs: 400,
+  notReadyRebuildAfterMs: 1_200,
+  rejoinAfterMs: 1_800,
+  minUnheardPackets: 8,
+};
 
 const CHECK_MS = 100;
 
@@ -132,7 +138,20 @@ export class SpeakerHealth {
   #speaker(userId: string): Speaker {
     let speaker = this.#speakers.get(userId);
     if (!speaker) {
-      speaker = { userId, packets: 0, decoded: 0, unheardPackets: 0, firstUnheardAt: 0, deaf: false, maxDeafMs: 0, step: null, stepAt: 0, epoch: null, lastTransition: null, recoveries: { resubscribe: 0, rebuild: 0, rejoin: 0 } };
+      speaker = {
+        userId,
+        packets: 0,
+        decoded: 0,
+        unheardPackets: 0,
+        firstUnheardAt: 0,
+        deaf: false,
+        maxDeafMs: 0,
+        step: null,
+        stepAt: 0,
+        epoch: null,
+        lastTransition: null,
+        recoveries: { resubscribe: 0, rebuild: 0, rejoin: 0 },
+      };
       this.#speakers.set(userId, speaker);
     }
     return speaker;
@@ -190,7 +209,11 @@ export class SpeakerHealth {
       speaker.deaf = true;
       speaker.epoch = this.#actions.epoch();
       speaker.lastTransition = { to: 'deaf', at: new Date(now).toISOString(), step: null };
-      this.#actions.log('speaker deaf: packets arrive, nothing decrypts', { userId: speaker.userId, unheardMs, packets: speaker.unheardPackets });
+      this.#actions.log('speaker deaf: packets arrive, nothing decrypts', {
+        userId: speaker.userId,
+        unheardMs,
+        packets: speaker.unheardPackets,
+      });
     }
     if (!speaker.deaf) return;
     const sinceStep = now - speaker.stepAt;
@@ -200,11 +223,17 @@ export class SpeakerHealth {
     } else if (speaker.step === 'resubscribe') {
       const wait = this.#actions.daveReady() ? policy.rebuildAfterMs : policy.notReadyRebuildAfterMs;
       if (sinceStep < wait) return;
-      if (this.#actions.rebuild(`speaker ${speaker.userId} deaf for ${unheardMs} ms`)) this.#take(speaker, 'rebuild', now);
+      if (this.#actions.rebuild(`speaker ${speaker.userId} deaf for ${unheardMs} ms`))
+        this.#take(speaker, 'rebuild', now);
       // No rebuild possible (a re-key already under way) and still deaf long after: rejoin.
-      else if (sinceStep >= wait + policy.rejoinAfterMs && this.#actions.rejoin(`speaker ${speaker.userId} deaf, no rebuild possible`)) this.#take(speaker, 'rejoin', now);
+      else if (
+        sinceStep >= wait + policy.rejoinAfterMs &&
+        this.#actions.rejoin(`speaker ${speaker.userId} deaf, no rebuild possible`)
+      )
+        this.#take(speaker, 'rejoin', now);
     } else if (speaker.step === 'rebuild' && sinceStep >= policy.rejoinAfterMs) {
-      if (this.#actions.rejoin(`speaker ${speaker.userId} still deaf after a DAVE rebuild`)) this.#take(speaker, 'rejoin', now);
+      if (this.#actions.rejoin(`speaker ${speaker.userId} still deaf after a DAVE rebuild`))
+        this.#take(speaker, 'rejoin', now);
       else speaker.stepAt = now;
     } else if (speaker.step === 'rejoin' && sinceStep >= 3 * policy.rejoinAfterMs) {
       // A rejoin that did not help: the ladder starts over (the rejoin budget still caps it).

@@ -42,7 +42,10 @@ const channelResponse = z.object({ id: z.string() });
  * not held through the wait: the send is reported not accepted, to be retried at `retry_after`.
  */
 export function rejectMessageRateLimits(data: RateLimitData): boolean {
-  return data.method.toUpperCase() === 'POST' && (data.route.endsWith('/messages') || data.route.startsWith('/users/@me/channels'));
+  return (
+    data.method.toUpperCase() === 'POST' &&
+    (data.route.endsWith('/messages') || data.route.startsWith('/users/@me/channels'))
+  );
 }
 
 /**
@@ -52,7 +55,12 @@ export function rejectMessageRateLimits(data: RateLimitData): boolean {
  */
 function notAccepted(err: unknown, nothingPosted: boolean, signal: AbortSignal | undefined): unknown {
   if (err instanceof RateLimitError) {
-    return nothingPosted ? new NotAcceptedError(`rate limited by Discord (retry after ${Math.ceil(err.retryAfter / 1000)} s); nothing sent`, Date.now() + err.retryAfter) : err;
+    return nothingPosted
+      ? new NotAcceptedError(
+          `rate limited by Discord (retry after ${Math.ceil(err.retryAfter / 1000)} s); nothing sent`,
+          Date.now() + err.retryAfter,
+        )
+      : err;
   }
   if (err instanceof DiscordAPIError || err instanceof HTTPError || signal?.aborted) return err;
   const code = connectionLostCode(err);
@@ -124,7 +132,10 @@ export class DiscordText implements DiscordTextPort {
   /** Replaces a message's text (one of the bot's own; cut to one message). */
   async editMessage(channelId: string, messageId: string, text: string, options: SendOptions = {}): Promise<void> {
     const content = splitMessage(text, DISCORD_MESSAGE_LIMIT, 1)[0] ?? '…';
-    await this.#rest().patch(Routes.channelMessage(channelId, messageId), { body: { content, allowed_mentions: { parse: [] } }, signal: options.signal });
+    await this.#rest().patch(Routes.channelMessage(channelId, messageId), {
+      body: { content, allowed_mentions: { parse: [] } },
+      signal: options.signal,
+    });
   }
 
   /** Posts every part in order; returns the first message (the one a link should point to). */
@@ -135,9 +146,14 @@ export class DiscordText implements DiscordTextPort {
     for (const [part, content] of parts.entries()) {
       // Aborted (time is up): the REST client drops the request, queued or in flight, and rejects.
       options.signal?.throwIfAborted();
-      const once = options.deliveryId ? { nonce: messageNonce(options.deliveryId, channelId, part), enforce_nonce: true } : {};
+      const once = options.deliveryId
+        ? { nonce: messageNonce(options.deliveryId, channelId, part), enforce_nonce: true }
+        : {};
       const raw = await this.#rest()
-        .post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] }, ...once }, signal: options.signal })
+        .post(Routes.channelMessages(channelId), {
+          body: { content, allowed_mentions: { parse: [] }, ...once },
+          signal: options.signal,
+        })
         .catch((err: unknown) => Promise.reject(notAccepted(err, first === null, options.signal)));
       const message = messageResponse.parse(raw);
       first ??= { messageId: message.id, channelId: message.channel_id };

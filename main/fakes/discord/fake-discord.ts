@@ -4,7 +4,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGatewayServer, type GatewayDrop, type GatewayServer, type Op4Payload } from './gateway.ts';
 import { BotAudioRecorder, type RecorderOptions } from './recorder.ts';
-import { startRestServer, type RecordedMessage, type RecordedRequest, type RestFaults, type RestServer } from './rest.ts';
+import {
+  startRestServer,
+  type RecordedMessage,
+  type RecordedRequest,
+  type RestFaults,
+  type RestServer,
+} from './rest.ts';
 import { FakeInteractions } from './interactions.ts';
 import type { EncryptionMode } from './rtp.ts';
 import type { DaveGroup } from './dave/group.ts';
@@ -80,7 +86,10 @@ export interface FakeDiscord {
    * The gateway's record (IDENTIFYs, RESUMEs that resumed, RESUMEs refused with op 9, upgrade
    * requests, open sockets) and its handshake hold (GatewayHold).
    */
-  readonly gateway: Pick<GatewayServer, 'identifies' | 'resumes' | 'refusedResumes' | 'upgradeRequests' | 'openSockets' | 'hold'>;
+  readonly gateway: Pick<
+    GatewayServer,
+    'identifies' | 'resumes' | 'refusedResumes' | 'upgradeRequests' | 'openSockets' | 'hold'
+  >;
   /** Ends the bot's gateway connection after login as Discord does (see GatewayServer.dropBot). */
   dropGateway(kind: GatewayDrop): number;
   user(name: string): FakeUser;
@@ -142,20 +151,36 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     if (payload.channel_id === null || !world.isVoiceChannel(payload.channel_id)) {
       world.setVoiceState(world.bot.id, null);
       voice.endSessions(world.bot.id);
-      gateway?.dispatch('VOICE_STATE_UPDATE', world.voiceStateJson(world.bot.id, null, previous?.sessionId ?? randomToken('vs')));
+      gateway?.dispatch(
+        'VOICE_STATE_UPDATE',
+        world.voiceStateJson(world.bot.id, null, previous?.sessionId ?? randomToken('vs')),
+      );
       return;
     }
     const state = world.setVoiceState(world.bot.id, payload.channel_id);
     if (!state) return;
     const token = randomToken('voice-token');
-    voice.grant({ guildId: world.guild.id, channelId: state.channelId, userId: world.bot.id, sessionId: state.sessionId, token });
+    voice.grant({
+      guildId: world.guild.id,
+      channelId: state.channelId,
+      userId: world.bot.id,
+      sessionId: state.sessionId,
+      token,
+    });
     gateway?.dispatch('VOICE_STATE_UPDATE', world.voiceStateJson(world.bot.id, state.channelId, state.sessionId));
     gateway?.dispatch('VOICE_SERVER_UPDATE', { token, guild_id: world.guild.id, endpoint: voice.endpoint });
   }
 
-  gateway = await startGatewayServer(world, botToken, { heartbeatIntervalMs: options.gatewayHeartbeatMs, onVoiceStateRequest: onBotVoiceRequest });
+  gateway = await startGatewayServer(world, botToken, {
+    heartbeatIntervalMs: options.gatewayHeartbeatMs,
+    onVoiceStateRequest: onBotVoiceRequest,
+  });
   const speakers = new FakeSpeakers(voice, liveSession);
-  const interactions = new FakeInteractions(world, (event, data) => gateway?.dispatch(event, data), (channelId, messageId) => rest.messages.some((m) => m.channelId === channelId && m.id === messageId));
+  const interactions = new FakeInteractions(
+    world,
+    (event, data) => gateway?.dispatch(event, data),
+    (channelId, messageId) => rest.messages.some((m) => m.channelId === channelId && m.id === messageId),
+  );
   rest.routes.push((method, path, body) => interactions.route(method, path, body));
 
   function userJoinVoice(userId: string, channelId = world.guild.voiceChannels[0].id): void {
@@ -199,7 +224,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   async function speak(userId: string, pcm: Int16Array, speakOptions?: SpeakOptions): Promise<SpeakResult> {
     const session = liveSession();
     if (!session) throw new Error('the bot has no live voice session');
-    if (world.voiceStates.get(userId)?.channelId !== session.channelId) throw new Error(`user ${userId} is not in the bot's voice channel`);
+    if (world.voiceStates.get(userId)?.channelId !== session.channelId)
+      throw new Error(`user ${userId} is not in the bot's voice channel`);
     return speakers.speak(userId, pcm, speakOptions);
   }
 
@@ -258,7 +284,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     setupScenario(scenario) {
       world.botInGuild = scenario !== 'bot-not-in-server';
-      world.guild.voiceChannels[0]!.overwrites = scenario === 'missing-permission' ? [{ id: world.guild.id, type: 0, allow: '0', deny: String(PERMISSION.SPEAK) }] : [];
+      world.guild.voiceChannels[0]!.overwrites =
+        scenario === 'missing-permission'
+          ? [{ id: world.guild.id, type: 0, allow: '0', deny: String(PERMISSION.SPEAK) }]
+          : [];
     },
     async close() {
       speakers.close();

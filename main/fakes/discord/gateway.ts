@@ -82,14 +82,22 @@ const GUILD_VOICE_STATES = 1 << 7;
 /** GUILD_MESSAGE_REACTIONS: without it Discord sends no MESSAGE_REACTION_* event. */
 const GUILD_MESSAGE_REACTIONS = 1 << 10;
 
-const resumeSchema = z.object({ token: z.string(), session_id: z.string(), seq: z.number().int().nonnegative().nullable() });
+const resumeSchema = z.object({
+  token: z.string(),
+  session_id: z.string(),
+  seq: z.number().int().nonnegative().nullable(),
+});
 
 export interface GatewayOptions {
   heartbeatIntervalMs?: number;
   onVoiceStateRequest(payload: Op4Payload): void;
 }
 
-export async function startGatewayServer(world: FakeWorld, botToken: string, options: GatewayOptions): Promise<GatewayServer> {
+export async function startGatewayServer(
+  world: FakeWorld,
+  botToken: string,
+  options: GatewayOptions,
+): Promise<GatewayServer> {
   let holding: GatewayHold | null = null;
   let upgradeRequests = 0;
   const heldUpgrades = new Set<Duplex>();
@@ -137,7 +145,14 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     }
     identifies.push(d);
     if (holding === 'ready') return;
-    const session: Session = { socket: link.socket, id: randomToken('gw-session'), sequence: 0, backlog: [], resumable: true, intents: typeof d.intents === 'number' ? d.intents : 0 };
+    const session: Session = {
+      socket: link.socket,
+      id: randomToken('gw-session'),
+      sequence: 0,
+      backlog: [],
+      resumable: true,
+      intents: typeof d.intents === 'number' ? d.intents : 0,
+    };
     sessions.set(session.id, session);
     link.session = session;
     sendDispatch(session, 'READY', {
@@ -171,11 +186,17 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     if (!session || !session.resumable || seq > session.sequence || seq + 1 < oldest) {
       refusedResumes++;
       // Discord answers op 9 after a short delay; the client waits 1-5 s, then IDENTIFYs.
-      setTimeout(() => link.socket.readyState === link.socket.OPEN && link.socket.send(JSON.stringify({ op: 9, s: null, t: null, d: false })), 50);
+      setTimeout(
+        () =>
+          link.socket.readyState === link.socket.OPEN &&
+          link.socket.send(JSON.stringify({ op: 9, s: null, t: null, d: false })),
+        50,
+      );
       return;
     }
     // A session has one socket: an older one still open is replaced (Discord closes it).
-    if (session.socket && session.socket !== link.socket && session.socket.readyState === session.socket.OPEN) session.socket.close(4000, 'Unknown error.');
+    if (session.socket && session.socket !== link.socket && session.socket.readyState === session.socket.OPEN)
+      session.socket.close(4000, 'Unknown error.');
     session.socket = link.socket;
     link.session = session;
     const missed = session.backlog.filter((entry) => entry.s > seq);
@@ -191,7 +212,10 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
       links.delete(link);
       if (link.session?.socket === socket) link.session.socket = null;
     });
-    if (holding !== 'hello') socket.send(JSON.stringify({ op: 10, s: null, t: null, d: { heartbeat_interval: options.heartbeatIntervalMs ?? 41_250 } }));
+    if (holding !== 'hello')
+      socket.send(
+        JSON.stringify({ op: 10, s: null, t: null, d: { heartbeat_interval: options.heartbeatIntervalMs ?? 41_250 } }),
+      );
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return socket.close(4002, 'Decode error.');
       let message: { op?: unknown; d?: unknown };
@@ -245,7 +269,8 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     dispatch(event, data) {
       // Another user's voice state goes only to sessions that asked for GUILD_VOICE_STATES (the
       // bot's own always comes: it answers the bot's op 4).
-      const othersVoiceState = event === 'VOICE_STATE_UPDATE' && (data as { user_id?: unknown }).user_id !== world.bot.id;
+      const othersVoiceState =
+        event === 'VOICE_STATE_UPDATE' && (data as { user_id?: unknown }).user_id !== world.bot.id;
       for (const session of sessions.values()) {
         if (othersVoiceState && (session.intents & GUILD_VOICE_STATES) === 0) continue;
         if (event.startsWith('MESSAGE_REACTION_') && (session.intents & GUILD_MESSAGE_REACTIONS) === 0) continue;
@@ -281,10 +306,11 @@ export async function startGatewayServer(world: FakeWorld, botToken: string, opt
     get openSockets() {
       return links.size;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of heldUpgrades) socket.destroy();
-      for (const link of links) link.socket.terminate();
-      wss.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of heldUpgrades) socket.destroy();
+        for (const link of links) link.socket.terminate();
+        wss.close(() => resolve());
+      }),
   };
 }

@@ -12,6 +12,13 @@ export { seededRandom } from './speaker.ts';
 export { testCertificates, trustTestCertificates, type TestCertificates } from './tls.ts';
 export type { VoiceSession } from './voice-server.ts';
 export type { FakeUser } from './world.ts';
-export { DaveGroup, DAVE_OPS, type BotFrame, type DaveCounters, type DaveEvent, type DaveFaults } from './dave/group.ts';
+export {
+  DaveGroup,
+  DAVE_OPS,
+  type BotFrame,
+  type DaveCounters,
+  type DaveEvent,
+  type DaveFaults,
+} from './dave/group.ts';
 export type { ListenerCounts } from './recorder.ts';
 export type { SpeakerTotals } from './speaker.ts';

@@ -40,8 +40,20 @@ export interface MessageEdit {
 }
 
 const COMMAND_NAME = /^[-_\p{Ll}\p{N}]{1,32}$/u;
-const commandSchema = z.object({ name: z.string().regex(COMMAND_NAME), description: z.string().min(1).max(100), type: z.number().int().optional() }).passthrough();
-const callbackSchema = z.object({ type: z.number().int(), data: z.object({ content: z.string().max(2000).optional(), flags: z.number().int().optional() }).passthrough().optional() });
+const commandSchema = z
+  .object({
+    name: z.string().regex(COMMAND_NAME),
+    description: z.string().min(1).max(100),
+    type: z.number().int().optional(),
+  })
+  .passthrough();
+const callbackSchema = z.object({
+  type: z.number().int(),
+  data: z
+    .object({ content: z.string().max(2000).optional(), flags: z.number().int().optional() })
+    .passthrough()
+    .optional(),
+});
 const editSchema = z.object({ content: z.string().max(2000) }).passthrough();
 
 const ANSWER_WITHIN_MS = 3000;
@@ -70,7 +82,11 @@ export class FakeInteractions {
   readonly #dispatch: (event: string, data: unknown) => void;
   readonly #botMessage: (channelId: string, messageId: string) => boolean;
 
-  constructor(world: FakeWorld, dispatch: (event: string, data: unknown) => void, botMessage: (channelId: string, messageId: string) => boolean) {
+  constructor(
+    world: FakeWorld,
+    dispatch: (event: string, data: unknown) => void,
+    botMessage: (channelId: string, messageId: string) => boolean,
+  ) {
     this.#world = world;
     this.#dispatch = dispatch;
     this.#botMessage = botMessage;
@@ -130,28 +146,50 @@ export class FakeInteractions {
   }
 
   #register(appId: string, guildId: string, body: unknown): RouteAnswer {
-    if (appId !== this.#world.bot.id || guildId !== this.#world.guild.id) return { status: 404, body: { message: 'Unknown Application', code: 10002 } };
+    if (appId !== this.#world.bot.id || guildId !== this.#world.guild.id)
+      return { status: 404, body: { message: 'Unknown Application', code: 10002 } };
     const parsed = z.array(commandSchema).max(100).safeParse(body);
     if (!parsed.success) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
     this.commands.clear();
-    for (const c of parsed.data) this.commands.set(c.name, { id: snowflake(), name: c.name, description: c.description });
-    return { status: 200, body: [...this.commands.values()].map((c) => ({ ...c, application_id: appId, guild_id: guildId, type: 1, version: snowflake() })) };
+    for (const c of parsed.data)
+      this.commands.set(c.name, { id: snowflake(), name: c.name, description: c.description });
+    return {
+      status: 200,
+      body: [...this.commands.values()].map((c) => ({
+        ...c,
+        application_id: appId,
+        guild_id: guildId,
+        type: 1,
+        version: snowflake(),
+      })),
+    };
   }
 
   #answer(id: string, token: string, body: unknown): RouteAnswer {
     const pending = this.#pending.get(id);
-    if (!pending || pending.token !== token || Date.now() - pending.createdAt > ANSWER_WITHIN_MS) return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
-    if (pending.answered) return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+    if (!pending || pending.token !== token || Date.now() - pending.createdAt > ANSWER_WITHIN_MS)
+      return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
+    if (pending.answered)
+      return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
     const parsed = callbackSchema.safeParse(body);
     if (!parsed.success) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
     pending.answered = true;
     const flags = parsed.data.data?.flags ?? 0;
-    this.answers.push({ interactionId: id, userId: pending.userId, command: pending.command, type: parsed.data.type, content: parsed.data.data?.content ?? '', ephemeral: (flags & 64) !== 0, receivedAt: Date.now() });
+    this.answers.push({
+      interactionId: id,
+      userId: pending.userId,
+      command: pending.command,
+      type: parsed.data.type,
+      content: parsed.data.data?.content ?? '',
+      ephemeral: (flags & 64) !== 0,
+      receivedAt: Date.now(),
+    });
     return { status: 204, body: null };
   }
 
   #edit(channelId: string, messageId: string, body: unknown): RouteAnswer {
-    if (!this.#botMessage(channelId, messageId)) return { status: 403, body: { message: 'Cannot edit a message authored by another user', code: 50005 } };
+    if (!this.#botMessage(channelId, messageId))
+      return { status: 403, body: { message: 'Cannot edit a message authored by another user', code: 50005 } };
     const now = Date.now();
     const times = (this.#editTimes.get(channelId) ?? []).filter((t) => now - t < EDIT_WINDOW_MS);
     if (times.length >= EDITS_PER_WINDOW) {
@@ -164,6 +202,15 @@ export class FakeInteractions {
     times.push(now);
     this.#editTimes.set(channelId, times);
     this.edits.push({ channelId, messageId, content: parsed.data.content, receivedAt: now });
-    return { status: 200, body: { id: messageId, channel_id: channelId, content: parsed.data.content, author: this.#world.userJson(this.#world.bot), edited_timestamp: new Date(now).toISOString() } };
+    return {
+      status: 200,
+      body: {
+        id: messageId,
+        channel_id: channelId,
+        content: parsed.data.content,
+        author: this.#world.userJson(this.#world.bot),
+        edited_timestamp: new Date(now).toISOString(),
+      },
+    };
   }
 }

@@ -53,7 +53,13 @@ export interface RecorderOptions {
 
 export class BotAudioRecorder {
   readonly packets: RecordedPacket[] = [];
-  readonly listener: ListenerCounts = { framesSent: 0, decrypted: 0, undecryptable: 0, plain: 0, plainWhileGroupReady: 0 };
+  readonly listener: ListenerCounts = {
+    framesSent: 0,
+    decrypted: 0,
+    undecryptable: 0,
+    plain: 0,
+    plainWhileGroupReady: 0,
+  };
   decodeErrors = 0;
   #tracks = new Map<number, Track>();
   #merged: Int16Array[] = [];
@@ -71,7 +77,8 @@ export class BotAudioRecorder {
   }
 
   onPacket(rtp: ParsedRtp, dave: DaveGroup | null = null): void {
-    const silence = rtp.payload.length === 3 && rtp.payload[0] === 0xf8 && rtp.payload[1] === 0xff && rtp.payload[2] === 0xfe;
+    const silence =
+      rtp.payload.length === 3 && rtp.payload[0] === 0xf8 && rtp.payload[1] === 0xff && rtp.payload[2] === 0xfe;
     let opus: Buffer | null = rtp.payload;
     let e2ee = false;
     if (dave && !silence) {
@@ -90,7 +97,18 @@ export class BotAudioRecorder {
       this.listener.framesSent += 1;
       this.listener.plain += 1;
     }
-    this.packets.push({ ssrc: rtp.ssrc, sequence: rtp.sequence, timestamp: rtp.timestamp, nonce: rtp.nonce, opusBytes: rtp.payload.length, silence, e2ee, heard: opus !== null, opusChannels: opus && opus.length > 0 ? ((opus[0]! & 0x04) !== 0 ? 2 : 1) : null, receivedAt: Date.now() });
+    this.packets.push({
+      ssrc: rtp.ssrc,
+      sequence: rtp.sequence,
+      timestamp: rtp.timestamp,
+      nonce: rtp.nonce,
+      opusBytes: rtp.payload.length,
+      silence,
+      e2ee,
+      heard: opus !== null,
+      opusChannels: opus && opus.length > 0 ? ((opus[0]! & 0x04) !== 0 ? 2 : 1) : null,
+      receivedAt: Date.now(),
+    });
     if (this.packets.length > 50 * 600) this.packets.splice(0, this.packets.length - 50 * 600);
     let track = this.#tracks.get(rtp.ssrc);
     if (!track) {

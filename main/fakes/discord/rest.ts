@@ -62,7 +62,11 @@ export interface RestServer {
   close(): Promise<void>;
 }
 
-export async function startRestServer(world: FakeWorld, botToken: string, gatewayUrl: () => string): Promise<RestServer> {
+export async function startRestServer(
+  world: FakeWorld,
+  botToken: string,
+  gatewayUrl: () => string,
+): Promise<RestServer> {
   const messages: RecordedMessage[] = [];
   const requests: RecordedRequest[] = [];
   const routes: RestServer['routes'] = [];
@@ -90,7 +94,9 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
 
   async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
     const parsed = await readAnyJson(req);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -102,7 +108,8 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     // Interaction answers carry the interaction's token in the path, not the bot's (no Authorization).
     if (routes.length > 0 && (method === 'PUT' || method === 'PATCH' || path.startsWith('/interactions/'))) {
       const body = await readAnyJson(req);
-      if (!path.startsWith('/interactions/') && req.headers.authorization !== `Bot ${botToken}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
+      if (!path.startsWith('/interactions/') && req.headers.authorization !== `Bot ${botToken}`)
+        return send(res, 401, { message: '401: Unauthorized', code: 0 });
       for (const route of routes) {
         const answer = route(method, path, body);
         if (!answer) continue;
@@ -114,19 +121,40 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
       }
       return notFound(res);
     }
-    if (req.headers.authorization !== `Bot ${botToken}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
+    if (req.headers.authorization !== `Bot ${botToken}`)
+      return send(res, 401, { message: '401: Unauthorized', code: 0 });
 
     if (method === 'GET' && path === '/gateway/bot') {
-      return send(res, 200, { url: gatewayUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
+      return send(res, 200, {
+        url: gatewayUrl(),
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      });
     }
     if (method === 'GET' && path === '/gateway') return send(res, 200, { url: gatewayUrl() });
     if (method === 'GET' && path === '/users/@me') return send(res, 200, world.userJson(world.bot));
     if (method === 'GET' && path === '/users/@me/guilds') {
       const g = world.guild;
-      return send(res, 200, world.botInGuild ? [{ id: g.id, name: g.name, icon: null, owner: false, permissions: world.roles[0]!.permissions, features: [] }] : []);
+      return send(
+        res,
+        200,
+        world.botInGuild
+          ? [
+              {
+                id: g.id,
+                name: g.name,
+                icon: null,
+                owner: false,
+                permissions: world.roles[0]!.permissions,
+                features: [],
+              },
+            ]
+          : [],
+      );
     }
     const guildMatch = /^\/guilds\/(\d+)(?:\/(channels|roles|members|voice-states)(?:\/(\d+|@me))?)?$/.exec(path);
-    if (method === 'GET' && guildMatch) return guildRoute(res, guildMatch[1]!, guildMatch[2], guildMatch[3], url.searchParams);
+    if (method === 'GET' && guildMatch)
+      return guildRoute(res, guildMatch[1]!, guildMatch[2], guildMatch[3], url.searchParams);
     if (method === 'POST' && path === '/users/@me/channels') {
       const body = await readJson(req);
       const recipient = typeof body?.recipient_id === 'string' ? world.users.get(body.recipient_id) : undefined;
@@ -141,7 +169,8 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
       if (method === 'GET' && !channelMatch[2]) return send(res, 200, world.channelJson(channel));
       if (method === 'POST' && channelMatch[2]) {
         // A voice channel has its own text chat (Discord's "Text in Voice", for every server since 2022).
-        if (channel.recipientId && world.closedDms.has(channel.recipientId)) return send(res, 403, { message: 'Cannot send messages to this user', code: 50007 });
+        if (channel.recipientId && world.closedDms.has(channel.recipientId))
+          return send(res, 403, { message: 'Cannot send messages to this user', code: 50007 });
         const body = await readJson(req);
         if (!body) return send(res, 400, { message: '400: Bad Request', code: 0 });
         const content = typeof body.content === 'string' ? body.content : '';
@@ -150,17 +179,35 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
           return send(res, 400, {
             message: 'Invalid Form Body',
             code: 50035,
-            errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_CONTENT_LIMIT} or fewer in length.` }] } },
+            errors: {
+              content: {
+                _errors: [
+                  { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_CONTENT_LIMIT} or fewer in length.` },
+                ],
+              },
+            },
           });
         }
         const nonce = nonceOf(body);
-        if (nonce.error) return send(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { nonce: { _errors: [nonce.error] } } });
+        if (nonce.error)
+          return send(res, 400, {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { nonce: { _errors: [nonce.error] } },
+          });
         const key = nonce.value !== undefined && body.enforce_nonce === true ? `${world.bot.id}:${nonce.value}` : null;
         const now = Date.now();
         const prior = key ? nonces.get(key) : undefined;
         // A repeat within the window: the existing message is returned, nothing new is created.
         if (prior && now - prior.at < NONCE_DEDUPE_WINDOW_MS) return send(res, 200, messageJson(prior.message));
-        const message: RecordedMessage = { id: snowflake(), channelId: channel.id, dmRecipientId: channel.recipientId ?? null, content, body, receivedAt: now };
+        const message: RecordedMessage = {
+          id: snowflake(),
+          channelId: channel.id,
+          dmRecipientId: channel.recipientId ?? null,
+          content,
+          body,
+          receivedAt: now,
+        };
         messages.push(message);
         if (key) rememberNonce(key, message, now);
         if (faults.dropAnswerAfterCreate > 0) {
@@ -202,25 +249,59 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
 
   // Guild reads as Discord answers them: a guild the bot is not in is 403 Missing Access (50001),
   // an unknown one 404 Unknown Guild; absent members and voice states have their own 404 codes.
-  function guildRoute(res: ServerResponse, guildId: string, sub: string | undefined, id: string | undefined, query: URLSearchParams): void {
+  function guildRoute(
+    res: ServerResponse,
+    guildId: string,
+    sub: string | undefined,
+    id: string | undefined,
+    query: URLSearchParams,
+  ): void {
     if (guildId !== world.guild.id) return send(res, 404, { message: 'Unknown Guild', code: 10004 });
     if (!world.botInGuild) return send(res, 403, { message: 'Missing Access', code: 50001 });
     if (sub === undefined) return send(res, 200, world.guildJson());
     if (id === undefined) {
-      if (sub === 'channels') return send(res, 200, [...world.guild.textChannels, ...world.guild.voiceChannels].map((c) => world.channelJson(c)));
-      if (sub === 'roles') return send(res, 200, world.roles.map((r) => world.roleJson(r)));
+      if (sub === 'channels')
+        return send(
+          res,
+          200,
+          [...world.guild.textChannels, ...world.guild.voiceChannels].map((c) => world.channelJson(c)),
+        );
+      if (sub === 'roles')
+        return send(
+          res,
+          200,
+          world.roles.map((r) => world.roleJson(r)),
+        );
       if (sub === 'members') {
         if (!world.membersIntent) return send(res, 403, { message: 'Missing Access', code: 50001 });
         const limit = Number(query.get('limit') ?? '1');
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-          return send(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MAX', message: 'int value should be less than or equal to 1000.' }] } } });
+          return send(res, 400, {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: {
+              limit: {
+                _errors: [{ code: 'NUMBER_TYPE_MAX', message: 'int value should be less than or equal to 1000.' }],
+              },
+            },
+          });
         }
-        return send(res, 200, [...world.users.keys()].filter((u) => world.isMember(u)).slice(0, limit).map((u) => world.memberJson(u)));
+        return send(
+          res,
+          200,
+          [...world.users.keys()]
+            .filter((u) => world.isMember(u))
+            .slice(0, limit)
+            .map((u) => world.memberJson(u)),
+        );
       }
       return notFound(res);
     }
     const userId = id === '@me' ? world.bot.id : id;
-    if (sub === 'members') return world.isMember(userId) ? send(res, 200, world.memberJson(userId)) : send(res, 404, { message: 'Unknown Member', code: 10007 });
+    if (sub === 'members')
+      return world.isMember(userId)
+        ? send(res, 200, world.memberJson(userId))
+        : send(res, 404, { message: 'Unknown Member', code: 10007 });
     if (sub === 'voice-states') {
       const state = world.voiceStates.get(userId);
       if (!state) return send(res, 404, { message: 'Unknown Voice State', code: 10065 });
@@ -242,10 +323,11 @@ export async function startRestServer(world: FakeWorld, botToken: string, gatewa
     requests,
     faults,
     routes,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -258,7 +340,9 @@ function nonceOf(body: Record<string, unknown>): { value?: string; error?: { cod
   const nonce = body.nonce;
   if (nonce === undefined || nonce === null) return {};
   if (typeof nonce === 'number' && Number.isSafeInteger(nonce)) return { value: String(nonce) };
-  if (typeof nonce !== 'string') return { error: { code: 'NONCE_TYPE_INVALID', message: 'Nonce must be an integer or a string.' } };
-  if (nonce.length > MESSAGE_NONCE_LIMIT) return { error: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_NONCE_LIMIT} or fewer in length.` } };
+  if (typeof nonce !== 'string')
+    return { error: { code: 'NONCE_TYPE_INVALID', message: 'Nonce must be an integer or a string.' } };
+  if (nonce.length > MESSAGE_NONCE_LIMIT)
+    return { error: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MESSAGE_NONCE_LIMIT} or fewer in length.` } };
   return { value: nonce };
 }

@@ -61,7 +61,13 @@ function open(mode: EncryptionMode, key: Uint8Array, nonceCounter: number, aad: 
 }
 
 /** Build an encrypted RTP packet: header (AAD) ‖ ciphertext ‖ tag ‖ u32 BE nonce counter. */
-export function encryptRtp(mode: EncryptionMode, key: Uint8Array, nonceCounter: number, fields: RtpHeaderFields, opus: Buffer): Buffer {
+export function encryptRtp(
+  mode: EncryptionMode,
+  key: Uint8Array,
+  nonceCounter: number,
+  fields: RtpHeaderFields,
+  opus: Buffer,
+): Buffer {
   const words = fields.extensionWords ?? 0;
   const padding = Math.min(Math.max(fields.paddingBytes ?? 0, 0), 255);
   const header = Buffer.alloc(12 + (words > 0 ? 4 : 0));

@@ -73,7 +73,14 @@ interface SpeakerState {
 const ENCODE_BATCH_FRAMES = 8;
 
 export class FakeSpeakers {
-  readonly totals: SpeakerTotals = { framesSent: 0, e2eeFrames: 0, passthroughFrames: 0, foreignE2eeFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
+  readonly totals: SpeakerTotals = {
+    framesSent: 0,
+    e2eeFrames: 0,
+    passthroughFrames: 0,
+    foreignE2eeFrames: 0,
+    paddedFrames: 0,
+    corruptedFrames: 0,
+  };
   #speakers = new Map<string, SpeakerState>();
   #nextSsrc = 50_001;
   #voice: FakeVoiceServer;
@@ -91,7 +98,13 @@ export class FakeSpeakers {
   #state(userId: string): SpeakerState {
     let state = this.#speakers.get(userId);
     if (!state) {
-      state = { ssrc: this.#nextSsrc++, codec: loadOpus().create(), sequence: 1000, timestamp: 48_000, announcedTo: new WeakSet() };
+      state = {
+        ssrc: this.#nextSsrc++,
+        codec: loadOpus().create(),
+        sequence: 1000,
+        timestamp: 48_000,
+        announcedTo: new WeakSet(),
+      };
       this.#speakers.set(userId, state);
     }
     return state;
@@ -138,7 +151,15 @@ export class FakeSpeakers {
     const paddingShare = options.paddingShare ?? 0.15;
     const extensionWords = options.extensionWords ?? 1;
     const corrupt = options.corruptFrames;
-    const result: SpeakResult = { packetsPlanned: planned, packetsSent: 0, e2eeFrames: 0, passthroughFrames: 0, foreignE2eeFrames: 0, paddedFrames: 0, corruptedFrames: 0 };
+    const result: SpeakResult = {
+      packetsPlanned: planned,
+      packetsSent: 0,
+      e2eeFrames: 0,
+      passthroughFrames: 0,
+      foreignE2eeFrames: 0,
+      paddedFrames: 0,
+      corruptedFrames: 0,
+    };
 
     // A user already in the call talks at once, whether or not the bot has joined its E2EE group
     // yet: what the bot cannot decrypt then is sealed for the others (dave/group.ts encryptFrom).
@@ -166,7 +187,8 @@ export class FakeSpeakers {
       }
       if (!current) continue;
       // Encrypted at send time: the group (epoch, version) may change in the middle of an utterance.
-      const rekeyed = !packet.opus.equals(OPUS_SILENCE_FRAME) && this.#voice.faults.room.silentlyRekeyed(userId, current.dave);
+      const rekeyed =
+        !packet.opus.equals(OPUS_SILENCE_FRAME) && this.#voice.faults.room.silentlyRekeyed(userId, current.dave);
       const frame: SpeakerFrame = rekeyed
         ? { payload: this.#voice.faults.room.seal(packet.opus), kind: 'foreign' }
         : current.dave
@@ -182,7 +204,11 @@ export class FakeSpeakers {
       } else result.passthroughFrames++;
       const paddingBytes = random() < paddingShare ? 1 + Math.floor(random() * 32) : 0;
       if (paddingBytes > 0) result.paddedFrames++;
-      this.#voice.sendRtpToBot(current, { ssrc: state.ssrc, sequence: packet.sequence, timestamp: packet.timestamp, extensionWords, paddingBytes }, frame.payload);
+      this.#voice.sendRtpToBot(
+        current,
+        { ssrc: state.ssrc, sequence: packet.sequence, timestamp: packet.timestamp, extensionWords, paddingBytes },
+        frame.payload,
+      );
       options.onSent?.(Date.now());
       sent++;
     }

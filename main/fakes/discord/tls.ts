@@ -47,7 +47,13 @@ async function createCertificates(): Promise<TestCertificates> {
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   });
   const dir = join(tmpdir(), 'lvb-fake-discord');
@@ -67,7 +73,9 @@ export async function trustTestCertificates(): Promise<TestCertificates> {
   const certs = await testCertificates();
   if (!trusted) {
     if (typeof tls.setDefaultCACertificates !== 'function') {
-      throw new Error('This Node lacks tls.setDefaultCACertificates; start it with NODE_EXTRA_CA_CERTS=' + certs.caPath);
+      throw new Error(
+        'This Node lacks tls.setDefaultCACertificates; start it with NODE_EXTRA_CA_CERTS=' + certs.caPath,
+      );
     }
     tls.setDefaultCACertificates([...tls.getCACertificates('default'), certs.caPem]);
     trusted = true;

@@ -12,7 +12,14 @@ import { rawDataBytes } from '../../core/model/wire/ws-raw-data.ts';
 import { DaveGroup, noDaveFaults, type DaveFaults } from './dave/group.ts';
 import { serverBinaryFrame } from './dave/mls-wire.ts';
 import { RoomFaults } from './dave/room-faults.ts';
-import { decryptRtp, encryptRtp, ENCRYPTION_MODES, type EncryptionMode, type ParsedRtp, type RtpHeaderFields } from './rtp.ts';
+import {
+  decryptRtp,
+  encryptRtp,
+  ENCRYPTION_MODES,
+  type EncryptionMode,
+  type ParsedRtp,
+  type RtpHeaderFields,
+} from './rtp.ts';
 import type { TestCertificates } from './tls.ts';
 
 /** What the gateway promised in VOICE_SERVER_UPDATE / VOICE_STATE_UPDATE for one bot join. */
@@ -79,7 +86,13 @@ export interface VoiceFaults {
 
 export class FakeVoiceServer {
   readonly sessions: VoiceSession[] = [];
-  readonly faults: VoiceFaults = { stickyCloseCode: null, dropUdp: false, dave: noDaveFaults(), room: new RoomFaults(), staleEpochResumeCloses: true };
+  readonly faults: VoiceFaults = {
+    stickyCloseCode: null,
+    dropUdp: false,
+    dave: noDaveFaults(),
+    room: new RoomFaults(),
+    staleEpochResumeCloses: true,
+  };
   /** Close codes the server sent, in order. */
   readonly closeCodes: number[] = [];
   readonly identifies: Record<string, unknown>[] = [];
@@ -277,12 +290,20 @@ export class FakeVoiceServer {
     };
     this.sessions.push(session);
     const modes = this.#options.modes ?? ENCRYPTION_MODES;
-    this.sendJson(session, 2, { ssrc: session.ssrc, ip: '127.0.0.1', port: this.#udpPort, modes: [...modes], heartbeat_interval: 1 });
+    this.sendJson(session, 2, {
+      ssrc: session.ssrc,
+      ip: '127.0.0.1',
+      port: this.#udpPort,
+      modes: [...modes],
+      heartbeat_interval: 1,
+    });
     return session;
   }
 
   #resume(socket: WebSocket, d: Record<string, unknown>): VoiceSession | null {
-    const session = this.sessions.find((s) => s.token === d.token && s.sessionId === d.session_id && s.guildId === d.server_id);
+    const session = this.sessions.find(
+      (s) => s.token === d.token && s.sessionId === d.session_id && s.guildId === d.server_id,
+    );
     if (!session || session.invalid) {
       this.#close(socket, 4006, 'Session is no longer valid');
       return null;
@@ -319,13 +340,23 @@ export class FakeVoiceServer {
     const others = this.#options.usersInChannel(session.channelId).filter((id) => id !== session.userId);
     if (others.length > 0) this.sendJson(session, 11, { user_ids: others });
     const daveVersion = Math.min(session.maxDaveVersion, this.daveProtocolVersion);
-    this.sendJson(session, 4, { mode, secret_key: [...session.secretKey], dave_protocol_version: daveVersion, media_session_id: randomBytes(8).toString('hex') });
+    this.sendJson(session, 4, {
+      mode,
+      secret_key: [...session.secretKey],
+      dave_protocol_version: daveVersion,
+      media_session_id: randomBytes(8).toString('hex'),
+    });
     if (daveVersion >= 1 && !session.dave) {
       // op 25 only after op 4: the client ignores binary ops until its Networking is Ready.
-      session.dave = new DaveGroup(session.channelId, session.userId, {
-        sendJson: (op, payload) => this.sendJson(session, op, payload),
-        sendBinary: (op, payload) => this.sendBinary(session, op, payload),
-      }, this.faults.dave);
+      session.dave = new DaveGroup(
+        session.channelId,
+        session.userId,
+        {
+          sendJson: (op, payload) => this.sendJson(session, op, payload),
+          sendBinary: (op, payload) => this.sendBinary(session, op, payload),
+        },
+        this.faults.dave,
+      );
       session.dave.start(others);
     }
   }

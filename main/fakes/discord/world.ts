@@ -122,7 +122,14 @@ export class FakeWorld {
       textChannels: [{ id: snowflake(), name: 'general', type: 0 }],
     };
     // @everyone: View Channel, Send Messages, Connect, Speak (3148800), like a fresh community server.
-    this.roles = [{ id: this.guild.id, name: '@everyone', permissions: String(PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES | PERMISSION.CONNECT | PERMISSION.SPEAK), position: 0 }];
+    this.roles = [
+      {
+        id: this.guild.id,
+        name: '@everyone',
+        permissions: String(PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES | PERMISSION.CONNECT | PERMISSION.SPEAK),
+        position: 0,
+      },
+    ];
     if (options.ownerInVoice ?? true) this.setVoiceState(this.owner.id, this.guild.voiceChannels[0].id);
   }
 
@@ -136,7 +143,10 @@ export class FakeWorld {
   }
 
   findChannel(channelId: string): FakeChannel | undefined {
-    return [...this.guild.textChannels, ...this.guild.voiceChannels].find((c) => c.id === channelId) ?? this.dmChannels.get(channelId);
+    return (
+      [...this.guild.textChannels, ...this.guild.voiceChannels].find((c) => c.id === channelId) ??
+      this.dmChannels.get(channelId)
+    );
   }
 
   dmChannelFor(userId: string): FakeChannel {
@@ -168,22 +178,58 @@ export class FakeWorld {
   // --- JSON shapes (Discord API v10) ---
 
   roleJson(role: FakeRole): Record<string, unknown> {
-    return { id: role.id, name: role.name, permissions: role.permissions, position: role.position, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+    return {
+      id: role.id,
+      name: role.name,
+      permissions: role.permissions,
+      position: role.position,
+      color: 0,
+      hoist: false,
+      managed: false,
+      mentionable: false,
+      flags: 0,
+    };
   }
 
   guildJson(): Record<string, unknown> {
     const g = this.guild;
-    return { id: g.id, name: g.name, icon: null, owner_id: g.ownerId, features: [], roles: this.roles.map((r) => this.roleJson(r)), emojis: [], stickers: [], verification_level: 0, premium_tier: 0 };
+    return {
+      id: g.id,
+      name: g.name,
+      icon: null,
+      owner_id: g.ownerId,
+      features: [],
+      roles: this.roles.map((r) => this.roleJson(r)),
+      emojis: [],
+      stickers: [],
+      verification_level: 0,
+      premium_tier: 0,
+    };
   }
 
   userJson(user: FakeUser): Record<string, unknown> {
-    return { id: user.id, username: user.username, discriminator: '0', global_name: user.globalName ?? null, avatar: null, bot: user.bot };
+    return {
+      id: user.id,
+      username: user.username,
+      discriminator: '0',
+      global_name: user.globalName ?? null,
+      avatar: null,
+      bot: user.bot,
+    };
   }
 
   memberJson(userId: string): Record<string, unknown> {
     const user = this.users.get(userId);
     if (!user) throw new Error(`unknown user ${userId}`);
-    return { user: this.userJson(user), nick: user.nick ?? null, roles: this.memberRoles.get(userId) ?? [], joined_at: this.joinedAt, deaf: false, mute: false, flags: 0 };
+    return {
+      user: this.userJson(user),
+      nick: user.nick ?? null,
+      roles: this.memberRoles.get(userId) ?? [],
+      joined_at: this.joinedAt,
+      deaf: false,
+      mute: false,
+      flags: 0,
+    };
   }
 
   voiceStateJson(userId: string, channelId: string | null, sessionId: string): Record<string, unknown> {
@@ -206,10 +252,25 @@ export class FakeWorld {
   channelJson(channel: FakeChannel): Record<string, unknown> {
     if (channel.type === 1) {
       const recipient = this.users.get(channel.recipientId ?? '');
-      return { id: channel.id, type: 1, last_message_id: null, recipients: recipient ? [this.userJson(recipient)] : [] };
+      return {
+        id: channel.id,
+        type: 1,
+        last_message_id: null,
+        recipients: recipient ? [this.userJson(recipient)] : [],
+      };
     }
-    const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: this.guild.id, position: 0, permission_overwrites: channel.overwrites ?? [], parent_id: null };
-    return channel.type === 2 ? { ...base, bitrate: 64000, user_limit: 0, rtc_region: null } : { ...base, topic: null, nsfw: false, last_message_id: null };
+    const base = {
+      id: channel.id,
+      type: channel.type,
+      name: channel.name,
+      guild_id: this.guild.id,
+      position: 0,
+      permission_overwrites: channel.overwrites ?? [],
+      parent_id: null,
+    };
+    return channel.type === 2
+      ? { ...base, bitrate: 64000, user_limit: 0, rtc_region: null }
+      : { ...base, topic: null, nsfw: false, last_message_id: null };
   }
 
   guildCreateJson(): Record<string, unknown> {

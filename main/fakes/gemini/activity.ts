@@ -22,8 +22,17 @@ const automaticActivityDetection = z.strictObject({
 
 export const realtimeInputConfigSchema = z.strictObject({
   automaticActivityDetection: automaticActivityDetection.optional(),
-  activityHandling: z.enum(['ACTIVITY_HANDLING_UNSPECIFIED', 'START_OF_ACTIVITY_INTERRUPTS', 'NO_INTERRUPTION']).optional(),
-  turnCoverage: z.enum(['TURN_COVERAGE_UNSPECIFIED', 'TURN_INCLUDES_ONLY_ACTIVITY', 'TURN_INCLUDES_ALL_INPUT', 'TURN_INCLUDES_AUDIO_ACTIVITY_AND_ALL_VIDEO']).optional(),
+  activityHandling: z
+    .enum(['ACTIVITY_HANDLING_UNSPECIFIED', 'START_OF_ACTIVITY_INTERRUPTS', 'NO_INTERRUPTION'])
+    .optional(),
+  turnCoverage: z
+    .enum([
+      'TURN_COVERAGE_UNSPECIFIED',
+      'TURN_INCLUDES_ONLY_ACTIVITY',
+      'TURN_INCLUDES_ALL_INPUT',
+      'TURN_INCLUDES_AUDIO_ACTIVITY_AND_ALL_VIDEO',
+    ])
+    .optional(),
   interimTranscriptTimestampEnabled: z.boolean().optional(),
 });
 
@@ -82,15 +91,22 @@ function either(object: Record<string, unknown> | undefined, camel: string): unk
 /** Renames the snake_case keys of one level to camelCase (what the schema checks). */
 function camelKeys(value: unknown): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]),
+  );
 }
 
 /** The setup's realtimeInputConfig checked as the service does: the problem (for `refusedFor`), or the settings. */
-export function readActivitySettings(setup: Record<string, unknown>, rate = 16_000): { problem: string } | { settings: ActivitySettings } {
+export function readActivitySettings(
+  setup: Record<string, unknown>,
+  rate = 16_000,
+): { problem: string } | { settings: ActivitySettings } {
   const raw = either(setup, 'realtimeInputConfig');
   const config = raw === undefined || raw === null ? {} : camelKeys(raw);
   if (config && typeof config === 'object' && 'automaticActivityDetection' in config) {
-    (config as Record<string, unknown>).automaticActivityDetection = camelKeys((config as Record<string, unknown>).automaticActivityDetection);
+    (config as Record<string, unknown>).automaticActivityDetection = camelKeys(
+      (config as Record<string, unknown>).automaticActivityDetection,
+    );
   }
   const parsed = realtimeInputConfigSchema.safeParse(config);
   if (!parsed.success) {
@@ -103,8 +119,10 @@ export function readActivitySettings(setup: Record<string, unknown>, rate = 16_0
 
 export function activitySettings(config: RealtimeInputConfig, rate = 16_000): ActivitySettings {
   const aad = config.automaticActivityDetection ?? {};
-  const startRms = aad.startOfSpeechSensitivity === 'START_SENSITIVITY_LOW' ? GEMINI_SPEECH_RMS.startLow : GEMINI_SPEECH_RMS.startHigh;
-  const continueRms = aad.endOfSpeechSensitivity === 'END_SENSITIVITY_LOW' ? startRms * GEMINI_SPEECH_RMS.lowEndFactor : startRms;
+  const startRms =
+    aad.startOfSpeechSensitivity === 'START_SENSITIVITY_LOW' ? GEMINI_SPEECH_RMS.startLow : GEMINI_SPEECH_RMS.startHigh;
+  const continueRms =
+    aad.endOfSpeechSensitivity === 'END_SENSITIVITY_LOW' ? startRms * GEMINI_SPEECH_RMS.lowEndFactor : startRms;
   return {
     automatic: aad.disabled !== true,
     interrupts: config.activityHandling !== 'NO_INTERRUPTION',

@@ -31,7 +31,12 @@ function sendInputTranscription(connection: FakeGeminiConnection, text: string, 
 }
 
 /** What the user said in the turn that just ended, and whether its transcription already went out. */
-function heardInTurn(connection: FakeGeminiConnection, auto: AutoReplyOptions, stream: StreamingTranscriber | null, ms: number): { heard: string | undefined; streamed: boolean } {
+function heardInTurn(
+  connection: FakeGeminiConnection,
+  auto: AutoReplyOptions,
+  stream: StreamingTranscriber | null,
+  ms: number,
+): { heard: string | undefined; streamed: boolean } {
   if (auto.inputTranscript !== undefined) return { heard: auto.inputTranscript, streamed: false };
   if (stream) {
     const { rest, turn } = stream.endTurn();
@@ -41,11 +46,19 @@ function heardInTurn(connection: FakeGeminiConnection, auto: AutoReplyOptions, s
     }
   }
   // The turn's audio (16 kHz, what the client sends) since the model last started a reply.
-  const transcribed = auto.transcribe?.(tailPcm(connection.audio, connection.samplesSinceTurn, (a) => a.pcm), MODEL_INPUT_RATE);
+  const transcribed = auto.transcribe?.(
+    tailPcm(connection.audio, connection.samplesSinceTurn, (a) => a.pcm),
+    MODEL_INPUT_RATE,
+  );
   return { heard: transcribed || `(${ms} ms of speech)`, streamed: false };
 }
 
-export function autoReply(connection: FakeGeminiConnection, message: JsonObject, auto: AutoReplyOptions, recordUser: (text: string) => void): void {
+export function autoReply(
+  connection: FakeGeminiConnection,
+  message: JsonObject,
+  auto: AutoReplyOptions,
+  recordUser: (text: string) => void,
+): void {
   const realtime = message.realtimeInput as JsonObject | undefined;
   const content = message.clientContent as JsonObject | undefined;
   const stream = streamOf(connection, auto);
@@ -77,7 +90,8 @@ export function autoReply(connection: FakeGeminiConnection, message: JsonObject,
   if (content?.turnComplete === true) {
     const texts: string[] = [];
     for (const turn of (content.turns as JsonObject[] | undefined) ?? []) {
-      for (const part of (turn.parts as JsonObject[] | undefined) ?? []) if (typeof part.text === 'string') texts.push(part.text);
+      for (const part of (turn.parts as JsonObject[] | undefined) ?? [])
+        if (typeof part.text === 'string') texts.push(part.text);
     }
     injected = spokenReplyToTurn(texts.join('\n'), answer);
   }

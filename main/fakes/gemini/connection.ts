@@ -7,14 +7,30 @@ import type { PacedReply } from '../shared/paced-reply.ts';
 import { activitySettings, durationOf, TurnDetector, type ActivitySettings } from './activity.ts';
 import { base64ToPcm, concatPcm, MODEL_INPUT_RATE, MODEL_OUTPUT_RATE, pcmToBase64, rateOf, rms, tone } from './pcm.ts';
 import { inputTranscription } from './transcripts.ts';
-import type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
+import type {
+  FunctionResponseRecord,
+  JsonObject,
+  PendingToolCall,
+  RecordedAudio,
+  RecordedFrame,
+  ReplyOutcome,
+  ReplyScript,
+} from './types.ts';
 import { AUDIO_TOKENS_PER_SECOND, FakeUsageMeter, IMAGE_TOKENS, textTokens, type GeminiUsageSent } from './usage.ts';
 import type { FakeConnectionEvents, GeminiConnectionHooks, UserTurnEnd } from './hooks.ts';
 
 export type { GeminiUsageSent } from './usage.ts';
 export type { FakeConnectionEvents, UserTurnEnd } from './hooks.ts';
 export type FakeConnectionHooks = GeminiConnectionHooks<FakeGeminiConnection>; // what the server lends (hooks.ts)
-export type { FunctionResponseRecord, JsonObject, PendingToolCall, RecordedAudio, RecordedFrame, ReplyOutcome, ReplyScript } from './types.ts';
+export type {
+  FunctionResponseRecord,
+  JsonObject,
+  PendingToolCall,
+  RecordedAudio,
+  RecordedFrame,
+  ReplyOutcome,
+  ReplyScript,
+} from './types.ts';
 
 export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
   readonly path: string;
@@ -87,10 +103,20 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
 
   constructor(
     socket: WebSocket,
-    init: { index: number; path: string; apiVersion: string; key: string | null; headers: Record<string, string | string[] | undefined> },
+    init: {
+      index: number;
+      path: string;
+      apiVersion: string;
+      key: string | null;
+      headers: Record<string, string | string[] | undefined>;
+    },
     hooks: FakeConnectionHooks,
   ) {
-    super(socket, { index: init.index, headers: init.headers, name: 'fake gemini', trafficEvent: 'message' }, hooks.timing);
+    super(
+      socket,
+      { index: init.index, headers: init.headers, name: 'fake gemini', trafficEvent: 'message' },
+      hooks.timing,
+    );
     this.#hooks = hooks;
     this.path = init.path;
     this.apiVersion = init.apiVersion;
@@ -143,7 +169,10 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
       for (const response of (toolResponse.functionResponses as FunctionResponseRecord[] | undefined) ?? []) {
         if (this.#hooks.strict.matchToolResponseIds && !(response.id && this.outstandingToolCalls.has(response.id))) {
           // An answer to a call this socket never made (e.g. one asked on an earlier socket).
-          this.refuse(1007, `Request contains an invalid argument. Function response id ${response.id ?? ''} does not match a pending call.`);
+          this.refuse(
+            1007,
+            `Request contains an invalid argument. Function response id ${response.id ?? ''} does not match a pending call.`,
+          );
           return;
         }
         if (response.id) this.outstandingToolCalls.delete(response.id);
@@ -181,7 +210,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
     const audio = realtime.audio as { data?: string; mimeType?: string } | undefined;
     if (audio?.data) this.#onAudio(base64ToPcm(audio.data), audio.mimeType);
     for (const chunk of (realtime.mediaChunks as { data?: string; mimeType?: string }[] | undefined) ?? []) {
-      if (chunk.mimeType?.startsWith('image/') && chunk.data) this.frames.push({ data: Buffer.from(chunk.data, 'base64'), mimeType: chunk.mimeType });
+      if (chunk.mimeType?.startsWith('image/') && chunk.data)
+        this.frames.push({ data: Buffer.from(chunk.data, 'base64'), mimeType: chunk.mimeType });
       // The older `media` form (mediaChunks) is audio the service hears like `audio`.
       else if (chunk.data) this.#onAudio(base64ToPcm(chunk.data), chunk.mimeType);
     }
@@ -212,7 +242,13 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
     this.#usage.addInput('AUDIO', (pcm.length / (rate ?? 16000)) * AUDIO_TOKENS_PER_SECOND);
     if (!this.#activity.automatic) return;
     // START_OF_ACTIVITY_INTERRUPTS (the default): loud input cuts the model off.
-    if (this.#replyActive && this.#activity.interrupts && this.#hooks.bargeInRms !== null && rms(pcm) > this.#hooks.bargeInRms) this.interrupt();
+    if (
+      this.#replyActive &&
+      this.#activity.interrupts &&
+      this.#hooks.bargeInRms !== null &&
+      rms(pcm) > this.#hooks.bargeInRms
+    )
+      this.interrupt();
     const change = this.#detector.feed(pcm);
     if (change === 'started') this.#voiceActivity('ACTIVITY_START', this.#detector.startedAt);
     if (change === 'ended') {
@@ -246,7 +282,12 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
 
   #userTurnEnded(by: UserTurnEnd['by']): void {
     // Detected: the quiet counted when the window filled (the end may fall inside a chunk); a flush: all the quiet received.
-    const quietSamples = by === 'activityEnd' ? 0 : by === 'detected' ? this.#detector.endQuietSamples : this.#detector.receivedSamples - this.#detector.endedAt;
+    const quietSamples =
+      by === 'activityEnd'
+        ? 0
+        : by === 'detected'
+          ? this.#detector.endQuietSamples
+          : this.#detector.receivedSamples - this.#detector.endedAt;
     const end = { by, atSample: this.inputSamples, quietSamples };
     this.userTurnEnds.push(end);
     this.#pendingTurnEnd = end;
@@ -257,7 +298,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
 
   /** `voiceActivity` as 3.8 sends it (Firebase LiveServerVoiceActivity; genai.d.ts VoiceActivity): where on the audio clock speech began or stopped. */
   #voiceActivity(type: 'ACTIVITY_START' | 'ACTIVITY_END', atSample: number): void {
-    if (this.#hooks.voiceActivity(this)) this.send({ voiceActivity: { voiceActivityType: type, audioOffset: durationOf(atSample, MODEL_INPUT_RATE) } });
+    if (this.#hooks.voiceActivity(this))
+      this.send({ voiceActivity: { voiceActivityType: type, audioOffset: durationOf(atSample, MODEL_INPUT_RATE) } });
   }
 
   // --- what the "model" sends --------------------------------------------------------------
@@ -294,7 +336,13 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
           if (script.transcript) this.#hooks.recordHistory(this, 'model', script.transcript);
         },
         chunk: (chunk, words) => {
-          this.send({ serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: `audio/pcm;rate=${MODEL_OUTPUT_RATE}`, data: pcmToBase64(chunk) } }] } } });
+          this.send({
+            serverContent: {
+              modelTurn: {
+                parts: [{ inlineData: { mimeType: `audio/pcm;rate=${MODEL_OUTPUT_RATE}`, data: pcmToBase64(chunk) } }],
+              },
+            },
+          });
           if (words) this.send({ serverContent: { outputTranscription: { text: words } } });
         },
         finish: () => {
@@ -348,12 +396,24 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
    */
   #sendTurnComplete(): void {
     if (!this.#hooks.interactionStatus(this)) return this.send({ serverContent: { turnComplete: true } });
-    this.send({ serverContent: { turnComplete: true, interactionStatus: this.outstandingToolCalls.size > 0 ? 'IN_PROGRESS' : 'IDLE' } });
+    this.send({
+      serverContent: {
+        turnComplete: true,
+        interactionStatus: this.outstandingToolCalls.size > 0 ? 'IN_PROGRESS' : 'IDLE',
+      },
+    });
   }
 
   /** Sends a toolCall and resolves with the client's matching functionResponses (by id). */
-  async toolCall(calls: { id?: string; name: string; args?: JsonObject }[], timeoutMs = 10_000): Promise<FunctionResponseRecord[]> {
-    const withIds = calls.map((call, i) => ({ id: call.id ?? `call-${this.index}-${Date.now().toString(36)}-${i}`, name: call.name, args: call.args ?? {} }));
+  async toolCall(
+    calls: { id?: string; name: string; args?: JsonObject }[],
+    timeoutMs = 10_000,
+  ): Promise<FunctionResponseRecord[]> {
+    const withIds = calls.map((call, i) => ({
+      id: call.id ?? `call-${this.index}-${Date.now().toString(36)}-${i}`,
+      name: call.name,
+      args: call.args ?? {},
+    }));
     const waits = withIds.map((call) => this.awaitToolAnswer<FunctionResponseRecord>(call.id, timeoutMs));
     for (const call of withIds) this.outstandingToolCalls.set(call.id, { name: call.name, args: call.args });
     if (this.#resumable) this.send({ sessionResumptionUpdate: { resumable: false } });
@@ -385,7 +445,8 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
     this.send({ goAway: { timeLeft: `${(timeLeftMs / 1000).toFixed(3).replace(/\.?0+$/, '')}s` } });
     this.#stalled = stalled;
     const deadline = this.#hooks.strict.deadlineClose;
-    if (options.closeAfter !== false) this.later(() => this.close(options.code ?? deadline.code, options.reason ?? deadline.reason), timeLeftMs);
+    if (options.closeAfter !== false)
+      this.later(() => this.close(options.code ?? deadline.code, options.reason ?? deadline.reason), timeLeftMs);
   }
 
   /** Close with a code and reason (1007/1008/1011 like the service); the reason is cut to 123 bytes. */

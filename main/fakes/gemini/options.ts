@@ -83,4 +83,3 @@ export interface FakeGeminiEvents {
   /** A socket was closed by the fake for a protocol reason (what a strict service refuses). */
   refused: [connection: FakeGeminiConnection, code: number, reason: string];
 }
-

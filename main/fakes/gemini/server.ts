@@ -28,7 +28,13 @@ import { listenWebSocketFake } from '../shared/ws-server.ts';
 import { readActivitySettings } from './activity.ts';
 import { autoReply } from './auto-reply.ts';
 import { FakeGeminiConnection, type FakeConnectionHooks, type JsonObject } from './connection.ts';
-import { KNOWN_LIVE_MODELS, type FakeGeminiEvents, type FakeGeminiOptions, type FakeSessionRecord, type HandleRecord } from './options.ts';
+import {
+  KNOWN_LIVE_MODELS,
+  type FakeGeminiEvents,
+  type FakeGeminiOptions,
+  type FakeSessionRecord,
+  type HandleRecord,
+} from './options.ts';
 import {
   announcesInitialHistory,
   clientMessageSchema,
@@ -40,9 +46,16 @@ import {
   type FakeGeminiStrictness,
 } from './strictness.ts';
 
-export { KNOWN_LIVE_MODELS, type AutoReplyOptions, type FakeGeminiEvents, type FakeGeminiOptions, type FakeSessionRecord } from './options.ts';
+export {
+  KNOWN_LIVE_MODELS,
+  type AutoReplyOptions,
+  type FakeGeminiEvents,
+  type FakeGeminiOptions,
+  type FakeSessionRecord,
+} from './options.ts';
 
-const PATH_RE = /^\/+ws\/google\.ai\.generativelanguage\.(v1|v1beta|v1alpha)\.GenerativeService\.BidiGenerateContent(Constrained)?$/;
+const PATH_RE =
+  /^\/+ws\/google\.ai\.generativelanguage\.(v1|v1beta|v1alpha)\.GenerativeService\.BidiGenerateContent(Constrained)?$/;
 
 export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvents> {
   /** Base URL for `httpOptions.baseUrl` / GEMINI_LIVE_BASE_URL. */
@@ -66,8 +79,13 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
     this.#timing = fakeTiming('gemini', options);
     this.strict = { ...STRICT_GEMINI, ...options.strict };
     if (options.setupDelayMs !== undefined) this.strict.setupDelayMs = options.setupDelayMs;
-    if (options.sessionDeadlineMs !== undefined && this.strict.sessionDeadline) this.strict.sessionDeadline = { ...this.strict.sessionDeadline, afterMs: options.sessionDeadlineMs };
-    if (options.goAwayAfterMs !== undefined) this.strict.connectionLifetime = { goAwayAfterMs: options.goAwayAfterMs, goAwayTimeLeftMs: options.goAwayTimeLeftMs ?? 2000 };
+    if (options.sessionDeadlineMs !== undefined && this.strict.sessionDeadline)
+      this.strict.sessionDeadline = { ...this.strict.sessionDeadline, afterMs: options.sessionDeadlineMs };
+    if (options.goAwayAfterMs !== undefined)
+      this.strict.connectionLifetime = {
+        goAwayAfterMs: options.goAwayAfterMs,
+        goAwayTimeLeftMs: options.goAwayTimeLeftMs ?? 2000,
+      };
     this.url = `http://127.0.0.1:${this.port}`;
   }
 
@@ -126,7 +144,10 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
           sessionId: connection.sessionId!,
           issuedAt: Date.now(),
           historyLength: session?.history.length ?? 0,
-          pendingToolCalls: [...connection.outstandingToolCalls.values()].map((call) => ({ name: call.name, args: call.args })),
+          pendingToolCalls: [...connection.outstandingToolCalls.values()].map((call) => ({
+            name: call.name,
+            args: call.args,
+          })),
           audioSamples: session?.audioSamples ?? 0,
         });
         return handle;
@@ -171,7 +192,11 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
       else if (this.strict.validateMessages && !clientMessageSchema.safeParse(message).success) {
         // A second setup, an unknown field, a bad MIME type or bad base64 after setup.
         connection.refuse(1007, INVALID_ARGUMENT);
-      } else if (!this.#refusedByModel(connection, message) && !this.#contextUpdateRefused(connection, message) && !this.#activitySignalRefused(connection, message)) {
+      } else if (
+        !this.#refusedByModel(connection, message) &&
+        !this.#contextUpdateRefused(connection, message) &&
+        !this.#activitySignalRefused(connection, message)
+      ) {
         this.#noteVideo(connection, message);
         connection.handleClientMessage(message);
         this.#autoReply(connection, message);
@@ -194,7 +219,10 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
     const model = typeof setup.model === 'string' ? setup.model.replace(/^models\//, '') : '';
     connection.model = model;
     if (!(this.#options.models ?? KNOWN_LIVE_MODELS).includes(model)) {
-      connection.refuse(1008, `models/${model} is not found for API version ${connection.apiVersion}, or is not supported for bidiGenerateContent.`);
+      connection.refuse(
+        1008,
+        `models/${model} is not found for API version ${connection.apiVersion}, or is not supported for bidiGenerateContent.`,
+      );
       return;
     }
     if (this.strict.validateSetup) {
@@ -227,7 +255,10 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
     let issued: HandleRecord | undefined;
     if (resumption?.handle) {
       issued = this.#handles.get(resumption.handle);
-      session = issued && Date.now() - issued.issuedAt <= this.strict.handleTtlMs ? this.sessions.get(issued.sessionId) : undefined;
+      session =
+        issued && Date.now() - issued.issuedAt <= this.strict.handleTtlMs
+          ? this.sessions.get(issued.sessionId)
+          : undefined;
       if (!session) {
         connection.refuse(1008, 'Invalid session resumption handle.');
         return;
@@ -241,11 +272,24 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
       }
       connection.resumedWithHandle = resumption.handle;
     } else {
-      session = { id: `s${this.#nextSession++}`, history: [], connections: [], open: new Set(), startedAt: Date.now(), compressed: setup.contextWindowCompression !== undefined, video: false, expired: false, audioSamples: 0, rolledBackSamples: 0, contextUpdate: null };
+      session = {
+        id: `s${this.#nextSession++}`,
+        history: [],
+        connections: [],
+        open: new Set(),
+        startedAt: Date.now(),
+        compressed: setup.contextWindowCompression !== undefined,
+        video: false,
+        expired: false,
+        audioSamples: 0,
+        rolledBackSamples: 0,
+        contextUpdate: null,
+      };
       this.sessions.set(session.id, session);
     }
     const record = session;
-    const overlapped = (): boolean => this.strict.overlappedResume === 'reject' && [...record.open].some((c) => c.isOpen);
+    const overlapped = (): boolean =>
+      this.strict.overlappedResume === 'reject' && [...record.open].some((c) => c.isOpen);
     if (overlapped()) {
       this.overlapsRefused++;
       connection.refuse(1011, 'Internal error occurred.');
@@ -267,18 +311,26 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
         // The session as of the handle: later turns are gone, later tool calls were never asked.
         const turnsDropped = Math.max(0, record.history.length - issued.historyLength);
         record.history.length = Math.min(record.history.length, issued.historyLength);
-        connection.restoredFrom = { handle: resumption.handle, pendingToolCalls: issued.pendingToolCalls, turnsDropped };
+        connection.restoredFrom = {
+          handle: resumption.handle,
+          pendingToolCalls: issued.pendingToolCalls,
+          turnsDropped,
+        };
         // What the session heard is what it had heard when the handle was issued.
         record.rolledBackSamples += Math.max(0, record.audioSamples - issued.audioSamples);
         record.audioSamples = issued.audioSamples;
       }
-      connection.transparent = (resumption as { transparent?: unknown } | undefined)?.transparent === true && this.strict.transparentResumption === 'sent';
+      connection.transparent =
+        (resumption as { transparent?: unknown } | undefined)?.transparent === true &&
+        this.strict.transparentResumption === 'sent';
       connection.send({ setupComplete: {} });
       this.emit('setup', connection);
       if (resumption) connection.resumptionUpdate();
       const pending = connection.restoredFrom?.pendingToolCalls ?? [];
       if (pending.length > 0 && this.strict.pendingToolCallsOnResume === 'reask') {
-        connection.reaskedToolCalls = connection.toolCall(pending.map((call) => ({ name: call.name, args: call.args })));
+        connection.reaskedToolCalls = connection.toolCall(
+          pending.map((call) => ({ name: call.name, args: call.args })),
+        );
         connection.reaskedToolCalls.catch(() => undefined);
       }
       const lifetime = this.strict.connectionLifetime;
@@ -344,7 +396,11 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
     const realtime = message.realtimeInput as { video?: unknown; mediaChunks?: { mimeType?: string }[] } | undefined;
     const record = connection.sessionId === null ? undefined : this.sessions.get(connection.sessionId);
     if (!realtime || !record || record.video) return;
-    if (realtime.video === undefined && !(realtime.mediaChunks ?? []).some((chunk) => chunk.mimeType?.startsWith('image/'))) return;
+    if (
+      realtime.video === undefined &&
+      !(realtime.mediaChunks ?? []).some((chunk) => chunk.mimeType?.startsWith('image/'))
+    )
+      return;
     record.video = true;
     this.#armSessionLimit(connection, record);
   }
@@ -377,5 +433,8 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
 export function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
   // autoPong off: pongs are answered (late) by the fake itself, like the service.
   const notFoundBody = { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } };
-  return listenWebSocketFake({ port: options.port, notFoundBody, autoPong: false }, (server, wss) => new FakeGemini(server, wss, options));
+  return listenWebSocketFake(
+    { port: options.port, notFoundBody, autoPong: false },
+    (server, wss) => new FakeGemini(server, wss, options),
+  );
 }

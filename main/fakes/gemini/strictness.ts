@@ -77,7 +77,11 @@ export interface FakeGeminiStrictness {
    * one of its handles after that is refused with `refuseResume` (the service's generic 1007 text:
    * nothing in it says "handle"). null: no session deadline.
    */
-  sessionDeadline: { afterMs: number; close: { code: number; reason: string }; refuseResume: { code: number; reason: string } } | null;
+  sessionDeadline: {
+    afterMs: number;
+    close: { code: number; reason: string };
+    refuseResume: { code: number; reason: string };
+  } | null;
   /**
    * `SessionResumptionConfig.transparent`: the server then sends `lastConsumedClientMessageIndex`
    * with each `sessionResumptionUpdate` ("Index of last message sent by client that is included in
@@ -112,7 +116,11 @@ export const STRICT_GEMINI: FakeGeminiStrictness = {
   modelRules: true,
   connectionLifetime: { goAwayAfterMs: 9 * 60_000, goAwayTimeLeftMs: 60_000 },
   uncompressedSessionLimit: { audioMs: 15 * 60_000, videoMs: 2 * 60_000 },
-  sessionDeadline: { afterMs: 58 * 60_000, close: { code: 1011, reason: 'Deadline expired' }, refuseResume: { code: 1007, reason: 'Request contains an invalid argument.' } },
+  sessionDeadline: {
+    afterMs: 58 * 60_000,
+    close: { code: 1011, reason: 'Deadline expired' },
+    refuseResume: { code: 1007, reason: 'Request contains an invalid argument.' },
+  },
   transparentResumption: 'sent',
   turnCompleteAtPlaybackEnd: true,
 };
@@ -142,9 +150,18 @@ export const LENIENT_GEMINI: FakeGeminiStrictness = {
 
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const base64 = z.string().regex(BASE64_RE, 'not base64');
-const audioBlob = z.strictObject({ data: base64, mimeType: z.string().regex(/^audio\/pcm(;rate=\d+)?$/, 'unsupported audio MIME type') });
-const imageBlob = z.strictObject({ data: base64, mimeType: z.enum(['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif']) });
-const mediaBlob = z.strictObject({ data: base64, mimeType: z.string().regex(/^(audio\/pcm(;rate=\d+)?|image\/(jpeg|png|webp|heic|heif))$/) });
+const audioBlob = z.strictObject({
+  data: base64,
+  mimeType: z.string().regex(/^audio\/pcm(;rate=\d+)?$/, 'unsupported audio MIME type'),
+});
+const imageBlob = z.strictObject({
+  data: base64,
+  mimeType: z.enum(['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif']),
+});
+const mediaBlob = z.strictObject({
+  data: base64,
+  mimeType: z.string().regex(/^(audio\/pcm(;rate=\d+)?|image\/(jpeg|png|webp|heic|heif))$/),
+});
 const part = z.looseObject({ text: z.string().optional(), inlineData: mediaBlob.optional() });
 
 const realtimeInput = z.strictObject({
@@ -275,11 +292,20 @@ export const MODEL_RULES: Readonly<Record<string, ModelRules>> = {
   'gemini-3.8-live': {
     rejectedSetupFields: [
       // "`thinkingConfig` unsupported"; "omit `thinkingConfig`/`thinking_level`" (protocols.md:83, :121).
-      { path: 'generationConfig.thinkingConfig', rejects: (s) => field(field(s, 'generationConfig'), 'thinkingConfig') !== undefined },
+      {
+        path: 'generationConfig.thinkingConfig',
+        rejects: (s) => field(field(s, 'generationConfig'), 'thinkingConfig') !== undefined,
+      },
       // "`enableAffectiveDialog` removed"; "affective dialog removed from the API" (protocols.md:82, :126-127).
-      { path: 'generationConfig.enableAffectiveDialog', rejects: (s) => field(field(s, 'generationConfig'), 'enableAffectiveDialog') !== undefined },
+      {
+        path: 'generationConfig.enableAffectiveDialog',
+        rejects: (s) => field(field(s, 'generationConfig'), 'enableAffectiveDialog') !== undefined,
+      },
       // "proactive audio is permanently on (`proactiveAudio: false` is an error)" (protocols.md:125-126).
-      { path: 'proactivity.proactiveAudio=false', rejects: (s) => field(field(s, 'proactivity'), 'proactiveAudio') === false },
+      {
+        path: 'proactivity.proactiveAudio=false',
+        rejects: (s) => field(field(s, 'proactivity'), 'proactiveAudio') === false,
+      },
     ],
     refusesClientContent: false,
     acceptsContextUpdate: true,

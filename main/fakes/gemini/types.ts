@@ -43,4 +43,3 @@ export interface PendingToolCall {
   name: string;
   args: JsonObject;
 }
-

@@ -22,7 +22,8 @@ type Modality = 'TEXT' | 'AUDIO' | 'IMAGE';
 const MODALITIES = ['TEXT', 'AUDIO', 'IMAGE'] as const;
 
 function systemInstructionOf(setup: JsonObject | null): string {
-  const instruction = (setup?.systemInstruction ?? (setup?.config as JsonObject | undefined)?.systemInstruction) as { parts?: { text?: string }[] } | string | undefined;
+  const instruction = (setup?.systemInstruction ?? (setup?.config as JsonObject | undefined)?.systemInstruction) as
+    { parts?: { text?: string }[] } | string | undefined;
   if (typeof instruction === 'string') return instruction;
   return (instruction?.parts ?? []).map((p) => p.text ?? '').join('');
 }
@@ -37,12 +38,16 @@ export class FakeUsageMeter {
 
   /** The turn's report; its response audio then joins the context. */
   report(responseAudioTokens: number, setup: JsonObject | null): GeminiUsageSent {
-    if (this.#context.TEXT === 0 && this.#context.AUDIO === 0) this.#context.TEXT = textTokens(systemInstructionOf(setup));
+    if (this.#context.TEXT === 0 && this.#context.AUDIO === 0)
+      this.#context.TEXT = textTokens(systemInstructionOf(setup));
     for (const m of MODALITIES) {
       this.#context[m] += Math.ceil(this.#newInput[m]);
       this.#newInput[m] = 0;
     }
-    const promptTokensDetails = MODALITIES.filter((m) => this.#context[m] > 0).map((m) => ({ modality: m, tokenCount: this.#context[m] }));
+    const promptTokensDetails = MODALITIES.filter((m) => this.#context[m] > 0).map((m) => ({
+      modality: m,
+      tokenCount: this.#context[m],
+    }));
     const promptTokenCount = promptTokensDetails.reduce((n, d) => n + d.tokenCount, 0);
     this.#context.AUDIO += responseAudioTokens;
     return {

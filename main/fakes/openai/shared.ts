@@ -10,11 +10,15 @@ import { FakeServer } from '../shared/fake-server.ts';
 export function refuseUpgrade(socket: Duplex, status: number, code: string | null, message: string): void {
   const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } });
   const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** What a plain HTTP request to an OpenAI fake gets with its 404. */
-export const OPENAI_NOT_FOUND = { error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } };
+export const OPENAI_NOT_FOUND = {
+  error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null },
+};
 
 /** A function_call_output as the test reads it: parsed JSON, or the raw text when it is not JSON. */
 export function parseToolOutput(output: unknown): unknown {
@@ -25,7 +29,6 @@ export function parseToolOutput(output: unknown): unknown {
     return output;
   }
 }
-
 
 /** The key of an upgrade's `Authorization: Bearer …` ('' when there is none). */
 export function bearerKey(req: IncomingMessage): string {
@@ -38,7 +41,10 @@ export function keyAccepted(key: string, validKeys: readonly string[] | undefine
 }
 
 /** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only; `ready` when a connection is established. */
-export abstract class OpenAIFakeServer<C, E extends Record<keyof E, unknown[]> & { ready: unknown[] }> extends FakeServer<C, E> {
+export abstract class OpenAIFakeServer<
+  C,
+  E extends Record<keyof E, unknown[]> & { ready: unknown[] },
+> extends FakeServer<C, E> {
   /** Base URL for OPENAI_*_BASE_URL (ends in /v1). */
   readonly url: string;
   /** HTTP statuses refused at the upgrade, in order. */
@@ -55,9 +61,13 @@ export abstract class OpenAIFakeServer<C, E extends Record<keyof E, unknown[]> &
   }
 
   /** The services take JSON text frames only: a binary frame gets an `error` event. */
-  protected routeTextFrames(ws: WebSocket, connection: { error(code: string, message: string): void; handleRaw(text: string): void }): void {
+  protected routeTextFrames(
+    ws: WebSocket,
+    connection: { error(code: string, message: string): void; handleRaw(text: string): void },
+  ): void {
     ws.on('message', (data, isBinary) => {
-      if (isBinary) connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
+      if (isBinary)
+        connection.error('invalid_request_error', 'Binary frames are not supported; send JSON text frames.');
       else connection.handleRaw(data.toString());
     });
   }

@@ -4,7 +4,14 @@
 // is paced faster than real time (timing.ts). Each fake's connection maps only its protocol on it.
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
-import { PacedReply, wordsOf, type PacedReplySteps, type ReplyTiming, type SocketTimers, type Timer } from './paced-reply.ts';
+import {
+  PacedReply,
+  wordsOf,
+  type PacedReplySteps,
+  type ReplyTiming,
+  type SocketTimers,
+  type Timer,
+} from './paced-reply.ts';
 import { paceFor, type FakeTiming } from './timing.ts';
 import { waitUntil, watchEvents } from './ws-server.ts';
 
@@ -31,7 +38,10 @@ export interface PacedScript {
 }
 
 // The event map is the subclass's; every connection reports its close.
-export abstract class FakeConnection<E extends Record<keyof E, unknown[]> & { close: unknown[] }> extends EventEmitter<E> implements SocketTimers {
+export abstract class FakeConnection<E extends Record<keyof E, unknown[]> & { close: unknown[] }>
+  extends EventEmitter<E>
+  implements SocketTimers
+{
   readonly index: number;
   /** Request headers of the upgrade (user-agent, x-goog-api-client …). */
   readonly headers: Record<string, string | string[] | undefined>;
@@ -51,7 +61,16 @@ export abstract class FakeConnection<E extends Record<keyof E, unknown[]> & { cl
   readonly #trafficEvent: keyof E & string;
   #turnEndedAt: number | null = null;
 
-  constructor(socket: WebSocket, init: { index: number; headers: Record<string, string | string[] | undefined>; name: string; trafficEvent: keyof E & string }, timing: FakeTiming) {
+  constructor(
+    socket: WebSocket,
+    init: {
+      index: number;
+      headers: Record<string, string | string[] | undefined>;
+      name: string;
+      trafficEvent: keyof E & string;
+    },
+    timing: FakeTiming,
+  ) {
     super();
     this.socket = socket;
     this.timing = timing;
@@ -120,13 +139,26 @@ export abstract class FakeConnection<E extends Record<keyof E, unknown[]> & { cl
 
   /** Resolves when `predicate` holds, re-checked after every client message and at the close. */
   waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-    return waitUntil(watchEvents<E>(this, [this.#trafficEvent, 'close']), predicate, timeoutMs, () => `${this.#name} connection ${this.index}: timed out waiting for ${what}`);
+    return waitUntil(
+      watchEvents<E>(this, [this.#trafficEvent, 'close']),
+      predicate,
+      timeoutMs,
+      () => `${this.#name} connection ${this.index}: timed out waiting for ${what}`,
+    );
   }
 
   /** Resolves with the client's answer to the model's tool call `callId`; rejects after `timeoutMs`. */
   protected awaitToolAnswer<T>(callId: string, timeoutMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = this.later(() => reject(new Error(`${this.#name} connection ${this.index}: no answer to tool call ${callId} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = this.later(
+        () =>
+          reject(
+            new Error(
+              `${this.#name} connection ${this.index}: no answer to tool call ${callId} within ${timeoutMs} ms`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.#toolWaiters.set(callId, (answer) => {
         this.clearLater(timer);
         this.#toolWaiters.delete(callId);
@@ -156,21 +188,37 @@ export abstract class FakeConnection<E extends Record<keyof E, unknown[]> & { cl
    */
   protected markTurnEnd(): void {
     const now = Date.now();
-    if (this.#turnEndedAt === null || now - this.#turnEndedAt >= this.timing.firstAudioAfterTurnEndMs) this.#turnEndedAt = now;
+    if (this.#turnEndedAt === null || now - this.#turnEndedAt >= this.timing.firstAudioAfterTurnEndMs)
+      this.#turnEndedAt = now;
   }
 
   /** A reply of `script` at `rate`, paced and delayed as the service would, mapped by `steps`. */
-  protected pacedReply<O>(script: PacedScript, rate: number, pcm: Int16Array, steps: PacedReplySteps<O>, minChunks = 0): PacedReply<O> {
+  protected pacedReply<O>(
+    script: PacedScript,
+    rate: number,
+    pcm: Int16Array,
+    steps: PacedReplySteps<O>,
+    minChunks = 0,
+  ): PacedReply<O> {
     const now = Date.now();
     const turnEndedAt = this.#turnEndedAt;
     this.#turnEndedAt = null;
     const chunkMs = script.chunkMs ?? this.timing.chunkMs;
     const paceMs = script.paceMs ?? paceFor(this.timing, chunkMs);
-    const firstAudioDelayMs = script.delayMs ?? (turnEndedAt === null ? 0 : Math.max(0, turnEndedAt + this.timing.firstAudioAfterTurnEndMs - now));
+    const firstAudioDelayMs =
+      script.delayMs ??
+      (turnEndedAt === null ? 0 : Math.max(0, turnEndedAt + this.timing.firstAudioAfterTurnEndMs - now));
     const timing: ReplyTiming = { turnEndedAt, startedAt: now, firstAudioDelayMs, firstAudioAt: null, chunkMs, paceMs };
     this.replyTimings.push(timing);
     if (this.replyTimings.length > 1000) this.replyTimings.splice(0, 500);
-    const plan = { pcm, samplesPerChunk: Math.max(1, Math.round((rate * chunkMs) / 1000)), paceMs, delayMs: firstAudioDelayMs, words: wordsOf(script.transcript), minChunks };
+    const plan = {
+      pcm,
+      samplesPerChunk: Math.max(1, Math.round((rate * chunkMs) / 1000)),
+      paceMs,
+      delayMs: firstAudioDelayMs,
+      words: wordsOf(script.transcript),
+      minChunks,
+    };
     return new PacedReply(this, plan, steps, timing);
   }
 }

@@ -11,8 +11,14 @@ const TOPICS: readonly [RegExp, Answer][] = [
   [/\bhear (me|us)\b/i, () => 'Loud and clear. Everything in this call is simulated on your machine.'],
   [/\bweather\b/i, () => 'Dry and mild where the fakes live: about 18 degrees, no umbrella needed.'],
   [/\bremind me to (.+)/i, (words) => `Sure, I'll remind you to ${after(words, /\bremind me to /i)}.`],
-  [/\b(we decided|let's go with)\b/i, (words) => `Noted as a decision: ${lowerFirst(stripEnd(/^[^.!?]*/.exec(words)![0]))}.`],
-  [/\b(summary|summarise|summarize|recap)\b/i, () => 'So far: the release is on Friday, and there is a reminder to email the client.'],
+  [
+    /\b(we decided|let's go with)\b/i,
+    (words) => `Noted as a decision: ${lowerFirst(stripEnd(/^[^.!?]*/.exec(words)![0]))}.`,
+  ],
+  [
+    /\b(summary|summarise|summarize|recap)\b/i,
+    () => 'So far: the release is on Friday, and there is a reminder to email the client.',
+  ],
   [/\bwhat time\b/i, () => `It's ${new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })} here.`],
 ];
 
@@ -40,5 +46,7 @@ export function answerAbout(heard: string): string {
   if (!words || /^\[[^\]]*\]$/.test(words)) return '';
   for (const [pattern, answer] of TOPICS) if (pattern.test(words)) return answer(words);
   const topic = lowerFirst(stripEnd(words));
-  return words.endsWith('?') ? `You asked: ${topic}? Good question. I'm the demo's stand-in model, so I can only say I heard it.` : `Got it: ${topic}.`;
+  return words.endsWith('?')
+    ? `You asked: ${topic}? Good question. I'm the demo's stand-in model, so I can only say I heard it.`
+    : `Got it: ${topic}.`;
 }

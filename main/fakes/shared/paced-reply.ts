@@ -103,7 +103,8 @@ export class PacedReply<O> {
     }
     const next = this.#steps.finish();
     if (this.#over) return;
-    if (typeof next === 'object' && next !== null && 'waitMs' in next) this.#timer = this.#timers.later(() => this.#step(), next.waitMs);
+    if (typeof next === 'object' && next !== null && 'waitMs' in next)
+      this.#timer = this.#timers.later(() => this.#step(), next.waitMs);
     else this.stop(next as O);
   }
 }

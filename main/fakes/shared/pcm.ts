@@ -56,7 +56,11 @@ export function seededRandom(seed: number): () => number {
  * The last `samples` values of a chunked recording (fewer when it holds fewer), as one array.
  * `pcmOf` reads a chunk's samples when the recording holds records rather than plain arrays.
  */
-export function tailPcm<T = Int16Array>(chunks: readonly T[], samples: number, pcmOf: (chunk: T) => Int16Array = (c) => c as Int16Array): Int16Array {
+export function tailPcm<T = Int16Array>(
+  chunks: readonly T[],
+  samples: number,
+  pcmOf: (chunk: T) => Int16Array = (c) => c as Int16Array,
+): Int16Array {
   const out = new Int16Array(samples);
   let at = samples;
   for (let i = chunks.length - 1; i >= 0 && at > 0; i--) {

@@ -65,7 +65,8 @@ export class SpeechScript {
   /** The sentences whose tones are in one block of audio (mono at `rate` Hz). */
   heardIn(block: Int16Array, rate: number): string[] {
     const heard: string[] = [];
-    for (const [hz, sentence] of this.#sentenceAt) if (amplitudeAt(block, hz, rate) > HEARD_AMPLITUDE) heard.push(sentence);
+    for (const [hz, sentence] of this.#sentenceAt)
+      if (amplitudeAt(block, hz, rate) > HEARD_AMPLITUDE) heard.push(sentence);
     return heard;
   }
 
@@ -76,7 +77,8 @@ export class SpeechScript {
     for (let at = 0; at < pcm.length; at += block) {
       const part = pcm.subarray(at, Math.min(pcm.length, at + block));
       if (part.length < block / 2) break;
-      for (const hz of this.#sentenceAt.keys()) if (!firstHeard.has(hz) && amplitudeAt(part, hz, rate) > HEARD_AMPLITUDE) firstHeard.set(hz, at);
+      for (const hz of this.#sentenceAt.keys())
+        if (!firstHeard.has(hz) && amplitudeAt(part, hz, rate) > HEARD_AMPLITUDE) firstHeard.set(hz, at);
     }
     return [...firstHeard.entries()]
       .sort((a, b) => a[1] - b[1])
@@ -117,7 +119,8 @@ class ScriptStream implements StreamingTranscriber {
     joined.set(pcm, this.#pending.length);
     let at = 0;
     const out: string[] = [];
-    for (; at + this.#block <= joined.length; at += this.#block) out.push(this.#heardBlock(joined.subarray(at, at + this.#block)));
+    for (; at + this.#block <= joined.length; at += this.#block)
+      out.push(this.#heardBlock(joined.subarray(at, at + this.#block)));
     this.#pending = joined.slice(at);
     return out.join('');
   }
@@ -128,7 +131,10 @@ class ScriptStream implements StreamingTranscriber {
       const state = this.#turn.get(sentence) ?? { blocks: 0, sent: 0, words: sentence.split(/\s+/).filter(Boolean) };
       this.#turn.set(sentence, state);
       state.blocks++;
-      const due = Math.min(state.words.length, Math.floor(((state.blocks * BLOCK_S) / SpeechScript.secondsFor(sentence)) * state.words.length));
+      const due = Math.min(
+        state.words.length,
+        Math.floor(((state.blocks * BLOCK_S) / SpeechScript.secondsFor(sentence)) * state.words.length),
+      );
       if (due > state.sent) said.push(state.words.slice(state.sent, due).join(' ') + ' ');
       state.sent = Math.max(state.sent, due);
     }
@@ -139,7 +145,9 @@ class ScriptStream implements StreamingTranscriber {
   endTurn(): { rest: string; turn: string } {
     const last = this.#pending.length >= this.#block / 2 ? this.#heardBlock(this.#pending) : '';
     this.#pending = new Int16Array(0);
-    const rest = [...this.#turn.values()].filter((s) => s.sent < s.words.length).map((s) => s.words.slice(s.sent).join(' ') + ' ');
+    const rest = [...this.#turn.values()]
+      .filter((s) => s.sent < s.words.length)
+      .map((s) => s.words.slice(s.sent).join(' ') + ' ');
     const turn = [...this.#turn.keys()].join(' ');
     this.#turn = new Map();
     return { rest: last + rest.join(''), turn };

@@ -62,7 +62,13 @@ export class TurnDetector {
   }
 
   static #complete(window: TurnWindow): Required<TurnWindow> {
-    return { continueRms: window.startRms, commitSamples: 0, finalSilenceSamples: window.silenceSamples, frameSamples: 0, ...window };
+    return {
+      continueRms: window.startRms,
+      commitSamples: 0,
+      finalSilenceSamples: window.silenceSamples,
+      frameSamples: 0,
+      ...window,
+    };
   }
 
   /** New settings (a session.update); a turn in progress keeps going under them. */

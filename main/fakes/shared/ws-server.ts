@@ -15,7 +15,10 @@ export type Watch = (listener: () => void) => () => void;
  * open), so the events are added through EventEmitter's own `on`/`off`; the names are still
  * checked against the map, and the listener takes no arguments, which fits every event.
  */
-export function watchEvents<E extends Record<keyof E, unknown[]>>(emitter: EventEmitter<E>, events: readonly (keyof E & string)[]): Watch {
+export function watchEvents<E extends Record<keyof E, unknown[]>>(
+  emitter: EventEmitter<E>,
+  events: readonly (keyof E & string)[],
+): Watch {
   return (listener) => {
     for (const event of events) EventEmitter.prototype.on.call(emitter, event, listener);
     return () => {
@@ -25,7 +28,12 @@ export function watchEvents<E extends Record<keyof E, unknown[]>>(emitter: Event
 }
 
 /** Resolves when `predicate` holds, re-checked on each event `watch` reports; rejects after `timeoutMs`. */
-export function waitUntil(watch: Watch, predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
+export function waitUntil(
+  watch: Watch,
+  predicate: () => boolean,
+  timeoutMs: number,
+  describe: () => string,
+): Promise<void> {
   if (predicate()) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const check = (): void => {
@@ -46,8 +54,19 @@ export function waitUntil(watch: Watch, predicate: () => boolean, timeoutMs: num
 }
 
 /** The n-th (0-based) established connection of a fake server, once `watch` reports one made. */
-export async function nthEstablished<C>(server: { readonly established: C[] }, watch: Watch, n: number, timeoutMs: number, name: string): Promise<C> {
-  await waitUntil(watch, () => server.established[n] !== undefined, timeoutMs, () => `${name}: no connection #${n} within ${timeoutMs} ms (have ${server.established.length})`);
+export async function nthEstablished<C>(
+  server: { readonly established: C[] },
+  watch: Watch,
+  n: number,
+  timeoutMs: number,
+  name: string,
+): Promise<C> {
+  await waitUntil(
+    watch,
+    () => server.established[n] !== undefined,
+    timeoutMs,
+    () => `${name}: no connection #${n} within ${timeoutMs} ms (have ${server.established.length})`,
+  );
   return server.established[n]!;
 }
 
@@ -60,10 +79,9 @@ export interface ListenOptions {
 }
 
 /** An HTTP server on 127.0.0.1 whose upgrades go to the fake built by `create`; plain requests get 404. */
-export async function listenWebSocketFake<T extends { handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void }>(
-  options: ListenOptions,
-  create: (server: Server, wss: WebSocketServer) => T,
-): Promise<T> {
+export async function listenWebSocketFake<
+  T extends { handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void },
+>(options: ListenOptions, create: (server: Server, wss: WebSocketServer) => T): Promise<T> {
   const body = JSON.stringify(options.notFoundBody);
   const server = createServer((_req, res) => {
     res.writeHead(404, { 'content-type': 'application/json' });

@@ -31,7 +31,12 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { spokenReplyToTurn } from '../../core/model/injected-text.ts';
-import { FakeRealtimeConnection, type JsonObject, type RealtimeConnectionHooks, type RealtimeReplyScript } from '../openai/realtime/connection.ts';
+import {
+  FakeRealtimeConnection,
+  type JsonObject,
+  type RealtimeConnectionHooks,
+  type RealtimeReplyScript,
+} from '../openai/realtime/connection.ts';
 import type { ResponseTrigger } from '../openai/realtime/conversation.ts';
 import { bearerKey, keyAccepted, OpenAIFakeServer } from '../openai/shared.ts';
 import { base64ToPcm, pcmToBase64 } from '../shared/pcm.ts';
@@ -44,29 +49,78 @@ export const KNOWN_XAI_MODELS = ['grok-voice-think-fast-1.0', 'grok-voice-latest
 export const XAI_VOICES = ['ara', 'eve', 'leo', 'rex', 'sal'] as const;
 const SESSION_LIMIT_MS = 30 * 60_000;
 const ENGINE_RATE = 24_000;
-const CLIENT_EVENTS = new Set(['session.update', 'input_audio_buffer.append', 'input_audio_buffer.commit', 'input_audio_buffer.clear', 'conversation.item.create', 'response.create', 'response.cancel']);
+const CLIENT_EVENTS = new Set([
+  'session.update',
+  'input_audio_buffer.append',
+  'input_audio_buffer.commit',
+  'input_audio_buffer.clear',
+  'conversation.item.create',
+  'response.create',
+  'response.cancel',
+]);
 
 const format = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('audio/pcm'), rate: z.union([8000, 16000, 21050, 24000, 32000, 44100, 48000].map((r) => z.literal(r)) as [z.ZodLiteral<number>, z.ZodLiteral<number>]).optional() }).strict(),
+  z
+    .object({
+      type: z.literal('audio/pcm'),
+      rate: z
+        .union(
+          [8000, 16000, 21050, 24000, 32000, 44100, 48000].map((r) => z.literal(r)) as [
+            z.ZodLiteral<number>,
+            z.ZodLiteral<number>,
+          ],
+        )
+        .optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('audio/pcmu') }).strict(),
   z.object({ type: z.literal('audio/pcma') }).strict(),
 ]);
 const tool = z.union([
-  z.object({ type: z.literal('function'), name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).strict(),
+  z
+    .object({
+      type: z.literal('function'),
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+      description: z.string().optional(),
+      parameters: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('web_search') }).strict(),
   z.object({ type: z.literal('x_search'), allowed_x_handles: z.array(z.string()).optional() }).strict(),
-  z.object({ type: z.literal('file_search'), vector_store_ids: z.array(z.string()), max_num_results: z.number().int().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('file_search'),
+      vector_store_ids: z.array(z.string()),
+      max_num_results: z.number().int().optional(),
+    })
+    .strict(),
 ]);
 export const xaiSessionSchema = z
   .object({
     instructions: z.string().max(16_384).optional(),
-    voice: z.string().refine((v) => (XAI_VOICES as readonly string[]).includes(v.toLowerCase()), 'unknown voice').optional(),
+    voice: z
+      .string()
+      .refine((v) => (XAI_VOICES as readonly string[]).includes(v.toLowerCase()), 'unknown voice')
+      .optional(),
     turn_detection: z
-      .object({ type: z.literal('server_vad'), threshold: z.number().min(0).max(1).optional(), silence_duration_ms: z.number().int().min(0).optional(), prefix_padding_ms: z.number().int().min(0).optional(), create_response: z.boolean().optional(), interrupt_response: z.boolean().optional() })
+      .object({
+        type: z.literal('server_vad'),
+        threshold: z.number().min(0).max(1).optional(),
+        silence_duration_ms: z.number().int().min(0).optional(),
+        prefix_padding_ms: z.number().int().min(0).optional(),
+        create_response: z.boolean().optional(),
+        interrupt_response: z.boolean().optional(),
+      })
       .strict()
       .nullable()
       .optional(),
-    audio: z.object({ input: z.object({ format: format.optional() }).strict().optional(), output: z.object({ format: format.optional() }).strict().optional() }).strict().optional(),
+    audio: z
+      .object({
+        input: z.object({ format: format.optional() }).strict().optional(),
+        output: z.object({ format: format.optional() }).strict().optional(),
+      })
+      .strict()
+      .optional(),
     tools: z.array(tool).optional(),
   })
   .strict();
@@ -98,7 +152,11 @@ export interface FakeXaiOptions extends FakeTimingOptions {
 /** One socket as xAI sees it: its own session view and checks, the Realtime engine underneath. */
 export class FakeXaiConnection extends FakeRealtimeConnection {
   /** The session in xAI's shape, as the client set it. */
-  xaiSession: XaiSession = { voice: 'Ara', turn_detection: { type: 'server_vad' }, audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } } };
+  xaiSession: XaiSession = {
+    voice: 'Ara',
+    turn_detection: { type: 'server_vad' },
+    audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } },
+  };
 
   get inputRate(): number {
     const f = this.xaiSession.audio?.input?.format;
@@ -121,10 +179,15 @@ export class FakeXaiConnection extends FakeRealtimeConnection {
     if (type === 'session.update') return this.#sessionUpdate(event, eventId);
     if (type === 'conversation.item.create' && JSON.stringify(event.item ?? {}).includes('"input_image"')) {
       this.received.push(event);
-      return this.error('invalid_value', 'Unsupported content type input_image: content must be text or audio.', { param: 'item.content', eventId });
+      return this.error('invalid_value', 'Unsupported content type input_image: content must be text or audio.', {
+        param: 'item.content',
+        eventId,
+      });
     }
     if (type === 'input_audio_buffer.append' && typeof event.audio === 'string' && this.inputRate !== ENGINE_RATE) {
-      return super.handleRaw(JSON.stringify({ ...event, audio: pcmToBase64(toEngineRate(base64ToPcm(event.audio), this.inputRate)) }));
+      return super.handleRaw(
+        JSON.stringify({ ...event, audio: pcmToBase64(toEngineRate(base64ToPcm(event.audio), this.inputRate)) }),
+      );
     }
     super.handleRaw(text);
   }
@@ -136,15 +199,29 @@ export class FakeXaiConnection extends FakeRealtimeConnection {
       const issue = parsed.error.issues[0]!;
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
       const param = ['session', ...issue.path.map(String), ...keys.slice(0, 1)].join('.');
-      return this.error(keys.length ? 'unknown_parameter' : 'invalid_value', `Invalid session.update: ${issue.message} (${param}).`, { param, eventId });
+      return this.error(
+        keys.length ? 'unknown_parameter' : 'invalid_value',
+        `Invalid session.update: ${issue.message} (${param}).`,
+        { param, eventId },
+      );
     }
     const update = parsed.data;
     this.xaiSession = { ...this.xaiSession, ...update, audio: { ...this.xaiSession.audio, ...update.audio } };
     // The same settings to the engine in its own shape: it runs VAD, transcription and replies.
-    const engine: JsonObject = { type: 'realtime', audio: { input: { transcription: { model: 'grok' }, ...(update.turn_detection !== undefined ? { turn_detection: update.turn_detection } : {}) } } };
+    const engine: JsonObject = {
+      type: 'realtime',
+      audio: {
+        input: {
+          transcription: { model: 'grok' },
+          ...(update.turn_detection !== undefined ? { turn_detection: update.turn_detection } : {}),
+        },
+      },
+    };
     if (update.instructions !== undefined) engine.instructions = update.instructions;
     if (update.tools) engine.tools = update.tools.filter((t) => t.type === 'function');
-    super.handleRaw(JSON.stringify({ type: 'session.update', ...(eventId ? { event_id: eventId } : {}), session: engine }));
+    super.handleRaw(
+      JSON.stringify({ type: 'session.update', ...(eventId ? { event_id: eventId } : {}), session: engine }),
+    );
   }
 
   override send(event: JsonObject): void {
@@ -173,12 +250,15 @@ function toEngineRate(pcm: Int16Array, rate: number): Int16Array {
     const at = (i * rate) / ENGINE_RATE;
     const j = Math.floor(at);
     const next = pcm[Math.min(j + 1, pcm.length - 1)] ?? 0;
-    out[i] = Math.round((pcm[j] ?? 0) + ((at - j) * (next - (pcm[j] ?? 0))));
+    out[i] = Math.round((pcm[j] ?? 0) + (at - j) * (next - (pcm[j] ?? 0)));
   }
   return out;
 }
 
-export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [FakeXaiConnection]; ready: [FakeXaiConnection] }> {
+export class FakeXai extends OpenAIFakeServer<
+  FakeXaiConnection,
+  { connection: [FakeXaiConnection]; ready: [FakeXaiConnection] }
+> {
   readonly #options: FakeXaiOptions;
   readonly #setup: SetupDelay;
   readonly #hooks: RealtimeConnectionHooks;
@@ -205,22 +285,36 @@ export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [
   protected override refuse(socket: Duplex, status: number, code: string | null, message: string): void {
     this.refusals.push(status);
     const body = JSON.stringify({ code: code ?? 'Unauthorized', error: message });
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.upgradeAttempts++;
     const url = new URL(req.url ?? '/', 'http://fake');
-    if (url.pathname !== '/v1/realtime') return this.refuse(socket, 404, 'Not Found', `No route for GET ${url.pathname}`);
+    if (url.pathname !== '/v1/realtime')
+      return this.refuse(socket, 404, 'Not Found', `No route for GET ${url.pathname}`);
     const key = bearerKey(req);
-    if (!key) return this.refuse(socket, 401, 'Unauthorized', 'No API key provided in the Authorization header (Bearer).');
-    if (!keyAccepted(key, this.#options.validKeys)) return this.refuse(socket, 401, 'Unauthorized', `Incorrect API key provided: ${key.slice(0, 2)}***${key.slice(-2)}. You can obtain an API key from https://console.x.ai.`);
+    if (!key)
+      return this.refuse(socket, 401, 'Unauthorized', 'No API key provided in the Authorization header (Bearer).');
+    if (!keyAccepted(key, this.#options.validKeys))
+      return this.refuse(
+        socket,
+        401,
+        'Unauthorized',
+        `Incorrect API key provided: ${key.slice(0, 2)}***${key.slice(-2)}. You can obtain an API key from https://console.x.ai.`,
+      );
     const model = url.searchParams.get('model') ?? 'grok-voice-latest';
     this.wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req, model, key));
   }
 
   #accept(ws: WebSocket, req: IncomingMessage, model: string, key: string): void {
-    const connection = new FakeXaiConnection(ws, { index: this.connections.length, model, key, headers: { ...req.headers } }, this.#hooks);
+    const connection = new FakeXaiConnection(
+      ws,
+      { index: this.connections.length, model, key, headers: { ...req.headers } },
+      this.#hooks,
+    );
     this.connections.push(connection);
     this.emit('connection', connection);
     this.routeTextFrames(ws, connection);
@@ -230,10 +324,14 @@ export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [
       return;
     }
     this.#setup.run(connection, () => {
-      connection.send({ type: 'conversation.created', conversation: { id: `conv_fake_${connection.index}`, object: 'realtime.conversation' } });
+      connection.send({
+        type: 'conversation.created',
+        conversation: { id: `conv_fake_${connection.index}`, object: 'realtime.conversation' },
+      });
       const transcript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
       if (transcript) connection.setInputTranscript(transcript);
-      const lifetime = this.#options.sessionLifetimeMs === undefined ? SESSION_LIMIT_MS : this.#options.sessionLifetimeMs;
+      const lifetime =
+        this.#options.sessionLifetimeMs === undefined ? SESSION_LIMIT_MS : this.#options.sessionLifetimeMs;
       if (lifetime !== null) connection.expireAfter(lifetime);
       const ping = this.#options.pingEveryMs === undefined ? 10_000 : this.#options.pingEveryMs;
       if (ping !== null) connection.pingEvery(ping);
@@ -248,7 +346,10 @@ export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [
     if (trigger.kind === 'speech') {
       // What the committed turn was transcribed as (the user item the engine's commit added).
       const heard = connection.items.findLast((item) => item.role === 'user')?.text ?? '';
-      return { transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed), toneMs: auto.toneMs };
+      return {
+        transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed),
+        toneMs: auto.toneMs,
+      };
     }
     // A model speaks an announcement's words and answers a message; it never reads the wording aloud.
     if (trigger.kind === 'text') {
@@ -260,5 +361,8 @@ export class FakeXai extends OpenAIFakeServer<FakeXaiConnection, { connection: [
 }
 
 export function startFakeXai(options: FakeXaiOptions = {}): Promise<FakeXai> {
-  return listenWebSocketFake({ port: options.port, notFoundBody: { code: 'Not Found', error: 'Not found' } }, (server, wss) => new FakeXai(server, wss, options));
+  return listenWebSocketFake(
+    { port: options.port, notFoundBody: { code: 'Not Found', error: 'Not found' } },
+    (server, wss) => new FakeXai(server, wss, options),
+  );
 }

@@ -30,8 +30,40 @@ import { startFakeGemini, type FakeGemini } from '../../../main/fakes/gemini/ind
 import { freePort, portIsFree } from '../../helpers/net.ts';
 
 /** In start order, as docs/architecture.md's lifecycle table lists them. */
-const ORDER = ['process', 'notes', 'voice', 'live settings', 'model', 'usage', 'notify', 'mcp', 'call', 'room', 'auto-join', 'helper tools', 'memory trim', 'sidecar', 'schedule'];
-const capabilities: Capability<unknown, unknown>[] = [processCapability, notesCapability, voiceCapability, liveSettingsCapability, modelCapability, usageCapability, notifyCapability, mcpCapability, callCapability, roomCapability, autoJoinCapability, helperToolsCapability, memoryTrimCapability, sidecarCapability, scheduleCapability];
+const ORDER = [
+  'process',
+  'notes',
+  'voice',
+  'live settings',
+  'model',
+  'usage',
+  'notify',
+  'mcp',
+  'call',
+  'room',
+  'auto-join',
+  'helper tools',
+  'memory trim',
+  'sidecar',
+  'schedule',
+];
+const capabilities: Capability<unknown, unknown>[] = [
+  processCapability,
+  notesCapability,
+  voiceCapability,
+  liveSettingsCapability,
+  modelCapability,
+  usageCapability,
+  notifyCapability,
+  mcpCapability,
+  callCapability,
+  roomCapability,
+  autoJoinCapability,
+  helperToolsCapability,
+  memoryTrimCapability,
+  sidecarCapability,
+  scheduleCapability,
+];
 const realStart = new Map(capabilities.map((c) => [c, c.start.bind(c)]));
 
 let discord: FakeDiscord;
@@ -94,13 +126,18 @@ describe('the core has one lifecycle', () => {
     expect(await portIsFree(cfg.sidecar.port)).toBe(true);
   });
 
-  it.each(ORDER.map((name, k) => [k + 1, name] as const))('a start that fails at step %i (%s) stops exactly the steps before it, in reverse', async (k, name) => {
-    const events = instrument(name);
-    const cfg = await config();
-    await expect(startCore({ config: cfg, logger: silentLogger() })).rejects.toThrow(`injected: ${name} does not start`);
-    const opened = ORDER.slice(0, k - 1);
-    expect(events).toEqual([...opened.map((n) => `start ${n}`), ...[...opened].reverse().map((n) => `stop ${n}`)]);
-    // What the sidecar had opened is really closed: the port is free for the next start.
-    expect(await portIsFree(cfg.sidecar.port)).toBe(true);
-  });
+  it.each(ORDER.map((name, k) => [k + 1, name] as const))(
+    'a start that fails at step %i (%s) stops exactly the steps before it, in reverse',
+    async (k, name) => {
+      const events = instrument(name);
+      const cfg = await config();
+      await expect(startCore({ config: cfg, logger: silentLogger() })).rejects.toThrow(
+        `injected: ${name} does not start`,
+      );
+      const opened = ORDER.slice(0, k - 1);
+      expect(events).toEqual([...opened.map((n) => `start ${n}`), ...[...opened].reverse().map((n) => `stop ${n}`)]);
+      // What the sidecar had opened is really closed: the port is free for the next start.
+      expect(await portIsFree(cfg.sidecar.port)).toBe(true);
+    },
+  );
 });

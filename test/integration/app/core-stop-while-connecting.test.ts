@@ -41,12 +41,18 @@ async function startBotCore(warnings: string[]) {
   const home = mkdtempSync(path.join(tmpdir(), 'lvb-stop-'));
   homes.push(home);
   const config = loadConfig({
-    env: { HERMES_HOME: home, DISCORD_BOT_TOKEN: discord.botToken, DISCORD_VOICE_LIVE_USER_ID: discord.owner.id, DISCORD_API_BASE_URL: discord.apiBaseUrl },
+    env: {
+      HERMES_HOME: home,
+      DISCORD_BOT_TOKEN: discord.botToken,
+      DISCORD_VOICE_LIVE_USER_ID: discord.owner.id,
+      DISCORD_API_BASE_URL: discord.apiBaseUrl,
+    },
   });
   config.sidecar.port = await freePort();
   const lines = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) warnings.push(String((JSON.parse(line) as { msg?: unknown }).msg));
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        warnings.push(String((JSON.parse(line) as { msg?: unknown }).msg));
       done();
     },
   });
@@ -62,25 +68,28 @@ const STEPS = [
 ] as const;
 
 describe('stopping the core while the Discord gateway is still connecting', () => {
-  it.each(STEPS)('stop() while the gateway holds $hold: no uncaught error, no reconnect, the socket and the port are closed', async ({ hold, reached }) => {
-    discord.gateway.hold(hold);
-    const warnings: string[] = [];
-    const { core, port } = await startBotCore(warnings);
-    await expect.poll(reached, { timeout: 15_000 }).toBe(true);
-    const upgradesAtStop = discord.gateway.upgradeRequests;
-    await core.stop();
-    expect(warnings.filter((w) => w.includes('did not stop'))).toEqual([]);
-    expect(await portIsFree(port)).toBe(true);
-    // No zombie: the library's own reconnect (500 ms after an aborted handshake) would show here.
-    await sleep(1500);
-    expect(discord.gateway.openSockets).toBe(0);
-    expect(discord.gateway.upgradeRequests).toBe(upgradesAtStop);
-    // The network drops whatever is left (a held upgrade is reset): nothing may surface uncaught.
-    await discord.close();
-    discord = await startFakeDiscord();
-    await sleep(500);
-    expect(uncaught).toEqual([]);
-  });
+  it.each(STEPS)(
+    'stop() while the gateway holds $hold: no uncaught error, no reconnect, the socket and the port are closed',
+    async ({ hold, reached }) => {
+      discord.gateway.hold(hold);
+      const warnings: string[] = [];
+      const { core, port } = await startBotCore(warnings);
+      await expect.poll(reached, { timeout: 15_000 }).toBe(true);
+      const upgradesAtStop = discord.gateway.upgradeRequests;
+      await core.stop();
+      expect(warnings.filter((w) => w.includes('did not stop'))).toEqual([]);
+      expect(await portIsFree(port)).toBe(true);
+      // No zombie: the library's own reconnect (500 ms after an aborted handshake) would show here.
+      await sleep(1500);
+      expect(discord.gateway.openSockets).toBe(0);
+      expect(discord.gateway.upgradeRequests).toBe(upgradesAtStop);
+      // The network drops whatever is left (a held upgrade is reset): nothing may surface uncaught.
+      await discord.close();
+      discord = await startFakeDiscord();
+      await sleep(500);
+      expect(uncaught).toEqual([]);
+    },
+  );
 
   it('stop() at once after start, before the first gateway request: no uncaught error, no login afterwards', async () => {
     const warnings: string[] = [];

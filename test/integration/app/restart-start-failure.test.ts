@@ -11,7 +11,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../main/core/config/index.ts';
 import { startCore, type CoreHandle } from '../../../main/core/core.ts';
 import { silentLogger } from '../../../main/core/log/logger.ts';
-import { RestartFailedError, startRestartableCore, type RestartableCore } from '../../../main/core/setup/restartable-core.ts';
+import {
+  RestartFailedError,
+  startRestartableCore,
+  type RestartableCore,
+} from '../../../main/core/setup/restartable-core.ts';
 import { DashboardSessions } from '../../../main/core/sidecar/sessions.ts';
 import { rawRequest } from '../../helpers/http.ts';
 import { freePort } from '../../helpers/net.ts';
@@ -46,7 +50,11 @@ interface Running {
   savePort(port: number): void;
 }
 
-async function startRunning(env: Record<string, string>, port: number, beforeStart?: (config: Config) => Promise<void>): Promise<Running> {
+async function startRunning(
+  env: Record<string, string>,
+  port: number,
+  beforeStart?: (config: Config) => Promise<void>,
+): Promise<Running> {
   let saved = port;
   const load = async (): Promise<Config> => {
     const config = loadConfig({ env });
@@ -85,7 +93,13 @@ describe('Restart now with a sidecar port that cannot be had', () => {
     await holdPort(taken);
     r.savePort(taken);
 
-    const answer = await rawRequest({ port, method: 'POST', path: '/restart', headers: { authorization: `Bearer ${before.token}`, 'content-type': 'application/json' }, body: '{}' });
+    const answer = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/restart',
+      headers: { authorization: `Bearer ${before.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect([answer.status, answer.json]).toEqual([200, { restarting: true }]);
     await expect.poll(() => r.failed.length).toBe(1);
     await r.running.settled();
@@ -94,7 +108,9 @@ describe('Restart now with a sidecar port that cannot be had', () => {
     expect(r.running.core).toBe(before); // never stopped: a call in progress would have gone on
     expect(r.running.config.sidecar.port).toBe(port);
     expect(r.failed[0]).toBeInstanceOf(RestartFailedError);
-    expect((r.failed[0] as Error).message).toContain(`the saved sidecar port ${taken} (on 127.0.0.1) is not free: another program is using it`);
+    expect((r.failed[0] as Error).message).toContain(
+      `the saved sidecar port ${taken} (on 127.0.0.1) is not free: another program is using it`,
+    );
     expect(r.lost).toEqual([]);
   });
 
@@ -126,7 +142,11 @@ describe('Restart now with a sidecar port that cannot be had', () => {
     expect(r.failed).toHaveLength(1);
     const err = r.failed[0] as RestartFailedError;
     expect(err.restored).toBe(true);
-    expect(err.message).toMatch(new RegExp(`^the saved settings did not start \\(listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${taken}\\); the core runs again with the previous settings on http://127\\.0\\.0\\.1:${port}$`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^the saved settings did not start \\(listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${taken}\\); the core runs again with the previous settings on http://127\\.0\\.0\\.1:${port}$`,
+      ),
+    );
     expect(r.lost).toEqual([]);
   });
 });

@@ -37,7 +37,9 @@ beforeAll(async () => {
 afterAll(async () => {
   // The shell's two loggers (boot, then configured) open the log file asynchronously: let both,
   // before its folder goes.
-  await waitFor(() => existsSync(path.join(home, 'user-data', 'logs', 'main.log')), 'the log file to open', 5000).catch(() => undefined);
+  await waitFor(() => existsSync(path.join(home, 'user-data', 'logs', 'main.log')), 'the log file to open', 5000).catch(
+    () => undefined,
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await new Promise((resolve) => holder.close(resolve));
   process.env = savedEnv;

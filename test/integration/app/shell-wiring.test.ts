@@ -35,7 +35,8 @@ async function until(check: (h: HealthReport) => boolean, what: string): Promise
   for (;;) {
     const report = await health();
     if (check(report)) return report;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last bridge state ${report.bridge.state}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last bridge state ${report.bridge.state}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -83,7 +84,10 @@ afterAll(async () => {
 
 describe('main/app/main.ts under a stub Electron, on the fakes', () => {
   it('starts to ready: profile folder, core listening, dashboard window on a one-time login URL', async () => {
-    const window = await waitFor(() => recorder.windows.find((w) => w.loadedUrls.length > 0), 'the dashboard window to load');
+    const window = await waitFor(
+      () => recorder.windows.find((w) => w.loadedUrls.length > 0),
+      'the dashboard window to load',
+    );
     expect(recorder.paths.get('userData')).toBe(path.join(home, 'user-data'));
     expect(recorder.errorBoxes).toEqual([]);
     const [url] = window.loadedUrls;
@@ -97,14 +101,21 @@ describe('main/app/main.ts under a stub Electron, on the fakes', () => {
     expect(login.status).toBeLessThan(400);
     expect(login.headers.get('set-cookie') ?? '').toMatch(/HttpOnly/i);
     // The desktop API's handlers are all registered, and the tray shows the listening sidecar.
-    expect([...recorder.ipcHandlers.keys()].sort()).toEqual(['lvb:app-version', 'lvb:capture-screenshot', 'lvb:open-logs-folder']);
+    expect([...recorder.ipcHandlers.keys()].sort()).toEqual([
+      'lvb:app-version',
+      'lvb:capture-screenshot',
+      'lvb:open-logs-folder',
+    ]);
     await waitFor(() => tray().tooltip.includes(`:${port}`), 'the tray tooltip to name the sidecar port');
   });
 
   it('tray actions reach the real core: Join joins the fake voice channel, Mute mutes the call, Leave leaves', async () => {
     await click('Join voice');
     await until((h) => h.bridge.state === 'connected', 'the call to connect');
-    await waitFor(() => tray().item('Leave voice')?.enabled && tray().tooltip.includes('in a call') && tray(), 'the tray to show the call');
+    await waitFor(
+      () => tray().item('Leave voice')?.enabled && tray().tooltip.includes('in a call') && tray(),
+      'the tray to show the call',
+    );
     expect(discord.world.voiceStates.get(discord.bot.id)?.channelId).toBe(discord.voiceChannelId);
 
     await click('Mute');
@@ -117,7 +128,10 @@ describe('main/app/main.ts under a stub Electron, on the fakes', () => {
     expect(['idle', 'stopped']).toContain(left.bridge.state);
     // The call's end names what ended it.
     expect(left.bridge.reason).toBe('stopped from the tray');
-    await waitFor(() => !discord.world.voiceStates.get(discord.bot.id)?.channelId, 'the bot to leave the fake voice channel');
+    await waitFor(
+      () => !discord.world.voiceStates.get(discord.bot.id)?.channelId,
+      'the bot to leave the fake voice channel',
+    );
     expect(recorder.notifications.filter((n) => /error|failed|refused/i.test(n.body))).toEqual([]);
   });
 

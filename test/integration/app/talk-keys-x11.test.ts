@@ -14,7 +14,8 @@ import { StderrTail, startTalkKeys, type KeyWorker } from '../../../main/app/tal
 const WORKER = path.resolve('main/app/talk-key-worker.ts');
 const have = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 const missing = ['Xvfb', 'xdotool'].filter((tool) => !have(tool));
-if (missing.length) console.log(`skipped: ${missing.join(' and ')} not installed (apt-get install xvfb xdotool), so no X server to hook`);
+if (missing.length)
+  console.log(`skipped: ${missing.join(' and ')} not installed (apt-get install xvfb xdotool), so no X server to hook`);
 
 const servers: ChildProcess[] = [];
 const workers: ChildProcess[] = [];
@@ -29,7 +30,11 @@ async function startXvfb(record: boolean): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const n = 200 + Math.floor(Math.random() * 700);
     if (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) continue;
-    const server = spawn('Xvfb', [`:${n}`, '-screen', '0', '320x240x24', '-nolisten', 'tcp', record ? '+extension' : '-extension', 'RECORD'], { stdio: 'ignore' });
+    const server = spawn(
+      'Xvfb',
+      [`:${n}`, '-screen', '0', '320x240x24', '-nolisten', 'tcp', record ? '+extension' : '-extension', 'RECORD'],
+      { stdio: 'ignore' },
+    );
     servers.push(server);
     for (let i = 0; i < 100 && !existsSync(`/tmp/.X11-unix/X${n}`); i++) await sleep(50);
     if (existsSync(`/tmp/.X11-unix/X${n}`)) return `:${n}`;
@@ -39,7 +44,10 @@ async function startXvfb(record: boolean): Promise<string> {
 
 /** The worker as a plain Node child (the app uses Electron's utilityProcess; same messages). */
 function forkWorker(display: string): KeyWorker {
-  const child = fork(WORKER, [], { env: { ...process.env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(WORKER, [], {
+    env: { ...process.env, DISPLAY: display },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   workers.push(child);
   const tail = new StderrTail();
   child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
@@ -52,13 +60,21 @@ function forkWorker(display: string): KeyWorker {
   };
 }
 
-const xdotool = (display: string, ...args: string[]) => spawnSync('xdotool', args, { env: { ...process.env, DISPLAY: display } });
+const xdotool = (display: string, ...args: string[]) =>
+  spawnSync('xdotool', args, { env: { ...process.env, DISPLAY: display } });
 
 describe.skipIf(missing.length > 0)('push-to-talk hook on a real X server', () => {
   it('holding the key (with its modifiers) is a hold; letting go is a release', async () => {
     const display = await startXvfb(true);
     const holds: boolean[] = [];
-    const keys = await startTalkKeys({ accelerator: 'CommandOrControl+Shift+F12', platform: 'linux', env: { DISPLAY: display }, spawn: () => forkWorker(display), onHold: (h) => holds.push(h), readyTimeoutMs: 10_000 });
+    const keys = await startTalkKeys({
+      accelerator: 'CommandOrControl+Shift+F12',
+      platform: 'linux',
+      env: { DISPLAY: display },
+      spawn: () => forkWorker(display),
+      onHold: (h) => holds.push(h),
+      readyTimeoutMs: 10_000,
+    });
     expect(keys.status).toEqual({ available: true, key: 'CommandOrControl+Shift+F12' });
     xdotool(display, 'keydown', 'F12'); // without its modifiers: not the talk key
     xdotool(display, 'keyup', 'F12');
@@ -74,15 +90,33 @@ describe.skipIf(missing.length > 0)('push-to-talk hook on a real X server', () =
 
   it('an X server without RECORD: libuiohook aborts (or hangs in) its process, the app gets the reason', async () => {
     const display = await startXvfb(false);
-    const keys = await startTalkKeys({ accelerator: 'F12', platform: 'linux', env: { DISPLAY: display }, spawn: () => forkWorker(display), onHold: () => undefined, readyTimeoutMs: 5000 });
+    const keys = await startTalkKeys({
+      accelerator: 'F12',
+      platform: 'linux',
+      env: { DISPLAY: display },
+      spawn: () => forkWorker(display),
+      onHold: () => undefined,
+      readyTimeoutMs: 5000,
+    });
     expect(keys.status.available).toBe(false);
     // Seen both ways on this machine: the process aborts at once, or start() never returns.
-    expect(keys.status.available === false && keys.status.reason).toMatch(/^the key hook (stopped \(exit code \d+\)|did not start within 5 s) \(.*XRecord is not currently available!\)$/);
+    expect(keys.status.available === false && keys.status.reason).toMatch(
+      /^the key hook (stopped \(exit code \d+\)|did not start within 5 s) \(.*XRecord is not currently available!\)$/,
+    );
   }, 30_000);
 
   it('a $DISPLAY with no server: the hook dies (or hangs); the app gets the reason, at worst after the timeout', async () => {
-    const keys = await startTalkKeys({ accelerator: 'F12', platform: 'linux', env: { DISPLAY: ':1999' }, spawn: () => forkWorker(':1999'), onHold: () => undefined, readyTimeoutMs: 3000 });
+    const keys = await startTalkKeys({
+      accelerator: 'F12',
+      platform: 'linux',
+      env: { DISPLAY: ':1999' },
+      spawn: () => forkWorker(':1999'),
+      onHold: () => undefined,
+      readyTimeoutMs: 3000,
+    });
     expect(keys.status.available).toBe(false);
-    expect(keys.status.available === false && keys.status.reason).toMatch(/^the key hook (did not start within 3 s|stopped)/);
+    expect(keys.status.available === false && keys.status.reason).toMatch(
+      /^the key hook (did not start within 3 s|stopped)/,
+    );
   }, 30_000);
 });

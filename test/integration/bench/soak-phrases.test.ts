@@ -29,10 +29,22 @@ async function until(predicate: () => boolean, what: string, timeoutMs = 10_000)
 
 function connect(provider: BenchProvider, fake: BenchModelFake): Promise<LiveModelSession> {
   const env = fake.env();
-  const common = { apiKey: env.OPENAI_API_KEY!, fallbackModels: [], voice: 'marin', logger, backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 }, replyWaitMs: 200 };
-  const built = provider === 'openai-realtime'
-    ? createOpenAIRealtimeProvider({ ...common, model: env.OPENAI_REALTIME_MODEL!, baseUrl: env.OPENAI_REALTIME_BASE_URL })
-    : createOpenAILiveProvider({ ...common, model: env.OPENAI_LIVE_MODEL!, baseUrl: env.OPENAI_LIVE_BASE_URL });
+  const common = {
+    apiKey: env.OPENAI_API_KEY!,
+    fallbackModels: [],
+    voice: 'marin',
+    logger,
+    backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
+    replyWaitMs: 200,
+  };
+  const built =
+    provider === 'openai-realtime'
+      ? createOpenAIRealtimeProvider({
+          ...common,
+          model: env.OPENAI_REALTIME_MODEL!,
+          baseUrl: env.OPENAI_REALTIME_BASE_URL,
+        })
+      : createOpenAILiveProvider({ ...common, model: env.OPENAI_LIVE_MODEL!, baseUrl: env.OPENAI_LIVE_BASE_URL });
   return built.connect({ tools: [], systemInstruction: 'soak' });
 }
 

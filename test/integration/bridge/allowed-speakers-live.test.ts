@@ -23,7 +23,13 @@ const speech = chirpStereo(SPEECH_S, 300, 3000, 48_000);
 const modelSamples = () => call.gemini.connections.reduce((n, c) => n + c.inputSamples, 0);
 
 async function saveAllowed(ids: string[]): Promise<void> {
-  const res = await rawRequest({ port: call.t.port, method: 'PUT', path: '/settings', headers: { ...call.t.auth, 'content-type': 'application/json' }, body: JSON.stringify({ values: { allowedSpeakers: ids } }) });
+  const res = await rawRequest({
+    port: call.t.port,
+    method: 'PUT',
+    path: '/settings',
+    headers: { ...call.t.auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ values: { allowedSpeakers: ids } }),
+  });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
 }
 
@@ -46,7 +52,10 @@ const guestRole = async () => ((await call.get('/room')).json as RoomView).peopl
 
 beforeAll(async () => {
   settingsDir = mkdtempSync(path.join(tmpdir(), 'lvb-allowed-live-'));
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null, autoReply: { transcript: 'Heard you.' } }, core: { settingsStore: createConfSettingsStore({ dir: settingsDir }) } });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null, autoReply: { transcript: 'Heard you.' } },
+    core: { settingsStore: createConfSettingsStore({ dir: settingsDir }) },
+  });
   guestId = call.discord.user('guest').id;
   call.discord.userJoinVoice(guestId);
   expect((await call.post('/join')).status).toBe(200);
@@ -76,7 +85,8 @@ describe('allowed speakers saved mid-call', () => {
   });
 
   it('removed while speaking: once they stop, the room no longer shows them speaking', async () => {
-    const speaking = async () => ((await call.get('/room')).json as RoomView).people.find((p) => p.id === guestId)?.speaking;
+    const speaking = async () =>
+      ((await call.get('/room')).json as RoomView).people.find((p) => p.id === guestId)?.speaking;
     const talking = call.discord.speak(guestId, speech);
     await waitFor(async () => (await speaking()) === true, 'the guest to be seen speaking');
     await saveAllowed([call.discord.owner.id]);

@@ -14,7 +14,10 @@ afterEach(async () => {
 });
 
 async function loggedIn(c: CoreOnFakes): Promise<void> {
-  await waitFor(async () => !((await c.get('/health')).json as HealthReport).reasons.some((r) => r.includes('not logged in')), 'the bot logged in');
+  await waitFor(
+    async () => !((await c.get('/health')).json as HealthReport).reasons.some((r) => r.includes('not logged in')),
+    'the bot logged in',
+  );
 }
 const health = async (c: CoreOnFakes): Promise<HealthReport> => (await c.get('/health')).json as HealthReport;
 

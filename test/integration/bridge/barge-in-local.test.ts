@@ -63,7 +63,14 @@ async function modelOf(c: CoreOnFakes, provider: Provider): Promise<ModelFake> {
 }
 
 /** The barge-in counters of /health's metrics, checked as the page would get them. */
-const bargeInMetrics = z.object({ metrics: z.object({ interrupts: z.number(), local_barge_ins: z.number(), barge_in_holds: z.number(), barge_in_holds_released: z.number() }) });
+const bargeInMetrics = z.object({
+  metrics: z.object({
+    interrupts: z.number(),
+    local_barge_ins: z.number(),
+    barge_in_holds: z.number(),
+    barge_in_holds_released: z.number(),
+  }),
+});
 
 async function metrics(c: CoreOnFakes): Promise<z.infer<typeof bargeInMetrics>['metrics']> {
   return bargeInMetrics.parse((await c.get('/health')).json).metrics;
@@ -79,7 +86,12 @@ type GeminiOptions = NonNullable<Parameters<typeof startCoreOnFakes>[0]>['gemini
  * tested here is the bridge's own test.
  */
 async function callWithOwner(provider: Provider, gemini: GeminiOptions = {}) {
-  const c = await startCoreOnFakes({ gemini, openai: { autoReply: false, vadRms: 2000 }, openaiLive: { vadRms: 2000 }, env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
+  const c = await startCoreOnFakes({
+    gemini,
+    openai: { autoReply: false, vadRms: 2000 },
+    openaiLive: { vadRms: 2000 },
+    env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }),
+  });
   call = c;
   expect((await c.post('/join')).status).toBe(200);
   const model = await modelOf(c, provider);
@@ -89,7 +101,7 @@ async function callWithOwner(provider: Provider, gemini: GeminiOptions = {}) {
 }
 
 describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local barge-in on %s', (provider) => {
-  it('talking over a reply silences it within two frames at the receiver; the bot\'s own echo does not', async () => {
+  it("talking over a reply silences it within two frames at the receiver; the bot's own echo does not", async () => {
     const { c, model, owner } = await callWithOwner(provider);
 
     // 1. The reply comes back through the owner's mic at -20 dB, then at -14 dB (loudspeakers and no
@@ -160,7 +172,10 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
     await waitFor(() => botPeaks(c).filter((p) => p > LOUD_PEAK).length >= 20, 'the reply to start playing');
     // 1. The first frame of the word alone, and nothing more for 40 ms: the reply stops (held).
     let packetsBeforeOnset = -1;
-    await c.discord.speak(owner, owners.subarray(0, 1920), { silenceTail: false, onSent: () => (packetsBeforeOnset = c.discord.recorder.packets.length) });
+    await c.discord.speak(owner, owners.subarray(0, 1920), {
+      silenceTail: false,
+      onSent: () => (packetsBeforeOnset = c.discord.recorder.packets.length),
+    });
     await sleep(40);
     // 2. The rest of the word: the reply is cut, never played on.
     let packetsBeforeRest = -1;
@@ -178,7 +193,10 @@ describe.each<Provider>(['gemini', 'openai-realtime', 'openai-live'])('local bar
     // plays on through the 40 ms and fades only on the rest.
     const fade = beforeRest.findIndex((p) => p <= LOUD_PEAK);
     expect(fade, `bot packets before the rest of the word: ${beforeRest.join(', ')}`).toBeGreaterThanOrEqual(0);
-    expect(peaks.slice(packetsBeforeOnset + fade).filter((p) => p > LOUD_PEAK), 'after the fade').toEqual([]);
+    expect(
+      peaks.slice(packetsBeforeOnset + fade).filter((p) => p > LOUD_PEAK),
+      'after the fade',
+    ).toEqual([]);
     // Before the fade, only frames sent before the core could read the packet. The fake and the core
     // share one event loop here: after the fake's send, the same turn of the loop may run the
     // player's slot timer and read a model chunk (whose wake-up carries the next slot) before it
@@ -200,7 +218,10 @@ describe('local barge-in after the model finished sending its reply', () => {
     // The fake never interrupts on its own here: the first cut is ours alone, the second the service's.
     // Its turnComplete comes as soon as the audio is sent, not at playback end, as Realtime's
     // response.done or GPT-Live's quiet gap do: the first reply is over for the service when it is cut.
-    const { c, model, owner, reply } = await geminiCallWithOwner({ bargeInRms: null, strict: { turnCompleteAtPlaybackEnd: false } });
+    const { c, model, owner, reply } = await geminiCallWithOwner({
+      bargeInRms: null,
+      strict: { turnCompleteAtPlaybackEnd: false },
+    });
 
     // 1. The whole reply is sent at once (its turn complete) and plays from the buffer; the owner cuts it.
     c.discord.recorder.clear();
@@ -224,7 +245,7 @@ describe('local barge-in after the model finished sending its reply', () => {
 });
 
 describe("local barge-in on a speaker's own evidence (barge-in.ts)", () => {
-  it('a sound in the reply\'s band, 18 dB under it: kept as echo while the owner has given no evidence, cut on its first frames once they stayed quiet through the echo tail', async () => {
+  it("a sound in the reply's band, 18 dB under it: kept as echo while the owner has given no evidence, cut on its first frames once they stayed quiet through the echo tail", async () => {
     const { c, model, owner, reply } = await geminiCallWithOwner();
     /** What the owner sends: the reply's own band from `at` s, 18 dB under it (to both echo tests, echo). */
     const inBand = (at: number) => toStereo48k(reply.subarray(24_000 * at, 24_000 * (at + 0.4)), 0.125);

@@ -60,7 +60,10 @@ describe('a call that loses connections under it', () => {
     first.drop();
     expect(await cut).toBe('closed');
     const resumed = await gemini.connection(1);
-    await waitFor(async () => ((await get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected', 'connected again');
+    await waitFor(
+      async () => ((await get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected',
+      'connected again',
+    );
     await sleep(300);
     discord.recorder.clear();
     await resumed.reply({ pcm: chirpMono(0.8, 400, 4000, 24_000), transcript: 'after the drop' });
@@ -74,12 +77,18 @@ describe('a call that loses connections under it', () => {
     // Slow the next setup so the call sits in `reconnecting` while /say arrives.
     gemini.strict.setupDelayMs = 1500;
     gone.close(1011, 'Internal error occurred.');
-    await waitFor(async () => ((await get('/health')).json as { bridge: { state: string } }).bridge.state === 'reconnecting', 'reconnecting');
+    await waitFor(
+      async () => ((await get('/health')).json as { bridge: { state: string } }).bridge.state === 'reconnecting',
+      'reconnecting',
+    );
     const said = await get('/say?text=' + encodeURIComponent('held through the reconnect'));
     expect(said.status).toBe(200);
     gemini.strict.setupDelayMs = 150;
     const back = await gemini.connection(resumedBefore);
-    await waitFor(() => JSON.stringify(back.clientContents).includes('held through the reconnect'), 'the held text on the new socket');
+    await waitFor(
+      () => JSON.stringify(back.clientContents).includes('held through the reconnect'),
+      'the held text on the new socket',
+    );
   });
 
   it('a voice-socket reset (4015) during a model rotation: the call stays up, the user is heard and the reply is heard', async () => {
@@ -90,8 +99,15 @@ describe('a call that loses connections under it', () => {
     const next = await gemini.connection(count);
     expect(next.resumedWithHandle).not.toBeNull();
     await waitFor(async () => {
-      const health = (await get('/health')).json as { bridge: { state: string }; connections: { discord: string; model: string } };
-      return health.bridge.state === 'connected' && health.connections.discord === 'connected' && health.connections.model === 'connected';
+      const health = (await get('/health')).json as {
+        bridge: { state: string };
+        connections: { discord: string; model: string };
+      };
+      return (
+        health.bridge.state === 'connected' &&
+        health.connections.discord === 'connected' &&
+        health.connections.model === 'connected'
+      );
     }, 'both connections back');
     await sleep(300);
     await discord.speak(discord.owner.id, chirpStereo(1, 300, 3000, 48_000));

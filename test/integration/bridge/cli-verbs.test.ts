@@ -19,7 +19,13 @@ afterAll(async () => call?.close());
 function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const { DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: _f, ...base } = process.env;
   const child = spawn(process.execPath, ['bin/live-voice-bridge.js', ...args], {
-    env: { ...base, NO_COLOR: '1', HERMES_HOME: call.t.home, DISCORD_VOICE_LIVE_PORT: String(call.t.port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.t.core.token },
+    env: {
+      ...base,
+      NO_COLOR: '1',
+      HERMES_HOME: call.t.home,
+      DISCORD_VOICE_LIVE_PORT: String(call.t.port),
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: call.t.core.token,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -42,15 +48,29 @@ describe('join, ask, announce, status, leave', () => {
     const asked = await cli(['ask', 'Tell me a one-line joke']);
     expect(asked.status).toBe(0);
     // The CLI waits for the outcome: piped, it prints the record (GET /say/{id}); the model's answer was heard.
-    expect(JSON.parse(asked.stdout)).toMatchObject({ verb: 'ask', outcome: 'spoken', text: 'Tell me a one-line joke', spoken_text: ANSWER, source: 'cli' });
-    await waitFor(async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text === ANSWER), 'the answer to the message');
+    expect(JSON.parse(asked.stdout)).toMatchObject({
+      verb: 'ask',
+      outcome: 'spoken',
+      text: 'Tell me a one-line joke',
+      spoken_text: ANSWER,
+      source: 'cli',
+    });
+    await waitFor(
+      async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text === ANSWER),
+      'the answer to the message',
+    );
 
     const announced = await cli(['announce', 'The build is green']);
     expect(announced.status).toBe(0);
-    await waitFor(async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text === 'The build is green'), 'the announcement said');
+    await waitFor(
+      async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text === 'The build is green'),
+      'the announcement said',
+    );
 
     // What the model received: the message as it is; the announcement inside the wording.
-    const parts = model.clientContents.flatMap((c) => ((c.turns as { parts: { text: string }[] }[]) ?? []).flatMap((t) => t.parts.map((p) => p.text)));
+    const parts = model.clientContents.flatMap((c) =>
+      ((c.turns as { parts: { text: string }[] }[]) ?? []).flatMap((t) => t.parts.map((p) => p.text)),
+    );
     expect(parts).toContain('Tell me a one-line joke');
     expect(parts.find((p) => p.endsWith('The build is green'))).toMatch(/^Say the following to the user now/);
 
@@ -64,12 +84,17 @@ describe('join, ask, announce, status, leave', () => {
 
     const status = await cli(['status', '--json']);
     expect(status.status).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ health: { bridge: { state: 'connected' } }, reminders: { pending: 0 } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      health: { bridge: { state: 'connected' } },
+      reminders: { pending: 0 },
+    });
 
     const left = await cli(['leave']);
     expect(left.status).toBe(0);
     expect(JSON.parse(left.stdout)).toMatchObject({ stopped: true });
-    expect((await notes()).some((n) => n.kind === 'state' && n.text.includes('stopped from the command line'))).toBe(true);
+    expect((await notes()).some((n) => n.kind === 'state' && n.text.includes('stopped from the command line'))).toBe(
+      true,
+    );
     const again = await cli(['leave']);
     expect(JSON.parse(again.stdout)).toMatchObject({ stopped: false });
   }, 120_000);

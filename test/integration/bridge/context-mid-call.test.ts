@@ -28,7 +28,10 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function startCall(model?: string, provider?: 'openai-realtime' | 'openai-live'): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
+async function startCall(
+  model?: string,
+  provider?: 'openai-realtime' | 'openai-live',
+): Promise<{ call: CoreOnFakes; first: FakeGeminiConnection; second: string }> {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-context-live-'));
   const firstFile = path.join(dir, 'first.md');
   const secondFile = path.join(dir, 'second.md');
@@ -36,7 +39,12 @@ async function startCall(model?: string, provider?: 'openai-realtime' | 'openai-
   writeFileSync(secondFile, SECOND);
   call = await startCoreOnFakes({
     gemini: { bargeInRms: null },
-    env: () => ({ DISCORD_VOICE_LIVE_PERSONA_FILE: firstFile, DISCORD_VOICE_LIVE_WAKE_NAMES: 'Gemini', ...(model ? { GEMINI_MODEL: model, GEMINI_LIVE_MODEL_FALLBACKS: '' } : {}), ...(provider ? { DISCORD_VOICE_LIVE_PROVIDER: provider } : {}) }),
+    env: () => ({
+      DISCORD_VOICE_LIVE_PERSONA_FILE: firstFile,
+      DISCORD_VOICE_LIVE_WAKE_NAMES: 'Gemini',
+      ...(model ? { GEMINI_MODEL: model, GEMINI_LIVE_MODEL_FALLBACKS: '' } : {}),
+      ...(provider ? { DISCORD_VOICE_LIVE_PROVIDER: provider } : {}),
+    }),
     core: { settingsStore: createConfSettingsStore({ dir: path.join(dir, 'settings') }) },
   });
   const guest = call.discord.user('guest');
@@ -48,7 +56,13 @@ async function startCall(model?: string, provider?: 'openai-realtime' | 'openai-
 }
 
 async function savePersona(c: CoreOnFakes, file: string): Promise<void> {
-  const res = await rawRequest({ port: c.t.port, method: 'PUT', path: '/settings', headers: { ...c.t.auth, 'content-type': 'application/json' }, body: JSON.stringify({ values: { personaFile: file } }) });
+  const res = await rawRequest({
+    port: c.t.port,
+    method: 'PUT',
+    path: '/settings',
+    headers: { ...c.t.auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ values: { personaFile: file } }),
+  });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
 }
 
@@ -80,7 +94,10 @@ describe('settings saved mid-call', () => {
     expect(first.received.some((m) => 'contextUpdate' in m)).toBe(false);
     expect(first.refusedFor).toBeNull();
     expect(instructionOf(next)).toContain('second persona');
-    await waitFor(async () => ((await c.get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected', 'the call connected again');
+    await waitFor(
+      async () => ((await c.get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected',
+      'the call connected again',
+    );
   }, 60_000);
 
   it('OpenAI Realtime: a new persona goes out as a session.update on the same socket; names bias its transcription', async () => {
@@ -92,9 +109,16 @@ describe('settings saved mid-call', () => {
     expect(JSON.stringify(socket.session)).toMatch(/"prompt":"Names that may be said: [^"]*Gemini/);
     const before = sessionUpdates().length;
     await savePersona(c, second);
-    await waitFor(() => JSON.stringify(sessionUpdates().slice(before)).includes('second persona'), 'a session.update with the new persona mid-call');
+    await waitFor(
+      () => JSON.stringify(sessionUpdates().slice(before)).includes('second persona'),
+      'a session.update with the new persona mid-call',
+    );
     // Only what changed: the update names no audio format, voice or model.
-    expect(sessionUpdates().slice(before).every((m) => !JSON.stringify(m).includes('"audio"'))).toBe(true);
+    expect(
+      sessionUpdates()
+        .slice(before)
+        .every((m) => !JSON.stringify(m).includes('"audio"')),
+    ).toBe(true);
     expect(JSON.stringify(socket.session)).toContain('second persona');
     expect(socket.errors).toEqual([]);
     expect(socket.isOpen).toBe(true);
@@ -105,15 +129,21 @@ describe('settings saved mid-call', () => {
     const { call: c, second } = await startCall(undefined, 'openai-live');
     const socket = await c.openaiLive.connection(0);
     await savePersona(c, second);
-    await waitFor(() => socket.instructions.some((text) => text.includes('second persona')), 'the new persona appended mid-call');
-    expect(socket.instructions.find((text) => text.includes('second persona'))).toMatch(/^From now on, follow these instructions instead/);
+    await waitFor(
+      () => socket.instructions.some((text) => text.includes('second persona')),
+      'the new persona appended mid-call',
+    );
+    expect(socket.instructions.find((text) => text.includes('second persona'))).toMatch(
+      /^From now on, follow these instructions instead/,
+    );
     expect(socket.isOpen).toBe(true);
     expect(c.openaiLive.established).toHaveLength(1);
   }, 60_000);
 
   it("the wake names and the room's display names bias input transcription (from the socket after the join)", async () => {
     const { call: c, first } = await startCall();
-    const vocabularyOf = (conn: FakeGeminiConnection) => (conn.setup?.inputAudioTranscription as { customVocabulary?: string[] } | undefined)?.customVocabulary ?? [];
+    const vocabularyOf = (conn: FakeGeminiConnection) =>
+      (conn.setup?.inputAudioTranscription as { customVocabulary?: string[] } | undefined)?.customVocabulary ?? [];
     // The first socket opens while the bot joins (who is in the room is not known yet): the wake names.
     expect(vocabularyOf(first)).toContain('Gemini');
     // Names are never sent mid-session; the call's next socket carries the room's names too.

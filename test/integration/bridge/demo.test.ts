@@ -10,7 +10,11 @@ const CLI_ENV: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
 
 it('prints a login URL and paste lines that work as printed; SIGINT ends it with exit 0 and no temp home left', async () => {
   const port = await freePort();
-  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PORT: String(port) }, readyTimeoutMs: 60_000 });
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo`, {
+    cwd: process.cwd(),
+    env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PORT: String(port) },
+    readyTimeoutMs: 60_000,
+  });
   try {
     const { dashboardUrl, pasteLines, fakesPid } = await demo.ready;
     expect(dashboardUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/login\\?nonce=[\\w-]+$`));
@@ -30,11 +34,17 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
     expect(pasted.stdout).toMatch(/"outcome": "(spoken|cut)"/);
     expect(pasted.stdout).not.toMatch(/"outcome": "(dropped|waiting)"/);
     // live-voice-bridge is on PATH from the pasted lines (the shim bin/live-voice-bridge): no npx, no second of npm.
-    expect(pasteLines.filter((line) => line.includes('live-voice-bridge ')).every((line) => line.startsWith('live-voice-bridge '))).toBe(true);
+    expect(
+      pasteLines
+        .filter((line) => line.includes('live-voice-bridge '))
+        .every((line) => line.startsWith('live-voice-bridge ')),
+    ).toBe(true);
     expect(pasted.stdout).toContain('"verb": "ask"');
     expect(pasted.stdout).toContain('"verb": "announce"');
     expect(pasted.stdout).toMatch(/"voice": \{\s*"status": "ok"/);
-    const notesJson = JSON.parse(pasted.stdout.trim().split('\n').at(-1)!) as { notes: { kind: string; text: string }[] };
+    const notesJson = JSON.parse(pasted.stdout.trim().split('\n').at(-1)!) as {
+      notes: { kind: string; text: string }[];
+    };
     // The latest notes include the notification the pasted `notify` line just delivered.
     expect(notesJson.notes.some((n) => n.kind === 'notification' && n.text.includes('The build finished'))).toBe(true);
 
@@ -57,7 +67,11 @@ it('prints a login URL and paste lines that work as printed; SIGINT ends it with
 
 it('SIGTERM to the demo alone ends the call and the fakes, exit 0', async () => {
   const port = await freePort();
-  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PORT: String(port) }, readyTimeoutMs: 60_000 });
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo`, {
+    cwd: process.cwd(),
+    env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PORT: String(port) },
+    readyTimeoutMs: 60_000,
+  });
   try {
     const { fakesPid } = await demo.ready;
     demo.child.kill('SIGTERM');
@@ -71,7 +85,11 @@ it('SIGTERM to the demo alone ends the call and the fakes, exit 0', async () => 
 
 it('--once plays one exchange and exits 0', async () => {
   const port = await freePort();
-  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, { cwd: process.cwd(), env: CLI_ENV, readyTimeoutMs: 60_000 });
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, {
+    cwd: process.cwd(),
+    env: CLI_ENV,
+    readyTimeoutMs: 60_000,
+  });
   const exit = await demo.exited;
   expect(demo.err()).toBe('');
   expect(exit.code).toBe(0);
@@ -83,16 +101,25 @@ it('--once plays one exchange and exits 0', async () => {
 }, 90_000);
 
 it('--help prints the options (--room and --provider among them), exit 0; a mistyped option gets one line with a suggestion, exit 2', async () => {
-  const help = startDemo(`exec "${process.execPath}" main/cli.ts demo --help`, { cwd: process.cwd(), env: CLI_ENV, readyTimeoutMs: 60_000 });
+  const help = startDemo(`exec "${process.execPath}" main/cli.ts demo --help`, {
+    cwd: process.cwd(),
+    env: CLI_ENV,
+    readyTimeoutMs: 60_000,
+  });
   expect(await help.exited).toEqual({ code: 0, signal: null });
   expect(help.err()).toBe('');
   expect(help.out()).toMatch(/^Usage: \.\/scripts\/demo\.sh \[options\]/);
-  for (const option of ['--room', '--provider NAME', '--port N', '--once', '-h, --help']) expect(help.out()).toContain(`  ${option}`);
+  for (const option of ['--room', '--provider NAME', '--port N', '--once', '-h, --help'])
+    expect(help.out()).toContain(`  ${option}`);
   expect(help.out()).toContain('gemini, openai-realtime, openai-live');
   // Nothing started: no call, no home.
   expect(help.out()).not.toContain('Starting');
 
-  const typo = startDemo(`exec "${process.execPath}" main/cli.ts demo --rom`, { cwd: process.cwd(), env: CLI_ENV, readyTimeoutMs: 60_000 });
+  const typo = startDemo(`exec "${process.execPath}" main/cli.ts demo --rom`, {
+    cwd: process.cwd(),
+    env: CLI_ENV,
+    readyTimeoutMs: 60_000,
+  });
   expect((await typo.exited).code).toBe(2);
   expect(typo.err()).toBe('demo: unknown option --rom (did you mean --room?). See ./scripts/demo.sh --help\n');
   expect(typo.out()).toBe('');
@@ -100,11 +127,19 @@ it('--help prints the options (--room and --provider among them), exit 0; a mist
 
 it('honours DISCORD_VOICE_LIVE_PROVIDER (as its banner says); --provider still wins; a bad value names the variable', async () => {
   const port = await freePort();
-  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PROVIDER: 'openai-realtime' }, readyTimeoutMs: 60_000 });
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, {
+    cwd: process.cwd(),
+    env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PROVIDER: 'openai-realtime' },
+    readyTimeoutMs: 60_000,
+  });
   const exit = await demo.exited;
   expect(exit.code).toBe(0);
   expect(demo.out()).toContain('Live model: openai-realtime');
-  const bad = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, { cwd: process.cwd(), env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PROVIDER: 'gemmini' }, readyTimeoutMs: 60_000 });
+  const bad = startDemo(`exec "${process.execPath}" main/cli.ts demo --once --port ${port}`, {
+    cwd: process.cwd(),
+    env: { ...CLI_ENV, DISCORD_VOICE_LIVE_PROVIDER: 'gemmini' },
+    readyTimeoutMs: 60_000,
+  });
   expect((await bad.exited).code).toBe(2);
   expect(bad.err()).toContain('DISCORD_VOICE_LIVE_PROVIDER must be one of');
 }, 120_000);

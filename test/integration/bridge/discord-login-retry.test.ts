@@ -25,7 +25,13 @@ beforeAll(async () => {
   const upstream = new URL(discord.apiBaseUrl);
   proxy = createServer((req, res) => {
     const forward = request(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -73,11 +79,18 @@ describe('Discord unreachable at start-up', () => {
     discordUp = true;
     // Back-off is at most 60 s; the next /join also makes its own attempt, so no long wait is needed.
     let joined = await rawRequest({ port: t.port, method: 'POST', path: '/join', headers: t.auth });
-    await waitFor(async () => {
-      if (joined.status === 200) return true;
-      joined = await rawRequest({ port: t.port, method: 'POST', path: '/join', headers: t.auth });
-      return joined.status === 200;
-    }, '/join to work once Discord is reachable', 30_000);
-    expect(joined.json).toMatchObject({ state: 'connected', connections: { discord: 'connected', model: 'connected' } });
+    await waitFor(
+      async () => {
+        if (joined.status === 200) return true;
+        joined = await rawRequest({ port: t.port, method: 'POST', path: '/join', headers: t.auth });
+        return joined.status === 200;
+      },
+      '/join to work once Discord is reachable',
+      30_000,
+    );
+    expect(joined.json).toMatchObject({
+      state: 'connected',
+      connections: { discord: 'connected', model: 'connected' },
+    });
   });
 });

@@ -36,7 +36,10 @@ function botFrames(): { peak: number; receivedAt: number }[] {
 
 beforeAll(async () => {
   // Barge-in is driven explicitly by the test; the fake would otherwise interrupt on loud input.
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null }, env: (d) => ({ DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: d.textChannelId }) });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null },
+    env: (d) => ({ DISCORD_VOICE_LIVE_TEXT_CHANNEL_ID: d.textChannelId }),
+  });
   ({ discord, gemini, t } = call);
 }, 60_000);
 
@@ -45,22 +48,37 @@ afterAll(async () => {
 });
 
 describe('a call on the fakes', () => {
-  it('joins the owner\'s channel and reports connected', async () => {
+  it("joins the owner's channel and reports connected", async () => {
     const joined = await post('/join');
     expect(joined.status).toBe(200);
-    expect(joined.json).toMatchObject({ state: 'connected', target: { guildId: discord.guildId, channelId: discord.voiceChannelId }, connections: { discord: 'connected', model: 'connected' } });
+    expect(joined.json).toMatchObject({
+      state: 'connected',
+      target: { guildId: discord.guildId, channelId: discord.voiceChannelId },
+      connections: { discord: 'connected', model: 'connected' },
+    });
     model = await gemini.connection(0);
-    const health = (await get('/health')).json as { bridge: { state: string }; audio: { opus: { library: string } }; dave: Record<string, unknown> | null };
+    const health = (await get('/health')).json as {
+      bridge: { state: string };
+      audio: { opus: { library: string } };
+      dave: Record<string, unknown> | null;
+    };
     expect(health.bridge.state).toBe('connected');
     expect(health.audio.opus.library).toMatch(/opus/);
     // The call is end-to-end encrypted (DAVE v1, the fake's default) with the same privacy code the owner's client shows.
-    expect(health.dave).toMatchObject({ protocol_version: 1, e2ee: true, ready: true, epoch: 1, decrypt_failures: 0, rejoins: 0 });
+    expect(health.dave).toMatchObject({
+      protocol_version: 1,
+      e2ee: true,
+      ready: true,
+      epoch: 1,
+      decrypt_failures: 0,
+      rejoins: 0,
+    });
     expect(health.dave?.privacy_code).toBe(discord.dave()?.member(discord.owner.id)?.voicePrivacyCode);
     const again = await post('/join');
     expect([again.status, errorCode(again)]).toEqual([409, 'already_active']);
   });
 
-  it('the fake user\'s speech reaches the model as 16 kHz mono with the same content', async () => {
+  it("the fake user's speech reaches the model as 16 kHz mono with the same content", async () => {
     const speech = chirpStereo(1.2, 300, 3000, 48_000);
     await discord.speak(discord.owner.id, speech);
     await waitFor(() => model.inputSamples >= 0.9 * 1.2 * 16_000, 'the model to receive the utterance');
@@ -73,7 +91,7 @@ describe('a call on the fakes', () => {
     await waitFor(() => model.received.some((m) => JSON.stringify(m).includes('audioStreamEnd')), 'audioStreamEnd');
   });
 
-  it('the model\'s 24 kHz reply is heard in the channel at 48 kHz stereo with the same content', async () => {
+  it("the model's 24 kHz reply is heard in the channel at 48 kHz stereo with the same content", async () => {
     discord.recorder.clear();
     const reply = chirpMono(0.8, 400, 4000, 24_000);
     await model.reply({ pcm: reply, transcript: 'Here is my answer.', inputTranscript: 'What do you say?' });
@@ -88,7 +106,10 @@ describe('a call on the fakes', () => {
     expect(normalizedCorrelation(chirpMono(0.8, 400, 4000, 48_000), left).correlation).toBeGreaterThan(0.9);
     expect(normalizedCorrelation(left, right).correlation).toBeGreaterThan(0.99);
     // The transcripts became notes.
-    await waitFor(async () => JSON.stringify((await get('/notes?limit=50')).json).includes('Here is my answer.'), 'the output transcript note');
+    await waitFor(
+      async () => JSON.stringify((await get('/notes?limit=50')).json).includes('Here is my answer.'),
+      'the output transcript note',
+    );
     const notes = ((await get('/notes?limit=50')).json as { notes: { kind: string; text: string }[] }).notes;
     expect(notes).toContainEqual(expect.objectContaining({ kind: 'input_transcript', text: 'What do you say?' }));
     expect(notes).toContainEqual(expect.objectContaining({ kind: 'output_transcript', text: 'Here is my answer.' }));
@@ -97,12 +118,25 @@ describe('a call on the fakes', () => {
   it('/say text reaches the model for its next turn', async () => {
     const res = await get('/say?text=' + encodeURIComponent('Your build finished'));
     expect(res.status).toBe(200);
-    await waitFor(() => JSON.stringify(model.clientContents).includes('Your build finished') || model.texts.some((x) => x.includes('Your build finished')), 'the injected text');
+    await waitFor(
+      () =>
+        JSON.stringify(model.clientContents).includes('Your build finished') ||
+        model.texts.some((x) => x.includes('Your build finished')),
+      'the injected text',
+    );
   });
 
   it('/frame: a PNG reaches the model as a JPEG no larger than 768 px', async () => {
-    const png = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#204060' } }).png().toBuffer();
-    const res = await rawRequest({ port: t.port, method: 'POST', path: '/frame', headers: { ...t.auth, 'content-type': 'image/png' }, body: png });
+    const png = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#204060' } })
+      .png()
+      .toBuffer();
+    const res = await rawRequest({
+      port: t.port,
+      method: 'POST',
+      path: '/frame',
+      headers: { ...t.auth, 'content-type': 'image/png' },
+      body: png,
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ status: 'sent', width: 768, height: 432, input_type: 'png' });
     await waitFor(() => model.frames.length > 0, 'the frame');
@@ -120,7 +154,12 @@ describe('a call on the fakes', () => {
     // heard is a whole frame of the turn (paced in real time, a frame that ran dry carried part of
     // one and the count below drifted past playedMs), and at the interruption the rest of the
     // reply is partly buffered, partly still to come.
-    const outcome = model.reply({ pcm: long, paceMs: 10, chunkMs: 20, transcript: 'This reply is long and will be cut off by the user.' });
+    const outcome = model.reply({
+      pcm: long,
+      paceMs: 10,
+      chunkMs: 20,
+      transcript: 'This reply is long and will be cut off by the user.',
+    });
     // 20 frames in, the reply's transcript has begun (the fake spreads its words over the chunks).
     await waitFor(() => botFrames().filter((f) => f.peak > 2000).length >= 20, 'the reply to start playing');
     model.interrupt();
@@ -148,7 +187,11 @@ describe('a call on the fakes', () => {
     // player stopped (nothing more came in the 600 ms waited above; `loud` bounds what did).
     const lastLoud = frames.findLastIndex((f) => f.peak > 200);
     expect(frames.length - 1 - lastLoud).toBeGreaterThanOrEqual(5);
-    const metrics = ((await get('/health')).json as { metrics: { interrupts: number; barge_in_latency: { count: number; p95_ms: number } } }).metrics;
+    const metrics = (
+      (await get('/health')).json as {
+        metrics: { interrupts: number; barge_in_latency: { count: number; p95_ms: number } };
+      }
+    ).metrics;
     expect(metrics.interrupts).toBe(1);
     expect(metrics.barge_in_latency.count).toBe(1);
   });

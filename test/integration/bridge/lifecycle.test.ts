@@ -68,7 +68,14 @@ afterEach(async () => {
 async function setUp(fakeOptions: FakeGeminiOptions = {}, key = fakeKey('lifecycle')) {
   fake = await startFakeGemini(fakeOptions);
   const { logger } = captureLogger();
-  const model = createGeminiProvider({ apiKey: key, model: 'gemini-3.8-live', voice: 'Kore', baseUrl: fake.url, backoff: { initialMs: 20, maxMs: 100, maxAttempts: 2 }, logger });
+  const model = createGeminiProvider({
+    apiKey: key,
+    model: 'gemini-3.8-live',
+    voice: 'Kore',
+    baseUrl: fake.url,
+    backoff: { initialMs: 20, maxMs: 100, maxAttempts: 2 },
+    logger,
+  });
   const voice = new ScriptedVoice();
   const notes = openNotesDb(mkdtempSync(path.join(tmpdir(), 'lvb-lifecycle-'))).log();
   const bridge = new Bridge({ voice, model, tools: new ToolRegistry(), notes, hub: new EventHub(), logger });
@@ -111,7 +118,13 @@ describe('Bridge lifecycle on the real provider and the fake Gemini', () => {
     const starting = bridge.start();
     await waitUntil(() => voice.joinPending, 'the join to begin');
     // The model is refused (bad key) while the join is still pending; the join then succeeds.
-    const early = await Promise.race([starting.then(() => 'settled', () => 'settled'), new Promise((r) => setTimeout(() => r('pending'), 300))]);
+    const early = await Promise.race([
+      starting.then(
+        () => 'settled',
+        () => 'settled',
+      ),
+      new Promise((r) => setTimeout(() => r('pending'), 300)),
+    ]);
     expect(early).toBe('pending');
     voice.resolveJoin();
     await expect(starting).rejects.toMatchObject({ code: 'model_failed' });

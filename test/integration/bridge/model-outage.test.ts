@@ -15,7 +15,10 @@ let call: CoreOnFakes;
 const OUTAGE_MS = 90_000;
 
 beforeAll(async () => {
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null }, env: () => ({ DISCORD_VOICE_LIVE_PARK_AFTER_S: '0' }) });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null },
+    env: () => ({ DISCORD_VOICE_LIVE_PARK_AFTER_S: '0' }),
+  });
   expect((await call.post('/join')).status).toBe(200);
   await call.gemini.connection(0);
 }, 60_000);
@@ -46,7 +49,11 @@ describe('a 90 s model outage', () => {
     call.gemini.setUnavailable(true);
 
     // Past the session's own retries (~34 s) the call is still there, saying what happens and since when.
-    await waitFor(async () => /model unreachable since/.test((await health()).bridge.reason ?? ''), 'the outage to be reported', 70_000);
+    await waitFor(
+      async () => /model unreachable since/.test((await health()).bridge.reason ?? ''),
+      'the outage to be reported',
+      70_000,
+    );
     const during = await health();
     expect(during.bridge.state).toBe('reconnecting');
     expect(during.connections.discord).toBe('connected');
@@ -63,7 +70,10 @@ describe('a 90 s model outage', () => {
     const back = await call.gemini.connection(before, 60_000);
     await waitFor(async () => (await health()).bridge.state === 'connected', 'connected again', 30_000);
     // The utterance said in the outage reaches the model that is back, with its end (a turn to answer).
-    await waitFor(() => back.audioStreamEnds >= 1 && back.inputSamples >= 16_000, 'the utterance said in the outage at the model once it is back');
+    await waitFor(
+      () => back.audioStreamEnds >= 1 && back.inputSamples >= 16_000,
+      'the utterance said in the outage at the model once it is back',
+    );
     await back.reply({ pcm: chirpMono(0.3, 400, 4000, 24_000), transcript: 'Sorry, I was away.' });
     const notes = ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string }[] }).notes;
     expect(notes.filter((n) => n.kind === 'state' && /^(error|stopped)/.test(n.text))).toEqual([]);

@@ -33,14 +33,19 @@ const model = {
     return sockets().reduce((n, c) => n + c.inputSamples, 0);
   },
 };
-const streamEnds = () => sockets().reduce((n, c) => n + c.received.filter((m) => JSON.stringify(m).includes('audioStreamEnd')).length, 0);
+const streamEnds = () =>
+  sockets().reduce((n, c) => n + c.received.filter((m) => JSON.stringify(m).includes('audioStreamEnd')).length, 0);
 const speech = chirpStereo(SPEECH_S, 300, 3000, 48_000);
 
 /** The user speaks; resolves once the bridge dropped at least `drops` more frames (when expected) and the gate settled. */
 async function speakAndSettle(expectDropped: boolean): Promise<void> {
   const before = await framesMuted();
   await discord.speak(discord.owner.id, speech);
-  if (expectDropped) await waitFor(async () => (await framesMuted()) - before >= SPEECH_FRAMES - 5, 'the bridge to drop the muted frames');
+  if (expectDropped)
+    await waitFor(
+      async () => (await framesMuted()) - before >= SPEECH_FRAMES - 5,
+      'the bridge to drop the muted frames',
+    );
   await sleep(SETTLE_MS);
 }
 
@@ -56,7 +61,7 @@ afterAll(async () => {
   await call?.close();
 });
 
-describe('mute on the fake model\'s record', () => {
+describe("mute on the fake model's record", () => {
   it('muted: the model receives no audio from a speaking user; /health says muted', async () => {
     const muted = await call.post('/mute', { muted: true });
     expect(muted.status).toBe(200);
@@ -74,11 +79,14 @@ describe('mute on the fake model\'s record', () => {
     const samplesBefore = model.inputSamples;
     const endsBefore = streamEnds();
     await discord.speak(discord.owner.id, speech);
-    await waitFor(() => model.inputSamples - samplesBefore >= 0.9 * SPEECH_S * 16_000, 'the model to hear the unmuted speech');
+    await waitFor(
+      () => model.inputSamples - samplesBefore >= 0.9 * SPEECH_S * 16_000,
+      'the model to hear the unmuted speech',
+    );
     await waitFor(() => streamEnds() > endsBefore, 'audioStreamEnd after the speech');
   });
 
-  it('muting mid-utterance ends the model\'s audio input at once; nothing follows it', async () => {
+  it("muting mid-utterance ends the model's audio input at once; nothing follows it", async () => {
     const long = chirpStereo(3, 300, 3000, 48_000);
     const endsBefore = streamEnds();
     const samplesBefore = model.inputSamples;
@@ -96,9 +104,12 @@ describe('mute on the fake model\'s record', () => {
   });
 });
 
-describe('push-to-talk on the fake model\'s record', () => {
+describe("push-to-talk on the fake model's record", () => {
   it('key released: no audio; held: the speech reaches the model; released again: none', async () => {
-    expect((await call.post('/ptt', { enabled: true })).json).toMatchObject({ ptt: { enabled: true, held: false }, to_model: false });
+    expect((await call.post('/ptt', { enabled: true })).json).toMatchObject({
+      ptt: { enabled: true, held: false },
+      to_model: false,
+    });
     expect((await health()).talk).toMatchObject({ ptt: { enabled: true, held: false }, to_model: false });
     let audioBefore = model.audio.length;
     await speakAndSettle(true);
@@ -107,7 +118,10 @@ describe('push-to-talk on the fake model\'s record', () => {
     expect((await call.post('/ptt', { held: true })).json).toMatchObject({ to_model: true });
     const samplesBefore = model.inputSamples;
     await discord.speak(discord.owner.id, speech);
-    await waitFor(() => model.inputSamples - samplesBefore >= 0.9 * SPEECH_S * 16_000, 'the model to hear the held speech');
+    await waitFor(
+      () => model.inputSamples - samplesBefore >= 0.9 * SPEECH_S * 16_000,
+      'the model to hear the held speech',
+    );
 
     await call.post('/ptt', { held: false });
     await sleep(SETTLE_MS);

@@ -56,7 +56,8 @@ describe('a parked call with three people and wake names', () => {
     const pcm = woken.inputPcm();
     // The first 320 ms of the utterance (its wake name) and its whole length are at the model.
     let loudBlocks = 0;
-    for (let at = 0; at + 5120 <= pcm.length; at += 5120) if (amplitudeAt(pcm.subarray(at, at + 5120), 440, 16_000) > 1500) loudBlocks++;
+    for (let at = 0; at + 5120 <= pcm.length; at += 5120)
+      if (amplitudeAt(pcm.subarray(at, at + 5120), 440, 16_000) > 1500) loudBlocks++;
     expect(loudBlocks).toBeGreaterThanOrEqual(3); // 1.2 s = 3.75 blocks of 320 ms
     expect(amplitudeAt(pcm, 300, 16_000)).toBeLessThan(200); // the talk without a wake name never reached it
   });

@@ -42,7 +42,9 @@ async function heardBy(c: CoreOnFakes, model: () => ModelSide): Promise<number> 
 for (const provider of ['openai-live', 'openai-realtime'] as const) {
   describe(`${provider}: a parked call wakes without losing what woke it`, () => {
     it('speech to the parked call reaches the new (seeded) session whole', async () => {
-      const c = await startCoreOnFakes({ env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider, DISCORD_VOICE_LIVE_PARK_AFTER_S: '1' }) });
+      const c = await startCoreOnFakes({
+        env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider, DISCORD_VOICE_LIVE_PARK_AFTER_S: '1' }),
+      });
       call = c;
       const fake = provider === 'openai-live' ? c.openaiLive : c.openai;
       const health = async (): Promise<HealthReport> => (await c.get('/health')).json as HealthReport;
@@ -50,7 +52,9 @@ for (const provider of ['openai-live', 'openai-realtime'] as const) {
       await fake.connection(0);
       // What an awake session receives for the utterance (gate pre-roll and hangover included).
       const awake = await heardBy(c, () => fake.established[0]!);
-      expect(await fake.established[0]!.reply({ toneMs: 300, transcript: 'Hello from before the park.' })).toBe('completed');
+      expect(await fake.established[0]!.reply({ toneMs: 300, transcript: 'Hello from before the park.' })).toBe(
+        'completed',
+      );
       await waitFor(async () => (await health()).bridge.state === 'parked', 'the call to park', 20_000);
       const woken = await heardBy(c, () => fake.established[1] ?? { audio: [] });
       const session = fake.established[1]!;

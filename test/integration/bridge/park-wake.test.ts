@@ -36,7 +36,10 @@ async function heardAwake(pcm: Int16Array): Promise<number> {
 }
 
 beforeAll(async () => {
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null, setupDelayMs: 400 }, env: () => ({ DISCORD_VOICE_LIVE_PARK_AFTER_S: '1' }) });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null, setupDelayMs: 400 },
+    env: () => ({ DISCORD_VOICE_LIVE_PARK_AFTER_S: '1' }),
+  });
   expect((await call.post('/join')).status).toBe(200);
   await call.gemini.connection(0);
 }, 60_000);
@@ -49,7 +52,8 @@ const health = async (): Promise<HealthReport> => (await call.get('/health')).js
 const parked = () => waitFor(async () => (await health()).bridge.state === 'parked', 'the call to park');
 const latest = (): FakeGeminiConnection => call.gemini.established.at(-1)!;
 const sessions = () => call.gemini.established.length;
-const textOn = (c: FakeGeminiConnection, needle: string) => c.clientContents.some((m) => JSON.stringify(m).includes(needle));
+const textOn = (c: FakeGeminiConnection, needle: string) =>
+  c.clientContents.some((m) => JSON.stringify(m).includes(needle));
 
 /** Parked with the previous session closed by us; returns the count of sessions so far. */
 async function parkedNow(): Promise<number> {

@@ -21,7 +21,10 @@ type Provider = 'gemini' | 'openai-realtime';
 
 describe.each<Provider>(['gemini', 'openai-realtime'])('adaptive patience on %s', (provider) => {
   it('a speaker who resumes right after a reply starts gets one step more, shown by name and kept', async () => {
-    const c = await startCoreOnFakes({ openai: { autoReply: false, vadRms: 2000 }, env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }) });
+    const c = await startCoreOnFakes({
+      openai: { autoReply: false, vadRms: 2000 },
+      env: () => ({ DISCORD_VOICE_LIVE_PROVIDER: provider }),
+    });
     call = c;
     expect((await c.post('/join')).status).toBe(200);
     const model = provider === 'gemini' ? await c.gemini.connection(0) : await c.openai.connection(0);
@@ -41,18 +44,27 @@ describe.each<Provider>(['gemini', 'openai-realtime'])('adaptive patience on %s'
     await reply;
 
     const view = (await c.get('/room/patience')).json as PatienceView;
-    expect(view.speakers).toEqual([expect.objectContaining({ speaker_id: owner, window_ms: 1100, learnt: true, cutoffs: 1 })]);
+    expect(view.speakers).toEqual([
+      expect.objectContaining({ speaker_id: owner, window_ms: 1100, learnt: true, cutoffs: 1 }),
+    ]);
     const room = (await c.get('/room')).json as RoomView;
     const shown = room.people.find((p) => p.id === owner)!;
     expect(shown.patience).toMatchObject({ name: shown.name, window_ms: 1100, learnt: true });
     expect(shown.name).not.toBe(owner);
     // The live socket is told where the service takes it mid-session.
-    if (provider === 'openai-realtime') await waitFor(() => c.openai.connections[0]!.sessionUpdates > updatesBefore, 'a session.update with the longer patience');
+    if (provider === 'openai-realtime')
+      await waitFor(
+        () => c.openai.connections[0]!.sessionUpdates > updatesBefore,
+        'a session.update with the longer patience',
+      );
 
     // The next call starts from what was learnt: its first session opens with the owner's window
     // (Gemini takes patience only at setup: realtimeInputConfig.automaticActivityDetection).
     expect((await c.get('/leave')).status).toBe(200);
-    expect(((await c.get('/room/patience')).json as PatienceView).speakers[0]).toMatchObject({ speaker_id: owner, window_ms: 1100 });
+    expect(((await c.get('/room/patience')).json as PatienceView).speakers[0]).toMatchObject({
+      speaker_id: owner,
+      window_ms: 1100,
+    });
     expect((await c.post('/join')).status).toBe(200);
     expect(((await c.get('/room/patience')).json as PatienceView).base_ms).toBe(800);
     if (provider === 'gemini') {

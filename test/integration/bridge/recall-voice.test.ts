@@ -10,7 +10,14 @@ import type { FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
 import { startCoreOnFakes, type CoreOnFakes } from '../../helpers/call-on-fakes.ts';
 import { chirpStereo, waitFor } from './signals.ts';
 
-interface Note { id: string; kind: string; text: string; speaker?: string; speaker_name?: string; callId?: string }
+interface Note {
+  id: string;
+  kind: string;
+  text: string;
+  speaker?: string;
+  speaker_name?: string;
+  callId?: string;
+}
 interface RecallAnswer {
   result?: { hits: Array<{ call_id: string; at: string; speaker: string | null; snippet: string }>; text: string };
   error?: { code: string; message: string };
@@ -47,7 +54,10 @@ async function whileTalking<T>(model: FakeGeminiConnection, userId: string, whil
   const before = model.inputSamples;
   const talking = call.discord.speak(userId, chirpStereo(2.5, 300, 2500, 48_000));
   await waitFor(() => model.inputSamples > before + 16_000 * 0.4, 'the speaker to be heard by the model');
-  await waitFor(async () => ((await call.get('/room')).json as RoomView).people.some((p) => p.id === userId && p.speaking), 'the room to have them speaking');
+  await waitFor(
+    async () => ((await call.get('/room')).json as RoomView).people.some((p) => p.id === userId && p.speaking),
+    'the room to have them speaking',
+  );
   const out = await whileHeard();
   await talking;
   return out;
@@ -56,7 +66,10 @@ async function whileTalking<T>(model: FakeGeminiConnection, userId: string, whil
 /** The model answers and ends its turn; its line in the notes says the core has seen the turn end. */
 async function replyAndEndTurn(model: FakeGeminiConnection, transcript: string, toneMs = 100): Promise<void> {
   await model.reply({ toneMs, transcript });
-  await waitFor(async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text.includes(transcript)), 'the model\'s line in the notes');
+  await waitFor(
+    async () => (await notes()).some((n) => n.kind === 'output_transcript' && n.text.includes(transcript)),
+    "the model's line in the notes",
+  );
 }
 
 async function askRecall(model: FakeGeminiConnection, userId: string, query: string): Promise<RecallAnswer> {
@@ -68,16 +81,31 @@ describe('recall by voice', () => {
   it('a first call: the owner states a decision, the call ends and its summary is stored', async () => {
     expect((await call.post('/join')).status).toBe(200);
     const model = await call.gemini.connection(0);
-    await whileTalking(model, call.discord.owner.id, () => model.reply({ toneMs: 200, inputTranscript: DECISION, transcript: 'Agreed: the kestrel installer ships on Thursday.' }));
+    await whileTalking(model, call.discord.owner.id, () =>
+      model.reply({
+        toneMs: 200,
+        inputTranscript: DECISION,
+        transcript: 'Agreed: the kestrel installer ships on Thursday.',
+      }),
+    );
     let said: Note | undefined;
-    await waitFor(async () => (said = (await notes()).find((n) => n.kind === 'input_transcript' && n.text === DECISION)) !== undefined, 'the owner\'s line in the notes');
+    await waitFor(
+      async () =>
+        (said = (await notes()).find((n) => n.kind === 'input_transcript' && n.text === DECISION)) !== undefined,
+      "the owner's line in the notes",
+    );
     expect(said).toMatchObject({ speaker: call.discord.owner.id, speaker_name: 'Olga' });
     firstCallId = said!.callId!;
     expect((await call.get('/leave')).status).toBe(200);
-    await waitFor(async () => ((await call.get(`/calls/${encodeURIComponent(firstCallId)}/export?format=json`)).json as { summary?: unknown }).summary != null, 'the first call\'s summary');
+    await waitFor(
+      async () =>
+        ((await call.get(`/calls/${encodeURIComponent(firstCallId)}/export?format=json`)).json as { summary?: unknown })
+          .summary != null,
+      "the first call's summary",
+    );
   }, 60_000);
 
-  it('the next call is seeded with it, and the owner\'s recall cites the earlier call and the owner by name', async () => {
+  it("the next call is seeded with it, and the owner's recall cites the earlier call and the owner by name", async () => {
     expect((await call.post('/join')).status).toBe(200);
     const model = await call.gemini.connection(1);
     expect(JSON.stringify(model.setup)).toContain('kestrel installer');
@@ -87,7 +115,12 @@ describe('recall by voice', () => {
     expect(answer.result!.hits[0]).toMatchObject({ call_id: firstCallId, speaker: 'Olga' });
     expect(answer.result!.hits.every((h) => h.call_id === firstCallId)).toBe(true);
     // The text the model reads out: time, call and the speaker's name, never a Discord id.
-    expect(answer.result!.text).toMatch(new RegExp(`^\\[\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, call ${firstCallId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\] Olga: .*kestrel`, 'm'));
+    expect(answer.result!.text).toMatch(
+      new RegExp(
+        `^\\[\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, call ${firstCallId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\] Olga: .*kestrel`,
+        'm',
+      ),
+    );
     expect(answer.result!.text).not.toContain(call.discord.owner.id);
     // The next utterance is a new request: the guest's recall is not the owner's turn.
     await replyAndEndTurn(model, 'Olga decided the kestrel installer ships on Thursday.');
@@ -101,14 +134,19 @@ describe('recall by voice', () => {
     const answer = await askRecall(model, call.discord.user('guest').id, 'kestrel installer');
     expect(answer.result).toBeUndefined();
     expect(answer.error?.code).toBe('owner_only');
-    expect(answer.error?.message).toBe('Only the owner may ask for this; it was asked by Gus. Tell Gus that you cannot do it for them, and that the owner can ask.');
+    expect(answer.error?.message).toBe(
+      'Only the owner may ask for this; it was asked by Gus. Tell Gus that you cannot do it for them, and that the owner can ask.',
+    );
     expect(JSON.stringify(answer)).not.toContain('kestrel');
 
     // The model says what it was told to say; the room (the guest among it) hears the bot speak it.
     const heardBefore = call.discord.recorder.listener.framesSent;
     const refusal = 'Gus, I cannot do that for you; the owner can ask.';
     await replyAndEndTurn(model, refusal, 600);
-    await waitFor(() => call.discord.recorder.listener.framesSent - heardBefore >= 20, 'the refusal heard in the voice channel');
+    await waitFor(
+      () => call.discord.recorder.listener.framesSent - heardBefore >= 20,
+      'the refusal heard in the voice channel',
+    );
     const toolNotes = (await notes()).filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes).toContain('recall: refused (owner_only), asked by Gus');
   }, 60_000);

@@ -28,7 +28,8 @@ describe('GPT-Live reply ends, streamed in real time', () => {
     call = c;
     expect((await c.post('/join')).status).toBe(200);
     const model = await c.openaiLive.connection(0);
-    const playback = async (): Promise<PlaybackStats> => ((await c.get('/health')).json as HealthReport).metrics.playback as unknown as PlaybackStats;
+    const playback = async (): Promise<PlaybackStats> =>
+      ((await c.get('/health')).json as HealthReport).metrics.playback as unknown as PlaybackStats;
 
     const perReply: number[] = [];
     for (let reply = 0; reply < 3; reply++) {

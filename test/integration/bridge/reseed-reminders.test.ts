@@ -20,7 +20,10 @@ describe('pending reminders in the re-seed', () => {
   it('a 1007-refused resume → the fresh session’s setup names the reminder due soon; a far one is left out', async () => {
     call = await startCoreOnFakes({ gemini: { bargeInRms: null, sessionDeadlineMs: 2500 } });
     const c = call;
-    for (const [text, delay] of [[REMINDER, 600], ['renew the passport', 30 * 86_400]] as const) {
+    for (const [text, delay] of [
+      [REMINDER, 600],
+      ['renew the passport', 30 * 86_400],
+    ] as const) {
       const res = await c.post('/schedule', { text, delay_seconds: delay, mode: 'dm' });
       expect(res.status, JSON.stringify(res.json)).toBe(201);
     }

@@ -36,7 +36,9 @@ function transcribeAsHeard(connection: FakeGeminiConnection): void {
       const heard = people.filter((p) => amplitudeAt(block, p.hz, 16_000) > 1500);
       pending = pending.slice(BLOCK);
       if (heard.length === 0) continue;
-      const text = heard.map((p) => `${p.word}${(counters.set(p.id, (counters.get(p.id) ?? 0) + 1), counters.get(p.id))} `).join('');
+      const text = heard
+        .map((p) => `${p.word}${(counters.set(p.id, (counters.get(p.id) ?? 0) + 1), counters.get(p.id))} `)
+        .join('');
       fragments.push({ text, truth: heard.map((p) => p.id) });
       connection.send({ serverContent: { inputTranscription: { text } } });
     }
@@ -46,10 +48,16 @@ function transcribeAsHeard(connection: FakeGeminiConnection): void {
 beforeAll(async () => {
   call = await startCoreOnFakes({
     gemini: { bargeInRms: null, autoReply: false },
-    env: (d) => ({ DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: [d.owner.id, d.user('guest').id, d.user('stranger').id].join(',') }),
+    env: (d) => ({
+      DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: [d.owner.id, d.user('guest').id, d.user('stranger').id].join(','),
+    }),
   });
   const { discord } = call;
-  people.push({ id: discord.owner.id, word: 'olga', hz: 440 }, { id: discord.user('guest').id, word: 'gus', hz: 950 }, { id: discord.user('stranger').id, word: 'stan', hz: 1700 });
+  people.push(
+    { id: discord.owner.id, word: 'olga', hz: 440 },
+    { id: discord.user('guest').id, word: 'gus', hz: 950 },
+    { id: discord.user('stranger').id, word: 'stan', hz: 1700 },
+  );
   // Names as Discord shows them: a server nickname first, else the global name.
   discord.owner.nick = 'Olga';
   discord.user('guest').nick = 'Gus';
@@ -85,15 +93,21 @@ describe('who said what, three speakers', () => {
     );
     // The voice gate closes after the last words: wait until no more audio arrives at the model.
     let samples = -1;
-    await waitFor(async () => {
-      const quiet = model.audioStreamEnds > 0 && model.inputSamples === samples;
-      samples = model.inputSamples;
-      if (!quiet) await new Promise((r) => setTimeout(r, 400));
-      return quiet;
-    }, 'the audio to the model to stop', 30_000);
+    await waitFor(
+      async () => {
+        const quiet = model.audioStreamEnds > 0 && model.inputSamples === samples;
+        samples = model.inputSamples;
+        if (!quiet) await new Promise((r) => setTimeout(r, 400));
+        return quiet;
+      },
+      'the audio to the model to stop',
+      30_000,
+    );
     await model.reply({ toneMs: 100, transcript: 'Noted.' });
 
-    const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] };
+    const notes = (await call.get('/notes?limit=500')).json as {
+      notes: { kind: string; text: string; speaker?: string }[];
+    };
     const inputs = notes.notes.filter((n) => n.kind === 'input_transcript');
     // Each fragment the model sent is in exactly one note; it is right when that note names exactly its speakers.
     let right = 0;
@@ -110,7 +124,13 @@ describe('who said what, three speakers', () => {
     expect(right / fragments.length).toBeGreaterThanOrEqual(0.95);
     // All three had notes of their own, and the talk-over was said to be overlapping.
     for (const id of [olga, gus, stan]) expect(inputs.some((n) => n.speaker === id)).toBe(true);
-    expect(inputs.some((n) => n.text.startsWith('(overlapping) ') && n.speaker?.split(',').sort().join(',') === [gus, olga].sort().join(','))).toBe(true);
+    expect(
+      inputs.some(
+        (n) =>
+          n.text.startsWith('(overlapping) ') &&
+          n.speaker?.split(',').sort().join(',') === [gus, olga].sort().join(','),
+      ),
+    ).toBe(true);
   }, 60_000);
 
   it('told the model who was speaking, by display name, as context it neither answers nor reads aloud', async () => {
@@ -123,7 +143,9 @@ describe('who said what, three speakers', () => {
     expect(named.every((line, i) => i === 0 || line !== named[i - 1])).toBe(true);
     // The setup explained those lines.
     expect(JSON.stringify(model.setup)).toContain('[Speaking now: NAME]');
-    expect(notes.every((c) => c.turnComplete === false && (c.turns as { role: string }[])[0]!.role === 'user')).toBe(true);
+    expect(notes.every((c) => c.turnComplete === false && (c.turns as { role: string }[])[0]!.role === 'user')).toBe(
+      true,
+    );
     // Nothing of it was spoken back: the only model output is the scripted reply.
     const spoken = model.sent.map((m) => JSON.stringify(m)).filter((m) => m.includes('outputTranscription'));
     expect(spoken.join('')).not.toContain('Speaking now');

@@ -41,15 +41,23 @@ async function toolCallWhileTalking(userId: string, args: Record<string, unknown
 
 describe('tool authority with a guest in the call', () => {
   it('refuses an owner-only tool to the guest and runs it for the owner', async () => {
-    const scheduled = await call.post('/tools/local_notify_schedule', { text: 'stretch', delay_seconds: 3600, mode: 'dm' });
+    const scheduled = await call.post('/tools/local_notify_schedule', {
+      text: 'stretch',
+      delay_seconds: 3600,
+      mode: 'dm',
+    });
     expect(scheduled.status).toBe(200);
     const id = (scheduled.json as { scheduled: string }).scheduled;
 
     const guestTry = await toolCallWhileTalking(call.discord.user('guest').id, { cancel_id: id });
     expect(guestTry.error?.code).toBe('owner_only');
     // Something the model can say to the guest.
-    expect(guestTry.error?.message).toBe('Only the owner may ask for this; it was asked by Gus. Tell Gus that you cannot do it for them, and that the owner can ask.');
-    const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as { entries: { id: string }[] };
+    expect(guestTry.error?.message).toBe(
+      'Only the owner may ask for this; it was asked by Gus. Tell Gus that you cannot do it for them, and that the owner can ask.',
+    );
+    const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as {
+      entries: { id: string }[];
+    };
     expect(listed.entries.map((e) => e.id)).toContain(id);
 
     // Listing stays open to every allowed speaker.
@@ -60,17 +68,26 @@ describe('tool authority with a guest in the call', () => {
     expect(ownerTry.error).toBeUndefined();
     expect(ownerTry.result?.cancelled).toBe(id);
 
-    const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] };
+    const notes = (await call.get('/notes?limit=500')).json as {
+      notes: { kind: string; text: string; speaker?: string }[];
+    };
     const toolNotes = notes.notes.filter((n) => n.kind === 'tool_call').map((n) => n.text);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: refused (owner_only), asked by Gus')).toHaveLength(1);
     expect(toolNotes.filter((t) => t === 'local_notify_schedule: ok')).toHaveLength(2);
     // The refusal's note names the guest as people see them; the id stays in the machine field.
-    const refusal = notes.notes.find((n) => n.text === 'local_notify_schedule: refused (owner_only), asked by Gus') as { speaker?: string; speaker_name?: string };
+    const refusal = notes.notes.find((n) => n.text === 'local_notify_schedule: refused (owner_only), asked by Gus') as {
+      speaker?: string;
+      speaker_name?: string;
+    };
     expect(refusal).toMatchObject({ speaker: call.discord.user('guest').id, speaker_name: 'Gus' });
   }, 60_000);
 
-  it('a guest\'s request cut off by the owner\'s barge-in keeps the guest\'s rights: the next tool call is refused', async () => {
-    const scheduled = await call.post('/tools/local_notify_schedule', { text: 'water the plants', delay_seconds: 3600, mode: 'dm' });
+  it("a guest's request cut off by the owner's barge-in keeps the guest's rights: the next tool call is refused", async () => {
+    const scheduled = await call.post('/tools/local_notify_schedule', {
+      text: 'water the plants',
+      delay_seconds: 3600,
+      mode: 'dm',
+    });
     const id = (scheduled.json as { scheduled: string }).scheduled;
     // The guest asks; the model starts answering; the owner talks over it (the model is cut off).
     let samplesBefore = model.inputSamples;
@@ -90,7 +107,9 @@ describe('tool authority with a guest in the call', () => {
     expect(result.error?.code).toBe('owner_only');
     expect(result.error?.message).toContain('Gus spoke in the same turn');
     await model.reply({ toneMs: 100, transcript: 'Okay.' });
-    const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as { entries: { id: string }[] };
+    const listed = (await call.post('/tools/local_notify_schedule', { list: true })).json as {
+      entries: { id: string }[];
+    };
     expect(listed.entries.map((e) => e.id)).toContain(id);
   }, 60_000);
 
@@ -102,7 +121,10 @@ describe('tool authority with a guest in the call', () => {
     let room: RoomView | undefined;
     await waitFor(async () => {
       room = (await call.get('/room')).json as RoomView;
-      return room.people.some((p) => p.id === stranger.id && p.in_channel) && room.people.some((p) => p.role === 'owner' && p.speaking);
+      return (
+        room.people.some((p) => p.id === stranger.id && p.in_channel) &&
+        room.people.some((p) => p.role === 'owner' && p.speaking)
+      );
     }, 'the stranger in the room and the owner speaking');
     await talking;
     // recall searches past calls: the owner's alone by default (issue 54, docs/storage.md).
@@ -110,9 +132,32 @@ describe('tool authority with a guest in the call', () => {
     // Each voice the model hears has a patience by name (docs/room.md "Patience per speaker"; whether
     // the turns above taught the learner anything is patience-learning.test.ts's); a listener's ends no turn.
     expect(room!.people).toEqual([
-      { id: discord.owner.id, name: 'owner', role: 'owner', in_channel: true, speaking: true, may: 'everything', patience: expect.objectContaining({ speaker_id: discord.owner.id, name: 'owner' }) },
-      { id: discord.user('guest').id, name: 'Gus', role: 'speaker', in_channel: true, speaking: false, may: 'everything but recall, local_notify_schedule (cancel)', patience: expect.objectContaining({ speaker_id: discord.user('guest').id, name: 'Gus' }) },
-      { id: stranger.id, name: 'stranger', role: 'listener', in_channel: true, speaking: false, may: 'nothing: the model does not hear them' },
+      {
+        id: discord.owner.id,
+        name: 'owner',
+        role: 'owner',
+        in_channel: true,
+        speaking: true,
+        may: 'everything',
+        patience: expect.objectContaining({ speaker_id: discord.owner.id, name: 'owner' }),
+      },
+      {
+        id: discord.user('guest').id,
+        name: 'Gus',
+        role: 'speaker',
+        in_channel: true,
+        speaking: false,
+        may: 'everything but recall, local_notify_schedule (cancel)',
+        patience: expect.objectContaining({ speaker_id: discord.user('guest').id, name: 'Gus' }),
+      },
+      {
+        id: stranger.id,
+        name: 'stranger',
+        role: 'listener',
+        in_channel: true,
+        speaking: false,
+        may: 'nothing: the model does not hear them',
+      },
     ]);
     discord.userLeaveVoice(stranger.id);
   }, 60_000);

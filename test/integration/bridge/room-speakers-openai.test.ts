@@ -14,14 +14,20 @@ afterEach(async () => {
   call = null;
 });
 
-async function threeSpeakerCall(provider: 'openai-realtime' | 'openai-live'): Promise<{ c: CoreOnFakes; olga: string; gus: string }> {
+async function threeSpeakerCall(
+  provider: 'openai-realtime' | 'openai-live',
+): Promise<{ c: CoreOnFakes; olga: string; gus: string }> {
   const c = await startCoreOnFakes({
-    env: (d) => ({ DISCORD_VOICE_LIVE_PROVIDER: provider, DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: [d.owner.id, d.user('guest').id, d.user('stranger').id].join(',') }),
+    env: (d) => ({
+      DISCORD_VOICE_LIVE_PROVIDER: provider,
+      DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: [d.owner.id, d.user('guest').id, d.user('stranger').id].join(','),
+    }),
   });
   c.discord.owner.nick = 'Olga';
   c.discord.user('guest').nick = 'Gus';
   c.discord.userLeaveVoice(c.discord.owner.id);
-  for (const id of [c.discord.owner.id, c.discord.user('guest').id, c.discord.user('stranger').id]) c.discord.userJoinVoice(id);
+  for (const id of [c.discord.owner.id, c.discord.user('guest').id, c.discord.user('stranger').id])
+    c.discord.userJoinVoice(id);
   expect((await c.post('/join')).status).toBe(200);
   return { c, olga: c.discord.owner.id, gus: c.discord.user('guest').id };
 }
@@ -38,8 +44,13 @@ describe('speaker names on the OpenAI providers', () => {
     await waitFor(() => named().includes('[Speaking now: Gus]'), 'Gus to be named to the model');
     expect(named().slice(0, 2)).toEqual(['[Speaking now: Olga]', '[Speaking now: Gus]']);
     // Named before that person's audio: the item precedes the user audio item the turn commits.
-    await waitFor(() => model.items.some((i) => i.role === 'user' && i.source === 'server'), 'server VAD to commit a user turn');
-    expect(model.items.findIndex((i) => i.text === '[Speaking now: Olga]')).toBeLessThan(model.items.findIndex((i) => i.role === 'user' && i.source === 'server'));
+    await waitFor(
+      () => model.items.some((i) => i.role === 'user' && i.source === 'server'),
+      'server VAD to commit a user turn',
+    );
+    expect(model.items.findIndex((i) => i.text === '[Speaking now: Olga]')).toBeLessThan(
+      model.items.findIndex((i) => i.role === 'user' && i.source === 'server'),
+    );
     // Nothing asked the model to answer the note, and the service rejected nothing.
     expect(model.received.filter((e) => e.type === 'response.create')).toEqual([]);
     expect(model.errors).toEqual([]);

@@ -47,7 +47,8 @@ function modelHeard(hz: number): boolean {
   for (const socket of modelSockets()) {
     const pcm = socket.inputPcm();
     // Measured in 320 ms blocks: a short utterance in a long recording still stands out.
-    for (let at = 0; at + 5120 <= pcm.length; at += 5120) if (amplitudeAt(pcm.subarray(at, at + 5120), hz, 16_000) > 1500) return true;
+    for (let at = 0; at + 5120 <= pcm.length; at += 5120)
+      if (amplitudeAt(pcm.subarray(at, at + 5120), hz, 16_000) > 1500) return true;
   }
   return false;
 }
@@ -61,18 +62,23 @@ async function bytesToModel(): Promise<number> {
 }
 
 async function notes(): Promise<{ kind: string; text: string; speaker?: string }[]> {
-  return ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] }).notes;
+  return ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string; speaker?: string }[] })
+    .notes;
 }
 
 /** The main model got no more audio for a while (the voice gate closed and nothing is flushed). */
 async function modelInputSettled(): Promise<void> {
   let samples = -1;
-  await waitFor(async () => {
-    const quiet = modelSamples() === samples;
-    samples = modelSamples();
-    if (!quiet) await new Promise((r) => setTimeout(r, 700));
-    return quiet;
-  }, 'the audio to the main model to settle', 20_000);
+  await waitFor(
+    async () => {
+      const quiet = modelSamples() === samples;
+      samples = modelSamples();
+      if (!quiet) await new Promise((r) => setTimeout(r, 700));
+      return quiet;
+    },
+    'the audio to the main model to settle',
+    20_000,
+  );
 }
 
 beforeAll(async () => {
@@ -107,7 +113,12 @@ afterAll(async () => {
 describe('wake names, auto mode, three speakers', () => {
   it('three humans in the call: the gate is on, says why, and its screener is a transcription-only session', async () => {
     await waitFor(async () => (await room()).wake.screening === 'ready', 'the screening stream to open');
-    expect((await room()).wake).toMatchObject({ on: true, reason: 'auto: 3 people in the call', names: ['gemini', 'assistant'], follow_up_ms: FOLLOW_UP_MS });
+    expect((await room()).wake).toMatchObject({
+      on: true,
+      reason: 'auto: 3 people in the call',
+      names: ['gemini', 'assistant'],
+      follow_up_ms: FOLLOW_UP_MS,
+    });
     const screener = call.openai.transcriptions[0]!;
     expect(screener.model).toBe('gpt-4o-mini-transcribe');
     expect(screener.received.map((e) => e.type)).not.toContain('response.create');
@@ -119,7 +130,10 @@ describe('wake names, auto mode, three speakers', () => {
     const bytesBefore = await bytesToModel();
     expect(typeof bytesBefore).toBe('number');
     await call.discord.speak(gus, toneUtterance(1.2, 950));
-    await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Gus')), 'the note about Gus');
+    await waitFor(
+      async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Gus')),
+      'the note about Gus',
+    );
     await modelInputSettled();
     expect(modelHeard(950)).toBe(false);
     expect(modelSamples()).toBe(before);
@@ -162,7 +176,10 @@ describe('wake names, auto mode, three speakers', () => {
     await modelInputSettled();
     await new Promise((r) => setTimeout(r, FOLLOW_UP_MS + 200));
     await call.discord.speak(stan, toneUtterance(1.2, 1200));
-    await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Stan')), 'the note about Stan');
+    await waitFor(
+      async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Stan')),
+      'the note about Stan',
+    );
     await modelInputSettled();
     expect(modelHeard(1200)).toBe(false);
   }, 40_000);
@@ -188,7 +205,10 @@ describe('wake names, auto mode, three speakers', () => {
     await modelInputSettled();
     await new Promise((r) => setTimeout(r, FOLLOW_UP_MS + 200));
     await call.discord.speak(olga, toneUtterance(1.2, 600));
-    await waitFor(async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Olga')), 'the note about Olga');
+    await waitFor(
+      async () => (await notes()).some((n) => n.text.startsWith('not for the bot: Olga')),
+      'the note about Olga',
+    );
     await modelInputSettled();
     expect(modelHeard(600)).toBe(false);
     expect(call.openai.transcriptions[1]!.commits.at(-1)?.transcript).toBe(SENTENCES[600]);

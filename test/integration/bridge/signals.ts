@@ -43,7 +43,10 @@ function correlationAt(expected: Int16Array, received: Int16Array, lag: number, 
  * buffers delay the signal by an unknown amount): a coarse search over every lag on a sparse sum,
  * then an exact one around the best coarse lag.
  */
-export function normalizedCorrelation(expected: Int16Array, received: Int16Array): { correlation: number; lag: number } {
+export function normalizedCorrelation(
+  expected: Int16Array,
+  received: Int16Array,
+): { correlation: number; lag: number } {
   let bestLag = 0;
   let best = -1;
   for (let lag = -Math.floor(expected.length / 2); lag < received.length - expected.length / 2; lag += 2) {
@@ -61,7 +64,11 @@ export function normalizedCorrelation(expected: Int16Array, received: Int16Array
   return result;
 }
 
-export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

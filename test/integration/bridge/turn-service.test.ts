@@ -55,8 +55,15 @@ const CASES: Case[] = [
     async probe(c) {
       const m = await c.gemini.connection(0);
       // 3.8 reports its activity detection's end (voiceActivity ACTIVITY_END).
-      const activityEnds = () => m.sent.filter((x) => (x.voiceActivity as { voiceActivityType?: string } | undefined)?.voiceActivityType === 'ACTIVITY_END').length;
-      return { receivedMs: () => m.inputSamples / 16, serviceTurnEnds: activityEnds, bridgeEnds: () => m.audioStreamEnds };
+      const activityEnds = () =>
+        m.sent.filter(
+          (x) => (x.voiceActivity as { voiceActivityType?: string } | undefined)?.voiceActivityType === 'ACTIVITY_END',
+        ).length;
+      return {
+        receivedMs: () => m.inputSamples / 16,
+        serviceTurnEnds: activityEnds,
+        bridgeEnds: () => m.audioStreamEnds,
+      };
     },
   },
   {
@@ -66,7 +73,11 @@ const CASES: Case[] = [
     windowOverPause: true,
     async probe(c) {
       const m = await c.openai.connection(0);
-      return { receivedMs: () => m.inputSamples / 24, serviceTurnEnds: () => counted(m.sent, 'input_audio_buffer.speech_stopped'), bridgeEnds: () => counted(m.received, 'input_audio_buffer.commit') };
+      return {
+        receivedMs: () => m.inputSamples / 24,
+        serviceTurnEnds: () => counted(m.sent, 'input_audio_buffer.speech_stopped'),
+        bridgeEnds: () => counted(m.received, 'input_audio_buffer.commit'),
+      };
     },
   },
   {
@@ -76,7 +87,11 @@ const CASES: Case[] = [
     windowOverPause: false,
     async probe(c) {
       const m = await c.openaiLive.connection(0);
-      return { receivedMs: () => (m.audio.reduce((n, a) => n + a.length, 0) * 1000) / m.rate, serviceTurnEnds: () => null, bridgeEnds: () => 0 };
+      return {
+        receivedMs: () => (m.audio.reduce((n, a) => n + a.length, 0) * 1000) / m.rate,
+        serviceTurnEnds: () => null,
+        bridgeEnds: () => 0,
+      };
     },
   },
   {
@@ -86,7 +101,11 @@ const CASES: Case[] = [
     async probe() {
       const m = await xai!.connection(0);
       // The Realtime engine under the xAI fake counts at its own 24 kHz, whatever rate we send.
-      return { receivedMs: () => m.inputSamples / 24, serviceTurnEnds: () => counted(m.sent, 'input_audio_buffer.speech_stopped'), bridgeEnds: () => counted(m.received, 'input_audio_buffer.commit') };
+      return {
+        receivedMs: () => m.inputSamples / 24,
+        serviceTurnEnds: () => counted(m.sent, 'input_audio_buffer.speech_stopped'),
+        bridgeEnds: () => counted(m.received, 'input_audio_buffer.commit'),
+      };
     },
   },
 ];
@@ -123,15 +142,22 @@ describe.each(CASES)('the service ends the turn ($provider, patience $patience)'
       await sleep(PAUSE_MS);
       // Mid-sentence: nothing has ended the turn, neither the bridge nor (its window being longer) the service.
       expect(probe.bridgeEnds(), 'the bridge ended the input in the pause').toBe(0);
-      if (tc.windowOverPause) expect(probe.serviceTurnEnds() ?? 0, "the service's detector ended the turn in the pause").toBe(0);
+      if (tc.windowOverPause)
+        expect(probe.serviceTurnEnds() ?? 0, "the service's detector ended the turn in the pause").toBe(0);
       // The pause reached the service as it happened: at least most of it, as silence, while it lasted.
       expect(probe.receivedMs()).toBeGreaterThanOrEqual(600 + PAUSE_MS - 400);
       await c.discord.speak(c.discord.owner.id, chirpStereo(0.6, 300, 3000, 48_000));
       // Done: the service's detector (or, where the fake has none, the bridge's silence cap) ends it.
-      await waitFor(() => (probe.serviceTurnEnds() ?? 0) + probe.bridgeEnds() > 0 || tc.provider === 'openai-live', 'the turn to end', 10_000);
-      if (tc.windowOverPause && probe.serviceTurnEnds() !== null) expect(probe.serviceTurnEnds(), 'one turn, not two').toBe(1);
+      await waitFor(
+        () => (probe.serviceTurnEnds() ?? 0) + probe.bridgeEnds() > 0 || tc.provider === 'openai-live',
+        'the turn to end',
+        10_000,
+      );
+      if (tc.windowOverPause && probe.serviceTurnEnds() !== null)
+        expect(probe.serviceTurnEnds(), 'one turn, not two').toBe(1);
       // The service ended it: a Realtime bridge sends no commit of its own on top; Gemini's audioStreamEnd follows the service's end.
-      if (tc.provider === 'gemini') await waitFor(() => probe.bridgeEnds() === 1, 'audioStreamEnd after the service ended the turn');
+      if (tc.provider === 'gemini')
+        await waitFor(() => probe.bridgeEnds() === 1, 'audioStreamEnd after the service ended the turn');
       else if (probe.serviceTurnEnds()) expect(probe.bridgeEnds()).toBe(0);
       expect(clock.maxAheadMs(), 'ms the service was ahead of real time').toBeLessThan(AHEAD_TOLERANCE_MS);
     } finally {

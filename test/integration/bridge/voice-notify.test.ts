@@ -21,7 +21,13 @@ const post = (p: string, body?: unknown) => call.post(p, body);
 beforeAll(async () => {
   // The model says nothing by itself: the only sound the bot can send is the chime.
   webhook = await startWebhookReceiver();
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null }, env: () => ({ DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url, DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS: '0' }) });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null },
+    env: () => ({
+      DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url,
+      DISCORD_VOICE_LIVE_WEBHOOK_THROTTLE_SECONDS: '0',
+    }),
+  });
   ({ discord, gemini } = call);
 }, 60_000);
 
@@ -30,7 +36,9 @@ afterAll(async () => {
   await webhook?.close();
 });
 
-const textsSeenByModel = (needle: string) => gemini.connections.flatMap((c) => c.clientContents.map((m) => JSON.stringify(m))).filter((m) => m.includes(needle)).length;
+const textsSeenByModel = (needle: string) =>
+  gemini.connections.flatMap((c) => c.clientContents.map((m) => JSON.stringify(m))).filter((m) => m.includes(needle))
+    .length;
 
 describe('voice notifications on a real call', () => {
   it('ok means handed to the model, and the chime is in the audio Discord received', async () => {
@@ -41,7 +49,10 @@ describe('voice notifications on a real call', () => {
     const result = res.json as NotifyResult;
     expect(result).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } } });
     // Handed over = the turn is on the model's socket.
-    await waitFor(() => model.clientContents.some((m) => JSON.stringify(m).includes('Tea is ready.')), 'the text at the model');
+    await waitFor(
+      () => model.clientContents.some((m) => JSON.stringify(m).includes('Tea is ready.')),
+      'the text at the model',
+    );
     const chime = generateNotificationChime(); // 48 kHz mono
     // The chime and the silence frames after it (five, as Discord's clients send); then the player
     // stops (nothing to say). The recorder decodes what it hears as stereo.
@@ -70,16 +81,30 @@ describe('voice notifications on a real call', () => {
     const result = res.json as NotifyResult;
     expect(result.status).toBe('ok');
     expect(result.channel).toBe('dm');
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false, say_id: expect.stringMatching(/^say_/) });
+    expect(result.results.voice).toEqual({
+      status: 'unavailable',
+      detail: 'the call ended before the text could be spoken',
+      queued: false,
+      say_id: expect.stringMatching(/^say_/),
+    });
     // Its spoken outcome says it was not spoken, and why (GET /say/{id}); the answer above says where it went instead.
-    expect((await call.get(`/say/${result.results.voice!.say_id}`)).json).toMatchObject({ verb: 'notify', outcome: 'dropped', reason: 'the call ended before the text could be spoken (the owner left the voice channel); sent by direct message instead' });
-    const dms = discord.messages.filter((m) => m.dmRecipientId === discord.owner.id && m.content.includes('Your build failed.'));
+    expect((await call.get(`/say/${result.results.voice!.say_id}`)).json).toMatchObject({
+      verb: 'notify',
+      outcome: 'dropped',
+      reason:
+        'the call ended before the text could be spoken (the owner left the voice channel); sent by direct message instead',
+    });
+    const dms = discord.messages.filter(
+      (m) => m.dmRecipientId === discord.owner.id && m.content.includes('Your build failed.'),
+    );
     expect(dms).toHaveLength(1);
     // Never spoken later either.
     expect(textsSeenByModel('Your build failed.')).toBe(0);
     // The outcome is in the notes.
     const notes = JSON.stringify((await call.get('/notes?limit=500')).json);
-    expect(notes).toContain('[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Your build failed.');
+    expect(notes).toContain(
+      '[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Your build failed.',
+    );
     discord.userJoinVoice(discord.owner.id);
     expect(webhook.received).toHaveLength(0);
   });
@@ -99,7 +124,12 @@ describe('voice notifications on a real call', () => {
     expect(res.status).toBe(200);
     const result = res.json as NotifyResult;
     expect(result).toMatchObject({ status: 'ok', channel: 'webhook' });
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false, say_id: expect.stringMatching(/^say_/) });
+    expect(result.results.voice).toEqual({
+      status: 'unavailable',
+      detail: 'the call ended before the text could be spoken',
+      queued: false,
+      say_id: expect.stringMatching(/^say_/),
+    });
     expect(result.results.dm?.status).toBe('error');
     expect(discord.messages.filter((m) => m.content.includes('The deploy is done.'))).toHaveLength(0);
     const posts = webhook.received.filter((r) => JSON.stringify(r.json).includes('The deploy is done.'));

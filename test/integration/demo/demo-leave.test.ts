@@ -18,7 +18,11 @@ async function until(predicate: () => boolean, what: string, timeoutMs: number):
 
 it('after leave: one line saying the people wait for a join, no error per scripted line', async () => {
   const port = await freePort();
-  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --port ${port}`, { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' }, readyTimeoutMs: 60_000 });
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --port ${port}`, {
+    cwd: process.cwd(),
+    env: { ...process.env, NO_COLOR: '1' },
+    readyTimeoutMs: 60_000,
+  });
   try {
     const { pasteLines } = await demo.ready;
     const tokenFile = /^export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=(\S+)$/m.exec(pasteLines.join('\n'))![1]!;
@@ -31,7 +35,13 @@ it('after leave: one line saying the people wait for a join, no error per script
     const gap = SOLO_SCENE.lines[1]!.atMs - SOLO_SCENE.lines[0]!.atMs;
     await new Promise((r) => setTimeout(r, 2 * gap + 2_000));
     expect(lines()).toBe(before);
-    expect(demo.out().match(/demo +no call: the simulated people wait until you join again \(live-voice-bridge join, or Join voice on the dashboard\)\n/g)).toHaveLength(1);
+    expect(
+      demo
+        .out()
+        .match(
+          /demo +no call: the simulated people wait until you join again \(live-voice-bridge join, or Join voice on the dashboard\)\n/g,
+        ),
+    ).toHaveLength(1);
     expect(demo.err()).not.toContain('could not speak');
     signalGroup(demo, 'SIGINT');
     expect((await demo.exited).code).toBe(0);

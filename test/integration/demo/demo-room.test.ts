@@ -23,17 +23,26 @@ async function until(predicate: () => boolean, what: string, timeoutMs: number):
 
 it('--room: three named people, an overlapping note naming two, the opted-out guest never heard', async () => {
   const port = await freePort();
-  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --room --port ${port}`, { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' }, readyTimeoutMs: 60_000 });
+  const demo = startDemo(`exec "${process.execPath}" main/cli.ts demo --room --port ${port}`, {
+    cwd: process.cwd(),
+    env: { ...process.env, NO_COLOR: '1' },
+    readyTimeoutMs: 60_000,
+  });
   try {
     const { pasteLines } = await demo.ready;
     const tokenFile = /^export DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE=(\S+)$/m.exec(pasteLines.join('\n'))![1]!;
     const auth = { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` };
-    const get = async <T>(path: string): Promise<T> => (await (await fetch(`http://127.0.0.1:${port}${path}`, { headers: auth })).json()) as T;
+    const get = async <T>(path: string): Promise<T> =>
+      (await (await fetch(`http://127.0.0.1:${port}${path}`, { headers: auth })).json()) as T;
 
     // Printed right after the paste block, which may reach the pipe in an earlier chunk.
     await until(() => demo.out().includes('A room of three: Olga (the owner), Priya'), 'who is in the room', 10_000);
     // The whole scene once, up to the model's answer to its last line.
-    await until(() => new RegExp(`Priya +${LAST_LINE.replace(/[?.]/g, '\\$&')}\\n.*model +So far:`).test(demo.out()), 'the answer to the last line of the scene', 90_000);
+    await until(
+      () => new RegExp(`Priya +${LAST_LINE.replace(/[?.]/g, '\\$&')}\\n.*model +So far:`).test(demo.out()),
+      'the answer to the last line of the scene',
+      90_000,
+    );
 
     const out = demo.out();
     expect(out).toContain('Gus typed /optout. The bot answered him: You opted out');

@@ -34,7 +34,12 @@ describe.each(LIVE_PROVIDERS)('scripted speech and answers on %s', (provider) =>
     await call?.close();
   });
 
-  const post = (path: string, text: string) => fetch(`${call.core.sidecarUrl}${path}`, { method: 'POST', headers: { ...call.auth, 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  const post = (path: string, text: string) =>
+    fetch(`${call.core.sidecarUrl}${path}`, {
+      method: 'POST',
+      headers: { ...call.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
 
   it('transcribes what the owner said, under their name, and answers from those words', async () => {
     const sentence = 'We decided to ship the release on Friday.';
@@ -42,7 +47,9 @@ describe.each(LIVE_PROVIDERS)('scripted speech and answers on %s', (provider) =>
     await until(() => said('output_transcript', answerAbout(sentence)), 'the answer to the sentence');
     const input = notes.filter((n) => n.kind === 'input_transcript');
     expect(input.map((n) => n.text.trim()).join(' ')).toBe(sentence);
-    expect(input.every((n) => n.speaker_name === 'Olga' && n.speaker === call.people.find((p) => p.key === 'owner')!.id)).toBe(true);
+    expect(
+      input.every((n) => n.speaker_name === 'Olga' && n.speaker === call.people.find((p) => p.key === 'owner')!.id),
+    ).toBe(true);
     expect(answerAbout(sentence)).toBe('Noted as a decision: we decided to ship the release on Friday.');
   }, 60_000);
 

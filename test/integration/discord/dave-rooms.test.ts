@@ -35,7 +35,11 @@ describe('DAVE in rooms that change', () => {
     const played = chirp(seconds, 2500, 400);
     const source = onceSource(played);
     voice.startPlayback(source);
-    await waitFor(() => fake.recorder.listener.decrypted - before >= seconds * 50 - 2, 10_000, 'the bot heard by the listener');
+    await waitFor(
+      () => fake.recorder.listener.decrypted - before >= seconds * 50 - 2,
+      10_000,
+      'the bot heard by the listener',
+    );
     voice.stopPlayback();
     // Nothing of ours left unencrypted while the group was ready (E2EE).
     expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
@@ -46,13 +50,21 @@ describe('DAVE in rooms that change', () => {
     const { fake, collector } = await call();
     const guest = fake.user('guest').id;
     fake.userJoinVoice(guest);
-    await waitFor(() => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest), 8000, 'the guest in the group');
+    await waitFor(
+      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
+      8000,
+      'the guest in the group',
+    );
     await fake.speak(guest, chirp(0.4, 300, 900));
     await waitFor(() => collector.count(guest) >= 20, 5000, 'the guest heard');
     fake.userLeaveVoice(guest);
     await waitFor(() => fake.dave()?.ready === true && !fake.dave()!.leaves.includes(guest), 8000, 'the guest removed');
     fake.userJoinVoice(guest);
-    await waitFor(() => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest), 8000, 'the guest back in the group');
+    await waitFor(
+      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
+      8000,
+      'the guest back in the group',
+    );
     collector.clear();
     const spoken = chirp(1, 400, 1600);
     const sent = await fake.speak(guest, spoken);
@@ -73,27 +85,46 @@ describe('DAVE in rooms that change', () => {
     const epochBefore = fake.dave()!.epoch;
     const guest = fake.user('guest').id;
     fake.userJoinVoice(guest);
-    await waitFor(() => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest), 8000, 'the guest committed in');
+    await waitFor(
+      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
+      8000,
+      'the guest committed in',
+    );
     expect(fake.dave()!.epoch).toBe(epochBefore + 1n);
     expect(fake.dave()!.counters.rejectedCommits).toBeGreaterThanOrEqual(1); // the bot's own commit lost
     await waitFor(() => status(voice).epoch === Number(fake.dave()!.epoch), 5000, 'the bot at the new epoch');
-    const [owner, guestSent] = await Promise.all([fake.speak(fake.owner.id, chirp(1, 300, 1200)), fake.speak(guest, chirp(1, 1500, 500))]);
-    await waitFor(() => collector.count(guest) >= guestSent.packetsSent - 2 && collector.count(fake.owner.id) >= owner.packetsSent - 2, 5000, 'both heard');
+    const [owner, guestSent] = await Promise.all([
+      fake.speak(fake.owner.id, chirp(1, 300, 1200)),
+      fake.speak(guest, chirp(1, 1500, 500)),
+    ]);
+    await waitFor(
+      () =>
+        collector.count(guest) >= guestSent.packetsSent - 2 && collector.count(fake.owner.id) >= owner.packetsSent - 2,
+      5000,
+      'both heard',
+    );
     expect(await botIsHeard(fake, voice)).toBeGreaterThanOrEqual(28);
     expect(status(voice).speakers?.find((s) => s.user_id === guest)?.decrypt_ratio).toBeGreaterThan(0.95);
     expect(status(voice).speakers?.find((s) => s.user_id === guest)?.epoch).toBe(Number(fake.dave()!.epoch));
     expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
   });
 
-  it('a silent re-key (one member\'s frames stop decrypting while another keeps talking) is noticed and healed within 2 s', async () => {
+  it("a silent re-key (one member's frames stop decrypting while another keeps talking) is noticed and healed within 2 s", async () => {
     const { fake, voice, collector } = await call();
     const guest = fake.user('guest').id;
     fake.userJoinVoice(guest);
-    await waitFor(() => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest), 8000, 'the guest in the group');
+    await waitFor(
+      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
+      8000,
+      'the guest in the group',
+    );
     await waitFor(() => status(voice).epoch === Number(fake.dave()!.epoch), 5000, 'the bot at the group epoch');
     // From now on the owner's client seals with a key the bot does not hold; the guest's frames still decrypt.
     fake.voice.faults.room.silentRekey(fake.owner.id, fake.dave()!);
-    const [owner] = await Promise.all([fake.speak(fake.owner.id, chirp(5, 300, 1200), { silenceTail: false }), fake.speak(guest, chirp(5, 1500, 500), { silenceTail: false })]);
+    const [owner] = await Promise.all([
+      fake.speak(fake.owner.id, chirp(5, 300, 1200), { silenceTail: false }),
+      fake.speak(guest, chirp(5, 1500, 500), { silenceTail: false }),
+    ]);
     await sleep(300);
     const heard = collector.count(fake.owner.id);
     // Deaf for at most 2 s (100 frames) of the 5 s utterance.
@@ -137,7 +168,11 @@ describe('DAVE in rooms that change', () => {
     fake.recorder.clear();
     const decryptedBefore = fake.recorder.listener.decrypted;
     fake.userJoinVoice(fake.owner.id);
-    await waitFor(() => voice.state === 'connected' && status(voice).e2ee && fake.dave()?.ready === true, 10_000, 'the call E2EE again');
+    await waitFor(
+      () => voice.state === 'connected' && status(voice).e2ee && fake.dave()?.ready === true,
+      10_000,
+      'the call E2EE again',
+    );
     await sleep(600);
     // What the owner hears on return: nothing of the old reply (kept, it would play at full level).
     expect(rms(fake.recorder.pcm())).toBeLessThan(rms(reply) / 100);
@@ -158,7 +193,15 @@ describe('DAVE in rooms that change', () => {
     fake.closeVoice(4015); // resumable
     fake.userJoinVoice(guest); // the group re-keys while the bot is away
     await waitFor(() => fake.voice.closeCodes.includes(4006), 8000, 'the stale-epoch 4006');
-    await waitFor(() => fake.botSession() !== undefined && fake.botSession() !== firstSession && fake.dave()?.ready === true && voice.state === 'connected', 10_000, 'a fresh join');
+    await waitFor(
+      () =>
+        fake.botSession() !== undefined &&
+        fake.botSession() !== firstSession &&
+        fake.dave()?.ready === true &&
+        voice.state === 'connected',
+      10_000,
+      'a fresh join',
+    );
     expect(fake.botSession()!.secretKey!.equals(firstKey)).toBe(false);
     await waitFor(() => fake.dave()!.leaves.includes(guest), 5000, 'the guest in the new group');
     const sent = await fake.speak(guest, chirp(1, 500, 1500));

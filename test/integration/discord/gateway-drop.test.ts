@@ -16,7 +16,13 @@ let t: TestCore;
 const post = (path: string, body?: unknown) =>
   body === undefined
     ? rawRequest({ port: t.port, method: 'POST', path, headers: t.auth })
-    : rawRequest({ port: t.port, method: 'POST', path, headers: { ...t.auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    : rawRequest({
+        port: t.port,
+        method: 'POST',
+        path,
+        headers: { ...t.auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
 beforeAll(async () => {
   discord = await startFakeDiscord();

@@ -13,12 +13,21 @@ afterEach(async () => {
 });
 
 /** A raw gateway client: HELLO, IDENTIFY with `intents`, then every dispatch by name. */
-async function connect(d: FakeDiscord, intents: number): Promise<{ events: { t: string; d: Record<string, unknown> }[]; send(op: number, d: unknown): void; close(): void }> {
+async function connect(
+  d: FakeDiscord,
+  intents: number,
+): Promise<{ events: { t: string; d: Record<string, unknown> }[]; send(op: number, d: unknown): void; close(): void }> {
   const socket = new WebSocket(d.gatewayUrl);
   const events: { t: string; d: Record<string, unknown> }[] = [];
   socket.on('message', (raw) => {
     const message = JSON.parse(raw.toString()) as { op: number; t?: string; d: Record<string, unknown> };
-    if (message.op === 10) socket.send(JSON.stringify({ op: 2, d: { token: d.botToken, intents, properties: { os: 'linux', browser: 'test', device: 'test' } } }));
+    if (message.op === 10)
+      socket.send(
+        JSON.stringify({
+          op: 2,
+          d: { token: d.botToken, intents, properties: { os: 'linux', browser: 'test', device: 'test' } },
+        }),
+      );
     if (message.op === 0 && message.t) events.push({ t: message.t, d: message.d });
   });
   await once(socket, 'open');
@@ -31,7 +40,7 @@ async function connect(d: FakeDiscord, intents: number): Promise<{ events: { t: 
 }
 
 describe('fake gateway: GUILD_VOICE_STATES', () => {
-  it('sends the owner\'s VOICE_STATE_UPDATE only to a session that asked for voice states', async () => {
+  it("sends the owner's VOICE_STATE_UPDATE only to a session that asked for voice states", async () => {
     discord = await startFakeDiscord({ ownerInVoice: false });
     const withVoice = await connect(discord, 1 | (1 << 7));
     const without = await connect(discord, 1);
@@ -42,16 +51,28 @@ describe('fake gateway: GUILD_VOICE_STATES', () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     const update = withVoice.events.find((e) => e.t === 'VOICE_STATE_UPDATE')!.d;
-    expect(update).toMatchObject({ guild_id: discord.guildId, channel_id: discord.voiceChannelId, user_id: discord.owner.id, member: { user: { id: discord.owner.id } } });
+    expect(update).toMatchObject({
+      guild_id: discord.guildId,
+      channel_id: discord.voiceChannelId,
+      user_id: discord.owner.id,
+      member: { user: { id: discord.owner.id } },
+    });
     expect(typeof update.session_id).toBe('string');
     // The bot's own voice state (answering its op 4) reaches every session; each socket is ordered,
     // so once it arrived on `without`, an owner update sent there earlier would have arrived too.
-    without.send(4, { guild_id: discord.guildId, channel_id: discord.otherVoiceChannelId, self_mute: false, self_deaf: false });
+    without.send(4, {
+      guild_id: discord.guildId,
+      channel_id: discord.otherVoiceChannelId,
+      self_mute: false,
+      self_deaf: false,
+    });
     while (!without.events.some((e) => e.t === 'VOICE_STATE_UPDATE')) {
       if (Date.now() > deadline) throw new Error('no VOICE_STATE_UPDATE for the bot');
       await new Promise((r) => setTimeout(r, 10));
     }
-    expect(without.events.filter((e) => e.t === 'VOICE_STATE_UPDATE').map((e) => e.d.user_id)).toEqual([discord.bot.id]);
+    expect(without.events.filter((e) => e.t === 'VOICE_STATE_UPDATE').map((e) => e.d.user_id)).toEqual([
+      discord.bot.id,
+    ]);
     withVoice.close();
     without.close();
   });

@@ -2,7 +2,11 @@
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlaybackSource } from '../../../main/core/ports.ts';
-import { createDiscordVoice, type DiscordVoiceAdapter, type DiscordVoiceOptions } from '../../../main/core/voice/index.ts';
+import {
+  createDiscordVoice,
+  type DiscordVoiceAdapter,
+  type DiscordVoiceOptions,
+} from '../../../main/core/voice/index.ts';
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../../main/fakes/discord/index.ts';
 
 export const RATE = 48_000;
@@ -39,7 +43,11 @@ function onset(x: Float64Array, threshold: number): number {
  * Best normalised cross-correlation between the reference and the received left channels,
  * searching lags around the onset difference (the Opus codec delays the signal a few ms).
  */
-export function bestCorrelation(reference: Int16Array, received: Int16Array, searchRadius = 1500): { correlation: number; lag: number } {
+export function bestCorrelation(
+  reference: Int16Array,
+  received: Int16Array,
+  searchRadius = 1500,
+): { correlation: number; lag: number } {
   const ref = left(reference);
   const rec = left(received);
   const refOnset = onset(ref, 2000);
@@ -126,7 +134,11 @@ export class PcmCollector {
 }
 
 /** Quick back-off so fault tests do not wait for the product defaults. */
-export const FAST_RECOVERY = { rejoin: { baseDelayMs: 50, maxDelayMs: 200 }, disconnectGraceMs: 300, readyTimeoutMs: 5000 };
+export const FAST_RECOVERY = {
+  rejoin: { baseDelayMs: 50, maxDelayMs: 200 },
+  disconnectGraceMs: 300,
+  readyTimeoutMs: 5000,
+};
 
 /**
  * One fake Discord and one adapter per test: `start()` makes both (not joined yet), with the
@@ -137,10 +149,20 @@ export function fakeCallFixture() {
   let voice: DiscordVoiceAdapter | undefined;
   return {
     /** `voiceOptions` may depend on the fake (user ids are made at start). */
-    async start(fakeOptions: FakeDiscordOptions = {}, voiceOptions: Partial<DiscordVoiceOptions> | ((fake: FakeDiscord) => Partial<DiscordVoiceOptions>) = {}) {
+    async start(
+      fakeOptions: FakeDiscordOptions = {},
+      voiceOptions: Partial<DiscordVoiceOptions> | ((fake: FakeDiscord) => Partial<DiscordVoiceOptions>) = {},
+    ) {
       const f = await startFakeDiscord(fakeOptions);
       const extra = typeof voiceOptions === 'function' ? voiceOptions(f) : voiceOptions;
-      const v = createDiscordVoice({ token: f.botToken, ownerId: f.owner.id, apiBaseUrl: f.apiBaseUrl, logger: quietLogger(), ...FAST_RECOVERY, ...extra });
+      const v = createDiscordVoice({
+        token: f.botToken,
+        ownerId: f.owner.id,
+        apiBaseUrl: f.apiBaseUrl,
+        logger: quietLogger(),
+        ...FAST_RECOVERY,
+        ...extra,
+      });
       const states: string[] = [];
       v.on('state', (state, reason) => states.push(reason ? `${state}:${reason}` : state));
       const collector = new PcmCollector();

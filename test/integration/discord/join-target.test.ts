@@ -36,7 +36,8 @@ describe('POST /join with a target that is not a voice channel', () => {
     expect(h.connections.discord).toBe('disconnected');
   }
 
-  const join = (channelId: string, guildId = c.discord.guildId): Promise<RawResponse> => c.post('/join', { guild_id: guildId, channel_id: channelId });
+  const join = (channelId: string, guildId = c.discord.guildId): Promise<RawResponse> =>
+    c.post('/join', { guild_id: guildId, channel_id: channelId });
 
   it('a text channel of the guild: 400 not_a_voice_channel, no voice join sent, /health not in error', async () => {
     const res = await join(c.discord.textChannelId);
@@ -50,7 +51,9 @@ describe('POST /join with a target that is not a voice channel', () => {
     expect([res.status, errorCode(res)]).toEqual([404, 'channel_not_found']);
     // Not in the gateway's cache, so the bot asked REST, and the fake answered as Discord does.
     expect(c.discord.restRequests).toContainEqual({ method: 'GET', path: `/channels/${UNKNOWN_CHANNEL}` });
-    const raw = await fetch(`${c.discord.apiBaseUrl}/v10/channels/${UNKNOWN_CHANNEL}`, { headers: { authorization: `Bot ${c.discord.botToken}` } });
+    const raw = await fetch(`${c.discord.apiBaseUrl}/v10/channels/${UNKNOWN_CHANNEL}`, {
+      headers: { authorization: `Bot ${c.discord.botToken}` },
+    });
     expect([raw.status, await raw.json()]).toEqual([404, { message: 'Unknown Channel', code: 10003 }]);
     await expectNothingAttempted();
   });
@@ -83,7 +86,11 @@ describe('DiscordVoice.join with a wrong target during a call', () => {
 
   it('with no target and the owner in no voice channel: VoiceTargetError owner_not_in_voice (409), nothing sent', async () => {
     const { fake, voice } = await fixture.start({ ownerInVoice: false });
-    await expect(voice.join()).rejects.toMatchObject({ name: 'VoiceTargetError', code: 'owner_not_in_voice', status: 409 });
+    await expect(voice.join()).rejects.toMatchObject({
+      name: 'VoiceTargetError',
+      code: 'owner_not_in_voice',
+      status: 409,
+    });
     expect(fake.joinRequestCount).toBe(0);
     expect(fake.op4Payloads).toEqual([]);
   });
@@ -92,8 +99,14 @@ describe('DiscordVoice.join with a wrong target during a call', () => {
     const { fake, voice } = await fixture.start();
     await voice.join();
     expect(fake.joinRequestCount).toBe(1);
-    await expect(voice.join({ guildId: fake.guildId, channelId: fake.textChannelId })).rejects.toMatchObject({ name: 'VoiceTargetError', code: 'not_a_voice_channel', status: 400 });
-    await expect(voice.join({ guildId: fake.guildId, channelId: UNKNOWN_CHANNEL })).rejects.toBeInstanceOf(VoiceTargetError);
+    await expect(voice.join({ guildId: fake.guildId, channelId: fake.textChannelId })).rejects.toMatchObject({
+      name: 'VoiceTargetError',
+      code: 'not_a_voice_channel',
+      status: 400,
+    });
+    await expect(voice.join({ guildId: fake.guildId, channelId: UNKNOWN_CHANNEL })).rejects.toBeInstanceOf(
+      VoiceTargetError,
+    );
     expect(voice.state).toBe('connected');
     expect(fake.joinRequestCount).toBe(1);
     expect(fake.op4Payloads.filter((p) => p.channel_id === null)).toEqual([]); // never left

@@ -58,7 +58,11 @@ it('a post queued behind a spent rate-limit bucket is dropped when its time is u
   }
   // From outside, a send aborted in the REST queue cannot be told from one aborted after its request
   // left: both are `unknown` (it may have reached Discord), so `auto` never sends it elsewhere too.
-  expect(queued.results.channel).toEqual({ status: 'unknown', detail: 'timeout after 500 ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)' });
+  expect(queued.results.channel).toEqual({
+    status: 'unknown',
+    detail:
+      'timeout after 500 ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)',
+  });
   const sentBefore = posts.length;
   // Past the bucket's reset: a send that was only abandoned would go out now.
   await new Promise((r) => setTimeout(r, 4000));

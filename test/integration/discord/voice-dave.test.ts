@@ -14,7 +14,10 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
 
   /** A joined call; the guest may speak too. */
   async function setup(fakeOptions: FakeDiscordOptions = {}) {
-    const call = await fixture.start(fakeOptions, (fake) => ({ readyTimeoutMs: 8000, allowedSpeakers: [fake.owner.id, fake.user('guest').id] }));
+    const call = await fixture.start(fakeOptions, (fake) => ({
+      readyTimeoutMs: 8000,
+      allowedSpeakers: [fake.owner.id, fake.user('guest').id],
+    }));
     await call.voice.join();
     return call;
   }
@@ -40,7 +43,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     voice.startPlayback(source);
     // Every packet padded (P bit) and carrying a header extension, as the strictest client would send.
     const sent = await fake.speak(fake.owner.id, spoken, { paddingShare: 1 });
-    await waitFor(() => collector.count(fake.owner.id) >= sent.packetsSent && source.frames > 75, 8000, 'audio both ways');
+    await waitFor(
+      () => collector.count(fake.owner.id) >= sent.packetsSent && source.frames > 75,
+      8000,
+      'audio both ways',
+    );
     voice.stopPlayback();
 
     expect(sent.e2eeFrames).toBe(60);
@@ -62,7 +69,10 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
   });
 
   it('alone in the channel the bot holds its audio (silence frames only, source untouched), speaks E2EE once a member joins, and holds it again after the sole-member reset', async () => {
-    const { fake, voice } = await fixture.start({ ownerInVoice: false }, (f) => ({ guildId: f.guildId, channelId: f.voiceChannelId }));
+    const { fake, voice } = await fixture.start({ ownerInVoice: false }, (f) => ({
+      guildId: f.guildId,
+      channelId: f.voiceChannelId,
+    }));
     await voice.join();
     expect(fake.dave()?.memberIds()).toEqual([]);
     expect(status(voice)).toMatchObject({ protocol_version: 1, e2ee: false, ready: false });
@@ -74,7 +84,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     expect(fake.recorder.packets.every((p) => p.silence)).toBe(true);
 
     fake.userJoinVoice(fake.owner.id);
-    await waitFor(() => source.frames > 60 && fake.recorder.listener.decrypted >= 50, 8000, 'E2EE audio after the owner joined');
+    await waitFor(
+      () => source.frames > 60 && fake.recorder.listener.decrypted >= 50,
+      8000,
+      'E2EE audio after the owner joined',
+    );
     voice.stopPlayback();
     expect(fake.recorder.listener.plain).toBe(0);
     const firstAudible = fake.recorder.packets.find((p) => !p.silence);
@@ -85,7 +99,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     // bot, and since everyone left, what it would say is dropped rather than kept for whoever comes
     // back (issue #39: a reply to a room that no longer exists).
     fake.userLeaveVoice(fake.owner.id);
-    await waitFor(() => status(voice).e2ee === false && status(voice).last_transition_id === 0, 5000, 'the sole-member reset');
+    await waitFor(
+      () => status(voice).e2ee === false && status(voice).last_transition_id === 0,
+      5000,
+      'the sole-member reset',
+    );
     fake.recorder.clear();
     const again = onceSource(played);
     voice.startPlayback(again);
@@ -96,7 +114,10 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
   });
 
   it('joining while the owner talks: frames sealed for a group the bot is not in yet are dropped, never decoded into noise', async () => {
-    const { fake, voice, collector } = await fixture.start({}, (f) => ({ readyTimeoutMs: 8000, allowedSpeakers: [f.owner.id] }));
+    const { fake, voice, collector } = await fixture.start({}, (f) => ({
+      readyTimeoutMs: 8000,
+      allowedSpeakers: [f.owner.id],
+    }));
     // The handshake waits on the members' clients, as on Discord: the bot has its transport keys
     // (it receives the owner's packets) well before it can decrypt them.
     fake.voice.faults.dave.addDelayMs = 400;
@@ -104,7 +125,7 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     const spoken = chirp(4, 300, 300, amplitude);
     const joining = voice.join();
     // The owner is talking as the bot's voice session starts (speak() needs that session).
-    await waitFor(() => fake.botSession() !== undefined, 8000, 'the bot\'s voice session');
+    await waitFor(() => fake.botSession() !== undefined, 8000, "the bot's voice session");
     const sent = await fake.speak(fake.owner.id, spoken);
     await joining;
     const heardFrames = sent.e2eeFrames + sent.passthroughFrames;
@@ -143,7 +164,13 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     const ops = group.events.filter((e) => e.dir !== 'member').map((e) => e.op);
     expect(ops.filter((op) => op === 27)).toHaveLength(3);
     expect(ops.filter((op) => op === 22)).toHaveLength(3);
-    expect(status(voice)).toMatchObject({ protocol_version: 1, e2ee: true, epoch: 3, transitions: 3, decrypt_failures: 0 });
+    expect(status(voice)).toMatchObject({
+      protocol_version: 1,
+      e2ee: true,
+      epoch: 3,
+      transitions: 3,
+      decrypt_failures: 0,
+    });
     expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
   });
 
@@ -156,7 +183,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     const plain = await fake.speak(fake.owner.id, chirp(0.5, 300, 1500));
     expect(plain.e2eeFrames).toBe(0);
     voice.startPlayback(onceSource(chirp(0.4, 2000, 500)));
-    await waitFor(() => collector.count(fake.owner.id) >= plain.packetsSent && fake.recorder.listener.plain >= 15, 5000, 'plain audio both ways');
+    await waitFor(
+      () => collector.count(fake.owner.id) >= plain.packetsSent && fake.recorder.listener.plain >= 15,
+      5000,
+      'plain audio both ways',
+    );
     voice.stopPlayback();
 
     group.upgrade();
@@ -169,7 +200,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     const played = chirp(0.5, 2500, 300);
     const source = onceSource(played);
     voice.startPlayback(source);
-    await waitFor(() => collector.count(fake.owner.id) >= sent.packetsSent && source.frames > 30, 5000, 'E2EE audio after the upgrade');
+    await waitFor(
+      () => collector.count(fake.owner.id) >= sent.packetsSent && source.frames > 30,
+      5000,
+      'E2EE audio after the upgrade',
+    );
     voice.stopPlayback();
     expect(sent.e2eeFrames).toBe(30);
     expect(bestCorrelation(signal, collector.pcm(fake.owner.id)).correlation).toBeGreaterThan(0.99);
@@ -183,7 +218,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     const { fake, voice, collector } = await setup();
     const group = fake.dave()!;
     group.sendInvalidCommit();
-    await waitFor(() => group.counters.invalidCommitWelcomes === 1 && group.counters.welcomes === 1 && group.ready, 5000, 'the re-add');
+    await waitFor(
+      () => group.counters.invalidCommitWelcomes === 1 && group.counters.welcomes === 1 && group.ready,
+      5000,
+      'the re-add',
+    );
     await waitFor(() => status(voice).e2ee, 5000, 'E2EE again');
     expect(status(voice).epoch).toBe(2);
     expect(status(voice).privacy_code).toBe(group.member(fake.owner.id)!.voicePrivacyCode);
@@ -199,7 +238,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     // after 36 failures, rethrows instead of recovering (DAVESession.ts:370-376).
     group.faults.nextTransitionIdZero = true;
     fake.userJoinVoice(fake.user('guest').id);
-    await waitFor(() => group.epoch === 2n && group.ready && status(voice).epoch === 2, 5000, 'the transition-0 commit');
+    await waitFor(
+      () => group.epoch === 2n && group.ready && status(voice).epoch === 2,
+      5000,
+      'the transition-0 commit',
+    );
     expect(status(voice).last_transition_id).toBe(0);
 
     const signal = chirp(4, 200, 2500);
@@ -226,7 +269,11 @@ describe('DAVE end-to-end encryption on the loopback fake', () => {
     // Every commit at transition id 0 (the library never re-keys on its own), and 10 s of damaged frames.
     fake.voice.faults.dave.alwaysTransitionIdZero = true;
     fake.userJoinVoice(fake.user('guest').id);
-    await waitFor(() => status(voice).last_transition_id === 0 && status(voice).epoch === 2, 5000, 'a transition-0 group');
+    await waitFor(
+      () => status(voice).last_transition_id === 0 && status(voice).epoch === 2,
+      5000,
+      'a transition-0 group',
+    );
     const firstSession = fake.botSession();
     const sent = await fake.speak(fake.owner.id, chirp(11, 200, 2500), { corruptFrames: { from: 0, count: 500 } });
     const s = status(voice);

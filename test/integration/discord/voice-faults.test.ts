@@ -29,10 +29,14 @@ describe('Discord voice adapter under faults', () => {
     await voice.join();
     const first = fake.botSession();
     fake.closeVoice(4006);
-    await waitFor(() => {
-      const current = fake.botSession();
-      return current !== undefined && current !== first && current.mode !== null && voice.state === 'connected';
-    }, 5000, 'rejoin');
+    await waitFor(
+      () => {
+        const current = fake.botSession();
+        return current !== undefined && current !== first && current.mode !== null && voice.state === 'connected';
+      },
+      5000,
+      'rejoin',
+    );
     expect(fake.joinRequestCount).toBe(2);
     await fake.speak(fake.owner.id, chirp(0.5, 300, 2000));
     await waitFor(() => collector.count(fake.owner.id) >= 25, 5000, 'audio after rejoin');
@@ -112,7 +116,10 @@ describe('Discord voice adapter under faults', () => {
   });
 
   it('works with an XChaCha20-only server and the opusscript fallback', async () => {
-    const { fake, voice, collector } = await setup({ modes: ['aead_xchacha20_poly1305_rtpsize'] }, { opusLibrary: 'opusscript' });
+    const { fake, voice, collector } = await setup(
+      { modes: ['aead_xchacha20_poly1305_rtpsize'] },
+      { opusLibrary: 'opusscript' },
+    );
     await voice.join();
     expect(voice.opusLibrary).toBe('opusscript');
     expect(fake.botSession()?.mode).toBe('aead_xchacha20_poly1305_rtpsize');

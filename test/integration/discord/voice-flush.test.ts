@@ -13,7 +13,12 @@ let voice: DiscordVoiceAdapter;
 
 beforeAll(async () => {
   fake = await startFakeDiscord();
-  voice = createDiscordVoice({ token: fake.botToken, ownerId: fake.owner.id, apiBaseUrl: fake.apiBaseUrl, logger: quietLogger() });
+  voice = createDiscordVoice({
+    token: fake.botToken,
+    ownerId: fake.owner.id,
+    apiBaseUrl: fake.apiBaseUrl,
+    logger: quietLogger(),
+  });
   await voice.login();
   await voice.join();
 });

@@ -32,12 +32,16 @@ describe('Discord voice adapter on the loopback fake', () => {
     const target = await voice.join();
     expect(target).toEqual({ guildId: fake.guildId, channelId: fake.voiceChannelId });
     expect(voice.state).toBe('connected');
-    expect(fake.op4Payloads[0]).toMatchObject({ guild_id: fake.guildId, channel_id: fake.voiceChannelId, self_deaf: false });
+    expect(fake.op4Payloads[0]).toMatchObject({
+      guild_id: fake.guildId,
+      channel_id: fake.voiceChannelId,
+      self_deaf: false,
+    });
     expect(fake.voice.identifies.at(-1)).toMatchObject({ user_id: fake.bot.id, max_dave_protocol_version: 1 });
     expect(voice.opusLibrary).toBe('@discordjs/opus');
   });
 
-  it('delivers a fake user\'s speech as 48 kHz mono PCM and plays a known signal back', async () => {
+  it("delivers a fake user's speech as 48 kHz mono PCM and plays a known signal back", async () => {
     collector.clear();
     const spoken = chirp(1, 200, 3000);
     const played = chirp(1, 3000, 300);
@@ -76,7 +80,11 @@ describe('Discord voice adapter on the loopback fake', () => {
     const ownerSignal = chirp(1, 250, 2500);
     const guestSignal = chirp(1, 2800, 400, 9000);
     await Promise.all([fake.speak(fake.owner.id, ownerSignal), fake.speak(guest.id, guestSignal)]);
-    await waitFor(() => collector.count(fake.owner.id) >= 52 && collector.count(guest.id) >= 52, 5000, 'frames of both speakers');
+    await waitFor(
+      () => collector.count(fake.owner.id) >= 52 && collector.count(guest.id) >= 52,
+      5000,
+      'frames of both speakers',
+    );
     const ownerPcm = collector.pcm(fake.owner.id);
     const guestPcm = collector.pcm(guest.id);
     expect(bestCorrelation(ownerSignal, ownerPcm).correlation).toBeGreaterThanOrEqual(0.9);
@@ -123,7 +131,10 @@ describe('Discord voice adapter on the loopback fake', () => {
     expect(dmMessage).toMatchObject({ dmRecipientId: fake.owner.id, content: 'Build finished @everyone' });
     expect(dmMessage?.body).toEqual({ content: 'Build finished @everyone', allowed_mentions: { parse: [] } });
     expect(post.channelId).toBe(fake.textChannelId);
-    expect(fake.messages.find((m) => m.id === post.messageId)?.body).toEqual({ content: 'Deploy done <@&123> ok', allowed_mentions: { parse: [] } });
+    expect(fake.messages.find((m) => m.id === post.messageId)?.body).toEqual({
+      content: 'Deploy done <@&123> ok',
+      allowed_mentions: { parse: [] },
+    });
 
     const before = fake.messages.length;
     const long = Array.from({ length: 300 }, (_, i) => `line ${i} of a long report`).join('\n');

@@ -25,7 +25,10 @@ describe('FrameLimiter', () => {
         return { status: 'sent' };
       },
     });
-    const img = (n: number): Promise<Buffer> => sharp({ create: { width: 4, height: 4, channels: 3, background: { r: n, g: 0, b: 0 } } }).png().toBuffer();
+    const img = (n: number): Promise<Buffer> =>
+      sharp({ create: { width: 4, height: 4, channels: 3, background: { r: n, g: 0, b: 0 } } })
+        .png()
+        .toBuffer();
     const [a, b, c, d] = await Promise.all([img(1), img(2), img(3), img(4)]);
     const ra = limiter.submit(a!);
     clock.advance(500);

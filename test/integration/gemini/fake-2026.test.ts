@@ -24,7 +24,9 @@ function setUp(setup: Record<string, unknown>): Promise<RawClient> {
 }
 
 function resumptionUpdates(client: RawClient): Record<string, unknown>[] {
-  return client.messages.flatMap((m) => (m.sessionResumptionUpdate ? [m.sessionResumptionUpdate as Record<string, unknown>] : []));
+  return client.messages.flatMap((m) =>
+    m.sessionResumptionUpdate ? [m.sessionResumptionUpdate as Record<string, unknown>] : [],
+  );
 }
 
 function serverContents(client: RawClient): Record<string, unknown>[] {
@@ -82,13 +84,23 @@ describe('fake gemini, late-2026 rules (strict by default)', () => {
     const server = await fake.connection(0);
     void server.reply({ toneMs: 200 });
     await waitFor(() => serverContents(client).some((c) => c.modelTurn), 'model audio');
-    const beforeAudio = client.messages.findIndex((m) => (m.serverContent as Record<string, unknown> | undefined)?.modelTurn);
-    expect(client.messages.slice(0, beforeAudio).some((m) => (m.sessionResumptionUpdate as { resumable?: boolean } | undefined)?.resumable === false)).toBe(true);
+    const beforeAudio = client.messages.findIndex(
+      (m) => (m.serverContent as Record<string, unknown> | undefined)?.modelTurn,
+    );
+    expect(
+      client.messages
+        .slice(0, beforeAudio)
+        .some((m) => (m.sessionResumptionUpdate as { resumable?: boolean } | undefined)?.resumable === false),
+    ).toBe(true);
     await waitFor(() => serverContents(client).some((c) => c.turnComplete), 'turnComplete');
     const count = client.messages.length;
     void server.toolCall([{ name: 'lookup', args: {} }]).catch(() => undefined);
     await waitFor(() => client.messages.some((m) => m.toolCall), 'the tool call');
-    expect(client.messages.slice(count).map((m) => (m.sessionResumptionUpdate as { resumable?: boolean } | undefined)?.resumable)).toContain(false);
+    expect(
+      client.messages
+        .slice(count)
+        .map((m) => (m.sessionResumptionUpdate as { resumable?: boolean } | undefined)?.resumable),
+    ).toContain(false);
   });
 
   it('sends turnComplete when a reply sent faster than real time would have finished playing, not with generationComplete', async () => {
@@ -110,7 +122,9 @@ describe('fake gemini, late-2026 rules (strict by default)', () => {
     server.turnComplete();
     await waitFor(() => serverContents(client).some((c) => c.turnComplete), 'turnComplete');
     expect(serverContents(client).at(-1)).toEqual({ turnComplete: true, interactionStatus: 'IN_PROGRESS' });
-    client.ws.send(JSON.stringify({ toolResponse: { functionResponses: [{ id: 'c1', name: 'lookup', response: { ok: true } }] } }));
+    client.ws.send(
+      JSON.stringify({ toolResponse: { functionResponses: [{ id: 'c1', name: 'lookup', response: { ok: true } }] } }),
+    );
     await answered;
     server.turnComplete();
     await waitFor(() => serverContents(client).filter((c) => c.turnComplete).length === 2, 'the second turnComplete');
@@ -120,7 +134,10 @@ describe('fake gemini, late-2026 rules (strict by default)', () => {
   it('takes a mid-session contextUpdate (instructions, tools) on 3.8 and records it on the session; 3.1 refuses it with 1007', async () => {
     fake = await startFakeGemini();
     const client = await setUp({});
-    const update = { systemInstruction: { parts: [{ text: 'You are Ada now.' }] }, tools: { tools: [{ functionDeclarations: [{ name: 'x', description: 'x' }] }] } };
+    const update = {
+      systemInstruction: { parts: [{ text: 'You are Ada now.' }] },
+      tools: { tools: [{ functionDeclarations: [{ name: 'x', description: 'x' }] }] },
+    };
     client.ws.send(JSON.stringify({ contextUpdate: update }));
     const server = await fake.connection(0);
     await server.waitFor(() => server.contextUpdates.length === 1, 5000, 'the update');

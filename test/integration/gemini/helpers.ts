@@ -3,7 +3,11 @@
 // and a recorder of everything the session emits.
 import pino, { type Logger } from 'pino';
 import { Writable } from 'node:stream';
-import { createGeminiProvider, type GeminiProviderOptions, type GeminiLiveSession } from '../../../main/core/model/index.ts';
+import {
+  createGeminiProvider,
+  type GeminiProviderOptions,
+  type GeminiLiveSession,
+} from '../../../main/core/model/index.ts';
 import type { LiveModelConnectOptions, ToolCallRequest } from '../../../main/core/ports.ts';
 import { startFakeGemini, type FakeGemini, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
 
@@ -102,7 +106,11 @@ export async function startHarness(
       apiKey: key,
       logger,
     });
-    const session = (await provider.connect({ ...connect, tools: connect.tools ?? [], systemInstruction: connect.systemInstruction ?? 'You are a test persona.' })) as GeminiLiveSession;
+    const session = (await provider.connect({
+      ...connect,
+      tools: connect.tools ?? [],
+      systemInstruction: connect.systemInstruction ?? 'You are a test persona.',
+    })) as GeminiLiveSession;
     const rec = new SessionRecorder(session);
     return {
       fake,
@@ -136,12 +144,18 @@ export function numberedChunk(seq: number, samples = 320): Int16Array {
  * the service had not answered (or covered by a handle) is sent again, because a session resumed
  * from a handle has not heard it.
  */
-export function expectAudioAcrossResume(first: { audio: { pcm: Int16Array }[] }, second: { audio: { pcm: Int16Array }[] }, total: number): void {
+export function expectAudioAcrossResume(
+  first: { audio: { pcm: Int16Array }[] },
+  second: { audio: { pcm: Int16Array }[] },
+  total: number,
+): void {
   const a = first.audio.map((c) => c.pcm[0]!);
   const b = second.audio.map((c) => c.pcm[0]!);
   const contiguous = (list: number[]) => list.every((v, i) => i === 0 || v === list[i - 1]! + 1);
-  if (!contiguous(a) || !contiguous(b)) throw new Error(`a socket got chunks out of order or twice: ${a.join(',')} | ${b.join(',')}`);
-  if (b.at(-1) !== total - 1) throw new Error(`the resumed socket did not get the last chunk (${b.at(-1)} of ${total - 1})`);
+  if (!contiguous(a) || !contiguous(b))
+    throw new Error(`a socket got chunks out of order or twice: ${a.join(',')} | ${b.join(',')}`);
+  if (b.at(-1) !== total - 1)
+    throw new Error(`the resumed socket did not get the last chunk (${b.at(-1)} of ${total - 1})`);
   const union = new Set([...a, ...b]);
   for (let i = 0; i < total; i++) if (!union.has(i)) throw new Error(`chunk ${i} reached no socket`);
 }

@@ -31,13 +31,21 @@ export async function waitFor(predicate: () => boolean, what: string, timeoutMs 
 }
 
 /** Opens a socket and completes setup with `setup` (model and resumption as given). */
-export async function setUpRaw(baseUrl: string, sockets: WebSocket[], setup: Record<string, unknown>, version = 'v1beta'): Promise<RawClient> {
+export async function setUpRaw(
+  baseUrl: string,
+  sockets: WebSocket[],
+  setup: Record<string, unknown>,
+  version = 'v1beta',
+): Promise<RawClient> {
   const client = openRawClient(baseUrl, sockets, version);
   await new Promise<void>((resolve, reject) => {
     client.ws.once('open', () => resolve());
     client.ws.once('error', reject);
   });
   client.ws.send(JSON.stringify({ setup }));
-  await waitFor(() => client.messages.some((m) => 'setupComplete' in m) || client.ws.readyState !== WebSocket.OPEN, 'setupComplete');
+  await waitFor(
+    () => client.messages.some((m) => 'setupComplete' in m) || client.ws.readyState !== WebSocket.OPEN,
+    'setupComplete',
+  );
   return client;
 }

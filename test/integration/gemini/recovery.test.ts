@@ -5,7 +5,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { faultCounts } from '../../../main/core/faults.ts';
-import { expectAudioAcrossResume, numberedChunk, startAudioPump, startHarness, waitUntil, type Harness } from './helpers.ts';
+import {
+  expectAudioAcrossResume,
+  numberedChunk,
+  startAudioPump,
+  startHarness,
+  waitUntil,
+  type Harness,
+} from './helpers.ts';
 
 let h: Harness | null = null;
 let pump: { sent: () => number; stop: () => void } | null = null;
@@ -21,33 +28,45 @@ function startPump(harness: Harness): { sent: () => number } {
   return pump;
 }
 
-const lookupTool = [{ name: 'lookup', description: 'look something up', parameters: { type: 'object', properties: { q: { type: 'string' } } } }];
+const lookupTool = [
+  {
+    name: 'lookup',
+    description: 'look something up',
+    parameters: { type: 'object', properties: { q: { type: 'string' } } },
+  },
+];
 
 describe('gemini live recovery against the strict fake', () => {
   it.each([
     ['a 1006 drop (no close frame)', (c: { drop(): void }) => c.drop()],
-    ['a 1011 close without warning', (c: { close(code: number, reason: string): void }) => c.close(1011, 'Internal error occurred.')],
-  ])('after %s it resumes, and audio spoken while no socket was ready arrives after the resume, in order, once', async (_what, kill) => {
-    h = await startHarness();
-    const first = await h.fake.connection(0);
-    const audio = startPump(h);
-    await first.waitFor(() => first.audio.length >= 5, 5000, 'audio on the first socket');
-    let sentWhenLost = -1;
-    h.session.once('state', () => (sentWhenLost = audio.sent()));
-    kill(first as never);
-    const second = await h.fake.connection(1);
-    expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
-    await second.waitFor(() => second.audio.length >= 10, 5000, 'audio on the resumed socket');
-    pump!.stop();
-    const total = audio.sent();
-    await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'the last chunk');
-    expectAudioAcrossResume(first, second, total);
-    // the resumed session heard everything from before the moment the client knew the socket was gone
-    expect(second.audio[0]!.pcm[0]).toBeLessThanOrEqual(sentWhenLost);
-    expect(h.session.stats.audioChunksHeld).toBeGreaterThan(0);
-    expect(h.session.stats.audioChunksDropped).toBe(0);
-    expect(h.rec.states.map((s) => s.state)).toEqual(['reconnecting', 'connected']);
-  });
+    [
+      'a 1011 close without warning',
+      (c: { close(code: number, reason: string): void }) => c.close(1011, 'Internal error occurred.'),
+    ],
+  ])(
+    'after %s it resumes, and audio spoken while no socket was ready arrives after the resume, in order, once',
+    async (_what, kill) => {
+      h = await startHarness();
+      const first = await h.fake.connection(0);
+      const audio = startPump(h);
+      await first.waitFor(() => first.audio.length >= 5, 5000, 'audio on the first socket');
+      let sentWhenLost = -1;
+      h.session.once('state', () => (sentWhenLost = audio.sent()));
+      kill(first as never);
+      const second = await h.fake.connection(1);
+      expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
+      await second.waitFor(() => second.audio.length >= 10, 5000, 'audio on the resumed socket');
+      pump!.stop();
+      const total = audio.sent();
+      await second.waitFor(() => second.audio.at(-1)?.pcm[0] === total - 1, 5000, 'the last chunk');
+      expectAudioAcrossResume(first, second, total);
+      // the resumed session heard everything from before the moment the client knew the socket was gone
+      expect(second.audio[0]!.pcm[0]).toBeLessThanOrEqual(sentWhenLost);
+      expect(h.session.stats.audioChunksHeld).toBeGreaterThan(0);
+      expect(h.session.stats.audioChunksDropped).toBe(0);
+      expect(h.rec.states.map((s) => s.state)).toEqual(['reconnecting', 'connected']);
+    },
+  );
 
   it('detects a stall mid-reply (socket open, nothing sent), ends that turn and resumes; the next reply is heard', async () => {
     h = await startHarness({}, { stallMs: 300 });
@@ -138,7 +157,11 @@ describe('gemini live recovery against the strict fake', () => {
   });
 
   it('a result that finished while no socket was up is kept and given to the re-asked call', async () => {
-    h = await startHarness({ setupDelayMs: 400, strict: { pendingToolCallsOnResume: 'reask' } }, {}, { tools: lookupTool });
+    h = await startHarness(
+      { setupDelayMs: 400, strict: { pendingToolCallsOnResume: 'reask' } },
+      {},
+      { tools: lookupTool },
+    );
     const first = await h.fake.connection(0);
     void first.toolCall([{ name: 'lookup', args: { q: 'z' } }]).catch(() => undefined);
     await waitUntil(() => h!.rec.toolCalls.length === 1, 'toolCall');
@@ -169,7 +192,11 @@ describe('gemini live recovery against the strict fake', () => {
     await second.reply({ toneMs: 200, transcript: 'heard' });
     await waitUntil(() => rec.turnCompletes === 2, 'next reply');
     // interrupted → turnComplete (from the socket's end) → the whole next reply
-    expect(rec.order.slice(rec.order.indexOf('interrupted'), rec.order.indexOf('interrupted') + 3)).toEqual(['interrupted', 'turnComplete', 'audio']);
+    expect(rec.order.slice(rec.order.indexOf('interrupted'), rec.order.indexOf('interrupted') + 3)).toEqual([
+      'interrupted',
+      'turnComplete',
+      'audio',
+    ]);
     expect(rec.audioSamples - before).toBe(4800);
   });
 
@@ -177,19 +204,22 @@ describe('gemini live recovery against the strict fake', () => {
     ['text that is not JSON', '{"serverContent": {'],
     ['binary garbage', Buffer.from([0xff, 0xfe, 0x00, 0x81])],
     ['JSON that is not an object', '[1,2,3]'],
-  ])('%s from the service is dropped, counted, and the socket is resumed; the process lives on', async (_what, frame) => {
-    h = await startHarness();
-    const first = await h.fake.connection(0);
-    const before = faultCounts.malformed_model_messages;
-    first.sendRaw(frame);
-    const second = await h.fake.connection(1);
-    expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
-    expect(h.session.stats.malformedMessages).toBe(1);
-    expect(faultCounts.malformed_model_messages).toBe(before + 1);
-    await second.reply({ toneMs: 100, transcript: 'fine' });
-    await waitUntil(() => h!.rec.turnCompletes === 1, 'a reply after the bad frame');
-    expect(h.logLines.filter((l) => l.includes('malformed message'))).toHaveLength(1);
-  });
+  ])(
+    '%s from the service is dropped, counted, and the socket is resumed; the process lives on',
+    async (_what, frame) => {
+      h = await startHarness();
+      const first = await h.fake.connection(0);
+      const before = faultCounts.malformed_model_messages;
+      first.sendRaw(frame);
+      const second = await h.fake.connection(1);
+      expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1));
+      expect(h.session.stats.malformedMessages).toBe(1);
+      expect(faultCounts.malformed_model_messages).toBe(before + 1);
+      await second.reply({ toneMs: 100, transcript: 'fine' });
+      await waitUntil(() => h!.rec.turnCompletes === 1, 'a reply after the bad frame');
+      expect(h.logLines.filter((l) => l.includes('malformed message'))).toHaveLength(1);
+    },
+  );
 
   it('sockets that die right after setup are redialled with growing back-off, not in a loop', async () => {
     const clock = new ManualClock(0);

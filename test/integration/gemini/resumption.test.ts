@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { concatPcm, tone, type FakeGeminiOptions } from '../../../main/fakes/gemini/index.ts';
-import { expectAudioAcrossResume, numberedChunk, startAudioPump, startHarness, waitUntil, type Harness } from './helpers.ts';
+import {
+  expectAudioAcrossResume,
+  numberedChunk,
+  startAudioPump,
+  startHarness,
+  waitUntil,
+  type Harness,
+} from './helpers.ts';
 
 let h: Harness | null = null;
 let pump: { sent: () => number; stop: () => void } | null = null;
@@ -44,7 +51,9 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     const second = await h.fake.connection(1);
     expect(second.resumedWithHandle).toBe(first.issuedHandles.at(-1)); // the handle issued after the reply
     expect(second.sessionId).toBe(first.sessionId);
-    expect((second.setup as { sessionResumption: { handle: string } }).sessionResumption.handle).toBe(second.resumedWithHandle);
+    expect((second.setup as { sessionResumption: { handle: string } }).sessionResumption.handle).toBe(
+      second.resumedWithHandle,
+    );
     await second.waitFor(() => second.audio.length >= 10, 5000, 'audio on the second connection');
     // the first connection is released by the client, well before the service's deadline
     await first.waitFor(() => !first.isOpen, 8000, 'old connection closed');
@@ -58,9 +67,17 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     if (overlap) {
       // Input moved over in one step; what the first socket got after the resume handle's index
       // (transparent resumption) is sent again, because the resumed session is as of that handle.
-      const updates = first.sent.flatMap((m) => (m.sessionResumptionUpdate ? [m.sessionResumptionUpdate as { newHandle?: string; lastConsumedClientMessageIndex?: string }] : []));
-      const index = Number(updates.find((u) => u.newHandle === second.resumedWithHandle)!.lastConsumedClientMessageIndex);
-      const unconsumed = first.received.slice(index).filter((m) => (m.realtimeInput as { audio?: unknown } | undefined)?.audio).length;
+      const updates = first.sent.flatMap((m) =>
+        m.sessionResumptionUpdate
+          ? [m.sessionResumptionUpdate as { newHandle?: string; lastConsumedClientMessageIndex?: string }]
+          : [],
+      );
+      const index = Number(
+        updates.find((u) => u.newHandle === second.resumedWithHandle)!.lastConsumedClientMessageIndex,
+      );
+      const unconsumed = first.received
+        .slice(index)
+        .filter((m) => (m.realtimeInput as { audio?: unknown } | undefined)?.audio).length;
       expect(first.audio.length + second.audio.length).toBe(total + unconsumed);
     }
 
@@ -70,9 +87,17 @@ describe.each(worlds)('gemini live: goAway rotation with session resumption — 
     expect(rec.outputText).toBe('first reply. second reply.');
     expect(rec.states.map((s) => s.state)).not.toContain('reconnecting');
     expect(h.session.state).toBe('connected');
-    expect(h.session.stats).toMatchObject({ switchOvers: 1, resumed: 1, audioChunksDropped: 0, overlapsRefused: overlap ? 0 : 1 });
+    expect(h.session.stats).toMatchObject({
+      switchOvers: 1,
+      resumed: 1,
+      audioChunksDropped: 0,
+      overlapsRefused: overlap ? 0 : 1,
+    });
     expect(h.fake.overlapsRefused).toBe(overlap ? 0 : 1);
-    expect(h.fake.sessions.get(first.sessionId!)!.history.map((e) => e.text)).toEqual(['first reply. ', 'second reply.']);
+    expect(h.fake.sessions.get(first.sessionId!)!.history.map((e) => e.text)).toEqual([
+      'first reply. ',
+      'second reply.',
+    ]);
   });
 
   it('with the fake’s own lifetime limit, a long call crosses several connections in one conversation', async () => {

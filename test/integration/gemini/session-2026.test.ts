@@ -27,7 +27,11 @@ function clientTexts(connection: FakeGeminiConnection): string {
 
 describe('gemini live, 2026 session rules', () => {
   it('after the session deadline (1011 "Deadline expired") and a refused resume (1007) a fresh session opens at once, seeded with persona, transcript and pending reminders; /say works', async () => {
-    h = await startHarness({ sessionDeadlineMs: 1500 }, { sessionRenewAfterMs: null }, { pendingContext: () => 'Reminder at 17:00: call Bob.' });
+    h = await startHarness(
+      { sessionDeadlineMs: 1500 },
+      { sessionRenewAfterMs: null },
+      { pendingContext: () => 'Reminder at 17:00: call Bob.' },
+    );
     const first = await h.fake.connection(0);
     await first.reply({ inputTranscript: 'my name is Ada ', transcript: 'Hello Ada, nice to meet you.', toneMs: 200 });
     await waitUntil(() => first.closeCode !== null, 'the deadline close', 10_000);
@@ -47,12 +51,19 @@ describe('gemini live, 2026 session rules', () => {
     expect(h.rec.states.map((s) => s.state)).not.toContain('error');
     expect(h.session.stats).toMatchObject({ deadlines: 1, freshSessions: 1 });
     h.session.sendText('the pizza is here');
-    await fresh.waitFor(() => clientTexts(fresh).includes('the pizza is here'), 5000, 'the /say text on the fresh session');
+    await fresh.waitFor(
+      () => clientTexts(fresh).includes('the pizza is here'),
+      5000,
+      'the /say text on the fresh session',
+    );
   });
 
   it('a refused resume, then a 1011 on the fresh session before it answered: the utterance said across both is heard once, on the next socket', async () => {
     // The day soak's last minute (issue #55): a deadline with a refused resume and a 1011 drop right after.
-    h = await startHarness({ sessionDeadlineMs: 1500, bargeInRms: null, autoReply: false }, { sessionRenewAfterMs: null });
+    h = await startHarness(
+      { sessionDeadlineMs: 1500, bargeInRms: null, autoReply: false },
+      { sessionRenewAfterMs: null },
+    );
     const first = await h.fake.connection(0);
     await waitUntil(() => first.closeCode !== null, 'the deadline close', 10_000);
     const fresh = await h.fake.connection(1);
@@ -63,7 +74,11 @@ describe('gemini live, 2026 session rules', () => {
     await fresh.waitFor(() => fresh.audioStreamEnds === 1, 5000, 'the utterance on the fresh session');
     fresh.close(1011, 'Internal error occurred.');
     const next = await h.fake.connection(h.fake.connections.indexOf(fresh) + 1);
-    await next.waitFor(() => next.audioStreamEnds === 1 && next.inputSamples >= 3200, 5000, 'the utterance on the next socket');
+    await next.waitFor(
+      () => next.audioStreamEnds === 1 && next.inputSamples >= 3200,
+      5000,
+      'the utterance on the next socket',
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(next.audioStreamEnds).toBe(1); // once, not twice
   });
@@ -71,7 +86,11 @@ describe('gemini live, 2026 session rules', () => {
   it('renews the session at an idle point before a known deadline: a fresh seeded session, no deadline close, no reconnecting', async () => {
     h = await startHarness({ sessionDeadlineMs: 4000 }, { sessionRenewAfterMs: 800 });
     const first = await h.fake.connection(0);
-    await first.reply({ inputTranscript: 'remember the blue door ', transcript: 'I will remember the blue door.', toneMs: 200 });
+    await first.reply({
+      inputTranscript: 'remember the blue door ',
+      transcript: 'I will remember the blue door.',
+      toneMs: 200,
+    });
     const fresh = await h.fake.connection(1, 10_000);
     expect(fresh.resumedWithHandle).toBeNull();
     expect(instructionOf(fresh)).toContain('remember the blue door');
@@ -85,7 +104,10 @@ describe('gemini live, 2026 session rules', () => {
   it('transparent resumption: across 20 drops, each after more user audio than the hold keeps, the service consumes every sample exactly once', async () => {
     // The unconsumed tail (30 s) is kept apart from the 1 s hold; before it, a resumed session lost
     // whatever an utterance had beyond the hold.
-    h = await startHarness({ bargeInRms: null }, { holdAudioMs: 1000, backoff: { initialMs: 10, maxMs: 50, maxAttempts: 8 } });
+    h = await startHarness(
+      { bargeInRms: null },
+      { holdAudioMs: 1000, backoff: { initialMs: 10, maxMs: 50, maxAttempts: 8 } },
+    );
     pump = startAudioPump(h);
     for (let i = 0; i < 20; i++) {
       const c = await h.fake.connection(i, 10_000);
@@ -121,7 +143,9 @@ describe('gemini live, 2026 session rules', () => {
     h = await startHarness({ bargeInRms: null, autoReply: false });
     const first = await h.fake.connection(0);
     const settled: string[] = [];
-    h.session.sendText('Say the following to the user now: the build is green.', { onSettled: (o) => settled.push(o.delivered ? 'delivered' : o.reason) });
+    h.session.sendText('Say the following to the user now: the build is green.', {
+      onSettled: (o) => settled.push(o.delivered ? 'delivered' : o.reason),
+    });
     await first.waitFor(() => clientTexts(first).includes('the build is green'), 5000, 'the text at the model');
     void first.reply({ toneMs: 2000, chunkMs: 40, paceMs: 40, transcript: 'The build is green.' });
     await waitUntil(() => h!.rec.audio.length >= 3, 'the reply under way');
@@ -192,7 +216,11 @@ describe('gemini live, 2026 session rules', () => {
   });
 
   it('persona and tools change mid-call on 3.8 (contextUpdate); wake names go to customVocabulary', async () => {
-    const tool = { name: 'lookup', description: 'look up', parameters: { type: 'object', properties: { q: { type: 'string' } } } };
+    const tool = {
+      name: 'lookup',
+      description: 'look up',
+      parameters: { type: 'object', properties: { q: { type: 'string' } } },
+    };
     h = await startHarness({}, {}, { vocabulary: ['Ada', 'Bartholomew'] });
     const c = await h.fake.connection(0);
     expect(c.setup?.inputAudioTranscription).toEqual({ customVocabulary: ['Ada', 'Bartholomew'] });
@@ -215,25 +243,32 @@ describe('gemini live, 2026 session rules', () => {
   it.each([
     ['refused before setupComplete', false],
     ['closed right after setupComplete', true],
-  ])('text handed over during an outage (1011, then two setups %s) is delivered after the reconnect', async (_what, afterSetup) => {
-    h = await startHarness({}, { backoff: { initialMs: 100, maxMs: 400, maxAttempts: 8 } });
-    const first = await h.fake.connection(0);
-    let refusals = 0;
-    const refuse = (c: FakeGeminiConnection): void => {
-      if (refusals >= 2) return;
-      refusals++;
-      c.close(1011, 'Internal error occurred.');
-    };
-    if (afterSetup) h.fake.on('setup', refuse);
-    else h.fake.on('connection', refuse);
-    const settled: unknown[] = [];
-    first.close(1011, 'Internal error occurred.');
-    await new Promise((r) => setTimeout(r, 100));
-    h.session.sendText('the pizza is here', { onSettled: (o) => settled.push(o) });
-    await waitUntil(() => refusals === 2, 'two refused setups');
-    await waitUntil(() => h!.fake.established.some((c) => c.isOpen && clientTexts(c).includes('the pizza is here')), 'the text on a live socket', 10_000);
-    expect(settled).toEqual([{ delivered: true }]);
-  });
+  ])(
+    'text handed over during an outage (1011, then two setups %s) is delivered after the reconnect',
+    async (_what, afterSetup) => {
+      h = await startHarness({}, { backoff: { initialMs: 100, maxMs: 400, maxAttempts: 8 } });
+      const first = await h.fake.connection(0);
+      let refusals = 0;
+      const refuse = (c: FakeGeminiConnection): void => {
+        if (refusals >= 2) return;
+        refusals++;
+        c.close(1011, 'Internal error occurred.');
+      };
+      if (afterSetup) h.fake.on('setup', refuse);
+      else h.fake.on('connection', refuse);
+      const settled: unknown[] = [];
+      first.close(1011, 'Internal error occurred.');
+      await new Promise((r) => setTimeout(r, 100));
+      h.session.sendText('the pizza is here', { onSettled: (o) => settled.push(o) });
+      await waitUntil(() => refusals === 2, 'two refused setups');
+      await waitUntil(
+        () => h!.fake.established.some((c) => c.isOpen && clientTexts(c).includes('the pizza is here')),
+        'the text on a live socket',
+        10_000,
+      );
+      expect(settled).toEqual([{ delivered: true }]);
+    },
+  );
 
   it('extended thinking: a turnComplete with interactionStatus IN_PROGRESS is not idle (no text goes in); IDLE is', async () => {
     h = await startHarness({}, { model: 'gemini-3.8-live-extended-thinking', replyWaitMs: 50 });

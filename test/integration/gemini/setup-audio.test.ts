@@ -6,7 +6,10 @@ import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.
 
 interface SetupWire {
   model: string;
-  generationConfig: { responseModalities: string[]; speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: string } } } };
+  generationConfig: {
+    responseModalities: string[];
+    speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: string } } };
+  };
   systemInstruction: unknown;
   sessionResumption: unknown;
   inputAudioTranscription: unknown;
@@ -33,7 +36,9 @@ describe('gemini live: setup and audio through @google/genai against the fake', 
     );
     h = await startHarness({}, {}, { tools: registry.declarations(), systemInstruction: 'You are Sora.' });
     const conn = await h.fake.connection(0);
-    expect(conn.path.startsWith('//ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent')).toBe(true);
+    expect(conn.path.startsWith('//ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent')).toBe(
+      true,
+    );
     expect(conn.key).toBe(h.key);
     // The wire JSON, typed only as far as the assertions below read it (each field is checked).
     const setup = conn.setup as unknown as SetupWire;

@@ -22,12 +22,10 @@ it('a gated socket is dialled at once but sends setup only when its gate settles
   const setupGate = new Promise<void>((resolve) => (openGate = resolve));
   claim({ onBadMessage: () => undefined, setupGate });
   let connected = false;
-  const session = ai.live
-    .connect({ model: 'gemini-3.8-live', callbacks: { onmessage: () => undefined } })
-    .then((s) => {
-      connected = true;
-      return s;
-    });
+  const session = ai.live.connect({ model: 'gemini-3.8-live', callbacks: { onmessage: () => undefined } }).then((s) => {
+    connected = true;
+    return s;
+  });
 
   const server = fake;
   await waitUntil(() => server.connections.length === 1, 'the socket dialled before the gate opens');

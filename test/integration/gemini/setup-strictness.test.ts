@@ -48,13 +48,17 @@ async function rawSetup(setup: Record<string, unknown>): Promise<RawClient> {
   return { ws, messages, closed };
 }
 
-const accepted = (client: RawClient): boolean => client.messages.some((m) => 'setupComplete' in m) && client.ws.readyState === WebSocket.OPEN;
+const accepted = (client: RawClient): boolean =>
+  client.messages.some((m) => 'setupComplete' in m) && client.ws.readyState === WebSocket.OPEN;
 
 /** Roughly what our client sends (protocols.md §1.3): the base every case below adds one field to. */
 function baseSetup(model: string): Record<string, unknown> {
   return {
     model: `models/${model}`,
-    generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+    generationConfig: {
+      responseModalities: ['AUDIO'],
+      speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } },
+    },
     systemInstruction: { parts: [{ text: 'You are a bot' }], role: 'user' },
     sessionResumption: {},
     inputAudioTranscription: {},
@@ -64,29 +68,100 @@ function baseSetup(model: string): Record<string, unknown> {
 }
 
 type Patch = (setup: Record<string, unknown>) => Record<string, unknown>;
-const withGeneration = (extra: Record<string, unknown>): Patch => (s) => ({ ...s, generationConfig: { ...(s.generationConfig as object), ...extra } });
-const withTop = (extra: Record<string, unknown>): Patch => (s) => ({ ...s, ...extra });
+const withGeneration =
+  (extra: Record<string, unknown>): Patch =>
+  (s) => ({ ...s, generationConfig: { ...(s.generationConfig as object), ...extra } });
+const withTop =
+  (extra: Record<string, unknown>): Patch =>
+  (s) => ({ ...s, ...extra });
 
 /** [what, model, patch, rule the fake must name]: every field/model combination the research says is refused. */
 const REJECTED: [string, string, Patch, RegExp][] = [
-  ...KNOWN_LIVE_MODELS.map((model): [string, string, Patch, RegExp] => ['an unknown top-level field (voice)', model, withTop({ voice: 'Kore' }), /unknown setup field "voice"/]),
-  ...KNOWN_LIVE_MODELS.map((model): [string, string, Patch, RegExp] => ['explicitVadSignal (Vertex-only)', model, withTop({ explicitVadSignal: true }), /unknown setup field "explicitVadSignal"/]),
-  ['generationConfig.thinkingConfig', 'gemini-3.8-live', withGeneration({ thinkingConfig: { thinkingLevel: 'LOW' } }), /gemini-3\.8-live rejects setup generationConfig\.thinkingConfig/],
-  ['generation_config.thinking_config (proto names)', 'gemini-3.8-live', (s) => ({ ...withTop({ generation_config: { thinking_config: { thinking_budget: 0 } } })(s), generationConfig: undefined }), /thinkingConfig/],
-  ['generationConfig.enableAffectiveDialog: true', 'gemini-3.8-live', withGeneration({ enableAffectiveDialog: true }), /gemini-3\.8-live rejects setup generationConfig\.enableAffectiveDialog/],
-  ['generationConfig.enableAffectiveDialog: false', 'gemini-3.8-live', withGeneration({ enableAffectiveDialog: false }), /enableAffectiveDialog/],
-  ['proactivity.proactiveAudio: false', 'gemini-3.8-live', withTop({ proactivity: { proactiveAudio: false } }), /gemini-3\.8-live rejects setup proactivity\.proactiveAudio=false/],
+  ...KNOWN_LIVE_MODELS.map((model): [string, string, Patch, RegExp] => [
+    'an unknown top-level field (voice)',
+    model,
+    withTop({ voice: 'Kore' }),
+    /unknown setup field "voice"/,
+  ]),
+  ...KNOWN_LIVE_MODELS.map((model): [string, string, Patch, RegExp] => [
+    'explicitVadSignal (Vertex-only)',
+    model,
+    withTop({ explicitVadSignal: true }),
+    /unknown setup field "explicitVadSignal"/,
+  ]),
+  [
+    'generationConfig.thinkingConfig',
+    'gemini-3.8-live',
+    withGeneration({ thinkingConfig: { thinkingLevel: 'LOW' } }),
+    /gemini-3\.8-live rejects setup generationConfig\.thinkingConfig/,
+  ],
+  [
+    'generation_config.thinking_config (proto names)',
+    'gemini-3.8-live',
+    (s) => ({
+      ...withTop({ generation_config: { thinking_config: { thinking_budget: 0 } } })(s),
+      generationConfig: undefined,
+    }),
+    /thinkingConfig/,
+  ],
+  [
+    'generationConfig.enableAffectiveDialog: true',
+    'gemini-3.8-live',
+    withGeneration({ enableAffectiveDialog: true }),
+    /gemini-3\.8-live rejects setup generationConfig\.enableAffectiveDialog/,
+  ],
+  [
+    'generationConfig.enableAffectiveDialog: false',
+    'gemini-3.8-live',
+    withGeneration({ enableAffectiveDialog: false }),
+    /enableAffectiveDialog/,
+  ],
+  [
+    'proactivity.proactiveAudio: false',
+    'gemini-3.8-live',
+    withTop({ proactivity: { proactiveAudio: false } }),
+    /gemini-3\.8-live rejects setup proactivity\.proactiveAudio=false/,
+  ],
 ];
 
 /** Fields the research states nothing against for these models: accepted. */
 const ACCEPTED: [string, string, Patch][] = [
   ['proactivity.proactiveAudio: true', 'gemini-3.8-live', withTop({ proactivity: { proactiveAudio: true } })],
-  ['generationConfig.thinkingConfig', 'gemini-3.1-flash-live-preview', withGeneration({ thinkingConfig: { thinkingLevel: 'LOW' } })],
-  ['generationConfig.thinkingConfig', 'gemini-2.5-flash-native-audio-preview-12-2025', withGeneration({ thinkingConfig: { thinkingBudget: 0 } })],
-  ['generationConfig.enableAffectiveDialog', 'gemini-2.5-flash-native-audio-preview-12-2025', withGeneration({ enableAffectiveDialog: true })],
-  ['proactivity.proactiveAudio: false', 'gemini-2.5-flash-native-audio-preview-12-2025', withTop({ proactivity: { proactiveAudio: false } })],
-  ['every documented top-level field', 'gemini-3.8-live', withTop({ tools: [], realtimeInputConfig: {}, historyConfig: {}, safetySettings: [], labels: { a: 'b' } })],
-  ['proto (snake_case) field names', 'gemini-3.8-live', (s) => ({ model: s.model, generation_config: s.generationConfig, session_resumption: {}, context_window_compression: { sliding_window: {} } })],
+  [
+    'generationConfig.thinkingConfig',
+    'gemini-3.1-flash-live-preview',
+    withGeneration({ thinkingConfig: { thinkingLevel: 'LOW' } }),
+  ],
+  [
+    'generationConfig.thinkingConfig',
+    'gemini-2.5-flash-native-audio-preview-12-2025',
+    withGeneration({ thinkingConfig: { thinkingBudget: 0 } }),
+  ],
+  [
+    'generationConfig.enableAffectiveDialog',
+    'gemini-2.5-flash-native-audio-preview-12-2025',
+    withGeneration({ enableAffectiveDialog: true }),
+  ],
+  [
+    'proactivity.proactiveAudio: false',
+    'gemini-2.5-flash-native-audio-preview-12-2025',
+    withTop({ proactivity: { proactiveAudio: false } }),
+  ],
+  [
+    'every documented top-level field',
+    'gemini-3.8-live',
+    withTop({ tools: [], realtimeInputConfig: {}, historyConfig: {}, safetySettings: [], labels: { a: 'b' } }),
+  ],
+  [
+    'proto (snake_case) field names',
+    'gemini-3.8-live',
+    (s) => ({
+      model: s.model,
+      generation_config: s.generationConfig,
+      session_resumption: {},
+      context_window_compression: { sliding_window: {} },
+    }),
+  ],
 ];
 
 describe('fake gemini: setup is strict per model (default)', () => {
@@ -129,16 +204,23 @@ describe('fake gemini: setup is strict per model (default)', () => {
   it('relaxes the two checks separately', async () => {
     fake = await startFakeGemini({ setupDelayMs: 0, strict: { validateSetup: false } });
     expect(accepted(await rawSetup({ ...baseSetup('gemini-3.8-live'), voice: 'Kore' }))).toBe(true);
-    expect((await (await rawSetup(withTop({ proactivity: { proactiveAudio: false } })(baseSetup('gemini-3.8-live')))).closed).code).toBe(1007);
+    expect(
+      (await (await rawSetup(withTop({ proactivity: { proactiveAudio: false } })(baseSetup('gemini-3.8-live')))).closed)
+        .code,
+    ).toBe(1007);
     await fake.close();
     fake = await startFakeGemini({ setupDelayMs: 0, strict: { modelRules: false } });
-    expect(accepted(await rawSetup(withTop({ proactivity: { proactiveAudio: false } })(baseSetup('gemini-3.8-live'))))).toBe(true);
+    expect(
+      accepted(await rawSetup(withTop({ proactivity: { proactiveAudio: false } })(baseSetup('gemini-3.8-live')))),
+    ).toBe(true);
     expect((await (await rawSetup({ ...baseSetup('gemini-3.8-live'), voice: 'Kore' })).closed).code).toBe(1007);
   });
 });
 
 describe('fake gemini: mid-session clientContent per model', () => {
-  const turn = (text: string, turnComplete: boolean) => ({ clientContent: { turns: [{ role: 'user', parts: [{ text }] }], turnComplete } });
+  const turn = (text: string, turnComplete: boolean) => ({
+    clientContent: { turns: [{ role: 'user', parts: [{ text }] }], turnComplete },
+  });
 
   it.each([true, false])('closes 1007 on gemini-3.1-flash-live-preview (turnComplete %s)', async (turnComplete) => {
     fake = await startFakeGemini({ setupDelayMs: 0 });
@@ -161,7 +243,10 @@ describe('fake gemini: mid-session clientContent per model', () => {
 
   it('takes the initial history a 3.1 setup announced, up to its turnComplete, and nothing after', async () => {
     fake = await startFakeGemini({ setupDelayMs: 0 });
-    const client = await rawSetup({ ...baseSetup('gemini-3.1-flash-live-preview'), historyConfig: { initialHistoryInClientContent: true } });
+    const client = await rawSetup({
+      ...baseSetup('gemini-3.1-flash-live-preview'),
+      historyConfig: { initialHistoryInClientContent: true },
+    });
     client.ws.send(JSON.stringify(turn('earlier', false)));
     client.ws.send(JSON.stringify(turn('last of the history', true)));
     const conn = await fake.connection(0);
@@ -196,7 +281,11 @@ describe('our client against the strict setup', () => {
     {
       name: 'lookup',
       description: 'Look something up.',
-      parameters: { type: 'object', properties: { q: { type: 'string' }, n: { type: ['integer', 'null'] } }, required: ['q'] },
+      parameters: {
+        type: 'object',
+        properties: { q: { type: 'string' }, n: { type: ['integer', 'null'] } },
+        required: ['q'],
+      },
     },
     { name: 'now', description: 'The time.', parameters: { type: 'object', properties: {} } },
   ];

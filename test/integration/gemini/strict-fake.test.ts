@@ -20,7 +20,12 @@ function openRaw(version = 'v1beta'): RawClient {
 
 /** Opens a socket and completes setup (optionally resuming). */
 function setUp(handle?: string, version = 'v1beta'): Promise<RawClient> {
-  return setUpRaw(fake!.url, sockets, { model: 'models/gemini-3.8-live', sessionResumption: handle ? { handle } : {} }, version);
+  return setUpRaw(
+    fake!.url,
+    sockets,
+    { model: 'models/gemini-3.8-live', sessionResumption: handle ? { handle } : {} },
+    version,
+  );
 }
 
 const pcm16 = Buffer.alloc(640).toString('base64');
@@ -28,11 +33,20 @@ const pcm16 = Buffer.alloc(640).toString('base64');
 describe('fake gemini strictness (defaults: the strictest reported behaviour)', () => {
   it.each([
     ['a second setup', { setup: { model: 'models/gemini-3.8-live' } }],
-    ['an unknown top-level field', { realtimeInput: { audio: { data: pcm16, mimeType: 'audio/pcm;rate=16000' } }, extra: 1 }],
-    ['an unknown nested field', { realtimeInput: { audio: { data: pcm16, mimeType: 'audio/pcm;rate=16000', volume: 3 } } }],
+    [
+      'an unknown top-level field',
+      { realtimeInput: { audio: { data: pcm16, mimeType: 'audio/pcm;rate=16000' } }, extra: 1 },
+    ],
+    [
+      'an unknown nested field',
+      { realtimeInput: { audio: { data: pcm16, mimeType: 'audio/pcm;rate=16000', volume: 3 } } },
+    ],
     ['a bad audio MIME type', { realtimeInput: { audio: { data: pcm16, mimeType: 'audio/wav' } } }],
     ['bad base64', { realtimeInput: { audio: { data: 'not base64!!', mimeType: 'audio/pcm;rate=16000' } } }],
-    ['a tool response for a call never made', { toolResponse: { functionResponses: [{ id: 'nobody-asked', name: 'x', response: {} }] } }],
+    [
+      'a tool response for a call never made',
+      { toolResponse: { functionResponses: [{ id: 'nobody-asked', name: 'x', response: {} }] } },
+    ],
   ])('closes 1007 after setup on %s', async (_what, message) => {
     fake = await startFakeGemini();
     const client = await setUp();
@@ -66,7 +80,9 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
   it('refuses a resume with 1011 while another socket of the session is open, accepts it once that one closed', async () => {
     fake = await startFakeGemini();
     const first = await setUp();
-    const handle = (first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }).newHandle;
+    const handle = (
+      first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }
+    ).newHandle;
     const overlapped = await setUp(handle);
     expect((await overlapped.closed).code).toBe(1011);
     expect(fake.overlapsRefused).toBe(1);
@@ -80,7 +96,9 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
   it('accepts the overlapped resume with overlappedResume: allow', async () => {
     fake = await startFakeGemini({ strict: { overlappedResume: 'allow' } });
     const first = await setUp();
-    const handle = (first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }).newHandle;
+    const handle = (
+      first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }
+    ).newHandle;
     const second = await setUp(handle);
     expect(second.messages.some((m) => 'setupComplete' in m)).toBe(true);
     expect(first.ws.readyState).toBe(WebSocket.OPEN);
@@ -89,7 +107,9 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
   it('refuses an expired resumption handle (1008)', async () => {
     fake = await startFakeGemini({ strict: { handleTtlMs: 0 } });
     const first = await setUp();
-    const handle = (first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }).newHandle;
+    const handle = (
+      first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }
+    ).newHandle;
     first.ws.close();
     await first.closed;
     await new Promise((r) => setTimeout(r, 5));
@@ -125,7 +145,9 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
     const limit = { audioMs: 400, videoMs: 150 };
     fake = await startFakeGemini({ strict: { uncompressedSessionLimit: limit, connectionLifetime: null } });
     const first = await setUp();
-    const handle = (first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }).newHandle;
+    const handle = (
+      first.messages.find((m) => 'sessionResumptionUpdate' in m)!.sessionResumptionUpdate as { newHandle: string }
+    ).newHandle;
     first.ws.close();
     await first.closed;
     const resumed = await setUp(handle); // the clock runs from the session's start, not the socket's
@@ -135,12 +157,18 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
 
     // An image moves the end to the audio-and-video limit.
     const withVideo = await setUp();
-    withVideo.ws.send(JSON.stringify({ realtimeInput: { video: { data: Buffer.from('img').toString('base64'), mimeType: 'image/jpeg' } } }));
+    withVideo.ws.send(
+      JSON.stringify({
+        realtimeInput: { video: { data: Buffer.from('img').toString('base64'), mimeType: 'image/jpeg' } },
+      }),
+    );
     expect(await withVideo.closed).toEqual({ code: 1011, reason: 'Deadline expired' });
 
     const compressed = openRaw();
     await new Promise<void>((resolve) => compressed.ws.once('open', () => resolve()));
-    compressed.ws.send(JSON.stringify({ setup: { model: 'models/gemini-3.8-live', contextWindowCompression: { slidingWindow: {} } } }));
+    compressed.ws.send(
+      JSON.stringify({ setup: { model: 'models/gemini-3.8-live', contextWindowCompression: { slidingWindow: {} } } }),
+    );
     await waitFor(() => compressed.messages.some((m) => 'setupComplete' in m), 'setupComplete');
     await new Promise((r) => setTimeout(r, limit.audioMs + 200));
     expect(compressed.ws.readyState).toBe(WebSocket.OPEN);
@@ -191,14 +219,18 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
     const first = await setUp();
     const conn = await fake!.connection(0);
     void conn.reply({ toneMs: 40, transcript: 'an earlier turn' });
-    await waitFor(() => first.messages.some((m) => (m.serverContent as { turnComplete?: boolean } | undefined)?.turnComplete), 'earlier turn');
+    await waitFor(
+      () => first.messages.some((m) => (m.serverContent as { turnComplete?: boolean } | undefined)?.turnComplete),
+      'earlier turn',
+    );
     const before = conn.issuedHandles.at(-1)!;
     void conn.toolCall([{ name: 'lookup', args: { q: 'a' } }]).catch(() => undefined);
     await waitFor(() => first.messages.some((m) => 'toolCall' in m), 'toolCall');
     void conn.reply({ toneMs: 40, transcript: 'a turn after the handle' });
     await waitFor(() => fake!.sessions.get(conn.sessionId!)!.history.length === 2, 'later turn recorded');
     const handle = handleAfterCall ? conn.resumptionUpdate() : before;
-    const callId = (first.messages.find((m) => 'toolCall' in m)!.toolCall as { functionCalls: { id: string }[] }).functionCalls[0]!.id;
+    const callId = (first.messages.find((m) => 'toolCall' in m)!.toolCall as { functionCalls: { id: string }[] })
+      .functionCalls[0]!.id;
     first.ws.close();
     await first.closed;
     return { handle, callId };
@@ -214,26 +246,35 @@ describe('fake gemini strictness (defaults: the strictest reported behaviour)', 
     expect(conn.restoredFrom).toEqual({ handle, pendingToolCalls: [], turnsDropped: 1 });
     expect(fake.sessions.get(conn.sessionId!)!.history.map((e) => e.text)).toEqual(['an earlier turn']);
     // the resumed session never saw the call: its id is refused
-    resumed.ws.send(JSON.stringify({ toolResponse: { functionResponses: [{ id: callId, name: 'lookup', response: { result: 1 } }] } }));
+    resumed.ws.send(
+      JSON.stringify({
+        toolResponse: { functionResponses: [{ id: callId, name: 'lookup', response: { result: 1 } }] },
+      }),
+    );
     expect((await resumed.closed).code).toBe(1007);
   });
 
   it.each([
     ['forget', 0],
     ['reask', 1],
-  ] as const)('a call still pending when the handle was issued, pendingToolCallsOnResume %s: asked again %i time(s), with a new id', async (mode, asked) => {
-    fake = await startFakeGemini({ strict: { pendingToolCallsOnResume: mode } });
-    const { handle, callId } = await callThenClose(true);
-    const resumed = await setUp(handle);
-    const conn = await fake.connection(1);
-    expect(conn.restoredFrom?.pendingToolCalls).toEqual([{ name: 'lookup', args: { q: 'a' } }]);
-    expect(conn.restoredFrom?.turnsDropped).toBe(0);
-    await new Promise((r) => setTimeout(r, 200));
-    const calls = resumed.messages.filter((m) => 'toolCall' in m).flatMap((m) => (m.toolCall as { functionCalls: { id: string; name: string; args: unknown }[] }).functionCalls);
-    expect(calls).toHaveLength(asked);
-    if (asked) {
-      expect(calls[0]).toMatchObject({ name: 'lookup', args: { q: 'a' } });
-      expect(calls[0]!.id).not.toBe(callId);
-    }
-  });
+  ] as const)(
+    'a call still pending when the handle was issued, pendingToolCallsOnResume %s: asked again %i time(s), with a new id',
+    async (mode, asked) => {
+      fake = await startFakeGemini({ strict: { pendingToolCallsOnResume: mode } });
+      const { handle, callId } = await callThenClose(true);
+      const resumed = await setUp(handle);
+      const conn = await fake.connection(1);
+      expect(conn.restoredFrom?.pendingToolCalls).toEqual([{ name: 'lookup', args: { q: 'a' } }]);
+      expect(conn.restoredFrom?.turnsDropped).toBe(0);
+      await new Promise((r) => setTimeout(r, 200));
+      const calls = resumed.messages
+        .filter((m) => 'toolCall' in m)
+        .flatMap((m) => (m.toolCall as { functionCalls: { id: string; name: string; args: unknown }[] }).functionCalls);
+      expect(calls).toHaveLength(asked);
+      if (asked) {
+        expect(calls[0]).toMatchObject({ name: 'lookup', args: { q: 'a' } });
+        expect(calls[0]!.id).not.toBe(callId);
+      }
+    },
+  );
 });

@@ -10,7 +10,9 @@ afterEach(async () => {
 });
 
 function solidPng(width: number, height: number, rgb: { r: number; g: number; b: number }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: rgb } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: rgb } })
+    .png()
+    .toBuffer();
 }
 
 describe('gemini live: text injection', () => {
@@ -24,7 +26,10 @@ describe('gemini live: text injection', () => {
     expect(conn.clientContents).toHaveLength(0); // not sent mid-reply
     expect(await reply).toBe('complete'); // the reply ran to its end
     await conn.waitFor(() => conn.clientContents.length === 1, 5000, 'clientContent');
-    const content = conn.clientContents[0] as { turns: { role: string; parts: { text: string }[] }[]; turnComplete: boolean };
+    const content = conn.clientContents[0] as {
+      turns: { role: string; parts: { text: string }[] }[];
+      turnComplete: boolean;
+    };
     expect(content.turnComplete).toBe(true);
     expect(content.turns[0]!.role).toBe('user');
     expect(content.turns[0]!.parts[0]!.text).toContain('The build finished.');
@@ -46,7 +51,9 @@ describe('gemini live: text injection', () => {
     expect(rec.outputTranscripts.join('').indexOf('Answer to you.')).toBe(0);
     expect(rec.outputText).toContain('Reminder: stand-up in five minutes.');
     // the injection came after the user's turn ended
-    const endIndex = conn.received.findIndex((m) => (m.realtimeInput as { audioStreamEnd?: boolean } | undefined)?.audioStreamEnd);
+    const endIndex = conn.received.findIndex(
+      (m) => (m.realtimeInput as { audioStreamEnd?: boolean } | undefined)?.audioStreamEnd,
+    );
     const textIndex = conn.received.findIndex((m) => m.clientContent);
     expect(endIndex).toBeGreaterThanOrEqual(0);
     expect(textIndex).toBeGreaterThan(endIndex);

@@ -61,57 +61,68 @@ async function start(
 
 const questionOn = (c: FakeGeminiConnection): number[] => c.audio.map((a) => a.pcm[0]!);
 const everyChunk = Array.from({ length: QUESTION_CHUNKS }, (_, i) => i);
-const injectedOn = (c: FakeGeminiConnection): string => [...c.texts, ...c.clientContents.map((cc) => JSON.stringify(cc))].join('\n');
+const injectedOn = (c: FakeGeminiConnection): string =>
+  [...c.texts, ...c.clientContents.map((cc) => JSON.stringify(cc))].join('\n');
 const repliesHeard = (): number => h!.rec.outputText.split(REPLY).length - 1;
 
 describe('gemini live: a socket that dies during a tool call', () => {
-  describe.each(['forget', 'reask'] as const)('resumed from a handle issued before the call (pendingToolCallsOnResume %s)', (mode) => {
-    it.each([
-      ['still running at the drop', 400],
-      ['answered on the dying socket, no handle after the answer', 0],
-    ])('tool %s: the model hears the question again, the repeated call gets the kept result, the tool runs once', async (_when, delayMs) => {
-      const { first, runs } = await start({ pendingToolCallsOnResume: mode }, delayMs);
-      if (delayMs === 0) await first.waitFor(() => first.toolResponses.length === 1, 5000, 'the answer on the first socket');
-      first.drop();
-      const second = await h!.fake.connection(1);
-      expect(second.restoredFrom?.pendingToolCalls).toEqual([]); // the service never saw the call
-      // The user's question, whole, on the resumed socket.
-      await second.waitFor(() => second.audioStreamEnds === 1, 5000, 'the question asked again');
-      expect(questionOn(second)).toEqual(everyChunk);
-      // The model asks the same thing again: answered with the first run's result.
-      const [response] = await second.toolCall([{ name: 'weather', args: ARGS }]);
-      expect(response!.response).toEqual({ result: 'sunny in Oslo' });
-      expect(runs()).toBe(1);
-      expect(h!.rec.toolCalls).toHaveLength(1);
-      await second.reply({ toneMs: 200, transcript: REPLY });
-      await waitUntil(() => repliesHeard() === 1, 'the spoken answer');
-      expect(h!.rec.audioSamples).toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 500));
-      expect(injectedOn(second)).toBe(''); // nothing repeated as text
-      expect(second.isOpen).toBe(true);
-      expect(runs()).toBe(1);
-      expect(h!.session.stats.toolResultsReplayed).toBe(1);
-    });
-  });
+  describe.each(['forget', 'reask'] as const)(
+    'resumed from a handle issued before the call (pendingToolCallsOnResume %s)',
+    (mode) => {
+      it.each([
+        ['still running at the drop', 400],
+        ['answered on the dying socket, no handle after the answer', 0],
+      ])(
+        'tool %s: the model hears the question again, the repeated call gets the kept result, the tool runs once',
+        async (_when, delayMs) => {
+          const { first, runs } = await start({ pendingToolCallsOnResume: mode }, delayMs);
+          if (delayMs === 0)
+            await first.waitFor(() => first.toolResponses.length === 1, 5000, 'the answer on the first socket');
+          first.drop();
+          const second = await h!.fake.connection(1);
+          expect(second.restoredFrom?.pendingToolCalls).toEqual([]); // the service never saw the call
+          // The user's question, whole, on the resumed socket.
+          await second.waitFor(() => second.audioStreamEnds === 1, 5000, 'the question asked again');
+          expect(questionOn(second)).toEqual(everyChunk);
+          // The model asks the same thing again: answered with the first run's result.
+          const [response] = await second.toolCall([{ name: 'weather', args: ARGS }]);
+          expect(response!.response).toEqual({ result: 'sunny in Oslo' });
+          expect(runs()).toBe(1);
+          expect(h!.rec.toolCalls).toHaveLength(1);
+          await second.reply({ toneMs: 200, transcript: REPLY });
+          await waitUntil(() => repliesHeard() === 1, 'the spoken answer');
+          expect(h!.rec.audioSamples).toBeGreaterThan(0);
+          await new Promise((r) => setTimeout(r, 500));
+          expect(injectedOn(second)).toBe(''); // nothing repeated as text
+          expect(second.isOpen).toBe(true);
+          expect(runs()).toBe(1);
+          expect(h!.session.stats.toolResultsReplayed).toBe(1);
+        },
+      );
+    },
+  );
 
   it.each([
     ['gemini-3.8-live', 'clientContent'],
     ['gemini-3.1-flash-live-preview', 'realtimeInput.text'],
-  ])('%s: a model that answers the repeated question without asking again gets the kept result as text (%s)', async (model) => {
-    const { first, runs } = await start({ pendingToolCallsOnResume: 'forget' }, 400, model);
-    first.drop();
-    const second = await h!.fake.connection(1);
-    await second.waitFor(() => second.audioStreamEnds === 1, 5000, 'the question asked again');
-    expect(questionOn(second)).toEqual(everyChunk);
-    await second.reply({ toneMs: 100, transcript: 'Let me check.' }); // no tool call this time
-    await second.waitFor(() => injectedOn(second).includes('sunny in Oslo'), 5000, 'the kept result as text');
-    expect(model.includes('3.1') ? second.clientContents : second.texts).toHaveLength(0);
-    await second.reply({ toneMs: 200, transcript: REPLY });
-    await waitUntil(() => repliesHeard() === 1, 'the spoken answer');
-    expect(runs()).toBe(1);
-    expect(h!.rec.toolCalls).toHaveLength(1);
-    expect(second.isOpen).toBe(true);
-  });
+  ])(
+    '%s: a model that answers the repeated question without asking again gets the kept result as text (%s)',
+    async (model) => {
+      const { first, runs } = await start({ pendingToolCallsOnResume: 'forget' }, 400, model);
+      first.drop();
+      const second = await h!.fake.connection(1);
+      await second.waitFor(() => second.audioStreamEnds === 1, 5000, 'the question asked again');
+      expect(questionOn(second)).toEqual(everyChunk);
+      await second.reply({ toneMs: 100, transcript: 'Let me check.' }); // no tool call this time
+      await second.waitFor(() => injectedOn(second).includes('sunny in Oslo'), 5000, 'the kept result as text');
+      expect(model.includes('3.1') ? second.clientContents : second.texts).toHaveLength(0);
+      await second.reply({ toneMs: 200, transcript: REPLY });
+      await waitUntil(() => repliesHeard() === 1, 'the spoken answer');
+      expect(runs()).toBe(1);
+      expect(h!.rec.toolCalls).toHaveLength(1);
+      expect(second.isOpen).toBe(true);
+    },
+  );
 
   it('a model that stays silent after the repeated question gets the kept result as text after reaskWaitMs', async () => {
     const { first, runs } = await start({ pendingToolCallsOnResume: 'forget' }, 400);

@@ -16,7 +16,14 @@ afterEach(async () => {
 
 function buildRegistry(state: { aborted: boolean; started: boolean }): ToolRegistry {
   return new ToolRegistry()
-    .register(defineTool({ name: 'add', description: 'Add two numbers', args: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b }))
+    .register(
+      defineTool({
+        name: 'add',
+        description: 'Add two numbers',
+        args: z.object({ a: z.number(), b: z.number() }),
+        run: ({ a, b }) => a + b,
+      }),
+    )
     .register(
       defineTool({
         name: 'explode',
@@ -50,7 +57,10 @@ describe('gemini live: tool calls', () => {
     const registry = buildRegistry(state);
     h = await startHarness({}, {}, { tools: registry.declarations() });
     const settled: ToolCallSettled[] = [];
-    dispatcher = attachToolDispatcher(h.session, registry, { logger: captureLogger().logger, onSettled: (s) => settled.push(s) });
+    dispatcher = attachToolDispatcher(h.session, registry, {
+      logger: captureLogger().logger,
+      onSettled: (s) => settled.push(s),
+    });
     const conn = await h.fake.connection(0);
 
     const [ok] = await conn.toolCall([{ id: 'call-ok', name: 'add', args: { a: 2, b: 3 } }]);
@@ -81,7 +91,10 @@ describe('gemini live: tool calls', () => {
     const registry = buildRegistry(state);
     h = await startHarness({}, {}, { tools: registry.declarations() });
     const settled: ToolCallSettled[] = [];
-    dispatcher = attachToolDispatcher(h.session, registry, { logger: captureLogger().logger, onSettled: (s) => settled.push(s) });
+    dispatcher = attachToolDispatcher(h.session, registry, {
+      logger: captureLogger().logger,
+      onSettled: (s) => settled.push(s),
+    });
     const conn = await h.fake.connection(0);
     void conn.toolCall([{ id: 'call-slow', name: 'slow' }], 60_000).catch(() => undefined);
     await waitUntil(() => state.started, 'slow tool started');

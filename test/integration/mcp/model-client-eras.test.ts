@@ -11,7 +11,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpServerConnection, type ServerQuestion, type ServerQuestionAnswer } from '../../../main/core/mcp/client/server-connection.ts';
+import {
+  McpServerConnection,
+  type ServerQuestion,
+  type ServerQuestionAnswer,
+} from '../../../main/core/mcp/client/server-connection.ts';
 import { silentLogger } from '../../../main/core/log/logger.ts';
 import { McpServersSchema } from '../../../main/core/config/mcp-servers.ts';
 import { waitFor } from '../bridge/signals.ts';
@@ -28,21 +32,40 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.stop()));
 });
 
-function connect(entry: Record<string, unknown>, onElicit?: (q: ServerQuestion) => Promise<ServerQuestionAnswer>): McpServerConnection {
+function connect(
+  entry: Record<string, unknown>,
+  onElicit?: (q: ServerQuestion) => Promise<ServerQuestionAnswer>,
+): McpServerConnection {
   const [config] = McpServersSchema.parse([{ default_policy: 'allow', timeout_seconds: 20, ...entry }]);
-  const connection = new McpServerConnection({ config: config!, logger: silentLogger(), clientVersion: 'test', ...(onElicit ? { onElicit } : {}) });
+  const connection = new McpServerConnection({
+    config: config!,
+    logger: silentLogger(),
+    clientVersion: 'test',
+    ...(onElicit ? { onElicit } : {}),
+  });
   open.push(connection);
   connection.start();
   return connection;
 }
 
-const text = (result: { content?: unknown }) => (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
+const text = (result: { content?: unknown }) =>
+  (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
 
 describe.each([
-  { era: '2026-07-28', server: 'a v2-SDK server', args: [path.resolve('test/fixtures/mcp/ask-server-v2.ts')], version: /^2026-07-28$/ },
-  { era: '2025', server: 'a v1-SDK server', args: [path.resolve('test/fixtures/mcp/ask-server-v1.ts')], version: /^2025-/ },
+  {
+    era: '2026-07-28',
+    server: 'a v2-SDK server',
+    args: [path.resolve('test/fixtures/mcp/ask-server-v2.ts')],
+    version: /^2026-07-28$/,
+  },
+  {
+    era: '2025',
+    server: 'a v1-SDK server',
+    args: [path.resolve('test/fixtures/mcp/ask-server-v1.ts')],
+    version: /^2025-/,
+  },
 ])('the model-side client and $server', ({ args, version }) => {
-  it('speaks the revision the server offers, calls its tools, and answers its yes/no question with the owner\'s answer', async () => {
+  it("speaks the revision the server offers, calls its tools, and answers its yes/no question with the owner's answer", async () => {
     const questions: ServerQuestion[] = [];
     let reply: ServerQuestionAnswer = { action: 'accept', content: { confirm: true } };
     const connection = connect({ name: 'asker', command: process.execPath, args }, async (q) => {
@@ -62,9 +85,13 @@ describe.each([
   }, 60_000);
 });
 
-describe('the model-side client and the registry\'s server-everything (v1 SDK)', () => {
+describe("the model-side client and the registry's server-everything (v1 SDK)", () => {
   it('falls back to the 2025 handshake and calls a tool', async () => {
-    const connection = connect({ name: 'everything', command: process.execPath, args: [binOf('@modelcontextprotocol/server-everything'), 'stdio'] });
+    const connection = connect({
+      name: 'everything',
+      command: process.execPath,
+      args: [binOf('@modelcontextprotocol/server-everything'), 'stdio'],
+    });
     await waitFor(() => connection.state === 'ready', 'server-everything to be ready', 30_000);
     expect(connection.report().protocol_version).toMatch(/^2025-/);
     expect(text(await connection.callTool('echo', { message: 'old era' }))).toContain('old era');
@@ -79,7 +106,11 @@ describe('the model-side client and a v2-SDK server over Streamable HTTP', () =>
     const seenAuth: string[] = [];
     const handler = createMcpHandler(() => {
       const server = new McpServer({ name: 'web-v2', version: '1.0.0' });
-      server.registerTool('echo', { description: 'Echoes', inputSchema: z.object({ message: z.string() }) }, async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }));
+      server.registerTool(
+        'echo',
+        { description: 'Echoes', inputSchema: z.object({ message: z.string() }) },
+        async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }),
+      );
       return server;
     });
     http = createServer((req, res) => {
@@ -88,12 +119,18 @@ describe('the model-side client and a v2-SDK server over Streamable HTTP', () =>
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
-        void handler.fetch(toWebRequest(req, res, body), { parsedBody: body }).then((response) => writeWebResponse(response, res));
+        void handler
+          .fetch(toWebRequest(req, res, body), { parsedBody: body })
+          .then((response) => writeWebResponse(response, res));
       });
     });
     await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
     const port = (http.address() as { port: number }).port;
-    const connection = connect({ name: 'webv2', url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-api-key': 'key-for-the-v2-server' } });
+    const connection = connect({
+      name: 'webv2',
+      url: `http://127.0.0.1:${port}/mcp`,
+      headers: { 'x-api-key': 'key-for-the-v2-server' },
+    });
     await waitFor(() => connection.state === 'ready', 'the HTTP server to be ready', 30_000);
     expect(connection.report()).toMatchObject({ transport: 'http', protocol_version: '2026-07-28' });
     expect(text(await connection.callTool('echo', { message: 'over http' }))).toBe('echo: over http');
@@ -121,16 +158,25 @@ describe('MCP server children end with stop()', () => {
   it('a server hung in its handshake (never answers initialize) does not outlive stop()', async () => {
     const marker = `lvb-hung-mcp-${process.pid}-${Date.now()}`;
     // Ignores stdin closing and SIGTERM: only SIGKILL ends it, as with the child found 1 h 40 min later.
-    const hung = connect({ name: 'hung', command: process.execPath, args: ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", marker], timeout_seconds: 600 });
+    const hung = connect({
+      name: 'hung',
+      command: process.execPath,
+      args: ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", marker],
+      timeout_seconds: 600,
+    });
     await waitFor(() => childrenWith(marker).length > 0, 'the hung server to be running', 20_000);
     expect(hung.state).toBe('starting');
     await hung.stop();
     await waitFor(() => childrenWith(marker).length === 0, 'no hung child left after stop()', 20_000);
   }, 60_000);
 
-  it('a ready server\'s child ends with stop() too', async () => {
+  it("a ready server's child ends with stop() too", async () => {
     const marker = `lvb-ready-mcp-${process.pid}-${Date.now()}`;
-    const ready = connect({ name: 'ready', command: process.execPath, args: [path.resolve('test/fixtures/mcp/ask-server-v1.ts'), marker] });
+    const ready = connect({
+      name: 'ready',
+      command: process.execPath,
+      args: [path.resolve('test/fixtures/mcp/ask-server-v1.ts'), marker],
+    });
     await waitFor(() => ready.state === 'ready', 'the server to be ready', 30_000);
     expect(childrenWith(marker).length).toBeGreaterThan(0);
     await ready.stop();

@@ -42,11 +42,16 @@ async function servers(): Promise<McpServerReportView[]> {
 }
 
 /** One tool call from the fake model; resolves with what our bridge answered. */
-async function modelCalls(name: string, args: Record<string, unknown> = {}): Promise<{ result?: Record<string, unknown>; error?: { code: string; message: string } }> {
+async function modelCalls(
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ result?: Record<string, unknown>; error?: { code: string; message: string } }> {
   const [response] = await model.toolCall([{ name, args: args as never }], 30_000);
   // The service ends the model's turn after it has the tool answer; injected text waits for that.
   model.turnComplete();
-  return (response as unknown as { response: { result?: Record<string, unknown>; error?: { code: string; message: string } } }).response;
+  return (
+    response as unknown as { response: { result?: Record<string, unknown>; error?: { code: string; message: string } } }
+  ).response;
 }
 
 /**
@@ -97,21 +102,40 @@ beforeAll(async () => {
       timeout_seconds: 4,
     },
     // Never answers initialize: it must be reported and restarted, and never hold up the call.
-    { name: 'hang', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], timeout_seconds: 1, default_policy: 'allow' },
+    {
+      name: 'hang',
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      timeout_seconds: 1,
+      default_policy: 'allow',
+    },
   ];
   // The same package as a Streamable HTTP server on loopback: the `url` + `headers` kind of entry.
   const webPort = await freePort();
-  webServer = spawn(process.execPath, [binOf('@modelcontextprotocol/server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(webPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  webServer = spawn(process.execPath, [binOf('@modelcontextprotocol/server-everything'), 'streamableHttp'], {
+    env: { ...process.env, PORT: String(webPort) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let webLog = '';
   webServer.stderr!.on('data', (chunk: Buffer) => (webLog += chunk.toString()));
   await waitFor(() => webLog.includes('listening on port'), 'server-everything over HTTP to listen');
-  mcpServers.push({ name: 'web', url: `http://127.0.0.1:${webPort}/mcp`, headers: { 'x-client': 'live-voice-bridge-test' }, tools: { echo: 'allow' }, default_policy: 'deny' });
+  mcpServers.push({
+    name: 'web',
+    url: `http://127.0.0.1:${webPort}/mcp`,
+    headers: { 'x-client': 'live-voice-bridge-test' },
+    tools: { echo: 'allow' },
+    default_policy: 'deny',
+  });
   sim = await startSimulatedCall({ env: { DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify(mcpServers) } });
   sim.core.hub.subscribe((event) => {
     if (event.type === 'mcp_approval' || event.type === 'mcp_server') events.push(event);
   });
   // Tools are declared when a call starts: wait for the two real servers first (not for `hang`).
-  await waitFor(async () => (await servers()).filter((s) => s.state === 'ready').length === 3, 'memory, everything and web to be ready', 30_000);
+  await waitFor(
+    async () => (await servers()).filter((s) => s.state === 'ready').length === 3,
+    'memory, everything and web to be ready',
+    30_000,
+  );
   const joined = await api('POST', '/join', {});
   expect(joined.status).toBe(200);
   model = await sim.gemini.connection(0);
@@ -126,14 +150,27 @@ afterAll(async () => {
 describe('MCP tools for the live model', () => {
   it('offers allow and ask tools under the mcp_<server>_ prefix, never deny tools', () => {
     const setup = JSON.stringify(model.setup);
-    for (const name of ['mcp_memory_read_graph', 'mcp_memory_create_entities', 'mcp_memory_search_nodes', 'mcp_everything_echo', 'mcp_web_echo', 'mcp_approval']) expect(setup).toContain(`"${name}"`);
-    for (const name of ['mcp_memory_delete_entities', 'mcp_everything_get_sum']) expect(setup).not.toContain(`"${name}"`);
+    for (const name of [
+      'mcp_memory_read_graph',
+      'mcp_memory_create_entities',
+      'mcp_memory_search_nodes',
+      'mcp_everything_echo',
+      'mcp_web_echo',
+      'mcp_approval',
+    ])
+      expect(setup).toContain(`"${name}"`);
+    for (const name of ['mcp_memory_delete_entities', 'mcp_everything_get_sum'])
+      expect(setup).not.toContain(`"${name}"`);
   });
 
   it('allow: the tool runs and its result reaches the model, redacted and size-capped', async () => {
-    expect(await allowedResult('mcp_everything_echo', { message: 'hello from the call' })).toContain('hello from the call');
+    expect(await allowedResult('mcp_everything_echo', { message: 'hello from the call' })).toContain(
+      'hello from the call',
+    );
     const password = ['hunter', '2', 'secret'].join('-');
-    const redacted = await allowedResult('mcp_everything_echo', { message: `db at https://bob:${password}@db.example.com/x` });
+    const redacted = await allowedResult('mcp_everything_echo', {
+      message: `db at https://bob:${password}@db.example.com/x`,
+    });
     expect(redacted).toContain('REDACTED');
     expect(redacted).not.toContain(password);
     const long = await allowedResult('mcp_everything_echo', { message: 'word '.repeat(3000) });
@@ -156,8 +193,13 @@ describe('MCP tools for the live model', () => {
   it('ask, approved by voice: runs only after the owner is heard saying yes', async () => {
     // Words from before the request (the request itself) do not count as the answer.
     ownerSays('Okay, yes, please remember that Alice likes tea.');
-    await waitFor(() => model.sent.some((m) => JSON.stringify(m).includes('remember that Alice')), 'the transcript to be sent');
-    const asked = await modelCalls('mcp_memory_create_entities', { entities: [{ name: 'Alice', entityType: 'person', observations: ['likes tea'] }] });
+    await waitFor(
+      () => model.sent.some((m) => JSON.stringify(m).includes('remember that Alice')),
+      'the transcript to be sent',
+    );
+    const asked = await modelCalls('mcp_memory_create_entities', {
+      entities: [{ name: 'Alice', entityType: 'person', observations: ['likes tea'] }],
+    });
     expect(asked.result?.status).toBe('awaiting_approval');
     const id = asked.result?.approval_id as string;
 
@@ -171,12 +213,25 @@ describe('MCP tools for the live model', () => {
     const approved = await modelCalls('mcp_approval', { approval_id: id, approved: true });
     expect(approved.result?.status).toBe('approved');
     await waitFor(() => memory().includes('Alice'), 'the entity in the memory file');
-    await waitFor(() => injected().includes('mcp_memory_create_entities you started has finished'), 'the result to reach the model');
-    expect(events.some((e) => e.type === 'mcp_approval' && e.data.id === id && e.data.status === 'approved' && e.data.decided_by === 'voice')).toBe(true);
+    await waitFor(
+      () => injected().includes('mcp_memory_create_entities you started has finished'),
+      'the result to reach the model',
+    );
+    expect(
+      events.some(
+        (e) =>
+          e.type === 'mcp_approval' &&
+          e.data.id === id &&
+          e.data.status === 'approved' &&
+          e.data.decided_by === 'voice',
+      ),
+    ).toBe(true);
   });
 
   it('ask, refused by voice: the tool never runs', async () => {
-    const asked = await modelCalls('mcp_memory_create_entities', { entities: [{ name: 'Bob', entityType: 'person', observations: [] }] });
+    const asked = await modelCalls('mcp_memory_create_entities', {
+      entities: [{ name: 'Bob', entityType: 'person', observations: [] }],
+    });
     const id = asked.result?.approval_id as string;
     ownerSays('No, do not do that.');
     const refused = await modelCalls('mcp_approval', { approval_id: id, approved: false });
@@ -190,11 +245,20 @@ describe('MCP tools for the live model', () => {
   });
 
   it('ask, approved and refused on the dashboard (route + /events)', async () => {
-    const asked = await modelCalls('mcp_memory_create_entities', { entities: [{ name: 'Carol', entityType: 'person', observations: [] }] });
+    const asked = await modelCalls('mcp_memory_create_entities', {
+      entities: [{ name: 'Carol', entityType: 'person', observations: [] }],
+    });
     const id = asked.result?.approval_id as string;
-    await waitFor(() => events.some((e) => e.type === 'mcp_approval' && e.data.id === id && e.data.status === 'pending'), 'the pending approval event');
+    await waitFor(
+      () => events.some((e) => e.type === 'mcp_approval' && e.data.id === id && e.data.status === 'pending'),
+      'the pending approval event',
+    );
     const pending = (await api('GET', '/mcp/approvals')).json as { approvals: McpApprovalView[] };
-    expect(pending.approvals.find((a) => a.id === id)).toMatchObject({ tool: 'mcp_memory_create_entities', server: 'memory', status: 'pending' });
+    expect(pending.approvals.find((a) => a.id === id)).toMatchObject({
+      tool: 'mcp_memory_create_entities',
+      server: 'memory',
+      status: 'pending',
+    });
     expect(pending.approvals.find((a) => a.id === id)!.args).toContain('Carol');
 
     expect((await api('POST', `/mcp/approvals/${id}`, { approved: 'yes' })).status).toBe(400);
@@ -206,10 +270,15 @@ describe('MCP tools for the live model', () => {
     expect(twice.status).toBe(409);
     expect((await api('POST', '/mcp/approvals/ap-nope', { approved: true })).status).toBe(404);
 
-    const second = await modelCalls('mcp_memory_create_entities', { entities: [{ name: 'Dave', entityType: 'person', observations: [] }] });
+    const second = await modelCalls('mcp_memory_create_entities', {
+      entities: [{ name: 'Dave', entityType: 'person', observations: [] }],
+    });
     const secondId = second.result?.approval_id as string;
     expect((await api('POST', `/mcp/approvals/${secondId}`, { approved: false })).status).toBe(200);
-    await waitFor(() => injected().includes('did not approve mcp_memory_create_entities'), 'the refusal to reach the model');
+    await waitFor(
+      () => injected().includes('did not approve mcp_memory_create_entities'),
+      'the refusal to reach the model',
+    );
     expect(memory()).not.toContain('Dave');
   });
 
@@ -222,10 +291,15 @@ describe('MCP tools for the live model', () => {
   });
 
   it('a hanging server is reported and restarted; a hung tool call is cut off and its server restarted; the call never stalls', async () => {
-    await waitFor(async () => ((await servers()).find((s) => s.name === 'hang')?.restarts ?? 0) >= 1, 'the hanging server to be restarted');
+    await waitFor(
+      async () => ((await servers()).find((s) => s.name === 'hang')?.restarts ?? 0) >= 1,
+      'the hanging server to be restarted',
+    );
     const hang = (await servers()).find((s) => s.name === 'hang')!;
     expect(hang.last_error).toContain('no answer to initialize');
-    expect(events.some((e) => e.type === 'mcp_server' && e.data.name === 'hang' && e.data.state === 'restarting')).toBe(true);
+    expect(events.some((e) => e.type === 'mcp_server' && e.data.name === 'hang' && e.data.state === 'restarting')).toBe(
+      true,
+    );
 
     const before = (await servers()).find((s) => s.name === 'everything')!.restarts;
     const answer = await modelCalls('mcp_everything_trigger_long_running_operation', { duration: 3600, steps: 1 });
@@ -233,12 +307,23 @@ describe('MCP tools for the live model', () => {
     // While the tool hangs, the owner speaks and the model answers as usual.
     const replies = model.sent.filter((m) => JSON.stringify(m).includes('outputTranscription')).length;
     await sim.ownerSpeaks(1.0);
-    await waitFor(() => model.sent.filter((m) => JSON.stringify(m).includes('outputTranscription')).length > replies, 'the model to reply while the tool hangs');
-    await waitFor(() => injected().includes('did not answer trigger-long-running-operation'), 'the timeout to reach the model', 30_000);
-    await waitFor(async () => {
-      const everything = (await servers()).find((s) => s.name === 'everything')!;
-      return everything.restarts > before && everything.state === 'ready';
-    }, 'the hung server to come back', 30_000);
+    await waitFor(
+      () => model.sent.filter((m) => JSON.stringify(m).includes('outputTranscription')).length > replies,
+      'the model to reply while the tool hangs',
+    );
+    await waitFor(
+      () => injected().includes('did not answer trigger-long-running-operation'),
+      'the timeout to reach the model',
+      30_000,
+    );
+    await waitFor(
+      async () => {
+        const everything = (await servers()).find((s) => s.name === 'everything')!;
+        return everything.restarts > before && everything.state === 'ready';
+      },
+      'the hung server to come back',
+      30_000,
+    );
     expect(await allowedResult('mcp_everything_echo', { message: 'back again' })).toContain('back again');
   });
 });

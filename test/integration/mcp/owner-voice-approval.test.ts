@@ -48,12 +48,23 @@ beforeAll(async () => {
         // An agent may make the model speak only after the owner's yes.
         DISCORD_VOICE_LIVE_MCP_ASK_TOOLS: 'say',
         DISCORD_VOICE_LIVE_MCP_SERVERS: JSON.stringify([
-          { name: 'deployer', command: process.execPath, args: [path.resolve('test/fixtures/mcp/ask-server-v2.ts')], tools: { deploy: 'allow' }, default_policy: 'deny', timeout_seconds: 20 },
+          {
+            name: 'deployer',
+            command: process.execPath,
+            args: [path.resolve('test/fixtures/mcp/ask-server-v2.ts')],
+            tools: { deploy: 'allow' },
+            default_policy: 'deny',
+            timeout_seconds: 20,
+          },
         ]),
       };
     },
   });
-  await waitFor(async () => JSON.stringify((await call.get('/mcp/servers')).json).includes('"state":"ready"'), 'the deployer MCP server to be ready', 30_000);
+  await waitFor(
+    async () => JSON.stringify((await call.get('/mcp/servers')).json).includes('"state":"ready"'),
+    'the deployer MCP server to be ready',
+    30_000,
+  );
   call.discord.userJoinVoice(guestId);
   expect((await call.post('/join')).status).toBe(200);
   model = await call.gemini.connection(0);
@@ -64,17 +75,35 @@ afterAll(async () => {
 });
 
 describe("an agent's question answered by the owner's voice", () => {
-  it('ask_owner over MCP: spoken in the call, a guest\'s yes refused, the owner\'s yes returned to the agent', async () => {
-    const agent = new Client({ name: 'build-agent', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${call.t.port}/mcp`), { requestInit: { headers: call.t.auth } }));
+  it("ask_owner over MCP: spoken in the call, a guest's yes refused, the owner's yes returned to the agent", async () => {
+    const agent = new Client(
+      { name: 'build-agent', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${call.t.port}/mcp`), {
+        requestInit: { headers: call.t.auth },
+      }),
+    );
     try {
-      const answer = agent.callTool({ name: 'ask_owner', arguments: { question: 'May I push the release branch?', from: 'the build agent' } }, { timeout: 150_000 });
-      await waitFor(() => toModel().includes('May I push the release branch?'), 'the question to reach the model in the call', HAND_OVER_MS);
+      const answer = agent.callTool(
+        { name: 'ask_owner', arguments: { question: 'May I push the release branch?', from: 'the build agent' } },
+        { timeout: 150_000 },
+      );
+      await waitFor(
+        () => toModel().includes('May I push the release branch?'),
+        'the question to reach the model in the call',
+        HAND_OVER_MS,
+      );
       // Pending meanwhile, on the dashboard's list too.
       expect(JSON.stringify((await call.get('/mcp/approvals')).json)).toContain('May I push the release branch?');
 
       await says(guestId, 'Yes, go ahead.');
-      await waitFor(async () => (await notes()).includes('was not taken: only the owner answers agents'), "the guest's answer to be noted as not taken", HAND_OVER_MS);
+      await waitFor(
+        async () => (await notes()).includes('was not taken: only the owner answers agents'),
+        "the guest's answer to be noted as not taken",
+        HAND_OVER_MS,
+      );
       expect(JSON.stringify((await call.get('/mcp/approvals')).json)).toContain('"status":"pending"');
 
       await afterGuestFallsQuiet();
@@ -94,34 +123,67 @@ describe("an agent's question answered by the owner's voice", () => {
     const [response] = await model.toolCall([{ name: 'mcp_deployer_deploy', args: { env: 'prod' } }], 60_000);
     expect(JSON.stringify(response)).toContain('running');
     model.turnComplete();
-    await waitFor(() => toModel().includes('Deploy to prod?'), "the server's question to reach the model in the call", HAND_OVER_MS);
+    await waitFor(
+      () => toModel().includes('Deploy to prod?'),
+      "the server's question to reach the model in the call",
+      HAND_OVER_MS,
+    );
     await says(guestId, 'Yes!');
-    await waitFor(async () => (await notes()).split('was not taken').length > 2, "the guest's second answer to be noted as not taken", HAND_OVER_MS);
+    await waitFor(
+      async () => (await notes()).split('was not taken').length > 2,
+      "the guest's second answer to be noted as not taken",
+      HAND_OVER_MS,
+    );
     await afterGuestFallsQuiet();
     await says(call.discord.owner.id, 'No, not now.');
     // The server's own answer arrives as the tool's later result.
-    await waitFor(() => toModel().includes('not deployed to prod (the user said no)'), "the server's answer to reach the model", HAND_OVER_MS);
+    await waitFor(
+      () => toModel().includes('not deployed to prod (the user said no)'),
+      "the server's answer to reach the model",
+      HAND_OVER_MS,
+    );
     expect(await notes()).toContain('The owner answered no (voice) to MCP server deployer');
   }, 180_000);
 
-  it('a tool marked ask (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS): runs after the owner\'s spoken yes, refused after a no', async () => {
+  it("a tool marked ask (DISCORD_VOICE_LIVE_MCP_ASK_TOOLS): runs after the owner's spoken yes, refused after a no", async () => {
     // The model speaks the previous test's late tool result and ends its turn: the call is idle again.
     model.turnComplete();
     const agent = new ClientV1({ name: 'notes-agent', version: '1' });
-    await agent.connect(new HttpV1(new URL(`http://127.0.0.1:${call.t.port}/mcp`), { requestInit: { headers: call.t.auth } }));
+    await agent.connect(
+      new HttpV1(new URL(`http://127.0.0.1:${call.t.port}/mcp`), { requestInit: { headers: call.t.auth } }),
+    );
     try {
-      const allowed = agent.callTool({ name: 'say', arguments: { text: 'The nightly build is green.' } }, undefined, { timeout: 150_000 });
-      await waitFor(() => toModel().includes('May the agent run say with'), 'the approval question to reach the model', HAND_OVER_MS);
+      const allowed = agent.callTool({ name: 'say', arguments: { text: 'The nightly build is green.' } }, undefined, {
+        timeout: 150_000,
+      });
+      await waitFor(
+        () => toModel().includes('May the agent run say with'),
+        'the approval question to reach the model',
+        HAND_OVER_MS,
+      );
       const before = toModel().split('The nightly build is green.').length;
       await says(call.discord.owner.id, 'Yeah, sure.');
       expect((await allowed).structuredContent).toMatchObject({ status: 'queued' });
-      await waitFor(() => toModel().split('The nightly build is green.').length > before, 'the said text to reach the model after the yes', HAND_OVER_MS);
+      await waitFor(
+        () => toModel().split('The nightly build is green.').length > before,
+        'the said text to reach the model after the yes',
+        HAND_OVER_MS,
+      );
       model.turnComplete();
 
-      const refused = agent.callTool({ name: 'say', arguments: { text: 'Second message.' } }, undefined, { timeout: 150_000 });
-      await waitFor(() => toModel().split('May the agent run say with').length > 2, 'the second approval question to reach the model', HAND_OVER_MS);
+      const refused = agent.callTool({ name: 'say', arguments: { text: 'Second message.' } }, undefined, {
+        timeout: 150_000,
+      });
+      await waitFor(
+        () => toModel().split('May the agent run say with').length > 2,
+        'the second approval question to reach the model',
+        HAND_OVER_MS,
+      );
       await says(call.discord.owner.id, 'No.');
-      expect(await refused).toMatchObject({ isError: true, structuredContent: { error: { code: 'owner_refused' }, status: 403 } });
+      expect(await refused).toMatchObject({
+        isError: true,
+        structuredContent: { error: { code: 'owner_refused' }, status: 403 },
+      });
     } finally {
       await agent.close();
     }

@@ -4,7 +4,11 @@
 // client events over a socket, so the fakes' strictness is tested, not our client's habits.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { FakeRealtimeConnection, startFakeOpenAILive, startFakeOpenAIRealtime } from '../../../main/fakes/openai/index.ts';
+import {
+  FakeRealtimeConnection,
+  startFakeOpenAILive,
+  startFakeOpenAIRealtime,
+} from '../../../main/fakes/openai/index.ts';
 
 const key = ['fake', 'context', 'key', process.pid.toString(36)].join('-');
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -13,7 +17,9 @@ afterEach(async () => {
 });
 
 /** Open a raw socket; `next(type)` resolves with the next server event of that type. */
-async function rawClient(url: string): Promise<{ send: (e: unknown) => void; next: (type: string) => Promise<Record<string, unknown>> }> {
+async function rawClient(
+  url: string,
+): Promise<{ send: (e: unknown) => void; next: (type: string) => Promise<Record<string, unknown>> }> {
   const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${key}` } });
   const events: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
@@ -47,9 +53,15 @@ describe('silent context on the OpenAI fakes', () => {
     cleanup.push(() => fake.close());
     const client = await rawClient(`${fake.url.replace(/^http/, 'ws')}/realtime?model=gpt-realtime-2.1`);
     await client.next('session.created');
-    client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'system', content: [{ type: 'output_text', text: '[Speaking now: Olga]' }] } });
+    client.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'system', content: [{ type: 'output_text', text: '[Speaking now: Olga]' }] },
+    });
     expect(((await client.next('error')).error as { code: string }).code).toBe('invalid_value');
-    client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'system', content: [{ type: 'input_text', text: '[Speaking now: Olga]' }] } });
+    client.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'system', content: [{ type: 'input_text', text: '[Speaking now: Olga]' }] },
+    });
     await client.next('conversation.item.added');
     const c = await fake.connection(0);
     expect(c.items.map((i) => `${i.role}: ${i.text}`)).toEqual(['system: [Speaking now: Olga]']);
@@ -77,7 +89,10 @@ describe('silent context on the OpenAI fakes', () => {
     const fake = await startFakeOpenAILive({ validKeys: [key], autoReply: false });
     cleanup.push(() => fake.close());
     const client = await rawClient(`${fake.url.replace(/^http/, 'ws')}/live/sessions`);
-    client.send({ type: 'session.start', session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: 16000 } } } });
+    client.send({
+      type: 'session.start',
+      session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: 16000 } } },
+    });
     await client.next('session.started');
     const c = await fake.connection(0);
     expect(c.rate).toBe(16000);
@@ -85,21 +100,29 @@ describe('silent context on the OpenAI fakes', () => {
     client.send({ type: 'session.input_audio.append', audio: Buffer.alloc(3200).toString('base64') });
     await vi.waitFor(() => expect(c.usageSeconds).toBe(0.1));
     const other = await rawClient(`${fake.url.replace(/^http/, 'ws')}/live/sessions`);
-    other.send({ type: 'session.start', session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: 22050 } } } });
+    other.send({
+      type: 'session.start',
+      session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: 22050 } } },
+    });
     await other.next('error');
   });
 
-  it('realtime: a session ends at the service\'s 60 minutes by default (session_expired, close 1001); sooner or never when asked', async () => {
+  it("realtime: a session ends at the service's 60 minutes by default (session_expired, close 1001); sooner or never when asked", async () => {
     const expiries = vi.spyOn(FakeRealtimeConnection.prototype, 'expireAfter');
     cleanup.push(async () => expiries.mockRestore());
-    for (const [options, expected] of [[{}, 60 * 60_000], [{ sessionLifetimeMs: 150 }, 150], [{ sessionLifetimeMs: null }, undefined]] as const) {
+    for (const [options, expected] of [
+      [{}, 60 * 60_000],
+      [{ sessionLifetimeMs: 150 }, 150],
+      [{ sessionLifetimeMs: null }, undefined],
+    ] as const) {
       expiries.mockClear();
       const fake = await startFakeOpenAIRealtime({ validKeys: [key], autoReply: false, ...options });
       cleanup.push(() => fake.close());
       const client = await rawClient(`${fake.url.replace(/^http/, 'ws')}/realtime?model=gpt-realtime-2.1`);
       await client.next('session.created');
       expect(expiries.mock.calls.map((call) => call[0])).toEqual(expected === undefined ? [] : [expected]);
-      if (expected === 150) expect(((await client.next('error')).error as { code: string }).code).toBe('session_expired');
+      if (expected === 150)
+        expect(((await client.next('error')).error as { code: string }).code).toBe('session_expired');
     }
   });
 });

@@ -15,7 +15,8 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-const tone16k = (ms: number, hz: number) => Int16Array.from({ length: 16 * ms }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / 16_000)));
+const tone16k = (ms: number, hz: number) =>
+  Int16Array.from({ length: 16 * ms }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / 16_000)));
 
 /** The first event of `type` on a raw socket, after sending `events` once the session exists. */
 async function rawAnswer(url: string, events: unknown[], type: string): Promise<Record<string, unknown>> {
@@ -34,9 +35,17 @@ async function rawAnswer(url: string, events: unknown[], type: string): Promise<
 describe('wake-name screener on the fake transcription session', () => {
   it('transcribes each commit in order; a commit under 100 ms is no verdict', async () => {
     const heard: number[] = [];
-    const fake = await startFakeOpenAIRealtime({ validKeys: [key], transcribe: (pcm) => (heard.push(pcm.length), `utterance ${heard.length}`) });
+    const fake = await startFakeOpenAIRealtime({
+      validKeys: [key],
+      transcribe: (pcm) => (heard.push(pcm.length), `utterance ${heard.length}`),
+    });
     cleanup.push(() => fake.close());
-    const stream = await new OpenAITranscriptionScreener({ apiKey: key, model: 'gpt-4o-mini-transcribe', baseUrl: fake.url, logger: pino({ level: 'silent' }) }).open();
+    const stream = await new OpenAITranscriptionScreener({
+      apiKey: key,
+      model: 'gpt-4o-mini-transcribe',
+      baseUrl: fake.url,
+      logger: pino({ level: 'silent' }),
+    }).open();
     cleanup.push(() => stream.close());
     stream.sendAudio(tone16k(600, 440));
     const first = stream.transcribe(3000);
@@ -53,7 +62,9 @@ describe('wake-name screener on the fake transcription session', () => {
     const session = fake.transcriptions[0]!;
     expect(session.model).toBe('gpt-4o-mini-transcribe');
     expect(session.errors.map((e) => e.code)).toEqual(['input_audio_buffer_commit_empty']);
-    const update = session.received.find((e) => e.type === 'session.update') as { session: { type: string; audio: { input: { turn_detection: unknown } } } };
+    const update = session.received.find((e) => e.type === 'session.update') as {
+      session: { type: string; audio: { input: { turn_detection: unknown } } };
+    };
     expect(update.session.type).toBe('transcription');
     expect(update.session.audio.input.turn_detection).toBeNull();
   });
@@ -64,9 +75,22 @@ describe('wake-name screener on the fake transcription session', () => {
     const base = fake.url;
     const refused = await rawAnswer(`${base}/realtime?intent=transcription`, [{ type: 'response.create' }], 'error');
     expect(String((refused.error as { message: string }).message)).toContain('transcription sessions');
-    const noItems = await rawAnswer(`${base}/realtime?intent=transcription`, [{ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] } }], 'error');
+    const noItems = await rawAnswer(
+      `${base}/realtime?intent=transcription`,
+      [
+        {
+          type: 'conversation.item.create',
+          item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+        },
+      ],
+      'error',
+    );
     expect(noItems.type).toBe('error');
-    const wrongUrl = await rawAnswer(`${base}/realtime?model=gpt-realtime-2.1`, [{ type: 'session.update', session: { type: 'transcription' } }], 'error');
+    const wrongUrl = await rawAnswer(
+      `${base}/realtime?model=gpt-realtime-2.1`,
+      [{ type: 'session.update', session: { type: 'transcription' } }],
+      'error',
+    );
     expect((wrongUrl.error as { param: string }).param).toContain('session.type');
   });
 });

@@ -32,7 +32,13 @@ describe('setPatience mid-call', () => {
     const key = fakeKey('patience-openai');
     const fake = await startFakeOpenAIRealtime({ validKeys: [key], autoReply: false });
     cleanup.push(() => fake.close());
-    const provider = createOpenAIRealtimeProvider({ apiKey: key, model: 'gpt-realtime-2.1', voice: 'marin', baseUrl: fake.url, logger });
+    const provider = createOpenAIRealtimeProvider({
+      apiKey: key,
+      model: 'gpt-realtime-2.1',
+      voice: 'marin',
+      baseUrl: fake.url,
+      logger,
+    });
     const session = await provider.connect({ tools: [], patience: 'quick' });
     cleanup.push(() => session.close());
     const c = await fake.connection(0);
@@ -50,13 +56,22 @@ describe('setPatience mid-call', () => {
     const key = fakeKey('patience-xai');
     const fake = await startFakeXai({ validKeys: [key], autoReply: false });
     cleanup.push(() => fake.close());
-    const provider = createXaiProvider({ apiKey: key, model: 'grok-voice-think-fast-1.0', voice: 'Ara', baseUrl: fake.url, logger });
+    const provider = createXaiProvider({
+      apiKey: key,
+      model: 'grok-voice-think-fast-1.0',
+      voice: 'Ara',
+      baseUrl: fake.url,
+      logger,
+    });
     const session = await provider.connect({ tools: [] });
     cleanup.push(() => session.close());
     const c = await fake.connection(0);
     expect(c.xaiSession.turn_detection).toMatchObject({ type: 'server_vad', silence_duration_ms: 800 });
     session.setPatience('patient');
-    await until(() => (c.xaiSession.turn_detection as Json | null)?.silence_duration_ms === 1400, 'silence_duration_ms 1400');
+    await until(
+      () => (c.xaiSession.turn_detection as Json | null)?.silence_duration_ms === 1400,
+      'silence_duration_ms 1400',
+    );
     expect(c.errors).toEqual([]);
   });
 
@@ -64,11 +79,20 @@ describe('setPatience mid-call', () => {
     const key = fakeKey('patience-gemini');
     const fake = await startFakeGemini({ validKeys: [key] });
     cleanup.push(() => fake.close());
-    const provider = createGeminiProvider({ apiKey: key, model: 'gemini-3.8-live', voice: 'Kore', baseUrl: fake.url, logger, backoff: { initialMs: 20, maxMs: 100 } });
+    const provider = createGeminiProvider({
+      apiKey: key,
+      model: 'gemini-3.8-live',
+      voice: 'Kore',
+      baseUrl: fake.url,
+      logger,
+      backoff: { initialMs: 20, maxMs: 100 },
+    });
     const session = await provider.connect({ tools: [], patience: 'natural' });
     cleanup.push(() => session.close());
     const first = await fake.connection(0);
-    const aad = (setup: Json | null) => ((setup?.config as Json | undefined)?.realtimeInputConfig as Json | undefined)?.automaticActivityDetection ?? ((setup?.realtimeInputConfig as Json | undefined)?.automaticActivityDetection);
+    const aad = (setup: Json | null) =>
+      ((setup?.config as Json | undefined)?.realtimeInputConfig as Json | undefined)?.automaticActivityDetection ??
+      (setup?.realtimeInputConfig as Json | undefined)?.automaticActivityDetection;
     expect(aad(first.setup)).toMatchObject({ silenceDurationMs: 800, endOfSpeechSensitivity: 'END_SENSITIVITY_LOW' });
     const sentBefore = first.received.length;
     session.setPatience('quick');

@@ -27,7 +27,8 @@ describe('provider selection', () => {
     c.core.hub.subscribe((event) => {
       if (event.type === 'note') notes.push(event.data);
     });
-    const health = async (): Promise<HealthReport> => (await (await fetch(`${c.core.sidecarUrl}/health`)).json()) as HealthReport;
+    const health = async (): Promise<HealthReport> =>
+      (await (await fetch(`${c.core.sidecarUrl}/health`)).json()) as HealthReport;
 
     expect((await fetch(`${c.core.sidecarUrl}/join`, { method: 'POST', headers: c.auth })).status).toBe(200);
     await until(async () => (await health()).bridge.state === 'connected', 'first call connected');
@@ -50,14 +51,21 @@ describe('provider selection', () => {
 
     expect((await fetch(`${c.core.sidecarUrl}/join`, { method: 'POST', headers: c.auth })).status).toBe(200);
     await until(async () => (await health()).bridge.state === 'connected', 'second call connected');
-    expect((await health()).live_model).toMatchObject({ provider: 'openai-realtime', model: 'gpt-realtime-2.1', inCall: true });
+    expect((await health()).live_model).toMatchObject({
+      provider: 'openai-realtime',
+      model: 'gpt-realtime-2.1',
+      inCall: true,
+    });
     expect(c.openai.established.length).toBe(1);
     expect(c.gemini.established.length).toBe(1);
 
     // A whole exchange on the OpenAI call: owner speech in, transcript and reply out.
     await c.ownerSpeaks(1.5);
     await until(() => notes.some((n) => n.kind === 'output_transcript'), 'a reply on the OpenAI call');
-    expect(notes.filter((n) => n.kind === 'note').map((n) => n.text)).toEqual(['live model: gemini gemini-3.8-live', 'live model: openai-realtime gpt-realtime-2.1']);
+    expect(notes.filter((n) => n.kind === 'note').map((n) => n.text)).toEqual([
+      'live model: gemini gemini-3.8-live',
+      'live model: openai-realtime gpt-realtime-2.1',
+    ]);
     expect(notes.some((n) => n.kind === 'input_transcript')).toBe(true);
     expect(c.openai.connections[0]!.errors).toEqual([]);
   });

@@ -40,11 +40,14 @@ beforeAll(async () => {
       const isMessage = req.method === 'POST' && /\/channels\/\d+\/messages$/.test(req.url ?? '');
       setTimeout(
         () => {
-          const up = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
-            if (res.destroyed) return void ur.resume();
-            res.writeHead(ur.statusCode ?? 502, ur.headers);
-            ur.pipe(res);
-          });
+          const up = request(
+            { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+            (ur) => {
+              if (res.destroyed) return void ur.resume();
+              res.writeHead(ur.statusCode ?? 502, ur.headers);
+              ur.pipe(res);
+            },
+          );
           up.on('error', () => res.destroy());
           up.end(Buffer.concat(chunks));
         },
@@ -97,7 +100,12 @@ describe('a scheduled `all` reminder', () => {
     const home = await mkdtemp(path.join(tmpdir(), 'lvb-notify-all-'));
     const scheduler = createScheduler({ file: scheduleFilePath(home), notifier: makeNotifier(), logger });
     try {
-      const entry = await scheduler.schedule({ text: 'Scheduled all reaches everyone', delay_seconds: 0, mode: 'all', title: 'Reminder' });
+      const entry = await scheduler.schedule({
+        text: 'Scheduled all reaches everyone',
+        delay_seconds: 0,
+        mode: 'all',
+        title: 'Reminder',
+      });
       expect(await scheduler.tick()).toBe(1);
       expect(landed('Scheduled all reaches everyone')).toEqual({ dm: 1, channel: 1, webhook: 1 });
       const view = (await scheduler.list()).entries.find((e) => e.id === entry.id)!;
@@ -114,7 +122,11 @@ describe('a scheduled `all` reminder', () => {
     const scheduler = createScheduler({ file: scheduleFilePath(home), notifier: makeNotifier(), logger });
     receiver.script.push({ status: 400, body: 'bad request' });
     try {
-      const entry = await scheduler.schedule({ text: 'Scheduled all with a broken webhook', delay_seconds: 0, mode: 'all' });
+      const entry = await scheduler.schedule({
+        text: 'Scheduled all with a broken webhook',
+        delay_seconds: 0,
+        mode: 'all',
+      });
       await scheduler.tick();
       expect(landed('Scheduled all with a broken webhook')).toEqual({ dm: 1, channel: 1, webhook: 1 });
       const view = (await scheduler.list()).entries.find((e) => e.id === entry.id)!;
@@ -135,7 +147,10 @@ describe('a Discord send that outlives its timeout', () => {
     const result = await notifier.deliver({ text: 'Slow Discord lands once', title: 'Slow' });
     expect(result.status).toBe('unknown');
     expect(result.channel).toBeUndefined();
-    expect(result.results.dm).toMatchObject({ status: 'unknown', detail: expect.stringContaining('it may have reached Discord') });
+    expect(result.results.dm).toMatchObject({
+      status: 'unknown',
+      detail: expect.stringContaining('it may have reached Discord'),
+    });
     expect(result.results.channel).toBeUndefined();
     expect(result.results.webhook).toBeUndefined();
     // The held request reaches Discord after the client gave up on it: exactly one delivery overall.

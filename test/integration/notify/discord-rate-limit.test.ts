@@ -34,13 +34,22 @@ beforeAll(async () => {
       if (req.method === 'POST' && /\/channels\/\d+\/messages$/.test(req.url ?? '') && rateLimited > 0) {
         rateLimited--;
         // Discord's 429 (https://discord.com/developers/docs/topics/rate-limits): header and JSON body.
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_S), 'x-ratelimit-scope': 'user' });
-        return void res.end(JSON.stringify({ message: 'You are being rate limited.', retry_after: RETRY_AFTER_S, global: false }));
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          'retry-after': String(RETRY_AFTER_S),
+          'x-ratelimit-scope': 'user',
+        });
+        return void res.end(
+          JSON.stringify({ message: 'You are being rate limited.', retry_after: RETRY_AFTER_S, global: false }),
+        );
       }
-      const up = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        ur.pipe(res);
-      });
+      const up = request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (ur) => {
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          ur.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       up.end(Buffer.concat(chunks));
     });
@@ -54,14 +63,24 @@ afterAll(async () => {
   await discord?.close();
 });
 
-it('a rate-limited reminder DM is written back `scheduled` at Discord\'s retry time, then delivered once', async () => {
+it("a rate-limited reminder DM is written back `scheduled` at Discord's retry time, then delivered once", async () => {
   const home = await mkdtemp(path.join(tmpdir(), 'lvb-dm-429-'));
   let nowMs = Date.now();
   const clock = { now: () => nowMs };
-  const rest = new REST({ api: proxyBase, retries: 0, rejectOnRateLimit: rejectMessageRateLimits }).setToken(discord.botToken);
-  const notifier = createNotifier({ voice: () => null, discordText: new DiscordText(() => rest), ownerId: discord.owner.id, sfxEnabled: false, logger, clock });
+  const rest = new REST({ api: proxyBase, retries: 0, rejectOnRateLimit: rejectMessageRateLimits }).setToken(
+    discord.botToken,
+  );
+  const notifier = createNotifier({
+    voice: () => null,
+    discordText: new DiscordText(() => rest),
+    ownerId: discord.owner.id,
+    sfxEnabled: false,
+    logger,
+    clock,
+  });
   const scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger, clock });
-  const dms = (): number => discord.messages.filter((m) => m.content.includes('Stand-up in 5') && m.dmRecipientId !== null).length;
+  const dms = (): number =>
+    discord.messages.filter((m) => m.content.includes('Stand-up in 5') && m.dmRecipientId !== null).length;
   try {
     rateLimited = 1;
     const entry = await scheduler.schedule({ text: 'Stand-up in 5', delay_seconds: 0, mode: 'dm' });

@@ -74,7 +74,11 @@ describe('notifications on the fakes', () => {
   it('auto with no call: the DM reaches the owner on the fake Discord, mentions off', async () => {
     const before = discord.messages.length;
     const result = await notifier.deliver({ text: 'Your build is green @everyone', title: 'CI', source: 'ci-bot' });
-    expect(result).toMatchObject({ status: 'ok', channel: 'dm', results: { voice: { status: 'skipped' }, dm: { status: 'ok' } } });
+    expect(result).toMatchObject({
+      status: 'ok',
+      channel: 'dm',
+      results: { voice: { status: 'skipped' }, dm: { status: 'ok' } },
+    });
     const dm = discord.messages.slice(before).find((m) => m.id === result.results.dm!.message_id)!;
     expect(dm.dmRecipientId).toBe(discord.owner.id);
     expect(dm.content).toBe('**CI**\nYour build is green @\u200beveryone\n-# from ci-bot');
@@ -95,7 +99,11 @@ describe('notifications on the fakes', () => {
   it('voice mode during a live call: the fake model speaks the text in its next turn', async () => {
     callLive = true;
     const turnsBefore = gemini.rec.turnCompletes;
-    const result = await notifier.deliver({ text: 'Stand-up starts in five minutes.', mode: 'voice', title: 'Reminder' });
+    const result = await notifier.deliver({
+      text: 'Stand-up starts in five minutes.',
+      mode: 'voice',
+      title: 'Reminder',
+    });
     expect(result).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } } });
     await waitUntil(() => gemini.rec.turnCompletes > turnsBefore, 'the model turn with the notification');
     expect(gemini.rec.outputText).toContain('[Reminder] Stand-up starts in five minutes.');
@@ -106,17 +114,40 @@ describe('notifications on the fakes', () => {
     callLive = true;
     const before = discord.messages.length;
     const receivedBefore = receiver.received.length;
-    const result = await notifier.deliver({ text: 'Server disk at 95%', mode: 'all', title: 'Disk', source: 'monitor', urgent: true });
+    const result = await notifier.deliver({
+      text: 'Server disk at 95%',
+      mode: 'all',
+      title: 'Disk',
+      source: 'monitor',
+      urgent: true,
+    });
     expect(result.status).toBe('ok');
-    expect(Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status]))).toEqual({ voice: 'ok', dm: 'ok', channel: 'ok', webhook: 'ok' });
+    expect(Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status]))).toEqual({
+      voice: 'ok',
+      dm: 'ok',
+      channel: 'ok',
+      webhook: 'ok',
+    });
     const fresh = discord.messages.slice(before);
-    expect(fresh.map((m) => (m.dmRecipientId ? 'dm' : m.channelId)).sort()).toEqual([discord.textChannelId, 'dm'].sort());
+    expect(fresh.map((m) => (m.dmRecipientId ? 'dm' : m.channelId)).sort()).toEqual(
+      [discord.textChannelId, 'dm'].sort(),
+    );
     await waitUntil(() => gemini.rec.outputText.includes('[Disk] Server disk at 95%'), 'spoken');
     const hook = receiver.received.slice(receivedBefore);
     expect(hook).toHaveLength(1);
     expect(hook[0]!.json).toMatchObject({
       allowed_mentions: { parse: [] },
-      embeds: [{ title: 'Disk', description: 'Server disk at 95%', fields: [{ name: 'Event', value: 'agent.notify' }, { name: 'Source', value: 'monitor' }, { name: 'Urgent', value: 'yes' }] }],
+      embeds: [
+        {
+          title: 'Disk',
+          description: 'Server disk at 95%',
+          fields: [
+            { name: 'Event', value: 'agent.notify' },
+            { name: 'Source', value: 'monitor' },
+            { name: 'Urgent', value: 'yes' },
+          ],
+        },
+      ],
     });
   });
 
@@ -124,7 +155,13 @@ describe('notifications on the fakes', () => {
     const home = await mkdtemp(path.join(tmpdir(), 'lvb-notify-fakes-'));
     const scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger, pollMs: 50 });
     const token = 'fakes-token-'.padEnd(40, 'q');
-    const sidecar = createSidecar({ host: '127.0.0.1', port: 0, token, logger, routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })] });
+    const sidecar = createSidecar({
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      logger,
+      routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })],
+    });
     await sidecar.listen();
     try {
       await scheduler.start();
@@ -139,7 +176,9 @@ describe('notifications on the fakes', () => {
       await waitUntil(() => discord.messages.some((m) => m.content === expected), 'scheduled DM');
       let state = '';
       for (let i = 0; i < 100 && state !== 'delivered'; i++) {
-        const list = (await (await fetch(`${sidecar.url}/schedule`, { headers: { authorization: `Bearer ${token}` } })).json()) as { entries: { id: string; state: string }[] };
+        const list = (await (
+          await fetch(`${sidecar.url}/schedule`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as { entries: { id: string; state: string }[] };
         state = list.entries.find((e) => e.id === scheduled)?.state ?? '';
         if (state !== 'delivered') await new Promise((r) => setTimeout(r, 20));
       }

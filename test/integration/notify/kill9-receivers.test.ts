@@ -30,7 +30,14 @@ let home: string;
 let server: Server;
 let url: string;
 /** Per idempotency key: the reminder it carried, requests, refusals, acted on, and when a 429 said to come back. */
-interface KeySeen { text: string; requests: number; refused: number; acted: number; repeats: number; notBefore: number }
+interface KeySeen {
+  text: string;
+  requests: number;
+  refused: number;
+  acted: number;
+  repeats: number;
+  notBefore: number;
+}
 const seen = new Map<string, KeySeen>();
 let earlyAfter429 = 0;
 let keyConflicts = 0;
@@ -104,7 +111,9 @@ interface Run {
 /** One child: killed at random after READY (or, `finish`, once `done()` holds). */
 function runChild(file: string, start: number, end: number, done: (() => boolean) | null): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, file, url, String(start), String(end)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, file, url, String(start), String(end)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const run: Run = { acked: [] };
     let buffered = '';
     let stderr = '';
@@ -134,47 +143,62 @@ function runChild(file: string, start: number, end: number, done: (() => boolean
   });
 }
 
-it(`0 lost, 0 duplicates across ≥ ${MIN_KILLS} kill -9 with fast, slow, 5xx and 429 receivers, counted at the receiver`, { timeout: 600_000 }, async () => {
-  const file = scheduleFilePath(home);
-  const acked = new Map<string, string>(); // id → text
-  let next = 0;
-  let kills = 0;
-  while (kills < MIN_KILLS || next < CYCLES) {
-    const run = await runChild(file, next, CYCLES, null);
-    kills++;
-    for (const a of run.acked) acked.set(a.id, a.text);
-    if (run.acked.length) next = run.acked.at(-1)!.k + 1;
-    if (existsSync(scheduleDatabaseFile(file))) {
-      const db = new Database(scheduleDatabaseFile(file));
-      expect(db.pragma('integrity_check', { simple: true }), `integrity after kill ${kills}`).toBe('ok');
-      db.close();
+it(
+  `0 lost, 0 duplicates across ≥ ${MIN_KILLS} kill -9 with fast, slow, 5xx and 429 receivers, counted at the receiver`,
+  { timeout: 600_000 },
+  async () => {
+    const file = scheduleFilePath(home);
+    const acked = new Map<string, string>(); // id → text
+    let next = 0;
+    let kills = 0;
+    while (kills < MIN_KILLS || next < CYCLES) {
+      const run = await runChild(file, next, CYCLES, null);
+      kills++;
+      for (const a of run.acked) acked.set(a.id, a.text);
+      if (run.acked.length) next = run.acked.at(-1)!.k + 1;
+      if (existsSync(scheduleDatabaseFile(file))) {
+        const db = new Database(scheduleDatabaseFile(file));
+        expect(db.pragma('integrity_check', { simple: true }), `integrity after kill ${kills}`).toBe('ok');
+        db.close();
+      }
     }
-  }
-  // An unkilled run delivers what is left (retries, Retry-Afters) and recovers the last kill's claims.
-  const open = (): boolean => readScheduleRows(file).some((e) => e.state === 'scheduled' || e.state === 'delivering');
-  await runChild(file, CYCLES, CYCLES, () => !open());
+    // An unkilled run delivers what is left (retries, Retry-Afters) and recovers the last kill's claims.
+    const open = (): boolean => readScheduleRows(file).some((e) => e.state === 'scheduled' || e.state === 'delivering');
+    await runChild(file, CYCLES, CYCLES, () => !open());
 
-  const rows = readScheduleRows(file);
-  const byId = new Map(rows.map((e) => [e.id, e]));
-  expect(acked.size).toBe(CYCLES);
-  for (const [id, text] of acked) expect(byId.get(id)?.text, `acknowledged ${id} (${text}) lost from the schedule`).toBe(text);
-  expect(missingKey, 'requests without an Idempotency-Key').toBe(0);
-  expect(keyConflicts, 'a key reused for another reminder').toBe(0);
-  // At the receiver, by key (the entry's id): every reminder acted on exactly once.
-  const lost = rows.filter((e) => (seen.get(e.id)?.acted ?? 0) === 0).map((e) => `${e.text} (${e.state}: ${e.last_error ?? ''})`);
-  expect(lost, 'lost: never acted on at the receiver').toEqual([]);
-  // The receiver keeps one per key; a re-send under a new key would be a second reminder.
-  const keysPerText = new Map<string, number>();
-  for (const s of seen.values()) if (s.acted) keysPerText.set(s.text, (keysPerText.get(s.text) ?? 0) + 1);
-  expect([...keysPerText].filter(([, n]) => n > 1), 'acted on under two keys').toEqual([]);
-  for (const key of seen.keys()) expect(byId.has(key), `${key} reached the receiver but is not an entry's id`).toBe(true);
-  expect(earlyAfter429, 'requests before their Retry-After').toBe(0);
-  // The records agree with the receiver: delivered, or failed only after MAX_INTERRUPTED_RESENDS
-  // interruptions (then the receiver had it once, checked above).
-  for (const e of rows) if (e.state !== 'delivered') expect(e.last_error, e.text).toMatch(/^interrupted during delivery .*; interrupted \d+ times, not sent again/);
-  const resent = rows.filter((e) => e.interrupted).length;
-  const repeats = [...seen.values()].reduce((n, s) => n + s.repeats, 0);
-  const refused = [...seen.values()].reduce((n, s) => n + s.refused, 0);
-  expect(resent, 'the kills interrupted deliveries (else this test proves nothing)').toBeGreaterThan(0);
-  console.log(`kill -9 receivers: ${kills} kills, ${rows.length} entries (${acked.size} acknowledged), ${rows.filter((e) => e.state === 'delivered').length} delivered, 0 lost, 0 duplicated at the receiver; ${resent} interrupted and sent again under their key, ${repeats} repeats the receiver answered without acting, ${refused} refused (5xx/429) and retried`);
-});
+    const rows = readScheduleRows(file);
+    const byId = new Map(rows.map((e) => [e.id, e]));
+    expect(acked.size).toBe(CYCLES);
+    for (const [id, text] of acked)
+      expect(byId.get(id)?.text, `acknowledged ${id} (${text}) lost from the schedule`).toBe(text);
+    expect(missingKey, 'requests without an Idempotency-Key').toBe(0);
+    expect(keyConflicts, 'a key reused for another reminder').toBe(0);
+    // At the receiver, by key (the entry's id): every reminder acted on exactly once.
+    const lost = rows
+      .filter((e) => (seen.get(e.id)?.acted ?? 0) === 0)
+      .map((e) => `${e.text} (${e.state}: ${e.last_error ?? ''})`);
+    expect(lost, 'lost: never acted on at the receiver').toEqual([]);
+    // The receiver keeps one per key; a re-send under a new key would be a second reminder.
+    const keysPerText = new Map<string, number>();
+    for (const s of seen.values()) if (s.acted) keysPerText.set(s.text, (keysPerText.get(s.text) ?? 0) + 1);
+    expect(
+      [...keysPerText].filter(([, n]) => n > 1),
+      'acted on under two keys',
+    ).toEqual([]);
+    for (const key of seen.keys())
+      expect(byId.has(key), `${key} reached the receiver but is not an entry's id`).toBe(true);
+    expect(earlyAfter429, 'requests before their Retry-After').toBe(0);
+    // The records agree with the receiver: delivered, or failed only after MAX_INTERRUPTED_RESENDS
+    // interruptions (then the receiver had it once, checked above).
+    for (const e of rows)
+      if (e.state !== 'delivered')
+        expect(e.last_error, e.text).toMatch(/^interrupted during delivery .*; interrupted \d+ times, not sent again/);
+    const resent = rows.filter((e) => e.interrupted).length;
+    const repeats = [...seen.values()].reduce((n, s) => n + s.repeats, 0);
+    const refused = [...seen.values()].reduce((n, s) => n + s.refused, 0);
+    expect(resent, 'the kills interrupted deliveries (else this test proves nothing)').toBeGreaterThan(0);
+    console.log(
+      `kill -9 receivers: ${kills} kills, ${rows.length} entries (${acked.size} acknowledged), ${rows.filter((e) => e.state === 'delivered').length} delivered, 0 lost, 0 duplicated at the receiver; ${resent} interrupted and sent again under their key, ${repeats} repeats the receiver answered without acting, ${refused} refused (5xx/429) and retried`,
+    );
+  },
+);

@@ -35,12 +35,21 @@ afterAll(async () => {
 });
 
 const posted = (text: string) => discord.messages.filter((m) => m.content.includes(text));
-const messagePosts = () => discord.restRequests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages')).length;
+const messagePosts = () =>
+  discord.restRequests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages')).length;
 
 function notifier(webhookUrl?: string) {
   // discord.js's default: a reset connection or a 5xx is retried (3 times) with the same body.
   const rest = new REST({ api: discord.apiBaseUrl, version: '10' }).setToken(discord.botToken);
-  return createNotifier({ voice: () => null, discordText: new DiscordText(() => rest), ownerId: discord.owner.id, textChannelId: discord.textChannelId, webhookUrl, sfxEnabled: false, logger });
+  return createNotifier({
+    voice: () => null,
+    discordText: new DiscordText(() => rest),
+    ownerId: discord.owner.id,
+    textChannelId: discord.textChannelId,
+    webhookUrl,
+    sfxEnabled: false,
+    logger,
+  });
 }
 
 describe('a Discord post whose answer is lost after the message was created', () => {
@@ -67,7 +76,10 @@ describe('a Discord post that provably went nowhere', () => {
     const channelPort = new DiscordText(() => live);
     const result = await createNotifier({
       voice: () => null,
-      discordText: { sendDirectMessage: (u, t, o) => port.sendDirectMessage(u, t, o), postToChannel: (c, t, o) => channelPort.postToChannel(c, t, o) },
+      discordText: {
+        sendDirectMessage: (u, t, o) => port.sendDirectMessage(u, t, o),
+        postToChannel: (c, t, o) => channelPort.postToChannel(c, t, o),
+      },
       ownerId: discord.owner.id,
       textChannelId: discord.textChannelId,
       sfxEnabled: false,
@@ -81,11 +93,17 @@ describe('a Discord post that provably went nowhere', () => {
 
 describe('the fake Discord enforces the nonce as Discord does', () => {
   const post = (channelId: string, body: object) =>
-    fetch(`${discord.apiBaseUrl}/v10/channels/${channelId}/messages`, { method: 'POST', headers: { authorization: `Bot ${discord.botToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${discord.apiBaseUrl}/v10/channels/${channelId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${discord.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('a repeat of an enforced nonce returns the first message (same shape, with its nonce); nothing new is created', async () => {
     const text = `nonce repeat ${Date.now()}`;
-    const first = (await (await post(discord.textChannelId, { content: text, nonce: 'n-repeat-1', enforce_nonce: true })).json()) as Record<string, unknown>;
+    const first = (await (
+      await post(discord.textChannelId, { content: text, nonce: 'n-repeat-1', enforce_nonce: true })
+    ).json()) as Record<string, unknown>;
     const again = await post(discord.textChannelId, { content: text, nonce: 'n-repeat-1', enforce_nonce: true });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(first);
@@ -114,9 +132,20 @@ describe('a webhook POST whose answer is lost after the receiver acted on it', (
   });
 
   it('is sent again with the same Idempotency-Key when the receiver honours it: acted on once', async () => {
-    const hook = createWebhookDispatcher({ url: receiver.url, logger, keyWindowSeconds: 60, backoffMs: 10, throttleSeconds: 0 });
+    const hook = createWebhookDispatcher({
+      url: receiver.url,
+      logger,
+      keyWindowSeconds: 60,
+      backoffMs: 10,
+      throttleSeconds: 0,
+    });
     receiver.script.push({ dropAnswer: true });
-    const outcome = await hook.emit({ eventClass: 'agent.notify', title: 't', text: 'lost webhook answer', id: 'n-lost-webhook' });
+    const outcome = await hook.emit({
+      eventClass: 'agent.notify',
+      title: 't',
+      text: 'lost webhook answer',
+      id: 'n-lost-webhook',
+    });
     expect(outcome.status).toBe('ok');
     expect(receiver.received.filter((r) => r.headers['idempotency-key'] === 'n-lost-webhook')).toHaveLength(2);
     expect(receiver.actedOn.filter((k) => k === 'n-lost-webhook')).toHaveLength(1);
@@ -126,7 +155,12 @@ describe('a webhook POST whose answer is lost after the receiver acted on it', (
   it('is not sent again when the receiver is not said to honour it (at most once): unknown', async () => {
     const hook = createWebhookDispatcher({ url: receiver.url, logger, backoffMs: 10, throttleSeconds: 0 });
     receiver.script.push({ dropAnswer: true });
-    const outcome = await hook.emit({ eventClass: 'agent.notify', title: 't', text: 'lost webhook answer', id: 'n-lost-once' });
+    const outcome = await hook.emit({
+      eventClass: 'agent.notify',
+      title: 't',
+      text: 'lost webhook answer',
+      id: 'n-lost-once',
+    });
     expect(outcome.status).toBe('unknown');
     expect(receiver.received.filter((r) => r.headers['idempotency-key'] === 'n-lost-once')).toHaveLength(1);
     hook.close();
@@ -150,11 +184,14 @@ describe('kill -9 while a reminder is in flight', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const held = holdAnswers && req.method === 'POST' && /\/messages$/.test(req.url ?? '');
-        const up = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
-          if (held || res.destroyed) return void ur.resume();
-          res.writeHead(ur.statusCode ?? 502, ur.headers);
-          ur.pipe(res);
-        });
+        const up = request(
+          { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+          (ur) => {
+            if (held || res.destroyed) return void ur.resume();
+            res.writeHead(ur.statusCode ?? 502, ur.headers);
+            ur.pipe(res);
+          },
+        );
         up.on('error', () => res.destroy());
         up.end(Buffer.concat(chunks));
       });
@@ -173,7 +210,11 @@ describe('kill -9 while a reminder is in flight', () => {
   /** Run the child until `until()` holds, then SIGKILL it. */
   function runChild(file: string, until: () => boolean): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CHILD, file, proxyApi, discord.botToken, discord.owner.id, discord.textChannelId, receiver.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [CHILD, file, proxyApi, discord.botToken, discord.owner.id, discord.textChannelId, receiver.url],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       const poll = setInterval(() => until() && child.kill('SIGKILL'), 50);
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -186,33 +227,58 @@ describe('kill -9 while a reminder is in flight', () => {
     });
   }
 
-  it('dm, channel and webhook reminders killed mid-request are resent after the restart and arrive once each', { timeout: 60_000 }, async () => {
-    const file = scheduleFilePath(home);
-    await mkdir(path.dirname(file), { recursive: true });
-    openDatabase({ dir: path.dirname(file), logger }).close(); // the schema
-    const now = Date.now() / 1000;
-    const tag = `k9-${Date.now()}`;
-    const entry = (k: number, mode: StoredNotification['mode']): StoredNotification => ({
-      id: `n-${tag}-${k}`, text: `${tag} ${mode}`, mode, delay_seconds: 0, fire_at_epoch: now, created_at: now, state: 'scheduled', attempts: 0, updated_at: now,
-    });
-    writeScheduleRows(file, [entry(1, 'dm'), entry(2, 'channel'), entry(3, 'webhook')]);
-    // The receiver acts on the webhook's first POST and never answers it.
-    receiver.script.push({ hang: true });
+  it(
+    'dm, channel and webhook reminders killed mid-request are resent after the restart and arrive once each',
+    { timeout: 60_000 },
+    async () => {
+      const file = scheduleFilePath(home);
+      await mkdir(path.dirname(file), { recursive: true });
+      openDatabase({ dir: path.dirname(file), logger }).close(); // the schema
+      const now = Date.now() / 1000;
+      const tag = `k9-${Date.now()}`;
+      const entry = (k: number, mode: StoredNotification['mode']): StoredNotification => ({
+        id: `n-${tag}-${k}`,
+        text: `${tag} ${mode}`,
+        mode,
+        delay_seconds: 0,
+        fire_at_epoch: now,
+        created_at: now,
+        state: 'scheduled',
+        attempts: 0,
+        updated_at: now,
+      });
+      writeScheduleRows(file, [entry(1, 'dm'), entry(2, 'channel'), entry(3, 'webhook')]);
+      // The receiver acts on the webhook's first POST and never answers it.
+      receiver.script.push({ hang: true });
 
-    // Killed once every request has reached its receiver and none has been answered.
-    await runChild(file, () => posted(`${tag} dm`).length === 1 && posted(`${tag} channel`).length === 1 && receiver.actedOn.includes(`n-${tag}-3`));
-    const interrupted = readScheduleRows(file);
-    expect(interrupted.map((e) => e.state)).toEqual(['delivering', 'delivering', 'delivering']);
+      // Killed once every request has reached its receiver and none has been answered.
+      await runChild(
+        file,
+        () =>
+          posted(`${tag} dm`).length === 1 &&
+          posted(`${tag} channel`).length === 1 &&
+          receiver.actedOn.includes(`n-${tag}-3`),
+      );
+      const interrupted = readScheduleRows(file);
+      expect(interrupted.map((e) => e.state)).toEqual(['delivering', 'delivering', 'delivering']);
 
-    holdAnswers = false;
-    const done = () => readScheduleRows(file).every((e) => e.state !== 'scheduled' && e.state !== 'delivering');
-    await runChild(file, done);
+      holdAnswers = false;
+      const done = () => readScheduleRows(file).every((e) => e.state !== 'scheduled' && e.state !== 'delivering');
+      await runChild(file, done);
 
-    const rows = readScheduleRows(file);
-    for (const e of rows) expect({ id: e.id, state: e.state, last_error: e.last_error }).toEqual({ id: e.id, state: 'delivered', last_error: undefined });
-    expect(posted(`${tag} dm`)).toHaveLength(1);
-    expect(posted(`${tag} channel`)).toHaveLength(1);
-    expect(receiver.received.filter((r) => r.headers['idempotency-key'] === `n-${tag}-3`).length).toBeGreaterThanOrEqual(2);
-    expect(receiver.actedOn.filter((k) => k === `n-${tag}-3`)).toHaveLength(1);
-  });
+      const rows = readScheduleRows(file);
+      for (const e of rows)
+        expect({ id: e.id, state: e.state, last_error: e.last_error }).toEqual({
+          id: e.id,
+          state: 'delivered',
+          last_error: undefined,
+        });
+      expect(posted(`${tag} dm`)).toHaveLength(1);
+      expect(posted(`${tag} channel`)).toHaveLength(1);
+      expect(
+        receiver.received.filter((r) => r.headers['idempotency-key'] === `n-${tag}-3`).length,
+      ).toBeGreaterThanOrEqual(2);
+      expect(receiver.actedOn.filter((k) => k === `n-${tag}-3`)).toHaveLength(1);
+    },
+  );
 });

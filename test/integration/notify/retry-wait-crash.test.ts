@@ -32,13 +32,21 @@ interface Core {
 async function startCore(home: string, receiver: WebhookReceiver): Promise<Core> {
   const port = await freePort();
   const child = spawn(process.execPath, ['main/cli.ts', 'headless'], {
-    env: { ...process.env, HERMES_HOME: home, DISCORD_VOICE_LIVE_PORT: String(port), DISCORD_VOICE_LIVE_LOG_LEVEL: 'info', DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: receiver.url },
+    env: {
+      ...process.env,
+      HERMES_HOME: home,
+      DISCORD_VOICE_LIVE_PORT: String(port),
+      DISCORD_VOICE_LIVE_LOG_LEVEL: 'info',
+      DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: receiver.url,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   await waitFor(() => output.includes('dashboard: http://'), 'the sidecar to start');
   return { child, port, output: () => output, exited };
 }
@@ -69,7 +77,8 @@ describe('a reminder not accepted by the receiver survives a crash or a shutdown
       const receiver = await startWebhookReceiver();
       cleanups.push(() => receiver.close());
       // Until the core is stopped every POST is refused; afterwards the receiver accepts (204).
-      const refusal = answer === '500' ? { status: 500 } : { status: 429, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } };
+      const refusal =
+        answer === '500' ? { status: 500 } : { status: 429, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } };
       for (let i = 0; i < 8; i++) receiver.script.push(refusal);
 
       const first = await startCore(home, receiver);
@@ -87,7 +96,10 @@ describe('a reminder not accepted by the receiver survives a crash or a shutdown
       // shows the wait (or, on code that holds its claim through the wait, a little later).
       await waitFor(() => receiver.received.length >= 1, 'the first POST');
       const refusedAt = Date.now();
-      await waitFor(() => lastRecord(home, id)?.state === 'scheduled' || Date.now() - refusedAt > 700, 'the wait to be recorded').catch(() => undefined);
+      await waitFor(
+        () => lastRecord(home, id)?.state === 'scheduled' || Date.now() - refusedAt > 700,
+        'the wait to be recorded',
+      ).catch(() => undefined);
       first.child.kill(signal);
       const stopped = await first.exited;
       // Every POST so far was refused (the script holds more refusals than the core makes).
@@ -104,7 +116,10 @@ describe('a reminder not accepted by the receiver survives a crash or a shutdown
       receiver.script.length = 0;
       const second = await startCore(home, receiver);
       cleanups.push(() => void second.child.kill('SIGKILL'));
-      await waitFor(() => lastRecord(home, id)?.state === 'delivered' || lastRecord(home, id)?.state === 'failed', 'the reminder to be delivered after restart');
+      await waitFor(
+        () => lastRecord(home, id)?.state === 'delivered' || lastRecord(home, id)?.state === 'failed',
+        'the reminder to be delivered after restart',
+      );
       const final = lastRecord(home, id)!;
       expect(final.state, JSON.stringify(final)).toBe('delivered');
       const posts = receiver.received.filter((r) => (r.json as { notification_id?: string }).notification_id === id);

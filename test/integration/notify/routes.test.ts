@@ -44,7 +44,13 @@ beforeAll(async () => {
     logger,
   });
   scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger, maxPending: 5 });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger, routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger,
+    routes: [(app) => registerNotifyRoutes(app, { notifier, scheduler })],
+  });
   await sidecar.listen();
 });
 afterAll(async () => {
@@ -60,7 +66,11 @@ beforeEach(() => {
 async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(sidecar.url + url, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
@@ -80,7 +90,10 @@ describe('/notify', () => {
 
   it('GET query gives the same result shape; voice is used when a call is live', async () => {
     voiceLive = true;
-    const { status, json } = await call('GET', `/notify?text=${encodeURIComponent('Lunch & coffee?')}&mode=voice&title=Hi`);
+    const { status, json } = await call(
+      'GET',
+      `/notify?text=${encodeURIComponent('Lunch & coffee?')}&mode=voice&title=Hi`,
+    );
     expect(status).toBe(200);
     expect(json).toMatchObject({ status: 'ok', channel: 'voice', results: { voice: { status: 'ok' } } });
     expect(spoken).toEqual(['[Hi] Lunch & coffee?']);
@@ -89,7 +102,12 @@ describe('/notify', () => {
   it('a delivery that reached nobody is a 200 with status error and the reasons', async () => {
     const { status, json } = await call('POST', '/notify', { text: 'x', mode: 'channel' });
     expect(status).toBe(200);
-    expect(json).toEqual({ id: expect.stringMatching(/^n-/), status: 'error', results: { channel: { status: 'error', detail: 'Missing Access' } }, notified_at: expect.any(Number) });
+    expect(json).toEqual({
+      id: expect.stringMatching(/^n-/),
+      status: 'error',
+      results: { channel: { status: 'error', detail: 'Missing Access' } },
+      notified_at: expect.any(Number),
+    });
   });
 
   it('bad input → 400 with a code', async () => {
@@ -105,7 +123,12 @@ describe('/notify', () => {
     ];
     for (const [method, url, body, code] of cases) {
       const { status, json } = await call(method, url, body);
-      expect({ url, body: typeof body, status, code: (json.error as { code: string } | undefined)?.code }).toEqual({ url, body: typeof body, status: 400, code });
+      expect({ url, body: typeof body, status, code: (json.error as { code: string } | undefined)?.code }).toEqual({
+        url,
+        body: typeof body,
+        status: 400,
+        code,
+      });
     }
     expect(dms).toEqual([]);
     const long = await call('POST', '/notify', { text: 'x'.repeat(9000) });
@@ -120,7 +143,12 @@ describe('/notify', () => {
 
 describe('/schedule', () => {
   it('POST schedules, GET lists, DELETE cancels, unknown id is 404, second cancel 409', async () => {
-    const created = await call('POST', '/schedule', { text: 'Stand up', delay_seconds: 600, mode: 'dm', title: 'Reminder' });
+    const created = await call('POST', '/schedule', {
+      text: 'Stand up',
+      delay_seconds: 600,
+      mode: 'dm',
+      title: 'Reminder',
+    });
     expect(created.status).toBe(201);
     const id = created.json.scheduled as string;
     expect(id).toMatch(/^n-/);
@@ -128,14 +156,23 @@ describe('/schedule', () => {
 
     const listed = await call('GET', '/schedule');
     expect(listed.status).toBe(200);
-    expect((listed.json.entries as { id: string; state: string }[]).find((e) => e.id === id)).toMatchObject({ state: 'scheduled', text: 'Stand up' });
+    expect((listed.json.entries as { id: string; state: string }[]).find((e) => e.id === id)).toMatchObject({
+      state: 'scheduled',
+      text: 'Stand up',
+    });
 
     const cancelled = await call('DELETE', `/schedule/${id}`);
     expect(cancelled).toMatchObject({ status: 200, json: { cancelled: id, entry: { state: 'cancelled' } } });
     const again = await call('DELETE', `/schedule/${id}`);
-    expect(again).toEqual({ status: 409, json: { error: { code: 'not_cancellable', message: `notification ${id} is already cancelled` } } });
+    expect(again).toEqual({
+      status: 409,
+      json: { error: { code: 'not_cancellable', message: `notification ${id} is already cancelled` } },
+    });
     const missing = await call('DELETE', '/schedule/n-doesnotexist');
-    expect(missing).toEqual({ status: 404, json: { error: { code: 'unknown_schedule_id', message: 'no scheduled notification with id "n-doesnotexist"' } } });
+    expect(missing).toEqual({
+      status: 404,
+      json: { error: { code: 'unknown_schedule_id', message: 'no scheduled notification with id "n-doesnotexist"' } },
+    });
   });
 
   it('pages GET /schedule (?limit&cursor&state) and refuses a sixth pending entry with 429 and the cap', async () => {
@@ -143,7 +180,10 @@ describe('/schedule', () => {
     for (let i = 0; i < 10 && ids.length < 6; i++) {
       const res = await call('POST', '/schedule', { text: `page ${i}`, delay_seconds: 900 + i, mode: 'dm' });
       if (res.status !== 201) {
-        expect(res).toEqual({ status: 429, json: { error: { code: 'schedule_full', message: expect.stringContaining('5 pending entries') } } });
+        expect(res).toEqual({
+          status: 429,
+          json: { error: { code: 'schedule_full', message: expect.stringContaining('5 pending entries') } },
+        });
         break;
       }
       ids.push(res.json.scheduled as string);
@@ -160,7 +200,13 @@ describe('/schedule', () => {
       cursor = next.json.next_cursor as string | null;
     }
     expect(seen).toEqual(ids);
-    for (const [query, code] of [['limit=0', 'bad_limit'], ['limit=5000', 'bad_limit'], ['limit=x', 'bad_limit'], ['state=lost', 'bad_state'], ['cursor=zzz', 'bad_cursor']]) {
+    for (const [query, code] of [
+      ['limit=0', 'bad_limit'],
+      ['limit=5000', 'bad_limit'],
+      ['limit=x', 'bad_limit'],
+      ['state=lost', 'bad_state'],
+      ['cursor=zzz', 'bad_cursor'],
+    ]) {
       const res = await call('GET', `/schedule?${query}`);
       expect([res.status, (res.json.error as { code: string }).code], query).toEqual([400, code]);
     }
@@ -168,16 +214,30 @@ describe('/schedule', () => {
   });
 
   it('a repeating reminder: POST with a rule, GET shows the rule and its next occurrence, DELETE stops the series', async () => {
-    const created = await call('POST', '/schedule', { text: 'Stand-up', repeat: 'weekdays', at: '09:55', timezone: 'Europe/Berlin', mode: 'dm' });
+    const created = await call('POST', '/schedule', {
+      text: 'Stand-up',
+      repeat: 'weekdays',
+      at: '09:55',
+      timezone: 'Europe/Berlin',
+      mode: 'dm',
+    });
     expect(created.status).toBe(201);
     const id = created.json.scheduled as string;
     const entry = created.json.entry as { fire_at_epoch: number; repeat: unknown };
     expect(entry.repeat).toEqual({ rule: 'weekdays', cron: '55 9 * * 1-5', timezone: 'Europe/Berlin', series: id });
     // The first occurrence is the rule's next time: a weekday, 09:55 on Berlin's clock.
-    const wall = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(entry.fire_at_epoch * 1000));
+    const wall = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(entry.fire_at_epoch * 1000));
     expect(wall).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 09:55$/);
     const listed = await call('GET', '/schedule?state=scheduled');
-    expect((listed.json.entries as { id: string; repeat?: { rule: string } }[]).find((e) => e.id === id)?.repeat?.rule).toBe('weekdays');
+    expect(
+      (listed.json.entries as { id: string; repeat?: { rule: string } }[]).find((e) => e.id === id)?.repeat?.rule,
+    ).toBe('weekdays');
     const cancelled = await call('DELETE', `/schedule/${id}`);
     expect(cancelled).toMatchObject({ status: 200, json: { entry: { state: 'cancelled', repeat: { series: id } } } });
   });

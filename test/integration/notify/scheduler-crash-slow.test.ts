@@ -61,7 +61,17 @@ afterAll(async () => {
 
 function entry(k: number, fire: number, mode: StoredNotification['mode']): StoredNotification {
   const now = Date.now() / 1000;
-  return { id: `n-${k.toString(16).padStart(12, '0')}`, text: `slow-${k}`, mode, delay_seconds: fire - now, fire_at_epoch: fire, created_at: now, state: 'scheduled', attempts: 0, updated_at: now };
+  return {
+    id: `n-${k.toString(16).padStart(12, '0')}`,
+    text: `slow-${k}`,
+    mode,
+    delay_seconds: fire - now,
+    fire_at_epoch: fire,
+    created_at: now,
+    state: 'scheduled',
+    attempts: 0,
+    updated_at: now,
+  };
 }
 
 /** Run a child until `killAfterMs` past READY (or until `done()` when killAfterMs is null). */
@@ -95,43 +105,52 @@ async function readEntries(file: string): Promise<{ entries: StoredNotification[
   return { entries: readScheduleRows(file), damaged: 0 };
 }
 
-it(`keeps every reminder once or truthfully reported through SIGKILLs, with slow deliveries, the default throttle and ${TOTAL} entries`, { timeout: 300_000 }, async () => {
-  const file = scheduleFilePath(home);
-  await mkdir(path.dirname(file), { recursive: true });
-  const now = Date.now() / 1000;
-  const records: StoredNotification[] = [];
-  for (let k = 0; k < TOTAL - DUE; k++) records.push(entry(100_000 + k, now + 86_400 + k, 'dm'));
-  for (let k = 0; k < DUE; k++) records.push(entry(k, now + k * 0.1, 'webhook'));
-  openDatabase({ dir: path.dirname(file), logger: pino({ level: 'silent' }) }).close(); // the schema
-  writeScheduleRows(file, records);
+it(
+  `keeps every reminder once or truthfully reported through SIGKILLs, with slow deliveries, the default throttle and ${TOTAL} entries`,
+  { timeout: 300_000 },
+  async () => {
+    const file = scheduleFilePath(home);
+    await mkdir(path.dirname(file), { recursive: true });
+    const now = Date.now() / 1000;
+    const records: StoredNotification[] = [];
+    for (let k = 0; k < TOTAL - DUE; k++) records.push(entry(100_000 + k, now + 86_400 + k, 'dm'));
+    for (let k = 0; k < DUE; k++) records.push(entry(k, now + k * 0.1, 'webhook'));
+    openDatabase({ dir: path.dirname(file), logger: pino({ level: 'silent' }) }).close(); // the schema
+    writeScheduleRows(file, records);
 
-  const dueDone = async (): Promise<boolean> => {
+    const dueDone = async (): Promise<boolean> => {
+      const { entries } = await readEntries(file);
+      return (
+        entries.filter((e) => e.mode === 'webhook' && (e.state === 'scheduled' || e.state === 'delivering')).length ===
+        0
+      );
+    };
+    let kills = 0;
+    while (kills < MAX_RUNS && !(await dueDone())) {
+      await runChild(file, 300 + Math.random() * 3200, dueDone);
+      kills++;
+      const { entries, damaged } = await readEntries(file);
+      expect(damaged, `damaged lines after kill ${kills}`).toBe(0);
+      expect(entries).toHaveLength(TOTAL);
+    }
+    // An unkilled run finishes what is left (including claims abandoned by the last kill).
+    await runChild(file, null, dueDone);
+
     const { entries } = await readEntries(file);
-    return entries.filter((e) => e.mode === 'webhook' && (e.state === 'scheduled' || e.state === 'delivering')).length === 0;
-  };
-  let kills = 0;
-  while (kills < MAX_RUNS && !(await dueDone())) {
-    await runChild(file, 300 + Math.random() * 3200, dueDone);
-    kills++;
-    const { entries, damaged } = await readEntries(file);
-    expect(damaged, `damaged lines after kill ${kills}`).toBe(0);
     expect(entries).toHaveLength(TOTAL);
-  }
-  // An unkilled run finishes what is left (including claims abandoned by the last kill).
-  await runChild(file, null, dueDone);
-
-  const { entries } = await readEntries(file);
-  expect(entries).toHaveLength(TOTAL);
-  const due = entries.filter((e) => e.mode === 'webhook');
-  expect(due).toHaveLength(DUE);
-  const actedOn = (k: number) => [...keys.values()].filter((x) => x === k).length;
-  for (const e of due) {
-    const k = Number(e.text.slice('slow-'.length));
-    expect(actedOn(k), `${e.text} acted on at the receiver (by key)`).toBe(1); // never lost, never twice
-    expect(keys.get(e.id), `${e.text} under its entry's key`).toBe(k);
-    expect(e.state, `${e.text}: ${e.last_error ?? ''}`).toBe('delivered');
-  }
-  // The far-future entries were never touched.
-  expect(entries.filter((e) => e.mode === 'dm' && e.state !== 'scheduled')).toEqual([]);
-  console.log(`slow crash test: ${kills} kills, ${DUE} due of ${TOTAL}, ${due.filter((e) => e.state === 'delivered').length} delivered once, ${due.filter((e) => e.interrupted).length} interrupted and sent again under their key (${repeats} repeats the receiver already had)`);
-});
+    const due = entries.filter((e) => e.mode === 'webhook');
+    expect(due).toHaveLength(DUE);
+    const actedOn = (k: number) => [...keys.values()].filter((x) => x === k).length;
+    for (const e of due) {
+      const k = Number(e.text.slice('slow-'.length));
+      expect(actedOn(k), `${e.text} acted on at the receiver (by key)`).toBe(1); // never lost, never twice
+      expect(keys.get(e.id), `${e.text} under its entry's key`).toBe(k);
+      expect(e.state, `${e.text}: ${e.last_error ?? ''}`).toBe('delivered');
+    }
+    // The far-future entries were never touched.
+    expect(entries.filter((e) => e.mode === 'dm' && e.state !== 'scheduled')).toEqual([]);
+    console.log(
+      `slow crash test: ${kills} kills, ${DUE} due of ${TOTAL}, ${due.filter((e) => e.state === 'delivered').length} delivered once, ${due.filter((e) => e.interrupted).length} interrupted and sent again under their key (${repeats} repeats the receiver already had)`,
+    );
+  },
+);

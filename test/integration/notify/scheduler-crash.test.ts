@@ -33,7 +33,9 @@ interface ChildRun {
 
 function runChild(file: string, logPath: string, start: number): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, file, logPath, String(start), String(CYCLES)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, file, logPath, String(start), String(CYCLES)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const run: ChildRun = { acked: [], killed: false };
     let buffered = '';
     let stderr = '';
@@ -91,13 +93,21 @@ it('survives SIGKILL at random moments during 100 schedule/fire cycles', { timeo
   const notifier = {
     async deliver(req: NotifyRequest): Promise<NotifyResult> {
       finalDeliveries.push(req.text);
-      return { id: 'n-test', status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: Date.now() / 1000 };
+      return {
+        id: 'n-test',
+        status: 'ok',
+        channel: 'dm',
+        results: { dm: { status: 'ok' } },
+        notified_at: Date.now() / 1000,
+      };
     },
   };
   const finisher = createScheduler({ file, notifier, logger: pino({ level: 'silent' }), lockStaleMs: 2000 });
   for (let i = 0; i < 100; i++) {
     await finisher.tick();
-    const pending = (await finisher.list({ limit: 1000 })).entries.filter((e) => e.state === 'scheduled' || e.state === 'delivering');
+    const pending = (await finisher.list({ limit: 1000 })).entries.filter(
+      (e) => e.state === 'scheduled' || e.state === 'delivering',
+    );
     if (pending.length === 0) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -132,5 +142,7 @@ it('survives SIGKILL at random moments during 100 schedule/fire cycles', { timeo
   // Every text sent belongs to an entry in the file.
   const texts = new Set(entries.map((e) => e.text));
   for (const t of deliveriesPerText.keys()) expect(texts.has(t), t).toBe(true);
-  console.log(`crash test: ${kills} kills, ${entries.length} entries (${acked.size} acknowledged), ${interrupted} interrupted mid-delivery`);
+  console.log(
+    `crash test: ${kills} kills, ${entries.length} entries (${acked.size} acknowledged), ${interrupted} interrupted mid-delivery`,
+  );
 });

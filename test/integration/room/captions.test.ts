@@ -12,7 +12,10 @@ let call: CoreOnFakes;
 let model: FakeGeminiConnection;
 
 beforeAll(async () => {
-  call = await startCoreOnFakes({ gemini: { bargeInRms: null, autoReply: false }, env: () => ({ DISCORD_VOICE_LIVE_CAPTIONS: 'true' }) });
+  call = await startCoreOnFakes({
+    gemini: { bargeInRms: null, autoReply: false },
+    env: () => ({ DISCORD_VOICE_LIVE_CAPTIONS: 'true' }),
+  });
   call.discord.owner.nick = 'Olga';
   expect((await call.post('/join')).status).toBe(200);
   model = await call.gemini.connection(0);
@@ -22,7 +25,10 @@ afterAll(async () => {
   await call?.close();
 });
 
-const captionPosts = () => call.discord.messages.filter((m) => m.channelId === call.discord.voiceChannelId && m.content.includes('Live captions'));
+const captionPosts = () =>
+  call.discord.messages.filter(
+    (m) => m.channelId === call.discord.voiceChannelId && m.content.includes('Live captions'),
+  );
 
 it('keeps captions and the brief in one edited message, under the edit limit, then posts the summary citing turns', async () => {
   await waitFor(() => captionPosts().length === 1, 'the captions message');
@@ -39,7 +45,11 @@ it('keeps captions and the brief in one edited message, under the edit limit, th
   for (const line of lines) await model.reply({ toneMs: 60, inputTranscript: line, transcript: 'Okay.' });
   await talking;
   const caption = captionPosts()[0]!;
-  await waitFor(() => call.discord.interactions.edits.some((e) => e.messageId === caption.id && e.content.includes('Thanks everyone.')), 'the last line in the captions');
+  await waitFor(
+    () =>
+      call.discord.interactions.edits.some((e) => e.messageId === caption.id && e.content.includes('Thanks everyone.')),
+    'the last line in the captions',
+  );
   const edits = call.discord.interactions.edits.filter((e) => e.messageId === caption.id);
   // Many lines, few edits (coalesced), none refused; never reposted.
   expect(edits.length).toBeLessThan(lines.length * 2);
@@ -56,7 +66,9 @@ it('keeps captions and the brief in one edited message, under the edit limit, th
   expect(summary.receivedAt - left).toBeLessThan(10_000);
   expect(summary.channelId).toBe(call.discord.voiceChannelId);
   expect(summary.content).toMatch(/\*\*Decisions\*\*\n• Olga: We decided to ship on Friday\. \(turn \d+\)/);
-  expect(summary.content).toMatch(/\*\*Reminders\*\*\n• Olga: Remind me to write the release notes tomorrow\. \(turn \d+\)/);
+  expect(summary.content).toMatch(
+    /\*\*Reminders\*\*\n• Olga: Remind me to write the release notes tomorrow\. \(turn \d+\)/,
+  );
   // The cited turn is that line's place among the call's transcript lines in /notes.
   const notes = (await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string }[] };
   const transcript = notes.notes.filter((n) => n.kind === 'input_transcript' || n.kind === 'output_transcript');
@@ -68,10 +80,13 @@ it('a core shutting down right after the call ended (Ctrl-C of headless or the d
   const summaries = () => call.discord.messages.filter((m) => m.content.includes('Call summary')).length;
   const before = summaries();
   expect((await call.post('/join')).status).toBe(200);
-  await waitFor(() => captionPosts().length === 2, 'the second call\'s captions message');
+  await waitFor(() => captionPosts().length === 2, "the second call's captions message");
   const next = call.gemini.established.at(-1)!;
   await next.reply({ toneMs: 60, inputTranscript: 'We decided to ship on Monday.', transcript: 'Okay.' });
-  await waitFor(() => call.discord.interactions.edits.some((e) => e.content.includes('ship on Monday')), 'the line in the captions');
+  await waitFor(
+    () => call.discord.interactions.edits.some((e) => e.content.includes('ship on Monday')),
+    'the line in the captions',
+  );
   // The shutdown a signal runs: the call ends, then the core stops at once (no wait in between).
   await call.t.core.bridge.stop('interrupted (Ctrl-C, SIGINT)');
   await call.t.core.stop();

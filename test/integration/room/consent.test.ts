@@ -17,7 +17,9 @@ let model: FakeGeminiConnection;
 beforeAll(async () => {
   call = await startCoreOnFakes({
     gemini: { bargeInRms: null, autoReply: false },
-    env: (d) => ({ DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: `${d.owner.id},${d.user('guest').id},${d.user('stranger').id}` }),
+    env: (d) => ({
+      DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS: `${d.owner.id},${d.user('guest').id},${d.user('stranger').id}`,
+    }),
   });
   call.discord.user('guest').nick = 'Gus';
   call.discord.user('stranger').globalName = 'Stanley';
@@ -29,7 +31,8 @@ afterAll(async () => {
   await call?.close();
 });
 
-const notices = () => call.discord.messages.filter((m) => m.channelId === call.discord.voiceChannelId && m.content.includes('/optout'));
+const notices = () =>
+  call.discord.messages.filter((m) => m.channelId === call.discord.voiceChannelId && m.content.includes('/optout'));
 
 /** Slash command by `userId`; resolves with the bot's answer to it. */
 async function slash(userId: string, name: string) {
@@ -53,7 +56,14 @@ async function heardFrom(userId: string): Promise<number> {
 
 describe('consent in the room', () => {
   it('registers /optout, /optin and the owner commands; posts the notice once when it joins, naming what is kept and for how long', async () => {
-    expect([...call.discord.interactions.commands.keys()].sort()).toEqual(['join', 'leave', 'mute', 'optin', 'optout', 'status']);
+    expect([...call.discord.interactions.commands.keys()].sort()).toEqual([
+      'join',
+      'leave',
+      'mute',
+      'optin',
+      'optout',
+      'status',
+    ]);
     const answer = await slash(call.discord.owner.id, 'join');
     expect(answer).toMatchObject({ ephemeral: true, type: 4 });
     await waitFor(() => notices().length === 1, 'the consent notice');
@@ -78,7 +88,7 @@ describe('consent in the room', () => {
     await waitFor(() => notices().length === 3, 'a notice for the second join');
   }, 30_000);
 
-  it('/optout drops the person\'s audio before the model (it receives none), shows in the room view, and /optin undoes it', async () => {
+  it("/optout drops the person's audio before the model (it receives none), shows in the room view, and /optin undoes it", async () => {
     const gus = call.discord.user('guest').id;
     expect(await heardFrom(gus)).toBeGreaterThan(8000);
     const answer = await slash(gus, 'optout');
@@ -86,7 +96,11 @@ describe('consent in the room', () => {
     expect(answer.content).toContain('You opted out');
     expect(await heardFrom(gus)).toBe(0);
     const room = (await call.get('/room')).json as RoomView;
-    expect(room.people.find((p) => p.id === gus)).toMatchObject({ name: 'Gus', opted_out: true, may: 'nothing: opted out, their audio is dropped before the model' });
+    expect(room.people.find((p) => p.id === gus)).toMatchObject({
+      name: 'Gus',
+      opted_out: true,
+      may: 'nothing: opted out, their audio is dropped before the model',
+    });
     // The owner is still heard.
     expect(await heardFrom(call.discord.owner.id)).toBeGreaterThan(8000);
     // Kept on disk for later calls and restarts.
@@ -99,11 +113,14 @@ describe('consent in the room', () => {
     const stan = call.discord.user('stranger').id;
     expect(await heardFrom(stan)).toBeGreaterThan(8000);
     call.discord.react(stan, notices()[0]!, '❌');
-    await waitFor(async () => ((await call.get('/room')).json as RoomView).people.some((p) => p.id === stan && p.opted_out), 'the reaction to opt Stanley out');
+    await waitFor(
+      async () => ((await call.get('/room')).json as RoomView).people.some((p) => p.id === stan && p.opted_out),
+      'the reaction to opt Stanley out',
+    );
     expect(await heardFrom(stan)).toBe(0);
   }, 60_000);
 
-  it('owner-only commands are refused to others; the owner\'s /status, /mute and /leave answer ephemerally', async () => {
+  it("owner-only commands are refused to others; the owner's /status, /mute and /leave answer ephemerally", async () => {
     const gus = call.discord.user('guest').id;
     expect((await slash(call.discord.owner.id, 'join')).content).toBe('Could not join: a call is already connected');
     const refused = await slash(gus, 'leave');
@@ -121,7 +138,10 @@ describe('consent in the room', () => {
 
   it('an opt-out is remembered in the next call; /optin lets them be heard again', async () => {
     await slash(call.discord.owner.id, 'join');
-    await waitFor(async () => ((await call.get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected', 'the second call');
+    await waitFor(
+      async () => ((await call.get('/health')).json as { bridge: { state: string } }).bridge.state === 'connected',
+      'the second call',
+    );
     model = await call.gemini.connection(1);
     const gus = call.discord.user('guest').id;
     expect(await heardFrom(gus)).toBe(0);

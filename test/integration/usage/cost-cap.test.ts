@@ -18,7 +18,9 @@ beforeAll(async () => {
   call = await startCoreOnFakes({
     // Only output audio is priced, at $1 a token, so each 400 ms reply (10 tokens) costs $10.
     env: () => ({
-      DISCORD_VOICE_LIVE_USAGE_PRICES: JSON.stringify({ gemini: { input_text: 0, input_audio: 0, input_image: 0, output_text: 0, output_audio: 1_000_000 } }),
+      DISCORD_VOICE_LIVE_USAGE_PRICES: JSON.stringify({
+        gemini: { input_text: 0, input_audio: 0, input_image: 0, output_text: 0, output_audio: 1_000_000 },
+      }),
       DISCORD_VOICE_LIVE_DAILY_CAP_USD: '25',
     }),
   });
@@ -30,7 +32,7 @@ afterAll(async () => {
 const health = async (): Promise<HealthReport> => (await call.get('/health')).json as HealthReport;
 
 describe('usage and the daily cap on the fakes', () => {
-  it('shows the call\'s tokens by modality and its cost, as the fake reported them', async () => {
+  it("shows the call's tokens by modality and its cost, as the fake reported them", async () => {
     expect((await call.post('/join')).status).toBe(200);
     model = await call.gemini.connection(0);
     await model.reply({ toneMs: 400, transcript: 'One.' });
@@ -40,7 +42,9 @@ describe('usage and the daily cap on the fakes', () => {
     const usage = (await health()).usage!;
     expect(usage.call).toMatchObject({ provider: 'gemini', live: true, cost_usd: 10, unpriced: [] });
     expect(usage.call!.tokens.output.audio).toBe(10);
-    expect(usage.call!.tokens.input.text).toBe(sent[0]!.promptTokensDetails.find((d) => d.modality === 'TEXT')!.tokenCount);
+    expect(usage.call!.tokens.input.text).toBe(
+      sent[0]!.promptTokensDetails.find((d) => d.modality === 'TEXT')!.tokenCount,
+    );
     expect(usage.call!.total_tokens).toBe(sent[0]!.totalTokenCount);
     expect(usage.today).toMatchObject({ cost_usd: 10, cap_usd: 25, state: 'ok' });
   });
@@ -49,18 +53,31 @@ describe('usage and the daily cap on the fakes', () => {
     await model.reply({ toneMs: 400, transcript: 'Two.' });
     await waitFor(async () => (await health()).usage?.today.state === 'warned', 'the warning');
     const page = (await call.get('/notes?q=cost%20warning')).json as { notes: { text: string }[] };
-    expect(page.notes.map((n) => n.text)).toEqual([expect.stringMatching(/^cost warning: today's estimate \$20\.00 is 80% of the \$25\.00 daily cap/)]);
-    await waitFor(() => JSON.stringify(model.received).includes('percent of your daily cap'), 'the spoken warning reaching the model');
+    expect(page.notes.map((n) => n.text)).toEqual([
+      expect.stringMatching(/^cost warning: today's estimate \$20\.00 is 80% of the \$25\.00 daily cap/),
+    ]);
+    await waitFor(
+      () => JSON.stringify(model.received).includes('percent of your daily cap'),
+      'the spoken warning reaching the model',
+    );
 
     await model.reply({ toneMs: 400, transcript: 'Three.' });
-    await waitFor(() => JSON.stringify(model.received).includes('reached your daily cap'), 'the cap sentence reaching the model');
+    await waitFor(
+      () => JSON.stringify(model.received).includes('reached your daily cap'),
+      'the cap sentence reaching the model',
+    );
     await waitFor(async () => (await health()).bridge.state === 'parked', 'the call parked at the cap', 20_000);
     const after = await health();
     expect(after.bridge.reason).toBe('daily cost cap reached');
     expect(after.connections.discord).toBe('connected'); // the call stays in Discord
-    expect(after.usage).toMatchObject({ call: { live: true, cost_usd: 30 }, today: { cost_usd: 30, state: 'reached' } });
+    expect(after.usage).toMatchObject({
+      call: { live: true, cost_usd: 30 },
+      today: { cost_usd: 30, state: 'reached' },
+    });
     const capNote = (await call.get('/notes?q=daily%20cost%20cap')).json as { notes: { text: string }[] };
-    expect(capNote.notes.map((n) => n.text)).toContainEqual(expect.stringMatching(/the model is parked until tomorrow/));
+    expect(capNote.notes.map((n) => n.text)).toContainEqual(
+      expect.stringMatching(/the model is parked until tomorrow/),
+    );
     // Nothing wakes it: speech, /say.
     await call.discord.speak(call.discord.owner.id, chirpStereo(0.6, 300, 3000, 48_000));
     const said = await call.post('/say', { text: 'are you there?' });
@@ -77,6 +94,8 @@ describe('usage and the daily cap on the fakes', () => {
     // The call's own notes hold its usage line.
     const callId = (await health()).usage!.call!.call_id!;
     const own = (await call.get(`/notes?call=${callId}&limit=500`)).json as { notes: { text: string }[] };
-    expect(own.notes.map((n) => n.text)).toContainEqual(expect.stringMatching(/^usage: \d[\d,]* tokens \(in: [^)]*; out: audio 30\)/));
+    expect(own.notes.map((n) => n.text)).toContainEqual(
+      expect.stringMatching(/^usage: \d[\d,]* tokens \(in: [^)]*; out: audio 30\)/),
+    );
   });
 });

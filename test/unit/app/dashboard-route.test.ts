@@ -7,7 +7,13 @@ import { createSidecar, type Sidecar } from '../../../main/core/sidecar/server.t
 
 let sidecar: Sidecar;
 beforeAll(async () => {
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: 't'.repeat(40), logger: silentLogger(), routes: [(app) => registerDashboardRoutes(app, {})] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: 't'.repeat(40),
+    logger: silentLogger(),
+    routes: [(app) => registerDashboardRoutes(app, {})],
+  });
   await sidecar.listen();
 });
 afterAll(() => sidecar.close());
@@ -22,7 +28,8 @@ describe('dashboard route', () => {
     expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
     const html = await res.text();
     expect(html).toContain('<script type="module" src="/assets/main.js">');
-    for (const id of ['call-panel', 'notes-panel', 'schedule-panel', 'frame-panel', 'settings-panel']) expect(html).toContain(`id="${id}"`);
+    for (const id of ['call-panel', 'notes-panel', 'schedule-panel', 'frame-panel', 'settings-panel'])
+      expect(html).toContain(`id="${id}"`);
   });
 
   it('serves scripts as JavaScript with the TypeScript types gone', async () => {
@@ -37,8 +44,12 @@ describe('dashboard route', () => {
     // The stripped module parses and runs as JavaScript (one that imports nothing: a data: URL has no base for `./x.ts`).
     const moment = await (await fetch(`${sidecar.url}/assets/moment-format.ts`)).text();
     expect(moment).not.toMatch(/: number|: string/);
-    const mod = (await import(`data:text/javascript;base64,${Buffer.from(moment).toString('base64')}`)) as { formatMoment: (s: number, zone: string) => string };
-    expect(mod.formatMoment(Date.UTC(2026, 11, 2, 8, 0) / 1000, 'Europe/Berlin')).toBe('2026-12-02 09:00 Europe/Berlin');
+    const mod = (await import(`data:text/javascript;base64,${Buffer.from(moment).toString('base64')}`)) as {
+      formatMoment: (s: number, zone: string) => string;
+    };
+    expect(mod.formatMoment(Date.UTC(2026, 11, 2, 8, 0) / 1000, 'Europe/Berlin')).toBe(
+      '2026-12-02 09:00 Europe/Berlin',
+    );
   });
 
   it('serves styles and the icon, and nothing outside renderer/', async () => {

@@ -37,7 +37,11 @@ describe('IPC handlers', () => {
   });
 
   it('registers exactly the contract channels, all lvb:-prefixed', () => {
-    expect([...registered.keys()].sort()).toEqual(['lvb:app-version', 'lvb:capture-screenshot', 'lvb:open-logs-folder']);
+    expect([...registered.keys()].sort()).toEqual([
+      'lvb:app-version',
+      'lvb:capture-screenshot',
+      'lvb:open-logs-folder',
+    ]);
   });
 
   it('answers the main frame of the dashboard window', async () => {
@@ -48,7 +52,12 @@ describe('IPC handlers', () => {
   it('refuses other windows, sub-frames and foreign pages without running the handler', async () => {
     const subFrame = { url: `${SIDECAR}/` };
     const navigatedAway = { url: 'https://evil.example/' };
-    for (const bad of [event({ senderId: 8 }), event({ frame: subFrame }), event({ frame: navigatedAway, mainFrame: navigatedAway }), event({ frame: null })]) {
+    for (const bad of [
+      event({ senderId: 8 }),
+      event({ frame: subFrame }),
+      event({ frame: navigatedAway, mainFrame: navigatedAway }),
+      event({ frame: null }),
+    ]) {
       await expect(registered.get('lvb:capture-screenshot')!(bad)).rejects.toThrow(/refused/);
     }
     expect(calls).toEqual(['version']);

@@ -7,7 +7,9 @@ describe('the schedule panel line of a repeating reminder', () => {
   const weekdaysBerlin = { rule: 'weekdays', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', series: 'n-1' };
 
   it('names the rule and the next occurrence in the rule’s zone, and names the zone', () => {
-    expect(formatRepeatLine({ repeat: weekdaysBerlin, state: 'scheduled', fire_at_epoch: next }, 'Europe/Berlin')).toBe('repeats weekdays 09:00 Europe/Berlin · next: 2026-11-30 09:00 Europe/Berlin');
+    expect(formatRepeatLine({ repeat: weekdaysBerlin, state: 'scheduled', fire_at_epoch: next }, 'Europe/Berlin')).toBe(
+      'repeats weekdays 09:00 Europe/Berlin · next: 2026-11-30 09:00 Europe/Berlin',
+    );
   });
   it('a viewer in another zone sees both times, each zone named (never two zones unnamed)', () => {
     expect(formatRepeatLine({ repeat: weekdaysBerlin, state: 'scheduled', fire_at_epoch: next }, 'Europe/London')).toBe(

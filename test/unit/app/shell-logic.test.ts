@@ -5,7 +5,12 @@ import { captureSizeFor } from '../../../main/app/capture-size.ts';
 import { DeliveryWatcher } from '../../../main/app/delivery-watch.ts';
 import { applyShortcut, type ShortcutRegistrar } from '../../../main/app/shortcut.ts';
 import { SseParser } from '../../../main/app/sse.ts';
-import { closeAction, isAllowedNavigation, isTrustedSender, shouldNotifyNatively } from '../../../main/app/window-policy.ts';
+import {
+  closeAction,
+  isAllowedNavigation,
+  isTrustedSender,
+  shouldNotifyNatively,
+} from '../../../main/app/window-policy.ts';
 
 const SIDECAR = 'http://127.0.0.1:18943';
 
@@ -42,7 +47,16 @@ describe('window and notification manners', () => {
   });
 
   it('reports each delivery once from the schedule change events', () => {
-    const entry = (id: string, state: ScheduledNotification['state']): ScheduledNotification => ({ id, text: id, mode: 'dm', delay_seconds: 1, fire_at_epoch: 1, created_at: 0, state, attempts: 0 });
+    const entry = (id: string, state: ScheduledNotification['state']): ScheduledNotification => ({
+      id,
+      text: id,
+      mode: 'dm',
+      delay_seconds: 1,
+      fire_at_epoch: 1,
+      created_at: 0,
+      state,
+      attempts: 0,
+    });
     const watcher = new DeliveryWatcher();
     expect(watcher.observe([entry('a', 'scheduled')])).toEqual([]);
     expect(watcher.observe([entry('a', 'delivering')])).toEqual([]);
@@ -78,9 +92,15 @@ describe('global shortcut with rollback', () => {
   it('rolls back to the previous accelerator when the new one is taken or invalid', () => {
     const reg = fakeRegistrar(['Ctrl+C']);
     applyShortcut(reg, 'Alt+S', null, noop);
-    expect(applyShortcut(reg, 'Ctrl+C', 'Alt+S', noop)).toEqual({ active: 'Alt+S', error: 'Ctrl+C is already used by another application' });
+    expect(applyShortcut(reg, 'Ctrl+C', 'Alt+S', noop)).toEqual({
+      active: 'Alt+S',
+      error: 'Ctrl+C is already used by another application',
+    });
     expect([...reg.held]).toEqual(['Alt+S']);
-    expect(applyShortcut(reg, 'Ctrl+??', 'Alt+S', noop)).toMatchObject({ active: 'Alt+S', error: expect.stringContaining('not a valid shortcut') });
+    expect(applyShortcut(reg, 'Ctrl+??', 'Alt+S', noop)).toMatchObject({
+      active: 'Alt+S',
+      error: expect.stringContaining('not a valid shortcut'),
+    });
     expect([...reg.held]).toEqual(['Alt+S']);
   });
 
@@ -94,11 +114,18 @@ describe('global shortcut with rollback', () => {
 });
 
 describe('start at login', () => {
-  const env = { platform: 'linux' as const, execPath: '/tmp/.mount_abc/live-voice-bridge', configHome: '/home/u/.config', isPackaged: true };
+  const env = {
+    platform: 'linux' as const,
+    execPath: '/tmp/.mount_abc/live-voice-bridge',
+    configHome: '/home/u/.config',
+    isPackaged: true,
+  };
   it('uses $APPIMAGE on Linux, not the temporary mount', () => {
     const method = autostartMethod({ ...env, appImage: '/home/u/Apps/Live Voice Bridge.AppImage' });
     expect(method).toMatchObject({ kind: 'xdg', file: '/home/u/.config/autostart/live-voice-bridge.desktop' });
-    expect(method.kind === 'xdg' && method.contents).toContain('Exec="/home/u/Apps/Live Voice Bridge.AppImage" --hidden');
+    expect(method.kind === 'xdg' && method.contents).toContain(
+      'Exec="/home/u/Apps/Live Voice Bridge.AppImage" --hidden',
+    );
   });
   it('uses login items on macOS/Windows and is not offered in a dev run', () => {
     expect(autostartMethod({ ...env, platform: 'darwin' })).toEqual({ kind: 'login-item' });
@@ -111,7 +138,9 @@ describe('sidecar event stream parser', () => {
   it('parses events split across chunks and skips comments and unknown types', () => {
     const parser = new SseParser();
     expect(parser.push(': connected\n\nevent: state\ndata: {"state":"conn')).toEqual([]);
-    const events = parser.push('ected","previous":"connecting","ts":1}\n\nevent: bogus\ndata: {}\n\nevent: note\r\ndata: {"id":"n1","ts":2,"kind":"note","text":"hi"}\r\n\r\n');
+    const events = parser.push(
+      'ected","previous":"connecting","ts":1}\n\nevent: bogus\ndata: {}\n\nevent: note\r\ndata: {"id":"n1","ts":2,"kind":"note","text":"hi"}\r\n\r\n',
+    );
     expect(events).toEqual([
       { type: 'state', data: { state: 'connected', previous: 'connecting', ts: 1 } },
       { type: 'note', data: { id: 'n1', ts: 2, kind: 'note', text: 'hi' } },
@@ -120,7 +149,9 @@ describe('sidecar event stream parser', () => {
 
   it('passes the talk state on (the tray follows mute and push-to-talk)', () => {
     const talk = { muted: true, ptt: { enabled: false, held: false }, to_model: false };
-    expect(new SseParser().push(`event: talk\ndata: ${JSON.stringify(talk)}\n\n`)).toEqual([{ type: 'talk', data: talk }]);
+    expect(new SseParser().push(`event: talk\ndata: ${JSON.stringify(talk)}\n\n`)).toEqual([
+      { type: 'talk', data: talk },
+    ]);
   });
 });
 

@@ -14,7 +14,13 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, type: req.headers['content-type'], bytes: Buffer.concat(chunks).length });
+    seen.push({
+      method: req.method!,
+      url: req.url!,
+      auth: req.headers.authorization,
+      type: req.headers['content-type'],
+      bytes: Buffer.concat(chunks).length,
+    });
     if (req.url === '/join') {
       res.writeHead(409, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ error: { code: 'already_active', message: 'a call is already live' } }));
@@ -23,7 +29,9 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       eventConnections++;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(': connected\n\n');
-      res.write(`event: state\ndata: ${JSON.stringify({ state: eventConnections === 1 ? 'connecting' : 'connected', previous: 'idle', ts: 1 })}\n\n`);
+      res.write(
+        `event: state\ndata: ${JSON.stringify({ state: eventConnections === 1 ? 'connecting' : 'connected', previous: 'idle', ts: 1 })}\n\n`,
+      );
       // The first stream drops at once; the client must come back.
       if (eventConnections === 1) return res.end();
       return;
@@ -55,7 +63,13 @@ describe('SidecarClient', () => {
 
   it('the tray\'s "Stop talking" posts /interrupt with the bearer token', async () => {
     await new SidecarClient({ baseUrl: base, token: TOKEN }).interrupt();
-    expect(seen.at(-1)).toEqual({ method: 'POST', url: '/interrupt', auth: `Bearer ${TOKEN}`, type: 'application/json', bytes: 2 });
+    expect(seen.at(-1)).toEqual({
+      method: 'POST',
+      url: '/interrupt',
+      auth: `Bearer ${TOKEN}`,
+      type: 'application/json',
+      bytes: 2,
+    });
   });
 
   it('turns a JSON error into SidecarRequestError with code and message', async () => {
@@ -68,7 +82,12 @@ describe('SidecarClient', () => {
     const events: SidecarEvent[] = [];
     const ups: boolean[] = [];
     const abort = new AbortController();
-    const done = new SidecarClient({ baseUrl: base, token: TOKEN }).followEvents((e) => events.push(e), abort.signal, (up) => ups.push(up), 20);
+    const done = new SidecarClient({ baseUrl: base, token: TOKEN }).followEvents(
+      (e) => events.push(e),
+      abort.signal,
+      (up) => ups.push(up),
+      20,
+    );
     const deadline = Date.now() + 10_000;
     while (events.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     abort.abort();

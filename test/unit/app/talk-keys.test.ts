@@ -1,6 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { SHORTCUTS } from '../../../main/app/shortcuts.ts';
-import { holdKeyFor, HoldTracker, hookUnavailableReason, KILL_GRACE_MS, startTalkKeys, type HookKeyEvent, type KeyWorker, type WorkerStart } from '../../../main/app/talk-keys.ts';
+import {
+  holdKeyFor,
+  HoldTracker,
+  hookUnavailableReason,
+  KILL_GRACE_MS,
+  startTalkKeys,
+  type HookKeyEvent,
+  type KeyWorker,
+  type WorkerStart,
+} from '../../../main/app/talk-keys.ts';
 
 const KEYCODES = { F12: 88, F13: 91, Space: 57, ArrowUp: 57416 };
 const NONE = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
@@ -41,14 +50,35 @@ class FakeWorker implements KeyWorker {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('push-to-talk hold key', () => {
-  it('maps accelerators to the hook\'s key codes', () => {
-    expect(holdKeyFor('CommandOrControl+Alt+Shift+F12', 'linux', KEYCODES)).toEqual({ keycode: 88, ctrl: true, alt: true, shift: true, meta: false });
-    expect(holdKeyFor('CommandOrControl+F12', 'darwin', KEYCODES)).toEqual({ keycode: 88, ctrl: false, alt: false, shift: false, meta: true });
+  it("maps accelerators to the hook's key codes", () => {
+    expect(holdKeyFor('CommandOrControl+Alt+Shift+F12', 'linux', KEYCODES)).toEqual({
+      keycode: 88,
+      ctrl: true,
+      alt: true,
+      shift: true,
+      meta: false,
+    });
+    expect(holdKeyFor('CommandOrControl+F12', 'darwin', KEYCODES)).toEqual({
+      keycode: 88,
+      ctrl: false,
+      alt: false,
+      shift: false,
+      meta: true,
+    });
     expect(holdKeyFor('Up', 'linux', KEYCODES)).toMatchObject({ keycode: 57416 });
     // The default talk key is one key held with one finger (no modifier chord): Scroll Lock, uiohook's key 70.
     const talkDefault = SHORTCUTS.find((s) => s.id === 'talk')!.defaultAccelerator;
-    for (const platform of ['linux', 'win32', 'darwin'] as const) expect(holdKeyFor(talkDefault, platform, { ...KEYCODES, ScrollLock: 70 })).toEqual({ keycode: 70, ctrl: false, alt: false, shift: false, meta: false });
-    expect(holdKeyFor('Ctrl+Nope', 'linux', KEYCODES)).toEqual({ error: 'the push-to-talk hook does not know the key Nope' });
+    for (const platform of ['linux', 'win32', 'darwin'] as const)
+      expect(holdKeyFor(talkDefault, platform, { ...KEYCODES, ScrollLock: 70 })).toEqual({
+        keycode: 70,
+        ctrl: false,
+        alt: false,
+        shift: false,
+        meta: false,
+      });
+    expect(holdKeyFor('Ctrl+Nope', 'linux', KEYCODES)).toEqual({
+      error: 'the push-to-talk hook does not know the key Nope',
+    });
   });
 
   it('press on the key with its modifiers; repeats are one press; release on key-up or a modifier up', () => {
@@ -71,7 +101,13 @@ describe('push-to-talk hold key', () => {
   it('starts the hook process and reports holds; stop releases a hold in progress', async () => {
     const worker = new FakeWorker();
     const holds: boolean[] = [];
-    const starting = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => worker, onHold: (h) => holds.push(h) });
+    const starting = startTalkKeys({
+      accelerator: 'F13',
+      platform: 'linux',
+      env: { DISPLAY: ':0' },
+      spawn: () => worker,
+      onHold: (h) => holds.push(h),
+    });
     await tick();
     expect(worker.started).toEqual({ type: 'start', accelerator: 'F13', platform: 'linux' });
     worker.say({ type: 'ready' });
@@ -89,33 +125,85 @@ describe('push-to-talk hold key', () => {
 
   it('never throws or hangs: an error, a crash at start, a hung start or a later crash turn the keys off with the reason', async () => {
     const refused = new FakeWorker();
-    const a = startTalkKeys({ accelerator: 'Ctrl+Nope', platform: 'win32', env: {}, spawn: () => refused, onHold: () => undefined });
+    const a = startTalkKeys({
+      accelerator: 'Ctrl+Nope',
+      platform: 'win32',
+      env: {},
+      spawn: () => refused,
+      onHold: () => undefined,
+    });
     await tick();
     refused.say({ type: 'error', reason: 'the push-to-talk hook does not know the key Nope' });
     expect((await a).status).toEqual({ available: false, reason: 'the push-to-talk hook does not know the key Nope' });
 
     const crashed = new FakeWorker();
-    crashed.stderr = 'Xlib:  extension "RECORD" missing on display ":58".\nxrecord_query [953]: XRecord is not currently available!\n';
-    const b = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':58' }, spawn: () => crashed, onHold: () => undefined });
+    crashed.stderr =
+      'Xlib:  extension "RECORD" missing on display ":58".\nxrecord_query [953]: XRecord is not currently available!\n';
+    const b = startTalkKeys({
+      accelerator: 'F13',
+      platform: 'linux',
+      env: { DISPLAY: ':58' },
+      spawn: () => crashed,
+      onHold: () => undefined,
+    });
     await tick();
     crashed.exit(134);
-    expect((await b).status).toEqual({ available: false, reason: 'the key hook stopped (exit code 134) (xrecord_query [953]: XRecord is not currently available!)' });
+    expect((await b).status).toEqual({
+      available: false,
+      reason: 'the key hook stopped (exit code 134) (xrecord_query [953]: XRecord is not currently available!)',
+    });
 
     const hung = new FakeWorker();
-    const c = await startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':99' }, spawn: () => hung, onHold: () => undefined, readyTimeoutMs: 50 });
-    expect(c.status).toEqual({ available: false, reason: 'the key hook did not start within 0 s: the X display may not answer' });
+    const c = await startTalkKeys({
+      accelerator: 'F13',
+      platform: 'linux',
+      env: { DISPLAY: ':99' },
+      spawn: () => hung,
+      onHold: () => undefined,
+      readyTimeoutMs: 50,
+    });
+    expect(c.status).toEqual({
+      available: false,
+      reason: 'the key hook did not start within 0 s: the X display may not answer',
+    });
     expect(hung.killed).toBe(true);
 
-    const failedSpawn = await startTalkKeys({ accelerator: 'F13', platform: 'darwin', env: {}, spawn: () => { throw new Error('no utility process'); }, onHold: () => undefined });
-    expect(failedSpawn.status).toEqual({ available: false, reason: 'the key hook process did not start: no utility process' });
+    const failedSpawn = await startTalkKeys({
+      accelerator: 'F13',
+      platform: 'darwin',
+      env: {},
+      spawn: () => {
+        throw new Error('no utility process');
+      },
+      onHold: () => undefined,
+    });
+    expect(failedSpawn.status).toEqual({
+      available: false,
+      reason: 'the key hook process did not start: no utility process',
+    });
 
-    const wayland = await startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { WAYLAND_DISPLAY: 'w' }, spawn: () => { throw new Error('must not spawn'); }, onHold: () => undefined });
+    const wayland = await startTalkKeys({
+      accelerator: 'F13',
+      platform: 'linux',
+      env: { WAYLAND_DISPLAY: 'w' },
+      spawn: () => {
+        throw new Error('must not spawn');
+      },
+      onHold: () => undefined,
+    });
     expect(wayland.status.available).toBe(false);
 
     const later = new FakeWorker();
     const holds: boolean[] = [];
     const lost: string[] = [];
-    const d = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => later, onHold: (h) => holds.push(h), onLost: (r) => lost.push(r) });
+    const d = startTalkKeys({
+      accelerator: 'F13',
+      platform: 'linux',
+      env: { DISPLAY: ':0' },
+      spawn: () => later,
+      onHold: (h) => holds.push(h),
+      onLost: (r) => lost.push(r),
+    });
     await tick();
     later.say({ type: 'ready' });
     await d;
@@ -133,7 +221,13 @@ describe('the key hook process is ended with the app', () => {
       const stuck = new FakeWorker();
       let forced = 0;
       stuck.forceKill = () => void forced++;
-      const starting = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => stuck, onHold: () => undefined });
+      const starting = startTalkKeys({
+        accelerator: 'F13',
+        platform: 'linux',
+        env: { DISPLAY: ':0' },
+        spawn: () => stuck,
+        onHold: () => undefined,
+      });
       await tick();
       stuck.say({ type: 'ready' });
       const keys = await starting;
@@ -146,7 +240,13 @@ describe('the key hook process is ended with the app', () => {
       const polite = new FakeWorker();
       let politeForced = 0;
       polite.forceKill = () => void politeForced++;
-      const second = startTalkKeys({ accelerator: 'F13', platform: 'linux', env: { DISPLAY: ':0' }, spawn: () => polite, onHold: () => undefined });
+      const second = startTalkKeys({
+        accelerator: 'F13',
+        platform: 'linux',
+        env: { DISPLAY: ':0' },
+        spawn: () => polite,
+        onHold: () => undefined,
+      });
       await tick();
       polite.say({ type: 'ready' });
       (await second).stop();

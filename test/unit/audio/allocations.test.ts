@@ -70,7 +70,11 @@ describe('hot path allocates nothing per frame after warm-up', () => {
 
   it('SpeakerMixer with the soft limiter engaged (three loud speakers)', () => {
     const mixer = new SpeakerMixer();
-    const loud = [monoSine(48_000, 0.02, 200, 25_000), monoSine(48_000, 0.02, 300, 25_000), monoSine(48_000, 0.02, 400, 25_000)];
+    const loud = [
+      monoSine(48_000, 0.02, 200, 25_000),
+      monoSine(48_000, 0.02, 300, 25_000),
+      monoSine(48_000, 0.02, 400, 25_000),
+    ];
     const step = (): void => {
       mixer.push('a', loud[0]!);
       mixer.push('b', loud[1]!);
@@ -89,7 +93,11 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     let ends = 0;
     const gate = new VoiceGate({ onChunk: (c) => (sentValues += c.length), onEnd: () => ends++, chunkMs: 40 });
     const meter = new LevelMeter();
-    const voices = [monoSine(48_000, 0.02, 220, 6000), monoSine(48_000, 0.02, 330, 6000), monoSine(48_000, 0.02, 500, 6000)];
+    const voices = [
+      monoSine(48_000, 0.02, 220, 6000),
+      monoSine(48_000, 0.02, 330, 6000),
+      monoSine(48_000, 0.02, 500, 6000),
+    ];
     const step = (f: number): void => {
       // A talk spurt of 1 s every 2 s, so the gate opens, sends, closes and pre-rolls over and over.
       if (f % 100 < 50) {

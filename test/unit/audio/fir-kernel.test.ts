@@ -37,8 +37,14 @@ function maxAbsDiff(got: ArrayLike<number>, want: ArrayLike<number>): number {
 
 describe('fir-kernel', () => {
   it('is assembled from fir-kernel.wat as it stands (node scripts/build-fir-kernel.ts)', async () => {
-    const wat = readFileSync(fileURLToPath(new URL('../../../main/core/audio/fir-kernel.wat', import.meta.url)), 'utf8');
-    const generated = readFileSync(fileURLToPath(new URL('../../../main/core/audio/fir-kernel-wasm.ts', import.meta.url)), 'utf8');
+    const wat = readFileSync(
+      fileURLToPath(new URL('../../../main/core/audio/fir-kernel.wat', import.meta.url)),
+      'utf8',
+    );
+    const generated = readFileSync(
+      fileURLToPath(new URL('../../../main/core/audio/fir-kernel-wasm.ts', import.meta.url)),
+      'utf8',
+    );
     expect(await firKernelModuleSource(wat)).toBe(generated);
   });
 
@@ -47,7 +53,12 @@ describe('fir-kernel', () => {
     const h = designDownsamplerTaps();
     const want = Array.from({ length: 1600 }, (_, k) => toInt16(convolveAt(h, (i) => input[i]!, 3 * k)));
     const resampler = new Downsampler48kTo16k();
-    expect(maxAbsDiff(feedInChunks(input, 960, (p) => resampler.process(p)), want)).toBeLessThanOrEqual(1);
+    expect(
+      maxAbsDiff(
+        feedInChunks(input, 960, (p) => resampler.process(p)),
+        want,
+      ),
+    ).toBeLessThanOrEqual(1);
   });
 
   it('interpolates 24 to 48 kHz as the 99-tap convolution of the zero-stuffed input, in float', () => {
@@ -74,7 +85,12 @@ describe('fir-kernel', () => {
     const stuffed = (i: number): number => (i % 3 === 0 ? input[i / 3]! : 0);
     const want = Array.from({ length: 2400 }, (_, k) => toInt16(convolveAt(h, stuffed, 2 * k)));
     const resampler = new Resampler16kTo24kMono();
-    expect(maxAbsDiff(feedInChunks(input, 320, (p) => resampler.process(p)), want)).toBeLessThanOrEqual(1);
+    expect(
+      maxAbsDiff(
+        feedInChunks(input, 320, (p) => resampler.process(p)),
+        want,
+      ),
+    ).toBeLessThanOrEqual(1);
   });
 
   it('reset() forgets the history: a reset resampler repeats a fresh one bit for bit', () => {
@@ -97,13 +113,21 @@ describe('the kernel run over inputs longer than its buffer (FirKernel.runInt16)
     const input = Int16Array.from({ length: 144_000 }, () => toInt16((random() * 2 - 1) * 16_000));
     const whole48 = new Downsampler48kTo16k().process(input).slice();
     const pieces48 = new Downsampler48kTo16k();
-    const joined48 = Int16Array.from(Array.from({ length: input.length / 960 }, (_, k) => [...pieces48.process(input.subarray(k * 960, (k + 1) * 960))]).flat());
+    const joined48 = Int16Array.from(
+      Array.from({ length: input.length / 960 }, (_, k) => [
+        ...pieces48.process(input.subarray(k * 960, (k + 1) * 960)),
+      ]).flat(),
+    );
     expect(whole48.length).toBe(48_000);
     expect(whole48).toEqual(joined48);
     const input16 = input.subarray(0, 48_000);
     const whole16 = new Resampler16kTo24kMono().process(input16).slice();
     const pieces16 = new Resampler16kTo24kMono();
-    const joined16 = Int16Array.from(Array.from({ length: input16.length / 320 }, (_, k) => [...pieces16.process(input16.subarray(k * 320, (k + 1) * 320))]).flat());
+    const joined16 = Int16Array.from(
+      Array.from({ length: input16.length / 320 }, (_, k) => [
+        ...pieces16.process(input16.subarray(k * 320, (k + 1) * 320)),
+      ]).flat(),
+    );
     expect(whole16.length).toBe(72_000);
     expect(whole16).toEqual(joined16);
   });

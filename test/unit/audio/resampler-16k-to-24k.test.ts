@@ -17,7 +17,8 @@ describe('Resampler16kTo24kMono', () => {
     expect(whole).toHaveLength(24_000);
     const chunked: number[] = [];
     const r = new Resampler16kTo24kMono();
-    for (let at = 0, size = 1; at < input.length; at += size, size = (size % 997) + 3) chunked.push(...r.process(input.subarray(at, at + size)));
+    for (let at = 0, size = 1; at < input.length; at += size, size = (size % 997) + 3)
+      chunked.push(...r.process(input.subarray(at, at + size)));
     expect(chunked).toEqual(whole);
   });
 

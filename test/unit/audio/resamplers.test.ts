@@ -29,7 +29,8 @@ const REJECTION_DB = 90;
 function ditheredSine(rate: number, seconds: number, freqHz: number, amplitude: number, rnd: () => number): Int16Array {
   const n = Math.round(rate * seconds);
   const out = new Int16Array(n);
-  for (let i = 0; i < n; i++) out[i] = Math.round(amplitude * Math.sin((2 * Math.PI * freqHz * i) / rate) + rnd() - rnd());
+  for (let i = 0; i < n; i++)
+    out[i] = Math.round(amplitude * Math.sin((2 * Math.PI * freqHz * i) / rate) + rnd() - rnd());
   return out;
 }
 
@@ -98,7 +99,7 @@ describe('Downsampler48kTo16k', () => {
     const tone = toneAt(out, 16_000, 1000, SETTLE_S * 16_000, 16_000);
     const expectedPhase = -2 * Math.PI * 1000 * (ds.groupDelayMs / 1000);
     const diff = Math.atan2(Math.sin(tone.phase - expectedPhase), Math.cos(tone.phase - expectedPhase));
-    expect(Math.abs(diff) / (2 * Math.PI * 1000) * 1000).toBeLessThan(0.005); // ms
+    expect((Math.abs(diff) / (2 * Math.PI * 1000)) * 1000).toBeLessThan(0.005); // ms
     expect(ds.groupDelayMs).toBeLessThanOrEqual(3);
   });
 
@@ -113,8 +114,13 @@ describe('Downsampler48kTo16k', () => {
     const c = new Downsampler48kTo16k();
     const one = feedInChunks(input, 1, (p) => a.process(p));
     const frames = feedInChunks(input, 960, (p) => b.process(p));
-    const random = feedInChunks(input, () => 1 + Math.floor(rnd() * 5000), (p) => c.process(p));
-    for (const got of [one, frames, random]) expect(Buffer.from(got.buffer).equals(Buffer.from(whole.buffer))).toBe(true);
+    const random = feedInChunks(
+      input,
+      () => 1 + Math.floor(rnd() * 5000),
+      (p) => c.process(p),
+    );
+    for (const got of [one, frames, random])
+      expect(Buffer.from(got.buffer).equals(Buffer.from(whole.buffer))).toBe(true);
   });
 
   it('clips instead of wrapping at full scale', () => {
@@ -175,7 +181,7 @@ describe('Upsampler24kTo48k', () => {
     const tone = toneAt(out, 48_000, 1000, SETTLE_S * 48_000, 48_000);
     const expectedPhase = -2 * Math.PI * 1000 * (us.groupDelayMs / 1000);
     const diff = Math.atan2(Math.sin(tone.phase - expectedPhase), Math.cos(tone.phase - expectedPhase));
-    expect(Math.abs(diff) / (2 * Math.PI * 1000) * 1000).toBeLessThan(0.005);
+    expect((Math.abs(diff) / (2 * Math.PI * 1000)) * 1000).toBeLessThan(0.005);
     expect(us.groupDelayMs).toBeLessThanOrEqual(3);
   });
 
@@ -189,7 +195,12 @@ describe('Upsampler24kTo48k', () => {
     const c = new Upsampler24kTo48k();
     const one = feedInChunks(input, 1, (p) => a.process(p));
     const frames = feedInChunks(input, 480, (p) => b.process(p));
-    const random = feedInChunks(input, () => 1 + Math.floor(rnd() * 3000), (p) => c.process(p));
-    for (const got of [one, frames, random]) expect(Buffer.from(got.buffer).equals(Buffer.from(whole.buffer))).toBe(true);
+    const random = feedInChunks(
+      input,
+      () => 1 + Math.floor(rnd() * 3000),
+      (p) => c.process(p),
+    );
+    for (const got of [one, frames, random])
+      expect(Buffer.from(got.buffer).equals(Buffer.from(whole.buffer))).toBe(true);
   });
 });

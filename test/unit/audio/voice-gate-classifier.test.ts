@@ -35,7 +35,13 @@ function recordingGate(options: Partial<VoiceGateOptions> = {}) {
   const chunks: Int16Array[] = [];
   let ends = 0;
   let opens = 0;
-  const gate = new VoiceGate({ chunkMs: 20, ...options, onChunk: (c) => chunks.push(c.slice()), onEnd: () => ends++, onOpen: () => opens++ });
+  const gate = new VoiceGate({
+    chunkMs: 20,
+    ...options,
+    onChunk: (c) => chunks.push(c.slice()),
+    onEnd: () => ends++,
+    onOpen: () => opens++,
+  });
   return { gate, sent: () => concatPcm(chunks), ends: () => ends, opens: () => opens };
 }
 
@@ -94,8 +100,17 @@ describe('VoiceGate with a classifier', () => {
     let openedWith = -1;
     let openedAlone = -1;
     let fed = 0;
-    const speech: VoiceActivityClassifier = { windowSamples: 512, reset: () => undefined, classify: (_w, onResult) => onResult(1) };
-    const a = new VoiceGate({ classifier: speech, onChunk: () => undefined, onEnd: () => undefined, onOpen: () => (openedWith = fed) });
+    const speech: VoiceActivityClassifier = {
+      windowSamples: 512,
+      reset: () => undefined,
+      classify: (_w, onResult) => onResult(1),
+    };
+    const a = new VoiceGate({
+      classifier: speech,
+      onChunk: () => undefined,
+      onEnd: () => undefined,
+      onOpen: () => (openedWith = fed),
+    });
     const b = new VoiceGate({ onChunk: () => undefined, onEnd: () => undefined, onOpen: () => (openedAlone = fed) });
     for (fed = 160; fed <= x.length; fed += 160) {
       a.push(x.subarray(fed - 160, fed));
@@ -121,9 +136,19 @@ describe('VoiceGate with a classifier', () => {
 
   it('allocates nothing per frame on the pending path (onsets confirmed and dropped over and over)', () => {
     let verdict = 0;
-    const classifier: VoiceActivityClassifier = { windowSamples: 512, reset: () => undefined, classify: (_w, onResult) => onResult(verdict) };
+    const classifier: VoiceActivityClassifier = {
+      windowSamples: 512,
+      reset: () => undefined,
+      classify: (_w, onResult) => onResult(verdict),
+    };
     let opens = 0;
-    const gate = new VoiceGate({ classifier, chunkMs: 20, onChunk: () => undefined, onEnd: () => undefined, onOpen: () => opens++ });
+    const gate = new VoiceGate({
+      classifier,
+      chunkMs: 20,
+      onChunk: () => undefined,
+      onEnd: () => undefined,
+      onOpen: () => opens++,
+    });
     const loud = new Int16Array(320);
     for (let i = 0; i < loud.length; i++) loud[i] = Math.round(6000 * Math.sin((2 * Math.PI * 220 * i) / RATE));
     const report = measureAllocationsPerFrame((f) => {
@@ -164,7 +189,11 @@ describe('VoiceGate with a classifier', () => {
       fan[i] = Math.round(b * 4000); // about -46 dBFS RMS
     }
     let windows = 0;
-    const never: VoiceActivityClassifier = { windowSamples: 512, reset: () => undefined, classify: (_w, onResult) => (windows++, onResult(0)) };
+    const never: VoiceActivityClassifier = {
+      windowSamples: 512,
+      reset: () => undefined,
+      classify: (_w, onResult) => (windows++, onResult(0)),
+    };
     const { gate, sent } = recordingGate({ classifier: never });
     feed(gate, fan, 0, 3000);
     expect(gate.stats().rejectedOnsets).toBeGreaterThanOrEqual(1);
@@ -175,4 +204,3 @@ describe('VoiceGate with a classifier', () => {
     expect(sent()).toHaveLength(0);
   });
 });
-

@@ -15,7 +15,12 @@ function run(x: Int16Array, options: Partial<VoiceGateOptions> = {}) {
   let sent = 0;
   let closedAt = -1;
   let fed = 0;
-  const gate = new VoiceGate({ ...options, onChunk: (c) => (sent += c.length), onEnd: () => (closedAt = fed), onOpen: () => opens++ });
+  const gate = new VoiceGate({
+    ...options,
+    onChunk: (c) => (sent += c.length),
+    onEnd: () => (closedAt = fed),
+    onOpen: () => opens++,
+  });
   for (fed = 160; fed <= x.length; fed += 160) gate.push(x.subarray(fed - 160, fed));
   return { opens, sent, closedAt, gate };
 }
@@ -66,7 +71,10 @@ describe('VoiceGate noise checks', () => {
   // quieter one would be closed by closeOnStationary: so it is off by default.
   it('keeps a steady 4 s tone at -30 dBFS open by default, and closes it with closeOnStationary', () => {
     const x = new Int16Array(ms(4500));
-    for (let i = ms(300); i < x.length; i++) x[i] = Math.round(1470 * (0.85 + 0.15 * Math.sin((2 * Math.PI * 4 * i) / RATE)) * Math.sin((2 * Math.PI * 390 * i) / RATE));
+    for (let i = ms(300); i < x.length; i++)
+      x[i] = Math.round(
+        1470 * (0.85 + 0.15 * Math.sin((2 * Math.PI * 4 * i) / RATE)) * Math.sin((2 * Math.PI * 390 * i) / RATE),
+      );
     expect(run(x).closedAt).toBe(-1);
     expect(run(x, { closeOnStationary: true }).closedAt).toBeGreaterThan(0);
   });
@@ -75,14 +83,22 @@ describe('VoiceGate noise checks', () => {
     const x = new Int16Array(ms(12_000));
     x.set(clicks(4000, 120), 0);
     x.set(fan(8000), ms(4000));
-    const gate = new VoiceGate({ chunkMs: 20, closeOnStationary: true, onChunk: () => undefined, onEnd: () => undefined });
+    const gate = new VoiceGate({
+      chunkMs: 20,
+      closeOnStationary: true,
+      onChunk: () => undefined,
+      onEnd: () => undefined,
+    });
     const frames = x.length / 320;
     const frame = new Int16Array(320); // copied into, not a subarray: a view per frame is itself 96 B
-    const report = measureAllocationsPerFrame((f) => {
-      const at = (f % frames) * 320;
-      for (let i = 0; i < 320; i++) frame[i] = x[at + i]!;
-      gate.push(frame);
-    }, { warmupFrames: 1200, frames: 1200, windows: 3 });
+    const report = measureAllocationsPerFrame(
+      (f) => {
+        const at = (f % frames) * 320;
+        for (let i = 0; i < 320; i++) frame[i] = x[at + i]!;
+        gate.push(frame);
+      },
+      { warmupFrames: 1200, frames: 1200, windows: 3 },
+    );
     expect(report.bytesPerFrame).toBeLessThan(4);
   });
 });

@@ -32,7 +32,8 @@ function utterance(seed: number, leadMs: number, speechMs: number, tailMs: numbe
   for (let i = 0; i < total; i++) {
     let v = (rnd() * 2 - 1) * 30; // noise
     if (i >= onsetStart && i < loudStart) v += 60 * Math.sin((2 * Math.PI * 300 * i) / RATE); // about -58 dBFS
-    if (i >= loudStart && i < loudEnd) v += 6000 * Math.sin((2 * Math.PI * 220 * i) / RATE) * (0.6 + 0.4 * Math.sin((2 * Math.PI * 3 * i) / RATE));
+    if (i >= loudStart && i < loudEnd)
+      v += 6000 * Math.sin((2 * Math.PI * 220 * i) / RATE) * (0.6 + 0.4 * Math.sin((2 * Math.PI * 3 * i) / RATE));
     x[i] = Math.round(v);
   }
   return { x, onsetStart, loudStart, loudEnd };
@@ -55,7 +56,9 @@ describe('VoiceGate', () => {
       expect(ends).toHaveLength(1);
       // What the model receives starts preRollMs before the loud part and is the input, unchanged.
       const speechAndHangover = out.subarray(0, out.length - 640); // the last chunk may be zero-padded
-      expect(Array.from(speechAndHangover)).toEqual(Array.from(x.subarray(firstSent, firstSent + speechAndHangover.length)));
+      expect(Array.from(speechAndHangover)).toEqual(
+        Array.from(x.subarray(firstSent, firstSent + speechAndHangover.length)),
+      );
       expect(speechAndHangover.length).toBeGreaterThanOrEqual(ms(preRollMs + 600 + 500) - 640);
       expect(speechAndHangover.length).toBeLessThanOrEqual(ms(preRollMs + 600 + 500 + 20));
     }

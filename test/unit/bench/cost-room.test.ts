@@ -49,8 +49,11 @@ describe('bench:cost room', () => {
     const exchange = script.find((e) => e.kind === 'exchange')!;
     const chat = script.find((e) => e.kind === 'chat')!;
     if (exchange.kind !== 'exchange' || chat.kind !== 'chat') throw new Error('script shape');
-    expect(screenerTranscript(at24k(utteranceSignal(exchange.turns[0]!.k, 1.5))).startsWith(`${WAKE_NAME},`)).toBe(true);
-    for (const u of chat.utterances) expect(screenerTranscript(at24k(utteranceSignal(u.k, 1.5)))).not.toContain(WAKE_NAME);
+    expect(screenerTranscript(at24k(utteranceSignal(exchange.turns[0]!.k, 1.5))).startsWith(`${WAKE_NAME},`)).toBe(
+      true,
+    );
+    for (const u of chat.utterances)
+      expect(screenerTranscript(at24k(utteranceSignal(u.k, 1.5)))).not.toContain(WAKE_NAME);
   });
 
   it('the full script: five exchanges of four turns, five chats, a reminder, a /say, about two minutes of people speech, nothing in 420-900 s', () => {
@@ -60,7 +63,16 @@ describe('bench:cost room', () => {
     expect(exchanges.map((e) => (e.kind === 'exchange' ? e.turns.length : 0))).toEqual([4, 4, 4, 4, 4]);
     expect(chats).toHaveLength(5);
     expect(script.filter((e) => e.kind === 'reminder' || e.kind === 'say')).toHaveLength(2);
-    const speech = script.reduce((s, e) => s + (e.kind === 'exchange' ? e.turns.reduce((n, t) => n + t.speechS, 0) : e.kind === 'chat' ? e.utterances.reduce((n, u) => n + u.speechS, 0) : 0), 0);
+    const speech = script.reduce(
+      (s, e) =>
+        s +
+        (e.kind === 'exchange'
+          ? e.turns.reduce((n, t) => n + t.speechS, 0)
+          : e.kind === 'chat'
+            ? e.utterances.reduce((n, u) => n + u.speechS, 0)
+            : 0),
+      0,
+    );
     expect(speech).toBeGreaterThan(100);
     expect(speech).toBeLessThan(140);
     expect(script.filter((e) => e.atS > 420 && e.atS < 900)).toEqual([]);

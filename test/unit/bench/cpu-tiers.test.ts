@@ -2,7 +2,15 @@
 // A wrong reading would blame the wrong thing: a baseline function's inline-cache builtins counted
 // as "native", a TurboFan frame counted as unoptimized, or the kernel counted as JavaScript.
 import { describe, expect, it } from 'vitest';
-import { classifySample, originOf, parsePerfScript, PerfMap, tierReport, timerCallbackOf, wakeSourceOf } from '../../../bench/lib/cpu-tiers.ts';
+import {
+  classifySample,
+  originOf,
+  parsePerfScript,
+  PerfMap,
+  tierReport,
+  timerCallbackOf,
+  wakeSourceOf,
+} from '../../../bench/lib/cpu-tiers.ts';
 
 const NODE = '(/opt/node/bin/node)';
 const MAP = '(/tmp/perf-100.map)';
@@ -46,7 +54,14 @@ describe('cpu tiers from perf script', () => {
 
   it('reads one sample per header line, with its frames leaf first', () => {
     expect(samples).toHaveLength(9);
-    expect(samples[0]).toEqual({ tid: 100, frames: [`Builtins_LoadIC ${NODE}`, expect.stringMatching(/^JS:\^onUdpMessage/), expect.stringMatching(/^JS:\*emit/)] });
+    expect(samples[0]).toEqual({
+      tid: 100,
+      frames: [
+        `Builtins_LoadIC ${NODE}`,
+        expect.stringMatching(/^JS:\^onUdpMessage/),
+        expect.stringMatching(/^JS:\*emit/),
+      ],
+    });
     expect(samples[4]!.tid).toBe(101);
   });
 
@@ -66,7 +81,9 @@ describe('cpu tiers from perf script', () => {
 
   it('says where unoptimized code lives: our core area, a package, or Node', () => {
     expect(originOf('JS:^pcm file:///x/dist/main/core/voice/discord-voice.js:163:22')).toBe('ours: core/voice');
-    expect(originOf('JS:^onUdpMessage file:///x/node_modules/@discordjs/voice/dist/index.mjs:2059:15')).toBe('@discordjs/voice');
+    expect(originOf('JS:^onUdpMessage file:///x/node_modules/@discordjs/voice/dist/index.mjs:2059:15')).toBe(
+      '@discordjs/voice',
+    );
     expect(originOf('JS:^final node:internal/crypto/cipher:183:40')).toBe('node: crypto');
     expect(originOf('JS:^doSend node:dgram:716:16')).toBe('node: dgram');
   });
@@ -157,7 +174,9 @@ describe('cpu tiers from perf script', () => {
     expect(map.resolve(0x2010)).toBeNull();
     // perf named the frame after the freed code; the map's latest entry renames it, and its tier with it.
     const [sample] = parsePerfScript(`100 \n\t    1010 JS:*validate3 :3:94 ${MAP}\n`, map);
-    expect(sample!.frames).toEqual(['JS:^onUdpMessage file:///x/node_modules/@discordjs/voice/dist/index.mjs:2059:15 (/tmp/perf-100.map)']);
+    expect(sample!.frames).toEqual([
+      'JS:^onUdpMessage file:///x/node_modules/@discordjs/voice/dist/index.mjs:2059:15 (/tmp/perf-100.map)',
+    ]);
     expect(classifySample(sample!)).toBe('JS, baseline (Sparkplug)');
   });
 });

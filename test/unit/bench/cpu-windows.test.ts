@@ -10,7 +10,9 @@ const reading = (atS: number, cpuMs: number): ProcSample => ({ at: atS * 1000, c
 describe('cpuWindows', () => {
   it('cuts the call at the readings into 10 s windows, each its own CPU %', () => {
     // 1 s readings drift by a few ms; 300 ms of CPU in the first 10 s, 500 in the second.
-    const readings = Array.from({ length: 21 }, (_, i) => reading(100 + i * 1.003, i <= 10 ? i * 30 : 300 + (i - 10) * 50));
+    const readings = Array.from({ length: 21 }, (_, i) =>
+      reading(100 + i * 1.003, i <= 10 ? i * 30 : 300 + (i - 10) * 50),
+    );
     const windows = cpuWindows(reading(100, 0), readings, reading(120, 800));
     expect(windows).toHaveLength(2);
     expect(windows[0]).toBeCloseTo((100 * 300) / 10_030, 6);
@@ -18,7 +20,11 @@ describe('cpuWindows', () => {
   });
 
   it('ignores readings before and after the call and leaves out a last stub under half a window', () => {
-    const readings = [reading(95, 0), ...Array.from({ length: 13 }, (_, i) => reading(100 + i, i * 20)), reading(130, 999)];
+    const readings = [
+      reading(95, 0),
+      ...Array.from({ length: 13 }, (_, i) => reading(100 + i, i * 20)),
+      reading(130, 999),
+    ];
     const windows = cpuWindows(reading(100, 0), readings, reading(112, 240));
     expect(windows).toEqual([2]); // 20 ms of CPU a second; the 2 s stub after it is left out
   });

@@ -25,7 +25,7 @@ describe('TurnClock', () => {
     expect(result.modelledFirstAudioMs).toBe(SERVICE_TIMING.gemini.firstAudioAfterTurnEndMs);
   });
 
-  it('marks each utterance\'s onset at its first sounding packet, not at leading silence', () => {
+  it("marks each utterance's onset at its first sounding packet, not at leading silence", () => {
     const clock = new TurnClock();
     const pcm = utterance(4);
     pcm.fill(3000, 2 * 1920 + 500, 4 * 1920); // silent for two packets, then sound

@@ -4,11 +4,23 @@
 // fake's first chunk (after the modelled first-audio delay), not from when the reply was asked for;
 // the service's own signal is measured separately.
 import { describe, expect, it } from 'vitest';
-import { cutAfterOnset, FRAME_VALUES, onsetWithin, PLAYING_GAP_MS, wireLatencies, type WireReply } from '../../../bench/lib/latency-wire.ts';
+import {
+  cutAfterOnset,
+  FRAME_VALUES,
+  onsetWithin,
+  PLAYING_GAP_MS,
+  wireLatencies,
+  type WireReply,
+} from '../../../bench/lib/latency-wire.ts';
 
 /** Received packets every 20 ms from `from`, each at `peak` (the fake Discord's recorder, decoded). */
-function received(spans: { from: number; count: number; peak: number }[]): { packets: { receivedAt: number }[]; pcm: Int16Array } {
-  const all = spans.flatMap(({ from, count, peak }) => Array.from({ length: count }, (_, i) => ({ receivedAt: from + 20 * i, peak })));
+function received(spans: { from: number; count: number; peak: number }[]): {
+  packets: { receivedAt: number }[];
+  pcm: Int16Array;
+} {
+  const all = spans.flatMap(({ from, count, peak }) =>
+    Array.from({ length: count }, (_, i) => ({ receivedAt: from + 20 * i, peak })),
+  );
   all.sort((a, b) => a.receivedAt - b.receivedAt);
   const pcm = new Int16Array(all.length * FRAME_VALUES);
   all.forEach((p, i) => (pcm[i * FRAME_VALUES + 7] = p.peak));
@@ -45,7 +57,7 @@ describe('onsetWithin', () => {
 });
 
 describe('wireLatencies', () => {
-  it('measures barge-in from the owner\'s onset to the last speech RTP, egress from the fake\'s first chunk', () => {
+  it("measures barge-in from the owner's onset to the last speech RTP, egress from the fake's first chunk", () => {
     // Reply 1 asked for at 0, its first chunk sent at 400 (the modelled delay), heard from 404; the
     // owner talks over it from 1001; three loud packets follow (1004, 1024, 1044), then a residue
     // packet under the speech level (1064), then silence. The service's signal came at 1030.
@@ -68,8 +80,11 @@ describe('wireLatencies', () => {
     expect(wire.serviceSignalToCut?.p95_ms).toBe(14); // 1044 − 1030
   });
 
-  it('reads 0 from the service\'s signal when the reply was already cut before it', () => {
-    const { packets, pcm } = received([{ from: 100, count: 10, peak: 8000 }, { from: 300, count: 10, peak: 0 }]);
+  it("reads 0 from the service's signal when the reply was already cut before it", () => {
+    const { packets, pcm } = received([
+      { from: 100, count: 10, peak: 8000 },
+      { from: 300, count: 10, peak: 0 },
+    ]);
     const wire = wireLatencies(packets, pcm, [reply(0, 98, 400)], [265]);
     expect(wire.bargeIn?.p95_ms).toBe(15); // 280 − 265
     expect(wire.serviceSignalToCut?.p95_ms).toBe(0);

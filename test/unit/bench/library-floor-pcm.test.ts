@@ -22,8 +22,14 @@ describe('library floor PCM', () => {
   });
 
   it('turns a 20 ms stereo frame into 320 samples at 16 kHz and 480 at 24 kHz', () => {
-    const pcm = frame(() => 100, () => 100);
-    for (const [rate, samples] of [[16_000, 320], [24_000, 480]] as const) {
+    const pcm = frame(
+      () => 100,
+      () => 100,
+    );
+    for (const [rate, samples] of [
+      [16_000, 320],
+      [24_000, 480],
+    ] as const) {
       const out = new Int16Array(10_000);
       const fill = downmixDecimate(pcm, decimationFactor(rate), out, 0, () => expect.unreachable('no chunk fills'));
       expect(fill).toBe(samples);
@@ -32,11 +38,29 @@ describe('library floor PCM', () => {
 
   it('averages L and R of every factor-th frame, with no filter', () => {
     const out = new Int16Array(10_000);
-    const fill = downmixDecimate(frame((i) => i, (i) => -i + 2000), 3, out, 0, () => undefined);
+    const fill = downmixDecimate(
+      frame(
+        (i) => i,
+        (i) => -i + 2000,
+      ),
+      3,
+      out,
+      0,
+      () => undefined,
+    );
     expect(fill).toBe(320);
     expect(out[0]).toBe(1000);
     expect(out[1]).toBe(1000); // frame 3: (3 + 1997) / 2
-    const ramp = downmixDecimate(frame((i) => 2 * i, () => 0), 3, out, 0, () => undefined);
+    const ramp = downmixDecimate(
+      frame(
+        (i) => 2 * i,
+        () => 0,
+      ),
+      3,
+      out,
+      0,
+      () => undefined,
+    );
     expect(ramp).toBe(320);
     expect(out[5]).toBe(15); // frame 15: (30 + 0) / 2
   });
@@ -45,7 +69,17 @@ describe('library floor PCM', () => {
     const chunk = new Int16Array(1600); // 100 ms at 16 kHz
     const chunks: number[] = [];
     let fill = 0;
-    for (let f = 0; f < 7; f++) fill = downmixDecimate(frame(() => f, () => f), 3, chunk, fill, (c) => chunks.push(c.length));
+    for (let f = 0; f < 7; f++)
+      fill = downmixDecimate(
+        frame(
+          () => f,
+          () => f,
+        ),
+        3,
+        chunk,
+        fill,
+        (c) => chunks.push(c.length),
+      );
     // 7 frames × 320 = 2240 samples: one chunk of 1600 handed on, 640 waiting.
     expect(chunks).toEqual([1600]);
     expect(fill).toBe(640);

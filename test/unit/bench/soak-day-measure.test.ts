@@ -6,10 +6,23 @@ import { dayWindows, flatChecks, rssSlopeMbPerHour, type DaySample } from '../..
 const MIN = 60_000;
 
 function sample(t: number, over: Partial<DaySample> = {}): DaySample {
-  return { t, cpuMs: t / 100, rssMb: 150, heapMb: 40, fds: 30, activeResources: 20, activeByKind: { Timeout: 5 }, children: 0, healthRoundTripMs: 2, modelSocketsOpen: 1, ...over };
+  return {
+    t,
+    cpuMs: t / 100,
+    rssMb: 150,
+    heapMb: 40,
+    fds: 30,
+    activeResources: 20,
+    activeByKind: { Timeout: 5 },
+    children: 0,
+    healthRoundTripMs: 2,
+    modelSocketsOpen: 1,
+    ...over,
+  };
 }
 
-const series = (minutes: number, over: (t: number) => Partial<DaySample> = () => ({})): DaySample[] => Array.from({ length: (minutes * MIN) / 5000 + 1 }, (_, i) => sample(i * 5000, over(i * 5000)));
+const series = (minutes: number, over: (t: number) => Partial<DaySample> = () => ({})): DaySample[] =>
+  Array.from({ length: (minutes * MIN) / 5000 + 1 }, (_, i) => sample(i * 5000, over(i * 5000)));
 
 describe('day soak flat checks', () => {
   it('passes a flat run: RSS level, the same fds and resources at every quiet point, CPU steady', () => {
@@ -31,12 +44,18 @@ describe('day soak flat checks', () => {
   it('fails one more fd, or one more timer, at a later quiet point', () => {
     const samples = series(30);
     const windows = dayWindows(samples, [], [], 0, 10 * MIN);
-    expect(flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { fds: 31 })], windows, 10 * MIN).fds).toEqual({ pass: false, atQuietPoints: [30, 31] });
-    expect(flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { activeResources: 21 })], windows, 10 * MIN).activeResources.pass).toBe(false);
+    expect(flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { fds: 31 })], windows, 10 * MIN).fds).toEqual({
+      pass: false,
+      atQuietPoints: [30, 31],
+    });
+    expect(
+      flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { activeResources: 21 })], windows, 10 * MIN)
+        .activeResources.pass,
+    ).toBe(false);
   });
 
   it('fails a window whose CPU is more than 20 % above the first', () => {
-    const samples = series(30, (t) => ({ cpuMs: t < 20 * MIN ? t / 100 : 20 * MIN / 100 + (t - 20 * MIN) / 70 }));
+    const samples = series(30, (t) => ({ cpuMs: t < 20 * MIN ? t / 100 : (20 * MIN) / 100 + (t - 20 * MIN) / 70 }));
     const flat = flatChecks(samples, [sample(0)], dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
     expect(flat.cpu.pass).toBe(false);
   });
@@ -48,8 +67,26 @@ describe('day soak flat checks', () => {
       { at: 12 * MIN, heard: false, replies: 0, strayReplies: 0 },
       { at: 13 * MIN, heard: true, replies: 2, strayReplies: 1 },
     ];
-    const windows = dayWindows(samples, cycles, [{ dueAt: 2 * MIN, delivered: true }, { dueAt: 11 * MIN, delivered: false }], 0, 10 * MIN);
-    expect(windows.map((w) => [w.wordsSent, w.wordsHeard, w.repliesDoubled, w.repliesStale, w.remindersDue, w.remindersDelivered])).toEqual([
+    const windows = dayWindows(
+      samples,
+      cycles,
+      [
+        { dueAt: 2 * MIN, delivered: true },
+        { dueAt: 11 * MIN, delivered: false },
+      ],
+      0,
+      10 * MIN,
+    );
+    expect(
+      windows.map((w) => [
+        w.wordsSent,
+        w.wordsHeard,
+        w.repliesDoubled,
+        w.repliesStale,
+        w.remindersDue,
+        w.remindersDelivered,
+      ]),
+    ).toEqual([
       [1, 1, 0, 0, 1, 1],
       [2, 1, 1, 1, 1, 0],
     ]);

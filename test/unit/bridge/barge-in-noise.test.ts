@@ -64,7 +64,8 @@ describe('local barge-in on noise (judgeConfirmed, the call path)', () => {
     }
     /** Their own voice at -34 dBFS, in the reply's band: theirs only by the quiet evidence. */
     const word = (k: number) => frameOf(reply, 66 + k, 10 ** (-18 / 20));
-    const verdicts = (d: BargeInDetector, id: string, at: number) => [0, 1].map((k) => d.judgeConfirmed(word(k), at + 20 * k, id));
+    const verdicts = (d: BargeInDetector, id: string, at: number) =>
+      [0, 1].map((k) => d.judgeConfirmed(word(k), at + 20 * k, id));
 
     // (After the cut the rest of the word meets the echo tests, as before: the evidence ends there.)
     it('a voiced word holds on its first frame and cuts on its second, where judge alone cut on the first', () => {

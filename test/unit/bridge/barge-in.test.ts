@@ -6,7 +6,9 @@ import { speechLikeSignal } from '../../../main/demo/fake-services.ts';
 
 /** A 20 ms 48 kHz mono frame of a `hz` tone at `amplitude` (RMS = amplitude / √2), from sample `start`. */
 function frame(amplitude: number, hz = 440, start = 0): Int16Array {
-  return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * (start + i)) / 48_000)));
+  return Int16Array.from({ length: 960 }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * hz * (start + i)) / 48_000)),
+  );
 }
 
 /** 20 ms mono frame `k` of a 48 kHz stereo signal with L = R (the fake client's speech), scaled by `gain`. */

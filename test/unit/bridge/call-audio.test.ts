@@ -6,7 +6,9 @@ import { measureAllocationsPerFrame } from '../../../bench/lib/allocation-meter.
 
 /** 20 ms of a 440 Hz sine at 48 kHz (mono, as every frame inside the call), continuing the phase of frame `index`. */
 function sineFrame(index: number, amplitude = 8000): Int16Array {
-  return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * 960 + i)) / 48_000)));
+  return Int16Array.from({ length: 960 }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * 960 + i)) / 48_000)),
+  );
 }
 
 function longestZeroRun(pcm: Int16Array): number {
@@ -39,7 +41,13 @@ beforeEach(() => {
   metrics = new CallMetrics();
   sent = [];
   ended = 0;
-  audio = wiredCallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1) });
+  audio = wiredCallAudio({
+    inputChunkMs: 20,
+    metrics,
+    now: () => now,
+    onSpeech: (c) => sent.push(c.slice()),
+    onSpeechEnd: () => (ended += 1),
+  });
   audio.start();
 });
 afterEach(() => {
@@ -142,7 +150,9 @@ describe('CallAudio barge-in hold (an onset the echo tests cannot judge yet)', (
   /** 1 s of a 300 Hz reply, and the same reply 18 dB down at 48 kHz: to the echo tests, our echo. */
   const reply = new Int16Array(24_000).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 300 * i) / 24_000)));
   function echoLike(index: number, amplitude = 8000 / 8): Int16Array {
-    return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 300 * (index * 960 + i)) / 48_000)));
+    return Int16Array.from({ length: 960 }, (_, i) =>
+      Math.round(amplitude * Math.sin((2 * Math.PI * 300 * (index * 960 + i)) / 48_000)),
+    );
   }
   function holdingCall() {
     const calls: string[] = [];
@@ -349,11 +359,17 @@ describe('CallAudio input clock', () => {
     intervals.mockRestore();
   });
 
-  it("a pause wakes up only when the gate has something for the model: the same chunks, each once its silence has passed", () => {
+  it('a pause wakes up only when the gate has something for the model: the same chunks, each once its silence has passed', () => {
     audio.stop();
     const chunks: { at: number; pcm: Int16Array }[] = [];
     let endedAt = 0;
-    const paced = wiredCallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => chunks.push({ at: now, pcm: c.slice() }), onSpeechEnd: () => (endedAt = now) });
+    const paced = wiredCallAudio({
+      inputChunkMs: 100,
+      metrics,
+      now: () => now,
+      onSpeech: (c) => chunks.push({ at: now, pcm: c.slice() }),
+      onSpeechEnd: () => (endedAt = now),
+    });
     paced.start();
     const speechStart = now;
     for (let frame = 0; frame < 50; frame++) {
@@ -392,7 +408,13 @@ describe('CallAudio input clock', () => {
   it('a packet during a pause hears the silence before it (whole ticks), then the pause starts over', () => {
     audio.stop();
     const received: Int16Array[] = [];
-    const paced = wiredCallAudio({ inputChunkMs: 100, metrics, now: () => now, onSpeech: (c) => received.push(c.slice()), onSpeechEnd: () => undefined });
+    const paced = wiredCallAudio({
+      inputChunkMs: 100,
+      metrics,
+      now: () => now,
+      onSpeech: (c) => received.push(c.slice()),
+      onSpeechEnd: () => undefined,
+    });
     paced.start();
     let frame = 0;
     for (; frame < 50; frame++) {
@@ -417,7 +439,14 @@ describe('CallAudio mute / push-to-talk gate', () => {
   it('closed: frames are dropped before the model, no input clock starts; reopened: speech flows again', () => {
     let activity = 0;
     audio.stop();
-    audio = wiredCallAudio({ inputChunkMs: 20, metrics, now: () => now, onSpeech: (c) => sent.push(c.slice()), onSpeechEnd: () => (ended += 1), onActivity: () => (activity += 1) });
+    audio = wiredCallAudio({
+      inputChunkMs: 20,
+      metrics,
+      now: () => now,
+      onSpeech: (c) => sent.push(c.slice()),
+      onSpeechEnd: () => (ended += 1),
+      onActivity: () => (activity += 1),
+    });
     audio.start();
     audio.setUserAudioOpen(false);
     for (let frame = 0; frame < 50; frame++) {
@@ -437,7 +466,11 @@ describe('CallAudio mute / push-to-talk gate', () => {
   it('a muted frame allocates nothing (one comparison and a counter)', () => {
     audio.setUserAudioOpen(false);
     const frame = sineFrame(0);
-    const report = measureAllocationsPerFrame(() => audio.pushSpeakerFrame('owner', frame), { warmupFrames: 1000, frames: 5000, windows: 3 });
+    const report = measureAllocationsPerFrame(() => audio.pushSpeakerFrame('owner', frame), {
+      warmupFrames: 1000,
+      frames: 5000,
+      windows: 3,
+    });
     expect(report.bytesPerFrame).toBeLessThan(4);
     expect(sent).toHaveLength(0);
   });

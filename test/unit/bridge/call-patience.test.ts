@@ -9,11 +9,22 @@ import { MapPatienceMemory } from '../../../main/core/bridge/patience-learner.ts
 function setup() {
   const clock = new ManualClock(1_700_000_000_000);
   const memory = new MapPatienceMemory();
-  memory.put({ speakerId: 'ann', name: 'Ann', windowMs: 1400, cutoffs: 2, cleanTurns: 0, longestPauseMs: 0, updatedAt: 1 });
+  memory.put({
+    speakerId: 'ann',
+    name: 'Ann',
+    windowMs: 1400,
+    cutoffs: 2,
+    cleanTurns: 0,
+    longestPauseMs: 0,
+    updatedAt: 1,
+  });
   const sent: Patience[] = [];
   let live = true;
   const patience = new CallPatience({ memory, setting: () => 'natural', clock });
-  patience.bind({ target: () => (live ? { setPatience: (p) => sent.push(p) } : null), name: (id) => (id === 'bob' ? 'Bob' : id) });
+  patience.bind({
+    target: () => (live ? { setPatience: (p) => sent.push(p) } : null),
+    name: (id) => (id === 'bob' ? 'Bob' : id),
+  });
   return { clock, memory, sent, patience, endLive: () => (live = false) };
 }
 
@@ -39,15 +50,32 @@ describe('CallPatience', () => {
     patience.beginCall(1800);
     patience.speechStarted('ann');
     expect(sent).toEqual([]); // 1800 over Ann's 1400
-    expect(patience.view()).toMatchObject({ setting: 'natural', call: 1800, base_ms: 1800, current_ms: 1800, speakers: [{ name: 'Ann', window_ms: 1800, learnt: false }] });
+    expect(patience.view()).toMatchObject({
+      setting: 'natural',
+      call: 1800,
+      base_ms: 1800,
+      current_ms: 1800,
+      speakers: [{ name: 'Ann', window_ms: 1800, learnt: false }],
+    });
     patience.endCall();
-    expect(patience.view()).toMatchObject({ call: null, base_ms: 800, speakers: [{ name: 'Ann', window_ms: 1400, learnt: true }] });
+    expect(patience.view()).toMatchObject({
+      call: null,
+      base_ms: 800,
+      speakers: [{ name: 'Ann', window_ms: 1400, learnt: true }],
+    });
   });
 
   it('a person of the room is shown by name with their window; a reset mid-call goes back to the call’s level', () => {
     const { sent, patience } = setup();
     patience.beginCall('natural');
-    expect(patience.speaker('bob', 'Bob')).toEqual({ speaker_id: 'bob', name: 'Bob', window_ms: 800, learnt: false, cutoffs: 0, updated_at: null });
+    expect(patience.speaker('bob', 'Bob')).toEqual({
+      speaker_id: 'bob',
+      name: 'Bob',
+      window_ms: 800,
+      learnt: false,
+      cutoffs: 0,
+      updated_at: null,
+    });
     patience.speechStarted('ann');
     expect(patience.reset('ann')).toMatchObject({ name: 'Ann', window_ms: 800, learnt: false });
     expect(sent).toEqual([1400, 'natural']);

@@ -10,7 +10,15 @@ import type { LiveModelSession, ToolDeclaration } from '../../../main/core/ports
 const tick = () => new Promise((r) => setImmediate(r));
 
 function setup(takesUpdates: boolean) {
-  const state = { persona: 'first', tools: [] as ToolDeclaration[], speakers: ['1'], names: new Map([['1', 'Ada'], ['2', 'Zed']]) };
+  const state = {
+    persona: 'first',
+    tools: [] as ToolDeclaration[],
+    speakers: ['1'],
+    names: new Map([
+      ['1', 'Ada'],
+      ['2', 'Zed'],
+    ]),
+  };
   const updates: unknown[] = [];
   const notes: string[] = [];
   const session = Object.assign(new EventEmitter(), {

@@ -6,7 +6,12 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelLink, type ModelLinkState } from '../../../main/core/bridge/model-link.ts';
 import { ParkTimer } from '../../../main/core/bridge/park.ts';
-import type { LiveModelConnectOptions, LiveModelProvider, LiveModelSession, TextDelivery } from '../../../main/core/ports.ts';
+import type {
+  LiveModelConnectOptions,
+  LiveModelProvider,
+  LiveModelSession,
+  TextDelivery,
+} from '../../../main/core/ports.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -17,7 +22,11 @@ afterEach(() => {
 
 function parking(afterMs = 1000) {
   const parks: string[] = [];
-  const timer = new ParkTimer({ afterMs: () => afterMs, now: () => Date.now(), link: { park: (why) => parks.push(why) } });
+  const timer = new ParkTimer({
+    afterMs: () => afterMs,
+    now: () => Date.now(),
+    link: { park: (why) => parks.push(why) },
+  });
   const inFlight = timer.inFlight;
   timer.start();
   return { parks, inFlight, timer };
@@ -113,7 +122,12 @@ function link(connectDelayMs: number, failures = 0) {
         }, connectDelayMs),
       ),
   };
-  const l = new ModelLink({ provider, logger: pino({ level: 'silent' }), now: () => Date.now(), retry: { initialMs: 1000, maxMs: 4000 } });
+  const l = new ModelLink({
+    provider,
+    logger: pino({ level: 'silent' }),
+    now: () => Date.now(),
+    retry: { initialMs: 1000, maxMs: 4000 },
+  });
   l.serve({ sessionOptions: () => ({ tools: [] }), bind: () => () => undefined, linkChanged: (s) => states.push(s) });
   return { l, sessions, states, opened, attempts: () => attempts };
 }
@@ -201,7 +215,13 @@ describe('ModelLink', () => {
     const first = new FakeSession();
     const zeros = (chunks: number) => Array.from({ length: chunks }, () => new Int16Array(320));
     // The session's unanswered speech: a word, a 200 ms pause, a word, then 5 s of the paced pause.
-    const unanswered: (Int16Array | null)[] = [new Int16Array(320).fill(1), ...zeros(10), new Int16Array(320).fill(2), ...zeros(250), null];
+    const unanswered: (Int16Array | null)[] = [
+      new Int16Array(320).fill(1),
+      ...zeros(10),
+      new Int16Array(320).fill(2),
+      ...zeros(250),
+      null,
+    ];
     Object.assign(first, { takeUnanswered: () => unanswered.splice(0) });
     l.adopt(first as unknown as LiveModelSession);
     l.lost('unreachable');
@@ -213,7 +233,16 @@ describe('ModelLink', () => {
     sessions[0]!.emit('turnComplete');
     const log = sessions[0]!.log;
     // 1 s of 20 ms chunks after each utterance (was 250: 10 s of the 30 s hold for two words).
-    expect(log).toEqual(['audio:1', ...Array(10).fill('audio:0'), 'audio:2', ...Array(50).fill('audio:0'), 'end', 'audio:3', ...Array(50).fill('audio:0'), 'end']);
+    expect(log).toEqual([
+      'audio:1',
+      ...Array(10).fill('audio:0'),
+      'audio:2',
+      ...Array(50).fill('audio:0'),
+      'end',
+      'audio:3',
+      ...Array(50).fill('audio:0'),
+      'end',
+    ]);
   });
 
   it('an outage longer than the hold: the newest speech is kept, an utterance with nothing left is not sent', async () => {
@@ -282,7 +311,10 @@ describe('ModelLink texts in an outage', () => {
     l.adopt(new FakeSession() as unknown as LiveModelSession);
     l.lost('unreachable');
     const outcomes: string[] = [];
-    l.sendText('Tea is ready.', { deadlineMs: 2000, onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason) });
+    l.sendText('Tea is ready.', {
+      deadlineMs: 2000,
+      onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason),
+    });
     await vi.advanceTimersByTimeAsync(2100);
     expect(outcomes).toEqual(['timeout']);
     await vi.advanceTimersByTimeAsync(30_000);

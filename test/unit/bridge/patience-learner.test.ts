@@ -4,13 +4,24 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { PATIENCE_STEPS_MS } from '../../../main/core/contracts/patience.ts';
-import { CUTOFF_WINDOW_MS, DRIFT_AFTER_CLEAN_TURNS, MapPatienceMemory, PatienceLearner } from '../../../main/core/bridge/patience-learner.ts';
+import {
+  CUTOFF_WINDOW_MS,
+  DRIFT_AFTER_CLEAN_TURNS,
+  MapPatienceMemory,
+  PatienceLearner,
+} from '../../../main/core/bridge/patience-learner.ts';
 
 function setup(baseMs = 800) {
   const clock = new ManualClock(1_000_000);
   const memory = new MapPatienceMemory();
   const changes: number[] = [];
-  const learner = new PatienceLearner({ clock, baseMs: () => baseMs, memory, name: (id) => `name of ${id}`, onChange: (ms) => changes.push(ms) });
+  const learner = new PatienceLearner({
+    clock,
+    baseMs: () => baseMs,
+    memory,
+    name: (id) => `name of ${id}`,
+    onChange: (ms) => changes.push(ms),
+  });
   return { clock, memory, learner, changes };
 }
 

@@ -50,7 +50,14 @@ const noModel: LiveModelProvider = { name: 'none', connect: () => Promise.reject
 
 function bridge(): Bridge {
   const notes = openNotesDb(mkdtempSync(path.join(tmpdir(), 'lvb-pipeline-'))).log();
-  return new Bridge({ voice: new IdleVoice(), model: noModel, tools: new ToolRegistry(), notes, hub: new EventHub(), logger: pino({ level: 'silent' }) });
+  return new Bridge({
+    voice: new IdleVoice(),
+    model: noModel,
+    tools: new ToolRegistry(),
+    notes,
+    hub: new EventHub(),
+    logger: pino({ level: 'silent' }),
+  });
 }
 
 /** The view a pipeline wired exactly as listed has. */
@@ -64,11 +71,30 @@ function parts() {
   const audio = new CallAudio({ inputChunkMs: 20, metrics: new CallMetrics(), now: () => 0 });
   const receive = new ReceiveStage();
   const wakeOut = new Outlet<SpeechSink>('wake');
-  const wake = stageOf('wake', { stage: 'wake', caps: 'speech@16k', push: (c: Int16Array) => wakeOut.next.push(c), end: () => wakeOut.next.end() } as SpeechSink, wakeOut);
+  const wake = stageOf(
+    'wake',
+    {
+      stage: 'wake',
+      caps: 'speech@16k',
+      push: (c: Int16Array) => wakeOut.next.push(c),
+      end: () => wakeOut.next.end(),
+    } as SpeechSink,
+    wakeOut,
+  );
   const chunks: number[] = [];
-  const model = lastStage('model', { stage: 'model', caps: 'speech@16k', push: (c: Int16Array) => chunks.push(c.length), end: () => undefined } as SpeechSink);
+  const model = lastStage('model', {
+    stage: 'model',
+    caps: 'speech@16k',
+    push: (c: Int16Array) => chunks.push(c.length),
+    end: () => undefined,
+  } as SpeechSink);
   const modelAudio = stageOf('model-audio', null, new Outlet<ModelAudioSink>('model-audio'));
-  const encode = lastStage('encode', { stage: 'encode', caps: 'pull@48k', start: () => undefined, stop: () => undefined } as const);
+  const encode = lastStage('encode', {
+    stage: 'encode',
+    caps: 'pull@48k',
+    start: () => undefined,
+    stop: () => undefined,
+  } as const);
   return { audio, receive, wake, model, modelAudio, encode, chunks };
 }
 
@@ -85,11 +111,20 @@ describe('the call pipeline', () => {
   it('frames go through the listed stages: a speaker frame into receive comes out of the gate as a chunk at the model', () => {
     const p = parts();
     wireCall(
-      { receive: p.receive.stage, mix: p.audio.mix, resample: p.audio.resample.stage, gate: p.audio.gate.stage, wake: p.wake, model: p.model },
+      {
+        receive: p.receive.stage,
+        mix: p.audio.mix,
+        resample: p.audio.resample.stage,
+        gate: p.audio.gate.stage,
+        wake: p.wake,
+        model: p.model,
+      },
       { 'model-audio': p.modelAudio, playback: p.audio.playback, encode: p.encode },
     );
     p.audio.start();
-    const loud = Int16Array.from({ length: 960 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 48_000)));
+    const loud = Int16Array.from({ length: 960 }, (_, i) =>
+      Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 48_000)),
+    );
     for (let f = 0; f < 20; f++) p.receive.pcm('owner', loud);
     p.audio.stop();
     expect(p.chunks.length).toBeGreaterThan(0);
@@ -100,9 +135,13 @@ describe('the call pipeline', () => {
     const p = parts();
     expect(() => connectListed(p.audio.gate.stage, p.model.input)).toThrow('gate feeds wake in the list, not model');
     // @ts-expect-error Stage.connect takes pipeline.ts's token, which it does not export
-    expect(() => p.audio.gate.stage.connect(p.model.input)).toThrow('gate: stages are connected only from the list (connectListed)');
+    expect(() => p.audio.gate.stage.connect(p.model.input)).toThrow(
+      'gate: stages are connected only from the list (connectListed)',
+    );
     // @ts-expect-error nor does a look-alike symbol pass for it
-    expect(() => p.audio.gate.stage.connect(p.model.input, Symbol('connectListed'))).toThrow('connected only from the list');
+    expect(() => p.audio.gate.stage.connect(p.model.input, Symbol('connectListed'))).toThrow(
+      'connected only from the list',
+    );
     expect(p.audio.gate.stage.downstream).toBeNull();
     // Wired once from the list, a stage cannot be wired again.
     connectListed(p.audio.gate.stage, p.wake.input);
@@ -113,13 +152,23 @@ describe('the call pipeline', () => {
     const root = new URL('../../../main/', import.meta.url);
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     const callers = (name: string) =>
-      files.filter((f) => new RegExp(`(?<![\\w.])${name}\\(`).test(readFileSync(new URL(f, root), 'utf8').replace(/export function \w+/g, ''))).sort();
+      files
+        .filter((f) =>
+          new RegExp(`(?<![\\w.])${name}\\(`).test(
+            readFileSync(new URL(f, root), 'utf8').replace(/export function \w+/g, ''),
+          ),
+        )
+        .sort();
     expect(callers('connectListed')).toEqual(['core/bridge/pipeline.ts']);
     expect(callers('wireCall')).toEqual(['core/bridge/call-assembly.ts']);
     const pipeline = readFileSync(new URL('core/bridge/pipeline.ts', root), 'utf8');
     const wiring = pipeline.slice(pipeline.indexOf('export function wireCall'));
     // wireCall's edges, in order, are the list's: each stage to the next one of its direction.
-    const edges = [...wiring.matchAll(/connectListed\((?:input|output)(?:\.(\w+)|\['([\w-]+)'\]), (?:input|output)(?:\.(\w+)|\['([\w-]+)'\])\.input\)/g)].map((m) => `${m[1] ?? m[2]}→${m[3] ?? m[4]}`);
+    const edges = [
+      ...wiring.matchAll(
+        /connectListed\((?:input|output)(?:\.(\w+)|\['([\w-]+)'\]), (?:input|output)(?:\.(\w+)|\['([\w-]+)'\])\.input\)/g,
+      ),
+    ].map((m) => `${m[1] ?? m[2]}→${m[3] ?? m[4]}`);
     const chain = (list: readonly string[]) => list.slice(1).map((to, i) => `${list[i]}→${to}`);
     expect(edges).toEqual([...chain(CALL_INPUT), ...chain(CALL_OUTPUT)]);
   });
@@ -134,7 +183,8 @@ describe('the call pipeline', () => {
     body.forEach((line, i) => {
       const single = /^\s*const (\w+)(?::[^=]+)? =/.exec(line);
       const destructured = /^\s*const \{([^}]+)\} =/.exec(line);
-      for (const name of single ? [single[1]!] : (destructured?.[1]!.split(',').map((n) => n.trim()) ?? [])) declared.set(name, i);
+      for (const name of single ? [single[1]!] : (destructured?.[1]!.split(',').map((n) => n.trim()) ?? []))
+        declared.set(name, i);
     });
     expect(declared.size).toBeGreaterThan(20);
     const early: string[] = [];
@@ -171,6 +221,8 @@ describe('the call pipeline', () => {
     // @ts-expect-error the mix's 48 kHz output cannot feed the gate's 16 kHz input (resample sits between them)
     expect(() => connectListed(audio.mix, audio.gate.stage.input)).toThrow('mix feeds resample in the list, not gate');
     // @ts-expect-error nor can the gate's speech chunks feed playback (24 kHz model audio)
-    expect(() => connectListed(audio.gate.stage, audio.playback.input)).toThrow('gate feeds wake in the list, not playback');
+    expect(() => connectListed(audio.gate.stage, audio.playback.input)).toThrow(
+      'gate feeds wake in the list, not playback',
+    );
   });
 });

@@ -78,9 +78,13 @@ describe('a reply cut short, and its notes', () => {
     cut.turnEnded(); // the next reply's first audio (call-audio.ts: a reply starts)
     transcripts.output('Anything else?');
     turnComplete();
-    expect(notes.map((n) => n.text)).toEqual(['What time is it?', 'It is (stopped by you after 40 ms)', 'Anything else?']);
+    expect(notes.map((n) => n.text)).toEqual([
+      'What time is it?',
+      'It is (stopped by you after 40 ms)',
+      'Anything else?',
+    ]);
   });
-  it('the Stop button tells the session too (cancel and truncate at what was heard), once, and the service\'s confirmation cuts nothing more', () => {
+  it("the Stop button tells the session too (cancel and truncate at what was heard), once, and the service's confirmation cuts nothing more", () => {
     const { notes, transcripts, cut, turnComplete, bargedIn } = setUp();
     transcripts.output('Here is the long answer ');
     expect(cut.cut('stopped by you')).toEqual({ interrupted: true, played_ms: 40 });
@@ -88,6 +92,8 @@ describe('a reply cut short, and its notes', () => {
     cut.serviceInterrupted(); // the service's own interrupted for the cancelled reply: a confirmation
     expect(bargedIn()).toBe(1);
     turnComplete();
-    expect(notes).toEqual([{ kind: 'output_transcript', text: 'Here is the long answer (stopped by you after 40 ms)', speaker: 'model' }]);
+    expect(notes).toEqual([
+      { kind: 'output_transcript', text: 'Here is the long answer (stopped by you after 40 ms)', speaker: 'model' },
+    ]);
   });
 });

@@ -8,7 +8,10 @@ import { defineTool, ToolRegistry } from '../../../main/core/tools/registry.ts';
 
 function setup() {
   let now = 0;
-  const activity = new SpeakerActivity({ ownerId: 'o', allowedSpeakers: ['o', 'g'], displayName: (id) => ({ o: 'Olga', g: 'Gus' })[id] }, () => now);
+  const activity = new SpeakerActivity(
+    { ownerId: 'o', allowedSpeakers: ['o', 'g'], displayName: (id) => ({ o: 'Olga', g: 'Gus' })[id] },
+    () => now,
+  );
   const registry = new ToolRegistry().register(
     defineTool({
       name: 'reminders',
@@ -36,8 +39,14 @@ describe('tool authority', () => {
     const heard = activity.heardThisTurn();
     expect(heard).toEqual({ ids: ['g'], names: ['Gus'], owner: false, allowed: true });
     const refused = await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard });
-    expect(refused).toEqual({ ok: false, error: { code: 'owner_only', status: 403, message: expect.stringContaining('it was asked by Gus') } });
-    expect(await registry.invoke('reminders', {}, { caller: 'model', heard })).toEqual({ ok: true, result: { done: 'listed' } });
+    expect(refused).toEqual({
+      ok: false,
+      error: { code: 'owner_only', status: 403, message: expect.stringContaining('it was asked by Gus') },
+    });
+    expect(await registry.invoke('reminders', {}, { caller: 'model', heard })).toEqual({
+      ok: true,
+      result: { done: 'listed' },
+    });
   });
 
   it('runs it when the owner alone was heard, when nobody was, and for the sidecar', async () => {
@@ -46,16 +55,20 @@ describe('tool authority', () => {
     activity.start('o');
     at(500);
     activity.end('o');
-    expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(true);
+    expect(
+      (await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok,
+    ).toBe(true);
     at(1000);
     activity.turnBoundary();
     at(1500);
     expect(activity.heardThisTurn().ids).toEqual([]);
-    expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(true);
+    expect(
+      (await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok,
+    ).toBe(true);
     expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'sidecar' })).ok).toBe(true);
   });
 
-  it('a guest heard in the owner\'s turn (over them, before or after) takes the owner\'s rights away', async () => {
+  it("a guest heard in the owner's turn (over them, before or after) takes the owner's rights away", async () => {
     const { activity, registry, at } = setup();
     at(0);
     activity.start('g');
@@ -66,7 +79,10 @@ describe('tool authority', () => {
     const mixed = activity.heardThisTurn();
     expect(mixed).toMatchObject({ names: ['Gus', 'Olga'], owner: false, allowed: true, notOwner: ['Gus'] });
     const refused = await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: mixed });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'owner_only', status: 403, message: expect.stringContaining('Gus spoke in the same turn') } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'owner_only', status: 403, message: expect.stringContaining('Gus spoke in the same turn') },
+    });
     // The guest asked, then the owner spoke up before the model's tool call arrived: still refused.
     at(5000);
     activity.turnBoundary();
@@ -76,12 +92,16 @@ describe('tool authority', () => {
     activity.end('g');
     at(7600);
     activity.start('o');
-    expect((await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(false);
+    expect(
+      (await registry.invoke('reminders', { cancel_id: 'x' }, { caller: 'model', heard: activity.heardThisTurn() })).ok,
+    ).toBe(false);
     // Forms open to every allowed speaker still run.
-    expect((await registry.invoke('reminders', {}, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(true);
+    expect((await registry.invoke('reminders', {}, { caller: 'model', heard: activity.heardThisTurn() })).ok).toBe(
+      true,
+    );
   });
 
-  it('a late transcript fragment is nobody\'s alone while another voice was heard within the lag window', () => {
+  it("a late transcript fragment is nobody's alone while another voice was heard within the lag window", () => {
     const { activity, at } = setup();
     at(0);
     activity.start('g');
@@ -104,6 +124,9 @@ describe('tool authority', () => {
     activity.start('stranger');
     const heard = activity.heardThisTurn();
     expect(heard.names).toEqual(['user stranger']);
-    expect(await registry.invoke('reminders', {}, { caller: 'model', heard })).toMatchObject({ ok: false, error: { code: 'not_allowed', status: 403 } });
+    expect(await registry.invoke('reminders', {}, { caller: 'model', heard })).toMatchObject({
+      ok: false,
+      error: { code: 'not_allowed', status: 403 },
+    });
   });
 });

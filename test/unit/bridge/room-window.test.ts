@@ -46,7 +46,7 @@ describe('a fragment covers the audio sent to the model since the previous one',
 });
 
 describe('a held pause (issue #52) moves no fragment window', () => {
-  it("a late fragment of an utterance whose pause goes out as paced silence still names its speaker", async () => {
+  it('a late fragment of an utterance whose pause goes out as paced silence still names its speaker', async () => {
     const { ModelInput } = await import('../../../main/core/bridge/call-stages.ts');
     const { activity, at } = room();
     const sent: number[] = [];

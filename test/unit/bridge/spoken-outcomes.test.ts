@@ -19,10 +19,22 @@ describe('SpokenOutcomes', () => {
     const { outcomes, published, notes } = store();
     const id = outcomes.create('announce', 'The build is green', 'cli', 'waiting for a pause in the conversation');
     expect(id).toMatch(SAY_ID_PATTERN);
-    expect(outcomes.get(id)).toMatchObject({ id, verb: 'announce', outcome: 'waiting', spoken_text: null, by: null, settled_at: null });
+    expect(outcomes.get(id)).toMatchObject({
+      id,
+      verb: 'announce',
+      outcome: 'waiting',
+      spoken_text: null,
+      by: null,
+      settled_at: null,
+    });
     outcomes.settle(id, 'cut', { spoken_text: 'The build is', by: 'Alice', reason: 'Alice spoke' });
     outcomes.settle(id, 'spoken', { spoken_text: 'The build is green' });
-    expect(outcomes.get(id)).toMatchObject({ outcome: 'cut', spoken_text: 'The build is', by: 'Alice', reason: 'Alice spoke' });
+    expect(outcomes.get(id)).toMatchObject({
+      outcome: 'cut',
+      spoken_text: 'The build is',
+      by: 'Alice',
+      reason: 'Alice spoke',
+    });
     expect(published.map((p) => p.outcome)).toEqual(['waiting', 'cut']);
     expect(notes).toEqual(['announce from cli "The build is green": Cut off after "The build is" — Alice spoke.']);
   });
@@ -64,8 +76,18 @@ describe('SpokenOutcomes', () => {
 describe('ReplyFollower', () => {
   function follower() {
     const { outcomes } = store();
-    let stats: Pick<PlaybackStats, 'turns' | 'turnState' | 'bufferedMs' | 'turnPlayedMs'> = { turns: 0, turnState: 'idle', bufferedMs: 0, turnPlayedMs: 0 };
-    const follow = new ReplyFollower({ outcomes, audio: { playbackStats: () => stats as PlaybackStats }, speaking: new Set(), activity: { name: (id) => id } });
+    let stats: Pick<PlaybackStats, 'turns' | 'turnState' | 'bufferedMs' | 'turnPlayedMs'> = {
+      turns: 0,
+      turnState: 'idle',
+      bufferedMs: 0,
+      turnPlayedMs: 0,
+    };
+    const follow = new ReplyFollower({
+      outcomes,
+      audio: { playbackStats: () => stats as PlaybackStats },
+      speaking: new Set(),
+      activity: { name: (id) => id },
+    });
     return { outcomes, follow, set: (s: Partial<typeof stats>) => (stats = { ...stats, ...s }) };
   }
 
@@ -124,7 +146,10 @@ describe('ReplyFollower', () => {
     const id = outcomes.create('announce', 'Dinner is ready', 'dashboard', 'waiting');
     follow.handedOver(id);
     follow.callEnded('stopped from the dashboard');
-    expect(outcomes.get(id)).toMatchObject({ outcome: 'dropped', reason: 'the call ended before the model said it (stopped from the dashboard)' });
+    expect(outcomes.get(id)).toMatchObject({
+      outcome: 'dropped',
+      reason: 'the call ended before the model said it (stopped from the dashboard)',
+    });
   });
 
   it('a reply the service cancelled before a word is no reply: the answer to the speaker is not taken for it; it goes over once more', () => {
@@ -152,7 +177,10 @@ describe('ReplyFollower', () => {
     follow.turnComplete();
     set({ turnState: 'idle' });
     follow.callEnded('test over');
-    expect(outcomes.get(id)).toMatchObject({ outcome: 'spoken', spoken_text: 'the pelican budget review moved to Monday' });
+    expect(outcomes.get(id)).toMatchObject({
+      outcome: 'spoken',
+      spoken_text: 'the pelican budget review moved to Monday',
+    });
   });
 
   it('cancelled before a word a second time: dropped with that reason, never reported spoken', () => {
@@ -160,6 +188,9 @@ describe('ReplyFollower', () => {
     const id = outcomes.create('announce', 'Dinner is ready', 'dashboard', 'waiting');
     follow.handedOver(id, null);
     follow.serviceInterrupted();
-    expect(outcomes.get(id)).toMatchObject({ outcome: 'dropped', reason: 'someone spoke as the model began it, twice; it was not said' });
+    expect(outcomes.get(id)).toMatchObject({
+      outcome: 'dropped',
+      reason: 'someone spoke as the model began it, twice; it was not said',
+    });
   });
 });

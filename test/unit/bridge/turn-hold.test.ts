@@ -13,7 +13,9 @@ const CHUNK_MS = 100;
 const CAP_MS = 3000;
 
 function sineFrame(index: number, amplitude = 8000): Int16Array {
-  return Int16Array.from({ length: 960 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * 960 + i)) / 48_000)));
+  return Int16Array.from({ length: 960 }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * 960 + i)) / 48_000)),
+  );
 }
 
 let now = 0;
@@ -82,7 +84,9 @@ describe('a held turn (the service decides)', () => {
     let sent = 0;
     for (const c of paced) {
       sent += c.samples;
-      expect(sent / 16, `audio sent by ${c.at - lastSpeech} ms into the pause`).toBeLessThanOrEqual(c.at - lastSpeech + CHUNK_MS);
+      expect(sent / 16, `audio sent by ${c.at - lastSpeech} ms into the pause`).toBeLessThanOrEqual(
+        c.at - lastSpeech + CHUNK_MS,
+      );
     }
     expect(sent / 16).toBeGreaterThanOrEqual(1500 - CHUNK_MS);
     // Once the turn is held (the 500 ms hangover), a piece every 20 ms: the service's window never waits on a chunk.
@@ -98,7 +102,11 @@ describe('a held turn (the service decides)', () => {
     const silenceSent = chunks.slice(before).reduce((n, c) => n + c.samples, 0) / 16;
     expect(silenceSent).toBeLessThanOrEqual(CAP_MS + CHUNK_MS);
     // The call's figures (bench:cost reads them): one utterance ended, its trailing quiet the cap's.
-    expect(metrics.snapshot()).toMatchObject({ turns_ended: 1, turn_silence_ms_max: CAP_MS, turn_silence_ms_total: CAP_MS });
+    expect(metrics.snapshot()).toMatchObject({
+      turns_ended: 1,
+      turn_silence_ms_max: CAP_MS,
+      turn_silence_ms_total: CAP_MS,
+    });
     const atEnd = chunks.length;
     advance(200); // the last fill-in wake-up sees the gate closed and the input goes idle
     expect(vi.getTimerCount()).toBe(0);
@@ -167,11 +175,23 @@ describe('the silence cap', () => {
   });
 
   it('paced silence through a held gate allocates nothing per frame', () => {
-    const gate = new VoiceGate({ chunkMs: CHUNK_MS, onChunk: () => undefined, onEnd: () => undefined, holdTurn: () => true, turnCapMs: 1e9 });
-    const loud = Int16Array.from({ length: 320 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16_000)));
+    const gate = new VoiceGate({
+      chunkMs: CHUNK_MS,
+      onChunk: () => undefined,
+      onEnd: () => undefined,
+      holdTurn: () => true,
+      turnCapMs: 1e9,
+    });
+    const loud = Int16Array.from({ length: 320 }, (_, i) =>
+      Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16_000)),
+    );
     for (let i = 0; i < 10; i++) gate.push(loud);
     expect(gate.isOpen).toBe(true);
-    const report = measureAllocationsPerFrame(() => gate.pushSilence(320), { warmupFrames: 1000, frames: 5000, windows: 3 });
+    const report = measureAllocationsPerFrame(() => gate.pushSilence(320), {
+      warmupFrames: 1000,
+      frames: 5000,
+      windows: 3,
+    });
     expect(gate.isOpen).toBe(true);
     expect(report.bytesPerFrame).toBeLessThan(4);
   });

@@ -28,7 +28,8 @@ function gateStage(): { gate: GateStage; chunks: () => number } {
 function speak(gate: GateStage): void {
   const frame = new Int16Array(320);
   for (let f = 0; f < 30; f++) {
-    for (let i = 0; i < frame.length; i++) frame[i] = Math.round(8000 * Math.sin((2 * Math.PI * 200 * (f * 320 + i)) / 16_000));
+    for (let i = 0; i < frame.length; i++)
+      frame[i] = Math.round(8000 * Math.sin((2 * Math.PI * 200 * (f * 320 + i)) / 16_000));
     gate.stage.input.push(frame, 0);
   }
   gate.stage.input.silence(16_000);
@@ -61,7 +62,11 @@ describe('the voice check in the call gate', () => {
   it('the core loads the check once when the setting is on, and none when it is off', async () => {
     let on = false;
     const notes: string[] = [];
-    const check = new VoiceCheck(() => on, pino({ level: 'silent' }), (text) => notes.push(text));
+    const check = new VoiceCheck(
+      () => on,
+      pino({ level: 'silent' }),
+      (text) => notes.push(text),
+    );
     expect(await check.forCall()).toBeNull();
     on = true;
     const first = await check.forCall();

@@ -36,8 +36,16 @@ function setup(settings: Partial<WakeSettings> = {}, humans = 3) {
     now: () => t,
     logger: pino({ level: 'silent' }),
   });
-  gate.connectVerdicts({ accepted: () => events.push('accepted'), notForBot: (_at, why) => events.push(`dropped: ${why}`) });
-  connectListed(gate.stage, { stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk[0]!), end: () => events.push('end') });
+  gate.connectVerdicts({
+    accepted: () => events.push('accepted'),
+    notForBot: (_at, why) => events.push(`dropped: ${why}`),
+  });
+  connectListed(gate.stage, {
+    stage: 'model',
+    caps: 'speech@16k',
+    push: (chunk) => forwarded.push(chunk[0]!),
+    end: () => events.push('end'),
+  });
   const speak = (first: number, chunks: number) => {
     for (let i = 0; i < chunks; i++) {
       t += 20;
@@ -149,14 +157,21 @@ describe('WakeGate', () => {
       logger: pino({ level: 'silent' }),
     });
     gate.connectVerdicts({ accepted: () => undefined, notForBot: (_at, why) => dropped.push(why) });
-    connectListed(gate.stage, { stage: 'model', caps: 'speech@16k', push: (chunk) => forwarded.push(chunk.length), end: () => undefined });
+    connectListed(gate.stage, {
+      stage: 'model',
+      caps: 'speech@16k',
+      push: (chunk) => forwarded.push(chunk.length),
+      end: () => undefined,
+    });
     gate.start();
     expect(gate.withholding).toBe(true);
     gate.speech(new Int16Array(CHUNK));
     gate.speech(new Int16Array(CHUNK));
     gate.end();
     expect(forwarded).toEqual([]);
-    expect(dropped).toEqual(['the wake-name gate is closed (no screener (set OPENAI_API_KEY for the transcription session))']);
+    expect(dropped).toEqual([
+      'the wake-name gate is closed (no screener (set OPENAI_API_KEY for the transcription session))',
+    ]);
     expect(gate.view()).toMatchObject({ on: true, screening: 'unavailable', dropped: 1 });
     expect(gate.view().reason).toContain('closed: no screener');
     // The bot spoke (a notification, a reply to text): an answer within the follow-up window passes.

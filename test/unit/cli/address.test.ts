@@ -15,7 +15,15 @@ function both(env: Record<string, string>, file = ''): [unknown, unknown] {
   const config = loadConfig({ env, envFile });
   const address = readSidecarAddress(env, envFile);
   return [
-    { sidecar: { host: config.sidecar.host, port: config.sidecar.port, token: config.sidecar.token, tokenFile: config.sidecar.tokenFile }, paths: { voiceUsers: config.paths.voiceUsers } },
+    {
+      sidecar: {
+        host: config.sidecar.host,
+        port: config.sidecar.port,
+        token: config.sidecar.token,
+        tokenFile: config.sidecar.tokenFile,
+      },
+      paths: { voiceUsers: config.paths.voiceUsers },
+    },
     address,
   ];
 }
@@ -23,17 +31,37 @@ function both(env: Record<string, string>, file = ''): [unknown, unknown] {
 describe('readSidecarAddress agrees with loadConfig', () => {
   it.each([
     ['defaults', {}, ''],
-    ['canonical names', { DISCORD_VOICE_LIVE_PORT: '18950', HERMES_HOME: '/tmp/agent-home', DISCORD_VOICE_LIVE_HOST: 'localhost' }, ''],
-    ["the spec's prefix", { PLATFORM_VOICE_LIVE_PORT: '18951', PLATFORM_VOICE_LIVE_SIDECAR_TOKEN_FILE: '/tmp/t/token' }, ''],
-    ['the .env file, the environment first, empty means unset', { DISCORD_VOICE_LIVE_PORT: '', HERMES_HOME: '/tmp/env-home' }, 'DISCORD_VOICE_LIVE_PORT=18952\nHERMES_HOME=/tmp/file-home\n'],
-    ['a token and ~ in paths', { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'a-token-of-enough-length', DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: '~/tok' }, ''],
+    [
+      'canonical names',
+      { DISCORD_VOICE_LIVE_PORT: '18950', HERMES_HOME: '/tmp/agent-home', DISCORD_VOICE_LIVE_HOST: 'localhost' },
+      '',
+    ],
+    [
+      "the spec's prefix",
+      { PLATFORM_VOICE_LIVE_PORT: '18951', PLATFORM_VOICE_LIVE_SIDECAR_TOKEN_FILE: '/tmp/t/token' },
+      '',
+    ],
+    [
+      'the .env file, the environment first, empty means unset',
+      { DISCORD_VOICE_LIVE_PORT: '', HERMES_HOME: '/tmp/env-home' },
+      'DISCORD_VOICE_LIVE_PORT=18952\nHERMES_HOME=/tmp/file-home\n',
+    ],
+    [
+      'a token and ~ in paths',
+      { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'a-token-of-enough-length', DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE: '~/tok' },
+      '',
+    ],
   ])('%s', (_name, env, file) => {
     const [config, address] = both(env as Record<string, string>, file);
     expect(address).toEqual(config);
   });
 
   it('refuses what loadConfig refuses for these variables', () => {
-    for (const env of [{ DISCORD_VOICE_LIVE_PORT: 'http' }, { DISCORD_VOICE_LIVE_PORT: '70000' }, { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'short' }]) {
+    for (const env of [
+      { DISCORD_VOICE_LIVE_PORT: 'http' },
+      { DISCORD_VOICE_LIVE_PORT: '70000' },
+      { DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'short' },
+    ]) {
       writeFileSync(envFile, '');
       expect(() => loadConfig({ env, envFile })).toThrow(ConfigError);
       expect(() => readSidecarAddress(env, envFile)).toThrow(AddressError);

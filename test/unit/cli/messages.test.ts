@@ -10,31 +10,50 @@ const error = (code: string, message: string) => ({ error: { code, message } });
 
 describe('sidecar errors: words, then the code', () => {
   it('no call: the hint to join', () => {
-    expect(sidecarErrorLine(409, error('no_call', 'no live call to speak in'))).toBe('No live call to speak in. Join voice first: live-voice-bridge join (no_call)');
+    expect(sidecarErrorLine(409, error('no_call', 'no live call to speak in'))).toBe(
+      'No live call to speak in. Join voice first: live-voice-bridge join (no_call)',
+    );
   });
 
   it('an unknown reminder id: named, with where the ids are', () => {
-    expect(sidecarErrorLine(404, error('unknown_schedule_id', 'no scheduled notification with id "n-nope"'), { id: 'n-nope' })).toBe(
-      'No reminder with id n-nope. The ids are in: live-voice-bridge schedule --list (unknown_schedule_id)',
-    );
+    expect(
+      sidecarErrorLine(404, error('unknown_schedule_id', 'no scheduled notification with id "n-nope"'), {
+        id: 'n-nope',
+      }),
+    ).toBe('No reminder with id n-nope. The ids are in: live-voice-bridge schedule --list (unknown_schedule_id)');
   });
 
   it("any other code: the sidecar's message as a sentence, then the code", () => {
     expect(sidecarErrorLine(503, error('not_configured', 'voice calls need DISCORD_BOT_TOKEN'))).toBe(
       'Voice calls need DISCORD_BOT_TOKEN. Set it up on the dashboard: live-voice-bridge dashboard (not_configured)',
     );
-    expect(sidecarErrorLine(429, error('schedule_full', 'the schedule holds 10000 pending entries.'))).toBe('The schedule holds 10000 pending entries. (schedule_full)');
-    expect(sidecarErrorLine(400, error('unknown_mode', 'mode: mode must be one of voice, dm'))).toBe('Mode must be one of voice, dm. (unknown_mode)');
+    expect(sidecarErrorLine(429, error('schedule_full', 'the schedule holds 10000 pending entries.'))).toBe(
+      'The schedule holds 10000 pending entries. (schedule_full)',
+    );
+    expect(sidecarErrorLine(400, error('unknown_mode', 'mode: mode must be one of voice, dm'))).toBe(
+      'Mode must be one of voice, dm. (unknown_mode)',
+    );
     expect(sidecarErrorLine(502, 'Bad Gateway')).toBe('The sidecar answered HTTP 502: "Bad Gateway". (http_502)');
   });
 
   it('a refused token: the file (or variable) it came from and what to do', () => {
-    const fromFile = sidecarErrorLine(401, error('unauthorized', 'missing or invalid bearer token'), { token: { from: 'file', file: '/home/me/.hermes/voice-users/sidecar.token' } }, 'http://127.0.0.1:18943');
-    expect(fromFile).toMatch(/^The sidecar at http:\/\/127\.0\.0\.1:18943 refused the token read from \/home\/me\/\.hermes\/voice-users\/sidecar\.token: /);
+    const fromFile = sidecarErrorLine(
+      401,
+      error('unauthorized', 'missing or invalid bearer token'),
+      { token: { from: 'file', file: '/home/me/.hermes/voice-users/sidecar.token' } },
+      'http://127.0.0.1:18943',
+    );
+    expect(fromFile).toMatch(
+      /^The sidecar at http:\/\/127\.0\.0\.1:18943 refused the token read from \/home\/me\/\.hermes\/voice-users\/sidecar\.token: /,
+    );
     expect(fromFile).toContain('DISCORD_VOICE_LIVE_SIDECAR_TOKEN_FILE');
     expect(fromFile).toMatch(/ \(unauthorized\)$/);
-    const fromVariable = sidecarErrorLine(401, error('unauthorized', 'x'), { token: { from: 'variable', file: '/t/sidecar.token' } });
-    expect(fromVariable).toMatch(/^The sidecar refused the token in DISCORD_VOICE_LIVE_SIDECAR_TOKEN: .*unset it to use the token file \/t\/sidecar\.token \(unauthorized\)$/);
+    const fromVariable = sidecarErrorLine(401, error('unauthorized', 'x'), {
+      token: { from: 'variable', file: '/t/sidecar.token' },
+    });
+    expect(fromVariable).toMatch(
+      /^The sidecar refused the token in DISCORD_VOICE_LIVE_SIDECAR_TOKEN: .*unset it to use the token file \/t\/sidecar\.token \(unauthorized\)$/,
+    );
   });
 });
 
@@ -54,7 +73,9 @@ describe('usage mistakes: one line, a suggestion', () => {
     expect(mistake(['--mod', 'dm', 'hi'])).toBe('notify: unknown option --mod (did you mean --mode?)');
     expect(mistake(['--titel', 'x', 'hi'])).toBe('notify: unknown option --titel (did you mean --title?)');
     const far = mistake(['--colour', 'red', 'hi']);
-    expect(far).toBe('notify: unknown option --colour; its options: --mode, --title, --urgent; text that starts with "-" goes after --');
+    expect(far).toBe(
+      'notify: unknown option --colour; its options: --mode, --title, --urgent; text that starts with "-" goes after --',
+    );
     expect(far).not.toContain('place it at the end');
   });
 

@@ -4,7 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleListPage } from '../../../main/core/notify/scheduler.ts';
 import type { HealthReport } from '../../../main/core/sidecar-client/client.ts';
-import { handedLine, healthSummary, notifyLine, scheduledLine, scheduleTable, statusSummary } from '../../../main/cli/output.ts';
+import {
+  handedLine,
+  healthSummary,
+  notifyLine,
+  scheduledLine,
+  scheduleTable,
+  statusSummary,
+} from '../../../main/cli/output.ts';
 
 const NOW = Date.UTC(2026, 10, 27, 15, 45) / 1000;
 
@@ -23,9 +30,14 @@ const entry = (id: string, text: string, inSeconds: number, extra: object = {}) 
 const page: ScheduleListPage = {
   entries: [
     entry('n-1a2b3c', 'Stretch', 600, { mode: 'dm' }),
-    entry('n-4d5e6f', 'Stand-up in five minutes: bring the numbers for the quarterly review and the hiring plan', 17 * 3600 + 45 * 60, {
-      repeat: { rule: 'weekdays', cron: '55 9 * * 1-5', timezone: 'Europe/Berlin', series: 'n-4d5e6f' },
-    }),
+    entry(
+      'n-4d5e6f',
+      'Stand-up in five minutes: bring the numbers for the quarterly review and the hiring plan',
+      17 * 3600 + 45 * 60,
+      {
+        repeat: { rule: 'weekdays', cron: '55 9 * * 1-5', timezone: 'Europe/Berlin', series: 'n-4d5e6f' },
+      },
+    ),
   ],
   next_cursor: null,
   total: 2,
@@ -55,9 +67,16 @@ describe('TTY output', () => {
         Microphone:  MUTED: no voice reaches the model
         Reminders:   2 pending; next 2026-11-27 15:55 UTC (in 10 min): Stretch"
     `);
-    const stopped = { ...health, status: 'degraded' as const, reasons: ['the Discord bot is not logged in'], bridge: { state: 'stopped' as const, reason: 'stopped from the tray' } };
+    const stopped = {
+      ...health,
+      status: 'degraded' as const,
+      reasons: ['the Discord bot is not logged in'],
+      bridge: { state: 'stopped' as const, reason: 'stopped from the tray' },
+    };
     expect(statusSummary(stopped, null, 'UTC', NOW)).toContain('Call:        none (stopped: stopped from the tray)');
-    expect(statusSummary(stopped, null, 'UTC', NOW)).toContain('  Needs attention:\n    - the Discord bot is not logged in');
+    expect(statusSummary(stopped, null, 'UTC', NOW)).toContain(
+      '  Needs attention:\n    - the Discord bot is not logged in',
+    );
   });
 
   it('status after Leave: no call, the bot still logged in, the microphone line says there is no call', () => {
@@ -74,8 +93,12 @@ describe('TTY output', () => {
     expect(text).toContain('Model:       gemini (gemini-3.8-live), connects when a call starts');
     expect(text).toContain('Microphone:  no call, nothing is heard (open for the next call)');
     expect(text).not.toMatch(/the model hears the call|Discord disconnected/);
-    expect(statusSummary({ ...left, talk: { ...left.talk!, muted: true } }, null, 'UTC', NOW)).toContain('Microphone:  no call, nothing is heard (muted: a call would start muted)');
-    expect(statusSummary({ ...left, discord_bot: { configured: true, logged_in: false } }, null, 'UTC', NOW)).toContain('Discord:     bot not logged in yet (retrying); no voice call');
+    expect(statusSummary({ ...left, talk: { ...left.talk!, muted: true } }, null, 'UTC', NOW)).toContain(
+      'Microphone:  no call, nothing is heard (muted: a call would start muted)',
+    );
+    expect(statusSummary({ ...left, discord_bot: { configured: true, logged_in: false } }, null, 'UTC', NOW)).toContain(
+      'Discord:     bot not logged in yet (retrying); no voice call',
+    );
   });
 
   it('a parked call is a call: the microphone as in a call, the model parked', () => {
@@ -90,7 +113,13 @@ describe('TTY output', () => {
       ...health,
       pid: 1234,
       node: 'v22.23.3',
-      audio: { opus: { impl: 'wasm', library: 'opusscript', reason: 'the native @discordjs/opus addon failed to load: wrong ABI' } },
+      audio: {
+        opus: {
+          impl: 'wasm',
+          library: 'opusscript',
+          reason: 'the native @discordjs/opus addon failed to load: wrong ABI',
+        },
+      },
       native: { sharp: { available: true }, davey: { available: false } },
       memory: { rss_mb: 120, heap_used_mb: 30 },
       metrics: { frames_in: 1500, frames_out: 1400, dropped_frames: 2, reconnects: 1 },
@@ -117,13 +146,28 @@ describe('TTY output', () => {
   });
 
   it('one-line answers say what happens next', () => {
-    expect(scheduledLine({ scheduled: 'n-1a2b3c', fire_at_epoch: NOW + 600, entry: page.entries[0]! }, 'UTC', NOW)).toBe(
+    expect(
+      scheduledLine({ scheduled: 'n-1a2b3c', fire_at_epoch: NOW + 600, entry: page.entries[0]! }, 'UTC', NOW),
+    ).toBe(
       'Scheduled n-1a2b3c: 2026-11-27 15:55 UTC (in 10 min), by dm.\nCancel with: live-voice-bridge schedule --cancel n-1a2b3c',
     );
-    expect(handedLine({ status: 'queued', chars: 23, as: 'message', id: 'say_000000000001' })).toBe('Sent to the model (23 characters): it answers at the next pause in the conversation.');
-    expect(handedLine({ status: 'queued', chars: 18, as: 'announce', id: 'say_000000000002' })).toContain('the model says it, word for word');
+    expect(handedLine({ status: 'queued', chars: 23, as: 'message', id: 'say_000000000001' })).toBe(
+      'Sent to the model (23 characters): it answers at the next pause in the conversation.',
+    );
+    expect(handedLine({ status: 'queued', chars: 18, as: 'announce', id: 'say_000000000002' })).toContain(
+      'the model says it, word for word',
+    );
     expect(
-      notifyLine({ id: 'n-x', status: 'ok', channel: 'dm', results: { voice: { status: 'skipped', detail: 'no live call', queued: false }, dm: { status: 'ok', message_id: '1' } }, notified_at: NOW }),
+      notifyLine({
+        id: 'n-x',
+        status: 'ok',
+        channel: 'dm',
+        results: {
+          voice: { status: 'skipped', detail: 'no live call', queued: false },
+          dm: { status: 'ok', message_id: '1' },
+        },
+        notified_at: NOW,
+      }),
     ).toBe('Delivered by dm.\nvoice: skipped (no live call); dm: ok');
   });
 });

@@ -21,14 +21,19 @@ describe('patience command', () => {
     expect(patienceAction(['1200'])).toEqual({ kind: 'set', patience: 1200 });
     expect(patienceAction(['1200ms'])).toEqual({ kind: 'set', patience: 1200 });
     expect(patienceAction(['reset', 'Zoë'])).toEqual({ kind: 'reset', who: 'Zoë' });
-    for (const bad of [['slow'], ['100'], ['9000'], ['1.5'], ['quick', 'now']]) expect(patienceAction(bad)).toEqual({ error: PATIENCE_USAGE });
-    expect(patienceAction(['reset'])).toEqual({ error: 'patience reset needs the name (or Discord id) of the speaker to reset' });
+    for (const bad of [['slow'], ['100'], ['9000'], ['1.5'], ['quick', 'now']])
+      expect(patienceAction(bad)).toEqual({ error: PATIENCE_USAGE });
+    expect(patienceAction(['reset'])).toEqual({
+      error: 'patience reset needs the name (or Discord id) of the speaker to reset',
+    });
   });
 
   it('finds a speaker by name (case and accents ignored) or id, and says who is known when none matches', () => {
     expect(findSpeaker(VIEW, 'zoe')).toMatchObject({ name: 'Zoë' });
     expect(findSpeaker(VIEW, '222222222222222222')).toMatchObject({ name: 'Gus' });
-    expect(findSpeaker(VIEW, 'Ann')).toEqual({ error: "nothing was learnt of Ann: their patience is the call's already (learnt: Zoë, Gus)" });
+    expect(findSpeaker(VIEW, 'Ann')).toEqual({
+      error: "nothing was learnt of Ann: their patience is the call's already (learnt: Zoë, Gus)",
+    });
   });
 
   it('prints people by name, never by id', () => {

@@ -6,7 +6,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../main/core/config/index.ts';
-import { callSidecar, EXIT, notifyVerdict, SidecarNoAnswerError, SidecarUnavailableError } from '../../../main/cli/sidecar-client.ts';
+import {
+  callSidecar,
+  EXIT,
+  notifyVerdict,
+  SidecarNoAnswerError,
+  SidecarUnavailableError,
+} from '../../../main/cli/sidecar-client.ts';
 import { freePort } from '../../helpers/net.ts';
 
 const TOKEN = 'client-unit-test-' + 'q'.repeat(24);
@@ -22,7 +28,12 @@ let config: Config;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  config = loadConfig({ env: { DISCORD_VOICE_LIVE_PORT: String((server.address() as AddressInfo).port), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: TOKEN } });
+  config = loadConfig({
+    env: {
+      DISCORD_VOICE_LIVE_PORT: String((server.address() as AddressInfo).port),
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: TOKEN,
+    },
+  });
 });
 afterAll(async () => {
   server.closeAllConnections();
@@ -34,18 +45,24 @@ describe('callSidecar', () => {
     const err = await callSidecar(config, 'POST', '/slow', { text: 'x' }, 150).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SidecarNoAnswerError);
     expect(err).not.toBeInstanceOf(SidecarUnavailableError);
-    expect((err as Error).message).toMatch(/no answer from the sidecar at http:\/\/127\.0\.0\.1:\d+ within 150 ms: the request may still be carried out \(outcome unknown\)/);
+    expect((err as Error).message).toMatch(
+      /no answer from the sidecar at http:\/\/127\.0\.0\.1:\d+ within 150 ms: the request may still be carried out \(outcome unknown\)/,
+    );
   });
 
   it('a refused connection means nothing was sent: the sidecar is not running', async () => {
-    const closed = loadConfig({ env: { DISCORD_VOICE_LIVE_PORT: String(await freePort()), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: TOKEN } });
+    const closed = loadConfig({
+      env: { DISCORD_VOICE_LIVE_PORT: String(await freePort()), DISCORD_VOICE_LIVE_SIDECAR_TOKEN: TOKEN },
+    });
     const err = await callSidecar(closed, 'POST', '/notify', { text: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SidecarUnavailableError);
     expect((err as Error).message).toContain('the sidecar is not running');
   });
 
   it('sends extra headers (the Idempotency-Key)', async () => {
-    await expect(callSidecar(config, 'POST', '/notify', { text: 'x' }, 5000, { 'idempotency-key': 'cli-abc' })).resolves.toEqual({ status: 200, body: { status: 'ok' } });
+    await expect(
+      callSidecar(config, 'POST', '/notify', { text: 'x' }, 5000, { 'idempotency-key': 'cli-abc' }),
+    ).resolves.toEqual({ status: 200, body: { status: 'ok' } });
     expect(seen.at(-1)).toEqual({ url: '/notify', key: 'cli-abc' });
   });
 });
@@ -55,7 +72,10 @@ describe('notifyVerdict', () => {
     expect(notifyVerdict({ status: 'ok' })).toEqual({ exitCode: 0, message: null });
     expect(notifyVerdict({ status: 'error' }).exitCode).toBe(EXIT.failed);
     expect(notifyVerdict({ status: 'partial' }).exitCode).toBe(EXIT.partial);
-    expect(notifyVerdict({ status: 'unknown' })).toEqual({ exitCode: EXIT.unknown, message: expect.stringContaining('may have been delivered') });
+    expect(notifyVerdict({ status: 'unknown' })).toEqual({
+      exitCode: EXIT.unknown,
+      message: expect.stringContaining('may have been delivered'),
+    });
     expect(notifyVerdict(null).exitCode).toBe(EXIT.failed);
     expect(new Set(Object.values(EXIT)).size).toBe(Object.keys(EXIT).length);
     expect([EXIT.failed, EXIT.partial, EXIT.unknown, EXIT.noAnswer]).toEqual([1, 4, 5, 6]);

@@ -13,7 +13,13 @@ const fakeSecret = (label: string) => `fake-${label}-${'x'.repeat(24)}`;
 describe('loadConfig', () => {
   it('gives documented defaults', () => {
     const config = loadConfig({ env: { HERMES_HOME: '/tmp/agent-home' } });
-    expect(config.sidecar).toEqual({ host: '127.0.0.1', port: 18943, allowRemote: false, token: undefined, tokenFile: '/tmp/agent-home/voice-users/sidecar.token' });
+    expect(config.sidecar).toEqual({
+      host: '127.0.0.1',
+      port: 18943,
+      allowRemote: false,
+      token: undefined,
+      tokenFile: '/tmp/agent-home/voice-users/sidecar.token',
+    });
     expect(config.paths.voiceUsers).toBe('/tmp/agent-home/voice-users');
     expect(config.gemini.model).toBe('gemini-3.8-live');
     expect(config.gemini.voice).toBe('Kore');
@@ -22,7 +28,13 @@ describe('loadConfig', () => {
   });
 
   it('accepts the spec spelling PLATFORM_VOICE_LIVE_ and GOOGLE_API_KEY as aliases', () => {
-    const config = loadConfig({ env: { PLATFORM_VOICE_LIVE_SFX_ENABLED: 'false', PLATFORM_VOICE_LIVE_PORT: '19000', GOOGLE_API_KEY: fakeSecret('g') } });
+    const config = loadConfig({
+      env: {
+        PLATFORM_VOICE_LIVE_SFX_ENABLED: 'false',
+        PLATFORM_VOICE_LIVE_PORT: '19000',
+        GOOGLE_API_KEY: fakeSecret('g'),
+      },
+    });
     expect(config.notify.sfxEnabled).toBe(false);
     expect(config.sidecar.port).toBe(19000);
     expect(config.gemini.apiKey).toBe(fakeSecret('g'));
@@ -39,7 +51,13 @@ describe('loadConfig', () => {
 
   it('names the variable in a startup error and lists every problem', () => {
     try {
-      loadConfig({ env: { DISCORD_VOICE_LIVE_PORT: 'eighty', DISCORD_VOICE_LIVE_USER_ID: 'me', DISCORD_VOICE_LIVE_SFX_ENABLED: 'maybe' } });
+      loadConfig({
+        env: {
+          DISCORD_VOICE_LIVE_PORT: 'eighty',
+          DISCORD_VOICE_LIVE_USER_ID: 'me',
+          DISCORD_VOICE_LIVE_SFX_ENABLED: 'maybe',
+        },
+      });
       expect.fail('should throw');
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
@@ -52,8 +70,16 @@ describe('loadConfig', () => {
 
   it('refuses a non-loopback host unless a token and the allow flag are both set', () => {
     expect(() => loadConfig({ env: { DISCORD_VOICE_LIVE_HOST: '0.0.0.0' } })).toThrow(/DISCORD_VOICE_LIVE_HOST/);
-    expect(() => loadConfig({ env: { DISCORD_VOICE_LIVE_HOST: '0.0.0.0', DISCORD_VOICE_LIVE_ALLOW_REMOTE: 'true' } })).toThrow(/SIDECAR_TOKEN/);
-    const ok = loadConfig({ env: { DISCORD_VOICE_LIVE_HOST: '0.0.0.0', DISCORD_VOICE_LIVE_ALLOW_REMOTE: 'true', DISCORD_VOICE_LIVE_SIDECAR_TOKEN: fakeSecret('t') } });
+    expect(() =>
+      loadConfig({ env: { DISCORD_VOICE_LIVE_HOST: '0.0.0.0', DISCORD_VOICE_LIVE_ALLOW_REMOTE: 'true' } }),
+    ).toThrow(/SIDECAR_TOKEN/);
+    const ok = loadConfig({
+      env: {
+        DISCORD_VOICE_LIVE_HOST: '0.0.0.0',
+        DISCORD_VOICE_LIVE_ALLOW_REMOTE: 'true',
+        DISCORD_VOICE_LIVE_SIDECAR_TOKEN: fakeSecret('t'),
+      },
+    });
     expect(ok.sidecar.host).toBe('0.0.0.0');
   });
 
@@ -96,12 +122,18 @@ describe('loadConfig', () => {
   it('reads a .env file, with the process environment taking precedence, and settings above both', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lvb-env-'));
     const file = path.join(dir, '.env');
-    writeFileSync(file, 'DISCORD_VOICE_LIVE_VOICE=Puck\nGEMINI_MODEL=from-file\n# comment\nDISCORD_VOICE_LIVE_PORT=19002\n');
+    writeFileSync(
+      file,
+      'DISCORD_VOICE_LIVE_VOICE=Puck\nGEMINI_MODEL=from-file\n# comment\nDISCORD_VOICE_LIVE_PORT=19002\n',
+    );
     const config = loadConfig({ env: { GEMINI_MODEL: 'from-env' }, envFile: file });
     expect(config.gemini.voice).toBe('Puck');
     expect(config.gemini.model).toBe('from-env');
     expect(config.sidecar.port).toBe(19002);
-    expect(loadConfig({ env: { GEMINI_MODEL: 'from-env' }, envFile: file, settings: { GEMINI_MODEL: 'from-settings' } }).gemini.model).toBe('from-settings');
+    expect(
+      loadConfig({ env: { GEMINI_MODEL: 'from-env' }, envFile: file, settings: { GEMINI_MODEL: 'from-settings' } })
+        .gemini.model,
+    ).toBe('from-settings');
   });
 
   it('renders a markdown table of every variable for the README', () => {
@@ -114,7 +146,12 @@ describe('loadConfig', () => {
 describe('logger', () => {
   it('scrubs configured secret values from messages, objects and errors', () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const token = fakeSecret('bot');
     const logger = createLogger({ secrets: [token], destination: sink });
     logger.info(`connecting with ${token}`);

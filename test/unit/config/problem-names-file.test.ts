@@ -23,7 +23,12 @@ it('names the settings file or the .env file a bad value came from', () => {
     writeFileSync(envFile, 'DISCORD_VOICE_LIVE_LOG_LEVEL=loud\n');
     const settingsFile = path.join(dir, 'voice-users', 'settings.json');
     const problems = problemsOf(() =>
-      loadConfig({ env: { HERMES_HOME: dir, DISCORD_VOICE_LIVE_PROVIDER: 'nope' }, envFile, settings: { DISCORD_VOICE_LIVE_PORT: 'eighty' }, settingsFile }),
+      loadConfig({
+        env: { HERMES_HOME: dir, DISCORD_VOICE_LIVE_PROVIDER: 'nope' },
+        envFile,
+        settings: { DISCORD_VOICE_LIVE_PORT: 'eighty' },
+        settingsFile,
+      }),
     );
     expect(problems.find((p) => p.startsWith('DISCORD_VOICE_LIVE_LOG_LEVEL:'))).toContain(`(set in ${envFile})`);
     expect(problems.find((p) => p.startsWith('DISCORD_VOICE_LIVE_PORT:'))).toContain(`(set in ${settingsFile})`);

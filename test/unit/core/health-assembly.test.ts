@@ -8,9 +8,19 @@ const native = { sharp: { available: true, reason: 'ok' }, davey: { available: t
 describe('assembleHealth', () => {
   it('merges the parts, judges from their verdict inputs, and keeps the field order', () => {
     const report = assembleHealth([
-      { report: { version: '1.0.0', memory: { rss_mb: 1, heap_used_mb: 1 } }, verdict: { missing: ['DISCORD_BOT_TOKEN'], opus: { impl: 'native', library: '@discordjs/opus' } as never, native } },
+      {
+        report: { version: '1.0.0', memory: { rss_mb: 1, heap_used_mb: 1 } },
+        verdict: {
+          missing: ['DISCORD_BOT_TOKEN'],
+          opus: { impl: 'native', library: '@discordjs/opus' } as never,
+          native,
+        },
+      },
       { report: { live_model: { provider: 'gemini', model: 'm', inCall: false } } },
-      { report: { bridge: { state: 'idle', since: 1 }, talk: { muted: false } as never }, verdict: { bridge: { state: 'idle' }, connections: { discord: 'disconnected', model: 'disconnected' } } },
+      {
+        report: { bridge: { state: 'idle', since: 1 }, talk: { muted: false } as never },
+        verdict: { bridge: { state: 'idle' }, connections: { discord: 'disconnected', model: 'disconnected' } },
+      },
     ]);
     expect(report.status).toBe('degraded');
     expect(report.reasons).toEqual(['not configured: voice calls need DISCORD_BOT_TOKEN']);
@@ -19,8 +29,20 @@ describe('assembleHealth', () => {
 
   it('a call that failed for good is an error, whatever else is fine', () => {
     const report = assembleHealth([
-      { verdict: { missing: [], opus: { impl: 'native' } as never, native, discordBot: { configured: true, loggedIn: true } } },
-      { verdict: { bridge: { state: 'error', reason: 'model refused' }, connections: { discord: 'disconnected', model: 'error' } } },
+      {
+        verdict: {
+          missing: [],
+          opus: { impl: 'native' } as never,
+          native,
+          discordBot: { configured: true, loggedIn: true },
+        },
+      },
+      {
+        verdict: {
+          bridge: { state: 'error', reason: 'model refused' },
+          connections: { discord: 'disconnected', model: 'error' },
+        },
+      },
     ]);
     expect([report.status, report.reasons]).toEqual(['error', ['call failed: model refused']]);
   });

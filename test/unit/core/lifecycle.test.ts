@@ -7,7 +7,10 @@ import { silentLogger } from '../../../main/core/log/logger.ts';
 
 function recording() {
   const events: string[] = [];
-  const capability = (name: string, how: { failStart?: boolean; stop?: () => unknown; report?: Record<string, unknown> } = {}): Capability<void, string> => ({
+  const capability = (
+    name: string,
+    how: { failStart?: boolean; stop?: () => unknown; report?: Record<string, unknown> } = {},
+  ): Capability<void, string> => ({
     name,
     start() {
       if (how.failStart) throw new Error(`${name} could not start`);
@@ -34,7 +37,8 @@ describe('Lifecycle', () => {
       const life = lifecycle();
       const names = ['a', 'b', 'c', 'd'];
       const startAll = async () => {
-        for (const [i, name] of names.entries()) await life.start(capability(name, { failStart: i + 1 === k }), undefined);
+        for (const [i, name] of names.entries())
+          await life.start(capability(name, { failStart: i + 1 === k }), undefined);
       };
       await expect(startAll()).rejects.toThrow(`${names[k - 1]} could not start`);
       await life.stop();

@@ -4,7 +4,12 @@
 // detection off, audioStreamEnd a flush of the turn in progress. Raw sockets, audio sent as fast as
 // the socket takes it: the fake counts samples, so the outcome never depends on the wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { GEMINI_AAD_DEFAULTS, startFakeGemini, type FakeGemini, type FakeGeminiConnection } from '../../../main/fakes/gemini/index.ts';
+import {
+  GEMINI_AAD_DEFAULTS,
+  startFakeGemini,
+  type FakeGemini,
+  type FakeGeminiConnection,
+} from '../../../main/fakes/gemini/index.ts';
 import { pcmToBase64, tone } from '../../../main/fakes/gemini/pcm.ts';
 import { chunks, closeRawSockets, openRaw, waitFor, type RawSocket } from './raw-socket.ts';
 
@@ -17,25 +22,33 @@ afterEach(async () => {
 
 const NATURAL = { automaticActivityDetection: { silenceDurationMs: 800 } };
 
-async function setUp(setup: Record<string, unknown>, options: Parameters<typeof startFakeGemini>[0] = {}): Promise<{ client: RawSocket; server: FakeGeminiConnection }> {
+async function setUp(
+  setup: Record<string, unknown>,
+  options: Parameters<typeof startFakeGemini>[0] = {},
+): Promise<{ client: RawSocket; server: FakeGeminiConnection }> {
   fake ??= await startFakeGemini({ setupDelayMs: 0, firstAudioAfterTurnEndMs: 0, ...options });
   const url = `${fake.url.replace('http:', 'ws:')}//ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=gemini-activity-key`;
   const client = await openRaw(url);
   client.send({ setup: { model: 'models/gemini-3.8-live', ...setup } });
-  await waitFor(() => client.messages.some((m) => 'setupComplete' in m) || client.ws.readyState !== client.ws.OPEN, 'setupComplete');
+  await waitFor(
+    () => client.messages.some((m) => 'setupComplete' in m) || client.ws.readyState !== client.ws.OPEN,
+    'setupComplete',
+  );
   return { client, server: fake.connections.at(-1)! };
 }
 
 /** Sends audio and waits until the fake has taken every chunk of it. */
 async function send(client: RawSocket, server: FakeGeminiConnection, ...parts: string[][]): Promise<void> {
   const target = server.audio.length + parts.reduce((n, p) => n + p.length, 0);
-  for (const part of parts) for (const data of part) client.send({ realtimeInput: { audio: { data, mimeType: 'audio/pcm;rate=16000' } } });
+  for (const part of parts)
+    for (const data of part) client.send({ realtimeInput: { audio: { data, mimeType: 'audio/pcm;rate=16000' } } });
   await server.waitFor(() => server.audio.length === target, 5000, 'the audio taken');
 }
 
 const speech = (ms: number): string[] => chunks('speech', ms, 16_000);
 const silence = (ms: number): string[] => chunks('silence', ms, 16_000);
-const voiceActivity = (client: RawSocket): unknown[] => client.messages.flatMap((m) => (m.voiceActivity ? [m.voiceActivity] : []));
+const voiceActivity = (client: RawSocket): unknown[] =>
+  client.messages.flatMap((m) => (m.voiceActivity ? [m.voiceActivity] : []));
 
 describe('fake gemini: automatic activity detection on the audio received', () => {
   it('natural settings (silenceDurationMs 800): a 700 ms pause is not a turn end; 900 ms of quiet is', async () => {
@@ -58,7 +71,11 @@ describe('fake gemini: automatic activity detection on the audio received', () =
 
   it('counts the quiet from where speech stopped inside a chunk, not from the chunk boundary (its detector runs on the stream)', async () => {
     // The bridge's setup for natural patience: 800 ms, END_SENSITIVITY_LOW (speech kept down to RMS 75).
-    const { client, server } = await setUp({ realtimeInputConfig: { automaticActivityDetection: { silenceDurationMs: 800, endOfSpeechSensitivity: 'END_SENSITIVITY_LOW' } } });
+    const { client, server } = await setUp({
+      realtimeInputConfig: {
+        automaticActivityDetection: { silenceDurationMs: 800, endOfSpeechSensitivity: 'END_SENSITIVITY_LOW' },
+      },
+    });
     // A 100 ms chunk holding a word's last 20 ms and then 80 ms of quiet: loud over the whole chunk.
     const tail = new Int16Array(1600);
     tail.set(tone(20, { rate: 16_000, amplitude: 2000 }));
@@ -80,7 +97,9 @@ describe('fake gemini: automatic activity detection on the audio received', () =
   });
 
   it('a pause the client sends no audio for is no pause to the service: the turn stays open', async () => {
-    const { client, server } = await setUp({ realtimeInputConfig: { automaticActivityDetection: { silenceDurationMs: 300 } } });
+    const { client, server } = await setUp({
+      realtimeInputConfig: { automaticActivityDetection: { silenceDurationMs: 300 } },
+    });
     await send(client, server, speech(400));
     // Nothing the service could count: wait several windows of wall time.
     await new Promise((r) => setTimeout(r, 1000));
@@ -102,9 +121,15 @@ describe('fake gemini: automatic activity detection on the audio received', () =
   });
 
   it('the auto-reply answers the turn the detection ended, once', async () => {
-    const { client, server } = await setUp({ realtimeInputConfig: NATURAL }, { autoReply: { toneMs: 100, transcript: 'Yes.' } });
+    const { client, server } = await setUp(
+      { realtimeInputConfig: NATURAL },
+      { autoReply: { toneMs: 100, transcript: 'Yes.' } },
+    );
     await send(client, server, speech(400), silence(900));
-    await waitFor(() => client.messages.some((m) => (m.serverContent as { turnComplete?: boolean } | undefined)?.turnComplete), 'the reply');
+    await waitFor(
+      () => client.messages.some((m) => (m.serverContent as { turnComplete?: boolean } | undefined)?.turnComplete),
+      'the reply',
+    );
     client.send({ realtimeInput: { audioStreamEnd: true } });
     await server.waitFor(() => server.audioStreamEnds === 1, 5000, 'the flush');
     expect(server.replyTimings).toHaveLength(1);
@@ -118,8 +143,14 @@ describe('fake gemini: automatic activity detection on the audio received', () =
   });
 
   it('end-of-speech sensitivity LOW keeps a murmur inside the turn; HIGH (the default) counts it as quiet', async () => {
-    const murmur = chunks('speech', 600, 16_000).map(() => Buffer.from(new Int16Array(1600).map((_, i) => Math.round(250 * Math.sin(i / 3))).buffer).toString('base64'));
-    const low = await setUp({ realtimeInputConfig: { automaticActivityDetection: { silenceDurationMs: 500, endOfSpeechSensitivity: 'END_SENSITIVITY_LOW' } } });
+    const murmur = chunks('speech', 600, 16_000).map(() =>
+      Buffer.from(new Int16Array(1600).map((_, i) => Math.round(250 * Math.sin(i / 3))).buffer).toString('base64'),
+    );
+    const low = await setUp({
+      realtimeInputConfig: {
+        automaticActivityDetection: { silenceDurationMs: 500, endOfSpeechSensitivity: 'END_SENSITIVITY_LOW' },
+      },
+    });
     await send(low.client, low.server, speech(300), murmur);
     expect(low.server.userTurnEnds).toEqual([]);
     const high = await setUp({ realtimeInputConfig: { automaticActivityDetection: { silenceDurationMs: 500 } } });
@@ -128,7 +159,9 @@ describe('fake gemini: automatic activity detection on the audio received', () =
   });
 
   it('prefixPaddingMs: speech shorter than it never opens a turn', async () => {
-    const { client, server } = await setUp({ realtimeInputConfig: { automaticActivityDetection: { prefixPaddingMs: 300, silenceDurationMs: 300 } } });
+    const { client, server } = await setUp({
+      realtimeInputConfig: { automaticActivityDetection: { prefixPaddingMs: 300, silenceDurationMs: 300 } },
+    });
     await send(client, server, speech(200), silence(500));
     expect(voiceActivity(client)).toEqual([]);
     expect(server.userTurnEnds).toEqual([]);
@@ -137,7 +170,14 @@ describe('fake gemini: automatic activity detection on the audio received', () =
   });
 
   it('accepts the proto (snake_case) names and int32 as a string', async () => {
-    const { client, server } = await setUp({ realtime_input_config: { automatic_activity_detection: { silence_duration_ms: '800', start_of_speech_sensitivity: 'START_SENSITIVITY_LOW' } } });
+    const { client, server } = await setUp({
+      realtime_input_config: {
+        automatic_activity_detection: {
+          silence_duration_ms: '800',
+          start_of_speech_sensitivity: 'START_SENSITIVITY_LOW',
+        },
+      },
+    });
     expect(client.messages.some((m) => 'setupComplete' in m)).toBe(true);
     expect(server.activity.window.silenceSamples).toBe(800 * 16);
   });

@@ -48,7 +48,11 @@ export function chunks(kind: 'speech' | 'silence', ms: number, rate: number, chu
   const out: string[] = [];
   for (let at = 0; at < ms; at += chunkMs) {
     const len = Math.min(chunkMs, ms - at);
-    out.push(pcmToBase64(kind === 'speech' ? tone(len, { rate, amplitude: 12_000 }) : new Int16Array(Math.round((rate * len) / 1000))));
+    out.push(
+      pcmToBase64(
+        kind === 'speech' ? tone(len, { rate, amplitude: 12_000 }) : new Int16Array(Math.round((rate * len) / 1000)),
+      ),
+    );
   }
   return out;
 }

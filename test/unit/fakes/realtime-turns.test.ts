@@ -4,7 +4,13 @@
 // the turn after the eagerness' short window, otherwise its 8/4/2 s cap). Raw sockets; audio sent
 // as fast as the socket takes it: the fake counts samples, never the wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEMANTIC_VAD_CAP_MS, SEMANTIC_VAD_FINAL_MS, startFakeOpenAIRealtime, type FakeOpenAIRealtime, type FakeRealtimeConnection } from '../../../main/fakes/openai/index.ts';
+import {
+  SEMANTIC_VAD_CAP_MS,
+  SEMANTIC_VAD_FINAL_MS,
+  startFakeOpenAIRealtime,
+  type FakeOpenAIRealtime,
+  type FakeRealtimeConnection,
+} from '../../../main/fakes/openai/index.ts';
 import { pcmToBase64 } from '../../../main/fakes/shared/pcm.ts';
 import { SpeechScript } from '../../../main/fakes/shared/scripted-speech.ts';
 import { chunks, closeRawSockets, openRaw, waitFor, type RawSocket } from './raw-socket.ts';
@@ -20,17 +26,29 @@ const RATE = 24_000;
 const speech = (ms: number): string[] => chunks('speech', ms, RATE);
 const silence = (ms: number): string[] => chunks('silence', ms, RATE);
 
-async function connect(options: Parameters<typeof startFakeOpenAIRealtime>[0] = {}): Promise<{ client: RawSocket; server: FakeRealtimeConnection }> {
+async function connect(
+  options: Parameters<typeof startFakeOpenAIRealtime>[0] = {},
+): Promise<{ client: RawSocket; server: FakeRealtimeConnection }> {
   fake ??= await startFakeOpenAIRealtime({ setupDelayMs: 0, firstAudioAfterTurnEndMs: 0, ...options });
-  const client = await openRaw(`${fake.url}/realtime?model=gpt-realtime-2`, { Authorization: 'Bearer realtime-turns-key' });
+  const client = await openRaw(`${fake.url}/realtime?model=gpt-realtime-2`, {
+    Authorization: 'Bearer realtime-turns-key',
+  });
   await waitFor(() => client.messages.some((m) => m.type === 'session.created'), 'session.created');
   return { client, server: fake.connections.at(-1)! };
 }
 
-async function turnDetection(client: RawSocket, server: FakeRealtimeConnection, turn_detection: Record<string, unknown>): Promise<void> {
+async function turnDetection(
+  client: RawSocket,
+  server: FakeRealtimeConnection,
+  turn_detection: Record<string, unknown>,
+): Promise<void> {
   const updates = server.sessionUpdates + server.errors.length;
   client.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection } } } });
-  await server.waitFor(() => server.sessionUpdates + server.errors.length > updates, 5000, 'the session.update handled');
+  await server.waitFor(
+    () => server.sessionUpdates + server.errors.length > updates,
+    5000,
+    'the session.update handled',
+  );
 }
 
 /** Appends the audio and waits until the fake has taken all of it. */
@@ -41,7 +59,8 @@ async function send(client: RawSocket, server: FakeRealtimeConnection, ...parts:
 }
 
 /** What the fake sent (its own record: no race with the socket's delivery). */
-const events = (server: FakeRealtimeConnection, type: string): Record<string, unknown>[] => server.sent.filter((m) => m.type === type);
+const events = (server: FakeRealtimeConnection, type: string): Record<string, unknown>[] =>
+  server.sent.filter((m) => m.type === type);
 const stopped = (server: FakeRealtimeConnection): number => events(server, 'input_audio_buffer.speech_stopped').length;
 
 describe('fake realtime: server_vad', () => {
@@ -80,7 +99,9 @@ describe('fake realtime: server_vad', () => {
 
   it('threshold: a higher one needs louder audio to start speech', async () => {
     const { client, server } = await connect();
-    const quiet = chunks('speech', 400, RATE).map(() => pcmToBase64(new Int16Array(2400).map((_, i) => Math.round(3000 * Math.sin((2 * Math.PI * 440 * i) / RATE)))));
+    const quiet = chunks('speech', 400, RATE).map(() =>
+      pcmToBase64(new Int16Array(2400).map((_, i) => Math.round(3000 * Math.sin((2 * Math.PI * 440 * i) / RATE)))),
+    );
     await turnDetection(client, server, { type: 'server_vad', threshold: 0.9 });
     await send(client, server, quiet, silence(600));
     expect(events(server, 'input_audio_buffer.speech_started')).toHaveLength(0);
@@ -150,10 +171,30 @@ describe('fake realtime: the semantic_vad stand-in', () => {
   });
 
   it.each([
-    ['an unknown eagerness', { type: 'semantic_vad', eagerness: 'eager' }, 'invalid_value', 'session.audio.input.turn_detection.eagerness'],
-    ['a server_vad field on semantic_vad', { type: 'semantic_vad', silence_duration_ms: 800 }, 'unknown_parameter', 'session.audio.input.turn_detection.silence_duration_ms'],
-    ['a threshold above 1', { type: 'server_vad', threshold: 1.5 }, 'invalid_value', 'session.audio.input.turn_detection.threshold'],
-    ['a negative silence', { type: 'server_vad', silence_duration_ms: -5 }, 'invalid_value', 'session.audio.input.turn_detection.silence_duration_ms'],
+    [
+      'an unknown eagerness',
+      { type: 'semantic_vad', eagerness: 'eager' },
+      'invalid_value',
+      'session.audio.input.turn_detection.eagerness',
+    ],
+    [
+      'a server_vad field on semantic_vad',
+      { type: 'semantic_vad', silence_duration_ms: 800 },
+      'unknown_parameter',
+      'session.audio.input.turn_detection.silence_duration_ms',
+    ],
+    [
+      'a threshold above 1',
+      { type: 'server_vad', threshold: 1.5 },
+      'invalid_value',
+      'session.audio.input.turn_detection.threshold',
+    ],
+    [
+      'a negative silence',
+      { type: 'server_vad', silence_duration_ms: -5 },
+      'invalid_value',
+      'session.audio.input.turn_detection.silence_duration_ms',
+    ],
   ])('refuses %s with the service error event', async (_what, turn, code, param) => {
     const { client, server } = await connect();
     await turnDetection(client, server, turn);

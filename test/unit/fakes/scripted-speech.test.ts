@@ -16,7 +16,8 @@ function monoAt(stereo48k: Int16Array, rate: number): Int16Array {
 /** Two signals laid over each other, the second starting `offset` samples in (a talk-over). */
 function mix(a: Int16Array, b: Int16Array, offset: number): Int16Array {
   const out = new Int16Array(Math.max(a.length, offset + b.length));
-  for (let i = 0; i < out.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(((a[i] ?? 0) + (b[i - offset] ?? 0)) / 2)));
+  for (let i = 0; i < out.length; i++)
+    out[i] = Math.max(-32768, Math.min(32767, Math.round(((a[i] ?? 0) + (b[i - offset] ?? 0)) / 2)));
   return out;
 }
 
@@ -37,7 +38,9 @@ describe('SpeechScript', () => {
     const script = new SpeechScript();
     const first = monoAt(script.utterance('Remind me to email the client tomorrow.'), 16_000);
     const second = monoAt(script.utterance('And the launch party is on Saturday.'), 16_000);
-    expect(script.transcribe(mix(first, second, 32_000), 16_000)).toBe('Remind me to email the client tomorrow. And the launch party is on Saturday.');
+    expect(script.transcribe(mix(first, second, 32_000), 16_000)).toBe(
+      'Remind me to email the client tomorrow. And the launch party is on Saturday.',
+    );
   });
 
   it('streamed, writes the words as they are heard, each fragment holding the words of who was heard in it', () => {
@@ -68,8 +71,12 @@ describe('SpeechScript', () => {
 describe('answerAbout (the fake model answers from the words it received)', () => {
   it('answers a question about its words, a reminder and a decision with their own words; context lines get no answer', () => {
     expect(answerAbout('Tell me a one-line joke')).toContain('joke');
-    expect(answerAbout('Remind me to email the client tomorrow. And more.')).toBe("Sure, I'll remind you to email the client tomorrow.");
-    expect(answerAbout('We decided to ship the release on Friday.')).toBe('Noted as a decision: we decided to ship the release on Friday.');
+    expect(answerAbout('Remind me to email the client tomorrow. And more.')).toBe(
+      "Sure, I'll remind you to email the client tomorrow.",
+    );
+    expect(answerAbout('We decided to ship the release on Friday.')).toBe(
+      'Noted as a decision: we decided to ship the release on Friday.',
+    );
     expect(answerAbout('Which train goes to Lyon?')).toContain('which train goes to Lyon?');
     expect(answerAbout('The build is green')).toBe('Got it: the build is green.');
     expect(answerAbout('[Speaking now: Olga]')).toBe('');

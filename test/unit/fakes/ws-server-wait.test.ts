@@ -14,7 +14,12 @@ describe('waitUntil on watched events', () => {
   it('resolves at the watched event that makes the predicate hold, then removes its listeners', async () => {
     const emitter = new EventEmitter<Events>();
     let count = 0;
-    const waiting = waitUntil(watchEvents<Events>(emitter, ['message', 'close']), () => count >= 2, 10_000, () => 'never');
+    const waiting = waitUntil(
+      watchEvents<Events>(emitter, ['message', 'close']),
+      () => count >= 2,
+      10_000,
+      () => 'never',
+    );
     expect(emitter.listenerCount('message')).toBe(1);
     count = 2;
     emitter.emit('other'); // not watched: nothing re-checks yet
@@ -26,7 +31,14 @@ describe('waitUntil on watched events', () => {
 
   it('rejects with the description after the timeout and removes its listeners', async () => {
     const emitter = new EventEmitter<Events>();
-    await expect(waitUntil(watchEvents<Events>(emitter, ['message']), () => false, 20, () => 'nothing came')).rejects.toThrow('nothing came');
+    await expect(
+      waitUntil(
+        watchEvents<Events>(emitter, ['message']),
+        () => false,
+        20,
+        () => 'nothing came',
+      ),
+    ).rejects.toThrow('nothing came');
     expect(emitter.listenerCount('message')).toBe(0);
   });
 

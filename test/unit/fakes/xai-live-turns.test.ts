@@ -3,7 +3,12 @@
 // silence_duration_ms (docs.x.ai Session Parameters); GPT-Live has its own window and no turn
 // setting on the wire (a turn_detection field is refused as unknown). Raw sockets.
 import { afterEach, describe, expect, it } from 'vitest';
-import { GPT_LIVE_SILENCE_MS, startFakeOpenAILive, type FakeLiveConnection, type FakeOpenAILive } from '../../../main/fakes/openai/index.ts';
+import {
+  GPT_LIVE_SILENCE_MS,
+  startFakeOpenAILive,
+  type FakeLiveConnection,
+  type FakeOpenAILive,
+} from '../../../main/fakes/openai/index.ts';
 import { startFakeXai, type FakeXai, type FakeXaiConnection } from '../../../main/fakes/xai/server.ts';
 import { chunks, closeRawSockets, openRaw, waitFor, type RawSocket } from './raw-socket.ts';
 
@@ -21,7 +26,9 @@ describe('fake xai: server_vad', () => {
   async function connect(): Promise<{ client: RawSocket; server: FakeXaiConnection; fake: FakeXai }> {
     const fake = await startFakeXai({ setupDelayMs: 0, firstAudioAfterTurnEndMs: 0, pingEveryMs: null });
     fakes.push(fake);
-    const client = await openRaw(`${fake.url}/realtime?model=grok-voice-latest`, { Authorization: 'Bearer xai-turns-key' });
+    const client = await openRaw(`${fake.url}/realtime?model=grok-voice-latest`, {
+      Authorization: 'Bearer xai-turns-key',
+    });
     await waitFor(() => client.messages.some((m) => m.type === 'conversation.created'), 'conversation.created');
     return { client, server: fake.connections.at(-1)!, fake };
   }
@@ -32,11 +39,15 @@ describe('fake xai: server_vad', () => {
     await server.waitFor(() => server.audio.length === target, 5000, 'the audio taken');
   }
 
-  const stopped = (server: FakeXaiConnection): number => server.sent.filter((m) => m.type === 'input_audio_buffer.speech_stopped').length;
+  const stopped = (server: FakeXaiConnection): number =>
+    server.sent.filter((m) => m.type === 'input_audio_buffer.speech_stopped').length;
 
   it('silence_duration_ms 800: a 700 ms pause is not a turn end; 900 ms of quiet is; no audio ends nothing', async () => {
     const { client, server } = await connect();
-    client.send({ type: 'session.update', session: { turn_detection: { type: 'server_vad', silence_duration_ms: 800 } } });
+    client.send({
+      type: 'session.update',
+      session: { turn_detection: { type: 'server_vad', silence_duration_ms: 800 } },
+    });
     await server.waitFor(() => server.sessionUpdates === 1, 5000, 'the update');
     await send(client, server, speech(400), silence(700), speech(300));
     await new Promise((r) => setTimeout(r, 1000));
@@ -63,7 +74,9 @@ describe('fake xai: server_vad', () => {
 });
 
 describe('fake gpt-live: its own window', () => {
-  async function connect(session: Record<string, unknown> = {}): Promise<{ client: RawSocket; server: FakeLiveConnection; turns: number[] }> {
+  async function connect(
+    session: Record<string, unknown> = {},
+  ): Promise<{ client: RawSocket; server: FakeLiveConnection; turns: number[] }> {
     const fake: FakeOpenAILive = await startFakeOpenAILive({ setupDelayMs: 0, firstAudioAfterTurnEndMs: 0 });
     fakes.push(fake);
     const client = await openRaw(`${fake.url}/live/sessions`, { Authorization: 'Bearer live-turns-key' });
@@ -71,8 +84,14 @@ describe('fake gpt-live: its own window', () => {
     const server = fake.connections[0]!;
     const turns: number[] = [];
     server.on('userTurn', (turn) => turns.push(turn.ms));
-    client.send({ type: 'session.start', session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: RATE } }, ...session } });
-    await waitFor(() => client.messages.some((m) => m.type === 'session.started' || m.type === 'error'), 'session.started');
+    client.send({
+      type: 'session.start',
+      session: { model: 'gpt-live-1.1', audio: { format: { type: 'audio/pcm', rate: RATE } }, ...session },
+    });
+    await waitFor(
+      () => client.messages.some((m) => m.type === 'session.started' || m.type === 'error'),
+      'session.started',
+    );
     return { client, server, turns };
   }
 
@@ -101,7 +120,11 @@ describe('fake gpt-live: its own window', () => {
 
   it.each([
     ['at the top of the session', { turn_detection: { type: 'server_vad' } }, 'session.turn_detection'],
-    ['under audio', { audio: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: { type: 'semantic_vad' } } }, 'session.audio.turn_detection'],
+    [
+      'under audio',
+      { audio: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: { type: 'semantic_vad' } } },
+      'session.audio.turn_detection',
+    ],
   ])('has no turn setting: turn_detection %s is an unknown parameter', async (_where, session, param) => {
     const { client, server } = await connect(session);
     expect(server.sessionId).toBeNull();

@@ -71,7 +71,9 @@ export class FakeSecrets {
 
   jwt(): string {
     const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ sub: 'fake-user', name: 'FAKE', iat: 1700000000 })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: 'fake-user', name: 'FAKE', iat: 1700000000 })).toString(
+      'base64url',
+    );
     return `${header}.${payload}.${this.fake(43, B64URL)}`;
   }
 

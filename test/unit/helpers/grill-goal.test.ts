@@ -11,7 +11,7 @@ const caller = fakes.snowflake();
 const COMPLETE = [
   '## Call notes',
   '- **Objective:** move the sidecar token file to voice-users with mode 0600',
-  '- Constraints: don\'t break existing CLI clients; ship by Friday',
+  "- Constraints: don't break existing CLI clients; ship by Friday",
   '- Owner: Dana',
   '- Risk: old clients lose access if the path changes; rollback by restoring the old file',
   '- Next command: `npm run build && node main/cli.ts headless`',
@@ -19,7 +19,14 @@ const COMPLETE = [
 ].join('\n');
 
 let seq = 0;
-const note = (kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({ id: String(++seq), ts: 1_700_000_000 + seq, kind, text, speaker, callId: 'call-1' });
+const note = (kind: NoteEvent['kind'], text: string, speaker?: string): NoteEvent => ({
+  id: String(++seq),
+  ts: 1_700_000_000 + seq,
+  kind,
+  text,
+  speaker,
+  callId: 'call-1',
+});
 
 const SPOKEN: NoteEvent[] = [
   note('state', 'connected'),
@@ -72,7 +79,13 @@ describe('liveGrill', () => {
   });
 
   it('takes commands from `$ ` lines and test names from prose', () => {
-    const result = liveGrill({ notes: ['Goal: rotate the webhook signing secret for the alerts channel', '$ node scripts/rotate.ts --channel alerts', 'Done when test/unit/notify/webhook.test.ts is green.'] });
+    const result = liveGrill({
+      notes: [
+        'Goal: rotate the webhook signing secret for the alerts channel',
+        '$ node scripts/rotate.ts --channel alerts',
+        'Done when test/unit/notify/webhook.test.ts is green.',
+      ],
+    });
     expect(result.fields.next_command).toBe('node scripts/rotate.ts --channel alerts');
     expect(result.fields.verification_test).toBe('test/unit/notify/webhook.test.ts');
   });
@@ -88,7 +101,9 @@ describe('liveGrill', () => {
 
   it('redacts secrets and neutralizes mentions in what it extracts', () => {
     const token = fakes.githubToken();
-    const result = liveGrill({ notes: `Objective: @everyone deploy with ${token} now\nOwner: <@${caller}>\nNext command: \`curl -H "Authorization: Bearer ${fakes.opaque(30)}" https://x.test\`` });
+    const result = liveGrill({
+      notes: `Objective: @everyone deploy with ${token} now\nOwner: <@${caller}>\nNext command: \`curl -H "Authorization: Bearer ${fakes.opaque(30)}" https://x.test\``,
+    });
     expect(result.fields.objective).toBe('[everyone] deploy with [REDACTED:github_token] now');
     expect(result.fields.owner).toBe(`[user ${caller}]`);
     expect(result.fields.next_command).toBe('curl -H "Authorization: Bearer [REDACTED:bearer_token]" https://x.test');
@@ -124,7 +139,9 @@ describe('goalSynth', () => {
   it('falls back to a clarifying goal on empty notes', () => {
     const result = goalSynth({ notes: [] });
     expect(result.goal).toBe('Clarify the objective of this call with the caller before acting');
-    expect(result.subgoals[0]).toBe('Ask the caller: What exactly should be true when this is done? Say it in one sentence.');
+    expect(result.subgoals[0]).toBe(
+      'Ask the caller: What exactly should be true when this is done? Say it in one sentence.',
+    );
   });
 
   it('accepts a grill result directly', () => {
@@ -146,7 +163,9 @@ describe('goalSynth', () => {
     ].join('\n');
     const result = goalSynth({ notes: adversarial });
     const lines = result.text.split('\n');
-    expect(lines[0]).toBe(`/goal [everyone] ship it for [user ${caller}] and [role 456789012345678901] [here] goal hijack`);
+    expect(lines[0]).toBe(
+      `/goal [everyone] ship it for [user ${caller}] and [role 456789012345678901] [here] goal hijack`,
+    );
     expect(lines.slice(1).every((l) => l.startsWith('/subgoal '))).toBe(true);
     expect(lines.filter((l) => l.startsWith('/goal'))).toHaveLength(1);
     for (const line of lines.slice(1)) expect(line.slice('/subgoal '.length)).not.toMatch(/(?:^|\s)\/(?:sub)?goal\b/);
@@ -162,7 +181,14 @@ describe('goalSynth', () => {
 
   it('stays within 2000 characters on over-long input', () => {
     const long = (label: string, n: number) => `${label}: ${'very long words '.repeat(n)}`;
-    const notes = [long('Objective', 200), ...Array.from({ length: 40 }, (_, i) => long(`Constraint ${i}`, 50)), long('Constraints', 80) + '; ' + 'x'.repeat(5000), long('Risk', 100), long('Owner', 60), long('Verification', 100)];
+    const notes = [
+      long('Objective', 200),
+      ...Array.from({ length: 40 }, (_, i) => long(`Constraint ${i}`, 50)),
+      long('Constraints', 80) + '; ' + 'x'.repeat(5000),
+      long('Risk', 100),
+      long('Owner', 60),
+      long('Verification', 100),
+    ];
     const result = goalSynth({ notes });
     expect(result.text.length).toBeLessThanOrEqual(DISCORD_MESSAGE_LIMIT);
     expect(result.goal.length).toBeLessThanOrEqual(400);

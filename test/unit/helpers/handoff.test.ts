@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../../main/core/api-types.ts';
-import { buildHandoff, handoffDir, registerHelperTools, writeHandoffFiles } from '../../../main/core/tools/helpers/index.ts';
+import {
+  buildHandoff,
+  handoffDir,
+  registerHelperTools,
+  writeHandoffFiles,
+} from '../../../main/core/tools/helpers/index.ts';
 import { ToolRegistry } from '../../../main/core/tools/registry.ts';
 import { FakeSecrets } from './fake-secrets.ts';
 
@@ -20,8 +25,22 @@ describe('buildHandoff', () => {
     const jwt = fakes.jwt();
     const notes: NoteEvent[] = [
       { id: 'a', ts: 1, kind: 'state', text: 'connected' },
-      { id: 'b', ts: 2, kind: 'input_transcript', speaker: '123456789012345678', text: `Objective: point alerts at ${hook}` },
-      { id: 'c', ts: 3, kind: 'note', text: 'Owner: Ana\nVerification: `npx vitest run test/unit/notify`\nsession ' + jwt + '\n```js\nconsole.log("unclosed fence")' },
+      {
+        id: 'b',
+        ts: 2,
+        kind: 'input_transcript',
+        speaker: '123456789012345678',
+        text: `Objective: point alerts at ${hook}`,
+      },
+      {
+        id: 'c',
+        ts: 3,
+        kind: 'note',
+        text:
+          'Owner: Ana\nVerification: `npx vitest run test/unit/notify`\nsession ' +
+          jwt +
+          '\n```js\nconsole.log("unclosed fence")',
+      },
     ];
     const { markdown, json } = buildHandoff({ notes, title: 'Alerts @everyone', callId: 'call-7', now });
     expect(json).toMatchObject({
@@ -31,10 +50,18 @@ describe('buildHandoff', () => {
       call_id: 'call-7',
       source: { utterances: 2 },
       redactions: { total: 2, by_kind: { slack_webhook: 1, jwt: 1 } },
-      brief: { fields: { objective: 'point alerts at [REDACTED:slack_webhook]', owner: 'Ana', verification_test: '`npx vitest run test/unit/notify`' } },
+      brief: {
+        fields: {
+          objective: 'point alerts at [REDACTED:slack_webhook]',
+          owner: 'Ana',
+          verification_test: '`npx vitest run test/unit/notify`',
+        },
+      },
     });
     expect(json.goal.text.startsWith('/goal point alerts at [REDACTED:slack_webhook]\n')).toBe(true);
-    expect(json.notes_excerpt).toContain('caller 123456789012345678: Objective: point alerts at [REDACTED:slack_webhook]');
+    expect(json.notes_excerpt).toContain(
+      'caller 123456789012345678: Objective: point alerts at [REDACTED:slack_webhook]',
+    );
     const serialized = JSON.stringify(json) + markdown;
     expect(serialized).not.toContain(hook);
     expect(serialized).not.toContain(jwt);
@@ -61,7 +88,12 @@ describe('writeHandoffFiles', () => {
     const second = await writeHandoffFiles(dir, handoff, now);
     expect(path.basename(first.markdown_path)).toBe('2025-03-04T05-06-07-089Z.md');
     expect(path.basename(second.json_path)).toBe('2025-03-04T05-06-07-089Z-2.json');
-    expect(readdirSync(dir).sort()).toEqual(['2025-03-04T05-06-07-089Z-2.json', '2025-03-04T05-06-07-089Z-2.md', '2025-03-04T05-06-07-089Z.json', '2025-03-04T05-06-07-089Z.md']);
+    expect(readdirSync(dir).sort()).toEqual([
+      '2025-03-04T05-06-07-089Z-2.json',
+      '2025-03-04T05-06-07-089Z-2.md',
+      '2025-03-04T05-06-07-089Z.json',
+      '2025-03-04T05-06-07-089Z.md',
+    ]);
     expect(JSON.parse(readFileSync(first.json_path, 'utf8'))).toEqual(handoff.json);
     expect(readFileSync(first.markdown_path, 'utf8')).toBe(handoff.markdown);
     expect(statSync(first.json_path).mode & 0o777).toBe(0o600);
@@ -70,7 +102,15 @@ describe('writeHandoffFiles', () => {
 });
 
 describe('sora_handoff tool', () => {
-  const currentNotes: NoteEvent[] = [{ id: '1', ts: 1, kind: 'input_transcript', text: 'The goal is to renew the TLS certificate before Friday.', callId: 'live-1' }];
+  const currentNotes: NoteEvent[] = [
+    {
+      id: '1',
+      ts: 1,
+      kind: 'input_transcript',
+      text: 'The goal is to renew the TLS certificate before Friday.',
+      callId: 'live-1',
+    },
+  ];
 
   it('reads the current call, and reports a failing notify without failing the hand-off', async () => {
     const registry = registerHelperTools(new ToolRegistry(), {
@@ -92,7 +132,10 @@ describe('sora_handoff tool', () => {
   it('says notify is unavailable without a dispatcher, and needs notes without a running call', async () => {
     const registry = registerHelperTools(new ToolRegistry(), { agentHome: path.join(home, 'c'), now: () => now });
     const ok = await registry.invoke('sora_handoff', { text: 'Objective: a b c', notify: true }, { caller: 'test' });
-    expect((ok as { result: { notified: unknown } }).result.notified).toEqual({ status: 'unavailable', detail: 'no notification dispatcher in this process' });
+    expect((ok as { result: { notified: unknown } }).result.notified).toEqual({
+      status: 'unavailable',
+      detail: 'no notification dispatcher in this process',
+    });
     const empty = await registry.invoke('sora_handoff', {}, { caller: 'test' });
     expect(empty).toMatchObject({ ok: false, error: { code: 'invalid_args' } });
   });
@@ -101,6 +144,10 @@ describe('sora_handoff tool', () => {
     const registry = registerHelperTools(new ToolRegistry(), { agentHome: home });
     const decls = registry.declarations();
     expect(decls.map((d) => d.name)).toEqual(['sora_redact', 'sora_live_grill', 'sora_goal_synth', 'sora_handoff']);
-    expect(decls[0]!.parameters).toMatchObject({ type: 'object', required: ['text'], properties: { text: { type: 'string' }, max_chars: { type: 'integer' } } });
+    expect(decls[0]!.parameters).toMatchObject({
+      type: 'object',
+      required: ['text'],
+      properties: { text: { type: 'string' }, max_chars: { type: 'integer' } },
+    });
   });
 });

@@ -19,13 +19,23 @@ describe('logger + redactText', () => {
       },
     });
     const logger = createLogger({ destination, redactText, level: 'info' });
-    logger.info({ url: `wss://live.example.test/ws?key=${key}`, version: '1.2.3', host: 'api.example.com' }, `posting to ${hook}`);
+    logger.info(
+      { url: `wss://live.example.test/ws?key=${key}`, version: '1.2.3', host: 'api.example.com' },
+      `posting to ${hook}`,
+    );
     logger.error({ err: new Error(`request to ${hook} failed`) }, 'webhook failed');
     const out = lines.join('');
     expect(out).not.toContain(hook);
     expect(out).not.toContain(key);
     const first = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(first).toMatchObject({ msg: 'posting to [REDACTED:discord_webhook]', url: 'wss://live.example.test/ws?key=[REDACTED:google_api_key]', version: '1.2.3', host: 'api.example.com' });
-    expect((JSON.parse(lines[1]!) as { err: { message: string } }).err.message).toBe('request to [REDACTED:discord_webhook] failed');
+    expect(first).toMatchObject({
+      msg: 'posting to [REDACTED:discord_webhook]',
+      url: 'wss://live.example.test/ws?key=[REDACTED:google_api_key]',
+      version: '1.2.3',
+      host: 'api.example.com',
+    });
+    expect((JSON.parse(lines[1]!) as { err: { message: string } }).err.message).toBe(
+      'request to [REDACTED:discord_webhook] failed',
+    );
   });
 });

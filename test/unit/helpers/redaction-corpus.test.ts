@@ -18,59 +18,144 @@ const jsonLine = (key: string): [string, string] => [`{"level":30,"msg":"config"
 
 function positives(): PositiveCase[] {
   const cases: PositiveCase[] = [];
-  const add = (name: string, kind: string, before: string, secret: string, after: string) => cases.push({ name, kind, before, secret, after });
+  const add = (name: string, kind: string, before: string, secret: string, after: string) =>
+    cases.push({ name, kind, before, secret, after });
 
   // Discord
   const bot = f.discordBotToken();
   add('discord bot token in prose', 'discord_bot_token', 'the bot token is ', bot, ', please rotate it');
-  add('discord bot token in env line', 'discord_bot_token', 'DISCORD_BOT_TOKEN=', f.discordBotToken(), '\nGEMINI_MODEL=gemini-live');
+  add(
+    'discord bot token in env line',
+    'discord_bot_token',
+    'DISCORD_BOT_TOKEN=',
+    f.discordBotToken(),
+    '\nGEMINI_MODEL=gemini-live',
+  );
   add('discord bot token in Authorization: Bot', 'discord_bot_token', 'Authorization: Bot ', f.discordBotToken(), '');
   add('discord bot token in JSON', 'discord_bot_token', ...wrap(jsonLine('value'), f.discordBotToken()));
   add('discord webhook (discord.com)', 'discord_webhook', 'posting to ', f.discordWebhook(), ' now');
-  add('discord webhook (discordapp.com, v10)', 'discord_webhook', 'url=', f.discordWebhook('discordapp.com', '/v10'), ' status=204');
+  add(
+    'discord webhook (discordapp.com, v10)',
+    'discord_webhook',
+    'url=',
+    f.discordWebhook('discordapp.com', '/v10'),
+    ' status=204',
+  );
   add('discord webhook (ptb)', 'discord_webhook', '[', f.discordWebhook('ptb.discord.com'), '](link)');
-  add('discord webhook (canary) with query', 'discord_webhook', 'POST ', f.discordWebhook('canary.discord.com', '/v9') + '?wait=true', ' failed: 429');
+  add(
+    'discord webhook (canary) with query',
+    'discord_webhook',
+    'POST ',
+    f.discordWebhook('canary.discord.com', '/v9') + '?wait=true',
+    ' failed: 429',
+  );
   add('discord webhook in JSON', 'discord_webhook', '{"webhook_url": "', f.discordWebhook(), '"}');
   // Slack / Teams / generic webhooks
   add('slack webhook in prose', 'slack_webhook', 'Slack hook: ', f.slackWebhook(), ' (ops channel)');
   add('slack webhook in YAML', 'slack_webhook', 'alerts:\n  slack: ', f.slackWebhook(), '\n  level: warn');
   add('teams webhook', 'teams_webhook', 'Teams connector ', f.teamsWebhook(), ' was added');
   add('power automate webhook', 'teams_webhook', 'flow url: ', f.powerAutomateWebhook(), '');
-  add('generic webhook with secret path', 'webhook_url', 'curl -X POST ', `https://hooks.example.test/webhooks/${f.opaque(32)}`, ' -d @body.json');
-  add('zapier-like catch hook', 'webhook_url', 'zap: ', `https://hooks.zapier.test/hooks/catch/${f.digits(7)}/${f.opaque(20)}/`, '');
-  add('zapier catch hook with its real short key', 'webhook_url', 'POST to ', `https://hooks.zapier.com/hooks/catch/${f.digits(7)}/${f.opaque(7).toLowerCase()}/`, ' on every build');
+  add(
+    'generic webhook with secret path',
+    'webhook_url',
+    'curl -X POST ',
+    `https://hooks.example.test/webhooks/${f.opaque(32)}`,
+    ' -d @body.json',
+  );
+  add(
+    'zapier-like catch hook',
+    'webhook_url',
+    'zap: ',
+    `https://hooks.zapier.test/hooks/catch/${f.digits(7)}/${f.opaque(20)}/`,
+    '',
+  );
+  add(
+    'zapier catch hook with its real short key',
+    'webhook_url',
+    'POST to ',
+    `https://hooks.zapier.com/hooks/catch/${f.digits(7)}/${f.opaque(7).toLowerCase()}/`,
+    ' on every build',
+  );
   add('ntfy topic', 'ntfy_topic', 'curl -d "done" https://ntfy.sh/', `lvb-${f.opaque(10)}`, '');
   add('self-hosted ntfy topic', 'ntfy_topic', 'notify ntfy.example.test/', `alerts_${f.opaque(8)}`, ' when it fails');
   // Secrets said in prose
   add('password in prose', 'prose_secret', 'the password is ', `Tr${f.opaque(8)}7`, ', do not share it');
   add('short api key in prose', 'prose_secret', 'My API key is: ', `Kq${f.digits(6)}`, '');
   add('pin in prose', 'prose_secret', 'the door PIN was ', f.digits(6), ' last week');
-  add('ifttt-like trigger key', 'webhook_url', 'ifttt ', `https://maker.ifttt.test/trigger/door_open/with/key/${f.opaque(22)}`, ' fired');
+  add(
+    'ifttt-like trigger key',
+    'webhook_url',
+    'ifttt ',
+    `https://maker.ifttt.test/trigger/door_open/with/key/${f.opaque(22)}`,
+    ' fired',
+  );
   // JWTs
   add('jwt in prose', 'jwt', 'session jwt ', f.jwt(), ' expired at noon');
   add('jwt in JSON', 'jwt', '{"id_token":"', f.jwt(), '","expires_in":3600}');
-  add('jwt in URL fragment', 'jwt', 'https://app.example.test/cb#state=xyz&access_token=', f.jwt(), '&token_type=bearer');
+  add(
+    'jwt in URL fragment',
+    'jwt',
+    'https://app.example.test/cb#state=xyz&access_token=',
+    f.jwt(),
+    '&token_type=bearer',
+  );
   // Authorization
-  add('bearer header in curl', 'bearer_token', 'curl -H "Authorization: Bearer ', f.opaque(40), '" https://api.example.test/v1');
+  add(
+    'bearer header in curl',
+    'bearer_token',
+    'curl -H "Authorization: Bearer ',
+    f.opaque(40),
+    '" https://api.example.test/v1',
+  );
   add('bearer JWT header', 'jwt', 'Authorization: Bearer ', f.jwt(), '');
   add('basic auth header', 'basic_auth', 'authorization: Basic ', f.basicCredentials(), '\r\nhost: example.test');
   add('authorization in JSON headers', 'bearer_token', '{"headers":{"Authorization":"Bearer ', f.opaque(36), '"}}');
   add('bare bearer in log', 'bearer_token', 'retrying with bearer ', f.opaque(32), ' after 401');
   add('github token header', 'github_token', 'Authorization: token ', f.githubToken(), '');
   // URL credentials and query params
-  add('postgres URL password', 'url_credentials', 'DATABASE_URL=postgres://app:', f.opaque(16), '@db.internal:5432/app');
-  add('https URL password', 'gitlab_token', 'git clone https://oauth2:', f.gitlabToken(), '@gitlab.example.test/group/repo.git');
+  add(
+    'postgres URL password',
+    'url_credentials',
+    'DATABASE_URL=postgres://app:',
+    f.opaque(16),
+    '@db.internal:5432/app',
+  );
+  add(
+    'https URL password',
+    'gitlab_token',
+    'git clone https://oauth2:',
+    f.gitlabToken(),
+    '@gitlab.example.test/group/repo.git',
+  );
   add('redis URL password', 'url_credentials', 'connecting to redis://default:', f.opaque(20), '@127.0.0.1:6379/0');
   add('token query param', 'secret_param', 'GET /v1/stream?token=', f.opaque(24), '&format=json 200');
   add('api_key query param', 'secret_param', 'https://api.example.test/data?city=Oslo&api_key=', f.opaque(32), '');
-  add('key query param (gemini websocket)', 'google_api_key', 'wss://generativelanguage.example.test/ws/Live?key=', f.googleApiKey(), '');
+  add(
+    'key query param (gemini websocket)',
+    'google_api_key',
+    'wss://generativelanguage.example.test/ws/Live?key=',
+    f.googleApiKey(),
+    '',
+  );
   add('key query param opaque', 'secret_param', 'https://maps.example.test/js?key=', f.opaque(30), '&callback=init');
   add('password query param', 'secret_param', '/login?user=bob&password=', `Hunter${f.digits(6)}`, '&next=%2F');
   add('secret query param in log', 'secret_param', 'GET /oauth/cb?code=ok&secret=', f.opaque(28), ' HTTP/1.1');
-  add('signature query param', 'secret_param', 'https://bucket.example.test/obj?X-Amz-Expires=900&X-Amz-Signature=', f.chars(64, HEX), '');
+  add(
+    'signature query param',
+    'secret_param',
+    'https://bucket.example.test/obj?X-Amz-Expires=900&X-Amz-Signature=',
+    f.chars(64, HEX),
+    '',
+  );
   // env lines and assignments
   add('env GEMINI_API_KEY opaque', 'secret_assignment', 'GEMINI_API_KEY=', f.opaque(30), '\n');
-  add('env export DB_PASSWORD', 'secret_assignment', 'export DB_PASSWORD=', `pw-${f.opaque(14)}`, '\nexport DB_HOST=db');
+  add(
+    'env export DB_PASSWORD',
+    'secret_assignment',
+    'export DB_PASSWORD=',
+    `pw-${f.opaque(14)}`,
+    '\nexport DB_HOST=db',
+  );
   add('env quoted CLIENT_SECRET', 'secret_assignment', 'CLIENT_SECRET="', f.opaque(26), '"');
   add('env STRIPE_KEY', 'secret_assignment', 'STRIPE_KEY=', f.opaque(24), '');
   add('yaml password', 'secret_assignment', 'db:\n  user: app\n  password: ', `Zq${f.opaque(12)}!`, '\n  host: db');
@@ -85,7 +170,13 @@ function positives(): PositiveCase[] {
   add('anthropic key', 'anthropic_api_key', 'ANTHROPIC_API_KEY=', f.anthropicKey(), '');
   add('github classic pat', 'github_token', 'pushed with ', f.githubToken('ghp'), ' yesterday');
   add('github oauth token', 'github_token', 'gh auth token → ', f.githubToken('gho'), '');
-  add('github app token in URL', 'github_token', 'https://x-access-token:', f.githubToken('ghs'), '@github.com/org/repo.git');
+  add(
+    'github app token in URL',
+    'github_token',
+    'https://x-access-token:',
+    f.githubToken('ghs'),
+    '@github.com/org/repo.git',
+  );
   add('github fine-grained pat', 'github_token', 'GH_TOKEN=', f.githubFineGrained(), '');
   add('gitlab pat', 'gitlab_token', 'gitlab token ', f.gitlabToken(), ' expires friday');
   add('slack bot token', 'slack_token', 'SLACK_BOT_TOKEN=', f.slackBotToken(), '');
@@ -202,7 +293,32 @@ describe('redaction corpus', () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
     expect(clean.length).toBeGreaterThanOrEqual(40);
     const kinds = new Set(cases.map((c) => c.kind));
-    for (const kind of ['discord_bot_token', 'discord_webhook', 'slack_webhook', 'teams_webhook', 'webhook_url', 'jwt', 'bearer_token', 'basic_auth', 'url_credentials', 'secret_param', 'secret_assignment', 'google_api_key', 'openai_api_key', 'anthropic_api_key', 'github_token', 'gitlab_token', 'slack_token', 'stripe_key', 'aws_access_key_id', 'aws_secret_access_key', 'telegram_bot_token', 'npm_token', 'pem_private_key', 'high_entropy_secret']) {
+    for (const kind of [
+      'discord_bot_token',
+      'discord_webhook',
+      'slack_webhook',
+      'teams_webhook',
+      'webhook_url',
+      'jwt',
+      'bearer_token',
+      'basic_auth',
+      'url_credentials',
+      'secret_param',
+      'secret_assignment',
+      'google_api_key',
+      'openai_api_key',
+      'anthropic_api_key',
+      'github_token',
+      'gitlab_token',
+      'slack_token',
+      'stripe_key',
+      'aws_access_key_id',
+      'aws_secret_access_key',
+      'telegram_bot_token',
+      'npm_token',
+      'pem_private_key',
+      'high_entropy_secret',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
   });

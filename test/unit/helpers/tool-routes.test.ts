@@ -18,8 +18,22 @@ const token = fakes.fake(40);
 const caller = fakes.snowflake();
 const callToken = fakes.discordBotToken();
 const currentNotes: NoteEvent[] = [
-  { id: '1', ts: 1, kind: 'input_transcript', speaker: caller, text: 'The goal is to publish the nightly build to the beta channel.', callId: 'call-42' },
-  { id: '2', ts: 2, kind: 'input_transcript', speaker: caller, text: `Dana will do it. Oh and the bot token is ${callToken} but don't share it.`, callId: 'call-42' },
+  {
+    id: '1',
+    ts: 1,
+    kind: 'input_transcript',
+    speaker: caller,
+    text: 'The goal is to publish the nightly build to the beta channel.',
+    callId: 'call-42',
+  },
+  {
+    id: '2',
+    ts: 2,
+    kind: 'input_transcript',
+    speaker: caller,
+    text: `Dana will do it. Oh and the bot token is ${callToken} but don't share it.`,
+    callId: 'call-42',
+  },
   { id: '3', ts: 3, kind: 'output_transcript', text: 'Understood.', callId: 'call-42' },
 ];
 
@@ -38,7 +52,13 @@ beforeAll(async () => {
       return { status: 'ok', channel: 'dm' };
     },
   });
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token, logger: silentLogger(), routes: [(app) => registerToolRoutes(app, { registry })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token,
+    logger: silentLogger(),
+    routes: [(app) => registerToolRoutes(app, { registry })],
+  });
   await sidecar.listen();
   port = Number(new URL(sidecar.url).port);
 });
@@ -64,28 +84,51 @@ describe('POST /tools/:name', () => {
     const res = await post('/tools/sora_redact', { text: `send to ${hook} please`, max_chars: 500 });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.json).toEqual({ text: 'send to [REDACTED:discord_webhook] please', redactions: [{ kind: 'discord_webhook', start: 8, end: 8 + hook.length }], truncated: false });
+    expect(res.json).toEqual({
+      text: 'send to [REDACTED:discord_webhook] please',
+      redactions: [{ kind: 'discord_webhook', start: 8, end: 8 + hook.length }],
+      truncated: false,
+    });
   });
 
   it('sora_live_grill works on given notes, and on the current call when given none', async () => {
-    const given = await post('/tools/sora_live_grill', { text: 'Objective: rotate the webhook secret today\nOwner: Sam', max_questions: 2 });
+    const given = await post('/tools/sora_live_grill', {
+      text: 'Objective: rotate the webhook secret today\nOwner: Sam',
+      max_questions: 2,
+    });
     expect(given.status).toBe(200);
-    expect(given.json).toMatchObject({ fields: { objective: 'rotate the webhook secret today', owner: 'Sam' }, complete: false });
+    expect(given.json).toMatchObject({
+      fields: { objective: 'rotate the webhook secret today', owner: 'Sam' },
+      complete: false,
+    });
     expect((given.json as { questions: string[] }).questions).toHaveLength(2);
 
     const current = await post('/tools/sora_live_grill', {});
     expect(current.status).toBe(200);
-    const body = current.json as { fields: { objective: string; owner: string; constraints: string[] }; markdown: string };
+    const body = current.json as {
+      fields: { objective: string; owner: string; constraints: string[] };
+      markdown: string;
+    };
     expect(body.fields.objective).toBe('publish the nightly build to the beta channel');
     expect(body.fields.owner).toBe('Dana');
     expect(current.text).not.toContain(callToken);
   });
 
   it('sora_goal_synth returns a /goal block, from notes or from a grill result', async () => {
-    const res = await post('/tools/sora_goal_synth', { notes: ['Goal: ship the tray icon fix', 'Next command: `npm run dist`'] });
+    const res = await post('/tools/sora_goal_synth', {
+      notes: ['Goal: ship the tray icon fix', 'Next command: `npm run dist`'],
+    });
     expect(res.status).toBe(200);
-    expect((res.json as { text: string }).text).toBe('/goal ship the tray icon fix\n/subgoal Run `npm run dist`\n' + (res.json as { subgoals: string[] }).subgoals.slice(1).map((s) => `/subgoal ${s}`).join('\n'));
-    const fromGrill = await post('/tools/sora_goal_synth', { grill_result: { fields: { objective: 'say hi to <@123456789012345678>' } } });
+    expect((res.json as { text: string }).text).toBe(
+      '/goal ship the tray icon fix\n/subgoal Run `npm run dist`\n' +
+        (res.json as { subgoals: string[] }).subgoals
+          .slice(1)
+          .map((s) => `/subgoal ${s}`)
+          .join('\n'),
+    );
+    const fromGrill = await post('/tools/sora_goal_synth', {
+      grill_result: { fields: { objective: 'say hi to <@123456789012345678>' } },
+    });
     expect(fromGrill.status).toBe(200);
     expect((fromGrill.json as { text: string }).text).toBe('/goal say hi to [user 123456789012345678]');
   });
@@ -95,7 +138,11 @@ describe('POST /tools/:name', () => {
     expect(res.status).toBe(200);
     const body = res.json as { markdown_path: string; json_path: string; goal_text: string; redactions: number };
     expect(path.dirname(body.markdown_path)).toBe(path.join(home, 'voice-users', 'handoffs'));
-    const doc = JSON.parse(readFileSync(body.json_path, 'utf8')) as { call_id: string; title: string; goal: { text: string } };
+    const doc = JSON.parse(readFileSync(body.json_path, 'utf8')) as {
+      call_id: string;
+      title: string;
+      goal: { text: string };
+    };
     expect(doc).toMatchObject({ call_id: 'call-42', title: 'Nightly build' });
     expect(doc.goal.text).toBe(body.goal_text);
     expect(readFileSync(body.markdown_path, 'utf8')).toContain('# Hand-off: Nightly build');
@@ -130,7 +177,13 @@ describe('POST /tools/:name', () => {
   });
 
   it('is behind the sidecar token like every route', async () => {
-    const res = await rawRequest({ port, method: 'POST', path: '/tools/sora_redact', headers: { 'content-type': 'application/json' }, body: '{"text":"hi"}' });
+    const res = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/tools/sora_redact',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"hi"}',
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -139,7 +192,11 @@ describe('POST /handoff', () => {
   it('hands off given notes and delivers through notify when asked', async () => {
     const before = readdirSync(path.join(home, 'voice-users', 'handoffs')).length;
     notified.length = 0;
-    const res = await post('/handoff', { notes: ['Objective: migrate the schedule file', '@everyone Owner: Priya'], notify: true, notify_mode: 'dm' });
+    const res = await post('/handoff', {
+      notes: ['Objective: migrate the schedule file', '@everyone Owner: Priya'],
+      notify: true,
+      notify_mode: 'dm',
+    });
     expect(res.status).toBe(200);
     const body = res.json as { notified: unknown; goal_text: string };
     expect(body.notified).toEqual({ status: 'ok', channel: 'dm' });

@@ -12,18 +12,33 @@ const repo = path.resolve(import.meta.dirname, '../../..');
 let project: string;
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, args, { cwd: project, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const result = spawnSync(process.execPath, args, {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** The CLI of the scratch project says which file Node loaded (source or dist/) and its version. */
 function writeCli(version: string): void {
-  writeFileSync(path.join(project, 'main', 'cli.ts'), `const version: string = '${version}';\nconsole.log(JSON.stringify({ version, file: import.meta.filename }));\n`);
+  writeFileSync(
+    path.join(project, 'main', 'cli.ts'),
+    `const version: string = '${version}';\nconsole.log(JSON.stringify({ version, file: import.meta.filename }));\n`,
+  );
 }
 
 beforeAll(() => {
   project = mkdtempSync(path.join(tmpdir(), 'lvb-core-build-'));
-  for (const file of ['bin/live-voice-bridge.js', 'scripts/lib/core-build.mjs', 'tsconfig.base.json', 'tsconfig.build.json', 'main/app/tsconfig.json', 'main/app/tsconfig.build.json', 'package.json']) {
+  for (const file of [
+    'bin/live-voice-bridge.js',
+    'scripts/lib/core-build.mjs',
+    'tsconfig.base.json',
+    'tsconfig.build.json',
+    'main/app/tsconfig.json',
+    'main/app/tsconfig.build.json',
+    'package.json',
+  ]) {
     mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
     cpSync(path.join(repo, file), path.join(project, file));
   }
@@ -51,15 +66,24 @@ describe('the compiled core and its launchers', () => {
     expect(run(['scripts/lib/core-build.mjs', 'check']).status).toBe(0);
     // Current: a second ensure does nothing and says nothing.
     expect(run(['scripts/lib/core-build.mjs', 'ensure'])).toMatchObject({ status: 0, stderr: '' });
-    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({ version: 'one', file: path.join(project, 'dist', 'main', 'cli.js') });
+    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({
+      version: 'one',
+      file: path.join(project, 'dist', 'main', 'cli.js'),
+    });
   });
 
   it('after an edit the old build is not used until ensure compiles the edit', () => {
     writeCli('two');
     expect(run(['scripts/lib/core-build.mjs', 'check']).status).toBe(1);
-    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({ version: 'two', file: path.join(project, 'main', 'cli.ts') });
+    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({
+      version: 'two',
+      file: path.join(project, 'main', 'cli.ts'),
+    });
     expect(run(['scripts/lib/core-build.mjs', 'ensure']).status).toBe(0);
-    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({ version: 'two', file: path.join(project, 'dist', 'main', 'cli.js') });
+    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({
+      version: 'two',
+      file: path.join(project, 'dist', 'main', 'cli.js'),
+    });
   });
 
   it('a dashboard script edit also makes the build stale', () => {
@@ -70,7 +94,10 @@ describe('the compiled core and its launchers', () => {
   it('a package (no build script beside the sources) runs the dist/ it ships', () => {
     rmSync(path.join(project, 'scripts'), { recursive: true });
     writeCli('three');
-    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({ version: 'two', file: path.join(project, 'dist', 'main', 'cli.js') });
+    expect(JSON.parse(run(['bin/live-voice-bridge.js']).stdout)).toEqual({
+      version: 'two',
+      file: path.join(project, 'dist', 'main', 'cli.js'),
+    });
     mkdirSync(path.join(project, 'scripts', 'lib'), { recursive: true });
     cpSync(path.join(repo, 'scripts/lib/core-build.mjs'), path.join(project, 'scripts/lib/core-build.mjs'));
   });

@@ -82,7 +82,9 @@ describe('the tree as it is', () => {
   });
 
   it('has 0 import cycles in main/', () => {
-    const cycles = cruised.summary.violations.filter((v) => v.rule.name === 'no-cycle').map((v) => (v.cycle ?? []).map((step) => step.name).join(' → '));
+    const cycles = cruised.summary.violations
+      .filter((v) => v.rule.name === 'no-cycle')
+      .map((v) => (v.cycle ?? []).map((step) => step.name).join(' → '));
     expect(cycles).toEqual([]);
   });
 

@@ -32,7 +32,7 @@ describe('import layering', () => {
     expect(messages[0]!.line).toBe(1);
   });
 
-  it('fails when the renderer takes a wire type from a route module, not from api-types or the client\'s wire-types', async () => {
+  it("fails when the renderer takes a wire type from a route module, not from api-types or the client's wire-types", async () => {
     const messages = await lintAs('renderer-imports-route-type.ts', 'renderer/fixture.ts');
     expect(messages.map((m) => m.line)).toEqual([1]);
     expect(messages[0]!.message).toContain('main/core/sidecar-client/wire-types.ts');
@@ -41,9 +41,21 @@ describe('import layering', () => {
   it.each([
     ['main/core/bridge/fixture.ts', "import { main } from '../../cli.ts';", 'must not depend on the CLI'],
     ['main/core/bridge/fixture.ts', "import { x } from '../../cli/output.ts';", 'must not depend on the CLI'],
-    ['main/core/bridge/fixture.ts', "import { x } from '../../../renderer/app.ts';", 'must not depend on the dashboard'],
-    ['main/core/bridge/fixture.ts', "import { x } from '../../../bench/lib/stats.ts';", 'must not depend on the dashboard, the benchmarks'],
-    ['main/core/bridge/fixture.ts', "import { x } from '../../../scripts/lib/core-floors.ts';", 'the repository scripts'],
+    [
+      'main/core/bridge/fixture.ts',
+      "import { x } from '../../../renderer/app.ts';",
+      'must not depend on the dashboard',
+    ],
+    [
+      'main/core/bridge/fixture.ts',
+      "import { x } from '../../../bench/lib/stats.ts';",
+      'must not depend on the dashboard, the benchmarks',
+    ],
+    [
+      'main/core/bridge/fixture.ts',
+      "import { x } from '../../../scripts/lib/core-floors.ts';",
+      'the repository scripts',
+    ],
     ['main/app/fixture.ts', "import { x } from '../fakes/discord.ts';", 'does not import the fakes or the demo'],
     ['main/app/fixture.ts', "import { x } from '../demo/run.ts';", 'does not import the fakes or the demo'],
     ['preload/fixture.ts', "import type { x } from '../main/core/api-types.ts';", 'imports nothing from main/'],
@@ -54,7 +66,17 @@ describe('import layering', () => {
   });
 
   it('lets the core import its own floors and the CLI import the core', async () => {
-    expect(await lintCode("import { x } from '../contracts/clock.ts';\nexport const y = x;\n", 'main/core/bridge/fixture.ts')).toHaveLength(0);
-    expect(await lintCode("import { x } from '../core/sidecar-client/client.ts';\nexport const y = x;\n", 'main/cli/fixture.ts')).toHaveLength(0);
+    expect(
+      await lintCode(
+        "import { x } from '../contracts/clock.ts';\nexport const y = x;\n",
+        'main/core/bridge/fixture.ts',
+      ),
+    ).toHaveLength(0);
+    expect(
+      await lintCode(
+        "import { x } from '../core/sidecar-client/client.ts';\nexport const y = x;\n",
+        'main/cli/fixture.ts',
+      ),
+    ).toHaveLength(0);
   });
 });

@@ -14,13 +14,20 @@ const DECLARATION_FILES: Record<string, string> = Object.fromEntries(
     .filter((f) => f.endsWith('.ts'))
     .flatMap((f) => {
       const text = readFileSync(path.join('main/core/providers', f), 'utf8');
-      return PROVIDERS.filter((p) => new RegExp(`name: '${p.name}'`).test(text)).map((p) => [p.name, `main/core/providers/${f}`]);
+      return PROVIDERS.filter((p) => new RegExp(`name: '${p.name}'`).test(text)).map((p) => [
+        p.name,
+        `main/core/providers/${f}`,
+      ]);
     }),
 );
 
 function ownPlaces(name: string): string[] {
   const provider = PROVIDERS.find((p) => p.name === name)!;
-  return [DECLARATION_FILES[name] ?? '', `main/core/model/${provider.adapter}/`, `main/fakes/${provider.adapter.split('/')[0]}/`].filter(Boolean);
+  return [
+    DECLARATION_FILES[name] ?? '',
+    `main/core/model/${provider.adapter}/`,
+    `main/fakes/${provider.adapter.split('/')[0]}/`,
+  ].filter(Boolean);
 }
 
 const quoted = (name: string) => `['"\`]${name.replace(/[-/]/g, '\\$&')}['"\`]`;
@@ -30,15 +37,19 @@ export function providerNameProblems(file: string, text: string, names: readonly
   const problems: string[] = [];
   const strict = file.startsWith('main/core/') || file.startsWith('renderer/');
   for (const name of [...names, 'openai-[a-z-]+']) {
-    const own = names.includes(name) ? ownPlaces(name) : PROVIDERS.filter((p) => p.name.startsWith('openai-')).flatMap((p) => ownPlaces(p.name));
+    const own = names.includes(name)
+      ? ownPlaces(name)
+      : PROVIDERS.filter((p) => p.name.startsWith('openai-')).flatMap((p) => ownPlaces(p.name));
     if (own.some((place) => file === place || file.startsWith(place))) continue;
     const q = quoted(name);
     const comparison = new RegExp(`(?:[=!]==?\\s*${q}|${q}\\s*[=!]==?|case\\s+${q}\\s*:)`, 'g');
     const literal = new RegExp(q, 'g');
     for (const [i, line] of text.split('\n').entries()) {
       if (/^\s*(?:\/\/|\/?\*)/.test(line)) continue; // comments name things, they do not branch
-      if (comparison.test(line)) problems.push(`${file}:${i + 1}: compares with the provider name ${name}: ${line.trim()}`);
-      else if (strict && literal.test(line)) problems.push(`${file}:${i + 1}: names the provider ${name}: ${line.trim()}`);
+      if (comparison.test(line))
+        problems.push(`${file}:${i + 1}: compares with the provider name ${name}: ${line.trim()}`);
+      else if (strict && literal.test(line))
+        problems.push(`${file}:${i + 1}: names the provider ${name}: ${line.trim()}`);
       comparison.lastIndex = 0;
       literal.lastIndex = 0;
     }
@@ -58,14 +69,22 @@ const NAMES = PROVIDERS.map((p) => p.name);
 
 describe('provider names outside their plug-in', () => {
   it('the checker fires on a comparison, a case and a keyed table outside the provider, not inside it', () => {
-    const sample = [`if (provider === '${NAMES[0]}') x();`, `switch (p) { case '${NAMES[1]}': break; }`, `const T = { '${NAMES[2]}': 1 };`].join('\n');
+    const sample = [
+      `if (provider === '${NAMES[0]}') x();`,
+      `switch (p) { case '${NAMES[1]}': break; }`,
+      `const T = { '${NAMES[2]}': 1 };`,
+    ].join('\n');
     expect(providerNameProblems('main/core/bridge/sample.ts', sample, NAMES)).toHaveLength(3);
     expect(providerNameProblems('main/demo/sample.ts', sample, NAMES)).toHaveLength(2);
-    expect(providerNameProblems(`${ownPlaces(NAMES[0]!)[1]}sample.ts`, `if (provider === '${NAMES[0]}') x();`, NAMES)).toHaveLength(0);
+    expect(
+      providerNameProblems(`${ownPlaces(NAMES[0]!)[1]}sample.ts`, `if (provider === '${NAMES[0]}') x();`, NAMES),
+    ).toHaveLength(0);
   });
 
   it('main/ and renderer/ have none', () => {
-    const problems = [...sourceFiles('main'), ...sourceFiles('renderer')].flatMap((file) => providerNameProblems(file, readFileSync(file, 'utf8'), NAMES));
+    const problems = [...sourceFiles('main'), ...sourceFiles('renderer')].flatMap((file) =>
+      providerNameProblems(file, readFileSync(file, 'utf8'), NAMES),
+    );
     expect(problems).toEqual([]);
   });
 });

@@ -35,8 +35,14 @@ async function connect(): Promise<Client> {
   return client;
 }
 
-const result = (status: NotifyResult['status'], results: NotifyResult['results']): NotifyResult => ({ id: 'n-1', status, results, notified_at: 1 });
-const texts = (r: CallToolResult): string[] => r.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text);
+const result = (status: NotifyResult['status'], results: NotifyResult['results']): NotifyResult => ({
+  id: 'n-1',
+  status,
+  results,
+  notified_at: 1,
+});
+const texts = (r: CallToolResult): string[] =>
+  r.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text);
 
 describe('MCP notify tool result', () => {
   it('ok is a plain success', async () => {
@@ -65,8 +71,14 @@ describe('MCP notify tool result', () => {
     const failed = (await client.callTool({ name: 'notify', arguments: { text: 'hi' } })) as CallToolResult;
     expect(failed.isError).toBe(true);
     expect(texts(failed)[1]).toMatch(/^Not delivered/);
-    answer = { status: 200, body: { ...result('partial', { dm: { status: 'ok' }, webhook: { status: 'error' } }), channels: ['dm'] } };
-    const partial = (await client.callTool({ name: 'notify', arguments: { text: 'hi', mode: 'all' } })) as CallToolResult;
+    answer = {
+      status: 200,
+      body: { ...result('partial', { dm: { status: 'ok' }, webhook: { status: 'error' } }), channels: ['dm'] },
+    };
+    const partial = (await client.callTool({
+      name: 'notify',
+      arguments: { text: 'hi', mode: 'all' },
+    })) as CallToolResult;
     expect(partial.isError).toBe(true);
     expect(texts(partial)[1]).toMatch(/^Partly delivered.*Do not send it again/);
   });

@@ -32,7 +32,7 @@ function setup(options: { inCall?: boolean; ownerOnlyVoice?: boolean } = {}) {
 const handedOver = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('owner questions', () => {
-  it('takes the owner\'s yes, split over fragments, and not a guest\'s', async () => {
+  it("takes the owner's yes, split over fragments, and not a guest's", async () => {
     const { questions, notes, spoken } = setup();
     const outcome = questions.ask({ from: 'the build agent', question: 'Push the branch?' });
     await handedOver();

@@ -29,7 +29,11 @@ const optedOut = new Set<string>();
 function start(seedTokens = 600): MemoryApi {
   tools = new ToolRegistry();
   const config = { memory: { seedTokens, seedCalls: 3 } } as Config;
-  return (memoryCapability.start({ config, logger: silentLogger(), notes: log, archive: db.store, tools }) as { api: MemoryApi }).api;
+  return (
+    memoryCapability.start({ config, logger: silentLogger(), notes: log, archive: db.store, tools }) as {
+      api: MemoryApi;
+    }
+  ).api;
 }
 
 beforeEach(() => {
@@ -47,7 +51,8 @@ afterEach(() => {
 
 function recordMonday(): void {
   log.startCall('call-mon');
-  const say = (speaker: string, text: string, ts: number) => log.append({ kind: speaker === 'model' ? 'output_transcript' : 'input_transcript', speaker, text, ts });
+  const say = (speaker: string, text: string, ts: number) =>
+    log.append({ kind: speaker === 'model' ? 'output_transcript' : 'input_transcript', speaker, text, ts });
   say(OWNER, 'Objective: ship the Windows installer this week.', 1_000);
   say('model', 'Got it.', 1_005);
   say(OWNER, `Owner: Ada. The signing key is ${KEY}.`, 1_010);
@@ -72,13 +77,18 @@ describe('call memory', () => {
     const idOf = (start: string) => notes.find((n) => n.text.startsWith(start))!.id;
     expect(memory.objective).toEqual({ text: 'ship the Windows installer this week', cites: [idOf('Objective:')] });
     expect(memory.owner?.cites).toEqual([idOf('Owner:')]);
-    expect(memory.decisions).toContainEqual({ text: 'We decided to ship on Thursday after the smoke test.', cites: [idOf('We decided')] });
-    expect(memory.open_questions).toEqual([{ text: 'Who signs the macOS build?', cites: [idOf('Who signs'), idOf('I am not sure')] }]);
+    expect(memory.decisions).toContainEqual({
+      text: 'We decided to ship on Thursday after the smoke test.',
+      cites: [idOf('We decided')],
+    });
+    expect(memory.open_questions).toEqual([
+      { text: 'Who signs the macOS build?', cites: [idOf('Who signs'), idOf('I am not sure')] },
+    ]);
     expect(memory.redactions).toBeGreaterThan(0);
     expect(JSON.stringify(memory)).not.toContain(KEY);
   });
 
-  it("seeds the next call with the last summaries within the budget, and not at all when off", () => {
+  it('seeds the next call with the last summaries within the budget, and not at all when off', () => {
     const memory = start();
     recordMonday();
     const seed = memory.seed();
@@ -99,19 +109,30 @@ describe('call memory', () => {
     recordMonday();
     optedOut.add(SHY);
     log.startCall('call-tue');
-    log.append({ kind: 'input_transcript', speaker: OWNER, text: 'what did we decide about the installer?', ts: 90_000 });
+    log.append({
+      kind: 'input_transcript',
+      speaker: OWNER,
+      text: 'what did we decide about the installer?',
+      ts: 90_000,
+    });
     const asked = await tools.invoke('recall', { query: 'installer' }, { caller: 'model', heard: owner });
     expect(asked.ok).toBe(true);
-    const result = (asked as { result: { hits: Array<{ call_id: string; speaker: string; at: string }>; text: string } }).result;
-    expect(result.hits.map((h) => [h.call_id, h.speaker])).toEqual([
-      ['call-mon', 'Ada'],
-    ]);
+    const result = (
+      asked as { result: { hits: Array<{ call_id: string; speaker: string; at: string }>; text: string } }
+    ).result;
+    expect(result.hits.map((h) => [h.call_id, h.speaker])).toEqual([['call-mon', 'Ada']]);
     expect(result.hits[0]!.at).toBe('1970-01-01T00:16:40.000Z');
-    expect(result.text).toBe('[1970-01-01 00:16 UTC, call call-mon] Ada: Objective: ship the Windows installer this week.');
+    expect(result.text).toBe(
+      '[1970-01-01 00:16 UTC, call call-mon] Ada: Objective: ship the Windows installer this week.',
+    );
     const refused = await tools.invoke('recall', { query: 'installer' }, { caller: 'model', heard: guest });
     expect(refused).toMatchObject({ ok: false, error: { code: 'owner_only', status: 403 } });
     expect((refused as { error: { message: string } }).error.message).toMatch(/Tell Gus that you cannot do it/);
-    const since = await tools.invoke('recall', { query: 'installer', since: '1970-01-02' }, { caller: 'model', heard: owner });
+    const since = await tools.invoke(
+      'recall',
+      { query: 'installer', since: '1970-01-02' },
+      { caller: 'model', heard: owner },
+    );
     expect((since as { result: { hits: unknown[] } }).result.hits).toEqual([]);
   });
 });

@@ -12,7 +12,10 @@ describe('AudioHold (user audio while no model socket is ready)', () => {
     hold.end();
     hold.push(chunk(3));
     const out: string[] = [];
-    hold.drain((pcm) => out.push(`${pcm[0]}x${pcm.length}`), () => out.push('end'));
+    hold.drain(
+      (pcm) => out.push(`${pcm[0]}x${pcm.length}`),
+      () => out.push('end'),
+    );
     expect(out).toEqual(['1x320', '2x320', 'end', '3x320']);
     expect(hold.isEmpty).toBe(true);
   });
@@ -21,7 +24,10 @@ describe('AudioHold (user audio while no model socket is ready)', () => {
     const hold = new AudioHold(100); // 1600 samples = 5 chunks
     for (let seq = 0; seq < 8; seq++) hold.push(chunk(seq));
     const out: number[] = [];
-    hold.drain((pcm) => out.push(pcm[0]!), () => undefined);
+    hold.drain(
+      (pcm) => out.push(pcm[0]!),
+      () => undefined,
+    );
     expect(out).toEqual([3, 4, 5, 6, 7]);
     expect(hold.droppedSamples).toBe(3 * 320);
   });
@@ -30,10 +36,16 @@ describe('AudioHold (user audio while no model socket is ready)', () => {
     const hold = new AudioHold(1000);
     hold.push(chunk(5));
     hold.end();
-    hold.drain(() => undefined, () => undefined);
+    hold.drain(
+      () => undefined,
+      () => undefined,
+    );
     hold.restoreLast();
     const out: string[] = [];
-    hold.drain((pcm) => out.push(String(pcm[0])), () => out.push('end'));
+    hold.drain(
+      (pcm) => out.push(String(pcm[0])),
+      () => out.push('end'),
+    );
     expect(out).toEqual(['5', 'end']);
   });
 });
@@ -56,7 +68,14 @@ describe('soak reply alignment', async () => {
   it('a late reply still counts for its utterance; a repeat is doubled; nothing nearby is stray', () => {
     // utterances 0..4 said 10 apart; the reply to 1 came after 2 was said (late), 3 was answered twice, 4 never
     const at = [0, 10, 20, 30, 40];
-    const replies = [[0, 5], [2, 25], [1, 26], [3, 35], [3, 36], [7 % PHRASES, 45]].map(([k, t]) => ({ k: k!, at: t! }));
+    const replies = [
+      [0, 5],
+      [2, 25],
+      [1, 26],
+      [3, 35],
+      [3, 36],
+      [7 % PHRASES, 45],
+    ].map(([k, t]) => ({ k: k!, at: t! }));
     const { counts, stray } = alignReplies(at, replies);
     expect(counts).toEqual([1, 1, 1, 2, 0]);
     expect(stray).toBe(1);
@@ -87,7 +106,10 @@ describe('AudioHold as a ring', () => {
     const sizes = [480, 320, 480, 320, 480, 480, 320, 480, 160, 480];
     sizes.forEach((size, seq) => hold.push(chunk(seq, size)));
     const out: Array<{ seq: number; whole: boolean }> = [];
-    hold.drain((pcm) => out.push({ seq: pcm[0]!, whole: pcm.every((v) => v === pcm[0]) && pcm.length === sizes[pcm[0]!] }), () => undefined);
+    hold.drain(
+      (pcm) => out.push({ seq: pcm[0]!, whole: pcm.every((v) => v === pcm[0]) && pcm.length === sizes[pcm[0]!] }),
+      () => undefined,
+    );
     // The newest chunks, consecutive, each whole; what gave way is only what did not fit (the gap a
     // wrap leaves is shorter than one chunk, so less than two chunks' worth is missing).
     const seqs = out.map((c) => c.seq);
@@ -106,12 +128,18 @@ describe('AudioHold as a ring', () => {
       if (seq % 7 === 6) hold.end();
     }
     const first: string[] = [];
-    hold.drain((pcm) => first.push(`${pcm[0]}x${pcm.length}`), () => first.push('end'));
+    hold.drain(
+      (pcm) => first.push(`${pcm[0]}x${pcm.length}`),
+      () => first.push('end'),
+    );
     expect(first.at(-1)).toBe('49x320');
     expect(first.filter((s) => s !== 'end').length).toBeGreaterThanOrEqual(3);
     hold.restoreLast();
     const again: string[] = [];
-    hold.drain((pcm) => again.push(`${pcm[0]}x${pcm.length}`), () => again.push('end'));
+    hold.drain(
+      (pcm) => again.push(`${pcm[0]}x${pcm.length}`),
+      () => again.push('end'),
+    );
     expect(again).toEqual(first);
   });
 });

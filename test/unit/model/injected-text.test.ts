@@ -13,7 +13,12 @@ describe('spokenReplyTo', () => {
   });
 
   it('a turn of several texts: each announcement said, one answer for the messages', () => {
-    const turn = [defaultInjectedText('First.'), 'What time is it?', defaultInjectedText('Second.'), 'And the weather?'].join('\n');
+    const turn = [
+      defaultInjectedText('First.'),
+      'What time is it?',
+      defaultInjectedText('Second.'),
+      'And the weather?',
+    ].join('\n');
     expect(spokenReplyToTurn(turn, 'Noon, and sunny.')).toBe('First. Noon, and sunny. Second.');
   });
 });

@@ -20,7 +20,7 @@ describe('model output audio rate', () => {
     expect(out.length).toBe(2400);
     // Same frequency at the new rate: zero crossings per second stay ~880.
     let crossings = 0;
-    for (let i = 1; i < out.length; i++) if ((out[i - 1]! < 0) !== (out[i]! < 0)) crossings++;
+    for (let i = 1; i < out.length; i++) if (out[i - 1]! < 0 !== out[i]! < 0) crossings++;
     expect(crossings).toBeGreaterThan(80);
     expect(crossings).toBeLessThan(96);
   });

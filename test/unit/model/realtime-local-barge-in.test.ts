@@ -33,7 +33,13 @@ describe('OpenAI Realtime: local barge-in while the service holds the user turn 
     const fake = await startFakeOpenAIRealtime({ validKeys: [key], autoReply: false });
     cleanup.push(() => fake.close());
     let playedMs = 0;
-    const provider = createOpenAIRealtimeProvider({ apiKey: key, model: 'gpt-realtime-2.1', voice: 'marin', baseUrl: fake.url, logger });
+    const provider = createOpenAIRealtimeProvider({
+      apiKey: key,
+      model: 'gpt-realtime-2.1',
+      voice: 'marin',
+      baseUrl: fake.url,
+      logger,
+    });
     // semantic_vad (the default), eagerness medium: the fake ends a turn with no final cue after 4 s of quiet.
     const session = await provider.connect({ tools: [], patience: 'natural', playedMs: () => playedMs });
     cleanup.push(() => session.close());

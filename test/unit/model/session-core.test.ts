@@ -36,7 +36,15 @@ class FakeProtocolSession extends ModelSessionCore {
   readonly #clock: ManualClock;
 
   constructor(clock: ManualClock, script: Outcome[], models = ['primary', 'fallback']) {
-    super({ models, clock, logger: pino({ level: 'silent' }), backoff: { initialMs: 100, maxMs: 1000, maxAttempts: 5 }, scrub: (t) => t, formatInjectedText: (t) => t, replyWaitMs: 0 });
+    super({
+      models,
+      clock,
+      logger: pino({ level: 'silent' }),
+      backoff: { initialMs: 100, maxMs: 1000, maxAttempts: 5 },
+      scrub: (t) => t,
+      formatInjectedText: (t) => t,
+      replyWaitMs: 0,
+    });
     this.#script = script;
     this.#clock = clock;
   }
@@ -59,7 +67,10 @@ class FakeProtocolSession extends ModelSessionCore {
     });
     // The adapter's only audio logic: what the last socket heard but never answered goes first.
     const socket = this.active;
-    this.unanswered.replay((pcm) => socket.wire.push(`a${pcm[0]}`), () => socket.wire.push('end'));
+    this.unanswered.replay(
+      (pcm) => socket.wire.push(`a${pcm[0]}`),
+      () => socket.wire.push('end'),
+    );
     this.texts.tryFlush();
   }
 

@@ -8,7 +8,12 @@ import type { TextOutcome } from '../../../main/core/ports.ts';
 function rig(maxQueued = 20) {
   const clock = new ManualClock();
   const sent: string[][] = [];
-  const queue = new TextInjectionQueue({ clock, deliver: (texts) => (sent.push([...texts]), true), maxQueued, replyWaitMs: 1500 });
+  const queue = new TextInjectionQueue({
+    clock,
+    deliver: (texts) => (sent.push([...texts]), true),
+    maxQueued,
+    replyWaitMs: 1500,
+  });
   const outcomes = new Map<string, TextOutcome[]>();
   const add = (text: string, deadlineMs?: number) => {
     outcomes.set(text, []);
@@ -67,11 +72,16 @@ describe('TextInjectionQueue outcomes', () => {
     const r = rig();
     const asked: string[] = [];
     const answers = new Map<string, (ok: boolean) => void>();
-    const confirm = (text: string) => () => new Promise<boolean>((resolve) => (asked.push(text), answers.set(text, resolve)));
+    const confirm = (text: string) => () =>
+      new Promise<boolean>((resolve) => (asked.push(text), answers.set(text, resolve)));
     r.queue.modelActivity();
     for (const text of ['claimed', 'refused']) {
       r.outcomes.set(text, []);
-      r.queue.enqueue(text, { deadlineMs: 20_000, beforeHandOver: confirm(text), onSettled: (o) => r.outcomes.get(text)!.push(o) });
+      r.queue.enqueue(text, {
+        deadlineMs: 20_000,
+        beforeHandOver: confirm(text),
+        onSettled: (o) => r.outcomes.get(text)!.push(o),
+      });
     }
     r.add('plain');
     r.clock.advance(10_000); // the model talks on: nobody is asked while the texts wait
@@ -94,7 +104,11 @@ describe('TextInjectionQueue outcomes', () => {
     let asked = 0;
     r.queue.userAudio();
     r.outcomes.set('late', []);
-    r.queue.enqueue('late', { deadlineMs: 5_000, beforeHandOver: async () => (asked++, true), onSettled: (o) => r.outcomes.get('late')!.push(o) });
+    r.queue.enqueue('late', {
+      deadlineMs: 5_000,
+      beforeHandOver: async () => (asked++, true),
+      onSettled: (o) => r.outcomes.get('late')!.push(o),
+    });
     r.clock.advance(5_000);
     r.queue.userAudioEnded();
     r.clock.advance(5_000);
@@ -102,7 +116,10 @@ describe('TextInjectionQueue outcomes', () => {
     expect(r.outcomes.get('late')).toEqual([{ delivered: false, reason: 'timeout' }]);
 
     r.outcomes.set('broken', []);
-    r.queue.enqueue('broken', { beforeHandOver: () => Promise.reject(new Error('disk full')), onSettled: (o) => r.outcomes.get('broken')!.push(o) });
+    r.queue.enqueue('broken', {
+      beforeHandOver: () => Promise.reject(new Error('disk full')),
+      onSettled: (o) => r.outcomes.get('broken')!.push(o),
+    });
     await new Promise((resolve) => setImmediate(resolve));
     expect(r.outcomes.get('broken')).toEqual([{ delivered: false, reason: 'refused' }]);
     expect(r.sent).toEqual([]);

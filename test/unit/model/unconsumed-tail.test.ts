@@ -46,7 +46,7 @@ describe('UnconsumedTail', () => {
 });
 
 describe('RecentTranscript and the seed', () => {
-  it('joins one turn\'s late user words to its line, bounds the text, and seeds the persona with it', () => {
+  it("joins one turn's late user words to its line, bounds the text, and seeds the persona with it", () => {
     const t = new RecentTranscript(60);
     t.add('user', 'my name ');
     t.add('model', 'Hello ');
@@ -61,7 +61,10 @@ describe('RecentTranscript and the seed', () => {
     ]);
     for (let i = 0; i < 10; i++) t.add('model', 'blah blah ');
     expect(t.lines().map((l) => l.role)).toEqual(['model']);
-    const instruction = seededInstruction('You are Kore.', { transcript: [{ role: 'user', text: 'hi' }], pending: 'Reminder: tea' })!;
+    const instruction = seededInstruction('You are Kore.', {
+      transcript: [{ role: 'user', text: 'hi' }],
+      pending: 'Reminder: tea',
+    })!;
     expect(instruction.startsWith('You are Kore.')).toBe(true);
     expect(instruction).toContain('User: hi');
     expect(instruction).toContain('Reminder: tea');

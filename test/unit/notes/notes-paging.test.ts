@@ -21,7 +21,13 @@ let get: (url: string) => Promise<RawResponse>;
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-notes-paging-'));
   db = openNotesDb(dir);
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerNotesRoutes(app, { archive: db.store })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger: silentLogger(),
+    routes: [(app) => registerNotesRoutes(app, { archive: db.store })],
+  });
   await sidecar.listen();
   const port = Number(new URL(sidecar.url).port);
   get = (url) => rawRequest({ port, path: url, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -36,7 +42,9 @@ afterEach(async () => {
 function record(file: string, stamps: number[]): string[] {
   const log = db.log();
   if (!file.startsWith('outside-')) log.startCall(file);
-  const texts = stamps.map((ts, i) => log.append({ kind: 'input_transcript', speaker: 'owner', text: `${file} #${i}`, ts }).text);
+  const texts = stamps.map(
+    (ts, i) => log.append({ kind: 'input_transcript', speaker: 'owner', text: `${file} #${i}`, ts }).text,
+  );
   log.close();
   return texts;
 }
@@ -57,14 +65,18 @@ async function pageAll(base: string): Promise<NoteEvent[]> {
 }
 
 // 69 notes in groups that share a millisecond (sizes 1…6), like streamed transcript fragments.
-const tied = (start: number, count: number): number[] => Array.from({ length: count }, (_, i) => start + Math.floor(Math.sqrt(2 * i)) / 1000);
+const tied = (start: number, count: number): number[] =>
+  Array.from({ length: count }, (_, i) => start + Math.floor(Math.sqrt(2 * i)) / 1000);
 
 describe('paging /notes over shared timestamps', () => {
   it('returns every note of a call exactly once, in order, with limit 1, 2 and 3', async () => {
     const texts = record('call-a', tied(1_000, 69));
     for (const limit of [1, 2, 3]) {
       const all = await pageAll(`/notes?call=call-a&limit=${limit}`);
-      expect(all.map((n) => n.text), `limit=${limit}`).toEqual(texts);
+      expect(
+        all.map((n) => n.text),
+        `limit=${limit}`,
+      ).toEqual(texts);
     }
   });
 
@@ -113,7 +125,9 @@ describe('paging /calls over shared end times', () => {
       const ids: string[] = [];
       let before: string | null | undefined;
       for (let guard = 0; before !== null && guard < 20; guard++) {
-        const res = await get(`/calls?limit=${limit}${before === undefined ? '' : `&before=${encodeURIComponent(before)}`}`);
+        const res = await get(
+          `/calls?limit=${limit}${before === undefined ? '' : `&before=${encodeURIComponent(before)}`}`,
+        );
         const page = res.json as { calls: { id: string }[]; next_before: string | null };
         ids.push(...page.calls.map((c) => c.id));
         before = page.next_before;

@@ -41,7 +41,13 @@ async function restart(): Promise<(url: string) => Promise<RawResponse>> {
   db?.close();
   db = undefined;
   const store = notesDb().store;
-  sidecar = createSidecar({ host: '127.0.0.1', port: 0, token: TOKEN, logger: silentLogger(), routes: [(app) => registerNotesRoutes(app, { archive: store })] });
+  sidecar = createSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    logger: silentLogger(),
+    routes: [(app) => registerNotesRoutes(app, { archive: store })],
+  });
   await sidecar.listen();
   const port = Number(new URL(sidecar.url).port);
   return (url) => rawRequest({ port, path: url, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -50,7 +56,14 @@ async function restart(): Promise<(url: string) => Promise<RawResponse>> {
 function recordCall(callId: string, startTs: number, lines: string[]): void {
   const log = notesDb().log();
   log.startCall(callId);
-  lines.forEach((text, i) => log.append({ kind: i % 2 ? 'output_transcript' : 'input_transcript', speaker: i % 2 ? 'model' : 'owner', text, ts: startTs + i }));
+  lines.forEach((text, i) =>
+    log.append({
+      kind: i % 2 ? 'output_transcript' : 'input_transcript',
+      speaker: i % 2 ? 'model' : 'owner',
+      text,
+      ts: startTs + i,
+    }),
+  );
   log.close();
 }
 
@@ -65,9 +78,15 @@ describe('notes survive restarts', () => {
     const get = await restart();
     const recent = await get('/notes?limit=2');
     expect(recent.status).toBe(200);
-    expect((recent.json as { notes: { text: string }[] }).notes.map((n) => n.text)).toEqual(['ok', 'a notification with no call live']);
+    expect((recent.json as { notes: { text: string }[] }).notes.map((n) => n.text)).toEqual([
+      'ok',
+      'a notification with no call live',
+    ]);
 
-    const calls = (await get('/calls')).json as { calls: { id: string; events: number; started_at: number; ended_at: number }[]; next_before: number | null };
+    const calls = (await get('/calls')).json as {
+      calls: { id: string; events: number; started_at: number; ended_at: number }[];
+      next_before: number | null;
+    };
     expect(calls.calls.map((c) => [c.id, c.events])).toEqual([
       ['outside-1970-01-01', 1],
       ['call-b', 3],
@@ -75,18 +94,36 @@ describe('notes survive restarts', () => {
     ]);
     expect(calls.calls[1]).toMatchObject({ started_at: 2_000, ended_at: 2_002 });
     const paged = (await get('/calls?limit=1')).json as { calls: { id: string }[]; next_before: number };
-    expect((await get(`/calls?limit=5&before=${paged.next_before}`)).json).toMatchObject({ calls: [{ id: 'call-b' }, { id: 'call-a' }], next_before: null });
+    expect((await get(`/calls?limit=5&before=${paged.next_before}`)).json).toMatchObject({
+      calls: [{ id: 'call-b' }, { id: 'call-a' }],
+      next_before: null,
+    });
 
     const callA = (await get('/notes?call=call-a')).json as { notes: { text: string; callId: string }[] };
-    expect(callA.notes.map((n) => n.text)).toEqual(['hello there', 'hi, how can I help', 'remind me about the dentist']);
+    expect(callA.notes.map((n) => n.text)).toEqual([
+      'hello there',
+      'hi, how can I help',
+      'remind me about the dentist',
+    ]);
     expect(callA.notes.every((n) => n.callId === 'call-a')).toBe(true);
 
     const search = (await get('/notes?q=dentist')).json as { notes: { text: string }[] };
     expect(search.notes.map((n) => n.text)).toEqual(['remind me about the dentist', 'the DENTIST is at nine']);
 
     const page1 = (await get('/notes?limit=4')).json as { notes: { ts: number; text: string }[]; next_before: number };
-    const page2 = (await get(`/notes?limit=4&before=${page1.next_before}`)).json as { notes: { text: string }[]; next_before: number | null };
-    expect([...page2.notes, ...page1.notes].map((n) => n.text)).toEqual(['hello there', 'hi, how can I help', 'remind me about the dentist', 'second call', 'the DENTIST is at nine', 'ok', 'a notification with no call live']);
+    const page2 = (await get(`/notes?limit=4&before=${page1.next_before}`)).json as {
+      notes: { text: string }[];
+      next_before: number | null;
+    };
+    expect([...page2.notes, ...page1.notes].map((n) => n.text)).toEqual([
+      'hello there',
+      'hi, how can I help',
+      'remind me about the dentist',
+      'second call',
+      'the DENTIST is at nine',
+      'ok',
+      'a notification with no call live',
+    ]);
     expect(page2.next_before).toBeNull();
 
     const missing = await get('/notes?call=call-zzz');
@@ -112,10 +149,17 @@ describe('retention', () => {
   function call(id: string, ageDays: number, lines: number, word: string): void {
     const log = notesDb().log();
     log.startCall(id);
-    for (let i = 0; i < lines; i++) log.append({ kind: 'input_transcript', speaker: 'owner', text: `${word} line ${i} `.padEnd(80, '.'), ts: (now - ageDays * day) / 1000 + i });
+    for (let i = 0; i < lines; i++)
+      log.append({
+        kind: 'input_transcript',
+        speaker: 'owner',
+        text: `${word} line ${i} `.padEnd(80, '.'),
+        ts: (now - ageDays * day) / 1000 + i,
+      });
     log.close();
   }
-  const found = (word: string): string[] => searchNotes(notesDb().database.db, word, { limit: 100 }).map((h) => h.call_id);
+  const found = (word: string): string[] =>
+    searchNotes(notesDb().database.db, word, { limit: 100 }).map((h) => h.call_id);
 
   it('prunes calls older than N days, then the oldest beyond M bytes, never the call in progress, from every table and the index', () => {
     call('old', 100, 3, 'aardvark');
@@ -131,7 +175,12 @@ describe('retention', () => {
     const callBytes = store.call('c')!.bytes;
     expect(found('cheetah')).toHaveLength(10);
 
-    const result = pruneNotes(store, { maxAgeDays: 90, maxBytes: callBytes + store.call('current')!.bytes, nowMs: now, keep: 'current' });
+    const result = pruneNotes(store, {
+      maxAgeDays: 90,
+      maxBytes: callBytes + store.call('current')!.bytes,
+      nowMs: now,
+      keep: 'current',
+    });
     expect(result).toMatchObject({ callsDeleted: 3, notesDeleted: 23, usageDaysDeleted: 1 });
     expect(store.calls().map((c) => c.id)).toEqual(['c', 'current']);
     for (const gone of ['aardvark', 'cheetah', 'dingo']) expect(found(gone), gone).toEqual([]);
@@ -140,14 +189,17 @@ describe('retention', () => {
     // The index holds exactly the rows left, and nothing else of the deleted calls is kept.
     store.db.prepare("INSERT INTO notes_fts (notes_fts, rank) VALUES ('integrity-check', 1)").run();
     expect(store.db.prepare('SELECT count(*) AS n FROM notes_fts').get()).toEqual({ n: 15 });
-    expect(store.db.prepare("SELECT count(*) AS n FROM summaries").get()).toEqual({ n: 0 });
+    expect(store.db.prepare('SELECT count(*) AS n FROM summaries').get()).toEqual({ n: 0 });
     expect(ledger.load('2026-08-01').calls).toEqual({});
     expect(ledger.load('2026-11-20').calls).toEqual({ c: 0.5 });
   });
 
   it('.rejected: deleted when untouched for N days, else cut to its newest whole lines', () => {
     const rejected = path.join(dir, 'notifications-schedule.jsonl.rejected');
-    writeFileSync(rejected, Array.from({ length: 100 }, (_, i) => `bad line ${String(i).padStart(3, '0')}`).join('\n') + '\n');
+    writeFileSync(
+      rejected,
+      Array.from({ length: 100 }, (_, i) => `bad line ${String(i).padStart(3, '0')}`).join('\n') + '\n',
+    );
     expect(pruneAppendLog(rejected, { maxAgeDays: 90, maxBytes: 100, nowMs: now + day })).toBe('trimmed');
     const kept = readFileSync(rejected, 'utf8');
     expect(kept.length).toBeLessThanOrEqual(100);

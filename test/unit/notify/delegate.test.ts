@@ -6,7 +6,13 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NotifyRequest, NotifyResult } from '../../../main/core/api-types.ts';
-import { createDelegateWatcher, delegateArgv, delegateEnv, DelegateUnavailableError, type DelegateWatcherOptions } from '../../../main/core/notify/delegate.ts';
+import {
+  createDelegateWatcher,
+  delegateArgv,
+  delegateEnv,
+  DelegateUnavailableError,
+  type DelegateWatcherOptions,
+} from '../../../main/core/notify/delegate.ts';
 import { redactText } from '../../../main/core/tools/helpers/index.ts';
 
 const logger = pino({ level: 'silent' });
@@ -44,7 +50,9 @@ function watcher(script: string, over: Partial<DelegateWatcherOptions> = {}) {
 describe('delegate watcher', () => {
   it('runs the command with the task as one argument, logs output, and notifies (auto) with a redacted summary', async () => {
     const fakeKey = ['sk', 'proj', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6'].join('-');
-    const w = watcher(`console.log('task=' + process.argv[1]); console.log('cwd=' + process.cwd()); console.error('using key ${fakeKey}'); console.log('done: 3 files changed')`);
+    const w = watcher(
+      `console.log('task=' + process.argv[1]); console.log('cwd=' + process.cwd()); console.error('using key ${fakeKey}'); console.log('done: 3 files changed')`,
+    );
     const started = await w.start('fix it; rm -rf / $(whoami)', 'fixer');
     expect(started.state).toBe('running');
     expect(started.pid).toEqual(expect.any(Number)); // answered once the process exists
@@ -67,7 +75,9 @@ describe('delegate watcher', () => {
     const s = await w.start('task');
     const ended = await w.waitFor(s.id);
     expect(ended).toMatchObject({ state: 'failed', exit_code: 3, tail: ['line 6', 'line 7', 'line 8'] });
-    expect(delivered[0]!.text).toMatch(/^Delegate "d-[0-9a-f]+" failed \(exit 3\) after \d+ s\.\nLast lines:\nline 6\nline 7\nline 8$/);
+    expect(delivered[0]!.text).toMatch(
+      /^Delegate "d-[0-9a-f]+" failed \(exit 3\) after \d+ s\.\nLast lines:\nline 6\nline 7\nline 8$/,
+    );
   });
 
   it('a command that cannot start is refused at once (503 delegate_unavailable): no session, no "started", no notification', async () => {
@@ -75,7 +85,9 @@ describe('delegate watcher', () => {
     const refused = await w.start('task').catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(DelegateUnavailableError);
     expect(refused).toMatchObject({ code: 'delegate_unavailable', status: 503 });
-    expect((refused as Error).message).toMatch(/^the delegate command "no-such-agent" could not be started \(ENOENT\); nothing was started\./);
+    expect((refused as Error).message).toMatch(
+      /^the delegate command "no-such-agent" could not be started \(ENOENT\); nothing was started\./,
+    );
     expect((refused as Error).message).toContain('DISCORD_VOICE_LIVE_DELEGATE_COMMAND');
     expect(w.list()).toEqual([]); // not left recorded as running
     await w.close(); // nothing pending
@@ -84,7 +96,9 @@ describe('delegate watcher', () => {
     // The attempt is on disk for whoever investigates.
     const logs = await readdir(path.join(home, 'voice-users', 'delegates'));
     expect(logs).toHaveLength(1);
-    expect(await readFile(path.join(home, 'voice-users', 'delegates', logs[0]!), 'utf8')).toMatch(/could not start: ENOENT\n$/);
+    expect(await readFile(path.join(home, 'voice-users', 'delegates', logs[0]!), 'utf8')).toMatch(
+      /could not start: ENOENT\n$/,
+    );
   });
 
   it('a command that is not executable, or a working folder that is gone, is refused the same way', async () => {
@@ -110,7 +124,7 @@ describe('delegate watcher', () => {
     expect(await pending).toBeInstanceOf(DelegateUnavailableError);
   });
 
-  it('a NUL in the task is the caller\'s mistake: 400 bad_prompt, nothing started', async () => {
+  it("a NUL in the task is the caller's mistake: 400 bad_prompt, nothing started", async () => {
     const w = watcher(`console.log('never')`);
     await expect(w.start('a\u0000b')).rejects.toMatchObject({ code: 'bad_prompt', status: 400 });
     expect(w.list()).toEqual([]);
@@ -131,14 +145,16 @@ describe('delegate watcher', () => {
     expect(delivered[0]!.text).toMatch(/^Delegate "d-[0-9a-f]+" finished successfully \(exit 0\)/);
   });
 
-  it('a finished session\'s log is complete on disk when waitFor resolves', async () => {
+  it("a finished session's log is complete on disk when waitFor resolves", async () => {
     const w = watcher(`console.log('first'); console.log('second')`);
     const s = await w.start('task');
     const ended = await w.waitFor(s.id);
     expect(ended.log_error).toBeUndefined();
     // Read at once, synchronously: nothing else may run before the check.
     const text = readFileSync(ended.log_file, 'utf8');
-    expect(text).toMatch(/^# delegate d-[0-9a-f]+ started .*\nfirst\nsecond\n[\s\S]*# delegate d-[0-9a-f]+ ended .* state=succeeded exit=0 signal=null\n$/);
+    expect(text).toMatch(
+      /^# delegate d-[0-9a-f]+ started .*\nfirst\nsecond\n[\s\S]*# delegate d-[0-9a-f]+ ended .* state=succeeded exit=0 signal=null\n$/,
+    );
   });
 
   it('cancel stops the process group; status and list show it', async () => {
@@ -183,11 +199,27 @@ describe('delegate watcher', () => {
   });
 
   it('keeps our secrets out of the delegate environment and supports a {prompt} placeholder', () => {
-    const env = delegateEnv({ PATH: '/bin', DISCORD_BOT_TOKEN: 'x', DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'y', PLATFORM_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: 'z', HOME: '/h', GEMINI_API_KEY: 'k', OPENAI_API_KEY: 'o', LC_ALL: 'C' });
+    const env = delegateEnv({
+      PATH: '/bin',
+      DISCORD_BOT_TOKEN: 'x',
+      DISCORD_VOICE_LIVE_SIDECAR_TOKEN: 'y',
+      PLATFORM_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: 'z',
+      HOME: '/h',
+      GEMINI_API_KEY: 'k',
+      OPENAI_API_KEY: 'o',
+      LC_ALL: 'C',
+    });
     expect(env).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C' });
     // Passed on only when named, and never our own.
-    expect(delegateEnv({ PATH: '/bin', AGENT_TOKEN: 'a', DISCORD_BOT_TOKEN: 'x' }, ['AGENT_TOKEN', 'DISCORD_BOT_TOKEN'])).toEqual({ PATH: '/bin', AGENT_TOKEN: 'a' });
-    expect(delegateArgv(['agent', 'run', '--task={prompt}', '--yes'], 'do it')).toEqual(['agent', 'run', '--task=do it', '--yes']);
+    expect(
+      delegateEnv({ PATH: '/bin', AGENT_TOKEN: 'a', DISCORD_BOT_TOKEN: 'x' }, ['AGENT_TOKEN', 'DISCORD_BOT_TOKEN']),
+    ).toEqual({ PATH: '/bin', AGENT_TOKEN: 'a' });
+    expect(delegateArgv(['agent', 'run', '--task={prompt}', '--yes'], 'do it')).toEqual([
+      'agent',
+      'run',
+      '--task=do it',
+      '--yes',
+    ]);
     expect(delegateArgv(['agent', 'run'], 'do it')).toEqual(['agent', 'run', 'do it']);
   });
 });

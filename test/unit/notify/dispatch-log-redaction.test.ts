@@ -23,11 +23,24 @@ describe('log redaction and the webhook outcome', () => {
     const url = `${receiver.url}/api/webhooks/123456789012345678/abcdefghijklmnopqrstuvwxyz0123456789`;
     const { lines, destination } = capture();
     const logger = createLogger({ level: 'info', secrets: [url], destination });
-    const notifier = createNotifier({ voice: () => null, discordText: null, webhookUrl: url, sfxEnabled: false, logger });
+    const notifier = createNotifier({
+      voice: () => null,
+      discordText: null,
+      webhookUrl: url,
+      sfxEnabled: false,
+      logger,
+    });
     const result = await notifier.deliver({ text: 'build finished', mode: 'webhook' });
     expect(result.status).toBe('ok');
-    const dispatched = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'notification dispatched')!;
-    expect(dispatched).toMatchObject({ mode: 'webhook', status: 'ok', delivered: 'webhook', outcomes: { webhook: 'ok' } });
+    const dispatched = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'notification dispatched')!;
+    expect(dispatched).toMatchObject({
+      mode: 'webhook',
+      status: 'ok',
+      delivered: 'webhook',
+      outcomes: { webhook: 'ok' },
+    });
     expect(lines.join('')).not.toContain('/api/webhooks/123456789012345678');
     notifier.webhook.close();
   });
@@ -35,7 +48,20 @@ describe('log redaction and the webhook outcome', () => {
   it('webhook URL and secret keys are still redacted by key, a bare webhook outcome is not', () => {
     const { lines, destination } = capture();
     const logger = createLogger({ level: 'info', destination });
-    logger.info({ webhook_url: 'https://example.test/hook?t=1', webhookUrl: 'https://example.test/x', webhook_secret: 's3cr3t-value', outcomes: { webhook: 'error' } }, 'x');
-    expect(JSON.parse(lines[0]!)).toMatchObject({ webhook_url: '[REDACTED]', webhookUrl: '[REDACTED]', webhook_secret: '[REDACTED]', outcomes: { webhook: 'error' } });
+    logger.info(
+      {
+        webhook_url: 'https://example.test/hook?t=1',
+        webhookUrl: 'https://example.test/x',
+        webhook_secret: 's3cr3t-value',
+        outcomes: { webhook: 'error' },
+      },
+      'x',
+    );
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      webhook_url: '[REDACTED]',
+      webhookUrl: '[REDACTED]',
+      webhook_secret: '[REDACTED]',
+      outcomes: { webhook: 'error' },
+    });
   });
 });

@@ -12,7 +12,10 @@ const CHANNEL = '100000000000000002';
 
 type Behaviour = 'ok' | 'fail' | 'absent';
 
-function rig(b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhook?: Behaviour } = {}, extra: Partial<NotifierDeps> = {}) {
+function rig(
+  b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhook?: Behaviour } = {},
+  extra: Partial<NotifierDeps> = {},
+) {
   const calls: string[] = [];
   const spoken: string[] = [];
   const posts: { kind: 'dm' | 'channel'; target: string; text: string }[] = [];
@@ -51,9 +54,11 @@ function rig(b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhoo
         : {
             async speak(text, options) {
               calls.push('voice');
-              if (b.voice === 'fail') return { delivered: false, reason: 'the call ended before the text could be spoken' };
+              if (b.voice === 'fail')
+                return { delivered: false, reason: 'the call ended before the text could be spoken' };
               // Like the bridge: asked at the pause, right before the hand-over.
-              if (options.beforeHandOver && !(await options.beforeHandOver())) return { delivered: false, reason: 'refused' };
+              if (options.beforeHandOver && !(await options.beforeHandOver()))
+                return { delivered: false, reason: 'refused' };
               spoken.push(text);
               options.onHandedOver?.();
               return { delivered: true };
@@ -72,13 +77,24 @@ function rig(b: { voice?: Behaviour; dm?: Behaviour; channel?: Behaviour; webhoo
   return { notifier, calls, spoken, posts, events, sounds };
 }
 
-const req = (over: Partial<NotifyRequest> = {}): NotifyRequest => ({ text: 'Build finished', title: 'CI', source: 'test', ...over });
+const req = (over: Partial<NotifyRequest> = {}): NotifyRequest => ({
+  text: 'Build finished',
+  title: 'CI',
+  source: 'test',
+  ...over,
+});
 
 describe('deliver: auto order voice → dm → channel → webhook', () => {
   it('voice first when a live call takes the text', async () => {
     const r = rig();
     const result = await r.notifier.deliver(req());
-    expect(result).toEqual({ id: expect.stringMatching(/^n-/), status: 'ok', channel: 'voice', results: { voice: { status: 'ok', queued: true } }, notified_at: 1_700_000_000.25 });
+    expect(result).toEqual({
+      id: expect.stringMatching(/^n-/),
+      status: 'ok',
+      channel: 'voice',
+      results: { voice: { status: 'ok', queued: true } },
+      notified_at: 1_700_000_000.25,
+    });
     expect(r.spoken).toEqual(['[CI] Build finished']);
     expect(r.calls).toEqual(['voice']);
     expect(r.sounds).toEqual(['notification']);
@@ -101,7 +117,11 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
     const result = await r.notifier.deliver(req());
     expect(r.calls).toEqual(['voice', 'dm', 'channel']);
     expect(result.channel).toBe('channel');
-    expect(result.results.voice).toEqual({ status: 'unavailable', detail: 'the call ended before the text could be spoken', queued: false });
+    expect(result.results.voice).toEqual({
+      status: 'unavailable',
+      detail: 'the call ended before the text could be spoken',
+      queued: false,
+    });
     expect(result.results.dm).toEqual({ status: 'error', detail: 'Cannot send messages to this user' });
     expect(r.posts[0]).toMatchObject({ kind: 'channel', target: CHANNEL });
   });
@@ -112,7 +132,12 @@ describe('deliver: auto order voice → dm → channel → webhook', () => {
     expect(r.calls).toEqual(['voice', 'dm', 'channel', 'webhook']);
     expect(result).toMatchObject({ status: 'ok', channel: 'webhook' });
     expect(result.results.channel).toEqual({ status: 'error', detail: 'Missing Access' });
-    expect(r.events[0]).toMatchObject({ eventClass: 'agent.notify', title: 'CI', text: 'Build finished', source: 'test' });
+    expect(r.events[0]).toMatchObject({
+      eventClass: 'agent.notify',
+      title: 'CI',
+      text: 'Build finished',
+      source: 'test',
+    });
   });
 
   it('everything fails → error, every failure recorded, no sound', async () => {
@@ -257,9 +282,16 @@ describe('deliver: single modes and input errors', () => {
       signals.push(options!.signal!);
       return new Promise(() => {});
     };
-    const r = rig({ voice: 'absent' }, { discordText: { sendDirectMessage: never, postToChannel: never }, discordTimeoutMs: 30 });
+    const r = rig(
+      { voice: 'absent' },
+      { discordText: { sendDirectMessage: never, postToChannel: never }, discordTimeoutMs: 30 },
+    );
     const result = await r.notifier.deliver(req());
-    expect(result.results.dm).toEqual({ status: 'unknown', detail: 'timeout after 30 ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)' });
+    expect(result.results.dm).toEqual({
+      status: 'unknown',
+      detail:
+        'timeout after 30 ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)',
+    });
     // Not re-sent through the channel or the webhook: that could deliver the notification twice.
     expect(result.status).toBe('unknown');
     expect(result.channel).toBeUndefined();
@@ -273,9 +305,14 @@ describe('deliver: single modes and input errors', () => {
 
   it('empty text and unknown mode are rejected with codes', async () => {
     const r = rig();
-    await expect(r.notifier.deliver({ text: '   ' })).rejects.toMatchObject({ name: 'NotifyInputError', code: 'empty_text' });
+    await expect(r.notifier.deliver({ text: '   ' })).rejects.toMatchObject({
+      name: 'NotifyInputError',
+      code: 'empty_text',
+    });
     await expect(r.notifier.deliver({ text: 'x', mode: 'pigeon' as never })).rejects.toBeInstanceOf(NotifyInputError);
-    await expect(r.notifier.deliver({ text: 'x', mode: 'pigeon' as never })).rejects.toMatchObject({ code: 'unknown_mode' });
+    await expect(r.notifier.deliver({ text: 'x', mode: 'pigeon' as never })).rejects.toMatchObject({
+      code: 'unknown_mode',
+    });
     expect(r.calls).toEqual([]);
   });
 
@@ -290,7 +327,9 @@ describe('deliver: single modes and input errors', () => {
     const notes: { kind: string; text: string; speaker?: string }[] = [];
     const r = rig({ voice: 'fail' }, { notes: { append: (e) => (notes.push(e), { id: '1', ts: 0, ...e }) } });
     await r.notifier.deliver(req());
-    expect(notes[0]!.text).toBe('[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Build finished');
+    expect(notes[0]!.text).toBe(
+      '[auto → dm: ok; voice: unavailable (the call ended before the text could be spoken)] CI: Build finished',
+    );
   });
 
   it('sfx disabled → no sound', async () => {
@@ -310,7 +349,9 @@ describe('deliver: single modes and input errors', () => {
 
   it('Discord text never pings and fits 2000 chars', async () => {
     const r = rig({ voice: 'absent' });
-    await r.notifier.deliver(req({ text: `@everyone <@${OWNER}> <@&${CHANNEL}> ${'x'.repeat(3000)}`, title: '@here alert' }));
+    await r.notifier.deliver(
+      req({ text: `@everyone <@${OWNER}> <@&${CHANNEL}> ${'x'.repeat(3000)}`, title: '@here alert' }),
+    );
     const text = r.posts[0]!.text;
     expect(Array.from(text).length).toBeLessThanOrEqual(2000);
     expect(text).not.toMatch(/@everyone|@here|<@\d|<@&\d/);

@@ -10,7 +10,16 @@ import type { ScheduleListPage } from '../../../main/core/notify/scheduler.ts';
 const NOW_S = 1_800_000_000;
 
 function entry(id: string, text: string, inS: number): ScheduledNotification {
-  return { id, text, mode: 'auto', delay_seconds: inS, fire_at_epoch: NOW_S + inS, created_at: NOW_S, state: 'scheduled', attempts: 0 };
+  return {
+    id,
+    text,
+    mode: 'auto',
+    delay_seconds: inS,
+    fire_at_epoch: NOW_S + inS,
+    created_at: NOW_S,
+    state: 'scheduled',
+    attempts: 0,
+  };
 }
 
 function start(entries: ScheduledNotification[]) {
@@ -19,10 +28,22 @@ function start(entries: ScheduledNotification[]) {
   const scheduler = {
     list: async (): Promise<ScheduleListPage> => {
       reads++;
-      return { entries: [...entries], next_cursor: null, total: entries.length, pending: entries.length, max_pending: 100 };
+      return {
+        entries: [...entries],
+        next_cursor: null,
+        total: entries.length,
+        pending: entries.length,
+        max_pending: 100,
+      };
     },
   };
-  const dueSoon = startDueSoonReminders({ scheduler, hub, logger: silentLogger(), now: () => NOW_S * 1000, horizonS: 3600 });
+  const dueSoon = startDueSoonReminders({
+    scheduler,
+    hub,
+    logger: silentLogger(),
+    now: () => NOW_S * 1000,
+    horizonS: 3600,
+  });
   return { hub, dueSoon, reads: () => reads };
 }
 
@@ -31,7 +52,12 @@ const settle = () => new Promise((r) => setTimeout(r, 10));
 describe('reminders due soon', () => {
   it('only those within the horizon, with when, each cut to a short line', async () => {
     const long = 'x'.repeat(400);
-    const { dueSoon } = start([entry('a', 'call Bob', 30), entry('b', 'take the  lasagne\nout', 600), entry('c', long, 1800), entry('d', 'renew the passport', 7200)]);
+    const { dueSoon } = start([
+      entry('a', 'call Bob', 30),
+      entry('b', 'take the  lasagne\nout', 600),
+      entry('c', long, 1800),
+      entry('d', 'renew the passport', 7200),
+    ]);
     await settle();
     const text = dueSoon.text()!;
     expect(text).toContain('in under a minute: "call Bob"');

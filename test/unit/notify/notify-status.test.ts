@@ -38,9 +38,16 @@ describe('overallStatus', () => {
 });
 
 /** A notifier whose DM and channel sends hang (aborted at their timeout: `unknown`) or fail, and whose webhook gives `webhook`. */
-function rig(discord: { dm: 'ok' | 'hang' | 'fail'; channel: 'ok' | 'hang' | 'fail' }, webhookOutcome: DeliveryOutcome) {
+function rig(
+  discord: { dm: 'ok' | 'hang' | 'fail'; channel: 'ok' | 'hang' | 'fail' },
+  webhookOutcome: DeliveryOutcome,
+) {
   const send = (how: 'ok' | 'hang' | 'fail') => (): Promise<SentMessage> =>
-    how === 'ok' ? Promise.resolve({ messageId: 'm1', channelId: 'c1' }) : how === 'hang' ? new Promise<SentMessage>(() => {}) : Promise.reject(new Error('Missing Access'));
+    how === 'ok'
+      ? Promise.resolve({ messageId: 'm1', channelId: 'c1' })
+      : how === 'hang'
+        ? new Promise<SentMessage>(() => {})
+        : Promise.reject(new Error('Missing Access'));
   const port: DiscordTextPort = { sendDirectMessage: send(discord.dm), postToChannel: send(discord.channel) };
   const webhook: WebhookDispatcher = {
     configured: true,
@@ -48,10 +55,20 @@ function rig(discord: { dm: 'ok' | 'hang' | 'fail'; channel: 'ok' | 'hang' | 'fa
     stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 }),
     close() {},
   };
-  return createNotifier({ voice: () => null, discordText: port, ownerId: '1', textChannelId: '2', webhook, sfxEnabled: false, logger, discordTimeoutMs: 20 });
+  return createNotifier({
+    voice: () => null,
+    discordText: port,
+    ownerId: '1',
+    textChannelId: '2',
+    webhook,
+    sfxEnabled: false,
+    logger,
+    discordTimeoutMs: 20,
+  });
 }
 
-const deliver = (mode: NotifyMode, notifier: ReturnType<typeof rig>) => notifier.deliver({ text: 'Build finished', mode });
+const deliver = (mode: NotifyMode, notifier: ReturnType<typeof rig>) =>
+  notifier.deliver({ text: 'Build finished', mode });
 
 describe('deliver: an outcome that may have been delivered', () => {
   it('auto: a DM aborted at its timeout is `unknown` overall, and nothing else is tried', async () => {
@@ -62,13 +79,18 @@ describe('deliver: an outcome that may have been delivered', () => {
   });
 
   it('auto: failures before a webhook with no answer → `unknown`', async () => {
-    const result = await deliver('auto', rig({ dm: 'fail', channel: 'fail' }, { status: 'unknown', detail: 'no answer' }));
+    const result = await deliver(
+      'auto',
+      rig({ dm: 'fail', channel: 'fail' }, { status: 'unknown', detail: 'no answer' }),
+    );
     expect(result.status).toBe('unknown');
     expect(result.results.dm?.status).toBe('error');
   });
 
   it('a single mode with no answer → `unknown`; a single mode that failed → `error`', async () => {
-    expect((await deliver('webhook', rig({ dm: 'ok', channel: 'ok' }, { status: 'unknown', detail: 'no answer' }))).status).toBe('unknown');
+    expect(
+      (await deliver('webhook', rig({ dm: 'ok', channel: 'ok' }, { status: 'unknown', detail: 'no answer' }))).status,
+    ).toBe('unknown');
     expect((await deliver('channel', rig({ dm: 'ok', channel: 'hang' }, { status: 'ok' }))).status).toBe('unknown');
     expect((await deliver('dm', rig({ dm: 'fail', channel: 'ok' }, { status: 'ok' }))).status).toBe('error');
   });

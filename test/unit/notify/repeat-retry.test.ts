@@ -22,8 +22,15 @@ const at = (iso: string): number => Date.parse(iso);
 /** Nothing reachable (nothing sent, retried with backoff) until `reachable`. */
 const notifier = {
   async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
-    if (!reachable) return { id: 'x', status: 'error', results: { dm: { status: 'unavailable', detail: 'Discord bot is not connected' } }, notified_at: t / 1000 };
-    if (options?.onSending && !(await options.onSending('dm'))) return { id: 'x', status: 'error', results: { dm: { status: 'unavailable' } }, notified_at: t / 1000 };
+    if (!reachable)
+      return {
+        id: 'x',
+        status: 'error',
+        results: { dm: { status: 'unavailable', detail: 'Discord bot is not connected' } },
+        notified_at: t / 1000,
+      };
+    if (options?.onSending && !(await options.onSending('dm')))
+      return { id: 'x', status: 'error', results: { dm: { status: 'unavailable' } }, notified_at: t / 1000 };
     delivered.push(`${req.text}@${new Date(t).toISOString().slice(11, 19)}`);
     return { id: 'x', status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: t / 1000 };
   },
@@ -61,7 +68,10 @@ it('an occurrence being retried does not hold back the next one: every occurrenc
   await s.tick();
   expect(delivered).toHaveLength(2);
   expect(delivered[1]).toMatch(/^tick \(late by .+\)@08:02:30$/); // the retried 08:01 occurrence, once
-  const states = (await s.list()).entries.map((e) => [new Date(e.fire_at_epoch * 1000).toISOString().slice(11, 16), e.state]);
+  const states = (await s.list()).entries.map((e) => [
+    new Date(e.fire_at_epoch * 1000).toISOString().slice(11, 16),
+    e.state,
+  ]);
   expect(states).toEqual([
     ['08:01', 'delivered'],
     ['08:02', 'delivered'],

@@ -35,9 +35,16 @@ afterEach(async () => {
 const clock = { now: () => t };
 const okNotifier = {
   async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
-    if (options?.onSending && !(await options.onSending('dm'))) return { id: 'x', status: 'error', results: { dm: { status: 'skipped' } }, notified_at: t / 1000 };
+    if (options?.onSending && !(await options.onSending('dm')))
+      return { id: 'x', status: 'error', results: { dm: { status: 'skipped' } }, notified_at: t / 1000 };
     delivered.push(`${req.text}@${new Date(t).toISOString()}`);
-    return { id: 'x', status: 'ok', channel: 'dm', results: { dm: { status: 'ok', message_id: '1' } }, notified_at: t / 1000 };
+    return {
+      id: 'x',
+      status: 'ok',
+      channel: 'dm',
+      results: { dm: { status: 'ok', message_id: '1' } },
+      notified_at: t / 1000,
+    };
   },
 };
 const make = (notifier: typeof okNotifier = okNotifier) => createScheduler({ file, notifier, clock, logger });
@@ -60,7 +67,9 @@ describe('repeat rule validation', () => {
     [{ text: 'x', delay_seconds: 5, at: '09:00' }, 'bad_time'],
   ])('%j → 400 %s', async (body, code) => {
     t = Date.parse('2026-03-27T10:00:00Z');
-    const err = await make().schedule(body).catch((e: unknown) => e);
+    const err = await make()
+      .schedule(body)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotifyInputError);
     expect((err as NotifyInputError).code).toBe(code);
     expect((err as NotifyInputError).status).toBe(400);
@@ -84,7 +93,11 @@ describe('next occurrence', () => {
   });
 
   it('daily without at takes the time of day of the first occurrence, in the given timezone', () => {
-    const r = resolveRepeat({ rule: 'daily', timezone: 'America/New_York', firstFireEpoch: epoch('2026-11-24T19:15:00Z') });
+    const r = resolveRepeat({
+      rule: 'daily',
+      timezone: 'America/New_York',
+      firstFireEpoch: epoch('2026-11-24T19:15:00Z'),
+    });
     expect(r.cron).toBe('15 14 * * *');
   });
 });
@@ -102,7 +115,11 @@ describe('a repeating series in the scheduler', () => {
     expect(delivered).toEqual(['standup@2026-11-27T08:00:00.000Z']);
     const scheduled = (await s.list({ state: 'scheduled' })).entries;
     expect(scheduled).toHaveLength(1);
-    expect(scheduled[0]).toMatchObject({ fire_at_epoch: epoch('2026-11-30T08:00:00Z'), state: 'scheduled', repeat: { series: first.id } });
+    expect(scheduled[0]).toMatchObject({
+      fire_at_epoch: epoch('2026-11-30T08:00:00Z'),
+      state: 'scheduled',
+      repeat: { series: first.id },
+    });
     expect(await s.tick()).toBe(0); // nothing due over the weekend
 
     t = Date.parse('2026-11-30T08:00:05Z');
@@ -143,7 +160,9 @@ describe('a repeating series in the scheduler', () => {
     const failed = all.filter((r) => r.state === 'failed');
     expect(failed.map((r) => r.id)).toEqual([first.id]);
     expect(failed[0]?.last_error).toMatch(/^interrupted/);
-    expect(all.filter((r) => r.state === 'scheduled').map((r) => r.fire_at_epoch)).toEqual([epoch('2026-11-25T08:00:00Z')]);
+    expect(all.filter((r) => r.state === 'scheduled').map((r) => r.fire_at_epoch)).toEqual([
+      epoch('2026-11-25T08:00:00Z'),
+    ]);
     expect(delivered).toEqual([]);
 
     t = Date.parse('2026-11-25T08:00:00Z');
@@ -163,7 +182,10 @@ describe('a repeating series in the scheduler', () => {
     await s.tick();
     expect(delivered).toHaveLength(1);
     const all = await records();
-    expect(Object.fromEntries(all.map((r) => [r.id, r.state]))).toEqual({ [first.id]: 'delivered', [nextId]: 'scheduled' });
+    expect(Object.fromEntries(all.map((r) => [r.id, r.state]))).toEqual({
+      [first.id]: 'delivered',
+      [nextId]: 'scheduled',
+    });
   });
 
   it('an occurrence missed by more than the maximum lateness expires and the series resumes at its next time', async () => {
@@ -175,7 +197,9 @@ describe('a repeating series in the scheduler', () => {
     const all = await records();
     expect(all).toHaveLength(2);
     expect(all.filter((r) => r.state === 'expired')).toHaveLength(1);
-    expect(all.filter((r) => r.state === 'scheduled').map((r) => r.fire_at_epoch)).toEqual([epoch('2026-11-28T08:30:00Z')]);
+    expect(all.filter((r) => r.state === 'scheduled').map((r) => r.fire_at_epoch)).toEqual([
+      epoch('2026-11-28T08:30:00Z'),
+    ]);
     expect(delivered).toEqual([]);
   });
 });

@@ -16,7 +16,14 @@ it('a 429 asking for 2 minutes leaves the reminder scheduled for then, not faile
   const receiver = await startWebhookReceiver();
   receiver.script.push({ status: 429, headers: { 'retry-after': '120' } });
   const logger = pino({ level: 'silent' });
-  const notifier = createNotifier({ voice: () => null, discordText: null, webhookUrl: receiver.url, throttleSeconds: 0, sfxEnabled: false, logger });
+  const notifier = createNotifier({
+    voice: () => null,
+    discordText: null,
+    webhookUrl: receiver.url,
+    throttleSeconds: 0,
+    sfxEnabled: false,
+    logger,
+  });
   const scheduler = createScheduler({ file: scheduleFilePath(home), notifier, logger });
   try {
     const entry = await scheduler.schedule({ text: 'Call the dentist', delay_seconds: 0, mode: 'webhook' });

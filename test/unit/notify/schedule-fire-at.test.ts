@@ -30,10 +30,22 @@ afterEach(() => rm(home, { recursive: true, force: true }));
 const notifier = {
   async deliver(req: NotifyRequest): Promise<NotifyResult> {
     delivered.push({ req, at: t });
-    return { id: 'n-test', status: 'ok', channel: 'dm', results: { dm: { status: 'ok', message_id: '1' } }, notified_at: t / 1000 };
+    return {
+      id: 'n-test',
+      status: 'ok',
+      channel: 'dm',
+      results: { dm: { status: 'ok', message_id: '1' } },
+      notified_at: t / 1000,
+    };
   },
 };
-const make = () => createScheduler({ file: scheduleFilePath(home), notifier, clock: { now: () => t }, logger: pino({ level: 'silent' }) });
+const make = () =>
+  createScheduler({
+    file: scheduleFilePath(home),
+    notifier,
+    clock: { now: () => t },
+    logger: pino({ level: 'silent' }),
+  });
 
 describe('a typed wall-clock time', () => {
   it('"tomorrow 9:00 Europe/Berlin" is stored at 09:00:00 there and fires in that second, not before', async () => {
@@ -42,7 +54,9 @@ describe('a typed wall-clock time', () => {
     expect(typed.fireAt).toBe(nineBerlin);
     const s = make();
     // The request the CLI sends for --at (main/cli.ts schedule()).
-    const entry = await s.schedule(parseScheduleRequest({ text: 'Plan the day', fire_at_epoch: typed.fireAt, source: 'cli' }));
+    const entry = await s.schedule(
+      parseScheduleRequest({ text: 'Plan the day', fire_at_epoch: typed.fireAt, source: 'cli' }),
+    );
     expect(entry.fire_at_epoch).toBe(nineBerlin);
     expect(entry.created_at + entry.delay_seconds).toBeCloseTo(nineBerlin, 3);
     t = nineBerlin * 1000 - 1;
@@ -56,7 +70,9 @@ describe('a typed wall-clock time', () => {
   it('a repeating rule takes its first time of day from fire_at_epoch too', async () => {
     const s = make();
     const at = Date.UTC(2026, 11, 2, 8, 15) / 1000;
-    const entry = await s.schedule(parseScheduleRequest({ text: 'Stand-up', repeat: 'daily', timezone: 'Europe/Berlin', fire_at_epoch: at }));
+    const entry = await s.schedule(
+      parseScheduleRequest({ text: 'Stand-up', repeat: 'daily', timezone: 'Europe/Berlin', fire_at_epoch: at }),
+    );
     expect(entry.fire_at_epoch).toBe(at);
     expect(entry.repeat).toMatchObject({ rule: 'daily', cron: '15 9 * * *', timezone: 'Europe/Berlin' });
   });
@@ -71,9 +87,15 @@ describe('a typed wall-clock time', () => {
       }
       return 'accepted';
     };
-    expect(await code({ fire_at_epoch: T0 / 1000 + 60, delay_seconds: 60 })).toBe('bad_delay: give delay_seconds or fire_at_epoch, not both');
-    expect(await code({ fire_at_epoch: T0 / 1000 - 3600 })).toMatch(/^bad_delay: fire_at_epoch: .* has passed \(3600 s ago\)$/);
-    expect(await code({ fire_at_epoch: T0 / 1000 + 31 * 86400 })).toMatch(/^bad_delay: fire_at_epoch: .* more than 2592000 s \(30 days\) ahead$/);
+    expect(await code({ fire_at_epoch: T0 / 1000 + 60, delay_seconds: 60 })).toBe(
+      'bad_delay: give delay_seconds or fire_at_epoch, not both',
+    );
+    expect(await code({ fire_at_epoch: T0 / 1000 - 3600 })).toMatch(
+      /^bad_delay: fire_at_epoch: .* has passed \(3600 s ago\)$/,
+    );
+    expect(await code({ fire_at_epoch: T0 / 1000 + 31 * 86400 })).toMatch(
+      /^bad_delay: fire_at_epoch: .* more than 2592000 s \(30 days\) ahead$/,
+    );
     expect(await code({ fire_at_epoch: 'tomorrow' })).toMatch(/^bad_delay: fire_at_epoch: /);
     // A moment a few seconds gone (the request took that long) is due at once, kept as asked.
     expect(await code({ fire_at_epoch: T0 / 1000 - 2 })).toBe('accepted');

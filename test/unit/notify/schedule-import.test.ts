@@ -64,15 +64,34 @@ it('imports every entry of the old file once, logs the counts and keeps the file
   });
   expect(page.total).toBe(9);
   const b2 = page.entries.find((e) => e.id === 'n-0000000000b2')!;
-  expect(b2).toMatchObject({ attempts: 1, next_attempt_at: T0 / 1000 + 660, last_error: 'not accepted (webhook: HTTP 429); retry in 60 s' });
-  expect(page.entries.find((e) => e.id === 'n-0000000000f7')!.repeat).toMatchObject({ series: 'n-0000000000f6', cron: '30 9 * * *' });
-  const log = lines.map((l) => JSON.parse(l) as { msg: string; entries?: number; lines?: number; skippedLines?: number; states?: object });
-  expect(log.find((l) => l.msg.startsWith('imported 9 scheduled notifications'))).toMatchObject({ entries: 9, lines: 15, skippedLines: 1, states: { delivered: 2, scheduled: 3, cancelled: 1, expired: 1, failed: 1, delivering: 1 } });
+  expect(b2).toMatchObject({
+    attempts: 1,
+    next_attempt_at: T0 / 1000 + 660,
+    last_error: 'not accepted (webhook: HTTP 429); retry in 60 s',
+  });
+  expect(page.entries.find((e) => e.id === 'n-0000000000f7')!.repeat).toMatchObject({
+    series: 'n-0000000000f6',
+    cron: '30 9 * * *',
+  });
+  const log = lines.map(
+    (l) => JSON.parse(l) as { msg: string; entries?: number; lines?: number; skippedLines?: number; states?: object },
+  );
+  expect(log.find((l) => l.msg.startsWith('imported 9 scheduled notifications'))).toMatchObject({
+    entries: 9,
+    lines: 15,
+    skippedLines: 1,
+    states: { delivered: 2, scheduled: 3, cancelled: 1, expired: 1, failed: 1, delivering: 1 },
+  });
   expect(readFileSync(file).equals(before)).toBe(true);
   expect(sent).toEqual([]);
 
   // The client's Idempotency-Key still answers with the entry it created.
-  const replay = await scheduler.schedule({ text: 'pick up the parcel', delay_seconds: 60 }, { key: 'client-key-1', request_hash: 'a'.repeat(64), now: T0 / 1000, ttlSeconds: 60 }).catch((err: unknown) => err);
+  const replay = await scheduler
+    .schedule(
+      { text: 'pick up the parcel', delay_seconds: 60 },
+      { key: 'client-key-1', request_hash: 'a'.repeat(64), now: T0 / 1000, ttlSeconds: 60 },
+    )
+    .catch((err: unknown) => err);
   expect(replay).toBeInstanceOf(IdempotentReplay);
   expect((replay as IdempotentReplay).entry.id).toBe('n-0000000000a8');
 });
@@ -83,7 +102,9 @@ it('a second start imports nothing: what changed since stands', async () => {
   await first.scheduler.stop();
   running.length = 0;
   const second = start();
-  expect((await second.scheduler.list({ limit: 1000 })).entries.find((e) => e.id === 'n-0000000000a8')!.state).toBe('cancelled');
+  expect((await second.scheduler.list({ limit: 1000 })).entries.find((e) => e.id === 'n-0000000000a8')!.state).toBe(
+    'cancelled',
+  );
   expect(second.lines.some((l) => l.includes('imported'))).toBe(false);
   const db = new Database(scheduleDatabaseFile(file), { readonly: true });
   expect(db.prepare("SELECT count(*) AS n FROM imports WHERE source = 'schedule-jsonl'").get()).toEqual({ n: 1 });

@@ -27,7 +27,10 @@ it('refuses with schedule_locked while another process holds the write lock, and
   const file = scheduleFilePath(home);
   const scheduler = createScheduler({ file, notifier, logger, lockStaleMs: 300 });
   await scheduler.list(); // creates the database
-  const holder = spawn(process.execPath, ['-e', HOLD, scheduleDatabaseFile(file)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
+  const holder = spawn(process.execPath, ['-e', HOLD, scheduleDatabaseFile(file)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: process.cwd(),
+  });
   try {
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     const error = await scheduler.schedule({ text: 'Tea is ready', delay_seconds: 60 }).then(

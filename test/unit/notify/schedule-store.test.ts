@@ -24,7 +24,17 @@ afterEach(async () => {
 });
 
 function record(id: string, fire: number, state: StoredNotification['state'] = 'scheduled'): StoredNotification {
-  return { id, text: `text ${id}`, mode: 'dm', delay_seconds: fire, fire_at_epoch: fire, created_at: 0, state, attempts: 0, updated_at: 0 };
+  return {
+    id,
+    text: `text ${id}`,
+    mode: 'dm',
+    delay_seconds: fire,
+    fire_at_epoch: fire,
+    created_at: 0,
+    state,
+    attempts: 0,
+    updated_at: 0,
+  };
 }
 
 function open(over: Partial<ConstructorParameters<typeof ScheduleStore>[0]> = {}): ScheduleStore {
@@ -43,7 +53,8 @@ it('one row per entry: another reader sees the latest version of each; the count
   await store.load();
   await store.transact(() => ({ value: null, write: [record('a', 10), record('b', 20)] }));
   await store.transact(() => ({ value: null, write: [{ ...record('a', 10), state: 'cancelled' }] }));
-  for (let i = 0; i < 6; i++) await store.transact(() => ({ value: null, write: [{ ...record('b', 20), attempts: i }] }));
+  for (let i = 0; i < 6; i++)
+    await store.transact(() => ({ value: null, write: [{ ...record('b', 20), attempts: i }] }));
   expect(readScheduleRows(file).map((e) => [e.id, e.state, e.attempts])).toEqual([
     ['a', 'cancelled', 0],
     ['b', 'scheduled', 5],
@@ -69,7 +80,9 @@ it('a change that throws writes nothing', async () => {
 it('pages by fire time with a cursor and a state filter', async () => {
   const store = open();
   await store.load();
-  const all = Array.from({ length: 250 }, (_, i) => record(`n-${String(i).padStart(3, '0')}`, 1000 - i, i % 5 === 0 ? 'cancelled' : 'scheduled'));
+  const all = Array.from({ length: 250 }, (_, i) =>
+    record(`n-${String(i).padStart(3, '0')}`, 1000 - i, i % 5 === 0 ? 'cancelled' : 'scheduled'),
+  );
   await store.transact(() => ({ value: null, write: all }));
   const ids: string[] = [];
   let cursor: string | undefined;
@@ -85,14 +98,19 @@ it('pages by fire time with a cursor and a state filter', async () => {
   expect(cancelled.next_cursor).toBeNull();
   const firstCancelled = store.page({ limit: 20, state: 'cancelled' });
   const restCancelled = store.page({ limit: 1000, state: 'cancelled', cursor: firstCancelled.next_cursor! });
-  expect([...firstCancelled.entries, ...restCancelled.entries].map((e) => e.id)).toEqual(cancelled.entries.map((e) => e.id));
+  expect([...firstCancelled.entries, ...restCancelled.entries].map((e) => e.id)).toEqual(
+    cancelled.entries.map((e) => e.id),
+  );
   expect(store.pendingCount).toBe(200);
   expect(() => store.page({ limit: 10, cursor: 'not-a-cursor' })).toThrow(/cursor/);
 });
 
 it("notices another process's commit while idle (fs.watch + check), not its own", async () => {
   const changes: (string[] | 'reloaded')[] = [];
-  const store = open({ onExternalChange: (c) => changes.push(c === 'reloaded' ? c : c.map((e) => e.id)), statIntervalMs: 200 });
+  const store = open({
+    onExternalChange: (c) => changes.push(c === 'reloaded' ? c : c.map((e) => e.id)),
+    statIntervalMs: 200,
+  });
   await store.load();
   store.watch();
   await store.transact(() => ({ value: null, write: [record('mine', 5)] }));
@@ -120,7 +138,11 @@ it('prunes finished entries last changed before the cutoff, nothing else', async
   await store.load();
   await store.transact(() => ({
     value: null,
-    write: [{ ...record('old-done', 1, 'delivered'), updated_at: 100 }, { ...record('new-done', 2, 'delivered'), updated_at: 900 }, { ...record('old-pending', 3), updated_at: 100 }],
+    write: [
+      { ...record('old-done', 1, 'delivered'), updated_at: 100 },
+      { ...record('new-done', 2, 'delivered'), updated_at: 900 },
+      { ...record('old-pending', 3), updated_at: 100 },
+    ],
   }));
   expect(await store.prune(500)).toBe(1);
   expect(readScheduleRows(file).map((e) => e.id)).toEqual(['new-done', 'old-pending']);

@@ -41,7 +41,8 @@ afterEach(async () => {
 /** Sends the entry's text once onSending allows it (dm). */
 const simple = {
   async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
-    if (options?.onSending && !(await options.onSending('dm'))) return { id: 'x', status: 'error', results: { dm: { status: 'unavailable' } }, notified_at: t / 1000 };
+    if (options?.onSending && !(await options.onSending('dm')))
+      return { id: 'x', status: 'error', results: { dm: { status: 'unavailable' } }, notified_at: t / 1000 };
     sent.push(req.text);
     return { id: 'x', status: 'ok', channel: 'dm', results: { dm: { status: 'ok' } }, notified_at: t / 1000 };
   },
@@ -54,7 +55,9 @@ function make(over: Partial<SchedulerOptions> = {}) {
 /** Rewrites the only entry in the database as claimed by `owner`/`pid`. */
 async function claimAs(owner: string, pid: number): Promise<void> {
   const [record] = readScheduleRows(file);
-  writeScheduleRows(file, [{ ...record, state: 'delivering', attempts: 1, claim: { owner, pid, lease_until: T0 / 1000 + 600 } }]);
+  writeScheduleRows(file, [
+    { ...record, state: 'delivering', attempts: 1, claim: { owner, pid, lease_until: T0 / 1000 + 600 } },
+  ]);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -69,8 +72,16 @@ describe('one claim per delivery attempt', () => {
         const go = await Promise.all(modes.map((m) => options!.onSending!(m)));
         modes.forEach((m, i) => (answers[m] = go[i]!));
         for (const m of modes) if (answers[m]) sent.push(`${m}:${req.text}`);
-        const results = Object.fromEntries(modes.map((m) => [m, { status: answers[m] ? 'ok' : 'unavailable' }])) as NotifyResult['results'];
-        return { id: 'x', status: modes.every((m) => answers[m]) ? 'ok' : 'partial', channels: modes.filter((m) => answers[m]), results, notified_at: t / 1000 };
+        const results = Object.fromEntries(
+          modes.map((m) => [m, { status: answers[m] ? 'ok' : 'unavailable' }]),
+        ) as NotifyResult['results'];
+        return {
+          id: 'x',
+          status: modes.every((m) => answers[m]) ? 'ok' : 'partial',
+          channels: modes.filter((m) => answers[m]),
+          results,
+          notified_at: t / 1000,
+        };
       },
     };
     const s = make({ notifier: concurrent });
@@ -122,7 +133,15 @@ describe('dispatcher: a refused send is `unavailable` and counted', () => {
     stats: () => ({ sent: 0, failed: 0, throttled: 0, dropped: 0, urgent: 0, retries: 0, unknown: 0 }),
     close() {},
   };
-  const notifier = createNotifier({ voice: () => null, discordText: port, ownerId: '1', textChannelId: '2', webhook, sfxEnabled: false, logger });
+  const notifier = createNotifier({
+    voice: () => null,
+    discordText: port,
+    ownerId: '1',
+    textChannelId: '2',
+    webhook,
+    sfxEnabled: false,
+    logger,
+  });
 
   it('`all` with one destination refused is `partial`, the refused one `unavailable`', async () => {
     const result = await notifier.deliver({ text: 'x', mode: 'all' }, { onSending: (mode) => mode !== 'channel' });
@@ -174,7 +193,10 @@ describe('abandoned claims are recognised by their owner', () => {
     const s = make();
     expect(await s.tick()).toBe(0);
     expect((await s.list()).entries[0]).toMatchObject({ state: 'failed' });
-    await expect(s.cancel((await s.list()).entries[0]!.id)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('already failed') });
+    await expect(s.cancel((await s.list()).entries[0]!.id)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('already failed'),
+    });
     expect(sent).toEqual([]);
   });
 
@@ -183,7 +205,9 @@ describe('abandoned claims are recognised by their owner', () => {
     // `sleep 0` exits; its parent became `sleep 30` (exec) which never reaps it: a zombie.
     const holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const zombie = await new Promise<number>((resolve) => holder.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+      const zombie = await new Promise<number>((resolve) =>
+        holder.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+      );
       for (let i = 0; i < 200 && !procStat(zombie)?.zombie; i++) await sleep(5);
       expect(procStat(zombie)?.zombie).toBe(true);
       const s0 = make();
@@ -236,7 +260,9 @@ describe('abandoned claims are recognised by their owner', () => {
     await s.schedule({ text: 'mine', delay_seconds: 0 });
     await s.tick();
     const start = procStat(process.pid)?.start;
-    expect(owner).toMatch(start ? new RegExp(`^${process.pid}:${start}-[0-9a-f]{8}$`) : new RegExp(`^${process.pid}:[0-9a-f]{8}$`));
+    expect(owner).toMatch(
+      start ? new RegExp(`^${process.pid}:${start}-[0-9a-f]{8}$`) : new RegExp(`^${process.pid}:[0-9a-f]{8}$`),
+    );
   });
 });
 
@@ -284,7 +310,10 @@ describe('start() waits (bounded) for the destinations before firing overdue rem
 describe('a voice reminder is claimed at the pause it is spoken in, not while it waits for one', () => {
   /** A live call whose model is talking: texts wait in the session's queue, as on the bridge. */
   function busyCall() {
-    const queue = new TextInjectionQueue({ clock: new ManualClock(), deliver: (texts) => (sent.push(...texts.map((x) => `voice:${x}`)), true) });
+    const queue = new TextInjectionQueue({
+      clock: new ManualClock(),
+      deliver: (texts) => (sent.push(...texts.map((x) => `voice:${x}`)), true),
+    });
     queue.modelActivity();
     const voice: VoiceDelivery = {
       speak: (text, options) =>
@@ -302,7 +331,9 @@ describe('a voice reminder is claimed at the pause it is spoken in, not while it
 
   it('waits unclaimed (`scheduled`, 0 attempts), is claimed and spoken at the pause, recorded delivered once', async () => {
     const call = busyCall();
-    const s = make({ notifier: createNotifier({ voice: () => call.voice, discordText: null, sfxEnabled: false, logger }) });
+    const s = make({
+      notifier: createNotifier({ voice: () => call.voice, discordText: null, sfxEnabled: false, logger }),
+    });
     await s.schedule({ text: 'stand-up', delay_seconds: 0, mode: 'voice' });
     const delivery = s.tick();
     await sleep(50);
@@ -316,17 +347,20 @@ describe('a voice reminder is claimed at the pause it is spoken in, not while it
 
   it('a process that dies while its reminder waits for a pause leaves it to the next start, which delivers it (not "may have been delivered")', async () => {
     const dead = busyCall();
-    const first = make({ notifier: createNotifier({ voice: () => dead.voice, discordText: null, sfxEnabled: false, logger }) });
+    const first = make({
+      notifier: createNotifier({ voice: () => dead.voice, discordText: null, sfxEnabled: false, logger }),
+    });
     await first.schedule({ text: 'pay rent', delay_seconds: 0, mode: 'voice' });
     void first.tick(); // it never gets its pause: the process is gone
     await sleep(50);
     const next = busyCall();
     next.queue.modelTurnEnded();
-    const second = make({ notifier: createNotifier({ voice: () => next.voice, discordText: null, sfxEnabled: false, logger }) });
+    const second = make({
+      notifier: createNotifier({ voice: () => next.voice, discordText: null, sfxEnabled: false, logger }),
+    });
     await second.tick();
     expect(sent).toEqual([expect.stringMatching(/^voice:.*pay rent/)]);
     expect(await stored()).toMatchObject({ state: 'delivered', attempts: 1 });
     expect((await stored()).last_error).toBeUndefined();
   });
 });
-

@@ -33,9 +33,16 @@ afterEach(async () => {
 const notifier = {
   async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
     const mode = req.mode === 'webhook' ? 'webhook' : 'dm';
-    if (options?.onSending && !(await options.onSending(mode))) return { id: 'x', status: 'error', results: { [mode]: { status: 'unavailable' } }, notified_at: T0 / 1000 };
+    if (options?.onSending && !(await options.onSending(mode)))
+      return { id: 'x', status: 'error', results: { [mode]: { status: 'unavailable' } }, notified_at: T0 / 1000 };
     sent.push({ req, key: options?.notificationId });
-    return { id: options?.notificationId ?? 'x', status: 'ok', channel: mode, results: { [mode]: { status: 'ok' } }, notified_at: T0 / 1000 };
+    return {
+      id: options?.notificationId ?? 'x',
+      status: 'ok',
+      channel: mode,
+      results: { [mode]: { status: 'ok' } },
+      notified_at: T0 / 1000,
+    };
   },
 };
 const make = () => createScheduler({ file, notifier, clock: { now: () => T0 }, logger });
@@ -45,7 +52,15 @@ async function interruptedEntry(mode: 'webhook' | 'dm', extra: Partial<StoredNot
   const entry = await make().schedule({ text: `reminder by ${mode}`, delay_seconds: 0, mode });
   const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
   const [record] = readScheduleRows(file);
-  writeScheduleRows(file, [{ ...record!, ...extra, state: 'delivering', attempts: 1, claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 } }]);
+  writeScheduleRows(file, [
+    {
+      ...record!,
+      ...extra,
+      state: 'delivering',
+      attempts: 1,
+      claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 },
+    },
+  ]);
   return entry.id;
 }
 
@@ -87,7 +102,9 @@ it('a DM interrupted past its nonce window is failed, never sent again', async (
   expect(sent).toEqual([]);
   const [row] = readScheduleRows(file);
   expect(row).toMatchObject({ id, state: 'failed', interrupted: 1 });
-  expect(row!.last_error).toMatch(/^interrupted during delivery attempt 1 .*not retried so it is never sent twice — it may have been delivered once$/);
+  expect(row!.last_error).toMatch(
+    /^interrupted during delivery attempt 1 .*not retried so it is never sent twice — it may have been delivered once$/,
+  );
   await s.stop();
 });
 
@@ -98,6 +115,8 @@ it(`a webhook entry interrupted ${MAX_INTERRUPTED_RESENDS + 1} times is failed: 
   expect(sent).toEqual([]);
   const [row] = readScheduleRows(file);
   expect(row).toMatchObject({ id, state: 'failed', interrupted: MAX_INTERRUPTED_RESENDS + 1 });
-  expect(row!.last_error).toContain(`interrupted ${MAX_INTERRUPTED_RESENDS + 1} times, not sent again — it may have been delivered once`);
+  expect(row!.last_error).toContain(
+    `interrupted ${MAX_INTERRUPTED_RESENDS + 1} times, not sent again — it may have been delivered once`,
+  );
   await s.stop();
 });

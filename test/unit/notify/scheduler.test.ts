@@ -42,21 +42,40 @@ const notifier = {
   async deliver(req: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult> {
     const kind = nextResults.shift() ?? 'ok';
     if (kind === 'error') {
-      const results: NotifyResult['results'] = { dm: { status: 'unavailable', detail: 'Discord bot is not connected' }, webhook: { status: 'unavailable', detail: 'no webhook URL configured' } };
+      const results: NotifyResult['results'] = {
+        dm: { status: 'unavailable', detail: 'Discord bot is not connected' },
+        webhook: { status: 'unavailable', detail: 'no webhook URL configured' },
+      };
       return { id: 'n-test', status: 'error', results, notified_at: t / 1000 };
     }
     if (options?.onSending && !(await options.onSending('dm'))) {
-      return { id: 'n-test', status: 'error', results: { dm: { status: 'skipped', detail: 'not sent' } }, notified_at: t / 1000 };
+      return {
+        id: 'n-test',
+        status: 'error',
+        results: { dm: { status: 'skipped', detail: 'not sent' } },
+        notified_at: t / 1000,
+      };
     }
     delivered.push(req);
     const results: NotifyResult['results'] =
       kind === 'ok'
         ? { voice: { status: 'unavailable', detail: 'no live call' }, dm: { status: 'ok', message_id: '1' } }
         : kind === 'partial'
-          ? { voice: { status: 'unavailable', detail: 'no live call' }, dm: { status: 'ok', message_id: '1' }, channel: { status: 'ok' }, webhook: { status: 'ok' } }
+          ? {
+              voice: { status: 'unavailable', detail: 'no live call' },
+              dm: { status: 'ok', message_id: '1' },
+              channel: { status: 'ok' },
+              webhook: { status: 'ok' },
+            }
           : { dm: { status: 'error', detail: 'Discord 503' } };
     const status = kind === 'sent-error' ? 'error' : kind;
-    return { id: 'n-test', status, ...(status === 'error' ? {} : { channel: 'dm' as const }), results, notified_at: t / 1000 };
+    return {
+      id: 'n-test',
+      status,
+      ...(status === 'error' ? {} : { channel: 'dm' as const }),
+      results,
+      notified_at: t / 1000,
+    };
   },
 };
 
@@ -77,7 +96,8 @@ describe('schedule, list, cancel', () => {
     expect(entry.fire_at_epoch).toBe(T0 / 1000 + 90);
     expect(file).toBe(path.join(home, 'voice-users', 'notifications-schedule.jsonl'));
     expect(existsSync(file)).toBe(false); // the old file is only read (imported), never written
-    if (process.platform !== 'win32') expect(statSync(path.join(home, 'voice-users', 'live-voice-bridge.sqlite')).mode & 0o777).toBe(0o600);
+    if (process.platform !== 'win32')
+      expect(statSync(path.join(home, 'voice-users', 'live-voice-bridge.sqlite')).mode & 0o777).toBe(0o600);
     const [record] = await fileRecords();
     expect(record).toEqual({
       id: entry.id,
@@ -122,7 +142,10 @@ describe('schedule, list, cancel', () => {
     t += 60_000;
     expect(await s.tick()).toBe(0);
     expect(delivered).toEqual([]);
-    await expect(s.cancel(entry.id)).rejects.toMatchObject({ code: 'conflict', message: `notification ${entry.id} is already cancelled` });
+    await expect(s.cancel(entry.id)).rejects.toMatchObject({
+      code: 'conflict',
+      message: `notification ${entry.id} is already cancelled`,
+    });
     await expect(s.cancel('n-000000000000')).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -140,7 +163,8 @@ describe('schedule, list, cancel', () => {
       [{ text: 'x', delay_seconds: 5, mode: 'pigeon' }, 'unknown_mode'],
       [null, 'invalid_request'],
     ];
-    for (const [input, code] of cases) await expect(s.schedule(input), JSON.stringify(input)).rejects.toMatchObject({ code });
+    for (const [input, code] of cases)
+      await expect(s.schedule(input), JSON.stringify(input)).rejects.toMatchObject({ code });
     expect((await s.list()).entries).toEqual([]);
   });
 });
@@ -172,7 +196,9 @@ describe('restarts, retries and damage', () => {
     expect(delivered).toHaveLength(1);
     const [view] = (await s.list()).entries;
     expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 1 });
-    expect(view!.last_error).toBe('dm: error (Discord 503) (sending was attempted; not retried as a whole, so it is never delivered twice)');
+    expect(view!.last_error).toBe(
+      'dm: error (Discord 503) (sending was attempted; not retried as a whole, so it is never delivered twice)',
+    );
   });
 
   it('retries an attempt that sent nothing with backoff, then marks it failed with the reason', async () => {
@@ -181,7 +207,12 @@ describe('restarts, retries and damage', () => {
     nextResults = ['error', 'error', 'error'];
     expect(await s.tick()).toBe(1);
     let [view] = (await s.list()).entries;
-    expect(view).toMatchObject({ state: 'scheduled', attempts: 1, next_attempt_at: T0 / 1000 + 30, last_error: 'dm: unavailable (Discord bot is not connected); webhook: unavailable (no webhook URL configured)' });
+    expect(view).toMatchObject({
+      state: 'scheduled',
+      attempts: 1,
+      next_attempt_at: T0 / 1000 + 30,
+      last_error: 'dm: unavailable (Discord bot is not connected); webhook: unavailable (no webhook URL configured)',
+    });
     t += 29_000;
     expect(await s.tick()).toBe(0);
     t += 1_000;
@@ -191,7 +222,13 @@ describe('restarts, retries and damage', () => {
     t += 60_000;
     expect(await s.tick()).toBe(1);
     [view] = (await s.list()).entries;
-    expect(view).toMatchObject({ id: entry.id, state: 'failed', attempts: 3, last_error: 'dm: unavailable (Discord bot is not connected); webhook: unavailable (no webhook URL configured) (after 3 attempts; nothing was sent)' });
+    expect(view).toMatchObject({
+      id: entry.id,
+      state: 'failed',
+      attempts: 3,
+      last_error:
+        'dm: unavailable (Discord bot is not connected); webhook: unavailable (no webhook URL configured) (after 3 attempts; nothing was sent)',
+    });
     expect(view!.next_attempt_at).toBeUndefined();
     t += 3_600_000;
     expect(await s.tick()).toBe(0);
@@ -221,7 +258,16 @@ describe('restarts, retries and damage', () => {
 
   it('an old schedule file with a torn last line and a corrupt middle line is imported once without them, and kept', async () => {
     const line = (id: string, text: string, delay: number): string =>
-      JSON.stringify({ id, text, mode: 'auto', delay_seconds: delay, fire_at_epoch: T0 / 1000 + delay, created_at: T0 / 1000, state: 'scheduled', attempts: 0 });
+      JSON.stringify({
+        id,
+        text,
+        mode: 'auto',
+        delay_seconds: delay,
+        fire_at_epoch: T0 / 1000 + delay,
+        created_at: T0 / 1000,
+        state: 'scheduled',
+        attempts: 0,
+      });
     const lineA = line('n-00000000000a', 'kept A', 100);
     const lineB = line('n-00000000000b', 'kept B', 200);
     const old = `${lineA}\n{not json at all\n${lineB}\n${lineB.slice(0, 25)}`;
@@ -243,7 +289,14 @@ describe('restarts, retries and damage', () => {
     const entry = await s0.schedule({ text: 'maybe sent', delay_seconds: 0 });
     const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
     const [record] = readScheduleRows(file);
-    writeScheduleRows(file, [{ ...record, state: 'delivering', attempts: 1, claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 } }]);
+    writeScheduleRows(file, [
+      {
+        ...record,
+        state: 'delivering',
+        attempts: 1,
+        claim: { owner: `${deadPid}:abcd`, pid: deadPid, lease_until: T0 / 1000 + 600 },
+      },
+    ]);
     const s = make();
     expect(await s.tick()).toBe(0);
     expect(delivered).toEqual([]);
@@ -257,7 +310,14 @@ describe('restarts, retries and damage', () => {
     await s0.schedule({ text: 'in flight elsewhere', delay_seconds: 0 });
     const [record] = readScheduleRows(file);
     // process.ppid is alive for the whole test.
-    writeScheduleRows(file, [{ ...record, state: 'delivering', attempts: 1, claim: { owner: `${process.ppid}:beef`, pid: process.ppid, lease_until: T0 / 1000 + 600 } }]);
+    writeScheduleRows(file, [
+      {
+        ...record,
+        state: 'delivering',
+        attempts: 1,
+        claim: { owner: `${process.ppid}:beef`, pid: process.ppid, lease_until: T0 / 1000 + 600 },
+      },
+    ]);
     const s = make();
     await s.tick();
     expect((await s.list()).entries[0]!.state).toBe('delivering');
@@ -298,7 +358,10 @@ describe('cap, lateness and expiry (fake clock)', () => {
     const s = make({ maxPending: 2 });
     const first = await s.schedule({ text: 'one', delay_seconds: 60 });
     await s.schedule({ text: 'two', delay_seconds: 60 });
-    await expect(s.schedule({ text: 'three', delay_seconds: 60 })).rejects.toMatchObject({ code: 'schedule_full', message: expect.stringContaining('2 pending entries') });
+    await expect(s.schedule({ text: 'three', delay_seconds: 60 })).rejects.toMatchObject({
+      code: 'schedule_full',
+      message: expect.stringContaining('2 pending entries'),
+    });
     await s.cancel(first.id);
     await expect(s.schedule({ text: 'three', delay_seconds: 60 })).resolves.toMatchObject({ state: 'scheduled' });
     expect((await s.list()).pending).toBe(2);
@@ -390,8 +453,14 @@ describe('claim at the last moment, concurrency per destination', () => {
     const a = await s1.schedule({ text: 'A', delay_seconds: 0, mode: 'webhook' });
     const b = await s1.schedule({ text: 'B', delay_seconds: 0, mode: 'webhook' });
     const ticking = s1.tick();
-    await until(() => sleeps.length === 1, `B waits for its throttle slot (posts: ${posts.join()}, sleeps: ${sleeps.length})`);
-    await until(async () => posts.length === 1 && (await fileRecords()).some((r) => r.id === a.id && r.state === 'delivered'), 'A delivered');
+    await until(
+      () => sleeps.length === 1,
+      `B waits for its throttle slot (posts: ${posts.join()}, sleeps: ${sleeps.length})`,
+    );
+    await until(
+      async () => posts.length === 1 && (await fileRecords()).some((r) => r.id === a.id && r.state === 'delivered'),
+      'A delivered',
+    );
     expect(posts).toEqual(['A']);
     const records = new Map((await fileRecords()).map((r) => [r.id, r]));
     expect(records.get(a.id)).toMatchObject({ state: 'delivered', attempts: 1 });

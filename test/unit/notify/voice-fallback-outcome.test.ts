@@ -15,7 +15,11 @@ function rig(dm: 'ok' | 'fail') {
   const published: SayOutcome[] = [];
   const notes: string[] = [];
   const outcomes = new SpokenOutcomes({ publish: (o) => published.push(o), note: (t) => notes.push(t) });
-  const link = { state: 'connected', sendText: (_text: string, delivery?: TextDelivery) => queueMicrotask(() => delivery?.onSettled?.({ delivered: false, reason: 'timeout' })) };
+  const link = {
+    state: 'connected',
+    sendText: (_text: string, delivery?: TextDelivery) =>
+      queueMicrotask(() => delivery?.onSettled?.({ delivered: false, reason: 'timeout' })),
+  };
   const requests = new CallRequests({
     link,
     inFlight: { text: (delivery: TextDelivery) => delivery },
@@ -34,7 +38,14 @@ function rig(dm: 'ok' | 'fail') {
       throw new Error('Missing Access');
     },
   };
-  const notifier = createNotifier({ voice: () => requests, discordText: port, ownerId: '100000000000000001', sfxEnabled: false, logger: pino({ level: 'silent' }), voiceBoundMs: 50 });
+  const notifier = createNotifier({
+    voice: () => requests,
+    discordText: port,
+    ownerId: '100000000000000001',
+    sfxEnabled: false,
+    logger: pino({ level: 'silent' }),
+    voiceBoundMs: 50,
+  });
   return { notifier, outcomes, published, notes };
 }
 
@@ -56,14 +67,19 @@ describe('a voice notification the call did not speak', () => {
     });
     // /events gets the amended record (the page and a following CLI see it), and the notes say it in words.
     expect(r.published.at(-1)).toEqual(record);
-    expect(r.notes.at(-1)).toBe('notify from notification "[Agent notification] The deploy finished": Not spoken: no pause in the conversation to speak it in time; sent by direct message instead.');
+    expect(r.notes.at(-1)).toBe(
+      'notify from notification "[Agent notification] The deploy finished": Not spoken: no pause in the conversation to speak it in time; sent by direct message instead.',
+    );
   });
 
   it('delivered by no one: the record only says why it was not spoken', async () => {
     const r = rig('fail');
     const result = await r.notifier.deliver({ text: 'The deploy finished', mode: 'auto', source: 'ci' });
     expect(result.status).toBe('error');
-    expect(r.outcomes.get(result.results.voice!.say_id!)).toMatchObject({ outcome: 'dropped', reason: 'no pause in the conversation to speak it in time' });
+    expect(r.outcomes.get(result.results.voice!.say_id!)).toMatchObject({
+      outcome: 'dropped',
+      reason: 'no pause in the conversation to speak it in time',
+    });
   });
 });
 
@@ -72,7 +88,10 @@ describe('SpokenOutcomes.sentInstead', () => {
     const o = new SpokenOutcomes({ publish: () => undefined });
     const waiting = o.create('notify', 'Lunch', 'notification', 'waiting for a pause in the conversation');
     o.sentInstead(waiting, 'the model did not confirm the hand-off in time', 'sent to the webhook instead');
-    expect(o.get(waiting)).toMatchObject({ outcome: 'dropped', reason: 'the model did not confirm the hand-off in time; sent to the webhook instead' });
+    expect(o.get(waiting)).toMatchObject({
+      outcome: 'dropped',
+      reason: 'the model did not confirm the hand-off in time; sent to the webhook instead',
+    });
     const spoken = o.create('notify', 'Tea', 'notification', 'waiting');
     o.settle(spoken, 'spoken', { spoken_text: 'Tea' });
     o.sentInstead(spoken, 'x', 'sent by direct message instead');

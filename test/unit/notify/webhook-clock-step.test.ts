@@ -40,7 +40,9 @@ describe('webhook throttle and wall-clock steps', () => {
     wall += 1800_000; // 30 minutes later (still before the first emit in wall time)
     mono += 1800_000;
     expect((await d.emit(event('third'))).status).toBe('ok');
-    expect(receiver.received.map((r) => (r.json as { embeds: { description: string }[] }).embeds[0]!.description)).toEqual(['first', 'second', 'third']);
+    expect(
+      receiver.received.map((r) => (r.json as { embeds: { description: string }[] }).embeds[0]!.description),
+    ).toEqual(['first', 'second', 'third']);
     expect(sleeps).toEqual([]);
     expect(d.stats()).toMatchObject({ sent: 3, dropped: 0, throttled: 0 });
     // What people read still follows the wall clock.

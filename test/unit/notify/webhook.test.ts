@@ -1,6 +1,10 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhookDispatcher, type WebhookDispatcherOptions, type WebhookEvent } from '../../../main/core/notify/webhook.ts';
+import {
+  createWebhookDispatcher,
+  type WebhookDispatcherOptions,
+  type WebhookEvent,
+} from '../../../main/core/notify/webhook.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 let receiver: WebhookReceiver;
@@ -100,17 +104,26 @@ describe('throttling per event class', () => {
     const urgent = await d.emit(event({ text: 'urgent', urgent: true }));
     expect(urgent.status).toBe('ok');
     expect(sleeps).toEqual([2000, 4000]); // urgent did not wait for the reserved slots
-    const texts = receiver.received.map((r) => (r.json as { embeds: { description: string }[] }).embeds[0]!.description);
+    const texts = receiver.received.map(
+      (r) => (r.json as { embeds: { description: string }[] }).embeds[0]!.description,
+    );
     expect(texts.sort()).toEqual(['one', 'other class', 'three', 'two', 'urgent']);
     expect(d.stats()).toMatchObject({ sent: 5, throttled: 2, urgent: 1, dropped: 0 });
   });
 
   it('refuses an event whose slot is further away than the wait bound, and counts it', async () => {
     const d = dispatcher({ throttleSeconds: 10, maxThrottleWaitMs: 15_000 });
-    const [a, b, c] = await Promise.all([d.emit(event({ text: 'a' })), d.emit(event({ text: 'b' })), d.emit(event({ text: 'c' }))]);
+    const [a, b, c] = await Promise.all([
+      d.emit(event({ text: 'a' })),
+      d.emit(event({ text: 'b' })),
+      d.emit(event({ text: 'c' })),
+    ]);
     expect(a.status).toBe('ok');
     expect(b.status).toBe('ok');
-    expect(c).toEqual({ status: 'throttled', detail: 'throttled: next agent.notify slot is 20 s away; event not sent' });
+    expect(c).toEqual({
+      status: 'throttled',
+      detail: 'throttled: next agent.notify slot is 20 s away; event not sent',
+    });
     expect(receiver.received).toHaveLength(2);
     const urgent = await d.emit(event({ text: 'now', urgent: true }));
     expect(urgent.status).toBe('ok');
@@ -141,7 +154,11 @@ describe('retries', () => {
   });
 
   it("honours Discord's JSON retry_after when there is no header", async () => {
-    receiver.script.push({ status: 429, headers: { 'content-type': 'application/json' }, body: '{"message":"You are being rate limited.","retry_after":1.5,"global":false}' });
+    receiver.script.push({
+      status: 429,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"You are being rate limited.","retry_after":1.5,"global":false}',
+    });
     const outcome = await dispatcher().emit(event());
     expect(outcome.status).toBe('ok');
     expect(sleeps).toEqual([1500]);
@@ -151,7 +168,10 @@ describe('retries', () => {
     receiver.script.push({ status: 429, headers: { 'retry-after': '600' } });
     const d = dispatcher();
     const outcome = await d.emit(event());
-    expect(outcome).toEqual({ status: 'error', detail: 'HTTP 429 rate limited; retry-after 600 s exceeds the 60 s bound' });
+    expect(outcome).toEqual({
+      status: 'error',
+      detail: 'HTTP 429 rate limited; retry-after 600 s exceeds the 60 s bound',
+    });
     expect(receiver.received).toHaveLength(1);
     expect(d.stats().failed).toBe(1);
   });
@@ -183,7 +203,10 @@ describe('retries', () => {
     receiver.script.push({ hang: true }, { hang: true });
     const d = dispatcher({ timeoutMs: 200, maxAttempts: 4 });
     const outcome = await d.emit(event());
-    expect(outcome).toEqual({ status: 'unknown', detail: 'no answer within 200 ms after the request was sent; not re-sent (the receiver may have acted on it)' });
+    expect(outcome).toEqual({
+      status: 'unknown',
+      detail: 'no answer within 200 ms after the request was sent; not re-sent (the receiver may have acted on it)',
+    });
     expect(receiver.received).toHaveLength(1);
     expect(sleeps).toEqual([]);
     expect(d.stats()).toMatchObject({ unknown: 1, retries: 0, sent: 0 });
@@ -219,9 +242,17 @@ describe('delivery semantics against real receivers: each notification acted on 
 
   it('a slow receiver that answers after the timeout gets exactly one POST per notification', async () => {
     // Each answers 200 — but only after our timeout: it DID act on it.
-    receiver.script.push({ status: 200, delayMs: 600 }, { status: 200, delayMs: 600 }, { status: 200, delayMs: 600 }, { status: 200, delayMs: 600 });
+    receiver.script.push(
+      { status: 200, delayMs: 600 },
+      { status: 200, delayMs: 600 },
+      { status: 200, delayMs: 600 },
+      { status: 200, delayMs: 600 },
+    );
     const d = dispatcher({ timeoutMs: 150, maxAttempts: 4 });
-    const outcomes = await Promise.all([d.emit(event({ id: 'n-a', urgent: true })), d.emit(event({ id: 'n-b', urgent: true }))]);
+    const outcomes = await Promise.all([
+      d.emit(event({ id: 'n-a', urgent: true })),
+      d.emit(event({ id: 'n-b', urgent: true })),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['unknown', 'unknown']);
     expect(keysOf(receiver).sort()).toEqual(['n-a', 'n-b']);
     const perId = new Map<string, number>();
@@ -237,7 +268,11 @@ describe('delivery semantics against real receivers: each notification acted on 
     const outcome = await dispatcher().emit(event({ id: 'n-retry' }));
     expect(outcome).toEqual({ status: 'ok', detail: 'HTTP 200 after 3 attempts' });
     expect(keysOf(receiver)).toEqual(['n-retry', 'n-retry', 'n-retry']);
-    expect(receiver.received.map((r) => (r.json as { notification_id: string }).notification_id)).toEqual(['n-retry', 'n-retry', 'n-retry']);
+    expect(receiver.received.map((r) => (r.json as { notification_id: string }).notification_id)).toEqual([
+      'n-retry',
+      'n-retry',
+      'n-retry',
+    ]);
   });
 
   it('a receiver that refuses connections, then comes back up, gets the notification exactly once', async () => {
@@ -260,5 +295,4 @@ describe('delivery semantics against real receivers: each notification acted on 
     expect(keysOf(revived!)).toEqual(['n-back']);
     receiver = revived!; // afterEach closes it
   });
-
 });

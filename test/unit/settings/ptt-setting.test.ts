@@ -2,7 +2,11 @@
 // which the core's TalkControl starts from (the variable alone does the same).
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../main/core/config/index.ts';
-import { configToSettingsValues, SettingsValuesSchema, settingsToConfigValues } from '../../../main/core/settings/schema.ts';
+import {
+  configToSettingsValues,
+  SettingsValuesSchema,
+  settingsToConfigValues,
+} from '../../../main/core/settings/schema.ts';
 
 describe('push-to-talk mode setting', () => {
   it('a saved pttMode reaches the config; the default is off', () => {

@@ -26,7 +26,11 @@ beforeAll(async () => {
         registerSettingsRoutes(app, {
           store,
           effective: () => ({ model: 'gemini-3.8-live', sidecarPort: 18943 }),
-          environment: { GEMINI_MODEL: 'gemini-from-env', PLATFORM_VOICE_LIVE_VOICE: 'Puck', DISCORD_VOICE_LIVE_PORT: '' },
+          environment: {
+            GEMINI_MODEL: 'gemini-from-env',
+            PLATFORM_VOICE_LIVE_VOICE: 'Puck',
+            DISCORD_VOICE_LIVE_PORT: '',
+          },
           lastRestart: () => lastRestart,
         }),
     ],
@@ -43,7 +47,10 @@ let lastRestart: RestartOutcome | null = null;
 const call = (method: string, body?: unknown, auth = true) =>
   fetch(`${sidecar.url}/settings`, {
     method,
-    headers: { ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
@@ -57,11 +64,22 @@ describe('/settings', () => {
     const res = await call('GET');
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
-    expect(body).toMatchObject({ values: {}, effective: { model: 'gemini-3.8-live' }, applies: { voice: 'next_call', sidecarPort: 'restart' }, canRestart: false, lastRestart: null, secrets: { canStore: false, state: { discordBotToken: 'unset' } } });
+    expect(body).toMatchObject({
+      values: {},
+      effective: { model: 'gemini-3.8-live' },
+      applies: { voice: 'next_call', sidecarPort: 'restart' },
+      canRestart: false,
+      lastRestart: null,
+      secrets: { canStore: false, state: { discordBotToken: 'unset' } },
+    });
   });
 
   it('GET says how the last restart ended, so the page can say why saved settings did not take', async () => {
-    lastRestart = { at: '2026-11-26T10:00:00.000Z', applied: false, message: 'the saved sidecar port 18944 (on 127.0.0.1) is not free: another program is using it' };
+    lastRestart = {
+      at: '2026-11-26T10:00:00.000Z',
+      applied: false,
+      message: 'the saved sidecar port 18944 (on 127.0.0.1) is not free: another program is using it',
+    };
     const body = (await (await call('GET')).json()) as { lastRestart: RestartOutcome | null };
     expect(body.lastRestart).toEqual(lastRestart);
     lastRestart = null;
@@ -78,7 +96,11 @@ describe('/settings', () => {
     const res = await call('PUT', { values: { sidecarPort: 80 } });
     expect(res.status).toBe(400);
     const body = (await res.json()) as Json;
-    expect(body.error).toEqual({ code: 'invalid_settings', message: 'Use a port number from 1024 to 65535.', fields: { sidecarPort: 'Use a port number from 1024 to 65535.' } });
+    expect(body.error).toEqual({
+      code: 'invalid_settings',
+      message: 'Use a port number from 1024 to 65535.',
+      fields: { sidecarPort: 'Use a port number from 1024 to 65535.' },
+    });
     expect((await call('PUT', [1, 2])).status).toBe(400);
   });
 
@@ -87,7 +109,9 @@ describe('/settings', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as Json & { error: { fields: Record<string, string> } };
     expect(body.error.code).toBe('invalid_settings');
-    expect(body.error.fields.voice).toMatch(/^There is no voice called "NoSuchVoice" for gemini\. Choose one of: Zephyr, Puck, /);
+    expect(body.error.fields.voice).toMatch(
+      /^There is no voice called "NoSuchVoice" for gemini\. Choose one of: Zephyr, Puck, /,
+    );
     expect((await call('PUT', { values: { voice: 'puck' } })).status).toBe(200);
     expect(((await (await call('GET')).json()) as Json).values).toMatchObject({ voice: 'Puck' });
     // The same name checked against the provider chosen in the same request.

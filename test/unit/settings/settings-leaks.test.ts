@@ -17,12 +17,16 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Built at run time so no secret-shaped literal sits in the source. */
 const fakeGeminiKey = (): string => ['AIza', 'Sy', 'Fake0123456789abcdefghijklmnopqrstu'].join('');
-const fakeBotToken = (): string => ['MTIzNDU2Nzg5MDEyMzQ1Njc4', 'GaBcDe', 'fake_signature_abcdefghijklmnopqrstuv'].join('.');
+const fakeBotToken = (): string =>
+  ['MTIzNDU2Nzg5MDEyMzQ1Njc4', 'GaBcDe', 'fake_signature_abcdefghijklmnopqrstuv'].join('.');
 
 const reversingVault: SecretVault = {
   status: async () => ({ available: true, backend: 'gnome_libsecret' }),
   encrypt: async (plain) => Buffer.from([...plain].reverse().join('')).toString('base64'),
-  decrypt: async (cipher) => ({ value: [...Buffer.from(cipher, 'base64').toString()].reverse().join(''), shouldReEncrypt: false }),
+  decrypt: async (cipher) => ({
+    value: [...Buffer.from(cipher, 'base64').toString()].reverse().join(''),
+    shouldReEncrypt: false,
+  }),
 };
 
 describe('secrets pasted into non-secret settings', () => {
@@ -31,7 +35,9 @@ describe('secrets pasted into non-secret settings', () => {
     const stored = 'stored-webhook-secret-value-0123456789';
     const store = createConfSettingsStore({ dir, env: { GEMINI_API_KEY: envKey }, vault: reversingVault });
     await store.update({ secrets: { openaiApiKey: stored } });
-    await store.update({ values: { model: `gemini ${envKey}`, voice: stored, personaFile: `/home/me/${fakeBotToken()}.md` } });
+    await store.update({
+      values: { model: `gemini ${envKey}`, voice: stored, personaFile: `/home/me/${fakeBotToken()}.md` },
+    });
     const shown = JSON.stringify((await store.view()).values);
     expect(shown).not.toContain(envKey);
     expect(shown).not.toContain(stored);
@@ -43,8 +49,14 @@ describe('secrets pasted into non-secret settings', () => {
 
   it('leave ordinary values alone', async () => {
     const store = createConfSettingsStore({ dir, env: { GEMINI_API_KEY: fakeGeminiKey() } });
-    await store.update({ values: { model: 'gemini-2.5-flash-live', personaFile: '/home/me/persona.md', sfxEnabled: true } });
-    expect((await store.view()).values).toEqual({ model: 'gemini-2.5-flash-live', personaFile: '/home/me/persona.md', sfxEnabled: true });
+    await store.update({
+      values: { model: 'gemini-2.5-flash-live', personaFile: '/home/me/persona.md', sfxEnabled: true },
+    });
+    expect((await store.view()).values).toEqual({
+      model: 'gemini-2.5-flash-live',
+      personaFile: '/home/me/persona.md',
+      sfxEnabled: true,
+    });
   });
 });
 

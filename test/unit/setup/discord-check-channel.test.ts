@@ -15,12 +15,23 @@ afterAll(async () => {
   await discord?.close();
 });
 
-const check = (voiceChannelId: string) => checkDiscord({ token: discord.botToken, ownerId: discord.owner.id, guildId: discord.guildId, voiceChannelId, apiBaseUrl: discord.apiBaseUrl });
+const check = (voiceChannelId: string) =>
+  checkDiscord({
+    token: discord.botToken,
+    ownerId: discord.owner.id,
+    guildId: discord.guildId,
+    voiceChannelId,
+    apiBaseUrl: discord.apiBaseUrl,
+  });
 
 describe('checkDiscord with a chosen voice channel', () => {
   it('a text channel as the voice channel: not ok, not_a_voice_channel, and the message says so', async () => {
     const result = await check(discord.textChannelId);
-    expect(result).toMatchObject({ ok: false, code: 'not_a_voice_channel', channel: { id: discord.textChannelId, name: 'general' } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'not_a_voice_channel',
+      channel: { id: discord.textChannelId, name: 'general' },
+    });
     const last = result.checks.at(-1)!;
     expect(last).toMatchObject({ step: 'permissions', ok: false });
     expect(last.message).toMatch(/general is a text channel.*only join a voice channel/);
@@ -30,7 +41,11 @@ describe('checkDiscord with a chosen voice channel', () => {
   it('an id that is no channel of the server: not ok, channel_not_found naming the id', async () => {
     const result = await check('99999999999999999');
     expect(result).toMatchObject({ ok: false, code: 'channel_not_found', guild: { id: discord.guildId } });
-    expect(result.checks.at(-1)).toMatchObject({ step: 'permissions', ok: false, message: expect.stringContaining('99999999999999999') });
+    expect(result.checks.at(-1)).toMatchObject({
+      step: 'permissions',
+      ok: false,
+      message: expect.stringContaining('99999999999999999'),
+    });
   });
 
   it('a voice channel: still ok', async () => {

@@ -21,7 +21,11 @@ afterEach(() => {
 describe('headless secrets in the owner-only settings file', () => {
   it('stores a typed token 0600, reports only its state, and the config loader reads it before the environment', async () => {
     const dir = tempDir();
-    const store = createConfSettingsStore({ dir, env: { DISCORD_BOT_TOKEN: 'env-token-value-0123456789' }, vault: privateFileVault() });
+    const store = createConfSettingsStore({
+      dir,
+      env: { DISCORD_BOT_TOKEN: 'env-token-value-0123456789' },
+      vault: privateFileVault(),
+    });
     const token = ['typed', 'token', 'abcdefghijklmnop'].join('-');
     const view = await store.update({ secrets: { discordBotToken: token } });
     expect(view.secrets).toMatchObject({ canStore: true, state: { discordBotToken: 'stored' } });
@@ -30,7 +34,10 @@ describe('headless secrets in the owner-only settings file', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(readFileSync(file, 'utf8')).toContain('private-file');
-    const config = loadConfig({ env: { DISCORD_BOT_TOKEN: 'env-token-value-0123456789', HERMES_HOME: path.dirname(dir) }, settings: await store.configValues() });
+    const config = loadConfig({
+      env: { DISCORD_BOT_TOKEN: 'env-token-value-0123456789', HERMES_HOME: path.dirname(dir) },
+      settings: await store.configValues(),
+    });
     expect(config.discord.botToken).toBe(token);
     expect(config.secretValues).toContain(token);
   });

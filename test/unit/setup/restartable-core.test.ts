@@ -35,7 +35,10 @@ async function harness(initial: Config, next: Config, failing: Set<string>) {
       lastRestart = last;
       const name = nameOf(config);
       starts.push(name);
-      if (failing.has(name)) throw Object.assign(new Error(`listen EADDRINUSE: address already in use 127.0.0.1:${config.sidecar.port}`), { code: 'EADDRINUSE' });
+      if (failing.has(name))
+        throw Object.assign(new Error(`listen EADDRINUSE: address already in use 127.0.0.1:${config.sidecar.port}`), {
+          code: 'EADDRINUSE',
+        });
       const fake: FakeCore = { name, port: config.sidecar.port, stopped: false };
       cores.push(fake);
       return {
@@ -83,7 +86,9 @@ describe('restart with settings that do not start', () => {
     const err = h.failed[0] as RestartFailedError;
     expect(err).toBeInstanceOf(RestartFailedError);
     expect(err.restored).toBe(true);
-    expect(err.message).toMatch(/saved settings did not start \(listen EADDRINUSE.*previous settings on http:\/\/127\.0\.0\.1:41001/);
+    expect(err.message).toMatch(
+      /saved settings did not start \(listen EADDRINUSE.*previous settings on http:\/\/127\.0\.0\.1:41001/,
+    );
     // What GET /settings shows the page (`lastRestart`), so it can say why at once.
     expect(h.lastRestart()).toMatchObject({ applied: false, message: err.message });
   });
@@ -112,7 +117,9 @@ describe('restart with settings that do not start', () => {
     expect(failed).toEqual([]);
     expect(lost).toHaveLength(1);
     expect(lost[0]!.lost).toBe(true);
-    expect(lost[0]!.message).toBe('the saved settings did not start (cannot start new), nor did the previous ones (cannot start old): no core is running');
+    expect(lost[0]!.message).toBe(
+      'the saved settings did not start (cannot start new), nor did the previous ones (cannot start old): no core is running',
+    );
   });
 
   it('a saved sidecar port another program holds: refused before the running core is stopped', async () => {
@@ -126,7 +133,9 @@ describe('restart with settings that do not start', () => {
     expect(h.failed).toHaveLength(1);
     const err = h.failed[0] as RestartFailedError;
     expect(err.restored).toBe(false);
-    expect(err.message).toBe(`the saved sidecar port ${taken} (on 127.0.0.1) is not free: another program is using it; nothing was restarted and the core keeps running with its settings on http://127.0.0.1:41003`);
+    expect(err.message).toBe(
+      `the saved sidecar port ${taken} (on 127.0.0.1) is not free: another program is using it; nothing was restarted and the core keeps running with its settings on http://127.0.0.1:41003`,
+    );
     expect(h.lastRestart()).toMatchObject({ applied: false, message: err.message });
   });
 
@@ -135,7 +144,10 @@ describe('restart with settings that do not start', () => {
     same.running.restart();
     await same.running.settled();
     expect([same.starts, same.restarted, same.failed]).toEqual([['old', 'new'], ['new'], []]);
-    expect(same.lastRestart()).toMatchObject({ applied: true, message: 'restarted with the saved settings on http://127.0.0.1:41004' });
+    expect(same.lastRestart()).toMatchObject({
+      applied: true,
+      message: 'restarted with the saved settings on http://127.0.0.1:41004',
+    });
 
     const free = await heldPort();
     await new Promise((resolve) => blockers.pop()!.close(resolve));

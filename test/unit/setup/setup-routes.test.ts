@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../main/core/config/index.ts';
 import { createLogger, silentLogger } from '../../../main/core/log/logger.ts';
 import { createConfSettingsStore } from '../../../main/core/settings/conf-store.ts';
-import { channelPermissions, checkDiscord, directoryComplete, INVITE_PERMISSIONS, PERMISSION_BITS } from '../../../main/core/setup/discord-check.ts';
+import {
+  channelPermissions,
+  checkDiscord,
+  directoryComplete,
+  INVITE_PERMISSIONS,
+  PERMISSION_BITS,
+} from '../../../main/core/setup/discord-check.ts';
 import { checkModel } from '../../../main/core/setup/model-check.ts';
 import { privateFileVault } from '../../../main/core/setup/private-file-vault.ts';
 import { registerSetupRoutes, secretReport } from '../../../main/core/sidecar/routes/setup.ts';
@@ -27,8 +33,15 @@ let restarts = 0;
 let logged = '';
 const captured = createLogger({ level: 'debug', destination: { write: (line: string) => void (logged += line) } });
 
-async function post(route: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
-  const res = await fetch(`${sidecar.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(
+  route: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
+  const res = await fetch(`${sidecar.url}${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as Record<string, unknown>, text };
 }
@@ -37,7 +50,12 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'lvb-setup-routes-'));
   discord = await startFakeDiscord();
   gemini = await startFakeGemini({ validKeys: [GEMINI_KEY] });
-  const env = { HERMES_HOME: dir, DISCORD_API_BASE_URL: discord.apiBaseUrl, GEMINI_LIVE_BASE_URL: gemini.url, GEMINI_MODEL: KNOWN_LIVE_MODELS[0] };
+  const env = {
+    HERMES_HOME: dir,
+    DISCORD_API_BASE_URL: discord.apiBaseUrl,
+    GEMINI_LIVE_BASE_URL: gemini.url,
+    GEMINI_MODEL: KNOWN_LIVE_MODELS[0],
+  };
   const config = loadConfig({ env });
   const store = createConfSettingsStore({ dir, env, vault: privateFileVault() });
   sidecar = createSidecar({
@@ -45,7 +63,16 @@ beforeAll(async () => {
     port: 0,
     token: TOKEN,
     logger: captured,
-    routes: [(app) => registerSetupRoutes(app, { store, config, missing: ['DISCORD_BOT_TOKEN', 'DISCORD_VOICE_LIVE_USER_ID', 'GEMINI_API_KEY'], logger: captured, restart: () => restarts++ })],
+    routes: [
+      (app) =>
+        registerSetupRoutes(app, {
+          store,
+          config,
+          missing: ['DISCORD_BOT_TOKEN', 'DISCORD_VOICE_LIVE_USER_ID', 'GEMINI_API_KEY'],
+          logger: captured,
+          restart: () => restarts++,
+        }),
+    ],
   });
   await sidecar.listen();
 });
@@ -59,12 +86,25 @@ afterAll(async () => {
 
 describe('POST /setup/test/discord', () => {
   it('a good token and owner: token, shared server and permissions all pass; names to pick from', async () => {
-    const { status, json, text } = await post('/setup/test/discord', { token: discord.botToken, ownerId: discord.owner.id });
+    const { status, json, text } = await post('/setup/test/discord', {
+      token: discord.botToken,
+      ownerId: discord.owner.id,
+    });
     expect(status).toBe(200);
-    expect(json).toMatchObject({ ok: true, bot: { id: discord.bot.id }, guild: { id: discord.guildId }, channel: { id: discord.voiceChannelId } });
+    expect(json).toMatchObject({
+      ok: true,
+      bot: { id: discord.bot.id },
+      guild: { id: discord.guildId },
+      channel: { id: discord.voiceChannelId },
+    });
     expect((json.checks as { ok: boolean }[]).map((c) => c.ok)).toEqual([true, true, true]);
     expect(json.directory).toEqual([
-      expect.objectContaining({ id: discord.guildId, name: 'Fake Guild', members: expect.arrayContaining([{ id: discord.owner.id, name: 'owner' }]), voiceChannels: expect.arrayContaining([{ id: discord.voiceChannelId, name: 'General Voice' }]) }),
+      expect.objectContaining({
+        id: discord.guildId,
+        name: 'Fake Guild',
+        members: expect.arrayContaining([{ id: discord.owner.id, name: 'owner' }]),
+        voiceChannels: expect.arrayContaining([{ id: discord.voiceChannelId, name: 'General Voice' }]),
+      }),
     ]);
     expect(text).not.toContain(discord.botToken);
   });
@@ -85,9 +125,13 @@ describe('POST /setup/test/discord', () => {
     try {
       const { json } = await post('/setup/test/discord', { token: discord.botToken, ownerId: discord.owner.id });
       expect(json).toMatchObject({ ok: false, code: 'not_in_server' });
-      expect(json.invite).toBe(`https://discord.com/oauth2/authorize?client_id=${discord.bot.id}&scope=bot&permissions=3147776`);
+      expect(json.invite).toBe(
+        `https://discord.com/oauth2/authorize?client_id=${discord.bot.id}&scope=bot&permissions=3147776`,
+      );
       // A guild the bot is not in: 403 Missing Access, as on Discord.
-      const raw = await fetch(`${discord.apiBaseUrl}/v10/guilds/${discord.guildId}`, { headers: { authorization: `Bot ${discord.botToken}` } });
+      const raw = await fetch(`${discord.apiBaseUrl}/v10/guilds/${discord.guildId}`, {
+        headers: { authorization: `Bot ${discord.botToken}` },
+      });
       expect(raw.status).toBe(403);
       expect(await raw.json()).toEqual({ message: 'Missing Access', code: 50001 });
     } finally {
@@ -99,7 +143,12 @@ describe('POST /setup/test/discord', () => {
     discord.setupScenario('missing-permission');
     try {
       const { json } = await post('/setup/test/discord', { token: discord.botToken, ownerId: discord.owner.id });
-      expect(json).toMatchObject({ ok: false, code: 'missing_permissions', missingPermissions: ['Speak'], channel: { name: 'General Voice' } });
+      expect(json).toMatchObject({
+        ok: false,
+        code: 'missing_permissions',
+        missingPermissions: ['Speak'],
+        channel: { name: 'General Voice' },
+      });
     } finally {
       discord.setupScenario('ready');
     }
@@ -112,28 +161,72 @@ describe('POST /setup/test/discord', () => {
 
   it('a rate limit after the token was accepted fails that step in plain words, not as a server error', async () => {
     const limited: typeof fetch = (url, init) =>
-      String(url).includes('/users/@me/guilds') ? Promise.resolve(Response.json({ message: 'You are being rate limited.', retry_after: 1.5, global: false }, { status: 429 })) : fetch(url, init);
-    const result = await checkDiscord({ token: discord.botToken, ownerId: discord.owner.id, apiBaseUrl: discord.apiBaseUrl, fetch: limited });
-    expect(result).toMatchObject({ ok: false, code: 'discord_error', checks: [{ step: 'token', ok: true }, { step: 'server', ok: false, message: 'Discord asked to slow down; test again in a few seconds.' }] });
+      String(url).includes('/users/@me/guilds')
+        ? Promise.resolve(
+            Response.json({ message: 'You are being rate limited.', retry_after: 1.5, global: false }, { status: 429 }),
+          )
+        : fetch(url, init);
+    const result = await checkDiscord({
+      token: discord.botToken,
+      ownerId: discord.owner.id,
+      apiBaseUrl: discord.apiBaseUrl,
+      fetch: limited,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'discord_error',
+      checks: [
+        { step: 'token', ok: true },
+        { step: 'server', ok: false, message: 'Discord asked to slow down; test again in a few seconds.' },
+      ],
+    });
     // GET /setup/directory's `ok`: an empty directory from a refused listing must not mark every id "not among what the bot can see".
     expect(directoryComplete(result)).toBe(false);
-    expect(directoryComplete(await checkDiscord({ token: discord.botToken, ownerId: '123456789012345678', apiBaseUrl: discord.apiBaseUrl }))).toBe(true);
+    expect(
+      directoryComplete(
+        await checkDiscord({ token: discord.botToken, ownerId: '123456789012345678', apiBaseUrl: discord.apiBaseUrl }),
+      ),
+    ).toBe(true);
   });
 
   it('bad input is a 400 with a code and the field in plain words', async () => {
     // Each says what is wrong with the one pasted, never "paste the whole token" for a whole one.
-    const tokenProblem = async (token: string) => ((await post('/setup/test/discord', { token })).json.error as { fields: { token: string } }).fields.token;
-    expect(await post('/setup/test/discord', { token: 'short' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
-    expect(await tokenProblem('short')).toBe('That is 5 characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.');
-    expect(await tokenProblem('1234567890123456789012')).toBe('That is a 22-digit number (an application or user id), not the bot token: copy the token from Bot → Reset Token.');
+    const tokenProblem = async (token: string) =>
+      ((await post('/setup/test/discord', { token })).json.error as { fields: { token: string } }).fields.token;
+    expect(await post('/setup/test/discord', { token: 'short' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request' } },
+    });
+    expect(await tokenProblem('short')).toBe(
+      'That is 5 characters; a bot token is about 70 (three parts joined by dots): copy it again from Bot → Reset Token.',
+    );
+    expect(await tokenProblem('1234567890123456789012')).toBe(
+      'That is a 22-digit number (an application or user id), not the bot token: copy the token from Bot → Reset Token.',
+    );
     expect(await tokenProblem(`Bot ${discord.botToken}`)).toBe('Paste the token alone, without “Bot ” in front.');
-    expect(await tokenProblem(`${discord.botToken.slice(0, 30)}\n${discord.botToken.slice(30)}`)).toBe('The token has a space or line break inside: paste it as one piece.');
-    expect(await tokenProblem('x'.repeat(201))).toBe('That is 201 characters, longer than any bot token: paste the token alone.');
-    expect(await post('/setup/test/discord', { token: discord.botToken, ownerId: 'me' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { ownerId: expect.stringContaining('17–20 digits') } } } });
-    expect(await post('/setup/test/discord', { colour: 'red' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
-    expect(await post('/setup/test/discord', [1, 2])).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect(await tokenProblem(`${discord.botToken.slice(0, 30)}\n${discord.botToken.slice(30)}`)).toBe(
+      'The token has a space or line break inside: paste it as one piece.',
+    );
+    expect(await tokenProblem('x'.repeat(201))).toBe(
+      'That is 201 characters, longer than any bot token: paste the token alone.',
+    );
+    expect(await post('/setup/test/discord', { token: discord.botToken, ownerId: 'me' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request', fields: { ownerId: expect.stringContaining('17–20 digits') } } },
+    });
+    expect(await post('/setup/test/discord', { colour: 'red' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request' } },
+    });
+    expect(await post('/setup/test/discord', [1, 2])).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request' } },
+    });
     // No token typed and none saved or in the environment.
-    expect(await post('/setup/test/discord', {})).toMatchObject({ status: 400, json: { error: { code: 'token_missing' } } });
+    expect(await post('/setup/test/discord', {})).toMatchObject({
+      status: 400,
+      json: { error: { code: 'token_missing' } },
+    });
   });
 });
 
@@ -148,26 +241,50 @@ describe('POST /setup/test/gemini', () => {
   it('a good key: a real setup handshake, naming the model that answered', async () => {
     const before = gemini.established.length;
     const { json } = await post('/setup/test/gemini', { key: GEMINI_KEY });
-    expect(json).toMatchObject({ ok: true, provider: 'gemini', model: KNOWN_LIVE_MODELS[0], fallback: false, message: `Gemini answered with ${KNOWN_LIVE_MODELS[0]}.` });
+    expect(json).toMatchObject({
+      ok: true,
+      provider: 'gemini',
+      model: KNOWN_LIVE_MODELS[0],
+      fallback: false,
+      message: `Gemini answered with ${KNOWN_LIVE_MODELS[0]}.`,
+    });
     expect(gemini.established.length).toBe(before + 1);
   });
 
   it('a configured model the service refuses: the fallback that answered is named; none left is model_rejected', async () => {
     const env = { HERMES_HOME: dir, GEMINI_LIVE_BASE_URL: gemini.url, GEMINI_MODEL: 'gemini-no-such-live-model' };
     const withFallback = loadConfig({ env: { ...env, GEMINI_LIVE_MODEL_FALLBACKS: KNOWN_LIVE_MODELS[0] } });
-    expect(await checkModel({ provider: 'gemini', apiKey: GEMINI_KEY, config: withFallback, logger: silentLogger() })).toMatchObject({
+    expect(
+      await checkModel({ provider: 'gemini', apiKey: GEMINI_KEY, config: withFallback, logger: silentLogger() }),
+    ).toMatchObject({
       ok: true,
       model: KNOWN_LIVE_MODELS[0],
       fallback: true,
       message: `Gemini answered with the fallback model ${KNOWN_LIVE_MODELS[0]} (gemini-no-such-live-model was refused).`,
     });
-    expect(await checkModel({ provider: 'gemini', apiKey: GEMINI_KEY, config: loadConfig({ env: { ...env, GEMINI_LIVE_MODEL_FALLBACKS: 'gemini-also-missing' } }), logger: silentLogger() })).toMatchObject({ ok: false, code: 'model_rejected' });
+    expect(
+      await checkModel({
+        provider: 'gemini',
+        apiKey: GEMINI_KEY,
+        config: loadConfig({ env: { ...env, GEMINI_LIVE_MODEL_FALLBACKS: 'gemini-also-missing' } }),
+        logger: silentLogger(),
+      }),
+    ).toMatchObject({ ok: false, code: 'model_rejected' });
   });
 
   it('bad input: 400 with a code', async () => {
-    expect(await post('/setup/test/gemini', { key: 'has spaces in it' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { key: expect.any(String) } } } });
-    expect(await post('/setup/test/model', { provider: 'nope' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', fields: { provider: expect.any(String) } } } });
-    expect(await post('/setup/test/gemini', {})).toMatchObject({ status: 400, json: { error: { code: 'key_missing' } } });
+    expect(await post('/setup/test/gemini', { key: 'has spaces in it' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request', fields: { key: expect.any(String) } } },
+    });
+    expect(await post('/setup/test/model', { provider: 'nope' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request', fields: { provider: expect.any(String) } } },
+    });
+    expect(await post('/setup/test/gemini', {})).toMatchObject({
+      status: 400,
+      json: { error: { code: 'key_missing' } },
+    });
   });
 });
 
@@ -175,7 +292,12 @@ describe('GET /setup/state and POST /restart', () => {
   it('says what is missing in words and never returns a secret', async () => {
     const res = await fetch(`${sidecar.url}/setup/state`, { headers: { authorization: `Bearer ${TOKEN}` } });
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ configured: false, canStoreSecrets: true, canRestart: true, secrets: { discordBotToken: 'unset' } });
+    expect(body).toMatchObject({
+      configured: false,
+      canStoreSecrets: true,
+      canRestart: true,
+      secrets: { discordBotToken: 'unset' },
+    });
     expect(body.missing).toEqual([
       { variable: 'DISCORD_BOT_TOKEN', words: 'the Discord bot token' },
       { variable: 'DISCORD_VOICE_LIVE_USER_ID', words: 'the owner (your Discord account)' },
@@ -192,8 +314,13 @@ describe('GET /setup/state and POST /restart', () => {
       secrets: { discordBotToken: 'environment', geminiApiKey: 'unset', openaiApiKey: 'unset' },
       secretSources: { discordBotToken: { kind: 'file', file: envFile, variable: 'DISCORD_BOT_TOKEN' } },
     });
-    const fromEnv = loadConfig({ env: { HERMES_HOME: dir, GEMINI_API_KEY: GEMINI_KEY }, envFile: path.join(dir, 'absent.env') });
-    expect(secretReport({ discordBotToken: 'stored', geminiApiKey: 'environment', openaiApiKey: 'unset' }, fromEnv)).toEqual({
+    const fromEnv = loadConfig({
+      env: { HERMES_HOME: dir, GEMINI_API_KEY: GEMINI_KEY },
+      envFile: path.join(dir, 'absent.env'),
+    });
+    expect(
+      secretReport({ discordBotToken: 'stored', geminiApiKey: 'environment', openaiApiKey: 'unset' }, fromEnv),
+    ).toEqual({
       secrets: { discordBotToken: 'stored', geminiApiKey: 'environment', openaiApiKey: 'unset' },
       secretSources: { geminiApiKey: { kind: 'environment', variable: 'GEMINI_API_KEY' } },
     });
@@ -224,9 +351,19 @@ describe('channelPermissions (Discord permission arithmetic)', () => {
   const guildId = '100000000000000001';
   const role = '100000000000000002';
   const bot = '100000000000000003';
-  const everyone = { id: guildId, name: '@everyone', permissions: String(PERMISSION_BITS.VIEW_CHANNEL | PERMISSION_BITS.CONNECT) };
+  const everyone = {
+    id: guildId,
+    name: '@everyone',
+    permissions: String(PERMISSION_BITS.VIEW_CHANNEL | PERMISSION_BITS.CONNECT),
+  };
   const speaker = { id: role, name: 'speaker', permissions: String(PERMISSION_BITS.SPEAK) };
-  const base = { guildId, guildOwnerId: '100000000000000009', userId: bot, roles: [everyone, speaker], memberRoleIds: [role] };
+  const base = {
+    guildId,
+    guildOwnerId: '100000000000000009',
+    userId: bot,
+    roles: [everyone, speaker],
+    memberRoleIds: [role],
+  };
   const has = (perms: bigint, bit: bigint) => (perms & bit) === bit;
 
   it('roles add, a role overwrite allow beats the @everyone deny, a member overwrite deny beats both', () => {
@@ -234,15 +371,21 @@ describe('channelPermissions (Discord permission arithmetic)', () => {
     const everyoneDeny = { id: guildId, type: 0 as const, allow: '0', deny: String(PERMISSION_BITS.CONNECT) };
     expect(has(channelPermissions({ ...base, overwrites: [everyoneDeny] }), PERMISSION_BITS.CONNECT)).toBe(false);
     const roleAllow = { id: role, type: 0 as const, allow: String(PERMISSION_BITS.CONNECT), deny: '0' };
-    expect(has(channelPermissions({ ...base, overwrites: [everyoneDeny, roleAllow] }), PERMISSION_BITS.CONNECT)).toBe(true);
+    expect(has(channelPermissions({ ...base, overwrites: [everyoneDeny, roleAllow] }), PERMISSION_BITS.CONNECT)).toBe(
+      true,
+    );
     const memberDeny = { id: bot, type: 1 as const, allow: '0', deny: String(PERMISSION_BITS.CONNECT) };
-    expect(has(channelPermissions({ ...base, overwrites: [everyoneDeny, roleAllow, memberDeny] }), PERMISSION_BITS.CONNECT)).toBe(false);
+    expect(
+      has(channelPermissions({ ...base, overwrites: [everyoneDeny, roleAllow, memberDeny] }), PERMISSION_BITS.CONNECT),
+    ).toBe(false);
   });
 
   it('an administrator role or the server owner has everything, overwrites notwithstanding', () => {
     const admin = { id: role, name: 'admin', permissions: String(PERMISSION_BITS.ADMINISTRATOR) };
     const deny = [{ id: bot, type: 1 as const, allow: '0', deny: String(INVITE_PERMISSIONS) }];
-    expect(has(channelPermissions({ ...base, roles: [everyone, admin], overwrites: deny }), INVITE_PERMISSIONS)).toBe(true);
+    expect(has(channelPermissions({ ...base, roles: [everyone, admin], overwrites: deny }), INVITE_PERMISSIONS)).toBe(
+      true,
+    );
     expect(has(channelPermissions({ ...base, guildOwnerId: bot, overwrites: deny }), INVITE_PERMISSIONS)).toBe(true);
   });
 });

@@ -40,7 +40,8 @@ function connect(port: number): Promise<net.Socket> {
   });
 }
 
-const closed = (socket: net.Socket): Promise<void> => new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+const closed = (socket: net.Socket): Promise<void> =>
+  new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 it('closes an idle connection after the timeout but keeps a streaming one', async () => {
   const port = await start(100, 300);

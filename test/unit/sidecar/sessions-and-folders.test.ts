@@ -41,7 +41,6 @@ describe.runIf(process.platform !== 'win32')('private folders', () => {
       const t = await startTestCore({ HERMES_HOME: home });
       try {
         expect(mode(t.config.paths.voiceUsers)).toBe(0o700);
-
       } finally {
         await t.core.stop();
       }

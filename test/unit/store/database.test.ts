@@ -15,7 +15,11 @@ import { MIGRATIONS } from '../../../main/core/store/migrations/index.ts';
 let dir: string;
 let errors: string[];
 const opened: OpenedDatabase[] = [];
-const logger = { info: () => undefined, warn: () => undefined, error: (_o: object, msg: string) => void errors.push(msg) };
+const logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (_o: object, msg: string) => void errors.push(msg),
+};
 
 function open(over: Partial<Parameters<typeof openDatabase>[0]> = {}): OpenedDatabase {
   const db = openDatabase({ dir, logger, ...over });
@@ -61,7 +65,10 @@ describe('openDatabase', () => {
 
   it('sets a file that is not a database aside and starts empty, saying so', () => {
     ensureDir();
-    writeFileSync(path.join(dir, DATABASE_FILE), 'this is not a database, it is a text file long enough to have a header'.repeat(20));
+    writeFileSync(
+      path.join(dir, DATABASE_FILE),
+      'this is not a database, it is a text file long enough to have a header'.repeat(20),
+    );
     const db = open();
     expect(db.recovery?.restoredFrom).toBeNull();
     expect(db.recovery?.damagedFile).toMatch(/\.damaged-/);
@@ -74,7 +81,9 @@ describe('openDatabase', () => {
     const db = open();
     addCall(db, 'before-backup');
     await db.backup();
-    const insert = db.db.prepare("INSERT INTO notes (id, call_id, ts, kind, text) VALUES (?, 'before-backup', 1, 'note', ?)");
+    const insert = db.db.prepare(
+      "INSERT INTO notes (id, call_id, ts, kind, text) VALUES (?, 'before-backup', 1, 'note', ?)",
+    );
     db.db.transaction(() => {
       for (let i = 0; i < 3000; i++) insert.run(`n${i}`, `a note long enough to fill pages ${i} `.repeat(4));
     })();
@@ -96,7 +105,9 @@ describe('openDatabase', () => {
     const db = open({ fullCheckMaxBytes: 0 });
     addCall(db, 'backed-up');
     await db.backup();
-    const insert = db.db.prepare("INSERT INTO notes (id, call_id, ts, kind, text) VALUES (?, 'backed-up', 1, 'note', ?)");
+    const insert = db.db.prepare(
+      "INSERT INTO notes (id, call_id, ts, kind, text) VALUES (?, 'backed-up', 1, 'note', ?)",
+    );
     db.db.transaction(() => {
       for (let i = 0; i < 3000; i++) insert.run(`n${i}`, `a note long enough to fill pages ${i} `.repeat(4));
     })();
@@ -114,7 +125,10 @@ describe('openDatabase', () => {
     expect(statSync(`${db.file}.bak`).mtimeMs).toBe(backupBefore);
     running.close();
     const next = open({ fullCheckMaxBytes: 0 });
-    expect(next.recovery).toMatchObject({ restoredFrom: `${db.file}.bak`, problem: expect.stringMatching(/background check found it damaged/) });
+    expect(next.recovery).toMatchObject({
+      restoredFrom: `${db.file}.bak`,
+      problem: expect.stringMatching(/background check found it damaged/),
+    });
     expect(next.db.prepare('SELECT id FROM calls').all()).toEqual([{ id: 'backed-up' }]);
   });
 
@@ -165,7 +179,10 @@ describe('the integrity check at start', () => {
     const pragma = vi.spyOn(Database.prototype, 'pragma');
     try {
       const store = open();
-      const schedule = new ScheduleStore({ file: path.join(dir, 'notifications-schedule.jsonl'), logger: pino({ level: 'silent' }) });
+      const schedule = new ScheduleStore({
+        file: path.join(dir, 'notifications-schedule.jsonl'),
+        logger: pino({ level: 'silent' }),
+      });
       await schedule.load();
       expect(schedule.size).toBe(0);
       const checks = pragma.mock.calls.filter(([source]) => String(source).startsWith('integrity_check'));

@@ -40,8 +40,14 @@ async function startNotes() {
 
 it('imports the notes files and the ledger once, logs the counts, keeps the files', async () => {
   const first = await startNotes();
-  const log = first.lines.map((l) => JSON.parse(l) as { msg: string; notes?: number; files?: number; skippedLines?: number; calls?: number });
-  expect(log.find((l) => l.msg.startsWith('imported 8 notes of 3 calls'))).toMatchObject({ files: 3, notes: 8, skippedLines: 1 });
+  const log = first.lines.map(
+    (l) => JSON.parse(l) as { msg: string; notes?: number; files?: number; skippedLines?: number; calls?: number },
+  );
+  expect(log.find((l) => l.msg.startsWith('imported 8 notes of 3 calls'))).toMatchObject({
+    files: 3,
+    notes: 8,
+    skippedLines: 1,
+  });
   expect(log.find((l) => l.msg.startsWith('imported the usage ledger of 2026-11-21'))).toMatchObject({ calls: 1 });
 
   const calls = first.archive.calls();
@@ -63,8 +69,17 @@ it('imports the notes files and the ledger once, logs the counts, keeps the file
     ['call-2026-11-21-b', 'model'],
     ['call-2026-11-20-a', 'Grace'],
   ]);
-  expect(new SqlUsageLedger(first.database.db).load('2026-11-21')).toEqual({ day: '2026-11-21', calls: { 'call-2026-11-21-b': 2500 }, time: { 'call-2026-11-21-b': { connected: 61.2, speech: 20.4 } }, warned: false });
-  expect(readdirSync(path.join(voiceUsers, 'notes')).sort()).toEqual(['call-2026-11-20-a.jsonl', 'call-2026-11-21-b.jsonl', 'outside-2026-11-20.jsonl']);
+  expect(new SqlUsageLedger(first.database.db).load('2026-11-21')).toEqual({
+    day: '2026-11-21',
+    calls: { 'call-2026-11-21-b': 2500 },
+    time: { 'call-2026-11-21-b': { connected: 61.2, speech: 20.4 } },
+    warned: false,
+  });
+  expect(readdirSync(path.join(voiceUsers, 'notes')).sort()).toEqual([
+    'call-2026-11-20-a.jsonl',
+    'call-2026-11-21-b.jsonl',
+    'outside-2026-11-20.jsonl',
+  ]);
   first.stop();
   first.database.close();
 
@@ -77,7 +92,13 @@ it('imports nothing when one file cannot be read, and tries again at the next st
   mkdirSync(path.join(voiceUsers, 'notes', 'unreadable.jsonl')); // a folder: reading it fails
   await expect(startNotes()).rejects.toThrow(/EISDIR/);
   const db = opened[0]!.db;
-  expect(db.prepare('SELECT (SELECT count(*) FROM notes) AS notes, (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM imports) AS imports').get()).toEqual({ notes: 0, calls: 0, imports: 0 });
+  expect(
+    db
+      .prepare(
+        'SELECT (SELECT count(*) FROM notes) AS notes, (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM imports) AS imports',
+      )
+      .get(),
+  ).toEqual({ notes: 0, calls: 0, imports: 0 });
   opened[0]!.close();
   rmSync(path.join(voiceUsers, 'notes', 'unreadable.jsonl'), { recursive: true });
   const again = await startNotes();

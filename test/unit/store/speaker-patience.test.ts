@@ -44,7 +44,12 @@ describe('speaker patience in the database', () => {
   it('survives a restart, with the name it was heard under, and a reset removes it', () => {
     const clock = new ManualClock(1_700_000_000_000);
     const first = open();
-    const learner = new PatienceLearner({ clock, baseMs: () => 800, memory: new SqlitePatienceMemory(first.db), name: () => 'Ann' });
+    const learner = new PatienceLearner({
+      clock,
+      baseMs: () => 800,
+      memory: new SqlitePatienceMemory(first.db),
+      name: () => 'Ann',
+    });
     cutOnce(learner, clock, '111111111111111111');
     cutOnce(learner, clock, '111111111111111111');
     expect(learner.windowOf('111111111111111111')).toBe(1400);
@@ -65,8 +70,24 @@ describe('speaker patience in the database', () => {
   it('a name learnt once is kept when a later write has none', () => {
     const db = open();
     const memory = new SqlitePatienceMemory(db.db);
-    memory.put({ speakerId: '1', name: 'Ann', windowMs: 1100, cutoffs: 1, cleanTurns: 0, longestPauseMs: 0, updatedAt: 1 });
-    memory.put({ speakerId: '1', name: null, windowMs: 1400, cutoffs: 2, cleanTurns: 0, longestPauseMs: 0, updatedAt: 2 });
+    memory.put({
+      speakerId: '1',
+      name: 'Ann',
+      windowMs: 1100,
+      cutoffs: 1,
+      cleanTurns: 0,
+      longestPauseMs: 0,
+      updatedAt: 1,
+    });
+    memory.put({
+      speakerId: '1',
+      name: null,
+      windowMs: 1400,
+      cutoffs: 2,
+      cleanTurns: 0,
+      longestPauseMs: 0,
+      updatedAt: 2,
+    });
     expect(memory.get('1')).toMatchObject({ name: 'Ann', windowMs: 1400 });
   });
 

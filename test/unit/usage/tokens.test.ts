@@ -2,7 +2,15 @@
 // only their growth; a restarted counter (new turn, new socket after a resume or rotation, or a
 // count that went down) starts afresh and is never double counted.
 import { describe, expect, it } from 'vitest';
-import { emptyTokenUsage, fromGeminiUsage, fromRealtimeUsage, parseGeminiUsage, TokenAccount, totalTokens, type TokenUsage } from '../../../main/core/usage/tokens.ts';
+import {
+  emptyTokenUsage,
+  fromGeminiUsage,
+  fromRealtimeUsage,
+  parseGeminiUsage,
+  TokenAccount,
+  totalTokens,
+  type TokenUsage,
+} from '../../../main/core/usage/tokens.ts';
 import { estimateCost, parsePriceOverrides } from '../../../main/core/usage/pricing.ts';
 
 function usage(inAudio: number, outAudio: number, inText = 0): TokenUsage {
@@ -63,7 +71,10 @@ describe('provider usage messages → tokens by modality', () => {
         { modality: 'AUDIO', tokenCount: 300 },
         { modality: 'IMAGE', tokenCount: 58 },
       ],
-      responseTokensDetails: [{ modality: 'AUDIO', tokenCount: 50 }, { modality: 'TEXT', tokenCount: 10 }],
+      responseTokensDetails: [
+        { modality: 'AUDIO', tokenCount: 50 },
+        { modality: 'TEXT', tokenCount: 10 },
+      ],
     });
     expect(tokens).toEqual({ input: { text: 120, audio: 322, image: 58 }, output: { audio: 50, text: 10 } });
     expect(totalTokens(tokens)).toBe(560);
@@ -75,7 +86,14 @@ describe('provider usage messages → tokens by modality', () => {
   });
 
   it('OpenAI Realtime response.done usage: input/output token details', () => {
-    expect(fromRealtimeUsage({ input_tokens: 132, output_tokens: 121, input_token_details: { text_tokens: 119, audio_tokens: 13 }, output_token_details: { text_tokens: 30, audio_tokens: 91 } })).toEqual({
+    expect(
+      fromRealtimeUsage({
+        input_tokens: 132,
+        output_tokens: 121,
+        input_token_details: { text_tokens: 119, audio_tokens: 13 },
+        output_token_details: { text_tokens: 30, audio_tokens: 91 },
+      }),
+    ).toEqual({
       input: { text: 119, audio: 13, image: 0 },
       output: { text: 30, audio: 91 },
     });
@@ -107,7 +125,9 @@ describe('cost truth', () => {
     const unset = estimateCost({}, { activeSeconds: 120 });
     expect(unset).toEqual({ usd: 0, unpriced: ['per_second'] });
     expect(costText(unset)).toBe('no price set');
-    expect(costText(estimateCost({ output_audio: 1 }, { tokens: usage(0, 10_000), activeSeconds: 5 }))).toMatch(/^≈ \$0\.01 \+ usage with no price set \(per_second\)$/);
+    expect(costText(estimateCost({ output_audio: 1 }, { tokens: usage(0, 10_000), activeSeconds: 5 }))).toMatch(
+      /^≈ \$0\.01 \+ usage with no price set \(per_second\)$/,
+    );
     // Every default row says when and where it was read.
     for (const row of Object.values(PRICE_TABLE)) {
       expect(row.asOf).toMatch(/^\d{4}-\d{2}$/);
@@ -117,7 +137,12 @@ describe('cost truth', () => {
 
   it('Gemini thought tokens are counted (billed as output)', async () => {
     const { parseGeminiUsage } = await import('../../../main/core/usage/tokens.ts');
-    const tokens = parseGeminiUsage({ promptTokenCount: 100, responseTokenCount: 40, thoughtsTokenCount: 25, responseTokensDetails: [{ modality: 'AUDIO', tokenCount: 40 }] });
+    const tokens = parseGeminiUsage({
+      promptTokenCount: 100,
+      responseTokenCount: 40,
+      thoughtsTokenCount: 25,
+      responseTokensDetails: [{ modality: 'AUDIO', tokenCount: 40 }],
+    });
     expect(tokens?.output).toEqual({ audio: 40, text: 25 });
   });
 });

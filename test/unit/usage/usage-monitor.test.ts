@@ -68,7 +68,8 @@ const outputTokens = (n: number): LiveModelUsage => {
   tokens.output.audio = n;
   return { tokens };
 };
-const state = (s: 'connecting' | 'connected' | 'stopping' | 'stopped') => hub.publish({ type: 'state', data: { state: s, previous: 'idle', ts: now / 1000 } });
+const state = (s: 'connecting' | 'connected' | 'stopping' | 'stopped') =>
+  hub.publish({ type: 'state', data: { state: s, previous: 'idle', ts: now / 1000 } });
 
 describe('UsageMonitor', () => {
   it('reports the call, warns once at 80 %, at the cap says so and parks the call, and refuses joins until tomorrow', async () => {
@@ -77,7 +78,10 @@ describe('UsageMonitor', () => {
     state('connected');
     reported = outputTokens(5);
     m.tick();
-    expect(m.report()).toMatchObject({ call: { call_id: 'call-1', provider: 'gemini', total_tokens: 5, cost_usd: 5, live: true }, today: { cost_usd: 5, cap_usd: 10, state: 'ok' } });
+    expect(m.report()).toMatchObject({
+      call: { call_id: 'call-1', provider: 'gemini', total_tokens: 5, cost_usd: 5, live: true },
+      today: { cost_usd: 5, cap_usd: 10, state: 'ok' },
+    });
     reported = outputTokens(8);
     m.tick();
     m.tick();
@@ -122,7 +126,10 @@ describe('UsageMonitor', () => {
     m.tick();
     expect(m.report().today.cost_usd).toBe(9.5);
     expect(spoken).toHaveLength(1);
-    expect(new SqlUsageLedger(database.db).load('2026-11-24')).toMatchObject({ calls: { 'call-1': 9, 'call-2': 0.5 }, warned: true });
+    expect(new SqlUsageLedger(database.db).load('2026-11-24')).toMatchObject({
+      calls: { 'call-1': 9, 'call-2': 0.5 },
+      warned: true,
+    });
   });
 
   it('without a cap: figures only, never refuses or ends a call', () => {

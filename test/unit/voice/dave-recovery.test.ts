@@ -60,12 +60,20 @@ describe('DAVE recovery ladder', () => {
     recovery.onStreamError(decryptError());
     expect(dave.invalidated).toEqual([0]); // op 31 for transition 0 + a new key package
     expect(mayPlayAudio(connection)).toBe(false); // re-initialising: our audio is held
-    for (let i = 0; i < 37; i++) connection.emit('debug', '[NW] [DAVE] Failed to decrypt a packet (n consecutive fails)');
+    for (let i = 0; i < 37; i++)
+      connection.emit('debug', '[NW] [DAVE] Failed to decrypt a packet (n consecutive fails)');
     dave.reinitializing = false;
     dave.session!.ready = true;
     dave.lastTransitionId = 4;
     connection.emit('transitioned', 4);
-    expect(recovery.status()).toMatchObject({ rebuilds: 1, recoveries: 1, rejoins: 0, decrypt_failures: 37, transitions: 1, last_transition_id: 4 });
+    expect(recovery.status()).toMatchObject({
+      rebuilds: 1,
+      recoveries: 1,
+      rejoins: 0,
+      decrypt_failures: 37,
+      transitions: 1,
+      last_transition_id: 4,
+    });
     expect(rejoin).not.toHaveBeenCalled();
   });
 
@@ -137,10 +145,25 @@ describe('DAVE recovery ladder', () => {
   });
 
   it('summarises the state for the dashboard', () => {
-    const base: DaveStatus = { protocol_version: 1, e2ee: true, ready: true, epoch: 3, privacy_code: '123451234512345123451234512345', last_transition_id: 2, transitions: 3, decrypt_failures: 0, undecrypted_frames: 0, rebuilds: 0, recoveries: 0, rejoins: 0 };
+    const base: DaveStatus = {
+      protocol_version: 1,
+      e2ee: true,
+      ready: true,
+      epoch: 3,
+      privacy_code: '123451234512345123451234512345',
+      last_transition_id: 2,
+      transitions: 3,
+      decrypt_failures: 0,
+      undecrypted_frames: 0,
+      rebuilds: 0,
+      recoveries: 0,
+      rejoins: 0,
+    };
     expect(describeDave(null)).toBe('—');
     expect(describeDave(base)).toBe('on · epoch 3 · code 12345 12345 12345 12345 12345 12345');
-    expect(describeDave({ ...base, decrypt_failures: 40, recoveries: 1 })).toContain('40 decrypt failures, 1 recovered');
+    expect(describeDave({ ...base, decrypt_failures: 40, recoveries: 1 })).toContain(
+      '40 decrypt failures, 1 recovered',
+    );
     expect(describeDave({ ...base, e2ee: false, ready: false })).toMatch(/^setting up/);
     expect(describeDave({ ...base, protocol_version: 0, e2ee: false })).toBe('off (DAVE v0)');
   });

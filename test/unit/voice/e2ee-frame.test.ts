@@ -8,12 +8,17 @@ import { seededRandom } from '../../../main/fakes/shared/pcm.ts';
 describe('isUndecryptedE2eeFrame', () => {
   it('recognizes the DAVE frame layout: a 15-byte Opus frame sealed is 27 bytes ending 0c fa fa', () => {
     const opus = Buffer.alloc(15, 0x42);
-    const sealed = Buffer.concat([Buffer.alloc(15, 0x99), Buffer.alloc(8, 0x17), Buffer.from([0x05, 0x0c, 0xfa, 0xfa])]);
+    const sealed = Buffer.concat([
+      Buffer.alloc(15, 0x99),
+      Buffer.alloc(8, 0x17),
+      Buffer.from([0x05, 0x0c, 0xfa, 0xfa]),
+    ]);
     expect(sealed.length).toBe(27);
     expect(isUndecryptedE2eeFrame(sealed)).toBe(true);
     expect(isUndecryptedE2eeFrame(opus)).toBe(false);
     // Multi-byte nonces (the fake's sealing, ULEB128) too.
-    for (const nonce of [1, 127, 128, 300_000, 2 ** 32 - 1]) expect(isUndecryptedE2eeFrame(sealedForOthers(opus, nonce))).toBe(true);
+    for (const nonce of [1, 127, 128, 300_000, 2 ** 32 - 1])
+      expect(isUndecryptedE2eeFrame(sealedForOthers(opus, nonce))).toBe(true);
   });
 
   it('passes the Opus silence frame and frames whose trailer does not fit', () => {
@@ -32,7 +37,8 @@ describe('isUndecryptedE2eeFrame', () => {
     const bytes = Buffer.from(frame.buffer);
     let flagged = 0;
     for (let f = 0; f < 30_000; f++) {
-      for (let i = 0; i < frame.length; i++) frame[i] = Math.round((f % 2 ? 8000 * Math.sin((i * (f % 50 + 1)) / 40) : 0) + (random() - 0.5) * 6000);
+      for (let i = 0; i < frame.length; i++)
+        frame[i] = Math.round((f % 2 ? 8000 * Math.sin((i * ((f % 50) + 1)) / 40) : 0) + (random() - 0.5) * 6000);
       if (isUndecryptedE2eeFrame(encoder.encode(bytes))) flagged++;
     }
     encoder.destroy();

@@ -3,7 +3,13 @@
 // those of the library default (10).
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { OPUS_RATE, selectOpus, VOICE_ENCODER_COMPLEXITY, type NativeOpusModule, type OpusLibraryName } from '../../../main/core/voice/opus.ts';
+import {
+  OPUS_RATE,
+  selectOpus,
+  VOICE_ENCODER_COMPLEXITY,
+  type NativeOpusModule,
+  type OpusLibraryName,
+} from '../../../main/core/voice/opus.ts';
 
 const require = createRequire(import.meta.url);
 /** From opus_defines.h, not from the module under test: a wrong request number there must fail here. */
@@ -19,7 +25,9 @@ function voiceLike(): Int16Array {
     phase += (120 + 60 * (i / out.length)) / OPUS_RATE;
     if (phase >= 1) phase -= 1;
     seed = (seed * 1103515245 + 12345) >>> 0;
-    out[i] = Math.round(9000 * (phase - 0.5) + 1500 * Math.sin(2 * Math.PI * 2300 * (i / OPUS_RATE)) + (seed / 2 ** 32 - 0.5) * 800);
+    out[i] = Math.round(
+      9000 * (phase - 0.5) + 1500 * Math.sin(2 * Math.PI * 2300 * (i / OPUS_RATE)) + (seed / 2 ** 32 - 0.5) * 800,
+    );
   }
   return out;
 }
@@ -27,7 +35,8 @@ function voiceLike(): Int16Array {
 function encodeAll(encode: (pcm: Buffer) => Buffer): string[] {
   const pcm = voiceLike();
   const packets: string[] = [];
-  for (let f = 0; f < pcm.length / FRAME; f++) packets.push(encode(Buffer.from(pcm.buffer, f * FRAME * 2, FRAME * 2)).toString('hex'));
+  for (let f = 0; f < pcm.length / FRAME; f++)
+    packets.push(encode(Buffer.from(pcm.buffer, f * FRAME * 2, FRAME * 2)).toString('hex'));
   return packets;
 }
 
@@ -43,7 +52,11 @@ function reference(library: OpusLibraryName, complexity: number | null): Referen
     return { encode: (pcm) => encoder.encode(pcm) };
   }
   const OpusScript = require('opusscript') as {
-    new (rate: number, channels: number, app: number): { encode(pcm: Buffer, frame: number): Buffer; encoderCTL(ctl: number, arg: number): void };
+    new (
+      rate: number,
+      channels: number,
+      app: number,
+    ): { encode(pcm: Buffer, frame: number): Buffer; encoderCTL(ctl: number, arg: number): void };
     Application: { AUDIO: number };
   };
   const encoder = new OpusScript(OPUS_RATE, 1, OpusScript.Application.AUDIO);

@@ -57,16 +57,31 @@ function stubConnection(): StubConnection {
       return true;
     },
   } as unknown as VoiceConnection;
-  return { connection, sentAt, speaking, setReady: (ready) => (state.status = ready ? VoiceConnectionStatus.Ready : VoiceConnectionStatus.Connecting) };
+  return {
+    connection,
+    sentAt,
+    speaking,
+    setReady: (ready) => (state.status = ready ? VoiceConnectionStatus.Ready : VoiceConnectionStatus.Connecting),
+  };
 }
 
 const silence: PlaybackSource = { readFrame: (out) => out.fill(0, 0, FRAME_SAMPLES_48K) };
 
 /** Playback of a silent source that counts its reads, on a stub connection and the test clock. */
-function countedPlayback(mayPlay: boolean): { stub: StubConnection; playback: ContinuousPlayback; reads: () => number } {
+function countedPlayback(mayPlay: boolean): {
+  stub: StubConnection;
+  playback: ContinuousPlayback;
+  reads: () => number;
+} {
   const stub = stubConnection();
   let reads = 0;
-  const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => mayPlay, () => now);
+  const playback = new ContinuousPlayback(
+    selectOpus(),
+    silentLogger(),
+    stub.connection,
+    () => mayPlay,
+    () => now,
+  );
   playback.start({ readFrame: (out) => (reads++, silence.readFrame(out)) });
   return { stub, playback, reads: () => reads };
 }
@@ -82,10 +97,18 @@ describe('ContinuousPlayback slots', () => {
     const stub = stubConnection();
     const packets: Buffer[] = [];
     const prepare = stub.connection.prepareAudioPacket.bind(stub.connection);
-    (stub.connection as unknown as { prepareAudioPacket: (p: Buffer) => Buffer | undefined }).prepareAudioPacket = (p) => (packets.push(p), prepare(p));
+    (stub.connection as unknown as { prepareAudioPacket: (p: Buffer) => Buffer | undefined }).prepareAudioPacket = (
+      p,
+    ) => (packets.push(p), prepare(p));
     let reads = 0;
     let gate: boolean | 'discard' = 'discard';
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => gate, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => gate,
+      () => now,
+    );
     playback.start({ readFrame: (out) => (reads++, out.fill(3000)) });
     await advance(100);
     stub.setReady(false);
@@ -101,7 +124,13 @@ describe('ContinuousPlayback slots', () => {
 
   it('sends the first packet at once, then one per 20 ms on its own timer', async () => {
     const stub = stubConnection();
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
     playback.start(silence);
     await advance(200);
     playback.stop();
@@ -114,7 +143,13 @@ describe('ContinuousPlayback slots', () => {
 
   it('wake-ups that come anyway carry the sends: every slot once, at most 20 ms early, and the timer never fires', async () => {
     const stub = stubConnection();
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
     const timerCallbacks = vi.spyOn(globalThis, 'setTimeout');
     playback.start(silence); // slot 0 at 1000; slot k due at 1000 + 20k
     const armedAtStart = timerCallbacks.mock.calls.length;
@@ -142,10 +177,19 @@ describe('ContinuousPlayback slots', () => {
 
   it('a timer wake-up with the next frame already buffered sends it too: one wake-up per 40 ms, no packet late or more than one slot early', async () => {
     const stub = stubConnection();
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
     // The end of a reply: 20 frames buffered (the model sent them faster than real time), then nothing.
     let buffered = 20;
-    const source = { readFrame: (out: Int16Array) => ((buffered = Math.max(0, buffered - 1)), silence.readFrame(out)), framesAhead: () => buffered };
+    const source = {
+      readFrame: (out: Int16Array) => ((buffered = Math.max(0, buffered - 1)), silence.readFrame(out)),
+      framesAhead: () => buffered,
+    };
     playback.start(source); // slot 0 at 1000; slot k due at 1000 + 20k
     await advance(600);
     playback.stop();
@@ -166,11 +210,20 @@ describe('ContinuousPlayback slots', () => {
 
   it("a barge-in read in the timer's wake-up fades the slot the timer would have sent early: the reply's frame never leaves first", async () => {
     const stub = stubConnection();
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
     // A reply buffered ahead; `held` is what call-audio's hold does to the source (its next frames fade).
     let held = false;
     const readsHeld: boolean[] = [];
-    const source = { readFrame: (out: Int16Array) => (readsHeld.push(held), silence.readFrame(out)), framesAhead: () => 10 };
+    const source = {
+      readFrame: (out: Int16Array) => (readsHeld.push(held), silence.readFrame(out)),
+      framesAhead: () => 10,
+    };
     playback.start(source); // slot 0 at 1000
     await advance(19);
     // The timer for slot 1 fires at 1020; a speaker's packet that came while the process was busy is
@@ -188,7 +241,13 @@ describe('ContinuousPlayback slots', () => {
 
   it('a poke before its slot has begun sends nothing (never more than one slot ahead)', async () => {
     const stub = stubConnection();
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
     playback.start(silence); // slot 0 now; slot 1 due at 1020, may go from 1000 (exclusive)
     playback.poke();
     playback.poke();
@@ -202,7 +261,13 @@ describe('ContinuousPlayback slots', () => {
 
   it('a barge-in (urgent) sends the fade at once even when the current slot already went early', async () => {
     const stub = stubConnection();
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
     playback.start(silence); // slot 0 at 1000
     await advance(5);
     playback.poke(); // slot 1 (due 1020) goes early, on a chunk's wake-up
@@ -258,8 +323,14 @@ describe('ContinuousPlayback start-up', () => {
     process.env.PATH = `${dir}:${savedPath}`;
     const stub = stubConnection();
     let frames = 0;
-    const playback = new ContinuousPlayback(selectOpus(), silentLogger(), stub.connection, () => true, () => now);
-    playback.start({ readFrame: (out: Int16Array) => (frames += 1, out.fill(0, 0, FRAME_SAMPLES_48K)) });
+    const playback = new ContinuousPlayback(
+      selectOpus(),
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
+    playback.start({ readFrame: (out: Int16Array) => ((frames += 1), out.fill(0, 0, FRAME_SAMPLES_48K)) });
     await advance(100);
     playback.stop();
     expect(existsSync(marker)).toBe(false);

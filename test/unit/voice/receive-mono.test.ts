@@ -14,7 +14,10 @@ const FRAME = 960;
 
 /** The part of @discordjs/voice's VoiceReceiver that SpeakerReceiver uses. */
 class FakeReceiver {
-  readonly speaking = Object.assign(new EventEmitter(), { users: new Map<string, number>(), onPacket: (_userId: string) => undefined });
+  readonly speaking = Object.assign(new EventEmitter(), {
+    users: new Map<string, number>(),
+    onPacket: (_userId: string) => undefined,
+  });
   readonly streams = new Map<string, EventEmitter & { destroy(): void }>();
   subscribe(userId: string): EventEmitter {
     const stream = Object.assign(new EventEmitter(), { destroy: () => stream.emit('close') });
@@ -32,7 +35,10 @@ class FakeReceiver {
 }
 
 /** The real codecs, with every decoder made and every decode counted by channel count. */
-function countingOpus(library: OpusLibraryName): { factory: OpusFactory; counts: { stereoCodecs: number; monoDecoders: number; monoDecodes: number } } {
+function countingOpus(library: OpusLibraryName): {
+  factory: OpusFactory;
+  counts: { stereoCodecs: number; monoDecoders: number; monoDecodes: number };
+} {
   const real = loadOpus(library);
   const counts = { stereoCodecs: 0, monoDecoders: 0, monoDecodes: 0 };
   const factory: OpusFactory = {
@@ -82,7 +88,11 @@ function ownerOnlyReceiver(library: OpusLibraryName) {
   const speakers = new SpeakerReceiver(receiver as unknown as VoiceReceiver, {
     isAllowed: (id) => id === 'owner',
     opus: factory,
-    sink: { pcm: (_id, frame) => frames.push(frame.slice()), speakingStart: () => undefined, speakingEnd: () => undefined },
+    sink: {
+      pcm: (_id, frame) => frames.push(frame.slice()),
+      speakingStart: () => undefined,
+      speakingEnd: () => undefined,
+    },
     logger: pino({ level: 'silent' }),
   });
   return { receiver, counts, frames, speakers };

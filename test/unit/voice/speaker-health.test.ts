@@ -46,7 +46,12 @@ describe('SpeakerHealth', () => {
     expect(calls).toEqual(['resubscribe:owner', 'rebuild', 'rejoin']);
     talk(health, 'owner', 100, true);
     const owner = health.speakers().find((s) => s.user_id === 'owner')!;
-    expect(owner).toMatchObject({ deaf: false, deaf_ms: 0, epoch: 7, recoveries: { resubscribe: 1, rebuild: 1, rejoin: 1 } });
+    expect(owner).toMatchObject({
+      deaf: false,
+      deaf_ms: 0,
+      epoch: 7,
+      recoveries: { resubscribe: 1, rebuild: 1, rejoin: 1 },
+    });
     expect(owner.last_transition).toMatchObject({ to: 'heard', step: 'rejoin' });
     expect(owner.max_deaf_ms).toBeGreaterThanOrEqual(2700);
     expect(owner.decrypt_ratio).toBeLessThan(0.1);

@@ -45,7 +45,15 @@ export class ApprovalBroker {
   request(input: { tool: string; server: string; args: string }): { id: string; decision: Promise<ApprovalDecision> } {
     const id = `ap-${randomBytes(4).toString('hex')}`;
     const now = Date.now();
-    const view: McpApprovalView = { id, tool: input.tool, server: input.server, args: input.args, status: 'pending', created_at: now / 1000, expires_at: (now + this.#ttlMs) / 1000 };
+    const view: McpApprovalView = {
+      id,
+      tool: input.tool,
+      server: input.server,
+      args: input.args,
+      status: 'pending',
+      created_at: now / 1000,
+      expires_at: (now + this.#ttlMs) / 1000,
+    };
     const decision = new Promise<ApprovalDecision>((resolve) => {
       const timer = setTimeout(() => this.#settle(id, 'expired'), this.#ttlMs);
       timer.unref();
@@ -82,7 +90,12 @@ export class ApprovalBroker {
     if (!pending) return undefined;
     this.#pending.delete(id);
     clearTimeout(pending.timer);
-    const view: McpApprovalView = { ...pending.view, status: decision, ...(by ? { decided_by: by } : {}), decided_at: Date.now() / 1000 };
+    const view: McpApprovalView = {
+      ...pending.view,
+      status: decision,
+      ...(by ? { decided_by: by } : {}),
+      decided_at: Date.now() / 1000,
+    };
     this.#decided.set(id, view);
     if (this.#decided.size > 200) this.#decided.delete(this.#decided.keys().next().value!);
     this.#publish(view);

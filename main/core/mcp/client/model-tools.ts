@@ -14,7 +14,12 @@ import type { NotesSink } from '../../ports.ts';
 import type { ToolContext, ToolRegistry } from '../../tools/registry.ts';
 import { ApprovalBroker, ApprovalError, type ApprovalDecision } from './approvals.ts';
 import type { McpServerConfig, ToolPolicy } from '../../config/mcp-servers.ts';
-import { McpServerConnection, type McpServerReport, type ServerQuestion, type ServerQuestionAnswer } from './server-connection.ts';
+import {
+  McpServerConnection,
+  type McpServerReport,
+  type ServerQuestion,
+  type ServerQuestionAnswer,
+} from './server-connection.ts';
 import { AFFIRMATIVE, NEGATIVE, type OwnerQuestions } from '../owner-questions.ts';
 
 export const APPROVAL_TOOL = 'mcp_approval';
@@ -28,7 +33,6 @@ const QUICK_RESULT_MS = 1500;
 const MODEL_ONLY = ['model'] as const;
 /** Transcription fragments of the owner kept for approval checks (a few minutes of talk). */
 const OWNER_WORDS_KEPT = 400;
-
 
 export interface McpModelToolsOptions {
   servers: readonly McpServerConfig[];
@@ -141,28 +145,45 @@ class McpToolRunner {
     this.#quickMs = options.quickResultMs ?? QUICK_RESULT_MS;
   }
 
-  async runAllowed(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+  async runAllowed(
+    connection: McpServerConnection,
+    tool: string,
+    modelName: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<unknown> {
     const job = this.#execute(connection, tool, modelName, args, ctx.signal);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), this.#quickMs)));
     const first = await Promise.race([job.then((text) => ({ text })), slow]).finally(() => clearTimeout(timer));
     if (first !== 'slow') return { content: first.text };
     this.#deliverWhenDone(job, modelName);
-    return { status: 'running', message: `${modelName} takes a while. Tell the owner it is running; its result will arrive as a message when ready.` };
+    return {
+      status: 'running',
+      message: `${modelName} takes a while. Tell the owner it is running; its result will arrive as a message when ready.`,
+    };
   }
 
   runAsked(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>): unknown {
     const { notes, redact } = this.#options;
     const shownArgs = capText(redact(JSON.stringify(args)), APPROVAL_ARGS_MAX_CHARS);
-    const { id, decision } = this.#approvals.request({ tool: modelName, server: connection.config.name, args: shownArgs });
+    const { id, decision } = this.#approvals.request({
+      tool: modelName,
+      server: connection.config.name,
+      args: shownArgs,
+    });
     this.#spoken.markRequest(id, decision);
     notes.append({ kind: 'tool_call', text: `${modelName}: waiting for the owner's approval (${id})` });
     void decision.then((outcome: ApprovalDecision) => {
-      if (outcome === 'approved') return this.#deliverWhenDone(this.#execute(connection, tool, modelName, args), modelName);
+      if (outcome === 'approved')
+        return this.#deliverWhenDone(this.#execute(connection, tool, modelName, args), modelName);
       notes.append({ kind: 'tool_call', text: `${modelName}: ${outcome} by the owner (${id})` });
       const view = this.#approvals.get(id);
       // A spoken refusal went through the model already; tell it about the others.
-      if (view?.decided_by !== 'voice') this.#deliver(`The owner did not approve ${modelName} (${outcome === 'expired' ? 'no answer in time' : 'refused on the dashboard'}); it was not run.`);
+      if (view?.decided_by !== 'voice')
+        this.#deliver(
+          `The owner did not approve ${modelName} (${outcome === 'expired' ? 'no answer in time' : 'refused on the dashboard'}); it was not run.`,
+        );
     });
     return {
       status: 'awaiting_approval',
@@ -174,18 +195,28 @@ class McpToolRunner {
   }
 
   /** Runs the tool; resolves with the (redacted, capped) text, rejects with a message for the model. */
-  async #execute(connection: McpServerConnection, tool: string, modelName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+  async #execute(
+    connection: McpServerConnection,
+    tool: string,
+    modelName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const { notes, redact } = this.#options;
     const started = performance.now();
     try {
       const result = await connection.callTool(tool, args, signal);
       const text = capText(redact(resultText(result)));
-      notes.append({ kind: 'tool_call', text: `${modelName}: ${result.isError ? 'error' : 'ok'} (${Math.round(performance.now() - started)} ms)` });
+      notes.append({
+        kind: 'tool_call',
+        text: `${modelName}: ${result.isError ? 'error' : 'ok'} (${Math.round(performance.now() - started)} ms)`,
+      });
       if (result.isError) throw new Error(`${modelName} failed: ${text}`);
       return text;
     } catch (err) {
       const message = redact(err instanceof Error ? err.message : String(err));
-      if (!message.startsWith(`${modelName} failed:`)) notes.append({ kind: 'tool_call', text: `${modelName}: error (${message.slice(0, 200)})` });
+      if (!message.startsWith(`${modelName} failed:`))
+        notes.append({ kind: 'tool_call', text: `${modelName}: error (${message.slice(0, 200)})` });
       throw new Error(message.startsWith(`${modelName}`) ? message : `${modelName} failed: ${message}`, { cause: err });
     }
   }
@@ -202,7 +233,8 @@ class McpToolRunner {
     const log = this.#options.logger;
     void this.#options.deliverToModel(text).then(
       (outcome) => {
-        if (!outcome.delivered) log.info({ reason: outcome.reason }, 'an MCP tool outcome did not reach the model; it is only in the notes');
+        if (!outcome.delivered)
+          log.info({ reason: outcome.reason }, 'an MCP tool outcome did not reach the model; it is only in the notes');
       },
       (err: unknown) => log.warn({ err }, 'an MCP tool outcome could not be handed to the model'),
     );
@@ -221,7 +253,8 @@ function registerApprovalTool(registry: ToolRegistry, approvals: ApprovalBroker,
     run: ({ approval_id, approved }) => {
       const view = approvals.get(approval_id);
       if (!view) throw new ApprovalError('unknown_approval', `no approval request ${JSON.stringify(approval_id)}`);
-      if (view.status !== 'pending') throw new ApprovalError('already_decided', `approval ${approval_id} was already ${view.status}`);
+      if (view.status !== 'pending')
+        throw new ApprovalError('already_decided', `approval ${approval_id} was already ${view.status}`);
       if (!approved) {
         approvals.decide(approval_id, false, 'voice');
         return { status: 'refused', message: `${view.tool} will not run.` };
@@ -229,7 +262,10 @@ function registerApprovalTool(registry: ToolRegistry, approvals: ApprovalBroker,
       // The model's word is not the owner's: the owner must have been heard saying yes since the request.
       const heard = spoken.since(approval_id);
       if (!AFFIRMATIVE.test(heard) || NEGATIVE.test(heard)) {
-        throw new ApprovalError('owner_not_heard', 'the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)');
+        throw new ApprovalError(
+          'owner_not_heard',
+          'the owner has not been heard saying yes since the request; ask them and wait for a clear yes (or they approve on the dashboard)',
+        );
       }
       approvals.decide(approval_id, true, 'voice');
       return { status: 'approved', message: `${view.tool} is running; its result will arrive as a message.` };
@@ -238,13 +274,18 @@ function registerApprovalTool(registry: ToolRegistry, approvals: ApprovalBroker,
 }
 
 /** A server's yes/no question put to the owner aloud; a form with other fields is declined, not guessed. */
-function serverQuestionHandler(options: McpModelToolsOptions): ((question: ServerQuestion) => Promise<ServerQuestionAnswer>) | undefined {
+function serverQuestionHandler(
+  options: McpModelToolsOptions,
+): ((question: ServerQuestion) => Promise<ServerQuestionAnswer>) | undefined {
   const askOwner = options.ownerQuestions;
   if (!askOwner) return undefined;
   return async (question) => {
     const shown = capText(options.redact(question.message), APPROVAL_ARGS_MAX_CHARS);
     if (!question.yesNoField) {
-      options.notes.append({ kind: 'note', text: `MCP server ${question.server} asked for a form the owner cannot answer by voice; declined: ${shown}` });
+      options.notes.append({
+        kind: 'note',
+        text: `MCP server ${question.server} asked for a form the owner cannot answer by voice; declined: ${shown}`,
+      });
       return { action: 'decline' };
     }
     const outcome = await askOwner.ask({ from: `MCP server ${question.server}`, question: shown });
@@ -254,7 +295,11 @@ function serverQuestionHandler(options: McpModelToolsOptions): ((question: Serve
 }
 
 /** Offers a server's tools to the registry under their policies, replacing what it offered before. */
-function toolOffer(registry: ToolRegistry, runner: McpToolRunner, log: Logger): (connection: McpServerConnection, tools: readonly Tool[]) => void {
+function toolOffer(
+  registry: ToolRegistry,
+  runner: McpToolRunner,
+  log: Logger,
+): (connection: McpServerConnection, tools: readonly Tool[]) => void {
   const registered = new Map<McpServerConnection, string[]>();
   return (connection, tools) => {
     for (const name of registered.get(connection) ?? []) registry.unregister(name);
@@ -270,13 +315,20 @@ function toolOffer(registry: ToolRegistry, runner: McpToolRunner, log: Logger): 
       }
       registry.register({
         name: modelName,
-        description: `${tool.description ?? tool.title ?? tool.name} (MCP server ${config.name}${policy === 'ask' ? "; needs the owner's approval" : ''})`.slice(0, 1024),
+        description:
+          `${tool.description ?? tool.title ?? tool.name} (MCP server ${config.name}${policy === 'ask' ? "; needs the owner's approval" : ''})`.slice(
+            0,
+            1024,
+          ),
         args: z.record(z.string(), z.unknown()),
         parameters: { ...tool.inputSchema, type: 'object' },
         callers: MODEL_ONLY,
         // A tool the owner must approve is not one a guest may even ask for.
         authority: policy === 'ask' ? 'owner' : 'speakers',
-        run: (args, ctx) => (policy === 'allow' ? runner.runAllowed(connection, tool.name, modelName, args, ctx) : runner.runAsked(connection, tool.name, modelName, args)),
+        run: (args, ctx) =>
+          policy === 'allow'
+            ? runner.runAllowed(connection, tool.name, modelName, args, ctx)
+            : runner.runAsked(connection, tool.name, modelName, args),
       });
       names.push(modelName);
     }
@@ -290,7 +342,11 @@ function firstSettled(connection: McpServerConnection, hub: EventHub, notes: Not
     connection.on('report', (report) => {
       hub.publish({ type: 'mcp_server', data: report });
       if (report.state === 'ready' || report.state === 'restarting') resolve();
-      if (report.state === 'restarting') notes.append({ kind: 'note', text: `MCP server ${report.name} failed (${report.last_error ?? 'unknown'}); restarting` });
+      if (report.state === 'restarting')
+        notes.append({
+          kind: 'note',
+          text: `MCP server ${report.name} failed (${report.last_error ?? 'unknown'}); restarting`,
+        });
     });
   });
 }
@@ -303,7 +359,13 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
   const onElicit = serverQuestionHandler(options);
   const connections = options.servers.map(
     (config) =>
-      new McpServerConnection({ config, logger: log, clientVersion: options.clientVersion, ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}), ...(onElicit ? { onElicit } : {}) }),
+      new McpServerConnection({
+        config,
+        logger: log,
+        clientVersion: options.clientVersion,
+        ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}),
+        ...(onElicit ? { onElicit } : {}),
+      }),
   );
   const offer = toolOffer(registry, new McpToolRunner(options, approvals, spoken), log);
   const settledOnce = connections.map((connection) => firstSettled(connection, hub, notes));
@@ -313,10 +375,13 @@ export function startMcpModelTools(options: McpModelToolsOptions): McpModelTools
   }
   // Nobody is left to answer a spoken approval once the call ends.
   const unsubscribe = hub.subscribe((event) => {
-    if (event.type === 'state' && (event.data.state === 'stopped' || event.data.state === 'error')) approvals.expireAll();
+    if (event.type === 'state' && (event.data.state === 'stopped' || event.data.state === 'error'))
+      approvals.expireAll();
   });
   // Only the owner's words count; unattributed ones only when nobody else can reach the model.
-  const mayAnswer = options.mayAnswer ?? ((who: string | undefined) => (who !== undefined ? who === options.ownerId : options.ownerOnlyVoice()));
+  const mayAnswer =
+    options.mayAnswer ??
+    ((who: string | undefined) => (who !== undefined ? who === options.ownerId : options.ownerOnlyVoice()));
   return {
     approvals,
     heard(text, speaker) {

@@ -7,7 +7,16 @@
 // probe runs in place on the one child, see SupervisedStdioTransport). A server's own questions
 // (elicitation, or an embedded one in an `input_required` result) go to `onElicit`.
 import { EventEmitter } from 'node:events';
-import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type CallToolResult, type ElicitRequestFormParams, type Tool, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from 'pino';
 import type { McpServerReportView } from '../../api-types.ts';
@@ -52,7 +61,8 @@ export interface ServerQuestion {
 }
 
 /** The answer for the server: the owner's yes/no, or nothing (declined, no answer in time). */
-export type ServerQuestionAnswer = { action: 'accept'; content: Record<string, boolean> } | { action: 'decline' } | { action: 'cancel' };
+export type ServerQuestionAnswer =
+  { action: 'accept'; content: Record<string, boolean> } | { action: 'decline' } | { action: 'cancel' };
 
 export interface ServerConnectionOptions {
   config: McpServerConfig;
@@ -126,7 +136,8 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const client = this.#client;
-    if (!client || this.#state !== 'ready') throw new McpServerUnavailableError(`MCP server ${this.config.name} is ${this.#state}`);
+    if (!client || this.#state !== 'ready')
+      throw new McpServerUnavailableError(`MCP server ${this.config.name} is ${this.#state}`);
     const generation = this.#generation;
     // The call's own clock, paused while the server waits on the owner's answer to its question
     // (elicitation / input_required): a person answering is not a hung server.
@@ -145,7 +156,9 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
         // No answer in time: the server is hung (or this call wedged it). Restart it rather than let
         // the next call wait as long again.
         this.#fail(generation, `no answer to ${name} within ${this.config.timeout_seconds} s`);
-        throw new McpToolTimeoutError(`${this.config.name} did not answer ${name} within ${this.config.timeout_seconds} s; the server is being restarted`);
+        throw new McpToolTimeoutError(
+          `${this.config.name} did not answer ${name} within ${this.config.timeout_seconds} s; the server is being restarted`,
+        );
       }
       throw err;
     } finally {
@@ -164,7 +177,11 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
     this.#connecting = null;
     // Both: a ready server, and one still starting (hung in its handshake) whose child must not outlive
     // us. Its transport is closed directly: during version negotiation the client does not hold it yet.
-    await Promise.all([client?.close().catch(() => undefined), connecting?.client.close().catch(() => undefined), connecting?.transport.close().catch(() => undefined)]);
+    await Promise.all([
+      client?.close().catch(() => undefined),
+      connecting?.client.close().catch(() => undefined),
+      connecting?.transport.close().catch(() => undefined),
+    ]);
   }
 
   #transport(): Transport {
@@ -179,7 +196,8 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
       });
       // Drain stderr (a full pipe would block the server) and keep only its tail for crash reports.
       transport.stderr?.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.#stderrTail.push(line.slice(0, 300));
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim()) this.#stderrTail.push(line.slice(0, 300));
         if (this.#stderrTail.length > STDERR_TAIL) this.#stderrTail.splice(0, this.#stderrTail.length - STDERR_TAIL);
       });
       return transport;
@@ -198,7 +216,8 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
     this.#connecting = connecting;
     transport.onclose = () => {
       if (transport instanceof SupervisedStdioTransport && transport.pid !== null) forgetChild(transport.pid);
-      if (generation === this.#generation && this.#state === 'ready') this.#fail(generation, 'the server closed the connection (crashed or exited)');
+      if (generation === this.#generation && this.#state === 'ready')
+        this.#fail(generation, 'the server closed the connection (crashed or exited)');
     };
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
@@ -225,10 +244,9 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
       if (this.#connecting === connecting) this.#connecting = null;
       // The transport too: a handshake that timed out during version negotiation left it with us.
       await Promise.all([client.close().catch(() => undefined), transport.close().catch(() => undefined)]);
-      const reason =
-        isTimeout(err)
-          ? `no answer to initialize or tools/list within ${this.config.timeout_seconds} s`
-          : `could not start: ${(err as Error).message}`;
+      const reason = isTimeout(err)
+        ? `no answer to initialize or tools/list within ${this.config.timeout_seconds} s`
+        : `could not start: ${(err as Error).message}`;
       this.#fail(generation, reason);
     }
   }
@@ -249,7 +267,10 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
     this.#failuresInARow++;
     this.#restarts++;
     this.#nextAttemptAt = Date.now() + delay;
-    this.#log.warn({ reason, restartInMs: delay, restarts: this.#restarts, stderr: this.#stderrTail.slice(-5) }, 'MCP server failed; restarting');
+    this.#log.warn(
+      { reason, restartInMs: delay, restarts: this.#restarts, stderr: this.#stderrTail.slice(-5) },
+      'MCP server failed; restarting',
+    );
     this.#setState('restarting');
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = null;
@@ -268,10 +289,16 @@ export class McpServerConnection extends EventEmitter<ServerConnectionEvents> {
       client.setRequestHandler('elicitation/create', async (request) => {
         const params = request.params as Omit<Partial<ElicitRequestFormParams>, 'mode'> & { mode?: string };
         if (params.mode === 'url' || !params.requestedSchema) return { action: 'decline' as const };
-        const booleans = Object.entries(params.requestedSchema.properties ?? {}).filter(([, field]) => (field as { type?: string }).type === 'boolean');
+        const booleans = Object.entries(params.requestedSchema.properties ?? {}).filter(
+          ([, field]) => (field as { type?: string }).type === 'boolean',
+        );
         this.#questionsPending++;
         try {
-          return await onElicit({ server: this.config.name, message: String(params.message ?? ''), yesNoField: booleans.length === 1 ? booleans[0]![0] : undefined });
+          return await onElicit({
+            server: this.config.name,
+            message: String(params.message ?? ''),
+            yesNoField: booleans.length === 1 ? booleans[0]![0] : undefined,
+          });
         } finally {
           this.#questionsPending--;
         }

@@ -64,15 +64,24 @@ function queryString(params: Record<string, string | number | undefined>): strin
   return text ? `?${text}` : '';
 }
 
-const SayArgs = z.object({ text: z.string().describe('What the model should say in its next turn (at most 2000 characters).') });
+const SayArgs = z.object({
+  text: z.string().describe('What the model should say in its next turn (at most 2000 characters).'),
+});
 const NotifyArgs = z.object({
   text: z.string().describe('The notification text.'),
-  mode: z.enum(NOTIFY_MODES).optional().describe('voice (spoken in the call), dm, channel, webhook, auto (the first that delivers of voice, DM, channel, webhook) or all. Default auto.'),
+  mode: z
+    .enum(NOTIFY_MODES)
+    .optional()
+    .describe(
+      'voice (spoken in the call), dm, channel, webhook, auto (the first that delivers of voice, DM, channel, webhook) or all. Default auto.',
+    ),
   title: z.string().optional(),
   urgent: z.boolean().optional().describe('Urgent notifications bypass the webhook throttle.'),
 });
 const ScheduleArgs = z.object({
-  action: z.enum(['create', 'list', 'cancel']).describe('create a scheduled notification, list them, or cancel one by id'),
+  action: z
+    .enum(['create', 'list', 'cancel'])
+    .describe('create a scheduled notification, list them, or cancel one by id'),
   text: z.string().optional().describe('create: the notification text'),
   delay_seconds: z.number().optional().describe('create: seconds from now (0 to 30 days)'),
   mode: z.enum(NOTIFY_MODES).optional().describe('create: delivery mode, default auto'),
@@ -83,7 +92,9 @@ const PushFrameArgs = z.object({
   path: z.string().optional().describe('Absolute path of a PNG, JPEG or WebP file on this machine'),
   base64: z.string().optional().describe('The image bytes, base64-encoded (instead of path)'),
 });
-const ReadNotesArgs = z.object({ limit: z.number().int().min(1).max(500).optional().describe('How many recent events (default 50)') });
+const ReadNotesArgs = z.object({
+  limit: z.number().int().min(1).max(500).optional().describe('How many recent events (default 50)'),
+});
 const SearchNotesArgs = z.object({
   q: z.string().min(1).max(200).describe('Words to look for in every past call (full text)'),
   since: z.number().optional().describe('Only lines at or after this time (epoch seconds)'),
@@ -95,22 +106,31 @@ const JoinArgs = z.object({
 });
 const NoArgs = z.object({});
 const AskOwnerArgs = z.object({
-  question: z.string().describe('A yes-or-no question for the owner (at most 500 characters), e.g. "May I push the release branch?"'),
+  question: z
+    .string()
+    .describe('A yes-or-no question for the owner (at most 500 characters), e.g. "May I push the release branch?"'),
   from: z.string().optional().describe('Who is asking, as the owner should hear it (e.g. "the build agent")'),
 });
 
 async function readImageFile(file: string): Promise<Buffer> {
-  if (!path.isAbsolute(file)) throw new AgentToolInputError('invalid_args', 'path must be absolute: the sidecar does not share your working folder');
+  if (!path.isAbsolute(file))
+    throw new AgentToolInputError(
+      'invalid_args',
+      'path must be absolute: the sidecar does not share your working folder',
+    );
   try {
     const info = await stat(file);
     if (!info.isFile()) throw new AgentToolInputError('file_not_found', `${file} is not a file`, 404);
-    if (info.size > IMAGE_BODY_LIMIT) throw new AgentToolInputError('payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`, 413);
+    if (info.size > IMAGE_BODY_LIMIT)
+      throw new AgentToolInputError('payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`, 413);
     return await readFile(file);
   } catch (err) {
     if (err instanceof AgentToolInputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new AgentToolInputError('file_not_found', `no file at ${file}`, 404);
-    if (code === 'EACCES' || code === 'EPERM') throw new AgentToolInputError('file_unreadable', `cannot read ${file} (permission denied)`, 403);
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new AgentToolInputError('file_not_found', `no file at ${file}`, 404);
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new AgentToolInputError('file_unreadable', `cannot read ${file} (permission denied)`, 403);
     throw err;
   }
 }
@@ -121,7 +141,8 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'say',
     title: 'Say in the call',
-    description: 'An announcement: the live model says this text word for word in its next turn (never cutting off a reply in progress). To have the model answer something instead, use message_model. Needs a live call.',
+    description:
+      'An announcement: the live model says this text word for word in its next turn (never cutting off a reply in progress). To have the model answer something instead, use message_model. Needs a live call.',
     inputSchema: jsonSchemaOf(SayArgs),
     readOnly: false,
     // POST: the text as given (a non-string is the client's mistake, 400), and long text needs no URL.
@@ -130,7 +151,8 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'message_model',
     title: 'Message the model',
-    description: 'A message to the live model, which answers it aloud in the call as if the user had asked (e.g. "Tell me a one-line joke"). To have a text read out as it is, use say. Needs a live call.',
+    description:
+      'A message to the live model, which answers it aloud in the call as if the user had asked (e.g. "Tell me a one-line joke"). To have a text read out as it is, use say. Needs a live call.',
     inputSchema: jsonSchemaOf(SayArgs),
     readOnly: false,
     toRequest: (args) => ({ method: 'POST', url: '/ask', json: { text: args.text ?? '' } }),
@@ -138,7 +160,8 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'notify',
     title: 'Notify the owner',
-    description: 'Deliver a notification now by voice, Discord DM, channel post or webhook. The result lists what reached whom.',
+    description:
+      'Deliver a notification now by voice, Discord DM, channel post or webhook. The result lists what reached whom.',
     inputSchema: jsonSchemaOf(NotifyArgs),
     readOnly: false,
     toRequest: (args) => ({ method: 'POST', url: '/notify', json: { source: MCP_SOURCE, ...args } }),
@@ -146,7 +169,8 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'schedule',
     title: 'Scheduled notifications',
-    description: 'action=create schedules a notification (text, delay_seconds, mode); action=list shows them; action=cancel removes one by id.',
+    description:
+      'action=create schedules a notification (text, delay_seconds, mode); action=list shows them; action=cancel removes one by id.',
     inputSchema: jsonSchemaOf(ScheduleArgs),
     readOnly: false,
     toRequest: (args) => {
@@ -170,17 +194,20 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'push_frame',
     title: 'Show an image to the model',
-    description: 'Send one image (PNG, JPEG or WebP; a file path or base64) for the live model to see. At most one frame per second is sent; newer frames replace older ones.',
+    description:
+      'Send one image (PNG, JPEG or WebP; a file path or base64) for the live model to see. At most one frame per second is sent; newer frames replace older ones.',
     inputSchema: jsonSchemaOf(PushFrameArgs),
     readOnly: false,
     toRequest: async (args) => {
       const file = optionalString(args.path);
       const base64 = optionalString(args.base64);
-      if ((file === undefined) === (base64 === undefined)) throw new AgentToolInputError('invalid_args', 'give exactly one of path or base64');
+      if ((file === undefined) === (base64 === undefined))
+        throw new AgentToolInputError('invalid_args', 'give exactly one of path or base64');
       if (base64 !== undefined) {
         const compact = base64.replace(/^data:[^,]*,/, '').replace(/\s+/g, '');
         if (!BASE64.test(compact)) throw new AgentToolInputError('invalid_args', 'base64 is not valid base64');
-        if ((compact.length * 3) / 4 > IMAGE_BODY_LIMIT) throw new AgentToolInputError('payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`, 413);
+        if ((compact.length * 3) / 4 > IMAGE_BODY_LIMIT)
+          throw new AgentToolInputError('payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`, 413);
         return { method: 'POST', url: '/frame', image: Buffer.from(compact, 'base64') };
       }
       return { method: 'POST', url: '/frame', image: await readImageFile(file!) };
@@ -189,15 +216,20 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'read_notes',
     title: 'Read the call notes',
-    description: 'Recent transcripts (what the owner and the model said), notes, tool calls and notifications, newest last.',
+    description:
+      'Recent transcripts (what the owner and the model said), notes, tool calls and notifications, newest last.',
     inputSchema: jsonSchemaOf(ReadNotesArgs),
     readOnly: true,
-    toRequest: (args) => ({ method: 'GET', url: `/notes${queryString({ limit: typeof args.limit === 'number' ? args.limit : optionalString(args.limit) })}` }),
+    toRequest: (args) => ({
+      method: 'GET',
+      url: `/notes${queryString({ limit: typeof args.limit === 'number' ? args.limit : optionalString(args.limit) })}`,
+    }),
   },
   {
     name: 'search_notes',
     title: 'Search past calls',
-    description: 'Full-text search over every recorded call (newest first). Answers { hits: [{ call_id, at, speaker, snippet }] }; at is epoch seconds, speaker a display name.',
+    description:
+      'Full-text search over every recorded call (newest first). Answers { hits: [{ call_id, at, speaker, snippet }] }; at is epoch seconds, speaker a display name.',
     inputSchema: jsonSchemaOf(SearchNotesArgs),
     readOnly: true,
     toRequest: (args) => ({
@@ -208,7 +240,8 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'call_status',
     title: 'Call status',
-    description: 'Whether a call is live (bridge state, call id, Discord and model connections), audio levels and counters.',
+    description:
+      'Whether a call is live (bridge state, call id, Discord and model connections), audio levels and counters.',
     inputSchema: jsonSchemaOf(NoArgs),
     readOnly: true,
     toRequest: () => ({ method: 'GET', url: '/health' }),
@@ -216,7 +249,8 @@ const CALL_TOOLS: AgentTool[] = [
   {
     name: 'join',
     title: 'Start a call',
-    description: "Join the owner's voice channel (or the given guild_id + channel_id) and connect the live model. Answers once connected.",
+    description:
+      "Join the owner's voice channel (or the given guild_id + channel_id) and connect the live model. Answers once connected.",
     inputSchema: jsonSchemaOf(JoinArgs),
     readOnly: false,
     toRequest: (args) => ({ method: 'POST', url: '/join', json: args }),
@@ -225,11 +259,18 @@ const CALL_TOOLS: AgentTool[] = [
     name: 'ask_owner',
     title: 'Ask the owner (yes/no)',
     description:
-      'Ask the owner a yes-or-no question and wait for the answer (up to 5 minutes). In a live call it is asked aloud and only the owner\'s own spoken answer counts; ' +
+      "Ask the owner a yes-or-no question and wait for the answer (up to 5 minutes). In a live call it is asked aloud and only the owner's own spoken answer counts; " +
       'otherwise it waits on the dashboard. Answers { answer: "yes" | "no" | "no_answer", by: "voice" | "dashboard", asked_aloud }.',
     inputSchema: jsonSchemaOf(AskOwnerArgs),
     readOnly: false,
-    toRequest: (args) => ({ method: 'POST', url: '/ask-owner', json: { question: args.question, ...(args.from !== undefined ? { from: args.from } : { from: MCP_SOURCE_AGENT }) } }),
+    toRequest: (args) => ({
+      method: 'POST',
+      url: '/ask-owner',
+      json: {
+        question: args.question,
+        ...(args.from !== undefined ? { from: args.from } : { from: MCP_SOURCE_AGENT }),
+      },
+    }),
   },
   {
     name: 'leave',
@@ -250,16 +291,14 @@ const DELEGATE_TOOL = 'local_delegate_execute';
 export function agentTools(helperDeclarations: readonly ToolDeclaration[]): AgentTool[] {
   const helpers = helperDeclarations
     .filter((d) => d.name.startsWith(HELPER_TOOL_PREFIX))
-    .map(
-      (d): AgentTool => ({
-        name: d.name,
-        title: d.name,
-        description: d.description,
-        inputSchema: { type: 'object', ...d.parameters },
-        readOnly: false,
-        toRequest: (args) => ({ method: 'POST', url: `/tools/${encodeURIComponent(d.name)}`, json: args }),
-      }),
-    );
+    .map((d): AgentTool => ({
+      name: d.name,
+      title: d.name,
+      description: d.description,
+      inputSchema: { type: 'object', ...d.parameters },
+      readOnly: false,
+      toRequest: (args) => ({ method: 'POST', url: `/tools/${encodeURIComponent(d.name)}`, json: args }),
+    }));
   // A long job an agent starts is a task: it answers { started: id } at once, and its end is
   // announced to the owner (spoken in a call, else a DM) by the delegate watcher.
   const delegate = helperDeclarations.find((d) => d.name === DELEGATE_TOOL);

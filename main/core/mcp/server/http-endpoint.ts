@@ -9,11 +9,21 @@
 //   cheap (one server each), capped, and closed after an idle hour or by the client's DELETE.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { EventHub } from '../../event-hub.ts';
 import { toWebRequest, writeWebResponse } from './node-web.ts';
-import { createSessionServer, NOTES_RESOURCE_URI, type SessionServer, type SessionServerDeps } from './session-server.ts';
+import {
+  createSessionServer,
+  NOTES_RESOURCE_URI,
+  type SessionServer,
+  type SessionServerDeps,
+} from './session-server.ts';
 
 export const MAX_MCP_SESSIONS = 32;
 const IDLE_SESSION_MS = 60 * 60_000;
@@ -97,12 +107,20 @@ class LegacySessions {
     const id = request.headers.get(SESSION_HEADER) ?? undefined;
     if (id) {
       const session = this.#sessions.get(id);
-      if (!session) return jsonRpcError(404, -32001, 'unknown or expired MCP session; initialize again', { code: 'unknown_session' });
+      if (!session)
+        return jsonRpcError(404, -32001, 'unknown or expired MCP session; initialize again', {
+          code: 'unknown_session',
+        });
       session.lastUsed = Date.now();
       return session.transport.handleRequest(request, { parsedBody: body });
     }
     if (request.method === 'POST' && isInitializeRequest(body)) return this.#open(request, body);
-    return jsonRpcError(400, -32000, 'no mcp-session-id: send initialize first (2025-era), or send the 2026-07-28 _meta envelope', { code: 'missing_session' });
+    return jsonRpcError(
+      400,
+      -32000,
+      'no mcp-session-id: send initialize first (2025-era), or send the 2026-07-28 _meta envelope',
+      { code: 'missing_session' },
+    );
   }
 
   /** The notes resource changed: each subscribed session hears of it, coalesced. */
@@ -125,7 +143,9 @@ class LegacySessions {
     }
     const mcp = createSessionServer(this.#options);
     const update = new Coalesced(() => {
-      mcp.server.sendResourceUpdated({ uri: NOTES_RESOURCE_URI }).catch((err: unknown) => log.debug({ err }, 'notes update not delivered'));
+      mcp.server
+        .sendResourceUpdated({ uri: NOTES_RESOURCE_URI })
+        .catch((err: unknown) => log.debug({ err }, 'notes update not delivered'));
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -162,7 +182,9 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const modernUpdate = new Coalesced(() => modern.notify.resourceUpdated(NOTES_RESOURCE_URI));
   const unsubscribeHub = options.hub.subscribe((event) => {
     // A new call replaces the resource's content; a note of the current call adds to it.
-    const relevant = event.type === 'state' || (event.type === 'note' && event.data.callId !== undefined && event.data.callId === options.currentCallId());
+    const relevant =
+      event.type === 'state' ||
+      (event.type === 'note' && event.data.callId !== undefined && event.data.callId === options.currentCallId());
     if (!relevant) return;
     legacy.notesChanged();
     modernUpdate.poke();
@@ -171,7 +193,9 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     async handle(req, res, body) {
       const request = toWebRequest(req, res, body);
       const isLegacy = await isLegacyRequest(request, req.method === 'POST' ? body : undefined);
-      const response = isLegacy ? await legacy.handle(request, body) : await modern.fetch(request, { parsedBody: body });
+      const response = isLegacy
+        ? await legacy.handle(request, body)
+        : await modern.fetch(request, { parsedBody: body });
       await writeWebResponse(response, res);
     },
     get sessionCount() {

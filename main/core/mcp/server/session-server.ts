@@ -7,7 +7,13 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import type { NoteEvent } from '../../api-types.ts';
 import { NOTIFY_STATUS_MEANING } from '../../notify/format.ts';
-import { AgentToolInputError, type AgentTool, type SidecarAnswer, type SidecarInvoker, type SidecarRequest } from './agent-tools.ts';
+import {
+  AgentToolInputError,
+  type AgentTool,
+  type SidecarAnswer,
+  type SidecarInvoker,
+  type SidecarRequest,
+} from './agent-tools.ts';
 
 export const NOTES_RESOURCE_URI = 'live-voice-bridge://call/current/notes';
 /** The resource carries the newest notes of the current call; older ones stay in the JSONL file. */
@@ -28,7 +34,10 @@ export interface SessionServerDeps {
    * For a tool that needs the owner's yes first: resolves null to run it, or the refusal to answer
    * with (the owner said no, or nobody answered). Absent: every tool runs.
    */
-  ownerGate?: (tool: string, args: Record<string, unknown>) => Promise<{ code: string; message: string; status: number } | null>;
+  ownerGate?: (
+    tool: string,
+    args: Record<string, unknown>,
+  ) => Promise<{ code: string; message: string; status: number } | null>;
 }
 
 export interface SessionServer {
@@ -56,14 +65,23 @@ export function toolError(code: string, message: string, status: number): CallTo
  * `status` is not `ok` is 200 over HTTP but a tool error here (`isError`), with a sentence saying
  * whether it may have been delivered.
  */
-export function answerToResult(answer: SidecarAnswer, request?: Pick<SidecarRequest, 'method' | 'url'>): CallToolResult {
+export function answerToResult(
+  answer: SidecarAnswer,
+  request?: Pick<SidecarRequest, 'method' | 'url'>,
+): CallToolResult {
   if (answer.status >= 400) {
     const { code, message } = errorFromAnswer(answer);
     return toolError(code, message, answer.status);
   }
   const body = answer.body;
-  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
-  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+  const structured =
+    body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : { result: body };
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: structured,
+  };
   if (request?.method === 'POST' && request.url === '/notify' && structured.status !== 'ok') {
     const status = structured.status === 'partial' || structured.status === 'unknown' ? structured.status : 'error';
     result.isError = true;
@@ -115,19 +133,24 @@ export function createSessionServer(deps: SessionServerDeps): SessionServer {
         uri: NOTES_RESOURCE_URI,
         name: 'current-call-notes',
         title: 'Notes of the current call',
-        description: 'Transcripts, notes, tool calls and notifications of the current (or last) call, newest last. Subscribe for updates.',
+        description:
+          'Transcripts, notes, tool calls and notifications of the current (or last) call, newest last. Subscribe for updates.',
         mimeType: 'application/json',
       },
     ],
   }));
 
   server.setRequestHandler('resources/read', async (request) => {
-    if (request.params.uri !== NOTES_RESOURCE_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
-    return { contents: [{ uri: NOTES_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(deps.currentNotes()) }] };
+    if (request.params.uri !== NOTES_RESOURCE_URI)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
+    return {
+      contents: [{ uri: NOTES_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(deps.currentNotes()) }],
+    };
   });
 
   server.setRequestHandler('resources/subscribe', async (request) => {
-    if (request.params.uri !== NOTES_RESOURCE_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
+    if (request.params.uri !== NOTES_RESOURCE_URI)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}`);
     subscribed = true;
     return {};
   });

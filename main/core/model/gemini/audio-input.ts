@@ -90,7 +90,10 @@ export class GeminiAudioInput {
         (pcm) => this.#sendPcm(connection, sdk, pcm),
         () => this.#sendStreamEnd(connection, sdk),
       );
-      logger.info({ connection: connection.id, replayedMs: Math.round(samples / 16) }, 'unconsumed user audio sent again after a transparent resume');
+      logger.info(
+        { connection: connection.id, replayedMs: Math.round(samples / 16) },
+        'unconsumed user audio sent again after a transparent resume',
+      );
     } else this.#tail.clear();
     this.#tailOwner = connection;
     const replay = !transparentReplay && this.#replayUnanswered && !this.#unanswered.isEmpty;
@@ -109,7 +112,10 @@ export class GeminiAudioInput {
       this.#unanswered.replay(send, end);
       this.#hold.clear();
     } else this.#hold.drain(send, end);
-    logger.info({ connection: connection.id, chunks, replay }, replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume');
+    logger.info(
+      { connection: connection.id, chunks, replay },
+      replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume',
+    );
     return ended;
   }
 
@@ -147,7 +153,10 @@ export class GeminiAudioInput {
   /** Takes what no service has answered (copies, in order; null: an end of speech) and forgets it. */
   takeUnanswered(): (Int16Array | null)[] {
     const taken: (Int16Array | null)[] = [];
-    this.#unanswered.replay((pcm) => taken.push(pcm.slice()), () => taken.push(null));
+    this.#unanswered.replay(
+      (pcm) => taken.push(pcm.slice()),
+      () => taken.push(null),
+    );
     this.#unanswered.answered();
     this.#hold.clear();
     this.#replayUnanswered = false;

@@ -5,7 +5,6 @@ import type { GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from 
 import type { SocketClaim } from './guarded-socket.ts';
 import { ConnectFailure } from '../wire/connect-failure.ts';
 
-
 export interface ConnectionHandlers {
   onMessage(message: LiveServerMessage, connection: GeminiConnection): void;
   /** Only for connections that finished setup; a failed open rejects `open()` instead. */
@@ -19,7 +18,6 @@ export interface LiveClient {
   ai: GoogleGenAI;
   claimSocket: (claim: SocketClaim) => () => void;
 }
-
 
 export class GeminiConnection {
   readonly id: number;
@@ -84,10 +82,12 @@ export class GeminiConnection {
     } catch (err) {
       unclaim();
       connection.#resolveClosed();
-      const reason = connection.#closeReason || connection.#errorMessage || scrub(err instanceof Error ? err.message : String(err));
+      const reason =
+        connection.#closeReason || connection.#errorMessage || scrub(err instanceof Error ? err.message : String(err));
       throw new ConnectFailure(connection.#closeCode, reason);
     }
-    if (connection.#closed) throw new ConnectFailure(connection.#closeCode, connection.#closeReason || 'closed during setup');
+    if (connection.#closed)
+      throw new ConnectFailure(connection.#closeCode, connection.#closeReason || 'closed during setup');
     connection.#ready = true;
     return connection;
   }

@@ -61,7 +61,16 @@ export class GeminiDialer implements ProviderDialer<GeminiConnection> {
     this.#setupGate = null;
     // A fresh session mid-call continues the conversation: persona + the call so far + what is pending.
     const { config, seeded } = host.configFor(handle);
-    const connection = await GeminiConnection.open(host.client, this.#nextId++, model, config, host.handlers, host.scrub, setupGate, this.#transparent);
+    const connection = await GeminiConnection.open(
+      host.client,
+      this.#nextId++,
+      model,
+      config,
+      host.handlers,
+      host.scrub,
+      setupGate,
+      this.#transparent,
+    );
     connection.openedAt = host.clock.now();
     if (handle) host.counted('resumed');
     else host.sessionBegan(seeded);
@@ -88,7 +97,10 @@ export class GeminiDialer implements ProviderDialer<GeminiConnection> {
   recover(failure: ConnectFailure): Recovery {
     const kind = classifyFailure(failure.code, failure.reason);
     if ((kind === 'handle' || kind === 'model') && this.handle && !this.#handleRetried) {
-      this.#host.logger.warn({ code: failure.code }, 'resumption refused: starting a fresh session seeded with the call so far');
+      this.#host.logger.warn(
+        { code: failure.code },
+        'resumption refused: starting a fresh session seeded with the call so far',
+      );
       this.handle = null;
       this.#handleRetried = true;
       return 'retry';

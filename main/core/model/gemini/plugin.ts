@@ -4,5 +4,14 @@ import { createGeminiProvider } from './provider.ts';
 
 export const plugin: AdapterPlugin = {
   create: ({ config, apiKey, model, voice, logger, backoff }) =>
-    createGeminiProvider({ apiKey, model, fallbackModels: config.gemini.fallbackModels, voice, baseUrl: config.gemini.baseUrl, apiVersion: config.gemini.apiVersion, logger, ...(backoff ? { backoff } : {}) }),
+    createGeminiProvider({
+      apiKey,
+      model,
+      fallbackModels: config.gemini.fallbackModels,
+      voice,
+      baseUrl: config.gemini.baseUrl,
+      apiVersion: config.gemini.apiVersion,
+      logger,
+      ...(backoff ? { backoff } : {}),
+    }),
 };

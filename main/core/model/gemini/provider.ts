@@ -48,7 +48,6 @@ export interface GeminiProviderOptions extends ProviderOptions {
   transparentResumption?: boolean;
 }
 
-
 /** Removes the key (and any `key=`/`access_token=` query value) from text that may reach a log. */
 export function createKeyScrubber(apiKey: string): (text: string) => string {
   return (text) => {
@@ -64,27 +63,29 @@ export function createGeminiProvider(options: GeminiProviderOptions): LiveModelP
   const ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
   const client = { ai, claimSocket: guardLiveSockets(ai) };
   const core = coreOptionsOf(options, 'gemini', createKeyScrubber(options.apiKey));
-  return sessionProvider('gemini', (connect) =>
-    new GeminiLiveSession({
-      ...core,
-      client,
-      voice: options.voice,
-      systemInstruction: connect.systemInstruction,
-      tools: connect.tools,
-      switchMarginMs: options.switchMarginMs ?? 2000,
-      drainMs: options.drainMs ?? 500,
-      stallMs: options.stallMs ?? 5000,
-      holdAudioMs: options.holdAudioMs ?? 5000,
-      stableMs: options.stableMs ?? 10_000,
-      reaskWaitMs: options.reaskWaitMs,
-      sessionRenewAfterMs: options.sessionRenewAfterMs,
-      replayTailMs: options.replayTailMs,
-      transparentResumption: options.transparentResumption,
-      seed: connect.seed,
-      pendingContext: connect.pendingContext,
-      vocabulary: connect.vocabulary,
-      patience: connect.patience,
-      resumeHandle: connect.resumeHandle,
-    }),
+  return sessionProvider(
+    'gemini',
+    (connect) =>
+      new GeminiLiveSession({
+        ...core,
+        client,
+        voice: options.voice,
+        systemInstruction: connect.systemInstruction,
+        tools: connect.tools,
+        switchMarginMs: options.switchMarginMs ?? 2000,
+        drainMs: options.drainMs ?? 500,
+        stallMs: options.stallMs ?? 5000,
+        holdAudioMs: options.holdAudioMs ?? 5000,
+        stableMs: options.stableMs ?? 10_000,
+        reaskWaitMs: options.reaskWaitMs,
+        sessionRenewAfterMs: options.sessionRenewAfterMs,
+        replayTailMs: options.replayTailMs,
+        transparentResumption: options.transparentResumption,
+        seed: connect.seed,
+        pendingContext: connect.pendingContext,
+        vocabulary: connect.vocabulary,
+        patience: connect.patience,
+        resumeHandle: connect.resumeHandle,
+      }),
   );
 }

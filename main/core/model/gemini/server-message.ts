@@ -6,7 +6,9 @@
 import { z } from 'zod';
 
 const text = z.looseObject({ text: z.string().optional() });
-const part = z.looseObject({ inlineData: z.looseObject({ data: z.string().optional(), mimeType: z.string().optional() }).optional() });
+const part = z.looseObject({
+  inlineData: z.looseObject({ data: z.string().optional(), mimeType: z.string().optional() }).optional(),
+});
 
 const serverContent = z.looseObject({
   modelTurn: z.looseObject({ parts: z.array(part).optional() }).optional(),
@@ -18,14 +20,22 @@ const serverContent = z.looseObject({
   interactionStatus: z.string().optional(),
 });
 
-const functionCall = z.looseObject({ id: z.string().optional(), name: z.string().optional(), args: z.record(z.string(), z.unknown()).optional() });
+const functionCall = z.looseObject({
+  id: z.string().optional(),
+  name: z.string().optional(),
+  args: z.record(z.string(), z.unknown()).optional(),
+});
 
 export const serverMessageSchema = z.looseObject({
   serverContent: serverContent.optional(),
   toolCall: z.looseObject({ functionCalls: z.array(functionCall).optional() }).optional(),
   toolCallCancellation: z.looseObject({ ids: z.array(z.string()).optional() }).optional(),
   sessionResumptionUpdate: z
-    .looseObject({ newHandle: z.string().optional(), resumable: z.boolean().optional(), lastConsumedClientMessageIndex: z.union([z.string(), z.number()]).optional() })
+    .looseObject({
+      newHandle: z.string().optional(),
+      resumable: z.boolean().optional(),
+      lastConsumedClientMessageIndex: z.union([z.string(), z.number()]).optional(),
+    })
     .optional(),
   goAway: z.looseObject({ timeLeft: z.string().optional() }).optional(),
   usageMetadata: z.looseObject({}).optional(),

@@ -64,8 +64,16 @@ export class SessionContext {
   /** The next socket's config; `seeded` when it opens a fresh session that continues the call. */
   configFor(handle: string | null): { config: LiveConnectConfig; seeded: boolean } {
     const seeded = !handle && this.#seedNext;
-    const systemInstruction = seeded ? seededInstruction(this.#systemInstruction, this.seed()) : this.#systemInstruction;
-    const config = buildLiveConfig({ voice: this.#o.voice, systemInstruction, tools: this.#tools, handle, ...(this.patience !== undefined ? { patience: this.patience } : {}) });
+    const systemInstruction = seeded
+      ? seededInstruction(this.#systemInstruction, this.seed())
+      : this.#systemInstruction;
+    const config = buildLiveConfig({
+      voice: this.#o.voice,
+      systemInstruction,
+      tools: this.#tools,
+      handle,
+      ...(this.patience !== undefined ? { patience: this.patience } : {}),
+    });
     if (this.#vocabulary.length > 0) config.inputAudioTranscription = { customVocabulary: [...this.#vocabulary] };
     return { config, seeded };
   }
@@ -86,7 +94,9 @@ export class SessionContext {
   /** The call so far, for a fresh session. */
   seed(): ConversationSeed {
     const transcript = this.transcript.lines();
-    const seed: ConversationSeed = { transcript: transcript.length > 0 ? transcript : (this.#o.seed?.transcript ?? []) };
+    const seed: ConversationSeed = {
+      transcript: transcript.length > 0 ? transcript : (this.#o.seed?.transcript ?? []),
+    };
     const pending = [this.#o.seed?.pending, this.#o.pendingContext?.()].filter(Boolean).join('\n');
     if (pending) seed.pending = pending;
     return seed;
@@ -100,7 +110,9 @@ export class SessionContext {
     if (!sdk || !/gemini-3\.8/.test(model) || (update.systemInstruction === undefined && !update.tools)) return false;
     sdk.sendContextUpdate({
       ...(update.systemInstruction !== undefined ? { systemInstruction: update.systemInstruction } : {}),
-      ...(update.tools ? { tools: { tools: [{ functionDeclarations: update.tools.map(toFunctionDeclaration) }] } } : {}),
+      ...(update.tools
+        ? { tools: { tools: [{ functionDeclarations: update.tools.map(toFunctionDeclaration) }] } }
+        : {}),
     });
     return true;
   }

@@ -12,7 +12,13 @@
 //   model moves to the next fallback model.
 import type { LiveServerMessage } from '@google/genai';
 import type { Patience } from '../../contracts/patience.ts';
-import type { ConversationSeed, FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult } from '../../ports.ts';
+import type {
+  ConversationSeed,
+  FrameSendResult,
+  LiveModelSession,
+  LiveModelUsage,
+  ToolCallResult,
+} from '../../ports.ts';
 import { backoffDelayMs } from '../session-core/fallback.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
 import { ModelTurn } from '../session-core/model-turn.ts';
@@ -130,7 +136,13 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       onStall: (silentMs, awaited) => this.#switch.stalled(silentMs, awaited),
     });
     this.#output = new GeminiModelOutput({
-      logger: options.logger, events: this, turn: this.#turn, usage: this.#usage, stall: this.#stall, context: this.#context, tools: this.#tools,
+      logger: options.logger,
+      events: this,
+      turn: this.#turn,
+      usage: this.#usage,
+      stall: this.#stall,
+      context: this.#context,
+      tools: this.#tools,
       active: () => this.#active,
       modelActivity: (connection) => this.#modelActivity(connection),
       toolAsked: (connection) => {
@@ -158,8 +170,11 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       reconnects: this.life.reconnects,
       audioChunksDropped: this.#stats.audioChunksDropped + Math.ceil(this.#audio.droppedSamples / 320),
       audioChunksHeld: this.#audio.heldChunks,
-      textsDelivered: this.texts.delivered, textsQueued: this.texts.size, frames: { ...this.frames.stats },
-      replayedMs: Math.round(this.#audio.replayedSamples / 16) };
+      textsDelivered: this.texts.delivered,
+      textsQueued: this.texts.size,
+      frames: { ...this.frames.stats },
+      replayedMs: Math.round(this.#audio.replayedSamples / 16),
+    };
   }
 
   protected async connect(): Promise<void> {
@@ -269,9 +284,16 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     this.#tools.socketEnded(connection);
     this.#modelWorking = false;
     const { again: texts, answered } = this.#heldTexts.lost(connection);
-    if (answered > 0) this.#o.logger.info({ connection: connection.id, texts: answered }, 'texts the model had begun answering on a socket that ended: not written again (they would be said twice)');
+    if (answered > 0)
+      this.#o.logger.info(
+        { connection: connection.id, texts: answered },
+        'texts the model had begun answering on a socket that ended: not written again (they would be said twice)',
+      );
     if (texts.length > 0 && !this.life.closed) {
-      this.#o.logger.info({ connection: connection.id, texts: texts.length }, 'texts written on a socket that ended before a handle covered them: delivered again on the next');
+      this.#o.logger.info(
+        { connection: connection.id, texts: texts.length },
+        'texts written on a socket that ended before a handle covered them: delivered again on the next',
+      );
       this.#heldTexts.expectAgain(texts);
       this.texts.requeue(texts);
     }
@@ -294,7 +316,10 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     const planned = this.#switch.announced || sessionDeadline;
     const lived = this.#o.clock.now() - connection.openedAt;
     this.#quickDeaths = planned ? 0 : lived < this.#o.stableMs ? this.#quickDeaths + 1 : 0;
-    this.#o.logger.warn({ code, reason, connection: connection.id, livedMs: Math.round(lived), planned }, 'gemini live connection closed');
+    this.#o.logger.warn(
+      { code, reason, connection: connection.id, livedMs: Math.round(lived), planned },
+      'gemini live connection closed',
+    );
     // Mid switch-over the next socket is already being dialled: let the switch-over (switch-over.ts) adopt it.
     if (this.#switch.switching) return;
     const why = `connection closed (${code}${reason ? `: ${reason}` : ''})`;
@@ -311,7 +336,12 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       if (this.#quickDeaths > 0) await this.life.sleep(backoffDelayMs(this.#o.backoff, this.#quickDeaths));
       this.#adopt(await this.#dial());
     };
-    return this.life.reconnect(reason, connect, () => (this.#dialer.lastOpenResumed ? 'resumed' : 'new conversation (could not resume)'), options);
+    return this.life.reconnect(
+      reason,
+      connect,
+      () => (this.#dialer.lastOpenResumed ? 'resumed' : 'new conversation (could not resume)'),
+      options,
+    );
   }
 
   /**
@@ -336,12 +366,20 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
 
   /** Switch as soon as nothing would be lost: no reply or tool call in flight, handle up to date. */
   #maybeSwitch(): void {
-    if (this.#context.renewDue && !this.#switch.switching && !this.life.reconnecting && this.#idleForSwitch()) return this.#renew();
+    if (this.#context.renewDue && !this.#switch.switching && !this.life.reconnecting && this.#idleForSwitch())
+      return this.#renew();
     this.#switch.maybe();
   }
 
   #idleForSwitch(): boolean {
-    return !this.#turn.open && !this.#turn.interruptPending && !this.#modelWorking && this.#tools.inFlight === 0 && this.#handleFresh && this.#active !== null;
+    return (
+      !this.#turn.open &&
+      !this.#turn.interruptPending &&
+      !this.#modelWorking &&
+      this.#tools.inFlight === 0 &&
+      this.#handleFresh &&
+      this.#active !== null
+    );
   }
 
   /** Before the session deadline, at an idle point: a fresh seeded session (a resume keeps the deadline). */

@@ -25,7 +25,11 @@ export interface SetupInput {
 export function activityDetectionFor(patience: Patience): AutomaticActivityDetection {
   const silenceDurationMs = patienceSilenceMs(patience);
   const quick = silenceDurationMs <= PATIENCE_SILENCE_MS.quick;
-  return { disabled: false, endOfSpeechSensitivity: quick ? EndSensitivity.END_SENSITIVITY_HIGH : EndSensitivity.END_SENSITIVITY_LOW, silenceDurationMs };
+  return {
+    disabled: false,
+    endOfSpeechSensitivity: quick ? EndSensitivity.END_SENSITIVITY_HIGH : EndSensitivity.END_SENSITIVITY_LOW,
+    silenceDurationMs,
+  };
 }
 
 /**
@@ -66,7 +70,19 @@ const TYPE_NAMES: Record<string, string> = {
   array: 'ARRAY',
   object: 'OBJECT',
 };
-const COPIED_KEYS = ['description', 'format', 'enum', 'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'title'] as const;
+const COPIED_KEYS = [
+  'description',
+  'format',
+  'enum',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'title',
+] as const;
 
 /**
  * JSON Schema (as zod emits it) → the OpenAPI subset `FunctionDeclaration.parameters` takes
@@ -95,7 +111,8 @@ export function jsonSchemaToGeminiSchema(schema: unknown): Record<string, unknow
   if (Math.abs(Number(out.maximum)) === Number.MAX_SAFE_INTEGER) delete out.maximum;
   if (src.properties && typeof src.properties === 'object') {
     const properties: Record<string, unknown> = {};
-    for (const [name, sub] of Object.entries(src.properties as Record<string, unknown>)) properties[name] = jsonSchemaToGeminiSchema(sub);
+    for (const [name, sub] of Object.entries(src.properties as Record<string, unknown>))
+      properties[name] = jsonSchemaToGeminiSchema(sub);
     out.properties = properties;
     if (!out.type) out.type = 'OBJECT';
   }
@@ -103,9 +120,12 @@ export function jsonSchemaToGeminiSchema(schema: unknown): Record<string, unknow
   if (src.items && typeof src.items === 'object') out.items = jsonSchemaToGeminiSchema(src.items);
   const union = (src.anyOf ?? src.oneOf) as unknown[] | undefined;
   if (Array.isArray(union)) {
-    const variants = union.filter((v) => !(v && typeof v === 'object' && (v as Record<string, unknown>).type === 'null'));
+    const variants = union.filter(
+      (v) => !(v && typeof v === 'object' && (v as Record<string, unknown>).type === 'null'),
+    );
     if (variants.length < union.length) out.nullable = true;
-    if (variants.length === 1) Object.assign(out, jsonSchemaToGeminiSchema(variants[0]), out.nullable ? { nullable: true } : {});
+    if (variants.length === 1)
+      Object.assign(out, jsonSchemaToGeminiSchema(variants[0]), out.nullable ? { nullable: true } : {});
     else out.anyOf = variants.map(jsonSchemaToGeminiSchema);
   }
   return out;

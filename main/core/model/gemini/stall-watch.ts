@@ -98,7 +98,9 @@ export class StallWatch {
     const awaiting = this.#awaitingSince !== null && !this.#awaitHandled;
     if (!midTurn && !awaiting) return;
     const now = this.#o.clock.now();
-    const quietSince = midTurn ? Math.max(this.#lastServerAt, this.#playsUntil) : Math.max(this.#lastServerAt, this.#awaitingSince!);
+    const quietSince = midTurn
+      ? Math.max(this.#lastServerAt, this.#playsUntil)
+      : Math.max(this.#lastServerAt, this.#awaitingSince!);
     const silentMs = now - quietSince;
     if (silentMs < this.#o.stallMs) {
       this.#timer = this.#o.clock.setTimeout(() => this.#check(), this.#o.stallMs - silentMs);

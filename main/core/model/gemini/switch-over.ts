@@ -62,10 +62,13 @@ export class GoAwaySwitch {
     const { clock, switchMarginMs, logger } = this.#host;
     this.#deadline = clock.now() + timeLeftMs;
     logger.info({ timeLeftMs, connection: connection.id }, 'gemini goAway: preparing the next connection');
-    this.#timer = clock.setTimeout(() => {
-      this.#timer = null;
-      void this.#switchOver('deadline');
-    }, Math.max(0, timeLeftMs - switchMarginMs));
+    this.#timer = clock.setTimeout(
+      () => {
+        this.#timer = null;
+        void this.#switchOver('deadline');
+      },
+      Math.max(0, timeLeftMs - switchMarginMs),
+    );
   }
 
   /** The active socket stalled mid-turn: resume on a new one. */
@@ -74,7 +77,10 @@ export class GoAwaySwitch {
     const connection = host.active();
     if (!connection || this.#switching || host.reconnecting()) return;
     host.counted('stalls');
-    host.logger.warn({ connection: connection.id, silentMs: Math.round(silentMs), awaited }, 'gemini live stalled mid-turn: resuming on a new socket');
+    host.logger.warn(
+      { connection: connection.id, silentMs: Math.round(silentMs), awaited },
+      'gemini live stalled mid-turn: resuming on a new socket',
+    );
     void host.replace(connection, `model stalled (${Math.round(silentMs)} ms without data)`, true);
   }
 
@@ -84,13 +90,21 @@ export class GoAwaySwitch {
     faultCounts.malformed_model_messages++;
     if (!fatal) {
       // JSON of the wrong shape (server-message.ts): dropped before the session reads it; the socket is fine.
-      if (host.counted('wrongShapeMessages') === 1) host.logger.warn({ reason, connection: connection.id }, 'wrong-shaped message from the model service dropped (logged once per call, counted in /health)');
+      if (host.counted('wrongShapeMessages') === 1)
+        host.logger.warn(
+          { reason, connection: connection.id },
+          'wrong-shaped message from the model service dropped (logged once per call, counted in /health)',
+        );
       return;
     }
     if (host.counted('malformedMessages') === 1) {
-      host.logger.warn({ reason, connection: connection.id }, 'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)');
+      host.logger.warn(
+        { reason, connection: connection.id },
+        'malformed message from the model service dropped; resuming on a new socket (logged once per call, counted in /health)',
+      );
     }
-    if (connection === host.active() && !this.#switching && !host.reconnecting()) void host.replace(connection, `malformed message (${reason})`, true);
+    if (connection === host.active() && !this.#switching && !host.reconnecting())
+      void host.replace(connection, `malformed message (${reason})`, true);
   }
 
   /** Switch as soon as nothing would be lost. */
@@ -144,7 +158,10 @@ export class GoAwaySwitch {
         // point or at the deadline) and resume at once; later rotations skip the overlap attempt.
         this.#overlapRefused = true;
         host.counted('overlapsRefused');
-        host.logger.info({ reason, from: old.id, trigger }, 'overlapped resume refused: closing the old socket, then resuming');
+        host.logger.info(
+          { reason, from: old.id, trigger },
+          'overlapped resume refused: closing the old socket, then resuming',
+        );
         this.#switching = false;
         host.counted('switchOvers');
         await host.replace(old, `rotation (${trigger})`, false);
@@ -153,7 +170,8 @@ export class GoAwaySwitch {
       host.logger.warn({ reason }, 'gemini switch-over failed; will reconnect on close');
     } finally {
       this.#switching = false;
-      if (!host.active() && !host.closed() && !host.reconnecting()) host.reconnect('connection closed during switch-over');
+      if (!host.active() && !host.closed() && !host.reconnecting())
+        host.reconnect('connection closed during switch-over');
     }
   }
 }

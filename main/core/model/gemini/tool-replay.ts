@@ -72,7 +72,10 @@ export class GeminiToolReplay {
     if (kept) {
       this.#orphanResults.delete(key);
       this.#host.replayed();
-      this.#host.logger.info({ tool: name, callId: id }, 'tool call asked again after a resume: answered with the kept result');
+      this.#host.logger.info(
+        { tool: name, callId: id },
+        'tool call asked again after a resume: answered with the kept result',
+      );
       // Calls that arrive with setupComplete come before the socket is adopted: answer on adoption.
       this.#replies.push({ connection, response: { id, name, response: kept.result.response } });
       this.#unacked.push({ connection, key, result: kept.result });
@@ -114,12 +117,17 @@ export class GeminiToolReplay {
     } else if (origin && reasked?.connection.sdk) {
       this.#inFlight.delete(reasked.id);
       this.#host.replayed();
-      reasked.connection.sdk.sendToolResponse({ functionResponses: [{ id: reasked.id, name: result.name, response: result.response }] });
+      reasked.connection.sdk.sendToolResponse({
+        functionResponses: [{ id: reasked.id, name: result.name, response: result.response }],
+      });
       this.#unacked.push({ connection: reasked.connection, key: origin.key, result });
     } else if (origin) {
       // The asking socket is gone: keep the result for the same call asked again after the resume.
       this.#keep(origin.key, result);
-      this.#host.logger.info({ tool: result.name, callId: result.id }, 'tool result kept: the socket that asked has closed');
+      this.#host.logger.info(
+        { tool: result.name, callId: result.id },
+        'tool result kept: the socket that asked has closed',
+      );
     } else {
       this.#host.logger.warn({ tool: result.name, callId: result.id }, 'tool result for an unknown call dropped');
     }
@@ -128,7 +136,9 @@ export class GeminiToolReplay {
   /** A resumable handle from `connection` covers what it was told so far. */
   covered(connection: GeminiConnection, active: boolean): void {
     this.#unacked = this.#unacked.filter((u) => u.connection !== connection);
-    if (active) for (const [key, kept] of this.#orphanResults) if (kept.state === 'injected' && kept.on === connection) this.#orphanResults.delete(key);
+    if (active)
+      for (const [key, kept] of this.#orphanResults)
+        if (kept.state === 'injected' && kept.on === connection) this.#orphanResults.delete(key);
   }
 
   /** A socket ended: answers no handle covered are kept, texts delivered on it are due again. */
@@ -138,7 +148,10 @@ export class GeminiToolReplay {
     if (unacked.length > 0) {
       this.#unacked = this.#unacked.filter((u) => u.connection !== connection);
       for (const { key, result } of unacked) this.#keep(key, result);
-      this.#host.logger.info({ connection: connection.id, results: unacked.length }, 'tool results no handle covered kept for the resumed session');
+      this.#host.logger.info(
+        { connection: connection.id, results: unacked.length },
+        'tool results no handle covered kept for the resumed session',
+      );
     }
     // Text delivered on this socket but not covered by a handle: the next socket needs it again.
     for (const kept of this.#orphanResults.values()) {
@@ -192,7 +205,8 @@ export class GeminiToolReplay {
   /** Kept results (or calls still running whose socket ended) the resumed session may ask for again. */
   #reaskPending(): boolean {
     for (const kept of this.#orphanResults.values()) if (kept.state === 'kept') return true;
-    for (const [id, origin] of this.#origins) if (!origin.connection.isOpen && !this.#reaskedRunning.has(id)) return true;
+    for (const [id, origin] of this.#origins)
+      if (!origin.connection.isOpen && !this.#reaskedRunning.has(id)) return true;
     return false;
   }
 

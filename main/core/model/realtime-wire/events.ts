@@ -9,30 +9,54 @@ import { z } from 'zod';
 import type { ToolDeclaration } from '../../ports.ts';
 import type { HistoryItem } from './history.ts';
 
-
 export { audioAppendJson, errorEvent, REALTIME_AUDIO_RATE } from './realtime-input.ts';
 
 export type { RealtimeSessionInput, TurnDetectionMode } from './dialect.ts';
 
 /** Function tools as the Realtime protocol declares them (flat: type, name, description, parameters). */
-export const toolsOf = (tools: readonly ToolDeclaration[]) => tools.map((tool) => ({ type: 'function' as const, name: tool.name, description: tool.description, parameters: tool.parameters }));
+export const toolsOf = (tools: readonly ToolDeclaration[]) =>
+  tools.map((tool) => ({
+    type: 'function' as const,
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+  }));
 
 /** One history item as conversation items (context replay after a reconnect). */
 export function historyToItems(item: HistoryItem): RealtimeClientEvent[] {
   if (item.kind === 'tool') {
     return [
-      { type: 'conversation.item.create', item: { type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments } },
-      { type: 'conversation.item.create', item: { type: 'function_call_output', call_id: item.callId, output: item.output } },
+      {
+        type: 'conversation.item.create',
+        item: { type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments },
+      },
+      {
+        type: 'conversation.item.create',
+        item: { type: 'function_call_output', call_id: item.callId, output: item.output },
+      },
     ];
   }
   if (item.kind === 'assistant') {
-    return [{ type: 'conversation.item.create', item: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: item.text }] } }];
+    return [
+      {
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: item.text }] },
+      },
+    ];
   }
-  return [{ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: item.text }] } }];
+  return [
+    {
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: item.text }] },
+    },
+  ];
 }
 
 export function userTextItem(text: string): RealtimeClientEvent {
-  return { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } };
+  return {
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+  };
 }
 
 /**
@@ -41,14 +65,24 @@ export function userTextItem(text: string): RealtimeClientEvent {
  * response); sent with no `response.create`, so it neither starts nor cancels a reply.
  */
 export function contextItem(text: string): RealtimeClientEvent {
-  return { type: 'conversation.item.create', item: { type: 'message', role: 'system', content: [{ type: 'input_text', text }] } };
+  return {
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'system', content: [{ type: 'input_text', text }] },
+  };
 }
 
 export function imageItem(jpeg: Buffer, itemId: string, eventId: string): RealtimeClientEvent {
   return {
     type: 'conversation.item.create',
     event_id: eventId,
-    item: { id: itemId, type: 'message', role: 'user', content: [{ type: 'input_image', image_url: `data:image/jpeg;base64,${jpeg.toString('base64')}`, detail: 'auto' }] },
+    item: {
+      id: itemId,
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_image', image_url: `data:image/jpeg;base64,${jpeg.toString('base64')}`, detail: 'auto' },
+      ],
+    },
   };
 }
 
@@ -65,9 +99,22 @@ export function truncateEvent(itemId: string, audioEndMs: number): RealtimeClien
 
 // --- server events we read -------------------------------------------------------------------
 
-export const audioDelta = z.object({ type: z.literal('response.output_audio.delta'), response_id: z.string(), item_id: z.string(), delta: z.string() });
-export const transcriptDelta = z.object({ type: z.literal('response.output_audio_transcript.delta'), item_id: z.string(), delta: z.string() });
-export const transcriptDone = z.object({ type: z.literal('response.output_audio_transcript.done'), item_id: z.string(), transcript: z.string() });
+export const audioDelta = z.object({
+  type: z.literal('response.output_audio.delta'),
+  response_id: z.string(),
+  item_id: z.string(),
+  delta: z.string(),
+});
+export const transcriptDelta = z.object({
+  type: z.literal('response.output_audio_transcript.delta'),
+  item_id: z.string(),
+  delta: z.string(),
+});
+export const transcriptDone = z.object({
+  type: z.literal('response.output_audio_transcript.done'),
+  item_id: z.string(),
+  transcript: z.string(),
+});
 export const inputTranscriptionCompleted = z.object({
   type: z.literal('conversation.item.input_audio_transcription.completed'),
   item_id: z.string(),
@@ -75,7 +122,10 @@ export const inputTranscriptionCompleted = z.object({
   /** xAI streams partial transcripts through this event with `in_progress` (livekit-plugins-xai realtime_model.py); OpenAI sends only the final one. */
   status: z.string().optional(),
 });
-export const responseCreated = z.object({ type: z.literal('response.created'), response: z.object({ id: z.string() }) });
+export const responseCreated = z.object({
+  type: z.literal('response.created'),
+  response: z.object({ id: z.string() }),
+});
 export const responseDone = z.object({
   type: z.literal('response.done'),
   response: z.object({
@@ -86,8 +136,16 @@ export const responseDone = z.object({
         total_tokens: z.number().optional(),
         input_tokens: z.number().optional(),
         output_tokens: z.number().optional(),
-        input_token_details: z.object({ text_tokens: z.number().min(0).optional(), audio_tokens: z.number().min(0).optional(), image_tokens: z.number().min(0).optional() }).nullish(),
-        output_token_details: z.object({ text_tokens: z.number().min(0).optional(), audio_tokens: z.number().min(0).optional() }).nullish(),
+        input_token_details: z
+          .object({
+            text_tokens: z.number().min(0).optional(),
+            audio_tokens: z.number().min(0).optional(),
+            image_tokens: z.number().min(0).optional(),
+          })
+          .nullish(),
+        output_token_details: z
+          .object({ text_tokens: z.number().min(0).optional(), audio_tokens: z.number().min(0).optional() })
+          .nullish(),
       })
       .nullish(),
   }),
@@ -98,4 +156,7 @@ export const functionCallDone = z.object({
   name: z.string(),
   arguments: z.string(),
 });
-export const itemAck = z.object({ type: z.enum(['conversation.item.added', 'conversation.item.created', 'conversation.item.done']), item: z.object({ id: z.string() }) });
+export const itemAck = z.object({
+  type: z.enum(['conversation.item.added', 'conversation.item.created', 'conversation.item.done']),
+  item: z.object({ id: z.string() }),
+});

@@ -6,8 +6,10 @@ import type { FailureKind } from '../session-core/fallback.ts';
 export function classifyOpenAIFailure(failure: Pick<ConnectFailure, 'code' | 'reason'>): FailureKind {
   const { code } = failure;
   const text = failure.reason.toLowerCase();
-  if (code === 401 || code === 403 || /invalid_api_key|incorrect api key|unauthori[sz]ed|authentication/.test(text)) return 'auth';
+  if (code === 401 || code === 403 || /invalid_api_key|incorrect api key|unauthori[sz]ed|authentication/.test(text))
+    return 'auth';
   if (code === 404 || /model_not_found|invalid_model|does not exist|unknown model/.test(text)) return 'model';
-  if (/invalid_value|unknown_parameter|invalid_type|missing_required_parameter|invalid_session/.test(text)) return 'config';
+  if (/invalid_value|unknown_parameter|invalid_type|missing_required_parameter|invalid_session/.test(text))
+    return 'config';
   return 'transient';
 }

@@ -37,7 +37,10 @@ export class ConversationHistory {
     if (item.kind !== 'tool' && !item.text.trim()) return;
     this.#items.push(item);
     this.#chars += sizeOf(item);
-    while (this.#items.length > this.#limits.maxItems || (this.#chars > this.#limits.maxChars && this.#items.length > 1)) {
+    while (
+      this.#items.length > this.#limits.maxItems ||
+      (this.#chars > this.#limits.maxChars && this.#items.length > 1)
+    ) {
       this.#chars -= sizeOf(this.#items.shift()!);
     }
   }

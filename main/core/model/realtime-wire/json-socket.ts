@@ -11,7 +11,6 @@ import { z } from 'zod';
 import { ConnectFailure } from '../wire/connect-failure.ts';
 import { rawDataBytes } from '../wire/ws-raw-data.ts';
 
-
 export type JsonEvent = { type: string } & Record<string, unknown>;
 
 const envelope = z.object({ type: z.string().min(1) }).passthrough();
@@ -53,7 +52,11 @@ export class JsonSocket {
   static open(options: JsonSocketOpenOptions): Promise<JsonSocket> {
     const socket = new JsonSocket();
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(options.url, { headers: { Authorization: `Bearer ${options.apiKey}` }, perMessageDeflate: false, handshakeTimeout: options.timeoutMs ?? 10_000 });
+      const ws = new WebSocket(options.url, {
+        headers: { Authorization: `Bearer ${options.apiKey}` },
+        perMessageDeflate: false,
+        handshakeTimeout: options.timeoutMs ?? 10_000,
+      });
       socket.#ws = ws;
       let settled = false;
       const fail = (code: number | null, reason: string): void => {
@@ -67,7 +70,12 @@ export class JsonSocket {
       ws.on('unexpected-response', (_req, res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => fail(res.statusCode ?? null, `HTTP ${res.statusCode}: ${describeHttpError(Buffer.concat(chunks).toString('utf8'))}`));
+        res.on('end', () =>
+          fail(
+            res.statusCode ?? null,
+            `HTTP ${res.statusCode}: ${describeHttpError(Buffer.concat(chunks).toString('utf8'))}`,
+          ),
+        );
         res.on('error', () => fail(res.statusCode ?? null, `HTTP ${res.statusCode}`));
       });
       ws.on('error', (err) => fail(null, err.message));
@@ -130,7 +138,11 @@ export class JsonSocket {
       return;
     }
     const checked = envelope.safeParse(parsed);
-    this.#dispatch(checked.success ? (checked.data as JsonEvent) : { type: 'client.unparseable', binary: isBinary, length: text.length });
+    this.#dispatch(
+      checked.success
+        ? (checked.data as JsonEvent)
+        : { type: 'client.unparseable', binary: isBinary, length: text.length },
+    );
   }
 
   #dispatch(event: JsonEvent): void {
@@ -148,8 +160,13 @@ export class JsonSocket {
 /** The `error.message` of an OpenAI JSON error body, else the body's first 200 characters. */
 function describeHttpError(body: string): string {
   try {
-    const parsed = z.object({ error: z.object({ message: z.string(), code: z.string().nullish() }) }).safeParse(JSON.parse(body));
-    if (parsed.success) return parsed.data.error.code ? `${parsed.data.error.code}: ${parsed.data.error.message}` : parsed.data.error.message;
+    const parsed = z
+      .object({ error: z.object({ message: z.string(), code: z.string().nullish() }) })
+      .safeParse(JSON.parse(body));
+    if (parsed.success)
+      return parsed.data.error.code
+        ? `${parsed.data.error.code}: ${parsed.data.error.message}`
+        : parsed.data.error.message;
   } catch {
     // not JSON: fall through
   }

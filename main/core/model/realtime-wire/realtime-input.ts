@@ -15,5 +15,11 @@ export function audioAppendJson(base64: string): string {
 
 export const errorEvent = z.object({
   type: z.literal('error'),
-  error: z.object({ type: z.string(), code: z.string().nullish(), message: z.string(), param: z.string().nullish(), event_id: z.string().nullish() }),
+  error: z.object({
+    type: z.string(),
+    code: z.string().nullish(),
+    message: z.string(),
+    param: z.string().nullish(),
+    event_id: z.string().nullish(),
+  }),
 });

@@ -46,5 +46,13 @@ export interface RealtimeSessionStats {
 
 /** The session's own counters (stats adds the shared core's). */
 export function newRealtimeCounters() {
-  return { connectionAttempts: 0, replayedItems: 0, audioChunksDropped: 0, serverErrors: 0, truncations: 0, cancels: 0, totalTokens: 0 };
+  return {
+    connectionAttempts: 0,
+    replayedItems: 0,
+    audioChunksDropped: 0,
+    serverErrors: 0,
+    truncations: 0,
+    cancels: 0,
+    totalTokens: 0,
+  };
 }

@@ -16,8 +16,23 @@ export function openSocket(o: RealtimeSessionOptions, model: string): Promise<Js
 }
 
 /** Resolves once the service took the settings; rejects with a ConnectFailure (the socket closed). */
-export async function configureSocket(socket: JsonSocket, o: RealtimeSessionOptions, model: string, setupId: string): Promise<void> {
-  const session = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, turnDetection: o.turnDetection, patience: o.patience, transcriptionModel: o.transcriptionModel, vocabulary: o.vocabulary, inputRate: o.dialect.inputRate };
+export async function configureSocket(
+  socket: JsonSocket,
+  o: RealtimeSessionOptions,
+  model: string,
+  setupId: string,
+): Promise<void> {
+  const session = {
+    model,
+    voice: o.voice,
+    instructions: o.systemInstruction,
+    tools: o.tools,
+    turnDetection: o.turnDetection,
+    patience: o.patience,
+    transcriptionModel: o.transcriptionModel,
+    vocabulary: o.vocabulary,
+    inputRate: o.dialect.inputRate,
+  };
   try {
     await handshake(socket, {
       clock: o.clock,

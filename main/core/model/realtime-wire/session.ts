@@ -14,7 +14,13 @@
 // service's signal alone is not enough: a turn its detector holds open (semantic_vad waits up to
 // 8 s through the bridge's paced silence) sends no new speech_started for speech over a reply.
 import type { Patience } from '../../contracts/patience.ts';
-import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../ports.ts';
+import type {
+  FrameSendResult,
+  LiveModelSession,
+  LiveModelUsage,
+  ToolCallResult,
+  ToolDeclaration,
+} from '../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
 import { toModelFrame } from '../frame-converter.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
@@ -91,7 +97,10 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     this.#o = options;
     this.#acks = new ItemAcks(options.clock);
     // A turn the bridge ends (its silence cap) is committed and answered, as the service's VAD would.
-    this.#speech = new SpeechInput(audioAppendJson, options.dialect.inputRate, ['{"type":"input_audio_buffer.commit"}', '{"type":"response.create"}']);
+    this.#speech = new SpeechInput(audioAppendJson, options.dialect.inputRate, [
+      '{"type":"input_audio_buffer.commit"}',
+      '{"type":"response.create"}',
+    ]);
   }
 
   /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
@@ -101,7 +110,12 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   }
 
   get stats(): RealtimeSessionStats {
-    return { ...this.#stats, reconnects: this.life.reconnects, textsDelivered: this.texts.delivered, frames: { ...this.frames.stats } };
+    return {
+      ...this.#stats,
+      reconnects: this.life.reconnects,
+      textsDelivered: this.texts.delivered,
+      frames: { ...this.frames.stats },
+    };
   }
 
   // --- input -------------------------------------------------------------------------------
@@ -150,7 +164,13 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const output = JSON.stringify(result.response);
     const pending = this.#calls.settle(result.id);
     const connection = this.#active;
-    const item = { kind: 'tool', callId: result.id, name: result.name, arguments: pending?.arguments ?? '{}', output } as const;
+    const item = {
+      kind: 'tool',
+      callId: result.id,
+      name: result.name,
+      arguments: pending?.arguments ?? '{}',
+      output,
+    } as const;
     this.#history.add(item);
     if (!connection?.socket.isOpen) {
       // Replayed with the history on the next socket, which is then asked to answer (connect).
@@ -214,7 +234,10 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const connection: Connection = { id: this.#nextConnectionId++, socket, calls: new Set() };
     const o = this.#o;
     await configureSocket(socket, o, model, `evt_setup_${connection.id}`);
-    socket.attach({ onEvent: (event) => this.#onEvent(event, connection), onClose: (code, reason) => this.#onClose(code, reason, connection) });
+    socket.attach({
+      onEvent: (event) => this.#onEvent(event, connection),
+      onClose: (code, reason) => this.#onClose(code, reason, connection),
+    });
     // Context survives the drop: replay the recent conversation before any new input.
     const replayed = replayHistory(socket, this.#history.items);
     this.#stats.replayedItems += replayed;
@@ -225,7 +248,10 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   #onClose(code: number, reason: string, connection: Connection): void {
     if (this.life.closed || connection !== this.#active) return;
     this.#active = null;
-    this.#o.logger.warn({ code, reason, connection: connection.id, service: this.#o.dialect.label }, 'realtime connection closed unexpectedly');
+    this.#o.logger.warn(
+      { code, reason, connection: connection.id, service: this.#o.dialect.label },
+      'realtime connection closed unexpectedly',
+    );
     // A reply in progress (or cancelled by a barge-in and awaiting its response.done) ends with its
     // socket: the bridge's playback drops audio after `interrupted` until `turnComplete`, so without
     // it the first reply on the next socket would be thrown away.
@@ -349,7 +375,10 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
         const { code, type, param, message, event_id: eventId } = parsed.data.error;
         this.#stats.serverErrors++;
         if (eventId) this.#acks.settle(eventId, `${code ?? type}: ${message}`);
-        this.#o.logger.warn({ code, type, param, message: this.#o.scrub(message), service: this.#o.dialect.label }, 'realtime error event');
+        this.#o.logger.warn(
+          { code, type, param, message: this.#o.scrub(message), service: this.#o.dialect.label },
+          'realtime error event',
+        );
         return;
       }
       default:
@@ -383,7 +412,8 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
 
   /** The reply is over (done, cancelled or its socket gone): record what was said, free the queue. */
   #endReply(): void {
-    if (this.#replyText) this.#history.add({ kind: 'assistant', text: this.#replyInterrupted ? `${this.#replyText} …` : this.#replyText });
+    if (this.#replyText)
+      this.#history.add({ kind: 'assistant', text: this.#replyInterrupted ? `${this.#replyText} …` : this.#replyText });
     this.#replyText = '';
     this.#responseActive = false;
     this.texts.modelTurnEnded();
@@ -402,7 +432,12 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const frame = await toModelFrame(image);
     if (!this.#o.dialect.images) return { status: 'dropped', reason: 'unsupported_by_model' };
     if (!this.#active?.socket.isOpen) return { status: 'dropped', reason: 'not_connected' };
-    const error = await this.#acks.sendImage(this.#active.socket, frame.jpeg, this.#nextEventId++, this.#o.frameAckTimeoutMs);
+    const error = await this.#acks.sendImage(
+      this.#active.socket,
+      frame.jpeg,
+      this.#nextEventId++,
+      this.#o.frameAckTimeoutMs,
+    );
     if (error) return { status: 'dropped', reason: `rejected: ${error}` };
     return { status: 'sent', width: frame.width, height: frame.height, bytes: frame.jpeg.length };
   }
@@ -425,6 +460,9 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
 
   #malformed(event: JsonEvent): void {
     this.#stats.serverErrors++;
-    this.#o.logger.warn({ type: event.type, service: this.#o.dialect.label }, 'realtime: malformed server event skipped');
+    this.#o.logger.warn(
+      { type: event.type, service: this.#o.dialect.label },
+      'realtime: malformed server event skipped',
+    );
   }
 }

@@ -15,7 +15,6 @@ import type { JsonSocket } from './json-socket.ts';
 /** Silence after a replayed utterance for a service whose own detector ends turns (GPT-Live): its 500 ms window and margin. */
 const REPLAY_PAUSE_MS = 600;
 
-
 export class SpeechInput {
   readonly #unanswered = new UnansweredAudio();
   /** Null: the service takes 16 kHz as the gate hands it. */
@@ -32,7 +31,11 @@ export class SpeechInput {
    * commit and a response request); null for a service no client event ends a turn on (GPT-Live),
    * where a replay is followed by REPLAY_PAUSE_MS of silence for its own detector instead.
    */
-  constructor(appendJson: (base64: string) => string, rate: 16_000 | 24_000 = 24_000, commitJson: readonly string[] | null = null) {
+  constructor(
+    appendJson: (base64: string) => string,
+    rate: 16_000 | 24_000 = 24_000,
+    commitJson: readonly string[] | null = null,
+  ) {
     this.#appendJson = appendJson;
     this.#resampler = rate === 24_000 ? new Resampler16kTo24kMono() : null;
     this.#capEnd = commitJson ?? [];
@@ -64,7 +67,10 @@ export class SpeechInput {
     this.#resampler?.reset();
     const heard = !this.#unanswered.isEmpty;
     // The old socket's turn had ended: the new one is told so at once (its detector never heard the pause).
-    this.#unanswered.replay((pcm) => this.#send(socket, pcm), () => this.#sendAll(socket, this.#replayEnd));
+    this.#unanswered.replay(
+      (pcm) => this.#send(socket, pcm),
+      () => this.#sendAll(socket, this.#replayEnd),
+    );
     return heard;
   }
 

@@ -60,9 +60,15 @@ export async function openWithFallback<C>(loop: FallbackLoop<C>): Promise<{ conn
       try {
         return { connection: await loop.open(model), index };
       } catch (err) {
-        const failure = err instanceof ConnectFailure ? err : new ConnectFailure(null, scrub(err instanceof Error ? err.message : String(err)));
+        const failure =
+          err instanceof ConnectFailure
+            ? err
+            : new ConnectFailure(null, scrub(err instanceof Error ? err.message : String(err)));
         const kind = loop.classify(failure);
-        loop.logger.warn({ model, code: failure.code, reason: failure.reason, kind, attempt }, `${loop.label} connection failed`);
+        loop.logger.warn(
+          { model, code: failure.code, reason: failure.reason, kind, attempt },
+          `${loop.label} connection failed`,
+        );
         if (kind === 'auth') throw new FatalSessionError(`${loop.label} rejected the API key (${failure.message})`);
         const recovery = loop.recover?.(failure);
         if (recovery === 'retry') continue;
@@ -70,12 +76,14 @@ export async function openWithFallback<C>(loop: FallbackLoop<C>): Promise<{ conn
           attempt--;
           continue;
         }
-        if (kind === 'config') throw new FatalSessionError(`${loop.label} rejected the session configuration (${failure.message})`);
+        if (kind === 'config')
+          throw new FatalSessionError(`${loop.label} rejected the session configuration (${failure.message})`);
         if (kind === 'model') {
           failures.push(`${model}: ${failure.message}`);
           break;
         }
-        if (attempt >= loop.backoff.maxAttempts) throw new FatalSessionError(`${loop.label} unreachable after ${attempt} attempts (${failure.message})`);
+        if (attempt >= loop.backoff.maxAttempts)
+          throw new FatalSessionError(`${loop.label} unreachable after ${attempt} attempts (${failure.message})`);
         await loop.sleep(backoffDelayMs(loop.backoff, attempt));
       }
     }

@@ -56,7 +56,12 @@ export class SessionLifecycle {
   }
 
   /** After an unexpected close: one reconnect at a time; `connected` says what survived. */
-  async reconnect(reason: string, connect: () => Promise<void>, survived: () => string, options: ReconnectOptions = {}): Promise<void> {
+  async reconnect(
+    reason: string,
+    connect: () => Promise<void>,
+    survived: () => string,
+    options: ReconnectOptions = {},
+  ): Promise<void> {
     if (this.#reconnecting || this.#closed) return;
     this.#reconnecting = true;
     this.reconnects++;
@@ -80,7 +85,10 @@ export class SessionLifecycle {
   }
 
   /** Opens a connection with model fallback and back-off; a connection that arrives after close() is discarded. */
-  async open<C>(loop: Omit<FallbackLoop<C>, 'sleep' | 'isClosed'>, discard: (connection: C) => void): Promise<{ connection: C; index: number }> {
+  async open<C>(
+    loop: Omit<FallbackLoop<C>, 'sleep' | 'isClosed'>,
+    discard: (connection: C) => void,
+  ): Promise<{ connection: C; index: number }> {
     const result = await openWithFallback({ ...loop, sleep: (ms) => this.sleep(ms), isClosed: () => this.#closed });
     if (this.#closed) {
       discard(result.connection);

@@ -22,7 +22,11 @@ export interface ProviderOptions {
 }
 
 /** The core's options for a provider's sessions (`module` names the provider in its log lines). */
-export function coreOptionsOf(options: ProviderOptions, module: string, scrub: (text: string) => string): ModelSessionCoreOptions {
+export function coreOptionsOf(
+  options: ProviderOptions,
+  module: string,
+  scrub: (text: string) => string,
+): ModelSessionCoreOptions {
   return {
     models: [...new Set([options.model, ...(options.fallbackModels ?? [])].filter(Boolean))],
     logger: options.logger.child({ module }),
@@ -38,7 +42,10 @@ export function coreOptionsOf(options: ProviderOptions, module: string, scrub: (
  * A provider whose `connect` builds one session from the call's options and starts it: the one
  * `connect` every adapter had written out for itself.
  */
-export function sessionProvider(name: string, build: (connect: LiveModelConnectOptions) => ModelSessionCore & LiveModelSession): LiveModelProvider {
+export function sessionProvider(
+  name: string,
+  build: (connect: LiveModelConnectOptions) => ModelSessionCore & LiveModelSession,
+): LiveModelProvider {
   return {
     name,
     async connect(connect: LiveModelConnectOptions): Promise<LiveModelSession> {

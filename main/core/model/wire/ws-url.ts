@@ -5,6 +5,7 @@ export function toWebSocketBase(url: string): string {
   const parsed = new URL(url);
   if (parsed.protocol === 'http:') parsed.protocol = 'ws:';
   else if (parsed.protocol === 'https:') parsed.protocol = 'wss:';
-  else if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new Error(`unsupported endpoint scheme ${parsed.protocol}`);
+  else if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:')
+    throw new Error(`unsupported endpoint scheme ${parsed.protocol}`);
   return parsed.toString().replace(/\/+$/, '');
 }

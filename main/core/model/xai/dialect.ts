@@ -23,7 +23,14 @@ const INPUT_RATE = 16_000;
  * the fields are OpenAI's server_vad fields, which livekit-plugins-xai sends to xAI as they are.
  */
 export function xaiTurnDetection(patience: Patience): object {
-  return { type: 'server_vad', threshold: 0.5, silence_duration_ms: patienceSilenceMs(patience), prefix_padding_ms: 300, create_response: true, interrupt_response: false };
+  return {
+    type: 'server_vad',
+    threshold: 0.5,
+    silence_duration_ms: patienceSilenceMs(patience),
+    prefix_padding_ms: 300,
+    create_response: true,
+    interrupt_response: false,
+  };
 }
 
 export function xaiSessionUpdate(input: RealtimeSessionInput, eventId: string): object {
@@ -35,7 +42,10 @@ export function xaiSessionUpdate(input: RealtimeSessionInput, eventId: string): 
       ...(input.instructions ? { instructions: input.instructions } : {}),
       voice: input.voice,
       turn_detection: turnDetection,
-      audio: { input: { format: { type: 'audio/pcm', rate: input.inputRate } }, output: { format: { type: 'audio/pcm', rate: OUTPUT_RATE } } },
+      audio: {
+        input: { format: { type: 'audio/pcm', rate: input.inputRate } },
+        output: { format: { type: 'audio/pcm', rate: OUTPUT_RATE } },
+      },
       tools: toolsOf(input.tools),
     },
   };
@@ -45,11 +55,18 @@ export const XAI_DIALECT: RealtimeDialect = {
   label: 'xAI',
   readyEvents: ['conversation.created'],
   sessionUpdate: xaiSessionUpdate,
-  patienceUpdate: (input, eventId) => ({ type: 'session.update', event_id: eventId, session: { turn_detection: xaiTurnDetection(input.patience) } }),
+  patienceUpdate: (input, eventId) => ({
+    type: 'session.update',
+    event_id: eventId,
+    session: { turn_detection: xaiTurnDetection(input.patience) },
+  }),
   contextUpdate: (update, eventId) => ({
     type: 'session.update',
     event_id: eventId,
-    session: { ...(update.systemInstruction !== undefined ? { instructions: update.systemInstruction } : {}), ...(update.tools ? { tools: toolsOf(update.tools) } : {}) },
+    session: {
+      ...(update.systemInstruction !== undefined ? { instructions: update.systemInstruction } : {}),
+      ...(update.tools ? { tools: toolsOf(update.tools) } : {}),
+    },
   }),
   truncates: false,
   images: false,

@@ -6,6 +6,14 @@ import { createXaiProvider } from './provider.ts';
 export const plugin: AdapterPlugin = {
   create: ({ values, apiKey, model, voice, logger, backoff }) => {
     const own = XAI.configSchema.parse(values);
-    return createXaiProvider({ apiKey, model, fallbackModels: own.XAI_MODEL_FALLBACKS ?? [], voice, baseUrl: own.XAI_BASE_URL, logger, ...(backoff ? { backoff } : {}) });
+    return createXaiProvider({
+      apiKey,
+      model,
+      fallbackModels: own.XAI_MODEL_FALLBACKS ?? [],
+      voice,
+      baseUrl: own.XAI_BASE_URL,
+      logger,
+      ...(backoff ? { backoff } : {}),
+    });
   },
 };

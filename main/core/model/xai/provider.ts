@@ -19,22 +19,24 @@ export interface XaiProviderOptions extends ProviderOptions {
 export function createXaiProvider(options: XaiProviderOptions): LiveModelProvider {
   const baseUrl = toWebSocketBase(options.baseUrl ?? DEFAULT_XAI_BASE_URL);
   const core = coreOptionsOf(options, 'xai', createBearerScrubber(options.apiKey));
-  return sessionProvider('xai', (connect) =>
-    new RealtimeWireSession({
-      ...core,
-      dialect: XAI_DIALECT,
-      baseUrl,
-      apiKey: options.apiKey,
-      voice: options.voice,
-      turnDetection: 'server_vad',
-      patience: connect.patience ?? DEFAULT_PATIENCE,
-      // xAI transcribes on its own; the name is not sent (the dialect has no transcription settings).
-      transcriptionModel: '',
-      systemInstruction: connect.systemInstruction,
-      tools: connect.tools,
-      playedMs: connect.playedMs,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-      frameAckTimeoutMs: 5_000,
-    }),
+  return sessionProvider(
+    'xai',
+    (connect) =>
+      new RealtimeWireSession({
+        ...core,
+        dialect: XAI_DIALECT,
+        baseUrl,
+        apiKey: options.apiKey,
+        voice: options.voice,
+        turnDetection: 'server_vad',
+        patience: connect.patience ?? DEFAULT_PATIENCE,
+        // xAI transcribes on its own; the name is not sent (the dialect has no transcription settings).
+        transcriptionModel: '',
+        systemInstruction: connect.systemInstruction,
+        tools: connect.tools,
+        playedMs: connect.playedMs,
+        handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+        frameAckTimeoutMs: 5_000,
+      }),
   );
 }

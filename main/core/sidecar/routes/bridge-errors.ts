@@ -6,7 +6,8 @@ import { HttpError } from '../errors.ts';
 
 /** BridgeError (and an image that does not decode) → the HTTP answer a client can act on. */
 export function bridgeHttpError(err: unknown): unknown {
-  if (err instanceof FrameError) return new HttpError(err.code === 'image_too_large' ? 413 : 400, err.code, err.message);
+  if (err instanceof FrameError)
+    return new HttpError(err.code === 'image_too_large' ? 413 : 400, err.code, err.message);
   if (!(err instanceof BridgeError)) return err;
   switch (err.code) {
     case 'already_active':

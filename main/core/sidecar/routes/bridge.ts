@@ -29,7 +29,10 @@ const JoinBody = z
     turn_silence_cap_ms: TurnSilenceCapSchema.optional(),
   })
   .strict()
-  .refine((b) => (b.guild_id === undefined) === (b.channel_id === undefined), 'give both guild_id and channel_id, or neither');
+  .refine(
+    (b) => (b.guild_id === undefined) === (b.channel_id === undefined),
+    'give both guild_id and channel_id, or neither',
+  );
 
 /** Who may be named as ending a call (`GET /stop?by=`), and the reason the bridge records. */
 export const STOPPED_BY = {
@@ -50,7 +53,11 @@ const StopQuery = z.object({ by: z.enum(Object.keys(STOPPED_BY) as [keyof typeof
 function multipartHttpError(err: unknown): unknown {
   if (err instanceof HttpError || !(err instanceof Error)) return err;
   if (typeof (err as { statusCode?: unknown }).statusCode === 'number') return err;
-  return new HttpError(400, 'invalid_multipart', 'the multipart/form-data body is malformed (a missing boundary, or a part that ends early)');
+  return new HttpError(
+    400,
+    'invalid_multipart',
+    'the multipart/form-data body is malformed (a missing boundary, or a part that ends early)',
+  );
 }
 
 async function readMultipartImage(request: FastifyRequest): Promise<Buffer> {
@@ -58,7 +65,8 @@ async function readMultipartImage(request: FastifyRequest): Promise<Buffer> {
     const file = await request.file({ limits: { fileSize: IMAGE_BODY_LIMIT, files: 1 } });
     if (!file) throw new HttpError(400, 'missing_image', 'multipart body has no file part');
     const bytes = await file.toBuffer();
-    if (file.file.truncated) throw new HttpError(413, 'payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`);
+    if (file.file.truncated)
+      throw new HttpError(413, 'payload_too_large', `image is larger than ${IMAGE_BODY_LIMIT} bytes`);
     return bytes;
   } catch (err) {
     throw multipartHttpError(err);
@@ -68,7 +76,11 @@ async function readMultipartImage(request: FastifyRequest): Promise<Buffer> {
 async function readFrameBody(request: FastifyRequest): Promise<Buffer> {
   if (request.isMultipart()) return readMultipartImage(request);
   if (!Buffer.isBuffer(request.body)) {
-    throw new HttpError(415, 'unsupported_media_type', 'send the image as the raw body (Content-Type: image/png, image/jpeg or image/webp) or as multipart/form-data');
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      'send the image as the raw body (Content-Type: image/png, image/jpeg or image/webp) or as multipart/form-data',
+    );
   }
   return request.body;
 }
@@ -79,10 +91,16 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   app.post('/join', async (request) => {
     const body = JoinBody.safeParse(request.body === undefined ? {} : request.body);
     if (!body.success) throw new HttpError(400, 'invalid_request', zodErrorMessage(body.error));
-    const target = body.data.guild_id && body.data.channel_id ? { guildId: body.data.guild_id, channelId: body.data.channel_id } : undefined;
+    const target =
+      body.data.guild_id && body.data.channel_id
+        ? { guildId: body.data.guild_id, channelId: body.data.channel_id }
+        : undefined;
     try {
       const { patience, turn_silence_cap_ms: turnSilenceCapMs } = body.data;
-      return await bridge.start(target, { ...(patience !== undefined ? { patience } : {}), ...(turnSilenceCapMs !== undefined ? { turnSilenceCapMs } : {}) });
+      return await bridge.start(target, {
+        ...(patience !== undefined ? { patience } : {}),
+        ...(turnSilenceCapMs !== undefined ? { turnSilenceCapMs } : {}),
+      });
     } catch (err) {
       if (err instanceof VoiceTargetError) throw new HttpError(err.status, err.code, err.message);
       throw bridgeHttpError(err);
@@ -92,9 +110,12 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
   // `?by=` names what ended the call, so the state line and the log say it ("stopped from the tray").
   const stop = async (request: FastifyRequest) => {
     const query = StopQuery.safeParse(request.query);
-    if (!query.success) throw new HttpError(400, 'invalid_request', `by: one of ${Object.keys(STOPPED_BY).join(', ')} (or leave it out)`);
+    if (!query.success)
+      throw new HttpError(400, 'invalid_request', `by: one of ${Object.keys(STOPPED_BY).join(', ')} (or leave it out)`);
     // A Leave lets what waits to be said be spoken first (at most LEAVE_GRACE_MS), else reports it dropped.
-    return bridge.stop(query.data.by === undefined ? 'stopped over the sidecar' : STOPPED_BY[query.data.by], { finishSpeaking: true });
+    return bridge.stop(query.data.by === undefined ? 'stopped over the sidecar' : STOPPED_BY[query.data.by], {
+      finishSpeaking: true,
+    });
   };
   app.get('/stop', stop);
   app.get('/leave', stop);
@@ -121,7 +142,8 @@ export const registerBridgeRoutes: RouteModule<BridgeRouteDeps> = (app, deps) =>
       const kind = sniffImageKind(bytes);
       if (!kind) throw new HttpError(415, 'unsupported_image', 'the body is not a JPEG, PNG or WebP image');
       // A parked call (or one waking) is a call: the bridge wakes the model for the frame (call-requests.ts).
-      if (!FRAME_STATES.has(bridge.status().state)) throw new HttpError(409, 'no_call', 'no live call to send the frame to');
+      if (!FRAME_STATES.has(bridge.status().state))
+        throw new HttpError(409, 'no_call', 'no live call to send the frame to');
       try {
         return { ...(await bridge.sendFrame(bytes)), input_type: kind };
       } catch (err) {

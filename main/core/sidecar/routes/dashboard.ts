@@ -51,7 +51,8 @@ export function findAppRoot(start: string = import.meta.dirname): string {
 export function createScriptSource(appRoot: string): (name: string) => string | null {
   const cache = new Map<string, { mtimeMs: number; code: string }>();
   // Absent from Node before 22.13 (and from an older Electron's Node): the built JS is used then.
-  const strip: StripTypes | undefined = 'stripTypeScriptTypes' in nodeModule ? nodeModule.stripTypeScriptTypes : undefined;
+  const strip: StripTypes | undefined =
+    'stripTypeScriptTypes' in nodeModule ? nodeModule.stripTypeScriptTypes : undefined;
   return (name) => {
     const built = path.join(appRoot, 'dist', 'renderer', `${name}.js`);
     const source = path.join(appRoot, 'renderer', `${name}.ts`);
@@ -65,7 +66,12 @@ export function createScriptSource(appRoot: string): (name: string) => string | 
     if (hit && hit.mtimeMs === mtimeMs) return hit.code;
     let code = readFileSync(file, 'utf8');
     if (file === source) {
-      if (!strip) throw new HttpError(500, 'renderer_not_built', 'this Node has no stripTypeScriptTypes; run `npm run build` to compile the dashboard');
+      if (!strip)
+        throw new HttpError(
+          500,
+          'renderer_not_built',
+          'this Node has no stripTypeScriptTypes; run `npm run build` to compile the dashboard',
+        );
       code = strip(code, { mode: 'strip' });
     }
     cache.set(file, { mtimeMs, code });

@@ -44,11 +44,22 @@ export const registerLoginRoutes: RouteModule<LoginDeps> = (app, deps) => {
     if (!session) {
       // A person opened it in a browser (a used link, or a bookmark): a page that says what to do.
       if (String(request.headers.accept ?? '').includes('text/html')) {
-        return reply.code(401).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(LOGIN_EXPIRED_PAGE);
+        return reply
+          .code(401)
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(LOGIN_EXPIRED_PAGE);
       }
-      throw new HttpError(401, 'login_expired', `this login link was already used or has expired; run \`${FRESH_LINK_COMMAND}\` for a new one`);
+      throw new HttpError(
+        401,
+        'login_expired',
+        `this login link was already used or has expired; run \`${FRESH_LINK_COMMAND}\` for a new one`,
+      );
     }
-    reply.header('set-cookie', `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`);
+    reply.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`,
+    );
     return reply.code(303).header('location', '/').send();
   });
 

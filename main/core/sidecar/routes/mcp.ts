@@ -38,7 +38,9 @@ export interface McpRouteDeps {
   askTools?: readonly string[];
 }
 
-const AskBody = z.object({ question: z.string().trim().min(1).max(500), from: z.string().trim().min(1).max(60).optional() }).strict();
+const AskBody = z
+  .object({ question: z.string().trim().min(1).max(500), from: z.string().trim().min(1).max(60).optional() })
+  .strict();
 
 const DecisionBody = z.object({ approved: z.boolean() }).strict();
 
@@ -55,7 +57,12 @@ function injectInvoker(app: FastifyInstance, token: string): SidecarInvoker {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(request.json);
     }
-    const response = await app.inject({ method: request.method, url: request.url, headers, ...(payload !== undefined ? { payload } : {}) });
+    const response = await app.inject({
+      method: request.method,
+      url: request.url,
+      headers,
+      ...(payload !== undefined ? { payload } : {}),
+    });
     let body: unknown = response.body;
     try {
       body = response.body ? JSON.parse(response.body) : null;
@@ -71,7 +78,10 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
   // not at start-up: an idle core that no agent talks to does not need it (docs/performance.md).
   let endpoint: Promise<McpHttpEndpoint> | null = null;
   const openEndpoint = (): Promise<McpHttpEndpoint> =>
-    (endpoint ??= Promise.all([import('../../mcp/server/http-endpoint.ts'), import('../../mcp/server/session-server.ts')]).then(([{ createMcpHttpEndpoint }, { NOTES_RESOURCE_LIMIT }]) =>
+    (endpoint ??= Promise.all([
+      import('../../mcp/server/http-endpoint.ts'),
+      import('../../mcp/server/session-server.ts'),
+    ]).then(([{ createMcpHttpEndpoint }, { NOTES_RESOURCE_LIMIT }]) =>
       createMcpHttpEndpoint({
         name: 'live-voice-bridge',
         version: deps.version,
@@ -82,9 +92,17 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
         currentCallId: deps.currentCallId,
         ownerGate: async (tool, args) => {
           if (!deps.askTools?.includes(tool)) return null;
-          if (!deps.ownerQuestions) return { code: 'owner_unavailable', message: `${tool} needs the owner's yes, and nobody can ask them`, status: 503 };
+          if (!deps.ownerQuestions)
+            return {
+              code: 'owner_unavailable',
+              message: `${tool} needs the owner's yes, and nobody can ask them`,
+              status: 503,
+            };
           const shown = JSON.stringify(args);
-          const outcome = await deps.ownerQuestions.ask({ from: 'an agent over MCP', question: `May the agent run ${tool}${shown === '{}' ? '' : ` with ${shown.slice(0, 300)}`}?` });
+          const outcome = await deps.ownerQuestions.ask({
+            from: 'an agent over MCP',
+            question: `May the agent run ${tool}${shown === '{}' ? '' : ` with ${shown.slice(0, 300)}`}?`,
+          });
           if (outcome.answer === 'yes') return null;
           return outcome.answer === 'no'
             ? { code: 'owner_refused', message: `the owner said no to ${tool} (${outcome.by ?? 'voice'})`, status: 403 }
@@ -92,7 +110,10 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
         },
         currentNotes: () => {
           const callId = deps.currentCallId() ?? null;
-          return { call_id: callId, notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [] };
+          return {
+            call_id: callId,
+            notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [],
+          };
         },
       }),
     ));
@@ -108,13 +129,15 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
   // owner; the request waits for the answer (at most the approval lifetime, 5 minutes).
   app.post('/ask-owner', async (request) => {
     const body = AskBody.safeParse(request.body ?? {});
-    if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "question": "…" } (1–500 characters), optionally "from"');
+    if (!body.success)
+      throw new HttpError(400, 'invalid_request', 'send { "question": "…" } (1–500 characters), optionally "from"');
     if (!deps.ownerQuestions) throw new HttpError(503, 'unavailable', 'owner questions are not available in this core');
     return deps.ownerQuestions.ask({ from: body.data.from ?? 'an agent', question: body.data.question });
   });
   app.post<{ Params: { id: string } }>('/mcp/approvals/:id', async (request) => {
     const body = DecisionBody.safeParse(request.body === undefined ? {} : request.body);
-    if (!body.success) throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
+    if (!body.success)
+      throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
     const broker = approvals();
     if (!broker) throw new HttpError(404, 'unknown_approval', 'no approval requests exist');
     try {
@@ -142,7 +165,13 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
         request.log.error({ err }, 'MCP request failed');
         if (!res.headersSent) {
           res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error; see the sidecar log' }, id: null }));
+          res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              error: { code: -32603, message: 'internal error; see the sidecar log' },
+              id: null,
+            }),
+          );
         } else res.end();
       }
     },

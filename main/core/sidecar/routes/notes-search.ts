@@ -33,15 +33,22 @@ const ExportQuery = z.object({ format: z.enum(['md', 'json']).optional() });
 
 function parseSearch(query: unknown): { q: string; limit: number; since?: number } {
   const parsed = SearchQuery.safeParse(query);
-  if (!parsed.success) throw new HttpError(400, 'bad_query', `${String(parsed.error.issues[0]?.path[0] ?? 'query')}: give it once, as text`);
+  if (!parsed.success)
+    throw new HttpError(
+      400,
+      'bad_query',
+      `${String(parsed.error.issues[0]?.path[0] ?? 'query')}: give it once, as text`,
+    );
   const { q, limit, since } = parsed.data;
   if (q === undefined || q.trim() === '' || q.length > SEARCH_Q_MAX_CHARS || !/[\p{L}\p{N}]/u.test(q)) {
     throw new HttpError(400, 'bad_q', `q: 1 to ${SEARCH_Q_MAX_CHARS} characters with at least one word to search for`);
   }
   const n = limit === undefined ? 20 : Number(limit);
-  if (!/^\d+$/.test(limit ?? '20') || n < 1 || n > SEARCH_LIMIT_MAX) throw new HttpError(400, 'invalid_limit', `limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
+  if (!/^\d+$/.test(limit ?? '20') || n < 1 || n > SEARCH_LIMIT_MAX)
+    throw new HttpError(400, 'invalid_limit', `limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
   const s = since === undefined ? undefined : Number(since);
-  if (s !== undefined && (since!.trim() === '' || !Number.isFinite(s))) throw new HttpError(400, 'bad_since', 'since: epoch seconds (a number)');
+  if (s !== undefined && (since!.trim() === '' || !Number.isFinite(s)))
+    throw new HttpError(400, 'bad_since', 'since: epoch seconds (a number)');
   return { q: q.trim(), limit: n, ...(s !== undefined ? { since: s } : {}) };
 }
 
@@ -51,12 +58,20 @@ function when(ts: number): string {
 
 /** The call as a Markdown document: its summary (when there is one), then every line. */
 export function callMarkdown(doc: CallExport): string {
-  const lines = [`# Call ${doc.call.id}`, '', `${when(doc.call.started_at)} – ${when(doc.call.ended_at)} · ${doc.call.events} events`, ''];
+  const lines = [
+    `# Call ${doc.call.id}`,
+    '',
+    `${when(doc.call.started_at)} – ${when(doc.call.ended_at)} · ${doc.call.events} events`,
+    '',
+  ];
   if (doc.summary) lines.push('## Summary', '', '```json', JSON.stringify(doc.summary, null, 2), '```', '');
   // The hand-off's own headings one level down, under this document's title.
   lines.push(doc.handoff.markdown.trimEnd().replace(/^(#+) /gm, '#$1 '), '');
   lines.push('## Transcript and notes', '');
-  for (const n of doc.notes) lines.push(`- ${when(n.ts)} **${n.speaker_name ?? n.speaker ?? n.kind}** (${n.kind}): ${n.text.replace(/\s*\n\s*/g, ' ')}`);
+  for (const n of doc.notes)
+    lines.push(
+      `- ${when(n.ts)} **${n.speaker_name ?? n.speaker ?? n.kind}** (${n.kind}): ${n.text.replace(/\s*\n\s*/g, ' ')}`,
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -75,7 +90,9 @@ export const registerNotesSearchRoutes: RouteModule<NotesSearchRouteDeps> = (app
     const doc = deps.exportCall(id);
     if (!doc) throw new HttpError(404, 'unknown_call', `no call ${JSON.stringify(id)}`);
     if (query.data.format === 'md') {
-      void reply.header('content-type', 'text/markdown; charset=utf-8').header('content-disposition', `attachment; filename="${id}.md"`);
+      void reply
+        .header('content-type', 'text/markdown; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${id}.md"`);
       return callMarkdown(doc);
     }
     return doc;

@@ -20,7 +20,13 @@ import { z } from 'zod';
 import { SCHEDULE_STATES, type NotifyRequest, type NotifyResult } from '../../api-types.ts';
 import type { Notifier } from '../../notify/dispatcher.ts';
 import { IdempotentReplay, type StoredNotification } from '../../notify/schedule-store.ts';
-import { LIST_MAX_LIMIT, toView, type ScheduleEntryView, type ScheduleListPage, type Scheduler } from '../../notify/scheduler.ts';
+import {
+  LIST_MAX_LIMIT,
+  toView,
+  type ScheduleEntryView,
+  type ScheduleListPage,
+  type Scheduler,
+} from '../../notify/scheduler.ts';
 import { NotifyCapacityError, NotifyInputError, NotifyStateError } from '../../notify/types.ts';
 import { parseNotifyRequest, parseScheduleRequest } from '../../notify/validation.ts';
 import { HttpError } from '../errors.ts';
@@ -34,10 +40,15 @@ export interface NotifyRouteDeps {
 }
 
 /** Notification errors → HTTP; anything else passes through (a bug → 500). */
-export function notifyHttpError(err: unknown, stateCodes: { not_found: string; conflict: string } = { not_found: 'not_found', conflict: 'conflict' }): unknown {
+export function notifyHttpError(
+  err: unknown,
+  stateCodes: { not_found: string; conflict: string } = { not_found: 'not_found', conflict: 'conflict' },
+): unknown {
   if (err instanceof NotifyCapacityError) return new HttpError(429, err.code, err.message);
-  if (err instanceof NotifyInputError) return new HttpError(err.code === 'text_too_long' ? 413 : 400, err.code, err.message);
-  if (err instanceof NotifyStateError) return new HttpError(err.code === 'not_found' ? 404 : 409, stateCodes[err.code], err.message);
+  if (err instanceof NotifyInputError)
+    return new HttpError(err.code === 'text_too_long' ? 413 : 400, err.code, err.message);
+  if (err instanceof NotifyStateError)
+    return new HttpError(err.code === 'not_found' ? 404 : 409, stateCodes[err.code], err.message);
   return err;
 }
 
@@ -80,7 +91,11 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   if (Array.isArray(raw) || !KEY_PATTERN.test(raw)) {
-    throw new HttpError(400, 'bad_idempotency_key', 'Idempotency-Key: give it once, 1 to 200 visible ASCII characters (e.g. a UUID)');
+    throw new HttpError(
+      400,
+      'bad_idempotency_key',
+      'Idempotency-Key: give it once, 1 to 200 visible ASCII characters (e.g. a UUID)',
+    );
   }
   return raw;
 }
@@ -106,7 +121,9 @@ function canonical(value: unknown, depth = 0): string {
 }
 
 function requestHash(route: string, body: unknown): string {
-  return createHash('sha256').update(`${route}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${route}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 /** Validate a keyed body before hashing it: a bad one is the same 400 as without the key. */
@@ -119,16 +136,25 @@ function validated(parse: (raw: unknown) => unknown, body: unknown): void {
 }
 
 const keyReused = (key: string): HttpError =>
-  new HttpError(409, 'idempotency_key_reused', `Idempotency-Key ${JSON.stringify(key)} was already used for a different request; use a new key for a new request`);
+  new HttpError(
+    409,
+    'idempotency_key_reused',
+    `Idempotency-Key ${JSON.stringify(key)} was already used for a different request; use a new key for a new request`,
+  );
 
 /** The /schedule answer for an entry, as it was when the entry was created. */
-function scheduledAnswer(entry: ScheduleEntryView): { scheduled: string; fire_at_epoch: number; entry: ScheduleEntryView } {
+function scheduledAnswer(entry: ScheduleEntryView): {
+  scheduled: string;
+  fire_at_epoch: number;
+  entry: ScheduleEntryView;
+} {
   return { scheduled: entry.id, fire_at_epoch: entry.fire_at_epoch, entry };
 }
 
 function asCreated(e: StoredNotification): ScheduleEntryView {
   const first: StoredNotification = { ...e, state: 'scheduled', attempts: 0 };
-  for (const key of ['last_error', 'delivered_at', 'late_by_seconds', 'next_attempt_at', 'claim'] as const) delete first[key];
+  for (const key of ['last_error', 'delivered_at', 'late_by_seconds', 'next_attempt_at', 'claim'] as const)
+    delete first[key];
   return toView(first);
 }
 
@@ -174,47 +200,76 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     const query = NotifyQuery.safeParse(request.query);
     if (!query.success) {
       const field = String(query.error.issues[0]?.path[0] ?? 'query');
-      throw new HttpError(400, field === 'urgent' ? 'bad_urgent' : 'invalid_request', `${field}: give it once, as text${field === 'urgent' ? ' (true or false)' : ''}`);
+      throw new HttpError(
+        400,
+        field === 'urgent' ? 'bad_urgent' : 'invalid_request',
+        `${field}: give it once, as text${field === 'urgent' ? ' (true or false)' : ''}`,
+      );
     }
     const { urgent, ...rest } = query.data;
-    const request_ = { ...rest, text: rest.text ?? '', ...(urgent !== undefined ? { urgent: urgent === 'true' || urgent === '1' } : {}) };
+    const request_ = {
+      ...rest,
+      text: rest.text ?? '',
+      ...(urgent !== undefined ? { urgent: urgent === 'true' || urgent === '1' } : {}),
+    };
     return mapErrors(() => deps.notifier.deliver(request_ as NotifyRequest)); // mode is checked inside deliver()
   });
 
-  app.post('/schedule', async (request: FastifyRequest, reply: FastifyReply): Promise<{ scheduled: string; fire_at_epoch: number; entry: ScheduleEntryView }> => {
-    const key = idempotencyKey(request);
-    let entry: ScheduleEntryView;
-    if (key === undefined) entry = await mapErrors(() => deps.scheduler.schedule(request.body));
-    else {
-      validated(parseScheduleRequest, request.body);
-      const keyed = { key, request_hash: requestHash('/schedule', request.body), now: now(), ttlSeconds: IDEMPOTENCY_TTL_SECONDS };
-      try {
-        entry = await mapErrors(() => deps.scheduler.schedule(request.body, keyed));
-      } catch (err) {
-        if (!(err instanceof IdempotentReplay)) throw err;
-        if (!err.sameRequest) throw keyReused(key);
-        entry = asCreated(err.entry); // the first answer again; no second entry
+  app.post(
+    '/schedule',
+    async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ): Promise<{ scheduled: string; fire_at_epoch: number; entry: ScheduleEntryView }> => {
+      const key = idempotencyKey(request);
+      let entry: ScheduleEntryView;
+      if (key === undefined) entry = await mapErrors(() => deps.scheduler.schedule(request.body));
+      else {
+        validated(parseScheduleRequest, request.body);
+        const keyed = {
+          key,
+          request_hash: requestHash('/schedule', request.body),
+          now: now(),
+          ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+        };
+        try {
+          entry = await mapErrors(() => deps.scheduler.schedule(request.body, keyed));
+        } catch (err) {
+          if (!(err instanceof IdempotentReplay)) throw err;
+          if (!err.sameRequest) throw keyReused(key);
+          entry = asCreated(err.entry); // the first answer again; no second entry
+        }
       }
-    }
-    reply.code(201);
-    return scheduledAnswer(entry);
-  });
+      reply.code(201);
+      return scheduledAnswer(entry);
+    },
+  );
 
   app.get('/schedule', async (request): Promise<ScheduleListPage> => {
     const query = ScheduleQuery.safeParse(request.query);
     if (!query.success) {
       const field = String(query.error.issues[0]?.path[0] ?? 'query');
-      const hint = field === 'limit' ? `an integer from 1 to ${LIST_MAX_LIMIT}` : field === 'state' ? `one of ${SCHEDULE_STATES.join(', ')}` : 'the next_cursor of a previous page';
+      const hint =
+        field === 'limit'
+          ? `an integer from 1 to ${LIST_MAX_LIMIT}`
+          : field === 'state'
+            ? `one of ${SCHEDULE_STATES.join(', ')}`
+            : 'the next_cursor of a previous page';
       throw new HttpError(400, `bad_${field}`, `${field}: give it once, as ${hint}`);
     }
     const { limit, cursor, state } = query.data;
-    return mapErrors(() => deps.scheduler.list({ ...(limit !== undefined ? { limit: Number(limit) } : {}), cursor, state }));
+    return mapErrors(() =>
+      deps.scheduler.list({ ...(limit !== undefined ? { limit: Number(limit) } : {}), cursor, state }),
+    );
   });
 
   app.delete('/schedule/:id', async (request): Promise<{ cancelled: string; entry: ScheduleEntryView }> => {
     const params = IdParams.safeParse(request.params);
     if (!params.success) throw new HttpError(400, 'invalid_request', 'id: expected a schedule id');
-    const entry = await mapErrors(() => deps.scheduler.cancel(params.data.id), { not_found: 'unknown_schedule_id', conflict: 'not_cancellable' });
+    const entry = await mapErrors(() => deps.scheduler.cancel(params.data.id), {
+      not_found: 'unknown_schedule_id',
+      conflict: 'not_cancellable',
+    });
     return { cancelled: entry.id, entry };
   });
 };

@@ -18,11 +18,20 @@ const SpeakerParams = z.object({ speakerId: z.string().regex(/^\d{17,20}$/) }).s
 export const registerPatienceRoutes: RouteModule<{ patience: PatienceControl }> = (app, { patience }) => {
   app.get('/room/patience', async (): Promise<PatienceView> => patience.view());
 
-  app.delete<{ Params: { speakerId: string } }>('/room/patience/:speakerId', async (request): Promise<{ reset: SpeakerPatienceView }> => {
-    const params = SpeakerParams.safeParse(request.params);
-    if (!params.success) throw new HttpError(400, 'invalid_speaker_id', 'speakerId: a Discord user id (17–20 digits)');
-    const reset = patience.reset(params.data.speakerId);
-    if (!reset) throw new HttpError(404, 'unknown_speaker', `nothing was learnt of speaker ${params.data.speakerId}: their patience is the call's already`);
-    return { reset };
-  });
+  app.delete<{ Params: { speakerId: string } }>(
+    '/room/patience/:speakerId',
+    async (request): Promise<{ reset: SpeakerPatienceView }> => {
+      const params = SpeakerParams.safeParse(request.params);
+      if (!params.success)
+        throw new HttpError(400, 'invalid_speaker_id', 'speakerId: a Discord user id (17–20 digits)');
+      const reset = patience.reset(params.data.speakerId);
+      if (!reset)
+        throw new HttpError(
+          404,
+          'unknown_speaker',
+          `nothing was learnt of speaker ${params.data.speakerId}: their patience is the call's already`,
+        );
+      return { reset };
+    },
+  );
 };

@@ -6,5 +6,9 @@ import { wakeViewOff } from '../../bridge/wake-gate.ts';
 import type { RouteModule } from '../route-types.ts';
 
 export const registerRoomRoutes: RouteModule<{ bridge: BridgeControl }> = (app, { bridge }) => {
-  app.get('/room', async (): Promise<RoomView> => bridge.room?.() ?? { people: [], owner_only: [], wake: wakeViewOff('no voice platform configured') });
+  app.get(
+    '/room',
+    async (): Promise<RoomView> =>
+      bridge.room?.() ?? { people: [], owner_only: [], wake: wakeViewOff('no voice platform configured') },
+  );
 };

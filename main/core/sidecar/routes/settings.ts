@@ -30,11 +30,27 @@ export interface SettingsDeps {
  * When a saved change takes effect: at the next call (read per call by the provider selector) or
  * after a restart (everything built once at start-up: Discord login, ports, stores).
  */
-export const NEXT_CALL_SETTINGS: readonly SettingKey[] = ['liveProvider', 'model', 'voice', 'personaFile', 'sfxEnabled', 'allowedSpeakers', 'parkAfterS', 'patience', 'turnSilenceCapMs', 'sileroVad'];
+export const NEXT_CALL_SETTINGS: readonly SettingKey[] = [
+  'liveProvider',
+  'model',
+  'voice',
+  'personaFile',
+  'sfxEnabled',
+  'allowedSpeakers',
+  'parkAfterS',
+  'patience',
+  'turnSilenceCapMs',
+  'sileroVad',
+];
 export type SettingApplies = 'next_call' | 'restart';
 
 export function settingApplies(): Record<SettingKey, SettingApplies> {
-  return Object.fromEntries((Object.keys(SETTING_VARIABLES) as SettingKey[]).map((k) => [k, NEXT_CALL_SETTINGS.includes(k) ? 'next_call' : 'restart'])) as Record<SettingKey, SettingApplies>;
+  return Object.fromEntries(
+    (Object.keys(SETTING_VARIABLES) as SettingKey[]).map((k) => [
+      k,
+      NEXT_CALL_SETTINGS.includes(k) ? 'next_call' : 'restart',
+    ]),
+  ) as Record<SettingKey, SettingApplies>;
 }
 
 /** Saved settings win over the environment and .env, which win over defaults. */
@@ -58,7 +74,10 @@ export interface SettingsResponse extends SettingsView {
 }
 
 /** For each saved setting whose variable (or an alias) is also set in `env`: the variable it overrides. */
-export function environmentOverrides(saved: SettingsValues, env: Readonly<Record<string, string | undefined>>): Partial<Record<SettingKey, string>> {
+export function environmentOverrides(
+  saved: SettingsValues,
+  env: Readonly<Record<string, string | undefined>>,
+): Partial<Record<SettingKey, string>> {
   const out: Partial<Record<SettingKey, string>> = {};
   const specs = new Map((CONFIG_VARIABLES as readonly VariableSpec[]).map((s) => [s.name, s]));
   for (const key of Object.keys(saved) as SettingKey[]) {
@@ -74,7 +93,9 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
   const applies = settingApplies();
   const answer = (view: SettingsView): SettingsResponse => {
     const effective = deps.effective?.() ?? {};
-    const pendingRestart = (Object.keys(view.values) as SettingKey[]).filter((k) => applies[k] === 'restart' && JSON.stringify(view.values[k]) !== JSON.stringify(effective[k]));
+    const pendingRestart = (Object.keys(view.values) as SettingKey[]).filter(
+      (k) => applies[k] === 'restart' && JSON.stringify(view.values[k]) !== JSON.stringify(effective[k]),
+    );
     return {
       ...view,
       effective,
@@ -101,7 +122,9 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
     const voice = canonicalVoice(provider, values.voice);
     if (voice) values.voice = voice;
     else {
-      const fields = { voice: `There is no voice called "${values.voice.trim().slice(0, 40)}" for ${provider}. Choose one of: ${voicesFor(provider).join(', ')}.` };
+      const fields = {
+        voice: `There is no voice called "${values.voice.trim().slice(0, 40)}" for ${provider}. Choose one of: ${voicesFor(provider).join(', ')}.`,
+      };
       throw new HttpError(400, 'invalid_settings', fields.voice, {}, fields);
     }
   };
@@ -110,7 +133,11 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
 
   app.put('/settings', async (request) => {
     if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
-      throw new HttpError(400, 'invalid_request', 'body must be a JSON object like {"values": {...}, "secrets": {...}}');
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'body must be a JSON object like {"values": {...}, "secrets": {...}}',
+      );
     }
     await checkVoice(request.body as Record<string, unknown>);
     try {
@@ -129,5 +156,11 @@ export const registerSettingsRoutes: RouteModule<SettingsDeps> = (app, deps) => 
 /** A provider as the page sees it (api-types.ts `ProviderSummary`). */
 function providerSummary(p: ProviderDeclaration): ProviderSummary {
   const { inputTranscription, images, instructionUpdates, interruptionSignal, billing } = p.capabilities;
-  return { name: p.name, label: p.label, keyVariable: p.keyVariable, voices: p.voices, capabilities: { inputTranscription, images, instructionUpdates, interruptionSignal, billing } };
+  return {
+    name: p.name,
+    label: p.label,
+    keyVariable: p.keyVariable,
+    voices: p.voices,
+    capabilities: { inputTranscription, images, instructionUpdates, interruptionSignal, billing },
+  };
 }

@@ -56,41 +56,81 @@ export interface SetupStateResponse {
   canStoreSecrets: boolean;
   secretsNote?: string;
   /** `patience`: the setting in force (issue #52): a level, or ms. */
-  values: { ownerId?: string; guildId?: string; voiceChannelId?: string; textChannelId?: string; liveProvider: LiveProviderName; patience: 'quick' | 'natural' | 'patient' | number };
+  values: {
+    ownerId?: string;
+    guildId?: string;
+    voiceChannelId?: string;
+    textChannelId?: string;
+    liveProvider: LiveProviderName;
+    patience: 'quick' | 'natural' | 'patient' | number;
+  };
   /** The providers to choose from (the registry's order): the key's label, the secret that stores it (none: environment only) and its state. */
-  providers: { name: LiveProviderName; label: string; keyLabel: string; keySecret?: SetupSecretKey; keyState: string }[];
+  providers: {
+    name: LiveProviderName;
+    label: string;
+    keyLabel: string;
+    keySecret?: SetupSecretKey;
+    keyState: string;
+  }[];
   canRestart: boolean;
 }
 
 export type SetupSecretKey = 'discordBotToken' | 'geminiApiKey' | 'openaiApiKey';
 export type SecretSource = { kind: 'environment'; variable: string } | { kind: 'file'; file: string; variable: string };
-const SETUP_SECRETS: Record<SetupSecretKey, VariableName> = { discordBotToken: 'DISCORD_BOT_TOKEN', geminiApiKey: 'GEMINI_API_KEY', openaiApiKey: 'OPENAI_API_KEY' };
+const SETUP_SECRETS: Record<SetupSecretKey, VariableName> = {
+  discordBotToken: 'DISCORD_BOT_TOKEN',
+  geminiApiKey: 'GEMINI_API_KEY',
+  openaiApiKey: 'OPENAI_API_KEY',
+};
 
 /**
  * Each secret's state and, when it is not saved here, where it comes from. The store sees only the
  * process environment; the config knows the `.env` file too (a token there is "environment", not "unset").
  */
-export function secretReport(stored: Partial<Record<SetupSecretKey, string>> | undefined, config: Config): Pick<SetupStateResponse, 'secrets' | 'secretSources'> {
+export function secretReport(
+  stored: Partial<Record<SetupSecretKey, string>> | undefined,
+  config: Config,
+): Pick<SetupStateResponse, 'secrets' | 'secretSources'> {
   const secrets = {} as SetupStateResponse['secrets'];
   const secretSources: SetupStateResponse['secretSources'] = {};
-  const inForce: Record<SetupSecretKey, string | undefined> = { discordBotToken: config.discord.botToken, geminiApiKey: config.gemini.apiKey, openaiApiKey: config.openai.apiKey };
+  const inForce: Record<SetupSecretKey, string | undefined> = {
+    discordBotToken: config.discord.botToken,
+    geminiApiKey: config.gemini.apiKey,
+    openaiApiKey: config.openai.apiKey,
+  };
   for (const [key, variable] of Object.entries(SETUP_SECRETS) as [SetupSecretKey, VariableName][]) {
     const saved = stored?.[key];
     const origin = config.origins?.[variable];
     if (saved === 'stored' || saved === 'unreadable') secrets[key] = saved;
     else if (origin || saved === 'environment' || inForce[key]) {
       secrets[key] = 'environment';
-      secretSources[key] = origin && origin.source !== 'environment' ? { kind: 'file', file: origin.source, variable: origin.name } : { kind: 'environment', variable: origin?.name ?? variable };
+      secretSources[key] =
+        origin && origin.source !== 'environment'
+          ? { kind: 'file', file: origin.source, variable: origin.name }
+          : { kind: 'environment', variable: origin?.name ?? variable };
     } else secrets[key] = 'unset';
   }
   return { secrets, secretSources };
 }
 
-const snowflake = z.string().trim().regex(/^\d{17,20}$/, 'must be a Discord id (17–20 digits)');
+const snowflake = z
+  .string()
+  .trim()
+  .regex(/^\d{17,20}$/, 'must be a Discord id (17–20 digits)');
 const DiscordTestSchema = z
-  .object({ token: SecretValueSchemas.discordBotToken.optional(), ownerId: snowflake.optional(), guildId: snowflake.optional(), voiceChannelId: snowflake.optional() })
+  .object({
+    token: SecretValueSchemas.discordBotToken.optional(),
+    ownerId: snowflake.optional(),
+    guildId: snowflake.optional(),
+    voiceChannelId: snowflake.optional(),
+  })
   .strict();
-const ModelTestSchema = z.object({ key: z.string().trim().min(10).max(300).regex(/^\S+$/).optional(), provider: z.enum(LIVE_PROVIDERS).optional() }).strict();
+const ModelTestSchema = z
+  .object({
+    key: z.string().trim().min(10).max(300).regex(/^\S+$/).optional(),
+    provider: z.enum(LIVE_PROVIDERS).optional(),
+  })
+  .strict();
 
 const FIELD_WORDS: Record<string, string> = {
   token: 'Paste the bot token as text.',
@@ -108,7 +148,8 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   for (const issue of parsed.error.issues) {
     // Unknown keys are one entry however many there are: the body, not each key, is what is wrong,
     // and a body of thousands of keys must not come back as thousands of fields.
-    if (issue.code === 'unrecognized_keys') fields.body ??= `Unknown field${issue.keys.length === 1 ? '' : 's'}: ${listKeys(issue.keys)}.`;
+    if (issue.code === 'unrecognized_keys')
+      fields.body ??= `Unknown field${issue.keys.length === 1 ? '' : 's'}: ${listKeys(issue.keys)}.`;
     else {
       const key = String(issue.path[0] ?? 'body');
       // The token's schema says what is wrong with the one pasted (too short, an id, "Bot " in front).
@@ -122,7 +163,8 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 
 export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
   const appRoot = deps.appRoot ?? findAppRoot();
-  const saved = async (): Promise<Partial<Record<VariableName, string>>> => (deps.store ? await deps.store.configValues() : {});
+  const saved = async (): Promise<Partial<Record<VariableName, string>>> =>
+    deps.store ? await deps.store.configValues() : {};
 
   app.get('/setup', { config: { public: true } }, async (_request, reply) => {
     const html = readFileSync(path.join(appRoot, 'renderer', 'setup.html'), 'utf8');
@@ -136,7 +178,10 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     const c = deps.config;
     return {
       configured: deps.missing.length === 0,
-      missing: deps.missing.map((variable) => ({ variable, words: MISSING_WORDS[variable as VariableName] ?? variable })),
+      missing: deps.missing.map((variable) => ({
+        variable,
+        words: MISSING_WORDS[variable as VariableName] ?? variable,
+      })),
       savedPendingRestart: deps.missing.filter((v) => (stored[v as VariableName] ?? '').trim() !== ''),
       ...secretReport(view?.secrets.state, c),
       canStoreSecrets: view?.secrets.canStore ?? false,
@@ -151,9 +196,19 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
       },
       providers: PROVIDERS.map((p) => {
         // A provider's key is one of the secrets this page reports (its words under the field come from `secrets`).
-        const keySecret = (Object.keys(SETUP_SECRETS) as SetupSecretKey[]).find((k) => SETUP_SECRETS[k] === p.keyVariable);
-        const keyState = (keySecret ? view?.secrets.state[keySecret] : undefined) ?? (providerKey(c, p.name) ? 'environment' : 'unset');
-        return { name: p.name, label: p.label, keyLabel: `${p.service} API key`, ...(keySecret ? { keySecret } : {}), keyState };
+        const keySecret = (Object.keys(SETUP_SECRETS) as SetupSecretKey[]).find(
+          (k) => SETUP_SECRETS[k] === p.keyVariable,
+        );
+        const keyState =
+          (keySecret ? view?.secrets.state[keySecret] : undefined) ??
+          (providerKey(c, p.name) ? 'environment' : 'unset');
+        return {
+          name: p.name,
+          label: p.label,
+          keyLabel: `${p.service} API key`,
+          ...(keySecret ? { keySecret } : {}),
+          keyState,
+        };
       }),
       canRestart: deps.restart !== undefined,
     };
@@ -163,7 +218,14 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     const body = parseBody(DiscordTestSchema, request.body);
     const stored = await saved();
     const token = body.token ?? stored.DISCORD_BOT_TOKEN ?? deps.config.discord.botToken;
-    if (!token) throw new HttpError(400, 'token_missing', 'Paste the Discord bot token first.', {}, { token: 'Paste the Discord bot token first.' });
+    if (!token)
+      throw new HttpError(
+        400,
+        'token_missing',
+        'Paste the Discord bot token first.',
+        {},
+        { token: 'Paste the Discord bot token first.' },
+      );
     return checkDiscord({
       token,
       ownerId: body.ownerId ?? stored.DISCORD_VOICE_LIVE_USER_ID ?? deps.config.discord.ownerId,
@@ -184,22 +246,33 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     return { ok: directoryComplete(result), directory: result.directory };
   });
 
-  const modelTest = (fixed?: LiveProviderName) => async (request: { body: unknown }): Promise<ModelCheckResult> => {
-    const body = parseBody(ModelTestSchema, request.body);
-    const stored = await saved();
-    const savedProvider = stored.DISCORD_VOICE_LIVE_PROVIDER;
-    const provider = fixed ?? body.provider ?? (savedProvider && isProviderName(savedProvider) ? savedProvider : deps.config.liveProvider);
-    const key = body.key ?? providerKey(deps.config, provider, stored);
-    if (!key) throw new HttpError(400, 'key_missing', 'Paste the API key first.', {}, { key: 'Paste the API key first.' });
-    return checkModel({ provider, apiKey: key, config: deps.config, logger: deps.logger });
-  };
+  const modelTest =
+    (fixed?: LiveProviderName) =>
+    async (request: { body: unknown }): Promise<ModelCheckResult> => {
+      const body = parseBody(ModelTestSchema, request.body);
+      const stored = await saved();
+      const savedProvider = stored.DISCORD_VOICE_LIVE_PROVIDER;
+      const provider =
+        fixed ??
+        body.provider ??
+        (savedProvider && isProviderName(savedProvider) ? savedProvider : deps.config.liveProvider);
+      const key = body.key ?? providerKey(deps.config, provider, stored);
+      if (!key)
+        throw new HttpError(400, 'key_missing', 'Paste the API key first.', {}, { key: 'Paste the API key first.' });
+      return checkModel({ provider, apiKey: key, config: deps.config, logger: deps.logger });
+    };
   // The first setup page's route, kept: it always tests Gemini.
   app.post('/setup/test/gemini', modelTest(GEMINI.name));
   app.post('/setup/test/model', modelTest());
 
   app.post('/restart', async (_request, reply) => {
     const restart = deps.restart;
-    if (!restart) throw new HttpError(409, 'restart_unavailable', 'This shell cannot restart itself; stop Live Voice Bridge and start it again.');
+    if (!restart)
+      throw new HttpError(
+        409,
+        'restart_unavailable',
+        'This shell cannot restart itself; stop Live Voice Bridge and start it again.',
+      );
     // After the answer is on its way: the restart closes this very server.
     reply.raw.once('finish', () => setImmediate(restart));
     return { restarting: true };

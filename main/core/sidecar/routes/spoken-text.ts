@@ -37,11 +37,18 @@ const ROUTES: readonly { path: '/say' | '/announce' | '/ask'; verb: SpokenVerb; 
 ];
 
 export const registerSpokenTextRoutes: RouteModule<SpokenTextRouteDeps> = (app, deps) => {
-  const hand = (verb: SpokenVerb, route: SayVerb, raw: string | undefined, source: string | undefined, missing: string) => {
+  const hand = (
+    verb: SpokenVerb,
+    route: SayVerb,
+    raw: string | undefined,
+    source: string | undefined,
+    missing: string,
+  ) => {
     const text = (raw ?? '').trim();
     if (!text) throw new HttpError(400, 'empty_text', missing);
     const chars = characterCount(text);
-    if (chars > SAY_MAX_CHARS) throw new HttpError(413, 'text_too_long', `text is longer than ${SAY_MAX_CHARS} characters (${chars})`);
+    if (chars > SAY_MAX_CHARS)
+      throw new HttpError(413, 'text_too_long', `text is longer than ${SAY_MAX_CHARS} characters (${chars})`);
     let id: string;
     try {
       id = deps.bridge.say(text, source ?? 'sidecar', verb, route);
@@ -56,9 +63,19 @@ export const registerSpokenTextRoutes: RouteModule<SpokenTextRouteDeps> = (app, 
   // GET /say/{id}: what became of a /say, /announce or /ask (or a voice notification's `say_id`).
   app.get<{ Params: { id: string } }>('/say/:id', async (request) => {
     const id = request.params.id;
-    if (!SAY_ID_PATTERN.test(id)) throw new HttpError(400, 'bad_say_id', 'a spoken-text id looks like say_0123456789ab (the id a /say, /announce or /ask answered)');
+    if (!SAY_ID_PATTERN.test(id))
+      throw new HttpError(
+        400,
+        'bad_say_id',
+        'a spoken-text id looks like say_0123456789ab (the id a /say, /announce or /ask answered)',
+      );
     const outcome = deps.bridge.sayOutcome?.(id);
-    if (!outcome) throw new HttpError(404, 'unknown_say_id', `no spoken-text request ${id} (unknown, or older than the outcomes kept: the last 500, 6 h)`);
+    if (!outcome)
+      throw new HttpError(
+        404,
+        'unknown_say_id',
+        `no spoken-text request ${id} (unknown, or older than the outcomes kept: the last 500, 6 h)`,
+      );
     return outcome;
   });
 
@@ -67,7 +84,12 @@ export const registerSpokenTextRoutes: RouteModule<SpokenTextRouteDeps> = (app, 
       const query = TextQuery.safeParse(request.query);
       if (!query.success) {
         const unknown = query.error.issues.find((i) => i.code === 'unrecognized_keys');
-        if (unknown && unknown.code === 'unrecognized_keys') throw new HttpError(400, 'unknown_field', `unknown parameter ${unknown.keys.map((k) => JSON.stringify(k)).join(', ')}; accepted: text, source`);
+        if (unknown && unknown.code === 'unrecognized_keys')
+          throw new HttpError(
+            400,
+            'unknown_field',
+            `unknown parameter ${unknown.keys.map((k) => JSON.stringify(k)).join(', ')}; accepted: text, source`,
+          );
         throw new HttpError(400, 'invalid_request', 'give text once, as a string');
       }
       return hand(verb, route, query.data.text, query.data.source, 'query parameter text is required');
@@ -76,7 +98,8 @@ export const registerSpokenTextRoutes: RouteModule<SpokenTextRouteDeps> = (app, 
     // (Node refuses request headers over 16 KiB with 431).
     app.post(path, async (request) => {
       const body = TextBody.safeParse(request.body === undefined ? {} : request.body);
-      if (!body.success) throw new HttpError(400, 'invalid_request', 'send {"text": "…"} (a string; "source" optional, nothing else)');
+      if (!body.success)
+        throw new HttpError(400, 'invalid_request', 'send {"text": "…"} (a string; "source" optional, nothing else)');
       return hand(verb, route, body.data.text, body.data.source, 'text is required');
     });
   }

@@ -17,7 +17,10 @@ const MuteBody = z.object({ muted: z.boolean() }).strict();
 const PttBody = z
   .object({ enabled: z.boolean().optional(), held: z.boolean().optional() })
   .strict()
-  .refine((b) => b.enabled !== undefined || b.held !== undefined, 'give "enabled" (push-to-talk mode) or "held" (the talk key), as true or false');
+  .refine(
+    (b) => b.enabled !== undefined || b.held !== undefined,
+    'give "enabled" (push-to-talk mode) or "held" (the talk key), as true or false',
+  );
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body ?? undefined);
@@ -34,7 +37,11 @@ export const registerTalkRoutes: RouteModule<TalkRouteDeps> = (app, deps) => {
     const body = parse(PttBody, request.body);
     // Refused as a whole: a request that fails changes nothing.
     if (body.held === true && !(body.enabled ?? talk.state().ptt.enabled)) {
-      throw new HttpError(409, 'ptt_off', 'push-to-talk is off, so voices already reach the model; turn it on first with {"enabled":true}');
+      throw new HttpError(
+        409,
+        'ptt_off',
+        'push-to-talk is off, so voices already reach the model; turn it on first with {"enabled":true}',
+      );
     }
     if (body.enabled !== undefined) talk.setPttEnabled(body.enabled);
     return body.held === undefined ? talk.state() : talk.setPttHeld(body.held);

@@ -12,7 +12,13 @@ import type { RouteModule } from '../route-types.ts';
 export const TOOL_BODY_LIMIT = 1024 * 1024;
 export const HANDOFF_TOOL = 'sora_handoff';
 
-async function run(registry: ToolRegistry, name: string, body: unknown, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function run(
+  registry: ToolRegistry,
+  name: string,
+  body: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const outcome: ToolOutcome = await registry.invoke(name, body, { caller: 'sidecar' });
   if (!outcome.ok) {
     const { status, code, message } = outcome.error;
@@ -32,7 +38,8 @@ export const registerToolRoutes: RouteModule<{ registry: ToolRegistry }> = (app,
   );
 
   app.post('/handoff', { bodyLimit: TOOL_BODY_LIMIT }, async (request, reply) => {
-    if (!registry.has(HANDOFF_TOOL)) throw new HttpError(503, 'handoff_unavailable', 'the hand-off tool is not registered in this process');
+    if (!registry.has(HANDOFF_TOOL))
+      throw new HttpError(503, 'handoff_unavailable', 'the hand-off tool is not registered in this process');
     return run(registry, HANDOFF_TOOL, request.body, request, reply);
   });
 };

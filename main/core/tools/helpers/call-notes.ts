@@ -44,19 +44,33 @@ function ofCall(callId: string, notes: readonly NoteEvent[]): ResolvedNotes {
   return { notes: notes.filter((n) => n.callId === callId).slice(-CALL_NOTES_LIMIT), callId };
 }
 
-export function resolveNotes(args: { text?: string; notes?: readonly (string | NoteLike)[]; call_id?: string }, sources: CallNotesSources): ResolvedNotes {
+export function resolveNotes(
+  args: { text?: string; notes?: readonly (string | NoteLike)[]; call_id?: string },
+  sources: CallNotesSources,
+): ResolvedNotes {
   const given = combineNotes(args);
   if (given) return { notes: given };
   const running = sources.currentCall?.() ?? null;
   const named = args.call_id;
   if (named === undefined || named === running?.callId) {
-    if (!running) throw new CallNotesRefusal('no_call', 'no running call to read notes from: give `text` or `notes` (or, for a hand-off, the `call_id` of a recorded call), or ask during a call');
+    if (!running)
+      throw new CallNotesRefusal(
+        'no_call',
+        'no running call to read notes from: give `text` or `notes` (or, for a hand-off, the `call_id` of a recorded call), or ask during a call',
+      );
     return ofCall(running.callId, running.notes);
   }
   if (!sources.callNotes) {
-    throw new CallNotesRefusal('call_mismatch', `call_id ${JSON.stringify(named)} is not the running call${running ? ` (${running.callId})` : ''}: give that call's notes (GET /notes?call=…)`);
+    throw new CallNotesRefusal(
+      'call_mismatch',
+      `call_id ${JSON.stringify(named)} is not the running call${running ? ` (${running.callId})` : ''}: give that call's notes (GET /notes?call=…)`,
+    );
   }
   const past = sources.callNotes(named);
-  if (!past) throw new CallNotesRefusal('unknown_call', `no notes for call ${JSON.stringify(named)} (ids as listed by GET /calls)`);
+  if (!past)
+    throw new CallNotesRefusal(
+      'unknown_call',
+      `no notes for call ${JSON.stringify(named)} (ids as listed by GET /calls)`,
+    );
   return ofCall(named, past);
 }

@@ -32,7 +32,8 @@ function inlineCode(command: string): string {
 function subgoalsFrom(fields: GrillFields, questions: readonly string[], vague: readonly GrillField[]): string[] {
   const out: string[] = [];
   const usable = (f: GrillField) => !vague.includes(f);
-  if (fields.next_command && usable('next_command')) out.push(`Run ${inlineCode(chatSafeInline(fields.next_command, SUBGOAL_MAX - 6))}`);
+  if (fields.next_command && usable('next_command'))
+    out.push(`Run ${inlineCode(chatSafeInline(fields.next_command, SUBGOAL_MAX - 6))}`);
   if (fields.verification_test && usable('verification_test')) out.push(`Verify: ${fields.verification_test}`);
   for (const c of fields.constraints.slice(0, 3)) out.push(`Respect constraint: ${c}`);
   for (const r of fields.risk.slice(0, 2)) out.push(`Guard against risk: ${r}`);

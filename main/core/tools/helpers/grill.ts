@@ -39,22 +39,29 @@ const LIST_MAX = 6;
 
 const LABELS: Record<GrillField, RegExp> = {
   objective: /^(?:objective|goal|aim|purpose|task|mission|intent|outcome)s?$/i,
-  constraints: /^(?:constraints?|requirements?|limits?|limitations?|rules?|boundaries|budget|deadline|must not|don'?t)$/i,
+  constraints:
+    /^(?:constraints?|requirements?|limits?|limitations?|rules?|boundaries|budget|deadline|must not|don'?t)$/i,
   owner: /^(?:owner|owned by|assignee|assigned to|responsible|dri|who)$/i,
   risk: /^(?:risks?|concerns?|caveats?|dangers?|blast radius|rollback(?: plan)?)$/i,
   next_command: /^(?:next command|command|cmd|next step|next action|next|run|action)$/i,
-  verification_test: /^(?:verification(?: test)?|verify|tests?|check|acceptance(?: test| criteria)?|done when|success criteria|definition of done|validation)$/i,
+  verification_test:
+    /^(?:verification(?: test)?|verify|tests?|check|acceptance(?: test| criteria)?|done when|success criteria|definition of done|validation)$/i,
 };
 
 /** `- **Owner**: Dana`, `## Risk - ...`, `1) next command: ...` */
-const LABELLED_LINE = /^\s*(?:[-*•>]+\s*|#{1,6}\s*|\d{1,2}[.)]\s*)?(?:\*\*|__)?([A-Za-z][A-Za-z' ]{1,30}?)(?:\*\*|__)?\s*(?:\([^)]{0,40}\))?\s*(?::|\s[-–—]\s)\s*(.*)$/;
+const LABELLED_LINE =
+  /^\s*(?:[-*•>]+\s*|#{1,6}\s*|\d{1,2}[.)]\s*)?(?:\*\*|__)?([A-Za-z][A-Za-z' ]{1,30}?)(?:\*\*|__)?\s*(?:\([^)]{0,40}\))?\s*(?::|\s[-–—]\s)\s*(.*)$/;
 
-const COMMAND_START = /^(?:npx|npm|node|pnpm|yarn|bun|deno|git|gh|make|docker|kubectl|helm|curl|wget|python3?|pip3?|uv|cargo|go|bash|sh|zsh|\.\/|\/usr\/|sudo|systemctl|journalctl|ssh|scp|rsync|aws|gcloud|az|terraform|ansible|vitest|jest|pytest|playwright|tsc|eslint|live-voice-bridge|ls|cat|grep|rg|sed|tail|psql|redis-cli)\b/;
-const TEST_COMMAND = /\b(?:npm (?:run )?test|npx vitest|vitest|jest|pytest|go test|cargo test|make (?:test|check)|playwright test|mocha|rspec|phpunit|tox|ctest|dotnet test|mvn test|gradle test)\b/;
+const COMMAND_START =
+  /^(?:npx|npm|node|pnpm|yarn|bun|deno|git|gh|make|docker|kubectl|helm|curl|wget|python3?|pip3?|uv|cargo|go|bash|sh|zsh|\.\/|\/usr\/|sudo|systemctl|journalctl|ssh|scp|rsync|aws|gcloud|az|terraform|ansible|vitest|jest|pytest|playwright|tsc|eslint|live-voice-bridge|ls|cat|grep|rg|sed|tail|psql|redis-cli)\b/;
+const TEST_COMMAND =
+  /\b(?:npm (?:run )?test|npx vitest|vitest|jest|pytest|go test|cargo test|make (?:test|check)|playwright test|mocha|rspec|phpunit|tox|ctest|dotnet test|mvn test|gradle test)\b/;
 const TEST_NAME = /\b[\w./-]+\.(?:test|spec)\.[cm]?[jt]sx?\b|\btest_[a-z0-9_]+\b|\b[A-Z]\w*Test\b|\btests?\/[\w./-]+/;
 
-const VAGUE_WORDS = /^(?:tbd|tba|todo|\?+|n\/?a|unknown|unclear|none|nothing|nobody|someone|somebody|anyone|anybody|everyone|whoever|the team|team|we|us|they|them|later|soon|eventually|stuff|things|something|fix it|make it work|do it|handle it|sort it out|whatever|idk|not sure|maybe|etc|it works|test it|check it|looks good|see above|same as before)$/i;
-const VAGUE_INSIDE = /\b(?:(?:the|that|this|some) (?:thing|stuff)\b|tbd|to be decided|not sure|somehow|figure (?:it )?out|someone|somebody|whoever|some kind of|or something|i guess)\b/i;
+const VAGUE_WORDS =
+  /^(?:tbd|tba|todo|\?+|n\/?a|unknown|unclear|none|nothing|nobody|someone|somebody|anyone|anybody|everyone|whoever|the team|team|we|us|they|them|later|soon|eventually|stuff|things|something|fix it|make it work|do it|handle it|sort it out|whatever|idk|not sure|maybe|etc|it works|test it|check it|looks good|see above|same as before)$/i;
+const VAGUE_INSIDE =
+  /\b(?:(?:the|that|this|some) (?:thing|stuff)\b|tbd|to be decided|not sure|somehow|figure (?:it )?out|someone|somebody|whoever|some kind of|or something|i guess)\b/i;
 
 /** After . ! ? and a space, except after e.g. / i.e. / etc. / vs. */
 const SENTENCE_BREAK = /(?<!\b(?:e\.g|i\.e|etc|vs|approx)\.)(?<=[.!?])\s+(?=\S)/i;
@@ -73,7 +80,8 @@ function statementsOf(notes: NotesInput): Statement[] {
       if (!line.trim()) continue;
       // A labelled line stays whole; spoken prose splits into sentences.
       const parts = LABELLED_LINE.test(line) || /^\s*\$\s/.test(line) ? [line] : line.split(SENTENCE_BREAK);
-      for (const part of parts) if (part.trim()) out.push({ text: part.trim(), speaker: u.speaker_name ?? u.speaker, kind: u.kind });
+      for (const part of parts)
+        if (part.trim()) out.push({ text: part.trim(), speaker: u.speaker_name ?? u.speaker, kind: u.kind });
     }
   }
   return out;
@@ -97,13 +105,18 @@ function commandsIn(text: string): string[] {
 }
 
 function isVague(field: GrillField, value: string): boolean {
-  const bare = value.replace(/^(?:the|a|an)\s+/i, '').replace(/[.!?…]+$/, '').trim();
+  const bare = value
+    .replace(/^(?:the|a|an)\s+/i, '')
+    .replace(/[.!?…]+$/, '')
+    .trim();
   if (VAGUE_WORDS.test(bare) || VAGUE_INSIDE.test(bare)) return true;
   switch (field) {
     case 'objective':
       return bare.split(/\s+/).length < 3;
     case 'owner':
-      return /^(?:we|us|they|them|people|folks|devs?|ops|the team|team|who|\[(?:here|everyone|role \d+)\])$/i.test(bare);
+      return /^(?:we|us|they|them|people|folks|devs?|ops|the team|team|who|\[(?:here|everyone|role \d+)\])$/i.test(
+        bare,
+      );
     case 'next_command':
       return !(COMMAND_START.test(bare) || /`[^`]+`/.test(value) || /\s--?[a-z]/.test(bare));
     case 'verification_test':
@@ -124,18 +137,28 @@ const PHRASES = {
     /(?:^|[.;,]\s*)(<@!?\d+>|[A-Z][a-z]+(?: [A-Z][a-z]+)?|I|[Ww]e|[Tt]hey|[Ss]omeone|[Ss]omebody)(?:\s+(?:will|is going to|owns|takes|handles|is on it|is responsible)|'ll)\b/,
   ],
   risk: /\b(?:risks?|risky|danger|careful|concern(?:ed)?|worr(?:y|ied)|might (?:break|fail|lose|leak)|could (?:break|fail|lose|leak|take down)|may (?:break|fail)|data loss|downtime|breaking change|roll ?back)\b/i,
-  constraint: /\b(?:must(?:n't| not)?|do not|don't|never|only|without|no more than|at most|at least|can't|cannot|should(?:n't| not)|keep (?:the|it|them)|deadline|budget|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|eod|end of (?:day|week)|noon))\b/i,
-  verification: /\b(?:verify|confirm|make sure|check that|done when|success (?:is|means|looks like)|should (?:pass|return|show|print|respond)|we(?:'ll)? know it works|passes)\b/i,
+  constraint:
+    /\b(?:must(?:n't| not)?|do not|don't|never|only|without|no more than|at most|at least|can't|cannot|should(?:n't| not)|keep (?:the|it|them)|deadline|budget|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|eod|end of (?:day|week)|noon))\b/i,
+  verification:
+    /\b(?:verify|confirm|make sure|check that|done when|success (?:is|means|looks like)|should (?:pass|return|show|print|respond)|we(?:'ll)? know it works|passes)\b/i,
   nextHint: /\b(?:next|then|first|run|start with|go ahead and)\b/i,
 };
 
 function ownerFromPronoun(raw: string, s: Statement): string {
-  if (/^i$/i.test(raw)) return s.kind === 'output_transcript' ? 'the assistant' : s.speaker ? `the caller (${s.speaker})` : 'the caller';
+  if (/^i$/i.test(raw))
+    return s.kind === 'output_transcript' ? 'the assistant' : s.speaker ? `the caller (${s.speaker})` : 'the caller';
   return raw;
 }
 
 function extract(statements: Statement[]): GrillFields {
-  const fields: GrillFields = { objective: null, constraints: [], owner: null, risk: [], next_command: null, verification_test: null };
+  const fields: GrillFields = {
+    objective: null,
+    constraints: [],
+    owner: null,
+    risk: [],
+    next_command: null,
+    verification_test: null,
+  };
   const used = new Set<Statement>();
   const pushUnique = (list: string[], value: string) => {
     if (value && list.length < LIST_MAX && !list.includes(value)) list.push(value);
@@ -164,7 +187,8 @@ function extract(statements: Statement[]): GrillFields {
   for (const s of statements) {
     for (const cmd of commandsIn(s.text)) {
       if (TEST_COMMAND.test(cmd)) fields.verification_test ??= clean(cmd);
-      else if (fields.next_command === null && (PHRASES.nextHint.test(s.text) || /^\s*\$/.test(s.text))) fields.next_command = clean(cmd);
+      else if (fields.next_command === null && (PHRASES.nextHint.test(s.text) || /^\s*\$/.test(s.text)))
+        fields.next_command = clean(cmd);
     }
   }
   if (fields.next_command === null) {
@@ -212,7 +236,8 @@ function quote(value: string): string {
 }
 
 function questionFor(field: GrillField, fields: GrillFields, vague: boolean, objectiveUsable: boolean): string {
-  const about = fields.objective && objectiveUsable && fields.objective.length <= 60 ? ` for ${quote(fields.objective)}` : '';
+  const about =
+    fields.objective && objectiveUsable && fields.objective.length <= 60 ? ` for ${quote(fields.objective)}` : '';
   switch (field) {
     case 'objective':
       return vague
@@ -245,7 +270,8 @@ function isEmpty(fields: GrillFields, field: GrillField): boolean {
 export function renderGrillMarkdown(fields: GrillFields, questions: readonly string[]): string {
   const line = (label: string, value: string | null) => `- **${label}:** ${value ?? '_not stated_'}`;
   const list = (label: string, values: string[]) => line(label, values.length ? values.join('; ') : null);
-  const cmd = fields.next_command && !fields.next_command.includes('`') ? `\`${fields.next_command}\`` : fields.next_command;
+  const cmd =
+    fields.next_command && !fields.next_command.includes('`') ? `\`${fields.next_command}\`` : fields.next_command;
   const parts = [
     '## Call brief',
     line('Objective', fields.objective),
@@ -271,5 +297,12 @@ export function liveGrill(input: GrillInput): GrillResult {
   const questions = GRILL_FIELDS.filter((f) => missing.includes(f) || vague.includes(f))
     .map((f) => questionFor(f, fields, vague.includes(f), !vague.includes('objective')))
     .slice(0, maxQuestions);
-  return { fields, missing, vague, questions, complete: missing.length === 0 && vague.length === 0, markdown: renderGrillMarkdown(fields, questions) };
+  return {
+    fields,
+    missing,
+    vague,
+    questions,
+    complete: missing.length === 0 && vague.length === 0,
+    markdown: renderGrillMarkdown(fields, questions),
+  };
 }

@@ -63,7 +63,9 @@ export function buildHandoff(input: HandoffInput): Handoff {
     total += r.redactions.length;
     return { ...u, text: r.text };
   });
-  const grill = liveGrill({ notes: redacted.map((u) => ({ kind: u.kind, speaker: u.speaker_name ?? u.speaker, text: u.text })) });
+  const grill = liveGrill({
+    notes: redacted.map((u) => ({ kind: u.kind, speaker: u.speaker_name ?? u.speaker, text: u.text })),
+  });
   const goal = goalSynth({ grill });
   const fullExcerpt = redacted.map((u) => `${speakerLabel(u)}: ${u.text}`).join('\n');
   const notesTruncated = fullExcerpt.length > EXCERPT_MAX;
@@ -77,7 +79,13 @@ export function buildHandoff(input: HandoffInput): Handoff {
     call_id: input.callId ?? null,
     source: { utterances: utterances.length, chars: utterances.reduce((n, u) => n + u.text.length, 0) },
     redactions: { total, by_kind: byKind },
-    brief: { fields: grill.fields, missing: grill.missing, vague: grill.vague, questions: grill.questions, complete: grill.complete },
+    brief: {
+      fields: grill.fields,
+      missing: grill.missing,
+      vague: grill.vague,
+      questions: grill.questions,
+      complete: grill.complete,
+    },
     goal: { goal: goal.goal, subgoals: goal.subgoals, text: goal.text },
     notes_excerpt: excerpt,
     notes_truncated: notesTruncated,
@@ -86,10 +94,17 @@ export function buildHandoff(input: HandoffInput): Handoff {
 }
 
 export function renderHandoffMarkdown(doc: HandoffDocument): string {
-  const meta = [`created ${doc.created_at}`, doc.call_id ? `call ${doc.call_id}` : null, `${doc.source.utterances} note${doc.source.utterances === 1 ? '' : 's'}`, `${doc.redactions.total} redactions`]
+  const meta = [
+    `created ${doc.created_at}`,
+    doc.call_id ? `call ${doc.call_id}` : null,
+    `${doc.source.utterances} note${doc.source.utterances === 1 ? '' : 's'}`,
+    `${doc.redactions.total} redactions`,
+  ]
     .filter(Boolean)
     .join(' · ');
-  const status = doc.brief.complete ? 'Brief complete.' : `Brief incomplete: ${[...doc.brief.missing, ...doc.brief.vague].join(', ')} need an answer.`;
+  const status = doc.brief.complete
+    ? 'Brief complete.'
+    : `Brief incomplete: ${[...doc.brief.missing, ...doc.brief.vague].join(', ')} need an answer.`;
   const fence = fenceFor(doc.notes_excerpt);
   return [
     `# Hand-off: ${doc.title}`,
@@ -108,7 +123,9 @@ export function renderHandoffMarkdown(doc: HandoffDocument): string {
     '',
     '## Notes (redacted)',
     '',
-    doc.notes_excerpt ? `${fence}text\n${doc.notes_excerpt}${doc.notes_truncated ? '\n…' : ''}\n${fence}` : '_no notes_',
+    doc.notes_excerpt
+      ? `${fence}text\n${doc.notes_excerpt}${doc.notes_truncated ? '\n…' : ''}\n${fence}`
+      : '_no notes_',
     '',
   ].join('\n');
 }
@@ -128,7 +145,10 @@ async function exists(file: string): Promise<boolean> {
 }
 
 async function writeAtomic(file: string, content: string): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   try {
     await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
     await rename(temp, file);
@@ -144,11 +164,16 @@ export interface WrittenHandoff {
 }
 
 /** Write `<dir>/<timestamp>.md` and `.json` (a `-2`, `-3` … suffix if that second is taken). */
-export async function writeHandoffFiles(dir: string, handoff: Handoff, now: Date = new Date(handoff.json.created_at)): Promise<WrittenHandoff> {
+export async function writeHandoffFiles(
+  dir: string,
+  handoff: Handoff,
+  now: Date = new Date(handoff.json.created_at),
+): Promise<WrittenHandoff> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const stamp = handoffStamp(now);
   let base = stamp;
-  for (let n = 2; (await exists(path.join(dir, `${base}.md`))) || (await exists(path.join(dir, `${base}.json`))); n++) base = `${stamp}-${n}`;
+  for (let n = 2; (await exists(path.join(dir, `${base}.md`))) || (await exists(path.join(dir, `${base}.json`))); n++)
+    base = `${stamp}-${n}`;
   const jsonPath = path.join(dir, `${base}.json`);
   const mdPath = path.join(dir, `${base}.md`);
   await writeAtomic(jsonPath, JSON.stringify(handoff.json, null, 2) + '\n');

@@ -36,7 +36,13 @@ export const REDACT_DEFAULT_MAX_CHARS = 20_000;
 // Strict, like every sidecar body: a misspelled argument (maxchars) is refused, not silently ignored.
 const redactArgs = z.strictObject({
   text: z.string().max(1_000_000).describe('Text to redact: notes, a transcript, a log excerpt.'),
-  max_chars: z.number().int().min(1).max(1_000_000).optional().describe(`Cut the redacted text to this many characters (default ${REDACT_DEFAULT_MAX_CHARS}).`),
+  max_chars: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(`Cut the redacted text to this many characters (default ${REDACT_DEFAULT_MAX_CHARS}).`),
 });
 
 const grillResultSchema = z.object({
@@ -66,7 +72,8 @@ export function defaultAgentHome(env: NodeJS.ProcessEnv = process.env): string {
 export function createRedactTool() {
   return defineTool({
     name: 'sora_redact',
-    description: 'Remove secrets (bot tokens, webhook URLs, JWTs, API keys, passwords, private keys) from text before it is reused. Each one becomes [REDACTED:<kind>].',
+    description:
+      'Remove secrets (bot tokens, webhook URLs, JWTs, API keys, passwords, private keys) from text before it is reused. Each one becomes [REDACTED:<kind>].',
     args: redactArgs,
     run: (args) => redact(args.text, { maxChars: args.max_chars ?? REDACT_DEFAULT_MAX_CHARS }),
   });
@@ -74,7 +81,10 @@ export function createRedactTool() {
 
 export function createGrillTool(deps: Pick<HelperToolDeps, 'currentCall'> = {}) {
   const args = z
-    .strictObject({ ...notesArgsShape, max_questions: z.number().int().min(0).max(12).optional().describe('At most this many questions (default 6).') })
+    .strictObject({
+      ...notesArgsShape,
+      max_questions: z.number().int().min(0).max(12).optional().describe('At most this many questions (default 6).'),
+    })
     .refine((a) => deps.currentCall !== undefined || hasNotes(a), NEEDS_NOTES);
   return defineTool({
     name: 'sora_live_grill',
@@ -88,15 +98,30 @@ export function createGoalSynthTool(deps: Pick<HelperToolDeps, 'currentCall'> = 
   const args = z
     .strictObject({
       ...notesArgsShape,
-      grill_result: grillResultSchema.optional().describe('A sora_live_grill result to turn into goals (instead of notes).'),
-      max_chars: z.number().int().min(100).max(DISCORD_MESSAGE_LIMIT).optional().describe('Limit for the whole block (default 2000, Discord’s message size).'),
+      grill_result: grillResultSchema
+        .optional()
+        .describe('A sora_live_grill result to turn into goals (instead of notes).'),
+      max_chars: z
+        .number()
+        .int()
+        .min(100)
+        .max(DISCORD_MESSAGE_LIMIT)
+        .optional()
+        .describe('Limit for the whole block (default 2000, Discord’s message size).'),
     })
-    .refine((a) => deps.currentCall !== undefined || a.grill_result !== undefined || hasNotes(a), `${NEEDS_NOTES}, or \`grill_result\``);
+    .refine(
+      (a) => deps.currentCall !== undefined || a.grill_result !== undefined || hasNotes(a),
+      `${NEEDS_NOTES}, or \`grill_result\``,
+    );
   return defineTool({
     name: 'sora_goal_synth',
-    description: 'Turn call notes (or a sora_live_grill result) into a chat-safe block: one /goal line and /subgoal lines, redacted, without mentions, within 2000 characters.',
+    description:
+      'Turn call notes (or a sora_live_grill result) into a chat-safe block: one /goal line and /subgoal lines, redacted, without mentions, within 2000 characters.',
     args,
-    run: (a) => (a.grill_result ? goalSynth({ grill: a.grill_result, maxChars: a.max_chars }) : goalSynth({ notes: resolveNotes(a, deps).notes, maxChars: a.max_chars })),
+    run: (a) =>
+      a.grill_result
+        ? goalSynth({ grill: a.grill_result, maxChars: a.max_chars })
+        : goalSynth({ notes: resolveNotes(a, deps).notes, maxChars: a.max_chars }),
   });
 }
 
@@ -105,18 +130,28 @@ export function createHandoffTool(deps: HelperToolDeps) {
     .strictObject({
       ...notesArgsShape,
       title: z.string().max(200).optional(),
-      call_id: z.string().max(200).optional().describe('The call to hand off (its notes are read when none are given); default: the running call.'),
+      call_id: z
+        .string()
+        .max(200)
+        .optional()
+        .describe('The call to hand off (its notes are read when none are given); default: the running call.'),
       notify: z.boolean().optional().describe('Also deliver the /goal block through the notification dispatcher.'),
       notify_mode: z.enum(NOTIFY_MODES).optional().describe('Delivery mode when notify is true (default auto).'),
     })
     .refine((a) => deps.currentCall !== undefined || hasNotes(a), NEEDS_NOTES);
   return defineTool({
     name: 'sora_handoff',
-    description: 'Hand the call off: redact, grill and goal-synth the notes (the current call unless given), write a markdown and a JSON document under <agent home>/voice-users/handoffs/, and optionally notify.',
+    description:
+      'Hand the call off: redact, grill and goal-synth the notes (the current call unless given), write a markdown and a JSON document under <agent home>/voice-users/handoffs/, and optionally notify.',
     args,
     run: async (a) => {
       const { notes, callId: read } = resolveNotes(a, deps);
-      const callId = read ?? a.call_id ?? (Array.isArray(notes) ? notes.map((n) => (typeof n === 'string' ? undefined : n.callId)).find(Boolean) : undefined);
+      const callId =
+        read ??
+        a.call_id ??
+        (Array.isArray(notes)
+          ? notes.map((n) => (typeof n === 'string' ? undefined : n.callId)).find(Boolean)
+          : undefined);
       const now = deps.now?.() ?? new Date();
       const handoff = buildHandoff({ notes, title: a.title, callId, now });
       const home = typeof deps.agentHome === 'function' ? deps.agentHome() : deps.agentHome;
@@ -126,7 +161,12 @@ export function createHandoffTool(deps: HelperToolDeps) {
         if (!deps.notify) notified = { status: 'unavailable', detail: 'no notification dispatcher in this process' };
         else {
           try {
-            notified = await deps.notify({ text: handoff.json.goal.text, title: handoff.json.title, mode: a.notify_mode ?? 'auto', source: 'sora_handoff' });
+            notified = await deps.notify({
+              text: handoff.json.goal.text,
+              title: handoff.json.title,
+              mode: a.notify_mode ?? 'auto',
+              source: 'sora_handoff',
+            });
           } catch (err) {
             notified = { status: 'error', detail: err instanceof Error ? err.message : String(err) };
           }

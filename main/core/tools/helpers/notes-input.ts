@@ -52,7 +52,12 @@ export function toUtterances(input: NotesInput): Utterance[] {
       last.text += /^[\s,.;:!?)]/.test(note.text) || /\s$/.test(last.text) ? note.text : ` ${note.text}`;
       continue;
     }
-    out.push({ kind, speaker: note.speaker, ...(note.speaker_name ? { speaker_name: note.speaker_name } : {}), text: note.text });
+    out.push({
+      kind,
+      speaker: note.speaker,
+      ...(note.speaker_name ? { speaker_name: note.speaker_name } : {}),
+      text: note.text,
+    });
   }
   return out.map((u) => ({ ...u, text: u.text.trim() }));
 }

@@ -44,7 +44,11 @@ export function isUuid(value: string): boolean {
 /** A path such as `/usr/local/bin` or `src/core/index.ts`: every segment is a plain word or number. */
 export function looksLikePath(value: string): boolean {
   if (!value.includes('/')) return false;
-  return value.split('/').every((seg) => seg === '' || seg === '.' || seg === '..' || /^\d+$/.test(seg) || WORDY.test(seg) || CAMEL.test(seg));
+  return value
+    .split('/')
+    .every(
+      (seg) => seg === '' || seg === '.' || seg === '..' || /^\d+$/.test(seg) || WORDY.test(seg) || CAMEL.test(seg),
+    );
 }
 
 /**
@@ -62,7 +66,8 @@ export function looksRandom(value: string, options: { minLength?: number; allowH
   return shannonEntropy(value) >= Math.min(3.2, Math.log2(value.length) - 0.8);
 }
 
-const PLACEHOLDER = /^(?:<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|\{\{[^}]*\}\}|\[REDACTED[^\]]*\]|\*+|x{3,}|\.{3,}|…|null|none|nil|undefined|true|false|yes|no|on|off|empty|changeme|example|your[-_a-z]*|process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\))$/i;
+const PLACEHOLDER =
+  /^(?:<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|\{\{[^}]*\}\}|\[REDACTED[^\]]*\]|\*+|x{3,}|\.{3,}|…|null|none|nil|undefined|true|false|yes|no|on|off|empty|changeme|example|your[-_a-z]*|process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\))$/i;
 
 /** Values that are obviously not secrets: templates, placeholders, booleans, redaction markers. */
 export function isPlaceholder(value: string): boolean {

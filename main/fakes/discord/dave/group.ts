@@ -21,10 +21,29 @@ import {
 import { FakeMembers, type MemberCommit } from './members.ts';
 import { MembershipQueue } from './membership-queue.ts';
 import { sealedForOthers } from './sealed-frame.ts';
-import { DAVE_OPS, noDaveFaults, type BotFrame, type DaveCounters, type DaveEvent, type DaveFaults, type DaveLink, type SpeakerFrame } from './types.ts';
+import {
+  DAVE_OPS,
+  noDaveFaults,
+  type BotFrame,
+  type DaveCounters,
+  type DaveEvent,
+  type DaveFaults,
+  type DaveLink,
+  type SpeakerFrame,
+} from './types.ts';
 
 export { sealedForOthers };
-export { DAVE_OPS, noDaveFaults, type BotFrame, type BotFrameKind, type DaveCounters, type DaveEvent, type DaveFaults, type DaveLink, type SpeakerFrame } from './types.ts';
+export {
+  DAVE_OPS,
+  noDaveFaults,
+  type BotFrame,
+  type BotFrameKind,
+  type DaveCounters,
+  type DaveEvent,
+  type DaveFaults,
+  type DaveLink,
+  type SpeakerFrame,
+} from './types.ts';
 
 /** davey's MediaType.AUDIO and ProposalsOperationType (const enums: not importable under type stripping). */
 const MEDIA_AUDIO = 0;
@@ -46,7 +65,14 @@ export class DaveGroup {
   readonly events: DaveEvent[] = [];
   /** Shared with the voice server: a fault set on it applies to every group, also after a rejoin. */
   readonly faults: DaveFaults;
-  readonly counters: DaveCounters = { transitions: 0, commits: 0, welcomes: 0, invalidCommitWelcomes: 0, memberErrors: 0, rejectedCommits: 0 };
+  readonly counters: DaveCounters = {
+    transitions: 0,
+    commits: 0,
+    welcomes: 0,
+    invalidCommitWelcomes: 0,
+    memberErrors: 0,
+    rejectedCommits: 0,
+  };
   /** Negotiated protocol version (0 after a downgrade). */
   protocolVersion = 1;
   epoch = 0n;
@@ -74,7 +100,9 @@ export class DaveGroup {
     this.channelId = channelId;
     this.botUserId = botUserId;
     this.#link = link;
-    this.#members = new FakeMembers(channelId, this.#external.packageBytes, (userId, error) => this.#memberError(userId, error));
+    this.#members = new FakeMembers(channelId, this.#external.packageBytes, (userId, error) =>
+      this.#memberError(userId, error),
+    );
   }
 
   /** After op 4: announce the external sender; the users already in the channel become pending members. */
@@ -85,7 +113,13 @@ export class DaveGroup {
 
   /** The group is established with the bot in it and running DAVE v1. */
   get ready(): boolean {
-    return this.protocolVersion === 1 && this.leaves.includes(this.botUserId) && this.#pending === null && this.#awaitingReady.size === 0 && this.epoch > 0n;
+    return (
+      this.protocolVersion === 1 &&
+      this.leaves.includes(this.botUserId) &&
+      this.#pending === null &&
+      this.#awaitingReady.size === 0 &&
+      this.epoch > 0n
+    );
   }
 
   /** A fake user's MLS session, if they are a member (ready or pending). */
@@ -137,9 +171,15 @@ export class DaveGroup {
     if (payload.equals(SILENCE)) return { kind: 'silence', opus: payload, groupReady };
     const e2ee = payload.length > 2 && payload.readUInt16BE(payload.length - 2) === DAVE_MAGIC;
     const kind = e2ee ? 'e2ee' : 'plain';
-    if (this.#members.size === 0) return { kind: e2ee ? 'undecryptable' : 'plain', opus: e2ee ? null : payload, groupReady };
+    if (this.#members.size === 0)
+      return { kind: e2ee ? 'undecryptable' : 'plain', opus: e2ee ? null : payload, groupReady };
     const listener = this.#members.listener(this.leaves, this.botUserId);
-    if (!listener) return { kind: e2ee ? 'undecryptable' : kind, opus: !e2ee && this.protocolVersion === 0 ? payload : null, groupReady };
+    if (!listener)
+      return {
+        kind: e2ee ? 'undecryptable' : kind,
+        opus: !e2ee && this.protocolVersion === 0 ? payload : null,
+        groupReady,
+      };
     try {
       return { kind, opus: listener.decrypt(this.botUserId, MEDIA_AUDIO, payload), groupReady };
     } catch {
@@ -248,11 +288,18 @@ export class DaveGroup {
       this.#staleBot = false;
       const removes = [botLeaf];
       this.#pending = { adds: [this.botUserId, ...newcomers], removes, memberCommits: true };
-      return this.#memberCommit([removeProposal(botLeaf), addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#members.keyPackage(id)))]);
+      return this.#memberCommit([
+        removeProposal(botLeaf),
+        addProposal(this.#botKeyPackage),
+        ...newcomers.map((id) => addProposal(this.#members.keyPackage(id))),
+      ]);
     }
     if (botLeaf < 0 && established) {
       this.#pending = { adds: [this.botUserId, ...newcomers], removes: [], memberCommits: true };
-      return this.#memberCommit([addProposal(this.#botKeyPackage), ...newcomers.map((id) => addProposal(this.#members.keyPackage(id)))]);
+      return this.#memberCommit([
+        addProposal(this.#botKeyPackage),
+        ...newcomers.map((id) => addProposal(this.#members.keyPackage(id))),
+      ]);
     }
     if (newcomers.length === 0) return this.#queue.next();
     if (botLeaf < 0) {
@@ -272,14 +319,20 @@ export class DaveGroup {
   /** op 27 to the bot; fake members already in the group process (cache) the same proposals. Returns the first member's commit. */
   #proposeToAll(proposals: Buffer[]): MemberCommit | null {
     const payload = this.#proposals(proposals);
-    const first = this.#members.process(this.leaves, this.botUserId, payload, { readyOnly: false, recognized: this.#recognized() });
+    const first = this.#members.process(this.leaves, this.botUserId, payload, {
+      readyOnly: false,
+      recognized: this.#recognized(),
+    });
     this.#send(DAVE_OPS.proposals, payload);
     return first;
   }
 
   /** The bot is the one being (re-)added: the first fake member commits, the bot gets a welcome (op 30). */
   #memberCommit(proposals: Buffer[]): void {
-    const winner = this.#members.process(this.leaves, this.botUserId, this.#proposals(proposals), { readyOnly: true, recognized: [...this.#recognized(), this.botUserId] });
+    const winner = this.#members.process(this.leaves, this.botUserId, this.#proposals(proposals), {
+      readyOnly: true,
+      recognized: [...this.#recognized(), this.botUserId],
+    });
     if (!winner) {
       // Nobody can commit (no ready member): start over with a fresh group the bot creates.
       this.#pending = null;

@@ -94,7 +94,12 @@ export class FakeMembers {
   }
 
   /** Every member in the group processes the proposals (ready ones only with `readyOnly`); the first commit wins. */
-  process(leaves: readonly (string | null)[], botUserId: string, payload: Buffer, options: { readyOnly: boolean; recognized: string[] }): MemberCommit | null {
+  process(
+    leaves: readonly (string | null)[],
+    botUserId: string,
+    payload: Buffer,
+    options: { readyOnly: boolean; recognized: string[] },
+  ): MemberCommit | null {
     let first: MemberCommit | null = null;
     for (const id of leaves) {
       if (id === null || id === botUserId) continue;
@@ -111,7 +116,13 @@ export class FakeMembers {
   }
 
   /** A commit takes effect: those it adds process the welcome, everyone else (the committer too) the commit. */
-  apply(leaves: readonly (string | null)[], botUserId: string, adds: readonly string[], commit: Buffer, welcome: Buffer | null): void {
+  apply(
+    leaves: readonly (string | null)[],
+    botUserId: string,
+    adds: readonly string[],
+    commit: Buffer,
+    welcome: Buffer | null,
+  ): void {
     for (const userId of leaves) {
       if (userId === null || userId === botUserId) continue;
       const member = this.#members.get(userId);

@@ -55,7 +55,11 @@ export interface ExternalSender {
 export function createExternalSender(): ExternalSender {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = publicKey.export({ format: 'jwk' });
-  const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x ?? '', 'base64url'), Buffer.from(jwk.y ?? '', 'base64url')]);
+  const point = Buffer.concat([
+    Buffer.from([4]),
+    Buffer.from(jwk.x ?? '', 'base64url'),
+    Buffer.from(jwk.y ?? '', 'base64url'),
+  ]);
   // The real gateway's identity is one zero byte.
   return { privateKey, packageBytes: Buffer.concat([vec(point), u16(CREDENTIAL_BASIC), vec(Buffer.from([0]))]) };
 }

@@ -48,7 +48,13 @@ export interface DaveFaults {
   dropKeyPackages: number;
 }
 
-export const noDaveFaults = (): DaveFaults => ({ nextTransitionIdZero: false, alwaysTransitionIdZero: false, addDelayMs: 0, memberCommitsJoins: false, dropKeyPackages: 0 });
+export const noDaveFaults = (): DaveFaults => ({
+  nextTransitionIdZero: false,
+  alwaysTransitionIdZero: false,
+  addDelayMs: 0,
+  memberCommitsJoins: false,
+  dropKeyPackages: 0,
+});
 
 export interface DaveCounters {
   /** Transitions the bot executed (op 22 sent, plus transition-0 commits and resets). */
@@ -75,4 +81,3 @@ export interface SpeakerFrame {
   payload: Buffer;
   kind: 'e2ee' | 'plain' | 'foreign';
 }
-

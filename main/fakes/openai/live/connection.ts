@@ -26,7 +26,8 @@ type JsonObject = Record<string, unknown>;
 export const GPT_LIVE_SILENCE_MS = 500;
 
 /** What set off the model by itself: the user's speech ended, or commentary to speak. */
-export type LiveTrigger = { kind: 'speech'; ms: number; pcm: Int16Array; rate: number } | { kind: 'text'; text: string };
+export type LiveTrigger =
+  { kind: 'speech'; ms: number; pcm: Int16Array; rate: number } | { kind: 'text'; text: string };
 
 /** The server's side of a connection. */
 export interface LiveConnectionHooks {
@@ -51,7 +52,6 @@ export interface FakeLiveConnectionEvents {
   userTurn: [turn: { ms: number; pcm: Int16Array; quietMs: number }];
 }
 
-
 export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents> {
   session: LiveSessionConfig | null = null;
   sessionId: string | null = null;
@@ -75,10 +75,18 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
   #active: PacedReply<LiveReplyOutcome> | null = null;
   readonly #hooks: LiveConnectionHooks;
 
-  constructor(socket: WebSocket, index: number, headers: Record<string, string | string[] | undefined>, hooks: LiveConnectionHooks) {
+  constructor(
+    socket: WebSocket,
+    index: number,
+    headers: Record<string, string | string[] | undefined>,
+    hooks: LiveConnectionHooks,
+  ) {
     super(socket, { index, headers, name: 'fake live', trafficEvent: 'event' }, hooks.timing);
     this.#hooks = hooks;
-    this.#vad = new TurnDetector({ startRms: hooks.vadRms, silenceSamples: samplesOf(GPT_LIVE_SILENCE_MS, this.#rate) });
+    this.#vad = new TurnDetector({
+      startRms: hooks.vadRms,
+      silenceSamples: samplesOf(GPT_LIVE_SILENCE_MS, this.#rate),
+    });
   }
 
   protected socketClosed(code: number, reason: string): void {
@@ -100,7 +108,11 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
 
   /** Texts the session knows: startup `input` history, then commentary/instructions in order. */
   conversation(): string[] {
-    return [...(this.session?.input ?? []).map((item) => `${item.role}: ${item.content[0]!.text}`), ...this.commentary.map((c) => `commentary: ${c}`), ...this.toolOutputs.map((t) => `tool: ${t.output}`)];
+    return [
+      ...(this.session?.input ?? []).map((item) => `${item.role}: ${item.content[0]!.text}`),
+      ...this.commentary.map((c) => `commentary: ${c}`),
+      ...this.toolOutputs.map((t) => `tool: ${t.output}`),
+    ];
   }
 
   handleRaw(text: string): void {
@@ -123,7 +135,13 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     const type = typeof event.type === 'string' ? event.type : '';
     const schema = clientSchemas[type];
     if (!schema) {
-      this.error('invalid_value', `Invalid value: '${type}'. Supported values are: ${Object.keys(clientSchemas).map((t) => `'${t}'`).join(', ')}.`, 'type');
+      this.error(
+        'invalid_value',
+        `Invalid value: '${type}'. Supported values are: ${Object.keys(clientSchemas)
+          .map((t) => `'${t}'`)
+          .join(', ')}.`,
+        'type',
+      );
       return;
     }
     if (type !== 'session.start' && !this.sessionId) {
@@ -149,14 +167,22 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
       case 'session.instructions.append':
       case 'session.thinking.append': {
         if (event.delegation_id !== null && this.session?.delegation?.type === 'responses') {
-          this.error('invalid_value', 'Non-null delegation_id is not accepted with Responses delegation.', 'delegation_id');
+          this.error(
+            'invalid_value',
+            'Non-null delegation_id is not accepted with Responses delegation.',
+            'delegation_id',
+          );
           return;
         }
         const content = event.content as string;
         if (type === 'session.commentary.append') this.commentary.push(content);
         else if (type === 'session.thinking.append') this.thinking.push(content);
         else this.instructions.push(content);
-        this.send({ type: type.replace('.append', '.appended'), start_ms: this.#timelineMs(), end_ms: this.#timelineMs() });
+        this.send({
+          type: type.replace('.append', '.appended'),
+          start_ms: this.#timelineMs(),
+          end_ms: this.#timelineMs(),
+        });
         if (type === 'session.commentary.append') {
           // Commentary the model is to speak: the end of a turn it answers after its latency.
           this.markTurnEnd();
@@ -177,7 +203,11 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
         const item = event.item as { type?: string; call_id?: string; output?: string };
         if (item.type === 'function_call_output') {
           if (!item.call_id || !this.awaitsToolAnswer(item.call_id) || typeof item.output !== 'string') {
-            this.error('invalid_value', `No function call found with call_id '${String(item.call_id)}'.`, 'item.call_id');
+            this.error(
+              'invalid_value',
+              `No function call found with call_id '${String(item.call_id)}'.`,
+              'item.call_id',
+            );
             return;
           }
           this.toolOutputs.push({ call_id: item.call_id, output: item.output });
@@ -186,7 +216,12 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
         return;
       }
       case 'session.close':
-        this.send({ type: 'session.closed', reason: 'close_requested', usage: { seconds: this.usageSeconds }, session: this.#resource() });
+        this.send({
+          type: 'session.closed',
+          reason: 'close_requested',
+          usage: { seconds: this.usageSeconds },
+          session: this.#resource(),
+        });
         this.socket.close(1000, 'session closed');
         return;
       default:
@@ -238,7 +273,13 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
   /** What the model heard the user say, as input transcript fragments on the session timeline. */
   sendInputTranscript(text: string, ms: number): void {
     const endMs = this.#timelineMs();
-    for (const word of text.split(/(?<=\s)/)) this.send({ type: 'session.input_transcript.delta', delta: word, start_ms: Math.max(0, endMs - ms), end_ms: endMs });
+    for (const word of text.split(/(?<=\s)/))
+      this.send({
+        type: 'session.input_transcript.delta',
+        delta: word,
+        start_ms: Math.max(0, endMs - ms),
+        end_ms: endMs,
+      });
   }
 
   /**
@@ -251,7 +292,12 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
     this.later(() => {
       this.expired = true;
       this.#active?.stop('closed');
-      this.send({ type: 'session.closed', reason: 'expired', usage: { seconds: this.usageSeconds }, session: this.#resource() });
+      this.send({
+        type: 'session.closed',
+        reason: 'expired',
+        usage: { seconds: this.usageSeconds },
+        session: this.#resource(),
+      });
       this.close(1000, 'session expired');
     }, ms);
   }
@@ -265,7 +311,13 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
         const startMs = Math.round((this.#outputSamples / this.#rate) * 1000);
         this.#outputSamples += chunk.length;
         this.send({ type: 'session.output_audio.delta', delta: pcmToBase64(chunk) });
-        if (words) this.send({ type: 'session.output_transcript.delta', delta: words, start_ms: startMs, end_ms: Math.round((this.#outputSamples / this.#rate) * 1000) });
+        if (words)
+          this.send({
+            type: 'session.output_transcript.delta',
+            delta: words,
+            start_ms: startMs,
+            end_ms: Math.round((this.#outputSamples / this.#rate) * 1000),
+          });
       },
       finish: () => 'completed',
       ended: (outcome) => {
@@ -278,17 +330,44 @@ export class FakeLiveConnection extends FakeConnection<FakeLiveConnectionEvents>
   }
 
   /** The model delegates to the Responses backend, which calls a function tool; resolves with the output. */
-  toolCall(name: string, args: JsonObject | string, options: { callId?: string; timeoutMs?: number } = {}): Promise<unknown> {
+  toolCall(
+    name: string,
+    args: JsonObject | string,
+    options: { callId?: string; timeoutMs?: number } = {},
+  ): Promise<unknown> {
     const callId = options.callId ?? `call_${this.index}_${this.#nextId++}`;
     const delegationId = `deleg_${this.index}_${this.#nextId++}`;
     const responseId = `resp_${this.index}_${this.#nextId++}`;
     const raw = typeof args === 'string' ? args : JSON.stringify(args);
     const result = this.awaitToolAnswer<string>(callId, options.timeoutMs ?? 10_000).then(parseToolOutput);
-    this.send({ type: 'session.delegation.created', offset_ms: this.#timelineMs(), delegation: { id: delegationId, target: 'responses', type: 'delegation', response_id: responseId } });
-    this.send({ type: 'response.event', delegation_id: delegationId, event: { type: 'response.created', response: { id: responseId } } });
-    const item = { id: `fc_${callId}`, type: 'function_call', call_id: callId, name, arguments: raw, status: 'completed' };
-    this.send({ type: 'response.event', delegation_id: delegationId, event: { type: 'response.output_item.done', output_index: 0, item } });
-    this.send({ type: 'response.event', delegation_id: delegationId, event: { type: 'response.completed', response: { id: responseId, usage: { total_tokens: 40 } } } });
+    this.send({
+      type: 'session.delegation.created',
+      offset_ms: this.#timelineMs(),
+      delegation: { id: delegationId, target: 'responses', type: 'delegation', response_id: responseId },
+    });
+    this.send({
+      type: 'response.event',
+      delegation_id: delegationId,
+      event: { type: 'response.created', response: { id: responseId } },
+    });
+    const item = {
+      id: `fc_${callId}`,
+      type: 'function_call',
+      call_id: callId,
+      name,
+      arguments: raw,
+      status: 'completed',
+    };
+    this.send({
+      type: 'response.event',
+      delegation_id: delegationId,
+      event: { type: 'response.output_item.done', output_index: 0, item },
+    });
+    this.send({
+      type: 'response.event',
+      delegation_id: delegationId,
+      event: { type: 'response.completed', response: { id: responseId, usage: { total_tokens: 40 } } },
+    });
     return result;
   }
 

@@ -58,11 +58,23 @@ export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.upgradeAttempts++;
     const url = new URL(req.url ?? '/', 'http://fake');
-    if (url.pathname !== '/v1/live/sessions') return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
-    if (url.search) return this.refuse(socket, 400, 'unknown_parameter', 'Connect to /v1/live/sessions with no query parameters; put the model in session.start.');
+    if (url.pathname !== '/v1/live/sessions')
+      return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
+    if (url.search)
+      return this.refuse(
+        socket,
+        400,
+        'unknown_parameter',
+        'Connect to /v1/live/sessions with no query parameters; put the model in session.start.',
+      );
     const key = bearerKey(req);
     if (!keyAccepted(key, this.#options.validKeys)) {
-      return this.refuse(socket, 401, 'invalid_api_key', key ? `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}.` : "You didn't provide an API key.");
+      return this.refuse(
+        socket,
+        401,
+        'invalid_api_key',
+        key ? `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}.` : "You didn't provide an API key.",
+      );
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const connection = new FakeLiveConnection(ws, this.connections.length, { ...req.headers }, this.#hooks);
@@ -78,7 +90,11 @@ export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready
       return;
     }
     if (!(this.#options.models ?? KNOWN_GPT_LIVE_MODELS).includes(session.model)) {
-      connection.error('model_not_found', `The model \`${session.model}\` does not exist or you do not have access to it.`, 'session.model');
+      connection.error(
+        'model_not_found',
+        `The model \`${session.model}\` does not exist or you do not have access to it.`,
+        'session.model',
+      );
       connection.close(4000, 'invalid_request_error.model_not_found');
       return;
     }
@@ -95,9 +111,13 @@ export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready
     if (!auto) return;
     const fixed = 'Hello from the fake GPT-Live model.';
     if (trigger.kind === 'speech') {
-      const heard = auto.inputTranscript ?? auto.transcribe?.(trigger.pcm, trigger.rate) ?? `(${trigger.ms} ms of speech)`;
+      const heard =
+        auto.inputTranscript ?? auto.transcribe?.(trigger.pcm, trigger.rate) ?? `(${trigger.ms} ms of speech)`;
       if (heard) connection.sendInputTranscript(heard, trigger.ms);
-      void connection.reply({ transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed), toneMs: auto.toneMs });
+      void connection.reply({
+        transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed),
+        toneMs: auto.toneMs,
+      });
     } else {
       // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
       const transcript = spokenReplyToTurn(trigger.text, auto.transcript ?? auto.answer ?? fixed);
@@ -107,5 +127,8 @@ export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready
 }
 
 export function startFakeOpenAILive(options: FakeLiveOptions = {}): Promise<FakeOpenAILive> {
-  return listenWebSocketFake({ port: options.port, notFoundBody: OPENAI_NOT_FOUND }, (server, wss) => new FakeOpenAILive(server, wss, options));
+  return listenWebSocketFake(
+    { port: options.port, notFoundBody: OPENAI_NOT_FOUND },
+    (server, wss) => new FakeOpenAILive(server, wss, options),
+  );
 }

@@ -11,14 +11,30 @@ import type { PacedReply } from '../../shared/paced-reply.ts';
 import { base64ToPcm, concatPcm, pcmToBase64, tailPcm, tone } from '../../shared/pcm.ts';
 import type { StreamingTranscriber } from '../../shared/scripted-speech.ts';
 import { TurnDetector } from '../../shared/turn-detector.ts';
-import { defaultSession, mergeSession, RealtimeConversation, type ConversationItem, type ResponseTrigger } from './conversation.ts';
+import {
+  defaultSession,
+  mergeSession,
+  RealtimeConversation,
+  type ConversationItem,
+  type ResponseTrigger,
+} from './conversation.ts';
 import { functionCallEvents, readClientEvent, type ConversationItemInput, type SessionConfig } from './protocol.ts';
 import { parseToolOutput } from '../shared.ts';
 import { endsUtterance, prefixPaddingSamples, turnWindow, type TurnDetectionConfig } from './turn-detection.ts';
 import { RealtimeUsageMeter, type RealtimeUsageSent } from './usage.ts';
 import type { FakeRealtimeConnectionEvents, RealtimeHooks } from './hooks.ts';
 import { errorEvent, REFUSALS, type Refusal } from './refusals.ts';
-import { assistantItemOpened, audioFinished, contentBase, inputTranscriptionCompleted, outputItemDone, responseCreated, responseDone, speechStopped, userItemCommitted } from './reply-events.ts';
+import {
+  assistantItemOpened,
+  audioFinished,
+  contentBase,
+  inputTranscriptionCompleted,
+  outputItemDone,
+  responseCreated,
+  responseDone,
+  speechStopped,
+  userItemCommitted,
+} from './reply-events.ts';
 
 export type { RealtimeUsageSent } from './usage.ts';
 export type { ConversationItem } from './conversation.ts';
@@ -69,12 +85,21 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     init: { index: number; model: string; key: string; headers: Record<string, string | string[] | undefined> },
     hooks: RealtimeConnectionHooks,
   ) {
-    super(socket, { index: init.index, headers: init.headers, name: 'fake realtime', trafficEvent: 'event' }, hooks.timing);
+    super(
+      socket,
+      { index: init.index, headers: init.headers, name: 'fake realtime', trafficEvent: 'event' },
+      hooks.timing,
+    );
     this.#hooks = hooks;
     this.model = init.model;
     this.key = init.key;
     this.session = defaultSession(init.model);
-    this.#vad = new TurnDetector(turnWindow(this.#turnDetection(), hooks.vadRms, REALTIME_RATE) ?? { startRms: hooks.vadRms, silenceSamples: REALTIME_RATE / 2 });
+    this.#vad = new TurnDetector(
+      turnWindow(this.#turnDetection(), hooks.vadRms, REALTIME_RATE) ?? {
+        startRms: hooks.vadRms,
+        silenceSamples: REALTIME_RATE / 2,
+      },
+    );
   }
 
   protected socketClosed(code: number, reason: string): void {
@@ -127,7 +152,8 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
       case 'input_audio_buffer.append':
         return this.#onAppend(event.audio as string, eventId);
       case 'input_audio_buffer.commit':
-        if (this.#bufferSamples < (REALTIME_RATE * 100) / 1000) return this.refuse(REFUSALS.commitTooSmall(this.#bufferSamples / 24), eventId);
+        if (this.#bufferSamples < (REALTIME_RATE * 100) / 1000)
+          return this.refuse(REFUSALS.commitTooSmall(this.#bufferSamples / 24), eventId);
         this.#commit();
         return;
       case 'input_audio_buffer.clear':
@@ -141,7 +167,12 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
       case 'conversation.item.delete':
         return this.#conversation.delete(event.item_id, eventId);
       case 'conversation.item.truncate':
-        return this.#conversation.truncate(event.item_id as string, event.content_index as number, event.audio_end_ms as number, eventId);
+        return this.#conversation.truncate(
+          event.item_id as string,
+          event.content_index as number,
+          event.audio_end_ms as number,
+          eventId,
+        );
       case 'response.create':
         if (this.#active) return this.refuse(REFUSALS.activeResponse(this.#active.id, true), eventId);
         // The client ends its turn by asking for the response (turn_detection null, or after a tool's output).
@@ -166,11 +197,17 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     this.sessionUpdates++;
     this.session = mergeSession(this.session, update);
     this.#applyTurnDetection();
-    this.send({ type: 'session.updated', session: { ...this.session, id: `sess_fake_${this.index}`, object: 'realtime.session' } });
+    this.send({
+      type: 'session.updated',
+      session: { ...this.session, id: `sess_fake_${this.index}`, object: 'realtime.session' },
+    });
   }
 
   #turnDetection(): TurnDetectionConfig | null {
-    return (((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.turn_detection as TurnDetectionConfig | null | undefined) ?? null;
+    return (
+      (((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.turn_detection as
+        TurnDetectionConfig | null | undefined) ?? null
+    );
   }
 
   /** The detector's window from the session (after each session.update). */
@@ -251,7 +288,8 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     const transcript = heard ?? `(${ms} ms of speech)`;
     this.items.push({ id, type: 'message', role: 'user', text: transcript, source: 'server' });
     for (const event of userItemCommitted(id, previous)) this.send(event);
-    const transcription = ((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)?.transcription;
+    const transcription = ((this.session.audio as JsonObject | undefined)?.input as JsonObject | undefined)
+      ?.transcription;
     if (transcription) this.send(inputTranscriptionCompleted(id, transcript, ms));
   }
 
@@ -303,7 +341,14 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     const itemId = this.newId('item');
     const pcm = script.pcm ?? tone(script.toneMs ?? 400);
     const hasOutput = pcm.length > 0 || Boolean(script.transcript);
-    const item: ConversationItem = { id: itemId, type: 'message', role: 'assistant', text: '', audioMs: 0, source: 'server' };
+    const item: ConversationItem = {
+      id: itemId,
+      type: 'message',
+      role: 'assistant',
+      text: '',
+      audioMs: 0,
+      source: 'server',
+    };
     const base = contentBase(responseId, itemId);
     let spokenText = '';
     let spokenSamples = 0;
@@ -340,7 +385,14 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
         if (this.#active?.reply === reply) this.#active = null;
         if (outcome === 'closed') return;
         if (itemOpen) this.send(outputItemDone(responseId, itemId, outcome === 'completed'));
-        this.send(responseDone(responseId, outcome, itemOpen ? itemId : null, this.#usage.response(item.audioMs ?? 0, spokenText, this.session.instructions)));
+        this.send(
+          responseDone(
+            responseId,
+            outcome,
+            itemOpen ? itemId : null,
+            this.#usage.response(item.audioMs ?? 0, spokenText, this.session.instructions),
+          ),
+        );
       },
     });
     this.#active = { id: responseId, reply };
@@ -348,7 +400,11 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
   }
 
   /** The model calls a function; resolves with the client's function_call_output (parsed JSON). */
-  toolCall(name: string, args: JsonObject | string, options: { callId?: string; timeoutMs?: number } = {}): Promise<unknown> {
+  toolCall(
+    name: string,
+    args: JsonObject | string,
+    options: { callId?: string; timeoutMs?: number } = {},
+  ): Promise<unknown> {
     const callId = options.callId ?? this.newId('call');
     const responseId = this.newId('resp');
     const itemId = this.newId('item');
@@ -356,7 +412,15 @@ export class FakeRealtimeConnection extends FakeConnection<FakeRealtimeConnectio
     const result = this.awaitToolAnswer<string>(callId, options.timeoutMs ?? 10_000).then(parseToolOutput);
     this.responses++;
     const item = { id: itemId, type: 'function_call', status: 'completed', call_id: callId, name, arguments: raw };
-    this.items.push({ id: itemId, type: 'function_call', text: raw, call_id: callId, name, arguments: raw, source: 'server' });
+    this.items.push({
+      id: itemId,
+      type: 'function_call',
+      text: raw,
+      call_id: callId,
+      name,
+      arguments: raw,
+      source: 'server',
+    });
     for (const event of functionCallEvents(responseId, item)) this.send(event);
     return result;
   }

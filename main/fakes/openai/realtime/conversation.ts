@@ -21,7 +21,10 @@ export interface ConversationItem {
 }
 
 /** What set off a response: user speech, a user text item, a tool's output. */
-export type ResponseTrigger = { kind: 'speech'; ms: number } | { kind: 'text'; text: string } | { kind: 'tool_output'; callId: string; output: string };
+export type ResponseTrigger =
+  | { kind: 'speech'; ms: number }
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_output'; callId: string; output: string };
 
 /** How the conversation answers on the connection's wire. */
 export interface ConversationWire {
@@ -42,11 +45,20 @@ export class RealtimeConversation {
   /** `conversation.item.create`: the item as recorded, or null when refused (an `error` went out). */
   create(item: ConversationItemInput, eventId: string | null): ConversationItem | null {
     if (item.id && this.items.some((i) => i.id === item.id)) {
-      this.#wire.error('item_already_exists', `Item with id '${item.id}' already exists.`, { param: 'item.id', eventId });
+      this.#wire.error('item_already_exists', `Item with id '${item.id}' already exists.`, {
+        param: 'item.id',
+        eventId,
+      });
       return null;
     }
-    if (item.type === 'function_call_output' && !this.items.some((i) => i.type === 'function_call' && i.call_id === item.call_id)) {
-      this.#wire.error('invalid_value', `Tool call ID '${item.call_id}' not found in conversation.`, { param: 'item.call_id', eventId });
+    if (
+      item.type === 'function_call_output' &&
+      !this.items.some((i) => i.type === 'function_call' && i.call_id === item.call_id)
+    ) {
+      this.#wire.error('invalid_value', `Tool call ID '${item.call_id}' not found in conversation.`, {
+        param: 'item.call_id',
+        eventId,
+      });
       return null;
     }
     const id = item.id ?? this.#wire.newId('item');
@@ -67,14 +79,22 @@ export class RealtimeConversation {
 
   retrieve(itemId: unknown, eventId: string | null): void {
     const item = this.items.find((i) => i.id === itemId);
-    if (!item) this.#wire.error('item_not_found', `Item with item_id '${String(itemId)}' not found.`, { param: 'item_id', eventId });
-    else this.#wire.send({ type: 'conversation.item.retrieved', item: { id: item.id, type: item.type, role: item.role } });
+    if (!item)
+      this.#wire.error('item_not_found', `Item with item_id '${String(itemId)}' not found.`, {
+        param: 'item_id',
+        eventId,
+      });
+    else
+      this.#wire.send({ type: 'conversation.item.retrieved', item: { id: item.id, type: item.type, role: item.role } });
   }
 
   delete(itemId: unknown, eventId: string | null): void {
     const at = this.items.findIndex((i) => i.id === itemId);
     if (at < 0) {
-      this.#wire.error('item_not_found', `Item with item_id '${String(itemId)}' not found.`, { param: 'item_id', eventId });
+      this.#wire.error('item_not_found', `Item with item_id '${String(itemId)}' not found.`, {
+        param: 'item_id',
+        eventId,
+      });
       return;
     }
     this.items.splice(at, 1);
@@ -88,17 +108,28 @@ export class RealtimeConversation {
       return;
     }
     if (item.role !== 'assistant' || item.audioMs === undefined || contentIndex !== 0) {
-      this.#wire.error('invalid_value', 'Only assistant messages with audio content can be truncated.', { param: 'item_id', eventId });
+      this.#wire.error('invalid_value', 'Only assistant messages with audio content can be truncated.', {
+        param: 'item_id',
+        eventId,
+      });
       return;
     }
     if (audioEndMs > item.audioMs) {
-      this.#wire.error('invalid_value', `Audio content of ${item.audioMs}ms is shorter than ${audioEndMs}ms.`, { param: 'audio_end_ms', eventId });
+      this.#wire.error('invalid_value', `Audio content of ${item.audioMs}ms is shorter than ${audioEndMs}ms.`, {
+        param: 'audio_end_ms',
+        eventId,
+      });
       return;
     }
     this.truncations.push({ item_id: itemId, audio_end_ms: audioEndMs });
     item.audioMs = audioEndMs;
     item.text = `${item.text} [truncated at ${audioEndMs} ms]`;
-    this.#wire.send({ type: 'conversation.item.truncated', item_id: itemId, content_index: 0, audio_end_ms: audioEndMs });
+    this.#wire.send({
+      type: 'conversation.item.truncated',
+      item_id: itemId,
+      content_index: 0,
+      audio_end_ms: audioEndMs,
+    });
   }
 
   /** What a `response.create` answers: the last item, when it is a user message or a tool's output. */
@@ -115,7 +146,15 @@ function itemText(item: ConversationItemInput): string {
   if (item.type === 'function_call') return item.arguments;
   if (item.type === 'function_call_output') return item.output;
   return item.content
-    .map((part) => ('text' in part ? part.text : 'transcript' in part && part.transcript ? part.transcript : part.type === 'input_image' ? '[image]' : '[audio]'))
+    .map((part) =>
+      'text' in part
+        ? part.text
+        : 'transcript' in part && part.transcript
+          ? part.transcript
+          : part.type === 'input_image'
+            ? '[image]'
+            : '[audio]',
+    )
     .join(' ');
 }
 
@@ -129,7 +168,18 @@ export function defaultSession(model: string): SessionConfig & JsonObject {
     model,
     output_modalities: ['audio'],
     audio: {
-      input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500, create_response: true, interrupt_response: true }, transcription: null },
+      input: {
+        format: { type: 'audio/pcm', rate: 24000 },
+        turn_detection: {
+          type: 'server_vad',
+          threshold: 0.5,
+          prefix_padding_ms: 300,
+          silence_duration_ms: 500,
+          create_response: true,
+          interrupt_response: true,
+        },
+        transcription: null,
+      },
       output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'alloy' },
     },
     tools: [],

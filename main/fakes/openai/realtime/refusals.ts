@@ -18,15 +18,44 @@ export const REFUSALS = {
     code: 'conversation_already_has_active_response',
     message: `Conversation already has an active response in progress: ${responseId}.${wait ? ' Wait until the response is finished before creating a new one.' : ''}`,
   }),
-  noActiveResponse: (): Refusal => ({ code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found.' }),
-  outputClearOverWebSocket: (): Refusal => ({ code: 'invalid_value', message: 'output_audio_buffer.clear is only supported for WebRTC and SIP connections.', param: 'type' }),
-  voiceLocked: (): Refusal => ({ code: 'cannot_update_voice', message: "Cannot update a conversation's voice if assistant audio is present.", param: 'session.audio.output.voice' }),
-  modelChange: (model: string): Refusal => ({ code: 'invalid_value', message: `Cannot change the model of a session (connected as '${model}').`, param: 'session.model' }),
-  oddAudioBytes: (): Refusal => ({ code: 'invalid_value', message: 'Invalid audio: PCM16 audio must contain an even number of bytes.', param: 'audio' }),
+  noActiveResponse: (): Refusal => ({
+    code: 'response_cancel_not_active',
+    message: 'Cancellation failed: no active response found.',
+  }),
+  outputClearOverWebSocket: (): Refusal => ({
+    code: 'invalid_value',
+    message: 'output_audio_buffer.clear is only supported for WebRTC and SIP connections.',
+    param: 'type',
+  }),
+  voiceLocked: (): Refusal => ({
+    code: 'cannot_update_voice',
+    message: "Cannot update a conversation's voice if assistant audio is present.",
+    param: 'session.audio.output.voice',
+  }),
+  modelChange: (model: string): Refusal => ({
+    code: 'invalid_value',
+    message: `Cannot change the model of a session (connected as '${model}').`,
+    param: 'session.model',
+  }),
+  oddAudioBytes: (): Refusal => ({
+    code: 'invalid_value',
+    message: 'Invalid audio: PCM16 audio must contain an even number of bytes.',
+    param: 'audio',
+  }),
 };
 
 /** The `error` server event: a refusal (invalid_request_error) unless `type` says otherwise. */
-export function errorEvent(code: string, message: string, options: { param?: string; eventId?: string | null; type?: string }): Record<string, unknown> {
-  const error = { type: options.type ?? 'invalid_request_error', code, message, param: options.param ?? null, event_id: options.eventId ?? null };
+export function errorEvent(
+  code: string,
+  message: string,
+  options: { param?: string; eventId?: string | null; type?: string },
+): Record<string, unknown> {
+  const error = {
+    type: options.type ?? 'invalid_request_error',
+    code,
+    message,
+    param: options.param ?? null,
+    event_id: options.eventId ?? null,
+  };
   return { type: 'error', error };
 }

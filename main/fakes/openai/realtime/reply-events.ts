@@ -10,7 +10,10 @@ export function contentBase(responseId: string, itemId: string): JsonObject {
 }
 
 export function responseCreated(responseId: string): JsonObject {
-  return { type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } };
+  return {
+    type: 'response.created',
+    response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] },
+  };
 }
 
 /** The assistant's audio item opens: output_item.added, conversation.item.added, content_part.added. */
@@ -19,7 +22,11 @@ export function assistantItemOpened(responseId: string, itemId: string): JsonObj
   return [
     { type: 'response.output_item.added', response_id: responseId, output_index: 0, item },
     { type: 'conversation.item.added', previous_item_id: null, item: { ...item, content: [] } },
-    { type: 'response.content_part.added', ...contentBase(responseId, itemId), part: { type: 'audio', transcript: '' } },
+    {
+      type: 'response.content_part.added',
+      ...contentBase(responseId, itemId),
+      part: { type: 'audio', transcript: '' },
+    },
   ];
 }
 
@@ -38,7 +45,12 @@ export function outputItemDone(responseId: string, itemId: string, completed: bo
   return { type: 'response.output_item.done', response_id: responseId, output_index: 0, item };
 }
 
-export function responseDone(responseId: string, outcome: 'completed' | 'cancelled', itemId: string | null, usage: unknown): JsonObject {
+export function responseDone(
+  responseId: string,
+  outcome: 'completed' | 'cancelled',
+  itemId: string | null,
+  usage: unknown,
+): JsonObject {
   return {
     type: 'response.done',
     response: {
@@ -59,7 +71,14 @@ export function speechStopped(audioEndMs: number, itemId: string): JsonObject {
 
 /** A committed user turn's item: conversation.item.added, then conversation.item.done. */
 export function userItemCommitted(id: string, previous: string | null): JsonObject[] {
-  const item = () => ({ id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] });
+  const item = () => ({
+    id,
+    object: 'realtime.item',
+    type: 'message',
+    status: 'completed',
+    role: 'user',
+    content: [{ type: 'input_audio', transcript: null }],
+  });
   return [
     { type: 'conversation.item.added', previous_item_id: previous, item: item() },
     { type: 'conversation.item.done', previous_item_id: previous, item: item() },
@@ -67,5 +86,11 @@ export function userItemCommitted(id: string, previous: string | null): JsonObje
 }
 
 export function inputTranscriptionCompleted(id: string, transcript: string, ms: number): JsonObject {
-  return { type: 'conversation.item.input_audio_transcription.completed', item_id: id, content_index: 0, transcript, usage: { type: 'duration', seconds: ms / 1000 } };
+  return {
+    type: 'conversation.item.input_audio_transcription.completed',
+    item_id: id,
+    content_index: 0,
+    transcript,
+    usage: { type: 'duration', seconds: ms / 1000 },
+  };
 }

@@ -30,7 +30,14 @@ import { FakeRealtimeConnection, REALTIME_RATE, type RealtimeReplyScript } from 
 import type { ScriptedListening } from '../../shared/scripted-speech.ts';
 import { FakeTranscriptionConnection } from './transcription.ts';
 
-export const KNOWN_REALTIME_MODELS = ['gpt-realtime-2.1', 'gpt-realtime-2.1-mini', 'gpt-realtime-2', 'gpt-realtime-1.5', 'gpt-realtime', 'gpt-realtime-mini'] as const;
+export const KNOWN_REALTIME_MODELS = [
+  'gpt-realtime-2.1',
+  'gpt-realtime-2.1-mini',
+  'gpt-realtime-2',
+  'gpt-realtime-1.5',
+  'gpt-realtime',
+  'gpt-realtime-mini',
+] as const;
 
 /** Sessions last at most 60 minutes (research/protocols.md §2, the realtime-conversations guide). */
 const REALTIME_SESSION_LIMIT_MS = 60 * 60_000;
@@ -95,9 +102,20 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname !== '/v1/realtime') return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
     const key = bearerKey(req);
-    if (!key) return this.refuse(socket, 401, null, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+    if (!key)
+      return this.refuse(
+        socket,
+        401,
+        null,
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      );
     if (!keyAccepted(key, this.#options.validKeys)) {
-      return this.refuse(socket, 401, 'invalid_api_key', `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`);
+      return this.refuse(
+        socket,
+        401,
+        'invalid_api_key',
+        `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      );
     }
     const model = url.searchParams.get('model');
     if (!model && url.searchParams.get('intent') === 'transcription') {
@@ -109,8 +127,11 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
   }
 
   #acceptTranscription(ws: WebSocket): void {
-    const transcribe = this.#options.transcribe ?? ((pcm: Int16Array) => `(${Math.round(pcm.length / 24)} ms of speech)`);
-    this.transcriptions.push(new FakeTranscriptionConnection(ws, { transcribe, delayMs: this.#options.transcribeDelayMs ?? 50 }));
+    const transcribe =
+      this.#options.transcribe ?? ((pcm: Int16Array) => `(${Math.round(pcm.length / 24)} ms of speech)`);
+    this.transcriptions.push(
+      new FakeTranscriptionConnection(ws, { transcribe, delayMs: this.#options.transcribeDelayMs ?? 50 }),
+    );
     this.emit('transcription');
   }
 
@@ -140,10 +161,14 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
   }
 
   #created(connection: FakeRealtimeConnection): void {
-    connection.send({ type: 'session.created', session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' } });
+    connection.send({
+      type: 'session.created',
+      session: { ...connection.session, id: `sess_fake_${connection.index}`, object: 'realtime.session' },
+    });
     const inputTranscript = this.#options.autoReply ? this.#options.autoReply.inputTranscript : undefined;
     if (inputTranscript) connection.setInputTranscript(inputTranscript);
-    const lifetime = this.#options.sessionLifetimeMs === undefined ? REALTIME_SESSION_LIMIT_MS : this.#options.sessionLifetimeMs;
+    const lifetime =
+      this.#options.sessionLifetimeMs === undefined ? REALTIME_SESSION_LIMIT_MS : this.#options.sessionLifetimeMs;
     if (lifetime !== null) connection.expireAfter(lifetime);
     this.emit('ready', connection);
   }
@@ -155,7 +180,10 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
     if (trigger.kind === 'speech') {
       // What the committed turn was transcribed as (the user item #commit just added).
       const heard = connection.items.findLast((item) => item.role === 'user')?.text ?? '';
-      return { transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed), toneMs: auto.toneMs };
+      return {
+        transcript: auto.transcript ?? ((auto.answer && heard && auto.answer(heard)) || fixed),
+        toneMs: auto.toneMs,
+      };
     }
     // A real model speaks an announcement's words and answers a message; it never reads the wording aloud.
     if (trigger.kind === 'text') {
@@ -168,5 +196,8 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
 }
 
 export function startFakeOpenAIRealtime(options: FakeRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
-  return listenWebSocketFake({ port: options.port, notFoundBody: OPENAI_NOT_FOUND }, (server, wss) => new FakeOpenAIRealtime(server, wss, options));
+  return listenWebSocketFake(
+    { port: options.port, notFoundBody: OPENAI_NOT_FOUND },
+    (server, wss) => new FakeOpenAIRealtime(server, wss, options),
+  );
 }

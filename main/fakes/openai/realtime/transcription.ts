@@ -11,7 +11,14 @@ import { z } from 'zod';
 import { base64ToPcm, concatPcm } from '../../shared/pcm.ts';
 import { audioFormat, BASE64_RE, describeIssue, turnDetection } from './protocol.ts';
 
-export const TRANSCRIPTION_MODELS = ['gpt-4o-mini-transcribe', 'gpt-4o-transcribe', 'gpt-4o-transcribe-latest', 'whisper-1', 'gpt-realtime-whisper', 'gpt-live-transcribe'] as const;
+export const TRANSCRIPTION_MODELS = [
+  'gpt-4o-mini-transcribe',
+  'gpt-4o-transcribe',
+  'gpt-4o-transcribe-latest',
+  'whisper-1',
+  'gpt-realtime-whisper',
+  'gpt-live-transcribe',
+] as const;
 const RATE = 24_000;
 
 const transcriptionSession = z
@@ -22,9 +29,19 @@ const transcriptionSession = z
         input: z
           .object({
             format: audioFormat.optional(),
-            transcription: z.object({ model: z.enum(TRANSCRIPTION_MODELS), language: z.string().optional(), prompt: z.string().optional() }).strict().optional(),
+            transcription: z
+              .object({
+                model: z.enum(TRANSCRIPTION_MODELS),
+                language: z.string().optional(),
+                prompt: z.string().optional(),
+              })
+              .strict()
+              .optional(),
             turn_detection: turnDetection.optional(),
-            noise_reduction: z.object({ type: z.enum(['near_field', 'far_field']) }).strict().nullish(),
+            noise_reduction: z
+              .object({ type: z.enum(['near_field', 'far_field']) })
+              .strict()
+              .nullish(),
           })
           .strict()
           .optional(),
@@ -37,8 +54,12 @@ const transcriptionSession = z
 
 const eventId = z.string().max(64).optional();
 const schemas: Record<string, z.ZodType> = {
-  'session.update': z.object({ type: z.literal('session.update'), event_id: eventId, session: transcriptionSession }).strict(),
-  'input_audio_buffer.append': z.object({ type: z.literal('input_audio_buffer.append'), event_id: eventId, audio: z.string().regex(BASE64_RE) }).strict(),
+  'session.update': z
+    .object({ type: z.literal('session.update'), event_id: eventId, session: transcriptionSession })
+    .strict(),
+  'input_audio_buffer.append': z
+    .object({ type: z.literal('input_audio_buffer.append'), event_id: eventId, audio: z.string().regex(BASE64_RE) })
+    .strict(),
   'input_audio_buffer.commit': z.object({ type: z.literal('input_audio_buffer.commit'), event_id: eventId }).strict(),
   'input_audio_buffer.clear': z.object({ type: z.literal('input_audio_buffer.clear'), event_id: eventId }).strict(),
 };
@@ -65,7 +86,10 @@ export class FakeTranscriptionConnection {
     this.#socket = socket;
     this.#hooks = hooks;
     socket.on('message', (data) => this.#handle(String(data)));
-    this.send({ type: 'session.created', session: { object: 'realtime.session', type: 'transcription', id: `sess_transcribe_${Date.now()}` } });
+    this.send({
+      type: 'session.created',
+      session: { object: 'realtime.session', type: 'transcription', id: `sess_transcribe_${Date.now()}` },
+    });
   }
 
   get isOpen(): boolean {
@@ -78,7 +102,10 @@ export class FakeTranscriptionConnection {
 
   #error(code: string, message: string, eventId: string | null): void {
     this.errors.push({ code, message, event_id: eventId });
-    this.send({ type: 'error', error: { type: 'invalid_request_error', code, message, param: null, event_id: eventId } });
+    this.send({
+      type: 'error',
+      error: { type: 'invalid_request_error', code, message, param: null, event_id: eventId },
+    });
   }
 
   #handle(text: string): void {
@@ -92,7 +119,12 @@ export class FakeTranscriptionConnection {
     const type = String(event.type);
     const id = typeof event.event_id === 'string' ? event.event_id : null;
     const schema = schemas[type];
-    if (!schema) return this.#error('invalid_request_error', `'${type}' is not supported in transcription sessions: they do not generate responses.`, id);
+    if (!schema)
+      return this.#error(
+        'invalid_request_error',
+        `'${type}' is not supported in transcription sessions: they do not generate responses.`,
+        id,
+      );
     const checked = schema.safeParse(event);
     if (!checked.success) {
       const issue = describeIssue(checked.error);
@@ -117,7 +149,11 @@ export class FakeTranscriptionConnection {
   #commit(eventId: string | null): void {
     const pcm = concatPcm(this.#buffer);
     if (pcm.length < (RATE * 100) / 1000) {
-      return this.#error('input_audio_buffer_commit_empty', `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${(pcm.length / 24).toFixed(2)}ms of audio.`, eventId);
+      return this.#error(
+        'input_audio_buffer_commit_empty',
+        `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${(pcm.length / 24).toFixed(2)}ms of audio.`,
+        eventId,
+      );
     }
     this.#buffer = [];
     const itemId = `item_t${this.#nextId++}`;
@@ -126,8 +162,19 @@ export class FakeTranscriptionConnection {
     const transcript = this.#hooks.transcribe(pcm);
     this.commits.push({ samples: pcm.length, transcript });
     setTimeout(() => {
-      this.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: transcript });
-      this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage: { type: 'duration', seconds: pcm.length / RATE } });
+      this.send({
+        type: 'conversation.item.input_audio_transcription.delta',
+        item_id: itemId,
+        content_index: 0,
+        delta: transcript,
+      });
+      this.send({
+        type: 'conversation.item.input_audio_transcription.completed',
+        item_id: itemId,
+        content_index: 0,
+        transcript,
+        usage: { type: 'duration', seconds: pcm.length / RATE },
+      });
     }, this.#hooks.delayMs).unref();
   }
 }

@@ -40,10 +40,20 @@ export interface TurnDetectionConfig {
 export const SERVER_VAD_DEFAULTS = { threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } as const;
 
 /** semantic_vad's "max timeouts of 8s, 4s, and 2s" (low, medium, high; auto = medium). */
-export const SEMANTIC_VAD_CAP_MS: Readonly<Record<Eagerness, number>> = { low: 8000, medium: 4000, high: 2000, auto: 4000 };
+export const SEMANTIC_VAD_CAP_MS: Readonly<Record<Eagerness, number>> = {
+  low: 8000,
+  medium: 4000,
+  high: 2000,
+  auto: 4000,
+};
 
 /** The stand-in's window after an utterance-final cue: an ASSUMPTION (no figure is published). */
-export const SEMANTIC_VAD_FINAL_MS: Readonly<Record<Eagerness, number>> = { low: 1000, medium: 500, high: 250, auto: 500 };
+export const SEMANTIC_VAD_FINAL_MS: Readonly<Record<Eagerness, number>> = {
+  low: 1000,
+  medium: 500,
+  high: 250,
+  auto: 500,
+};
 
 /** The loudness that stands for server_vad's `threshold` (see the file comment). */
 export function thresholdRms(vadRms: number, threshold: number): number {
@@ -55,7 +65,11 @@ export function turnWindow(config: TurnDetectionConfig | null, vadRms: number, r
   if (!config) return null;
   if (config.type === 'semantic_vad') {
     const eagerness = config.eagerness ?? 'auto';
-    return { startRms: vadRms, silenceSamples: samplesOf(SEMANTIC_VAD_CAP_MS[eagerness], rate), finalSilenceSamples: samplesOf(SEMANTIC_VAD_FINAL_MS[eagerness], rate) };
+    return {
+      startRms: vadRms,
+      silenceSamples: samplesOf(SEMANTIC_VAD_CAP_MS[eagerness], rate),
+      finalSilenceSamples: samplesOf(SEMANTIC_VAD_FINAL_MS[eagerness], rate),
+    };
   }
   return {
     startRms: thresholdRms(vadRms, config.threshold ?? SERVER_VAD_DEFAULTS.threshold),

@@ -31,7 +31,8 @@ export class RealtimeUsageMeter {
 
   /** A conversation item the client created (text, images, a tool's output). */
   countItem(item: ConversationItemInput): void {
-    const parts = 'content' in item && Array.isArray(item.content) ? (item.content as { type?: string; text?: string }[]) : [];
+    const parts =
+      'content' in item && Array.isArray(item.content) ? (item.content as { type?: string; text?: string }[]) : [];
     for (const part of parts) {
       if (part.type === 'input_image') this.#context.image += IMAGE_TOKENS;
       else if (typeof part.text === 'string') this.#context.text += textTokens(part.text);
@@ -42,11 +43,25 @@ export class RealtimeUsageMeter {
   /** One response's usage (the instructions count once, with the first); its output joins the context. */
   response(outputAudioMs: number, transcript: string, instructions: unknown): RealtimeUsageSent {
     if (this.#context.text === 0) this.#context.text = textTokens(String(instructions ?? ''));
-    const input = { text_tokens: this.#context.text, audio_tokens: this.#context.audio, image_tokens: this.#context.image, cached_tokens: 0 };
-    const output = { text_tokens: textTokens(transcript), audio_tokens: Math.ceil(outputAudioMs / OUTPUT_AUDIO_MS_PER_TOKEN) };
+    const input = {
+      text_tokens: this.#context.text,
+      audio_tokens: this.#context.audio,
+      image_tokens: this.#context.image,
+      cached_tokens: 0,
+    };
+    const output = {
+      text_tokens: textTokens(transcript),
+      audio_tokens: Math.ceil(outputAudioMs / OUTPUT_AUDIO_MS_PER_TOKEN),
+    };
     const inputTokens = input.text_tokens + input.audio_tokens + input.image_tokens;
     const outputTokens = output.text_tokens + output.audio_tokens;
-    const usage: RealtimeUsageSent = { total_tokens: inputTokens + outputTokens, input_tokens: inputTokens, output_tokens: outputTokens, input_token_details: input, output_token_details: output };
+    const usage: RealtimeUsageSent = {
+      total_tokens: inputTokens + outputTokens,
+      input_tokens: inputTokens,
+      output_tokens: outputTokens,
+      input_token_details: input,
+      output_token_details: output,
+    };
     this.sent.push(usage);
     this.#context.audio += output.audio_tokens;
     this.#context.text += output.text_tokens;

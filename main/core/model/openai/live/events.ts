@@ -35,7 +35,12 @@ export function buildSessionStart(input: LiveSessionInput, eventId: string): Cli
       type: 'responses',
       responses: {
         model: input.delegationModel,
-        tools: input.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters })),
+        tools: input.tools.map((tool) => ({
+          type: 'function',
+          name: tool.name,
+          description: tool.description,
+          parameters: tool.parameters,
+        })),
         tool_choice: 'auto',
       },
     };
@@ -48,7 +53,8 @@ export function buildSessionStart(input: LiveSessionInput, eventId: string): Cli
 /** Replayed context: text-only messages, one part each, newest 128 (tool work as assistant notes). */
 function historyToInitialItems(history: readonly HistoryItem[]): NonNullable<SessionConfig['input']> {
   const items: NonNullable<SessionConfig['input']> = history.map((item) => {
-    if (item.kind === 'user') return { type: 'message', role: 'user', content: [{ type: 'input_text', text: item.text }] };
+    if (item.kind === 'user')
+      return { type: 'message', role: 'user', content: [{ type: 'input_text', text: item.text }] };
     const text = item.kind === 'assistant' ? item.text : `(tool ${item.name} returned ${item.output})`;
     return { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] };
   });
@@ -69,7 +75,9 @@ export const INSTRUCTIONS_APPEND_MAX = 2000;
 /** A persona change mid-session: GPT-Live appends to its instructions, it cannot replace them. */
 export function personaAppend(instruction: string): ClientEvent | null {
   const content = `From now on, follow these instructions instead of the earlier ones:\n${instruction}`;
-  return content.length <= INSTRUCTIONS_APPEND_MAX ? { type: 'session.instructions.append', content, delegation_id: null } : null;
+  return content.length <= INSTRUCTIONS_APPEND_MAX
+    ? { type: 'session.instructions.append', content, delegation_id: null }
+    : null;
 }
 
 export function thinkingAppend(text: string): ClientEvent {
@@ -91,13 +99,32 @@ export function audioAppendJson(base64: string): string {
 
 export const errorEvent = z.object({
   type: z.literal('error'),
-  error: z.object({ type: z.string(), code: z.string(), message: z.string(), param: z.string().nullish(), client_event_id: z.string().nullish() }),
+  error: z.object({
+    type: z.string(),
+    code: z.string(),
+    message: z.string(),
+    param: z.string().nullish(),
+    client_event_id: z.string().nullish(),
+  }),
 });
-export const sessionStarted = z.object({ type: z.literal('session.started'), session: z.object({ id: z.string(), model: z.string() }) });
+export const sessionStarted = z.object({
+  type: z.literal('session.started'),
+  session: z.object({ id: z.string(), model: z.string() }),
+});
 export const outputAudioDelta = z.object({ type: z.literal('session.output_audio.delta'), delta: z.string() });
-export const transcriptDelta = z.object({ type: z.enum(['session.output_transcript.delta', 'session.input_transcript.delta']), delta: z.string() });
-export const usageUpdated = z.object({ type: z.literal('session.usage.updated'), usage: z.object({ seconds: z.number().nonnegative() }) });
-export const sessionClosed = z.object({ type: z.literal('session.closed'), reason: z.string(), usage: z.object({ seconds: z.number().nonnegative() }) });
+export const transcriptDelta = z.object({
+  type: z.enum(['session.output_transcript.delta', 'session.input_transcript.delta']),
+  delta: z.string(),
+});
+export const usageUpdated = z.object({
+  type: z.literal('session.usage.updated'),
+  usage: z.object({ seconds: z.number().nonnegative() }),
+});
+export const sessionClosed = z.object({
+  type: z.literal('session.closed'),
+  reason: z.string(),
+  usage: z.object({ seconds: z.number().nonnegative() }),
+});
 /** A nested Responses stream event carrying a finished function call. */
 export const responseFunctionCall = z.object({
   type: z.literal('response.event'),

@@ -4,5 +4,12 @@ import { createOpenAILiveProvider } from './provider.ts';
 
 export const plugin: AdapterPlugin = {
   create: ({ config, apiKey, model, voice, logger, backoff }) =>
-    createOpenAILiveProvider({ apiKey, model, voice, baseUrl: config.openai.liveBaseUrl, logger, ...(backoff ? { backoff } : {}) }),
+    createOpenAILiveProvider({
+      apiKey,
+      model,
+      voice,
+      baseUrl: config.openai.liveBaseUrl,
+      logger,
+      ...(backoff ? { backoff } : {}),
+    }),
 };

@@ -25,19 +25,21 @@ export interface OpenAILiveProviderOptions extends ProviderOptions {
 export function createOpenAILiveProvider(options: OpenAILiveProviderOptions): LiveModelProvider {
   const baseUrl = toWebSocketBase(options.baseUrl ?? DEFAULT_LIVE_BASE_URL);
   const core = coreOptionsOf(options, 'openai-live', createBearerScrubber(options.apiKey));
-  return sessionProvider('openai-live', (connect) =>
-    new OpenAILiveSession({
-      ...core,
-      baseUrl,
-      apiKey: options.apiKey,
-      voice: options.voice,
-      delegationModel: options.delegationModel ?? DEFAULT_DELEGATION_MODEL,
-      systemInstruction: connect.systemInstruction,
-      tools: connect.tools,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-      turnGapMs: options.turnGapMs ?? 700,
-      bargeInGapMs: options.bargeInGapMs ?? 250,
-      toolReplyWaitMs: options.toolReplyWaitMs ?? 5000,
-    }),
+  return sessionProvider(
+    'openai-live',
+    (connect) =>
+      new OpenAILiveSession({
+        ...core,
+        baseUrl,
+        apiKey: options.apiKey,
+        voice: options.voice,
+        delegationModel: options.delegationModel ?? DEFAULT_DELEGATION_MODEL,
+        systemInstruction: connect.systemInstruction,
+        tools: connect.tools,
+        handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+        turnGapMs: options.turnGapMs ?? 700,
+        bargeInGapMs: options.bargeInGapMs ?? 250,
+        toolReplyWaitMs: options.toolReplyWaitMs ?? 5000,
+      }),
   );
 }

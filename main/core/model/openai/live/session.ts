@@ -13,7 +13,13 @@
 // After an unexpected close, a new session starts with the recent conversation as `input` (text
 // history, at most 128 messages): the thread survives, not the audio.
 import type { ClientEvent } from 'openai/resources/live/live';
-import type { FrameSendResult, LiveModelSession, LiveModelUsage, ToolCallResult, ToolDeclaration } from '../../../ports.ts';
+import type {
+  FrameSendResult,
+  LiveModelSession,
+  LiveModelUsage,
+  ToolCallResult,
+  ToolDeclaration,
+} from '../../../ports.ts';
 import type { TimerHandle } from '../../../contracts/clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
 import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
@@ -43,7 +49,6 @@ import {
   transcriptDelta,
   usageUpdated,
 } from './events.ts';
-
 
 export interface LiveSessionOptions extends ModelSessionCoreOptions {
   /** e.g. wss://api.openai.com/v1; `/live/sessions` is appended. */
@@ -200,14 +205,22 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
       socket.send(SESSION_CLOSE);
       socket.close(1000, 'bye');
     }
-    this.#o.logger.info({ usageSeconds: this.usage().audioSeconds, billedMinutes: this.usage().billedMinutes }, 'gpt-live session usage');
+    this.#o.logger.info(
+      { usageSeconds: this.usage().audioSeconds, billedMinutes: this.usage().billedMinutes },
+      'gpt-live session usage',
+    );
     this.life.set('disconnected', 'closed');
   }
 
   // --- connections -------------------------------------------------------------------------
 
   protected async connect(): Promise<void> {
-    const connection = await this.dial({ label: 'GPT-Live', open: (model) => this.#openOne(model), discard: (c) => c.close(), classify: classifyOpenAIFailure });
+    const connection = await this.dial({
+      label: 'GPT-Live',
+      open: (model) => this.#openOne(model),
+      discard: (c) => c.close(),
+      classify: classifyOpenAIFailure,
+    });
     this.#usageSeconds.nextSocket();
     this.#socket = connection;
     // After the history (session.start input): the words the old session heard but never answered.
@@ -219,10 +232,22 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
   async #openOne(model: string): Promise<JsonSocket> {
     this.#stats.connectionAttempts++;
     const url = `${this.#o.baseUrl.replace(/\/+$/, '')}/live/sessions`;
-    const socket = await JsonSocket.open({ url, apiKey: this.#o.apiKey, scrub: this.#o.scrub, timeoutMs: this.#o.handshakeTimeoutMs });
+    const socket = await JsonSocket.open({
+      url,
+      apiKey: this.#o.apiKey,
+      scrub: this.#o.scrub,
+      timeoutMs: this.#o.handshakeTimeoutMs,
+    });
     const startId = `evt_start_${this.#nextEventId++}`;
     const o = this.#o;
-    const start = { model, voice: o.voice, instructions: o.systemInstruction, tools: o.tools, delegationModel: o.delegationModel, history: this.#history.items };
+    const start = {
+      model,
+      voice: o.voice,
+      instructions: o.systemInstruction,
+      tools: o.tools,
+      delegationModel: o.delegationModel,
+      history: this.#history.items,
+    };
     try {
       this.#sessionId = await handshake(socket, {
         clock: o.clock,
@@ -236,15 +261,26 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
           }
           if (event.type !== 'error') return undefined;
           const parsed = errorEvent.safeParse(event);
-          return new ConnectFailure(null, o.scrub(parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : 'malformed error event'));
+          return new ConnectFailure(
+            null,
+            o.scrub(
+              parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : 'malformed error event',
+            ),
+          );
         },
       });
     } catch (err) {
       socket.close();
       throw err;
     }
-    socket.attach({ onEvent: (event) => this.#onEvent(event, socket), onClose: (code, reason) => this.#onClose(code, reason, socket) });
-    this.#o.logger.info({ model, session: this.#sessionId, replayed: this.#history.items.length }, 'gpt-live connected');
+    socket.attach({
+      onEvent: (event) => this.#onEvent(event, socket),
+      onClose: (code, reason) => this.#onClose(code, reason, socket),
+    });
+    this.#o.logger.info(
+      { model, session: this.#sessionId, replayed: this.#history.items.length },
+      'gpt-live connected',
+    );
     return socket;
   }
 
@@ -260,7 +296,10 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.texts.modelTurnEnded();
     const unspoken = this.#unspokenTexts.splice(0);
     if (unspoken.length > 0) {
-      this.#o.logger.info({ texts: unspoken.length }, 'texts written on a socket that ended before the model answered them: written again on the next');
+      this.#o.logger.info(
+        { texts: unspoken.length },
+        'texts written on a socket that ended before the model answered them: written again on the next',
+      );
       this.texts.requeue(unspoken);
     }
     void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
@@ -320,7 +359,10 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
       case 'session.closed': {
         const parsed = sessionClosed.safeParse(event);
         if (parsed.success) this.#usageSeconds.report(parsed.data.usage.seconds);
-        this.#o.logger.info({ reason: parsed.success ? parsed.data.reason : 'unknown' }, 'gpt-live session closed by the service');
+        this.#o.logger.info(
+          { reason: parsed.success ? parsed.data.reason : 'unknown' },
+          'gpt-live session closed by the service',
+        );
         return;
       }
       case 'error': {
@@ -328,7 +370,10 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
         if (!parsed.success) return this.#malformed(event);
         this.#stats.serverErrors++;
         const { error } = parsed.data;
-        this.#o.logger.warn({ code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) }, 'gpt-live error event');
+        this.#o.logger.warn(
+          { code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) },
+          'gpt-live error event',
+        );
         return;
       }
       default:
@@ -355,7 +400,10 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
   #armTurnCheck(): void {
     this.#stopTurnTimer();
     const gapMs = this.#userSpokeOverModel ? this.#o.bargeInGapMs : this.#o.turnGapMs;
-    this.#turnTimer = this.#o.clock.setTimeout(() => this.#checkTurn(), this.#lastAudioAt + gapMs - this.#o.clock.now());
+    this.#turnTimer = this.#o.clock.setTimeout(
+      () => this.#checkTurn(),
+      this.#lastAudioAt + gapMs - this.#o.clock.now(),
+    );
   }
 
   #checkTurn(): void {
@@ -371,7 +419,8 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.#stopTurnTimer();
     if (!this.#turnOpen) return;
     this.#turnOpen = false;
-    if (this.#replyText) this.#history.add({ kind: 'assistant', text: yielded ? `${this.#replyText} …` : this.#replyText });
+    if (this.#replyText)
+      this.#history.add({ kind: 'assistant', text: yielded ? `${this.#replyText} …` : this.#replyText });
     this.#replyText = '';
     if (yielded) this.#stats.interruptions++;
     this.endTurn({ interrupted: yielded });

@@ -7,13 +7,19 @@ import type { RealtimeDialect, RealtimeSessionInput } from '../../realtime-wire/
 import { toolsOf } from '../../realtime-wire/events.ts';
 import { REALTIME_AUDIO_RATE } from '../../realtime-wire/realtime-input.ts';
 
-type TurnDetection = NonNullable<NonNullable<NonNullable<RealtimeSessionCreateRequest['audio']>['input']>['turn_detection']>;
+type TurnDetection = NonNullable<
+  NonNullable<NonNullable<RealtimeSessionCreateRequest['audio']>['input']>['turn_detection']
+>;
 
 /**
  * semantic_vad's eagerness per level: "low" waits longest (max timeout 8 s), "high" ends soonest
  * (2 s); "medium" (= auto) 4 s (developers.openai.com guides/realtime-vad; research/field-2026-12.md §1d).
  */
-const EAGERNESS: Readonly<Record<PatienceLevel, 'high' | 'medium' | 'low'>> = { quick: 'high', natural: 'medium', patient: 'low' };
+const EAGERNESS: Readonly<Record<PatienceLevel, 'high' | 'medium' | 'low'>> = {
+  quick: 'high',
+  natural: 'medium',
+  patient: 'low',
+};
 
 /**
  * The service's turn detection for a patience: semantic_vad (content-aware) for a level, unless
@@ -23,9 +29,16 @@ const EAGERNESS: Readonly<Record<PatienceLevel, 'high' | 'medium' | 'low'>> = { 
  * place, instead of racing the server's own cancel.
  */
 export function openAITurnDetection(patience: Patience, mode: RealtimeSessionInput['turnDetection']): TurnDetection {
-  if (typeof patience === 'string' && mode === 'semantic_vad') return { type: 'semantic_vad', eagerness: EAGERNESS[patience], create_response: true, interrupt_response: false };
+  if (typeof patience === 'string' && mode === 'semantic_vad')
+    return { type: 'semantic_vad', eagerness: EAGERNESS[patience], create_response: true, interrupt_response: false };
   const silenceMs = typeof patience === 'number' ? patience : PATIENCE_SILENCE_MS[patience];
-  return { type: 'server_vad', silence_duration_ms: silenceMs, prefix_padding_ms: 300, create_response: true, interrupt_response: false };
+  return {
+    type: 'server_vad',
+    silence_duration_ms: silenceMs,
+    prefix_padding_ms: 300,
+    create_response: true,
+    interrupt_response: false,
+  };
 }
 
 export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string): RealtimeClientEvent {
@@ -39,7 +52,10 @@ export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string)
         format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE },
         turn_detection: turnDetection,
         // The transcription model's prompt is its documented bias ("a free text string").
-        transcription: { model: input.transcriptionModel, ...(input.vocabulary?.length ? { prompt: `Names that may be said: ${input.vocabulary.join(', ')}.` } : {}) },
+        transcription: {
+          model: input.transcriptionModel,
+          ...(input.vocabulary?.length ? { prompt: `Names that may be said: ${input.vocabulary.join(', ')}.` } : {}),
+        },
       },
       output: { format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE }, voice: input.voice },
     },
@@ -50,7 +66,10 @@ export function buildSessionUpdate(input: RealtimeSessionInput, eventId: string)
   return { type: 'session.update', event_id: eventId, session };
 }
 
-export function buildContextUpdate(update: Parameters<RealtimeDialect['contextUpdate']>[0], eventId: string): RealtimeClientEvent {
+export function buildContextUpdate(
+  update: Parameters<RealtimeDialect['contextUpdate']>[0],
+  eventId: string,
+): RealtimeClientEvent {
   const session: RealtimeSessionCreateRequest = { type: 'realtime' };
   if (update.systemInstruction !== undefined) session.instructions = update.systemInstruction;
   if (update.tools) session.tools = toolsOf(update.tools);
@@ -58,8 +77,14 @@ export function buildContextUpdate(update: Parameters<RealtimeDialect['contextUp
 }
 
 /** A new patience mid-session: only the turn detection (the service merges the rest). */
-export function buildPatienceUpdate(input: Pick<RealtimeSessionInput, 'turnDetection' | 'patience'>, eventId: string): RealtimeClientEvent {
-  const session: RealtimeSessionCreateRequest = { type: 'realtime', audio: { input: { turn_detection: openAITurnDetection(input.patience, input.turnDetection) } } };
+export function buildPatienceUpdate(
+  input: Pick<RealtimeSessionInput, 'turnDetection' | 'patience'>,
+  eventId: string,
+): RealtimeClientEvent {
+  const session: RealtimeSessionCreateRequest = {
+    type: 'realtime',
+    audio: { input: { turn_detection: openAITurnDetection(input.patience, input.turnDetection) } },
+  };
   return { type: 'session.update', event_id: eventId, session };
 }
 

@@ -11,7 +11,12 @@ export function wakeScreener(config: Config, logger: Logger): SpeechScreener | n
   return {
     async open() {
       const { OpenAITranscriptionScreener } = await import('./screener.ts');
-      return new OpenAITranscriptionScreener({ apiKey, model: config.wake.screenModel, baseUrl: config.openai.realtimeBaseUrl, logger }).open();
+      return new OpenAITranscriptionScreener({
+        apiKey,
+        model: config.wake.screenModel,
+        baseUrl: config.openai.realtimeBaseUrl,
+        logger,
+      }).open();
     },
   };
 }

@@ -13,7 +13,12 @@ import { Resampler16kTo24kMono } from '../../../audio/resampler-16k-to-24k.ts';
 import type { ScreeningStream, SpeechScreener } from '../../../ports.ts';
 import { encodePcm } from '../../wire/pcm-codec.ts';
 import { toWebSocketBase } from '../../wire/ws-url.ts';
-import { audioAppendJson, DEFAULT_REALTIME_BASE_URL, errorEvent, REALTIME_AUDIO_RATE } from '../../realtime-wire/realtime-input.ts';
+import {
+  audioAppendJson,
+  DEFAULT_REALTIME_BASE_URL,
+  errorEvent,
+  REALTIME_AUDIO_RATE,
+} from '../../realtime-wire/realtime-input.ts';
 import { createBearerScrubber, JsonSocket, type JsonEvent } from '../../realtime-wire/json-socket.ts';
 
 export interface OpenAIScreenerOptions {
@@ -27,7 +32,11 @@ export interface OpenAIScreenerOptions {
 }
 
 const committed = z.object({ type: z.literal('input_audio_buffer.committed'), item_id: z.string() });
-const completed = z.object({ type: z.literal('conversation.item.input_audio_transcription.completed'), item_id: z.string(), transcript: z.string() });
+const completed = z.object({
+  type: z.literal('conversation.item.input_audio_transcription.completed'),
+  item_id: z.string(),
+  transcript: z.string(),
+});
 const failed = z.object({ type: z.literal('conversation.item.input_audio_transcription.failed'), item_id: z.string() });
 
 interface PendingCommit {
@@ -130,16 +139,34 @@ export class OpenAITranscriptionScreener implements SpeechScreener {
             if (event.type === 'session.created') {
               socket.send({
                 type: 'session.update',
-                session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE }, transcription: { model }, turn_detection: null } } },
+                session: {
+                  type: 'transcription',
+                  audio: {
+                    input: {
+                      format: { type: 'audio/pcm', rate: REALTIME_AUDIO_RATE },
+                      transcription: { model },
+                      turn_detection: null,
+                    },
+                  },
+                },
               });
             } else if (event.type === 'session.updated') {
               done();
             } else if (event.type === 'error') {
               const parsed = errorEvent.safeParse(event);
-              done(new Error(scrub(parsed.success ? `${parsed.data.error.code ?? 'error'}: ${parsed.data.error.message}` : 'malformed error event')));
+              done(
+                new Error(
+                  scrub(
+                    parsed.success
+                      ? `${parsed.data.error.code ?? 'error'}: ${parsed.data.error.message}`
+                      : 'malformed error event',
+                  ),
+                ),
+              );
             }
           },
-          onClose: (code, reason) => done(new Error(`closed during the handshake (${code}${reason ? `: ${reason}` : ''})`)),
+          onClose: (code, reason) =>
+            done(new Error(`closed during the handshake (${code}${reason ? `: ${reason}` : ''})`)),
         });
       });
     } catch (err) {
