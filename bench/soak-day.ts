@@ -1,4 +1,4 @@
-// npm run soak:day -- [--minutes N] [--short] [--window-minutes W] [--seed X] [--outage-s S (0: none)] [--out FILE]
+// npm run soak:day -- [--minutes N] [--short] [--window-minutes W] [--seed X] [--outage-s S (0: none)] [--kill-at-min M (0: none)] [--out FILE]
 // (also: npm run soak -- --profile day ...)
 // A working day's call under every fault at once (issue #55): the real core as a child process, the
 // fakes (Discord with DAVE v1, Gemini, a webhook receiver) in this one, for N minutes in real time
@@ -15,7 +15,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runSoak, type SoakCallContext } from './lib/soak-call.ts';
+import { runSoak, type SoakCallContext, type SoakCycle, type SoakRun } from './lib/soak-call.ts';
 import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
 import { dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
 import { SOAK_DAY_DEFINITIONS, soakDayResultSchema, soakDayRows } from './lib/soak-day-report.ts';
@@ -31,6 +31,9 @@ export async function main(argv: string[]): Promise<void> {
       out: { type: 'string' },
       profile: { type: 'string', default: 'day' },
       'outage-s': { type: 'string', default: '60' },
+      // Kill -9 the core once and restart it (issue #55 item 5): halfway by default in the day profile,
+      // off in --short unless given (it costs the short run a minute of call).
+      'kill-at-min': { type: 'string' },
     },
   });
   const minutes = Number(values.minutes ?? (values.short ? 10 : 120));
@@ -40,6 +43,8 @@ export async function main(argv: string[]): Promise<void> {
     throw new Error('--minutes ≥ 1, --window-minutes > 0 and --seed must be numbers');
   const out = values.out ?? fileURLToPath(new URL('./results/soak-day.json', import.meta.url));
   const callS = minutes * 60;
+  const killAtMin = Number(values['kill-at-min'] ?? (values.short ? 0 : minutes / 2));
+  if (!(killAtMin >= 0 && killAtMin < minutes)) throw new Error('--kill-at-min: from 0 (never) to under --minutes');
   // The schedule scales with the length: a short run gets each fault at least once.
   const schedule = {
     rotateS: Math.min(600, Math.max(60, Math.round(callS / 8))),
@@ -75,6 +80,7 @@ export async function main(argv: string[]): Promise<void> {
       voiceResetEveryS: 0,
       deadlineS: schedule.deadlineS,
       seed,
+      killAtS: killAtMin * 60,
       quietEveryS: schedule.quietEveryS,
       quietForS: schedule.quietForS,
       extraUsers: ['guest', 'visitor'],
@@ -132,6 +138,22 @@ export async function main(argv: string[]): Promise<void> {
       windowMs,
     );
     const flat = flatChecks(inCall, quietPoints, windows, windowMs);
+    const kill = run.kill;
+    // Reminders that fell due while the core was down (the kill to the call back): delivered once each?
+    const gap = kill
+      ? deliveries.filter((d) => d.dueAt >= kill.at && d.dueAt <= (kill.backAt ?? kill.at + 60_000))
+      : [];
+    const killRestart = kill && {
+      atMinute: Math.round(((kill.at - startedAt) / 60_000) * 10) / 10,
+      callBack: kill.callBack,
+      backAfterS: kill.backAt === null ? null : Math.round((kill.backAt - kill.at) / 100) / 10,
+      remindersDueDuringGap: gap.length,
+      delivered: gap.filter((d) => d.count > 0).length,
+      duplicates: gap.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
+      notesBefore: kill.notesBefore,
+      notesIntact: kill.notesBefore > 0 && kill.notesMissing === 0,
+      notesMissing: kill.notesMissing,
+    };
     const byMode = Object.fromEntries(
       (['voice', 'dm', 'channel', 'webhook'] as const).map((mode) => {
         const mine = deliveries.filter((d) => d.mode === mode);
@@ -162,9 +184,15 @@ export async function main(argv: string[]): Promise<void> {
       wordsLostAt: cycles
         .filter((c) => !c.heard)
         .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), events: c.events })),
+      // Each lost word with the fault phase it fell in: the faults just before it and the call's
+      // state at /health around it (the samples before and after, 5 s apart), for tracing (#55).
+      lostWords: cycles
+        .filter((c) => !c.heard)
+        .map((c) => lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs)),
       repliesDoubledAt: cycles
         .filter((c) => c.replies > 1)
         .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
+      killRestart,
       remindersDue: scheduled.length,
       remindersRefused: day.reminders.length - scheduled.length,
       reminderRefusals: day.reminders.flatMap((r) => (r.refusal ? [`${r.tag} (${r.mode}): ${r.refusal}`] : [])),
@@ -226,6 +254,41 @@ export async function main(argv: string[]): Promise<void> {
     if (sampler) clearInterval(sampler);
     await webhook.close();
   }
+}
+
+/** Where a lost word fell: seconds into the call, the outage phase, the last faults before it, the call's state. */
+function lostWordPhase(
+  cycle: SoakCycle,
+  events: SoakRun['events'],
+  samples: DaySample[],
+  startedAt: number,
+  outageMs: number,
+) {
+  const t = cycle.at - startedAt;
+  const outage = events.find((e) => e.kind === 'outage');
+  const sinceOutage = outage ? (cycle.at - outage.at) / 1000 : null;
+  const outagePhase =
+    sinceOutage === null
+      ? 'no outage'
+      : sinceOutage < 0
+        ? 'before the outage'
+        : sinceOutage * 1000 < outageMs
+          ? `in the outage (${sinceOutage.toFixed(1)} s of ${outageMs / 1000})`
+          : `${(sinceOutage - outageMs / 1000).toFixed(1)} s after the outage ended`;
+  const before = samples.filter((s) => s.t <= t).at(-1);
+  const after = samples.find((s) => s.t > t);
+  return {
+    n: cycle.n,
+    at: new Date(cycle.at).toISOString(),
+    secondsIntoCall: Math.round(t / 100) / 10,
+    outagePhase,
+    faultsBefore: events
+      .filter((e) => e.at <= cycle.at && e.at >= cycle.at - 30_000)
+      .map((e) => `${e.kind} ${((cycle.at - e.at) / 1000).toFixed(1)} s before: ${e.detail}`),
+    eventsInCycle: cycle.events,
+    callStateBefore: before?.bridge ?? null,
+    callStateAfter: after?.bridge ?? null,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));

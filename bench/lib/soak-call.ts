@@ -48,7 +48,8 @@ const LOUD_PEAK = 1000;
 const STREAM_PAUSE_MS = 200;
 const FRAME_VALUES = 1920;
 
-export type SoakEventKind = 'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline' | 'outage' | 'membership';
+export type SoakEventKind =
+  'rotation' | 'drop' | 'stall' | 'voiceReset' | 'deadline' | 'outage' | 'membership' | 'kill';
 
 /** What the day soak's extra load (bench/lib/soak-day-load.ts) is given once the call is up. */
 export interface SoakCallContext {
@@ -91,6 +92,19 @@ export interface SoakOptions {
   extraUsers?: string[];
   /** More load beside the call (the day soak), started once the call is up. */
   extras?: (call: SoakCallContext) => SoakExtras;
+  /** Kill -9 the core this many seconds into the call and start it again on the same home (0: never). */
+  killAtS?: number;
+}
+
+/** The kill -9 mid-call (issue #55 item 5): when, how long until the call was back, the notes either side. */
+export interface SoakKill {
+  /** Date.now() of the kill, and when the restarted core's call had a model socket again. */
+  at: number;
+  backAt: number | null;
+  callBack: boolean;
+  notesBefore: number;
+  /** Notes of the first half (before the kill) missing after the restart. */
+  notesMissing: number;
 }
 
 export interface SoakCycle {
@@ -127,6 +141,7 @@ export interface SoakRun {
   rssSeries: { t_s: number; rss_mb: number }[];
   healthAtEnd: BenchHealth;
   fakeSockets: number;
+  kill: SoakKill | null;
   /** Replies the fake began whose socket ended before their first audio (nobody heard them). */
   repliesUnheard: number;
 }
@@ -273,8 +288,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
-  const { child, output } = startCoreChild({ ...coreEnv(discord, fake, home, port, token), ...options.coreEnv }, home);
-  const pid = child.pid!;
+  const env = { ...coreEnv(discord, fake, home, port, token), ...options.coreEnv };
+  let { child, output } = startCoreChild(env, home);
+  let pid = child.pid!;
+  let kill: SoakKill | null = null;
   const events: SoakRun['events'] = [];
   const model = new ModelDriver(fake);
   let pendingCause: SoakEventKind | null = null;
@@ -346,20 +363,77 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         `  ${Math.round((performance.now() - started) / 1000)} s: ${cycles.length} utterances, ${lost} lost, ${events.length} events, core RSS ${samples.at(-1)?.rssMb.toFixed(1) ?? '?'} MB`,
       );
     }, 30_000);
-    const from = readProc(pid)!;
-    const extras = options.extras?.({
+    let from = readProc(pid)!;
+    const context: SoakCallContext = {
       base,
       token,
-      pid,
+      // The restarted core's after a kill.
+      get pid() {
+        return pid;
+      },
       discord,
       fake,
       random,
       started,
       event: (kind, detail) => void events.push({ kind, at: Date.now(), detail }),
-    });
+    };
+    const extras = options.extras?.(context);
+    const killAt = options.killAtS ? started + options.killAtS * 1000 : Infinity;
+    // Kill -9 and start again as the tray does (same home, port and token), then join the call again.
+    const killAndRestart = async (): Promise<SoakKill> => {
+      // The killed call's own notes (by its id), so the restarted call's new ones push none out of the page.
+      let callId: string | undefined;
+      const notes = async (): Promise<string[]> => {
+        const res = await getJson(
+          `${base}/notes?limit=500${callId ? `&call=${encodeURIComponent(callId)}` : ''}`,
+          token,
+        ).catch(() => null);
+        const list =
+          (res?.body as { notes?: { id?: unknown; ts?: unknown; text?: unknown; callId?: unknown }[] } | undefined)
+            ?.notes ?? [];
+        callId ??= list.map((n) => n.callId).find((c): c is string => typeof c === 'string');
+        return list.map((n) => JSON.stringify([n.id, n.ts, n.text]));
+      };
+      await notes();
+      const before = await notes();
+      const at = Date.now();
+      events.push({ kind: 'kill', at, detail: `kill -9 of the core (pid ${pid})` });
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+      const sockets = fake.sockets();
+      ({ child, output } = startCoreChild(env, home));
+      pid = child.pid!;
+      await waitForSidecar(base, token, child, output);
+      const joined = await getJson(`${base}/join`, token, 'POST').catch(() => null);
+      let backAt: number | null = null;
+      for (const deadline = Date.now() + 60_000; joined?.status === 200 && Date.now() < deadline; await sleep(200)) {
+        if (fake.sockets() > sockets) {
+          backAt = Date.now();
+          break;
+        }
+      }
+      from = readProc(pid) ?? from;
+      const after = new Set(await notes());
+      return {
+        at,
+        backAt,
+        callBack: backAt !== null,
+        notesBefore: before.length,
+        notesMissing: before.filter((n) => !after.has(n)).length,
+      };
+    };
     let nextQuiet = options.quietEveryS ? started + options.quietEveryS * 1000 * (0.8 + 0.4 * random()) : Infinity;
 
     for (let n = 0; performance.now() < end - 5000; n++) {
+      if (!kill && performance.now() >= killAt) {
+        // A restart that fails is reported (callBack false), the call goes on being measured.
+        const at = Date.now();
+        kill = await killAndRestart().catch((err: unknown) => {
+          options.progress(`  the restart after the kill failed: ${err instanceof Error ? err.message : String(err)}`);
+          return { at, backAt: null, callBack: false, notesBefore: 0, notesMissing: 0 };
+        });
+      }
       if (
         extras &&
         performance.now() >= nextQuiet &&
@@ -433,6 +507,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       healthAtEnd,
       fakeSockets: fake.sockets(),
       repliesUnheard: model.replies.length - spoken.length,
+      kill,
     };
   } finally {
     for (const timer of timers) clearTimeout(timer);

@@ -19,9 +19,12 @@ export interface DaySample {
   children: number;
   healthRoundTripMs: number | null;
   modelSocketsOpen: number;
+  /** The call's state at /health (connected, reconnecting, parked) and its reason: where a lost word fell. */
+  bridge?: string | null;
 }
 
 const healthSchema = z.object({
+  bridge: z.object({ state: z.string(), reason: z.string().nullish() }).optional(),
   memory: z.object({ heap_used_mb: z.number() }),
   diagnostics: z.object({ active_resources: z.record(z.string(), z.number()) }).optional(),
 });
@@ -75,6 +78,9 @@ export async function sampleCore(
     children: childProcesses(pid),
     healthRoundTripMs: roundTrip === null ? null : Math.round(roundTrip * 10) / 10,
     modelSocketsOpen,
+    bridge: health?.bridge
+      ? `${health.bridge.state}${health.bridge.reason ? `: ${health.bridge.reason.slice(0, 120)}` : ''}`
+      : null,
   };
 }
 

@@ -5,6 +5,10 @@ import { FLAT_TARGETS } from './soak-day-measure.ts';
 
 export const SOAK_DAY_DEFINITIONS = {
   minutes: 'length of the call, real time (audio paced as in a real call)',
+  lostWords:
+    'each word not heard, with the outage phase it fell in, the faults of the 30 s before it and the call state at /health in the samples either side (5 s apart)',
+  killRestart:
+    "the kill -9 of the core mid-call (--kill-at-min) and its restart on the same home, port and token, the call joined again by POST /join: callBack = a model socket again (backAfterS after the kill), reminders due from the kill until then delivered and duplicated, the killed call's notes (GET /notes?call=) all still there after the restart",
   wordsSent: 'numbered phrases the fake owner spoke (each a pitch-coded word, bench/lib/soak-call.ts)',
   wordsHeard:
     'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',

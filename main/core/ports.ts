@@ -218,6 +218,12 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
    * or null when none is safe (none issued, or the model spoke after the latest). Gemini only.
    */
   resumeHandle?(): string | null;
+  /**
+   * Takes the user's speech this session holds that no service has answered yet (said while its
+   * sockets were down and it retried, or sent to a socket that went silent or ended first), in
+   * order; `null` is an end of speech. For a session that gave up: the next one hears it instead.
+   */
+  takeUnanswered?(): (Int16Array | null)[];
 }
 
 export interface ConversationLine {

@@ -62,6 +62,27 @@ const DEFAULT_HOLD_MS = 30_000;
  */
 const RESUME_VALID_MS = 115 * 60_000;
 const SAMPLES_PER_MS_16K = 16;
+/** A held utterance the model does not answer (noise, a cough) holds the next ones back at most this long. */
+const HAND_OVER_WAIT_MS = 10_000;
+/**
+ * Digital silence held in a row, at most (16 kHz samples): 1 s. The pause after an utterance is
+ * paced silence up to the silence cap (~5 s) when no service ends the turn, so held whole it was
+ * most of the hold (the day soak lost the oldest words of its outage to it, issue #55). A held
+ * utterance ends with its explicit end; the pauses between its words stay.
+ */
+const HELD_PAUSE_SAMPLES = 16_000;
+
+/** The voice gate's paced pause is exact zeros; speech, even quiet, never is. */
+function isDigitalSilence(pcm: Int16Array): boolean {
+  for (let i = 0; i < pcm.length; i++) if (pcm[i] !== 0) return false;
+  return true;
+}
+
+/** Whether to hold this chunk, given the silence held just before it (a run longer than HELD_PAUSE_SAMPLES is cut). */
+function pauseRun(pcm: Int16Array, run: number): number | null {
+  if (!isDigitalSilence(pcm)) return 0;
+  return run >= HELD_PAUSE_SAMPLES ? null : run + pcm.length;
+}
 
 type Held =
   { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
@@ -88,6 +109,8 @@ export class ModelLink {
   #state: ModelLinkState = 'closed';
   readonly #held: Held[] = [];
   #heldSamples = 0;
+  /** Digital silence held since the last speech chunk (HELD_PAUSE_SAMPLES). */
+  #heldPause = 0;
   /** The open attempt in progress (a wake or an outage retry), so two causes share one. */
   #opening: Promise<void> | null = null;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -110,6 +133,13 @@ export class ModelLink {
   #generation = 0;
   /** The parked session's resumption handle and when it was parked, for the next wake. */
   #resume: { handle: string; parkedAt: number } | null = null;
+  /**
+   * Held utterances are handed to a new session one per model turn: the next goes when the model
+   * has answered the one before (or after HAND_OVER_WAIT_MS). Meanwhile what the call sends queues
+   * behind them. Written back to back, the service took the second utterance as a barge-in on its
+   * answer to the first, and the day soak lost one word of each such pair (issue #55).
+   */
+  #handOver: { timer: NodeJS.Timeout; off: () => void } | null = null;
 
   #call: ModelLinkCall | null = null;
 
@@ -155,17 +185,27 @@ export class ModelLink {
   /** 16 kHz speech for the model: sent now, or held (and the model woken) while no session is up. */
   sendAudio(pcm: Int16Array): void {
     this.#speechSamples += pcm.length;
-    if (this.#session) {
+    if (this.#session && !this.#handOver) {
       this.#session.sendAudio(pcm);
       return;
     }
     if (this.#state === 'closed') return;
+    const run = pauseRun(pcm, this.#heldPause);
+    if (run === null) return;
+    this.#heldPause = run;
     // Held in an outage too (the day soak lost every word said while the model was unreachable,
     // issue #55): the session that opens when it is back hears the last `holdMs` of it, in order
     // with its ends, and answers late rather than never. Older speech gives way (counted).
     // Copied: the voice gate reuses its chunk buffer.
     this.#hold({ kind: 'audio', pcm: pcm.slice() });
     this.#heldSamples += pcm.length;
+    this.#trimHeld();
+    // A wake opens a parked call; in an outage the retries (#scheduleRetry) are already under way.
+    if (this.#state !== 'down') void this.wake('speech');
+  }
+
+  /** Held speech past `holdMs` gives way, oldest first (counted). */
+  #trimHeld(): void {
     const limit = (this.#o.holdMs ?? DEFAULT_HOLD_MS) * SAMPLES_PER_MS_16K;
     while (this.#heldSamples > limit) {
       const i = this.#held.findIndex((h) => h.kind === 'audio');
@@ -177,18 +217,19 @@ export class ModelLink {
       // `i` was the oldest chunk: an end right after it closes an utterance with nothing left of it.
       if (this.#held[i]?.kind === 'end') this.#held.splice(i, 1);
     }
-    // A wake opens a parked call; in an outage the retries (#scheduleRetry) are already under way.
-    if (this.#state !== 'down') void this.wake('speech');
   }
 
   endAudioInput(): void {
-    if (this.#session) this.#session.endAudioInput();
-    else if (this.#state !== 'closed' && this.#held.length > 0) this.#hold({ kind: 'end' });
+    if (this.#session && !this.#handOver) this.#session.endAudioInput();
+    else if (this.#state !== 'closed' && this.#held.length > 0) {
+      this.#hold({ kind: 'end' });
+      this.#heldPause = 0;
+    }
   }
 
   /** Text for the model's next turn: sent now, or held for the session a wake opens. */
   sendText(text: string, delivery?: TextDelivery): void {
-    if (this.#session) {
+    if (this.#session && !this.#handOver) {
       this.#session.sendText(text, delivery);
       return;
     }
@@ -231,6 +272,7 @@ export class ModelLink {
       for (const item of this.#held.splice(0))
         if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'refused' });
       this.#heldSamples = 0;
+      this.#heldPause = 0;
       return Promise.resolve();
     }
     const started = this.#o.now();
@@ -269,6 +311,7 @@ export class ModelLink {
     this.#clearRetry();
     this.#setState('closed');
     this.#resume = null;
+    this.#stopHandOver();
     this.#dropHeld();
     await this.#detach();
   }
@@ -324,6 +367,8 @@ export class ModelLink {
   async #detach(): Promise<void> {
     const session = this.#session;
     if (!session) return;
+    // What is still held waits for the next session.
+    this.#stopHandOver();
     this.#session = null;
     this.#unbind?.();
     this.#unbind = null;
@@ -347,6 +392,7 @@ export class ModelLink {
   #lost(reason: string): void {
     if (this.#state === 'closed') return;
     this.#downSince ??= Date.now();
+    this.#takeUnanswered();
     void this.#detach();
     const maxS = Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000);
     this.#setState(
@@ -387,21 +433,67 @@ export class ModelLink {
     this.#retryTimer = null;
   }
 
-  /** What waited for a session, in the order it came: the first words, their end, texts. */
+  /**
+   * What waited for a session, in the order it came: the first words, their end, texts. An
+   * utterance with more held speech after it is answered before the next is sent (#handOver).
+   */
   #flushHeld(session: LiveModelSession): void {
-    const held = this.#held.splice(0);
-    this.#heldSamples = 0;
-    for (const item of held) {
-      if (item.kind === 'audio') session.sendAudio(item.pcm);
-      else if (item.kind === 'end') session.endAudioInput();
-      else session.sendText(item.text, item.delivery);
+    this.#stopHandOver();
+    while (this.#held.length > 0) {
+      const item = this.#held.shift()!;
+      if (item.kind === 'audio') {
+        this.#heldSamples -= item.pcm.length;
+        session.sendAudio(item.pcm);
+      } else if (item.kind === 'text') session.sendText(item.text, item.delivery);
+      else {
+        session.endAudioInput();
+        if (this.#held.some((h) => h.kind === 'audio')) {
+          const next = (): void => {
+            if (this.#session === session) this.#flushHeld(session);
+          };
+          session.once('turnComplete', next);
+          this.#handOver = { timer: setTimeout(next, HAND_OVER_WAIT_MS), off: () => session.off('turnComplete', next) };
+          return;
+        }
+      }
     }
+    this.#heldSamples = 0;
+    this.#heldPause = 0;
+  }
+
+  #stopHandOver(): void {
+    if (!this.#handOver) return;
+    clearTimeout(this.#handOver.timer);
+    this.#handOver.off();
+    this.#handOver = null;
+  }
+
+  /**
+   * The session that gave up still holds what the user said while it retried (and what a silent
+   * socket never answered): held here ahead of anything newer, for the session opened when the
+   * model is back. Without it those words went with the session (the day soak, issue #55).
+   */
+  #takeUnanswered(): void {
+    const taken = this.#session?.takeUnanswered?.() ?? [];
+    if (taken.length === 0) return;
+    const items: Held[] = [];
+    let pause = 0;
+    for (const pcm of taken) {
+      const run = pcm ? pauseRun(pcm, pause) : 0;
+      if (run === null) continue;
+      pause = run;
+      items.push(pcm ? { kind: 'audio', pcm } : { kind: 'end' });
+      if (pcm) this.#heldSamples += pcm.length;
+    }
+    this.#held.unshift(...items);
+    this.#trimHeld();
   }
 
   #dropHeld(): void {
     for (const item of this.#held.splice(0))
       if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
     this.#heldSamples = 0;
+    this.#heldPause = 0;
   }
 
   #setState(state: ModelLinkState, reason?: string): void {

@@ -194,6 +194,57 @@ describe('ModelLink', () => {
     expect(states.filter((s) => s === 'down').length).toBe(1);
   });
 
+  it('a session that gives up hands over what it held unanswered: heard, in order, before what came after', async () => {
+    const { l, sessions } = link(10, 1);
+    const first = new FakeSession();
+    // What the user said while the session retried (issue #55: the day soak lost these words).
+    const unanswered: (Int16Array | null)[] = [Int16Array.of(7), null, Int16Array.of(8)];
+    Object.assign(first, { takeUnanswered: () => unanswered.splice(0) });
+    l.adopt(first as unknown as LiveModelSession);
+    l.lost('Gemini unreachable after 8 attempts');
+    l.sendAudio(Int16Array.of(9));
+    l.endAudioInput();
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(l.state).toBe('open');
+    sessions[0]!.emit('turnComplete');
+    expect(sessions[0]!.log).toEqual(['audio:7', 'end', 'audio:8', 'audio:9', 'end']);
+  });
+
+  it('the paced pause after a held utterance is held for 1 s at most, the pauses between its words whole', async () => {
+    const { l, sessions } = link(10, 1);
+    const first = new FakeSession();
+    const zeros = (chunks: number) => Array.from({ length: chunks }, () => new Int16Array(320));
+    // The session's unanswered speech: a word, a 200 ms pause, a word, then 5 s of the paced pause.
+    const unanswered: (Int16Array | null)[] = [
+      new Int16Array(320).fill(1),
+      ...zeros(10),
+      new Int16Array(320).fill(2),
+      ...zeros(250),
+      null,
+    ];
+    Object.assign(first, { takeUnanswered: () => unanswered.splice(0) });
+    l.adopt(first as unknown as LiveModelSession);
+    l.lost('unreachable');
+    // Said while the link is down: a word and the paced pause up to the silence cap.
+    l.sendAudio(new Int16Array(320).fill(3));
+    for (const chunk of zeros(250)) l.sendAudio(chunk);
+    l.endAudioInput();
+    await vi.advanceTimersByTimeAsync(3100);
+    sessions[0]!.emit('turnComplete');
+    const log = sessions[0]!.log;
+    // 1 s of 20 ms chunks after each utterance (was 250: 10 s of the 30 s hold for two words).
+    expect(log).toEqual([
+      'audio:1',
+      ...Array(10).fill('audio:0'),
+      'audio:2',
+      ...Array(50).fill('audio:0'),
+      'end',
+      'audio:3',
+      ...Array(50).fill('audio:0'),
+      'end',
+    ]);
+  });
+
   it('an outage longer than the hold: the newest speech is kept, an utterance with nothing left is not sent', async () => {
     const { l, sessions } = link(10, 1);
     l.adopt(new FakeSession() as unknown as LiveModelSession);
@@ -206,8 +257,40 @@ describe('ModelLink', () => {
     }
     await vi.advanceTimersByTimeAsync(3100);
     expect(l.state).toBe('open');
+    sessions[0]!.emit('turnComplete');
     expect(sessions[0]!.log).toEqual(['audio:2', 'end', 'audio:3', 'end']);
     expect(l.figures().heldSpeechDroppedSeconds).toBe(12);
+  });
+
+  it('held utterances are handed over one per model turn; what comes meanwhile queues behind them', async () => {
+    const { l, sessions } = link(10, 1);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    for (const n of [1, 2, 3]) {
+      l.sendAudio(Int16Array.of(n));
+      l.endAudioInput();
+    }
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(l.state).toBe('open');
+    const session = sessions[0]!;
+    // Back to back, the service took the next utterance as a barge-in on its answer (issue #55's day soak).
+    expect(session.log).toEqual(['audio:1', 'end']);
+    // Said now, once the model is back: behind the held ones, in order.
+    l.sendAudio(Int16Array.of(4));
+    l.sendText('reminder');
+    expect(session.log).toEqual(['audio:1', 'end']);
+    session.emit('turnComplete');
+    expect(session.log).toEqual(['audio:1', 'end', 'audio:2', 'end']);
+    // An utterance the model does not answer holds the next back for a while, not for ever.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(session.log).toEqual(['audio:1', 'end', 'audio:2', 'end', 'audio:3', 'end']);
+    session.emit('turnComplete');
+    expect(session.log.slice(-2)).toEqual(['audio:4', 'text:reminder']);
+    // Handed over: live again.
+    l.endAudioInput();
+    l.sendAudio(Int16Array.of(5));
+    expect(session.log.slice(-2)).toEqual(['end', 'audio:5']);
+    expect(session.listenerCount('turnComplete')).toBe(0);
   });
 
   it('a call that ends while the model wakes closes the session that opens later', async () => {

@@ -14,6 +14,8 @@ export const INPUT_AUDIO_MIME = 'audio/pcm;rate=16000';
 
 type Sdk = NonNullable<GeminiConnection['sdk']>;
 
+const UNANSWERED_MS = 30_000;
+
 export class GeminiAudioInput {
   readonly #hold: AudioHold;
   /**
@@ -31,7 +33,10 @@ export class GeminiAudioInput {
 
   constructor(holdAudioMs: number, replayTailMs: number) {
     this.#hold = new AudioHold(holdAudioMs);
-    this.#unanswered = new UnansweredAudio(holdAudioMs);
+    // As long as the model link's own hold (bridge/model-link.ts): this is what a session that gives
+    // up after its retries (~26-34 s) hands over, and the day soak lost every word said in them (#55).
+    // Cleared by every answer and resumable handle, so it only fills while no service hears the call.
+    this.#unanswered = new UnansweredAudio(Math.max(holdAudioMs, UNANSWERED_MS));
     this.#tail = new UnconsumedTail(replayTailMs);
   }
 
@@ -143,6 +148,19 @@ export class GeminiAudioInput {
 
   clear(): void {
     this.#hold.clear();
+  }
+
+  /** Takes what no service has answered (copies, in order; null: an end of speech) and forgets it. */
+  takeUnanswered(): (Int16Array | null)[] {
+    const taken: (Int16Array | null)[] = [];
+    this.#unanswered.replay(
+      (pcm) => taken.push(pcm.slice()),
+      () => taken.push(null),
+    );
+    this.#unanswered.answered();
+    this.#hold.clear();
+    this.#replayUnanswered = false;
+    return taken;
   }
 
   /** Every chunk written is numbered and kept until the service confirms it (transparent resumption). */

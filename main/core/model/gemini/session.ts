@@ -236,6 +236,11 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     this.#context.sessionBegan();
   }
 
+  /** The user's speech no service answered, for the session the bridge opens when this one gave up. */
+  takeUnanswered(): (Int16Array | null)[] {
+    return this.#audio.takeUnanswered();
+  }
+
   /** The call so far, for a fresh session (ours after a refused resume, or one the bridge opens). */
   conversationSeed(): ConversationSeed {
     return this.#context.seed();

@@ -1,0 +1,34 @@
+// What a Gemini session hands the model link when it gives up (issue #55): the user's speech no
+// service answered, whole for as long as its retries last (~26-34 s), not just its last 5 s of
+// held audio; an answer or a resumable handle clears it.
+import { describe, expect, it } from 'vitest';
+import { GeminiAudioInput } from '../../../main/core/model/gemini/audio-input.ts';
+
+/** `seconds` of 20 ms chunks, each filled with its utterance's number. */
+function say(input: GeminiAudioInput, n: number, seconds: number): void {
+  for (let i = 0; i < seconds * 50; i++) input.send(null, new Int16Array(320).fill(n));
+  input.end(null);
+}
+
+describe('GeminiAudioInput.takeUnanswered', () => {
+  it('keeps 25 s said while no socket was up (the session retrying), in order with the ends', () => {
+    const input = new GeminiAudioInput(5000, 30_000);
+    for (const n of [1, 2, 3, 4, 5]) say(input, n, 5);
+    const taken = input.takeUnanswered();
+    const utterances = taken.filter((c) => c === null).length;
+    const first = taken.find((c): c is Int16Array => c !== null);
+    const samples = taken.reduce((sum, c) => sum + (c?.length ?? 0), 0);
+    expect(utterances).toBe(5);
+    expect(first?.[0]).toBe(1);
+    expect(samples).toBe(25 * 16_000);
+    // Taken once: a second call has nothing.
+    expect(input.takeUnanswered()).toEqual([]);
+  });
+
+  it('nothing once the model answered', () => {
+    const input = new GeminiAudioInput(5000, 30_000);
+    say(input, 1, 1);
+    input.answered();
+    expect(input.takeUnanswered()).toEqual([]);
+  });
+});
