@@ -20,7 +20,8 @@ import type {
   LiveModelUsage,
   TextDelivery,
 } from '../ports.ts';
-import { addTokenUsage, emptyTokenUsage } from '../usage/tokens.ts';
+import { isDigitalSilence } from '../audio/index.ts';
+import { sumLiveUsage } from '../usage/live-usage.ts';
 
 export type ModelLinkState = 'open' | 'parked' | 'waking' | 'down' | 'closed';
 
@@ -72,12 +73,6 @@ const HAND_OVER_WAIT_MS = 10_000;
  */
 const HELD_PAUSE_SAMPLES = 16_000;
 
-/** The voice gate's paced pause is exact zeros; speech, even quiet, never is. */
-function isDigitalSilence(pcm: Int16Array): boolean {
-  for (let i = 0; i < pcm.length; i++) if (pcm[i] !== 0) return false;
-  return true;
-}
-
 /** Whether to hold this chunk, given the silence held just before it (a run longer than HELD_PAUSE_SAMPLES is cut). */
 function pauseRun(pcm: Int16Array, run: number): number | null {
   if (!isDigitalSilence(pcm)) return 0;
@@ -86,21 +81,6 @@ function pauseRun(pcm: Int16Array, run: number): number | null {
 
 type Held =
   { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
-
-function usageSum(a: LiveModelUsage, b: LiveModelUsage | undefined): LiveModelUsage {
-  if (!b) return a;
-  const tokens = emptyTokenUsage();
-  if (a.tokens) addTokenUsage(tokens, a.tokens);
-  if (b.tokens) addTokenUsage(tokens, b.tokens);
-  const sum: LiveModelUsage = { tokens };
-  const audio = (a.audioSeconds ?? 0) + (b.audioSeconds ?? 0);
-  const minutes = (a.billedMinutes ?? 0) + (b.billedMinutes ?? 0);
-  const total = (a.totalTokens ?? 0) + (b.totalTokens ?? 0);
-  if (audio > 0) sum.audioSeconds = audio;
-  if (minutes > 0) sum.billedMinutes = minutes;
-  if (total > 0) sum.totalTokens = total;
-  return sum;
-}
 
 export class ModelLink {
   readonly #o: ModelLinkOptions;
@@ -318,7 +298,7 @@ export class ModelLink {
 
   /** Usage of every session of this call (parks and outages open several). */
   usage(): LiveModelUsage {
-    return usageSum(this.#closedUsage, this.#session?.usage?.());
+    return sumLiveUsage(this.#closedUsage, this.#session?.usage?.());
   }
 
   /** What the call's model connection cost in time, and how often it was parked and woken. */
@@ -372,7 +352,7 @@ export class ModelLink {
     this.#session = null;
     this.#unbind?.();
     this.#unbind = null;
-    this.#closedUsage = usageSum(this.#closedUsage, session.usage?.());
+    this.#closedUsage = sumLiveUsage(this.#closedUsage, session.usage?.());
     if (this.#openedAt !== null) this.#connectedMs += this.#o.now() - this.#openedAt;
     this.#openedAt = null;
     await session.close().catch((err: unknown) => this.#o.logger.warn({ err }, 'closing the model session failed'));
