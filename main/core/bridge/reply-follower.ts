@@ -32,7 +32,7 @@ export interface ReplyFollowerDeps {
   activity: { name(id: string): string };
 }
 
-/** Hands a text over once more (the same record, followed again); null: it may not be resent. */
+/** Hands a text over once more (the same record, followed again). `handedOver` takes null for a text that may not be resent. */
 export type Resend = () => void;
 
 interface Reply {
