@@ -844,7 +844,7 @@ function storeSection(store: z.infer<typeof storeSchema>): string[] {
           '',
         ]
       : []),
-    `Notes, ${n.calls} calls of an hour (${v(n.totalMb)} MB): GET /calls p95 ${v(n.calls_p95_ms)} ms, /notes p95 ${v(n.recent_p95_ms)} ms, /notes?call= (500 events) p95 ${v(n.call_p95_ms)} ms, full-text /notes?q= p95 ${v(n.search_p95_ms)} ms, RSS ${v(n.rssMb)} MB.`,
+    `Notes, ${n.calls} calls of an hour (${v(n.totalMb)} MB): GET /calls p95 ${v(n.calls_p95_ms)} ms, /notes p95 ${v(n.recent_p95_ms)} ms, /notes?call= (500 events) p95 ${v(n.call_p95_ms)} ms, /notes?q= (a substring filter: a scan, not the index; the word search is /notes/search, the year-of-calls table below) worst of 5 ${v(n.search_p95_ms)} ms, RSS ${v(n.rssMb)} MB.`,
     ...(store.database ? databaseLines(store.database, v) : []),
   ];
 }
