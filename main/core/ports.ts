@@ -160,7 +160,10 @@ export interface LiveModelEvents {
 export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
   readonly state: ConnectionState;
   readonly model: string;
-  /** 16 kHz mono s16 speech from the voice gate. */
+  /**
+   * 16 kHz mono s16 speech from the voice gate. The chunk is the caller's, valid during the call only
+   * (the voice gate and the stores of unheard speech reuse their buffers): copy what you keep.
+   */
   sendAudio(pcm16kMono: Int16Array): void;
   /**
    * The user's input ends: after the service ended the turn (`userTurnEnded`), or when the bridge's

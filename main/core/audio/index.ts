@@ -34,3 +34,16 @@ export { LevelMeter, SILENCE_DBFS, type LevelReading } from './level-meter.ts';
 export { generateNotificationChime } from './sound-effects.ts';
 export { softLimit, toInt16, isDigitalSilence, LIMITER_KNEE } from './pcm.ts';
 export { designLowPass, kaiserBeta, firMagnitude, type LowPassSpec } from './fir-design.ts';
+export {
+  UnheardSpeech,
+  untilJudged,
+  untilSessionUp,
+  untilSocketUp,
+  untilAcknowledged,
+  untilAnswered,
+  HELD_PAUSE_SAMPLES,
+  type UnheardPolicy,
+  type UnheardReason,
+  type UnheardSend,
+  type UnheardEnd,
+} from './unheard-speech.ts';

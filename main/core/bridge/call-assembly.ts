@@ -66,7 +66,6 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
   const wake = new WakeGate({
     settings: o.wake?.settings ?? { names: [], auto: true, followUpMs: 0 },
     screener: o.wake?.screener ?? null,
-    chunkSamples: (16 * inputChunkMs) | 0,
     humansInCall: () => voice.channelMembers?.().length ?? 0,
     now,
     logger: o.logger,

@@ -6,7 +6,11 @@
 //   session is tried with capped back-off for as long as the call lasts, never ending the call.
 // While no session is ready (parked, waking, down), what the call sends is held here (speech
 // chunks, the end of an utterance, texts; speech bounded by `holdMs`) and handed to the next
-// session in order, so the words that woke it, or were said in an outage, are heard.
+// session in order, so the words that woke it, or were said in an outage, are heard. The speech is
+// the unheard-speech store under its 'until a session is up' policy (audio/unheard-speech.ts); the
+// texts are a short list beside it, each placed by the number of the speech entry it came before:
+// a text is never evicted, never cut like a pause, and carries its delivery (a deadline, a settle
+// callback), none of which belongs in a ring of samples.
 //
 // Sessions are driven only through the provider contract (ports.ts): close(), and connect() with a
 // system instruction that carries the call's recent transcript (the re-seed; see seed.ts). A wake
@@ -20,7 +24,7 @@ import type {
   LiveModelUsage,
   TextDelivery,
 } from '../ports.ts';
-import { isDigitalSilence } from '../audio/index.ts';
+import { UnheardSpeech, untilSessionUp } from '../audio/index.ts';
 import { sumLiveUsage } from '../usage/live-usage.ts';
 
 export type ModelLinkState = 'open' | 'parked' | 'waking' | 'down' | 'closed';
@@ -62,35 +66,23 @@ const DEFAULT_HOLD_MS = 30_000;
  * the handle anyway (the 58:00 session deadline), a fresh seeded session opens.
  */
 const RESUME_VALID_MS = 115 * 60_000;
-const SAMPLES_PER_MS_16K = 16;
 /** A held utterance the model does not answer (noise, a cough) holds the next ones back at most this long. */
 const HAND_OVER_WAIT_MS = 10_000;
-/**
- * Digital silence held in a row, at most (16 kHz samples): 1 s. The pause after an utterance is
- * paced silence up to the silence cap (~5 s) when no service ends the turn, so held whole it was
- * most of the hold (the day soak lost the oldest words of its outage to it, issue #55). A held
- * utterance ends with its explicit end; the pauses between its words stay.
- */
-const HELD_PAUSE_SAMPLES = 16_000;
-
-/** Whether to hold this chunk, given the silence held just before it (a run longer than HELD_PAUSE_SAMPLES is cut). */
-function pauseRun(pcm: Int16Array, run: number): number | null {
-  if (!isDigitalSilence(pcm)) return 0;
-  return run >= HELD_PAUSE_SAMPLES ? null : run + pcm.length;
+/** A text held for the next session, before the speech entry numbered `before` (UnheardSpeech.nextSeq). */
+interface HeldText {
+  before: number;
+  text: string;
+  delivery?: TextDelivery;
 }
-
-type Held =
-  { kind: 'audio'; pcm: Int16Array } | { kind: 'end' } | { kind: 'text'; text: string; delivery?: TextDelivery };
 
 export class ModelLink {
   readonly #o: ModelLinkOptions;
   #session: LiveModelSession | null = null;
   #unbind: (() => void) | null = null;
   #state: ModelLinkState = 'closed';
-  readonly #held: Held[] = [];
-  #heldSamples = 0;
-  /** Digital silence held since the last speech chunk (HELD_PAUSE_SAMPLES). */
-  #heldPause = 0;
+  /** Speech and its ends held while no session is ready (or behind a hand-over); the texts beside it. */
+  readonly #held: UnheardSpeech;
+  readonly #heldTexts: HeldText[] = [];
   /** The open attempt in progress (a wake or an outage retry), so two causes share one. */
   #opening: Promise<void> | null = null;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -107,8 +99,8 @@ export class ModelLink {
   #wakeReadyMs: number[] = [];
   /** 16 kHz samples of speech the call sent to the model (held ones included). */
   #speechSamples = 0;
-  /** 16 kHz samples of held speech that gave way to newer (a park or an outage longer than `holdMs`). */
-  #heldDroppedSamples = 0;
+  /** The hold's evicted samples when this call began (held speech that gave way to newer is counted from there). */
+  #heldDroppedBase = 0;
   /** Bumped by close(): an open attempt of an ended call drops what it opened. */
   #generation = 0;
   /** The parked session's resumption handle and when it was parked, for the next wake. */
@@ -126,6 +118,7 @@ export class ModelLink {
   constructor(options: ModelLinkOptions) {
     this.#o = options;
     this.#retryDelayMs = options.retry?.initialMs ?? DEFAULT_RETRY.initialMs;
+    this.#held = new UnheardSpeech(untilSessionUp(options.holdMs ?? DEFAULT_HOLD_MS));
   }
 
   /** The call this link serves (once: a second call is a wiring mistake). */
@@ -156,7 +149,7 @@ export class ModelLink {
     this.#parks = 0;
     this.#wakes = 0;
     this.#speechSamples = 0;
-    this.#heldDroppedSamples = 0;
+    this.#heldDroppedBase = this.#held.evictedSamples;
     this.#wakeReadyMs = [];
     this.#resume = null;
     this.#attach(session);
@@ -170,41 +163,19 @@ export class ModelLink {
       return;
     }
     if (this.#state === 'closed') return;
-    const run = pauseRun(pcm, this.#heldPause);
-    if (run === null) return;
-    this.#heldPause = run;
     // Held in an outage too (the day soak lost every word said while the model was unreachable,
     // issue #55): the session that opens when it is back hears the last `holdMs` of it, in order
-    // with its ends, and answers late rather than never. Older speech gives way (counted).
-    // Copied: the voice gate reuses its chunk buffer.
-    this.#hold({ kind: 'audio', pcm: pcm.slice() });
-    this.#heldSamples += pcm.length;
-    this.#trimHeld();
+    // with its ends, and answers late rather than never. Older speech gives way (counted); a
+    // paced pause past 1 s is not kept (the policy).
+    if (!this.#held.push(pcm)) return;
     // A wake opens a parked call; in an outage the retries (#scheduleRetry) are already under way.
     if (this.#state !== 'down') void this.wake('speech');
   }
 
-  /** Held speech past `holdMs` gives way, oldest first (counted). */
-  #trimHeld(): void {
-    const limit = (this.#o.holdMs ?? DEFAULT_HOLD_MS) * SAMPLES_PER_MS_16K;
-    while (this.#heldSamples > limit) {
-      const i = this.#held.findIndex((h) => h.kind === 'audio');
-      if (i < 0) break;
-      const dropped = (this.#held[i] as { pcm: Int16Array }).pcm.length;
-      this.#heldSamples -= dropped;
-      this.#heldDroppedSamples += dropped;
-      this.#held.splice(i, 1);
-      // `i` was the oldest chunk: an end right after it closes an utterance with nothing left of it.
-      if (this.#held[i]?.kind === 'end') this.#held.splice(i, 1);
-    }
-  }
-
   endAudioInput(): void {
     if (this.#session && !this.#handOver) this.#session.endAudioInput();
-    else if (this.#state !== 'closed' && this.#held.length > 0) {
-      this.#hold({ kind: 'end' });
-      this.#heldPause = 0;
-    }
+    // Held after held speech only: an end with no speech before it tells a session nothing.
+    else if (this.#state !== 'closed') this.#held.end();
   }
 
   /** Text for the model's next turn: sent now, or held for the session a wake opens. */
@@ -217,15 +188,15 @@ export class ModelLink {
       delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
       return;
     }
-    const item: Held = { kind: 'text', text, ...(delivery ? { delivery } : {}) };
-    this.#hold(item);
+    const item: HeldText = { before: this.#held.nextSeq, text, ...(delivery ? { delivery } : {}) };
+    this.#heldTexts.push(item);
     // A text with a deadline that no session took in time (an outage) is dropped, as the session's
     // own queue would drop it: the notifier then delivers it elsewhere, never twice.
     if (delivery?.deadlineMs !== undefined) {
       setTimeout(() => {
-        const at = this.#held.indexOf(item);
+        const at = this.#heldTexts.indexOf(item);
         if (at < 0) return;
-        this.#held.splice(at, 1);
+        this.#heldTexts.splice(at, 1);
         delivery.onSettled?.({ delivered: false, reason: 'timeout' });
       }, delivery.deadlineMs).unref();
     }
@@ -249,10 +220,7 @@ export class ModelLink {
     const refusal = this.#o.wakeRefusal?.();
     if (refusal) {
       // Stays parked: what would have woken it is dropped, not kept for a later day.
-      for (const item of this.#held.splice(0))
-        if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'refused' });
-      this.#heldSamples = 0;
-      this.#heldPause = 0;
+      this.#dropHeld('refused');
       return Promise.resolve();
     }
     const started = this.#o.now();
@@ -292,7 +260,7 @@ export class ModelLink {
     this.#setState('closed');
     this.#resume = null;
     this.#stopHandOver();
-    this.#dropHeld();
+    this.#dropHeld('call_ended');
     await this.#detach();
   }
 
@@ -315,7 +283,7 @@ export class ModelLink {
     return {
       connectedSeconds: (this.#connectedMs + open) / 1000,
       speechSeconds: this.#speechSamples / 16_000,
-      heldSpeechDroppedSeconds: this.#heldDroppedSamples / 16_000,
+      heldSpeechDroppedSeconds: (this.#held.evictedSamples - this.#heldDroppedBase) / 16_000,
       parks: this.#parks,
       wakes: this.#wakes,
       wakeReadyMs: [...this.#wakeReadyMs],
@@ -328,10 +296,6 @@ export class ModelLink {
     const resume = this.#resume;
     this.#resume = null;
     return resume && this.#o.now() - resume.parkedAt < RESUME_VALID_MS ? resume.handle : null;
-  }
-
-  #hold(item: Held): void {
-    this.#held.push(item);
   }
 
   #attach(session: LiveModelSession): void {
@@ -419,26 +383,35 @@ export class ModelLink {
    */
   #flushHeld(session: LiveModelSession): void {
     this.#stopHandOver();
-    while (this.#held.length > 0) {
-      const item = this.#held.shift()!;
-      if (item.kind === 'audio') {
-        this.#heldSamples -= item.pcm.length;
-        session.sendAudio(item.pcm);
-      } else if (item.kind === 'text') session.sendText(item.text, item.delivery);
-      else {
+    this.#held.replay(
+      (pcm, seq) => {
+        this.#flushTexts(session, seq);
+        session.sendAudio(pcm);
+      },
+      (seq) => {
+        this.#flushTexts(session, seq);
         session.endAudioInput();
-        if (this.#held.some((h) => h.kind === 'audio')) {
-          const next = (): void => {
-            if (this.#session === session) this.#flushHeld(session);
-          };
-          session.once('turnComplete', next);
-          this.#handOver = { timer: setTimeout(next, HAND_OVER_WAIT_MS), off: () => session.off('turnComplete', next) };
-          return;
-        }
-      }
+      },
+      'an utterance',
+    );
+    // Stopped after an utterance with more held speech behind it: the rest waits for the answer.
+    if (!this.#held.hasSpeech) {
+      this.#flushTexts(session, Infinity);
+      return;
     }
-    this.#heldSamples = 0;
-    this.#heldPause = 0;
+    const next = (): void => {
+      if (this.#session === session) this.#flushHeld(session);
+    };
+    session.once('turnComplete', next);
+    this.#handOver = { timer: setTimeout(next, HAND_OVER_WAIT_MS), off: () => session.off('turnComplete', next) };
+  }
+
+  /** The held texts that came before speech entry `seq`, to the session. */
+  #flushTexts(session: LiveModelSession, seq: number): void {
+    while (this.#heldTexts.length > 0 && this.#heldTexts[0]!.before <= seq) {
+      const { text, delivery } = this.#heldTexts.shift()!;
+      session.sendText(text, delivery);
+    }
   }
 
   #stopHandOver(): void {
@@ -455,25 +428,12 @@ export class ModelLink {
    */
   #takeUnanswered(): void {
     const taken = this.#session?.takeUnanswered?.() ?? [];
-    if (taken.length === 0) return;
-    const items: Held[] = [];
-    let pause = 0;
-    for (const pcm of taken) {
-      const run = pcm ? pauseRun(pcm, pause) : 0;
-      if (run === null) continue;
-      pause = run;
-      items.push(pcm ? { kind: 'audio', pcm } : { kind: 'end' });
-      if (pcm) this.#heldSamples += pcm.length;
-    }
-    this.#held.unshift(...items);
-    this.#trimHeld();
+    if (taken.length > 0) this.#held.prepend(taken);
   }
 
-  #dropHeld(): void {
-    for (const item of this.#held.splice(0))
-      if (item.kind === 'text') item.delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
-    this.#heldSamples = 0;
-    this.#heldPause = 0;
+  #dropHeld(reason: 'refused' | 'call_ended'): void {
+    this.#held.clear();
+    for (const { delivery } of this.#heldTexts.splice(0)) delivery?.onSettled?.({ delivered: false, reason });
   }
 
   #setState(state: ModelLinkState, reason?: string): void {

@@ -2,8 +2,8 @@
 // an utterance reaches the model only if it starts with a wake name, or if it starts within the
 // follow-up window after the bot spoke. Deciding "starts with a wake name" needs the words before
 // the model hears them, and nothing here recognises speech locally, so each utterance is held back
-// (HeldSpeech: one buffer, no allocation per chunk) while its first words go to a transcription-
-// only screening stream (SpeechScreener: OpenAI's Realtime transcription session). On the
+// (the unheard-speech store under its 'until judged' policy: audio/unheard-speech.ts) while its first
+// words go to a transcription-only screening stream (SpeechScreener: OpenAI's Realtime transcription session). On the
 // screener's text:
 //   - starts with a wake name → the held audio (the voice gate's pre-roll included) is flushed to
 //     the model, and the rest of the utterance passes through as it comes;
@@ -18,7 +18,7 @@
 // and opens the screening stream only while it is on (the stream costs per second of audio).
 import type { Logger } from 'pino';
 import type { WakeView } from '../api-types.ts';
-import { HeldSpeech } from '../audio/held-speech.ts';
+import { UnheardSpeech, untilJudged } from '../audio/index.ts';
 import type { ScreeningStream, SpeechScreener } from '../ports.ts';
 import { Outlet, stageOf, type SpeechSink, type Stage } from './pipeline.ts';
 import { parseWakeNames, startsWithWakeName } from './wake-names.ts';
@@ -44,7 +44,6 @@ export interface WakeGateOptions {
   settings: WakeSettings;
   /** Null when no screener can be built (no OpenAI key): the gate then stays closed and says so. */
   screener: SpeechScreener | null;
-  chunkSamples: number;
   humansInCall: () => number;
   now: () => number;
   logger: Logger;
@@ -78,7 +77,7 @@ type UtteranceState = 'idle' | 'pass' | 'screening' | 'drop';
 export class WakeGate {
   readonly #o: WakeGateOptions;
   readonly #names: string[][];
-  readonly #hold: HeldSpeech;
+  readonly #hold = new UnheardSpeech(untilJudged(HOLD_MS));
   #on = false;
   #reason = 'no wake names set';
   #stream: ScreeningStream | null = null;
@@ -107,7 +106,6 @@ export class WakeGate {
   constructor(options: WakeGateOptions) {
     this.#o = options;
     this.#names = parseWakeNames(options.settings.names);
-    this.#hold = new HeldSpeech((RATE * HOLD_MS) / 1000, options.chunkSamples);
   }
 
   /** The gate's verdicts go to `verdicts` from now on (once: a second listener is a wiring mistake). */
@@ -237,7 +235,7 @@ export class WakeGate {
     this.stats.accepted++;
     this.#state = 'pass';
     this.#verdicts?.accepted(this.#startedAt);
-    this.#hold.drain(this.#forward);
+    this.#hold.replay(this.#forward);
     if (this.#inputEnded) this.end();
   }
 

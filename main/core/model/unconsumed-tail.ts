@@ -5,27 +5,26 @@
 // not consume: nothing lost, nothing twice. Messages are numbered per socket from 0 (the `setup`).
 //
 // This keeps the user audio (chunks and stream ends) sent on the current socket after the last
-// index the service confirmed, bounded (30 s by default; older audio gives way, counted). Two rings,
-// each allocated once per call: a replay drains one while the sends re-record into the other with
-// the new socket's numbers.
-import { AudioHold } from './audio-hold.ts';
+// index the service confirmed, bounded (30 s by default; older audio gives way, counted): the
+// unheard-speech store under its 'until acknowledged' policy (audio/unheard-speech.ts), each entry
+// tagged with its message number, so a confirmation releases exactly the entries it covers. Two
+// stores, each allocated once per call: a replay drains one while the sends re-record into the
+// other with the new socket's numbers.
+import { UnheardSpeech, untilAcknowledged } from '../audio/unheard-speech.ts';
 
 export class UnconsumedTail {
-  #current: AudioHold;
-  #spare: AudioHold;
-  /** Message index of each entry of #current, oldest first. */
-  #indices: number[] = [];
-  #evictedSeen = 0;
+  #current: UnheardSpeech;
+  #spare: UnheardSpeech;
   /** Samples sent again after a transparent resume (replayedMs = this / 16). */
   replayedSamples = 0;
   /** Samples that gave way before the service confirmed them (a tail longer than the bound). */
   get lostSamples(): number {
-    return this.#current.droppedSamples + this.#spare.droppedSamples;
+    return this.#current.evictedSamples + this.#spare.evictedSamples;
   }
 
   constructor(maxMs: number) {
-    this.#current = new AudioHold(maxMs);
-    this.#spare = new AudioHold(maxMs);
+    this.#current = new UnheardSpeech(untilAcknowledged(maxMs));
+    this.#spare = new UnheardSpeech(untilAcknowledged(maxMs));
   }
 
   get isEmpty(): boolean {
@@ -34,30 +33,21 @@ export class UnconsumedTail {
 
   /** A chunk sent as message `index` on the current socket. Hot path: no allocation once warm. */
   audio(pcm: Int16Array, index: number): void {
-    this.#current.push(pcm);
-    this.#indices.push(index);
-    this.#syncEvicted();
+    this.#current.push(pcm, index);
   }
 
   /** `audioStreamEnd` sent as message `index`. */
   end(index: number): void {
-    const before = this.#current.size;
-    this.#current.end();
-    if (this.#current.size > before) this.#indices.push(index);
+    this.#current.end(index);
   }
 
   /** The service's state includes every message up to `index` on the current socket. */
   consumed(index: number): void {
-    let count = 0;
-    while (count < this.#indices.length && this.#indices[count]! <= index) count++;
-    if (count === 0) return;
-    this.#current.dropOldest(count);
-    this.#indices.splice(0, count);
+    this.#current.releaseThrough(index);
   }
 
   clear(): void {
     this.#current.clear();
-    this.#indices.length = 0;
   }
 
   /**
@@ -70,21 +60,8 @@ export class UnconsumedTail {
     this.#current = this.#spare;
     this.#spare = old;
     this.#current.clear();
-    this.#indices.length = 0;
-    this.#evictedSeen = this.#current.evictedEntries;
-    let samples = 0;
-    old.drain((pcm) => {
-      samples += pcm.length;
-      send(pcm);
-    }, end);
+    const samples = old.replay(send, end);
     this.replayedSamples += samples;
     return samples;
-  }
-
-  #syncEvicted(): void {
-    const evicted = this.#current.evictedEntries - this.#evictedSeen;
-    if (evicted <= 0) return;
-    this.#evictedSeen = this.#current.evictedEntries;
-    this.#indices.splice(0, evicted);
   }
 }

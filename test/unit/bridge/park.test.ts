@@ -293,6 +293,38 @@ describe('ModelLink', () => {
     expect(session.listenerCount('turnComplete')).toBe(0);
   });
 
+  it('a text held between two utterances stays between them; an outage longer than the hold never drops a text', async () => {
+    const { l, sessions } = link(10, 1);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    l.sendText('before all');
+    l.sendAudio(new Int16Array(12 * 16_000).fill(1));
+    l.endAudioInput();
+    l.sendText('between');
+    for (const first of [2, 3]) {
+      l.sendAudio(new Int16Array(12 * 16_000).fill(first));
+      l.endAudioInput();
+    }
+    await vi.advanceTimersByTimeAsync(3100);
+    const session = sessions[0]!;
+    // Utterance 1 gave way (30 s hold); the texts did not, and keep their places before what is left.
+    expect(session.log).toEqual(['text:before all', 'text:between', 'audio:2', 'end']);
+    session.emit('turnComplete');
+    expect(session.log.slice(-2)).toEqual(['audio:3', 'end']);
+
+    l.lost('unreachable');
+    l.sendAudio(Int16Array.of(4));
+    l.endAudioInput();
+    l.sendText('after 4');
+    l.sendAudio(Int16Array.of(5));
+    l.endAudioInput();
+    await vi.advanceTimersByTimeAsync(3100);
+    const next = sessions[1]!;
+    expect(next.log).toEqual(['audio:4', 'end']);
+    next.emit('turnComplete');
+    expect(next.log).toEqual(['audio:4', 'end', 'text:after 4', 'audio:5', 'end']);
+  });
+
   it('a call that ends while the model wakes closes the session that opens later', async () => {
     const { l, sessions } = link(400);
     l.adopt(new FakeSession() as unknown as LiveModelSession);

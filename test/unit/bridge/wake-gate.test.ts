@@ -31,7 +31,6 @@ function setup(settings: Partial<WakeSettings> = {}, humans = 3) {
   const gate = new WakeGate({
     settings: { names: ['Gemini'], auto: true, followUpMs: 8000, ...settings },
     screener: { open: async () => stream },
-    chunkSamples: CHUNK,
     humansInCall: () => humans,
     now: () => t,
     logger: pino({ level: 'silent' }),
@@ -151,7 +150,6 @@ describe('WakeGate', () => {
     const gate = new WakeGate({
       settings: { names: ['Gemini'], auto: false, followUpMs: 5000 },
       screener: null,
-      chunkSamples: CHUNK,
       humansInCall: () => 2,
       now: () => now,
       logger: pino({ level: 'silent' }),

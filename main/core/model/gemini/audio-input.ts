@@ -2,9 +2,11 @@
 // order) while none is; every chunk written is numbered and kept until the service confirms
 // consuming it, so a transparent resume sends exactly what it did not hear (unconsumed-tail.ts);
 // without that, an utterance the resumed session has not answered is sent again whole
-// (session-core/unanswered-audio.ts).
+// (session-core/unanswered-audio.ts). All three are the one unheard-speech store
+// (audio/unheard-speech.ts) under their policies: until a socket is up, until acknowledged, until
+// answered.
 import type { Logger } from 'pino';
-import { AudioHold } from '../audio-hold.ts';
+import { UnheardSpeech, untilSocketUp } from '../../audio/unheard-speech.ts';
 import { UnansweredAudio } from '../session-core/unanswered-audio.ts';
 import { UnconsumedTail } from '../unconsumed-tail.ts';
 import { encodePcm } from '../wire/pcm-codec.ts';
@@ -17,7 +19,7 @@ type Sdk = NonNullable<GeminiConnection['sdk']>;
 const UNANSWERED_MS = 30_000;
 
 export class GeminiAudioInput {
-  readonly #hold: AudioHold;
+  readonly #hold: UnheardSpeech;
   /**
    * Every chunk sent since the model last answered or issued a resumable handle: what a resumed
    * session has not heard. Replayed on the next socket when a socket ends before the reply began.
@@ -32,7 +34,7 @@ export class GeminiAudioInput {
   #tailOwner: GeminiConnection | null = null;
 
   constructor(holdAudioMs: number, replayTailMs: number) {
-    this.#hold = new AudioHold(holdAudioMs);
+    this.#hold = new UnheardSpeech(untilSocketUp(holdAudioMs));
     // As long as the model link's own hold (bridge/model-link.ts): this is what a session that gives
     // up after its retries (~26-34 s) hands over, and the day soak lost every word said in them (#55).
     // Cleared by every answer and resumable handle, so it only fills while no service hears the call.
@@ -41,11 +43,11 @@ export class GeminiAudioInput {
   }
 
   get droppedSamples(): number {
-    return this.#hold.droppedSamples;
+    return this.#hold.evictedSamples;
   }
 
   get heldChunks(): number {
-    return this.#hold.heldChunks;
+    return this.#hold.keptChunks;
   }
 
   get replayedSamples(): number {
@@ -111,7 +113,7 @@ export class GeminiAudioInput {
     if (replay) {
       this.#unanswered.replay(send, end);
       this.#hold.clear();
-    } else this.#hold.drain(send, end);
+    } else this.#hold.replay(send, end);
     logger.info(
       { connection: connection.id, chunks, replay },
       replay ? 'unanswered user audio sent again after the resume' : 'held user audio sent after the resume',
@@ -155,7 +157,9 @@ export class GeminiAudioInput {
     const taken: (Int16Array | null)[] = [];
     this.#unanswered.replay(
       (pcm) => taken.push(pcm.slice()),
-      () => taken.push(null),
+      () => {
+        taken.push(null);
+      },
     );
     this.#unanswered.answered();
     this.#hold.clear();

@@ -6,44 +6,17 @@
 // the service last began answering (bounded, 5 s by default: the oldest gives way) and sends it
 // again, in order with its ends of speech, on the next socket; it stays kept until the new service
 // answers it, so a second drop before the answer replays it again.
-import { AudioHold } from '../audio-hold.ts';
+// It is the unheard-speech store under its 'until answered' policy (audio/unheard-speech.ts: a
+// replay keeps what it sent); only the name of the release is this reason's own.
+import { UnheardSpeech, untilAnswered } from '../../audio/unheard-speech.ts';
 
-export class UnansweredAudio {
-  readonly #hold: AudioHold;
-
+export class UnansweredAudio extends UnheardSpeech {
   constructor(maxMs = 5000) {
-    this.#hold = new AudioHold(maxMs);
-  }
-
-  /** Chunks kept. */
-  get size(): number {
-    return this.#hold.size;
-  }
-
-  /** Nothing kept: the service has answered everything the user said. */
-  get isEmpty(): boolean {
-    return this.#hold.isEmpty;
-  }
-
-  /** Every chunk of user audio (16 kHz mono), sent live or not. */
-  push(pcm16kMono: Int16Array): void {
-    this.#hold.push(pcm16kMono);
-  }
-
-  /** The user stopped talking (the voice gate closed). */
-  end(): void {
-    this.#hold.end();
+    super(untilAnswered(maxMs));
   }
 
   /** The service began answering: what it heard is in its conversation now. */
   answered(): void {
-    this.#hold.clear();
-  }
-
-  /** Sends everything kept on the new socket; `send` gets views valid only during the call. */
-  replay(send: (pcm16kMono: Int16Array) => void, endOfSpeech: () => void): void {
-    if (this.#hold.isEmpty) return;
-    this.#hold.drain(send, endOfSpeech);
-    this.#hold.restoreLast();
+    this.clear();
   }
 }
