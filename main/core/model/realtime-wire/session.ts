@@ -210,6 +210,11 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     this.life.set('disconnected', 'closed');
   }
 
+  /** The user's speech no service answered, for the session the bridge opens when this one gave up. */
+  takeUnanswered(): (Int16Array | null)[] {
+    return this.#speech.take();
+  }
+
   // --- connections -------------------------------------------------------------------------
 
   protected async connect(): Promise<void> {

@@ -221,6 +221,11 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.life.set('disconnected', 'closed');
   }
 
+  /** The user's speech no service answered, for the session the bridge opens when this one gave up. */
+  takeUnanswered(): (Int16Array | null)[] {
+    return this.#speech.take();
+  }
+
   // --- connections -------------------------------------------------------------------------
 
   protected async connect(): Promise<void> {
