@@ -575,6 +575,26 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'gives-up-hands-over',
+    title:
+      'a session that gives up hands over the speech no service answered (said while it retried): whole, in order, with its end, once',
+    async run({ fake, session }) {
+      await fake.connection(0);
+      // The service goes away for good: its socket ends, every reconnect is refused, the session gives up.
+      await fake.close();
+      const words = tone16k(600);
+      for (let at = 0; at < words.length; at += 640) session.sendAudio(words.slice(at, at + 640));
+      session.endAudioInput();
+      await until(() => session.state === 'error', 'the session giving up');
+      // What the bridge's model link asks for then (bridge/model-link.ts), for the session it opens next.
+      const taken = session.takeUnanswered?.() ?? [];
+      const said = taken.filter((chunk): chunk is Int16Array => chunk !== null);
+      expect(Int16Array.from(said.flatMap((chunk) => [...chunk]))).toEqual(words);
+      expect(taken.at(-1)).toBeNull();
+      expect(session.takeUnanswered?.()).toEqual([]);
+    },
+  },
+  {
     id: 'reconnect-before-first-audio',
     title:
       'reconnect: a socket that drops after the user finished but before the reply spoke: the reply comes once, from the new socket',

@@ -4,13 +4,16 @@
 // waits between attempts, the audio written on each socket, the turn signals, the texts delivered.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ConnectionState } from '../../../main/core/api-types.ts';
 import type { FrameSendResult } from '../../../main/core/ports.ts';
 import { ManualClock } from '../../../main/core/contracts/clock.ts';
 import { ConnectFailure } from '../../../main/core/model/wire/connect-failure.ts';
 import type { FailureKind } from '../../../main/core/model/session-core/fallback.ts';
+import { EventTable, validated } from '../../../main/core/model/session-core/event-table.ts';
 import { ModelSessionCore } from '../../../main/core/model/session-core/model-session.ts';
 import { ModelTurn } from '../../../main/core/model/session-core/model-turn.ts';
+import { ReplyTranscript } from '../../../main/core/model/session-core/reply-transcript.ts';
 import { PendingToolCalls } from '../../../main/core/model/session-core/tool-calls.ts';
 import { UnansweredAudio } from '../../../main/core/model/session-core/unanswered-audio.ts';
 import { SocketTotals } from '../../../main/core/model/session-core/usage.ts';
@@ -281,5 +284,44 @@ describe('session core parts', () => {
     seconds.nextSocket();
     seconds.report(5);
     expect(seconds.total).toBe(30);
+  });
+
+  it("a reply's transcript: recorded whole when it finished, with … when cut, nothing when it said nothing", () => {
+    const recorded: string[] = [];
+    const reply = new ReplyTranscript((text) => recorded.push(text));
+    reply.add('Hello ');
+    reply.add('there');
+    reply.end(false);
+    reply.add('It is');
+    reply.end(true);
+    reply.end(false);
+    reply.add('partial');
+    reply.set('The whole answer.');
+    reply.end(false);
+    reply.add('dropped');
+    reply.reset();
+    reply.end(true);
+    expect(recorded).toEqual(['Hello there', 'It is …', 'The whole answer.']);
+  });
+
+  it('server events by type: a handler per type, a malformed event reported, other types ignored', () => {
+    const seen: string[] = [];
+    const delta = z.object({ type: z.literal('delta'), text: z.string() });
+    const table = new EventTable<{ type: string } & Record<string, unknown>, string>({
+      delta: validated(
+        delta,
+        (d, socket) => seen.push(`${socket}:${d.text}`),
+        (event) => seen.push(`malformed ${event.type}`),
+      ),
+      done: () => seen.push('done'),
+    });
+    table.dispatch({ type: 'delta', text: 'hi' }, 's1');
+    table.dispatch({ type: 'delta', text: 42 }, 's1');
+    table.dispatch({ type: 'done' }, 's1');
+    // Not handlers: a future event, and names every object has.
+    table.dispatch({ type: 'rate_limits.updated' }, 's1');
+    table.dispatch({ type: 'toString' }, 's1');
+    table.dispatch({ type: 'constructor' }, 's1');
+    expect(seen).toEqual(['s1:hi', 'malformed delta', 'done']);
   });
 });

@@ -87,28 +87,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
       runCall: (call) => this.emit('toolCall', call),
       replayed: () => this.#stats.toolResultsReplayed++,
     });
-    this.#switch = new GoAwaySwitch({
-      clock: options.clock,
-      logger: options.logger,
-      switchMarginMs: options.switchMarginMs,
-      drainMs: options.drainMs,
-      active: () => this.#active,
-      closed: () => this.life.closed,
-      reconnecting: () => this.life.reconnecting,
-      idle: () => this.#idleForSwitch(),
-      openNext: () => this.#dialer.open(this.model),
-      adopt: (old, next) => {
-        if (this.#active === old) this.#draining.add(old);
-        else this.life.set('connected', 'resumed');
-        this.#adopt(next);
-      },
-      release: (old) => {
-        if (this.#draining.delete(old)) old.close();
-      },
-      replace: (old, reason, announce) => this.#replace(old, reason, { announce }),
-      reconnect: (reason) => void this.#reconnect(reason, { announce: true }),
-      counted: (counter) => ++this.#stats[counter],
-    });
+    this.#switch = this.#newSwitch(options);
     this.#dialer = new GeminiDialer(
       {
         ...options,
@@ -154,6 +133,32 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         this.#modelWorking = working;
         this.endTurn({ releaseTexts: !working });
       },
+    });
+  }
+
+  /** The goAway switch-over and its view of this session (switch-over.ts). */
+  #newSwitch(options: GeminiSessionOptions): GoAwaySwitch {
+    return new GoAwaySwitch({
+      clock: options.clock,
+      logger: options.logger,
+      switchMarginMs: options.switchMarginMs,
+      drainMs: options.drainMs,
+      active: () => this.#active,
+      closed: () => this.life.closed,
+      reconnecting: () => this.life.reconnecting,
+      idle: () => this.#idleForSwitch(),
+      openNext: () => this.#dialer.open(this.model),
+      adopt: (old, next) => {
+        if (this.#active === old) this.#draining.add(old);
+        else this.life.set('connected', 'resumed');
+        this.#adopt(next);
+      },
+      release: (old) => {
+        if (this.#draining.delete(old)) old.close();
+      },
+      replace: (old, reason, announce) => this.#replace(old, reason, { announce }),
+      reconnect: (reason) => void this.#reconnect(reason, { announce: true }),
+      counted: (counter) => ++this.#stats[counter],
     });
   }
 

@@ -7,12 +7,9 @@
 // Audio: the bridge hands 16 kHz mono (voice gate); OpenAI accepts `audio/pcm` at 24 kHz only, so
 // there input is resampled 16k → 24k (audio/resampler-16k-to-24k.ts); a dialect that takes 16 kHz
 // gets it as it is. Output is 24 kHz already.
-// Barge-in: the bridge's local barge-in (`bargedIn`) or the service VAD's
-// `input_audio_buffer.speech_started`, whichever comes first, while a reply is generating or still
-// playing → `response.cancel` (if generating) + `conversation.item.truncate` at the audio the
-// player actually handed out (`playedMs`), so the model's transcript matches what was heard. The
-// service's signal alone is not enough: a turn its detector holds open (semantic_vad waits up to
-// 8 s through the bridge's paced silence) sends no new speech_started for speech over a reply.
+// The reply (its turn, audio item, transcript and the barge-in rules) is reply.ts; this file keeps
+// the sockets, the input, the tool calls and the texts, and reads the server events by type.
+import type { z } from 'zod';
 import type { Patience } from '../../contracts/patience.ts';
 import type {
   FrameSendResult,
@@ -23,13 +20,14 @@ import type {
 } from '../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
 import { toModelFrame } from '../frame-converter.ts';
+import { EventTable, validated, type EventHandler } from '../session-core/event-table.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
 import { PendingToolCalls } from '../session-core/tool-calls.ts';
-import { decodePcm } from '../wire/pcm-codec.ts';
 import { classifyOpenAIFailure } from './failure.ts';
 import { ConversationHistory } from './history.ts';
 import { ItemAcks } from './item-acks.ts';
 import type { JsonEvent, JsonSocket } from './json-socket.ts';
+import { RealtimeReply } from './reply.ts';
 import { SpeechInput } from './speech-input.ts';
 import { newRealtimeCounters, type RealtimeSessionOptions, type RealtimeSessionStats } from './session-options.ts';
 import { configureSocket, openSocket, replayHistory } from './session-setup.ts';
@@ -42,15 +40,12 @@ import {
   historyToItems,
   inputTranscriptionCompleted,
   itemAck,
-  REALTIME_AUDIO_RATE,
-  RESPONSE_CANCEL,
   RESPONSE_CREATE,
   responseCreated,
   responseDone,
   toolOutputItem,
   transcriptDelta,
   transcriptDone,
-  truncateEvent,
   userTextItem,
 } from './events.ts';
 
@@ -73,16 +68,11 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   readonly #history = new ConversationHistory();
   /** User audio (sent live, and kept until answered: a new socket hears it again; no resumption). */
   readonly #speech: SpeechInput;
-  /** Response generating (response.created seen, response.done not yet). */
-  #responseActive = false;
+  /** The reply in progress: its turn (session-core's ModelTurn), audio item and transcript. */
+  readonly #reply: RealtimeReply<Connection>;
   /** The service's VAD heard speech start and has not ended that turn (speech_stopped / committed). */
   #serviceSpeech = false;
   #patienceUpdates = 0;
-  /** The assistant audio item of the latest reply and how much audio of it we emitted. */
-  #audioItem: { id: string; samples: number } | null = null;
-  /** Transcript of the reply in progress (history keeps what was said up to a barge-in). */
-  #replyText = '';
-  #replyInterrupted = false;
   /** Calls still waiting for a result; response.create follows the last of a socket's. */
   readonly #calls = new PendingToolCalls<Connection>();
   #responseAfterTools = false;
@@ -91,6 +81,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
   readonly #acks: ItemAcks;
   readonly #tokens = new TokenAccount();
   readonly #stats = newRealtimeCounters();
+  readonly #events: EventTable<JsonEvent, Connection>;
 
   constructor(options: RealtimeSessionOptions) {
     super(options);
@@ -101,6 +92,19 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
       '{"type":"input_audio_buffer.commit"}',
       '{"type":"response.create"}',
     ]);
+    this.#reply = new RealtimeReply({
+      events: this,
+      active: () => this.#active,
+      send: (event) => this.#send(event),
+      playedMs: options.playedMs,
+      truncates: options.dialect.truncates,
+      record: (text) => this.#history.add({ kind: 'assistant', text }),
+      answered: () => this.#speech.answered(),
+      activity: () => this.modelActivity(),
+      ended: () => this.texts.modelTurnEnded(),
+      stats: this.#stats,
+    });
+    this.#events = this.#eventTable();
   }
 
   /** Tokens by modality: the sum of every response.done's usage on every socket of this call. */
@@ -130,7 +134,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
 
   endAudioInput(): void {
     // Committed only when the service heard speech it has not ended: the bridge's silence cap ran out first.
-    const commit = this.#serviceSpeech && !this.#responseActive;
+    const commit = this.#serviceSpeech && !this.#reply.generating;
     this.#serviceSpeech = false;
     this.#speech.end(this.#active?.socket, commit);
     this.texts.userAudioEnded();
@@ -138,7 +142,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
 
   /** The bridge cut the reply's playback (local barge-in): the service is told now, not at a speech_started that may never come. */
   bargedIn(): void {
-    this.#bargeIn();
+    this.#reply.bargeIn();
   }
 
   /** Realtime takes a new turn detection mid-session (a session.update with only it); the next socket opens with it too. */
@@ -194,7 +198,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
    */
   #respondAfterTools(connection: Connection): void {
     if (this.#calls.pendingOn(connection)) return;
-    if (this.#responseActive) this.#responseAfterTools = true;
+    if (this.#reply.generating) this.#responseAfterTools = true;
     else this.#send(RESPONSE_CREATE);
   }
 
@@ -204,6 +208,11 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     this.#active?.socket.close(1000, 'bye');
     this.#active = null;
     this.life.set('disconnected', 'closed');
+  }
+
+  /** The user's speech no service answered, for the session the bridge opens when this one gave up. */
+  takeUnanswered(): (Int16Array | null)[] {
+    return this.#speech.take();
   }
 
   // --- connections -------------------------------------------------------------------------
@@ -235,7 +244,9 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
     const o = this.#o;
     await configureSocket(socket, o, model, `evt_setup_${connection.id}`);
     socket.attach({
-      onEvent: (event) => this.#onEvent(event, connection),
+      onEvent: (event) => {
+        if (!this.life.closed && connection === this.#active) this.#events.dispatch(event, connection);
+      },
       onClose: (code, reason) => this.#onClose(code, reason, connection),
     });
     // Context survives the drop: replay the recent conversation before any new input.
@@ -252,171 +263,93 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
       { code, reason, connection: connection.id, service: this.#o.dialect.label },
       'realtime connection closed unexpectedly',
     );
-    // A reply in progress (or cancelled by a barge-in and awaiting its response.done) ends with its
-    // socket: the bridge's playback drops audio after `interrupted` until `turnComplete`, so without
-    // it the first reply on the next socket would be thrown away.
-    const replying = this.#responseActive;
-    if (replying) this.#replyInterrupted = true; // cut off: recorded with "…" in the replayed history
-    this.#endReply();
     this.#responseAfterTools = false;
-    if (replying) {
-      this.#audioItem = null;
-      this.emit('turnComplete');
-    }
-    void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
-  }
-
-  #reconnect(reason: string): Promise<void> {
-    return this.reconnectWith(reason, () => `new connection, ${this.#history.items.length} history items replayed`);
+    this.#reply.socketEnded(connection);
+    void this.reconnectAfterClose(
+      code,
+      reason,
+      () => `new connection, ${this.#history.items.length} history items replayed`,
+    );
   }
 
   // --- output ------------------------------------------------------------------------------
 
-  #onEvent(event: JsonEvent, connection: Connection): void {
-    if (this.life.closed || connection !== this.#active) return;
-    switch (event.type) {
-      case 'response.output_audio.delta': {
-        const parsed = audioDelta.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        if (this.#replyInterrupted) return;
-        const pcm = decodePcm(parsed.data.delta);
-        if (this.#audioItem?.id !== parsed.data.item_id) {
-          // The answer is being heard: the words it answers need no replay on a new socket.
-          this.#speech.answered();
-          this.#audioItem = { id: parsed.data.item_id, samples: 0 };
-        }
-        this.#audioItem.samples += pcm.length;
-        this.modelActivity();
-        this.emit('audio', pcm);
-        return;
-      }
-      case 'response.output_audio_transcript.delta': {
-        const parsed = transcriptDelta.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        if (this.#replyInterrupted) return;
-        this.#replyText += parsed.data.delta;
-        this.emit('outputTranscript', parsed.data.delta);
-        return;
-      }
-      case 'response.output_audio_transcript.done': {
-        const parsed = transcriptDone.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        if (!this.#replyInterrupted) this.#replyText = parsed.data.transcript;
-        return;
-      }
-      case 'conversation.item.input_audio_transcription.completed': {
-        const parsed = inputTranscriptionCompleted.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        // A partial (xAI): the final one follows with the whole text.
-        if (parsed.data.status === 'in_progress') return;
-        this.#history.add({ kind: 'user', text: parsed.data.transcript });
-        if (parsed.data.transcript) this.emit('inputTranscript', parsed.data.transcript);
-        return;
-      }
-      case 'input_audio_buffer.speech_started':
+  /** What each server event does; a type not here (session.updated, rate_limits.updated, output_item.*, …) does nothing. */
+  #eventTable(): EventTable<JsonEvent, Connection> {
+    const on = <T>(
+      schema: z.ZodType<T>,
+      handle: (data: T, c: Connection) => void,
+    ): EventHandler<JsonEvent, Connection> => validated(schema, handle, (event) => this.#malformed(event));
+    const reply = this.#reply;
+    const acked: EventHandler<JsonEvent, Connection> = (event) => {
+      const parsed = itemAck.safeParse(event);
+      if (parsed.success) this.#acks.settle(parsed.data.item.id, null);
+    };
+    const speechEnded = (): void => {
+      // The service's detector ended the user's turn: the bridge stops its paced silence.
+      this.#serviceSpeech = false;
+      this.emit('userTurnEnded');
+    };
+    return new EventTable<JsonEvent, Connection>({
+      'response.output_audio.delta': on(audioDelta, (d) => reply.audio(d.item_id, d.delta)),
+      'response.output_audio_transcript.delta': on(transcriptDelta, (d) => reply.transcriptDelta(d.delta)),
+      'response.output_audio_transcript.done': on(transcriptDone, (d) => reply.transcriptDone(d.transcript)),
+      'conversation.item.input_audio_transcription.completed': on(inputTranscriptionCompleted, (d) =>
+        this.#inputTranscript(d.transcript, d.status),
+      ),
+      'input_audio_buffer.speech_started': () => {
         this.#serviceSpeech = true;
-        this.#bargeIn();
-        return;
-      case 'input_audio_buffer.speech_stopped':
-      case 'input_audio_buffer.committed':
-        // The service's detector ended the user's turn: the bridge stops its paced silence.
-        this.#serviceSpeech = false;
-        this.emit('userTurnEnded');
-        return;
-      case 'response.created': {
-        if (!responseCreated.safeParse(event).success) return this.#malformed(event);
-        // Not yet answered: the audio follows the service's first-audio delay, and a socket that
-        // drops before it leaves words nobody answered (they are sent again on the next socket).
-        this.#responseActive = true;
-        this.#replyInterrupted = false;
-        this.#replyText = '';
-        this.modelActivity();
-        return;
-      }
-      case 'response.function_call_arguments.done': {
-        const parsed = functionCallDone.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        const { call_id: id, name, arguments: raw } = parsed.data;
-        if (connection.calls.has(id)) return;
-        connection.calls.add(id);
-        // A tool call answers what was said: its result is replayed, the words need not be.
-        this.#speech.answered();
-        const call = this.#calls.ask(id, name, raw, connection);
-        this.modelActivity();
-        this.emit('toolCall', call);
-        return;
-      }
-      case 'response.done': {
-        const parsed = responseDone.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        const usage = parsed.data.response.usage;
-        this.#stats.totalTokens += usage?.total_tokens ?? 0;
-        // Per response (each response.done carries that response's own usage): added whole.
-        if (usage) this.#tokens.addReport(fromRealtimeUsage(usage));
-        this.#responseActive = false;
-        this.#endReply();
-        this.emit('turnComplete');
-        if (this.#responseAfterTools && !this.#calls.pendingOn(connection)) {
-          this.#responseAfterTools = false;
-          this.#send(RESPONSE_CREATE);
-        }
-        return;
-      }
-      case 'conversation.item.added':
-      case 'conversation.item.created':
-      case 'conversation.item.done': {
-        const parsed = itemAck.safeParse(event);
-        if (parsed.success) this.#acks.settle(parsed.data.item.id, null);
-        return;
-      }
-      case 'error': {
-        const parsed = errorEvent.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        const { code, type, param, message, event_id: eventId } = parsed.data.error;
-        this.#stats.serverErrors++;
-        if (eventId) this.#acks.settle(eventId, `${code ?? type}: ${message}`);
-        this.#o.logger.warn(
-          { code, type, param, message: this.#o.scrub(message), service: this.#o.dialect.label },
-          'realtime error event',
-        );
-        return;
-      }
-      default:
-        // session.updated, rate_limits.updated, response.output_item.*, content_part.*, …: nothing to do.
-        return;
+        reply.bargeIn();
+      },
+      'input_audio_buffer.speech_stopped': speechEnded,
+      'input_audio_buffer.committed': speechEnded,
+      'response.created': on(responseCreated, (_, c) => reply.created(c)),
+      'response.function_call_arguments.done': on(functionCallDone, (d, c) => this.#toolCall(d, c)),
+      'response.done': on(responseDone, (d, c) => this.#responseDone(d.response.usage, c)),
+      'conversation.item.added': acked,
+      'conversation.item.created': acked,
+      'conversation.item.done': acked,
+      error: on(errorEvent, (d) => this.#serverError(d.error)),
+    });
+  }
+
+  #inputTranscript(transcript: string, status: string | undefined): void {
+    // A partial (xAI): the final one follows with the whole text.
+    if (status === 'in_progress') return;
+    this.#history.add({ kind: 'user', text: transcript });
+    if (transcript) this.emit('inputTranscript', transcript);
+  }
+
+  #toolCall(call: z.infer<typeof functionCallDone>, connection: Connection): void {
+    const { call_id: id, name, arguments: raw } = call;
+    if (connection.calls.has(id)) return;
+    connection.calls.add(id);
+    // A tool call answers what was said: its result is replayed, the words need not be.
+    this.#speech.answered();
+    const request = this.#calls.ask(id, name, raw, connection);
+    this.modelActivity();
+    this.emit('toolCall', request);
+  }
+
+  #responseDone(usage: z.infer<typeof responseDone>['response']['usage'], connection: Connection): void {
+    this.#stats.totalTokens += usage?.total_tokens ?? 0;
+    // Per response (each response.done carries that response's own usage): added whole.
+    if (usage) this.#tokens.addReport(fromRealtimeUsage(usage));
+    this.#reply.done();
+    if (this.#responseAfterTools && !this.#calls.pendingOn(connection)) {
+      this.#responseAfterTools = false;
+      this.#send(RESPONSE_CREATE);
     }
   }
 
-  #bargeIn(): void {
-    // Already cut (by the bridge, or an earlier speech_started): nothing left to cancel or truncate.
-    if (this.#replyInterrupted) return;
-    const item = this.#audioItem;
-    const emittedMs = item ? (item.samples * 1000) / REALTIME_AUDIO_RATE : 0;
-    const playedMs = this.#o.playedMs ? Math.max(0, Math.min(emittedMs, this.#o.playedMs())) : emittedMs;
-    const stillPlaying = item !== null && playedMs < emittedMs - 1;
-    if (!this.#responseActive && !stillPlaying) return;
-    if (this.#responseActive) {
-      this.#send(RESPONSE_CANCEL);
-      this.#stats.cancels++;
-    }
-    if (item && this.#o.dialect.truncates) {
-      this.#send(truncateEvent(item.id, Math.floor(playedMs)));
-      this.#stats.truncations++;
-    }
-    this.#replyInterrupted = true;
-    this.#audioItem = null;
-    this.emit('interrupted');
-    // A cancelled reply still ends with response.done (status "cancelled"); a finished one already did.
-    if (!this.#responseActive) this.emit('turnComplete');
-  }
-
-  /** The reply is over (done, cancelled or its socket gone): record what was said, free the queue. */
-  #endReply(): void {
-    if (this.#replyText)
-      this.#history.add({ kind: 'assistant', text: this.#replyInterrupted ? `${this.#replyText} …` : this.#replyText });
-    this.#replyText = '';
-    this.#responseActive = false;
-    this.texts.modelTurnEnded();
+  #serverError(error: z.infer<typeof errorEvent>['error']): void {
+    const { code, type, param, message, event_id: eventId } = error;
+    this.#stats.serverErrors++;
+    if (eventId) this.#acks.settle(eventId, `${code ?? type}: ${message}`);
+    this.#o.logger.warn(
+      { code, type, param, message: this.#o.scrub(message), service: this.#o.dialect.label },
+      'realtime error event',
+    );
   }
 
   protected deliverTexts(texts: readonly string[]): boolean {

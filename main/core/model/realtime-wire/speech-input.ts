@@ -74,6 +74,20 @@ export class SpeechInput {
     return heard;
   }
 
+  /**
+   * Takes what no service has answered (copies, in order; null: an end of speech) and forgets it:
+   * for the session the bridge opens when this one gave up (as gemini/audio-input.ts hands its own).
+   */
+  take(): (Int16Array | null)[] {
+    const taken: (Int16Array | null)[] = [];
+    this.#unanswered.replay(
+      (pcm) => taken.push(pcm.slice()),
+      () => taken.push(null),
+    );
+    this.#unanswered.answered();
+    return taken;
+  }
+
   #send(socket: JsonSocket, pcm16kMono: Int16Array): void {
     socket.sendRaw(this.#appendJson(encodePcm(this.#resampler ? this.#resampler.process(pcm16kMono) : pcm16kMono)));
   }

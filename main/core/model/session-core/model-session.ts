@@ -127,6 +127,11 @@ export abstract class ModelSessionCore extends EventEmitter<LiveModelEvents> {
     return this.life.reconnect(reason, () => this.connect(), survived, options);
   }
 
+  /** After a socket closed unexpectedly: the reason the call shows is its close code and reason. */
+  protected reconnectAfterClose(code: number, reason: string, survived: () => string): Promise<void> {
+    return this.reconnectWith(`connection closed (${code}${reason ? `: ${reason}` : ''})`, survived);
+  }
+
   /** The model said or did something: the text queue waits for its turn to end. */
   protected modelActivity(): void {
     this.texts.modelActivity();

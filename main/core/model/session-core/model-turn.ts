@@ -2,7 +2,10 @@
 // on a socket, cut by an interruption (the bridge mutes playback until the turn completes), ended
 // by the service or by the end of the socket that carried it (else the next reply would stay
 // muted). Output after an interruption with no end between means the service moved on: the cut
-// turn ends there. The provider says when each of these happens in its protocol.
+// turn ends there. The provider says when each of these happens in its protocol: Gemini by its
+// serverContent (gemini/model-output.ts), the Realtime wire by its responses (response.created opens,
+// a barge-in's response.cancel cuts, response.done ends: realtime-wire/reply.ts), GPT-Live by the
+// gaps in its audio stream (openai/live/audio-turns.ts).
 export class ModelTurn<S> {
   #open = false;
   #socket: S | null = null;

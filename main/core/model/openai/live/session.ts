@@ -1,11 +1,10 @@
 // One conversation with GPT-Live (`gpt-live-1.1`) over its primary WebSocket. GPT-Live is full
 // duplex: there are no responses, turns or interruption events on the wire, only a stream of model
 // audio and transcript fragments while the model decides itself when to speak and when to yield.
-// The bridge's contract has turns, so this session derives them from the audio stream:
-// - a turn opens with the first audio delta and ends after `turnGapMs` without audio;
-// - if the user spoke over the model (the bridge says so, echo-aware: `bargedIn`) and its audio then
-//   stops for `bargeInGapMs`, the model yielded to the user: `interrupted` (playback is flushed at
-//   once, the model has stopped generating) then `turnComplete`.
+// The bridge's contract has turns, so this session derives them from the audio stream
+// (audio-turns.ts): a turn ends after a quiet gap; when the user had spoken over the model it
+// yielded: `interrupted` (playback is flushed at once, the model has stopped generating) then
+// `turnComplete`.
 // Tools run through Responses delegation (function tools on the backend model): calls arrive as
 // nested `response.event` stream events, results go back as `function_call_output` items followed
 // by `response.create`. Injected text is `session.commentary.append` ("speakable context").
@@ -13,6 +12,7 @@
 // After an unexpected close, a new session starts with the recent conversation as `input` (text
 // history, at most 128 messages): the thread survives, not the audio.
 import type { ClientEvent } from 'openai/resources/live/live';
+import type { z } from 'zod';
 import type {
   FrameSendResult,
   LiveModelSession,
@@ -22,7 +22,9 @@ import type {
 } from '../../../ports.ts';
 import type { TimerHandle } from '../../../contracts/clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
+import { EventTable, validated, type EventHandler } from '../../session-core/event-table.ts';
 import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
+import { ReplyTranscript } from '../../session-core/reply-transcript.ts';
 import { PendingToolCalls } from '../../session-core/tool-calls.ts';
 import { SocketTotals } from '../../session-core/usage.ts';
 import { ConnectFailure } from '../../wire/connect-failure.ts';
@@ -49,6 +51,7 @@ import {
   transcriptDelta,
   usageUpdated,
 } from './events.ts';
+import { AudioGapTurns } from './audio-turns.ts';
 
 export interface LiveSessionOptions extends ModelSessionCoreOptions {
   /** e.g. wss://api.openai.com/v1; `/live/sessions` is appended. */
@@ -72,14 +75,13 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
   #sessionId: string | null = null;
   #nextEventId = 1;
   readonly #history = new ConversationHistory();
-  #turnOpen = false;
-  #lastAudioAt = 0;
-  #userSpokeOverModel = false;
-  #turnTimer: TimerHandle | null = null;
+  /** The model's turn, derived from the gaps in its audio (session-core's ModelTurn inside). */
+  readonly #turns: AudioGapTurns<JsonSocket>;
   #toolReplyTimer: TimerHandle | null = null;
   /** Tool results that came while no socket was open. */
   readonly #resultsWhileOffline: ToolCallResult[] = [];
-  #replyText = '';
+  /** What the model's turn in progress said (the history keeps what was said up to a yield). */
+  readonly #reply = new ReplyTranscript((text) => this.#history.add({ kind: 'assistant', text }));
   #inputText = '';
   /** Calls waiting for a result, by the socket that asked (a result for an older one is spoken as commentary). */
   readonly #calls = new PendingToolCalls<JsonSocket>();
@@ -94,10 +96,19 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
    * next one, never `delivered` and lost. They join the history once the model answers them.
    */
   #unspokenTexts: string[] = [];
+  readonly #events: EventTable<JsonEvent, JsonSocket>;
 
   constructor(options: LiveSessionOptions) {
     super(options);
     this.#o = options;
+    this.#turns = new AudioGapTurns({
+      clock: options.clock,
+      turnGapMs: options.turnGapMs,
+      bargeInGapMs: options.bargeInGapMs,
+      closed: () => this.life.closed,
+      ended: (yielded) => this.#turnEnded(yielded),
+    });
+    this.#events = this.#eventTable();
   }
 
   get stats(): Record<string, number> {
@@ -120,9 +131,7 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
 
   /** The bridge heard the user talk over the reply (echo-aware, unlike the input's level alone): a quiet gap now is a yield. */
   bargedIn(): void {
-    if (!this.#turnOpen || this.#userSpokeOverModel) return;
-    this.#userSpokeOverModel = true;
-    this.#armTurnCheck(); // the shorter barge-in gap now applies
+    this.#turns.bargedIn();
   }
 
   /** Nothing goes on the wire: GPT-Live "starts and ends its own turns" (no client event ends one). */
@@ -191,13 +200,13 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#toolReplyTimer = this.#o.clock.setTimeout(() => {
       this.#toolReplyTimer = null;
-      if (!this.#turnOpen) this.texts.modelTurnEnded();
+      if (!this.#turns.open) this.texts.modelTurnEnded();
     }, this.#o.toolReplyWaitMs);
   }
 
   async close(): Promise<void> {
     if (!this.closeCore()) return;
-    this.#stopTurnTimer();
+    this.#turns.stop();
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     const socket = this.#socket;
     this.#socket = null;
@@ -210,6 +219,11 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
       'gpt-live session usage',
     );
     this.life.set('disconnected', 'closed');
+  }
+
+  /** The user's speech no service answered, for the session the bridge opens when this one gave up. */
+  takeUnanswered(): (Int16Array | null)[] {
+    return this.#speech.take();
   }
 
   // --- connections -------------------------------------------------------------------------
@@ -274,7 +288,9 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
       throw err;
     }
     socket.attach({
-      onEvent: (event) => this.#onEvent(event, socket),
+      onEvent: (event) => {
+        if (!this.life.closed && socket === this.#socket) this.#events.dispatch(event, socket);
+      },
       onClose: (code, reason) => this.#onClose(code, reason, socket),
     });
     this.#o.logger.info(
@@ -289,7 +305,8 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.#socket = null;
     this.#o.logger.warn({ code, reason }, 'gpt-live connection closed unexpectedly');
     // The user talking over the model when its socket went: the model was yielding (flush playback).
-    this.#endTurn(this.#userSpokeOverModel);
+    const ended = this.#turns.socketEnded(socket);
+    if (ended) this.#turnEnded(ended.yielded);
     // Also when no audio turn was open (a tool cycle): nothing will answer on this socket now.
     this.#o.clock.clearTimeout(this.#toolReplyTimer);
     this.#toolReplyTimer = null;
@@ -302,126 +319,84 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
       );
       this.texts.requeue(unspoken);
     }
-    void this.#reconnect(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
-  }
-
-  #reconnect(reason: string): Promise<void> {
-    return this.reconnectWith(reason, () => `new session, ${this.#history.items.length} history items replayed`);
+    void this.reconnectAfterClose(
+      code,
+      reason,
+      () => `new session, ${this.#history.items.length} history items replayed`,
+    );
   }
 
   // --- output ------------------------------------------------------------------------------
 
-  #onEvent(event: JsonEvent, socket: JsonSocket): void {
-    if (this.life.closed || socket !== this.#socket) return;
-    switch (event.type) {
-      case 'session.output_audio.delta': {
-        const parsed = outputAudioDelta.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        this.#lastAudioAt = this.#o.clock.now();
-        if (!this.#turnOpen) {
-          this.#speech.answered();
-          for (const text of this.#unspokenTexts.splice(0)) this.#history.add({ kind: 'user', text });
-          this.#openTurn();
-          // The model took its turn: the user's is over by its own rule.
-          this.emit('userTurnEnded');
-        }
-        this.emit('audio', decodePcm(parsed.data.delta));
-        return;
-      }
-      case 'session.output_transcript.delta':
-      case 'session.input_transcript.delta': {
-        const parsed = transcriptDelta.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
-        if (event.type === 'session.output_transcript.delta') {
-          this.#replyText += parsed.data.delta;
-          this.emit('outputTranscript', parsed.data.delta);
-        } else {
-          this.#inputText += parsed.data.delta;
-          this.emit('inputTranscript', parsed.data.delta);
-        }
-        return;
-      }
-      case 'response.event': {
+  /** What each server event does; a type not here does nothing. */
+  #eventTable(): EventTable<JsonEvent, JsonSocket> {
+    const on = <T>(
+      schema: z.ZodType<T>,
+      handle: (data: T, s: JsonSocket) => void,
+    ): EventHandler<JsonEvent, JsonSocket> => validated(schema, handle, (event) => this.#malformed(event));
+    return new EventTable<JsonEvent, JsonSocket>({
+      'session.output_audio.delta': on(outputAudioDelta, (d, socket) => this.#audio(d.delta, socket)),
+      'session.output_transcript.delta': on(transcriptDelta, (d) => {
+        this.#reply.add(d.delta);
+        this.emit('outputTranscript', d.delta);
+      }),
+      'session.input_transcript.delta': on(transcriptDelta, (d) => {
+        this.#inputText += d.delta;
+        this.emit('inputTranscript', d.delta);
+      }),
+      'response.event': (event, socket) => {
         const parsed = responseFunctionCall.safeParse(event);
-        if (!parsed.success) return; // other Responses stream events (text deltas, lifecycle)
-        const { call_id: id, name, arguments: raw } = parsed.data.event.item;
-        if (this.#calls.has(id)) return;
-        const call = this.#calls.ask(id, name, raw, socket);
-        this.modelActivity();
-        this.emit('toolCall', call);
-        return;
-      }
-      case 'session.usage.updated': {
+        // Other Responses stream events (text deltas, lifecycle): nothing to do.
+        if (parsed.success) this.#toolCall(parsed.data.event.item, socket);
+      },
+      'session.usage.updated': (event) => {
         const parsed = usageUpdated.safeParse(event);
         if (parsed.success) this.#usageSeconds.report(parsed.data.usage.seconds);
-        return;
-      }
-      case 'session.closed': {
+      },
+      'session.closed': (event) => {
         const parsed = sessionClosed.safeParse(event);
         if (parsed.success) this.#usageSeconds.report(parsed.data.usage.seconds);
         this.#o.logger.info(
           { reason: parsed.success ? parsed.data.reason : 'unknown' },
           'gpt-live session closed by the service',
         );
-        return;
-      }
-      case 'error': {
-        const parsed = errorEvent.safeParse(event);
-        if (!parsed.success) return this.#malformed(event);
+      },
+      error: on(errorEvent, ({ error }) => {
         this.#stats.serverErrors++;
-        const { error } = parsed.data;
         this.#o.logger.warn(
           { code: error.code, type: error.type, param: error.param, message: this.#o.scrub(error.message) },
           'gpt-live error event',
         );
-        return;
-      }
-      default:
-        return;
+      }),
+    });
+  }
+
+  #audio(base64: string, socket: JsonSocket): void {
+    if (this.#turns.audio(socket)) {
+      this.#speech.answered();
+      for (const text of this.#unspokenTexts.splice(0)) this.#history.add({ kind: 'user', text });
+      this.#o.clock.clearTimeout(this.#toolReplyTimer);
+      this.#toolReplyTimer = null;
+      this.#reply.reset();
+      this.#flushInputText();
+      this.modelActivity();
+      // The model took its turn: the user's is over by its own rule.
+      this.emit('userTurnEnded');
     }
+    this.emit('audio', decodePcm(base64));
   }
 
-  #openTurn(): void {
-    this.#o.clock.clearTimeout(this.#toolReplyTimer);
-    this.#toolReplyTimer = null;
-    this.#turnOpen = true;
-    this.#userSpokeOverModel = false;
-    this.#replyText = '';
-    this.#flushInputText();
+  #toolCall(item: z.infer<typeof responseFunctionCall>['event']['item'], socket: JsonSocket): void {
+    const { call_id: id, name, arguments: raw } = item;
+    if (this.#calls.has(id)) return;
+    const call = this.#calls.ask(id, name, raw, socket);
     this.modelActivity();
-    this.#armTurnCheck();
+    this.emit('toolCall', call);
   }
 
-  /**
-   * Check the turn when the quiet gap would be complete if no audio came meanwhile (not on a poll:
-   * a 50 ms poll woke the process 20 times a second for as long as the model talked). Audio that
-   * arrives meanwhile only moves `#lastAudioAt`; the check then waits for the new deadline.
-   */
-  #armTurnCheck(): void {
-    this.#stopTurnTimer();
-    const gapMs = this.#userSpokeOverModel ? this.#o.bargeInGapMs : this.#o.turnGapMs;
-    this.#turnTimer = this.#o.clock.setTimeout(
-      () => this.#checkTurn(),
-      this.#lastAudioAt + gapMs - this.#o.clock.now(),
-    );
-  }
-
-  #checkTurn(): void {
-    this.#turnTimer = null;
-    if (!this.#turnOpen || this.life.closed) return;
-    const quietMs = this.#o.clock.now() - this.#lastAudioAt;
-    if (this.#userSpokeOverModel && quietMs >= this.#o.bargeInGapMs) return this.#endTurn(true);
-    if (quietMs >= this.#o.turnGapMs) return this.#endTurn(false);
-    this.#armTurnCheck();
-  }
-
-  #endTurn(yielded: boolean): void {
-    this.#stopTurnTimer();
-    if (!this.#turnOpen) return;
-    this.#turnOpen = false;
-    if (this.#replyText)
-      this.#history.add({ kind: 'assistant', text: yielded ? `${this.#replyText} …` : this.#replyText });
-    this.#replyText = '';
+  /** The model's turn is over (a quiet gap, or its socket gone); `yielded`: the user had spoken over it. */
+  #turnEnded(yielded: boolean): void {
+    this.#reply.end(yielded);
     if (yielded) this.#stats.interruptions++;
     this.endTurn({ interrupted: yielded });
   }
@@ -429,11 +404,6 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
   #flushInputText(): void {
     if (this.#inputText) this.#history.add({ kind: 'user', text: this.#inputText });
     this.#inputText = '';
-  }
-
-  #stopTurnTimer(): void {
-    this.#o.clock.clearTimeout(this.#turnTimer);
-    this.#turnTimer = null;
   }
 
   protected deliverTexts(texts: readonly string[]): boolean {
