@@ -9,11 +9,19 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DeliveryMode, DeliveryOutcome, NotifyRequest, NotifyResult } from '../api-types.ts';
 import type { DiscordTextPort, NotesSink } from '../ports.ts';
-import { cleanTitle, formatDiscordText, formatVoiceText } from './format.ts';
+import { cleanTitle } from './format.ts';
 import { parseNotifyRequest, type ValidNotifyRequest } from './validation.ts';
-import { AGENT_NOTIFY, createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
-import { AnswerLostError, errorMessage, NotAcceptedError, type VoiceDelivery } from './types.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhook.ts';
+import type { VoiceDelivery } from './types.ts';
 import { systemClock, type Clock } from '../contracts/clock.ts';
+import { sendingFor, type DeliverOptions, type Sending, type SendMode } from './sending.ts';
+import { voiceMode } from './deliver-voice.ts';
+import { discordMode } from './deliver-discord.ts';
+import { webhookMode } from './deliver-webhook.ts';
+
+// The options of one delivery and the refusal check are in sending.ts, shared with the modes
+// (deliver-voice.ts, deliver-discord.ts, deliver-webhook.ts); this file routes a request over them.
+export { sendingRefused, type DeliverOptions } from './sending.ts';
 
 /** Order `auto` tries; also the fall-through order for `voice` when no live call exists. */
 export const AUTO_ORDER: readonly DeliveryMode[] = ['voice', 'dm', 'channel', 'webhook'];
@@ -60,34 +68,6 @@ export interface NotifierDeps {
   loginWaitMs?: number;
 }
 
-export interface DeliverOptions {
-  /** Webhook sub-event, e.g. `agent_notify_scheduled` for scheduler deliveries. */
-  subEvent?: string;
-  /** Stable id of this notification (the schedule entry id for reminders); generated when absent. */
-  notificationId?: string;
-  /**
-   * Called right before bytes go out to a destination (the text handed to the live session, the
-   * Discord REST call, the webhook POST after its throttle wait), once per mode tried — for `all`
-   * concurrently, so the hook must give every mode of one delivery the same answer (the scheduler
-   * shares one claim per attempt). Resolving false (or throwing) sends nothing for that mode, which
-   * is then reported `unavailable` (never `skipped`). The scheduler claims its entry here, so no
-   * claim is held while a send waits for a throttle slot or a voice text for a pause in the call.
-   */
-  onSending?: (mode: DeliveryMode) => Promise<boolean> | boolean;
-  /**
-   * `mode`'s request was answered without being accepted (5xx, 429) or provably never sent: called
-   * BEFORE any back-off or Retry-After wait (and when giving up), with the time the receiver asked
-   * to be retried at (epoch ms) when it said. The scheduler releases its claim here.
-   */
-  onNotAccepted?: (mode: DeliveryMode, retryAtMs: number | null, detail: string) => Promise<void> | void;
-  /**
-   * The live model asked for it (its own tool call): `voice` is answered at once with the text for
-   * the model to say now (`say_now`), because a hand-off that waits for a pause in the call would
-   * wait on the model's own turn, which cannot end while the model waits for this tool.
-   */
-  fromLiveModel?: boolean;
-}
-
 /**
  * The overall status of a delivery from the outcomes of the modes tried. `every`: the request wants
  * every configured destination (`all`), so `ok` needs all non-`skipped` modes `ok`; otherwise (auto,
@@ -108,20 +88,6 @@ export function overallStatus(outcomes: readonly DeliveryOutcome[], every: boole
   return delivered === outcomes.filter((o) => o.status !== 'skipped').length ? 'ok' : 'partial';
 }
 
-/** Ask `onSending` whether `mode` may send now; an outcome when it may not. */
-export async function sendingRefused(options: DeliverOptions, mode: DeliveryMode): Promise<DeliveryOutcome | null> {
-  if (!options.onSending) return null;
-  try {
-    // `unavailable`, not `skipped`: the destination exists, it was just not sent to this time, so
-    // `all` counts it against `ok` (a refusal can never make a partial delivery look complete).
-    return (await options.onSending(mode))
-      ? null
-      : { status: 'unavailable', detail: 'not sent: the entry was cancelled or is being delivered elsewhere' };
-  } catch (err) {
-    return { status: 'error', detail: `not sent: ${errorMessage(err)}` };
-  }
-}
-
 export interface Notifier {
   /** Validates (throws NotifyInputError on empty text / unknown mode) then delivers. Never throws otherwise. */
   deliver(request: NotifyRequest, options?: DeliverOptions): Promise<NotifyResult>;
@@ -130,9 +96,6 @@ export interface Notifier {
 
 export function createNotifier(deps: NotifierDeps): Notifier {
   const clock = deps.clock ?? systemClock;
-  const log = deps.logger;
-  const discordTimeoutMs = deps.discordTimeoutMs ?? 15_000;
-  const voiceBoundMs = deps.voiceBoundMs ?? DEFAULT_VOICE_BOUND_MS;
   const webhook =
     deps.webhook ??
     createWebhookDispatcher({
@@ -140,284 +103,135 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       throttleSeconds: deps.throttleSeconds,
       keyWindowSeconds: deps.webhookKeyWindowSeconds,
       clock,
-      logger: log,
+      logger: deps.logger,
     });
-  const discordText = (): DiscordTextPort | null =>
-    typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText;
-  const discordConfigured = deps.discordConfigured ?? deps.discordText !== null;
-
-  function playChime(): void {
-    const enabled = typeof deps.sfxEnabled === 'function' ? deps.sfxEnabled() : deps.sfxEnabled;
-    if (!enabled || !deps.playSound) return;
-    try {
-      deps.playSound('notification');
-    } catch (err) {
-      log.warn({ err }, 'notification sound failed');
-    }
-  }
-
-  async function tryVoice(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
-    const bridge = deps.voice();
-    // A voice destination exists only while a call is live.
-    if (!bridge) return { status: 'skipped', detail: 'no live call', queued: false };
-    if (options.fromLiveModel) {
-      playChime();
-      // Handed to the model in its own tool result, to say in this turn.
-      return { status: 'ok', say_now: formatVoiceText(req.text, req.title), queued: true };
-    }
-    // Asked at the pause the text goes out in, not before the wait for it (up to `voiceBoundMs`): a
-    // crash while the text waits then leaves a reminder unclaimed, delivered by the next start,
-    // instead of claimed and reported "may have been delivered".
-    let refused: DeliveryOutcome | null = null;
-    const beforeHandOver = async (): Promise<boolean> => (refused = await sendingRefused(options, 'voice')) === null;
-    try {
-      const handOff = await bridge.speak(formatVoiceText(req.text, req.title), {
-        withinMs: voiceBoundMs,
-        ...(options.onSending ? { beforeHandOver } : {}),
-        // The chime goes with the text: it plays the moment the text is handed to the model.
-        onHandedOver: playChime,
-      });
-      // `queued` is the spec's results.voice.queued: true once the text was handed to the model.
-      // `say_id`: what became of it in the call (spoken, cut, dropped) is at GET /say/{id}.
-      const sayId = handOff.id ? { say_id: handOff.id } : {};
-      if (handOff.delivered) return { status: 'ok', queued: true, ...sayId };
-      options.voiceNotSpoken = handOff.sentInstead;
-      return { ...(refused ?? { status: 'unavailable', detail: handOff.reason }), queued: false, ...sayId };
-    } catch (err) {
-      return { status: 'error', detail: errorMessage(err), queued: false };
-    }
-  }
-
-  /** The text port once a login under way has ended (bounded, before any claim); null if it did not work. */
-  async function afterLogin(): Promise<DiscordTextPort | null> {
-    if (!deps.discordLogin) return null;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, deps.loginWaitMs ?? 10_000)));
-    await Promise.race([deps.discordLogin().catch(() => undefined), bound]);
-    clearTimeout(timer);
-    return discordText();
-  }
-
-  async function tryDiscord(
-    mode: 'dm' | 'channel',
-    req: ValidNotifyRequest,
-    options: Sending,
-  ): Promise<DeliveryOutcome> {
-    if (!discordConfigured) return { status: 'skipped', detail: 'no Discord bot configured' };
-    // One wait per delivery, shared by its dm and channel tries.
-    const port = discordText() ?? (await (options.login ??= afterLogin()));
-    if (!port) return { status: 'unavailable', detail: 'Discord bot is not connected' };
-    const target = mode === 'dm' ? deps.ownerId : deps.textChannelId;
-    if (!target)
-      return {
-        status: 'skipped',
-        detail: mode === 'dm' ? 'no owner user id configured' : 'no text channel configured',
-      };
-    const refused = await sendingRefused(options, mode);
-    if (refused) return refused;
-    const text = formatDiscordText(req.text, req.title, req.source);
-    // Every post carries a nonce from the notification's id with enforce_nonce (voice/text.ts): a
-    // resend of it within Discord's window returns the message already created instead of a second.
-    const post = (signal: AbortSignal) =>
-      abortable(
-        mode === 'dm'
-          ? port.sendDirectMessage(target, text, { signal, deliveryId: options.id })
-          : port.postToChannel(target, text, { signal, deliveryId: options.id }),
-        signal,
-      );
-    // When the time is up the send is ABORTED, not just abandoned (nothing of it lands later); then,
-    // or when the connection closed without an answer, it is sent once more under the same nonce:
-    // if the first had reached Discord, the answer is the message it created.
-    let lost = '';
-    for (let round = 1; ; round++) {
-      const timeUp = AbortSignal.timeout(discordTimeoutMs);
-      try {
-        const sent = await post(timeUp);
-        return round === 1
-          ? { status: 'ok', message_id: sent.messageId }
-          : { status: 'ok', message_id: sent.messageId, detail: `sent again with the same nonce (${lost})` };
-      } catch (err) {
-        if (round < 2 && (timeUp.aborted || err instanceof AnswerLostError)) {
-          lost = timeUp.aborted ? `the first had no answer within ${discordTimeoutMs} ms` : errorMessage(err);
-          continue;
-        }
-        return discordFailure(mode, err, timeUp.aborted, options);
-      }
-    }
-  }
-
-  /** The outcome of a Discord send that threw (`timedOut`: its second bound passed too). */
-  async function discordFailure(
-    mode: 'dm' | 'channel',
-    err: unknown,
-    timedOut: boolean,
-    options: Sending,
-  ): Promise<DeliveryOutcome> {
-    // The REST client cannot tell a send dropped from its queue from one whose request reached
-    // Discord, so after two bounds the outcome is `unknown` (like a webhook POST with no answer) and
-    // `auto` stops here instead of delivering the same notification through the channel or the webhook.
-    if (timedOut)
-      return {
-        status: 'unknown',
-        detail: `timeout after ${discordTimeoutMs} ms, twice (sent again with the same nonce); it may have reached Discord (not sent elsewhere)`,
-      };
-    if (err instanceof AnswerLostError)
-      return {
-        status: 'unknown',
-        detail: `${err.message}, twice (sent again with the same nonce); not sent elsewhere`,
-      };
-    if (err instanceof NotAcceptedError) {
-      // Rate limited before anything was posted: the claim is let go now, not held through the wait.
-      try {
-        await options.onNotAccepted?.(mode, err.retryAtMs, err.message);
-      } catch (releaseErr) {
-        log.warn({ err: releaseErr, mode }, 'could not record a rate-limited send as not accepted');
-      }
-      return { status: 'error', detail: err.message };
-    }
-    return { status: 'error', detail: errorMessage(err).slice(0, 300) };
-  }
-
-  function tryWebhook(req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
-    if (!webhook.configured) return Promise.resolve({ status: 'skipped', detail: 'no webhook URL configured' });
-    return webhook
-      .emit(
-        {
-          eventClass: AGENT_NOTIFY,
-          subEvent: options.subEvent ?? 'agent_notification',
-          title: cleanTitle(req.title),
-          text: req.text,
-          source: req.source,
-          urgent: req.urgent,
-          id: options.id,
-        },
-        {
-          ...(options.onSending ? { beforeSend: () => options.onSending!('webhook') } : {}),
-          ...(options.onNotAccepted
-            ? {
-                notAccepted: (retryAtMs: number | null, detail: string) =>
-                  options.onNotAccepted!('webhook', retryAtMs, detail),
-              }
-            : {}),
-        },
-      )
-      .catch((err: unknown) => ({ status: 'error', detail: errorMessage(err) }) as DeliveryOutcome);
-  }
-
-  /** `voiceNotSpoken`: a voice text that was not spoken records how it was delivered instead (its GET /say/{id}). */
-  type Sending = DeliverOptions & {
-    id: string;
-    refused?: Set<DeliveryMode>;
-    login?: Promise<DiscordTextPort | null>;
-    voiceNotSpoken?: (instead: string) => void;
+  const toDiscord = discordMode({
+    text: () => (typeof deps.discordText === 'function' ? deps.discordText() : deps.discordText),
+    configured: deps.discordConfigured ?? deps.discordText !== null,
+    login: deps.discordLogin,
+    loginWaitMs: deps.loginWaitMs ?? 10_000,
+    ownerId: deps.ownerId,
+    textChannelId: deps.textChannelId,
+    timeoutMs: deps.discordTimeoutMs ?? 15_000,
+    log: deps.logger,
+  });
+  const modes: Record<DeliveryMode, SendMode> = {
+    voice: voiceMode({
+      voice: deps.voice,
+      boundMs: deps.voiceBoundMs ?? DEFAULT_VOICE_BOUND_MS,
+      chime: () => playChime(deps),
+    }),
+    dm: (req, options) => toDiscord('dm', req, options),
+    channel: (req, options) => toDiscord('channel', req, options),
+    webhook: webhookMode(webhook),
   };
-
-  async function attempt(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
-    const outcome = await send(mode, req, options);
+  const attempt: Attempt = async (mode, req, options) => {
+    const outcome = await modes[mode](req, options);
     // A mode whose send the caller refused (e.g. the webhook's beforeSend) is `unavailable`:
     // configured here, just not sent to this time.
     return options.refused?.has(mode) && outcome.status === 'skipped' ? { ...outcome, status: 'unavailable' } : outcome;
-  }
-
-  function send(mode: DeliveryMode, req: ValidNotifyRequest, options: Sending): Promise<DeliveryOutcome> {
-    switch (mode) {
-      case 'voice':
-        return tryVoice(req, options);
-      case 'dm':
-      case 'channel':
-        return tryDiscord(mode, req, options);
-      case 'webhook':
-        return tryWebhook(req, options);
-    }
-  }
-
-  /** Try `order` one by one; stop at the first `ok`, or at an `unknown` (it may have been delivered). */
-  async function firstSuccess(order: readonly DeliveryMode[], req: ValidNotifyRequest, options: Sending) {
-    const results: NotifyResult['results'] = {};
-    for (const mode of order) {
-      const outcome = await attempt(mode, req, options);
-      results[mode] = outcome;
-      if (outcome.status === 'ok') return { results, channel: mode };
-      if (outcome.status === 'unknown') break;
-    }
-    return { results, channel: undefined };
-  }
-
-  async function route(req: ValidNotifyRequest, options: Sending): Promise<Omit<NotifyResult, 'notified_at' | 'id'>> {
-    switch (req.mode) {
-      case 'auto':
-      case 'voice': {
-        // `voice` with no live call falls through to the other modes (spec: /notify, Errors 2).
-        const { results, channel } = await firstSuccess(AUTO_ORDER, req, options);
-        // The call did not speak it but another mode delivered it: its say record says so ("sent to the fallback").
-        if (channel && channel !== 'voice') options.voiceNotSpoken?.(SENT_INSTEAD[channel]);
-        const status = overallStatus(Object.values(results), false);
-        return channel ? { status, channel, results } : { status, results };
-      }
-      case 'all': {
-        const outcomes = await Promise.all(AUTO_ORDER.map((mode) => attempt(mode, req, options)));
-        const results: NotifyResult['results'] = {};
-        AUTO_ORDER.forEach((mode, i) => (results[mode] = outcomes[i]!));
-        // `skipped` = not configured here (no live call, no bot, no webhook URL, no text channel):
-        // not counted against `ok`, which means every configured destination delivered. A send the
-        // caller refused is `unavailable` (see attempt), so it is counted.
-        const channels = AUTO_ORDER.filter((_, i) => outcomes[i]!.status === 'ok');
-        return { status: overallStatus(outcomes, true), channels, results };
-      }
-      default: {
-        const outcome = await attempt(req.mode, req, options);
-        const status = overallStatus([outcome], false);
-        return outcome.status === 'ok'
-          ? { status, channel: req.mode, results: { [req.mode]: outcome } }
-          : { status, results: { [req.mode]: outcome } };
-      }
-    }
-  }
-
+  };
   return {
     webhook,
     async deliver(request, options = {}) {
       const req = parseNotifyRequest(request);
       const id = options.notificationId ?? `n-${randomUUID()}`;
-      const sending: Sending = { ...options, id };
-      if (options.onSending) {
-        const hook = options.onSending;
-        const refused = (sending.refused = new Set<DeliveryMode>());
-        sending.onSending = async (mode) => {
-          let go = false;
-          try {
-            go = await hook(mode);
-            return go;
-          } finally {
-            if (!go) refused.add(mode);
-          }
-        };
-      }
-      const routed = await route(req, sending);
+      const routed = await route(req, sendingFor(options, id), attempt);
       const result: NotifyResult = { id, ...routed, notified_at: clock.now() / 1000 };
-      const delivered = result.channel ?? (result.channels?.length ? result.channels.join('+') : 'nobody');
-      log.info(
-        {
-          id,
-          mode: req.mode,
-          status: result.status,
-          delivered,
-          outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])),
-        },
-        'notification dispatched',
-      );
-      try {
-        deps.notes?.append({
-          kind: 'notification',
-          speaker: req.source,
-          text: `[${req.mode} → ${delivered}: ${result.status}${failures(result)}] ${cleanTitle(req.title)}: ${req.text}`,
-        });
-      } catch (err) {
-        log.warn({ err }, 'could not record the notification in the notes log');
-      }
+      recordDispatch(deps, req, result);
       return result;
     },
   };
+}
+
+/** One mode tried for one delivery, a refused send reported as such. */
+type Attempt = (mode: DeliveryMode, req: ValidNotifyRequest, options: Sending) => Promise<DeliveryOutcome>;
+
+function playChime(deps: NotifierDeps): void {
+  const enabled = typeof deps.sfxEnabled === 'function' ? deps.sfxEnabled() : deps.sfxEnabled;
+  if (!enabled || !deps.playSound) return;
+  try {
+    deps.playSound('notification');
+  } catch (err) {
+    deps.logger.warn({ err }, 'notification sound failed');
+  }
+}
+
+/** The modes the request's mode asks for, tried in its way: in order (auto, voice), all at once, or one. */
+async function route(
+  req: ValidNotifyRequest,
+  options: Sending,
+  attempt: Attempt,
+): Promise<Omit<NotifyResult, 'notified_at' | 'id'>> {
+  switch (req.mode) {
+    case 'auto':
+    case 'voice': {
+      // `voice` with no live call falls through to the other modes (spec: /notify, Errors 2).
+      const { results, channel } = await firstSuccess(AUTO_ORDER, req, options, attempt);
+      // The call did not speak it but another mode delivered it: its say record says so ("sent to the fallback").
+      if (channel && channel !== 'voice') options.voiceNotSpoken?.(SENT_INSTEAD[channel]);
+      const status = overallStatus(Object.values(results), false);
+      return channel ? { status, channel, results } : { status, results };
+    }
+    case 'all': {
+      const outcomes = await Promise.all(AUTO_ORDER.map((mode) => attempt(mode, req, options)));
+      const results: NotifyResult['results'] = {};
+      AUTO_ORDER.forEach((mode, i) => (results[mode] = outcomes[i]!));
+      // `skipped` = not configured here (no live call, no bot, no webhook URL, no text channel):
+      // not counted against `ok`, which means every configured destination delivered. A send the
+      // caller refused is `unavailable` (see attempt), so it is counted.
+      const channels = AUTO_ORDER.filter((_, i) => outcomes[i]!.status === 'ok');
+      return { status: overallStatus(outcomes, true), channels, results };
+    }
+    default: {
+      const outcome = await attempt(req.mode, req, options);
+      const status = overallStatus([outcome], false);
+      return outcome.status === 'ok'
+        ? { status, channel: req.mode, results: { [req.mode]: outcome } }
+        : { status, results: { [req.mode]: outcome } };
+    }
+  }
+}
+
+/** Try `order` one by one; stop at the first `ok`, or at an `unknown` (it may have been delivered). */
+async function firstSuccess(
+  order: readonly DeliveryMode[],
+  req: ValidNotifyRequest,
+  options: Sending,
+  attempt: Attempt,
+) {
+  const results: NotifyResult['results'] = {};
+  for (const mode of order) {
+    const outcome = await attempt(mode, req, options);
+    results[mode] = outcome;
+    if (outcome.status === 'ok') return { results, channel: mode };
+    if (outcome.status === 'unknown') break;
+  }
+  return { results, channel: undefined };
+}
+
+/** The delivery in the log and, when a notes log is given, in the notes (a failure there is logged, not thrown). */
+function recordDispatch(deps: NotifierDeps, req: ValidNotifyRequest, result: NotifyResult): void {
+  const delivered = result.channel ?? (result.channels?.length ? result.channels.join('+') : 'nobody');
+  deps.logger.info(
+    {
+      id: result.id,
+      mode: req.mode,
+      status: result.status,
+      delivered,
+      outcomes: Object.fromEntries(Object.entries(result.results).map(([m, o]) => [m, o.status])),
+    },
+    'notification dispatched',
+  );
+  try {
+    deps.notes?.append({
+      kind: 'notification',
+      speaker: req.source,
+      text: `[${req.mode} → ${delivered}: ${result.status}${failures(result)}] ${cleanTitle(req.title)}: ${req.text}`,
+    });
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not record the notification in the notes log');
+  }
 }
 
 /** How a voice notification that was not spoken reached its reader instead, for its say record. */
@@ -433,14 +247,4 @@ function failures(result: NotifyResult): string {
     .filter(([, o]) => o.status !== 'ok' && o.status !== 'skipped')
     .map(([mode, o]) => `${mode}: ${o.status}${o.detail ? ` (${o.detail})` : ''}`);
   return parts.length ? `; ${parts.join('; ')}` : '';
-}
-
-/** Rejects as soon as `signal` aborts, even if `work` ignores the signal. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
