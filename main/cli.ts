@@ -240,6 +240,168 @@ async function notify(rest: string[], out: Output): Promise<number> {
   return verdict.exitCode;
 }
 
+/** One command: its arguments after the command (`--json` taken out) and how to print. */
+type Command = (rest: string[], out: Output) => Promise<number>;
+
+async function headless(): Promise<number> {
+  const { runHeadlessCommand } = await import('./cli/headless.ts');
+  return runHeadlessCommand();
+}
+
+async function notes(command: 'calls' | 'notes', rest: string[], out: Output): Promise<number> {
+  const { notesRequest } = await import('./cli/notes-command.ts');
+  const request = notesRequest(command, rest);
+  const sidecar = connect();
+  const response = await sidecar.client.request('GET', request.path);
+  return answer(request.raw ? { ...out, json: false } : out, sidecar, response, (body) =>
+    request.render(body, out.width).replace(/\n$/, ''),
+  );
+}
+
+async function health(_rest: string[], out: Output): Promise<number> {
+  const sidecar = connect();
+  return answer(out, sidecar, await sidecar.client.health(), (body) => healthSummary(body, Date.now() / 1000));
+}
+
+async function join(rest: string[], out: Output): Promise<number> {
+  const { values } = parseOptions('join', {
+    args: rest,
+    options: { guild: { type: 'string' }, channel: { type: 'string' } },
+  });
+  if ((values.guild === undefined) !== (values.channel === undefined))
+    throw new UsageError('join: give both --guild ID and --channel ID, or neither');
+  const target = values.guild && values.channel ? { guild_id: values.guild, channel_id: values.channel } : undefined;
+  const sidecar = connect();
+  return answer(
+    out,
+    sidecar,
+    await sidecar.client.join(target),
+    () => 'In the call: the model hears the voice channel now.',
+  );
+}
+
+async function leave(rest: string[], out: Output): Promise<number> {
+  parseOptions('leave', { args: rest, options: {} });
+  const sidecar = connect();
+  return answer(out, sidecar, await sidecar.client.leave('cli'), (body) =>
+    body.stopped ? 'Left the call.' : 'There was no call to leave.',
+  );
+}
+
+/** say, announce, ask: a text handed to the model, then (by default) what became of it. */
+async function hand(command: 'say' | 'announce' | 'ask', rest: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseOptions(command, {
+    args: rest,
+    allowPositionals: true,
+    options: { 'no-wait': { type: 'boolean' } },
+  });
+  const text = textOf(
+    positionals,
+    command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`,
+  );
+  const sidecar = connect();
+  const handed = await sidecar.client.hand(command === 'ask' ? 'message' : command, text, 'cli');
+  // By default the command waits for what became of it (spoken, cut, dropped: cli/say-command.ts).
+  if (values['no-wait'] || handed.status >= 400) return answer(out, sidecar, handed, handedLine);
+  if (!out.json) process.stdout.write(`${handedLine(handed.body)}\n`);
+  const { waitForSpoken } = await import('./cli/say-command.ts');
+  return waitForSpoken(sidecar.client, handed.body, {
+    json: out.json,
+    write: (line) => process.stdout.write(`${line}\n`),
+    writeError: (line) => process.stderr.write(`${line}\n`),
+  });
+}
+
+/** mute, ptt: on or off. */
+async function talk(command: 'mute' | 'ptt', rest: string[], out: Output): Promise<number> {
+  const request = talkRequest(command, rest[0]);
+  if ('error' in request) throw new UsageError(request.error);
+  const sidecar = connect();
+  return answer(out, sidecar, await sidecar.client.request('POST', request.route, request.body), () =>
+    command === 'mute'
+      ? rest[0] === 'on'
+        ? 'Muted: no voice reaches the model.'
+        : 'Unmuted: the model hears the call.'
+      : `Push-to-talk: ${rest[0]}.`,
+  );
+}
+
+async function patience(rest: string[], out: Output): Promise<number> {
+  const { runPatience } = await import('./cli/patience-run.ts');
+  const sidecar = connect();
+  return runPatience(rest, {
+    client: sidecar.client,
+    json: out.json,
+    write: (line) => process.stdout.write(`${line}\n`),
+    writeError: (line) => process.stderr.write(`${line}\n`),
+    fail: (response) => failed(sidecar, response),
+  });
+}
+
+async function dashboard(): Promise<number> {
+  const sidecar = connect();
+  const response = await sidecar.client.loginUrl();
+  if (response.status >= 400) return failed(sidecar, response);
+  process.stdout.write(`${response.body.url}\n`);
+  return 0;
+}
+
+async function tool(rest: string[]): Promise<number> {
+  const { runToolCommand } = await import('./core/tools/cli-tool.ts');
+  return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+}
+
+async function mcp(): Promise<number> {
+  const { runStdioBridge } = await import('./core/sidecar-client/mcp-stdio-bridge.ts');
+  await runStdioBridge({
+    client: connect().client,
+    warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`),
+  });
+  return 0;
+}
+
+async function demo(rest: string[]): Promise<number> {
+  // The demo and the fakes it runs on live in main/demo and main/fakes; loaded only on demand,
+  // and not shipped in the installed app (electron-builder.yml), which says so instead of a trace.
+  const loaded = await import('./demo/run-demo.ts').catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return null;
+  });
+  if (loaded === null) {
+    process.stderr.write(
+      'live-voice-bridge demo: the demo is not part of the installed app; run it from a checkout (README Quick start)\n',
+    );
+    return 2;
+  }
+  return loaded.runDemo(rest);
+}
+
+/** Every command by its name; a name not here is an unknown command. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  headless,
+  calls: (rest, out) => notes('calls', rest, out),
+  notes: (rest, out) => notes('notes', rest, out),
+  health,
+  status: (_rest, out) => status(out),
+  join,
+  leave,
+  say: (rest, out) => hand('say', rest, out),
+  announce: (rest, out) => hand('announce', rest, out),
+  ask: (rest, out) => hand('ask', rest, out),
+  notify,
+  schedule,
+  mute: (rest, out) => talk('mute', rest, out),
+  ptt: (rest, out) => talk('ptt', rest, out),
+  patience,
+  dashboard,
+  tool,
+  mcp,
+  demo,
+  help: async () => help(),
+  '--help': async () => help(),
+  '-h': async () => help(),
+};
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'headless', ...args] = argv;
   // --json anywhere after the command; a `--` ends the options (text may then start with a dash).
@@ -252,144 +414,9 @@ async function main(argv: string[]): Promise<number> {
   };
   // `schedule --help` (any client command's) is the help, not an unknown option; the demo and tool have their own.
   if (command !== 'tool' && command !== 'demo' && (options.includes('--help') || options.includes('-h'))) return help();
-  switch (command) {
-    case 'headless': {
-      const { runHeadlessCommand } = await import('./cli/headless.ts');
-      return runHeadlessCommand();
-    }
-    case 'calls':
-    case 'notes': {
-      const { notesRequest } = await import('./cli/notes-command.ts');
-      const request = notesRequest(command, rest);
-      const sidecar = connect();
-      const response = await sidecar.client.request('GET', request.path);
-      return answer(request.raw ? { ...out, json: false } : out, sidecar, response, (body) =>
-        request.render(body, out.width).replace(/\n$/, ''),
-      );
-    }
-    case 'health': {
-      const sidecar = connect();
-      return answer(out, sidecar, await sidecar.client.health(), (body) => healthSummary(body, Date.now() / 1000));
-    }
-    case 'status':
-      return status(out);
-    case 'join': {
-      const { values } = parseOptions('join', {
-        args: rest,
-        options: { guild: { type: 'string' }, channel: { type: 'string' } },
-      });
-      if ((values.guild === undefined) !== (values.channel === undefined))
-        throw new UsageError('join: give both --guild ID and --channel ID, or neither');
-      const target =
-        values.guild && values.channel ? { guild_id: values.guild, channel_id: values.channel } : undefined;
-      const sidecar = connect();
-      return answer(
-        out,
-        sidecar,
-        await sidecar.client.join(target),
-        () => 'In the call: the model hears the voice channel now.',
-      );
-    }
-    case 'leave': {
-      parseOptions('leave', { args: rest, options: {} });
-      const sidecar = connect();
-      return answer(out, sidecar, await sidecar.client.leave('cli'), (body) =>
-        body.stopped ? 'Left the call.' : 'There was no call to leave.',
-      );
-    }
-    case 'say':
-    case 'announce':
-    case 'ask': {
-      const { values, positionals } = parseOptions(command, {
-        args: rest,
-        allowPositionals: true,
-        options: { 'no-wait': { type: 'boolean' } },
-      });
-      const text = textOf(
-        positionals,
-        command === 'ask' ? 'ask needs the message for the model' : `${command} needs the text for the model to say`,
-      );
-      const sidecar = connect();
-      const handed = await sidecar.client.hand(command === 'ask' ? 'message' : command, text, 'cli');
-      // By default the command waits for what became of it (spoken, cut, dropped: cli/say-command.ts).
-      if (values['no-wait'] || handed.status >= 400) return answer(out, sidecar, handed, handedLine);
-      if (!out.json) process.stdout.write(`${handedLine(handed.body)}\n`);
-      const { waitForSpoken } = await import('./cli/say-command.ts');
-      return waitForSpoken(sidecar.client, handed.body, {
-        json: out.json,
-        write: (line) => process.stdout.write(`${line}\n`),
-        writeError: (line) => process.stderr.write(`${line}\n`),
-      });
-    }
-    case 'notify':
-      return notify(rest, out);
-    case 'schedule':
-      return schedule(rest, out);
-    case 'mute':
-    case 'ptt': {
-      const request = talkRequest(command, rest[0]);
-      if ('error' in request) throw new UsageError(request.error);
-      const sidecar = connect();
-      return answer(out, sidecar, await sidecar.client.request('POST', request.route, request.body), () =>
-        command === 'mute'
-          ? rest[0] === 'on'
-            ? 'Muted: no voice reaches the model.'
-            : 'Unmuted: the model hears the call.'
-          : `Push-to-talk: ${rest[0]}.`,
-      );
-    }
-    case 'patience': {
-      const { runPatience } = await import('./cli/patience-run.ts');
-      const sidecar = connect();
-      return runPatience(rest, {
-        client: sidecar.client,
-        json: out.json,
-        write: (line) => process.stdout.write(`${line}\n`),
-        writeError: (line) => process.stderr.write(`${line}\n`),
-        fail: (response) => failed(sidecar, response),
-      });
-    }
-    case 'dashboard': {
-      const sidecar = connect();
-      const response = await sidecar.client.loginUrl();
-      if (response.status >= 400) return failed(sidecar, response);
-      process.stdout.write(`${response.body.url}\n`);
-      return 0;
-    }
-    case 'tool': {
-      const { runToolCommand } = await import('./core/tools/cli-tool.ts');
-      return runToolCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
-    }
-    case 'mcp': {
-      const { runStdioBridge } = await import('./core/sidecar-client/mcp-stdio-bridge.ts');
-      await runStdioBridge({
-        client: connect().client,
-        warn: (line) => process.stderr.write(`live-voice-bridge mcp: ${line}\n`),
-      });
-      return 0;
-    }
-    case 'demo': {
-      // The demo and the fakes it runs on live in main/demo and main/fakes; loaded only on demand,
-      // and not shipped in the installed app (electron-builder.yml), which says so instead of a trace.
-      const demo = await import('./demo/run-demo.ts').catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-        return null;
-      });
-      if (demo === null) {
-        process.stderr.write(
-          'live-voice-bridge demo: the demo is not part of the installed app; run it from a checkout (README Quick start)\n',
-        );
-        return 2;
-      }
-      return demo.runDemo(rest);
-    }
-    case 'help':
-    case '--help':
-    case '-h':
-      return help();
-    default:
-      throw unknownCommand(command);
-  }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) throw unknownCommand(command);
+  return run(rest, out);
 }
 
 function help(): number {
