@@ -7,6 +7,7 @@ import {
   joinVoiceChannel,
   VoiceConnectionDisconnectReason,
   VoiceConnectionStatus,
+  type DiscordGatewayAdapterCreator,
   type VoiceConnection,
   type VoiceConnectionState,
 } from '@discordjs/voice';
@@ -166,7 +167,17 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.target = resolved;
     this.#wasReady = false;
     this.#setState('connecting');
+    const { connection, dave } = this.#connect(resolved, guild.voiceAdapterCreator);
+    this.#hearAndPlay(connection, dave, this.#opus);
+    await this.#untilReady(connection);
+    return resolved;
+  }
 
+  /** The voice connection, joined through the rejoin guard, with DAVE's recovery attached. */
+  #connect(
+    target: VoiceTarget,
+    adapterCreator: DiscordGatewayAdapterCreator,
+  ): { connection: VoiceConnection; dave: DaveRecovery } {
     // Deferred: the guard gives up from inside the library's sendPayload call, where destroying the
     // connection re-entrantly would leave it in an inconsistent state.
     const guard = new RejoinGuard({ ...DEFAULT_REJOIN_POLICY, ...this.#options.rejoin }, (reason) =>
@@ -174,9 +185,9 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     );
     this.#guard = guard;
     const connection = joinVoiceChannel({
-      guildId: resolved.guildId,
-      channelId: resolved.channelId,
-      adapterCreator: guard.wrap(guild.voiceAdapterCreator),
+      guildId: target.guildId,
+      channelId: target.channelId,
+      adapterCreator: guard.wrap(adapterCreator),
       selfDeaf: false,
       selfMute: false,
       daveEncryption: this.#options.daveEncryption ?? true,
@@ -197,8 +208,11 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#dave = dave;
     connection.on('error', (error) => this.#log.warn({ err: error }, 'voice connection error'));
     connection.on('stateChange', (before, after) => this.#onConnectionState(connection, before, after));
+    return { connection, dave };
+  }
 
-    const opus = this.#opus;
+  /** The allowed speakers' audio in (each stream's health watched), our one playback source out. */
+  #hearAndPlay(connection: VoiceConnection, dave: DaveRecovery, opus: OpusFactory): void {
     this.#roomEmptied = false;
     const health = new SpeakerHealth(
       {
@@ -235,7 +249,10 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
       this.#roomEmptied ? 'discard' : mayPlayAudio(connection),
     );
     if (this.#source) this.#playback.start(this.#source);
+  }
 
+  /** Ready and, within a bound, encrypted; else torn down and thrown with the reason. */
+  async #untilReady(connection: VoiceConnection): Promise<void> {
     // Aborted by #teardown (a fatal close, leave()) so a doomed join fails at once, not at the timeout.
     const joinAbort = new AbortController();
     this.#joinAbort = joinAbort;
@@ -256,7 +273,6 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     } finally {
       if (this.#joinAbort === joinAbort) this.#joinAbort = null;
     }
-    return resolved;
   }
 
   async leave(): Promise<void> {
