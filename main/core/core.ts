@@ -15,7 +15,7 @@ import { modelCapability } from './capabilities/model.ts';
 import { notesCapability } from './capabilities/notes.ts';
 import { notifyCapability } from './capabilities/notify.ts';
 import { processCapability } from './capabilities/process.ts';
-import { coreRoutes } from './capabilities/routes.ts';
+import { coreRoutes, type CoreRoutes } from './capabilities/routes.ts';
 import { scheduleCapability } from './capabilities/schedule.ts';
 import { liveSettingsCapability } from './capabilities/settings.ts';
 import { sidecarCapability } from './capabilities/sidecar.ts';
@@ -44,10 +44,88 @@ export async function startCore(options: CoreOptions): Promise<CoreHandle> {
 
 /** The capabilities in dependency order; `life` records each one as it starts. */
 async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise<CoreHandle> {
-  const { config, logger, settingsStore, environment } = options;
+  const { config, logger } = options;
   const base = { config, logger };
   // The call, as the capabilities started before the bridge reach it (why: capabilities/call-port.ts).
   const call = new CallPort();
+  const parts = await startCallParts(options, life, call);
+  const { proc, hub, tools, missing, database, notes, archive, voice, discord, settings } = parts;
+  const { model, memory, usage, notify, mcp } = parts;
+  const callApi = await life.start(callCapability, {
+    ...base,
+    hub,
+    notes,
+    tools,
+    native: proc.native,
+    missing,
+    voice,
+    model,
+    usage,
+    settings,
+    notify,
+    mcp,
+    call,
+    memory,
+    database,
+  });
+  const { bridge, control, talk, patience, snapshot } = callApi;
+  await life.start(roomCapability, { ...base, hub, notes, voice, bridge, talk });
+  await life.start(autoJoinCapability, { ...base, hub, notes, voice, bridge, talk });
+  await life.start(helperToolsCapability, { config, tools, notes, archive, notifier: notify.notifier });
+  const memoryTrim = await life.start(memoryTrimCapability, { logger, hub, control });
+  const sessions = options.sessions ?? new DashboardSessions();
+  const health = () => assembleHealth(life.healthParts());
+  const routes = (baseUrl: () => string) => [
+    ...coreRoutes({
+      ...base,
+      token: proc.token.token,
+      missing,
+      health,
+      sessions,
+      baseUrl,
+      hub,
+      snapshot,
+      control,
+      talk,
+      patience,
+      notes,
+      archive,
+      notify,
+      tools,
+      mcp,
+      settings: settingsRoutes(options, settings.saved),
+    }),
+    ...(options.extraRoutes ?? []),
+  ];
+  const sidecar = await life.start(sidecarCapability, {
+    ...base,
+    token: proc.token.token,
+    sessions,
+    routes,
+    onResponse: memoryTrim.poke,
+  });
+  await life.start(scheduleCapability, { ...base, notes, archive, database, discord, notify });
+  if (missing.length)
+    moduleLogger(logger, 'core').warn({ missing }, 'voice calls are disabled until these are configured');
+  return {
+    sidecarUrl: sidecar.url,
+    loginUrl: () => loginUrl(sidecar.url, sessions.createNonce()),
+    token: proc.token.token,
+    tokenFile: proc.token.file,
+    missing,
+    hub,
+    bridge: control,
+    stop: () => life.stop(),
+  };
+}
+
+/**
+ * What the call is built on, in dependency order: the process (tools, native pieces, token), the
+ * store, the notes, Discord voice, the live settings, the model, memory, usage, notifications, MCP.
+ */
+async function startCallParts(options: CoreOptions, life: Lifecycle, call: CallPort) {
+  const { config, logger, settingsStore, environment } = options;
+  const base = { config, logger };
   const proc = await life.start(processCapability, { ...base, opus: options.opus });
   const { hub, tools, missing } = proc;
   const { database } = await life.start(storeCapability, base);
@@ -76,77 +154,27 @@ async function startCapabilities(options: CoreOptions, life: Lifecycle): Promise
     call,
   });
   const mcp = await life.start(mcpCapability, { ...base, hub, notes, tools, allowedSpeakers, call });
-  const callApi = await life.start(callCapability, {
-    ...base,
+  return {
+    proc,
     hub,
-    notes,
     tools,
-    native: proc.native,
     missing,
+    database,
+    notes,
+    archive,
     voice,
-    model,
-    usage,
+    discord,
     settings,
+    model,
+    memory,
+    usage,
     notify,
     mcp,
-    call,
-    memory,
-    database,
-  });
-  const { bridge, control, talk, patience, snapshot } = callApi;
-  await life.start(roomCapability, { ...base, hub, notes, voice, bridge, talk });
-  await life.start(autoJoinCapability, { ...base, hub, notes, voice, bridge, talk });
-  await life.start(helperToolsCapability, { config, tools, notes, archive, notifier: notify.notifier });
-  const memoryTrim = await life.start(memoryTrimCapability, { logger, hub, control });
-  const sessions = options.sessions ?? new DashboardSessions();
-  const health = () => assembleHealth(life.healthParts());
-  const settingsRoutes = {
-    store: settingsStore,
-    environment,
-    restart: options.restart,
-    lastRestart: options.lastRestart,
-    onSaved: settings.saved,
   };
-  const routes = (baseUrl: () => string) => [
-    ...coreRoutes({
-      ...base,
-      token: proc.token.token,
-      missing,
-      health,
-      sessions,
-      baseUrl,
-      hub,
-      snapshot,
-      control,
-      talk,
-      patience,
-      notes,
-      archive,
-      notify,
-      tools,
-      mcp,
-      settings: settingsRoutes,
-    }),
-    ...(options.extraRoutes ?? []),
-  ];
-  const sidecar = await life.start(sidecarCapability, {
-    ...base,
-    token: proc.token.token,
-    sessions,
-    routes,
-    onResponse: memoryTrim.poke,
-  });
-  await life.start(scheduleCapability, { ...base, notes, archive, database, discord, notify });
-  if (missing.length)
-    moduleLogger(logger, 'core').warn({ missing }, 'voice calls are disabled until these are configured');
-  return {
-    sidecarUrl: sidecar.url,
-    loginUrl: () => loginUrl(sidecar.url, sessions.createNonce()),
-    token: proc.token.token,
-    tokenFile: proc.token.file,
-    missing,
-    hub,
-    bridge: control,
-    stop: () => life.stop(),
-  };
+}
+
+/** The settings routes save through the settings store and restart the core through the shell's hook. */
+function settingsRoutes(options: CoreOptions, onSaved: CoreRoutes['settings']['onSaved']): CoreRoutes['settings'] {
+  const { settingsStore: store, environment, restart, lastRestart } = options;
+  return { store, environment, restart, lastRestart, onSaved };
 }
