@@ -86,94 +86,100 @@ function oneForm(forms: Record<string, boolean>): string {
 }
 
 export function registerNotifyTools(registry: ToolRegistry, deps: NotifyToolDeps): void {
-  registry.register(
-    defineTool({
-      name: 'local_notify',
-      description:
-        'Deliver a notification to the user now. mode: voice (in the live call; when you call this yourself, the result has voice.say_now: say that text now, in this turn), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results. ' +
-        'Set urgent: true only for an alert that must interrupt the user now (something is broken, a deadline is minutes away): it skips the webhook throttle; leave it out for everything else. For a task result just answer in the call; for a reminder the user asked for use local_notify_schedule.',
-      args: localNotifyArgs,
-      // The live model's own call: a voice text comes back in the result for it to say now.
-      run: (args, ctx): Promise<NotifyResult> =>
-        deps.notifier.deliver(
-          { ...args, source: args.source ?? ctx.caller },
-          ctx.caller === 'model' ? { fromLiveModel: true } : undefined,
-        ),
-    }),
-  );
-
-  registry.register(
-    defineTool({
-      name: 'local_notify_schedule',
-      description:
-        'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}; repeating: {text, repeat, at?, timezone?}. List: {list: true} → {entries, next_cursor, pending}; when next_cursor is not null, call {list: true, cursor: next_cursor} for the next page. Cancel: {cancel_id} (a repeating one: cancels the series). Entries persist across restarts.',
-      args: scheduleToolArgs,
-      // Anyone allowed may set or list a reminder; only the owner may cancel one by voice.
-      authorityFor: (args) => (args.cancel_id !== undefined ? 'owner' : 'speakers'),
-      ownerOnlyForms: 'cancel',
-      async run(args, ctx): Promise<ScheduleToolResult> {
-        // A cursor alone asks for the next page of the list.
-        const form = oneForm({
-          list: args.list === true || args.cursor !== undefined,
-          cancel: args.cancel_id !== undefined,
-        });
-        if (form === 'list') {
-          // The model sees what is still to come, soonest first, one bounded page; next_cursor gets the next.
-          const page = await deps.scheduler.list({
-            state: 'scheduled',
-            limit: SCHEDULE_TOOL_PAGE,
-            cursor: args.cursor,
-          });
-          return { entries: page.entries, next_cursor: page.next_cursor, pending: page.pending };
-        }
-        if (form === 'cancel') {
-          const entry = await deps.scheduler.cancel(args.cancel_id!);
-          return { cancelled: entry.id, entry };
-        }
-        const entry = await deps.scheduler.schedule({
-          text: args.text,
-          delay_seconds: args.delay_seconds,
-          mode: args.mode,
-          repeat: args.repeat,
-          at: args.at,
-          timezone: args.timezone,
-          title: args.title,
-          source: args.source ?? ctx.caller,
-        });
-        return { scheduled: entry.id, fire_at_epoch: entry.fire_at_epoch };
-      },
-    }),
-  );
-
+  registry.register(notifyTool(deps.notifier));
+  registry.register(scheduleTool(deps.scheduler));
   const delegates = deps.delegates;
   if (!delegates) return;
   if (!deps.canDelegate) throw new Error('registerNotifyTools: delegates need a canDelegate (owner-only) gate');
-  const canDelegate = deps.canDelegate;
-  registry.register(
-    defineTool({
-      name: 'local_delegate_execute',
-      description:
-        'Hand a long task to the configured delegate agent; the user is notified (auto mode) when it finishes. Start: {prompt, label?} → {started: id}. List: {list: true}. Status: {status_id}. Cancel: {cancel_id}.',
-      args: delegateToolArgs,
-      // Starting or cancelling runs a command on the owner's machine: the owner's voice only.
-      authorityFor: (args) => (args.list === true || args.status_id !== undefined ? 'speakers' : 'owner'),
-      ownerOnlyForms: 'start, cancel',
-      async run(args, ctx): Promise<DelegateToolResult> {
-        const form = oneForm({
-          list: args.list === true,
-          status: args.status_id !== undefined,
-          cancel: args.cancel_id !== undefined,
+  registry.register(delegateTool(delegates, deps.canDelegate));
+}
+
+/** local_notify: a notification delivered now. */
+function notifyTool(notifier: NotifyToolDeps['notifier']) {
+  return defineTool({
+    name: 'local_notify',
+    description:
+      'Deliver a notification to the user now. mode: voice (in the live call; when you call this yourself, the result has voice.say_now: say that text now, in this turn), dm, channel, webhook, auto (default: voice → dm → channel → webhook, first success) or all. Returns per-mode results. ' +
+      'Set urgent: true only for an alert that must interrupt the user now (something is broken, a deadline is minutes away): it skips the webhook throttle; leave it out for everything else. For a task result just answer in the call; for a reminder the user asked for use local_notify_schedule.',
+    args: localNotifyArgs,
+    // The live model's own call: a voice text comes back in the result for it to say now.
+    run: (args, ctx): Promise<NotifyResult> =>
+      notifier.deliver(
+        { ...args, source: args.source ?? ctx.caller },
+        ctx.caller === 'model' ? { fromLiveModel: true } : undefined,
+      ),
+  });
+}
+
+/** local_notify_schedule: the reminders, set, listed or cancelled. */
+function scheduleTool(scheduler: NotifyToolDeps['scheduler']) {
+  return defineTool({
+    name: 'local_notify_schedule',
+    description:
+      'Reminders the user asked for. Schedule: {text, delay_seconds, mode} → {scheduled: id, fire_at_epoch}; repeating: {text, repeat, at?, timezone?}. List: {list: true} → {entries, next_cursor, pending}; when next_cursor is not null, call {list: true, cursor: next_cursor} for the next page. Cancel: {cancel_id} (a repeating one: cancels the series). Entries persist across restarts.',
+    args: scheduleToolArgs,
+    // Anyone allowed may set or list a reminder; only the owner may cancel one by voice.
+    authorityFor: (args) => (args.cancel_id !== undefined ? 'owner' : 'speakers'),
+    ownerOnlyForms: 'cancel',
+    async run(args, ctx): Promise<ScheduleToolResult> {
+      // A cursor alone asks for the next page of the list.
+      const form = oneForm({
+        list: args.list === true || args.cursor !== undefined,
+        cancel: args.cancel_id !== undefined,
+      });
+      if (form === 'list') {
+        // The model sees what is still to come, soonest first, one bounded page; next_cursor gets the next.
+        const page = await scheduler.list({
+          state: 'scheduled',
+          limit: SCHEDULE_TOOL_PAGE,
+          cursor: args.cursor,
         });
-        if (form === 'list') return { sessions: delegates.list() };
-        if (form === 'status') return { session: delegates.status(args.status_id!) };
-        if (!canDelegate(ctx))
-          throw new NotifyInputError('forbidden', 'only the owner can start or cancel delegate sessions');
-        if (form === 'cancel') return { cancelling: args.cancel_id!, session: delegates.cancel(args.cancel_id!) };
-        // Answers only once the command is running; a command that cannot start is refused
-        // (503 delegate_unavailable), never reported as started.
-        const session = await delegates.start(args.prompt ?? '', args.label);
-        return { started: session.id, session };
-      },
-    }),
-  );
+        return { entries: page.entries, next_cursor: page.next_cursor, pending: page.pending };
+      }
+      if (form === 'cancel') {
+        const entry = await scheduler.cancel(args.cancel_id!);
+        return { cancelled: entry.id, entry };
+      }
+      const entry = await scheduler.schedule({
+        text: args.text,
+        delay_seconds: args.delay_seconds,
+        mode: args.mode,
+        repeat: args.repeat,
+        at: args.at,
+        timezone: args.timezone,
+        title: args.title,
+        source: args.source ?? ctx.caller,
+      });
+      return { scheduled: entry.id, fire_at_epoch: entry.fire_at_epoch };
+    },
+  });
+}
+
+/** local_delegate_execute: a long task handed to the delegate agent, its sessions listed, read, cancelled. */
+function delegateTool(delegates: DelegateWatcher, canDelegate: (ctx: ToolContext) => boolean) {
+  return defineTool({
+    name: 'local_delegate_execute',
+    description:
+      'Hand a long task to the configured delegate agent; the user is notified (auto mode) when it finishes. Start: {prompt, label?} → {started: id}. List: {list: true}. Status: {status_id}. Cancel: {cancel_id}.',
+    args: delegateToolArgs,
+    // Starting or cancelling runs a command on the owner's machine: the owner's voice only.
+    authorityFor: (args) => (args.list === true || args.status_id !== undefined ? 'speakers' : 'owner'),
+    ownerOnlyForms: 'start, cancel',
+    async run(args, ctx): Promise<DelegateToolResult> {
+      const form = oneForm({
+        list: args.list === true,
+        status: args.status_id !== undefined,
+        cancel: args.cancel_id !== undefined,
+      });
+      if (form === 'list') return { sessions: delegates.list() };
+      if (form === 'status') return { session: delegates.status(args.status_id!) };
+      if (!canDelegate(ctx))
+        throw new NotifyInputError('forbidden', 'only the owner can start or cancel delegate sessions');
+      if (form === 'cancel') return { cancelling: args.cancel_id!, session: delegates.cancel(args.cancel_id!) };
+      // Answers only once the command is running; a command that cannot start is refused
+      // (503 delegate_unavailable), never reported as started.
+      const session = await delegates.start(args.prompt ?? '', args.label);
+      return { started: session.id, session };
+    },
+  });
 }
