@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { NoteEvent } from '../../api-types.ts';
 import type { EventHub } from '../../event-hub.ts';
 import { agentTools, type SidecarInvoker } from '../../mcp/server/agent-tools.ts';
-import type { McpHttpEndpoint } from '../../mcp/server/http-endpoint.ts';
+import type { McpHttpEndpoint, McpHttpEndpointOptions } from '../../mcp/server/http-endpoint.ts';
 import type { ToolDeclaration } from '../../ports.ts';
 import { z } from 'zod';
 import { ApprovalError, type ApprovalBroker } from '../../mcp/client/approvals.ts';
@@ -74,80 +74,8 @@ function injectInvoker(app: FastifyInstance, token: string): SidecarInvoker {
 }
 
 export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
-  // The MCP SDK (with ajv and zod-to-json-schema, ~7 MB of heap) loads on the first /mcp request,
-  // not at start-up: an idle core that no agent talks to does not need it (docs/performance.md).
-  let endpoint: Promise<McpHttpEndpoint> | null = null;
-  const openEndpoint = (): Promise<McpHttpEndpoint> =>
-    (endpoint ??= Promise.all([
-      import('../../mcp/server/http-endpoint.ts'),
-      import('../../mcp/server/session-server.ts'),
-    ]).then(([{ createMcpHttpEndpoint }, { NOTES_RESOURCE_LIMIT }]) =>
-      createMcpHttpEndpoint({
-        name: 'live-voice-bridge',
-        version: deps.version,
-        hub: deps.hub,
-        logger: deps.logger,
-        tools: () => agentTools(deps.helperTools()),
-        invoke: injectInvoker(app, deps.token),
-        currentCallId: deps.currentCallId,
-        ownerGate: async (tool, args) => {
-          if (!deps.askTools?.includes(tool)) return null;
-          if (!deps.ownerQuestions)
-            return {
-              code: 'owner_unavailable',
-              message: `${tool} needs the owner's yes, and nobody can ask them`,
-              status: 503,
-            };
-          const shown = JSON.stringify(args);
-          const outcome = await deps.ownerQuestions.ask({
-            from: 'an agent over MCP',
-            question: `May the agent run ${tool}${shown === '{}' ? '' : ` with ${shown.slice(0, 300)}`}?`,
-          });
-          if (outcome.answer === 'yes') return null;
-          return outcome.answer === 'no'
-            ? { code: 'owner_refused', message: `the owner said no to ${tool} (${outcome.by ?? 'voice'})`, status: 403 }
-            : { code: 'owner_no_answer', message: `the owner did not answer about ${tool} in time`, status: 408 };
-        },
-        currentNotes: () => {
-          const callId = deps.currentCallId() ?? null;
-          return {
-            call_id: callId,
-            notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [],
-          };
-        },
-      }),
-    ));
-  app.addHook('onClose', async () => {
-    if (endpoint) await (await endpoint).close();
-  });
-
-  // The model's MCP servers and the owner's approvals (the dashboard prompt answers through here).
-  app.get('/mcp/servers', async () => ({ servers: deps.modelTools?.servers() ?? [] }));
-  const approvals = (): ApprovalBroker | undefined => deps.approvals ?? deps.modelTools?.approvals;
-  app.get('/mcp/approvals', async () => ({ approvals: approvals()?.pending() ?? [] }));
-  // An agent's yes/no question: asked aloud in the call (or shown on the dashboard), answered by the
-  // owner; the request waits for the answer (at most the approval lifetime, 5 minutes).
-  app.post('/ask-owner', async (request) => {
-    const body = AskBody.safeParse(request.body ?? {});
-    if (!body.success)
-      throw new HttpError(400, 'invalid_request', 'send { "question": "…" } (1–500 characters), optionally "from"');
-    if (!deps.ownerQuestions) throw new HttpError(503, 'unavailable', 'owner questions are not available in this core');
-    return deps.ownerQuestions.ask({ from: body.data.from ?? 'an agent', question: body.data.question });
-  });
-  app.post<{ Params: { id: string } }>('/mcp/approvals/:id', async (request) => {
-    const body = DecisionBody.safeParse(request.body === undefined ? {} : request.body);
-    if (!body.success)
-      throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
-    const broker = approvals();
-    if (!broker) throw new HttpError(404, 'unknown_approval', 'no approval requests exist');
-    try {
-      return { approval: broker.decide(request.params.id, body.data.approved, 'dashboard') };
-    } catch (err) {
-      if (err instanceof ApprovalError) throw new HttpError(err.status, err.code, err.message);
-      throw err;
-    }
-  });
-
+  const openEndpoint = lazyEndpoint(app, deps);
+  registerOwnerRoutes(app, deps);
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: '/mcp',
@@ -177,3 +105,89 @@ export const registerMcpRoutes: RouteModule<McpRouteDeps> = (app, deps) => {
     },
   });
 };
+
+/**
+ * The MCP endpoint, opened on first use and closed with the app. The MCP SDK (with ajv and
+ * zod-to-json-schema, ~7 MB of heap) loads on the first /mcp request, not at start-up: an idle core
+ * that no agent talks to does not need it (docs/performance.md).
+ */
+function lazyEndpoint(app: FastifyInstance, deps: McpRouteDeps): () => Promise<McpHttpEndpoint> {
+  let endpoint: Promise<McpHttpEndpoint> | null = null;
+  app.addHook('onClose', async () => {
+    if (endpoint) await (await endpoint).close();
+  });
+  return () =>
+    (endpoint ??= Promise.all([
+      import('../../mcp/server/http-endpoint.ts'),
+      import('../../mcp/server/session-server.ts'),
+    ]).then(([{ createMcpHttpEndpoint }, { NOTES_RESOURCE_LIMIT }]) =>
+      createMcpHttpEndpoint({
+        name: 'live-voice-bridge',
+        version: deps.version,
+        hub: deps.hub,
+        logger: deps.logger,
+        tools: () => agentTools(deps.helperTools()),
+        invoke: injectInvoker(app, deps.token),
+        currentCallId: deps.currentCallId,
+        ownerGate: ownerGate(deps),
+        currentNotes: () => {
+          const callId = deps.currentCallId() ?? null;
+          return {
+            call_id: callId,
+            notes: callId ? deps.notes.recent(NOTES_RESOURCE_LIMIT).filter((n) => n.callId === callId) : [],
+          };
+        },
+      }),
+    ));
+}
+
+/** A tool under DISCORD_VOICE_LIVE_MCP_ASK_TOOLS runs for an agent only after the owner's yes. */
+function ownerGate(deps: McpRouteDeps): NonNullable<McpHttpEndpointOptions['ownerGate']> {
+  return async (tool, args) => {
+    if (!deps.askTools?.includes(tool)) return null;
+    if (!deps.ownerQuestions)
+      return {
+        code: 'owner_unavailable',
+        message: `${tool} needs the owner's yes, and nobody can ask them`,
+        status: 503,
+      };
+    const shown = JSON.stringify(args);
+    const outcome = await deps.ownerQuestions.ask({
+      from: 'an agent over MCP',
+      question: `May the agent run ${tool}${shown === '{}' ? '' : ` with ${shown.slice(0, 300)}`}?`,
+    });
+    if (outcome.answer === 'yes') return null;
+    return outcome.answer === 'no'
+      ? { code: 'owner_refused', message: `the owner said no to ${tool} (${outcome.by ?? 'voice'})`, status: 403 }
+      : { code: 'owner_no_answer', message: `the owner did not answer about ${tool} in time`, status: 408 };
+  };
+}
+
+/** The model's MCP servers and the owner's approvals (the dashboard prompt answers through here), and agents' questions. */
+function registerOwnerRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
+  app.get('/mcp/servers', async () => ({ servers: deps.modelTools?.servers() ?? [] }));
+  const approvals = (): ApprovalBroker | undefined => deps.approvals ?? deps.modelTools?.approvals;
+  app.get('/mcp/approvals', async () => ({ approvals: approvals()?.pending() ?? [] }));
+  // An agent's yes/no question: asked aloud in the call (or shown on the dashboard), answered by the
+  // owner; the request waits for the answer (at most the approval lifetime, 5 minutes).
+  app.post('/ask-owner', async (request) => {
+    const body = AskBody.safeParse(request.body ?? {});
+    if (!body.success)
+      throw new HttpError(400, 'invalid_request', 'send { "question": "…" } (1–500 characters), optionally "from"');
+    if (!deps.ownerQuestions) throw new HttpError(503, 'unavailable', 'owner questions are not available in this core');
+    return deps.ownerQuestions.ask({ from: body.data.from ?? 'an agent', question: body.data.question });
+  });
+  app.post<{ Params: { id: string } }>('/mcp/approvals/:id', async (request) => {
+    const body = DecisionBody.safeParse(request.body === undefined ? {} : request.body);
+    if (!body.success)
+      throw new HttpError(400, 'invalid_request', 'send { "approved": true } or { "approved": false }');
+    const broker = approvals();
+    if (!broker) throw new HttpError(404, 'unknown_approval', 'no approval requests exist');
+    try {
+      return { approval: broker.decide(request.params.id, body.data.approved, 'dashboard') };
+    } catch (err) {
+      if (err instanceof ApprovalError) throw new HttpError(err.status, err.code, err.message);
+      throw err;
+    }
+  });
+}
