@@ -15,7 +15,7 @@
 // is free and a retry is processed afresh. A keyed body is validated before it is hashed, so a bad
 // one gets the same 400 as without the key (and a deeply nested one cannot exhaust the stack).
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { SCHEDULE_STATES, type NotifyRequest, type NotifyResult } from '../../api-types.ts';
 import type { Notifier } from '../../notify/dispatcher.ts';
@@ -166,6 +166,12 @@ interface RememberedAnswer {
 
 export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) => {
   const now = deps.now ?? ((): number => Date.now() / 1000);
+  registerNotify(app, deps, now);
+  registerSchedule(app, deps, now);
+};
+
+/** `/notify`: a notification delivered now, answered with its outcome (POST keyed by Idempotency-Key). */
+function registerNotify(app: FastifyInstance, deps: NotifyRouteDeps, now: () => number): void {
   /** /notify answers by Idempotency-Key (insertion order = age, for eviction). */
   const notifyAnswers = new Map<string, RememberedAnswer>();
 
@@ -214,7 +220,10 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     };
     return mapErrors(() => deps.notifier.deliver(request_ as NotifyRequest)); // mode is checked inside deliver()
   });
+}
 
+/** `/schedule`: reminders set (keyed by Idempotency-Key, kept in the schedule file), listed, cancelled. */
+function registerSchedule(app: FastifyInstance, deps: NotifyRouteDeps, now: () => number): void {
   app.post(
     '/schedule',
     async (
@@ -272,4 +281,4 @@ export const registerNotifyRoutes: RouteModule<NotifyRouteDeps> = (app, deps) =>
     });
     return { cancelled: entry.id, entry };
   });
-};
+}
