@@ -171,48 +171,7 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     return reply.header('content-security-policy', DASHBOARD_CSP).type('text/html; charset=utf-8').send(html);
   });
 
-  app.get('/setup/state', async (): Promise<SetupStateResponse> => {
-    const view = deps.store ? await deps.store.view() : null;
-    const stored = await saved();
-    const values = view?.values ?? {};
-    const c = deps.config;
-    return {
-      configured: deps.missing.length === 0,
-      missing: deps.missing.map((variable) => ({
-        variable,
-        words: MISSING_WORDS[variable as VariableName] ?? variable,
-      })),
-      savedPendingRestart: deps.missing.filter((v) => (stored[v as VariableName] ?? '').trim() !== ''),
-      ...secretReport(view?.secrets.state, c),
-      canStoreSecrets: view?.secrets.canStore ?? false,
-      ...(view && !view.secrets.canStore && view.secrets.reason ? { secretsNote: view.secrets.reason } : {}),
-      values: {
-        ownerId: values.ownerId ?? c.discord.ownerId,
-        guildId: values.guildId ?? c.discord.guildId,
-        voiceChannelId: values.voiceChannelId ?? c.discord.voiceChannelId,
-        textChannelId: values.textChannelId ?? c.discord.textChannelId,
-        liveProvider: values.liveProvider ?? c.liveProvider,
-        patience: values.patience ?? c.audio.patience,
-      },
-      providers: PROVIDERS.map((p) => {
-        // A provider's key is one of the secrets this page reports (its words under the field come from `secrets`).
-        const keySecret = (Object.keys(SETUP_SECRETS) as SetupSecretKey[]).find(
-          (k) => SETUP_SECRETS[k] === p.keyVariable,
-        );
-        const keyState =
-          (keySecret ? view?.secrets.state[keySecret] : undefined) ??
-          (providerKey(c, p.name) ? 'environment' : 'unset');
-        return {
-          name: p.name,
-          label: p.label,
-          keyLabel: `${p.service} API key`,
-          ...(keySecret ? { keySecret } : {}),
-          keyState,
-        };
-      }),
-      canRestart: deps.restart !== undefined,
-    };
-  });
+  app.get('/setup/state', (): Promise<SetupStateResponse> => setupState(deps, saved));
 
   app.post('/setup/test/discord', async (request): Promise<DiscordCheckResult> => {
     const body = parseBody(DiscordTestSchema, request.body);
@@ -278,3 +237,49 @@ export const registerSetupRoutes: RouteModule<SetupDeps> = (app, deps) => {
     return { restarting: true };
   });
 };
+
+/** What the setup page shows: what is missing, what is saved for the next start, the secrets' states, each provider's key. */
+async function setupState(
+  deps: SetupDeps,
+  saved: () => Promise<Partial<Record<VariableName, string>>>,
+): Promise<SetupStateResponse> {
+  const view = deps.store ? await deps.store.view() : null;
+  const stored = await saved();
+  const values = view?.values ?? {};
+  const c = deps.config;
+  return {
+    configured: deps.missing.length === 0,
+    missing: deps.missing.map((variable) => ({
+      variable,
+      words: MISSING_WORDS[variable as VariableName] ?? variable,
+    })),
+    savedPendingRestart: deps.missing.filter((v) => (stored[v as VariableName] ?? '').trim() !== ''),
+    ...secretReport(view?.secrets.state, c),
+    canStoreSecrets: view?.secrets.canStore ?? false,
+    ...(view && !view.secrets.canStore && view.secrets.reason ? { secretsNote: view.secrets.reason } : {}),
+    values: {
+      ownerId: values.ownerId ?? c.discord.ownerId,
+      guildId: values.guildId ?? c.discord.guildId,
+      voiceChannelId: values.voiceChannelId ?? c.discord.voiceChannelId,
+      textChannelId: values.textChannelId ?? c.discord.textChannelId,
+      liveProvider: values.liveProvider ?? c.liveProvider,
+      patience: values.patience ?? c.audio.patience,
+    },
+    providers: PROVIDERS.map((p) => {
+      // A provider's key is one of the secrets this page reports (its words under the field come from `secrets`).
+      const keySecret = (Object.keys(SETUP_SECRETS) as SetupSecretKey[]).find(
+        (k) => SETUP_SECRETS[k] === p.keyVariable,
+      );
+      const keyState =
+        (keySecret ? view?.secrets.state[keySecret] : undefined) ?? (providerKey(c, p.name) ? 'environment' : 'unset');
+      return {
+        name: p.name,
+        label: p.label,
+        keyLabel: `${p.service} API key`,
+        ...(keySecret ? { keySecret } : {}),
+        keyState,
+      };
+    }),
+    canRestart: deps.restart !== undefined,
+  };
+}
