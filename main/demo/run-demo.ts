@@ -252,87 +252,105 @@ export async function runDemo(argv: string[]): Promise<number> {
     err(parsed.error);
     return 2;
   }
-  const options = parsed;
-
   const stop = stopSignals();
   out('Live Voice Bridge demo: a simulated call on 127.0.0.1 (no accounts, no internet). Starting…');
-  let fakes: FakesChild | undefined;
-  let started: CoreOnFakes | undefined;
-  let code = 0;
-  let transcript: Transcript | undefined;
-  let scene: PlayingScene | undefined;
-  let finishing = false;
+  const run: DemoRun = { code: 0, finishing: false, out, err, stop };
   try {
-    fakes = await startFakesChild();
-    fakes.onExit((exitCode, signal) => {
-      if (!finishing) {
-        err(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})`);
-        code = 1;
-        stop.request(FAKES_ENDED);
-      }
-    });
-    trustFakeGateway(fakes.info.caPath);
-    try {
-      started = await startCoreOnFakes(fakes.info, {
-        port: options.port,
-        provider: options.provider,
-        logLevel: 'warn',
-        logFormat: terminalLogFormat('auto', process.stderr, process.env),
-        ...(options.room ? { env: roomEnv(fakes.info) } : {}),
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      err(
-        `demo: port ${options.port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh`,
-      );
-      return 2;
-    }
-    const { core } = started;
-
-    transcript = followTranscript(core, out);
-    const joined = await new SidecarClient({ baseUrl: core.sidecarUrl, token: core.token }).join();
-    if (joined.status >= 300) {
-      err(`demo: could not start the call: ${errorMessageOf(joined.body)}`);
-      code = 1;
-      return code;
-    }
-    printBanner(out, { core, fakes, options });
-    for (const line of whoSpeaks(options)) out(line);
-    out('');
-    transcript.goLive();
-    if (options.room) for (const line of await enterRoom(fakes)) out(`[${clockTime(Date.now())}] demo     ${line}`);
-
-    // At the end the fakes go away under a line being said: nothing to report then.
-    const onError = (error: unknown) =>
-      void (
-        !finishing &&
-        stop.trigger() === undefined &&
-        err(`demo: a simulated person could not speak: ${errorText(error)}`)
-      );
-    scene = playScene(speakersInCall(fakes, core, out), demoScene(options.room, options.once), {
-      repeat: !options.once,
-      onError,
-    });
-    if (!options.once) await stop.requested;
-    else if (!(await answeredInTime(scene, transcript, stop.requested))) {
-      err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);
-      code = 1;
-    }
-    scene.stop();
-    // The bridge is in this process: stop it directly, with the reason that really ended the call.
-    const trigger = stop.trigger();
-    const why = trigger === undefined ? 'the demo played its one exchange (--once)' : demoStopReason(trigger);
-    await core.bridge.stop(why).catch(() => undefined);
-    return code;
+    return await playCall(run, parsed);
   } finally {
-    finishing = true;
-    scene?.stop();
-    transcript?.unsubscribe();
-    await started?.close();
-    await fakes?.close();
-    const replies = transcript?.replies ?? 0;
-    out(`demo finished: ${replies} model repl${replies === 1 ? 'y' : 'ies'}; temporary home removed.`);
+    await finishDemo(run);
   }
+}
+
+/** One demo run: what it started (for finishDemo to stop), its exit code so far, how it speaks and stops. */
+interface DemoRun {
+  fakes?: FakesChild;
+  started?: CoreOnFakes;
+  transcript?: Transcript;
+  scene?: PlayingScene;
+  code: number;
+  /** The demo is ending: the fakes going away now is expected, not an error. */
+  finishing: boolean;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  stop: ReturnType<typeof stopSignals>;
+}
+
+/** The fakes, the core on them, the call joined and the scene played until Ctrl-C (or the one exchange of --once). */
+async function playCall(run: DemoRun, options: DemoOptions): Promise<number> {
+  const { out, err, stop } = run;
+  const fakes = (run.fakes = await startFakesChild());
+  fakes.onExit((exitCode, signal) => {
+    if (!run.finishing) {
+      err(`demo: the fakes process ended unexpectedly (${signal ?? exitCode})`);
+      run.code = 1;
+      stop.request(FAKES_ENDED);
+    }
+  });
+  trustFakeGateway(fakes.info.caPath);
+  try {
+    run.started = await startCoreOnFakes(fakes.info, {
+      port: options.port,
+      provider: options.provider,
+      logLevel: 'warn',
+      logFormat: terminalLogFormat('auto', process.stderr, process.env),
+      ...(options.room ? { env: roomEnv(fakes.info) } : {}),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    err(
+      `demo: port ${options.port} is in use (is the app already running?). Try: DISCORD_VOICE_LIVE_PORT=18950 ./scripts/demo.sh`,
+    );
+    return 2;
+  }
+  const { core } = run.started;
+
+  const transcript = (run.transcript = followTranscript(core, out));
+  const joined = await new SidecarClient({ baseUrl: core.sidecarUrl, token: core.token }).join();
+  if (joined.status >= 300) {
+    err(`demo: could not start the call: ${errorMessageOf(joined.body)}`);
+    run.code = 1;
+    return run.code;
+  }
+  printBanner(out, { core, fakes, options });
+  for (const line of whoSpeaks(options)) out(line);
+  out('');
+  transcript.goLive();
+  if (options.room) for (const line of await enterRoom(fakes)) out(`[${clockTime(Date.now())}] demo     ${line}`);
+
+  // At the end the fakes go away under a line being said: nothing to report then.
+  const onError = (error: unknown) =>
+    void (
+      !run.finishing &&
+      stop.trigger() === undefined &&
+      err(`demo: a simulated person could not speak: ${errorText(error)}`)
+    );
+  const scene = (run.scene = playScene(speakersInCall(fakes, core, out), demoScene(options.room, options.once), {
+    repeat: !options.once,
+    onError,
+  }));
+  if (!options.once) await stop.requested;
+  else if (!(await answeredInTime(scene, transcript, stop.requested))) {
+    err(`demo: no reply from the fake model within ${ONCE_REPLY_TIMEOUT_MS / 1000} s of the last line`);
+    run.code = 1;
+  }
+  scene.stop();
+  // The bridge is in this process: stop it directly, with the reason that really ended the call.
+  const trigger = stop.trigger();
+  const why = trigger === undefined ? 'the demo played its one exchange (--once)' : demoStopReason(trigger);
+  await core.bridge.stop(why).catch(() => undefined);
+  return run.code;
+}
+
+/** Whatever the run started, stopped, newest first, and how many replies the model gave. */
+async function finishDemo(run: DemoRun): Promise<void> {
+  run.finishing = true;
+  run.scene?.stop();
+  run.transcript?.unsubscribe();
+  await run.started?.close();
+  await run.fakes?.close();
+  const replies = run.transcript?.replies ?? 0;
+  run.out(`demo finished: ${replies} model repl${replies === 1 ? 'y' : 'ies'}; temporary home removed.`);
 }
 
 /** The call is up: where things run, the dashboard link and the lines to paste. */
