@@ -10,6 +10,7 @@ import type { LevelReading } from '../api-types.ts';
 import { PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, type PlaybackStats } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
 import { BargeInDetector } from './barge-in.ts';
+import { BargeInHold } from './barge-in-hold.ts';
 import { GateStage, ResampleStage } from './input-stages.ts';
 import type { CallMetrics } from './metrics.ts';
 import {
@@ -51,13 +52,6 @@ const IDLE_INPUT_TICKS = 25;
  * frames, 500 ms, per reply); a reply after the stop restarts the player at once.
  */
 const IDLE_OUTPUT_FRAMES = 5;
-/**
- * Frames a barge-in hold lasts unconfirmed before the reply plays on (the fade frame and four
- * silent ones, a 90 ms gap): the speaker's next four frames have arrived by then, with a frame's
- * jitter to spare; on the fakes' speech and the bench's owner the first of them is confirmed.
- */
-export const HOLD_FRAMES = 5;
-
 export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
 /** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
@@ -107,6 +101,8 @@ export class CallAudio {
   #activityConnected = false;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
+  /** Playback held on an onset, until that speaker's next frames confirm it or not (barge-in-hold.ts). */
+  readonly #hold: BargeInHold;
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
   #running = false;
   /** Input arrived and has not yet gone quiet (onActivity fired for it). */
@@ -122,9 +118,6 @@ export class CallAudio {
   #silenceTicksFilled = 0;
   #silentOutputFrames = 0;
   #outputIdle = false;
-  /** Playback is held on this speaker's onset (holdPlayback), for #holdFramesLeft more frames. */
-  #heldFor: string | null = null;
-  #holdFramesLeft = 0;
   /** Mute / push-to-talk gate (see setUserAudioOpen); survives reset(): it is the user's choice, not the call's. */
   #userAudioOpen = true;
 
@@ -139,6 +132,7 @@ export class CallAudio {
     this.#now = options.now;
     this.#onActivity = options.onActivity ?? (() => undefined);
     this.#onFrame = options.onFrame ?? (() => undefined);
+    this.#hold = new BargeInHold({ playback: this.#playback, detector: this.#bargeIn, metrics: options.metrics });
     this.gate = new GateStage({
       chunkMs: options.inputChunkMs,
       metrics: options.metrics,
@@ -278,7 +272,7 @@ export class CallAudio {
     this.#fillingSilence = false;
     this.#egressStart = 0;
     this.#bargeInStart = 0;
-    this.#heldFor = null;
+    this.#hold.clear();
   }
 
   /**
@@ -322,7 +316,8 @@ export class CallAudio {
       else {
         const verdict = this.#bargeIn.judgeConfirmed(frame, now, speakerId);
         if (verdict === 'speech') handler.speakerTalkedOver(speakerId);
-        else if (verdict === 'onset' && this.#heldFor === null) handler.speakerMayTalkOver(speakerId);
+        else if (verdict === 'onset' && this.#hold.speaker === null) handler.speakerMayTalkOver(speakerId);
+        else this.#hold.speakerFrame(speakerId);
       }
     }
     this.#mixer.push(speakerId, frame);
@@ -348,31 +343,18 @@ export class CallAudio {
 
   /**
    * A speaker's onset while the bot talks (barge-in.ts): fade the reply out within a frame and keep
-   * it, until a later frame is speech (interrupt()) or HOLD_FRAMES have passed (it plays on, and the
-   * speaker's onsets are taken for echo from then on). Returns whether playback is now held.
+   * it, until a later frame of theirs is speech (interrupt()) or their next frames are not (it plays
+   * on, and their onsets are taken for echo from then on: barge-in-hold.ts). Returns whether
+   * playback is now held.
    */
   holdPlayback(speakerId: string): boolean {
-    if (this.#heldFor !== null) return false;
-    this.#playback.hold();
-    if (!this.#playback.held) return false;
-    this.#heldFor = speakerId;
-    this.#holdFramesLeft = HOLD_FRAMES;
-    this.#metrics.bargeInHolds += 1;
-    return true;
-  }
-
-  #holdFrameRead(): void {
-    if (--this.#holdFramesLeft > 0) return;
-    this.#playback.release();
-    this.#bargeIn.suspectEcho(this.#heldFor!);
-    this.#metrics.bargeInHoldsReleased += 1;
-    this.#heldFor = null;
+    return this.#hold.hold(speakerId, this.#now());
   }
 
   /** Barge-in: fade out within a frame and drop the rest of the turn. Returns ms of the turn played. */
   interrupt(): number {
     this.#metrics.interrupts += 1;
-    this.#heldFor = null;
+    this.#hold.clear();
     // The barge-in latency is how long our speech went on after the interruption; with the player
     // stopped (the reply's audio had run out) none did, and a measurement armed now would only be
     // taken at the next reply's end, seconds later.
@@ -411,8 +393,8 @@ export class CallAudio {
     readFrame: (out: Int16Array) => {
       this.#playback.readFrame(out);
       this.#metrics.framesOut += 1;
-      if (this.#heldFor !== null) this.#holdFrameRead();
       const now = this.#now();
+      this.#hold.frameOut(now);
       this.#onFrame(now);
       if (this.#bargeIn.notePlayed(out, now)) {
         this.#silentOutputFrames = 0;
