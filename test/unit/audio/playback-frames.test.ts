@@ -1,0 +1,54 @@
+// The output's audio, frame by frame, against a recording: the scripted reply of
+// test/helpers/playback-scenario.ts through the playback buffer (which upsamples inside) gives the
+// frames of test/fixtures/playback/frames-before-upsample-stage.json, recorded from this code before
+// the 24 → 48 kHz upsample becomes a stage of its own (issue #51), with the same counters,
+// interrupt() results and output level.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PlaybackBuffer, type PlaybackBufferOptions } from '../../../main/core/audio/playback-buffer.ts';
+import { runPlaybackScenario, type ScenarioOutput, type ScenarioRecord } from '../../helpers/playback-scenario.ts';
+
+const recorded = JSON.parse(
+  readFileSync(new URL('../../fixtures/playback/frames-before-upsample-stage.json', import.meta.url), 'utf8'),
+) as Record<string, ScenarioRecord>;
+
+/** The recording's two runs: the defaults, and a small ring, a fast margin decay and a 5 ms fade. */
+const variants: Record<string, PlaybackBufferOptions> = {
+  default: {},
+  small: { initialCapacityMs: 200, marginDecayFrames: 10, maxMarginMs: 60, fadeMs: 5 },
+};
+
+function outputPath(options: PlaybackBufferOptions): ScenarioOutput {
+  const pb = new PlaybackBuffer(options);
+  return {
+    write: (p) => pb.write(p),
+    endTurn: () => pb.endTurn(),
+    startTurn: () => pb.startTurn(),
+    interrupt: () => pb.interrupt(),
+    hold: () => pb.hold(),
+    release: () => pb.release(),
+    mixEffect: (clip, gain) => pb.mixEffect(clip, gain),
+    readFrame: (out) => pb.readFrame(out),
+    reset: () => pb.reset(),
+    stats: () => {
+      const { activeEffects: _active, effectsReplaced: _replaced, ...buffer } = pb.stats();
+      return buffer;
+    },
+    level: () => pb.meter.read(),
+  };
+}
+
+describe('the output path against its recording', () => {
+  for (const [name, options] of Object.entries(variants)) {
+    it(`${name}: every frame bit for bit, and the same counters`, () => {
+      const before = recorded[name]!;
+      const now = runPlaybackScenario(outputPath(options));
+      expect(now.frames.length).toBe(before.frames.length);
+      const first = now.frames.findIndex((hash, i) => hash !== before.frames[i]);
+      expect(first, `the first frame that differs (of ${now.frames.length})`).toBe(-1);
+      expect(now.playedMs).toEqual(before.playedMs);
+      expect(now.stats).toEqual(before.stats);
+      expect(now.levels).toEqual(before.levels);
+    });
+  }
+});
