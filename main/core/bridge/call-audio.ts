@@ -2,23 +2,26 @@
 // state machine:
 //   mix:      speaker frames (48 kHz mono) → mute/push-to-talk gate → barge-in test → mixer, on
 //             packet arrival or the input clock; time without packets as silence → resample
-//   playback: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames at 48 kHz pulled by
-//             the encoder, which it starts and stops (nothing per tick when there is no audio)
-// It also builds, once, the two stages between them (resample, gate); pipeline.ts wires them all.
+//   playback: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames at 24 kHz pulled by
+//             upsample on the encoder's clock; it starts and stops the two (nothing per tick when
+//             there is no audio), and keeps the output's books on each frame upsample hands on
+// It also builds, once, the stages next to them (resample, gate; upsample); pipeline.ts wires them all.
 // Everything is allocated once; the per-frame paths reuse buffers and log nothing.
 import type { LevelReading } from '../api-types.ts';
-import { PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, type PlaybackStats } from '../audio/index.ts';
+import { PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, type EffectStats, type PlaybackStats } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
 import { BargeInDetector } from './barge-in.ts';
 import { BargeInHold } from './barge-in-hold.ts';
 import { GateStage, ResampleStage } from './input-stages.ts';
 import type { CallMetrics } from './metrics.ts';
+import { UpsampleStage } from './output-stages.ts';
 import {
   Outlet,
+  pulledStageOf,
   stageOf,
-  type EncoderSink,
   type ModelAudioSink,
   type PcmSink,
+  type ReplyFrameSink,
   type SpeakerFrameSink,
   type Stage,
 } from './pipeline.ts';
@@ -88,14 +91,18 @@ export class CallAudio {
   readonly #playback = new PlaybackBuffer();
   #onActivity: () => void;
   #onFrame: (now: number) => void;
-  /** Where the mix goes (resample), and where playback is pulled from (encode): wired by pipeline.ts. */
+  /** Where the mix goes (resample), and what pulls playback (upsample): wired by pipeline.ts. */
   readonly #mixed = new Outlet<PcmSink<48_000>>('mix');
-  readonly #encoder = new Outlet<EncoderSink>('playback');
-  /** The stages between mix and the wake-name gate, built once here (wired by pipeline.ts). */
+  readonly #toUpsample = new Outlet<ReplyFrameSink>('playback');
+  /**
+   * The stages between mix and the wake-name gate, and between playback and the encoder: built once
+   * here, wired by pipeline.ts.
+   */
   readonly resample = new ResampleStage();
   readonly gate: GateStage;
+  readonly upsample = new UpsampleStage((frame48k) => this.#frameOut(frame48k));
   readonly mix: Stage<SpeakerFrameSink, PcmSink<48_000>>;
-  readonly playback: Stage<ModelAudioSink, EncoderSink>;
+  readonly playback: Stage<ModelAudioSink, ReplyFrameSink>;
   /** Null until connected: without a handler no speaker frame is tested. */
   #bargeInHandler: BargeInHandler | null = null;
   #activityConnected = false;
@@ -144,10 +151,11 @@ export class CallAudio {
       { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) },
       this.#mixed,
     );
-    this.playback = stageOf(
+    this.playback = pulledStageOf(
       'playback',
       { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) },
-      this.#encoder,
+      this.#toUpsample,
+      this.#playback,
     );
   }
 
@@ -257,7 +265,7 @@ export class CallAudio {
     this.#silentOutputFrames = 0;
     if (!this.#outputIdle) return;
     this.#outputIdle = false;
-    this.#encoder.next.start(this.playbackSource);
+    this.#toUpsample.next.start();
     this.#onActivity();
   }
 
@@ -266,6 +274,7 @@ export class CallAudio {
     this.#mixer.reset();
     this.#mixed.next.flush();
     this.#playback.reset();
+    this.upsample.reset();
     this.#bargeIn.reset();
     this.#stopFill();
     this.#lastFrameArrival = 0;
@@ -369,17 +378,18 @@ export class CallAudio {
 
   /** Mix a short 48 kHz mono clip over whatever plays (notification sound). */
   playEffect(clip: Int16Array, gain: number): void {
-    this.#playback.mixEffect(clip, gain);
+    this.upsample.mixEffect(clip, gain);
     this.#resumeOutput();
   }
 
   /** Current input/output levels; resets the meters' peak hold (call at the UI rate, not per frame). */
   readLevels(): { input: LevelReading; output: LevelReading } {
-    return { input: linearLevel(this.gate.meter.read()), output: linearLevel(this.#playback.meter.read()) };
+    return { input: linearLevel(this.gate.meter.read()), output: linearLevel(this.upsample.meter.read()) };
   }
 
-  playbackStats(): PlaybackStats {
-    return this.#playback.stats();
+  /** The buffer's counters and the effects' (allocates: call at the UI rate). */
+  playbackStats(): PlaybackStats & EffectStats {
+    return { ...this.#playback.stats(), ...this.upsample.effectStats() };
   }
 
   /** Copy the mixer's drop counter into the call metrics (allocates: call at the UI rate). */
@@ -387,40 +397,42 @@ export class CallAudio {
     this.#metrics.droppedFrames = this.#mixer.stats().droppedFrames;
   }
 
-  /** Pulled by the Discord player every 20 ms. */
-  readonly playbackSource: PlaybackSource = {
-    framesAhead: () => this.#playback.framesAhead(),
-    readFrame: (out: Int16Array) => {
-      this.#playback.readFrame(out);
-      this.#metrics.framesOut += 1;
-      const now = this.#now();
-      this.#hold.frameOut(now);
-      this.#onFrame(now);
-      if (this.#bargeIn.notePlayed(out, now)) {
-        this.#silentOutputFrames = 0;
-        this.#lastNonSilentOut = now;
-        if (this.#egressStart > 0) {
-          this.#metrics.egress.record(now - this.#egressStart);
-          this.#egressStart = 0;
-        }
-      } else {
-        if (this.#bargeInStart > 0) {
-          // First silent frame after an interruption: the barge-in latency is when sound last left us.
-          this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
-          this.#bargeInStart = 0;
-        }
-        // Five silent frames with nothing queued: the player may stop, as Discord's clients stop
-        // sending when they have nothing to say. Audio that is queued but not yet playing (a reply
-        // still filling its start margin) keeps it running; a turn that is open with nothing queued
-        // does not (GPT-Live's turns end on 700 ms without audio, which would be 30 packets of
-        // silence after every reply); the next audio restarts the player.
-        if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.drained && !this.#outputIdle) {
-          this.#outputIdle = true;
-          this.#encoder.next.stop();
-        }
+  /** What the Discord player pulls every 20 ms: the upsample stage's output. */
+  get playbackSource(): PlaybackSource {
+    return this.upsample.source;
+  }
+
+  /** Each 48 kHz frame on its way to the encoder (upsample hands it on): the barge-in reference, latency, idleness. */
+  #frameOut(out: Int16Array): void {
+    this.#metrics.framesOut += 1;
+    const now = this.#now();
+    this.#hold.frameOut(now);
+    this.#onFrame(now);
+    if (this.#bargeIn.notePlayed(out, now)) {
+      this.#silentOutputFrames = 0;
+      this.#lastNonSilentOut = now;
+      if (this.#egressStart > 0) {
+        this.#metrics.egress.record(now - this.#egressStart);
+        this.#egressStart = 0;
       }
-    },
-  };
+    } else {
+      if (this.#bargeInStart > 0) {
+        // First silent frame after an interruption: the barge-in latency is when sound last left us.
+        this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
+        this.#bargeInStart = 0;
+      }
+      // Five silent frames with nothing queued: the player may stop, as Discord's clients stop
+      // sending when they have nothing to say. Audio that is queued but not yet playing (a reply
+      // still filling its start margin) keeps it running; a turn that is open with nothing queued
+      // does not (GPT-Live's turns end on 700 ms without audio, which would be 30 packets of
+      // silence after every reply); the next audio restarts the player.
+      const drained = this.#playback.drained && !this.upsample.effectsPlaying;
+      if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && drained && !this.#outputIdle) {
+        this.#outputIdle = true;
+        this.#toUpsample.next.stop();
+      }
+    }
+  }
 
   #onInputTick(): void {
     if (this.#mixedSinceTick) {

@@ -1,11 +1,12 @@
-// The output's audio, frame by frame, against a recording: the scripted reply of
-// test/helpers/playback-scenario.ts through the playback buffer (which upsamples inside) gives the
-// frames of test/fixtures/playback/frames-before-upsample-stage.json, recorded from this code before
-// the 24 → 48 kHz upsample becomes a stage of its own (issue #51), with the same counters,
-// interrupt() results and output level.
+// The output's audio is bit for bit what it was before the 24 → 48 kHz upsample became a stage of
+// its own (issue #51): the scripted reply of test/helpers/playback-scenario.ts, through the playback
+// buffer pulled by the upsampler, gives the frames recorded from the code before (the buffer then
+// upsampled inside: test/fixtures/playback/frames-before-upsample-stage.json), frame by frame, with
+// the same counters, interrupt() results and output level.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PlaybackBuffer, type PlaybackBufferOptions } from '../../../main/core/audio/playback-buffer.ts';
+import { PlaybackUpsampler } from '../../../main/core/audio/playback-upsampler.ts';
 import { runPlaybackScenario, type ScenarioOutput, type ScenarioRecord } from '../../helpers/playback-scenario.ts';
 
 const recorded = JSON.parse(
@@ -20,6 +21,8 @@ const variants: Record<string, PlaybackBufferOptions> = {
 
 function outputPath(options: PlaybackBufferOptions): ScenarioOutput {
   const pb = new PlaybackBuffer(options);
+  const up = new PlaybackUpsampler();
+  up.pullFrom(pb);
   return {
     write: (p) => pb.write(p),
     endTurn: () => pb.endTurn(),
@@ -27,18 +30,18 @@ function outputPath(options: PlaybackBufferOptions): ScenarioOutput {
     interrupt: () => pb.interrupt(),
     hold: () => pb.hold(),
     release: () => pb.release(),
-    mixEffect: (clip, gain) => pb.mixEffect(clip, gain),
-    readFrame: (out) => pb.readFrame(out),
-    reset: () => pb.reset(),
-    stats: () => {
-      const { activeEffects: _active, effectsReplaced: _replaced, ...buffer } = pb.stats();
-      return buffer;
+    mixEffect: (clip, gain) => up.mixEffect(clip, gain),
+    readFrame: (out) => up.readFrame(out),
+    reset: () => {
+      pb.reset();
+      up.reset();
     },
-    level: () => pb.meter.read(),
+    stats: () => pb.stats() as unknown as Record<string, unknown>,
+    level: () => up.meter.read(),
   };
 }
 
-describe('the output path against its recording', () => {
+describe('the output path, playback → upsample, against the recording from before the split', () => {
   for (const [name, options] of Object.entries(variants)) {
     it(`${name}: every frame bit for bit, and the same counters`, () => {
       const before = recorded[name]!;
