@@ -1,4 +1,4 @@
-// The part of a call's pipeline that CallAudio holds (mix → resample → gate, and playback), wired to
+// The part of a call's pipeline that CallAudio holds (mix → resample → gate, and playback → upsample), wired to
 // plain callbacks instead of the wake gate, the model and the voice port: what the audio benchmarks
 // and CallAudio's unit tests run. The bridge wires the whole call with pipeline.ts's wireCall.
 import { CallAudio, type CallAudioOptions } from '../../main/core/bridge/call-audio.ts';
@@ -20,7 +20,8 @@ export function wireCallAudio(audio: CallAudio, ends: CallAudioEnds): CallAudio 
   connectListed(audio.mix, audio.resample.stage.input);
   connectListed(audio.resample.stage, audio.gate.stage.input);
   connectListed(audio.gate.stage, { stage: 'wake', caps: 'speech@16k', push: ends.onSpeech, end: ends.onSpeechEnd });
-  connectListed(audio.playback, {
+  connectListed(audio.playback, audio.upsample.stage.input);
+  connectListed(audio.upsample.stage, {
     stage: 'encode',
     caps: 'pull@48k',
     start: () => ends.onOutputResume?.(),

@@ -6,7 +6,7 @@
 // Shared by bench/latency.ts (the phantomStartsPerHour row), bench/lib/noise-report.ts and
 // test/unit/noise-phantoms.test.ts.
 import { BargeInDetector } from '../../main/core/bridge/barge-in.ts';
-import { HOLD_FRAMES } from '../../main/core/bridge/call-audio.ts';
+import { HOLD_FRAMES } from '../../main/core/bridge/barge-in-hold.ts';
 import { VoiceGate, type VoiceGateOptions } from '../../main/core/audio/index.ts';
 import { loadNoiseCorpus, type NoiseClip, type NoiseKind } from './noise-corpus.ts';
 import { loadPauseCorpus } from './pause-corpus.ts';
@@ -85,7 +85,7 @@ export interface BargeInOnClip {
  * The clip arrives as a speaker's 20 ms frames while the bot talks (voicedReply at -15 dBFS RMS,
  * played from REPLY_LEAD_MS before the clip's first frame, so a headset user's echo evidence is in
  * place, as in a call where they listened first). The detector, its verdicts and the hold are
- * CallAudio's: an onset holds the reply (silent frames played) for HOLD_FRAMES, then it plays on and
+ * CallAudio's: an onset holds the reply (silent frames played) for HOLD_FRAMES speaker frames, then it plays on and
  * the detector hears suspectEcho(); a cut is counted and the reply goes on (the next noise event
  * meets it as a new reply would). `confirmed` false: the call before cuts waited for confirmation
  * (judge: a frame over the echo line cuts at once), for the before/after figures.

@@ -29,7 +29,10 @@ export {
   type PlaybackBufferOptions,
   type PlaybackStats,
   type PlaybackTurnState,
+  type ReplyFrameShape,
+  type ReplyFrameSource,
 } from './playback-buffer.ts';
+export { PlaybackUpsampler, type EffectStats } from './playback-upsampler.ts';
 export { LevelMeter, SILENCE_DBFS, type LevelReading } from './level-meter.ts';
 export { generateNotificationChime } from './sound-effects.ts';
 export { softLimit, toInt16, isDigitalSilence, LIMITER_KNEE } from './pcm.ts';

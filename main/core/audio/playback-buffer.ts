@@ -1,8 +1,8 @@
-// The jitter buffer between the model's bursty 24 kHz replies and Discord's 20 ms pull clock.
-//
-// It stores the model's 24 kHz mono (half the memory of 48 kHz) and upsamples on the
-// clock, 480 samples per frame, so the interpolator runs continuously: gaps, the end of a turn and
-// the barge-in fade all pass through the same filter state, with no clicks at the edges.
+// The jitter buffer between the model's bursty 24 kHz replies and Discord's 20 ms pull clock: the
+// playback stage (bridge/pipeline.ts). It stores the model's 24 kHz mono (half the memory of
+// 48 kHz) and hands out 20 ms frames at that rate, 480 samples each, pulled on the encoder's clock
+// through the upsample stage (playback-upsampler.ts), which says how each one plays
+// (ReplyFrameShape): the fades are shaped on the filter's 48 kHz output there.
 //
 // Turns: audio written after endTurn()/startTurn() (or into an idle buffer) opens a new turn.
 // interrupt() fades out within one frame, discards the turn's buffered audio and makes the turn
@@ -10,17 +10,32 @@
 // follows `interrupted`) or startTurn() (a provider that announces new responses) lifts it.
 // hold() fades out the same way but keeps the turn: its audio waits, buffered, until release()
 // (which fades it back in) or interrupt() (which drops it): a barge-in not yet confirmed.
-import { FRAME_SAMPLES_48K, type PlaybackSource } from '../ports.ts';
-import { LevelMeter } from './level-meter.ts';
-import { roundClipInto, softLimitInto } from './pcm.ts';
-import { PolyphaseInterpolator2x } from './upsampler.ts';
+import { FRAME_SAMPLES_48K } from '../ports.ts';
 
 const IN_RATE = 24_000;
 const IN_PER_MS = IN_RATE / 1000;
 const IN_FRAME = FRAME_SAMPLES_48K / 2; // 480 samples = 20 ms at 24 kHz
-const OUT_SAMPLES = FRAME_SAMPLES_48K; // 960 samples = 20 ms at 48 kHz, mono
 const FRAME_MS = 20;
-const MAX_EFFECTS = 4;
+
+/**
+ * How a 20 ms frame of the buffer plays (the upsample stage shapes it at 48 kHz):
+ * - 'silence': nothing (the frame's samples are not written);
+ * - 'speech': 480 samples of the reply (a short last one padded with zeros);
+ * - 'fade-in': the same, rising from silence over fadeSamples (a held reply playing on);
+ * - 'fade-out': its first fadeSamples are the stream's next ones, to fall to silence over them, and
+ *   nothing after them; the filter starts again from silence after this frame (the barge-in fade).
+ */
+export type ReplyFrameShape = 'silence' | 'speech' | 'fade-in' | 'fade-out';
+
+/** The buffer's side of the pull edge playback → upsample (pipeline.ts, `pull@24k`). */
+export interface ReplyFrameSource {
+  /** Fills `out` (480 samples, 20 ms at 24 kHz) with the next frame and says how it plays. */
+  readFrame(out: Int16Array): ReplyFrameShape;
+  /** Whole 20 ms frames buffered past the playing point (PlaybackSource.framesAhead). */
+  framesAhead(): number;
+  /** 24 kHz samples a fade spans (10 ms: 240). */
+  readonly fadeSamples: number;
+}
 
 export type PlaybackTurnState = 'idle' | 'active' | 'ending' | 'interrupted';
 
@@ -59,18 +74,12 @@ export interface PlaybackStats {
   droppedLateMs: number;
   /** Audio dropped because maxBufferedMs was exceeded, ms. */
   overflowDroppedMs: number;
-  activeEffects: number;
-  effectsReplaced: number;
 }
 
-export class PlaybackBuffer implements PlaybackSource {
-  /** Output levels of every frame read. */
-  readonly meter = new LevelMeter();
-  readonly groupDelayMs: number;
-
+export class PlaybackBuffer implements ReplyFrameSource {
+  readonly fadeSamples: number;
   readonly #maxSamples: number;
   readonly #maxMarginSamples: number;
-  readonly #fadeValues: number; // mono output samples at 48 kHz
   readonly #marginDecayFrames: number;
 
   #ring: Int16Array;
@@ -84,22 +93,13 @@ export class PlaybackBuffer implements PlaybackSource {
   #previousTurnTail = 0;
   #turnPlayed = 0;
 
-  readonly #interp = new PolyphaseInterpolator2x();
-  /** True once the interpolator holds only zeros, so silence can skip the filter. */
-  #interpQuiet = true;
-  readonly #mono = new Float32Array(FRAME_SAMPLES_48K);
-  readonly #fade = new Float32Array(FRAME_SAMPLES_48K);
+  /** The fade's samples, taken from the stream when it was asked for (the ring is dropped then). */
+  readonly #fade: Int16Array;
   #fadePending = false;
   /** Held (hold()): silence goes out, the turn's audio waits in the ring. */
   #held = false;
   /** The first frame after release() starts with a fade-in (the filter restarts from silence). */
   #fadeInPending = false;
-  readonly #mix = new Float32Array(OUT_SAMPLES);
-
-  readonly #fxClip: (Int16Array | null)[] = new Array<Int16Array | null>(MAX_EFFECTS).fill(null);
-  readonly #fxPos = new Int32Array(MAX_EFFECTS);
-  readonly #fxGain = new Float64Array(MAX_EFFECTS);
-  #fxActive = 0;
 
   #framesRead = 0;
   #framesPlayed = 0;
@@ -115,19 +115,18 @@ export class PlaybackBuffer implements PlaybackSource {
   #interrupts = 0;
   #droppedLate = 0;
   #overflowDropped = 0;
-  #effectsReplaced = 0;
 
   constructor(options: PlaybackBufferOptions = {}) {
     const fadeMs = options.fadeMs ?? 10;
     if (!(fadeMs >= 1 && fadeMs <= FRAME_MS)) throw new RangeError('fadeMs must be 1-20');
-    this.#fadeValues = Math.round(fadeMs * 48);
+    this.fadeSamples = Math.round(fadeMs * 24);
+    this.#fade = new Int16Array(this.fadeSamples);
     this.#maxSamples = Math.round((options.maxBufferedMs ?? 120_000) * IN_PER_MS);
     this.#maxMarginSamples = Math.round((options.maxMarginMs ?? 100) * IN_PER_MS);
     this.#marginDecayFrames = Math.max(1, Math.floor(options.marginDecayFrames ?? 250));
     this.#ring = new Int16Array(
       Math.min(this.#maxSamples, Math.round((options.initialCapacityMs ?? 10_000) * IN_PER_MS)),
     );
-    this.groupDelayMs = this.#interp.groupDelayMs;
   }
 
   get turnState(): PlaybackTurnState {
@@ -193,8 +192,6 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#read = 0;
     this.#playing = false;
     this.#previousTurnTail = 0;
-    this.#interp.reset();
-    this.#interpQuiet = true;
     // An ended turn has no more audio coming; only an active one needs the sticky silence.
     this.#turn = this.#turn === 'ending' ? 'idle' : 'interrupted';
     return { playedMs: this.#turnPlayed / IN_PER_MS };
@@ -207,10 +204,8 @@ export class PlaybackBuffer implements PlaybackSource {
   hold(): void {
     if (this.#held || !this.#playing) return;
     this.#held = true;
+    // The fade takes the filter's state with it; the audio resumes from silence (release()).
     if (!this.#fadePending) this.#prepareFade();
-    // The fade took the filter's state with it; the audio resumes from silence (release()).
-    this.#interp.reset();
-    this.#interpQuiet = true;
   }
 
   /** Play the held turn on from where hold() faded it, fading back in. */
@@ -224,57 +219,36 @@ export class PlaybackBuffer implements PlaybackSource {
     return this.#held;
   }
 
-  /**
-   * Mix a short sound effect (48 kHz mono s16) over whatever plays, from the next frame.
-   * The clip is referenced, not copied: do not modify it while it plays. Effects survive interrupt().
-   */
-  mixEffect(clip48k: Int16Array, gain = 1): void {
-    if (!(Number.isFinite(gain) && gain >= 0 && gain <= 4)) throw new RangeError('gain must be 0-4');
-    if (clip48k.length < 1) return;
-    let slot = this.#fxClip.indexOf(null);
-    if (slot < 0) {
-      // Replace the effect that has played longest.
-      slot = 0;
-      for (let s = 1; s < MAX_EFFECTS; s++) if (this.#fxPos[s]! > this.#fxPos[slot]!) slot = s;
-      this.#effectsReplaced++;
-    } else this.#fxActive++;
-    this.#fxClip[slot] = clip48k;
-    this.#fxPos[slot] = 0;
-    this.#fxGain[slot] = gain;
-  }
-
-  /** PlaybackSource: always fills 20 ms (960 mono samples), with silence when there is nothing to play. */
-  readFrame(out: Int16Array): void {
-    if (out.length !== OUT_SAMPLES) throw new RangeError(`readFrame needs ${OUT_SAMPLES} samples, got ${out.length}`);
+  /** The next 20 ms (480 samples at 24 kHz) into `out`, and how it plays: one frame per clock tick, silence when there is nothing to play. */
+  readFrame(out: Int16Array): ReplyFrameShape {
+    if (out.length !== IN_FRAME) throw new RangeError(`readFrame needs ${IN_FRAME} samples, got ${out.length}`);
     this.#framesRead++;
-    let mono = this.#mono;
     if (this.#fadePending) {
       this.#fadePending = false;
-      mono = this.#fade;
-    } else if (!this.#held && this.#shouldPlay()) {
-      this.#playSpeech();
-      if (this.#fadeInPending) this.#fadeIn();
-    } else {
-      this.#runSilence(mono);
+      out.set(this.#fade);
+      return 'fade-out';
     }
-    this.#render(mono, out);
-    this.meter.measure(out);
+    if (this.#held || !this.#shouldPlay()) return 'silence';
+    this.#playSpeech(out);
+    if (!this.#fadeInPending) return 'speech';
+    this.#fadeInPending = false;
+    return 'fade-in';
   }
 
-  /** PlaybackSource: whole frames of speech buffered past the playing point (0 until playback has started). */
+  /** Whole frames of speech buffered past the playing point (0 until playback has started). */
   framesAhead(): number {
     return this.#playing && !this.#fadePending && !this.#held ? Math.floor(this.#fill / IN_FRAME) : 0;
   }
 
   /**
-   * Nothing left to play: no model speech queued, no fade, no effect. A turn may still be open (a
-   * provider that ends turns on a quiet gap, GPT-Live, keeps it open for that gap after its audio).
+   * Nothing left to play: no model speech queued, no fade. A turn may still be open (a provider
+   * that ends turns on a quiet gap, GPT-Live, keeps it open for that gap after its audio).
    */
   get drained(): boolean {
-    return this.#fill === 0 && !this.#fadePending && this.#fxActive === 0;
+    return this.#fill === 0 && !this.#fadePending;
   }
 
-  /** Forget everything (leaving the call): buffered audio, turn state, effects. Counters are kept. */
+  /** Forget everything (leaving the call): buffered audio, turn state. Counters are kept. */
   reset(): void {
     this.#fill = 0;
     this.#read = 0;
@@ -285,10 +259,6 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#fadePending = false;
     this.#held = false;
     this.#fadeInPending = false;
-    this.#interp.reset();
-    this.#interpQuiet = true;
-    this.#fxClip.fill(null);
-    this.#fxActive = 0;
   }
 
   stats(): PlaybackStats {
@@ -304,8 +274,6 @@ export class PlaybackBuffer implements PlaybackSource {
       interrupts: this.#interrupts,
       droppedLateMs: this.#droppedLate / IN_PER_MS,
       overflowDroppedMs: this.#overflowDropped / IN_PER_MS,
-      activeEffects: this.#fxActive,
-      effectsReplaced: this.#effectsReplaced,
     };
   }
 
@@ -326,10 +294,10 @@ export class PlaybackBuffer implements PlaybackSource {
     return true;
   }
 
-  #playSpeech(): void {
+  #playSpeech(out: Int16Array): void {
     const take = Math.min(IN_FRAME, this.#fill);
     if (take < IN_FRAME && this.#turn === 'active') {
-      // Ran dry with the turn open: play what there is (the filter runs on into silence), then wait
+      // Ran dry with the turn open: play what there is (the filter runs on into the zeros after it), then wait
       // for more (an underrun if it comes, the reply's end if the turn ends instead).
       this.#ranDry = true;
       this.#playing = false;
@@ -337,9 +305,8 @@ export class PlaybackBuffer implements PlaybackSource {
       this.#cleanFrames = 0;
       this.#marginSamples = Math.max(0, this.#marginSamples - IN_FRAME);
     }
-    this.#consume(take, this.#mono, 0);
-    if (take < IN_FRAME) this.#interp.run(null, 0, IN_FRAME - take, this.#mono, 2 * take);
-    this.#interpQuiet = false;
+    this.#consume(take, out, 0);
+    if (take < IN_FRAME) out.fill(0, take);
     this.#framesPlayed++;
     if (this.#fill === 0 && this.#turn === 'ending') {
       this.#turn = 'idle';
@@ -354,12 +321,13 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#marginSamples = Math.min(this.#maxMarginSamples, this.#marginSamples + IN_FRAME);
   }
 
-  /** Upsample `count` buffered samples into `dest` and account them to the right turn. */
-  #consume(count: number, dest: Float32Array, destOffset: number): void {
+  /** Copy `count` buffered samples into `dest` and account them to the right turn. */
+  #consume(count: number, dest: Int16Array, destOffset: number): void {
     const ring = this.#ring;
     const first = Math.min(count, ring.length - this.#read);
-    this.#interp.run(ring, this.#read, first, dest, destOffset);
-    if (count > first) this.#interp.run(ring, 0, count - first, dest, destOffset + 2 * first);
+    // A loop, not set(subarray()): a view per frame would be an allocation per frame.
+    for (let i = 0, r = this.#read; i < first; i++) dest[destOffset + i] = ring[r + i]!;
+    for (let i = first; i < count; i++) dest[destOffset + i] = ring[i - first]!;
     this.#read = (this.#read + count) % ring.length;
     this.#fill -= count;
     const fromPrevious = Math.min(count, this.#previousTurnTail);
@@ -367,58 +335,13 @@ export class PlaybackBuffer implements PlaybackSource {
     this.#turnPlayed += count - fromPrevious;
   }
 
-  /** Silence still runs through the filter until its tail has left (then it is exact zeros). */
-  #runSilence(mono: Float32Array): void {
-    if (this.#interpQuiet) {
-      mono.fill(0);
-      return;
-    }
-    this.#interp.run(null, 0, IN_FRAME, mono, 0);
-    this.#interpQuiet = true; // 480 zeros flush the 54-sample filter span: its history is all zeros now
-  }
-
-  /** The next `fadeMs` of the stream under a raised-cosine ramp, then exact zeros. */
+  /** The stream's next fadeSamples, to fade out over (zeros where there is no more of it). */
   #prepareFade(): void {
     const fade = this.#fade;
-    const inputSamples = this.#fadeValues / 2;
-    const fromRing = this.#playing ? Math.min(inputSamples, this.#fill) : 0;
+    const fromRing = this.#playing ? Math.min(fade.length, this.#fill) : 0;
     if (fromRing > 0) this.#consume(fromRing, fade, 0);
-    this.#interp.run(null, 0, inputSamples - fromRing, fade, 2 * fromRing);
-    for (let i = 0; i < this.#fadeValues; i++)
-      fade[i] = fade[i]! * 0.5 * (1 + Math.cos((Math.PI * i) / this.#fadeValues));
-    fade.fill(0, this.#fadeValues);
+    fade.fill(0, fromRing);
     this.#fadePending = true;
-  }
-
-  /** The frame just played rises from silence over `fadeMs` (the mirror of the fade-out). */
-  #fadeIn(): void {
-    this.#fadeInPending = false;
-    const mono = this.#mono;
-    for (let i = 0; i < this.#fadeValues; i++)
-      mono[i] = mono[i]! * 0.5 * (1 - Math.cos((Math.PI * i) / this.#fadeValues));
-  }
-
-  /** Speech to s16, plus effects; the soft limiter only engages while an effect plays. */
-  #render(mono: Float32Array, out: Int16Array): void {
-    if (this.#fxActive === 0) {
-      roundClipInto(mono, out, OUT_SAMPLES);
-      return;
-    }
-    const mix = this.#mix;
-    mix.set(mono);
-    for (let s = 0; s < MAX_EFFECTS; s++) {
-      const clip = this.#fxClip[s];
-      if (clip === null || clip === undefined) continue;
-      const pos = this.#fxPos[s]!;
-      const gain = this.#fxGain[s]!;
-      const n = Math.min(OUT_SAMPLES, clip.length - pos);
-      for (let k = 0; k < n; k++) mix[k] = mix[k]! + clip[pos + k]! * gain;
-      if (pos + n >= clip.length) {
-        this.#fxClip[s] = null;
-        this.#fxActive--;
-      } else this.#fxPos[s] = pos + n;
-    }
-    softLimitInto(mix, out, OUT_SAMPLES);
   }
 
   /** Make room for `n` more samples (growing the ring, warm-up only); returns how many fit. */

@@ -1,5 +1,5 @@
 // Sound effects synthesised here (no third-party audio): deterministic, 48 kHz mono s16,
-// ready for PlaybackBuffer.mixEffect().
+// ready for PlaybackUpsampler.mixEffect().
 import { toInt16 } from './pcm.ts';
 
 const RATE = 48_000;

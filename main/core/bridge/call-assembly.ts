@@ -71,7 +71,7 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
     now,
     logger: o.logger,
   });
-  // Mix, resample and gate (and playback on the way out); the turn a heard utterance is is the service's to end.
+  // Mix, resample and gate (and playback, upsample on the way out); the turn a heard utterance is is the service's to end.
   const audio = new CallAudio({ inputChunkMs, holdTurn: wake.serviceHearsSpeech, metrics, now });
   const uiUpdates = new CallUiUpdates({ audio, speaking, hub: o.hub, metrics });
   const ui = new UiTicker({ periodMs: UI_UPDATE_MS, now, updates: uiUpdates });
@@ -188,7 +188,12 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
       wake: wake.stage,
       model: new ModelInput(link, inFlight, activity, metrics).stage,
     },
-    { 'model-audio': modelAudio.stage, playback: audio.playback, encode: encoder.stage },
+    {
+      'model-audio': modelAudio.stage,
+      playback: audio.playback,
+      upsample: audio.upsample.stage,
+      encode: encoder.stage,
+    },
   );
   return {
     metrics,

@@ -2,22 +2,26 @@
 // state machine:
 //   mix:      speaker frames (48 kHz mono) → mute/push-to-talk gate → barge-in test → mixer, on
 //             packet arrival or the input clock; time without packets as silence → resample
-//   playback: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames at 48 kHz pulled by
-//             the encoder, which it starts and stops (nothing per tick when there is no audio)
-// It also builds, once, the two stages between them (resample, gate); pipeline.ts wires them all.
+//   playback: model speech (24 kHz mono) → jitter/playback buffer → 20 ms frames at 24 kHz pulled by
+//             upsample on the encoder's clock; it starts and stops the two (nothing per tick when
+//             there is no audio), and keeps the output's books on each frame upsample hands on
+// It also builds, once, the stages next to them (resample, gate; upsample); pipeline.ts wires them all.
 // Everything is allocated once; the per-frame paths reuse buffers and log nothing.
 import type { LevelReading } from '../api-types.ts';
-import { PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, type PlaybackStats } from '../audio/index.ts';
+import { PlaybackBuffer, SILENCE_DBFS, SpeakerMixer, type EffectStats, type PlaybackStats } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
 import { BargeInDetector } from './barge-in.ts';
+import { BargeInHold } from './barge-in-hold.ts';
 import { GateStage, ResampleStage } from './input-stages.ts';
 import type { CallMetrics } from './metrics.ts';
+import { UpsampleStage } from './output-stages.ts';
 import {
   Outlet,
+  pulledStageOf,
   stageOf,
-  type EncoderSink,
   type ModelAudioSink,
   type PcmSink,
+  type ReplyFrameSink,
   type SpeakerFrameSink,
   type Stage,
 } from './pipeline.ts';
@@ -51,13 +55,6 @@ const IDLE_INPUT_TICKS = 25;
  * frames, 500 ms, per reply); a reply after the stop restarts the player at once.
  */
 const IDLE_OUTPUT_FRAMES = 5;
-/**
- * Frames a barge-in hold lasts unconfirmed before the reply plays on (the fade frame and four
- * silent ones, a 90 ms gap): the speaker's next four frames have arrived by then, with a frame's
- * jitter to spare; on the fakes' speech and the bench's owner the first of them is confirmed.
- */
-export const HOLD_FRAMES = 5;
-
 export const SILENT_LEVEL: LevelReading = { rms: 0, peak: 0 };
 
 /** dBFS (the meters' unit) → fraction of full scale (the API's unit). */
@@ -94,19 +91,25 @@ export class CallAudio {
   readonly #playback = new PlaybackBuffer();
   #onActivity: () => void;
   #onFrame: (now: number) => void;
-  /** Where the mix goes (resample), and where playback is pulled from (encode): wired by pipeline.ts. */
+  /** Where the mix goes (resample), and what pulls playback (upsample): wired by pipeline.ts. */
   readonly #mixed = new Outlet<PcmSink<48_000>>('mix');
-  readonly #encoder = new Outlet<EncoderSink>('playback');
-  /** The stages between mix and the wake-name gate, built once here (wired by pipeline.ts). */
+  readonly #toUpsample = new Outlet<ReplyFrameSink>('playback');
+  /**
+   * The stages between mix and the wake-name gate, and between playback and the encoder: built once
+   * here, wired by pipeline.ts.
+   */
   readonly resample = new ResampleStage();
   readonly gate: GateStage;
+  readonly upsample = new UpsampleStage((frame48k) => this.#frameOut(frame48k));
   readonly mix: Stage<SpeakerFrameSink, PcmSink<48_000>>;
-  readonly playback: Stage<ModelAudioSink, EncoderSink>;
+  readonly playback: Stage<ModelAudioSink, ReplyFrameSink>;
   /** Null until connected: without a handler no speaker frame is tested. */
   #bargeInHandler: BargeInHandler | null = null;
   #activityConnected = false;
   /** Speech over the bot vs. its echo, against what was played (the playback reference). */
   readonly #bargeIn = new BargeInDetector();
+  /** Playback held on an onset, until that speaker's next frames confirm it or not (barge-in-hold.ts). */
+  readonly #hold: BargeInHold;
   /** Between start() and stop(): the input clock may run (it runs only while there is input). */
   #running = false;
   /** Input arrived and has not yet gone quiet (onActivity fired for it). */
@@ -122,9 +125,6 @@ export class CallAudio {
   #silenceTicksFilled = 0;
   #silentOutputFrames = 0;
   #outputIdle = false;
-  /** Playback is held on this speaker's onset (holdPlayback), for #holdFramesLeft more frames. */
-  #heldFor: string | null = null;
-  #holdFramesLeft = 0;
   /** Mute / push-to-talk gate (see setUserAudioOpen); survives reset(): it is the user's choice, not the call's. */
   #userAudioOpen = true;
 
@@ -139,6 +139,7 @@ export class CallAudio {
     this.#now = options.now;
     this.#onActivity = options.onActivity ?? (() => undefined);
     this.#onFrame = options.onFrame ?? (() => undefined);
+    this.#hold = new BargeInHold({ playback: this.#playback, detector: this.#bargeIn, metrics: options.metrics });
     this.gate = new GateStage({
       chunkMs: options.inputChunkMs,
       metrics: options.metrics,
@@ -150,10 +151,11 @@ export class CallAudio {
       { stage: 'mix', caps: 'speaker-pcm@48k', frame: (speakerId, frame) => this.pushSpeakerFrame(speakerId, frame) },
       this.#mixed,
     );
-    this.playback = stageOf(
+    this.playback = pulledStageOf(
       'playback',
       { stage: 'playback', caps: 'pcm@24k', push: (pcm24k) => this.pushModelAudio(pcm24k) },
-      this.#encoder,
+      this.#toUpsample,
+      this.#playback,
     );
   }
 
@@ -263,7 +265,7 @@ export class CallAudio {
     this.#silentOutputFrames = 0;
     if (!this.#outputIdle) return;
     this.#outputIdle = false;
-    this.#encoder.next.start(this.playbackSource);
+    this.#toUpsample.next.start();
     this.#onActivity();
   }
 
@@ -272,13 +274,14 @@ export class CallAudio {
     this.#mixer.reset();
     this.#mixed.next.flush();
     this.#playback.reset();
+    this.upsample.reset();
     this.#bargeIn.reset();
     this.#stopFill();
     this.#lastFrameArrival = 0;
     this.#fillingSilence = false;
     this.#egressStart = 0;
     this.#bargeInStart = 0;
-    this.#heldFor = null;
+    this.#hold.clear();
   }
 
   /**
@@ -322,7 +325,8 @@ export class CallAudio {
       else {
         const verdict = this.#bargeIn.judgeConfirmed(frame, now, speakerId);
         if (verdict === 'speech') handler.speakerTalkedOver(speakerId);
-        else if (verdict === 'onset' && this.#heldFor === null) handler.speakerMayTalkOver(speakerId);
+        else if (verdict === 'onset' && this.#hold.speaker === null) handler.speakerMayTalkOver(speakerId);
+        else this.#hold.speakerFrame(speakerId);
       }
     }
     this.#mixer.push(speakerId, frame);
@@ -348,31 +352,18 @@ export class CallAudio {
 
   /**
    * A speaker's onset while the bot talks (barge-in.ts): fade the reply out within a frame and keep
-   * it, until a later frame is speech (interrupt()) or HOLD_FRAMES have passed (it plays on, and the
-   * speaker's onsets are taken for echo from then on). Returns whether playback is now held.
+   * it, until a later frame of theirs is speech (interrupt()) or their next frames are not (it plays
+   * on, and their onsets are taken for echo from then on: barge-in-hold.ts). Returns whether
+   * playback is now held.
    */
   holdPlayback(speakerId: string): boolean {
-    if (this.#heldFor !== null) return false;
-    this.#playback.hold();
-    if (!this.#playback.held) return false;
-    this.#heldFor = speakerId;
-    this.#holdFramesLeft = HOLD_FRAMES;
-    this.#metrics.bargeInHolds += 1;
-    return true;
-  }
-
-  #holdFrameRead(): void {
-    if (--this.#holdFramesLeft > 0) return;
-    this.#playback.release();
-    this.#bargeIn.suspectEcho(this.#heldFor!);
-    this.#metrics.bargeInHoldsReleased += 1;
-    this.#heldFor = null;
+    return this.#hold.hold(speakerId, this.#now());
   }
 
   /** Barge-in: fade out within a frame and drop the rest of the turn. Returns ms of the turn played. */
   interrupt(): number {
     this.#metrics.interrupts += 1;
-    this.#heldFor = null;
+    this.#hold.clear();
     // The barge-in latency is how long our speech went on after the interruption; with the player
     // stopped (the reply's audio had run out) none did, and a measurement armed now would only be
     // taken at the next reply's end, seconds later.
@@ -387,17 +378,18 @@ export class CallAudio {
 
   /** Mix a short 48 kHz mono clip over whatever plays (notification sound). */
   playEffect(clip: Int16Array, gain: number): void {
-    this.#playback.mixEffect(clip, gain);
+    this.upsample.mixEffect(clip, gain);
     this.#resumeOutput();
   }
 
   /** Current input/output levels; resets the meters' peak hold (call at the UI rate, not per frame). */
   readLevels(): { input: LevelReading; output: LevelReading } {
-    return { input: linearLevel(this.gate.meter.read()), output: linearLevel(this.#playback.meter.read()) };
+    return { input: linearLevel(this.gate.meter.read()), output: linearLevel(this.upsample.meter.read()) };
   }
 
-  playbackStats(): PlaybackStats {
-    return this.#playback.stats();
+  /** The buffer's counters and the effects' (allocates: call at the UI rate). */
+  playbackStats(): PlaybackStats & EffectStats {
+    return { ...this.#playback.stats(), ...this.upsample.effectStats() };
   }
 
   /** Copy the mixer's drop counter into the call metrics (allocates: call at the UI rate). */
@@ -405,40 +397,42 @@ export class CallAudio {
     this.#metrics.droppedFrames = this.#mixer.stats().droppedFrames;
   }
 
-  /** Pulled by the Discord player every 20 ms. */
-  readonly playbackSource: PlaybackSource = {
-    framesAhead: () => this.#playback.framesAhead(),
-    readFrame: (out: Int16Array) => {
-      this.#playback.readFrame(out);
-      this.#metrics.framesOut += 1;
-      if (this.#heldFor !== null) this.#holdFrameRead();
-      const now = this.#now();
-      this.#onFrame(now);
-      if (this.#bargeIn.notePlayed(out, now)) {
-        this.#silentOutputFrames = 0;
-        this.#lastNonSilentOut = now;
-        if (this.#egressStart > 0) {
-          this.#metrics.egress.record(now - this.#egressStart);
-          this.#egressStart = 0;
-        }
-      } else {
-        if (this.#bargeInStart > 0) {
-          // First silent frame after an interruption: the barge-in latency is when sound last left us.
-          this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
-          this.#bargeInStart = 0;
-        }
-        // Five silent frames with nothing queued: the player may stop, as Discord's clients stop
-        // sending when they have nothing to say. Audio that is queued but not yet playing (a reply
-        // still filling its start margin) keeps it running; a turn that is open with nothing queued
-        // does not (GPT-Live's turns end on 700 ms without audio, which would be 30 packets of
-        // silence after every reply); the next audio restarts the player.
-        if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && this.#playback.drained && !this.#outputIdle) {
-          this.#outputIdle = true;
-          this.#encoder.next.stop();
-        }
+  /** What the Discord player pulls every 20 ms: the upsample stage's output. */
+  get playbackSource(): PlaybackSource {
+    return this.upsample.source;
+  }
+
+  /** Each 48 kHz frame on its way to the encoder (upsample hands it on): the barge-in reference, latency, idleness. */
+  #frameOut(out: Int16Array): void {
+    this.#metrics.framesOut += 1;
+    const now = this.#now();
+    this.#hold.frameOut(now);
+    this.#onFrame(now);
+    if (this.#bargeIn.notePlayed(out, now)) {
+      this.#silentOutputFrames = 0;
+      this.#lastNonSilentOut = now;
+      if (this.#egressStart > 0) {
+        this.#metrics.egress.record(now - this.#egressStart);
+        this.#egressStart = 0;
       }
-    },
-  };
+    } else {
+      if (this.#bargeInStart > 0) {
+        // First silent frame after an interruption: the barge-in latency is when sound last left us.
+        this.#metrics.bargeIn.record(Math.max(0, this.#lastNonSilentOut - this.#bargeInStart));
+        this.#bargeInStart = 0;
+      }
+      // Five silent frames with nothing queued: the player may stop, as Discord's clients stop
+      // sending when they have nothing to say. Audio that is queued but not yet playing (a reply
+      // still filling its start margin) keeps it running; a turn that is open with nothing queued
+      // does not (GPT-Live's turns end on 700 ms without audio, which would be 30 packets of
+      // silence after every reply); the next audio restarts the player.
+      const drained = this.#playback.drained && !this.upsample.effectsPlaying;
+      if (++this.#silentOutputFrames >= IDLE_OUTPUT_FRAMES && drained && !this.#outputIdle) {
+        this.#outputIdle = true;
+        this.#toUpsample.next.stop();
+      }
+    }
+  }
 
   #onInputTick(): void {
     if (this.#mixedSinceTick) {

@@ -8,15 +8,18 @@
 // them synchronously or copies them; nothing here allocates per frame.
 //
 // In:  receive → mix → resample → gate → wake → model
-// Out: model → playback → encode
-// The output is pulled: the encoder's 20 ms clock reads the playback buffer, which upsamples
-// 24 → 48 kHz inside, on that clock (audio/playback-buffer.ts), so its filter runs through gaps,
-// turn ends and the barge-in fade alike.
+// Out: model-audio → playback → upsample → encode
+// The output is pulled: the encoder's 20 ms clock reads the upsample stage, which reads one 24 kHz
+// frame from the playback buffer per 48 kHz frame it makes (bridge/output-stages.ts), so its filter
+// runs on that clock through gaps, turn ends and the barge-in fade alike. Control goes the other
+// way: playback starts the stages after it when it has audio and stops them when it has none.
+// (The output's resampler is `upsample`: a stage's name is unique across both lists.)
+import type { ReplyFrameSource } from '../audio/index.ts';
 import type { PlaybackSource } from '../ports.ts';
 
 /** The stages of a call, in order, each direction. */
 export const CALL_INPUT = ['receive', 'mix', 'resample', 'gate', 'wake', 'model'] as const;
-export const CALL_OUTPUT = ['model-audio', 'playback', 'encode'] as const;
+export const CALL_OUTPUT = ['model-audio', 'playback', 'upsample', 'encode'] as const;
 export type InputStageName = (typeof CALL_INPUT)[number];
 export type OutputStageName = (typeof CALL_OUTPUT)[number];
 export type StageName = InputStageName | OutputStageName;
@@ -57,6 +60,19 @@ export interface SpeechSink extends Inlet<'speech@16k'> {
 export interface ModelAudioSink extends Inlet<'pcm@24k'> {
   /** Returns true when the chunk starts a reply (playback was idle). */
   push(pcm24k: Int16Array): boolean;
+}
+
+/**
+ * The playback buffer's 20 ms frames at 24 kHz, pulled by the next stage on the encoder's clock:
+ * connecting the edge hands it the source (pulledStageOf); playback then starts and stops it.
+ */
+export interface ReplyFrameSink extends Inlet<'pull@24k'> {
+  /** Where to pull from: set once, when the edge is connected (connectListed). */
+  pullFrom(source: ReplyFrameSource): void;
+  /** Playback has audio: the player must run (again). */
+  start(): void;
+  /** Playback has had nothing to play for five frames: the player may stop. */
+  stop(): void;
 }
 
 /** The player that pulls 20 ms frames (48 kHz mono) from a source on its own clock and encodes them. */
@@ -150,6 +166,29 @@ export function stageOf<In, Out extends Inlet<string>>(
   };
 }
 
+/**
+ * A stage whose output is pulled (playback): connecting it also hands the next stage `source`, to
+ * read on its own clock, so the pull is an edge of the list like any other.
+ */
+export function pulledStageOf<In>(
+  name: StageName,
+  input: In,
+  outlet: Outlet<ReplyFrameSink>,
+  source: ReplyFrameSource,
+): Stage<In, ReplyFrameSink> {
+  return {
+    name,
+    input,
+    get downstream() {
+      return outlet.downstream;
+    },
+    connect: (next: ReplyFrameSink, token: WiringToken) => {
+      outlet.connect(next, token);
+      next.pullFrom(source);
+    },
+  };
+}
+
 /** The last stage of a direction: its output leaves the pipeline (the model's socket, the UDP socket). */
 export function lastStage<In>(name: StageName, input: In): Stage<In, null> {
   return {
@@ -174,7 +213,8 @@ export interface CallInputStages {
 
 export interface CallOutputStages {
   'model-audio': Stage<null, ModelAudioSink>;
-  playback: Stage<ModelAudioSink, EncoderSink>;
+  playback: Stage<ModelAudioSink, ReplyFrameSink>;
+  upsample: Stage<ReplyFrameSink, EncoderSink>;
   encode: Stage<EncoderSink, null>;
 }
 
@@ -196,7 +236,8 @@ export function wireCall(input: CallInputStages, output: CallOutputStages): Pipe
   connectListed(input.gate, input.wake.input);
   connectListed(input.wake, input.model.input);
   connectListed(output['model-audio'], output.playback.input);
-  connectListed(output.playback, output.encode.input);
+  connectListed(output.playback, output.upsample.input);
+  connectListed(output.upsample, output.encode.input);
   const view = describePipeline(input, output);
   assertWiredAsListed(view);
   return view;

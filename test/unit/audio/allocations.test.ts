@@ -6,6 +6,7 @@ import {
   Downsampler48kTo16k,
   LevelMeter,
   PlaybackBuffer,
+  PlaybackUpsampler,
   SpeakerMixer,
   Upsampler24kTo48k,
   VoiceGate,
@@ -33,6 +34,14 @@ describe('allocation meter', () => {
     expect(report.bytesPerFrame).toBeGreaterThan(32);
   });
 });
+
+/** The output path: the playback buffer (24 kHz) pulled through the upsample stage's upsampler (48 kHz). */
+function outputPath(): { pb: PlaybackBuffer; up: PlaybackUpsampler } {
+  const pb = new PlaybackBuffer();
+  const up = new PlaybackUpsampler();
+  up.pullFrom(pb);
+  return { pb, up };
+}
 
 describe('hot path allocates nothing per frame after warm-up', () => {
   it('Downsampler48kTo16k.process (and returns the same view every frame)', () => {
@@ -119,8 +128,8 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
-  it('playback path: bursty writes, readFrame, barge-in, turn ends and a sound effect', () => {
-    const pb = new PlaybackBuffer();
+  it('playback and upsample: bursty writes, readFrame, barge-in, a hold, turn ends and a sound effect', () => {
+    const { pb, up } = outputPath();
     const chunk = monoSine(24_000, 0.1, 440, 9000); // one 100 ms model chunk
     const chime = generateNotificationChime();
     const out = new Int16Array(960);
@@ -128,9 +137,11 @@ describe('hot path allocates nothing per frame after warm-up', () => {
       const t = f % 250; // a 5 s cycle: 3 s of reply, barge-in on every other cycle, then quiet
       if (t < 150 && t % 5 === 0) pb.write(chunk);
       if (t === 100 && (f / 250) % 2 < 1) pb.interrupt();
+      if (t === 60) pb.hold();
+      if (t === 64) pb.release();
       if (t === 150) pb.endTurn();
-      if (t === 50) pb.mixEffect(chime, 0.5);
-      pb.readFrame(out);
+      if (t === 50) up.mixEffect(chime, 0.5);
+      up.readFrame(out);
     };
     const report = measureAllocationsPerFrame(step, RESAMPLING_WINDOWS);
     expect(pb.stats().framesPlayed).toBeGreaterThan(1000);
@@ -138,18 +149,18 @@ describe('hot path allocates nothing per frame after warm-up', () => {
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });
 
-  it('playback path with clipping speech and a loud effect (limiter engaged)', () => {
-    const pb = new PlaybackBuffer();
+  it('playback and upsample with clipping speech and a loud effect (limiter engaged)', () => {
+    const { pb, up } = outputPath();
     const loud = new Int16Array(2400).map((_, i) => (i % 40 < 20 ? 32_767 : -32_768));
     const chime = generateNotificationChime();
     const out = new Int16Array(960);
     const step = (f: number): void => {
       if (f % 5 === 0) pb.write(loud);
-      if (f % 20 === 0) pb.mixEffect(chime, 2);
-      pb.readFrame(out);
+      if (f % 20 === 0) up.mixEffect(chime, 2);
+      up.readFrame(out);
     };
     const report = measureAllocationsPerFrame(step, RESAMPLING_WINDOWS);
-    pb.readFrame(out);
+    up.readFrame(out);
     expect(Math.max(...out)).toBeGreaterThan(30_000);
     expect(report.bytesPerFrame).toBeLessThan(LIMIT_BYTES_PER_FRAME);
   });

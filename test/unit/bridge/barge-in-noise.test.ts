@@ -5,7 +5,7 @@
 // corpus frames (bench/lib/noise-phantoms.ts runs the call's detector and hold), never wall clock.
 import { describe, expect, it } from 'vitest';
 import { BargeInDetector } from '../../../main/core/bridge/barge-in.ts';
-import { HOLD_FRAMES } from '../../../main/core/bridge/call-audio.ts';
+import { HOLD_FRAMES } from '../../../main/core/bridge/barge-in-hold.ts';
 import { speechLikeSignal } from '../../../main/demo/fake-services.ts';
 import { bargeInOnClip, pauseCorpusControls } from '../../../bench/lib/noise-phantoms.ts';
 import { loadNoiseCorpus } from '../../../bench/lib/noise-corpus.ts';

@@ -13,7 +13,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Bridge } from '../../../main/core/bridge/bridge.ts';
+import { Upsampler24kTo48k } from '../../../main/core/audio/upsampler.ts';
 import { CallAudio } from '../../../main/core/bridge/call-audio.ts';
+import { ModelAudioStage } from '../../../main/core/bridge/call-stages.ts';
 import { ReceiveStage } from '../../../main/core/bridge/input-stages.ts';
 import { CallMetrics } from '../../../main/core/bridge/metrics.ts';
 import {
@@ -25,12 +27,16 @@ import {
   stageOf,
   Outlet,
   wireCall,
-  type ModelAudioSink,
   type PipelineView,
   type SpeechSink,
 } from '../../../main/core/bridge/pipeline.ts';
 import { EventHub } from '../../../main/core/event-hub.ts';
-import type { LiveModelProvider, VoiceChannelEvents, VoiceChannelPort } from '../../../main/core/ports.ts';
+import type {
+  LiveModelProvider,
+  PlaybackSource,
+  VoiceChannelEvents,
+  VoiceChannelPort,
+} from '../../../main/core/ports.ts';
 import { ToolRegistry } from '../../../main/core/tools/registry.ts';
 import { openNotesDb } from '../../helpers/notes-db.ts';
 
@@ -88,20 +94,54 @@ function parts() {
     push: (c: Int16Array) => chunks.push(c.length),
     end: () => undefined,
   } as SpeechSink);
-  const modelAudio = stageOf('model-audio', null, new Outlet<ModelAudioSink>('model-audio'));
+  const modelAudio = new ModelAudioStage();
+  /** What the encoder stand-in was started on: the source it would pull. */
+  const player: { source: PlaybackSource | null; starts: number; stops: number } = {
+    source: null,
+    starts: 0,
+    stops: 0,
+  };
   const encode = lastStage('encode', {
     stage: 'encode',
     caps: 'pull@48k',
-    start: () => undefined,
-    stop: () => undefined,
+    start: (source: PlaybackSource) => {
+      player.source = source;
+      player.starts += 1;
+    },
+    stop: () => {
+      player.source = null;
+      player.stops += 1;
+    },
   } as const);
-  return { audio, receive, wake, model, modelAudio, encode, chunks };
+  return { audio, receive, wake, model, modelAudio, encode, chunks, player };
+}
+
+/** parts(), wired by wireCall as a Bridge is. */
+function wired() {
+  const p = parts();
+  wireCall(
+    {
+      receive: p.receive.stage,
+      mix: p.audio.mix,
+      resample: p.audio.resample.stage,
+      gate: p.audio.gate.stage,
+      wake: p.wake,
+      model: p.model,
+    },
+    {
+      'model-audio': p.modelAudio.stage,
+      playback: p.audio.playback,
+      upsample: p.audio.upsample.stage,
+      encode: p.encode,
+    },
+  );
+  return p;
 }
 
 describe('the call pipeline', () => {
-  it('a Bridge is wired as the list says: receive → mix → resample → gate → wake → model; model-audio → playback → encode', () => {
+  it('a Bridge is wired as the list says: receive → mix → resample → gate → wake → model; model-audio → playback → upsample → encode', () => {
     expect(CALL_INPUT).toEqual(['receive', 'mix', 'resample', 'gate', 'wake', 'model']);
-    expect(CALL_OUTPUT).toEqual(['model-audio', 'playback', 'encode']);
+    expect(CALL_OUTPUT).toEqual(['model-audio', 'playback', 'upsample', 'encode']);
     const { pipeline } = bridge();
     expect(pipeline).toEqual(listed());
     expect(pipeline.input.map((s) => s.stage)).toEqual([...CALL_INPUT]);
@@ -109,18 +149,7 @@ describe('the call pipeline', () => {
   });
 
   it('frames go through the listed stages: a speaker frame into receive comes out of the gate as a chunk at the model', () => {
-    const p = parts();
-    wireCall(
-      {
-        receive: p.receive.stage,
-        mix: p.audio.mix,
-        resample: p.audio.resample.stage,
-        gate: p.audio.gate.stage,
-        wake: p.wake,
-        model: p.model,
-      },
-      { 'model-audio': p.modelAudio, playback: p.audio.playback, encode: p.encode },
-    );
+    const p = wired();
     p.audio.start();
     const loud = Int16Array.from({ length: 960 }, (_, i) =>
       Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 48_000)),
@@ -129,6 +158,30 @@ describe('the call pipeline', () => {
     p.audio.stop();
     expect(p.chunks.length).toBeGreaterThan(0);
     expect(p.chunks.every((n) => n === 320)).toBe(true); // 20 ms at 16 kHz: the resample stage ran
+  });
+
+  it('model audio goes through the listed stages: a 24 kHz chunk into model-audio is pulled out of upsample by the encoder, at 48 kHz', () => {
+    const p = wired();
+    p.audio.start();
+    const reply = Int16Array.from({ length: 2400 }, (_, i) =>
+      Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 24_000)),
+    );
+    const out = new Int16Array(960);
+    // As from a call's start (EncoderStage.begin), the player pulls silence until the output goes idle.
+    for (let f = 0; f < 5; f++) p.audio.playbackSource.readFrame(out);
+    expect(p.player).toMatchObject({ starts: 0, stops: 1 });
+    expect(p.modelAudio.play(reply), 'a reply starts').toBe(true);
+    // playback started upsample, which started the encoder on its own (48 kHz) output.
+    expect(p.player.starts).toBe(1);
+    const source = p.player.source!;
+    expect(source).toBe(p.audio.playbackSource);
+    const played: number[] = [];
+    for (let f = 0; f < 5; f++) {
+      source.readFrame(out);
+      played.push(...out);
+    }
+    expect(played).toEqual([...new Upsampler24kTo48k().process(reply)]);
+    p.audio.stop();
   });
 
   it('a stage wired outside the list (gate straight to the model, skipping wake) is refused, however it is tried', () => {
@@ -223,6 +276,11 @@ describe('the call pipeline', () => {
     // @ts-expect-error nor can the gate's speech chunks feed playback (24 kHz model audio)
     expect(() => connectListed(audio.gate.stage, audio.playback.input)).toThrow(
       'gate feeds wake in the list, not playback',
+    );
+    const { encode } = parts();
+    // @ts-expect-error playback's 24 kHz frames cannot go to the encoder's 48 kHz pull (upsample sits between them)
+    expect(() => connectListed(audio.playback, encode.input)).toThrow(
+      'playback feeds upsample in the list, not encode',
     );
   });
 });
