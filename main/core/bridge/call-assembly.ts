@@ -46,12 +46,23 @@ export interface CallOwner extends PatienceTarget {
 
 export type CallParts = ReturnType<typeof assembleCall>;
 
-/** Builds a call's parts in order and wires them (see the header). */
-// eslint-disable-next-line max-lines-per-function -- 162 lines; split by the call pipeline's rewrite (issue #51 item 1), which owns this file
+/** Builds a call's parts in order and wires them (see the header): four steps, each from the ones before. */
 export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallOwner) {
+  const base = buildCallBase(o);
+  const conversation = buildConversation(o, call, owner, base);
+  const sides = buildCallSides(o, call, owner, base, conversation);
+  const pipeline = connectCall(o, call, owner, { ...base, ...conversation, ...sides });
+  return { ...base, ...conversation, ...sides, pipeline };
+}
+
+type CallBase = ReturnType<typeof buildCallBase>;
+type Conversation = ReturnType<typeof buildConversation>;
+type CallSides = ReturnType<typeof buildCallSides>;
+
+/** What every other part reads: the clock, who speaks, the model link, the wake gate and the call's audio. */
+function buildCallBase(o: BridgeOptions) {
   const now = o.now ?? (() => performance.now());
   const voice = o.voice;
-  const inputChunkMs = o.inputChunkMs ?? 20;
   const metrics = new CallMetrics();
   const speaking = new Set<string>();
   const room = readThroughRoom(o.room ?? {}, voice);
@@ -72,10 +83,17 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
     logger: o.logger,
   });
   // Mix, resample and gate (and playback, upsample on the way out); the turn a heard utterance is is the service's to end.
-  const audio = new CallAudio({ inputChunkMs, holdTurn: wake.serviceHearsSpeech, metrics, now });
+  const audio = new CallAudio({ inputChunkMs: o.inputChunkMs ?? 20, holdTurn: wake.serviceHearsSpeech, metrics, now });
   const uiUpdates = new CallUiUpdates({ audio, speaking, hub: o.hub, metrics });
   const ui = new UiTicker({ periodMs: UI_UPDATE_MS, now, updates: uiUpdates });
   const turn = new CallTurn(o.turn, audio.gate);
+  return { now, metrics, speaking, room, activity, link, wake, audio, uiUpdates, ui, turn };
+}
+
+/** The conversation on top: the speakers' notes, the persona and live context, the reply and the call's requests. */
+function buildConversation(o: BridgeOptions, call: CallLifecycle, owner: CallOwner, base: CallBase) {
+  const { now, metrics, speaking, room, activity, link, wake, audio, turn } = base;
+  const voice = o.voice;
   const speakerNotes = new SpeakerNotes({ room: o.room, activity, notes: o.notes, link, wake, now });
   const persona = new CallPersona({ systemInstruction: o.systemInstruction, tools: o.tools, speakerNotes });
   const context = new LiveContext({
@@ -127,7 +145,27 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
     follower,
   });
   const states = new CallStates({ call, owner, metrics, link, voice, parkTimer });
-  const { tools, notes, logger, onInputTranscript, patience } = o;
+  return {
+    speakerNotes,
+    persona,
+    context,
+    setup,
+    transcripts,
+    parkTimer,
+    outcomes,
+    follower,
+    replyCut,
+    inFlight,
+    requests,
+    states,
+  };
+}
+
+/** The call's two sides: the model's (tools, transcripts, its audio) and Discord's (the voice port's events, the encoder). */
+function buildCallSides(o: BridgeOptions, call: CallLifecycle, owner: CallOwner, base: CallBase, talk: Conversation) {
+  const { speaking, activity, wake, audio, ui } = base;
+  const { inFlight, transcripts, parkTimer, replyCut, speakerNotes, states, context, setup, follower } = talk;
+  const { tools, notes, logger, onInputTranscript, patience, voice } = o;
   const modelAudio = new ModelAudioStage();
   const modelSide = new CallModelSide({
     tools,
@@ -151,7 +189,6 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
     follower,
   });
   const receive = new ReceiveStage();
-  const leaveWhenOwnerLeaves = o.leaveWhenOwnerLeaves ?? true;
   const voiceEvents = new CallVoiceEvents({
     receive,
     speaking,
@@ -165,58 +202,37 @@ export function assembleCall(o: BridgeOptions, call: CallLifecycle, owner: CallO
     wake,
     context,
     owner,
-    leaveWhenOwnerLeaves,
+    leaveWhenOwnerLeaves: o.leaveWhenOwnerLeaves ?? true,
   });
   const encoder = new EncoderStage(voice, call);
+  return { modelAudio, modelSide, receive, voiceEvents, encoder };
+}
 
-  // The ports' events the call follows.
-  o.tools.onChange(() => context.changed());
-  o.notes.nameSpeakers((id) => activity.name(id));
-  patience?.bind({ target: () => (call.live() ? owner : null), name: (id) => activity.name(id) });
-  // The feedback loops, each connected once.
-  wake.connectVerdicts(speakerNotes);
-  audio.connectActivity(ui);
-  audio.connectBargeIn(replyCut);
-  link.serve(modelSide);
-  // The pipeline, from its one list (pipeline.ts: CALL_INPUT, CALL_OUTPUT).
+/** The ports' events the call follows, its feedback loops (each connected once), and the pipeline from its one list. */
+function connectCall(o: BridgeOptions, call: CallLifecycle, owner: CallOwner, p: CallBase & Conversation & CallSides) {
+  o.tools.onChange(() => p.context.changed());
+  o.notes.nameSpeakers((id) => p.activity.name(id));
+  o.patience?.bind({ target: () => (call.live() ? owner : null), name: (id) => p.activity.name(id) });
+  p.wake.connectVerdicts(p.speakerNotes);
+  p.audio.connectActivity(p.ui);
+  p.audio.connectBargeIn(p.replyCut);
+  p.link.serve(p.modelSide);
+  // pipeline.ts: CALL_INPUT, CALL_OUTPUT.
   const pipeline: PipelineView = wireCall(
     {
-      receive: receive.stage,
-      mix: audio.mix,
-      resample: audio.resample.stage,
-      gate: audio.gate.stage,
-      wake: wake.stage,
-      model: new ModelInput(link, inFlight, activity, metrics).stage,
+      receive: p.receive.stage,
+      mix: p.audio.mix,
+      resample: p.audio.resample.stage,
+      gate: p.audio.gate.stage,
+      wake: p.wake.stage,
+      model: new ModelInput(p.link, p.inFlight, p.activity, p.metrics).stage,
     },
     {
-      'model-audio': modelAudio.stage,
-      playback: audio.playback,
-      upsample: audio.upsample.stage,
-      encode: encoder.stage,
+      'model-audio': p.modelAudio.stage,
+      playback: p.audio.playback,
+      upsample: p.audio.upsample.stage,
+      encode: p.encoder.stage,
     },
   );
-  return {
-    metrics,
-    speaking,
-    activity,
-    link,
-    wake,
-    audio,
-    uiUpdates,
-    ui,
-    turn,
-    speakerNotes,
-    context,
-    setup,
-    transcripts,
-    parkTimer,
-    outcomes,
-    follower,
-    replyCut,
-    requests,
-    states,
-    voiceEvents,
-    encoder,
-    pipeline,
-  };
+  return pipeline;
 }
