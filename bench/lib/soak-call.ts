@@ -69,6 +69,8 @@ export interface SoakExtras {
   quiet(ms: number): Promise<void>;
   /** Before /stop: ends the extra load (its report is the extras' own). */
   stop(): Promise<void>;
+  /** Right before the kill -9: resolves with the earliest the restart may begin (Date.now(); 0: at once). */
+  beforeKill?(): Promise<number>;
 }
 
 export interface SoakOptions {
@@ -98,8 +100,9 @@ export interface SoakOptions {
 
 /** The kill -9 mid-call (issue #55 item 5): when, how long until the call was back, the notes either side. */
 export interface SoakKill {
-  /** Date.now() of the kill, and when the restarted core's call had a model socket again. */
+  /** Date.now() of the kill, when the restarted core's sidecar answered, and when its call had a model socket again. */
   at: number;
+  upAt: number | null;
   backAt: number | null;
   callBack: boolean;
   notesBefore: number;
@@ -168,7 +171,10 @@ class ModelDriver {
   constructor(model: BenchModelFake) {
     model.onUserTurn((turn) => {
       const k = transcribePhrase(turn.pcm, turn.rate);
-      if (process.env.SOAK_DEBUG) console.error('transcribed', turn.pcm.length, k);
+      if (process.env.SOAK_DEBUG)
+        console.error(
+          `${new Date().toISOString()} fake model socket ${turn.socket}: turn of ${turn.pcm.length} samples (${turn.endedBy}) transcribed as phrase ${k}`,
+        );
       // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
       const replied = turn.respond({
         toneMs: REPLY_MS,
@@ -177,7 +183,11 @@ class ModelDriver {
         transcript: `reply to phrase ${k}`,
         inputTranscript: `phrase ${k}`,
       });
-      if (!replied) return;
+      if (!replied) {
+        if (process.env.SOAK_DEBUG)
+          console.error(`${new Date().toISOString()} socket ${turn.socket} stalled: no reply`);
+        return;
+      }
       const reply = { k, at: Date.now(), done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
       this.replies.push(reply);
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
@@ -396,15 +406,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       };
       await notes();
       const before = await notes();
+      // Reminders due in the gap are scheduled now; the restart waits until they are due.
+      const restartAt = (await extras?.beforeKill?.()) ?? 0;
       const at = Date.now();
       events.push({ kind: 'kill', at, detail: `kill -9 of the core (pid ${pid})` });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGKILL');
       await exited;
+      await sleep(Math.max(0, restartAt - Date.now()));
       const sockets = fake.sockets();
       ({ child, output } = startCoreChild(env, home));
       pid = child.pid!;
       await waitForSidecar(base, token, child, output);
+      const upAt = Date.now();
       const joined = await getJson(`${base}/join`, token, 'POST').catch(() => null);
       let backAt: number | null = null;
       for (const deadline = Date.now() + 60_000; joined?.status === 200 && Date.now() < deadline; await sleep(200)) {
@@ -417,6 +431,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const after = new Set(await notes());
       return {
         at,
+        upAt,
         backAt,
         callBack: backAt !== null,
         notesBefore: before.length,
@@ -431,7 +446,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         const at = Date.now();
         kill = await killAndRestart().catch((err: unknown) => {
           options.progress(`  the restart after the kill failed: ${err instanceof Error ? err.message : String(err)}`);
-          return { at, backAt: null, callBack: false, notesBefore: 0, notesMissing: 0 };
+          return { at, upAt: null, backAt: null, callBack: false, notesBefore: 0, notesMissing: 0 };
         });
       }
       if (
