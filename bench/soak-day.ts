@@ -182,6 +182,8 @@ export async function main(argv: string[]): Promise<void> {
       wordsSent: cycles.length,
       wordsHeard: cycles.filter((c) => c.heard).length,
       wordsLost: cycles.filter((c) => !c.heard).length,
+      // Of them, still in the killed core at the kill -9 (its memory went with it): lost to the kill.
+      wordsLostHeldAtKill: kill ? cycles.filter((c) => !c.heard && c.heldAtKill).length : null,
       repliesWhole: cycles.filter((c) => c.replies === 1).length,
       repliesDoubled: cycles.filter((c) => c.replies > 1).length,
       repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
@@ -194,7 +196,14 @@ export async function main(argv: string[]): Promise<void> {
       // state at /health around it (the samples before and after, 5 s apart), for tracing (#55).
       lostWords: cycles
         .filter((c) => !c.heard)
-        .map((c) => lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs)),
+        .map((c) => ({
+          ...lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs),
+          killPhase: kill
+            ? c.at < kill.at
+              ? `said ${((kill.at - c.at) / 1000).toFixed(1)} s before the kill -9${c.heldAtKill ? ', still held by the killed core' : ''}`
+              : `said ${((c.at - kill.at) / 1000).toFixed(1)} s after the kill -9`
+            : 'no kill',
+        })),
       repliesDoubledAt: cycles
         .filter((c) => c.replies > 1)
         .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),

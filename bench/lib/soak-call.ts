@@ -125,6 +125,8 @@ export interface SoakCycle {
   /** Longest silence inside the reply as played (quiet packets or a pause in the stream). */
   innerGapMs: number | null;
   events: SoakEventKind[];
+  /** Never heard, and still in the killed core at the kill -9 (heldAtKill). */
+  heldAtKill?: boolean;
 }
 
 export interface SoakRun {
@@ -272,6 +274,28 @@ export function alignReplies(
     if (j >= next) next = j + 1;
   }
   return { counts, stray };
+}
+
+/**
+ * Utterances the killed core still held at a kill -9: said before the kill, after the last one the
+ * model heard before it, and never heard. Speech held while the model is unreachable (or handed over
+ * one per model turn after it is back) lives in the core's memory, so a kill ends it with the process:
+ * run 7 of the day soak lost the last two of its outage so, killed 4.6 s after the model was back.
+ * Told apart from the losses of a running core (issue #55).
+ */
+export function heldAtKill(
+  utteranceAt: readonly number[],
+  replies: readonly { k: number; at: number }[],
+  heard: readonly boolean[],
+  killAt: number,
+): boolean[] {
+  const before = utteranceAt.filter((at) => at < killAt);
+  const { counts } = alignReplies(
+    before,
+    replies.filter((r) => r.at < killAt),
+  );
+  const lastHeard = counts.reduce((last, n, i) => (n > 0 ? i : last), -1);
+  return utteranceAt.map((at, i) => at < killAt && i > lastHeard && !heard[i]);
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
@@ -494,6 +518,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;
     });
+    if (kill) {
+      const held = heldAtKill(
+        cycles.map((c) => c.at),
+        spoken,
+        cycles.map((c) => c.heard),
+        kill.at,
+      );
+      cycles.forEach((cycle, i) => (cycle.heldAtKill = held[i]!));
+    }
     await extras?.stop();
     const to = readProc(pid)!;
     clearInterval(sampler);

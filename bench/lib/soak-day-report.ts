@@ -7,7 +7,9 @@ import { FLAT_TARGETS } from './soak-day-measure.ts';
 export const SOAK_DAY_DEFINITIONS = {
   minutes: 'length of the call, real time (audio paced as in a real call)',
   lostWords:
-    'each word not heard, with the outage phase it fell in, the faults of the 30 s before it and the call state at /health in the samples either side (5 s apart)',
+    'each word not heard, with the outage phase it fell in, the faults of the 30 s before it, the call state at /health in the samples either side (5 s apart) and, with a kill -9, when it was said relative to the kill (killPhase)',
+  wordsLostHeldAtKill:
+    "lost words the killed core still held at the kill -9: said before the kill, after the last word the model heard before it, never heard (speech held while the model is unreachable, or handed over one per model turn after, lives in the core's memory and ends with the process); null without a kill",
   killRestart:
     "the kill -9 of the core mid-call (--kill-at-min) and its restart on the same home, port and token, the call joined again by POST /join: upAfterS = the restarted core's sidecar answered, callBack = a model socket again (backAfterS after the kill), reminders due from the kill until then delivered and duplicated, the killed call's notes (GET /notes?call=) all still there after the restart",
   remindersDueInKillGap:
@@ -50,6 +52,7 @@ export const soakDayResultSchema = z.object({
   windowMinutes: z.number(),
   wordsSent: z.number(),
   wordsHeard: z.number(),
+  wordsLostHeldAtKill: z.number().nullish(),
   repliesDoubled: z.number(),
   repliesStale: z.number(),
   remindersDue: z.number(),
@@ -156,7 +159,7 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
     ['DAVE membership changes / silent re-keys', `${f.membershipChanges} / ${f.silentRekeys}`, ''],
     [
       'words spoken / heard by the model (lost)',
-      `${r.wordsSent} / ${r.wordsHeard} (${lost})${mark(lost === 0)}`,
+      `${r.wordsSent} / ${r.wordsHeard} (${lost}${r.wordsLostHeldAtKill ? `, ${r.wordsLostHeldAtKill} held at the kill -9` : ''})${mark(lost === 0)}`,
       'lost 0',
     ],
     [

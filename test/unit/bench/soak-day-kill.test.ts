@@ -1,7 +1,8 @@
 // The day soak's reminders across its kill -9 (bench/lib/soak-day-kill.ts, issue #55 item 5): the
 // plan puts one reminder per mode in the gap and one per mode just after the restart, the restart
 // waits for the gap's to be due, and the tally classes every reminder by when it actually fell due
-// and counts a loss or a repeat at the receivers where it happened.
+// and counts a loss or a repeat at the receivers where it happened; words the killed core still held
+// are told apart from the running core's losses (heldAtKill, bench/lib/soak-call.ts).
 import { describe, expect, it } from 'vitest';
 import {
   AFTER_RESTART_WINDOW_MS,
@@ -11,6 +12,7 @@ import {
   restartNotBefore,
   type CountedReminder,
 } from '../../../bench/lib/soak-day-kill.ts';
+import { heldAtKill } from '../../../bench/lib/soak-call.ts';
 import { REMINDER_MODES } from '../../../bench/lib/soak-day-load.ts';
 
 describe('killGapPlan', () => {
@@ -107,5 +109,45 @@ describe('killGapTally', () => {
     const tally = killGapTally({ at, upAt: null, backAt: null }, deliveries);
     expect(tally.inKillGap.due).toBe(8);
     expect(tally.afterRestart.due).toBe(0);
+  });
+});
+
+describe('heldAtKill', () => {
+  // Utterances 0-5 said 10 s apart, the kill at 55 s: 0-2 heard before it, 3 and 4 said and never
+  // heard (held in the killed core), 5 said after the restart and lost for some other reason.
+  const at = [0, 10_000, 20_000, 30_000, 40_000, 60_000];
+  const replies = [
+    { k: 0, at: 2000 },
+    { k: 1, at: 12_000 },
+    { k: 2, at: 50_000 }, // handed over late, after the outage
+  ];
+  const heard = [true, true, true, false, false, false];
+
+  it('marks the unheard words said after the last one heard before the kill, not those after it', () => {
+    expect(heldAtKill(at, replies, heard, 55_000)).toEqual([false, false, false, true, true, false]);
+  });
+
+  it('a word lost before a later one was heard was lost by the running core, not the kill', () => {
+    const without1 = [replies[0]!, replies[2]!];
+    expect(heldAtKill(at, without1, [true, false, true, false, false, false], 55_000)).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it('only what the model heard before the kill counts: a reply after it does not move the line', () => {
+    const late = [replies[0]!, replies[1]!, { k: 2, at: 56_000 }];
+    expect(heldAtKill(at, late, [true, true, false, false, false, false], 55_000)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
