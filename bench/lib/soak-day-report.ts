@@ -41,7 +41,7 @@ export const SOAK_DAY_DEFINITIONS = {
     "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
   modelSocketsOpenMax: 'model sockets open at the fake at a sample (1 expected; 2 only inside a handover)',
   childProcessesMax: 'processes whose parent is the core (none expected)',
-  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
+  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
   windows: 'one row per window (10 min by default) with the same figures',
   machine: 'shared machine: other work ran at the same time (see loadAverage1m)',
 };
