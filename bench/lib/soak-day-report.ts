@@ -30,7 +30,7 @@ export const SOAK_DAY_DEFINITIONS = {
   remindersDuplicated:
     'deliveries beyond the first at the receiver (voice: not told, a fresh seeded session repeats the call so far)',
   webhookReceiver:
-    'the receiver answers 500 to every 5th request and 429 (Retry-After 1) to every 7th, and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
+    'the receiver answers 500 to every 5th request (the 2nd, 7th, …) and 429 (Retry-After 1) to every 7th (the 4th, 11th, …), and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
   rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',
   fdsFirstQuiet:
     'open file descriptors of the core (/proc/<pid>/fd) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last',
