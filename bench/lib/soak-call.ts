@@ -165,9 +165,21 @@ interface HeardReply {
   spoke(): boolean;
 }
 
+/**
+ * Whether a reply's first audio reached the client: the fake marks it sent even on a socket that had
+ * stalled (its socket then sends nothing), so a reply begun after its socket stalled spoke to nobody.
+ * Run 9 of the day soak counted the one begun 0.12 s before a stall's first audio and the one the
+ * resumed socket gave to the replayed utterance as a doubled reply.
+ */
+export function firstAudioHeard(firstAudioAt: number | null, socketStalledAt: number | undefined): boolean {
+  return firstAudioAt !== null && (socketStalledAt === undefined || firstAudioAt < socketStalledAt);
+}
+
 /** The fake model: answers every end of user speech, on every socket of the session. */
 class ModelDriver {
   readonly replies: HeardReply[] = [];
+  /** Date.now() each stalled socket went silent (by the fake's socket index). */
+  readonly stalledAt = new Map<number, number>();
   #waiters: ((reply: HeardReply) => void)[] = [];
 
   constructor(model: BenchModelFake) {
@@ -190,7 +202,12 @@ class ModelDriver {
           console.error(`${new Date().toISOString()} socket ${turn.socket} stalled: no reply`);
         return;
       }
-      const reply = { k, at: Date.now(), done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
+      const reply = {
+        k,
+        at: Date.now(),
+        done: replied.done,
+        spoke: () => firstAudioHeard(replied.firstAudioSentAt(), this.stalledAt.get(turn.socket)),
+      };
       this.replies.push(reply);
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
     });
@@ -375,6 +392,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const target = fake.latestOpen();
       if (!target?.stall) return;
       pendingCause = 'stall';
+      model.stalledAt.set(target.index, Date.now());
       events.push({ kind: 'stall', at: Date.now(), detail: `socket ${target.index} goes silent` });
       target.stall();
     });

@@ -12,7 +12,7 @@ import {
   restartNotBefore,
   type CountedReminder,
 } from '../../../bench/lib/soak-day-kill.ts';
-import { heldAtKill } from '../../../bench/lib/soak-call.ts';
+import { firstAudioHeard, heldAtKill } from '../../../bench/lib/soak-call.ts';
 import { REMINDER_MODES } from '../../../bench/lib/soak-day-load.ts';
 
 describe('killGapPlan', () => {
@@ -149,5 +149,14 @@ describe('heldAtKill', () => {
       true,
       false,
     ]);
+  });
+});
+
+describe('firstAudioHeard', () => {
+  it('a reply whose first audio came after its socket stalled spoke to nobody (not a second reply)', () => {
+    expect(firstAudioHeard(1000, undefined)).toBe(true);
+    expect(firstAudioHeard(1000, 1500)).toBe(true);
+    expect(firstAudioHeard(1500, 1000)).toBe(false);
+    expect(firstAudioHeard(null, undefined)).toBe(false);
   });
 });
