@@ -5,8 +5,9 @@
 // (default 120; --short: the 10-minute CI profile). On one seeded schedule: the owner speaking
 // numbered phrases with long quiet stretches that park and wake the model, DAVE membership changes
 // (bench/lib/soak-day-load.ts), session rotations, hard deadlines with refused resumes, abrupt
-// drops, one 60 s model outage, one Discord voice reconnect, reminders in every mode, the dashboard's
-// /events stream, /say and /ask from the CLI. Measured per window and in total
+// drops, one 60 s model outage, one Discord voice reconnect, reminders in every mode (with a kill -9:
+// some due while the core is down, bench/lib/soak-day-kill.ts), the dashboard's /events stream, /say
+// and /ask from the CLI. Measured per window and in total
 // (bench/lib/soak-day-measure.ts), written to bench/results/soak-day.json. Reports; never fails on
 // a number (test/soak/soak-day-ci.test.ts asserts the loss and duplicate counts).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runSoak, type SoakCallContext, type SoakCycle, type SoakRun } from './lib/soak-call.ts';
+import { killGapTally } from './lib/soak-day-kill.ts';
 import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
 import { dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
 import { SOAK_DAY_DEFINITIONS, soakDayResultSchema, soakDayRows } from './lib/soak-day-report.ts';
@@ -109,6 +111,8 @@ export async function main(argv: string[]): Promise<void> {
             await load?.stop();
             if (sampler) clearInterval(sampler);
           },
+          // One reminder per mode due while the core is down, one per mode just after (soak-day-kill.ts).
+          beforeKill: async () => (load ? load.beforeKill() : 0),
         };
       },
     });
@@ -143,9 +147,11 @@ export async function main(argv: string[]): Promise<void> {
     const gap = kill
       ? deliveries.filter((d) => d.dueAt >= kill.at && d.dueAt <= (kill.backAt ?? kill.at + 60_000))
       : [];
+    const tally = kill && killGapTally(kill, deliveries);
     const killRestart = kill && {
       atMinute: Math.round(((kill.at - startedAt) / 60_000) * 10) / 10,
       callBack: kill.callBack,
+      upAfterS: kill.upAt === null ? null : Math.round((kill.upAt - kill.at) / 100) / 10,
       backAfterS: kill.backAt === null ? null : Math.round((kill.backAt - kill.at) / 100) / 10,
       remindersDueDuringGap: gap.length,
       delivered: gap.filter((d) => d.count > 0).length,
@@ -176,6 +182,8 @@ export async function main(argv: string[]): Promise<void> {
       wordsSent: cycles.length,
       wordsHeard: cycles.filter((c) => c.heard).length,
       wordsLost: cycles.filter((c) => !c.heard).length,
+      // Of them, still in the killed core at the kill -9 (its memory went with it): lost to the kill.
+      wordsLostHeldAtKill: kill ? cycles.filter((c) => !c.heard && c.heldAtKill).length : null,
       repliesWhole: cycles.filter((c) => c.replies === 1).length,
       repliesDoubled: cycles.filter((c) => c.replies > 1).length,
       repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
@@ -188,7 +196,14 @@ export async function main(argv: string[]): Promise<void> {
       // state at /health around it (the samples before and after, 5 s apart), for tracing (#55).
       lostWords: cycles
         .filter((c) => !c.heard)
-        .map((c) => lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs)),
+        .map((c) => ({
+          ...lostWordPhase(c, run.events, samples, startedAt, schedule.outageMs),
+          killPhase: kill
+            ? c.at < kill.at
+              ? `said ${((kill.at - c.at) / 1000).toFixed(1)} s before the kill -9${c.heldAtKill ? ', still held by the killed core' : ''}`
+              : `said ${((c.at - kill.at) / 1000).toFixed(1)} s after the kill -9`
+            : 'no kill',
+        })),
       repliesDoubledAt: cycles
         .filter((c) => c.replies > 1)
         .map((c) => ({ n: c.n, at: new Date(c.at).toISOString(), replies: c.replies, events: c.events })),
@@ -199,6 +214,16 @@ export async function main(argv: string[]): Promise<void> {
       remindersLost: deliveries.filter((d) => d.count === 0).length,
       remindersDuplicated: deliveries.reduce((n, d) => n + Math.max(0, d.count - 1), 0),
       remindersByMode: byMode,
+      // Across the kill -9 (null without one): due while the core was down, and just after it was back.
+      remindersDueInKillGap: tally ? tally.inKillGap.due : null,
+      remindersDueInKillGapDelivered: tally ? tally.inKillGap.delivered : null,
+      remindersDueInKillGapLost: tally ? tally.inKillGap.lost : null,
+      remindersDueInKillGapDuplicated: tally ? tally.inKillGap.duplicated : null,
+      remindersDueAfterRestart: tally ? tally.afterRestart.due : null,
+      remindersDueAfterRestartDelivered: tally ? tally.afterRestart.delivered : null,
+      remindersDueAfterRestartLost: tally ? tally.afterRestart.lost : null,
+      remindersDueAfterRestartDuplicated: tally ? tally.afterRestart.duplicated : null,
+      killGapReminders: tally,
       webhookReceiver: {
         requests: webhook.requests,
         failed500: webhook.failed,

@@ -319,7 +319,8 @@ export async function waitForSidecar(
 }
 
 export async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  // A child ended by a signal (a kill -9) has no exit code, only its signal: it exited all the same.
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   const timeout = sleep(5000).then(() => 'timeout' as const);

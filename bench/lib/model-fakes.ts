@@ -193,6 +193,12 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
     });
     // The service's end of the user's turn: its detector on the audio received, or the client's flush.
     connection.on('userTurnEnd', (end) => {
+      // SOAK_DEBUG: a turn the fake ignores (it takes none while it replies: no barge-in here) is
+      // otherwise invisible when a soak traces a lost word.
+      if (process.env.SOAK_DEBUG && connection.replying && connection.samplesSinceTurn > 0)
+        console.error(
+          `${new Date().toISOString()} fake gemini socket ${connection.index}: a user turn of ${connection.samplesSinceTurn} samples (${end.by}) ended while replying: ignored`,
+        );
       if (connection.samplesSinceTurn === 0 || connection.replying) return;
       const turn: UserTurn = {
         socket: connection.index,

@@ -69,6 +69,8 @@ export interface SoakExtras {
   quiet(ms: number): Promise<void>;
   /** Before /stop: ends the extra load (its report is the extras' own). */
   stop(): Promise<void>;
+  /** Right before the kill -9: resolves with the earliest the restart may begin (Date.now(); 0: at once). */
+  beforeKill?(): Promise<number>;
 }
 
 export interface SoakOptions {
@@ -98,8 +100,9 @@ export interface SoakOptions {
 
 /** The kill -9 mid-call (issue #55 item 5): when, how long until the call was back, the notes either side. */
 export interface SoakKill {
-  /** Date.now() of the kill, and when the restarted core's call had a model socket again. */
+  /** Date.now() of the kill, when the restarted core's sidecar answered, and when its call had a model socket again. */
   at: number;
+  upAt: number | null;
   backAt: number | null;
   callBack: boolean;
   notesBefore: number;
@@ -122,6 +125,8 @@ export interface SoakCycle {
   /** Longest silence inside the reply as played (quiet packets or a pause in the stream). */
   innerGapMs: number | null;
   events: SoakEventKind[];
+  /** Never heard, and still in the killed core at the kill -9 (heldAtKill). */
+  heldAtKill?: boolean;
 }
 
 export interface SoakRun {
@@ -160,15 +165,30 @@ interface HeardReply {
   spoke(): boolean;
 }
 
+/**
+ * Whether a reply's first audio reached the client: the fake marks it sent even on a socket that had
+ * stalled (its socket then sends nothing), so a reply begun after its socket stalled spoke to nobody.
+ * Run 9 of the day soak counted the one begun 0.12 s before a stall's first audio and the one the
+ * resumed socket gave to the replayed utterance as a doubled reply.
+ */
+export function firstAudioHeard(firstAudioAt: number | null, socketStalledAt: number | undefined): boolean {
+  return firstAudioAt !== null && (socketStalledAt === undefined || firstAudioAt < socketStalledAt);
+}
+
 /** The fake model: answers every end of user speech, on every socket of the session. */
 class ModelDriver {
   readonly replies: HeardReply[] = [];
+  /** Date.now() each stalled socket went silent (by the fake's socket index). */
+  readonly stalledAt = new Map<number, number>();
   #waiters: ((reply: HeardReply) => void)[] = [];
 
   constructor(model: BenchModelFake) {
     model.onUserTurn((turn) => {
       const k = transcribePhrase(turn.pcm, turn.rate);
-      if (process.env.SOAK_DEBUG) console.error('transcribed', turn.pcm.length, k);
+      if (process.env.SOAK_DEBUG)
+        console.error(
+          `${new Date().toISOString()} fake model socket ${turn.socket}: turn of ${turn.pcm.length} samples (${turn.endedBy}) transcribed as phrase ${k}`,
+        );
       // A stalled socket sends nothing: that reply is never heard, so it does not count as one.
       const replied = turn.respond({
         toneMs: REPLY_MS,
@@ -177,8 +197,17 @@ class ModelDriver {
         transcript: `reply to phrase ${k}`,
         inputTranscript: `phrase ${k}`,
       });
-      if (!replied) return;
-      const reply = { k, at: Date.now(), done: replied.done, spoke: () => replied.firstAudioSentAt() !== null };
+      if (!replied) {
+        if (process.env.SOAK_DEBUG)
+          console.error(`${new Date().toISOString()} socket ${turn.socket} stalled: no reply`);
+        return;
+      }
+      const reply = {
+        k,
+        at: Date.now(),
+        done: replied.done,
+        spoke: () => firstAudioHeard(replied.firstAudioSentAt(), this.stalledAt.get(turn.socket)),
+      };
       this.replies.push(reply);
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
     });
@@ -264,6 +293,28 @@ export function alignReplies(
   return { counts, stray };
 }
 
+/**
+ * Utterances the killed core still held at a kill -9: said before the kill, after the last one the
+ * model heard before it, and never heard. Speech held while the model is unreachable (or handed over
+ * one per model turn after it is back) lives in the core's memory, so a kill ends it with the process:
+ * run 7 of the day soak lost the last two of its outage so, killed 4.6 s after the model was back.
+ * Told apart from the losses of a running core (issue #55).
+ */
+export function heldAtKill(
+  utteranceAt: readonly number[],
+  replies: readonly { k: number; at: number }[],
+  heard: readonly boolean[],
+  killAt: number,
+): boolean[] {
+  const before = utteranceAt.filter((at) => at < killAt);
+  const { counts } = alignReplies(
+    before,
+    replies.filter((r) => r.at < killAt),
+  );
+  const lastHeard = counts.reduce((last, n, i) => (n > 0 ? i : last), -1);
+  return utteranceAt.map((at, i) => at < killAt && i > lastHeard && !heard[i]);
+}
+
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   // Only the Gemini adapter watches for a silent socket; a stall on an OpenAI socket would never end.
   if (options.stallEveryS > 0 && options.provider !== 'gemini')
@@ -341,6 +392,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const target = fake.latestOpen();
       if (!target?.stall) return;
       pendingCause = 'stall';
+      model.stalledAt.set(target.index, Date.now());
       events.push({ kind: 'stall', at: Date.now(), detail: `socket ${target.index} goes silent` });
       target.stall();
     });
@@ -396,15 +448,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       };
       await notes();
       const before = await notes();
+      // Reminders due in the gap are scheduled now; the restart waits until they are due.
+      const restartAt = (await extras?.beforeKill?.()) ?? 0;
       const at = Date.now();
       events.push({ kind: 'kill', at, detail: `kill -9 of the core (pid ${pid})` });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGKILL');
       await exited;
+      await sleep(Math.max(0, restartAt - Date.now()));
       const sockets = fake.sockets();
       ({ child, output } = startCoreChild(env, home));
       pid = child.pid!;
       await waitForSidecar(base, token, child, output);
+      const upAt = Date.now();
       const joined = await getJson(`${base}/join`, token, 'POST').catch(() => null);
       let backAt: number | null = null;
       for (const deadline = Date.now() + 60_000; joined?.status === 200 && Date.now() < deadline; await sleep(200)) {
@@ -417,6 +473,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const after = new Set(await notes());
       return {
         at,
+        upAt,
         backAt,
         callBack: backAt !== null,
         notesBefore: before.length,
@@ -431,7 +488,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         const at = Date.now();
         kill = await killAndRestart().catch((err: unknown) => {
           options.progress(`  the restart after the kill failed: ${err instanceof Error ? err.message : String(err)}`);
-          return { at, backAt: null, callBack: false, notesBefore: 0, notesMissing: 0 };
+          return { at, upAt: null, backAt: null, callBack: false, notesBefore: 0, notesMissing: 0 };
         });
       }
       if (
@@ -479,6 +536,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;
     });
+    if (kill) {
+      const held = heldAtKill(
+        cycles.map((c) => c.at),
+        spoken,
+        cycles.map((c) => c.heard),
+        kill.at,
+      );
+      cycles.forEach((cycle, i) => (cycle.heldAtKill = held[i]!));
+    }
     await extras?.stop();
     const to = readProc(pid)!;
     clearInterval(sampler);

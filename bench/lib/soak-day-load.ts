@@ -10,9 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { BUILT_CLI } from './latency-call.ts';
 import type { SoakCallContext } from './soak-call.ts';
+import { killGapPlan, restartNotBefore, type KillWindow } from './soak-day-kill.ts';
 
 export const REMINDER_MODES = ['voice', 'dm', 'channel', 'webhook'] as const;
-type ReminderMode = (typeof REMINDER_MODES)[number];
+export type ReminderMode = (typeof REMINDER_MODES)[number];
 
 export interface DayLoadOptions {
   minutes: number;
@@ -32,11 +33,15 @@ export interface ReminderRecord {
   scheduled: boolean;
   /** The core's answer when it refused the reminder (status and error code). */
   refusal?: string;
+  /** Scheduled right before the kill -9 to fall due in its gap or just after the restart (soak-day-kill.ts). */
+  window?: KillWindow;
 }
 
 /**
- * The webhook receiver: answers 500 to every 5th request and 429 (Retry-After: 1) to every 7th, and
- * honours the Idempotency-Key (a repeat of a key it acted on is answered 200, not acted on again).
+ * The webhook receiver: answers 500 to every 5th request (the 2nd, 7th, 12th…) and 429 (Retry-After: 1)
+ * to every 7th (the 4th, 11th…): counted from the 5th and 7th, the short run's four webhook POSTs never
+ * met either (runs 7 and 8). It honours the Idempotency-Key (a repeat of a key it acted on is answered
+ * 200, not acted on again).
  * `actedOn` counts per reminder tag what it acted on.
  */
 export interface WebhookReceiver {
@@ -49,7 +54,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-const TAG = /soakday-r\d+/g;
+/** soakday-r<n>: the reminders every few minutes; soakday-k<n>: those around the kill (soak-day-kill.ts). */
+const TAG = /soakday-[rk]\d+/g;
 
 function body(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -73,12 +79,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const server: Server = createServer((request, reply) => {
     void body(request).then((text) => {
       const n = ++receiver.requests;
-      if (n % 5 === 0) {
+      if (n % 5 === 2) {
         receiver.failed++;
         reply.writeHead(500).end('{"message":"soak receiver fails this one"}');
         return;
       }
-      if (n % 7 === 0) {
+      if (n % 7 === 4) {
         receiver.rateLimited++;
         reply
           .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' })
@@ -106,7 +112,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 
 /** Counts per reminder tag what a receiver got: DM and channel messages at the fake Discord, voice text at the fake model. */
 export function countAtReceivers(
-  call: SoakCallContext,
+  call: Pick<SoakCallContext, 'discord'>,
   webhook: WebhookReceiver,
   voiceTexts: readonly string[],
 ): Record<ReminderMode, Map<string, number>> {
@@ -200,7 +206,38 @@ export interface DayLoad {
   says: { sent: number; failed: number; exits: string[] };
   membershipChanges: number;
   silentRekeys: number;
+  /**
+   * Right before the kill -9: schedules the kill gap's reminders (soak-day-kill.ts) and returns when
+   * the restart may begin (Date.now()): once the last one due in the gap is due.
+   */
+  beforeKill(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** POST /schedule; the record says when it is due and whether the core accepted it. */
+async function scheduleReminder(
+  call: SoakCallContext,
+  tag: string,
+  mode: ReminderMode,
+  delayS: number,
+  window?: KillWindow,
+): Promise<ReminderRecord> {
+  const res = await fetch(`${call.base}/schedule`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${call.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: `reminder ${tag}`, delay_seconds: delayS, mode }),
+  }).catch(() => null);
+  const refusal = res?.ok
+    ? undefined
+    : `${res?.status ?? 'no answer'} ${res ? JSON.stringify(await res.json().catch(() => null)) : ''}`;
+  return {
+    tag,
+    mode,
+    dueAt: Date.now() + delayS * 1000,
+    scheduled: res?.ok === true,
+    ...(refusal ? { refusal } : {}),
+    ...(window ? { window } : {}),
+  };
 }
 
 /** Starts the load; `stop()` waits for every reminder already scheduled to fall due. */
@@ -213,9 +250,16 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     says: { sent: 0, failed: 0, exits: [] },
     membershipChanges: 0,
     silentRekeys: 0,
+    beforeKill: async () => {
+      const planned = await Promise.all(
+        killGapPlan().map((r) => scheduleReminder(call, r.tag, r.mode, r.offsetMs / 1000, r.window)),
+      );
+      load.reminders.push(...planned);
+      return restartNotBefore(planned.filter((r) => r.scheduled));
+    },
     stop: async () => undefined,
   };
-  call.fake.onClientText?.((json) => void (json.includes('soakday-r') && load.voiceTexts.push(json)));
+  call.fake.onClientText?.((json) => void (json.includes('soakday-') && load.voiceTexts.push(json)));
   const end = call.started + options.minutes * 60_000;
   const timers: NodeJS.Timeout[] = [];
   const every = (seconds: number, fire: (count: number) => void | Promise<void>): void => {
@@ -237,22 +281,7 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     const delayS = 15 + Math.floor(call.random() * 30);
     if (performance.now() + delayS * 1000 > end - 20_000) return;
     const mode = REMINDER_MODES[i % REMINDER_MODES.length]!;
-    const tag = `soakday-r${i}`;
-    const res = await fetch(`${call.base}/schedule`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${call.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: `reminder ${tag}`, delay_seconds: delayS, mode }),
-    }).catch(() => null);
-    const refusal = res?.ok
-      ? undefined
-      : `${res?.status ?? 'no answer'} ${res ? JSON.stringify(await res.json().catch(() => null)) : ''}`;
-    load.reminders.push({
-      tag,
-      mode,
-      dueAt: Date.now() + delayS * 1000,
-      scheduled: res?.ok === true,
-      ...(refusal ? { refusal } : {}),
-    });
+    load.reminders.push(await scheduleReminder(call, `soakday-r${i}`, mode, delayS));
   });
   const guest = call.discord.user('guest');
   const visitor = call.discord.user('visitor');

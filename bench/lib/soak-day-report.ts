@@ -1,14 +1,22 @@
 // The day soak's result file (bench/results/soak-day.json): its schema as read back, the definition
 // beside each number, and the table rows the console and README show (scripts/soak-readme.ts).
 import { z } from 'zod';
+import { AFTER_RESTART_WINDOW_MS } from './soak-day-kill.ts';
 import { FLAT_TARGETS } from './soak-day-measure.ts';
 
 export const SOAK_DAY_DEFINITIONS = {
   minutes: 'length of the call, real time (audio paced as in a real call)',
   lostWords:
-    'each word not heard, with the outage phase it fell in, the faults of the 30 s before it and the call state at /health in the samples either side (5 s apart)',
+    'each word not heard, with the outage phase it fell in, the faults of the 30 s before it, the call state at /health in the samples either side (5 s apart) and, with a kill -9, when it was said relative to the kill (killPhase)',
+  wordsLostHeldAtKill:
+    "lost words the killed core still held at the kill -9: said before the kill, after the last word the model heard before it, never heard (speech held while the model is unreachable, or handed over one per model turn after, lives in the core's memory and ends with the process); null without a kill",
   killRestart:
-    "the kill -9 of the core mid-call (--kill-at-min) and its restart on the same home, port and token, the call joined again by POST /join: callBack = a model socket again (backAfterS after the kill), reminders due from the kill until then delivered and duplicated, the killed call's notes (GET /notes?call=) all still there after the restart",
+    "the kill -9 of the core mid-call (--kill-at-min) and its restart on the same home, port and token, the call joined again by POST /join: upAfterS = the restarted core's sidecar answered, callBack = a model socket again (backAfterS after the kill), reminders due from the kill until then delivered and duplicated, the killed call's notes (GET /notes?call=) all still there after the restart",
+  remindersDueInKillGap:
+    'accepted reminders that fell due while the core was down: from the kill -9 until the restarted core answered (killRestart.upAfterS). Right before the kill the soak schedules one per mode due 0.5-2 s after it and restarts the core only once they are due (bench/lib/soak-day-kill.ts); …Delivered / …Lost / …Duplicated counted at the receivers as remindersLost and remindersDuplicated are (a voice one, no call yet, counts where it was sent instead); null without a kill',
+  remindersDueAfterRestart: `accepted reminders that fell due in the ${AFTER_RESTART_WINDOW_MS / 1000} s after the restarted core answered (the call rejoining, then back): one per mode is scheduled right before the kill, due 10-20 s after it; …Delivered / …Lost / …Duplicated as for remindersDueInKillGap`,
+  killGapReminders:
+    'the same per mode (inKillGap, afterRestart), and each reminder scheduled around the kill: when it fell due (while the core was down, core back and the call rejoining, call back), seconds after the kill, deliveries at its receiver, sent instead of voice',
   wordsSent: 'numbered phrases the fake owner spoke (each a pitch-coded word, bench/lib/soak-call.ts)',
   wordsHeard:
     'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',
@@ -16,13 +24,13 @@ export const SOAK_DAY_DEFINITIONS = {
   repliesDoubled: 'phrases the model answered more than once with audio',
   repliesStale: "replies that arrived in a later phrase's window (answers to a phrase already past)",
   remindersDue:
-    'reminders the core accepted (POST /schedule 201), 15-45 s ahead, modes cycling voice, dm, channel, webhook',
+    'reminders the core accepted (POST /schedule 201), 15-45 s ahead, modes cycling voice, dm, channel, webhook; with a kill -9, also the 8 scheduled around it (remindersDueInKillGap)',
   remindersLost:
     'accepted reminders no receiver got: DM/channel = messages at the fake Discord REST, webhook = acted on by the receiver (2xx), voice = its text reached the fake model, or (the model unreachable) it arrived by DM, channel or webhook instead, as its outcome says (remindersByMode.voice.sentInstead)',
   remindersDuplicated:
     'deliveries beyond the first at the receiver (voice: not told, a fresh seeded session repeats the call so far)',
   webhookReceiver:
-    'the receiver answers 500 to every 5th request and 429 (Retry-After 1) to every 7th, and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
+    'the receiver answers 500 to every 5th request (the 2nd, 7th, …) and 429 (Retry-After 1) to every 7th (the 4th, 11th, …), and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
   rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',
   fdsFirstQuiet:
     'open file descriptors of the core (/proc/<pid>/fd) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last',
@@ -33,7 +41,7 @@ export const SOAK_DAY_DEFINITIONS = {
     "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
   modelSocketsOpenMax: 'model sockets open at the fake at a sample (1 expected; 2 only inside a handover)',
   childProcessesMax: 'processes whose parent is the core (none expected)',
-  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
+  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
   windows: 'one row per window (10 min by default) with the same figures',
   machine: 'shared machine: other work ran at the same time (see loadAverage1m)',
 };
@@ -44,11 +52,19 @@ export const soakDayResultSchema = z.object({
   windowMinutes: z.number(),
   wordsSent: z.number(),
   wordsHeard: z.number(),
+  wordsLostHeldAtKill: z.number().nullish(),
   repliesDoubled: z.number(),
   repliesStale: z.number(),
   remindersDue: z.number(),
   remindersLost: z.number(),
   remindersDuplicated: z.number(),
+  // Absent in results from before the kill gap's reminders (runs 1-6); null in a run without a kill.
+  remindersDueInKillGap: z.number().nullish(),
+  remindersDueInKillGapLost: z.number().nullish(),
+  remindersDueInKillGapDuplicated: z.number().nullish(),
+  remindersDueAfterRestart: z.number().nullish(),
+  remindersDueAfterRestartLost: z.number().nullish(),
+  remindersDueAfterRestartDuplicated: z.number().nullish(),
   rssGrowthMbPerHour: z.number().nullable(),
   fdsFirstQuiet: z.number().nullable(),
   fdsLastQuiet: z.number().nullable(),
@@ -102,6 +118,34 @@ export type SoakDayResult = z.infer<typeof soakDayResultSchema>;
 
 const mark = (ok: boolean): string => (ok ? ' ✓' : ' ✗');
 
+/** The kill -9's reminders, when the run had one. */
+function killGapRows(r: SoakDayResult): [metric: string, measured: string, target: string][] {
+  const row = (metric: string, due?: number | null, lost?: number | null, dup?: number | null) =>
+    due === null || due === undefined
+      ? []
+      : [
+          [
+            metric,
+            `${due} / ${lost ?? '—'} / ${dup ?? '—'}${mark(due > 0 && lost === 0 && dup === 0)}`,
+            'due ≥ 1, lost 0, duplicated 0',
+          ] as [string, string, string],
+        ];
+  return [
+    ...row(
+      'reminders due while the core was down (kill -9) / lost / duplicated',
+      r.remindersDueInKillGap,
+      r.remindersDueInKillGapLost,
+      r.remindersDueInKillGapDuplicated,
+    ),
+    ...row(
+      'reminders due just after the restart / lost / duplicated',
+      r.remindersDueAfterRestart,
+      r.remindersDueAfterRestartLost,
+      r.remindersDueAfterRestartDuplicated,
+    ),
+  ];
+}
+
 export function soakDayRows(r: SoakDayResult): [metric: string, measured: string, target: string][] {
   const lost = r.wordsSent - r.wordsHeard;
   const f = r.faults;
@@ -115,7 +159,7 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
     ['DAVE membership changes / silent re-keys', `${f.membershipChanges} / ${f.silentRekeys}`, ''],
     [
       'words spoken / heard by the model (lost)',
-      `${r.wordsSent} / ${r.wordsHeard} (${lost})${mark(lost === 0)}`,
+      `${r.wordsSent} / ${r.wordsHeard} (${lost}${r.wordsLostHeldAtKill ? `, ${r.wordsLostHeldAtKill} held at the kill -9` : ''})${mark(lost === 0)}`,
       'lost 0',
     ],
     [
@@ -128,6 +172,7 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
       `${r.remindersDue} / ${r.remindersLost} / ${r.remindersDuplicated}${mark(r.remindersLost === 0 && r.remindersDuplicated === 0)}`,
       'lost 0, duplicated 0',
     ],
+    ...killGapRows(r),
     [
       'core RSS growth after the first window',
       `${r.rssGrowthMbPerHour ?? '—'} MB/h${mark(r.flat.rss.pass)}`,

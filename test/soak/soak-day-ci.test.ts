@@ -12,14 +12,15 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 const SOAK_DAY = fileURLToPath(new URL('../../bench/soak-day.ts', import.meta.url));
-// Held back from CI until the losses its first run found are traced (docs/performance.md, "A working
-// day's call"): in the 10-minute run of 2026-12-02, 12 of 61 words were lost (6 spoken during the 60 s
-// model outage, 6 right after a refused resume and a 1011 drop), 3 replies doubled and 1 voice
-// reminder lost. It asserts the right values and fails on those defects; it runs with LVB_SOAK_DAY=1.
+// Held back from CI (docs/performance.md, "A working day's call"): the first runs lost words (12 of 61
+// in run 1, traced and fixed one cause at a time); run 9 (2026-12-02 15:45 UTC) was the first to hear
+// every word, but each of runs 7-9 read 2 stale replies, the late answers to speech held through the
+// 60 s outage (by design), which `repliesStale = 0` below counts. Its time fits CI's budget (about
+// 10.5 min, started first). It runs with LVB_SOAK_DAY=1.
 const enabled = process.env.LVB_SOAK_DAY === '1';
 if (!enabled)
   console.log(
-    'soak-day-ci: skipped — the 10-minute day soak fails on known, untraced losses (docs/performance.md); run it with LVB_SOAK_DAY=1, or `npm run soak:day -- --short`',
+    'soak-day-ci: skipped — held back from CI (docs/performance.md, "A working day\'s call"); run it with LVB_SOAK_DAY=1, or `npm run soak:day -- --short`',
   );
 
 const resultSchema = z.object({

@@ -92,3 +92,28 @@ describe('day soak flat checks', () => {
     ]);
   });
 });
+
+describe('day soak figures across a kill -9 (the restarted core is a new process)', () => {
+  // 20 minutes at 1 % of a core; killed at 10 min, the new process counting its CPU from 0.
+  const killed = (t: number): Partial<DaySample> =>
+    t < 10 * MIN ? { pid: 100, cpuMs: t / 100 } : { pid: 200, cpuMs: (t - 10 * MIN) / 100, fds: 29 };
+  const samples = series(20, killed);
+
+  it('a window adds the CPU of both processes instead of the difference of their counters', () => {
+    const windows = dayWindows(samples, [], [], 0, 20 * MIN);
+    expect(windows[0]!.cpuPercent).toBeCloseTo(1, 1);
+  });
+
+  it('compares each quiet point with those of its own process', () => {
+    const quiet = [
+      sample(4 * MIN, { pid: 100 }),
+      sample(8 * MIN, { pid: 100 }),
+      sample(14 * MIN, { pid: 200, fds: 29 }),
+      sample(18 * MIN, { pid: 200, fds: 29 }),
+    ];
+    const flat = flatChecks(samples, quiet, dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
+    expect(flat.fds).toEqual({ pass: true, atQuietPoints: [30, 30, 29, 29] });
+    const leak = [...quiet.slice(0, 3), sample(18 * MIN, { pid: 200, fds: 30 })];
+    expect(flatChecks(samples, leak, [], 10 * MIN).fds.pass).toBe(false);
+  });
+});
