@@ -43,10 +43,12 @@ export interface UnheardPolicy {
 }
 
 /**
- * Digital silence a session-less hold keeps in a row: 1 s. The pause after an utterance is paced
- * silence up to the silence cap (~5 s) when no service ends the turn, so held whole it was most of
- * the hold (the day soak lost the oldest words of its outage to it, issue #55). A held utterance
- * ends with its explicit end; the pauses between its words stay.
+ * Digital silence a hold keeps in a row: 1 s. The pause after an utterance is paced silence up to
+ * the silence cap (~5 s) when no service ends the turn, so held whole it was most of the hold: the
+ * day soak lost the oldest words of its outage to it, first in the link's hold, then (the 120-minute
+ * run) in the Gemini session's unanswered speech while it retried (issue #55). A held utterance ends
+ * with its explicit end; the pauses between its words stay. Only `untilAcknowledged` keeps every
+ * pause: it replays exactly the messages the service did not consume.
  */
 export const HELD_PAUSE_SAMPLES = 16_000;
 
@@ -65,15 +67,15 @@ export const untilJudged = (maxMs: number): UnheardPolicy => makePolicy('until j
 /** Held while the call has no session (parked, waking, down): the newest `maxMs` with their ends, pauses cut at 1 s. */
 export const untilSessionUp = (maxMs: number): UnheardPolicy =>
   makePolicy('until a session is up', maxMs, 'evict oldest', 'released', HELD_PAUSE_SAMPLES);
-/** Held while a session's socket reconnects: sent, in order, on the next one. */
+/** Held while a session's socket reconnects: sent, in order, on the next one, pauses cut at 1 s. */
 export const untilSocketUp = (maxMs: number): UnheardPolicy =>
-  makePolicy('until a socket is up', maxMs, 'evict oldest', 'released');
+  makePolicy('until a socket is up', maxMs, 'evict oldest', 'released', HELD_PAUSE_SAMPLES);
 /** Sent, kept until the service confirms it consumed it (entries tagged with their message numbers). */
 export const untilAcknowledged = (maxMs: number): UnheardPolicy =>
   makePolicy('until acknowledged', maxMs, 'evict oldest', 'released');
-/** Kept until the service begins answering it: a replay on a new socket keeps it (a second drop replays it again). */
+/** Kept until the service begins answering it: a replay on a new socket keeps it (a second drop replays it again); pauses cut at 1 s. */
 export const untilAnswered = (maxMs: number): UnheardPolicy =>
-  makePolicy('until answered', maxMs, 'evict oldest', 'kept');
+  makePolicy('until answered', maxMs, 'evict oldest', 'kept', HELD_PAUSE_SAMPLES);
 
 /** A chunk replayed: valid during the call only. `seq` numbers the store's entries in order; `tag` is the caller's. */
 export type UnheardSend = (pcm: Int16Array, seq: number, tag: number) => void;

@@ -189,9 +189,16 @@ describe('UnheardSpeech policies', () => {
     expect(kept).toBe(50);
     store.end();
     expect(store.push(new Int16Array(320))).toBe(true);
-    const other = new UnheardSpeech(untilSocketUp(30_000));
-    for (let i = 0; i < 250; i++) other.push(new Int16Array(320));
-    expect(other.size).toBe(250);
+    // A session's holds cut pauses the same way; only the tail the service must consume exactly keeps them whole.
+    for (const policy of [untilSocketUp(30_000), untilAnswered(30_000)]) {
+      const held = new UnheardSpeech(policy);
+      held.push(chunk(1));
+      for (let i = 0; i < 250; i++) held.push(new Int16Array(320));
+      expect(held.size).toBe(51);
+    }
+    const tail = new UnheardSpeech(untilAcknowledged(30_000));
+    for (let i = 0; i < 250; i++) tail.push(new Int16Array(320));
+    expect(tail.size).toBe(250);
   });
 
   it('prepend: speech handed back goes ahead of what is held, under the pause cap; what does not fit gives way, oldest first', () => {

@@ -25,6 +25,23 @@ describe('GeminiAudioInput.takeUnanswered', () => {
     expect(input.takeUnanswered()).toEqual([]);
   });
 
+  it("keeps every utterance of a retry's length when paced silence follows each (pauses kept at 1 s, the link's cap)", () => {
+    // The 120-minute day soak lost 6 of the ~8 utterances of its 60 s outage: the bridge paces
+    // silence after each utterance up to the silence cap (~5 s) when no service ends the turn,
+    // and held whole those pauses filled the session's 30 s before it gave up.
+    const input = new GeminiAudioInput(5000, 30_000);
+    const silence = new Int16Array(320);
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      for (let i = 0; i < 2 * 50; i++) input.send(null, new Int16Array(320).fill(n));
+      for (let i = 0; i < 5 * 50; i++) input.send(null, silence);
+      input.end(null);
+    }
+    const taken = input.takeUnanswered();
+    const said = new Set(taken.filter((c): c is Int16Array => c !== null && c[0] !== 0).map((c) => c[0]));
+    expect([...said]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(taken.filter((c) => c === null).length).toBe(8);
+  });
+
   it('nothing once the model answered', () => {
     const input = new GeminiAudioInput(5000, 30_000);
     say(input, 1, 1);
