@@ -20,7 +20,7 @@ import type {
 } from '../../ports.ts';
 import { fromRealtimeUsage, TokenAccount, totalTokens } from '../../usage/tokens.ts';
 import { toModelFrame } from '../frame-converter.ts';
-import { EventTable, validated, type EventHandler } from '../session-core/event-table.ts';
+import { EventTable, validating, type EventHandler } from '../session-core/event-table.ts';
 import { ModelSessionCore } from '../session-core/model-session.ts';
 import { PendingToolCalls } from '../session-core/tool-calls.ts';
 import { classifyOpenAIFailure } from './failure.ts';
@@ -276,10 +276,7 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
 
   /** What each server event does; a type not here (session.updated, rate_limits.updated, output_item.*, …) does nothing. */
   #eventTable(): EventTable<JsonEvent, Connection> {
-    const on = <T>(
-      schema: z.ZodType<T>,
-      handle: (data: T, c: Connection) => void,
-    ): EventHandler<JsonEvent, Connection> => validated(schema, handle, (event) => this.#malformed(event));
+    const on = validating<JsonEvent, Connection>((event) => this.#malformed(event));
     const reply = this.#reply;
     const acked: EventHandler<JsonEvent, Connection> = (event) => {
       const parsed = itemAck.safeParse(event);

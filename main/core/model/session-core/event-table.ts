@@ -30,3 +30,9 @@ export function validated<E, T, C>(
     else malformed(event);
   };
 }
+
+/** `validated` with one `malformed` for a whole table: `on(schema, handle)` per event type. */
+export function validating<E, C>(malformed: (event: E) => void) {
+  return <T>(schema: ZodType<T>, handle: (data: T, connection: C) => void): EventHandler<E, C> =>
+    validated(schema, handle, malformed);
+}

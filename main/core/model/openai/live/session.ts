@@ -22,7 +22,7 @@ import type {
 } from '../../../ports.ts';
 import type { TimerHandle } from '../../../contracts/clock.ts';
 import { assertSupportedImage } from '../../frame-converter.ts';
-import { EventTable, validated, type EventHandler } from '../../session-core/event-table.ts';
+import { EventTable, validating } from '../../session-core/event-table.ts';
 import { ModelSessionCore, type ModelSessionCoreOptions } from '../../session-core/model-session.ts';
 import { ReplyTranscript } from '../../session-core/reply-transcript.ts';
 import { PendingToolCalls } from '../../session-core/tool-calls.ts';
@@ -330,10 +330,7 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
 
   /** What each server event does; a type not here does nothing. */
   #eventTable(): EventTable<JsonEvent, JsonSocket> {
-    const on = <T>(
-      schema: z.ZodType<T>,
-      handle: (data: T, s: JsonSocket) => void,
-    ): EventHandler<JsonEvent, JsonSocket> => validated(schema, handle, (event) => this.#malformed(event));
+    const on = validating<JsonEvent, JsonSocket>((event) => this.#malformed(event));
     return new EventTable<JsonEvent, JsonSocket>({
       'session.output_audio.delta': on(outputAudioDelta, (d, socket) => this.#audio(d.delta, socket)),
       'session.output_transcript.delta': on(transcriptDelta, (d) => {
