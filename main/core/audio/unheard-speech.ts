@@ -45,8 +45,8 @@ export interface UnheardPolicy {
 /**
  * Digital silence a hold keeps in a row: 1 s. The pause after an utterance is paced silence up to
  * the silence cap (~5 s) when no service ends the turn, so held whole it was most of the hold: the
- * day soak lost the oldest words of its outage to it, first in the link's hold, then (the 120-minute
- * run) in the Gemini session's unanswered speech while it retried (issue #55). A held utterance ends
+ * day soak lost the oldest words of its outage to it in the link's hold, and a session retrying for
+ * ~30-50 s would lose them in its unanswered speech the same way (issue #55). A held utterance ends
  * with its explicit end; the pauses between its words stay. Only `untilAcknowledged` keeps every
  * pause: it replays exactly the messages the service did not consume.
  */

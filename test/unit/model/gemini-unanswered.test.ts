@@ -26,9 +26,9 @@ describe('GeminiAudioInput.takeUnanswered', () => {
   });
 
   it("keeps every utterance of a retry's length when paced silence follows each (pauses kept at 1 s, the link's cap)", () => {
-    // The 120-minute day soak lost 6 of the ~8 utterances of its 60 s outage: the bridge paces
-    // silence after each utterance up to the silence cap (~5 s) when no service ends the turn,
-    // and held whole those pauses filled the session's 30 s before it gave up.
+    // The bridge paces silence after each utterance up to the silence cap (~5 s) when no service
+    // ends the turn; kept whole, those pauses filled the session's 30 s while it retried, and the
+    // oldest utterances gave way before it could hand them over (this test failed so before the cap).
     const input = new GeminiAudioInput(5000, 30_000);
     const silence = new Int16Array(320);
     for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
