@@ -3,7 +3,7 @@
 // streams (one event per few words) into whole turns, and dropping entries that are not speech or
 // notes (state changes, frames, tool calls, notification receipts).
 import { z } from 'zod';
-import { NOTE_KINDS } from './note-kinds.ts';
+import { NOTE_KINDS } from '../../api-types.ts';
 
 export const noteLikeSchema = z.object({
   id: z.string().max(200).optional(),
