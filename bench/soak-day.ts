@@ -186,7 +186,9 @@ export async function main(argv: string[]): Promise<void> {
       wordsLostHeldAtKill: kill ? cycles.filter((c) => !c.heard && c.heldAtKill).length : null,
       repliesWhole: cycles.filter((c) => c.replies === 1).length,
       repliesDoubled: cycles.filter((c) => c.replies > 1).length,
-      repliesStale: cycles.reduce((n, c) => n + c.strayReplies, 0),
+      repliesStale: cycles.reduce((n, c) => n + c.staleReplies, 0),
+      repliesLate: cycles.reduce((n, c) => n + c.lateReplies, 0),
+      repliesLateMaxS: Math.round(Math.max(0, ...cycles.map((c) => c.lateByMs ?? 0)) / 100) / 10,
       repliesUnheard: run.repliesUnheard,
       // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).
       wordsLostAt: cycles

@@ -120,6 +120,14 @@ export interface SoakCycle {
   replies: number;
   /** Replies during this cycle's window to some other phrase (late for the previous one, or misheard). */
   strayReplies: number;
+  /**
+   * After the whole run is aligned (alignReplies): replies that answered this utterance after a later
+   * one had begun, and replies in this cycle's window that answered nothing said (stale).
+   */
+  lateReplies: number;
+  /** Of a late answer: from the utterance's start to when the model got the turn. */
+  lateByMs?: number;
+  staleReplies: number;
   /** Speech end (fake speaker done) → first loud packet of the reply at the fake Discord. */
   latencyMs: number | null;
   /** Longest silence inside the reply as played (quiet packets or a pause in the stream). */
@@ -273,8 +281,10 @@ function analysePlayback(
 export function alignReplies(
   utteranceAt: readonly number[],
   replies: readonly { k: number; at: number }[],
-): { counts: number[]; stray: number } {
+): { counts: number[]; stray: number; answered: (number | null)[]; late: boolean[] } {
   const counts = new Array<number>(utteranceAt.length).fill(0);
+  const answered: (number | null)[] = [];
+  const late: boolean[] = [];
   let next = 0;
   let stray = 0;
   for (const { k, at } of replies) {
@@ -283,6 +293,10 @@ export function alignReplies(
     const said: number[] = [];
     for (let j = spoken - 1; j >= Math.max(0, spoken - PHRASES); j--) if (j % PHRASES === k) said.push(j);
     const j = said.find((c) => c >= next && counts[c] === 0) ?? said.find((c) => counts[c] === 0) ?? said[0];
+    answered.push(j ?? null);
+    // Late: the speaker had begun a later utterance before the model got this turn (speech held
+    // through an outage and handed over after it, answered after what was said since).
+    late.push(j !== undefined && j < spoken - 1);
     if (j === undefined) {
       stray++;
       continue;
@@ -290,7 +304,35 @@ export function alignReplies(
     counts[j]!++;
     if (j >= next) next = j + 1;
   }
-  return { counts, stray };
+  return { counts, stray, answered, late };
+}
+
+/**
+ * Per utterance, after the whole run is aligned: replies that answered it late, and replies in its
+ * window (from its start to the next one's) that answered nothing said: stale ones.
+ */
+export function repliesPerUtterance(
+  utteranceAt: readonly number[],
+  replies: readonly { at: number }[],
+  aligned: { answered: readonly (number | null)[]; late: readonly boolean[] },
+): { late: number[]; lateByMs: number[]; stale: number[] } {
+  const late = new Array<number>(utteranceAt.length).fill(0);
+  const lateByMs = new Array<number>(utteranceAt.length).fill(0);
+  const stale = new Array<number>(utteranceAt.length).fill(0);
+  replies.forEach((reply, r) => {
+    const j = aligned.answered[r];
+    if (j !== null && j !== undefined) {
+      if (aligned.late[r]) {
+        late[j]!++;
+        lateByMs[j] = Math.max(lateByMs[j]!, reply.at - utteranceAt[j]!);
+      }
+      return;
+    }
+    let window = -1;
+    while (window + 1 < utteranceAt.length && utteranceAt[window + 1]! <= reply.at) window++;
+    if (window >= 0) stale[window]!++;
+  });
+  return { late, lateByMs, stale };
 }
 
 /**
@@ -520,6 +562,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         heard: mine.some((r) => r.k === k),
         replies: mine.filter((r) => r.k === k).length,
         strayReplies: mine.filter((r) => r.k !== k).length,
+        lateReplies: 0,
+        staleReplies: 0,
         ...played,
         events: [...new Set(events.filter((e) => e.at >= cycleStart - 1500 && e.at <= cycleEnd).map((e) => e.kind))],
       });
@@ -532,9 +576,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       cycles.map((c) => c.at),
       spoken,
     );
+    const perUtterance = repliesPerUtterance(
+      cycles.map((c) => c.at),
+      spoken,
+      aligned,
+    );
     cycles.forEach((cycle, i) => {
       cycle.heard = aligned.counts[i]! > 0;
       cycle.replies = aligned.counts[i]!;
+      cycle.lateReplies = perUtterance.late[i]!;
+      if (perUtterance.late[i]) cycle.lateByMs = perUtterance.lateByMs[i]!;
+      cycle.staleReplies = perUtterance.stale[i]!;
     });
     if (kill) {
       const held = heldAtKill(

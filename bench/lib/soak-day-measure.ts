@@ -4,6 +4,7 @@
 // long quiet stretch, the model parked) the same once more. Then per-window rows and the "flat
 // means flat" checks (issue #55).
 import { readdirSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { z } from 'zod';
 import { readProc } from './latency-proc.ts';
 
@@ -54,6 +55,36 @@ function childProcesses(pid: number): number {
   return n;
 }
 
+/**
+ * GET /health on a connection of its own that closes after the answer. The sampler asks every 5 s and
+ * Node's server keeps an idle connection 5 s: over `fetch`'s keep-alive pool the harness's own socket
+ * was sometimes still open in the core at a quiet point and sometimes not (the first day soak's quiet
+ * points read 35, 34 and once 36 fds, the extra one a TCP socket).
+ */
+function askHealth(base: string, token: string): Promise<unknown> {
+  return new Promise((resolve) => {
+    const request = get(
+      `${base}/health`,
+      { agent: false, headers: { authorization: `Bearer ${token}`, connection: 'close' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(text));
+          } catch {
+            resolve(null);
+          }
+        });
+        res.on('error', () => resolve(null));
+      },
+    );
+    request.on('error', () => resolve(null));
+    request.setTimeout(10_000, () => request.destroy());
+  });
+}
+
 export async function sampleCore(
   pid: number,
   base: string,
@@ -63,10 +94,11 @@ export async function sampleCore(
 ): Promise<DaySample | null> {
   const proc = readProc(pid);
   if (!proc) return null;
+  // Counted before the harness's own /health request opens a socket in the core.
+  const fds = openFds(pid);
   const asked = performance.now();
-  const health = await fetch(`${base}/health`, { headers: { authorization: `Bearer ${token}` } })
-    .then(async (res) => healthSchema.parse(await res.json()))
-    .catch(() => null);
+  const parsed = healthSchema.safeParse(await askHealth(base, token));
+  const health = parsed.success ? parsed.data : null;
   const roundTrip = health ? performance.now() - asked : null;
   const byKind = health?.diagnostics?.active_resources ?? {};
   return {
@@ -75,7 +107,7 @@ export async function sampleCore(
     cpuMs: proc.cpuMs,
     rssMb: Math.round(proc.rssMb * 10) / 10,
     heapMb: health?.memory.heap_used_mb ?? null,
-    fds: openFds(pid),
+    fds,
     activeResources: health?.diagnostics ? Object.values(byKind).reduce((a, b) => a + b, 0) : null,
     activeByKind: byKind,
     children: childProcesses(pid),
@@ -92,6 +124,8 @@ export interface CycleLike {
   heard: boolean;
   replies: number;
   strayReplies: number;
+  lateReplies: number;
+  staleReplies: number;
 }
 
 export interface DayWindow {
@@ -102,6 +136,7 @@ export interface DayWindow {
   repliesWhole: number;
   repliesDoubled: number;
   repliesStale: number;
+  repliesLate: number;
   remindersDue: number;
   remindersDelivered: number;
   rssMb: { first: number; last: number; max: number };
@@ -164,7 +199,8 @@ export function dayWindows(
       wordsHeard: mine.filter((c) => c.heard).length,
       repliesWhole: mine.filter((c) => c.replies === 1).length,
       repliesDoubled: mine.filter((c) => c.replies > 1).length,
-      repliesStale: mine.reduce((n, c) => n + c.strayReplies, 0),
+      repliesStale: mine.reduce((n, c) => n + c.staleReplies, 0),
+      repliesLate: mine.reduce((n, c) => n + c.lateReplies, 0),
       remindersDue: due.length,
       remindersDelivered: due.filter((r) => r.delivered).length,
       rssMb: { first: inWindow[0]!.rssMb, last: end.rssMb, max: Math.max(...inWindow.map((s) => s.rssMb)) },

@@ -22,7 +22,10 @@ export const SOAK_DAY_DEFINITIONS = {
     'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',
   repliesWhole: 'phrases answered exactly once with audio the fake Discord received',
   repliesDoubled: 'phrases the model answered more than once with audio',
-  repliesStale: "replies that arrived in a later phrase's window (answers to a phrase already past)",
+  repliesStale:
+    "replies that answered nothing said: no utterance of their phrase among the last ones said before the model got the turn (a leftover of a cut or replaced reply, or a misheard phrase); counted in the window they played in. Until 2026-12-02 this counted every reply heard in a later phrase's window, so the late answers below read as stale",
+  repliesLate:
+    'replies that answered an utterance after the speaker had begun a later one: speech held while the model was unreachable (the 60 s outage) and handed over once it was back, answered in order after it (by design: unheard speech is kept until answered, docs/architecture.md "Unheard speech"); repliesLateMaxS: the latest of them, from the utterance\'s start to the model getting it',
   remindersDue:
     'reminders the core accepted (POST /schedule 201), 15-45 s ahead, modes cycling voice, dm, channel, webhook; with a kill -9, also the 8 scheduled around it (remindersDueInKillGap)',
   remindersLost:
@@ -55,6 +58,9 @@ export const soakDayResultSchema = z.object({
   wordsLostHeldAtKill: z.number().nullish(),
   repliesDoubled: z.number(),
   repliesStale: z.number(),
+  // Absent in results from before late answers were counted apart (2026-12-02).
+  repliesLate: z.number().nullish(),
+  repliesLateMaxS: z.number().nullish(),
   remindersDue: z.number(),
   remindersLost: z.number(),
   remindersDuplicated: z.number(),
@@ -166,6 +172,13 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
       'replies doubled / stale',
       `${r.repliesDoubled} / ${r.repliesStale}${mark(r.repliesDoubled === 0 && r.repliesStale === 0)}`,
       '0 / 0',
+    ],
+    [
+      'answered late (held through the outage), latest',
+      r.repliesLate === null || r.repliesLate === undefined
+        ? '— (not counted apart then)'
+        : `${r.repliesLate}${r.repliesLate ? `, ${r.repliesLateMaxS ?? '—'} s after said` : ''}`,
+      'reported, not a target',
     ],
     [
       'reminders due / lost / duplicated (at the receivers)',

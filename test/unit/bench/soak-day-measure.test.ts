@@ -63,9 +63,9 @@ describe('day soak flat checks', () => {
   it('counts words, doubled replies and reminders in the window they fell in', () => {
     const samples = series(20);
     const cycles = [
-      { at: 1 * MIN, heard: true, replies: 1, strayReplies: 0 },
-      { at: 12 * MIN, heard: false, replies: 0, strayReplies: 0 },
-      { at: 13 * MIN, heard: true, replies: 2, strayReplies: 1 },
+      { at: 1 * MIN, heard: true, replies: 1, strayReplies: 0, lateReplies: 0, staleReplies: 0 },
+      { at: 12 * MIN, heard: false, replies: 0, strayReplies: 0, lateReplies: 0, staleReplies: 0 },
+      { at: 13 * MIN, heard: true, replies: 2, strayReplies: 1, lateReplies: 1, staleReplies: 1 },
     ];
     const windows = dayWindows(
       samples,
@@ -83,12 +83,13 @@ describe('day soak flat checks', () => {
         w.wordsHeard,
         w.repliesDoubled,
         w.repliesStale,
+        w.repliesLate,
         w.remindersDue,
         w.remindersDelivered,
       ]),
     ).toEqual([
-      [1, 1, 0, 0, 1, 1],
-      [2, 1, 1, 1, 1, 0],
+      [1, 1, 0, 0, 0, 1, 1],
+      [2, 1, 1, 1, 1, 1, 0],
     ]);
   });
 });

@@ -16,7 +16,7 @@ describe('TranscriptAggregator: one utterance, one note', () => {
 });
 
 describe('soak reply alignment', async () => {
-  const { alignReplies, PHRASES } = await import('../../../bench/lib/soak-call.ts');
+  const { alignReplies, repliesPerUtterance, PHRASES } = await import('../../../bench/lib/soak-call.ts');
   it('a late reply still counts for its utterance; a repeat is doubled; nothing nearby is stray', () => {
     // utterances 0..4 said 10 apart; the reply to 1 came after 2 was said (late), 3 was answered twice, 4 never
     const at = [0, 10, 20, 30, 40];
@@ -49,5 +49,30 @@ describe('soak reply alignment', async () => {
     const { counts, stray } = alignReplies([0, 10], [{ k: 1, at: 5 }]);
     expect(counts).toEqual([0, 0]);
     expect(stray).toBe(1);
+  });
+
+  it('answers to speech held through an outage are late, not stale; a reply to nothing said is stale', () => {
+    // 10 utterances 7 s apart. 3, 4 and 5 fell in the outage: nobody answered them then; once the model
+    // was back (after 6 began) they were answered in order, then 6. Until 2026-12-02 the soak counted
+    // the three as stale (each arrived in a later phrase's window); they answer what was said, late.
+    const at = Array.from({ length: 10 }, (_, n) => n * 7000);
+    const reply = (n: number, t: number) => ({ k: n % PHRASES, at: t });
+    const replies = [
+      ...[0, 1, 2].map((n) => reply(n, at[n]! + 3000)),
+      reply(3, 43_000),
+      reply(4, 44_000),
+      reply(5, 45_000),
+      reply(6, 46_000),
+      ...[7, 8].map((n) => reply(n, at[n]! + 3000)),
+      // A phrase not said recently (a leftover of a replaced reply) in 9's window.
+      { k: (9 + 1) % PHRASES, at: at[9]! + 2000 },
+      reply(9, at[9]! + 3000),
+    ];
+    const aligned = alignReplies(at, replies);
+    expect(aligned.counts).toEqual(new Array(10).fill(1));
+    const { late, lateByMs, stale } = repliesPerUtterance(at, replies, aligned);
+    expect(late).toEqual([0, 0, 0, 1, 1, 1, 0, 0, 0, 0]);
+    expect(lateByMs[3]).toBe(43_000 - 21_000);
+    expect(stale).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
   });
 });
