@@ -20,6 +20,9 @@ import { runSoak, type SoakCallContext, type SoakCycle, type SoakRun } from './l
 import { killGapTally } from './lib/soak-day-kill.ts';
 import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
 import { dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
+import { guestVoices, tallyGuestWords } from './lib/soak-day-guests.ts';
+import { phraseSignal } from '../main/fakes/shared/phrases.ts';
+import { seededRandom } from '../main/fakes/discord/index.ts';
 import { SOAK_DAY_DEFINITIONS, soakDayResultSchema, soakDayRows } from './lib/soak-day-report.ts';
 
 export async function main(argv: string[]): Promise<void> {
@@ -70,6 +73,11 @@ export async function main(argv: string[]): Promise<void> {
   let load: DayLoad | null = null;
   let call: SoakCallContext | null = null;
   let sampler: NodeJS.Timeout | null = null;
+  // The guest and the visitor speak in the owner's pauses (bench/lib/soak-day-guests.ts), on their own seeded random.
+  const guests = guestVoices(seededRandom(seed + 1), async (name, k) => {
+    if (!call) throw new Error('no call yet');
+    return call.discord.speak(call.discord.user(name).id, phraseSignal(k));
+  });
   const sample = async (): Promise<DaySample | null> =>
     call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null;
   try {
@@ -86,6 +94,7 @@ export async function main(argv: string[]): Promise<void> {
       quietEveryS: schedule.quietEveryS,
       quietForS: schedule.quietForS,
       extraUsers: ['guest', 'visitor'],
+      guests,
       coreEnv: {
         DISCORD_VOICE_LIVE_WEBHOOK_AGENT_NOTIFY: webhook.url,
         // The soak's receiver drops a repeated Idempotency-Key (soak-day-load.ts), for as long as the call.
@@ -190,6 +199,8 @@ export async function main(argv: string[]): Promise<void> {
       repliesLate: cycles.reduce((n, c) => n + c.lateReplies, 0),
       repliesLateMaxS: Math.round(Math.max(0, ...cycles.map((c) => c.lateByMs ?? 0)) / 100) / 10,
       repliesUnheard: run.repliesUnheard,
+      // The guests' own phrases (in the owner's pauses, some overlapping): said, and heard by the model.
+      guestWords: tallyGuestWords(guests.said, guests.turns),
       // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).
       wordsLostAt: cycles
         .filter((c) => !c.heard)

@@ -34,6 +34,7 @@ import {
   waitForSidecar,
   type BenchHealth,
 } from './latency-call.ts';
+import { transcribePhrases } from './soak-day-guests.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 import { startBenchModel, type BenchModelFake, type BenchProvider } from './model-fakes.ts';
 
@@ -96,6 +97,12 @@ export interface SoakOptions {
   extras?: (call: SoakCallContext) => SoakExtras;
   /** Kill -9 the core this many seconds into the call and start it again on the same home (0: never). */
   killAtS?: number;
+  /**
+   * Other speakers (bench/lib/soak-day-guests.ts): the fake model reads every phrase code of a turn,
+   * turns with no owner phrase are left out of the owner's counts, and this runs in each pause
+   * between the owner's cycles (it may return before its speaker is done: an overlap).
+   */
+  guests?: { between(): Promise<void>; turns: { ks: number[]; at: number }[] };
 }
 
 /** The kill -9 mid-call (issue #55 item 5): when, how long until the call was back, the notes either side. */
@@ -171,6 +178,8 @@ interface HeardReply {
    * spoke count as answers (a second one that spoke is a doubled reply).
    */
   spoke(): boolean;
+  /** A turn of other speakers only (options.guests): not an answer to the owner. */
+  guestOnly: boolean;
 }
 
 /**
@@ -190,9 +199,12 @@ class ModelDriver {
   readonly stalledAt = new Map<number, number>();
   #waiters: ((reply: HeardReply) => void)[] = [];
 
-  constructor(model: BenchModelFake) {
+  constructor(model: BenchModelFake, guests?: SoakOptions['guests']) {
     model.onUserTurn((turn) => {
-      const k = transcribePhrase(turn.pcm, turn.rate);
+      const ks = guests ? transcribePhrases(turn.pcm, turn.rate) : [];
+      guests?.turns.push({ ks, at: Date.now() });
+      const k = guests ? (ks.find((c) => c < PHRASES) ?? -1) : transcribePhrase(turn.pcm, turn.rate);
+      const guestOnly = guests !== undefined && k === -1 && ks.length > 0;
       if (process.env.SOAK_DEBUG)
         console.error(
           `${new Date().toISOString()} fake model socket ${turn.socket}: turn of ${turn.pcm.length} samples (${turn.endedBy}) transcribed as phrase ${k}`,
@@ -215,8 +227,10 @@ class ModelDriver {
         at: Date.now(),
         done: replied.done,
         spoke: () => firstAudioHeard(replied.firstAudioSentAt(), this.stalledAt.get(turn.socket)),
+        guestOnly,
       };
       this.replies.push(reply);
+      if (guestOnly) return;
       for (const waiter of this.#waiters.splice(0)) waiter(reply);
     });
   }
@@ -382,11 +396,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
   const env = { ...coreEnv(discord, fake, home, port, token), ...options.coreEnv };
+  // Other voices the model hears must be allowed speakers (otherwise they are listeners, never sent).
+  if (options.guests)
+    env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users
+      .filter((u) => !u.bot)
+      .map((u) => u.id)
+      .join(',');
   let { child, output } = startCoreChild(env, home);
   let pid = child.pid!;
   let kill: SoakKill | null = null;
   const events: SoakRun['events'] = [];
-  const model = new ModelDriver(fake);
+  const model = new ModelDriver(fake, options.guests);
   let pendingCause: SoakEventKind | null = null;
   fake.onReplacement((socket, planned) => {
     // A socket that replaces one the service ended on its terms, with no fault injected since, is a planned rotation.
@@ -554,7 +574,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         await sleep(REPLY_MS + 700); // the player plays at real time, behind the model's 2× sending
       }
       const played = reply ? analysePlayback(discord, speechEnd) : { latencyMs: null, innerGapMs: null };
-      const mine = model.replies.slice(repliesBefore).filter((r) => r.spoke());
+      const mine = model.replies.slice(repliesBefore).filter((r) => r.spoke() && !r.guestOnly);
       const cycleEnd = Date.now();
       cycles.push({
         n,
@@ -568,10 +588,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         events: [...new Set(events.filter((e) => e.at >= cycleStart - 1500 && e.at <= cycleEnd).map((e) => e.kind))],
       });
       await sleep(300 + random() * 1200);
+      await options.guests?.between();
     }
     // A reply that arrives after its cycle ended still counts for that utterance (doubled check).
     await sleep(2000);
-    const spoken = model.replies.filter((r) => r.spoke());
+    const spoken = model.replies.filter((r) => r.spoke() && !r.guestOnly);
     const aligned = alignReplies(
       cycles.map((c) => c.at),
       spoken,
@@ -624,7 +645,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       })),
       healthAtEnd,
       fakeSockets: fake.sockets(),
-      repliesUnheard: model.replies.length - spoken.length,
+      repliesUnheard: model.replies.filter((r) => !r.guestOnly).length - spoken.length,
       kill,
     };
   } finally {

@@ -20,6 +20,8 @@ export const SOAK_DAY_DEFINITIONS = {
   wordsSent: 'numbered phrases the fake owner spoke (each a pitch-coded word, bench/lib/soak-call.ts)',
   wordsHeard:
     'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',
+  guestWords:
+    "per guest (guest, visitor), their own pitch-coded phrases (codes above the owner's, bench/lib/soak-day-guests.ts) said in about half the owner's pauses, a third of them overlapping the start of the owner's next phrase: sent = said while in the channel, heard = a model turn at or after it whose transcription (read 60 ms window by window) holds the code; turns of guests alone are not counted in the owner's words or replies",
   repliesWhole: 'phrases answered exactly once with audio the fake Discord received',
   repliesDoubled: 'phrases the model answered more than once with audio',
   repliesStale:
@@ -57,6 +59,8 @@ export const soakDayResultSchema = z.object({
   wordsHeard: z.number(),
   wordsLostHeldAtKill: z.number().nullish(),
   repliesDoubled: z.number(),
+  // Absent in results from before the guests spoke (issue #55 item 1).
+  guestWords: z.record(z.string(), z.object({ sent: z.number(), heard: z.number() })).optional(),
   repliesStale: z.number(),
   // Absent in results from before late answers were counted apart (2026-12-02).
   repliesLate: z.number().nullish(),
@@ -168,6 +172,11 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
       `${r.wordsSent} / ${r.wordsHeard} (${lost}${r.wordsLostHeldAtKill ? `, ${r.wordsLostHeldAtKill} held at the kill -9` : ''})${mark(lost === 0)}`,
       'lost 0',
     ],
+    ...Object.entries(r.guestWords ?? {}).map(([name, g]): [string, string, string] => [
+      `${name}'s words spoken / heard by the model`,
+      `${g.sent} / ${g.heard}${mark(g.heard === g.sent)}`,
+      'all heard',
+    ]),
     [
       'replies doubled / stale',
       `${r.repliesDoubled} / ${r.repliesStale}${mark(r.repliesDoubled === 0 && r.repliesStale === 0)}`,

@@ -1,0 +1,126 @@
+// The day soak's other speakers (issue #55 item 1), pure parts only: NOT wired into the soak yet.
+// The guest and the visitor say their own pitch-coded phrases, above the owner's PHRASES (so the
+// owner's transcription, which rejects codes ≥ PHRASES, never takes one of theirs for the owner's),
+// and a turn of mixed audio is read window by window, so two speakers in one model turn (one
+// overlapping the other's tail, or one starting in the other's pause before the service ends the
+// turn) are both heard: a window where two tones sum has no steady pitch and counts for nobody.
+import { PHRASES, phraseHz } from '../../main/fakes/shared/phrases.ts';
+
+export const GUEST_SPEAKERS = ['guest', 'visitor'] as const;
+export type GuestSpeaker = (typeof GUEST_SPEAKERS)[number];
+/** Phrase codes per guest: PHRASES.. for the guest, the next four for the visitor (1750–2625 Hz). */
+export const GUEST_CODES: Record<GuestSpeaker, readonly number[]> = {
+  guest: [PHRASES, PHRASES + 1, PHRASES + 2, PHRASES + 3],
+  visitor: [PHRASES + 4, PHRASES + 5, PHRASES + 6, PHRASES + 7],
+};
+const ALL_CODES = PHRASES + 8;
+const WINDOW_MS = 60;
+/** Steady windows a phrase needs to count as said (a 1.2 s phrase has ~20; a mixed tail has none). */
+const MIN_WINDOWS = 4;
+
+export function speakerOfCode(k: number): 'owner' | GuestSpeaker | null {
+  if (k >= 0 && k < PHRASES) return 'owner';
+  return GUEST_SPEAKERS.find((s) => GUEST_CODES[s].includes(k)) ?? null;
+}
+
+/** The pitch code of one window if its pitch is steady and on a code; else -1. */
+function windowCode(pcm: Int16Array, from: number, to: number, rate: number): number {
+  const spacings: number[] = [];
+  let last = -1;
+  let peak = 0;
+  for (let i = from + 1; i < to; i++) {
+    const a = pcm[i - 1]!;
+    const b = pcm[i]!;
+    peak = Math.max(peak, Math.abs(b));
+    if (a < 0 && b >= 0) {
+      const at = i - 1 + a / (a - b);
+      if (last >= 0 && peak >= 200) spacings.push(at - last);
+      last = at;
+      peak = 0;
+    }
+  }
+  if (spacings.length < 8) return -1;
+  const median = [...spacings].sort((x, y) => x - y)[spacings.length >> 1]!;
+  const near = spacings.filter((d) => Math.abs(d - median) <= 0.05 * median);
+  // Two summed tones give crossings at uneven spacings: not one speaker's steady pitch.
+  if (near.length < 0.9 * spacings.length) return -1;
+  const hz = rate / (near.reduce((sum, d) => sum + d, 0) / near.length);
+  const k = Math.round((hz - 250) / 125);
+  return k >= 0 && k < ALL_CODES && Math.abs(hz - phraseHz(k)) < 30 ? k : -1;
+}
+
+/** Every phrase code said in a turn (mono at `rate`), in the order first heard. */
+export function transcribePhrases(pcm: Int16Array, rate: number): number[] {
+  const size = Math.round((rate * WINDOW_MS) / 1000);
+  const windows = new Map<number, number>();
+  for (let from = 0; from + size <= pcm.length; from += size) {
+    const k = windowCode(pcm, from, from + size, rate);
+    if (k >= 0) windows.set(k, (windows.get(k) ?? 0) + 1);
+  }
+  return [...windows].filter(([, n]) => n >= MIN_WINDOWS).map(([k]) => k);
+}
+
+export interface GuestTally {
+  sent: number;
+  heard: number;
+}
+
+/**
+ * Per guest, phrases said and heard: a phrase said at `at` is heard by the first model turn at or
+ * after it whose transcription holds its code and that no earlier phrase of that code took.
+ */
+export function tallyGuestWords(
+  said: readonly { k: number; at: number }[],
+  turns: readonly { ks: readonly number[]; at: number }[],
+): Record<GuestSpeaker, GuestTally> {
+  const tally: Record<GuestSpeaker, GuestTally> = { guest: { sent: 0, heard: 0 }, visitor: { sent: 0, heard: 0 } };
+  const used = new Set<string>();
+  for (const { k, at } of [...said].sort((a, b) => a.at - b.at)) {
+    const speaker = speakerOfCode(k);
+    if (speaker === null || speaker === 'owner') continue;
+    tally[speaker].sent++;
+    const t = turns.findIndex((turn, i) => turn.at >= at && turn.ks.includes(k) && !used.has(`${i}:${k}`));
+    if (t >= 0) {
+      used.add(`${t}:${k}`);
+      tally[speaker].heard++;
+    }
+  }
+  return tally;
+}
+
+/** What the guests said (for tallyGuestWords) and the soak's hook that makes them speak. */
+export interface GuestVoices {
+  said: { k: number; at: number }[];
+  turns: { ks: number[]; at: number }[];
+  /** In the owner's pause: sometimes nobody, else the guest or the visitor (when in the channel) says a phrase. */
+  between(): Promise<void>;
+}
+
+/**
+ * `speak(name, k)` says code k as that guest (rejects when they are not in the channel); about one
+ * pause in two gets a guest's phrase; one of those in three returns 300 ms before it ends, so the
+ * owner's next phrase overlaps its tail.
+ */
+export function guestVoices(
+  random: () => number,
+  speak: (name: GuestSpeaker, k: number) => Promise<unknown>,
+): GuestVoices {
+  const voices: GuestVoices = {
+    said: [],
+    turns: [],
+    between: async () => {
+      if (random() < 0.5) return;
+      const name = GUEST_SPEAKERS[random() < 0.6 ? 0 : 1]!;
+      const codes = GUEST_CODES[name];
+      const k = codes[voices.said.length % codes.length]!;
+      const at = Date.now();
+      const spoken = speak(name, k).then(
+        () => void voices.said.push({ k, at }),
+        () => undefined, // not in the channel right now: nothing said
+      );
+      if (random() < 1 / 3) await new Promise((resolve) => setTimeout(resolve, 900));
+      else await spoken.then(() => new Promise((resolve) => setTimeout(resolve, 1500 + random() * 1500)));
+    },
+  };
+  return voices;
+}
