@@ -18,8 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runSoak, type SoakCallContext, type SoakCycle, type SoakRun } from './lib/soak-call.ts';
 import { killGapTally } from './lib/soak-day-kill.ts';
+import { startDayAgent, type DayAgent } from './lib/soak-day-agent.ts';
 import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
-import { dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
+import { coreTcpSockets, dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
 import { guestVoices, tallyGuestWords } from './lib/soak-day-guests.ts';
 import { phraseSignal } from '../main/fakes/shared/phrases.ts';
 import { seededRandom } from '../main/fakes/discord/index.ts';
@@ -71,6 +72,9 @@ export async function main(argv: string[]): Promise<void> {
   const samples: DaySample[] = [];
   const quietPoints: DaySample[] = [];
   let load: DayLoad | null = null;
+  let agent: DayAgent | null = null;
+  // The core's TCP sockets at each quiet point (ports and state): which one differs, when one does.
+  const quietSockets: string[][] = [];
   let call: SoakCallContext | null = null;
   let sampler: NodeJS.Timeout | null = null;
   // The guest and the visitor speak in the owner's pauses (bench/lib/soak-day-guests.ts), on their own seeded random.
@@ -107,16 +111,23 @@ export async function main(argv: string[]): Promise<void> {
       extras: (context) => {
         call = context;
         load = startDayLoad(context, { minutes, ...schedule });
+        agent = startDayAgent(context, { everyS: 20, framesEveryS: 15 });
         sampler = setInterval(() => void sample().then((s) => s && samples.push(s)), 5000);
         return {
           quiet: async (ms) => {
             // The quiet point: nobody has spoken for most of the stretch, the model parked.
+            if (agent) agent.quiet = true;
             await sleep(Math.max(0, ms - 5000));
             const s = await sample();
-            if (s) quietPoints.push(s);
+            if (s) {
+              quietPoints.push(s);
+              quietSockets.push(s.pid ? coreTcpSockets(s.pid) : []);
+            }
             await sleep(Math.min(ms, 5000));
+            if (agent) agent.quiet = false;
           },
           stop: async () => {
+            await agent?.stop();
             await load?.stop();
             if (sampler) clearInterval(sampler);
           },
@@ -249,6 +260,7 @@ export async function main(argv: string[]): Promise<void> {
       activeResourcesFirstQuiet: quietPoints[0]?.activeResources ?? null,
       activeResourcesLastQuiet: quietPoints.at(-1)?.activeResources ?? null,
       quietPoints: quietPoints.length,
+      quietPointSockets: quietSockets,
       modelSocketsOpenMax: Math.max(0, ...samples.map((s) => s.modelSocketsOpen)),
       childProcessesMax: Math.max(0, ...samples.map((s) => s.children)),
       flat: { pass: flat.rss.pass && flat.fds.pass && flat.activeResources.pass && flat.cpu.pass, ...flat },
@@ -270,6 +282,10 @@ export async function main(argv: string[]): Promise<void> {
         cliSays: day.says.sent,
         cliSaysFailed: day.says.failed,
         cliExits: day.says.exits,
+        // The MCP agent (list tools, then call_status or read_notes, every ~20 s) and frames pushed
+        // to POST /frame every ~15 s outside the quiet stretches (bench/lib/soak-day-agent.ts).
+        mcp: agent ? (agent as DayAgent).counts.agent : null,
+        frames: agent ? (agent as DayAgent).counts.frames : null,
       },
       health: { bridge: run.healthAtEnd.bridge.state, reconnects: run.healthAtEnd.metrics.reconnects },
       machine: {

@@ -3,7 +3,7 @@
 // core, its round trip), the model sockets open at the fake; and at each quiet point (the end of a
 // long quiet stretch, the model parked) the same once more. Then per-window rows and the "flat
 // means flat" checks (issue #55).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { get } from 'node:http';
 import { z } from 'zod';
 import { readProc } from './latency-proc.ts';
@@ -38,6 +38,50 @@ function openFds(pid: number): number {
   } catch {
     return -1;
   }
+}
+
+const TCP_STATES: Record<string, string> = {
+  '01': 'established',
+  '06': 'time-wait',
+  '08': 'close-wait',
+  '0A': 'listen',
+};
+
+/**
+ * The core's TCP sockets, each as "local port → remote port (state)", sorted: read from its fds'
+ * socket inodes and /proc/<pid>/net/tcp{,6}. At a quiet point it names the socket that differs.
+ */
+export function coreTcpSockets(pid: number): string[] {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+        if (inode) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return [];
+  }
+  const sockets: string[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10 || !inodes.has(cols[9]!)) continue;
+      const port = (address: string) => parseInt(address.split(':')[1]!, 16);
+      sockets.push(`${port(cols[1]!)} → ${port(cols[2]!)} (${TCP_STATES[cols[3]!] ?? cols[3]})`);
+    }
+  }
+  return sockets.sort();
 }
 
 /** Processes whose parent is `pid` (the core's children: none expected). */

@@ -47,6 +47,10 @@ export const SOAK_DAY_DEFINITIONS = {
   modelSocketsOpenMax: 'model sockets open at the fake at a sample (1 expected; 2 only inside a handover)',
   childProcessesMax: 'processes whose parent is the core (none expected)',
   flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
+  quietPointSockets:
+    "the core's TCP sockets at each quiet point, as local port → remote port (state), from /proc/<pid>/fd and /proc/<pid>/net/tcp: which socket differs when the fd counts do",
+  agents:
+    'the dashboard /events stream (events, reconnects), /say and /ask from the compiled CLI, mcp: an MCP client (SDK v2, Streamable HTTP at /mcp) listing the tools and calling call_status or read_notes every ~20 s (sessions, calls, failures: the kill -9 fails some), frames: a 320×180 PNG to POST /frame every ~15 s outside the quiet stretches (a frame wakes a parked call)',
   windows: 'one row per window (10 min by default) with the same figures',
   machine: 'shared machine: other work ran at the same time (see loadAverage1m)',
 };
@@ -61,6 +65,15 @@ export const soakDayResultSchema = z.object({
   repliesDoubled: z.number(),
   // Absent in results from before the guests spoke (issue #55 item 1).
   guestWords: z.record(z.string(), z.object({ sent: z.number(), heard: z.number() })).optional(),
+  // Absent in results from before the MCP agent and frames ran beside the call (2026-12-02).
+  agents: z
+    .object({
+      cliSays: z.number(),
+      cliSaysFailed: z.number(),
+      mcp: z.object({ toolCalls: z.number(), toolCallsFailed: z.number() }).nullish(),
+      frames: z.object({ pushed: z.number(), refused: z.number() }).nullish(),
+    })
+    .optional(),
   repliesStale: z.number(),
   // Absent in results from before late answers were counted apart (2026-12-02).
   repliesLate: z.number().nullish(),
@@ -172,6 +185,15 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
       `${r.wordsSent} / ${r.wordsHeard} (${lost}${r.wordsLostHeldAtKill ? `, ${r.wordsLostHeldAtKill} held at the kill -9` : ''})${mark(lost === 0)}`,
       'lost 0',
     ],
+    ...(r.agents?.mcp && r.agents.frames
+      ? [
+          [
+            'MCP tool calls (failed) / frames pushed (refused) / CLI say+ask (failed)',
+            `${r.agents.mcp.toolCalls} (${r.agents.mcp.toolCallsFailed}) / ${r.agents.frames.pushed} (${r.agents.frames.refused}) / ${r.agents.cliSays} (${r.agents.cliSaysFailed})`,
+            'failures only across the kill -9',
+          ] as [string, string, string],
+        ]
+      : []),
     ...Object.entries(r.guestWords ?? {}).map(([name, g]): [string, string, string] => [
       `${name}'s words spoken / heard by the model`,
       `${g.sent} / ${g.heard}${mark(g.heard === g.sent)}`,
