@@ -1,10 +1,10 @@
-// The day soak's other speakers (issue #55 item 1), pure parts only: NOT wired into the soak yet.
+// The day soak's other speakers (issue #55 item 1; runSoak's `guests`, wired in bench/soak-day.ts).
 // The guest and the visitor say their own pitch-coded phrases, above the owner's PHRASES (so the
 // owner's transcription, which rejects codes ≥ PHRASES, never takes one of theirs for the owner's),
 // and a turn of mixed audio is read window by window, so two speakers in one model turn (one
 // overlapping the other's tail, or one starting in the other's pause before the service ends the
 // turn) are both heard: a window where two tones sum has no steady pitch and counts for nobody.
-import { PHRASES, phraseHz } from '../../main/fakes/shared/phrases.ts';
+import { crossingPitch, PHRASES, phraseHz } from '../../main/fakes/shared/phrases.ts';
 
 export const GUEST_SPEAKERS = ['guest', 'visitor'] as const;
 export type GuestSpeaker = (typeof GUEST_SPEAKERS)[number];
@@ -25,28 +25,11 @@ export function speakerOfCode(k: number): 'owner' | GuestSpeaker | null {
 
 /** The pitch code of one window if its pitch is steady and on a code; else -1. */
 function windowCode(pcm: Int16Array, from: number, to: number, rate: number): number {
-  const spacings: number[] = [];
-  let last = -1;
-  let peak = 0;
-  for (let i = from + 1; i < to; i++) {
-    const a = pcm[i - 1]!;
-    const b = pcm[i]!;
-    peak = Math.max(peak, Math.abs(b));
-    if (a < 0 && b >= 0) {
-      const at = i - 1 + a / (a - b);
-      if (last >= 0 && peak >= 200) spacings.push(at - last);
-      last = at;
-      peak = 0;
-    }
-  }
-  if (spacings.length < 8) return -1;
-  const median = [...spacings].sort((x, y) => x - y)[spacings.length >> 1]!;
-  const near = spacings.filter((d) => Math.abs(d - median) <= 0.05 * median);
+  const pitch = crossingPitch(pcm, from, to, rate, 0.05);
   // Two summed tones give crossings at uneven spacings: not one speaker's steady pitch.
-  if (near.length < 0.9 * spacings.length) return -1;
-  const hz = rate / (near.reduce((sum, d) => sum + d, 0) / near.length);
-  const k = Math.round((hz - 250) / 125);
-  return k >= 0 && k < ALL_CODES && Math.abs(hz - phraseHz(k)) < 30 ? k : -1;
+  if (!pitch || pitch.steady < 0.9) return -1;
+  const k = Math.round((pitch.hz - 250) / 125);
+  return k >= 0 && k < ALL_CODES && Math.abs(pitch.hz - phraseHz(k)) < 30 ? k : -1;
 }
 
 /** Every phrase code said in a turn (mono at `rate`), in the order first heard. */

@@ -101,9 +101,9 @@ function childProcesses(pid: number): number {
 
 /**
  * GET /health on a connection of its own that closes after the answer. The sampler asks every 5 s and
- * Node's server keeps an idle connection 5 s: over `fetch`'s keep-alive pool the harness's own socket
- * was sometimes still open in the core at a quiet point and sometimes not (the first day soak's quiet
- * points read 35, 34 and once 36 fds, the extra one a TCP socket).
+ * Node's server keeps an idle connection 5 s: over `fetch`'s keep-alive pool the sampler's own socket
+ * was sometimes still open in the core at a quiet point and sometimes not. The soak's other clients
+ * (/events, MCP, frames, the CLI) still count; `quietPointSockets` names them (run 12).
  */
 function askHealth(base: string, token: string): Promise<unknown> {
   return new Promise((resolve) => {

@@ -25,16 +25,23 @@ export function phraseSignal(k: number): Int16Array {
   return out;
 }
 
-/** The phrase whose pitch is nearest the one measured in `pcm` (mono at `rate` Hz); -1: none. */
-export function transcribePhrase(pcm: Int16Array, rate: number): number {
-  // Pitch from the spacing of rising zero crossings (interpolated to a fraction of a sample): the
-  // median spacing, then the mean of the spacings within 15 % of it. A gap the call put into the
-  // utterance, the gate's hangover and the fades at its ends make outlying spacings (or none), which
-  // neither the median nor the mean around it sees; counting crossings over a length does.
+/**
+ * Pitch of `pcm[from, to)` (mono at `rate` Hz) from the spacing of rising zero crossings (interpolated
+ * to a fraction of a sample): the median spacing, then the mean of the spacings within `tolerance` of
+ * it. `steady`: the share of spacings that were within it (two summed tones give uneven spacings).
+ * Null: fewer than 8 crossings.
+ */
+export function crossingPitch(
+  pcm: Int16Array,
+  from: number,
+  to: number,
+  rate: number,
+  tolerance: number,
+): { hz: number; steady: number } | null {
   const spacings: number[] = [];
   let lastCrossing = -1;
   let peak = 0;
-  for (let i = 1; i < pcm.length; i++) {
+  for (let i = from + 1; i < to; i++) {
     const a = pcm[i - 1]!;
     const b = pcm[i]!;
     peak = Math.max(peak, Math.abs(b));
@@ -45,10 +52,19 @@ export function transcribePhrase(pcm: Int16Array, rate: number): number {
       peak = 0;
     }
   }
-  if (spacings.length < 8) return -1;
+  if (spacings.length < 8) return null;
   const median = [...spacings].sort((x, y) => x - y)[spacings.length >> 1]!;
-  const near = spacings.filter((d) => Math.abs(d - median) <= 0.15 * median);
-  const hz = rate / (near.reduce((sum, d) => sum + d, 0) / near.length);
-  const k = Math.round((hz - 250) / 125);
+  const near = spacings.filter((d) => Math.abs(d - median) <= tolerance * median);
+  return { hz: rate / (near.reduce((sum, d) => sum + d, 0) / near.length), steady: near.length / spacings.length };
+}
+
+/** The phrase whose pitch is nearest the one measured in `pcm` (mono at `rate` Hz); -1: none. */
+export function transcribePhrase(pcm: Int16Array, rate: number): number {
+  // A gap the call put into the utterance, the gate's hangover and the fades at its ends make
+  // outlying spacings (or none), which neither the median nor the mean around it (15 %) sees;
+  // counting crossings over a length does.
+  const pitch = crossingPitch(pcm, 0, pcm.length, rate, 0.15);
+  if (!pitch) return -1;
+  const k = Math.round((pitch.hz - 250) / 125);
   return k >= 0 && k < PHRASES ? k : -1;
 }
