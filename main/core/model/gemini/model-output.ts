@@ -80,8 +80,9 @@ export class GeminiModelOutput {
       }
       if (content.turnComplete) {
         h.usage.turnEnded();
-        h.turn.complete();
-        h.stall.stop();
+        const closedTurn = h.turn.complete();
+        // A replaced socket's turn ending says nothing about what the active one owes.
+        if (connection === h.active()) h.stall.turnCompleted(closedTurn);
         h.context.transcript.turnEnded();
         // The extended-thinking model: turnComplete with interactionStatus IN_PROGRESS is not idle
         // (a NON_BLOCKING call still runs, more output follows); only IDLE frees the queue.

@@ -40,10 +40,13 @@ export class StallWatch {
     this.#o = options;
   }
 
-  /** Any message from the active socket. */
+  /**
+   * Any message from the active socket: it is alive. A reply it owes is still owed: the tail of an
+   * earlier turn (its last audio, generationComplete, a transcription) can arrive after the user's
+   * utterance ended, and is no answer to it.
+   */
   serverMessage(): void {
     this.#lastServerAt = this.#o.clock.now();
-    this.#awaitingSince = null;
   }
 
   /** Reply audio received (24 kHz samples). Per chunk: arithmetic only. */
@@ -52,11 +55,24 @@ export class StallWatch {
     this.#playsUntil = Math.max(this.#playsUntil, now) + samples / OUTPUT_SAMPLES_PER_MS;
   }
 
-  /** The model's output on the active socket: its turn is open, watch it. */
+  /** The model's output on the active socket: its turn is open, watch it. A new turn answers the utterance. */
   modelActivity(turnWasOpen: boolean): void {
-    if (!turnWasOpen) this.#generationDone = false;
-    this.#awaitingSince = null;
+    if (!turnWasOpen) {
+      this.#generationDone = false;
+      this.#awaitingSince = null;
+    }
     this.#arm();
+  }
+
+  /**
+   * turnComplete on the active socket. `closedTurn`: a turn with output (or a cut one) was open, so
+   * this ends a turn begun before the awaited utterance ended (a new one would have answered it):
+   * the answer is still owed, and watched. With none open the service answered with nothing.
+   */
+  turnCompleted(closedTurn: boolean): void {
+    this.stop();
+    if (!closedTurn) this.#awaitingSince = null;
+    else if (this.#awaitingSince !== null && !this.#awaitHandled) this.#arm();
   }
 
   generationComplete(): void {
@@ -98,9 +114,12 @@ export class StallWatch {
     const awaiting = this.#awaitingSince !== null && !this.#awaitHandled;
     if (!midTurn && !awaiting) return;
     const now = this.#o.clock.now();
+    // While an earlier reply still plays, the service may wait for its playback to end before it
+    // answers (turnComplete comes then): silence counts from there.
+    const playing = this.#o.midTurn() ? this.#playsUntil : 0;
     const quietSince = midTurn
       ? Math.max(this.#lastServerAt, this.#playsUntil)
-      : Math.max(this.#lastServerAt, this.#awaitingSince!);
+      : Math.max(this.#lastServerAt, this.#awaitingSince!, playing);
     const silentMs = now - quietSince;
     if (silentMs < this.#o.stallMs) {
       this.#timer = this.#o.clock.setTimeout(() => this.#check(), this.#o.stallMs - silentMs);
