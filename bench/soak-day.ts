@@ -20,7 +20,14 @@ import { runSoak, type SoakCallContext, type SoakCycle, type SoakRun } from './l
 import { killGapTally } from './lib/soak-day-kill.ts';
 import { startDayAgent, type DayAgent } from './lib/soak-day-agent.ts';
 import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
-import { coreTcpSockets, dayWindows, flatChecks, sampleCore, type DaySample } from './lib/soak-day-measure.ts';
+import {
+  dayWindows,
+  flatChecks,
+  quietSnapshot,
+  sampleCore,
+  type DaySample,
+  type QuietPoint,
+} from './lib/soak-day-measure.ts';
 import { guestVoices, tallyGuestWords } from './lib/soak-day-guests.ts';
 import { phraseSignal } from '../main/fakes/shared/phrases.ts';
 import { seededRandom } from '../main/fakes/discord/index.ts';
@@ -70,11 +77,13 @@ export async function main(argv: string[]): Promise<void> {
   const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
   const webhook = await startWebhookReceiver();
   const samples: DaySample[] = [];
-  const quietPoints: DaySample[] = [];
+  const quietPoints: QuietPoint[] = [];
   let load: DayLoad | null = null;
   let agent: DayAgent | null = null;
   // The core's TCP sockets at each quiet point (ports and state): which one differs, when one does.
   const quietSockets: string[][] = [];
+  // And its other fds by kind (files, pipes, event fds): which one differs, when one does.
+  const quietOtherFds: string[][] = [];
   let call: SoakCallContext | null = null;
   let sampler: NodeJS.Timeout | null = null;
   // The guest and the visitor speak in the owner's pauses (bench/lib/soak-day-guests.ts), on their own seeded random.
@@ -118,10 +127,13 @@ export async function main(argv: string[]): Promise<void> {
             // The quiet point: nobody has spoken for most of the stretch, the model parked.
             if (agent) agent.quiet = true;
             await sleep(Math.max(0, ms - 5000));
+            // Read in the same tick as the sample's fd count, so the two describe one instant.
+            const snapshot = call ? quietSnapshot(call.pid, Number(new URL(call.base).port)) : null;
             const s = await sample();
-            if (s) {
-              quietPoints.push(s);
-              quietSockets.push(s.pid ? coreTcpSockets(s.pid) : []);
+            if (s && snapshot) {
+              quietPoints.push({ ...s, sidecarClients: snapshot.sidecarClients });
+              quietSockets.push(snapshot.sockets);
+              quietOtherFds.push(snapshot.otherFds);
             }
             await sleep(Math.min(ms, 5000));
             if (agent) agent.quiet = false;
@@ -255,12 +267,13 @@ export async function main(argv: string[]): Promise<void> {
         repeatsDropped: webhook.repeatsDropped,
       },
       rssGrowthMbPerHour: flat.rss.rssGrowthMbPerHour,
-      fdsFirstQuiet: quietPoints[0]?.fds ?? null,
-      fdsLastQuiet: quietPoints.at(-1)?.fds ?? null,
-      activeResourcesFirstQuiet: quietPoints[0]?.activeResources ?? null,
-      activeResourcesLastQuiet: quietPoints.at(-1)?.activeResources ?? null,
+      fdsFirstQuiet: flat.fds.atQuietPoints[0] ?? null,
+      fdsLastQuiet: flat.fds.atQuietPoints.at(-1) ?? null,
+      activeResourcesFirstQuiet: flat.activeResources.atQuietPoints[0] ?? null,
+      activeResourcesLastQuiet: flat.activeResources.atQuietPoints.at(-1) ?? null,
       quietPoints: quietPoints.length,
       quietPointSockets: quietSockets,
+      quietPointOtherFds: quietOtherFds,
       modelSocketsOpenMax: Math.max(0, ...samples.map((s) => s.modelSocketsOpen)),
       childProcessesMax: Math.max(0, ...samples.map((s) => s.children)),
       flat: { pass: flat.rss.pass && flat.fds.pass && flat.activeResources.pass && flat.cpu.pass, ...flat },

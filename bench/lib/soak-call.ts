@@ -25,6 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom, startFakeDiscord, type FakeDiscord } from '../../main/fakes/discord/index.ts';
 import { PHRASES, phraseSignal, transcribePhrase } from '../../main/fakes/shared/phrases.ts';
 import {
+  BARGE_IN_RMS,
   coreEnv,
   freePort,
   getJson,
@@ -36,7 +37,7 @@ import {
 } from './latency-call.ts';
 import { transcribePhrases } from './soak-day-guests.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
-import { startBenchModel, type BenchModelFake, type BenchProvider } from './model-fakes.ts';
+import { startBenchModel, type BenchModelFake, type BenchModelOptions, type BenchProvider } from './model-fakes.ts';
 
 export { PHRASES };
 
@@ -371,6 +372,20 @@ export function heldAtKill(
   return utteranceAt.map((at, i) => at < killAt && i > lastHeard && !heard[i]);
 }
 
+/**
+ * The fake model a soak talks to. Barge-in is on, as the services' default is
+ * (START_OF_ACTIVITY_INTERRUPTS; OpenAI's server VAD `interrupt_response`): with guests, a person
+ * often speaks while the model still answers someone else, and a model that cannot be cut off
+ * would drop that turn — a loss of the harness, not of the bridge (short run 12's lost words).
+ */
+export function soakModelOptions(options: Pick<SoakOptions, 'rotateS' | 'deadlineS'>): BenchModelOptions {
+  return {
+    bargeInRms: BARGE_IN_RMS,
+    sessionLifetimeMs: options.rotateS * 1000,
+    sessionDeadlineMs: options.deadlineS * 1000,
+  };
+}
+
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   // Only the Gemini adapter watches for a silent socket; a stall on an OpenAI socket would never end.
   if (options.stallEveryS > 0 && options.provider !== 'gemini')
@@ -387,11 +402,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   });
   if (options.deadlineS > 0 && options.provider !== 'gemini')
     throw new Error(`--deadline-s: the session deadline is modelled on gemini only`);
-  const fake = await startBenchModel(options.provider, {
-    bargeInRms: null,
-    sessionLifetimeMs: options.rotateS * 1000,
-    sessionDeadlineMs: options.deadlineS * 1000,
-  });
+  const fake = await startBenchModel(options.provider, soakModelOptions(options));
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;

@@ -47,18 +47,13 @@ const TCP_STATES: Record<string, string> = {
   '0A': 'listen',
 };
 
-/**
- * The core's TCP sockets, each as "local port → remote port (state)", sorted: read from its fds'
- * socket inodes and /proc/<pid>/net/tcp{,6}. At a quiet point it names the socket that differs.
- */
-export function coreTcpSockets(pid: number): string[] {
-  const inodes = new Set<string>();
+/** The targets of the core's fds (socket:[inode], pipe:[inode], anon_inode:[eventfd], a path); [] when gone. */
+function fdTargets(pid: number): string[] {
+  const targets: string[] = [];
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {
       try {
-        const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
-        if (inode) inodes.add(inode);
+        targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
       } catch {
         // closed meanwhile
       }
@@ -66,7 +61,20 @@ export function coreTcpSockets(pid: number): string[] {
   } catch {
     return [];
   }
-  const sockets: string[] = [];
+  return targets;
+}
+
+interface TcpEntry {
+  local: number;
+  remote: number;
+  state: string;
+  inode: string;
+}
+
+/** The rows of /proc/<pid>/net/tcp{,6} (the network namespace's sockets, not only the core's). */
+function tcpTable(pid: number): TcpEntry[] {
+  const rows: TcpEntry[] = [];
+  const port = (address: string) => parseInt(address.split(':')[1]!, 16);
   for (const table of ['tcp', 'tcp6']) {
     let text: string;
     try {
@@ -76,12 +84,71 @@ export function coreTcpSockets(pid: number): string[] {
     }
     for (const line of text.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols.length < 10 || !inodes.has(cols[9]!)) continue;
-      const port = (address: string) => parseInt(address.split(':')[1]!, 16);
-      sockets.push(`${port(cols[1]!)} → ${port(cols[2]!)} (${TCP_STATES[cols[3]!] ?? cols[3]})`);
+      if (cols.length < 10) continue;
+      rows.push({
+        local: port(cols[1]!),
+        remote: port(cols[2]!),
+        state: TCP_STATES[cols[3]!] ?? cols[3]!,
+        inode: cols[9]!,
+      });
     }
   }
-  return sockets.sort();
+  return rows;
+}
+
+const socketInode = (target: string): string | undefined => /^socket:\[(\d+)\]$/.exec(target)?.[1];
+
+/**
+ * The core's TCP sockets, each as "local port → remote port (state)", sorted: read from its fds'
+ * socket inodes and /proc/<pid>/net/tcp{,6}. At a quiet point it names the socket that differs.
+ */
+export function coreTcpSockets(pid: number, targets: readonly string[] = fdTargets(pid)): string[] {
+  const inodes = new Set(targets.map(socketInode));
+  return tcpTable(pid)
+    .filter((row) => inodes.has(row.inode))
+    .map((row) => `${row.local} → ${row.remote} (${row.state})`)
+    .sort();
+}
+
+/** The core's fds that are not TCP sockets, grouped by target without inode numbers: "pipe × 6", "/…/notes.db". */
+export function coreOtherFds(targets: readonly string[], tcpInodes: ReadonlySet<string>): string[] {
+  const counts = new Map<string, number>();
+  for (const target of targets) {
+    const inode = socketInode(target);
+    if (inode && tcpInodes.has(inode)) continue;
+    const kind = target.replace(/^(socket|pipe):\[\d+\]$/, '$1');
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, n]) => (n > 1 ? `${kind} × ${n}` : kind)).sort();
+}
+
+/** The core's fds at a quiet point, read at one instant: what it holds of its own, and what its clients hold open. */
+export interface QuietSnapshot {
+  fds: number;
+  /**
+   * The soak's own clients' connections into the sidecar (local port = the sidecar's): the /events
+   * stream, the MCP agent's session, a CLI's /ask still waiting. The client decides when they
+   * close, not the core, so they are reported beside the core's own fds and not in them.
+   */
+  sidecarClients: number;
+  /** fds − sidecarClients: compared at every quiet point. */
+  ownFds: number;
+  sockets: string[];
+  /** The other fds (files, pipes, event fds), by kind: which one differs when the counts do. */
+  otherFds: string[];
+}
+
+export function quietSnapshot(pid: number, sidecarPort: number): QuietSnapshot {
+  const targets = fdTargets(pid);
+  const sockets = coreTcpSockets(pid, targets);
+  const sidecarClients = sockets.filter((s) => s.startsWith(`${sidecarPort} → `) && !s.endsWith('(listen)')).length;
+  return {
+    fds: targets.length,
+    sidecarClients,
+    ownFds: targets.length - sidecarClients,
+    sockets,
+    otherFds: coreOtherFds(targets, new Set(tcpTable(pid).map((row) => row.inode))),
+  };
 }
 
 /** Processes whose parent is `pid` (the core's children: none expected). */
@@ -276,7 +343,7 @@ export const FLAT_TARGETS = { rssGrowthMbPerHour: 5, cpuWithinPercentOfFirst: 20
 
 export interface FlatChecks {
   rss: { pass: boolean; rssGrowthMbPerHour: number | null; limit: number; fromMin: number };
-  fds: { pass: boolean; atQuietPoints: number[] };
+  fds: { pass: boolean; atQuietPoints: number[]; sidecarClientsAtQuietPoints: number[] };
   activeResources: {
     pass: boolean;
     atQuietPoints: (number | null)[];
@@ -297,8 +364,11 @@ function byProcess<T extends { pid?: number }>(samples: readonly T[]): T[][] {
   return [...groups.values()];
 }
 
+/** A quiet point: the sample, and how many of the core's fds and handles are the soak's clients' connections. */
+export type QuietPoint = DaySample & { sidecarClients: number };
+
 /** Every quiet point of the same process reads the same. */
-const sameWithin = (quiet: readonly DaySample[], value: (s: DaySample) => number | null): boolean =>
+const sameWithin = (quiet: readonly QuietPoint[], value: (s: QuietPoint) => number | null): boolean =>
   quiet.length > 0 &&
   byProcess(quiet).every((group) => group.every((s) => value(s) !== null && value(s) === value(group[0]!)));
 
@@ -310,7 +380,7 @@ const sameWithin = (quiet: readonly DaySample[], value: (s: DaySample) => number
  */
 export function flatChecks(
   samples: readonly DaySample[],
-  quiet: readonly DaySample[],
+  quiet: readonly QuietPoint[],
   windows: readonly DayWindow[],
   windowMs: number,
 ): FlatChecks {
@@ -319,8 +389,11 @@ export function flatChecks(
     return slope === null ? [] : [slope];
   });
   const slope = slopes.length ? Math.max(...slopes) : null;
-  const fds = quiet.map((s) => s.fds);
-  const resources = quiet.map((s) => s.activeResources);
+  // The core's own: its clients' connections into the sidecar open and close when the client says.
+  const ownFds = (s: QuietPoint) => s.fds - s.sidecarClients;
+  const ownResources = (s: QuietPoint) => (s.activeResources === null ? null : s.activeResources - s.sidecarClients);
+  const fds = quiet.map(ownFds);
+  const resources = quiet.map(ownResources);
   const cpu = windows.map((w) => w.cpuPercent);
   const first = cpu[0] ?? null;
   const limit = FLAT_TARGETS.cpuWithinPercentOfFirst;
@@ -331,9 +404,13 @@ export function flatChecks(
       limit: FLAT_TARGETS.rssGrowthMbPerHour,
       fromMin: windowMs / 60_000,
     },
-    fds: { pass: sameWithin(quiet, (s) => s.fds), atQuietPoints: fds },
+    fds: {
+      pass: sameWithin(quiet, ownFds),
+      atQuietPoints: fds,
+      sidecarClientsAtQuietPoints: quiet.map((s) => s.sidecarClients),
+    },
     activeResources: {
-      pass: sameWithin(quiet, (s) => s.activeResources),
+      pass: sameWithin(quiet, ownResources),
       atQuietPoints: resources,
       byKindFirst: quiet[0]?.activeByKind ?? {},
       byKindLast: quiet.at(-1)?.activeByKind ?? {},

@@ -38,9 +38,9 @@ export const SOAK_DAY_DEFINITIONS = {
     'the receiver answers 500 to every 5th request (the 2nd, 7th, …) and 429 (Retry-After 1) to every 7th (the 4th, 11th, …), and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
   rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',
   fdsFirstQuiet:
-    'open file descriptors of the core (/proc/<pid>/fd) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last',
+    "open file descriptors the core holds of its own (/proc/<pid>/fd, less the soak's clients' connections into the sidecar: flat.fds.sidecarClientsAtQuietPoints) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last. The /events stream, the MCP agent's session and a CLI still waiting open and close when the client says, not the core: counted beside, not in",
   activeResources:
-    'process.getActiveResourcesInfo() in the core, summed over kinds (/health diagnostics.active_resources), at the quiet points',
+    "process.getActiveResourcesInfo() in the core, summed over kinds (/health diagnostics.active_resources), less the soak's clients' connections into the sidecar, at the quiet points",
   cpuPercent: 'core CPU (utime+stime from /proc) over the window, % of one core',
   healthRoundTripP99Ms:
     "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
@@ -49,6 +49,8 @@ export const SOAK_DAY_DEFINITIONS = {
   flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
   quietPointSockets:
     "the core's TCP sockets at each quiet point, as local port → remote port (state), from /proc/<pid>/fd and /proc/<pid>/net/tcp: which socket differs when the fd counts do",
+  quietPointOtherFds:
+    "the core's other fds at each quiet point (files, pipes, event fds, unix sockets), by their /proc/<pid>/fd target with inode numbers dropped: which one differs when the fd counts do",
   agents:
     'the dashboard /events stream (events, reconnects), /say and /ask from the compiled CLI, mcp: an MCP client (SDK v2, Streamable HTTP at /mcp) listing the tools and calling call_status or read_notes every ~20 s (sessions, calls, failures: the kill -9 fails some), frames: a 320×180 PNG to POST /frame every ~15 s outside the quiet stretches (a frame wakes a parked call)',
   windows: 'one row per window (10 min by default) with the same figures',

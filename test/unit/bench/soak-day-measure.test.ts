@@ -1,7 +1,13 @@
 // The day soak's verdicts (bench/lib/soak-day-measure.ts): a leak it is meant to catch must fail
 // the check, a flat run must pass it, and the per-window rows must count what happened in them.
 import { describe, expect, it } from 'vitest';
-import { dayWindows, flatChecks, rssSlopeMbPerHour, type DaySample } from '../../../bench/lib/soak-day-measure.ts';
+import {
+  dayWindows,
+  flatChecks,
+  rssSlopeMbPerHour,
+  type DaySample,
+  type QuietPoint,
+} from '../../../bench/lib/soak-day-measure.ts';
 
 const MIN = 60_000;
 
@@ -21,6 +27,12 @@ function sample(t: number, over: Partial<DaySample> = {}): DaySample {
   };
 }
 
+/** A quiet point: a sample, and the soak's own client connections into the sidecar then. */
+const quietAt = (t: number, over: Partial<DaySample> = {}, sidecarClients = 0): QuietPoint => ({
+  ...sample(t, over),
+  sidecarClients,
+});
+
 const series = (minutes: number, over: (t: number) => Partial<DaySample> = () => ({})): DaySample[] =>
   Array.from({ length: (minutes * MIN) / 5000 + 1 }, (_, i) => sample(i * 5000, over(i * 5000)));
 
@@ -28,7 +40,7 @@ describe('day soak flat checks', () => {
   it('passes a flat run: RSS level, the same fds and resources at every quiet point, CPU steady', () => {
     const samples = series(30);
     const windows = dayWindows(samples, [], [], 0, 10 * MIN);
-    const flat = flatChecks(samples, [sample(5 * MIN), sample(15 * MIN), sample(25 * MIN)], windows, 10 * MIN);
+    const flat = flatChecks(samples, [quietAt(5 * MIN), quietAt(15 * MIN), quietAt(25 * MIN)], windows, 10 * MIN);
     expect(windows).toHaveLength(3);
     expect(windows.map((w) => w.cpuPercent)).toEqual([1, 1, 1]);
     expect(flat.rss).toMatchObject({ pass: true, rssGrowthMbPerHour: 0 });
@@ -44,19 +56,36 @@ describe('day soak flat checks', () => {
   it('fails one more fd, or one more timer, at a later quiet point', () => {
     const samples = series(30);
     const windows = dayWindows(samples, [], [], 0, 10 * MIN);
-    expect(flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { fds: 31 })], windows, 10 * MIN).fds).toEqual({
+    expect(flatChecks(samples, [quietAt(5 * MIN), quietAt(15 * MIN, { fds: 31 })], windows, 10 * MIN).fds).toEqual({
       pass: false,
       atQuietPoints: [30, 31],
+      sidecarClientsAtQuietPoints: [0, 0],
     });
     expect(
-      flatChecks(samples, [sample(5 * MIN), sample(15 * MIN, { activeResources: 21 })], windows, 10 * MIN)
+      flatChecks(samples, [quietAt(5 * MIN), quietAt(15 * MIN, { activeResources: 21 })], windows, 10 * MIN)
         .activeResources.pass,
     ).toBe(false);
   });
 
+  it('counts the core’s own fds: a client’s connection into the sidecar is not the core’s, one more of its own is', () => {
+    const samples = series(30);
+    const windows = dayWindows(samples, [], [], 0, 10 * MIN);
+    // The MCP agent's session and the /events stream open at one quiet point, one of them at the next.
+    const clients = [
+      quietAt(5 * MIN, { fds: 32, activeResources: 22 }, 2),
+      quietAt(15 * MIN, { fds: 31, activeResources: 21 }, 1),
+    ];
+    const flat = flatChecks(samples, clients, windows, 10 * MIN);
+    expect(flat.fds).toEqual({ pass: true, atQuietPoints: [30, 30], sidecarClientsAtQuietPoints: [2, 1] });
+    expect(flat.activeResources).toMatchObject({ pass: true, atQuietPoints: [20, 20] });
+    const leak = [clients[0]!, quietAt(15 * MIN, { fds: 32, activeResources: 22 }, 1)];
+    expect(flatChecks(samples, leak, windows, 10 * MIN).fds.pass).toBe(false);
+    expect(flatChecks(samples, leak, windows, 10 * MIN).activeResources.pass).toBe(false);
+  });
+
   it('fails a window whose CPU is more than 20 % above the first', () => {
     const samples = series(30, (t) => ({ cpuMs: t < 20 * MIN ? t / 100 : (20 * MIN) / 100 + (t - 20 * MIN) / 70 }));
-    const flat = flatChecks(samples, [sample(0)], dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
+    const flat = flatChecks(samples, [quietAt(0)], dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
     expect(flat.cpu.pass).toBe(false);
   });
 
@@ -107,14 +136,18 @@ describe('day soak figures across a kill -9 (the restarted core is a new process
 
   it('compares each quiet point with those of its own process', () => {
     const quiet = [
-      sample(4 * MIN, { pid: 100 }),
-      sample(8 * MIN, { pid: 100 }),
-      sample(14 * MIN, { pid: 200, fds: 29 }),
-      sample(18 * MIN, { pid: 200, fds: 29 }),
+      quietAt(4 * MIN, { pid: 100 }),
+      quietAt(8 * MIN, { pid: 100 }),
+      quietAt(14 * MIN, { pid: 200, fds: 29 }),
+      quietAt(18 * MIN, { pid: 200, fds: 29 }),
     ];
     const flat = flatChecks(samples, quiet, dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
-    expect(flat.fds).toEqual({ pass: true, atQuietPoints: [30, 30, 29, 29] });
-    const leak = [...quiet.slice(0, 3), sample(18 * MIN, { pid: 200, fds: 30 })];
+    expect(flat.fds).toEqual({
+      pass: true,
+      atQuietPoints: [30, 30, 29, 29],
+      sidecarClientsAtQuietPoints: [0, 0, 0, 0],
+    });
+    const leak = [...quiet.slice(0, 3), quietAt(18 * MIN, { pid: 200, fds: 30 })];
     expect(flatChecks(samples, leak, [], 10 * MIN).fds.pass).toBe(false);
   });
 });

@@ -1,0 +1,92 @@
+// The day soak's fake model takes a turn said while it still answers someone else, as the real
+// services do by default (Gemini's START_OF_ACTIVITY_INTERRUPTS cuts the reply; the turn is then
+// answered). With barge-in off, the fake ignored such a turn and the soak counted the speaker's
+// word as lost (short run 12: a guest's reply still playing when the owner spoke). The real Gemini
+// provider talks to the soak's own fake (soakModelOptions): a second phrase said during the reply to
+// the first must cut that reply and be answered.
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startBenchModel, type BenchModelFake } from '../../../bench/lib/model-fakes.ts';
+import { soakModelOptions } from '../../../bench/lib/soak-call.ts';
+import { createGeminiProvider } from '../../../main/core/model/index.ts';
+import type { LiveModelSession } from '../../../main/core/ports.ts';
+import { phraseHz, transcribePhrase } from '../../../main/fakes/shared/phrases.ts';
+
+const logger = pino({ level: 'silent' });
+
+function phrase16k(k: number, ms = 1200): Int16Array {
+  const out = new Int16Array(16 * ms);
+  for (let i = 0; i < out.length; i++) out[i] = Math.round(9000 * Math.sin((2 * Math.PI * phraseHz(k) * i) / 16_000));
+  return out;
+}
+
+async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A phrase in 20 ms chunks at about real time, then the quiet that ends the turn at the service. */
+async function say(session: LiveModelSession, k: number): Promise<void> {
+  const pcm = phrase16k(k);
+  for (let at = 0; at < pcm.length; at += 320) {
+    session.sendAudio(pcm.slice(at, at + 320));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  for (let q = 0; q < 60; q++) {
+    session.sendAudio(new Int16Array(320));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('the soak fake model and a turn said over its reply', () => {
+  let cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
+    cleanup = [];
+  });
+
+  it('gemini: the reply to phrase 3 is cut by phrase 9, and phrase 9 is answered', async () => {
+    const fake: BenchModelFake = await startBenchModel('gemini', soakModelOptions({ rotateS: 0, deadlineS: 0 }));
+    cleanup.push(() => fake.close());
+    const heard: number[] = [];
+    const outcomes: string[] = [];
+    fake.onUserTurn((turn) => {
+      const k = transcribePhrase(turn.pcm, turn.rate);
+      heard.push(k);
+      // The first reply is long and paced at real time, so the second phrase lands inside it.
+      const reply = turn.respond({
+        toneMs: k === 3 ? 8000 : 300,
+        paceMs: k === 3 ? 40 : 5,
+        transcript: `reply ${k}`,
+        inputTranscript: `phrase ${k}`,
+      });
+      void reply?.done.then((o) => outcomes.push(`${k}:${o}`));
+    });
+    const env = fake.env();
+    const session = await createGeminiProvider({
+      apiKey: env.GEMINI_API_KEY!,
+      model: env.GEMINI_MODEL!,
+      baseUrl: env.GEMINI_LIVE_BASE_URL!,
+      voice: 'Kore',
+      logger,
+      backoff: { initialMs: 20, maxMs: 200, maxAttempts: 3 },
+    }).connect({ tools: [], systemInstruction: 'soak' });
+    cleanup.push(() => session.close());
+    let audioChunks = 0;
+    let interrupted = 0;
+    session.on('audio', () => audioChunks++);
+    session.on('interrupted', () => interrupted++);
+
+    await say(session, 3);
+    await until(() => audioChunks > 0, 'the reply to phrase 3 begins');
+    await say(session, 9);
+    await until(() => heard.length >= 2, 'phrase 9 taken as a turn');
+    expect(heard).toEqual([3, 9]);
+    await until(() => outcomes.length >= 2, 'both replies end');
+    expect(outcomes).toEqual(['3:interrupted', '9:complete']);
+    expect(interrupted).toBe(1);
+  });
+});
