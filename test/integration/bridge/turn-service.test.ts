@@ -110,16 +110,19 @@ const CASES: Case[] = [
   },
 ];
 
-/** Polls the service's received audio against the wall clock: the most it ran ahead of real time since its first chunk. */
+/**
+ * Polls the service's received audio against the wall clock: the most it ran ahead of real time
+ * since the watch began (just before the speech). Measured from the watch's start, not from the
+ * first chunk seen: a first chunk that arrives late (the machine busy) would make every chunk after
+ * it that arrives on time read as "ahead", though the service never got audio faster than it was said.
+ */
 function clockWatch(probe: ServiceProbe): { maxAheadMs: () => number; stop: () => void } {
-  let first: { at: number; ms: number } | null = null;
+  const start = { at: performance.now(), ms: probe.receivedMs() };
   let maxAhead = 0;
   const timer = setInterval(() => {
     const ms = probe.receivedMs();
     const at = performance.now();
-    if (ms === 0) return;
-    first ??= { at, ms };
-    maxAhead = Math.max(maxAhead, ms - first.ms - (at - first.at));
+    maxAhead = Math.max(maxAhead, ms - start.ms - (at - start.at));
   }, 5);
   return { maxAheadMs: () => maxAhead, stop: () => clearInterval(timer) };
 }
