@@ -92,6 +92,13 @@ export interface UserTurn {
   respond(script: BenchReplyScript): BenchReply | null;
 }
 
+/** A turn the client wrote (realtimeInput.text, or clientContent ending a turn): the service answers it. */
+export interface TextTurn {
+  socket: number;
+  text: string;
+  respond(script: BenchReplyScript): BenchReply | null;
+}
+
 export interface ModelSocketControls {
   index: number;
   /** Cut the TCP connection, no close frame (the client sees 1006). */
@@ -133,6 +140,8 @@ export interface BenchModelFake {
   setUnavailable?(down: boolean): void;
   /** Gemini only: every client message that carries text (clientContent, realtimeInput.text), as JSON. */
   onClientText?(handler: (json: string) => void): void;
+  /** Gemini only: a text that ends a turn (a /say or /ask, a voice reminder) while the model is not talking. */
+  onTextTurn?(handler: (turn: TextTurn) => void): void;
   /** Gemini only: sockets refused while another of the session was still open. */
   overlapsRefused(): number;
   /** Gemini only: service sessions ended at their hard deadline. */
@@ -158,6 +167,37 @@ function track(startedAt: number, done: Promise<BenchReplyOutcome>, timings: rea
   return reply;
 }
 
+/** A Gemini reply to a turn on `connection`; null when the socket stalled (it sends nothing). */
+function geminiRespond(connection: FakeGeminiConnection, s: BenchReplyScript): BenchReply | null {
+  if (connection.stalled) return null;
+  const startedAt = Date.now();
+  return track(
+    startedAt,
+    connection.reply({
+      toneMs: s.toneMs,
+      pcm: s.pcm,
+      chunkMs: s.chunkMs,
+      paceMs: s.paceMs,
+      transcript: s.transcript,
+      inputTranscript: s.inputTranscript,
+    }),
+    connection.replyTimings,
+  );
+}
+
+/** The text a client message ends a turn with (realtimeInput.text; clientContent with turnComplete); null if none. */
+function textOfTurn(message: Record<string, unknown>): string | null {
+  const realtime = message.realtimeInput as { text?: unknown } | undefined;
+  if (typeof realtime?.text === 'string') return realtime.text;
+  const content = message.clientContent as
+    { turnComplete?: unknown; turns?: { parts?: { text?: unknown }[] }[] } | undefined;
+  if (content?.turnComplete !== true) return null;
+  const texts = (content.turns ?? []).flatMap((t) =>
+    (t.parts ?? []).flatMap((p) => (typeof p.text === 'string' ? [p.text] : [])),
+  );
+  return texts.length ? texts.join('\n') : null;
+}
+
 const fakeKey = (name: string) => ['fake', 'bench', name, process.pid.toString(36)].join('-');
 
 async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
@@ -175,13 +215,18 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
   const turnHandlers: ((turn: UserTurn) => void)[] = [];
   const replacementHandlers: ((socket: number, planned: boolean) => void)[] = [];
   const textHandlers: ((json: string) => void)[] = [];
+  const textTurnHandlers: ((turn: TextTurn) => void)[] = [];
   fake.on('setup', (connection: FakeGeminiConnection) => {
     connection.on('message', (message) => {
-      if (textHandlers.length === 0) return;
       const realtime = message.realtimeInput as { text?: unknown } | undefined;
       if (message.clientContent === undefined && realtime?.text === undefined) return;
       const json = JSON.stringify(message);
       for (const handler of textHandlers) handler(json);
+      const text = textOfTurn(message);
+      // The service answers a text turn as it answers speech; while it talks, a text is context.
+      if (text !== null && !connection.replying)
+        for (const handler of textTurnHandlers)
+          handler({ socket: connection.index, text, respond: (s) => geminiRespond(connection, s) });
     });
     connection.once('close', () => {
       if (
@@ -206,22 +251,7 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
         rate: 16_000,
         serviceQuietMs: end.quietSamples / 16,
         endedBy: end.by,
-        respond: (s) => {
-          if (connection.stalled) return null;
-          const startedAt = Date.now();
-          return track(
-            startedAt,
-            connection.reply({
-              toneMs: s.toneMs,
-              pcm: s.pcm,
-              chunkMs: s.chunkMs,
-              paceMs: s.paceMs,
-              transcript: s.transcript,
-              inputTranscript: s.inputTranscript,
-            }),
-            connection.replyTimings,
-          );
-        },
+        respond: (s) => geminiRespond(connection, s),
       };
       for (const handler of turnHandlers) handler(turn);
     });
@@ -250,6 +280,7 @@ async function geminiFake(options: BenchModelOptions): Promise<BenchModelFake> {
     openSockets: () => fake.connections.filter((c) => c.isOpen).length,
     setUnavailable: (down) => fake.setUnavailable(down),
     onClientText: (handler) => void textHandlers.push(handler),
+    onTextTurn: (handler) => void textTurnHandlers.push(handler),
     overlapsRefused: () => fake.overlapsRefused,
     deadlines: () => [...fake.sessions.values()].filter((s) => s.expired).length,
     freshSessions: () => Math.max(0, fake.sessions.size - 1),

@@ -35,6 +35,7 @@ import {
   waitForSidecar,
   type BenchHealth,
 } from './latency-call.ts';
+import { spokenReplyToTurn } from '../../main/core/model/injected-text.ts';
 import { transcribePhrases } from './soak-day-guests.ts';
 import { cpuPercent, percentiles, readProc, type Percentiles, type ProcSample } from './latency-proc.ts';
 import { startBenchModel, type BenchModelFake, type BenchModelOptions, type BenchProvider } from './model-fakes.ts';
@@ -42,6 +43,8 @@ import { startBenchModel, type BenchModelFake, type BenchModelOptions, type Benc
 export { PHRASES };
 
 const REPLY_MS = 1500;
+/** The model's answer to a text turn (a /say, an /ask, a voice reminder). */
+const TEXT_REPLY_MS = 1200;
 /** An utterance the model has not answered within this long is lost. */
 const REPLY_TIMEOUT_MS = 12_000;
 /** Decoded peak above which a played 20 ms packet carries the reply. */
@@ -201,6 +204,20 @@ class ModelDriver {
   #waiters: ((reply: HeardReply) => void)[] = [];
 
   constructor(model: BenchModelFake, guests?: SoakOptions['guests']) {
+    // A /say, an /ask or a voice reminder: the service answers a text turn as it answers speech, so
+    // the CLI's outcome is the model's (spoken, or cut by someone speaking), not a fake that never
+    // answers text ("no reply within 30 s" in short runs 11 and 12). Not an answer to anyone's words:
+    // not in `replies`.
+    model.onTextTurn?.(
+      (turn) =>
+        void turn.respond({
+          toneMs: TEXT_REPLY_MS,
+          chunkMs: 40,
+          paceMs: 20,
+          transcript: spokenReplyToTurn(turn.text, 'noted'),
+          inputTranscript: '',
+        }),
+    );
     model.onUserTurn((turn) => {
       const ks = guests ? transcribePhrases(turn.pcm, turn.rate) : [];
       guests?.turns.push({ ks, at: Date.now() });
