@@ -227,6 +227,11 @@ export interface LiveModelSession extends EventEmitter<LiveModelEvents> {
    * order; `null` is an end of speech. For a session that gave up: the next one hears it instead.
    */
   takeUnanswered?(): (Int16Array | null)[];
+  /**
+   * Takes the texts still waiting for a pause (a /say, a voice reminder), not yet handed over and
+   * not settled: for a session that gave up, the next one speaks them, and their senders hear how.
+   */
+  takeTexts?(): { text: string; delivery: TextDelivery }[];
 }
 
 export interface ConversationLine {

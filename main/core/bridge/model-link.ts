@@ -188,8 +188,15 @@ export class ModelLink {
       delivery?.onSettled?.({ delivered: false, reason: 'call_ended' });
       return;
     }
-    const item: HeldText = { before: this.#held.nextSeq, text, ...(delivery ? { delivery } : {}) };
-    this.#heldTexts.push(item);
+    this.#holdText({ before: this.#held.nextSeq, text, ...(delivery ? { delivery } : {}) }, 'last');
+    void this.wake('text');
+  }
+
+  /** A text held for the next session; one with a deadline no session took in time is dropped. */
+  #holdText(item: HeldText, where: 'first' | 'last'): void {
+    const { delivery } = item;
+    if (where === 'first') this.#heldTexts.unshift(item);
+    else this.#heldTexts.push(item);
     // A text with a deadline that no session took in time (an outage) is dropped, as the session's
     // own queue would drop it: the notifier then delivers it elsewhere, never twice.
     if (delivery?.deadlineMs !== undefined) {
@@ -200,7 +207,6 @@ export class ModelLink {
         delivery.onSettled?.({ delivered: false, reason: 'timeout' });
       }, delivery.deadlineMs).unref();
     }
-    void this.wake('text');
   }
 
   /** Close the session while the call stays up. Held input (there should be none) stays held. */
@@ -337,6 +343,7 @@ export class ModelLink {
     if (this.#state === 'closed') return;
     this.#downSince ??= Date.now();
     this.#takeUnanswered();
+    this.#takeTexts();
     void this.#detach();
     const maxS = Math.round((this.#o.retry?.maxMs ?? DEFAULT_RETRY.maxMs) / 1000);
     this.#setState(
@@ -429,6 +436,18 @@ export class ModelLink {
   #takeUnanswered(): void {
     const taken = this.#session?.takeUnanswered?.() ?? [];
     if (taken.length > 0) this.#held.prepend(taken);
+  }
+
+  /**
+   * And the texts it still held for a pause (a /say in an outage): they go to the next session
+   * ahead of newer ones, each with its sender's callbacks. Without it they were dropped as "the call
+   * ended" though the call went on (the day soak's CLI, issue #55).
+   */
+  #takeTexts(): void {
+    const taken = this.#session?.takeTexts?.() ?? [];
+    // Before the first text already held, so the list stays in the order it flushes (#flushTexts).
+    const before = Math.min(this.#held.nextSeq, this.#heldTexts[0]?.before ?? Infinity);
+    for (const { text, delivery } of taken.reverse()) this.#holdText({ before, text, delivery }, 'first');
   }
 
   #dropHeld(reason: 'refused' | 'call_ended'): void {

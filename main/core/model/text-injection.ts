@@ -18,6 +18,8 @@ interface QueuedText {
   text: string;
   onSettled: ((outcome: TextOutcome) => void) | undefined;
   deadline: TimerHandle | null;
+  /** When the deadline drops it (clock ms), or null: what is left of it goes with the text when taken. */
+  dueAt: number | null;
   /** Still to be confirmed before it is handed over (cleared once confirmed). */
   beforeHandOver: (() => Promise<boolean>) | undefined;
 }
@@ -73,6 +75,7 @@ export class TextInjectionQueue {
       text,
       onSettled: delivery.onSettled,
       deadline: null,
+      dueAt: delivery.deadlineMs === undefined ? null : this.#clock.now() + delivery.deadlineMs,
       beforeHandOver: delivery.beforeHandOver,
     };
     if (this.#closed) return settle(item, { delivered: false, reason: 'call_ended' });
@@ -101,7 +104,7 @@ export class TextInjectionQueue {
   requeue(texts: readonly string[]): void {
     if (this.#closed || texts.length === 0) return;
     this.#queue.unshift(
-      ...texts.map((text) => ({ text, onSettled: undefined, deadline: null, beforeHandOver: undefined })),
+      ...texts.map((text) => ({ text, onSettled: undefined, deadline: null, dueAt: null, beforeHandOver: undefined })),
     );
     // Their reply was awaited on the socket that ended: it will not come.
     this.#stopWaiting();
@@ -164,6 +167,28 @@ export class TextInjectionQueue {
       this.#drop(item, 'refused');
     });
     this.tryFlush();
+  }
+
+  /**
+   * The session gives up while the call stays: the texts still waiting leave it unsettled, each with
+   * its sender's callbacks and what is left of its deadline, for the session opened when the model
+   * is back. Later texts are refused (`call_ended`): the call's link holds them meanwhile.
+   */
+  take(): { text: string; delivery: TextDelivery }[] {
+    this.#closed = true;
+    this.#stopWaiting();
+    const items = this.#queue;
+    this.#queue = [];
+    const now = this.#clock.now();
+    return items.map((item) => {
+      this.#clock.clearTimeout(item.deadline);
+      // Already formatted for the model: sent as it is the second time.
+      const delivery: TextDelivery = { asMessage: true };
+      if (item.onSettled) delivery.onSettled = item.onSettled;
+      if (item.beforeHandOver) delivery.beforeHandOver = item.beforeHandOver;
+      if (item.dueAt !== null) delivery.deadlineMs = Math.max(0, item.dueAt - now);
+      return { text: item.text, delivery };
+    });
   }
 
   /** The call ended: everything still waiting is dropped (`call_ended`) and later texts too. */

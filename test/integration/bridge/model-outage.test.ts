@@ -13,6 +13,7 @@ import { chirpMono, chirpStereo, waitFor } from './signals.ts';
 
 let call: CoreOnFakes;
 const OUTAGE_MS = 90_000;
+const SAID_IN_OUTAGE = 'The parcel has arrived.';
 
 beforeAll(async () => {
   call = await startCoreOnFakes({
@@ -47,6 +48,12 @@ describe('a 90 s model outage', () => {
     const before = call.gemini.established.length;
     const downAt = Date.now();
     call.gemini.setUnavailable(true);
+    // A /say while the session still retries waits in its queue; when the session gives up it goes
+    // to the session that opens when the model is back, not dropped as "the call ended".
+    await waitFor(async () => (await health()).bridge.state === 'reconnecting', 'the session retrying', 30_000);
+    const said = await call.post('/say', { text: SAID_IN_OUTAGE });
+    expect(said.status).toBe(200);
+    const sayId = (said.json as { id: string }).id;
 
     // Past the session's own retries (~34 s) the call is still there, saying what happens and since when.
     await waitFor(
@@ -74,7 +81,18 @@ describe('a 90 s model outage', () => {
       () => back.audioStreamEnds >= 1 && back.inputSamples >= 16_000,
       'the utterance said in the outage at the model once it is back',
     );
-    await back.reply({ pcm: chirpMono(0.3, 400, 4000, 24_000), transcript: 'Sorry, I was away.' });
+    // The /say asked before that speech goes first, once; the model's next turn speaks it (and
+    // would answer the utterance), and its sender hears that it was spoken.
+    const handed = () => JSON.stringify([back.clientContents, back.texts]).split(SAID_IN_OUTAGE).length - 1;
+    await waitFor(() => handed() === 1, 'the /say of the outage handed to the model that is back', 20_000);
+    expect((await call.get(`/say/${sayId}`)).json).toMatchObject({ outcome: 'waiting' });
+    await back.reply({ pcm: chirpMono(0.3, 400, 4000, 24_000), transcript: SAID_IN_OUTAGE });
+    await waitFor(
+      async () => ((await call.get(`/say/${sayId}`)).json as { outcome: string }).outcome !== 'waiting',
+      'the /say settled',
+    );
+    expect((await call.get(`/say/${sayId}`)).json).toMatchObject({ outcome: 'spoken' });
+    expect(handed()).toBe(1);
     const notes = ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string }[] }).notes;
     expect(notes.filter((n) => n.kind === 'state' && /^(error|stopped)/.test(n.text))).toEqual([]);
 

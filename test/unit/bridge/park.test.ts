@@ -11,6 +11,7 @@ import type {
   LiveModelProvider,
   LiveModelSession,
   TextDelivery,
+  TextOutcome,
 } from '../../../main/core/ports.ts';
 
 beforeEach(() => {
@@ -96,8 +97,11 @@ class FakeSession extends EventEmitter {
   endAudioInput(): void {
     this.log.push('end');
   }
-  sendText(text: string): void {
+  /** What each text was sent with: the session settles it when it hands it over. */
+  readonly deliveries: (TextDelivery | undefined)[] = [];
+  sendText(text: string, delivery?: TextDelivery): void {
     this.log.push(`text:${text}`);
+    this.deliveries.push(delivery);
   }
   async close(): Promise<void> {
     this.closed = true;
@@ -338,6 +342,58 @@ describe('ModelLink', () => {
 });
 
 describe('ModelLink texts in an outage', () => {
+  it('a session that gives up with a /say still waiting: the next session speaks it, and its sender hears it once', async () => {
+    const { l, sessions } = link(10, 1);
+    const first = new FakeSession();
+    const outcomes: string[] = [];
+    const waiting: { text: string; delivery: TextDelivery }[] = [
+      {
+        text: 'Say: the build is green',
+        delivery: { asMessage: true, onSettled: (o) => outcomes.push(o.delivered ? 'delivered' : o.reason) },
+      },
+    ];
+    // The old session closes its queue on close: what it still held would settle `call_ended`.
+    Object.assign(first, {
+      takeTexts: () => waiting.splice(0),
+      close: async () => {
+        for (const t of waiting) t.delivery.onSettled?.({ delivered: false, reason: 'call_ended' });
+      },
+    });
+    l.adopt(first as unknown as LiveModelSession);
+    l.lost('Gemini unreachable after 8 attempts');
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual(['text:Say: the build is green']);
+    expect(sessions[0]!.deliveries[0]?.asMessage).toBe(true);
+    sessions[0]!.deliveries[0]?.onSettled?.({ delivered: true });
+    expect(outcomes).toEqual(['delivered']);
+  });
+
+  it('a taken text keeps what was left of its deadline: no session in time, it settles `timeout`, never sent', async () => {
+    const { l, sessions } = link(10, 5);
+    const first = new FakeSession();
+    const outcomes: string[] = [];
+    Object.assign(first, {
+      takeTexts: () => [
+        {
+          text: 'Tea is ready.',
+          delivery: {
+            asMessage: true,
+            deadlineMs: 1500,
+            onSettled: (o: TextOutcome) => outcomes.push(o.delivered ? 'delivered' : o.reason),
+          },
+        },
+      ],
+    });
+    l.adopt(first as unknown as LiveModelSession);
+    l.lost('unreachable');
+    await vi.advanceTimersByTimeAsync(1600);
+    expect(outcomes).toEqual(['timeout']);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(l.state).toBe('open');
+    expect(sessions[0]!.log).toEqual([]);
+  });
+
   it('a text with a deadline that no session took in time settles `timeout` and is never sent later', async () => {
     const { l, sessions } = link(10, 3);
     l.adopt(new FakeSession() as unknown as LiveModelSession);

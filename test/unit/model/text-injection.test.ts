@@ -55,6 +55,30 @@ describe('TextInjectionQueue outcomes', () => {
     expect(r.sent).toEqual([]);
   });
 
+  it('a session that gives up lets its waiting texts go unsettled, with what is left of their deadline', () => {
+    const r = rig();
+    r.queue.modelActivity();
+    r.add('a', 20_000);
+    r.add('b');
+    r.clock.advance(5000);
+    const taken = r.queue.take();
+    expect(taken.map((t) => [t.text, t.delivery.deadlineMs, t.delivery.asMessage])).toEqual([
+      ['a', 15_000, true],
+      ['b', undefined, true],
+    ]);
+    // Not settled here: the next session settles them, through the callbacks that went with them.
+    r.clock.advance(30_000);
+    expect(r.outcomes.get('a')).toEqual([]);
+    taken[0]!.delivery.onSettled?.({ delivered: true });
+    expect(r.outcomes.get('a')).toEqual([{ delivered: true }]);
+    // The queue is done: a later text is refused, nothing is sent from it.
+    r.add('c');
+    expect(r.outcomes.get('c')).toEqual([{ delivered: false, reason: 'call_ended' }]);
+    r.queue.close();
+    expect(r.outcomes.get('b')).toEqual([]);
+    expect(r.sent).toEqual([]);
+  });
+
   it('settles the oldest as queue_full on overflow; the rest go out together at the pause', () => {
     const r = rig(2);
     r.queue.modelActivity();

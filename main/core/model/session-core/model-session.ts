@@ -84,6 +84,11 @@ export abstract class ModelSessionCore extends EventEmitter<LiveModelEvents> {
     this.texts.enqueue(formatted, delivery);
   }
 
+  /** The texts still waiting for a pause, unsettled, for the next session (this one gave up). */
+  takeTexts(): { text: string; delivery: TextDelivery }[] {
+    return this.texts.take();
+  }
+
   sendFrame(image: Buffer): Promise<FrameSendResult> {
     return this.frames.submit(image);
   }
