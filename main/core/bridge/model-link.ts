@@ -409,8 +409,25 @@ export class ModelLink {
     const next = (): void => {
       if (this.#session === session) this.#flushHeld(session);
     };
-    session.once('turnComplete', next);
-    this.#handOver = { timer: setTimeout(next, HAND_OVER_WAIT_MS), off: () => session.off('turnComplete', next) };
+    // The answer is a turn that ends whole. One the service cut is not: the utterance's own later
+    // words (a second speaker, a pause the service took for a turn's end) cut the reply to its first
+    // part, and advancing on that cut turn's end sent the next utterance into the reply to this
+    // one, cutting it before a word, and so on down the queue (the day soak's outage: short run 14).
+    let cut = false;
+    const onCut = (): void => void (cut = true);
+    const onTurnEnd = (): void => {
+      if (!cut) return next();
+      cut = false;
+    };
+    session.on('interrupted', onCut);
+    session.on('turnComplete', onTurnEnd);
+    this.#handOver = {
+      timer: setTimeout(next, HAND_OVER_WAIT_MS),
+      off: () => {
+        session.off('interrupted', onCut);
+        session.off('turnComplete', onTurnEnd);
+      },
+    };
   }
 
   /** The held texts that came before speech entry `seq`, to the session. */

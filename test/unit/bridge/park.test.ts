@@ -266,6 +266,26 @@ describe('ModelLink', () => {
     expect(l.figures().heldSpeechDroppedSeconds).toBe(12);
   });
 
+  it('a held utterance is answered when a turn ends whole: a turn cut meanwhile does not hand over the next', async () => {
+    const { l, sessions } = link(10, 1);
+    l.adopt(new FakeSession() as unknown as LiveModelSession);
+    l.lost('unreachable');
+    for (const n of [1, 2]) {
+      l.sendAudio(Int16Array.of(n));
+      l.endAudioInput();
+    }
+    await vi.advanceTimersByTimeAsync(3100);
+    const session = sessions[0]!;
+    expect(session.log).toEqual(['audio:1', 'end']);
+    // Utterance 1 held two speakers: the service cut its reply to the first for the second.
+    session.emit('interrupted');
+    session.emit('turnComplete');
+    expect(session.log).toEqual(['audio:1', 'end']);
+    // Its answer to the second ends whole: now the next.
+    session.emit('turnComplete');
+    expect(session.log).toEqual(['audio:1', 'end', 'audio:2', 'end']);
+  });
+
   it('held utterances are handed over one per model turn; what comes meanwhile queues behind them', async () => {
     const { l, sessions } = link(10, 1);
     l.adopt(new FakeSession() as unknown as LiveModelSession);
