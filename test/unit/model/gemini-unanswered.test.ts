@@ -1,6 +1,8 @@
 // What a Gemini session hands the model link when it gives up (issue #55): the user's speech no
 // service answered, whole for as long as its retries last (~26-34 s), not just its last 5 s of
-// held audio; an answer or a resumable handle clears it.
+// held audio; an answer clears it. A resumable handle does not: the session the call opens after
+// one that gave up is fresh and heard none of it (short run 14 lost the word a stall's resumed
+// socket took, got a handle for, and lost to the outage 150 ms later).
 import { describe, expect, it } from 'vitest';
 import { GeminiAudioInput } from '../../../main/core/model/gemini/audio-input.ts';
 
@@ -40,6 +42,15 @@ describe('GeminiAudioInput.takeUnanswered', () => {
     const said = new Set(taken.filter((c): c is Int16Array => c !== null && c[0] !== 0).map((c) => c[0]));
     expect([...said]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(taken.filter((c) => c === null).length).toBe(8);
+  });
+
+  it('a handle that covered it does not clear it: a session that gives up hands it over', () => {
+    const input = new GeminiAudioInput(5000, 30_000);
+    say(input, 1, 1);
+    input.covered();
+    say(input, 2, 1);
+    const said = new Set(input.takeUnanswered().flatMap((c) => (c === null ? [] : [c[0]])));
+    expect([...said]).toEqual([1, 2]);
   });
 
   it('nothing once the model answered', () => {

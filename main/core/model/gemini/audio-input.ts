@@ -26,6 +26,12 @@ export class GeminiAudioInput {
    */
   readonly #unanswered: UnansweredAudio;
   #replayUnanswered = false;
+  /**
+   * Entries of #unanswered from this number on are not in the latest handle's state: a resume from
+   * it replays only those. The ones before stay until an answer: a session that gives up hands them
+   * all over, since the session the call opens next is fresh and has heard none of them.
+   */
+  #uncoveredFrom = 0;
   /** Sent audio the service has not confirmed consuming (transparent resumption). */
   readonly #tail: UnconsumedTail;
   /** The latest handle came with `lastConsumedClientMessageIndex`: a resume replays the tail. */
@@ -98,7 +104,7 @@ export class GeminiAudioInput {
       );
     } else this.#tail.clear();
     this.#tailOwner = connection;
-    const replay = !transparentReplay && this.#replayUnanswered && !this.#unanswered.isEmpty;
+    const replay = !transparentReplay && this.#replayUnanswered && this.#unanswered.nextSeq > this.#uncoveredFrom;
     this.#replayUnanswered = false;
     if (!sdk || (!replay && this.#hold.isEmpty)) return false;
     // After a resume the service knows the conversation as of the handle: an utterance it has not
@@ -111,7 +117,15 @@ export class GeminiAudioInput {
     };
     const chunks = replay ? this.#unanswered.size : this.#hold.size;
     if (replay) {
-      this.#unanswered.replay(send, end);
+      const from = this.#uncoveredFrom;
+      this.#unanswered.replay(
+        (pcm, seq) => {
+          if (seq >= from) send(pcm);
+        },
+        (seq) => {
+          if (seq >= from) end();
+        },
+      );
       this.#hold.clear();
     } else this.#hold.replay(send, end);
     logger.info(
@@ -127,9 +141,15 @@ export class GeminiAudioInput {
     if (index !== undefined && connection === this.#tailOwner) this.#tail.consumed(index);
   }
 
-  /** The model answered (or a handle covers the question): nothing to replay. */
+  /** The model answered: nothing to replay, nor to hand over. */
   answered(): void {
     this.#unanswered.answered();
+    this.#uncoveredFrom = this.#unanswered.nextSeq;
+  }
+
+  /** A resumable handle covers what was said so far: a resume from it need not replay it (a fresh session would). */
+  covered(): void {
+    this.#uncoveredFrom = this.#unanswered.nextSeq;
   }
 
   /** The reply began: the utterance it answers is not sent again after a resume (it would be answered twice). */
@@ -139,7 +159,7 @@ export class GeminiAudioInput {
 
   /** The active socket ended: an unanswered utterance is sent again on the next one. */
   socketEnded(): void {
-    this.#replayUnanswered = !this.#unanswered.isEmpty;
+    this.#replayUnanswered = this.#unanswered.nextSeq > this.#uncoveredFrom;
   }
 
   /** A new service session (not a resume): its message numbers start again. */
@@ -161,7 +181,7 @@ export class GeminiAudioInput {
         taken.push(null);
       },
     );
-    this.#unanswered.answered();
+    this.answered();
     this.#hold.clear();
     this.#replayUnanswered = false;
     return taken;

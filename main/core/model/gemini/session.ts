@@ -419,10 +419,10 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         const index = raw === undefined ? undefined : Number(raw);
         this.#audio.handle(connection, index);
         this.#heldTexts.covered(connection, index);
-        // A handle covers what the service consumed so far: nothing before it needs replaying.
+        // A handle covers what the service consumed so far: a resume from it need not replay that.
         this.#tools.covered(connection, connection === this.#active);
         if (connection === this.#active) {
-          this.#audio.answered();
+          this.#audio.covered();
           this.#keepUnanswered = false;
         }
         this.#handleFresh = !this.#turn.open && this.#tools.inFlight === 0;
