@@ -343,7 +343,12 @@ export const FLAT_TARGETS = { rssGrowthMbPerHour: 5, cpuWithinPercentOfFirst: 20
 
 export interface FlatChecks {
   rss: { pass: boolean; rssGrowthMbPerHour: number | null; limit: number; fromMin: number };
-  fds: { pass: boolean; atQuietPoints: number[]; sidecarClientsAtQuietPoints: number[] };
+  fds: {
+    pass: boolean;
+    atQuietPoints: number[];
+    sidecarClientsAtQuietPoints: number[];
+    modelSocketsAtQuietPoints: number[];
+  };
   activeResources: {
     pass: boolean;
     atQuietPoints: (number | null)[];
@@ -389,9 +394,12 @@ export function flatChecks(
     return slope === null ? [] : [slope];
   });
   const slope = slopes.length ? Math.max(...slopes) : null;
-  // The core's own: its clients' connections into the sidecar open and close when the client says.
-  const ownFds = (s: QuietPoint) => s.fds - s.sidecarClients;
-  const ownResources = (s: QuietPoint) => (s.activeResources === null ? null : s.activeResources - s.sidecarClients);
+  // What the core holds of its own at rest: its clients' connections into the sidecar open and close
+  // when the client says, and its model socket is there when a reminder, a /say or a wake kept the
+  // model from parking in that quiet stretch (1) and not when it parked (0). Both are reported beside.
+  const others = (s: QuietPoint) => s.sidecarClients + s.modelSocketsOpen;
+  const ownFds = (s: QuietPoint) => s.fds - others(s);
+  const ownResources = (s: QuietPoint) => (s.activeResources === null ? null : s.activeResources - others(s));
   const fds = quiet.map(ownFds);
   const resources = quiet.map(ownResources);
   const cpu = windows.map((w) => w.cpuPercent);
@@ -408,6 +416,7 @@ export function flatChecks(
       pass: sameWithin(quiet, ownFds),
       atQuietPoints: fds,
       sidecarClientsAtQuietPoints: quiet.map((s) => s.sidecarClients),
+      modelSocketsAtQuietPoints: quiet.map((s) => s.modelSocketsOpen),
     },
     activeResources: {
       pass: sameWithin(quiet, ownResources),

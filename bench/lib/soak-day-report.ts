@@ -38,9 +38,9 @@ export const SOAK_DAY_DEFINITIONS = {
     'the receiver answers 500 to every 5th request (the 2nd, 7th, …) and 429 (Retry-After 1) to every 7th (the 4th, 11th, …), and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
   rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',
   fdsFirstQuiet:
-    "open file descriptors the core holds of its own (/proc/<pid>/fd, less the soak's clients' connections into the sidecar: flat.fds.sidecarClientsAtQuietPoints) at the first quiet point: the end of a long quiet stretch, model parked, nobody speaking; fdsLastQuiet at the last. The /events stream, the MCP agent's session and a CLI still waiting open and close when the client says, not the core: counted beside, not in",
+    "open file descriptors the core holds of its own (/proc/<pid>/fd, less the soak's clients' connections into the sidecar and the model socket: flat.fds.sidecarClientsAtQuietPoints, flat.fds.modelSocketsAtQuietPoints) at the first quiet point: the end of a long quiet stretch, nobody speaking; fdsLastQuiet at the last. The /events stream, the MCP agent's session and a CLI still waiting open and close when the client says, not the core; the model socket is there when a reminder or a /say kept the model from parking in that stretch: counted beside, not in (a leaked model socket shows in modelSocketsOpenMax)",
   activeResources:
-    "process.getActiveResourcesInfo() in the core, summed over kinds (/health diagnostics.active_resources), less the soak's clients' connections into the sidecar, at the quiet points",
+    "process.getActiveResourcesInfo() in the core, summed over kinds (/health diagnostics.active_resources), less the soak's clients' connections into the sidecar and the model socket, at the quiet points",
   cpuPercent: 'core CPU (utime+stime from /proc) over the window, % of one core',
   healthRoundTripP99Ms:
     "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",

@@ -58,8 +58,9 @@ describe('day soak flat checks', () => {
     const windows = dayWindows(samples, [], [], 0, 10 * MIN);
     expect(flatChecks(samples, [quietAt(5 * MIN), quietAt(15 * MIN, { fds: 31 })], windows, 10 * MIN).fds).toEqual({
       pass: false,
-      atQuietPoints: [30, 31],
+      atQuietPoints: [29, 30],
       sidecarClientsAtQuietPoints: [0, 0],
+      modelSocketsAtQuietPoints: [1, 1],
     });
     expect(
       flatChecks(samples, [quietAt(5 * MIN), quietAt(15 * MIN, { activeResources: 21 })], windows, 10 * MIN)
@@ -76,11 +77,29 @@ describe('day soak flat checks', () => {
       quietAt(15 * MIN, { fds: 31, activeResources: 21 }, 1),
     ];
     const flat = flatChecks(samples, clients, windows, 10 * MIN);
-    expect(flat.fds).toEqual({ pass: true, atQuietPoints: [30, 30], sidecarClientsAtQuietPoints: [2, 1] });
-    expect(flat.activeResources).toMatchObject({ pass: true, atQuietPoints: [20, 20] });
+    expect(flat.fds).toEqual({
+      pass: true,
+      atQuietPoints: [29, 29],
+      sidecarClientsAtQuietPoints: [2, 1],
+      modelSocketsAtQuietPoints: [1, 1],
+    });
+    expect(flat.activeResources).toMatchObject({ pass: true, atQuietPoints: [19, 19] });
     const leak = [clients[0]!, quietAt(15 * MIN, { fds: 32, activeResources: 22 }, 1)];
     expect(flatChecks(samples, leak, windows, 10 * MIN).fds.pass).toBe(false);
     expect(flatChecks(samples, leak, windows, 10 * MIN).activeResources.pass).toBe(false);
+  });
+
+  it('a model parked at one quiet point and kept awake at the next (a reminder came) is not a leaked socket', () => {
+    const samples = series(30);
+    const windows = dayWindows(samples, [], [], 0, 10 * MIN);
+    const parked = quietAt(5 * MIN, { fds: 29, activeResources: 19, modelSocketsOpen: 0 });
+    const awake = quietAt(15 * MIN, { fds: 30, activeResources: 20, modelSocketsOpen: 1 });
+    const flat = flatChecks(samples, [parked, awake], windows, 10 * MIN);
+    expect(flat.fds).toMatchObject({ pass: true, atQuietPoints: [29, 29], modelSocketsAtQuietPoints: [0, 1] });
+    expect(flat.activeResources.pass).toBe(true);
+    // One more fd of the core's own beside the awake model still fails.
+    const leak = quietAt(15 * MIN, { fds: 31, activeResources: 20, modelSocketsOpen: 1 });
+    expect(flatChecks(samples, [parked, leak], windows, 10 * MIN).fds.pass).toBe(false);
   });
 
   it('fails a window whose CPU is more than 20 % above the first', () => {
@@ -144,8 +163,9 @@ describe('day soak figures across a kill -9 (the restarted core is a new process
     const flat = flatChecks(samples, quiet, dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN);
     expect(flat.fds).toEqual({
       pass: true,
-      atQuietPoints: [30, 30, 29, 29],
+      atQuietPoints: [29, 29, 28, 28],
       sidecarClientsAtQuietPoints: [0, 0, 0, 0],
+      modelSocketsAtQuietPoints: [1, 1, 1, 1],
     });
     const leak = [...quiet.slice(0, 3), quietAt(18 * MIN, { pid: 200, fds: 30 })];
     expect(flatChecks(samples, leak, [], 10 * MIN).fds.pass).toBe(false);
