@@ -12,23 +12,10 @@ import { startBenchModel, type BenchModelFake } from '../../../bench/lib/model-f
 import { soakModelOptions } from '../../../bench/lib/soak-call.ts';
 import { createGeminiProvider } from '../../../main/core/model/index.ts';
 import type { LiveModelSession } from '../../../main/core/ports.ts';
-import { phraseHz, transcribePhrase } from '../../../main/fakes/shared/phrases.ts';
+import { transcribePhrase } from '../../../main/fakes/shared/phrases.ts';
+import { phrase16k, until } from './soak-signals.ts';
 
 const logger = pino({ level: 'silent' });
-
-function phrase16k(k: number, ms = 1200): Int16Array {
-  const out = new Int16Array(16 * ms);
-  for (let i = 0; i < out.length; i++) out[i] = Math.round(9000 * Math.sin((2 * Math.PI * phraseHz(k) * i) / 16_000));
-  return out;
-}
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A phrase in 20 ms chunks at about real time, then the quiet that ends the turn at the service. */
 async function say(session: LiveModelSession, k: number): Promise<void> {

@@ -9,23 +9,10 @@ import { startBenchModel, type BenchModelFake, type BenchProvider } from '../../
 import { createOpenAILiveProvider } from '../../../main/core/model/openai/live/provider.ts';
 import { createOpenAIRealtimeProvider } from '../../../main/core/model/openai/realtime/provider.ts';
 import type { LiveModelSession } from '../../../main/core/ports.ts';
-import { phraseHz, transcribePhrase } from '../../../main/fakes/shared/phrases.ts';
+import { transcribePhrase } from '../../../main/fakes/shared/phrases.ts';
+import { phrase16k, until } from './soak-signals.ts';
 
 const logger = pino({ level: 'silent' });
-
-function phrase16k(k: number, ms = 1200): Int16Array {
-  const out = new Int16Array(16 * ms);
-  for (let i = 0; i < out.length; i++) out[i] = Math.round(9000 * Math.sin((2 * Math.PI * phraseHz(k) * i) / 16_000));
-  return out;
-}
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function connect(provider: BenchProvider, fake: BenchModelFake): Promise<LiveModelSession> {
   const env = fake.env();
