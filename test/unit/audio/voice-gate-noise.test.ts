@@ -97,7 +97,10 @@ describe('VoiceGate noise checks', () => {
         for (let i = 0; i < 320; i++) frame[i] = x[at + i]!;
         gate.push(frame);
       },
-      { warmupFrames: 1200, frames: 1200, windows: 3 },
+      // Five pairs of windows (the meter's default), not three: the meter keeps the smallest, and a
+      // one-off cost (most likely V8 installing code a background compile finished late on a loaded machine) in
+      // every one of three pairs read 4.34 B/frame in a full CI rehearsal beside a soak.
+      { warmupFrames: 1200, frames: 1200, windows: 5 },
     );
     expect(report.bytesPerFrame).toBeLessThan(4);
   });
