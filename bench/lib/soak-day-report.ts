@@ -235,8 +235,8 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
       'the same at every quiet point',
     ],
     [
-      'core CPU per window (first → worst)',
-      `${r.flat.cpu.firstWindowPercent ?? '—'} % → ${r.flat.cpu.windowsPercent.length ? Math.max(...r.flat.cpu.windowsPercent) : '—'} %${mark(r.flat.cpu.pass)}`,
+      'core CPU per window (first; lowest – highest)',
+      `${r.flat.cpu.firstWindowPercent ?? '—'} %; ${r.flat.cpu.windowsPercent.length ? `${Math.min(...r.flat.cpu.windowsPercent)} – ${Math.max(...r.flat.cpu.windowsPercent)}` : '—'} %${mark(r.flat.cpu.pass)}`,
       `within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
     ],
     [
