@@ -60,11 +60,6 @@ export class GeminiAudioInput {
     return this.#tail.replayedSamples;
   }
 
-  /** Nothing the model has not answered. */
-  get answeredAll(): boolean {
-    return this.#unanswered.isEmpty;
-  }
-
   send(active: GeminiConnection | null, pcm16kMono: Int16Array): void {
     const sdk = active?.sdk;
     this.#unanswered.push(pcm16kMono);
