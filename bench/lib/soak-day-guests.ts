@@ -71,6 +71,40 @@ export function tallyGuestWords(
   return tally;
 }
 
+export interface UnheardGuestWord {
+  speaker: GuestSpeaker;
+  k: number;
+  /** When it was said, seconds from `from`. */
+  atS: number;
+  /** The model turns from 5 s before it to 15 s after: when (s from `from`) and the codes each held. */
+  turnsAround: { atS: number; ks: number[] }[];
+}
+
+/** The guests' phrases no model turn heard (tallyGuestWords's rule), with the turns around each, for tracing. */
+export function unheardGuestWords(
+  said: readonly { k: number; at: number }[],
+  turns: readonly { ks: readonly number[]; at: number }[],
+  from: number,
+): UnheardGuestWord[] {
+  const used = new Set<string>();
+  const unheard: UnheardGuestWord[] = [];
+  const seconds = (t: number) => Math.round((t - from) / 100) / 10;
+  for (const { k, at } of [...said].sort((a, b) => a.at - b.at)) {
+    const speaker = speakerOfCode(k);
+    if (speaker === null || speaker === 'owner') continue;
+    const t = turns.findIndex((turn, i) => turn.at >= at && turn.ks.includes(k) && !used.has(`${i}:${k}`));
+    if (t >= 0) {
+      used.add(`${t}:${k}`);
+      continue;
+    }
+    const turnsAround = turns
+      .filter((turn) => turn.at >= at - 5000 && turn.at <= at + 15_000)
+      .map((turn) => ({ atS: seconds(turn.at), ks: [...turn.ks] }));
+    unheard.push({ speaker, k, atS: seconds(at), turnsAround });
+  }
+  return unheard;
+}
+
 /** What the guests said (for tallyGuestWords) and the soak's hook that makes them speak. */
 export interface GuestVoices {
   said: { k: number; at: number }[];
