@@ -146,7 +146,7 @@ const result = {
     repliesUnheard:
       "replies the fake began on a socket that dropped before their first audio (inside the service's modelled first-audio delay): nobody heard them, and the bridge said those words again on the next socket",
     deadlines:
-      'service sessions the fake model ended at their hard deadline (--deadline-s; 3.8 closes at 58:00 with 1011 and refuses the resume with 1007)',
+      'service sessions that met their hard deadline in the fake model (--deadline-s; 3.8 closes at 58:00 with 1011 and refuses the resume with 1007): closed at it, or, passed with no socket open (parked, in an outage), their next resume refused',
     freshSessions:
       'service sessions begun after the first: fresh sessions the core opened, seeded with the call so far, after a refused resume or a renewal before the deadline',
     replayedMs:

@@ -144,7 +144,7 @@ export interface BenchModelFake {
   onTextTurn?(handler: (turn: TextTurn) => void): void;
   /** Gemini only: sockets refused while another of the session was still open. */
   overlapsRefused(): number;
-  /** Gemini only: service sessions ended at their hard deadline. */
+  /** Gemini only: service sessions that met their hard deadline (closed at it, or a resume past it refused). */
   deadlines(): number;
   /** Gemini only: service sessions begun after the first (fresh, seeded: after a refused resume or a renewal). */
   freshSessions(): number;

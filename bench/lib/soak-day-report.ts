@@ -6,6 +6,8 @@ import { FLAT_TARGETS } from './soak-day-measure.ts';
 
 export const SOAK_DAY_DEFINITIONS = {
   minutes: 'length of the call, real time (audio paced as in a real call)',
+  faults:
+    'the faults injected, counted by the fakes: rotations (goAway then a resume), deadlines (service sessions that met their hard deadline: closed at it with 1011, or, passed with no socket open, parked or in the outage, their next resume refused with 1007), freshSessions (sessions begun after the first), drops, stalls, outages, voiceResets (Discord voice reconnects), membershipChanges and silentRekeys (DAVE), overlapsRefused (a second socket of one session refused)',
   lostWords:
     'each word not heard, with the outage phase it fell in, the faults of the 30 s before it, the call state at /health in the samples either side (5 s apart) and, with a kill -9, when it was said relative to the kill (killPhase)',
   wordsLostHeldAtKill:

@@ -55,7 +55,7 @@ export interface FakeSessionRecord {
   compressed: boolean;
   /** It has been sent an image (the shorter limit for uncompressed sessions). */
   video: boolean;
-  /** Reached `strict.sessionDeadline`: closed, and its handles are refused. */
+  /** Reached `strict.sessionDeadline`: closed at it, or a resume after it refused; its handles are refused. */
   expired: boolean;
   /** User audio samples in the session's state (as of the handle after a resume): what it heard. */
   audioSamples: number;

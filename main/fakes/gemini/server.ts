@@ -265,7 +265,9 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
       }
       const deadline = this.strict.sessionDeadline;
       if (deadline && (session.expired || Date.now() - session.startedAt >= deadline.afterMs)) {
-        // After the 58:00 close the handle is refused with 1007 (discuss thread 186392).
+        // After the 58:00 close the handle is refused with 1007 (discuss thread 186392). A session
+        // that passed its deadline with no socket open (parked, or in an outage) meets it here.
+        session.expired = true;
         connection.refusedFor = 'resume of a session past its deadline';
         connection.refuse(deadline.refuseResume.code, deadline.refuseResume.reason);
         return;

@@ -48,6 +48,21 @@ describe('fake gemini, late-2026 rules (strict by default)', () => {
     expect(fresh.messages.some((m) => 'setupComplete' in m)).toBe(true);
   });
 
+  it('a session whose deadline passes with no socket open (parked) meets it at the next resume: refused 1007, counted as expired', async () => {
+    fake = await startFakeGemini({ sessionDeadlineMs: 600 });
+    const first = await setUp({ sessionResumption: {} });
+    await waitFor(() => resumptionUpdates(first).length > 0, 'a handle');
+    const handle = resumptionUpdates(first).at(-1)!.newHandle as string;
+    first.ws.close(); // the client parks before the deadline: no 1011 close to see
+    await first.closed;
+    const [session] = [...fake.sessions.values()];
+    expect(session!.expired).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const resumed = await setUp({ sessionResumption: { handle } });
+    expect((await resumed.closed).code).toBe(1007);
+    expect(session!.expired).toBe(true);
+  });
+
   it('with transparent resumption reports the last client message it consumed, and a resumed session has heard the audio as of that handle', async () => {
     fake = await startFakeGemini();
     const first = await setUp({ sessionResumption: { transparent: true } });

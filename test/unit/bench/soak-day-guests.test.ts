@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GUEST_CODES, speakerOfCode, tallyGuestWords, transcribePhrases } from '../../../bench/lib/soak-day-guests.ts';
+import {
+  GUEST_CODES,
+  speakerOfCode,
+  tallyGuestWords,
+  transcribePhrases,
+  unheardGuestWords,
+} from '../../../bench/lib/soak-day-guests.ts';
 import { phraseHz, transcribePhrase } from '../../../main/fakes/shared/phrases.ts';
 
 const RATE = 16_000;
@@ -55,5 +61,22 @@ describe('the soak guests\u2019 phrases', () => {
       ],
     );
     expect(tally).toEqual({ guest: { sent: 2, heard: 1 }, visitor: { sent: 1, heard: 1 } });
+  });
+
+  it('lists the phrases the tally counts unheard, with the model turns around each', () => {
+    const g = GUEST_CODES.guest[0]!;
+    const said = [
+      { k: g, at: 1000 },
+      { k: g, at: 21_000 },
+    ];
+    const turns = [
+      { ks: [g], at: 3000 },
+      { ks: [2], at: 22_000 },
+      { ks: [g], at: 40_000 }, // 19 s after: outside the window shown, still counts as heard
+    ];
+    expect(unheardGuestWords(said, turns, 0)).toEqual([]);
+    const unheard = unheardGuestWords(said, turns.slice(0, 2), 0);
+    expect(unheard).toEqual([{ speaker: 'guest', k: g, atS: 21, turnsAround: [{ atS: 22, ks: [2] }] }]);
+    expect(tallyGuestWords(said, turns.slice(0, 2)).guest).toEqual({ sent: 2, heard: 1 });
   });
 });
