@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that spend minutes waiting in real time rather than computing: the CI-only soaks (about
- * 9.5 minutes of simulated calls, test/soak/soak-ci.test.ts) and fresh clone (about 7 minutes,
+ * Files that spend minutes waiting in real time rather than computing: the CI-only soaks (the day
+ * soak's 10.5 minutes, test/soak/soak-day-ci.test.ts; about 9.5 minutes of simulated calls,
+ * test/soak/soak-ci.test.ts) and fresh clone (about 7 minutes,
  * mostly the npm registry), the 90 s model outage, and the idle store core (1-4 minutes waiting for
  * V8's memory reducer to settle, then a 30 s window). Vitest runs a fresh clone's files largest
  * first (it has no durations cached yet), which put these small files last: in the CI run of
@@ -11,6 +12,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Started first, they overlap the rest of the suite.
  */
 const WAIT_IN_REAL_TIME = [
+  'test/soak/soak-day-ci.test.ts',
   'test/soak/soak-ci.test.ts',
   'test/quick-start/fresh-clone.test.ts',
   'test/integration/bridge/model-outage.test.ts',
@@ -36,9 +38,11 @@ export default defineConfig({
     // Integration tests run real servers on loopback and many of them wait in real time (a call's
     // seconds, a reconnect's back-off), so three workers keep two cores busy: the suite without the
     // CI-only files took 387 s with three and 560 s with two (2026-11-28, same machine, all passed).
-    // In CI the soaks and the fresh clone take two of them for their first 7-9.5 minutes (WAIT_IN_REAL_TIME).
+    // In CI the two soak files and the fresh clone take three of them for their first 7-10.5 minutes
+    // (WAIT_IN_REAL_TIME), waiting far more than computing: a fourth worker keeps the rest going
+    // meanwhile (with three, the rest of the suite would stand still for those minutes).
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: process.env.CI === 'true' ? 4 : 3,
     sequence: { sequencer: RealTimeFilesFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
