@@ -71,25 +71,34 @@ export function tallyGuestWords(
   return tally;
 }
 
+/** A phrase a guest said: its code, when, and how many of its frames the bot could not open (a silent re-key). */
+export interface GuestPhraseSaid {
+  k: number;
+  at: number;
+  unopenableFrames?: number;
+}
+
 export interface UnheardGuestWord {
   speaker: GuestSpeaker;
   k: number;
   /** When it was said, seconds from `from`. */
   atS: number;
+  /** Its frames sealed with a key the bot lacked (the silent re-key fault): speech no bridge can hear. */
+  unopenableFrames: number;
   /** The model turns from 5 s before it to 15 s after: when (s from `from`) and the codes each held. */
   turnsAround: { atS: number; ks: number[] }[];
 }
 
 /** The guests' phrases no model turn heard (tallyGuestWords's rule), with the turns around each, for tracing. */
 export function unheardGuestWords(
-  said: readonly { k: number; at: number }[],
+  said: readonly GuestPhraseSaid[],
   turns: readonly { ks: readonly number[]; at: number }[],
   from: number,
 ): UnheardGuestWord[] {
   const used = new Set<string>();
   const unheard: UnheardGuestWord[] = [];
   const seconds = (t: number) => Math.round((t - from) / 100) / 10;
-  for (const { k, at } of [...said].sort((a, b) => a.at - b.at)) {
+  for (const { k, at, unopenableFrames } of [...said].sort((a, b) => a.at - b.at)) {
     const speaker = speakerOfCode(k);
     if (speaker === null || speaker === 'owner') continue;
     const t = turns.findIndex((turn, i) => turn.at >= at && turn.ks.includes(k) && !used.has(`${i}:${k}`));
@@ -100,14 +109,14 @@ export function unheardGuestWords(
     const turnsAround = turns
       .filter((turn) => turn.at >= at - 5000 && turn.at <= at + 15_000)
       .map((turn) => ({ atS: seconds(turn.at), ks: [...turn.ks] }));
-    unheard.push({ speaker, k, atS: seconds(at), turnsAround });
+    unheard.push({ speaker, k, atS: seconds(at), unopenableFrames: unopenableFrames ?? 0, turnsAround });
   }
   return unheard;
 }
 
 /** What the guests said (for tallyGuestWords) and the soak's hook that makes them speak. */
 export interface GuestVoices {
-  said: { k: number; at: number }[];
+  said: GuestPhraseSaid[];
   turns: { ks: number[]; at: number }[];
   /** In the owner's pause: sometimes nobody, else the guest or the visitor (when in the channel) says a phrase. */
   between(): Promise<void>;
@@ -120,7 +129,7 @@ export interface GuestVoices {
  */
 export function guestVoices(
   random: () => number,
-  speak: (name: GuestSpeaker, k: number) => Promise<unknown>,
+  speak: (name: GuestSpeaker, k: number) => Promise<{ foreignE2eeFrames: number }>,
 ): GuestVoices {
   const voices: GuestVoices = {
     said: [],
@@ -132,7 +141,7 @@ export function guestVoices(
       const k = codes[voices.said.length % codes.length]!;
       const at = Date.now();
       const spoken = speak(name, k).then(
-        () => void voices.said.push({ k, at }),
+        (result) => void voices.said.push({ k, at, unopenableFrames: result.foreignE2eeFrames }),
         () => undefined, // not in the channel right now: nothing said
       );
       if (random() < 1 / 3) await new Promise((resolve) => setTimeout(resolve, 900));

@@ -67,7 +67,7 @@ describe('the soak guests\u2019 phrases', () => {
     const g = GUEST_CODES.guest[0]!;
     const said = [
       { k: g, at: 1000 },
-      { k: g, at: 21_000 },
+      { k: g, at: 21_000, unopenableFrames: 38 },
     ];
     const turns = [
       { ks: [g], at: 3000 },
@@ -76,7 +76,9 @@ describe('the soak guests\u2019 phrases', () => {
     ];
     expect(unheardGuestWords(said, turns, 0)).toEqual([]);
     const unheard = unheardGuestWords(said, turns.slice(0, 2), 0);
-    expect(unheard).toEqual([{ speaker: 'guest', k: g, atS: 21, turnsAround: [{ atS: 22, ks: [2] }] }]);
+    expect(unheard).toEqual([
+      { speaker: 'guest', k: g, atS: 21, unopenableFrames: 38, turnsAround: [{ atS: 22, ks: [2] }] },
+    ]);
     expect(tallyGuestWords(said, turns.slice(0, 2)).guest).toEqual({ sent: 2, heard: 1 });
   });
 });
