@@ -50,17 +50,29 @@ for (const provider of ['openai-live', 'openai-realtime'] as const) {
       const health = async (): Promise<HealthReport> => (await c.get('/health')).json as HealthReport;
       expect((await c.post('/join')).status).toBe(200);
       await fake.connection(0);
+      const script = { toneMs: 300, transcript: 'Hello from before the park.' };
+      // The reply comes where a model's would: as the response to the utterance (Realtime answers
+      // every turn its VAD ends, create_response) or when GPT-Live's VAD ends the turn. Scripted after
+      // the test's own wait for the audio to settle instead, it came a second later; on a loaded
+      // machine (CI of 2026-12-03) later than the 1 s park, which closed the session first.
+      const first = () => fake.established[0]!;
+      const replied =
+        provider === 'openai-realtime'
+          ? c.openai.established[0]!.queueReply(script)
+          : new Promise((resolve) =>
+              c.openaiLive.established[0]!.once('userTurn', () => resolve(c.openaiLive.established[0]!.reply(script))),
+            );
       // What an awake session receives for the utterance (gate pre-roll and hangover included).
-      const awake = await heardBy(c, () => fake.established[0]!);
-      expect(await fake.established[0]!.reply({ toneMs: 300, transcript: 'Hello from before the park.' })).toBe(
-        'completed',
-      );
+      const awake = await heardBy(c, first);
+      expect(await replied).toBe('completed');
       await waitFor(async () => (await health()).bridge.state === 'parked', 'the call to park', 20_000);
       const woken = await heardBy(c, () => fake.established[1] ?? { audio: [] });
       const session = fake.established[1]!;
       // 100 ms of tolerance at the session's rate; a wake that dropped what came during the 300 ms setup loses more.
       expect(woken).toBeGreaterThanOrEqual(awake - ('rate' in session ? session.rate : 24_000) / 10);
-      expect(JSON.stringify(session.session)).toContain(SEED_HEADER);
+      // On a failure, which sessions there were and what each was told (CI of 2026-12-03 missed the seed once).
+      const told = fake.established.map((e, i) => `${i}: ${String(e.session?.instructions ?? '').slice(-160)}`);
+      expect(JSON.stringify(session.session), told.join('\n')).toContain(SEED_HEADER);
       expect(JSON.stringify(session.session)).toContain('You: Hello from before the park.');
     }, 90_000);
   });
