@@ -95,7 +95,10 @@ export async function main(argv: string[]): Promise<void> {
     return call.discord.speak(call.discord.user(name).id, phraseSignal(k));
   });
   const sample = async (): Promise<DaySample | null> =>
-    call ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets()) : null;
+    // Where the RSS is, once a minute (every 12th sample): reading smaps walks the core's mappings.
+    call
+      ? sampleCore(call.pid, call.base, call.token, call.started, call.fake.openSockets(), samples.length % 12 === 0)
+      : null;
   try {
     const run = await runSoak({
       provider: 'gemini',

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { get } from 'node:http';
 import { z } from 'zod';
 import { readProc } from './latency-proc.ts';
+import { readMemorySplit, type MemorySplit } from './smaps-split.ts';
 
 export interface DaySample {
   /** ms since the call began. */
@@ -24,6 +25,8 @@ export interface DaySample {
   modelSocketsOpen: number;
   /** The call's state at /health (connected, reconnecting, parked) and its reason: where a lost word fell. */
   bridge?: string | null;
+  /** Once a minute: where the RSS is (smaps-split.ts). */
+  memory?: MemorySplit | null;
 }
 
 const healthSchema = z.object({
@@ -202,6 +205,7 @@ export async function sampleCore(
   token: string,
   started: number,
   modelSocketsOpen: number,
+  withMemorySplit = false,
 ): Promise<DaySample | null> {
   const proc = readProc(pid);
   if (!proc) return null;
@@ -227,6 +231,7 @@ export async function sampleCore(
     bridge: health?.bridge
       ? `${health.bridge.state}${health.bridge.reason ? `: ${health.bridge.reason.slice(0, 120)}` : ''}`
       : null,
+    ...(withMemorySplit ? { memory: readMemorySplit(pid) } : {}),
   };
 }
 
@@ -258,6 +263,8 @@ export interface DayWindow {
   healthRoundTripP99Ms: number | null;
   modelSocketsOpenMax: number;
   childProcessesMax: number;
+  /** The window's last memory split (smaps-split.ts), null when none was read in it. */
+  memoryMbLast: MemorySplit | null;
 }
 
 /**
@@ -322,6 +329,7 @@ export function dayWindows(
       healthRoundTripP99Ms: p99(inWindow.flatMap((s) => (s.healthRoundTripMs === null ? [] : [s.healthRoundTripMs]))),
       modelSocketsOpenMax: Math.max(...inWindow.map((s) => s.modelSocketsOpen)),
       childProcessesMax: Math.max(...inWindow.map((s) => s.children)),
+      memoryMbLast: inWindow.flatMap((s) => (s.memory ? [s.memory] : [])).at(-1) ?? null,
     });
   }
   return rows;

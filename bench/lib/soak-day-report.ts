@@ -57,7 +57,8 @@ export const SOAK_DAY_DEFINITIONS = {
     "the core's other fds at each quiet point (files, pipes, event fds, unix sockets), by their /proc/<pid>/fd target with inode numbers dropped: which one differs when the fd counts do",
   agents:
     'the dashboard /events stream (events, reconnects), /say and /ask from the compiled CLI, mcp: an MCP client (SDK v2, Streamable HTTP at /mcp) listing the tools and calling call_status or read_notes every ~20 s (sessions, calls, failures: the kill -9 fails some), frames: a 320×180 PNG to POST /frame every ~15 s outside the quiet stretches (a frame wakes a parked call)',
-  windows: 'one row per window (10 min by default) with the same figures',
+  windows:
+    "one row per window (10 min by default) with the same figures; memoryMbLast: the window's last split of the core's RSS from /proc/<pid>/smaps, read once a minute (bench/lib/smaps-split.ts): mallocMainMb glibc's main arena, mallocThreadsMb glibc's per-thread heaps, anonOtherMb the other anonymous memory (V8's heap among it), fileMb file-backed pages",
   machine: 'shared machine: other work ran at the same time (see loadAverage1m)',
 };
 
