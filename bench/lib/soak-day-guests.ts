@@ -48,34 +48,48 @@ export interface GuestTally {
   heard: number;
 }
 
-/**
- * Per guest, phrases said and heard: a phrase said at `at` is heard by the first model turn at or
- * after it whose transcription holds its code and that no earlier phrase of that code took.
- */
-export function tallyGuestWords(
-  said: readonly { k: number; at: number }[],
-  turns: readonly { ks: readonly number[]; at: number }[],
-): Record<GuestSpeaker, GuestTally> {
-  const tally: Record<GuestSpeaker, GuestTally> = { guest: { sent: 0, heard: 0 }, visitor: { sent: 0, heard: 0 } };
-  const used = new Set<string>();
-  for (const { k, at } of [...said].sort((a, b) => a.at - b.at)) {
-    const speaker = speakerOfCode(k);
-    if (speaker === null || speaker === 'owner') continue;
-    tally[speaker].sent++;
-    const t = turns.findIndex((turn, i) => turn.at >= at && turn.ks.includes(k) && !used.has(`${i}:${k}`));
-    if (t >= 0) {
-      used.add(`${t}:${k}`);
-      tally[speaker].heard++;
-    }
-  }
-  return tally;
-}
-
 /** A phrase a guest said: its code, when, and how many of its frames the bot could not open (a silent re-key). */
 export interface GuestPhraseSaid {
   k: number;
   at: number;
   unopenableFrames?: number;
+}
+
+type GuestTurn = { ks: readonly number[]; at: number };
+
+/**
+ * Each guest phrase in the order said, with whether it was heard: by the first model turn at or
+ * after it whose transcription holds its code and that no earlier phrase of that code took.
+ */
+function matchGuestPhrases(
+  said: readonly GuestPhraseSaid[],
+  turns: readonly GuestTurn[],
+): { phrase: GuestPhraseSaid; speaker: GuestSpeaker; heard: boolean }[] {
+  const used = new Set<string>();
+  const matched: { phrase: GuestPhraseSaid; speaker: GuestSpeaker; heard: boolean }[] = [];
+  for (const phrase of [...said].sort((a, b) => a.at - b.at)) {
+    const speaker = speakerOfCode(phrase.k);
+    if (speaker === null || speaker === 'owner') continue;
+    const t = turns.findIndex(
+      (turn, i) => turn.at >= phrase.at && turn.ks.includes(phrase.k) && !used.has(`${i}:${phrase.k}`),
+    );
+    if (t >= 0) used.add(`${t}:${phrase.k}`);
+    matched.push({ phrase, speaker, heard: t >= 0 });
+  }
+  return matched;
+}
+
+/** Per guest, phrases said and heard (matchGuestPhrases's rule). */
+export function tallyGuestWords(
+  said: readonly GuestPhraseSaid[],
+  turns: readonly GuestTurn[],
+): Record<GuestSpeaker, GuestTally> {
+  const tally: Record<GuestSpeaker, GuestTally> = { guest: { sent: 0, heard: 0 }, visitor: { sent: 0, heard: 0 } };
+  for (const { speaker, heard } of matchGuestPhrases(said, turns)) {
+    tally[speaker].sent++;
+    if (heard) tally[speaker].heard++;
+  }
+  return tally;
 }
 
 export interface UnheardGuestWord {
@@ -89,29 +103,24 @@ export interface UnheardGuestWord {
   turnsAround: { atS: number; ks: number[] }[];
 }
 
-/** The guests' phrases no model turn heard (tallyGuestWords's rule), with the turns around each, for tracing. */
+/** The guests' phrases no model turn heard (the tally's rule), with the turns around each, for tracing. */
 export function unheardGuestWords(
   said: readonly GuestPhraseSaid[],
-  turns: readonly { ks: readonly number[]; at: number }[],
+  turns: readonly GuestTurn[],
   from: number,
 ): UnheardGuestWord[] {
-  const used = new Set<string>();
-  const unheard: UnheardGuestWord[] = [];
   const seconds = (t: number) => Math.round((t - from) / 100) / 10;
-  for (const { k, at, unopenableFrames } of [...said].sort((a, b) => a.at - b.at)) {
-    const speaker = speakerOfCode(k);
-    if (speaker === null || speaker === 'owner') continue;
-    const t = turns.findIndex((turn, i) => turn.at >= at && turn.ks.includes(k) && !used.has(`${i}:${k}`));
-    if (t >= 0) {
-      used.add(`${t}:${k}`);
-      continue;
-    }
-    const turnsAround = turns
-      .filter((turn) => turn.at >= at - 5000 && turn.at <= at + 15_000)
-      .map((turn) => ({ atS: seconds(turn.at), ks: [...turn.ks] }));
-    unheard.push({ speaker, k, atS: seconds(at), unopenableFrames: unopenableFrames ?? 0, turnsAround });
-  }
-  return unheard;
+  return matchGuestPhrases(said, turns)
+    .filter(({ heard }) => !heard)
+    .map(({ phrase, speaker }) => ({
+      speaker,
+      k: phrase.k,
+      atS: seconds(phrase.at),
+      unopenableFrames: phrase.unopenableFrames ?? 0,
+      turnsAround: turns
+        .filter((turn) => turn.at >= phrase.at - 5000 && turn.at <= phrase.at + 15_000)
+        .map((turn) => ({ atS: seconds(turn.at), ks: [...turn.ks] })),
+    }));
 }
 
 /** What the guests said (for tallyGuestWords) and the soak's hook that makes them speak. */

@@ -55,7 +55,6 @@ for (const provider of ['openai-live', 'openai-realtime'] as const) {
       // every turn its VAD ends, create_response) or when GPT-Live's VAD ends the turn. Scripted after
       // the test's own wait for the audio to settle instead, it came a second later; on a loaded
       // machine (CI of 2026-12-03) later than the 1 s park, which closed the session first.
-      const first = () => fake.established[0]!;
       const replied =
         provider === 'openai-realtime'
           ? c.openai.established[0]!.queueReply(script)
@@ -63,7 +62,7 @@ for (const provider of ['openai-live', 'openai-realtime'] as const) {
               c.openaiLive.established[0]!.once('userTurn', () => resolve(c.openaiLive.established[0]!.reply(script))),
             );
       // What an awake session receives for the utterance (gate pre-roll and hangover included).
-      const awake = await heardBy(c, first);
+      const awake = await heardBy(c, () => fake.established[0]!);
       expect(await replied).toBe('completed');
       await waitFor(async () => (await health()).bridge.state === 'parked', 'the call to park', 20_000);
       const woken = await heardBy(c, () => fake.established[1] ?? { audio: [] });
