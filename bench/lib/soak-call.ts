@@ -424,6 +424,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const token = randomBytes(24).toString('hex');
   const base = `http://127.0.0.1:${port}`;
   const env = { ...coreEnv(discord, fake, home, port, token), ...options.coreEnv };
+  // As latency-call.ts's startCore: LVB_CORE_NODE_OPTIONS (e.g. `--heapsnapshot-signal=SIGUSR2`) reaches the core.
+  if (process.env.LVB_CORE_NODE_OPTIONS) env.NODE_OPTIONS = process.env.LVB_CORE_NODE_OPTIONS;
   // Other voices the model hears must be allowed speakers (otherwise they are listeners, never sent).
   if (options.guests)
     env.DISCORD_VOICE_LIVE_ALLOWED_SPEAKERS = discord.users

@@ -419,7 +419,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     this.#receiver?.close();
     this.#receiver = null;
     this.#dave?.detach();
-    this.#playback?.stop();
+    this.#playback?.close();
     this.#playback = null;
     const connection = this.#connection;
     this.#connection = null;

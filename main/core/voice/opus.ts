@@ -11,6 +11,11 @@ export const OPUS_FRAME_SAMPLES = 960;
 /** libopus's OPUS_SET_COMPLEXITY request (opus_defines.h). */
 export const OPUS_SET_COMPLEXITY_REQUEST = 4010;
 /**
+ * libopus's OPUS_RESET_STATE request (opus_defines.h): the state of a fresh encoder, its settings
+ * (complexity) kept. It takes no argument; both bindings pass one, which libopus does not read.
+ */
+export const OPUS_RESET_STATE = 4028;
+/**
  * Encoder complexity for the bot's voice (libopus default: 10). 5 is WebRTC's setting on mobile:
  * on a speech-like signal it measured within 0.2 dB SNR of 10 at 32 and 64 kbit/s (4 lost 1.3-1.9 dB)
  * for a quarter to a third less CPU per frame (`node bench/opus-complexity.ts`; docs/audio.md).
@@ -49,6 +54,13 @@ export interface OpusCodec {
 export interface OpusMonoEncoder {
   /** 20 ms of s16le mono (960 samples, 1920 bytes) → one Opus packet. */
   encode(pcm: Buffer): Buffer;
+  /**
+   * Forget the stream so far: the next packet is what a new encoder would make of it. One encoder
+   * serves a connection's replies this way; @discordjs/opus frees an encoder (55 kB of native
+   * memory V8 is not told of) only when a major GC finalizes its wrapper, so one per reply piled up
+   * in glibc's heap between GCs (heaptrack, the day soak of 2026-12-03: 10 live after 10 minutes).
+   */
+  reset(): void;
   destroy(): void;
 }
 
@@ -108,7 +120,11 @@ function nativeFactory(loadNative: () => NativeOpusModule): OpusFactory {
     createMonoEncoder() {
       const encoder = new OpusEncoder(OPUS_RATE, 1);
       encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY_REQUEST, VOICE_ENCODER_COMPLEXITY);
-      return { encode: (pcm) => encoder.encode(pcm), destroy() {} };
+      return {
+        encode: (pcm) => encoder.encode(pcm),
+        reset: () => encoder.applyEncoderCTL(OPUS_RESET_STATE, 0),
+        destroy() {},
+      };
     },
     createMonoDecoder() {
       const decoder = new OpusEncoder(OPUS_RATE, 1);
@@ -134,7 +150,11 @@ function opusscriptFactory(reason: string): OpusFactory {
     createMonoEncoder() {
       const encoder = new OpusScript(OPUS_RATE, 1, OpusScript.Application.AUDIO);
       encoder.encoderCTL(OPUS_SET_COMPLEXITY_REQUEST, VOICE_ENCODER_COMPLEXITY);
-      return { encode: (pcm) => Buffer.from(encoder.encode(pcm, OPUS_FRAME_SAMPLES)), destroy: () => encoder.delete() };
+      return {
+        encode: (pcm) => Buffer.from(encoder.encode(pcm, OPUS_FRAME_SAMPLES)),
+        reset: () => encoder.encoderCTL(OPUS_RESET_STATE, 0),
+        destroy: () => encoder.delete(),
+      };
     },
     createMonoDecoder() {
       const decoder = new OpusScript(OPUS_RATE, 1, OpusScript.Application.AUDIO);

@@ -26,52 +26,67 @@ export type PlayGate = boolean | 'discard';
 /** One Opus frame: what @discordjs/voice's RTP timestamps assume (960 samples at 48 kHz). */
 const SLOT_MS = 20;
 
-/** Reads one frame per call and encodes it (mono, as the source gives it: the model speaks mono). */
+/**
+ * Reads one frame per call and encodes it (mono, as the source gives it: the model speaks mono).
+ * One per connection, its codec reset at each stream's start rather than made anew (opus.ts `reset`).
+ */
 class FrameEncoder {
-  #source: PlaybackSource;
-  #codec: OpusMonoEncoder;
+  #source: PlaybackSource | null = null;
+  readonly #codec: OpusMonoEncoder;
   /** The source's frame (48 kHz mono, the PlaybackSource contract), reused; the encoder reads its bytes. */
   #frame = new Int16Array(FRAME_SAMPLES_48K);
   #frameBytes = Buffer.from(this.#frame.buffer);
 
-  constructor(source: PlaybackSource, codec: OpusMonoEncoder) {
-    this.#source = source;
+  constructor(codec: OpusMonoEncoder) {
     this.#codec = codec;
+  }
+
+  get active(): boolean {
+    return this.#source !== null;
+  }
+
+  /** Begin a stream from `source`: Opus state from the previous stream would leak into this one. */
+  begin(source: PlaybackSource): void {
+    this.#source = source;
+    this.#codec.reset();
+  }
+
+  end(): void {
+    this.#source = null;
   }
 
   /** Whether the frame after the one just read is already buffered at the source. */
   hasFrameAhead(): boolean {
-    return (this.#source.framesAhead?.() ?? 0) > 0;
+    return (this.#source?.framesAhead?.() ?? 0) > 0;
   }
 
   /** Read the next frame and throw it away: audio for a room nobody is in any more. */
   skipNext(): void {
-    this.#source.readFrame(this.#frame);
+    this.#source!.readFrame(this.#frame);
   }
 
-  /** A fresh codec: after dropped audio, the old encoder's memory of it must not reach the next listener. */
-  resetCodec(codec: OpusMonoEncoder): void {
-    this.#codec.destroy();
-    this.#codec = codec;
+  /** After dropped audio: the encoder's memory of it must not reach the next listener. */
+  resetCodec(): void {
+    this.#codec.reset();
   }
 
   encodeNext(): Buffer {
-    this.#source.readFrame(this.#frame);
+    this.#source!.readFrame(this.#frame);
     return this.#codec.encode(this.#frameBytes);
   }
 
   destroy(): void {
+    this.#source = null;
     this.#codec.destroy();
   }
 }
 
 export class ContinuousPlayback {
   readonly #connection: VoiceConnection;
-  readonly #opus: OpusFactory;
   readonly #log: Logger;
   readonly #mayPlay: () => PlayGate;
   readonly #now: () => number;
-  #encoder: FrameEncoder | null = null;
+  readonly #encoder: FrameEncoder;
   #timer: NodeJS.Timeout | null = null;
   /** When the next slot is due (ms on #now); it may go out anywhere in (due - SLOT_MS, due]. */
   #due = 0;
@@ -90,7 +105,7 @@ export class ContinuousPlayback {
     mayPlay: () => PlayGate = () => true,
     now: () => number = () => performance.now(),
   ) {
-    this.#opus = opus;
+    this.#encoder = new FrameEncoder(opus.createMonoEncoder());
     this.#log = logger;
     this.#connection = connection;
     this.#mayPlay = mayPlay;
@@ -98,14 +113,14 @@ export class ContinuousPlayback {
   }
 
   get playing(): boolean {
-    return this.#encoder !== null;
+    return this.#encoder.active;
   }
 
   /** Start (or restart) pulling from `source`: the first packet goes out now, then one per 20 ms slot. */
   start(source: PlaybackSource): void {
     this.stop();
     // A fresh encoder per start: Opus encoder state from the previous stream would leak into the new one.
-    this.#encoder = new FrameEncoder(source, this.#opus.createMonoEncoder());
+    this.#encoder.begin(source);
     this.#due = this.#now();
     this.#sendSlot();
   }
@@ -117,25 +132,30 @@ export class ContinuousPlayback {
    * slot may already have gone out early on a model chunk's wake-up.
    */
   poke(urgent = false): void {
-    if (this.#encoder && this.#now() > this.#due - (urgent ? 2 * SLOT_MS : SLOT_MS)) this.#sendSlot();
+    if (this.#encoder.active && this.#now() > this.#due - (urgent ? 2 * SLOT_MS : SLOT_MS)) this.#sendSlot();
   }
 
   /** Immediate stop: the speaking flag goes off; nothing is left prepared. */
   stop(): void {
-    if (!this.#encoder) return;
+    if (!this.#encoder.active) return;
     this.#clearTimer();
-    this.#encoder.destroy();
-    this.#encoder = null;
+    this.#encoder.end();
     if (this.#connection.state.status === VoiceConnectionStatus.Ready) this.#connection.setSpeaking(false);
   }
 
+  /** The connection is gone: stop, and free the encoder (opusscript's lives in its wasm heap). */
+  close(): void {
+    this.stop();
+    this.#encoder.destroy();
+  }
+
   #sendSlot(): void {
-    const encoder = this.#encoder!;
+    const encoder = this.#encoder;
     // Not connected (a reconnect): the slot passes without reading the source, so nothing the
     // model says is consumed unheard; the clock keeps running and playback resumes once Ready.
     const gate = this.#mayPlay();
     if (gate === 'discard') encoder.skipNext();
-    else if (this.#discarding) encoder.resetCodec(this.#opus.createMonoEncoder());
+    else if (this.#discarding) encoder.resetCodec();
     this.#discarding = gate === 'discard';
     if (this.#connection.state.status === VoiceConnectionStatus.Ready) {
       try {
@@ -166,19 +186,19 @@ export class ContinuousPlayback {
   /** Nothing else woke the process within this slot's period: send it, and the next if it is ready. */
   readonly #onTimer = (): void => {
     this.#timer = null;
-    if (!this.#encoder) return;
+    if (!this.#encoder.active) return;
     this.#sendSlot();
     // The next slot goes in this wake-up too, but after its I/O (an immediate runs after the poll
     // phase): Node runs expired timers before it reads sockets, so a speaker's packet that came
     // while the process was busy is read after this callback. Sent here, the early frame would be
     // the reply, already on the wire when that packet's barge-in fades it out (one frame more of
     // the reply heard: barge-in-local.test.ts under load); sent after the I/O, it is the fade.
-    if (this.#encoder?.hasFrameAhead()) setImmediate(this.#sendAhead);
+    if (this.#encoder.hasFrameAhead()) setImmediate(this.#sendAhead);
   };
 
   /** The timer's second send, after its wake-up's I/O: skipped when a poke already sent that slot. */
   readonly #sendAhead = (): void => {
-    if (this.#encoder?.hasFrameAhead() && this.#now() >= this.#due - SLOT_MS) this.#sendSlot();
+    if (this.#encoder.hasFrameAhead() && this.#now() >= this.#due - SLOT_MS) this.#sendSlot();
   };
 
   #clearTimer(): void {

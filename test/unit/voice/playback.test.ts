@@ -337,3 +337,43 @@ describe('ContinuousPlayback start-up', () => {
     expect(frames).toBeGreaterThan(0);
   });
 });
+
+describe('ContinuousPlayback encoder', () => {
+  /** A tone that differs frame to frame, so an encoder's memory of earlier frames shows in its packets. */
+  const tone = (): PlaybackSource => {
+    let t = 0;
+    return { readFrame: (out) => out.forEach((_, i) => (out[i] = Math.round(8000 * Math.sin(t++ / 9)))) };
+  };
+
+  it('one encoder per connection: each reply starts as a fresh encoder would, and no reply makes one', async () => {
+    const opus = selectOpus();
+    let made = 0;
+    const counting = { ...opus, createMonoEncoder: () => (made++, opus.createMonoEncoder()) };
+    const stub = stubConnection();
+    const packets: string[] = [];
+    const prepare = stub.connection.prepareAudioPacket.bind(stub.connection);
+    (stub.connection as unknown as { prepareAudioPacket: (p: Buffer) => Buffer | undefined }).prepareAudioPacket = (
+      p,
+    ) => (packets.push(p.toString('hex')), prepare(p));
+    const playback = new ContinuousPlayback(
+      counting,
+      silentLogger(),
+      stub.connection,
+      () => true,
+      () => now,
+    );
+    const replies: string[][] = [];
+    for (let reply = 0; reply < 5; reply++) {
+      packets.length = 0;
+      playback.start(tone());
+      await advance(100);
+      playback.stop();
+      replies.push([...packets]);
+    }
+    expect(made).toBe(1);
+    expect(replies[0]!.length).toBeGreaterThan(3);
+    // The same audio, the same packets: nothing of the reply before reaches the next one.
+    for (const reply of replies.slice(1)) expect(reply).toEqual(replies[0]);
+    playback.close();
+  });
+});
