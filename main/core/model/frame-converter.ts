@@ -8,7 +8,14 @@ import { CodedError } from '../contracts/coded-error.ts';
 // loaded then, keeping the sidecar's start-up fast.
 let sharpLoading: Promise<typeof SharpFactory> | undefined;
 function loadSharp(): Promise<typeof SharpFactory> {
-  sharpLoading ??= import('sharp').then((m) => m.default);
+  sharpLoading ??= import('sharp').then((m) => {
+    // Off: libvips' operation cache (by default 100 operations, 50 MB; sharp's `cache` docs) keeps
+    // what each conversion made, for a repeat of the same operation on the same input. Every frame
+    // is a new image, so it never hits, and it grew with every frame pushed: +0.78 MB of libvips'
+    // allocations in the 10 minutes of the short day soak (heaptrack, 2026-12-03; #55).
+    m.default.cache(false);
+    return m.default;
+  });
   return sharpLoading;
 }
 
