@@ -121,6 +121,17 @@ export class TextInjectionQueue {
     this.#waitForReply(this.#replyWaitMs);
   }
 
+  /**
+   * Speech no service has answered was just sent again, with its end, on a new socket: its reply is
+   * about to start, as after the user's own end of speech, so texts wait for it. Written with it, a
+   * text became the turn the service answered and the user's question went unanswered (the fake
+   * Gemini takes one turn end while one is pending; a Realtime response already under way refuses
+   * a second), as the short day soak's /say "dropped (no reply within 30 s)" after the outage (#55).
+   */
+  replyExpected(): void {
+    this.#waitForReply(this.#replyWaitMs);
+  }
+
   /** Any model output (audio, transcript, tool call): a reply is in progress. */
   modelActivity(): void {
     this.#modelTurnOpen = true;

@@ -98,8 +98,9 @@ describe('gemini live recovery against the strict fake', () => {
     await second.waitFor(() => second.audioStreamEnds === 1, 5000, 'the utterance again on the resumed socket');
     expect(second.audio.map((a) => a.pcm[0])).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(h.session.stats.stalls).toBe(1);
-    // the resumed socket answers: no second stall, no third socket
-    await second.reply({ toneMs: 100, transcript: 'answered' });
+    // The resumed socket answers within the stall bound (the utterance it was sent again, with its
+    // end, is awaited as the first one was): no second stall, no third socket.
+    await second.reply({ toneMs: 100, transcript: 'answered', delayMs: 0 });
     await waitUntil(() => h!.rec.turnCompletes === 1, 'the answer');
     expect(h.fake.established).toHaveLength(2);
   });

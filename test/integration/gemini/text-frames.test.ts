@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FrameError, ManualClock } from '../../../main/core/model/index.ts';
+import type { FakeGeminiConnection, JsonObject } from '../../../main/fakes/gemini/index.ts';
 import { numberedChunk, startHarness, waitUntil, type Harness } from './helpers.ts';
 
 let h: Harness | null = null;
@@ -57,6 +58,43 @@ describe('gemini live: text injection', () => {
     const textIndex = conn.received.findIndex((m) => m.clientContent);
     expect(endIndex).toBeGreaterThanOrEqual(0);
     expect(textIndex).toBeGreaterThan(endIndex);
+    expect(rec.interrupted).toBe(0);
+  });
+
+  it('a text queued while the service was down waits for the reply to the speech sent again on the new socket', async () => {
+    h = await startHarness(
+      { autoReply: { toneMs: 300, transcript: 'Answer to you.' } },
+      { backoff: { initialMs: 100, maxMs: 200, maxAttempts: 50 } },
+    );
+    const first = await h.fake.connection(0);
+    const rec = h.rec;
+    h.fake.setUnavailable(true);
+    await waitUntil(() => first.closedBy === 'server', 'the outage cut the socket');
+    // Said while no socket was up: held, with its end, and sent again once one is.
+    for (let i = 0; i < 10; i++) h.session.sendAudio(numberedChunk(i));
+    h.session.endAudioInput();
+    await new Promise((resolve) => setTimeout(resolve, 1700)); // the wait for a reply to it (1.5 s) is over
+    h.session.sendText('Reminder: stand-up in five minutes.');
+    let textAt = 0;
+    h.fake.on('setup', (connection: FakeGeminiConnection) =>
+      connection.on('message', (message: JsonObject) => {
+        if (message.clientContent && textAt === 0) textAt = Date.now();
+      }),
+    );
+    h.fake.setUnavailable(false);
+    const next = h.fake.established.at(-1) === first ? await h.fake.connection(1) : h.fake.established.at(-1)!;
+    await waitUntil(() => rec.turnCompletes === 2, 'the reply to the user, then the injected turn');
+    // The text went out after the reply to the speech began: written with it, it would be the turn
+    // the service answers while the user's question is cut off or dropped.
+    const endIndex = next.received.findIndex(
+      (m) => (m.realtimeInput as { audioStreamEnd?: boolean } | undefined)?.audioStreamEnd,
+    );
+    const textIndex = next.received.findIndex((m) => m.clientContent);
+    expect(endIndex).toBeGreaterThanOrEqual(0);
+    expect(textIndex).toBeGreaterThan(endIndex);
+    expect(textAt).toBeGreaterThanOrEqual(next.replyTimings[0]!.startedAt);
+    expect(rec.outputTranscripts.join('').indexOf('Answer to you.')).toBe(0);
+    expect(rec.outputText).toContain('Reminder: stand-up in five minutes.');
     expect(rec.interrupted).toBe(0);
   });
 

@@ -32,6 +32,26 @@ describe('TextInjectionQueue outcomes', () => {
     expect(r.outcomes.get('hello')).toHaveLength(1);
   });
 
+  it('after speech sent again on a new socket, a text waits for the reply to it, not for a pause that is already there', () => {
+    const r = rig();
+    r.queue.replyExpected();
+    r.add('after the answer');
+    expect(r.sent).toEqual([]); // the reply to the replayed question goes first
+    r.clock.advance(400);
+    r.queue.modelActivity();
+    r.clock.advance(5000);
+    expect(r.sent).toEqual([]);
+    r.queue.modelTurnEnded();
+    expect(r.sent).toEqual([['after the answer']]);
+    // No reply within the wait: the text goes anyway.
+    r.queue.replyExpected();
+    r.add('unanswered');
+    r.clock.advance(1499);
+    expect(r.sent).toHaveLength(1);
+    r.clock.advance(1);
+    expect(r.sent.at(-1)).toEqual(['unanswered']);
+  });
+
   it('drops a text with no pause within its deadline, and never sends it later', () => {
     const r = rig();
     r.queue.userAudio();

@@ -88,10 +88,14 @@ export class GeminiAudioInput {
     const sdk = connection.sdk;
     // Transparent resume: exactly what the service did not consume is sent again, then what was held.
     const transparentReplay = Boolean(sdk && resumed && this.#tailIndexed && !this.#tail.isEmpty);
+    let ended = false;
     if (transparentReplay && sdk) {
       const samples = this.#tail.replay(
         (pcm) => this.#sendPcm(connection, sdk, pcm),
-        () => this.#sendStreamEnd(connection, sdk),
+        () => {
+          this.#sendStreamEnd(connection, sdk);
+          ended = true;
+        },
       );
       logger.info(
         { connection: connection.id, replayedMs: Math.round(samples / 16) },
@@ -101,10 +105,9 @@ export class GeminiAudioInput {
     this.#tailOwner = connection;
     const replay = !transparentReplay && this.#replayUnanswered && this.#unanswered.nextSeq > this.#uncoveredFrom;
     this.#replayUnanswered = false;
-    if (!sdk || (!replay && this.#hold.isEmpty)) return false;
+    if (!sdk || (!replay && this.#hold.isEmpty)) return ended;
     // After a resume the service knows the conversation as of the handle: an utterance it has not
     // answered is sent again whole (it includes what was held); otherwise just the held audio.
-    let ended = false;
     const send = (pcm: Int16Array): void => this.#sendPcm(connection, sdk, pcm);
     const end = (): void => {
       this.#sendStreamEnd(connection, sdk);

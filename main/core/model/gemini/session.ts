@@ -270,7 +270,10 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     this.#switch.reset();
     this.#stall.reset();
     // What the user said while no socket was ready goes first, in order.
-    if (this.#audio.adopt(connection, this.#dialer.lastOpenResumed, this.#o.logger)) this.#stall.awaitReply();
+    if (this.#audio.adopt(connection, this.#dialer.lastOpenResumed, this.#o.logger)) {
+      this.#stall.awaitReply();
+      this.texts.replyExpected();
+    }
     this.#tools.adopted(connection);
     this.texts.tryFlush();
   }

@@ -233,6 +233,8 @@ export class RealtimeWireSession extends ModelSessionCore implements LiveModelSe
       this.#resultsWhileOffline = false;
       if (!heardUnanswered) this.#respondAfterTools(connection);
     }
+    // The answer to the replayed speech is about to start (server VAD): texts wait for it.
+    if (heardUnanswered) this.texts.replyExpected();
     this.texts.tryFlush();
   }
 

@@ -238,7 +238,8 @@ export class OpenAILiveSession extends ModelSessionCore implements LiveModelSess
     this.#usageSeconds.nextSocket();
     this.#socket = connection;
     // After the history (session.start input): the words the old session heard but never answered.
-    this.#speech.replay(connection);
+    // Its answer is about to start (server VAD): texts wait for it.
+    if (this.#speech.replay(connection)) this.texts.replyExpected();
     for (const result of this.#resultsWhileOffline.splice(0)) this.#sendOrphanResult(result);
     this.texts.tryFlush();
   }
