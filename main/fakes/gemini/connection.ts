@@ -376,13 +376,16 @@ export class FakeGeminiConnection extends FakeConnection<FakeConnectionEvents> {
     this.send({ usageMetadata: usage as unknown as JsonObject });
   }
 
-  /** The model stops (barge-in): `interrupted`, then `turnComplete` (no generationComplete). */
-  interrupt(): void {
+  /**
+   * The model stops (barge-in): `interrupted`, then `turnComplete` (no generationComplete).
+   * `turnComplete: false`: the fault of a service whose turnComplete never follows (the reply still stops).
+   */
+  interrupt({ turnComplete = true }: { turnComplete?: boolean } = {}): void {
     const active = this.#replyActive;
     this.#replyActive = null;
     active?.stop('interrupted');
     this.send({ serverContent: { interrupted: true } });
-    this.#sendTurnComplete();
+    if (turnComplete) this.#sendTurnComplete();
     if (this.#resumable) this.resumptionUpdate();
   }
 

@@ -183,7 +183,10 @@ describe('gemini live recovery against the strict fake', () => {
     const rec = h.rec;
     void first.reply({ toneMs: 3000, chunkMs: 40, paceMs: 40, transcript: 'cut me off' });
     await waitUntil(() => rec.audio.length >= 3, 'reply under way');
-    first.send({ serverContent: { interrupted: true } }); // and no turnComplete
+    // The reply stops there, as the service's does, and no turnComplete follows. (Sent raw, the
+    // interrupted left the fake's reply running: a chunk after it is a new turn's output, which
+    // ends the cut one, and the check below failed whenever one came first, under load.)
+    first.interrupt({ turnComplete: false });
     await waitUntil(() => rec.interrupted === 1, 'interrupted');
     expect(rec.turnCompletes).toBe(0);
     first.close(1011, 'Internal error occurred.');
