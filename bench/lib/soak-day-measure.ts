@@ -265,6 +265,8 @@ export interface DayWindow {
   childProcessesMax: number;
   /** The window's last memory split (smaps-split.ts), null when none was read in it. */
   memoryMbLast: MemorySplit | null;
+  /** A core process began in it (the first window; the kill -9's restart): its CPU includes the start-up. */
+  coreStarted: boolean;
 }
 
 /**
@@ -330,6 +332,7 @@ export function dayWindows(
       modelSocketsOpenMax: Math.max(...inWindow.map((s) => s.modelSocketsOpen)),
       childProcessesMax: Math.max(...inWindow.map((s) => s.children)),
       memoryMbLast: inWindow.flatMap((s) => (s.memory ? [s.memory] : [])).at(-1) ?? null,
+      coreStarted: from === 0 || inWindow.some((s, i) => s.pid !== (i === 0 ? before : inWindow[i - 1]!).pid),
     });
   }
   return rows;
@@ -363,7 +366,14 @@ export interface FlatChecks {
     byKindFirst: Record<string, number>;
     byKindLast: Record<string, number>;
   };
-  cpu: { pass: boolean; firstWindowPercent: number | null; windowsPercent: number[]; limitPercent: number };
+  cpu: {
+    pass: boolean;
+    firstWindowPercent: number | null;
+    windowsPercent: number[];
+    limitPercent: number;
+    /** The same check over the windows in which no core started, against the first of them. */
+    steady: { pass: boolean; firstPercent: number | null; windowsPercent: number[]; fromMin: number[] };
+  };
 }
 
 /** Samples grouped by the core's process, in order (one group without a kill -9). */
@@ -413,6 +423,9 @@ export function flatChecks(
   const cpu = windows.map((w) => w.cpuPercent);
   const first = cpu[0] ?? null;
   const limit = FLAT_TARGETS.cpuWithinPercentOfFirst;
+  const near = (values: number[], base: number | null) =>
+    base !== null && base > 0 && values.every((c) => Math.abs(c - base) <= (base * limit) / 100);
+  const steady = windows.filter((w) => !w.coreStarted);
   return {
     rss: {
       pass: slope !== null && slope <= FLAT_TARGETS.rssGrowthMbPerHour,
@@ -433,10 +446,19 @@ export function flatChecks(
       byKindLast: quiet.at(-1)?.activeByKind ?? {},
     },
     cpu: {
-      pass: first !== null && first > 0 && cpu.every((c) => Math.abs(c - first) <= (first * limit) / 100),
+      pass: near(cpu, first),
       firstWindowPercent: first,
       windowsPercent: cpu,
       limitPercent: limit,
+      steady: {
+        pass: near(
+          steady.map((w) => w.cpuPercent),
+          steady[0]?.cpuPercent ?? null,
+        ),
+        firstPercent: steady[0]?.cpuPercent ?? null,
+        windowsPercent: steady.map((w) => w.cpuPercent),
+        fromMin: steady.map((w) => w.fromMin),
+      },
     },
   };
 }

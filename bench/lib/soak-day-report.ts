@@ -50,7 +50,7 @@ export const SOAK_DAY_DEFINITIONS = {
     "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
   modelSocketsOpenMax: 'model sockets open at the fake at a sample (1 expected; 2 only inside a handover)',
   childProcessesMax: 'processes whose parent is the core (none expected)',
-  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
+  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. Beside it (flat.cpu.steady, not part of the verdict) the same check over the windows in which no core process started (the first window, and the one the kill -9's restart fell in: a start loads modules and warms the JIT), against the first of them After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
   quietPointSockets:
     "the core's TCP sockets at each quiet point, as local port → remote port (state), from /proc/<pid>/fd and /proc/<pid>/net/tcp: which socket differs when the fd counts do",
   quietPointOtherFds:
@@ -58,7 +58,7 @@ export const SOAK_DAY_DEFINITIONS = {
   agents:
     'the dashboard /events stream (events, reconnects), /say and /ask from the compiled CLI, mcp: an MCP client (SDK v2, Streamable HTTP at /mcp) listing the tools and calling call_status or read_notes every ~20 s (sessions, calls, failures: the kill -9 fails some), frames: a 320×180 PNG to POST /frame every ~15 s outside the quiet stretches (a frame wakes a parked call)',
   windows:
-    "one row per window (10 min by default) with the same figures; memoryMbLast: the window's last split of the core's RSS from /proc/<pid>/smaps, read once a minute (bench/lib/smaps-split.ts): mallocMainMb glibc's main arena, mallocThreadsMb glibc's per-thread heaps, anonOtherMb the other anonymous memory (V8's heap among it), fileMb file-backed pages",
+    "one row per window (10 min by default) with the same figures; memoryMbLast: the window's last split of the core's RSS from /proc/<pid>/smaps, read once a minute (bench/lib/smaps-split.ts): mallocMainMb glibc's main arena, mallocThreadsMb glibc's per-thread heaps, anonOtherMb the other anonymous memory (V8's heap among it), fileMb file-backed pages; coreStarted: a core process began in the window (the first; the kill -9's restart)",
   machine: 'shared machine: other work ran at the same time (see loadAverage1m)',
 };
 
@@ -108,7 +108,14 @@ export const soakDayResultSchema = z.object({
     rss: check,
     fds: check,
     activeResources: check,
-    cpu: check.extend({ firstWindowPercent: z.number().nullable(), windowsPercent: z.array(z.number()) }),
+    cpu: check.extend({
+      firstWindowPercent: z.number().nullable(),
+      windowsPercent: z.array(z.number()),
+      // Since 2026-12-03 evening; earlier result files have no such figure.
+      steady: z
+        .object({ pass: z.boolean(), firstPercent: z.number().nullable(), windowsPercent: z.array(z.number()) })
+        .optional(),
+    }),
   }),
   faults: z
     .object({
@@ -148,8 +155,14 @@ export type SoakDayResult = z.infer<typeof soakDayResultSchema>;
 
 const mark = (ok: boolean): string => (ok ? ' ✓' : ' ✗');
 
+/** "first %; lowest – highest %" with the check's mark. */
+const cpuCell = (first: number | null, windows: readonly number[], pass: boolean): string =>
+  `${first ?? '—'} %; ${windows.length ? `${Math.min(...windows)} – ${Math.max(...windows)}` : '—'} %${mark(pass)}`;
+
 /** The kill -9's reminders, when the run had one. */
-function killGapRows(r: SoakDayResult): [metric: string, measured: string, target: string][] {
+type Row = [metric: string, measured: string, target: string];
+
+function killGapRows(r: SoakDayResult): Row[] {
   const row = (metric: string, due?: number | null, lost?: number | null, dup?: number | null) =>
     due === null || due === undefined
       ? []
@@ -176,7 +189,7 @@ function killGapRows(r: SoakDayResult): [metric: string, measured: string, targe
   ];
 }
 
-export function soakDayRows(r: SoakDayResult): [metric: string, measured: string, target: string][] {
+export function soakDayRows(r: SoakDayResult): Row[] {
   const lost = r.wordsSent - r.wordsHeard;
   const f = r.faults;
   return [
@@ -241,9 +254,18 @@ export function soakDayRows(r: SoakDayResult): [metric: string, measured: string
     ],
     [
       'core CPU per window (first; lowest – highest)',
-      `${r.flat.cpu.firstWindowPercent ?? '—'} %; ${r.flat.cpu.windowsPercent.length ? `${Math.min(...r.flat.cpu.windowsPercent)} – ${Math.max(...r.flat.cpu.windowsPercent)}` : '—'} %${mark(r.flat.cpu.pass)}`,
+      cpuCell(r.flat.cpu.firstWindowPercent, r.flat.cpu.windowsPercent, r.flat.cpu.pass),
       `within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
     ],
+    ...(r.flat.cpu.steady
+      ? ([
+          [
+            'the same without the windows a core started in (the first, the restart)',
+            cpuCell(r.flat.cpu.steady.firstPercent, r.flat.cpu.steady.windowsPercent, r.flat.cpu.steady.pass),
+            `within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first of them`,
+          ],
+        ] satisfies Row[])
+      : []),
     [
       'model sockets open (max) / core child processes (max)',
       `${r.modelSocketsOpenMax} / ${r.childProcessesMax}`,

@@ -153,6 +153,24 @@ describe('day soak figures across a kill -9 (the restarted core is a new process
     expect(windows[0]!.cpuPercent).toBeCloseTo(1, 1);
   });
 
+  it('beside the verdict, the CPU of the windows no core started in, against the first of them', () => {
+    // 40 minutes, killed at 25: the first window and the restart's (20-30) cost more (start-up).
+    const start = (t: number): Partial<DaySample> =>
+      t < 25 * MIN
+        ? { pid: 100, cpuMs: t / 100 + Math.min(t, MIN) / 10 }
+        : { pid: 200, cpuMs: (t - 25 * MIN) / 100 + Math.min(t - 25 * MIN, MIN) / 10 };
+    const run = series(40, start);
+    const windows = dayWindows(run, [], [], 0, 10 * MIN);
+    expect(windows.map((w) => w.coreStarted)).toEqual([true, false, true, false]);
+    const flat = flatChecks(run, [], windows, 10 * MIN);
+    expect(flat.cpu.pass).toBe(false); // the verdict stays the first window's
+    expect(flat.cpu.steady).toMatchObject({ pass: true, fromMin: [10, 30] });
+    expect(flat.cpu.steady.windowsPercent).toEqual([1, 1]);
+    // A steady window that grows fails it too.
+    const growing = series(40, (t) => ({ ...start(t), cpuMs: start(t).cpuMs! + Math.max(0, t - 30 * MIN) / 50 }));
+    expect(flatChecks(growing, [], dayWindows(growing, [], [], 0, 10 * MIN), 10 * MIN).cpu.steady.pass).toBe(false);
+  });
+
   it('compares each quiet point with those of its own process', () => {
     const quiet = [
       quietAt(4 * MIN, { pid: 100 }),
