@@ -28,7 +28,7 @@ import {
   type DaySample,
   type QuietPoint,
 } from './lib/soak-day-measure.ts';
-import { guestVoices, tallyGuestWords, unheardGuestWords } from './lib/soak-day-guests.ts';
+import { guestPhraseLog, guestVoices, tallyGuestWords, unheardGuestWords } from './lib/soak-day-guests.ts';
 import { phraseSignal } from '../main/fakes/shared/phrases.ts';
 import { seededRandom } from '../main/fakes/discord/index.ts';
 import { SOAK_DAY_DEFINITIONS, soakDayResultSchema, soakDayRows } from './lib/soak-day-report.ts';
@@ -231,6 +231,7 @@ export async function main(argv: string[]): Promise<void> {
       // The guests' own phrases (in the owner's pauses, some overlapping): said, and heard by the model.
       guestWords: tallyGuestWords(guests.said, guests.turns),
       guestWordsLostAt: unheardGuestWords(guests.said, guests.turns, startedAt),
+      guestPhrases: guestPhraseLog(guests.said, guests.turns, startedAt),
       // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).
       wordsLostAt: cycles
         .filter((c) => !c.heard)

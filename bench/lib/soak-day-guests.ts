@@ -59,7 +59,10 @@ type GuestTurn = { ks: readonly number[]; at: number };
 
 /**
  * Each guest phrase in the order said, with whether it was heard: by the first model turn at or
- * after it whose transcription holds its code and that no earlier phrase of that code took.
+ * after it, and before the next phrase of the same code (a guest's codes come round again), whose
+ * transcription holds its code and that no earlier phrase of that code took. Without the bound a
+ * lost phrase took the turn of the next one of its code, minutes later, and the trace named that
+ * one unheard (the 120-minute run of 86c1871: each "unheard" phrase had its turn 2 s after it).
  */
 function matchGuestPhrases(
   said: readonly GuestPhraseSaid[],
@@ -67,11 +70,14 @@ function matchGuestPhrases(
 ): { phrase: GuestPhraseSaid; speaker: GuestSpeaker; heard: boolean }[] {
   const used = new Set<string>();
   const matched: { phrase: GuestPhraseSaid; speaker: GuestSpeaker; heard: boolean }[] = [];
-  for (const phrase of [...said].sort((a, b) => a.at - b.at)) {
+  const inOrder = [...said].sort((a, b) => a.at - b.at);
+  for (const [n, phrase] of inOrder.entries()) {
     const speaker = speakerOfCode(phrase.k);
     if (speaker === null || speaker === 'owner') continue;
+    const until = inOrder.slice(n + 1).find((next) => next.k === phrase.k)?.at ?? Infinity;
     const t = turns.findIndex(
-      (turn, i) => turn.at >= phrase.at && turn.ks.includes(phrase.k) && !used.has(`${i}:${phrase.k}`),
+      (turn, i) =>
+        turn.at >= phrase.at && turn.at < until && turn.ks.includes(phrase.k) && !used.has(`${i}:${phrase.k}`),
     );
     if (t >= 0) used.add(`${t}:${phrase.k}`);
     matched.push({ phrase, speaker, heard: t >= 0 });
@@ -121,6 +127,19 @@ export function unheardGuestWords(
         .filter((turn) => turn.at >= phrase.at - 5000 && turn.at <= phrase.at + 15_000)
         .map((turn) => ({ atS: seconds(turn.at), ks: [...turn.ks] })),
     }));
+}
+
+/** The guests' phrases and the model's turns, seconds from `from`: what the tally is taken from, kept for re-reading. */
+export function guestPhraseLog(
+  said: readonly GuestPhraseSaid[],
+  turns: readonly GuestTurn[],
+  from: number,
+): { said: { k: number; atS: number; unopenableFrames: number }[]; turns: { atS: number; ks: number[] }[] } {
+  const seconds = (t: number) => Math.round((t - from) / 100) / 10;
+  return {
+    said: said.map((p) => ({ k: p.k, atS: seconds(p.at), unopenableFrames: p.unopenableFrames ?? 0 })),
+    turns: turns.map((t) => ({ atS: seconds(t.at), ks: [...t.ks] })),
+  };
 }
 
 /** What the guests said (for tallyGuestWords) and the soak's hook that makes them speak. */

@@ -23,9 +23,11 @@ export const SOAK_DAY_DEFINITIONS = {
   wordsHeard:
     'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',
   guestWords:
-    "per guest (guest, visitor), their own pitch-coded phrases (codes above the owner's, bench/lib/soak-day-guests.ts) said in about half the owner's pauses, a third of them overlapping the start of the owner's next phrase: sent = said while in the channel, heard = a model turn at or after it whose transcription (read 60 ms window by window) holds the code; turns of guests alone are not counted in the owner's words or replies",
+    "per guest (guest, visitor), their own pitch-coded phrases (codes above the owner's, bench/lib/soak-day-guests.ts) said in about half the owner's pauses, a third of them overlapping the start of the owner's next phrase: sent = said while in the channel, heard = a model turn at or after it, before that guest's next phrase of the same code, whose transcription (read 60 ms window by window) holds the code; turns of guests alone are not counted in the owner's words or replies",
   guestWordsLostAt:
     "each guest phrase no model turn heard (guestWords' rule): who, its code, when it was said (s from the start), unopenableFrames (its frames the fake Discord sealed with a key the bot lacked: a silent re-key, speech no bridge can hear until it is re-keyed, ~0.8 s in short runs 17-18) and the model turns from 5 s before to 15 s after it, each with the codes it held, for tracing",
+  guestPhrases:
+    'what guestWords is taken from, to be read again: each guest phrase said (code, s from the start, unopenableFrames) and each model turn (s from the start, the codes its transcription held)',
   repliesWhole: 'phrases answered exactly once with audio the fake Discord received',
   repliesDoubled: 'phrases the model answered more than once with audio',
   repliesStale:

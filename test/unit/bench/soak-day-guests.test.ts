@@ -63,6 +63,17 @@ describe('the soak guests\u2019 phrases', () => {
     expect(tally).toEqual({ guest: { sent: 2, heard: 1 }, visitor: { sent: 1, heard: 1 } });
   });
 
+  it('a phrase no turn heard is the one listed, not the next of its code whose turn it would take', () => {
+    const g = GUEST_CODES.guest[0]!;
+    const said = [
+      { k: g, at: 1000 }, // lost
+      { k: g, at: 200_000 }, // its code again, heard 2 s later
+    ];
+    const turns = [{ ks: [g], at: 202_000 }];
+    expect(unheardGuestWords(said, turns, 0).map((w) => w.atS)).toEqual([1]);
+    expect(tallyGuestWords(said, turns).guest).toEqual({ sent: 2, heard: 1 });
+  });
+
   it('lists the phrases the tally counts unheard, with the model turns around each', () => {
     const g = GUEST_CODES.guest[0]!;
     const said = [
