@@ -301,6 +301,7 @@ export async function main(argv: string[]): Promise<void> {
         eventsStreamed: day.events.events,
         eventsReconnects: day.events.reconnects,
         cliSays: day.says.sent,
+        cliSaysCut: day.says.cut,
         cliSaysFailed: day.says.failed,
         cliExits: day.says.exits,
         // The MCP agent (list tools, then call_status or read_notes, every ~20 s) and frames pushed

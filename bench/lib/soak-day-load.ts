@@ -203,7 +203,8 @@ export interface DayLoad {
   voiceTexts: string[];
   events: { events: number; reconnects: number };
   /** `exits`: per say/ask, in order, when it ended, the CLI's exit code and the outcome (GET /say/{id}). */
-  says: { sent: number; failed: number; exits: string[] };
+  /** CLI say/ask: spoken (exit 0), cut (4: partly heard, someone spoke over it, by design), failed (any other exit). */
+  says: { sent: number; cut: number; failed: number; exits: string[] };
   membershipChanges: number;
   silentRekeys: number;
   /**
@@ -247,7 +248,7 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     reminders: [],
     voiceTexts: [],
     events: { events: 0, reconnects: 0 },
-    says: { sent: 0, failed: 0, exits: [] },
+    says: { sent: 0, cut: 0, failed: 0, exits: [] },
     membershipChanges: 0,
     silentRekeys: 0,
     beforeKill: async () => {
@@ -335,6 +336,7 @@ export function startDayLoad(call: SoakCallContext, options: DayLoadOptions): Da
     const { code, outcome } = await cli(call, [verb, '--json', `soak day note ${i}`]);
     load.says.exits.push(`${verb} ${i} at ${new Date().toISOString()}: exit ${code}, ${outcome}`);
     if (code === 0) load.says.sent++;
+    else if (code === 4) load.says.cut++;
     else load.says.failed++;
   });
   const events = followEvents(call, until, load.events);

@@ -58,7 +58,7 @@ export const SOAK_DAY_DEFINITIONS = {
   quietPointOtherFds:
     "the core's other fds at each quiet point (files, pipes, event fds, unix sockets), by their /proc/<pid>/fd target with inode numbers dropped: which one differs when the fd counts do",
   agents:
-    'the dashboard /events stream (events, reconnects), /say and /ask from the compiled CLI, mcp: an MCP client (SDK v2, Streamable HTTP at /mcp) listing the tools and calling call_status or read_notes every ~20 s (sessions, calls, failures: the kill -9 fails some), frames: a 320×180 PNG to POST /frame every ~15 s outside the quiet stretches (a frame wakes a parked call)',
+    'the dashboard /events stream (events, reconnects), /say and /ask from the compiled CLI (cliSays: spoken, exit 0; cliSaysCut: cut by someone speaking over it, exit 4, partly heard: barge-in, by design; cliSaysFailed: any other exit; cliExits: each), mcp: an MCP client (SDK v2, Streamable HTTP at /mcp) listing the tools and calling call_status or read_notes every ~20 s (sessions, calls, failures: the kill -9 fails some), frames: a 320×180 PNG to POST /frame every ~15 s outside the quiet stretches (a frame wakes a parked call)',
   windows:
     "one row per window (10 min by default) with the same figures; memoryMbLast: the window's last split of the core's RSS from /proc/<pid>/smaps, read once a minute (bench/lib/smaps-split.ts): mallocMainMb glibc's main arena, mallocThreadsMb glibc's per-thread heaps, anonOtherMb the other anonymous memory (V8's heap among it), fileMb file-backed pages; coreStarted: a core process began in the window (the first; the kill -9's restart)",
   machine: 'shared machine: other work ran at the same time (see loadAverage1m)',
@@ -78,6 +78,8 @@ export const soakDayResultSchema = z.object({
   agents: z
     .object({
       cliSays: z.number(),
+      // Since 2026-12-03 evening (earlier files counted a cut as failed).
+      cliSaysCut: z.number().optional(),
       cliSaysFailed: z.number(),
       mcp: z.object({ toolCalls: z.number(), toolCallsFailed: z.number() }).nullish(),
       frames: z.object({ pushed: z.number(), refused: z.number() }).nullish(),
@@ -210,8 +212,8 @@ export function soakDayRows(r: SoakDayResult): Row[] {
     ...(r.agents?.mcp && r.agents.frames
       ? [
           [
-            'MCP tool calls (failed) / frames pushed (refused) / CLI say+ask (failed)',
-            `${r.agents.mcp.toolCalls} (${r.agents.mcp.toolCallsFailed}) / ${r.agents.frames.pushed} (${r.agents.frames.refused}) / ${r.agents.cliSays} (${r.agents.cliSaysFailed})`,
+            `MCP tool calls (failed) / frames pushed (refused) / CLI say+ask (${r.agents.cliSaysCut === undefined ? '' : 'cut by a speaker, '}failed)`,
+            `${r.agents.mcp.toolCalls} (${r.agents.mcp.toolCallsFailed}) / ${r.agents.frames.pushed} (${r.agents.frames.refused}) / ${r.agents.cliSays} (${r.agents.cliSaysCut === undefined ? '' : `${r.agents.cliSaysCut}, `}${r.agents.cliSaysFailed})`,
             'failures only across the kill -9',
           ] as [string, string, string],
         ]
