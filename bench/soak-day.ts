@@ -325,6 +325,8 @@ export async function main(argv: string[]): Promise<void> {
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
     for (const [metric, measured, target] of soakDayRows(soakDayResultSchema.parse(result)))
       console.log(`${metric.padEnd(48)}  ${measured.padEnd(28)}  ${target}`);
+    // What a CI log must show when the JSON is gone with its temporary folder.
+    for (const exit of day.says.exits.filter((e) => !e.includes(': exit 0,'))) console.log(`CLI ${exit}`);
     console.log(`\nwritten ${path.relative(process.cwd(), out)}`);
   } finally {
     if (sampler) clearInterval(sampler);
