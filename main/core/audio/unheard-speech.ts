@@ -11,8 +11,10 @@
 //   - until answered: what the service has not begun answering, sent again on the next socket and
 //     kept until it is answered (model/session-core/unanswered-audio.ts).
 // It keeps 16 kHz mono chunks (their boundaries too) and ends of speech, in order, in one ring of
-// samples and one ring of entries. The samples are allocated once, at the first push (a store that
-// never holds anything costs nothing); the entries grow by doubling while the store warms up.
+// samples and one ring of entries. Both grow by doubling as the store first needs the room (a store
+// that never holds anything costs nothing), the samples up to the policy's bound: most stores hold a
+// second or two, and a session has three of 30 s (960 kB each, allocated in full at the first push
+// until 2026-12-03; the day soak's RSS after every session's renewal, #55).
 // Pushing copies in; a replay copies each chunk out into a reused buffer of its length (valid during
 // the callback only): nothing is allocated per 20 ms chunk once warm. A chunk may wrap around the
 // ring's end, so the whole capacity holds speech (no gaps).
@@ -22,6 +24,8 @@ const RATE = 16_000;
 /** An entry's length for an end of speech (a chunk's is its sample count). */
 const END = -1;
 const FIRST_ENTRIES = 64;
+/** The samples' first allocation: 1 s (32 kB), doubled as needed up to the policy's bound. */
+const FIRST_SAMPLES = RATE;
 /** Chunks up to this long (300 ms) are replayed through a reused buffer; longer ones (rare) as a fresh copy. */
 const MAX_REUSED_SAMPLES = 4800;
 const MAX_REUSED_LENGTHS = 8;
@@ -90,8 +94,9 @@ function pauseRun(pcm: Int16Array, run: number, max: number): number | null {
 
 export class UnheardSpeech {
   readonly policy: UnheardPolicy;
+  /** The policy's bound, in samples; the ring (`#samples`) grows up to it. */
   readonly #capacity: number;
-  #samples: Int16Array | null = null;
+  #samples = new Int16Array(0);
   /** Where the oldest held sample is, and how many are held from there (wrapping). */
   #start = 0;
   #used = 0;
@@ -156,6 +161,11 @@ export class UnheardSpeech {
     return this.#refusedSamples;
   }
 
+  /** Samples of room allocated so far (what the store costs: it grows as it first needs to, up to the bound). */
+  get allocatedSamples(): number {
+    return this.#samples.length;
+  }
+
   /** Chunks kept, over the store's life (a figure: never decreases). */
   get keptChunks(): number {
     return this.#keptChunks;
@@ -180,10 +190,10 @@ export class UnheardSpeech {
       this.#evictedSamples += from;
       while (this.#used + pcm.length - from > capacity) this.#evictOldest();
     }
-    const samples = this.#ring();
-    const at = (this.#start + this.#used) % capacity;
     const n = pcm.length - from;
-    if (from === 0 && at + n <= capacity) samples.set(pcm, at);
+    const samples = this.#room(this.#used + n);
+    const at = (this.#start + this.#used) % samples.length;
+    if (from === 0 && at + n <= samples.length) samples.set(pcm, at);
     else this.#copyIn(pcm, from, at);
     this.#used += n;
     this.#append(n, tag);
@@ -233,7 +243,8 @@ export class UnheardSpeech {
         evicting = true;
         this.#evictedSamples += pcm.length;
       } else if (pcm.length > 0) {
-        this.#start = (this.#start - pcm.length + capacity) % capacity;
+        const ring = this.#room(this.#used + pcm.length).length;
+        this.#start = (this.#start - pcm.length + ring) % ring;
         this.#copyIn(pcm, 0, this.#start);
         this.#used += pcm.length;
         this.#unshift(pcm.length);
@@ -257,8 +268,21 @@ export class UnheardSpeech {
     this.#overflowed = false;
   }
 
-  #ring(): Int16Array {
-    return (this.#samples ??= new Int16Array(this.#capacity));
+  /**
+   * The ring, with room for `needed` samples (at most the policy's bound): grown by doubling when
+   * short, what is held copied to its start. Once warm it is the same ring every push.
+   */
+  #room(needed: number): Int16Array {
+    const old = this.#samples;
+    if (needed <= old.length) return old;
+    const ring = new Int16Array(Math.min(this.#capacity, Math.max(needed, 2 * old.length, FIRST_SAMPLES)));
+    for (let i = 0, r = this.#start; i < this.#used; i++) {
+      ring[i] = old[r]!;
+      if (++r === old.length) r = 0;
+    }
+    this.#samples = ring;
+    this.#start = 0;
+    return ring;
   }
 
   #slot(index: number): number {
@@ -299,7 +323,7 @@ export class UnheardSpeech {
         continue;
       }
       send(this.#copyOut(offset, length), this.#headSeq + i, this.#tags[slot]!);
-      offset = (offset + length) % this.#capacity;
+      offset = (offset + length) % this.#samples.length;
       sent += length;
       chunks++;
     }
@@ -317,7 +341,7 @@ export class UnheardSpeech {
   #popHead(): number {
     const length = this.#lengths[this.#head]!;
     if (length !== END) {
-      this.#start = (this.#start + length) % this.#capacity;
+      this.#start = (this.#start + length) % this.#samples.length;
       this.#used -= length;
       this.#chunks--;
     }
@@ -359,9 +383,9 @@ export class UnheardSpeech {
 
   /** Copies `pcm` from `from` into the ring at `at`, wrapping (plain loops: a subarray() would allocate a view). */
   #copyIn(pcm: Int16Array, from: number, at: number): void {
-    const samples = this.#ring();
+    const samples = this.#samples;
     const n = pcm.length - from;
-    const first = Math.min(n, this.#capacity - at);
+    const first = Math.min(n, samples.length - at);
     for (let i = 0; i < first; i++) samples[at + i] = pcm[from + i]!;
     for (let i = first; i < n; i++) samples[i - first] = pcm[from + i]!;
   }
@@ -373,8 +397,8 @@ export class UnheardSpeech {
       out = new Int16Array(length);
       if (length <= MAX_REUSED_SAMPLES && this.#out.size < MAX_REUSED_LENGTHS) this.#out.set(length, out);
     }
-    const samples = this.#samples!;
-    const first = Math.min(length, this.#capacity - offset);
+    const samples = this.#samples;
+    const first = Math.min(length, samples.length - offset);
     for (let i = 0; i < first; i++) out[i] = samples[offset + i]!;
     for (let i = first; i < length; i++) out[i] = samples[i - first]!;
     return out;

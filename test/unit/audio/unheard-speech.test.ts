@@ -26,6 +26,27 @@ function replayed(store: UnheardSpeech, upTo: 'all' | 'an utterance' = 'all'): s
   return out;
 }
 
+describe('UnheardSpeech: the room it takes', () => {
+  it('allocates as it first needs room, doubling up to its bound, and keeps the order through a wrapped ring', () => {
+    const store = new UnheardSpeech(untilAcknowledged(30_000));
+    expect(store.allocatedSamples).toBe(0);
+    for (let seq = 0; seq < 50; seq++) store.push(chunk(seq), seq); // 1 s
+    expect(store.allocatedSamples).toBe(16_000); // not the 30 s bound (480 000 samples, 960 kB)
+    store.releaseThrough(29); // the oldest 0.6 s confirmed: the next chunks wrap round the ring's end
+    for (let seq = 50; seq < 80; seq++) store.push(chunk(seq), seq);
+    expect(store.allocatedSamples).toBe(16_000);
+    for (let seq = 80; seq < 200; seq++) store.push(chunk(seq), seq); // grown while wrapped
+    expect(store.allocatedSamples).toBe(64_000);
+    expect(replayed(store)).toEqual(Array.from({ length: 170 }, (_, i) => `${30 + i}x320`));
+    // Speech put back ahead grows it too, in order.
+    store.prepend([chunk(7, 16_000), null]);
+    store.push(chunk(8));
+    expect(replayed(store)).toEqual(['7x16000', 'end', '8x320']);
+    for (let seq = 0; seq < 2000; seq++) store.push(chunk(seq % 100)); // 40 s: the bound, no more
+    expect(store.allocatedSamples).toBe(480_000);
+  });
+});
+
 describe('UnheardSpeech: order and ends of speech', () => {
   it('replays chunks and ends in order, released as it goes (until a socket is up)', () => {
     const store = new UnheardSpeech(untilSocketUp(1000));
