@@ -52,7 +52,7 @@ export const SOAK_DAY_DEFINITIONS = {
     "p99 of the /health round trip from the soak (every 5 s): an upper bound on the core's event-loop delay, measured without a timer in the core",
   modelSocketsOpenMax: 'model sockets open at the fake at a sample (1 expected; 2 only inside a handover)',
   childProcessesMax: 'processes whose parent is the core (none expected)',
-  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. Beside it (flat.cpu.steady, not part of the verdict) the same check over the windows in which no core process started (the first window, and the one the kill -9's restart fell in: a start loads modules and warms the JIT), against the first of them After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
+  flat: `after the first window RSS slope ≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h; fds and active resources the same at every quiet point; CPU per window within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first. Beside it (flat.cpu.steady, not part of the verdict) the same check over the windows in which no core process started (the first window, and the one the kill -9's restart fell in: a start loads modules and warms the JIT), against the first of them. After a kill -9 the restarted core is another process: its quiet points are compared with its own, its RSS slope is taken after its own first window (the worse slope is the figure), and a window's CPU adds what each process used`,
   quietPointSockets:
     "the core's TCP sockets at each quiet point, as local port → remote port (state), from /proc/<pid>/fd and /proc/<pid>/net/tcp: which socket differs when the fd counts do",
   quietPointOtherFds:
@@ -261,7 +261,7 @@ export function soakDayRows(r: SoakDayResult): Row[] {
       cpuCell(r.flat.cpu.firstWindowPercent, r.flat.cpu.windowsPercent, r.flat.cpu.pass),
       `within ${FLAT_TARGETS.cpuWithinPercentOfFirst} % of the first`,
     ],
-    ...(r.flat.cpu.steady
+    ...(r.flat.cpu.steady?.windowsPercent.length
       ? ([
           [
             'the same without the windows a core started in (the first, the restart)',

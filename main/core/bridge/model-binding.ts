@@ -133,7 +133,7 @@ export interface CallModelSideDeps extends ModelBindingDeps {
   /** The spoken outcomes follow each reply (reply-follower.ts). */
   follower: Pick<
     ReplyFollower,
-    'modelAudio' | 'outputTranscript' | 'turnComplete' | 'serviceInterrupted' | 'sessionClosed'
+    'modelAudio' | 'outputTranscript' | 'turnComplete' | 'serviceInterrupted' | 'sessionClosed' | 'modelState'
   >;
 }
 
@@ -159,6 +159,9 @@ export class CallModelSide implements ModelLinkCall {
     model.on('outputTranscript', (text) => follower.outputTranscript(text));
     model.on('turnComplete', () => follower.turnComplete());
     model.on('interrupted', () => follower.serviceInterrupted());
+    // A reply is waited for only while the model is reachable (a text written again after an outage).
+    follower.modelState(model.state);
+    model.on('state', (state) => follower.modelState(state));
     return () => {
       unbind();
       follower.sessionClosed();

@@ -8,12 +8,16 @@
 // - `cut` when the reply is cut off (a barge-in, the service's interruption, "Stop talking"), with the
 //   words actually heard: each transcript fragment is stamped with how much of the reply's audio had
 //   arrived with it, and only fragments whose audio was played before the cut count;
-// - `dropped` when no reply came in REPLY_WAIT_MS, or the call ended first;
+// - `dropped` when no reply came in REPLY_WAIT_MS of the model being reachable, or the call ended
+//   first (a text written on a socket that then died is written again on the next: held-texts.ts;
+//   counting an outage's minute would drop what is then said, and a sender told "dropped, safe to
+//   send again" would have it said twice: the short day soak of 2026-12-03);
 // - a hand-over whose reply the service cancelled before any of its audio came (someone began to
 //   speak just after it went over, and the service's `interrupted` stopped the generation) was not
 //   said: it is handed over once more at the next pause (its reply is then the model's next turn
 //   after that pause, not the answer to the speaker), or dropped with that reason if it was again.
 // Per audio chunk this adds one number; nothing runs per tick.
+import type { ConnectionState } from '../api-types.ts';
 import type { PlaybackStats } from '../audio/playback-buffer.ts';
 import type { CutReason } from './reply-cut.ts';
 import type { SpokenOutcomes } from './spoken-outcomes.ts';
@@ -57,6 +61,8 @@ export class ReplyFollower {
   #playoutTimer: NodeJS.Timeout | null = null;
   /** Since the last reply's end no other audio came: a late fragment is still that reply's. */
   #lateWords = false;
+  /** The model session is connected: the wait for a reply runs only then. */
+  #reachable = true;
 
   constructor(deps: ReplyFollowerDeps) {
     this.#d = deps;
@@ -67,7 +73,19 @@ export class ReplyFollower {
     this.#pending.push(id);
     if (resend) this.#resends.set(id, resend);
     this.#d.outcomes.progress(id, 'handed to the model; waiting for its reply');
-    this.#noReplyTimer ??= setTimeout(() => this.#noReply(), REPLY_WAIT_MS).unref();
+    this.#waitForReply();
+  }
+
+  /** The model session's state: while it is not connected, the wait for a reply stops, and starts again whole once it is. */
+  modelState(state: ConnectionState): void {
+    this.#reachable = state === 'connected';
+    if (!this.#reachable) this.#clearNoReply();
+    else this.#waitForReply();
+  }
+
+  #waitForReply(): void {
+    if (this.#reachable && this.#pending.length > 0)
+      this.#noReplyTimer ??= setTimeout(() => this.#noReply(), REPLY_WAIT_MS).unref();
   }
 
   /** A chunk of the model's audio (24 kHz mono samples), after the call's playback took it. */

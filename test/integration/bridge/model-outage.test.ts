@@ -14,6 +14,8 @@ import { chirpMono, chirpStereo, waitFor } from './signals.ts';
 let call: CoreOnFakes;
 const OUTAGE_MS = 90_000;
 const SAID_IN_OUTAGE = 'The parcel has arrived.';
+/** Written on the socket just before the outage cuts it: said after it, never reported dropped in it. */
+const SAID_BEFORE = 'The oven is hot.';
 
 beforeAll(async () => {
   call = await startCoreOnFakes({
@@ -46,6 +48,14 @@ function loudBotFrames(): number {
 describe('a 90 s model outage', () => {
   it('leaves the call up and visible, and it comes back by itself; the next utterance is answered', async () => {
     const before = call.gemini.established.length;
+    const first = call.gemini.established.at(-1)!;
+    const early = await call.post('/say', { text: SAID_BEFORE });
+    expect(early.status).toBe(200);
+    const earlyId = (early.json as { id: string }).id;
+    await waitFor(
+      () => JSON.stringify([first.clientContents, first.texts]).includes(SAID_BEFORE),
+      'the first /say written on the socket',
+    );
     const downAt = Date.now();
     call.gemini.setUnavailable(true);
     // A /say while the session still retries waits in its queue; when the session gives up it goes
@@ -63,6 +73,9 @@ describe('a 90 s model outage', () => {
     );
     const during = await health();
     expect(during.bridge.state).toBe('reconnecting');
+    // Past the 30 s a reply is waited for: the wait counts only while the model is reachable.
+    await sleep(Math.max(0, downAt + 31_000 - Date.now()));
+    expect((await call.get(`/say/${earlyId}`)).json).toMatchObject({ outcome: 'waiting' });
     expect(during.connections.discord).toBe('connected');
     const since = /since (\S+) /.exec(during.bridge.reason!)![1]!;
     expect(Date.parse(since)).toBeGreaterThanOrEqual(downAt - 1000);
@@ -83,8 +96,9 @@ describe('a 90 s model outage', () => {
     );
     // The /say asked before that speech goes first, once; the model's next turn speaks it (and
     // would answer the utterance), and its sender hears that it was spoken.
-    const handed = () => JSON.stringify([back.clientContents, back.texts]).split(SAID_IN_OUTAGE).length - 1;
+    const handed = (text = SAID_IN_OUTAGE) => JSON.stringify([back.clientContents, back.texts]).split(text).length - 1;
     await waitFor(() => handed() === 1, 'the /say of the outage handed to the model that is back', 20_000);
+    expect(handed(SAID_BEFORE)).toBe(1); // the one its socket took down with it, written again
     expect((await call.get(`/say/${sayId}`)).json).toMatchObject({ outcome: 'waiting' });
     await back.reply({ pcm: chirpMono(0.3, 400, 4000, 24_000), transcript: SAID_IN_OUTAGE });
     await waitFor(
@@ -92,7 +106,9 @@ describe('a 90 s model outage', () => {
       'the /say settled',
     );
     expect((await call.get(`/say/${sayId}`)).json).toMatchObject({ outcome: 'spoken' });
+    expect((await call.get(`/say/${earlyId}`)).json).toMatchObject({ outcome: 'spoken' });
     expect(handed()).toBe(1);
+    expect(handed(SAID_BEFORE)).toBe(1);
     const notes = ((await call.get('/notes?limit=500')).json as { notes: { kind: string; text: string }[] }).notes;
     expect(notes.filter((n) => n.kind === 'state' && /^(error|stopped)/.test(n.text))).toEqual([]);
 

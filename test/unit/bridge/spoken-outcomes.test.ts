@@ -141,6 +141,39 @@ describe('ReplyFollower', () => {
     expect(outcomes.get(id)).toMatchObject({ outcome: 'spoken', spoken_text: 'Hello' });
   });
 
+  it('the wait for a reply counts only while the model is reachable: a text written just before an outage is said after it, not dropped during it', async () => {
+    vi.useFakeTimers();
+    try {
+      const { outcomes, follow, set } = follower();
+      const id = outcomes.create('say', 'The pizza is here', 'cli', 'waiting');
+      follow.handedOver(id);
+      await vi.advanceTimersByTimeAsync(4000);
+      follow.modelState('reconnecting'); // the socket it was written on died; the session writes it again when back
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(outcomes.get(id)!.outcome).toBe('waiting');
+      follow.modelState('connected');
+      await vi.advanceTimersByTimeAsync(5000);
+      set({ turns: 1, turnState: 'active' });
+      follow.modelAudio(24 * 500);
+      follow.outputTranscript('The pizza is here');
+      set({ turnState: 'idle', bufferedMs: 0 }); // played to its last frame
+      follow.turnComplete();
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(outcomes.get(id)).toMatchObject({ outcome: 'spoken', spoken_text: 'The pizza is here' });
+      // Reachable and silent: dropped after the full wait of connected time.
+      const late = outcomes.create('say', 'Anyone?', 'cli', 'waiting');
+      follow.handedOver(late);
+      follow.modelState('reconnecting');
+      follow.modelState('connected');
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(outcomes.get(late)!.outcome).toBe('waiting');
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(outcomes.get(late)).toMatchObject({ outcome: 'dropped' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('the end of the call drops what was never said', () => {
     const { outcomes, follow } = follower();
     const id = outcomes.create('announce', 'Dinner is ready', 'dashboard', 'waiting');
