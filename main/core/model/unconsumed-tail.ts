@@ -8,9 +8,8 @@
 // index the service confirmed, bounded (30 s by default; older audio gives way, counted): the
 // unheard-speech store under its 'until acknowledged' policy (audio/unheard-speech.ts), each entry
 // tagged with its message number, so a confirmation releases exactly the entries it covers. Two
-// stores, each allocated once per session at its first use (960 kB at 30 s): a replay drains one
-// while the sends re-record into the other with the new socket's numbers. A closed session's go with
-// it at the next major GC: a heap snapshot of the day soak (2026-12-03) held only the open one's.
+// stores per session, each growing as it first needs room (up to 960 kB at 30 s: unheard-speech.ts):
+// a replay drains one while the sends re-record into the other with the new socket's numbers.
 import { UnheardSpeech, untilAcknowledged } from '../audio/unheard-speech.ts';
 
 export class UnconsumedTail {
