@@ -94,7 +94,7 @@ export function bindModelSession(model: LiveModelSession, deps: ModelBindingDeps
     // timer rarely has to wake the process. A new reply ends the previous one's pending local cut
     // (a service may never confirm a cut of a reply it had finished sending).
     if (deps.modelAudio.play(pcm)) {
-      deps.replyCut.turnEnded();
+      deps.replyCut.replyStarted();
       deps.patience?.replyStarted();
     }
     if (playerRunning) deps.voice.pokePlayback?.();

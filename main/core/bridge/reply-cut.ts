@@ -76,6 +76,12 @@ export class ReplyCut implements BargeInHandler {
     this.#d.transcripts.flush();
   }
 
+  /** The model's next reply began (its first audio): the previous one's pending cut is written first. */
+  replyStarted(): void {
+    this.turnEnded();
+    this.#d.transcripts.replyStarted();
+  }
+
   /** The model's turn ended, or a new reply began: a later `interrupted` is about another reply. */
   turnEnded(): void {
     this.#cutLocally = false;

@@ -27,6 +27,12 @@ export class TranscriptAggregator {
   #output = '';
   /** The reply was cut: how it ended (its words so far stay in #output; later ones are not kept). */
   #cutSuffix: string | null = null;
+  /**
+   * A reply is under way whose notes are not written yet: its first audio or words came, and no
+   * flush since. A cut outside one is of a reply already written (the tail still playing after its
+   * turnComplete) and must not stay pending into the next reply.
+   */
+  #replyUnderWay = false;
 
   constructor(sink: TranscriptSink) {
     this.#sink = sink;
@@ -47,18 +53,27 @@ export class TranscriptAggregator {
   }
 
   output(fragment: string): void {
+    this.#replyUnderWay = true;
     // The rest of a cut reply's words: playback dropped their audio, nobody heard them.
     if (this.#cutSuffix === null) this.#output += fragment;
+  }
+
+  /** The model's next reply began (its first audio): a cut from now on is this reply's. */
+  replyStarted(): void {
+    this.#replyUnderWay = true;
   }
 
   /**
    * The reply was cut off: its note keeps the words said so far, ending with `suffix` (how much was
    * heard). Nothing is written yet: that waits for flush() at the end of the model's turn, so the
    * late fragments of the user's words still arriving are not split from their note. The first cut
-   * of a reply stands.
+   * of a reply stands. A cut with no reply under way is of one whose notes are written (its tail
+   * played on after its turnComplete): kept pending, it made the next reply's first audio write the
+   * next request's early words as a note of their own, and its late words another (CI, 2026-12-03:
+   * "We decided to" / "ship on Friday." as two caption lines, under load).
    */
   cutOutput(suffix: string): void {
-    this.#cutSuffix ??= suffix;
+    if (this.#replyUnderWay) this.#cutSuffix ??= suffix;
   }
 
   /** A cut reply's notes are waiting for the end of its turn. */
@@ -72,6 +87,7 @@ export class TranscriptAggregator {
     if (text) this.#sink('output_transcript', this.#cutSuffix === null ? text : `${text} ${this.#cutSuffix}`, 'model');
     this.#output = '';
     this.#cutSuffix = null;
+    this.#replyUnderWay = false;
   }
 
   #flushInput(): void {

@@ -75,7 +75,7 @@ describe('a reply cut short, and its notes', () => {
     transcripts.input('What time is it?', ['olga']);
     transcripts.output('It is');
     cut.cut('stopped by you');
-    cut.turnEnded(); // the next reply's first audio (call-audio.ts: a reply starts)
+    cut.replyStarted(); // the next reply's first audio (model-binding.ts: a reply starts)
     transcripts.output('Anything else?');
     turnComplete();
     expect(notes.map((n) => n.text)).toEqual([
@@ -94,6 +94,26 @@ describe('a reply cut short, and its notes', () => {
     turnComplete();
     expect(notes).toEqual([
       { kind: 'output_transcript', text: 'Here is the long answer (stopped by you after 40 ms)', speaker: 'model' },
+    ]);
+  });
+
+  it("a cut of a reply already written (its tail played on after its turnComplete) leaves the next request's note whole", () => {
+    const { notes, transcripts, cut, turnComplete } = setUp();
+    transcripts.input('Let us look at the release.', ['olga']);
+    cut.replyStarted();
+    transcripts.output('Okay.');
+    turnComplete();
+    cut.speakerTalkedOver(); // the last of 'Okay.' was still playing
+    transcripts.input('We decided to ', ['olga']); // the next request's early words
+    cut.replyStarted(); // the next reply's first audio
+    transcripts.input('ship on Friday.', ['olga']); // and its late ones
+    transcripts.output('Noted.');
+    turnComplete();
+    expect(notes.map((n) => n.text)).toEqual([
+      'Let us look at the release.',
+      'Okay.',
+      'We decided to ship on Friday.',
+      'Noted.',
     ]);
   });
 });
