@@ -69,12 +69,19 @@ export interface FakeConnectionControls {
 
 export interface FakeService {
   knownModel: string;
-  provider(options: { apiKey: string; logger: Logger; model?: string; fallbackModels?: string[] }): LiveModelProvider;
+  /** `replyWaitMs`: the wait for a reply before queued text goes out (default 200 ms here, 1500 ms in the product). */
+  provider(options: {
+    apiKey: string;
+    logger: Logger;
+    model?: string;
+    fallbackModels?: string[];
+    replyWaitMs?: number;
+  }): LiveModelProvider;
   connection(n: number): Promise<FakeConnectionControls>;
   established(): number;
   upgradeAttempts(): number;
-  /** Where the fake models an incident (Gemini): open sockets closed 1011, new ones refused until it ends. */
-  setUnavailable?(down: boolean): void;
+  /** An incident: open sockets closed 1011, new ones refused (503) until it ends (fake-server.ts). */
+  setUnavailable(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -166,7 +173,7 @@ export const geminiAdapter: ProviderAdapter = {
           baseUrl: fake.url,
           logger: o.logger,
           backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
-          replyWaitMs: 200,
+          replyWaitMs: o.replyWaitMs ?? 200,
         }),
       async connection(n) {
         const c = await fake.connection(n);
@@ -232,7 +239,7 @@ const openaiProviderBase = (o: Parameters<FakeService['provider']>[0], model: st
   baseUrl,
   logger: o.logger,
   backoff: { initialMs: 20, maxMs: 100, maxAttempts: 3 },
-  replyWaitMs: 200,
+  replyWaitMs: o.replyWaitMs ?? 200,
 });
 
 export const openaiRealtimeAdapter: ProviderAdapter = {
@@ -263,6 +270,7 @@ export const openaiRealtimeAdapter: ProviderAdapter = {
       },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
+      setUnavailable: (down) => fake.setUnavailable(down),
       close: () => fake.close(),
     };
   },
@@ -297,6 +305,7 @@ export const openaiLiveAdapter: ProviderAdapter = {
       },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
+      setUnavailable: (down) => fake.setUnavailable(down),
       close: () => fake.close(),
     };
   },
@@ -345,6 +354,7 @@ export const xaiAdapter: ProviderAdapter = {
       },
       established: () => fake.established.length,
       upgradeAttempts: () => fake.upgradeAttempts,
+      setUnavailable: (down) => fake.setUnavailable(down),
       close: () => fake.close(),
     };
   },

@@ -35,12 +35,12 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function open(adapter: ProviderAdapter, tools: ToolDeclaration[] = TOOLS): Promise<Call> {
+async function open(adapter: ProviderAdapter, tools: ToolDeclaration[] = TOOLS, replyWaitMs?: number): Promise<Call> {
   const key = fakeKey('rules');
   const fake = await adapter.start({ validKeys: [key] });
   cleanup.push(() => fake.close());
   const session = await fake
-    .provider({ apiKey: key, logger: captureLogger().logger })
+    .provider({ apiKey: key, logger: captureLogger().logger, replyWaitMs })
     .connect({ tools, systemInstruction: PERSONA });
   cleanup.push(() => session.close());
   return { fake, session, rec: new Recorder(session) };
@@ -104,6 +104,9 @@ const NOT_APPLICABLE: Partial<Record<string, Partial<Record<ProviderName, string
       'as OpenAI Realtime: turn ends are the client’s own (response.done, its own barge-in); reconnect and barge-in orders below',
   },
 };
+
+/** Protocols whose client ends the user's turn by asking for the response (Realtime's response.create). */
+const ASKS_FOR_REPLY = new Set<ProviderName>(['openai-realtime', 'xai']);
 
 /** Defects this suite found and that are not fixed yet (also in docs/providers.md). None now. */
 const KNOWN_GAPS: Partial<Record<string, Partial<Record<ProviderName, string>>>> = {};
@@ -173,22 +176,15 @@ for (const adapter of ADAPTERS) {
         const c0 = await fake.connection(0);
         const outcomes: TextOutcome[] = [];
         const text = 'The pizza is here.';
-        if (fake.setUnavailable) {
-          // An incident: the socket closes 1011 and the next connection attempt is refused (503). The
-          // test's provider retries within tens of ms (3 attempts), so the fake is watched every turn
-          // of the event loop, not on a timer.
-          const attempts = fake.upgradeAttempts();
-          fake.setUnavailable(true);
-          await everyTurnUntil(() => session.state === 'reconnecting');
-          session.sendText(text, { onSettled: (o) => outcomes.push(o) });
-          await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
-          fake.setUnavailable(false);
-        } else {
-          // No incident mode in this fake: the socket drops, and the text is handed over at once, before
-          // the client has even read the close.
-          c0.drop();
-          session.sendText(text, { onSettled: (o) => outcomes.push(o) });
-        }
+        // An incident: the socket closes 1011 and the next connection attempt is refused (503). The
+        // test's provider retries within tens of ms (3 attempts), so the fake is watched every turn
+        // of the event loop, not on a timer.
+        const attempts = fake.upgradeAttempts();
+        fake.setUnavailable(true);
+        await everyTurnUntil(() => session.state === 'reconnecting');
+        session.sendText(text, { onSettled: (o) => outcomes.push(o) });
+        await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
+        fake.setUnavailable(false);
         const c1 = await reconnected(fake, session, 1);
         await c1.waitFor(
           () => c1.injectedTexts().some((t) => t.includes(text)),
@@ -199,6 +195,48 @@ for (const adapter of ADAPTERS) {
         expect(c0.injectedTexts().some((t) => t.includes(text))).toBe(false);
       },
     );
+
+    it('a /say queued in an outage waits for the reply to the speech sent again on the next socket, which is heard whole', async () => {
+      // The product's wait for a reply (1.5 s): the fakes' first audio comes 320–400 ms after a turn
+      // end (service-timing.ts), beyond the 200 ms the other tests wait.
+      const replyWaitMs = 1500;
+      const { fake, session, rec } = await open(adapter, TOOLS, replyWaitMs);
+      const c0 = await fake.connection(0);
+      const text = 'The pizza is here.';
+      const outcomes: TextOutcome[] = [];
+      await speak(session, 400);
+      session.endAudioInput();
+      await c0.waitFor(() => c0.inputPcm().length >= c0.inputRate * 0.3, 'the speech at the service');
+      // No answer came, and the wait for one is over before the incident.
+      await new Promise((r) => setTimeout(r, replyWaitMs + 100));
+      const attempts = fake.upgradeAttempts();
+      fake.setUnavailable(true);
+      await everyTurnUntil(() => session.state === 'reconnecting');
+      session.sendText(text, { onSettled: (o) => outcomes.push(o) });
+      await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
+      fake.setUnavailable(false);
+      const c1 = await fake.connection(1);
+      // The text's arrival, seen at the message that carried it: was the reply to the speech under way?
+      let repliesWhenTextCame: number | null = null;
+      const textCame = c1.waitFor(() => {
+        if (!c1.injectedTexts().some((t) => t.includes(text))) return false;
+        repliesWhenTextCame ??= c1.replies().started;
+        return true;
+      }, 'the text on the socket after the outage');
+      await c1.waitFor(() => c1.inputPcm().length >= c1.inputRate * 0.39, 'the unanswered speech sent again');
+      // The service answers that speech. Written with it, the text became the turn it answered
+      // (Gemini takes one turn end while one is pending; a Realtime response under way refuses a second).
+      if (ASKS_FOR_REPLY.has(adapter.name)) {
+        // The client ended the replayed turn with response.create: the service's answer is that
+        // response (the fake's own, empty without a script); a scripted one would be a second.
+        await c1.waitFor(() => c1.replyRequests() >= 1, 'the replayed turn asking for its answer');
+      } else if (repliesWhenTextCame === null) await nextReplyHeardWholeOnce(c1, rec);
+      await textCame;
+      expect(repliesWhenTextCame).toBeGreaterThanOrEqual(1);
+      await until(() => outcomes.length === 1, 'the text settled');
+      expect(outcomes).toEqual([{ delivered: true }]);
+      expect(c1.rejections()).toEqual([]); // not written over the reply (a second response refused)
+    });
 
     it("the model's own local_notify voice call is answered at once, with the text to say now (say_now)", async () => {
       const registry = new ToolRegistry();

@@ -71,7 +71,7 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
   readonly #setup = new SetupDelay(() => this.strict.setupDelayMs);
   #nextSession = 1;
   #nextHandle = 1;
-  #down = false;
+  protected override readonly incidentClose = { code: 1011, reason: 'Internal error occurred.' };
 
   constructor(server: Server, wss: WebSocketServer, options: FakeGeminiOptions) {
     super(server, wss, { name: 'fake gemini', readyEvent: 'setup' });
@@ -99,24 +99,9 @@ export class FakeGemini extends FakeServer<FakeGeminiConnection, FakeGeminiEvent
     this.#handles.clear();
   }
 
-  /**
-   * A provider incident (status.cloud.google.com: Live API "elevated error rates", minutes long):
-   * while on, open sockets are cut (1011, the service's internal-error close) and every new
-   * upgrade is answered 503 Service Unavailable, as an unreachable or overloaded front end does.
-   */
-  setUnavailable(down: boolean): void {
-    this.#down = down;
-    if (down) for (const c of this.connections) if (c.isOpen) c.close(1011, 'Internal error occurred.');
-  }
-
   // --- internals ---------------------------------------------------------------------------
 
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.upgradeAttempts++;
-    if (this.#down) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-      return;
-    }
+  protected acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // Split by hand: `new URL('//ws/…', base)` would read `ws` as a host (protocol-relative URL).
     const raw = req.url ?? '/';
     const queryAt = raw.indexOf('?');

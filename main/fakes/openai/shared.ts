@@ -4,7 +4,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { FakeServer } from '../shared/fake-server.ts';
+import { FakeServer, type Closable } from '../shared/fake-server.ts';
 
 /** Answers an upgrade with an HTTP error and OpenAI's JSON error body (never echoing a key). */
 export function refuseUpgrade(socket: Duplex, status: number, code: string | null, message: string): void {
@@ -42,7 +42,7 @@ export function keyAccepted(key: string, validKeys: readonly string[] | undefine
 
 /** The OpenAI fakes' server: its `/v1` base URL, the HTTP statuses it refused, JSON text frames only; `ready` when a connection is established. */
 export abstract class OpenAIFakeServer<
-  C,
+  C extends Closable,
   E extends Record<keyof E, unknown[]> & { ready: unknown[] },
 > extends FakeServer<C, E> {
   /** Base URL for OPENAI_*_BASE_URL (ends in /v1). */

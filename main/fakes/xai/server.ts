@@ -290,8 +290,7 @@ export class FakeXai extends OpenAIFakeServer<
     );
   }
 
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.upgradeAttempts++;
+  protected acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname !== '/v1/realtime')
       return this.refuse(socket, 404, 'Not Found', `No route for GET ${url.pathname}`);

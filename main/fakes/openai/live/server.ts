@@ -55,8 +55,7 @@ export class FakeOpenAILive extends OpenAIFakeServer<FakeLiveConnection, { ready
     return this.connections.filter((c) => c.sessionId !== null);
   }
 
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.upgradeAttempts++;
+  protected acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname !== '/v1/live/sessions')
       return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);

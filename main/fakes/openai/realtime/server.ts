@@ -97,8 +97,7 @@ export class FakeOpenAIRealtime extends OpenAIFakeServer<FakeRealtimeConnection,
     return this.connections.filter((c) => c.sent.some((e) => e.type === 'session.created'));
   }
 
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.upgradeAttempts++;
+  protected acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname !== '/v1/realtime') return this.refuse(socket, 404, null, `Invalid URL (GET ${url.pathname})`);
     const key = bearerKey(req);
