@@ -18,16 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runSoak, type SoakCallContext, type SoakCycle, type SoakRun } from './lib/soak-call.ts';
 import { killGapTally } from './lib/soak-day-kill.ts';
+import { modelPortOf, quietSnapshot, sameSnapshot, type QuietSnapshot } from './lib/proc-fds.ts';
 import { startDayAgent, type DayAgent } from './lib/soak-day-agent.ts';
 import { countAtReceivers, startDayLoad, startWebhookReceiver, type DayLoad } from './lib/soak-day-load.ts';
-import {
-  dayWindows,
-  flatChecks,
-  quietSnapshot,
-  sampleCore,
-  type DaySample,
-  type QuietPoint,
-} from './lib/soak-day-measure.ts';
+import { dayWindows, flatChecks, sampleCore, type DaySample, type QuietPoint } from './lib/soak-day-measure.ts';
 import { guestPhraseLog, guestVoices, tallyGuestWords, unheardGuestWords } from './lib/soak-day-guests.ts';
 import { phraseSignal } from '../main/fakes/shared/phrases.ts';
 import { seededRandom } from '../main/fakes/discord/index.ts';
@@ -94,6 +88,31 @@ export async function main(argv: string[]): Promise<void> {
     if (!call) throw new Error('no call yet');
     return call.discord.speak(call.discord.user(name).id, phraseSignal(k));
   });
+  /**
+   * A quiet point's reading of one instant: the fds before and after the sample (whose /health
+   * gives the active resources) agree, else it is read again (a socket opened or closed between the
+   * two reads: up to 5 tries, 1 s apart). The model's socket is counted from the core's own fds.
+   */
+  const quietPoint = async (c: SoakCallContext): Promise<{ sample: QuietPoint; snapshot: QuietSnapshot } | null> => {
+    const ports = [Number(new URL(c.base).port), modelPortOf(c.fake.env())] as const;
+    for (let tries = 1; ; tries++) {
+      const before = quietSnapshot(c.pid, ...ports);
+      const s = await sample();
+      const after = quietSnapshot(c.pid, ...ports);
+      if (!s) return null;
+      if (sameSnapshot(before, after) || tries === 5)
+        return {
+          sample: {
+            ...s,
+            fds: before.fds,
+            sidecarClients: before.sidecarClients,
+            modelSocketsOpen: before.modelSockets,
+          },
+          snapshot: before,
+        };
+      await sleep(1000);
+    }
+  };
   const sample = async (): Promise<DaySample | null> =>
     // Where the RSS is, once a minute (every 12th sample): reading smaps walks the core's mappings.
     call
@@ -133,13 +152,11 @@ export async function main(argv: string[]): Promise<void> {
             // The quiet point: nobody has spoken for most of the stretch, the model parked.
             if (agent) agent.quiet = true;
             await sleep(Math.max(0, ms - 5000));
-            // Read in the same tick as the sample's fd count, so the two describe one instant.
-            const snapshot = call ? quietSnapshot(call.pid, Number(new URL(call.base).port)) : null;
-            const s = await sample();
-            if (s && snapshot) {
-              quietPoints.push({ ...s, sidecarClients: snapshot.sidecarClients });
-              quietSockets.push(snapshot.sockets);
-              quietOtherFds.push(snapshot.otherFds);
+            const point = call ? await quietPoint(call) : null;
+            if (point) {
+              quietPoints.push(point.sample);
+              quietSockets.push(point.snapshot.sockets);
+              quietOtherFds.push(point.snapshot.otherFds);
             }
             await sleep(Math.min(ms, 5000));
             if (agent) agent.quiet = false;

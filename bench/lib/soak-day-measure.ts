@@ -3,10 +3,10 @@
 // core, its round trip), the model sockets open at the fake; and at each quiet point (the end of a
 // long quiet stretch, the model parked) the same once more. Then per-window rows and the "flat
 // means flat" checks (issue #55).
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { get } from 'node:http';
 import { z } from 'zod';
 import { readProc } from './latency-proc.ts';
+import { childProcesses, openFds } from './proc-fds.ts';
 import { readMemorySplit, type MemorySplit } from './smaps-split.ts';
 
 export interface DaySample {
@@ -34,140 +34,6 @@ const healthSchema = z.object({
   memory: z.object({ heap_used_mb: z.number() }),
   diagnostics: z.object({ active_resources: z.record(z.string(), z.number()) }).optional(),
 });
-
-function openFds(pid: number): number {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return -1;
-  }
-}
-
-const TCP_STATES: Record<string, string> = {
-  '01': 'established',
-  '06': 'time-wait',
-  '08': 'close-wait',
-  '0A': 'listen',
-};
-
-/** The targets of the core's fds (socket:[inode], pipe:[inode], anon_inode:[eventfd], a path); [] when gone. */
-function fdTargets(pid: number): string[] {
-  const targets: string[] = [];
-  try {
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      } catch {
-        // closed meanwhile
-      }
-    }
-  } catch {
-    return [];
-  }
-  return targets;
-}
-
-interface TcpEntry {
-  local: number;
-  remote: number;
-  state: string;
-  inode: string;
-}
-
-/** The rows of /proc/<pid>/net/tcp{,6} (the network namespace's sockets, not only the core's). */
-function tcpTable(pid: number): TcpEntry[] {
-  const rows: TcpEntry[] = [];
-  const port = (address: string) => parseInt(address.split(':')[1]!, 16);
-  for (const table of ['tcp', 'tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length < 10) continue;
-      rows.push({
-        local: port(cols[1]!),
-        remote: port(cols[2]!),
-        state: TCP_STATES[cols[3]!] ?? cols[3]!,
-        inode: cols[9]!,
-      });
-    }
-  }
-  return rows;
-}
-
-const socketInode = (target: string): string | undefined => /^socket:\[(\d+)\]$/.exec(target)?.[1];
-
-/**
- * The core's TCP sockets, each as "local port → remote port (state)", sorted: read from its fds'
- * socket inodes and /proc/<pid>/net/tcp{,6}. At a quiet point it names the socket that differs.
- */
-export function coreTcpSockets(pid: number, targets: readonly string[] = fdTargets(pid)): string[] {
-  const inodes = new Set(targets.map(socketInode));
-  return tcpTable(pid)
-    .filter((row) => inodes.has(row.inode))
-    .map((row) => `${row.local} → ${row.remote} (${row.state})`)
-    .sort();
-}
-
-/** The core's fds that are not TCP sockets, grouped by target without inode numbers: "pipe × 6", "/…/notes.db". */
-export function coreOtherFds(targets: readonly string[], tcpInodes: ReadonlySet<string>): string[] {
-  const counts = new Map<string, number>();
-  for (const target of targets) {
-    const inode = socketInode(target);
-    if (inode && tcpInodes.has(inode)) continue;
-    const kind = target.replace(/^(socket|pipe):\[\d+\]$/, '$1');
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  }
-  return [...counts].map(([kind, n]) => (n > 1 ? `${kind} × ${n}` : kind)).sort();
-}
-
-/** The core's fds at a quiet point, read at one instant: what it holds of its own, and what its clients hold open. */
-export interface QuietSnapshot {
-  fds: number;
-  /**
-   * The soak's own clients' connections into the sidecar (local port = the sidecar's): the /events
-   * stream, the MCP agent's session, a CLI's /ask still waiting. The client decides when they
-   * close, not the core, so they are reported beside the core's own fds and not in them.
-   */
-  sidecarClients: number;
-  /** fds − sidecarClients: compared at every quiet point. */
-  ownFds: number;
-  sockets: string[];
-  /** The other fds (files, pipes, event fds), by kind: which one differs when the counts do. */
-  otherFds: string[];
-}
-
-export function quietSnapshot(pid: number, sidecarPort: number): QuietSnapshot {
-  const targets = fdTargets(pid);
-  const sockets = coreTcpSockets(pid, targets);
-  const sidecarClients = sockets.filter((s) => s.startsWith(`${sidecarPort} → `) && !s.endsWith('(listen)')).length;
-  return {
-    fds: targets.length,
-    sidecarClients,
-    ownFds: targets.length - sidecarClients,
-    sockets,
-    otherFds: coreOtherFds(targets, new Set(tcpTable(pid).map((row) => row.inode))),
-  };
-}
-
-/** Processes whose parent is `pid` (the core's children: none expected). */
-function childProcesses(pid: number): number {
-  let n = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) n++;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return n;
-}
 
 /**
  * GET /health on a connection of its own that closes after the answer. The sampler asks every 5 s and
@@ -353,7 +219,19 @@ export function rssSlopeMbPerHour(samples: readonly DaySample[], fromMs: number)
 export const FLAT_TARGETS = { rssGrowthMbPerHour: 5, cpuWithinPercentOfFirst: 20 } as const;
 
 export interface FlatChecks {
-  rss: { pass: boolean; rssGrowthMbPerHour: number | null; limit: number; fromMin: number };
+  rss: {
+    pass: boolean;
+    rssGrowthMbPerHour: number | null;
+    limit: number;
+    fromMin: number;
+    /**
+     * Beside the verdict: the slope over the second half of each process's samples (the worse of
+     * the processes). A warm-up longer than the first window shows as a slope after it that this
+     * one does not share; a leak shows in both.
+     */
+    lastHalfMbPerHour: number | null;
+    byProcess: { pid: number | undefined; minutes: number; afterFirstWindow: number | null; lastHalf: number | null }[];
+  };
   fds: {
     pass: boolean;
     atQuietPoints: number[];
@@ -407,11 +285,21 @@ export function flatChecks(
   windows: readonly DayWindow[],
   windowMs: number,
 ): FlatChecks {
-  const slopes = byProcess(samples).flatMap((group, i) => {
-    const slope = rssSlopeMbPerHour(group, i === 0 ? windowMs : group[0]!.t + windowMs);
-    return slope === null ? [] : [slope];
+  const processes = byProcess(samples).map((group, i) => {
+    const first = group[0]!.t;
+    const last = group.at(-1)!.t;
+    return {
+      pid: group[0]!.pid,
+      minutes: Math.round((last - first) / 6000) / 10,
+      afterFirstWindow: rssSlopeMbPerHour(group, i === 0 ? windowMs : first + windowMs),
+      lastHalf: rssSlopeMbPerHour(group, (first + last) / 2),
+    };
   });
-  const slope = slopes.length ? Math.max(...slopes) : null;
+  const worst = (values: (number | null)[]): number | null => {
+    const known = values.filter((v): v is number => v !== null);
+    return known.length ? Math.max(...known) : null;
+  };
+  const slope = worst(processes.map((p) => p.afterFirstWindow));
   // What the core holds of its own at rest: its clients' connections into the sidecar open and close
   // when the client says, and its model socket is there when a reminder, a /say or a wake kept the
   // model from parking in that quiet stretch (1) and not when it parked (0). Both are reported beside.
@@ -432,6 +320,8 @@ export function flatChecks(
       rssGrowthMbPerHour: slope,
       limit: FLAT_TARGETS.rssGrowthMbPerHour,
       fromMin: windowMs / 60_000,
+      lastHalfMbPerHour: worst(processes.map((p) => p.lastHalf)),
+      byProcess: processes,
     },
     fds: {
       pass: sameWithin(quiet, ownFds),

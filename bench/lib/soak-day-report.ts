@@ -42,7 +42,8 @@ export const SOAK_DAY_DEFINITIONS = {
     'deliveries beyond the first at the receiver (voice: not told, a fresh seeded session repeats the call so far)',
   webhookReceiver:
     'the receiver answers 500 to every 5th request (the 2nd, 7th, …) and 429 (Retry-After 1) to every 7th (the 4th, 11th, …), and honours Idempotency-Key (repeatsDropped: repeats of a key it acted on)',
-  rssGrowthMbPerHour: 'least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour',
+  rssGrowthMbPerHour:
+    "least-squares slope of the core RSS (/proc, every 5 s) after the first window, MB per hour; flat.rss.lastHalfMbPerHour: the same over the second half of each core process's samples (the worse), beside it; flat.rss.byProcess: both per process",
   fdsFirstQuiet:
     "open file descriptors the core holds of its own (/proc/<pid>/fd, less the soak's clients' connections into the sidecar and the model socket: flat.fds.sidecarClientsAtQuietPoints, flat.fds.modelSocketsAtQuietPoints) at the first quiet point: the end of a long quiet stretch, nobody speaking; fdsLastQuiet at the last. The /events stream, the MCP agent's session and a CLI still waiting open and close when the client says, not the core; the model socket is there when a reminder or a /say kept the model from parking in that stretch: counted beside, not in (a leaked model socket shows in modelSocketsOpenMax)",
   activeResources:
@@ -109,7 +110,8 @@ export const soakDayResultSchema = z.object({
   childProcessesMax: z.number(),
   flat: z.object({
     pass: z.boolean(),
-    rss: check,
+    // lastHalfMbPerHour: since 2026-12-04; earlier result files have no such figure.
+    rss: check.extend({ lastHalfMbPerHour: z.number().nullish() }),
     fds: check,
     activeResources: check,
     cpu: check.extend({
@@ -246,6 +248,15 @@ export function soakDayRows(r: SoakDayResult): Row[] {
       `${r.rssGrowthMbPerHour ?? '—'} MB/h${mark(r.flat.rss.pass)}`,
       `≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h`,
     ],
+    ...(r.flat.rss.lastHalfMbPerHour !== undefined
+      ? ([
+          [
+            "the same over each core process's second half (the worse)",
+            `${r.flat.rss.lastHalfMbPerHour ?? '—'} MB/h`,
+            'reported beside: a warm-up longer than the first window is not in it, a leak is',
+          ],
+        ] satisfies Row[])
+      : []),
     [
       'open fds at the first / last quiet point',
       `${r.fdsFirstQuiet ?? '—'} / ${r.fdsLastQuiet ?? '—'} (${r.quietPoints} quiet points)${mark(r.flat.fds.pass)}`,

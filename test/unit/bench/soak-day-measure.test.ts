@@ -53,6 +53,25 @@ describe('day soak flat checks', () => {
     expect(flatChecks(samples, [], dayWindows(samples, [], [], 0, 10 * MIN), 10 * MIN).rss.pass).toBe(false);
   });
 
+  it("beside the verdict, each process's second half: a warm-up that levels off reads flat there, a leak does not", () => {
+    // 12 MB over the first 25 minutes, then level, in a 60-minute run.
+    const warmUp = series(60, (t) => ({ rssMb: 150 + 12 * Math.min(1, t / (25 * MIN)) }));
+    const warm = flatChecks(warmUp, [], dayWindows(warmUp, [], [], 0, 10 * MIN), 10 * MIN).rss;
+    expect(warm.pass).toBe(false);
+    expect(warm.lastHalfMbPerHour).toBeCloseTo(0, 5);
+    const leak = series(60, (t) => ({ rssMb: 150 + (12 * t) / (60 * MIN) }));
+    const leaking = flatChecks(leak, [], dayWindows(leak, [], [], 0, 10 * MIN), 10 * MIN).rss;
+    expect(leaking.lastHalfMbPerHour).toBeCloseTo(12, 1);
+    expect(leaking.byProcess).toEqual([
+      {
+        pid: undefined,
+        minutes: expect.any(Number),
+        afterFirstWindow: leaking.rssGrowthMbPerHour,
+        lastHalf: leaking.lastHalfMbPerHour,
+      },
+    ]);
+  });
+
   it('fails one more fd, or one more timer, at a later quiet point', () => {
     const samples = series(30);
     const windows = dayWindows(samples, [], [], 0, 10 * MIN);
