@@ -87,6 +87,26 @@ async function everyTurnUntil(predicate: () => boolean, timeoutMs = 10_000): Pro
   }
 }
 
+/**
+ * An incident: the socket closes 1011 and the next connection attempt is refused (503); `text` is
+ * handed over while the session reconnects, and the incident ends after one refused attempt. The
+ * test's provider retries within tens of ms (3 attempts), so the fake is watched every turn of the
+ * event loop, not on a timer.
+ */
+async function textDuringIncident(
+  fake: FakeService,
+  session: LiveModelSession,
+  text: string,
+  outcomes: TextOutcome[],
+): Promise<void> {
+  const attempts = fake.upgradeAttempts();
+  fake.setUnavailable(true);
+  await everyTurnUntil(() => session.state === 'reconnecting');
+  session.sendText(text, { onSettled: (o) => outcomes.push(o) });
+  await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
+  fake.setUnavailable(false);
+}
+
 async function reconnected(fake: FakeService, session: LiveModelSession, n: number): Promise<FakeConnectionControls> {
   const next = await fake.connection(n);
   await until(() => session.state === 'connected', 'connected again');
@@ -176,15 +196,7 @@ for (const adapter of ADAPTERS) {
         const c0 = await fake.connection(0);
         const outcomes: TextOutcome[] = [];
         const text = 'The pizza is here.';
-        // An incident: the socket closes 1011 and the next connection attempt is refused (503). The
-        // test's provider retries within tens of ms (3 attempts), so the fake is watched every turn
-        // of the event loop, not on a timer.
-        const attempts = fake.upgradeAttempts();
-        fake.setUnavailable(true);
-        await everyTurnUntil(() => session.state === 'reconnecting');
-        session.sendText(text, { onSettled: (o) => outcomes.push(o) });
-        await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
-        fake.setUnavailable(false);
+        await textDuringIncident(fake, session, text, outcomes);
         const c1 = await reconnected(fake, session, 1);
         await c1.waitFor(
           () => c1.injectedTexts().some((t) => t.includes(text)),
@@ -209,12 +221,7 @@ for (const adapter of ADAPTERS) {
       await c0.waitFor(() => c0.inputPcm().length >= c0.inputRate * 0.3, 'the speech at the service');
       // No answer came, and the wait for one is over before the incident.
       await new Promise((r) => setTimeout(r, replyWaitMs + 100));
-      const attempts = fake.upgradeAttempts();
-      fake.setUnavailable(true);
-      await everyTurnUntil(() => session.state === 'reconnecting');
-      session.sendText(text, { onSettled: (o) => outcomes.push(o) });
-      await everyTurnUntil(() => fake.upgradeAttempts() > attempts);
-      fake.setUnavailable(false);
+      await textDuringIncident(fake, session, text, outcomes);
       const c1 = await fake.connection(1);
       // The text's arrival, seen at the message that carried it: was the reply to the speech under way?
       let repliesWhenTextCame: number | null = null;
