@@ -205,7 +205,7 @@ export function dayWindows(
 }
 
 /** Least-squares slope of RSS over time, MB per hour, from the samples at or after `fromMs`. */
-export function rssSlopeMbPerHour(samples: readonly DaySample[], fromMs: number): number | null {
+export function rssSlopeMbPerHour(samples: readonly Pick<DaySample, 't' | 'rssMb'>[], fromMs: number): number | null {
   const points = samples.filter((s) => s.t >= fromMs);
   if (points.length < 3) return null;
   const n = points.length;
@@ -265,6 +265,34 @@ function byProcess<T extends { pid?: number }>(samples: readonly T[]): T[][] {
   return [...groups.values()];
 }
 
+export type RssSlopes = FlatChecks['rss']['byProcess'][number];
+
+/**
+ * Each core process's RSS slope after its first window (the first process: after the run's) and
+ * over the second half of its samples; after a kill -9 the restarted core is another process.
+ */
+export function rssByProcess(
+  samples: readonly Pick<DaySample, 't' | 'pid' | 'rssMb'>[],
+  windowMs: number,
+): RssSlopes[] {
+  return byProcess(samples).map((group, i) => {
+    const first = group[0]!.t;
+    const last = group.at(-1)!.t;
+    return {
+      pid: group[0]!.pid,
+      minutes: Math.round((last - first) / 6000) / 10,
+      afterFirstWindow: rssSlopeMbPerHour(group, i === 0 ? windowMs : first + windowMs),
+      lastHalf: rssSlopeMbPerHour(group, (first + last) / 2),
+    };
+  });
+}
+
+/** The worse (higher) of the slopes known. */
+export function worstSlope(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length ? Math.max(...known) : null;
+}
+
 /** A quiet point: the sample, and how many of the core's fds and handles are the soak's clients' connections. */
 export type QuietPoint = DaySample & { sidecarClients: number };
 
@@ -285,21 +313,8 @@ export function flatChecks(
   windows: readonly DayWindow[],
   windowMs: number,
 ): FlatChecks {
-  const processes = byProcess(samples).map((group, i) => {
-    const first = group[0]!.t;
-    const last = group.at(-1)!.t;
-    return {
-      pid: group[0]!.pid,
-      minutes: Math.round((last - first) / 6000) / 10,
-      afterFirstWindow: rssSlopeMbPerHour(group, i === 0 ? windowMs : first + windowMs),
-      lastHalf: rssSlopeMbPerHour(group, (first + last) / 2),
-    };
-  });
-  const worst = (values: (number | null)[]): number | null => {
-    const known = values.filter((v): v is number => v !== null);
-    return known.length ? Math.max(...known) : null;
-  };
-  const slope = worst(processes.map((p) => p.afterFirstWindow));
+  const processes = rssByProcess(samples, windowMs);
+  const slope = worstSlope(processes.map((p) => p.afterFirstWindow));
   // What the core holds of its own at rest: its clients' connections into the sidecar open and close
   // when the client says, and its model socket is there when a reminder, a /say or a wake kept the
   // model from parking in that quiet stretch (1) and not when it parked (0). Both are reported beside.
@@ -320,7 +335,7 @@ export function flatChecks(
       rssGrowthMbPerHour: slope,
       limit: FLAT_TARGETS.rssGrowthMbPerHour,
       fromMin: windowMs / 60_000,
-      lastHalfMbPerHour: worst(processes.map((p) => p.lastHalf)),
+      lastHalfMbPerHour: worstSlope(processes.map((p) => p.lastHalf)),
       byProcess: processes,
     },
     fds: {

@@ -2,7 +2,7 @@
 // beside each number, and the table rows the console and README show (scripts/soak-readme.ts).
 import { z } from 'zod';
 import { AFTER_RESTART_WINDOW_MS } from './soak-day-kill.ts';
-import { FLAT_TARGETS } from './soak-day-measure.ts';
+import { FLAT_TARGETS, rssByProcess, worstSlope } from './soak-day-measure.ts';
 
 export const SOAK_DAY_DEFINITIONS = {
   minutes: 'length of the call, real time (audio paced as in a real call)',
@@ -156,6 +156,8 @@ export const soakDayResultSchema = z.object({
       .passthrough(),
   ),
   machine: z.object({ cores: z.number(), loadAverage1m: z.number(), loadAverage1mAtEnd: z.number() }).passthrough(),
+  // The 5 s samples: the report derives from them what an older result file has no field for.
+  samples: z.array(z.object({ t: z.number(), pid: z.number().optional(), rssMb: z.number() }).passthrough()).optional(),
 });
 export type SoakDayResult = z.infer<typeof soakDayResultSchema>;
 
@@ -198,6 +200,10 @@ function killGapRows(r: SoakDayResult): Row[] {
 export function soakDayRows(r: SoakDayResult): Row[] {
   const lost = r.wordsSent - r.wordsHeard;
   const f = r.faults;
+  // A result file from before the field (2026-12-04) has the samples it is taken from.
+  const lastHalf =
+    r.flat.rss.lastHalfMbPerHour ??
+    (r.samples ? worstSlope(rssByProcess(r.samples, r.windowMinutes * 60_000).map((p) => p.lastHalf)) : undefined);
   return [
     ['length (real time)', `${r.minutes} min (${r.windows.length} windows of ${r.windowMinutes} min)`, ''],
     [
@@ -248,11 +254,11 @@ export function soakDayRows(r: SoakDayResult): Row[] {
       `${r.rssGrowthMbPerHour ?? '—'} MB/h${mark(r.flat.rss.pass)}`,
       `≤ ${FLAT_TARGETS.rssGrowthMbPerHour} MB/h`,
     ],
-    ...(r.flat.rss.lastHalfMbPerHour !== undefined
+    ...(lastHalf !== undefined
       ? ([
           [
             "the same over each core process's second half (the worse)",
-            `${r.flat.rss.lastHalfMbPerHour ?? '—'} MB/h`,
+            `${lastHalf ?? '—'} MB/h`,
             'reported beside: a warm-up longer than the first window is not in it, a leak is',
           ],
         ] satisfies Row[])
