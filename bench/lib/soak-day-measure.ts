@@ -269,7 +269,8 @@ export type RssSlopes = FlatChecks['rss']['byProcess'][number];
 
 /**
  * Each core process's RSS slope after its first window (the first process: after the run's) and
- * over the second half of its samples; after a kill -9 the restarted core is another process.
+ * over the second half of its samples (from a process two windows long); after a kill -9 the
+ * restarted core is another process.
  */
 export function rssByProcess(
   samples: readonly Pick<DaySample, 't' | 'pid' | 'rssMb'>[],
@@ -282,7 +283,8 @@ export function rssByProcess(
       pid: group[0]!.pid,
       minutes: Math.round((last - first) / 6000) / 10,
       afterFirstWindow: rssSlopeMbPerHour(group, i === 0 ? windowMs : first + windowMs),
-      lastHalf: rssSlopeMbPerHour(group, (first + last) / 2),
+      // A half shorter than a window is the warm-up itself (a 10-minute run): no figure.
+      lastHalf: last - first >= 2 * windowMs ? rssSlopeMbPerHour(group, (first + last) / 2) : null,
     };
   });
 }
