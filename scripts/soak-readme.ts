@@ -3,6 +3,7 @@
 // soak-<provider>.json for the others): one column per provider, the targets beside them; and the
 // day soak's table (bench/results/soak-day.json, npm run soak:day) between the soak-day markers,
 // totals then one row per window. README figures come from the benchmark's JSON, never typed by hand.
+// --check: write nothing, exit 1 when README.md differs from what the results make.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LIVE_PROVIDERS } from '../main/core/config/index.ts';
@@ -73,7 +74,14 @@ const lines = runs[0]!.rows.map((row, i) => [row[0], ...runs.map((r) => r.rows[i
 let readme = between(readFileSync(README, 'utf8'), BEGIN, END, markdown([header, header.map(() => '---'), ...lines]));
 const day = existsSync(DAY_FILE) ? soakDayResultSchema.parse(JSON.parse(readFileSync(DAY_FILE, 'utf8'))) : null;
 readme = between(readme, DAY_BEGIN, DAY_END, day ? dayTables(day) : '(no day soak yet: npm run soak:day)');
-writeFileSync(README, readme);
-console.log(
-  `README.md soak tables updated from ${[...runs.map((r) => r.file), ...(day ? ['soak-day.json'] : [])].join(', ')}`,
-);
+const sources = [...runs.map((r) => r.file), ...(day ? ['soak-day.json'] : [])].join(', ');
+if (process.argv.includes('--check')) {
+  // A hand edit inside the soak markers, or a result re-run without regenerating README, fails CI.
+  if (readme !== readFileSync(README, 'utf8')) {
+    console.error(`README.md's soak tables are not what ${sources} make: run npm run soak:readme`);
+    process.exit(1);
+  }
+} else {
+  writeFileSync(README, readme);
+  console.log(`README.md soak tables updated from ${sources}`);
+}
