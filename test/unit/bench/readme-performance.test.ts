@@ -1,6 +1,6 @@
-// README's performance tables are generated from bench/results/*.json (npm run docs:perf), never
-// typed by hand (the soak tables: npm run soak:readme): a hand edit inside the markers, or a result file re-run without regenerating
-// README, fails here with the command that fixes it.
+// README's performance tables are generated from bench/results/*.json (npm run docs:perf; the soak
+// tables by npm run soak:readme), never typed by hand: a hand edit inside the markers, or a result
+// file re-run without regenerating README, fails here with the command that fixes it.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
