@@ -102,8 +102,6 @@ export interface QuietSnapshot {
    * close, not the core, so they are reported beside the core's own fds and not in them.
    */
   sidecarClients: number;
-  /** fds − sidecarClients: compared at every quiet point. */
-  ownFds: number;
   sockets: string[];
   /**
    * The core's sockets to the model service (remote port = the fake's), in any state: the fds its
@@ -122,7 +120,6 @@ export function quietSnapshot(pid: number, sidecarPort: number, modelPort: numbe
   return {
     fds: targets.length,
     sidecarClients,
-    ownFds: targets.length - sidecarClients,
     sockets,
     modelSockets: sockets.filter((s) => s.includes(` → ${modelPort} (`)).length,
     otherFds: coreOtherFds(targets, new Set(tcpTable(pid).map((row) => row.inode))),

@@ -51,8 +51,9 @@ export abstract class FakeServer<C extends Closable, E extends Record<keyof E, u
 
   /**
    * A provider incident (status.cloud.google.com, status.openai.com: "elevated error rates" on the
-   * Live and Realtime APIs, minutes long): while on, open sockets are cut with the service's internal-error close and every
-   * new upgrade is answered 503 Service Unavailable, as an unreachable or overloaded front end does.
+   * Live and Realtime APIs, minutes long): while on, open sockets are cut with the service's
+   * internal-error close and every new upgrade is answered 503 Service Unavailable, as an
+   * unreachable or overloaded front end does.
    */
   setUnavailable(down: boolean): void {
     this.#down = down;

@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 async function listening(): Promise<{ server: Server; port: number }> {
-  const server = createServer((socket) => open.push(socket));
+  const server = createServer((socket) => {
+    open.push(socket);
+    server.emit('accepted');
+  });
   open.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as { port: number }).port };
@@ -37,8 +40,9 @@ it.runIf(process.platform === 'linux')(
     const before = quietSnapshot(process.pid, sidecar.port, model.port);
     expect(before.modelSockets).toBe(1);
     expect(before.sidecarClients).toBe(0);
+    const accepted = new Promise((resolve) => sidecar.server.once('accepted', resolve));
     const client = await dial(sidecar.port);
-    await new Promise((r) => setTimeout(r, 20)); // the server side accepted it
+    await accepted; // the server side holds its end too
     const after = quietSnapshot(process.pid, sidecar.port, model.port);
     expect(after.sidecarClients).toBe(1);
     expect(after.modelSockets).toBe(1);
