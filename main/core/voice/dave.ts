@@ -110,6 +110,8 @@ export function isDaveDecryptError(error: Error): boolean {
 export interface DaveRecoveryActions {
   /** Rejoin the voice channel (goes through the rejoin guard). */
   rejoin(): void;
+  /** The packet being handled failed to decrypt while the session was ready, no transition pending. */
+  decryptFailed?(): void;
   log(event: string, detail: Record<string, unknown>): void;
 }
 
@@ -179,8 +181,11 @@ export class DaveRecovery {
     if (this.#streamFailures.length >= this.policy.failuresBeforeRebuild) this.#rebuildSession();
   }
 
-  /** A speaker is deaf (speaker-health.ts): rebuild the DAVE session now. False without a v1 session to rebuild. */
-  rebuildNow(reason: string): boolean {
+  /**
+   * A speaker is deaf (speaker-health.ts): rebuild the DAVE session now. False without a v1 session to
+   * rebuild. `decryptFailing`: their own packets are failing to decrypt, counted per speaker.
+   */
+  rebuildNow(reason: string, decryptFailing = false): boolean {
     const dave = daveSessionOf(this.#connection);
     if (!dave || dave.protocolVersion === 0) return false;
     if (dave.reinitializing) {
@@ -197,9 +202,11 @@ export class DaveRecovery {
     // A run of failures in a row that nobody else's good frame interrupts: the library re-keys by
     // itself at its tolerance (36) when the transition id is non-zero. Only a run that others' frames
     // keep resetting (its counter is per session, not per speaker) needs us. The field is private in
-    // 0.19.2's typings; read defensively.
+    // 0.19.2's typings; read defensively. A speaker's own counted failures are acted on ahead of the
+    // library (8 packets, not 36: 0.6 s of their speech): both end in recoverFromInvalidTransition,
+    // and whichever runs first sets `reinitializing`, which stops the other.
     const inARow = (dave as unknown as { consecutiveFailures?: unknown }).consecutiveFailures;
-    if (dave.lastTransitionId && typeof inARow === 'number' && inARow >= LIBRARY_RUN) return false;
+    if (!decryptFailing && dave.lastTransitionId && typeof inARow === 'number' && inARow >= LIBRARY_RUN) return false;
     this.#actions.log('rebuilding the dave session: a speaker is deaf', { reason });
     this.#rebuildSession();
     return true;
@@ -234,8 +241,11 @@ export class DaveRecovery {
 
   #debug(message: string): void {
     // @discordjs/voice 0.19.2 reports DAVE events only as debug text ("[NW] [DAVE] …").
-    if (message.includes('Failed to decrypt a packet')) this.#decryptFailures += 1;
-    else if (message.includes('Invalidating transition')) {
+    if (message.includes('Failed to decrypt a packet')) {
+      this.#decryptFailures += 1;
+      // The other variants ("reinitializing session", "pending transition[s]") are a re-key's expected gap.
+      if (message.includes('consecutive fails')) this.#actions.decryptFailed?.();
+    } else if (message.includes('Invalidating transition')) {
       // The library's own recovery (non-zero transition id): op 31 and a new key package.
       this.#awaitingRecovery = true;
       this.#reinitSince = Date.now();

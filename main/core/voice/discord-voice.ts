@@ -200,6 +200,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
         rejoin: () => {
           if (connection === this.#connection) connection.rejoin();
         },
+        decryptFailed: () => this.#speakerHealth?.onDecryptFailure(),
         log: (event, detail) => this.#log.warn(detail, event),
       },
       this.#options.daveRecovery,
@@ -217,7 +218,7 @@ class DiscordVoice extends EventEmitter<VoiceChannelEvents> implements DiscordVo
     const health = new SpeakerHealth(
       {
         resubscribe: (userId) => this.#receiver?.resubscribe(userId),
-        rebuild: (reason) => dave.rebuildNow(reason),
+        rebuild: (reason, decryptFailing) => dave.rebuildNow(reason, decryptFailing),
         rejoin: (reason) => dave.rejoinNow(reason),
         daveReady: () => mayPlayAudio(connection),
         epoch: () => daveEpoch(connection),

@@ -81,6 +81,7 @@ export class SpeakerReceiver {
       this.#libraryOnPacket = onPacket;
       speaking.onPacket = (userId: string) => {
         if (options.isAllowed(userId)) health.onPacket(userId);
+        else health.onUnwatchedPacket();
         onPacket(userId);
       };
     }

@@ -11,6 +11,13 @@
 // rebuild the DAVE session (op 31 + a new key package: the group re-adds us with fresh keys) →
 // rejoin the voice channel. Each step is counted; the first heard frame ends the episode.
 //
+// A speaker whose own packets fail to decrypt skips the resubscribe: a new stream cannot open frames
+// sealed with a key we lack, and waiting for it cost the first ~0.7 s of the phrase after every silent
+// re-key (the day soak's only lost guest phrases, 37 of 60 frames). The library reports each failure
+// as a debug line without the speaker, but synchronously inside the packet's own handling, right
+// after the speaking map's onPacket for that speaker; so the failure is the last packet's
+// (`onDecryptFailure`). After `minUnheardPackets` of them in a row the DAVE session is rebuilt at once.
+//
 // Hot path: `onPacket`/`onHeard` do a map lookup and a few assignments; the check timer runs only
 // while a speaker is unheard (packets arriving, nothing decoded), never without audio.
 import type { DaveSpeakerHealth } from '../api-types.ts';
@@ -42,8 +49,11 @@ export type RecoveryStep = 'resubscribe' | 'rebuild' | 'rejoin';
 
 export interface SpeakerHealthActions {
   resubscribe(userId: string): void;
-  /** Rebuild the DAVE session; false when there is none to rebuild (no DAVE, or v0). */
-  rebuild(reason: string): boolean;
+  /**
+   * Rebuild the DAVE session; false when there is none to rebuild (no DAVE, or v0). `decryptFailing`:
+   * the speaker's own packets failed to decrypt (counted), so act ahead of the library's own re-key.
+   */
+  rebuild(reason: string, decryptFailing: boolean): boolean;
   /** Rejoin the voice channel; false when the rejoin budget is spent. */
   rejoin(reason: string): boolean;
   /** Our DAVE session holds keys now (ready, not re-initialising), or the call runs without E2EE. */
@@ -61,6 +71,8 @@ interface Speaker {
   packets: number;
   decoded: number;
   unheardPackets: number;
+  /** Their packets that failed to decrypt since they were last heard. */
+  decryptFailures: number;
   firstUnheardAt: number;
   deaf: boolean;
   maxDeafMs: number;
@@ -77,6 +89,8 @@ export class SpeakerHealth {
   #speakers = new Map<string, Speaker>();
   #timer: NodeJS.Timeout | null = null;
   #now: () => number;
+  /** The speaker of the packet being handled (a decrypt failure is its packet's). */
+  #current: Speaker | null = null;
 
   constructor(actions: SpeakerHealthActions, policy: Partial<SpeakerHealthPolicy> = {}, now: () => number = Date.now) {
     this.#actions = actions;
@@ -87,10 +101,25 @@ export class SpeakerHealth {
   /** A packet of `userId` arrived (before decryption). */
   onPacket(userId: string): void {
     const speaker = this.#speaker(userId);
+    this.#current = speaker;
     speaker.packets += 1;
     if (speaker.unheardPackets === 0) speaker.firstUnheardAt = this.#now();
     speaker.unheardPackets += 1;
-    if (speaker.unheardPackets === this.policy.minUnheardPackets && !this.#timer) this.#arm();
+    if (speaker.unheardPackets === this.policy.minUnheardPackets && !this.#timer) this.#arm(CHECK_MS);
+  }
+
+  /** A packet of someone not watched (not an allowed speaker) arrived: a failure now is not a speaker's. */
+  onUnwatchedPacket(): void {
+    this.#current = null;
+  }
+
+  /** The packet being handled failed to decrypt with our session ready (the library's "consecutive fails" line). */
+  onDecryptFailure(): void {
+    const speaker = this.#current;
+    if (!speaker) return;
+    speaker.decryptFailures += 1;
+    // Looked at on the next turn of the loop, not here: we are inside the library's decrypt.
+    if (speaker.decryptFailures === this.policy.minUnheardPackets) this.#arm(0);
   }
 
   /** A frame of `userId` reached the decoder. */
@@ -98,6 +127,7 @@ export class SpeakerHealth {
     const speaker = this.#speaker(userId);
     speaker.decoded += 1;
     speaker.unheardPackets = 0;
+    speaker.decryptFailures = 0;
     if (speaker.deaf || speaker.step) this.#recovered(speaker);
   }
 
@@ -143,6 +173,7 @@ export class SpeakerHealth {
         packets: 0,
         decoded: 0,
         unheardPackets: 0,
+        decryptFailures: 0,
         firstUnheardAt: 0,
         deaf: false,
         maxDeafMs: 0,
@@ -168,11 +199,12 @@ export class SpeakerHealth {
     speaker.epoch = this.#actions.epoch();
   }
 
-  #arm(): void {
+  #arm(delayMs: number): void {
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      if (this.#check()) this.#arm();
-    }, CHECK_MS);
+      if (this.#check()) this.#arm(CHECK_MS);
+    }, delayMs);
     this.#timer.unref?.();
   }
 
@@ -187,6 +219,7 @@ export class SpeakerHealth {
         if (speaker.deaf) speaker.maxDeafMs = Math.max(speaker.maxDeafMs, now - speaker.firstUnheardAt);
         speaker.deaf = false;
         speaker.unheardPackets = 0;
+        speaker.decryptFailures = 0;
         continue;
       }
       unheard = true;
@@ -205,7 +238,8 @@ export class SpeakerHealth {
   #escalate(speaker: Speaker, now: number): void {
     const unheardMs = now - speaker.firstUnheardAt;
     const policy = this.policy;
-    if (!speaker.deaf && unheardMs >= policy.resubscribeAfterMs) {
+    const decryptFailing = speaker.decryptFailures >= policy.minUnheardPackets && this.#actions.daveReady();
+    if (!speaker.deaf && (decryptFailing || unheardMs >= policy.resubscribeAfterMs)) {
       speaker.deaf = true;
       speaker.epoch = this.#actions.epoch();
       speaker.lastTransition = { to: 'deaf', at: new Date(now).toISOString(), step: null };
@@ -218,12 +252,14 @@ export class SpeakerHealth {
     if (!speaker.deaf) return;
     const sinceStep = now - speaker.stepAt;
     if (speaker.step === null) {
+      const reason = `speaker ${speaker.userId}: ${speaker.decryptFailures} packets failed to decrypt`;
+      if (decryptFailing && this.#actions.rebuild(reason, true)) return this.#take(speaker, 'rebuild', now);
       this.#take(speaker, 'resubscribe', now);
       this.#actions.resubscribe(speaker.userId);
     } else if (speaker.step === 'resubscribe') {
       const wait = this.#actions.daveReady() ? policy.rebuildAfterMs : policy.notReadyRebuildAfterMs;
       if (sinceStep < wait) return;
-      if (this.#actions.rebuild(`speaker ${speaker.userId} deaf for ${unheardMs} ms`))
+      if (this.#actions.rebuild(`speaker ${speaker.userId} deaf for ${unheardMs} ms`, false))
         this.#take(speaker, 'rebuild', now);
       // No rebuild possible (a re-key already under way) and still deaf long after: rejoin.
       else if (

@@ -133,8 +133,36 @@ describe('DAVE in rooms that change', () => {
     expect(ownerHealth?.max_deaf_ms).toBeGreaterThan(0);
     expect(ownerHealth?.last_transition?.to).toBe('heard');
     expect(ownerHealth?.recoveries.rebuild).toBeGreaterThanOrEqual(1);
+    // Their own packets failed to decrypt: straight to the rebuild (a new stream cannot open them).
+    expect(ownerHealth?.recoveries.resubscribe).toBe(0);
     expect(ownerHealth?.deaf).toBe(false);
     expect(fake.voice.faults.room.silentRekeyFrames).toBeGreaterThan(0);
+    expect(await botIsHeard(fake, voice)).toBeGreaterThanOrEqual(28);
+  });
+
+  it('a silent re-key of someone talking alone is healed by our rebuild on their counted failures, not by the library at 36', async () => {
+    const { fake, voice, collector } = await call();
+    const guest = fake.user('guest').id;
+    fake.userJoinVoice(guest);
+    await waitFor(
+      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
+      8000,
+      'the guest in the group',
+    );
+    await waitFor(() => status(voice).epoch === Number(fake.dave()!.epoch), 5000, 'the bot at the group epoch');
+    const rebuildsBefore = status(voice).rebuilds;
+    fake.voice.faults.room.silentRekey(guest, fake.dave()!);
+    const sent = await fake.speak(guest, chirp(1.2, 300, 1200), { silenceTail: false });
+    await sleep(300);
+    const guestHealth = status(voice).speakers?.find((s) => s.user_id === guest);
+    expect(guestHealth).toMatchObject({ deaf: false, last_transition: { to: 'heard', step: 'rebuild' } });
+    expect(guestHealth?.recoveries).toMatchObject({ resubscribe: 0, rebuild: 1 });
+    // Ours (counted in /health), not the library's own re-key after 36 failures in a row.
+    expect(status(voice).rebuilds).toBe(rebuildsBefore + 1);
+    const unopened = fake.voice.faults.room.silentRekeyFrames;
+    expect(unopened).toBeGreaterThan(0);
+    // What was not sealed with the missing key is all heard.
+    expect(collector.count(guest)).toBeGreaterThanOrEqual(sent.packetsSent - unopened - 2);
     expect(await botIsHeard(fake, voice)).toBeGreaterThanOrEqual(28);
   });
 

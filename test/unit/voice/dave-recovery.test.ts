@@ -132,6 +132,24 @@ describe('DAVE recovery ladder', () => {
     expect(rejoin).not.toHaveBeenCalled();
   });
 
+  it("reports each of a ready session's failed packets to the deafness watch, and rebuilds at once for a speaker's own failures", () => {
+    vi.useFakeTimers();
+    const dave = Object.assign(new StubDave(), { lastTransitionId: 4, consecutiveFailures: 8 });
+    const connection = stubConnection(dave);
+    const decryptFailed = vi.fn();
+    const recovery = new DaveRecovery({ rejoin: vi.fn(), decryptFailed, log: () => {} });
+    recovery.attach(connection);
+    connection.emit('debug', '[NW] [DAVE] Failed to decrypt a packet (8 consecutive fails)');
+    connection.emit('debug', '[NW] [DAVE] Failed to decrypt a packet (1 pending transition[s])');
+    connection.emit('debug', '[NW] [DAVE] Failed to decrypt a packet (reinitializing session)');
+    expect(decryptFailed).toHaveBeenCalledTimes(1); // the other two are a re-key's expected gap
+    expect(recovery.status().decrypt_failures).toBe(3);
+    // 8 in a row at a non-zero transition: left to the library's own re-key at 36, unless they are one speaker's, counted.
+    expect(recovery.rebuildNow('deaf for 700 ms')).toBe(false);
+    expect(recovery.rebuildNow('8 packets failed to decrypt', true)).toBe(true);
+    expect(dave.invalidated).toEqual([4]);
+  });
+
   it('gates audio: without DAVE or after a downgrade always, at v1 only while the group is ready', () => {
     expect(mayPlayAudio(stubConnection(undefined))).toBe(true);
     const dave = new StubDave();

@@ -7,7 +7,7 @@ function actions(overrides: Partial<SpeakerHealthActions> = {}) {
   const calls: string[] = [];
   const a: SpeakerHealthActions = {
     resubscribe: (id) => void calls.push(`resubscribe:${id}`),
-    rebuild: () => (calls.push('rebuild'), true),
+    rebuild: (_reason, decryptFailing) => (calls.push(decryptFailing ? 'rebuild:failing' : 'rebuild'), true),
     rejoin: () => (calls.push('rejoin'), true),
     daveReady: () => true,
     epoch: () => 7,
@@ -21,10 +21,14 @@ describe('SpeakerHealth', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  /** `ms` of 20 ms packets from `id`; `heard` says whether each reaches the decoder. */
-  function talk(health: SpeakerHealth, id: string, ms: number, heard: boolean) {
+  /**
+   * `ms` of 20 ms packets from `id`; `heard` says whether each reaches the decoder, `failing` whether
+   * each fails to decrypt (the library's debug line, inside that packet's handling).
+   */
+  function talk(health: SpeakerHealth, id: string, ms: number, heard: boolean, failing = false) {
     for (let t = 0; t < ms; t += 20) {
       health.onPacket(id);
+      if (failing) health.onDecryptFailure();
       if (heard) health.onHeard(id);
       vi.advanceTimersByTime(20);
     }
@@ -103,5 +107,48 @@ describe('SpeakerHealth', () => {
     expect(health.anyDeaf).toBe(false);
     talk(health, 'owner', 2000, true);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a speaker whose own packets fail to decrypt skips the resubscribe: the DAVE session is rebuilt after 8 of them', () => {
+    const { a, calls } = actions();
+    const health = new SpeakerHealth(a);
+    talk(health, 'guest', 1000, true); // someone else heard all along (the library's per-session counter keeps resetting)
+    talk(health, 'owner', 140, false, true);
+    expect(calls).toEqual([]);
+    talk(health, 'owner', 40, false, true); // the 8th failure; looked at on the next turn of the loop
+    expect(calls).toEqual(['rebuild:failing']);
+    talk(health, 'owner', 200, true);
+    const owner = health.speakers().find((s) => s.user_id === 'owner')!;
+    expect(owner.recoveries).toEqual({ resubscribe: 0, rebuild: 1, rejoin: 0 });
+    expect(owner.last_transition).toMatchObject({ to: 'heard', step: 'rebuild' });
+    health.close();
+  });
+
+  it("a failure while an unwatched member's packet is handled is nobody's; an unheard speaker without failures is resubscribed first", () => {
+    const { a, calls } = actions();
+    const health = new SpeakerHealth(a);
+    for (let t = 0; t < 420; t += 20) {
+      health.onPacket('owner');
+      health.onUnwatchedPacket();
+      health.onDecryptFailure();
+      vi.advanceTimersByTime(20);
+    }
+    expect(calls).toEqual(['resubscribe:owner']);
+    health.close();
+  });
+
+  it('failures while no rebuild is possible fall back to the resubscribe, and a heard frame clears the count', () => {
+    const refused = actions({ rebuild: () => false });
+    const health = new SpeakerHealth(refused.a);
+    talk(health, 'owner', 200, false, true);
+    expect(refused.calls).toEqual(['resubscribe:owner']);
+    health.close();
+    const { a, calls } = actions();
+    const other = new SpeakerHealth(a);
+    talk(other, 'owner', 120, false, true);
+    talk(other, 'owner', 20, true);
+    talk(other, 'owner', 120, false, true); // 6 + 6 failures, a heard frame between: never 8 in a row
+    expect(calls).toEqual([]);
+    other.close();
   });
 });
