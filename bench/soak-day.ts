@@ -246,7 +246,7 @@ export async function main(argv: string[]): Promise<void> {
       repliesLateMaxS: Math.round(Math.max(0, ...cycles.map((c) => c.lateByMs ?? 0)) / 100) / 10,
       repliesUnheard: run.repliesUnheard,
       // The guests' own phrases (in the owner's pauses, some overlapping): said, and heard by the model.
-      guestWords: tallyGuestWords(guests.said, guests.turns),
+      guestWords: tallyGuestWords(guests.said, guests.turns, guests.cutByLeaving),
       guestWordsLostAt: unheardGuestWords(guests.said, guests.turns, startedAt),
       guestPhrases: guestPhraseLog(guests.said, guests.turns, startedAt),
       // Which utterances were lost or answered twice, and the faults within their cycle (for tracing).

@@ -46,6 +46,8 @@ export function transcribePhrases(pcm: Int16Array, rate: number): number[] {
 export interface GuestTally {
   sent: number;
   heard: number;
+  /** Phrases begun and cut short by the speaker leaving the channel: not in `sent`. */
+  cutByLeaving: number;
 }
 
 /** A phrase a guest said: its code, when, and how many of its frames the bot could not open (a silent re-key). */
@@ -85,15 +87,23 @@ function matchGuestPhrases(
   return matched;
 }
 
-/** Per guest, phrases said and heard (matchGuestPhrases's rule). */
+/** Per guest, phrases said and heard (matchGuestPhrases's rule), and those cut short by leaving. */
 export function tallyGuestWords(
   said: readonly GuestPhraseSaid[],
   turns: readonly GuestTurn[],
+  cutByLeaving: readonly GuestPhraseSaid[] = [],
 ): Record<GuestSpeaker, GuestTally> {
-  const tally: Record<GuestSpeaker, GuestTally> = { guest: { sent: 0, heard: 0 }, visitor: { sent: 0, heard: 0 } };
+  const tally: Record<GuestSpeaker, GuestTally> = {
+    guest: { sent: 0, heard: 0, cutByLeaving: 0 },
+    visitor: { sent: 0, heard: 0, cutByLeaving: 0 },
+  };
   for (const { speaker, heard } of matchGuestPhrases(said, turns)) {
     tally[speaker].sent++;
     if (heard) tally[speaker].heard++;
+  }
+  for (const phrase of cutByLeaving) {
+    const speaker = speakerOfCode(phrase.k);
+    if (speaker !== null && speaker !== 'owner') tally[speaker].cutByLeaving++;
   }
   return tally;
 }
@@ -145,6 +155,8 @@ export function guestPhraseLog(
 /** What the guests said (for tallyGuestWords) and the soak's hook that makes them speak. */
 export interface GuestVoices {
   said: GuestPhraseSaid[];
+  /** Phrases whose speaker left the channel before the end (the membership schedule is not theirs): not counted as said. */
+  cutByLeaving: GuestPhraseSaid[];
   turns: { ks: number[]; at: number }[];
   /** In the owner's pause: sometimes nobody, else the guest or the visitor (when in the channel) says a phrase. */
   between(): Promise<void>;
@@ -157,10 +169,11 @@ export interface GuestVoices {
  */
 export function guestVoices(
   random: () => number,
-  speak: (name: GuestSpeaker, k: number) => Promise<{ foreignE2eeFrames: number }>,
+  speak: (name: GuestSpeaker, k: number) => Promise<{ foreignE2eeFrames: number; leftMidway: boolean }>,
 ): GuestVoices {
   const voices: GuestVoices = {
     said: [],
+    cutByLeaving: [],
     turns: [],
     between: async () => {
       if (random() < 0.5) return;
@@ -169,7 +182,12 @@ export function guestVoices(
       const k = codes[voices.said.length % codes.length]!;
       const at = Date.now();
       const spoken = speak(name, k).then(
-        (result) => void voices.said.push({ k, at, unopenableFrames: result.foreignE2eeFrames }),
+        (result) =>
+          void (result.leftMidway ? voices.cutByLeaving : voices.said).push({
+            k,
+            at,
+            unopenableFrames: result.foreignE2eeFrames,
+          }),
         () => undefined, // not in the channel right now: nothing said
       );
       if (random() < 1 / 3) await new Promise((resolve) => setTimeout(resolve, 900));

@@ -23,7 +23,7 @@ export const SOAK_DAY_DEFINITIONS = {
   wordsHeard:
     'phrases the fake model received and transcribed as the phrase said (matched in order over the run); wordsLost = wordsSent − wordsHeard',
   guestWords:
-    "per guest (guest, visitor), their own pitch-coded phrases (codes above the owner's, bench/lib/soak-day-guests.ts) said in about half the owner's pauses, a third of them overlapping the start of the owner's next phrase: sent = said while in the channel, heard = a model turn at or after it, before that guest's next phrase of the same code, whose transcription (read 60 ms window by window) holds the code; turns of guests alone are not counted in the owner's words or replies",
+    "per guest (guest, visitor), their own pitch-coded phrases (codes above the owner's, bench/lib/soak-day-guests.ts) said in about half the owner's pauses, a third of them overlapping the start of the owner's next phrase: sent = said whole while in the channel (cutByLeaving: begun, then cut short by the speaker leaving, whose client then stops sending: not in sent, as the fake Discord sends nothing after a leave since 2026-12-04), heard = a model turn at or after it, before that guest's next phrase of the same code, whose transcription (read 60 ms window by window) holds the code; turns of guests alone are not counted in the owner's words or replies",
   guestWordsLostAt:
     "each guest phrase no model turn heard (guestWords' rule): who, its code, when it was said (s from the start), unopenableFrames (its frames the fake Discord sealed with a key the bot lacked: a silent re-key, speech no bridge can hear until it is re-keyed, ~0.8 s in short runs 17-18) and the model turns from 5 s before to 15 s after it, each with the codes it held, for tracing",
   guestPhrases:
@@ -74,7 +74,10 @@ export const soakDayResultSchema = z.object({
   wordsLostHeldAtKill: z.number().nullish(),
   repliesDoubled: z.number(),
   // Absent in results from before the guests spoke (issue #55 item 1).
-  guestWords: z.record(z.string(), z.object({ sent: z.number(), heard: z.number() })).optional(),
+  // cutByLeaving since 2026-12-04 (before, the rest of such a phrase was sent, and counted as said).
+  guestWords: z
+    .record(z.string(), z.object({ sent: z.number(), heard: z.number(), cutByLeaving: z.number().optional() }))
+    .optional(),
   // Absent in results from before the MCP agent and frames ran beside the call (2026-12-02).
   agents: z
     .object({
@@ -228,7 +231,7 @@ export function soakDayRows(r: SoakDayResult): Row[] {
       : []),
     ...Object.entries(r.guestWords ?? {}).map(([name, g]): [string, string, string] => [
       `${name}'s words spoken / heard by the model`,
-      `${g.sent} / ${g.heard}${mark(g.heard === g.sent)}`,
+      `${g.sent} / ${g.heard}${g.cutByLeaving ? ` (${g.cutByLeaving} cut by leaving)` : ''}${mark(g.heard === g.sent)}`,
       'all heard',
     ]),
     [

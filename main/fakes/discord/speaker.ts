@@ -46,6 +46,11 @@ export interface SpeakResult {
   foreignE2eeFrames: number;
   paddedFrames: number;
   corruptedFrames: number;
+  /**
+   * The user left the bot's channel before the utterance ended, so the rest of it was never sent:
+   * a client that leaves a voice channel stops sending, and the SFU relays nothing more from it.
+   */
+  leftMidway: boolean;
 }
 
 /** Totals over every utterance of every speaker (benchmarks read these). */
@@ -67,6 +72,8 @@ interface SpeakerState {
   sequence: number;
   timestamp: number;
   announcedTo: WeakSet<VoiceSession>;
+  /** Bumped each time the user leaves the bot's channel: an utterance begun before it stops. */
+  leaves: number;
 }
 
 /** Frames encoded between yields to the event loop (about 2 ms of work). */
@@ -104,6 +111,7 @@ export class FakeSpeakers {
         sequence: 1000,
         timestamp: 48_000,
         announcedTo: new WeakSet(),
+        leaves: 0,
       };
       this.#speakers.set(userId, state);
     }
@@ -113,6 +121,7 @@ export class FakeSpeakers {
   /** Encode `pcm` (48 kHz stereo interleaved) and stream it to the bot in real time. */
   async speak(userId: string, pcm: Int16Array, options: SpeakOptions = {}): Promise<SpeakResult> {
     const state = this.#state(userId);
+    const leavesAtStart = state.leaves; // the caller checked the user is in the channel now
     const random = seededRandom(options.seed ?? 1);
     const frameValues = OPUS_FRAME_SAMPLES * 2;
     // The whole utterance is encoded before the first packet goes out (as before), but in batches
@@ -159,6 +168,7 @@ export class FakeSpeakers {
       foreignE2eeFrames: 0,
       paddedFrames: 0,
       corruptedFrames: 0,
+      leftMidway: false,
     };
 
     // A user already in the call talks at once, whether or not the bot has joined its E2EE group
@@ -179,6 +189,10 @@ export class FakeSpeakers {
       await announce(); // a new voice session of the bot (reconnect) hears the mapping again
       const wait = start + packet.at - performance.now();
       if (wait > 1) await sleep(wait);
+      if (state.leaves !== leavesAtStart) {
+        result.leftMidway = true;
+        break;
+      }
       let current = this.#botSession();
       if (!current) continue;
       for (let held = 0; current?.dave?.rekeying && held < 50; held++) {
@@ -224,11 +238,15 @@ export class FakeSpeakers {
 
   /**
    * The user left the channel: the bot's voice client forgot their SSRC (op 13), so, as Discord
-   * does, their next utterance is announced again (op 5) before its audio.
+   * does, their next utterance is announced again (op 5) before its audio; an utterance they were
+   * in the middle of stops there (before, its rest went on as frames sealed outside the group, and
+   * the 120-minute run of e03aac2 counted a visitor's phrase cut by leaving as one the bridge lost).
    */
   forget(userId: string): void {
     const state = this.#speakers.get(userId);
-    if (state) state.announcedTo = new WeakSet();
+    if (!state) return;
+    state.announcedTo = new WeakSet();
+    state.leaves++;
   }
 
   close(): void {

@@ -73,6 +73,27 @@ describe('DAVE in rooms that change', () => {
     expect(fake.recorder.listener.plainWhileGroupReady).toBe(0);
   });
 
+  it('a user who leaves in the middle of a phrase stops sending there: nothing of theirs arrives sealed outside the group', async () => {
+    const { fake, collector } = await call();
+    const guest = fake.user('guest').id;
+    fake.userJoinVoice(guest);
+    await waitFor(
+      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
+      8000,
+      'the guest in the group',
+    );
+    collector.clear();
+    const speaking = fake.speak(guest, chirp(3, 400, 1600)); // 150 frames
+    await waitFor(() => collector.count(guest) >= 20, 5000, 'the guest heard');
+    fake.userLeaveVoice(guest);
+    const sent = await speaking;
+    // Before, the other ~120 frames went on after the leave, sealed for a group the guest had left:
+    // the day soak counted such a phrase as one the bridge lost.
+    expect(sent.foreignE2eeFrames).toBe(0);
+    expect(sent.leftMidway).toBe(true);
+    expect(sent.packetsSent).toBeLessThan(sent.packetsPlanned / 2);
+  });
+
   it('the bot alone, then the owner joins (new group), and a guest joining much later is committed by another member, not the bot', async () => {
     const { fake, voice, collector } = await call({ ownerInVoice: false });
     expect(status(voice).e2ee).toBe(false);

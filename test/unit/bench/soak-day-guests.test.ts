@@ -60,7 +60,10 @@ describe('the soak guests\u2019 phrases', () => {
         { ks: [g], at: 3 }, // before the second guest phrase: not its hearing
       ],
     );
-    expect(tally).toEqual({ guest: { sent: 2, heard: 1 }, visitor: { sent: 1, heard: 1 } });
+    expect(tally).toEqual({
+      guest: { sent: 2, heard: 1, cutByLeaving: 0 },
+      visitor: { sent: 1, heard: 1, cutByLeaving: 0 },
+    });
   });
 
   it('a phrase no turn heard is the one listed, not the next of its code whose turn it would take', () => {
@@ -71,7 +74,7 @@ describe('the soak guests\u2019 phrases', () => {
     ];
     const turns = [{ ks: [g], at: 202_000 }];
     expect(unheardGuestWords(said, turns, 0).map((w) => w.atS)).toEqual([1]);
-    expect(tallyGuestWords(said, turns).guest).toEqual({ sent: 2, heard: 1 });
+    expect(tallyGuestWords(said, turns).guest).toEqual({ sent: 2, heard: 1, cutByLeaving: 0 });
   });
 
   it('lists the phrases the tally counts unheard, with the model turns around each', () => {
@@ -90,6 +93,16 @@ describe('the soak guests\u2019 phrases', () => {
     expect(unheard).toEqual([
       { speaker: 'guest', k: g, atS: 21, unopenableFrames: 38, turnsAround: [{ atS: 22, ks: [2] }] },
     ]);
-    expect(tallyGuestWords(said, turns.slice(0, 2)).guest).toEqual({ sent: 2, heard: 1 });
+    expect(tallyGuestWords(said, turns.slice(0, 2)).guest).toEqual({ sent: 2, heard: 1, cutByLeaving: 0 });
+  });
+
+  it('a phrase cut short by its speaker leaving is counted apart, not as said and unheard', () => {
+    const v = GUEST_CODES.visitor[0]!;
+    const tally = tallyGuestWords(
+      [{ k: v, at: 0 }],
+      [{ ks: [v], at: 2000 }],
+      [{ k: v, at: 5000, unopenableFrames: 0 }],
+    );
+    expect(tally.visitor).toEqual({ sent: 1, heard: 1, cutByLeaving: 1 });
   });
 });
