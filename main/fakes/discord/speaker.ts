@@ -186,7 +186,8 @@ export class FakeSpeakers {
     await announce();
     const start = performance.now();
     for (const packet of schedule) {
-      await announce(); // a new voice session of the bot (reconnect) hears the mapping again
+      // A new voice session of the bot (reconnect) hears the mapping again; a user who left is not announced.
+      if (state.leaves === leavesAtStart) await announce();
       const wait = start + packet.at - performance.now();
       if (wait > 1) await sleep(wait);
       if (state.leaves !== leavesAtStart) {

@@ -29,6 +29,12 @@ describe('DAVE in rooms that change', () => {
     return c;
   }
 
+  /** `userId` joins the bot's channel; resolves once the fake's DAVE group is ready with them in it. */
+  async function joinsTheGroup(fake: FakeDiscord, userId: string, what: string): Promise<void> {
+    fake.userJoinVoice(userId);
+    await waitFor(() => fake.dave()?.ready === true && fake.dave()!.leaves.includes(userId), 8000, what);
+  }
+
   /** The bot plays `seconds` of tone; resolves with what the listener decrypted of it. */
   async function botIsHeard(fake: FakeDiscord, voice: DiscordVoiceAdapter, seconds = 0.6): Promise<number> {
     const before = fake.recorder.listener.decrypted;
@@ -49,22 +55,12 @@ describe('DAVE in rooms that change', () => {
   it('a user who leaves and comes back is heard again: op 5 is announced again before their audio', async () => {
     const { fake, collector } = await call();
     const guest = fake.user('guest').id;
-    fake.userJoinVoice(guest);
-    await waitFor(
-      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
-      8000,
-      'the guest in the group',
-    );
+    await joinsTheGroup(fake, guest, 'the guest in the group');
     await fake.speak(guest, chirp(0.4, 300, 900));
     await waitFor(() => collector.count(guest) >= 20, 5000, 'the guest heard');
     fake.userLeaveVoice(guest);
     await waitFor(() => fake.dave()?.ready === true && !fake.dave()!.leaves.includes(guest), 8000, 'the guest removed');
-    fake.userJoinVoice(guest);
-    await waitFor(
-      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
-      8000,
-      'the guest back in the group',
-    );
+    await joinsTheGroup(fake, guest, 'the guest back in the group');
     collector.clear();
     const spoken = chirp(1, 400, 1600);
     const sent = await fake.speak(guest, spoken);
@@ -76,12 +72,7 @@ describe('DAVE in rooms that change', () => {
   it('a user who leaves in the middle of a phrase stops sending there: nothing of theirs arrives sealed outside the group', async () => {
     const { fake, collector } = await call();
     const guest = fake.user('guest').id;
-    fake.userJoinVoice(guest);
-    await waitFor(
-      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
-      8000,
-      'the guest in the group',
-    );
+    await joinsTheGroup(fake, guest, 'the guest in the group');
     collector.clear();
     const speaking = fake.speak(guest, chirp(3, 400, 1600)); // 150 frames
     await waitFor(() => collector.count(guest) >= 20, 5000, 'the guest heard');
@@ -105,12 +96,7 @@ describe('DAVE in rooms that change', () => {
     await sleep(1500);
     const epochBefore = fake.dave()!.epoch;
     const guest = fake.user('guest').id;
-    fake.userJoinVoice(guest);
-    await waitFor(
-      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
-      8000,
-      'the guest committed in',
-    );
+    await joinsTheGroup(fake, guest, 'the guest committed in');
     expect(fake.dave()!.epoch).toBe(epochBefore + 1n);
     expect(fake.dave()!.counters.rejectedCommits).toBeGreaterThanOrEqual(1); // the bot's own commit lost
     await waitFor(() => status(voice).epoch === Number(fake.dave()!.epoch), 5000, 'the bot at the new epoch');
@@ -133,12 +119,7 @@ describe('DAVE in rooms that change', () => {
   it("a silent re-key (one member's frames stop decrypting while another keeps talking) is noticed and healed within 2 s", async () => {
     const { fake, voice, collector } = await call();
     const guest = fake.user('guest').id;
-    fake.userJoinVoice(guest);
-    await waitFor(
-      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
-      8000,
-      'the guest in the group',
-    );
+    await joinsTheGroup(fake, guest, 'the guest in the group');
     await waitFor(() => status(voice).epoch === Number(fake.dave()!.epoch), 5000, 'the bot at the group epoch');
     // From now on the owner's client seals with a key the bot does not hold; the guest's frames still decrypt.
     fake.voice.faults.room.silentRekey(fake.owner.id, fake.dave()!);
@@ -164,12 +145,7 @@ describe('DAVE in rooms that change', () => {
   it('a silent re-key of someone talking alone is healed by our rebuild on their counted failures, not by the library at 36', async () => {
     const { fake, voice, collector } = await call();
     const guest = fake.user('guest').id;
-    fake.userJoinVoice(guest);
-    await waitFor(
-      () => fake.dave()?.ready === true && fake.dave()!.leaves.includes(guest),
-      8000,
-      'the guest in the group',
-    );
+    await joinsTheGroup(fake, guest, 'the guest in the group');
     await waitFor(() => status(voice).epoch === Number(fake.dave()!.epoch), 5000, 'the bot at the group epoch');
     const rebuildsBefore = status(voice).rebuilds;
     fake.voice.faults.room.silentRekey(guest, fake.dave()!);
