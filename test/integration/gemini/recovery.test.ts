@@ -105,6 +105,44 @@ describe('gemini live recovery against the strict fake', () => {
     expect(h.fake.established).toHaveLength(2);
   });
 
+  it('a model that goes silent after a text turn (/ask, a voice reminder) is a stall too: the text is written again on the resumed socket, once, and answered', async () => {
+    h = await startHarness({}, { stallMs: 300 });
+    const first = await h.fake.connection(0);
+    const marker = 'the standup moved to three';
+    const written = (c: typeof first) =>
+      c.texts.filter((t) => t.includes(marker)).length +
+      c.clientContents.filter((content) => JSON.stringify(content).includes(marker)).length;
+    first.stall(); // silent from here, socket open, between turns: only the text owes a reply
+    let settled: boolean | null = null;
+    h.session.sendText(`Say: ${marker}.`, { onSettled: (o) => (settled = o.delivered) });
+    await first.waitFor(() => written(first) === 1, 5000, 'the text on the stalled socket');
+    // Before, nothing watched a text turn: the /ask of the 120-minute day soak on e03aac2 waited
+    // 30 s on a stalled socket and was dropped ("no reply within 30 s").
+    const second = await h.fake.connection(1);
+    await second.waitFor(() => written(second) === 1, 5000, 'the text again on the resumed socket');
+    expect(settled).toBe(true);
+    expect(h.session.stats.stalls).toBe(1);
+    // The resumed socket answers within the stall bound: no second stall, no third socket.
+    await second.reply({ toneMs: 100, transcript: 'the standup moved', delayMs: 0 });
+    await waitUntil(() => h!.rec.turnCompletes === 1, 'the answer to the text');
+    expect(h.rec.audioSamples).toBe(2400);
+    expect(written(second)).toBe(1);
+    expect(h.fake.established).toHaveLength(2);
+  });
+
+  it('a model that never answers a text costs one resume, not a loop: the text written again is not watched again', async () => {
+    h = await startHarness({}, { stallMs: 300 });
+    const first = await h.fake.connection(0);
+    first.stall();
+    h.session.sendText('Say: nobody answers this.');
+    const second = await h.fake.connection(1);
+    second.stall();
+    await second.waitFor(() => second.texts.length + second.clientContents.length >= 1, 5000, 'the text again');
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // five stall bounds of silence
+    expect(h.fake.established).toHaveLength(2);
+    expect(h.session.stats.stalls).toBe(1);
+  });
+
   it('does not count waiting for our own tool result as a stall', async () => {
     h = await startHarness({}, { stallMs: 200 }, { tools: lookupTool });
     const first = await h.fake.connection(0);

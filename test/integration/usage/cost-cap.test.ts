@@ -66,13 +66,16 @@ describe('usage and the daily cap on the fakes', () => {
       () => JSON.stringify(model.received).includes('reached your daily cap'),
       'the cap sentence reaching the model',
     );
+    // The model speaks the cap sentence, as the service answers every text turn (a model silent
+    // after it would be a stall: resumed on a second socket before the park). That reply is paid too.
+    await model.reply({ toneMs: 400, transcript: 'I am going quiet until tomorrow.' });
     await waitFor(async () => (await health()).bridge.state === 'parked', 'the call parked at the cap', 20_000);
     const after = await health();
     expect(after.bridge.reason).toBe('daily cost cap reached');
     expect(after.connections.discord).toBe('connected'); // the call stays in Discord
     expect(after.usage).toMatchObject({
-      call: { live: true, cost_usd: 30 },
-      today: { cost_usd: 30, state: 'reached' },
+      call: { live: true, cost_usd: 40 },
+      today: { cost_usd: 40, state: 'reached' },
     });
     const capNote = (await call.get('/notes?q=daily%20cost%20cap')).json as { notes: { text: string }[] };
     expect(capNote.notes.map((n) => n.text)).toContainEqual(
@@ -95,7 +98,7 @@ describe('usage and the daily cap on the fakes', () => {
     const callId = (await health()).usage!.call!.call_id!;
     const own = (await call.get(`/notes?call=${callId}&limit=500`)).json as { notes: { text: string }[] };
     expect(own.notes.map((n) => n.text)).toContainEqual(
-      expect.stringMatching(/^usage: \d[\d,]* tokens \(in: [^)]*; out: audio 30\)/),
+      expect.stringMatching(/^usage: \d[\d,]* tokens \(in: [^)]*; out: audio 40\)/),
     );
   });
 });

@@ -56,6 +56,8 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
   readonly #context: SessionContext;
   /** Texts written on a socket and not yet covered by its handle: written again if it ends first. */
   readonly #heldTexts = new HeldTexts<GeminiConnection>();
+  /** Texts handed back after their socket ended, at the queue's head: written again, not watched again. */
+  #textsAgain = 0;
   /** The model reported `interactionStatus: IN_PROGRESS` (extended thinking): not idle yet. */
   #modelWorking = false;
   /** Unexpected closes in a row of sockets that lived less than `stableMs`. */
@@ -303,6 +305,7 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
         'texts written on a socket that ended before a handle covered them: delivered again on the next',
       );
       this.#heldTexts.expectAgain(texts);
+      this.#textsAgain += texts.length;
       this.texts.requeue(texts);
     }
     if (!this.life.closed && this.#turn.socketEnded(connection)) {
@@ -467,6 +470,12 @@ export class GeminiLiveSession extends ModelSessionCore implements LiveModelSess
     if (!active || !sdk) return false;
     this.#heldTexts.written(active, active.nextMessageIndex, texts);
     writeTexts(sdk, this.model, texts);
+    // A text turn owes a reply as a finished utterance does: a socket that stays silent after it has
+    // stalled, and the resume writes the text again (held-texts.ts). Unwatched, the day soak's /ask
+    // on a socket that went silent between turns waited 30 s and was dropped (e03aac2, #55). A text
+    // written again is not watched again: a model that never answers costs one resume, not a loop.
+    if (texts.length > this.#textsAgain) this.#stall.awaitReply();
+    this.#textsAgain = 0;
     this.#o.logger.debug({ count: texts.length }, 'injected text delivered to the model');
     return true;
   }
