@@ -42,7 +42,7 @@ const textsSeenByModel = (needle: string) =>
 
 describe('voice notifications on a real call', () => {
   it('ok means handed to the model, and the chime is in the audio Discord received', async () => {
-    const first = gemini.connections.length; // the model answers no text: the stall watch resumes once after one
+    const first = gemini.connections.length; // this fake answers no text, so a stall resume may add sockets
     expect((await post('/join')).status).toBe(200);
     const model = await gemini.connection(first);
     const res = await post('/notify', { text: 'Tea is ready.', mode: 'voice', title: 'Kitchen' });
@@ -66,7 +66,7 @@ describe('voice notifications on a real call', () => {
   });
 
   it('the owner hangs up while the text waits for a pause: auto falls through, delivered once elsewhere, recorded', async () => {
-    const first = gemini.connections.length; // the model answers no text: the stall watch resumes once after one
+    const first = gemini.connections.length; // this fake answers no text, so a stall resume may add sockets
     expect((await post('/join')).status).toBe(200);
     const model = await gemini.connection(first);
     // The owner talks: the voice gate is open, so an injected text must wait for the pause.
@@ -113,7 +113,7 @@ describe('voice notifications on a real call', () => {
 
   it('the same with the owner refusing DMs and no text channel: auto ends at the webhook, which gets it once', async () => {
     discord.world.closedDms.add(discord.owner.id);
-    const first = gemini.connections.length; // the model answers no text: the stall watch resumes once after one
+    const first = gemini.connections.length; // this fake answers no text, so a stall resume may add sockets
     expect((await post('/join')).status).toBe(200);
     const model = await gemini.connection(first);
     const talking = discord.speak(discord.owner.id, chirpStereo(4, 300, 3000, 48_000)).catch(() => undefined);
